@@ -1,0 +1,1581 @@
+/* check.c: names, types, shapes, attributes, @registers and uniform control.
+ *
+ * Per kernel, in order:
+ *   1. @launch (ctx.threads is needed by constant dims and @registers);
+ *   2. parameters: tensors, scalars, size names (appended in order of first use);
+ *   3. the body: scopes, expression types and shapes, constant folding;
+ *   4. @registers, @grid and @assume, which refer to what the body declares;
+ *   5. thread dependence of scalar vars (a fixpoint over the body);
+ *   6. the rules walk: tile statements under uniform control only, and the
+ *      @registers update rules of the seed page.
+ * Every error is reported; checking goes on at the next statement.
+ */
+#include "tile2cu.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct Scope {
+  struct Scope *up;
+  PtrVec syms;
+} Scope;
+
+typedef struct Checker {
+  Arena *a;
+  Diag *d;
+  const TargetConfig *t;
+  Program *prog;
+  Kernel *k;
+  KernelInfo *ki;
+  Scope *scope;
+  Scope file_scope;
+  int loops;          /* enclosing loops, for break/continue */
+  PtrVec cnames;      /* C names taken in this kernel */
+} Checker;
+
+static const Type SCALAR_I32 = {T_I32, 0, {0, 0}, false};
+static const Type SCALAR_BOOL = {T_BOOL, 0, {0, 0}, false};
+
+int64_t type_numel(const Type *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
+  return n;
+}
+
+static const char *type_str(Checker *C, const Type *t) {
+  const char *el = t->elem == T_NONE ? "?" : elem_names[t->elem];
+  if (t->rank == 0) return t->untyped ? (t->elem == T_I32 ? "untyped int" : "untyped float") : el;
+  if (t->rank == 1) return arena_printf(C->a, "tile<%s>[%d]", el, t->dims[0]);
+  return arena_printf(C->a, "tile<%s>[%d, %d]", el, t->dims[0], t->dims[1]);
+}
+
+/* ------------------------------------------------------------ names */
+
+static const char *const reserved_c[] = {
+  "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "class", "const",
+  "constexpr", "default", "delete", "do", "double", "enum", "explicit", "export", "extern",
+  "false", "float", "friend", "goto", "inline", "int", "long", "mutable", "namespace", "new",
+  "noexcept", "nullptr", "operator", "private", "protected", "public", "register", "restrict",
+  "return", "short", "signed", "sizeof", "static", "struct", "switch", "template", "this",
+  "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+  "virtual", "void", "volatile", "while", "for", "if", "else", "break", "continue",
+  "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "t2c", "std", "tid", "lane",
+  "warp", "e", "r", "c", "kk", "v", "i", "j", "NULL", "INFINITY", "min", "max", "abs",
+  NULL,
+};
+
+static bool name_reserved_c(const char *n) {
+  if (n[0] == '_' || strncmp(n, "t2c_", 4) == 0) return true;
+  for (int i = 0; reserved_c[i]; i++)
+    if (strcmp(reserved_c[i], n) == 0) return true;
+  return false;
+}
+
+static bool cname_taken(Checker *C, const char *n) {
+  for (int i = 0; i < C->cnames.len; i++)
+    if (strcmp(C->cnames.items[i], n) == 0) return true;
+  return false;
+}
+
+/* A C name for `name`, unique in the kernel: reserved words get a '_' suffix. */
+static const char *make_cname(Checker *C, const char *name) {
+  const char *base = name_reserved_c(name) ? arena_printf(C->a, "%s_", name) : name;
+  const char *n = base;
+  for (int k = 2; cname_taken(C, n); k++) n = arena_printf(C->a, "%s_%d", base, k);
+  vec_push(C->a, &C->cnames, (void *)n);
+  return n;
+}
+
+static bool name_builtin(const char *n) {
+  return builtin_lookup(n) >= 0 || elem_lookup(n, (int)strlen(n)) >= 0 ||
+         strcmp(n, "ctx") == 0 || strcmp(n, "inf") == 0 || strcmp(n, "tile") == 0 ||
+         strcmp(n, "tensor") == 0;
+}
+
+static Sym *lookup(Checker *C, const char *name) {
+  for (Scope *s = C->scope; s; s = s->up)
+    for (int i = s->syms.len - 1; i >= 0; i--) {
+      Sym *y = s->syms.items[i];
+      if (strcmp(y->name, name) == 0) return y;
+    }
+  return NULL;
+}
+
+/* Declares a name in the current scope. Redefinition and shadowing are errors:
+ * a .tl name means one thing in a kernel. */
+static Sym *declare(Checker *C, SymKind kind, const char *name, Loc loc) {
+  if (name_builtin(name)) {
+    diag_error(C->d, loc, "'%s' is a built-in name and cannot be redefined", name);
+    return NULL;
+  }
+  Sym *old = lookup(C, name);
+  if (old) {
+    diag_error(C->d, loc, "redefinition of '%s'", name);
+    if (old->loc.line) diag_note(C->d, old->loc, "'%s' was defined here", name);
+    return NULL;
+  }
+  Sym *y = NEW(C->a, Sym);
+  y->kind = kind;
+  y->name = name;
+  y->loc = loc;
+  y->ty.elem = T_NONE;
+  vec_push(C->a, &C->scope->syms, y);
+  return y;
+}
+
+static void push_scope(Checker *C, Scope *s) {
+  memset(s, 0, sizeof *s);
+  s->up = C->scope;
+  C->scope = s;
+}
+static void pop_scope(Checker *C) { C->scope = C->scope->up; }
+
+/* ------------------------------------------------------------ constants */
+
+bool check_const_int(const Expr *e, int64_t *out) {
+  if (!(e->flags & EF_CONST) || e->cv.isf) return false;
+  *out = e->cv.i;
+  return true;
+}
+
+static void set_const_int(Expr *e, int64_t v) {
+  e->flags |= EF_CONST;
+  e->cv.isf = false;
+  e->cv.i = v;
+  e->cv.f = (double)v;
+}
+static void set_const_float(Expr *e, double v) {
+  e->flags |= EF_CONST;
+  e->cv.isf = true;
+  e->cv.f = v;
+}
+
+/* Folds a binary operator over two constants; false on division by zero etc. */
+static void fold_binary(Checker *C, Expr *e) {
+  Expr *x = e->u.binary.a, *y = e->u.binary.b;
+  if (!(x->flags & EF_CONST) || !(y->flags & EF_CONST)) return;
+  TokenKind op = e->u.binary.op;
+  if (x->cv.isf || y->cv.isf) {
+    double a = x->cv.f, b = y->cv.f;
+    switch (op) {
+    case TK_PLUS: set_const_float(e, a + b); break;
+    case TK_MINUS: set_const_float(e, a - b); break;
+    case TK_STAR: set_const_float(e, a * b); break;
+    case TK_SLASH: set_const_float(e, a / b); break;
+    default: break;
+    }
+    return;
+  }
+  int64_t a = x->cv.i, b = y->cv.i, r = 0;
+  bool ok = true;
+  switch (op) {
+  case TK_PLUS: ok = !__builtin_add_overflow(a, b, &r); break;
+  case TK_MINUS: ok = !__builtin_sub_overflow(a, b, &r); break;
+  case TK_STAR: ok = !__builtin_mul_overflow(a, b, &r); break;
+  case TK_SLASH:
+  case TK_PERCENT:
+    if (b == 0) {
+      diag_error(C->d, e->loc, "division by zero in a constant expression");
+      return;
+    }
+    if (a == INT64_MIN && b == -1) return;
+    r = op == TK_SLASH ? a / b : a % b;
+    break;
+  case TK_SHL: ok = b >= 0 && b < 63 && a >= 0 && a <= (INT64_MAX >> b); r = ok ? a << b : 0; break;
+  case TK_SHR: ok = b >= 0 && b < 64; r = ok ? a >> b : 0; break;
+  case TK_AND: r = a & b; break;
+  case TK_OR: r = a | b; break;
+  case TK_XOR: r = a ^ b; break;
+  default: return; /* comparisons are not folded */
+  }
+  if (!ok) {
+    diag_error(C->d, e->loc, "constant expression overflows");
+    return;
+  }
+  set_const_int(e, r);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static bool check_expr(Checker *C, Expr *e, int depth);
+
+static bool is_numeric(ElemType t) { return t != T_BOOL && t != T_NONE; }
+
+/* Broadcasts two shapes (NumPy rules over equal rank; scalars go anywhere). */
+static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *out) {
+  if (x->rank == 0) { out->rank = y->rank; memcpy(out->dims, y->dims, sizeof out->dims); return true; }
+  if (y->rank == 0) { out->rank = x->rank; memcpy(out->dims, x->dims, sizeof out->dims); return true; }
+  if (x->rank != y->rank) {
+    diag_error(C->d, loc, "shapes %s and %s have different ranks", type_str(C, x), type_str(C, y));
+    return false;
+  }
+  out->rank = x->rank;
+  for (int i = 0; i < x->rank; i++) {
+    int a = x->dims[i], b = y->dims[i];
+    if (a != b && a != 1 && b != 1) {
+      diag_error(C->d, loc, "shapes %s and %s do not broadcast (dim %d: %d vs %d)",
+                 type_str(C, x), type_str(C, y), i, a, b);
+      return false;
+    }
+    out->dims[i] = a == 1 ? b : a;
+  }
+  return true;
+}
+
+/* Unifies element types: an untyped literal takes the other operand's type. */
+static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, ElemType *out, bool *untyped) {
+  Type *a = &x->ty, *b = &y->ty;
+  *untyped = false;
+  if (a->untyped && b->untyped) {
+    *untyped = true;
+    *out = (a->elem == T_F32 || b->elem == T_F32) ? T_F32 : T_I32;
+    return true;
+  }
+  const Type *lit = a->untyped ? a : b->untyped ? b : NULL;
+  const Type *typed = a->untyped ? b : a;
+  if (lit) {
+    if (lit->elem == T_F32 && !elem_is_float(typed->elem)) {
+      diag_error(C->d, loc, "a float literal cannot take the type %s", elem_names[typed->elem]);
+      return false;
+    }
+    if (typed->elem == T_BOOL) {
+      diag_error(C->d, loc, "a number cannot take the type bool");
+      return false;
+    }
+    *out = typed->elem;
+    return true;
+  }
+  if (a->elem != b->elem) {
+    diag_error(C->d, loc, "mismatched element types %s and %s", elem_names[a->elem],
+               elem_names[b->elem]);
+    diag_note(C->d, loc, "convert one side explicitly, e.g. %s(x)", elem_names[a->elem]);
+    return false;
+  }
+  *out = a->elem;
+  return true;
+}
+
+/* An untyped literal used where a concrete type is needed gets the default. */
+static void settle(Expr *e) {
+  if (e->ty.untyped) e->ty.untyped = false;
+}
+
+static bool check_ctx(Checker *C, Expr *e) {
+  /* e is E_MEMBER whose base chain starts at the identifier ctx */
+  Expr *b = e->u.member.base;
+  const char *n = e->u.member.name;
+  static const struct { const char *name; CtxField f; int td; } direct[] = {
+    {"thread", CTX_THREAD, 1}, {"threads", CTX_THREADS, 0}, {"lane", CTX_LANE, 1},
+    {"lanes", CTX_LANES, 0},   {"warp", CTX_WARP, 1},       {"warps", CTX_WARPS, 0},
+  };
+  if (b->kind == E_IDENT) {
+    for (size_t i = 0; i < sizeof direct / sizeof direct[0]; i++)
+      if (strcmp(n, direct[i].name) == 0) {
+        e->kind = E_CTX;
+        e->u.ctx = direct[i].f;
+        e->ty = SCALAR_I32;
+        if (direct[i].td) e->flags |= EF_TD;
+        int v = -1;
+        if (direct[i].f == CTX_THREADS) v = C->ki->threads;
+        if (direct[i].f == CTX_LANES) v = C->t->lanes;
+        if (direct[i].f == CTX_WARPS) v = C->ki->threads / C->t->lanes;
+        if (v >= 0) set_const_int(e, v);
+        return true;
+      }
+    diag_error(C->d, e->u.member.name_loc, "ctx has no field '%s'", n);
+    diag_note(C->d, (Loc){0, 0}, "ctx fields: thread threads lane lanes warp warps block.x|y|z blocks.x|y|z");
+    return false;
+  }
+  if (b->kind == E_MEMBER && b->u.member.base->kind == E_IDENT &&
+      (strcmp(b->u.member.name, "block") == 0 || strcmp(b->u.member.name, "blocks") == 0)) {
+    int axis = strcmp(n, "x") == 0 ? 0 : strcmp(n, "y") == 0 ? 1 : strcmp(n, "z") == 0 ? 2 : -1;
+    if (axis < 0) {
+      diag_error(C->d, e->u.member.name_loc, "ctx.%s has no field '%s' (x, y or z)",
+                 b->u.member.name, n);
+      return false;
+    }
+    bool blocks = strcmp(b->u.member.name, "blocks") == 0;
+    e->kind = E_CTX;
+    e->u.ctx = (CtxField)((blocks ? CTX_BLOCKS_X : CTX_BLOCK_X) + axis);
+    e->ty = SCALAR_I32;
+    return true;
+  }
+  diag_error(C->d, e->loc, "unknown ctx field");
+  return false;
+}
+
+static bool check_member(Checker *C, Expr *e, int depth) {
+  Expr *root = e;
+  while (root->kind == E_MEMBER) root = root->u.member.base;
+  if (root->kind == E_IDENT && strcmp(root->u.ident.name, "ctx") == 0) return check_ctx(C, e);
+  diag_error(C->d, e->u.member.name_loc, "'.%s': only ctx has fields", e->u.member.name);
+  return false;
+}
+
+static bool check_ident(Checker *C, Expr *e) {
+  const char *n = e->u.ident.name;
+  if (strcmp(n, "inf") == 0) {
+    e->kind = E_INF;
+    e->ty = (Type){T_F32, 0, {0, 0}, true};
+    set_const_float(e, INFINITY);
+    return true;
+  }
+  Sym *y = lookup(C, n);
+  if (!y) {
+    if (strcmp(n, "ctx") == 0)
+      diag_error(C->d, e->loc, "ctx is not a value; use a field such as ctx.thread");
+    else if (name_builtin(n))
+      diag_error(C->d, e->loc, "'%s' is a built-in function; call it", n);
+    else
+      diag_error(C->d, e->loc, "use of undeclared name '%s'", n);
+    return false;
+  }
+  e->u.ident.sym = y;
+  y->used = true;
+  switch (y->kind) {
+  case SY_CONST:
+    e->ty = (Type){y->const_float ? T_F32 : T_I32, 0, {0, 0}, true};
+    if (y->const_float) set_const_float(e, y->fval);
+    else set_const_int(e, y->ival);
+    return true;
+  case SY_TENSOR:
+    diag_error(C->d, e->loc, "tensor '%s' must be indexed, e.g. %s[0 :+ 16, 0 :+ 16]", n, n);
+    return false;
+  case SY_SIZE:
+  case SY_LOOP:
+  case SY_SCALAR:
+    e->ty = y->ty;
+    return true;
+  case SY_VAR:
+    if (y->ty.elem == T_NONE) return false; /* its declaration failed */
+    e->ty = y->ty;
+    if (y->ty.rank > 0) e->flags |= EF_TILE;
+    return true;
+  }
+  unreachable();
+}
+
+static bool check_unary(Checker *C, Expr *e, int depth) {
+  Expr *x = e->u.unary.a;
+  if (!check_expr(C, x, depth + 1)) return false;
+  e->ty = x->ty;
+  e->flags |= x->flags & (EF_TD | EF_TILE);
+  switch (e->u.unary.op) {
+  case TK_MINUS:
+    if (!is_numeric(x->ty.elem) || x->ty.elem == T_U8 || x->ty.elem == T_U32) {
+      diag_error(C->d, e->loc, "unary '-' needs a signed number, not %s", type_str(C, &x->ty));
+      return false;
+    }
+    if (x->flags & EF_CONST) {
+      if (x->cv.isf) set_const_float(e, -x->cv.f);
+      else if (x->cv.i != INT64_MIN) set_const_int(e, -x->cv.i);
+    }
+    return true;
+  case TK_NOT:
+    if (x->ty.elem != T_BOOL) {
+      diag_error(C->d, e->loc, "'!' needs a bool, not %s", type_str(C, &x->ty));
+      return false;
+    }
+    return true;
+  case TK_TILDE:
+    if (!elem_is_int(x->ty.elem) || (x->ty.untyped && x->ty.elem != T_I32)) {
+      diag_error(C->d, e->loc, "'~' needs an integer, not %s", type_str(C, &x->ty));
+      return false;
+    }
+    if (x->flags & EF_CONST) set_const_int(e, ~x->cv.i);
+    return true;
+  default: unreachable();
+  }
+}
+
+static bool check_binary(Checker *C, Expr *e, int depth) {
+  Expr *x = e->u.binary.a, *y = e->u.binary.b;
+  bool okx = check_expr(C, x, depth + 1);
+  bool oky = check_expr(C, y, depth + 1);
+  if (!okx || !oky) return false;
+  e->flags |= (x->flags | y->flags) & (EF_TD | EF_TILE);
+  Type shape = {0};
+  if (!broadcast(C, e->loc, &x->ty, &y->ty, &shape)) return false;
+  TokenKind op = e->u.binary.op;
+  ElemType el;
+  bool untyped;
+  if (op == TK_OROR || op == TK_ANDAND) {
+    if (x->ty.elem != T_BOOL || y->ty.elem != T_BOOL) {
+      diag_error(C->d, e->loc, "'%s' needs bool operands, not %s and %s", token_names[op],
+                 type_str(C, &x->ty), type_str(C, &y->ty));
+      return false;
+    }
+    e->ty = shape;
+    e->ty.elem = T_BOOL;
+    return true;
+  }
+  if (!unify_elem(C, e->loc, x, y, &el, &untyped)) return false;
+  bool cmp = op == TK_EQ || op == TK_NE || op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE;
+  bool intop = op == TK_PERCENT || op == TK_SHL || op == TK_SHR || op == TK_AND ||
+               op == TK_OR || op == TK_XOR;
+  if (el == T_BOOL && !(op == TK_EQ || op == TK_NE)) {
+    diag_error(C->d, e->loc, "'%s' does not apply to bool", token_names[op]);
+    return false;
+  }
+  if (intop && !elem_is_int(el)) {
+    diag_error(C->d, e->loc, "'%s' needs integer operands, not %s", token_names[op], elem_names[el]);
+    return false;
+  }
+  e->ty = shape;
+  e->ty.elem = cmp ? T_BOOL : el;
+  e->ty.untyped = cmp ? false : untyped;
+  if (!cmp) fold_binary(C, e);
+  if (untyped && !cmp && !(e->flags & EF_CONST)) e->ty.untyped = true;
+  return true;
+}
+
+static bool need_rank2(Checker *C, Expr *call, Expr *arg) {
+  if (arg->ty.rank != 2) {
+    diag_error(C->d, arg->loc, "%s() needs a 2-D tile, not %s", call->u.call.name,
+               type_str(C, &arg->ty));
+    return false;
+  }
+  return true;
+}
+
+static bool check_dot(Checker *C, Expr *e) {
+  Expr *a = e->u.call.args[0], *b = e->u.call.args[1];
+  if (!need_rank2(C, e, a) || !need_rank2(C, e, b)) return false;
+  if (a->ty.dims[1] != b->ty.dims[0]) {
+    diag_error(C->d, e->loc, "dot: inner dims differ: %s x %s", type_str(C, &a->ty),
+               type_str(C, &b->ty));
+    return false;
+  }
+  if (a->ty.elem != b->ty.elem) {
+    diag_error(C->d, e->loc, "dot: operands have different element types %s and %s",
+               elem_names[a->ty.elem], elem_names[b->ty.elem]);
+    return false;
+  }
+  ElemType acc;
+  switch (a->ty.elem) {
+  case T_F16: case T_BF16: case T_F32: acc = T_F32; break;
+  case T_F64: acc = T_F64; break;
+  case T_I8: acc = T_I32; break;
+  default:
+    diag_error(C->d, e->loc, "dot takes f16, bf16, f32, f64 or i8 operands, not %s",
+               elem_names[a->ty.elem]);
+    return false;
+  }
+  e->ty = (Type){acc, 2, {a->ty.dims[0], b->ty.dims[1]}, false};
+  return true;
+}
+
+static bool is_tensor_slice(const Expr *x) {
+  return x->kind == E_INDEX && x->u.index.base->kind == E_IDENT && x->u.index.base->u.ident.sym &&
+         x->u.index.base->u.ident.sym->kind == SY_TENSOR;
+}
+
+static bool const_dim(Checker *C, Expr *x, const char *what, int *out) {
+  int64_t v;
+  if (!check_const_int(x, &v)) {
+    diag_error(C->d, x->loc, "%s must be a constant integer", what);
+    return false;
+  }
+  if (v < 1 || v > MAX_DIM) {
+    diag_error(C->d, x->loc, "%s must be between 1 and %d, not %" PRId64, what, MAX_DIM, v);
+    return false;
+  }
+  *out = (int)v;
+  return true;
+}
+
+static bool check_tile_numel(Checker *C, Loc loc, const Type *t) {
+  if (type_numel(t) > MAX_TILE_ELEMS) {
+    diag_error(C->d, loc, "%s has %" PRId64 " elements; the limit is %d", type_str(C, t),
+               type_numel(t), MAX_TILE_ELEMS);
+    return false;
+  }
+  return true;
+}
+
+static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
+  Expr **args = e->u.call.args;
+  switch (builtin_class[b]) {
+  case BC_MATH1:
+    if (!elem_is_float(args[0]->ty.elem) && !(b == B_ABS && elem_is_int(args[0]->ty.elem))) {
+      diag_error(C->d, e->loc, "%s() needs a float operand, not %s", builtin_names[b],
+                 type_str(C, &args[0]->ty));
+      return false;
+    }
+    e->ty = args[0]->ty;
+    settle(e);
+    return true;
+  case BC_MATH2: {
+    ElemType el;
+    bool untyped;
+    Type shape = {0};
+    if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &shape)) return false;
+    if (!unify_elem(C, e->loc, args[0], args[1], &el, &untyped)) return false;
+    if (!is_numeric(el)) {
+      diag_error(C->d, e->loc, "%s() needs numbers", builtin_names[b]);
+      return false;
+    }
+    e->ty = shape;
+    e->ty.elem = el;
+    return true;
+  }
+  case BC_RED:
+    if (!need_rank2(C, e, args[0])) return false;
+    if (!is_numeric(args[0]->ty.elem)) {
+      diag_error(C->d, e->loc, "%s() needs numbers, not %s", builtin_names[b], type_str(C, &args[0]->ty));
+      return false;
+    }
+    e->ty = args[0]->ty;
+    settle(e);
+    if (b == B_ROWSUM || b == B_ROWMAX || b == B_ROWMIN) e->ty.dims[1] = 1;
+    else e->ty.dims[0] = 1;
+    return true;
+  case BC_SUM:
+    if (args[0]->ty.rank == 0 || !is_numeric(args[0]->ty.elem)) {
+      diag_error(C->d, e->loc, "sum() needs a tile of numbers, not %s", type_str(C, &args[0]->ty));
+      return false;
+    }
+    e->ty = (Type){args[0]->ty.elem, 0, {0, 0}, false};
+    return true;
+  case BC_OTHER: break;
+  }
+  switch (b) {
+  case B_WHERE: {
+    if (args[0]->ty.elem != T_BOOL) {
+      diag_error(C->d, args[0]->loc, "where() needs a bool condition, not %s", type_str(C, &args[0]->ty));
+      return false;
+    }
+    Type s1 = {0}, s2 = {0};
+    ElemType el;
+    bool untyped;
+    if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &s1)) return false;
+    s1.elem = T_BOOL;
+    if (!broadcast(C, e->loc, &s1, &args[2]->ty, &s2)) return false;
+    if (!unify_elem(C, e->loc, args[1], args[2], &el, &untyped)) return false;
+    e->ty = s2;
+    e->ty.elem = el;
+    e->ty.untyped = untyped;
+    return true;
+  }
+  case B_CDIV:
+    for (int i = 0; i < 2; i++)
+      if (args[i]->ty.rank != 0 || !elem_is_int(args[i]->ty.elem)) {
+        diag_error(C->d, args[i]->loc, "cdiv() takes integer scalars");
+        return false;
+      }
+    e->ty = SCALAR_I32;
+    if ((args[0]->flags & args[1]->flags & EF_CONST) && !args[0]->cv.isf && !args[1]->cv.isf) {
+      if (args[1]->cv.i <= 0) {
+        diag_error(C->d, args[1]->loc, "cdiv() by a non-positive constant");
+        return false;
+      }
+      set_const_int(e, (args[0]->cv.i + args[1]->cv.i - 1) / args[1]->cv.i);
+    }
+    return true;
+  case B_ROWS:
+  case B_COLS: {
+    int m, n;
+    if (!const_dim(C, args[0], "rows/cols dim", &m) || !const_dim(C, args[1], "rows/cols dim", &n))
+      return false;
+    e->ty = (Type){T_I32, 2, {m, n}, false};
+    e->flags |= EF_TILE;
+    return check_tile_numel(C, e->loc, &e->ty);
+  }
+  case B_DOT: return check_dot(C, e);
+  case B_TRANSPOSE:
+    if (!need_rank2(C, e, args[0])) return false;
+    e->ty = args[0]->ty;
+    e->ty.dims[0] = args[0]->ty.dims[1];
+    e->ty.dims[1] = args[0]->ty.dims[0];
+    return true;
+  case B_PAD: {
+    if (!is_tensor_slice(args[0]) || args[0]->ty.rank == 0) {
+      diag_error(C->d, args[0]->loc, "pad() takes a tensor slice such as X[0 :+ 16, k :+ 64]");
+      return false;
+    }
+    Expr *v = args[1];
+    if (v->ty.rank != 0) {
+      diag_error(C->d, v->loc, "pad() value must be a scalar");
+      return false;
+    }
+    ElemType el;
+    bool untyped;
+    if (!unify_elem(C, v->loc, args[0], v, &el, &untyped)) return false;
+    e->ty = args[0]->ty;
+    return true;
+  }
+  default: unreachable();
+  }
+}
+
+static bool check_call(Checker *C, Expr *e, int depth) {
+  const char *n = e->u.call.name;
+  int b = builtin_lookup(n);
+  int cast = elem_lookup(n, (int)strlen(n));
+  e->u.call.builtin = b;
+  e->u.call.cast = cast >= 0 ? (ElemType)cast : T_NONE;
+  if (b < 0 && cast < 0) {
+    Sym *y = lookup(C, n);
+    if (y) diag_error(C->d, e->u.call.name_loc, "'%s' is not a function", n);
+    else diag_error(C->d, e->u.call.name_loc, "unknown function '%s'", n);
+    return false;
+  }
+  int want = b >= 0 ? builtin_nargs[b] : 1;
+  if (e->u.call.nargs != want) {
+    diag_error(C->d, e->u.call.name_loc, "%s() takes %d argument%s, not %d", n, want,
+               want == 1 ? "" : "s", e->u.call.nargs);
+    return false;
+  }
+  bool ok = true;
+  for (int i = 0; i < e->u.call.nargs; i++) {
+    ok &= check_expr(C, e->u.call.args[i], depth + 1);
+    e->flags |= e->u.call.args[i]->flags & (EF_TD | EF_TILE);
+  }
+  if (!ok) return false;
+  if (cast >= 0) {
+    Expr *x = e->u.call.args[0];
+    e->ty = x->ty;
+    e->ty.elem = (ElemType)cast;
+    e->ty.untyped = false;
+    if (x->flags & EF_CONST) {
+      if (elem_is_float((ElemType)cast)) set_const_float(e, x->cv.f);
+      else if (!x->cv.isf) set_const_int(e, x->cv.i);
+    }
+    return true;
+  }
+  if (!check_builtin(C, e, (BuiltinKind)b)) return false;
+  if (b == B_SUM) e->flags |= EF_TILE;
+  return true;
+}
+
+/* X[i, a :+ m, ...] on a tensor or t[i, a :+ m] on a tile. */
+static bool check_index(Checker *C, Expr *e, int depth) {
+  Expr *base = e->u.index.base;
+  if (base->kind != E_IDENT) {
+    diag_error(C->d, e->loc, "only tensors and tile vars can be indexed");
+    return false;
+  }
+  Sym *y = lookup(C, base->u.ident.name);
+  if (!y || (y->kind != SY_TENSOR && !(y->kind == SY_VAR && y->ty.rank > 0))) {
+    if (!y) diag_error(C->d, base->loc, "use of undeclared name '%s'", base->u.ident.name);
+    else diag_error(C->d, base->loc, "'%s' is not a tensor or a tile, so it cannot be indexed", y->name);
+    return false;
+  }
+  if (y->kind == SY_VAR && y->ty.elem == T_NONE) return false;
+  base->u.ident.sym = y;
+  y->used = true;
+  int rank = y->kind == SY_TENSOR ? y->trank : y->ty.rank;
+  if (e->u.index.nidx != rank) {
+    diag_error(C->d, e->loc, "'%s' has %d dim%s but %d index%s given", y->name, rank,
+               rank == 1 ? "" : "s", e->u.index.nidx, e->u.index.nidx == 1 ? " is" : "es are");
+    return false;
+  }
+  bool ok = true;
+  Type t = {y->ty.elem, 0, {0, 0}, false};
+  for (int i = 0; i < e->u.index.nidx; i++) {
+    Index *ix = &e->u.index.idx[i];
+    if (!check_expr(C, ix->start, depth + 1)) { ok = false; continue; }
+    e->flags |= ix->start->flags & (EF_TD | EF_TILE);
+    if (ix->start->ty.rank != 0 || !elem_is_int(ix->start->ty.elem)) {
+      diag_error(C->d, ix->start->loc, "an index must be an integer scalar, not %s",
+                 type_str(C, &ix->start->ty));
+      ok = false;
+      continue;
+    }
+    if (!ix->len) continue;
+    if (!check_expr(C, ix->len, depth + 1)) { ok = false; continue; }
+    int len;
+    if (!const_dim(C, ix->len, "a slice length", &len)) { ok = false; continue; }
+    if (t.rank == 2) {
+      diag_error(C->d, ix->start->loc, "a slice keeps at most 2 dims (a tile has rank 1 or 2)");
+      ok = false;
+      continue;
+    }
+    t.dims[t.rank++] = len;
+    if (y->kind == SY_VAR && (ix->start->flags & EF_CONST)) {
+      int64_t s = ix->start->cv.i;
+      if (s < 0 || s + len > y->ty.dims[i]) {
+        diag_error(C->d, ix->start->loc, "slice %" PRId64 " :+ %d is outside dim %d of %s (size %d)",
+                   s, len, i, y->name, y->ty.dims[i]);
+        ok = false;
+      }
+    }
+  }
+  if (!ok) return false;
+  if (y->kind == SY_VAR) e->flags |= EF_TILE;
+  if (t.rank > 0) e->flags |= EF_TILE;
+  e->ty = t;
+  return check_tile_numel(C, e->loc, &e->ty);
+}
+
+static bool check_expr(Checker *C, Expr *e, int depth) {
+  if (depth > MAX_NEST) {
+    diag_error(C->d, e->loc, "expression is nested too deeply (limit %d)", MAX_NEST);
+    return false;
+  }
+  switch (e->kind) {
+  case E_INT:
+    e->ty = (Type){T_I32, 0, {0, 0}, true};
+    set_const_int(e, e->u.ival);
+    return true;
+  case E_FLOAT:
+    e->ty = (Type){T_F32, 0, {0, 0}, true};
+    set_const_float(e, e->u.fval);
+    return true;
+  case E_BOOL:
+    e->ty = SCALAR_BOOL;
+    return true;
+  case E_IDENT: return check_ident(C, e);
+  case E_MEMBER: return check_member(C, e, depth);
+  case E_UNARY: return check_unary(C, e, depth);
+  case E_BINARY: return check_binary(C, e, depth);
+  case E_CALL: return check_call(C, e, depth);
+  case E_INDEX: return check_index(C, e, depth);
+  case E_CTX:
+  case E_INF: return true; /* already checked (re-walk) */
+  }
+  unreachable();
+}
+
+/* Checks that a value of type `from` can be assigned to a target of type `to`. */
+static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, const char *what) {
+  const Type *from = &rhs->ty;
+  if (from->untyped) {
+    if (from->elem == T_F32 && !elem_is_float(to->elem)) {
+      diag_error(C->d, loc, "a float value cannot be assigned to %s %s", what, type_str(C, to));
+      return false;
+    }
+    if (to->elem == T_BOOL) {
+      diag_error(C->d, loc, "a number cannot be assigned to %s %s", what, type_str(C, to));
+      return false;
+    }
+  } else if (from->elem != to->elem) {
+    diag_error(C->d, loc, "cannot assign %s to %s %s", type_str(C, from), what, type_str(C, to));
+    diag_note(C->d, loc, "convert explicitly, e.g. %s(...)", elem_names[to->elem]);
+    return false;
+  }
+  if (from->rank == 0) return true;
+  if (from->rank != to->rank) {
+    diag_error(C->d, loc, "cannot assign %s to %s %s", type_str(C, from), what, type_str(C, to));
+    return false;
+  }
+  for (int i = 0; i < to->rank; i++)
+    if (from->dims[i] != to->dims[i] && from->dims[i] != 1) {
+      diag_error(C->d, loc, "cannot assign %s to %s %s: the shapes differ", type_str(C, from),
+                 what, type_str(C, to));
+      return false;
+    }
+  return true;
+}
+
+/* ------------------------------------------------------------ types in declarations */
+
+static bool check_tile_type(Checker *C, TypeRef *tr, Type *out) {
+  out->elem = tr->elem;
+  out->untyped = false;
+  if (tr->kind == TR_SCALAR) {
+    out->rank = 0;
+    return true;
+  }
+  if (tr->kind == TR_TENSOR) {
+    diag_error(C->d, tr->loc, "tensor types are for kernel parameters only");
+    return false;
+  }
+  if (tr->ndims < 1 || tr->ndims > 2) {
+    diag_error(C->d, tr->loc, "a tile has 1 or 2 dims, not %d", tr->ndims);
+    return false;
+  }
+  out->rank = tr->ndims;
+  for (int i = 0; i < tr->ndims; i++) {
+    if (!check_expr(C, tr->dims[i], 0)) return false;
+    if (!const_dim(C, tr->dims[i], "a tile dim", &out->dims[i])) return false;
+  }
+  return check_tile_numel(C, tr->loc, out);
+}
+
+/* ------------------------------------------------------------ statements */
+
+static void check_block(Checker *C, Block *b, int depth);
+
+static void check_for_attrs(Checker *C, Stmt *s) {
+  Attr *seen[A_COUNT] = {0};
+  for (int i = 0; i < s->nattrs; i++) {
+    Attr *at = s->attrs[i];
+    if (at->kind == A_UNKNOWN) {
+      diag_error(C->d, at->loc, "unknown attribute @%s", at->name);
+      continue;
+    }
+    if (s->kind != S_FOR || attr_where[at->kind] != AW_FOR) {
+      diag_error(C->d, at->loc, "@%s does not belong here; %s", at->name,
+                 attr_where[at->kind] == AW_FOR ? "it goes on a for loop"
+                                                : "it goes before a kernel");
+      continue;
+    }
+    if (seen[at->kind]) {
+      diag_error(C->d, at->loc, "@%s is given twice", at->name);
+      diag_note(C->d, seen[at->kind]->loc, "first given here");
+      continue;
+    }
+    seen[at->kind] = at;
+    int maxargs = 1, minargs = at->kind == A_PIPELINE ? 1 : 0;
+    if (at->nargs < minargs || at->nargs > maxargs) {
+      diag_error(C->d, at->loc, "@%s takes %s", at->name,
+                 at->kind == A_PIPELINE ? "one argument, the number of stages" : "no argument or one unroll factor");
+      continue;
+    }
+    if (at->nargs == 1) {
+      int v;
+      if (check_expr(C, at->args[0], 0))
+        const_dim(C, at->args[0], at->kind == A_PIPELINE ? "the number of stages" : "the unroll factor", &v);
+      if (at->kind == A_PIPELINE && (at->args[0]->flags & EF_CONST) && at->args[0]->cv.i > 8)
+        diag_error(C->d, at->args[0]->loc, "@pipeline supports at most 8 stages");
+    }
+  }
+}
+
+static void check_var(Checker *C, Stmt *s) {
+  Type t = {T_NONE, 0, {0, 0}, false};
+  bool ok = true;
+  if (s->u.decl.type) ok = check_tile_type(C, s->u.decl.type, &t);
+  if (s->u.decl.init) {
+    if (!check_expr(C, s->u.decl.init, 0)) ok = false;
+    else if (s->u.decl.type && ok) ok = check_assignable(C, s->u.decl.init->loc, s->u.decl.init, &t, "var of type");
+    else if (!s->u.decl.type) {
+      t = s->u.decl.init->ty;
+      if (t.untyped) t.untyped = false; /* default: i32 or f32 */
+    }
+  } else if (!s->u.decl.type) {
+    diag_error(C->d, s->u.decl.name_loc, "var '%s' needs a type or an initial value", s->u.decl.name);
+    ok = false;
+  }
+  Sym *y = declare(C, SY_VAR, s->u.decl.name, s->u.decl.name_loc);
+  if (!y) return;
+  y->decl = s;
+  y->cname = make_cname(C, y->name);
+  s->u.decl.sym = y;
+  if (!ok) return; /* y->ty.elem stays T_NONE: later uses stay quiet */
+  y->ty = t;
+  if (t.rank > 0) {
+    y->place = PL_SHARED;
+    vec_push(C->a, &C->ki->tiles, y);
+  }
+}
+
+static void check_const_stmt(Checker *C, Stmt *s) {
+  Expr *x = s->u.decl.init;
+  bool ok = check_expr(C, x, 0);
+  if (ok && !(x->flags & EF_CONST)) {
+    diag_error(C->d, x->loc, "const '%s' needs a constant value", s->u.decl.name);
+    ok = false;
+  }
+  Sym *y = declare(C, SY_CONST, s->u.decl.name, s->u.decl.name_loc);
+  if (!y) return;
+  y->decl = s;
+  s->u.decl.sym = y;
+  if (!ok) {
+    y->ival = 1; /* keep later uses quiet */
+    return;
+  }
+  y->const_float = x->cv.isf;
+  y->ival = x->cv.i;
+  y->fval = x->cv.f;
+}
+
+static bool check_lhs(Checker *C, Stmt *s) {
+  Expr *l = s->u.assign.lhs;
+  if (l->kind == E_IDENT) {
+    Sym *y = lookup(C, l->u.ident.name);
+    if (y && y->kind != SY_VAR) {
+      static const char *what[] = {"a const", "a tensor; store to a slice of it", "a scalar parameter",
+                                   "a size", "", "a loop variable"};
+      diag_error(C->d, l->loc, "cannot assign to '%s': it is %s", y->name, what[y->kind]);
+      return false;
+    }
+    return check_expr(C, l, 0);
+  }
+  if (l->kind == E_INDEX) {
+    if (!check_expr(C, l, 0)) return false;
+    Sym *y = l->u.index.base->u.ident.sym;
+    if (y->kind == SY_TENSOR) y->written = true;
+    return true;
+  }
+  diag_error(C->d, l->loc, "cannot assign to this expression");
+  return false;
+}
+
+static void check_assign(Checker *C, Stmt *s) {
+  bool okl = check_lhs(C, s);
+  bool okr = check_expr(C, s->u.assign.rhs, 0);
+  if (!okl || !okr) return;
+  Expr *l = s->u.assign.lhs, *r = s->u.assign.rhs;
+  if (s->u.assign.op != TK_ASSIGN && !is_numeric(l->ty.elem)) {
+    diag_error(C->d, s->loc, "'%s' needs a number, not %s", token_names[s->u.assign.op], type_str(C, &l->ty));
+    return;
+  }
+  check_assignable(C, r->loc, r, &l->ty, "a target of type");
+}
+
+static void check_for(Checker *C, Stmt *s, int depth) {
+  Expr *ends[3] = {s->u.forr.lo, s->u.forr.hi, s->u.forr.step};
+  for (int i = 0; i < 3; i++) {
+    if (!ends[i] || !check_expr(C, ends[i], 0)) continue;
+    if (ends[i]->ty.rank != 0 || !elem_is_int(ends[i]->ty.elem) || ends[i]->ty.elem == T_I64) {
+      diag_error(C->d, ends[i]->loc, "range() takes i32 bounds, not %s", type_str(C, &ends[i]->ty));
+      continue;
+    }
+  }
+  if (s->u.forr.step && (s->u.forr.step->flags & EF_CONST) && !s->u.forr.step->cv.isf &&
+      s->u.forr.step->cv.i <= 0)
+    diag_error(C->d, s->u.forr.step->loc, "range() step must be positive, not %" PRId64,
+               s->u.forr.step->cv.i);
+  check_for_attrs(C, s);
+  Scope sc;
+  push_scope(C, &sc);
+  Sym *y = declare(C, SY_LOOP, s->u.forr.var, s->u.forr.var_loc);
+  if (y) {
+    y->ty = SCALAR_I32;
+    y->decl = s;
+    y->cname = make_cname(C, y->name);
+    s->u.forr.sym = y;
+  }
+  C->loops++;
+  check_block(C, &s->u.forr.body, depth + 1);
+  C->loops--;
+  pop_scope(C);
+}
+
+static void check_cond(Checker *C, Expr *cond, const char *what) {
+  if (!check_expr(C, cond, 0)) return;
+  if (cond->ty.elem != T_BOOL || cond->ty.rank != 0)
+    diag_error(C->d, cond->loc, "the condition of %s must be a bool scalar, not %s", what,
+               type_str(C, &cond->ty));
+}
+
+static void check_stmt(Checker *C, Stmt *s, int depth) {
+  if (depth > MAX_NEST) {
+    diag_error(C->d, s->loc, "statements are nested too deeply (limit %d)", MAX_NEST);
+    return;
+  }
+  if (s->kind != S_FOR && s->nattrs) check_for_attrs(C, s);
+  switch (s->kind) {
+  case S_CONST: check_const_stmt(C, s); return;
+  case S_VAR: check_var(C, s); return;
+  case S_ASSIGN: check_assign(C, s); return;
+  case S_FOR: check_for(C, s, depth); return;
+  case S_IF: {
+    check_cond(C, s->u.iff.cond, "if");
+    Scope sc;
+    push_scope(C, &sc);
+    check_block(C, &s->u.iff.then, depth + 1);
+    pop_scope(C);
+    if (s->u.iff.els) {
+      push_scope(C, &sc);
+      check_stmt(C, s->u.iff.els, depth + 1);
+      pop_scope(C);
+    }
+    return;
+  }
+  case S_WHILE: {
+    check_cond(C, s->u.whil.cond, "while");
+    Scope sc;
+    push_scope(C, &sc);
+    C->loops++;
+    check_block(C, &s->u.whil.body, depth + 1);
+    C->loops--;
+    pop_scope(C);
+    return;
+  }
+  case S_BREAK:
+  case S_CONTINUE:
+    if (C->loops == 0)
+      diag_error(C->d, s->loc, "'%s' outside a loop", s->kind == S_BREAK ? "break" : "continue");
+    return;
+  case S_BLOCK: {
+    Scope sc;
+    push_scope(C, &sc);
+    check_block(C, &s->u.block, depth + 1);
+    pop_scope(C);
+    return;
+  }
+  case S_EXPR:
+    if (check_expr(C, s->u.expr, 0))
+      diag_error(C->d, s->loc, "the value of this expression is unused; did you mean an assignment?");
+    return;
+  }
+}
+
+static void check_block(Checker *C, Block *b, int depth) {
+  for (int i = 0; i < b->nstmts; i++) check_stmt(C, b->stmts[i], depth);
+}
+
+/* ------------------------------------------------------------ kernel attributes */
+
+static Attr *find_attr(Kernel *k, AttrKind kind) {
+  for (int i = 0; i < k->nattrs; i++)
+    if (k->attrs[i]->kind == kind) return k->attrs[i];
+  return NULL;
+}
+
+static bool attr_nargs(Checker *C, Attr *at, int lo, int hi, const char *form) {
+  if (at->nargs >= lo && at->nargs <= hi) return true;
+  diag_error(C->d, at->loc, "@%s takes %s, not %d argument%s", at->name, form, at->nargs,
+             at->nargs == 1 ? "" : "s");
+  return false;
+}
+
+/* Unknown, repeated and misplaced kernel attributes. */
+static void check_kernel_attr_list(Checker *C, Kernel *k) {
+  Attr *seen[A_COUNT] = {0};
+  for (int i = 0; i < k->nattrs; i++) {
+    Attr *at = k->attrs[i];
+    if (at->kind == A_UNKNOWN) {
+      diag_error(C->d, at->loc, "unknown attribute @%s", at->name);
+      diag_note(C->d, (Loc){0, 0}, "kernel attributes: @launch @registers @grid @assume; loop attributes: @pipeline @unroll");
+      continue;
+    }
+    if (attr_where[at->kind] != AW_KERNEL) {
+      diag_error(C->d, at->loc, "@%s does not belong on a kernel; it goes on a for loop", at->name);
+      at->kind = A_UNKNOWN;
+      continue;
+    }
+    if (seen[at->kind]) {
+      diag_error(C->d, at->loc, "@%s is given twice", at->name);
+      diag_note(C->d, seen[at->kind]->loc, "first given here");
+      at->kind = A_UNKNOWN;
+      continue;
+    }
+    seen[at->kind] = at;
+  }
+}
+
+static void check_launch(Checker *C, Kernel *k) {
+  C->ki->threads = 128;
+  Attr *at = find_attr(k, A_LAUNCH);
+  if (!at || !attr_nargs(C, at, 1, 2, "(threads) or (threads, min_blocks)")) return;
+  int v;
+  if (check_expr(C, at->args[0], 0) && const_dim(C, at->args[0], "@launch threads", &v)) {
+    if (v % C->t->lanes != 0 || v > C->t->max_threads)
+      diag_error(C->d, at->args[0]->loc,
+                 "@launch(%d): threads must be a multiple of %d (ctx.lanes) and at most %d on %s", v,
+                 C->t->lanes, C->t->max_threads, C->t->name);
+    else
+      C->ki->threads = v;
+  }
+  if (at->nargs == 2 && check_expr(C, at->args[1], 0) &&
+      const_dim(C, at->args[1], "@launch min_blocks", &v)) {
+    if (v > C->t->max_blocks_per_sm)
+      diag_error(C->d, at->args[1]->loc, "@launch min_blocks %d is more than the %d blocks an SM of %s holds",
+                 v, C->t->max_blocks_per_sm, C->t->name);
+    else
+      C->ki->min_blocks = v;
+  }
+}
+
+/* Collects the tile vars named `name` anywhere in the kernel. */
+static int find_tiles(Checker *C, const char *name, Sym **out, int max) {
+  int n = 0;
+  for (int i = 0; i < C->ki->tiles.len && n < max; i++) {
+    Sym *y = C->ki->tiles.items[i];
+    if (strcmp(y->name, name) == 0) out[n++] = y;
+  }
+  return n;
+}
+
+static Sym *find_var_any(Checker *C, Block *b, const char *name);
+
+static Sym *find_var_stmt(Checker *C, Stmt *s, const char *name) {
+  switch (s->kind) {
+  case S_VAR: return s->u.decl.sym && strcmp(s->u.decl.name, name) == 0 ? s->u.decl.sym : NULL;
+  case S_FOR: return find_var_any(C, &s->u.forr.body, name);
+  case S_WHILE: return find_var_any(C, &s->u.whil.body, name);
+  case S_BLOCK: return find_var_any(C, &s->u.block, name);
+  case S_IF: {
+    Sym *y = find_var_any(C, &s->u.iff.then, name);
+    return y ? y : s->u.iff.els ? find_var_stmt(C, s->u.iff.els, name) : NULL;
+  }
+  default: return NULL;
+  }
+}
+
+static Sym *find_var_any(Checker *C, Block *b, const char *name) {
+  for (int i = 0; i < b->nstmts; i++) {
+    Sym *y = find_var_stmt(C, b->stmts[i], name);
+    if (y) return y;
+  }
+  return NULL;
+}
+
+/* The @registers rules and rejections of the seed page. */
+static void check_registers_one(Checker *C, Kernel *k, Attr *at, Expr *arg) {
+  if (arg->kind != E_IDENT) {
+    diag_error(C->d, arg->loc, "@registers takes names of tile vars");
+    return;
+  }
+  const char *n = arg->u.ident.name;
+  Sym *found[16];
+  int nf = find_tiles(C, n, found, 16);
+  if (nf == 0) {
+    Sym *other = find_var_any(C, &k->body, n);
+    if (other && other->ty.elem == T_NONE) return; /* its declaration already failed */
+    diag_error(C->d, arg->loc, "@registers(%s): the name refers to nothing", n);
+    diag_note(C->d, other ? other->loc : (Loc){0, 0},
+              other ? "'%s' is a scalar var, not a tile var" : "there is no var %s: tile<..>[..] in kernel '%s'",
+              n, k->name);
+    return;
+  }
+  for (int i = 0; i < nf; i++) {
+    Sym *y = found[i];
+    if (y->place == PL_REGISTER) {
+      diag_error(C->d, arg->loc, "@registers names '%s' twice", n);
+      return;
+    }
+    int64_t numel = type_numel(&y->ty);
+    int threads = C->ki->threads;
+    Stmt *decl = y->decl;
+    bool ok = true;
+    if (numel % threads != 0) {
+      diag_error(C->d, arg->loc,
+                 "@registers(%s): tile<%s>[%s] has %" PRId64 " elements, which %d threads cannot share evenly",
+                 n, elem_names[y->ty.elem],
+                 y->ty.rank == 1 ? arena_printf(C->a, "%d", y->ty.dims[0])
+                                 : arena_printf(C->a, "%d, %d", y->ty.dims[0], y->ty.dims[1]),
+                 numel, threads);
+      diag_note(C->d, y->loc, "every thread must hold the same number of elements");
+      ok = false;
+    } else if (numel / threads > 64) {
+      diag_error(C->d, arg->loc,
+                 "@registers(%s): %" PRId64 " elements per thread is more than 64, the cap for one register tile",
+                 n, numel / threads);
+      diag_note(C->d, y->loc, "%s has %" PRId64 " elements over %d threads", n, numel, threads);
+      ok = false;
+    }
+    if (!decl->u.decl.init) {
+      diag_error(C->d, y->loc, "register tile '%s' is declared without an initial value; a register tile needs one", n);
+      diag_note(C->d, arg->loc, "'%s' is named in @registers here", n);
+      ok = false;
+    }
+    if (!ok) continue;
+    y->place = PL_REGISTER;
+    y->per_thread = (int)(numel / threads);
+    y->reg_loc = arg->loc;
+    vec_push(C->a, &C->ki->regs, y);
+  }
+}
+
+static void check_registers(Checker *C, Kernel *k) {
+  Attr *at = find_attr(k, A_REGISTERS);
+  if (!at) return;
+  if (at->nargs == 0) {
+    diag_error(C->d, at->loc, "@registers names no tile; write @registers(t, ...)");
+    return;
+  }
+  for (int i = 0; i < at->nargs; i++) check_registers_one(C, k, at, at->args[i]);
+}
+
+/* @grid and @assume expressions may use size names, scalar params and consts. */
+static bool launch_expr_ok(Checker *C, Expr *e) {
+  switch (e->kind) {
+  case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return true;
+  case E_IDENT: {
+    Sym *y = e->u.ident.sym;
+    return !y || y->kind == SY_SIZE || y->kind == SY_SCALAR || y->kind == SY_CONST;
+  }
+  case E_UNARY: return launch_expr_ok(C, e->u.unary.a);
+  case E_BINARY: return launch_expr_ok(C, e->u.binary.a) && launch_expr_ok(C, e->u.binary.b);
+  case E_CALL:
+    if (e->u.call.builtin != B_CDIV && e->u.call.builtin != B_MIN && e->u.call.builtin != B_MAX &&
+        e->u.call.cast == T_NONE)
+      return false;
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (!launch_expr_ok(C, e->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static void check_grid(Checker *C, Kernel *k) {
+  Attr *at = find_attr(k, A_GRID);
+  if (!at || !attr_nargs(C, at, 1, 3, "one to three integer expressions (x[, y[, z]])")) return;
+  for (int i = 0; i < at->nargs; i++) {
+    Expr *x = at->args[i];
+    if (!check_expr(C, x, 0)) continue;
+    if (x->ty.rank != 0 || !elem_is_int(x->ty.elem) || !launch_expr_ok(C, x)) {
+      diag_error(C->d, x->loc, "@grid takes integer expressions of size names and scalar parameters");
+      continue;
+    }
+    if ((x->flags & EF_CONST) && x->cv.i < 1) {
+      diag_error(C->d, x->loc, "@grid dim must be at least 1");
+      continue;
+    }
+    C->ki->grid[i] = x;
+  }
+}
+
+static void recognise_assume(Assume *as) {
+  Expr *e = as->e;
+  as->min = INT64_MIN;
+  if (e->kind != E_BINARY) return;
+  Expr *l = e->u.binary.a, *r = e->u.binary.b;
+  int64_t c;
+  /* SIZE % c == 0 */
+  if (e->u.binary.op == TK_EQ && l->kind == E_BINARY && l->u.binary.op == TK_PERCENT &&
+      l->u.binary.a->kind == E_IDENT && l->u.binary.a->u.ident.sym &&
+      l->u.binary.a->u.ident.sym->kind == SY_SIZE && check_const_int(l->u.binary.b, &c) && c > 0 &&
+      check_const_int(r, &c) && c == 0) {
+    as->size = l->u.binary.a->u.ident.sym;
+    check_const_int(l->u.binary.b, &as->mod);
+    return;
+  }
+  /* SIZE >= c, SIZE > c */
+  if ((e->u.binary.op == TK_GE || e->u.binary.op == TK_GT) && l->kind == E_IDENT &&
+      l->u.ident.sym && l->u.ident.sym->kind == SY_SIZE && check_const_int(r, &c)) {
+    as->size = l->u.ident.sym;
+    as->min = e->u.binary.op == TK_GE ? c : c + 1;
+  }
+}
+
+static void check_assume(Checker *C, Kernel *k) {
+  Attr *at = find_attr(k, A_ASSUME);
+  if (!at) return;
+  if (at->nargs == 0) {
+    diag_error(C->d, at->loc, "@assume takes one or more conditions, e.g. @assume(K %% 64 == 0)");
+    return;
+  }
+  C->ki->assumes = NEW_ARRAY(C->a, Assume, at->nargs);
+  for (int i = 0; i < at->nargs; i++) {
+    Expr *x = at->args[i];
+    if (!check_expr(C, x, 0)) continue;
+    if (x->ty.elem != T_BOOL || x->ty.rank != 0 || !launch_expr_ok(C, x)) {
+      diag_error(C->d, x->loc, "@assume takes bool conditions on size names and scalar parameters");
+      continue;
+    }
+    Assume *as = &C->ki->assumes[C->ki->nassumes++];
+    as->e = x;
+    recognise_assume(as);
+  }
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static Sym *size_sym(Checker *C, Expr *d) {
+  for (int i = 0; i < C->ki->nsizes; i++)
+    if (strcmp(C->ki->sizes[i]->name, d->u.ident.name) == 0) return C->ki->sizes[i];
+  return NULL;
+}
+
+static void check_tensor_param(Checker *C, Param *p, Sym *y) {
+  TypeRef *tr = p->type;
+  if (tr->ndims < 1 || tr->ndims > 4) {
+    diag_error(C->d, tr->loc, "a tensor has 1 to 4 dims, not %d", tr->ndims);
+    return;
+  }
+  y->trank = tr->ndims;
+  for (int i = 0; i < tr->ndims; i++) {
+    Expr *d = tr->dims[i];
+    if (d->kind == E_INT) {
+      if (d->u.ival < 1 || d->u.ival > INT32_MAX) diag_error(C->d, d->loc, "a tensor dim must be at least 1");
+      y->tdim_const[i] = d->u.ival;
+      continue;
+    }
+    if (d->kind != E_IDENT) {
+      diag_error(C->d, d->loc, "a tensor dim is an integer literal or a size name");
+      y->tdim_const[i] = 1;
+      continue;
+    }
+    Sym *c = lookup(C, d->u.ident.name);
+    if (c && c->kind == SY_CONST && !c->const_float) {
+      y->tdim_const[i] = c->ival;
+      continue;
+    }
+    Sym *sz = size_sym(C, d);
+    if (!sz) {
+      if (c || name_builtin(d->u.ident.name)) {
+        diag_error(C->d, d->loc, "'%s' cannot be a size name: it is already defined", d->u.ident.name);
+        y->tdim_const[i] = 1;
+        continue;
+      }
+      sz = NEW(C->a, Sym);
+      sz->kind = SY_SIZE;
+      sz->name = d->u.ident.name;
+      sz->loc = d->loc;
+      sz->ty = SCALAR_I32;
+      C->ki->sizes[C->ki->nsizes++] = sz;
+    }
+    y->tdim_size[i] = sz;
+  }
+}
+
+static void check_params(Checker *C, Kernel *k) {
+  KernelInfo *ki = C->ki;
+  ki->sizes = NEW_ARRAY(C->a, Sym *, k->nparams * 4 + 1);
+  ki->tensors = NEW_ARRAY(C->a, Sym *, k->nparams + 1);
+  ki->params = NEW_ARRAY(C->a, Sym *, k->nparams + 1);
+  for (int i = 0; i < k->nparams; i++) {
+    Param *p = &k->params[i];
+    SymKind kind = p->type->kind == TR_TENSOR ? SY_TENSOR : SY_SCALAR;
+    if (p->type->kind == TR_TILE) {
+      diag_error(C->d, p->type->loc, "a tile cannot be a kernel parameter; pass a tensor and slice it");
+      continue;
+    }
+    for (int j = 0; j < ki->nsizes; j++)
+      if (strcmp(ki->sizes[j]->name, p->name) == 0)
+        diag_error(C->d, p->loc, "'%s' is already a size name of an earlier tensor", p->name);
+    Sym *y = declare(C, kind, p->name, p->loc);
+    if (!y) continue;
+    p->sym = y;
+    y->cname = make_cname(C, y->name);
+    y->ty = (Type){p->type->elem, 0, {0, 0}, false};
+    y->param_index = i;
+    ki->params[ki->nparams++] = y;
+    if (kind == SY_TENSOR) {
+      ki->tensors[ki->ntensors++] = y;
+      check_tensor_param(C, p, y);
+    }
+  }
+  /* Size names become scalars visible in the body. */
+  for (int i = 0; i < ki->nsizes; i++) {
+    Sym *sz = ki->sizes[i];
+    if (lookup(C, sz->name)) {
+      diag_error(C->d, sz->loc, "size name '%s' is also a parameter", sz->name);
+      continue;
+    }
+    vec_push(C->a, &C->scope->syms, sz);
+    sz->cname = make_cname(C, sz->name);
+  }
+}
+
+/* ------------------------------------------------------------ thread dependence */
+
+/* Whether e depends on the thread, given the current var marks. */
+static bool expr_td(const Expr *e) {
+  if (!e) return false;
+  switch (e->kind) {
+  case E_CTX: return e->u.ctx == CTX_THREAD || e->u.ctx == CTX_LANE || e->u.ctx == CTX_WARP;
+  case E_IDENT: return e->u.ident.sym && e->u.ident.sym->thread_dep;
+  case E_UNARY: return expr_td(e->u.unary.a);
+  case E_BINARY: return expr_td(e->u.binary.a) || expr_td(e->u.binary.b);
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (expr_td(e->u.call.args[i])) return true;
+    return false;
+  case E_INDEX:
+    for (int i = 0; i < e->u.index.nidx; i++)
+      if (expr_td(e->u.index.idx[i].start)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+bool check_expr_td(const Expr *e) { return expr_td(e); }
+
+static bool mark(Sym *y) {
+  if (!y || y->thread_dep) return false;
+  y->thread_dep = true;
+  return true;
+}
+
+static bool taint_block(Block *b, bool td);
+
+/* One pass; returns whether a mark changed. */
+static bool taint_stmt(Stmt *s, bool td) {
+  switch (s->kind) {
+  case S_VAR:
+    if (s->u.decl.sym && s->u.decl.sym->ty.rank == 0 && (td || expr_td(s->u.decl.init)))
+      return mark(s->u.decl.sym);
+    return false;
+  case S_ASSIGN: {
+    Expr *l = s->u.assign.lhs;
+    if (l->kind == E_IDENT && l->u.ident.sym && l->u.ident.sym->ty.rank == 0 &&
+        (td || expr_td(s->u.assign.rhs)))
+      return mark(l->u.ident.sym);
+    return false;
+  }
+  case S_FOR: {
+    bool t = td || expr_td(s->u.forr.lo) || expr_td(s->u.forr.hi) || expr_td(s->u.forr.step);
+    bool ch = t ? mark(s->u.forr.sym) : false;
+    return taint_block(&s->u.forr.body, t) | ch;
+  }
+  case S_IF: {
+    bool t = td || expr_td(s->u.iff.cond);
+    bool ch = taint_block(&s->u.iff.then, t);
+    return s->u.iff.els ? taint_stmt(s->u.iff.els, t) | ch : ch;
+  }
+  case S_WHILE: return taint_block(&s->u.whil.body, td || expr_td(s->u.whil.cond));
+  case S_BLOCK: return taint_block(&s->u.block, td);
+  default: return false;
+  }
+}
+
+static bool taint_block(Block *b, bool td) {
+  bool ch = false;
+  for (int i = 0; i < b->nstmts; i++) ch |= taint_stmt(b->stmts[i], td);
+  return ch;
+}
+
+/* ------------------------------------------------------------ the rules walk */
+
+typedef struct Ctl {
+  const Expr *td_cond;   /* innermost thread-dependent condition, or NULL */
+  const char *reg_ctl;   /* "an if" / "a while" when inside one, for the register rule */
+} Ctl;
+
+static bool stmt_touches_tile(const Stmt *s) {
+  switch (s->kind) {
+  case S_VAR: return (s->u.decl.sym && s->u.decl.sym->ty.rank > 0) ||
+                     (s->u.decl.init && (s->u.decl.init->flags & EF_TILE));
+  case S_ASSIGN: return ((s->u.assign.lhs->flags | s->u.assign.rhs->flags) & EF_TILE) != 0;
+  default: return false;
+  }
+}
+
+static const Expr *cond_expr_of(const Stmt *s) {
+  switch (s->kind) {
+  case S_IF: return s->u.iff.cond;
+  case S_WHILE: return s->u.whil.cond;
+  default: return NULL;
+  }
+}
+
+/* A break or continue under thread-dependent control makes its loop divergent. */
+static bool divergent_exit(const Block *b, bool td) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const Stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case S_BREAK: case S_CONTINUE: if (td) return true; break;
+    case S_IF: {
+      bool t = td || expr_td(s->u.iff.cond);
+      if (divergent_exit(&s->u.iff.then, t)) return true;
+      if (s->u.iff.els) {
+        Block one = {(Stmt **)&s->u.iff.els, 1, {0, 0}};
+        if (divergent_exit(&one, t)) return true;
+      }
+      break;
+    }
+    case S_BLOCK: if (divergent_exit(&s->u.block, td)) return true; break;
+    default: break; /* inner loops own their break/continue */
+    }
+  }
+  return false;
+}
+
+static void rules_block(Checker *C, Block *b, Ctl ctl);
+
+static Sym *register_target(const Stmt *s) {
+  Expr *l = NULL;
+  if (s->kind == S_VAR) return s->u.decl.sym && s->u.decl.sym->place == PL_REGISTER ? s->u.decl.sym : NULL;
+  if (s->kind != S_ASSIGN) return NULL;
+  l = s->u.assign.lhs;
+  if (l->kind == E_IDENT && l->u.ident.sym && l->u.ident.sym->place == PL_REGISTER) return l->u.ident.sym;
+  if (l->kind == E_INDEX && l->u.index.base->u.ident.sym &&
+      l->u.index.base->u.ident.sym->place == PL_REGISTER)
+    return l->u.index.base->u.ident.sym;
+  return NULL;
+}
+
+static void rules_simple(Checker *C, Stmt *s, Ctl ctl) {
+  if (ctl.td_cond && stmt_touches_tile(s)) {
+    diag_error(C->d, s->loc, "a tile statement under thread-dependent control");
+    diag_note(C->d, ctl.td_cond->loc,
+              "this condition depends on ctx.thread, ctx.lane or ctx.warp; tile statements run for the whole CTA and their barriers must not diverge");
+  }
+  Sym *r = register_target(s);
+  if (!r) return;
+  if (ctl.reg_ctl) {
+    diag_error(C->d, s->loc, "an update of register tile '%s' inside %s is not supported", r->name, ctl.reg_ctl);
+    diag_note(C->d, r->reg_loc, "'%s' is named in @registers here", r->name);
+  }
+  if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_INDEX) {
+    diag_error(C->d, s->u.assign.lhs->loc,
+               "a partial write to register tile '%s': a register tile is written whole (t = e or t += e)", r->name);
+    diag_note(C->d, r->reg_loc, "'%s' is named in @registers here", r->name);
+  }
+}
+
+static void rules_stmt(Checker *C, Stmt *s, Ctl ctl) {
+  switch (s->kind) {
+  case S_VAR:
+  case S_ASSIGN: rules_simple(C, s, ctl); return;
+  case S_FOR: {
+    Ctl in = ctl;
+    const Expr *b[3] = {s->u.forr.lo, s->u.forr.hi, s->u.forr.step};
+    for (int i = 0; i < 3; i++)
+      if (!in.td_cond && expr_td(b[i])) in.td_cond = b[i];
+    if (!in.td_cond && divergent_exit(&s->u.forr.body, false)) in.td_cond = s->u.forr.hi;
+    rules_block(C, &s->u.forr.body, in);
+    return;
+  }
+  case S_IF:
+  case S_WHILE: {
+    Ctl in = ctl;
+    const Expr *c = cond_expr_of(s);
+    if (!in.td_cond && expr_td(c)) in.td_cond = c;
+    if (!in.td_cond && s->kind == S_WHILE && divergent_exit(&s->u.whil.body, false)) in.td_cond = c;
+    if (ctl.td_cond == NULL && (c->flags & EF_TILE) && in.td_cond == NULL) {
+      /* a condition reading a tile is collective: fine under uniform control */
+    }
+    if (ctl.td_cond && (c->flags & EF_TILE)) {
+      diag_error(C->d, c->loc, "a condition that reads a tile, under thread-dependent control");
+      diag_note(C->d, ctl.td_cond->loc, "this condition depends on the thread");
+    }
+    in.reg_ctl = s->kind == S_IF ? "an if" : "a while";
+    if (s->kind == S_IF) {
+      rules_block(C, &s->u.iff.then, in);
+      if (s->u.iff.els) rules_stmt(C, s->u.iff.els, in);
+    } else {
+      rules_block(C, &s->u.whil.body, in);
+    }
+    return;
+  }
+  case S_BLOCK: rules_block(C, &s->u.block, ctl); return;
+  default: return;
+  }
+}
+
+static void rules_block(Checker *C, Block *b, Ctl ctl) {
+  for (int i = 0; i < b->nstmts; i++) rules_stmt(C, b->stmts[i], ctl);
+}
+
+/* ------------------------------------------------------------ driver */
+
+static void check_kernel(Checker *C, Kernel *k) {
+  C->k = k;
+  C->ki = NEW(C->a, KernelInfo);
+  C->ki->target = C->t;
+  k->info = C->ki;
+  memset(&C->cnames, 0, sizeof C->cnames);
+  Scope ks;
+  push_scope(C, &ks);
+  check_kernel_attr_list(C, k);
+  check_launch(C, k);
+  check_params(C, k);
+  Scope body;
+  push_scope(C, &body);
+  check_block(C, &k->body, 1);
+  pop_scope(C);
+  check_registers(C, k);
+  check_grid(C, k);
+  check_assume(C, k);
+  while (taint_block(&k->body, false)) {
+  }
+  rules_block(C, &k->body, (Ctl){NULL, NULL});
+  pop_scope(C);
+  C->ki->cnames = C->cnames;
+}
+
+bool check_program(Arena *a, Diag *d, Program *p, const TargetConfig *t) {
+  Checker C = {.a = a, .d = d, .t = t, .prog = p};
+  int before = d->errors;
+  C.scope = &C.file_scope;
+  for (int i = 0; i < p->nconsts; i++) check_const_stmt(&C, p->consts[i]);
+  for (int i = 0; i < p->nkernels; i++) {
+    Kernel *k = p->kernels[i];
+    for (int j = 0; j < i; j++)
+      if (strcmp(p->kernels[j]->name, k->name) == 0) {
+        diag_error(d, k->name_loc, "kernel '%s' is defined twice", k->name);
+        diag_note(d, p->kernels[j]->name_loc, "first defined here");
+      }
+    check_kernel(&C, k);
+  }
+  return d->errors == before;
+}

@@ -1,0 +1,1632 @@
+/* emit.c: CUDA text for checked kernels.
+ *
+ * Every statement is lowered as one or more *steps*. A step is a piece of code
+ * with the list of shared buffers it reads and writes, and whether each access
+ * is *aligned* (thread tid touches elements tid, tid + threads, ... of the
+ * buffer, the spread of LANGUAGE.md section 8) or not. place.c decides from
+ * those lists where barriers go; this file turns expressions into C.
+ *
+ * Expressions are evaluated per element: ev() returns a C expression for an
+ * expression at coordinates (i, j), fusing elementwise nodes. Reductions and
+ * dot evaluated once per element become loops in the element body; evaluated
+ * more than once (broadcast, dot operands) they are materialised into a
+ * temporary shared tile first.
+ *
+ * Loops are emitted after dry runs of their body (nothing written, no
+ * diagnostics) that carry the barrier state around the back edge to a fixpoint.
+ */
+#include "tile2cu.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "templates.h"
+
+/* ------------------------------------------------------------ output helpers */
+
+static void line(Emitter *E, Buf *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(Emitter *E, Buf *b, const char *fmt, ...) {
+  for (int i = 0; i < E->indent; i++) buf_puts(b, "  ");
+  va_list ap;
+  va_start(ap, fmt);
+  buf_vprintf(b, fmt, ap);
+  va_end(ap);
+  buf_puts(b, "\n");
+}
+
+static const char *fmt(Emitter *E, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static const char *fmt(Emitter *E, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  Buf b = {0};
+  buf_vprintf(&b, f, ap);
+  va_end(ap);
+  char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return s;
+}
+
+static const char *ctype(ElemType t) { return elem_ctypes[t]; }
+
+/* The type reductions and dot accumulate in. */
+static ElemType acc_type(ElemType t) {
+  switch (t) {
+  case T_F16: case T_BF16: return T_F32;
+  case T_I8: case T_U8: case T_BOOL: return T_I32;
+  default: return t;
+  }
+}
+
+/* A literal of type t. */
+static const char *literal(Emitter *E, ElemType t, bool isf, int64_t iv, double fv) {
+  double v = isf ? fv : (double)iv;
+  if (elem_is_float(t)) {
+    const char *s;
+    if (isinf(v)) s = fmt(E, "%st2c::inf<%s>()", v < 0 ? "-" : "", t == T_F64 ? "double" : "float");
+    else {
+      char num[64];
+      snprintf(num, sizeof num, t == T_F64 ? "%.17g" : "%.9g", v);
+      if (!strpbrk(num, ".en")) strcat(num, ".0");
+      s = t == T_F64 ? fmt(E, "%s", num) : fmt(E, "%sf", num);
+    }
+    if (t == T_F16 || t == T_BF16) return fmt(E, "t2c::cvt<%s>(%s)", ctype(t), s);
+    if (t == T_F64 && isinf(v)) return v < 0 ? "-t2c::inf<double>()" : "t2c::inf<double>()";
+    return s;
+  }
+  int64_t n = isf ? (int64_t)fv : iv;
+  switch (t) {
+  case T_BOOL: return n ? "true" : "false";
+  case T_I64: return fmt(E, "%" PRId64 "LL", n);
+  case T_U32: return fmt(E, "%" PRId64 "u", n);
+  case T_I8: case T_U8: return fmt(E, "(%s)%" PRId64, ctype(t), n);
+  default:
+    if (n == INT32_MIN) return "(-2147483647 - 1)";
+    return fmt(E, "%" PRId64, n);
+  }
+}
+
+/* ------------------------------------------------------------ forward declarations */
+typedef struct At At;
+static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, Buf *out);
+static void emit_copy(Emitter *E, Sym *r, Buf *out);
+static const char *emit_ctx(Emitter *E, CtxField f);
+static const char *emit_tensor_read(Emitter *E, Expr *slice, Expr *pad, At at);
+static const char *emit_index_read(Emitter *E, Expr *x, At at, Buf *pre);
+static int reg_index(Emitter *E, Sym *r);
+static int tile_buffer(Emitter *E, Sym *t);
+
+/* ------------------------------------------------------------ buffers and steps */
+
+static int emit_buffer(Emitter *E, const void *key, const char *cname, ElemType elem, const Type *shape,
+                const char *what) {
+  for (int i = 0; i < E->nbufs; i++)
+    if (E->bufs[i].key == key) return i;
+  if (E->nbufs == MAX_BUFS) die("more than %d shared buffers in one kernel", MAX_BUFS);
+  Buffer *b = &E->bufs[E->nbufs];
+  b->key = key;
+  b->cname = cname;
+  b->elem = elem;
+  b->rank = shape->rank;
+  b->dims[0] = shape->rank > 0 ? shape->dims[0] : 1;
+  b->dims[1] = shape->rank > 1 ? shape->dims[1] : 1;
+  b->numel = (int64_t)b->dims[0] * b->dims[1];
+  b->bytes = b->numel * elem_bytes[elem];
+  b->what = what;
+  return E->nbufs++;
+}
+
+static void access(Emitter *E, int buf, bool write, bool aligned) {
+  Step *s = E->step;
+  if (!s) die("access outside a step");
+  if (s->nacc == MAX_ACCESS) {
+    place_overflow(E, s);
+    return;
+  }
+  s->acc[s->nacc++] = (Access){buf, write, aligned};
+}
+
+static void step_begin(Emitter *E, Step *s, Step **saved) {
+  memset(s, 0, sizeof *s);
+  *saved = E->step;
+  E->step = s;
+}
+
+/* Places the barrier the step needs, then appends its code to out. */
+static void step_end(Emitter *E, Step *s, Step *saved, Buf *code, Buf *out) {
+  place_step(E, s, out);
+  if (code->len) buf_putn(out, code->data, code->len);
+  buf_free(code);
+  E->step = saved;
+}
+
+/* ------------------------------------------------------------ expressions */
+
+struct At {
+  const char *i, *j;  /* coordinates; NULL for a scalar context */
+  bool aligned;       /* the statement's own element, in its shape */
+  bool once;          /* evaluated once per element of the result */
+  int kreg;           /* literal register index when unrolled, else -1 */
+};
+
+static const char *ev(Emitter *E, Expr *x, ElemType want, At at, Buf *pre);
+
+static bool same_shape(const Type *a, const Type *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* Coordinates of a child of shape c inside a node of shape p (broadcasting). */
+static At child_at(At at, const Type *p, const Type *c) {
+  if (c->rank == 0) return (At){NULL, NULL, false, true, -1};
+  At r = at;
+  if (c->rank >= 1 && c->dims[0] == 1 && p->dims[0] > 1) r.i = "0", r.aligned = false, r.once = false;
+  if (c->rank == 2 && c->dims[1] == 1 && p->dims[1] > 1) r.j = "0", r.aligned = false, r.once = false;
+  return r;
+}
+
+/* The element type an operand is evaluated in (untyped literals follow the other side). */
+static ElemType operand_type(Expr *a, Expr *b, ElemType want) {
+  if (!a->ty.untyped) return a->ty.elem;
+  if (!b->ty.untyped) return b->ty.elem;
+  if (want != T_NONE && want != T_BOOL) return want;
+  return (a->ty.elem == T_F32 || b->ty.elem == T_F32) ? T_F32 : T_I32;
+}
+
+static const char *index_2d(Emitter *E, const Buffer *b, const char *i, const char *j) {
+  if (b->rank <= 1) return i ? i : "0";
+  if (strcmp(i, "0") == 0) return j;
+  if (b->dims[1] == 1) return i;
+  return fmt(E, "%s * %d + %s", i, b->dims[1], j);
+}
+
+/* A read of a shared buffer at coordinates of a tile of the buffer's shape. */
+static const char *read_buf(Emitter *E, int bi, At at, const Type *shape) {
+  const Buffer *b = &E->bufs[bi];
+  bool aligned = at.aligned && same_shape(shape, &E->sshape);
+  access(E, bi, false, aligned);
+  if (aligned) return fmt(E, "%s[e]", b->cname);
+  return fmt(E, "%s[%s]", b->cname, index_2d(E, b, at.i, at.j));
+}
+
+/* The shared copy of a register tile, made (once, here) when it is not valid. */
+static int reg_copy(Emitter *E, Sym *r) {
+  int ri = reg_index(E, r);
+  int bi = emit_buffer(E, r, r->copy_cname, r->ty.elem, &r->ty, fmt(E, "shared copy of register tile %s", r->name));
+  if (!E->st.valid[ri]) {
+    if (!E->copy_why[ri]) E->copy_why[ri] = E->why ? E->why : "it is read at other elements";
+    E->copy_req[ri] = 1;
+    emit_copy(E, r, E->out);
+  }
+  return bi;
+}
+
+static const char *ev_ident(Emitter *E, Expr *x, ElemType want, At at) {
+  Sym *y = x->u.ident.sym;
+  if (x->flags & EF_CONST) return literal(E, want != T_NONE && x->ty.untyped ? want : x->ty.elem, x->cv.isf, x->cv.i, x->cv.f);
+  if (y->ty.rank == 0) return y->cname;
+  if (y->place == PL_REGISTER) {
+    if (at.aligned && at.kreg >= 0 && same_shape(&y->ty, &E->sshape) && !E->no_reg_reads)
+      return fmt(E, "%s[%d]", y->cname, at.kreg);
+    return read_buf(E, reg_copy(E, y), at, &y->ty);
+  }
+  return read_buf(E, tile_buffer(E, y), at, &y->ty);
+}
+
+static const char *ev_cast(Emitter *E, Expr *x, At at, Buf *pre) {
+  Expr *a = x->u.call.args[0];
+  const char *v = ev(E, a, x->u.call.cast, child_at(at, &x->ty, &a->ty), pre);
+  if (a->ty.untyped || a->ty.elem == x->u.call.cast) return v;
+  return fmt(E, "t2c::cvt<%s>(%s)", ctype(x->u.call.cast), v);
+}
+
+/* A new name for a value computed in the element body. */
+static const char *fresh(Emitter *E, const char *stem) { return fmt(E, "t2c_%s%d", stem, E->ctr++); }
+
+/* Row reductions of a register tile folded with shuffles (the seed's second row). */
+static bool reg_foldable(Emitter *E, const Expr *x) {
+  if (x->kind != E_CALL || (x->u.call.builtin != B_ROWSUM && x->u.call.builtin != B_ROWMAX)) return false;
+  const Expr *t = x->u.call.args[0];
+  if (t->kind != E_IDENT || !t->u.ident.sym || t->u.ident.sym->place != PL_REGISTER) return false;
+  int n = t->ty.dims[1];
+  return (t->ty.elem == T_F32 || t->ty.elem == T_I32) && n <= E->t->lanes && (n & (n - 1)) == 0;
+}
+
+static const char *red_op(BuiltinKind b, const char *acc, const char *v) {
+  (void)acc;
+  (void)v;
+  switch (b) {
+  case B_ROWSUM: case B_COLSUM: case B_SUM: return "+";
+  case B_ROWMAX: case B_COLMAX: return "max";
+  default: return "min";
+  }
+}
+
+static const char *red_init(Emitter *E, BuiltinKind b, ElemType t) {
+  const char *op = red_op(b, NULL, NULL);
+  if (op[0] == '+') return literal(E, t, false, 0, 0);
+  return fmt(E, "t2c::%s<%s>()", op[1] == 'a' ? "lowest" : "highest", ctype(t));
+}
+
+/* rowsum/colsum/... evaluated in the element body: a loop over the reduced dim. */
+static const char *ev_reduce_inline(Emitter *E, Expr *x, At at, Buf *pre) {
+  BuiltinKind b = (BuiltinKind)x->u.call.builtin;
+  Expr *a = x->u.call.args[0];
+  ElemType at_t = acc_type(x->ty.elem);
+  bool row = b == B_ROWSUM || b == B_ROWMAX || b == B_ROWMIN;
+  const char *acc = fresh(E, "r"), *kk = fresh(E, "k");
+  int n = row ? a->ty.dims[1] : a->ty.dims[0];
+  At in = {row ? at.i : kk, row ? kk : at.j, false, at.once, -1};
+  const char *why = E->why;
+  E->why = fmt(E, "%s() reads it across threads", builtin_names[b]);
+  line(E, pre, "%s %s = %s;", ctype(at_t), acc, red_init(E, b, at_t));
+  line(E, pre, "for (int %s = 0; %s < %d; ++%s) {", kk, kk, n, kk);
+  E->indent++;
+  Buf inner = {0};
+  const char *v = ev(E, a, x->ty.elem, in, &inner);
+  if (inner.len) buf_putn(pre, inner.data, inner.len);
+  buf_free(&inner);
+  if (at_t != a->ty.elem) v = fmt(E, "t2c::cvt<%s>(%s)", ctype(at_t), v);
+  const char *op = red_op(b, NULL, NULL);
+  if (op[0] == '+') line(E, pre, "%s += %s;", acc, v);
+  else line(E, pre, "%s = t2c::%s(%s, %s);", acc, op, acc, v);
+  E->indent--;
+  line(E, pre, "}");
+  E->why = why;
+  if (at_t != x->ty.elem) return fmt(E, "t2c::cvt<%s>(%s)", ctype(x->ty.elem), acc);
+  return acc;
+}
+
+/* dot(a, b) at (i, j): a loop over k, accumulating in f32 (f16/bf16), f64 or i32. */
+static const char *ev_dot_inline(Emitter *E, Expr *x, At at, Buf *pre) {
+  Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  ElemType acc_t = x->ty.elem;
+  const char *acc = fresh(E, "d"), *kk = fresh(E, "k");
+  const char *why = E->why;
+  E->why = "dot reads it as an operand";
+  line(E, pre, "%s %s = %s;", ctype(acc_t), acc, literal(E, acc_t, false, 0, 0));
+  line(E, pre, "for (int %s = 0; %s < %d; ++%s) {", kk, kk, a->ty.dims[1], kk);
+  E->indent++;
+  Buf inner = {0};
+  const char *va = ev(E, a, a->ty.elem, (At){at.i, kk, false, false, -1}, &inner);
+  const char *vb = ev(E, b, b->ty.elem, (At){kk, at.j, false, false, -1}, &inner);
+  if (inner.len) buf_putn(pre, inner.data, inner.len);
+  buf_free(&inner);
+  if (a->ty.elem != acc_t) {
+    va = fmt(E, "t2c::cvt<%s>(%s)", ctype(acc_t), va);
+    vb = fmt(E, "t2c::cvt<%s>(%s)", ctype(acc_t), vb);
+  }
+  line(E, pre, "%s += %s * %s;", acc, va, vb);
+  E->indent--;
+  line(E, pre, "}");
+  E->why = why;
+  return acc;
+}
+
+static const char *ev_sum(Emitter *E, Expr *x);
+
+static const char *memo_get(Emitter *E, const void *key) {
+  for (int i = 0; i < E->nmemo; i++)
+    if (E->memo_key[i] == key) return E->memo_val[i];
+  return NULL;
+}
+static void memo_put(Emitter *E, const void *key, const char *v) {
+  if (E->nmemo < 64) {
+    E->memo_key[E->nmemo] = key;
+    E->memo_val[E->nmemo++] = v;
+  }
+}
+
+/* A temporary shared tile for `key`, named t2c_tmpN in order of first use. */
+static int temp_buffer(Emitter *E, const void *key, ElemType elem, const Type *shape, const char *what) {
+  int n = E->nbufs;
+  int bi = emit_buffer(E, key, fmt(E, "t2c_tmp%d", E->ntemps), elem, shape, what);
+  if (bi == n) E->ntemps++;
+  return bi;
+}
+
+/* A non-elementwise node evaluated more than once per element goes to a temp tile,
+ * computed once per statement. */
+static const char *ev_materialised(Emitter *E, Expr *x, At at) {
+  int bi = temp_buffer(E, x, x->ty.elem, &x->ty,
+                       fmt(E, "temporary for %s() at line %d", x->u.call.name, x->loc.line));
+  if (!memo_get(E, x)) {
+    memo_put(E, x, E->bufs[bi].cname);
+    Type saved_shape = E->sshape;
+    bool saved_nr = E->no_reg_reads;
+    int saved_indent = E->indent;
+    E->indent = E->stmt_indent;
+    emit_elementwise(E, &(Target){.kind = TG_BUFFER, .buf = bi, .shape = x->ty}, TK_ASSIGN, x, E->out);
+    E->indent = saved_indent;
+    E->sshape = saved_shape;
+    E->no_reg_reads = saved_nr;
+  }
+  return read_buf(E, bi, (At){at.i, at.j, false, false, -1}, &x->ty);
+}
+
+static const char *ev_call(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) {
+  if (x->u.call.cast != T_NONE) return ev_cast(E, x, at, pre);
+  BuiltinKind b = (BuiltinKind)x->u.call.builtin;
+  Expr **args = x->u.call.args;
+  switch (builtin_class[b]) {
+  case BC_MATH1:
+    return fmt(E, "t2c::%s(%s)", builtin_names[b],
+               ev(E, args[0], x->ty.elem, child_at(at, &x->ty, &args[0]->ty), pre));
+  case BC_MATH2: {
+    ElemType t = operand_type(args[0], args[1], want);
+    return fmt(E, "t2c::%s(%s, %s)", builtin_names[b],
+               ev(E, args[0], t, child_at(at, &x->ty, &args[0]->ty), pre),
+               ev(E, args[1], t, child_at(at, &x->ty, &args[1]->ty), pre));
+  }
+  case BC_RED:
+    if (reg_foldable(E, x) || !at.once) return ev_materialised(E, x, at);
+    return ev_reduce_inline(E, x, at, pre);
+  case BC_SUM: return ev_sum(E, x);
+  case BC_OTHER: break;
+  }
+  switch (b) {
+  case B_WHERE: {
+    ElemType t = operand_type(args[1], args[2], want != T_NONE ? want : x->ty.elem);
+    const char *c = ev(E, args[0], T_BOOL, child_at(at, &x->ty, &args[0]->ty), pre);
+    const char *p = ev(E, args[1], t, child_at(at, &x->ty, &args[1]->ty), pre);
+    const char *q = ev(E, args[2], t, child_at(at, &x->ty, &args[2]->ty), pre);
+    return fmt(E, "(%s ? %s : %s)", c, p, q);
+  }
+  case B_CDIV: {
+    const char *p = ev(E, args[0], T_I32, at, pre), *q = ev(E, args[1], T_I32, at, pre);
+    return fmt(E, "((%s + %s - 1) / %s)", p, q, q);
+  }
+  case B_ROWS: return at.i;
+  case B_COLS: return at.j;
+  case B_DOT:
+    if (!at.once) return ev_materialised(E, x, at);
+    return ev_dot_inline(E, x, at, pre);
+  case B_TRANSPOSE: {
+    const char *why = E->why;
+    E->why = "transpose reads it at other elements";
+    const char *v = ev(E, args[0], want, (At){at.j, at.i, false, at.once, -1}, pre);
+    E->why = why;
+    return v;
+  }
+  case B_PAD: return emit_tensor_read(E, args[0], args[1], at);
+  default: unreachable();
+  }
+}
+
+static const char *binop(TokenKind op) {
+  switch (op) {
+  case TK_OROR: return "||"; case TK_ANDAND: return "&&"; case TK_EQ: return "==";
+  case TK_NE: return "!="; case TK_LT: return "<"; case TK_LE: return "<=";
+  case TK_GT: return ">"; case TK_GE: return ">="; case TK_OR: return "|";
+  case TK_XOR: return "^"; case TK_AND: return "&"; case TK_SHL: return "<<";
+  case TK_SHR: return ">>"; case TK_PLUS: return "+"; case TK_MINUS: return "-";
+  case TK_STAR: return "*"; case TK_SLASH: return "/"; case TK_PERCENT: return "%";
+  default: unreachable();
+  }
+}
+
+static const char *ev(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) {
+  if ((x->flags & EF_CONST) && x->kind != E_CALL) {
+    ElemType t = x->ty.untyped && want != T_NONE && want != T_BOOL ? want : x->ty.elem;
+    return literal(E, t, x->cv.isf, x->cv.i, x->cv.f);
+  }
+  switch (x->kind) {
+  case E_INT: return literal(E, want != T_NONE ? want : T_I32, false, x->u.ival, 0);
+  case E_FLOAT: return literal(E, want != T_NONE ? want : T_F32, true, 0, x->u.fval);
+  case E_BOOL: return x->u.ival ? "true" : "false";
+  case E_INF: return literal(E, want != T_NONE ? want : T_F32, true, 0, INFINITY);
+  case E_CTX: return emit_ctx(E, x->u.ctx);
+  case E_IDENT: return ev_ident(E, x, want, at);
+  case E_MEMBER: unreachable();
+  case E_UNARY: {
+    const char *v = ev(E, x->u.unary.a, x->ty.untyped ? want : x->ty.elem,
+                       child_at(at, &x->ty, &x->u.unary.a->ty), pre);
+    const char *op = x->u.unary.op == TK_MINUS ? "-" : x->u.unary.op == TK_NOT ? "!" : "~";
+    return fmt(E, "(%s%s)", op, v);
+  }
+  case E_BINARY: {
+    Expr *a = x->u.binary.a, *b = x->u.binary.b;
+    ElemType t = operand_type(a, b, x->ty.elem == T_BOOL ? T_NONE : want != T_NONE ? want : x->ty.elem);
+    if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
+    const char *p = ev(E, a, t, child_at(at, &x->ty, &a->ty), pre);
+    const char *q = ev(E, b, t, child_at(at, &x->ty, &b->ty), pre);
+    return fmt(E, "(%s %s %s)", p, binop(x->u.binary.op), q);
+  }
+  case E_CALL: return ev_call(E, x, want, at, pre);
+  case E_INDEX: return emit_index_read(E, x, at, pre);
+  }
+  unreachable();
+}
+
+/* A scalar expression (no coordinates). */
+static const char *ev_scalar(Emitter *E, Expr *x, ElemType want, Buf *pre) {
+  return ev(E, x, want, (At){NULL, NULL, false, true, -1}, pre);
+}
+
+/* ------------------------------------------------------------ sum(): a block reduction */
+
+/* Two steps: per-thread partials folded per warp into a scratch row, then every
+ * thread folds the row. The barrier between them comes from place.c, like any other. */
+static const char *ev_sum_body(Emitter *E, Expr *x);
+static const char *ev_sum(Emitter *E, Expr *x) {
+  const char *v = memo_get(E, x);
+  if (v) return v;
+  Type saved_shape = E->sshape;
+  bool saved_nr = E->no_reg_reads;
+  int saved_indent = E->indent;
+  E->indent = E->stmt_indent;
+  v = ev_sum_body(E, x);
+  E->indent = saved_indent;
+  E->sshape = saved_shape;
+  E->no_reg_reads = saved_nr;
+  memo_put(E, x, v);
+  return v;
+}
+
+static const char *ev_sum_body(Emitter *E, Expr *x) {
+  Expr *a = x->u.call.args[0];
+  ElemType t = acc_type(x->ty.elem);
+  const char *v = fresh(E, "sum");
+  const char *why = E->why;
+  E->why = "sum() reads it across threads";
+  Type row = {t, 1, {32, 0}, false};
+  int warps = E->ki->threads / E->t->lanes;
+  line(E, E->out, "%s %s = %s;", ctype(t), v, literal(E, t, false, 0, 0));
+  Target tg = {.kind = TG_ACCUM, .accum = v, .accum_type = t, .shape = a->ty};
+  emit_elementwise(E, &tg, TK_ADD_ASSIGN, a, E->out);
+  E->use_lane = true;
+  if (warps == 1) {
+    line(E, E->out, "%s = t2c::fold_sum<%d>(%s);", v, E->t->lanes, v);
+  } else {
+    E->use_warp = true;
+    int bi = emit_buffer(E, (void *)&elem_names[t], fmt(E, "t2c_red_%s", elem_names[t]), t, &row,
+                         "scratch row of sum()");
+    Step s1, *sv;
+    Buf code = {0};
+    step_begin(E, &s1, &sv);
+    access(E, bi, true, false);
+    line(E, &code, "%s = t2c::fold_sum<%d>(%s);", v, E->t->lanes, v);
+    line(E, &code, "if (lane == 0) %s[warp] = %s;", E->bufs[bi].cname, v);
+    step_end(E, &s1, sv, &code, E->out);
+    Step s2;
+    step_begin(E, &s2, &sv);
+    access(E, bi, false, false);
+    line(E, &code, "%s = t2c::fold_sum<%d>(lane < %d ? %s[lane] : %s);", v, E->t->lanes, warps,
+         E->bufs[bi].cname, literal(E, t, false, 0, 0));
+    step_end(E, &s2, sv, &code, E->out);
+  }
+  E->why = why;
+  if (t != x->ty.elem) return fmt(E, "t2c::cvt<%s>(%s)", ctype(x->ty.elem), v);
+  return v;
+}
+
+/* ------------------------------------------------------------ ctx, registers, tiles */
+
+static const char *emit_ctx(Emitter *E, CtxField f) {
+  static const char *const axis[] = {"x", "y", "z"};
+  switch (f) {
+  case CTX_THREAD: return "tid";
+  case CTX_THREADS: return fmt(E, "%d", E->ki->threads);
+  case CTX_LANE: E->use_lane = true; return "lane";
+  case CTX_LANES: return fmt(E, "%d", E->t->lanes);
+  case CTX_WARP: E->use_warp = true; return "warp";
+  case CTX_WARPS: return fmt(E, "%d", E->ki->threads / E->t->lanes);
+  case CTX_BLOCK_X: case CTX_BLOCK_Y: case CTX_BLOCK_Z:
+    return fmt(E, "(int)blockIdx.%s", axis[f - CTX_BLOCK_X]);
+  case CTX_BLOCKS_X: case CTX_BLOCKS_Y: case CTX_BLOCKS_Z:
+    return fmt(E, "(int)gridDim.%s", axis[f - CTX_BLOCKS_X]);
+  }
+  unreachable();
+}
+
+static int reg_index(Emitter *E, Sym *r) {
+  for (int i = 0; i < E->ki->regs.len; i++)
+    if (E->ki->regs.items[i] == r) return i;
+  unreachable();
+}
+
+static int tile_buffer(Emitter *E, Sym *t) {
+  return emit_buffer(E, t, t->cname, t->ty.elem, &t->ty, fmt(E, "tile %s", t->name));
+}
+
+/* A tensor the kernel writes: its global memory is tracked like a buffer, so a
+ * read after another thread's store gets its barrier too. */
+static int tensor_buffer(Emitter *E, Sym *X) {
+  Type none = {X->ty.elem, 0, {0, 0}, false};
+  int bi = emit_buffer(E, X, X->cname, X->ty.elem, &none, fmt(E, "tensor %s", X->name));
+  E->bufs[bi].global = true;
+  E->bufs[bi].bytes = 0;
+  return bi;
+}
+
+static void warn(Emitter *E, Loc loc, const char *msg, const char *note, Loc nloc) {
+  if (E->dry) return;
+  diag_warning(E->d, loc, "%s", msg);
+  if (note) diag_note(E->d, nloc, "%s", note);
+}
+
+static void explain(Emitter *E, const char *fmt_, ...) __attribute__((format(printf, 2, 3)));
+static void explain(Emitter *E, const char *fmt_, ...) {
+  if (E->dry || !E->o->explain || !E->o->explain_out) return;
+  va_list ap;
+  va_start(ap, fmt_);
+  fprintf(E->o->explain_out, "%s:%d: ", E->o->file, E->line);
+  vfprintf(E->o->explain_out, fmt_, ap);
+  fputc('\n', E->o->explain_out);
+  va_end(ap);
+}
+
+/* Copies a register tile into its shared copy: one aligned write per element. */
+static void emit_copy(Emitter *E, Sym *r, Buf *out) {
+  int ri = reg_index(E, r);
+  int bi = emit_buffer(E, r, r->copy_cname, r->ty.elem, &r->ty, fmt(E, "shared copy of register tile %s", r->name));
+  const char *why = E->copy_why[ri] ? E->copy_why[ri] : "it is read at other elements";
+  int saved = E->indent;
+  E->indent = E->stmt_indent;
+  Step s, *sv;
+  Buf code = {0};
+  step_begin(E, &s, &sv);
+  access(E, bi, true, true);
+  line(E, &code, "// %s -> %s (shared): %s", r->name, r->copy_cname, why);
+  for (int k = 0; k < r->per_thread; k++) {
+    if (k == 0) line(E, &code, "%s[tid] = %s[0];", r->copy_cname, r->cname);
+    else line(E, &code, "%s[tid + %d] = %s[%d];", r->copy_cname, k * E->ki->threads, r->cname, k);
+  }
+  step_end(E, &s, sv, &code, out);
+  E->indent = saved;
+  E->st.valid[ri] = 1;
+  char *msg = arena_printf(E->a, "register tile '%s' is copied to shared memory here: %s", r->name, why);
+  warn(E, E->loc, msg, arena_printf(E->a, "'%s' is named in @registers here", r->name), r->reg_loc);
+  explain(E, "%s: copied from registers to shared tile %s (%" PRId64 " bytes): %s", r->name,
+          r->copy_cname, E->bufs[bi].bytes, why);
+}
+
+/* ------------------------------------------------------------ tensors */
+
+static bool nonneg(const Expr *x) {
+  if (x->flags & EF_CONST) return !x->cv.isf && x->cv.i >= 0;
+  switch (x->kind) {
+  case E_CTX: return true;
+  case E_IDENT: {
+    Sym *y = x->u.ident.sym;
+    if (!y) return false;
+    if (y->kind == SY_SIZE) return true;
+    if (y->kind == SY_LOOP) return nonneg(y->decl->u.forr.lo);
+    return false;
+  }
+  case E_BINARY:
+    switch (x->u.binary.op) {
+    case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT: case TK_SHL: case TK_SHR:
+    case TK_AND: case TK_OR: case TK_XOR:
+      return nonneg(x->u.binary.a) && nonneg(x->u.binary.b);
+    default: return false;
+    }
+  case E_CALL:
+    if (x->u.call.builtin != B_CDIV && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX)
+      return false;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!nonneg(x->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+static const Sym *as_size(const Expr *x) {
+  return x && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_SIZE ? x->u.ident.sym : NULL;
+}
+
+/* @assume(S % m == 0) with m a multiple of `of`. */
+static bool assumed_multiple(Emitter *E, const Sym *size, int64_t of) {
+  for (int i = 0; i < E->ki->nassumes; i++) {
+    Assume *a = &E->ki->assumes[i];
+    if (a->size == size && a->mod > 0 && a->mod % of == 0) return true;
+  }
+  return false;
+}
+
+static bool assumed_at_least(Emitter *E, const Sym *size, int64_t v) {
+  for (int i = 0; i < E->ki->nassumes; i++) {
+    Assume *a = &E->ki->assumes[i];
+    if (a->size == size && a->min != INT64_MIN && a->min >= v) return true;
+  }
+  return false;
+}
+
+/* ctx.block.A * c or c * ctx.block.A: returns the axis, or -1. */
+static int block_times(const Expr *x, int64_t *c) {
+  if (x->kind != E_BINARY || x->u.binary.op != TK_STAR) return -1;
+  const Expr *a = x->u.binary.a, *b = x->u.binary.b;
+  if (b->kind == E_CTX && b->u.ctx >= CTX_BLOCK_X && b->u.ctx <= CTX_BLOCK_Z) {
+    const Expr *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind == E_CTX && a->u.ctx >= CTX_BLOCK_X && a->u.ctx <= CTX_BLOCK_Z && check_const_int(b, c))
+    return a->u.ctx - CTX_BLOCK_X;
+  return -1;
+}
+
+/* Whether start + len <= dim d of X for every execution the translator can see. */
+static bool fits(Emitter *E, const Expr *start, int64_t len, const Sym *X, int d) {
+  const Sym *S = X->tdim_size[d];
+  int64_t D = X->tdim_const[d], c;
+  if (check_const_int(start, &c)) return S ? assumed_at_least(E, S, c + len) : c + len <= D;
+  if (start->kind == E_IDENT && start->u.ident.sym && start->u.ident.sym->kind == SY_LOOP) {
+    Stmt *f = start->u.ident.sym->decl;
+    int64_t lo, hi, st = 1;
+    bool has_lo = check_const_int(f->u.forr.lo, &lo);
+    bool has_st = !f->u.forr.step || check_const_int(f->u.forr.step, &st);
+    if (check_const_int(f->u.forr.hi, &hi)) /* v <= hi - 1 */
+      return S ? assumed_at_least(E, S, hi - 1 + len) : hi - 1 + len <= D;
+    if (S && as_size(f->u.forr.hi) == S && has_lo && has_st && st > 0 && lo % st == 0 && len <= st)
+      return len == 1 || assumed_multiple(E, S, st);
+    return false;
+  }
+  int axis = block_times(start, &c);
+  if (axis >= 0 && len <= c) {
+    Expr *g = E->ki->grid[axis];
+    if (!g) return S ? assumed_at_least(E, S, len) : len <= D; /* block index is 0 */
+    int64_t gc;
+    if (check_const_int(g, &gc)) return S ? assumed_at_least(E, S, (gc - 1) * c + len) : (gc - 1) * c + len <= D;
+    if (!S) return false;
+    /* @grid(S / c): the last block ends at or before S */
+    if (g->kind == E_BINARY && g->u.binary.op == TK_SLASH && as_size(g->u.binary.a) == S &&
+        check_const_int(g->u.binary.b, &gc) && gc == c)
+      return true;
+    if (g->kind == E_CALL && g->u.call.builtin == B_CDIV && as_size(g->u.call.args[0]) == S &&
+        check_const_int(g->u.call.args[1], &gc) && gc == c)
+      return assumed_multiple(E, S, c);
+  }
+  return false;
+}
+
+static const char *dim_str(Emitter *E, const Sym *X, int d) {
+  return X->tdim_size[d] ? X->tdim_size[d]->cname : fmt(E, "%" PRId64, X->tdim_const[d]);
+}
+
+static const char *plus(Emitter *E, const char *a, const char *b) {
+  if (!a || strcmp(a, "0") == 0) return b;
+  if (!b || strcmp(b, "0") == 0) return a;
+  return fmt(E, "%s + %s", a, b);
+}
+
+static bool needs_parens(const char *s) { return strpbrk(s, "+-*/%<>&|^?") != NULL; }
+static const char *paren(Emitter *E, const char *s) { return needs_parens(s) ? fmt(E, "(%s)", s) : s; }
+
+/* The linear index of X[...] at coordinates and the bounds condition (NULL when proven). */
+static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const char **cond, Buf *pre) {
+  Sym *X = slice->u.index.base->u.ident.sym;
+  const char *coord[2] = {at.i, at.j};
+  int kept = 0, nsize = 0;
+  for (int d = 0; d < X->trank; d++) nsize += X->tdim_size[d] != NULL;
+  bool wide = nsize >= 2 || (nsize >= 1 && X->trank >= 3);
+  const char *idx = NULL, *cnd = NULL;
+  for (int d = 0; d < X->trank; d++) {
+    Index *ix = &slice->u.index.idx[d];
+    const char *st = ev_scalar(E, ix->start, T_I32, pre);
+    int64_t len = 1;
+    const char *p = st;
+    if (ix->len) {
+      check_const_int(ix->len, &len);
+      p = plus(E, st, coord[kept++]);
+    }
+    bool lo_ok = nonneg(ix->start), hi_ok = fits(E, ix->start, len, X, d);
+    const char *D = dim_str(E, X, d);
+    const char *c = NULL;
+    if (!lo_ok && !hi_ok) c = fmt(E, "(unsigned)(%s) < (unsigned)%s", p, D);
+    else if (!lo_ok) c = fmt(E, "%s >= 0", paren(E, p));
+    else if (!hi_ok) c = fmt(E, "%s < %s", paren(E, p), D);
+    if (c) {
+      cnd = cnd ? fmt(E, "%s && %s", cnd, c) : c;
+      if (E->loop_depth > 0 && !E->dry) {
+        const Expr *s = ix->start;
+        const Sym *S = X->tdim_size[d];
+        const char *hint = NULL;
+        if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP)
+          hint = arena_printf(E->a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, len);
+        diag_warning(E->d, s->loc, "bounds check on dim %d of '%s' kept inside a loop", d, X->name);
+        if (hint) diag_note(E->d, (Loc){0, 0}, "%s", hint);
+      }
+    }
+    if (!idx) idx = wide && strcmp(p, "0") != 0 ? fmt(E, "(long long)%s", paren(E, p)) : p;
+    else if (strcmp(D, "1") == 0) idx = plus(E, idx, p);
+    else if (strcmp(idx, "0") == 0) idx = p;
+    else idx = plus(E, fmt(E, "%s * %s", paren(E, idx), D), paren(E, p));
+  }
+  *lin = idx;
+  *cond = cnd;
+}
+
+static const char *emit_tensor_read(Emitter *E, Expr *slice, Expr *pad, At at) {
+  /* the slice's own coordinate expressions may need preludes: none do (scalars only) */
+  Buf pre = {0};
+  const char *lin, *cond;
+  tensor_index(E, slice, at, &lin, &cond, &pre);
+  if (pre.len) buf_putn(E->out, pre.data, pre.len); /* sum() in an index: statement level */
+  buf_free(&pre);
+  Sym *X = slice->u.index.base->u.ident.sym;
+  if (X->written) access(E, tensor_buffer(E, X), false, false);
+  const char *v = fmt(E, "%s[%s]", X->cname, lin);
+  if (!cond) return v;
+  const char *p = pad ? ev_scalar(E, pad, X->ty.elem, E->out) : literal(E, X->ty.elem, false, 0, 0);
+  return fmt(E, "(%s ? %s : %s)", cond, v, p);
+}
+
+/* t[i, j] and t[a :+ m, b :+ n] on a tile; X[...] on a tensor. */
+static const char *emit_index_read(Emitter *E, Expr *x, At at, Buf *pre) {
+  Sym *y = x->u.index.base->u.ident.sym;
+  if (y->kind == SY_TENSOR) return emit_tensor_read(E, x, NULL, at);
+  const char *why = E->why;
+  E->why = x->ty.rank == 0 ? "an element read reads it at one element for all threads"
+                           : "a sub-tile read reads it at other elements";
+  int bi = y->place == PL_REGISTER ? reg_copy(E, y) : tile_buffer(E, y);
+  E->why = why;
+  const char *coord[2] = {at.i, at.j}, *p[2] = {"0", "0"};
+  int kept = 0;
+  for (int d = 0; d < x->u.index.nidx; d++) {
+    Index *ix = &x->u.index.idx[d];
+    const char *st = ev_scalar(E, ix->start, T_I32, pre);
+    p[d] = ix->len ? plus(E, st, coord[kept++]) : st;
+  }
+  access(E, bi, false, false);
+  const Buffer *b = &E->bufs[bi];
+  if (b->rank <= 1) return fmt(E, "%s[%s]", b->cname, p[0]);
+  return fmt(E, "%s[%s * %d + %s]", b->cname, paren(E, p[0]), b->dims[1], paren(E, p[1]));
+}
+
+/* ------------------------------------------------------------ elementwise statements */
+
+static bool is_elementwise_call(const Expr *x) {
+  if (x->u.call.cast != T_NONE) return true;
+  int b = x->u.call.builtin;
+  return b >= 0 && (builtin_class[b] == BC_MATH1 || builtin_class[b] == BC_MATH2 || b == B_WHERE);
+}
+
+/* Whether x reads a register tile at the statement's own elements. */
+static bool aligned_reg(const Expr *x, const Type *shape) {
+  if (x->ty.rank == 0 || !same_shape(&x->ty, shape)) return false;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym && x->u.ident.sym->place == PL_REGISTER;
+  case E_UNARY: return aligned_reg(x->u.unary.a, shape);
+  case E_BINARY: return aligned_reg(x->u.binary.a, shape) || aligned_reg(x->u.binary.b, shape);
+  case E_CALL:
+    if (!is_elementwise_call(x)) return false;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (aligned_reg(x->u.call.args[i], shape)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Whether x reads tile or tensor y anywhere but at the statement's own element. */
+static bool reads_unaligned(const Expr *x, const Sym *y, const Type *shape, bool aligned) {
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym == y && (!aligned || !same_shape(&x->ty, shape));
+  case E_UNARY: return reads_unaligned(x->u.unary.a, y, shape, aligned && same_shape(&x->u.unary.a->ty, &x->ty));
+  case E_BINARY:
+    return reads_unaligned(x->u.binary.a, y, shape, aligned && same_shape(&x->u.binary.a->ty, &x->ty)) ||
+           reads_unaligned(x->u.binary.b, y, shape, aligned && same_shape(&x->u.binary.b->ty, &x->ty));
+  case E_CALL: {
+    bool ew = is_elementwise_call(x);
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      const Expr *a = x->u.call.args[i];
+      if (reads_unaligned(a, y, shape, ew && aligned && same_shape(&a->ty, &x->ty))) return true;
+    }
+    return false;
+  }
+  case E_INDEX:
+    if (x->u.index.base->u.ident.sym == y) return true;
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (reads_unaligned(x->u.index.idx[i].start, y, shape, false)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+static const char *assign_op(TokenKind op) {
+  switch (op) {
+  case TK_ASSIGN: return "=";
+  case TK_ADD_ASSIGN: return "+=";
+  case TK_SUB_ASSIGN: return "-=";
+  case TK_MUL_ASSIGN: return "*=";
+  case TK_DIV_ASSIGN: return "/=";
+  default: unreachable();
+  }
+}
+
+static ElemType target_elem(Emitter *E, const Target *tg) {
+  switch (tg->kind) {
+  case TG_REGISTER: return tg->sym->ty.elem;
+  case TG_BUFFER: case TG_PARTIAL: return E->bufs[tg->buf].elem;
+  case TG_TENSOR: return tg->lhs->u.index.base->u.ident.sym->ty.elem;
+  case TG_ACCUM: return tg->accum_type;
+  }
+  unreachable();
+}
+
+/* The store of one element: `acc[2] += v;`, `x[e] = v;`, `if (...) O[...] = v;`. */
+static void store_elem(Emitter *E, const Target *tg, TokenKind op, const char *v, At at, int k, Buf *b) {
+  const char *o = assign_op(op);
+  switch (tg->kind) {
+  case TG_REGISTER: line(E, b, "%s[%d] %s %s;", tg->sym->cname, k, o, v); return;
+  case TG_BUFFER:
+    if (k <= 0) access(E, tg->buf, true, true);
+    line(E, b, "%s[e] %s %s;", E->bufs[tg->buf].cname, o, v);
+    return;
+  case TG_PARTIAL: {
+    Expr *l = tg->lhs;
+    const char *coord[2] = {at.i, at.j}, *p[2] = {"0", "0"};
+    int kept = 0;
+    for (int d = 0; d < l->u.index.nidx; d++) {
+      Index *ix = &l->u.index.idx[d];
+      const char *st = ev_scalar(E, ix->start, T_I32, b);
+      p[d] = ix->len ? plus(E, st, coord[kept++]) : st;
+    }
+    const Buffer *bf = &E->bufs[tg->buf];
+    if (k <= 0) access(E, tg->buf, true, false);
+    if (bf->rank <= 1) line(E, b, "%s[%s] %s %s;", bf->cname, p[0], o, v);
+    else line(E, b, "%s[%s * %d + %s] %s %s;", bf->cname, paren(E, p[0]), bf->dims[1], paren(E, p[1]), o, v);
+    return;
+  }
+  case TG_TENSOR: {
+    const char *lin, *cond;
+    Sym *X = tg->lhs->u.index.base->u.ident.sym;
+    tensor_index(E, tg->lhs, at, &lin, &cond, b);
+    int bi = tensor_buffer(E, X);
+    access(E, bi, true, false);
+    if (cond) line(E, b, "if (%s) %s[%s] %s %s;", cond, X->cname, lin, o, v);
+    else line(E, b, "%s[%s] %s %s;", X->cname, lin, o, v);
+    return;
+  }
+  case TG_ACCUM: line(E, b, "%s %s %s;", tg->accum, o, v); return;
+  }
+}
+
+static bool uses_ident(const char *code, const char *id) {
+  size_t n = strlen(id);
+  for (const char *p = strstr(code, id); p; p = strstr(p + 1, id)) {
+    bool before = p == code || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
+    char a = p[n];
+    bool after = !(a == '_' || (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || (a >= '0' && a <= '9'));
+    if (before && after) return true;
+  }
+  return false;
+}
+
+/* The coordinates of element e of a statement of this shape. */
+static void coords(const Type *shape, const char **ci, const char **cj) {
+  if (shape->rank == 1) {
+    *ci = "e";
+    *cj = NULL;
+    return;
+  }
+  int m = shape->dims[0], n = shape->dims[1];
+  *ci = m == 1 ? "0" : n == 1 ? "e" : "r";
+  *cj = n == 1 ? "0" : m == 1 ? "e" : "c";
+}
+
+/* The body of one element: preludes, then the store. Declares r and c when used. */
+static void element_body(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, int kreg, Buf *out) {
+  const char *ci, *cj;
+  coords(&tg->shape, &ci, &cj);
+  Buf pre = {0}, st = {0};
+  ElemType want = target_elem(E, tg);
+  const char *v = ev(E, rhs, want, (At){ci, cj, true, true, kreg}, &pre);
+  if (tg->kind == TG_ACCUM && !rhs->ty.untyped && rhs->ty.elem != tg->accum_type)
+    v = fmt(E, "t2c::cvt<%s>(%s)", ctype(tg->accum_type), v);
+  store_elem(E, tg, op, v, (At){ci, cj, true, true, kreg}, kreg, &st);
+  Buf all = {0};
+  if (pre.len) buf_putn(&all, pre.data, pre.len);
+  if (st.len) buf_putn(&all, st.data, st.len);
+  const char *code = all.data ? all.data : "";
+  if (tg->shape.rank == 2 && (uses_ident(code, "r") || uses_ident(code, "c"))) {
+    int n = tg->shape.dims[1];
+    if (uses_ident(code, "r") && uses_ident(code, "c")) line(E, out, "const int r = e / %d, c = e %% %d;", n, n);
+    else if (uses_ident(code, "r")) line(E, out, "const int r = e / %d;", n);
+    else line(E, out, "const int c = e %% %d;", n);
+  }
+  buf_puts(out, code);
+  buf_free(&pre);
+  buf_free(&st);
+  buf_free(&all);
+}
+
+/* A register row reduction folded with shuffles into a shared [M, 1] buffer. */
+static void emit_fold(Emitter *E, int bi, Expr *x, TokenKind op, Buf *out) {
+  Sym *t = x->u.call.args[0]->u.ident.sym;
+  int n = t->ty.dims[1], T = E->ki->threads;
+  bool sum = x->u.call.builtin == B_ROWSUM;
+  Step s, *sv;
+  Buf code = {0};
+  step_begin(E, &s, &sv);
+  access(E, bi, true, false);
+  line(E, &code, "// %s(%s): each row of %d is a run of %d lanes, folded with shuffles", x->u.call.name,
+       t->name, n, n);
+  for (int k = 0; k < t->per_thread; k++) {
+    const char *e = k ? fmt(E, "(tid + %d)", k * T) : "tid";
+    if (n == 1) {
+      line(E, &code, "%s[%s] %s %s[%d];", E->bufs[bi].cname, e, assign_op(op), t->cname, k);
+      continue;
+    }
+    line(E, &code, "{ const %s v = t2c::fold_%s<%d>(%s[%d]); if (tid %% %d == 0) %s[%s / %d] %s v; }",
+         ctype(t->ty.elem), sum ? "sum" : "max", n, t->cname, k, n, E->bufs[bi].cname, e, n, assign_op(op));
+  }
+  step_end(E, &s, sv, &code, out);
+  explain(E, "%s(%s) folded in registers with warp shuffles (rows of %d lanes), into %s", x->u.call.name,
+          t->name, n, E->bufs[bi].cname);
+}
+
+static bool reg_foldable_target(Emitter *E, const Target *tg, Expr *rhs) {
+  return reg_foldable(E, rhs) && tg->kind == TG_BUFFER && same_shape(&rhs->ty, &tg->shape) &&
+         E->bufs[tg->buf].elem == rhs->ty.elem;
+}
+
+/* Statement targets that are read across threads by their own right-hand side
+ * are computed into a temporary first. */
+static const Sym *target_sym(const Target *tg) {
+  if (tg->kind == TG_PARTIAL || tg->kind == TG_TENSOR) return tg->lhs->u.index.base->u.ident.sym;
+  return NULL;
+}
+
+static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, Buf *out) {
+  Type shape = tg->shape;
+  int64_t n = type_numel(&shape);
+  int T = E->ki->threads;
+  if (reg_foldable_target(E, tg, rhs)) {
+    emit_fold(E, tg->buf, rhs, op, out);
+    return;
+  }
+  const Sym *self = tg->kind == TG_BUFFER ? E->bufs[tg->buf].key : target_sym(tg);
+  bool hazard = self && reads_unaligned(rhs, self, &shape, tg->kind == TG_BUFFER);
+  if (hazard) {
+    ElemType el = target_elem(E, tg);
+    int tb = temp_buffer(E, (const char *)rhs + 1, el, &shape, "temporary: the statement reads its own target");
+    emit_elementwise(E, &(Target){.kind = TG_BUFFER, .buf = tb, .shape = shape}, TK_ASSIGN, rhs, out);
+    E->sshape = shape;
+    /* now target op= temp, element by element */
+    Step s, *sv;
+    Buf code = {0};
+    step_begin(E, &s, &sv);
+    access(E, tb, false, true);
+    int saved = E->indent;
+    line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {", n, T);
+    E->indent++;
+    Buf body = {0};
+    const char *ci, *cj;
+    coords(&shape, &ci, &cj);
+    store_elem(E, tg, op, fmt(E, "%s[e]", E->bufs[tb].cname), (At){ci, cj, true, true, -1}, -1, &body);
+    if (shape.rank == 2 && body.data && (uses_ident(body.data, "r") || uses_ident(body.data, "c")))
+      line(E, &code, "const int r = e / %d, c = e %% %d;", shape.dims[1], shape.dims[1]);
+    if (body.len) buf_putn(&code, body.data, body.len);
+    buf_free(&body);
+    E->indent = saved;
+    line(E, &code, "}");
+    step_end(E, &s, sv, &code, out);
+    return;
+  }
+  bool unrolled = tg->kind == TG_REGISTER ||
+                  ((tg->kind == TG_BUFFER || tg->kind == TG_PARTIAL) && n % T == 0 && n / T <= 64 &&
+                   aligned_reg(rhs, &shape));
+  E->sshape = shape;
+  E->no_reg_reads = tg->kind == TG_TENSOR || tg->kind == TG_ACCUM;
+  const char *why = E->why;
+  if (tg->kind == TG_TENSOR) E->why = "a store to a tensor reads it outside registers";
+  if (tg->kind == TG_ACCUM) E->why = "sum() reads it across threads";
+  Step s, *sv;
+  Buf code = {0};
+  step_begin(E, &s, &sv);
+  int base = E->indent;
+  if (unrolled) {
+    for (int k = 0; k < n / T; k++) {
+      Buf one = {0};
+      E->indent = base + 1;
+      element_body(E, tg, op, rhs, k, &one);
+      E->indent = base;
+      const char *body = one.data ? one.data : "";
+      if (!uses_ident(body, "e")) {
+        /* no element index needed: the lines stand alone */
+        for (const char *p = body; *p;) {
+          const char *nl = strchr(p, '\n');
+          const char *q = p;
+          while (*q == ' ') q++;
+          line(E, &code, "%.*s", (int)(nl - q), q);
+          p = nl + 1;
+        }
+      } else {
+        if (k == 0) line(E, &code, "{ const int e = tid;");
+        else line(E, &code, "{ const int e = tid + %d;", k * T);
+        buf_puts(&code, body);
+        line(E, &code, "}");
+      }
+      buf_free(&one);
+    }
+  } else {
+    if (n < T) line(E, &code, "if (tid < %" PRId64 ") { const int e = tid;", n);
+    else if (n == T) line(E, &code, "{ const int e = tid;");
+    else line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {", n, T);
+    E->indent = base + 1;
+    element_body(E, tg, op, rhs, -1, &code);
+    E->indent = base;
+    line(E, &code, "}");
+  }
+  step_end(E, &s, sv, &code, out);
+  E->why = why;
+  E->no_reg_reads = false;
+}
+
+/* ------------------------------------------------------------ statements */
+
+static void emit_block(Emitter *E, Block *b, Buf *out);
+static void emit_stmt(Emitter *E, Stmt *s, Buf *out);
+
+static void stmt_comment(Emitter *E, Stmt *s, Buf *out) {
+  if (E->o->line_directives) {
+    buf_printf(out, "#line %d \"%s\"\n", s->loc.line, E->o->file);
+    return;
+  }
+  Buf src = {0};
+  diag_source_line(E->d, s->loc.line, &src);
+  const char *t = src.data ? src.data : "";
+  while (*t == ' ' || *t == '\t') t++;
+  size_t n = strlen(t);
+  while (n && (t[n - 1] == ' ' || t[n - 1] == '\t' || t[n - 1] == '\r')) n--;
+  const char *base = strrchr(E->o->file, '/');
+  base = base ? base + 1 : E->o->file;
+  for (int i = 0; i < E->indent; i++) buf_puts(out, "  ");
+  buf_printf(out, "// %s:%d: ", base, s->loc.line);
+  /* a comment must not be closed or continued by the source text */
+  for (size_t i = 0; i < n; i++) buf_putn(out, t[i] == '\\' ? "/" : &t[i], 1);
+  buf_puts(out, "\n");
+  buf_free(&src);
+}
+
+/* A scalar statement as one step (it may read tiles or write tensors). */
+static void invalidate(Emitter *E, Sym *r) {
+  if (r && r->place == PL_REGISTER) E->st.valid[reg_index(E, r)] = 0;
+}
+
+static void emit_var(Emitter *E, Stmt *s, Buf *out) {
+  Sym *y = s->u.decl.sym;
+  Expr *init = s->u.decl.init;
+  if (y->ty.rank == 0) {
+    Step st, *sv;
+    Buf code = {0};
+    step_begin(E, &st, &sv);
+    const char *v = init ? ev_scalar(E, init, y->ty.elem, &code) : literal(E, y->ty.elem, false, 0, 0);
+    line(E, &code, "%s %s = %s;", ctype(y->ty.elem), y->cname, v);
+    step_end(E, &st, sv, &code, out);
+    return;
+  }
+  if (y->place == PL_REGISTER) {
+    int ri = reg_index(E, y);
+    line(E, out, "%s %s[%d];", ctype(y->ty.elem), y->cname, y->per_thread);
+    E->st.live[ri] = 1;
+    E->st.valid[ri] = 0;
+    emit_elementwise(E, &(Target){.kind = TG_REGISTER, .sym = y, .shape = y->ty}, TK_ASSIGN, init, out);
+    return;
+  }
+  if (init)
+    emit_elementwise(E, &(Target){.kind = TG_BUFFER, .buf = tile_buffer(E, y), .shape = y->ty}, TK_ASSIGN,
+                     init, out);
+}
+
+/* X[i, j] = v with scalar indices: one thread stores, unless the control is per-thread. */
+static void emit_scalar_store(Emitter *E, Stmt *s, Buf *out) {
+  Expr *l = s->u.assign.lhs;
+  Sym *y = l->u.index.base->u.ident.sym;
+  Step st, *sv;
+  Buf code = {0};
+  step_begin(E, &st, &sv);
+  const char *v = ev_scalar(E, s->u.assign.rhs, y->ty.elem, &code);
+  const char *lin, *cond = NULL, *o = assign_op(s->u.assign.op);
+  int bi;
+  if (y->kind == SY_TENSOR) {
+    tensor_index(E, l, (At){NULL, NULL, false, true, -1}, &lin, &cond, &code);
+    bi = tensor_buffer(E, y);
+  } else {
+    bi = tile_buffer(E, y);
+    const char *p0 = ev_scalar(E, l->u.index.idx[0].start, T_I32, &code);
+    lin = y->ty.rank == 1 ? p0
+                          : fmt(E, "%s * %d + %s", paren(E, p0), y->ty.dims[1],
+                                paren(E, ev_scalar(E, l->u.index.idx[1].start, T_I32, &code)));
+  }
+  access(E, bi, true, false);
+  const char *guard = E->td_ctl ? NULL : "tid == 0";
+  const char *c = guard && cond ? fmt(E, "%s && %s", guard, cond) : guard ? guard : cond;
+  if (c) line(E, &code, "if (%s) %s[%s] %s %s;", c, y->cname, lin, o, v);
+  else line(E, &code, "%s[%s] %s %s;", y->cname, lin, o, v);
+  step_end(E, &st, sv, &code, out);
+}
+
+static void emit_assign(Emitter *E, Stmt *s, Buf *out) {
+  Expr *l = s->u.assign.lhs, *r = s->u.assign.rhs;
+  TokenKind op = s->u.assign.op;
+  if (l->kind == E_IDENT) {
+    Sym *y = l->u.ident.sym;
+    if (y->ty.rank == 0) {
+      Step st, *sv;
+      Buf code = {0};
+      step_begin(E, &st, &sv);
+      const char *v = ev_scalar(E, r, y->ty.elem, &code);
+      line(E, &code, "%s %s %s;", y->cname, assign_op(op), v);
+      step_end(E, &st, sv, &code, out);
+      return;
+    }
+    if (y->place == PL_REGISTER) {
+      emit_elementwise(E, &(Target){.kind = TG_REGISTER, .sym = y, .shape = y->ty}, op, r, out);
+      invalidate(E, y);
+      return;
+    }
+    emit_elementwise(E, &(Target){.kind = TG_BUFFER, .buf = tile_buffer(E, y), .shape = y->ty}, op, r, out);
+    return;
+  }
+  Sym *y = l->u.index.base->u.ident.sym;
+  if (l->ty.rank == 0) {
+    emit_scalar_store(E, s, out);
+    return;
+  }
+  if (y->kind == SY_TENSOR) {
+    emit_elementwise(E, &(Target){.kind = TG_TENSOR, .lhs = l, .shape = l->ty}, op, r, out);
+    return;
+  }
+  emit_elementwise(E, &(Target){.kind = TG_PARTIAL, .lhs = l, .buf = tile_buffer(E, y), .shape = l->ty}, op, r, out);
+}
+
+/* Whether a block writes register tile r (declaration or assignment). */
+static bool block_writes(const Block *b, const Sym *r);
+static bool stmt_writes(const Stmt *s, const Sym *r) {
+  switch (s->kind) {
+  case S_VAR: return s->u.decl.sym == r;
+  case S_ASSIGN: {
+    const Expr *l = s->u.assign.lhs;
+    if (l->kind == E_IDENT) return l->u.ident.sym == r;
+    return l->kind == E_INDEX && l->u.index.base->u.ident.sym == r;
+  }
+  case S_FOR: return block_writes(&s->u.forr.body, r);
+  case S_WHILE: return block_writes(&s->u.whil.body, r);
+  case S_BLOCK: return block_writes(&s->u.block, r);
+  case S_IF: return block_writes(&s->u.iff.then, r) || (s->u.iff.els && stmt_writes(s->u.iff.els, r));
+  default: return false;
+  }
+}
+static bool block_writes(const Block *b, const Sym *r) {
+  for (int i = 0; i < b->nstmts; i++)
+    if (stmt_writes(b->stmts[i], r)) return true;
+  return false;
+}
+
+typedef void (*BodyFn)(Emitter *E, Stmt *s, Buf *out);
+
+static void dry_run(Emitter *E, Stmt *s, BodyFn fn) {
+  int ctr = E->ctr, indent = E->indent;
+  Buf *out = E->out;
+  Buf scratch = {0};
+  E->dry++;
+  fn(E, s, &scratch);
+  E->dry--;
+  buf_free(&scratch);
+  E->ctr = ctr;
+  E->indent = indent;
+  E->out = out;
+}
+
+/* Runs the body with the loop's context; returns the state at the back edge. */
+static State loop_pass(Emitter *E, Stmt *s, BodyFn fn, const State *entry, LoopCtx *lc, bool real, Buf *out) {
+  E->st = *entry;
+  memset(lc, 0, sizeof *lc);
+  lc->up = E->loop;
+  E->loop = lc;
+  E->loop_depth++;
+  if (real) fn(E, s, out);
+  else dry_run(E, s, fn);
+  E->loop_depth--;
+  E->loop = lc->up;
+  State end = E->st;
+  if (lc->has_cont) end = place_join(&end, &lc->cont);
+  return end;
+}
+
+/* A loop: copies hoisted above it, then the barrier state carried around the
+ * back edge to a fixpoint by dry runs, then the real body. */
+static void emit_loop(Emitter *E, Stmt *s, Buf *out, const char *header, const char *pragma, BodyFn fn) {
+  LoopCtx lc;
+  State pre = E->st;
+  if (E->dry <= 4) {
+    memset(E->copy_req, 0, sizeof E->copy_req);
+    loop_pass(E, s, fn, &pre, &lc, false, NULL);
+    E->st = pre;
+    const Block *body = s->kind == S_FOR ? &s->u.forr.body : &s->u.whil.body;
+    for (int i = 0; i < E->ki->regs.len; i++) {
+      Sym *r = E->ki->regs.items[i];
+      if (E->copy_req[i] && pre.live[i] && !pre.valid[i] && !block_writes(body, r)) {
+        E->stmt_indent = E->indent;
+        emit_copy(E, r, out);
+        explain(E, "%s: copy hoisted above the loop, which does not write it", r->name);
+      }
+    }
+    pre = E->st;
+  }
+  State entry = pre;
+  int rounds = E->dry > 4 ? 1 : 8;
+  for (int it = 0; it < rounds; it++) {
+    State end = loop_pass(E, s, fn, &entry, &lc, false, NULL);
+    State next = place_join(&pre, &end);
+    if (place_same(&next, &entry)) break;
+    entry = next;
+  }
+  if (pragma) line(E, out, "%s", pragma);
+  line(E, out, "%s", header);
+  E->indent++;
+  State end = loop_pass(E, s, fn, &entry, &lc, true, out);
+  State back = place_join(&pre, &end);
+  if (!place_same(&back, &entry) && !E->dry) /* only when the fixpoint was cut short */
+    place_barrier(E, out, "the state at the back edge is not known exactly");
+  E->indent--;
+  line(E, out, "}");
+  E->st = lc.has_brk ? place_join(&entry, &lc.brk) : entry;
+}
+
+static void for_body(Emitter *E, Stmt *s, Buf *out) { emit_block(E, &s->u.forr.body, out); }
+
+static bool simple_bound(const Expr *x) {
+  if (x->flags & EF_CONST) return true;
+  if (x->kind == E_CTX) return true;
+  if (x->kind == E_IDENT) {
+    SymKind k = x->u.ident.sym->kind;
+    return k == SY_SIZE || k == SY_SCALAR || k == SY_CONST;
+  }
+  return false;
+}
+
+static Attr *stmt_attr(Stmt *s, AttrKind k) {
+  for (int i = 0; i < s->nattrs; i++)
+    if (s->attrs[i]->kind == k) return s->attrs[i];
+  return NULL;
+}
+
+/* Shared bytes of tiles loaded from tensors directly in a pipelined body. */
+static int64_t pipelined_bytes(Emitter *E, Block *b) {
+  int64_t n = 0;
+  for (int i = 0; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    Expr *init = s->kind == S_VAR ? s->u.decl.init : s->kind == S_ASSIGN ? s->u.assign.rhs : NULL;
+    Sym *y = s->kind == S_VAR ? s->u.decl.sym
+             : s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT ? s->u.assign.lhs->u.ident.sym : NULL;
+    if (!init || !y || y->ty.rank == 0 || y->place != PL_SHARED) continue;
+    bool load = init->kind == E_INDEX && init->u.index.base->u.ident.sym->kind == SY_TENSOR;
+    if (init->kind == E_CALL && init->u.call.builtin == B_PAD) load = true;
+    if (load) n += type_numel(&y->ty) * elem_bytes[y->ty.elem];
+  }
+  return n;
+}
+
+static void emit_for(Emitter *E, Stmt *s, Buf *out) {
+  Sym *v = s->u.forr.sym;
+  Step st, *sv;
+  Buf code = {0};
+  step_begin(E, &st, &sv);
+  const char *lo = ev_scalar(E, s->u.forr.lo, T_I32, &code);
+  const char *hi = ev_scalar(E, s->u.forr.hi, T_I32, &code);
+  const char *step = s->u.forr.step ? ev_scalar(E, s->u.forr.step, T_I32, &code) : "1";
+  if (!simple_bound(s->u.forr.hi)) {
+    const char *n = fresh(E, "end");
+    line(E, &code, "const int %s = %s;", n, hi);
+    hi = n;
+  }
+  if (s->u.forr.step && !simple_bound(s->u.forr.step)) {
+    const char *n = fresh(E, "step");
+    line(E, &code, "const int %s = %s;", n, step);
+    step = n;
+  }
+  step_end(E, &st, sv, &code, out);
+  const char *pragma = NULL;
+  Attr *u = stmt_attr(s, A_UNROLL), *p = stmt_attr(s, A_PIPELINE);
+  if (u) pragma = u->nargs ? fmt(E, "#pragma unroll %" PRId64, u->args[0]->cv.i) : "#pragma unroll";
+  if (p && !E->dry) {
+    int64_t stages = p->args[0]->cv.i;
+    diag_warning(E->d, p->loc, "@pipeline(%" PRId64 "): loads are not overlapped yet", stages);
+    int64_t extra = pipelined_bytes(E, &s->u.forr.body) * (stages - 1);
+    if (extra > 0) {
+      E->pipeline_extra += extra;
+      E->pipeline_what = fmt(E, "%s%s%" PRId64 " bytes for %" PRId64 " extra stages of the loads in the loop at line %d",
+                             E->pipeline_what ? E->pipeline_what : "", E->pipeline_what ? "; " : "", extra,
+                             stages - 1, s->loc.line);
+    }
+  }
+  const char *inc = strcmp(step, "1") == 0 ? fmt(E, "++%s", v->cname) : fmt(E, "%s += %s", v->cname, step);
+  const char *header = fmt(E, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
+  bool td = E->td_ctl;
+  E->td_ctl = td || check_expr_td(s->u.forr.lo) || check_expr_td(s->u.forr.hi);
+  emit_loop(E, s, out, header, pragma, for_body);
+  E->td_ctl = td;
+}
+
+/* A while whose condition reads tiles evaluates it inside the loop, as a step. */
+static void while_body(Emitter *E, Stmt *s, Buf *out) {
+  Expr *c = s->u.whil.cond;
+  if (c->flags & EF_TILE) {
+    E->out = out;
+    Step st, *sv;
+    Buf code = {0};
+    step_begin(E, &st, &sv);
+    const char *v = ev_scalar(E, c, T_BOOL, &code);
+    line(E, &code, "if (!%s) break;", paren(E, v));
+    step_end(E, &st, sv, &code, out);
+  }
+  emit_block(E, &s->u.whil.body, out);
+}
+
+static void emit_while(Emitter *E, Stmt *s, Buf *out) {
+  Expr *c = s->u.whil.cond;
+  const char *header = "while (true) {";
+  if (!(c->flags & EF_TILE)) {
+    Buf none = {0};
+    header = fmt(E, "while %s {", paren(E, ev_scalar(E, c, T_BOOL, &none)));
+    if (strncmp(header, "while (", 7) != 0) header = fmt(E, "while (%s) {", ev_scalar(E, c, T_BOOL, &none));
+    buf_free(&none);
+  }
+  bool td = E->td_ctl;
+  E->td_ctl = td || check_expr_td(c);
+  emit_loop(E, s, out, header, NULL, while_body);
+  E->td_ctl = td;
+}
+
+static void emit_if(Emitter *E, Stmt *s, Buf *out, bool is_else) {
+  Step st, *sv;
+  Buf code = {0};
+  step_begin(E, &st, &sv);
+  const char *c = ev_scalar(E, s->u.iff.cond, T_BOOL, &code);
+  step_end(E, &st, sv, &code, out);
+  if (!is_else) line(E, out, "if (%s) {", c[0] == '(' && c[strlen(c) - 1] == ')' ? fmt(E, "%.*s", (int)strlen(c) - 2, c + 1) : c);
+  bool td = E->td_ctl;
+  E->td_ctl = td || check_expr_td(s->u.iff.cond);
+  State before = E->st;
+  E->indent++;
+  emit_block(E, &s->u.iff.then, out);
+  E->indent--;
+  State then = E->st;
+  E->st = before;
+  if (s->u.iff.els) {
+    line(E, out, "} else {");
+    E->indent++;
+    emit_stmt(E, s->u.iff.els, out);
+    E->indent--;
+  }
+  line(E, out, "}");
+  E->st = place_join(&then, &E->st);
+  E->td_ctl = td;
+}
+
+static void emit_stmt(Emitter *E, Stmt *s, Buf *out) {
+  E->out = out;
+  E->line = s->loc.line;
+  E->loc = s->loc;
+  E->stmt_indent = E->indent;
+  E->nmemo = 0;
+  if (s->kind != S_BLOCK && s->kind != S_CONST) stmt_comment(E, s, out);
+  switch (s->kind) {
+  case S_CONST: return;
+  case S_VAR: emit_var(E, s, out); return;
+  case S_ASSIGN: emit_assign(E, s, out); return;
+  case S_FOR: emit_for(E, s, out); return;
+  case S_WHILE: emit_while(E, s, out); return;
+  case S_IF: emit_if(E, s, out, false); return;
+  case S_BREAK:
+  case S_CONTINUE: {
+    LoopCtx *lc = E->loop;
+    if (lc && s->kind == S_BREAK) {
+      lc->brk = lc->has_brk ? place_join(&lc->brk, &E->st) : E->st;
+      lc->has_brk = true;
+    } else if (lc) {
+      lc->cont = lc->has_cont ? place_join(&lc->cont, &E->st) : E->st;
+      lc->has_cont = true;
+    }
+    line(E, out, "%s;", s->kind == S_BREAK ? "break" : "continue");
+    return;
+  }
+  case S_BLOCK:
+    line(E, out, "{");
+    E->indent++;
+    emit_block(E, &s->u.block, out);
+    E->indent--;
+    line(E, out, "}");
+    return;
+  case S_EXPR: unreachable();
+  }
+}
+
+static void emit_block(Emitter *E, Block *b, Buf *out) {
+  for (int i = 0; i < b->nstmts; i++) emit_stmt(E, b->stmts[i], out);
+}
+
+/* ------------------------------------------------------------ kernels */
+
+/* Expands {{key}} placeholders of a template. Unknown keys are internal errors. */
+static void expand(Buf *out, const char *tmpl, const char *const *kv) {
+  for (const char *p = tmpl; *p;) {
+    const char *open = strstr(p, "{{");
+    if (!open) {
+      buf_puts(out, p);
+      return;
+    }
+    buf_putn(out, p, (size_t)(open - p));
+    const char *close = strstr(open, "}}");
+    if (!close) die("unterminated placeholder in a template");
+    size_t n = (size_t)(close - open - 2);
+    const char *val = NULL;
+    for (int i = 0; kv[i]; i += 2)
+      if (strlen(kv[i]) == n && strncmp(kv[i], open + 2, n) == 0) val = kv[i + 1];
+    if (!val) die("template placeholder {{%.*s}} has no value", (int)n, open + 2);
+    buf_puts(out, val);
+    p = close + 2;
+  }
+}
+
+static const char *param_list(Emitter *E) {
+  KernelInfo *ki = E->ki;
+  Buf b = {0};
+  for (int i = 0; i < ki->nparams; i++) {
+    Sym *p = ki->params[i];
+    if (i) buf_puts(&b, ", ");
+    const char *t = ctype(p->ty.elem);
+    if (p->kind == SY_SCALAR) buf_printf(&b, "%s %s", t, p->cname);
+    else if (E->o->sim) buf_printf(&b, "t2c_sim::tensor<%s%s> %s", p->written ? "" : "const ", t, p->cname);
+    else buf_printf(&b, "%s%s *__restrict__ %s", p->written ? "" : "const ", t, p->cname);
+  }
+  for (int i = 0; i < ki->nsizes; i++) buf_printf(&b, "%sint %s", ki->nparams || i ? ", " : "", ki->sizes[i]->cname);
+  const char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return s;
+}
+
+static const char *trampoline_args(Emitter *E) {
+  KernelInfo *ki = E->ki;
+  Buf b = {0};
+  int n = 0;
+  for (int i = 0; i < ki->nparams; i++, n++) {
+    Sym *p = ki->params[i];
+    const char *t = ctype(p->ty.elem);
+    if (n) buf_puts(&b, ",\n      ");
+    if (p->kind == SY_TENSOR)
+      buf_printf(&b, "t2c_sim::tensor<%s%s>(static_cast<const T2cSimTensor *>(a[%d]))", p->written ? "" : "const ", t, n);
+    else buf_printf(&b, "*static_cast<const %s *>(a[%d])", t, n);
+  }
+  for (int i = 0; i < ki->nsizes; i++, n++) buf_printf(&b, "%s*static_cast<const int *>(a[%d])", n ? ",\n      " : "", n);
+  const char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return s;
+}
+
+static const char *shape_str(Emitter *E, const Buffer *b) {
+  if (b->rank <= 1) return fmt(E, "[%d]", b->dims[0]);
+  return fmt(E, "[%d, %d]", b->dims[0], b->dims[1]);
+}
+
+static const char *summary(Emitter *E) {
+  KernelInfo *ki = E->ki;
+  Buf b = {0};
+  const char *base = strrchr(E->o->file, '/');
+  base = base ? base + 1 : E->o->file;
+  buf_printf(&b, "// kernel %s (%s:%d): %d threads", E->k->name, base, E->k->loc.line, ki->threads);
+  if (ki->min_blocks) buf_printf(&b, ", at least %d blocks per SM", ki->min_blocks);
+  buf_puts(&b, "\n");
+  for (int i = 0; i < ki->regs.len; i++) {
+    Sym *r = ki->regs.items[i];
+    buf_printf(&b, "//   %s: registers, %d x %s per thread\n", r->name, r->per_thread, elem_names[r->ty.elem]);
+  }
+  for (int i = 0; i < E->nbufs; i++) {
+    Buffer *f = &E->bufs[i];
+    if (f->global) continue;
+    buf_printf(&b, "//   %s: shared, %s%s, %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem],
+               shape_str(E, f), f->bytes, f->what);
+  }
+  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %d\n", place_shared_bytes(E),
+             place_dynamic(E) ? ", dynamic" : "", E->nbarriers);
+  const char *s = arena_strndup(E->a, b.data, b.len);
+  buf_free(&b);
+  return s;
+}
+
+static const char *shared_decls(Emitter *E) {
+  Buf b = {0};
+  bool dyn = place_dynamic(E);
+  if (dyn) buf_puts(&b, E->o->sim ? "  T2C_SIM_DYNAMIC_SMEM(t2c_smem);\n"
+                                   : "  extern __shared__ __align__(16) unsigned char t2c_smem[];\n");
+  for (int i = 0; i < E->nbufs; i++) {
+    Buffer *f = &E->bufs[i];
+    if (f->global) continue;
+    const char *t = ctype(f->elem);
+    if (dyn)
+      buf_printf(&b, "  %s *%s = reinterpret_cast<%s *>(t2c_smem + %" PRId64 ");\n", t, f->cname, t, f->offset);
+    else if (E->o->sim)
+      buf_printf(&b, "  T2C_SIM_SHARED(%s, %s, %" PRId64 ");\n", t, f->cname, f->numel);
+    else
+      buf_printf(&b, "  __shared__ __align__(16) %s %s[%" PRId64 "];\n", t, f->cname, f->numel);
+  }
+  const char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return s;
+}
+
+static void name_copies(Emitter *E) {
+  KernelInfo *ki = E->ki;
+  for (int i = 0; i < ki->regs.len; i++) {
+    Sym *r = ki->regs.items[i];
+    const char *base = fmt(E, "%s_s", r->cname), *n = base;
+    for (int k = 2;; k++) {
+      bool taken = false;
+      for (int j = 0; j < ki->cnames.len; j++)
+        if (strcmp(ki->cnames.items[j], n) == 0) taken = true;
+      if (!taken) break;
+      n = fmt(E, "%s%d", base, k);
+    }
+    vec_push(E->a, &ki->cnames, (void *)n);
+    r->copy_cname = n;
+  }
+}
+
+static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
+  E->k = k;
+  E->ki = k->info;
+  E->nbufs = E->ntemps = E->ctr = E->nbarriers = 0;
+  E->pipeline_extra = 0;
+  E->pipeline_what = NULL;
+  E->use_lane = E->use_warp = false;
+  memset(&E->st, 0, sizeof E->st);
+  memset(E->copy_why, 0, sizeof E->copy_why);
+  if (E->ki->regs.len > MAX_REGS) {
+    diag_error(E->d, k->name_loc, "more than %d register tiles in one kernel", MAX_REGS);
+    return;
+  }
+  name_copies(E);
+  for (int i = 0; i < E->ki->tiles.len; i++) {
+    Sym *t = E->ki->tiles.items[i];
+    if (t->place == PL_SHARED) tile_buffer(E, t);
+  }
+  place_explain_tiles(E);
+  Buf body = {0};
+  E->indent = 1;
+  emit_block(E, &k->body, &body);
+  if (!place_layout(E)) {
+    buf_free(&body);
+    return;
+  }
+  const char *ctxvars = "";
+  if (E->use_lane && E->use_warp) ctxvars = fmt(E, "  const int lane = tid %% %d, warp = tid / %d;\n", E->t->lanes, E->t->lanes);
+  else if (E->use_lane) ctxvars = fmt(E, "  const int lane = tid %% %d;\n", E->t->lanes);
+  else if (E->use_warp) ctxvars = fmt(E, "  const int warp = tid / %d;\n", E->t->lanes);
+  const char *bounds = E->ki->min_blocks ? fmt(E, "%d, %d", E->ki->threads, E->ki->min_blocks)
+                                         : fmt(E, "%d", E->ki->threads);
+  if (place_dynamic(E)) {
+    const char *kv[] = {"name", k->name, "bytes", fmt(E, "%" PRId64, place_shared_bytes(E)),
+                        "static", fmt(E, "%d", E->t->smem_static), NULL};
+    buf_puts(out, "\n");
+    expand(out, tmpl_dynamic_smem, kv);
+  }
+  const char *kv[] = {"summary", summary(E), "bounds", bounds, "name", k->name,
+                      "params", param_list(E), "shared", shared_decls(E), "ctxvars", ctxvars,
+                      "body", body.data ? arena_strndup(E->a, body.data, body.len) : "", NULL};
+  expand(out, tmpl_kernel, kv);
+  buf_free(&body);
+  if (E->o->sim) {
+    const char *tv[] = {"name", k->name, "args", trampoline_args(E), NULL};
+    expand(out, tmpl_sim_trampoline, tv);
+  }
+}
+
+bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const EmitOptions *o, Buf *out) {
+  Emitter *E = NEW(a, Emitter);
+  E->a = a;
+  E->d = d;
+  E->t = t;
+  E->o = o;
+  int before = d->errors;
+  const char *runtime = o->standalone ? embedded_rt_cuh : "#include <tile2cu/rt.cuh>\n";
+  const char *kv[] = {"version", TILE2CU_VERSION, "file", o->file, "target", t->name,
+                      "sim", o->sim ? "#define TILE2CU_SIM 1\n" : "", "runtime", runtime, NULL};
+  expand(out, tmpl_file_header, kv);
+  for (int i = 0; i < p->nkernels; i++) emit_kernel(E, p->kernels[i], out);
+  return d->errors == before;
+}

@@ -1,0 +1,246 @@
+/* main.c: the tile2cu command line.
+ *
+ *   tile2cu [options] FILE.tl       translate to CUDA C++
+ *   tile2cu run FILE.tl ...          run a kernel (see run.c)
+ *
+ * The pipeline reads as plain calls: lex -> parse -> check -> emit (emit.c asks
+ * place.c for every placement and barrier decision). Exit status: 0 ok, 1 errors
+ * in the input, 2 usage or I/O problems.
+ */
+#include "tile2cu.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SOURCE (16 << 20)
+
+static const char usage_text[] =
+    "usage: tile2cu [options] FILE.tl\n"
+    "       tile2cu run FILE.tl --kernel NAME [run options] NAME=VALUE ...\n"
+    "\n"
+    "Translates a tile-language file to CUDA C++ (on stdout unless -o).\n"
+    "\n"
+    "options:\n"
+    "  -o FILE            write the CUDA to FILE (nothing is written on errors)\n"
+    "  --target sm_XX     target architecture: configs/sm_XX.yaml (default sm_90)\n"
+    "  --config FILE      read the target from a YAML file instead\n"
+    "  --standalone       inline the tile2cu runtime header: no include path needed\n"
+    "  --line             #line directives instead of source comments\n"
+    "  --check            report diagnostics only; write nothing\n"
+    "  --explain          print placement and barrier decisions on stderr\n"
+    "  --sim              emit the CPU-backend variant (used by tile2cu run)\n"
+    "  --includes         print the -I flag for the installed runtime header\n"
+    "  --version          print the version\n"
+    "  --help             print this help\n";
+
+typedef struct Options {
+  const char *input;
+  const char *output;
+  const char *target;
+  const char *config;
+  bool standalone, line, check, explain, sim;
+} Options;
+
+static int usage_error(const char *fmt_, const char *arg) {
+  fprintf(stderr, "tile2cu: ");
+  fprintf(stderr, fmt_, arg);
+  fprintf(stderr, "\n(tile2cu --help lists the options)\n");
+  return 2;
+}
+
+/* The directory holding tile2cu/rt.cuh: installed include dir or the source tree. */
+static bool find_rt_dir(char *out, size_t n) {
+  char exe[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0) {
+    exe[len] = 0;
+    char *dir = dirname(exe);
+    const char *cands[] = {"/../include", "/../rt"};
+    for (int i = 0; i < 2; i++) {
+      char p[PATH_MAX + 64], r[PATH_MAX];
+      snprintf(p, sizeof p, "%s%s", dir, cands[i]);
+      char probe[PATH_MAX + 96];
+      snprintf(probe, sizeof probe, "%s/tile2cu/rt.cuh", p);
+      if (access(probe, R_OK) == 0 && realpath(p, r)) {
+        snprintf(out, n, "%s", r);
+        return true;
+      }
+    }
+  }
+  snprintf(out, n, "%s/include", TILE2CU_PREFIX);
+  return false;
+}
+
+static char *read_source(const char *path, int *status) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "tile2cu: cannot open %s: %s\n", path, strerror(errno));
+    *status = 2;
+    return NULL;
+  }
+  Buf b = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    buf_putn(&b, chunk, n);
+    if (b.len > MAX_SOURCE) break;
+  }
+  bool err = ferror(f);
+  if (f != stdin) fclose(f);
+  if (err) {
+    fprintf(stderr, "tile2cu: cannot read %s\n", path);
+    buf_free(&b);
+    *status = 2;
+    return NULL;
+  }
+  if (b.len > MAX_SOURCE) {
+    fprintf(stderr, "%s: error: the file is larger than %d bytes\n", path, MAX_SOURCE);
+    buf_free(&b);
+    *status = 1;
+    return NULL;
+  }
+  if (b.len && memchr(b.data, 0, b.len)) {
+    fprintf(stderr, "%s: error: the file contains a NUL byte; is it a text file?\n", path);
+    buf_free(&b);
+    *status = 1;
+    return NULL;
+  }
+  buf_putn(&b, "", 0);
+  if (!b.data) buf_puts(&b, "");
+  return b.data;
+}
+
+/* Writes text to path atomically: a temporary file in the same directory, renamed. */
+static int write_atomic(const char *path, const char *text, size_t len) {
+  char tmp[PATH_MAX];
+  if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= (int)sizeof tmp) {
+    fprintf(stderr, "tile2cu: output path is too long\n");
+    return 2;
+  }
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    fprintf(stderr, "tile2cu: cannot create %s: %s\n", tmp, strerror(errno));
+    return 2;
+  }
+  size_t done = 0;
+  while (done < len) {
+    ssize_t w = write(fd, text + done, len - done);
+    if (w <= 0) {
+      fprintf(stderr, "tile2cu: cannot write %s: %s\n", tmp, strerror(errno));
+      close(fd);
+      unlink(tmp);
+      return 2;
+    }
+    done += (size_t)w;
+  }
+  fchmod(fd, 0644);
+  if (close(fd) != 0 || rename(tmp, path) != 0) {
+    fprintf(stderr, "tile2cu: cannot write %s: %s\n", path, strerror(errno));
+    unlink(tmp);
+    return 2;
+  }
+  return 0;
+}
+
+static int load_target(const Options *o, const char *argv0, TargetConfig *t) {
+  char path[PATH_MAX], err[512];
+  const char *target = o->target ? o->target : "sm_90";
+  if (o->config) snprintf(path, sizeof path, "%s", o->config);
+  else if (!config_find(target, argv0, path, sizeof path)) {
+    fprintf(stderr, "tile2cu: unknown target '%s': no configs/%s.yaml found\n", target, target);
+    return 2;
+  }
+  if (!config_load(path, t, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    return 2;
+  }
+  return 0;
+}
+
+/* The pipeline. Returns the exit status; the CUDA goes into out. */
+int translate(const char *file, const char *src, const TargetConfig *t, const EmitOptions *eo, Buf *out,
+              FILE *diag_out, Program **prog_out, Arena *a) {
+  Diag d;
+  diag_init(&d, file, src, diag_out);
+  int ntok;
+  Token *toks = lex(a, &d, src, &ntok);
+  Program *p = parse(a, &d, toks, ntok);
+  if (prog_out) *prog_out = p;
+  if (d.errors) return 1;
+  if (!check_program(a, &d, p, t)) return 1;
+  if (!emit_program(a, &d, p, t, eo, out)) return 1;
+  return d.errors ? 1 : 0;
+}
+
+static int parse_args(int argc, char **argv, Options *o) {
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0) {
+      if (i + 1 >= argc) return usage_error("%s needs a value", s);
+      const char *v = argv[++i];
+      if (s[1] == 'o') o->output = v;
+      else if (s[2] == 't') o->target = v;
+      else o->config = v;
+    } else if (strncmp(s, "--target=", 9) == 0) o->target = s + 9;
+    else if (strncmp(s, "--config=", 9) == 0) o->config = s + 9;
+    else if (strcmp(s, "--standalone") == 0) o->standalone = true;
+    else if (strcmp(s, "--line") == 0) o->line = true;
+    else if (strcmp(s, "--check") == 0) o->check = true;
+    else if (strcmp(s, "--explain") == 0) o->explain = true;
+    else if (strcmp(s, "--sim") == 0) o->sim = true;
+    else if (s[0] == '-' && s[1] && strcmp(s, "-") != 0) return usage_error("unknown option '%s'", s);
+    else if (o->input) return usage_error("more than one input file ('%s')", s);
+    else o->input = s;
+  }
+  if (!o->input) return usage_error("%sno input file", "");
+  if (o->target && o->config) return usage_error("%s--target and --config exclude each other", "");
+  return 0;
+}
+
+int run_main(int argc, char **argv);
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "run") == 0) return run_main(argc - 1, argv + 1);
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    }
+    if (strcmp(argv[i], "--version") == 0) {
+      printf("tile2cu %s\n", TILE2CU_VERSION);
+      return 0;
+    }
+    if (strcmp(argv[i], "--includes") == 0) {
+      char dir[PATH_MAX];
+      find_rt_dir(dir, sizeof dir);
+      printf("-I%s\n", dir);
+      return 0;
+    }
+  }
+  Options o = {0};
+  int st = parse_args(argc, argv, &o);
+  if (st) return st;
+  TargetConfig t;
+  if ((st = load_target(&o, argv[0], &t))) return st;
+  char *src = read_source(o.input, &st);
+  if (!src) return st;
+  Arena a = {0};
+  Buf out = {0};
+  EmitOptions eo = {.line_directives = o.line, .standalone = o.standalone, .sim = o.sim,
+                    .explain = o.explain, .explain_out = stderr, .file = o.input};
+  st = translate(o.input, src, &t, &eo, &out, stderr, NULL, &a);
+  if (st == 0 && !o.check) {
+    if (o.output) st = write_atomic(o.output, out.data ? out.data : "", out.len);
+    else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) st = 2;
+    if (fflush(stdout) != 0) st = 2;
+  }
+  buf_free(&out);
+  arena_free(&a);
+  free(src);
+  return st;
+}

@@ -1,0 +1,150 @@
+/* place.c: where barriers go, and where shared tiles sit.
+ *
+ * Barriers. For every shared buffer the state records how it was accessed since
+ * the last barrier: read or written, aligned (thread tid touches only elements
+ * tid, tid + threads, ... -- the same spread in every aligned access) or not.
+ * A step conflicts with the state when a thread could read or overwrite an
+ * element another thread wrote or read since the last barrier:
+ *
+ *   new access      conflicts with earlier
+ *   read aligned    write other
+ *   read other      any write
+ *   write aligned   read other, write other
+ *   write other     anything
+ *
+ * A conflicting step gets one __syncthreads() before it, which clears the state.
+ * Joins (after an if, around a loop) take the union, so a barrier is placed
+ * whenever some path needs it; loops are carried to a fixpoint by emit.c.
+ *
+ * Layout. Shared buffers live for the whole kernel; their sum, plus the extra
+ * @pipeline stages, must fit the target's per-block limit. Above the static
+ * limit they move into one dynamic buffer at 16-byte aligned offsets.
+ */
+#include "tile2cu.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static uint8_t flag_of(const Access *a) {
+  if (a->write) return a->aligned ? AC_WA : AC_WO;
+  return a->aligned ? AC_RA : AC_RO;
+}
+
+static uint8_t conflicts_with(const Access *a) {
+  if (!a->write) return a->aligned ? AC_WO : (AC_WO | AC_WA);
+  return a->aligned ? (AC_RO | AC_WO) : (AC_RA | AC_RO | AC_WA | AC_WO);
+}
+
+static const char *reason(Emitter *E, const Access *a, uint8_t prior) {
+  const Buffer *b = &E->bufs[a->buf];
+  bool prior_w = prior & (AC_WA | AC_WO);
+  int ln = prior_w ? E->st.wline[a->buf] : E->st.rline[a->buf];
+  return arena_printf(E->a, "%s %s at line %d; %s here%s", b->cname, prior_w ? "written" : "read", ln,
+                      a->write ? "overwritten" : "read",
+                      a->aligned && !(prior & (AC_RA | AC_WA)) ? "" : " by other threads");
+}
+
+void place_barrier(Emitter *E, Buf *out, const char *why) {
+  for (int i = 0; i < E->indent; i++) buf_puts(out, "  ");
+  buf_printf(out, "__syncthreads();  // %s\n", why);
+  memset(E->st.acc, 0, sizeof E->st.acc);
+  if (E->dry) return;
+  E->nbarriers++;
+  if (E->o->explain && E->o->explain_out)
+    fprintf(E->o->explain_out, "%s:%d: barrier: %s\n", E->o->file, E->line, why);
+}
+
+void place_overflow(Emitter *E, Step *s) { s->overflow = true; }
+
+void place_step(Emitter *E, const Step *s, Buf *out) {
+  const char *why = NULL;
+  if (s->overflow) why = "this statement touches too many tiles to track";
+  for (int i = 0; i < s->nacc && !why; i++) {
+    const Access *a = &s->acc[i];
+    uint8_t prior = E->st.acc[a->buf] & conflicts_with(a);
+    if (prior) why = reason(E, a, prior);
+  }
+  if (why) place_barrier(E, out, why);
+  for (int i = 0; i < s->nacc; i++) {
+    const Access *a = &s->acc[i];
+    E->st.acc[a->buf] |= flag_of(a);
+    if (a->write) E->st.wline[a->buf] = E->line;
+    else E->st.rline[a->buf] = E->line;
+  }
+}
+
+State place_join(const State *a, const State *b) {
+  State r = *a;
+  for (int i = 0; i < MAX_BUFS; i++) {
+    r.acc[i] = a->acc[i] | b->acc[i];
+    if (b->acc[i] & (AC_WA | AC_WO) && b->wline[i] > r.wline[i]) r.wline[i] = b->wline[i];
+    if (b->acc[i] & (AC_RA | AC_RO) && b->rline[i] > r.rline[i]) r.rline[i] = b->rline[i];
+  }
+  for (int i = 0; i < MAX_REGS; i++) {
+    r.valid[i] = a->valid[i] && b->valid[i];
+    r.live[i] = a->live[i] && b->live[i];
+  }
+  return r;
+}
+
+bool place_same(const State *a, const State *b) {
+  return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->valid, b->valid, sizeof a->valid) == 0 &&
+         memcmp(a->live, b->live, sizeof a->live) == 0;
+}
+
+int64_t place_shared_bytes(const Emitter *E) {
+  int64_t n = 0;
+  for (int i = 0; i < E->nbufs; i++) {
+    if (E->bufs[i].global) continue;
+    n = (n + 15) / 16 * 16 + E->bufs[i].bytes;
+  }
+  return n + E->pipeline_extra;
+}
+
+bool place_dynamic(const Emitter *E) { return place_shared_bytes(E) > E->t->smem_static; }
+
+bool place_layout(Emitter *E) {
+  int64_t off = 0;
+  for (int i = 0; i < E->nbufs; i++) {
+    Buffer *b = &E->bufs[i];
+    if (b->global) continue;
+    off = (off + 15) / 16 * 16;
+    b->offset = off;
+    off += b->bytes;
+  }
+  int64_t total = place_shared_bytes(E);
+  if (total <= E->t->smem_per_block) {
+    if (E->o->explain && E->o->explain_out)
+      fprintf(E->o->explain_out, "%s: kernel %s: %" PRId64 " bytes of shared memory (%s; %s allows %d per block)\n",
+              E->o->file, E->k->name, total, total > E->t->smem_static ? "dynamic" : "static", E->t->name,
+              E->t->smem_per_block);
+    return true;
+  }
+  diag_error(E->d, E->k->name_loc, "kernel '%s' needs %" PRId64 " bytes of shared memory; %s allows %d per block",
+             E->k->name, total, E->t->name, E->t->smem_per_block);
+  for (int i = 0; i < E->nbufs; i++) {
+    Buffer *b = &E->bufs[i];
+    if (!b->global) diag_note(E->d, (Loc){0, 0}, "%s: %" PRId64 " bytes (%s)", b->cname, b->bytes, b->what);
+  }
+  if (E->pipeline_extra)
+    diag_note(E->d, (Loc){0, 0}, "@pipeline: %s; fewer stages would fit", E->pipeline_what);
+  if (E->ki->regs.len == 0)
+    diag_note(E->d, (Loc){0, 0}, "@registers on an accumulator frees its shared memory");
+  return false;
+}
+
+void place_explain_tiles(Emitter *E) {
+  if (!E->o->explain || !E->o->explain_out) return;
+  FILE *f = E->o->explain_out;
+  KernelInfo *ki = E->ki;
+  for (int i = 0; i < ki->tiles.len; i++) {
+    Sym *t = ki->tiles.items[i];
+    int64_t n = type_numel(&t->ty);
+    if (t->place == PL_REGISTER)
+      fprintf(f, "%s:%d: %s: registers, %d elements per thread (%" PRId64 " elements over %d threads), named in @registers\n",
+              E->o->file, t->loc.line, t->name, t->per_thread, n, ki->threads);
+    else
+      fprintf(f, "%s:%d: %s: shared, %" PRId64 " bytes: a named tile lives in shared memory unless @registers names it\n",
+              E->o->file, t->loc.line, t->name, n * elem_bytes[t->ty.elem]);
+  }
+}

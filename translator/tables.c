@@ -1,0 +1,90 @@
+/* tables.c: name tables generated from the .def X-macros, and their lookups.
+ *
+ * Every enum in tile2cu.h that comes from a .def file gets its strings and
+ * properties here, from the same X-macro, so the tables cannot drift apart.
+ */
+#include "tile2cu.h"
+
+#include <string.h>
+
+const char *const token_names[TK_COUNT] = {
+#define X(k, s) [k] = s,
+#include "tokens.def"
+#undef X
+};
+
+/* ---- element types */
+
+const char *const elem_names[T_COUNT] = {
+#define X(k, n, c, b) [k] = n,
+#include "types.def"
+#undef X
+};
+
+const char *const elem_ctypes[T_COUNT] = {
+#define X(k, n, c, b) [k] = c,
+#include "types.def"
+#undef X
+};
+
+const int elem_bytes[T_COUNT] = {
+#define X(k, n, c, b) [k] = b,
+#include "types.def"
+#undef X
+};
+
+bool elem_is_float(ElemType t) {
+  return t == T_F32 || t == T_F16 || t == T_BF16 || t == T_F64;
+}
+
+bool elem_is_int(ElemType t) {
+  return t == T_I8 || t == T_U8 || t == T_I32 || t == T_U32 || t == T_I64;
+}
+
+int elem_lookup(const char *name, int len) {
+  for (int i = 0; i < T_COUNT; i++)
+    if ((int)strlen(elem_names[i]) == len && memcmp(elem_names[i], name, (size_t)len) == 0)
+      return i;
+  return -1;
+}
+
+/* ---- built-in functions */
+
+const char *const builtin_names[B_COUNT] = {
+#define X(k, n, a, c) [k] = n,
+#include "builtins.def"
+#undef X
+};
+
+const int builtin_nargs[B_COUNT] = {
+#define X(k, n, a, c) [k] = a,
+#include "builtins.def"
+#undef X
+};
+
+const BuiltinClass builtin_class[B_COUNT] = {
+#define X(k, n, a, c) [k] = c,
+#include "builtins.def"
+#undef X
+};
+
+int builtin_lookup(const char *name) {
+  for (int i = 0; i < B_COUNT; i++)
+    if (strcmp(builtin_names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+/* ---- attributes */
+
+const char *const attr_names[A_COUNT] = {
+#define X(k, n, w) [k] = n,
+#include "attrs.def"
+#undef X
+};
+
+const AttrWhere attr_where[A_COUNT] = {
+#define X(k, n, w) [k] = w,
+#include "attrs.def"
+#undef X
+};

@@ -1,0 +1,532 @@
+/* tile2cu.h: the translator's one internal header.
+ *
+ * The pipeline is  lex -> parse -> check -> place -> emit  (see main.c).
+ * Each section below belongs to one file; data flows forward only.
+ * Memory: every node is allocated from an Arena, zeroed, and freed with the
+ * arena once per translation. Errors go through diag_*; no phase calls exit().
+ */
+#ifndef TILE2CU_H
+#define TILE2CU_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TILE2CU_VERSION "0.1.0"
+
+/* Limits that keep hostile input from crashing or hanging the translator. */
+#define MAX_NEST 64            /* nesting depth of blocks and expressions */
+#define MAX_TILE_ELEMS (1 << 20) /* elements of one tile */
+#define MAX_DIM (1 << 24)      /* one constant dimension */
+#define MAX_ERRORS 100         /* stop collecting after this many */
+
+/* ---------------------------------------------------------------- arena.c */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+  ArenaBlock *head;
+} Arena;
+
+void *arena_alloc(Arena *a, size_t size);     /* zeroed, 16-byte aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void arena_free(Arena *a);
+#define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define NEW_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* Growable array of pointers, arena-backed. */
+typedef struct PtrVec {
+  void **items;
+  int len, cap;
+} PtrVec;
+void vec_push(Arena *a, PtrVec *v, void *p);
+
+/* Growable string buffer, malloc-backed (freed with buf_free). */
+typedef struct Buf {
+  char *data;
+  size_t len, cap;
+} Buf;
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+void buf_puts(Buf *b, const char *s);
+void buf_putn(Buf *b, const char *s, size_t n);
+void buf_free(Buf *b);
+
+/* Internal failures only; never reachable from user input. */
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...);
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define unreachable() die_at(__FILE__, __LINE__, "unreachable")
+
+/* ---------------------------------------------------------------- diag.c */
+typedef struct Loc {
+  int line, col; /* 1-based; line 0 = no location */
+} Loc;
+
+typedef struct Diag {
+  const char *file;   /* name shown in messages */
+  const char *src;    /* the whole source text, NUL-terminated */
+  FILE *out;          /* where messages go (stderr, or a memstream in tests) */
+  int errors, warnings;
+  bool capped;        /* MAX_ERRORS reached; further errors are dropped */
+  bool last_dropped;  /* notes after a dropped error are dropped too */
+} Diag;
+
+void diag_init(Diag *d, const char *file, const char *src, FILE *out);
+void diag_error(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void diag_warning(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note attaches to the error or warning printed just before it. */
+void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The text of source line `line` without its newline, into buf. */
+void diag_source_line(const Diag *d, int line, Buf *out);
+
+/* ---------------------------------------------------------------- lex.c */
+typedef enum TokenKind {
+#define X(k, s) k,
+#include "tokens.def"
+#undef X
+  TK_COUNT
+} TokenKind;
+extern const char *const token_names[TK_COUNT];
+
+typedef struct Token {
+  TokenKind kind;
+  Loc loc;
+  const char *start; /* points into the source */
+  int len;
+  int64_t ival;      /* TK_INT */
+  double fval;       /* TK_FLOAT */
+} Token;
+
+/* Tokenizes the whole source. Statement ends (TK_NEWLINE) are inserted Go-style:
+ * a newline ends a statement only after an identifier, literal, ')', ']', '}',
+ * 'break', 'continue', 'true' or 'false', and never inside (...) or [...];
+ * ';' also yields TK_NEWLINE. The array ends with TK_EOF. Lexical errors are
+ * reported through d; the bad character is skipped. */
+Token *lex(Arena *a, Diag *d, const char *src, int *ntokens);
+
+/* ---------------------------------------------------------------- types */
+typedef enum ElemType {
+#define X(k, n, c, b) k,
+#include "types.def"
+#undef X
+  T_COUNT,
+  T_NONE = -1
+} ElemType;
+extern const char *const elem_names[T_COUNT];  /* "f32" */
+extern const char *const elem_ctypes[T_COUNT]; /* "float" */
+extern const int elem_bytes[T_COUNT];
+bool elem_is_float(ElemType t);
+bool elem_is_int(ElemType t);
+int elem_lookup(const char *name, int len); /* -1 when not a type name */
+
+/* ---------------------------------------------------------------- parse.c */
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+
+typedef enum BuiltinKind {
+#define X(k, n, a, c) k,
+#include "builtins.def"
+#undef X
+  B_COUNT
+} BuiltinKind;
+typedef enum BuiltinClass { BC_MATH1, BC_MATH2, BC_RED, BC_SUM, BC_OTHER } BuiltinClass;
+extern const char *const builtin_names[B_COUNT];
+extern const int builtin_nargs[B_COUNT];
+extern const BuiltinClass builtin_class[B_COUNT];
+int builtin_lookup(const char *name); /* -1 when not a built-in */
+
+typedef enum AttrKind {
+#define X(k, n, w) k,
+#include "attrs.def"
+#undef X
+  A_COUNT,
+  A_UNKNOWN = -1
+} AttrKind;
+typedef enum AttrWhere { AW_KERNEL, AW_FOR } AttrWhere;
+extern const char *const attr_names[A_COUNT];
+extern const AttrWhere attr_where[A_COUNT];
+
+typedef struct Attr {
+  AttrKind kind;     /* A_UNKNOWN when the name is not an attribute */
+  const char *name;  /* as written, without '@' */
+  Loc loc;           /* of the '@' */
+  bool has_parens;   /* @unroll vs @unroll() */
+  Expr **args;
+  int nargs;
+} Attr;
+
+typedef enum TypeRefKind { TR_SCALAR, TR_TILE, TR_TENSOR } TypeRefKind;
+typedef struct TypeRef {
+  TypeRefKind kind;
+  ElemType elem;
+  Loc loc;
+  Expr **dims; /* TR_TILE: constant exprs; TR_TENSOR: E_INT or E_IDENT */
+  int ndims;
+} TypeRef;
+
+/* One index of X[...] or t[...]: a scalar, or `start :+ len`. */
+typedef struct Index {
+  Expr *start;
+  Expr *len; /* NULL for a scalar index */
+} Index;
+
+typedef enum ExprKind {
+  E_INT,     /* u.ival */
+  E_FLOAT,   /* u.fval (text in u.ftext) */
+  E_BOOL,    /* u.ival 0/1 */
+  E_IDENT,   /* u.ident: names, incl. `inf`, `ctx`, size names, vars */
+  E_MEMBER,  /* u.member: base.name (ctx.block.x) */
+  E_UNARY,   /* u.unary: op is TK_MINUS, TK_NOT, TK_TILDE */
+  E_BINARY,  /* u.binary: op is the operator token */
+  E_CALL,    /* u.call: name(args); built-ins and casts such as f16(x) */
+  E_INDEX,   /* u.index: base[indices] */
+  /* Created by the checker, never by the parser: */
+  E_CTX,     /* u.ctx */
+  E_INF,     /* the constant inf */
+} ExprKind;
+
+typedef enum CtxField {
+  CTX_THREAD, CTX_THREADS, CTX_LANE, CTX_LANES, CTX_WARP, CTX_WARPS,
+  CTX_BLOCK_X, CTX_BLOCK_Y, CTX_BLOCK_Z, CTX_BLOCKS_X, CTX_BLOCKS_Y, CTX_BLOCKS_Z
+} CtxField;
+
+struct Sym;
+
+/* The checked type of an expression (filled in by check.c). */
+typedef struct Type {
+  ElemType elem;  /* T_NONE before checking */
+  int rank;       /* 0 scalar, 1 or 2 tile */
+  int dims[2];
+  bool untyped;   /* a literal that takes the type of the other operand */
+} Type;
+
+struct Expr {
+  ExprKind kind;
+  Loc loc;
+  Type ty;        /* check.c */
+  int flags;      /* check.c: EF_* */
+  struct { bool isf; int64_t i; double f; } cv; /* check.c: value when EF_CONST */
+  union {
+    int64_t ival;
+    struct { double fval; const char *ftext; };
+    struct { const char *name; struct Sym *sym; } ident;
+    struct { Expr *base; const char *name; Loc name_loc; } member;
+    struct { TokenKind op; Expr *a; } unary;
+    struct { TokenKind op; Expr *a, *b; } binary;
+    struct { const char *name; Loc name_loc; Expr **args; int nargs;
+             int builtin; /* BuiltinKind or -1 (check.c) */
+             ElemType cast; /* T_NONE unless a cast (check.c) */ } call;
+    struct { Expr *base; Index *idx; int nidx; } index;
+    CtxField ctx;
+  } u;
+};
+
+typedef enum StmtKind {
+  S_CONST,    /* u.decl (name, init) */
+  S_VAR,      /* u.decl (name, type or NULL, init or NULL) */
+  S_ASSIGN,   /* u.assign */
+  S_FOR,      /* u.forr */
+  S_IF,       /* u.iff */
+  S_WHILE,    /* u.whil */
+  S_BREAK,    /* no fields */
+  S_CONTINUE, /* no fields */
+  S_BLOCK,    /* u.block */
+  S_EXPR,     /* u.expr: an expression used as a statement (always an error) */
+} StmtKind;
+
+typedef struct Block {
+  Stmt **stmts;
+  int nstmts;
+  Loc rbrace;
+} Block;
+
+struct Stmt {
+  StmtKind kind;
+  Loc loc;          /* first token of the statement */
+  int line_end;     /* last source line of the statement header */
+  Attr **attrs;     /* attributes written before the statement (only `for` may have them) */
+  int nattrs;
+  void *place;      /* place.c's annotations */
+  union {
+    struct { const char *name; Loc name_loc; TypeRef *type; Expr *init; struct Sym *sym; } decl;
+    struct { Expr *lhs; TokenKind op; /* TK_ASSIGN or TK_*_ASSIGN */ Expr *rhs; } assign;
+    struct { const char *var; Loc var_loc; Expr *lo, *hi, *step; /* step may be NULL */
+             Block body; struct Sym *sym; } forr;
+    struct { Expr *cond; Block then; Stmt *els; /* NULL, S_IF or S_BLOCK */ } iff;
+    struct { Expr *cond; Block body; } whil;
+    Block block;
+    Expr *expr;
+  } u;
+};
+
+typedef struct Param {
+  const char *name;
+  Loc loc;
+  TypeRef *type;
+  struct Sym *sym;
+} Param;
+
+typedef struct Kernel {
+  const char *name;
+  Loc loc;       /* of the `kernel` keyword */
+  Loc name_loc;
+  Attr **attrs;
+  int nattrs;
+  Param *params;
+  int nparams;
+  Block body;
+  void *info;    /* check.c/place.c results (KernelInfo) */
+} Kernel;
+
+typedef struct Program {
+  Stmt **consts; /* file-level S_CONST */
+  int nconsts;
+  Kernel **kernels;
+  int nkernels;
+} Program;
+
+/* Parses a whole file. Errors are reported through d with recovery at
+ * statement level; the returned program holds what parsed. Never NULL. */
+Program *parse(Arena *a, Diag *d, Token *toks, int ntoks);
+
+/* ---------------------------------------------------------------- config.c */
+typedef struct TargetConfig {
+  char name[32];            /* "sm_90" */
+  int sm;                   /* 90 */
+  int lanes;                /* warp size */
+  int max_threads;          /* per block */
+  int regs_per_sm;          /* 32-bit registers in the register file of one SM */
+  int max_regs_per_thread;
+  int smem_per_sm;          /* bytes */
+  int smem_per_block;       /* bytes, opt-in maximum for one block */
+  int smem_static;          /* bytes, the static (no opt-in) limit, 48 KiB */
+  int max_blocks_per_sm;
+  int max_warps_per_sm;
+  bool cp_async;
+  bool wgmma;
+  bool tma;
+  char mma_shapes[8][16];   /* "m16n8k16", ... */
+  int n_mma_shapes;
+} TargetConfig;
+
+/* Loads a target config from a YAML file. On error writes
+ * "FILE:LINE: message naming the key" into err and returns false. */
+bool config_load(const char *path, TargetConfig *out, char *err, size_t errlen);
+/* Finds configs/<target>.yaml: $TILE2CU_CONFIG_DIR, then next to the binary
+ * (../share/tile2cu/configs, ../configs), then the build-time PREFIX. */
+bool config_find(const char *target, const char *argv0, char *path, size_t pathlen);
+
+/* ---------------------------------------------------------------- check.c */
+typedef enum SymKind {
+  SY_CONST,   /* const NAME = value */
+  SY_TENSOR,  /* tensor parameter */
+  SY_SCALAR,  /* scalar parameter (read-only) */
+  SY_SIZE,    /* size name: an i32 parameter appended after the declared ones */
+  SY_VAR,     /* var, scalar or tile */
+  SY_LOOP,    /* for-loop variable (i32, read-only) */
+} SymKind;
+
+typedef enum Placement { PL_NONE, PL_SHARED, PL_REGISTER } Placement;
+
+typedef struct Sym {
+  SymKind kind;
+  const char *name;
+  const char *cname;  /* the name in the emitted CUDA (unique in its kernel) */
+  Loc loc;
+  Type ty;            /* scalars and tiles; tensors: elem only */
+  Stmt *decl;         /* S_VAR / S_CONST / S_FOR that declares it */
+  /* SY_CONST */
+  bool const_float;
+  int64_t ival;
+  double fval;
+  /* SY_TENSOR */
+  int trank;
+  struct Sym *tdim_size[4]; /* the size name of dim i, or NULL */
+  int64_t tdim_const[4];    /* the constant of dim i when tdim_size[i] is NULL */
+  bool written;             /* stored to anywhere: not const */
+  int param_index;
+  /* SY_VAR tiles */
+  Placement place;
+  int per_thread;           /* PL_REGISTER: elements per thread */
+  Loc reg_loc;              /* where @registers named it */
+  bool thread_dep;          /* scalar var whose value may differ between threads */
+  bool in_if_or_while;      /* declared inside an if/while (register update rule) */
+  /* place.c / emit.c */
+  const char *copy_cname;   /* PL_REGISTER: cname of its shared copy, once one is needed */
+  int smem_offset;          /* shared tiles: offset in the dynamic buffer */
+  bool used;
+} Sym;
+
+/* Expr.flags */
+enum {
+  EF_TD = 1,      /* value may differ between threads */
+  EF_TILE = 2,    /* evaluating it touches a tile (collective) */
+  EF_CONST = 4,   /* compile-time constant; value in the folded fields below */
+};
+
+typedef struct Assume {
+  Expr *e;        /* the condition as written */
+  Sym *size;      /* recognised forms: SIZE % c == 0, SIZE >= c */
+  int64_t mod;    /* SIZE % mod == 0 (0 = not this form) */
+  int64_t min;    /* SIZE >= min (INT64_MIN = not known) */
+} Assume;
+
+typedef struct KernelInfo {
+  int threads;        /* @launch, default 128 */
+  int min_blocks;     /* 0 = not given */
+  Expr *grid[3];      /* NULL = 1 */
+  Assume *assumes;
+  int nassumes;
+  Sym **sizes;        /* size names in order of first appearance */
+  int nsizes;
+  Sym **tensors;
+  int ntensors;
+  Sym **params;       /* declared params in order (tensor and scalar) */
+  int nparams;
+  PtrVec tiles;       /* every tile var (Sym *) */
+  PtrVec regs;        /* tile vars in @registers */
+  PtrVec cnames;      /* C names taken in the kernel (const char *) */
+  const TargetConfig *target;
+} KernelInfo;
+
+/* Resolves names, types and shapes, checks attributes, the @registers rules
+ * and uniform control. Fills Expr.ty/flags, Stmt syms and Kernel.info.
+ * Returns false when errors were reported. */
+bool check_program(Arena *a, Diag *d, Program *p, const TargetConfig *t);
+/* Folds a constant integer expression checked earlier (EF_CONST). */
+bool check_const_int(const Expr *e, int64_t *out);
+int64_t type_numel(const Type *t);
+/* Whether e may differ between threads (after checking). */
+bool check_expr_td(const Expr *e);
+
+/* ---------------------------------------------------------------- emit.c */
+typedef struct EmitOptions {
+  bool line_directives;  /* --line */
+  bool standalone;       /* --standalone */
+  bool sim;              /* --sim: CPU-backend variant */
+  bool explain;          /* --explain: decisions to explain_out */
+  FILE *explain_out;
+  const char *file;      /* the .tl path as shown in comments */
+} EmitOptions;
+
+/* Places tiles, decides copies and barriers, and writes the CUDA for every
+ * kernel into out. Returns false when errors were reported. */
+bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t,
+                  const EmitOptions *o, Buf *out);
+
+/* ---------------------------------------------------------------- emit.c / place.c internals
+ * Shared by the emitter (text) and place.c (barriers, copies, shared layout). */
+#define MAX_BUFS 256
+#define MAX_REGS 64
+#define MAX_ACCESS 64
+
+/* A shared-memory buffer: a shared tile var, a register tile's shared copy,
+ * a temporary, or reduction scratch. */
+typedef struct Buffer {
+  const void *key;    /* the Sym, Expr or scratch it stands for */
+  const char *cname;
+  ElemType elem;
+  int rank;
+  int dims[2];        /* [n, 1] for rank 1 */
+  int64_t numel, bytes;
+  int64_t offset;     /* in the dynamic buffer (place.c) */
+  const char *what;   /* for budget errors and --explain */
+  bool global;        /* a tensor the kernel writes: tracked for barriers, not laid out */
+} Buffer;
+
+typedef struct Access {
+  int buf;
+  bool write;
+  bool aligned;       /* thread tid touches elements tid + k*threads only */
+} Access;
+
+typedef struct Step {
+  Access acc[MAX_ACCESS];
+  int nacc;
+  bool overflow;      /* too many accesses to track: barrier before, conservatively */
+} Step;
+
+/* Access flags of one buffer since the last barrier. */
+enum { AC_RA = 1, AC_RO = 2, AC_WA = 4, AC_WO = 8 };
+
+typedef struct State {
+  uint8_t acc[MAX_BUFS];
+  int wline[MAX_BUFS], rline[MAX_BUFS]; /* .tl lines of the last write/read, for reasons */
+  uint8_t valid[MAX_REGS];              /* the register tile's shared copy is current */
+  uint8_t live[MAX_REGS];               /* the register tile's declaration was emitted */
+} State;
+
+typedef enum TargetKind {
+  TG_REGISTER, /* a whole register tile: u.sym */
+  TG_BUFFER,   /* a whole shared buffer: buf */
+  TG_PARTIAL,  /* t[a :+ m, b :+ n] of a shared tile: buf, lhs */
+  TG_TENSOR,   /* X[...] store: lhs */
+  TG_ACCUM,    /* a per-thread accumulator (sum() partials): accum */
+} TargetKind;
+
+typedef struct Target {
+  TargetKind kind;
+  Type shape;        /* the statement's shape */
+  Sym *sym;
+  int buf;
+  Expr *lhs;
+  const char *accum;
+  ElemType accum_type;
+} Target;
+
+typedef struct LoopCtx {
+  struct LoopCtx *up;
+  State brk, cont;
+  bool has_brk, has_cont;
+} LoopCtx;
+
+typedef struct Emitter {
+  Arena *a;
+  Diag *d;
+  const TargetConfig *t;
+  const EmitOptions *o;
+  Kernel *k;
+  KernelInfo *ki;
+  Buffer bufs[MAX_BUFS];
+  int nbufs;
+  int ntemps;
+  State st;
+  Step *step;         /* the step being generated */
+  Buf *out;           /* where prelude steps go (the current block) */
+  int dry;            /* > 0 inside a dry run: no diagnostics, output discarded */
+  int ctr;            /* fresh-name counter */
+  int indent;
+  int line;           /* .tl line of the statement being emitted */
+  Loc loc;            /* and its location */
+  int stmt_indent;    /* indentation of the statement being emitted */
+  Type sshape;        /* shape of the elementwise statement being emitted */
+  bool no_reg_reads;  /* register tiles must be read through their copy */
+  const char *why;    /* why a register tile is read outside registers here */
+  const char *copy_why[MAX_REGS];
+  uint8_t copy_req[MAX_REGS];
+  LoopCtx *loop;
+  int loop_depth;
+  bool td_ctl;        /* inside thread-dependent control */
+  bool use_lane, use_warp;
+  int nbarriers;
+  bool failed;
+  const void *memo_key[64];   /* per statement: temps and sums already emitted */
+  const char *memo_val[64];
+  int nmemo;
+  int64_t pipeline_extra;     /* shared bytes of extra @pipeline stages */
+  const char *pipeline_what;
+} Emitter;
+
+/* place.c */
+void place_step(Emitter *E, const Step *s, Buf *out);   /* barrier if needed, then record */
+void place_overflow(Emitter *E, Step *s);
+State place_join(const State *a, const State *b);
+bool place_same(const State *a, const State *b);
+void place_barrier(Emitter *E, Buf *out, const char *reason);
+bool place_layout(Emitter *E);                           /* shared budget and offsets */
+bool place_dynamic(const Emitter *E);
+int64_t place_shared_bytes(const Emitter *E);
+void place_explain_tiles(Emitter *E);
+
+#endif
