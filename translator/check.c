@@ -32,7 +32,13 @@ typedef struct Checker {
   Scope file_scope;
   int loops;          /* enclosing loops, for break/continue */
   PtrVec cnames;      /* C names taken in this kernel */
+  const char *attr;   /* the kernel attribute whose arguments are being checked */
+  bool deep_reported; /* "nested too deeply" said once for this statement */
 } Checker;
+
+/* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
+ * a + b + c + ... nests one level per operator here, so it gets more room. */
+#define MAX_EXPR_DEPTH (4 * MAX_NEST)
 
 static const Type SCALAR_I32 = {T_I32, 0, {0, 0}, false};
 static const Type SCALAR_BOOL = {T_BOOL, 0, {0, 0}, false};
@@ -45,7 +51,7 @@ int64_t type_numel(const Type *t) {
 
 static const char *type_str(Checker *C, const Type *t) {
   const char *el = t->elem == T_NONE ? "?" : elem_names[t->elem];
-  if (t->rank == 0) return t->untyped ? (t->elem == T_I32 ? "untyped int" : "untyped float") : el;
+  if (t->rank == 0) return t->untyped ? (t->elem == T_I32 ? "an integer constant" : "a float constant") : el;
   if (t->rank == 1) return arena_printf(C->a, "tile<%s>[%d]", el, t->dims[0]);
   return arena_printf(C->a, "tile<%s>[%d, %d]", el, t->dims[0], t->dims[1]);
 }
@@ -104,9 +110,20 @@ static Sym *lookup(Checker *C, const char *name) {
 
 /* Declares a name in the current scope. Redefinition and shadowing are errors:
  * a .tl name means one thing in a kernel. */
+/* A var whose declaration failed: uses of the name stay quiet (no cascade). */
+static void poison(Checker *C, const char *name, Loc loc) {
+  Sym *y = NEW(C->a, Sym);
+  y->kind = SY_VAR;
+  y->name = name;
+  y->loc = loc;
+  y->ty.elem = T_NONE;
+  vec_push(C->a, &C->scope->syms, y);
+}
+
 static Sym *declare(Checker *C, SymKind kind, const char *name, Loc loc) {
   if (name_builtin(name)) {
     diag_error(C->d, loc, "'%s' is a built-in name and cannot be redefined", name);
+    if (!lookup(C, name)) poison(C, name, loc);
     return NULL;
   }
   Sym *old = lookup(C, name);
@@ -249,7 +266,15 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, ElemType *out, boo
   if (a->elem != b->elem) {
     diag_error(C->d, loc, "mismatched element types %s and %s", elem_names[a->elem],
                elem_names[b->elem]);
-    diag_note(C->d, loc, "convert one side explicitly, e.g. %s(x)", elem_names[a->elem]);
+    /* Suggest widening: convert the operand whose type is narrower. */
+    bool widen_a = (elem_is_float(b->elem) && !elem_is_float(a->elem)) ||
+                   (elem_is_float(b->elem) == elem_is_float(a->elem) && elem_bytes[b->elem] > elem_bytes[a->elem]);
+    Expr *conv = widen_a ? x : y;
+    ElemType to = widen_a ? b->elem : a->elem;
+    if (conv->kind == E_IDENT)
+      diag_note(C->d, conv->loc, "convert one side explicitly, e.g. %s(%s)", elem_names[to], conv->u.ident.name);
+    else
+      diag_note(C->d, conv->loc, "convert one side explicitly, e.g. %s(...) around this operand", elem_names[to]);
     return false;
   }
   *out = a->elem;
@@ -313,6 +338,21 @@ static bool check_member(Checker *C, Expr *e, int depth) {
   return false;
 }
 
+static Sym *find_var_any(Checker *C, Block *b, const char *name);
+
+/* `name` is not in scope at loc: says so, and where a var of that name is
+ * declared when there is one the use cannot see. */
+static void undeclared(Checker *C, Loc loc, const char *name) {
+  Sym *v = C->k ? find_var_any(C, &C->k->body, name) : NULL;
+  if (v && C->attr) {
+    diag_error(C->d, loc, "@%s cannot use '%s': it is a var of the kernel body", C->attr, name);
+    diag_note(C->d, v->loc, "'%s' is declared here; @%s may use size names, scalar parameters and consts", name, C->attr);
+    return;
+  }
+  diag_error(C->d, loc, "use of undeclared name '%s'", name);
+  if (v && v->loc.line) diag_note(C->d, v->loc, "a var '%s' is declared here, in a block that does not enclose this use", name);
+}
+
 static bool check_ident(Checker *C, Expr *e) {
   const char *n = e->u.ident.name;
   if (strcmp(n, "inf") == 0) {
@@ -328,7 +368,7 @@ static bool check_ident(Checker *C, Expr *e) {
     else if (name_builtin(n))
       diag_error(C->d, e->loc, "'%s' is a built-in function; call it", n);
     else
-      diag_error(C->d, e->loc, "use of undeclared name '%s'", n);
+      undeclared(C, e->loc, n);
     return false;
   }
   e->u.ident.sym = y;
@@ -443,8 +483,9 @@ static bool check_dot(Checker *C, Expr *e) {
   Expr *a = e->u.call.args[0], *b = e->u.call.args[1];
   if (!need_rank2(C, e, a) || !need_rank2(C, e, b)) return false;
   if (a->ty.dims[1] != b->ty.dims[0]) {
-    diag_error(C->d, e->loc, "dot: inner dims differ: %s x %s", type_str(C, &a->ty),
-               type_str(C, &b->ty));
+    diag_error(C->d, e->loc, "dot: inner dims differ: %s x %s (%d vs %d)", type_str(C, &a->ty),
+               type_str(C, &b->ty), a->ty.dims[1], b->ty.dims[0]);
+    diag_note(C->d, (Loc){0, 0}, "dot(a, b) takes a: [M, K] and b: [K, N]");
     return false;
   }
   if (a->ty.elem != b->ty.elem) {
@@ -477,8 +518,12 @@ static bool const_dim(Checker *C, Expr *x, const char *what, int *out) {
     diag_error(C->d, x->loc, "%s must be a constant integer", what);
     return false;
   }
-  if (v < 1 || v > MAX_DIM) {
-    diag_error(C->d, x->loc, "%s must be between 1 and %d, not %" PRId64, what, MAX_DIM, v);
+  if (v < 1) {
+    diag_error(C->d, x->loc, "%s must be at least 1, not %" PRId64, what, v);
+    return false;
+  }
+  if (v > MAX_DIM) {
+    diag_error(C->d, x->loc, "%s must be at most %d, not %" PRId64, what, MAX_DIM, v);
     return false;
   }
   *out = (int)v;
@@ -561,7 +606,7 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
   case B_CDIV:
     for (int i = 0; i < 2; i++)
       if (args[i]->ty.rank != 0 || !elem_is_int(args[i]->ty.elem)) {
-        diag_error(C->d, args[i]->loc, "cdiv() takes integer scalars");
+        diag_error(C->d, args[i]->loc, "cdiv() takes integer scalars, not %s", type_str(C, &args[i]->ty));
         return false;
       }
     e->ty = SCALAR_I32;
@@ -576,7 +621,8 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
   case B_ROWS:
   case B_COLS: {
     int m, n;
-    if (!const_dim(C, args[0], "rows/cols dim", &m) || !const_dim(C, args[1], "rows/cols dim", &n))
+    const char *what = b == B_ROWS ? "a dim of rows()" : "a dim of cols()";
+    if (!const_dim(C, args[0], what, &m) || !const_dim(C, args[1], what, &n))
       return false;
     e->ty = (Type){T_I32, 2, {m, n}, false};
     e->flags |= EF_TILE;
@@ -657,12 +703,15 @@ static bool check_index(Checker *C, Expr *e, int depth) {
     return false;
   }
   Sym *y = lookup(C, base->u.ident.name);
+  if (y && y->kind == SY_VAR && y->ty.elem == T_NONE) return false; /* its declaration failed */
+  if (y && y->kind == SY_TENSOR && y->trank == 0) return false;     /* its type was rejected */
   if (!y || (y->kind != SY_TENSOR && !(y->kind == SY_VAR && y->ty.rank > 0))) {
-    if (!y) diag_error(C->d, base->loc, "use of undeclared name '%s'", base->u.ident.name);
-    else diag_error(C->d, base->loc, "'%s' is not a tensor or a tile, so it cannot be indexed", y->name);
+    if (!y) undeclared(C, base->loc, base->u.ident.name);
+    else diag_error(C->d, base->loc, "'%s' is %s, not a tensor or a tile, so it cannot be indexed", y->name,
+                    y->kind == SY_VAR ? "a scalar var" : y->kind == SY_LOOP ? "a loop variable"
+                    : y->kind == SY_CONST ? "a const" : "a scalar");
     return false;
   }
-  if (y->kind == SY_VAR && y->ty.elem == T_NONE) return false;
   base->u.ident.sym = y;
   y->used = true;
   int rank = y->kind == SY_TENSOR ? y->trank : y->ty.rank;
@@ -710,8 +759,11 @@ static bool check_index(Checker *C, Expr *e, int depth) {
 }
 
 static bool check_expr(Checker *C, Expr *e, int depth) {
-  if (depth > MAX_NEST) {
-    diag_error(C->d, e->loc, "expression is nested too deeply (limit %d)", MAX_NEST);
+  if (depth > MAX_EXPR_DEPTH) {
+    if (!C->deep_reported)
+      diag_error(C->d, e->loc, "expression is nested too deeply (limit %d levels, each operator of a chain counting one)",
+                 MAX_EXPR_DEPTH);
+    C->deep_reported = true;
     return false;
   }
   switch (e->kind) {
@@ -804,6 +856,7 @@ static void check_for_attrs(Checker *C, Stmt *s) {
     Attr *at = s->attrs[i];
     if (at->kind == A_UNKNOWN) {
       diag_error(C->d, at->loc, "unknown attribute @%s", at->name);
+      diag_note(C->d, (Loc){0, 0}, "loop attributes: @pipeline @unroll; kernel attributes: @launch @registers @grid @assume");
       continue;
     }
     if (s->kind != S_FOR || attr_where[at->kind] != AW_FOR) {
@@ -820,16 +873,17 @@ static void check_for_attrs(Checker *C, Stmt *s) {
     seen[at->kind] = at;
     int maxargs = 1, minargs = at->kind == A_PIPELINE ? 1 : 0;
     if (at->nargs < minargs || at->nargs > maxargs) {
-      diag_error(C->d, at->loc, "@%s takes %s", at->name,
-                 at->kind == A_PIPELINE ? "one argument, the number of stages" : "no argument or one unroll factor");
+      diag_error(C->d, at->loc, "@%s takes %s, not %d argument%s", at->name,
+                 at->kind == A_PIPELINE ? "one argument, the number of stages" : "no argument or one unroll factor",
+                 at->nargs, at->nargs == 1 ? "" : "s");
       continue;
     }
     if (at->nargs == 1) {
       int v;
-      if (check_expr(C, at->args[0], 0))
-        const_dim(C, at->args[0], at->kind == A_PIPELINE ? "the number of stages" : "the unroll factor", &v);
-      if (at->kind == A_PIPELINE && (at->args[0]->flags & EF_CONST) && at->args[0]->cv.i > 8)
-        diag_error(C->d, at->args[0]->loc, "@pipeline supports at most 8 stages");
+      if (check_expr(C, at->args[0], 0) &&
+          const_dim(C, at->args[0], at->kind == A_PIPELINE ? "the number of @pipeline stages" : "the @unroll factor", &v) &&
+          at->kind == A_PIPELINE && v > 8)
+        diag_error(C->d, at->args[0]->loc, "@pipeline(%d): at most 8 stages are supported", v);
     }
   }
 }
@@ -840,7 +894,7 @@ static void check_var(Checker *C, Stmt *s) {
   if (s->u.decl.type) ok = check_tile_type(C, s->u.decl.type, &t);
   if (s->u.decl.init) {
     if (!check_expr(C, s->u.decl.init, 0)) ok = false;
-    else if (s->u.decl.type && ok) ok = check_assignable(C, s->u.decl.init->loc, s->u.decl.init, &t, "var of type");
+    else if (s->u.decl.type && ok) ok = check_assignable(C, s->u.decl.init->loc, s->u.decl.init, &t, "a var of type");
     else if (!s->u.decl.type) {
       t = s->u.decl.init->ty;
       if (t.untyped) t.untyped = false; /* default: i32 or f32 */
@@ -864,8 +918,9 @@ static void check_var(Checker *C, Stmt *s) {
 
 static void check_const_stmt(Checker *C, Stmt *s) {
   Expr *x = s->u.decl.init;
+  int before = C->d->errors;
   bool ok = check_expr(C, x, 0);
-  if (ok && !(x->flags & EF_CONST)) {
+  if (ok && !(x->flags & EF_CONST) && C->d->errors == before) {
     diag_error(C->d, x->loc, "const '%s' needs a constant value", s->u.decl.name);
     ok = false;
   }
@@ -900,7 +955,15 @@ static bool check_lhs(Checker *C, Stmt *s) {
     if (y->kind == SY_TENSOR) y->written = true;
     return true;
   }
-  diag_error(C->d, l->loc, "cannot assign to this expression");
+  if (l->kind == E_MEMBER) {
+    diag_error(C->d, l->loc, "cannot assign to a field of ctx: ctx is read-only");
+    return false;
+  }
+  if (l->kind == E_CALL) {
+    diag_error(C->d, l->loc, "cannot assign to the result of %s()", l->u.call.name);
+    return false;
+  }
+  diag_error(C->d, l->loc, "cannot assign to this expression; only vars, tile slices and tensor slices can be assigned");
   return false;
 }
 
@@ -953,6 +1016,7 @@ static void check_cond(Checker *C, Expr *cond, const char *what) {
 }
 
 static void check_stmt(Checker *C, Stmt *s, int depth) {
+  C->deep_reported = false;
   if (depth > MAX_NEST) {
     diag_error(C->d, s->loc, "statements are nested too deeply (limit %d)", MAX_NEST);
     return;
@@ -1054,11 +1118,14 @@ static void check_launch(Checker *C, Kernel *k) {
   Attr *at = find_attr(k, A_LAUNCH);
   if (!at || !attr_nargs(C, at, 1, 2, "(threads) or (threads, min_blocks)")) return;
   int v;
+  C->attr = "launch";
   if (check_expr(C, at->args[0], 0) && const_dim(C, at->args[0], "@launch threads", &v)) {
-    if (v % C->t->lanes != 0 || v > C->t->max_threads)
-      diag_error(C->d, at->args[0]->loc,
-                 "@launch(%d): threads must be a multiple of %d (ctx.lanes) and at most %d on %s", v,
-                 C->t->lanes, C->t->max_threads, C->t->name);
+    if (v % C->t->lanes != 0)
+      diag_error(C->d, at->args[0]->loc, "@launch(%d): threads must be a multiple of ctx.lanes (%d on %s)", v,
+                 C->t->lanes, C->t->name);
+    else if (v > C->t->max_threads)
+      diag_error(C->d, at->args[0]->loc, "@launch(%d): %s allows at most %d threads per block", v, C->t->name,
+                 C->t->max_threads);
     else
       C->ki->threads = v;
   }
@@ -1070,6 +1137,7 @@ static void check_launch(Checker *C, Kernel *k) {
     else
       C->ki->min_blocks = v;
   }
+  C->attr = NULL;
 }
 
 /* Collects the tile vars named `name` anywhere in the kernel. */
@@ -1118,16 +1186,24 @@ static void check_registers_one(Checker *C, Kernel *k, Attr *at, Expr *arg) {
   if (nf == 0) {
     Sym *other = find_var_any(C, &k->body, n);
     if (other && other->ty.elem == T_NONE) return; /* its declaration already failed */
+    Sym *param = NULL;
+    for (int i = 0; i < C->ki->nparams; i++)
+      if (strcmp(C->ki->params[i]->name, n) == 0) param = C->ki->params[i];
     diag_error(C->d, arg->loc, "@registers(%s): the name refers to nothing", n);
-    diag_note(C->d, other ? other->loc : (Loc){0, 0},
-              other ? "'%s' is a scalar var, not a tile var" : "there is no var %s: tile<..>[..] in kernel '%s'",
-              n, k->name);
+    if (other)
+      diag_note(C->d, other->loc, "'%s' is a scalar var, not a tile var", n);
+    else if (param)
+      diag_note(C->d, param->loc, "'%s' is a %s parameter; @registers names a var %s: tile<..>[..] of the kernel", n,
+                param->kind == SY_TENSOR ? "tensor" : "scalar", n);
+    else
+      diag_note(C->d, (Loc){0, 0}, "there is no var %s: tile<..>[..] in kernel '%s'", n, k->name);
     return;
   }
   for (int i = 0; i < nf; i++) {
     Sym *y = found[i];
     if (y->place == PL_REGISTER) {
       diag_error(C->d, arg->loc, "@registers names '%s' twice", n);
+      diag_note(C->d, y->reg_loc, "first named here");
       return;
     }
     int64_t numel = type_numel(&y->ty);
@@ -1197,11 +1273,16 @@ static bool launch_expr_ok(Checker *C, Expr *e) {
 static void check_grid(Checker *C, Kernel *k) {
   Attr *at = find_attr(k, A_GRID);
   if (!at || !attr_nargs(C, at, 1, 3, "one to three integer expressions (x[, y[, z]])")) return;
+  C->attr = "grid";
   for (int i = 0; i < at->nargs; i++) {
     Expr *x = at->args[i];
     if (!check_expr(C, x, 0)) continue;
-    if (x->ty.rank != 0 || !elem_is_int(x->ty.elem) || !launch_expr_ok(C, x)) {
-      diag_error(C->d, x->loc, "@grid takes integer expressions of size names and scalar parameters");
+    if (x->ty.rank != 0 || !elem_is_int(x->ty.elem)) {
+      diag_error(C->d, x->loc, "@grid takes integer expressions, not %s", type_str(C, &x->ty));
+      continue;
+    }
+    if (!launch_expr_ok(C, x)) {
+      diag_error(C->d, x->loc, "@grid is computed on the host: it may use size names, scalar parameters, consts and cdiv/min/max, not ctx or tiles");
       continue;
     }
     if ((x->flags & EF_CONST) && x->cv.i < 1) {
@@ -1210,6 +1291,7 @@ static void check_grid(Checker *C, Kernel *k) {
     }
     C->ki->grid[i] = x;
   }
+  C->attr = NULL;
 }
 
 static void recognise_assume(Assume *as) {
@@ -1243,17 +1325,23 @@ static void check_assume(Checker *C, Kernel *k) {
     return;
   }
   C->ki->assumes = NEW_ARRAY(C->a, Assume, at->nargs);
+  C->attr = "assume";
   for (int i = 0; i < at->nargs; i++) {
     Expr *x = at->args[i];
     if (!check_expr(C, x, 0)) continue;
-    if (x->ty.elem != T_BOOL || x->ty.rank != 0 || !launch_expr_ok(C, x)) {
-      diag_error(C->d, x->loc, "@assume takes bool conditions on size names and scalar parameters");
+    if (x->ty.elem != T_BOOL || x->ty.rank != 0) {
+      diag_error(C->d, x->loc, "@assume takes bool conditions such as K %% 64 == 0, not %s", type_str(C, &x->ty));
+      continue;
+    }
+    if (!launch_expr_ok(C, x)) {
+      diag_error(C->d, x->loc, "@assume is checked on the host: it may use size names, scalar parameters and consts, not ctx or tiles");
       continue;
     }
     Assume *as = &C->ki->assumes[C->ki->nassumes++];
     as->e = x;
     recognise_assume(as);
   }
+  C->attr = NULL;
 }
 
 /* ------------------------------------------------------------ parameters */
@@ -1316,11 +1404,17 @@ static void check_params(Checker *C, Kernel *k) {
     SymKind kind = p->type->kind == TR_TENSOR ? SY_TENSOR : SY_SCALAR;
     if (p->type->kind == TR_TILE) {
       diag_error(C->d, p->type->loc, "a tile cannot be a kernel parameter; pass a tensor and slice it");
+      if (!lookup(C, p->name)) poison(C, p->name, p->loc);
       continue;
     }
+    Sym *sz = NULL;
     for (int j = 0; j < ki->nsizes; j++)
-      if (strcmp(ki->sizes[j]->name, p->name) == 0)
-        diag_error(C->d, p->loc, "'%s' is already a size name of an earlier tensor", p->name);
+      if (strcmp(ki->sizes[j]->name, p->name) == 0) sz = ki->sizes[j];
+    if (sz) {
+      diag_error(C->d, p->loc, "'%s' is already a size name of an earlier tensor", p->name);
+      diag_note(C->d, sz->loc, "'%s' becomes an i32 parameter here; a size name needs no declaration", p->name);
+      continue;
+    }
     Sym *y = declare(C, kind, p->name, p->loc);
     if (!y) continue;
     p->sym = y;
@@ -1416,8 +1510,10 @@ static bool taint_block(Block *b, bool td) {
 /* ------------------------------------------------------------ the rules walk */
 
 typedef struct Ctl {
-  const Expr *td_cond;   /* innermost thread-dependent condition, or NULL */
+  const Expr *td_cond;   /* outermost thread-dependent condition, or NULL */
+  const Stmt *td_exit;   /* or the break/continue under thread-dependent control that makes a loop diverge */
   const char *reg_ctl;   /* "an if" / "a while" when inside one, for the register rule */
+  Loc reg_loc;           /* and where that if or while starts */
 } Ctl;
 
 static bool stmt_touches_tile(const Stmt *s) {
@@ -1437,26 +1533,65 @@ static const Expr *cond_expr_of(const Stmt *s) {
   }
 }
 
-/* A break or continue under thread-dependent control makes its loop divergent. */
-static bool divergent_exit(const Block *b, bool td) {
+/* A break or continue under thread-dependent control makes its loop divergent;
+ * returns the first such statement. */
+static const Stmt *divergent_exit(const Block *b, bool td) {
   for (int i = 0; i < b->nstmts; i++) {
-    const Stmt *s = b->stmts[i];
+    const Stmt *s = b->stmts[i], *x;
     switch (s->kind) {
-    case S_BREAK: case S_CONTINUE: if (td) return true; break;
+    case S_BREAK: case S_CONTINUE: if (td) return s; break;
     case S_IF: {
       bool t = td || expr_td(s->u.iff.cond);
-      if (divergent_exit(&s->u.iff.then, t)) return true;
+      if ((x = divergent_exit(&s->u.iff.then, t))) return x;
       if (s->u.iff.els) {
         Block one = {(Stmt **)&s->u.iff.els, 1, {0, 0}};
-        if (divergent_exit(&one, t)) return true;
+        if ((x = divergent_exit(&one, t))) return x;
       }
       break;
     }
-    case S_BLOCK: if (divergent_exit(&s->u.block, td)) return true; break;
+    case S_BLOCK: if ((x = divergent_exit(&s->u.block, td))) return x; break;
     default: break; /* inner loops own their break/continue */
     }
   }
-  return false;
+  return NULL;
+}
+
+/* What makes e thread-dependent, for a note: a ctx field or a var. */
+static const char *td_source(Checker *C, const Expr *e) {
+  if (!e) return NULL;
+  const char *r;
+  switch (e->kind) {
+  case E_CTX:
+    return e->u.ctx == CTX_THREAD ? "ctx.thread" : e->u.ctx == CTX_LANE ? "ctx.lane"
+           : e->u.ctx == CTX_WARP ? "ctx.warp" : NULL;
+  case E_IDENT:
+    return e->u.ident.sym && e->u.ident.sym->thread_dep
+               ? arena_printf(C->a, "'%s', whose value differs between threads", e->u.ident.name) : NULL;
+  case E_UNARY: return td_source(C, e->u.unary.a);
+  case E_BINARY: return (r = td_source(C, e->u.binary.a)) ? r : td_source(C, e->u.binary.b);
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if ((r = td_source(C, e->u.call.args[i]))) return r;
+    return NULL;
+  case E_INDEX:
+    for (int i = 0; i < e->u.index.nidx; i++)
+      if ((r = td_source(C, e->u.index.idx[i].start))) return r;
+    return NULL;
+  default: return NULL;
+  }
+}
+
+static void note_td(Checker *C, Ctl ctl) {
+  if (ctl.td_exit) {
+    diag_note(C->d, ctl.td_exit->loc,
+              "this '%s' runs for some threads only, so the loop's iterations differ between threads; tile statements run for the whole CTA and their barriers must not diverge",
+              ctl.td_exit->kind == S_BREAK ? "break" : "continue");
+    return;
+  }
+  const char *src = td_source(C, ctl.td_cond);
+  diag_note(C->d, ctl.td_cond->loc,
+            "this depends on %s; tile statements run for the whole CTA and their barriers must not diverge",
+            src ? src : "the thread");
 }
 
 static void rules_block(Checker *C, Block *b, Ctl ctl);
@@ -1474,15 +1609,15 @@ static Sym *register_target(const Stmt *s) {
 }
 
 static void rules_simple(Checker *C, Stmt *s, Ctl ctl) {
-  if (ctl.td_cond && stmt_touches_tile(s)) {
+  if ((ctl.td_cond || ctl.td_exit) && stmt_touches_tile(s)) {
     diag_error(C->d, s->loc, "a tile statement under thread-dependent control");
-    diag_note(C->d, ctl.td_cond->loc,
-              "this condition depends on ctx.thread, ctx.lane or ctx.warp; tile statements run for the whole CTA and their barriers must not diverge");
+    note_td(C, ctl);
   }
   Sym *r = register_target(s);
   if (!r) return;
   if (ctl.reg_ctl) {
     diag_error(C->d, s->loc, "an update of register tile '%s' inside %s is not supported", r->name, ctl.reg_ctl);
+    diag_note(C->d, ctl.reg_loc, "the %s starts here", ctl.reg_ctl + (ctl.reg_ctl[1] == 'n' ? 3 : 2));
     diag_note(C->d, r->reg_loc, "'%s' is named in @registers here", r->name);
   }
   if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_INDEX) {
@@ -1500,8 +1635,8 @@ static void rules_stmt(Checker *C, Stmt *s, Ctl ctl) {
     Ctl in = ctl;
     const Expr *b[3] = {s->u.forr.lo, s->u.forr.hi, s->u.forr.step};
     for (int i = 0; i < 3; i++)
-      if (!in.td_cond && expr_td(b[i])) in.td_cond = b[i];
-    if (!in.td_cond && divergent_exit(&s->u.forr.body, false)) in.td_cond = s->u.forr.hi;
+      if (!in.td_cond && !in.td_exit && expr_td(b[i])) in.td_cond = b[i];
+    if (!in.td_cond && !in.td_exit) in.td_exit = divergent_exit(&s->u.forr.body, false);
     rules_block(C, &s->u.forr.body, in);
     return;
   }
@@ -1509,16 +1644,16 @@ static void rules_stmt(Checker *C, Stmt *s, Ctl ctl) {
   case S_WHILE: {
     Ctl in = ctl;
     const Expr *c = cond_expr_of(s);
-    if (!in.td_cond && expr_td(c)) in.td_cond = c;
-    if (!in.td_cond && s->kind == S_WHILE && divergent_exit(&s->u.whil.body, false)) in.td_cond = c;
-    if (ctl.td_cond == NULL && (c->flags & EF_TILE) && in.td_cond == NULL) {
-      /* a condition reading a tile is collective: fine under uniform control */
-    }
-    if (ctl.td_cond && (c->flags & EF_TILE)) {
+    bool outer_td = ctl.td_cond || ctl.td_exit;
+    if (!outer_td && expr_td(c)) in.td_cond = c;
+    if (!outer_td && !in.td_cond && s->kind == S_WHILE) in.td_exit = divergent_exit(&s->u.whil.body, false);
+    /* a condition reading a tile is collective: fine under uniform control */
+    if (outer_td && (c->flags & EF_TILE)) {
       diag_error(C->d, c->loc, "a condition that reads a tile, under thread-dependent control");
-      diag_note(C->d, ctl.td_cond->loc, "this condition depends on the thread");
+      note_td(C, ctl);
     }
     in.reg_ctl = s->kind == S_IF ? "an if" : "a while";
+    in.reg_loc = s->loc;
     if (s->kind == S_IF) {
       rules_block(C, &s->u.iff.then, in);
       if (s->u.iff.els) rules_stmt(C, s->u.iff.els, in);
@@ -1547,8 +1682,8 @@ static void check_kernel(Checker *C, Kernel *k) {
   Scope ks;
   push_scope(C, &ks);
   check_kernel_attr_list(C, k);
-  check_launch(C, k);
   check_params(C, k);
+  check_launch(C, k);
   Scope body;
   push_scope(C, &body);
   check_block(C, &k->body, 1);
@@ -1558,7 +1693,7 @@ static void check_kernel(Checker *C, Kernel *k) {
   check_assume(C, k);
   while (taint_block(&k->body, false)) {
   }
-  rules_block(C, &k->body, (Ctl){NULL, NULL});
+  rules_block(C, &k->body, (Ctl){0});
   pop_scope(C);
   C->ki->cnames = C->cnames;
 }

@@ -116,14 +116,18 @@ static int emit_buffer(Emitter *E, const void *key, const char *cname, ElemType 
   return E->nbufs++;
 }
 
-static void access(Emitter *E, int buf, bool write, bool aligned) {
+static void access_map(Emitter *E, int buf, bool write, Mapping map) {
   Step *s = E->step;
   if (!s) die("access outside a step");
   if (s->nacc == MAX_ACCESS) {
     place_overflow(E, s);
     return;
   }
-  s->acc[s->nacc++] = (Access){buf, write, aligned};
+  s->acc[s->nacc++] = (Access){buf, write, map, E->site};
+}
+
+static void access(Emitter *E, int buf, bool write, bool aligned) {
+  access_map(E, buf, write, aligned ? MAP_SPREAD : MAP_ANY);
 }
 
 static void step_begin(Emitter *E, Step *s, Step **saved) {
@@ -175,11 +179,20 @@ static ElemType operand_type(Expr *a, Expr *b, ElemType want) {
   return (a->ty.elem == T_F32 || b->ty.elem == T_F32) ? T_F32 : T_I32;
 }
 
+static bool is_zero(const char *s) { return strcmp(s, "0") == 0; }
+static bool needs_parens(const char *s) { return strpbrk(s, "+-*/%<>&|^?") != NULL; }
+static const char *paren(Emitter *E, const char *s) { return needs_parens(s) ? fmt(E, "(%s)", s) : s; }
+
+/* i * n + j, simplified. */
+static const char *lin2(Emitter *E, const char *i, int n, const char *j) {
+  if (n == 1 || is_zero(j)) return n == 1 || is_zero(i) ? i : fmt(E, "%s * %d", paren(E, i), n);
+  if (is_zero(i)) return j;
+  return fmt(E, "%s * %d + %s", paren(E, i), n, paren(E, j));
+}
+
 static const char *index_2d(Emitter *E, const Buffer *b, const char *i, const char *j) {
   if (b->rank <= 1) return i ? i : "0";
-  if (strcmp(i, "0") == 0) return j;
-  if (b->dims[1] == 1) return i;
-  return fmt(E, "%s * %d + %s", i, b->dims[1], j);
+  return lin2(E, i, b->dims[1], j);
 }
 
 /* A read of a shared buffer at coordinates of a tile of the buffer's shape. */
@@ -585,7 +598,41 @@ static void emit_copy(Emitter *E, Sym *r, Buf *out) {
 
 /* ------------------------------------------------------------ tensors */
 
+/* A scalar var assigned only at its declaration stands for its initial value. */
+static const Expr *resolve(const Expr *x) {
+  for (int depth = 0; depth < 16 && x->kind == E_IDENT && x->u.ident.sym; depth++) {
+    const Sym *y = x->u.ident.sym;
+    if (y->kind != SY_VAR || y->ty.rank != 0 || y->reassigned || !y->decl->u.decl.init) break;
+    x = y->decl->u.decl.init;
+  }
+  return x;
+}
+
+static void mark_reassigned(Block *b) {
+  for (int i = 0; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case S_ASSIGN:
+      if (s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym)
+        s->u.assign.lhs->u.ident.sym->reassigned = true;
+      break;
+    case S_FOR: mark_reassigned(&s->u.forr.body); break;
+    case S_WHILE: mark_reassigned(&s->u.whil.body); break;
+    case S_BLOCK: mark_reassigned(&s->u.block); break;
+    case S_IF:
+      mark_reassigned(&s->u.iff.then);
+      if (s->u.iff.els) {
+        Block one = {&s->u.iff.els, 1, {0, 0}};
+        mark_reassigned(&one);
+      }
+      break;
+    default: break;
+    }
+  }
+}
+
 static bool nonneg(const Expr *x) {
+  x = resolve(x);
   if (x->flags & EF_CONST) return !x->cv.isf && x->cv.i >= 0;
   switch (x->kind) {
   case E_CTX: return true;
@@ -650,6 +697,7 @@ static int block_times(const Expr *x, int64_t *c) {
 
 /* Whether start + len <= dim d of X for every execution the translator can see. */
 static bool fits(Emitter *E, const Expr *start, int64_t len, const Sym *X, int d) {
+  start = resolve(start);
   const Sym *S = X->tdim_size[d];
   int64_t D = X->tdim_const[d], c;
   if (check_const_int(start, &c)) return S ? assumed_at_least(E, S, c + len) : c + len <= D;
@@ -691,9 +739,6 @@ static const char *plus(Emitter *E, const char *a, const char *b) {
   if (!b || strcmp(b, "0") == 0) return a;
   return fmt(E, "%s + %s", a, b);
 }
-
-static bool needs_parens(const char *s) { return strpbrk(s, "+-*/%<>&|^?") != NULL; }
-static const char *paren(Emitter *E, const char *s) { return needs_parens(s) ? fmt(E, "(%s)", s) : s; }
 
 /* The linear index of X[...] at coordinates and the bounds condition (NULL when proven). */
 static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const char **cond, Buf *pre) {
@@ -770,10 +815,11 @@ static const char *emit_index_read(Emitter *E, Expr *x, At at, Buf *pre) {
     const char *st = ev_scalar(E, ix->start, T_I32, pre);
     p[d] = ix->len ? plus(E, st, coord[kept++]) : st;
   }
-  access(E, bi, false, false);
   const Buffer *b = &E->bufs[bi];
-  if (b->rank <= 1) return fmt(E, "%s[%s]", b->cname, p[0]);
-  return fmt(E, "%s[%s * %d + %s]", b->cname, paren(E, p[0]), b->dims[1], paren(E, p[1]));
+  const char *ix = b->rank <= 1 ? p[0] : lin2(E, p[0], b->dims[1], p[1]);
+  /* element e of a statement as large as the tile: the spread of its writers */
+  access(E, bi, false, at.aligned && strcmp(ix, "e") == 0 && type_numel(&E->sshape) == b->numel);
+  return fmt(E, "%s[%s]", b->cname, ix);
 }
 
 /* ------------------------------------------------------------ elementwise statements */
@@ -865,9 +911,9 @@ static void store_elem(Emitter *E, const Target *tg, TokenKind op, const char *v
       p[d] = ix->len ? plus(E, st, coord[kept++]) : st;
     }
     const Buffer *bf = &E->bufs[tg->buf];
-    if (k <= 0) access(E, tg->buf, true, false);
-    if (bf->rank <= 1) line(E, b, "%s[%s] %s %s;", bf->cname, p[0], o, v);
-    else line(E, b, "%s[%s * %d + %s] %s %s;", bf->cname, paren(E, p[0]), bf->dims[1], paren(E, p[1]), o, v);
+    const char *ix = bf->rank <= 1 ? p[0] : lin2(E, p[0], bf->dims[1], p[1]);
+    if (k <= 0) access(E, tg->buf, true, strcmp(ix, "e") == 0 && type_numel(&tg->shape) == bf->numel);
+    line(E, b, "%s[%s] %s %s;", bf->cname, ix, o, v);
     return;
   }
   case TG_TENSOR: {
@@ -1128,11 +1174,9 @@ static void emit_scalar_store(Emitter *E, Stmt *s, Buf *out) {
   } else {
     bi = tile_buffer(E, y);
     const char *p0 = ev_scalar(E, l->u.index.idx[0].start, T_I32, &code);
-    lin = y->ty.rank == 1 ? p0
-                          : fmt(E, "%s * %d + %s", paren(E, p0), y->ty.dims[1],
-                                paren(E, ev_scalar(E, l->u.index.idx[1].start, T_I32, &code)));
+    lin = y->ty.rank == 1 ? p0 : lin2(E, p0, y->ty.dims[1], ev_scalar(E, l->u.index.idx[1].start, T_I32, &code));
   }
-  access(E, bi, true, false);
+  access_map(E, bi, true, E->td_ctl ? MAP_ANY : MAP_THREAD0);
   const char *guard = E->td_ctl ? NULL : "tid == 0";
   const char *c = guard && cond ? fmt(E, "%s && %s", guard, cond) : guard ? guard : cond;
   if (c) line(E, &code, "if (%s) %s[%s] %s %s;", c, y->cname, lin, o, v);
@@ -1228,6 +1272,21 @@ static State loop_pass(Emitter *E, Stmt *s, BodyFn fn, const State *entry, LoopC
   return end;
 }
 
+/* The loop-entry state at the fixpoint; *barriers = barriers in one pass of the body. */
+static State loop_fixpoint(Emitter *E, Stmt *s, BodyFn fn, const State *pre, int rounds, int *barriers) {
+  LoopCtx lc;
+  State entry = *pre;
+  for (int it = 0; it < rounds; it++) {
+    int before = E->barriers_seen;
+    State end = loop_pass(E, s, fn, &entry, &lc, false, NULL);
+    *barriers = E->barriers_seen - before;
+    State next = place_join(pre, &end);
+    if (place_same(&next, &entry)) break;
+    entry = next;
+  }
+  return entry;
+}
+
 /* A loop: copies hoisted above it, then the barrier state carried around the
  * back edge to a fixpoint by dry runs, then the real body. */
 static void emit_loop(Emitter *E, Stmt *s, Buf *out, const char *header, const char *pragma, BodyFn fn) {
@@ -1248,13 +1307,24 @@ static void emit_loop(Emitter *E, Stmt *s, Buf *out, const char *header, const c
     }
     pre = E->st;
   }
-  State entry = pre;
   int rounds = E->dry > 4 ? 1 : 8;
-  for (int it = 0; it < rounds; it++) {
-    State end = loop_pass(E, s, fn, &entry, &lc, false, NULL);
-    State next = place_join(&pre, &end);
-    if (place_same(&next, &entry)) break;
-    entry = next;
+  int inside = 0;
+  State entry = loop_fixpoint(E, s, fn, &pre, rounds, &inside);
+  bool any = false;
+  for (int i = 0; i < E->nbufs; i++) any |= pre.acc[i] != 0;
+  if (any && inside > 0 && E->dry <= 4) {
+    /* a barrier before the loop instead of one per iteration, when that is enough */
+    State clear = pre;
+    memset(clear.acc, 0, sizeof clear.acc);
+    int inside2 = 0;
+    State entry2 = loop_fixpoint(E, s, fn, &clear, rounds, &inside2);
+    if (inside2 < inside) {
+      E->st = pre;
+      place_barrier(E, out, arena_printf(E->a, "before the loop at line %d, so that its body needs %s", s->loc.line,
+                                         inside2 ? "fewer barriers" : "none"));
+      pre = E->st;
+      entry = entry2;
+    }
   }
   if (pragma) line(E, out, "%s", pragma);
   line(E, out, "%s", header);
@@ -1348,6 +1418,10 @@ static void while_body(Emitter *E, Stmt *s, Buf *out) {
   Expr *c = s->u.whil.cond;
   if (c->flags & EF_TILE) {
     E->out = out;
+    E->line = s->loc.line;
+    E->loc = s->loc;
+    E->stmt_indent = E->indent;
+    E->nmemo = 0;
     Step st, *sv;
     Buf code = {0};
     step_begin(E, &st, &sv);
@@ -1401,6 +1475,7 @@ static void emit_if(Emitter *E, Stmt *s, Buf *out, bool is_else) {
 
 static void emit_stmt(Emitter *E, Stmt *s, Buf *out) {
   E->out = out;
+  E->site = s;
   E->line = s->loc.line;
   E->loc = s->loc;
   E->stmt_indent = E->indent;
@@ -1581,6 +1656,7 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     return;
   }
   name_copies(E);
+  mark_reassigned(&k->body);
   for (int i = 0; i < E->ki->tiles.len; i++) {
     Sym *t = E->ki->tiles.items[i];
     if (t->place == PL_SHARED) tile_buffer(E, t);
@@ -1593,6 +1669,8 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     buf_free(&body);
     return;
   }
+  E->ki->shared_bytes = place_shared_bytes(E);
+  E->ki->dynamic_smem = place_dynamic(E);
   const char *ctxvars = "";
   if (E->use_lane && E->use_warp) ctxvars = fmt(E, "  const int lane = tid %% %d, warp = tid / %d;\n", E->t->lanes, E->t->lanes);
   else if (E->use_lane) ctxvars = fmt(E, "  const int lane = tid %% %d;\n", E->t->lanes);

@@ -1,16 +1,13 @@
 /* place.c: where barriers go, and where shared tiles sit.
  *
  * Barriers. For every shared buffer the state records how it was accessed since
- * the last barrier: read or written, aligned (thread tid touches only elements
- * tid, tid + threads, ... -- the same spread in every aligned access) or not.
+ * the last barrier: read or written, and under which mapping of elements to
+ * threads (MAP_SPREAD: thread tid touches only elements tid, tid + threads, ...,
+ * the same spread in every aligned access; MAP_THREAD0: thread 0 only; MAP_ANY).
  * A step conflicts with the state when a thread could read or overwrite an
- * element another thread wrote or read since the last barrier:
- *
- *   new access      conflicts with earlier
- *   read aligned    write other
- *   read other      any write
- *   write aligned   read other, write other
- *   write other     anything
+ * element another thread wrote or read since the last barrier: a write meets
+ * any earlier access, or a read meets an earlier write, and the two are not
+ * under the same mapping (MAP_ANY is never the same as anything).
  *
  * A conflicting step gets one __syncthreads() before it, which clears the state.
  * Joins (after an if, around a loop) take the union, so a barrier is placed
@@ -25,29 +22,31 @@
 #include <inttypes.h>
 #include <string.h>
 
-static uint8_t flag_of(const Access *a) {
-  if (a->write) return a->aligned ? AC_WA : AC_WO;
-  return a->aligned ? AC_RA : AC_RO;
-}
+#define WRITES (AC_BIT(MAP_ANY, 1) | AC_BIT(MAP_SPREAD, 1) | AC_BIT(MAP_THREAD0, 1))
+#define READS (AC_BIT(MAP_ANY, 0) | AC_BIT(MAP_SPREAD, 0) | AC_BIT(MAP_THREAD0, 0))
 
+static uint8_t flag_of(const Access *a) { return (uint8_t)AC_BIT(a->map, a->write); }
+
+/* The earlier accesses a new one conflicts with. */
 static uint8_t conflicts_with(const Access *a) {
-  if (!a->write) return a->aligned ? AC_WO : (AC_WO | AC_WA);
-  return a->aligned ? (AC_RO | AC_WO) : (AC_RA | AC_RO | AC_WA | AC_WO);
+  uint8_t m = a->write ? (WRITES | READS) : WRITES;
+  if (a->map != MAP_ANY) m &= (uint8_t)~(AC_BIT(a->map, 0) | AC_BIT(a->map, 1));
+  return m;
 }
 
 static const char *reason(Emitter *E, const Access *a, uint8_t prior) {
   const Buffer *b = &E->bufs[a->buf];
-  bool prior_w = prior & (AC_WA | AC_WO);
+  bool prior_w = prior & WRITES;
   int ln = prior_w ? E->st.wline[a->buf] : E->st.rline[a->buf];
-  return arena_printf(E->a, "%s %s at line %d; %s here%s", b->cname, prior_w ? "written" : "read", ln,
-                      a->write ? "overwritten" : "read",
-                      a->aligned && !(prior & (AC_RA | AC_WA)) ? "" : " by other threads");
+  return arena_printf(E->a, "%s: %s at line %d, %s here by other threads", b->cname,
+                      prior_w ? "written" : "read", ln, a->write ? "overwritten" : "read");
 }
 
 void place_barrier(Emitter *E, Buf *out, const char *why) {
   for (int i = 0; i < E->indent; i++) buf_puts(out, "  ");
   buf_printf(out, "__syncthreads();  // %s\n", why);
   memset(E->st.acc, 0, sizeof E->st.acc);
+  E->barriers_seen++;
   if (E->dry) return;
   E->nbarriers++;
   if (E->o->explain && E->o->explain_out)
@@ -62,11 +61,18 @@ void place_step(Emitter *E, const Step *s, Buf *out) {
   for (int i = 0; i < s->nacc && !why; i++) {
     const Access *a = &s->acc[i];
     uint8_t prior = E->st.acc[a->buf] & conflicts_with(a);
+    /* Stores of one statement to a tensor (a loop's iterations) are not ordered
+     * against each other: only reads of a written tensor are. */
+    if (E->bufs[a->buf].global && a->write && !(prior & READS) && E->st.wsite[a->buf] == a->site) prior = 0;
     if (prior) why = reason(E, a, prior);
   }
   if (why) place_barrier(E, out, why);
   for (int i = 0; i < s->nacc; i++) {
     const Access *a = &s->acc[i];
+    if (a->write) {
+      bool had = E->st.acc[a->buf] & WRITES;
+      E->st.wsite[a->buf] = !had || E->st.wsite[a->buf] == a->site ? a->site : SITE_MANY;
+    }
     E->st.acc[a->buf] |= flag_of(a);
     if (a->write) E->st.wline[a->buf] = E->line;
     else E->st.rline[a->buf] = E->line;
@@ -77,8 +83,10 @@ State place_join(const State *a, const State *b) {
   State r = *a;
   for (int i = 0; i < MAX_BUFS; i++) {
     r.acc[i] = a->acc[i] | b->acc[i];
-    if (b->acc[i] & (AC_WA | AC_WO) && b->wline[i] > r.wline[i]) r.wline[i] = b->wline[i];
-    if (b->acc[i] & (AC_RA | AC_RO) && b->rline[i] > r.rline[i]) r.rline[i] = b->rline[i];
+    if ((b->acc[i] & WRITES) && b->wline[i] > r.wline[i]) r.wline[i] = b->wline[i];
+    if ((a->acc[i] & WRITES) && (b->acc[i] & WRITES) && a->wsite[i] != b->wsite[i]) r.wsite[i] = SITE_MANY;
+    else if (!(a->acc[i] & WRITES)) r.wsite[i] = b->wsite[i];
+    if ((b->acc[i] & READS) && b->rline[i] > r.rline[i]) r.rline[i] = b->rline[i];
   }
   for (int i = 0; i < MAX_REGS; i++) {
     r.valid[i] = a->valid[i] && b->valid[i];
@@ -88,6 +96,8 @@ State place_join(const State *a, const State *b) {
 }
 
 bool place_same(const State *a, const State *b) {
+  for (int i = 0; i < MAX_BUFS; i++)
+    if ((a->acc[i] & WRITES) && a->wsite[i] != b->wsite[i]) return false;
   return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->valid, b->valid, sizeof a->valid) == 0 &&
          memcmp(a->live, b->live, sizeof a->live) == 0;
 }

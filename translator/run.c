@@ -1,9 +1,471 @@
-/* run.c: tile2cu run (the CPU backend driver). */
+/* run.c: `tile2cu run`, which runs one kernel of a .tl file on .npy data.
+ *
+ *   tile2cu run FILE.tl --kernel NAME [--backend sim|gpu] [--grid X,Y,Z]
+ *               [--schedules N] [--target sm_XX] NAME=VALUE ...
+ *
+ * The kernel is translated in sim mode, compiled with the host C++ compiler
+ * and run on the CPU backend (rt/sim): the generated CUDA itself, every
+ * thread a fiber. Tensors are .npy files, read when they exist; tensors the
+ * kernel stores to are written back. Sizes and scalars come from NAME=VALUE;
+ * a size left out is inferred from the arrays. @grid gives the grid unless
+ * --grid does, and every @assume is checked before the launch.
+ */
 #include "tile2cu.h"
 
-int run_main(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "tile2cu run: not available in this build\n");
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "npy.h"
+#include "simrun.h"
+
+typedef struct RunOpts {
+  const char *file, *kernel, *backend, *target;
+  unsigned grid[3];
+  bool has_grid;
+  int schedules;
+  char **binds;
+  int nbinds;
+} RunOpts;
+
+static int fail(const char *fmt_, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt_, ...) {
+  va_list ap;
+  va_start(ap, fmt_);
+  fprintf(stderr, "tile2cu run: ");
+  vfprintf(stderr, fmt_, ap);
+  fputc('\n', stderr);
+  va_end(ap);
   return 2;
+}
+
+/* ------------------------------------------------------------ launch expressions */
+
+bool eval_launch_expr(const Expr *e, const KernelInfo *ki, const double *pvals, const int64_t *svals,
+                      double *out) {
+  double a, b;
+  switch (e->kind) {
+  case E_INT: *out = (double)e->u.ival; return true;
+  case E_FLOAT: *out = e->u.fval; return true;
+  case E_BOOL: *out = (double)e->u.ival; return true;
+  case E_INF: *out = INFINITY; return true;
+  case E_IDENT: {
+    const Sym *y = e->u.ident.sym;
+    if (!y) return false;
+    if (y->kind == SY_CONST) { *out = y->const_float ? y->fval : (double)y->ival; return true; }
+    for (int i = 0; i < ki->nsizes; i++)
+      if (ki->sizes[i] == y) { *out = (double)svals[i]; return true; }
+    for (int i = 0; i < ki->nparams; i++)
+      if (ki->params[i] == y) { *out = pvals[i]; return true; }
+    return false;
+  }
+  case E_UNARY:
+    if (!eval_launch_expr(e->u.unary.a, ki, pvals, svals, &a)) return false;
+    *out = e->u.unary.op == TK_MINUS ? -a : e->u.unary.op == TK_NOT ? !a : (double)~(int64_t)a;
+    return true;
+  case E_BINARY: {
+    if (!eval_launch_expr(e->u.binary.a, ki, pvals, svals, &a) || !eval_launch_expr(e->u.binary.b, ki, pvals, svals, &b))
+      return false;
+    bool integer = elem_is_int(e->ty.elem) || (e->u.binary.a->ty.elem != T_F32 && e->u.binary.a->ty.elem != T_F64);
+    int64_t x = (int64_t)a, y = (int64_t)b;
+    switch (e->u.binary.op) {
+    case TK_PLUS: *out = a + b; return true;
+    case TK_MINUS: *out = a - b; return true;
+    case TK_STAR: *out = a * b; return true;
+    case TK_SLASH:
+      if (b == 0) return false;
+      *out = integer ? (double)(x / y) : a / b;
+      return true;
+    case TK_PERCENT: if (y == 0) return false; *out = (double)(x % y); return true;
+    case TK_SHL: *out = (double)(x << (y & 63)); return true;
+    case TK_SHR: *out = (double)(x >> (y & 63)); return true;
+    case TK_AND: *out = (double)(x & y); return true;
+    case TK_OR: *out = (double)(x | y); return true;
+    case TK_XOR: *out = (double)(x ^ y); return true;
+    case TK_EQ: *out = a == b; return true;
+    case TK_NE: *out = a != b; return true;
+    case TK_LT: *out = a < b; return true;
+    case TK_LE: *out = a <= b; return true;
+    case TK_GT: *out = a > b; return true;
+    case TK_GE: *out = a >= b; return true;
+    case TK_ANDAND: *out = a && b; return true;
+    case TK_OROR: *out = a || b; return true;
+    default: return false;
+    }
+  }
+  case E_CALL: {
+    if (e->u.call.cast != T_NONE) {
+      if (!eval_launch_expr(e->u.call.args[0], ki, pvals, svals, &a)) return false;
+      *out = elem_is_int(e->u.call.cast) ? (double)(int64_t)a : a;
+      return true;
+    }
+    if (!eval_launch_expr(e->u.call.args[0], ki, pvals, svals, &a) ||
+        !eval_launch_expr(e->u.call.args[1], ki, pvals, svals, &b))
+      return false;
+    switch (e->u.call.builtin) {
+    case B_CDIV: if ((int64_t)b <= 0) return false; *out = (double)(((int64_t)a + (int64_t)b - 1) / (int64_t)b); return true;
+    case B_MIN: *out = a < b ? a : b; return true;
+    case B_MAX: *out = a < b ? b : a; return true;
+    default: return false;
+    }
+  }
+  default: return false;
+  }
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static const char *descr_of(ElemType t) {
+  switch (t) {
+  case T_F32: return "<f4";
+  case T_F16: return "<f2";
+  case T_BF16: return "<u2";
+  case T_F64: return "<f8";
+  case T_I8: return "|i1";
+  case T_U8: return "|u1";
+  case T_I32: return "<i4";
+  case T_U32: return "<u4";
+  case T_I64: return "<i8";
+  case T_BOOL: return "|b1";
+  default: return "?";
+  }
+}
+
+static const char *find_bind(const RunOpts *o, const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < o->nbinds; i++)
+    if (strncmp(o->binds[i], name, n) == 0 && o->binds[i][n] == '=') return o->binds[i] + n + 1;
+  return NULL;
+}
+
+static bool parse_int(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 0);
+  if (errno || end == s || *end) return false;
+  *out = v;
+  return true;
+}
+
+/* Reads the tensors that exist, fixes the sizes, and checks every shape. */
+static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, bool *exists, int64_t *sizes) {
+  for (int i = 0; i < ki->nsizes; i++) {
+    const char *v = find_bind(o, ki->sizes[i]->name);
+    sizes[i] = -1;
+    if (v && (!parse_int(v, &sizes[i]) || sizes[i] < 1))
+      return fail("size %s=%s: expected a positive integer", ki->sizes[i]->name, v);
+  }
+  for (int i = 0; i < ki->ntensors; i++) {
+    Sym *X = ki->tensors[i];
+    const char *path = find_bind(o, X->name);
+    if (!path) return fail("tensor %s needs a value: %s=FILE.npy", X->name, X->name);
+    exists[i] = access(path, F_OK) == 0;
+    if (!exists[i]) {
+      if (!X->written) return fail("%s: no such file, and kernel '%s' only reads tensor %s", path, o->kernel, X->name);
+      continue;
+    }
+    char err[512];
+    if (npy_read(path, &arrays[i], err, sizeof err)) return fail("%s", err);
+    Npy *a = &arrays[i];
+    if (strcmp(a->descr, descr_of(X->ty.elem)) != 0)
+      return fail("%s: dtype '%s', but tensor %s is %s (dtype '%s')", path, a->descr, X->name,
+                  elem_names[X->ty.elem], descr_of(X->ty.elem));
+    if (a->rank != X->trank)
+      return fail("%s: %d dims, but tensor %s has %d", path, a->rank, X->name, X->trank);
+    for (int d = 0; d < X->trank; d++) {
+      if (!X->tdim_size[d]) {
+        if (a->shape[d] != X->tdim_const[d])
+          return fail("%s: dim %d is %lld, but tensor %s declares %lld", path, d, a->shape[d], X->name,
+                      (long long)X->tdim_const[d]);
+        continue;
+      }
+      int si = 0;
+      while (ki->sizes[si] != X->tdim_size[d]) si++;
+      if (sizes[si] < 0) sizes[si] = a->shape[d];
+      else if (sizes[si] != a->shape[d])
+        return fail("%s: dim %d is %lld, but size %s is %lld", path, d, a->shape[d], ki->sizes[si]->name,
+                    (long long)sizes[si]);
+    }
+  }
+  for (int i = 0; i < ki->nsizes; i++)
+    if (sizes[i] < 0) return fail("size %s is not given and no input array fixes it: add %s=VALUE", ki->sizes[i]->name, ki->sizes[i]->name);
+  /* outputs that do not exist yet: zeros of the declared shape */
+  for (int i = 0; i < ki->ntensors; i++) {
+    if (exists[i]) continue;
+    Sym *X = ki->tensors[i];
+    Npy *a = &arrays[i];
+    snprintf(a->descr, sizeof a->descr, "%s", descr_of(X->ty.elem));
+    a->rank = X->trank;
+    for (int d = 0; d < X->trank; d++) {
+      int si = 0;
+      if (X->tdim_size[d])
+        while (ki->sizes[si] != X->tdim_size[d]) si++;
+      a->shape[d] = X->tdim_size[d] ? sizes[si] : X->tdim_const[d];
+    }
+    a->nbytes = (size_t)npy_nelems(a) * (size_t)elem_bytes[X->ty.elem];
+    a->data = calloc(1, a->nbytes ? a->nbytes : 1);
+    if (!a->data) return fail("out of memory for tensor %s", X->name);
+  }
+  return 0;
+}
+
+typedef union Scalar { float f32; double f64; int i32; unsigned u32; long long i64; signed char i8;
+                       unsigned char u8; bool b; unsigned short u16; } Scalar;
+
+static int bind_scalar(const RunOpts *o, Sym *p, Scalar *v, double *dv) {
+  const char *s = find_bind(o, p->name);
+  if (!s) return fail("scalar %s needs a value: %s=VALUE", p->name, p->name);
+  char *end;
+  errno = 0;
+  double d = strtod(s, &end);
+  if (errno || end == s || *end) return fail("scalar %s=%s: expected a number", p->name, s);
+  if (elem_is_int(p->ty.elem) && d != floor(d)) return fail("scalar %s=%s: %s takes an integer", p->name, s, elem_names[p->ty.elem]);
+  *dv = d;
+  switch (p->ty.elem) {
+  case T_F32: v->f32 = (float)d; break;
+  case T_F64: v->f64 = d; break;
+  case T_I32: v->i32 = (int)d; break;
+  case T_U32: v->u32 = (unsigned)d; break;
+  case T_I64: v->i64 = (long long)d; break;
+  case T_I8: v->i8 = (signed char)d; break;
+  case T_U8: v->u8 = (unsigned char)d; break;
+  case T_BOOL: v->b = d != 0; break;
+  default: return fail("scalar %s: %s scalars are not supported by tile2cu run", p->name, elem_names[p->ty.elem]);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ paths */
+
+static bool exe_dir(char *out, size_t n) {
+  char exe[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) return false;
+  exe[len] = 0;
+  snprintf(out, n, "%s", dirname(exe));
+  return true;
+}
+
+/* rt_dir holds tile2cu/rt.cuh, sim_dir holds tile2cu_sim.h and runtime.cpp. */
+static bool find_runtime(char *rt_dir, char *sim_dir, size_t n) {
+  char dir[PATH_MAX], probe[PATH_MAX + 64];
+  if (!exe_dir(dir, sizeof dir)) return false;
+  const char *rt_c[] = {"/../rt", "/../include"}, *sim_c[] = {"/../rt/sim", "/../share/tile2cu/sim"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(probe, sizeof probe, "%s%s/tile2cu/rt.cuh", dir, rt_c[i]);
+    if (access(probe, R_OK) != 0) continue;
+    snprintf(probe, sizeof probe, "%s%s/runtime.cpp", dir, sim_c[i]);
+    if (access(probe, R_OK) != 0) continue;
+    snprintf(rt_dir, n, "%s%s", dir, rt_c[i]);
+    snprintf(sim_dir, n, "%s%s", dir, sim_c[i]);
+    return true;
+  }
+  return false;
+}
+
+/* The per-user cache directory; the runtime object is built there once. */
+static void cache_dir(char *out, size_t n) {
+  const char *c = getenv("TILE2CU_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  if (c && *c) snprintf(out, n, "%s/sim", c);
+  else if (x && *x) snprintf(out, n, "%s/tile2cu/sim", x);
+  else if (h && *h) snprintf(out, n, "%s/.cache/tile2cu/sim", h);
+  else snprintf(out, n, "/tmp/tile2cu-cache-%d/sim", (int)getuid());
+}
+
+static int mkdirs(const char *path) {
+  char p[PATH_MAX];
+  snprintf(p, sizeof p, "%s", path);
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/') {
+      *s = 0;
+      if (mkdir(p, 0755) && errno != EEXIST) return -1;
+      *s = '/';
+    }
+  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int parse_run_args(int argc, char **argv, RunOpts *o) {
+  o->schedules = 3;
+  o->binds = calloc((size_t)argc, sizeof *o->binds);
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    bool val = i + 1 < argc;
+    if (strcmp(s, "--kernel") == 0 && val) o->kernel = argv[++i];
+    else if (strcmp(s, "--backend") == 0 && val) o->backend = argv[++i];
+    else if (strcmp(s, "--target") == 0 && val) o->target = argv[++i];
+    else if (strcmp(s, "--schedules") == 0 && val) {
+      int64_t n;
+      if (!parse_int(argv[++i], &n) || n < 1 || n > 1000) return fail("--schedules takes 1 to 1000");
+      o->schedules = (int)n;
+    } else if (strcmp(s, "--grid") == 0 && val) {
+      const char *g = argv[++i];
+      int64_t v[3] = {1, 1, 1};
+      int k = 0;
+      char buf[128];
+      snprintf(buf, sizeof buf, "%s", g);
+      for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","), k++)
+        if (k >= 3 || !parse_int(t, &v[k]) || v[k] < 1 || v[k] > 0x7fffffff) return fail("--grid takes X[,Y[,Z]] of positive integers, not '%s'", g);
+      if (k == 0) return fail("--grid takes X[,Y[,Z]]");
+      for (int d = 0; d < 3; d++) o->grid[d] = (unsigned)v[d];
+      o->has_grid = true;
+    } else if (strchr(s, '=') && s[0] != '-') o->binds[o->nbinds++] = argv[i];
+    else if (s[0] == '-') return fail("unknown or incomplete option '%s'", s);
+    else if (o->file) return fail("more than one .tl file ('%s')", s);
+    else o->file = s;
+  }
+  if (!o->file) return fail("no .tl file (usage: tile2cu run FILE.tl --kernel NAME NAME=VALUE ...)");
+  if (!o->kernel) return fail("--kernel NAME is required");
+  if (o->backend && strcmp(o->backend, "sim") != 0 && strcmp(o->backend, "gpu") != 0)
+    return fail("--backend is sim or gpu, not '%s'", o->backend);
+  return 0;
+}
+
+/* ------------------------------------------------------------ the run */
+
+static int compute_grid(const RunOpts *o, const KernelInfo *ki, const double *pv, const int64_t *sv, unsigned g[3]) {
+  if (o->has_grid) {
+    memcpy(g, o->grid, sizeof o->grid);
+    return 0;
+  }
+  for (int d = 0; d < 3; d++) {
+    double v = 1;
+    if (ki->grid[d] && !eval_launch_expr(ki->grid[d], ki, pv, sv, &v)) return fail("@grid dim %d cannot be evaluated", d);
+    if (v < 1 || v > 2147483647.0) return fail("@grid dim %d is %.0f; it must be at least 1", d, v);
+    g[d] = (unsigned)v;
+  }
+  return 0;
+}
+
+static int check_assumes(const RunOpts *o, const KernelInfo *ki, const double *pv, const int64_t *sv, const char *src) {
+  for (int i = 0; i < ki->nassumes; i++) {
+    double v;
+    if (!eval_launch_expr(ki->assumes[i].e, ki, pv, sv, &v) || v == 0) {
+      Buf vals = {0};
+      for (int s = 0; s < ki->nsizes; s++) buf_printf(&vals, "%s%s = %lld", s ? ", " : "", ki->sizes[s]->name, (long long)sv[s]);
+      int r = fail("%s: @assume condition %d of kernel '%s' is false (%s)", o->file, i + 1, o->kernel,
+                   vals.data ? vals.data : "no sizes");
+      buf_free(&vals);
+      (void)src;
+      return r;
+    }
+  }
+  return 0;
+}
+
+static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *arrays, void **args, int nargs,
+                  const unsigned grid[3]) {
+  char rt_dir[PATH_MAX], sim_dir[PATH_MAX], cdir[PATH_MAX], err[4096];
+  if (!find_runtime(rt_dir, sim_dir, sizeof rt_dir)) return fail("cannot find the CPU backend (rt/ and rt/sim/) next to the tile2cu binary");
+  cache_dir(cdir, sizeof cdir);
+  if (mkdirs(cdir)) return fail("cannot create the cache directory %s: %s", cdir, strerror(errno));
+  char cu_path[PATH_MAX + 32], so_path[PATH_MAX + 32];
+  snprintf(cu_path, sizeof cu_path, "%s/run-%d.cu", cdir, (int)getpid());
+  snprintf(so_path, sizeof so_path, "%s/run-%d.so", cdir, (int)getpid());
+  FILE *f = fopen(cu_path, "w");
+  if (!f || fputs(cu, f) < 0 || fclose(f) != 0) return fail("cannot write %s", cu_path);
+  int st = sim_build(cu_path, so_path, rt_dir, sim_dir, err, sizeof err);
+  unlink(cu_path);
+  if (st) {
+    unlink(so_path);
+    return fail("building the kernel for the CPU backend failed:\n%s", err);
+  }
+  T2cSimTensor *tens = calloc((size_t)ki->ntensors + 1, sizeof *tens);
+  const T2cSimTensor **outs = calloc((size_t)ki->ntensors + 1, sizeof *outs);
+  int nout = 0;
+  for (int i = 0, t = 0; i < ki->nparams; i++) {
+    Sym *p = ki->params[i];
+    if (p->kind != SY_TENSOR) continue;
+    tens[t] = (T2cSimTensor){arrays[t].data, npy_nelems(&arrays[t]), elem_bytes[p->ty.elem], p->name};
+    args[i] = &tens[t];
+    if (p->written) outs[nout++] = &tens[t];
+    t++;
+  }
+  T2cSimLaunch l = {o->kernel, {grid[0], grid[1], grid[2]}, (unsigned)ki->threads,
+                    ki->dynamic_smem ? (size_t)ki->shared_bytes : 0, args, nargs, outs, nout, o->schedules};
+  st = sim_run(so_path, &l, err, sizeof err);
+  unlink(so_path);
+  free(tens);
+  free(outs);
+  if (st) {
+    fprintf(stderr, "tile2cu run: %s\n", err);
+    return 1;
+  }
+  return 0;
+}
+
+int run_main(int argc, char **argv) {
+  RunOpts o = {0};
+  int st = parse_run_args(argc, argv, &o);
+  if (st) return st;
+  if (o.backend && strcmp(o.backend, "gpu") == 0)
+    return fail("the gpu backend is not available in this build; use --backend sim");
+  char cfg[PATH_MAX], err[512];
+  TargetConfig t;
+  const char *target = o.target ? o.target : "sm_90";
+  if (!config_find(target, argv[0], cfg, sizeof cfg)) return fail("unknown target '%s'", target);
+  if (!config_load(cfg, &t, err, sizeof err)) return fail("%s", err);
+  FILE *f = fopen(o.file, "rb");
+  if (!f) return fail("cannot open %s: %s", o.file, strerror(errno));
+  Buf src = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_putn(&src, chunk, n);
+  fclose(f);
+  buf_puts(&src, "");
+  Arena a = {0};
+  Buf cu = {0};
+  Program *p = NULL;
+  EmitOptions eo = {.sim = true, .file = o.file};
+  st = translate(o.file, src.data, &t, &eo, &cu, stderr, &p, &a);
+  Kernel *k = NULL;
+  for (int i = 0; st == 0 && i < p->nkernels; i++)
+    if (strcmp(p->kernels[i]->name, o.kernel) == 0) k = p->kernels[i];
+  if (st == 0 && !k) st = fail("%s has no kernel '%s'", o.file, o.kernel);
+  if (st == 0) {
+    KernelInfo *ki = k->info;
+    Npy *arrays = calloc((size_t)ki->ntensors + 1, sizeof *arrays);
+    bool *exists = calloc((size_t)ki->ntensors + 1, sizeof *exists);
+    int64_t *sizes = calloc((size_t)ki->nsizes + 1, sizeof *sizes);
+    double *pv = calloc((size_t)ki->nparams + 1, sizeof *pv);
+    Scalar *sc = calloc((size_t)ki->nparams + 1, sizeof *sc);
+    int *sz = calloc((size_t)ki->nsizes + 1, sizeof *sz);
+    int nargs = ki->nparams + ki->nsizes;
+    void **args = calloc((size_t)nargs + 1, sizeof *args);
+    unsigned grid[3];
+    st = bind_tensors(&o, ki, arrays, exists, sizes);
+    for (int i = 0; st == 0 && i < ki->nparams; i++)
+      if (ki->params[i]->kind == SY_SCALAR) {
+        st = bind_scalar(&o, ki->params[i], &sc[i], &pv[i]);
+        args[i] = &sc[i];
+      }
+    for (int i = 0; st == 0 && i < ki->nsizes; i++) {
+      if (sizes[i] > 0x7fffffff) st = fail("size %s = %lld does not fit an int", ki->sizes[i]->name, (long long)sizes[i]);
+      sz[i] = (int)sizes[i];
+      args[ki->nparams + i] = &sz[i];
+    }
+    if (st == 0) st = compute_grid(&o, ki, pv, sizes, grid);
+    if (st == 0) st = check_assumes(&o, ki, pv, sizes, src.data);
+    if (st == 0) st = launch(&o, ki, cu.data, arrays, args, nargs, grid);
+    for (int i = 0; st == 0 && i < ki->ntensors; i++) {
+      if (!ki->tensors[i]->written) continue;
+      if (npy_write(find_bind(&o, ki->tensors[i]->name), &arrays[i], err, sizeof err)) st = fail("%s", err);
+    }
+    if (st == 0)
+      fprintf(stderr, "tile2cu run: kernel %s ran on the CPU backend (sim): grid (%u, %u, %u), %d threads, %d schedule%s agree\n",
+              o.kernel, grid[0], grid[1], grid[2], ki->threads, o.schedules, o.schedules == 1 ? "" : "s");
+    for (int i = 0; i < ki->ntensors; i++) npy_free(&arrays[i]);
+    free(arrays); free(exists); free(sizes); free(pv); free(sc); free(sz); free(args);
+  }
+  buf_free(&cu);
+  buf_free(&src);
+  arena_free(&a);
+  free(o.binds);
+  return st;
 }

@@ -355,6 +355,7 @@ typedef struct Sym {
   /* place.c / emit.c */
   const char *copy_cname;   /* PL_REGISTER: cname of its shared copy, once one is needed */
   int smem_offset;          /* shared tiles: offset in the dynamic buffer */
+  bool reassigned;          /* scalar var assigned after its declaration (emit.c) */
   bool used;
 } Sym;
 
@@ -388,6 +389,8 @@ typedef struct KernelInfo {
   PtrVec regs;        /* tile vars in @registers */
   PtrVec cnames;      /* C names taken in the kernel (const char *) */
   const TargetConfig *target;
+  int64_t shared_bytes;   /* emit.c: shared memory of the kernel */
+  bool dynamic_smem;      /* emit.c: above the static limit, in one dynamic buffer */
 } KernelInfo;
 
 /* Resolves names, types and shapes, checks attributes, the @registers rules
@@ -415,6 +418,17 @@ typedef struct EmitOptions {
 bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t,
                   const EmitOptions *o, Buf *out);
 
+/* ---------------------------------------------------------------- main.c, run.c */
+/* The pipeline: lex, parse, check, emit. Returns the exit status (0, or 1 for
+ * errors in the input, reported to diag_out). *prog_out gets the program. */
+int translate(const char *file, const char *src, const TargetConfig *t, const EmitOptions *eo, Buf *out,
+              FILE *diag_out, Program **prog_out, Arena *a);
+/* Evaluates an integer expression of size names, scalar params and consts
+ * (@grid, @assume). vals[i] is the value of KernelInfo.params[i] (scalars) and
+ * sizes follow in svals. Returns false when it cannot (division by zero). */
+bool eval_launch_expr(const Expr *e, const KernelInfo *ki, const double *pvals, const int64_t *svals,
+                      double *out);
+
 /* ---------------------------------------------------------------- emit.c / place.c internals
  * Shared by the emitter (text) and place.c (barriers, copies, shared layout). */
 #define MAX_BUFS 256
@@ -435,10 +449,19 @@ typedef struct Buffer {
   bool global;        /* a tensor the kernel writes: tracked for barriers, not laid out */
 } Buffer;
 
+/* Which threads touch which elements: two accesses under the same mapping
+ * (other than MAP_ANY) never touch an element another thread touched. */
+typedef enum Mapping {
+  MAP_ANY,      /* any thread may touch any element */
+  MAP_SPREAD,   /* thread tid touches elements tid, tid + threads, ... (aligned) */
+  MAP_THREAD0,  /* only thread 0 touches it (scalar stores) */
+} Mapping;
+
 typedef struct Access {
   int buf;
   bool write;
-  bool aligned;       /* thread tid touches elements tid + k*threads only */
+  Mapping map;
+  const void *site;   /* the statement it belongs to */
 } Access;
 
 typedef struct Step {
@@ -447,12 +470,14 @@ typedef struct Step {
   bool overflow;      /* too many accesses to track: barrier before, conservatively */
 } Step;
 
-/* Access flags of one buffer since the last barrier. */
-enum { AC_RA = 1, AC_RO = 2, AC_WA = 4, AC_WO = 8 };
+/* Access flags of one buffer since the last barrier: bit (2 * map + write). */
+#define SITE_MANY ((const void *)1)
+#define AC_BIT(map, write) (1u << (2 * (map) + (write)))
 
 typedef struct State {
   uint8_t acc[MAX_BUFS];
   int wline[MAX_BUFS], rline[MAX_BUFS]; /* .tl lines of the last write/read, for reasons */
+  const void *wsite[MAX_BUFS];          /* the statement that wrote it, or SITE_MANY */
   uint8_t valid[MAX_REGS];              /* the register tile's shared copy is current */
   uint8_t live[MAX_REGS];               /* the register tile's declaration was emitted */
 } State;
@@ -506,10 +531,12 @@ typedef struct Emitter {
   const char *copy_why[MAX_REGS];
   uint8_t copy_req[MAX_REGS];
   LoopCtx *loop;
+  const Stmt *site;   /* the statement being emitted */
   int loop_depth;
   bool td_ctl;        /* inside thread-dependent control */
   bool use_lane, use_warp;
   int nbarriers;
+  int barriers_seen;  /* every barrier placed, dry runs included */
   bool failed;
   const void *memo_key[64];   /* per statement: temps and sums already emitted */
   const char *memo_val[64];

@@ -1,0 +1,789 @@
+// runtime.cpp: the CPU backend's scheduler. Runs CUDA kernels as fibers.
+//
+// A launch runs the grid `schedules` times. Each run hands the blocks, in an
+// order given by the schedule, to one or two worker threads. A worker runs a
+// block to completion before taking the next: every CUDA thread of the block
+// is a fiber with its own stack, and the worker's scheduler loop resumes them
+// in rounds.
+//
+//   round:   resume each ready fiber until it blocks (at __syncthreads or a
+//            warp collective) or exits.
+//   resolve: complete every warp collective whose lanes have all arrived;
+//            if none completes and every live fiber waits at the barrier,
+//            release the barrier. Whatever is left is divergence.
+//
+// The ready fibers of each round are ordered by the schedule: in order,
+// reversed, or a random permutation seeded from the schedule and the block.
+// Because a fiber runs until it blocks, the loop cannot deadlock: when no
+// fiber is ready and nothing can complete, the state is reported.
+//
+// Errors (an out-of-bounds index, divergence) are recorded once per launch,
+// stop every worker, and come back to the caller as one line of text.
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tile2cu_sim.h"
+
+#if !defined(__x86_64__) || defined(T2C_SIM_UCONTEXT)
+#define T2C_USE_UCONTEXT 1
+#include <ucontext.h>
+#endif
+
+namespace t2c_sim {
+
+enum {
+  STACK_BYTES = 256 << 10,    // per thread, including the guard page
+  STATIC_SMEM_MAX = 48 << 10, // CUDA's limit on static shared memory
+  SMEM_MAX = 227 << 10,       // static + dynamic per block (sm_90)
+  CANARY = 64,                // bytes checked after dynamic shared memory
+  MAX_BLOCKS = 1 << 24,
+};
+
+enum FiberState { F_READY, F_BARRIER, F_WARP, F_EXITED, F_FAILED };
+
+struct Fiber {
+#ifdef T2C_USE_UCONTEXT
+  ucontext_t ctx;
+#else
+  void *sp;             // saved stack pointer while switched out
+#endif
+  char *map;            // stack mapping; the lowest page is the guard
+  unsigned tid;
+  int state;            // FiberState
+  const char *what;     // the operation it waits at, for messages
+  const char *file;
+  int line;
+  int op, size, b, width;  // the warp collective it waits at
+  unsigned mask;
+  uint64_t val, result;
+  unsigned shared_next; // index of its next static shared allocation
+};
+
+struct SharedAlloc {
+  size_t off, bytes;
+  const char *name;
+};
+
+struct Launch;
+
+// One per worker thread; reached through the thread_local `tw`. Aligned so
+// that two workers never share a cache line.
+struct alignas(128) Worker {
+  Launch *L;
+  std::vector<Fiber> fibers;
+#ifdef T2C_USE_UCONTEXT
+  ucontext_t sched;
+#else
+  void *sched_sp;
+#endif
+  Fiber *cur;
+  Dim3 bid;
+  unsigned char *arena;  // static shared memory, STATIC_SMEM_MAX bytes
+  size_t arena_used;
+  std::vector<SharedAlloc> allocs;
+  unsigned char *dyn;    // dynamic shared memory plus a canary
+  uint64_t rng;
+};
+
+struct Launch {
+  const T2cSimLaunch *l;
+  const Registrar *k;
+  Dim3 grid, block;
+  int schedule;
+  std::vector<unsigned> order;       // block order of this run
+  alignas(64) std::atomic<size_t> next_block{0};
+  alignas(64) std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::string err;
+  std::vector<std::atomic<int>> out_kind;  // ElemKind of each output
+};
+
+static thread_local Worker *tw;
+static Registrar *registry;
+
+Registrar::Registrar(const char *n, void (*t)(void *const *)) : name(n), tramp(t), next(registry) {
+  registry = this;
+}
+
+// ---------------------------------------------------------------- fibers
+#ifndef T2C_USE_UCONTEXT
+extern "C" void t2c_sim_swap(void **save_sp, void *to_sp);
+// Saves the callee-saved registers, MXCSR and the x87 control word on the
+// current stack, stores the stack pointer, and restores the other side.
+asm(R"(
+  .text
+  .p2align 4
+  .type t2c_sim_swap,@function
+t2c_sim_swap:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size t2c_sim_swap, .-t2c_sim_swap
+)");
+#endif
+
+static void fiber_main();
+
+static void fiber_start(Fiber *f) {
+  char *top = f->map + STACK_BYTES;
+#ifdef T2C_USE_UCONTEXT
+  getcontext(&f->ctx);
+  f->ctx.uc_stack.ss_sp = f->map + 4096;
+  f->ctx.uc_stack.ss_size = STACK_BYTES - 4096;
+  f->ctx.uc_link = nullptr;
+  makecontext(&f->ctx, fiber_main, 0);
+#else
+  // The frame t2c_sim_swap pops: control words, r15..rbx, rbp, and the
+  // return address at top-16, so fiber_main starts with rsp = 8 (mod 16)
+  // as after a call; a zero fake return address above it ends backtraces.
+  uint64_t *sp = (uint64_t *)(top - 72);
+  unsigned mxcsr = 0x1f80;
+  unsigned short fpucw = 0x037f;
+  memset(sp, 0, 9 * sizeof *sp);
+  memcpy(sp, &mxcsr, 4);
+  memcpy((char *)sp + 4, &fpucw, 2);
+  sp[7] = (uint64_t)(uintptr_t)&fiber_main;
+  f->sp = sp;
+#endif
+}
+
+// Scheduler -> fiber; returns when the fiber blocks, exits or fails.
+static void fiber_resume(Worker *w, Fiber *f) {
+  w->cur = f;
+#ifdef T2C_USE_UCONTEXT
+  swapcontext(&w->sched, &f->ctx);
+#else
+  t2c_sim_swap(&w->sched_sp, f->sp);
+#endif
+  w->cur = nullptr;
+}
+
+// Fiber -> scheduler.
+static void fiber_yield(Worker *w, Fiber *f) {
+#ifdef T2C_USE_UCONTEXT
+  swapcontext(&f->ctx, &w->sched);
+#else
+  t2c_sim_swap(&f->sp, w->sched_sp);
+#endif
+}
+
+static void fiber_main() {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  w->L->k->tramp(w->L->l->args);
+  f->state = F_EXITED;
+  fiber_yield(w, f);
+  abort();  // an exited fiber is never resumed
+}
+
+static bool alloc_stacks(Worker *w, unsigned n) {
+  w->fibers.assign(n, Fiber());
+  for (unsigned i = 0; i < n; i++) {
+    void *p = mmap(nullptr, STACK_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return false;
+    mprotect(p, 4096, PROT_NONE);
+    w->fibers[i].map = (char *)p;
+    w->fibers[i].tid = i;
+  }
+  return true;
+}
+
+static void free_worker(Worker *w) {
+  for (Fiber &f : w->fibers)
+    if (f.map) munmap(f.map, STACK_BYTES);
+  free(w->arena);
+  free(w->dyn);
+}
+
+// ---------------------------------------------------------------- errors
+static void set_error(Launch *L, const std::string &msg) {
+  std::lock_guard<std::mutex> g(L->mu);
+  if (!L->failed.load()) {
+    L->err = msg;
+    L->failed.store(true);
+  }
+}
+
+static std::string vfmt(const char *fmt, va_list ap) {
+  char buf[1024];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  return buf;
+}
+
+static std::string fmt(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vfmt(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static std::string where(Worker *w) {
+  return fmt("in kernel '%s', block (%u,%u,%u)", w->L->k->name, w->bid.x, w->bid.y, w->bid.z);
+}
+
+// Fails the launch from inside the running fiber, which never resumes.
+[[noreturn]] static void fiber_fail(const std::string &what) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  set_error(w->L, what + " " + where(w) + fmt(", thread %u", f->tid));
+  f->state = F_FAILED;
+  fiber_yield(w, f);
+  abort();
+}
+
+void tensor_oob(const T2cSimTensor *t, long long i, bool read_only) {
+  fiber_fail(fmt("out-of-bounds %s of tensor '%s' at index %lld (size %lld)",
+                 read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems));
+}
+
+void shared_oob(const char *name, long long i, long long n) {
+  fiber_fail(fmt("out-of-bounds access of shared array '%s' at index %lld (size %lld)", name, i, n));
+}
+
+void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind) {
+  Launch *L = tw->L;
+  if (!t) fiber_fail("null tensor argument");
+  if (t->elem_bytes != elem_bytes)
+    fiber_fail(fmt("tensor '%s' has %d-byte elements but the kernel takes %d-byte elements",
+                   t->name ? t->name : "?", t->elem_bytes, elem_bytes));
+  if (t->nelems > 0 && !t->data) fiber_fail(fmt("tensor '%s' has no data", t->name ? t->name : "?"));
+  for (int i = 0; i < L->l->noutputs; i++)
+    if (L->l->outputs[i] == t && L->out_kind[i].load(std::memory_order_relaxed) != kind)
+      L->out_kind[i].store(kind, std::memory_order_relaxed);  // once: workers share the line
+}
+
+// ---------------------------------------------------------------- thread API
+Dim3 thread_idx() { return Dim3{tw->cur->tid, 0, 0}; }
+Dim3 block_idx() { return tw->bid; }
+Dim3 block_dim() { return tw->L->block; }
+Dim3 grid_dim() { return tw->L->grid; }
+
+void sync_threads(const char *file, int line) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  f->state = F_BARRIER;
+  f->what = "__syncthreads()";
+  f->file = file;
+  f->line = line;
+  fiber_yield(w, f);
+}
+
+static const char *op_name(int op) {
+  static const char *const names[] = {"__shfl_sync",  "__shfl_up_sync", "__shfl_down_sync",
+                                      "__shfl_xor_sync", "__syncwarp", "__ballot_sync",
+                                      "__any_sync",   "__all_sync"};
+  return names[op];
+}
+
+uint64_t warp_op(int op, unsigned mask, uint64_t bits, int size, int b, int width,
+                 const char *file, int line) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  if (width < 1 || width > 32 || (width & (width - 1)))
+    fiber_fail(fmt("%s (%s:%d) with width %d, which is not a power of two in 1..32",
+                   op_name(op), file, line, width));
+  f->state = F_WARP;
+  f->what = op_name(op);
+  f->file = file;
+  f->line = line;
+  f->op = op;
+  f->mask = mask;
+  f->val = bits;
+  f->size = size;
+  f->b = b;
+  f->width = width;
+  fiber_yield(w, f);
+  return f->result;
+}
+
+void *shared_alloc(size_t bytes, size_t align, const char *name) {
+  Worker *w = tw;
+  unsigned k = w->cur->shared_next++;
+  if (k < w->allocs.size()) {
+    const SharedAlloc &a = w->allocs[k];
+    if (a.bytes != bytes || strcmp(a.name, name) != 0)
+      fiber_fail(fmt("threads disagree on static shared allocation %u ('%s' of %zu bytes vs '%s' of %zu bytes)",
+                     k, a.name, a.bytes, name, bytes));
+    return w->arena + a.off;
+  }
+  size_t off = (w->arena_used + align - 1) / align * align;
+  if (off + bytes > STATIC_SMEM_MAX)
+    fiber_fail(fmt("static shared memory exceeds %d bytes at array '%s' (%zu bytes)",
+                   STATIC_SMEM_MAX, name, bytes));
+  if (off + bytes + w->L->l->dyn_smem > SMEM_MAX)
+    fiber_fail(fmt("shared memory (%zu static + %zu dynamic bytes) exceeds %d bytes per block",
+                   off + bytes, w->L->l->dyn_smem, SMEM_MAX));
+  memset(w->arena + off, 0xff, bytes);  // poison: NaN for floats, -1 for ints
+  w->allocs.push_back(SharedAlloc{off, bytes, name});
+  w->arena_used = off + bytes;
+  return w->arena + off;
+}
+
+unsigned char *dyn_smem() { return tw->dyn; }
+
+// ---------------------------------------------------------------- scheduling
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static uint64_t schedule_seed(int s) {
+  uint64_t x = (uint64_t)s * 0x2545f4914f6cdd1dULL;
+  return splitmix(&x);
+}
+
+// Puts v (sorted by thread index) into the order of schedule s.
+static void order(std::vector<unsigned> &v, int s, uint64_t *rng) {
+  if (s == 1) {
+    std::reverse(v.begin(), v.end());
+  } else if (s >= 2) {
+    for (size_t i = v.size(); i > 1; i--) std::swap(v[i - 1], v[splitmix(rng) % i]);
+  }
+}
+
+// "0-31,64,96-127": the set of threads, as ranges.
+static std::string ranges(const std::vector<unsigned> &t) {
+  std::string s;
+  for (size_t i = 0; i < t.size();) {
+    size_t j = i;
+    while (j + 1 < t.size() && t[j + 1] == t[j] + 1) j++;
+    if (!s.empty()) s += ",";
+    s += j == i ? fmt("%u", t[i]) : fmt("%u-%u", t[i], t[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+// Every group of threads that waits at the same place, or has exited.
+static std::string describe(Worker *w, unsigned lo, unsigned hi) {
+  std::string s;
+  std::vector<bool> done(hi - lo, false);
+  for (unsigned i = lo; i < hi; i++) {
+    if (done[i - lo]) continue;
+    const Fiber &a = w->fibers[i];
+    std::vector<unsigned> g;
+    for (unsigned j = i; j < hi; j++) {
+      const Fiber &b = w->fibers[j];
+      bool same = b.state == a.state &&
+                  (a.state == F_EXITED || (b.what == a.what && b.line == a.line && !strcmp(b.file, a.file)));
+      if (!done[j - lo] && same) {
+        done[j - lo] = true;
+        g.push_back(j);
+      }
+    }
+    if (!s.empty()) s += "; ";
+    s += fmt("thread%s %s ", g.size() > 1 ? "s" : "", ranges(g).c_str());
+    if (a.state == F_EXITED)
+      s += g.size() > 1 ? "have exited" : "has exited";
+    else
+      s += fmt("wait%s at %s (%s:%d)", g.size() > 1 ? "" : "s", a.what, a.file, a.line);
+  }
+  return s;
+}
+
+static bool fail_block(Worker *w, const std::string &msg) {
+  set_error(w->L, msg);
+  return false;
+}
+
+// The source lane of `lane` for a shuffle, as PTX's shfl.sync defines it.
+static unsigned shfl_source(int op, unsigned lane, unsigned b, unsigned width) {
+  unsigned c = ((32 - width) << 8) | (op == OP_UP ? 0 : 0x1f);
+  unsigned segmask = (c >> 8) & 0x1f, cval = c & 0x1f, bval = b & 0x1f;
+  int maxl = (int)((lane & segmask) | (cval & ~segmask)), minl = (int)(lane & segmask);
+  int j = 0;
+  bool p = false;
+  switch (op) {
+  case OP_UP: j = (int)lane - (int)bval; p = j >= maxl; break;
+  case OP_DOWN: j = (int)(lane + bval); p = j <= maxl; break;
+  case OP_XOR: j = (int)(lane ^ bval); p = j <= maxl; break;
+  case OP_IDX: j = minl | (int)(bval & ~segmask); p = j <= maxl; break;
+  }
+  return p ? (unsigned)j : lane;
+}
+
+// Completes the collective of the lanes in `mask` of warp `wp`.
+static bool complete_warp(Worker *w, unsigned wp, unsigned mask, std::vector<unsigned> &ready) {
+  Fiber *lanes = &w->fibers[wp * 32];
+  unsigned first = (unsigned)__builtin_ctz(mask);
+  const Fiber &a = lanes[first];
+  uint64_t ballot = 0;
+  for (unsigned l = 0; l < 32; l++) {
+    if (!(mask >> l & 1)) continue;
+    const Fiber &f = lanes[l];
+    if (f.op != a.op || f.size != a.size || f.width != a.width)
+      return fail_block(w, fmt("warp divergence %s, warp %u: thread %u calls %s (%s:%d) while thread %u calls %s (%s:%d) with the same mask 0x%08x",
+                               where(w).c_str(), wp, a.tid, a.what, a.file, a.line, f.tid, f.what, f.file, f.line, mask));
+    ballot |= (uint64_t)(f.val != 0) << l;
+  }
+  for (unsigned l = 0; l < 32; l++) {
+    if (!(mask >> l & 1)) continue;
+    Fiber &f = lanes[l];
+    if (f.op <= OP_XOR) {
+      unsigned j = shfl_source(f.op, l, (unsigned)f.b, (unsigned)f.width);
+      if (!(mask >> j & 1))
+        return fail_block(w, fmt("%s (%s:%d) %s, thread %u: reads lane %u, which is not in the mask 0x%08x",
+                                 f.what, f.file, f.line, where(w).c_str(), f.tid, j, f.mask));
+      f.result = lanes[j].val;
+    } else if (f.op == OP_BALLOT) {
+      f.result = ballot;
+    } else if (f.op == OP_ANY) {
+      f.result = ballot != 0;
+    } else if (f.op == OP_ALL) {
+      f.result = ballot == mask;
+    }
+  }
+  for (unsigned l = 0; l < 32; l++)
+    if (mask >> l & 1) {
+      lanes[l].state = F_READY;
+      ready.push_back(wp * 32 + l);
+    }
+  return true;
+}
+
+// Completes every warp collective whose named lanes have all arrived.
+static bool resolve_warps(Worker *w, std::vector<unsigned> &ready) {
+  unsigned n = (unsigned)w->fibers.size();
+  for (unsigned wp = 0; wp * 32 < n; wp++) {
+    unsigned nl = n - wp * 32 < 32 ? n - wp * 32 : 32;
+    unsigned exist = nl == 32 ? 0xffffffffu : (1u << nl) - 1;
+    for (unsigned l = 0; l < nl; l++) {
+      Fiber &f = w->fibers[wp * 32 + l];
+      if (f.state != F_WARP) continue;
+      unsigned m = f.mask & exist;
+      if (!(m >> l & 1))
+        return fail_block(w, fmt("%s (%s:%d) %s, thread %u: mask 0x%08x does not name the calling lane %u",
+                                 f.what, f.file, f.line, where(w).c_str(), f.tid, f.mask, l));
+      bool all = true;
+      for (unsigned j = 0; j < nl && all; j++) {
+        const Fiber &g = w->fibers[wp * 32 + j];
+        if (m >> j & 1) all = g.state == F_WARP && (g.mask & exist) == m;
+      }
+      if (all && !complete_warp(w, wp, m, ready)) return false;
+    }
+  }
+  return true;
+}
+
+// After a round: which fibers run next. Empty with true: the block is done.
+static bool resolve(Worker *w, std::vector<unsigned> &ready) {
+  if (!resolve_warps(w, ready)) return false;
+  if (!ready.empty()) return true;
+  unsigned n = (unsigned)w->fibers.size(), exited = 0, barrier = 0, warp = 0;
+  const Fiber *b0 = nullptr;
+  bool same_site = true;
+  for (const Fiber &f : w->fibers) {
+    if (f.state == F_EXITED) exited++;
+    if (f.state == F_WARP) warp++;
+    if (f.state != F_BARRIER) continue;
+    barrier++;
+    if (!b0) b0 = &f;
+    else if (f.line != b0->line || strcmp(f.file, b0->file)) same_site = false;
+  }
+  if (exited == n) return true;
+  if (warp == 0 && exited == 0 && same_site) {
+    for (Fiber &f : w->fibers) {
+      f.state = F_READY;
+      ready.push_back(f.tid);
+    }
+    return true;
+  }
+  if (warp == 0)
+    return fail_block(w, fmt("barrier divergence %s: ", where(w).c_str()) + describe(w, 0, n));
+  for (const Fiber &f : w->fibers)
+    if (f.state == F_WARP) {
+      unsigned wp = f.tid / 32, hi = wp * 32 + 32 < n ? wp * 32 + 32 : n;
+      return fail_block(w, fmt("warp divergence %s, warp %u (mask 0x%08x): ", where(w).c_str(), wp, f.mask) +
+                               describe(w, wp * 32, hi));
+    }
+  return fail_block(w, "internal error: stalled block");
+}
+
+static Dim3 block_of(const Launch *L, unsigned lin) {
+  return Dim3{lin % L->grid.x, lin / L->grid.x % L->grid.y, lin / (L->grid.x * L->grid.y)};
+}
+
+static bool run_block(Worker *w, unsigned lin) {
+  Launch *L = w->L;
+  size_t dyn = L->l->dyn_smem;
+  w->bid = block_of(L, lin);
+  w->arena_used = 0;
+  w->allocs.clear();
+  memset(w->dyn, 0xff, dyn);
+  memset(w->dyn + dyn, 0xa5, CANARY);
+  w->rng = schedule_seed(L->schedule) ^ ((uint64_t)lin * 0xd1342543de82ef95ULL);
+  std::vector<unsigned> ready;
+  for (Fiber &f : w->fibers) {
+    f.state = F_READY;
+    f.shared_next = 0;
+    fiber_start(&f);
+    ready.push_back(f.tid);
+  }
+  for (;;) {
+    order(ready, L->schedule, &w->rng);
+    for (unsigned t : ready) {
+      fiber_resume(w, &w->fibers[t]);
+      if (L->failed.load(std::memory_order_relaxed)) return false;
+    }
+    ready.clear();
+    if (!resolve(w, ready)) return false;
+    if (ready.empty()) break;
+  }
+  for (int i = 0; i < CANARY; i++)
+    if (w->dyn[dyn + i] != 0xa5)
+      return fail_block(w, fmt("write past the end of dynamic shared memory (%zu bytes) %s",
+                               dyn, where(w).c_str()));
+  return true;
+}
+
+// A segmentation fault inside a kernel (a wild pointer into dynamic shared
+// memory, a stack overflow) cannot be recovered from. While a launch runs,
+// the handler names the kernel, block and thread on stderr before the
+// process dies of the signal as it would have anyway.
+static struct sigaction old_segv, old_bus;
+
+static void on_fault(int sig, siginfo_t *si, void *) {
+  Worker *w = tw;
+  if (w && w->cur) {
+    char buf[512];
+    uintptr_t a = (uintptr_t)si->si_addr, lo = (uintptr_t)w->cur->map;
+    bool guard = a >= lo && a < lo + 4096;
+    int n = snprintf(buf, sizeof buf, "tile2cu sim: %s in kernel '%s', block (%u,%u,%u), thread %u%s\n",
+                     sig == SIGSEGV ? "segmentation fault" : "bus error", w->L->k->name, w->bid.x, w->bid.y,
+                     w->bid.z, w->cur->tid,
+                     guard ? " (stack overflow: each thread has a 256 KiB stack)" : "");
+    if (n > 0) (void)!write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+  }
+  signal(sig, SIG_DFL);  // returning re-raises it, to the default action
+}
+
+static void work(Worker *w) {
+  tw = w;
+  stack_t ss = {}, old_ss;
+  ss.ss_size = 64 << 10;
+  ss.ss_sp = malloc(ss.ss_size);
+  if (ss.ss_sp) sigaltstack(&ss, &old_ss);
+  Launch *L = w->L;
+  for (;;) {
+    size_t i = L->next_block.fetch_add(1);
+    if (i >= L->order.size() || L->failed.load()) break;
+    if (!run_block(w, L->order[i])) break;
+  }
+  if (ss.ss_sp) {
+    sigaltstack(&old_ss, nullptr);
+    free(ss.ss_sp);
+  }
+  tw = nullptr;
+}
+
+// One run of the whole grid under schedule s.
+static void run_grid(Launch *L, std::vector<Worker> &ws, int s) {
+  L->schedule = s;
+  unsigned nb = (unsigned)L->order.size();
+  for (unsigned i = 0; i < nb; i++) L->order[i] = i;
+  uint64_t rng = schedule_seed(s);
+  order(L->order, s, &rng);
+  L->next_block = 0;
+  std::vector<std::thread> th;
+  for (size_t i = 1; i < ws.size(); i++) th.emplace_back(work, &ws[i]);
+  Worker *saved = tw;
+  work(&ws[0]);
+  tw = saved;
+  for (std::thread &t : th) t.join();
+}
+
+// ---------------------------------------------------------------- launch
+static std::string schedule_name(int s) {
+  if (s == 0) return "schedule 0 (in order)";
+  if (s == 1) return "schedule 1 (reversed)";
+  return fmt("schedule %d (random, seed 0x%016" PRIx64 ")", s, schedule_seed(s));
+}
+
+static std::string elem_str(const unsigned char *p, int bytes, int kind) {
+  bool ones = bytes > 0;
+  for (int i = 0; i < bytes; i++) ones = ones && p[i] == 0xff;
+  if (ones && kind >= K_F32 && kind <= K_BF16) return "nan (all bits set: unwritten shared memory)";
+  if (kind == K_F32 && bytes == 4) { float v; memcpy(&v, p, 4); return fmt("%.9g", v); }
+  if (kind == K_F64 && bytes == 8) { double v; memcpy(&v, p, 8); return fmt("%.17g", v); }
+  if (kind == K_F16 && bytes == 2) { __half v; memcpy(&v, p, 2); return fmt("%.5g", __half2float(v)); }
+  if (kind == K_BF16 && bytes == 2) { __nv_bfloat16 v; memcpy(&v, p, 2); return fmt("%.4g", __bfloat162float(v)); }
+  if (kind == K_SINT || kind == K_UINT) {
+    uint64_t u = 0;
+    memcpy(&u, p, bytes);
+    if (kind == K_SINT && bytes < 8 && (u >> (bytes * 8 - 1) & 1)) u |= ~0ULL << (bytes * 8);
+    return kind == K_SINT ? fmt("%" PRId64, (int64_t)u) : fmt("%" PRIu64, u);
+  }
+  std::string s = "0x";
+  for (int i = bytes - 1; i >= 0; i--) s += fmt("%02x", p[i]);
+  return s;
+}
+
+static size_t out_bytes(const T2cSimTensor *t) { return (size_t)t->nelems * (size_t)t->elem_bytes; }
+
+// "" when the outputs equal the first run's; otherwise the race report.
+static std::string compare(Launch *L, const std::vector<std::vector<unsigned char>> &first, int s) {
+  for (int i = 0; i < L->l->noutputs; i++) {
+    const T2cSimTensor *t = L->l->outputs[i];
+    const unsigned char *a = first[i].data(), *b = (const unsigned char *)t->data;
+    size_t eb = (size_t)t->elem_bytes;
+    if (!memcmp(a, b, out_bytes(t))) continue;
+    long long at = -1, ndiff = 0;
+    for (long long e = 0; e < t->nelems; e++)
+      if (memcmp(a + e * eb, b + e * eb, eb)) {
+        if (at < 0) at = e;
+        ndiff++;
+      }
+    int kind = L->out_kind[i].load();
+    return fmt("race: outputs of kernel '%s' differ between %s and %s: tensor '%s' first differs at index %lld (%s vs %s); %lld of %lld elements differ",
+               L->k->name, schedule_name(0).c_str(), schedule_name(s).c_str(), t->name ? t->name : "?", at,
+               elem_str(a + at * eb, t->elem_bytes, kind).c_str(), elem_str(b + at * eb, t->elem_bytes, kind).c_str(),
+               ndiff, t->nelems);
+  }
+  return "";
+}
+
+static std::string check_launch(const T2cSimLaunch *l, const Registrar **k) {
+  if (!l->kernel) return "no kernel named in the launch";
+  for (*k = registry; *k; *k = (*k)->next)
+    if (!strcmp((*k)->name, l->kernel)) break;
+  if (!*k) {
+    std::string known;
+    for (const Registrar *r = registry; r; r = r->next) known += std::string(known.empty() ? "" : ", ") + r->name;
+    return fmt("unknown kernel '%s' (this object has: %s)", l->kernel, known.c_str());
+  }
+  if (!l->grid[0] || !l->grid[1] || !l->grid[2] || l->grid[1] > 65535 || l->grid[2] > 65535)
+    return fmt("kernel '%s': bad grid (%u,%u,%u)", l->kernel, l->grid[0], l->grid[1], l->grid[2]);
+  if ((uint64_t)l->grid[0] * l->grid[1] * l->grid[2] > MAX_BLOCKS)
+    return fmt("kernel '%s': grid (%u,%u,%u) has more than %d blocks, too many for the CPU backend",
+               l->kernel, l->grid[0], l->grid[1], l->grid[2], MAX_BLOCKS);
+  if (l->threads < 1 || l->threads > 1024)
+    return fmt("kernel '%s': %u threads per block (must be 1..1024)", l->kernel, l->threads);
+  if (l->dyn_smem > SMEM_MAX)
+    return fmt("kernel '%s': %zu bytes of dynamic shared memory (limit %d)", l->kernel, l->dyn_smem, SMEM_MAX);
+  if (l->schedules < 1) return fmt("kernel '%s': schedules must be >= 1", l->kernel);
+  if (l->nargs < 0 || (l->nargs > 0 && !l->args)) return fmt("kernel '%s': bad argument list", l->kernel);
+  for (int i = 0; i < l->noutputs; i++)
+    if (!l->outputs[i] || (l->outputs[i]->nelems > 0 && !l->outputs[i]->data))
+      return fmt("kernel '%s': output %d has no data", l->kernel, i);
+  return "";
+}
+
+static int workers_for(const T2cSimLaunch *l) {
+  unsigned nb = l->grid[0] * l->grid[1] * l->grid[2];
+  int n = 2;
+  if (const char *e = getenv("T2C_SIM_WORKERS")) n = atoi(e) < 1 ? 1 : atoi(e) > 64 ? 64 : atoi(e);
+  else if (std::thread::hardware_concurrency() < 2) n = 1;
+  return nb < 4 ? 1 : n;
+}
+
+static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
+  auto report = [&](const std::string &m) {
+    if (err && errlen) snprintf(err, errlen, "%s", m.c_str());
+    return 1;
+  };
+  const Registrar *k = nullptr;
+  std::string bad = check_launch(l, &k);
+  if (!bad.empty()) return report(bad);
+
+  Launch L;
+  L.l = l;
+  L.k = k;
+  L.grid = Dim3{l->grid[0], l->grid[1], l->grid[2]};
+  L.block = Dim3{l->threads, 1, 1};
+  L.order.resize((size_t)l->grid[0] * l->grid[1] * l->grid[2]);
+  L.out_kind = std::vector<std::atomic<int>>(l->noutputs);
+  for (auto &a : L.out_kind) a = K_OTHER;
+
+  std::vector<Worker> ws(workers_for(l));
+  for (Worker &w : ws) {
+    w = Worker();
+    w.L = &L;
+    void *arena = nullptr, *dyn = nullptr;
+    if (posix_memalign(&arena, 128, STATIC_SMEM_MAX) == 0) w.arena = (unsigned char *)arena;
+    if (posix_memalign(&dyn, 128, l->dyn_smem + CANARY) == 0) w.dyn = (unsigned char *)dyn;
+    if (!w.arena || !w.dyn || !alloc_stacks(&w, l->threads)) {
+      for (Worker &x : ws) free_worker(&x);
+      return report(fmt("kernel '%s': out of memory for %u fiber stacks", l->kernel, l->threads));
+    }
+  }
+
+  std::vector<std::vector<unsigned char>> init(l->noutputs), first(l->noutputs);
+  for (int i = 0; i < l->noutputs; i++) {
+    const unsigned char *p = (const unsigned char *)l->outputs[i]->data;
+    init[i].assign(p, p + out_bytes(l->outputs[i]));
+  }
+  auto restore = [&](const std::vector<std::vector<unsigned char>> &from) {
+    for (int i = 0; i < l->noutputs; i++)
+      if (!from[i].empty()) memcpy(l->outputs[i]->data, from[i].data(), from[i].size());
+  };
+
+  struct sigaction sa = {};
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigaction(SIGSEGV, &sa, &old_segv);
+  sigaction(SIGBUS, &sa, &old_bus);
+  std::string msg;
+  for (int s = 0; s < l->schedules && msg.empty(); s++) {
+    if (s > 0) restore(init);
+    run_grid(&L, ws, s);
+    if (L.failed) msg = L.err;
+    else if (s == 0)
+      for (int i = 0; i < l->noutputs; i++) {
+        const unsigned char *p = (const unsigned char *)l->outputs[i]->data;
+        first[i].assign(p, p + out_bytes(l->outputs[i]));
+      }
+    else msg = compare(&L, first, s);
+  }
+  sigaction(SIGSEGV, &old_segv, nullptr);
+  sigaction(SIGBUS, &old_bus, nullptr);
+  for (Worker &w : ws) free_worker(&w);
+  restore(msg.empty() ? first : init);
+  return msg.empty() ? 0 : report(msg);
+}
+
+}  // namespace t2c_sim
+
+extern "C" __attribute__((visibility("default"))) int t2c_sim_launch(const T2cSimLaunch *l, char *err,
+                                                                    size_t errlen) {
+  if (!l) {
+    if (err && errlen) snprintf(err, errlen, "no launch given");
+    return 1;
+  }
+  return t2c_sim::launch(l, err, errlen);
+}

@@ -1,0 +1,227 @@
+/* simrun.c: compile a sim-mode .cu into a shared object, and run it.
+ *
+ * The runtime (runtime.cpp) is compiled once into an object cached next to
+ * the shared object, under a name that hashes the runtime's sources and the
+ * compiler command; concurrent builds write it to a temporary name and
+ * rename it into place. Each kernel file is then one compile and link:
+ *
+ *   $CXX -std=c++17 -O1 -shared -fPIC -fvisibility=hidden -pthread
+ *        -I rt_dir -I sim_dir -I $CUDA_HOME/include -x c++ FILE.cu -x none RUNTIME.o -o SO
+ *
+ * The compiler's output is captured and becomes the error message.
+ */
+#include "simrun.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { MAX_ARGS = 64 };
+
+typedef struct Argv {
+  char *v[MAX_ARGS + 1];
+  int n;
+  char words[1024]; /* the split $CXX */
+} Argv;
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+static void add(Argv *a, const char *s) {
+  if (a->n < MAX_ARGS) a->v[a->n++] = (char *)s;
+  a->v[a->n] = NULL;
+}
+
+/* $CXX may hold words ("ccache g++"); split it on blanks. */
+static void add_cxx(Argv *a) {
+  const char *cxx = getenv("CXX");
+  snprintf(a->words, sizeof a->words, "%s", cxx && *cxx ? cxx : "g++");
+  for (char *w = strtok(a->words, " \t"); w; w = strtok(NULL, " \t")) add(a, w);
+}
+
+static const char *cuda_include(char *buf, size_t n) {
+  const char *home = getenv("CUDA_HOME");
+  snprintf(buf, n, "-I%s/include", home && *home ? home : "/usr/local/cuda");
+  return buf;
+}
+
+/* Runs argv, waits for it, and on failure puts the command and its output in err. */
+static int run_cmd(Argv *a, char *err, size_t errlen) {
+  int fd[2];
+  if (pipe(fd) != 0) {
+    seterr(err, errlen, "sim build: pipe: %s", strerror(errno));
+    return 1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addclose(&fa, fd[1]);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, a->v[0], &fa, NULL, a->v, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd[1]);
+  if (rc != 0) {
+    close(fd[0]);
+    seterr(err, errlen, "sim build: cannot run '%s': %s", a->v[0], strerror(rc));
+    return 1;
+  }
+  char out[8192];
+  size_t len = 0;
+  ssize_t k;
+  while ((k = read(fd[0], out + len, sizeof out - 1 - len)) > 0 || (k < 0 && errno == EINTR))
+    if (k > 0 && (len += (size_t)k) == sizeof out - 1) {
+      char sink[4096]; /* keep draining so the compiler never blocks */
+      while (read(fd[0], sink, sizeof sink) > 0) {}
+      break;
+    }
+  out[len] = 0;
+  close(fd[0]);
+  int st;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
+  char cmd[2048] = "";
+  for (int i = 0; i < a->n; i++) {
+    size_t l = strlen(cmd);
+    snprintf(cmd + l, sizeof cmd - l, "%s%s", i ? " " : "", a->v[i]);
+  }
+  seterr(err, errlen, "sim build failed: %s\n%s", cmd, out);
+  return 1;
+}
+
+/* FNV-1a over a file's bytes; a missing file hashes as its name. */
+static uint64_t hash_file(uint64_t h, const char *path) {
+  FILE *f = fopen(path, "rb");
+  int c;
+  if (!f) {
+    for (const char *p = path; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    return h;
+  }
+  while ((c = getc(f)) != EOF) h = (h ^ (unsigned char)c) * 0x100000001b3ULL;
+  fclose(f);
+  return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s) {
+  for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+  return h;
+}
+
+static void dir_of(const char *path, char *buf, size_t n) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(buf, n, ".");
+  else snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+/* The cached runtime object next to so_path; compiled when missing. */
+static int runtime_object(const char *so_path, const char *sim_dir, char *obj, size_t n,
+                          char *err, size_t errlen) {
+  static const char *const srcs[] = {"runtime.cpp", "tile2cu_sim.h", "t2c_sim_api.h"};
+  char path[4096], dir[4096], inc[4200], cuda[4200], src[4200], tmp[4500];
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+    snprintf(path, sizeof path, "%s/%s", sim_dir, srcs[i]);
+    h = hash_file(h, path);
+  }
+  h = hash_str(h, getenv("CXX"));
+  h = hash_str(h, cuda_include(cuda, sizeof cuda));
+  dir_of(so_path, dir, sizeof dir);
+  snprintf(obj, n, "%s/.t2c_sim_runtime-%016llx.o", dir, (unsigned long long)h);
+  struct stat st;
+  if (stat(obj, &st) == 0) return 0;
+
+  snprintf(inc, sizeof inc, "-I%s", sim_dir);
+  snprintf(src, sizeof src, "%s/runtime.cpp", sim_dir);
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", obj, (long)getpid());
+  Argv a = {.n = 0};
+  add_cxx(&a);
+  const char *flags[] = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-pthread", "-w", "-c"};
+  for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) add(&a, flags[i]);
+  add(&a, inc);
+  add(&a, cuda);
+  add(&a, src);
+  add(&a, "-o");
+  add(&a, tmp);
+  if (run_cmd(&a, err, errlen)) {
+    unlink(tmp);
+    return 1;
+  }
+  if (rename(tmp, obj) != 0) {
+    seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, obj, strerror(errno));
+    unlink(tmp);
+    return 1;
+  }
+  return 0;
+}
+
+int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
+              char *err, size_t errlen) {
+  char obj[4400], rt_inc[4200], sim_inc[4200], cuda[4200], tmp[4500];
+  if (runtime_object(so_path, sim_dir, obj, sizeof obj, err, errlen)) return 1;
+  snprintf(rt_inc, sizeof rt_inc, "-I%s", rt_dir);
+  snprintf(sim_inc, sizeof sim_inc, "-I%s", sim_dir);
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so_path, (long)getpid());
+  Argv a = {.n = 0};
+  add_cxx(&a);
+  const char *flags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread"};
+  for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) add(&a, flags[i]);
+  add(&a, rt_inc);
+  add(&a, sim_inc);
+  add(&a, cuda_include(cuda, sizeof cuda));
+  add(&a, "-x");
+  add(&a, "c++");
+  add(&a, cu_path);
+  add(&a, "-x");
+  add(&a, "none");
+  add(&a, obj);
+  add(&a, "-o");
+  add(&a, tmp);
+  if (run_cmd(&a, err, errlen)) {
+    unlink(tmp);
+    return 1;
+  }
+  /* A new inode, so a process that still maps the old object is unaffected. */
+  if (rename(tmp, so_path) != 0) {
+    seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, so_path, strerror(errno));
+    unlink(tmp);
+    return 1;
+  }
+  return 0;
+}
+
+int sim_run(const char *so_path, const T2cSimLaunch *l, char *err, size_t errlen) {
+  char path[4096];
+  /* dlopen searches the library path for a name without a slash. */
+  snprintf(path, sizeof path, "%s%s", strchr(so_path, '/') ? "" : "./", so_path);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    seterr(err, errlen, "sim: cannot load %s: %s", so_path, dlerror());
+    return 1;
+  }
+  int (*launch)(const T2cSimLaunch *, char *, size_t);
+  *(void **)&launch = dlsym(h, "t2c_sim_launch");
+  if (!launch) {
+    seterr(err, errlen, "sim: %s has no t2c_sim_launch (not built by sim_build?)", so_path);
+    dlclose(h);
+    return 1;
+  }
+  int rc = launch(l, err, errlen);
+  dlclose(h);
+  return rc;
+}

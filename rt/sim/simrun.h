@@ -1,0 +1,22 @@
+/* simrun.h: build and run a sim-mode .cu on the CPU (C11).
+ *
+ * sim_build compiles a .cu emitted by `tile2cu --sim` with the host C++
+ * compiler (${CXX:-g++}) into a shared object, linked with the runtime
+ * (runtime.cpp, compiled once and cached next to the shared object).
+ * sim_run loads that object and runs one launch through t2c_sim_launch.
+ * Both return 0 on success, or nonzero with a message in err.
+ */
+#ifndef SIMRUN_H
+#define SIMRUN_H
+
+#include <stddef.h>
+
+#include "t2c_sim_api.h"
+
+/* rt_dir holds tile2cu/rt.cuh; sim_dir holds tile2cu_sim.h and runtime.cpp.
+ * The CUDA headers come from $CUDA_HOME/include (default /usr/local/cuda). */
+int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
+              char *err, size_t errlen);
+int sim_run(const char *so_path, const T2cSimLaunch *l, char *err, size_t errlen);
+
+#endif /* SIMRUN_H */

@@ -1,0 +1,262 @@
+// tile2cu_sim.h: the CUDA that generated kernels use, for the CPU backend.
+//
+// rt.cuh includes this header when TILE2CU_SIM is defined; the generated file
+// is then compiled by the host C++ compiler (C++17) together with runtime.cpp.
+// Every CUDA thread runs as a fiber. Whatever a kernel asks of its thread
+// (its indices, a barrier, a shuffle, shared memory) is a call into the
+// runtime, which knows which fiber is running. Tensor arguments arrive as
+// t2c_sim::tensor<T>, whose operator[] checks every index.
+//
+// Half and bfloat16 come from the CUDA headers' host support
+// (-I/usr/local/cuda/include); their host paths need no extra macros.
+#ifndef TILE2CU_SIM_H
+#define TILE2CU_SIM_H
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmath>
+#include <type_traits>
+
+#include "t2c_sim_api.h"
+
+// ---- CUDA keywords. The CUDA headers define some of them for host compilers.
+#ifndef __global__
+#define __global__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline
+#endif
+#ifndef __align__
+#define __align__(n) __attribute__((aligned(n)))
+#endif
+#ifndef __launch_bounds__
+#define __launch_bounds__(...)
+#endif
+// A plain __shared__ would silently become a per-thread local: refuse it.
+#undef __shared__
+#define __shared__ t2c_sim_error_plain___shared___is_not_supported_use_T2C_SIM_SHARED
+#define T2C_DEVICE inline
+
+namespace t2c_sim {
+
+struct Dim3 {
+  unsigned x, y, z;
+};
+
+// Warp collectives, in runtime.cpp's numbering.
+enum WarpOp { OP_IDX, OP_UP, OP_DOWN, OP_XOR, OP_SYNCWARP, OP_BALLOT, OP_ANY, OP_ALL };
+
+// How to print an element of an output tensor in a race report.
+enum ElemKind { K_OTHER, K_F32, K_F64, K_F16, K_BF16, K_SINT, K_UINT };
+template <typename T> struct kind_of {
+  static constexpr int v = std::is_floating_point<T>::value ? (sizeof(T) == 4 ? K_F32 : K_F64)
+                           : std::is_signed<T>::value       ? K_SINT
+                           : std::is_unsigned<T>::value     ? K_UINT
+                                                            : K_OTHER;
+};
+template <> struct kind_of<__half> { static constexpr int v = K_F16; };
+template <> struct kind_of<__nv_bfloat16> { static constexpr int v = K_BF16; };
+
+// ---- runtime.cpp
+Dim3 thread_idx();
+Dim3 block_idx();
+Dim3 block_dim();
+Dim3 grid_dim();
+void sync_threads(const char *file, int line);
+uint64_t warp_op(int op, unsigned mask, uint64_t bits, int size, int b, int width,
+                 const char *file, int line);
+void *shared_alloc(size_t bytes, size_t align, const char *name);
+unsigned char *dyn_smem();
+void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind);
+[[noreturn]] void tensor_oob(const T2cSimTensor *t, long long i, bool read_only);
+[[noreturn]] void shared_oob(const char *name, long long i, long long n);
+
+struct Registrar {
+  const char *name;
+  void (*tramp)(void *const *);
+  Registrar *next;
+  Registrar(const char *n, void (*t)(void *const *));
+};
+
+// A tensor argument. Every element access is checked against the allocation.
+template <typename T> class tensor {
+  T *p_;
+  long long n_;
+  const T2cSimTensor *t_;
+
+ public:
+  explicit tensor(const T2cSimTensor *t)
+      : p_(static_cast<T *>(t->data)), n_(t->nelems), t_(t) {
+    check_tensor(t, (int)sizeof(T), kind_of<typename std::remove_cv<T>::type>::v);
+  }
+  T &operator[](long long i) const {
+    if ((unsigned long long)i >= (unsigned long long)n_) tensor_oob(t_, i, std::is_const<T>::value);
+    return p_[i];
+  }
+};
+
+// A static shared array: one per block, every index checked.
+template <typename T, long long N> class shared_array {
+  T *p_;
+  const char *name_;
+
+ public:
+  shared_array(void *p, const char *name) : p_(static_cast<T *>(p)), name_(name) {}
+  template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
+  T &operator[](I i) const {
+    if (i < 0 || (long long)i >= N) shared_oob(name_, (long long)i, N);
+    return p_[i];
+  }
+  operator T *() const { return p_; }
+};
+
+template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, T v, int b,
+                                    int width = 32) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
+                "shuffled values are at most 8 bytes");
+  uint64_t bits = 0;
+  memcpy(&bits, (const void *)&v, sizeof(T));
+  bits = warp_op(op, mask, bits, (int)sizeof(T), b, width, file, line);
+  T r;
+  memcpy((void *)&r, &bits, sizeof(T));
+  return r;
+}
+
+}  // namespace t2c_sim
+
+#define threadIdx (::t2c_sim::thread_idx())
+#define blockIdx (::t2c_sim::block_idx())
+#define blockDim (::t2c_sim::block_dim())
+#define gridDim (::t2c_sim::grid_dim())
+#define warpSize 32
+
+#define __syncthreads() ::t2c_sim::sync_threads(__FILE__, __LINE__)
+#define __syncwarp(...) ::t2c_sim::Syncwarp{__FILE__, __LINE__}(__VA_ARGS__)
+#define __shfl_sync(...) ::t2c_sim::shfl(::t2c_sim::OP_IDX, __FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_up_sync(...) ::t2c_sim::shfl(::t2c_sim::OP_UP, __FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_down_sync(...) ::t2c_sim::shfl(::t2c_sim::OP_DOWN, __FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_xor_sync(...) ::t2c_sim::shfl(::t2c_sim::OP_XOR, __FILE__, __LINE__, __VA_ARGS__)
+#define __ballot_sync(mask, p) \
+  ((unsigned)::t2c_sim::warp_op(::t2c_sim::OP_BALLOT, (mask), (p) != 0, 4, 0, 32, __FILE__, __LINE__))
+#define __any_sync(mask, p) \
+  ((int)::t2c_sim::warp_op(::t2c_sim::OP_ANY, (mask), (p) != 0, 4, 0, 32, __FILE__, __LINE__))
+#define __all_sync(mask, p) \
+  ((int)::t2c_sim::warp_op(::t2c_sim::OP_ALL, (mask), (p) != 0, 4, 0, 32, __FILE__, __LINE__))
+
+namespace t2c_sim {
+// __syncwarp() and __syncwarp(mask) both expand to a call of this object.
+struct Syncwarp {
+  const char *file;
+  int line;
+  void operator()(unsigned mask = 0xffffffffu) const {
+    warp_op(OP_SYNCWARP, mask, 0, 0, 0, 32, file, line);
+  }
+};
+}  // namespace t2c_sim
+
+// A static shared array. Checked, it is a shared_array: indexing, &x[i],
+// x + i and passing x as a T* work; sizeof(x) and casts of x itself do not.
+// With T2C_SIM_UNCHECKED_SHARED it is a reference to a real array instead.
+#define T2C_SIM_SHARED_ALLOC_(T, name, n) \
+  ::t2c_sim::shared_alloc(sizeof(T) * (n), alignof(T) > 16 ? alignof(T) : 16, #name)
+#ifdef T2C_SIM_UNCHECKED_SHARED
+#define T2C_SIM_SHARED(T, name, n) T(&name)[n] = *static_cast<T(*)[n]>(T2C_SIM_SHARED_ALLOC_(T, name, n))
+#else
+#define T2C_SIM_SHARED(T, name, n) \
+  ::t2c_sim::shared_array<T, (n)> name(T2C_SIM_SHARED_ALLOC_(T, name, n), #name)
+#endif
+#define T2C_SIM_DYNAMIC_SMEM(name) unsigned char *name = ::t2c_sim::dyn_smem()
+#define T2C_SIM_REGISTER(name, tramp) static ::t2c_sim::Registrar t2c_sim_reg_##name(#name, tramp);
+
+// ---- device functions that <cmath> lacks.
+inline float __int_as_float(int x) { float f; memcpy(&f, &x, 4); return f; }
+inline int __float_as_int(float x) { int i; memcpy(&i, &x, 4); return i; }
+inline float __uint_as_float(unsigned x) { float f; memcpy(&f, &x, 4); return f; }
+inline unsigned __float_as_uint(float x) { unsigned i; memcpy(&i, &x, 4); return i; }
+inline double __longlong_as_double(long long x) { double d; memcpy(&d, &x, 8); return d; }
+inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __expf(float x) { return expf(x); }
+inline float __exp10f(float x) { return powf(10.0f, x); }
+inline float __logf(float x) { return logf(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __fdividef(float x, float y) { return x / y; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __fadd_rn(float x, float y) { return x + y; }
+inline float __fmul_rn(float x, float y) { return x * y; }
+inline float __fmaf_rn(float x, float y, float z) { return fmaf(x, y, z); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : (x != x ? 0.0f : x); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+template <typename T> inline T __ldg(const T *p) { return *p; }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// CUDA's global min/max overloads.
+#define T2C_SIM_MINMAX(T)                          \
+  inline T min(T a, T b) { return b < a ? b : a; } \
+  inline T max(T a, T b) { return a < b ? b : a; }
+T2C_SIM_MINMAX(int)
+T2C_SIM_MINMAX(unsigned)
+T2C_SIM_MINMAX(long long)
+T2C_SIM_MINMAX(unsigned long long)
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+inline double min(double a, double b) { return fmin(a, b); }
+inline double max(double a, double b) { return fmax(a, b); }
+#undef T2C_SIM_MINMAX
+
+// ---- atomics: blocks run on two worker threads at once.
+template <typename T> inline T t2c_sim_atomic_add_(T *p, T v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+template <typename T> inline T t2c_sim_atomic_cas_loop_(T *p, T v, int op) {
+  T old, nv;
+  __atomic_load(p, &old, __ATOMIC_SEQ_CST);
+  do {
+    nv = op == 0 ? old + v : op == 1 ? (old < v ? v : old) : (v < old ? v : old);
+  } while (!__atomic_compare_exchange(p, &old, &nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+  return old;
+}
+inline int atomicAdd(int *p, int v) { return t2c_sim_atomic_add_(p, v); }
+inline unsigned atomicAdd(unsigned *p, unsigned v) { return t2c_sim_atomic_add_(p, v); }
+inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { return t2c_sim_atomic_add_(p, v); }
+inline float atomicAdd(float *p, float v) { return t2c_sim_atomic_cas_loop_(p, v, 0); }
+inline double atomicAdd(double *p, double v) { return t2c_sim_atomic_cas_loop_(p, v, 0); }
+inline int atomicMax(int *p, int v) { return t2c_sim_atomic_cas_loop_(p, v, 1); }
+inline int atomicMin(int *p, int v) { return t2c_sim_atomic_cas_loop_(p, v, 2); }
+inline unsigned atomicMax(unsigned *p, unsigned v) { return t2c_sim_atomic_cas_loop_(p, v, 1); }
+inline unsigned atomicMin(unsigned *p, unsigned v) { return t2c_sim_atomic_cas_loop_(p, v, 2); }
+inline int atomicExch(int *p, int v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+inline unsigned atomicExch(unsigned *p, unsigned v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+inline int atomicCAS(int *p, int cmp, int v) {
+  __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return cmp;
+}
+inline unsigned atomicCAS(unsigned *p, unsigned cmp, unsigned v) {
+  __atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return cmp;
+}
+
+#endif  // TILE2CU_SIM_H

@@ -1,0 +1,550 @@
+/* driver.c: tests of the CPU backend itself.
+ *
+ * Builds tests/sim/kernels.cu with sim_build and runs each kernel with
+ * sim_run. Correct kernels are checked element by element against results
+ * computed here, in C; the planted bugs must fail with a message that names
+ * what failed. Usage: driver ROOT BUILD_DIR
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "simrun.h"
+
+enum { ERRLEN = 4096 };
+
+static const char *so, *rt_dir, *sim_dir;
+static int failures, checks;
+
+static void fail(const char *test, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "FAIL %s: ", test);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  failures++;
+}
+
+/* ---- a deterministic generator, so failures reproduce */
+static uint64_t rng_state = 0x1234567887654321ULL;
+static uint32_t rnd(void) {
+  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (uint32_t)(rng_state >> 33);
+}
+static float rnd_float(float lo, float hi) { return lo + (hi - lo) * (float)(rnd() % 1000000) / 1e6f; }
+
+/* ---- f16 and bf16, round to nearest even */
+static uint16_t f2h(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, ax = x & 0x7fffffff;
+  if (ax > 0x7f800000) return (uint16_t)(sign | 0x7e00);
+  if (ax >= 0x477ff000) return (uint16_t)(sign | 0x7c00);
+  if (ax < 0x38800000) {
+    float v;
+    memcpy(&v, &ax, 4);
+    return (uint16_t)(sign | (uint32_t)nearbyintf(v * 16777216.0f));
+  }
+  uint32_t r = ax + 0xfff + ((ax >> 13) & 1);
+  return (uint16_t)(sign | ((r - 0x38000000) >> 13));
+}
+static float h2f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, x;
+  if (e == 0) {
+    float v = ldexpf((float)m, -24);
+    return sign ? -v : v;
+  }
+  if (e == 31) x = sign | 0x7f800000 | (m << 13);
+  else x = sign | ((e + 112) << 23) | (m << 13);
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+static uint16_t f2bf(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
+  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+static float bf2f(uint16_t b) {
+  uint32_t x = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+/* ---- launching */
+static T2cSimTensor tensor(void *data, long long n, int eb, const char *name) {
+  T2cSimTensor t = {data, n, eb, name};
+  return t;
+}
+
+typedef struct Run {
+  const char *kernel;
+  unsigned grid[3], threads;
+  size_t dyn;
+  int schedules;
+} Run;
+
+/* Runs r with args; the outputs are the tensors among args flagged in outmask. */
+static int launch(const Run *r, void **args, int nargs, unsigned outmask, char *err) {
+  const T2cSimTensor *outs[16];
+  int no = 0;
+  for (int i = 0; i < nargs; i++)
+    if (outmask >> i & 1) outs[no++] = args[i];
+  T2cSimLaunch l = {r->kernel, {r->grid[0], r->grid[1], r->grid[2]}, r->threads, r->dyn,
+                    args, nargs, outs, no, r->schedules};
+  err[0] = 0;
+  return sim_run(so, &l, err, ERRLEN);
+}
+
+static int expect_ok(const char *test, int rc, const char *err) {
+  checks++;
+  if (rc != 0) fail(test, "launch failed: %s", err);
+  return rc == 0;
+}
+
+/* The launch must fail, and its message must contain every given string. */
+static void expect_err(const char *test, int rc, const char *err, ...) {
+  va_list ap;
+  checks++;
+  if (rc == 0) {
+    fail(test, "launch succeeded, but should have failed");
+    return;
+  }
+  if (getenv("SIM_VERBOSE")) printf("ok %s: %s\n", test, err);
+  va_start(ap, err);
+  for (const char *s; (s = va_arg(ap, const char *));)
+    if (!strstr(err, s)) {
+      fail(test, "message lacks \"%s\":\n  %s", s, err);
+      break;
+    }
+  va_end(ap);
+}
+
+/* ---- correct kernels */
+static void test_reverse(void) {
+  enum { NB = 37 };
+  int n = NB * 256 - 100;
+  float *x = malloc(sizeof(float) * n), *o = malloc(sizeof(float) * n);
+  for (int i = 0; i < n; i++) x[i] = rnd_float(-1, 1), o[i] = -7.0f;
+  T2cSimTensor tx = tensor(x, n, 4, "X"), to = tensor(o, n, 4, "O");
+  void *args[] = {&tx, &to, &n};
+  Run r = {"reverse", {NB, 1, 1}, 256, 0, 4};
+  char err[ERRLEN];
+  if (expect_ok("reverse", launch(&r, args, 3, 2, err), err))
+    for (int i = 0; i < n; i++) {
+      int b = i / 256, src = b * 256 + 255 - i % 256;
+      float want = src < n ? x[src] : 0.0f;
+      if (o[i] != want) {
+        fail("reverse", "O[%d] = %g, want %g", i, o[i], want);
+        break;
+      }
+    }
+  free(x);
+  free(o);
+}
+
+static void test_poison(void) {
+  float o[32];
+  int p[32];
+  T2cSimTensor to = tensor(o, 32, 4, "O"), tp = tensor(p, 32, 4, "P");
+  void *args[] = {&to, &tp};
+  Run r = {"poison", {1, 1, 1}, 32, 0, 1};
+  char err[ERRLEN];
+  if (!expect_ok("poison", launch(&r, args, 2, 3, err), err)) return;
+  for (int i = 0; i < 32; i++) {
+    uint32_t bits;
+    memcpy(&bits, &o[i], 4);
+    if (bits != 0xffffffffu || p[i] != -1) {
+      fail("poison", "unwritten shared memory read as 0x%08x / %d", bits, p[i]);
+      return;
+    }
+  }
+}
+
+/* The lane a shuffle reads, following the pseudo-code of PTX's shfl.sync
+ * with the c operand CUDA's __shfl_*_sync pass for a width. */
+static int ptx_shfl_lane(int mode, int lane, unsigned b, int width) {
+  unsigned c = ((unsigned)(32 - width) << 8) | (mode == 1 ? 0u : 0x1fu);
+  int bval = (int)(b & 31), cval = (int)(c & 31), segmask = (int)((c >> 8) & 31);
+  int max_lane = (lane & segmask) | (cval & ~segmask);
+  int min_lane = lane & segmask;
+  int j, pval;
+  switch (mode) {
+  case 1: j = lane - bval; pval = j >= max_lane; break;               /* .up */
+  case 2: j = lane + bval; pval = j <= max_lane; break;               /* .down */
+  case 3: j = lane ^ bval; pval = j <= max_lane; break;               /* .bfly */
+  default: j = min_lane | (bval & ~segmask); pval = j <= max_lane; break; /* .idx */
+  }
+  return pval ? j : lane;
+}
+
+static void test_shfl_int(void) {
+  static const int bs[] = {0, 1, 2, 3, 5, 7, 8, 13, 16, 31, 32, 33, -1, -5};
+  static const int ws[] = {1, 2, 4, 8, 16, 32};
+  enum { T = 64, NB = sizeof bs / sizeof *bs, NW = sizeof ws / sizeof *ws, NC = 4 * NB * NW };
+  int x[T], ops[NC], b[NC], w[NC], *o = malloc(sizeof(int) * NC * T), nc = NC;
+  for (int i = 0; i < T; i++) x[i] = 1000 + 7 * i;
+  int c = 0;
+  for (int op = 0; op < 4; op++)
+    for (int i = 0; i < NB; i++)
+      for (int k = 0; k < NW; k++, c++) ops[c] = op, b[c] = bs[i], w[c] = ws[k];
+  T2cSimTensor tx = tensor(x, T, 4, "X"), tops = tensor(ops, NC, 4, "OPS"), tb = tensor(b, NC, 4, "BS"),
+               tw = tensor(w, NC, 4, "WS"), to = tensor(o, (long long)NC * T, 4, "O");
+  void *args[] = {&tx, &tops, &tb, &tw, &to, &nc};
+  Run r = {"shfl_int", {1, 1, 1}, T, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("shfl_int", launch(&r, args, 6, 1u << 4, err), err)) goto out;
+  static const char *names[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"};
+  for (c = 0; c < NC; c++)
+    for (int t = 0; t < T; t++) {
+      int want = x[(t & ~31) + ptx_shfl_lane(ops[c], t & 31, (unsigned)b[c], w[c])];
+      if (o[c * T + t] != want) {
+        fail("shfl_int", "%s(b=%d, width=%d) in thread %d gave %d, want %d", names[ops[c]], b[c], w[c], t,
+             o[c * T + t], want);
+        goto out;
+      }
+    }
+out:
+  free(o);
+}
+
+static void test_shfl_types(void) {
+  enum { T = 64 };
+  float f[T];
+  double d[T];
+  long long ll[T];
+  unsigned u[T], bal[T];
+  uint16_t h[T], bf[T];
+  int part[T];
+  T2cSimTensor tf = tensor(f, T, 4, "F"), td = tensor(d, T, 8, "D"), tl = tensor(ll, T, 8, "L"),
+               tu = tensor(u, T, 4, "U"), th = tensor(h, T, 2, "H"), tb = tensor(bf, T, 2, "B"),
+               tbal = tensor(bal, T, 4, "BAL"), tp = tensor(part, T, 4, "PART");
+  void *args[] = {&tf, &td, &tl, &tu, &th, &tb, &tbal, &tp};
+  Run r = {"shfl_types", {1, 1, 1}, T, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("shfl_types", launch(&r, args, 8, 0xff, err), err)) return;
+  for (int t = 0; t < T; t++) {
+    int base = t & ~31, lane = t & 31;
+    unsigned want_bal = 0;
+    for (int l = 0; l < 32; l++) want_bal |= (unsigned)((base + l) % 3 == 0) << l;
+    int ok = f[t] == 0.5f + (base + ptx_shfl_lane(2, lane, 3, 32)) &&
+             d[t] == 0.25 + (base + ptx_shfl_lane(3, lane, 5, 32)) &&
+             ll[t] == (1LL << 40) + base + ptx_shfl_lane(1, lane, 2, 32) &&
+             u[t] == 3000000000u + (unsigned)(base + ptx_shfl_lane(0, lane, 7, 32)) &&
+             h[t] == f2h((base + ptx_shfl_lane(3, lane, 16, 32)) * 0.5f) &&
+             bf[t] == f2bf((float)(base + ptx_shfl_lane(2, lane, 1, 8))) && bal[t] == want_bal &&
+             part[t] == (lane < 16 ? (t ^ 1) * 10 : -1);
+    if (!ok) {
+      fail("shfl_types", "thread %d: f=%g d=%g ll=%lld u=%u h=%04x bf=%04x bal=%08x part=%d", t, f[t], d[t],
+           ll[t], u[t], h[t], bf[t], bal[t], part[t]);
+      return;
+    }
+  }
+}
+
+static void test_grid(unsigned gx, unsigned gy, unsigned gz) {
+  enum { T = 40 };
+  long long nb = (long long)gx * gy * gz, n = nb * T * 8;
+  int *o = malloc(sizeof(int) * n);
+  for (long long i = 0; i < n; i++) o[i] = -1;
+  T2cSimTensor to = tensor(o, n, 4, "O");
+  void *args[] = {&to};
+  Run r = {"grid_ids", {gx, gy, gz}, T, 0, 3};
+  char err[ERRLEN];
+  if (expect_ok("grid_ids", launch(&r, args, 1, 1, err), err))
+    for (unsigned z = 0; z < gz; z++)
+      for (unsigned y = 0; y < gy; y++)
+        for (unsigned x = 0; x < gx; x++)
+          for (int t = 0; t < T; t++) {
+            int *p = o + (((z * gy + y) * gx + x) * (long long)T + t) * 8;
+            int want[8] = {(int)x, (int)y, (int)z, (int)gx, (int)gy, (int)gz, T, t};
+            if (memcmp(p, want, sizeof want)) {
+              fail("grid_ids", "grid (%u,%u,%u): block (%u,%u,%u) thread %d saw (%d,%d,%d) of (%d,%d,%d), %d threads, thread %d",
+                   gx, gy, gz, x, y, z, t, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+              free(o);
+              return;
+            }
+          }
+  free(o);
+}
+
+static void test_halfmath(void) {
+  enum { T = 64, NB = 2, N = T * NB };
+  uint16_t a[N], b[N], oh[N], ob[N], sum[N / 32], scale = f2h(0.75f);
+  float of[N];
+  for (int i = 0; i < N; i++) a[i] = f2h(rnd_float(-2, 2)), b[i] = f2bf(rnd_float(-3, 3));
+  T2cSimTensor ta = tensor(a, N, 2, "A"), tb = tensor(b, N, 2, "B"), toh = tensor(oh, N, 2, "OH"),
+               tob = tensor(ob, N, 2, "OB"), tof = tensor(of, N, 4, "OF"), ts = tensor(sum, N / 32, 2, "SUM");
+  void *args[] = {&ta, &tb, &toh, &tob, &tof, &ts, &scale};
+  Run r = {"halfmath", {NB, 1, 1}, T, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("halfmath", launch(&r, args, 7, 0x3c, err), err)) return;
+  for (int i = 0; i < N; i++) {
+    float fa = h2f(a[i]), fb = bf2f(b[i]);
+    uint16_t want_h = f2h(h2f(f2h(h2f(f2h(fa * fa)) * h2f(scale))) + 1.0f);
+    uint16_t want_b = f2bf(fb - bf2f(f2bf(bf2f(f2bf(fb * fb)) / 4.0f)));
+    float want_f = (fa < 0.5f ? 1.0f : 0.0f) + 2.0f + (fa < 0.25f ? 0.25f : fa);
+    if (oh[i] != want_h || ob[i] != want_b || of[i] != want_f) {
+      fail("halfmath", "element %d: f16 %04x want %04x, bf16 %04x want %04x, f32 %g want %g", i, oh[i], want_h,
+           ob[i], want_b, of[i], want_f);
+      return;
+    }
+  }
+  for (int k = 0; k < N / 32; k++)
+    if (h2f(sum[k]) != 112.0f) fail("halfmath", "warp %d f16 fold_sum = %g, want 112", k, h2f(sum[k]));
+}
+
+static void test_block_sum(void) {
+  enum { NB = 5, T = 1024 };
+  float *x = malloc(sizeof(float) * NB * T), o[NB];
+  for (int b = 0; b < NB; b++) o[b] = 100.0f;
+  for (int i = 0; i < NB * T; i++) x[i] = (float)((int)(rnd() % 17) - 8);
+  T2cSimTensor tx = tensor(x, NB * T, 4, "X"), to = tensor(o, NB, 4, "O");
+  void *args[] = {&tx, &to};
+  Run r = {"block_sum", {NB, 1, 1}, T, 0, 3};
+  char err[ERRLEN];
+  if (expect_ok("block_sum", launch(&r, args, 2, 2, err), err))
+    for (int b = 0; b < NB; b++) {
+      double want = 100.0;
+      for (int t = 0; t < T; t++) want += x[b * T + t];
+      if (o[b] != (float)want) fail("block_sum", "O[%d] = %g, want %g", b, o[b], want);
+    }
+  free(x);
+}
+
+static void test_dyn_rotate(void) {
+  enum { NB = 3, T = 96, N = NB * T };
+  float x[N], o[N];
+  double scale = 0.5;
+  unsigned add = 3;
+  for (int i = 0; i < N; i++) x[i] = rnd_float(-4, 4);
+  T2cSimTensor tx = tensor(x, N, 4, "X"), to = tensor(o, N, 4, "O");
+  void *args[] = {&tx, &to, &scale, &add};
+  Run r = {"dyn_rotate", {NB, 1, 1}, T, 1024 + T * 4, 3};
+  char err[ERRLEN];
+  if (expect_ok("dyn_rotate", launch(&r, args, 4, 2, err), err))
+    for (int i = 0; i < N; i++) {
+      float want = (float)(x[i / T * T + (i % T + 1) % T] * scale) + (float)add;
+      if (o[i] != want) {
+        fail("dyn_rotate", "O[%d] = %g, want %g", i, o[i], want);
+        return;
+      }
+    }
+}
+
+static void test_mathfns(void) {
+  float o[128];
+  double d[32];
+  T2cSimTensor to = tensor(o, 128, 4, "O"), td = tensor(d, 32, 8, "D");
+  void *args[] = {&to, &td};
+  Run r = {"mathfns", {1, 1, 1}, 32, 0, 1};
+  char err[ERRLEN];
+  if (!expect_ok("mathfns", launch(&r, args, 2, 3, err), err)) return;
+  for (int i = 0; i < 32; i++) {
+    double x = 0.25 + i;
+    double want[4] = {1 / sqrt(x), 1 / (1 + exp(-(x - 8))), exp2(x / 8), x};
+    for (int k = 0; k < 4; k++)
+      if (fabs(o[i * 4 + k] - want[k]) > 1e-6 * fabs(want[k]))
+        fail("mathfns", "O[%d] = %.9g, want %.9g", i * 4 + k, o[i * 4 + k], want[k]);
+    if (fabs(d[i] - 1 / sqrt(x)) > 1e-15) fail("mathfns", "D[%d] = %.17g", i, d[i]);
+  }
+}
+
+/* ---- planted bugs */
+static void test_race(void) {
+  int n = 256;
+  float x[256], o[256];
+  for (int i = 0; i < n; i++) x[i] = (float)i, o[i] = 9.0f;
+  T2cSimTensor tx = tensor(x, n, 4, "X"), to = tensor(o, n, 4, "O");
+  void *args[] = {&tx, &to, &n};
+  Run r = {"reverse_race", {1, 1, 1}, 256, 0, 3};
+  char err[ERRLEN];
+  expect_err("reverse_race", launch(&r, args, 3, 2, err), err,
+             "race: outputs of kernel 'reverse_race' differ between schedule 0 (in order) and schedule 1 (reversed): tensor 'O' first differs at index 0 (",
+             NULL);
+  for (int i = 0; i < n; i++)
+    if (o[i] != 9.0f) {
+      fail("reverse_race", "outputs not restored after the failure: O[%d] = %g", i, o[i]);
+      break;
+    }
+}
+
+static void test_oob(void) {
+  float x[1024], o[1024];
+  for (int i = 0; i < 1024; i++) x[i] = 1.0f, o[i] = 5.0f;
+  T2cSimTensor tx = tensor(x, 1024, 4, "X"), to = tensor(o, 1024, 4, "O");
+  void *args[] = {&tx, &to};
+  Run r = {"oob_read", {4, 1, 1}, 256, 0, 3};
+  char err[ERRLEN];
+  expect_err("oob_read", launch(&r, args, 2, 2, err), err,
+             "out-of-bounds read of tensor 'X' at index 1024 (size 1024) in kernel 'oob_read', block (3,0,0), thread 255",
+             NULL);
+  for (int i = 0; i < 1024; i++)
+    if (o[i] != 5.0f) {
+      fail("oob_read", "outputs not restored after the failure: O[%d] = %g", i, o[i]);
+      break;
+    }
+  float w[64] = {0};
+  T2cSimTensor tw = tensor(w, 64, 4, "O");
+  void *wargs[] = {&tw};
+  Run rw = {"oob_write", {1, 1, 1}, 64, 0, 1};
+  expect_err("oob_write", launch(&rw, wargs, 1, 1, err), err,
+             "out-of-bounds access of tensor 'O' at index -3 (size 64) in kernel 'oob_write', block (0,0,0), thread 0",
+             NULL);
+  Run rs = {"oob_shared", {1, 1, 1}, 64, 0, 1};
+  expect_err("oob_shared", launch(&rs, wargs, 1, 1, err), err,
+             "out-of-bounds access of shared array 'tile' at index 64 (size 64) in kernel 'oob_shared', block (0,0,0), thread 63",
+             NULL);
+  float d[32];
+  T2cSimTensor td = tensor(d, 32, 4, "O");
+  void *dargs[] = {&td};
+  Run rd = {"dyn_overflow", {1, 1, 1}, 32, 128, 1};
+  expect_err("dyn_overflow", launch(&rd, dargs, 1, 1, err), err,
+             "write past the end of dynamic shared memory (128 bytes) in kernel 'dyn_overflow', block (0,0,0)", NULL);
+}
+
+static void test_divergence(void) {
+  float o[256], x[256] = {0};
+  T2cSimTensor to = tensor(o, 256, 4, "O"), tx = tensor(x, 256, 4, "X");
+  void *args[] = {&to};
+  char err[ERRLEN];
+  Run r = {"div_barrier", {1, 1, 1}, 128, 0, 1};
+  expect_err("div_barrier", launch(&r, args, 1, 1, err), err,
+             "barrier divergence in kernel 'div_barrier', block (0,0,0): threads 0-31 wait at __syncthreads() (",
+             "kernels.cu:", "threads 32-127 have exited", NULL);
+  Run rs = {"div_sites", {1, 1, 1}, 64, 0, 1};
+  expect_err("div_sites", launch(&rs, args, 1, 1, err), err,
+             "barrier divergence in kernel 'div_sites', block (0,0,0): threads 0-31 wait at __syncthreads() (",
+             "; threads 32-63 wait at __syncthreads() (", NULL);
+  void *eargs[] = {&tx, &to};
+  Run re = {"early_exit", {2, 1, 1}, 256, 0, 1};
+  expect_err("early_exit", launch(&re, eargs, 2, 2, err), err,
+             "barrier divergence in kernel 'early_exit', block (", "threads 0-63 wait at __syncthreads() (",
+             "threads 64-255 have exited", NULL);
+  Run rw = {"div_shfl", {1, 1, 1}, 32, 0, 1};
+  expect_err("div_shfl", launch(&rw, args, 1, 1, err), err,
+             "warp divergence in kernel 'div_shfl', block (0,0,0), warp 0", "threads 0-15 wait at __shfl_xor_sync (",
+             "threads 16-31 have exited", NULL);
+}
+
+/* A fault the process cannot survive: run it in a child, which must die of
+ * SIGSEGV after naming the kernel, block and thread on stderr. */
+static void test_stack_overflow(void) {
+  int fd[2];
+  checks++;
+  if (pipe(fd) != 0) return fail("stack_overflow", "pipe");
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    dup2(fd[1], 2);
+    close(fd[0]);
+    int o[32];
+    T2cSimTensor to = tensor(o, 32, 4, "O");
+    void *args[] = {&to};
+    Run r = {"stack_overflow", {1, 1, 1}, 32, 0, 1};
+    char err[ERRLEN];
+    launch(&r, args, 1, 1, err);
+    _exit(0);
+  }
+  close(fd[1]);
+  char out[2048];
+  size_t len = 0;
+  ssize_t k;
+  while ((k = read(fd[0], out + len, sizeof out - 1 - len)) > 0) len += (size_t)k;
+  out[len] = 0;
+  close(fd[0]);
+  int st;
+  waitpid(pid, &st, 0);
+  if (getenv("SIM_VERBOSE")) printf("ok stack_overflow: %s", out);
+  if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV)
+    fail("stack_overflow", "the child did not die of SIGSEGV (status 0x%x)", st);
+  else if (!strstr(out, "tile2cu sim: segmentation fault in kernel 'stack_overflow', block (0,0,0), thread 5 (stack overflow"))
+    fail("stack_overflow", "stderr lacks the message: %s", out);
+}
+
+/* ---- bad launches and builds */
+static void test_bad_launches(const char *build) {
+  char err[ERRLEN];
+  float x[256], o[256];
+  int n = 256;
+  T2cSimTensor tx = tensor(x, 256, 2, "X"), to = tensor(o, 256, 4, "O");
+  void *args[] = {&tx, &to, &n};
+  Run r = {"reverse", {1, 1, 1}, 256, 0, 1};
+  expect_err("elem_bytes", launch(&r, args, 3, 2, err), err,
+             "tensor 'X' has 2-byte elements but the kernel takes 4-byte elements", NULL);
+  Run ru = {"nope", {1, 1, 1}, 256, 0, 1};
+  expect_err("unknown", launch(&ru, args, 3, 2, err), err, "unknown kernel 'nope'", "reverse", NULL);
+  Run rt = {"reverse", {1, 1, 1}, 2048, 0, 1};
+  expect_err("threads", launch(&rt, args, 3, 2, err), err, "2048 threads per block", NULL);
+  Run rg = {"reverse", {0, 1, 1}, 256, 0, 1};
+  expect_err("grid", launch(&rg, args, 3, 2, err), err, "bad grid (0,1,1)", NULL);
+
+  char path[4096], sopath[4096];
+  snprintf(path, sizeof path, "%s/bad.cu", build);
+  snprintf(sopath, sizeof sopath, "%s/bad.so", build);
+  FILE *f = fopen(path, "w");
+  fputs("#define TILE2CU_SIM 1\n#include <tile2cu/rt.cuh>\nint broken( { }\n", f);
+  fclose(f);
+  expect_err("bad build", sim_build(path, sopath, rt_dir, sim_dir, err, ERRLEN), err, "sim build failed: ",
+             "bad.cu:3", NULL);
+  T2cSimLaunch l = {"reverse", {1, 1, 1}, 32, 0, NULL, 0, NULL, 0, 1};
+  expect_err("missing so", sim_run("/nonexistent/k.so", &l, err, ERRLEN), err, "cannot load /nonexistent/k.so",
+             NULL);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s ROOT BUILD_DIR\n", argv[0]);
+    return 2;
+  }
+  char cu[4096], sopath[4096], rt[4096], sim[4096], err[ERRLEN];
+  snprintf(cu, sizeof cu, "%s/tests/sim/kernels.cu", argv[1]);
+  snprintf(rt, sizeof rt, "%s/rt", argv[1]);
+  snprintf(sim, sizeof sim, "%s/rt/sim", argv[1]);
+  snprintf(sopath, sizeof sopath, "%s/kernels.so", argv[2]);
+  double t0 = now();
+  if (sim_build(cu, sopath, rt, sim, err, sizeof err)) {
+    fprintf(stderr, "FAIL build: %s\n", err);
+    return 1;
+  }
+  double t1 = now();
+  so = sopath;
+  rt_dir = rt;
+  sim_dir = sim;
+  test_reverse();
+  test_poison();
+  test_shfl_int();
+  test_shfl_types();
+  test_grid(37, 1, 1);
+  test_grid(4, 3, 2);
+  test_halfmath();
+  test_block_sum();
+  test_dyn_rotate();
+  test_mathfns();
+  test_race();
+  test_oob();
+  test_divergence();
+  test_stack_overflow();
+  test_bad_launches(argv[2]);
+  printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);
+  return failures != 0;
+}

@@ -1,0 +1,15 @@
+#!/bin/sh
+# run.sh: the CPU backend's own tests. Builds tests/sim/driver.c with
+# rt/sim/simrun.c, which compiles tests/sim/kernels.cu into a shared object
+# and runs every kernel in it. Exits nonzero on any failure.
+# Environment: CC (default cc), CXX (default g++), BUILD (default build),
+# CUDA_HOME (default /usr/local/cuda), SANITIZE=1 for AddressSanitizer.
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${BUILD:-$root/build}/sim
+mkdir -p "$out"
+flags="-std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE"
+[ "${SANITIZE:-0}" = 1 ] && flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer"
+${CC:-cc} $flags -I"$root/rt/sim" "$root/tests/sim/driver.c" "$root/rt/sim/simrun.c" \
+  -o "$out/driver" -ldl -lm
+"$out/driver" "$root" "$out"
