@@ -168,6 +168,10 @@ static void set_const_float(Expr *e, double v) {
   e->cv.f = v;
 }
 
+/* Expr.flags, private to check.c: a constant expression whose folding failed
+ * and was reported (division by zero, overflow); later checks stay quiet. */
+#define EF_BADCONST 0x100
+
 /* Folds a binary operator over two constants; false on division by zero etc. */
 static void fold_binary(Checker *C, Expr *e) {
   Expr *x = e->u.binary.a, *y = e->u.binary.b;
@@ -194,6 +198,7 @@ static void fold_binary(Checker *C, Expr *e) {
   case TK_PERCENT:
     if (b == 0) {
       diag_error(C->d, e->loc, "division by zero in a constant expression");
+      e->flags |= EF_BADCONST;
       return;
     }
     if (a == INT64_MIN && b == -1) return;
@@ -208,6 +213,7 @@ static void fold_binary(Checker *C, Expr *e) {
   }
   if (!ok) {
     diag_error(C->d, e->loc, "constant expression overflows");
+    e->flags |= EF_BADCONST;
     return;
   }
   set_const_int(e, r);
@@ -400,7 +406,7 @@ static bool check_unary(Checker *C, Expr *e, int depth) {
   Expr *x = e->u.unary.a;
   if (!check_expr(C, x, depth + 1)) return false;
   e->ty = x->ty;
-  e->flags |= x->flags & (EF_TD | EF_TILE);
+  e->flags |= x->flags & (EF_TD | EF_TILE | EF_BADCONST);
   switch (e->u.unary.op) {
   case TK_MINUS:
     if (!is_numeric(x->ty.elem) || x->ty.elem == T_U8 || x->ty.elem == T_U32) {
@@ -434,7 +440,7 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
   bool okx = check_expr(C, x, depth + 1);
   bool oky = check_expr(C, y, depth + 1);
   if (!okx || !oky) return false;
-  e->flags |= (x->flags | y->flags) & (EF_TD | EF_TILE);
+  e->flags |= (x->flags | y->flags) & (EF_TD | EF_TILE | EF_BADCONST);
   Type shape = {0};
   if (!broadcast(C, e->loc, &x->ty, &y->ty, &shape)) return false;
   TokenKind op = e->u.binary.op;
@@ -514,6 +520,7 @@ static bool is_tensor_slice(const Expr *x) {
 
 static bool const_dim(Checker *C, Expr *x, const char *what, int *out) {
   int64_t v;
+  if (x->flags & EF_BADCONST) return false; /* already reported */
   if (!check_const_int(x, &v)) {
     diag_error(C->d, x->loc, "%s must be a constant integer", what);
     return false;
@@ -709,7 +716,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
     if (!y) undeclared(C, base->loc, base->u.ident.name);
     else diag_error(C->d, base->loc, "'%s' is %s, not a tensor or a tile, so it cannot be indexed", y->name,
                     y->kind == SY_VAR ? "a scalar var" : y->kind == SY_LOOP ? "a loop variable"
-                    : y->kind == SY_CONST ? "a const" : "a scalar");
+                    : y->kind == SY_CONST ? "a const" : y->kind == SY_SIZE ? "a size" : "a scalar parameter");
     return false;
   }
   base->u.ident.sym = y;
@@ -1667,8 +1674,67 @@ static void rules_stmt(Checker *C, Stmt *s, Ctl ctl) {
   }
 }
 
+static const Expr *reads_sym(const Expr *e, const Sym *y) {
+  if (!e) return NULL;
+  const Expr *r;
+  switch (e->kind) {
+  case E_IDENT: return e->u.ident.sym == y ? e : NULL;
+  case E_UNARY: return reads_sym(e->u.unary.a, y);
+  case E_BINARY: return (r = reads_sym(e->u.binary.a, y)) ? r : reads_sym(e->u.binary.b, y);
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if ((r = reads_sym(e->u.call.args[i], y))) return r;
+    return NULL;
+  case E_INDEX:
+    if ((r = reads_sym(e->u.index.base, y))) return r;
+    for (int i = 0; i < e->u.index.nidx; i++)
+      if ((r = reads_sym(e->u.index.idx[i].start, y)) || (r = reads_sym(e->u.index.idx[i].len, y))) return r;
+    return NULL;
+  default: return NULL;
+  }
+}
+
+/* A tile var declared without a value and read before anything writes it, in
+ * straight-line code after the declaration (what can be proven cheaply). */
+static void uninit_read(Checker *C, Block *b, int decl) {
+  Stmt *d = b->stmts[decl];
+  Sym *y = d->u.decl.sym;
+  for (int i = decl + 1; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    const Expr *r = NULL;
+    if (s->kind == S_VAR) r = reads_sym(s->u.decl.init, y);
+    else if (s->kind == S_ASSIGN) {
+      Expr *l = s->u.assign.lhs;
+      r = reads_sym(s->u.assign.rhs, y);
+      if (!r && l->kind == E_IDENT && l->u.ident.sym == y) {
+        if (s->u.assign.op == TK_ASSIGN) return; /* written whole */
+        r = l;                                   /* t += e reads t */
+      }
+      if (!r && l->kind == E_INDEX) {
+        if (l->u.index.base->u.ident.sym == y) return; /* a partial write: no longer provable */
+        r = reads_sym(l, y);
+      }
+    } else if (s->kind == S_IF) r = reads_sym(s->u.iff.cond, y);
+    else if (s->kind == S_WHILE) r = reads_sym(s->u.whil.cond, y);
+    else if (s->kind == S_FOR)
+      r = (r = reads_sym(s->u.forr.lo, y)) ? r : (r = reads_sym(s->u.forr.hi, y)) ? r : reads_sym(s->u.forr.step, y);
+    if (r) {
+      diag_error(C->d, r->loc, "tile '%s' is read before anything writes it", y->name);
+      diag_note(C->d, y->loc, "'%s' is declared here without an initial value", y->name);
+      return;
+    }
+    if (s->kind != S_VAR && s->kind != S_ASSIGN && s->kind != S_CONST) return; /* control flow: stop proving */
+  }
+}
+
 static void rules_block(Checker *C, Block *b, Ctl ctl) {
-  for (int i = 0; i < b->nstmts; i++) rules_stmt(C, b->stmts[i], ctl);
+  for (int i = 0; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    if (s->kind == S_VAR && !s->u.decl.init && s->u.decl.sym && s->u.decl.sym->ty.rank > 0 &&
+        s->u.decl.sym->place != PL_REGISTER)
+      uninit_read(C, b, i);
+    rules_stmt(C, s, ctl);
+  }
 }
 
 /* ------------------------------------------------------------ driver */

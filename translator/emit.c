@@ -846,6 +846,43 @@ static bool aligned_reg(const Expr *x, const Type *shape) {
   }
 }
 
+static bool expr_equal(const Expr *a, const Expr *b) {
+  if (a->kind != b->kind) return false;
+  if ((a->flags & EF_CONST) && (b->flags & EF_CONST)) return a->cv.isf == b->cv.isf && a->cv.i == b->cv.i && a->cv.f == b->cv.f;
+  switch (a->kind) {
+  case E_INT: case E_BOOL: return a->u.ival == b->u.ival;
+  case E_FLOAT: return a->u.fval == b->u.fval;
+  case E_INF: return true;
+  case E_CTX: return a->u.ctx == b->u.ctx;
+  case E_IDENT: return a->u.ident.sym == b->u.ident.sym && a->u.ident.sym;
+  case E_UNARY: return a->u.unary.op == b->u.unary.op && expr_equal(a->u.unary.a, b->u.unary.a);
+  case E_BINARY:
+    return a->u.binary.op == b->u.binary.op && expr_equal(a->u.binary.a, b->u.binary.a) &&
+           expr_equal(a->u.binary.b, b->u.binary.b);
+  case E_CALL:
+    if (a->u.call.builtin != b->u.call.builtin || a->u.call.cast != b->u.call.cast || a->u.call.nargs != b->u.call.nargs)
+      return false;
+    for (int i = 0; i < a->u.call.nargs; i++)
+      if (!expr_equal(a->u.call.args[i], b->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* The same tensor slice as the store target: each thread reads what it writes. */
+static bool same_slice(const Expr *x, const Expr *lhs) {
+  if (!lhs || lhs->kind != E_INDEX || x->u.index.base->u.ident.sym != lhs->u.index.base->u.ident.sym ||
+      x->u.index.nidx != lhs->u.index.nidx)
+    return false;
+  for (int i = 0; i < x->u.index.nidx; i++) {
+    const Index *p = &x->u.index.idx[i], *q = &lhs->u.index.idx[i];
+    if (!expr_equal(p->start, q->start) || !p->len != !q->len || (p->len && !expr_equal(p->len, q->len))) return false;
+  }
+  return true;
+}
+
+static const Expr *store_lhs; /* the tensor store target while scanning for hazards */
+
 /* Whether x reads tile or tensor y anywhere but at the statement's own element. */
 static bool reads_unaligned(const Expr *x, const Sym *y, const Type *shape, bool aligned) {
   switch (x->kind) {
@@ -863,7 +900,8 @@ static bool reads_unaligned(const Expr *x, const Sym *y, const Type *shape, bool
     return false;
   }
   case E_INDEX:
-    if (x->u.index.base->u.ident.sym == y) return true;
+    if (x->u.index.base->u.ident.sym == y)
+      return !(aligned && same_shape(&x->ty, shape) && same_slice(x, store_lhs));
     for (int i = 0; i < x->u.index.nidx; i++)
       if (reads_unaligned(x->u.index.idx[i].start, y, shape, false)) return true;
     return false;
@@ -1025,7 +1063,9 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
     return;
   }
   const Sym *self = tg->kind == TG_BUFFER ? E->bufs[tg->buf].key : target_sym(tg);
-  bool hazard = self && reads_unaligned(rhs, self, &shape, tg->kind == TG_BUFFER);
+  store_lhs = tg->kind == TG_TENSOR ? tg->lhs : NULL;
+  bool hazard = self && reads_unaligned(rhs, self, &shape, tg->kind == TG_BUFFER || tg->kind == TG_TENSOR);
+  store_lhs = NULL;
   if (hazard) {
     ElemType el = target_elem(E, tg);
     int tb = temp_buffer(E, (const char *)rhs + 1, el, &shape, "temporary: the statement reads its own target");
@@ -1037,7 +1077,9 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
     step_begin(E, &s, &sv);
     access(E, tb, false, true);
     int saved = E->indent;
-    line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {", n, T);
+    if (n < T) line(E, &code, "if (tid < %" PRId64 ") { const int e = tid;", n);
+    else if (n == T) line(E, &code, "{ const int e = tid;");
+    else line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {", n, T);
     E->indent++;
     Buf body = {0};
     const char *ci, *cj;

@@ -269,7 +269,9 @@ static void punct(Lexer *lx, TokenKind kind, int len) {
     kind = TK_NEWLINE;
   push(lx, kind, lx->p, len, loc);
   lx->p += len;
-  if (kind == TK_LPAREN || kind == TK_LBRACK)
+  if (kind == TK_LBRACE || kind == TK_RBRACE)
+    lx->depth = 0; /* no brace sits inside (...) or [...]: an unclosed one must not swallow the file's newlines */
+  else if (kind == TK_LPAREN || kind == TK_LBRACK)
     lx->depth++;
   else if ((kind == TK_RPAREN || kind == TK_RBRACK) && lx->depth > 0)
     lx->depth--;

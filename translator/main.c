@@ -3,8 +3,7 @@
  *   tile2cu [options] FILE.tl       translate to CUDA C++
  *   tile2cu run FILE.tl ...          run a kernel (see run.c)
  *
- * The pipeline reads as plain calls: lex -> parse -> check -> emit (emit.c asks
- * place.c for every placement and barrier decision). Exit status: 0 ok, 1 errors
+ * The pipeline itself is translate() in translate.c. Exit status: 0 ok, 1 errors
  * in the input, 2 usage or I/O problems.
  */
 #include "tile2cu.h"
@@ -160,21 +159,6 @@ static int load_target(const Options *o, const char *argv0, TargetConfig *t) {
     return 2;
   }
   return 0;
-}
-
-/* The pipeline. Returns the exit status; the CUDA goes into out. */
-int translate(const char *file, const char *src, const TargetConfig *t, const EmitOptions *eo, Buf *out,
-              FILE *diag_out, Program **prog_out, Arena *a) {
-  Diag d;
-  diag_init(&d, file, src, diag_out);
-  int ntok;
-  Token *toks = lex(a, &d, src, &ntok);
-  Program *p = parse(a, &d, toks, ntok);
-  if (prog_out) *prog_out = p;
-  if (d.errors) return 1;
-  if (!check_program(a, &d, p, t)) return 1;
-  if (!emit_program(a, &d, p, t, eo, out)) return 1;
-  return d.errors ? 1 : 0;
 }
 
 static int parse_args(int argc, char **argv, Options *o) {

@@ -138,7 +138,13 @@ static Expr *primary(Parser *p) {
   case TK_LPAREN:
     advance(p);
     e = expr(p);
-    expect(p, TK_RPAREN, "expected ')' after expression");
+    if (peek(p) != TK_RPAREN && p->tok != p->last_error) {
+      diag_error(p->d, p->tok->loc, "expected ')' after expression");
+      diag_note(p->d, t->loc, "to match this '('");
+      p->last_error = p->tok;
+      longjmp(*p->recover, 1);
+    }
+    advance(p);
     return e;
   default:
     syntax_error(p, t, "expected expression");
@@ -473,8 +479,8 @@ static _Noreturn void unclosed_block(Parser *p, Token *lbrace) {
 
 /* block = '{' { stmt } '}' */
 static void block(Parser *p, Block *b, const char *msg) {
+  enter(p, p->tok); /* before the '{' is consumed, so recovery sees it */
   Token *lbrace = expect(p, TK_LBRACE, msg);
-  enter(p, lbrace);
   PtrVec v = {0};
   for (;;) {
     while (accept(p, TK_NEWLINE))

@@ -1,0 +1,149 @@
+/* test_place.c: placement and barrier decisions, observed in the emitted CUDA. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "tile2cu.h"
+
+static TargetConfig target;
+static char *out_text;
+static char *diag_text;
+
+/* lex -> parse -> check -> emit on src; the CUDA goes to out_text. */
+static int translate_src(const char *src) {
+  static Arena a;
+  arena_free(&a);
+  memset(&a, 0, sizeof a);
+  char err[256];
+  cr_assert(config_load("configs/sm_90.yaml", &target, err, sizeof err), "%s", err);
+  size_t dlen;
+  FILE *df = open_memstream(&diag_text, &dlen);
+  Diag d;
+  diag_init(&d, "t.tl", src, df);
+  int n;
+  Token *toks = lex(&a, &d, src, &n);
+  Program *p = parse(&a, &d, toks, n);
+  Buf out = {0};
+  EmitOptions eo = {.file = "t.tl"};
+  bool ok = d.errors == 0 && check_program(&a, &d, p, &target) && emit_program(&a, &d, p, &target, &eo, &out);
+  fclose(df);
+  free(out_text);
+  out_text = strdup(out.data ? out.data : "");
+  buf_free(&out);
+  return ok ? 0 : 1;
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+static int barriers(void) { return count(out_text, "__syncthreads();"); }
+
+Test(place, aligned_write_then_read_needs_no_barrier) {
+  cr_assert_eq(translate_src("@launch(64)\nkernel k(X: tensor<f32>[8, 32], Y: tensor<f32>[8, 32]) {\n"
+                             "  var x = X[0 :+ 8, 0 :+ 32]\n  Y[0 :+ 8, 0 :+ 32] = x * 2.0\n}\n"), 0, "%s", diag_text);
+  cr_assert_eq(barriers(), 0, "%s", out_text);
+}
+
+Test(place, broadcast_read_after_write_needs_one_barrier) {
+  cr_assert_eq(translate_src("@launch(64)\nkernel k(X: tensor<f32>[8, 32], Y: tensor<f32>[8, 32]) {\n"
+                             "  var x = X[0 :+ 8, 0 :+ 32]\n  var m = rowmax(x)\n  Y[0 :+ 8, 0 :+ 32] = x - m\n}\n"), 0);
+  /* x: written, read by rowmax across threads; m: written, read broadcast */
+  cr_assert_eq(barriers(), 2, "%s", out_text);
+}
+
+Test(place, loop_war_hazard_gets_a_barrier_inside_the_loop) {
+  cr_assert_eq(translate_src("@launch(64)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N]) {\n"
+                             "  for r in range(0, N, 8) {\n    var x = X[r :+ 8, 0 :+ 32]\n"
+                             "    var s = rowsum(x)\n    Y[r :+ 8] = s[0 :+ 8, 0]\n  }\n}\n"), 0, "%s", diag_text);
+  const char *loop = strstr(out_text, "for (int r_ = 0;");
+  cr_assert(loop, "%s", out_text);
+  /* before the reduction reads x, and at the top for the next write of x; s is
+   * written and read by the same threads (element e), so it needs none */
+  cr_assert_eq(count(loop, "__syncthreads();"), 2, "%s", out_text);
+}
+
+Test(place, barrier_is_hoisted_above_a_loop_when_that_suffices) {
+  cr_assert_eq(translate_src("@launch(64)\nkernel k(B: tensor<f32>[48], Y: tensor<f32>[48]) {\n"
+                             "  var b: tile<f32>[48] = 0.0\n  for j in range(0, 48) {\n    b[j] = B[j]\n  }\n"
+                             "  Y[0 :+ 48] = b\n}\n"), 0, "%s", diag_text);
+  const char *loop = strstr(out_text, "for (int j_ = 0;");
+  cr_assert(loop);
+  const char *end = strstr(loop, "\n  }\n");
+  cr_assert(end);
+  char body[512] = {0};
+  memcpy(body, loop, (size_t)(end - loop) < sizeof body - 1 ? (size_t)(end - loop) : sizeof body - 1);
+  cr_assert_eq(count(body, "__syncthreads"), 0, "%s", out_text);
+  cr_assert(strstr(out_text, "before the loop"), "%s", out_text);
+}
+
+Test(place, seed_squares_copies_acc_once_with_one_barrier) {
+  cr_assert_eq(translate_src("@launch(256)\n@registers(acc)\n"
+                             "kernel squares(X: tensor<f32>[16, K], O: tensor<f32>[16, 64], S: tensor<f32>[16, 1]) {\n"
+                             "  var acc: tile<f32>[16, 64] = 0.0\n  for kt in range(0, K, 64) {\n"
+                             "    var x = X[0 :+ 16, kt :+ 64]\n    acc += x * x\n  }\n"
+                             "  O[0 :+ 16, 0 :+ 64] = acc\n  var s: tile<f32>[16, 1] = rowsum(acc)\n"
+                             "  S[0 :+ 16, 0 :+ 1] = s\n}\n"), 0, "%s", diag_text);
+  cr_assert(strstr(out_text, "float acc[4];"), "%s", out_text);
+  cr_assert(strstr(out_text, "__launch_bounds__(256)"));
+  cr_assert_eq(count(out_text, "acc_s[tid] = acc[0];"), 1, "%s", out_text);
+  cr_assert_eq(barriers(), 1, "%s", out_text);
+  /* the loop body updates registers with literal indices only */
+  cr_assert(strstr(out_text, "acc[3] += (x[e] * x[e]);"), "%s", out_text);
+}
+
+Test(place, register_rows_of_16_fold_with_shuffles) {
+  cr_assert_eq(translate_src("@launch(128)\n@registers(t)\nkernel k(X: tensor<f32>[32, 16], S: tensor<f32>[32, 1]) {\n"
+                             "  var t: tile<f32>[32, 16] = X[0 :+ 32, 0 :+ 16]\n  var s: tile<f32>[32, 1] = rowsum(t)\n"
+                             "  S[0 :+ 32, 0 :+ 1] = s\n}\n"), 0, "%s", diag_text);
+  cr_assert_eq(count(out_text, "t2c::fold_sum<16>(t["), 4, "%s", out_text);
+  cr_assert_null(strstr(out_text, "t_s"), "no shared copy: %s", out_text);
+}
+
+Test(place, copy_hoisted_above_loop_that_does_not_write_the_tile) {
+  cr_assert_eq(translate_src("@launch(128)\n@registers(w)\n"
+                             "kernel k(W: tensor<f32>[16, 32], X: tensor<f32>[N, 16], Y: tensor<f32>[N, 32]) {\n"
+                             "  var w: tile<f32>[16, 32] = W[0 :+ 16, 0 :+ 32]\n  for r0 in range(0, N, 8) {\n"
+                             "    var x = X[r0 :+ 8, 0 :+ 16]\n    Y[r0 :+ 8, 0 :+ 32] = dot(x, w)\n  }\n}\n"), 0, "%s", diag_text);
+  const char *copy = strstr(out_text, "w_s[tid] = w[0];"), *loop = strstr(out_text, "for (int r0 = 0;");
+  cr_assert(copy && loop && copy < loop, "%s", out_text);
+  cr_assert_eq(count(out_text, "w_s[tid] = w[0];"), 1);
+}
+
+Test(place, thread0_stores_in_a_loop_need_no_barrier) {
+  cr_assert_eq(translate_src("@launch(64)\nkernel k(B: tensor<f32>[48], Y: tensor<f32>[48]) {\n"
+                             "  var b: tile<f32>[48]\n  for j in range(0, 48) {\n    b[j] = B[j] * 2.0\n  }\n"
+                             "  Y[0 :+ 48] = b\n}\n"), 0, "%s", diag_text);
+  cr_assert_eq(barriers(), 1, "%s", out_text); /* only before the tile is read by all */
+}
+
+Test(place, tensor_stores_of_one_statement_in_a_loop_need_no_barrier) {
+  cr_assert_eq(translate_src("@launch(64)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n"
+                             "  for i in range(0, N, 64) {\n    Y[i :+ 64] = X[i :+ 64] + 1.0\n  }\n}\n"), 0, "%s", diag_text);
+  cr_assert_eq(barriers(), 0, "%s", out_text);
+}
+
+Test(place, reading_a_stored_tensor_needs_a_barrier) {
+  cr_assert_eq(translate_src("@launch(64)\nkernel k(Y: tensor<f32>[64], Z: tensor<f32>[64]) {\n"
+                             "  Y[0 :+ 64] = rows(64, 1)[0 :+ 64, 0] * 1\n  Z[0 :+ 64] = f32(0)\n"
+                             "  var t = transpose(Y[0 :+ 64, 0 :+ 1]) \n}\n") , 1, "Y is rank 1: expect a checker error");
+}
+
+Test(place, shared_tiles_above_48k_use_dynamic_shared_memory) {
+  cr_assert_eq(translate_src("@launch(256)\nkernel big(X: tensor<f32>[128, 128], Y: tensor<f32>[128, 128]) {\n"
+                             "  var a = X[0 :+ 128, 0 :+ 128]\n  var b = transpose(a)\n  Y[0 :+ 128, 0 :+ 128] = a + b\n}\n"), 0);
+  cr_assert(strstr(out_text, "extern __shared__ __align__(16) unsigned char t2c_smem[];"), "%s", out_text);
+  cr_assert(strstr(out_text, "#define TILE2CU_DYNAMIC_SMEM_big 131072"), "%s", out_text);
+}
+
+Test(place, output_is_deterministic) {
+  const char *src = "@launch(128)\n@registers(acc)\nkernel g(A: tensor<f32>[M, K], B: tensor<f32>[K, 64], C: tensor<f32>[M, 64]) {\n"
+                    "  var acc: tile<f32>[32, 64] = 0.0\n  for k in range(0, K, 16) {\n"
+                    "    acc += dot(A[0 :+ 32, k :+ 16], B[k :+ 16, 0 :+ 64])\n  }\n  C[0 :+ 32, 0 :+ 64] = acc\n}\n";
+  cr_assert_eq(translate_src(src), 0, "%s", diag_text);
+  char *first = strdup(out_text);
+  cr_assert_eq(translate_src(src), 0);
+  cr_assert_str_eq(first, out_text);
+  free(first);
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# setup.sh: the README's first command. Installs what is missing (as root),
+# builds tile2cu, translates examples/squares.tl and compiles it with nvcc.
+set -eu
+cd "$(dirname "$0")/.."
+need=""
+dpkg -s libyaml-dev >/dev/null 2>&1 || need="$need libyaml-dev"
+dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
+if [ -n "$need" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq || true
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need
+  else
+    echo "setup: please install:$need (sudo apt-get install$need)" >&2
+    exit 1
+  fi
+fi
+export PATH="/usr/local/cuda/bin:$PATH"
+make -j2
+mkdir -p build/example
+./build/tile2cu examples/squares.tl -o build/example/squares.cu
+nvcc -arch=sm_90 -Xptxas -v $(./build/tile2cu --includes) -c build/example/squares.cu -o build/example/squares.o
+echo "setup: build/example/squares.cu compiled to build/example/squares.o"
