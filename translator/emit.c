@@ -179,6 +179,18 @@ static ElemType operand_type(Expr *a, Expr *b, ElemType want) {
   return (a->ty.elem == T_F32 || b->ty.elem == T_F32) ? T_F32 : T_I32;
 }
 
+/* s without one pair of parentheses around the whole of it. */
+static const char *strip_parens(Emitter *E, const char *s) {
+  size_t n = strlen(s);
+  if (n < 2 || s[0] != '(' || s[n - 1] != ')') return s;
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    if (depth == 0 && i < n - 1) return s; /* "(a) + (b)" */
+  }
+  return fmt(E, "%.*s", (int)n - 2, s + 1);
+}
+
 static bool is_zero(const char *s) { return strcmp(s, "0") == 0; }
 static bool needs_parens(const char *s) { return strpbrk(s, "+-*/%<>&|^?") != NULL; }
 static const char *paren(Emitter *E, const char *s) { return needs_parens(s) ? fmt(E, "(%s)", s) : s; }
@@ -1479,8 +1491,7 @@ static void emit_while(Emitter *E, Stmt *s, Buf *out) {
   const char *header = "while (true) {";
   if (!(c->flags & EF_TILE)) {
     Buf none = {0};
-    header = fmt(E, "while %s {", paren(E, ev_scalar(E, c, T_BOOL, &none)));
-    if (strncmp(header, "while (", 7) != 0) header = fmt(E, "while (%s) {", ev_scalar(E, c, T_BOOL, &none));
+    header = fmt(E, "while (%s) {", strip_parens(E, ev_scalar(E, c, T_BOOL, &none)));
     buf_free(&none);
   }
   bool td = E->td_ctl;
@@ -1489,13 +1500,13 @@ static void emit_while(Emitter *E, Stmt *s, Buf *out) {
   E->td_ctl = td;
 }
 
-static void emit_if(Emitter *E, Stmt *s, Buf *out, bool is_else) {
+static void emit_if(Emitter *E, Stmt *s, Buf *out) {
   Step st, *sv;
   Buf code = {0};
   step_begin(E, &st, &sv);
   const char *c = ev_scalar(E, s->u.iff.cond, T_BOOL, &code);
   step_end(E, &st, sv, &code, out);
-  if (!is_else) line(E, out, "if (%s) {", c[0] == '(' && c[strlen(c) - 1] == ')' ? fmt(E, "%.*s", (int)strlen(c) - 2, c + 1) : c);
+  line(E, out, "if (%s) {", strip_parens(E, c));
   bool td = E->td_ctl;
   E->td_ctl = td || check_expr_td(s->u.iff.cond);
   State before = E->st;
@@ -1507,7 +1518,8 @@ static void emit_if(Emitter *E, Stmt *s, Buf *out, bool is_else) {
   if (s->u.iff.els) {
     line(E, out, "} else {");
     E->indent++;
-    emit_stmt(E, s->u.iff.els, out);
+    if (s->u.iff.els->kind == S_BLOCK) emit_block(E, &s->u.iff.els->u.block, out);
+    else emit_stmt(E, s->u.iff.els, out);
     E->indent--;
   }
   line(E, out, "}");
@@ -1529,7 +1541,7 @@ static void emit_stmt(Emitter *E, Stmt *s, Buf *out) {
   case S_ASSIGN: emit_assign(E, s, out); return;
   case S_FOR: emit_for(E, s, out); return;
   case S_WHILE: emit_while(E, s, out); return;
-  case S_IF: emit_if(E, s, out, false); return;
+  case S_IF: emit_if(E, s, out); return;
   case S_BREAK:
   case S_CONTINUE: {
     LoopCtx *lc = E->loop;

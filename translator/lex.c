@@ -269,8 +269,8 @@ static void punct(Lexer *lx, TokenKind kind, int len) {
     kind = TK_NEWLINE;
   push(lx, kind, lx->p, len, loc);
   lx->p += len;
-  if (kind == TK_LBRACE || kind == TK_RBRACE)
-    lx->depth = 0; /* no brace sits inside (...) or [...]: an unclosed one must not swallow the file's newlines */
+  if (kind == TK_RBRACE)
+    lx->depth = 0; /* a '}' ends any unclosed '(' or '[': it must not swallow the rest of the file's newlines */
   else if (kind == TK_LPAREN || kind == TK_LBRACK)
     lx->depth++;
   else if ((kind == TK_RPAREN || kind == TK_RBRACK) && lx->depth > 0)
