@@ -286,11 +286,16 @@ static const char *ev_reduce_inline(Emitter *E, Expr *x, At at, Buf *pre) {
   At in = {row ? at.i : kk, row ? kk : at.j, false, at.once, -1};
   const char *why = E->why;
   E->why = fmt(E, "%s() reads it across threads", builtin_names[b]);
+  int coop = row ? E->coop : 0;
   line(E, pre, "%s %s = %s;", ctype(at_t), acc, red_init(E, b, at_t));
-  line(E, pre, "for (int %s = 0; %s < %d; ++%s) {", kk, kk, n, kk);
+  if (coop) /* the threads of a group take every coop-th column; rows past the tile idle */
+    line(E, pre, "if (e < %d) for (int %s = t2c_part; %s < %d; %s += %d) {", x->ty.dims[0], kk, kk, n, kk, coop);
+  else line(E, pre, "for (int %s = 0; %s < %d; ++%s) {", kk, kk, n, kk);
   E->indent++;
+  E->coop = 0;
   Buf inner = {0};
   const char *v = ev(E, a, x->ty.elem, in, &inner);
+  E->coop = coop;
   if (inner.len) buf_putn(pre, inner.data, inner.len);
   buf_free(&inner);
   if (at_t != a->ty.elem) v = fmt(E, "t2c::cvt<%s>(%s)", ctype(at_t), v);
@@ -299,6 +304,7 @@ static const char *ev_reduce_inline(Emitter *E, Expr *x, At at, Buf *pre) {
   else line(E, pre, "%s = t2c::%s(%s, %s);", acc, op, acc, v);
   E->indent--;
   line(E, pre, "}");
+  if (coop) line(E, pre, "%s = t2c::fold_%s<%d>(%s);", acc, op[0] == '+' ? "sum" : op, coop, acc);
   E->why = why;
   if (at_t != x->ty.elem) return fmt(E, "t2c::cvt<%s>(%s)", ctype(x->ty.elem), acc);
   return acc;
@@ -948,7 +954,7 @@ static void store_elem(Emitter *E, const Target *tg, TokenKind op, const char *v
   switch (tg->kind) {
   case TG_REGISTER: line(E, b, "%s[%d] %s %s;", tg->sym->cname, k, o, v); return;
   case TG_BUFFER:
-    if (k <= 0) access(E, tg->buf, true, true);
+    if (k <= 0) access(E, tg->buf, true, !E->coop);
     line(E, b, "%s[e] %s %s;", E->bufs[tg->buf].cname, o, v);
     return;
   case TG_PARTIAL: {
@@ -962,7 +968,7 @@ static void store_elem(Emitter *E, const Target *tg, TokenKind op, const char *v
     }
     const Buffer *bf = &E->bufs[tg->buf];
     const char *ix = bf->rank <= 1 ? p[0] : lin2(E, p[0], bf->dims[1], p[1]);
-    if (k <= 0) access(E, tg->buf, true, strcmp(ix, "e") == 0 && type_numel(&tg->shape) == bf->numel);
+    if (k <= 0) access(E, tg->buf, true, !E->coop && strcmp(ix, "e") == 0 && type_numel(&tg->shape) == bf->numel);
     line(E, b, "%s[%s] %s %s;", bf->cname, ix, o, v);
     return;
   }
@@ -1066,6 +1072,76 @@ static const Sym *target_sym(const Target *tg) {
   return NULL;
 }
 
+/* Whether every non-elementwise node evaluated once per element of x is a row
+ * reduction over rows of at least 32 (and there is one). */
+static bool coop_candidate(Emitter *E, const Expr *x, const Type *shape, bool *found) {
+  if (x->ty.rank == 0) return true;
+  bool same = same_shape(&x->ty, shape);
+  switch (x->kind) {
+  case E_UNARY: return !same || coop_candidate(E, x->u.unary.a, shape, found);
+  case E_BINARY:
+    return !same || (coop_candidate(E, x->u.binary.a, shape, found) && coop_candidate(E, x->u.binary.b, shape, found));
+  case E_CALL: {
+    if (!same) return true; /* broadcast: materialised, not in the element body */
+    if (is_elementwise_call(x)) {
+      for (int i = 0; i < x->u.call.nargs; i++)
+        if (!coop_candidate(E, x->u.call.args[i], shape, found)) return false;
+      return true;
+    }
+    int b = x->u.call.builtin;
+    if ((b == B_ROWSUM || b == B_ROWMAX || b == B_ROWMIN) && !reg_foldable(E, x) &&
+        x->u.call.args[0]->ty.dims[1] >= 32) {
+      *found = true;
+      return true;
+    }
+    return b == B_SUM || b == B_ROWS || b == B_COLS;
+  }
+  default: return true;
+  }
+}
+
+/* Threads per row when a [M, 1] statement reduces rows cooperatively, else 0. */
+static int coop_group(Emitter *E, const Target *tg, Expr *rhs) {
+  const Type *s = &tg->shape;
+  if (tg->kind == TG_REGISTER || tg->kind == TG_ACCUM || s->rank != 2 || s->dims[1] != 1) return 0;
+  bool found = false;
+  if (!coop_candidate(E, rhs, s, &found) || !found) return 0;
+  int g = 1;
+  while (g * 2 <= E->t->lanes && g * 2 * s->dims[0] <= E->ki->threads) g *= 2;
+  return g >= 4 ? g : 0;
+}
+
+/* A [M, 1] statement whose rows are reduced by groups of g threads: each group
+ * folds its partials with shuffles, and its first thread computes the element. */
+static void emit_coop(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, int g, Buf *out) {
+  Step s, *sv;
+  Buf code = {0}, pre = {0}, st = {0};
+  step_begin(E, &s, &sv);
+  E->sshape = tg->shape;
+  E->no_reg_reads = tg->kind == TG_TENSOR;
+  int base = E->indent;
+  line(E, &code, "{ const int e = tid / %d, t2c_part = tid %% %d;  // %d threads per row", g, g, g);
+  E->indent = base + 1;
+  E->coop = g;
+  At at = {"e", "0", false, true, -1};
+  const char *v = ev(E, rhs, target_elem(E, tg), at, &pre);
+  E->indent = base + 2;
+  store_elem(E, tg, op, v, at, -1, &st);
+  E->coop = 0;
+  E->indent = base + 1;
+  buf_putn(&code, pre.data, pre.len);
+  line(E, &code, "if (t2c_part == 0 && e < %d) {", tg->shape.dims[0]);
+  buf_putn(&code, st.data, st.len);
+  line(E, &code, "}");
+  E->indent = base;
+  line(E, &code, "}");
+  buf_free(&pre);
+  buf_free(&st);
+  step_end(E, &s, sv, &code, out);
+  E->no_reg_reads = false;
+  explain(E, "rows reduced by groups of %d threads, folded with shuffles", g);
+}
+
 static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, Buf *out) {
   Type shape = tg->shape;
   int64_t n = type_numel(&shape);
@@ -1104,6 +1180,11 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
     E->indent = saved;
     line(E, &code, "}");
     step_end(E, &s, sv, &code, out);
+    return;
+  }
+  int g = coop_group(E, tg, rhs);
+  if (g) {
+    emit_coop(E, tg, op, rhs, g, out);
     return;
   }
   bool unrolled = tg->kind == TG_REGISTER ||

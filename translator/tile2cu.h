@@ -541,6 +541,7 @@ typedef struct Emitter {
   const void *memo_key[64];   /* per statement: temps and sums already emitted */
   const char *memo_val[64];
   int nmemo;
+  int coop;                   /* > 0: rows reduced by groups of this many threads */
   int64_t pipeline_extra;     /* shared bytes of extra @pipeline stages */
   const char *pipeline_what;
 } Emitter;

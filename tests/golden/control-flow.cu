@@ -13,7 +13,7 @@ control(const int *__restrict__ X, int *__restrict__ O, int *__restrict__ C, int
   // control-flow.tl:5: var i = 0
   int i_ = 0;
   // control-flow.tl:6: while i < N {
-  while ((i_ < N)) {
+  while (i_ < N) {
     // control-flow.tl:7: if X[i] < 0 {
     if (((unsigned)(i_) < (unsigned)N ? X[i_] : 0) < 0) {
       // control-flow.tl:8: break

@@ -3,21 +3,15 @@
 
 
 // kernel axpy (launch-min-blocks.tl:4): 128 threads, at least 4 blocks per SM
-//   t2c_tmp0: shared, f32[128], 512 bytes (temporary: the statement reads its own target)
-//   shared memory: 512 bytes; barriers: 1
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128, 4)
 axpy(const float *__restrict__ X, float *__restrict__ Y, float a, int N)
 {
-  __shared__ __align__(16) float t2c_tmp0[128];
   const int tid = threadIdx.x;
   // launch-min-blocks.tl:5: var i0 = ctx.block.x * 128
   int i0 = ((int)blockIdx.x * 128);
   // launch-min-blocks.tl:6: Y[i0 :+ 128] = a * X[i0 :+ 128] + Y[i0 :+ 128]
   { const int e = tid;
-    t2c_tmp0[e] = ((a * ((i0 + e) < N ? X[i0 + e] : 0.0f)) + ((i0 + e) < N ? Y[i0 + e] : 0.0f));
-  }
-  __syncthreads();  // Y: read at line 6, overwritten here by other threads
-  for (int e = tid; e < 128; e += 128) {
-    if ((i0 + e) < N) Y[i0 + e] = t2c_tmp0[e];
+    if ((i0 + e) < N) Y[i0 + e] = ((a * ((i0 + e) < N ? X[i0 + e] : 0.0f)) + ((i0 + e) < N ? Y[i0 + e] : 0.0f));
   }
 }

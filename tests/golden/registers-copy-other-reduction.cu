@@ -39,12 +39,15 @@ other(const float *__restrict__ X, float *__restrict__ R, float *__restrict__ T)
   t_s[tid + 256] = t[2];
   t_s[tid + 384] = t[3];
   __syncthreads();  // t_s: written at line 6, read here by other threads
-  if (tid < 16) { const int e = tid;
+  { const int e = tid / 8, t2c_part = tid % 8;  // 8 threads per row
     float t2c_r0 = t2c::highest<float>();
-    for (int t2c_k1 = 0; t2c_k1 < 32; ++t2c_k1) {
+    if (e < 16) for (int t2c_k1 = t2c_part; t2c_k1 < 32; t2c_k1 += 8) {
       t2c_r0 = t2c::min(t2c_r0, t_s[e * 32 + t2c_k1]);
     }
-    R[e] = t2c_r0;
+    t2c_r0 = t2c::fold_min<8>(t2c_r0);
+    if (t2c_part == 0 && e < 16) {
+      R[e] = t2c_r0;
+    }
   }
   // registers-copy-other-reduction.tl:7: T[0] = sum(t)
   float t2c_sum2 = 0.0f;

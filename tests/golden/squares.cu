@@ -7,7 +7,7 @@
 //   x: shared, f32[16, 64], 4096 bytes (tile x)
 //   s: shared, f32[16, 1], 64 bytes (tile s)
 //   acc_s: shared, f32[16, 64], 4096 bytes (shared copy of register tile acc)
-//   shared memory: 8256 bytes; barriers: 1
+//   shared memory: 8256 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(256)
 squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ S, int K)
 {
@@ -54,14 +54,18 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
   }
   // squares.tl:11: var s: tile<f32>[16, 1] = rowsum(acc)
   __syncthreads();  // acc_s: written at line 10, read here by other threads
-  if (tid < 16) { const int e = tid;
+  { const int e = tid / 16, t2c_part = tid % 16;  // 16 threads per row
     float t2c_r0 = 0.0f;
-    for (int t2c_k1 = 0; t2c_k1 < 64; ++t2c_k1) {
+    if (e < 16) for (int t2c_k1 = t2c_part; t2c_k1 < 64; t2c_k1 += 16) {
       t2c_r0 += acc_s[e * 64 + t2c_k1];
     }
-    s[e] = t2c_r0;
+    t2c_r0 = t2c::fold_sum<16>(t2c_r0);
+    if (t2c_part == 0 && e < 16) {
+      s[e] = t2c_r0;
+    }
   }
   // squares.tl:12: S[0 :+ 16, 0 :+ 1] = s
+  __syncthreads();  // s: written at line 11, read here by other threads
   if (tid < 16) { const int e = tid;
     S[e] = s[e];
   }

@@ -34,12 +34,15 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
   }
   // transpose-pad-where.tl:7: var mx = rowmax(m)
   __syncthreads();  // m: written at line 6, read here by other threads
-  if (tid < 32) { const int e = tid;
+  { const int e = tid / 4, t2c_part = tid % 4;  // 4 threads per row
     float t2c_r0 = t2c::lowest<float>();
-    for (int t2c_k1 = 0; t2c_k1 < 32; ++t2c_k1) {
+    if (e < 32) for (int t2c_k1 = t2c_part; t2c_k1 < 32; t2c_k1 += 4) {
       t2c_r0 = t2c::max(t2c_r0, m[e * 32 + t2c_k1]);
     }
-    mx[e] = t2c_r0;
+    t2c_r0 = t2c::fold_max<4>(t2c_r0);
+    if (t2c_part == 0 && e < 32) {
+      mx[e] = t2c_r0;
+    }
   }
   // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
   __syncthreads();  // mx: written at line 7, read here by other threads

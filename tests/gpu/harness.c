@@ -230,6 +230,13 @@ static int read_ten(const char *path, Ten *t, char *err, size_t n) {
   return st;
 }
 
+int h_write_input(const char *path, const Ten *t) {
+  char err[512];
+  int st = write_ten(path, t, t->v, err, sizeof err);
+  if (st) fprintf(stderr, "%s\n", err);
+  return st;
+}
+
 /* ------------------------------------------------------------ running tile2cu */
 
 static int case_seq;
@@ -261,7 +268,8 @@ static int run_tile2cu(Call *c, const char *dir, const char *log) {
   char *argv[64 + MAXT + MAXA];
   char tl[4096], sched[16], paths[MAXT][4200];
   int n = 0;
-  snprintf(tl, sizeof tl, "%s/%s", h_tldir, c->tl);
+  if (c->tl[0] == '/') snprintf(tl, sizeof tl, "%s", c->tl);
+  else snprintf(tl, sizeof tl, "%s/%s", h_tldir, c->tl);
   snprintf(sched, sizeof sched, "%d", h_schedules);
   argv[n++] = (char *)h_tile2cu;
   argv[n++] = "run";

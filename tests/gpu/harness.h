@@ -82,6 +82,8 @@ void fill_uniform(Ten *t, Rng *r, double lo, double hi); /* rounded to t's dtype
 void fill_int(Ten *t, Rng *r, int64_t lo, int64_t hi);
 void call_free(Call *c);
 
+/* Writes an input tensor's values to path as .npy. */
+int h_write_input(const char *path, const Ten *t);
 /* Runs the call and compares; prints one line ("name [label] err PASS/FAIL").
  * Returns true on a pass. */
 bool call_check(Call *c, const char *test, const char *label);

@@ -1,0 +1,1105 @@
+/* suite.c: the numerical tests of tests/gpu, and the runner.
+ *
+ *   gpu-tests [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR]
+ *             [-j JOBS] [--schedules N] [-v] [TEST ...]
+ *
+ * Each test function runs its kernel at several sizes (ragged ones, an exact
+ * multiple of the tiles, and edge cases smaller than one tile) against a
+ * reference computed here in double precision. Test functions run in child
+ * processes, JOBS at a time; their lines are printed in table order.
+ */
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *examples_dir = "examples";
+static char ex_path[3][4200];
+
+/* ------------------------------------------------------------ helpers */
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double dmin(double a, double b) { return a < b ? a : b; }
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+static void label(char *b, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void label(char *b, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(b, n, fmt, ap);
+  va_end(ap);
+}
+
+/* ------------------------------------------------------------ examples */
+
+static void t_squares(Tally *T) {
+  static const int Ks[] = {200, 64, 256, 37, 1};
+  for (int c = 0; c < 5; c++) {
+    int K = Ks[c];
+    Rng r = rng_seed("squares", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[0], "squares");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(16, K));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(16, 64));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(16, 1));
+    fill_uniform(X, &r, -2, 2);
+    for (int i = 0; i < 16; i++) {
+      double s = 0;
+      for (int j = 0; j < 64; j++) {
+        double a = 0;
+        for (int kk = j; kk < K; kk += 64) a += A2(X, i, kk) * A2(X, i, kk);
+        R2(O, i, j) = a;
+        s += a;
+      }
+      R2(S, i, 0) = s;
+    }
+    char l[64];
+    label(l, sizeof l, "K=%d", K);
+    CHECK(T, call_check(&k, "examples/squares", l));
+    call_free(&k);
+  }
+}
+
+static void t_softmax(Tally *T) {
+  static const int MN[][2] = {{37, 1000}, {8, 256}, {3, 5}, {13, 513}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("softmax", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[1], "softmax");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -8, 8);
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j));
+      for (int j = 0; j < N; j++) s += exp(A2(X, i, j) - mx);
+      for (int j = 0; j < N; j++) R2(Y, i, j) = exp(A2(X, i, j) - mx) / s;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "examples/softmax", l));
+    call_free(&k);
+  }
+}
+
+static void gemm_ref(const Ten *A, const Ten *B, Ten *C, int M, int N, int K, double scale) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double s = 0;
+      for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, kk, j);
+      R2(C, i, j) = s * scale;
+    }
+}
+
+static void t_gemm_f32(Tally *T) {
+  static const int MNK[][3] = {{37, 100, 200}, {64, 64, 64}, {128, 64, 48}, {5, 3, 7}, {1, 70, 17}};
+  for (int c = 0; c < 5; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("gemm_f32", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[2], "gemm_f32");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F32, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, C, M, N, K, 1);
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "examples/gemm_f32", l));
+    call_free(&k);
+  }
+}
+
+/* ------------------------------------------------------------ elementwise */
+
+static void t_ew_f32(Tally *T) {
+  static const int MN[][2] = {{37, 1000}, {64, 128}, {5, 3}, {33, 65}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("ew_f32", (uint64_t)c);
+    double alpha = round_dt(F32, rng_uniform(&r, 0.5, 2));
+    int off = (int)rng_int(&r, -5, 5);
+    Call k;
+    call_init(&k, "elementwise.tl", "ew_f32");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Z = call_in(&k, "Z", F32, 2, SHAPE(M, N));
+    Ten *Br = call_in(&k, "Brow", F32, 2, SHAPE(1, N));
+    Ten *Bc = call_in(&k, "Bcol", F32, 2, SHAPE(M, 1));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *W = call_out(&k, "W", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -3, 3);
+    fill_uniform(Z, &r, -3, 3);
+    fill_uniform(Br, &r, -1, 1);
+    fill_uniform(Bc, &r, -1, 1);
+    call_arg(&k, "alpha=%.9g", alpha);
+    call_arg(&k, "off=%d", off);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double x = A2(X, i, j), z = A2(Z, i, j), br = Br->v[j], bc = Bc->v[i];
+        R2(Y, i, j) = (x * alpha + br - bc * 2.0) / (z * z + 1.0) - (-x) * off + 0.5;
+        R2(W, i, j) = x * br + bc - 1.0 / alpha;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "elementwise_f32", l));
+    call_free(&k);
+  }
+}
+
+static void t_ew_i32(Tally *T) {
+  static const int Ns[] = {1000, 128, 7};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("ew_i32", (uint64_t)c);
+    int off = (int)rng_int(&r, -9, 9);
+    Call k;
+    call_init(&k, "elementwise.tl", "ew_i32");
+    Ten *A = call_in(&k, "A", I32, 1, SHAPE(N));
+    Ten *B = call_in(&k, "B", I32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", I32, 2, SHAPE(8, N));
+    fill_int(A, &r, -1000, 1000);
+    fill_int(B, &r, 1, 100);
+    for (int j = 0; j < N; j += 17) A->v[j] = 7; /* the == 7 branch */
+    call_arg(&k, "off=%d", off);
+    for (int j = 0; j < N; j++) {
+      int32_t a = (int32_t)A->v[j], b = (int32_t)B->v[j];
+      R2(Y, 0, j) = a + b * off;
+      R2(Y, 1, j) = a - b - off;
+      R2(Y, 2, j) = a * b;
+      R2(Y, 3, j) = a / b;
+      R2(Y, 4, j) = a % b;
+      R2(Y, 5, j) = (int32_t)((uint32_t)a << 2) ^ (b >> 1);
+      R2(Y, 6, j) = (a & b) | (~a & 3);
+      R2(Y, 7, j) = ((a > b && !(a == 7)) || b >= 90) ? a : -b;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d off=%d", N, off);
+    CHECK(T, call_check(&k, "elementwise_i32", l));
+    call_free(&k);
+  }
+}
+
+static void t_math(Tally *T) {
+  static const int Ns[] = {1000, 256, 7};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("math", (uint64_t)c);
+    Call k;
+    call_init(&k, "math.tl", "math_f32");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(16, N));
+    fill_uniform(X, &r, -3, 3);
+    for (int j = 0; j < N; j++) {
+      double x = X->v[j];
+      double v[16] = {exp(x), exp2(x), log(fabs(x) + 0.5), log2(fabs(x) + 0.5), sqrt(fabs(x)),
+                      1 / sqrt(fabs(x) + 0.25), sin(x), cos(x), tanh(x), sigmoid(x), floor(x), ceil(x),
+                      fabs(x), dmin(x, 0.5), dmax(x, -0.5), dmax(dmin(x * x, exp(-x)), sin(x) * cos(x))};
+      for (int f = 0; f < 16; f++) R2(Y, f, j) = v[f];
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "math_f32", l));
+    call_free(&k);
+  }
+}
+
+static void t_casts(Tally *T) {
+  static const int Ns[] = {1000, 128, 3};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("casts", (uint64_t)c);
+    Call k;
+    call_init(&k, "casts.tl", "casts");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *H = call_in(&k, "H", F16, 1, SHAPE(N));
+    Ten *B = call_in(&k, "B", BF16, 1, SHAPE(N));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(N));
+    Ten *XH = call_out(&k, "XH", F16, 1, SHAPE(N));
+    Ten *XB = call_out(&k, "XB", BF16, 1, SHAPE(N));
+    Ten *XI = call_out(&k, "XI", I32, 1, SHAPE(N));
+    Ten *HF = call_out(&k, "HF", F32, 1, SHAPE(N));
+    Ten *BF = call_out(&k, "BF", F32, 1, SHAPE(N));
+    Ten *IF = call_out(&k, "IF", F32, 1, SHAPE(N));
+    Ten *HB = call_out(&k, "HB", BF16, 1, SHAPE(N));
+    Ten *BH = call_out(&k, "BH", F16, 1, SHAPE(N));
+    Ten *HA = call_out(&k, "HA", F16, 1, SHAPE(N));
+    Ten *BA = call_out(&k, "BA", BF16, 1, SHAPE(N));
+    /* values that exercise rounding: many bits below f16/bf16 precision, some
+       f16 subnormals, negative values for truncation toward zero */
+    for (int j = 0; j < N; j++) {
+      double m = rng_uniform(&r, -1, 1);
+      int sc = (int)rng_int(&r, 0, 5);
+      double scales[] = {1e-6, 1e-3, 1, 37, 1000, 30000};
+      X->v[j] = round_dt(F32, m * scales[sc]);
+    }
+    fill_uniform(H, &r, -40, 40);
+    fill_uniform(B, &r, -300, 300);
+    fill_int(I, &r, -20000000, 20000000); /* beyond 2^24: f32 rounding */
+    for (int j = 0; j < N; j++) {
+      XH->ref[j] = round_dt(F16, X->v[j]);
+      XB->ref[j] = round_dt(BF16, X->v[j]);
+      XI->ref[j] = (double)(int32_t)X->v[j];
+      HF->ref[j] = H->v[j];
+      BF->ref[j] = B->v[j];
+      IF->ref[j] = (float)(int32_t)I->v[j];
+      HB->ref[j] = round_dt(BF16, H->v[j]);
+      BH->ref[j] = round_dt(F16, B->v[j]);
+      HA->ref[j] = H->v[j] * H->v[j] + round_dt(F16, X->v[j]);
+      BA->ref[j] = B->v[j] * 2.5 - B->v[j];
+    }
+    /* conversions are exact (round to nearest even); arithmetic has its dtype's tolerance */
+    XH->tol = XB->tol = HF->tol = BF->tol = IF->tol = HB->tol = BH->tol = 0;
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "casts", l));
+    call_free(&k);
+  }
+}
+
+/* ------------------------------------------------------------ reductions */
+
+static void t_red_rows(Tally *T) {
+  static const int MN[][2] = {{37, 200}, {64, 128}, {5, 3}, {16, 1000}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "reductions.tl", "red_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *RS = call_out(&k, "RS", F32, 2, SHAPE(M, 1));
+    Ten *RX = call_out(&k, "RX", F32, 2, SHAPE(M, 1));
+    Ten *RN = call_out(&k, "RN", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -2, 2);
+    /* all-positive rows and all-negative rows: a 0 from past the edge would win max/min */
+    for (int j = 0; j < N; j++) A2(X, 0, j) = fabs(A2(X, 0, j)) + 0.5;
+    if (M > 1)
+      for (int j = 0; j < N; j++) A2(X, 1, j) = -fabs(A2(X, 1, j)) - 0.5;
+    for (int i = 0; i < M; i++) {
+      double s = 0, mx = -INFINITY, mn = INFINITY;
+      for (int j = 0; j < N; j++) s += A2(X, i, j), mx = dmax(mx, A2(X, i, j)), mn = dmin(mn, A2(X, i, j));
+      RS->ref[i] = s, RX->ref[i] = mx, RN->ref[i] = mn;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_rows_shared", l));
+    call_free(&k);
+  }
+}
+
+static void t_red_cols(Tally *T) {
+  static const int MN[][2] = {{200, 37}, {96, 64}, {3, 5}, {1000, 16}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_cols", (uint64_t)c);
+    Call k;
+    call_init(&k, "reductions.tl", "red_cols");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *CS = call_out(&k, "CS", F32, 2, SHAPE(1, N));
+    Ten *CX = call_out(&k, "CX", F32, 2, SHAPE(1, N));
+    Ten *CN = call_out(&k, "CN", F32, 2, SHAPE(1, N));
+    fill_uniform(X, &r, -2, 2);
+    for (int i = 0; i < M; i++) A2(X, i, 0) = fabs(A2(X, i, 0)) + 0.5;
+    if (N > 1)
+      for (int i = 0; i < M; i++) A2(X, i, 1) = -fabs(A2(X, i, 1)) - 0.5;
+    for (int j = 0; j < N; j++) {
+      double s = 0, mx = -INFINITY, mn = INFINITY;
+      for (int i = 0; i < M; i++) s += A2(X, i, j), mx = dmax(mx, A2(X, i, j)), mn = dmin(mn, A2(X, i, j));
+      CS->ref[j] = s, CX->ref[j] = mx, CN->ref[j] = mn;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_cols_shared", l));
+    call_free(&k);
+  }
+}
+
+static void t_red_all(Tally *T) {
+  static const int MN[][2] = {{37, 200}, {64, 128}, {5, 3}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_all", (uint64_t)c);
+    Call k;
+    call_init(&k, "reductions.tl", "red_all");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Tt = call_out(&k, "T", F32, 1, SHAPE(2));
+    fill_uniform(X, &r, -1, 2);
+    double s = 0, a = 0;
+    for (long long i = 0; i < X->n; i++) s += X->v[i], a += fabs(X->v[i]);
+    Tt->ref[0] = s, Tt->ref[1] = a;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_sum_scalar", l));
+    call_free(&k);
+  }
+}
+
+static void t_red_i32(Tally *T) {
+  static const int MN[][2] = {{20, 24}, {13, 7}};
+  for (int c = 0; c < 2; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_i32", (uint64_t)c);
+    Call k;
+    call_init(&k, "reductions.tl", "red_i32");
+    Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, N));
+    Ten *RS = call_out(&k, "RS", I32, 2, SHAPE(M, 1));
+    Ten *RX = call_out(&k, "RX", I32, 2, SHAPE(M, 1));
+    Ten *CN = call_out(&k, "CN", I32, 2, SHAPE(1, N));
+    Ten *Tt = call_out(&k, "T", I32, 1, SHAPE(1));
+    fill_int(X, &r, -1000, 1000);
+    /* the tile is 20 x 24: where the tensor is smaller, the zeros past its
+       edge take part in max and min */
+    double tot = 0;
+    for (int i = 0; i < M; i++) {
+      double s = 0, mx = N < 24 ? 0 : -1e9;
+      for (int j = 0; j < N; j++) s += A2(X, i, j), mx = dmax(mx, A2(X, i, j));
+      RS->ref[i] = s, RX->ref[i] = mx, tot += s;
+    }
+    for (int j = 0; j < N; j++) {
+      double mn = M < 20 ? 0 : 1e9;
+      for (int i = 0; i < M; i++) mn = dmin(mn, A2(X, i, j));
+      CN->ref[j] = mn;
+    }
+    Tt->ref[0] = tot;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_i32_shared", l));
+    call_free(&k);
+  }
+}
+
+static void t_regs16(Tally *T) {
+  static const int Ms[] = {64, 37, 200};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("regs16", (uint64_t)c);
+    Call k;
+    call_init(&k, "reductions_regs.tl", "regs16");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 16));
+    Ten *RS = call_out(&k, "RS", F32, 2, SHAPE(M, 1));
+    Ten *RX = call_out(&k, "RX", F32, 2, SHAPE(M, 1));
+    Ten *RN = call_out(&k, "RN", F32, 2, SHAPE(M, 1));
+    Ten *CS = call_out(&k, "CS", F32, 2, SHAPE(1, 16));
+    Ten *CX = call_out(&k, "CX", F32, 2, SHAPE(1, 16));
+    Ten *CN = call_out(&k, "CN", F32, 2, SHAPE(1, 16));
+    Ten *Tt = call_out(&k, "T", F32, 1, SHAPE(1));
+    fill_uniform(X, &r, -2, 2);
+    for (int i = 0; i < M; i++) {
+      double s = 0, mx = -INFINITY, mn = INFINITY;
+      for (int j = 0; j < 16; j++) {
+        double a = A2(X, i, j) * 2 + 1;
+        s += a, mx = dmax(mx, a), mn = dmin(mn, a);
+      }
+      RS->ref[i] = s, RX->ref[i] = mx, RN->ref[i] = mn;
+    }
+    /* block 0's 64 rows; rows past M read as 0, so acc = 1 there */
+    double tot = 0;
+    for (int j = 0; j < 16; j++) {
+      double s = 0, mx = -INFINITY, mn = INFINITY;
+      for (int i = 0; i < 64; i++) {
+        double a = (i < M ? A2(X, i, j) : 0) * 2 + 1;
+        s += a, mx = dmax(mx, a), mn = dmin(mn, a);
+      }
+      CS->ref[j] = s, CX->ref[j] = mx, CN->ref[j] = mn, tot += s;
+    }
+    Tt->ref[0] = tot;
+    char l[64];
+    label(l, sizeof l, "M=%d (64x16 tile)", M);
+    CHECK(T, call_check(&k, "reduce_registers_f32", l));
+    call_free(&k);
+  }
+}
+
+static void t_regs32(Tally *T) {
+  Rng r = rng_seed("regs32", 0);
+  Call k;
+  call_init(&k, "reductions_regs.tl", "regs_i32_32");
+  Ten *W = call_in(&k, "W", I32, 2, SHAPE(8, 32));
+  Ten *V = call_in(&k, "V", F32, 2, SHAPE(128, 4));
+  Ten *WS = call_out(&k, "WS", I32, 2, SHAPE(8, 1));
+  Ten *WX = call_out(&k, "WX", I32, 2, SHAPE(8, 1));
+  Ten *WN = call_out(&k, "WN", I32, 2, SHAPE(8, 1));
+  Ten *VS = call_out(&k, "VS", F32, 2, SHAPE(128, 1));
+  Ten *VX = call_out(&k, "VX", F32, 2, SHAPE(128, 1));
+  Ten *VN = call_out(&k, "VN", F32, 2, SHAPE(128, 1));
+  fill_int(W, &r, -100000, 100000);
+  fill_uniform(V, &r, -3, 3);
+  for (int i = 0; i < 8; i++) {
+    double s = 0, mx = -INFINITY, mn = INFINITY;
+    for (int j = 0; j < 32; j++) {
+      double a = A2(W, i, j) * 3 - 1;
+      s += a, mx = dmax(mx, a), mn = dmin(mn, a);
+    }
+    WS->ref[i] = s, WX->ref[i] = mx, WN->ref[i] = mn;
+  }
+  for (int i = 0; i < 128; i++) {
+    double s = 0, mx = -INFINITY, mn = INFINITY;
+    for (int j = 0; j < 4; j++) {
+      double a = A2(V, i, j) * A2(V, i, j);
+      s += a, mx = dmax(mx, a), mn = dmin(mn, a);
+    }
+    VS->ref[i] = s, VX->ref[i] = mx, VN->ref[i] = mn;
+  }
+  CHECK(T, call_check(&k, "reduce_registers_i32_w32", "8x32 i32, 128x4 f32"));
+  call_free(&k);
+}
+
+/* ------------------------------------------------------------ dot */
+
+static void t_dot_lowp(Tally *T, Dt dt) {
+  static const int MNK[][3] = {{37, 50, 200}, {64, 64, 64}, {5, 3, 7}, {33, 32, 100}};
+  const char *name = dt == F16 ? "dot_f16" : "dot_bf16";
+  for (int c = 0; c < 4; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed(name, (uint64_t)c);
+    Call k;
+    call_init(&k, "dot.tl", name);
+    Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", dt, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    Ten *C2 = call_out(&k, dt == F16 ? "C16" : "CB", dt, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, C, M, N, K, 1);
+    for (long long i = 0; i < C->n; i++) C2->ref[i] = C->ref[i];
+    /* the f32 accumulation of exactly representable products: f32 accuracy */
+    C->tol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, name, l));
+    call_free(&k);
+  }
+}
+static void t_dot_f16(Tally *T) { t_dot_lowp(T, F16); }
+static void t_dot_bf16(Tally *T) { t_dot_lowp(T, BF16); }
+
+static void t_dot_f32_shared(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 200}, {32, 32, 32}, {3, 2, 5}};
+  for (int c = 0; c < 3; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("dot_f32_shared", (uint64_t)c);
+    double scale = round_dt(F32, rng_uniform(&r, 0.1, 3));
+    Call k;
+    call_init(&k, "dot.tl", "dot_f32_shared");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F32, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    call_arg(&k, "scale=%.9g", scale);
+    gemm_ref(A, B, C, M, N, K, scale);
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "dot_f32_shared_acc", l));
+    call_free(&k);
+  }
+}
+
+static void t_dot_abt(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 200}, {16, 32, 16}, {2, 3, 5}};
+  for (int c = 0; c < 3; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("dot_abt", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot.tl", "dot_abt");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F32, 2, SHAPE(N, K));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, j, kk);
+        R2(C, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "dot_transposed_b", l));
+    call_free(&k);
+  }
+}
+
+static void t_dot_i8(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 200}, {16, 16, 64}, {3, 5, 7}};
+  for (int c = 0; c < 3; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("dot_i8", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot.tl", "dot_i8");
+    Ten *A = call_in(&k, "A", I8, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", I8, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
+    fill_int(A, &r, -128, 127);
+    fill_int(B, &r, -128, 127);
+    gemm_ref(A, B, C, M, N, K, 1);
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "dot_i8", l));
+    call_free(&k);
+  }
+}
+
+/* ------------------------------------------------------------ transpose, pad, masks */
+
+static void t_transpose(Tally *T) {
+  static const int MN[][2] = {{37, 100}, {64, 128}, {3, 5}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("transpose", (uint64_t)c);
+    Call k;
+    call_init(&k, "transpose_mask.tl", "transpose2d");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(N, M));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) R2(Y, j, i) = A2(X, i, j);
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "transpose", l));
+    call_free(&k);
+  }
+}
+
+static void t_causal(Tally *T) {
+  static const int MNS[][3] = {{37, 45, 0}, {64, 64, 0}, {20, 100, 30}, {5, 3, 0}};
+  for (int c = 0; c < 4; c++) {
+    int M = MNS[c][0], N = MNS[c][1], shift = MNS[c][2];
+    Rng r = rng_seed("causal", (uint64_t)c);
+    double scale = round_dt(F32, rng_uniform(&r, 0.1, 1));
+    Call k;
+    call_init(&k, "transpose_mask.tl", "causal_softmax");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *P = call_out(&k, "P", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -6, 6);
+    call_arg(&k, "scale=%.9g", scale);
+    call_arg(&k, "shift=%d", shift);
+    for (int i = 0; i < M; i++) {
+      int last = i + shift < N - 1 ? i + shift : N - 1; /* columns 0 .. last are kept */
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j <= last; j++) mx = dmax(mx, A2(X, i, j) * scale);
+      for (int j = 0; j <= last; j++) s += exp(A2(X, i, j) * scale - mx);
+      for (int j = 0; j < N; j++) R2(P, i, j) = j <= last ? exp(A2(X, i, j) * scale - mx) / s : 0;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d shift=%d", M, N, shift);
+    CHECK(T, call_check(&k, "causal_softmax", l));
+    call_free(&k);
+  }
+}
+
+static void t_pad(Tally *T) {
+  static const int MN[][2] = {{10, 13}, {16, 16}, {1, 1}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("pad", (uint64_t)c);
+    Call k;
+    call_init(&k, "transpose_mask.tl", "pad_value");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(16, 16));
+    Ten *R = call_out(&k, "R", I32, 2, SHAPE(16, 16));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 16; j++) {
+        R2(Y, i, j) = i < M && j < N ? A2(X, i, j) : 7.0;
+        R2(R, i, j) = i * 100 + j;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "pad_rows_cols", l));
+    call_free(&k);
+  }
+}
+
+/* ------------------------------------------------------------ control flow */
+
+static void t_control(Tally *T) {
+  static const int NS[][3] = {{200, 0, 150}, {64, 64, -1}, {5, 7, 3}, {130, 129, 200}};
+  for (int c = 0; c < 4; c++) {
+    int N = NS[c][0], start = NS[c][1], neg_at = NS[c][2];
+    Rng r = rng_seed("control", (uint64_t)c);
+    Call k;
+    call_init(&k, "control.tl", "control");
+    Ten *X = call_in(&k, "X", I32, 1, SHAPE(N));
+    Ten *O = call_out(&k, "O", I32, 1, SHAPE(N));
+    Ten *C = call_out(&k, "C", I32, 1, SHAPE(4));
+    fill_int(X, &r, 0, 5); /* zeros exercise continue */
+    if (neg_at >= 0 && neg_at < N) X->v[neg_at] = -3; /* break */
+    call_arg(&k, "start=%d", start);
+    long long count = 0, zeros = 0, trips = 0, odd = 0;
+    for (int i = 0; i < N; i++) {
+      if (X->v[i] < 0) break;
+      if (X->v[i] == 0) zeros++;
+      else count += (long long)X->v[i];
+    }
+    for (int j = start; j < N; j += 64) trips++;
+    for (int j = 0; j < N; j++) {
+      if (j % 2 == 0) continue;
+      if (j > 40) break;
+      odd += j;
+    }
+    C->ref[0] = (double)count, C->ref[1] = (double)zeros, C->ref[2] = (double)trips, C->ref[3] = (double)odd;
+    for (int i = 0; i < N; i++) O->ref[i] = X->v[i] * 2 + (i % 64);
+    char l[64];
+    label(l, sizeof l, "N=%d start=%d%s", N, start, start >= N ? " (0 trips)" : "");
+    CHECK(T, call_check(&k, "scalar_control_flow", l));
+    call_free(&k);
+  }
+}
+
+static void t_tile_control(Tally *T) {
+  static const int NS[][3] = {{200, 0, 1}, {256, 256, 2}, {3, 1, 0}, {100, 300, 1}};
+  for (int c = 0; c < 4; c++) {
+    int N = NS[c][0], start = NS[c][1], mode = NS[c][2];
+    Rng r = rng_seed("tile_control", (uint64_t)c);
+    Call k;
+    call_init(&k, "control.tl", "tile_control");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    Ten *Tt = call_out(&k, "T", F32, 1, SHAPE(2));
+    fill_uniform(X, &r, -1, 1);
+    call_arg(&k, "start=%d", start);
+    call_arg(&k, "mode=%d", mode);
+    double x[256];
+    for (int i = 0; i < 256; i++) x[i] = i < N ? X->v[i] : 0;
+    int steps = 0;
+    for (;;) {
+      double s = 0;
+      for (int i = 0; i < 256; i++) s += fabs(x[i]);
+      if (!(s > 1.0)) break;
+      for (int i = 0; i < 256; i++) x[i] *= 0.5;
+      if (++steps >= 20) break;
+    }
+    double tot = 0;
+    for (int i = 0; i < 256; i++) {
+      x[i] = mode == 1 ? x[i] + 1.0 : mode == 2 ? x[i] * x[i] : -x[i];
+      for (int j = start; j < N; j += 64) x[i] += 0.25;
+      tot += x[i];
+    }
+    for (int i = 0; i < N; i++) Y->ref[i] = x[i];
+    Tt->ref[0] = steps, Tt->ref[1] = tot;
+    char l[64];
+    label(l, sizeof l, "N=%d start=%d mode=%d", N, start, mode);
+    CHECK(T, call_check(&k, "tile_control_flow", l));
+    call_free(&k);
+  }
+}
+
+/* ------------------------------------------------------------ tensors of every rank */
+
+static void t_t1d(Tally *T) {
+  static const int Ns[] = {1000, 512, 1};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("t1d", (uint64_t)c);
+    double scale = round_dt(F32, rng_uniform(&r, -2, 2));
+    Call k;
+    call_init(&k, "tensors.tl", "t1d");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    fill_uniform(X, &r, -1, 1);
+    call_arg(&k, "scale=%.9g", scale);
+    for (int i = 0; i < N; i++) Y->ref[i] = X->v[i] * scale + 1.0;
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "tensor_1d", l));
+    call_free(&k);
+  }
+}
+
+static void t_t3d(Tally *T) {
+  static const int BSN[][3] = {{3, 13, 70}, {2, 16, 64}, {1, 1, 1}};
+  for (int c = 0; c < 3; c++) {
+    int B = BSN[c][0], S = BSN[c][1], N = BSN[c][2];
+    Rng r = rng_seed("t3d", (uint64_t)c);
+    Call k;
+    call_init(&k, "tensors.tl", "t3d");
+    Ten *X = call_in(&k, "X", F32, 3, SHAPE(B, S, N));
+    Ten *Y = call_out(&k, "Y", F32, 3, SHAPE(B, S, N));
+    fill_uniform(X, &r, -2, 2);
+    for (long long i = 0; i < X->n; i++) Y->ref[i] = X->v[i] * X->v[i] - (double)(i / ((long long)S * N));
+    char l[64];
+    label(l, sizeof l, "B=%d S=%d N=%d (3-D grid)", B, S, N);
+    CHECK(T, call_check(&k, "tensor_3d", l));
+    call_free(&k);
+  }
+}
+
+static void t_t4d(Tally *T) {
+  static const int BHS[][3] = {{2, 3, 37}, {1, 2, 32}, {2, 1, 5}};
+  for (int c = 0; c < 3; c++) {
+    int B = BHS[c][0], H = BHS[c][1], S = BHS[c][2];
+    Rng r = rng_seed("t4d", (uint64_t)c);
+    double scale = round_dt(F32, rng_uniform(&r, -2, 2));
+    Call k;
+    call_init(&k, "tensors.tl", "t4d");
+    Ten *X = call_in(&k, "X", F32, 4, SHAPE(B, H, S, 48));
+    Ten *Y = call_out(&k, "Y", F32, 4, SHAPE(B, H, S, 48));
+    Ten *Z = call_out(&k, "Z", F32, 3, SHAPE(B, H, 48));
+    fill_uniform(X, &r, -1, 1);
+    call_arg(&k, "scale=%.9g", scale);
+    for (int b = 0; b < B; b++)
+      for (int h = 0; h < H; h++) {
+        long long base = ((long long)b * H + h) * S * 48;
+        for (int s = 0; s < S; s++)
+          for (int d = 0; d < 48; d++) Y->ref[base + s * 48 + d] = X->v[base + s * 48 + d] * scale + (h * 10 + b);
+        for (int d = 0; d < 48; d++)
+          Z->ref[((long long)b * H + h) * 48 + d] = X->v[base + d] + X->v[base + (long long)(S - 1) * 48 + d];
+      }
+    char l[64];
+    label(l, sizeof l, "B=%d H=%d S=%d", B, H, S);
+    CHECK(T, call_check(&k, "tensor_4d", l));
+    call_free(&k);
+  }
+}
+
+/* ------------------------------------------------------------ @assume */
+
+static Call assume_call(int M, int K, Rng *r) {
+  Call k;
+  call_init(&k, "assume.tl", "assumed");
+  Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, K));
+  Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+  fill_uniform(X, r, -1, 1);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < 64; j++) {
+      double s = 0;
+      for (int kk = j; kk < K; kk += 64) s += A2(X, i, kk);
+      R2(O, i, j) = s;
+    }
+  return k;
+}
+
+static void t_assume(Tally *T) {
+  static const int MK[][2] = {{37, 192}, {8, 64}};
+  for (int c = 0; c < 2; c++) {
+    Rng r = rng_seed("assume", (uint64_t)c);
+    Call k = assume_call(MK[c][0], MK[c][1], &r);
+    char l[64];
+    label(l, sizeof l, "M=%d K=%d (holds)", MK[c][0], MK[c][1]);
+    CHECK(T, call_check(&k, "assume", l));
+    call_free(&k);
+  }
+  Rng r = rng_seed("assume", 9);
+  Call k = assume_call(5, 200, &r);
+  CHECK(T, call_expect_fail(&k, "assume", "M=5 K=200 (K % 64 != 0)", "@assume"));
+  call_free(&k);
+}
+
+/* ------------------------------------------------------------ partial writes, registers, regions */
+
+static void t_partial(Tally *T) {
+  static const int Ms[] = {37, 16, 5};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("partial", (uint64_t)c);
+    Call k;
+    call_init(&k, "partial.tl", "halves");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 32));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 32));
+    Ten *D = call_out(&k, "D", F32, 2, SHAPE(M, 8));
+    fill_uniform(X, &r, -1, 1);
+    int blocks = (int)cdivll(M, 16);
+    for (int b = 0; b < blocks; b++) {
+      double t[16][32], d[16][8];
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 32; j++) {
+          int row = b * 16 + i, src = j < 16 ? j + 16 : j - 16;
+          t[i][j] = row < M ? A2(X, row, src) : 0;
+        }
+      for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 32; j++) t[i][j] = t[i + 8][j] * 2.0 + t[i][j];
+      memset(d, 0, sizeof d);
+      for (int i = 0; i < 8; i++) {
+        d[i][i] = t[i][2 * i] + 1.0;
+        d[i + 8][7 - i] = t[i + 8][31 - i];
+      }
+      for (int i = 0; i < 16; i++) {
+        int row = b * 16 + i;
+        if (row >= M) continue;
+        for (int j = 0; j < 32; j++) R2(Y, row, j) = t[i][j];
+        for (int j = 0; j < 8; j++) R2(D, row, j) = d[i][j] + t[i][4 + j];
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "partial_tile_writes", l));
+    call_free(&k);
+  }
+}
+
+static void t_ema(Tally *T) {
+  static const int MK[][2] = {{37, 200}, {64, 64}, {5, 7}};
+  for (int c = 0; c < 3; c++) {
+    int M = MK[c][0], K = MK[c][1];
+    Rng r = rng_seed("ema", (uint64_t)c);
+    double decay = round_dt(F32, rng_uniform(&r, 0.3, 0.9));
+    Call k;
+    call_init(&k, "registers_loop.tl", "ema");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, K));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 32));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, 32));
+    fill_uniform(X, &r, -2, 2);
+    call_arg(&k, "decay=%.9g", decay);
+    int trips = (int)cdivll(K, 32);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 32; j++) {
+        double a = 0;
+        for (int t = 0; t < trips; t++) a = a * decay + (t * 32 + j < K ? A2(X, i, t * 32 + j) : 0);
+        for (int q = 0; q < 3; q++) a = dmax(a, -1.0) + 0.125;
+        R2(O, i, j) = a;
+        R2(C, i, j) = (1.0 + trips) * 0.125;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d K=%d", M, K);
+    CHECK(T, call_check(&k, "registers_through_loops", l));
+    call_free(&k);
+  }
+}
+
+static void t_region(Tally *T) {
+  /* (M, N, r0, c0): inside, overhanging the bottom-right edge, and a start above/left of 0 */
+  static const int C4[][4] = {{40, 40, 5, 9}, {20, 37, 10, 30}, {16, 16, 0, 0}, {7, 5, 0, 0}, {30, 30, -4, -9}};
+  for (int c = 0; c < 5; c++) {
+    int M = C4[c][0], N = C4[c][1], r0 = C4[c][2], c0 = C4[c][3];
+    Rng r = rng_seed("region", (uint64_t)c);
+    Call k;
+    call_init(&k, "region.tl", "region");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    call_arg(&k, "r0=%d", r0);
+    call_arg(&k, "c0=%d", c0);
+    /* outside the 16 x 16 region Y keeps its poison (the reference is NaN there) */
+    for (int i = r0; i < r0 + 16; i++)
+      for (int j = c0; j < c0 + 16; j++)
+        if (i >= 0 && i < M && j >= 0 && j < N) R2(Y, i, j) = A2(X, i, j) + 1.0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d at (%d,%d)", M, N, r0, c0);
+    CHECK(T, call_check(&k, "store_region_only", l));
+    call_free(&k);
+  }
+}
+
+/* ------------------------------------------------------------ the table */
+
+typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
+static const Test tests[] = {
+    {"examples/squares", t_squares},
+    {"examples/softmax", t_softmax},
+    {"examples/gemm_f32", t_gemm_f32},
+    {"elementwise_f32", t_ew_f32},
+    {"elementwise_i32", t_ew_i32},
+    {"math_f32", t_math},
+    {"casts", t_casts},
+    {"reduce_rows_shared", t_red_rows},
+    {"reduce_cols_shared", t_red_cols},
+    {"reduce_sum_scalar", t_red_all},
+    {"reduce_i32_shared", t_red_i32},
+    {"reduce_registers_f32", t_regs16},
+    {"reduce_registers_i32_w32", t_regs32},
+    {"dot_f16", t_dot_f16},
+    {"dot_bf16", t_dot_bf16},
+    {"dot_f32_shared_acc", t_dot_f32_shared},
+    {"dot_transposed_b", t_dot_abt},
+    {"dot_i8", t_dot_i8},
+    {"transpose", t_transpose},
+    {"causal_softmax", t_causal},
+    {"pad_rows_cols", t_pad},
+    {"scalar_control_flow", t_control},
+    {"tile_control_flow", t_tile_control},
+    {"tensor_1d", t_t1d},
+    {"tensor_3d", t_t3d},
+    {"tensor_4d", t_t4d},
+    {"assume", t_assume},
+    {"partial_tile_writes", t_partial},
+    {"registers_through_loops", t_ema},
+    {"store_region_only", t_region},
+};
+#define NTESTS ((int)(sizeof tests / sizeof tests[0]))
+
+/* ------------------------------------------------------------ the runner */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Runs `tile2cu run --backend gpu` on a tiny kernel; false when it says the
+ * backend or the device is unavailable. */
+static bool gpu_available(char *why, size_t n) {
+  Call k;
+  Rng r = rng_seed("probe", 0);
+  call_init(&k, "tensors.tl", "t1d");
+  Ten *X = call_in(&k, "X", F32, 1, SHAPE(4));
+  call_out(&k, "Y", F32, 1, SHAPE(4));
+  fill_uniform(X, &r, -1, 1);
+  call_arg(&k, "scale=1");
+  char dir[4200], log[4300];
+  snprintf(dir, sizeof dir, "%s/gpu-probe", h_tmpdir);
+  mkdir(dir, 0755);
+  snprintf(log, sizeof log, "%s/log.txt", dir);
+  char tl[4200], xa[4300], ya[4300];
+  snprintf(tl, sizeof tl, "%s/tensors.tl", h_tldir);
+  snprintf(xa, sizeof xa, "X=%s/X.npy", dir);
+  snprintf(ya, sizeof ya, "Y=%s/Y.npy", dir);
+  h_write_input(xa + 2, X);
+  pid_t p = fork();
+  if (p == 0) {
+    FILE *f = freopen(log, "w", stdout);
+    (void)f;
+    dup2(1, 2);
+    execl(h_tile2cu, h_tile2cu, "run", tl, "--kernel", "t1d", "--backend", "gpu", "--schedules", "1", xa, ya, "scale=1",
+          (char *)NULL);
+    _exit(127);
+  }
+  int st = 0;
+  waitpid(p, &st, 0);
+  bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  why[0] = 0;
+  FILE *f = fopen(log, "r");
+  if (f) {
+    if (!fgets(why, (int)n, f)) why[0] = 0;
+    fclose(f);
+    why[strcspn(why, "\n")] = 0;
+  }
+  call_free(&k);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  int jobs = 2;
+  const char *only[64];
+  int nonly = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool v = i + 1 < argc;
+    if (!strcmp(a, "--backend") && v) h_backend = argv[++i];
+    else if (!strcmp(a, "--tile2cu") && v) h_tile2cu = argv[++i];
+    else if (!strcmp(a, "--dir") && v) h_tldir = argv[++i];
+    else if (!strcmp(a, "--examples") && v) examples_dir = argv[++i];
+    else if (!strcmp(a, "--schedules") && v) h_schedules = atoi(argv[++i]);
+    else if (!strcmp(a, "-j") && v) jobs = atoi(argv[++i]);
+    else if (!strcmp(a, "-v")) h_verbose = true;
+    else if (a[0] == '-') {
+      fprintf(stderr, "usage: %s [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR] [-j N] [--schedules N] [-v] [TEST ...]\n", argv[0]);
+      return 2;
+    } else if (nonly < 64) only[nonly++] = a;
+  }
+  if (jobs < 1) jobs = 1;
+  char abs_ex[4096];
+  if (!realpath(examples_dir, abs_ex)) {
+    fprintf(stderr, "gpu-tests: no examples directory %s\n", examples_dir);
+    return 2;
+  }
+  static const char *exs[] = {"squares.tl", "softmax.tl", "gemm_f32.tl"};
+  for (int i = 0; i < 3; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+  static char abs_tl[4096];
+  if (!realpath(h_tldir, abs_tl)) {
+    fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);
+    return 2;
+  }
+  h_tldir = abs_tl;
+  static char tmpl[4096];
+  const char *td = getenv("TMPDIR");
+  snprintf(tmpl, sizeof tmpl, "%s/tile2cu-gpu-tests-XXXXXX", td && *td ? td : "/tmp");
+  if (!mkdtemp(tmpl)) {
+    perror("mkdtemp");
+    return 2;
+  }
+  h_tmpdir = tmpl;
+
+  if (strcmp(h_backend, "sim") != 0) {
+    char why[512];
+    if (!gpu_available(why, sizeof why)) {
+      printf("tests/gpu: skipped: no GPU backend/device (%s)\n", why[0] ? why : "tile2cu run --backend gpu failed");
+      char cmd[4200];
+      snprintf(cmd, sizeof cmd, "rm -rf '%s'", h_tmpdir);
+      if (system(cmd)) {}
+      return 0;
+    }
+  }
+
+  int sel[NTESTS], nsel = 0;
+  for (int i = 0; i < NTESTS; i++) {
+    bool want = nonly == 0;
+    for (int j = 0; j < nonly; j++) want |= strstr(tests[i].name, only[j]) != NULL;
+    if (want) sel[nsel++] = i;
+  }
+  printf("tests/gpu: %d tests on the %s backend, %d schedules, %d jobs\n", nsel, h_backend, h_schedules, jobs);
+  fflush(stdout);
+  double t0 = now();
+  pid_t pids[NTESTS];
+  int status[NTESTS];
+  bool done[NTESTS];
+  char outf[NTESTS][4300];
+  int next = 0, running = 0, printed = 0;
+  memset(done, 0, sizeof done);
+  while (printed < nsel) {
+    while (running < jobs && next < nsel) {
+      int t = sel[next];
+      snprintf(outf[next], sizeof outf[next], "%s/out-%d.txt", h_tmpdir, next);
+      fflush(stdout);
+      pid_t p = fork();
+      if (p == 0) {
+        if (!freopen(outf[next], "w", stdout)) _exit(3);
+        Tally ta = {0, 0};
+        double s = now();
+        tests[t].fn(&ta);
+        printf("    (%s: %d cases, %.1f s)\n", tests[t].name, ta.run, now() - s);
+        fflush(stdout);
+        _exit(ta.failed ? 1 : 0);
+      }
+      pids[next++] = p;
+      running++;
+    }
+    int st;
+    pid_t p = wait(&st);
+    if (p < 0) break;
+    for (int i = 0; i < next; i++)
+      if (pids[i] == p) done[i] = true, status[i] = st, running--;
+    while (printed < next && done[printed]) {
+      FILE *f = fopen(outf[printed], "r");
+      char line[4096];
+      while (f && fgets(line, sizeof line, f)) {
+        if (!h_verbose && strncmp(line, "    (", 5) == 0) continue;
+        fputs(line, stdout);
+      }
+      if (f) fclose(f);
+      printed++;
+    }
+    fflush(stdout);
+  }
+  int failed_tests = 0, cases = 0, failed_cases = 0;
+  for (int i = 0; i < nsel; i++) {
+    FILE *f = fopen(outf[i], "r");
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+      if (strncmp(line, "  ", 2) || !strncmp(line, "    ", 4)) continue;
+      cases++;
+      if (strstr(line, " FAIL ") || strstr(line, " FAIL\n")) failed_cases++;
+    }
+    if (f) fclose(f);
+    bool bad = !WIFEXITED(status[i]) || WEXITSTATUS(status[i]) != 0;
+    if (bad && WIFSIGNALED(status[i]))
+      printf("  %s: the harness died with signal %d\n", tests[sel[i]].name, WTERMSIG(status[i]));
+    failed_tests += bad;
+  }
+  double el = now() - t0;
+  printf("tests/gpu: %d cases, %d failed (%d of %d tests); %.1f s on the %s backend\n", cases, failed_cases, failed_tests,
+         nsel, el, h_backend);
+  if (!failed_tests) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", h_tmpdir);
+    if (system(cmd)) {}
+  }
+  return failed_tests ? 1 : 0;
+}
