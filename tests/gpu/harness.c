@@ -315,6 +315,8 @@ static void sizes_label(const Call *c, char *out, size_t n) {
 /* Writes the files; returns the case directory, or NULL. */
 static bool prepare(Call *c, const char *test, char *dir, size_t n, char *err, size_t en) {
   snprintf(dir, n, "%s/%s-%d-%d", h_tmpdir, test, (int)getpid(), case_seq++);
+  for (char *p = dir + strlen(h_tmpdir) + 1; *p; p++)
+    if (*p == '/') *p = '_';
   if (mkdir(dir, 0755)) {
     snprintf(err, en, "mkdir %s: %s", dir, strerror(errno));
     return false;
