@@ -33,6 +33,9 @@ static const char usage_text[] =
     "  --check            report diagnostics only; write nothing\n"
     "  --explain          print placement and barrier decisions on stderr\n"
     "  --sim              emit the CPU-backend variant (used by tile2cu run)\n"
+    "  --deps FILE        write a Make-style depfile for the output (needs -o)\n"
+    "  -MD                write the depfile next to the output, as OUT.d\n"
+    "  -MF FILE           the depfile's path, with -MD\n"
     "  --includes         print the -I flag for the installed runtime header\n"
     "  --version          print the version\n"
     "  --help             print this help\n";
@@ -40,6 +43,8 @@ static const char usage_text[] =
 typedef struct Options {
   const char *input;
   const char *output;
+  const char *depfile;
+  bool md;
   const char *target;
   const char *config;
   bool standalone, line, check, explain, sim;
@@ -146,11 +151,43 @@ static int write_atomic(const char *path, const char *text, size_t len) {
   return 0;
 }
 
-static int load_target(const Options *o, const char *argv0, TargetConfig *t) {
-  char path[PATH_MAX], err[512];
+/* Make-style escaping of a path in a depfile. */
+static void dep_path(Buf *b, const char *p) {
+  for (; *p; p++) {
+    if (*p == ' ' || *p == '#') buf_puts(b, "\\");
+    if (*p == '$') buf_puts(b, "$");
+    buf_putn(b, p, 1);
+  }
+}
+
+/* OUT: FILE.tl CONFIG.yaml, plus an empty rule for each prerequisite so a
+ * deleted input does not break the build. */
+static int write_depfile(const Options *o, const char *config_arg) {
+  Buf b = {0};
+  char path[PATH_MAX], config_path[PATH_MAX];
+  if (!realpath(config_arg, config_path)) snprintf(config_path, sizeof config_path, "%s", config_arg);
+  if (o->depfile) snprintf(path, sizeof path, "%s", o->depfile);
+  else snprintf(path, sizeof path, "%s.d", o->output);
+  dep_path(&b, o->output);
+  buf_puts(&b, ": ");
+  dep_path(&b, o->input);
+  buf_puts(&b, " ");
+  dep_path(&b, config_path);
+  buf_puts(&b, "\n\n");
+  dep_path(&b, o->input);
+  buf_puts(&b, ":\n\n");
+  dep_path(&b, config_path);
+  buf_puts(&b, ":\n");
+  int st = write_atomic(path, b.data, b.len);
+  buf_free(&b);
+  return st;
+}
+
+static int load_target(const Options *o, const char *argv0, TargetConfig *t, char *path, size_t pathlen) {
+  char err[512];
   const char *target = o->target ? o->target : "sm_90";
-  if (o->config) snprintf(path, sizeof path, "%s", o->config);
-  else if (!config_find(target, argv0, path, sizeof path)) {
+  if (o->config) snprintf(path, pathlen, "%s", o->config);
+  else if (!config_find(target, argv0, path, pathlen)) {
     fprintf(stderr, "tile2cu: unknown target '%s': no configs/%s.yaml found\n", target, target);
     return 2;
   }
@@ -164,13 +201,18 @@ static int load_target(const Options *o, const char *argv0, TargetConfig *t) {
 static int parse_args(int argc, char **argv, Options *o) {
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
-    if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0) {
+    if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0 ||
+        strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", s);
       const char *v = argv[++i];
-      if (s[1] == 'o') o->output = v;
-      else if (s[2] == 't') o->target = v;
-      else o->config = v;
-    } else if (strncmp(s, "--target=", 9) == 0) o->target = s + 9;
+      if (strcmp(s, "-o") == 0) o->output = v;
+      else if (strcmp(s, "--target") == 0) o->target = v;
+      else if (strcmp(s, "--config") == 0) o->config = v;
+      else {
+        o->depfile = v;
+        o->md = true;
+      }
+    } else if (strcmp(s, "-MD") == 0) o->md = true; else if (strncmp(s, "--target=", 9) == 0) o->target = s + 9;
     else if (strncmp(s, "--config=", 9) == 0) o->config = s + 9;
     else if (strcmp(s, "--standalone") == 0) o->standalone = true;
     else if (strcmp(s, "--line") == 0) o->line = true;
@@ -183,6 +225,7 @@ static int parse_args(int argc, char **argv, Options *o) {
   }
   if (!o->input) return usage_error("%sno input file", "");
   if (o->target && o->config) return usage_error("%s--target and --config exclude each other", "");
+  if (o->md && !o->output) return usage_error("%sa depfile (--deps, -MD) needs -o FILE", "");
   return 0;
 }
 
@@ -210,7 +253,8 @@ int main(int argc, char **argv) {
   int st = parse_args(argc, argv, &o);
   if (st) return st;
   TargetConfig t;
-  if ((st = load_target(&o, argv[0], &t))) return st;
+  char config_path[PATH_MAX];
+  if ((st = load_target(&o, argv[0], &t, config_path, sizeof config_path))) return st;
   char *src = read_source(o.input, &st);
   if (!src) return st;
   Arena a = {0};
@@ -220,6 +264,7 @@ int main(int argc, char **argv) {
   st = translate(o.input, src, &t, &eo, &out, stderr, NULL, &a);
   if (st == 0 && !o.check) {
     if (o.output) st = write_atomic(o.output, out.data ? out.data : "", out.len);
+    if (st == 0 && o.md) st = write_depfile(&o, config_path);
     else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) st = 2;
     if (fflush(stdout) != 0) st = 2;
   }
