@@ -1603,6 +1603,8 @@ static void note_td(Checker *C, Ctl ctl) {
 
 static void rules_block(Checker *C, Block *b, Ctl ctl);
 
+bool check_loop_divergent(const Block *body) { return divergent_exit(body, false); }
+
 static Sym *register_target(const Stmt *s) {
   Expr *l = NULL;
   if (s->kind == S_VAR) return s->u.decl.sym && s->u.decl.sym->place == PL_REGISTER ? s->u.decl.sym : NULL;

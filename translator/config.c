@@ -344,12 +344,14 @@ static bool check_single_document(Loader *L, yaml_parser_t *parser) {
   return true;
 }
 
-static bool load_file(Loader *L, FILE *f) {
+/* Reads from f, or from text when f is NULL. */
+static bool load_file(Loader *L, FILE *f, const char *text) {
   yaml_parser_t parser;
   yaml_document_t doc;
   if (!yaml_parser_initialize(&parser))
     return fail(L, 0, "cannot initialize the YAML parser (out of memory)");
-  yaml_parser_set_input_file(&parser, f);
+  if (f) yaml_parser_set_input_file(&parser, f);
+  else yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
   bool ok = yaml_parser_load(&parser, &doc);
   if (!ok) {
     fail_syntax(L, &parser);
@@ -369,8 +371,19 @@ bool config_load(const char *path, TargetConfig *out, char *err, size_t errlen) 
   FILE *f = fopen(path, "rb");
   if (!f)
     return fail(&L, 0, "cannot open config: %s", strerror(errno));
-  bool ok = load_file(&L, f);
+  bool ok = load_file(&L, f, NULL);
   fclose(f);
+  if (ok)
+    *out = cfg;
+  return ok;
+}
+
+bool config_load_text(const char *name, const char *text, TargetConfig *out, char *err, size_t errlen) {
+  TargetConfig cfg = {0};
+  Loader L = {.path = name, .cfg = &cfg, .err = err, .errlen = errlen};
+  if (err && errlen)
+    err[0] = '\0';
+  bool ok = load_file(&L, NULL, text);
   if (ok)
     *out = cfg;
   return ok;

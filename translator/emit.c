@@ -221,7 +221,7 @@ static int reg_copy(Emitter *E, Sym *r) {
   int ri = reg_index(E, r);
   int bi = emit_buffer(E, r, r->copy_cname, r->ty.elem, &r->ty, fmt(E, "shared copy of register tile %s", r->name));
   if (!E->st.valid[ri]) {
-    if (!E->copy_why[ri]) E->copy_why[ri] = E->why ? E->why : "it is read at other elements";
+    E->copy_why[ri] = E->why ? E->why : "it is read at other elements";
     E->copy_req[ri] = 1;
     emit_copy(E, r, E->out);
   }
@@ -649,6 +649,15 @@ static void mark_reassigned(Block *b) {
   }
 }
 
+/* Whether a warning about this slice index was given already (unrolled bodies
+ * evaluate one expression several times). */
+static bool warned(Emitter *E, const void *key) {
+  for (int i = 0; i < E->nwarned; i++)
+    if (E->warned[i] == key) return true;
+  if (E->nwarned < (int)(sizeof E->warned / sizeof E->warned[0])) E->warned[E->nwarned++] = key;
+  return false;
+}
+
 static bool nonneg(const Expr *x) {
   x = resolve(x);
   if (x->flags & EF_CONST) return !x->cv.isf && x->cv.i >= 0;
@@ -730,6 +739,11 @@ static bool fits(Emitter *E, const Expr *start, int64_t len, const Sym *X, int d
       return len == 1 || assumed_multiple(E, S, st);
     return false;
   }
+  if (start->kind == E_CTX && (start->u.ctx == CTX_THREAD || start->u.ctx == CTX_LANE || start->u.ctx == CTX_WARP)) {
+    int64_t top = start->u.ctx == CTX_THREAD ? E->ki->threads : start->u.ctx == CTX_LANE ? E->t->lanes
+                                                                 : E->ki->threads / E->t->lanes;
+    return S ? assumed_at_least(E, S, top - 1 + len) : top - 1 + len <= D;
+  }
   int axis = block_times(start, &c);
   if (axis >= 0 && len <= c) {
     Expr *g = E->ki->grid[axis];
@@ -783,13 +797,18 @@ static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const
     else if (!hi_ok) c = fmt(E, "%s < %s", paren(E, p), D);
     if (c) {
       cnd = cnd ? fmt(E, "%s && %s", cnd, c) : c;
-      if (E->loop_depth > 0 && !E->dry) {
-        const Expr *s = ix->start;
+      if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) {
+        const Expr *s = resolve(ix->start);
         const Sym *S = X->tdim_size[d];
         const char *hint = NULL;
-        if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP)
-          hint = arena_printf(E->a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, len);
-        diag_warning(E->d, s->loc, "bounds check on dim %d of '%s' kept inside a loop", d, X->name);
+        if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP) {
+          Stmt *f = s->u.ident.sym->decl;
+          int64_t st = 1, lo = -1;
+          if ((!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && check_const_int(f->u.forr.lo, &lo) &&
+              lo % st == 0 && as_size(f->u.forr.hi) == S && len <= st)
+            hint = arena_printf(E->a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, st);
+        }
+        diag_warning(E->d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", d, X->name);
         if (hint) diag_note(E->d, (Loc){0, 0}, "%s", hint);
       }
     }
@@ -1015,7 +1034,8 @@ static void element_body(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, 
   coords(&tg->shape, &ci, &cj);
   Buf pre = {0}, st = {0};
   ElemType want = target_elem(E, tg);
-  const char *v = ev(E, rhs, want, (At){ci, cj, true, true, kreg}, &pre);
+  At root = {ci, cj, true, true, kreg};
+  const char *v = ev(E, rhs, want, child_at(root, &tg->shape, &rhs->ty), &pre);
   if (tg->kind == TG_ACCUM && !rhs->ty.untyped && rhs->ty.elem != tg->accum_type)
     v = fmt(E, "t2c::cvt<%s>(%s)", ctype(tg->accum_type), v);
   store_elem(E, tg, op, v, (At){ci, cj, true, true, kreg}, kreg, &st);
@@ -1124,7 +1144,7 @@ static void emit_coop(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, int
   E->indent = base + 1;
   E->coop = g;
   At at = {"e", "0", false, true, -1};
-  const char *v = ev(E, rhs, target_elem(E, tg), at, &pre);
+  const char *v = ev(E, rhs, target_elem(E, tg), child_at(at, &tg->shape, &rhs->ty), &pre);
   E->indent = base + 2;
   store_elem(E, tg, op, v, at, -1, &st);
   E->coop = 0;
@@ -1311,8 +1331,10 @@ static void emit_scalar_store(Emitter *E, Stmt *s, Buf *out) {
     const char *p0 = ev_scalar(E, l->u.index.idx[0].start, T_I32, &code);
     lin = y->ty.rank == 1 ? p0 : lin2(E, p0, y->ty.dims[1], ev_scalar(E, l->u.index.idx[1].start, T_I32, &code));
   }
-  access_map(E, bi, true, E->td_ctl ? MAP_ANY : MAP_THREAD0);
-  const char *guard = E->td_ctl ? NULL : "tid == 0";
+  bool per_thread = E->td_ctl || check_expr_td(s->u.assign.rhs);
+  for (int d = 0; d < l->u.index.nidx; d++) per_thread |= check_expr_td(l->u.index.idx[d].start);
+  access_map(E, bi, true, per_thread ? MAP_ANY : MAP_THREAD0);
+  const char *guard = per_thread ? NULL : "tid == 0";
   const char *c = guard && cond ? fmt(E, "%s && %s", guard, cond) : guard ? guard : cond;
   if (c) line(E, &code, "if (%s) %s[%s] %s %s;", c, y->cname, lin, o, v);
   else line(E, &code, "%s[%s] %s %s;", y->cname, lin, o, v);
@@ -1378,6 +1400,11 @@ static bool block_writes(const Block *b, const Sym *r) {
 
 typedef void (*BodyFn)(Emitter *E, Stmt *s, Buf *out);
 
+static bool for_divergent(const Stmt *s) {
+  return check_expr_td(s->u.forr.lo) || check_expr_td(s->u.forr.hi) ||
+         (s->u.forr.step && check_expr_td(s->u.forr.step)) || check_loop_divergent(&s->u.forr.body);
+}
+
 static void dry_run(Emitter *E, Stmt *s, BodyFn fn) {
   int ctr = E->ctr, indent = E->indent;
   Buf *out = E->out;
@@ -1436,6 +1463,8 @@ static void emit_loop(Emitter *E, Stmt *s, Buf *out, const char *header, const c
       Sym *r = E->ki->regs.items[i];
       if (E->copy_req[i] && pre.live[i] && !pre.valid[i] && !block_writes(body, r)) {
         E->stmt_indent = E->indent;
+        E->line = s->loc.line;
+        E->loc = s->loc;
         emit_copy(E, r, out);
         explain(E, "%s: copy hoisted above the loop, which does not write it", r->name);
       }
@@ -1507,7 +1536,7 @@ static int64_t pipelined_bytes(Emitter *E, Block *b) {
   return n;
 }
 
-static void emit_for(Emitter *E, Stmt *s, Buf *out) {
+static void emit_for_inner(Emitter *E, Stmt *s, Buf *out) {
   Sym *v = s->u.forr.sym;
   Step st, *sv;
   Buf code = {0};
@@ -1543,7 +1572,7 @@ static void emit_for(Emitter *E, Stmt *s, Buf *out) {
   const char *inc = strcmp(step, "1") == 0 ? fmt(E, "++%s", v->cname) : fmt(E, "%s += %s", v->cname, step);
   const char *header = fmt(E, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
   bool td = E->td_ctl;
-  E->td_ctl = td || check_expr_td(s->u.forr.lo) || check_expr_td(s->u.forr.hi);
+  E->td_ctl = td || for_divergent(s);
   emit_loop(E, s, out, header, pragma, for_body);
   E->td_ctl = td;
 }
@@ -1567,7 +1596,7 @@ static void while_body(Emitter *E, Stmt *s, Buf *out) {
   emit_block(E, &s->u.whil.body, out);
 }
 
-static void emit_while(Emitter *E, Stmt *s, Buf *out) {
+static void emit_while_inner(Emitter *E, Stmt *s, Buf *out) {
   Expr *c = s->u.whil.cond;
   const char *header = "while (true) {";
   if (!(c->flags & EF_TILE)) {
@@ -1576,9 +1605,42 @@ static void emit_while(Emitter *E, Stmt *s, Buf *out) {
     buf_free(&none);
   }
   bool td = E->td_ctl;
-  E->td_ctl = td || check_expr_td(c);
+  E->td_ctl = td || check_expr_td(c) || check_loop_divergent(&s->u.whil.body);
   emit_loop(E, s, out, header, NULL, while_body);
   E->td_ctl = td;
+}
+
+/* Code that only some threads run cannot hold a barrier. When it touches what
+ * other threads touched since the last barrier, the barrier goes before it. */
+static void td_prebarrier(Emitter *E, Stmt *s, BodyFn fn, Buf *out) {
+  State save = E->st;
+  bool td = E->td_ctl;
+  E->td_ctl = true;
+  E->td_conflict = false;
+  dry_run(E, s, fn);
+  bool need = E->td_conflict;
+  E->st = save;
+  E->td_ctl = td;
+  E->td_conflict = false;
+  E->line = s->loc.line;
+  if (need)
+    place_barrier(E, out, arena_printf(E->a, "before line %d, which only some threads run and which touches what other threads touched", s->loc.line));
+}
+
+static void emit_for(Emitter *E, Stmt *s, Buf *out) {
+  if (!E->td_ctl && for_divergent(s)) td_prebarrier(E, s, emit_for_inner, out);
+  emit_for_inner(E, s, out);
+}
+
+static void emit_while(Emitter *E, Stmt *s, Buf *out) {
+  if (!E->td_ctl && (check_expr_td(s->u.whil.cond) || check_loop_divergent(&s->u.whil.body)))
+    td_prebarrier(E, s, emit_while_inner, out);
+  emit_while_inner(E, s, out);
+}
+
+static void if_branches(Emitter *E, Stmt *s, Buf *out) {
+  emit_block(E, &s->u.iff.then, out);
+  if (s->u.iff.els) emit_stmt(E, s->u.iff.els, out);
 }
 
 static void emit_if(Emitter *E, Stmt *s, Buf *out) {
@@ -1587,6 +1649,7 @@ static void emit_if(Emitter *E, Stmt *s, Buf *out) {
   step_begin(E, &st, &sv);
   const char *c = ev_scalar(E, s->u.iff.cond, T_BOOL, &code);
   step_end(E, &st, sv, &code, out);
+  if (!E->td_ctl && check_expr_td(s->u.iff.cond)) td_prebarrier(E, s, if_branches, out);
   line(E, out, "if (%s) {", strip_parens(E, c));
   bool td = E->td_ctl;
   E->td_ctl = td || check_expr_td(s->u.iff.cond);
@@ -1654,7 +1717,7 @@ static void emit_block(Emitter *E, Block *b, Buf *out) {
 /* ------------------------------------------------------------ kernels */
 
 /* Expands {{key}} placeholders of a template. Unknown keys are internal errors. */
-static void expand(Buf *out, const char *tmpl, const char *const *kv) {
+void emit_expand(Buf *out, const char *tmpl, const char *const *kv) {
   for (const char *p = tmpl; *p;) {
     const char *open = strstr(p, "{{");
     if (!open) {
@@ -1806,6 +1869,14 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
   }
   E->ki->shared_bytes = place_shared_bytes(E);
   E->ki->dynamic_smem = place_dynamic(E);
+  E->ki->pipeline_bytes = E->pipeline_extra;
+  E->ki->shared = NEW_ARRAY(E->a, SharedTile, E->nbufs + 1);
+  for (int i = 0; i < E->nbufs; i++) {
+    const Buffer *f = &E->bufs[i];
+    if (!f->global)
+      E->ki->shared[E->ki->nshared++] = (SharedTile){f->cname, f->what, f->elem, f->rank,
+                                                     {f->dims[0], f->dims[1]}, f->bytes, f->offset};
+  }
   const char *ctxvars = "";
   if (E->use_lane && E->use_warp) ctxvars = fmt(E, "  const int lane = tid %% %d, warp = tid / %d;\n", E->t->lanes, E->t->lanes);
   else if (E->use_lane) ctxvars = fmt(E, "  const int lane = tid %% %d;\n", E->t->lanes);
@@ -1816,16 +1887,16 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     const char *kv[] = {"name", k->name, "bytes", fmt(E, "%" PRId64, place_shared_bytes(E)),
                         "static", fmt(E, "%d", E->t->smem_static), NULL};
     buf_puts(out, "\n");
-    expand(out, tmpl_dynamic_smem, kv);
+    emit_expand(out, tmpl_dynamic_smem, kv);
   }
   const char *kv[] = {"summary", summary(E), "bounds", bounds, "name", k->name,
                       "params", param_list(E), "shared", shared_decls(E), "ctxvars", ctxvars,
                       "body", body.data ? arena_strndup(E->a, body.data, body.len) : "", NULL};
-  expand(out, tmpl_kernel, kv);
+  emit_expand(out, tmpl_kernel, kv);
   buf_free(&body);
   if (E->o->sim) {
     const char *tv[] = {"name", k->name, "args", trampoline_args(E), NULL};
-    expand(out, tmpl_sim_trampoline, tv);
+    emit_expand(out, tmpl_sim_trampoline, tv);
   }
 }
 
@@ -1839,7 +1910,7 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
   const char *runtime = o->standalone ? embedded_rt_cuh : "#include <tile2cu/rt.cuh>\n";
   const char *kv[] = {"version", TILE2CU_VERSION, "file", o->file, "target", t->name,
                       "sim", o->sim ? "#define TILE2CU_SIM 1\n" : "", "runtime", runtime, NULL};
-  expand(out, tmpl_file_header, kv);
+  emit_expand(out, tmpl_file_header, kv);
   for (int i = 0; i < p->nkernels; i++) emit_kernel(E, p->kernels[i], out);
   return d->errors == before;
 }

@@ -263,9 +263,10 @@ int main(int argc, char **argv) {
                     .explain = o.explain, .explain_out = stderr, .file = o.input};
   st = translate(o.input, src, &t, &eo, &out, stderr, NULL, &a);
   if (st == 0 && !o.check) {
-    if (o.output) st = write_atomic(o.output, out.data ? out.data : "", out.len);
-    if (st == 0 && o.md) st = write_depfile(&o, config_path);
-    else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) st = 2;
+    if (o.output) {
+      st = write_atomic(o.output, out.data ? out.data : "", out.len);
+      if (st == 0 && o.md) st = write_depfile(&o, config_path);
+    } else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) st = 2;
     if (fflush(stdout) != 0) st = 2;
   }
   buf_free(&out);

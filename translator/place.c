@@ -66,7 +66,10 @@ void place_step(Emitter *E, const Step *s, Buf *out) {
     if (E->bufs[a->buf].global && a->write && !(prior & READS) && E->st.wsite[a->buf] == a->site) prior = 0;
     if (prior) why = reason(E, a, prior);
   }
-  if (why) place_barrier(E, out, why);
+  /* Under thread-dependent control a barrier would diverge: emit.c places one
+   * before the region instead, when the region needs it. */
+  if (why && E->td_ctl) E->td_conflict = true;
+  else if (why) place_barrier(E, out, why);
   for (int i = 0; i < s->nacc; i++) {
     const Access *a = &s->acc[i];
     if (a->write) {

@@ -44,80 +44,6 @@ static int fail(const char *fmt_, ...) {
   return 2;
 }
 
-/* ------------------------------------------------------------ launch expressions */
-
-bool eval_launch_expr(const Expr *e, const KernelInfo *ki, const double *pvals, const int64_t *svals,
-                      double *out) {
-  double a, b;
-  switch (e->kind) {
-  case E_INT: *out = (double)e->u.ival; return true;
-  case E_FLOAT: *out = e->u.fval; return true;
-  case E_BOOL: *out = (double)e->u.ival; return true;
-  case E_INF: *out = INFINITY; return true;
-  case E_IDENT: {
-    const Sym *y = e->u.ident.sym;
-    if (!y) return false;
-    if (y->kind == SY_CONST) { *out = y->const_float ? y->fval : (double)y->ival; return true; }
-    for (int i = 0; i < ki->nsizes; i++)
-      if (ki->sizes[i] == y) { *out = (double)svals[i]; return true; }
-    for (int i = 0; i < ki->nparams; i++)
-      if (ki->params[i] == y) { *out = pvals[i]; return true; }
-    return false;
-  }
-  case E_UNARY:
-    if (!eval_launch_expr(e->u.unary.a, ki, pvals, svals, &a)) return false;
-    *out = e->u.unary.op == TK_MINUS ? -a : e->u.unary.op == TK_NOT ? !a : (double)~(int64_t)a;
-    return true;
-  case E_BINARY: {
-    if (!eval_launch_expr(e->u.binary.a, ki, pvals, svals, &a) || !eval_launch_expr(e->u.binary.b, ki, pvals, svals, &b))
-      return false;
-    bool integer = elem_is_int(e->ty.elem) || (e->u.binary.a->ty.elem != T_F32 && e->u.binary.a->ty.elem != T_F64);
-    int64_t x = (int64_t)a, y = (int64_t)b;
-    switch (e->u.binary.op) {
-    case TK_PLUS: *out = a + b; return true;
-    case TK_MINUS: *out = a - b; return true;
-    case TK_STAR: *out = a * b; return true;
-    case TK_SLASH:
-      if (b == 0) return false;
-      *out = integer ? (double)(x / y) : a / b;
-      return true;
-    case TK_PERCENT: if (y == 0) return false; *out = (double)(x % y); return true;
-    case TK_SHL: *out = (double)(x << (y & 63)); return true;
-    case TK_SHR: *out = (double)(x >> (y & 63)); return true;
-    case TK_AND: *out = (double)(x & y); return true;
-    case TK_OR: *out = (double)(x | y); return true;
-    case TK_XOR: *out = (double)(x ^ y); return true;
-    case TK_EQ: *out = a == b; return true;
-    case TK_NE: *out = a != b; return true;
-    case TK_LT: *out = a < b; return true;
-    case TK_LE: *out = a <= b; return true;
-    case TK_GT: *out = a > b; return true;
-    case TK_GE: *out = a >= b; return true;
-    case TK_ANDAND: *out = a && b; return true;
-    case TK_OROR: *out = a || b; return true;
-    default: return false;
-    }
-  }
-  case E_CALL: {
-    if (e->u.call.cast != T_NONE) {
-      if (!eval_launch_expr(e->u.call.args[0], ki, pvals, svals, &a)) return false;
-      *out = elem_is_int(e->u.call.cast) ? (double)(int64_t)a : a;
-      return true;
-    }
-    if (!eval_launch_expr(e->u.call.args[0], ki, pvals, svals, &a) ||
-        !eval_launch_expr(e->u.call.args[1], ki, pvals, svals, &b))
-      return false;
-    switch (e->u.call.builtin) {
-    case B_CDIV: if ((int64_t)b <= 0) return false; *out = (double)(((int64_t)a + (int64_t)b - 1) / (int64_t)b); return true;
-    case B_MIN: *out = a < b ? a : b; return true;
-    case B_MAX: *out = a < b ? b : a; return true;
-    default: return false;
-    }
-  }
-  default: return false;
-  }
-}
-
 /* ------------------------------------------------------------ arguments */
 
 static const char *descr_of(ElemType t) {
@@ -268,27 +194,6 @@ static bool find_runtime(char *rt_dir, char *sim_dir, size_t n) {
   return false;
 }
 
-/* The per-user cache directory; the runtime object is built there once. */
-static void cache_dir(char *out, size_t n) {
-  const char *c = getenv("TILE2CU_CACHE_DIR"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
-  if (c && *c) snprintf(out, n, "%s/sim", c);
-  else if (x && *x) snprintf(out, n, "%s/tile2cu/sim", x);
-  else if (h && *h) snprintf(out, n, "%s/.cache/tile2cu/sim", h);
-  else snprintf(out, n, "/tmp/tile2cu-cache-%d/sim", (int)getuid());
-}
-
-static int mkdirs(const char *path) {
-  char p[PATH_MAX];
-  snprintf(p, sizeof p, "%s", path);
-  for (char *s = p + 1; *s; s++)
-    if (*s == '/') {
-      *s = 0;
-      if (mkdir(p, 0755) && errno != EEXIST) return -1;
-      *s = '/';
-    }
-  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 /* ------------------------------------------------------------ options */
 
 static int parse_run_args(int argc, char **argv, RunOpts *o) {
@@ -330,41 +235,26 @@ static int parse_run_args(int argc, char **argv, RunOpts *o) {
 /* ------------------------------------------------------------ the run */
 
 static int compute_grid(const RunOpts *o, const KernelInfo *ki, const double *pv, const int64_t *sv, unsigned g[3]) {
+  char err[256];
   if (o->has_grid) {
     memcpy(g, o->grid, sizeof o->grid);
     return 0;
   }
-  for (int d = 0; d < 3; d++) {
-    double v = 1;
-    if (ki->grid[d] && !eval_launch_expr(ki->grid[d], ki, pv, sv, &v)) return fail("@grid dim %d cannot be evaluated", d);
-    if (v < 1 || v > 2147483647.0) return fail("@grid dim %d is %.0f; it must be at least 1", d, v);
-    g[d] = (unsigned)v;
-  }
-  return 0;
+  return launch_grid(ki, pv, sv, g, err, sizeof err) ? 0 : fail("%s", err);
 }
 
-static int check_assumes(const RunOpts *o, const KernelInfo *ki, const double *pv, const int64_t *sv, const char *src) {
-  for (int i = 0; i < ki->nassumes; i++) {
-    double v;
-    if (!eval_launch_expr(ki->assumes[i].e, ki, pv, sv, &v) || v == 0) {
-      Buf vals = {0};
-      for (int s = 0; s < ki->nsizes; s++) buf_printf(&vals, "%s%s = %lld", s ? ", " : "", ki->sizes[s]->name, (long long)sv[s]);
-      int r = fail("%s: @assume condition %d of kernel '%s' is false (%s)", o->file, i + 1, o->kernel,
-                   vals.data ? vals.data : "no sizes");
-      buf_free(&vals);
-      (void)src;
-      return r;
-    }
-  }
-  return 0;
+static int check_assumes(const RunOpts *o, const KernelInfo *ki, const double *pv, const int64_t *sv) {
+  char err[1024];
+  return launch_check_assumes(ki, o->kernel, pv, sv, err, sizeof err) ? 0 : fail("%s: %s", o->file, err);
 }
 
 static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *arrays, void **args, int nargs,
                   const unsigned grid[3]) {
   char rt_dir[PATH_MAX], sim_dir[PATH_MAX], cdir[PATH_MAX], err[4096];
   if (!find_runtime(rt_dir, sim_dir, sizeof rt_dir)) return fail("cannot find the CPU backend (rt/ and rt/sim/) next to the tile2cu binary");
-  cache_dir(cdir, sizeof cdir);
-  if (mkdirs(cdir)) return fail("cannot create the cache directory %s: %s", cdir, strerror(errno));
+  launch_cache_dir(cdir, sizeof cdir - 4);
+  strcat(cdir, "/sim");
+  if (launch_mkdirs(cdir)) return fail("cannot create the cache directory %s: %s", cdir, strerror(errno));
   char cu_path[PATH_MAX + 32], so_path[PATH_MAX + 32];
   snprintf(cu_path, sizeof cu_path, "%s/run-%d.cu", cdir, (int)getpid());
   snprintf(so_path, sizeof so_path, "%s/run-%d.so", cdir, (int)getpid());
@@ -451,7 +341,7 @@ int run_main(int argc, char **argv) {
       args[ki->nparams + i] = &sz[i];
     }
     if (st == 0) st = compute_grid(&o, ki, pv, sizes, grid);
-    if (st == 0) st = check_assumes(&o, ki, pv, sizes, src.data);
+    if (st == 0) st = check_assumes(&o, ki, pv, sizes);
     if (st == 0) st = launch(&o, ki, cu.data, arrays, args, nargs, grid);
     for (int i = 0; st == 0 && i < ki->ntensors; i++) {
       if (!ki->tensors[i]->written) continue;

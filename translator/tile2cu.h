@@ -316,6 +316,8 @@ bool config_load(const char *path, TargetConfig *out, char *err, size_t errlen);
 /* Finds configs/<target>.yaml: $TILE2CU_CONFIG_DIR, then next to the binary
  * (../share/tile2cu/configs, ../configs), then the build-time PREFIX. */
 bool config_find(const char *target, const char *argv0, char *path, size_t pathlen);
+/* Loads a config from YAML text in memory; name is shown in messages. */
+bool config_load_text(const char *name, const char *text, TargetConfig *out, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- check.c */
 typedef enum SymKind {
@@ -373,6 +375,16 @@ typedef struct Assume {
   int64_t min;    /* SIZE >= min (INT64_MIN = not known) */
 } Assume;
 
+/* One shared buffer of a kernel, for reports (emit.c fills them). */
+typedef struct SharedTile {
+  const char *name;       /* its C name */
+  const char *what;       /* what it holds, in .tl terms */
+  ElemType elem;
+  int rank;
+  int dims[2];
+  int64_t bytes, offset;
+} SharedTile;
+
 typedef struct KernelInfo {
   int threads;        /* @launch, default 128 */
   int min_blocks;     /* 0 = not given */
@@ -391,6 +403,9 @@ typedef struct KernelInfo {
   const TargetConfig *target;
   int64_t shared_bytes;   /* emit.c: shared memory of the kernel */
   bool dynamic_smem;      /* emit.c: above the static limit, in one dynamic buffer */
+  SharedTile *shared;     /* emit.c: the shared buffers, in layout order */
+  int nshared;
+  int64_t pipeline_bytes; /* emit.c: shared bytes of extra @pipeline stages (not in `shared`) */
 } KernelInfo;
 
 /* Resolves names, types and shapes, checks attributes, the @registers rules
@@ -402,6 +417,8 @@ bool check_const_int(const Expr *e, int64_t *out);
 int64_t type_numel(const Type *t);
 /* Whether e may differ between threads (after checking). */
 bool check_expr_td(const Expr *e);
+/* Whether a break or continue under thread-dependent control leaves this loop body. */
+bool check_loop_divergent(const Block *body);
 
 /* ---------------------------------------------------------------- emit.c */
 typedef struct EmitOptions {
@@ -417,8 +434,33 @@ typedef struct EmitOptions {
  * kernel into out. Returns false when errors were reported. */
 bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t,
                   const EmitOptions *o, Buf *out);
+/* Expands the {{key}} placeholders of a template; kv is key, value, ..., NULL. */
+void emit_expand(Buf *out, const char *tmpl, const char *const *kv);
 
-/* ---------------------------------------------------------------- main.c, run.c */
+/* ---------------------------------------------------------------- host.c */
+/* Host launchers (tile2cu --host) for every kernel of a translated program:
+ * definitions appended to cu, declarations (a whole header) into header. */
+void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header);
+
+/* ---------------------------------------------------------------- launch.c */
+/* @grid for these values; false with a message in err when it cannot be
+ * evaluated or a dim is out of range. */
+bool launch_grid(const KernelInfo *ki, const double *pv, const int64_t *sv, unsigned g[3], char *err, size_t n);
+/* Every size from 1 to INT_MAX. */
+bool launch_check_sizes(const KernelInfo *ki, const int64_t *sv, char *err, size_t n);
+/* Every @assume true; otherwise a message naming the first false one. */
+bool launch_check_assumes(const KernelInfo *ki, const char *kernel, const double *pv, const int64_t *sv,
+                          char *err, size_t n);
+/* $TILE2CU_CACHE_DIR, else $XDG_CACHE_HOME/tile2cu, else ~/.cache/tile2cu. */
+void launch_cache_dir(char *out, size_t n);
+int launch_mkdirs(const char *path); /* mkdir -p; 0 or -1 with errno */
+
+/* ---------------------------------------------------------------- main.c, run.c, verbs.c */
+int run_main(int argc, char **argv);
+int compile_main(int argc, char **argv); /* tile2cu compile */
+int report_main(int argc, char **argv);  /* tile2cu report */
+/* Reads a whole .tl file (NUL-terminated, malloc'd); NULL with a message in err. */
+char *read_tl_file(const char *path, char *err, size_t n);
 /* The pipeline: lex, parse, check, emit. Returns the exit status (0, or 1 for
  * errors in the input, reported to diag_out). *prog_out gets the program. */
 int translate(const char *file, const char *src, const TargetConfig *t, const EmitOptions *eo, Buf *out,
@@ -542,6 +584,9 @@ typedef struct Emitter {
   const char *memo_val[64];
   int nmemo;
   int coop;                   /* > 0: rows reduced by groups of this many threads */
+  const void *warned[256];    /* slices already warned about */
+  int nwarned;
+  bool td_conflict;           /* a barrier was wanted under thread-dependent control */
   int64_t pipeline_extra;     /* shared bytes of extra @pipeline stages */
   const char *pipeline_what;
 } Emitter;

@@ -3,7 +3,7 @@
 
 
 // kernel ids (ctx-fields.tl:4): 64 threads
-//   shared memory: 0 bytes; barriers: 0
+//   shared memory: 0 bytes; barriers: 5
 extern "C" __global__ void __launch_bounds__(64)
 ids(int *__restrict__ O)
 {
@@ -12,15 +12,20 @@ ids(int *__restrict__ O)
   // ctx-fields.tl:5: var b = (ctx.block.z * ctx.blocks.y + ctx.block.y) * ctx.blocks.x + ctx.block.x
   int b = (((((int)blockIdx.z * (int)gridDim.y) + (int)blockIdx.y) * (int)gridDim.x) + (int)blockIdx.x);
   // ctx-fields.tl:6: O[b, ctx.thread, 0] = ctx.thread
-  if (tid == 0 && b < 24 && tid < 64) O[(b * 64 + tid) * 6] = tid;
+  if (b < 24) O[(b * 64 + tid) * 6] = tid;
   // ctx-fields.tl:7: O[b, ctx.thread, 1] = ctx.lane
-  if (tid == 0 && b < 24 && tid < 64) O[(b * 64 + tid) * 6 + 1] = lane;
+  __syncthreads();  // O: written at line 6, overwritten here by other threads
+  if (b < 24) O[(b * 64 + tid) * 6 + 1] = lane;
   // ctx-fields.tl:8: O[b, ctx.thread, 2] = ctx.warp
-  if (tid == 0 && b < 24 && tid < 64) O[(b * 64 + tid) * 6 + 2] = warp;
+  __syncthreads();  // O: written at line 7, overwritten here by other threads
+  if (b < 24) O[(b * 64 + tid) * 6 + 2] = warp;
   // ctx-fields.tl:9: O[b, ctx.thread, 3] = ctx.threads + ctx.lanes * 1000
-  if (tid == 0 && b < 24 && tid < 64) O[(b * 64 + tid) * 6 + 3] = 32064;
+  __syncthreads();  // O: written at line 8, overwritten here by other threads
+  if (b < 24) O[(b * 64 + tid) * 6 + 3] = 32064;
   // ctx-fields.tl:10: O[b, ctx.thread, 4] = ctx.warps
-  if (tid == 0 && b < 24 && tid < 64) O[(b * 64 + tid) * 6 + 4] = 2;
+  __syncthreads();  // O: written at line 9, overwritten here by other threads
+  if (b < 24) O[(b * 64 + tid) * 6 + 4] = 2;
   // ctx-fields.tl:11: O[b, ctx.thread, 5] = ctx.blocks.x * 100 + ctx.blocks.y * 10 + ctx.blocks.z
-  if (tid == 0 && b < 24 && tid < 64) O[(b * 64 + tid) * 6 + 5] = ((((int)gridDim.x * 100) + ((int)gridDim.y * 10)) + (int)gridDim.z);
+  __syncthreads();  // O: written at line 10, overwritten here by other threads
+  if (b < 24) O[(b * 64 + tid) * 6 + 5] = ((((int)gridDim.x * 100) + ((int)gridDim.y * 10)) + (int)gridDim.z);
 }

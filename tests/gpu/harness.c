@@ -257,7 +257,9 @@ static void print_log(const char *log, int maxlines) {
   char line[1024];
   int n = 0;
   while (fgets(line, sizeof line, f)) {
-    if (strstr(line, "warning:") || strstr(line, "note:") || line[0] == ' ' || strchr("^", line[0])) continue;
+    if (strstr(line, "warning:") || strstr(line, "note:") || strstr(line, "sim build failed: ") || line[0] == ' ' ||
+        line[0] == '^' || line[0] == '@' || line[0] == '\n' || strstr(line, ": In function"))
+      continue;
     if (n++ < maxlines) printf("      | %s", line);
   }
   fclose(f);
@@ -345,7 +347,7 @@ bool call_check(Call *c, const char *test, const char *label) {
   if (st != 0) {
     sizes_label(c, what, sizeof what);
     printf("  %-26s %-34s %-11s FAIL  tile2cu run exited %d (%s)\n", test, label, "-", st, what);
-    print_log(log, 12);
+    print_log(log, 6);
     printf("      (files kept in %s)\n", dir);
     return false;
   }
@@ -415,7 +417,7 @@ bool call_expect_fail(Call *c, const char *test, const char *label, const char *
   bool ok = st != 0 && st < 128 && found;
   printf("  %-26s %-34s %-11s %s  (expected failure: exit %d, %s'%s')\n", test, label, "-", ok ? "PASS" : "FAIL", st,
          found ? "" : "no ", needle);
-  if (!ok) print_log(log, 12);
+  if (!ok) print_log(log, 6);
   rm_rf(dir);
   return ok;
 }

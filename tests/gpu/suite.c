@@ -128,7 +128,7 @@ static void t_ew_f32(Tally *T) {
     double alpha = round_dt(F32, rng_uniform(&r, 0.5, 2));
     int off = (int)rng_int(&r, -5, 5);
     Call k;
-    call_init(&k, "elementwise.tl", "ew_f32");
+    call_init(&k, "ew_f32.tl", "ew_f32");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *Z = call_in(&k, "Z", F32, 2, SHAPE(M, N));
     Ten *Br = call_in(&k, "Brow", F32, 2, SHAPE(1, N));
@@ -161,7 +161,7 @@ static void t_ew_i32(Tally *T) {
     Rng r = rng_seed("ew_i32", (uint64_t)c);
     int off = (int)rng_int(&r, -9, 9);
     Call k;
-    call_init(&k, "elementwise.tl", "ew_i32");
+    call_init(&k, "ew_i32.tl", "ew_i32");
     Ten *A = call_in(&k, "A", I32, 1, SHAPE(N));
     Ten *B = call_in(&k, "B", I32, 1, SHAPE(N));
     Ten *Y = call_out(&k, "Y", I32, 2, SHAPE(8, N));
@@ -272,7 +272,7 @@ static void t_red_rows(Tally *T) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("red_rows", (uint64_t)c);
     Call k;
-    call_init(&k, "reductions.tl", "red_rows");
+    call_init(&k, "red_rows.tl", "red_rows");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *RS = call_out(&k, "RS", F32, 2, SHAPE(M, 1));
     Ten *RX = call_out(&k, "RX", F32, 2, SHAPE(M, 1));
@@ -300,7 +300,7 @@ static void t_red_cols(Tally *T) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("red_cols", (uint64_t)c);
     Call k;
-    call_init(&k, "reductions.tl", "red_cols");
+    call_init(&k, "red_cols.tl", "red_cols");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *CS = call_out(&k, "CS", F32, 2, SHAPE(1, N));
     Ten *CX = call_out(&k, "CX", F32, 2, SHAPE(1, N));
@@ -327,7 +327,7 @@ static void t_red_all(Tally *T) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("red_all", (uint64_t)c);
     Call k;
-    call_init(&k, "reductions.tl", "red_all");
+    call_init(&k, "red_all.tl", "red_all");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *Tt = call_out(&k, "T", F32, 1, SHAPE(2));
     fill_uniform(X, &r, -1, 2);
@@ -347,7 +347,7 @@ static void t_red_i32(Tally *T) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("red_i32", (uint64_t)c);
     Call k;
-    call_init(&k, "reductions.tl", "red_i32");
+    call_init(&k, "red_i32.tl", "red_i32");
     Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, N));
     Ten *RS = call_out(&k, "RS", I32, 2, SHAPE(M, 1));
     Ten *RX = call_out(&k, "RX", I32, 2, SHAPE(M, 1));
@@ -381,7 +381,7 @@ static void t_regs16(Tally *T) {
     int M = Ms[c];
     Rng r = rng_seed("regs16", (uint64_t)c);
     Call k;
-    call_init(&k, "reductions_regs.tl", "regs16");
+    call_init(&k, "regs16.tl", "regs16");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 16));
     Ten *RS = call_out(&k, "RS", F32, 2, SHAPE(M, 1));
     Ten *RX = call_out(&k, "RX", F32, 2, SHAPE(M, 1));
@@ -420,7 +420,7 @@ static void t_regs16(Tally *T) {
 static void t_regs32(Tally *T) {
   Rng r = rng_seed("regs32", 0);
   Call k;
-  call_init(&k, "reductions_regs.tl", "regs_i32_32");
+  call_init(&k, "regs_i32_32.tl", "regs_i32_32");
   Ten *W = call_in(&k, "W", I32, 2, SHAPE(8, 32));
   Ten *V = call_in(&k, "V", F32, 2, SHAPE(128, 4));
   Ten *WS = call_out(&k, "WS", I32, 2, SHAPE(8, 1));
@@ -460,7 +460,7 @@ static void t_dot_lowp(Tally *T, Dt dt) {
     int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     Rng r = rng_seed(name, (uint64_t)c);
     Call k;
-    call_init(&k, "dot.tl", name);
+    call_init(&k, dt == F16 ? "dot_f16.tl" : "dot_bf16.tl", name);
     Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", dt, 2, SHAPE(K, N));
     Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
@@ -487,7 +487,7 @@ static void t_dot_f32_shared(Tally *T) {
     Rng r = rng_seed("dot_f32_shared", (uint64_t)c);
     double scale = round_dt(F32, rng_uniform(&r, 0.1, 3));
     Call k;
-    call_init(&k, "dot.tl", "dot_f32_shared");
+    call_init(&k, "dot_f32_shared.tl", "dot_f32_shared");
     Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", F32, 2, SHAPE(K, N));
     Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
@@ -508,7 +508,7 @@ static void t_dot_abt(Tally *T) {
     int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     Rng r = rng_seed("dot_abt", (uint64_t)c);
     Call k;
-    call_init(&k, "dot.tl", "dot_abt");
+    call_init(&k, "dot_abt.tl", "dot_abt");
     Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", F32, 2, SHAPE(N, K));
     Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
@@ -533,7 +533,7 @@ static void t_dot_i8(Tally *T) {
     int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     Rng r = rng_seed("dot_i8", (uint64_t)c);
     Call k;
-    call_init(&k, "dot.tl", "dot_i8");
+    call_init(&k, "dot_i8.tl", "dot_i8");
     Ten *A = call_in(&k, "A", I8, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", I8, 2, SHAPE(K, N));
     Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
@@ -555,7 +555,7 @@ static void t_transpose(Tally *T) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("transpose", (uint64_t)c);
     Call k;
-    call_init(&k, "transpose_mask.tl", "transpose2d");
+    call_init(&k, "transpose2d.tl", "transpose2d");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(N, M));
     fill_uniform(X, &r, -1, 1);
@@ -575,7 +575,7 @@ static void t_causal(Tally *T) {
     Rng r = rng_seed("causal", (uint64_t)c);
     double scale = round_dt(F32, rng_uniform(&r, 0.1, 1));
     Call k;
-    call_init(&k, "transpose_mask.tl", "causal_softmax");
+    call_init(&k, "causal_softmax.tl", "causal_softmax");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *P = call_out(&k, "P", F32, 2, SHAPE(M, N));
     fill_uniform(X, &r, -6, 6);
@@ -601,7 +601,7 @@ static void t_pad(Tally *T) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("pad", (uint64_t)c);
     Call k;
-    call_init(&k, "transpose_mask.tl", "pad_value");
+    call_init(&k, "pad_value.tl", "pad_value");
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(16, 16));
     Ten *R = call_out(&k, "R", I32, 2, SHAPE(16, 16));
@@ -660,7 +660,7 @@ static void t_tile_control(Tally *T) {
     int N = NS[c][0], start = NS[c][1], mode = NS[c][2];
     Rng r = rng_seed("tile_control", (uint64_t)c);
     Call k;
-    call_init(&k, "control.tl", "tile_control");
+    call_init(&k, "tile_control.tl", "tile_control");
     Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
     Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
     Ten *Tt = call_out(&k, "T", F32, 1, SHAPE(2));
@@ -701,7 +701,7 @@ static void t_t1d(Tally *T) {
     Rng r = rng_seed("t1d", (uint64_t)c);
     double scale = round_dt(F32, rng_uniform(&r, -2, 2));
     Call k;
-    call_init(&k, "tensors.tl", "t1d");
+    call_init(&k, "t1d.tl", "t1d");
     Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
     Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
     fill_uniform(X, &r, -1, 1);
@@ -720,7 +720,7 @@ static void t_t3d(Tally *T) {
     int B = BSN[c][0], S = BSN[c][1], N = BSN[c][2];
     Rng r = rng_seed("t3d", (uint64_t)c);
     Call k;
-    call_init(&k, "tensors.tl", "t3d");
+    call_init(&k, "t3d.tl", "t3d");
     Ten *X = call_in(&k, "X", F32, 3, SHAPE(B, S, N));
     Ten *Y = call_out(&k, "Y", F32, 3, SHAPE(B, S, N));
     fill_uniform(X, &r, -2, 2);
@@ -739,7 +739,7 @@ static void t_t4d(Tally *T) {
     Rng r = rng_seed("t4d", (uint64_t)c);
     double scale = round_dt(F32, rng_uniform(&r, -2, 2));
     Call k;
-    call_init(&k, "tensors.tl", "t4d");
+    call_init(&k, "t4d.tl", "t4d");
     Ten *X = call_in(&k, "X", F32, 4, SHAPE(B, H, S, 48));
     Ten *Y = call_out(&k, "Y", F32, 4, SHAPE(B, H, S, 48));
     Ten *Z = call_out(&k, "Z", F32, 3, SHAPE(B, H, 48));
@@ -888,6 +888,34 @@ static void t_region(Tally *T) {
   }
 }
 
+/* ------------------------------------------------------------ several kernels in one file */
+
+static void t_multi(Tally *T) {
+  static const int Ns[] = {300, 128};
+  for (int c = 0; c < 2; c++) {
+    int N = Ns[c];
+    for (int which = 0; which < 2; which++) {
+      Rng r = rng_seed("multi", (uint64_t)(c * 2 + which));
+      Call k;
+      call_init(&k, "multi_kernel.tl", which ? "second" : "first");
+      Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+      Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+      Ten *Tt = which ? call_out(&k, "T", F32, 1, SHAPE(1)) : NULL;
+      fill_uniform(X, &r, -1, 1);
+      double t = 0;
+      for (int i = 0; i < N; i++) {
+        Y->ref[i] = which ? X->v[i] * X->v[i] : X->v[i] * 2;
+        t += X->v[i];
+      }
+      if (Tt) Tt->ref[0] = t;
+      char l[64];
+      label(l, sizeof l, "kernel %s N=%d", which ? "second" : "first", N);
+      CHECK(T, call_check(&k, "multi_kernel_file", l));
+      call_free(&k);
+    }
+  }
+}
+
 /* ------------------------------------------------------------ the table */
 
 typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
@@ -922,6 +950,7 @@ static const Test tests[] = {
     {"partial_tile_writes", t_partial},
     {"registers_through_loops", t_ema},
     {"store_region_only", t_region},
+    {"multi_kernel_file", t_multi},
 };
 #define NTESTS ((int)(sizeof tests / sizeof tests[0]))
 
@@ -938,7 +967,7 @@ static double now(void) {
 static bool gpu_available(char *why, size_t n) {
   Call k;
   Rng r = rng_seed("probe", 0);
-  call_init(&k, "tensors.tl", "t1d");
+  call_init(&k, "t1d.tl", "t1d");
   Ten *X = call_in(&k, "X", F32, 1, SHAPE(4));
   call_out(&k, "Y", F32, 1, SHAPE(4));
   fill_uniform(X, &r, -1, 1);
@@ -948,7 +977,7 @@ static bool gpu_available(char *why, size_t n) {
   mkdir(dir, 0755);
   snprintf(log, sizeof log, "%s/log.txt", dir);
   char tl[4200], xa[4300], ya[4300];
-  snprintf(tl, sizeof tl, "%s/tensors.tl", h_tldir);
+  snprintf(tl, sizeof tl, "%s/t1d.tl", h_tldir);
   snprintf(xa, sizeof xa, "X=%s/X.npy", dir);
   snprintf(ya, sizeof ya, "Y=%s/Y.npy", dir);
   h_write_input(xa + 2, X);
