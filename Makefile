@@ -2,10 +2,12 @@
 #   make            build build/tile2cu
 #   make test       every test (unit, golden, nvcc, CPU-backend run tests, examples)
 #   make install PREFIX=/usr/local
+#   make lib        build/libtile2cu.a and build/libtile2cu.so (the NVRTC driver)
+#   make bench-compile   cold vs warm NVRTC compile times (not part of make test)
 CC      ?= cc
 CXX     ?= g++
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+CFLAGS  += -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -fPIC
 PREFIX  ?= /usr/local
 CUDA    ?= /usr/local/cuda
 NVCC    ?= $(CUDA)/bin/nvcc
@@ -14,9 +16,17 @@ B       := build
 TR_SRCS := $(filter-out translator/main.c,$(wildcard translator/*.c))
 TR_OBJS := $(TR_SRCS:translator/%.c=$(B)/obj/%.o) $(B)/obj/simrun.o
 TEMPLATES := $(wildcard templates/*.tmpl)
-LIBS    := -lyaml -ldl -lpthread -lm
+CONFIGS := $(wildcard configs/*.yaml)
+LIBS    := -lyaml -lcrypto -ldl -lpthread -lm
 
-all: $(B)/tile2cu
+# libtile2cu: the NVRTC driver (nvrtc_driver/) with the translator linked in.
+DRV_SRCS := $(wildcard nvrtc_driver/*.c)
+DRV_OBJS := $(DRV_SRCS:nvrtc_driver/%.c=$(B)/obj/drv/%.o)
+LIB_OBJS := $(TR_OBJS) $(DRV_OBJS)
+
+all: $(B)/tile2cu lib
+
+lib: $(B)/libtile2cu.a $(B)/libtile2cu.so
 
 $(B)/obj/%.o: translator/%.c translator/tile2cu.h $(wildcard translator/*.def) | $(B)/obj
 	$(CC) $(CFLAGS) -DTILE2CU_PREFIX='"$(PREFIX)"' -Itranslator -Irt/sim -I$(B) -c $< -o $@
@@ -27,21 +37,40 @@ $(B)/obj/simrun.o: rt/sim/simrun.c rt/sim/simrun.h rt/sim/t2c_sim_api.h | $(B)/o
 # Templates and the runtime header are embedded into the binary.
 $(B)/templates.h: $(TEMPLATES) rt/tile2cu/rt.cuh tools/embed.sh | $(B)
 	sh tools/embed.sh $(TEMPLATES) rt/tile2cu/rt.cuh > $@.tmp && mv $@.tmp $@
-$(B)/obj/emit.o $(B)/obj/templates.o: $(B)/templates.h
+$(B)/obj/emit.o $(B)/obj/host.o $(B)/obj/templates.o: $(B)/templates.h
 
-$(B)/tile2cu: $(B)/obj/main.o $(TR_OBJS)
+# The target configs are embedded into the library too.
+$(B)/configs.h: $(CONFIGS) tools/embed.sh | $(B)
+	{ sh tools/embed.sh $(CONFIGS) && \
+	  echo 'static const struct { const char *name, *text; } embedded_configs[] = {' && \
+	  for f in $(CONFIGS); do n=$$(basename $$f .yaml); echo "  {\"$$n\", embedded_$${n}_yaml},"; done && \
+	  echo '};'; } > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/tile2cu.h \
+		$(B)/templates.h $(B)/configs.h | $(B)/obj/drv
+	$(CC) $(CFLAGS) -I$(B) -c $< -o $@
+
+$(B)/libtile2cu.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libtile2cu.so: $(LIB_OBJS) nvrtc_driver/libtile2cu.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libtile2cu.so.0 -Wl,--version-script=nvrtc_driver/libtile2cu.map \
+	  -o $@.0 $(LIB_OBJS) $(LIBS)
+	ln -sf libtile2cu.so.0 $@
+
+$(B)/tile2cu: $(B)/obj/main.o $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/obj/main.o: translator/main.c translator/tile2cu.h | $(B)/obj
 	$(CC) $(CFLAGS) -DTILE2CU_PREFIX='"$(PREFIX)"' -Itranslator -Irt/sim -I$(B) -c $< -o $@
 
-$(B) $(B)/obj:
+$(B) $(B)/obj $(B)/obj/drv:
 	mkdir -p $@
 
 # ---- tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-$(B)/unit-tests: $(UNIT_SRCS) $(TR_OBJS)
-	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(TR_OBJS) -lcriterion $(LIBS)
+$(B)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) nvrtc_driver/tile2cu.h
+	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(LIB_OBJS) -lcriterion $(LIBS)
 
 unit: $(B)/unit-tests
 	$(B)/unit-tests --jobs 2
@@ -55,8 +84,14 @@ golden-update: $(B)/tile2cu
 nvcc-check: $(B)/tile2cu
 	sh tests/golden/nvcc_check.sh
 
-examples: $(B)/tile2cu
+examples: $(B)/tile2cu lib
 	$(MAKE) -C examples/nvcc_host TILE2CU=$(CURDIR)/$(B)/tile2cu
+	$(MAKE) -C examples/nvrtc_host T2C_BUILD=$(CURDIR)/$(B)
+	cd examples/nvrtc_host && ./nvrtc_host
+
+bench-compile: lib
+	$(CC) $(CFLAGS) -Invrtc_driver -o $(B)/bench-compile bench/compile/bench.c $(B)/libtile2cu.a $(LIBS)
+	$(B)/bench-compile examples/squares.tl examples/softmax.tl examples/gemm_f32.tl
 
 sim-selftest:
 	sh tests/sim/run.sh
@@ -64,11 +99,15 @@ sim-selftest:
 gpu-sim: $(B)/tile2cu
 	sh tests/gpu/run.sh --backend sim
 
+test-gpu: $(B)/tile2cu
+	sh tests/gpu/run.sh --backend gpu
+
 test: all unit golden nvcc-check sim-selftest gpu-sim examples
 
 clean:
 	rm -rf $(B)
 	$(MAKE) -C examples/nvcc_host clean
+	$(MAKE) -C examples/nvrtc_host clean
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tile2cu $(DESTDIR)$(PREFIX)/share/tile2cu/configs
@@ -77,5 +116,13 @@ install: all
 	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/tile2cu/configs/
 	install -d $(DESTDIR)$(PREFIX)/share/tile2cu/sim
 	install -m 644 rt/sim/tile2cu_sim.h rt/sim/runtime.cpp rt/sim/t2c_sim_api.h $(DESTDIR)$(PREFIX)/share/tile2cu/sim/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(B)/libtile2cu.a $(DESTDIR)$(PREFIX)/lib/libtile2cu.a
+	install -m 755 $(B)/libtile2cu.so.0 $(DESTDIR)$(PREFIX)/lib/libtile2cu.so.0
+	ln -sf libtile2cu.so.0 $(DESTDIR)$(PREFIX)/lib/libtile2cu.so
+	install -m 644 nvrtc_driver/tile2cu.h $(DESTDIR)$(PREFIX)/include/tile2cu.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|'"$$(sed -n 's/^#define TILE2CU_VERSION "\(.*\)"/\1/p' translator/tile2cu.h)"'|g' \
+	  nvrtc_driver/tile2cu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tile2cu.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/tile2cu.pc
 
-.PHONY: all unit golden golden-update nvcc-check sim-selftest gpu-sim examples test clean install
+.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples bench-compile test clean install

@@ -92,9 +92,11 @@ static bool read_all(const char *path, unsigned char **data, size_t *len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;
+  *data = NULL;
+  *len = 0;
   if (fstat(fd, &st) != 0 || st.st_size < HEADER || st.st_size > (1 << 30)) {
     close(fd);
-    return st.st_size >= 0 && (*len = 0, *data = NULL, true);
+    return true; /* present but not an entry: entry_valid rejects it */
   }
   unsigned char *buf = malloc((size_t)st.st_size);
   size_t got = 0;
@@ -187,7 +189,7 @@ void cache_put(const char *hex, const void *code, size_t code_len, const char *l
 }
 
 t2c_status t2c_cache_dir(char *buf, size_t size) {
-  if (!buf || !size) return t2c_fail(T2C_ERROR_INVALID_VALUE, "t2c_cache_dir: no buffer");
+  if (!buf || !size) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_cache_dir: no buffer");
   if (!cache_enabled()) buf[0] = 0;
   else cache_path(buf, size);
   return T2C_SUCCESS;

@@ -41,14 +41,14 @@ static void *open_first(const char *const *names, int n, char *tried, size_t len
 }
 
 static bool has_fp16(const char *dir) {
-  char p[PATH_MAX + 32];
+  char p[2 * PATH_MAX];
   snprintf(p, sizeof p, "%s/cuda_fp16.h", dir);
   return access(p, R_OK) == 0;
 }
 
 static void find_include_dir(void) {
   Dl_info info;
-  char lib[PATH_MAX], cand[PATH_MAX + 32];
+  char lib[PATH_MAX], cand[PATH_MAX];
   if (dladdr((void *)nvrtc.CreateProgram, &info) && info.dli_fname && realpath(info.dli_fname, lib)) {
     char *slash = strrchr(lib, '/');
     if (slash) *slash = 0;
@@ -62,7 +62,7 @@ static void find_include_dir(void) {
   for (int i = 0; i < 2; i++) {
     if (!envs[i]) continue;
     snprintf(cand, sizeof cand, "%s/include", envs[i]);
-    if (has_fp16(cand)) { snprintf(nvrtc.include_dir, sizeof nvrtc.include_dir, "%s", cand); return; }
+    if (has_fp16(cand)) { memcpy(nvrtc.include_dir, cand, sizeof cand); return; }
   }
   const char *fixed[] = {"/usr/local/cuda/include", "/usr/include"};
   for (int i = 0; i < 2; i++)
@@ -109,7 +109,7 @@ static void load_nvrtc(void) {
 const Nvrtc *dl_nvrtc(void) {
   pthread_once(&nvrtc_once, load_nvrtc);
   if (!nvrtc_ok) {
-    t2c_fail(T2C_ERROR_NO_NVRTC, "%s", nvrtc_error);
+    drv_fail(T2C_ERROR_NO_NVRTC, "%s", nvrtc_error);
     return NULL;
   }
   return &nvrtc;
@@ -173,7 +173,7 @@ static void load_cuda(void) {
 const Cuda *dl_cuda(void) {
   pthread_once(&cuda_once, load_cuda);
   if (!cuda_ok) {
-    t2c_fail(T2C_ERROR_NO_DEVICE, "%s", cuda_error);
+    drv_fail(T2C_ERROR_NO_DEVICE, "%s", cuda_error);
     return NULL;
   }
   CUresult r = cuda.CtxSetCurrent(cuda.ctx);
@@ -187,6 +187,6 @@ const Cuda *dl_cuda(void) {
 t2c_status dl_cuda_fail(const Cuda *cu, CUresult r, const char *what) {
   const char *msg = NULL;
   if (cu && cu->GetErrorString) cu->GetErrorString(r, &msg);
-  if (r == 2) return t2c_fail(T2C_ERROR_OUT_OF_MEMORY, "%s: out of device memory", what);
-  return t2c_fail(T2C_ERROR_CUDA, "%s failed with CUDA error %d (%s)", what, r, msg ? msg : "unknown");
+  if (r == 2) return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "%s: out of device memory", what);
+  return drv_fail(T2C_ERROR_CUDA, "%s failed with CUDA error %d (%s)", what, r, msg ? msg : "unknown");
 }

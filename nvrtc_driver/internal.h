@@ -41,7 +41,7 @@ struct t2c_program {
 };
 
 /* Sets the thread's last error message and returns s. */
-t2c_status t2c_fail(t2c_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+t2c_status drv_fail(t2c_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Loads configs/NAME.yaml: $TILE2CU_CONFIG_DIR, else the built-in copy. */
 t2c_status program_target(const char *name, TargetConfig *t);
 /* (Re)translates the program for t. */

@@ -104,6 +104,7 @@ static int emit_buffer(Emitter *E, const void *key, const char *cname, ElemType 
     if (E->bufs[i].key == key) return i;
   if (E->nbufs == MAX_BUFS) die("more than %d shared buffers in one kernel", MAX_BUFS);
   Buffer *b = &E->bufs[E->nbufs];
+  memset(b, 0, sizeof *b);
   b->key = key;
   b->cname = cname;
   b->elem = elem;
@@ -1847,6 +1848,7 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
   E->pipeline_extra = 0;
   E->pipeline_what = NULL;
   E->use_lane = E->use_warp = false;
+  E->nwarned = 0;
   memset(&E->st, 0, sizeof E->st);
   memset(E->copy_why, 0, sizeof E->copy_why);
   if (E->ki->regs.len > MAX_REGS) {

@@ -153,3 +153,28 @@ int launch_mkdirs(const char *path) {
     }
   return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
 }
+
+/* ------------------------------------------------------------ source files */
+
+char *read_tl_file(const char *path, char *err, size_t n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, n, "cannot open %s: %s", path, strerror(errno));
+    return NULL;
+  }
+  Buf b = {0};
+  char chunk[65536];
+  size_t got;
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= (16u << 20)) buf_putn(&b, chunk, got);
+  bool bad = ferror(f);
+  fclose(f);
+  const char *why = bad ? "cannot read it" : b.len > (16u << 20) ? "the file is larger than 16 MiB"
+                    : b.len && memchr(b.data, 0, b.len) ? "the file contains a NUL byte; is it a text file?" : NULL;
+  if (why) {
+    snprintf(err, n, "%s: %s", path, why);
+    buf_free(&b);
+    return NULL;
+  }
+  buf_puts(&b, "");
+  return b.data;
+}

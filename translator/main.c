@@ -20,7 +20,9 @@
 
 static const char usage_text[] =
     "usage: tile2cu [options] FILE.tl\n"
-    "       tile2cu run FILE.tl --kernel NAME [run options] NAME=VALUE ...\n"
+    "       tile2cu run FILE.tl --kernel NAME [--backend sim|gpu] [run options] NAME=VALUE ...\n"
+    "       tile2cu compile FILE.tl [--target sm_XX] [--ptx] -o OUT   cubin or PTX through NVRTC\n"
+    "       tile2cu report FILE.tl [--target sm_XX]   threads, shared memory, registers, occupancy\n"
     "\n"
     "Translates a tile-language file to CUDA C++ (on stdout unless -o).\n"
     "\n"
@@ -33,6 +35,8 @@ static const char usage_text[] =
     "  --check            report diagnostics only; write nothing\n"
     "  --explain          print placement and barrier decisions on stderr\n"
     "  --sim              emit the CPU-backend variant (used by tile2cu run)\n"
+    "  --host             also emit tile2cu_launch_NAME() host launchers\n"
+    "  --header FILE.h    write the launchers' declarations to FILE.h (implies --host)\n"
     "  --deps FILE        write a Make-style depfile for the output (needs -o)\n"
     "  -MD                write the depfile next to the output, as OUT.d\n"
     "  -MF FILE           the depfile's path, with -MD\n"
@@ -47,7 +51,8 @@ typedef struct Options {
   bool md;
   const char *target;
   const char *config;
-  bool standalone, line, check, explain, sim;
+  const char *header;
+  bool standalone, line, check, explain, sim, host;
 } Options;
 
 static int usage_error(const char *fmt_, const char *arg) {
@@ -202,13 +207,16 @@ static int parse_args(int argc, char **argv, Options *o) {
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0 ||
-        strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0) {
+        strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0 || strcmp(s, "--header") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", s);
       const char *v = argv[++i];
       if (strcmp(s, "-o") == 0) o->output = v;
       else if (strcmp(s, "--target") == 0) o->target = v;
       else if (strcmp(s, "--config") == 0) o->config = v;
-      else {
+      else if (strcmp(s, "--header") == 0) {
+        o->header = v;
+        o->host = true;
+      } else {
         o->depfile = v;
         o->md = true;
       }
@@ -219,6 +227,7 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (strcmp(s, "--check") == 0) o->check = true;
     else if (strcmp(s, "--explain") == 0) o->explain = true;
     else if (strcmp(s, "--sim") == 0) o->sim = true;
+    else if (strcmp(s, "--host") == 0) o->host = true;
     else if (s[0] == '-' && s[1] && strcmp(s, "-") != 0) return usage_error("unknown option '%s'", s);
     else if (o->input) return usage_error("more than one input file ('%s')", s);
     else o->input = s;
@@ -226,13 +235,14 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (!o->input) return usage_error("%sno input file", "");
   if (o->target && o->config) return usage_error("%s--target and --config exclude each other", "");
   if (o->md && !o->output) return usage_error("%sa depfile (--deps, -MD) needs -o FILE", "");
+  if (o->host && o->sim) return usage_error("%s--host and --sim exclude each other", "");
   return 0;
 }
 
-int run_main(int argc, char **argv);
-
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "run") == 0) return run_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "compile") == 0) return compile_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "report") == 0) return report_main(argc - 1, argv + 1);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage_text, stdout);
@@ -261,7 +271,11 @@ int main(int argc, char **argv) {
   Buf out = {0};
   EmitOptions eo = {.line_directives = o.line, .standalone = o.standalone, .sim = o.sim,
                     .explain = o.explain, .explain_out = stderr, .file = o.input};
-  st = translate(o.input, src, &t, &eo, &out, stderr, NULL, &a);
+  Program *prog = NULL;
+  Buf header = {0};
+  st = translate(o.input, src, &t, &eo, &out, stderr, &prog, &a);
+  if (st == 0 && o.host) host_emit(&a, prog, &eo, &out, o.header ? &header : NULL);
+  if (st == 0 && !o.check && o.header) st = write_atomic(o.header, header.data ? header.data : "", header.len);
   if (st == 0 && !o.check) {
     if (o.output) {
       st = write_atomic(o.output, out.data ? out.data : "", out.len);
@@ -270,6 +284,7 @@ int main(int argc, char **argv) {
     if (fflush(stdout) != 0) st = 2;
   }
   buf_free(&out);
+  buf_free(&header);
   arena_free(&a);
   free(src);
   return st;

@@ -8,7 +8,12 @@
  * thread a fiber. Tensors are .npy files, read when they exist; tensors the
  * kernel stores to are written back. Sizes and scalars come from NAME=VALUE;
  * a size left out is inferred from the arrays. @grid gives the grid unless
- * --grid does, and every @assume is checked before the launch.
+ * --grid does, and every @assume is checked before the launch (launch.c).
+ *
+ * --backend gpu runs the kernel on the CUDA device through libtile2cu (NVRTC
+ * and the driver API) instead, and fails when there is no device. With no
+ * --backend the device is used when there is one, otherwise the CPU backend;
+ * the line printed on success says which ran.
  */
 #include "tile2cu.h"
 
@@ -21,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../nvrtc_driver/tile2cu.h"
 #include "npy.h"
 #include "simrun.h"
 
@@ -290,12 +296,61 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
   return 0;
 }
 
+/* The kernel on the CUDA device: compiled through NVRTC, tensors copied in and out. */
+static int launch_gpu(const RunOpts *o, const KernelInfo *ki, const char *src, Npy *arrays, void **args,
+                      const unsigned grid[3]) {
+  t2c_program *p = NULL;
+  t2c_module *m = NULL;
+  t2c_devptr *dev = calloc((size_t)ki->ntensors + 1, sizeof *dev);
+  t2c_compile_options co = {o->target, T2C_OUTPUT_CUBIN, 0};
+  t2c_status s = t2c_program_from_source(o->file, src, &p);
+  if (!s) s = t2c_compile(p, &co);
+  if (!s) s = t2c_module_load(p, &m);
+  for (int i = 0, t = 0; !s && i < ki->nparams; i++) {
+    if (ki->params[i]->kind != SY_TENSOR) continue;
+    s = t2c_mem_alloc(&dev[t], arrays[t].nbytes);
+    if (!s) s = t2c_memcpy_htod(dev[t], arrays[t].data, arrays[t].nbytes);
+    args[i] = &dev[t++];
+  }
+  t2c_launch_options lo = {{grid[0], grid[1], grid[2]}, NULL};
+  if (!s) s = t2c_launch(m, o->kernel, args, &lo);
+  if (!s) s = t2c_synchronize();
+  for (int t = 0; !s && t < ki->ntensors; t++)
+    if (ki->tensors[t]->written) s = t2c_memcpy_dtoh(arrays[t].data, dev[t], arrays[t].nbytes);
+  int st = 0;
+  if (s) {
+    if (p && (s == T2C_ERROR_TRANSLATE || s == T2C_ERROR_COMPILE)) fputs(t2c_program_diagnostics_text(p), stderr);
+    st = fail("gpu backend: %s", t2c_last_error());
+  }
+  for (int t = 0; t < ki->ntensors; t++)
+    if (dev[t]) t2c_mem_free(dev[t]);
+  free(dev);
+  t2c_module_unload(m);
+  t2c_program_destroy(p);
+  return st;
+}
+
+/* --backend gpu needs a device; with no --backend, the device when there is one. */
+static int pick_backend(RunOpts *o) {
+  if (o->backend && strcmp(o->backend, "sim") == 0) return 0;
+  if (t2c_device_available() == T2C_SUCCESS) {
+    o->backend = "gpu";
+    return 0;
+  }
+  if (o->backend) return fail("--backend gpu: %s", t2c_last_error());
+  fprintf(stderr, "tile2cu run: %s; using the CPU backend (sim)\n", t2c_last_error());
+  o->backend = "sim";
+  return 0;
+}
+
 int run_main(int argc, char **argv) {
   RunOpts o = {0};
   int st = parse_run_args(argc, argv, &o);
-  if (st) return st;
-  if (o.backend && strcmp(o.backend, "gpu") == 0)
-    return fail("the gpu backend is not available in this build; use --backend sim");
+  if (st || (st = pick_backend(&o))) {
+    free(o.binds);
+    return st;
+  }
+  bool gpu = strcmp(o.backend, "gpu") == 0;
   char cfg[PATH_MAX], err[512];
   TargetConfig t;
   const char *target = o.target ? o.target : "sm_90";
@@ -342,12 +397,15 @@ int run_main(int argc, char **argv) {
     }
     if (st == 0) st = compute_grid(&o, ki, pv, sizes, grid);
     if (st == 0) st = check_assumes(&o, ki, pv, sizes);
-    if (st == 0) st = launch(&o, ki, cu.data, arrays, args, nargs, grid);
+    if (st == 0) st = gpu ? launch_gpu(&o, ki, src.data, arrays, args, grid) : launch(&o, ki, cu.data, arrays, args, nargs, grid);
     for (int i = 0; st == 0 && i < ki->ntensors; i++) {
       if (!ki->tensors[i]->written) continue;
       if (npy_write(find_bind(&o, ki->tensors[i]->name), &arrays[i], err, sizeof err)) st = fail("%s", err);
     }
-    if (st == 0)
+    if (st == 0 && gpu)
+      fprintf(stderr, "tile2cu run: kernel %s ran on the GPU: grid (%u, %u, %u), %d threads\n", o.kernel, grid[0],
+              grid[1], grid[2], ki->threads);
+    else if (st == 0)
       fprintf(stderr, "tile2cu run: kernel %s ran on the CPU backend (sim): grid (%u, %u, %u), %d threads, %d schedule%s agree\n",
               o.kernel, grid[0], grid[1], grid[2], ki->threads, o.schedules, o.schedules == 1 ? "" : "s");
     for (int i = 0; i < ki->ntensors; i++) npy_free(&arrays[i]);

@@ -1,0 +1,281 @@
+/* program.c: programs (a translated .tl file), their diagnostics and kernels.
+ *
+ * A program translates in-process with translate(), with #line directives so
+ * that NVRTC's messages name .tl lines. Translator messages are captured with
+ * open_memstream as clang-style text and parsed into t2c_diagnostic records;
+ * NVRTC's "file.tl(LINE): error: ..." lines are added after them.
+ *
+ * Errors: every failing call sets a thread-local message (t2c_last_error), so
+ * there is no shared mutable state here.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "configs.h"
+
+static _Thread_local char last_error[2048];
+
+t2c_status drv_fail(t2c_status s, const char *fmt_, ...) {
+  va_list ap;
+  va_start(ap, fmt_);
+  vsnprintf(last_error, sizeof last_error, fmt_, ap);
+  va_end(ap);
+  return s;
+}
+
+const char *t2c_last_error(void) { return last_error; }
+const char *t2c_version(void) { return TILE2CU_VERSION; }
+
+const char *t2c_error_string(t2c_status s) {
+  switch (s) {
+  case T2C_SUCCESS: return "success";
+  case T2C_ERROR_INVALID_VALUE: return "invalid argument";
+  case T2C_ERROR_IO: return "cannot read or write a file";
+  case T2C_ERROR_TRANSLATE: return "errors in the .tl source";
+  case T2C_ERROR_TARGET: return "unknown target";
+  case T2C_ERROR_NO_NVRTC: return "NVRTC (libnvrtc) is not available";
+  case T2C_ERROR_COMPILE: return "NVRTC failed to compile the generated CUDA";
+  case T2C_ERROR_NOT_COMPILED: return "the program is not compiled";
+  case T2C_ERROR_NO_DEVICE: return "no CUDA device";
+  case T2C_ERROR_NOT_FOUND: return "no kernel of that name";
+  case T2C_ERROR_ASSUME: return "an @assume condition is false";
+  case T2C_ERROR_GRID: return "the grid cannot be computed";
+  case T2C_ERROR_CUDA: return "CUDA driver error";
+  case T2C_ERROR_OUT_OF_MEMORY: return "out of memory";
+  }
+  return "unknown status";
+}
+
+/* ------------------------------------------------------------ targets */
+
+t2c_status program_target(const char *name, TargetConfig *t) {
+  char path[4096], err[512];
+  const char *dir = getenv("TILE2CU_CONFIG_DIR");
+  if (dir && *dir && config_find(name, NULL, path, sizeof path))
+    return config_load(path, t, err, sizeof err) ? T2C_SUCCESS : drv_fail(T2C_ERROR_TARGET, "%s", err);
+  for (size_t i = 0; i < sizeof embedded_configs / sizeof *embedded_configs; i++)
+    if (strcmp(embedded_configs[i].name, name) == 0)
+      return config_load_text(name, embedded_configs[i].text, t, err, sizeof err) ? T2C_SUCCESS
+                                                                                  : drv_fail(T2C_ERROR_TARGET, "%s", err);
+  Buf known = {0};
+  for (size_t i = 0; i < sizeof embedded_configs / sizeof *embedded_configs; i++)
+    buf_printf(&known, "%s%s", i ? " " : "", embedded_configs[i].name);
+  t2c_status s = drv_fail(T2C_ERROR_TARGET, "unknown target '%s' (known: %s)", name ? name : "(null)", known.data);
+  buf_free(&known);
+  return s;
+}
+
+/* ------------------------------------------------------------ diagnostics */
+
+static void add_diag(t2c_program *p, t2c_severity sev, const char *file, size_t flen, int line, int col,
+                     const char *msg, size_t mlen) {
+  if (p->ndiags == p->cap_diags) {
+    int cap = p->cap_diags ? 2 * p->cap_diags : 8;
+    t2c_diagnostic *d = realloc(p->diags, sizeof *d * (size_t)cap);
+    if (!d) return;
+    p->diags = d;
+    p->cap_diags = cap;
+  }
+  p->diags[p->ndiags++] = (t2c_diagnostic){sev, strndup(file, flen), line, col, strndup(msg, mlen)};
+}
+
+static void free_diags(t2c_program *p) {
+  for (int i = 0; i < p->ndiags; i++) {
+    free((char *)p->diags[i].file);
+    free((char *)p->diags[i].message);
+  }
+  p->ndiags = 0;
+  p->diag_parsed = 0;
+  buf_free(&p->diag_text);
+}
+
+/* One line of translator output: "FILE:L:C: kind: msg", "FILE: kind: msg" or
+ * "note: msg"; source lines and carets match none of them. */
+static void parse_diag_line(t2c_program *p, const char *s, size_t n) {
+  static const struct { const char *tag; t2c_severity sev; } kinds[] = {
+      {": error: ", T2C_ERROR}, {": warning: ", T2C_WARNING}, {": note: ", T2C_NOTE}};
+  if (n >= 6 && strncmp(s, "note: ", 6) == 0) {
+    add_diag(p, T2C_NOTE, p->name, strlen(p->name), 0, 0, s + 6, n - 6);
+    return;
+  }
+  for (int k = 0; k < 3; k++) {
+    const char *tag = memmem(s, n, kinds[k].tag, strlen(kinds[k].tag));
+    if (!tag) continue;
+    const char *msg = tag + strlen(kinds[k].tag);
+    size_t flen = (size_t)(tag - s);
+    int line = 0, col = 0;
+    /* FILE:LINE:COL */
+    const char *c2 = flen ? memrchr(s, ':', flen) : NULL;
+    const char *c1 = c2 && c2 > s ? memrchr(s, ':', (size_t)(c2 - s)) : NULL;
+    if (c1 && c2 && c1 + 1 < c2 && c2 + 1 < tag && strspn(c1 + 1, "0123456789") == (size_t)(c2 - c1 - 1) &&
+        strspn(c2 + 1, "0123456789") == (size_t)(tag - c2 - 1)) {
+      line = atoi(c1 + 1);
+      col = atoi(c2 + 1);
+      flen = (size_t)(c1 - s);
+    }
+    add_diag(p, kinds[k].sev, s, flen, line, col, msg, (size_t)(s + n - msg));
+    return;
+  }
+}
+
+static void parse_new_diags(t2c_program *p) {
+  const char *t = p->diag_text.data;
+  size_t i = p->diag_parsed;
+  while (t && i < p->diag_text.len) {
+    const char *nl = memchr(t + i, '\n', p->diag_text.len - i);
+    size_t n = nl ? (size_t)(nl - (t + i)) : p->diag_text.len - i;
+    parse_diag_line(p, t + i, n);
+    i += n + 1;
+  }
+  p->diag_parsed = p->diag_text.len;
+}
+
+/* NVRTC: "NAME(LINE): error: msg" or "NAME(LINE): warning #177-D: msg". Lines
+ * of the .tl come back through #line; others (the runtime header) keep their file. */
+void program_add_nvrtc_diags(t2c_program *p, const char *log) {
+  for (const char *s = log; s && *s;) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s) : strlen(s);
+    const char *paren = memmem(s, n, "): ", 3), *open = NULL;
+    for (const char *q = paren; q && q > s; q--)
+      if (*q == '(') { open = q; break; }
+    if (paren && open) {
+      const char *kind = paren + 3, *colon = memchr(kind, ':', (size_t)(s + n - kind));
+      bool err = strncmp(kind, "error", 5) == 0 || strncmp(kind, "catastrophic error", 18) == 0;
+      bool warn = strncmp(kind, "warning", 7) == 0;
+      if ((err || warn) && colon) {
+        const char *msg = colon + 1 + (colon[1] == ' ');
+        int line = atoi(open + 1);
+        buf_printf(&p->diag_text, "%.*s:%d: %s: %.*s (NVRTC)\n", (int)(open - s), s, line, err ? "error" : "warning",
+                   (int)(s + n - msg), msg);
+      }
+    }
+    s = nl ? nl + 1 : s + n;
+  }
+  parse_new_diags(p);
+}
+
+int t2c_program_num_diagnostics(const t2c_program *p) { return p ? p->ndiags : 0; }
+
+t2c_status t2c_program_diagnostic(const t2c_program *p, int i, t2c_diagnostic *out) {
+  if (!p || !out || i < 0 || i >= p->ndiags) return drv_fail(T2C_ERROR_INVALID_VALUE, "no diagnostic %d", i);
+  *out = p->diags[i];
+  return T2C_SUCCESS;
+}
+
+const char *t2c_program_diagnostics_text(const t2c_program *p) {
+  return p && p->diag_text.data ? p->diag_text.data : "";
+}
+
+/* ------------------------------------------------------------ translation */
+
+t2c_status program_translate(t2c_program *p, const TargetConfig *t) {
+  arena_free(&p->arena);
+  buf_free(&p->cuda);
+  free_diags(p);
+  p->prog = NULL;
+  p->translated_ok = false;
+  p->target = *t;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem) return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "open_memstream: %s", strerror(errno));
+  EmitOptions eo = {.line_directives = true, .file = p->name};
+  int st = translate(p->name, p->source, t, &eo, &p->cuda, mem, &p->prog, &p->arena);
+  fclose(mem);
+  if (len) buf_putn(&p->diag_text, text, len);
+  free(text);
+  parse_new_diags(p);
+  if (st != 0) {
+    buf_free(&p->cuda);
+    int first = -1;
+    for (int i = 0; i < p->ndiags && first < 0; i++)
+      if (p->diags[i].severity == T2C_ERROR) first = i;
+    if (first < 0) return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);
+    const t2c_diagnostic *d = &p->diags[first];
+    return drv_fail(T2C_ERROR_TRANSLATE, "%s:%d:%d: error: %s", d->file, d->line, d->col, d->message);
+  }
+  p->translated_ok = true;
+  return T2C_SUCCESS;
+}
+
+t2c_status t2c_program_from_source(const char *name, const char *source, t2c_program **out) {
+  if (!out || !source) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_from_source: NULL argument");
+  *out = NULL;
+  t2c_program *p = calloc(1, sizeof *p);
+  if (!p) return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  p->name = strdup(name ? name : "<source>");
+  p->source = strdup(source);
+  if (!p->name || !p->source) {
+    t2c_program_destroy(p);
+    return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+  *out = p;
+  TargetConfig t;
+  t2c_status s = program_target("sm_90", &t);
+  return s ? s : program_translate(p, &t);
+}
+
+t2c_status t2c_program_from_file(const char *path, t2c_program **out) {
+  if (!out || !path) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_from_file: NULL argument");
+  *out = NULL;
+  char err[512];
+  char *src = read_tl_file(path, err, sizeof err);
+  if (!src) return drv_fail(T2C_ERROR_IO, "%s", err);
+  t2c_status s = t2c_program_from_source(path, src, out);
+  free(src);
+  return s;
+}
+
+void t2c_program_destroy(t2c_program *p) {
+  if (!p) return;
+  arena_free(&p->arena);
+  buf_free(&p->cuda);
+  free_diags(p);
+  free(p->diags);
+  free(p->binary);
+  free(p->log);
+  free(p->res);
+  free(p->name);
+  free(p->source);
+  free(p);
+}
+
+const char *t2c_program_cuda_source(const t2c_program *p) {
+  return p && p->translated_ok && p->cuda.data ? p->cuda.data : NULL;
+}
+
+/* ------------------------------------------------------------ kernels */
+
+int t2c_program_num_kernels(const t2c_program *p) {
+  return p && p->translated_ok ? p->prog->nkernels : 0;
+}
+
+const char *t2c_program_kernel_name(const t2c_program *p, int i) {
+  return i >= 0 && i < t2c_program_num_kernels(p) ? p->prog->kernels[i]->name : NULL;
+}
+
+Kernel *program_kernel(const t2c_program *p, const char *name, int *index) {
+  for (int i = 0; name && i < t2c_program_num_kernels(p); i++)
+    if (strcmp(p->prog->kernels[i]->name, name) == 0) {
+      if (index) *index = i;
+      return p->prog->kernels[i];
+    }
+  return NULL;
+}
+
+t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c_kernel_info *out) {
+  int i;
+  Kernel *k = program_kernel(p, kernel, &i);
+  if (!out) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_kernel_info: NULL argument");
+  if (!k) return drv_fail(T2C_ERROR_NOT_FOUND, "no kernel '%s'", kernel ? kernel : "(null)");
+  const KernelInfo *ki = k->info;
+  KernelRes r = p->res ? p->res[i] : (KernelRes){-1, -1, -1, -1};
+  *out = (t2c_kernel_info){k->name, ki->threads, (long long)ki->shared_bytes, ki->dynamic_smem, ki->nparams,
+                           ki->nsizes, r.registers, r.stack, r.spill_st, r.spill_ld};
+  return T2C_SUCCESS;
+}

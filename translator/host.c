@@ -1,0 +1,174 @@
+/* host.c: host launchers, `tile2cu --host` (and `--header FILE.h`).
+ *
+ * For each kernel, `cudaError_t tile2cu_launch_NAME(params..., sizes...,
+ * cudaStream_t stream)` checks every size >= 1 and every @assume, computes
+ * the grid from @grid, raises cudaFuncAttributeMaxDynamicSharedMemorySize
+ * when the kernel's shared memory is dynamic, and launches with <<<>>>.
+ * The decisions (the C of @grid and @assume, which checks, the dynamic
+ * bytes) are made here; the text lives in templates/host_*.tmpl:
+ *
+ *   host_prelude   once per file: the cdiv/min/max helpers @grid uses
+ *   host_launcher  {{name}} {{params}} {{checks}} {{gx}} {{gy}} {{gz}}
+ *                  {{smem}} {{threads}} {{dynamic}} {{args}}
+ *   host_smem      {{name}}: raising the dynamic shared memory limit
+ *   host_header    {{version}} {{file}} {{guard}} {{includes}} {{decls}}
+ */
+#include "tile2cu.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "templates.h"
+
+static const char *op_text(TokenKind op) {
+  switch (op) {
+  case TK_PLUS: return "+";
+  case TK_MINUS: return "-";
+  case TK_STAR: return "*";
+  case TK_SLASH: return "/";
+  case TK_PERCENT: return "%";
+  case TK_SHL: return "<<";
+  case TK_SHR: return ">>";
+  case TK_AND: return "&";
+  case TK_OR: return "|";
+  case TK_XOR: return "^";
+  case TK_EQ: return "==";
+  case TK_NE: return "!=";
+  case TK_LT: return "<";
+  case TK_LE: return "<=";
+  case TK_GT: return ">";
+  case TK_GE: return ">=";
+  case TK_ANDAND: return "&&";
+  case TK_OROR: return "||";
+  default: return NULL;
+  }
+}
+
+/* A launch expression (@grid, @assume) as host C over the launcher's
+ * parameters. Integer +, - and * are done in long long. */
+static void host_expr(Buf *b, const Expr *e) {
+  switch (e->kind) {
+  case E_INT: buf_printf(b, "%" PRId64, e->u.ival); return;
+  case E_FLOAT: buf_printf(b, "%.17g", e->u.fval); return;
+  case E_BOOL: buf_puts(b, e->u.ival ? "1" : "0"); return;
+  case E_IDENT: {
+    const Sym *y = e->u.ident.sym;
+    if (y && y->kind == SY_CONST && y->const_float) buf_printf(b, "%.17g", y->fval);
+    else if (y && y->kind == SY_CONST) buf_printf(b, "%" PRId64 "LL", y->ival);
+    else buf_puts(b, y && y->cname ? y->cname : e->u.ident.name);
+    return;
+  }
+  case E_UNARY:
+    buf_puts(b, e->u.unary.op == TK_MINUS ? "(-" : e->u.unary.op == TK_NOT ? "(!" : "(~");
+    host_expr(b, e->u.unary.a);
+    buf_puts(b, ")");
+    return;
+  case E_BINARY: {
+    TokenKind op = e->u.binary.op;
+    bool wide = elem_is_int(e->ty.elem) && (op == TK_PLUS || op == TK_MINUS || op == TK_STAR || op == TK_SHL);
+    buf_puts(b, wide ? "((long long)" : "(");
+    host_expr(b, e->u.binary.a);
+    buf_printf(b, " %s ", op_text(op) ? op_text(op) : "?");
+    host_expr(b, e->u.binary.b);
+    buf_puts(b, ")");
+    return;
+  }
+  case E_CALL:
+    if (e->u.call.cast != T_NONE) buf_printf(b, "((%s)", elem_ctypes[e->u.call.cast]);
+    else buf_printf(b, "t2c_host_%s(", e->u.call.builtin == B_CDIV ? "cdiv" : e->u.call.builtin == B_MIN ? "min" : "max");
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      if (i) buf_puts(b, ", ");
+      host_expr(b, e->u.call.args[i]);
+    }
+    buf_puts(b, ")");
+    return;
+  default: buf_puts(b, "0"); return;
+  }
+}
+
+static const char *host_str(Arena *a, Buf *b) {
+  const char *s = arena_strndup(a, b->data ? b->data : "", b->len);
+  buf_free(b);
+  return s;
+}
+
+/* "const float *X, float *O, int K, cudaStream_t stream" (or the call's arguments). */
+static const char *host_params(Arena *a, const KernelInfo *ki, bool call) {
+  Buf b = {0};
+  for (int i = 0; i < ki->nparams; i++) {
+    const Sym *p = ki->params[i];
+    if (call) buf_printf(&b, "%s%s", i ? ", " : "", p->cname);
+    else if (p->kind == SY_SCALAR) buf_printf(&b, "%s%s %s", i ? ", " : "", elem_ctypes[p->ty.elem], p->cname);
+    else buf_printf(&b, "%s%s%s *%s", i ? ", " : "", p->written ? "" : "const ", elem_ctypes[p->ty.elem], p->cname);
+  }
+  for (int i = 0; i < ki->nsizes; i++)
+    buf_printf(&b, "%s%s%s", ki->nparams || i ? ", " : "", call ? "" : "int ", ki->sizes[i]->cname);
+  if (!call) buf_printf(&b, "%scudaStream_t stream", ki->nparams || ki->nsizes ? ", " : "");
+  return host_str(a, &b);
+}
+
+static const char *host_checks(Arena *a, const KernelInfo *ki, const char *file) {
+  Buf b = {0};
+  for (int i = 0; i < ki->nsizes; i++)
+    buf_printf(&b, "  if (%s < 1) return cudaErrorInvalidValue;\n", ki->sizes[i]->cname);
+  for (int i = 0; i < ki->nassumes; i++) {
+    buf_puts(&b, "  if (!");
+    host_expr(&b, ki->assumes[i].e);
+    buf_printf(&b, ") return cudaErrorInvalidValue; // @assume, %s:%d\n", file, ki->assumes[i].e->loc.line);
+  }
+  return host_str(a, &b);
+}
+
+static const char *host_grid(Arena *a, const KernelInfo *ki, int d) {
+  if (!ki->grid[d]) return "1";
+  Buf b = {0};
+  host_expr(&b, ki->grid[d]);
+  return host_str(a, &b);
+}
+
+static void host_kernel(Arena *a, const Kernel *k, const char *file, Buf *cu, Buf *decls) {
+  const KernelInfo *ki = k->info;
+  const char *params = host_params(a, ki, false);
+  Buf smem = {0};
+  if (ki->dynamic_smem) {
+    const char *kv[] = {"name", k->name, NULL};
+    emit_expand(&smem, tmpl_host_smem, kv);
+  }
+  const char *kv[] = {"name", k->name, "params", params, "checks", host_checks(a, ki, file),
+                      "gx", host_grid(a, ki, 0), "gy", host_grid(a, ki, 1), "gz", host_grid(a, ki, 2),
+                      "smem", host_str(a, &smem), "threads", arena_printf(a, "%d", ki->threads),
+                      "dynamic", ki->dynamic_smem ? arena_printf(a, "TILE2CU_DYNAMIC_SMEM_%s", k->name) : "0",
+                      "args", host_params(a, ki, true), NULL};
+  emit_expand(cu, tmpl_host_launcher, kv);
+  buf_printf(decls, "cudaError_t tile2cu_launch_%s(%s);\n", k->name, params);
+}
+
+void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header) {
+  const char *base = strrchr(o->file, '/');
+  base = base ? base + 1 : o->file;
+  Buf decls = {0}, guard = {0};
+  bool f16 = false, bf16 = false;
+  emit_expand(cu, tmpl_host_prelude, (const char *const[]){NULL});
+  for (int i = 0; i < p->nkernels; i++) {
+    const KernelInfo *ki = p->kernels[i]->info;
+    for (int j = 0; j < ki->nparams; j++) {
+      f16 |= ki->params[j]->ty.elem == T_F16;
+      bf16 |= ki->params[j]->ty.elem == T_BF16;
+    }
+    host_kernel(a, p->kernels[i], base, cu, &decls);
+  }
+  if (!header) {
+    buf_free(&decls);
+    return;
+  }
+  buf_puts(&guard, "TILE2CU_HOST_");
+  for (const char *s = base; *s; s++) buf_printf(&guard, "%c", isalnum((unsigned char)*s) ? toupper((unsigned char)*s) : '_');
+  buf_puts(&guard, "_H");
+  const char *includes = f16 && bf16 ? "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+                         : f16       ? "#include <cuda_fp16.h>\n"
+                         : bf16      ? "#include <cuda_bf16.h>\n" : "";
+  const char *kv[] = {"version", TILE2CU_VERSION, "file", base, "guard", host_str(a, &guard),
+                      "includes", includes, "decls", host_str(a, &decls), NULL};
+  emit_expand(header, tmpl_host_header, kv);
+}

@@ -1,0 +1,233 @@
+/* verbs.c: `tile2cu compile` and `tile2cu report`, through libtile2cu.
+ *
+ *   tile2cu compile FILE.tl [--target sm_XX] [--ptx] [--no-cache] -o OUT
+ *       a cubin (or PTX) through NVRTC, with the disk cache; no nvcc
+ *   tile2cu report FILE.tl [--target sm_XX]
+ *       per kernel: threads, shared memory per tile, register-tile elements per
+ *       thread, and from ptxas (through NVRTC): registers, stack frame, spills
+ *       and the occupancy they allow on the target. Warns, in .tl terms, when a
+ *       kernel has a stack frame or spills.
+ *
+ * Exit status as for translation: 0 ok, 1 errors in the input (or NVRTC
+ * rejecting the generated CUDA), 2 usage, I/O or a missing NVRTC.
+ */
+#include "tile2cu.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../nvrtc_driver/tile2cu.h"
+
+typedef struct VerbOpts {
+  const char *file, *target, *output;
+  bool ptx, no_cache;
+} VerbOpts;
+
+static int verb_fail(const char *verb, const char *fmt_, ...) __attribute__((format(printf, 2, 3)));
+static int verb_fail(const char *verb, const char *fmt_, ...) {
+  va_list ap;
+  va_start(ap, fmt_);
+  fprintf(stderr, "tile2cu %s: ", verb);
+  vfprintf(stderr, fmt_, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return 2;
+}
+
+static int parse_verb_args(const char *verb, int argc, char **argv, VerbOpts *o) {
+  bool compile = strcmp(verb, "compile") == 0;
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    bool val = i + 1 < argc;
+    if (strcmp(s, "--target") == 0 && val) o->target = argv[++i];
+    else if (strncmp(s, "--target=", 9) == 0) o->target = s + 9;
+    else if (compile && strcmp(s, "-o") == 0 && val) o->output = argv[++i];
+    else if (compile && strcmp(s, "--ptx") == 0) o->ptx = true;
+    else if (strcmp(s, "--no-cache") == 0) o->no_cache = true;
+    else if (s[0] == '-') return verb_fail(verb, "unknown or incomplete option '%s'", s);
+    else if (o->file) return verb_fail(verb, "more than one .tl file ('%s')", s);
+    else o->file = s;
+  }
+  if (!o->file) return verb_fail(verb, "no .tl file");
+  if (compile && !o->output) return verb_fail(verb, "-o OUT is required");
+  if (!o->target) o->target = "sm_90";
+  return 0;
+}
+
+/* Translates and compiles; prints diagnostics. Returns an exit status. */
+static int verb_build(const char *verb, const VerbOpts *o, t2c_program **p) {
+  t2c_status s = t2c_program_from_file(o->file, p);
+  if (s == T2C_ERROR_TRANSLATE) {
+    fputs(t2c_program_diagnostics_text(*p), stderr);
+    return 1;
+  }
+  if (s) return verb_fail(verb, "%s", t2c_last_error());
+  fputs(t2c_program_diagnostics_text(*p), stderr); /* warnings */
+  t2c_compile_options co = {o->target, o->ptx ? T2C_OUTPUT_PTX : T2C_OUTPUT_CUBIN, o->no_cache ? T2C_NO_CACHE : 0};
+  s = t2c_compile(*p, &co);
+  if (s == T2C_ERROR_COMPILE) {
+    fprintf(stderr, "tile2cu %s: %s\n", verb, t2c_last_error());
+    return 1;
+  }
+  if (s) return verb_fail(verb, "%s", t2c_last_error());
+  return 0;
+}
+
+static int write_file(const char *path, const void *data, size_t len) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) return -1;
+  const char *c = data;
+  size_t done = 0;
+  while (done < len) {
+    ssize_t w = write(fd, c + done, len - done);
+    if (w <= 0) break;
+    done += (size_t)w;
+  }
+  fchmod(fd, 0644);
+  if (close(fd) != 0 || done != len || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+int compile_main(int argc, char **argv) {
+  VerbOpts o = {0};
+  int st = parse_verb_args("compile", argc, argv, &o);
+  if (st) return st;
+  t2c_program *p = NULL;
+  st = verb_build("compile", &o, &p);
+  if (st == 0) {
+    size_t len;
+    const void *bin = t2c_program_binary(p, &len);
+    if (write_file(o.output, bin, len) != 0) st = verb_fail("compile", "cannot write %s", o.output);
+    else
+      fprintf(stderr, "tile2cu compile: %s: %s for %s, %zu bytes (%s)\n", o.output, o.ptx ? "PTX" : "cubin", o.target,
+              len, t2c_program_cache_hit(p) ? "from the cache" : "compiled by NVRTC");
+  }
+  t2c_program_destroy(p);
+  return st;
+}
+
+/* ------------------------------------------------------------ report */
+
+typedef struct Occupancy {
+  int by_threads, by_regs, by_smem, blocks;
+} Occupancy;
+
+/* Blocks per SM, as the CUDA occupancy calculator counts them: registers in
+ * units of 256 per warp, shared memory in units of 128 bytes plus the 1 KiB
+ * the driver reserves per block from sm_80 on. */
+static Occupancy occupancy(const TargetConfig *t, int threads, int regs, int64_t smem) {
+  Occupancy oc;
+  int warps = (threads + t->lanes - 1) / t->lanes;
+  oc.by_threads = t->max_warps_per_sm / warps;
+  int regs_warp = (regs * t->lanes + 255) / 256 * 256;
+  oc.by_regs = regs > 0 ? t->regs_per_sm / regs_warp / warps : t->max_blocks_per_sm;
+  int64_t per_block = (smem + 127) / 128 * 128 + (t->sm >= 80 ? 1024 : 0);
+  oc.by_smem = per_block > 0 ? (int)(t->smem_per_sm / per_block) : t->max_blocks_per_sm;
+  oc.blocks = t->max_blocks_per_sm;
+  if (oc.by_threads < oc.blocks) oc.blocks = oc.by_threads;
+  if (oc.by_regs < oc.blocks) oc.blocks = oc.by_regs;
+  if (oc.by_smem < oc.blocks) oc.blocks = oc.by_smem;
+  return oc;
+}
+
+static void report_regs(const KernelInfo *ki, Buf *b) {
+  int total = 0;
+  for (int i = 0; i < ki->regs.len; i++) {
+    const Sym *r = ki->regs.items[i];
+    buf_printf(b, "%s%s %d x %s", i ? ", " : "", r->name, r->per_thread, elem_names[r->ty.elem]);
+    total += r->per_thread;
+  }
+  if (!ki->regs.len) buf_puts(b, "none (no @registers)");
+  else buf_printf(b, "; %d element%s per thread", total, total == 1 ? "" : "s");
+}
+
+static void report_warn(const char *file, const Kernel *k, const KernelInfo *ki, const t2c_kernel_info *ii) {
+  Buf regs = {0};
+  report_regs(ki, &regs);
+  if (ii->stack_bytes > 0)
+    fprintf(stderr, "%s:%d:%d: warning: kernel '%s' has a %d-byte stack frame (ptxas): a register tile is indexed "
+                    "dynamically or is too large to stay in registers\n  register tiles: %s\n",
+            file, k->name_loc.line, k->name_loc.col, k->name, ii->stack_bytes, regs.data);
+  if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0)
+    fprintf(stderr, "%s:%d:%d: warning: kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per thread; "
+                    "fewer or smaller @registers tiles, or more threads in @launch, would need fewer\n"
+                    "  register tiles: %s\n",
+            file, k->name_loc.line, k->name_loc.col, k->name, ii->spill_store_bytes, ii->spill_load_bytes,
+            ii->registers, regs.data);
+  buf_free(&regs);
+}
+
+static void report_kernel(const char *file, const TargetConfig *t, const Kernel *k, const t2c_kernel_info *ii) {
+  const KernelInfo *ki = k->info;
+  printf("kernel %s (%s:%d) for %s\n", k->name, file, k->loc.line, t->name);
+  printf("  threads:        %d (%d warps)\n", ki->threads, (ki->threads + t->lanes - 1) / t->lanes);
+  printf("  shared memory:  %" PRId64 " bytes%s\n", ki->shared_bytes,
+         ki->dynamic_smem ? ", dynamic (above the static limit)" : "");
+  for (int i = 0; i < ki->nshared; i++) {
+    const SharedTile *s = &ki->shared[i];
+    char shape[64];
+    if (s->rank <= 1) snprintf(shape, sizeof shape, "%s[%d]", elem_names[s->elem], s->dims[0]);
+    else snprintf(shape, sizeof shape, "%s[%d, %d]", elem_names[s->elem], s->dims[0], s->dims[1]);
+    printf("    %-14s %-16s %8" PRId64 " bytes  %s\n", s->name, shape, s->bytes, s->what);
+  }
+  if (ki->pipeline_bytes) printf("    %-14s %-16s %8" PRId64 " bytes  extra @pipeline stages\n", "(pipeline)", "", ki->pipeline_bytes);
+  Buf regs = {0};
+  report_regs(ki, &regs);
+  printf("  register tiles: %s\n", regs.data);
+  buf_free(&regs);
+  printf("  registers:      %d per thread (ptxas)\n", ii->registers);
+  printf("  stack frame:    %d bytes; spills: %d bytes stored, %d bytes loaded\n", ii->stack_bytes,
+         ii->spill_store_bytes, ii->spill_load_bytes);
+  Occupancy oc = occupancy(t, ki->threads, ii->registers, ki->shared_bytes);
+  int warps = (ki->threads + t->lanes - 1) / t->lanes;
+  const char *limit = oc.blocks == oc.by_regs ? "registers" : oc.blocks == oc.by_smem ? "shared memory"
+                      : oc.blocks == oc.by_threads ? "threads" : "blocks per SM";
+  printf("  occupancy:      %d block%s/SM, %d of %d warps (limited by %s; threads allow %d, registers %d, "
+         "shared memory %d)\n",
+         oc.blocks, oc.blocks == 1 ? "" : "s", oc.blocks * warps, t->max_warps_per_sm, limit, oc.by_threads,
+         oc.by_regs, oc.by_smem);
+}
+
+int report_main(int argc, char **argv) {
+  VerbOpts o = {0};
+  int st = parse_verb_args("report", argc, argv, &o);
+  if (st) return st;
+  char cfg[4096], err[512];
+  TargetConfig t;
+  if (!config_find(o.target, argv[0], cfg, sizeof cfg)) return verb_fail("report", "unknown target '%s'", o.target);
+  if (!config_load(cfg, &t, err, sizeof err)) return verb_fail("report", "%s", err);
+  t2c_program *tp = NULL;
+  if ((st = verb_build("report", &o, &tp))) {
+    t2c_program_destroy(tp);
+    return st;
+  }
+  /* the shapes come from a translation of our own; the ptxas numbers from the library */
+  char *src = read_tl_file(o.file, err, sizeof err);
+  Arena a = {0};
+  Buf cu = {0};
+  Program *p = NULL;
+  EmitOptions eo = {.file = o.file};
+  FILE *quiet = fopen("/dev/null", "w");
+  st = src ? translate(o.file, src, &t, &eo, &cu, quiet ? quiet : stderr, &p, &a) : verb_fail("report", "%s", err);
+  if (quiet) fclose(quiet);
+  for (int i = 0; st == 0 && i < p->nkernels; i++) {
+    t2c_kernel_info ii;
+    if (t2c_program_kernel_info(tp, p->kernels[i]->name, &ii)) continue;
+    if (i) printf("\n");
+    report_kernel(o.file, &t, p->kernels[i], &ii);
+    report_warn(o.file, p->kernels[i], p->kernels[i]->info, &ii);
+  }
+  buf_free(&cu);
+  arena_free(&a);
+  free(src);
+  t2c_program_destroy(tp);
+  return st;
+}
