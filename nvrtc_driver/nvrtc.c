@@ -132,7 +132,10 @@ t2c_status t2c_compile(t2c_program *p, const t2c_compile_options *o) {
   TargetConfig t;
   t2c_status s = pick_target(o, &t);
   if (s) return s;
-  if ((s = program_translate(p, &t))) return s;
+  /* translated for this target already (t2c_program_from_* uses sm_90) */
+  bool same = p->translated_ok && memcmp(&p->target, &t, sizeof t) == 0;
+  if (!same && (s = program_translate(p, &t))) return s;
+  if (!p->translated_ok) return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);
   const Nvrtc *nv = dl_nvrtc();
   if (!nv) return T2C_ERROR_NO_NVRTC;
   char arch[48], inc[4200], ver[64];

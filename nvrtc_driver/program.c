@@ -108,14 +108,18 @@ static void parse_diag_line(t2c_program *p, const char *s, size_t n) {
     const char *msg = tag + strlen(kinds[k].tag);
     size_t flen = (size_t)(tag - s);
     int line = 0, col = 0;
-    /* FILE:LINE:COL */
+    /* FILE:LINE:COL (the translator) or FILE:LINE (NVRTC) */
     const char *c2 = flen ? memrchr(s, ':', flen) : NULL;
     const char *c1 = c2 && c2 > s ? memrchr(s, ':', (size_t)(c2 - s)) : NULL;
-    if (c1 && c2 && c1 + 1 < c2 && c2 + 1 < tag && strspn(c1 + 1, "0123456789") == (size_t)(c2 - c1 - 1) &&
-        strspn(c2 + 1, "0123456789") == (size_t)(tag - c2 - 1)) {
+    bool n2 = c2 && c2 + 1 < tag && strspn(c2 + 1, "0123456789") == (size_t)(tag - c2 - 1);
+    bool n1 = n2 && c1 && c1 + 1 < c2 && strspn(c1 + 1, "0123456789") == (size_t)(c2 - c1 - 1);
+    if (n1) {
       line = atoi(c1 + 1);
       col = atoi(c2 + 1);
       flen = (size_t)(c1 - s);
+    } else if (n2) {
+      line = atoi(c2 + 1);
+      flen = (size_t)(c2 - s);
     }
     add_diag(p, kinds[k].sev, s, flen, line, col, msg, (size_t)(s + n - msg));
     return;

@@ -1436,13 +1436,16 @@ static State loop_pass(Emitter *E, Stmt *s, BodyFn fn, const State *entry, LoopC
 }
 
 /* The loop-entry state at the fixpoint; *barriers = barriers in one pass of the body. */
-static State loop_fixpoint(Emitter *E, Stmt *s, BodyFn fn, const State *pre, int rounds, int *barriers) {
+static State loop_fixpoint(Emitter *E, Stmt *s, BodyFn fn, const State *pre, int rounds, int *barriers,
+                           State *brk) {
   LoopCtx lc;
   State entry = *pre;
+  *brk = *pre;
   for (int it = 0; it < rounds; it++) {
     int before = E->barriers_seen;
     State end = loop_pass(E, s, fn, &entry, &lc, false, NULL);
     *barriers = E->barriers_seen - before;
+    *brk = lc.has_brk ? lc.brk : *pre;
     State next = place_join(pre, &end);
     if (place_same(&next, &entry)) break;
     entry = next;
@@ -1455,7 +1458,23 @@ static State loop_fixpoint(Emitter *E, Stmt *s, BodyFn fn, const State *pre, int
 static void emit_loop(Emitter *E, Stmt *s, Buf *out, const char *header, const char *pragma, BodyFn fn) {
   LoopCtx lc;
   State pre = E->st;
-  if (E->dry <= 4) {
+  if (E->dry > 3) {
+    /* deep inside dry runs only the state after the loop matters: one pass,
+     * joined with the state before it, over-approximates it (and keeps the
+     * work linear in the nesting depth) */
+    State end = loop_pass(E, s, fn, &pre, &lc, false, NULL);
+    E->st = place_join(&pre, &end);
+    if (lc.has_brk) E->st = place_join(&E->st, &lc.brk);
+    return;
+  }
+  if (E->dry) {
+    /* inside a dry run the state after the loop is all that matters */
+    int inside = 0;
+    State brk, entry = loop_fixpoint(E, s, fn, &pre, 8, &inside, &brk);
+    E->st = place_join(&entry, &brk);
+    return;
+  }
+  {
     memset(E->copy_req, 0, sizeof E->copy_req);
     loop_pass(E, s, fn, &pre, &lc, false, NULL);
     E->st = pre;
@@ -1472,17 +1491,18 @@ static void emit_loop(Emitter *E, Stmt *s, Buf *out, const char *header, const c
     }
     pre = E->st;
   }
-  int rounds = E->dry > 4 ? 1 : 8;
+  int rounds = 8;
   int inside = 0;
-  State entry = loop_fixpoint(E, s, fn, &pre, rounds, &inside);
+  State brk;
+  State entry = loop_fixpoint(E, s, fn, &pre, rounds, &inside, &brk);
   bool any = false;
   for (int i = 0; i < E->nbufs; i++) any |= pre.acc[i] != 0;
-  if (any && inside > 0 && E->dry <= 4) {
+  if (any && inside > 0) {
     /* a barrier before the loop instead of one per iteration, when that is enough */
     State clear = pre;
     memset(clear.acc, 0, sizeof clear.acc);
     int inside2 = 0;
-    State entry2 = loop_fixpoint(E, s, fn, &clear, rounds, &inside2);
+    State entry2 = loop_fixpoint(E, s, fn, &clear, rounds, &inside2, &brk);
     if (inside2 < inside) {
       E->st = pre;
       place_barrier(E, out, arena_printf(E->a, "before the loop at line %d, so that its body needs %s", s->loc.line,

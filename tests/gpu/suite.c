@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char *examples_dir = "examples";
-static char ex_path[3][4200];
+static char ex_path[8][4200];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -114,6 +114,161 @@ static void t_gemm_f32(Tally *T) {
     char l[64];
     label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
     CHECK(T, call_check(&k, "examples/gemm_f32", l));
+    call_free(&k);
+  }
+}
+
+/* layernorm: two-pass mean and variance over rows of any length, 1-D W, Bias */
+static void t_layernorm(Tally *T) {
+  static const int MN[][2] = {{37, 1000}, {8, 512}, {3, 5}, {13, 257}, {1, 1}};
+  for (int c = 0; c < 5; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("layernorm", (uint64_t)c);
+    double eps = round_dt(F32, c == 4 ? 1e-2 : 1e-5);
+    Call k;
+    call_init(&k, ex_path[3], "layernorm");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 1, SHAPE(N));
+    Ten *Bi = call_in(&k, "Bias", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -3, 5); /* an offset mean */
+    fill_uniform(W, &r, 0.5, 1.5);
+    fill_uniform(Bi, &r, -1, 1);
+    call_arg(&k, "eps=%.9g", eps);
+    for (int i = 0; i < M; i++) {
+      double mean = 0, var = 0;
+      for (int j = 0; j < N; j++) mean += A2(X, i, j);
+      mean /= N;
+      for (int j = 0; j < N; j++) var += (A2(X, i, j) - mean) * (A2(X, i, j) - mean);
+      var /= N;
+      double rstd = 1 / sqrt(var + eps);
+      for (int j = 0; j < N; j++) R2(Y, i, j) = (A2(X, i, j) - mean) * rstd * W->v[j] + Bi->v[j];
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "examples/layernorm", l));
+    call_free(&k);
+  }
+}
+
+/* gemm_f16 / gemm_bf16: low-precision inputs, f32 accumulation, a low-precision
+ * output: the reference is the exact product rounded once to the output type */
+static void t_gemm_lowp(Tally *T, Dt dt) {
+  static const int MNK[][3] = {{37, 100, 200}, {128, 64, 64}, {65, 129, 33}, {5, 3, 7}};
+  const char *name = dt == F16 ? "gemm_f16" : "gemm_bf16";
+  char test[64];
+  label(test, sizeof test, "examples/%s", name);
+  for (int c = 0; c < 4; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed(name, (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[dt == F16 ? 4 : 5], name);
+    Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", dt, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", dt, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, C, M, N, K, 1);
+    for (long long i = 0; i < C->n; i++) C->ref[i] = round_dt(dt, C->ref[i]);
+    /* one rounding of an f32 sum: about half an ulp of the output type */
+    C->tol = dt == F16 ? 1e-3 : 8e-3;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, test, l));
+    call_free(&k);
+  }
+}
+static void t_gemm_f16(Tally *T) { t_gemm_lowp(T, F16); }
+static void t_gemm_bf16(Tally *T) { t_gemm_lowp(T, BF16); }
+
+/* attention: softmax(Q K^T * scale) V per (batch, head), causal or not */
+static void t_attention_k(Tally *T, int causal) {
+  static const int Ss[] = {37, 1, 100, 128};
+  const int Bn = 2, H = 3, D = 64;
+  for (int c = 0; c < 4; c++) {
+    int S = Ss[c];
+    Rng r = rng_seed("attention", (uint64_t)(2 * c + causal));
+    double scale = round_dt(F32, 1 / sqrt((double)D));
+    Call k;
+    call_init(&k, ex_path[6], "attention");
+    const long long *sh = SHAPE(Bn, H, S, D);
+    Ten *Q = call_in(&k, "Q", F32, 4, sh);
+    Ten *K = call_in(&k, "K", F32, 4, sh);
+    Ten *V = call_in(&k, "V", F32, 4, sh);
+    Ten *O = call_out(&k, "O", F32, 4, sh);
+    fill_uniform(Q, &r, -2, 2);
+    fill_uniform(K, &r, -2, 2);
+    fill_uniform(V, &r, -1, 1);
+    call_arg(&k, "scale=%.9g", scale);
+    call_arg(&k, "causal=%d", causal);
+    double *p = malloc(sizeof(double) * (size_t)S);
+    for (long long bh = 0; bh < (long long)Bn * H; bh++) {
+      const double *q = Q->v + bh * S * D, *kk = K->v + bh * S * D, *v = V->v + bh * S * D;
+      double *o = O->ref + bh * S * D;
+      for (int i = 0; i < S; i++) {
+        int last = causal ? i : S - 1;
+        double mx = -INFINITY, l = 0;
+        for (int j = 0; j <= last; j++) {
+          double d = 0;
+          for (int e = 0; e < D; e++) d += q[i * D + e] * kk[j * D + e];
+          p[j] = d * scale;
+          mx = dmax(mx, p[j]);
+        }
+        for (int j = 0; j <= last; j++) l += p[j] = exp(p[j] - mx);
+        for (int e = 0; e < D; e++) {
+          double a = 0;
+          for (int j = 0; j <= last; j++) a += p[j] * v[j * D + e];
+          o[i * D + e] = a / l;
+        }
+      }
+    }
+    free(p);
+    char l[64];
+    label(l, sizeof l, "B=%d H=%d S=%d causal=%d", Bn, H, S, causal);
+    CHECK(T, call_check(&k, causal ? "examples/attention_causal" : "examples/attention", l));
+    call_free(&k);
+  }
+}
+static void t_attention(Tally *T) { t_attention_k(T, 0); }
+static void t_attention_causal(Tally *T) { t_attention_k(T, 1); }
+
+/* reduce: per-block partial sums of a 1-D tensor, then the final fold */
+static void t_reduce(Tally *T) {
+  static const int Ns[] = {10000, 8192, 1, 4097};
+  for (int c = 0; c < 4; c++) {
+    int N = Ns[c];
+    long long G = cdivll(N, 4096);
+    Rng r = rng_seed("reduce", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[7], "reduce_partial");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *P = call_out(&k, "P", F32, 1, SHAPE(G));
+    fill_uniform(X, &r, -1, 2);
+    for (long long g = 0; g < G; g++) {
+      double s = 0;
+      for (long long i = g * 4096; i < N && i < (g + 1) * 4096; i++) s += X->v[i];
+      P->ref[g] = s;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d partials", N);
+    CHECK(T, call_check(&k, "examples/reduce", l));
+    call_free(&k);
+  }
+  static const int Gs[] = {3, 1024, 1500};
+  for (int c = 0; c < 3; c++) {
+    int G = Gs[c];
+    Rng r = rng_seed("reduce_final", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[7], "reduce_final");
+    Ten *P = call_in(&k, "P", F32, 1, SHAPE(G));
+    Ten *Tt = call_out(&k, "T", F32, 1, SHAPE(1));
+    fill_uniform(P, &r, -100, 300);
+    double s = 0;
+    for (int i = 0; i < G; i++) s += P->v[i];
+    Tt->ref[0] = s;
+    char l[64];
+    label(l, sizeof l, "G=%d final", G);
+    CHECK(T, call_check(&k, "examples/reduce", l));
     call_free(&k);
   }
 }
@@ -1071,6 +1226,12 @@ static const Test tests[] = {
     {"examples/squares", t_squares},
     {"examples/softmax", t_softmax},
     {"examples/gemm_f32", t_gemm_f32},
+    {"examples/layernorm", t_layernorm},
+    {"examples/gemm_f16", t_gemm_f16},
+    {"examples/gemm_bf16", t_gemm_bf16},
+    {"examples/attention", t_attention},
+    {"examples/attention_causal", t_attention_causal},
+    {"examples/reduce", t_reduce},
     {"elementwise_f32", t_ew_f32},
     {"elementwise_i32", t_ew_i32},
     {"math_f32", t_math},
@@ -1193,8 +1354,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "gpu-tests: no examples directory %s\n", examples_dir);
     return 2;
   }
-  static const char *exs[] = {"squares.tl", "softmax.tl", "gemm_f32.tl"};
-  for (int i = 0; i < 3; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+  static const char *exs[] = {"squares.tl",  "softmax.tl",  "gemm_f32.tl",   "layernorm.tl",
+                              "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl"};
+  for (int i = 0; i < 8; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
   static char abs_tl[4096];
   if (!realpath(h_tldir, abs_tl)) {
     fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);

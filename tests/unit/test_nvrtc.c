@@ -1,0 +1,320 @@
+/* test_nvrtc.c: libtile2cu (nvrtc_driver/), all without a GPU.
+ *
+ * Compiles examples/squares.tl through NVRTC for sm_80 and sm_90 and checks
+ * the cubin (ELF magic, the kernel's symbol); the disk cache (a miss then a
+ * hit, a corrupt or truncated entry recompiled, eight processes filling an
+ * empty cache at once, TILE2CU_CACHE=0); loading without libcuda failing with
+ * T2C_ERROR_NO_DEVICE; and diagnostics with file:line:col, NVRTC's mapped
+ * back to .tl lines. Each test gets its own cache directory under /tmp
+ * (Criterion runs each test in its own process, so setenv does not leak).
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../nvrtc_driver/internal.h"
+
+#define SQUARES "examples/squares.tl"
+
+static char cache_dir[64];
+
+static void fresh_cache(void) {
+  snprintf(cache_dir, sizeof cache_dir, "/tmp/t2c-test-cache-XXXXXX");
+  cr_assert_not_null(mkdtemp(cache_dir));
+  setenv("TILE2CU_CACHE_DIR", cache_dir, 1);
+  unsetenv("TILE2CU_CACHE");
+}
+
+static void remove_cache(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
+  if (system(cmd)) {}
+}
+
+TestSuite(nvrtc, .init = fresh_cache, .fini = remove_cache);
+
+/* Compiles file for target; returns the program (binary checked non-empty). */
+static t2c_program *compile(const char *file, const char *target) {
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_file(file, &p), T2C_SUCCESS, "%s", t2c_last_error());
+  t2c_compile_options o = {target, T2C_OUTPUT_CUBIN, 0};
+  t2c_status s = t2c_compile(p, &o);
+  cr_assert_eq(s, T2C_SUCCESS, "%s: %s", t2c_error_string(s), t2c_last_error());
+  size_t n;
+  cr_assert_not_null(t2c_program_binary(p, &n));
+  cr_assert_gt(n, 64);
+  return p;
+}
+
+static void check_cubin(const t2c_program *p, const char *kernel) {
+  size_t n;
+  const unsigned char *b = t2c_program_binary(p, &n);
+  cr_assert(memcmp(b, "\x7f" "ELF", 4) == 0, "not an ELF file");
+  cr_assert_not_null(memmem(b, n, kernel, strlen(kernel) + 1), "no symbol %s in the cubin", kernel);
+}
+
+/* The single entry file in the cache (path into out); returns the count. */
+static int cache_entries(char *out, size_t n) {
+  char dir[128];
+  snprintf(dir, sizeof dir, "%s/nvrtc", cache_dir);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strstr(e->d_name, ".bin") && e->d_name[0] != '.') {
+      count++;
+      if (out && snprintf(out, n, "%s/%s", dir, e->d_name) >= (int)n) out[0] = 0;
+    }
+  closedir(d);
+  return count;
+}
+
+Test(nvrtc, cubin_sm80_and_sm90) {
+  t2c_program *p80 = compile(SQUARES, "sm_80");
+  t2c_program *p90 = compile(SQUARES, "sm_90");
+  check_cubin(p80, "squares");
+  check_cubin(p90, "squares");
+  size_t n80, n90;
+  const void *b80 = t2c_program_binary(p80, &n80), *b90 = t2c_program_binary(p90, &n90);
+  cr_assert(n80 != n90 || memcmp(b80, b90, n80) != 0, "sm_80 and sm_90 gave the same cubin");
+  t2c_kernel_info ki;
+  cr_assert_eq(t2c_program_kernel_info(p90, "squares", &ki), T2C_SUCCESS);
+  cr_assert_eq(ki.threads, 256);
+  cr_assert_gt(ki.registers, 0, "no register count from ptxas -v");
+  cr_assert_eq(ki.stack_bytes, 0);
+  cr_assert_eq(ki.spill_store_bytes, 0);
+  t2c_program_destroy(p80);
+  t2c_program_destroy(p90);
+}
+
+Test(nvrtc, cache_miss_then_hit) {
+  t2c_program *a = compile(SQUARES, "sm_90");
+  cr_assert_eq(t2c_program_cache_hit(a), 0);
+  cr_assert_eq(cache_entries(NULL, 0), 1);
+  t2c_program *b = compile(SQUARES, "sm_90");
+  cr_assert_eq(t2c_program_cache_hit(b), 1);
+  size_t na, nb;
+  const void *ba = t2c_program_binary(a, &na), *bb = t2c_program_binary(b, &nb);
+  cr_assert(na == nb && memcmp(ba, bb, na) == 0, "the cached cubin differs");
+  t2c_kernel_info ki;
+  t2c_program_kernel_info(b, "squares", &ki);
+  cr_assert_gt(ki.registers, 0, "a hit keeps the ptxas numbers");
+  /* another target is another key */
+  t2c_program *c = compile(SQUARES, "sm_80");
+  cr_assert_eq(t2c_program_cache_hit(c), 0);
+  cr_assert_eq(cache_entries(NULL, 0), 2);
+  t2c_program_destroy(a);
+  t2c_program_destroy(b);
+  t2c_program_destroy(c);
+}
+
+Test(nvrtc, cache_disabled) {
+  setenv("TILE2CU_CACHE", "0", 1);
+  t2c_program *a = compile(SQUARES, "sm_90");
+  t2c_program *b = compile(SQUARES, "sm_90");
+  cr_assert_eq(t2c_program_cache_hit(b), 0);
+  cr_assert_eq(cache_entries(NULL, 0), 0);
+  char dir[256];
+  t2c_cache_dir(dir, sizeof dir);
+  cr_assert_str_eq(dir, "");
+  t2c_program_destroy(a);
+  t2c_program_destroy(b);
+}
+
+/* Damages the entry with fn, compiles again: recompiled, same cubin, entry rewritten. */
+static void damaged_entry(void (*damage)(const char *path, off_t size)) {
+  t2c_program *a = compile(SQUARES, "sm_90");
+  char path[256];
+  cr_assert_eq(cache_entries(path, sizeof path), 1);
+  struct stat st;
+  stat(path, &st);
+  damage(path, st.st_size);
+  t2c_program *b = compile(SQUARES, "sm_90");
+  cr_assert_eq(t2c_program_cache_hit(b), 0, "a damaged entry was loaded");
+  size_t na, nb;
+  const void *ba = t2c_program_binary(a, &na), *bb = t2c_program_binary(b, &nb);
+  cr_assert(na == nb && memcmp(ba, bb, na) == 0);
+  t2c_program *c = compile(SQUARES, "sm_90");
+  cr_assert_eq(t2c_program_cache_hit(c), 1, "the entry was not rewritten");
+  t2c_program_destroy(a);
+  t2c_program_destroy(b);
+  t2c_program_destroy(c);
+}
+
+static void flip_byte(const char *path, off_t size) {
+  int fd = open(path, O_RDWR);
+  unsigned char c;
+  cr_assert_eq(pread(fd, &c, 1, size / 2), 1);
+  c ^= 0x40;
+  cr_assert_eq(pwrite(fd, &c, 1, size / 2), 1);
+  close(fd);
+}
+static void truncate_half(const char *path, off_t size) { cr_assert_eq(truncate(path, size / 2), 0); }
+static void truncate_header(const char *path, off_t size) { cr_assert_eq(truncate(path, 10), 0); }
+static void append_junk(const char *path, off_t size) {
+  int fd = open(path, O_WRONLY | O_APPEND);
+  cr_assert_eq(write(fd, "junk", 4), 4);
+  close(fd);
+}
+
+Test(nvrtc, corrupt_entry_flipped_byte) { damaged_entry(flip_byte); }
+Test(nvrtc, corrupt_entry_truncated) {
+  damaged_entry(truncate_half);
+  remove_cache();
+  fresh_cache();
+  damaged_entry(truncate_header);
+}
+Test(nvrtc, corrupt_entry_appended) { damaged_entry(append_junk); }
+
+/* Eight processes compile the same kernel into an empty cache at once. */
+Test(nvrtc, eight_processes_one_cache) {
+  enum { N = 8 };
+  pid_t pids[N];
+  for (int i = 0; i < N; i++) {
+    pids[i] = fork();
+    cr_assert_geq(pids[i], 0);
+    if (pids[i] == 0) {
+      t2c_program *p = NULL;
+      t2c_compile_options o = {"sm_90", T2C_OUTPUT_CUBIN, 0};
+      if (t2c_program_from_file(SQUARES, &p) || t2c_compile(p, &o)) _exit(1);
+      size_t n;
+      const void *b = t2c_program_binary(p, &n);
+      char out[128];
+      snprintf(out, sizeof out, "%s/out-%d", cache_dir, i);
+      FILE *f = fopen(out, "wb");
+      if (!f || fwrite(b, 1, n, f) != n || fclose(f)) _exit(2);
+      _exit(0);
+    }
+  }
+  for (int i = 0; i < N; i++) {
+    int st;
+    cr_assert_eq(waitpid(pids[i], &st, 0), pids[i]);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "process %d failed (status %d)", i, st);
+  }
+  char first[128], cmd[512];
+  snprintf(first, sizeof first, "%s/out-0", cache_dir);
+  for (int i = 1; i < N; i++) {
+    snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s/out-%d'", first, cache_dir, i);
+    cr_assert_eq(system(cmd), 0, "process %d made a different cubin", i);
+  }
+  cr_assert_eq(cache_entries(NULL, 0), 1, "one entry, no temporary files left behind");
+  t2c_program *p = compile(SQUARES, "sm_90");
+  cr_assert_eq(t2c_program_cache_hit(p), 1);
+  t2c_program_destroy(p);
+}
+
+/* Separate programs in separate threads at once (the documented guarantee). */
+static void *compile_thread(void *arg) {
+  const char *file = arg;
+  t2c_program *p = NULL;
+  t2c_compile_options o = {"sm_90", T2C_OUTPUT_CUBIN, T2C_NO_CACHE};
+  t2c_status s = t2c_program_from_file(file, &p);
+  if (!s) s = t2c_compile(p, &o);
+  size_t n = 0;
+  if (!s) t2c_program_binary(p, &n);
+  t2c_program_destroy(p);
+  return (void *)(intptr_t)(s == T2C_SUCCESS && n > 64);
+}
+
+Test(nvrtc, threads_with_separate_programs) {
+  const char *files[] = {SQUARES, "examples/softmax.tl", SQUARES, "examples/softmax.tl"};
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) cr_assert_eq(pthread_create(&th[i], NULL, compile_thread, (void *)files[i]), 0);
+  for (int i = 0; i < 4; i++) {
+    void *ok;
+    pthread_join(th[i], &ok);
+    cr_assert(ok, "thread %d failed", i);
+  }
+}
+
+Test(nvrtc, ptx_output) {
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_file(SQUARES, &p), T2C_SUCCESS);
+  t2c_compile_options o = {"sm_90", T2C_OUTPUT_PTX, 0};
+  cr_assert_eq(t2c_compile(p, &o), T2C_SUCCESS, "%s", t2c_last_error());
+  size_t n;
+  const char *ptx = t2c_program_binary(p, &n);
+  cr_assert_not_null(memmem(ptx, n, ".entry squares", 14));
+  cr_assert_not_null(memmem(ptx, n, ".target sm_90", 13));
+  t2c_program_destroy(p);
+}
+
+Test(nvrtc, no_libcuda_is_no_device) {
+  setenv("TILE2CU_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+  cr_assert_eq(t2c_device_available(), T2C_ERROR_NO_DEVICE);
+  t2c_program *p = compile(SQUARES, "sm_90"); /* compiling still works */
+  t2c_module *m = (t2c_module *)1;
+  t2c_status s = t2c_module_load(p, &m);
+  cr_assert_eq(s, T2C_ERROR_NO_DEVICE);
+  cr_assert_null(m);
+  cr_assert_not_null(strstr(t2c_last_error(), "no CUDA device"), "message: %s", t2c_last_error());
+  cr_assert_str_eq(t2c_error_string(s), "no CUDA device");
+  t2c_devptr d;
+  cr_assert_eq(t2c_mem_alloc(&d, 16), T2C_ERROR_NO_DEVICE);
+  t2c_program_destroy(p);
+}
+
+Test(nvrtc, translator_errors_have_locations) {
+  const char *src = "@launch(128)\n"
+                    "kernel k(X: tensor<f32>[64]) {\n"
+                    "  var a = X[0 :+ 64] + nosuch\n"
+                    "}\n";
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_source("bad.tl", src, &p), T2C_ERROR_TRANSLATE);
+  cr_assert_not_null(p);
+  cr_assert_geq(t2c_program_num_diagnostics(p), 1);
+  t2c_diagnostic d;
+  cr_assert_eq(t2c_program_diagnostic(p, 0, &d), T2C_SUCCESS);
+  cr_assert_eq(d.severity, T2C_ERROR);
+  cr_assert_str_eq(d.file, "bad.tl");
+  cr_assert_eq(d.line, 3);
+  cr_assert_eq(d.col, 24);
+  cr_assert_not_null(strstr(d.message, "nosuch"), "message: %s", d.message);
+  cr_assert_not_null(strstr(t2c_last_error(), "bad.tl:3:24: error:"), "%s", t2c_last_error());
+  cr_assert_not_null(strstr(t2c_program_diagnostics_text(p), "bad.tl:3:24: error:"));
+  cr_assert_eq(t2c_compile(p, NULL), T2C_ERROR_TRANSLATE);
+  cr_assert_eq(t2c_program_num_kernels(p), 0);
+  t2c_program_destroy(p);
+}
+
+Test(nvrtc, nvrtc_errors_map_to_tl_lines) {
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_file(SQUARES, &p), T2C_SUCCESS);
+  int before = t2c_program_num_diagnostics(p);
+  program_add_nvrtc_diags(p, "examples/squares.tl(8): error: identifier \"x\" is undefined\n"
+                             "\n1 error detected in the compilation of \"squares.tl.cu\".\n");
+  cr_assert_eq(t2c_program_num_diagnostics(p), before + 1);
+  t2c_diagnostic d;
+  t2c_program_diagnostic(p, before, &d);
+  cr_assert_eq(d.severity, T2C_ERROR);
+  cr_assert_str_eq(d.file, "examples/squares.tl");
+  cr_assert_eq(d.line, 8);
+  cr_assert_not_null(strstr(d.message, "identifier \"x\" is undefined"));
+  /* the generated CUDA carries the #line directives that make this work */
+  cr_assert_not_null(strstr(t2c_program_cuda_source(p), "#line 8 \"examples/squares.tl\""));
+  t2c_program_destroy(p);
+}
+
+Test(nvrtc, bad_arguments) {
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_file("/nonexistent.tl", &p), T2C_ERROR_IO);
+  cr_assert_null(p);
+  cr_assert_eq(t2c_program_from_file(SQUARES, &p), T2C_SUCCESS);
+  t2c_compile_options o = {"sm_1", T2C_OUTPUT_CUBIN, 0};
+  cr_assert_eq(t2c_compile(p, &o), T2C_ERROR_TARGET);
+  cr_assert_not_null(strstr(t2c_last_error(), "unknown target 'sm_1'"));
+  t2c_kernel_info ki;
+  cr_assert_eq(t2c_program_kernel_info(p, "nosuch", &ki), T2C_ERROR_NOT_FOUND);
+  cr_assert_eq(t2c_program_kernel_info(p, "squares", &ki), T2C_SUCCESS);
+  cr_assert_eq(ki.registers, -1, "no ptxas numbers before a compile");
+  cr_assert_eq(ki.num_params, 3);
+  cr_assert_eq(ki.num_sizes, 1);
+  t2c_program_destroy(p);
+}
