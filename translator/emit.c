@@ -1093,6 +1093,53 @@ static const Sym *target_sym(const Target *tg) {
   return NULL;
 }
 
+/* acc += dot(a, b) with acc in registers: one loop over k updates all of the
+ * thread's elements, so each operand element is loaded once per k and the
+ * column operand is shared by them all (the thread's elements share a column
+ * when the row length divides the thread count). */
+static void emit_dot_blocked(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *out) {
+  Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  int n = acc->ty.dims[1], T = E->ki->threads, K = a->ty.dims[1];
+  ElemType at = x->ty.elem;
+  E->sshape = acc->ty;
+  const char *why = E->why;
+  E->why = "dot reads it as an operand";
+  Step s, *sv;
+  Buf code = {0}, pre = {0};
+  step_begin(E, &s, &sv);
+  int base = E->indent;
+  line(E, &code, "// %s %s dot: one loop over k for this thread's %d elements (rows r + %d*i, column c)",
+       acc->name, op == TK_ASSIGN ? "=" : "+=", acc->per_thread, T / n);
+  if (op == TK_ASSIGN)
+    for (int k = 0; k < acc->per_thread; k++) line(E, &code, "%s[%d] = %s;", acc->cname, k, literal(E, at, false, 0, 0));
+  line(E, &code, "{ const int r = tid / %d, c = tid %% %d;", n, n);
+  E->indent = base + 1;
+  const char *kk = fresh(E, "k");
+  line(E, &code, "for (int %s = 0; %s < %d; ++%s) {", kk, kk, K, kk);
+  E->indent = base + 2;
+  Buf body = {0};
+  const char *vb = ev(E, b, b->ty.elem, (At){kk, "c", false, false, -1}, &pre);
+  if (b->ty.elem != at) vb = fmt(E, "t2c::cvt<%s>(%s)", ctype(at), vb);
+  const char *bv = fresh(E, "b");
+  line(E, &body, "const %s %s = %s;", ctype(at), bv, vb);
+  for (int k = 0; k < acc->per_thread; k++) {
+    const char *row = k ? fmt(E, "r + %d", k * (T / n)) : "r";
+    const char *va = ev(E, a, a->ty.elem, (At){row, kk, false, false, -1}, &pre);
+    if (a->ty.elem != at) va = fmt(E, "t2c::cvt<%s>(%s)", ctype(at), va);
+    line(E, &body, "%s[%d] += %s * %s;", acc->cname, k, va, bv);
+  }
+  buf_putn(&code, pre.data, pre.len);
+  buf_putn(&code, body.data, body.len);
+  E->indent = base + 1;
+  line(E, &code, "}");
+  E->indent = base;
+  line(E, &code, "}");
+  buf_free(&pre);
+  buf_free(&body);
+  step_end(E, &s, sv, &code, out);
+  E->why = why;
+}
+
 /* Whether every non-elementwise node evaluated once per element of x is a row
  * reduction over rows of at least 32 (and there is one). */
 static bool coop_candidate(Emitter *E, const Expr *x, const Type *shape, bool *found) {
@@ -1206,6 +1253,11 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
   int g = coop_group(E, tg, rhs);
   if (g) {
     emit_coop(E, tg, op, rhs, g, out);
+    return;
+  }
+  if (tg->kind == TG_REGISTER && rhs->kind == E_CALL && rhs->u.call.builtin == B_DOT &&
+      (op == TK_ADD_ASSIGN || op == TK_ASSIGN) && shape.rank == 2 && T % shape.dims[1] == 0) {
+    emit_dot_blocked(E, tg->sym, op, rhs, out);
     return;
   }
   bool unrolled = tg->kind == TG_REGISTER ||

@@ -39,70 +39,20 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       b[e] = ((k0 + r) < K ? B[(k0 + r) * 32 + c] : t2c::cvt<__half>(0.0f));
     }
     // dot-f16.tl:9: acc += dot(a, b)
-    __syncthreads();  // a: written at line 7, read here by other threads
-    { const int e = tid;
-      const int r = e / 32, c = e % 32;
-      float t2c_d0 = 0.0f;
-      for (int t2c_k1 = 0; t2c_k1 < 32; ++t2c_k1) {
-        t2c_d0 += t2c::cvt<float>(a[r * 32 + t2c_k1]) * t2c::cvt<float>(b[t2c_k1 * 32 + c]);
+    __syncthreads();  // b: written at line 8, read here by other threads
+    // acc += dot: one loop over k for this thread's 8 elements (rows r + 4*i, column c)
+    { const int r = tid / 32, c = tid % 32;
+      for (int t2c_k0 = 0; t2c_k0 < 32; ++t2c_k0) {
+        const float t2c_b1 = t2c::cvt<float>(b[t2c_k0 * 32 + c]);
+        acc[0] += t2c::cvt<float>(a[r * 32 + t2c_k0]) * t2c_b1;
+        acc[1] += t2c::cvt<float>(a[(r + 4) * 32 + t2c_k0]) * t2c_b1;
+        acc[2] += t2c::cvt<float>(a[(r + 8) * 32 + t2c_k0]) * t2c_b1;
+        acc[3] += t2c::cvt<float>(a[(r + 12) * 32 + t2c_k0]) * t2c_b1;
+        acc[4] += t2c::cvt<float>(a[(r + 16) * 32 + t2c_k0]) * t2c_b1;
+        acc[5] += t2c::cvt<float>(a[(r + 20) * 32 + t2c_k0]) * t2c_b1;
+        acc[6] += t2c::cvt<float>(a[(r + 24) * 32 + t2c_k0]) * t2c_b1;
+        acc[7] += t2c::cvt<float>(a[(r + 28) * 32 + t2c_k0]) * t2c_b1;
       }
-      acc[0] += t2c_d0;
-    }
-    { const int e = tid + 128;
-      const int r = e / 32, c = e % 32;
-      float t2c_d2 = 0.0f;
-      for (int t2c_k3 = 0; t2c_k3 < 32; ++t2c_k3) {
-        t2c_d2 += t2c::cvt<float>(a[r * 32 + t2c_k3]) * t2c::cvt<float>(b[t2c_k3 * 32 + c]);
-      }
-      acc[1] += t2c_d2;
-    }
-    { const int e = tid + 256;
-      const int r = e / 32, c = e % 32;
-      float t2c_d4 = 0.0f;
-      for (int t2c_k5 = 0; t2c_k5 < 32; ++t2c_k5) {
-        t2c_d4 += t2c::cvt<float>(a[r * 32 + t2c_k5]) * t2c::cvt<float>(b[t2c_k5 * 32 + c]);
-      }
-      acc[2] += t2c_d4;
-    }
-    { const int e = tid + 384;
-      const int r = e / 32, c = e % 32;
-      float t2c_d6 = 0.0f;
-      for (int t2c_k7 = 0; t2c_k7 < 32; ++t2c_k7) {
-        t2c_d6 += t2c::cvt<float>(a[r * 32 + t2c_k7]) * t2c::cvt<float>(b[t2c_k7 * 32 + c]);
-      }
-      acc[3] += t2c_d6;
-    }
-    { const int e = tid + 512;
-      const int r = e / 32, c = e % 32;
-      float t2c_d8 = 0.0f;
-      for (int t2c_k9 = 0; t2c_k9 < 32; ++t2c_k9) {
-        t2c_d8 += t2c::cvt<float>(a[r * 32 + t2c_k9]) * t2c::cvt<float>(b[t2c_k9 * 32 + c]);
-      }
-      acc[4] += t2c_d8;
-    }
-    { const int e = tid + 640;
-      const int r = e / 32, c = e % 32;
-      float t2c_d10 = 0.0f;
-      for (int t2c_k11 = 0; t2c_k11 < 32; ++t2c_k11) {
-        t2c_d10 += t2c::cvt<float>(a[r * 32 + t2c_k11]) * t2c::cvt<float>(b[t2c_k11 * 32 + c]);
-      }
-      acc[5] += t2c_d10;
-    }
-    { const int e = tid + 768;
-      const int r = e / 32, c = e % 32;
-      float t2c_d12 = 0.0f;
-      for (int t2c_k13 = 0; t2c_k13 < 32; ++t2c_k13) {
-        t2c_d12 += t2c::cvt<float>(a[r * 32 + t2c_k13]) * t2c::cvt<float>(b[t2c_k13 * 32 + c]);
-      }
-      acc[6] += t2c_d12;
-    }
-    { const int e = tid + 896;
-      const int r = e / 32, c = e % 32;
-      float t2c_d14 = 0.0f;
-      for (int t2c_k15 = 0; t2c_k15 < 32; ++t2c_k15) {
-        t2c_d14 += t2c::cvt<float>(a[r * 32 + t2c_k15]) * t2c::cvt<float>(b[t2c_k15 * 32 + c]);
-      }
-      acc[7] += t2c_d14;
     }
   }
   // dot-f16.tl:11: C[0 :+ 32, 0 :+ 32] = f16(acc)

@@ -51,134 +51,28 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       b[e] = ((k0 + r) < K && (n0 + c) < N ? B[((long long)(k0 + r)) * N + (n0 + c)] : 0.0f);
     }
     // dot-f32.tl:12: acc += dot(a, b)
-    __syncthreads();  // a: written at line 10, read here by other threads
-    { const int e = tid;
-      const int r = e / 64, c = e % 64;
-      float t2c_d0 = 0.0f;
-      for (int t2c_k1 = 0; t2c_k1 < 16; ++t2c_k1) {
-        t2c_d0 += a[r * 16 + t2c_k1] * b[t2c_k1 * 64 + c];
+    __syncthreads();  // b: written at line 11, read here by other threads
+    // acc += dot: one loop over k for this thread's 16 elements (rows r + 4*i, column c)
+    { const int r = tid / 64, c = tid % 64;
+      for (int t2c_k0 = 0; t2c_k0 < 16; ++t2c_k0) {
+        const float t2c_b1 = b[t2c_k0 * 64 + c];
+        acc[0] += a[r * 16 + t2c_k0] * t2c_b1;
+        acc[1] += a[(r + 4) * 16 + t2c_k0] * t2c_b1;
+        acc[2] += a[(r + 8) * 16 + t2c_k0] * t2c_b1;
+        acc[3] += a[(r + 12) * 16 + t2c_k0] * t2c_b1;
+        acc[4] += a[(r + 16) * 16 + t2c_k0] * t2c_b1;
+        acc[5] += a[(r + 20) * 16 + t2c_k0] * t2c_b1;
+        acc[6] += a[(r + 24) * 16 + t2c_k0] * t2c_b1;
+        acc[7] += a[(r + 28) * 16 + t2c_k0] * t2c_b1;
+        acc[8] += a[(r + 32) * 16 + t2c_k0] * t2c_b1;
+        acc[9] += a[(r + 36) * 16 + t2c_k0] * t2c_b1;
+        acc[10] += a[(r + 40) * 16 + t2c_k0] * t2c_b1;
+        acc[11] += a[(r + 44) * 16 + t2c_k0] * t2c_b1;
+        acc[12] += a[(r + 48) * 16 + t2c_k0] * t2c_b1;
+        acc[13] += a[(r + 52) * 16 + t2c_k0] * t2c_b1;
+        acc[14] += a[(r + 56) * 16 + t2c_k0] * t2c_b1;
+        acc[15] += a[(r + 60) * 16 + t2c_k0] * t2c_b1;
       }
-      acc[0] += t2c_d0;
-    }
-    { const int e = tid + 256;
-      const int r = e / 64, c = e % 64;
-      float t2c_d2 = 0.0f;
-      for (int t2c_k3 = 0; t2c_k3 < 16; ++t2c_k3) {
-        t2c_d2 += a[r * 16 + t2c_k3] * b[t2c_k3 * 64 + c];
-      }
-      acc[1] += t2c_d2;
-    }
-    { const int e = tid + 512;
-      const int r = e / 64, c = e % 64;
-      float t2c_d4 = 0.0f;
-      for (int t2c_k5 = 0; t2c_k5 < 16; ++t2c_k5) {
-        t2c_d4 += a[r * 16 + t2c_k5] * b[t2c_k5 * 64 + c];
-      }
-      acc[2] += t2c_d4;
-    }
-    { const int e = tid + 768;
-      const int r = e / 64, c = e % 64;
-      float t2c_d6 = 0.0f;
-      for (int t2c_k7 = 0; t2c_k7 < 16; ++t2c_k7) {
-        t2c_d6 += a[r * 16 + t2c_k7] * b[t2c_k7 * 64 + c];
-      }
-      acc[3] += t2c_d6;
-    }
-    { const int e = tid + 1024;
-      const int r = e / 64, c = e % 64;
-      float t2c_d8 = 0.0f;
-      for (int t2c_k9 = 0; t2c_k9 < 16; ++t2c_k9) {
-        t2c_d8 += a[r * 16 + t2c_k9] * b[t2c_k9 * 64 + c];
-      }
-      acc[4] += t2c_d8;
-    }
-    { const int e = tid + 1280;
-      const int r = e / 64, c = e % 64;
-      float t2c_d10 = 0.0f;
-      for (int t2c_k11 = 0; t2c_k11 < 16; ++t2c_k11) {
-        t2c_d10 += a[r * 16 + t2c_k11] * b[t2c_k11 * 64 + c];
-      }
-      acc[5] += t2c_d10;
-    }
-    { const int e = tid + 1536;
-      const int r = e / 64, c = e % 64;
-      float t2c_d12 = 0.0f;
-      for (int t2c_k13 = 0; t2c_k13 < 16; ++t2c_k13) {
-        t2c_d12 += a[r * 16 + t2c_k13] * b[t2c_k13 * 64 + c];
-      }
-      acc[6] += t2c_d12;
-    }
-    { const int e = tid + 1792;
-      const int r = e / 64, c = e % 64;
-      float t2c_d14 = 0.0f;
-      for (int t2c_k15 = 0; t2c_k15 < 16; ++t2c_k15) {
-        t2c_d14 += a[r * 16 + t2c_k15] * b[t2c_k15 * 64 + c];
-      }
-      acc[7] += t2c_d14;
-    }
-    { const int e = tid + 2048;
-      const int r = e / 64, c = e % 64;
-      float t2c_d16 = 0.0f;
-      for (int t2c_k17 = 0; t2c_k17 < 16; ++t2c_k17) {
-        t2c_d16 += a[r * 16 + t2c_k17] * b[t2c_k17 * 64 + c];
-      }
-      acc[8] += t2c_d16;
-    }
-    { const int e = tid + 2304;
-      const int r = e / 64, c = e % 64;
-      float t2c_d18 = 0.0f;
-      for (int t2c_k19 = 0; t2c_k19 < 16; ++t2c_k19) {
-        t2c_d18 += a[r * 16 + t2c_k19] * b[t2c_k19 * 64 + c];
-      }
-      acc[9] += t2c_d18;
-    }
-    { const int e = tid + 2560;
-      const int r = e / 64, c = e % 64;
-      float t2c_d20 = 0.0f;
-      for (int t2c_k21 = 0; t2c_k21 < 16; ++t2c_k21) {
-        t2c_d20 += a[r * 16 + t2c_k21] * b[t2c_k21 * 64 + c];
-      }
-      acc[10] += t2c_d20;
-    }
-    { const int e = tid + 2816;
-      const int r = e / 64, c = e % 64;
-      float t2c_d22 = 0.0f;
-      for (int t2c_k23 = 0; t2c_k23 < 16; ++t2c_k23) {
-        t2c_d22 += a[r * 16 + t2c_k23] * b[t2c_k23 * 64 + c];
-      }
-      acc[11] += t2c_d22;
-    }
-    { const int e = tid + 3072;
-      const int r = e / 64, c = e % 64;
-      float t2c_d24 = 0.0f;
-      for (int t2c_k25 = 0; t2c_k25 < 16; ++t2c_k25) {
-        t2c_d24 += a[r * 16 + t2c_k25] * b[t2c_k25 * 64 + c];
-      }
-      acc[12] += t2c_d24;
-    }
-    { const int e = tid + 3328;
-      const int r = e / 64, c = e % 64;
-      float t2c_d26 = 0.0f;
-      for (int t2c_k27 = 0; t2c_k27 < 16; ++t2c_k27) {
-        t2c_d26 += a[r * 16 + t2c_k27] * b[t2c_k27 * 64 + c];
-      }
-      acc[13] += t2c_d26;
-    }
-    { const int e = tid + 3584;
-      const int r = e / 64, c = e % 64;
-      float t2c_d28 = 0.0f;
-      for (int t2c_k29 = 0; t2c_k29 < 16; ++t2c_k29) {
-        t2c_d28 += a[r * 16 + t2c_k29] * b[t2c_k29 * 64 + c];
-      }
-      acc[14] += t2c_d28;
-    }
-    { const int e = tid + 3840;
-      const int r = e / 64, c = e % 64;
-      float t2c_d30 = 0.0f;
-      for (int t2c_k31 = 0; t2c_k31 < 16; ++t2c_k31) {
-        t2c_d30 += a[r * 16 + t2c_k31] * b[t2c_k31 * 64 + c];
-      }
-      acc[15] += t2c_d30;
     }
   }
   // dot-f32.tl:14: C[m0 :+ 64, n0 :+ 64] = acc
