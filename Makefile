@@ -1,6 +1,8 @@
 # tile2cu: build, test and install.
 #   make            build build/tile2cu
-#   make test       every test (unit, golden, nvcc, CPU-backend run tests, examples)
+#   make test       every test (unit, golden, nvcc, CPU-backend run tests, examples,
+#                   the CMake example, the docs and editor checks)
+#   make docs       regenerate docs/diagnostics.md
 #   make install PREFIX=/usr/local
 #   make lib        build/libtile2cu.a and build/libtile2cu.so (the NVRTC driver)
 #   make bench-compile   cold vs warm NVRTC compile times (not part of make test)
@@ -102,7 +104,23 @@ gpu-sim: $(B)/tile2cu
 test-gpu: $(B)/tile2cu
 	sh tests/gpu/run.sh --backend gpu
 
-test: all unit golden nvcc-check sim-selftest gpu-sim examples
+# examples/cmake_host through the CMake package (configure and build only), and
+# a staged `make install DESTDIR=build/stage` that find_package finds.
+cmake-example: all
+	sh tests/cmake/check.sh
+
+# docs/diagnostics.md is generated from tests/golden/errors and tests/golden/warnings.
+docs: $(B)/tile2cu
+	sh tools/gen_diagnostics.sh > docs/diagnostics.md
+
+# docs/cli.md against --help (both ways), docs/diagnostics.md against its generator
+# and the warning goldens, the man page, and the editor grammars against the .def tables.
+docs-check: $(B)/tile2cu
+	sh tests/docs/check_cli.sh
+	sh tests/docs/check_diagnostics.sh
+	sh tests/editors/check.sh
+
+test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example docs-check
 
 clean:
 	rm -rf $(B)
@@ -124,5 +142,12 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|'"$$(sed -n 's/^#define TILE2CU_VERSION "\(.*\)"/\1/p' translator/tile2cu.h)"'|g' \
 	  nvrtc_driver/tile2cu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tile2cu.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/tile2cu.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/Tile2cu $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 cmake/Tile2cuConfig.cmake cmake/Tile2cuConfigVersion.cmake $(DESTDIR)$(PREFIX)/lib/cmake/Tile2cu/
+	install -m 644 man/tile2cu.1 $(DESTDIR)$(PREFIX)/share/man/man1/tile2cu.1
+	install -d $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect
+	install -m 644 editors/tile2cu.tmLanguage.json $(DESTDIR)$(PREFIX)/share/tile2cu/editors/
+	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
+	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples bench-compile test clean install
+.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples cmake-example docs docs-check bench-compile test clean install

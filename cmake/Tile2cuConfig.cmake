@@ -21,15 +21,17 @@
 # and the imported executable Tile2cu::tile2cu.
 include_guard(GLOBAL)
 
-get_filename_component(_tile2cu_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
-find_program(TILE2CU_EXECUTABLE tile2cu
-  HINTS "${_tile2cu_prefix}/bin" "${CMAKE_CURRENT_LIST_DIR}/../build"
-  DOC "the tile2cu translator")
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../translator/main.c")
+  get_filename_component(_tile2cu_bindir "${CMAKE_CURRENT_LIST_DIR}/../build" ABSOLUTE) # source tree
+else()
+  get_filename_component(_tile2cu_bindir "${CMAKE_CURRENT_LIST_DIR}/../../../bin" ABSOLUTE) # PREFIX/lib/cmake/Tile2cu
+endif()
+find_program(TILE2CU_EXECUTABLE tile2cu HINTS "${_tile2cu_bindir}" DOC "the tile2cu translator")
 
 if(NOT TILE2CU_EXECUTABLE)
   set(Tile2cu_FOUND FALSE)
   set(Tile2cu_NOT_FOUND_MESSAGE
-      "tile2cu was not found in ${_tile2cu_prefix}/bin or on PATH; set TILE2CU_EXECUTABLE")
+      "tile2cu was not found in ${_tile2cu_bindir} or on PATH; set TILE2CU_EXECUTABLE")
   return()
 endif()
 

@@ -228,7 +228,7 @@ t2c_status t2c_program_from_file(const char *path, t2c_program **out) {
   if (!out || !path) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_from_file: NULL argument");
   *out = NULL;
   char err[512];
-  char *src = read_tl_file(path, err, sizeof err);
+  char *src = read_tl_file(path, err, sizeof err, NULL);
   if (!src) return drv_fail(T2C_ERROR_IO, "%s", err);
   t2c_status s = t2c_program_from_source(path, src, out);
   free(src);

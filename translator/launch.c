@@ -156,8 +156,10 @@ int launch_mkdirs(const char *path) {
 
 /* ------------------------------------------------------------ source files */
 
-char *read_tl_file(const char *path, char *err, size_t n) {
-  FILE *f = fopen(path, "rb");
+char *read_tl_file(const char *path, char *err, size_t n, int *status) {
+  bool is_stdin = strcmp(path, "-") == 0;
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (status) *status = 2;
   if (!f) {
     snprintf(err, n, "cannot open %s: %s", path, strerror(errno));
     return NULL;
@@ -167,11 +169,18 @@ char *read_tl_file(const char *path, char *err, size_t n) {
   size_t got;
   while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= (16u << 20)) buf_putn(&b, chunk, got);
   bool bad = ferror(f);
-  fclose(f);
-  const char *why = bad ? "cannot read it" : b.len > (16u << 20) ? "the file is larger than 16 MiB"
-                    : b.len && memchr(b.data, 0, b.len) ? "the file contains a NUL byte; is it a text file?" : NULL;
+  if (!is_stdin) fclose(f);
+  if (bad) {
+    snprintf(err, n, "cannot read %s", path);
+    buf_free(&b);
+    return NULL;
+  }
+  /* the content is wrong: an error in the input (exit status 1) */
+  const char *why = b.len > (16u << 20) ? "error: the file is larger than 16 MiB"
+                    : b.len && memchr(b.data, 0, b.len) ? "error: the file contains a NUL byte; is it a text file?" : NULL;
   if (why) {
     snprintf(err, n, "%s: %s", path, why);
+    if (status) *status = 1;
     buf_free(&b);
     return NULL;
   }

@@ -16,13 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_SOURCE (16 << 20)
 
 static const char usage_text[] =
     "usage: tile2cu [options] FILE.tl\n"
     "       tile2cu run FILE.tl --kernel NAME [--backend sim|gpu] [run options] NAME=VALUE ...\n"
     "       tile2cu compile FILE.tl [--target sm_XX] [--ptx] -o OUT   cubin or PTX through NVRTC\n"
     "       tile2cu report FILE.tl [--target sm_XX]   threads, shared memory, registers, occupancy\n"
+    "       tile2cu VERB --help                    a verb's own options\n"
     "\n"
     "Translates a tile-language file to CUDA C++ (on stdout unless -o).\n"
     "\n"
@@ -83,45 +83,6 @@ static bool find_rt_dir(char *out, size_t n) {
   }
   snprintf(out, n, "%s/include", TILE2CU_PREFIX);
   return false;
-}
-
-static char *read_source(const char *path, int *status) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "tile2cu: cannot open %s: %s\n", path, strerror(errno));
-    *status = 2;
-    return NULL;
-  }
-  Buf b = {0};
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-    buf_putn(&b, chunk, n);
-    if (b.len > MAX_SOURCE) break;
-  }
-  bool err = ferror(f);
-  if (f != stdin) fclose(f);
-  if (err) {
-    fprintf(stderr, "tile2cu: cannot read %s\n", path);
-    buf_free(&b);
-    *status = 2;
-    return NULL;
-  }
-  if (b.len > MAX_SOURCE) {
-    fprintf(stderr, "%s: error: the file is larger than %d bytes\n", path, MAX_SOURCE);
-    buf_free(&b);
-    *status = 1;
-    return NULL;
-  }
-  if (b.len && memchr(b.data, 0, b.len)) {
-    fprintf(stderr, "%s: error: the file contains a NUL byte; is it a text file?\n", path);
-    buf_free(&b);
-    *status = 1;
-    return NULL;
-  }
-  buf_putn(&b, "", 0);
-  if (!b.data) buf_puts(&b, "");
-  return b.data;
 }
 
 /* Writes text to path atomically: a temporary file in the same directory, renamed. */
@@ -265,8 +226,12 @@ int main(int argc, char **argv) {
   TargetConfig t;
   char config_path[PATH_MAX];
   if ((st = load_target(&o, argv[0], &t, config_path, sizeof config_path))) return st;
-  char *src = read_source(o.input, &st);
-  if (!src) return st;
+  char err[PATH_MAX + 128];
+  char *src = read_tl_file(o.input, err, sizeof err, &st);
+  if (!src) {
+    fprintf(stderr, st == 1 ? "%s\n" : "tile2cu: %s\n", err);
+    return st;
+  }
   Arena a = {0};
   Buf out = {0};
   EmitOptions eo = {.line_directives = o.line, .standalone = o.standalone, .sim = o.sim,

@@ -343,7 +343,28 @@ static int pick_backend(RunOpts *o) {
   return 0;
 }
 
+static const char run_usage[] =
+    "usage: tile2cu run FILE.tl --kernel NAME [options] NAME=VALUE ...\n"
+    "\n"
+    "Runs one kernel on .npy files, on the CPU backend (sim) or on the CUDA device.\n"
+    "Tensors are NAME=FILE.npy (read when the file exists; written back when the\n"
+    "kernel stores to them); sizes and scalars are NAME=VALUE.\n"
+    "\n"
+    "options:\n"
+    "  --kernel NAME      the kernel to run (required)\n"
+    "  --backend sim|gpu  the CPU backend or the device (default: the device when\n"
+    "                     there is one, else the CPU backend)\n"
+    "  --grid X[,Y[,Z]]   the grid, instead of the one @grid gives\n"
+    "  --schedules N      thread schedules the CPU backend compares, 1 to 1000 (default 3)\n"
+    "  --target sm_XX     the target config (default sm_90)\n"
+    "  --help             print this help\n";
+
 int run_main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(run_usage, stdout);
+      return 0;
+    }
   RunOpts o = {0};
   int st = parse_run_args(argc, argv, &o);
   if (st || (st = pick_backend(&o))) {
@@ -356,14 +377,14 @@ int run_main(int argc, char **argv) {
   const char *target = o.target ? o.target : "sm_90";
   if (!config_find(target, argv[0], cfg, sizeof cfg)) return fail("unknown target '%s'", target);
   if (!config_load(cfg, &t, err, sizeof err)) return fail("%s", err);
-  FILE *f = fopen(o.file, "rb");
-  if (!f) return fail("cannot open %s: %s", o.file, strerror(errno));
-  Buf src = {0};
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_putn(&src, chunk, n);
-  fclose(f);
-  buf_puts(&src, "");
+  char rerr[PATH_MAX + 128];
+  int rst;
+  char *text = read_tl_file(o.file, rerr, sizeof rerr, &rst);
+  if (!text) {
+    fail("%s", rerr);
+    return rst;
+  }
+  Buf src = {text, strlen(text), strlen(text) + 1};
   Arena a = {0};
   Buf cu = {0};
   Program *p = NULL;

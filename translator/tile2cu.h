@@ -460,7 +460,7 @@ int run_main(int argc, char **argv);
 int compile_main(int argc, char **argv); /* tile2cu compile */
 int report_main(int argc, char **argv);  /* tile2cu report */
 /* Reads a whole .tl file (NUL-terminated, malloc'd); NULL with a message in err. */
-char *read_tl_file(const char *path, char *err, size_t n);
+char *read_tl_file(const char *path, char *err, size_t n, int *status);
 /* The pipeline: lex, parse, check, emit. Returns the exit status (0, or 1 for
  * errors in the input, reported to diag_out). *prog_out gets the program. */
 int translate(const char *file, const char *src, const TargetConfig *t, const EmitOptions *eo, Buf *out,

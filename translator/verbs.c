@@ -2,7 +2,7 @@
  *
  *   tile2cu compile FILE.tl [--target sm_XX] [--ptx] [--no-cache] -o OUT
  *       a cubin (or PTX) through NVRTC, with the disk cache; no nvcc
- *   tile2cu report FILE.tl [--target sm_XX]
+ *   tile2cu report FILE.tl [--target sm_XX] [--no-cache]
  *       per kernel: threads, shared memory per tile, register-tile elements per
  *       thread, and from ptxas (through NVRTC): registers, stack frame, spills
  *       and the occupancy they allow on the target. Warns, in .tl terms, when a
@@ -35,6 +35,40 @@ static int verb_fail(const char *verb, const char *fmt_, ...) {
   fputc('\n', stderr);
   va_end(ap);
   return 2;
+}
+
+static const char compile_usage[] =
+    "usage: tile2cu compile FILE.tl [--target sm_XX] [--ptx] [--no-cache] -o OUT\n"
+    "\n"
+    "Translates and compiles with NVRTC (no nvcc) to a cubin, or PTX with --ptx,\n"
+    "through the disk cache.\n"
+    "\n"
+    "options:\n"
+    "  -o OUT             the cubin or PTX file to write (required)\n"
+    "  --target sm_XX     the target architecture (default sm_90)\n"
+    "  --ptx              write PTX instead of a cubin\n"
+    "  --no-cache         neither read nor write the compile cache\n"
+    "  --help             print this help\n";
+
+static const char report_usage[] =
+    "usage: tile2cu report FILE.tl [--target sm_XX] [--no-cache]\n"
+    "\n"
+    "Per kernel: threads, shared memory per tile, register tiles, and from ptxas\n"
+    "(through NVRTC) registers, stack frame, spills and occupancy on the target.\n"
+    "\n"
+    "options:\n"
+    "  --target sm_XX     the target architecture (default sm_90)\n"
+    "  --no-cache         neither read nor write the compile cache\n"
+    "  --help             print this help\n";
+
+/* --help anywhere prints the verb's usage; returns whether it did. */
+static bool verb_help(const char *verb, int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(strcmp(verb, "compile") == 0 ? compile_usage : report_usage, stdout);
+      return true;
+    }
+  return false;
 }
 
 static int parse_verb_args(const char *verb, int argc, char **argv, VerbOpts *o) {
@@ -97,6 +131,7 @@ static int write_file(const char *path, const void *data, size_t len) {
 }
 
 int compile_main(int argc, char **argv) {
+  if (verb_help("compile", argc, argv)) return 0;
   VerbOpts o = {0};
   int st = parse_verb_args("compile", argc, argv, &o);
   if (st) return st;
@@ -197,6 +232,7 @@ static void report_kernel(const char *file, const TargetConfig *t, const Kernel 
 }
 
 int report_main(int argc, char **argv) {
+  if (verb_help("report", argc, argv)) return 0;
   VerbOpts o = {0};
   int st = parse_verb_args("report", argc, argv, &o);
   if (st) return st;
@@ -210,7 +246,7 @@ int report_main(int argc, char **argv) {
     return st;
   }
   /* the shapes come from a translation of our own; the ptxas numbers from the library */
-  char *src = read_tl_file(o.file, err, sizeof err);
+  char *src = read_tl_file(o.file, err, sizeof err, NULL);
   Arena a = {0};
   Buf cu = {0};
   Program *p = NULL;
