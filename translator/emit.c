@@ -709,8 +709,12 @@ static bool assumed_at_least(Emitter *E, const Sym *size, int64_t v) {
   return false;
 }
 
-/* ctx.block.A * c or c * ctx.block.A: returns the axis, or -1. */
+/* ctx.block.A * c, c * ctx.block.A or ctx.block.A (c = 1): returns the axis, or -1. */
 static int block_times(const Expr *x, int64_t *c) {
+  if (x->kind == E_CTX && x->u.ctx >= CTX_BLOCK_X && x->u.ctx <= CTX_BLOCK_Z) {
+    *c = 1;
+    return x->u.ctx - CTX_BLOCK_X;
+  }
   if (x->kind != E_BINARY || x->u.binary.op != TK_STAR) return -1;
   const Expr *a = x->u.binary.a, *b = x->u.binary.b;
   if (b->kind == E_CTX && b->u.ctx >= CTX_BLOCK_X && b->u.ctx <= CTX_BLOCK_Z) {
@@ -752,6 +756,7 @@ static bool fits(Emitter *E, const Expr *start, int64_t len, const Sym *X, int d
     int64_t gc;
     if (check_const_int(g, &gc)) return S ? assumed_at_least(E, S, (gc - 1) * c + len) : (gc - 1) * c + len <= D;
     if (!S) return false;
+    if (as_size(g) == S && c == 1) return true; /* @grid(S): block index < S */
     /* @grid(S / c): the last block ends at or before S */
     if (g->kind == E_BINARY && g->u.binary.op == TK_SLASH && as_size(g->u.binary.a) == S &&
         check_const_int(g->u.binary.b, &gc) && gc == c)
@@ -1254,6 +1259,22 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
   if (g) {
     emit_coop(E, tg, op, rhs, g, out);
     return;
+  }
+  /* t = e + dot(a, b) is t = e, then t += dot(a, b), when the dot does not read t */
+  if (tg->kind == TG_REGISTER && (op == TK_ASSIGN || op == TK_ADD_ASSIGN) && rhs->kind == E_BINARY &&
+      rhs->u.binary.op == TK_PLUS && same_shape(&rhs->ty, &shape)) {
+    Expr *d = rhs->u.binary.b, *rest = rhs->u.binary.a;
+    if (!(d->kind == E_CALL && d->u.call.builtin == B_DOT)) {
+      d = rhs->u.binary.a;
+      rest = rhs->u.binary.b;
+    }
+    if (d->kind == E_CALL && d->u.call.builtin == B_DOT && same_shape(&d->ty, &shape) &&
+        !reads_unaligned(d, tg->sym, &shape, false) && T % shape.dims[1] == 0 && shape.rank == 2 &&
+        d->ty.elem == tg->sym->ty.elem) {
+      emit_elementwise(E, tg, op, rest, out);
+      emit_dot_blocked(E, tg->sym, TK_ADD_ASSIGN, d, out);
+      return;
+    }
   }
   if (tg->kind == TG_REGISTER && rhs->kind == E_CALL && rhs->u.call.builtin == B_DOT &&
       (op == TK_ADD_ASSIGN || op == TK_ASSIGN) && shape.rank == 2 && T % shape.dims[1] == 0) {

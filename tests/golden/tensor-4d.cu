@@ -19,12 +19,12 @@ scale4(const float *__restrict__ X, float *__restrict__ Y, float scale, int B, i
     // tensor-4d.tl:8: var x = X[b, h, s0 :+ 16, 0 :+ 64]
     for (int e = tid; e < 1024; e += 128) {
       const int r = e / 64, c = e % 64;
-      x[e] = (b < B && h < H && (s0 + r) < S ? X[(((long long)b * H + h) * S + (s0 + r)) * 64 + c] : 0.0f);
+      x[e] = ((s0 + r) < S ? X[(((long long)b * H + h) * S + (s0 + r)) * 64 + c] : 0.0f);
     }
     // tensor-4d.tl:9: Y[b, h, s0 :+ 16, 0 :+ 64] = x * scale
     for (int e = tid; e < 1024; e += 128) {
       const int r = e / 64, c = e % 64;
-      if (b < B && h < H && (s0 + r) < S) Y[(((long long)b * H + h) * S + (s0 + r)) * 64 + c] = (x[e] * scale);
+      if ((s0 + r) < S) Y[(((long long)b * H + h) * S + (s0 + r)) * 64 + c] = (x[e] * scale);
     }
   }
 }
