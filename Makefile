@@ -82,6 +82,8 @@ golden: $(B)/tile2cu
 
 golden-update: $(B)/tile2cu
 	sh tests/golden/run.sh --update
+	sh tests/docs/check_diagnostics.sh --update
+	sh tools/gen_diagnostics.sh > docs/diagnostics.md
 
 nvcc-check: $(B)/tile2cu
 	sh tests/golden/nvcc_check.sh

@@ -44,7 +44,6 @@ if(NOT _tile2cu_rc EQUAL 0 OR NOT _tile2cu_inc MATCHES "^-I")
   return()
 endif()
 string(REGEX REPLACE "^-I" "" Tile2cu_INCLUDE_DIR "${_tile2cu_inc}")
-set(Tile2cu_INCLUDE_DIR "${Tile2cu_INCLUDE_DIR}" CACHE PATH "directory holding tile2cu/rt.cuh")
 
 if(NOT TARGET Tile2cu::tile2cu)
   add_executable(Tile2cu::tile2cu IMPORTED GLOBAL)

@@ -7,6 +7,7 @@ need=""
 dpkg -s libyaml-dev >/dev/null 2>&1 || need="$need libyaml-dev"
 dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
 dpkg -s libssl-dev >/dev/null 2>&1 || need="$need libssl-dev"
+command -v cmake >/dev/null 2>&1 || need="$need cmake"
 if [ -n "$need" ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq || true

@@ -96,7 +96,21 @@ static const char *emit_index_read(Emitter *E, Expr *x, At at, Buf *pre);
 static int reg_index(Emitter *E, Sym *r);
 static int tile_buffer(Emitter *E, Sym *t);
 
+/* The pipelined loop being emitted: its iteration counter, bound, step and stages. */
+typedef struct PipeCtx {
+  const char *it, *hi, *step;
+  int stages;
+} PipeCtx;
+static PipeCtx *cur_pipe;
+
 /* ------------------------------------------------------------ buffers and steps */
+
+/* Whether key is one of the kernel's tile vars (buffer keys are also Exprs and scratch). */
+static bool is_tile_sym(Emitter *E, const void *key) {
+  for (int i = 0; i < E->ki->tiles.len; i++)
+    if (E->ki->tiles.items[i] == key) return true;
+  return false;
+}
 
 static int emit_buffer(Emitter *E, const void *key, const char *cname, ElemType elem, const Type *shape,
                 const char *what) {
@@ -112,7 +126,14 @@ static int emit_buffer(Emitter *E, const void *key, const char *cname, ElemType 
   b->dims[0] = shape->rank > 0 ? shape->dims[0] : 1;
   b->dims[1] = shape->rank > 1 ? shape->dims[1] : 1;
   b->numel = (int64_t)b->dims[0] * b->dims[1];
-  b->bytes = b->numel * elem_bytes[elem];
+  b->pitch = b->dims[1];
+  const Sym *y = key;
+  b->stages = 1;
+  if (y && is_tile_sym(E, y)) {
+    if (shape->rank == 2 && y->mma_operand) b->pitch = b->dims[1] + 8;
+    if (y->pipe_stages > 1) b->stages = y->pipe_stages;
+  }
+  b->bytes = (int64_t)b->dims[0] * b->pitch * elem_bytes[elem] * b->stages;
   b->what = what;
   return E->nbufs++;
 }
@@ -205,15 +226,18 @@ static const char *lin2(Emitter *E, const char *i, int n, const char *j) {
 
 static const char *index_2d(Emitter *E, const Buffer *b, const char *i, const char *j) {
   if (b->rank <= 1) return i ? i : "0";
-  return lin2(E, i, b->dims[1], j);
+  return lin2(E, i, b->pitch, j);
 }
+
+/* Whether the statement's elements follow the spread (not an mma layout). */
+static bool spread_statement(const Emitter *E) { return E->slayout == NULL; }
 
 /* A read of a shared buffer at coordinates of a tile of the buffer's shape. */
 static const char *read_buf(Emitter *E, int bi, At at, const Type *shape) {
   const Buffer *b = &E->bufs[bi];
-  bool aligned = at.aligned && same_shape(shape, &E->sshape);
+  bool aligned = at.aligned && same_shape(shape, &E->sshape) && spread_statement(E);
   access(E, bi, false, aligned);
-  if (aligned) return fmt(E, "%s[e]", b->cname);
+  if (aligned && b->pitch == b->dims[1]) return fmt(E, "%s[e]", b->cname);
   return fmt(E, "%s[%s]", b->cname, index_2d(E, b, at.i, at.j));
 }
 
@@ -234,7 +258,10 @@ static const char *ev_ident(Emitter *E, Expr *x, ElemType want, At at) {
   if (x->flags & EF_CONST) return literal(E, want != T_NONE && x->ty.untyped ? want : x->ty.elem, x->cv.isf, x->cv.i, x->cv.f);
   if (y->ty.rank == 0) return y->cname;
   if (y->place == PL_REGISTER) {
-    if (at.aligned && at.kreg >= 0 && same_shape(&y->ty, &E->sshape) && !E->no_reg_reads)
+    bool same_layout = y->mma ? E->slayout && E->slayout->mma && E->slayout->wm == y->wm &&
+                                    E->slayout->wn == y->wn
+                              : spread_statement(E);
+    if (at.aligned && at.kreg >= 0 && same_shape(&y->ty, &E->sshape) && !E->no_reg_reads && same_layout)
       return fmt(E, "%s[%d]", y->cname, at.kreg);
     return read_buf(E, reg_copy(E, y), at, &y->ty);
   }
@@ -248,6 +275,17 @@ static const char *ev_cast(Emitter *E, Expr *x, At at, Buf *pre) {
   return fmt(E, "t2c::cvt<%s>(%s)", ctype(x->u.call.cast), v);
 }
 
+/* Element k of an mma-layout tile: row and column offsets from t2c_NAME_r / _c. */
+static void mma_offsets(const Sym *t, int k, int *ro, int *co) {
+  int q = k % 4, tile = k / 4, i = tile / t->nt, j = tile % t->nt;
+  *ro = i * 16 + (q / 2) * 8;
+  *co = j * 8 + (q % 2);
+}
+
+static const char *mma_coord(Emitter *E, const Sym *t, const char *which, int off) {
+  return off ? fmt(E, "t2c_%s_%s + %d", t->cname, which, off) : fmt(E, "t2c_%s_%s", t->cname, which);
+}
+
 /* A new name for a value computed in the element body. */
 static const char *fresh(Emitter *E, const char *stem) { return fmt(E, "t2c_%s%d", stem, E->ctr++); }
 
@@ -256,6 +294,9 @@ static bool reg_foldable(Emitter *E, const Expr *x) {
   if (x->kind != E_CALL || (x->u.call.builtin != B_ROWSUM && x->u.call.builtin != B_ROWMAX)) return false;
   const Expr *t = x->u.call.args[0];
   if (t->kind != E_IDENT || !t->u.ident.sym || t->u.ident.sym->place != PL_REGISTER) return false;
+  /* the mma layout keeps a row in one warp when warps split rows only: a quad of
+   * lanes holds it, with each thread's own columns summed first */
+  if (t->u.ident.sym->mma) return t->u.ident.sym->wn == 1;
   int n = t->ty.dims[1];
   return (t->ty.elem == T_F32 || t->ty.elem == T_I32) && n <= E->t->lanes && (n & (n - 1)) == 0;
 }
@@ -368,12 +409,15 @@ static const char *ev_materialised(Emitter *E, Expr *x, At at) {
     memo_put(E, x, E->bufs[bi].cname);
     Type saved_shape = E->sshape;
     bool saved_nr = E->no_reg_reads;
+    const Sym *saved_layout = E->slayout;
     int saved_indent = E->indent;
     E->indent = E->stmt_indent;
+    E->slayout = NULL;
     emit_elementwise(E, &(Target){.kind = TG_BUFFER, .buf = bi, .shape = x->ty}, TK_ASSIGN, x, E->out);
     E->indent = saved_indent;
     E->sshape = saved_shape;
     E->no_reg_reads = saved_nr;
+    E->slayout = saved_layout;
   }
   return read_buf(E, bi, (At){at.i, at.j, false, false, -1}, &x->ty);
 }
@@ -487,12 +531,15 @@ static const char *ev_sum(Emitter *E, Expr *x) {
   if (v) return v;
   Type saved_shape = E->sshape;
   bool saved_nr = E->no_reg_reads;
+  const Sym *saved_layout = E->slayout;
   int saved_indent = E->indent;
   E->indent = E->stmt_indent;
+  E->slayout = NULL;
   v = ev_sum_body(E, x);
   E->indent = saved_indent;
   E->sshape = saved_shape;
   E->no_reg_reads = saved_nr;
+  E->slayout = saved_layout;
   memo_put(E, x, v);
   return v;
 }
@@ -602,7 +649,18 @@ static void emit_copy(Emitter *E, Sym *r, Buf *out) {
   step_begin(E, &s, &sv);
   access(E, bi, true, true);
   line(E, &code, "// %s -> %s (shared): %s", r->name, r->copy_cname, why);
-  for (int k = 0; k < r->per_thread; k++) {
+  if (r->mma) {
+    s.nacc = 0;
+    access(E, bi, true, false); /* the fragment layout is not the spread */
+    E->use_lane = E->use_warp = true;
+    for (int k = 0; k < r->per_thread; k++) {
+      int ro, co;
+      mma_offsets(r, k, &ro, &co);
+      line(E, &code, "%s[(%s) * %d + %s] = %s[%d];", r->copy_cname, mma_coord(E, r, "r", ro), r->ty.dims[1],
+           mma_coord(E, r, "c", co), r->cname, k);
+    }
+  }
+  for (int k = 0; k < r->per_thread && !r->mma; k++) {
     if (k == 0) line(E, &code, "%s[tid] = %s[0];", r->copy_cname, r->cname);
     else line(E, &code, "%s[tid + %d] = %s[%d];", r->copy_cname, k * E->ki->threads, r->cname, k);
   }
@@ -859,9 +917,9 @@ static const char *emit_index_read(Emitter *E, Expr *x, At at, Buf *pre) {
     p[d] = ix->len ? plus(E, st, coord[kept++]) : st;
   }
   const Buffer *b = &E->bufs[bi];
-  const char *ix = b->rank <= 1 ? p[0] : lin2(E, p[0], b->dims[1], p[1]);
+  const char *ix = b->rank <= 1 ? p[0] : lin2(E, p[0], b->pitch, p[1]);
   /* element e of a statement as large as the tile: the spread of its writers */
-  access(E, bi, false, at.aligned && strcmp(ix, "e") == 0 && type_numel(&E->sshape) == b->numel);
+  access(E, bi, false, at.aligned && spread_statement(E) && strcmp(ix, "e") == 0 && type_numel(&E->sshape) == b->numel);
   return fmt(E, "%s[%s]", b->cname, ix);
 }
 
@@ -978,10 +1036,13 @@ static void store_elem(Emitter *E, const Target *tg, TokenKind op, const char *v
   const char *o = assign_op(op);
   switch (tg->kind) {
   case TG_REGISTER: line(E, b, "%s[%d] %s %s;", tg->sym->cname, k, o, v); return;
-  case TG_BUFFER:
-    if (k <= 0) access(E, tg->buf, true, !E->coop);
-    line(E, b, "%s[e] %s %s;", E->bufs[tg->buf].cname, o, v);
+  case TG_BUFFER: {
+    const Buffer *bf = &E->bufs[tg->buf];
+    if (k <= 0) access(E, tg->buf, true, !E->coop && spread_statement(E));
+    if (bf->pitch == bf->dims[1] && !E->coop) line(E, b, "%s[e] %s %s;", bf->cname, o, v);
+    else line(E, b, "%s[%s] %s %s;", bf->cname, index_2d(E, bf, at.i, at.j), o, v);
     return;
+  }
   case TG_PARTIAL: {
     Expr *l = tg->lhs;
     const char *coord[2] = {at.i, at.j}, *p[2] = {"0", "0"};
@@ -992,7 +1053,7 @@ static void store_elem(Emitter *E, const Target *tg, TokenKind op, const char *v
       p[d] = ix->len ? plus(E, st, coord[kept++]) : st;
     }
     const Buffer *bf = &E->bufs[tg->buf];
-    const char *ix = bf->rank <= 1 ? p[0] : lin2(E, p[0], bf->dims[1], p[1]);
+    const char *ix = bf->rank <= 1 ? p[0] : lin2(E, p[0], bf->pitch, p[1]);
     if (k <= 0) access(E, tg->buf, true, !E->coop && strcmp(ix, "e") == 0 && type_numel(&tg->shape) == bf->numel);
     line(E, b, "%s[%s] %s %s;", bf->cname, ix, o, v);
     return;
@@ -1036,8 +1097,8 @@ static void coords(const Type *shape, const char **ci, const char **cj) {
 
 /* The body of one element: preludes, then the store. Declares r and c when used. */
 static void element_body(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, int kreg, Buf *out) {
-  const char *ci, *cj;
-  coords(&tg->shape, &ci, &cj);
+  const char *ci = "r", *cj = "c";
+  if (!E->slayout) coords(&tg->shape, &ci, &cj); /* an mma layout: the caller declares r and c */
   Buf pre = {0}, st = {0};
   ElemType want = target_elem(E, tg);
   At root = {ci, cj, true, true, kreg};
@@ -1049,7 +1110,7 @@ static void element_body(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, 
   if (pre.len) buf_putn(&all, pre.data, pre.len);
   if (st.len) buf_putn(&all, st.data, st.len);
   const char *code = all.data ? all.data : "";
-  if (tg->shape.rank == 2 && (uses_ident(code, "r") || uses_ident(code, "c"))) {
+  if (!E->slayout && tg->shape.rank == 2 && (uses_ident(code, "r") || uses_ident(code, "c"))) {
     int n = tg->shape.dims[1];
     if (uses_ident(code, "r") && uses_ident(code, "c")) line(E, out, "const int r = e / %d, c = e %% %d;", n, n);
     else if (uses_ident(code, "r")) line(E, out, "const int r = e / %d;", n);
@@ -1070,6 +1131,32 @@ static void emit_fold(Emitter *E, int bi, Expr *x, TokenKind op, Buf *out) {
   Buf code = {0};
   step_begin(E, &s, &sv);
   access(E, bi, true, false);
+  if (t->mma) {
+    E->use_lane = E->use_warp = true;
+    line(E, &code, "// %s(%s): each row lives in a quad of lanes (mma layout): own columns, then shuffles",
+         x->u.call.name, t->name);
+    for (int i = 0; i < t->mt; i++)
+      for (int h = 0; h < 2; h++) {
+        Buf v = {0};
+        for (int j = 0; j < t->nt; j++)
+          for (int q = 0; q < 2; q++) {
+            int k = (i * t->nt + j) * 4 + h * 2 + q;
+            const char *el = fmt(E, "%s[%d]", t->cname, k);
+            if (!v.len) buf_puts(&v, el);
+            else if (sum) buf_printf(&v, " + %s", el);
+            else {
+              char *prev = arena_strndup(E->a, v.data, v.len);
+              v.len = 0;
+              buf_printf(&v, "t2c::max(%s, %s)", prev, el);
+            }
+          }
+        line(E, &code, "{ const float v = t2c::fold_%s<4>(%s); if (lane %% 4 == 0) %s[%s] %s v; }", sum ? "sum" : "max",
+             v.data, E->bufs[bi].cname, mma_coord(E, t, "r", i * 16 + h * 8), assign_op(op));
+        buf_free(&v);
+      }
+    step_end(E, &s, sv, &code, out);
+    return;
+  }
   line(E, &code, "// %s(%s): each row of %d is a run of %d lanes, folded with shuffles", x->u.call.name,
        t->name, n, n);
   for (int k = 0; k < t->per_thread; k++) {
@@ -1143,6 +1230,183 @@ static void emit_dot_blocked(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *o
   buf_free(&body);
   step_end(E, &s, sv, &code, out);
   E->why = why;
+}
+
+/* ------------------------------------------------------------ tensor cores */
+
+static bool target_has_mma(const TargetConfig *t) {
+  for (int i = 0; i < t->n_mma_shapes; i++)
+    if (strcmp(t->mma_shapes[i], "m16n8k16") == 0) return true;
+  return false;
+}
+
+/* Warps wm x wn over [m, n] tiles of 16 x 8, every warp the same number of tiles;
+ * whole rows per warp (wn = 1) when that divides, so row reductions stay in a warp. */
+static bool mma_tiling(int warps, int m, int n, int *wm, int *wn) {
+  int tm = m / 16, tn = n / 8;
+  for (int a = warps < tm ? warps : tm; a >= 1; a--) {
+    if (warps % a || tm % a || tn % (warps / a)) continue;
+    *wm = a;
+    *wn = warps / a;
+    return true;
+  }
+  return false;
+}
+
+/* Whether x is a dot(a, b) that mma.sync m16n8k16 can run into register tile acc. */
+static bool mma_dot(Emitter *E, const Sym *acc, const Expr *x) {
+  if (x->kind != E_CALL || x->u.call.builtin != B_DOT || !target_has_mma(E->t) || acc->ty.elem != T_F32) return false;
+  const Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  for (int i = 0; i < 2; i++) {
+    const Expr *o = x->u.call.args[i];
+    if (o->kind != E_IDENT || !o->u.ident.sym || o->u.ident.sym->place != PL_SHARED) return false;
+  }
+  if (a->ty.elem != T_F16 && a->ty.elem != T_BF16) return false;
+  int m = a->ty.dims[0], k = a->ty.dims[1], n = b->ty.dims[1];
+  return m % 16 == 0 && n % 8 == 0 && k % 16 == 0 && m == acc->ty.dims[0] && n == acc->ty.dims[1];
+}
+
+/* The dots that update register tile r: counts of the ones mma can run and the others. */
+static void count_dots(Emitter *E, const Block *b, const Sym *r, int *yes, int *no) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const Stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case S_ASSIGN: case S_VAR: {
+      const Expr *l = s->kind == S_ASSIGN ? s->u.assign.lhs : NULL;
+      const Sym *t = s->kind == S_VAR ? s->u.decl.sym : l->kind == E_IDENT ? l->u.ident.sym : NULL;
+      const Expr *x = s->kind == S_VAR ? s->u.decl.init : s->u.assign.rhs;
+      if (t != r || !x) break;
+      if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS) {
+        const Expr *d = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
+        if (d->kind == E_CALL && d->u.call.builtin == B_DOT) x = d;
+      }
+      if (x->kind == E_CALL && x->u.call.builtin == B_DOT) {
+        if (mma_dot(E, r, x) && s->kind == S_ASSIGN && !reads_unaligned(x, r, &r->ty, false)) (*yes)++;
+        else (*no)++;
+      } else if (x->flags & EF_TILE) {
+        /* a dot elsewhere in an update of r is evaluated per element: not mma */
+        const Expr *st[64];
+        int n = 0;
+        st[n++] = x;
+        while (n) {
+          const Expr *y = st[--n];
+          if (y->kind == E_CALL && y->u.call.builtin == B_DOT) (*no)++;
+          if (y->kind == E_BINARY && n < 62) st[n++] = y->u.binary.a, st[n++] = y->u.binary.b;
+          if (y->kind == E_UNARY && n < 63) st[n++] = y->u.unary.a;
+          if (y->kind == E_CALL)
+            for (int j = 0; j < y->u.call.nargs && n < 63; j++) st[n++] = y->u.call.args[j];
+        }
+      }
+      break;
+    }
+    case S_FOR: count_dots(E, &s->u.forr.body, r, yes, no); break;
+    case S_WHILE: count_dots(E, &s->u.whil.body, r, yes, no); break;
+    case S_BLOCK: count_dots(E, &s->u.block, r, yes, no); break;
+    case S_IF:
+      count_dots(E, &s->u.iff.then, r, yes, no);
+      if (s->u.iff.els) {
+        Block one = {(Stmt **)&s->u.iff.els, 1, {0, 0}};
+        count_dots(E, &one, r, yes, no);
+      }
+      break;
+    default: break;
+    }
+  }
+}
+
+static void mark_operands(const Block *b, const Sym *r, Emitter *E);
+
+/* A register tile whose every dot update mma can run holds the fragment layout. */
+static void choose_layouts(Emitter *E, Kernel *k) {
+  for (int i = 0; i < E->ki->regs.len; i++) {
+    Sym *r = E->ki->regs.items[i];
+    r->mma = false;
+    if (r->ty.rank != 2) continue;
+    int yes = 0, no = 0;
+    count_dots(E, &k->body, r, &yes, &no);
+    int wm, wn;
+    if (!yes || no || !mma_tiling(E->ki->threads / E->t->lanes, r->ty.dims[0], r->ty.dims[1], &wm, &wn)) continue;
+    r->mma = true;
+    r->wm = wm;
+    r->wn = wn;
+    r->mt = r->ty.dims[0] / 16 / wm;
+    r->nt = r->ty.dims[1] / 8 / wn;
+    mark_operands(&k->body, r, E);
+  }
+}
+
+static void mark_operands(const Block *b, const Sym *r, Emitter *E) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const Stmt *s = b->stmts[i];
+    if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym == r) {
+      const Expr *x = s->u.assign.rhs;
+      if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS)
+        x = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
+      if (x->kind == E_CALL && x->u.call.builtin == B_DOT)
+        for (int j = 0; j < 2; j++) x->u.call.args[j]->u.ident.sym->mma_operand = true;
+    }
+    if (s->kind == S_FOR) mark_operands(&s->u.forr.body, r, E);
+    if (s->kind == S_WHILE) mark_operands(&s->u.whil.body, r, E);
+    if (s->kind == S_BLOCK) mark_operands(&s->u.block, r, E);
+    if (s->kind == S_IF) {
+      mark_operands(&s->u.iff.then, r, E);
+      if (s->u.iff.els) {
+        Block one = {(Stmt **)&s->u.iff.els, 1, {0, 0}};
+        mark_operands(&one, r, E);
+      }
+    }
+  }
+}
+
+/* acc += dot(a, b) on tensor cores: per 16 columns of k, A fragments by ldmatrix,
+ * B fragments by ldmatrix.trans, one mma.sync per 16 x 8 tile of the warp. */
+static void emit_dot_mma(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *out) {
+  Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  int ba = tile_buffer(E, a->u.ident.sym), bb = tile_buffer(E, b->u.ident.sym);
+  const Buffer *A = &E->bufs[ba], *B = &E->bufs[bb];
+  int K = a->ty.dims[1];
+  const char *kind = a->ty.elem == T_F16 ? "f16" : "bf16";
+  Step s, *sv;
+  Buf code = {0};
+  step_begin(E, &s, &sv);
+  access(E, ba, false, false);
+  access(E, bb, false, false);
+  E->use_lane = E->use_warp = true;
+  int base = E->indent;
+  line(E, &code, "// %s %s dot(%s, %s) on tensor cores: mma.sync m16n8k16 (%s), warps %d x %d, %d x %d tiles of 16 x 8 each",
+       acc->name, op == TK_ASSIGN ? "=" : "+=", a->u.ident.sym->name, b->u.ident.sym->name, kind, acc->wm, acc->wn,
+       acc->mt, acc->nt);
+  if (op == TK_ASSIGN)
+    for (int k = 0; k < acc->per_thread; k++) line(E, &code, "%s[%d] = 0.0f;", acc->cname, k);
+  const char *kk = fresh(E, "k");
+  line(E, &code, "for (int %s = 0; %s < %d; %s += 16) {", kk, kk, K, kk);
+  E->indent = base + 1;
+  for (int i = 0; i < acc->mt; i++) {
+    line(E, &code, "unsigned t2c_a%d[4];", i);
+    line(E, &code, "t2c::ldmatrix_x4(t2c_a%d, &%s[(t2c_%s_wr + %d + lane %% 16) * %d + %s + (lane / 16) * 8]);", i,
+         A->cname, acc->cname, i * 16, A->pitch, kk);
+  }
+  for (int j = 0; j < acc->nt; j++) {
+    line(E, &code, "unsigned t2c_b%d[2];", j);
+    line(E, &code, "t2c::ldmatrix_x2_trans(t2c_b%d, &%s[(%s + lane %% 16) * %d + t2c_%s_wc + %d]);", j, B->cname, kk,
+         B->pitch, acc->cname, j * 8);
+  }
+  for (int i = 0; i < acc->mt; i++)
+    for (int j = 0; j < acc->nt; j++) {
+      int k0 = (i * acc->nt + j) * 4;
+      line(E, &code, "t2c::mma_16816_%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_a%d, t2c_b%d);", kind, acc->cname, k0,
+           acc->cname, k0 + 1, acc->cname, k0 + 2, acc->cname, k0 + 3, i, j);
+    }
+  E->indent = base;
+  line(E, &code, "}");
+  step_end(E, &s, sv, &code, out);
+  explain(E, "%s: dot on tensor cores (mma.sync m16n8k16 %s), %d x %d warps, fragments in registers", acc->name, kind,
+          acc->wm, acc->wn);
+}
+
+static void emit_dot_update(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *out) {
+  if (acc->mma && mma_dot(E, acc, x)) emit_dot_mma(E, acc, op, x, out);
+  else emit_dot_blocked(E, acc, op, x, out);
 }
 
 /* Whether every non-elementwise node evaluated once per element of x is a row
@@ -1272,13 +1536,13 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
         !reads_unaligned(d, tg->sym, &shape, false) && T % shape.dims[1] == 0 && shape.rank == 2 &&
         d->ty.elem == tg->sym->ty.elem) {
       emit_elementwise(E, tg, op, rest, out);
-      emit_dot_blocked(E, tg->sym, TK_ADD_ASSIGN, d, out);
+      emit_dot_update(E, tg->sym, TK_ADD_ASSIGN, d, out);
       return;
     }
   }
   if (tg->kind == TG_REGISTER && rhs->kind == E_CALL && rhs->u.call.builtin == B_DOT &&
       (op == TK_ADD_ASSIGN || op == TK_ASSIGN) && shape.rank == 2 && T % shape.dims[1] == 0) {
-    emit_dot_blocked(E, tg->sym, op, rhs, out);
+    emit_dot_update(E, tg->sym, op, rhs, out);
     return;
   }
   bool unrolled = tg->kind == TG_REGISTER ||
@@ -1293,7 +1557,35 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
   Buf code = {0};
   step_begin(E, &s, &sv);
   int base = E->indent;
-  if (unrolled) {
+  E->slayout = tg->kind == TG_REGISTER && tg->sym->mma ? tg->sym : NULL;
+  if (E->slayout) {
+    /* the tile holds the mma fragment layout: element k sits at fixed offsets from
+     * this thread's first row and column */
+    for (int k = 0; k < n / T; k++) {
+      Buf one = {0};
+      E->indent = base + 1;
+      element_body(E, tg, op, rhs, k, &one);
+      E->indent = base;
+      const char *body = one.data ? one.data : "";
+      int ro, co;
+      mma_offsets(tg->sym, k, &ro, &co);
+      if (!uses_ident(body, "r") && !uses_ident(body, "c")) {
+        for (const char *p = body; *p;) {
+          const char *nl = strchr(p, '\n');
+          const char *q = p;
+          while (*q == ' ') q++;
+          line(E, &code, "%.*s", (int)(nl - q), q);
+          p = nl + 1;
+        }
+      } else {
+        line(E, &code, "{ const int r = %s, c = %s;", mma_coord(E, tg->sym, "r", ro), mma_coord(E, tg->sym, "c", co));
+        buf_puts(&code, body);
+        line(E, &code, "}");
+      }
+      buf_free(&one);
+    }
+    E->use_lane = E->use_warp = true;
+  } else if (unrolled) {
     for (int k = 0; k < n / T; k++) {
       Buf one = {0};
       E->indent = base + 1;
@@ -1329,6 +1621,7 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
   step_end(E, &s, sv, &code, out);
   E->why = why;
   E->no_reg_reads = false;
+  E->slayout = NULL;
 }
 
 /* ------------------------------------------------------------ statements */
@@ -1382,6 +1675,11 @@ static void emit_var(Emitter *E, Stmt *s, Buf *out) {
     emit_elementwise(E, &(Target){.kind = TG_REGISTER, .sym = y, .shape = y->ty}, TK_ASSIGN, init, out);
     return;
   }
+  if (y->pipe_stages > 1) {
+    line(E, out, "// %s: loaded ahead by the pipeline (stage %s %% %d)", y->name, cur_pipe ? cur_pipe->it : "?",
+         y->pipe_stages);
+    return;
+  }
   if (init)
     emit_elementwise(E, &(Target){.kind = TG_BUFFER, .buf = tile_buffer(E, y), .shape = y->ty}, TK_ASSIGN,
                      init, out);
@@ -1403,7 +1701,7 @@ static void emit_scalar_store(Emitter *E, Stmt *s, Buf *out) {
   } else {
     bi = tile_buffer(E, y);
     const char *p0 = ev_scalar(E, l->u.index.idx[0].start, T_I32, &code);
-    lin = y->ty.rank == 1 ? p0 : lin2(E, p0, y->ty.dims[1], ev_scalar(E, l->u.index.idx[1].start, T_I32, &code));
+    lin = y->ty.rank == 1 ? p0 : lin2(E, p0, E->bufs[bi].pitch, ev_scalar(E, l->u.index.idx[1].start, T_I32, &code));
   }
   bool per_thread = E->td_ctl || check_expr_td(s->u.assign.rhs);
   for (int d = 0; d < l->u.index.nidx; d++) per_thread |= check_expr_td(l->u.index.idx[d].start);
@@ -1622,12 +1920,257 @@ static int64_t pipelined_bytes(Emitter *E, Block *b) {
     Expr *init = s->kind == S_VAR ? s->u.decl.init : s->kind == S_ASSIGN ? s->u.assign.rhs : NULL;
     Sym *y = s->kind == S_VAR ? s->u.decl.sym
              : s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT ? s->u.assign.lhs->u.ident.sym : NULL;
-    if (!init || !y || y->ty.rank == 0 || y->place != PL_SHARED) continue;
+    if (!init || !y || y->ty.rank == 0 || y->place != PL_SHARED || y->pipe_stages > 1) continue;
     bool load = init->kind == E_INDEX && init->u.index.base->u.ident.sym->kind == SY_TENSOR;
     if (init->kind == E_CALL && init->u.call.builtin == B_PAD) load = true;
     if (load) n += type_numel(&y->ty) * elem_bytes[y->ty.elem];
   }
   return n;
+}
+
+/* ------------------------------------------------------------ @pipeline with cp.async */
+
+/* Whether x divides into multiples of v for every execution (v a power of two). */
+static bool multiple_of(Emitter *E, const Expr *x, int64_t v) {
+  x = resolve(x);
+  int64_t c;
+  if (check_const_int(x, &c)) return c % v == 0;
+  switch (x->kind) {
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y) return false;
+    if (y->kind == SY_LOOP) {
+      Stmt *f = y->decl;
+      return multiple_of(E, f->u.forr.lo, v) && (!f->u.forr.step ? v == 1 : multiple_of(E, f->u.forr.step, v));
+    }
+    if (y->kind == SY_SIZE) return assumed_multiple(E, y, v);
+    return false;
+  }
+  case E_BINARY:
+    switch (x->u.binary.op) {
+    case TK_PLUS: case TK_MINUS: return multiple_of(E, x->u.binary.a, v) && multiple_of(E, x->u.binary.b, v);
+    case TK_STAR: return multiple_of(E, x->u.binary.a, v) || multiple_of(E, x->u.binary.b, v);
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
+/* Whether a slice index stays the same through the loop, but for the loop variable. */
+static bool loop_invariant(const Expr *x, const Sym *loopvar, const Block *body) {
+  switch (x->kind) {
+  case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return true;
+  case E_CTX: return x->u.ctx != CTX_THREAD && x->u.ctx != CTX_LANE && x->u.ctx != CTX_WARP;
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y) return false;
+    if (y == loopvar || y->kind == SY_SIZE || y->kind == SY_SCALAR || y->kind == SY_CONST) return true;
+    if (y->kind == SY_LOOP) return true; /* an enclosing loop's variable */
+    if (y->kind != SY_VAR || y->reassigned || y->ty.rank) return false;
+    for (int i = 0; i < body->nstmts; i++)
+      if (body->stmts[i]->kind == S_VAR && body->stmts[i]->u.decl.sym == y) return false;
+    return true;
+  }
+  case E_UNARY: return loop_invariant(x->u.unary.a, loopvar, body);
+  case E_BINARY: return loop_invariant(x->u.binary.a, loopvar, body) && loop_invariant(x->u.binary.b, loopvar, body);
+  case E_CALL:
+    if (x->u.call.builtin != B_CDIV && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX && x->u.call.cast == T_NONE)
+      return false;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!loop_invariant(x->u.call.args[i], loopvar, body)) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* The tensor slice a pipelined load reads: X[...] or pad(X[...], 0). */
+static Expr *pipe_slice(Expr *init) {
+  if (!init) return NULL;
+  if (init->kind == E_INDEX && init->u.index.base->u.ident.sym->kind == SY_TENSOR) return init;
+  if (init->kind == E_CALL && init->u.call.builtin == B_PAD) {
+    Expr *v = init->u.call.args[1];
+    if ((v->flags & EF_CONST) && v->cv.f == 0 && v->cv.i == 0) return init->u.call.args[0];
+  }
+  return NULL;
+}
+
+/* Elements per cp.async for a load of tile t from slice x: 16 bytes when the
+ * rows and their starts are provably 16-byte aligned, one 4-byte element, or 0. */
+static int pipe_vec(Emitter *E, const Sym *t, const Expr *x) {
+  const Sym *X = x->u.index.base->u.ident.sym;
+  int sz = elem_bytes[t->ty.elem], d = X->trank - 1;
+  const Index *last = &x->u.index.idx[d];
+  int cols = t->ty.rank == 2 ? t->ty.dims[1] : t->ty.dims[0];
+  int vec = 16 / sz;
+  bool rowlen = X->tdim_size[d] ? assumed_multiple(E, X->tdim_size[d], vec) : X->tdim_const[d] % vec == 0;
+  if (last->len && cols % vec == 0 && rowlen && multiple_of(E, last->start, vec)) return vec;
+  return sz == 4 ? 1 : 0;
+}
+
+/* Marks the loads a @pipeline loop can issue ahead with cp.async. */
+static void choose_pipelines(Emitter *E, Block *b) {
+  for (int i = 0; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    if (s->kind == S_WHILE) choose_pipelines(E, &s->u.whil.body);
+    if (s->kind == S_BLOCK) choose_pipelines(E, &s->u.block);
+    if (s->kind == S_IF) {
+      choose_pipelines(E, &s->u.iff.then);
+      if (s->u.iff.els) {
+        Block one = {&s->u.iff.els, 1, {0, 0}};
+        choose_pipelines(E, &one);
+      }
+    }
+    if (s->kind != S_FOR) continue;
+    choose_pipelines(E, &s->u.forr.body);
+    Attr *p = stmt_attr(s, A_PIPELINE);
+    if (!p || p->args[0]->cv.i < 2 || !E->t->cp_async || for_divergent(s)) continue;
+    Block *body = &s->u.forr.body;
+    for (int j = 0; j < body->nstmts; j++) {
+      Stmt *v = body->stmts[j];
+      if (v->kind != S_VAR || !v->u.decl.sym || v->u.decl.sym->place != PL_SHARED) continue;
+      Expr *x = pipe_slice(v->u.decl.init);
+      if (!x || x->u.index.base->u.ident.sym->written) continue;
+      bool inv = true;
+      for (int d = 0; d < x->u.index.nidx; d++) inv &= loop_invariant(x->u.index.idx[d].start, s->u.forr.sym, body);
+      int vec = pipe_vec(E, v->u.decl.sym, x);
+      if (!inv || !vec || !same_shape(&x->ty, &v->u.decl.sym->ty)) continue;
+      v->u.decl.sym->pipe_stages = (int)p->args[0]->cv.i;
+      v->u.decl.sym->pipe_vec = vec;
+    }
+  }
+}
+
+static bool pipelined_loop(const Stmt *s) {
+  const Block *body = &s->u.forr.body;
+  for (int j = 0; j < body->nstmts; j++) {
+    const Stmt *v = body->stmts[j];
+    if (v->kind == S_VAR && v->u.decl.sym && v->u.decl.sym->pipe_stages > 1) return true;
+  }
+  return false;
+}
+
+/* Issues the cp.async copies of every pipelined load of the body into stage stg,
+ * with the loop variable bound to the iteration being loaded. */
+static void issue_loads(Emitter *E, Stmt *loop, const char *stg, Buf *code) {
+  Block *body = &loop->u.forr.body;
+  int T = E->ki->threads;
+  for (int j = 0; j < body->nstmts; j++) {
+    Stmt *v = body->stmts[j];
+    Sym *t = v->kind == S_VAR ? v->u.decl.sym : NULL;
+    if (!t || t->pipe_stages < 2) continue;
+    Expr *x = pipe_slice(v->u.decl.init);
+    const Sym *X = x->u.index.base->u.ident.sym;
+    const Buffer *b = &E->bufs[tile_buffer(E, t)];
+    int sz = elem_bytes[t->ty.elem], vec = t->pipe_vec, rows = t->ty.rank == 2 ? t->ty.dims[0] : 1;
+    int cols = t->ty.rank == 2 ? t->ty.dims[1] : t->ty.dims[0];
+    int64_t stage_elems = (int64_t)b->dims[0] * b->pitch, chunks = (int64_t)rows * cols / vec;
+    const char *lin, *cond;
+    Buf pre = {0};
+    At at = t->ty.rank == 2 ? (At){"r", "c", false, false, -1} : (At){"c", NULL, false, false, -1};
+    tensor_index(E, x, at, &lin, &cond, &pre);
+    buf_free(&pre);
+    /* rows and copy starts are multiples of vec, so a copy that starts inside the
+     * tensor is whole */
+    const char *bytes = fmt(E, "%d", vec * sz);
+    if (cond) bytes = fmt(E, "%s ? %s : 0", cond, bytes);
+    line(E, code, "for (int e = tid; e < %" PRId64 "; e += %d) {  // %s: %d-byte copies", chunks, T, t->name, vec * sz);
+    E->indent++;
+    if (t->ty.rank == 2) line(E, code, "const int r = e / %d, c = (e %% %d) * %d;", cols / vec, cols / vec, vec);
+    else line(E, code, "const int c = e * %d;", vec);
+    const char *base = is_zero(stg) ? "0" : fmt(E, "%s * %" PRId64, stg, stage_elems);
+    const char *dst = plus(E, base, t->ty.rank == 2 ? fmt(E, "r * %d + c", b->pitch) : "c");
+    line(E, code, "t2c::cp_async_%d(&%s_ring[%s], %s + %s, %s);", vec * sz, b->cname, dst, X->cname,
+         cond ? fmt(E, "(%s ? %s : 0)", cond, lin) : lin, bytes);
+    E->indent--;
+    line(E, code, "}");
+  }
+}
+
+static const char *pipe_names(Emitter *E, Stmt *loop) {
+  Buf b = {0};
+  Block *body = &loop->u.forr.body;
+  for (int j = 0; j < body->nstmts; j++) {
+    Stmt *v = body->stmts[j];
+    if (v->kind == S_VAR && v->u.decl.sym && v->u.decl.sym->pipe_stages > 1)
+      buf_printf(&b, "%s%s", b.len ? ", " : "", v->u.decl.sym->name);
+  }
+  const char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return s;
+}
+
+
+/* The body of a pipelined loop: wait for this iteration's stage, one barrier,
+ * issue the loads of iteration + stages - 1, then the body on this stage. */
+static void pipe_body(Emitter *E, Stmt *s, Buf *out) {
+  PipeCtx *pc = cur_pipe;
+  Sym *v = s->u.forr.sym;
+  E->out = out;
+  E->line = s->loc.line;
+  line(E, out, "t2c::cp_async_wait<%d>();", pc->stages - 2);
+  place_barrier(E, out, "this iteration's stage has arrived in every thread, and the stage refilled next is no longer read");
+  line(E, out, "{ const int t2c_next = %s;",
+       pc->stages == 2 ? fmt(E, "%s + %s", v->cname, pc->step) : fmt(E, "%s + %d * %s", v->cname, pc->stages - 1, pc->step));
+  E->indent++;
+  line(E, out, "if (t2c_next < %s) {", pc->hi);
+  E->indent++;
+  line(E, out, "const int %s = t2c_next;", v->cname);
+  issue_loads(E, s, fmt(E, "((%s + %d) %% %d)", pc->it, pc->stages - 1, pc->stages), out);
+  E->indent--;
+  line(E, out, "}");
+  E->indent--;
+  line(E, out, "}");
+  line(E, out, "t2c::cp_async_commit();");
+  Block *body = &s->u.forr.body;
+  for (int j = 0; j < body->nstmts; j++) {
+    Stmt *ld = body->stmts[j];
+    Sym *t = ld->kind == S_VAR ? ld->u.decl.sym : NULL;
+    if (!t || t->pipe_stages < 2) continue;
+    const Buffer *b = &E->bufs[tile_buffer(E, t)];
+    line(E, out, "%s *const %s = %s_ring + (%s %% %d) * %" PRId64 ";", ctype(t->ty.elem), b->cname, b->cname, pc->it,
+         pc->stages, (int64_t)b->dims[0] * b->pitch);
+  }
+  emit_block(E, body, out);
+}
+
+static void emit_pipelined_for(Emitter *E, Stmt *s, Buf *out, const char *lo, const char *hi, const char *step,
+                               const char *pragma) {
+  Sym *v = s->u.forr.sym;
+  int stages = (int)stmt_attr(s, A_PIPELINE)->args[0]->cv.i;
+  const char *names = pipe_names(E, s);
+  Step st, *sv;
+  Buf code = {0};
+  step_begin(E, &st, &sv);
+  Block *body = &s->u.forr.body;
+  for (int j = 0; j < body->nstmts; j++) {
+    Stmt *ld = body->stmts[j];
+    if (ld->kind == S_VAR && ld->u.decl.sym && ld->u.decl.sym->pipe_stages > 1) access(E, tile_buffer(E, ld->u.decl.sym), true, false);
+  }
+  line(E, &code, "// @pipeline(%d): %s loaded %d iteration%s ahead with cp.async, into %d stages", stages, names,
+       stages - 1, stages == 2 ? "" : "s", stages);
+  for (int k = 0; k < stages - 1; k++) {
+    line(E, &code, "{ const int %s = %s;", v->cname, k ? fmt(E, "%s + %d * %s", lo, k, step) : lo);
+    E->indent++;
+    line(E, &code, "if (%s < %s) {", v->cname, hi);
+    E->indent++;
+    issue_loads(E, s, fmt(E, "%d", k), &code);
+    E->indent--;
+    line(E, &code, "}");
+    E->indent--;
+    line(E, &code, "}");
+    line(E, &code, "t2c::cp_async_commit();");
+  }
+  step_end(E, &st, sv, &code, out);
+  const char *it = fresh(E, "it");
+  PipeCtx pc = {it, hi, step, stages}, *saved = cur_pipe;
+  cur_pipe = &pc;
+  const char *inc = strcmp(step, "1") == 0 ? fmt(E, "++%s", v->cname) : fmt(E, "%s += %s", v->cname, step);
+  const char *header = fmt(E, "for (int %s = %s, %s = 0; %s < %s; %s, ++%s) {", v->cname, lo, it, v->cname, hi, inc, it);
+  emit_loop(E, s, out, header, pragma, pipe_body);
+  cur_pipe = saved;
+  line(E, out, "t2c::cp_async_wait<0>();");
+  explain(E, "@pipeline(%d): %s issued %d iteration(s) ahead with cp.async into %d stages", stages, names, stages - 1,
+          stages);
 }
 
 static void emit_for_inner(Emitter *E, Stmt *s, Buf *out) {
@@ -1652,9 +2195,18 @@ static void emit_for_inner(Emitter *E, Stmt *s, Buf *out) {
   const char *pragma = NULL;
   Attr *u = stmt_attr(s, A_UNROLL), *p = stmt_attr(s, A_PIPELINE);
   if (u) pragma = u->nargs ? fmt(E, "#pragma unroll %" PRId64, u->args[0]->cv.i) : "#pragma unroll";
+  if (p && pipelined_loop(s)) {
+    bool td = E->td_ctl;
+    emit_pipelined_for(E, s, out, lo, hi, step, pragma);
+    E->td_ctl = td;
+    return;
+  }
   if (p && !E->dry) {
     int64_t stages = p->args[0]->cv.i;
-    diag_warning(E->d, p->loc, "@pipeline(%" PRId64 "): loads are not overlapped yet", stages);
+    if (stages > 1)
+      diag_warning(E->d, p->loc, "@pipeline(%" PRId64 "): %s", stages,
+                   E->t->cp_async ? "none of the loop's loads can be issued ahead (see --explain); they are not overlapped"
+                                  : arena_printf(E->a, "%s has no cp.async; loads are not overlapped", E->t->name));
     int64_t extra = pipelined_bytes(E, &s->u.forr.body) * (stages - 1);
     if (extra > 0) {
       E->pipeline_extra += extra;
@@ -1905,12 +2457,14 @@ static const char *shared_decls(Emitter *E) {
     Buffer *f = &E->bufs[i];
     if (f->global) continue;
     const char *t = ctype(f->elem);
+    const char *name = f->stages > 1 ? fmt(E, "%s_ring", f->cname) : f->cname;
+    int64_t n = f->bytes / elem_bytes[f->elem];
     if (dyn)
-      buf_printf(&b, "  %s *%s = reinterpret_cast<%s *>(t2c_smem + %" PRId64 ");\n", t, f->cname, t, f->offset);
+      buf_printf(&b, "  %s *%s = reinterpret_cast<%s *>(t2c_smem + %" PRId64 ");\n", t, name, t, f->offset);
     else if (E->o->sim)
-      buf_printf(&b, "  T2C_SIM_SHARED(%s, %s, %" PRId64 ");\n", t, f->cname, f->numel);
+      buf_printf(&b, "  T2C_SIM_SHARED(%s, %s, %" PRId64 ");\n", t, name, n);
     else
-      buf_printf(&b, "  __shared__ __align__(16) %s %s[%" PRId64 "];\n", t, f->cname, f->numel);
+      buf_printf(&b, "  __shared__ __align__(16) %s %s[%" PRId64 "];\n", t, name, n);
   }
   const char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
   buf_free(&b);
@@ -1950,6 +2504,8 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
   }
   name_copies(E);
   mark_reassigned(&k->body);
+  choose_layouts(E, k);
+  choose_pipelines(E, &k->body);
   for (int i = 0; i < E->ki->tiles.len; i++) {
     Sym *t = E->ki->tiles.items[i];
     if (t->place == PL_SHARED) tile_buffer(E, t);
@@ -1976,6 +2532,16 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
   if (E->use_lane && E->use_warp) ctxvars = fmt(E, "  const int lane = tid %% %d, warp = tid / %d;\n", E->t->lanes, E->t->lanes);
   else if (E->use_lane) ctxvars = fmt(E, "  const int lane = tid %% %d;\n", E->t->lanes);
   else if (E->use_warp) ctxvars = fmt(E, "  const int warp = tid / %d;\n", E->t->lanes);
+  for (int i = 0; i < E->ki->regs.len; i++) {
+    Sym *r = E->ki->regs.items[i];
+    if (!r->mma) continue;
+    int rows = r->ty.dims[0] / r->wm, cols = r->ty.dims[1] / r->wn;
+    ctxvars = fmt(E, "%s  // %s: mma fragment layout, warps %d x %d; this thread's first row and column\n"
+                     "  const int t2c_%s_wr = (warp / %d) * %d, t2c_%s_wc = (warp %% %d) * %d;\n"
+                     "  const int t2c_%s_r = t2c_%s_wr + lane / 4, t2c_%s_c = t2c_%s_wc + (lane %% 4) * 2;\n",
+                  ctxvars, r->name, r->wm, r->wn, r->cname, r->wn, rows, r->cname, r->wn, cols, r->cname, r->cname,
+                  r->cname, r->cname);
+  }
   const char *bounds = E->ki->min_blocks ? fmt(E, "%d, %d", E->ki->threads, E->ki->min_blocks)
                                          : fmt(E, "%d", E->ki->threads);
   if (place_dynamic(E)) {

@@ -137,7 +137,12 @@ bool place_layout(Emitter *E) {
              E->k->name, total, E->t->name, E->t->smem_per_block);
   for (int i = 0; i < E->nbufs; i++) {
     Buffer *b = &E->bufs[i];
-    if (!b->global) diag_note(E->d, (Loc){0, 0}, "%s: %" PRId64 " bytes (%s)", b->cname, b->bytes, b->what);
+    if (b->global) continue;
+    if (b->stages > 1)
+      diag_note(E->d, (Loc){0, 0}, "%s: %" PRId64 " bytes (%s, %d stages for @pipeline; fewer stages would fit)",
+                b->cname, b->bytes, b->what, b->stages);
+    else
+      diag_note(E->d, (Loc){0, 0}, "%s: %" PRId64 " bytes (%s)", b->cname, b->bytes, b->what);
   }
   if (E->pipeline_extra)
     diag_note(E->d, (Loc){0, 0}, "@pipeline: %s; fewer stages would fit", E->pipeline_what);

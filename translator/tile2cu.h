@@ -358,6 +358,13 @@ typedef struct Sym {
   const char *copy_cname;   /* PL_REGISTER: cname of its shared copy, once one is needed */
   int smem_offset;          /* shared tiles: offset in the dynamic buffer */
   bool reassigned;          /* scalar var assigned after its declaration (emit.c) */
+  /* emit.c: a register tile updated by tensor-core dots holds the mma fragment
+   * layout: warps wm x wn over the tile, mt x nt tiles of 16 x 8 per warp */
+  bool mma;
+  int wm, wn, mt, nt;
+  bool mma_operand;         /* a shared tile read by ldmatrix: rows padded by 8 elements */
+  int pipe_stages;          /* > 1: loaded ahead with cp.async into this many stages */
+  int pipe_vec;             /* elements per cp.async (16 bytes, or one 4-byte element) */
   bool used;
 } Sym;
 
@@ -485,6 +492,8 @@ typedef struct Buffer {
   ElemType elem;
   int rank;
   int dims[2];        /* [n, 1] for rank 1 */
+  int pitch;          /* elements from one row to the next (dims[1], or padded) */
+  int stages;         /* > 1: a ring of stages (an @pipeline load), declared as NAME_ring */
   int64_t numel, bytes;
   int64_t offset;     /* in the dynamic buffer (place.c) */
   const char *what;   /* for budget errors and --explain */
@@ -568,6 +577,7 @@ typedef struct Emitter {
   Loc loc;            /* and its location */
   int stmt_indent;    /* indentation of the statement being emitted */
   Type sshape;        /* shape of the elementwise statement being emitted */
+  const Sym *slayout; /* the mma register tile whose layout the statement follows, or NULL */
   bool no_reg_reads;  /* register tiles must be read through their copy */
   const char *why;    /* why a register tile is read outside registers here */
   const char *copy_why[MAX_REGS];

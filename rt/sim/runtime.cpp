@@ -55,6 +55,15 @@ enum {
 
 enum FiberState { F_READY, F_BARRIER, F_WARP, F_EXITED, F_FAILED };
 
+// One cp.async in flight: the source bytes are read when it is issued, the
+// destination is written when a wait completes its group.
+struct CpAsync {
+  unsigned char *dst;
+  unsigned char data[16];
+  int size;
+  int group;  // -1 until committed
+};
+
 struct Fiber {
 #ifdef T2C_USE_UCONTEXT
   ucontext_t ctx;
@@ -70,7 +79,11 @@ struct Fiber {
   int op, size, b, width;  // the warp collective it waits at
   unsigned mask;
   uint64_t val, result;
+  const void *xin;      // operands and results of a tensor-core collective
+  void *xout;
   unsigned shared_next; // index of its next static shared allocation
+  std::vector<CpAsync> cp;  // its cp.async copies not yet waited for
+  int cp_groups;        // cp.async groups committed so far
 };
 
 struct SharedAlloc {
@@ -270,6 +283,19 @@ void tensor_oob(const T2cSimTensor *t, long long i, bool read_only) {
                  read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems));
 }
 
+void failf(const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  std::string m = vfmt(f, ap);
+  va_end(ap);
+  fiber_fail(m);
+}
+
+void cp_async_oob(const T2cSimTensor *t, long long i, int size, int valid, int elem_bytes) {
+  fiber_fail(fmt("out-of-bounds cp.async read of tensor '%s' at index %lld: %d of %d bytes valid, %d-byte elements (size %lld)",
+                 t && t->name ? t->name : "?", i, valid, size, elem_bytes, t ? t->nelems : 0LL));
+}
+
 void shared_oob(const char *name, long long i, long long n) {
   fiber_fail(fmt("out-of-bounds access of shared array '%s' at index %lld (size %lld)", name, i, n));
 }
@@ -305,7 +331,8 @@ void sync_threads(const char *file, int line) {
 static const char *op_name(int op) {
   static const char *const names[] = {"__shfl_sync",  "__shfl_up_sync", "__shfl_down_sync",
                                       "__shfl_xor_sync", "__syncwarp", "__ballot_sync",
-                                      "__any_sync",   "__all_sync"};
+                                      "__any_sync",   "__all_sync", "mma.m16n8k16 (f16)",
+                                      "mma.m16n8k16 (bf16)", "ldmatrix", "ldmatrix.trans"};
   return names[op];
 }
 
@@ -328,6 +355,77 @@ uint64_t warp_op(int op, unsigned mask, uint64_t bits, int size, int b, int widt
   f->width = width;
   fiber_yield(w, f);
   return f->result;
+}
+
+void warp_xop(int op, int size, const void *in, void *out, const char *file, int line) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  f->state = F_WARP;
+  f->what = op_name(op);
+  f->file = file;
+  f->line = line;
+  f->op = op;
+  f->mask = 0xffffffffu;
+  f->val = 0;
+  f->size = size;
+  f->b = 0;
+  f->width = 32;
+  f->xin = in;
+  f->xout = out;
+  fiber_yield(w, f);
+}
+
+// The shared allocation (static array or dynamic shared memory) holding all
+// of [p, p + bytes): its name, or null when there is none.
+static const char *shared_range(Worker *w, const void *p, size_t bytes) {
+  uintptr_t a = (uintptr_t)p;
+  for (const SharedAlloc &s : w->allocs) {
+    uintptr_t lo = (uintptr_t)(w->arena + s.off);
+    if (a >= lo && a - lo <= s.bytes && bytes <= s.bytes - (a - lo)) return s.name;
+  }
+  uintptr_t lo = (uintptr_t)w->dyn;
+  size_t n = w->L->l->dyn_smem;
+  if (a >= lo && a - lo <= n && bytes <= n - (a - lo)) return "dynamic shared memory";
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- cp.async
+void cp_async(void *dst, const void *src, int size, int valid) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  if ((uintptr_t)dst % (uintptr_t)size)
+    fiber_fail(fmt("misaligned cp.async of %d bytes to shared address %p", size, dst));
+  if (!shared_range(w, dst, (size_t)size))
+    fiber_fail(fmt("cp.async of %d bytes to %p, which is not inside one shared array or dynamic shared memory", size, dst));
+  CpAsync c;
+  c.dst = (unsigned char *)dst;
+  c.size = size;
+  c.group = -1;
+  memset(c.data, 0, sizeof c.data);
+  if (valid > 0) memcpy(c.data, src, (size_t)valid);
+  // Until the wait, the destination holds nothing a thread may rely on.
+  memset(dst, 0xff, (size_t)size);
+  f->cp.push_back(c);
+}
+
+void cp_async_commit() {
+  Fiber *f = tw->cur;
+  for (CpAsync &c : f->cp)
+    if (c.group < 0) c.group = f->cp_groups;
+  f->cp_groups++;
+}
+
+// cp.async.wait_group n: every committed group but the n most recent completes.
+void cp_async_wait(int n) {
+  Fiber *f = tw->cur;
+  int upto = f->cp_groups - n;  // groups [0, upto) complete
+  size_t k = 0;
+  for (size_t i = 0; i < f->cp.size(); i++) {
+    CpAsync &c = f->cp[i];
+    if (c.group >= 0 && c.group < upto) memcpy(c.dst, c.data, (size_t)c.size);
+    else f->cp[k++] = c;
+  }
+  f->cp.resize(k);
 }
 
 void *shared_alloc(size_t bytes, size_t align, const char *name) {
@@ -438,6 +536,84 @@ static unsigned shfl_source(int op, unsigned lane, unsigned b, unsigned width) {
   return p ? (unsigned)j : lane;
 }
 
+static uint16_t lo16(unsigned x) { return (uint16_t)(x & 0xffff); }
+static uint16_t hi16(unsigned x) { return (uint16_t)(x >> 16); }
+static double b16_value(uint16_t h, bool bf) {
+  if (bf) {
+    uint32_t x = (uint32_t)h << 16;
+    float v;
+    memcpy(&v, &x, 4);
+    return v;
+  }
+  __half_raw r;
+  r.x = h;
+  return (double)__half2float(__half(r));
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 for the
+// 32 lanes, with the fragment layouts of the PTX ISA ("Matrix Fragments for
+// mma.m16n8k16 with floating point type"); groupID = lane / 4,
+// threadID_in_group = lane % 4:
+//   A (a0..a7, two per .b32 register, low half first):
+//     row = groupID (+8 for a2,a3,a6,a7), col = 2*tig + (i & 1) (+8 for a4..a7)
+//   B (b0..b3): row (k) = 2*tig + (i & 1) (+8 for b2,b3), col (n) = groupID
+//   C, D (c0..c3): row = groupID (+8 for c2,c3), col = 2*tig + (i & 1)
+// Products are exact; each sum is taken in double and rounded once to f32.
+static void mma_16816(Fiber *lanes, bool bf) {
+  double A[16][16], B[16][8], C[16][8];
+  for (unsigned l = 0; l < 32; l++) {
+    const MmaIn *in = (const MmaIn *)lanes[l].xin;
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 8; i++) {
+      unsigned r = in->a[i / 2];
+      unsigned row = g + ((i >> 1) & 1) * 8, col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+      A[row][col] = b16_value(i & 1 ? hi16(r) : lo16(r), bf);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+      unsigned r = in->b[i / 2];
+      B[2 * t + (i & 1) + (i >= 2 ? 8 : 0)][g] = b16_value(i & 1 ? hi16(r) : lo16(r), bf);
+    }
+    for (unsigned i = 0; i < 4; i++) C[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = in->c[i];
+  }
+  for (unsigned l = 0; l < 32; l++) {
+    float *d = (float *)lanes[l].xout;
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; i++) {
+      unsigned row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+      double s = 0;
+      for (unsigned k = 0; k < 16; k++) s += A[row][k] * B[k][col];
+      d[i] = (float)(s + C[row][col]);
+    }
+  }
+}
+
+// ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16: lane 8*i + r gives
+// the address of row r of matrix i (16 bytes, 16-byte aligned, in shared
+// memory). Lane l receives in register i the elements (l/4, 2*(l%4)) and
+// (l/4, 2*(l%4)+1) of matrix i, low half first; with .trans, the elements
+// (2*(l%4), l/4) and (2*(l%4)+1, l/4).
+static bool ldmatrix(Worker *w, Fiber *lanes, unsigned wp, int nmat, bool trans) {
+  uint16_t M[4][8][8];
+  for (int i = 0; i < nmat; i++)
+    for (int r = 0; r < 8; r++) {
+      const Fiber &f = lanes[8 * i + r];
+      const void *p = *(const void *const *)f.xin;
+      if ((uintptr_t)p % 16 || !shared_range(w, p, 16))
+        return fail_block(w, fmt("%s (%s:%d) %s, warp %u: thread %u gives row address %p (row %d of matrix %d), which is not %s",
+                                 f.what, f.file, f.line, where(w).c_str(), wp, f.tid, p, r, i,
+                                 (uintptr_t)p % 16 ? "16-byte aligned" : "16 bytes inside one shared array or dynamic shared memory"));
+      memcpy(M[i][r], p, 16);
+    }
+  for (unsigned l = 0; l < 32; l++) {
+    unsigned *out = (unsigned *)lanes[l].xout;
+    unsigned row = l / 4, col = 2 * (l % 4);
+    for (int i = 0; i < nmat; i++)
+      out[i] = trans ? (unsigned)M[i][col][row] | (unsigned)M[i][col + 1][row] << 16
+                     : (unsigned)M[i][row][col] | (unsigned)M[i][row][col + 1] << 16;
+  }
+  return true;
+}
+
 // Completes the collective of the lanes in `mask` of warp `wp`.
 static bool complete_warp(Worker *w, unsigned wp, unsigned mask, std::vector<unsigned> &ready) {
   Fiber *lanes = &w->fibers[wp * 32];
@@ -451,6 +627,13 @@ static bool complete_warp(Worker *w, unsigned wp, unsigned mask, std::vector<uns
       return fail_block(w, fmt("warp divergence %s, warp %u: thread %u calls %s (%s:%d) while thread %u calls %s (%s:%d) with the same mask 0x%08x",
                                where(w).c_str(), wp, a.tid, a.what, a.file, a.line, f.tid, f.what, f.file, f.line, mask));
     ballot |= (uint64_t)(f.val != 0) << l;
+  }
+  if (a.op >= OP_MMA_F16) {
+    if (mask != 0xffffffffu)
+      return fail_block(w, fmt("%s (%s:%d) %s, warp %u: needs all 32 lanes of the warp, but the block's last warp has %d threads",
+                               a.what, a.file, a.line, where(w).c_str(), wp, __builtin_popcount(mask)));
+    if (a.op == OP_MMA_F16 || a.op == OP_MMA_BF16) mma_16816(lanes, a.op == OP_MMA_BF16);
+    else if (!ldmatrix(w, lanes, wp, a.size, a.op == OP_LDMATRIX_T)) return false;
   }
   for (unsigned l = 0; l < 32; l++) {
     if (!(mask >> l & 1)) continue;
@@ -552,6 +735,8 @@ static bool run_block(Worker *w, unsigned lin) {
   for (Fiber &f : w->fibers) {
     f.state = F_READY;
     f.shared_next = 0;
+    f.cp.clear();
+    f.cp_groups = 0;
     fiber_start(&f);
     ready.push_back(f.tid);
   }

@@ -55,7 +55,16 @@ struct Dim3 {
 };
 
 // Warp collectives, in runtime.cpp's numbering.
-enum WarpOp { OP_IDX, OP_UP, OP_DOWN, OP_XOR, OP_SYNCWARP, OP_BALLOT, OP_ANY, OP_ALL };
+enum WarpOp { OP_IDX, OP_UP, OP_DOWN, OP_XOR, OP_SYNCWARP, OP_BALLOT, OP_ANY, OP_ALL,
+              // Tensor-core collectives (rt.cuh's t2c::mma_* and t2c::ldmatrix_*):
+              // .sync.aligned, so every lane of a full warp takes part.
+              OP_MMA_F16, OP_MMA_BF16, OP_LDMATRIX, OP_LDMATRIX_T };
+
+// The operands of one lane of an m16n8k16 mma, as the PTX registers hold them.
+struct MmaIn {
+  unsigned a[4], b[2];
+  float c[4];
+};
 
 // How to print an element of an output tensor in a race report.
 enum ElemKind { K_OTHER, K_F32, K_F64, K_F16, K_BF16, K_SINT, K_UINT };
@@ -81,12 +90,42 @@ unsigned char *dyn_smem();
 void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind);
 [[noreturn]] void tensor_oob(const T2cSimTensor *t, long long i, bool read_only);
 [[noreturn]] void shared_oob(const char *name, long long i, long long n);
+// A warp collective whose operands and results are more than 8 bytes per lane:
+// `in` and `out` point into the calling fiber's frame until it completes.
+// mma: op OP_MMA_*, size 0, in a MmaIn, out float[4]. ldmatrix: op
+// OP_LDMATRIX(_T), size = number of 8x8 matrices, in a const void * (the row
+// address), out unsigned[size].
+void warp_xop(int op, int size, const void *in, void *out, const char *file, int line);
+// cp.async of `size` bytes (4, 8 or 16) into shared memory at dst; `valid`
+// (0..size) bytes come from src, the rest are zeros. The copy lands at the
+// cp_async_wait that completes its group. `t`/`index` name the source tensor
+// for messages (t may be null for a raw source).
+// Checks dst (inside one shared allocation, aligned to size) and queues the copy;
+// src is read now (only when valid > 0), the destination is poisoned now and
+// written at the wait.
+void cp_async(void *dst, const void *src, int size, int valid);
+void cp_async_commit();
+void cp_async_wait(int n);
+[[noreturn]] void cp_async_oob(const T2cSimTensor *t, long long i, int size, int valid, int elem_bytes);
+// Fails the launch from the running thread with a formatted message.
+[[noreturn]] void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct Registrar {
   const char *name;
   void (*tramp)(void *const *);
   Registrar *next;
   Registrar(const char *n, void (*t)(void *const *));
+};
+
+// The address of element i of a tensor, from `X + i`: what t2c::cp_async_*
+// takes as its source in sim mode, so the bytes it reads can be checked.
+template <typename T> struct checked_ptr {
+  T *base;
+  long long n;  // elements in the tensor
+  const T2cSimTensor *t;
+  long long i;  // element index, unchecked until a read
+  template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
+  checked_ptr operator+(I k) const { return checked_ptr{base, n, t, i + (long long)k}; }
 };
 
 // A tensor argument. Every element access is checked against the allocation.
@@ -104,6 +143,12 @@ template <typename T> class tensor {
     if ((unsigned long long)i >= (unsigned long long)n_) tensor_oob(t_, i, std::is_const<T>::value);
     return p_[i];
   }
+  // X + i: a checked address, for t2c::cp_async_*. Nothing is checked until
+  // a cp.async reads through it (so any i is fine with bytes_valid == 0).
+  template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
+  checked_ptr<T> operator+(I i) const {
+    return checked_ptr<T>{p_, n_, t_, (long long)i};
+  }
 };
 
 // A static shared array: one per block, every index checked.
@@ -120,6 +165,32 @@ template <typename T, long long N> class shared_array {
   }
   operator T *() const { return p_; }
 };
+
+// t2c::cp_async_* in sim mode. From a tensor (`X + i`): the valid bytes must
+// lie inside the tensor, and the source must be aligned to the copy's size
+// relative to the tensor's start (device allocations are 256-byte aligned).
+template <typename T> inline void cp_async_from(void *dst, checked_ptr<T> src, int size, int valid) {
+  if (valid < 0 || valid > size)
+    failf("cp.async of %d bytes with bytes_valid %d (must be 0..%d)", size, valid, size);
+  const long long eb = (long long)sizeof(T);
+  if ((src.i * eb) % size != 0)
+    failf("misaligned cp.async of %d bytes from tensor '%s' at index %lld (byte offset %lld is not a multiple of %d)",
+          size, src.t && src.t->name ? src.t->name : "?", src.i, src.i * eb, size);
+  const void *p = nullptr;
+  if (valid > 0) {
+    if (src.i < 0 || src.i > src.n || (src.n - src.i) * eb < valid) cp_async_oob(src.t, src.i, size, valid, (int)eb);
+    p = src.base + src.i;
+  }
+  cp_async(dst, p, size, valid);
+}
+// From a raw pointer (not a tensor): only the alignment can be checked.
+inline void cp_async_raw(void *dst, const void *src, int size, int valid) {
+  if (valid < 0 || valid > size)
+    failf("cp.async of %d bytes with bytes_valid %d (must be 0..%d)", size, valid, size);
+  if ((uintptr_t)src % (uintptr_t)size)
+    failf("misaligned cp.async of %d bytes from address %p", size, src);
+  cp_async(dst, valid > 0 ? src : nullptr, size, valid);
+}
 
 template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, T v, int b,
                                     int width = 32) {

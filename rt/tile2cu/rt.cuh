@@ -106,6 +106,194 @@ template <int W, typename T> T2C_DEVICE T fold_min(T v) {
   return v;
 }
 
+// ---- tensor cores and cp.async (sm_80 and later).
+// The translator emits these only for sm_80+; on older targets they compile
+// and trap if reached. Fragment layouts are the PTX ISA's; in sim mode the
+// CPU backend emulates each as a warp collective with the same semantics.
+//
+// Pack two b16 values into one .b32 (low half = first), and back.
+T2C_DEVICE unsigned pack2(__half lo, __half hi) {
+  return (unsigned)__half_raw(lo).x | (unsigned)__half_raw(hi).x << 16;
+}
+T2C_DEVICE unsigned pack2(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+  return (unsigned)__nv_bfloat16_raw(lo).x | (unsigned)__nv_bfloat16_raw(hi).x << 16;
+}
+template <typename T> T2C_DEVICE T unpack_lo(unsigned x);
+template <typename T> T2C_DEVICE T unpack_hi(unsigned x);
+template <> T2C_DEVICE __half unpack_lo<__half>(unsigned x) {
+  __half_raw r; r.x = (unsigned short)(x & 0xffffu); return __half(r);
+}
+template <> T2C_DEVICE __half unpack_hi<__half>(unsigned x) {
+  __half_raw r; r.x = (unsigned short)(x >> 16); return __half(r);
+}
+template <> T2C_DEVICE __nv_bfloat16 unpack_lo<__nv_bfloat16>(unsigned x) {
+  __nv_bfloat16_raw r; r.x = (unsigned short)(x & 0xffffu); return __nv_bfloat16(r);
+}
+template <> T2C_DEVICE __nv_bfloat16 unpack_hi<__nv_bfloat16>(unsigned x) {
+  __nv_bfloat16_raw r; r.x = (unsigned short)(x >> 16); return __nv_bfloat16(r);
+}
+
+#ifdef TILE2CU_SIM
+T2C_DEVICE void mma_16816_sim_(int op, float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                               const unsigned (&b)[2]) {
+  ::t2c_sim::MmaIn in = {{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {d0, d1, d2, d3}};
+  float d[4];
+  ::t2c_sim::warp_xop(op, 0, &in, d, __FILE__, __LINE__);
+  d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3];
+}
+// D = A x B + D for one m16n8k16 tile; f16 (or bf16) operands, f32 accumulators.
+T2C_DEVICE void mma_16816_f16(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                              const unsigned (&b)[2]) {
+  mma_16816_sim_(::t2c_sim::OP_MMA_F16, d0, d1, d2, d3, a, b);
+}
+T2C_DEVICE void mma_16816_bf16(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                               const unsigned (&b)[2]) {
+  mma_16816_sim_(::t2c_sim::OP_MMA_BF16, d0, d1, d2, d3, a, b);
+}
+// ldmatrix.sync.aligned.m8n8.{x4,x2}{.trans}.shared.b16: each lane passes the
+// shared address of the row it provides (lane 8*i + r: row r of matrix i).
+T2C_DEVICE void ldmatrix_x4(unsigned (&r)[4], const void *row) {
+  ::t2c_sim::warp_xop(::t2c_sim::OP_LDMATRIX, 4, &row, r, __FILE__, __LINE__);
+}
+T2C_DEVICE void ldmatrix_x2(unsigned (&r)[2], const void *row) {
+  ::t2c_sim::warp_xop(::t2c_sim::OP_LDMATRIX, 2, &row, r, __FILE__, __LINE__);
+}
+T2C_DEVICE void ldmatrix_x4_trans(unsigned (&r)[4], const void *row) {
+  ::t2c_sim::warp_xop(::t2c_sim::OP_LDMATRIX_T, 4, &row, r, __FILE__, __LINE__);
+}
+T2C_DEVICE void ldmatrix_x2_trans(unsigned (&r)[2], const void *row) {
+  ::t2c_sim::warp_xop(::t2c_sim::OP_LDMATRIX_T, 2, &row, r, __FILE__, __LINE__);
+}
+// cp.async: bytes_valid bytes from global, the rest of the 16 (4) zeros. The
+// source is `X + i` on a tensor (checked), or a raw pointer (unchecked).
+template <typename T> T2C_DEVICE void cp_async_16(void *smem, ::t2c_sim::checked_ptr<T> gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_from(smem, gmem, 16, bytes_valid);
+}
+template <typename T> T2C_DEVICE void cp_async_4(void *smem, ::t2c_sim::checked_ptr<T> gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_from(smem, gmem, 4, bytes_valid);
+}
+template <typename T> T2C_DEVICE void cp_async_16(void *smem, const ::t2c_sim::tensor<T> &gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_from(smem, gmem + 0, 16, bytes_valid);  // a bare tensor is X + 0
+}
+template <typename T> T2C_DEVICE void cp_async_4(void *smem, const ::t2c_sim::tensor<T> &gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_from(smem, gmem + 0, 4, bytes_valid);
+}
+T2C_DEVICE void cp_async_16(void *smem, const void *gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_raw(smem, gmem, 16, bytes_valid);
+}
+T2C_DEVICE void cp_async_4(void *smem, const void *gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_raw(smem, gmem, 4, bytes_valid);
+}
+T2C_DEVICE void cp_async_commit() { ::t2c_sim::cp_async_commit(); }
+template <int N> T2C_DEVICE void cp_async_wait() {
+  static_assert(N >= 0, "cp.async.wait_group takes N >= 0");
+  ::t2c_sim::cp_async_wait(N);
+}
+#else  // CUDA
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define T2C_HAS_TC_ 1
+#else
+#define T2C_HAS_TC_ 0
+#endif
+T2C_DEVICE unsigned smem_addr_(const void *p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// D = A x B + D for one m16n8k16 tile; f16 (or bf16) operands, f32 accumulators.
+T2C_DEVICE void mma_16816_f16(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                              const unsigned (&b)[2]) {
+#if T2C_HAS_TC_
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void mma_16816_bf16(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                               const unsigned (&b)[2]) {
+#if T2C_HAS_TC_
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
+// ldmatrix.sync.aligned.m8n8.{x4,x2}{.trans}.shared.b16: each lane passes the
+// shared address of the row it provides (lane 8*i + r: row r of matrix i).
+T2C_DEVICE void ldmatrix_x4(unsigned (&r)[4], const void *row) {
+#if T2C_HAS_TC_
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_addr_(row)));
+#else
+  __trap();
+  r[0] = r[1] = r[2] = r[3] = 0u;
+#endif
+}
+T2C_DEVICE void ldmatrix_x2(unsigned (&r)[2], const void *row) {
+#if T2C_HAS_TC_
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1]) : "r"(smem_addr_(row)));
+#else
+  __trap();
+  r[0] = r[1] = 0u;
+#endif
+}
+T2C_DEVICE void ldmatrix_x4_trans(unsigned (&r)[4], const void *row) {
+#if T2C_HAS_TC_
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(smem_addr_(row)));
+#else
+  __trap();
+  r[0] = r[1] = r[2] = r[3] = 0u;
+#endif
+}
+T2C_DEVICE void ldmatrix_x2_trans(unsigned (&r)[2], const void *row) {
+#if T2C_HAS_TC_
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1]) : "r"(smem_addr_(row)));
+#else
+  __trap();
+  r[0] = r[1] = 0u;
+#endif
+}
+// cp.async: copies bytes_valid (0..16, resp. 0..4) bytes from global to
+// shared and zero-fills the rest. With bytes_valid == 0 nothing is read.
+T2C_DEVICE void cp_async_16(void *smem, const void *gmem, int bytes_valid) {
+#if T2C_HAS_TC_
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+               :: "r"(smem_addr_(smem)), "l"(gmem), "r"(bytes_valid) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void cp_async_4(void *smem, const void *gmem, int bytes_valid) {
+#if T2C_HAS_TC_
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;"
+               :: "r"(smem_addr_(smem)), "l"(gmem), "r"(bytes_valid) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void cp_async_commit() {
+#if T2C_HAS_TC_
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+// cp.async.wait_group N: all but the N most recent committed groups of this
+// thread are complete (and visible to it; a barrier makes them visible to others).
+template <int N> T2C_DEVICE void cp_async_wait() {
+#if T2C_HAS_TC_
+  asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+#else
+  __trap();
+#endif
+}
+#undef T2C_HAS_TC_
+#endif  // TILE2CU_SIM
+
 }  // namespace t2c
 
 #endif  // TILE2CU_RT_CUH

@@ -36,8 +36,8 @@ touch -d '2001-01-01 00:00' "$out/tile2cu/squares.cu"
 # The installed package.
 stage=$B/stage
 rm -rf "$stage"
-make -s install DESTDIR="$stage" > /dev/null
-prefix=$(sed -n 's/^PREFIX *?= *//p' Makefile)
+prefix=/usr/local
+make -s install DESTDIR="$stage" PREFIX=$prefix > /dev/null
 for f in lib/cmake/Tile2cu/Tile2cuConfig.cmake lib/cmake/Tile2cu/Tile2cuConfigVersion.cmake \
          share/man/man1/tile2cu.1 bin/tile2cu include/tile2cu/rt.cuh; do
   [ -f "$stage$prefix/$f" ] || fail "make install did not install $prefix/$f"

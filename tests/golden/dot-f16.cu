@@ -4,17 +4,21 @@
 
 // kernel gemm16 (dot-f16.tl:4): 128 threads
 //   acc: registers, 8 x f32 per thread
-//   a: shared, f16[32, 32], 2048 bytes (tile a)
-//   b: shared, f16[32, 32], 2048 bytes (tile b)
+//   a: shared, f16[32, 32], 2560 bytes (tile a)
+//   b: shared, f16[32, 32], 2560 bytes (tile b)
 //   acc_s: shared, f32[32, 32], 4096 bytes (shared copy of register tile acc)
-//   shared memory: 8192 bytes; barriers: 2
+//   shared memory: 9216 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int K)
 {
-  __shared__ __align__(16) __half a[1024];
-  __shared__ __align__(16) __half b[1024];
+  __shared__ __align__(16) __half a[1280];
+  __shared__ __align__(16) __half b[1280];
   __shared__ __align__(16) float acc_s[1024];
   const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  // acc: mma fragment layout, warps 2 x 2; this thread's first row and column
+  const int t2c_acc_wr = (warp / 2) * 16, t2c_acc_wc = (warp % 2) * 16;
+  const int t2c_acc_r = t2c_acc_wr + lane / 4, t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;
   // dot-f16.tl:5: var acc: tile<f32>[32, 32] = 0.0
   float acc[8];
   acc[0] = 0.0f;
@@ -31,40 +35,38 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
     __syncthreads();  // a: read at line 9, overwritten here by other threads
     for (int e = tid; e < 1024; e += 128) {
       const int r = e / 32, c = e % 32;
-      a[e] = ((k0 + c) < K ? A[r * K + (k0 + c)] : t2c::cvt<__half>(0.0f));
+      a[r * 40 + c] = ((k0 + c) < K ? A[r * K + (k0 + c)] : t2c::cvt<__half>(0.0f));
     }
     // dot-f16.tl:8: var b = B[k0 :+ 32, 0 :+ 32]
     for (int e = tid; e < 1024; e += 128) {
       const int r = e / 32, c = e % 32;
-      b[e] = ((k0 + r) < K ? B[(k0 + r) * 32 + c] : t2c::cvt<__half>(0.0f));
+      b[r * 40 + c] = ((k0 + r) < K ? B[(k0 + r) * 32 + c] : t2c::cvt<__half>(0.0f));
     }
     // dot-f16.tl:9: acc += dot(a, b)
-    __syncthreads();  // b: written at line 8, read here by other threads
-    // acc += dot: one loop over k for this thread's 8 elements (rows r + 4*i, column c)
-    { const int r = tid / 32, c = tid % 32;
-      for (int t2c_k0 = 0; t2c_k0 < 32; ++t2c_k0) {
-        const float t2c_b1 = t2c::cvt<float>(b[t2c_k0 * 32 + c]);
-        acc[0] += t2c::cvt<float>(a[r * 32 + t2c_k0]) * t2c_b1;
-        acc[1] += t2c::cvt<float>(a[(r + 4) * 32 + t2c_k0]) * t2c_b1;
-        acc[2] += t2c::cvt<float>(a[(r + 8) * 32 + t2c_k0]) * t2c_b1;
-        acc[3] += t2c::cvt<float>(a[(r + 12) * 32 + t2c_k0]) * t2c_b1;
-        acc[4] += t2c::cvt<float>(a[(r + 16) * 32 + t2c_k0]) * t2c_b1;
-        acc[5] += t2c::cvt<float>(a[(r + 20) * 32 + t2c_k0]) * t2c_b1;
-        acc[6] += t2c::cvt<float>(a[(r + 24) * 32 + t2c_k0]) * t2c_b1;
-        acc[7] += t2c::cvt<float>(a[(r + 28) * 32 + t2c_k0]) * t2c_b1;
-      }
+    __syncthreads();  // a: written at line 7, read here by other threads
+    // acc += dot(a, b) on tensor cores: mma.sync m16n8k16 (f16), warps 2 x 2, 1 x 2 tiles of 16 x 8 each
+    for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16) {
+      unsigned t2c_a0[4];
+      t2c::ldmatrix_x4(t2c_a0, &a[(t2c_acc_wr + 0 + lane % 16) * 40 + t2c_k0 + (lane / 16) * 8]);
+      unsigned t2c_b0[2];
+      t2c::ldmatrix_x2_trans(t2c_b0, &b[(t2c_k0 + lane % 16) * 40 + t2c_acc_wc + 0]);
+      unsigned t2c_b1[2];
+      t2c::ldmatrix_x2_trans(t2c_b1, &b[(t2c_k0 + lane % 16) * 40 + t2c_acc_wc + 8]);
+      t2c::mma_16816_f16(acc[0], acc[1], acc[2], acc[3], t2c_a0, t2c_b0);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[6], acc[7], t2c_a0, t2c_b1);
     }
   }
   // dot-f16.tl:11: C[0 :+ 32, 0 :+ 32] = f16(acc)
   // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[tid] = acc[0];
-  acc_s[tid + 128] = acc[1];
-  acc_s[tid + 256] = acc[2];
-  acc_s[tid + 384] = acc[3];
-  acc_s[tid + 512] = acc[4];
-  acc_s[tid + 640] = acc[5];
-  acc_s[tid + 768] = acc[6];
-  acc_s[tid + 896] = acc[7];
+  acc_s[(t2c_acc_r) * 32 + t2c_acc_c] = acc[0];
+  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 1] = acc[1];
+  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c] = acc[2];
+  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 1] = acc[3];
+  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 8] = acc[4];
+  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 9] = acc[5];
+  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 8] = acc[6];
+  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 9] = acc[7];
+  __syncthreads();  // acc_s: written at line 11, read here by other threads
   for (int e = tid; e < 1024; e += 128) {
     const int r = e / 32, c = e % 32;
     C[r * 32 + c] = t2c::cvt<__half>(acc_s[e]);

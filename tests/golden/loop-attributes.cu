@@ -4,30 +4,51 @@
 
 // kernel attrs (loop-attributes.tl:5): 128 threads
 //   acc: registers, 1 x f32 per thread
-//   x: shared, f32[4, 32], 512 bytes (tile x)
+//   x: shared, f32[4, 32], 1024 bytes (tile x)
 //   acc_s: shared, f32[4, 32], 512 bytes (shared copy of register tile acc)
-//   shared memory: 1536 bytes; barriers: 0
+//   shared memory: 1536 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 attrs(const float *__restrict__ X, float *__restrict__ O, int K)
 {
-  __shared__ __align__(16) float x[128];
+  __shared__ __align__(16) float x_ring[256];
   __shared__ __align__(16) float acc_s[128];
   const int tid = threadIdx.x;
   // loop-attributes.tl:6: var acc: tile<f32>[4, 32] = 0.0
   float acc[1];
   acc[0] = 0.0f;
   // loop-attributes.tl:8: for k0 in range(0, K, 32) {
-  for (int k0 = 0; k0 < K; k0 += 32) {
-    // loop-attributes.tl:9: var x = X[0 :+ 4, k0 :+ 32]
-    { const int e = tid;
-      const int r = e / 32, c = e % 32;
-      x[e] = X[r * K + (k0 + c)];
+  // @pipeline(2): x loaded 1 iteration ahead with cp.async, into 2 stages
+  { const int k0 = 0;
+    if (k0 < K) {
+      for (int e = tid; e < 32; e += 128) {  // x: 16-byte copies
+        const int r = e / 8, c = (e % 8) * 4;
+        t2c::cp_async_16(&x_ring[r * 32 + c], X + r * K + (k0 + c), 16);
+      }
     }
+  }
+  t2c::cp_async_commit();
+  for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
+    t2c::cp_async_wait<0>();
+    __syncthreads();  // this iteration's stage has arrived in every thread, and the stage refilled next is no longer read
+    { const int t2c_next = k0 + 32;
+      if (t2c_next < K) {
+        const int k0 = t2c_next;
+        for (int e = tid; e < 32; e += 128) {  // x: 16-byte copies
+          const int r = e / 8, c = (e % 8) * 4;
+          t2c::cp_async_16(&x_ring[((t2c_it0 + 1) % 2) * 128 + r * 32 + c], X + r * K + (k0 + c), 16);
+        }
+      }
+    }
+    t2c::cp_async_commit();
+    float *const x = x_ring + (t2c_it0 % 2) * 128;
+    // loop-attributes.tl:9: var x = X[0 :+ 4, k0 :+ 32]
+    // x: loaded ahead by the pipeline (stage t2c_it0 % 2)
     // loop-attributes.tl:10: acc += x
     { const int e = tid;
       acc[0] += x[e];
     }
   }
+  t2c::cp_async_wait<0>();
   // loop-attributes.tl:13: for i in range(0, 4) {
   #pragma unroll
   for (int i_ = 0; i_ < 4; ++i_) {

@@ -438,6 +438,251 @@ static void test_divergence(void) {
              "threads 16-31 have exited", NULL);
 }
 
+/* ---- tensor cores and cp.async */
+static double b16f(uint16_t v, int bf) { return bf ? bf2f(v) : h2f(v); }
+static uint16_t f2b16(float f, int bf) { return bf ? f2bf(f) : f2h(f); }
+
+/* D_b = A_b x B_b + C_b for nb row-major problems, in double, rounded once;
+ * *tol gets a bound on the error of any f32 sum order. */
+static void ref_gemm(const uint16_t *a, const uint16_t *b, const float *c, int bf, int nb, int m, int n, int k,
+                     float *want, double *tol) {
+  for (int p = 0; p < nb; p++)
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < n; j++) {
+        double s = 0, mag = fabs(c[(p * m + i) * n + j]);
+        for (int q = 0; q < k; q++) {
+          double x = b16f(a[(p * m + i) * k + q], bf) * b16f(b[(p * k + q) * n + j], bf);
+          s += x;
+          mag += fabs(x);
+        }
+        want[(p * m + i) * n + j] = (float)(s + c[(p * m + i) * n + j]);
+        tol[(p * m + i) * n + j] = mag * 4e-6;
+      }
+}
+
+/* Fills A, B with small integers (every sum exact: compare bitwise) or with
+ * random values (compare within the tolerance), and C with either. */
+static void fill_mats(uint16_t *a, long long na, uint16_t *b, long long nb, float *c, long long nc, int bf, int ints) {
+  for (long long i = 0; i < na; i++) a[i] = f2b16(ints ? (float)((int)(rnd() % 17) - 8) : rnd_float(-2, 2), bf);
+  for (long long i = 0; i < nb; i++) b[i] = f2b16(ints ? (float)((int)(rnd() % 17) - 8) : rnd_float(-2, 2), bf);
+  for (long long i = 0; i < nc; i++) c[i] = ints ? (float)((int)(rnd() % 201) - 100) : rnd_float(-10, 10);
+}
+
+static int check_mats(const char *test, const float *got, const float *want, const double *tol, long long n,
+                      int ints, int m, int ncol) {
+  for (long long i = 0; i < n; i++)
+    if (ints ? got[i] != want[i] : !(fabs(got[i] - want[i]) <= tol[i])) {
+      fail(test, "%s data: problem %lld, D[%lld][%lld] = %.9g, want %.9g", ints ? "integer" : "random",
+           i / (m * ncol), i % (m * ncol) / ncol, i % ncol, got[i], want[i]);
+      return 0;
+    }
+  return 1;
+}
+
+/* A kernel of tests/sim/kernels.cu's gemm_body: ldmatrix_x4 for A, ldmatrix_x2_trans for B. */
+static void test_gemm(const char *kernel, int bf, int m, int n, int k, unsigned threads) {
+  enum { NB = 2 };
+  for (int ints = 1; ints >= 0; ints--) {
+    uint16_t *a = malloc(2 * NB * m * k), *b = malloc(2 * NB * k * n);
+    float *c = malloc(4 * NB * m * n), *d = malloc(4 * NB * m * n), *want = malloc(4 * NB * m * n);
+    double *tol = malloc(8 * NB * m * n);
+    fill_mats(a, NB * m * k, b, NB * k * n, c, NB * m * n, bf, ints);
+    for (int i = 0; i < NB * m * n; i++) d[i] = -1.0f;
+    ref_gemm(a, b, c, bf, NB, m, n, k, want, tol);
+    T2cSimTensor ta = tensor(a, NB * m * k, 2, "A"), tb = tensor(b, NB * k * n, 2, "B"),
+                 tc = tensor(c, NB * m * n, 4, "C"), td = tensor(d, NB * m * n, 4, "D");
+    void *args[] = {&ta, &tb, &tc, &td};
+    Run r = {kernel, {NB, 1, 1}, threads, 0, 3};
+    char err[ERRLEN];
+    if (expect_ok(kernel, launch(&r, args, 4, 8, err), err))
+      check_mats(kernel, d, want, tol, NB * m * n, ints, m, n);
+    free(a), free(b), free(c), free(d), free(want), free(tol);
+  }
+}
+
+/* mma with fragments built by hand from the PTX tables (no ldmatrix). */
+static void test_mma_frag(const char *kernel, int bf) {
+  enum { NB = 3, W = 2, NT = NB * W };
+  for (int ints = 1; ints >= 0; ints--) {
+    uint16_t a[NT * 256], b[NT * 128];
+    float c[NT * 128], d[NT * 128], want[NT * 128];
+    double tol[NT * 128];
+    int pk[NT * 32];
+    fill_mats(a, NT * 256, b, NT * 128, c, NT * 128, bf, ints);
+    ref_gemm(a, b, c, bf, NT, 16, 8, 16, want, tol);
+    T2cSimTensor ta = tensor(a, NT * 256, 2, "A"), tb = tensor(b, NT * 128, 2, "B"), tc = tensor(c, NT * 128, 4, "C"),
+                 td = tensor(d, NT * 128, 4, "D"), tp = tensor(pk, NT * 32, 4, "P");
+    void *args[] = {&ta, &tb, &tc, &td, &tp};
+    Run r = {kernel, {NB, 1, 1}, W * 32, 0, 3};
+    char err[ERRLEN];
+    if (!expect_ok(kernel, launch(&r, args, 5, 0x18, err), err)) return;
+    if (!check_mats(kernel, d, want, tol, NT * 128, ints, 16, 8)) return;
+    for (int i = 0; i < NT * 32; i++)
+      if (pk[i] != 1) {
+        fail(kernel, "thread %d: unpack_lo/unpack_hi do not give back what pack2 packed", i);
+        return;
+      }
+  }
+}
+
+/* Every ldmatrix variant against the PTX ISA's layout: lane 8*i + r gives row r
+ * of matrix i; lane l gets (l/4, 2*(l%4)) and (l/4, 2*(l%4)+1) of matrix i in
+ * register i (low half first), or with .trans (2*(l%4), l/4) and (2*(l%4)+1, l/4). */
+static void test_ldmatrix(void) {
+  enum { T = 64 };
+  uint16_t sm[64 * 8];
+  int rows[T];
+  unsigned o[4 * T * 4];
+  for (int i = 0; i < 64 * 8; i++) sm[i] = (uint16_t)(rnd() & 0xffff);
+  for (int i = 0; i < T; i++) rows[i] = (int)(rnd() % 64);
+  T2cSimTensor ts = tensor(sm, 64 * 8, 2, "S"), tr = tensor(rows, T, 4, "ROWS"), to = tensor(o, 4 * T * 4, 4, "O");
+  void *args[] = {&ts, &tr, &to};
+  Run r = {"ldm_all", {1, 1, 1}, T, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("ldmatrix", launch(&r, args, 3, 4, err), err)) return;
+  static const char *names[] = {"ldmatrix_x4", "ldmatrix_x2", "ldmatrix_x4_trans", "ldmatrix_x2_trans"};
+  for (int v = 0; v < 4; v++)
+    for (int tid = 0; tid < T; tid++) {
+      int w = tid / 32 * 32, l = tid % 32, nmat = v % 2 ? 2 : 4, trans = v >= 2;
+      for (int i = 0; i < 4; i++) {
+        unsigned want = 0;
+        if (i < nmat)
+          for (int h = 0; h < 2; h++) {
+            int row = trans ? 2 * (l % 4) + h : l / 4, col = trans ? l / 4 : 2 * (l % 4) + h;
+            want |= (unsigned)sm[rows[w + 8 * i + row] * 8 + col] << (16 * h);
+          }
+        unsigned got = o[(v * T + tid) * 4 + i];
+        if (got != want) {
+          fail("ldmatrix", "%s: thread %d register %d = 0x%08x, want 0x%08x", names[v], tid, i, got, want);
+          return;
+        }
+      }
+    }
+}
+
+static void test_tc_bad(void) {
+  unsigned o[64];
+  int mode;
+  T2cSimTensor to = tensor(o, 64, 4, "O");
+  void *args[] = {&to, &mode};
+  char err[ERRLEN];
+  Run r = {"tc_bad", {1, 1, 1}, 32, 0, 1}, r48 = {"tc_bad", {1, 1, 1}, 48, 0, 1};
+  mode = 0;
+  expect_err("ldmatrix divergence", launch(&r, args, 2, 1, err), err,
+             "warp divergence in kernel 'tc_bad', block (0,0,0), warp 0 (mask 0xffffffff): threads 0-15 wait at ldmatrix (",
+             "rt.cuh:", "threads 16-31 have exited", NULL);
+  mode = 1;
+  expect_err("ldmatrix misaligned", launch(&r, args, 2, 1, err), err, "ldmatrix (",
+             "in kernel 'tc_bad', block (0,0,0), warp 0: thread 9 gives row address ",
+             "(row 1 of matrix 1), which is not 16-byte aligned", NULL);
+  mode = 2;
+  expect_err("ldmatrix outside shared", launch(&r, args, 2, 1, err), err, "ldmatrix.trans (",
+             "thread 3 gives row address ", "(row 3 of matrix 0), which is not 16 bytes inside one shared array", NULL);
+  mode = 3;
+  expect_err("mma partial warp", launch(&r48, args, 2, 1, err), err, "mma.m16n8k16 (f16) (",
+             "in kernel 'tc_bad', block (0,0,0), warp 1: needs all 32 lanes of the warp, but the block's last warp has 16 threads",
+             NULL);
+  mode = 4;
+  expect_err("ldmatrix x2 vs x4", launch(&r, args, 2, 1, err), err,
+             "warp divergence in kernel 'tc_bad', block (0,0,0), warp 0: thread 0 calls ldmatrix (", NULL);
+}
+
+static void test_cp_async(void) {
+  enum { NB = 3, T = 64, NC = NB * T };
+  int n = 4 * 175 + 1, nh = 2 * NC - 3;
+  float x[4 * 175 + 1], os[4 * NC], ot[NC], ou[NC];
+  uint16_t h[2 * NC - 3], oh[2 * NC];
+  unsigned pend[2 * NC];
+  for (int i = 0; i < n; i++) x[i] = rnd_float(-5, 5);
+  for (int i = 0; i < nh; i++) h[i] = f2h(rnd_float(-5, 5));
+  T2cSimTensor tx = tensor(x, n, 4, "X"), th = tensor(h, nh, 2, "H"), tos = tensor(os, 4 * NC, 4, "OS"),
+               tot = tensor(ot, NC, 4, "OT"), toh = tensor(oh, 2 * NC, 2, "OH"), tou = tensor(ou, NC, 4, "OU"),
+               tp = tensor(pend, 2 * NC, 4, "PEND");
+  void *args[] = {&tx, &th, &tos, &tot, &toh, &tou, &tp, &n, &nh};
+  Run r = {"cpa_groups", {NB, 1, 1}, T, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("cp.async groups", launch(&r, args, 9, 0x7c, err), err)) return;
+  for (int c = 0; c < NC; c++) {
+    int b = c / T, tid = c % T, rc = b * T + T - 1 - tid;
+    for (int i = 0; i < 4; i++) {
+      float want = 4 * c + i < n ? x[4 * c + i] : 0.0f;
+      if (memcmp(&os[4 * c + i], &want, 4))
+        return fail("cp.async groups", "16-byte copy with zero fill: OS[%d] = %g, want %g", 4 * c + i, os[4 * c + i], want);
+    }
+    if (pend[2 * c] != 0xffffffffu)
+      return fail("cp.async groups", "thread %d saw 0x%08x in a destination of a pending group after wait_group 2",
+                  c, pend[2 * c]);
+    if (pend[2 * c + 1] != 0xffffffffu)
+      return fail("cp.async groups", "thread %d saw 0x%08x in the destination of an uncommitted copy after wait_group 0",
+                  c, pend[2 * c + 1]);
+    float want_t = 4 * rc < n ? x[rc] : 0.0f;
+    if (memcmp(&ot[c], &want_t, 4)) return fail("cp.async groups", "4-byte copy: OT[%d] = %g, want %g", c, ot[c], want_t);
+    if (ou[c] != x[c]) return fail("cp.async groups", "committed late: OU[%d] = %g, want %g", c, ou[c], x[c]);
+    for (int j = 0; j < 2; j++) {
+      uint16_t want = 2 * rc + j < nh ? h[2 * rc + j] : 0;
+      if (oh[2 * c + j] != want)
+        return fail("cp.async groups", "4-byte f16 copy with zero fill: OH[%d] = 0x%04x, want 0x%04x", 2 * c + j,
+                    oh[2 * c + j], want);
+    }
+  }
+}
+
+static void test_cp_async_bad(void) {
+  float x[256], o[64];
+  int n = 256, mode;
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  T2cSimTensor tx = tensor(x, 256, 4, "X"), to = tensor(o, 64, 4, "O");
+  void *args[] = {&tx, &to, &n, &mode};
+  char err[ERRLEN];
+  Run r = {"cpa_bad", {1, 1, 1}, 64, 0, 3};
+  /* No wait before the barrier: under schedule 0 every read sees the poison
+   * (nothing has landed), under the reversed one the data some threads'
+   * later waits delivered: a race, whose report shows the poison. */
+  mode = 0;
+  expect_err("cp.async missing wait", launch(&r, args, 4, 2, err), err,
+             "race: outputs of kernel 'cpa_bad' differ between schedule 0 (in order) and schedule 1 (reversed): tensor 'O' first differs at index 0 (nan (all bits set: unwritten shared memory) vs 252)",
+             NULL);
+  /* With one schedule (in order) there is no race to see, but the threads
+   * that read before the copies' owners waited get the poison. */
+  Run r1 = {"cpa_bad", {1, 1, 1}, 64, 0, 1};
+  if (expect_ok("cp.async missing wait, one schedule", launch(&r1, args, 4, 2, err), err))
+    for (int i = 0; i < 32; i++) {
+      unsigned bits;
+      memcpy(&bits, &o[i], 4);
+      if (bits != 0xffffffffu) {
+        fail("cp.async missing wait, one schedule", "O[%d] = %g: the data arrived without a wait", i, o[i]);
+        break;
+      }
+    }
+  mode = 1;
+  expect_err("cp.async ring buffer race", launch(&r, args, 4, 2, err), err,
+             "race: outputs of kernel 'cpa_bad' differ between schedule 0 (in order) and schedule 1 (reversed): tensor 'O'",
+             NULL);
+  mode = 2;
+  n = 250;
+  T2cSimTensor tx250 = tensor(x, 250, 4, "X");
+  void *args250[] = {&tx250, &to, &n, &mode};
+  expect_err("cp.async out of bounds", launch(&r, args250, 4, 2, err), err,
+             "out-of-bounds cp.async read of tensor 'X' at index 248: 16 of 16 bytes valid, 4-byte elements (size 250) in kernel 'cpa_bad', block (0,0,0), thread 62",
+             NULL);
+  n = 256;
+  mode = 3;
+  expect_err("cp.async misaligned", launch(&r, args, 4, 2, err), err,
+             "misaligned cp.async of 16 bytes from tensor 'X' at index 30 (byte offset 120 is not a multiple of 16) in kernel 'cpa_bad', block (0,0,0), thread 7",
+             NULL);
+  mode = 4;
+  expect_err("cp.async not to shared", launch(&r, args, 4, 2, err), err, "cp.async of 16 bytes to ",
+             "which is not inside one shared array or dynamic shared memory in kernel 'cpa_bad', block (0,0,0), thread 2",
+             NULL);
+  mode = 5;
+  expect_err("cp.async bytes_valid", launch(&r, args, 4, 2, err), err,
+             "cp.async of 16 bytes with bytes_valid 17 (must be 0..16) in kernel 'cpa_bad', block (0,0,0), thread 1", NULL);
+  mode = 6;
+  expect_err("cp.async refill before the readers are done", launch(&r, args, 4, 2, err), err,
+             "race: outputs of kernel 'cpa_bad' differ between schedule 0 (in order) and schedule 1 (reversed): tensor 'O'",
+             "nan (all bits set: unwritten shared memory)", NULL);
+}
+
 /* A fault the process cannot survive: run it in a child, which must die of
  * SIGSEGV after naming the kernel, block and thread on stderr. */
 static void test_stack_overflow(void) {
@@ -543,6 +788,18 @@ int main(int argc, char **argv) {
   test_race();
   test_oob();
   test_divergence();
+  test_gemm("gemm_f16_16x8x16", 0, 16, 8, 16, 32);
+  test_gemm("gemm_bf16_16x8x16", 1, 16, 8, 16, 32);
+  test_gemm("gemm_f16_64x64x32", 0, 64, 64, 32, 128);
+  test_gemm("gemm_bf16_64x64x32", 1, 64, 64, 32, 128);
+  test_gemm("gemm_f16_64x64x32_pipe", 0, 64, 64, 32, 128);
+  test_gemm("gemm_bf16_64x64x32_pipe", 1, 64, 64, 32, 128);
+  test_mma_frag("mma_frag_f16", 0);
+  test_mma_frag("mma_frag_bf16", 1);
+  test_ldmatrix();
+  test_tc_bad();
+  test_cp_async();
+  test_cp_async_bad();
   test_stack_overflow();
   test_bad_launches(argv[2]);
   printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);

@@ -349,3 +349,312 @@ static void t2c_sim_tramp_stack_overflow(void *const *a) {
   stack_overflow(t2c_sim::tensor<int>(static_cast<const T2cSimTensor *>(a[0])));
 }
 T2C_SIM_REGISTER(stack_overflow, t2c_sim_tramp_stack_overflow)
+
+// ======================================================================
+// Tensor cores (mma, ldmatrix) and cp.async: rt.cuh's t2c:: helpers.
+// The driver checks them against the PTX ISA's layouts computed in C.
+#define T2C_ARG(T, i) t2c_sim::tensor<T>(static_cast<const T2cSimTensor *>(a[i]))
+
+template <typename T> static inline void mma_t(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]);
+template <> inline void mma_t<__half>(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  t2c::mma_16816_f16(d[0], d[1], d[2], d[3], a, b);
+}
+template <> inline void mma_t<__nv_bfloat16>(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  t2c::mma_16816_bf16(d[0], d[1], d[2], d[3], a, b);
+}
+
+// Block b: D_b[M][N] = A_b[M][K] x B_b[K][N] + C_b[M][N] (row-major, block b's
+// matrices follow each other). A and B go to padded row-major shared tiles
+// (plain loads, or with PIPE cp.async in two K stages); WM x WN warps each own
+// a (M/WM) x (N/WN) tile: A fragments by ldmatrix_x4, B by ldmatrix_x2_trans.
+template <typename T, int M, int N, int K, int WM, int WN, bool PIPE>
+static void gemm_body(t2c_sim::tensor<const T> A, t2c_sim::tensor<const T> B, t2c_sim::tensor<const float> C,
+                      t2c_sim::tensor<float> D) {
+  enum { LA = K + 8, LB = N + 8, TM = M / WM, TN = N / WN, MI = TM / 16, NI = TN / 8 };
+  T2C_SIM_SHARED(T, As, M * LA);
+  T2C_SIM_SHARED(T, Bs, K * LB);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, nt = blockDim.x;
+  const long long ab = (long long)blockIdx.x * M * K, bb = (long long)blockIdx.x * K * N,
+                  cb = (long long)blockIdx.x * M * N;
+  if (PIPE) {
+    // Stage s holds k in [16s, 16s + 16): 16-byte chunks of 8 elements.
+    for (int s = 0; s < K / 16; s++) {
+      for (int c = tid; c < M * 2; c += nt) {
+        const int r = c / 2, k = s * 16 + c % 2 * 8;
+        t2c::cp_async_16(&As[r * LA + k], A + (ab + r * K + k), 16);
+      }
+      for (int c = tid; c < 16 * (N / 8); c += nt) {
+        const int k = s * 16 + c / (N / 8), n = c % (N / 8) * 8;
+        t2c::cp_async_16(&Bs[k * LB + n], B + (bb + (long long)k * N + n), 16);
+      }
+      t2c::cp_async_commit();
+    }
+  } else {
+    for (int i = tid; i < M * K; i += nt) As[i / K * LA + i % K] = A[ab + i];
+    for (int i = tid; i < K * N; i += nt) Bs[i / N * LB + i % N] = B[bb + i];
+    __syncthreads();
+  }
+  const int wm = warp / WN, wn = warp % WN, g = lane / 4, t = lane % 4;
+  float acc[MI][NI][4];
+  for (int mi = 0; mi < MI; mi++)
+    for (int ni = 0; ni < NI; ni++)
+      for (int i = 0; i < 4; i++)
+        acc[mi][ni][i] = C[cb + (long long)(wm * TM + mi * 16 + g + i / 2 * 8) * N + wn * TN + ni * 8 + 2 * t + i % 2];
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    if (PIPE) {
+      if (k0 + 16 < K) t2c::cp_async_wait<1>();
+      else t2c::cp_async_wait<0>();
+      __syncthreads();
+    }
+    unsigned af[MI][4], bf[NI][2];
+    for (int mi = 0; mi < MI; mi++)
+      t2c::ldmatrix_x4(af[mi], &As[(wm * TM + mi * 16 + lane % 16) * LA + k0 + lane / 16 * 8]);
+    for (int ni = 0; ni < NI; ni++)
+      t2c::ldmatrix_x2_trans(bf[ni], &Bs[(k0 + lane % 16) * LB + wn * TN + ni * 8]);
+    for (int mi = 0; mi < MI; mi++)
+      for (int ni = 0; ni < NI; ni++) mma_t<T>(acc[mi][ni], af[mi], bf[ni]);
+  }
+  for (int mi = 0; mi < MI; mi++)
+    for (int ni = 0; ni < NI; ni++)
+      for (int i = 0; i < 4; i++)
+        D[cb + (long long)(wm * TM + mi * 16 + g + i / 2 * 8) * N + wn * TN + ni * 8 + 2 * t + i % 2] = acc[mi][ni][i];
+}
+
+#define T2C_GEMM_KERNEL(name, T, M, N, K, WM, WN, PIPE)                                                   \
+  extern "C" __global__ void __launch_bounds__(WM * WN * 32)                                             \
+  name(t2c_sim::tensor<const T> A, t2c_sim::tensor<const T> B, t2c_sim::tensor<const float> C,           \
+       t2c_sim::tensor<float> D)                                                                         \
+  {                                                                                                      \
+    gemm_body<T, M, N, K, WM, WN, PIPE>(A, B, C, D);                                                     \
+  }                                                                                                      \
+  static void t2c_sim_tramp_##name(void *const *a) {                                                     \
+    name(T2C_ARG(const T, 0), T2C_ARG(const T, 1), T2C_ARG(const float, 2), T2C_ARG(float, 3));          \
+  }                                                                                                      \
+  T2C_SIM_REGISTER(name, t2c_sim_tramp_##name)
+T2C_GEMM_KERNEL(gemm_f16_16x8x16, __half, 16, 8, 16, 1, 1, false)
+T2C_GEMM_KERNEL(gemm_bf16_16x8x16, __nv_bfloat16, 16, 8, 16, 1, 1, false)
+T2C_GEMM_KERNEL(gemm_f16_64x64x32, __half, 64, 64, 32, 2, 2, false)
+T2C_GEMM_KERNEL(gemm_bf16_64x64x32, __nv_bfloat16, 64, 64, 32, 2, 2, false)
+T2C_GEMM_KERNEL(gemm_f16_64x64x32_pipe, __half, 64, 64, 32, 2, 2, true)
+T2C_GEMM_KERNEL(gemm_bf16_64x64x32_pipe, __nv_bfloat16, 64, 64, 32, 2, 2, true)
+
+// Warp w (of the grid) computes D_w = A_w x B_w + C_w for one 16x8x16 tile,
+// building the fragments by hand from the PTX ISA's tables (no ldmatrix).
+// P[w*32 + lane] = 1 when unpack_lo/unpack_hi give back what pack2 packed.
+template <typename T>
+static void mma_frag_body(t2c_sim::tensor<const T> A, t2c_sim::tensor<const T> B, t2c_sim::tensor<const float> C,
+                          t2c_sim::tensor<float> D, t2c_sim::tensor<int> P) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  const long long a0 = w * 256, b0 = w * 128, c0 = w * 128;
+#define Aat(r, c) A[a0 + (r) * 16 + (c)]
+#define Bat(k, n) B[b0 + (k) * 8 + (n)]
+  const unsigned a[4] = {t2c::pack2(Aat(g, 2 * t), Aat(g, 2 * t + 1)), t2c::pack2(Aat(g + 8, 2 * t), Aat(g + 8, 2 * t + 1)),
+                         t2c::pack2(Aat(g, 2 * t + 8), Aat(g, 2 * t + 9)),
+                         t2c::pack2(Aat(g + 8, 2 * t + 8), Aat(g + 8, 2 * t + 9))};
+  const unsigned b[2] = {t2c::pack2(Bat(2 * t, g), Bat(2 * t + 1, g)), t2c::pack2(Bat(2 * t + 8, g), Bat(2 * t + 9, g))};
+  float d[4];
+  for (int i = 0; i < 4; i++) d[i] = C[c0 + (g + i / 2 * 8) * 8 + 2 * t + i % 2];
+  mma_t<T>(d, a, b);
+  for (int i = 0; i < 4; i++) D[c0 + (g + i / 2 * 8) * 8 + 2 * t + i % 2] = d[i];
+  const T lo = t2c::unpack_lo<T>(a[3]), hi = t2c::unpack_hi<T>(a[3]);
+  P[w * 32 + lane] = memcmp(&lo, &Aat(g + 8, 2 * t + 8), 2) == 0 && memcmp(&hi, &Aat(g + 8, 2 * t + 9), 2) == 0;
+#undef Aat
+#undef Bat
+}
+extern "C" __global__ void __launch_bounds__(64)
+mma_frag_f16(t2c_sim::tensor<const __half> A, t2c_sim::tensor<const __half> B, t2c_sim::tensor<const float> C,
+             t2c_sim::tensor<float> D, t2c_sim::tensor<int> P)
+{
+  mma_frag_body(A, B, C, D, P);
+}
+static void t2c_sim_tramp_mma_frag_f16(void *const *a) {
+  mma_frag_f16(T2C_ARG(const __half, 0), T2C_ARG(const __half, 1), T2C_ARG(const float, 2), T2C_ARG(float, 3),
+               T2C_ARG(int, 4));
+}
+T2C_SIM_REGISTER(mma_frag_f16, t2c_sim_tramp_mma_frag_f16)
+extern "C" __global__ void __launch_bounds__(64)
+mma_frag_bf16(t2c_sim::tensor<const __nv_bfloat16> A, t2c_sim::tensor<const __nv_bfloat16> B,
+              t2c_sim::tensor<const float> C, t2c_sim::tensor<float> D, t2c_sim::tensor<int> P)
+{
+  mma_frag_body(A, B, C, D, P);
+}
+static void t2c_sim_tramp_mma_frag_bf16(void *const *a) {
+  mma_frag_bf16(T2C_ARG(const __nv_bfloat16, 0), T2C_ARG(const __nv_bfloat16, 1), T2C_ARG(const float, 2),
+                T2C_ARG(float, 3), T2C_ARG(int, 4));
+}
+T2C_SIM_REGISTER(mma_frag_bf16, t2c_sim_tramp_mma_frag_bf16)
+
+// Every ldmatrix variant: S (64 rows of 8 b16) goes to shared memory; thread
+// tid gives the address of row ROWS[tid] (threads 16-31 of each warp give a
+// null address for the .x2 forms: those lanes are ignored). O holds, per
+// variant v (x4, x2, x4.trans, x2.trans), thread tid's registers at
+// O[(v * blockDim.x + tid) * 4 + i], zeros where there are fewer than 4.
+extern "C" __global__ void __launch_bounds__(64)
+ldm_all(t2c_sim::tensor<const unsigned short> S, t2c_sim::tensor<const int> ROWS, t2c_sim::tensor<unsigned> O)
+{
+  T2C_SIM_SHARED(unsigned short, s, 64 * 8);
+  const int tid = threadIdx.x, lane = tid % 32, nt = blockDim.x;
+  for (int i = tid; i < 64 * 8; i += nt) s[i] = S[i];
+  __syncthreads();
+  const void *row = &s[ROWS[tid] * 8];
+  const void *row16 = lane < 16 ? row : nullptr;
+  unsigned r4[4], r2[2];
+  t2c::ldmatrix_x4(r4, row);
+  for (int i = 0; i < 4; i++) O[(0LL * nt + tid) * 4 + i] = r4[i];
+  t2c::ldmatrix_x2(r2, row16);
+  for (int i = 0; i < 4; i++) O[(1LL * nt + tid) * 4 + i] = i < 2 ? r2[i] : 0u;
+  t2c::ldmatrix_x4_trans(r4, row);
+  for (int i = 0; i < 4; i++) O[(2LL * nt + tid) * 4 + i] = r4[i];
+  t2c::ldmatrix_x2_trans(r2, row16);
+  for (int i = 0; i < 4; i++) O[(3LL * nt + tid) * 4 + i] = i < 2 ? r2[i] : 0u;
+}
+static void t2c_sim_tramp_ldm_all(void *const *a) {
+  ldm_all(T2C_ARG(const unsigned short, 0), T2C_ARG(const int, 1), T2C_ARG(unsigned, 2));
+}
+T2C_SIM_REGISTER(ldm_all, t2c_sim_tramp_ldm_all)
+
+// PLANTED, by mode: 0 half the warp leaves before an ldmatrix; 1 a row address
+// that is not 16-byte aligned; 2 a row address outside shared memory; 3 an mma
+// in a block whose last warp has 16 threads; 4 lanes disagree on x4 vs x2.
+extern "C" __global__ void __launch_bounds__(48)
+tc_bad(t2c_sim::tensor<unsigned> O, int mode)
+{
+  T2C_SIM_SHARED(unsigned short, s, 32 * 8);
+  unsigned short local[8] __attribute__((aligned(16))) = {0};
+  const int tid = threadIdx.x, lane = tid % 32;
+  for (int i = 0; i < 8; i++) s[lane * 8 + i] = (unsigned short)(tid * 8 + i);
+  __syncthreads();
+  unsigned r[4] = {0, 0, 0, 0}, r2[2] = {0, 0};
+  if (mode == 0) {
+    if (lane >= 16) return;
+    t2c::ldmatrix_x2(r2, &s[lane * 8]);
+  } else if (mode == 1) {
+    t2c::ldmatrix_x4(r, &s[lane * 8 + (lane == 9 ? 4 : 0)]);
+  } else if (mode == 2) {
+    t2c::ldmatrix_x4_trans(r, lane == 3 ? (const void *)local : &s[lane * 8]);
+  } else if (mode == 3) {
+    const unsigned b[2] = {0, 0};
+    float d[4] = {0, 0, 0, 0};
+    t2c::mma_16816_f16(d[0], d[1], d[2], d[3], r, b);
+    r[0] = (unsigned)d[0];
+  } else if (mode == 4) {
+    if (lane < 8) t2c::ldmatrix_x2(r2, &s[lane * 8]);
+    else t2c::ldmatrix_x4(r, &s[lane * 8]);
+  }
+  O[tid] = r[0] + r2[0];
+}
+static void t2c_sim_tramp_tc_bad(void *const *a) {
+  tc_bad(T2C_ARG(unsigned, 0), *static_cast<const int *>(a[1]));
+}
+T2C_SIM_REGISTER(tc_bad, t2c_sim_tramp_tc_bad)
+
+// cp.async, 64 threads per block; block b, thread tid:
+//   group 1: 16 bytes of X from element 4c (c = b*64 + tid) into s[4tid..],
+//            bytes_valid = clamp(4 * (n - 4c), 0, 16), source X + 4c even past n;
+//   group 2: 4 bytes: X[e] (e = b*64 + tid) into t[tid] while 4e < n, else
+//            0 bytes from the bare tensor X (zeros);
+//   group 3: 4 bytes of H from element 2c into h[2tid..], bytes_valid =
+//            clamp(2 * (nh - 2c), 0, 4), so one may be half valid;
+//   then an uncommitted copy of X[...] into u[tid].
+// After wait<2> (group 1 complete) a thread reads back its own s (OS) and t
+// (PEND[2*i]: group 2 is pending, so poison); after wait<0>, u is still
+// pending (uncommitted: PEND[2*i+1]); after a commit and wait<0> and a
+// barrier, threads read t and h reversed across the block (OT, OH) and u (OU).
+extern "C" __global__ void __launch_bounds__(64)
+cpa_groups(t2c_sim::tensor<const float> X, t2c_sim::tensor<const __half> H, t2c_sim::tensor<float> OS,
+           t2c_sim::tensor<float> OT, t2c_sim::tensor<__half> OH, t2c_sim::tensor<float> OU,
+           t2c_sim::tensor<unsigned> PEND, int n, int nh)
+{
+  T2C_SIM_SHARED(float, s, 64 * 4);
+  T2C_SIM_SHARED(float, t, 64);
+  T2C_SIM_SHARED(__half, h, 64 * 2);
+  T2C_SIM_SHARED(float, u, 64);
+  const int tid = threadIdx.x;
+  const long long c = (long long)blockIdx.x * 64 + tid, e = (long long)blockIdx.x * 64 + tid;
+  const long long v16 = 4 * (n - 4 * c), vh = 2 * (nh - 2 * c);
+  t2c::cp_async_16(&s[4 * tid], X + 4 * c, (int)(v16 < 0 ? 0 : v16 > 16 ? 16 : v16));
+  t2c::cp_async_commit();
+  if (4 * e < n) t2c::cp_async_4(&t[tid], X + e, 4);
+  else t2c::cp_async_4(&t[tid], X, 0);  // the base pointer, as the translator passes it
+  t2c::cp_async_commit();
+  t2c::cp_async_4(&h[2 * tid], H + 2 * c, (int)(vh < 0 ? 0 : vh > 4 ? 4 : vh));
+  t2c::cp_async_commit();
+  t2c::cp_async_4(&u[tid], X + (e < n ? e : 0), e < n ? 4 : 0);
+  t2c::cp_async_wait<2>();
+  for (int i = 0; i < 4; i++) OS[4 * c + i] = s[4 * tid + i];
+  PEND[2 * e] = __float_as_uint(t[tid]);
+  t2c::cp_async_wait<0>();
+  PEND[2 * e + 1] = __float_as_uint(u[tid]);
+  t2c::cp_async_commit();
+  t2c::cp_async_wait<0>();
+  __syncthreads();
+  OT[e] = t[63 - tid];
+  OH[2 * c] = h[2 * (63 - tid)];
+  OH[2 * c + 1] = h[2 * (63 - tid) + 1];
+  OU[e] = u[tid];
+}
+static void t2c_sim_tramp_cpa_groups(void *const *a) {
+  cpa_groups(T2C_ARG(const float, 0), T2C_ARG(const __half, 1), T2C_ARG(float, 2), T2C_ARG(float, 3),
+             T2C_ARG(__half, 4), T2C_ARG(float, 5), T2C_ARG(unsigned, 6), *static_cast<const int *>(a[7]),
+             *static_cast<const int *>(a[8]));
+}
+T2C_SIM_REGISTER(cpa_groups, t2c_sim_tramp_cpa_groups)
+
+// PLANTED, by mode: 0 no wait before the barrier (__syncthreads does not wait
+// for cp.async: the reads see the poison, or data that other threads' later
+// waits delivered); 1 a ring buffer refilled without a
+// barrier after its last read (a race); 2 bytes_valid of 16 for a chunk that
+// crosses the end of X; 3 a source at an element offset that is not 16-byte
+// aligned; 4 a destination outside shared memory; 5 bytes_valid 17; 6 a
+// buffer refilled while other threads may still read it (the destination is
+// undefined from the issue on, so those reads see the poison: a race).
+extern "C" __global__ void __launch_bounds__(64)
+cpa_bad(t2c_sim::tensor<const float> X, t2c_sim::tensor<float> O, int n, int mode)
+{
+  T2C_SIM_SHARED(float, s, 64 * 4);
+  const int tid = threadIdx.x;
+  float acc = 0.0f;
+  if (mode == 0) {
+    t2c::cp_async_16(&s[4 * tid], X + 4 * tid, 16);
+    t2c::cp_async_commit();
+    __syncthreads();
+    acc = s[4 * (63 - tid)];
+  } else if (mode == 1) {
+    for (int it = 0; it < 4; it++) {
+      t2c::cp_async_4(&s[tid], X + (it * 64 + tid), 4);
+      t2c::cp_async_commit();
+      t2c::cp_async_wait<0>();
+      __syncthreads();
+      acc = acc * 2.0f + s[63 - tid];
+      // missing: __syncthreads();
+    }
+  } else if (mode == 2) {
+    t2c::cp_async_16(&s[4 * tid], X + 4 * tid, 4 * tid < n ? 16 : 0);
+  } else if (mode == 3) {
+    t2c::cp_async_16(&s[4 * tid], X + (4 * tid + (tid == 7 ? 2 : 0)), 16);
+  } else if (mode == 4) {
+    float local[4] __attribute__((aligned(16)));
+    t2c::cp_async_16(tid == 2 ? (void *)local : (void *)&s[4 * tid], X + 4 * tid, 16);
+  } else if (mode == 5) {
+    t2c::cp_async_16(&s[4 * tid], X + 4 * tid, tid == 1 ? 17 : 16);
+  } else if (mode == 6) {
+    t2c::cp_async_4(&s[tid], X + tid, 4);
+    t2c::cp_async_commit();
+    t2c::cp_async_wait<0>();
+    __syncthreads();
+    acc = s[63 - tid];
+    t2c::cp_async_4(&s[tid], X + (64 + tid), 4);  // missing: __syncthreads() before
+    t2c::cp_async_commit();
+    __syncthreads();
+    O[tid] = acc;
+    return;  // (a wait here would let the later readers see the new data instead)
+  }
+  t2c::cp_async_wait<0>();
+  O[tid] = acc;
+}
+static void t2c_sim_tramp_cpa_bad(void *const *a) {
+  cpa_bad(T2C_ARG(const float, 0), T2C_ARG(float, 1), *static_cast<const int *>(a[2]),
+          *static_cast<const int *>(a[3]));
+}
+T2C_SIM_REGISTER(cpa_bad, t2c_sim_tramp_cpa_bad)

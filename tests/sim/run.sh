@@ -2,6 +2,8 @@
 # run.sh: the CPU backend's own tests. Builds tests/sim/driver.c with
 # rt/sim/simrun.c, which compiles tests/sim/kernels.cu into a shared object
 # and runs every kernel in it. Exits nonzero on any failure.
+# Then nvcc_check.sh compiles rt.cuh's tensor-core and cp.async helpers with
+# nvcc and NVRTC (skipped without nvcc, or with NVCC_CHECK=0).
 # Environment: CC (default cc), CXX (default g++), BUILD (default build),
 # CUDA_HOME (default /usr/local/cuda), SANITIZE=1 for AddressSanitizer.
 set -eu
@@ -13,3 +15,4 @@ flags="-std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE"
 ${CC:-cc} $flags -I"$root/rt/sim" "$root/tests/sim/driver.c" "$root/rt/sim/simrun.c" \
   -o "$out/driver" -ldl -lm
 "$out/driver" "$root" "$out"
+[ "${NVCC_CHECK:-1}" = 0 ] || sh "$root/tests/sim/nvcc_check.sh"

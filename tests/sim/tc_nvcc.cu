@@ -1,0 +1,39 @@
+// tc_nvcc.cu: compiled by tests/sim/nvcc_check.sh with nvcc (never run).
+// Calls every tensor-core and cp.async helper of rt.cuh, so the PTX for
+// sm_80/sm_90 must hold mma.sync.aligned.m16n8k16, ldmatrix and cp.async.
+// With -DT2C_NO_CALLS it calls none, and must compile for sm_75 too.
+#include <tile2cu/rt.cuh>
+
+extern "C" __global__ void __launch_bounds__(32)
+tc_all(const __half *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ O, int n)
+{
+#ifndef T2C_NO_CALLS
+  __shared__ __align__(16) __half sa[16 * 16];
+  __shared__ __align__(16) __nv_bfloat16 sb[16 * 16];
+  __shared__ __align__(16) float sf[32];
+  const int lane = threadIdx.x;
+  const int j = lane * 8;
+  t2c::cp_async_16(&sa[j], A + (j < n ? j : 0), j < n ? 16 : 0);
+  t2c::cp_async_16(&sb[j], B + j, 16);
+  t2c::cp_async_commit();
+  t2c::cp_async_4(&sf[lane], O + lane, lane < n ? 4 : 0);
+  t2c::cp_async_commit();
+  t2c::cp_async_wait<1>();
+  t2c::cp_async_wait<0>();
+  __syncthreads();
+  unsigned a[4], b[2], at[4], bt[2];
+  t2c::ldmatrix_x4(a, &sa[(lane % 16) * 16 + (lane / 16) * 8]);
+  t2c::ldmatrix_x2(b, &sa[(lane % 16) * 16]);
+  t2c::ldmatrix_x4_trans(at, &sb[(lane % 16) * 16 + (lane / 16) * 8]);
+  t2c::ldmatrix_x2_trans(bt, &sb[(lane % 16) * 16]);
+  float d0 = sf[lane], d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
+  t2c::mma_16816_f16(d0, d1, d2, d3, a, b);
+  t2c::mma_16816_bf16(d0, d1, d2, d3, at, bt);
+  const unsigned p = t2c::pack2(__float2half(d0), __float2half(d1)) ^
+                     t2c::pack2(__float2bfloat16(d2), __float2bfloat16(d3));
+  O[lane] = d0 + d1 + d2 + d3 + __half2float(t2c::unpack_lo<__half>(p)) +
+            __bfloat162float(t2c::unpack_hi<__nv_bfloat16>(p));
+#else
+  O[threadIdx.x] = (float)n;
+#endif
+}
