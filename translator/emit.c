@@ -1281,7 +1281,7 @@ static void count_dots(Emitter *E, const Block *b, const Sym *r, int *yes, int *
         if (d->kind == E_CALL && d->u.call.builtin == B_DOT) x = d;
       }
       if (x->kind == E_CALL && x->u.call.builtin == B_DOT) {
-        if (mma_dot(E, r, x) && s->kind == S_ASSIGN && !reads_unaligned(x, r, &r->ty, false)) (*yes)++;
+        if (mma_dot(E, r, x) && !reads_unaligned(x, r, &r->ty, false)) (*yes)++;
         else (*no)++;
       } else if (x->flags & EF_TILE) {
         /* a dot elsewhere in an update of r is evaluated per element: not mma */
@@ -1338,8 +1338,9 @@ static void choose_layouts(Emitter *E, Kernel *k) {
 static void mark_operands(const Block *b, const Sym *r, Emitter *E) {
   for (int i = 0; i < b->nstmts; i++) {
     const Stmt *s = b->stmts[i];
-    if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym == r) {
-      const Expr *x = s->u.assign.rhs;
+    bool assigns = s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym == r;
+    if (assigns || (s->kind == S_VAR && s->u.decl.sym == r && s->u.decl.init)) {
+      const Expr *x = assigns ? s->u.assign.rhs : s->u.decl.init;
       if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS)
         x = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
       if (x->kind == E_CALL && x->u.call.builtin == B_DOT)
