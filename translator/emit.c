@@ -1254,12 +1254,31 @@ static bool mma_tiling(int warps, int m, int n, int *wm, int *wn) {
 }
 
 /* Whether x is a dot(a, b) that mma.sync m16n8k16 can run into register tile acc. */
+static bool mma_dot(Emitter *E, const Sym *acc, const Expr *x);
+
+/* A register tile in the mma layout, cast to f16 or bf16, whose warps hold whole rows of
+ * the same row bands as acc's: its accumulator fragments are A fragments as they stand. */
+static const Sym *reg_a_operand(Emitter *E, const Sym *acc, const Expr *a) {
+  if (a->kind != E_CALL || (a->u.call.cast != T_F16 && a->u.call.cast != T_BF16)) return NULL;
+  const Expr *p = a->u.call.args[0];
+  if (p->kind != E_IDENT || !p->u.ident.sym) return NULL;
+  const Sym *ps = p->u.ident.sym;
+  if (ps->place != PL_REGISTER || !ps->mma || ps->wn != 1 || ps == acc || ps->ty.elem != T_F32) return NULL;
+  int wm, wn;
+  if (!mma_tiling(E->ki->threads / E->t->lanes, acc->ty.dims[0], acc->ty.dims[1], &wm, &wn) || wn != 1 ||
+      wm != ps->wm)
+    return NULL;
+  return ps;
+}
+
+/* Whether x is a dot(a, b) that mma.sync m16n8k16 can run into register tile acc. */
 static bool mma_dot(Emitter *E, const Sym *acc, const Expr *x) {
   if (x->kind != E_CALL || x->u.call.builtin != B_DOT || !target_has_mma(E->t) || acc->ty.elem != T_F32) return false;
   const Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
   for (int i = 0; i < 2; i++) {
     const Expr *o = x->u.call.args[i];
-    if (o->kind != E_IDENT || !o->u.ident.sym || o->u.ident.sym->place != PL_SHARED) return false;
+    bool shared = o->kind == E_IDENT && o->u.ident.sym && o->u.ident.sym->place == PL_SHARED;
+    if (!shared && !(i == 0 && reg_a_operand(E, acc, o))) return false;
   }
   if (a->ty.elem != T_F16 && a->ty.elem != T_BF16) return false;
   int m = a->ty.dims[0], k = a->ty.dims[1], n = b->ty.dims[1];
@@ -1318,20 +1337,25 @@ static void mark_operands(const Block *b, const Sym *r, Emitter *E);
 
 /* A register tile whose every dot update mma can run holds the fragment layout. */
 static void choose_layouts(Emitter *E, Kernel *k) {
-  for (int i = 0; i < E->ki->regs.len; i++) {
-    Sym *r = E->ki->regs.items[i];
-    r->mma = false;
-    if (r->ty.rank != 2) continue;
-    int yes = 0, no = 0;
-    count_dots(E, &k->body, r, &yes, &no);
-    int wm, wn;
-    if (!yes || no || !mma_tiling(E->ki->threads / E->t->lanes, r->ty.dims[0], r->ty.dims[1], &wm, &wn)) continue;
-    r->mma = true;
-    r->wm = wm;
-    r->wn = wn;
-    r->mt = r->ty.dims[0] / 16 / wm;
-    r->nt = r->ty.dims[1] / 8 / wn;
-    mark_operands(&k->body, r, E);
+  for (int i = 0; i < E->ki->regs.len; i++) ((Sym *)E->ki->regs.items[i])->mma = false;
+  /* a tile whose dots read another mma tile's registers can only follow it: repeat */
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < E->ki->regs.len; i++) {
+      Sym *r = E->ki->regs.items[i];
+      if (r->mma || r->ty.rank != 2) continue;
+      int yes = 0, no = 0;
+      count_dots(E, &k->body, r, &yes, &no);
+      int wm, wn;
+      if (!yes || no || !mma_tiling(E->ki->threads / E->t->lanes, r->ty.dims[0], r->ty.dims[1], &wm, &wn)) continue;
+      r->mma = true;
+      r->wm = wm;
+      r->wn = wn;
+      r->mt = r->ty.dims[0] / 16 / wm;
+      r->nt = r->ty.dims[1] / 8 / wn;
+      mark_operands(&k->body, r, E);
+      changed = true;
+    }
   }
 }
 
@@ -1344,7 +1368,8 @@ static void mark_operands(const Block *b, const Sym *r, Emitter *E) {
       if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS)
         x = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
       if (x->kind == E_CALL && x->u.call.builtin == B_DOT)
-        for (int j = 0; j < 2; j++) x->u.call.args[j]->u.ident.sym->mma_operand = true;
+        for (int j = 0; j < 2; j++)
+          if (x->u.call.args[j]->kind == E_IDENT) x->u.call.args[j]->u.ident.sym->mma_operand = true;
     }
     if (s->kind == S_FOR) mark_operands(&s->u.forr.body, r, E);
     if (s->kind == S_WHILE) mark_operands(&s->u.whil.body, r, E);
@@ -1361,8 +1386,62 @@ static void mark_operands(const Block *b, const Sym *r, Emitter *E) {
 
 /* acc += dot(a, b) on tensor cores: per 16 columns of k, A fragments by ldmatrix,
  * B fragments by ldmatrix.trans, one mma.sync per 16 x 8 tile of the warp. */
+/* acc += dot(f16(p), v) with p's fragments in registers: per 16 columns of p, its two
+ * 16 x 8 accumulator tiles, rounded and packed, are the A fragment (no shared memory). */
+static void emit_dot_mma_rega(Emitter *E, Sym *acc, const Sym *p, TokenKind op, Expr *x, Buf *out) {
+  Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  int bb = tile_buffer(E, b->u.ident.sym);
+  const Buffer *B = &E->bufs[bb];
+  int K = a->ty.dims[1];
+  ElemType et = a->u.call.cast;
+  const char *kind = et == T_F16 ? "f16" : "bf16";
+  Step s, *sv;
+  Buf code = {0};
+  step_begin(E, &s, &sv);
+  access(E, bb, false, false);
+  E->use_lane = E->use_warp = true;
+  line(E, &code, "// %s %s dot(%s(%s), %s) on tensor cores: the A fragments are %s's registers, %s",
+       acc->name, op == TK_ASSIGN ? "=" : "+=", kind, p->name, b->u.ident.sym->name, p->name,
+       "rounded and packed in pairs");
+  if (op == TK_ASSIGN)
+    for (int k = 0; k < acc->per_thread; k++) line(E, &code, "%s[%d] = 0.0f;", acc->cname, k);
+  for (int kc = 0; kc < K / 16; kc++) {
+    line(E, &code, "{");
+    E->indent++;
+    for (int i = 0; i < acc->mt; i++) {
+      int t0 = (i * p->nt + 2 * kc) * 4, t1 = (i * p->nt + 2 * kc + 1) * 4;
+      const char *c = ctype(et);
+      line(E, &code, "const unsigned t2c_a%d[4] = {", i);
+      line(E, &code, "    t2c::pack2(t2c::cvt<%s>(%s[%d]), t2c::cvt<%s>(%s[%d])), t2c::pack2(t2c::cvt<%s>(%s[%d]), t2c::cvt<%s>(%s[%d])),",
+           c, p->cname, t0, c, p->cname, t0 + 1, c, p->cname, t0 + 2, c, p->cname, t0 + 3);
+      line(E, &code, "    t2c::pack2(t2c::cvt<%s>(%s[%d]), t2c::cvt<%s>(%s[%d])), t2c::pack2(t2c::cvt<%s>(%s[%d]), t2c::cvt<%s>(%s[%d]))};",
+           c, p->cname, t1, c, p->cname, t1 + 1, c, p->cname, t1 + 2, c, p->cname, t1 + 3);
+    }
+    for (int j = 0; j < acc->nt; j++) {
+      line(E, &code, "unsigned t2c_b%d[2];", j);
+      line(E, &code, "t2c::ldmatrix_x2_trans(t2c_b%d, &%s[(%d + lane %% 16) * %d + t2c_%s_wc + %d]);", j, B->cname,
+           kc * 16, B->pitch, acc->cname, j * 8);
+    }
+    for (int i = 0; i < acc->mt; i++)
+      for (int j = 0; j < acc->nt; j++) {
+        int k0 = (i * acc->nt + j) * 4;
+        line(E, &code, "t2c::mma_16816_%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_a%d, t2c_b%d);", kind, acc->cname, k0,
+             acc->cname, k0 + 1, acc->cname, k0 + 2, acc->cname, k0 + 3, i, j);
+      }
+    E->indent--;
+    line(E, &code, "}");
+  }
+  step_end(E, &s, sv, &code, out);
+  explain(E, "%s: dot on tensor cores with %s's registers as the A operand", acc->name, p->name);
+}
+
 static void emit_dot_mma(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *out) {
   Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  const Sym *pa = reg_a_operand(E, acc, a);
+  if (pa) {
+    emit_dot_mma_rega(E, acc, pa, op, x, out);
+    return;
+  }
   int ba = tile_buffer(E, a->u.ident.sym), bb = tile_buffer(E, b->u.ident.sym);
   const Buffer *A = &E->bufs[ba], *B = &E->bufs[bb];
   int K = a->ty.dims[1];
