@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char *examples_dir = "examples";
-static char ex_path[8][4200];
+static char ex_path[9][4200];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -232,6 +232,59 @@ static void t_attention_k(Tally *T, int causal) {
 }
 static void t_attention(Tally *T) { t_attention_k(T, 0); }
 static void t_attention_causal(Tally *T) { t_attention_k(T, 1); }
+
+/* attention_f16: the same computation with f16 Q, K, V, O on tensor cores. The
+ * reference is exact (double) on the f16 inputs, rounded once to f16; the kernel
+ * also rounds P to f16 before P V, so the tolerance is the f16 default (1e-2). */
+static void t_attention_f16_k(Tally *T, int causal) {
+  static const int Ss[] = {37, 1, 100, 128};
+  const int Bn = 2, H = 2, D = 64;
+  for (int c = 0; c < 4; c++) {
+    int S = Ss[c];
+    Rng r = rng_seed("attention_f16", (uint64_t)(2 * c + causal));
+    double scale = round_dt(F32, 1 / sqrt((double)D));
+    Call k;
+    call_init(&k, ex_path[8], "attention_f16");
+    const long long *sh = SHAPE(Bn, H, S, D);
+    Ten *Q = call_in(&k, "Q", F16, 4, sh);
+    Ten *K = call_in(&k, "K", F16, 4, sh);
+    Ten *V = call_in(&k, "V", F16, 4, sh);
+    Ten *O = call_out(&k, "O", F16, 4, sh);
+    fill_uniform(Q, &r, -2, 2);
+    fill_uniform(K, &r, -2, 2);
+    fill_uniform(V, &r, -1, 1);
+    call_arg(&k, "scale=%.9g", scale);
+    call_arg(&k, "causal=%d", causal);
+    double *p = malloc(sizeof(double) * (size_t)S);
+    for (long long bh = 0; bh < (long long)Bn * H; bh++) {
+      const double *q = Q->v + bh * S * D, *kk = K->v + bh * S * D, *v = V->v + bh * S * D;
+      double *o = O->ref + bh * S * D;
+      for (int i = 0; i < S; i++) {
+        int last = causal ? i : S - 1;
+        double mx = -INFINITY, l = 0;
+        for (int j = 0; j <= last; j++) {
+          double d = 0;
+          for (int e = 0; e < D; e++) d += q[i * D + e] * kk[j * D + e];
+          p[j] = d * scale;
+          mx = dmax(mx, p[j]);
+        }
+        for (int j = 0; j <= last; j++) l += p[j] = exp(p[j] - mx);
+        for (int e = 0; e < D; e++) {
+          double a = 0;
+          for (int j = 0; j <= last; j++) a += p[j] * v[j * D + e];
+          o[i * D + e] = round_dt(F16, a / l);
+        }
+      }
+    }
+    free(p);
+    char l[64];
+    label(l, sizeof l, "B=%d H=%d S=%d causal=%d", Bn, H, S, causal);
+    CHECK(T, call_check(&k, causal ? "examples/attention_f16_causal" : "examples/attention_f16", l));
+    call_free(&k);
+  }
+}
+static void t_attention_f16(Tally *T) { t_attention_f16_k(T, 0); }
+static void t_attention_f16_causal(Tally *T) { t_attention_f16_k(T, 1); }
 
 /* reduce: per-block partial sums of a 1-D tensor, then the final fold */
 static void t_reduce(Tally *T) {
@@ -1232,6 +1285,8 @@ static const Test tests[] = {
     {"examples/gemm_bf16", t_gemm_bf16},
     {"examples/attention", t_attention},
     {"examples/attention_causal", t_attention_causal},
+    {"examples/attention_f16", t_attention_f16},
+    {"examples/attention_f16_causal", t_attention_f16_causal},
     {"examples/reduce", t_reduce},
     {"elementwise_f32", t_ew_f32},
     {"elementwise_i32", t_ew_i32},
@@ -1356,8 +1411,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   static const char *exs[] = {"squares.tl",  "softmax.tl",  "gemm_f32.tl",   "layernorm.tl",
-                              "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl"};
-  for (int i = 0; i < 8; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+                              "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl",
+                              "attention_f16.tl"};
+  for (int i = 0; i < 9; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
   static char abs_tl[4096];
   if (!realpath(h_tldir, abs_tl)) {
     fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);
