@@ -6,6 +6,9 @@
 #   make install PREFIX=/usr/local
 #   make lib        build/libtile2cu.a and build/libtile2cu.so (the NVRTC driver)
 #   make bench-compile   cold vs warm NVRTC compile times (not part of make test)
+#   make bench-static    ptxas registers/stack/spills and PTX features of every example, no GPU
+#   make bench           GEMM/softmax/rowsum/layernorm/attention on the GPU against cuBLAS and
+#                        a device copy (make bench-build: build only); neither is in make test
 CC      ?= cc
 CXX     ?= g++
 CFLAGS  ?= -O2 -g
@@ -97,6 +100,17 @@ bench-compile: lib
 	$(CC) $(CFLAGS) -Invrtc_driver -o $(B)/bench-compile bench/compile/bench.c $(B)/libtile2cu.a $(LIBS)
 	$(B)/bench-compile examples/squares.tl examples/softmax.tl examples/gemm_f32.tl
 
+# bench/README.md: a measurement, never a pass/fail test. BENCH_ARCH: the target of make bench.
+BENCH_ARCH ?= sm_90
+bench-static: $(B)/tile2cu
+	sh bench/static.sh
+
+bench-build: $(B)/tile2cu
+	$(MAKE) -C bench/gpu TILE2CU=$(CURDIR)/$(B)/tile2cu OUT=$(CURDIR)/$(B)/bench CUDA=$(CUDA) NVCC=$(NVCC) ARCH=$(BENCH_ARCH)
+
+bench: bench-build
+	$(B)/bench/bench
+
 sim-selftest:
 	sh tests/sim/run.sh
 
@@ -152,4 +166,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples cmake-example docs docs-check bench-compile test clean install
+.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples cmake-example docs docs-check bench-compile bench-static bench-build bench test clean install

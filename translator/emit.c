@@ -984,6 +984,27 @@ static bool same_slice(const Expr *x, const Expr *lhs) {
 
 static const Expr *store_lhs; /* the tensor store target while scanning for hazards */
 
+/* A register tile in the mma layout that x reads at the statement's own elements. */
+static const Sym *aligned_mma_reg(const Expr *x, const Type *shape) {
+  if (x->ty.rank == 0 || !same_shape(&x->ty, shape)) return NULL;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym && x->u.ident.sym->place == PL_REGISTER && x->u.ident.sym->mma ? x->u.ident.sym : NULL;
+  case E_UNARY: return aligned_mma_reg(x->u.unary.a, shape);
+  case E_BINARY: {
+    const Sym *a = aligned_mma_reg(x->u.binary.a, shape);
+    return a ? a : aligned_mma_reg(x->u.binary.b, shape);
+  }
+  case E_CALL:
+    if (!is_elementwise_call(x)) return NULL;
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      const Sym *a = aligned_mma_reg(x->u.call.args[i], shape);
+      if (a) return a;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}
+
 /* Whether x reads tile or tensor y anywhere but at the statement's own element. */
 static bool reads_unaligned(const Expr *x, const Sym *y, const Type *shape, bool aligned) {
   switch (x->kind) {
@@ -1039,7 +1060,7 @@ static void store_elem(Emitter *E, const Target *tg, TokenKind op, const char *v
   case TG_BUFFER: {
     const Buffer *bf = &E->bufs[tg->buf];
     if (k <= 0) access(E, tg->buf, true, !E->coop && spread_statement(E));
-    if (bf->pitch == bf->dims[1] && !E->coop) line(E, b, "%s[e] %s %s;", bf->cname, o, v);
+    if (bf->pitch == bf->dims[1] && !E->coop && spread_statement(E)) line(E, b, "%s[e] %s %s;", bf->cname, o, v);
     else line(E, b, "%s[%s] %s %s;", bf->cname, index_2d(E, bf, at.i, at.j), o, v);
     return;
   }
@@ -1638,6 +1659,7 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
   step_begin(E, &s, &sv);
   int base = E->indent;
   E->slayout = tg->kind == TG_REGISTER && tg->sym->mma ? tg->sym : NULL;
+  if (tg->kind == TG_BUFFER && !E->slayout) E->slayout = aligned_mma_reg(rhs, &shape); /* run where it lives */
   if (E->slayout) {
     /* the tile holds the mma fragment layout: element k sits at fixed offsets from
      * this thread's first row and column */
@@ -1648,7 +1670,7 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
       E->indent = base;
       const char *body = one.data ? one.data : "";
       int ro, co;
-      mma_offsets(tg->sym, k, &ro, &co);
+      mma_offsets(E->slayout, k, &ro, &co);
       if (!uses_ident(body, "r") && !uses_ident(body, "c")) {
         for (const char *p = body; *p;) {
           const char *nl = strchr(p, '\n');
@@ -1658,7 +1680,7 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
           p = nl + 1;
         }
       } else {
-        line(E, &code, "{ const int r = %s, c = %s;", mma_coord(E, tg->sym, "r", ro), mma_coord(E, tg->sym, "c", co));
+        line(E, &code, "{ const int r = %s, c = %s;", mma_coord(E, E->slayout, "r", ro), mma_coord(E, E->slayout, "c", co));
         buf_puts(&code, body);
         line(E, &code, "}");
       }

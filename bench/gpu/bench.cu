@@ -1,0 +1,524 @@
+// bench/gpu/bench.cu: tile2cu kernels against cuBLAS and a device-to-device copy,
+// on the GPU, in one run. A measurement, not a test: it never fails on speed.
+//
+//   make bench            (translates the .tl files with --host, builds, runs)
+//   build/bench/bench [--reps N] [--quick]
+//
+// Methodology: every problem gets fresh uniform random inputs in [-1, 1) (a new
+// seed each time, never zeros); each kernel's output is checked against a
+// reference before it is timed (GEMMs: cuBLAS over the whole matrix, and a CPU
+// double-precision dot on sampled entries for both; the others: a CPU reference on
+// a subset of rows); a kernel whose check fails is reported and not timed. Times
+// are CUDA events around one launch, after warm-ups, the median of the repeats.
+//
+// cuBLAS is opened with dlopen (libcublas.so from $CUBLAS_LIB, the loader's path, or
+// $CUDA_HOME, /usr/local/cuda/lib64); it is not linked. Without it the GEMMs are still
+// run and checked against the CPU samples, with no ratio.
+//
+// Row-major C[M,N] = A[M,K] B[K,N] with column-major cuBLAS: C^T = B^T A^T, i.e.
+// gemm(N, N, m=N, n=M, k=K, B, ldb=N, A, lda=K, C, ldc=N).
+//
+// Exit status: 0 (also with no CUDA device: "no CUDA device: skipping"), 1 when a
+// result check failed, 2 when CUDA failed.
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <vector>
+
+#include "gemm_f16.h"
+#include "gemm_bf16.h"
+#include "gemm_f32.h"
+#include "softmax.h"
+#include "layernorm.h"
+#include "rowsum.h"
+#include "attention.h"
+#ifdef HAVE_ATTN_F16
+#include "attention_f16.h"
+#include "attention_f16_d128.h"
+#endif
+
+// ---- errors
+static int g_check_failed = 0;
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  fprintf(stderr, "bench: %s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(2); } } while (0)
+
+// ---- cuBLAS through dlopen (types written out, so no cuBLAS header or library is needed)
+typedef void *cublasHandle_t;
+typedef int (*fn_create)(cublasHandle_t *);
+typedef int (*fn_destroy)(cublasHandle_t);
+typedef int (*fn_set_stream)(cublasHandle_t, cudaStream_t);
+typedef int (*fn_get_version)(cublasHandle_t, int *);
+typedef int (*fn_gemm_ex)(cublasHandle_t, int, int, int, int, int, const void *, const void *, int, int,
+                          const void *, int, int, const void *, void *, int, int, int, int);
+typedef int (*fn_sgemm)(cublasHandle_t, int, int, int, int, int, const float *, const float *, int,
+                        const float *, int, const float *, float *, int);
+enum { CUBLAS_OP_N_ = 0, CUBLAS_COMPUTE_32F_ = 68, CUBLAS_GEMM_DEFAULT_ = -1 };
+enum { R_16F = 2, R_16BF = 14, R_32F = 0 };  // cudaDataType
+
+static struct {
+  cublasHandle_t h;
+  fn_gemm_ex gemm_ex;
+  fn_sgemm sgemm;
+  int version;
+  char why[512];
+} cb;
+
+static int cublas_open(void) {
+  const char *cands[8];
+  int n = 0;
+  static char p1[1024], p2[1024];
+  if (getenv("CUBLAS_LIB")) cands[n++] = getenv("CUBLAS_LIB");
+  cands[n++] = "libcublas.so";
+  cands[n++] = "libcublas.so.13";
+  cands[n++] = "libcublas.so.12";
+  if (getenv("CUDA_HOME")) { snprintf(p1, sizeof p1, "%s/lib64/libcublas.so", getenv("CUDA_HOME")); cands[n++] = p1; }
+  snprintf(p2, sizeof p2, "/usr/local/cuda/lib64/libcublas.so");
+  cands[n++] = p2;
+  void *lib = NULL;
+  for (int i = 0; i < n && !lib; i++) lib = dlopen(cands[i], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) { snprintf(cb.why, sizeof cb.why, "cannot dlopen libcublas: %s", dlerror()); return 0; }
+  fn_create create = (fn_create)dlsym(lib, "cublasCreate_v2");
+  fn_set_stream set_stream = (fn_set_stream)dlsym(lib, "cublasSetStream_v2");
+  fn_get_version get_version = (fn_get_version)dlsym(lib, "cublasGetVersion_v2");
+  cb.gemm_ex = (fn_gemm_ex)dlsym(lib, "cublasGemmEx");
+  cb.sgemm = (fn_sgemm)dlsym(lib, "cublasSgemm_v2");
+  if (!create || !set_stream || !cb.gemm_ex || !cb.sgemm) { snprintf(cb.why, sizeof cb.why, "libcublas lacks cublasGemmEx/cublasSgemm_v2"); return 0; }
+  int st = create(&cb.h);
+  if (st) { snprintf(cb.why, sizeof cb.why, "cublasCreate failed (status %d)", st); return 0; }
+  set_stream(cb.h, 0);
+  if (get_version) get_version(cb.h, &cb.version);
+  return 1;
+}
+
+// ---- random inputs: a counter hash, uniform in [-1, 1)
+__device__ __forceinline__ float hash_uniform(uint64_t i, uint64_t seed) {
+  uint64_t x = i * 0x9E3779B97F4A7C15ull ^ (seed + 0x632BE59BD9B4E019ull);
+  x ^= x >> 31; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 27; x *= 0x94D049BB133111EBull; x ^= x >> 31;
+  return (float)(x >> 40) * (1.0f / 8388608.0f) - 1.0f;  // 24 bits
+}
+template <class T> __device__ T from_f(float v);
+template <> __device__ float from_f<float>(float v) { return v; }
+template <> __device__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <class T> __global__ void fill_kernel(T *p, size_t n, uint64_t seed, float scale) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    p[i] = from_f<T>(hash_uniform(i, seed) * scale);
+}
+static uint64_t g_seed = 0x5EED;
+template <class T> static void fill(T *p, size_t n, float scale = 1.0f) {
+  fill_kernel<<<1024, 256>>>(p, n, ++g_seed * 0x100000001B3ull, scale);
+  CK(cudaGetLastError());
+}
+
+// ---- host conversions
+static float h2f(__half h) { return __half2float(h); }
+static float h2f(__nv_bfloat16 h) { return __bfloat162float(h); }
+static float h2f(float f) { return f; }
+
+// ---- max |a - b| and max |b| over a whole matrix, on the device
+template <class T> __device__ float to_f(T v);
+template <> __device__ float to_f<float>(float v) { return v; }
+template <> __device__ float to_f<__half>(__half v) { return __half2float(v); }
+template <> __device__ float to_f<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T> __global__ void maxdiff_kernel(const T *a, const T *b, size_t n, unsigned *out) {
+  float d = 0, m = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    float x = to_f<T>(a[i]), y = to_f<T>(b[i]);
+    float e = fabsf(x - y);
+    if (!(e == e) || isinf(e)) e = 3.0e38f;  // NaN or inf: as bad as it gets
+    d = fmaxf(d, e);
+    m = fmaxf(m, fabsf(y));
+  }
+  for (int o = 16; o; o >>= 1) { d = fmaxf(d, __shfl_xor_sync(~0u, d, o)); m = fmaxf(m, __shfl_xor_sync(~0u, m, o)); }
+  if ((threadIdx.x & 31) == 0) { atomicMax(&out[0], __float_as_uint(d)); atomicMax(&out[1], __float_as_uint(m)); }
+}
+template <class T> static void maxdiff(const T *a, const T *b, size_t n, float *d, float *m) {
+  unsigned *o, h[2];
+  CK(cudaMalloc(&o, 2 * sizeof(unsigned)));
+  CK(cudaMemset(o, 0, 2 * sizeof(unsigned)));
+  maxdiff_kernel<<<1024, 256>>>(a, b, n, o);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(h, o, sizeof h, cudaMemcpyDeviceToHost));
+  CK(cudaFree(o));
+  memcpy(d, &h[0], 4);
+  memcpy(m, &h[1], 4);
+}
+
+// ---- timing: events around one launch, warm-ups, the median of the repeats
+static int g_reps = 20, g_warm = 3;
+template <class F> static double time_ms(F f) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int i = 0; i < g_warm; i++) f();
+  CK(cudaDeviceSynchronize());
+  std::vector<float> t(g_reps);
+  for (int i = 0; i < g_reps; i++) {
+    CK(cudaEventRecord(e0));
+    f();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&t[i], e0, e1));
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  std::sort(t.begin(), t.end());
+  return g_reps % 2 ? t[g_reps / 2] : 0.5 * (t[g_reps / 2 - 1] + t[g_reps / 2]);
+}
+
+// ---- report lines
+static void line(const char *what, const char *shape, double val, const char *unit, double ms,
+                 const char *vs, double ref_val, const char *note) {
+  char r[64] = "";
+  if (ref_val > 0) snprintf(r, sizeof r, "%6.1f%% of %s (%.1f)", 100.0 * val / ref_val, vs, ref_val);
+  printf("%-22s %-22s %9.1f %-7s %9.3f ms  %-34s %s\n", what, shape, val, unit, ms, r, note ? note : "");
+  fflush(stdout);
+}
+static void failed(const char *what, const char *shape, const char *why) {
+  printf("%-22s %-22s CHECK FAILED: %s (not timed)\n", what, shape, why);
+  fflush(stdout);
+  g_check_failed = 1;
+}
+
+// ---- GEMM
+template <class T> struct gemm_traits;
+template <> struct gemm_traits<__half> { static constexpr int dt = R_16F; static constexpr double tol = 1e-2; static constexpr const char *name = "f16"; };
+template <> struct gemm_traits<__nv_bfloat16> { static constexpr int dt = R_16BF; static constexpr double tol = 2e-2; static constexpr const char *name = "bf16"; };
+template <> struct gemm_traits<float> { static constexpr int dt = R_32F; static constexpr double tol = 1e-3; static constexpr const char *name = "f32"; };
+
+template <class T> static int cublas_gemm(const T *A, const T *B, T *C, int M, int N, int K) {
+  const float one = 1.0f, zero = 0.0f;
+  if (gemm_traits<T>::dt == R_32F)
+    return cb.sgemm(cb.h, CUBLAS_OP_N_, CUBLAS_OP_N_, N, M, K, &one, (const float *)B, N, (const float *)A, K, &zero, (float *)C, N);
+  return cb.gemm_ex(cb.h, CUBLAS_OP_N_, CUBLAS_OP_N_, N, M, K, &one, B, gemm_traits<T>::dt, N, A, gemm_traits<T>::dt, K,
+                    &zero, C, gemm_traits<T>::dt, N, CUBLAS_COMPUTE_32F_, CUBLAS_GEMM_DEFAULT_);
+}
+
+// Sampled entries of C against a CPU double dot; returns the worst |c - ref| / scale,
+// where scale = sqrt(K) / 3 (the rms of a dot of K products of uniform [-1, 1) values).
+template <class T> static double sample_err(const T *dA, const T *dB, const T *dC, int M, int N, int K) {
+  const int NS = 24;
+  std::vector<T> arow(K), bcol(K);
+  double worst = 0;
+  for (int s = 0; s < NS; s++) {
+    int i = (int)((s * 2654435761u + 17u) % (unsigned)M), j = (int)((s * 40503u * 977u + 5u) % (unsigned)N);
+    if (s == 0) i = 0, j = 0;
+    if (s == 1) i = M - 1, j = N - 1;
+    CK(cudaMemcpy(arow.data(), dA + (size_t)i * K, K * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy2D(bcol.data(), sizeof(T), dB + j, (size_t)N * sizeof(T), sizeof(T), K, cudaMemcpyDeviceToHost));
+    T c;
+    CK(cudaMemcpy(&c, dC + (size_t)i * N + j, sizeof(T), cudaMemcpyDeviceToHost));
+    double ref = 0;
+    for (int k = 0; k < K; k++) ref += (double)h2f(arow[k]) * (double)h2f(bcol[k]);
+    double e = fabs((double)h2f(c) - ref) / (sqrt((double)K) / 3.0);
+    if (!(e == e)) e = 1e30;
+    worst = std::max(worst, e);
+  }
+  return worst;
+}
+
+template <class T, class L> static void bench_gemm(const char *what, L launch, int M, int N, int K) {
+  char shape[64];
+  snprintf(shape, sizeof shape, "%dx%dx%d", M, N, K);
+  T *A, *B, *C, *R;
+  CK(cudaMalloc(&A, (size_t)M * K * sizeof(T)));
+  CK(cudaMalloc(&B, (size_t)K * N * sizeof(T)));
+  CK(cudaMalloc(&C, (size_t)M * N * sizeof(T)));
+  CK(cudaMalloc(&R, (size_t)M * N * sizeof(T)));
+  fill(A, (size_t)M * K);
+  fill(B, (size_t)K * N);
+  fill(C, (size_t)M * N);  // garbage, so an unwritten element shows
+  fill(R, (size_t)M * N);
+  const double tol = gemm_traits<T>::tol;
+  double flop = 2.0 * M * N * K;
+  double ref_tflops = 0, ms_ref = 0;
+  char note[160] = "";
+  // cuBLAS: checked against the CPU samples too, then timed
+  if (cb.h) {
+    int st = cublas_gemm(A, B, R, M, N, K);
+    CK(cudaDeviceSynchronize());
+    double e = st ? 1e30 : sample_err(A, B, R, M, N, K);
+    if (st || e > tol) {
+      char why[96];
+      snprintf(why, sizeof why, "cuBLAS status %d, sampled error %.3g (tolerance %.3g)", st, e, tol);
+      failed("cuBLAS", shape, why);
+    } else {
+      ms_ref = time_ms([&] { cublas_gemm(A, B, R, M, N, K); });
+      ref_tflops = flop / ms_ref / 1e9;
+    }
+  }
+  CK(launch(A, B, C, M, K, N, (cudaStream_t)0));
+  CK(cudaDeviceSynchronize());
+  double e = sample_err(A, B, C, M, N, K);
+  float d = 0, mx = 0;
+  bool bad = e > tol;
+  if (cb.h && ref_tflops > 0) {
+    maxdiff(C, R, (size_t)M * N, &d, &mx);
+    bad = bad || !(d <= tol * std::max(1.0f, mx));
+  }
+  snprintf(note, sizeof note, "check: sampled err %.2g%s", e, "");
+  if (cb.h && ref_tflops > 0) snprintf(note + strlen(note), sizeof note - strlen(note), ", max|C-cuBLAS| %.3g of max %.3g", d, mx);
+  if (bad) { failed(what, shape, note); goto out; }
+  {
+    double ms = time_ms([&] { CK(launch(A, B, C, M, K, N, (cudaStream_t)0)); });
+    CK(cudaGetLastError());
+    line(what, shape, flop / ms / 1e9, "TFLOP/s", ms, "cuBLAS", ref_tflops, note);
+    if (ref_tflops > 0) line("  cuBLAS", shape, ref_tflops, "TFLOP/s", ms_ref, "", 0, gemm_traits<T>::dt == R_32F ? "cublasSgemm (default math: no TF32)" : "cublasGemmEx, f32 compute");
+  }
+out:
+  CK(cudaFree(A)); CK(cudaFree(B)); CK(cudaFree(C)); CK(cudaFree(R));
+}
+
+// ---- memory-bound kernels: GB/s of the bytes each must move (its inputs read once,
+// its outputs written once), against a device-to-device copy's (read + write) GB/s.
+static double g_copy_gbs = 0;
+
+static void bench_copy(size_t bytes) {
+  void *a, *b;
+  CK(cudaMalloc(&a, bytes));
+  CK(cudaMalloc(&b, bytes));
+  fill((float *)a, bytes / 4);
+  double ms = time_ms([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
+  g_copy_gbs = 2.0 * bytes / ms / 1e6;
+  char shape[64];
+  snprintf(shape, sizeof shape, "%zu MiB", bytes >> 20);
+  line("cudaMemcpy D2D", shape, g_copy_gbs, "GB/s", ms, "", 0, "read + write");
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+}
+
+static std::vector<int> sample_rows(int M, int n) {
+  std::vector<int> r;
+  for (int s = 0; s < n; s++) r.push_back(s == 0 ? 0 : s == 1 ? M - 1 : (int)((s * 2654435761u) % (unsigned)M));
+  return r;
+}
+
+static void bench_softmax(int M, int N) {
+  char shape[64];
+  snprintf(shape, sizeof shape, "%dx%d f32", M, N);
+  float *X, *Y;
+  CK(cudaMalloc(&X, (size_t)M * N * 4));
+  CK(cudaMalloc(&Y, (size_t)M * N * 4));
+  fill(X, (size_t)M * N, 4.0f);
+  CK(tile2cu_launch_softmax(X, Y, M, N, 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<float> x(N), y(N);
+  double worst = 0;
+  for (int i : sample_rows(M, 16)) {
+    CK(cudaMemcpy(x.data(), X + (size_t)i * N, N * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(y.data(), Y + (size_t)i * N, N * 4, cudaMemcpyDeviceToHost));
+    double mx = -INFINITY, l = 0;
+    for (int j = 0; j < N; j++) mx = std::max(mx, (double)x[j]);
+    for (int j = 0; j < N; j++) l += exp(x[j] - mx);
+    for (int j = 0; j < N; j++) {
+      double ref = exp(x[j] - mx) / l, e = fabs(y[j] - ref) / std::max(ref, 1e-30) ;
+      if (!(e == e)) e = 1e30;
+      worst = std::max(worst, e);
+    }
+  }
+  char note[96];
+  snprintf(note, sizeof note, "check: 16 rows, max rel err %.2g", worst);
+  if (worst > 1e-4) failed("softmax", shape, note);
+  else {
+    double ms = time_ms([&] { CK(tile2cu_launch_softmax(X, Y, M, N, 0)); });
+    CK(cudaGetLastError());
+    line("softmax", shape, 2.0 * M * N * 4 / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+  }
+  CK(cudaFree(X)); CK(cudaFree(Y));
+}
+
+static void bench_rowsum(int M, int N) {
+  char shape[64];
+  snprintf(shape, sizeof shape, "%dx%d f32", M, N);
+  float *X, *S;
+  CK(cudaMalloc(&X, (size_t)M * N * 4));
+  CK(cudaMalloc(&S, (size_t)M * 4));
+  fill(X, (size_t)M * N);
+  CK(tile2cu_launch_rowsum_rows(X, S, M, N, 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<float> x(N);
+  double worst = 0;
+  for (int i : sample_rows(M, 64)) {
+    float s;
+    CK(cudaMemcpy(x.data(), X + (size_t)i * N, N * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&s, S + i, 4, cudaMemcpyDeviceToHost));
+    double ref = 0, abs_sum = 0;
+    for (int j = 0; j < N; j++) ref += x[j], abs_sum += fabs(x[j]);
+    double e = fabs(s - ref) / abs_sum;
+    if (!(e == e)) e = 1e30;
+    worst = std::max(worst, e);
+  }
+  char note[96];
+  snprintf(note, sizeof note, "check: 64 rows, max err %.2g of sum|x|", worst);
+  if (worst > 1e-5) failed("rowsum", shape, note);
+  else {
+    double ms = time_ms([&] { CK(tile2cu_launch_rowsum_rows(X, S, M, N, 0)); });
+    CK(cudaGetLastError());
+    line("rowsum", shape, ((double)M * N * 4 + M * 4.0) / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+  }
+  CK(cudaFree(X)); CK(cudaFree(S));
+}
+
+static void bench_layernorm(int M, int N) {
+  char shape[64];
+  snprintf(shape, sizeof shape, "%dx%d f32", M, N);
+  float *X, *W, *Bi, *Y;
+  const float eps = 1e-5f;
+  CK(cudaMalloc(&X, (size_t)M * N * 4));
+  CK(cudaMalloc(&Y, (size_t)M * N * 4));
+  CK(cudaMalloc(&W, (size_t)N * 4));
+  CK(cudaMalloc(&Bi, (size_t)N * 4));
+  fill(X, (size_t)M * N, 3.0f);
+  fill(W, N);
+  fill(Bi, N);
+  CK(tile2cu_launch_layernorm(X, W, Bi, Y, eps, M, N, 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<float> x(N), y(N), w(N), bi(N);
+  CK(cudaMemcpy(w.data(), W, N * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(bi.data(), Bi, N * 4, cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (int i : sample_rows(M, 16)) {
+    CK(cudaMemcpy(x.data(), X + (size_t)i * N, N * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(y.data(), Y + (size_t)i * N, N * 4, cudaMemcpyDeviceToHost));
+    double mean = 0, var = 0;
+    for (int j = 0; j < N; j++) mean += x[j];
+    mean /= N;
+    for (int j = 0; j < N; j++) var += (x[j] - mean) * (x[j] - mean);
+    double rstd = 1.0 / sqrt(var / N + eps);
+    for (int j = 0; j < N; j++) {
+      double e = fabs(y[j] - ((x[j] - mean) * rstd * w[j] + bi[j]));
+      if (!(e == e)) e = 1e30;
+      worst = std::max(worst, e);
+    }
+  }
+  char note[96];
+  snprintf(note, sizeof note, "check: 16 rows, max abs err %.2g", worst);
+  if (worst > 1e-3) failed("layernorm", shape, note);
+  else {
+    double ms = time_ms([&] { CK(tile2cu_launch_layernorm(X, W, Bi, Y, eps, M, N, 0)); });
+    CK(cudaGetLastError());
+    line("layernorm", shape, (2.0 * M * N * 4 + 2.0 * N * 4) / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+  }
+  CK(cudaFree(X)); CK(cudaFree(Y)); CK(cudaFree(W)); CK(cudaFree(Bi));
+}
+
+// ---- attention forward, non-causal: 4 * B * H * S * S * D flops
+template <class T, class L> static void bench_attention(const char *what, L launch, int B, int H, int S, int D, double tol) {
+  char shape[64];
+  snprintf(shape, sizeof shape, "B%d H%d S%d D%d", B, H, S, D);
+  size_t n = (size_t)B * H * S * D;
+  T *Q, *K, *V, *O;
+  CK(cudaMalloc(&Q, n * sizeof(T)));
+  CK(cudaMalloc(&K, n * sizeof(T)));
+  CK(cudaMalloc(&V, n * sizeof(T)));
+  CK(cudaMalloc(&O, n * sizeof(T)));
+  fill(Q, n);
+  fill(K, n);
+  fill(V, n);
+  fill(O, n);
+  const float scale = 1.0f / sqrtf((float)D);
+  CK(launch(Q, K, V, O, scale, 0, B, H, S, (cudaStream_t)0));
+  CK(cudaDeviceSynchronize());
+  // the CPU reference on 16 query rows of 4 (batch, head) pairs
+  size_t sd = (size_t)S * D;
+  std::vector<T> q(D), k(sd), v(sd), o(D);
+  std::vector<double> p(S);
+  double worst_abs = 0, max_ref = 0;
+  for (int s = 0; s < 16; s++) {
+    int bh = (s / 4) * 37 % (B * H), i = s == 0 ? 0 : s == 1 ? S - 1 : (int)((s * 2654435761u) % (unsigned)S);
+    size_t base = (size_t)bh * sd;
+    if (s % 4 == 0 || s < 2) {
+      CK(cudaMemcpy(k.data(), K + base, sd * sizeof(T), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(v.data(), V + base, sd * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    CK(cudaMemcpy(q.data(), Q + base + (size_t)i * D, D * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(o.data(), O + base + (size_t)i * D, D * sizeof(T), cudaMemcpyDeviceToHost));
+    double mx = -INFINITY, l = 0;
+    for (int j = 0; j < S; j++) {
+      double dotv = 0;
+      for (int d = 0; d < D; d++) dotv += (double)h2f(q[d]) * h2f(k[(size_t)j * D + d]);
+      p[j] = dotv * scale;
+      mx = std::max(mx, p[j]);
+    }
+    for (int j = 0; j < S; j++) l += (p[j] = exp(p[j] - mx));
+    for (int d = 0; d < D; d++) {
+      double ref = 0;
+      for (int j = 0; j < S; j++) ref += p[j] * h2f(v[(size_t)j * D + d]);
+      ref /= l;
+      double e = fabs(h2f(o[d]) - ref);
+      if (!(e == e)) e = 1e30;
+      worst_abs = std::max(worst_abs, e);
+      max_ref = std::max(max_ref, fabs(ref));
+    }
+  }
+  double worst = worst_abs / std::max(max_ref, 1e-30);
+  char note[96];
+  snprintf(note, sizeof note, "check: 16 rows, max err %.2g of max|O|", worst);
+  if (worst > tol) failed(what, shape, note);
+  else {
+    double ms = time_ms([&] { CK(launch(Q, K, V, O, scale, 0, B, H, S, (cudaStream_t)0)); });
+    CK(cudaGetLastError());
+    line(what, shape, 4.0 * B * H * (double)S * S * D / ms / 1e9, "TFLOP/s", ms, "", 0, note);
+  }
+  CK(cudaFree(Q)); CK(cudaFree(K)); CK(cudaFree(V)); CK(cudaFree(O));
+}
+
+int main(int argc, char **argv) {
+  bool quick = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::max(10, atoi(argv[++i]));
+    else if (!strcmp(argv[i], "--quick")) quick = true;
+    else { fprintf(stderr, "usage: %s [--reps N (>= 10)] [--quick]\n", argv[0]); return 2; }
+  }
+  int ndev = 0;
+  cudaError_t e = cudaGetDeviceCount(&ndev);
+  if (e != cudaSuccess || ndev == 0) {
+    printf("no CUDA device: skipping (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "no devices");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int drv = 0, rt = 0;
+  cudaDriverGetVersion(&drv);
+  cudaRuntimeGetVersion(&rt);
+  printf("device: %s (sm_%d%d, %d SMs, %.0f GiB), driver %d, runtime %d\n", prop.name, prop.major, prop.minor,
+         prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, drv, rt);
+  if (cublas_open()) printf("cuBLAS: version %d (dlopen)\n", cb.version);
+  else printf("cuBLAS: not available (%s): GEMMs are checked on CPU samples only, no ratios\n", cb.why);
+  printf("median of %d repeats after %d warm-ups; inputs uniform random in [-1, 1), fresh per problem\n\n", g_reps, g_warm);
+  printf("%-22s %-22s %17s %12s  %-34s %s\n", "kernel", "shape", "rate", "time", "vs", "");
+
+  std::vector<int> sizes = quick ? std::vector<int>{4096} : std::vector<int>{4096, 8192};
+  for (int s : sizes) bench_gemm<__half>("gemm_f16", tile2cu_launch_gemm_f16, s, s, s);
+  for (int s : sizes) bench_gemm<__nv_bfloat16>("gemm_bf16", tile2cu_launch_gemm_bf16, s, s, s);
+  for (int s : sizes) bench_gemm<float>("gemm_f32", tile2cu_launch_gemm_f32, s, s, s);
+  printf("\n");
+
+  const int M = 16384, N = 4096;  // 256 MiB of f32: well past the L2
+  bench_copy((size_t)M * N * 4);
+  bench_softmax(M, N);
+  bench_rowsum(M, N);
+  bench_layernorm(M, N);
+  printf("\n");
+
+  const int AB = 4, AH = 16, AS = 4096;
+  bench_attention<float>("attention (f32)", tile2cu_launch_attention, AB, AH, AS, 64, 1e-4);
+#ifdef HAVE_ATTN_F16
+  bench_attention<__half>("attention_f16", tile2cu_launch_attention_f16, AB, AH, AS, 64, 1e-2);
+  bench_attention<__half>("attention_f16 D128", tile2cu_launch_attention_f16_d128, AB, AH, AS, 128, 1e-2);
+  printf("(attention_f16 D128: examples/attention_f16.tl with const D = 128, made at build time;\n"
+         " examples/attention.tl (f32) cannot take D = 128: 128 accumulator elements per thread is over the cap of 64)\n");
+#else
+  printf("attention D128: no example supports it (examples/attention.tl fixes D = 64, and at D = 128 its\n"
+         " accumulator is 128 elements per thread, over the cap of 64)\n");
+#endif
+  if (g_check_failed) printf("\nsome results did not match their reference: those kernels were not timed\n");
+  return g_check_failed ? 1 : 0;
+}
