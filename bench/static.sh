@@ -102,9 +102,6 @@ for f in $FILES; do
   b=$(basename "$f" .tl)
   for a in $ARCHS; do
     while read -r file k arch rg st sps spl sh sm mma ldm cpa cp16 ldg lds stg16 stg; do
-      case $k in
-        *FAILED*) ;;
-      esac
       if [ "$k" = "-" ]; then
         echo "| $file | - | $arch | $rg | | | | | | | | | | |"
         status=1; continue

@@ -131,6 +131,11 @@ static int emit_buffer(Emitter *E, const void *key, const char *cname, ElemType 
   b->stages = 1;
   if (y && is_tile_sym(E, y)) {
     if (shape->rank == 2 && y->mma_operand) b->pitch = b->dims[1] + 8;
+    /* a column read by transpose() walks a row apart per thread: 4 more bytes a row
+     * put consecutive rows in different banks (not when 16-byte copies fill it) */
+    else if (shape->rank == 2 && y->read_transposed && !(y->pipe_stages > 1 && y->pipe_vec > 1) &&
+             elem_bytes[elem] <= 4)
+      b->pitch = b->dims[1] + 4 / elem_bytes[elem];
     if (y->pipe_stages > 1) b->stages = y->pipe_stages;
   }
   b->bytes = (int64_t)b->dims[0] * b->pitch * elem_bytes[elem] * b->stages;
@@ -1357,6 +1362,48 @@ static void count_dots(Emitter *E, const Block *b, const Sym *r, int *yes, int *
 static void mark_operands(const Block *b, const Sym *r, Emitter *E);
 
 /* A register tile whose every dot update mma can run holds the fragment layout. */
+static void mark_transposed_expr(Expr *x) {
+  if (!x) return;
+  switch (x->kind) {
+  case E_UNARY: mark_transposed_expr(x->u.unary.a); return;
+  case E_BINARY: mark_transposed_expr(x->u.binary.a); mark_transposed_expr(x->u.binary.b); return;
+  case E_CALL:
+    if (x->u.call.builtin == B_TRANSPOSE && x->u.call.args[0]->kind == E_IDENT && x->u.call.args[0]->u.ident.sym &&
+        x->u.call.args[0]->u.ident.sym->place == PL_SHARED)
+      x->u.call.args[0]->u.ident.sym->read_transposed = true;
+    for (int i = 0; i < x->u.call.nargs; i++) mark_transposed_expr(x->u.call.args[i]);
+    return;
+  case E_INDEX:
+    for (int i = 0; i < x->u.index.nidx; i++) mark_transposed_expr(x->u.index.idx[i].start);
+    return;
+  default: return;
+  }
+}
+
+/* Marks the shared tiles that transpose() reads. */
+static void mark_transposed(Block *b) {
+  for (int i = 0; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case S_VAR: mark_transposed_expr(s->u.decl.init); break;
+    case S_ASSIGN: mark_transposed_expr(s->u.assign.rhs); mark_transposed_expr(s->u.assign.lhs); break;
+    case S_FOR: mark_transposed(&s->u.forr.body); break;
+    case S_WHILE: mark_transposed_expr(s->u.whil.cond); mark_transposed(&s->u.whil.body); break;
+    case S_BLOCK: mark_transposed(&s->u.block); break;
+    case S_IF: {
+      mark_transposed_expr(s->u.iff.cond);
+      mark_transposed(&s->u.iff.then);
+      if (s->u.iff.els) {
+        Block one = {&s->u.iff.els, 1, {0, 0}};
+        mark_transposed(&one);
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
 static void choose_layouts(Emitter *E, Kernel *k) {
   for (int i = 0; i < E->ki->regs.len; i++) ((Sym *)E->ki->regs.items[i])->mma = false;
   /* a tile whose dots read another mma tile's registers can only follow it: repeat */
@@ -2608,6 +2655,7 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
   mark_reassigned(&k->body);
   choose_layouts(E, k);
   choose_pipelines(E, &k->body);
+  mark_transposed(&k->body);
   for (int i = 0; i < E->ki->tiles.len; i++) {
     Sym *t = E->ki->tiles.items[i];
     if (t->place == PL_SHARED) tile_buffer(E, t);

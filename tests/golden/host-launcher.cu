@@ -19,37 +19,37 @@ scale(const float *__restrict__ X, float *__restrict__ Y, float alpha, int M, in
   }
 }
 
-// big uses 131072 bytes of dynamic shared memory, above the 49152-byte static
+// big uses 131584 bytes of dynamic shared memory, above the 49152-byte static
 // limit: launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
-#define TILE2CU_DYNAMIC_SMEM_big 131072
+#define TILE2CU_DYNAMIC_SMEM_big 131584
 
 // kernel big (host-launcher.tl:14): 256 threads
-//   a: shared, f32[128, 128], 65536 bytes (tile a)
+//   a: shared, f32[128, 128], 66048 bytes (tile a)
 //   b: shared, f32[128, 128], 65536 bytes (tile b)
-//   shared memory: 131072 bytes, dynamic; barriers: 1
+//   shared memory: 131584 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 big(const float *__restrict__ X, float *__restrict__ Y)
 {
   extern __shared__ __align__(16) unsigned char t2c_smem[];
   float *a = reinterpret_cast<float *>(t2c_smem + 0);
-  float *b = reinterpret_cast<float *>(t2c_smem + 65536);
+  float *b = reinterpret_cast<float *>(t2c_smem + 66048);
   const int tid = threadIdx.x;
   // host-launcher.tl:15: var a = X[0 :+ 128, 0 :+ 128]
   for (int e = tid; e < 16384; e += 256) {
     const int r = e / 128, c = e % 128;
-    a[e] = X[r * 128 + c];
+    a[r * 129 + c] = X[r * 128 + c];
   }
   // host-launcher.tl:16: var b = transpose(a)
   __syncthreads();  // a: written at line 15, read here by other threads
   for (int e = tid; e < 16384; e += 256) {
     const int r = e / 128, c = e % 128;
-    b[e] = a[c * 128 + r];
+    b[e] = a[c * 129 + r];
   }
   // host-launcher.tl:17: Y[0 :+ 128, 0 :+ 128] = a + b
   for (int e = tid; e < 16384; e += 256) {
     const int r = e / 128, c = e % 128;
-    Y[r * 128 + c] = (a[e] + b[e]);
+    Y[r * 128 + c] = (a[r * 129 + c] + b[e]);
   }
 }
 

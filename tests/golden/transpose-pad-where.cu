@@ -3,15 +3,15 @@
 
 
 // kernel masked (transpose-pad-where.tl:3): 128 threads
-//   x: shared, f32[32, 32], 4096 bytes (tile x)
+//   x: shared, f32[32, 32], 4224 bytes (tile x)
 //   t: shared, f32[32, 32], 4096 bytes (tile t)
 //   m: shared, f32[32, 32], 4096 bytes (tile m)
 //   mx: shared, f32[32, 1], 128 bytes (tile mx)
-//   shared memory: 12416 bytes; barriers: 3
+//   shared memory: 12544 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
 {
-  __shared__ __align__(16) float x[1024];
+  __shared__ __align__(16) float x[1056];
   __shared__ __align__(16) float t[1024];
   __shared__ __align__(16) float m[1024];
   __shared__ __align__(16) float mx[32];
@@ -19,13 +19,13 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
   // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
   for (int e = tid; e < 1024; e += 128) {
     const int r = e / 32, c = e % 32;
-    x[e] = ((unsigned)(q0 + r) < (unsigned)S && c < S ? X[((long long)(q0 + r)) * S + c] : -t2c::inf<float>());
+    x[r * 33 + c] = ((unsigned)(q0 + r) < (unsigned)S && c < S ? X[((long long)(q0 + r)) * S + c] : -t2c::inf<float>());
   }
   // transpose-pad-where.tl:5: var t = transpose(x)
   __syncthreads();  // x: written at line 4, read here by other threads
   for (int e = tid; e < 1024; e += 128) {
     const int r = e / 32, c = e % 32;
-    t[e] = x[c * 32 + r];
+    t[e] = x[c * 33 + r];
   }
   // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
   for (int e = tid; e < 1024; e += 128) {
