@@ -1727,7 +1727,11 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
           p = nl + 1;
         }
       } else {
-        line(E, &code, "{ const int r = %s, c = %s;", mma_coord(E, E->slayout, "r", ro), mma_coord(E, E->slayout, "c", co));
+        bool ur = uses_ident(body, "r"), uc = uses_ident(body, "c");
+        if (ur && uc)
+          line(E, &code, "{ const int r = %s, c = %s;", mma_coord(E, E->slayout, "r", ro), mma_coord(E, E->slayout, "c", co));
+        else if (ur) line(E, &code, "{ const int r = %s;", mma_coord(E, E->slayout, "r", ro));
+        else line(E, &code, "{ const int c = %s;", mma_coord(E, E->slayout, "c", co));
         buf_puts(&code, body);
         line(E, &code, "}");
       }
@@ -2686,11 +2690,18 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     Sym *r = E->ki->regs.items[i];
     if (!r->mma) continue;
     int rows = r->ty.dims[0] / r->wm, cols = r->ty.dims[1] / r->wn;
-    ctxvars = fmt(E, "%s  // %s: mma fragment layout, warps %d x %d; this thread's first row and column\n"
-                     "  const int t2c_%s_wr = (warp / %d) * %d, t2c_%s_wc = (warp %% %d) * %d;\n"
-                     "  const int t2c_%s_r = t2c_%s_wr + lane / 4, t2c_%s_c = t2c_%s_wc + (lane %% 4) * 2;\n",
-                  ctxvars, r->name, r->wm, r->wn, r->cname, r->wn, rows, r->cname, r->wn, cols, r->cname, r->cname,
-                  r->cname, r->cname);
+    const char *text = body.data ? body.data : "";
+    const char *n[4] = {fmt(E, "t2c_%s_wr", r->cname), fmt(E, "t2c_%s_wc", r->cname), fmt(E, "t2c_%s_r", r->cname),
+                        fmt(E, "t2c_%s_c", r->cname)};
+    bool use[4];
+    for (int j = 0; j < 4; j++) use[j] = uses_ident(text, n[j]);
+    use[0] |= use[2];
+    use[1] |= use[3];
+    ctxvars = fmt(E, "%s  // %s: mma fragment layout, warps %d x %d\n", ctxvars, r->name, r->wm, r->wn);
+    if (use[0]) ctxvars = fmt(E, "%s  const int %s = (warp / %d) * %d;\n", ctxvars, n[0], r->wn, rows);
+    if (use[1]) ctxvars = fmt(E, "%s  const int %s = (warp %% %d) * %d;\n", ctxvars, n[1], r->wn, cols);
+    if (use[2]) ctxvars = fmt(E, "%s  const int %s = %s + lane / 4;  // this thread's first row\n", ctxvars, n[2], n[0]);
+    if (use[3]) ctxvars = fmt(E, "%s  const int %s = %s + (lane %% 4) * 2;  // and column\n", ctxvars, n[3], n[1]);
   }
   const char *bounds = E->ki->min_blocks ? fmt(E, "%d, %d", E->ki->threads, E->ki->min_blocks)
                                          : fmt(E, "%d", E->ki->threads);

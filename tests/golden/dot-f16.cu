@@ -16,9 +16,11 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
   __shared__ __align__(16) float acc_s[1024];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // acc: mma fragment layout, warps 2 x 2; this thread's first row and column
-  const int t2c_acc_wr = (warp / 2) * 16, t2c_acc_wc = (warp % 2) * 16;
-  const int t2c_acc_r = t2c_acc_wr + lane / 4, t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;
+  // acc: mma fragment layout, warps 2 x 2
+  const int t2c_acc_wr = (warp / 2) * 16;
+  const int t2c_acc_wc = (warp % 2) * 16;
+  const int t2c_acc_r = t2c_acc_wr + lane / 4;  // this thread's first row
+  const int t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;  // and column
   // dot-f16.tl:5: var acc: tile<f32>[32, 32] = 0.0
   float acc[8];
   acc[0] = 0.0f;

@@ -19,12 +19,14 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
   __shared__ __align__(16) float acc_s[4096];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // s: mma fragment layout, warps 4 x 1; this thread's first row and column
-  const int t2c_s_wr = (warp / 1) * 16, t2c_s_wc = (warp % 1) * 64;
-  const int t2c_s_r = t2c_s_wr + lane / 4, t2c_s_c = t2c_s_wc + (lane % 4) * 2;
-  // acc: mma fragment layout, warps 4 x 1; this thread's first row and column
-  const int t2c_acc_wr = (warp / 1) * 16, t2c_acc_wc = (warp % 1) * 64;
-  const int t2c_acc_r = t2c_acc_wr + lane / 4, t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;
+  // s: mma fragment layout, warps 4 x 1
+  const int t2c_s_wr = (warp / 1) * 16;
+  const int t2c_s_wc = (warp % 1) * 64;
+  // acc: mma fragment layout, warps 4 x 1
+  const int t2c_acc_wr = (warp / 1) * 16;
+  const int t2c_acc_wc = (warp % 1) * 64;
+  const int t2c_acc_r = t2c_acc_wr + lane / 4;  // this thread's first row
+  const int t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;  // and column
   // mma-register-a-operand.tl:6: var q = Q[0 :+ 64, 0 :+ 64]
   for (int e = tid; e < 4096; e += 128) {
     const int r = e / 64, c = e % 64;

@@ -16,9 +16,11 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
   __shared__ __align__(16) __half p[4096];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // s: mma fragment layout, warps 4 x 1; this thread's first row and column
-  const int t2c_s_wr = (warp / 1) * 16, t2c_s_wc = (warp % 1) * 64;
-  const int t2c_s_r = t2c_s_wr + lane / 4, t2c_s_c = t2c_s_wc + (lane % 4) * 2;
+  // s: mma fragment layout, warps 4 x 1
+  const int t2c_s_wr = (warp / 1) * 16;
+  const int t2c_s_wc = (warp % 1) * 64;
+  const int t2c_s_r = t2c_s_wr + lane / 4;  // this thread's first row
+  const int t2c_s_c = t2c_s_wc + (lane % 4) * 2;  // and column
   // mma-to-shared-in-place.tl:6: var a = A[0 :+ 64, 0 :+ 16]
   for (int e = tid; e < 1024; e += 128) {
     const int r = e / 16, c = e % 16;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Compiles every golden .cu with nvcc -arch=sm_90 -Xptxas -v (two at a time).
-# Fails when anything does not compile, or when a kernel with register tiles
+# Fails when anything does not compile or warns, or when a kernel with register tiles
 # has a stack frame or spills (the dynamic-index trap).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,6 +12,10 @@ if [ "${1:-}" = "--one" ]; then
   name=$(basename "$cu" .cu)
   if ! $NVCC -arch="$ARCH" -Xptxas -v -I"$here/../../rt" -c "$cu" -o "$tmp/$name.o" > "$tmp/$name.log" 2>&1; then
     echo "FAIL $name: nvcc"; cat "$tmp/$name.log"; exit 1
+  fi
+  # generated code compiles without warnings
+  if grep -q 'warning' "$tmp/$name.log"; then
+    echo "FAIL $name: nvcc warnings:"; grep -A2 'warning' "$tmp/$name.log"; exit 1
   fi
   # kernels with register tiles say "registers," in their summary comment
   if grep -q '^//   .*: registers, ' "$cu" &&

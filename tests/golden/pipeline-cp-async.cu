@@ -18,9 +18,11 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
   __shared__ __align__(16) float t2c_tmp0[64];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // acc: mma fragment layout, warps 4 x 1; this thread's first row and column
-  const int t2c_acc_wr = (warp / 1) * 16, t2c_acc_wc = (warp % 1) * 32;
-  const int t2c_acc_r = t2c_acc_wr + lane / 4, t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;
+  // acc: mma fragment layout, warps 4 x 1
+  const int t2c_acc_wr = (warp / 1) * 16;
+  const int t2c_acc_wc = (warp % 1) * 32;
+  const int t2c_acc_r = t2c_acc_wr + lane / 4;  // this thread's first row
+  const int t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;  // and column
   // pipeline-cp-async.tl:10: var m0 = ctx.block.y * 64
   int m0 = ((int)blockIdx.y * 64);
   // pipeline-cp-async.tl:11: var n0 = ctx.block.x * 32
