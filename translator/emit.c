@@ -101,7 +101,6 @@ typedef struct PipeCtx {
   const char *it, *hi, *step;
   int stages;
 } PipeCtx;
-static PipeCtx *cur_pipe;
 
 /* ------------------------------------------------------------ buffers and steps */
 
@@ -987,8 +986,6 @@ static bool same_slice(const Expr *x, const Expr *lhs) {
   return true;
 }
 
-static const Expr *store_lhs; /* the tensor store target while scanning for hazards */
-
 /* A register tile in the mma layout that x reads at the statement's own elements. */
 static const Sym *aligned_mma_reg(const Expr *x, const Type *shape) {
   if (x->ty.rank == 0 || !same_shape(&x->ty, shape)) return NULL;
@@ -1010,30 +1007,36 @@ static const Sym *aligned_mma_reg(const Expr *x, const Type *shape) {
   }
 }
 
-/* Whether x reads tile or tensor y anywhere but at the statement's own element. */
-static bool reads_unaligned(const Expr *x, const Sym *y, const Type *shape, bool aligned) {
+/* Whether x reads tile or tensor y anywhere but at the statement's own element; lhs is
+ * the tensor slice the statement stores to (or NULL): reading that same slice is aligned. */
+static bool reads_unaligned_at(const Expr *x, const Sym *y, const Type *shape, bool aligned, const Expr *lhs) {
   switch (x->kind) {
   case E_IDENT: return x->u.ident.sym == y && (!aligned || !same_shape(&x->ty, shape));
-  case E_UNARY: return reads_unaligned(x->u.unary.a, y, shape, aligned && same_shape(&x->u.unary.a->ty, &x->ty));
+  case E_UNARY: return reads_unaligned_at(x->u.unary.a, y, shape, aligned && same_shape(&x->u.unary.a->ty, &x->ty), lhs);
   case E_BINARY:
-    return reads_unaligned(x->u.binary.a, y, shape, aligned && same_shape(&x->u.binary.a->ty, &x->ty)) ||
-           reads_unaligned(x->u.binary.b, y, shape, aligned && same_shape(&x->u.binary.b->ty, &x->ty));
+    return reads_unaligned_at(x->u.binary.a, y, shape, aligned && same_shape(&x->u.binary.a->ty, &x->ty), lhs) ||
+           reads_unaligned_at(x->u.binary.b, y, shape, aligned && same_shape(&x->u.binary.b->ty, &x->ty), lhs);
   case E_CALL: {
     bool ew = is_elementwise_call(x);
     for (int i = 0; i < x->u.call.nargs; i++) {
       const Expr *a = x->u.call.args[i];
-      if (reads_unaligned(a, y, shape, ew && aligned && same_shape(&a->ty, &x->ty))) return true;
+      if (reads_unaligned_at(a, y, shape, ew && aligned && same_shape(&a->ty, &x->ty), lhs)) return true;
     }
     return false;
   }
   case E_INDEX:
     if (x->u.index.base->u.ident.sym == y)
-      return !(aligned && same_shape(&x->ty, shape) && same_slice(x, store_lhs));
+      return !(aligned && same_shape(&x->ty, shape) && same_slice(x, lhs));
     for (int i = 0; i < x->u.index.nidx; i++)
-      if (reads_unaligned(x->u.index.idx[i].start, y, shape, false)) return true;
+      if (reads_unaligned_at(x->u.index.idx[i].start, y, shape, false, lhs)) return true;
     return false;
   default: return false;
   }
+}
+
+/* The same, for a statement that stores to no tensor. */
+static bool reads_unaligned(const Expr *x, const Sym *y, const Type *shape, bool aligned) {
+  return reads_unaligned_at(x, y, shape, aligned, NULL);
 }
 
 static const char *assign_op(TokenKind op) {
@@ -1636,9 +1639,8 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
     return;
   }
   const Sym *self = tg->kind == TG_BUFFER ? E->bufs[tg->buf].key : target_sym(tg);
-  store_lhs = tg->kind == TG_TENSOR ? tg->lhs : NULL;
-  bool hazard = self && reads_unaligned(rhs, self, &shape, tg->kind == TG_BUFFER || tg->kind == TG_TENSOR);
-  store_lhs = NULL;
+  bool hazard = self && reads_unaligned_at(rhs, self, &shape, tg->kind == TG_BUFFER || tg->kind == TG_TENSOR,
+                                           tg->kind == TG_TENSOR ? tg->lhs : NULL);
   if (hazard) {
     ElemType el = target_elem(E, tg);
     int tb = temp_buffer(E, (const char *)rhs + 1, el, &shape, "temporary: the statement reads its own target");
@@ -1829,7 +1831,7 @@ static void emit_var(Emitter *E, Stmt *s, Buf *out) {
     return;
   }
   if (y->pipe_stages > 1) {
-    line(E, out, "// %s: loaded ahead by the pipeline (stage %s %% %d)", y->name, cur_pipe ? cur_pipe->it : "?",
+    line(E, out, "// %s: loaded ahead by the pipeline (stage %s %% %d)", y->name, E->pipe ? ((PipeCtx *)E->pipe)->it : "?",
          y->pipe_stages);
     return;
   }
@@ -2256,7 +2258,7 @@ static const char *pipe_names(Emitter *E, Stmt *loop) {
 /* The body of a pipelined loop: wait for this iteration's stage, one barrier,
  * issue the loads of iteration + stages - 1, then the body on this stage. */
 static void pipe_body(Emitter *E, Stmt *s, Buf *out) {
-  PipeCtx *pc = cur_pipe;
+  PipeCtx *pc = E->pipe;
   Sym *v = s->u.forr.sym;
   E->out = out;
   E->line = s->loc.line;
@@ -2315,12 +2317,13 @@ static void emit_pipelined_for(Emitter *E, Stmt *s, Buf *out, const char *lo, co
   }
   step_end(E, &st, sv, &code, out);
   const char *it = fresh(E, "it");
-  PipeCtx pc = {it, hi, step, stages}, *saved = cur_pipe;
-  cur_pipe = &pc;
+  PipeCtx pc = {it, hi, step, stages};
+  void *saved = E->pipe;
+  E->pipe = &pc;
   const char *inc = strcmp(step, "1") == 0 ? fmt(E, "++%s", v->cname) : fmt(E, "%s += %s", v->cname, step);
   const char *header = fmt(E, "for (int %s = %s, %s = 0; %s < %s; %s, ++%s) {", v->cname, lo, it, v->cname, hi, inc, it);
   emit_loop(E, s, out, header, pragma, pipe_body);
-  cur_pipe = saved;
+  E->pipe = saved;
   line(E, out, "t2c::cp_async_wait<0>();");
   explain(E, "@pipeline(%d): %s issued %d iteration(s) ahead with cp.async into %d stages", stages, names, stages - 1,
           stages);

@@ -595,6 +595,7 @@ typedef struct Emitter {
   const char *memo_val[64];
   int nmemo;
   int coop;                   /* > 0: rows reduced by groups of this many threads */
+  void *pipe;                 /* the pipelined loop being emitted (emit.c's PipeCtx) */
   const void *warned[256];    /* slices already warned about */
   int nwarned;
   bool td_conflict;           /* a barrier was wanted under thread-dependent control */
