@@ -1560,6 +1560,125 @@ static void emit_dot_update(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *ou
   else emit_dot_blocked(E, acc, op, x, out);
 }
 
+/* Marks the shared tiles some statement reads at elements other threads own (a
+ * reduction, a dot, a transpose, a broadcast, a sub-tile or element read). */
+static void mark_across_expr(Expr *x, bool aligned) {
+  if (!x) return;
+  switch (x->kind) {
+  case E_IDENT:
+    if (x->u.ident.sym && x->u.ident.sym->place == PL_SHARED && x->ty.rank > 0 && !aligned)
+      x->u.ident.sym->read_across = true;
+    return;
+  case E_UNARY: mark_across_expr(x->u.unary.a, aligned && same_shape(&x->u.unary.a->ty, &x->ty)); return;
+  case E_BINARY:
+    mark_across_expr(x->u.binary.a, aligned && same_shape(&x->u.binary.a->ty, &x->ty));
+    mark_across_expr(x->u.binary.b, aligned && same_shape(&x->u.binary.b->ty, &x->ty));
+    return;
+  case E_CALL: {
+    bool ew = is_elementwise_call(x);
+    for (int i = 0; i < x->u.call.nargs; i++)
+      mark_across_expr(x->u.call.args[i], ew && aligned && same_shape(&x->u.call.args[i]->ty, &x->ty));
+    return;
+  }
+  case E_INDEX:
+    if (x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->place == PL_SHARED)
+      x->u.index.base->u.ident.sym->read_across = true;
+    for (int i = 0; i < x->u.index.nidx; i++) mark_across_expr(x->u.index.idx[i].start, false);
+    return;
+  default: return;
+  }
+}
+
+static void mark_across(Block *b) {
+  for (int i = 0; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case S_VAR:
+      if (s->u.decl.init)
+        mark_across_expr(s->u.decl.init, s->u.decl.sym && same_shape(&s->u.decl.init->ty, &s->u.decl.sym->ty));
+      break;
+    case S_ASSIGN:
+      mark_across_expr(s->u.assign.rhs, same_shape(&s->u.assign.rhs->ty, &s->u.assign.lhs->ty));
+      if (s->u.assign.lhs->kind == E_INDEX)
+        for (int d = 0; d < s->u.assign.lhs->u.index.nidx; d++) mark_across_expr(s->u.assign.lhs->u.index.idx[d].start, false);
+      break;
+    case S_FOR:
+      mark_across_expr(s->u.forr.lo, false);
+      mark_across_expr(s->u.forr.hi, false);
+      mark_across(&s->u.forr.body);
+      break;
+    case S_WHILE: mark_across_expr(s->u.whil.cond, false); mark_across(&s->u.whil.body); break;
+    case S_BLOCK: mark_across(&s->u.block); break;
+    case S_IF: {
+      mark_across_expr(s->u.iff.cond, false);
+      mark_across(&s->u.iff.then);
+      if (s->u.iff.els) {
+        Block one = {&s->u.iff.els, 1, {0, 0}};
+        mark_across(&one);
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+static int pipe_vec(Emitter *E, const Sym *t, const Expr *x);
+
+/* x = X[...] (or pad(X[...], v)) into a shared tile that is read across threads
+ * anyway: 16-byte loads, one chunk of consecutive elements per thread, when the
+ * rows and the slice start are provably 16-byte aligned. */
+static bool emit_vector_load(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, Buf *out) {
+  if (tg->kind != TG_BUFFER || op != TK_ASSIGN || E->td_ctl) return false;
+  const Sym *t = E->bufs[tg->buf].key;
+  if (!is_tile_sym(E, t) || t->pipe_stages > 1) return false;
+  Expr *x = NULL, *pad = NULL;
+  if (rhs->kind == E_INDEX && rhs->u.index.base->u.ident.sym->kind == SY_TENSOR) x = rhs;
+  if (rhs->kind == E_CALL && rhs->u.call.builtin == B_PAD) x = rhs->u.call.args[0], pad = rhs->u.call.args[1];
+  if (!x || !same_shape(&x->ty, &tg->shape) || x->u.index.base->u.ident.sym->written) return false;
+  int vec = pipe_vec(E, t, x);
+  if (vec <= 1 || !t->read_across) {
+    if (!E->dry)
+      explain(E, "%s: per-element loads: %s", t->name,
+              !t->read_across ? "in the spread, so that reads at each thread's own elements need no barrier"
+                              : "16-byte accesses need the rows and the slice start provably 16-byte aligned (@assume)");
+    return false;
+  }
+  const Sym *X = x->u.index.base->u.ident.sym;
+  const Buffer *b = &E->bufs[tg->buf];
+  if ((b->pitch * elem_bytes[b->elem]) % 16 != 0) {
+    explain(E, "%s: per-element loads: its rows are padded for transpose(), so they are not 16-byte aligned", t->name);
+    return false;
+  }
+  int rows = t->ty.rank == 2 ? t->ty.dims[0] : 1, cols = t->ty.rank == 2 ? t->ty.dims[1] : t->ty.dims[0];
+  int64_t chunks = (int64_t)rows * cols / vec;
+  Step s, *sv;
+  Buf code = {0};
+  step_begin(E, &s, &sv);
+  access(E, tg->buf, true, false);
+  line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {  // %s: 16-byte loads", chunks, E->ki->threads, t->name);
+  E->indent++;
+  if (t->ty.rank == 2) line(E, &code, "const int r = e / %d, c = (e %% %d) * %d;", cols / vec, cols / vec, vec);
+  else line(E, &code, "const int c = e * %d;", vec);
+  const char *lin, *cond;
+  At at = t->ty.rank == 2 ? (At){"r", "c", false, false, -1} : (At){"c", NULL, false, false, -1};
+  tensor_index(E, x, at, &lin, &cond, &code);
+  const char *dst = t->ty.rank == 2 ? fmt(E, "r * %d + c", b->pitch) : "c";
+  if (cond) {
+    /* rows and starts are multiples of the chunk: a chunk is all inside or all outside */
+    line(E, &code, "if (%s) t2c::load16(&%s[%s], %s + %s);", cond, b->cname, dst, X->cname, paren(E, lin));
+    const char *pv = pad ? ev_scalar(E, pad, t->ty.elem, &code) : literal(E, t->ty.elem, false, 0, 0);
+    line(E, &code, "else for (int t2c_i = 0; t2c_i < %d; ++t2c_i) %s[%s + t2c_i] = %s;", vec, b->cname, dst, pv);
+  } else {
+    line(E, &code, "t2c::load16(&%s[%s], %s + %s);", b->cname, dst, X->cname, paren(E, lin));
+  }
+  E->indent--;
+  line(E, &code, "}");
+  step_end(E, &s, sv, &code, out);
+  explain(E, "%s: 16-byte loads (%d elements a thread at a time)", t->name, vec);
+  return true;
+}
+
 /* Whether every non-elementwise node evaluated once per element of x is a row
  * reduction over rows of at least 32 (and there is one). */
 static bool coop_candidate(Emitter *E, const Expr *x, const Type *shape, bool *found) {
@@ -1669,6 +1788,7 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
     step_end(E, &s, sv, &code, out);
     return;
   }
+  if (emit_vector_load(E, tg, op, rhs, out)) return;
   int g = coop_group(E, tg, rhs);
   if (g) {
     emit_coop(E, tg, op, rhs, g, out);
@@ -2663,6 +2783,7 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
   choose_layouts(E, k);
   choose_pipelines(E, &k->body);
   mark_transposed(&k->body);
+  mark_across(&k->body);
   for (int i = 0; i < E->ki->tiles.len; i++) {
     Sym *t = E->ki->tiles.items[i];
     if (t->place == PL_SHARED) tile_buffer(E, t);

@@ -364,6 +364,7 @@ typedef struct Sym {
   int wm, wn, mt, nt;
   bool mma_operand;         /* a shared tile read by ldmatrix: rows padded by 8 elements */
   bool read_transposed;     /* a shared tile read by transpose(): rows padded by 4 bytes */
+  bool read_across;         /* a shared tile some statement reads at other threads' elements */
   int pipe_stages;          /* > 1: loaded ahead with cp.async into this many stages */
   int pipe_vec;             /* elements per cp.async (16 bytes, or one 4-byte element) */
   bool used;

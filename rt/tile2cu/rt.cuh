@@ -189,7 +189,23 @@ template <int N> T2C_DEVICE void cp_async_wait() {
   static_assert(N >= 0, "cp.async.wait_group takes N >= 0");
   ::t2c_sim::cp_async_wait(N);
 }
+// load16: 16 bytes from a tensor to shared memory in one access. The source
+// is `X + i` on a read-only tensor; every element is checked, and so is the
+// alignment a vector access needs.
+template <typename T, typename U> T2C_DEVICE void load16(T *smem, ::t2c_sim::checked_ptr<U> g) {
+  const long long n = 16 / (long long)sizeof(U);
+  for (long long k = 0; k < n; k++)
+    if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, true);
+  if ((g.i * (long long)sizeof(U)) % 16 != 0 || reinterpret_cast<unsigned long long>(smem) % 16 != 0)
+    ::t2c_sim::failf("misaligned 16-byte load of tensor '%s' at index %lld", g.t->name, g.i);
+  __builtin_memcpy(static_cast<void *>(smem), static_cast<const void *>(g.base + g.i), 16);
+}
 #else  // CUDA
+// load16: 16 bytes from a read-only tensor to shared memory in one access
+// (ld.global.nc.v4); both addresses are 16-byte aligned.
+template <typename T> T2C_DEVICE void load16(T *smem, const T *gmem) {
+  *reinterpret_cast<uint4 *>(smem) = __ldg(reinterpret_cast<const uint4 *>(gmem));
+}
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define T2C_HAS_TC_ 1
 #else

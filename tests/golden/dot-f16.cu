@@ -40,9 +40,10 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       a[r * 40 + c] = ((k0 + c) < K ? A[r * K + (k0 + c)] : t2c::cvt<__half>(0.0f));
     }
     // dot-f16.tl:8: var b = B[k0 :+ 32, 0 :+ 32]
-    for (int e = tid; e < 1024; e += 128) {
-      const int r = e / 32, c = e % 32;
-      b[r * 40 + c] = ((k0 + r) < K ? B[(k0 + r) * 32 + c] : t2c::cvt<__half>(0.0f));
+    for (int e = tid; e < 128; e += 128) {  // b: 16-byte loads
+      const int r = e / 4, c = (e % 4) * 8;
+      if ((k0 + r) < K) t2c::load16(&b[r * 40 + c], B + ((k0 + r) * 32 + c));
+      else for (int t2c_i = 0; t2c_i < 8; ++t2c_i) b[r * 40 + c + t2c_i] = t2c::cvt<__half>(0.0f);
     }
     // dot-f16.tl:9: acc += dot(a, b)
     __syncthreads();  // a: written at line 7, read here by other threads

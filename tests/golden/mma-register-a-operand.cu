@@ -28,9 +28,9 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
   const int t2c_acc_r = t2c_acc_wr + lane / 4;  // this thread's first row
   const int t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;  // and column
   // mma-register-a-operand.tl:6: var q = Q[0 :+ 64, 0 :+ 64]
-  for (int e = tid; e < 4096; e += 128) {
-    const int r = e / 64, c = e % 64;
-    q[r * 72 + c] = Q[r * 64 + c];
+  for (int e = tid; e < 512; e += 128) {  // q: 16-byte loads
+    const int r = e / 8, c = (e % 8) * 8;
+    t2c::load16(&q[r * 72 + c], Q + (r * 64 + c));
   }
   // mma-register-a-operand.tl:7: var kt = transpose(K[0 :+ 64, 0 :+ 64])
   for (int e = tid; e < 4096; e += 128) {
@@ -38,9 +38,9 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
     kt[r * 72 + c] = K[c * 64 + r];
   }
   // mma-register-a-operand.tl:8: var v = V[0 :+ 64, 0 :+ 64]
-  for (int e = tid; e < 4096; e += 128) {
-    const int r = e / 64, c = e % 64;
-    v_[r * 72 + c] = V[r * 64 + c];
+  for (int e = tid; e < 512; e += 128) {  // v: 16-byte loads
+    const int r = e / 8, c = (e % 8) * 8;
+    t2c::load16(&v_[r * 72 + c], V + (r * 64 + c));
   }
   // mma-register-a-operand.tl:9: var s: tile<f32>[64, 64] = dot(q, kt)
   float s[32];

@@ -22,14 +22,14 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
   const int t2c_s_r = t2c_s_wr + lane / 4;  // this thread's first row
   const int t2c_s_c = t2c_s_wc + (lane % 4) * 2;  // and column
   // mma-to-shared-in-place.tl:6: var a = A[0 :+ 64, 0 :+ 16]
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 16, c = e % 16;
-    a[r * 24 + c] = A[r * 16 + c];
+  for (int e = tid; e < 128; e += 128) {  // a: 16-byte loads
+    const int r = e / 2, c = (e % 2) * 8;
+    t2c::load16(&a[r * 24 + c], A + (r * 16 + c));
   }
   // mma-to-shared-in-place.tl:7: var b = Bt[0 :+ 16, 0 :+ 64]
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 64, c = e % 64;
-    b[r * 72 + c] = Bt[r * 64 + c];
+  for (int e = tid; e < 128; e += 128) {  // b: 16-byte loads
+    const int r = e / 8, c = (e % 8) * 8;
+    t2c::load16(&b[r * 72 + c], Bt + (r * 64 + c));
   }
   // mma-to-shared-in-place.tl:8: var s: tile<f32>[64, 64] = dot(a, b)
   float s[32];

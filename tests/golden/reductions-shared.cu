@@ -26,9 +26,10 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
-  for (int e = tid; e < 960; e += 64) {
-    const int r = e / 40, c = e % 40;
-    x[e] = (r < N ? X[r * 40 + c] : 0.0f);
+  for (int e = tid; e < 240; e += 64) {  // x: 16-byte loads
+    const int r = e / 10, c = (e % 10) * 4;
+    if (r < N) t2c::load16(&x[r * 40 + c], X + (r * 40 + c));
+    else for (int t2c_i = 0; t2c_i < 4; ++t2c_i) x[r * 40 + c + t2c_i] = 0.0f;
   }
   // reductions-shared.tl:6: var rs = rowsum(x)
   __syncthreads();  // x: written at line 5, read here by other threads

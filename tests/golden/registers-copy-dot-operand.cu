@@ -59,9 +59,9 @@ pv(const float *__restrict__ P, const float *__restrict__ V, float *__restrict__
   p[6] = t2c::exp(p[6]);
   p[7] = t2c::exp(p[7]);
   // registers-copy-dot-operand.tl:7: var v = V[0 :+ 32, 0 :+ 32]
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    v_[e] = V[r * 32 + c];
+  for (int e = tid; e < 256; e += 128) {  // v: 16-byte loads
+    const int r = e / 8, c = (e % 8) * 4;
+    t2c::load16(&v_[r * 32 + c], V + (r * 32 + c));
   }
   // registers-copy-dot-operand.tl:8: var o = dot(p, v)
   // p -> p_s (shared): dot reads it as an operand

@@ -45,9 +45,10 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
   for (int r0 = 0; r0 < N; r0 += 8) {
     // registers-copy-hoisted.tl:9: var x = X[r0 :+ 8, 0 :+ 16]
     __syncthreads();  // x: read at line 10, overwritten here by other threads
-    { const int e = tid;
-      const int r = e / 16, c = e % 16;
-      x[e] = ((r0 + r) < N ? X[(r0 + r) * 16 + c] : 0.0f);
+    for (int e = tid; e < 32; e += 128) {  // x: 16-byte loads
+      const int r = e / 4, c = (e % 4) * 4;
+      if ((r0 + r) < N) t2c::load16(&x[r * 16 + c], X + ((r0 + r) * 16 + c));
+      else for (int t2c_i = 0; t2c_i < 4; ++t2c_i) x[r * 16 + c + t2c_i] = 0.0f;
     }
     // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
     __syncthreads();  // x: written at line 9, read here by other threads

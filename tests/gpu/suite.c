@@ -503,6 +503,49 @@ static void t_red_rows(Tally *T) {
   }
 }
 
+/* vec_load: 16-byte tile loads (pad -1 past the edge; N a multiple of 4 or 8) */
+static void t_vec_load(Tally *T) {
+  static const int MN[][2] = {{37, 200}, {8, 64}, {5, 4}, {20, 1000}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("vec_load", (uint64_t)c);
+    Call k;
+    call_init(&k, "vec_load.tl", "vec_load_f32");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -2, 2);
+    int chunks = (N + 63) / 64;
+    for (int i = 0; i < M; i++) {
+      double s = 0;
+      for (int j = 0; j < N; j++) s += A2(X, i, j);
+      S->ref[i] = s - (double)(chunks * 64 - N); /* the padded elements read -1 */
+    }
+    char l[64];
+    label(l, sizeof l, "f32 M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "vec_load", l));
+    call_free(&k);
+  }
+  static const int MN16[][2] = {{37, 104}, {16, 32}, {3, 8}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN16[c][0], N = MN16[c][1];
+    Rng r = rng_seed("vec_load_f16", (uint64_t)c);
+    Call k;
+    call_init(&k, "vec_load_f16.tl", "vec_load_f16");
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -2, 2);
+    for (int i = 0; i < M; i++) {
+      double s = 0;
+      for (int j = 0; j < N; j++) s += A2(X, i, j);
+      S->ref[i] = s;
+    }
+    char l[64];
+    label(l, sizeof l, "f16 M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "vec_load", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_cols(Tally *T) {
   static const int MN[][2] = {{200, 37}, {96, 64}, {3, 5}, {1000, 16}};
   for (int c = 0; c < 4; c++) {
@@ -1293,6 +1336,7 @@ static const Test tests[] = {
     {"math_f32", t_math},
     {"casts", t_casts},
     {"reduce_rows_shared", t_red_rows},
+    {"vec_load", t_vec_load},
     {"reduce_cols_shared", t_red_cols},
     {"reduce_sum_scalar", t_red_all},
     {"reduce_i32_shared", t_red_i32},
