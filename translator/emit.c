@@ -1679,6 +1679,104 @@ static bool emit_vector_load(Emitter *E, const Target *tg, TokenKind op, Expr *r
   return true;
 }
 
+static bool multiple_of(Emitter *E, const Expr *x, int64_t v);
+
+/* Whether storing from x in a chunk-per-thread order adds no barrier: every shared
+ * buffer it reads was last written across threads anyway, or not since a barrier. */
+static bool reads_ready_for_chunks(Emitter *E, const Expr *x) {
+  switch (x->kind) {
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y || y->ty.rank == 0) return true;
+    if (y->place == PL_REGISTER) return y->mma; /* its copy is written across threads */
+    for (int i = 0; i < E->nbufs; i++)
+      if (E->bufs[i].key == y) {
+        uint8_t a = E->st.acc[i];
+        return !(a & AC_BIT(MAP_SPREAD, 1)) || (a & (AC_BIT(MAP_ANY, 1) | AC_BIT(MAP_THREAD0, 1)));
+      }
+    return true;
+  }
+  case E_UNARY: return reads_ready_for_chunks(E, x->u.unary.a);
+  case E_BINARY: return reads_ready_for_chunks(E, x->u.binary.a) && reads_ready_for_chunks(E, x->u.binary.b);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!reads_ready_for_chunks(E, x->u.call.args[i])) return false;
+    return true;
+  case E_INDEX:
+    if (x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->kind != SY_TENSOR) return false;
+    return true;
+  default: return true;
+  }
+}
+
+/* Y[...] = e in 16-byte stores, one chunk of consecutive elements per thread, when
+ * the rows and the slice start are provably aligned and it costs no barrier. */
+static bool emit_vector_store(Emitter *E, const Target *tg, TokenKind op, Expr *rhs, Buf *out) {
+  if (tg->kind != TG_TENSOR || op != TK_ASSIGN || E->td_ctl) return false;
+  Expr *x = tg->lhs;
+  const Sym *Y = x->u.index.base->u.ident.sym;
+  int sz = elem_bytes[Y->ty.elem], d = Y->trank - 1;
+  if ((sz != 4 && sz != 2) || Y->ty.elem == T_BOOL || Y->ty.elem == T_U32 || !x->u.index.idx[d].len) return false;
+  int vec = 16 / sz, cols = tg->shape.rank == 2 ? tg->shape.dims[1] : tg->shape.dims[0];
+  int rows = tg->shape.rank == 2 ? tg->shape.dims[0] : 1;
+  bool rowlen = Y->tdim_size[d] ? assumed_multiple(E, Y->tdim_size[d], vec) : Y->tdim_const[d] % vec == 0;
+  if (cols % vec || !rowlen || !multiple_of(E, x->u.index.idx[d].start, vec) || !reads_ready_for_chunks(E, rhs))
+    return false;
+  int64_t chunks = (int64_t)rows * cols / vec;
+  E->sshape = tg->shape;
+  E->slayout = NULL;
+  E->no_reg_reads = true;
+  const char *why = E->why;
+  E->why = "a store to a tensor reads it outside registers";
+  Step s, *sv;
+  Buf code = {0};
+  step_begin(E, &s, &sv);
+  line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {  // %s: 16-byte stores", chunks, E->ki->threads, Y->name);
+  E->indent++;
+  if (tg->shape.rank == 2) line(E, &code, "const int r = e / %d, c0 = (e %% %d) * %d;", cols / vec, cols / vec, vec);
+  else line(E, &code, "const int c0 = e * %d;", vec);
+  const char *lin, *cond;
+  At at0 = tg->shape.rank == 2 ? (At){"r", "c0", false, false, -1} : (At){"c0", NULL, false, false, -1};
+  tensor_index(E, x, at0, &lin, &cond, &code);
+  access(E, tensor_buffer(E, (Sym *)Y), true, false);
+  if (cond) {
+    line(E, &code, "if (%s) {", cond);
+    E->indent++;
+  }
+  Buf vals = {0}, args = {0};
+  line(E, &vals, "%s t2c_v[%d];", ctype(Y->ty.elem), vec);
+  for (int i = 0; i < vec; i++) {
+    Buf pre = {0};
+    At at = tg->shape.rank == 2 ? (At){"r", "c", false, true, -1} : (At){"c", NULL, false, true, -1};
+    E->indent++;
+    const char *v = ev(E, rhs, Y->ty.elem, child_at(at, &tg->shape, &rhs->ty), &pre);
+    E->indent--;
+    line(E, &vals, "{ const int c = c0 + %d;", i);
+    buf_putn(&vals, pre.data, pre.len);
+    E->indent++;
+    line(E, &vals, "t2c_v[%d] = %s;", i, v);
+    E->indent--;
+    line(E, &vals, "}");
+    buf_free(&pre);
+    buf_printf(&args, ", t2c_v[%d]", i);
+  }
+  buf_putn(&code, vals.data, vals.len);
+  line(E, &code, "t2c::store16(%s + %s%s);", Y->cname, paren(E, lin), args.data);
+  buf_free(&vals);
+  buf_free(&args);
+  if (cond) {
+    E->indent--;
+    line(E, &code, "}");
+  }
+  E->indent--;
+  line(E, &code, "}");
+  step_end(E, &s, sv, &code, out);
+  E->why = why;
+  E->no_reg_reads = false;
+  explain(E, "%s: 16-byte stores (%d elements a thread at a time)", Y->name, vec);
+  return true;
+}
+
 /* Whether every non-elementwise node evaluated once per element of x is a row
  * reduction over rows of at least 32 (and there is one). */
 static bool coop_candidate(Emitter *E, const Expr *x, const Type *shape, bool *found) {
@@ -1789,6 +1887,7 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
     return;
   }
   if (emit_vector_load(E, tg, op, rhs, out)) return;
+  if (emit_vector_store(E, tg, op, rhs, out)) return;
   int g = coop_group(E, tg, rhs);
   if (g) {
     emit_coop(E, tg, op, rhs, g, out);

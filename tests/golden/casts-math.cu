@@ -25,61 +25,241 @@ math(const __half *__restrict__ X, float *__restrict__ Y, __nv_bfloat16 *__restr
   }
   // casts-math.tl:7: Y[2, 0 :+ 64] = log(abs(x) + 1.0)
   __syncthreads();  // Y: written at line 6, overwritten here by other threads
-  { const int e = tid;
-    Y[2 * 64 + e] = t2c::log((t2c::abs(x[e]) + 1.0f));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::log((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::log((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::log((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::log((t2c::abs(x[c]) + 1.0f));
+    }
+    t2c::store16(Y + (2 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:8: Y[3, 0 :+ 64] = log2(abs(x) + 1.0)
   __syncthreads();  // Y: written at line 7, overwritten here by other threads
-  { const int e = tid;
-    Y[3 * 64 + e] = t2c::log2((t2c::abs(x[e]) + 1.0f));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::log2((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::log2((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::log2((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::log2((t2c::abs(x[c]) + 1.0f));
+    }
+    t2c::store16(Y + (3 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:9: Y[4, 0 :+ 64] = sqrt(abs(x))
   __syncthreads();  // Y: written at line 8, overwritten here by other threads
-  { const int e = tid;
-    Y[4 * 64 + e] = t2c::sqrt(t2c::abs(x[e]));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::sqrt(t2c::abs(x[c]));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::sqrt(t2c::abs(x[c]));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::sqrt(t2c::abs(x[c]));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::sqrt(t2c::abs(x[c]));
+    }
+    t2c::store16(Y + (4 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:10: Y[5, 0 :+ 64] = rsqrt(abs(x) + 1.0)
   __syncthreads();  // Y: written at line 9, overwritten here by other threads
-  { const int e = tid;
-    Y[5 * 64 + e] = t2c::rsqrt((t2c::abs(x[e]) + 1.0f));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::rsqrt((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::rsqrt((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::rsqrt((t2c::abs(x[c]) + 1.0f));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::rsqrt((t2c::abs(x[c]) + 1.0f));
+    }
+    t2c::store16(Y + (5 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:11: Y[6, 0 :+ 64] = sin(x) + cos(x)
   __syncthreads();  // Y: written at line 10, overwritten here by other threads
-  { const int e = tid;
-    Y[6 * 64 + e] = (t2c::sin(x[e]) + t2c::cos(x[e]));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = (t2c::sin(x[c]) + t2c::cos(x[c]));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = (t2c::sin(x[c]) + t2c::cos(x[c]));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = (t2c::sin(x[c]) + t2c::cos(x[c]));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = (t2c::sin(x[c]) + t2c::cos(x[c]));
+    }
+    t2c::store16(Y + (6 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:12: Y[7, 0 :+ 64] = tanh(x)
   __syncthreads();  // Y: written at line 11, overwritten here by other threads
-  { const int e = tid;
-    Y[7 * 64 + e] = t2c::tanh(x[e]);
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::tanh(x[c]);
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::tanh(x[c]);
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::tanh(x[c]);
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::tanh(x[c]);
+    }
+    t2c::store16(Y + (7 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:13: Y[8, 0 :+ 64] = sigmoid(x)
   __syncthreads();  // Y: written at line 12, overwritten here by other threads
-  { const int e = tid;
-    Y[8 * 64 + e] = t2c::sigmoid(x[e]);
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::sigmoid(x[c]);
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::sigmoid(x[c]);
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::sigmoid(x[c]);
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::sigmoid(x[c]);
+    }
+    t2c::store16(Y + (8 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:14: Y[9, 0 :+ 64] = floor(x) + ceil(x)
   __syncthreads();  // Y: written at line 13, overwritten here by other threads
-  { const int e = tid;
-    Y[9 * 64 + e] = (t2c::floor(x[e]) + t2c::ceil(x[e]));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = (t2c::floor(x[c]) + t2c::ceil(x[c]));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = (t2c::floor(x[c]) + t2c::ceil(x[c]));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = (t2c::floor(x[c]) + t2c::ceil(x[c]));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = (t2c::floor(x[c]) + t2c::ceil(x[c]));
+    }
+    t2c::store16(Y + (9 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:15: Y[10, 0 :+ 64] = min(x, 0.5) + max(x, -0.5)
   __syncthreads();  // Y: written at line 14, overwritten here by other threads
-  { const int e = tid;
-    Y[10 * 64 + e] = (t2c::min(x[e], 0.5f) + t2c::max(x[e], -0.5f));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = (t2c::min(x[c], 0.5f) + t2c::max(x[c], -0.5f));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = (t2c::min(x[c], 0.5f) + t2c::max(x[c], -0.5f));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = (t2c::min(x[c], 0.5f) + t2c::max(x[c], -0.5f));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = (t2c::min(x[c], 0.5f) + t2c::max(x[c], -0.5f));
+    }
+    t2c::store16(Y + (10 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:16: Y[11, 0 :+ 64] = f32(f16(x) * f16(2.0))
   __syncthreads();  // Y: written at line 15, overwritten here by other threads
-  { const int e = tid;
-    Y[11 * 64 + e] = t2c::cvt<float>((t2c::cvt<__half>(x[e]) * t2c::cvt<__half>(2.0f)));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::cvt<float>((t2c::cvt<__half>(x[c]) * t2c::cvt<__half>(2.0f)));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::cvt<float>((t2c::cvt<__half>(x[c]) * t2c::cvt<__half>(2.0f)));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::cvt<float>((t2c::cvt<__half>(x[c]) * t2c::cvt<__half>(2.0f)));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::cvt<float>((t2c::cvt<__half>(x[c]) * t2c::cvt<__half>(2.0f)));
+    }
+    t2c::store16(Y + (11 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:17: Y[12, 0 :+ 64] = f32(I[0 :+ 64] % 7 + (I[0 :+ 64] << 1))
   __syncthreads();  // Y: written at line 16, overwritten here by other threads
-  { const int e = tid;
-    Y[12 * 64 + e] = t2c::cvt<float>(((I[e] % 7) + (I[e] << 1)));
+  for (int e = tid; e < 16; e += 64) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+    }
+    t2c::store16(Y + (12 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
   // casts-math.tl:18: Z[0 :+ 64] = bf16(x * 3.0)
-  { const int e = tid;
-    Z[e] = t2c::cvt<__nv_bfloat16>((x[e] * 3.0f));
+  for (int e = tid; e < 8; e += 64) {  // Z: 16-byte stores
+    const int c0 = e * 8;
+    __nv_bfloat16 t2c_v[8];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    { const int c = c0 + 4;
+      t2c_v[4] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    { const int c = c0 + 5;
+      t2c_v[5] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    { const int c = c0 + 6;
+      t2c_v[6] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    { const int c = c0 + 7;
+      t2c_v[7] = t2c::cvt<__nv_bfloat16>((x[c] * 3.0f));
+    }
+    t2c::store16(Z + c0, t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3], t2c_v[4], t2c_v[5], t2c_v[6], t2c_v[7]);
   }
 }

@@ -70,8 +70,33 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
   acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 8] = acc[6];
   acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 9] = acc[7];
   __syncthreads();  // acc_s: written at line 11, read here by other threads
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    C[r * 32 + c] = t2c::cvt<__half>(acc_s[e]);
+  for (int e = tid; e < 128; e += 128) {  // C: 16-byte stores
+    const int r = e / 4, c0 = (e % 4) * 8;
+    __half t2c_v[8];
+    { const int c = c0 + 0;
+      t2c_v[0] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    { const int c = c0 + 4;
+      t2c_v[4] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    { const int c = c0 + 5;
+      t2c_v[5] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    { const int c = c0 + 6;
+      t2c_v[6] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    { const int c = c0 + 7;
+      t2c_v[7] = t2c::cvt<__half>(acc_s[r * 32 + c]);
+    }
+    t2c::store16(C + (r * 32 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3], t2c_v[4], t2c_v[5], t2c_v[6], t2c_v[7]);
   }
 }

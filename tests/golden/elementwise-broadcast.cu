@@ -43,8 +43,23 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
   }
   // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
   __syncthreads();  // r_: written at line 14, read here by other threads
-  for (int e = tid; e < 1536; e += 128) {
-    const int r = e / 48, c = e % 48;
-    if ((m0 + r) < M) Y[(m0 + r) * 48 + c] = (((x[e] * alpha) + b[c]) - (r_[r] * 2.0f));
+  for (int e = tid; e < 384; e += 128) {  // Y: 16-byte stores
+    const int r = e / 12, c0 = (e % 12) * 4;
+    if ((m0 + r) < M) {
+      float t2c_v[4];
+      { const int c = c0 + 0;
+        t2c_v[0] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
+      }
+      { const int c = c0 + 1;
+        t2c_v[1] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
+      }
+      { const int c = c0 + 2;
+        t2c_v[2] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
+      }
+      { const int c = c0 + 3;
+        t2c_v[3] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
+      }
+      t2c::store16(Y + ((m0 + r) * 48 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+    }
   }
 }

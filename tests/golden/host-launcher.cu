@@ -13,9 +13,24 @@ scale(const float *__restrict__ X, float *__restrict__ Y, float alpha, int M, in
   // host-launcher.tl:9: var n0 = ctx.block.y * 64
   int n0 = ((int)blockIdx.y * 64);
   // host-launcher.tl:10: Y[m0 :+ 16, n0 :+ 64] = X[m0 :+ 16, n0 :+ 64] * alpha
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 64, c = e % 64;
-    if ((m0 + r) < M) Y[((long long)(m0 + r)) * N + (n0 + c)] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
+  for (int e = tid; e < 256; e += 128) {  // Y: 16-byte stores
+    const int r = e / 16, c0 = (e % 16) * 4;
+    if ((m0 + r) < M) {
+      float t2c_v[4];
+      { const int c = c0 + 0;
+        t2c_v[0] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
+      }
+      { const int c = c0 + 1;
+        t2c_v[1] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
+      }
+      { const int c = c0 + 2;
+        t2c_v[2] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
+      }
+      { const int c = c0 + 3;
+        t2c_v[3] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
+      }
+      t2c::store16(Y + (((long long)(m0 + r)) * N + (n0 + c0)), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+    }
   }
 }
 

@@ -326,8 +326,21 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
   acc_s[(t2c_acc_r + 8) * 64 + t2c_acc_c + 56] = acc[30];
   acc_s[(t2c_acc_r + 8) * 64 + t2c_acc_c + 57] = acc[31];
   __syncthreads();  // acc_s: written at line 13, read here by other threads
-  for (int e = tid; e < 4096; e += 128) {
-    const int r = e / 64, c = e % 64;
-    O[r * 64 + c] = acc_s[e];
+  for (int e = tid; e < 1024; e += 128) {  // O: 16-byte stores
+    const int r = e / 16, c0 = (e % 16) * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = acc_s[r * 64 + c];
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = acc_s[r * 64 + c];
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = acc_s[r * 64 + c];
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = acc_s[r * 64 + c];
+    }
+    t2c::store16(O + (r * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
 }

@@ -194,8 +194,33 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
   }
   // mma-to-shared-in-place.tl:10: O[0 :+ 64, 0 :+ 64] = p
   __syncthreads();  // p: written at line 9, read here by other threads
-  for (int e = tid; e < 4096; e += 128) {
-    const int r = e / 64, c = e % 64;
-    O[r * 64 + c] = p[e];
+  for (int e = tid; e < 512; e += 128) {  // O: 16-byte stores
+    const int r = e / 8, c0 = (e % 8) * 8;
+    __half t2c_v[8];
+    { const int c = c0 + 0;
+      t2c_v[0] = p[r * 64 + c];
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = p[r * 64 + c];
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = p[r * 64 + c];
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = p[r * 64 + c];
+    }
+    { const int c = c0 + 4;
+      t2c_v[4] = p[r * 64 + c];
+    }
+    { const int c = c0 + 5;
+      t2c_v[5] = p[r * 64 + c];
+    }
+    { const int c = c0 + 6;
+      t2c_v[6] = p[r * 64 + c];
+    }
+    { const int c = c0 + 7;
+      t2c_v[7] = p[r * 64 + c];
+    }
+    t2c::store16(O + (r * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3], t2c_v[4], t2c_v[5], t2c_v[6], t2c_v[7]);
   }
 }

@@ -9,8 +9,22 @@ first(const float *__restrict__ X, float *__restrict__ Y)
 {
   const int tid = threadIdx.x;
   // multiple-kernels.tl:5: Y[0 :+ N] = X[0 :+ N]
-  if (tid < 64) { const int e = tid;
-    Y[e] = X[e];
+  for (int e = tid; e < 16; e += 128) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = X[c];
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = X[c];
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = X[c];
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = X[c];
+    }
+    t2c::store16(Y + c0, t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
 }
 

@@ -37,8 +37,21 @@ halves(const float *__restrict__ X, float *__restrict__ Y)
   }
   // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
   __syncthreads();  // t: written at line 7, read here by other threads
-  for (int e = tid; e < 512; e += 64) {
-    const int r = e / 32, c = e % 32;
-    Y[r * 32 + c] = t[e];
+  for (int e = tid; e < 128; e += 64) {  // Y: 16-byte stores
+    const int r = e / 8, c0 = (e % 8) * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = t[r * 32 + c];
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = t[r * 32 + c];
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = t[r * 32 + c];
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = t[r * 32 + c];
+    }
+    t2c::store16(Y + (r * 32 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
 }

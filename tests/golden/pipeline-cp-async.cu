@@ -152,9 +152,24 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
   acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 24] = acc[14];
   acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 25] = acc[15];
   __syncthreads();  // acc_s: written at line 20, read here by other threads
-  for (int e = tid; e < 2048; e += 128) {
-    const int r = e / 32, c = e % 32;
-    if ((m0 + r) < M && (n0 + c) < N) C[((long long)(m0 + r)) * N + (n0 + c)] = acc_s[e];
+  for (int e = tid; e < 512; e += 128) {  // C: 16-byte stores
+    const int r = e / 8, c0 = (e % 8) * 4;
+    if ((m0 + r) < M && (n0 + c0) < N) {
+      float t2c_v[4];
+      { const int c = c0 + 0;
+        t2c_v[0] = acc_s[r * 32 + c];
+      }
+      { const int c = c0 + 1;
+        t2c_v[1] = acc_s[r * 32 + c];
+      }
+      { const int c = c0 + 2;
+        t2c_v[2] = acc_s[r * 32 + c];
+      }
+      { const int c = c0 + 3;
+        t2c_v[3] = acc_s[r * 32 + c];
+      }
+      t2c::store16(C + (((long long)(m0 + r)) * N + (n0 + c0)), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+    }
   }
   // pipeline-cp-async.tl:21: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
   // rowsum(acc): each row lives in a quad of lanes (mma layout): own columns, then shuffles

@@ -119,6 +119,17 @@ T2C_DEVICE unsigned pack2(__half lo, __half hi) {
 T2C_DEVICE unsigned pack2(__nv_bfloat16 lo, __nv_bfloat16 hi) {
   return (unsigned)__nv_bfloat16_raw(lo).x | (unsigned)__nv_bfloat16_raw(hi).x << 16;
 }
+// ---- 16-byte stores to a tensor, from 4 values of 4 bytes or 8 of 2 bytes.
+T2C_DEVICE unsigned bits32(float x) { return __float_as_uint(x); }
+T2C_DEVICE unsigned bits32(int x) { return (unsigned)x; }
+T2C_DEVICE unsigned bits32(unsigned x) { return x; }
+template <typename P> T2C_DEVICE void store16_words(P dst, unsigned w0, unsigned w1, unsigned w2, unsigned w3);
+template <typename P, typename T> T2C_DEVICE void store16(P dst, T a, T b, T c, T d) {
+  store16_words(dst, bits32(a), bits32(b), bits32(c), bits32(d));
+}
+template <typename P, typename T> T2C_DEVICE void store16(P dst, T a, T b, T c, T d, T e, T f, T g, T h) {
+  store16_words(dst, pack2(a, b), pack2(c, d), pack2(e, f), pack2(g, h));
+}
 template <typename T> T2C_DEVICE T unpack_lo(unsigned x);
 template <typename T> T2C_DEVICE T unpack_hi(unsigned x);
 template <> T2C_DEVICE __half unpack_lo<__half>(unsigned x) {
@@ -201,11 +212,26 @@ template <typename T, typename U> T2C_DEVICE void load16(T *smem, ::t2c_sim::che
     ::t2c_sim::failf("misaligned 16-byte load of tensor '%s' at index %lld", g.t->name, g.i);
   __builtin_memcpy(static_cast<void *>(smem), static_cast<const void *>(g.base + g.i), 16);
 }
+// store16 in sim mode: the destination is `Y + i` on a tensor; every element
+// is checked, and so is the alignment.
+template <typename P> T2C_DEVICE void store16_words(P g, unsigned w0, unsigned w1, unsigned w2, unsigned w3) {
+  typedef typename std::remove_cv<typename std::remove_pointer<decltype(g.base)>::type>::type U;
+  const long long n = 16 / (long long)sizeof(U);
+  for (long long k = 0; k < n; k++)
+    if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, false);
+  if ((g.i * (long long)sizeof(U)) % 16 != 0)
+    ::t2c_sim::failf("misaligned 16-byte store to tensor '%s' at index %lld", g.t->name, g.i);
+  const unsigned w[4] = {w0, w1, w2, w3};
+  __builtin_memcpy(static_cast<void *>(g.base + g.i), w, 16);
+}
 #else  // CUDA
 // load16: 16 bytes from a read-only tensor to shared memory in one access
 // (ld.global.nc.v4); both addresses are 16-byte aligned.
 template <typename T> T2C_DEVICE void load16(T *smem, const T *gmem) {
   *reinterpret_cast<uint4 *>(smem) = __ldg(reinterpret_cast<const uint4 *>(gmem));
+}
+template <typename P> T2C_DEVICE void store16_words(P dst, unsigned w0, unsigned w1, unsigned w2, unsigned w3) {
+  *reinterpret_cast<uint4 *>(dst) = make_uint4(w0, w1, w2, w3);
 }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define T2C_HAS_TC_ 1
@@ -323,7 +349,21 @@ neg(const float *__restrict__ X, float *__restrict__ Y)
 {
   const int tid = threadIdx.x;
   // standalone.tl:5: Y[0 :+ 32] = -X[0 :+ 32]
-  { const int e = tid;
-    Y[e] = (-X[e]);
+  for (int e = tid; e < 8; e += 32) {  // Y: 16-byte stores
+    const int c0 = e * 4;
+    float t2c_v[4];
+    { const int c = c0 + 0;
+      t2c_v[0] = (-X[c]);
+    }
+    { const int c = c0 + 1;
+      t2c_v[1] = (-X[c]);
+    }
+    { const int c = c0 + 2;
+      t2c_v[2] = (-X[c]);
+    }
+    { const int c = c0 + 3;
+      t2c_v[3] = (-X[c]);
+    }
+    t2c::store16(Y + c0, t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }
 }
