@@ -503,6 +503,29 @@ static void t_red_rows(Tally *T) {
   }
 }
 
+/* mma_shared: a shared tile written from an mma-layout register tile, at ragged sizes */
+static void t_mma_shared(Tally *T) {
+  static const int MNK[][3] = {{37, 100, 200}, {64, 64, 16}, {5, 3, 7}, {130, 65, 33}};
+  for (int c = 0; c < 4; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("mma_shared", (uint64_t)c);
+    Call k;
+    call_init(&k, "mma_shared.tl", "mma_shared");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *O = call_out(&k, "O", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, O, M, N, K, 1);
+    for (long long i = 0; i < O->n; i++) O->ref[i] = round_dt(F16, 2 * O->ref[i]);
+    O->tol = 1e-3;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "mma_shared", l));
+    call_free(&k);
+  }
+}
+
 /* vec_load: 16-byte tile loads (pad -1 past the edge; N a multiple of 4 or 8) */
 static void t_vec_load(Tally *T) {
   static const int MN[][2] = {{37, 200}, {8, 64}, {5, 4}, {20, 1000}};
@@ -1337,6 +1360,7 @@ static const Test tests[] = {
     {"casts", t_casts},
     {"reduce_rows_shared", t_red_rows},
     {"vec_load", t_vec_load},
+    {"mma_shared", t_mma_shared},
     {"reduce_cols_shared", t_red_cols},
     {"reduce_sum_scalar", t_red_all},
     {"reduce_i32_shared", t_red_i32},
