@@ -305,9 +305,8 @@ static bool reg_foldable(Emitter *E, const Expr *x) {
   return (t->ty.elem == T_F32 || t->ty.elem == T_I32) && n <= E->t->lanes && (n & (n - 1)) == 0;
 }
 
-static const char *red_op(BuiltinKind b, const char *acc, const char *v) {
-  (void)acc;
-  (void)v;
+/* The operator of a reduction: "+", or the t2c:: function "max" or "min". */
+static const char *red_op(BuiltinKind b) {
   switch (b) {
   case B_ROWSUM: case B_COLSUM: case B_SUM: return "+";
   case B_ROWMAX: case B_COLMAX: return "max";
@@ -316,7 +315,7 @@ static const char *red_op(BuiltinKind b, const char *acc, const char *v) {
 }
 
 static const char *red_init(Emitter *E, BuiltinKind b, ElemType t) {
-  const char *op = red_op(b, NULL, NULL);
+  const char *op = red_op(b);
   if (op[0] == '+') return literal(E, t, false, 0, 0);
   return fmt(E, "t2c::%s<%s>()", op[1] == 'a' ? "lowest" : "highest", ctype(t));
 }
@@ -345,7 +344,7 @@ static const char *ev_reduce_inline(Emitter *E, Expr *x, At at, Buf *pre) {
   if (inner.len) buf_putn(pre, inner.data, inner.len);
   buf_free(&inner);
   if (at_t != a->ty.elem) v = fmt(E, "t2c::cvt<%s>(%s)", ctype(at_t), v);
-  const char *op = red_op(b, NULL, NULL);
+  const char *op = red_op(b);
   if (op[0] == '+') line(E, pre, "%s += %s;", acc, v);
   else line(E, pre, "%s = t2c::%s(%s, %s);", acc, op, acc, v);
   E->indent--;
@@ -689,28 +688,34 @@ static const Expr *resolve(const Expr *x) {
   return x;
 }
 
-static void mark_reassigned(Block *b) {
+/* Calls fn on every statement of b and of the blocks inside it, outer first. */
+static void walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx) {
   for (int i = 0; i < b->nstmts; i++) {
     Stmt *s = b->stmts[i];
+    fn(s, ctx);
     switch (s->kind) {
-    case S_ASSIGN:
-      if (s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym)
-        s->u.assign.lhs->u.ident.sym->reassigned = true;
-      break;
-    case S_FOR: mark_reassigned(&s->u.forr.body); break;
-    case S_WHILE: mark_reassigned(&s->u.whil.body); break;
-    case S_BLOCK: mark_reassigned(&s->u.block); break;
+    case S_FOR: walk_stmts(&s->u.forr.body, fn, ctx); break;
+    case S_WHILE: walk_stmts(&s->u.whil.body, fn, ctx); break;
+    case S_BLOCK: walk_stmts(&s->u.block, fn, ctx); break;
     case S_IF:
-      mark_reassigned(&s->u.iff.then);
+      walk_stmts(&s->u.iff.then, fn, ctx);
       if (s->u.iff.els) {
         Block one = {&s->u.iff.els, 1, {0, 0}};
-        mark_reassigned(&one);
+        walk_stmts(&one, fn, ctx);
       }
       break;
     default: break;
     }
   }
 }
+
+static void reassigned_stmt(Stmt *s, void *ctx) {
+  (void)ctx;
+  if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym)
+    s->u.assign.lhs->u.ident.sym->reassigned = true;
+}
+
+static void mark_reassigned(Block *b) { walk_stmts(b, reassigned_stmt, NULL); }
 
 /* Whether a warning about this slice index was given already (unrolled bodies
  * evaluate one expression several times). */
@@ -1315,56 +1320,46 @@ static bool mma_dot(Emitter *E, const Sym *acc, const Expr *x) {
 }
 
 /* The dots that update register tile r: counts of the ones mma can run and the others. */
-static void count_dots(Emitter *E, const Block *b, const Sym *r, int *yes, int *no) {
-  for (int i = 0; i < b->nstmts; i++) {
-    const Stmt *s = b->stmts[i];
-    switch (s->kind) {
-    case S_ASSIGN: case S_VAR: {
-      const Expr *l = s->kind == S_ASSIGN ? s->u.assign.lhs : NULL;
-      const Sym *t = s->kind == S_VAR ? s->u.decl.sym : l->kind == E_IDENT ? l->u.ident.sym : NULL;
-      const Expr *x = s->kind == S_VAR ? s->u.decl.init : s->u.assign.rhs;
-      if (t != r || !x) break;
-      if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS) {
-        const Expr *d = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
-        if (d->kind == E_CALL && d->u.call.builtin == B_DOT) x = d;
-      }
-      if (x->kind == E_CALL && x->u.call.builtin == B_DOT) {
-        if (mma_dot(E, r, x) && !reads_unaligned(x, r, &r->ty, false)) (*yes)++;
-        else (*no)++;
-      } else if (x->flags & EF_TILE) {
-        /* a dot elsewhere in an update of r is evaluated per element: not mma */
-        const Expr *st[64];
-        int n = 0;
-        st[n++] = x;
-        while (n) {
-          const Expr *y = st[--n];
-          if (y->kind == E_CALL && y->u.call.builtin == B_DOT) (*no)++;
-          if (y->kind == E_BINARY && n < 62) st[n++] = y->u.binary.a, st[n++] = y->u.binary.b;
-          if (y->kind == E_UNARY && n < 63) st[n++] = y->u.unary.a;
-          if (y->kind == E_CALL)
-            for (int j = 0; j < y->u.call.nargs && n < 63; j++) st[n++] = y->u.call.args[j];
-        }
-      }
-      break;
-    }
-    case S_FOR: count_dots(E, &s->u.forr.body, r, yes, no); break;
-    case S_WHILE: count_dots(E, &s->u.whil.body, r, yes, no); break;
-    case S_BLOCK: count_dots(E, &s->u.block, r, yes, no); break;
-    case S_IF:
-      count_dots(E, &s->u.iff.then, r, yes, no);
-      if (s->u.iff.els) {
-        Block one = {(Stmt **)&s->u.iff.els, 1, {0, 0}};
-        count_dots(E, &one, r, yes, no);
-      }
-      break;
-    default: break;
-    }
+typedef struct DotCount {
+  Emitter *E;
+  const Sym *r;
+  int yes, no;
+} DotCount;
+
+/* One statement's dot updates of register tile r: ones mma can run, and others. */
+static void count_dots_stmt(Stmt *s, void *ctx) {
+  DotCount *dc = ctx;
+  if (s->kind != S_ASSIGN && s->kind != S_VAR) return;
+  const Expr *l = s->kind == S_ASSIGN ? s->u.assign.lhs : NULL;
+  const Sym *t = s->kind == S_VAR ? s->u.decl.sym : l->kind == E_IDENT ? l->u.ident.sym : NULL;
+  const Expr *x = s->kind == S_VAR ? s->u.decl.init : s->u.assign.rhs;
+  if (t != dc->r || !x) return;
+  if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS) {
+    const Expr *d = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
+    if (d->kind == E_CALL && d->u.call.builtin == B_DOT) x = d;
+  }
+  if (x->kind == E_CALL && x->u.call.builtin == B_DOT) {
+    if (mma_dot(dc->E, dc->r, x) && !reads_unaligned(x, dc->r, &dc->r->ty, false)) dc->yes++;
+    else dc->no++;
+    return;
+  }
+  if (!(x->flags & EF_TILE)) return;
+  /* a dot elsewhere in an update of r is evaluated per element: not mma */
+  const Expr *st[64];
+  int n = 0;
+  st[n++] = x;
+  while (n) {
+    const Expr *y = st[--n];
+    if (y->kind == E_CALL && y->u.call.builtin == B_DOT) dc->no++;
+    if (y->kind == E_BINARY && n < 62) st[n++] = y->u.binary.a, st[n++] = y->u.binary.b;
+    if (y->kind == E_UNARY && n < 63) st[n++] = y->u.unary.a;
+    if (y->kind == E_CALL)
+      for (int j = 0; j < y->u.call.nargs && n < 63; j++) st[n++] = y->u.call.args[j];
   }
 }
 
-static void mark_operands(const Block *b, const Sym *r, Emitter *E);
+static void mark_operands(Block *b, const Sym *r);
 
-/* A register tile whose every dot update mma can run holds the fragment layout. */
 static void mark_transposed_expr(Expr *x) {
   if (!x) return;
   switch (x->kind) {
@@ -1383,30 +1378,21 @@ static void mark_transposed_expr(Expr *x) {
   }
 }
 
-/* Marks the shared tiles that transpose() reads. */
-static void mark_transposed(Block *b) {
-  for (int i = 0; i < b->nstmts; i++) {
-    Stmt *s = b->stmts[i];
-    switch (s->kind) {
-    case S_VAR: mark_transposed_expr(s->u.decl.init); break;
-    case S_ASSIGN: mark_transposed_expr(s->u.assign.rhs); mark_transposed_expr(s->u.assign.lhs); break;
-    case S_FOR: mark_transposed(&s->u.forr.body); break;
-    case S_WHILE: mark_transposed_expr(s->u.whil.cond); mark_transposed(&s->u.whil.body); break;
-    case S_BLOCK: mark_transposed(&s->u.block); break;
-    case S_IF: {
-      mark_transposed_expr(s->u.iff.cond);
-      mark_transposed(&s->u.iff.then);
-      if (s->u.iff.els) {
-        Block one = {&s->u.iff.els, 1, {0, 0}};
-        mark_transposed(&one);
-      }
-      break;
-    }
-    default: break;
-    }
+static void transposed_stmt(Stmt *s, void *ctx) {
+  (void)ctx;
+  switch (s->kind) {
+  case S_VAR: mark_transposed_expr(s->u.decl.init); break;
+  case S_ASSIGN: mark_transposed_expr(s->u.assign.rhs); mark_transposed_expr(s->u.assign.lhs); break;
+  case S_WHILE: mark_transposed_expr(s->u.whil.cond); break;
+  case S_IF: mark_transposed_expr(s->u.iff.cond); break;
+  default: break;
   }
 }
 
+/* Marks the shared tiles that transpose() reads. */
+static void mark_transposed(Block *b) { walk_stmts(b, transposed_stmt, NULL); }
+
+/* A register tile whose every dot update mma can run holds the fragment layout. */
 static void choose_layouts(Emitter *E, Kernel *k) {
   for (int i = 0; i < E->ki->regs.len; i++) ((Sym *)E->ki->regs.items[i])->mma = false;
   /* a tile whose dots read another mma tile's registers can only follow it: repeat */
@@ -1415,48 +1401,35 @@ static void choose_layouts(Emitter *E, Kernel *k) {
     for (int i = 0; i < E->ki->regs.len; i++) {
       Sym *r = E->ki->regs.items[i];
       if (r->mma || r->ty.rank != 2) continue;
-      int yes = 0, no = 0;
-      count_dots(E, &k->body, r, &yes, &no);
+      DotCount dc = {E, r, 0, 0};
+      walk_stmts(&k->body, count_dots_stmt, &dc);
       int wm, wn;
-      if (!yes || no || !mma_tiling(E->ki->threads / E->t->lanes, r->ty.dims[0], r->ty.dims[1], &wm, &wn)) continue;
+      if (!dc.yes || dc.no || !mma_tiling(E->ki->threads / E->t->lanes, r->ty.dims[0], r->ty.dims[1], &wm, &wn)) continue;
       r->mma = true;
       r->wm = wm;
       r->wn = wn;
       r->mt = r->ty.dims[0] / 16 / wm;
       r->nt = r->ty.dims[1] / 8 / wn;
-      mark_operands(&k->body, r, E);
+      mark_operands(&k->body, r);
       changed = true;
     }
   }
 }
 
-static void mark_operands(const Block *b, const Sym *r, Emitter *E) {
-  for (int i = 0; i < b->nstmts; i++) {
-    const Stmt *s = b->stmts[i];
-    bool assigns = s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym == r;
-    if (assigns || (s->kind == S_VAR && s->u.decl.sym == r && s->u.decl.init)) {
-      const Expr *x = assigns ? s->u.assign.rhs : s->u.decl.init;
-      if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS)
-        x = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
-      if (x->kind == E_CALL && x->u.call.builtin == B_DOT)
-        for (int j = 0; j < 2; j++)
-          if (x->u.call.args[j]->kind == E_IDENT) x->u.call.args[j]->u.ident.sym->mma_operand = true;
-    }
-    if (s->kind == S_FOR) mark_operands(&s->u.forr.body, r, E);
-    if (s->kind == S_WHILE) mark_operands(&s->u.whil.body, r, E);
-    if (s->kind == S_BLOCK) mark_operands(&s->u.block, r, E);
-    if (s->kind == S_IF) {
-      mark_operands(&s->u.iff.then, r, E);
-      if (s->u.iff.els) {
-        Block one = {(Stmt **)&s->u.iff.els, 1, {0, 0}};
-        mark_operands(&one, r, E);
-      }
-    }
-  }
+/* The shared operands of r's dot updates are read by ldmatrix (their rows get padded). */
+static void operands_stmt(Stmt *s, void *ctx) {
+  const Sym *r = ctx;
+  bool assigns = s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym == r;
+  if (!assigns && !(s->kind == S_VAR && s->u.decl.sym == r && s->u.decl.init)) return;
+  const Expr *x = assigns ? s->u.assign.rhs : s->u.decl.init;
+  if (x->kind == E_BINARY && x->u.binary.op == TK_PLUS) x = x->u.binary.b->kind == E_CALL ? x->u.binary.b : x->u.binary.a;
+  if (x->kind == E_CALL && x->u.call.builtin == B_DOT)
+    for (int j = 0; j < 2; j++)
+      if (x->u.call.args[j]->kind == E_IDENT) x->u.call.args[j]->u.ident.sym->mma_operand = true;
 }
 
-/* acc += dot(a, b) on tensor cores: per 16 columns of k, A fragments by ldmatrix,
- * B fragments by ldmatrix.trans, one mma.sync per 16 x 8 tile of the warp. */
+static void mark_operands(Block *b, const Sym *r) { walk_stmts(b, operands_stmt, (void *)r); }
+
 /* acc += dot(f16(p), v) with p's fragments in registers: per 16 columns of p, its two
  * 16 x 8 accumulator tiles, rounded and packed, are the A fragment (no shared memory). */
 static void emit_dot_mma_rega(Emitter *E, Sym *acc, const Sym *p, TokenKind op, Expr *x, Buf *out) {
@@ -1506,6 +1479,8 @@ static void emit_dot_mma_rega(Emitter *E, Sym *acc, const Sym *p, TokenKind op, 
   explain(E, "%s: dot on tensor cores with %s's registers as the A operand", acc->name, p->name);
 }
 
+/* acc += dot(a, b) on tensor cores: per 16 columns of k, A fragments by ldmatrix,
+ * B fragments by ldmatrix.trans, one mma.sync per 16 x 8 tile of the warp. */
 static void emit_dot_mma(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *out) {
   Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
   const Sym *pa = reg_a_operand(E, acc, a);
@@ -1589,39 +1564,26 @@ static void mark_across_expr(Expr *x, bool aligned) {
   }
 }
 
-static void mark_across(Block *b) {
-  for (int i = 0; i < b->nstmts; i++) {
-    Stmt *s = b->stmts[i];
-    switch (s->kind) {
-    case S_VAR:
-      if (s->u.decl.init)
-        mark_across_expr(s->u.decl.init, s->u.decl.sym && same_shape(&s->u.decl.init->ty, &s->u.decl.sym->ty));
-      break;
-    case S_ASSIGN:
-      mark_across_expr(s->u.assign.rhs, same_shape(&s->u.assign.rhs->ty, &s->u.assign.lhs->ty));
-      if (s->u.assign.lhs->kind == E_INDEX)
-        for (int d = 0; d < s->u.assign.lhs->u.index.nidx; d++) mark_across_expr(s->u.assign.lhs->u.index.idx[d].start, false);
-      break;
-    case S_FOR:
-      mark_across_expr(s->u.forr.lo, false);
-      mark_across_expr(s->u.forr.hi, false);
-      mark_across(&s->u.forr.body);
-      break;
-    case S_WHILE: mark_across_expr(s->u.whil.cond, false); mark_across(&s->u.whil.body); break;
-    case S_BLOCK: mark_across(&s->u.block); break;
-    case S_IF: {
-      mark_across_expr(s->u.iff.cond, false);
-      mark_across(&s->u.iff.then);
-      if (s->u.iff.els) {
-        Block one = {&s->u.iff.els, 1, {0, 0}};
-        mark_across(&one);
-      }
-      break;
-    }
-    default: break;
-    }
+static void across_stmt(Stmt *s, void *ctx) {
+  (void)ctx;
+  switch (s->kind) {
+  case S_VAR:
+    if (s->u.decl.init)
+      mark_across_expr(s->u.decl.init, s->u.decl.sym && same_shape(&s->u.decl.init->ty, &s->u.decl.sym->ty));
+    break;
+  case S_ASSIGN:
+    mark_across_expr(s->u.assign.rhs, same_shape(&s->u.assign.rhs->ty, &s->u.assign.lhs->ty));
+    if (s->u.assign.lhs->kind == E_INDEX)
+      for (int d = 0; d < s->u.assign.lhs->u.index.nidx; d++) mark_across_expr(s->u.assign.lhs->u.index.idx[d].start, false);
+    break;
+  case S_FOR: mark_across_expr(s->u.forr.lo, false); mark_across_expr(s->u.forr.hi, false); break;
+  case S_WHILE: mark_across_expr(s->u.whil.cond, false); break;
+  case S_IF: mark_across_expr(s->u.iff.cond, false); break;
+  default: break;
   }
 }
+
+static void mark_across(Block *b) { walk_stmts(b, across_stmt, NULL); }
 
 static int pipe_vec(Emitter *E, const Sym *t, const Expr *x);
 
@@ -2381,38 +2343,29 @@ static int pipe_vec(Emitter *E, const Sym *t, const Expr *x) {
   return sz == 4 ? 1 : 0;
 }
 
-/* Marks the loads a @pipeline loop can issue ahead with cp.async. */
-static void choose_pipelines(Emitter *E, Block *b) {
-  for (int i = 0; i < b->nstmts; i++) {
-    Stmt *s = b->stmts[i];
-    if (s->kind == S_WHILE) choose_pipelines(E, &s->u.whil.body);
-    if (s->kind == S_BLOCK) choose_pipelines(E, &s->u.block);
-    if (s->kind == S_IF) {
-      choose_pipelines(E, &s->u.iff.then);
-      if (s->u.iff.els) {
-        Block one = {&s->u.iff.els, 1, {0, 0}};
-        choose_pipelines(E, &one);
-      }
-    }
-    if (s->kind != S_FOR) continue;
-    choose_pipelines(E, &s->u.forr.body);
-    Attr *p = stmt_attr(s, A_PIPELINE);
-    if (!p || p->args[0]->cv.i < 2 || !E->t->cp_async || for_divergent(s)) continue;
-    Block *body = &s->u.forr.body;
-    for (int j = 0; j < body->nstmts; j++) {
-      Stmt *v = body->stmts[j];
-      if (v->kind != S_VAR || !v->u.decl.sym || v->u.decl.sym->place != PL_SHARED) continue;
-      Expr *x = pipe_slice(v->u.decl.init);
-      if (!x || x->u.index.base->u.ident.sym->written) continue;
-      bool inv = true;
-      for (int d = 0; d < x->u.index.nidx; d++) inv &= loop_invariant(x->u.index.idx[d].start, s->u.forr.sym, body);
-      int vec = pipe_vec(E, v->u.decl.sym, x);
-      if (!inv || !vec || !same_shape(&x->ty, &v->u.decl.sym->ty)) continue;
-      v->u.decl.sym->pipe_stages = (int)p->args[0]->cv.i;
-      v->u.decl.sym->pipe_vec = vec;
-    }
+/* A @pipeline loop's loads that can be issued ahead with cp.async. */
+static void pipeline_stmt(Stmt *s, void *ctx) {
+  Emitter *E = ctx;
+  if (s->kind != S_FOR) return;
+  Attr *p = stmt_attr(s, A_PIPELINE);
+  if (!p || p->args[0]->cv.i < 2 || !E->t->cp_async || for_divergent(s)) return;
+  Block *body = &s->u.forr.body;
+  for (int j = 0; j < body->nstmts; j++) {
+    Stmt *v = body->stmts[j];
+    if (v->kind != S_VAR || !v->u.decl.sym || v->u.decl.sym->place != PL_SHARED) continue;
+    Expr *x = pipe_slice(v->u.decl.init);
+    if (!x || x->u.index.base->u.ident.sym->written) continue;
+    bool inv = true;
+    for (int d = 0; d < x->u.index.nidx; d++) inv &= loop_invariant(x->u.index.idx[d].start, s->u.forr.sym, body);
+    int vec = pipe_vec(E, v->u.decl.sym, x);
+    if (!inv || !vec || !same_shape(&x->ty, &v->u.decl.sym->ty)) continue;
+    v->u.decl.sym->pipe_stages = (int)p->args[0]->cv.i;
+    v->u.decl.sym->pipe_vec = vec;
   }
 }
+
+/* Marks the loads a @pipeline loop can issue ahead with cp.async. */
+static void choose_pipelines(Emitter *E, Block *b) { walk_stmts(b, pipeline_stmt, E); }
 
 static bool pipelined_loop(const Stmt *s) {
   const Block *body = &s->u.forr.body;
