@@ -1,0 +1,580 @@
+/* difftest.c: differential testing of tile2cu with programs from tlgen.
+ *
+ *   difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S]
+ *            [-j N] [--keep DIR] [--seed-file F]
+ *       generates the programs of seeds A .. B-1 (and those listed in F), runs
+ *       each R times on the CPU backend at random ragged sizes on random data,
+ *       and compares every output element with tlgen's evaluation.
+ *   difftest --print SEED
+ *       prints the program of SEED.
+ *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
+ *       translates each program and compiles the CUDA with nvcc; an error or a
+ *       warning is a failure.
+ *
+ * A program that tile2cu rejects counts as rejected (its diagnostics are
+ * printed); more than 3% rejected is a failure too. Failing programs keep
+ * their files (.tl, .npy, log.txt) in DIR/seed-N with --keep.
+ */
+#include "npy.h"
+#include "tlgen.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { R_PASS = 0, R_FAIL = 1, R_REJECT = 2 };
+
+static const char *tile2cu = "build/tile2cu";
+static const char *nvcc_path = "nvcc";
+static const char *arch = "sm_90";
+static int runs_per_program = 2, schedules = 3, jobs = 1;
+static char workdir[4096];
+static int keep;
+static int run_timeout = 300;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  char b[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(b, sizeof b, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof b) n = sizeof b - 1;
+  ssize_t w = write(1, b, (size_t)n);
+  (void)w;
+}
+
+static uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t z = a * 0x9e3779b97f4a7c15ull + b + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Runs argv with stdout and stderr to log (appended); returns the exit status, 124 on timeout. */
+static int run_cmd(char *const *argv, const char *log) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    FILE *f = freopen(log, "a", stdout);
+    if (!f) _exit(127);
+    dup2(1, 2);
+    setpgid(0, 0);
+    alarm((unsigned)run_timeout);
+    execvp(argv[0], argv);
+    fprintf(stderr, "difftest: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFSIGNALED(st)) return WTERMSIG(st) == SIGALRM ? 124 : 128 + WTERMSIG(st);
+  return WEXITSTATUS(st);
+}
+
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs(text, f);
+  return fclose(f);
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t cap = 4096, n = 0;
+  char *s = malloc(cap);
+  size_t k;
+  while (s && (k = fread(s + n, 1, cap - n - 1, f)) > 0) {
+    n += k;
+    if (n + 1 >= cap) {
+      char *t = realloc(s, cap *= 2);
+      if (!t) { free(s); s = 0; break; }
+      s = t;
+    }
+  }
+  fclose(f);
+  if (s) s[n] = 0;
+  return s;
+}
+
+/* The first lines of a log, indented, for a report. */
+static void say_log(const char *log, int maxlines) {
+  char *s = read_text(log);
+  if (!s) return;
+  int lines = 0;
+  for (char *l = strtok(s, "\n"); l && lines < maxlines; l = strtok(0, "\n"), lines++) say("    %s\n", l);
+  free(s);
+}
+
+static void rm_rf(const char *dir) {
+  char *argv[] = {"rm", "-rf", (char *)dir, 0};
+  pid_t pid = fork();
+  if (pid == 0) {
+    execvp("rm", argv);
+    _exit(127);
+  }
+  if (pid > 0) waitpid(pid, 0, 0);
+}
+
+/* ------------------------------------------------------------ f16 */
+
+static uint16_t to_half(double v) {
+  /* the values written are small multiples of 1/8: exact in f16 */
+  float f = (float)v;
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+  if (f == 0) return sign;
+  int e = (int)((x >> 23) & 0xff) - 127 + 15;
+  uint32_t m = x & 0x7fffff;
+  if (e <= 0) { /* subnormal */
+    m |= 0x800000;
+    return (uint16_t)(sign | (m >> (14 - e)));
+  }
+  return (uint16_t)(sign | (e << 10) | (m >> 13));
+}
+static double from_half(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+static const char *descr_of(int elem) { return elem == TLGEN_I32 ? "<i4" : elem == TLGEN_F16 ? "<f2" : "<f4"; }
+
+static int save_npy(const char *path, const TlgenProgram *p, int i, const long long *sizes, const double *d) {
+  const TlgenParam *q = tlgen_param(p, i);
+  Npy n;
+  memset(&n, 0, sizeof n);
+  snprintf(n.descr, sizeof n.descr, "%s", descr_of(q->elem));
+  n.rank = q->rank;
+  for (int j = 0; j < q->rank; j++) n.shape[j] = q->dim[j] >= 0 ? q->dim[j] : sizes[-q->dim[j] - 1];
+  long long cnt = tlgen_tensor_elems(p, i, sizes);
+  int eb = q->elem == TLGEN_F16 ? 2 : 4;
+  n.nbytes = (size_t)cnt * (size_t)eb;
+  n.data = malloc(n.nbytes ? n.nbytes : 1);
+  if (!n.data) return -1;
+  for (long long j = 0; j < cnt; j++) {
+    if (q->elem == TLGEN_I32) ((int32_t *)n.data)[j] = (int32_t)d[j];
+    else if (q->elem == TLGEN_F16) ((uint16_t *)n.data)[j] = to_half(d[j]);
+    else ((float *)n.data)[j] = (float)d[j];
+  }
+  char err[512];
+  int rc = npy_write(path, &n, err, sizeof err);
+  if (rc) say("difftest: %s\n", err);
+  free(n.data);
+  return rc;
+}
+
+static int load_npy(const char *path, const TlgenProgram *p, int i, const long long *sizes, double *d, char *why,
+                    size_t whylen) {
+  const TlgenParam *q = tlgen_param(p, i);
+  Npy n;
+  if (npy_read(path, &n, why, whylen)) return -1;
+  long long cnt = tlgen_tensor_elems(p, i, sizes);
+  if (strcmp(n.descr, descr_of(q->elem)) || npy_nelems(&n) != cnt) {
+    snprintf(why, whylen, "%.400s: dtype %s, %lld elements; expected %s, %lld", path, n.descr, npy_nelems(&n),
+             descr_of(q->elem), cnt);
+    npy_free(&n);
+    return -1;
+  }
+  for (long long j = 0; j < cnt; j++) {
+    if (q->elem == TLGEN_I32) d[j] = ((int32_t *)n.data)[j];
+    else if (q->elem == TLGEN_F16) d[j] = from_half(((uint16_t *)n.data)[j]);
+    else d[j] = ((float *)n.data)[j];
+  }
+  npy_free(&n);
+  return 0;
+}
+
+/* ------------------------------------------------------------ one program */
+
+/* Element index -> "(i, j, ...)" for a report. */
+static void coords(const TlgenProgram *p, int i, const long long *sizes, long long k, char *b, size_t n) {
+  const TlgenParam *q = tlgen_param(p, i);
+  long long c[TLGEN_MAX_RANK];
+  for (int j = q->rank - 1; j >= 0; j--) {
+    long long D = q->dim[j] >= 0 ? q->dim[j] : sizes[-q->dim[j] - 1];
+    c[j] = k % D;
+    k /= D;
+  }
+  size_t o = 0;
+  o += (size_t)snprintf(b + o, n - o, "(");
+  for (int j = 0; j < q->rank && o < n; j++) o += (size_t)snprintf(b + o, n - o, "%s%lld", j ? ", " : "", c[j]);
+  if (o < n) snprintf(b + o, n - o, ")");
+}
+
+static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *dir, const char *tl) {
+  int np = tlgen_num_params(p), ns = tlgen_num_sizes(p);
+  long long sizes[TLGEN_MAX_SIZES];
+  double scalars[32];
+  uint64_t rs = mix(seed, (uint64_t)run + 1);
+  tlgen_pick_sizes(p, rs, sizes);
+  tlgen_pick_scalars(p, rs, scalars);
+  double *data[32] = {0}, *mag[32] = {0}, *got = 0;
+  int result = R_FAIL;
+  char log[4400], path[4400], argbuf[32][4440];
+  char *argv[80];
+  int na = 0;
+  snprintf(log, sizeof log, "%.4000s/log-%d.txt", dir, run);
+  argv[na++] = (char *)tile2cu;
+  argv[na++] = "run";
+  argv[na++] = (char *)tl;
+  argv[na++] = "--kernel";
+  argv[na++] = (char *)tlgen_kernel_name(p);
+  argv[na++] = "--backend";
+  argv[na++] = "sim";
+  argv[na++] = "--schedules";
+  char sch[16];
+  snprintf(sch, sizeof sch, "%d", schedules);
+  argv[na++] = sch;
+  for (int i = 0; i < np; i++) {
+    const TlgenParam *q = tlgen_param(p, i);
+    if (q->kind == TLGEN_PARAM_SCALAR) {
+      if (q->elem == TLGEN_I32) snprintf(argbuf[i], sizeof argbuf[i], "%s=%d", q->name, (int)scalars[i]);
+      else snprintf(argbuf[i], sizeof argbuf[i], "%s=%.17g", q->name, scalars[i]);
+      argv[na++] = argbuf[i];
+      continue;
+    }
+    long long cnt = tlgen_tensor_elems(p, i, sizes);
+    data[i] = malloc((size_t)(cnt ? cnt : 1) * sizeof(double));
+    mag[i] = malloc((size_t)(cnt ? cnt : 1) * sizeof(double));
+    if (!data[i] || !mag[i]) goto out;
+    tlgen_fill_tensor(p, i, rs, sizes, data[i]);
+    snprintf(path, sizeof path, "%.4000s/%.15s-%d.npy", dir, q->name, run);
+    if (save_npy(path, p, i, sizes, data[i])) goto out;
+    snprintf(argbuf[i], sizeof argbuf[i], "%.15s=%.4400s", q->name, path);
+    argv[na++] = argbuf[i];
+  }
+  char sz[TLGEN_MAX_SIZES][64];
+  for (int i = 0; i < ns; i++) {
+    snprintf(sz[i], sizeof sz[i], "%s=%lld", tlgen_size_name(p, i), sizes[i]);
+    argv[na++] = sz[i];
+  }
+  argv[na] = 0;
+  char sizestr[256] = "";
+  for (int i = 0; i < ns; i++)
+    snprintf(sizestr + strlen(sizestr), sizeof sizestr - strlen(sizestr), "%s%s", i ? " " : "", sz[i]);
+  int rc = run_cmd(argv, log);
+  if (rc != 0) {
+    say("difftest: seed %llu run %d (%s): tile2cu run exited with %d\n", (unsigned long long)seed, run, sizestr, rc);
+    say_log(log, 12);
+    goto out;
+  }
+  if (tlgen_eval(p, sizes, scalars, data, mag)) goto out;
+  int bad = 0;
+  for (int i = 0; i < np && bad < 5; i++) {
+    const TlgenParam *q = tlgen_param(p, i);
+    if (q->kind != TLGEN_PARAM_TENSOR || !q->is_output) continue;
+    long long cnt = tlgen_tensor_elems(p, i, sizes);
+    free(got);
+    got = malloc((size_t)(cnt ? cnt : 1) * sizeof(double));
+    char why[600];
+    snprintf(path, sizeof path, "%.4000s/%.15s-%d.npy", dir, q->name, run);
+    if (!got || load_npy(path, p, i, sizes, got, why, sizeof why)) {
+      say("difftest: seed %llu run %d: %s\n", (unsigned long long)seed, run, got ? why : "out of memory");
+      bad++;
+      continue;
+    }
+    for (long long k = 0; k < cnt && bad < 5; k++) {
+      if (tlgen_close(q->elem, data[i][k], mag[i][k], got[k])) continue;
+      char c[128];
+      coords(p, i, sizes, k, c, sizeof c);
+      say("difftest: seed %llu run %d (%s): %s%s = %.9g, expected %.9g (magnitude %.3g)\n", (unsigned long long)seed,
+          run, sizestr, q->name, c, got[k], data[i][k], mag[i][k]);
+      bad++;
+    }
+  }
+  result = bad ? R_FAIL : R_PASS;
+out:
+  for (int i = 0; i < 32; i++) {
+    free(data[i]);
+    free(mag[i]);
+  }
+  free(got);
+  return result;
+}
+
+static int test_program(uint64_t seed, int *runs_done) {
+  TlgenProgram *p = tlgen_from_seed(seed);
+  if (!p) return R_FAIL;
+  char dir[4400], tl[4500], log[4500];
+  snprintf(dir, sizeof dir, "%s/seed-%llu", workdir, (unsigned long long)seed);
+  mkdir(dir, 0777);
+  snprintf(tl, sizeof tl, "%s/prog.tl", dir);
+  snprintf(log, sizeof log, "%s/check.txt", dir);
+  int result = R_PASS;
+  *runs_done = 0;
+  if (write_text(tl, tlgen_source(p))) {
+    say("difftest: cannot write %s\n", tl);
+    result = R_FAIL;
+    goto out;
+  }
+  char *argv[] = {(char *)tile2cu, "--check", tl, 0};
+  int rc = run_cmd(argv, log);
+  if (rc != 0) {
+    say("difftest: seed %llu: %s (exit %d): build/difftest --print %llu\n", (unsigned long long)seed,
+        rc == 1 ? "rejected by tile2cu" : "tile2cu --check failed", rc, (unsigned long long)seed);
+    say_log(log, 16);
+    result = rc == 1 ? R_REJECT : R_FAIL;
+    goto out;
+  }
+  for (int r = 0; r < runs_per_program && result == R_PASS; r++) {
+    result = one_run(p, seed, r, dir, tl);
+    ++*runs_done;
+  }
+  if (result == R_FAIL)
+    say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
+        "--keep DIR (files in %s)\n",
+        (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
+        keep ? dir : "DIR/seed-N");
+out:
+  if (result != R_FAIL || !keep) rm_rf(dir);
+  tlgen_free(p);
+  return result;
+}
+
+/* ------------------------------------------------------------ nvcc */
+
+static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
+  char dir[4400], cu[4500], all[4500], obj[4500], log[4500];
+  snprintf(dir, sizeof dir, "%s/nvcc-%d", workdir, batch_no);
+  mkdir(dir, 0777);
+  snprintf(all, sizeof all, "%s/all.cu", dir);
+  FILE *f = fopen(all, "w");
+  if (!f) return -1;
+  int failed = 0, rejected = 0;
+  char includes[512] = "";
+  {
+    char ilog[4500];
+    snprintf(ilog, sizeof ilog, "%s/includes.txt", dir);
+    char *argv[] = {(char *)tile2cu, "--includes", 0};
+    if (run_cmd(argv, ilog) == 0) {
+      char *s = read_text(ilog);
+      if (s) {
+        s[strcspn(s, "\n")] = 0;
+        snprintf(includes, sizeof includes, "%s", s);
+        free(s);
+      }
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    TlgenProgram *p = tlgen_from_seed(seeds[i]);
+    char tl[4500];
+    snprintf(tl, sizeof tl, "%s/s%llu.tl", dir, (unsigned long long)seeds[i]);
+    snprintf(cu, sizeof cu, "%s/s%llu.cu", dir, (unsigned long long)seeds[i]);
+    snprintf(log, sizeof log, "%s/s%llu.log", dir, (unsigned long long)seeds[i]);
+    write_text(tl, tlgen_source(p));
+    tlgen_free(p);
+    char *argv[] = {(char *)tile2cu, tl, "-o", cu, "--target", (char *)arch, 0};
+    int rc = run_cmd(argv, log);
+    if (rc != 0) {
+      say("difftest: seed %llu: rejected by tile2cu (exit %d)\n", (unsigned long long)seeds[i], rc);
+      say_log(log, 16);
+      rejected++;
+      continue;
+    }
+    fprintf(f, "#include \"s%llu.cu\"\n", (unsigned long long)seeds[i]);
+  }
+  fclose(f);
+  snprintf(obj, sizeof obj, "%s/all.o", dir);
+  snprintf(log, sizeof log, "%s/nvcc.log", dir);
+  char archflag[64];
+  snprintf(archflag, sizeof archflag, "-arch=%s", arch);
+  char *argv[] = {(char *)nvcc_path, "-c", archflag, includes, "-o", obj, all, 0};
+  int rc = run_cmd(argv, log);
+  char *out = read_text(log);
+  int noisy = out && (strstr(out, "warning") || strstr(out, "error"));
+  free(out);
+  if (rc != 0 || noisy) {
+    say("difftest: nvcc batch %d (seeds %llu..%llu) %s; checking each\n", batch_no, (unsigned long long)seeds[0],
+        (unsigned long long)seeds[n - 1], rc ? "failed" : "warned");
+    for (int i = 0; i < n; i++) {
+      snprintf(cu, sizeof cu, "%s/s%llu.cu", dir, (unsigned long long)seeds[i]);
+      if (access(cu, F_OK)) continue;
+      snprintf(log, sizeof log, "%s/s%llu.nvcc.log", dir, (unsigned long long)seeds[i]);
+      char *a1[] = {(char *)nvcc_path, "-c", archflag, includes, "-o", obj, cu, 0};
+      int r1 = run_cmd(a1, log);
+      char *o1 = read_text(log);
+      int n1 = o1 && (strstr(o1, "warning") || strstr(o1, "error"));
+      free(o1);
+      if (r1 || n1) {
+        say("difftest: seed %llu: nvcc %s (exit %d):\n", (unsigned long long)seeds[i], r1 ? "rejects the CUDA" : "warns",
+            r1);
+        say_log(log, 16);
+        failed++;
+      }
+    }
+    if (!failed) failed = 1;
+  }
+  if (!keep || !failed) rm_rf(dir);
+  return failed * 1000 + rejected;
+}
+
+/* ------------------------------------------------------------ main */
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
+          "                [--seed-file F]\n"
+          "       difftest --print SEED\n"
+          "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n");
+  exit(2);
+}
+
+int main(int argc, char **argv) {
+  unsigned long long a = 0, b = 0;
+  int have_seeds = 0, nvcc = 0;
+  const char *keep_dir = 0, *seed_file = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : 0;
+    if (!strcmp(o, "--print") && v) {
+      TlgenProgram *p = tlgen_from_seed(strtoull(v, 0, 0));
+      fputs(tlgen_source(p), stdout);
+      tlgen_free(p);
+      return 0;
+    } else if (!strcmp(o, "--tile2cu") && v) tile2cu = argv[++i];
+    else if (!strcmp(o, "--seeds") && v) {
+      if (sscanf(v, "%llu:%llu", &a, &b) != 2 || b < a) usage();
+      have_seeds = 1;
+      i++;
+    } else if (!strcmp(o, "--runs-per-program") && v) runs_per_program = atoi(argv[++i]);
+    else if (!strcmp(o, "--schedules") && v) schedules = atoi(argv[++i]);
+    else if (!strcmp(o, "-j") && v) jobs = atoi(argv[++i]);
+    else if (!strcmp(o, "--keep") && v) keep_dir = argv[++i];
+    else if (!strcmp(o, "--seed-file") && v) seed_file = argv[++i];
+    else if (!strcmp(o, "--nvcc")) nvcc = 1;
+    else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
+    else if (!strcmp(o, "--arch") && v) arch = argv[++i];
+    else usage();
+  }
+  if (!have_seeds && !seed_file) usage();
+  if (runs_per_program < 1 || schedules < 1 || jobs < 1) usage();
+  /* the seed list */
+  size_t nseeds = 0, cap = 64;
+  uint64_t *seeds = malloc(cap * sizeof *seeds);
+  for (unsigned long long s = a; have_seeds && s < b; s++) {
+    if (nseeds == cap) seeds = realloc(seeds, (cap *= 2) * sizeof *seeds);
+    seeds[nseeds++] = s;
+  }
+  if (seed_file) {
+    FILE *f = fopen(seed_file, "r");
+    if (!f) {
+      fprintf(stderr, "difftest: cannot open %s: %s\n", seed_file, strerror(errno));
+      return 2;
+    }
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+      char *e;
+      unsigned long long s = strtoull(line, &e, 0);
+      if (e == line) continue; /* blank lines and comments */
+      if (nseeds == cap) seeds = realloc(seeds, (cap *= 2) * sizeof *seeds);
+      seeds[nseeds++] = s;
+    }
+    fclose(f);
+  }
+  if (keep_dir) {
+    mkdir(keep_dir, 0777);
+    snprintf(workdir, sizeof workdir, "%s", keep_dir);
+    keep = 1;
+  } else {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(workdir, sizeof workdir, "%s/difftest-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(workdir)) {
+      fprintf(stderr, "difftest: mkdtemp: %s\n", strerror(errno));
+      return 2;
+    }
+  }
+  /* every tile2cu run shares one cache in the work dir unless the caller set one */
+  char cache[4500];
+  if (!getenv("TILE2CU_CACHE_DIR")) {
+    snprintf(cache, sizeof cache, "%s/cache", workdir);
+    setenv("TILE2CU_CACHE_DIR", cache, 1);
+  }
+  time_t t0 = time(0);
+  int programs = 0, runs = 0, rejected = 0, failed = 0;
+  int batch = nvcc ? 8 : 1;
+  size_t next = 0;
+  int running = 0;
+  /* each unit (a program, or a batch for nvcc) runs in a child process whose
+     exit status says how it went: for a program, the result in bits 0-1 and
+     the runs done in bits 2-7; for a batch, the rejected programs in bits 0-3
+     and the failed ones in bits 4-7 */
+  pid_t *pids = calloc((size_t)jobs, sizeof *pids);
+  int *units = calloc((size_t)jobs, sizeof *units);
+  if (!pids || !units) return 2;
+  while (next < nseeds || running) {
+    while (running < jobs && next < nseeds) {
+      size_t n = nseeds - next < (size_t)batch ? nseeds - next : (size_t)batch;
+      fflush(stdout);
+      pid_t pid = fork();
+      if (pid < 0) break;
+      if (pid == 0) {
+        if (nvcc) {
+          int r = nvcc_batch(seeds + next, (int)n, (int)(next / (size_t)batch));
+          int f = r / 1000, rj = r % 1000;
+          _exit((rj > 15 ? 15 : rj) | (f > 15 ? 15 : f) << 4);
+        }
+        int done = 0;
+        int r = test_program(seeds[next], &done);
+        _exit(r | (done > 63 ? 63 : done) << 2);
+      }
+      for (int j = 0; j < jobs; j++)
+        if (!pids[j]) {
+          pids[j] = pid;
+          units[j] = (int)n;
+          break;
+        }
+      running++;
+      next += n;
+    }
+    int st;
+    pid_t w = wait(&st);
+    if (w < 0) break;
+    int n = 1;
+    for (int j = 0; j < jobs; j++)
+      if (pids[j] == w) {
+        n = units[j];
+        pids[j] = 0;
+      }
+    running--;
+    programs += n;
+    if (!WIFEXITED(st)) {
+      say("difftest: a worker died (status %d)\n", st);
+      failed++;
+      continue;
+    }
+    int c = WEXITSTATUS(st);
+    if (nvcc) {
+      rejected += c & 15;
+      failed += c >> 4;
+    } else {
+      rejected += (c & 3) == R_REJECT;
+      failed += (c & 3) == R_FAIL;
+      runs += c >> 2;
+    }
+  }
+  free(pids);
+  free(units);
+  int too_many_rejected = programs > 0 && rejected * 100 > programs * 3;
+  if (nvcc)
+    printf("difftest: %d programs compiled with nvcc (%s), %d rejected by tile2cu, %d failed (%ld s)\n", programs, arch,
+           rejected, failed, (long)(time(0) - t0));
+  else
+    printf("difftest: %d programs, %d runs, %d rejected by tile2cu, %d failed (%ld s)\n", programs, runs, rejected,
+           failed, (long)(time(0) - t0));
+  if (too_many_rejected) printf("difftest: more than 3%% of the programs were rejected\n");
+  if (!keep) rm_rf(workdir);
+  free(seeds);
+  return failed || too_many_rejected ? 1 : 0;
+}

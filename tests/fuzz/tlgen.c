@@ -1,0 +1,1999 @@
+/* tlgen.c: a random generator of valid .tl programs, their printer, and an
+ * independent tile-level evaluator.
+ *
+ * A program is built from a stream of choices (splitmix64 of a seed, or the
+ * bytes of a fuzzer input) into a small AST of its own, printed as .tl, and
+ * evaluated directly on that AST: every statement runs as if one agent did
+ * it on whole tiles, over the blocks of the grid one after the other.
+ *
+ * Validity is kept by construction:
+ * - every expression carries a bound on the magnitude of its values, a
+ *   granularity (its values are multiples of 2^-g) and whether it is exact
+ *   in f32; comparisons, f32 -> i32 casts and f16 casts only take exact
+ *   operands, i32 values stay far from overflow, divisors are never 0 and
+ *   exp() only sees bounded arguments;
+ * - every mutable var has an envelope fixed at its declaration, and each
+ *   update is charged its bound times the most times it can run;
+ * - stores of different blocks go to disjoint rows, a store inside loops
+ *   indexes a distinct dim with each enclosing loop's variable (length at
+ *   most the step), no store sits in a while loop, and a block reads only
+ *   inputs and, through +=, the elements it stores itself;
+ * - register tiles follow the @registers rules; nothing depends on the
+ *   thread, so all control is uniform.
+ */
+#include "tlgen.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ choices */
+
+typedef struct Src {
+  uint64_t state;
+  const uint8_t *d;
+  size_t n, pos;
+  int bytes;
+} Src;
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A choice in [0, n); 0 once the bytes are exhausted. */
+static int pick(Src *s, int n) {
+  if (n <= 1) return 0;
+  if (s->bytes) {
+    unsigned v = 0;
+    if (s->pos < s->n) v = s->d[s->pos++];
+    if (n > 256 && s->pos < s->n) v = v << 8 | s->d[s->pos++];
+    return (int)(v % (unsigned)n);
+  }
+  return (int)(splitmix64(&s->state) % (uint64_t)n);
+}
+/* True with probability pct percent; false once the bytes are exhausted. */
+static int chance(Src *s, int pct) { return pick(s, 100) >= 100 - pct; }
+static int range_pick(Src *s, int lo, int hi) { return lo + pick(s, hi - lo + 1); }
+
+/* ------------------------------------------------------------ arena */
+
+typedef struct Chunk {
+  struct Chunk *next;
+  size_t used, cap;
+  _Alignas(16) unsigned char mem[];
+} Chunk;
+
+static void *arena_alloc(Chunk **a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (!*a || (*a)->used + n > (*a)->cap) {
+    size_t cap = n > 65536 ? n : 65536;
+    Chunk *c = malloc(sizeof(Chunk) + cap);
+    if (!c) abort();
+    c->next = *a;
+    c->used = 0;
+    c->cap = cap;
+    *a = c;
+  }
+  void *p = (*a)->mem + (*a)->used;
+  (*a)->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+/* ------------------------------------------------------------ AST */
+
+enum { TY_F32 = TLGEN_F32, TY_I32 = TLGEN_I32, TY_F16 = TLGEN_F16, TY_BOOL };
+
+enum {
+  E_NUM,    /* num */
+  E_SYM,    /* sym */
+  E_BLOCKX, /* ctx.block.x */
+  E_THREADS,
+  E_BIN,    /* op: + - * / % < <= > >= == != & (&&) | (||) m (min) M (max) */
+  E_NEG,
+  E_NOT,
+  E_FN,     /* fn with a[0] (a[1], a[2]) */
+  E_SLICE,  /* tensor sym[idx...] optionally pad(.., a[0]) */
+  E_TSLICE, /* tile var sym[idx...] */
+};
+enum {
+  F_ABS, F_EXP, F_SQRT, F_CVT_F32, F_CVT_I32, F_CVT_F16, F_WHERE, F_DOT, F_TRANSPOSE,
+  F_ROWSUM, F_ROWMAX, F_ROWMIN, F_COLSUM, F_COLMAX, F_COLMIN, F_SUM, F_ROWS, F_COLS, F_CDIV,
+};
+static const char *fn_name[] = {
+    "abs", "exp", "sqrt", "f32", "i32", "f16", "where", "dot", "transpose",
+    "rowsum", "rowmax", "rowmin", "colsum", "colmax", "colmin", "sum", "rows", "cols", "cdiv",
+};
+
+typedef struct Info {
+  double B;  /* |value| <= B */
+  int g;     /* values are multiples of 2^-g */
+  int exact; /* computed exactly in the element type */
+} Info;
+
+typedef struct Expr {
+  int k, op, ty, rank, d[2];
+  Info in;
+  double num;
+  int sym;
+  struct Expr *a[3];
+  int nidx;
+  struct Expr *start[TLGEN_MAX_RANK];
+  int len[TLGEN_MAX_RANK]; /* 0: a scalar index */
+  int pad;                 /* E_SLICE: a[0] is the pad value */
+} Expr;
+
+enum { S_VAR, S_ASSIGN, S_FOR, S_IF, S_WHILE, S_BREAK, S_CONTINUE };
+
+typedef struct Stmt {
+  int k;
+  int sym;           /* S_VAR: the declared var; S_FOR: the loop variable */
+  int op;            /* S_ASSIGN: '=', '+', '-', '*' */
+  Expr *lhs, *rhs;   /* S_VAR: rhs is the initial value */
+  Expr *lo, *hi;     /* S_FOR bounds; S_IF / S_WHILE: lo is the condition */
+  int step, pipeline, unroll;
+  struct Stmt *body, *els, *next;
+} Stmt;
+
+enum { SY_SIZE, SY_SPARAM, SY_TENSOR, SY_VAR, SY_LOOP };
+
+typedef struct Sym {
+  char name[16];
+  int kind, ty, rank, d[2];
+  int index;   /* SY_SIZE: size number; SY_SPARAM / SY_TENSOR: param number */
+  int is_reg;  /* a tile var named in @registers */
+  Info env;    /* bound of every value the symbol takes */
+  double used; /* SY_VAR: bound charged so far against env.B */
+  int depth;   /* loop depth of its declaration */
+} Sym;
+
+#define MAX_SYMS 160
+#define MAX_PARAMS 16
+
+struct TlgenProgram {
+  Chunk *arena;
+  char *src;
+  char kname[40];
+  int threads;
+  int grid; /* 0: one block; 1: @grid(cdiv(M, BM)) */
+  int bm;
+  int nsizes;
+  char size_name[TLGEN_MAX_SIZES][4];
+  int size_max[TLGEN_MAX_SIZES], size_mult[TLGEN_MAX_SIZES], size_min[TLGEN_MAX_SIZES];
+  int nparams;
+  TlgenParam params[MAX_PARAMS];
+  int param_sym[MAX_PARAMS];
+  int nsyms;
+  Sym syms[MAX_SYMS];
+  int r0; /* the symbol of the block's first row in grid mode, else -1 */
+  Stmt *body;
+  int nregs;
+  int regs[8];
+  int tile_dims[4]; /* dims the program's tiles are made of, for ragged sizes */
+};
+
+/* ------------------------------------------------------------ generator state */
+
+typedef struct Loop {
+  int sym;  /* loop variable, -1 for a while loop */
+  int step; /* for: the step */
+  double trips;
+} Loop;
+
+typedef struct Gen {
+  Src s;
+  TlgenProgram *p;
+  int scope[MAX_SYMS]; /* visible symbols */
+  int nscope;
+  Loop loops[8];
+  int nloops;
+  int in_cond;  /* inside an if or a while */
+  int in_while; /* inside a while */
+  int stmts;    /* statements generated so far */
+  int bn, bk;   /* the program's column and inner tile dims */
+  int sM, sN, sK; /* size numbers, -1 when absent */
+} Gen;
+
+#define MAX_STMTS 40
+#define I32_LIMIT 1048576.0 /* i32 values stay below 2^20 */
+#define EXACT_LIMIT 16777216.0 /* f32 holds integers below 2^24 exactly */
+
+static Expr *new_expr(Gen *G, int k, int ty) {
+  Expr *e = arena_alloc(&G->p->arena, sizeof(Expr));
+  e->k = k;
+  e->ty = ty;
+  e->in.exact = 1;
+  return e;
+}
+static Stmt *new_stmt(Gen *G, int k) {
+  Stmt *s = arena_alloc(&G->p->arena, sizeof(Stmt));
+  s->k = k;
+  return s;
+}
+
+static int add_sym(TlgenProgram *p, const char *name, int kind, int ty, int rank, int d0, int d1) {
+  if (p->nsyms >= MAX_SYMS) return -1;
+  Sym *y = &p->syms[p->nsyms];
+  memset(y, 0, sizeof *y);
+  snprintf(y->name, sizeof y->name, "%s", name);
+  y->kind = kind;
+  y->ty = ty;
+  y->rank = rank;
+  y->d[0] = d0;
+  y->d[1] = d1;
+  return p->nsyms++;
+}
+
+static double exec_count(const Gen *G) {
+  double c = 1;
+  for (int i = 0; i < G->nloops; i++) c *= G->loops[i].trips;
+  return c;
+}
+
+/* Whether info is valid for the type: i32 below its limit; f32 exact only
+ * when its values and granularity fit the mantissa. */
+static Info fix_info(int ty, Info in) {
+  if (ty == TY_F32 && in.exact && (in.g > 40 || in.B * ldexp(1, in.g) >= EXACT_LIMIT)) in.exact = 0;
+  if (ty == TY_F16 && in.exact && (in.g > 14 || in.B * ldexp(1, in.g) >= 2048)) in.exact = 0;
+  if (ty == TY_I32) in.g = 0;
+  return in;
+}
+static int info_ok(int ty, Info in) { return ty != TY_I32 || in.B < I32_LIMIT; }
+
+static Expr *lit(Gen *G, int ty, double v) {
+  Expr *e = new_expr(G, E_NUM, ty);
+  e->num = v;
+  e->in.B = fabs(v);
+  e->in.g = ty == TY_I32 ? 0 : 3;
+  return e;
+}
+static Expr *rand_lit(Gen *G, int ty) {
+  if (ty == TY_I32) return lit(G, ty, range_pick(&G->s, -4, 6));
+  if (ty == TY_BOOL) {
+    Expr *e = lit(G, TY_BOOL, pick(&G->s, 2));
+    return e;
+  }
+  return lit(G, ty, range_pick(&G->s, -16, 16) / 8.0);
+}
+static Expr *sym_expr(Gen *G, int sym) {
+  const Sym *y = &G->p->syms[sym];
+  Expr *e = new_expr(G, E_SYM, y->ty);
+  e->sym = sym;
+  e->rank = y->rank;
+  e->d[0] = y->d[0];
+  e->d[1] = y->d[1];
+  e->in = y->env;
+  return e;
+}
+
+static void set_shape(Expr *e, int rank, int d0, int d1) {
+  e->rank = rank;
+  e->d[0] = rank > 0 ? d0 : 0;
+  e->d[1] = rank > 1 ? d1 : 0;
+}
+/* Broadcast shape of two operands (shapes known to broadcast). */
+static void bcast(Expr *e, const Expr *a, const Expr *b) {
+  if (a->rank == 0) { set_shape(e, b->rank, b->d[0], b->d[1]); return; }
+  if (b->rank == 0) { set_shape(e, a->rank, a->d[0], a->d[1]); return; }
+  set_shape(e, a->rank, a->d[0] > b->d[0] ? a->d[0] : b->d[0], a->d[1] > b->d[1] ? a->d[1] : b->d[1]);
+}
+
+static Expr *bin(Gen *G, int op, Expr *a, Expr *b) {
+  int cmp = strchr("<l>g=n", op) != 0, logic = op == '&' || op == '|';
+  Expr *e = new_expr(G, E_BIN, cmp || logic ? TY_BOOL : a->ty);
+  e->op = op;
+  e->a[0] = a;
+  e->a[1] = b;
+  bcast(e, a, b);
+  Info x = a->in, y = b->in, r = {0, 0, x.exact && y.exact};
+  int gm = x.g > y.g ? x.g : y.g;
+  switch (op) {
+  case '+': case '-': r.B = x.B + y.B; r.g = gm; break;
+  case '*': r.B = x.B * y.B; r.g = x.g + y.g; break;
+  case '/': r.B = x.B; r.g = gm; if (a->ty != TY_I32) r.exact = 0; break; /* divisors have |d| >= 1 */
+  case '%': r.B = x.B; r.g = 0; break;
+  case 'm': case 'M': r.B = x.B > y.B ? x.B : y.B; r.g = gm; break;
+  default: r.B = 1; r.g = 0; r.exact = 1; break;
+  }
+  e->in = fix_info(e->ty, r);
+  return e;
+}
+static Expr *fn(Gen *G, int f, int ty, Expr *a, Expr *b, Expr *c) {
+  Expr *e = new_expr(G, E_FN, ty);
+  e->op = f;
+  e->a[0] = a;
+  e->a[1] = b;
+  e->a[2] = c;
+  if (a) set_shape(e, a->rank, a->d[0], a->d[1]);
+  return e;
+}
+
+/* ------------------------------------------------------------ expression generation */
+
+typedef struct Shape {
+  int rank, d[2];
+} Shape;
+
+static Shape shape(int rank, int d0, int d1) {
+  Shape s = {rank, {rank > 0 ? d0 : 0, rank > 1 ? d1 : 0}};
+  return s;
+}
+/* Whether a value of shape a broadcasts to target shape t. */
+static int fits(int rank, const int *d, Shape t) {
+  if (rank == 0) return 1;
+  if (rank != t.rank) return 0;
+  for (int i = 0; i < rank; i++)
+    if (d[i] != t.d[i] && d[i] != 1) return 0;
+  return 1;
+}
+/* A random shape that broadcasts to t: t itself, or with some dims 1, or a scalar. */
+static Shape sub_shape(Gen *G, Shape t) {
+  if (t.rank == 0) return t;
+  int c = pick(&G->s, 8);
+  if (c == 7) return shape(0, 0, 0);
+  if (c >= 5 && t.rank == 2) return c == 5 ? shape(2, t.d[0], 1) : shape(2, 1, t.d[1]);
+  return t;
+}
+
+static Expr *gen_expr(Gen *G, int ty, Shape t, int depth);
+static Expr *gen_exact(Gen *G, int ty, Shape t, int depth);
+
+static Expr *blockx(Gen *G) {
+  Expr *e = new_expr(G, E_BLOCKX, TY_I32);
+  e->in.B = 4096;
+  return e;
+}
+
+/* A start index for a slice of a tensor dim of (maximum) size dmax and length len. */
+static Expr *gen_start(Gen *G, int len, int rowdim) {
+  TlgenProgram *p = G->p;
+  if (rowdim && p->r0 >= 0 && chance(&G->s, 80)) {
+    Expr *e = sym_expr(G, p->r0);
+    if (chance(&G->s, 20)) e = bin(G, '+', e, lit(G, TY_I32, range_pick(&G->s, -2, 3)));
+    return e;
+  }
+  switch (pick(&G->s, 6)) {
+  case 1: case 2: { /* a loop variable, maybe offset */
+    int cand[MAX_SYMS], n = 0;
+    for (int i = 0; i < G->nscope; i++)
+      if (p->syms[G->scope[i]].kind == SY_LOOP) cand[n++] = G->scope[i];
+    if (!n) break;
+    Expr *e = sym_expr(G, cand[pick(&G->s, n)]);
+    if (chance(&G->s, 25)) e = bin(G, chance(&G->s, 50) ? '+' : '-', e, lit(G, TY_I32, range_pick(&G->s, 1, len)));
+    return e;
+  }
+  case 3:
+    return lit(G, TY_I32, range_pick(&G->s, -2, 2 * len));
+  case 4:
+    if (p->grid) return bin(G, '*', blockx(G), lit(G, TY_I32, len));
+    break;
+  default:
+    break;
+  }
+  return lit(G, TY_I32, 0);
+}
+
+/* A read of an input tensor of element type ty as shape t (rank 0: one element). */
+static Expr *gen_slice(Gen *G, int ty, Shape t) {
+  TlgenProgram *p = G->p;
+  int cand[MAX_PARAMS], n = 0;
+  for (int i = 0; i < p->nparams; i++) {
+    const TlgenParam *q = &p->params[i];
+    if (q->kind == TLGEN_PARAM_TENSOR && !q->is_output && q->elem == ty && q->rank >= t.rank) cand[n++] = i;
+  }
+  if (!n) return 0;
+  int pi = cand[pick(&G->s, n)];
+  const TlgenParam *q = &p->params[pi];
+  Expr *e = new_expr(G, E_SLICE, ty);
+  e->sym = p->param_sym[pi];
+  e->nidx = q->rank;
+  set_shape(e, t.rank, t.d[0], t.d[1]);
+  /* the kept dims are the last t.rank dims */
+  for (int i = 0; i < q->rank; i++) {
+    int kept = i >= q->rank - t.rank;
+    int len = kept ? t.d[i - (q->rank - t.rank)] : 0;
+    int rowdim = q->dim[i] == -1 - G->sM;
+    if (kept) {
+      e->start[i] = gen_start(G, len, rowdim);
+      e->len[i] = len;
+    } else if (q->dim[i] >= 0 && chance(&G->s, 85)) {
+      e->start[i] = lit(G, TY_I32, pick(&G->s, q->dim[i] + 1)); /* may be one past the end: reads 0 */
+    } else {
+      e->start[i] = gen_start(G, 1, rowdim);
+    }
+  }
+  e->in.B = ty == TY_I32 ? 8 : 2;
+  e->in.g = ty == TY_I32 ? 0 : 3;
+  e->in.exact = 1;
+  if (t.rank > 0 && chance(&G->s, 20)) {
+    e->pad = 1;
+    e->a[0] = rand_lit(G, ty == TY_F16 ? TY_F32 : ty);
+    e->a[0]->ty = ty;
+  }
+  return e;
+}
+
+/* A tile var (or sub-tile of one, or element) of type ty readable as shape t. */
+static Expr *gen_tile_read(Gen *G, int ty, Shape t) {
+  TlgenProgram *p = G->p;
+  int cand[MAX_SYMS], n = 0;
+  for (int i = 0; i < G->nscope; i++) {
+    const Sym *y = &p->syms[G->scope[i]];
+    if (y->kind != SY_VAR || y->ty != ty || y->rank == 0) continue;
+    if (fits(y->rank, y->d, t)) cand[n++] = G->scope[i];
+    else if (t.rank == 0 || (t.rank == y->rank && t.d[0] <= y->d[0] && (t.rank < 2 || t.d[1] <= y->d[1])))
+      cand[n++] = G->scope[i];
+  }
+  if (!n) return 0;
+  int sym = cand[pick(&G->s, n)];
+  const Sym *y = &p->syms[sym];
+  if (fits(y->rank, y->d, t) && (t.rank == 0 ? 0 : 1)) return sym_expr(G, sym);
+  /* an element or a sub-tile at constant starts */
+  Expr *e = new_expr(G, E_TSLICE, ty);
+  e->sym = sym;
+  e->nidx = y->rank;
+  e->in = y->env;
+  for (int i = 0; i < y->rank; i++) {
+    int len = t.rank == 0 ? 0 : t.d[i];
+    e->len[i] = len;
+    e->start[i] = lit(G, TY_I32, pick(&G->s, y->d[i] - (len ? len : 1) + 1));
+  }
+  set_shape(e, t.rank, t.d[0], t.d[1]);
+  return e;
+}
+
+/* A scalar symbol (size, scalar parameter, scalar var, loop variable) of type ty. */
+static Expr *gen_scalar_sym(Gen *G, int ty, int need_exact) {
+  TlgenProgram *p = G->p;
+  int cand[MAX_SYMS], n = 0;
+  for (int i = 0; i < G->nscope; i++) {
+    const Sym *y = &p->syms[G->scope[i]];
+    if (y->rank != 0 || y->ty != ty || (need_exact && !y->env.exact)) continue;
+    if (y->kind == SY_TENSOR) continue;
+    cand[n++] = G->scope[i];
+  }
+  if (!n) return 0;
+  return sym_expr(G, cand[pick(&G->s, n)]);
+}
+
+static int shape_eq(const Expr *e, Shape t) {
+  return e->rank == t.rank && e->d[0] == t.d[0] && e->d[1] == t.d[1];
+}
+
+static Expr *gen_leaf(Gen *G, int ty, Shape t) {
+  Expr *e = 0;
+  switch (pick(&G->s, 5)) {
+  case 1: case 2:
+    e = gen_slice(G, ty, t.rank ? sub_shape(G, t) : t);
+    break;
+  case 3:
+    e = gen_tile_read(G, ty, t);
+    break;
+  case 4:
+    if (ty == TY_F32 && chance(&G->s, 30)) {
+      Expr *i = gen_scalar_sym(G, TY_I32, 1);
+      if (i) e = fn(G, F_CVT_F32, TY_F32, i, 0, 0), e->in = fix_info(TY_F32, i->in);
+    } else {
+      e = gen_scalar_sym(G, ty, 0);
+    }
+    break;
+  default:
+    break;
+  }
+  if (!e && ty != TY_F16) e = rand_lit(G, ty);
+  if (!e) e = gen_slice(G, ty, t.rank ? t : t);
+  return e;
+}
+
+/* A divisor: a nonzero constant or abs(e) + 1. */
+static Expr *gen_divisor(Gen *G, int ty, Shape t, int depth) {
+  if (chance(&G->s, 50)) {
+    static const double fd[] = {2, 4, 3, -2, 0.5, 8};
+    static const double id[] = {2, 3, 4, -3, 5, 7};
+    return lit(G, ty, ty == TY_I32 ? id[pick(&G->s, 6)] : fd[pick(&G->s, 6)]);
+  }
+  Expr *x = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+  Expr *a = fn(G, F_ABS, ty, x, 0, 0);
+  a->in = x->in;
+  return bin(G, '+', a, lit(G, ty, 1));
+}
+
+/* A bool of shape broadcasting to t, from comparisons of exact values. */
+static Expr *gen_cond(Gen *G, Shape t, int depth) {
+  if (depth < 3 && chance(&G->s, 15)) {
+    Expr *a = gen_cond(G, t, depth + 1), *b = gen_cond(G, t, depth + 1);
+    return bin(G, chance(&G->s, 50) ? '&' : '|', a, b);
+  }
+  if (depth < 3 && chance(&G->s, 8)) {
+    Expr *a = gen_cond(G, t, depth + 1);
+    Expr *e = new_expr(G, E_NOT, TY_BOOL);
+    e->a[0] = a;
+    set_shape(e, a->rank, a->d[0], a->d[1]);
+    return e;
+  }
+  static const char ops[] = "<l>g=n";
+  int op = ops[pick(&G->s, 6)];
+  if (t.rank == 2 && chance(&G->s, 15)) {
+    Expr *r = fn(G, F_ROWS, TY_I32, 0, 0, 0), *c = fn(G, F_COLS, TY_I32, 0, 0, 0);
+    set_shape(r, 2, t.d[0], t.d[1]);
+    set_shape(c, 2, t.d[0], t.d[1]);
+    r->in.B = t.d[0];
+    c->in.B = t.d[1];
+    r->in.exact = c->in.exact = 1;
+    Expr *a = chance(&G->s, 50) ? r : bin(G, '+', r, lit(G, TY_I32, range_pick(&G->s, -3, 3)));
+    return bin(G, op, a, c);
+  }
+  int ty = chance(&G->s, 60) ? TY_F32 : TY_I32;
+  Expr *a = gen_exact(G, ty, sub_shape(G, t), depth + 1);
+  Expr *b = chance(&G->s, 50) ? rand_lit(G, ty) : gen_exact(G, ty, sub_shape(G, t), depth + 1);
+  return bin(G, op, a, b);
+}
+
+/* An expression of type ty whose values are exact (for comparisons and casts). */
+static Expr *gen_exact(Gen *G, int ty, Shape t, int depth) {
+  for (int tries = 0; tries < 4; tries++) {
+    Expr *e = gen_expr(G, ty, t, depth + 1);
+    if (e->in.exact) return e;
+  }
+  if (ty == TY_I32 || chance(&G->s, 50)) {
+    Expr *e = gen_leaf(G, ty, t);
+    if (e->in.exact && e->ty == ty) return e;
+  }
+  return rand_lit(G, ty);
+}
+
+/* A 2-D operand of dot of element type ty and exact shape [r, c]: a tile var or a slice. */
+static Expr *gen_dot_operand(Gen *G, int ty, int r, int c) {
+  Shape t = shape(2, r, c);
+  TlgenProgram *p = G->p;
+  if (chance(&G->s, 50)) {
+    int cand[MAX_SYMS], n = 0;
+    for (int i = 0; i < G->nscope; i++) {
+      const Sym *y = &p->syms[G->scope[i]];
+      if (y->kind == SY_VAR && y->ty == ty && y->rank == 2 && y->d[0] == r && y->d[1] == c) cand[n++] = G->scope[i];
+    }
+    if (n) return sym_expr(G, cand[pick(&G->s, n)]);
+  }
+  Expr *e = gen_slice(G, ty, t);
+  if (!e && ty == TY_F32) {
+    e = gen_expr(G, TY_F32, t, 4);
+    if (!shape_eq(e, t)) e = 0;
+  }
+  return e;
+}
+
+static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
+  Src *s = &G->s;
+  if (ty == TY_BOOL) return gen_cond(G, t, depth);
+  if (ty == TY_F16) {
+    Expr *e = gen_slice(G, TY_F16, t);
+    if (e && !e->pad && chance(s, 70)) return e;
+    if (!e || chance(s, 50)) {
+      Expr *x = gen_exact(G, TY_F32, t, depth + 1);
+      if (x->in.exact && x->in.B * ldexp(1, x->in.g) < 2048 && x->in.g <= 14) {
+        Expr *c = fn(G, F_CVT_F16, TY_F16, x, 0, 0);
+        c->in = x->in;
+        return c;
+      }
+      Expr *c = fn(G, F_CVT_F16, TY_F16, rand_lit(G, TY_F32), 0, 0);
+      c->in = c->a[0]->in;
+      return c;
+    }
+    return e;
+  }
+  if (depth >= 5 || (depth >= 2 && chance(s, 35))) return gen_leaf(G, ty, t);
+  Expr *e = 0;
+  switch (pick(s, 15)) {
+  case 0:
+    return gen_leaf(G, ty, t);
+  case 1: case 2: case 3: { /* arithmetic */
+    static const char ops[] = "+-*+-mM";
+    int op = ops[pick(s, 7)];
+    Expr *a = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    Expr *b = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    e = bin(G, op, a, b);
+    break;
+  }
+  case 4: { /* division or modulo */
+    Expr *a = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    Expr *b = gen_divisor(G, ty, t, depth);
+    e = bin(G, ty == TY_I32 && chance(s, 40) ? '%' : '/', a, b);
+    if (ty != TY_I32 && b->k == E_NUM && (b->num == 2 || b->num == 4 || b->num == 8 || b->num == -2 || b->num == 0.5))
+      e->in.exact = a->in.exact, e->in.g = a->in.g + 3, e->in.B = a->in.B * 2, e->in = fix_info(ty, e->in);
+    break;
+  }
+  case 5: { /* unary */
+    Expr *a = gen_expr(G, ty, t, depth + 1);
+    if (chance(s, 50)) {
+      e = new_expr(G, E_NEG, ty);
+      e->a[0] = a;
+      set_shape(e, a->rank, a->d[0], a->d[1]);
+    } else {
+      e = fn(G, F_ABS, ty, a, 0, 0);
+    }
+    e->in = a->in;
+    break;
+  }
+  case 6: { /* where */
+    Expr *c = gen_cond(G, sub_shape(G, t), depth + 1);
+    Expr *a = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    Expr *b = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    e = fn(G, F_WHERE, ty, c, a, b);
+    bcast(e, c, a);
+    Expr tmp = *e;
+    bcast(e, &tmp, b);
+    e->in.B = a->in.B > b->in.B ? a->in.B : b->in.B;
+    e->in.g = a->in.g > b->in.g ? a->in.g : b->in.g;
+    e->in.exact = a->in.exact && b->in.exact;
+    break;
+  }
+  case 7: { /* math and casts */
+    if (ty == TY_F32) {
+      int w = pick(s, 3);
+      if (w == 0) {
+        Expr *a = gen_expr(G, TY_F32, t, depth + 1);
+        if (a->in.B > 6) {
+          Expr *n = fn(G, F_ABS, TY_F32, a, 0, 0);
+          n->in = a->in;
+          Expr *m = new_expr(G, E_NEG, TY_F32);
+          m->a[0] = n;
+          set_shape(m, n->rank, n->d[0], n->d[1]);
+          m->in = a->in;
+          a = m;
+        }
+        e = fn(G, F_EXP, TY_F32, a, 0, 0);
+        e->in.B = a->in.B > 6 ? 1 : exp(a->in.B);
+        e->in.exact = 0;
+      } else if (w == 1) {
+        Expr *a = gen_expr(G, TY_F32, t, depth + 1);
+        Expr *n = fn(G, F_ABS, TY_F32, a, 0, 0);
+        n->in = a->in;
+        Expr *x = bin(G, '+', n, lit(G, TY_F32, 1));
+        e = fn(G, F_SQRT, TY_F32, x, 0, 0);
+        e->in.B = sqrt(x->in.B) + 1;
+        e->in.exact = 0;
+      } else {
+        Expr *a = chance(s, 50) ? gen_exact(G, TY_I32, t, depth + 1) : gen_expr(G, TY_F16, t, depth + 1);
+        e = fn(G, F_CVT_F32, TY_F32, a, 0, 0);
+        e->in = a->in;
+        e->in = fix_info(TY_F32, e->in);
+        if (!e->in.exact) e = 0; /* an i32 above 2^24 would round */
+      }
+    } else {
+      Expr *a = gen_exact(G, TY_F32, t, depth + 1);
+      if (a->in.exact && a->in.B < I32_LIMIT) {
+        e = fn(G, F_CVT_I32, TY_I32, a, 0, 0);
+        e->in.B = a->in.B;
+        e->in.g = 0;
+        e->in.exact = 1;
+      }
+    }
+    break;
+  }
+  case 8: case 9: { /* reductions */
+    if (t.rank == 2 && (t.d[1] == 1 || t.d[0] == 1) && !(t.d[0] == 1 && t.d[1] == 1 && chance(s, 50))) {
+      int row = t.d[1] == 1;
+      static const int ws[] = {1, 4, 8, 16, 32, 64, 3};
+      int w = chance(s, 60) ? (row ? G->bn : G->p->bm) : ws[pick(s, 7)];
+      Shape at = row ? shape(2, t.d[0], w) : shape(2, w, t.d[1]);
+      int k = pick(s, 3);
+      int f = (row ? F_ROWSUM : F_COLSUM) + k;
+      Expr *a;
+      if (k && ty == TY_F32 && chance(s, 30) && (a = gen_slice(G, TY_F32, at)) && !a->pad) {
+        /* max/min of a slice padded with -inf/inf, clamped to a finite value */
+        a->pad = 1;
+        a->a[0] = lit(G, TY_F32, k == 1 ? -INFINITY : INFINITY);
+        a->a[0]->in.B = 0;
+        Expr *r = fn(G, f, ty, a, 0, 0);
+        set_shape(r, 2, t.d[0], t.d[1]);
+        r->in = a->in;
+        r->in.B = 2;
+        e = bin(G, k == 1 ? 'M' : 'm', r, lit(G, TY_F32, k == 1 ? -3 : 3));
+        e->in.B = 3;
+        break;
+      }
+      a = gen_expr(G, ty, at, depth + 1);
+      if (a->rank != 2) break;
+      e = fn(G, f, ty, a, 0, 0);
+      set_shape(e, 2, t.d[0], t.d[1]);
+      e->in = a->in;
+      if (!k) e->in.B = a->in.B * (row ? (a->d[1] ? a->d[1] : 1) : (a->d[0] ? a->d[0] : 1));
+      e->in = fix_info(ty, e->in);
+    } else if (t.rank == 0 || chance(s, 30)) {
+      static const int ws[] = {1, 4, 8, 16, 32, 64, 3, 5};
+      Shape at = chance(s, 70) ? shape(2, G->p->bm, chance(s, 50) ? G->bn : ws[pick(s, 8)])
+                               : shape(1, ws[pick(s, 8)], 0);
+      Expr *a = gen_expr(G, ty, at, depth + 1);
+      if (a->rank == 0) break;
+      e = fn(G, F_SUM, ty, a, 0, 0);
+      set_shape(e, 0, 0, 0);
+      double n = a->rank == 0 ? 1 : a->rank == 1 ? a->d[0] : (double)a->d[0] * a->d[1];
+      e->in = a->in;
+      e->in.B = a->in.B * n;
+      e->in = fix_info(ty, e->in);
+    }
+    break;
+  }
+  case 10: { /* dot */
+    if (ty != TY_F32 || t.rank != 2) break;
+    static const int ks[] = {1, 4, 8, 16, 32};
+    int kk = chance(s, 60) ? G->bk : ks[pick(s, 5)];
+    int oty = chance(s, 30) ? TY_F16 : TY_F32;
+    Expr *a = gen_dot_operand(G, oty, t.d[0], kk);
+    Expr *b = a ? gen_dot_operand(G, oty, kk, t.d[1]) : 0;
+    if (!a || !b) break;
+    e = fn(G, F_DOT, TY_F32, a, b, 0);
+    set_shape(e, 2, t.d[0], t.d[1]);
+    e->in.B = kk * a->in.B * b->in.B;
+    e->in.g = a->in.g + b->in.g;
+    e->in.exact = a->in.exact && b->in.exact;
+    e->in = fix_info(TY_F32, e->in);
+    break;
+  }
+  case 11: { /* transpose of a tile var or a slice */
+    if (t.rank != 2) break;
+    Shape tt = shape(2, t.d[1], t.d[0]);
+    Expr *a = chance(s, 50) ? gen_dot_operand(G, ty, tt.d[0], tt.d[1]) : gen_slice(G, ty, tt);
+    if (!a || !shape_eq(a, tt)) break;
+    e = fn(G, F_TRANSPOSE, ty, a, 0, 0);
+    set_shape(e, 2, t.d[0], t.d[1]);
+    e->in = a->in;
+    break;
+  }
+  default:
+    return gen_leaf(G, ty, t);
+  }
+  if (!e || !info_ok(ty, e->in) || e->in.B > 1e7 || !fits(e->rank, e->d, t)) return gen_leaf(G, ty, t);
+  return e;
+}
+
+/* ------------------------------------------------------------ statement generation */
+
+static Stmt *gen_block(Gen *G, int nmin, int nmax);
+
+/* How many times a statement here runs per run of the declaration of sym. */
+static double runs_since(const Gen *G, int sym) {
+  double c = 1;
+  for (int i = G->p->syms[sym].depth; i < G->nloops; i++) c *= G->loops[i].trips;
+  return c;
+}
+
+static void scope_add(Gen *G, int sym) {
+  if (sym >= 0 && G->nscope < MAX_SYMS) G->scope[G->nscope++] = sym;
+}
+
+static const Shape *pick_tile_shape(Gen *G, Shape *out) {
+  TlgenProgram *p = G->p;
+  int bm = p->bm, bn = G->bn, bk = G->bk;
+  switch (pick(&G->s, 10)) {
+  case 1: *out = shape(2, bm, 1); break;
+  case 2: *out = shape(2, 1, bn); break;
+  case 3: *out = shape(2, bn, bm); break;
+  case 4: *out = shape(2, bm, bk); break;
+  case 5: *out = shape(2, bk, bn); break;
+  case 6: *out = shape(1, bn, 0); break;
+  case 7: *out = shape(1, chance(&G->s, 50) ? bm : 2 * bn, 0); break;
+  default: *out = shape(2, bm, bn); break;
+  }
+  return out;
+}
+
+/* var NAME[: type] = e */
+static Stmt *gen_decl(Gen *G, int scalar) {
+  TlgenProgram *p = G->p;
+  Shape t;
+  int ty;
+  if (scalar) {
+    t = shape(0, 0, 0);
+    ty = chance(&G->s, 60) ? TY_F32 : TY_I32;
+  } else {
+    pick_tile_shape(G, &t);
+    int c = pick(&G->s, 10);
+    ty = c < 7 ? TY_F32 : c < 9 ? TY_I32 : TY_F16;
+    if (ty == TY_F16 && t.rank != 2) ty = TY_F32;
+  }
+  Expr *init = gen_expr(G, ty, t, 0);
+  char name[16];
+  snprintf(name, sizeof name, "%s%d", scalar ? (ty == TY_I32 ? "i" : "s") : "t", p->nsyms);
+  int sym = add_sym(p, name, SY_VAR, ty, t.rank, t.d[0], t.d[1]);
+  if (sym < 0) return 0;
+  Sym *y = &p->syms[sym];
+  y->depth = G->nloops;
+  Info env = init->in;
+  if (env.B < 1) env.B = 1;
+  if (ty == TY_F16) {
+    env.B = init->in.B;
+  } else if (ty == TY_I32) {
+    env.B = env.B * (1 << pick(&G->s, 8)) + 8;
+    if (env.B >= I32_LIMIT) env.B = I32_LIMIT / 2;
+  } else {
+    if (env.exact && chance(&G->s, 70)) {
+      if (env.g < 3) env.g = 3;
+      env.B = env.B * (1 << pick(&G->s, 8)) + 4;
+      env = fix_info(TY_F32, env);
+    } else {
+      env.exact = 0;
+      env.B = env.B * (1 << pick(&G->s, 10)) + 16;
+    }
+  }
+  y->env = env;
+  y->used = init->in.B;
+  int n = t.rank == 0 ? 1 : t.rank == 1 ? t.d[0] : t.d[0] * t.d[1];
+  if (t.rank > 0 && !G->in_cond && ty != TY_F16 && p->nregs < 8 && n % p->threads == 0 &&
+      n / p->threads <= 64 && chance(&G->s, 40)) {
+    y->is_reg = 1;
+    p->regs[p->nregs++] = sym;
+  }
+  Stmt *s = new_stmt(G, S_VAR);
+  s->sym = sym;
+  s->rhs = init;
+  /* print the type unless the value has it already */
+  s->op = !(init->ty == ty && shape_eq(init, t) && (ty != TY_F32 || t.rank > 0 || init->k != E_NUM) &&
+            (t.rank > 0 || ty == TY_F32 || init->k == E_NUM) && chance(&G->s, 40));
+  if (t.rank == 0 && ty == TY_I32 && init->k != E_NUM) s->op = 1;
+  scope_add(G, sym);
+  return s;
+}
+
+/* The elements of the var a target covers, for the envelope. */
+static Stmt *gen_update(Gen *G) {
+  TlgenProgram *p = G->p;
+  int cand[MAX_SYMS], n = 0;
+  for (int i = 0; i < G->nscope; i++) {
+    const Sym *y = &p->syms[G->scope[i]];
+    if (y->kind != SY_VAR || G->scope[i] == p->r0 || y->ty == TY_F16) continue;
+    if (y->is_reg && G->in_cond) continue;
+    cand[n++] = G->scope[i];
+  }
+  if (!n) return 0;
+  int sym = cand[pick(&G->s, n)];
+  Sym *y = &p->syms[sym];
+  Shape t = shape(y->rank, y->d[0], y->d[1]);
+  Expr *lhs = sym_expr(G, sym);
+  if (!y->is_reg && y->rank > 0 && chance(&G->s, 25)) { /* a sub-tile or an element */
+    Expr *e = new_expr(G, E_TSLICE, y->ty);
+    e->sym = sym;
+    e->nidx = y->rank;
+    int elem = chance(&G->s, 40);
+    for (int i = 0; i < y->rank; i++) {
+      int len = elem ? 0 : range_pick(&G->s, 1, y->d[i]);
+      e->len[i] = len;
+      e->start[i] = lit(G, TY_I32, pick(&G->s, y->d[i] - (len ? len : 1) + 1));
+    }
+    if (elem) set_shape(e, 0, 0, 0);
+    else set_shape(e, y->rank, e->len[0], e->len[1]);
+    t = shape(e->rank, e->d[0], e->d[1]);
+    lhs = e;
+  }
+  int op = "=+-+*"[pick(&G->s, 5)];
+  Expr *rhs;
+  if (op == '*') {
+    rhs = lit(G, y->ty, -1);
+  } else {
+    rhs = gen_expr(G, y->ty, t, 0);
+    if (y->env.exact && (!rhs->in.exact || rhs->in.g > y->env.g)) return 0;
+    double charge = runs_since(G, sym) * rhs->in.B;
+    if (y->used + charge > y->env.B) return 0;
+    y->used += charge;
+  }
+  Stmt *s = new_stmt(G, S_ASSIGN);
+  s->op = op;
+  s->lhs = lhs;
+  s->rhs = rhs;
+  return s;
+}
+
+/* A store to an output tensor; 0 when the enclosing loops leave no disjoint form. */
+static Stmt *gen_store(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->in_while) return 0;
+  int cand[MAX_PARAMS], n = 0;
+  for (int i = 0; i < p->nparams; i++)
+    if (p->params[i].is_output) cand[n++] = i;
+  int pi = cand[pick(&G->s, n)];
+  const TlgenParam *q = &p->params[pi];
+  int rowdim = -1;
+  for (int i = 0; i < q->rank; i++)
+    if (q->dim[i] == -1 - G->sM) rowdim = i;
+  int guard = p->grid && rowdim < 0; /* only block 0 stores to a tensor without the grid's rows */
+  int claimed[TLGEN_MAX_RANK] = {0}, loopof[TLGEN_MAX_RANK];
+  for (int i = 0; i < q->rank; i++) loopof[i] = -1;
+  if (p->grid && rowdim >= 0) claimed[rowdim] = 1;
+  for (int l = 0; l < G->nloops; l++) {
+    int free[TLGEN_MAX_RANK], nf = 0;
+    for (int i = 0; i < q->rank; i++)
+      if (!claimed[i]) free[nf++] = i;
+    if (!nf) return 0;
+    int d = free[pick(&G->s, nf)];
+    claimed[d] = 1;
+    loopof[d] = l;
+  }
+  Expr *e = new_expr(G, E_SLICE, q->elem);
+  e->sym = p->param_sym[pi];
+  e->nidx = q->rank;
+  int kept = 0, kd[2] = {0, 0};
+  static const int lens[] = {1, 4, 8, 16, 32, 64, 3};
+  for (int i = 0; i < q->rank; i++) {
+    int len = 0;
+    int maxlen = q->dim[i] >= 0 ? q->dim[i] + 2 : 64;
+    if (loopof[i] >= 0) {
+      const Loop *L = &G->loops[loopof[i]];
+      Expr *v = sym_expr(G, L->sym);
+      if (chance(&G->s, 20)) v = bin(G, '+', v, lit(G, TY_I32, range_pick(&G->s, 1, 3)));
+      e->start[i] = v;
+      if (kept < 2 && chance(&G->s, 75)) len = L->step <= 1 ? 1 : range_pick(&G->s, L->step > 8 ? L->step / 2 : 1, L->step);
+    } else if (p->grid && i == rowdim) {
+      int k = chance(&G->s, 70) ? 0 : pick(&G->s, p->bm);
+      Expr *v = sym_expr(G, p->r0);
+      if (k) v = bin(G, '+', v, lit(G, TY_I32, k));
+      e->start[i] = v;
+      if (kept < 2 && chance(&G->s, 85)) len = chance(&G->s, 70) ? p->bm - k : range_pick(&G->s, 1, p->bm - k);
+    } else {
+      int dimrow = i == rowdim || q->dim[i] == -1 - G->sM;
+      if (kept < 2 && (i >= q->rank - 2 || chance(&G->s, 20))) {
+        if (dimrow) len = chance(&G->s, 60) ? p->bm : lens[pick(&G->s, 7)];
+        else if (q->dim[i] == -1 - G->sN) len = chance(&G->s, 60) ? G->bn : lens[pick(&G->s, 7)];
+        else len = lens[pick(&G->s, 7)];
+        if (len > maxlen) len = maxlen;
+      }
+      int st = chance(&G->s, 70) ? 0 : range_pick(&G->s, -2, 12);
+      if (len == 0 && q->dim[i] >= 0) st = pick(&G->s, q->dim[i] + 1);
+      e->start[i] = lit(G, TY_I32, st);
+    }
+    e->len[i] = len;
+    if (len) kd[kept++] = len;
+  }
+  set_shape(e, kept, kd[0], kd[1]);
+  Shape t = shape(kept, kd[0], kd[1]);
+  Stmt *s = new_stmt(G, S_ASSIGN);
+  s->op = chance(&G->s, 75) ? '=' : chance(&G->s, 50) ? '+' : '-';
+  s->lhs = e;
+  s->rhs = gen_expr(G, q->elem, t, 0);
+  if (guard) {
+    Stmt *w = new_stmt(G, S_IF);
+    w->lo = bin(G, '=', blockx(G), lit(G, TY_I32, 0));
+    w->body = s;
+    return w;
+  }
+  return s;
+}
+
+static Expr *gen_scalar_cond(Gen *G) { return gen_cond(G, shape(0, 0, 0), 1); }
+
+static Stmt *gen_for(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->nloops >= 3 || exec_count(G) > 200) return 0;
+  Stmt *s = new_stmt(G, S_FOR);
+  double trips;
+  int c = pick(&G->s, 10);
+  if (c < 6) { /* over a size */
+    int sizes[3], ns = 0;
+    if (G->sN >= 0) sizes[ns++] = G->sN;
+    if (G->sK >= 0) sizes[ns++] = G->sK;
+    if (!p->grid) sizes[ns++] = G->sM;
+    int sz = sizes[pick(&G->s, ns)];
+    static const int steps[] = {16, 32, 64, 8};
+    int step = sz == G->sK ? G->bk : sz == G->sN ? G->bn : p->bm;
+    if (chance(&G->s, 25)) step = steps[pick(&G->s, 4)];
+    int lo = chance(&G->s, 80) ? 0 : pick(&G->s, step);
+    s->lo = lit(G, TY_I32, lo);
+    int ssym = -1;
+    for (int i = 0; i < p->nsyms; i++)
+      if (p->syms[i].kind == SY_SIZE && p->syms[i].index == sz) ssym = i;
+    s->hi = sym_expr(G, ssym);
+    s->step = step;
+    trips = ceil((double)p->size_max[sz] / step);
+  } else if (c < 8) { /* constant */
+    int lo = pick(&G->s, 3), hi = lo + range_pick(&G->s, 0, 4), step = chance(&G->s, 70) ? 1 : 2;
+    s->lo = lit(G, TY_I32, lo);
+    s->hi = lit(G, TY_I32, hi);
+    s->step = step;
+    trips = ceil((double)(hi - lo) / step);
+    if (trips < 1) trips = 1;
+  } else { /* up to a scalar parameter or a scalar i32 var */
+    Expr *h = gen_scalar_sym(G, TY_I32, 1);
+    if (!h || h->in.B > 200) h = lit(G, TY_I32, range_pick(&G->s, 0, 5));
+    s->lo = lit(G, TY_I32, 0);
+    s->hi = h;
+    s->step = range_pick(&G->s, 1, 3);
+    trips = ceil(h->in.B / s->step);
+    if (trips < 1) trips = 1;
+  }
+  if (exec_count(G) * trips > 400) return 0;
+  char name[16];
+  snprintf(name, sizeof name, "c%d", p->nsyms);
+  int sym = add_sym(p, name, SY_LOOP, TY_I32, 0, 0, 0);
+  if (sym < 0) return 0;
+  p->syms[sym].env.B = s->hi->in.B + s->step;
+  p->syms[sym].env.exact = 1;
+  s->sym = sym;
+  if (chance(&G->s, 25)) s->pipeline = range_pick(&G->s, 2, 3);
+  else if (chance(&G->s, 10)) s->unroll = range_pick(&G->s, 1, 4);
+  int mark = G->nscope;
+  scope_add(G, sym);
+  G->loops[G->nloops].sym = sym;
+  G->loops[G->nloops].step = s->step;
+  G->loops[G->nloops].trips = trips;
+  G->nloops++;
+  s->body = gen_block(G, 1, 5);
+  G->nloops--;
+  G->nscope = mark;
+  return s;
+}
+
+static Stmt *gen_if(Gen *G) {
+  Stmt *s = new_stmt(G, S_IF);
+  s->lo = gen_scalar_cond(G);
+  G->in_cond++;
+  int mark = G->nscope;
+  s->body = gen_block(G, 1, 3);
+  G->nscope = mark;
+  if (chance(&G->s, 40)) {
+    s->els = gen_block(G, 1, 3);
+    G->nscope = mark;
+  }
+  G->in_cond--;
+  return s;
+}
+
+/* var w = 0; while w < L [&& c] { w += 1; ... } */
+static Stmt *gen_while(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->nloops >= 3 || exec_count(G) > 100) return 0;
+  char name[16];
+  snprintf(name, sizeof name, "w%d", p->nsyms);
+  int L = range_pick(&G->s, 1, 4);
+  int sym = add_sym(p, name, SY_VAR, TY_I32, 0, 0, 0);
+  if (sym < 0) return 0;
+  p->syms[sym].env.B = L + 1;
+  p->syms[sym].env.exact = 1;
+  p->syms[sym].used = -1e30; /* its updates are accounted for here */
+  p->syms[sym].depth = G->nloops;
+  Stmt *d = new_stmt(G, S_VAR);
+  d->sym = sym;
+  d->rhs = lit(G, TY_I32, 0);
+  Stmt *w = new_stmt(G, S_WHILE);
+  d->next = w;
+  w->lo = bin(G, '<', sym_expr(G, sym), lit(G, TY_I32, L));
+  if (chance(&G->s, 25)) w->lo = bin(G, '&', w->lo, gen_scalar_cond(G));
+  Stmt *inc = new_stmt(G, S_ASSIGN);
+  inc->op = '+';
+  inc->lhs = sym_expr(G, sym);
+  inc->rhs = lit(G, TY_I32, 1);
+  int mark = G->nscope;
+  G->loops[G->nloops].sym = -1;
+  G->loops[G->nloops].step = 0;
+  G->loops[G->nloops].trips = L;
+  G->nloops++;
+  G->in_cond++;
+  G->in_while++;
+  inc->next = gen_block(G, 1, 3);
+  G->in_while--;
+  G->in_cond--;
+  G->nloops--;
+  G->nscope = mark;
+  w->body = inc;
+  scope_add(G, sym);
+  return d;
+}
+
+static Stmt *gen_stmt(Gen *G) {
+  Stmt *s = 0;
+  G->stmts++;
+  for (int tries = 0; !s && tries < 4; tries++) {
+    int c = pick(&G->s, 20);
+    if (G->stmts > MAX_STMTS) c = 0;
+    switch (c) {
+    case 0: case 1: case 2: case 3:
+      s = gen_decl(G, 0);
+      break;
+    case 4: case 5:
+      s = gen_decl(G, 1);
+      break;
+    case 6: case 7: case 8: case 9:
+      s = gen_update(G);
+      break;
+    case 10: case 11: case 12:
+      s = gen_store(G);
+      break;
+    case 13: case 14:
+      s = gen_for(G);
+      break;
+    case 15: case 16:
+      s = gen_if(G);
+      break;
+    case 17:
+      s = gen_while(G);
+      break;
+    default:
+      if (G->nloops > 0 && chance(&G->s, 60)) {
+        s = new_stmt(G, S_IF);
+        s->lo = gen_scalar_cond(G);
+        s->body = new_stmt(G, chance(&G->s, 50) ? S_BREAK : S_CONTINUE);
+      } else {
+        s = gen_decl(G, 0);
+      }
+      break;
+    }
+    if (G->stmts > MAX_STMTS && !s) s = gen_decl(G, 1);
+  }
+  return s;
+}
+
+static Stmt *gen_block(Gen *G, int nmin, int nmax) {
+  int n = range_pick(&G->s, nmin, nmax);
+  Stmt *first = 0, **tail = &first;
+  for (int i = 0; i < n; i++) {
+    Stmt *s = gen_stmt(G);
+    if (!s) continue;
+    *tail = s;
+    while (s->next) s = s->next;
+    tail = &s->next;
+  }
+  return first;
+}
+
+/* ------------------------------------------------------------ program */
+
+static int add_tensor(TlgenProgram *p, const char *name, int elem, int rank, const int *dims, int out) {
+  if (p->nparams >= MAX_PARAMS) return -1;
+  TlgenParam *q = &p->params[p->nparams];
+  memset(q, 0, sizeof *q);
+  snprintf(q->name, sizeof q->name, "%s", name);
+  q->kind = TLGEN_PARAM_TENSOR;
+  q->elem = elem;
+  q->rank = rank;
+  for (int i = 0; i < rank; i++) q->dim[i] = dims[i];
+  q->is_output = out;
+  int sym = add_sym(p, name, SY_TENSOR, elem, 0, 0, 0);
+  p->syms[sym].index = p->nparams;
+  p->param_sym[p->nparams] = sym;
+  return p->nparams++;
+}
+static int add_scalar_param(TlgenProgram *p, const char *name, int elem, double B, int g) {
+  TlgenParam *q = &p->params[p->nparams];
+  memset(q, 0, sizeof *q);
+  snprintf(q->name, sizeof q->name, "%s", name);
+  q->kind = TLGEN_PARAM_SCALAR;
+  q->elem = elem;
+  int sym = add_sym(p, name, SY_SPARAM, elem, 0, 0, 0);
+  p->syms[sym].index = p->nparams;
+  p->syms[sym].env.B = B;
+  p->syms[sym].env.g = g;
+  p->syms[sym].env.exact = 1;
+  p->param_sym[p->nparams] = sym;
+  return p->nparams++;
+}
+
+static void generate(TlgenProgram *p, Src src) {
+  Gen G0, *G = &G0;
+  memset(G, 0, sizeof *G);
+  G->s = src;
+  G->p = p;
+  p->r0 = -1;
+  static const int threads[] = {32, 64, 128, 256};
+  static const int bms[] = {16, 8, 4, 32, 2, 1};
+  static const int bns[] = {32, 16, 64, 8, 4};
+  static const int bks[] = {16, 8, 32, 4};
+  p->threads = threads[pick(&G->s, 4)];
+  p->grid = chance(&G->s, 50);
+  p->bm = bms[pick(&G->s, 6)];
+  G->bn = bns[pick(&G->s, 5)];
+  G->bk = bks[pick(&G->s, 4)];
+  if (p->bm * G->bn > 1024) G->bn /= 2;
+  p->tile_dims[0] = p->bm;
+  p->tile_dims[1] = G->bn;
+  p->tile_dims[2] = G->bk;
+  int hasK = chance(&G->s, 50);
+  /* sizes: M, N (and K) in order of first appearance: X[M, N] comes first */
+  G->sM = 0;
+  G->sN = 1;
+  G->sK = hasK ? 2 : -1;
+  p->nsizes = hasK ? 3 : 2;
+  static const char *sn[] = {"M", "N", "K"};
+  for (int i = 0; i < p->nsizes; i++) {
+    snprintf(p->size_name[i], sizeof p->size_name[i], "%s", sn[i]);
+    p->size_max[i] = i == 0 ? (p->grid ? p->bm * 5 + 7 : 70) : 150;
+    if (p->size_max[i] > 130) p->size_max[i] = 130;
+    p->size_min[i] = 1;
+    if (chance(&G->s, 15)) p->size_mult[i] = 4 << pick(&G->s, 3);
+    else if (chance(&G->s, 10)) p->size_min[i] = range_pick(&G->s, 2, 40);
+  }
+  int M = -1, N = -2, K = -3;
+  int d2[4];
+  d2[0] = M; d2[1] = N;
+  add_tensor(p, "X", TY_F32, 2, d2, 0);
+  int extra = pick(&G->s, 64);
+  if (extra & 1) { d2[0] = M; d2[1] = N; add_tensor(p, "Y", TY_I32, 2, d2, 0); }
+  if (hasK) {
+    d2[0] = M; d2[1] = K; add_tensor(p, "A", TY_F32, 2, d2, 0);
+    d2[0] = K; d2[1] = N; add_tensor(p, "B", TY_F32, 2, d2, 0);
+    if (extra & 2) {
+      d2[0] = M; d2[1] = K; add_tensor(p, "H", TY_F16, 2, d2, 0);
+      d2[0] = K; d2[1] = N; add_tensor(p, "G", TY_F16, 2, d2, 0);
+    }
+  }
+  if (extra & 4) { d2[0] = N; add_tensor(p, "V", TY_F32, 1, d2, 0); }
+  if (extra & 8) {
+    if (chance(&G->s, 50)) { int d[3] = {2, M, N}; add_tensor(p, "Z", TY_F32, 3, d, 0); }
+    else { int d[4] = {3, 2, M, N}; add_tensor(p, "Z", TY_F32, 4, d, 0); }
+  }
+  if (extra & 16) { d2[0] = 16; d2[1] = N; add_tensor(p, "C", TY_F32, 2, d2, 0); }
+  if (extra & 32) add_scalar_param(p, "alpha", TY_F32, 2, 3);
+  if (chance(&G->s, 40)) add_scalar_param(p, "n", TY_I32, 5, 0);
+  d2[0] = M; d2[1] = N;
+  add_tensor(p, "O", TY_F32, 2, d2, 1);
+  int outs = pick(&G->s, 16);
+  if (outs & 1) { d2[0] = M; d2[1] = N; add_tensor(p, "P", TY_I32, 2, d2, 1); }
+  if (outs & 2) { d2[0] = M; d2[1] = 1; add_tensor(p, "R", TY_F32, 2, d2, 1); }
+  if (outs & 4) { int d[3] = {2, M, N}; add_tensor(p, "Q", TY_F32, 3, d, 1); }
+  if (outs & 8) { d2[0] = 8; add_tensor(p, "S", TY_F32, 1, d2, 1); }
+  for (int i = 0; i < p->nsizes; i++) {
+    int sym = add_sym(p, p->size_name[i], SY_SIZE, TY_I32, 0, 0, 0);
+    p->syms[sym].index = i;
+    p->syms[sym].env.B = p->size_max[i];
+    p->syms[sym].env.exact = 1;
+  }
+  for (int i = 0; i < p->nsyms; i++)
+    if (p->syms[i].kind == SY_SIZE || p->syms[i].kind == SY_SPARAM) scope_add(G, i);
+  Stmt *first = 0, **tail = &first;
+  if (p->grid) {
+    int sym = add_sym(p, "r0", SY_VAR, TY_I32, 0, 0, 0);
+    p->syms[sym].env.B = p->size_max[0] + p->bm;
+    p->syms[sym].env.exact = 1;
+    p->r0 = sym;
+    Stmt *s = new_stmt(G, S_VAR);
+    s->sym = sym;
+    s->rhs = bin(G, '*', blockx(G), lit(G, TY_I32, p->bm));
+    *tail = s;
+    tail = &s->next;
+    scope_add(G, sym);
+  }
+  *tail = gen_block(G, 2, 10);
+  while (*tail) tail = &(*tail)->next;
+  /* a final store of a whole tile to O */
+  {
+    int pi = -1;
+    for (int i = 0; i < p->nparams; i++)
+      if (!strcmp(p->params[i].name, "O")) pi = i;
+    Expr *e = new_expr(G, E_SLICE, TY_F32);
+    e->sym = p->param_sym[pi];
+    e->nidx = 2;
+    e->start[0] = p->grid ? sym_expr(G, p->r0) : lit(G, TY_I32, 0);
+    e->len[0] = p->bm;
+    e->start[1] = lit(G, TY_I32, 0);
+    e->len[1] = G->bn;
+    set_shape(e, 2, p->bm, G->bn);
+    Stmt *s = new_stmt(G, S_ASSIGN);
+    s->op = '=';
+    s->lhs = e;
+    G->stmts = 0;
+    s->rhs = gen_expr(G, TY_F32, shape(2, p->bm, G->bn), 0);
+    *tail = s;
+  }
+  p->body = first;
+}
+
+/* ------------------------------------------------------------ printer */
+
+typedef struct Buf {
+  char *s;
+  size_t n, cap;
+} Buf;
+
+static void put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(0, 0, fmt, ap);
+  va_end(ap);
+  if (k < 0) abort();
+  if (b->n + (size_t)k + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 1024;
+    while (b->n + (size_t)k + 1 > cap) cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s) abort();
+    b->s = s;
+    b->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)k;
+}
+
+static const char *ty_name(int ty) {
+  return ty == TY_F32 ? "f32" : ty == TY_I32 ? "i32" : ty == TY_F16 ? "f16" : "bool";
+}
+
+static void print_num(Buf *b, int ty, double v) {
+  if (ty == TY_BOOL) { put(b, v ? "true" : "false"); return; }
+  if (ty == TY_I32) { put(b, v < 0 ? "(%.0f)" : "%.0f", v); return; }
+  if (isinf(v)) { put(b, v < 0 ? "(-inf)" : "inf"); return; }
+  char t[64];
+  snprintf(t, sizeof t, "%.10g", v);
+  if (!strpbrk(t, ".e")) strcat(t, ".0");
+  put(b, v < 0 ? "(%s)" : "%s", t);
+}
+
+static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e);
+
+static void print_index(Buf *b, const TlgenProgram *p, const Expr *e) {
+  put(b, "%s[", p->syms[e->sym].name);
+  for (int i = 0; i < e->nidx; i++) {
+    if (i) put(b, ", ");
+    print_expr(b, p, e->start[i]);
+    if (e->len[i]) put(b, " :+ %d", e->len[i]);
+  }
+  put(b, "]");
+}
+
+static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
+  switch (e->k) {
+  case E_NUM: print_num(b, e->ty, e->num); break;
+  case E_SYM: put(b, "%s", p->syms[e->sym].name); break;
+  case E_BLOCKX: put(b, "ctx.block.x"); break;
+  case E_THREADS: put(b, "ctx.threads"); break;
+  case E_BIN: {
+    if (e->op == 'm' || e->op == 'M') {
+      put(b, "%s(", e->op == 'm' ? "min" : "max");
+      print_expr(b, p, e->a[0]);
+      put(b, ", ");
+      print_expr(b, p, e->a[1]);
+      put(b, ")");
+      break;
+    }
+    const char *op = e->op == 'l' ? "<=" : e->op == 'g' ? ">=" : e->op == '=' ? "==" : e->op == 'n' ? "!="
+                   : e->op == '&' ? "&&" : e->op == '|' ? "||" : 0;
+    char one[2] = {(char)e->op, 0};
+    put(b, "(");
+    print_expr(b, p, e->a[0]);
+    put(b, " %s ", op ? op : one);
+    print_expr(b, p, e->a[1]);
+    put(b, ")");
+    break;
+  }
+  case E_NEG: put(b, "(-"); print_expr(b, p, e->a[0]); put(b, ")"); break;
+  case E_NOT: put(b, "(!"); print_expr(b, p, e->a[0]); put(b, ")"); break;
+  case E_FN:
+    put(b, "%s(", fn_name[e->op]);
+    if (e->op == F_ROWS || e->op == F_COLS) {
+      put(b, "%d, %d)", e->d[0], e->d[1]);
+      break;
+    }
+    for (int i = 0; i < 3 && e->a[i]; i++) {
+      if (i) put(b, ", ");
+      print_expr(b, p, e->a[i]);
+    }
+    put(b, ")");
+    break;
+  case E_SLICE:
+    if (e->pad) put(b, "pad(");
+    print_index(b, p, e);
+    if (e->pad) {
+      put(b, ", ");
+      print_expr(b, p, e->a[0]);
+      put(b, ")");
+    }
+    break;
+  case E_TSLICE: print_index(b, p, e); break;
+  }
+}
+
+static void print_block(Buf *b, const TlgenProgram *p, const Stmt *s, int ind);
+
+static void print_stmt(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
+  put(b, "%*s", ind * 2, "");
+  switch (s->k) {
+  case S_VAR: {
+    const Sym *y = &p->syms[s->sym];
+    put(b, "var %s", y->name);
+    if (s->op) {
+      if (y->rank == 0) put(b, ": %s", ty_name(y->ty));
+      else if (y->rank == 1) put(b, ": tile<%s>[%d]", ty_name(y->ty), y->d[0]);
+      else put(b, ": tile<%s>[%d, %d]", ty_name(y->ty), y->d[0], y->d[1]);
+    }
+    put(b, " = ");
+    print_expr(b, p, s->rhs);
+    put(b, "\n");
+    break;
+  }
+  case S_ASSIGN:
+    print_expr(b, p, s->lhs);
+    if (s->op == '=') put(b, " = ");
+    else put(b, " %c= ", s->op);
+    print_expr(b, p, s->rhs);
+    put(b, "\n");
+    break;
+  case S_FOR:
+    if (s->pipeline) put(b, "@pipeline(%d)\n%*s", s->pipeline, ind * 2, "");
+    if (s->unroll) put(b, "@unroll(%d)\n%*s", s->unroll, ind * 2, "");
+    put(b, "for %s in range(", p->syms[s->sym].name);
+    print_expr(b, p, s->lo);
+    put(b, ", ");
+    print_expr(b, p, s->hi);
+    if (s->step != 1) put(b, ", %d", s->step);
+    put(b, ") {\n");
+    print_block(b, p, s->body, ind + 1);
+    put(b, "%*s}\n", ind * 2, "");
+    break;
+  case S_IF:
+    put(b, "if ");
+    print_expr(b, p, s->lo);
+    put(b, " {\n");
+    print_block(b, p, s->body, ind + 1);
+    if (s->els) {
+      put(b, "%*s} else {\n", ind * 2, "");
+      print_block(b, p, s->els, ind + 1);
+    }
+    put(b, "%*s}\n", ind * 2, "");
+    break;
+  case S_WHILE:
+    put(b, "while ");
+    print_expr(b, p, s->lo);
+    put(b, " {\n");
+    print_block(b, p, s->body, ind + 1);
+    put(b, "%*s}\n", ind * 2, "");
+    break;
+  case S_BREAK: put(b, "break\n"); break;
+  case S_CONTINUE: put(b, "continue\n"); break;
+  }
+}
+
+static void print_block(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
+  for (; s; s = s->next) print_stmt(b, p, s, ind);
+}
+
+static void print_dim(Buf *b, const TlgenProgram *p, int d) {
+  if (d >= 0) put(b, "%d", d);
+  else put(b, "%s", p->size_name[-d - 1]);
+}
+
+static char *print_program(const TlgenProgram *p) {
+  Buf b = {0, 0, 0};
+  put(&b, "// generated by tlgen\n@launch(%d)\n", p->threads);
+  if (p->nregs) {
+    put(&b, "@registers(");
+    for (int i = 0; i < p->nregs; i++) put(&b, "%s%s", i ? ", " : "", p->syms[p->regs[i]].name);
+    put(&b, ")\n");
+  }
+  if (p->grid) put(&b, "@grid(cdiv(M, %d))\n", p->bm);
+  int na = 0;
+  for (int i = 0; i < p->nsizes; i++) {
+    if (!p->size_mult[i] && p->size_min[i] <= 1) continue;
+    put(&b, na++ ? ", " : "@assume(");
+    if (p->size_mult[i]) put(&b, "%s %% %d == 0", p->size_name[i], p->size_mult[i]);
+    else put(&b, "%s >= %d", p->size_name[i], p->size_min[i]);
+  }
+  if (na) put(&b, ")\n");
+  put(&b, "kernel %s(", p->kname);
+  for (int i = 0; i < p->nparams; i++) {
+    const TlgenParam *q = &p->params[i];
+    put(&b, "%s%s: ", i ? ", " : "", q->name);
+    if (q->kind == TLGEN_PARAM_SCALAR) {
+      put(&b, "%s", ty_name(q->elem));
+      continue;
+    }
+    put(&b, "tensor<%s>[", ty_name(q->elem));
+    for (int j = 0; j < q->rank; j++) {
+      if (j) put(&b, ", ");
+      print_dim(&b, p, q->dim[j]);
+    }
+    put(&b, "]");
+  }
+  put(&b, ") {\n");
+  print_block(&b, p, p->body, 1);
+  put(&b, "}\n");
+  return b.s;
+}
+
+/* ------------------------------------------------------------ API */
+
+static TlgenProgram *build(Src src, const char *kname) {
+  TlgenProgram *p = calloc(1, sizeof *p);
+  if (!p) return 0;
+  snprintf(p->kname, sizeof p->kname, "%s", kname);
+  generate(p, src);
+  p->src = print_program(p);
+  return p;
+}
+
+TlgenProgram *tlgen_from_seed(uint64_t seed) {
+  Src s = {0};
+  s.state = seed;
+  char name[40];
+  snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
+  return build(s, name);
+}
+
+TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n) {
+  Src s = {0};
+  s.bytes = 1;
+  s.d = d;
+  s.n = n;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ull;
+  char name[40];
+  snprintf(name, sizeof name, "tlb_%016llx", (unsigned long long)h);
+  return build(s, name);
+}
+
+const char *tlgen_source(const TlgenProgram *p) { return p->src; }
+const char *tlgen_kernel_name(const TlgenProgram *p) { return p->kname; }
+
+void tlgen_free(TlgenProgram *p) {
+  if (!p) return;
+  while (p->arena) {
+    Chunk *c = p->arena;
+    p->arena = c->next;
+    free(c);
+  }
+  free(p->src);
+  free(p);
+}
+
+int tlgen_num_params(const TlgenProgram *p) { return p->nparams; }
+const TlgenParam *tlgen_param(const TlgenProgram *p, int i) { return &p->params[i]; }
+int tlgen_num_sizes(const TlgenProgram *p) { return p->nsizes; }
+const char *tlgen_size_name(const TlgenProgram *p, int i) { return p->size_name[i]; }
+
+void tlgen_pick_sizes(const TlgenProgram *p, uint64_t seed, long long *sizes) {
+  Src s = {0};
+  s.state = seed ^ 0x5eed5eedull;
+  for (int i = 0; i < p->nsizes; i++) {
+    int lo = p->size_min[i], hi = p->size_max[i];
+    int v = chance(&s, 10) ? range_pick(&s, lo, lo + 3) : range_pick(&s, lo, hi);
+    if (p->size_mult[i]) {
+      int m = p->size_mult[i];
+      v = (v + m - 1) / m * m;
+    } else if (v % 2 == 0 && chance(&s, 90)) {
+      v = v + 1 <= hi ? v + 1 : v - 1;
+      if (v < lo) v = lo;
+    }
+    sizes[i] = v;
+  }
+}
+
+void tlgen_pick_scalars(const TlgenProgram *p, uint64_t seed, double *values) {
+  Src s = {0};
+  s.state = seed ^ 0x5ca1a25ull;
+  for (int i = 0; i < p->nparams; i++) {
+    if (p->params[i].kind != TLGEN_PARAM_SCALAR) continue;
+    values[i] = p->params[i].elem == TY_I32 ? range_pick(&s, -3, 5) : range_pick(&s, -16, 16) / 8.0;
+  }
+}
+
+static long long dim_value(const TlgenProgram *p, int d, const long long *sizes) {
+  (void)p;
+  return d >= 0 ? d : sizes[-d - 1];
+}
+
+long long tlgen_tensor_elems(const TlgenProgram *p, int i, const long long *sizes) {
+  const TlgenParam *q = &p->params[i];
+  long long n = 1;
+  for (int j = 0; j < q->rank; j++) n *= dim_value(p, q->dim[j], sizes);
+  return n;
+}
+
+void tlgen_fill_tensor(const TlgenProgram *p, int i, uint64_t seed, const long long *sizes, double *data) {
+  Src s = {0};
+  s.state = seed * 31 + (uint64_t)i;
+  long long n = tlgen_tensor_elems(p, i, sizes);
+  int ty = p->params[i].elem;
+  for (long long j = 0; j < n; j++) data[j] = ty == TY_I32 ? range_pick(&s, -8, 8) : range_pick(&s, -16, 16) / 8.0;
+}
+
+int tlgen_close(int elem, double expected, double mag, double got) {
+  if (isnan(expected) || isnan(got)) return isnan(expected) && isnan(got);
+  if (isinf(expected) || isinf(got)) return expected == got;
+  if (elem == TY_I32) return expected == got;
+  double tol = (elem == TY_F16 ? 2e-3 : 1e-4) * (1 + fabs(mag));
+  return fabs(expected - got) <= tol;
+}
+
+/* ------------------------------------------------------------ evaluator */
+
+typedef struct Val {
+  int rank, d[2];
+  long long n;
+  double *v, *m; /* values and magnitude bounds */
+} Val;
+
+typedef struct Ev {
+  const TlgenProgram *p;
+  const long long *sizes;
+  const double *scalars;
+  double *const *data;
+  double *const *mag;
+  Val *vals[MAX_SYMS];
+  long long bx;
+  int ctl; /* 1: break, 2: continue */
+} Ev;
+
+static Val *val_new(int rank, int d0, int d1) {
+  Val *x = malloc(sizeof *x);
+  if (!x) abort();
+  x->rank = rank;
+  x->d[0] = rank > 0 ? d0 : 1;
+  x->d[1] = rank > 1 ? d1 : 1;
+  x->n = (long long)x->d[0] * x->d[1];
+  x->v = calloc((size_t)x->n, sizeof(double));
+  x->m = calloc((size_t)x->n, sizeof(double));
+  if (!x->v || !x->m) abort();
+  return x;
+}
+static void val_free(Val *x) {
+  if (!x) return;
+  free(x->v);
+  free(x->m);
+  free(x);
+}
+/* Element (i, j) of x broadcast to a larger shape. */
+static long long bidx(const Val *x, int i, int j) {
+  if (x->rank == 0) return 0;
+  if (x->rank == 1) return x->d[0] == 1 ? 0 : i;
+  return (long long)(x->d[0] == 1 ? 0 : i) * x->d[1] + (x->d[1] == 1 ? 0 : j);
+}
+
+static Val *eval(Ev *E, const Expr *e);
+
+static double eval_scalar(Ev *E, const Expr *e) {
+  Val *x = eval(E, e);
+  double v = x->v[0];
+  val_free(x);
+  return v;
+}
+
+static long long tensor_dim(const Ev *E, const TlgenParam *q, int i) { return dim_value(E->p, q->dim[i], E->sizes); }
+
+/* The coordinates of a slice: start of every index, and which dims are kept. */
+typedef struct Region {
+  long long start[TLGEN_MAX_RANK];
+  int kd[2], nk;
+} Region;
+
+static void region_of(Ev *E, const Expr *e, Region *r) {
+  r->nk = 0;
+  for (int i = 0; i < e->nidx; i++) {
+    r->start[i] = (long long)eval_scalar(E, e->start[i]);
+    if (e->len[i]) r->kd[r->nk++] = i;
+  }
+}
+/* Flat offset of element (a, b) of a tensor slice, or -1 outside the tensor. */
+static long long tensor_off(Ev *E, const Expr *e, const Region *r, int a, int b) {
+  const TlgenParam *q = &E->p->params[E->p->syms[e->sym].index];
+  long long off = 0;
+  for (int i = 0; i < q->rank; i++) {
+    long long c = r->start[i];
+    if (r->nk > 0 && i == r->kd[0]) c += a;
+    if (r->nk > 1 && i == r->kd[1]) c += b;
+    long long D = tensor_dim(E, q, i);
+    if (c < 0 || c >= D) return -1;
+    off = off * D + c;
+  }
+  return off;
+}
+static long long tile_off(Ev *E, const Expr *e, const Region *r, int a, int b) {
+  const Sym *y = &E->p->syms[e->sym];
+  long long c[2] = {r->start[0], y->rank > 1 ? r->start[1] : 0};
+  if (r->nk > 0) c[r->kd[0]] += a;
+  if (r->nk > 1) c[r->kd[1]] += b;
+  return y->rank > 1 ? c[0] * y->d[1] + c[1] : c[0];
+}
+
+static double apply_bin(int op, int ty, double a, double b) {
+  switch (op) {
+  case '+': return a + b;
+  case '-': return a - b;
+  case '*': return a * b;
+  case '/': return ty == TY_I32 ? trunc(a / b) : a / b;
+  case '%': return fmod(a, b);
+  case 'm': return a < b ? a : b;
+  case 'M': return a > b ? a : b;
+  case '<': return a < b;
+  case 'l': return a <= b;
+  case '>': return a > b;
+  case 'g': return a >= b;
+  case '=': return a == b;
+  case 'n': return a != b;
+  case '&': return a != 0 && b != 0;
+  case '|': return a != 0 || b != 0;
+  }
+  return 0;
+}
+static double bin_mag(int op, int ty, double v, double a, double ma, double b, double mb) {
+  (void)a;
+  switch (op) {
+  case '+': case '-': return ma + mb;
+  case '*': return ma * mb;
+  case '/': return ty == TY_I32 ? fabs(v) : (ma + fabs(v) * mb) / fabs(b);
+  case 'm': case 'M': return ma > mb ? ma : mb;
+  default: return fabs(v);
+  }
+}
+
+static Val *eval(Ev *E, const Expr *e) {
+  const TlgenProgram *p = E->p;
+  Val *r = val_new(e->rank, e->d[0], e->d[1]);
+  int R = r->d[0], C = r->d[1];
+  switch (e->k) {
+  case E_NUM:
+    r->v[0] = e->num;
+    r->m[0] = fabs(e->num);
+    break;
+  case E_BLOCKX:
+    r->v[0] = (double)E->bx;
+    break;
+  case E_THREADS:
+    r->v[0] = p->threads;
+    break;
+  case E_SYM: {
+    const Sym *y = &p->syms[e->sym];
+    if (y->kind == SY_SIZE) {
+      r->v[0] = (double)E->sizes[y->index];
+    } else if (y->kind == SY_SPARAM) {
+      r->v[0] = E->scalars[y->index];
+      r->m[0] = fabs(r->v[0]);
+    } else {
+      const Val *x = E->vals[e->sym];
+      if (x) {
+        memcpy(r->v, x->v, (size_t)r->n * sizeof(double));
+        memcpy(r->m, x->m, (size_t)r->n * sizeof(double));
+      }
+    }
+    break;
+  }
+  case E_BIN: {
+    Val *a = eval(E, e->a[0]), *b = eval(E, e->a[1]);
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < C; j++) {
+        long long ia = bidx(a, i, j), ib = bidx(b, i, j), k = (long long)i * C + j;
+        double v = apply_bin(e->op, e->a[0]->ty, a->v[ia], b->v[ib]);
+        r->v[k] = v;
+        r->m[k] = bin_mag(e->op, e->a[0]->ty, v, a->v[ia], a->m[ia], b->v[ib], b->m[ib]);
+      }
+    val_free(a);
+    val_free(b);
+    break;
+  }
+  case E_NEG: case E_NOT: {
+    Val *a = eval(E, e->a[0]);
+    for (long long k = 0; k < r->n; k++) {
+      r->v[k] = e->k == E_NEG ? -a->v[k] : !a->v[k];
+      r->m[k] = a->m[k];
+    }
+    val_free(a);
+    break;
+  }
+  case E_SLICE: {
+    Region g;
+    region_of(E, e, &g);
+    int pi = p->syms[e->sym].index;
+    double padv = e->pad ? eval_scalar(E, e->a[0]) : 0;
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < C; j++) {
+        long long off = tensor_off(E, e, &g, i, j), k = (long long)i * C + j;
+        r->v[k] = off < 0 ? padv : E->data[pi][off];
+        r->m[k] = fabs(r->v[k]);
+      }
+    break;
+  }
+  case E_TSLICE: {
+    Region g;
+    region_of(E, e, &g);
+    const Val *x = E->vals[e->sym];
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < C; j++) {
+        long long off = tile_off(E, e, &g, i, j), k = (long long)i * C + j;
+        if (x) r->v[k] = x->v[off], r->m[k] = x->m[off];
+      }
+    break;
+  }
+  case E_FN: {
+    int f = e->op;
+    if (f == F_ROWS || f == F_COLS) {
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) r->v[(long long)i * C + j] = f == F_ROWS ? i : j;
+      break;
+    }
+    Val *a = e->a[0] ? eval(E, e->a[0]) : 0;
+    Val *b = e->a[1] ? eval(E, e->a[1]) : 0;
+    Val *c = e->a[2] ? eval(E, e->a[2]) : 0;
+    switch (f) {
+    case F_ABS: case F_EXP: case F_SQRT: case F_CVT_F32: case F_CVT_I32: case F_CVT_F16:
+      for (long long k = 0; k < r->n; k++) {
+        double x = a->v[k], m = a->m[k], v;
+        switch (f) {
+        case F_ABS: v = fabs(x); break;
+        case F_EXP: v = exp(x); m = v * (1 + m); break;
+        case F_SQRT: v = sqrt(x); m = v + m / (2 * v); break;
+        case F_CVT_I32: v = trunc(x); m = fabs(v); break;
+        default: v = x; break;
+        }
+        r->v[k] = v;
+        r->m[k] = m;
+      }
+      break;
+    case F_WHERE:
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          long long k = (long long)i * C + j, ic = bidx(a, i, j), ia = bidx(b, i, j), ib = bidx(c, i, j);
+          int t = a->v[ic] != 0;
+          r->v[k] = t ? b->v[ia] : c->v[ib];
+          r->m[k] = t ? b->m[ia] : c->m[ib];
+        }
+      break;
+    case F_DOT: {
+      int K = a->d[1];
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          double s = 0, m = 0;
+          for (int kk = 0; kk < K; kk++) {
+            s += a->v[(long long)i * K + kk] * b->v[(long long)kk * C + j];
+            m += a->m[(long long)i * K + kk] * b->m[(long long)kk * C + j];
+          }
+          r->v[(long long)i * C + j] = s;
+          r->m[(long long)i * C + j] = m;
+        }
+      break;
+    }
+    case F_TRANSPOSE:
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          r->v[(long long)i * C + j] = a->v[(long long)j * R + i];
+          r->m[(long long)i * C + j] = a->m[(long long)j * R + i];
+        }
+      break;
+    case F_ROWSUM: case F_ROWMAX: case F_ROWMIN: case F_COLSUM: case F_COLMAX: case F_COLMIN: case F_SUM: {
+      int kind = f == F_SUM ? 0 : (f - F_ROWSUM) % 3;
+      int rows = f == F_ROWSUM || f == F_ROWMAX || f == F_ROWMIN;
+      for (long long k = 0; k < r->n; k++) {
+        r->v[k] = kind == 0 ? 0 : kind == 1 ? -INFINITY : INFINITY;
+        r->m[k] = 0;
+      }
+      for (int i = 0; i < a->d[0]; i++)
+        for (int j = 0; j < a->d[1]; j++) {
+          long long s = (long long)i * a->d[1] + j;
+          long long k = f == F_SUM ? 0 : rows ? i : j;
+          double x = a->v[s];
+          if (kind == 0) {
+            r->v[k] += x;
+            r->m[k] += a->m[s];
+          } else {
+            if (kind == 1 ? x > r->v[k] : x < r->v[k]) r->v[k] = x;
+            if (a->m[s] > r->m[k]) r->m[k] = a->m[s];
+          }
+        }
+      break;
+    }
+    default:
+      break;
+    }
+    val_free(a);
+    val_free(b);
+    val_free(c);
+    break;
+  }
+  }
+  for (long long k = 0; k < r->n; k++)
+    if (!(r->m[k] >= fabs(r->v[k]))) r->m[k] = fabs(r->v[k]);
+  return r;
+}
+
+static void combine(int op, double *dst, double *dm, double v, double m) {
+  switch (op) {
+  case '=': *dst = v; *dm = m; break;
+  case '+': *dst += v; *dm += m; break;
+  case '-': *dst -= v; *dm += m; break;
+  case '*': *dst *= v; *dm *= m; break;
+  }
+}
+
+static void exec_block(Ev *E, const Stmt *s);
+
+static void exec_stmt(Ev *E, const Stmt *s) {
+  const TlgenProgram *p = E->p;
+  switch (s->k) {
+  case S_VAR: {
+    const Sym *y = &p->syms[s->sym];
+    Val *x = eval(E, s->rhs);
+    Val *t = val_new(y->rank, y->d[0], y->d[1]);
+    for (int i = 0; i < t->d[0]; i++)
+      for (int j = 0; j < t->d[1]; j++) {
+        long long k = (long long)i * t->d[1] + j, b = bidx(x, i, j);
+        t->v[k] = x->v[b];
+        t->m[k] = x->m[b];
+      }
+    val_free(x);
+    val_free(E->vals[s->sym]);
+    E->vals[s->sym] = t;
+    break;
+  }
+  case S_ASSIGN: {
+    Val *x = eval(E, s->rhs);
+    const Expr *l = s->lhs;
+    if (l->k == E_SYM) {
+      Val *t = E->vals[l->sym];
+      for (int i = 0; i < t->d[0]; i++)
+        for (int j = 0; j < t->d[1]; j++) {
+          long long k = (long long)i * t->d[1] + j, b = bidx(x, i, j);
+          combine(s->op, &t->v[k], &t->m[k], x->v[b], x->m[b]);
+        }
+    } else {
+      Region g;
+      region_of(E, l, &g);
+      int R = l->rank > 0 ? l->d[0] : 1, C = l->rank > 1 ? l->d[1] : 1;
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          long long b = bidx(x, i, j);
+          if (l->k == E_TSLICE) {
+            Val *t = E->vals[l->sym];
+            long long off = tile_off(E, l, &g, i, j);
+            combine(s->op, &t->v[off], &t->m[off], x->v[b], x->m[b]);
+          } else {
+            long long off = tensor_off(E, l, &g, i, j);
+            if (off < 0) continue;
+            int pi = p->syms[l->sym].index;
+            double dummy = 0, *dm = E->mag && E->mag[pi] ? &E->mag[pi][off] : &dummy;
+            combine(s->op, &E->data[pi][off], dm, x->v[b], x->m[b]);
+          }
+        }
+    }
+    val_free(x);
+    break;
+  }
+  case S_FOR: {
+    long long lo = (long long)eval_scalar(E, s->lo), hi = (long long)eval_scalar(E, s->hi);
+    for (long long v = lo; v < hi; v += s->step) {
+      if (!E->vals[s->sym]) E->vals[s->sym] = val_new(0, 0, 0);
+      E->vals[s->sym]->v[0] = (double)v;
+      exec_block(E, s->body);
+      if (E->ctl == 1) { E->ctl = 0; break; }
+      E->ctl = 0;
+    }
+    break;
+  }
+  case S_IF:
+    if (eval_scalar(E, s->lo) != 0) exec_block(E, s->body);
+    else exec_block(E, s->els);
+    break;
+  case S_WHILE:
+    while (eval_scalar(E, s->lo) != 0) {
+      exec_block(E, s->body);
+      if (E->ctl == 1) { E->ctl = 0; break; }
+      E->ctl = 0;
+    }
+    break;
+  case S_BREAK: E->ctl = 1; break;
+  case S_CONTINUE: E->ctl = 2; break;
+  }
+}
+
+static void exec_block(Ev *E, const Stmt *s) {
+  for (; s && !E->ctl; s = s->next) exec_stmt(E, s);
+}
+
+int tlgen_eval(const TlgenProgram *p, const long long *sizes, const double *scalars,
+               double *const *data, double *const *mag) {
+  Ev E0, *E = &E0;
+  memset(E, 0, sizeof *E);
+  E->p = p;
+  E->sizes = sizes;
+  E->scalars = scalars;
+  E->data = data;
+  E->mag = mag;
+  for (int i = 0; i < p->nparams; i++) {
+    if (p->params[i].kind != TLGEN_PARAM_TENSOR || !mag || !mag[i]) continue;
+    long long n = tlgen_tensor_elems(p, i, sizes);
+    for (long long j = 0; j < n; j++) mag[i][j] = fabs(data[i][j]);
+  }
+  long long blocks = p->grid ? (sizes[0] + p->bm - 1) / p->bm : 1;
+  for (E->bx = 0; E->bx < blocks; E->bx++) exec_block(E, p->body);
+  for (int i = 0; i < p->nsyms; i++) val_free(E->vals[i]);
+  return 0;
+}

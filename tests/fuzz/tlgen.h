@@ -1,0 +1,70 @@
+/* tlgen.h: a random generator of valid .tl programs and an independent
+ * tile-level evaluator of the programs it generates.
+ *
+ * Every program has one kernel (tlgen_kernel_name) whose parameters are
+ * tensors and scalars; its size names become i32 parameters after them.
+ * tlgen_eval computes, in double, what the kernel leaves in its output
+ * tensors, together with a bound on the magnitude of the terms of every
+ * output element, from which tlgen_close derives the tolerance.
+ */
+#ifndef TLGEN_H
+#define TLGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct TlgenProgram TlgenProgram;
+
+/* Both constructors are deterministic and never fail (0 only when out of memory). */
+TlgenProgram *tlgen_from_seed(uint64_t seed);              /* choices from splitmix64(seed) */
+TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
+const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
+const char *tlgen_kernel_name(const TlgenProgram *p);
+void tlgen_free(TlgenProgram *p);
+
+enum { TLGEN_F32, TLGEN_I32, TLGEN_F16 };
+enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
+#define TLGEN_MAX_RANK 4
+#define TLGEN_MAX_SIZES 4
+
+typedef struct TlgenParam {
+  char name[16];
+  int kind;                /* TLGEN_PARAM_TENSOR or TLGEN_PARAM_SCALAR */
+  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16 */
+  int rank;                /* tensors: 1 .. TLGEN_MAX_RANK; scalars: 0 */
+  int dim[TLGEN_MAX_RANK]; /* a constant dim when >= 0, else size number -dim - 1 */
+  int is_output;           /* tensors the kernel stores to */
+} TlgenParam;
+
+/* The declared parameters, in order (the size names are not among them). */
+int tlgen_num_params(const TlgenProgram *p);
+const TlgenParam *tlgen_param(const TlgenProgram *p, int i);
+/* The size names, in the order tile2cu appends them. */
+int tlgen_num_sizes(const TlgenProgram *p);
+const char *tlgen_size_name(const TlgenProgram *p, int i);
+
+/* Ragged sizes (mostly not multiples of the program's tile dims) that satisfy
+ * the program's @assume conditions: sizes[i] for size i. */
+void tlgen_pick_sizes(const TlgenProgram *p, uint64_t seed, long long *sizes);
+/* values[i] for every scalar parameter i (other entries untouched). */
+void tlgen_pick_scalars(const TlgenProgram *p, uint64_t seed, double *values);
+/* The element count of tensor parameter i at these sizes. */
+long long tlgen_tensor_elems(const TlgenProgram *p, int i, const long long *sizes);
+/* Random contents for tensor parameter i: multiples of 1/8 in [-2, 2] for
+ * floats, small integers for i32 (both exact in every element type used). */
+void tlgen_fill_tensor(const TlgenProgram *p, int i, uint64_t seed, const long long *sizes, double *data);
+
+/* Evaluates the kernel over its whole grid. data[i] holds the contents of
+ * tensor parameter i (entries of scalar parameters are ignored); the output
+ * tensors are updated in place. mag[i], when not 0, receives for every
+ * element of output i a bound on the magnitude of the terms its value was
+ * computed from (|initial value| for elements the kernel does not store).
+ * scalars[i] holds the value of scalar parameter i. Returns 0, or -1 when
+ * out of memory. */
+int tlgen_eval(const TlgenProgram *p, const long long *sizes, const double *scalars,
+               double *const *data, double *const *mag);
+
+/* Whether got matches expected for an element of this type and magnitude. */
+int tlgen_close(int elem, double expected, double mag, double got);
+
+#endif /* TLGEN_H */
