@@ -27,6 +27,7 @@ title() { # family -> heading
   grid) echo "@grid" ;;
   index) echo "Indexing" ;;
   launch) echo "@launch" ;;
+  limit) echo "Limits" ;;
   member) echo "Member access" ;;
   multiple) echo "Several errors in one file" ;;
   nesting) echo "Nesting limits" ;;

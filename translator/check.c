@@ -34,6 +34,7 @@ typedef struct Checker {
   PtrVec cnames;      /* C names taken in this kernel */
   const char *attr;   /* the kernel attribute whose arguments are being checked */
   bool deep_reported; /* "nested too deeply" said once for this statement */
+  bool sizes_reported; /* MAX_SIZES said once for this kernel */
 } Checker;
 
 /* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
@@ -1369,7 +1370,9 @@ static void check_tensor_param(Checker *C, Param *p, Sym *y) {
   for (int i = 0; i < tr->ndims; i++) {
     Expr *d = tr->dims[i];
     if (d->kind == E_INT) {
-      if (d->u.ival < 1 || d->u.ival > INT32_MAX) diag_error(C->d, d->loc, "a tensor dim must be at least 1");
+      if (d->u.ival < 1) diag_error(C->d, d->loc, "a tensor dim must be at least 1");
+      else if (d->u.ival > INT32_MAX)
+        diag_error(C->d, d->loc, "a tensor dim must be at most %d, not %" PRId64, INT32_MAX, d->u.ival);
       y->tdim_const[i] = d->u.ival;
       continue;
     }
@@ -1384,6 +1387,13 @@ static void check_tensor_param(Checker *C, Param *p, Sym *y) {
       continue;
     }
     Sym *sz = size_sym(C, d);
+    if (!sz && C->ki->nsizes == MAX_SIZES) {
+      if (!C->sizes_reported)
+        diag_error(C->d, d->loc, "kernel '%s' has more than %d size names", C->k->name, MAX_SIZES);
+      C->sizes_reported = true;
+      y->tdim_const[i] = 1;
+      continue;
+    }
     if (!sz) {
       if (c || name_builtin(d->u.ident.name)) {
         diag_error(C->d, d->loc, "'%s' cannot be a size name: it is already defined", d->u.ident.name);
@@ -1743,6 +1753,7 @@ static void rules_block(Checker *C, Block *b, Ctl ctl) {
 
 static void check_kernel(Checker *C, Kernel *k) {
   C->k = k;
+  C->sizes_reported = false;
   C->ki = NEW(C->a, KernelInfo);
   C->ki->target = C->t;
   k->info = C->ki;

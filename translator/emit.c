@@ -1980,8 +1980,10 @@ static void stmt_comment(Emitter *E, Stmt *s, Buf *out) {
   base = base ? base + 1 : E->o->file;
   for (int i = 0; i < E->indent; i++) buf_puts(out, "  ");
   buf_printf(out, "// %s:%d: ", base, s->loc.line);
-  /* a comment must not be closed or continued by the source text */
-  for (size_t i = 0; i < n; i++) buf_putn(out, t[i] == '\\' ? "/" : &t[i], 1);
+  /* a comment must not be closed or continued by the source text: no backslash,
+   * and no control character (a lone carriage return ends a line in C) */
+  for (size_t i = 0; i < n; i++)
+    buf_putn(out, t[i] == '\\' ? "/" : ((unsigned char)t[i] < 0x20 && t[i] != '\t') || t[i] == 0x7f ? " " : &t[i], 1);
   buf_puts(out, "\n");
   buf_free(&src);
 }

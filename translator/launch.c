@@ -148,10 +148,10 @@ int launch_mkdirs(const char *path) {
   for (char *s = p + 1; *s; s++)
     if (*s == '/') {
       *s = 0;
-      if (mkdir(p, 0755) && errno != EEXIST) return -1;
+      if (mkdir(p, 0700) && errno != EEXIST) return -1;
       *s = '/';
     }
-  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+  return mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ source files */
@@ -167,7 +167,7 @@ char *read_tl_file(const char *path, char *err, size_t n, int *status) {
   Buf b = {0};
   char chunk[65536];
   size_t got;
-  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= (16u << 20)) buf_putn(&b, chunk, got);
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len <= MAX_SOURCE_BYTES) buf_putn(&b, chunk, got);
   bool bad = ferror(f);
   if (!is_stdin) fclose(f);
   if (bad) {
@@ -176,10 +176,10 @@ char *read_tl_file(const char *path, char *err, size_t n, int *status) {
     return NULL;
   }
   /* the content is wrong: an error in the input (exit status 1) */
-  const char *why = b.len > (16u << 20) ? "error: the file is larger than 16 MiB"
-                    : b.len && memchr(b.data, 0, b.len) ? "error: the file contains a NUL byte; is it a text file?" : NULL;
-  if (why) {
-    snprintf(err, n, "%s: %s", path, why);
+  bool big = b.len > MAX_SOURCE_BYTES, nul = !big && b.len && memchr(b.data, 0, b.len);
+  if (big || nul) {
+    if (big) snprintf(err, n, "%s: error: the file is larger than %d MiB", path, MAX_SOURCE_BYTES >> 20);
+    else snprintf(err, n, "%s: error: the file contains a NUL byte; is it a text file?", path);
     if (status) *status = 1;
     buf_free(&b);
     return NULL;

@@ -5,8 +5,10 @@
  * inserted Go-style: a newline (or the end of the file) yields TK_NEWLINE
  * when the previous token can end a statement and no '(' or '[' is open;
  * ';' always yields TK_NEWLINE. A block comment that spans lines counts as a
- * newline. Errors (bad characters, bad literals, an unterminated comment)
- * are reported and skipped, so lex() always returns a usable array.
+ * newline. Errors (bad characters, bad literals, an unterminated comment,
+ * an identifier longer than MAX_IDENT) are reported and skipped, so lex()
+ * always returns a usable array. A file of more than MAX_TOKENS tokens is
+ * reported once and yields no tokens but TK_EOF.
  */
 #include "tile2cu.h"
 
@@ -242,6 +244,8 @@ static void identifier(Lexer *lx) {
   while (is_ident_char((unsigned char)*lx->p))
     lx->p++;
   int len = (int)(lx->p - start);
+  if (len > MAX_IDENT)
+    diag_error(lx->d, loc_of(lx, start), "identifier is longer than %d characters", MAX_IDENT);
   TokenKind kind = TK_IDENT;
   for (int k = TK_KERNEL; k <= TK_FALSE; k++)
     if ((int)strlen(token_names[k]) == len && memcmp(token_names[k], start, (size_t)len) == 0)
@@ -338,8 +342,13 @@ static Loc eof_loc(Lexer *lx, const char *src) {
 
 Token *lex(Arena *a, Diag *d, const char *src, int *ntokens) {
   Lexer lx = {.a = a, .d = d, .p = src, .line_start = src, .line = 1, .last = TK_NEWLINE};
-  while (*lx.p)
+  while (*lx.p && lx.ntoks <= MAX_TOKENS)
     token(&lx);
+  if (lx.ntoks > MAX_TOKENS) {
+    diag_error(d, lx.toks[MAX_TOKENS].loc, "the file has more than %d tokens", MAX_TOKENS);
+    lx.ntoks = 0;
+    lx.last = TK_NEWLINE;
+  }
   Loc loc = eof_loc(&lx, src);
   line_break(&lx, lx.p, 0, loc);
   push(&lx, TK_EOF, lx.p, 0, loc);

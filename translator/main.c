@@ -85,36 +85,12 @@ static bool find_rt_dir(char *out, size_t n) {
   return false;
 }
 
-/* Writes text to path atomically: a temporary file in the same directory, renamed. */
+/* Writes text to path atomically (outfile.c); 2 on failure. */
 static int write_atomic(const char *path, const char *text, size_t len) {
-  char tmp[PATH_MAX];
-  if (snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path) >= (int)sizeof tmp) {
-    fprintf(stderr, "tile2cu: output path is too long\n");
-    return 2;
-  }
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    fprintf(stderr, "tile2cu: cannot create %s: %s\n", tmp, strerror(errno));
-    return 2;
-  }
-  size_t done = 0;
-  while (done < len) {
-    ssize_t w = write(fd, text + done, len - done);
-    if (w <= 0) {
-      fprintf(stderr, "tile2cu: cannot write %s: %s\n", tmp, strerror(errno));
-      close(fd);
-      unlink(tmp);
-      return 2;
-    }
-    done += (size_t)w;
-  }
-  fchmod(fd, 0644);
-  if (close(fd) != 0 || rename(tmp, path) != 0) {
-    fprintf(stderr, "tile2cu: cannot write %s: %s\n", path, strerror(errno));
-    unlink(tmp);
-    return 2;
-  }
-  return 0;
+  char err[PATH_MAX + 256];
+  if (outfile_write(path, text, len, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "tile2cu: %s\n", err);
+  return 2;
 }
 
 /* Make-style escaping of a path in a depfile. */
@@ -201,6 +177,11 @@ static int parse_args(int argc, char **argv, Options *o) {
 }
 
 int main(int argc, char **argv) {
+  outfile_catch_signals();
+  /* Test hook: seconds to wait before renaming a written output into place, so
+   * that a test can deliver a signal while the temporary file exists. */
+  const char *pause = getenv("TILE2CU_TEST_PAUSE_BEFORE_RENAME");
+  if (pause) outfile_pause_before_rename = atof(pause);
   if (argc >= 2 && strcmp(argv[1], "run") == 0) return run_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "compile") == 0) return compile_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "report") == 0) return report_main(argc - 1, argv + 1);

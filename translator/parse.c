@@ -10,7 +10,12 @@
  * reported. Every recovery path consumes at least one token, and a second
  * error at the token of the previous one is not reported (no cascades).
  * Blocks and expressions nest at most MAX_NEST deep, so no input can
- * overflow the stack.
+ * overflow the stack; a chain of operators (a + b + c ...) or of calls,
+ * subscripts and members (a[0][0] ...) is parsed by a loop, not by recursion.
+ * The other limits of tile2cu.h are checked here too: MAX_EXPR_NODES per
+ * expression (it also bounds the depth of the tree a chain builds, which the
+ * later phases walk recursively), MAX_KERNELS, MAX_CONSTS, MAX_PARAMS,
+ * MAX_STMTS and MAX_ATTRS.
  */
 #include "tile2cu.h"
 
@@ -22,6 +27,11 @@ typedef struct Parser {
   Diag *d;
   Token *tok;        /* current token; never moves past TK_EOF */
   int nest;          /* blocks and expressions being parsed */
+  int in_expr;       /* expressions being parsed (0: the next expr() is a whole one) */
+  int nodes;         /* nodes of the whole expression being parsed */
+  const char *kernel;/* the kernel being parsed */
+  int stmts;         /* its statements so far */
+  int nkernels, nconsts; /* kernels and file-level constants so far */
   Token *last_error; /* token of the last syntax error */
   jmp_buf *recover;  /* where a syntax error unwinds to */
 } Parser;
@@ -88,6 +98,8 @@ static void leave(Parser *p) {
 static Expr *expr(Parser *p);
 
 static Expr *new_expr(Parser *p, ExprKind kind, Loc loc) {
+  if (++p->nodes > MAX_EXPR_NODES)
+    syntax_error(p, p->tok, "expression is too long (limit %d operators and operands)", MAX_EXPR_NODES);
   Expr *e = NEW(p->a, Expr);
   e->kind = kind;
   e->loc = loc;
@@ -217,16 +229,24 @@ static Expr *member_expr(Parser *p, Expr *base) {
   return e;
 }
 
-/* postfix = primary { call | subscript | member } */
+/* postfix = primary { call | subscript | member }
+ * Each one after the first nests the tree one level deeper. */
 static Expr *postfix(Parser *p) {
   Expr *e = primary(p);
-  for (;;) {
-    switch (peek(p)) {
-    case TK_LPAREN: e = call_expr(p, e); break;
-    case TK_LBRACK: e = index_expr(p, e); break;
-    case TK_DOT: e = member_expr(p, e); break;
-    default: return e;
+  for (int n = 0;; n++) {
+    TokenKind k = peek(p);
+    if (k != TK_LPAREN && k != TK_LBRACK && k != TK_DOT) {
+      p->nest -= n > 1 ? n - 1 : 0;
+      return e;
     }
+    if (n > 0)
+      enter(p, p->tok);
+    if (k == TK_LPAREN)
+      e = call_expr(p, e);
+    else if (k == TK_LBRACK)
+      e = index_expr(p, e);
+    else
+      e = member_expr(p, e);
   }
 }
 
@@ -346,9 +366,13 @@ static Expr *logor(Parser *p) {
 
 /* expr = logor */
 static Expr *expr(Parser *p) {
+  if (p->in_expr == 0)
+    p->nodes = 0; /* a whole expression starts */
+  p->in_expr++;
   enter(p, p->tok);
   Expr *e = logor(p);
   leave(p);
+  p->in_expr--;
   return e;
 }
 
@@ -436,17 +460,24 @@ static Attr *attr(Parser *p) {
   if (accept(p, TK_LPAREN)) {
     PtrVec args = {0};
     a->has_parens = true;
+    p->nodes = 0; /* the arguments count as one expression */
+    p->in_expr++;
     expr_list(p, &args, TK_RPAREN, "expected ')' after attribute arguments");
+    p->in_expr--;
     a->args = (Expr **)args.items;
     a->nargs = args.len;
   }
   return a;
 }
 
-/* attrs = { attr [NEWLINE] } */
+/* attrs = { attr [NEWLINE] }  (past MAX_ATTRS: said once, parsed and dropped) */
 static void attrs(Parser *p, PtrVec *v) {
-  while (peek(p) == TK_AT) {
-    vec_push(p->a, v, attr(p));
+  for (int n = 0; peek(p) == TK_AT; n++) {
+    if (n == MAX_ATTRS)
+      diag_error(p->d, p->tok->loc, "more than %d attributes", MAX_ATTRS);
+    Attr *a = attr(p);
+    if (n < MAX_ATTRS)
+      vec_push(p->a, v, a);
     accept(p, TK_NEWLINE);
   }
 }
@@ -456,6 +487,8 @@ static void attrs(Parser *p, PtrVec *v) {
 static Stmt *stmt(Parser *p);
 
 static Stmt *new_stmt(Parser *p, StmtKind kind, Token *first) {
+  if (p->kernel && ++p->stmts == MAX_STMTS + 1) /* said once; parsing goes on */
+    diag_error(p->d, first->loc, "kernel '%s' has more than %d statements", p->kernel, MAX_STMTS);
   Stmt *s = NEW(p->a, Stmt);
   s->kind = kind;
   s->loc = first->loc;
@@ -699,6 +732,7 @@ static Stmt *stmt(Parser *p) {
     s = stmt1(p);
   } else {
     p->nest = nest;
+    p->in_expr = 0;
     skip_stmt(p);
   }
   p->recover = outer;
@@ -709,6 +743,7 @@ static Stmt *stmt(Parser *p) {
 
 /* param = IDENT ':' type */
 static void param(Parser *p, Param *out) {
+  p->nodes = 0; /* a tensor's dims count as one expression */
   Token *name = expect(p, TK_IDENT, "expected a parameter name");
   out->name = text_of(p, name);
   out->loc = name->loc;
@@ -721,6 +756,8 @@ static void params(Parser *p, Kernel *k) {
   expect(p, TK_LPAREN, "expected '(' after the kernel name");
   PtrVec v = {0};
   while (peek(p) != TK_RPAREN) {
+    if (v.len == MAX_PARAMS)
+      syntax_error(p, p->tok, "kernel '%s' has more than %d parameters", k->name, MAX_PARAMS);
     Param *pm = NEW(p->a, Param);
     param(p, pm);
     vec_push(p->a, &v, pm);
@@ -741,6 +778,8 @@ static Kernel *kernel(Parser *p, PtrVec *attrv) {
   Token *name = expect(p, TK_IDENT, "expected a name after 'kernel'");
   k->name = text_of(p, name);
   k->name_loc = name->loc;
+  p->kernel = k->name;
+  p->stmts = 0;
   k->attrs = (Attr **)attrv->items;
   k->nattrs = attrv->len;
   params(p, k);
@@ -754,16 +793,24 @@ static void decl(Parser *p, PtrVec *consts, PtrVec *kernels) {
   PtrVec v = {0};
   attrs(p, &v);
   if (peek(p) == TK_KERNEL) {
-    vec_push(p->a, kernels, kernel(p, &v));
+    if (++p->nkernels == MAX_KERNELS + 1) /* said once: the rest is parsed and dropped */
+      diag_error(p->d, p->tok->loc, "the file has more than %d kernels", MAX_KERNELS);
+    Kernel *k = kernel(p, &v);
+    if (p->nkernels <= MAX_KERNELS)
+      vec_push(p->a, kernels, k);
+    p->kernel = NULL;
     return;
   }
   if (peek(p) != TK_CONST)
     syntax_error(p, p->tok, v.len ? "expected 'kernel' after attributes" : "expected 'kernel' or 'const'");
   if (v.len)
     diag_error(p->d, first->loc, "attributes must precede a kernel or a for");
+  if (++p->nconsts == MAX_CONSTS + 1)
+    diag_error(p->d, p->tok->loc, "the file has more than %d constants", MAX_CONSTS);
   Stmt *s = const_decl(p);
   end_stmt(p);
-  vec_push(p->a, consts, s);
+  if (p->nconsts <= MAX_CONSTS)
+    vec_push(p->a, consts, s);
 }
 
 /* Recovery at file level: skips to the next `kernel`, `const` or '@'
@@ -788,6 +835,8 @@ static void decl_or_recover(Parser *p, PtrVec *consts, PtrVec *kernels) {
   p->recover = &env;
   if (setjmp(env) != 0) {
     p->nest = 0;
+    p->in_expr = 0;
+    p->kernel = NULL;
     skip_decl(p);
     if (p->tok == before)
       advance(p);

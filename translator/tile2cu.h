@@ -16,8 +16,20 @@
 
 #define TILE2CU_VERSION "0.1.0"
 
-/* Limits that keep hostile input from crashing or hanging the translator. */
-#define MAX_NEST 64            /* nesting depth of blocks and expressions */
+/* Limits that keep hostile input from crashing or hanging the translator
+ * (docs/language.md, "Limits"). */
+#define MAX_SOURCE_BYTES (16 << 20) /* one .tl file */
+#define MAX_TOKENS (1 << 22)   /* tokens of one file */
+#define MAX_IDENT 255          /* bytes of one identifier */
+#define MAX_NEST 64            /* nesting depth of blocks and expressions (parentheses,
+                                  calls, unary operators, [...] and '.' chains) */
+#define MAX_EXPR_NODES 1024    /* operators and operands of one expression */
+#define MAX_KERNELS 1024       /* kernels of one file */
+#define MAX_CONSTS 4096        /* file-level constants */
+#define MAX_PARAMS 256         /* declared parameters of one kernel */
+#define MAX_SIZES 256          /* size names of one kernel */
+#define MAX_STMTS 8192         /* statements of one kernel, nested ones included */
+#define MAX_ATTRS 64           /* attributes before one kernel or statement */
 #define MAX_TILE_ELEMS (1 << 20) /* elements of one tile */
 #define MAX_DIM (1 << 24)      /* one constant dimension */
 #define MAX_ERRORS 100         /* stop collecting after this many */
@@ -70,6 +82,8 @@ typedef struct Diag {
   int errors, warnings;
   bool capped;        /* MAX_ERRORS reached; further errors are dropped */
   bool last_dropped;  /* notes after a dropped error are dropped too */
+  const char *cursor; /* start of source line cursor_line: lines are found from here */
+  int cursor_line;
 } Diag;
 
 void diag_init(Diag *d, const char *file, const char *src, FILE *out);
@@ -78,7 +92,7 @@ void diag_warning(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(
 /* A note attaches to the error or warning printed just before it. */
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The text of source line `line` without its newline, into buf. */
-void diag_source_line(const Diag *d, int line, Buf *out);
+void diag_source_line(Diag *d, int line, Buf *out);
 
 /* ---------------------------------------------------------------- lex.c */
 typedef enum TokenKind {
@@ -462,7 +476,19 @@ bool launch_check_assumes(const KernelInfo *ki, const char *kernel, const double
                           char *err, size_t n);
 /* $TILE2CU_CACHE_DIR, else $XDG_CACHE_HOME/tile2cu, else ~/.cache/tile2cu. */
 void launch_cache_dir(char *out, size_t n);
-int launch_mkdirs(const char *path); /* mkdir -p; 0 or -1 with errno */
+int launch_mkdirs(const char *path); /* mkdir -p, new directories 0700; 0 or -1 with errno */
+
+/* ---------------------------------------------------------------- outfile.c */
+/* Writes data to path atomically (a temporary file renamed over it). On
+ * failure returns -1 with a message in err; path is left as it was and no
+ * temporary remains. */
+int outfile_write(const char *path, const void *data, size_t len, char *err, size_t n);
+/* Makes SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGXFSZ remove the temporary
+ * outfile_write is writing before the process dies (for the command line). */
+void outfile_catch_signals(void);
+/* Seconds outfile_write waits between writing the temporary and renaming it:
+ * a test hook (tile2cu reads $TILE2CU_TEST_PAUSE_BEFORE_RENAME), normally 0. */
+extern double outfile_pause_before_rename;
 
 /* ---------------------------------------------------------------- main.c, run.c, verbs.c */
 int run_main(int argc, char **argv);

@@ -4,13 +4,20 @@
  *
  * emit.c asks place.c for every placement and barrier decision. Each phase
  * reports through the Diag; the pipeline stops after a phase with errors.
+ * A source longer than MAX_SOURCE_BYTES is refused here, whoever read it.
  */
 #include "tile2cu.h"
+
+#include <string.h>
 
 int translate(const char *file, const char *src, const TargetConfig *t, const EmitOptions *eo, Buf *out,
               FILE *diag_out, Program **prog_out, Arena *a) {
   Diag d;
   diag_init(&d, file, src, diag_out);
+  if (strnlen(src, (size_t)MAX_SOURCE_BYTES + 1) > MAX_SOURCE_BYTES) {
+    diag_error(&d, (Loc){0, 0}, "the file is larger than %d MiB", MAX_SOURCE_BYTES >> 20);
+    return 1;
+  }
   int ntok;
   Token *toks = lex(a, &d, src, &ntok);
   Program *p = parse(a, &d, toks, ntok);

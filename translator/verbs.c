@@ -110,26 +110,6 @@ static int verb_build(const char *verb, const VerbOpts *o, t2c_program **p) {
   return 0;
 }
 
-static int write_file(const char *path, const void *data, size_t len) {
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) return -1;
-  const char *c = data;
-  size_t done = 0;
-  while (done < len) {
-    ssize_t w = write(fd, c + done, len - done);
-    if (w <= 0) break;
-    done += (size_t)w;
-  }
-  fchmod(fd, 0644);
-  if (close(fd) != 0 || done != len || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
-}
-
 int compile_main(int argc, char **argv) {
   if (verb_help("compile", argc, argv)) return 0;
   VerbOpts o = {0};
@@ -140,7 +120,8 @@ int compile_main(int argc, char **argv) {
   if (st == 0) {
     size_t len;
     const void *bin = t2c_program_binary(p, &len);
-    if (write_file(o.output, bin, len) != 0) st = verb_fail("compile", "cannot write %s", o.output);
+    char err[4096 + 256];
+    if (outfile_write(o.output, bin, len, err, sizeof err) != 0) st = verb_fail("compile", "%s", err);
     else
       fprintf(stderr, "tile2cu compile: %s: %s for %s, %zu bytes (%s)\n", o.output, o.ptx ? "PTX" : "cubin", o.target,
               len, t2c_program_cache_hit(p) ? "from the cache" : "compiled by NVRTC");

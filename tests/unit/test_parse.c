@@ -711,7 +711,7 @@ Test(parse, nesting_within_limit, .fini = teardown) {
 }
 
 Test(parse, long_else_if_chain, .fini = teardown) {
-  parse_repeated("kernel k() {\nif a { }", " else if b { x = 1 }", 20000, " else { }\n}\n");
+  parse_repeated("kernel k() {\nif a { }", " else if b { x = 1 }", MAX_STMTS / 2 - 1, " else { }\n}\n");
   cr_assert_eq(diag.errors, 0, "%s", messages());
 }
 
