@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tile2cu.h"
+#include "../../nvrtc_driver/tile2cu.h"
 
 static Arena lm_arena;
 static Buf lm_out;
@@ -227,6 +228,20 @@ Test(limits, source_size, .fini = lm_teardown) {
   cr_assert_str_eq(lm_msgs, "t.tl: error: the file is larger than 16 MiB\n");
   src[n - 1] = 0; /* exactly the limit: an empty program */
   cr_assert_eq(lm_translate(src), 0, "%s", lm_msgs);
+  free(src);
+}
+
+Test(limits, source_size_through_the_library) {
+  /* t2c_program_from_source takes a NUL-terminated string: the same limit applies */
+  size_t n = (size_t)MAX_SOURCE_BYTES + 1;
+  char *src = malloc(n + 1);
+  memset(src, ' ', n);
+  src[n] = 0;
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_source("big.tl", src, &p), T2C_ERROR_TRANSLATE);
+  cr_assert(strstr(t2c_last_error(), "error: the file is larger than 16 MiB"), "%s", t2c_last_error());
+  cr_assert_eq(t2c_program_num_kernels(p), 0);
+  t2c_program_destroy(p);
   free(src);
 }
 
