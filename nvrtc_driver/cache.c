@@ -20,6 +20,15 @@
  * processes may write the same entry at once. On read the length and the
  * digest are checked; a corrupt or truncated entry is deleted and reported as
  * a miss, so it is recompiled, never loaded.
+ *
+ * The directories are created 0700 and used only when no other user can
+ * change them (priv_cache_check, rt/sim/simrun.c): one of this user's that
+ * group or others may write is made 0700; one that is a symbolic link, belongs to another
+ * user or lies below a directory others may write turns the cache off for
+ * that compile, with a line on stderr. An entry is opened with O_NOFOLLOW
+ * and must be a regular file of this user that group and others cannot
+ * write (priv_open); one that is not is deleted, said on stderr, and
+ * recompiled.
  */
 #include "internal.h"
 
@@ -31,6 +40,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "../rt/sim/simrun.h"
 
 #define HEADER 64
 #define FORMAT 1
@@ -88,9 +99,36 @@ static void entry_digest(const char *hex, const void *code, size_t code_len, con
   sha256(parts, lens, 3, false, md);
 }
 
+/* The directory, created 0700 when missing, when it is private (see the
+ * top); otherwise false, with a line on stderr when warn is set. */
+static bool cache_dir_ok(char *dir, size_t n, bool warn) {
+  char why[PATH_MAX + 200], root[PATH_MAX];
+  launch_cache_dir(root, sizeof root);
+  cache_path(dir, n);
+  if (launch_mkdirs(dir) != 0) {
+    if (warn) fprintf(stderr, "tile2cu: compile cache off: cannot create %s: %s\n", dir, strerror(errno));
+    return false;
+  }
+  if (priv_cache_check(root, "nvrtc", geteuid(), why, sizeof why) != 0) {
+    if (warn) fprintf(stderr, "tile2cu: compile cache off: %s\n", why);
+    return false;
+  }
+  return true;
+}
+
+/* false on a miss: no entry, or one that is not private (deleted, with a
+ * line on stderr). */
 static bool read_all(const char *path, unsigned char **data, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  char why[PATH_MAX + 200];
+  bool suspicious;
+  int fd = priv_open(path, geteuid(), &suspicious, why, sizeof why);
+  if (fd < 0) {
+    if (suspicious) {
+      fprintf(stderr, "tile2cu: compile cache: not loading %s; recompiling\n", why);
+      unlink(path);
+    }
+    return false;
+  }
   struct stat st;
   *data = NULL;
   *len = 0;
@@ -125,7 +163,8 @@ static bool entry_valid(const char *hex, const unsigned char *d, size_t len, uin
 }
 
 int cache_get(const char *hex, void **code, size_t *code_len, char **log) {
-  char path[PATH_MAX + 80];
+  char dir[PATH_MAX], path[PATH_MAX + 80];
+  if (!cache_dir_ok(dir, sizeof dir, true)) return 0;
   entry_path(hex, path, sizeof path);
   unsigned char *d;
   size_t len;
@@ -168,8 +207,7 @@ static bool write_all(int fd, const void *p, size_t n) {
 
 void cache_put(const char *hex, const void *code, size_t code_len, const char *log) {
   char dir[PATH_MAX], path[PATH_MAX + 80], tmp[PATH_MAX + 80];
-  cache_path(dir, sizeof dir);
-  if (launch_mkdirs(dir) != 0) return;
+  if (!cache_dir_ok(dir, sizeof dir, false)) return;
   entry_path(hex, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, hex);
   int fd = mkstemp(tmp);
@@ -182,8 +220,8 @@ void cache_put(const char *hex, const void *code, size_t code_len, const char *l
   memcpy(h + 16, &cl, 8);
   memcpy(h + 24, &ll, 8);
   entry_digest(hex, code, code_len, log ? log : "", log_len, h + 32);
+  /* mkstemp made it 0600; it stays so */
   bool ok = write_all(fd, h, HEADER) && write_all(fd, code, code_len) && write_all(fd, log ? log : "", log_len);
-  fchmod(fd, 0644);
   if (close(fd) != 0) ok = false;
   if (!ok || rename(tmp, path) != 0) unlink(tmp);
 }

@@ -18,6 +18,7 @@
 #include "tile2cu.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -139,7 +140,12 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
         while (ki->sizes[si] != X->tdim_size[d]) si++;
       a->shape[d] = X->tdim_size[d] ? sizes[si] : X->tdim_const[d];
     }
-    a->nbytes = (size_t)npy_nelems(a) * (size_t)elem_bytes[X->ty.elem];
+    unsigned long long nb = (unsigned long long)elem_bytes[X->ty.elem];
+    for (int d = 0; d < a->rank; d++)
+      if (__builtin_mul_overflow(nb, (unsigned long long)a->shape[d], &nb) || nb > (unsigned long long)LLONG_MAX ||
+          nb > SIZE_MAX)
+        return fail("tensor %s: its shape is too large to allocate", X->name);
+    a->nbytes = (size_t)nb;
     a->data = calloc(1, a->nbytes ? a->nbytes : 1);
     if (!a->data) return fail("out of memory for tensor %s", X->name);
   }
@@ -258,14 +264,26 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
                   const unsigned grid[3]) {
   char rt_dir[PATH_MAX], sim_dir[PATH_MAX], cdir[PATH_MAX], err[4096];
   if (!find_runtime(rt_dir, sim_dir, sizeof rt_dir)) return fail("cannot find the CPU backend (rt/ and rt/sim/) next to the tile2cu binary");
-  launch_cache_dir(cdir, sizeof cdir - 4);
-  strcat(cdir, "/sim");
+  char croot[PATH_MAX];
+  launch_cache_dir(croot, sizeof croot);
+  snprintf(cdir, sizeof cdir, "%.*s/sim", (int)sizeof cdir - 8, croot);
   if (launch_mkdirs(cdir)) return fail("cannot create the cache directory %s: %s", cdir, strerror(errno));
+  /* the shared object built here is loaded into this process */
+  if (priv_cache_check(croot, "sim", geteuid(), err, sizeof err))
+    return fail("unsafe cache directory: %s (set TILE2CU_CACHE_DIR to a private directory)", err);
   char cu_path[PATH_MAX + 32], so_path[PATH_MAX + 32];
   snprintf(cu_path, sizeof cu_path, "%s/run-%d.cu", cdir, (int)getpid());
   snprintf(so_path, sizeof so_path, "%s/run-%d.so", cdir, (int)getpid());
-  FILE *f = fopen(cu_path, "w");
-  if (!f || fputs(cu, f) < 0 || fclose(f) != 0) return fail("cannot write %s", cu_path);
+  unlink(cu_path); /* left by a process that had this pid */
+  int fd = open(cu_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  if (!f && fd >= 0) close(fd);
+  bool written = f && fputs(cu, f) >= 0;
+  if (f && fclose(f) != 0) written = false;
+  if (!written) {
+    unlink(cu_path);
+    return fail("cannot write %s", cu_path);
+  }
   int st = sim_build(cu_path, so_path, rt_dir, sim_dir, err, sizeof err);
   unlink(cu_path);
   if (st) {

@@ -2,18 +2,30 @@
  *
  * The runtime (runtime.cpp) is compiled once into an object cached next to
  * the shared object, under a name that hashes the runtime's sources and the
- * compiler command; concurrent builds write it to a temporary name and
- * rename it into place. Each kernel file is then one compile and link:
+ * compiler command, and then the object's own bytes:
+ * .t2c_sim_runtime-INPUTS-CONTENT.o. Concurrent builds write it to a
+ * temporary name and rename it into place; a cached object is used only when
+ * its bytes still hash to its name, and is rebuilt otherwise. Each kernel
+ * file is then one compile and link:
  *
  *   $CXX -std=c++17 -O1 -shared -fPIC -fvisibility=hidden -pthread
  *        -I rt_dir -I sim_dir -I $CUDA_HOME/include -x c++ FILE.cu -x none RUNTIME.o -o SO
  *
  * The compiler's output is captured and becomes the error message.
+ *
+ * Nothing is built in or loaded from a place another user could change: the
+ * directory must pass priv_dir_check, a cached runtime object and the shared
+ * object must pass priv_open (below), and the shared object is loaded
+ * through the descriptor that was checked. The same checks guard the NVRTC
+ * cache (nvrtc_driver/cache.c) and the cache directory of `tile2cu run`.
  */
 #include "simrun.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -41,6 +53,117 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...) {
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
 }
+
+/* ------------------------------------------------------------ private files */
+
+/* Whether st (a directory above a private one) can be changed only by root
+ * or uid: owned by one of them, and writable by group or others only when
+ * sticky (like /tmp), where others cannot rename or delete what they do not own. */
+static bool trusted_parent(const struct stat *st, uid_t uid) {
+  return (st->st_uid == 0 || st->st_uid == uid) && (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
+}
+
+int priv_dir_check(const char *dir, uid_t uid, bool fix, char *err, size_t errlen) {
+  struct stat st;
+  if (lstat(dir, &st) != 0) {
+    seterr(err, errlen, "%s: %s", dir, strerror(errno));
+    return 1;
+  }
+  if (S_ISLNK(st.st_mode)) {
+    seterr(err, errlen, "%s is a symbolic link; give the real directory", dir);
+    return 1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    seterr(err, errlen, "%s is not a directory", dir);
+    return 1;
+  }
+  if (st.st_uid != uid) {
+    seterr(err, errlen, "%s is owned by uid %u, not by uid %u", dir, (unsigned)st.st_uid, (unsigned)uid);
+    return 1;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    if (!fix) {
+      seterr(err, errlen, "%s is writable by group or others (mode %04o); chmod go-w it", dir,
+             (unsigned)(st.st_mode & 07777));
+      return 1;
+    }
+    if (chmod(dir, 0700) != 0) {
+      seterr(err, errlen, "%s is writable by group or others and cannot be made 0700: %s", dir, strerror(errno));
+      return 1;
+    }
+    fprintf(stderr, "tile2cu: %s was writable by group or others (mode %04o); it is now 0700\n", dir,
+            (unsigned)(st.st_mode & 07777));
+  }
+  char real[PATH_MAX];
+  if (!realpath(dir, real)) {
+    seterr(err, errlen, "%s: %s", dir, strerror(errno));
+    return 1;
+  }
+  for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
+    slash[slash == real] = 0; /* the parent; "/" stays "/" */
+    if (stat(real, &st) != 0) {
+      seterr(err, errlen, "%s: %s", real, strerror(errno));
+      return 1;
+    }
+    if (!trusted_parent(&st, uid)) {
+      seterr(err, errlen, "%s is below %s, which %s", dir, real,
+             st.st_uid != 0 && st.st_uid != uid ? "another user owns" : "group or others may write");
+      return 1;
+    }
+    if (slash == real) break;
+  }
+  return 0;
+}
+
+int priv_cache_check(const char *root, const char *sub, uid_t uid, char *err, size_t errlen) {
+  struct stat st;
+  char path[4200];
+  /* the root is the cache's own when uid owns it; otherwise (/tmp, say) it
+   * only has to be a trusted parent of sub */
+  if (lstat(root, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid && priv_dir_check(root, uid, true, err, errlen))
+    return 1;
+  snprintf(path, sizeof path, "%s/%s", root, sub);
+  return priv_dir_check(path, uid, true, err, errlen);
+}
+
+int priv_open(const char *path, uid_t uid, bool *suspicious, char *err, size_t errlen) {
+  *suspicious = false;
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    int e = errno;
+    struct stat st;
+    if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+      *suspicious = true;
+      seterr(err, errlen, "%s is a symbolic link", path);
+    } else {
+      seterr(err, errlen, "%s: %s", path, strerror(e));
+    }
+    errno = e;
+    return -1;
+  }
+  struct stat st;
+  const char *why = NULL;
+  char buf[96];
+  if (fstat(fd, &st) != 0) snprintf(buf, sizeof buf, "unreadable: %s", strerror(errno)), why = buf;
+  else if (!S_ISREG(st.st_mode)) why = "not a regular file", *suspicious = true;
+  else if (st.st_uid != uid) {
+    snprintf(buf, sizeof buf, "owned by uid %u, not by uid %u", (unsigned)st.st_uid, (unsigned)uid);
+    why = buf, *suspicious = true;
+  } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(buf, sizeof buf, "writable by group or others (mode %04o)", (unsigned)(st.st_mode & 07777));
+    why = buf, *suspicious = true;
+  }
+  if (why) {
+    seterr(err, errlen, "%s is %s", path, why);
+    close(fd);
+    errno = EPERM;
+    return -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+/* ------------------------------------------------------------ building */
 
 static void add(Argv *a, const char *s) {
   if (a->n < MAX_ARGS) a->v[a->n++] = (char *)s;
@@ -129,11 +252,61 @@ static void dir_of(const char *path, char *buf, size_t n) {
   else snprintf(buf, n, "%.*s", (int)(slash - path), path);
 }
 
+/* FNV-1a over what is left of fd; false on a read error. */
+static bool hash_fd(int fd, uint64_t *h) {
+  unsigned char buf[65536];
+  ssize_t k;
+  *h = 0xcbf29ce484222325ULL;
+  while ((k = read(fd, buf, sizeof buf)) != 0) {
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return false;
+    for (ssize_t i = 0; i < k; i++) *h = (*h ^ buf[i]) * 0x100000001b3ULL;
+  }
+  return true;
+}
+
+/* A cached runtime object in dir for the inputs' hash prefix
+ * (".t2c_sim_runtime-INPUTS-"): one that is private (priv_open) and whose
+ * bytes hash to the CONTENT part of its name. Others are deleted: a
+ * suspicious one with a note on stderr, a corrupt one silently. */
+static bool find_runtime_object(const char *dir, const char *prefix, char *obj, size_t n) {
+  DIR *d = opendir(dir);
+  if (!d) return false;
+  size_t plen = strlen(prefix);
+  bool found = false;
+  struct dirent *e;
+  while (!found && (e = readdir(d))) {
+    unsigned long long want;
+    char tail[8];
+    if (strncmp(e->d_name, prefix, plen) != 0 || strlen(e->d_name) != plen + 18 ||
+        sscanf(e->d_name + plen, "%16llx%7s", &want, tail) != 2 || strcmp(tail, ".o") != 0)
+      continue;
+    char path[4400], why[4600];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    bool suspicious;
+    uint64_t got;
+    int fd = priv_open(path, geteuid(), &suspicious, why, sizeof why);
+    if (fd < 0) {
+      if (suspicious) {
+        fprintf(stderr, "tile2cu: removing %s from the cache\n", why);
+        unlink(path);
+      }
+      continue;
+    }
+    found = hash_fd(fd, &got) && got == want;
+    close(fd);
+    if (found) snprintf(obj, n, "%s", path);
+    else unlink(path); /* corrupt or truncated: rebuilt */
+  }
+  closedir(d);
+  return found;
+}
+
 /* The cached runtime object next to so_path; compiled when missing. */
 static int runtime_object(const char *so_path, const char *sim_dir, char *obj, size_t n,
                           char *err, size_t errlen) {
   static const char *const srcs[] = {"runtime.cpp", "tile2cu_sim.h", "t2c_sim_api.h"};
-  char path[4096], dir[4096], inc[4200], cuda[4200], src[4200], tmp[4500];
+  char path[4096], dir[4096], inc[4200], cuda[4200], src[4200], tmp[4500], prefix[64];
   uint64_t h = 0xcbf29ce484222325ULL;
   for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
     snprintf(path, sizeof path, "%s/%s", sim_dir, srcs[i]);
@@ -142,13 +315,12 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
   h = hash_str(h, getenv("CXX"));
   h = hash_str(h, cuda_include(cuda, sizeof cuda));
   dir_of(so_path, dir, sizeof dir);
-  snprintf(obj, n, "%s/.t2c_sim_runtime-%016llx.o", dir, (unsigned long long)h);
-  struct stat st;
-  if (stat(obj, &st) == 0) return 0;
+  snprintf(prefix, sizeof prefix, ".t2c_sim_runtime-%016llx-", (unsigned long long)h);
+  if (find_runtime_object(dir, prefix, obj, n)) return 0;
 
   snprintf(inc, sizeof inc, "-I%s", sim_dir);
   snprintf(src, sizeof src, "%s/runtime.cpp", sim_dir);
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", obj, (long)getpid());
+  snprintf(tmp, sizeof tmp, "%s/%s%ld.tmp", dir, prefix, (long)getpid());
   Argv a = {.n = 0};
   add_cxx(&a);
   const char *flags[] = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-pthread", "-w", "-c"};
@@ -162,6 +334,17 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
     unlink(tmp);
     return 1;
   }
+  bool suspicious;
+  uint64_t content;
+  int fd = priv_open(tmp, geteuid(), &suspicious, err, errlen);
+  bool hashed = fd >= 0 && hash_fd(fd, &content);
+  if (fd >= 0) close(fd);
+  if (!hashed) {
+    if (fd >= 0) seterr(err, errlen, "sim build: cannot read %s: %s", tmp, strerror(errno));
+    unlink(tmp);
+    return 1;
+  }
+  snprintf(obj, n, "%s/%s%016llx.o", dir, prefix, (unsigned long long)content);
   if (rename(tmp, obj) != 0) {
     seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, obj, strerror(errno));
     unlink(tmp);
@@ -172,7 +355,12 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
 
 int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
               char *err, size_t errlen) {
-  char obj[4400], rt_inc[4200], sim_inc[4200], cuda[4200], tmp[4500];
+  char obj[4400], rt_inc[4200], sim_inc[4200], cuda[4200], tmp[4500], dir[4096], why[4400];
+  dir_of(so_path, dir, sizeof dir);
+  if (priv_dir_check(dir, geteuid(), false, why, sizeof why)) {
+    seterr(err, errlen, "sim build: will not build in %s: %s", dir, why);
+    return 1;
+  }
   if (runtime_object(so_path, sim_dir, obj, sizeof obj, err, errlen)) return 1;
   snprintf(rt_inc, sizeof rt_inc, "-I%s", rt_dir);
   snprintf(sim_inc, sizeof sim_inc, "-I%s", sim_dir);
@@ -206,10 +394,23 @@ int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, cons
 }
 
 int sim_run(const char *so_path, const T2cSimLaunch *l, char *err, size_t errlen) {
-  char path[4096];
-  /* dlopen searches the library path for a name without a slash. */
-  snprintf(path, sizeof path, "%s%s", strchr(so_path, '/') ? "" : "./", so_path);
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  char dir[4096], why[4400], path[64];
+  bool suspicious;
+  dir_of(so_path, dir, sizeof dir);
+  if (priv_dir_check(dir, geteuid(), false, why, sizeof why)) {
+    seterr(err, errlen, "sim: cannot load %s: %s", so_path, why);
+    return 1;
+  }
+  int fd = priv_open(so_path, geteuid(), &suspicious, why, sizeof why);
+  if (fd < 0) {
+    seterr(err, errlen, "sim: cannot load %s: %s", so_path, why);
+    return 1;
+  }
+  /* Load the very file that was checked, through its descriptor, unless
+   * there is no /proc; then the path, in the directory just checked. */
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  void *h = dlopen(access(path, F_OK) == 0 ? path : so_path, RTLD_NOW | RTLD_LOCAL);
+  close(fd);
   if (!h) {
     seterr(err, errlen, "sim: cannot load %s: %s", so_path, dlerror());
     return 1;
