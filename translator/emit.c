@@ -503,7 +503,8 @@ static const char *ev(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) {
     const char *v = ev(E, x->u.unary.a, x->ty.untyped ? want : x->ty.elem,
                        child_at(at, &x->ty, &x->u.unary.a->ty), pre);
     const char *op = x->u.unary.op == TK_MINUS ? "-" : x->u.unary.op == TK_NOT ? "!" : "~";
-    return fmt(E, "(%s%s)", op, v);
+    /* a negative literal operand, such as i32(-1.5) emitted as -1, must not make "--" */
+    return fmt(E, v[0] == '-' ? "(%s(%s))" : "(%s%s)", op, v);
   }
   case E_BINARY: {
     Expr *a = x->u.binary.a, *b = x->u.binary.b;

@@ -929,6 +929,30 @@ static void t_control(Tally *T) {
   }
 }
 
+static void t_neg_literal(Tally *T) {
+  static const int Ns[] = {100, 64, 1};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("neg_literal", (uint64_t)c);
+    Call k;
+    call_init(&k, "neg_literal.tl", "neg_literal");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    Ten *J = call_out(&k, "J", I32, 1, SHAPE(N));
+    fill_uniform(X, &r, -2, 2);
+    fill_int(I, &r, -1000, 1000);
+    for (int j = 0; j < N; j++) {
+      Y->ref[j] = X->v[j] * 2;
+      J->ref[j] = I->v[j] - 1;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "neg_literal", l));
+    call_free(&k);
+  }
+}
+
 static void t_tile_control(Tally *T) {
   static const int NS[][3] = {{200, 0, 1}, {256, 256, 2}, {3, 1, 0}, {100, 300, 1}};
   for (int c = 0; c < 4; c++) {
@@ -1358,6 +1382,7 @@ static const Test tests[] = {
     {"elementwise_i32", t_ew_i32},
     {"math_f32", t_math},
     {"casts", t_casts},
+    {"neg_literal", t_neg_literal},
     {"reduce_rows_shared", t_red_rows},
     {"vec_load", t_vec_load},
     {"mma_shared", t_mma_shared},
