@@ -94,6 +94,8 @@ enum {
   E_SYM,    /* sym */
   E_BLOCKX, /* ctx.block.x */
   E_THREADS,
+  E_THREAD, /* ctx.thread */
+  E_CONST,  /* the file-level const TBM */
   E_BIN,    /* op: + - * / % < <= > >= == != & (&&) | (||) m (min) M (max) */
   E_NEG,
   E_NOT,
@@ -128,7 +130,8 @@ typedef struct Expr {
   int pad;                 /* E_SLICE: a[0] is the pad value */
 } Expr;
 
-enum { S_VAR, S_ASSIGN, S_FOR, S_IF, S_WHILE, S_BREAK, S_CONTINUE };
+/* S_PERTHREAD: its body runs for each thread (it prints as its body) */
+enum { S_VAR, S_ASSIGN, S_FOR, S_IF, S_WHILE, S_BREAK, S_CONTINUE, S_PERTHREAD };
 
 typedef struct Stmt {
   int k;
@@ -150,6 +153,7 @@ typedef struct Sym {
   Info env;    /* bound of every value the symbol takes */
   double used; /* SY_VAR: bound charged so far against env.B */
   int depth;   /* loop depth of its declaration */
+  int fixed;   /* not updated by random statements (a while loop's counter) */
 } Sym;
 
 #define MAX_SYMS 160
@@ -174,7 +178,8 @@ struct TlgenProgram {
   Stmt *body;
   int nregs;
   int regs[8];
-  int tile_dims[4]; /* dims the program's tiles are made of, for ragged sizes */
+  int const_bm;     /* a file-level const TBM = bm, used in @grid and r0 */
+  int aux;          /* a second, unused kernel */
 };
 
 /* ------------------------------------------------------------ generator state */
@@ -195,6 +200,7 @@ typedef struct Gen {
   int in_cond;  /* inside an if or a while */
   int in_while; /* inside a while */
   int stmts;    /* statements generated so far */
+  int no_tiles; /* under thread-dependent control: scalar expressions that read no tile */
   int bn, bk;   /* the program's column and inner tile dims */
   int sM, sN, sK; /* size numbers, -1 when absent */
 } Gen;
@@ -472,10 +478,14 @@ static Expr *gen_leaf(Gen *G, int ty, Shape t) {
     e = gen_slice(G, ty, t.rank ? sub_shape(G, t) : t);
     break;
   case 3:
-    e = gen_tile_read(G, ty, t);
+    if (!G->no_tiles) e = gen_tile_read(G, ty, t);
     break;
   case 4:
-    if (ty == TY_F32 && chance(&G->s, 30)) {
+    if (ty == TY_I32 && chance(&G->s, 15)) {
+      e = new_expr(G, E_THREADS, TY_I32);
+      e->in.B = G->p->threads;
+      e->in.exact = 1;
+    } else if (ty == TY_F32 && chance(&G->s, 30)) {
       Expr *i = gen_scalar_sym(G, TY_I32, 1);
       if (i) e = fn(G, F_CVT_F32, TY_F32, i, 0, 0), e->in = fix_info(TY_F32, i->in);
     } else {
@@ -700,11 +710,11 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
       a = gen_expr(G, ty, at, depth + 1);
       if (a->rank != 2) break;
       e = fn(G, f, ty, a, 0, 0);
-      set_shape(e, 2, t.d[0], t.d[1]);
+      set_shape(e, 2, row ? a->d[0] : 1, row ? 1 : a->d[1]);
       e->in = a->in;
       if (!k) e->in.B = a->in.B * (row ? (a->d[1] ? a->d[1] : 1) : (a->d[0] ? a->d[0] : 1));
       e->in = fix_info(ty, e->in);
-    } else if (t.rank == 0 || chance(s, 30)) {
+    } else if (!G->no_tiles && (t.rank == 0 || chance(s, 30))) {
       static const int ws[] = {1, 4, 8, 16, 32, 64, 3, 5};
       Shape at = chance(s, 70) ? shape(2, G->p->bm, chance(s, 50) ? G->bn : ws[pick(s, 8)])
                                : shape(1, ws[pick(s, 8)], 0);
@@ -799,7 +809,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
   }
   Expr *init = gen_expr(G, ty, t, 0);
   char name[16];
-  snprintf(name, sizeof name, "%s%d", scalar ? (ty == TY_I32 ? "i" : "s") : "t", p->nsyms);
+  snprintf(name, sizeof name, "%s%d", scalar ? (ty == TY_I32 ? "j" : "s") : "t", p->nsyms);
   int sym = add_sym(p, name, SY_VAR, ty, t.rank, t.d[0], t.d[1]);
   if (sym < 0) return 0;
   Sym *y = &p->syms[sym];
@@ -837,7 +847,180 @@ static Stmt *gen_decl(Gen *G, int scalar) {
             (t.rank > 0 || ty == TY_F32 || init->k == E_NUM) && chance(&G->s, 40));
   if (t.rank == 0 && ty == TY_I32 && init->k != E_NUM) s->op = 1;
   scope_add(G, sym);
+  if (t.rank > 0 && !y->is_reg && chance(&G->s, 15)) { /* var t: tile<..>[..] then t = e */
+    Stmt *a = new_stmt(G, S_ASSIGN);
+    a->op = '=';
+    a->lhs = sym_expr(G, sym);
+    a->rhs = init;
+    s->rhs = 0;
+    s->op = 1;
+    s->next = a;
+  }
   return s;
+}
+
+/* The GEMM idiom: an accumulator (in registers when it can be), a loop over K
+   loading operand tiles, acc += dot(a, b). */
+static Stmt *gen_gemm(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->sK < 0 || G->in_cond || G->nloops) return 0;
+  int f16 = 0, pa = -1, pb = -1;
+  for (int i = 0; i < p->nparams; i++) {
+    if (!strcmp(p->params[i].name, "H")) f16 = 1;
+  }
+  f16 = f16 && chance(&G->s, 70);
+  for (int i = 0; i < p->nparams; i++) {
+    if (!strcmp(p->params[i].name, f16 ? "H" : "A")) pa = i;
+    if (!strcmp(p->params[i].name, f16 ? "G" : "B")) pb = i;
+  }
+  int oty = f16 ? TY_F16 : TY_F32;
+  static const int ns[] = {8, 16, 32, 64};
+  int m = p->bm >= 16 ? p->bm : 16, n = chance(&G->s, 50) ? G->bn : ns[pick(&G->s, 4)];
+  if (m * n > 2048) n = 2048 / m;
+  int ks = chance(&G->s, 60) ? 16 : 32;
+  char name[16];
+  snprintf(name, sizeof name, "acc%d", p->nsyms);
+  int acc = add_sym(p, name, SY_VAR, TY_F32, 2, m, n);
+  if (acc < 0) return 0;
+  double kmax = p->size_max[G->sK] + ks;
+  p->syms[acc].env.B = kmax * 4 * 4 + 8;
+  p->syms[acc].env.g = 6;
+  p->syms[acc].env.exact = 1;
+  p->syms[acc].used = kmax * 4;
+  if (m * n % p->threads == 0 && m * n / p->threads <= 64 && p->nregs < 8 && chance(&G->s, 80)) {
+    p->syms[acc].is_reg = 1;
+    p->regs[p->nregs++] = acc;
+  }
+  Stmt *d = new_stmt(G, S_VAR);
+  d->sym = acc;
+  d->op = 1;
+  d->rhs = lit(G, TY_F32, 0);
+  Stmt *f = new_stmt(G, S_FOR);
+  d->next = f;
+  snprintf(name, sizeof name, "k%d", p->nsyms);
+  int kv = add_sym(p, name, SY_LOOP, TY_I32, 0, 0, 0);
+  if (kv < 0) return 0;
+  p->syms[kv].env.B = kmax;
+  p->syms[kv].env.exact = 1;
+  f->sym = kv;
+  f->lo = lit(G, TY_I32, 0);
+  int ksym = -1;
+  for (int i = 0; i < p->nsyms; i++)
+    if (p->syms[i].kind == SY_SIZE && p->syms[i].index == G->sK) ksym = i;
+  f->hi = sym_expr(G, ksym);
+  f->step = ks;
+  if (chance(&G->s, 50)) f->pipeline = range_pick(&G->s, 2, 3);
+  /* var a = A[r :+ m, k :+ ks]; var b = B[k :+ ks, c :+ n] */
+  int ab[2];
+  Stmt *ld[2];
+  for (int w = 0; w < 2; w++) {
+    snprintf(name, sizeof name, "%c%d", w ? 'b' : 'a', p->nsyms);
+    ab[w] = add_sym(p, name, SY_VAR, oty, 2, w ? ks : m, w ? n : ks);
+    if (ab[w] < 0) return 0;
+    p->syms[ab[w]].env.B = 2;
+    p->syms[ab[w]].env.g = 3;
+    p->syms[ab[w]].env.exact = 1;
+    p->syms[ab[w]].depth = 1;
+    Expr *e = new_expr(G, E_SLICE, oty);
+    e->sym = p->param_sym[w ? pb : pa];
+    e->nidx = 2;
+    e->in = p->syms[ab[w]].env;
+    Expr *other = w ? lit(G, TY_I32, chance(&G->s, 70) ? 0 : n * pick(&G->s, 3))
+                    : p->r0 >= 0 ? sym_expr(G, p->r0) : lit(G, TY_I32, chance(&G->s, 70) ? 0 : pick(&G->s, 20));
+    e->start[w ? 1 : 0] = other;
+    e->start[w ? 0 : 1] = sym_expr(G, kv);
+    e->len[0] = w ? ks : m;
+    e->len[1] = w ? n : ks;
+    if (!w && chance(&G->s, 20)) {
+      e->pad = 1;
+      e->a[0] = lit(G, oty, 0);
+    }
+    set_shape(e, 2, e->len[0], e->len[1]);
+    ld[w] = new_stmt(G, S_VAR);
+    ld[w]->sym = ab[w];
+    ld[w]->rhs = e;
+  }
+  Stmt *u = new_stmt(G, S_ASSIGN);
+  u->op = '+';
+  u->lhs = sym_expr(G, acc);
+  u->rhs = fn(G, F_DOT, TY_F32, sym_expr(G, ab[0]), sym_expr(G, ab[1]), 0);
+  set_shape(u->rhs, 2, m, n);
+  ld[0]->next = ld[1];
+  ld[1]->next = u;
+  f->body = ld[0];
+  scope_add(G, acc);
+  return d;
+}
+
+/* A store by every thread of its own elements, under a thread-dependent if:
+   for c in range(0, N, threads) { if ctx.thread + c < N { O[row, ctx.thread + c] = e } } */
+static Stmt *gen_perthread(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->in_while || G->nloops) return 0;
+  int cand[MAX_PARAMS], n = 0;
+  for (int i = 0; i < p->nparams; i++) {
+    const TlgenParam *q = &p->params[i];
+    if (q->is_output && q->rank >= 2 && q->dim[q->rank - 1] == -1 - G->sN && q->dim[q->rank - 2] == -1 - G->sM)
+      cand[n++] = i;
+  }
+  if (!n) return 0;
+  int pi = cand[pick(&G->s, n)];
+  const TlgenParam *q = &p->params[pi];
+  char name[16];
+  snprintf(name, sizeof name, "c%d", p->nsyms);
+  int cv = add_sym(p, name, SY_LOOP, TY_I32, 0, 0, 0);
+  if (cv < 0) return 0;
+  p->syms[cv].env.B = p->size_max[G->sN] + p->threads;
+  p->syms[cv].env.exact = 1;
+  int nsym = -1;
+  for (int i = 0; i < p->nsyms; i++)
+    if (p->syms[i].kind == SY_SIZE && p->syms[i].index == G->sN) nsym = i;
+  Expr *th = new_expr(G, E_THREAD, TY_I32);
+  th->in.B = p->threads;
+  th->in.exact = 1;
+  Expr *col = bin(G, '+', th, sym_expr(G, cv));
+  Stmt *f = new_stmt(G, S_FOR);
+  f->sym = cv;
+  f->lo = lit(G, TY_I32, 0);
+  f->hi = sym_expr(G, nsym);
+  f->step = p->threads;
+  Stmt *c = new_stmt(G, S_IF);
+  c->lo = bin(G, '<', col, sym_expr(G, nsym));
+  f->body = c;
+  Expr *e = new_expr(G, E_SLICE, q->elem);
+  e->sym = p->param_sym[pi];
+  e->nidx = q->rank;
+  for (int i = 0; i < q->rank - 2; i++) e->start[i] = lit(G, TY_I32, pick(&G->s, q->dim[i]));
+  int k = pick(&G->s, p->bm);
+  e->start[q->rank - 2] = p->r0 >= 0 ? bin(G, '+', sym_expr(G, p->r0), lit(G, TY_I32, k)) : lit(G, TY_I32, k);
+  e->start[q->rank - 1] = col;
+  Stmt *st = new_stmt(G, S_ASSIGN);
+  st->op = chance(&G->s, 70) ? '=' : '+';
+  st->lhs = e;
+  int mark = G->nscope;
+  scope_add(G, cv);
+  G->no_tiles = 1;
+  Expr *v = gen_expr(G, q->elem, shape(0, 0, 0), 1);
+  G->no_tiles = 0;
+  G->nscope = mark;
+  /* plus the thread's own element of an input, or its index */
+  Expr *x = gen_slice(G, q->elem, shape(0, 0, 0));
+  if (x && x->nidx >= 2 && chance(&G->s, 70)) {
+    x->start[x->nidx - 1] = col;
+    x->pad = 0;
+  } else {
+    x = new_expr(G, E_THREAD, TY_I32);
+    x->in.B = p->threads;
+    if (q->elem == TY_F32) {
+      x = fn(G, F_CVT_F32, TY_F32, x, 0, 0);
+      x->in.B = p->threads;
+    }
+  }
+  st->rhs = bin(G, '+', v, x);
+  c->body = st;
+  Stmt *w = new_stmt(G, S_PERTHREAD);
+  w->body = f;
+  return w;
 }
 
 /* The elements of the var a target covers, for the envelope. */
@@ -846,7 +1029,7 @@ static Stmt *gen_update(Gen *G) {
   int cand[MAX_SYMS], n = 0;
   for (int i = 0; i < G->nscope; i++) {
     const Sym *y = &p->syms[G->scope[i]];
-    if (y->kind != SY_VAR || G->scope[i] == p->r0 || y->ty == TY_F16) continue;
+    if (y->kind != SY_VAR || y->fixed || G->scope[i] == p->r0 || y->ty == TY_F16) continue;
     if (y->is_reg && G->in_cond) continue;
     cand[n++] = G->scope[i];
   }
@@ -1052,7 +1235,7 @@ static Stmt *gen_while(Gen *G) {
   if (sym < 0) return 0;
   p->syms[sym].env.B = L + 1;
   p->syms[sym].env.exact = 1;
-  p->syms[sym].used = -1e30; /* its updates are accounted for here */
+  p->syms[sym].fixed = 1;
   p->syms[sym].depth = G->nloops;
   Stmt *d = new_stmt(G, S_VAR);
   d->sym = sym;
@@ -1108,7 +1291,7 @@ static Stmt *gen_stmt(Gen *G) {
       s = gen_if(G);
       break;
     case 17:
-      s = gen_while(G);
+      s = chance(&G->s, 50) ? gen_while(G) : chance(&G->s, 50) ? gen_gemm(G) : gen_perthread(G);
       break;
     default:
       if (G->nloops > 0 && chance(&G->s, 60)) {
@@ -1186,9 +1369,8 @@ static void generate(TlgenProgram *p, Src src) {
   G->bn = bns[pick(&G->s, 5)];
   G->bk = bks[pick(&G->s, 4)];
   if (p->bm * G->bn > 1024) G->bn /= 2;
-  p->tile_dims[0] = p->bm;
-  p->tile_dims[1] = G->bn;
-  p->tile_dims[2] = G->bk;
+  p->const_bm = chance(&G->s, 25);
+  p->aux = chance(&G->s, 15);
   int hasK = chance(&G->s, 50);
   /* sizes: M, N (and K) in order of first appearance: X[M, N] comes first */
   G->sM = 0;
@@ -1249,7 +1431,9 @@ static void generate(TlgenProgram *p, Src src) {
     p->r0 = sym;
     Stmt *s = new_stmt(G, S_VAR);
     s->sym = sym;
-    s->rhs = bin(G, '*', blockx(G), lit(G, TY_I32, p->bm));
+    Expr *bm = lit(G, TY_I32, p->bm);
+    if (p->const_bm) bm->k = E_CONST;
+    s->rhs = bin(G, '*', blockx(G), bm);
     *tail = s;
     tail = &s->next;
     scope_add(G, sym);
@@ -1339,6 +1523,8 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   case E_SYM: put(b, "%s", p->syms[e->sym].name); break;
   case E_BLOCKX: put(b, "ctx.block.x"); break;
   case E_THREADS: put(b, "ctx.threads"); break;
+  case E_THREAD: put(b, "ctx.thread"); break;
+  case E_CONST: put(b, "TBM"); break;
   case E_BIN: {
     if (e->op == 'm' || e->op == 'M') {
       put(b, "%s(", e->op == 'm' ? "min" : "max");
@@ -1398,8 +1584,10 @@ static void print_stmt(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
       else if (y->rank == 1) put(b, ": tile<%s>[%d]", ty_name(y->ty), y->d[0]);
       else put(b, ": tile<%s>[%d, %d]", ty_name(y->ty), y->d[0], y->d[1]);
     }
-    put(b, " = ");
-    print_expr(b, p, s->rhs);
+    if (s->rhs) {
+      put(b, " = ");
+      print_expr(b, p, s->rhs);
+    }
     put(b, "\n");
     break;
   }
@@ -1442,6 +1630,10 @@ static void print_stmt(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
     break;
   case S_BREAK: put(b, "break\n"); break;
   case S_CONTINUE: put(b, "continue\n"); break;
+  case S_PERTHREAD:
+    put(b, "// each thread stores its own elements\n");
+    print_block(b, p, s->body, ind);
+    break;
   }
 }
 
@@ -1456,13 +1648,16 @@ static void print_dim(Buf *b, const TlgenProgram *p, int d) {
 
 static char *print_program(const TlgenProgram *p) {
   Buf b = {0, 0, 0};
-  put(&b, "// generated by tlgen\n@launch(%d)\n", p->threads);
+  put(&b, "// generated by tlgen\n");
+  if (p->const_bm) put(&b, "const TBM = %d\n", p->bm);
+  put(&b, "@launch(%d)\n", p->threads);
   if (p->nregs) {
     put(&b, "@registers(");
     for (int i = 0; i < p->nregs; i++) put(&b, "%s%s", i ? ", " : "", p->syms[p->regs[i]].name);
     put(&b, ")\n");
   }
-  if (p->grid) put(&b, "@grid(cdiv(M, %d))\n", p->bm);
+  if (p->grid && p->const_bm) put(&b, "@grid(cdiv(M, TBM))\n");
+  else if (p->grid) put(&b, "@grid(cdiv(M, %d))\n", p->bm);
   int na = 0;
   for (int i = 0; i < p->nsizes; i++) {
     if (!p->size_mult[i] && p->size_min[i] <= 1) continue;
@@ -1489,6 +1684,10 @@ static char *print_program(const TlgenProgram *p) {
   put(&b, ") {\n");
   print_block(&b, p, p->body, 1);
   put(&b, "}\n");
+  if (p->aux)
+    put(&b, "\n// not run\n@launch(64)\nkernel %s_aux(A: tensor<f32>[L], B: tensor<f32>[L]) {\n"
+            "  for i in range(0, L, 64) {\n    B[i :+ 64] = A[i :+ 64] * 2.0 + f32(L)\n  }\n}\n",
+        p->kname);
   return b.s;
 }
 
@@ -1612,6 +1811,7 @@ typedef struct Ev {
   double *const *mag;
   Val *vals[MAX_SYMS];
   long long bx;
+  int tid;
   int ctl; /* 1: break, 2: continue */
 } Ev;
 
@@ -1722,6 +1922,10 @@ static Val *eval(Ev *E, const Expr *e) {
   Val *r = val_new(e->rank, e->d[0], e->d[1]);
   int R = r->d[0], C = r->d[1];
   switch (e->k) {
+  case E_THREAD:
+    r->v[0] = E->tid;
+    break;
+  case E_CONST:
   case E_NUM:
     r->v[0] = e->num;
     r->m[0] = fabs(e->num);
@@ -1901,7 +2105,7 @@ static void exec_stmt(Ev *E, const Stmt *s) {
   switch (s->k) {
   case S_VAR: {
     const Sym *y = &p->syms[s->sym];
-    Val *x = eval(E, s->rhs);
+    Val *x = s->rhs ? eval(E, s->rhs) : val_new(0, 0, 0);
     Val *t = val_new(y->rank, y->d[0], y->d[1]);
     for (int i = 0; i < t->d[0]; i++)
       for (int j = 0; j < t->d[1]; j++) {
@@ -1971,6 +2175,10 @@ static void exec_stmt(Ev *E, const Stmt *s) {
     break;
   case S_BREAK: E->ctl = 1; break;
   case S_CONTINUE: E->ctl = 2; break;
+  case S_PERTHREAD:
+    for (E->tid = 0; E->tid < p->threads; E->tid++) exec_block(E, s->body);
+    E->tid = 0;
+    break;
   }
 }
 
