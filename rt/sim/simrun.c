@@ -144,15 +144,20 @@ int priv_open(const char *path, uid_t uid, bool *suspicious, char *err, size_t e
   struct stat st;
   const char *why = NULL;
   char buf[96];
-  if (fstat(fd, &st) != 0) snprintf(buf, sizeof buf, "unreadable: %s", strerror(errno)), why = buf;
-  else if (!S_ISREG(st.st_mode)) why = "not a regular file", *suspicious = true;
-  else if (st.st_uid != uid) {
+  bool statted = fstat(fd, &st) == 0;
+  if (!statted) {
+    snprintf(buf, sizeof buf, "unreadable: %s", strerror(errno));
+    why = buf;
+  } else if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+  } else if (st.st_uid != uid) {
     snprintf(buf, sizeof buf, "owned by uid %u, not by uid %u", (unsigned)st.st_uid, (unsigned)uid);
-    why = buf, *suspicious = true;
+    why = buf;
   } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     snprintf(buf, sizeof buf, "writable by group or others (mode %04o)", (unsigned)(st.st_mode & 07777));
-    why = buf, *suspicious = true;
+    why = buf;
   }
+  *suspicious = statted && why; /* it exists, and is not what was written here */
   if (why) {
     seterr(err, errlen, "%s is %s", path, why);
     close(fd);
