@@ -9,14 +9,19 @@
 #   make bench-static    ptxas registers/stack/spills and PTX features of every example, no GPU
 #   make bench           GEMM/softmax/rowsum/layernorm/attention on the GPU against cuBLAS and
 #                        a device copy (make bench-build: build only); neither is in make test
+#   make test-asan  the unit, golden, CPU-backend and differential tests again, with the
+#                   translator, the tests and the generated kernels built with AddressSanitizer,
+#                   UndefinedBehaviorSanitizer and LeakSanitizer (into build-asan/)
+#   make fuzz FUZZ_SECONDS=N   the libFuzzer campaign (tests/fuzz/README.md); make test runs a
+#                   bounded pass (fuzz-smoke) and replays the corpus and every past crash
 CC      ?= cc
 CXX     ?= g++
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -fPIC
+override CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -fPIC
 PREFIX  ?= /usr/local
 CUDA    ?= /usr/local/cuda
 NVCC    ?= $(CUDA)/bin/nvcc
-B       := build
+B       ?= build
 
 TR_SRCS := $(filter-out translator/main.c,$(wildcard translator/*.c))
 TR_OBJS := $(TR_SRCS:translator/%.c=$(B)/obj/%.o) $(B)/obj/simrun.o
@@ -33,7 +38,7 @@ all: $(B)/tile2cu lib
 
 lib: $(B)/libtile2cu.a $(B)/libtile2cu.so
 
-$(B)/obj/%.o: translator/%.c translator/tile2cu.h $(wildcard translator/*.def) | $(B)/obj
+$(B)/obj/%.o: translator/%.c translator/tile2cu.h translator/npy.h rt/sim/simrun.h $(wildcard translator/*.def) | $(B)/obj
 	$(CC) $(CFLAGS) -DTILE2CU_PREFIX='"$(PREFIX)"' -Itranslator -Irt/sim -I$(B) -c $< -o $@
 
 $(B)/obj/simrun.o: rt/sim/simrun.c rt/sim/simrun.h rt/sim/t2c_sim_api.h | $(B)/obj
@@ -52,7 +57,7 @@ $(B)/configs.h: $(CONFIGS) tools/embed.sh | $(B)
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
 $(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/tile2cu.h \
-		$(B)/templates.h $(B)/configs.h | $(B)/obj/drv
+		rt/sim/simrun.h rt/sim/t2c_sim_api.h $(B)/templates.h $(B)/configs.h | $(B)/obj/drv
 	$(CC) $(CFLAGS) -I$(B) -c $< -o $@
 
 $(B)/libtile2cu.a: $(LIB_OBJS)
@@ -77,7 +82,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 $(B)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) nvrtc_driver/tile2cu.h
 	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(LIB_OBJS) -lcriterion $(LIBS)
 
-unit: $(B)/unit-tests
+unit: $(B)/unit-tests $(B)/tile2cu
 	$(B)/unit-tests --jobs 2
 
 golden: $(B)/tile2cu
@@ -136,7 +141,52 @@ docs-check: $(B)/tile2cu
 	sh tests/docs/check_diagnostics.sh
 	sh tests/editors/check.sh
 
-test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example docs-check
+test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example docs-check fuzz-smoke
+
+# ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FZ           := $(B)/fuzz
+FUZZ_TR_SRCS := $(TR_SRCS) rt/sim/simrun.c $(DRV_SRCS)
+FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/tile2cu.h $(wildcard translator/*.def) $(B)/templates.h $(B)/configs.h
+
+$(FZ):
+	mkdir -p $@
+
+$(FZ)/fuzz_translate: tests/fuzz/fuzz_translate.c $(FUZZ_TR_DEPS) | $(FZ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $< $(FUZZ_TR_SRCS) $(LIBS)
+
+$(FZ)/fuzz_gen: tests/fuzz/fuzz_gen.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h $(FUZZ_TR_DEPS) | $(FZ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $< tests/fuzz/tlgen.c $(FUZZ_TR_SRCS) $(LIBS)
+
+$(FZ)/fuzz_npy: tests/fuzz/fuzz_npy.c translator/npy.c translator/npy.h | $(FZ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itranslator -o $@ $< translator/npy.c
+
+fuzz-build: $(FZ)/fuzz_translate $(FZ)/fuzz_gen $(FZ)/fuzz_npy
+
+# make test: every past crash replayed, then about 60 s of fuzzing from the corpus
+fuzz-smoke: fuzz-build
+	B=$(B) sh tests/fuzz/run.sh smoke 60
+
+# a campaign: new crashes land in tests/fuzz/crashes/, the corpus grows, the ledger
+# tests/fuzz/campaigns.tsv gets a line per target
+fuzz: fuzz-build
+	B=$(B) sh tests/fuzz/run.sh campaign $(FUZZ_SECONDS)
+
+# ---- sanitizers: everything above that runs translator or kernel code, rebuilt with
+# ASan + UBSan (+ LSan, part of ASan) into build-asan/. A report fails the test.
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+test-asan:
+	$(MAKE) B=build-asan CC=gcc CFLAGS="$(ASAN_FLAGS)" build-asan/tile2cu build-asan/unit-tests
+	$(ASAN_ENV) sh tests/sanitized.sh build-asan/unit-tests --jobs 2
+	$(ASAN_ENV) TILE2CU=$(CURDIR)/build-asan/tile2cu sh tests/sanitized.sh sh tests/golden/run.sh
+	$(ASAN_ENV) SANITIZE=1 CXX="g++ $(ASAN_FLAGS)" BUILD=$(CURDIR)/build-asan NVCC_CHECK=0 \
+	  sh tests/sanitized.sh sh tests/sim/run.sh
+	$(ASAN_ENV) B=build-asan CXX="g++ $(ASAN_FLAGS)" CFLAGS_EXTRA="$(ASAN_FLAGS)" \
+	  sh tests/sanitized.sh sh tests/gpu/run.sh --backend sim
 
 clean:
 	rm -rf $(B)

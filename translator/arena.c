@@ -108,7 +108,8 @@ static void buf_reserve(Buf *b, size_t extra) {
 
 void buf_putn(Buf *b, const char *s, size_t n) {
   buf_reserve(b, n);
-  memcpy(b->data + b->len, s, n);
+  if (n) /* s may be NULL when n is 0 (an empty Buf's data) */
+    memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = '\0';
 }

@@ -512,6 +512,9 @@ static const char *ev(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) {
     if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
     const char *p = ev(E, a, t, child_at(at, &x->ty, &a->ty), pre);
     const char *q = ev(E, b, t, child_at(at, &x->ty, &b->ty), pre);
+    /* a signed left shift goes through unsigned bits (t2c::shl): a negative value must not be UB */
+    if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64))
+      return fmt(E, "t2c::shl(%s, %s)", p, q);
     return fmt(E, "(%s %s %s)", p, binop(x->u.binary.op), q);
   }
   case E_CALL: return ev_call(E, x, want, at, pre);

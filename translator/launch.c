@@ -16,6 +16,15 @@
 
 /* ------------------------------------------------------------ launch expressions */
 
+/* A double as an int64, saturated (NaN is 0): converting an out-of-range
+ * double is undefined behaviour, and values come from the command line. */
+static int64_t to_i64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
 bool eval_launch_expr(const Expr *e, const KernelInfo *ki, const double *pvals, const int64_t *svals,
                       double *out) {
   double a, b;
@@ -36,23 +45,23 @@ bool eval_launch_expr(const Expr *e, const KernelInfo *ki, const double *pvals, 
   }
   case E_UNARY:
     if (!eval_launch_expr(e->u.unary.a, ki, pvals, svals, &a)) return false;
-    *out = e->u.unary.op == TK_MINUS ? -a : e->u.unary.op == TK_NOT ? !a : (double)~(int64_t)a;
+    *out = e->u.unary.op == TK_MINUS ? -a : e->u.unary.op == TK_NOT ? !a : (double)~to_i64(a);
     return true;
   case E_BINARY: {
     if (!eval_launch_expr(e->u.binary.a, ki, pvals, svals, &a) || !eval_launch_expr(e->u.binary.b, ki, pvals, svals, &b))
       return false;
     bool integer = elem_is_int(e->ty.elem) || (e->u.binary.a->ty.elem != T_F32 && e->u.binary.a->ty.elem != T_F64);
-    int64_t x = (int64_t)a, y = (int64_t)b;
+    int64_t x = to_i64(a), y = to_i64(b);
     switch (e->u.binary.op) {
     case TK_PLUS: *out = a + b; return true;
     case TK_MINUS: *out = a - b; return true;
     case TK_STAR: *out = a * b; return true;
     case TK_SLASH:
       if (b == 0) return false;
-      *out = integer ? (double)(x / y) : a / b;
+      *out = integer ? (y == -1 ? -(double)x : (double)(x / y)) : a / b;
       return true;
-    case TK_PERCENT: if (y == 0) return false; *out = (double)(x % y); return true;
-    case TK_SHL: *out = (double)(x << (y & 63)); return true;
+    case TK_PERCENT: if (y == 0) return false; *out = y == -1 ? 0 : (double)(x % y); return true;
+    case TK_SHL: *out = (double)(int64_t)((uint64_t)x << (y & 63)); return true;
     case TK_SHR: *out = (double)(x >> (y & 63)); return true;
     case TK_AND: *out = (double)(x & y); return true;
     case TK_OR: *out = (double)(x | y); return true;

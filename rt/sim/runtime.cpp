@@ -43,6 +43,21 @@
 #include <ucontext.h>
 #endif
 
+// Under AddressSanitizer every switch between stacks is announced, so that
+// ASan knows which stack is live (no false reports, and use-after-return
+// detection keeps working), and a fiber stack is unpoisoned before reuse.
+#if defined(__SANITIZE_ADDRESS__)
+#define T2C_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T2C_ASAN 1
+#endif
+#endif
+#ifdef T2C_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace t2c_sim {
 
 enum {
@@ -84,6 +99,9 @@ struct Fiber {
   unsigned shared_next; // index of its next static shared allocation
   std::vector<CpAsync> cp;  // its cp.async copies not yet waited for
   int cp_groups;        // cp.async groups committed so far
+#ifdef T2C_ASAN
+  void *asan_fake;      // ASan's fake stack of the fiber while switched out
+#endif
 };
 
 struct SharedAlloc {
@@ -110,6 +128,11 @@ struct alignas(128) Worker {
   std::vector<SharedAlloc> allocs;
   unsigned char *dyn;    // dynamic shared memory plus a canary
   uint64_t rng;
+#ifdef T2C_ASAN
+  void *asan_fake;             // the scheduler's fake stack while a fiber runs
+  const void *sched_bottom;    // the scheduler's stack, learnt at the first switch
+  size_t sched_size;
+#endif
 };
 
 struct Launch {
@@ -171,6 +194,12 @@ static void fiber_main();
 
 static void fiber_start(Fiber *f) {
   char *top = f->map + STACK_BYTES;
+#ifdef T2C_ASAN
+  // frames of the fiber's previous run (it never returns) leave poisoned
+  // redzones behind
+  __asan_unpoison_memory_region(f->map + 4096, STACK_BYTES - 4096);
+  f->asan_fake = nullptr;
+#endif
 #ifdef T2C_USE_UCONTEXT
   getcontext(&f->ctx);
   f->ctx.uc_stack.ss_sp = f->map + 4096;
@@ -195,26 +224,42 @@ static void fiber_start(Fiber *f) {
 // Scheduler -> fiber; returns when the fiber blocks, exits or fails.
 static void fiber_resume(Worker *w, Fiber *f) {
   w->cur = f;
+#ifdef T2C_ASAN
+  __sanitizer_start_switch_fiber(&w->asan_fake, f->map + 4096, STACK_BYTES - 4096);
+#endif
 #ifdef T2C_USE_UCONTEXT
   swapcontext(&w->sched, &f->ctx);
 #else
   t2c_sim_swap(&w->sched_sp, f->sp);
+#endif
+#ifdef T2C_ASAN
+  __sanitizer_finish_switch_fiber(w->asan_fake, nullptr, nullptr);
 #endif
   w->cur = nullptr;
 }
 
 // Fiber -> scheduler.
 static void fiber_yield(Worker *w, Fiber *f) {
+#ifdef T2C_ASAN
+  // an exited fiber's fake stack is released (nullptr): it never comes back
+  __sanitizer_start_switch_fiber((f->state == F_EXITED || f->state == F_FAILED) ? nullptr : &f->asan_fake, w->sched_bottom, w->sched_size);
+#endif
 #ifdef T2C_USE_UCONTEXT
   swapcontext(&f->ctx, &w->sched);
 #else
   t2c_sim_swap(&f->sp, w->sched_sp);
+#endif
+#ifdef T2C_ASAN
+  __sanitizer_finish_switch_fiber(f->asan_fake, nullptr, nullptr);
 #endif
 }
 
 static void fiber_main() {
   Worker *w = tw;
   Fiber *f = w->cur;
+#ifdef T2C_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &w->sched_bottom, &w->sched_size);
+#endif
   w->L->k->tramp(w->L->l->args);
   f->state = F_EXITED;
   fiber_yield(w, f);
@@ -269,44 +314,47 @@ static std::string where(Worker *w) {
 }
 
 // Fails the launch from inside the running fiber, which never resumes.
-[[noreturn]] static void fiber_fail(const std::string &what) {
+// No heap object may live in a frame of a fiber across this call: its stack
+// is abandoned, not unwound, so the messages are formatted into char arrays.
+[[noreturn]] static void fiber_fail(const char *what) {
   Worker *w = tw;
   Fiber *f = w->cur;
-  set_error(w->L, what + " " + where(w) + fmt(", thread %u", f->tid));
+  set_error(w->L, std::string(what) + " " + where(w) + fmt(", thread %u", f->tid));
   f->state = F_FAILED;
   fiber_yield(w, f);
   abort();
 }
 
 void tensor_oob(const T2cSimTensor *t, long long i, bool read_only) {
-  fiber_fail(fmt("out-of-bounds %s of tensor '%s' at index %lld (size %lld)",
-                 read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems));
+  failf("out-of-bounds %s of tensor '%s' at index %lld (size %lld)",
+        read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems);
 }
 
 void failf(const char *f, ...) {
   va_list ap;
   va_start(ap, f);
-  std::string m = vfmt(f, ap);
+  char m[1024];
+  vsnprintf(m, sizeof m, f, ap);
   va_end(ap);
   fiber_fail(m);
 }
 
 void cp_async_oob(const T2cSimTensor *t, long long i, int size, int valid, int elem_bytes) {
-  fiber_fail(fmt("out-of-bounds cp.async read of tensor '%s' at index %lld: %d of %d bytes valid, %d-byte elements (size %lld)",
-                 t && t->name ? t->name : "?", i, valid, size, elem_bytes, t ? t->nelems : 0LL));
+  failf("out-of-bounds cp.async read of tensor '%s' at index %lld: %d of %d bytes valid, %d-byte elements (size %lld)",
+        t && t->name ? t->name : "?", i, valid, size, elem_bytes, t ? t->nelems : 0LL);
 }
 
 void shared_oob(const char *name, long long i, long long n) {
-  fiber_fail(fmt("out-of-bounds access of shared array '%s' at index %lld (size %lld)", name, i, n));
+  failf("out-of-bounds access of shared array '%s' at index %lld (size %lld)", name, i, n);
 }
 
 void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind) {
   Launch *L = tw->L;
   if (!t) fiber_fail("null tensor argument");
   if (t->elem_bytes != elem_bytes)
-    fiber_fail(fmt("tensor '%s' has %d-byte elements but the kernel takes %d-byte elements",
-                   t->name ? t->name : "?", t->elem_bytes, elem_bytes));
-  if (t->nelems > 0 && !t->data) fiber_fail(fmt("tensor '%s' has no data", t->name ? t->name : "?"));
+    failf("tensor '%s' has %d-byte elements but the kernel takes %d-byte elements",
+          t->name ? t->name : "?", t->elem_bytes, elem_bytes);
+  if (t->nelems > 0 && !t->data) failf("tensor '%s' has no data", t->name ? t->name : "?");
   for (int i = 0; i < L->l->noutputs; i++)
     if (L->l->outputs[i] == t && L->out_kind[i].load(std::memory_order_relaxed) != kind)
       L->out_kind[i].store(kind, std::memory_order_relaxed);  // once: workers share the line
@@ -341,8 +389,8 @@ uint64_t warp_op(int op, unsigned mask, uint64_t bits, int size, int b, int widt
   Worker *w = tw;
   Fiber *f = w->cur;
   if (width < 1 || width > 32 || (width & (width - 1)))
-    fiber_fail(fmt("%s (%s:%d) with width %d, which is not a power of two in 1..32",
-                   op_name(op), file, line, width));
+    failf("%s (%s:%d) with width %d, which is not a power of two in 1..32",
+          op_name(op), file, line, width);
   f->state = F_WARP;
   f->what = op_name(op);
   f->file = file;
@@ -394,9 +442,9 @@ void cp_async(void *dst, const void *src, int size, int valid) {
   Worker *w = tw;
   Fiber *f = w->cur;
   if ((uintptr_t)dst % (uintptr_t)size)
-    fiber_fail(fmt("misaligned cp.async of %d bytes to shared address %p", size, dst));
+    failf("misaligned cp.async of %d bytes to shared address %p", size, dst);
   if (!shared_range(w, dst, (size_t)size))
-    fiber_fail(fmt("cp.async of %d bytes to %p, which is not inside one shared array or dynamic shared memory", size, dst));
+    failf("cp.async of %d bytes to %p, which is not inside one shared array or dynamic shared memory", size, dst);
   CpAsync c;
   c.dst = (unsigned char *)dst;
   c.size = size;
@@ -434,17 +482,17 @@ void *shared_alloc(size_t bytes, size_t align, const char *name) {
   if (k < w->allocs.size()) {
     const SharedAlloc &a = w->allocs[k];
     if (a.bytes != bytes || strcmp(a.name, name) != 0)
-      fiber_fail(fmt("threads disagree on static shared allocation %u ('%s' of %zu bytes vs '%s' of %zu bytes)",
-                     k, a.name, a.bytes, name, bytes));
+      failf("threads disagree on static shared allocation %u ('%s' of %zu bytes vs '%s' of %zu bytes)",
+            k, a.name, a.bytes, name, bytes);
     return w->arena + a.off;
   }
   size_t off = (w->arena_used + align - 1) / align * align;
   if (off + bytes > STATIC_SMEM_MAX)
-    fiber_fail(fmt("static shared memory exceeds %d bytes at array '%s' (%zu bytes)",
-                   STATIC_SMEM_MAX, name, bytes));
+    failf("static shared memory exceeds %d bytes at array '%s' (%zu bytes)",
+          STATIC_SMEM_MAX, name, bytes);
   if (off + bytes + w->L->l->dyn_smem > SMEM_MAX)
-    fiber_fail(fmt("shared memory (%zu static + %zu dynamic bytes) exceeds %d bytes per block",
-                   off + bytes, w->L->l->dyn_smem, SMEM_MAX));
+    failf("shared memory (%zu static + %zu dynamic bytes) exceeds %d bytes per block",
+          off + bytes, w->L->l->dyn_smem, SMEM_MAX);
   memset(w->arena + off, 0xff, bytes);  // poison: NaN for floats, -1 for ints
   w->allocs.push_back(SharedAlloc{off, bytes, name});
   w->arena_used = off + bytes;

@@ -78,6 +78,11 @@ T2C_MATH1(floor, floorf, ::floor)
 T2C_MATH1(ceil, ceilf, ::ceil)
 T2C_MATH1(abs, fabsf, ::fabs)
 #undef T2C_MATH1
+// a << b of a signed value shifts its two's complement bits, as the hardware
+// does; a plain << of a negative value is undefined behaviour in C++17.
+T2C_DEVICE int shl(int a, int b) { return (int)((unsigned int)a << b); }
+T2C_DEVICE long long shl(long long a, long long b) { return (long long)((unsigned long long)a << b); }
+
 T2C_DEVICE int abs(int x) { return x < 0 ? -x : x; }
 T2C_DEVICE long long abs(long long x) { return x < 0 ? -x : x; }
 T2C_DEVICE signed char abs(signed char x) { return (signed char)(x < 0 ? -x : x); }

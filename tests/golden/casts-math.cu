@@ -219,16 +219,16 @@ math(const __half *__restrict__ X, float *__restrict__ Y, __nv_bfloat16 *__restr
     const int c0 = e * 4;
     float t2c_v[4];
     { const int c = c0 + 0;
-      t2c_v[0] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+      t2c_v[0] = t2c::cvt<float>(((I[c] % 7) + t2c::shl(I[c], 1)));
     }
     { const int c = c0 + 1;
-      t2c_v[1] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+      t2c_v[1] = t2c::cvt<float>(((I[c] % 7) + t2c::shl(I[c], 1)));
     }
     { const int c = c0 + 2;
-      t2c_v[2] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+      t2c_v[2] = t2c::cvt<float>(((I[c] % 7) + t2c::shl(I[c], 1)));
     }
     { const int c = c0 + 3;
-      t2c_v[3] = t2c::cvt<float>(((I[c] % 7) + (I[c] << 1)));
+      t2c_v[3] = t2c::cvt<float>(((I[c] % 7) + t2c::shl(I[c], 1)));
     }
     t2c::store16(Y + (12 * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
   }

@@ -16,6 +16,8 @@ static int translate_src(const char *src) {
   char err[256];
   cr_assert(config_load("configs/sm_90.yaml", &target, err, sizeof err), "%s", err);
   size_t dlen;
+  free(diag_text);
+  diag_text = NULL;
   FILE *df = open_memstream(&diag_text, &dlen);
   Diag d;
   diag_init(&d, "t.tl", src, df);
