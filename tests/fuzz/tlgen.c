@@ -303,6 +303,9 @@ static Expr *bin(Gen *G, int op, Expr *a, Expr *b) {
   case '*': r.B = x.B * y.B; r.g = x.g + y.g; break;
   case '/': r.B = x.B; r.g = gm; if (a->ty != TY_I32) r.exact = 0; break; /* divisors have |d| >= 1 */
   case '%': r.B = x.B; r.g = 0; break;
+  case 'a': case 'o': case 'x': r.B = 2 * (x.B > y.B ? x.B : y.B) + 1; r.g = 0; break;
+  case 'L': r.B = x.B * 8; r.g = 0; break;
+  case 'R': r.B = x.B; r.g = 0; break;
   case 'm': case 'M': r.B = x.B > y.B ? x.B : y.B; r.g = gm; break;
   default: r.B = 1; r.g = 0; r.exact = 1; break;
   }
@@ -473,14 +476,14 @@ static int shape_eq(const Expr *e, Shape t) {
 
 static Expr *gen_leaf(Gen *G, int ty, Shape t) {
   Expr *e = 0;
-  switch (pick(&G->s, 5)) {
-  case 1: case 2:
+  switch (pick(&G->s, 10)) {
+  case 0: case 1: case 2: case 3:
     e = gen_slice(G, ty, t.rank ? sub_shape(G, t) : t);
     break;
-  case 3:
+  case 4: case 5: case 6:
     if (!G->no_tiles) e = gen_tile_read(G, ty, t);
     break;
-  case 4:
+  case 7: case 8:
     if (ty == TY_I32 && chance(&G->s, 15)) {
       e = new_expr(G, E_THREADS, TY_I32);
       e->in.B = G->p->threads;
@@ -528,6 +531,14 @@ static Expr *gen_cond(Gen *G, Shape t, int depth) {
   }
   static const char ops[] = "<l>g=n";
   int op = ops[pick(&G->s, 6)];
+  if (!G->no_tiles && chance(&G->s, 15)) { /* a bool tile var */
+    int cand[MAX_SYMS], n = 0;
+    for (int i = 0; i < G->nscope; i++) {
+      const Sym *y = &G->p->syms[G->scope[i]];
+      if (y->kind == SY_VAR && y->ty == TY_BOOL && y->rank > 0 && fits(y->rank, y->d, t)) cand[n++] = G->scope[i];
+    }
+    if (n) return sym_expr(G, cand[pick(&G->s, n)]);
+  }
   if (t.rank == 2 && chance(&G->s, 15)) {
     Expr *r = fn(G, F_ROWS, TY_I32, 0, 0, 0), *c = fn(G, F_COLS, TY_I32, 0, 0, 0);
     set_shape(r, 2, t.d[0], t.d[1]);
@@ -539,8 +550,16 @@ static Expr *gen_cond(Gen *G, Shape t, int depth) {
     return bin(G, op, a, c);
   }
   int ty = chance(&G->s, 60) ? TY_F32 : TY_I32;
-  Expr *a = gen_exact(G, ty, sub_shape(G, t), depth + 1);
+  Expr *a = 0;
+  if (t.rank == 0 && chance(&G->s, 60)) {
+    ty = TY_I32;
+    a = gen_scalar_sym(G, TY_I32, 1);
+    if (a && chance(&G->s, 30)) a = bin(G, '%', a, lit(G, TY_I32, range_pick(&G->s, 2, 3)));
+  }
+  int symbolic = a != 0;
+  if (!a) a = gen_exact(G, ty, sub_shape(G, t), depth + 1);
   Expr *b = chance(&G->s, 50) ? rand_lit(G, ty) : gen_exact(G, ty, sub_shape(G, t), depth + 1);
+  if (symbolic && a->in.B > 6) b = lit(G, TY_I32, pick(&G->s, a->in.B < 100 ? (int)a->in.B : 100));
   return bin(G, op, a, b);
 }
 
@@ -606,6 +625,19 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
     int op = ops[pick(s, 7)];
     Expr *a = gen_expr(G, ty, sub_shape(G, t), depth + 1);
     Expr *b = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    e = bin(G, op, a, b);
+    break;
+  }
+  case 12: { /* bitwise operations and shifts of i32 */
+    if (ty != TY_I32) break;
+    int op = "aoxLR"[pick(s, 5)];
+    Expr *a = gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    Expr *b = op == 'L' || op == 'R' ? lit(G, TY_I32, pick(s, 4)) : gen_expr(G, ty, sub_shape(G, t), depth + 1);
+    if (op == 'L') { /* only non-negative values are shifted left */
+      Expr *n = fn(G, F_ABS, ty, a, 0, 0);
+      n->in = a->in;
+      a = n;
+    }
     e = bin(G, op, a, b);
     break;
   }
@@ -803,8 +835,8 @@ static Stmt *gen_decl(Gen *G, int scalar) {
     ty = chance(&G->s, 60) ? TY_F32 : TY_I32;
   } else {
     pick_tile_shape(G, &t);
-    int c = pick(&G->s, 10);
-    ty = c < 7 ? TY_F32 : c < 9 ? TY_I32 : TY_F16;
+    int c = pick(&G->s, 20);
+    ty = c < 14 ? TY_F32 : c < 17 ? TY_I32 : c < 19 ? TY_F16 : TY_BOOL;
     if (ty == TY_F16 && t.rank != 2) ty = TY_F32;
   }
   Expr *init = gen_expr(G, ty, t, 0);
@@ -816,7 +848,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
   y->depth = G->nloops;
   Info env = init->in;
   if (env.B < 1) env.B = 1;
-  if (ty == TY_F16) {
+  if (ty == TY_F16 || ty == TY_BOOL) {
     env.B = init->in.B;
   } else if (ty == TY_I32) {
     env.B = env.B * (1 << pick(&G->s, 8)) + 8;
@@ -834,7 +866,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
   y->env = env;
   y->used = init->in.B;
   int n = t.rank == 0 ? 1 : t.rank == 1 ? t.d[0] : t.d[0] * t.d[1];
-  if (t.rank > 0 && !G->in_cond && ty != TY_F16 && p->nregs < 8 && n % p->threads == 0 &&
+  if (t.rank > 0 && !G->in_cond && ty != TY_F16 && ty != TY_BOOL && p->nregs < 8 && n % p->threads == 0 &&
       n / p->threads <= 64 && chance(&G->s, 40)) {
     y->is_reg = 1;
     p->regs[p->nregs++] = sym;
@@ -1029,7 +1061,7 @@ static Stmt *gen_update(Gen *G) {
   int cand[MAX_SYMS], n = 0;
   for (int i = 0; i < G->nscope; i++) {
     const Sym *y = &p->syms[G->scope[i]];
-    if (y->kind != SY_VAR || y->fixed || G->scope[i] == p->r0 || y->ty == TY_F16) continue;
+    if (y->kind != SY_VAR || y->fixed || G->scope[i] == p->r0 || y->ty == TY_F16 || y->ty == TY_BOOL) continue;
     if (y->is_reg && G->in_cond) continue;
     cand[n++] = G->scope[i];
   }
@@ -1053,10 +1085,13 @@ static Stmt *gen_update(Gen *G) {
     t = shape(e->rank, e->d[0], e->d[1]);
     lhs = e;
   }
-  int op = "=+-+*"[pick(&G->s, 5)];
+  int op = "=+-+*/"[pick(&G->s, 6)];
   Expr *rhs;
+  if (op == '/' && (y->ty != TY_F32 || y->env.exact)) op = '*';
   if (op == '*') {
     rhs = lit(G, y->ty, -1);
+  } else if (op == '/') {
+    rhs = lit(G, y->ty, chance(&G->s, 50) ? 2 : 4);
   } else {
     rhs = gen_expr(G, y->ty, t, 0);
     if (y->env.exact && (!rhs->in.exact || rhs->in.g > y->env.g)) return 0;
@@ -1457,7 +1492,40 @@ static void generate(TlgenProgram *p, Src src) {
     s->op = '=';
     s->lhs = e;
     G->stmts = 0;
-    s->rhs = gen_expr(G, TY_F32, shape(2, p->bm, G->bn), 0);
+    Shape t = shape(2, p->bm, G->bn);
+    Expr *rhs = gen_expr(G, TY_F32, t, 0);
+    /* plus the tile vars still in scope, whole when they fit, else summed */
+    int terms = 0;
+    for (int i = G->nscope - 1; i >= 0 && terms < 4; i--) {
+      int sym = G->scope[i];
+      const Sym *y = &p->syms[sym];
+      if (y->kind != SY_VAR || y->rank == 0 || y->ty == TY_F16) continue;
+      Expr *v = sym_expr(G, sym), *x = 0;
+      if (y->ty == TY_BOOL) {
+        if (fits(y->rank, y->d, t)) x = fn(G, F_WHERE, TY_F32, v, lit(G, TY_F32, 1), lit(G, TY_F32, 0));
+        if (x) x->in.B = 1, x->in.g = 0;
+      } else {
+        if (!fits(y->rank, y->d, t)) {
+          double n = y->rank == 1 ? y->d[0] : (double)y->d[0] * y->d[1];
+          x = fn(G, F_SUM, y->ty, v, 0, 0);
+          set_shape(x, 0, 0, 0);
+          x->in = y->env;
+          x->in.B = y->env.B * n;
+          x->in = fix_info(y->ty, x->in);
+          v = x;
+        }
+        if (y->ty == TY_I32) {
+          x = v->in.B < EXACT_LIMIT ? fn(G, F_CVT_F32, TY_F32, v, 0, 0) : 0;
+          if (x) x->in = fix_info(TY_F32, v->in);
+        } else {
+          x = v;
+        }
+      }
+      if (!x) continue;
+      rhs = bin(G, '+', rhs, x);
+      terms++;
+    }
+    s->rhs = rhs;
     *tail = s;
   }
   p->body = first;
@@ -1535,7 +1603,8 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
       break;
     }
     const char *op = e->op == 'l' ? "<=" : e->op == 'g' ? ">=" : e->op == '=' ? "==" : e->op == 'n' ? "!="
-                   : e->op == '&' ? "&&" : e->op == '|' ? "||" : 0;
+                   : e->op == '&' ? "&&" : e->op == '|' ? "||" : e->op == 'a' ? "&" : e->op == 'o' ? "|"
+                   : e->op == 'x' ? "^" : e->op == 'L' ? "<<" : e->op == 'R' ? ">>" : 0;
     char one[2] = {(char)e->op, 0};
     put(b, "(");
     print_expr(b, p, e->a[0]);
@@ -1600,7 +1669,8 @@ static void print_stmt(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
     break;
   case S_FOR:
     if (s->pipeline) put(b, "@pipeline(%d)\n%*s", s->pipeline, ind * 2, "");
-    if (s->unroll) put(b, "@unroll(%d)\n%*s", s->unroll, ind * 2, "");
+    if (s->unroll == 1) put(b, "@unroll\n%*s", ind * 2, "");
+    else if (s->unroll) put(b, "@unroll(%d)\n%*s", s->unroll, ind * 2, "");
     put(b, "for %s in range(", p->syms[s->sym].name);
     print_expr(b, p, s->lo);
     put(b, ", ");
@@ -1615,6 +1685,13 @@ static void print_stmt(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
     print_expr(b, p, s->lo);
     put(b, " {\n");
     print_block(b, p, s->body, ind + 1);
+    while (s->els && s->els->k == S_IF && !s->els->next) { /* else if */
+      s = s->els;
+      put(b, "%*s} else if ", ind * 2, "");
+      print_expr(b, p, s->lo);
+      put(b, " {\n");
+      print_block(b, p, s->body, ind + 1);
+    }
     if (s->els) {
       put(b, "%*s} else {\n", ind * 2, "");
       print_block(b, p, s->els, ind + 1);
@@ -1893,6 +1970,11 @@ static double apply_bin(int op, int ty, double a, double b) {
   case '*': return a * b;
   case '/': return ty == TY_I32 ? trunc(a / b) : a / b;
   case '%': return fmod(a, b);
+  case 'a': return (double)((long long)a & (long long)b);
+  case 'o': return (double)((long long)a | (long long)b);
+  case 'x': return (double)((long long)a ^ (long long)b);
+  case 'L': return (double)((long long)a * (1LL << (int)b));
+  case 'R': return (double)((long long)a >> (int)b);
   case 'm': return a < b ? a : b;
   case 'M': return a > b ? a : b;
   case '<': return a < b;
@@ -1983,7 +2065,7 @@ static Val *eval(Ev *E, const Expr *e) {
       for (int j = 0; j < C; j++) {
         long long off = tensor_off(E, e, &g, i, j), k = (long long)i * C + j;
         r->v[k] = off < 0 ? padv : E->data[pi][off];
-        r->m[k] = fabs(r->v[k]);
+        r->m[k] = isinf(r->v[k]) ? 0 : fabs(r->v[k]);
       }
     break;
   }
@@ -2084,8 +2166,9 @@ static Val *eval(Ev *E, const Expr *e) {
     break;
   }
   }
-  for (long long k = 0; k < r->n; k++)
-    if (!(r->m[k] >= fabs(r->v[k]))) r->m[k] = fabs(r->v[k]);
+  for (long long k = 0; k < r->n; k++) /* infinities (a -inf pad) carry no rounding */
+    if (isinf(r->v[k])) r->m[k] = 0;
+    else if (!(r->m[k] >= fabs(r->v[k]))) r->m[k] = fabs(r->v[k]);
   return r;
 }
 
@@ -2095,6 +2178,7 @@ static void combine(int op, double *dst, double *dm, double v, double m) {
   case '+': *dst += v; *dm += m; break;
   case '-': *dst -= v; *dm += m; break;
   case '*': *dst *= v; *dm *= m; break;
+  case '/': *dst /= v; *dm /= fabs(v); break;
   }
 }
 
