@@ -562,11 +562,10 @@ static const char *ev_sum_body(Emitter *E, Expr *x) {
   line(E, E->out, "%s %s = %s;", ctype(t), v, literal(E, t, false, 0, 0));
   Target tg = {.kind = TG_ACCUM, .accum = v, .accum_type = t, .shape = a->ty};
   emit_elementwise(E, &tg, TK_ADD_ASSIGN, a, E->out);
-  E->use_lane = true;
   if (warps == 1) {
     line(E, E->out, "%s = t2c::fold_sum<%d>(%s);", v, E->t->lanes, v);
   } else {
-    E->use_warp = true;
+    E->use_lane = E->use_warp = true;
     int bi = emit_buffer(E, (void *)&elem_names[t], fmt(E, "t2c_red_%s", elem_names[t]), t, &row,
                          "scratch row of sum()");
     Step s1, *sv;
@@ -1717,7 +1716,8 @@ static bool emit_vector_store(Emitter *E, const Target *tg, TokenKind op, Expr *
     E->indent++;
     const char *v = ev(E, rhs, Y->ty.elem, child_at(at, &tg->shape, &rhs->ty), &pre);
     E->indent--;
-    line(E, &vals, "{ const int c = c0 + %d;", i);
+    if (uses_ident(v, "c") || uses_ident(pre.data ? pre.data : "", "c")) line(E, &vals, "{ const int c = c0 + %d;", i);
+    else line(E, &vals, "{");
     buf_putn(&vals, pre.data, pre.len);
     E->indent++;
     line(E, &vals, "t2c_v[%d] = %s;", i, v);
@@ -1950,12 +1950,17 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
       buf_free(&one);
     }
   } else {
-    if (n < T) line(E, &code, "if (tid < %" PRId64 ") { const int e = tid;", n);
-    else if (n == T) line(E, &code, "{ const int e = tid;");
-    else line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {", n, T);
+    Buf one = {0};
     E->indent = base + 1;
-    element_body(E, tg, op, rhs, -1, &code);
+    element_body(E, tg, op, rhs, -1, &one);
     E->indent = base;
+    /* one element per thread at most: e only when the body uses it */
+    bool e = n > T || uses_ident(one.data ? one.data : "", "e");
+    if (n < T) line(E, &code, "if (tid < %" PRId64 ") {%s", n, e ? " const int e = tid;" : "");
+    else if (n == T) line(E, &code, "{%s", e ? " const int e = tid;" : "");
+    else line(E, &code, "for (int e = tid; e < %" PRId64 "; e += %d) {", n, T);
+    buf_putn(&code, one.data ? one.data : "", one.len);
+    buf_free(&one);
     line(E, &code, "}");
   }
   step_end(E, &s, sv, &code, out);
@@ -2447,8 +2452,11 @@ static void pipe_body(Emitter *E, Stmt *s, Buf *out) {
   E->indent++;
   line(E, out, "if (t2c_next < %s) {", pc->hi);
   E->indent++;
-  line(E, out, "const int %s = t2c_next;", v->cname);
-  issue_loads(E, s, fmt(E, "((%s + %d) %% %d)", pc->it, pc->stages - 1, pc->stages), out);
+  Buf loads = {0};
+  issue_loads(E, s, fmt(E, "((%s + %d) %% %d)", pc->it, pc->stages - 1, pc->stages), &loads);
+  if (uses_ident(loads.data ? loads.data : "", v->cname)) line(E, out, "const int %s = t2c_next;", v->cname);
+  buf_putn(out, loads.data ? loads.data : "", loads.len);
+  buf_free(&loads);
   E->indent--;
   line(E, out, "}");
   E->indent--;
