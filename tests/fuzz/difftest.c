@@ -18,6 +18,7 @@
 #include "npy.h"
 #include "tlgen.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -345,6 +346,62 @@ out:
 
 /* ------------------------------------------------------------ nvcc */
 
+/* Whether name is never read in the .tl text: each of its occurrences is its
+   declaration (var name) or the target of an assignment (name = .., name[..] += ..). */
+static int never_read(const char *tl, const char *name) {
+  size_t n = strlen(name);
+  for (const char *s = strstr(tl, name); s; s = strstr(s + 1, name)) {
+    int word = (s == tl || !(isalnum((unsigned char)s[-1]) || s[-1] == '_')) &&
+               !(isalnum((unsigned char)s[n]) || s[n] == '_');
+    if (!word) continue;
+    if (s - tl >= 4 && (!strncmp(s - 4, "var ", 4) || !strncmp(s - 4, "for ", 4))) continue;
+    const char *bol = s;
+    while (bol > tl && bol[-1] != '\n') bol--;
+    if (!strncmp(bol, "@registers(", 11)) continue;
+    const char *t = s + n;
+    if (*t == '[') { /* skip the index */
+      int depth = 0;
+      for (; *t; t++) {
+        if (*t == '[') depth++;
+        else if (*t == ']' && --depth == 0) { t++; break; }
+      }
+    }
+    while (*t == ' ') t++;
+    if (t[0] == '=' && t[1] != '=') continue;
+    if (strchr("+-*/", t[0]) && t[0] && t[1] == '=') continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* Counts the nvcc warnings and errors in a log. Warnings that a variable is
+   unused (#177) or set but never used (#550) are not counted when the .tl of
+   the file they are in never reads that variable: they come from the program. */
+static int nvcc_problems(const char *log, const char *dir) {
+  char *s = read_text(log);
+  if (!s) return 1;
+  int problems = 0;
+  for (char *l = strtok(s, "\n"); l; l = strtok(0, "\n")) {
+    if ((!strstr(l, "warning") && !strstr(l, "error")) || !strncmp(l, "Remark", 6)) continue;
+    const char *v = strstr(l, "variable \"");
+    const char *f = strstr(l, "/s");
+    if (v && (strstr(l, "#177-D") || strstr(l, "#550-D")) && f && !strstr(l, "error")) {
+      char name[128], tl[4500];
+      unsigned long long seed;
+      if (sscanf(v, "variable \"%127[^\"]\"", name) == 1 && sscanf(strrchr(l, '/'), "/s%llu.cu", &seed) == 1) {
+        snprintf(tl, sizeof tl, "%.4000s/s%llu.tl", dir, seed);
+        char *text = read_text(tl);
+        int unread = text && never_read(text, name);
+        free(text);
+        if (unread) continue;
+      }
+    }
+    problems++;
+  }
+  free(s);
+  return problems;
+}
+
 static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
   char dir[4400], cu[4500], all[4500], obj[4500], log[4500];
   snprintf(dir, sizeof dir, "%s/nvcc-%d", workdir, batch_no);
@@ -392,9 +449,7 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
   snprintf(archflag, sizeof archflag, "-arch=%s", arch);
   char *argv[] = {(char *)nvcc_path, "-c", archflag, includes, "-o", obj, all, 0};
   int rc = run_cmd(argv, log);
-  char *out = read_text(log);
-  int noisy = out && (strstr(out, "warning") || strstr(out, "error"));
-  free(out);
+  int noisy = nvcc_problems(log, dir);
   if (rc != 0 || noisy) {
     say("difftest: nvcc batch %d (seeds %llu..%llu) %s; checking each\n", batch_no, (unsigned long long)seeds[0],
         (unsigned long long)seeds[n - 1], rc ? "failed" : "warned");
@@ -404,9 +459,7 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
       snprintf(log, sizeof log, "%s/s%llu.nvcc.log", dir, (unsigned long long)seeds[i]);
       char *a1[] = {(char *)nvcc_path, "-c", archflag, includes, "-o", obj, cu, 0};
       int r1 = run_cmd(a1, log);
-      char *o1 = read_text(log);
-      int n1 = o1 && (strstr(o1, "warning") || strstr(o1, "error"));
-      free(o1);
+      int n1 = nvcc_problems(log, dir);
       if (r1 || n1) {
         say("difftest: seed %llu: nvcc %s (exit %d):\n", (unsigned long long)seeds[i], r1 ? "rejects the CUDA" : "warns",
             r1);

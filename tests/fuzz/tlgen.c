@@ -391,9 +391,12 @@ static Expr *gen_start(Gen *G, int len, int rowdim) {
 static Expr *gen_slice(Gen *G, int ty, Shape t) {
   TlgenProgram *p = G->p;
   int cand[MAX_PARAMS], n = 0;
+  /* with one block, f32 outputs can be read back (at any element): the
+     statements that wrote them come before */
+  int outputs = !p->grid && !G->no_tiles && ty == TY_F32 && chance(&G->s, 15);
   for (int i = 0; i < p->nparams; i++) {
     const TlgenParam *q = &p->params[i];
-    if (q->kind == TLGEN_PARAM_TENSOR && !q->is_output && q->elem == ty && q->rank >= t.rank) cand[n++] = i;
+    if (q->kind == TLGEN_PARAM_TENSOR && q->is_output == outputs && q->elem == ty && q->rank >= t.rank) cand[n++] = i;
   }
   if (!n) return 0;
   int pi = cand[pick(&G->s, n)];
@@ -419,6 +422,10 @@ static Expr *gen_slice(Gen *G, int ty, Shape t) {
   e->in.B = ty == TY_I32 ? 8 : 2;
   e->in.g = ty == TY_I32 ? 0 : 3;
   e->in.exact = 1;
+  if (q->is_output) { /* whatever was stored */
+    e->in.B = 1e6;
+    e->in.exact = 0;
+  }
   if (t.rank > 0 && chance(&G->s, 20)) {
     e->pad = 1;
     e->a[0] = rand_lit(G, ty == TY_F16 ? TY_F32 : ty);
@@ -2065,7 +2072,7 @@ static Val *eval(Ev *E, const Expr *e) {
       for (int j = 0; j < C; j++) {
         long long off = tensor_off(E, e, &g, i, j), k = (long long)i * C + j;
         r->v[k] = off < 0 ? padv : E->data[pi][off];
-        r->m[k] = isinf(r->v[k]) ? 0 : fabs(r->v[k]);
+        r->m[k] = isinf(r->v[k]) ? 0 : off >= 0 && E->mag && E->mag[pi] ? E->mag[pi][off] : fabs(r->v[k]);
       }
     break;
   }
