@@ -1976,7 +1976,7 @@ static void emit_stmt(Emitter *E, Stmt *s, Buf *out);
 
 static void stmt_comment(Emitter *E, Stmt *s, Buf *out) {
   if (E->o->line_directives) {
-    buf_printf(out, "#line %d \"%s\"\n", s->loc.line, E->o->file);
+    buf_printf(out, "#line %d \"%s\"\n", s->loc.line, E->line_file);
     return;
   }
   Buf src = {0};
@@ -2912,8 +2912,25 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
   }
 }
 
-bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const EmitOptions *o, Buf *out) {
+const char *emit_file_name(Arena *a, const char *file, bool quoted) {
+  Buf b = {0};
+  for (const unsigned char *c = (const unsigned char *)(file ? file : ""); *c; c++) {
+    if (*c < 0x20 || *c == 0x7f) buf_putn(&b, "?", 1);
+    else if (quoted && (*c == '"' || *c == '\\')) buf_printf(&b, "\\%c", *c);
+    else buf_putn(&b, (const char *)c, 1);
+  }
+  char *r = arena_strndup(a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return r;
+}
+
+bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const EmitOptions *opts, Buf *out) {
   Emitter *E = NEW(a, Emitter);
+  /* the path appears in comments and #line: no byte of it may end a line there */
+  EmitOptions *o = NEW(a, EmitOptions);
+  *o = *opts;
+  o->file = emit_file_name(a, opts->file, false);
+  E->line_file = emit_file_name(a, opts->file, true);
   E->a = a;
   E->d = d;
   E->t = t;

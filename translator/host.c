@@ -145,8 +145,9 @@ static void host_kernel(Arena *a, const Kernel *k, const char *file, Buf *cu, Bu
 }
 
 void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header) {
-  const char *base = strrchr(o->file, '/');
-  base = base ? base + 1 : o->file;
+  const char *file = emit_file_name(a, o->file, false);
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
   Buf decls = {0}, guard = {0};
   bool f16 = false, bf16 = false;
   emit_expand(cu, tmpl_host_prelude, (const char *const[]){NULL});

@@ -226,6 +226,7 @@ static int parse_run_args(int argc, char **argv, RunOpts *o) {
       int64_t v[3] = {1, 1, 1};
       int k = 0;
       char buf[128];
+      if (strlen(g) >= sizeof buf) return fail("--grid takes X[,Y[,Z]] of positive integers, not '%.40s...'", g);
       snprintf(buf, sizeof buf, "%s", g);
       for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","), k++)
         if (k >= 3 || !parse_int(t, &v[k]) || v[k] < 1 || v[k] > 0x7fffffff) return fail("--grid takes X[,Y[,Z]] of positive integers, not '%s'", g);

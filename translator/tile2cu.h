@@ -457,6 +457,10 @@ typedef struct EmitOptions {
  * kernel into out. Returns false when errors were reported. */
 bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t,
                   const EmitOptions *o, Buf *out);
+/* A path as it may appear in generated code: control bytes become '?' (in a
+ * comment they could end the line), and with quoted, '"' and '\' are escaped
+ * for a string literal such as #line's. */
+const char *emit_file_name(Arena *a, const char *file, bool quoted);
 /* Expands the {{key}} placeholders of a template; kv is key, value, ..., NULL. */
 void emit_expand(Buf *out, const char *tmpl, const char *const *kv);
 
@@ -589,7 +593,8 @@ typedef struct Emitter {
   Arena *a;
   Diag *d;
   const TargetConfig *t;
-  const EmitOptions *o;
+  const EmitOptions *o;  /* o->file: the path with control bytes as '?' */
+  const char *line_file; /* the path as a string literal's contents, for #line */
   Kernel *k;
   KernelInfo *ki;
   Buffer bufs[MAX_BUFS];
