@@ -93,6 +93,7 @@ enum {
   E_NUM,    /* num */
   E_SYM,    /* sym */
   E_BLOCKX, /* ctx.block.x */
+  E_BLOCKY, /* ctx.block.y */
   E_THREADS,
   E_THREAD, /* ctx.thread */
   E_CONST,  /* the file-level const TBM */
@@ -164,7 +165,8 @@ struct TlgenProgram {
   char *src;
   char kname[40];
   int threads;
-  int grid; /* 0: one block; 1: @grid(cdiv(M, BM)) */
+  int grid; /* 0: one block; 1: @grid(cdiv(M, BM)); 2: @grid(cdiv(N, BN), cdiv(M, BM)) */
+  int bn;
   int bm;
   int nsizes;
   char size_name[TLGEN_MAX_SIZES][4];
@@ -175,6 +177,7 @@ struct TlgenProgram {
   int nsyms;
   Sym syms[MAX_SYMS];
   int r0; /* the symbol of the block's first row in grid mode, else -1 */
+  int c0; /* the symbol of the block's first column with a 2-D grid, else -1 */
   Stmt *body;
   int nregs;
   int regs[8];
@@ -357,10 +360,20 @@ static Expr *blockx(Gen *G) {
   e->in.B = 4096;
   return e;
 }
+static Expr *blocky(Gen *G) {
+  Expr *e = new_expr(G, E_BLOCKY, TY_I32);
+  e->in.B = 4096;
+  return e;
+}
 
 /* A start index for a slice of a tensor dim of (maximum) size dmax and length len. */
-static Expr *gen_start(Gen *G, int len, int rowdim) {
+static Expr *gen_start(Gen *G, int len, int rowdim, int coldim) {
   TlgenProgram *p = G->p;
+  if (coldim && p->c0 >= 0 && chance(&G->s, 70)) {
+    Expr *e = sym_expr(G, p->c0);
+    if (chance(&G->s, 20)) e = bin(G, '+', e, lit(G, TY_I32, range_pick(&G->s, -2, 3)));
+    return e;
+  }
   if (rowdim && p->r0 >= 0 && chance(&G->s, 80)) {
     Expr *e = sym_expr(G, p->r0);
     if (chance(&G->s, 20)) e = bin(G, '+', e, lit(G, TY_I32, range_pick(&G->s, -2, 3)));
@@ -379,7 +392,7 @@ static Expr *gen_start(Gen *G, int len, int rowdim) {
   case 3:
     return lit(G, TY_I32, range_pick(&G->s, -2, 2 * len));
   case 4:
-    if (p->grid) return bin(G, '*', blockx(G), lit(G, TY_I32, len));
+    if (p->grid) return bin(G, '*', p->grid == 2 && chance(&G->s, 50) ? blocky(G) : blockx(G), lit(G, TY_I32, len));
     break;
   default:
     break;
@@ -409,14 +422,14 @@ static Expr *gen_slice(Gen *G, int ty, Shape t) {
   for (int i = 0; i < q->rank; i++) {
     int kept = i >= q->rank - t.rank;
     int len = kept ? t.d[i - (q->rank - t.rank)] : 0;
-    int rowdim = q->dim[i] == -1 - G->sM;
+    int rowdim = q->dim[i] == -1 - G->sM, coldim = q->dim[i] == -1 - G->sN;
     if (kept) {
-      e->start[i] = gen_start(G, len, rowdim);
+      e->start[i] = gen_start(G, len, rowdim, coldim);
       e->len[i] = len;
     } else if (q->dim[i] >= 0 && chance(&G->s, 85)) {
       e->start[i] = lit(G, TY_I32, pick(&G->s, q->dim[i] + 1)); /* may be one past the end: reads 0 */
     } else {
-      e->start[i] = gen_start(G, 1, rowdim);
+      e->start[i] = gen_start(G, 1, rowdim, coldim);
     }
   }
   e->in.B = ty == TY_I32 ? 8 : 2;
@@ -595,6 +608,23 @@ static Expr *gen_dot_operand(Gen *G, int ty, int r, int c) {
     }
     if (n) return sym_expr(G, cand[pick(&G->s, n)]);
   }
+  if (ty == TY_F16 && chance(&G->s, 30)) { /* f16(x) of an exact f32 tile var */
+    int cand[MAX_SYMS], n = 0;
+    for (int i = 0; i < G->nscope; i++) {
+      const Sym *y = &p->syms[G->scope[i]];
+      if (y->kind == SY_VAR && y->ty == TY_F32 && y->rank == 2 && y->d[0] == r && y->d[1] == c && y->env.exact &&
+          y->env.B < 60000)
+        cand[n++] = G->scope[i];
+    }
+    if (n) {
+      Expr *x = sym_expr(G, cand[pick(&G->s, n)]);
+      Expr *e = fn(G, F_CVT_F16, TY_F16, x, 0, 0);
+      e->in = x->in;
+      e->in.exact = 0;
+      e->in.g = 24;
+      return e;
+    }
+  }
   Expr *e = gen_slice(G, ty, t);
   if (!e && ty == TY_F32) {
     e = gen_expr(G, TY_F32, t, 4);
@@ -611,9 +641,10 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
     if (e && !e->pad && chance(s, 70)) return e;
     if (!e || chance(s, 50)) {
       Expr *x = gen_exact(G, TY_F32, t, depth + 1);
-      if (x->in.exact && x->in.B * ldexp(1, x->in.g) < 2048 && x->in.g <= 14) {
+      if (x->in.exact && x->in.B < 60000) { /* rounded to nearest even, exactly modelled */
         Expr *c = fn(G, F_CVT_F16, TY_F16, x, 0, 0);
         c->in = x->in;
+        if (!(x->in.B * ldexp(1, x->in.g) < 2048 && x->in.g <= 14)) c->in.exact = 0, c->in.g = 24;
         return c;
       }
       Expr *c = fn(G, F_CVT_F16, TY_F16, rand_lit(G, TY_F32), 0, 0);
@@ -988,6 +1019,49 @@ static Stmt *gen_gemm(Gen *G) {
   ld[1]->next = u;
   f->body = ld[0];
   scope_add(G, acc);
+  if (f16 && chance(&G->s, 50)) {
+    /* attention's second product: var v = G[..]; var acc2 = 0; acc2 += dot(f16(acc), v) */
+    int n2 = ns[pick(&G->s, 4)];
+    snprintf(name, sizeof name, "v%d", p->nsyms);
+    int v = add_sym(p, name, SY_VAR, TY_F16, 2, n, n2);
+    snprintf(name, sizeof name, "acc%d", p->nsyms);
+    int acc2 = add_sym(p, name, SY_VAR, TY_F32, 2, m, n2);
+    if (v < 0 || acc2 < 0) return d;
+    p->syms[v].env = (Info){2, 3, 1};
+    p->syms[acc2].env = (Info){p->syms[acc].env.B * 2 * n + 8, 30, 0};
+    p->syms[acc2].used = p->syms[acc].env.B * 2 * n;
+    if (m * n2 % p->threads == 0 && m * n2 / p->threads <= 64 && p->nregs < 8) {
+      p->syms[acc2].is_reg = 1;
+      p->regs[p->nregs++] = acc2;
+    }
+    Expr *e = new_expr(G, E_SLICE, TY_F16);
+    e->sym = p->param_sym[pb];
+    e->nidx = 2;
+    e->start[0] = lit(G, TY_I32, 0);
+    e->start[1] = lit(G, TY_I32, 0);
+    e->len[0] = n;
+    e->len[1] = n2;
+    e->in = p->syms[v].env;
+    set_shape(e, 2, n, n2);
+    Stmt *lv = new_stmt(G, S_VAR);
+    lv->sym = v;
+    lv->rhs = e;
+    Stmt *d2 = new_stmt(G, S_VAR);
+    d2->sym = acc2;
+    d2->op = 1;
+    d2->rhs = lit(G, TY_F32, 0);
+    Stmt *u2 = new_stmt(G, S_ASSIGN);
+    u2->op = '+';
+    u2->lhs = sym_expr(G, acc2);
+    Expr *cv = fn(G, F_CVT_F16, TY_F16, sym_expr(G, acc), 0, 0);
+    u2->rhs = fn(G, F_DOT, TY_F32, cv, sym_expr(G, v), 0);
+    set_shape(u2->rhs, 2, m, n2);
+    f->next = lv;
+    lv->next = d2;
+    d2->next = u2;
+    scope_add(G, v);
+    scope_add(G, acc2);
+  }
   return d;
 }
 
@@ -995,7 +1069,7 @@ static Stmt *gen_gemm(Gen *G) {
    for c in range(0, N, threads) { if ctx.thread + c < N { O[row, ctx.thread + c] = e } } */
 static Stmt *gen_perthread(Gen *G) {
   TlgenProgram *p = G->p;
-  if (G->in_while || G->nloops) return 0;
+  if (G->in_while || G->nloops || p->grid == 2) return 0;
   int cand[MAX_PARAMS], n = 0;
   for (int i = 0; i < p->nparams; i++) {
     const TlgenParam *q = &p->params[i];
@@ -1125,10 +1199,17 @@ static Stmt *gen_store(Gen *G) {
   int rowdim = -1;
   for (int i = 0; i < q->rank; i++)
     if (q->dim[i] == -1 - G->sM) rowdim = i;
-  int guard = p->grid && rowdim < 0; /* only block 0 stores to a tensor without the grid's rows */
+  int coldim = -1;
+  for (int i = 0; i < q->rank; i++)
+    if (q->dim[i] == -1 - G->sN) coldim = i;
+  if (p->grid < 2) coldim = -1;
+  /* only the blocks at index 0 of a grid axis store to a tensor without that axis's dim */
+  int guardx = (p->grid == 1 && rowdim < 0) || (p->grid == 2 && coldim < 0);
+  int guardy = p->grid == 2 && rowdim < 0;
   int claimed[TLGEN_MAX_RANK] = {0}, loopof[TLGEN_MAX_RANK];
   for (int i = 0; i < q->rank; i++) loopof[i] = -1;
   if (p->grid && rowdim >= 0) claimed[rowdim] = 1;
+  if (coldim >= 0) claimed[coldim] = 1;
   for (int l = 0; l < G->nloops; l++) {
     int free[TLGEN_MAX_RANK], nf = 0;
     for (int i = 0; i < q->rank; i++)
@@ -1158,6 +1239,12 @@ static Stmt *gen_store(Gen *G) {
       if (k) v = bin(G, '+', v, lit(G, TY_I32, k));
       e->start[i] = v;
       if (kept < 2 && chance(&G->s, 85)) len = chance(&G->s, 70) ? p->bm - k : range_pick(&G->s, 1, p->bm - k);
+    } else if (i == coldim) {
+      int k = chance(&G->s, 70) ? 0 : pick(&G->s, p->bn);
+      Expr *v = sym_expr(G, p->c0);
+      if (k) v = bin(G, '+', v, lit(G, TY_I32, k));
+      e->start[i] = v;
+      if (kept < 2 && chance(&G->s, 85)) len = chance(&G->s, 70) ? p->bn - k : range_pick(&G->s, 1, p->bn - k);
     } else {
       int dimrow = i == rowdim || q->dim[i] == -1 - G->sM;
       if (kept < 2 && (i >= q->rank - 2 || chance(&G->s, 20))) {
@@ -1179,9 +1266,10 @@ static Stmt *gen_store(Gen *G) {
   s->op = chance(&G->s, 75) ? '=' : chance(&G->s, 50) ? '+' : '-';
   s->lhs = e;
   s->rhs = gen_expr(G, q->elem, t, 0);
-  if (guard) {
+  if (guardx || guardy) {
     Stmt *w = new_stmt(G, S_IF);
-    w->lo = bin(G, '=', blockx(G), lit(G, TY_I32, 0));
+    Expr *gx = bin(G, '=', blockx(G), lit(G, TY_I32, 0)), *gy = bin(G, '=', blocky(G), lit(G, TY_I32, 0));
+    w->lo = guardx && guardy ? bin(G, '&', gx, gy) : guardx ? gx : gy;
     w->body = s;
     return w;
   }
@@ -1406,11 +1494,13 @@ static void generate(TlgenProgram *p, Src src) {
   static const int bns[] = {32, 16, 64, 8, 4};
   static const int bks[] = {16, 8, 32, 4};
   p->threads = threads[pick(&G->s, 4)];
-  p->grid = chance(&G->s, 50);
+  p->grid = chance(&G->s, 55) ? (chance(&G->s, 35) ? 2 : 1) : 0;
+  p->c0 = -1;
   p->bm = bms[pick(&G->s, 6)];
   G->bn = bns[pick(&G->s, 5)];
   G->bk = bks[pick(&G->s, 4)];
   if (p->bm * G->bn > 1024) G->bn /= 2;
+  p->bn = G->bn;
   p->const_bm = chance(&G->s, 25);
   p->aux = chance(&G->s, 15);
   int hasK = chance(&G->s, 50);
@@ -1423,6 +1513,7 @@ static void generate(TlgenProgram *p, Src src) {
   for (int i = 0; i < p->nsizes; i++) {
     snprintf(p->size_name[i], sizeof p->size_name[i], "%s", sn[i]);
     p->size_max[i] = i == 0 ? (p->grid ? p->bm * 5 + 7 : 70) : 150;
+    if (i == 1 && p->grid == 2) p->size_max[i] = G->bn * 4 + 7;
     if (p->size_max[i] > 130) p->size_max[i] = 130;
     p->size_min[i] = 1;
     if (chance(&G->s, 15)) p->size_mult[i] = 4 << pick(&G->s, 3);
@@ -1470,12 +1561,26 @@ static void generate(TlgenProgram *p, Src src) {
     int sym = add_sym(p, "r0", SY_VAR, TY_I32, 0, 0, 0);
     p->syms[sym].env.B = p->size_max[0] + p->bm;
     p->syms[sym].env.exact = 1;
+    p->syms[sym].fixed = 1;
     p->r0 = sym;
     Stmt *s = new_stmt(G, S_VAR);
     s->sym = sym;
     Expr *bm = lit(G, TY_I32, p->bm);
     if (p->const_bm) bm->k = E_CONST;
-    s->rhs = bin(G, '*', blockx(G), bm);
+    s->rhs = bin(G, '*', p->grid == 2 ? blocky(G) : blockx(G), bm);
+    *tail = s;
+    tail = &s->next;
+    scope_add(G, sym);
+  }
+  if (p->grid == 2) {
+    int sym = add_sym(p, "c0", SY_VAR, TY_I32, 0, 0, 0);
+    p->syms[sym].env.B = p->size_max[1] + p->bn;
+    p->syms[sym].env.exact = 1;
+    p->syms[sym].fixed = 1;
+    p->c0 = sym;
+    Stmt *s = new_stmt(G, S_VAR);
+    s->sym = sym;
+    s->rhs = bin(G, '*', blockx(G), lit(G, TY_I32, p->bn));
     *tail = s;
     tail = &s->next;
     scope_add(G, sym);
@@ -1492,7 +1597,7 @@ static void generate(TlgenProgram *p, Src src) {
     e->nidx = 2;
     e->start[0] = p->grid ? sym_expr(G, p->r0) : lit(G, TY_I32, 0);
     e->len[0] = p->bm;
-    e->start[1] = lit(G, TY_I32, 0);
+    e->start[1] = p->grid == 2 ? sym_expr(G, p->c0) : lit(G, TY_I32, 0);
     e->len[1] = G->bn;
     set_shape(e, 2, p->bm, G->bn);
     Stmt *s = new_stmt(G, S_ASSIGN);
@@ -1597,6 +1702,7 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   case E_NUM: print_num(b, e->ty, e->num); break;
   case E_SYM: put(b, "%s", p->syms[e->sym].name); break;
   case E_BLOCKX: put(b, "ctx.block.x"); break;
+  case E_BLOCKY: put(b, "ctx.block.y"); break;
   case E_THREADS: put(b, "ctx.threads"); break;
   case E_THREAD: put(b, "ctx.thread"); break;
   case E_CONST: put(b, "TBM"); break;
@@ -1740,8 +1846,10 @@ static char *print_program(const TlgenProgram *p) {
     for (int i = 0; i < p->nregs; i++) put(&b, "%s%s", i ? ", " : "", p->syms[p->regs[i]].name);
     put(&b, ")\n");
   }
-  if (p->grid && p->const_bm) put(&b, "@grid(cdiv(M, TBM))\n");
-  else if (p->grid) put(&b, "@grid(cdiv(M, %d))\n", p->bm);
+  if (p->grid == 2 && p->const_bm) put(&b, "@grid(cdiv(N, %d), cdiv(M, TBM))\n", p->bn);
+  else if (p->grid == 2) put(&b, "@grid(cdiv(N, %d), cdiv(M, %d))\n", p->bn, p->bm);
+  if (p->grid == 1 && p->const_bm) put(&b, "@grid(cdiv(M, TBM))\n");
+  else if (p->grid == 1) put(&b, "@grid(cdiv(M, %d))\n", p->bm);
   int na = 0;
   for (int i = 0; i < p->nsizes; i++) {
     if (!p->size_mult[i] && p->size_min[i] <= 1) continue;
@@ -1894,7 +2002,7 @@ typedef struct Ev {
   double *const *data;
   double *const *mag;
   Val *vals[MAX_SYMS];
-  long long bx;
+  long long bx, by;
   int tid;
   int ctl; /* 1: break, 2: continue */
 } Ev;
@@ -1925,6 +2033,19 @@ static long long bidx(const Val *x, int i, int j) {
 }
 
 static Val *eval(Ev *E, const Expr *e);
+
+/* x rounded to the nearest f16 value, ties to even (11 significant bits,
+   subnormals spaced 2^-24, infinity from 65520 on). */
+static double round_f16(double x) {
+  if (x == 0 || isnan(x) || isinf(x)) return x;
+  double a = fabs(x);
+  if (a >= 65520) return copysign(INFINITY, x);
+  int e;
+  frexp(a, &e);
+  int q = e - 11 < -24 ? -24 : e - 11;
+  double r = ldexp(nearbyint(ldexp(a, -q)), q);
+  return copysign(r, x);
+}
 
 static double eval_scalar(Ev *E, const Expr *e) {
   Val *x = eval(E, e);
@@ -2022,6 +2143,9 @@ static Val *eval(Ev *E, const Expr *e) {
   case E_BLOCKX:
     r->v[0] = (double)E->bx;
     break;
+  case E_BLOCKY:
+    r->v[0] = (double)E->by;
+    break;
   case E_THREADS:
     r->v[0] = p->threads;
     break;
@@ -2106,6 +2230,7 @@ static Val *eval(Ev *E, const Expr *e) {
         case F_EXP: v = exp(x); m = v * (1 + m); break;
         case F_SQRT: v = sqrt(x); m = v + m / (2 * v); break;
         case F_CVT_I32: v = trunc(x); m = fabs(v); break;
+        case F_CVT_F16: v = round_f16(x); break;
         default: v = x; break;
         }
         r->v[k] = v;
@@ -2291,8 +2416,12 @@ int tlgen_eval(const TlgenProgram *p, const long long *sizes, const double *scal
     long long n = tlgen_tensor_elems(p, i, sizes);
     for (long long j = 0; j < n; j++) mag[i][j] = fabs(data[i][j]);
   }
-  long long blocks = p->grid ? (sizes[0] + p->bm - 1) / p->bm : 1;
-  for (E->bx = 0; E->bx < blocks; E->bx++) exec_block(E, p->body);
+  long long rows = p->grid ? (sizes[0] + p->bm - 1) / p->bm : 1, cols = p->grid == 2 ? (sizes[1] + p->bn - 1) / p->bn : 1;
+  for (long long b = 0; b < rows * cols; b++) {
+    E->bx = p->grid == 2 ? b % cols : b;
+    E->by = p->grid == 2 ? b / cols : 0;
+    exec_block(E, p->body);
+  }
   for (int i = 0; i < p->nsyms; i++) val_free(E->vals[i]);
   return 0;
 }
