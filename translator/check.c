@@ -68,7 +68,7 @@ static const char *const reserved_c[] = {
   "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
   "virtual", "void", "volatile", "while", "for", "if", "else", "break", "continue",
   "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "t2c", "std", "tid", "lane",
-  "warp", "e", "r", "c", "kk", "v", "i", "j", "NULL", "INFINITY", "min", "max", "abs",
+  "warp", "e", "r", "c", "c0", "kk", "v", "i", "j", "NULL", "INFINITY", "min", "max", "abs",
   NULL,
 };
 

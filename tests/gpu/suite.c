@@ -953,6 +953,26 @@ static void t_neg_literal(Tally *T) {
   }
 }
 
+static void t_name_c0(Tally *T) {
+  static const int MN[][2] = {{32, 48}, {16, 16}, {64, 32}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("name_c0", (uint64_t)c);
+    Call k;
+    call_init(&k, "name_c0.tl", "name_c0");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -2, 2);
+    /* each row reads the next row's element at its block's first column */
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) R2(O, i, j) = i + 1 < M ? A2(X, i + 1, j / 16 * 16) : 0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "name_c0", l));
+    call_free(&k);
+  }
+}
+
 static void t_tile_control(Tally *T) {
   static const int NS[][3] = {{200, 0, 1}, {256, 256, 2}, {3, 1, 0}, {100, 300, 1}};
   for (int c = 0; c < 4; c++) {
@@ -1383,6 +1403,7 @@ static const Test tests[] = {
     {"math_f32", t_math},
     {"casts", t_casts},
     {"neg_literal", t_neg_literal},
+    {"name_c0", t_name_c0},
     {"reduce_rows_shared", t_red_rows},
     {"vec_load", t_vec_load},
     {"mma_shared", t_mma_shared},
