@@ -238,6 +238,32 @@ static int add_sym(TlgenProgram *p, const char *name, int kind, int ty, int rank
   return p->nsyms++;
 }
 
+/* Names that are also names of the generated C++ (its locals, keywords,
+   CUDA built-ins, the runtime's prefix): a var may take one of them. */
+static const char *const risky_names[] = {
+    "r", "c", "e", "v", "i", "j", "kk", "tid", "lane", "warp", "c1", "r1", "e0", "x", "y", "a", "b", "k",
+    "int", "float", "half", "auto", "long", "unsigned", "char", "double", "signed", "threadIdx", "blockIdx",
+    "blockDim", "gridDim", "warpSize", "t2c", "t2c_next", "t2c_it0", "t2c_v", "t2c_sum0", "t2c_tmp0",
+    "t2c_red_f32", "t2c_smem", "t2c_k0", "it", "stage", "main", "printf", "float4", "dim3", "__half",
+    "_x", "tid_", "e_", "c_", "acc_s", "NULL", "INFINITY", "std", "asm", "new", "delete", "this", "sizeof",
+    "register", "volatile", "static", "extern", "goto", "switch", "case", "default", "do", "return", "struct",
+};
+
+/* A fresh name: prefix and number, or now and then a risky one not yet used. */
+static void sym_name(Gen *G, char *name, size_t n, const char *prefix) {
+  TlgenProgram *p = G->p;
+  if (chance(&G->s, 12)) {
+    const char *r = risky_names[pick(&G->s, (int)(sizeof risky_names / sizeof *risky_names))];
+    int used = 0;
+    for (int i = 0; i < p->nsyms && !used; i++) used = !strcmp(p->syms[i].name, r);
+    if (!used) {
+      snprintf(name, n, "%s", r);
+      return;
+    }
+  }
+  snprintf(name, n, "%s%d", prefix, p->nsyms);
+}
+
 static double exec_count(const Gen *G) {
   double c = 1;
   for (int i = 0; i < G->nloops; i++) c *= G->loops[i].trips;
@@ -879,7 +905,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
   }
   Expr *init = gen_expr(G, ty, t, 0);
   char name[16];
-  snprintf(name, sizeof name, "%s%d", scalar ? (ty == TY_I32 ? "j" : "s") : "t", p->nsyms);
+  sym_name(G, name, sizeof name, scalar ? (ty == TY_I32 ? "j" : "s") : "t");
   int sym = add_sym(p, name, SY_VAR, ty, t.rank, t.d[0], t.d[1]);
   if (sym < 0) return 0;
   Sym *y = &p->syms[sym];
@@ -1319,7 +1345,7 @@ static Stmt *gen_for(Gen *G) {
   }
   if (exec_count(G) * trips > 400) return 0;
   char name[16];
-  snprintf(name, sizeof name, "c%d", p->nsyms);
+  sym_name(G, name, sizeof name, "c");
   int sym = add_sym(p, name, SY_LOOP, TY_I32, 0, 0, 0);
   if (sym < 0) return 0;
   p->syms[sym].env.B = s->hi->in.B + s->step;
