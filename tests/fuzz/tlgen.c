@@ -14,12 +14,14 @@
  *   exp() only sees bounded arguments;
  * - every mutable var has an envelope fixed at its declaration, and each
  *   update is charged its bound times the most times it can run;
- * - stores of different blocks go to disjoint rows, a store inside loops
- *   indexes a distinct dim with each enclosing loop's variable (length at
- *   most the step), no store sits in a while loop, and a block reads only
- *   inputs and, through +=, the elements it stores itself;
- * - register tiles follow the @registers rules; nothing depends on the
- *   thread, so all control is uniform.
+ * - stores of different blocks go to disjoint rows (and columns with a 2-D
+ *   grid), a store inside loops indexes a distinct dim with each enclosing
+ *   loop's variable (length at most the step), no store sits in a while
+ *   loop; with several blocks a block reads only inputs and, through +=, the
+ *   elements it stores itself (with one block, outputs are read back too);
+ * - register tiles follow the @registers rules; the only thread-dependent
+ *   control is an if around a scalar store of each thread's own elements,
+ *   so every tile statement runs under uniform control.
  */
 #include "tlgen.h"
 
