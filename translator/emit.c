@@ -491,6 +491,15 @@ static const char *ev(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) {
     ElemType t = x->ty.untyped && want != T_NONE && want != T_BOOL ? want : x->ty.elem;
     return literal(E, t, x->cv.isf, x->cv.i, x->cv.f);
   }
+  /* an untyped integer expression that is not a constant (a where() of
+   * literals, say) divides, takes remainders and works on bits as an i32, as
+   * constant folding does; a float context converts the result */
+  if (x->ty.untyped && elem_is_int(x->ty.elem) && want != T_NONE && elem_is_float(want) &&
+      ((x->kind == E_BINARY && (x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT ||
+                                x->u.binary.op == TK_SHL || x->u.binary.op == TK_SHR || x->u.binary.op == TK_AND ||
+                                x->u.binary.op == TK_OR || x->u.binary.op == TK_XOR)) ||
+       (x->kind == E_UNARY && x->u.unary.op == TK_TILDE)))
+    return fmt(E, "t2c::cvt<%s>(%s)", ctype(want), ev(E, x, x->ty.elem, at, pre));
   switch (x->kind) {
   case E_INT: return literal(E, want != T_NONE ? want : T_I32, false, x->u.ival, 0);
   case E_FLOAT: return literal(E, want != T_NONE ? want : T_F32, true, 0, x->u.fval);

@@ -973,6 +973,27 @@ static void t_name_c0(Tally *T) {
   }
 }
 
+static void t_untyped_int(Tally *T) {
+  static const int Cs[][2] = {{100, 1}, {100, -1}, {32, 2}, {5, 0}};
+  for (int c = 0; c < 4; c++) {
+    int N = Cs[c][0], cv = Cs[c][1];
+    Rng r = rng_seed("untyped_int", (uint64_t)c);
+    Call k;
+    call_init(&k, "untyped_int.tl", "untyped_int");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    call_arg(&k, "c=%d", cv);
+    fill_uniform(X, &r, -2, 2);
+    /* C's integer division, remainder and shift of the chosen literals */
+    int q = (cv > 0 ? 7 : 3) / 2, m = (cv > 0 ? -7 : 5) % 4, h = (cv > 0 ? -8 : 8) / 2;
+    for (int j = 0; j < N; j++) Y->ref[j] = X->v[j] * q + m + h;
+    char l[64];
+    label(l, sizeof l, "N=%d c=%d", N, cv);
+    CHECK(T, call_check(&k, "untyped_int", l));
+    call_free(&k);
+  }
+}
+
 static void t_tile_control(Tally *T) {
   static const int NS[][3] = {{200, 0, 1}, {256, 256, 2}, {3, 1, 0}, {100, 300, 1}};
   for (int c = 0; c < 4; c++) {
@@ -1404,6 +1425,7 @@ static const Test tests[] = {
     {"casts", t_casts},
     {"neg_literal", t_neg_literal},
     {"name_c0", t_name_c0},
+    {"untyped_int", t_untyped_int},
     {"reduce_rows_shared", t_red_rows},
     {"vec_load", t_vec_load},
     {"mma_shared", t_mma_shared},
