@@ -109,10 +109,12 @@ enum {
 enum {
   F_ABS, F_EXP, F_SQRT, F_CVT_F32, F_CVT_I32, F_CVT_F16, F_WHERE, F_DOT, F_TRANSPOSE,
   F_ROWSUM, F_ROWMAX, F_ROWMIN, F_COLSUM, F_COLMAX, F_COLMIN, F_SUM, F_ROWS, F_COLS, F_CDIV,
+  F_EXP2, F_LOG, F_LOG2, F_RSQRT, F_SIN, F_COS, F_TANH, F_SIGMOID, F_FLOOR, F_CEIL,
 };
 static const char *fn_name[] = {
     "abs", "exp", "sqrt", "f32", "i32", "f16", "where", "dot", "transpose",
     "rowsum", "rowmax", "rowmin", "colsum", "colmax", "colmin", "sum", "rows", "cols", "cdiv",
+    "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
 };
 
 typedef struct Info {
@@ -743,7 +745,31 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   }
   case 7: { /* math and casts */
     if (ty == TY_F32) {
-      int w = pick(s, 3);
+      int w = pick(s, 4);
+      if (w == 3) { /* other math: bounded arguments, positive where a log or rsqrt needs it */
+        static const int fs[] = {F_EXP2, F_LOG, F_LOG2, F_RSQRT, F_SIN, F_COS, F_TANH, F_SIGMOID, F_FLOOR, F_CEIL};
+        int f = fs[pick(s, 10)];
+        Expr *a = gen_expr(G, TY_F32, t, depth + 1);
+        if (f == F_FLOOR || f == F_CEIL) { /* a step function: only of exact values */
+          if (!a->in.exact) break;
+          e = fn(G, f, TY_F32, a, 0, 0);
+          e->in = a->in;
+          e->in.B = a->in.B + 1;
+          break;
+        }
+        if (f == F_LOG || f == F_LOG2 || f == F_RSQRT) { /* abs(a) + 1 */
+          Expr *n = fn(G, F_ABS, TY_F32, a, 0, 0);
+          n->in = a->in;
+          a = bin(G, '+', n, lit(G, TY_F32, 1));
+        } else if (a->in.B > 8 && f != F_TANH && f != F_SIGMOID) { /* -abs(a) / 64 ... keep it small */
+          a = bin(G, '/', a, lit(G, TY_F32, 1 << ((int)ceil(log2(a->in.B / 8)) < 20 ? (int)ceil(log2(a->in.B / 8)) : 20)));
+        }
+        e = fn(G, f, TY_F32, a, 0, 0);
+        e->in.B = f == F_EXP2 ? exp2(a->in.B) : f == F_LOG || f == F_LOG2 ? log2(a->in.B) + 1 : 1;
+        e->in.g = 24;
+        e->in.exact = 0;
+        break;
+      }
       if (w == 0) {
         Expr *a = gen_expr(G, TY_F32, t, depth + 1);
         if (a->in.B > 6) {
@@ -2254,6 +2280,8 @@ static Val *eval(Ev *E, const Expr *e) {
     Val *c = e->a[2] ? eval(E, e->a[2]) : 0;
     switch (f) {
     case F_ABS: case F_EXP: case F_SQRT: case F_CVT_F32: case F_CVT_I32: case F_CVT_F16:
+    case F_EXP2: case F_LOG: case F_LOG2: case F_RSQRT: case F_SIN: case F_COS: case F_TANH: case F_SIGMOID:
+    case F_FLOOR: case F_CEIL:
       for (long long k = 0; k < r->n; k++) {
         double x = a->v[k], m = a->m[k], v;
         switch (f) {
@@ -2262,6 +2290,16 @@ static Val *eval(Ev *E, const Expr *e) {
         case F_SQRT: v = sqrt(x); m = v + m / (2 * v); break;
         case F_CVT_I32: v = trunc(x); m = fabs(v); break;
         case F_CVT_F16: v = round_f16(x); break;
+        case F_EXP2: v = exp2(x); m = v * (1 + m); break;
+        case F_LOG: v = log(x); m = fabs(v) + m / x; break;
+        case F_LOG2: v = log2(x); m = fabs(v) + m / x; break;
+        case F_RSQRT: v = 1 / sqrt(x); m = v + m / x; break;
+        case F_SIN: v = sin(x); m = 1 + m; break;
+        case F_COS: v = cos(x); m = 1 + m; break;
+        case F_TANH: v = tanh(x); m = 1 + m; break;
+        case F_SIGMOID: v = 1 / (1 + exp(-x)); m = 1 + m; break;
+        case F_FLOOR: v = floor(x); break;
+        case F_CEIL: v = ceil(x); break;
         default: v = x; break;
         }
         r->v[k] = v;
