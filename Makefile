@@ -140,8 +140,22 @@ docs-check: $(B)/tile2cu
 	sh tests/docs/check_cli.sh
 	sh tests/docs/check_diagnostics.sh
 	sh tests/editors/check.sh
+	sh tests/docs/check_fuzz.sh
 
-test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example docs-check fuzz-smoke
+test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example docs-check difftest fuzz-smoke
+
+# ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
+# backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
+# with nvcc. DIFF_SEEDS / NVCC_SEEDS: A:B ranges of program seeds.
+DIFF_SEEDS ?= 1:61
+NVCC_SEEDS ?= 1:101
+$(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
+	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
+
+difftest: $(B)/tile2cu $(B)/difftest
+	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(DIFF_SEEDS) -j 2
+	[ ! -f tests/fuzz/regress-seeds.txt ] || $(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/regress-seeds.txt -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC)
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang
@@ -170,9 +184,11 @@ fuzz-smoke: fuzz-build
 	B=$(B) sh tests/fuzz/run.sh smoke 60
 
 # a campaign: new crashes land in tests/fuzz/crashes/, the corpus grows, the ledger
-# tests/fuzz/campaigns.tsv gets a line per target
-fuzz: fuzz-build
+# tests/fuzz/campaigns.tsv gets a line per target; then 200 new tlgen programs are run
+# against tlgen's evaluation and compiled with nvcc (the long "accepted means compilable")
+fuzz: fuzz-build $(B)/tile2cu $(B)/difftest
 	B=$(B) sh tests/fuzz/run.sh campaign $(FUZZ_SECONDS)
+	B=$(B) sh tests/fuzz/difftest_campaign.sh
 
 # ---- sanitizers: everything above that runs translator or kernel code, rebuilt with
 # ASan + UBSan (+ LSan, part of ASan) into build-asan/. Any report fails the step
@@ -183,10 +199,11 @@ ASAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fn
 UBSAN_FLAGS := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ASAN_DIFF_SEEDS := 1:21
 ASAN_KERNELS := examples/squares elementwise_i32 reduce_rows_shared mma_shared pipeline3_dot_f16 \
                 registers_softmax dot_f16 vec_load
 test-asan:
-	$(MAKE) B=build-asan CC=gcc CFLAGS="$(ASAN_FLAGS)" build-asan/tile2cu build-asan/unit-tests
+	$(MAKE) B=build-asan CC=gcc CFLAGS="$(ASAN_FLAGS)" build-asan/tile2cu build-asan/unit-tests build-asan/difftest
 	$(ASAN_ENV) sh tests/sanitized.sh build-asan/unit-tests --jobs 2
 	$(ASAN_ENV) TILE2CU=$(CURDIR)/build-asan/tile2cu sh tests/sanitized.sh sh tests/golden/run.sh
 	$(ASAN_ENV) SANITIZE=1 CXX="g++ $(ASAN_FLAGS)" BUILD=$(CURDIR)/build-asan NVCC_CHECK=0 \
@@ -195,6 +212,8 @@ test-asan:
 	  sh tests/sanitized.sh sh tests/gpu/run.sh --backend sim $(ASAN_KERNELS)
 	$(ASAN_ENV) B=build-asan CXX="g++ $(UBSAN_FLAGS)" CFLAGS_EXTRA="$(ASAN_FLAGS)" \
 	  sh tests/sanitized.sh sh tests/gpu/run.sh --backend sim
+	$(ASAN_ENV) CXX="g++ $(UBSAN_FLAGS)" sh tests/sanitized.sh \
+	  build-asan/difftest --tile2cu build-asan/tile2cu --seeds $(ASAN_DIFF_SEEDS) -j 2
 
 clean:
 	rm -rf $(B)
