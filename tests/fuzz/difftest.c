@@ -353,7 +353,7 @@ static int never_read(const char *tl, const char *name) {
   for (const char *s = strstr(tl, name); s; s = strstr(s + 1, name)) {
     int word = (s == tl || !(isalnum((unsigned char)s[-1]) || s[-1] == '_')) &&
                !(isalnum((unsigned char)s[n]) || s[n] == '_');
-    if (!word) continue;
+    if (!word || (s > tl && s[-1] == '.')) continue; /* ctx.block.x is not the var x */
     if (s - tl >= 4 && (!strncmp(s - 4, "var ", 4) || !strncmp(s - 4, "for ", 4))) continue;
     const char *bol = s;
     while (bol > tl && bol[-1] != '\n') bol--;

@@ -1480,8 +1480,14 @@ static Stmt *gen_stmt(Gen *G) {
       break;
     default:
       if (G->nloops > 0 && chance(&G->s, 60)) {
+        /* under a condition on a size, a loop variable or a parameter: a
+           constant one would leave the rest of the body unreachable */
+        Expr *v = gen_scalar_sym(G, TY_I32, 1);
+        if (!v) break;
         s = new_stmt(G, S_IF);
-        s->lo = gen_scalar_cond(G);
+        s->lo = bin(G, "<l>gn"[pick(&G->s, 5)], chance(&G->s, 40) ? bin(G, '%', v, lit(G, TY_I32, 2)) : v,
+                    lit(G, TY_I32, pick(&G->s, v->in.B < 60 ? (int)v->in.B + 1 : 60)));
+        if (chance(&G->s, 30)) s->lo = bin(G, '&', s->lo, gen_scalar_cond(G));
         s->body = new_stmt(G, chance(&G->s, 50) ? S_BREAK : S_CONTINUE);
       } else {
         s = gen_decl(G, 0);
