@@ -147,8 +147,8 @@ test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example doc
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
 # with nvcc. DIFF_SEEDS / NVCC_SEEDS: A:B ranges of program seeds.
-DIFF_SEEDS ?= 1:61
-NVCC_SEEDS ?= 1:101
+DIFF_SEEDS ?= 1:151
+NVCC_SEEDS ?= 1:301
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
