@@ -27,10 +27,18 @@ static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
 static char pending[PATH_MAX + 16];    /* the temporary being written */
 static volatile sig_atomic_t has_pending;
 
+/* Other files of this process that a fatal signal removes (tile2cu run's
+ * generated .cu and .so): outfile_remove_on_signal / outfile_forget. */
+#define NEXTRA 4
+static char extra[NEXTRA][PATH_MAX + 16];
+static volatile sig_atomic_t extra_used[NEXTRA];
+
 static void on_fatal(int sig) {
   if (has_pending)
     unlink(pending);
   has_pending = 0;
+  for (int i = 0; i < NEXTRA; i++)
+    if (extra_used[i]) unlink(extra[i]);
   raise(sig); /* SA_RESETHAND: the default action, once this handler returns */
 }
 
@@ -53,6 +61,29 @@ static void block_fatal(sigset_t *old) {
   for (int i = 0; i < NFATAL; i++)
     sigaddset(&s, fatal_signals[i]);
   sigprocmask(SIG_BLOCK, &s, old);
+}
+
+int outfile_remove_on_signal(const char *path) {
+  if (strlen(path) >= sizeof extra[0]) return -1;
+  sigset_t old;
+  block_fatal(&old);
+  int slot = -1;
+  for (int i = 0; i < NEXTRA && slot < 0; i++)
+    if (!extra_used[i]) {
+      strcpy(extra[i], path);
+      extra_used[i] = 1;
+      slot = i;
+    }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return slot;
+}
+
+void outfile_forget(int slot) {
+  if (slot < 0 || slot >= NEXTRA) return;
+  sigset_t old;
+  block_fatal(&old);
+  extra_used[slot] = 0;
+  sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Removes the temporary (an error path); errno is kept. */

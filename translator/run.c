@@ -276,6 +276,8 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
   snprintf(cu_path, sizeof cu_path, "%s/run-%d.cu", cdir, (int)getpid());
   snprintf(so_path, sizeof so_path, "%s/run-%d.so", cdir, (int)getpid());
   unlink(cu_path); /* left by a process that had this pid */
+  /* killed while building or running, tile2cu leaves neither behind */
+  int cu_slot = outfile_remove_on_signal(cu_path), so_slot = outfile_remove_on_signal(so_path);
   int fd = open(cu_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
   if (!f && fd >= 0) close(fd);
@@ -283,12 +285,16 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
   if (f && fclose(f) != 0) written = false;
   if (!written) {
     unlink(cu_path);
+    outfile_forget(cu_slot);
+    outfile_forget(so_slot);
     return fail("cannot write %s", cu_path);
   }
   int st = sim_build(cu_path, so_path, rt_dir, sim_dir, err, sizeof err);
   unlink(cu_path);
+  outfile_forget(cu_slot);
   if (st) {
     unlink(so_path);
+    outfile_forget(so_slot);
     return fail("building the kernel for the CPU backend failed:\n%s", err);
   }
   T2cSimTensor *tens = calloc((size_t)ki->ntensors + 1, sizeof *tens);
@@ -306,6 +312,7 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
                     ki->dynamic_smem ? (size_t)ki->shared_bytes : 0, args, nargs, outs, nout, o->schedules};
   st = sim_run(so_path, &l, err, sizeof err);
   unlink(so_path);
+  outfile_forget(so_slot);
   free(tens);
   free(outs);
   if (st) {

@@ -490,6 +490,11 @@ int outfile_write(const char *path, const void *data, size_t len, char *err, siz
 /* Makes SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGXFSZ remove the temporary
  * outfile_write is writing before the process dies (for the command line). */
 void outfile_catch_signals(void);
+/* Makes those signals also remove path (a file this process creates and
+ * removes itself, such as tile2cu run's generated .cu); returns a slot for
+ * outfile_forget, or -1 when the few slots are taken. */
+int outfile_remove_on_signal(const char *path);
+void outfile_forget(int slot);
 /* Seconds outfile_write waits between writing the temporary and renaming it:
  * a test hook (tile2cu reads $TILE2CU_TEST_PAUSE_BEFORE_RENAME), normally 0. */
 extern double outfile_pause_before_rename;

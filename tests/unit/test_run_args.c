@@ -1,11 +1,15 @@
 /* test_run_args.c: `tile2cu run` refuses malformed --grid arguments before
- * doing anything (exit status 2, one message on stderr). Runs from the repo
- * root. */
+ * doing anything (exit status 2, one message on stderr), and leaves no
+ * generated file behind when it is killed. Runs from the repo root. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tile2cu.h"
@@ -49,4 +53,63 @@ Test(run_args, grid_with_four_parts_is_refused) {
   int st = ra_run(argv, 9, msg, sizeof msg);
   cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
   cr_assert(strstr(msg, "not '1,1,1,1'"), "%s", msg);
+}
+
+/* tile2cu next to this test binary (make unit builds both into one directory). */
+static void ra_tile2cu(char *out, size_t n) {
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  cr_assert_gt(len, 0);
+  exe[len] = 0;
+  char *slash = strrchr(exe, '/');
+  *slash = 0;
+  snprintf(out, n, "%s/tile2cu", exe);
+}
+
+/* The generated .cu (and the .so built from it) live in the cache directory
+ * only while tile2cu run builds and runs them: killed meanwhile, it removes
+ * them. The test waits until the .cu exists, so it kills at the right time. */
+Test(run_args, killed_while_building_leaves_no_files, .timeout = 120) {
+  char dir[] = "/tmp/t2c-run-kill-XXXXXX", tl[4200], cache[4200], npy[4200], bin[4200], sim[4300];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(tl, sizeof tl, "%s/k.tl", dir);
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(npy, sizeof npy, "O=%s/o.npy", dir);
+  snprintf(sim, sizeof sim, "%s/sim", cache);
+  FILE *f = fopen(tl, "w");
+  cr_assert_not_null(f);
+  fputs("@launch(32)\nkernel k(O: tensor<f32>[64]) {\n  O[0 :+ 64] = 1.0\n}\n", f);
+  fclose(f);
+  ra_tile2cu(bin, sizeof bin);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    setenv("TILE2CU_CACHE_DIR", cache, 1);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    execl(bin, bin, "run", tl, "--kernel", "k", "--backend", "sim", npy, (char *)NULL);
+    _exit(127);
+  }
+  /* wait for run-PID.cu to appear (at most 60 s) */
+  char cu[4400];
+  snprintf(cu, sizeof cu, "%s/run-%d.cu", sim, (int)pid);
+  bool seen = false;
+  for (int i = 0; i < 6000 && !seen; i++) {
+    seen = access(cu, F_OK) == 0;
+    if (!seen) usleep(10000);
+  }
+  kill(pid, SIGTERM);
+  int status;
+  waitpid(pid, &status, 0);
+  cr_assert(seen, "tile2cu run never wrote %s", cu);
+  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "tile2cu run was not killed by SIGTERM (status %d)", status);
+  DIR *d = opendir(sim);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  while ((e = readdir(d)))
+    cr_assert_neq(strncmp(e->d_name, "run-", 4), 0, "%s/%s was left behind", sim, e->d_name);
+  closedir(d);
+  char cmd[4300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
 }
