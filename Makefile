@@ -168,10 +168,10 @@ FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/tile2cu.h $(wildcard translator/*.def
 $(FZ):
 	mkdir -p $@
 
-$(FZ)/fuzz_translate: tests/fuzz/fuzz_translate.c $(FUZZ_TR_DEPS) | $(FZ)
+$(FZ)/fuzz_translate: tests/fuzz/fuzz_translate.c tests/fuzz/fuzz_targets.h $(FUZZ_TR_DEPS) | $(FZ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $< $(FUZZ_TR_SRCS) $(LIBS)
 
-$(FZ)/fuzz_gen: tests/fuzz/fuzz_gen.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h $(FUZZ_TR_DEPS) | $(FZ)
+$(FZ)/fuzz_gen: tests/fuzz/fuzz_gen.c tests/fuzz/fuzz_targets.h tests/fuzz/tlgen.c tests/fuzz/tlgen.h $(FUZZ_TR_DEPS) | $(FZ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $< tests/fuzz/tlgen.c $(FUZZ_TR_SRCS) $(LIBS)
 
 $(FZ)/fuzz_npy: tests/fuzz/fuzz_npy.c translator/npy.c translator/npy.h | $(FZ)

@@ -23,9 +23,8 @@
 #include <string.h>
 
 #include "configs.h"
+#include "fuzz_targets.h"
 #include "tlgen.h"
-
-#define NTARGETS ((int)(sizeof embedded_configs / sizeof *embedded_configs))
 
 static TargetConfig targets[NTARGETS];
 static int sm90 = -1;
@@ -39,15 +38,7 @@ static void fail(const char *what, const char *src, const char *msgs) {
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  for (int i = 0; i < NTARGETS; i++) {
-    char err[512];
-    if (!config_load_text(embedded_configs[i].name, embedded_configs[i].text, &targets[i], err, sizeof err)) {
-      fprintf(stderr, "fuzz_gen: %s\n", err);
-      exit(2);
-    }
-    if (strcmp(embedded_configs[i].name, "sm_90") == 0) sm90 = i;
-  }
-  if (sm90 < 0) exit(2);
+  sm90 = fuzz_load_targets(targets, "fuzz_gen");
   const char *e = getenv("TLGEN_ALLOW_REJECT");
   allow_reject = e && *e == '1';
   return 0;

@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "configs.h"
-
-#define NTARGETS ((int)(sizeof embedded_configs / sizeof *embedded_configs))
+#include "fuzz_targets.h"
 
 static TargetConfig targets[NTARGETS];
 static FILE *sink;
@@ -32,13 +31,7 @@ static void fail(const char *what) {
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  for (int i = 0; i < NTARGETS; i++) {
-    char err[512];
-    if (!config_load_text(embedded_configs[i].name, embedded_configs[i].text, &targets[i], err, sizeof err)) {
-      fprintf(stderr, "fuzz_translate: %s\n", err);
-      exit(2);
-    }
-  }
+  fuzz_load_targets(targets, "fuzz_translate");
   sink = fopen("/dev/null", "w");
   if (!sink) exit(2);
   return 0;
