@@ -1,7 +1,10 @@
 # tile2cu: build, test and install.
 #   make            build build/tile2cu
 #   make test       every test (unit, golden, nvcc, CPU-backend run tests, examples,
-#                   the CMake example, the docs and editor checks)
+#                   the CMake example, the docs and editor checks, the differential tests
+#                   and a bounded fuzz pass)
+#   make difftest   tlgen programs on the CPU backend against tlgen's evaluation, and
+#                   through nvcc (DIFF_SEEDS, NVCC_SEEDS)
 #   make docs       regenerate docs/diagnostics.md
 #   make install PREFIX=/usr/local
 #   make lib        build/libtile2cu.a and build/libtile2cu.so (the NVRTC driver)
@@ -12,8 +15,9 @@
 #   make test-asan  the unit, golden, CPU-backend and differential tests again, with the
 #                   translator, the tests and the generated kernels built with AddressSanitizer,
 #                   UndefinedBehaviorSanitizer and LeakSanitizer (into build-asan/)
-#   make fuzz FUZZ_SECONDS=N   the libFuzzer campaign (tests/fuzz/README.md); make test runs a
-#                   bounded pass (fuzz-smoke) and replays the corpus and every past crash
+#   make fuzz FUZZ_SECONDS=N   a libFuzzer campaign, then a differential one, recorded in
+#                   tests/fuzz/campaigns.tsv (tests/fuzz/README.md); make test runs a bounded
+#                   pass (fuzz-smoke) that replays the corpus and every past crash
 CC      ?= cc
 CXX     ?= g++
 CFLAGS  ?= -O2 -g
