@@ -83,7 +83,7 @@ $(B) $(B)/obj $(B)/obj/drv:
 
 # ---- tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-$(B)/unit-tests: $(UNIT_SRCS) $(LIB_OBJS) nvrtc_driver/tile2cu.h
+$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h
 	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(LIB_OBJS) -lcriterion $(LIBS)
 
 unit: $(B)/unit-tests $(B)/tile2cu

@@ -14,10 +14,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <dirent.h>
-#include <libgen.h>
 #include <unistd.h>
 
 #include "tile2cu.h"
+#include "unit_util.h"
 #include "../../nvrtc_driver/tile2cu.h"
 
 static Arena lm_arena;
@@ -390,16 +390,6 @@ static void dir_teardown(void) {
   if (system(cmd)) {}
 }
 
-/* build/tile2cu: next to this test binary */
-static void tile2cu_path(char *out, size_t n) {
-  char exe[PATH_MAX];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  cr_assert_gt(len, 0);
-  exe[len] = 0;
-  snprintf(out, n, "%s/tile2cu", dirname(exe));
-  cr_assert_eq(access(out, X_OK), 0, "%s is not built (make all)", out);
-}
-
 /* The names in lm_dir, sorted, space-separated. */
 static void dir_list(char *out, size_t n) {
   char names[16][256];
@@ -445,7 +435,7 @@ static char *get_file(const char *name) {
 /* Starts tile2cu in lm_dir with args; pause (if any) as the test hook. */
 static pid_t start(const char *pause, const char *const *args, rlim_t fsize) {
   char bin[PATH_MAX];
-  tile2cu_path(bin, sizeof bin);
+  unit_tile2cu_path(bin, sizeof bin);
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
   if (pid == 0) {

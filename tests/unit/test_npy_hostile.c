@@ -17,6 +17,7 @@
 
 #include "npy.h"
 #include "tile2cu.h"
+#include "unit_util.h"
 
 typedef struct Bytes {
   unsigned char *p;
@@ -424,9 +425,8 @@ Test(npy_hostile, read_and_parse_agree, .init = mkdir_tmp, .fini = rm_tmp) {
 /* ---------------------------------------------------------------- tile2cu run */
 
 Test(npy_hostile, run_refuses_an_output_too_large_to_allocate, .init = mkdir_tmp, .fini = rm_tmp) {
-  char tl[128], out[160], log[128], bind[200], msg[1024];
+  char tl[128], out[160], bind[200], msg[1024];
   snprintf(tl, sizeof tl, "%s/big.tl", dir);
-  snprintf(log, sizeof log, "%s/stderr", dir);
   FILE *f = fopen(tl, "w");
   cr_assert_not_null(f);
   fputs("@launch(32)\nkernel fill(O: tensor<f32>[M, N, P, Q]) {\n  O[0, 0, 0, 0] = 1.0\n}\n", f);
@@ -440,20 +440,7 @@ Test(npy_hostile, run_refuses_an_output_too_large_to_allocate, .init = mkdir_tmp
   /* each size fits an int; 4 bytes * (2^31 - 1)^4 overflows 64 bits */
   char *argv[] = {"run", tl, "--kernel", "fill", "--backend", "sim", bind, "M=2147483647", "N=2147483647",
                   "P=2147483647", "Q=2147483647", NULL};
-  fflush(stderr);
-  int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  cr_assert_geq(fd, 0);
-  dup2(fd, 2);
-  close(fd);
-  int st = run_main(11, argv);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  f = fopen(log, "r");
-  size_t n = fread(msg, 1, sizeof msg - 1, f);
-  fclose(f);
-  msg[n] = 0;
-  unlink(log);
+  int st = unit_run_main(11, argv, msg, sizeof msg);
   unlink(tl);
   cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
   cr_assert(strstr(msg, "tile2cu run: tensor O: its shape is too large to allocate"), "stderr: %s", msg);

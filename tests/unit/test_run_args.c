@@ -13,27 +13,7 @@
 #include <unistd.h>
 
 #include "tile2cu.h"
-
-/* run_main(argv) with stderr captured into msg. */
-static int ra_run(char **argv, int argc, char *msg, size_t n) {
-  char log[] = "/tmp/t2c-run-args-XXXXXX";
-  int fd = mkstemp(log);
-  cr_assert_geq(fd, 0);
-  fflush(stderr);
-  int saved = dup(2);
-  dup2(fd, 2);
-  close(fd);
-  int st = run_main(argc, argv);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  FILE *f = fopen(log, "r");
-  size_t got = fread(msg, 1, n - 1, f);
-  fclose(f);
-  msg[got] = 0;
-  unlink(log);
-  return st;
-}
+#include "unit_util.h"
 
 Test(run_args, grid_longer_than_its_buffer_is_refused_not_truncated) {
   /* 200 zeros then 7: truncated to its first 127 bytes it would read as 0 */
@@ -42,7 +22,7 @@ Test(run_args, grid_longer_than_its_buffer_is_refused_not_truncated) {
   snprintf(g + 200, sizeof g - 200, "7");
   char *argv[] = {"run", "examples/squares.tl", "--kernel", "squares", "--backend", "sim", "--grid", g, "K=5", NULL};
   char msg[1024];
-  int st = ra_run(argv, 9, msg, sizeof msg);
+  int st = unit_run_main(9, argv, msg, sizeof msg);
   cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
   cr_assert(strstr(msg, "tile2cu run: --grid takes X[,Y[,Z]] of positive integers"), "%s", msg);
 }
@@ -50,20 +30,9 @@ Test(run_args, grid_longer_than_its_buffer_is_refused_not_truncated) {
 Test(run_args, grid_with_four_parts_is_refused) {
   char *argv[] = {"run", "examples/squares.tl", "--kernel", "squares", "--backend", "sim", "--grid", "1,1,1,1", "K=5", NULL};
   char msg[1024];
-  int st = ra_run(argv, 9, msg, sizeof msg);
+  int st = unit_run_main(9, argv, msg, sizeof msg);
   cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
   cr_assert(strstr(msg, "not '1,1,1,1'"), "%s", msg);
-}
-
-/* tile2cu next to this test binary (make unit builds both into one directory). */
-static void ra_tile2cu(char *out, size_t n) {
-  char exe[4096];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  cr_assert_gt(len, 0);
-  exe[len] = 0;
-  char *slash = strrchr(exe, '/');
-  *slash = 0;
-  snprintf(out, n, "%s/tile2cu", exe);
 }
 
 /* The generated .cu (and the .so built from it) live in the cache directory
@@ -80,7 +49,7 @@ Test(run_args, killed_while_building_leaves_no_files, .timeout = 120) {
   cr_assert_not_null(f);
   fputs("@launch(32)\nkernel k(O: tensor<f32>[64]) {\n  O[0 :+ 64] = 1.0\n}\n", f);
   fclose(f);
-  ra_tile2cu(bin, sizeof bin);
+  unit_tile2cu_path(bin, sizeof bin);
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
   if (pid == 0) {
