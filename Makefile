@@ -42,7 +42,7 @@ all: $(B)/tile2cu lib
 
 lib: $(B)/libtile2cu.a $(B)/libtile2cu.so
 
-$(B)/obj/%.o: translator/%.c translator/tile2cu.h translator/npy.h rt/sim/simrun.h $(wildcard translator/*.def) | $(B)/obj
+$(B)/obj/%.o: translator/%.c translator/t2c.h translator/npy.h rt/sim/simrun.h $(wildcard translator/*.def) | $(B)/obj
 	$(CC) $(CFLAGS) -DTILE2CU_PREFIX='"$(PREFIX)"' -Itranslator -Irt/sim -I$(B) -c $< -o $@
 
 $(B)/obj/simrun.o: rt/sim/simrun.c rt/sim/simrun.h rt/sim/t2c_sim_api.h | $(B)/obj
@@ -60,7 +60,7 @@ $(B)/configs.h: $(CONFIGS) tools/embed.sh | $(B)
 	  for f in $(CONFIGS); do n=$$(basename $$f .yaml); echo "  {\"$$n\", embedded_$${n}_yaml},"; done && \
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
-$(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/tile2cu.h \
+$(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/t2c.h \
 		rt/sim/simrun.h rt/sim/t2c_sim_api.h $(B)/templates.h $(B)/configs.h | $(B)/obj/drv
 	$(CC) $(CFLAGS) -I$(B) -c $< -o $@
 
@@ -75,7 +75,7 @@ $(B)/libtile2cu.so: $(LIB_OBJS) nvrtc_driver/libtile2cu.map
 $(B)/tile2cu: $(B)/obj/main.o $(LIB_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-$(B)/obj/main.o: translator/main.c translator/tile2cu.h | $(B)/obj
+$(B)/obj/main.o: translator/main.c translator/t2c.h | $(B)/obj
 	$(CC) $(CFLAGS) -DTILE2CU_PREFIX='"$(PREFIX)"' -Itranslator -Irt/sim -I$(B) -c $< -o $@
 
 $(B) $(B)/obj $(B)/obj/drv:
@@ -167,7 +167,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FZ           := $(B)/fuzz
 FUZZ_TR_SRCS := $(TR_SRCS) rt/sim/simrun.c $(DRV_SRCS)
-FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/tile2cu.h $(wildcard translator/*.def) $(B)/templates.h $(B)/configs.h
+FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/t2c.h $(wildcard translator/*.def) $(B)/templates.h $(B)/configs.h
 
 $(FZ):
 	mkdir -p $@
@@ -236,7 +236,7 @@ install: all
 	install -m 755 $(B)/libtile2cu.so.0 $(DESTDIR)$(PREFIX)/lib/libtile2cu.so.0
 	ln -sf libtile2cu.so.0 $(DESTDIR)$(PREFIX)/lib/libtile2cu.so
 	install -m 644 nvrtc_driver/tile2cu.h $(DESTDIR)$(PREFIX)/include/tile2cu.h
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|'"$$(sed -n 's/^#define TILE2CU_VERSION "\(.*\)"/\1/p' translator/tile2cu.h)"'|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|'"$$(sed -n 's/^#define TILE2CU_VERSION "\(.*\)"/\1/p' translator/t2c.h)"'|g' \
 	  nvrtc_driver/tile2cu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tile2cu.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/tile2cu.pc
 	install -d $(DESTDIR)$(PREFIX)/lib/cmake/Tile2cu $(DESTDIR)$(PREFIX)/share/man/man1

@@ -1,7 +1,7 @@
 # Tile2cuConfigVersion.cmake: find_package(Tile2cu X.Y) accepts this tile2cu when
 # the major versions match and it is at least X.Y (while the major version is 0,
 # the minor versions must match too). `make test` checks PACKAGE_VERSION against
-# TILE2CU_VERSION in translator/tile2cu.h.
+# TILE2CU_VERSION in translator/t2c.h.
 set(PACKAGE_VERSION "0.1.0")
 
 set(PACKAGE_VERSION_COMPATIBLE FALSE)

@@ -11,7 +11,7 @@
 #ifndef T2C_INTERNAL_H
 #define T2C_INTERNAL_H
 
-#include "../translator/tile2cu.h"
+#include "../translator/t2c.h"
 #include "tile2cu.h"
 
 /* ---------------------------------------------------------------- program.c */

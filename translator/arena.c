@@ -7,7 +7,7 @@
  * string, used for output text that outlives no arena. Out-of-memory is an
  * internal failure and goes through die().
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  *      @registers update rules of the seed page.
  * Every error is reported; checking goes on at the next statement.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -9,7 +9,7 @@
  * are read. This file uses plain libc and libyaml only, so it can be tested
  * without the rest of the translator.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <errno.h>
 #include <limits.h>

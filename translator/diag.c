@@ -13,7 +13,7 @@
  * After MAX_ERRORS errors one "too many errors" line is printed and every
  * later error, and the notes that follow it, are counted but not printed.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <string.h>
 

@@ -15,7 +15,7 @@
  * Loops are emitted after dry runs of their body (nothing written, no
  * diagnostics) that carry the barrier state around the back edge to a fixpoint.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <inttypes.h>
 #include <math.h>

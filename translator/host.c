@@ -13,7 +13,7 @@
  *   host_smem      {{name}}: raising the dynamic shared memory limit
  *   host_header    {{version}} {{file}} {{guard}} {{includes}} {{decls}}
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <ctype.h>
 #include <inttypes.h>

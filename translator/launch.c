@@ -5,7 +5,7 @@
  * Values: pvals[i] is the value of KernelInfo.params[i] (scalars; tensors are
  * ignored) and svals[i] that of KernelInfo.sizes[i].
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <errno.h>
 #include <math.h>

@@ -10,7 +10,7 @@
  * always returns a usable array. A file of more than MAX_TOKENS tokens is
  * reported once and yields no tokens but TK_EOF.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <ctype.h>
 #include <math.h>

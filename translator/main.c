@@ -6,7 +6,7 @@
  * The pipeline itself is translate() in translate.c. Exit status: 0 ok, 1 errors
  * in the input, 2 usage or I/O problems.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -8,7 +8,7 @@
  * The handler only calls unlink() and raise(), and the path it reads is kept
  * in a static buffer that changes only while those signals are blocked.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <errno.h>
 #include <limits.h>

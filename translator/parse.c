@@ -12,12 +12,12 @@
  * Blocks and expressions nest at most MAX_NEST deep, so no input can
  * overflow the stack; a chain of operators (a + b + c ...) or of calls,
  * subscripts and members (a[0][0] ...) is parsed by a loop, not by recursion.
- * The other limits of tile2cu.h are checked here too: MAX_EXPR_NODES per
+ * The other limits of t2c.h are checked here too: MAX_EXPR_NODES per
  * expression (it also bounds the depth of the tree a chain builds, which the
  * later phases walk recursively), MAX_KERNELS, MAX_CONSTS, MAX_PARAMS,
  * MAX_STMTS and MAX_ATTRS.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <setjmp.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * @pipeline stages, must fit the target's per-block limit. Above the static
  * limit they move into one dynamic buffer at 16-byte aligned offsets.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <inttypes.h>
 #include <string.h>

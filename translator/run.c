@@ -15,7 +15,7 @@
  * --backend the device is used when there is one, otherwise the CPU backend;
  * the line printed on success says which ran.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,9 @@
 /* tables.c: name tables generated from the .def X-macros, and their lookups.
  *
- * Every enum in tile2cu.h that comes from a .def file gets its strings and
+ * Every enum in t2c.h that comes from a .def file gets its strings and
  * properties here, from the same X-macro, so the tables cannot drift apart.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * reports through the Diag; the pipeline stops after a phase with errors.
  * A source longer than MAX_SOURCE_BYTES is refused here, whoever read it.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <string.h>
 

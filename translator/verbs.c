@@ -11,7 +11,7 @@
  * Exit status as for translation: 0 ok, 1 errors in the input (or NVRTC
  * rejecting the generated CUDA), 2 usage, I/O or a missing NVRTC.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

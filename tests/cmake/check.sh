@@ -15,7 +15,7 @@ CMAKE=${CMAKE:-cmake}
 fail() { echo "cmake-example: FAIL: $*"; exit 1; }
 command -v "$CMAKE" > /dev/null || fail "cmake is not installed"
 
-version=$(sed -n 's/^#define TILE2CU_VERSION "\(.*\)"/\1/p' translator/tile2cu.h)
+version=$(sed -n 's/^#define TILE2CU_VERSION "\(.*\)"/\1/p' translator/t2c.h)
 grep -q "set(PACKAGE_VERSION \"$version\")" cmake/Tile2cuConfigVersion.cmake ||
   fail "cmake/Tile2cuConfigVersion.cmake does not say PACKAGE_VERSION \"$version\""
 

@@ -17,7 +17,7 @@
  * evaluator computes, is checked outside the fuzzer by difftest (--nvcc and
  * the differential runs), because each check takes a compiler run.
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <stdlib.h>
 #include <string.h>

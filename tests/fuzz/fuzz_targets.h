@@ -1,6 +1,6 @@
 /* fuzz_targets.h: the target configs embedded in the translator, loaded once
  * by the translator's libFuzzer targets (fuzz_translate.c, fuzz_gen.c).
- * Include after tile2cu.h and configs.h. */
+ * Include after t2c.h and configs.h. */
 #ifndef FUZZ_TARGETS_H
 #define FUZZ_TARGETS_H
 

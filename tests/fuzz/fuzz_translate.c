@@ -13,7 +13,7 @@
  * Crashes, hangs, leaks and undefined behaviour are caught by libFuzzer and
  * the sanitizers it is built with (make fuzz, tests/fuzz/README.md).
  */
-#include "tile2cu.h"
+#include "t2c.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tile2cu.h"
+#include "t2c.h"
 
 static Arena ck_arena;
 static Diag ck_diag;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tile2cu.h"
+#include "t2c.h"
 
 /* A valid config; line numbers matter to the error tests below. */
 static const char *const good_lines[] = {

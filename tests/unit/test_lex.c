@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tile2cu.h"
+#include "t2c.h"
 
 static Arena arena;
 static Diag diag;

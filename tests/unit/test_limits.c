@@ -1,5 +1,5 @@
 /* test_limits.c: hostile input, too large for a golden: each limit of
- * tile2cu.h through translate(), the source line shown by diagnostics, and
+ * t2c.h through translate(), the source line shown by diagnostics, and
  * the atomic outputs of the tile2cu binary (killed while writing, failing
  * to write). Tests run from the repo root. */
 #include <criterion/criterion.h>
@@ -16,7 +16,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "tile2cu.h"
+#include "t2c.h"
 #include "unit_util.h"
 #include "../../nvrtc_driver/tile2cu.h"
 

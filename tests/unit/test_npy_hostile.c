@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "npy.h"
-#include "tile2cu.h"
+#include "t2c.h"
 #include "unit_util.h"
 
 typedef struct Bytes {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tile2cu.h"
+#include "t2c.h"
 
 static const char *pt_src = "@launch(32)\nkernel k(X: tensor<f32>[32]) {\n  X[0 :+ 32] = 1.0\n}\n";
 

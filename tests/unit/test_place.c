@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "tile2cu.h"
+#include "t2c.h"
 
 static TargetConfig target;
 static char *out_text;

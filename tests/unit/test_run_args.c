@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tile2cu.h"
+#include "t2c.h"
 #include "unit_util.h"
 
 Test(run_args, grid_longer_than_its_buffer_is_refused_not_truncated) {

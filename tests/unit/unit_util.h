@@ -1,5 +1,5 @@
 /* unit_util.h: helpers shared by the Criterion tests that run tile2cu itself
- * (include after criterion.h and tile2cu.h). */
+ * (include after criterion.h and t2c.h). */
 #ifndef UNIT_UTIL_H
 #define UNIT_UTIL_H
 

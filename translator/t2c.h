@@ -1,4 +1,4 @@
-/* tile2cu.h: the translator's one internal header.
+/* t2c.h: the translator's one internal header.
  *
  * The pipeline is  lex -> parse -> check -> place -> emit  (see main.c).
  * Each section below belongs to one file; data flows forward only.
