@@ -690,160 +690,12 @@ static void emit_copy(Emitter *E, Sym *r, Buf *out) {
 
 /* ------------------------------------------------------------ tensors */
 
-/* A scalar var assigned only at its declaration stands for its initial value. */
-static const Expr *resolve(const Expr *x) {
-  for (int depth = 0; depth < 16 && x->kind == E_IDENT && x->u.ident.sym; depth++) {
-    const Sym *y = x->u.ident.sym;
-    if (y->kind != SY_VAR || y->ty.rank != 0 || y->reassigned || !y->decl->u.decl.init) break;
-    x = y->decl->u.decl.init;
-  }
-  return x;
-}
-
-/* Calls fn on every statement of b and of the blocks inside it, outer first. */
-static void walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx) {
-  for (int i = 0; i < b->nstmts; i++) {
-    Stmt *s = b->stmts[i];
-    fn(s, ctx);
-    switch (s->kind) {
-    case S_FOR: walk_stmts(&s->u.forr.body, fn, ctx); break;
-    case S_WHILE: walk_stmts(&s->u.whil.body, fn, ctx); break;
-    case S_BLOCK: walk_stmts(&s->u.block, fn, ctx); break;
-    case S_IF:
-      walk_stmts(&s->u.iff.then, fn, ctx);
-      if (s->u.iff.els) {
-        Block one = {&s->u.iff.els, 1, {0, 0}};
-        walk_stmts(&one, fn, ctx);
-      }
-      break;
-    default: break;
-    }
-  }
-}
-
-static void reassigned_stmt(Stmt *s, void *ctx) {
-  (void)ctx;
-  if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym)
-    s->u.assign.lhs->u.ident.sym->reassigned = true;
-}
-
-static void mark_reassigned(Block *b) { walk_stmts(b, reassigned_stmt, NULL); }
-
 /* Whether a warning about this slice index was given already (unrolled bodies
  * evaluate one expression several times). */
 static bool warned(Emitter *E, const void *key) {
   for (int i = 0; i < E->nwarned; i++)
     if (E->warned[i] == key) return true;
   if (E->nwarned < (int)(sizeof E->warned / sizeof E->warned[0])) E->warned[E->nwarned++] = key;
-  return false;
-}
-
-static bool nonneg(const Expr *x) {
-  x = resolve(x);
-  if (x->flags & EF_CONST) return !x->cv.isf && x->cv.i >= 0;
-  switch (x->kind) {
-  case E_CTX: return true;
-  case E_IDENT: {
-    Sym *y = x->u.ident.sym;
-    if (!y) return false;
-    if (y->kind == SY_SIZE) return true;
-    if (y->kind == SY_LOOP) return nonneg(y->decl->u.forr.lo);
-    return false;
-  }
-  case E_BINARY:
-    switch (x->u.binary.op) {
-    case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT: case TK_SHL: case TK_SHR:
-    case TK_AND: case TK_OR: case TK_XOR:
-      return nonneg(x->u.binary.a) && nonneg(x->u.binary.b);
-    default: return false;
-    }
-  case E_CALL:
-    if (x->u.call.builtin != B_CDIV && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX)
-      return false;
-    for (int i = 0; i < x->u.call.nargs; i++)
-      if (!nonneg(x->u.call.args[i])) return false;
-    return true;
-  default: return false;
-  }
-}
-
-static const Sym *as_size(const Expr *x) {
-  return x && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_SIZE ? x->u.ident.sym : NULL;
-}
-
-/* @assume(S % m == 0) with m a multiple of `of`. */
-static bool assumed_multiple(Emitter *E, const Sym *size, int64_t of) {
-  for (int i = 0; i < E->ki->nassumes; i++) {
-    Assume *a = &E->ki->assumes[i];
-    if (a->size == size && a->mod > 0 && a->mod % of == 0) return true;
-  }
-  return false;
-}
-
-static bool assumed_at_least(Emitter *E, const Sym *size, int64_t v) {
-  for (int i = 0; i < E->ki->nassumes; i++) {
-    Assume *a = &E->ki->assumes[i];
-    if (a->size == size && a->min != INT64_MIN && a->min >= v) return true;
-  }
-  return false;
-}
-
-/* ctx.block.A * c, c * ctx.block.A or ctx.block.A (c = 1): returns the axis, or -1. */
-static int block_times(const Expr *x, int64_t *c) {
-  if (x->kind == E_CTX && x->u.ctx >= CTX_BLOCK_X && x->u.ctx <= CTX_BLOCK_Z) {
-    *c = 1;
-    return x->u.ctx - CTX_BLOCK_X;
-  }
-  if (x->kind != E_BINARY || x->u.binary.op != TK_STAR) return -1;
-  const Expr *a = x->u.binary.a, *b = x->u.binary.b;
-  if (b->kind == E_CTX && b->u.ctx >= CTX_BLOCK_X && b->u.ctx <= CTX_BLOCK_Z) {
-    const Expr *t = a;
-    a = b;
-    b = t;
-  }
-  if (a->kind == E_CTX && a->u.ctx >= CTX_BLOCK_X && a->u.ctx <= CTX_BLOCK_Z && check_const_int(b, c))
-    return a->u.ctx - CTX_BLOCK_X;
-  return -1;
-}
-
-/* Whether start + len <= dim d of X for every execution the translator can see. */
-static bool fits(Emitter *E, const Expr *start, int64_t len, const Sym *X, int d) {
-  start = resolve(start);
-  const Sym *S = X->tdim_size[d];
-  int64_t D = X->tdim_const[d], c;
-  if (check_const_int(start, &c)) return S ? assumed_at_least(E, S, c + len) : c + len <= D;
-  if (start->kind == E_IDENT && start->u.ident.sym && start->u.ident.sym->kind == SY_LOOP) {
-    Stmt *f = start->u.ident.sym->decl;
-    int64_t lo, hi, st = 1;
-    bool has_lo = check_const_int(f->u.forr.lo, &lo);
-    bool has_st = !f->u.forr.step || check_const_int(f->u.forr.step, &st);
-    if (check_const_int(f->u.forr.hi, &hi)) /* v <= hi - 1 */
-      return S ? assumed_at_least(E, S, hi - 1 + len) : hi - 1 + len <= D;
-    if (S && as_size(f->u.forr.hi) == S && has_lo && has_st && st > 0 && lo % st == 0 && len <= st)
-      return len == 1 || assumed_multiple(E, S, st);
-    return false;
-  }
-  if (start->kind == E_CTX && (start->u.ctx == CTX_THREAD || start->u.ctx == CTX_LANE || start->u.ctx == CTX_WARP)) {
-    int64_t top = start->u.ctx == CTX_THREAD ? E->ki->threads : start->u.ctx == CTX_LANE ? E->t->lanes
-                                                                 : E->ki->threads / E->t->lanes;
-    return S ? assumed_at_least(E, S, top - 1 + len) : top - 1 + len <= D;
-  }
-  int axis = block_times(start, &c);
-  if (axis >= 0 && len <= c) {
-    Expr *g = E->ki->grid[axis];
-    if (!g) return S ? assumed_at_least(E, S, len) : len <= D; /* block index is 0 */
-    int64_t gc;
-    if (check_const_int(g, &gc)) return S ? assumed_at_least(E, S, (gc - 1) * c + len) : (gc - 1) * c + len <= D;
-    if (!S) return false;
-    if (as_size(g) == S && c == 1) return true; /* @grid(S): block index < S */
-    /* @grid(S / c): the last block ends at or before S */
-    if (g->kind == E_BINARY && g->u.binary.op == TK_SLASH && as_size(g->u.binary.a) == S &&
-        check_const_int(g->u.binary.b, &gc) && gc == c)
-      return true;
-    if (g->kind == E_CALL && g->u.call.builtin == B_CDIV && as_size(g->u.call.args[0]) == S &&
-        check_const_int(g->u.call.args[1], &gc) && gc == c)
-      return assumed_multiple(E, S, c);
-  }
   return false;
 }
 
@@ -874,7 +726,7 @@ static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const
       check_const_int(ix->len, &len);
       p = plus(E, st, coord[kept++]);
     }
-    bool lo_ok = nonneg(ix->start), hi_ok = fits(E, ix->start, len, X, d);
+    bool lo_ok = facts_nonneg(ix->start), hi_ok = facts_fits(E->ki, ix->start, len, X, d);
     const char *D = dim_str(E, X, d);
     const char *c = NULL;
     if (!lo_ok && !hi_ok) c = fmt(E, "(unsigned)(%s) < (unsigned)%s", p, D);
@@ -883,14 +735,14 @@ static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const
     if (c) {
       cnd = cnd ? fmt(E, "%s && %s", cnd, c) : c;
       if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) {
-        const Expr *s = resolve(ix->start);
+        const Expr *s = facts_resolve(ix->start);
         const Sym *S = X->tdim_size[d];
         const char *hint = NULL;
         if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP) {
           Stmt *f = s->u.ident.sym->decl;
           int64_t st = 1, lo = -1;
           if ((!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && check_const_int(f->u.forr.lo, &lo) &&
-              lo % st == 0 && as_size(f->u.forr.hi) == S && len <= st)
+              lo % st == 0 && facts_as_size(f->u.forr.hi) == S && len <= st)
             hint = arena_printf(E->a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, st);
         }
         diag_warning(E->d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", d, X->name);
@@ -1402,7 +1254,7 @@ static void transposed_stmt(Stmt *s, void *ctx) {
 }
 
 /* Marks the shared tiles that transpose() reads. */
-static void mark_transposed(Block *b) { walk_stmts(b, transposed_stmt, NULL); }
+static void mark_transposed(Block *b) { facts_walk_stmts(b, transposed_stmt, NULL); }
 
 /* A register tile whose every dot update mma can run holds the fragment layout. */
 static void choose_layouts(Emitter *E, Kernel *k) {
@@ -1414,7 +1266,7 @@ static void choose_layouts(Emitter *E, Kernel *k) {
       Sym *r = E->ki->regs.items[i];
       if (r->mma || r->ty.rank != 2) continue;
       DotCount dc = {E, r, 0, 0};
-      walk_stmts(&k->body, count_dots_stmt, &dc);
+      facts_walk_stmts(&k->body, count_dots_stmt, &dc);
       int wm, wn;
       if (!dc.yes || dc.no || !mma_tiling(E->ki->threads / E->t->lanes, r->ty.dims[0], r->ty.dims[1], &wm, &wn)) continue;
       r->mma = true;
@@ -1440,7 +1292,7 @@ static void operands_stmt(Stmt *s, void *ctx) {
       if (x->u.call.args[j]->kind == E_IDENT) x->u.call.args[j]->u.ident.sym->mma_operand = true;
 }
 
-static void mark_operands(Block *b, const Sym *r) { walk_stmts(b, operands_stmt, (void *)r); }
+static void mark_operands(Block *b, const Sym *r) { facts_walk_stmts(b, operands_stmt, (void *)r); }
 
 /* acc += dot(f16(p), v) with p's fragments in registers: per 16 columns of p, its two
  * 16 x 8 accumulator tiles, rounded and packed, are the A fragment (no shared memory). */
@@ -1595,7 +1447,7 @@ static void across_stmt(Stmt *s, void *ctx) {
   }
 }
 
-static void mark_across(Block *b) { walk_stmts(b, across_stmt, NULL); }
+static void mark_across(Block *b) { facts_walk_stmts(b, across_stmt, NULL); }
 
 static int pipe_vec(Emitter *E, const Sym *t, const Expr *x);
 
@@ -1653,7 +1505,6 @@ static bool emit_vector_load(Emitter *E, const Target *tg, TokenKind op, Expr *r
   return true;
 }
 
-static bool multiple_of(Emitter *E, const Expr *x, int64_t v);
 
 /* Whether storing from x in a chunk-per-thread order adds no barrier: every shared
  * buffer it reads was last written across threads anyway, or not since a barrier. */
@@ -1693,8 +1544,8 @@ static bool emit_vector_store(Emitter *E, const Target *tg, TokenKind op, Expr *
   if ((sz != 4 && sz != 2) || Y->ty.elem == T_BOOL || Y->ty.elem == T_U32 || !x->u.index.idx[d].len) return false;
   int vec = 16 / sz, cols = tg->shape.rank == 2 ? tg->shape.dims[1] : tg->shape.dims[0];
   int rows = tg->shape.rank == 2 ? tg->shape.dims[0] : 1;
-  bool rowlen = Y->tdim_size[d] ? assumed_multiple(E, Y->tdim_size[d], vec) : Y->tdim_const[d] % vec == 0;
-  if (cols % vec || !rowlen || !multiple_of(E, x->u.index.idx[d].start, vec) || !reads_ready_for_chunks(E, rhs))
+  bool rowlen = Y->tdim_size[d] ? facts_assumed_multiple(E->ki, Y->tdim_size[d], vec) : Y->tdim_const[d] % vec == 0;
+  if (cols % vec || !rowlen || !facts_multiple_of(E->ki, x->u.index.idx[d].start, vec) || !reads_ready_for_chunks(E, rhs))
     return false;
   int64_t chunks = (int64_t)rows * cols / vec;
   E->sshape = tg->shape;
@@ -2286,32 +2137,6 @@ static int64_t pipelined_bytes(Emitter *E, Block *b) {
 
 /* ------------------------------------------------------------ @pipeline with cp.async */
 
-/* Whether x divides into multiples of v for every execution (v a power of two). */
-static bool multiple_of(Emitter *E, const Expr *x, int64_t v) {
-  x = resolve(x);
-  int64_t c;
-  if (check_const_int(x, &c)) return c % v == 0;
-  switch (x->kind) {
-  case E_IDENT: {
-    const Sym *y = x->u.ident.sym;
-    if (!y) return false;
-    if (y->kind == SY_LOOP) {
-      Stmt *f = y->decl;
-      return multiple_of(E, f->u.forr.lo, v) && (!f->u.forr.step ? v == 1 : multiple_of(E, f->u.forr.step, v));
-    }
-    if (y->kind == SY_SIZE) return assumed_multiple(E, y, v);
-    return false;
-  }
-  case E_BINARY:
-    switch (x->u.binary.op) {
-    case TK_PLUS: case TK_MINUS: return multiple_of(E, x->u.binary.a, v) && multiple_of(E, x->u.binary.b, v);
-    case TK_STAR: return multiple_of(E, x->u.binary.a, v) || multiple_of(E, x->u.binary.b, v);
-    default: return false;
-    }
-  default: return false;
-  }
-}
-
 /* Whether a slice index stays the same through the loop, but for the loop variable. */
 static bool loop_invariant(const Expr *x, const Sym *loopvar, const Block *body) {
   switch (x->kind) {
@@ -2358,8 +2183,8 @@ static int pipe_vec(Emitter *E, const Sym *t, const Expr *x) {
   const Index *last = &x->u.index.idx[d];
   int cols = t->ty.rank == 2 ? t->ty.dims[1] : t->ty.dims[0];
   int vec = 16 / sz;
-  bool rowlen = X->tdim_size[d] ? assumed_multiple(E, X->tdim_size[d], vec) : X->tdim_const[d] % vec == 0;
-  if (last->len && cols % vec == 0 && rowlen && multiple_of(E, last->start, vec)) return vec;
+  bool rowlen = X->tdim_size[d] ? facts_assumed_multiple(E->ki, X->tdim_size[d], vec) : X->tdim_const[d] % vec == 0;
+  if (last->len && cols % vec == 0 && rowlen && facts_multiple_of(E->ki, last->start, vec)) return vec;
   return sz == 4 ? 1 : 0;
 }
 
@@ -2385,7 +2210,7 @@ static void pipeline_stmt(Stmt *s, void *ctx) {
 }
 
 /* Marks the loads a @pipeline loop can issue ahead with cp.async. */
-static void choose_pipelines(Emitter *E, Block *b) { walk_stmts(b, pipeline_stmt, E); }
+static void choose_pipelines(Emitter *E, Block *b) { facts_walk_stmts(b, pipeline_stmt, E); }
 
 static bool pipelined_loop(const Stmt *s) {
   const Block *body = &s->u.forr.body;
@@ -2854,7 +2679,7 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     return;
   }
   name_copies(E);
-  mark_reassigned(&k->body);
+  facts_mark_reassigned(&k->body);
   choose_layouts(E, k);
   choose_pipelines(E, &k->body);
   mark_transposed(&k->body);

@@ -443,6 +443,23 @@ bool check_expr_td(const Expr *e);
 /* Whether a break or continue under thread-dependent control leaves this loop body. */
 bool check_loop_divergent(const Block *body);
 
+/* ---------------------------------------------------------------- facts.c */
+/* A scalar var assigned only at its declaration stands for its initial value
+ * (after facts_mark_reassigned). */
+const Expr *facts_resolve(const Expr *x);
+/* Calls fn on every statement of b and of the blocks inside it, outer first. */
+void facts_walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx);
+/* Sets Sym.reassigned on every scalar var assigned after its declaration. */
+void facts_mark_reassigned(Block *b);
+bool facts_nonneg(const Expr *x);                 /* x >= 0 in every execution */
+const Sym *facts_as_size(const Expr *x);          /* x is a size name */
+bool facts_assumed_multiple(const KernelInfo *ki, const Sym *size, int64_t of); /* @assume(S % m == 0), of | m */
+bool facts_assumed_at_least(const KernelInfo *ki, const Sym *size, int64_t v);
+/* start + len <= dim d of X in every execution. */
+bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d);
+/* x is a multiple of v in every execution (v a power of two). */
+bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v);
+
 /* ---------------------------------------------------------------- emit.c */
 typedef struct EmitOptions {
   bool line_directives;  /* --line */

@@ -1,0 +1,187 @@
+/* facts.c: what the translator can prove about indices and sizes.
+ *
+ * Bounds checks are dropped, and 16-byte accesses chosen, only where these
+ * proofs hold for every execution: constant folding, loop bounds and steps,
+ * @grid and @assume (KernelInfo.assumes). Both the legacy emitter and the tile
+ * IR's stages (lower.c, layout.c) ask here; nothing here prints code.
+ */
+#include "t2c.h"
+
+#include <stdint.h>
+
+/* A scalar var assigned only at its declaration stands for its initial value. */
+const Expr *facts_resolve(const Expr *x) {
+  for (int depth = 0; depth < 16 && x->kind == E_IDENT && x->u.ident.sym; depth++) {
+    const Sym *y = x->u.ident.sym;
+    if (y->kind != SY_VAR || y->ty.rank != 0 || y->reassigned || !y->decl->u.decl.init) break;
+    x = y->decl->u.decl.init;
+  }
+  return x;
+}
+
+/* Calls fn on every statement of b and of the blocks inside it, outer first. */
+void facts_walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx) {
+  for (int i = 0; i < b->nstmts; i++) {
+    Stmt *s = b->stmts[i];
+    fn(s, ctx);
+    switch (s->kind) {
+    case S_FOR: facts_walk_stmts(&s->u.forr.body, fn, ctx); break;
+    case S_WHILE: facts_walk_stmts(&s->u.whil.body, fn, ctx); break;
+    case S_BLOCK: facts_walk_stmts(&s->u.block, fn, ctx); break;
+    case S_IF:
+      facts_walk_stmts(&s->u.iff.then, fn, ctx);
+      if (s->u.iff.els) {
+        Block one = {&s->u.iff.els, 1, {0, 0}};
+        facts_walk_stmts(&one, fn, ctx);
+      }
+      break;
+    default: break;
+    }
+  }
+}
+
+static void reassigned_stmt(Stmt *s, void *ctx) {
+  (void)ctx;
+  if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym)
+    s->u.assign.lhs->u.ident.sym->reassigned = true;
+}
+
+void facts_mark_reassigned(Block *b) { facts_walk_stmts(b, reassigned_stmt, NULL); }
+
+
+bool facts_nonneg(const Expr *x) {
+  x = facts_resolve(x);
+  if (x->flags & EF_CONST) return !x->cv.isf && x->cv.i >= 0;
+  switch (x->kind) {
+  case E_CTX: return true;
+  case E_IDENT: {
+    Sym *y = x->u.ident.sym;
+    if (!y) return false;
+    if (y->kind == SY_SIZE) return true;
+    if (y->kind == SY_LOOP) return facts_nonneg(y->decl->u.forr.lo);
+    return false;
+  }
+  case E_BINARY:
+    switch (x->u.binary.op) {
+    case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT: case TK_SHL: case TK_SHR:
+    case TK_AND: case TK_OR: case TK_XOR:
+      return facts_nonneg(x->u.binary.a) && facts_nonneg(x->u.binary.b);
+    default: return false;
+    }
+  case E_CALL:
+    if (x->u.call.builtin != B_CDIV && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX)
+      return false;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!facts_nonneg(x->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+const Sym *facts_as_size(const Expr *x) {
+  return x && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_SIZE ? x->u.ident.sym : NULL;
+}
+
+/* @assume(S % m == 0) with m a multiple of `of`. */
+bool facts_assumed_multiple(const KernelInfo *ki, const Sym *size, int64_t of) {
+  for (int i = 0; i < ki->nassumes; i++) {
+    Assume *a = &ki->assumes[i];
+    if (a->size == size && a->mod > 0 && a->mod % of == 0) return true;
+  }
+  return false;
+}
+
+bool facts_assumed_at_least(const KernelInfo *ki, const Sym *size, int64_t v) {
+  for (int i = 0; i < ki->nassumes; i++) {
+    Assume *a = &ki->assumes[i];
+    if (a->size == size && a->min != INT64_MIN && a->min >= v) return true;
+  }
+  return false;
+}
+
+/* ctx.block.A * c, c * ctx.block.A or ctx.block.A (c = 1): returns the axis, or -1. */
+static int block_times(const Expr *x, int64_t *c) {
+  if (x->kind == E_CTX && x->u.ctx >= CTX_BLOCK_X && x->u.ctx <= CTX_BLOCK_Z) {
+    *c = 1;
+    return x->u.ctx - CTX_BLOCK_X;
+  }
+  if (x->kind != E_BINARY || x->u.binary.op != TK_STAR) return -1;
+  const Expr *a = x->u.binary.a, *b = x->u.binary.b;
+  if (b->kind == E_CTX && b->u.ctx >= CTX_BLOCK_X && b->u.ctx <= CTX_BLOCK_Z) {
+    const Expr *t = a;
+    a = b;
+    b = t;
+  }
+  if (a->kind == E_CTX && a->u.ctx >= CTX_BLOCK_X && a->u.ctx <= CTX_BLOCK_Z && check_const_int(b, c))
+    return a->u.ctx - CTX_BLOCK_X;
+  return -1;
+}
+
+/* Whether start + len <= dim d of X for every execution the translator can see. */
+bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
+  start = facts_resolve(start);
+  const Sym *S = X->tdim_size[d];
+  int64_t D = X->tdim_const[d], c;
+  if (check_const_int(start, &c)) return S ? facts_assumed_at_least(ki, S, c + len) : c + len <= D;
+  if (start->kind == E_IDENT && start->u.ident.sym && start->u.ident.sym->kind == SY_LOOP) {
+    Stmt *f = start->u.ident.sym->decl;
+    int64_t lo, hi, st = 1;
+    bool has_lo = check_const_int(f->u.forr.lo, &lo);
+    bool has_st = !f->u.forr.step || check_const_int(f->u.forr.step, &st);
+    if (check_const_int(f->u.forr.hi, &hi)) /* v <= hi - 1 */
+      return S ? facts_assumed_at_least(ki, S, hi - 1 + len) : hi - 1 + len <= D;
+    if (S && facts_as_size(f->u.forr.hi) == S && has_lo && has_st && st > 0 && lo % st == 0 && len <= st)
+      return len == 1 || facts_assumed_multiple(ki, S, st);
+    return false;
+  }
+  if (start->kind == E_CTX && (start->u.ctx == CTX_THREAD || start->u.ctx == CTX_LANE || start->u.ctx == CTX_WARP)) {
+    int64_t top = start->u.ctx == CTX_THREAD ? ki->threads : start->u.ctx == CTX_LANE ? ki->target->lanes
+                                                                 : ki->threads / ki->target->lanes;
+    return S ? facts_assumed_at_least(ki, S, top - 1 + len) : top - 1 + len <= D;
+  }
+  int axis = block_times(start, &c);
+  if (axis >= 0 && len <= c) {
+    Expr *g = ki->grid[axis];
+    if (!g) return S ? facts_assumed_at_least(ki, S, len) : len <= D; /* block index is 0 */
+    int64_t gc;
+    if (check_const_int(g, &gc)) return S ? facts_assumed_at_least(ki, S, (gc - 1) * c + len) : (gc - 1) * c + len <= D;
+    if (!S) return false;
+    if (facts_as_size(g) == S && c == 1) return true; /* @grid(S): block index < S */
+    /* @grid(S / c): the last block ends at or before S */
+    if (g->kind == E_BINARY && g->u.binary.op == TK_SLASH && facts_as_size(g->u.binary.a) == S &&
+        check_const_int(g->u.binary.b, &gc) && gc == c)
+      return true;
+    if (g->kind == E_CALL && g->u.call.builtin == B_CDIV && facts_as_size(g->u.call.args[0]) == S &&
+        check_const_int(g->u.call.args[1], &gc) && gc == c)
+      return facts_assumed_multiple(ki, S, c);
+  }
+  return false;
+}
+
+
+/* Whether x divides into multiples of v for every execution (v a power of two). */
+bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
+  x = facts_resolve(x);
+  int64_t c;
+  if (check_const_int(x, &c)) return c % v == 0;
+  switch (x->kind) {
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y) return false;
+    if (y->kind == SY_LOOP) {
+      Stmt *f = y->decl;
+      return facts_multiple_of(ki, f->u.forr.lo, v) && (!f->u.forr.step ? v == 1 : facts_multiple_of(ki, f->u.forr.step, v));
+    }
+    if (y->kind == SY_SIZE) return facts_assumed_multiple(ki, y, v);
+    return false;
+  }
+  case E_BINARY:
+    switch (x->u.binary.op) {
+    case TK_PLUS: case TK_MINUS: return facts_multiple_of(ki, x->u.binary.a, v) && facts_multiple_of(ki, x->u.binary.b, v);
+    case TK_STAR: return facts_multiple_of(ki, x->u.binary.a, v) || facts_multiple_of(ki, x->u.binary.b, v);
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
