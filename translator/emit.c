@@ -2221,6 +2221,24 @@ static bool pipelined_loop(const Stmt *s) {
   return false;
 }
 
+/* A @pipeline loop whose loads are not issued ahead still reserves shared memory
+ * for its extra stages: decided before the body is emitted, so that --explain,
+ * the header and KernelInfo give the same bytes. */
+static void reserve_stmt(Stmt *s, void *ctx) {
+  Emitter *E = ctx;
+  Attr *p = s->kind == S_FOR ? stmt_attr(s, A_PIPELINE) : NULL;
+  if (!p || pipelined_loop(s)) return;
+  int64_t stages = p->args[0]->cv.i;
+  int64_t extra = pipelined_bytes(E, &s->u.forr.body) * (stages - 1);
+  if (extra <= 0) return;
+  E->pipeline_extra += extra;
+  E->pipeline_what = fmt(E, "%s%s%" PRId64 " bytes for %" PRId64 " extra stages of the loads in the loop at line %d",
+                         E->pipeline_what ? E->pipeline_what : "", E->pipeline_what ? "; " : "", extra,
+                         stages - 1, s->loc.line);
+}
+
+static void reserve_pipelines(Emitter *E, Block *b) { facts_walk_stmts(b, reserve_stmt, E); }
+
 /* Issues the cp.async copies of every pipelined load of the body into stage stg,
  * with the loop variable bound to the iteration being loaded. */
 static void issue_loads(Emitter *E, Stmt *loop, const char *stg, Buf *code) {
@@ -2383,13 +2401,6 @@ static void emit_for_inner(Emitter *E, Stmt *s, Buf *out) {
       diag_warning(E->d, p->loc, "@pipeline(%" PRId64 "): %s", stages,
                    E->t->cp_async ? "none of the loop's loads can be issued ahead (see --explain); they are not overlapped"
                                   : arena_printf(E->a, "%s has no cp.async; loads are not overlapped", E->t->name));
-    int64_t extra = pipelined_bytes(E, &s->u.forr.body) * (stages - 1);
-    if (extra > 0) {
-      E->pipeline_extra += extra;
-      E->pipeline_what = fmt(E, "%s%s%" PRId64 " bytes for %" PRId64 " extra stages of the loads in the loop at line %d",
-                             E->pipeline_what ? E->pipeline_what : "", E->pipeline_what ? "; " : "", extra,
-                             stages - 1, s->loc.line);
-    }
   }
   const char *inc = strcmp(step, "1") == 0 ? fmt(E, "++%s", v->cname) : fmt(E, "%s += %s", v->cname, step);
   const char *header = fmt(E, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
@@ -2617,8 +2628,10 @@ static const char *summary(Emitter *E) {
     buf_printf(&b, "//   %s: shared, %s%s, %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem],
                shape_str(E, f), f->bytes, f->what);
   }
-  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %d\n", place_shared_bytes(E),
-             place_dynamic(E) ? ", dynamic" : "", E->nbarriers);
+  if (ki->pipeline_bytes)
+    buf_printf(&b, "//   @pipeline: %" PRId64 " bytes reserved (%s)\n", ki->pipeline_bytes, E->pipeline_what);
+  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %d\n", ki->shared_bytes,
+             ki->dynamic_smem ? ", dynamic" : "", E->nbarriers);
   const char *s = arena_strndup(E->a, b.data, b.len);
   buf_free(&b);
   return s;
@@ -2688,6 +2701,8 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     Sym *t = E->ki->tiles.items[i];
     if (t->place == PL_SHARED) tile_buffer(E, t);
   }
+  reserve_pipelines(E, &k->body);
+  place_kernel_info(E);
   place_explain_tiles(E);
   Buf body = {0};
   E->indent = 1;
@@ -2696,16 +2711,7 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     buf_free(&body);
     return;
   }
-  E->ki->shared_bytes = place_shared_bytes(E);
-  E->ki->dynamic_smem = place_dynamic(E);
-  E->ki->pipeline_bytes = E->pipeline_extra;
-  E->ki->shared = NEW_ARRAY(E->a, SharedTile, E->nbufs + 1);
-  for (int i = 0; i < E->nbufs; i++) {
-    const Buffer *f = &E->bufs[i];
-    if (!f->global)
-      E->ki->shared[E->ki->nshared++] = (SharedTile){f->cname, f->what, f->elem, f->rank,
-                                                     {f->dims[0], f->dims[1]}, f->bytes, f->offset};
-  }
+  place_kernel_info(E);
   const char *ctxvars = "";
   if (E->use_lane && E->use_warp) ctxvars = fmt(E, "  const int lane = tid %% %d, warp = tid / %d;\n", E->t->lanes, E->t->lanes);
   else if (E->use_lane) ctxvars = fmt(E, "  const int lane = tid %% %d;\n", E->t->lanes);

@@ -116,7 +116,7 @@ int64_t place_shared_bytes(const Emitter *E) {
 
 bool place_dynamic(const Emitter *E) { return place_shared_bytes(E) > E->t->smem_static; }
 
-bool place_layout(Emitter *E) {
+static void assign_offsets(Emitter *E) {
   int64_t off = 0;
   for (int i = 0; i < E->nbufs; i++) {
     Buffer *b = &E->bufs[i];
@@ -125,6 +125,26 @@ bool place_layout(Emitter *E) {
     b->offset = off;
     off += b->bytes;
   }
+}
+
+void place_kernel_info(Emitter *E) {
+  KernelInfo *ki = E->ki;
+  assign_offsets(E);
+  ki->shared = NEW_ARRAY(E->a, SharedTile, E->nbufs + 1);
+  ki->nshared = 0;
+  for (int i = 0; i < E->nbufs; i++) {
+    const Buffer *b = &E->bufs[i];
+    if (!b->global)
+      ki->shared[ki->nshared++] = (SharedTile){b->cname, b->what, b->elem, b->rank, {b->dims[0], b->dims[1]},
+                                               b->bytes, b->offset};
+  }
+  ki->shared_bytes = place_shared_bytes(E);
+  ki->dynamic_smem = place_dynamic(E);
+  ki->pipeline_bytes = E->pipeline_extra;
+}
+
+bool place_layout(Emitter *E) {
+  assign_offsets(E);
   int64_t total = place_shared_bytes(E);
   if (total <= E->t->smem_per_block) {
     if (E->o->explain && E->o->explain_out)
@@ -151,6 +171,8 @@ bool place_layout(Emitter *E) {
   return false;
 }
 
+/* From KernelInfo, filled before the body is emitted: a tile's bytes are its
+ * buffer's (padded rows, every stage of an @pipeline ring), as in the header. */
 void place_explain_tiles(Emitter *E) {
   if (!E->o->explain || !E->o->explain_out) return;
   FILE *f = E->o->explain_out;
@@ -158,11 +180,21 @@ void place_explain_tiles(Emitter *E) {
   for (int i = 0; i < ki->tiles.len; i++) {
     Sym *t = ki->tiles.items[i];
     int64_t n = type_numel(&t->ty);
+    const SharedTile *st = NULL;
+    for (int j = 0; j < ki->nshared && !st; j++)
+      if (strcmp(ki->shared[j].name, t->cname) == 0) st = &ki->shared[j];
     if (t->place == PL_REGISTER)
       fprintf(f, "%s:%d: %s: registers, %d elements per thread (%" PRId64 " elements over %d threads), named in @registers\n",
               E->o->file, t->loc.line, t->name, t->per_thread, n, ki->threads);
+    else if (st && t->pipe_stages > 1)
+      fprintf(f, "%s:%d: %s: shared, %" PRId64 " bytes, a ring of %d stages of %" PRId64 " bytes for @pipeline(%d): "
+              "a named tile lives in shared memory unless @registers names it\n",
+              E->o->file, t->loc.line, t->name, st->bytes, t->pipe_stages, st->bytes / t->pipe_stages, t->pipe_stages);
     else
       fprintf(f, "%s:%d: %s: shared, %" PRId64 " bytes: a named tile lives in shared memory unless @registers names it\n",
-              E->o->file, t->loc.line, t->name, n * elem_bytes[t->ty.elem]);
+              E->o->file, t->loc.line, t->name, st ? st->bytes : n * elem_bytes[t->ty.elem]);
   }
+  if (ki->pipeline_bytes)
+    fprintf(f, "%s: kernel %s: %" PRId64 " bytes of shared memory reserved for @pipeline: %s\n", E->o->file, E->k->name,
+            ki->pipeline_bytes, E->pipeline_what);
 }

@@ -405,7 +405,7 @@ typedef struct SharedTile {
   ElemType elem;
   int rank;
   int dims[2];
-  int64_t bytes, offset;
+  int64_t bytes, offset;  /* bytes: padded rows, and every stage of an @pipeline ring (Sym.pipe_stages) */
 } SharedTile;
 
 typedef struct KernelInfo {
@@ -666,6 +666,9 @@ void place_barrier(Emitter *E, Buf *out, const char *reason);
 bool place_layout(Emitter *E);                           /* shared budget and offsets */
 bool place_dynamic(const Emitter *E);
 int64_t place_shared_bytes(const Emitter *E);
+/* KernelInfo's shared_bytes, dynamic_smem, shared and pipeline_bytes from the buffers
+ * so far: before the body is emitted (for --explain), and again after place_layout. */
+void place_kernel_info(Emitter *E);
 void place_explain_tiles(Emitter *E);
 
 #endif
