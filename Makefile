@@ -51,7 +51,7 @@ $(B)/obj/simrun.o: rt/sim/simrun.c rt/sim/simrun.h rt/sim/t2c_sim_api.h | $(B)/o
 # Templates and the runtime header are embedded into the binary.
 $(B)/templates.h: $(TEMPLATES) rt/tile2cu/rt.cuh tools/embed.sh | $(B)
 	sh tools/embed.sh $(TEMPLATES) rt/tile2cu/rt.cuh > $@.tmp && mv $@.tmp $@
-$(B)/obj/emit.o $(B)/obj/host.o $(B)/obj/templates.o: $(B)/templates.h
+$(B)/obj/emit.o $(B)/obj/emit_tir.o $(B)/obj/host.o $(B)/obj/templates.o: $(B)/templates.h
 
 # The target configs are embedded into the library too.
 $(B)/configs.h: $(CONFIGS) tools/embed.sh | $(B)

@@ -59,31 +59,35 @@ static ElemType acc_type(ElemType t) {
 }
 
 /* A literal of type t. */
-static const char *literal(Emitter *E, ElemType t, bool isf, int64_t iv, double fv) {
+const char *emit_literal(Arena *a, ElemType t, bool isf, int64_t iv, double fv) {
   double v = isf ? fv : (double)iv;
   if (elem_is_float(t)) {
     const char *s;
-    if (isinf(v)) s = fmt(E, "%st2c::inf<%s>()", v < 0 ? "-" : "", t == T_F64 ? "double" : "float");
+    if (isinf(v)) s = arena_printf(a, "%st2c::inf<%s>()", v < 0 ? "-" : "", t == T_F64 ? "double" : "float");
     else {
       char num[64];
       snprintf(num, sizeof num, t == T_F64 ? "%.17g" : "%.9g", v);
       if (!strpbrk(num, ".en")) strcat(num, ".0");
-      s = t == T_F64 ? fmt(E, "%s", num) : fmt(E, "%sf", num);
+      s = t == T_F64 ? arena_printf(a, "%s", num) : arena_printf(a, "%sf", num);
     }
-    if (t == T_F16 || t == T_BF16) return fmt(E, "t2c::cvt<%s>(%s)", ctype(t), s);
+    if (t == T_F16 || t == T_BF16) return arena_printf(a, "t2c::cvt<%s>(%s)", ctype(t), s);
     if (t == T_F64 && isinf(v)) return v < 0 ? "-t2c::inf<double>()" : "t2c::inf<double>()";
     return s;
   }
   int64_t n = isf ? (int64_t)fv : iv;
   switch (t) {
   case T_BOOL: return n ? "true" : "false";
-  case T_I64: return fmt(E, "%" PRId64 "LL", n);
-  case T_U32: return fmt(E, "%" PRId64 "u", n);
-  case T_I8: case T_U8: return fmt(E, "(%s)%" PRId64, ctype(t), n);
+  case T_I64: return arena_printf(a, "%" PRId64 "LL", n);
+  case T_U32: return arena_printf(a, "%" PRId64 "u", n);
+  case T_I8: case T_U8: return arena_printf(a, "(%s)%" PRId64, ctype(t), n);
   default:
     if (n == INT32_MIN) return "(-2147483647 - 1)";
-    return fmt(E, "%" PRId64, n);
+    return arena_printf(a, "%" PRId64, n);
   }
+}
+
+static const char *literal(Emitter *E, ElemType t, bool isf, int64_t iv, double fv) {
+  return emit_literal(E->a, t, isf, iv, fv);
 }
 
 /* ------------------------------------------------------------ forward declarations */
@@ -1834,20 +1838,20 @@ static void emit_elementwise(Emitter *E, const Target *tg, TokenKind op, Expr *r
 static void emit_block(Emitter *E, Block *b, Buf *out);
 static void emit_stmt(Emitter *E, Stmt *s, Buf *out);
 
-static void stmt_comment(Emitter *E, Stmt *s, Buf *out) {
-  if (E->o->line_directives) {
-    buf_printf(out, "#line %d \"%s\"\n", s->loc.line, E->line_file);
+void emit_stmt_comment(Diag *d, const EmitOptions *o, const char *line_file, int indent, const Stmt *s, Buf *out) {
+  if (o->line_directives) {
+    buf_printf(out, "#line %d \"%s\"\n", s->loc.line, line_file);
     return;
   }
   Buf src = {0};
-  diag_source_line(E->d, s->loc.line, &src);
+  diag_source_line(d, s->loc.line, &src);
   const char *t = src.data ? src.data : "";
   while (*t == ' ' || *t == '\t') t++;
   size_t n = strlen(t);
   while (n && (t[n - 1] == ' ' || t[n - 1] == '\t' || t[n - 1] == '\r')) n--;
-  const char *base = strrchr(E->o->file, '/');
-  base = base ? base + 1 : E->o->file;
-  for (int i = 0; i < E->indent; i++) buf_puts(out, "  ");
+  const char *base = strrchr(o->file, '/');
+  base = base ? base + 1 : o->file;
+  for (int i = 0; i < indent; i++) buf_puts(out, "  ");
   buf_printf(out, "// %s:%d: ", base, s->loc.line);
   /* a comment must not be closed or continued by the source text: no backslash,
    * and no control character (a lone carriage return ends a line in C) */
@@ -1856,6 +1860,8 @@ static void stmt_comment(Emitter *E, Stmt *s, Buf *out) {
   buf_puts(out, "\n");
   buf_free(&src);
 }
+
+static void stmt_comment(Emitter *E, Stmt *s, Buf *out) { emit_stmt_comment(E->d, E->o, E->line_file, E->indent, s, out); }
 
 /* A scalar statement as one step (it may read tiles or write tensors). */
 static void invalidate(Emitter *E, Sym *r) {
@@ -2570,37 +2576,35 @@ void emit_expand(Buf *out, const char *tmpl, const char *const *kv) {
   }
 }
 
-static const char *param_list(Emitter *E) {
-  KernelInfo *ki = E->ki;
+const char *emit_param_list(Arena *a, const KernelInfo *ki, bool sim) {
   Buf b = {0};
   for (int i = 0; i < ki->nparams; i++) {
     Sym *p = ki->params[i];
     if (i) buf_puts(&b, ", ");
-    const char *t = ctype(p->ty.elem);
+    const char *t = elem_ctypes[p->ty.elem];
     if (p->kind == SY_SCALAR) buf_printf(&b, "%s %s", t, p->cname);
-    else if (E->o->sim) buf_printf(&b, "t2c_sim::tensor<%s%s> %s", p->written ? "" : "const ", t, p->cname);
+    else if (sim) buf_printf(&b, "t2c_sim::tensor<%s%s> %s", p->written ? "" : "const ", t, p->cname);
     else buf_printf(&b, "%s%s *__restrict__ %s", p->written ? "" : "const ", t, p->cname);
   }
   for (int i = 0; i < ki->nsizes; i++) buf_printf(&b, "%sint %s", ki->nparams || i ? ", " : "", ki->sizes[i]->cname);
-  const char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
+  const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
   buf_free(&b);
   return s;
 }
 
-static const char *trampoline_args(Emitter *E) {
-  KernelInfo *ki = E->ki;
+const char *emit_trampoline_args(Arena *a, const KernelInfo *ki) {
   Buf b = {0};
   int n = 0;
   for (int i = 0; i < ki->nparams; i++, n++) {
     Sym *p = ki->params[i];
-    const char *t = ctype(p->ty.elem);
+    const char *t = elem_ctypes[p->ty.elem];
     if (n) buf_puts(&b, ",\n      ");
     if (p->kind == SY_TENSOR)
       buf_printf(&b, "t2c_sim::tensor<%s%s>(static_cast<const T2cSimTensor *>(a[%d]))", p->written ? "" : "const ", t, n);
     else buf_printf(&b, "*static_cast<const %s *>(a[%d])", t, n);
   }
   for (int i = 0; i < ki->nsizes; i++, n++) buf_printf(&b, "%s*static_cast<const int *>(a[%d])", n ? ",\n      " : "", n);
-  const char *s = arena_strndup(E->a, b.data ? b.data : "", b.len);
+  const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
   buf_free(&b);
   return s;
 }
@@ -2742,12 +2746,12 @@ static void emit_kernel(Emitter *E, Kernel *k, Buf *out) {
     emit_expand(out, tmpl_dynamic_smem, kv);
   }
   const char *kv[] = {"summary", summary(E), "bounds", bounds, "name", k->name,
-                      "params", param_list(E), "shared", shared_decls(E), "ctxvars", ctxvars,
+                      "params", emit_param_list(E->a, E->ki, E->o->sim), "shared", shared_decls(E), "ctxvars", ctxvars,
                       "body", body.data ? arena_strndup(E->a, body.data, body.len) : "", NULL};
   emit_expand(out, tmpl_kernel, kv);
   buf_free(&body);
   if (E->o->sim) {
-    const char *tv[] = {"name", k->name, "args", trampoline_args(E), NULL};
+    const char *tv[] = {"name", k->name, "args", emit_trampoline_args(E->a, E->ki), NULL};
     emit_expand(out, tmpl_sim_trampoline, tv);
   }
 }
@@ -2780,6 +2784,24 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
   const char *kv[] = {"version", TILE2CU_VERSION, "file", o->file, "target", t->name,
                       "sim", o->sim ? "#define TILE2CU_SIM 1\n" : "", "runtime", runtime, NULL};
   emit_expand(out, tmpl_file_header, kv);
-  for (int i = 0; i < p->nkernels; i++) emit_kernel(E, p->kernels[i], out);
+  for (int i = 0; i < p->nkernels; i++) {
+    /* the tile IR's pipeline, where it covers the kernel; this file's printer otherwise */
+    const char *why = NULL;
+    int errs = d->errors;
+    TirKernel *K = tir_build(a, d, p->kernels[i], t, o->dump_tir ? o->dump_after : NULL, &why);
+    if (d->errors > errs) continue;
+    if (o->dump_tir) {
+      if (K) tir_dump(K, o->explain_out);
+      else fprintf(o->explain_out, "kernel %s: not lowered through the tile IR yet (%s); emit.c prints it\n",
+                   p->kernels[i]->name, why ? why : "?");
+      continue;
+    }
+    if (!K) {
+      emit_kernel(E, p->kernels[i], out);
+      continue;
+    }
+    if (o->explain) emit_tir_explain(K, o->explain_out);
+    emit_tir_kernel(K, o, E->line_file, out);
+  }
   return d->errors == before;
 }

@@ -34,6 +34,8 @@ static const char usage_text[] =
     "  --line             #line directives instead of source comments\n"
     "  --check            report diagnostics only; write nothing\n"
     "  --explain          print placement and barrier decisions on stderr\n"
+    "  --dump-tir         print the tile IR of every kernel, with each value's layout, on stdout\n"
+    "  --after STAGE      with --dump-tir: the IR after lower, layout, sync or smem (the default)\n"
     "  --sim              emit the CPU-backend variant (used by tile2cu run)\n"
     "  --host             also emit tile2cu_launch_NAME() host launchers\n"
     "  --header FILE.h    write the launchers' declarations to FILE.h (implies --host)\n"
@@ -52,7 +54,8 @@ typedef struct Options {
   const char *target;
   const char *config;
   const char *header;
-  bool standalone, line, check, explain, sim, host;
+  const char *after;
+  bool standalone, line, check, explain, sim, host, dump_tir;
 } Options;
 
 static int usage_error(const char *fmt_, const char *arg) {
@@ -144,12 +147,14 @@ static int parse_args(int argc, char **argv, Options *o) {
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0 ||
-        strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0 || strcmp(s, "--header") == 0) {
+        strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0 || strcmp(s, "--header") == 0 ||
+        strcmp(s, "--after") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", s);
       const char *v = argv[++i];
       if (strcmp(s, "-o") == 0) o->output = v;
       else if (strcmp(s, "--target") == 0) o->target = v;
       else if (strcmp(s, "--config") == 0) o->config = v;
+      else if (strcmp(s, "--after") == 0) o->after = v;
       else if (strcmp(s, "--header") == 0) {
         o->header = v;
         o->host = true;
@@ -163,6 +168,7 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (strcmp(s, "--line") == 0) o->line = true;
     else if (strcmp(s, "--check") == 0) o->check = true;
     else if (strcmp(s, "--explain") == 0) o->explain = true;
+    else if (strcmp(s, "--dump-tir") == 0) o->dump_tir = true;
     else if (strcmp(s, "--sim") == 0) o->sim = true;
     else if (strcmp(s, "--host") == 0) o->host = true;
     else if (s[0] == '-' && s[1] && strcmp(s, "-") != 0) return usage_error("unknown option '%s'", s);
@@ -173,6 +179,12 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (o->target && o->config) return usage_error("%s--target and --config exclude each other", "");
   if (o->md && !o->output) return usage_error("%sa depfile (--deps, -MD) needs -o FILE", "");
   if (o->host && o->sim) return usage_error("%s--host and --sim exclude each other", "");
+  if (o->after && !o->dump_tir) return usage_error("%s--after needs --dump-tir", "");
+  if (o->after && strcmp(o->after, "lower") != 0 && strcmp(o->after, "layout") != 0 && strcmp(o->after, "sync") != 0 &&
+      strcmp(o->after, "smem") != 0)
+    return usage_error("unknown stage '%s' (lower, layout, sync or smem)", o->after);
+  if (o->dump_tir && (o->output || o->host || o->md))
+    return usage_error("%s--dump-tir prints the IR only (no -o, --host or depfile)", "");
   return 0;
 }
 
@@ -216,13 +228,14 @@ int main(int argc, char **argv) {
   Arena a = {0};
   Buf out = {0};
   EmitOptions eo = {.line_directives = o.line, .standalone = o.standalone, .sim = o.sim,
-                    .explain = o.explain, .explain_out = stderr, .file = o.input};
+                    .explain = o.explain, .explain_out = o.dump_tir ? stdout : stderr, .file = o.input,
+                    .dump_tir = o.dump_tir, .dump_after = o.after};
   Program *prog = NULL;
   Buf header = {0};
   st = translate(o.input, src, &t, &eo, &out, stderr, &prog, &a);
   if (st == 0 && o.host) host_emit(&a, prog, &eo, &out, o.header ? &header : NULL);
   if (st == 0 && !o.check && o.header) st = write_atomic(o.header, header.data ? header.data : "", header.len);
-  if (st == 0 && !o.check) {
+  if (st == 0 && !o.check && !o.dump_tir) {
     if (o.output) {
       st = write_atomic(o.output, out.data ? out.data : "", out.len);
       if (st == 0 && o.md) st = write_depfile(&o, config_path);

@@ -468,6 +468,8 @@ typedef struct EmitOptions {
   bool explain;          /* --explain: decisions to explain_out */
   FILE *explain_out;
   const char *file;      /* the .tl path as shown in comments */
+  bool dump_tir;         /* --dump-tir: print the tile IR to explain_out instead of CUDA */
+  const char *dump_after; /* --after STAGE: lower, layout, sync or smem (NULL: smem) */
 } EmitOptions;
 
 /* Places tiles, decides copies and barriers, and writes the CUDA for every
@@ -480,6 +482,176 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t,
 const char *emit_file_name(Arena *a, const char *file, bool quoted);
 /* Expands the {{key}} placeholders of a template; kv is key, value, ..., NULL. */
 void emit_expand(Buf *out, const char *tmpl, const char *const *kv);
+/* Shared by both printers (emit.c, emit_tir.c). */
+const char *emit_literal(Arena *a, ElemType t, bool isf, int64_t iv, double fv);
+const char *emit_param_list(Arena *a, const KernelInfo *ki, bool sim);
+const char *emit_trampoline_args(Arena *a, const KernelInfo *ki);
+/* The comment (or #line) that heads a statement's code. */
+void emit_stmt_comment(Diag *d, const EmitOptions *o, const char *line_file, int indent, const Stmt *s, Buf *out);
+
+/* ---------------------------------------------------------------- tir.c: the tile IR
+ * The stages between check and emit (LOWERING.md):
+ *   lower.c   checked AST -> TirKernel (ops over tile values; loads and reductions hoisted)
+ *   layout.c  a Layout for every tile value; reduction scratch; vector widths and
+ *             the run-time alignment test (the kernel's fast and general bodies)
+ *   sync.c    barriers, by a dataflow pass over the ops (loops to a fixed point)
+ *   smem.c    shared offsets and sizes; KernelInfo complete before printing
+ *   emit_tir.c  prints the IR as CUDA and decides nothing
+ * hw.c holds the hardware path's facts (one table per path). A kernel the IR
+ * does not cover yet keeps the direct emitter (emit.c); lower() says why. */
+
+/* The hardware path a target selects (hw.c). */
+typedef struct HwPath {
+  const char *name;      /* "sm80" */
+  int min_sm;            /* the first target it serves */
+  int vec_bytes;         /* widest global access of one thread (ld/st.global.v4) */
+  bool shfl;             /* warp shuffles (__shfl_xor_sync) */
+  bool cp_async;         /* cp.async (LDGSTS) */
+  const char *mma;       /* matrix instruction, or NULL */
+} HwPath;
+const HwPath *hw_path(const TargetConfig *t);
+
+/* How a tile's elements are spread over threads and registers.
+ * LY_BLOCKED over a [rows, cols] tile: each thread holds runs of `vec`
+ * contiguous columns; lanes form lr x lc (row-major), warps wr x wc; a thread
+ * repeats its pattern rr times down and rc times across. Element (r, c) lives at
+ *   r = (ir * wr + warp_r) * lr + lane_r,  c = ((ic * wc + warp_c) * lc + lane_c) * vec + v
+ * in register (ir * rc + ic) * vec + v. Positions past the tile are padding
+ * (never loaded, stored or reduced).
+ * LY_SLICE: what a reduction of a blocked parent along `dim` leaves: dim 1
+ * gives [rows, 1] with one register per row repeat (ir), dim 0 gives [1, cols]
+ * with rc * vec registers; every thread holding the parent's row (column) has it. */
+typedef enum LayoutKind { LY_BLOCKED, LY_SLICE } LayoutKind;
+typedef struct Layout {
+  LayoutKind kind;
+  int id;                /* LY_BLOCKED: t2c_r<id>/t2c_c<id> are a thread's first row and column */
+  int rows, cols;        /* the blocked tile's shape (a slice: its parent's) */
+  int vec, lc, lr, wc, wr, rc, rr;
+  int dim;               /* LY_SLICE: the reduced dim */
+  const struct Layout *parent; /* LY_SLICE: the blocked layout */
+} Layout;
+int layout_count(const Layout *l);       /* registers per thread */
+bool layout_padded(const Layout *l);     /* some positions are past the tile */
+const char *layout_str(Arena *a, const Layout *l);
+
+/* A tile value: a tile var, or a temporary the lowering made (a load, a reduction). */
+typedef struct TirVar {
+  int id;
+  const char *cname;     /* its register array */
+  const char *what;      /* for the summary and --explain */
+  ElemType elem;
+  int rank;
+  int rows, cols;        /* rank 1 [n] is [1, n] */
+  Sym *sym;              /* the tile var, or NULL */
+  const Layout *layout;  /* layout.c */
+} TirVar;
+
+typedef enum TirOpKind {
+  TO_SCALAR,        /* stmt: a scalar var declaration or assignment */
+  TO_DECL,          /* dst: a tile var's registers (its initial value follows) */
+  TO_LOAD,          /* dst = slice (a tensor slice), or pad: elements outside read as pad */
+  TO_ASSIGN,        /* dst op= expr, elementwise in dst's layout */
+  TO_REDUCE,        /* dst = red(expr) over lay's columns (dim 1) in-thread, then across lc lanes */
+  TO_SCRATCH_WRITE, /* the first lane of each row run writes dst into buf[warp_c][row] */
+  TO_SCRATCH_READ,  /* dst = red over the wc partials in buf */
+  TO_STORE,         /* slice op= expr, in lay */
+  TO_FOR,           /* stmt (S_FOR); body */
+  TO_WHILE,         /* stmt (S_WHILE); body */
+  TO_IF,            /* stmt (S_IF); body, els (an else if is one TO_IF in els) */
+  TO_BREAK, TO_CONTINUE,
+  TO_BARRIER,       /* sync.c: reason */
+} TirOpKind;
+
+typedef struct TirBlock {
+  PtrVec ops;            /* TirOp * */
+} TirBlock;
+
+typedef struct TirAccess {
+  int buf;               /* index in TirKernel.bufs */
+  bool write;
+} TirAccess;
+
+typedef struct TirOp {
+  TirOpKind kind;
+  Stmt *stmt;            /* the .tl statement it lowers */
+  bool first;            /* the first op of its statement (heads it with a comment) */
+  TirVar *dst;
+  TokenKind op;          /* TK_ASSIGN or TK_*_ASSIGN */
+  Expr *expr;            /* elementwise: its hoisted subexpressions are TirKernel.hoisted */
+  Expr *slice, *pad;     /* TO_LOAD / TO_STORE */
+  BuiltinKind red;       /* TO_REDUCE, TO_SCRATCH_*: B_ROWSUM, B_ROWMAX, B_ROWMIN */
+  int rows, cols;        /* the shape the op runs over ([1, n] for rank 1) */
+  const Layout *lay;     /* the layout the op runs in (layout.c) */
+  int vec;               /* TO_LOAD / TO_STORE: elements per access in the fast body */
+  uint8_t chk[4];        /* TO_LOAD / TO_STORE: per tensor dim, 1: check >= 0, 2: check < dim */
+  int buf;               /* TO_SCRATCH_*: the scratch buffer */
+  TirAccess acc[2];      /* shared accesses (sync.c) */
+  int nacc;
+  const char *reason;    /* TO_BARRIER */
+  TirBlock body, els;
+  bool has_els;
+} TirOp;
+
+typedef struct TirBuf {
+  const char *cname, *what;
+  ElemType elem;
+  int rows, cols;
+  int64_t bytes, offset;
+  /* Two halves used in turn (t2c_ph<index> says which): a reduction inside a
+   * loop writes one half while the other may still be read, so only its
+   * write -> read needs a barrier (sync.c). */
+  bool alternating;
+} TirBuf;
+
+/* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */
+typedef struct TirCheck {
+  const Sym *size;       /* or NULL: */
+  const Sym *tensor;     /* the tensor whose pointer must be aligned */
+  int mod;
+} TirCheck;
+
+#define TIR_MAX_BUFS 64
+#define TIR_MAX_CHECKS 32
+typedef struct TirKernel {
+  Kernel *k;
+  KernelInfo *ki;
+  const TargetConfig *t;
+  const HwPath *hw;
+  Arena *a;
+  Diag *d;
+  TirBlock body;
+  PtrVec vars;           /* TirVar * */
+  PtrVec layouts;        /* Layout * (blocked ones) */
+  PtrVec hkeys, hvals;   /* hoisted Expr * -> TirVar * */
+  TirBuf bufs[TIR_MAX_BUFS];
+  int nbufs;
+  TirCheck checks[TIR_MAX_CHECKS];
+  int nchecks;
+  bool versioned;        /* printed twice: vector accesses when the checks hold, scalar otherwise */
+  int nbarriers;
+  bool use_lane, use_warp;
+  const char *stage;     /* the last stage run */
+} TirKernel;
+
+TirVar *tir_new_var(TirKernel *K, ElemType elem, int rank, int rows, int cols, const char *what);
+TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s);
+TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
+void tir_dump(const TirKernel *K, FILE *out);
+/* Runs lower .. smem for k, stopping after `last` ("lower", "layout", "sync",
+ * "smem"; NULL: all). NULL with *why set when the IR does not cover the kernel. */
+TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char *last, const char **why);
+
+/* lower.c: NULL with *why when the kernel uses something the IR does not cover yet. */
+TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why);
+/* layout.c: false with *why when a layout conversion the IR cannot make yet is needed. */
+bool layout_assign(TirKernel *K, const char **why);
+/* sync.c */
+void sync_place(TirKernel *K);
+/* smem.c: false when the budget is exceeded (reported) */
+bool smem_place(TirKernel *K);
+/* emit_tir.c */
+void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, Buf *out);
+void emit_tir_explain(TirKernel *K, FILE *out);
 
 /* ---------------------------------------------------------------- host.c */
 /* Host launchers (tile2cu --host) for every kernel of a translated program:

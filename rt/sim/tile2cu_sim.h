@@ -143,6 +143,7 @@ template <typename T> class tensor {
     if ((unsigned long long)i >= (unsigned long long)n_) tensor_oob(t_, i, std::is_const<T>::value);
     return p_[i];
   }
+  const void *data() const { return p_; }
   // X + i: a checked address, for t2c::cp_async_*. Nothing is checked until
   // a cp.async reads through it (so any i is fine with bytes_valid == 0).
   template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>

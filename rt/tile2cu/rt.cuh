@@ -111,6 +111,50 @@ template <int W, typename T> T2C_DEVICE T fold_min(T v) {
   return v;
 }
 
+// ---- one thread's run of N contiguous elements of a tensor, moved by one
+// access (ld.global.v4 / st.global.v4 for 16 bytes). The address must be
+// aligned to the run's size: the kernel tests it at entry (t2c::aligned) and
+// takes its general body otherwise.
+template <typename T, int N> struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+};
+#ifdef TILE2CU_SIM
+template <typename T> T2C_DEVICE bool aligned(const ::t2c_sim::tensor<T> &t, int bytes) {
+  return reinterpret_cast<uintptr_t>(t.data()) % (uintptr_t)bytes == 0;
+}
+// Every element of the run is checked against the tensor, and so is the
+// alignment, of the index within the tensor and of the real address.
+template <typename T> T2C_DEVICE void check_run_(::t2c_sim::checked_ptr<T> g, int n, bool read) {
+  for (int k = 0; k < n; k++)
+    if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, read);
+  const unsigned long long bytes = sizeof(T) * (unsigned long long)n;
+  if ((g.i * sizeof(T)) % bytes != 0 || reinterpret_cast<uintptr_t>(g.base + g.i) % bytes != 0)
+    ::t2c_sim::failf("misaligned %llu-byte %s of tensor '%s' at index %lld", bytes, read ? "load" : "store",
+                     g.t && g.t->name ? g.t->name : "?", g.i);
+}
+template <int N, typename T>
+T2C_DEVICE Vec<typename std::remove_cv<T>::type, N> ldg_vec(::t2c_sim::checked_ptr<T> g) {
+  check_run_(g, N, true);
+  Vec<typename std::remove_cv<T>::type, N> w;
+  __builtin_memcpy(static_cast<void *>(&w), static_cast<const void *>(g.base + g.i), sizeof w);
+  return w;
+}
+template <int N, typename T> T2C_DEVICE void stg_vec(::t2c_sim::checked_ptr<T> g, const Vec<T, N> &w) {
+  check_run_(g, N, false);
+  __builtin_memcpy(static_cast<void *>(g.base + g.i), static_cast<const void *>(&w), sizeof w);
+}
+#else
+template <typename T> T2C_DEVICE bool aligned(const T *p, int bytes) {
+  return reinterpret_cast<unsigned long long>(p) % (unsigned long long)bytes == 0;
+}
+template <int N, typename T> T2C_DEVICE Vec<T, N> ldg_vec(const T *p) {
+  return *reinterpret_cast<const Vec<T, N> *>(p);
+}
+template <int N, typename T> T2C_DEVICE void stg_vec(T *p, const Vec<T, N> &w) {
+  *reinterpret_cast<Vec<T, N> *>(p) = w;
+}
+#endif
+
 // ---- tensor cores and cp.async (sm_80 and later).
 // The translator emits these only for sm_80+; on older targets they compile
 // and trap if reached. Fragment layouts are the PTX ISA's; in sim mode the

@@ -3,50 +3,69 @@
 
 
 // kernel rows (assume-drops-checks.tl:6): 256 threads
-//   acc: registers, 4 x f32 per thread
-//   acc_s: shared, f32[16, 64], 4096 bytes (shared copy of register tile acc)
-//   shared memory: 4096 bytes; barriers: 0
+//   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 4 per thread
+//   acc: registers, 4 x f32 per thread (L0)
+//   16-byte accesses when X is 16-byte aligned, S is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(256)
 rows(const float *__restrict__ X, float *__restrict__ S, int M, int K)
 {
-  __shared__ __align__(16) float acc_s[1024];
   const int tid = threadIdx.x;
-  // assume-drops-checks.tl:7: var m0 = ctx.block.x * 16
-  int m0 = ((int)blockIdx.x * 16);
-  // assume-drops-checks.tl:8: var acc: tile<f32>[16, 64] = 0.0
-  float acc[4];
-  acc[0] = 0.0f;
-  acc[1] = 0.0f;
-  acc[2] = 0.0f;
-  acc[3] = 0.0f;
-  // assume-drops-checks.tl:9: for k0 in range(0, K, 64) {
-  for (int k0 = 0; k0 < K; k0 += 64) {
-    // assume-drops-checks.tl:10: acc += X[m0 :+ 16, k0 :+ 64]
-    { const int e = tid;
-      const int r = e / 64, c = e % 64;
-      acc[0] += X[((long long)(m0 + r)) * K + (k0 + c)];
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = (warp) * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(S, 16);
+  if (t2c_fast) {
+    // assume-drops-checks.tl:7: var m0 = ctx.block.x * 16
+    int m0 = (int)blockIdx.x * 16;
+    // assume-drops-checks.tl:8: var acc: tile<f32>[16, 64] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // assume-drops-checks.tl:9: for k0 in range(0, K, 64) {
+    for (int k0 = 0; k0 < K; k0 += 64) {
+      // assume-drops-checks.tl:10: acc += X[m0 :+ 16, k0 :+ 64]
+      float t2c_v2[4];
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * K + (k0 + t2c_c0));
+      t2c_v2[0] = t2c_w0.v[0];
+      t2c_v2[1] = t2c_w0.v[1];
+      t2c_v2[2] = t2c_w0.v[2];
+      t2c_v2[3] = t2c_w0.v[3];
+      acc[0] += t2c_v2[0];
+      acc[1] += t2c_v2[1];
+      acc[2] += t2c_v2[2];
+      acc[3] += t2c_v2[3];
     }
-    { const int e = tid + 256;
-      const int r = e / 64, c = e % 64;
-      acc[1] += X[((long long)(m0 + r)) * K + (k0 + c)];
+    // assume-drops-checks.tl:12: S[m0 :+ 16, 0 :+ 64] = acc
+    t2c::stg_vec<4>(S + (m0 + t2c_r0) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+  } else {
+    // assume-drops-checks.tl:7: var m0 = ctx.block.x * 16
+    int m0 = (int)blockIdx.x * 16;
+    // assume-drops-checks.tl:8: var acc: tile<f32>[16, 64] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // assume-drops-checks.tl:9: for k0 in range(0, K, 64) {
+    for (int k0 = 0; k0 < K; k0 += 64) {
+      // assume-drops-checks.tl:10: acc += X[m0 :+ 16, k0 :+ 64]
+      float t2c_v2[4];
+      t2c_v2[0] = X[((long long)(m0 + t2c_r0)) * K + (k0 + t2c_c0)];
+      t2c_v2[1] = X[((long long)(m0 + t2c_r0)) * K + (k0 + t2c_c0 + 1)];
+      t2c_v2[2] = X[((long long)(m0 + t2c_r0)) * K + (k0 + t2c_c0 + 2)];
+      t2c_v2[3] = X[((long long)(m0 + t2c_r0)) * K + (k0 + t2c_c0 + 3)];
+      acc[0] += t2c_v2[0];
+      acc[1] += t2c_v2[1];
+      acc[2] += t2c_v2[2];
+      acc[3] += t2c_v2[3];
     }
-    { const int e = tid + 512;
-      const int r = e / 64, c = e % 64;
-      acc[2] += X[((long long)(m0 + r)) * K + (k0 + c)];
-    }
-    { const int e = tid + 768;
-      const int r = e / 64, c = e % 64;
-      acc[3] += X[((long long)(m0 + r)) * K + (k0 + c)];
-    }
-  }
-  // assume-drops-checks.tl:12: S[m0 :+ 16, 0 :+ 64] = acc
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[tid] = acc[0];
-  acc_s[tid + 256] = acc[1];
-  acc_s[tid + 512] = acc[2];
-  acc_s[tid + 768] = acc[3];
-  for (int e = tid; e < 1024; e += 256) {
-    const int r = e / 64, c = e % 64;
-    S[(m0 + r) * 64 + c] = acc_s[e];
+    // assume-drops-checks.tl:12: S[m0 :+ 16, 0 :+ 64] = acc
+    S[(m0 + t2c_r0) * 64 + t2c_c0] = acc[0];
+    S[(m0 + t2c_r0) * 64 + (t2c_c0 + 1)] = acc[1];
+    S[(m0 + t2c_r0) * 64 + (t2c_c0 + 2)] = acc[2];
+    S[(m0 + t2c_r0) * 64 + (t2c_c0 + 3)] = acc[3];
   }
 }

@@ -3,34 +3,73 @@
 
 
 // kernel scale (host-launcher.tl:7): 128 threads
+//   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 scale(const float *__restrict__ X, float *__restrict__ Y, float alpha, int M, int N)
 {
   const int tid = threadIdx.x;
-  // host-launcher.tl:8: var m0 = ctx.block.x * 16
-  int m0 = ((int)blockIdx.x * 16);
-  // host-launcher.tl:9: var n0 = ctx.block.y * 64
-  int n0 = ((int)blockIdx.y * 64);
-  // host-launcher.tl:10: Y[m0 :+ 16, n0 :+ 64] = X[m0 :+ 16, n0 :+ 64] * alpha
-  for (int e = tid; e < 256; e += 128) {  // Y: 16-byte stores
-    const int r = e / 16, c0 = (e % 16) * 4;
-    if ((m0 + r) < M) {
-      float t2c_v[4];
-      { const int c = c0 + 0;
-        t2c_v[0] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
-      }
-      { const int c = c0 + 1;
-        t2c_v[1] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
-      }
-      { const int c = c0 + 2;
-        t2c_v[2] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
-      }
-      { const int c = c0 + 3;
-        t2c_v[3] = (((m0 + r) < M ? X[((long long)(m0 + r)) * N + (n0 + c)] : 0.0f) * alpha);
-      }
-      t2c::store16(Y + (((long long)(m0 + r)) * N + (n0 + c0)), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = (warp) * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // host-launcher.tl:8: var m0 = ctx.block.x * 16
+    int m0 = (int)blockIdx.x * 16;
+    // host-launcher.tl:9: var n0 = ctx.block.y * 64
+    int n0 = (int)blockIdx.y * 64;
+    // host-launcher.tl:10: Y[m0 :+ 16, n0 :+ 64] = X[m0 :+ 16, n0 :+ 64] * alpha
+    float t2c_v1[8];
+    if ((m0 + t2c_r0) < M) {
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0));
+      t2c_v1[0] = t2c_w0.v[0];
+      t2c_v1[1] = t2c_w0.v[1];
+      t2c_v1[2] = t2c_w0.v[2];
+      t2c_v1[3] = t2c_w0.v[3];
+    } else {
+      t2c_v1[0] = 0.0f;
+      t2c_v1[1] = 0.0f;
+      t2c_v1[2] = 0.0f;
+      t2c_v1[3] = 0.0f;
     }
+    if ((m0 + t2c_r0 + 8) < M) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0));
+      t2c_v1[4] = t2c_w1.v[0];
+      t2c_v1[5] = t2c_w1.v[1];
+      t2c_v1[6] = t2c_w1.v[2];
+      t2c_v1[7] = t2c_w1.v[3];
+    } else {
+      t2c_v1[4] = 0.0f;
+      t2c_v1[5] = 0.0f;
+      t2c_v1[6] = 0.0f;
+      t2c_v1[7] = 0.0f;
+    }
+    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[0] * alpha, t2c_v1[1] * alpha, t2c_v1[2] * alpha, t2c_v1[3] * alpha}});
+    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[4] * alpha, t2c_v1[5] * alpha, t2c_v1[6] * alpha, t2c_v1[7] * alpha}});
+  } else {
+    // host-launcher.tl:8: var m0 = ctx.block.x * 16
+    int m0 = (int)blockIdx.x * 16;
+    // host-launcher.tl:9: var n0 = ctx.block.y * 64
+    int n0 = (int)blockIdx.y * 64;
+    // host-launcher.tl:10: Y[m0 :+ 16, n0 :+ 64] = X[m0 :+ 16, n0 :+ 64] * alpha
+    float t2c_v1[8];
+    t2c_v1[0] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : 0.0f);
+    t2c_v1[1] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : 0.0f);
+    t2c_v1[2] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : 0.0f);
+    t2c_v1[3] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : 0.0f);
+    t2c_v1[4] = ((m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] : 0.0f);
+    t2c_v1[5] = ((m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] : 0.0f);
+    t2c_v1[6] = ((m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] : 0.0f);
+    t2c_v1[7] = ((m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] : 0.0f);
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = t2c_v1[0] * alpha;
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = t2c_v1[1] * alpha;
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] = t2c_v1[2] * alpha;
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] = t2c_v1[3] * alpha;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = t2c_v1[4] * alpha;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = t2c_v1[5] * alpha;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] = t2c_v1[6] * alpha;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] = t2c_v1[7] * alpha;
   }
 }
 

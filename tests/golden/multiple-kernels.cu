@@ -3,28 +3,44 @@
 
 
 // kernel first (multiple-kernels.tl:4): 128 threads
+//   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 first(const float *__restrict__ X, float *__restrict__ Y)
 {
   const int tid = threadIdx.x;
-  // multiple-kernels.tl:5: Y[0 :+ N] = X[0 :+ N]
-  for (int e = tid; e < 16; e += 128) {  // Y: 16-byte stores
-    const int c0 = e * 4;
-    float t2c_v[4];
-    { const int c = c0 + 0;
-      t2c_v[0] = X[c];
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = lane / 16, t2c_c0 = ((warp) * 16 + lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // multiple-kernels.tl:5: Y[0 :+ N] = X[0 :+ N]
+    float t2c_v1[4] = {};
+    if (t2c_r0 < 1 && t2c_c0 < 64) {
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_c0);
+      t2c_v1[0] = t2c_w0.v[0];
+      t2c_v1[1] = t2c_w0.v[1];
+      t2c_v1[2] = t2c_w0.v[2];
+      t2c_v1[3] = t2c_w0.v[3];
+    } else {
+      t2c_v1[0] = 0.0f;
+      t2c_v1[1] = 0.0f;
+      t2c_v1[2] = 0.0f;
+      t2c_v1[3] = 0.0f;
     }
-    { const int c = c0 + 1;
-      t2c_v[1] = X[c];
-    }
-    { const int c = c0 + 2;
-      t2c_v[2] = X[c];
-    }
-    { const int c = c0 + 3;
-      t2c_v[3] = X[c];
-    }
-    t2c::store16(Y + c0, t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + t2c_c0, t2c::Vec<float, 4>{{t2c_v1[0], t2c_v1[1], t2c_v1[2], t2c_v1[3]}});
+  } else {
+    // multiple-kernels.tl:5: Y[0 :+ N] = X[0 :+ N]
+    float t2c_v1[4] = {};
+    t2c_v1[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? X[t2c_c0] : 0.0f);
+    t2c_v1[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 64 ? X[t2c_c0 + 1] : 0.0f);
+    t2c_v1[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 64 ? X[t2c_c0 + 2] : 0.0f);
+    t2c_v1[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 64 ? X[t2c_c0 + 3] : 0.0f);
+    if (t2c_r0 < 1 && t2c_c0 < 64) Y[t2c_c0] = t2c_v1[0];
+    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[t2c_c0 + 1] = t2c_v1[1];
+    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[t2c_c0 + 2] = t2c_v1[2];
+    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[t2c_c0 + 3] = t2c_v1[3];
   }
 }
 

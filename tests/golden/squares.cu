@@ -3,70 +3,108 @@
 
 
 // kernel squares (squares.tl:4): 256 threads
-//   acc: registers, 4 x f32 per thread
-//   x: shared, f32[16, 64], 4096 bytes (tile x)
-//   s: shared, f32[16, 1], 64 bytes (tile s)
-//   acc_s: shared, f32[16, 64], 4096 bytes (shared copy of register tile acc)
-//   shared memory: 8256 bytes; barriers: 2
+//   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 4 per thread
+//   acc: registers, 4 x f32 per thread (L0)
+//   x: registers, 4 x f32 per thread (L0)
+//   s: registers, 1 x f32 per thread (slice(L0, dim 1))
+//   16-byte accesses when K % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(256)
 squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ S, int K)
 {
-  __shared__ __align__(16) float x[1024];
-  __shared__ __align__(16) float s[16];
-  __shared__ __align__(16) float acc_s[1024];
   const int tid = threadIdx.x;
-  // squares.tl:5: var acc: tile<f32>[16, 64] = 0.0
-  float acc[4];
-  acc[0] = 0.0f;
-  acc[1] = 0.0f;
-  acc[2] = 0.0f;
-  acc[3] = 0.0f;
-  // squares.tl:6: for kt in range(0, K, 64) {
-  for (int kt = 0; kt < K; kt += 64) {
-    // squares.tl:7: var x = X[0 :+ 16, kt :+ 64]
-    for (int e = tid; e < 1024; e += 256) {
-      const int r = e / 64, c = e % 64;
-      x[e] = ((kt + c) < K ? X[r * K + (kt + c)] : 0.0f);
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = (warp) * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = K % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(O, 16);
+  if (t2c_fast) {
+    // squares.tl:5: var acc: tile<f32>[16, 64] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // squares.tl:6: for kt in range(0, K, 64) {
+    for (int kt = 0; kt < K; kt += 64) {
+      // squares.tl:7: var x = X[0 :+ 16, kt :+ 64]
+      float x[4];
+      float t2c_v3[4];
+      if ((kt + t2c_c0) < K) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * K + (kt + t2c_c0));
+        t2c_v3[0] = t2c_w0.v[0];
+        t2c_v3[1] = t2c_w0.v[1];
+        t2c_v3[2] = t2c_w0.v[2];
+        t2c_v3[3] = t2c_w0.v[3];
+      } else {
+        t2c_v3[0] = 0.0f;
+        t2c_v3[1] = 0.0f;
+        t2c_v3[2] = 0.0f;
+        t2c_v3[3] = 0.0f;
+      }
+      x[0] = t2c_v3[0];
+      x[1] = t2c_v3[1];
+      x[2] = t2c_v3[2];
+      x[3] = t2c_v3[3];
+      // squares.tl:8: acc += x * x
+      acc[0] += x[0] * x[0];
+      acc[1] += x[1] * x[1];
+      acc[2] += x[2] * x[2];
+      acc[3] += x[3] * x[3];
     }
-    // squares.tl:8: acc += x * x
-    { const int e = tid;
-      acc[0] += (x[e] * x[e]);
+    // squares.tl:10: O[0 :+ 16, 0 :+ 64] = acc
+    t2c::stg_vec<4>(O + t2c_r0 * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    // squares.tl:11: var s: tile<f32>[16, 1] = rowsum(acc)
+    float s[1];
+    float t2c_v5[1];
+    t2c_v5[0] = acc[0];
+    t2c_v5[0] = t2c_v5[0] + acc[1];
+    t2c_v5[0] = t2c_v5[0] + acc[2];
+    t2c_v5[0] = t2c_v5[0] + acc[3];
+    t2c_v5[0] = t2c::fold_sum<16>(t2c_v5[0]);
+    s[0] = t2c_v5[0];
+    // squares.tl:12: S[0 :+ 16, 0 :+ 1] = s
+    if (t2c_c0 == 0) S[t2c_r0] = s[0];
+  } else {
+    // squares.tl:5: var acc: tile<f32>[16, 64] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // squares.tl:6: for kt in range(0, K, 64) {
+    for (int kt = 0; kt < K; kt += 64) {
+      // squares.tl:7: var x = X[0 :+ 16, kt :+ 64]
+      float x[4];
+      float t2c_v3[4];
+      t2c_v3[0] = ((kt + t2c_c0) < K ? X[t2c_r0 * K + (kt + t2c_c0)] : 0.0f);
+      t2c_v3[1] = ((kt + t2c_c0 + 1) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 1)] : 0.0f);
+      t2c_v3[2] = ((kt + t2c_c0 + 2) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 2)] : 0.0f);
+      t2c_v3[3] = ((kt + t2c_c0 + 3) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 3)] : 0.0f);
+      x[0] = t2c_v3[0];
+      x[1] = t2c_v3[1];
+      x[2] = t2c_v3[2];
+      x[3] = t2c_v3[3];
+      // squares.tl:8: acc += x * x
+      acc[0] += x[0] * x[0];
+      acc[1] += x[1] * x[1];
+      acc[2] += x[2] * x[2];
+      acc[3] += x[3] * x[3];
     }
-    { const int e = tid + 256;
-      acc[1] += (x[e] * x[e]);
-    }
-    { const int e = tid + 512;
-      acc[2] += (x[e] * x[e]);
-    }
-    { const int e = tid + 768;
-      acc[3] += (x[e] * x[e]);
-    }
-  }
-  // squares.tl:10: O[0 :+ 16, 0 :+ 64] = acc
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[tid] = acc[0];
-  acc_s[tid + 256] = acc[1];
-  acc_s[tid + 512] = acc[2];
-  acc_s[tid + 768] = acc[3];
-  for (int e = tid; e < 1024; e += 256) {
-    const int r = e / 64, c = e % 64;
-    O[r * 64 + c] = acc_s[e];
-  }
-  // squares.tl:11: var s: tile<f32>[16, 1] = rowsum(acc)
-  __syncthreads();  // acc_s: written at line 10, read here by other threads
-  { const int e = tid / 16, t2c_part = tid % 16;  // 16 threads per row
-    float t2c_r0 = 0.0f;
-    if (e < 16) for (int t2c_k1 = t2c_part; t2c_k1 < 64; t2c_k1 += 16) {
-      t2c_r0 += acc_s[e * 64 + t2c_k1];
-    }
-    t2c_r0 = t2c::fold_sum<16>(t2c_r0);
-    if (t2c_part == 0 && e < 16) {
-      s[e] = t2c_r0;
-    }
-  }
-  // squares.tl:12: S[0 :+ 16, 0 :+ 1] = s
-  __syncthreads();  // s: written at line 11, read here by other threads
-  if (tid < 16) { const int e = tid;
-    S[e] = s[e];
+    // squares.tl:10: O[0 :+ 16, 0 :+ 64] = acc
+    O[t2c_r0 * 64 + t2c_c0] = acc[0];
+    O[t2c_r0 * 64 + (t2c_c0 + 1)] = acc[1];
+    O[t2c_r0 * 64 + (t2c_c0 + 2)] = acc[2];
+    O[t2c_r0 * 64 + (t2c_c0 + 3)] = acc[3];
+    // squares.tl:11: var s: tile<f32>[16, 1] = rowsum(acc)
+    float s[1];
+    float t2c_v5[1];
+    t2c_v5[0] = acc[0];
+    t2c_v5[0] = t2c_v5[0] + acc[1];
+    t2c_v5[0] = t2c_v5[0] + acc[2];
+    t2c_v5[0] = t2c_v5[0] + acc[3];
+    t2c_v5[0] = t2c::fold_sum<16>(t2c_v5[0]);
+    s[0] = t2c_v5[0];
+    // squares.tl:12: S[0 :+ 16, 0 :+ 1] = s
+    if (t2c_c0 == 0) S[t2c_r0] = s[0];
   }
 }

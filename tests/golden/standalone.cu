@@ -112,6 +112,50 @@ template <int W, typename T> T2C_DEVICE T fold_min(T v) {
   return v;
 }
 
+// ---- one thread's run of N contiguous elements of a tensor, moved by one
+// access (ld.global.v4 / st.global.v4 for 16 bytes). The address must be
+// aligned to the run's size: the kernel tests it at entry (t2c::aligned) and
+// takes its general body otherwise.
+template <typename T, int N> struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+};
+#ifdef TILE2CU_SIM
+template <typename T> T2C_DEVICE bool aligned(const ::t2c_sim::tensor<T> &t, int bytes) {
+  return reinterpret_cast<uintptr_t>(t.data()) % (uintptr_t)bytes == 0;
+}
+// Every element of the run is checked against the tensor, and so is the
+// alignment, of the index within the tensor and of the real address.
+template <typename T> T2C_DEVICE void check_run_(::t2c_sim::checked_ptr<T> g, int n, bool read) {
+  for (int k = 0; k < n; k++)
+    if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, read);
+  const unsigned long long bytes = sizeof(T) * (unsigned long long)n;
+  if ((g.i * sizeof(T)) % bytes != 0 || reinterpret_cast<uintptr_t>(g.base + g.i) % bytes != 0)
+    ::t2c_sim::failf("misaligned %llu-byte %s of tensor '%s' at index %lld", bytes, read ? "load" : "store",
+                     g.t && g.t->name ? g.t->name : "?", g.i);
+}
+template <int N, typename T>
+T2C_DEVICE Vec<typename std::remove_cv<T>::type, N> ldg_vec(::t2c_sim::checked_ptr<T> g) {
+  check_run_(g, N, true);
+  Vec<typename std::remove_cv<T>::type, N> w;
+  __builtin_memcpy(static_cast<void *>(&w), static_cast<const void *>(g.base + g.i), sizeof w);
+  return w;
+}
+template <int N, typename T> T2C_DEVICE void stg_vec(::t2c_sim::checked_ptr<T> g, const Vec<T, N> &w) {
+  check_run_(g, N, false);
+  __builtin_memcpy(static_cast<void *>(g.base + g.i), static_cast<const void *>(&w), sizeof w);
+}
+#else
+template <typename T> T2C_DEVICE bool aligned(const T *p, int bytes) {
+  return reinterpret_cast<unsigned long long>(p) % (unsigned long long)bytes == 0;
+}
+template <int N, typename T> T2C_DEVICE Vec<T, N> ldg_vec(const T *p) {
+  return *reinterpret_cast<const Vec<T, N> *>(p);
+}
+template <int N, typename T> T2C_DEVICE void stg_vec(T *p, const Vec<T, N> &w) {
+  *reinterpret_cast<Vec<T, N> *>(p) = w;
+}
+#endif
+
 // ---- tensor cores and cp.async (sm_80 and later).
 // The translator emits these only for sm_80+; on older targets they compile
 // and trap if reached. Fragment layouts are the PTX ISA's; in sim mode the
@@ -348,27 +392,43 @@ template <int N> T2C_DEVICE void cp_async_wait() {
 
 
 // kernel neg (standalone.tl:4): 32 threads
+//   layout L0: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 1: 4 per thread
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(32)
 neg(const float *__restrict__ X, float *__restrict__ Y)
 {
   const int tid = threadIdx.x;
-  // standalone.tl:5: Y[0 :+ 32] = -X[0 :+ 32]
-  for (int e = tid; e < 8; e += 32) {  // Y: 16-byte stores
-    const int c0 = e * 4;
-    float t2c_v[4];
-    { const int c = c0 + 0;
-      t2c_v[0] = (-X[c]);
+  const int lane = tid % 32;
+  const int t2c_r0 = lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // standalone.tl:5: Y[0 :+ 32] = -X[0 :+ 32]
+    float t2c_v1[4] = {};
+    if (t2c_r0 < 1) {
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_c0);
+      t2c_v1[0] = t2c_w0.v[0];
+      t2c_v1[1] = t2c_w0.v[1];
+      t2c_v1[2] = t2c_w0.v[2];
+      t2c_v1[3] = t2c_w0.v[3];
+    } else {
+      t2c_v1[0] = 0.0f;
+      t2c_v1[1] = 0.0f;
+      t2c_v1[2] = 0.0f;
+      t2c_v1[3] = 0.0f;
     }
-    { const int c = c0 + 1;
-      t2c_v[1] = (-X[c]);
-    }
-    { const int c = c0 + 2;
-      t2c_v[2] = (-X[c]);
-    }
-    { const int c = c0 + 3;
-      t2c_v[3] = (-X[c]);
-    }
-    t2c::store16(Y + c0, t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+    if (t2c_r0 < 1) t2c::stg_vec<4>(Y + t2c_c0, t2c::Vec<float, 4>{{-t2c_v1[0], -t2c_v1[1], -t2c_v1[2], -t2c_v1[3]}});
+  } else {
+    // standalone.tl:5: Y[0 :+ 32] = -X[0 :+ 32]
+    float t2c_v1[4] = {};
+    t2c_v1[0] = (t2c_r0 < 1 ? X[t2c_c0] : 0.0f);
+    t2c_v1[1] = (t2c_r0 < 1 ? X[t2c_c0 + 1] : 0.0f);
+    t2c_v1[2] = (t2c_r0 < 1 ? X[t2c_c0 + 2] : 0.0f);
+    t2c_v1[3] = (t2c_r0 < 1 ? X[t2c_c0 + 3] : 0.0f);
+    if (t2c_r0 < 1) Y[t2c_c0] = -t2c_v1[0];
+    if (t2c_r0 < 1) Y[t2c_c0 + 1] = -t2c_v1[1];
+    if (t2c_r0 < 1) Y[t2c_c0 + 2] = -t2c_v1[2];
+    if (t2c_r0 < 1) Y[t2c_c0 + 3] = -t2c_v1[3];
   }
 }

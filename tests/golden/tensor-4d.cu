@@ -3,28 +3,99 @@
 
 
 // kernel scale4 (tensor-4d.tl:4): 128 threads
-//   x: shared, f32[16, 64], 4096 bytes (tile x)
-//   shared memory: 4096 bytes; barriers: 0
+//   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
+//   x: registers, 8 x f32 per thread (L0)
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 scale4(const float *__restrict__ X, float *__restrict__ Y, float scale, int B, int H, int S)
 {
-  __shared__ __align__(16) float x[1024];
   const int tid = threadIdx.x;
-  // tensor-4d.tl:5: var b = ctx.block.y
-  int b = (int)blockIdx.y;
-  // tensor-4d.tl:6: var h = ctx.block.x
-  int h = (int)blockIdx.x;
-  // tensor-4d.tl:7: for s0 in range(0, S, 16) {
-  for (int s0 = 0; s0 < S; s0 += 16) {
-    // tensor-4d.tl:8: var x = X[b, h, s0 :+ 16, 0 :+ 64]
-    for (int e = tid; e < 1024; e += 128) {
-      const int r = e / 64, c = e % 64;
-      x[e] = ((s0 + r) < S ? X[(((long long)b * H + h) * S + (s0 + r)) * 64 + c] : 0.0f);
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = (warp) * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // tensor-4d.tl:5: var b = ctx.block.y
+    int b = (int)blockIdx.y;
+    // tensor-4d.tl:6: var h = ctx.block.x
+    int h = (int)blockIdx.x;
+    // tensor-4d.tl:7: for s0 in range(0, S, 16) {
+    for (int s0 = 0; s0 < S; s0 += 16) {
+      // tensor-4d.tl:8: var x = X[b, h, s0 :+ 16, 0 :+ 64]
+      float x[8];
+      float t2c_v2[8];
+      if ((s0 + t2c_r0) < S) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0);
+        t2c_v2[0] = t2c_w0.v[0];
+        t2c_v2[1] = t2c_w0.v[1];
+        t2c_v2[2] = t2c_w0.v[2];
+        t2c_v2[3] = t2c_w0.v[3];
+      } else {
+        t2c_v2[0] = 0.0f;
+        t2c_v2[1] = 0.0f;
+        t2c_v2[2] = 0.0f;
+        t2c_v2[3] = 0.0f;
+      }
+      if ((s0 + t2c_r0 + 8) < S) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0);
+        t2c_v2[4] = t2c_w1.v[0];
+        t2c_v2[5] = t2c_w1.v[1];
+        t2c_v2[6] = t2c_w1.v[2];
+        t2c_v2[7] = t2c_w1.v[3];
+      } else {
+        t2c_v2[4] = 0.0f;
+        t2c_v2[5] = 0.0f;
+        t2c_v2[6] = 0.0f;
+        t2c_v2[7] = 0.0f;
+      }
+      x[0] = t2c_v2[0];
+      x[1] = t2c_v2[1];
+      x[2] = t2c_v2[2];
+      x[3] = t2c_v2[3];
+      x[4] = t2c_v2[4];
+      x[5] = t2c_v2[5];
+      x[6] = t2c_v2[6];
+      x[7] = t2c_v2[7];
+      // tensor-4d.tl:9: Y[b, h, s0 :+ 16, 0 :+ 64] = x * scale
+      if ((s0 + t2c_r0) < S) t2c::stg_vec<4>(Y + ((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 4>{{x[0] * scale, x[1] * scale, x[2] * scale, x[3] * scale}});
+      if ((s0 + t2c_r0 + 8) < S) t2c::stg_vec<4>(Y + ((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0, t2c::Vec<float, 4>{{x[4] * scale, x[5] * scale, x[6] * scale, x[7] * scale}});
     }
-    // tensor-4d.tl:9: Y[b, h, s0 :+ 16, 0 :+ 64] = x * scale
-    for (int e = tid; e < 1024; e += 128) {
-      const int r = e / 64, c = e % 64;
-      if ((s0 + r) < S) Y[(((long long)b * H + h) * S + (s0 + r)) * 64 + c] = (x[e] * scale);
+  } else {
+    // tensor-4d.tl:5: var b = ctx.block.y
+    int b = (int)blockIdx.y;
+    // tensor-4d.tl:6: var h = ctx.block.x
+    int h = (int)blockIdx.x;
+    // tensor-4d.tl:7: for s0 in range(0, S, 16) {
+    for (int s0 = 0; s0 < S; s0 += 16) {
+      // tensor-4d.tl:8: var x = X[b, h, s0 :+ 16, 0 :+ 64]
+      float x[8];
+      float t2c_v2[8];
+      t2c_v2[0] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+      t2c_v2[1] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v2[2] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v2[3] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v2[4] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+      t2c_v2[5] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v2[6] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v2[7] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+      x[0] = t2c_v2[0];
+      x[1] = t2c_v2[1];
+      x[2] = t2c_v2[2];
+      x[3] = t2c_v2[3];
+      x[4] = t2c_v2[4];
+      x[5] = t2c_v2[5];
+      x[6] = t2c_v2[6];
+      x[7] = t2c_v2[7];
+      // tensor-4d.tl:9: Y[b, h, s0 :+ 16, 0 :+ 64] = x * scale
+      if ((s0 + t2c_r0) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0] = x[0] * scale;
+      if ((s0 + t2c_r0) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = x[1] * scale;
+      if ((s0 + t2c_r0) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 2)] = x[2] * scale;
+      if ((s0 + t2c_r0) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 3)] = x[3] * scale;
+      if ((s0 + t2c_r0 + 8) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0] = x[4] * scale;
+      if ((s0 + t2c_r0 + 8) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] = x[5] * scale;
+      if ((s0 + t2c_r0 + 8) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] = x[6] * scale;
+      if ((s0 + t2c_r0 + 8) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] = x[7] * scale;
     }
   }
 }

@@ -3,46 +3,86 @@
 
 
 // kernel vec_load_f32 (vector-loads.tl:6): 128 threads
-//   acc: shared, f32[8, 1], 32 bytes (tile acc)
-//   x: shared, f32[8, 64], 2048 bytes (tile x)
-//   shared memory: 2080 bytes; barriers: 3
+//   layout L0: [8, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 4 per thread
+//   acc: registers, 1 x f32 per thread (slice(L0, dim 1))
+//   x: registers, 4 x f32 per thread (L0)
+//   16-byte accesses when X is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
 {
-  __shared__ __align__(16) float acc[8];
-  __shared__ __align__(16) float x[512];
   const int tid = threadIdx.x;
-  // vector-loads.tl:7: var m0 = ctx.block.x * 8
-  int m0 = ((int)blockIdx.x * 8);
-  // vector-loads.tl:8: var acc: tile<f32>[8, 1] = 0.0
-  if (tid < 8) { const int e = tid;
-    acc[e] = 0.0f;
-  }
-  // vector-loads.tl:9: for n0 in range(0, N, 64) {
-  for (int n0 = 0; n0 < N; n0 += 64) {
-    // vector-loads.tl:10: var x = pad(X[m0 :+ 8, n0 :+ 64], -1.0)
-    __syncthreads();  // x: read at line 11, overwritten here by other threads
-    for (int e = tid; e < 128; e += 128) {  // x: 16-byte loads
-      const int r = e / 16, c = (e % 16) * 4;
-      if ((m0 + r) < M && (n0 + c) < N) t2c::load16(&x[r * 64 + c], X + (((long long)(m0 + r)) * N + (n0 + c)));
-      else for (int t2c_i = 0; t2c_i < 4; ++t2c_i) x[r * 64 + c + t2c_i] = -1.0f;
-    }
-    // vector-loads.tl:11: acc = acc + rowsum(x)
-    __syncthreads();  // x: written at line 10, read here by other threads
-    { const int e = tid / 16, t2c_part = tid % 16;  // 16 threads per row
-      float t2c_r0 = 0.0f;
-      if (e < 8) for (int t2c_k1 = t2c_part; t2c_k1 < 64; t2c_k1 += 16) {
-        t2c_r0 += x[e * 64 + t2c_k1];
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = (warp) * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16);
+  if (t2c_fast) {
+    // vector-loads.tl:7: var m0 = ctx.block.x * 8
+    int m0 = (int)blockIdx.x * 8;
+    // vector-loads.tl:8: var acc: tile<f32>[8, 1] = 0.0
+    float acc[1];
+    acc[0] = 0.0f;
+    // vector-loads.tl:9: for n0 in range(0, N, 64) {
+    for (int n0 = 0; n0 < N; n0 += 64) {
+      // vector-loads.tl:10: var x = pad(X[m0 :+ 8, n0 :+ 64], -1.0)
+      float x[4];
+      float t2c_v3[4];
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0));
+        t2c_v3[0] = t2c_w0.v[0];
+        t2c_v3[1] = t2c_w0.v[1];
+        t2c_v3[2] = t2c_w0.v[2];
+        t2c_v3[3] = t2c_w0.v[3];
+      } else {
+        t2c_v3[0] = -1.0f;
+        t2c_v3[1] = -1.0f;
+        t2c_v3[2] = -1.0f;
+        t2c_v3[3] = -1.0f;
       }
-      t2c_r0 = t2c::fold_sum<16>(t2c_r0);
-      if (t2c_part == 0 && e < 8) {
-        acc[e] = (acc[e] + t2c_r0);
-      }
+      x[0] = t2c_v3[0];
+      x[1] = t2c_v3[1];
+      x[2] = t2c_v3[2];
+      x[3] = t2c_v3[3];
+      // vector-loads.tl:11: acc = acc + rowsum(x)
+      float t2c_v4[1];
+      t2c_v4[0] = x[0];
+      t2c_v4[0] = t2c_v4[0] + x[1];
+      t2c_v4[0] = t2c_v4[0] + x[2];
+      t2c_v4[0] = t2c_v4[0] + x[3];
+      t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
+      acc[0] = acc[0] + t2c_v4[0];
     }
-  }
-  // vector-loads.tl:13: S[m0 :+ 8, 0 :+ 1] = acc
-  __syncthreads();  // acc: written at line 11, read here by other threads
-  if (tid < 8) { const int e = tid;
-    if ((m0 + e) < M) S[m0 + e] = acc[e];
+    // vector-loads.tl:13: S[m0 :+ 8, 0 :+ 1] = acc
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = acc[0];
+  } else {
+    // vector-loads.tl:7: var m0 = ctx.block.x * 8
+    int m0 = (int)blockIdx.x * 8;
+    // vector-loads.tl:8: var acc: tile<f32>[8, 1] = 0.0
+    float acc[1];
+    acc[0] = 0.0f;
+    // vector-loads.tl:9: for n0 in range(0, N, 64) {
+    for (int n0 = 0; n0 < N; n0 += 64) {
+      // vector-loads.tl:10: var x = pad(X[m0 :+ 8, n0 :+ 64], -1.0)
+      float x[4];
+      float t2c_v3[4];
+      t2c_v3[0] = ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : -1.0f);
+      t2c_v3[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : -1.0f);
+      t2c_v3[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : -1.0f);
+      t2c_v3[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : -1.0f);
+      x[0] = t2c_v3[0];
+      x[1] = t2c_v3[1];
+      x[2] = t2c_v3[2];
+      x[3] = t2c_v3[3];
+      // vector-loads.tl:11: acc = acc + rowsum(x)
+      float t2c_v4[1];
+      t2c_v4[0] = x[0];
+      t2c_v4[0] = t2c_v4[0] + x[1];
+      t2c_v4[0] = t2c_v4[0] + x[2];
+      t2c_v4[0] = t2c_v4[0] + x[3];
+      t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
+      acc[0] = acc[0] + t2c_v4[0];
+    }
+    // vector-loads.tl:13: S[m0 :+ 8, 0 :+ 1] = acc
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = acc[0];
   }
 }

@@ -48,13 +48,6 @@ Test(place, aligned_write_then_read_needs_no_barrier) {
   cr_assert_eq(barriers(), 0, "%s", out_text);
 }
 
-Test(place, broadcast_read_after_write_needs_one_barrier) {
-  cr_assert_eq(translate_src("@launch(64)\nkernel k(X: tensor<f32>[8, 32], Y: tensor<f32>[8, 32]) {\n"
-                             "  var x = X[0 :+ 8, 0 :+ 32]\n  var m = rowmax(x)\n  Y[0 :+ 8, 0 :+ 32] = x - m\n}\n"), 0);
-  /* x: written, read by rowmax across threads; m: written, read broadcast */
-  cr_assert_eq(barriers(), 2, "%s", out_text);
-}
-
 Test(place, loop_war_hazard_gets_a_barrier_inside_the_loop) {
   cr_assert_eq(translate_src("@launch(64)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N]) {\n"
                              "  for r in range(0, N, 8) {\n    var x = X[r :+ 8, 0 :+ 32]\n"
@@ -78,32 +71,6 @@ Test(place, barrier_is_hoisted_above_a_loop_when_that_suffices) {
   memcpy(body, loop, (size_t)(end - loop) < sizeof body - 1 ? (size_t)(end - loop) : sizeof body - 1);
   cr_assert_eq(count(body, "__syncthreads"), 0, "%s", out_text);
   cr_assert(strstr(out_text, "before the loop"), "%s", out_text);
-}
-
-Test(place, seed_squares_copies_acc_once_with_one_barrier) {
-  cr_assert_eq(translate_src("@launch(256)\n@registers(acc)\n"
-                             "kernel squares(X: tensor<f32>[16, K], O: tensor<f32>[16, 64], S: tensor<f32>[16, 1]) {\n"
-                             "  var acc: tile<f32>[16, 64] = 0.0\n  for kt in range(0, K, 64) {\n"
-                             "    var x = X[0 :+ 16, kt :+ 64]\n    acc += x * x\n  }\n"
-                             "  O[0 :+ 16, 0 :+ 64] = acc\n  var s: tile<f32>[16, 1] = rowsum(acc)\n"
-                             "  S[0 :+ 16, 0 :+ 1] = s\n}\n"), 0, "%s", diag_text);
-  cr_assert(strstr(out_text, "float acc[4];"), "%s", out_text);
-  cr_assert(strstr(out_text, "__launch_bounds__(256)"));
-  cr_assert_eq(count(out_text, "acc_s[tid] = acc[0];"), 1, "%s", out_text);
-  /* one before the rowsum reads the copy across threads; one before the store
-   * reads s, which the rowsum's groups of 16 threads wrote */
-  cr_assert_eq(barriers(), 2, "%s", out_text);
-  cr_assert(strstr(out_text, "t2c::fold_sum<16>("), "%s", out_text);
-  /* the loop body updates registers with literal indices only */
-  cr_assert(strstr(out_text, "acc[3] += (x[e] * x[e]);"), "%s", out_text);
-}
-
-Test(place, register_rows_of_16_fold_with_shuffles) {
-  cr_assert_eq(translate_src("@launch(128)\n@registers(t)\nkernel k(X: tensor<f32>[32, 16], S: tensor<f32>[32, 1]) {\n"
-                             "  var t: tile<f32>[32, 16] = X[0 :+ 32, 0 :+ 16]\n  var s: tile<f32>[32, 1] = rowsum(t)\n"
-                             "  S[0 :+ 32, 0 :+ 1] = s\n}\n"), 0, "%s", diag_text);
-  cr_assert_eq(count(out_text, "t2c::fold_sum<16>(t["), 4, "%s", out_text);
-  cr_assert_null(strstr(out_text, "t_s"), "no shared copy: %s", out_text);
 }
 
 Test(place, copy_hoisted_above_loop_that_does_not_write_the_tile) {

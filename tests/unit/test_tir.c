@@ -1,0 +1,182 @@
+/* test_tir.c: the tile IR's stages (layout.c, sync.c, smem.c), observed on
+ * the IR itself: layouts, values, buffers and barrier ops, not the CUDA text. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "t2c.h"
+
+static TargetConfig target;
+static Arena arena;
+static char *diag_text;
+
+/* lex -> parse -> check, then the IR stages up to `last` for the first kernel. */
+static TirKernel *build(const char *src, const char *last, const char **why) {
+  arena_free(&arena);
+  memset(&arena, 0, sizeof arena);
+  char err[256];
+  cr_assert(config_load("configs/sm_90.yaml", &target, err, sizeof err), "%s", err);
+  size_t dlen;
+  free(diag_text);
+  diag_text = NULL;
+  FILE *df = open_memstream(&diag_text, &dlen);
+  Diag d;
+  diag_init(&d, "t.tl", src, df);
+  int n;
+  Token *toks = lex(&arena, &d, src, &n);
+  Program *p = parse(&arena, &d, toks, n);
+  cr_assert(d.errors == 0 && check_program(&arena, &d, p, &target), "check failed");
+  TirKernel *K = tir_build(&arena, &d, p->kernels[0], &target, last, why);
+  fclose(df);
+  return K;
+}
+
+static int count_ops(const TirBlock *b, TirOpKind kind) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    n += op->kind == kind;
+    n += count_ops(&op->body, kind) + count_ops(&op->els, kind);
+  }
+  return n;
+}
+
+static const TirOp *find_op(const TirBlock *b, TirOpKind kind) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->kind == kind) return op;
+    const TirOp *r = find_op(&op->body, kind);
+    if (!r) r = find_op(&op->els, kind);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+static const TirVar *var_named(const TirKernel *K, const char *name) {
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    if (v->sym && strcmp(v->sym->name, name) == 0) return v;
+  }
+  cr_assert_fail("no value %s", name);
+  return NULL;
+}
+
+Test(tir_layout, rows_inside_warps_need_no_shared_memory_and_no_barrier) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[8, 32], Y: tensor<f32>[8, 32]) {\n"
+                       "  var x = X[0 :+ 8, 0 :+ 32]\n  var m = rowmax(x)\n  Y[0 :+ 8, 0 :+ 32] = x - m\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirVar *x = var_named(K, "x"), *m = var_named(K, "m");
+  /* [8, 32] over 2 warps: runs of 4 floats, 8 lanes across a row, 4 rows per warp, one warp per 4 rows */
+  cr_assert_eq(x->layout->kind, LY_BLOCKED);
+  cr_assert_eq(x->layout->vec, 4);
+  cr_assert_eq(x->layout->lc * x->layout->lr, 32);
+  cr_assert_eq(x->layout->wc, 1, "a row stays in one warp");
+  cr_assert_eq(layout_count(x->layout), 8 * 32 / 64);
+  cr_assert_eq(m->layout->kind, LY_SLICE);
+  cr_assert_eq(m->layout->parent, x->layout);
+  cr_assert_eq(K->nbufs, 0);
+  cr_assert_eq(K->nbarriers, 0);
+  cr_assert_eq(K->ki->shared_bytes, 0);
+}
+
+Test(tir_layout, seed_squares_stays_in_registers_with_16_byte_accesses) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\n@registers(acc)\n"
+                       "kernel squares(X: tensor<f32>[16, K], O: tensor<f32>[16, 64], S: tensor<f32>[16, 1]) {\n"
+                       "  var acc: tile<f32>[16, 64] = 0.0\n  for kt in range(0, K, 64) {\n"
+                       "    var x = X[0 :+ 16, kt :+ 64]\n    acc += x * x\n  }\n"
+                       "  O[0 :+ 16, 0 :+ 64] = acc\n  var s: tile<f32>[16, 1] = rowsum(acc)\n"
+                       "  S[0 :+ 16, 0 :+ 1] = s\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirVar *acc = var_named(K, "acc");
+  /* the seed's count (1024 / 256 = 4), in runs of 4 */
+  cr_assert_eq(layout_count(acc->layout), acc->sym->per_thread);
+  cr_assert_not(layout_padded(acc->layout));
+  cr_assert_eq(K->nbarriers, 0);
+  cr_assert_eq(K->ki->shared_bytes, 0);
+  const TirOp *load = find_op(&K->body, TO_LOAD), *store = find_op(&K->body, TO_STORE);
+  cr_assert_eq(load->vec, 4);
+  cr_assert_eq(store->vec, 4);
+  /* K % 4 and both pointers are tested at run time */
+  cr_assert(K->versioned);
+  cr_assert_eq(K->nchecks, 3);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->lay->lc, 16, "a 64-wide row is 16 lanes of 4");
+}
+
+Test(tir_layout, register_rows_of_16_fold_with_shuffles) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\n@registers(t)\nkernel k(X: tensor<f32>[32, 16], S: tensor<f32>[32, 1]) {\n"
+                       "  var t: tile<f32>[32, 16] = X[0 :+ 32, 0 :+ 16]\n  var s: tile<f32>[32, 1] = rowsum(t)\n"
+                       "  S[0 :+ 32, 0 :+ 1] = s\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->lay->lc, 4);
+  cr_assert_eq(red->lay->wc, 1);
+  cr_assert_eq(count_ops(&K->body, TO_SCRATCH_WRITE), 0);
+  cr_assert_eq(K->nbufs, 0);
+}
+
+Test(tir_sync, row_across_warps_one_barrier_per_reduction_in_a_loop) {
+  const char *why = NULL;
+  /* [4, 256] over 8 warps: each row spans 2 warps */
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
+                       "  var s: tile<f32>[4, 1] = 0.0\n  for n0 in range(0, N, 256) {\n"
+                       "    s += rowsum(X[0 :+ 4, n0 :+ 256])\n  }\n  S[0 :+ 4, 0 :+ 1] = s\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->lay->wc, 2);
+  cr_assert_eq(K->nbufs, 1);
+  cr_assert(K->bufs[0].alternating, "a scratch written in a loop alternates halves");
+  cr_assert_eq(count_ops(&K->body, TO_BARRIER), 1, "the write -> read barrier only");
+  cr_assert_eq(K->nbarriers, 1);
+}
+
+Test(tir_sync, scratch_outside_loops_write_read_barrier) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[4, 256], S: tensor<f32>[4, 1], T: tensor<f32>[4, 1]) {\n"
+                       "  var x = X[0 :+ 4, 0 :+ 256]\n  S[0 :+ 4, 0 :+ 1] = rowsum(x)\n"
+                       "  T[0 :+ 4, 0 :+ 1] = rowmax(x)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->nbufs, 2);
+  cr_assert_not(K->bufs[0].alternating);
+  /* one per reduction: each writes its own buffer, so the second needs no WAR barrier */
+  cr_assert_eq(K->nbarriers, 2);
+  const TirOp *bar = find_op(&K->body, TO_BARRIER);
+  cr_assert(strstr(bar->reason, "written at line 4, read here"), "%s", bar->reason);
+}
+
+Test(tir_sync, stages_stop_where_asked) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[4, 256], S: tensor<f32>[4, 1]) {\n"
+                       "  S[0 :+ 4, 0 :+ 1] = rowsum(X[0 :+ 4, 0 :+ 256])\n}\n", "layout", &why);
+  cr_assert(K);
+  cr_assert_str_eq(K->stage, "layout");
+  cr_assert_eq(count_ops(&K->body, TO_SCRATCH_WRITE), 1);
+  cr_assert_eq(count_ops(&K->body, TO_BARRIER), 0, "sync has not run");
+}
+
+Test(tir_smem, offsets_are_16_byte_aligned_and_kernel_info_is_filled) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(96)\nkernel k(X: tensor<f32>[3, 96], S: tensor<f32>[3, 1], T: tensor<f32>[3, 1]) {\n"
+                       "  var x = X[0 :+ 3, 0 :+ 96]\n  S[0 :+ 3, 0 :+ 1] = rowsum(x)\n"
+                       "  T[0 :+ 3, 0 :+ 1] = rowmin(x)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->nbufs, K->ki->nshared);
+  int64_t total = 0;
+  for (int i = 0; i < K->nbufs; i++) {
+    cr_assert_eq(K->bufs[i].offset % 16, 0);
+    cr_assert_eq(K->ki->shared[i].bytes, K->bufs[i].bytes);
+    cr_assert_eq(K->bufs[i].bytes, (int64_t)K->bufs[i].rows * K->bufs[i].cols * 4);
+    total = K->bufs[i].offset + (K->bufs[i].bytes + 15) / 16 * 16;
+  }
+  cr_assert_eq(K->ki->shared_bytes, total);
+}
+
+Test(tir_lower, kernels_outside_the_ir_say_why) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n"
+                       "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
+  cr_assert_null(K);
+  cr_assert_str_eq(why, "dot");
+}

@@ -1,0 +1,703 @@
+/* emit_tir.c: prints a TirKernel as CUDA. It decides nothing.
+ *
+ * Every choice was made by the stages: layouts (which thread holds which
+ * element, in which register), vector widths and the run-time alignment test,
+ * kept bounds checks, scratch buffers and their offsets, barriers and their
+ * reasons. This file turns them into text: a register array per value, the
+ * per-thread element loops unrolled with literal register indices, a thread's
+ * first row and column per layout computed once at entry, and, when the
+ * layout stage versioned the kernel, the body twice under one uniform branch.
+ */
+#include "t2c.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "templates.h"
+
+typedef struct Printer {
+  TirKernel *K;
+  Arena *a;
+  const EmitOptions *o;
+  const char *line_file;
+  int indent;
+  bool fast;           /* printing the fast body of a versioned kernel */
+  Buf *out;
+  int ctr;             /* fresh names */
+} Printer;
+
+/* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
+typedef struct At {
+  const Layout *lay;
+  int ir, ic, v;
+} At;
+
+static void line(Printer *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(Printer *P, const char *fmt, ...) {
+  for (int i = 0; i < P->indent; i++) buf_puts(P->out, "  ");
+  va_list ap;
+  va_start(ap, fmt);
+  buf_vprintf(P->out, fmt, ap);
+  va_end(ap);
+  buf_puts(P->out, "\n");
+}
+
+#define F(...) arena_printf(P->a, __VA_ARGS__)
+
+static const char *ctype(ElemType t) { return elem_ctypes[t]; }
+
+/* ------------------------------------------------------------ coordinates */
+
+static const Layout *parent_of(const Layout *l) { return l->kind == LY_SLICE ? l->parent : l; }
+
+/* a + k, dropping a zero */
+static const char *plus_k(Printer *P, const char *a, int k) { return k ? F("%s + %d", a, k) : a; }
+
+/* The tile row and column of element at (text). */
+static const char *row_of(Printer *P, At at) {
+  const Layout *p = parent_of(at.lay);
+  if (at.lay->kind == LY_SLICE && at.lay->dim == 0) return "0";
+  return plus_k(P, F("t2c_r%d", p->id), at.ir * p->lr * p->wr);
+}
+
+static const char *col_of(Printer *P, At at) {
+  const Layout *p = parent_of(at.lay);
+  if (at.lay->kind == LY_SLICE && at.lay->dim == 1) return "0";
+  return plus_k(P, F("t2c_c%d", p->id), at.ic * p->lc * p->wc * p->vec + at.v);
+}
+
+static bool row_padded(const Layout *l) {
+  const Layout *p = parent_of(l);
+  return !(l->kind == LY_SLICE && l->dim == 0) && p->rr * p->wr * p->lr != p->rows;
+}
+
+static bool col_padded(const Layout *l) {
+  const Layout *p = parent_of(l);
+  return !(l->kind == LY_SLICE && l->dim == 1) && p->rc * p->wc * p->lc * p->vec != p->cols;
+}
+
+/* The condition that the element lies inside the tile (NULL: always). */
+static const char *tile_mask(Printer *P, At at) {
+  const Layout *p = parent_of(at.lay);
+  const char *r = row_padded(at.lay) ? F("%s < %d", row_of(P, at), p->rows) : NULL;
+  const char *c = col_padded(at.lay) ? F("%s < %d", col_of(P, at), p->cols) : NULL;
+  if (r && c) return F("%s && %s", r, c);
+  return r ? r : c;
+}
+
+/* The register of value v that holds element at of the op's layout. */
+static int reg_of(const Layout *v, At at) {
+  const Layout *p = parent_of(v);
+  if (v->kind == LY_SLICE) return v->dim == 1 ? at.ir : at.ic * p->vec + at.v;
+  return (at.ir * p->rc + at.ic) * p->vec + at.v;
+}
+
+/* Calls fn for every element a thread holds in layout l (runs: v == 0 only when runs). */
+typedef void (*ElemFn)(Printer *P, const TirOp *op, At at, void *ctx);
+static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, ElemFn fn, void *ctx) {
+  const Layout *p = parent_of(l);
+  int nr = l->kind == LY_SLICE && l->dim == 0 ? 1 : p->rr;
+  int nc = l->kind == LY_SLICE && l->dim == 1 ? 1 : p->rc;
+  int nv = l->kind == LY_SLICE && l->dim == 1 ? 1 : p->vec;
+  for (int ir = 0; ir < nr; ir++)
+    for (int ic = 0; ic < nc; ic++)
+      for (int v = 0; v < (runs ? 1 : nv); v++) fn(P, op, (At){l, ir, ic, v}, ctx);
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at);
+
+static const char *ctx_str(Printer *P, CtxField f) {
+  static const char *const axis[] = {"x", "y", "z"};
+  switch (f) {
+  case CTX_THREAD: return "tid";
+  case CTX_THREADS: return F("%d", P->K->ki->threads);
+  case CTX_LANE: return "lane";
+  case CTX_LANES: return F("%d", P->K->t->lanes);
+  case CTX_WARP: return "warp";
+  case CTX_WARPS: return F("%d", P->K->ki->threads / P->K->t->lanes);
+  case CTX_BLOCK_X: case CTX_BLOCK_Y: case CTX_BLOCK_Z: return F("(int)blockIdx.%s", axis[f - CTX_BLOCK_X]);
+  case CTX_BLOCKS_X: case CTX_BLOCKS_Y: case CTX_BLOCKS_Z: return F("(int)gridDim.%s", axis[f - CTX_BLOCKS_X]);
+  }
+  unreachable();
+}
+
+static ElemType operand_type(const Expr *a, const Expr *b, ElemType want) {
+  if (!a->ty.untyped) return a->ty.elem;
+  if (!b->ty.untyped) return b->ty.elem;
+  if (want != T_NONE && want != T_BOOL) return want;
+  return (a->ty.elem == T_F32 || b->ty.elem == T_F32) ? T_F32 : T_I32;
+}
+
+static const char *binop(TokenKind op) {
+  switch (op) {
+  case TK_OROR: return "||"; case TK_ANDAND: return "&&"; case TK_EQ: return "==";
+  case TK_NE: return "!="; case TK_LT: return "<"; case TK_LE: return "<=";
+  case TK_GT: return ">"; case TK_GE: return ">="; case TK_OR: return "|";
+  case TK_XOR: return "^"; case TK_AND: return "&"; case TK_SHL: return "<<";
+  case TK_SHR: return ">>"; case TK_PLUS: return "+"; case TK_MINUS: return "-";
+  case TK_STAR: return "*"; case TK_SLASH: return "/"; case TK_PERCENT: return "%";
+  default: unreachable();
+  }
+}
+
+static const char *value_at(Printer *P, const TirVar *v, const At *at) {
+  if (!at) die("a tile value in a scalar expression");
+  return F("%s[%d]", v->cname, reg_of(v->layout, *at));
+}
+
+static const char *ex_ident(Printer *P, const Expr *x, ElemType want, const At *at) {
+  const Sym *y = x->u.ident.sym;
+  if (y->ty.rank == 0) return y->cname;
+  for (int i = 0; i < P->K->vars.len; i++) {
+    const TirVar *v = P->K->vars.items[i];
+    if (v->sym == y) return value_at(P, v, at);
+  }
+  unreachable();
+}
+
+static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *at) {
+  Expr **args = x->u.call.args;
+  if (x->u.call.cast != T_NONE) {
+    const char *v = ex(P, args[0], x->u.call.cast, at);
+    if (args[0]->ty.untyped || args[0]->ty.elem == x->u.call.cast) return v;
+    return F("t2c::cvt<%s>(%s)", ctype(x->u.call.cast), v);
+  }
+  BuiltinKind b = (BuiltinKind)x->u.call.builtin;
+  switch (builtin_class[b]) {
+  case BC_MATH1: return F("t2c::%s(%s)", builtin_names[b], ex(P, args[0], x->ty.elem, at));
+  case BC_MATH2: {
+    ElemType t = operand_type(args[0], args[1], want);
+    return F("t2c::%s(%s, %s)", builtin_names[b], ex(P, args[0], t, at), ex(P, args[1], t, at));
+  }
+  default: break;
+  }
+  switch (b) {
+  case B_WHERE: {
+    ElemType t = operand_type(args[1], args[2], want != T_NONE ? want : x->ty.elem);
+    return F("(%s ? %s : %s)", ex(P, args[0], T_BOOL, at), ex(P, args[1], t, at), ex(P, args[2], t, at));
+  }
+  case B_CDIV: {
+    const char *p = ex(P, args[0], T_I32, at), *q = ex(P, args[1], T_I32, at);
+    return F("((%s + %s - 1) / %s)", p, q, q);
+  }
+  case B_ROWS: return row_of(P, *at);
+  case B_COLS: return col_of(P, *at);
+  default: unreachable(); /* lower.c hoisted the rest */
+  }
+}
+
+/* x at element at of the op's layout (at NULL: a scalar expression). */
+static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
+  TirVar *h = tir_hoisted(P->K, x);
+  if (h) return value_at(P, h, at);
+  if ((x->flags & EF_CONST) && x->kind != E_CALL) {
+    ElemType t = x->ty.untyped && want != T_NONE && want != T_BOOL ? want : x->ty.elem;
+    return emit_literal(P->a, t, x->cv.isf, x->cv.i, x->cv.f);
+  }
+  /* an untyped integer expression that is not a constant works as an i32 (emit.c does the same) */
+  if (x->ty.untyped && elem_is_int(x->ty.elem) && want != T_NONE && elem_is_float(want) &&
+      ((x->kind == E_BINARY && (x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT ||
+                                x->u.binary.op == TK_SHL || x->u.binary.op == TK_SHR || x->u.binary.op == TK_AND ||
+                                x->u.binary.op == TK_OR || x->u.binary.op == TK_XOR)) ||
+       (x->kind == E_UNARY && x->u.unary.op == TK_TILDE)))
+    return F("t2c::cvt<%s>(%s)", ctype(want), ex(P, x, x->ty.elem, at));
+  switch (x->kind) {
+  case E_INT: return emit_literal(P->a, want != T_NONE ? want : T_I32, false, x->u.ival, 0);
+  case E_FLOAT: return emit_literal(P->a, want != T_NONE ? want : T_F32, true, 0, x->u.fval);
+  case E_BOOL: return x->u.ival ? "true" : "false";
+  case E_INF: return emit_literal(P->a, want != T_NONE ? want : T_F32, true, 0, INFINITY);
+  case E_CTX: return ctx_str(P, x->u.ctx);
+  case E_IDENT: return ex_ident(P, x, want, at);
+  case E_UNARY: {
+    const char *v = ex(P, x->u.unary.a, x->ty.untyped ? want : x->ty.elem, at);
+    const char *op = x->u.unary.op == TK_MINUS ? "-" : x->u.unary.op == TK_NOT ? "!" : "~";
+    return F(v[0] == '-' ? "(%s(%s))" : "(%s%s)", op, v);
+  }
+  case E_BINARY: {
+    const Expr *a = x->u.binary.a, *b = x->u.binary.b;
+    ElemType t = operand_type(a, b, x->ty.elem == T_BOOL ? T_NONE : want != T_NONE ? want : x->ty.elem);
+    if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
+    const char *p = ex(P, a, t, at), *q = ex(P, b, t, at);
+    if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64)) return F("t2c::shl(%s, %s)", p, q);
+    return F("(%s %s %s)", p, binop(x->u.binary.op), q);
+  }
+  case E_CALL: return ex_call(P, x, want, at);
+  default: unreachable();
+  }
+}
+
+static const char *strip(Printer *P, const char *s) {
+  size_t n = strlen(s);
+  if (n < 2 || s[0] != '(' || s[n - 1] != ')') return s;
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+    if (depth == 0 && i + 1 < n) return s;
+  }
+  return arena_strndup(P->a, s + 1, n - 2);
+}
+
+/* ------------------------------------------------------------ tensor accesses */
+
+/* The linear index of the op's slice at element at, and its bounds condition (NULL: none). */
+static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond) {
+  const Expr *s = op->slice;
+  const Sym *X = s->u.index.base->u.ident.sym;
+  int nkept = 0, nsize = 0;
+  for (int d = 0; d < X->trank; d++) {
+    nkept += s->u.index.idx[d].len != NULL;
+    nsize += X->tdim_size[d] != NULL;
+  }
+  bool wide = nsize >= 2 || (nsize >= 1 && X->trank >= 3);
+  /* the op's coordinates, in the order of the slice's kept dims */
+  const char *coord[2];
+  if (nkept == 2) coord[0] = row_of(P, at), coord[1] = col_of(P, at);
+  else coord[0] = op->cols == 1 ? row_of(P, at) : col_of(P, at);
+  const char *idx = NULL, *cnd = tile_mask(P, at);
+  for (int d = 0, k = 0; d < X->trank; d++) {
+    const Index *ix = &s->u.index.idx[d];
+    const char *st = ex(P, ix->start, T_I32, NULL);
+    const char *p = st;
+    if (ix->len) {
+      const char *c = coord[k++];
+      p = strcmp(st, "0") == 0 ? c : strcmp(c, "0") == 0 ? st : F("%s + %s", st, c);
+    }
+    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
+    const char *c = NULL;
+    if (op->chk[d] == 3) c = F("(unsigned)(%s) < (unsigned)%s", p, D);
+    else if (op->chk[d] == 1) c = F("(%s) >= 0", p);
+    else if (op->chk[d] == 2) c = F("(%s) < %s", p, D);
+    if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
+    const char *pp = strchr(p, ' ') ? F("(%s)", p) : p;
+    if (!idx) idx = wide && strcmp(p, "0") != 0 ? F("(long long)%s", pp) : p;
+    else if (strcmp(D, "1") == 0) idx = strcmp(p, "0") == 0 ? idx : F("%s + %s", idx, pp);
+    else if (strcmp(idx, "0") == 0) idx = p;
+    else idx = F("%s * %s + %s", strchr(idx, ' ') ? F("(%s)", idx) : idx, D, pp);
+  }
+  *lin = idx;
+  *cond = cnd;
+}
+
+static int access_vec(const Printer *P, const TirOp *op) { return P->fast ? op->vec : 1; }
+
+static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  const char *lin, *cond;
+  tensor_index(P, op, at, &lin, &cond);
+  const char *pad = op->pad ? ex(P, op->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
+  int n = access_vec(P, op), r = reg_of(op->dst->layout, at);
+  if (n == 1) {
+    const char *v = F("%s[%s]", X->cname, lin);
+    line(P, "%s[%d] = %s;", op->dst->cname, r, cond ? F("(%s ? %s : %s)", cond, v, pad) : v);
+    return;
+  }
+  const char *w = F("t2c_w%d", P->ctr++);
+  const char *load = F("const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s + %s);", ctype(X->ty.elem), n, w, n,
+                       X->cname, lin);
+  if (cond) {
+    line(P, "if (%s) {", cond);
+    P->indent++;
+  }
+  if (cond || n > 1) line(P, "%s", load);
+  for (int k = 0; k < n; k++) line(P, "%s[%d] = %s.v[%d];", op->dst->cname, r + k, w, k);
+  if (cond) {
+    P->indent--;
+    line(P, "} else {");
+    P->indent++;
+    for (int k = 0; k < n; k++) line(P, "%s[%d] = %s;", op->dst->cname, r + k, pad);
+    P->indent--;
+    line(P, "}");
+  }
+}
+
+static const char *assign_op(TokenKind op) {
+  switch (op) {
+  case TK_ASSIGN: return "=";
+  case TK_ADD_ASSIGN: return "+=";
+  case TK_SUB_ASSIGN: return "-=";
+  case TK_MUL_ASSIGN: return "*=";
+  case TK_DIV_ASSIGN: return "/=";
+  default: unreachable();
+  }
+}
+
+/* The first replica of a slice stores (its values are the same in every replica). */
+static const char *replica_guard(Printer *P, const Layout *l) {
+  if (l->kind != LY_SLICE) return NULL;
+  const Layout *p = l->parent;
+  if (l->dim == 1 && p->lc * p->wc > 1) return F("t2c_c%d == 0", p->id);
+  if (l->dim == 0 && p->lr * p->wr > 1) return F("t2c_r%d == 0", p->id);
+  return NULL;
+}
+
+static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  const char *lin, *cond;
+  tensor_index(P, op, at, &lin, &cond);
+  const char *g = replica_guard(P, op->lay);
+  if (g) cond = cond ? F("%s && %s", g, cond) : g;
+  int n = access_vec(P, op);
+  if (n == 1) {
+    const char *v = strip(P, ex(P, op->expr, X->ty.elem, &at));
+    const char *st = F("%s[%s] %s %s;", X->cname, lin, assign_op(op->op), v);
+    if (cond) line(P, "if (%s) %s", cond, st);
+    else line(P, "%s", st);
+    return;
+  }
+  Buf vals = {0};
+  for (int k = 0; k < n; k++) {
+    At e = at;
+    e.v = k;
+    buf_printf(&vals, "%s%s", k ? ", " : "", strip(P, ex(P, op->expr, X->ty.elem, &e)));
+  }
+  const char *st = F("t2c::stg_vec<%d>(%s + %s, t2c::Vec<%s, %d>{{%s}});", n, X->cname, lin, ctype(X->ty.elem), n,
+                     vals.data);
+  buf_free(&vals);
+  if (cond) line(P, "if (%s) %s", cond, st);
+  else line(P, "%s", st);
+}
+
+/* ------------------------------------------------------------ elementwise and reductions */
+
+static void assign_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  const char *v = strip(P, ex(P, op->expr, op->dst->elem, &at));
+  line(P, "%s[%d] %s %s;", op->dst->cname, reg_of(op->dst->layout, at), assign_op(op->op), v);
+}
+
+static const char *red_fold(Printer *P, BuiltinKind b, const char *a, const char *v) {
+  switch (b) {
+  case B_ROWSUM: return F("%s + %s", a, v);
+  case B_ROWMAX: return F("t2c::max(%s, %s)", a, v);
+  case B_ROWMIN: return F("t2c::min(%s, %s)", a, v);
+  default: unreachable();
+  }
+}
+
+static const char *red_ident(Printer *P, BuiltinKind b, ElemType t) {
+  if (b == B_ROWSUM) return emit_literal(P->a, t, false, 0, 0);
+  return F("t2c::%s<%s>()", b == B_ROWMAX ? "lowest" : "highest", ctype(t));
+}
+
+static void reduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  int *started = ctx;
+  const char *d = F("%s[%d]", op->dst->cname, at.ir);
+  const char *v = strip(P, ex(P, op->expr, op->dst->elem, &at));
+  const char *m = col_padded(op->lay) ? F("%s < %d", col_of(P, at), op->lay->cols) : NULL;
+  if (m) v = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
+  if (!started[at.ir]) line(P, "%s = %s;", d, v);
+  else line(P, "%s = %s;", d, red_fold(P, op->red, d, v));
+  started[at.ir] = 1;
+}
+
+static const char *fold_name(BuiltinKind b) {
+  return b == B_ROWSUM ? "fold_sum" : b == B_ROWMAX ? "fold_max" : "fold_min";
+}
+
+static void print_reduce(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  int *started = NEW_ARRAY(P->a, int, l->rr);
+  each_elem(P, op, l, false, reduce_elem, started);
+  if (l->lc > 1)
+    for (int ir = 0; ir < l->rr; ir++)
+      line(P, "%s[%d] = t2c::%s<%d>(%s[%d]);", op->dst->cname, ir, fold_name(op->red), l->lc, op->dst->cname, ir);
+}
+
+static void print_scratch(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  /* an alternating buffer: this turn's half */
+  const char *half = f->alternating ? F("t2c_ph%d * %d + ", op->buf, f->rows * f->cols) : "";
+  for (int ir = 0; ir < l->rr; ir++) {
+    At at = {l, ir, 0, 0};
+    const char *row = row_of(P, at);
+    const char *rmask = row_padded(l) ? F("%s < %d", row, l->rows) : NULL;
+    const char *d = F("%s[%d]", op->dst->cname, ir);
+    if (op->kind == TO_SCRATCH_WRITE) {
+      const char *c = l->lc == P->K->t->lanes ? "lane == 0" : l->lc > 1 ? F("lane %% %d == 0", l->lc) : NULL;
+      if (rmask) c = c ? F("%s && %s", c, rmask) : rmask;
+      const char *st = F("%s[%s(warp %% %d) * %d + %s] = %s;", f->cname, half, l->wc, l->rows, row, d);
+      if (c) line(P, "if (%s) %s", c, st);
+      else line(P, "%s", st);
+      continue;
+    }
+    const char *v = F("%s[%s%s]", f->cname, half, row);
+    for (int w = 1; w < l->wc; w++) v = red_fold(P, op->red, v, F("%s[%s%d + %s]", f->cname, half, w * l->rows, row));
+    if (rmask) line(P, "if (%s) %s = %s;", rmask, d, v);
+    else line(P, "%s = %s;", d, v);
+  }
+  if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
+}
+
+/* ------------------------------------------------------------ ops and blocks */
+
+static void print_block(Printer *P, const TirBlock *b);
+
+static void print_scalar(Printer *P, const TirOp *op) {
+  const Stmt *s = op->stmt;
+  if (s->kind == S_VAR) {
+    const Sym *y = s->u.decl.sym;
+    const char *v = s->u.decl.init ? ex(P, s->u.decl.init, y->ty.elem, NULL)
+                                   : emit_literal(P->a, y->ty.elem, false, 0, 0);
+    line(P, "%s %s = %s;", ctype(y->ty.elem), y->cname, strip(P, v));
+    return;
+  }
+  const Sym *y = s->u.assign.lhs->u.ident.sym;
+  line(P, "%s %s %s;", y->cname, assign_op(s->u.assign.op), strip(P, ex(P, s->u.assign.rhs, y->ty.elem, NULL)));
+}
+
+static bool simple_bound(const Expr *x) { return (x->flags & EF_CONST) || x->kind == E_IDENT; }
+
+static void print_for(Printer *P, const TirOp *op) {
+  const Stmt *s = op->stmt;
+  const Sym *v = s->u.forr.sym;
+  const char *lo = strip(P, ex(P, s->u.forr.lo, T_I32, NULL)), *hi = strip(P, ex(P, s->u.forr.hi, T_I32, NULL));
+  const char *step = s->u.forr.step ? strip(P, ex(P, s->u.forr.step, T_I32, NULL)) : "1";
+  if (!simple_bound(s->u.forr.hi)) {
+    const char *n = F("t2c_end%d", P->ctr++);
+    line(P, "const int %s = %s;", n, hi);
+    hi = n;
+  }
+  if (s->u.forr.step && !simple_bound(s->u.forr.step)) {
+    const char *n = F("t2c_step%d", P->ctr++);
+    line(P, "const int %s = %s;", n, step);
+    step = n;
+  }
+  for (int i = 0; i < s->nattrs; i++)
+    if (s->attrs[i]->kind == A_UNROLL)
+      line(P, s->attrs[i]->nargs ? "#pragma unroll %" PRId64 : "#pragma unroll",
+           s->attrs[i]->nargs ? s->attrs[i]->args[0]->cv.i : (int64_t)0);
+  const char *inc = strcmp(step, "1") == 0 ? F("++%s", v->cname) : F("%s += %s", v->cname, step);
+  line(P, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
+}
+
+static void print_decl(Printer *P, const TirVar *v) {
+  line(P, "%s %s[%d]%s;", ctype(v->elem), v->cname, layout_count(v->layout), layout_padded(v->layout) ? " = {}" : "");
+}
+
+static void print_op(Printer *P, const TirOp *op) {
+  if (op->first && op->stmt) emit_stmt_comment(P->K->d, P->o, P->line_file, P->indent, op->stmt, P->out);
+  switch (op->kind) {
+  case TO_SCALAR: print_scalar(P, op); return;
+  case TO_DECL: print_decl(P, op->dst); return;
+  case TO_LOAD:
+    print_decl(P, op->dst);
+    each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
+    return;
+  case TO_ASSIGN: each_elem(P, op, op->lay, false, assign_elem, NULL); return;
+  case TO_REDUCE:
+    print_decl(P, op->dst);
+    print_reduce(P, op);
+    return;
+  case TO_SCRATCH_WRITE: case TO_SCRATCH_READ: print_scratch(P, op); return;
+  case TO_STORE: each_elem(P, op, op->lay, access_vec(P, op) > 1, store_elem, NULL); return;
+  case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
+  case TO_BREAK: line(P, "break;"); return;
+  case TO_CONTINUE: line(P, "continue;"); return;
+  case TO_FOR: print_for(P, op); break;
+  case TO_WHILE: line(P, "while (%s) {", strip(P, ex(P, op->stmt->u.whil.cond, T_BOOL, NULL))); break;
+  case TO_IF: line(P, "if (%s) {", strip(P, ex(P, op->stmt->u.iff.cond, T_BOOL, NULL))); break;
+  }
+  P->indent++;
+  print_block(P, &op->body);
+  P->indent--;
+  if (op->has_els) {
+    line(P, "} else {");
+    P->indent++;
+    print_block(P, &op->els);
+    P->indent--;
+  }
+  line(P, "}");
+}
+
+static void print_block(Printer *P, const TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) print_op(P, b->ops.items[i]);
+}
+
+/* ------------------------------------------------------------ the kernel */
+
+static const char *summary(Printer *P) {
+  TirKernel *K = P->K;
+  Buf b = {0};
+  const char *base = strrchr(P->o->file, '/');
+  base = base ? base + 1 : P->o->file;
+  buf_printf(&b, "// kernel %s (%s:%d): %d threads", K->k->name, base, K->k->loc.line, K->ki->threads);
+  if (K->ki->min_blocks) buf_printf(&b, ", at least %d blocks per SM", K->ki->min_blocks);
+  buf_puts(&b, "\n");
+  for (int i = 0; i < K->layouts.len; i++) {
+    const Layout *l = K->layouts.items[i];
+    buf_printf(&b, "//   layout L%d: [%d, %d], runs of %d, lanes %d x %d, warps %d x %d: %d per thread\n", l->id,
+               l->rows, l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, layout_count(l));
+  }
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    if (!v->sym) continue;
+    buf_printf(&b, "//   %s: registers, %d x %s per thread (%s)\n", v->sym->name, layout_count(v->layout),
+               elem_names[v->elem], layout_str(P->a, v->layout));
+  }
+  for (int i = 0; i < K->nbufs; i++) {
+    const TirBuf *f = &K->bufs[i];
+    buf_printf(&b, "//   %s: shared, %s[%d, %d], %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem], f->rows,
+               f->cols, f->bytes, f->what);
+  }
+  if (K->versioned) {
+    buf_puts(&b, "//   16-byte accesses when");
+    for (int i = 0; i < K->nchecks; i++) {
+      const TirCheck *c = &K->checks[i];
+      if (c->size) buf_printf(&b, " %s %% %d == 0", c->size->name, c->mod);
+      else buf_printf(&b, " %s is %d-byte aligned", c->tensor->name, c->mod);
+      buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise 4-byte ones\n");
+    }
+  }
+  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %d\n", K->ki->shared_bytes,
+             K->ki->dynamic_smem ? ", dynamic" : "", K->nbarriers);
+  const char *s = arena_strndup(P->a, b.data, b.len);
+  buf_free(&b);
+  return s;
+}
+
+static const char *shared_decls(Printer *P) {
+  TirKernel *K = P->K;
+  Buf b = {0};
+  if (K->ki->dynamic_smem)
+    buf_puts(&b, P->o->sim ? "  T2C_SIM_DYNAMIC_SMEM(t2c_smem);\n"
+                           : "  extern __shared__ __align__(16) unsigned char t2c_smem[];\n");
+  for (int i = 0; i < K->nbufs; i++) {
+    const TirBuf *f = &K->bufs[i];
+    const char *t = ctype(f->elem);
+    int64_t n = f->bytes / elem_bytes[f->elem];
+    if (K->ki->dynamic_smem)
+      buf_printf(&b, "  %s *%s = reinterpret_cast<%s *>(t2c_smem + %" PRId64 ");\n", t, f->cname, t, f->offset);
+    else if (P->o->sim) buf_printf(&b, "  T2C_SIM_SHARED(%s, %s, %" PRId64 ");\n", t, f->cname, n);
+    else buf_printf(&b, "  __shared__ __align__(16) %s %s[%" PRId64 "];\n", t, f->cname, n);
+  }
+  const char *s = arena_strndup(P->a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return s;
+}
+
+/* lane, warp, and each layout's first row and column of this thread. */
+static const char *ctx_vars(Printer *P) {
+  TirKernel *K = P->K;
+  Buf b = {0};
+  int lanes = K->t->lanes;
+  if (K->use_lane && K->use_warp) buf_printf(&b, "  const int lane = tid %% %d, warp = tid / %d;\n", lanes, lanes);
+  else if (K->use_lane) buf_printf(&b, "  const int lane = tid %% %d;\n", lanes);
+  else if (K->use_warp) buf_printf(&b, "  const int warp = tid / %d;\n", lanes);
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].alternating)
+      buf_printf(&b, "  int t2c_ph%d = 0;  // which half of %s this turn uses\n", i, K->bufs[i].cname);
+  for (int i = 0; i < K->layouts.len; i++) {
+    const Layout *l = K->layouts.items[i];
+    const char *lr = l->lc == lanes ? "0" : l->lc == 1 ? "lane" : F("lane / %d", l->lc);
+    const char *lc = l->lc == 1 ? "0" : l->lc == lanes ? "lane" : F("lane %% %d", l->lc);
+    const char *wr = l->wr == 1 ? "0" : l->wc == 1 ? "warp" : F("warp / %d", l->wc);
+    const char *wc = l->wc == 1 ? "0" : l->wr == 1 ? "warp" : F("warp %% %d", l->wc);
+    const char *r = strcmp(wr, "0") == 0 ? lr
+                    : strcmp(lr, "0") == 0 ? (l->lr == 1 ? wr : F("(%s) * %d", wr, l->lr))
+                                           : F("(%s) * %d + %s", wr, l->lr, lr);
+    const char *cw = strcmp(wc, "0") == 0 ? lc
+                     : strcmp(lc, "0") == 0 ? (l->lc == 1 ? wc : F("(%s) * %d", wc, l->lc))
+                                            : F("(%s) * %d + %s", wc, l->lc, lc);
+    const char *c = strcmp(cw, "0") == 0 ? "0" : l->vec == 1 ? cw : F("(%s) * %d", cw, l->vec);
+    buf_printf(&b, "  const int t2c_r%d = %s, t2c_c%d = %s;  // L%d: this thread's first row and column\n", l->id,
+               r, l->id, c, l->id);
+  }
+  const char *s = arena_strndup(P->a, b.data ? b.data : "", b.len);
+  buf_free(&b);
+  return s;
+}
+
+static const char *fast_test(Printer *P) {
+  TirKernel *K = P->K;
+  Buf b = {0};
+  for (int i = 0; i < K->nchecks; i++) {
+    const TirCheck *c = &K->checks[i];
+    if (i) buf_puts(&b, " && ");
+    if (c->size) buf_printf(&b, "%s %% %d == 0", c->size->cname, c->mod);
+    else buf_printf(&b, "t2c::aligned(%s, %d)", c->tensor->cname, c->mod);
+  }
+  const char *s = arena_strndup(P->a, b.data ? b.data : "true", b.len);
+  buf_free(&b);
+  return s;
+}
+
+static const char *body_text(Printer *P) {
+  Buf body = {0};
+  P->out = &body;
+  P->indent = 1;
+  if (P->K->versioned) {
+    line(P, "// the fast body moves runs of up to 16 bytes; the general one, single elements");
+    line(P, "const bool t2c_fast = %s;", fast_test(P));
+    line(P, "if (t2c_fast) {");
+    P->indent++;
+    P->fast = true;
+    print_block(P, &P->K->body);
+    P->indent--;
+    line(P, "} else {");
+    P->indent++;
+    P->fast = false;
+    print_block(P, &P->K->body);
+    P->indent--;
+    line(P, "}");
+  } else {
+    print_block(P, &P->K->body);
+  }
+  const char *s = arena_strndup(P->a, body.data ? body.data : "", body.len);
+  buf_free(&body);
+  return s;
+}
+
+void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, Buf *out) {
+  Printer pr = {.K = K, .a = K->a, .o = o, .line_file = line_file};
+  Printer *P = &pr;
+  const char *body = body_text(P);
+  const char *bounds = K->ki->min_blocks ? F("%d, %d", K->ki->threads, K->ki->min_blocks) : F("%d", K->ki->threads);
+  if (K->ki->dynamic_smem) {
+    const char *kv[] = {"name", K->k->name, "bytes", F("%" PRId64, K->ki->shared_bytes),
+                        "static", F("%d", K->t->smem_static), NULL};
+    buf_puts(out, "\n");
+    emit_expand(out, tmpl_dynamic_smem, kv);
+  }
+  const char *kv[] = {"summary", summary(P), "bounds", bounds, "name", K->k->name,
+                      "params", emit_param_list(K->a, K->ki, o->sim), "shared", shared_decls(P),
+                      "ctxvars", ctx_vars(P), "body", body, NULL};
+  emit_expand(out, tmpl_kernel, kv);
+  if (o->sim) {
+    const char *tv[] = {"name", K->k->name, "args", emit_trampoline_args(K->a, K->ki), NULL};
+    emit_expand(out, tmpl_sim_trampoline, tv);
+  }
+}
+
+/* --explain for a kernel lowered through the IR: where each value lives and why, each barrier's reason. */
+static void explain_barriers(TirKernel *K, const TirBlock *b, FILE *out) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->kind == TO_BARRIER) fprintf(out, "  barrier before line %d: %s\n", op->stmt->loc.line, op->reason);
+    explain_barriers(K, &op->body, out);
+    explain_barriers(K, &op->els, out);
+  }
+}
+
+void emit_tir_explain(TirKernel *K, FILE *out) {
+  fprintf(out, "kernel %s: lowered through the tile IR (%d threads)\n", K->k->name, K->ki->threads);
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    const Layout *l = v->layout;
+    const char *why = l->kind == LY_SLICE
+                          ? "a row value: every thread that holds a row of the parent layout holds it, so it is read where it is"
+                          : "no element is read by a thread other than the one that holds it";
+    fprintf(out, "  %s (%s): registers, %d per thread, %s: %s\n", v->sym ? v->sym->name : v->cname, v->what,
+            layout_count(l), layout_str(K->a, l), why);
+  }
+  for (int i = 0; i < K->nbufs; i++)
+    fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s\n", K->bufs[i].cname, K->bufs[i].bytes,
+            K->bufs[i].offset, K->bufs[i].what);
+  explain_barriers(K, &K->body, out);
+  fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, K->nbarriers);
+}

@@ -1,0 +1,453 @@
+/* layout.c: a layout for every tile value, and what follows from them.
+ *
+ * 1. Anchors. Every [rows, cols] shape an op runs over gets one blocked
+ *    layout (t2c.h): runs of up to 16 bytes along the columns (the widest
+ *    global access, hw.c), lanes across the columns first, and warps down the
+ *    rows first, so that a row stays inside one warp whenever the tile has a
+ *    row for every warp. Tile vars of that shape take it.
+ * 2. Propagation. A [rows, 1] value (a row reduction's result, a tile var
+ *    combined with one) takes the slice of the layout it is reduced from or
+ *    broadcast against; values combined in one op share their class.
+ * 3. Checks. Every value an op reads must be where the op's thread has it
+ *    (the same layout, or a slice of it). When not, the kernel needs a layout
+ *    conversion, which the IR does not make yet: the kernel keeps emit.c.
+ * 4. Reductions whose rows span warps get a scratch buffer: the first lane of
+ *    each warp's row run writes its partial, and every thread folds the wc
+ *    partials (TO_SCRATCH_WRITE, TO_SCRATCH_READ; sync.c puts the barrier).
+ * 5. Vector widths. A load or store whose columns are the tensor's last dim,
+ *    start at a multiple of the run and whose row pitch is a multiple of it
+ *    moves a whole run per access. What is not proven at translation time (a
+ *    size name's divisibility, the pointers' alignment) becomes a run-time test
+ *    at entry: the kernel then has a fast body and a general one.
+ * 6. Bounds checks kept, and their warnings (once per slice index).
+ */
+#include "t2c.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static int cdiv(int a, int b) { return (a + b - 1) / b; }
+
+/* ------------------------------------------------------------ blocked layouts */
+
+static Layout *find_blocked(TirKernel *K, int rows, int cols) {
+  for (int i = 0; i < K->layouts.len; i++) {
+    Layout *l = K->layouts.items[i];
+    if (l->rows == rows && l->cols == cols) return l;
+  }
+  return NULL;
+}
+
+static Layout *blocked(TirKernel *K, int rows, int cols, int ebytes) {
+  Layout *found = find_blocked(K, rows, cols);
+  if (found) return found;
+  int lanes = K->t->lanes, warps = K->ki->threads / lanes;
+  Layout *l = NEW(K->a, Layout);
+  l->kind = LY_BLOCKED;
+  l->id = K->layouts.len;
+  l->rows = rows;
+  l->cols = cols;
+  l->vec = K->hw->vec_bytes / ebytes;
+  while (l->vec > 1 && cols % l->vec) l->vec /= 2;
+  int chunks = cols / l->vec;
+  for (l->lc = 1; l->lc < lanes && l->lc < chunks;) l->lc *= 2;
+  l->lr = lanes / l->lc;
+  int groups = cdiv(rows, l->lr);
+  for (l->wr = warps; l->wr > 1 && (warps % l->wr || l->wr > groups);) l->wr--;
+  l->wc = warps / l->wr;
+  l->rr = cdiv(rows, l->lr * l->wr);
+  l->rc = cdiv(chunks, l->lc * l->wc);
+  vec_push(K->a, &K->layouts, l);
+  return l;
+}
+
+static const Layout *slice_of(TirKernel *K, const Layout *p, int dim) {
+  for (int i = 0; i < K->vars.len; i++) { /* one slice object per (parent, dim) */
+    const TirVar *v = K->vars.items[i];
+    if (v->layout && v->layout->kind == LY_SLICE && v->layout->parent == p && v->layout->dim == dim) return v->layout;
+  }
+  Layout *l = NEW(K->a, Layout);
+  *l = *p;
+  l->kind = LY_SLICE;
+  l->dim = dim;
+  l->parent = p;
+  return l;
+}
+
+/* ------------------------------------------------------------ walking ops */
+
+typedef void (*OpFn)(TirKernel *K, TirOp *op, void *ctx);
+
+static void walk(TirKernel *K, TirBlock *b, OpFn fn, void *ctx) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    fn(K, op, ctx);
+    walk(K, &op->body, fn, ctx);
+    walk(K, &op->els, fn, ctx);
+  }
+}
+
+/* Calls fn on every value an expression reads. */
+static void leaves(TirKernel *K, const Expr *x, void (*fn)(TirKernel *, TirVar *, void *), void *ctx) {
+  if (!x) return;
+  TirVar *h = tir_hoisted(K, x);
+  if (h) {
+    fn(K, h, ctx);
+    return;
+  }
+  switch (x->kind) {
+  case E_IDENT:
+    for (int i = 0; i < K->vars.len; i++) {
+      TirVar *v = K->vars.items[i];
+      if (v->sym && v->sym == x->u.ident.sym) fn(K, v, ctx);
+    }
+    return;
+  case E_UNARY: leaves(K, x->u.unary.a, fn, ctx); return;
+  case E_BINARY: leaves(K, x->u.binary.a, fn, ctx); leaves(K, x->u.binary.b, fn, ctx); return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) leaves(K, x->u.call.args[i], fn, ctx);
+    return;
+  default: return;
+  }
+}
+
+/* ------------------------------------------------------------ classes of unit-dim values */
+
+typedef struct Classes {
+  int *up;               /* union-find over var ids */
+  const Layout **parent; /* per root: the blocked layout it slices, or NULL */
+  int *dim;
+  const char *why;
+  TirOp *op;             /* the op being scanned */
+  TirVar *first;         /* the first unit-dim value of the op */
+} Classes;
+
+static int find(Classes *c, int i) {
+  while (c->up[i] != i) i = c->up[i] = c->up[c->up[i]];
+  return i;
+}
+
+static void set_parent(Classes *c, int v, const Layout *p, int dim) {
+  int r = find(c, v);
+  if (!c->parent[r]) {
+    c->parent[r] = p;
+    c->dim[r] = dim;
+  } else if (c->parent[r] != p || c->dim[r] != dim) {
+    c->why = "a value used in two layouts (a layout conversion)";
+  }
+}
+
+static void join(Classes *c, int a, int b) {
+  int ra = find(c, a), rb = find(c, b);
+  if (ra == rb) return;
+  c->up[rb] = ra;
+  if (c->parent[rb]) set_parent(c, ra, c->parent[rb], c->dim[rb]);
+}
+
+static bool is_row_unit(const TirVar *v) { return v->rank == 2 && v->cols == 1 && v->rows > 1; }
+static bool is_col_unit(const TirVar *v) { return v->rows == 1 && v->cols > 1; }
+static bool is_2d(int rows, int cols) { return rows > 1 && cols > 1; }
+
+static int op_ebytes(TirKernel *K, const TirOp *op) {
+  (void)K;
+  if ((op->kind == TO_LOAD || op->kind == TO_STORE) && op->slice)
+    return elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem];
+  return 4;
+}
+
+/* The widest element a load or store at this shape moves (runs are at most 16 bytes of it). */
+static void widest_fn(TirKernel *K, TirOp *op, void *ctx) {
+  int *w = ctx;
+  if ((op->kind == TO_LOAD || op->kind == TO_STORE) && is_2d(op->rows, op->cols) && op_ebytes(K, op) > *w)
+    *w = op_ebytes(K, op);
+}
+
+static void relate_leaf(TirKernel *K, TirVar *v, void *ctx) {
+  Classes *c = ctx;
+  TirOp *op = c->op;
+  if (v->rows == 1 && v->cols == 1) {
+    c->why = "a [1, 1] tile";
+    return;
+  }
+  if (is_2d(op->rows, op->cols)) {
+    const Layout *p = find_blocked(K, op->rows, op->cols);
+    if (is_row_unit(v)) set_parent(c, v->id, p, 1);
+    else if (is_col_unit(v)) set_parent(c, v->id, p, 0);
+    return;
+  }
+  /* an op over a unit-dim shape: its values share a class */
+  if (!c->first) c->first = v;
+  else if (c->first->rows == v->rows && c->first->cols == v->cols) join(c, c->first->id, v->id);
+}
+
+static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Classes *c = ctx;
+  c->op = op;
+  c->first = NULL;
+  if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), 1);
+  if (op->dst && op->kind != TO_REDUCE && (op->dst->rows == 1 || op->dst->cols == 1)) relate_leaf(K, op->dst, c);
+  if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE) leaves(K, op->expr, relate_leaf, c);
+}
+
+static void anchor_fn(TirKernel *K, TirOp *op, void *ctx) {
+  int w = *(int *)ctx;
+  if ((op->kind == TO_REDUCE || op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_LOAD) &&
+      is_2d(op->rows, op->cols))
+    blocked(K, op->rows, op->cols, w);
+}
+
+static bool assign_vars(TirKernel *K, const char **why) {
+  int w = 1;
+  walk(K, &K->body, widest_fn, &w);
+  if (w == 1) w = 4;
+  walk(K, &K->body, anchor_fn, &w);
+  int n = K->vars.len;
+  Classes c = {NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL, NULL};
+  for (int i = 0; i < n; i++) c.up[i] = i;
+  walk(K, &K->body, relate_fn, &c);
+  if (c.why) {
+    *why = c.why;
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    TirVar *v = K->vars.items[i];
+    if (is_2d(v->rows, v->cols)) v->layout = blocked(K, v->rows, v->cols, w);
+  }
+  for (int i = 0; i < n; i++) {
+    TirVar *v = K->vars.items[i];
+    if (v->layout) continue;
+    int r = find(&c, i);
+    if (c.parent[r]) v->layout = slice_of(K, c.parent[r], c.dim[r]);
+    else v->layout = blocked(K, v->rows, v->cols, w);
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------ op layouts and checks */
+
+typedef struct Check {
+  const Layout *lay;
+  const char *why;
+} Check;
+
+static bool readable(const Layout *v, const Layout *at) {
+  if (v == at) return true;
+  if (v->kind == LY_SLICE && at->kind == LY_BLOCKED && v->parent == at) return true;
+  if (v->kind == LY_SLICE && at->kind == LY_SLICE && v->parent == at->parent && v->dim == at->dim) return true;
+  return false;
+}
+
+static void check_leaf(TirKernel *K, TirVar *v, void *ctx) {
+  Check *c = ctx;
+  if (!readable(v->layout, c->lay)) c->why = "a value read in another layout (a layout conversion)";
+}
+
+static void find_unit_leaf(TirKernel *K, TirVar *v, void *ctx) {
+  const Layout **l = ctx;
+  if (!*l) *l = v->layout;
+}
+
+static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Check *c = ctx;
+  switch (op->kind) {
+  case TO_LOAD: case TO_ASSIGN: case TO_DECL: op->lay = op->dst->layout; break;
+  case TO_REDUCE:
+    op->lay = blocked(K, op->rows, op->cols, 4);
+    if (op->dst->layout->kind != LY_SLICE || op->dst->layout->parent != op->lay) c->why = "a reduction into another layout";
+    break;
+  case TO_STORE: {
+    if (is_2d(op->rows, op->cols)) {
+      op->lay = blocked(K, op->rows, op->cols, 4);
+      break;
+    }
+    const Layout *l = NULL;
+    leaves(K, op->expr, find_unit_leaf, &l);
+    op->lay = l ? l : blocked(K, op->rows, op->cols, 4);
+    break;
+  }
+  default: return;
+  }
+  if (op->kind == TO_DECL || op->kind == TO_LOAD) return;
+  c->lay = op->lay;
+  leaves(K, op->expr, check_leaf, c);
+}
+
+/* Register budget: a value holds at most MAX_REGS elements per thread (the
+ * @registers cap), and all values together at most TIR_MAX_VALUE_REGS; a kernel
+ * beyond it needs shared tiles, which the IR does not place yet. */
+#define TIR_MAX_VALUE_REGS 192
+
+static bool registers_ok(TirKernel *K, const char **why) {
+  int total = 0;
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    int n = layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+    total += n;
+    if (n > MAX_REGS || total > TIR_MAX_VALUE_REGS) {
+      *why = "values too large for registers (shared tiles)";
+      return false;
+    }
+    if (v->sym && v->sym->place == PL_REGISTER &&
+        (layout_count(v->layout) != v->sym->per_thread || layout_padded(v->layout))) {
+      *why = "a @registers tile whose layout would hold another count per thread";
+      return false;
+    }
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------ scratch for reductions across warps */
+
+static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
+  if (K->nbufs == TIR_MAX_BUFS) return -1;
+  TirBuf *f = &K->bufs[K->nbufs];
+  f->cname = arena_printf(K->a, "t2c_red%d", K->nbufs);
+  f->what = arena_printf(K->a, "partials of %s at line %d, one row per warp", builtin_names[op->red],
+                         op->stmt->loc.line);
+  f->elem = op->dst->elem;
+  f->rows = op->lay->wc;
+  f->cols = op->rows;
+  f->alternating = in_loop;
+  f->bytes = (int64_t)f->rows * f->cols * elem_bytes[f->elem] * (in_loop ? 2 : 1);
+  return K->nbufs++;
+}
+
+static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
+  PtrVec out = {0};
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    vec_push(K->a, &out, op);
+    int d = depth + (op->kind == TO_FOR || op->kind == TO_WHILE);
+    if (!add_scratch(K, &op->body, d) || !add_scratch(K, &op->els, d)) return false;
+    if (op->kind != TO_REDUCE || op->lay->wc == 1) continue;
+    int bi = new_buf(K, op, depth > 0);
+    if (bi < 0) return false;
+    for (int k = 0; k < 2; k++) {
+      TirOp *s = tir_new_op(K, NULL, k ? TO_SCRATCH_READ : TO_SCRATCH_WRITE, op->stmt);
+      s->dst = op->dst;
+      s->red = op->red;
+      s->lay = op->lay;
+      s->rows = op->rows;
+      s->cols = op->cols;
+      s->buf = bi;
+      s->acc[0] = (TirAccess){bi, k == 0};
+      s->nacc = 1;
+      vec_push(K->a, &out, s);
+    }
+    K->use_lane = K->use_warp = true;
+  }
+  b->ops = out;
+  return true;
+}
+
+/* ------------------------------------------------------------ vector widths and bounds */
+
+static void add_check(TirKernel *K, const Sym *size, const Sym *tensor, int mod) {
+  for (int i = 0; i < K->nchecks; i++)
+    if (K->checks[i].size == size && K->checks[i].tensor == tensor && K->checks[i].mod >= mod) return;
+  if (K->nchecks < TIR_MAX_CHECKS) K->checks[K->nchecks++] = (TirCheck){size, tensor, mod};
+}
+
+/* The run a load or store may move at once: the layout's run along columns. */
+static int run_of(const Layout *l) { return l->kind == LY_SLICE && l->dim == 1 ? 1 : l->vec; }
+
+static void vector_width(TirKernel *K, TirOp *op) {
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  int last = X->trank - 1, vec = run_of(op->lay);
+  op->vec = 1;
+  Index *ix = &op->slice->u.index.idx[last];
+  /* the run is along the tensor's last dim, from a multiple of the run */
+  if (vec < 2 || !ix->len || op->cols == 1 || !facts_multiple_of(K->ki, ix->start, vec)) return;
+  int64_t len;
+  if (!check_const_int(ix->len, &len) || len % vec) return;
+  if (!X->tdim_size[last] && X->tdim_const[last] % vec) return;
+  if (X->tdim_size[last] && !facts_assumed_multiple(K->ki, X->tdim_size[last], vec))
+    add_check(K, X->tdim_size[last], NULL, vec);
+  add_check(K, NULL, X, vec * elem_bytes[X->ty.elem]);
+  op->vec = vec;
+  K->versioned = true;
+}
+
+typedef struct Bounds {
+  int depth;
+  const void *warned[256];
+  int nwarned;
+} Bounds;
+
+static bool warned(Bounds *w, const void *key) {
+  for (int i = 0; i < w->nwarned; i++)
+    if (w->warned[i] == key) return true;
+  if (w->nwarned < 256) w->warned[w->nwarned++] = key;
+  return false;
+}
+
+static void bounds_warning(TirKernel *K, const Sym *X, int d, Index *ix, int64_t len) {
+  const Expr *s = facts_resolve(ix->start);
+  const Sym *S = X->tdim_size[d];
+  const char *hint = NULL;
+  if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP) {
+    Stmt *f = s->u.ident.sym->decl;
+    int64_t st = 1, lo = -1;
+    if ((!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && check_const_int(f->u.forr.lo, &lo) &&
+        lo % st == 0 && facts_as_size(f->u.forr.hi) == S && len <= st)
+      hint = arena_printf(K->a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, st);
+  }
+  diag_warning(K->d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", d, X->name);
+  if (hint) diag_note(K->d, (Loc){0, 0}, "%s", hint);
+}
+
+static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  for (int d = 0; d < X->trank; d++) {
+    Index *ix = &op->slice->u.index.idx[d];
+    int64_t len = 1;
+    if (ix->len) check_const_int(ix->len, &len);
+    op->chk[d] = (facts_nonneg(ix->start) ? 0 : 1) | (facts_fits(K->ki, ix->start, len, X, d) ? 0 : 2);
+    if (op->chk[d] && w->depth > 0 && !warned(w, ix)) bounds_warning(K, X, d, ix, len);
+  }
+}
+
+static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    if (op->kind == TO_LOAD || op->kind == TO_STORE) {
+      vector_width(K, op);
+      bounds(K, op, w);
+    }
+    bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+    w->depth += loop;
+    accesses(K, &op->body, w);
+    accesses(K, &op->els, w);
+    w->depth -= loop;
+  }
+}
+
+/* ------------------------------------------------------------ the stage */
+
+/* A layout's first row and column are computed from the lane and, with more than one warp, the warp. */
+static void lanes_warps(TirKernel *K) {
+  for (int i = 0; i < K->layouts.len; i++) {
+    const Layout *l = K->layouts.items[i];
+    K->use_lane = true;
+    if (l->wc * l->wr > 1) K->use_warp = true;
+  }
+}
+
+bool layout_assign(TirKernel *K, const char **why) {
+  if (!assign_vars(K, why) || !registers_ok(K, why)) return false;
+  Check c = {NULL, NULL};
+  walk(K, &K->body, op_layout_fn, &c);
+  if (c.why) {
+    *why = c.why;
+    return false;
+  }
+  if (!add_scratch(K, &K->body, 0)) {
+    *why = "too many reductions";
+    return false;
+  }
+  lanes_warps(K);
+  /* from here on the kernel is the IR's: warnings are given */
+  Bounds w = {0};
+  accesses(K, &K->body, &w);
+  return true;
+}

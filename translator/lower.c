@@ -1,0 +1,337 @@
+/* lower.c: the checked AST of one kernel becomes a TirKernel.
+ *
+ * Statements map to ops one to one, but for the parts of an expression that
+ * are not elementwise: a tensor slice read becomes a TO_LOAD into a fresh
+ * value, a row reduction a TO_REDUCE into a fresh [rows, 1] value (its
+ * argument lowered first), and the statement's op then reads those values.
+ * Fusion is the default: an elementwise intermediate is never a value.
+ *
+ * What the IR covers so far: scalar statements and control flow, tile vars,
+ * tensor slice reads (pad too) and stores, every elementwise operator, cast
+ * and math function, rows/cols/where, and rowsum/rowmax/rowmin of f32, f64 and
+ * i32. Anything else (dot, transpose, column and whole-tile reductions,
+ * tile element and sub-tile reads, partial tile writes, @pipeline,
+ * a tensor both read and written) returns NULL with the reason, and the kernel
+ * keeps the direct emitter (emit.c) until the IR covers it.
+ */
+#include "t2c.h"
+
+#include <string.h>
+
+typedef struct Lower {
+  TirKernel *K;
+  const char *why;       /* the first thing not covered */
+  Stmt *stmt;            /* the statement being lowered */
+  bool first;            /* its first op is still to come */
+  PtrVec read, written;  /* tensors (Sym *) read by loads, written by stores */
+} Lower;
+
+static bool fail(Lower *L, const char *why) {
+  if (!L->why) L->why = why;
+  return false;
+}
+
+static TirOp *op_new(Lower *L, TirBlock *b, TirOpKind kind) {
+  TirOp *op = tir_new_op(L->K, b, kind, L->stmt);
+  op->first = L->first;
+  L->first = false;
+  return op;
+}
+
+static TirVar *var_of(Lower *L, const Sym *y) {
+  for (int i = 0; i < L->K->vars.len; i++) {
+    TirVar *v = L->K->vars.items[i];
+    if (v->sym == y) return v;
+  }
+  return NULL;
+}
+
+static void note_tensor(Lower *L, PtrVec *v, Sym *X) {
+  for (int i = 0; i < v->len; i++)
+    if (v->items[i] == X) return;
+  vec_push(L->K->a, v, X);
+}
+
+/* A scalar expression the printer can write as one C expression. */
+static bool scalar_ok(Lower *L, const Expr *x) {
+  if (x->ty.rank != 0) return fail(L, "a tile where a scalar is expected");
+  switch (x->kind) {
+  case E_INT: case E_FLOAT: case E_BOOL: case E_INF: case E_CTX: return true;
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y || y->kind == SY_TENSOR) return fail(L, "a tensor used as a scalar");
+    return true;
+  }
+  case E_UNARY: return scalar_ok(L, x->u.unary.a);
+  case E_BINARY: return scalar_ok(L, x->u.binary.a) && scalar_ok(L, x->u.binary.b);
+  case E_CALL: {
+    int b = x->u.call.builtin;
+    if (x->u.call.cast == T_NONE && b != B_CDIV && b != B_WHERE && builtin_class[b] != BC_MATH1 &&
+        builtin_class[b] != BC_MATH2)
+      return fail(L, b == B_SUM ? "sum()" : "a reduction or tile function in a scalar expression");
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!scalar_ok(L, x->u.call.args[i])) return false;
+    return true;
+  }
+  case E_INDEX: return fail(L, "an element read of a tensor or tile");
+  case E_MEMBER: return fail(L, "a member expression");
+  }
+  return fail(L, "an expression kind");
+}
+
+/* The tile shape a tensor slice reads: [rows, cols], rank 1 as [1, n]. */
+static bool slice_shape(Lower *L, const Expr *s, int *rank, int *rows, int *cols) {
+  const Sym *X = s->u.index.base->u.ident.sym;
+  int kept = 0, len[2] = {1, 1};
+  for (int d = 0; d < X->trank; d++) {
+    Index *ix = &s->u.index.idx[d];
+    if (!scalar_ok(L, ix->start)) return false;
+    if (!ix->len) continue;
+    int64_t n;
+    if (!check_const_int(ix->len, &n) || kept == 2) return fail(L, "a slice length");
+    len[kept++] = (int)n;
+  }
+  *rank = kept;
+  *rows = kept == 2 ? len[0] : 1;
+  *cols = kept == 2 ? len[1] : len[0];
+  return kept > 0 || fail(L, "a tensor element read");
+}
+
+static bool is_tensor_slice(const Expr *x) {
+  return x->kind == E_INDEX && x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->kind == SY_TENSOR;
+}
+
+static const char *temp_name(Lower *L) { return arena_printf(L->K->a, "t2c_v%d", L->K->vars.len); }
+
+static bool hoist(Lower *L, TirBlock *b, Expr *x);
+
+static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad) {
+  int rank, rows, cols;
+  if (!slice_shape(L, slice, &rank, &rows, &cols)) return false;
+  if (pad && !scalar_ok(L, pad)) return false;
+  Sym *X = slice->u.index.base->u.ident.sym;
+  note_tensor(L, &L->read, X);
+  TirVar *v = tir_new_var(L->K, X->ty.elem, rank, rows, cols,
+                          arena_printf(L->K->a, "%s of %s at line %d", pad ? "pad" : "slice", X->name, key->loc.line));
+  v->cname = temp_name(L);
+  TirOp *op = op_new(L, b, TO_LOAD);
+  op->dst = v;
+  op->slice = slice;
+  op->pad = pad;
+  op->rows = rows;
+  op->cols = cols;
+  vec_push(L->K->a, &L->K->hkeys, key);
+  vec_push(L->K->a, &L->K->hvals, v);
+  return true;
+}
+
+static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
+  Expr *arg = x->u.call.args[0];
+  ElemType t = arg->ty.elem;
+  if (t != T_F32 && t != T_F64 && t != T_I32) return fail(L, "a row reduction of a type other than f32, f64, i32");
+  if (arg->ty.rank != 2) return fail(L, "a row reduction of a rank-1 tile");
+  if (!hoist(L, b, arg)) return false;
+  TirVar *v = tir_new_var(L->K, x->ty.elem, 2, arg->ty.dims[0], 1,
+                          arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line));
+  v->cname = temp_name(L);
+  TirOp *op = op_new(L, b, TO_REDUCE);
+  op->dst = v;
+  op->expr = arg;
+  op->red = (BuiltinKind)x->u.call.builtin;
+  op->rows = arg->ty.dims[0];
+  op->cols = arg->ty.dims[1];
+  vec_push(L->K->a, &L->K->hkeys, x);
+  vec_push(L->K->a, &L->K->hvals, v);
+  return true;
+}
+
+/* Lowers the non-elementwise parts of x into ops before the statement's own. */
+static bool hoist(Lower *L, TirBlock *b, Expr *x) {
+  if (x->ty.rank == 0) return scalar_ok(L, x);
+  switch (x->kind) {
+  case E_IDENT:
+    if (!var_of(L, x->u.ident.sym)) return fail(L, "a tile var the IR has not seen declared");
+    return true;
+  case E_UNARY: return hoist(L, b, x->u.unary.a);
+  case E_BINARY: return hoist(L, b, x->u.binary.a) && hoist(L, b, x->u.binary.b);
+  case E_INDEX:
+    if (!is_tensor_slice(x)) return fail(L, "a sub-tile read");
+    return hoist_load(L, b, x, x, NULL);
+  case E_CALL: {
+    int bk = x->u.call.builtin;
+    if (x->u.call.cast != T_NONE || builtin_class[bk] == BC_MATH1 || builtin_class[bk] == BC_MATH2 || bk == B_WHERE) {
+      for (int i = 0; i < x->u.call.nargs; i++)
+        if (!hoist(L, b, x->u.call.args[i])) return false;
+      return true;
+    }
+    switch (bk) {
+    case B_ROWS: case B_COLS: return true;
+    case B_PAD:
+      if (!is_tensor_slice(x->u.call.args[0])) return fail(L, "pad() of a gather");
+      return hoist_load(L, b, x, x->u.call.args[0], x->u.call.args[1]);
+    case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: return hoist_reduce(L, b, x);
+    case B_DOT: return fail(L, "dot");
+    case B_TRANSPOSE: return fail(L, "transpose");
+    default: return fail(L, "a column or whole-tile reduction");
+    }
+  }
+  default: return fail(L, "an expression kind");
+  }
+}
+
+static bool lower_block(Lower *L, TirBlock *out, Block *b);
+
+static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Expr *rhs) {
+  if (!hoist(L, b, rhs)) return false;
+  TirOp *o = op_new(L, b, TO_ASSIGN);
+  o->dst = v;
+  o->op = op;
+  o->expr = rhs;
+  o->rows = v->rows;
+  o->cols = v->cols;
+  return true;
+}
+
+static bool lower_var(Lower *L, TirBlock *b, Stmt *s) {
+  Sym *y = s->u.decl.sym;
+  if (y->ty.rank == 0) {
+    if (s->u.decl.init && !scalar_ok(L, s->u.decl.init)) return false;
+    op_new(L, b, TO_SCALAR);
+    return true;
+  }
+  TirVar *v = tir_new_var(L->K, y->ty.elem, y->ty.rank, y->ty.rank == 2 ? y->ty.dims[0] : 1,
+                          y->ty.rank == 2 ? y->ty.dims[1] : y->ty.dims[0], arena_printf(L->K->a, "tile %s", y->name));
+  v->sym = y;
+  v->cname = y->cname;
+  TirOp *d = op_new(L, b, TO_DECL);
+  d->dst = v;
+  return !s->u.decl.init || lower_tile_assign(L, b, v, TK_ASSIGN, s->u.decl.init);
+}
+
+static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
+  Expr *lhs = s->u.assign.lhs, *rhs = s->u.assign.rhs;
+  int rank, rows, cols;
+  if (!slice_shape(L, lhs, &rank, &rows, &cols)) return false;
+  if (!hoist(L, b, rhs)) return false;
+  note_tensor(L, &L->written, lhs->u.index.base->u.ident.sym);
+  TirOp *o = op_new(L, b, TO_STORE);
+  o->slice = lhs;
+  o->op = s->u.assign.op;
+  o->expr = rhs;
+  /* a [m, 1] value stored into a rank-1 slice runs over its own shape */
+  if (rhs->ty.rank == 2 && rank == 1 && rhs->ty.dims[1] == 1) {
+    o->rows = rhs->ty.dims[0];
+    o->cols = 1;
+  } else {
+    o->rows = rows;
+    o->cols = cols;
+  }
+  return true;
+}
+
+static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
+  Expr *lhs = s->u.assign.lhs;
+  if (lhs->kind == E_IDENT) {
+    Sym *y = lhs->u.ident.sym;
+    if (y->ty.rank == 0) {
+      if (!scalar_ok(L, s->u.assign.rhs)) return false;
+      op_new(L, b, TO_SCALAR);
+      return true;
+    }
+    TirVar *v = var_of(L, y);
+    if (!v) return fail(L, "an assignment to an undeclared tile");
+    return lower_tile_assign(L, b, v, s->u.assign.op, s->u.assign.rhs);
+  }
+  if (!is_tensor_slice(lhs)) return fail(L, "a partial tile write or a scatter");
+  return lower_store(L, b, s);
+}
+
+static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
+  TirOp *o = NULL;
+  switch (s->kind) {
+  case S_FOR:
+    for (int i = 0; i < s->nattrs; i++)
+      if (s->attrs[i]->kind != A_UNROLL) return fail(L, "@pipeline");
+    if (!scalar_ok(L, s->u.forr.lo) || !scalar_ok(L, s->u.forr.hi) || (s->u.forr.step && !scalar_ok(L, s->u.forr.step)))
+      return false;
+    o = op_new(L, b, TO_FOR);
+    return lower_block(L, &o->body, &s->u.forr.body);
+  case S_WHILE:
+    if (!scalar_ok(L, s->u.whil.cond)) return false;
+    o = op_new(L, b, TO_WHILE);
+    return lower_block(L, &o->body, &s->u.whil.body);
+  case S_IF:
+    if (!scalar_ok(L, s->u.iff.cond)) return false;
+    o = op_new(L, b, TO_IF);
+    if (!lower_block(L, &o->body, &s->u.iff.then)) return false;
+    if (!s->u.iff.els) return true;
+    o->has_els = true;
+    if (s->u.iff.els->kind == S_BLOCK) return lower_block(L, &o->els, &s->u.iff.els->u.block);
+    Block one = {&s->u.iff.els, 1, {0, 0}};
+    return lower_block(L, &o->els, &one);
+  default: unreachable();
+  }
+}
+
+static bool lower_stmt(Lower *L, TirBlock *b, Stmt *s) {
+  L->stmt = s;
+  L->first = true;
+  switch (s->kind) {
+  case S_CONST: return true;
+  case S_VAR: return lower_var(L, b, s);
+  case S_ASSIGN: return lower_assign(L, b, s);
+  case S_FOR: case S_WHILE: case S_IF: return lower_control(L, b, s);
+  case S_BREAK: op_new(L, b, TO_BREAK); return true;
+  case S_CONTINUE: op_new(L, b, TO_CONTINUE); return true;
+  case S_BLOCK: return lower_block(L, b, &s->u.block);
+  case S_EXPR: unreachable();
+  }
+  unreachable();
+}
+
+static bool lower_block(Lower *L, TirBlock *out, Block *b) {
+  for (int i = 0; i < b->nstmts; i++)
+    if (!lower_stmt(L, out, b->stmts[i])) return false;
+  return true;
+}
+
+/* Tensors one thread writes and another may read, and stores from several
+ * statements into one tensor, need the ordering the IR does not track yet. */
+static bool tensors_ok(Lower *L) {
+  for (int i = 0; i < L->written.len; i++)
+    for (int j = 0; j < L->read.len; j++)
+      if (L->written.items[i] == L->read.items[j]) return fail(L, "a tensor both read and written");
+  return true;
+}
+
+static int count_stores(const TirBlock *b, const Sym *X) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *o = b->ops.items[i];
+    if (o->kind == TO_STORE && o->slice->u.index.base->u.ident.sym == X) n++;
+    n += count_stores(&o->body, X) + count_stores(&o->els, X);
+  }
+  return n;
+}
+
+TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why) {
+  TirKernel *K = NEW(a, TirKernel);
+  K->a = a;
+  K->d = d;
+  K->k = k;
+  K->ki = k->info;
+  K->t = t;
+  K->hw = hw_path(t);
+  Lower L = {.K = K};
+  facts_mark_reassigned(&k->body);
+  if (!lower_block(&L, &K->body, &k->body) || !tensors_ok(&L)) {
+    *why = L.why;
+    return NULL;
+  }
+  for (int i = 0; i < L.written.len; i++)
+    if (count_stores(&K->body, L.written.items[i]) > 1) {
+      *why = "stores to one tensor from several statements";
+      return NULL;
+    }
+  return K;
+}

@@ -1,0 +1,152 @@
+/* sync.c: barriers, placed by a dataflow pass over the IR.
+ *
+ * The state is, for each shared buffer, whether it was written and whether it
+ * was read since the last barrier on every path here (and by which op). An
+ * op that reads a buffer written since the last barrier (RAW), or writes one
+ * read or written by another op since then (WAR, WAW), gets a barrier before
+ * it; a barrier clears the state. A write to an alternating buffer (a
+ * reduction's scratch in a loop, t2c.h) needs none: the half it writes was
+ * last read before the barrier that the other half's write -> read needed. One op never conflicts with itself: the
+ * layouts give each of its elements one thread. Branches join; a loop's body
+ * runs dry (nothing inserted) with the state at its head joined with the
+ * state at its end and at its continues until that state stops changing,
+ * then once for real. Only then are barriers inserted, so a loop whose body
+ * needs a barrier at its top from the previous iteration gets it there.
+ */
+#include "t2c.h"
+
+#include <string.h>
+
+enum { ST_W = 1, ST_R = 2 };
+
+typedef struct SyncState {
+  uint8_t acc[TIR_MAX_BUFS];
+  const TirOp *wop[TIR_MAX_BUFS]; /* the op that wrote it (NULL: several) */
+  int wline[TIR_MAX_BUFS], rline[TIR_MAX_BUFS];
+} SyncState;
+
+typedef struct SyncLoop {
+  SyncState brk, cont;
+  bool has_brk, has_cont;
+} SyncLoop;
+
+static SyncState join(const SyncState *a, const SyncState *b) {
+  SyncState r = *a;
+  for (int i = 0; i < TIR_MAX_BUFS; i++) {
+    r.acc[i] = a->acc[i] | b->acc[i];
+    if (!(a->acc[i] & ST_W)) r.wop[i] = b->wop[i], r.wline[i] = b->wline[i];
+    else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) r.wop[i] = NULL;
+    if (!(a->acc[i] & ST_R)) r.rline[i] = b->rline[i];
+  }
+  return r;
+}
+
+static bool same(const SyncState *a, const SyncState *b) {
+  return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->wop, b->wop, sizeof a->wop) == 0;
+}
+
+/* Why op needs a barrier in state st, or NULL. */
+static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st) {
+  for (int i = 0; i < op->nacc; i++) {
+    int b = op->acc[i].buf;
+    const char *n = K->bufs[b].cname;
+    if (!op->acc[i].write && (st->acc[b] & ST_W))
+      return arena_printf(K->a, "%s: written at line %d, read here by other threads", n, st->wline[b]);
+    if (op->acc[i].write && K->bufs[b].alternating) continue; /* the other half was read */
+    if (op->acc[i].write && (st->acc[b] & ST_R))
+      return arena_printf(K->a, "%s: read at line %d, overwritten here by other threads", n, st->rline[b]);
+    if (op->acc[i].write && (st->acc[b] & ST_W) && st->wop[b] != op)
+      return arena_printf(K->a, "%s: written at line %d, overwritten here by other threads", n, st->wline[b]);
+  }
+  return NULL;
+}
+
+static void record(const TirOp *op, SyncState *st) {
+  for (int i = 0; i < op->nacc; i++) {
+    int b = op->acc[i].buf, line = op->stmt ? op->stmt->loc.line : 0;
+    if (op->acc[i].write) {
+      st->wop[b] = (st->acc[b] & ST_W) && st->wop[b] != op ? NULL : op;
+      st->acc[b] |= ST_W;
+      st->wline[b] = line;
+    } else {
+      st->acc[b] |= ST_R;
+      st->rline[b] = line;
+    }
+  }
+}
+
+static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real);
+
+static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real) {
+  SyncState head = *st;
+  for (int round = 0; round < 64; round++) {
+    SyncState s = head;
+    SyncLoop lp = {0};
+    run_block(K, &op->body, &s, &lp, false);
+    SyncState end = lp.has_cont ? join(&s, &lp.cont) : s;
+    SyncState next = join(st, &end);
+    if (same(&next, &head)) break;
+    head = next;
+  }
+  SyncState s = head;
+  SyncLoop lp = {0};
+  run_block(K, &op->body, &s, &lp, real);
+  *st = lp.has_brk ? join(&head, &lp.brk) : head;
+}
+
+static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop) {
+  switch (op->kind) {
+  case TO_FOR: case TO_WHILE: run_loop(K, op, st, false); return; /* real runs come from run_block */
+  case TO_IF: {
+    SyncState a = *st, b = *st;
+    run_block(K, &op->body, &a, loop, false);
+    run_block(K, &op->els, &b, loop, false);
+    *st = join(&a, &b);
+    return;
+  }
+  case TO_BREAK:
+    loop->brk = loop->has_brk ? join(&loop->brk, st) : *st;
+    loop->has_brk = true;
+    return;
+  case TO_CONTINUE:
+    loop->cont = loop->has_cont ? join(&loop->cont, st) : *st;
+    loop->has_cont = true;
+    return;
+  default: record(op, st); return;
+  }
+}
+
+static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real) {
+  PtrVec out = {0};
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    const char *why = conflict(K, op, st);
+    if (why) {
+      memset(st, 0, sizeof *st);
+      if (real) {
+        TirOp *bar = tir_new_op(K, NULL, TO_BARRIER, op->stmt);
+        bar->reason = why;
+        bar->first = op->first; /* the statement's comment heads its barrier too */
+        op->first = false;
+        vec_push(K->a, &out, bar);
+        K->nbarriers++;
+      }
+    }
+    if (real) vec_push(K->a, &out, op);
+    if (real && (op->kind == TO_FOR || op->kind == TO_WHILE)) run_loop(K, op, st, true);
+    else if (real && op->kind == TO_IF) {
+      SyncState a = *st, c = *st;
+      run_block(K, &op->body, &a, loop, true);
+      run_block(K, &op->els, &c, loop, true);
+      *st = join(&a, &c);
+    } else run_op(K, op, st, loop);
+  }
+  if (real) b->ops = out;
+}
+
+void sync_place(TirKernel *K) {
+  SyncState st;
+  memset(&st, 0, sizeof st);
+  SyncLoop top = {0};
+  run_block(K, &K->body, &st, &top, true);
+}

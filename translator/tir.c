@@ -1,0 +1,285 @@
+/* tir.c: the tile IR's objects, its text dump (--dump-tir), and the driver
+ * that runs the stages in order.
+ *
+ * A TirKernel is a tree of blocks of ops (t2c.h). Elementwise ops keep the
+ * checked AST expression they compute; every subexpression that is not
+ * elementwise (a tensor slice read, a reduction) was hoisted by lower.c into
+ * an op of its own writing a TirVar, and the expression's node maps to that
+ * var (TirKernel.hkeys/hvals). So an op's expression reads only values that
+ * are already in registers, and every memory access of the kernel is an op.
+ */
+#include "t2c.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+TirVar *tir_new_var(TirKernel *K, ElemType elem, int rank, int rows, int cols, const char *what) {
+  TirVar *v = NEW(K->a, TirVar);
+  v->id = K->vars.len;
+  v->elem = elem;
+  v->rank = rank;
+  v->rows = rows;
+  v->cols = cols;
+  v->what = what;
+  vec_push(K->a, &K->vars, v);
+  return v;
+}
+
+TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s) {
+  TirOp *op = NEW(K->a, TirOp);
+  op->kind = kind;
+  op->stmt = s;
+  op->op = TK_ASSIGN;
+  op->buf = -1;
+  if (b) vec_push(K->a, &b->ops, op);
+  return op;
+}
+
+TirVar *tir_hoisted(const TirKernel *K, const Expr *x) {
+  for (int i = 0; i < K->hkeys.len; i++)
+    if (K->hkeys.items[i] == x) return K->hvals.items[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------ layouts */
+
+int layout_count(const Layout *l) {
+  if (l->kind == LY_SLICE) return l->dim == 1 ? l->rr : l->rc * l->vec;
+  return l->rr * l->rc * l->vec;
+}
+
+bool layout_padded(const Layout *l) {
+  const Layout *p = l->kind == LY_SLICE ? l->parent : l;
+  return p->rr * p->wr * p->lr != p->rows || p->rc * p->wc * p->lc * p->vec != p->cols;
+}
+
+const char *layout_str(Arena *a, const Layout *l) {
+  if (l->kind == LY_SLICE) return arena_printf(a, "slice(L%d, dim %d)", l->parent->id, l->dim);
+  return arena_printf(a, "L%d", l->id);
+}
+
+static const char *blocked_str(Arena *a, const Layout *l) {
+  return arena_printf(a, "[%d, %d] blocked: runs of %d, lanes %d x %d, warps %d x %d, repeats %d x %d", l->rows,
+                      l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, l->rr, l->rc);
+}
+
+/* ------------------------------------------------------------ the dump */
+
+static const char *op_names[] = {
+  [TO_SCALAR] = "scalar", [TO_DECL] = "decl", [TO_LOAD] = "load", [TO_ASSIGN] = "assign",
+  [TO_REDUCE] = "reduce", [TO_SCRATCH_WRITE] = "scratch_write", [TO_SCRATCH_READ] = "scratch_read",
+  [TO_STORE] = "store", [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
+  [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier",
+};
+
+static const char *tok_str(TokenKind k) {
+  switch (k) {
+  case TK_OROR: return "||"; case TK_ANDAND: return "&&"; case TK_EQ: return "==";
+  case TK_NE: return "!="; case TK_LT: return "<"; case TK_LE: return "<=";
+  case TK_GT: return ">"; case TK_GE: return ">="; case TK_OR: return "|";
+  case TK_XOR: return "^"; case TK_AND: return "&"; case TK_SHL: return "<<";
+  case TK_SHR: return ">>"; case TK_PLUS: return "+"; case TK_MINUS: return "-";
+  case TK_STAR: return "*"; case TK_SLASH: return "/"; case TK_PERCENT: return "%";
+  case TK_ASSIGN: return "="; case TK_ADD_ASSIGN: return "+="; case TK_SUB_ASSIGN: return "-=";
+  case TK_MUL_ASSIGN: return "*="; case TK_DIV_ASSIGN: return "/=";
+  case TK_NOT: return "!"; case TK_TILDE: return "~";
+  default: return "?";
+  }
+}
+
+static void expr_str(const TirKernel *K, const Expr *x, Buf *b);
+
+static void index_str(const TirKernel *K, const Expr *x, Buf *b) {
+  buf_printf(b, "%s[", x->u.index.base->u.ident.name);
+  for (int i = 0; i < x->u.index.nidx; i++) {
+    if (i) buf_puts(b, ", ");
+    expr_str(K, x->u.index.idx[i].start, b);
+    if (x->u.index.idx[i].len) {
+      buf_puts(b, " :+ ");
+      expr_str(K, x->u.index.idx[i].len, b);
+    }
+  }
+  buf_puts(b, "]");
+}
+
+/* The expression as .tl text, hoisted subexpressions as %vN. */
+static void expr_str(const TirKernel *K, const Expr *x, Buf *b) {
+  TirVar *h = tir_hoisted(K, x);
+  if (h) {
+    buf_printf(b, "%%%s", h->cname);
+    return;
+  }
+  static const char *const ctx_names[] = {"thread", "threads", "lane", "lanes", "warp", "warps",
+                                          "block.x", "block.y", "block.z", "blocks.x", "blocks.y", "blocks.z"};
+  switch (x->kind) {
+  case E_INT: buf_printf(b, "%" PRId64, x->u.ival); return;
+  case E_FLOAT: buf_puts(b, x->u.ftext ? x->u.ftext : "?"); return;
+  case E_BOOL: buf_puts(b, x->u.ival ? "true" : "false"); return;
+  case E_INF: buf_puts(b, "inf"); return;
+  case E_IDENT: buf_puts(b, x->u.ident.name); return;
+  case E_CTX: buf_printf(b, "ctx.%s", ctx_names[x->u.ctx]); return;
+  case E_MEMBER: expr_str(K, x->u.member.base, b); buf_printf(b, ".%s", x->u.member.name); return;
+  case E_UNARY:
+    buf_puts(b, x->u.unary.op == TK_MINUS ? "-" : tok_str(x->u.unary.op));
+    expr_str(K, x->u.unary.a, b);
+    return;
+  case E_BINARY:
+    buf_puts(b, "(");
+    expr_str(K, x->u.binary.a, b);
+    buf_printf(b, " %s ", tok_str(x->u.binary.op));
+    expr_str(K, x->u.binary.b, b);
+    buf_puts(b, ")");
+    return;
+  case E_CALL:
+    buf_printf(b, "%s(", x->u.call.name);
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      if (i) buf_puts(b, ", ");
+      expr_str(K, x->u.call.args[i], b);
+    }
+    buf_puts(b, ")");
+    return;
+  case E_INDEX: index_str(K, x, b); return;
+  }
+}
+
+static void dump_block(const TirKernel *K, const TirBlock *blk, int depth, FILE *out);
+
+static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
+  Buf b = {0};
+  buf_printf(&b, "%*s%s", 2 * depth, "", op_names[op->kind]);
+  if (op->dst) buf_printf(&b, " %%%s", op->dst->cname);
+  switch (op->kind) {
+  case TO_SCALAR: {
+    Stmt *s = op->stmt;
+    if (s->kind == S_VAR) {
+      buf_printf(&b, " %s = ", s->u.decl.name);
+      expr_str(K, s->u.decl.init, &b);
+    } else {
+      expr_str(K, s->u.assign.lhs, &b);
+      buf_printf(&b, " %s ", tok_str(s->u.assign.op));
+      expr_str(K, s->u.assign.rhs, &b);
+    }
+    break;
+  }
+  case TO_DECL:
+    buf_printf(&b, ": %s%s", elem_names[op->dst->elem],
+               op->dst->rank == 1 ? arena_printf(K->a, "[%d]", op->dst->cols)
+                                  : arena_printf(K->a, "[%d, %d]", op->dst->rows, op->dst->cols));
+    break;
+  case TO_LOAD:
+    buf_puts(&b, " = ");
+    if (op->pad) buf_puts(&b, "pad(");
+    index_str(K, op->slice, &b);
+    if (op->pad) {
+      buf_puts(&b, ", ");
+      expr_str(K, op->pad, &b);
+      buf_puts(&b, ")");
+    }
+    break;
+  case TO_ASSIGN:
+    buf_printf(&b, " %s ", tok_str(op->op));
+    expr_str(K, op->expr, &b);
+    break;
+  case TO_REDUCE:
+    buf_printf(&b, " = %s(", builtin_names[op->red]);
+    expr_str(K, op->expr, &b);
+    buf_puts(&b, ")");
+    break;
+  case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:
+    buf_printf(&b, " %s %s (%s)", op->kind == TO_SCRATCH_WRITE ? "->" : "<-", K->bufs[op->buf].cname,
+               builtin_names[op->red]);
+    break;
+  case TO_STORE:
+    buf_puts(&b, " ");
+    index_str(K, op->slice, &b);
+    buf_printf(&b, " %s ", tok_str(op->op));
+    expr_str(K, op->expr, &b);
+    break;
+  case TO_FOR:
+    buf_printf(&b, " %s in range(", op->stmt->u.forr.var);
+    expr_str(K, op->stmt->u.forr.lo, &b);
+    buf_puts(&b, ", ");
+    expr_str(K, op->stmt->u.forr.hi, &b);
+    if (op->stmt->u.forr.step) {
+      buf_puts(&b, ", ");
+      expr_str(K, op->stmt->u.forr.step, &b);
+    }
+    buf_puts(&b, ")");
+    break;
+  case TO_WHILE: case TO_IF:
+    buf_puts(&b, " ");
+    expr_str(K, op->kind == TO_IF ? op->stmt->u.iff.cond : op->stmt->u.whil.cond, &b);
+    break;
+  case TO_BARRIER: buf_printf(&b, " (%s)", op->reason); break;
+  default: break;
+  }
+  /* what the stages decided */
+  if (op->lay) buf_printf(&b, "  [%s", layout_str(K->a, op->lay));
+  if (op->lay && (op->kind == TO_LOAD || op->kind == TO_STORE)) buf_printf(&b, ", vec %d", op->vec);
+  if (op->lay) buf_puts(&b, "]");
+  for (int i = 0; i < op->nacc; i++)
+    buf_printf(&b, "  %s %s", op->acc[i].write ? "writes" : "reads", K->bufs[op->acc[i].buf].cname);
+  if (op->stmt && op->kind != TO_BARRIER) buf_printf(&b, "  ; line %d", op->stmt->loc.line);
+  fprintf(out, "%s\n", b.data);
+  buf_free(&b);
+  if (op->kind == TO_FOR || op->kind == TO_WHILE || op->kind == TO_IF) dump_block(K, &op->body, depth + 1, out);
+  if (op->has_els) {
+    fprintf(out, "%*selse\n", 2 * depth, "");
+    dump_block(K, &op->els, depth + 1, out);
+  }
+}
+
+static void dump_block(const TirKernel *K, const TirBlock *blk, int depth, FILE *out) {
+  for (int i = 0; i < blk->ops.len; i++) dump_op(K, blk->ops.items[i], depth, out);
+}
+
+void tir_dump(const TirKernel *K, FILE *out) {
+  fprintf(out, "kernel %s: %d threads, path %s, after %s\n", K->k->name, K->ki->threads, K->hw->name, K->stage);
+  for (int i = 0; i < K->layouts.len; i++) {
+    const Layout *l = K->layouts.items[i];
+    fprintf(out, "  layout L%d = %s: %d per thread\n", l->id, blocked_str(K->a, l), layout_count(l));
+  }
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    fprintf(out, "  value %%%s: %s[%d, %d] (%s)", v->cname, elem_names[v->elem], v->rows, v->cols, v->what);
+    if (v->layout) fprintf(out, " in %s, %d per thread", layout_str(K->a, v->layout), layout_count(v->layout));
+    fprintf(out, "\n");
+  }
+  for (int i = 0; i < K->nbufs; i++) {
+    const TirBuf *f = &K->bufs[i];
+    fprintf(out, "  shared %s: %s[%d, %d], %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
+            f->rows, f->cols, f->bytes, f->offset, f->what);
+  }
+  if (K->versioned) {
+    fprintf(out, "  fast body when:");
+    for (int i = 0; i < K->nchecks; i++) {
+      const TirCheck *c = &K->checks[i];
+      if (c->size) fprintf(out, " %s %% %d == 0", c->size->name, c->mod);
+      else fprintf(out, " %s aligned to %d bytes", c->tensor->name, c->mod);
+      fprintf(out, i + 1 < K->nchecks ? "," : "\n");
+    }
+  }
+  fprintf(out, "  body:\n");
+  dump_block(K, &K->body, 2, out);
+}
+
+/* ------------------------------------------------------------ the stages in order */
+
+TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char *last, const char **why) {
+  TirKernel *K = lower_kernel(a, d, k, t, why);
+  if (!K) return NULL;
+  K->stage = "lower";
+  if (last && strcmp(last, "lower") == 0) return K;
+  if (!layout_assign(K, why)) return NULL;
+  K->stage = "layout";
+  if (last && strcmp(last, "layout") == 0) return K;
+  sync_place(K);
+  K->stage = "sync";
+  if (last && strcmp(last, "sync") == 0) return K;
+  if (!smem_place(K)) {
+    *why = NULL; /* reported */
+    return NULL;
+  }
+  K->stage = "smem";
+  return K;
+}
