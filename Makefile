@@ -204,7 +204,7 @@ UBSAN_FLAGS := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ASAN_DIFF_SEEDS := 1:21
-ASAN_KERNELS := examples/squares elementwise_i32 reduce_rows_shared mma_shared pipeline3_dot_f16 \
+ASAN_KERNELS := examples/squares examples/softmax_row elementwise_i32 reduce_rows_shared mma_shared pipeline3_dot_f16 \
                 registers_softmax dot_f16 vec_load
 test-asan:
 	$(MAKE) B=build-asan CC=gcc CFLAGS="$(ASAN_FLAGS)" build-asan/tile2cu build-asan/unit-tests build-asan/difftest

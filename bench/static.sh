@@ -15,6 +15,10 @@
 #   spill st/ld      spill store / load bytes (ptxas)
 #   shared           shared bytes from the generated kernel's header comment
 #                    (`d`: dynamic shared memory, so ptxas's smem shows 0)
+#   barriers / cross-warp reductions   barriers in the kernel's body (the header's count; a
+#                    kernel with a fast and a general body has this many in each), and, for
+#                    kernels lowered through the tile IR, its row reductions whose rows span
+#                    warps (one scratch buffer each; "-": emitted by emit.c)
 #   smem             shared bytes ptxas reports (static allocations only)
 #   mma              mma.sync instructions in the PTX
 #   ldmatrix         ldmatrix instructions
@@ -52,8 +56,13 @@ one() {
     echo "$f - $arch NVCC-FAILED" > "$dir/rows"; return
   fi
   # the generated header comments: "// kernel NAME (...)" then "//   shared memory: N bytes[, dynamic]"
-  awk '/^\/\/ kernel [A-Za-z_0-9]+ \(/ { k = $3 }
-       /^\/\/   shared memory: [0-9]+ bytes/ { d = ($0 ~ /dynamic/) ? "d" : ""; print "S", k, $4 d }' \
+  # and "barriers: B"; kernels lowered through the tile IR list their layouts ("layout L0:") and one
+  # scratch buffer per row reduction across warps ("partials of ...")
+  awk '/^\/\/ kernel [A-Za-z_0-9]+ \(/ { k = $3; tir[k] = 0; red[k] = 0 }
+       /^\/\/   layout L[0-9]+:/ { tir[k] = 1 }
+       /^\/\/   t2c_red[0-9]+: shared, .*partials of/ { red[k]++ }
+       /^\/\/   shared memory: [0-9]+ bytes/ { d = ($0 ~ /dynamic/) ? "d" : ""; b = $0; sub(/.*barriers: /, "", b)
+                                          print "S", k, $4 d, b, tir[k] ? red[k] : "-" }' \
     "$dir/$b.cu" > "$dir/facts"
   awk '/Compiling entry function/ { k = $0; sub(/.*function \047/, "", k); sub(/\047.*/, "", k); print "E", k }
        /Function properties for/ { k = $NF }
@@ -78,12 +87,12 @@ one() {
     "$ptx" >> "$dir/facts"
   awk -v f="$f" -v arch="$arch" '
        $1 == "E" { n++; order[n] = $2 }
-       $1 == "S" { sh[$2] = $3 }
+       $1 == "S" { sh[$2] = $3; bar[$2] = $4 "/" $5 }
        $1 == "F" { st[$2] = $3; sps[$2] = $4; spl[$2] = $5 }
        $1 == "R" { rg[$2] = $3; sm[$2] = $4 }
        $1 == "P" { p[$2] = $3 " " $4 " " $5 " " $6 " " $7 " " $8 " " $9 " " $10 }
        END { for (i = 1; i <= n; i++) { k = order[i]
-               print f, k, arch, rg[k], st[k], sps[k], spl[k], (k in sh) ? sh[k] : "?", sm[k], (k in p) ? p[k] : "? ? ? ? ? ? ? ?" } }' \
+               print f, k, arch, rg[k], st[k], sps[k], spl[k], (k in sh) ? sh[k] : "?", (k in bar) ? bar[k] : "?", sm[k], (k in p) ? p[k] : "? ? ? ? ? ? ? ?" } }' \
     "$dir/facts" > "$dir/rows"
 }
 
@@ -94,21 +103,21 @@ done
 
 yn() { if [ "$1" = 0 ]; then printf 'no'; elif [ "$1" = "?" ]; then printf '?'; else printf 'yes %s' "$1"; fi; }
 
-echo "| example | kernel | target | regs | stack | spill st/ld | shared | smem | mma.sync | ldmatrix | cp.async (16B) | ld.global 16B | ld.shared 16B | st.global 16B / all |"
-echo "|---|---|---|--:|--:|--:|--:|--:|---|---|---|---|---|---|"
+echo "| example | kernel | target | regs | stack | spill st/ld | shared | barriers / cross-warp reductions | smem | mma.sync | ldmatrix | cp.async (16B) | ld.global 16B | ld.shared 16B | st.global 16B / all |"
+echo "|---|---|---|--:|--:|--:|--:|--:|--:|---|---|---|---|---|---|"
 status=0
 bad=""
 for f in $FILES; do
   b=$(basename "$f" .tl)
   for a in $ARCHS; do
-    while read -r file k arch rg st sps spl sh sm mma ldm cpa cp16 ldg lds stg16 stg; do
+    while read -r file k arch rg st sps spl sh bars sm mma ldm cpa cp16 ldg lds stg16 stg; do
       if [ "$k" = "-" ]; then
-        echo "| $file | - | $arch | $rg | | | | | | | | | | |"
+        echo "| $file | - | $arch | $rg | | | | | | | | | | | |"
         status=1; continue
       fi
       if [ "$st" != 0 ] || [ "$sps" != 0 ] || [ "$spl" != 0 ]; then bad="$bad $file:$k:$arch"; fi
       if [ "$cpa" = 0 ]; then cps=no; else cps="yes $cpa ($cp16)"; fi
-      echo "| $file | $k | $arch | $rg | $st | $sps/$spl | $sh | $sm | $(yn "$mma") | $(yn "$ldm") | $cps | $(yn "$ldg") | $(yn "$lds") | $stg16 / $stg |"
+      echo "| $file | $k | $arch | $rg | $st | $sps/$spl | $sh | $bars | $sm | $(yn "$mma") | $(yn "$ldm") | $cps | $(yn "$ldg") | $(yn "$lds") | $stg16 / $stg |"
     done < "$WORK/$b.$a/rows"
   done
 done

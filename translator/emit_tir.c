@@ -531,6 +531,7 @@ static const char *summary(Printer *P) {
   buf_puts(&b, "\n");
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
+    if (!l->used) continue;
     buf_printf(&b, "//   layout L%d: [%d, %d], runs of %d, lanes %d x %d, warps %d x %d: %d per thread\n", l->id,
                l->rows, l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, layout_count(l));
   }
@@ -594,6 +595,7 @@ static const char *ctx_vars(Printer *P) {
       buf_printf(&b, "  int t2c_ph%d = 0;  // which half of %s this turn uses\n", i, K->bufs[i].cname);
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
+    if (!l->used) continue;
     const char *lr = l->lc == lanes ? "0" : l->lc == 1 ? "lane" : F("lane / %d", l->lc);
     const char *lc = l->lc == 1 ? "0" : l->lc == lanes ? "lane" : F("lane %% %d", l->lc);
     const char *wr = l->wr == 1 ? "0" : l->wc == 1 ? "warp" : F("warp / %d", l->wc);

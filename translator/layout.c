@@ -144,9 +144,9 @@ static void join(Classes *c, int a, int b) {
   if (c->parent[rb]) set_parent(c, ra, c->parent[rb], c->dim[rb]);
 }
 
-static bool is_row_unit(const TirVar *v) { return v->rank == 2 && v->cols == 1 && v->rows > 1; }
-static bool is_col_unit(const TirVar *v) { return v->rows == 1 && v->cols > 1; }
-static bool is_2d(int rows, int cols) { return rows > 1 && cols > 1; }
+/* A shape with more than one column anchors a blocked layout; one with a
+ * single column is a row value, which lives in a slice of a blocked layout. */
+static bool anchored(int rows, int cols) { (void)rows; return cols > 1; }
 
 static int op_ebytes(TirKernel *K, const TirOp *op) {
   (void)K;
@@ -158,26 +158,26 @@ static int op_ebytes(TirKernel *K, const TirOp *op) {
 /* The widest element a load or store at this shape moves (runs are at most 16 bytes of it). */
 static void widest_fn(TirKernel *K, TirOp *op, void *ctx) {
   int *w = ctx;
-  if ((op->kind == TO_LOAD || op->kind == TO_STORE) && is_2d(op->rows, op->cols) && op_ebytes(K, op) > *w)
+  if ((op->kind == TO_LOAD || op->kind == TO_STORE) && anchored(op->rows, op->cols) && op_ebytes(K, op) > *w)
     *w = op_ebytes(K, op);
 }
 
+/* How an op over [R, C] reads value v: the same shape (one class), a row
+ * value [R, 1] (a slice of the op's blocked layout along dim 1), or a column
+ * value [1, C] broadcast down R > 1 rows (a slice along dim 0). */
 static void relate_leaf(TirKernel *K, TirVar *v, void *ctx) {
   Classes *c = ctx;
   TirOp *op = c->op;
-  if (v->rows == 1 && v->cols == 1) {
-    c->why = "a [1, 1] tile";
+  int R = op->rows, C = op->cols;
+  if (v->rows == R && v->cols == C) {
+    if (!c->first) c->first = v;
+    else join(c, c->first->id, v->id);
     return;
   }
-  if (is_2d(op->rows, op->cols)) {
-    const Layout *p = find_blocked(K, op->rows, op->cols);
-    if (is_row_unit(v)) set_parent(c, v->id, p, 1);
-    else if (is_col_unit(v)) set_parent(c, v->id, p, 0);
-    return;
-  }
-  /* an op over a unit-dim shape: its values share a class */
-  if (!c->first) c->first = v;
-  else if (c->first->rows == v->rows && c->first->cols == v->cols) join(c, c->first->id, v->id);
+  const Layout *p = anchored(R, C) ? find_blocked(K, R, C) : NULL;
+  if (p && v->cols == 1 && v->rows == R) set_parent(c, v->id, p, 1);
+  else if (p && v->rows == 1 && v->cols == C) set_parent(c, v->id, p, 0);
+  else c->why = "a broadcast the IR does not make yet";
 }
 
 static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
@@ -185,14 +185,14 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
   c->op = op;
   c->first = NULL;
   if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), 1);
-  if (op->dst && op->kind != TO_REDUCE && (op->dst->rows == 1 || op->dst->cols == 1)) relate_leaf(K, op->dst, c);
+  if (op->kind == TO_ASSIGN || op->kind == TO_LOAD) relate_leaf(K, op->dst, c);
   if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE) leaves(K, op->expr, relate_leaf, c);
 }
 
 static void anchor_fn(TirKernel *K, TirOp *op, void *ctx) {
   int w = *(int *)ctx;
   if ((op->kind == TO_REDUCE || op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_LOAD) &&
-      is_2d(op->rows, op->cols))
+      anchored(op->rows, op->cols))
     blocked(K, op->rows, op->cols, w);
 }
 
@@ -211,12 +211,11 @@ static bool assign_vars(TirKernel *K, const char **why) {
   }
   for (int i = 0; i < n; i++) {
     TirVar *v = K->vars.items[i];
-    if (is_2d(v->rows, v->cols)) v->layout = blocked(K, v->rows, v->cols, w);
-  }
-  for (int i = 0; i < n; i++) {
-    TirVar *v = K->vars.items[i];
-    if (v->layout) continue;
     int r = find(&c, i);
+    if (c.parent[r] && v->rows > 1 && v->cols > 1) {
+      *why = "a tile read as a broadcast of another shape";
+      return false;
+    }
     if (c.parent[r]) v->layout = slice_of(K, c.parent[r], c.dim[r]);
     else v->layout = blocked(K, v->rows, v->cols, w);
   }
@@ -242,9 +241,25 @@ static void check_leaf(TirKernel *K, TirVar *v, void *ctx) {
   if (!readable(v->layout, c->lay)) c->why = "a value read in another layout (a layout conversion)";
 }
 
-static void find_unit_leaf(TirKernel *K, TirVar *v, void *ctx) {
-  const Layout **l = ctx;
-  if (!*l) *l = v->layout;
+typedef struct ShapeLeaf {
+  int rows, cols;
+  const Layout *same, *any;
+} ShapeLeaf;
+
+static void shape_leaf(TirKernel *K, TirVar *v, void *ctx) {
+  ShapeLeaf *s = ctx;
+  if (v->rows == s->rows && v->cols == s->cols && !s->same) s->same = v->layout;
+  if (!s->any) s->any = v->layout;
+}
+
+/* A store runs where its value is: in the layout of a value of its shape,
+ * else the blocked layout of its shape, else (a row value) where its values are. */
+static const Layout *store_layout(TirKernel *K, const TirOp *op) {
+  ShapeLeaf s = {op->rows, op->cols, NULL, NULL};
+  leaves(K, op->expr, shape_leaf, &s);
+  if (s.same) return s.same;
+  if (anchored(op->rows, op->cols) || !s.any) return blocked(K, op->rows, op->cols, 4);
+  return s.any;
 }
 
 static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
@@ -255,16 +270,7 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     op->lay = blocked(K, op->rows, op->cols, 4);
     if (op->dst->layout->kind != LY_SLICE || op->dst->layout->parent != op->lay) c->why = "a reduction into another layout";
     break;
-  case TO_STORE: {
-    if (is_2d(op->rows, op->cols)) {
-      op->lay = blocked(K, op->rows, op->cols, 4);
-      break;
-    }
-    const Layout *l = NULL;
-    leaves(K, op->expr, find_unit_leaf, &l);
-    op->lay = l ? l : blocked(K, op->rows, op->cols, 4);
-    break;
-  }
+  case TO_STORE: op->lay = store_layout(K, op); break;
   default: return;
   }
   if (op->kind == TO_DECL || op->kind == TO_LOAD) return;
@@ -424,10 +430,25 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
 
 /* ------------------------------------------------------------ the stage */
 
+static void used_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)K, (void)ctx;
+  if (op->lay) ((Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay))->used = true;
+}
+
+/* The layouts some value or op uses (the printer computes their coordinates). */
+static void mark_used(TirKernel *K) {
+  for (int i = 0; i < K->vars.len; i++) {
+    const Layout *l = ((TirVar *)K->vars.items[i])->layout;
+    ((Layout *)(l->kind == LY_SLICE ? l->parent : l))->used = true;
+  }
+  walk(K, &K->body, used_fn, NULL);
+}
+
 /* A layout's first row and column are computed from the lane and, with more than one warp, the warp. */
 static void lanes_warps(TirKernel *K) {
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
+    if (!l->used) continue;
     K->use_lane = true;
     if (l->wc * l->wr > 1) K->use_warp = true;
   }
@@ -445,6 +466,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     *why = "too many reductions";
     return false;
   }
+  mark_used(K);
   lanes_warps(K);
   /* from here on the kernel is the IR's: warnings are given */
   Bounds w = {0};

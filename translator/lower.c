@@ -229,6 +229,23 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   return true;
 }
 
+/* t[0 :+ m, 0 :+ n] = e over the whole of t (a unit dim may be indexed by 0)
+ * is an assignment to t; a write to part of a tile is not covered yet. */
+static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
+  Expr *lhs = s->u.assign.lhs;
+  const Sym *y = lhs->u.index.base->u.ident.sym;
+  TirVar *v = y ? var_of(L, y) : NULL;
+  if (!v || lhs->u.index.nidx != y->ty.rank) return fail(L, "a partial tile write or a scatter");
+  for (int d = 0; d < y->ty.rank; d++) {
+    Index *ix = &lhs->u.index.idx[d];
+    int64_t st, len = 1;
+    if (!check_const_int(ix->start, &st) || st != 0 || (ix->len && !check_const_int(ix->len, &len)) ||
+        len != y->ty.dims[d])
+      return fail(L, "a partial tile write");
+  }
+  return lower_tile_assign(L, b, v, s->u.assign.op, s->u.assign.rhs);
+}
+
 static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
   Expr *lhs = s->u.assign.lhs;
   if (lhs->kind == E_IDENT) {
@@ -242,7 +259,7 @@ static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
     if (!v) return fail(L, "an assignment to an undeclared tile");
     return lower_tile_assign(L, b, v, s->u.assign.op, s->u.assign.rhs);
   }
-  if (!is_tensor_slice(lhs)) return fail(L, "a partial tile write or a scatter");
+  if (!is_tensor_slice(lhs)) return lower_window_write(L, b, s);
   return lower_store(L, b, s);
 }
 

@@ -529,6 +529,7 @@ typedef struct Layout {
   int vec, lc, lr, wc, wr, rc, rr;
   int dim;               /* LY_SLICE: the reduced dim */
   const struct Layout *parent; /* LY_SLICE: the blocked layout */
+  bool used;             /* LY_BLOCKED: some value or op is in it or in a slice of it */
 } Layout;
 int layout_count(const Layout *l);       /* registers per thread */
 bool layout_padded(const Layout *l);     /* some positions are past the tile */

@@ -36,6 +36,7 @@
 #include "gemm_bf16.h"
 #include "gemm_f32.h"
 #include "softmax.h"
+#include "softmax_row.h"
 #include "layernorm.h"
 #include "rowsum.h"
 #include "attention.h"
@@ -300,14 +301,14 @@ static std::vector<int> sample_rows(int M, int n) {
   return r;
 }
 
-static void bench_softmax(int M, int N) {
+template <typename F> static void bench_softmax(const char *name, F launch, int M, int N) {
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%d f32", M, N);
   float *X, *Y;
   CK(cudaMalloc(&X, (size_t)M * N * 4));
   CK(cudaMalloc(&Y, (size_t)M * N * 4));
   fill(X, (size_t)M * N, 4.0f);
-  CK(tile2cu_launch_softmax(X, Y, M, N, 0));
+  CK(launch(X, Y, M, N, 0));
   CK(cudaDeviceSynchronize());
   std::vector<float> x(N), y(N);
   double worst = 0;
@@ -325,11 +326,11 @@ static void bench_softmax(int M, int N) {
   }
   char note[96];
   snprintf(note, sizeof note, "check: 16 rows, max rel err %.2g", worst);
-  if (worst > 1e-4) failed("softmax", shape, note);
+  if (worst > 1e-4) failed(name, shape, note);
   else {
-    double ms = time_ms([&] { CK(tile2cu_launch_softmax(X, Y, M, N, 0)); });
+    double ms = time_ms([&] { CK(launch(X, Y, M, N, 0)); });
     CK(cudaGetLastError());
-    line("softmax", shape, 2.0 * M * N * 4 / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+    line(name, shape, 2.0 * M * N * 4 / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
   }
   CK(cudaFree(X)); CK(cudaFree(Y));
 }
@@ -503,7 +504,8 @@ int main(int argc, char **argv) {
 
   const int M = 16384, N = 4096;  // 256 MiB of f32: well past the L2
   bench_copy((size_t)M * N * 4);
-  bench_softmax(M, N);
+  bench_softmax("softmax", tile2cu_launch_softmax, M, N);
+  bench_softmax("softmax_row (1 pass)", tile2cu_launch_softmax_row, M, N);
   bench_rowsum(M, N);
   bench_layernorm(M, N);
   printf("\n");

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char *examples_dir = "examples";
-static char ex_path[9][4200];
+static char ex_path[10][4200];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -66,9 +66,20 @@ static void t_squares(Tally *T) {
   }
 }
 
+/* softmax_ref: Y = softmax of each row of X, in double */
+static void softmax_ref(const Ten *X, Ten *Y, int M, int N) {
+  for (int i = 0; i < M; i++) {
+    double mx = -INFINITY, s = 0;
+    for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j));
+    for (int j = 0; j < N; j++) s += exp(A2(X, i, j) - mx);
+    for (int j = 0; j < N; j++) R2(Y, i, j) = exp(A2(X, i, j) - mx) / s;
+  }
+}
+
+/* N = 4100 and 4104: 16-byte runs (N % 4 == 0) over more than one chunk, the last one ragged */
 static void t_softmax(Tally *T) {
-  static const int MN[][2] = {{37, 1000}, {8, 256}, {3, 5}, {13, 513}};
-  for (int c = 0; c < 4; c++) {
+  static const int MN[][2] = {{37, 1000}, {8, 256}, {3, 5}, {13, 513}, {5, 4100}, {2, 4104}};
+  for (int c = 0; c < 6; c++) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("softmax", (uint64_t)c);
     Call k;
@@ -76,15 +87,29 @@ static void t_softmax(Tally *T) {
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
     fill_uniform(X, &r, -8, 8);
-    for (int i = 0; i < M; i++) {
-      double mx = -INFINITY, s = 0;
-      for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j));
-      for (int j = 0; j < N; j++) s += exp(A2(X, i, j) - mx);
-      for (int j = 0; j < N; j++) R2(Y, i, j) = exp(A2(X, i, j) - mx) / s;
-    }
+    softmax_ref(X, Y, M, N);
     char l[64];
     label(l, sizeof l, "M=%d N=%d", M, N);
     CHECK(T, call_check(&k, "examples/softmax", l));
+    call_free(&k);
+  }
+}
+
+/* softmax_row: one pass, the whole row in registers (N <= 4096, its @assume) */
+static void t_softmax_row(Tally *T) {
+  static const int MN[][2] = {{37, 1000}, {4, 4096}, {3, 5}, {6, 4092}, {2, 4095}, {1, 1}};
+  for (int c = 0; c < 6; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("softmax_row", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[9], "softmax_row");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -8, 8);
+    softmax_ref(X, Y, M, N);
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "examples/softmax_row", l));
     call_free(&k);
   }
 }
@@ -120,8 +145,8 @@ static void t_gemm_f32(Tally *T) {
 
 /* layernorm: two-pass mean and variance over rows of any length, 1-D W, Bias */
 static void t_layernorm(Tally *T) {
-  static const int MN[][2] = {{37, 1000}, {8, 512}, {3, 5}, {13, 257}, {1, 1}};
-  for (int c = 0; c < 5; c++) {
+  static const int MN[][2] = {{37, 1000}, {8, 512}, {3, 5}, {13, 257}, {1, 1}, {3, 4100}};
+  for (int c = 0; c < 6; c++) {
     int M = MN[c][0], N = MN[c][1];
     Rng r = rng_seed("layernorm", (uint64_t)c);
     double eps = round_dt(F32, c == 4 ? 1e-2 : 1e-5);
@@ -1410,6 +1435,7 @@ typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
 static const Test tests[] = {
     {"examples/squares", t_squares},
     {"examples/softmax", t_softmax},
+    {"examples/softmax_row", t_softmax_row},
     {"examples/gemm_f32", t_gemm_f32},
     {"examples/layernorm", t_layernorm},
     {"examples/gemm_f16", t_gemm_f16},
@@ -1548,8 +1574,8 @@ int main(int argc, char **argv) {
   }
   static const char *exs[] = {"squares.tl",  "softmax.tl",  "gemm_f32.tl",   "layernorm.tl",
                               "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl",
-                              "attention_f16.tl"};
-  for (int i = 0; i < 9; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+                              "attention_f16.tl", "softmax_row.tl"};
+  for (int i = 0; i < 10; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
   static char abs_tl[4096];
   if (!realpath(h_tldir, abs_tl)) {
     fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);
