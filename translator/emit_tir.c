@@ -600,13 +600,15 @@ static const char *ctx_vars(Printer *P) {
     const char *lc = l->lc == 1 ? "0" : l->lc == lanes ? "lane" : F("lane %% %d", l->lc);
     const char *wr = l->wr == 1 ? "0" : l->wc == 1 ? "warp" : F("warp / %d", l->wc);
     const char *wc = l->wc == 1 ? "0" : l->wr == 1 ? "warp" : F("warp %% %d", l->wc);
+    const char *pwr = strchr(wr, ' ') ? F("(%s)", wr) : wr, *pwc = strchr(wc, ' ') ? F("(%s)", wc) : wc;
     const char *r = strcmp(wr, "0") == 0 ? lr
-                    : strcmp(lr, "0") == 0 ? (l->lr == 1 ? wr : F("(%s) * %d", wr, l->lr))
-                                           : F("(%s) * %d + %s", wr, l->lr, lr);
+                    : strcmp(lr, "0") == 0 ? (l->lr == 1 ? wr : F("%s * %d", pwr, l->lr))
+                                           : F("%s * %d + %s", pwr, l->lr, lr);
     const char *cw = strcmp(wc, "0") == 0 ? lc
-                     : strcmp(lc, "0") == 0 ? (l->lc == 1 ? wc : F("(%s) * %d", wc, l->lc))
-                                            : F("(%s) * %d + %s", wc, l->lc, lc);
+                     : strcmp(lc, "0") == 0 ? (l->lc == 1 ? wc : F("%s * %d", pwc, l->lc))
+                                            : F("%s * %d + %s", pwc, l->lc, lc);
     const char *c = strcmp(cw, "0") == 0 ? "0" : l->vec == 1 ? cw : F("(%s) * %d", cw, l->vec);
+    if (strcmp(cw, "0") != 0 && l->vec > 1 && !strchr(cw, ' ')) c = F("%s * %d", cw, l->vec);
     buf_printf(&b, "  const int t2c_r%d = %s, t2c_c%d = %s;  // L%d: this thread's first row and column\n", l->id,
                r, l->id, c, l->id);
   }

@@ -2,7 +2,11 @@
  *
  *   lex -> parse -> check -> emit
  *
- * emit.c asks place.c for every placement and barrier decision. Each phase
+ * emit_program() runs the tile IR's stages (lower -> layout -> sync -> smem, tir.c)
+ * for each kernel, and prints it with emit_tir.c; a kernel the IR does not cover
+ * yet is printed by emit.c, which asks place.c for its placement and barriers.
+ *
+ * Each phase
  * reports through the Diag; the pipeline stops after a phase with errors.
  * A source longer than MAX_SOURCE_BYTES is refused here, whoever read it.
  */
