@@ -28,7 +28,8 @@ NVCC    ?= $(CUDA)/bin/nvcc
 B       ?= build
 
 TR_SRCS := $(filter-out translator/main.c,$(wildcard translator/*.c))
-TR_OBJS := $(TR_SRCS:translator/%.c=$(B)/obj/%.o) $(B)/obj/simrun.o
+# common/: what the translator, the CPU backend and the driver share (fsafe.c).
+TR_OBJS := $(TR_SRCS:translator/%.c=$(B)/obj/%.o) $(B)/obj/simrun.o $(B)/obj/fsafe.o
 TEMPLATES := $(wildcard templates/*.tmpl)
 CONFIGS := $(wildcard configs/*.yaml)
 LIBS    := -lyaml -lcrypto -ldl -lpthread -lm
@@ -42,11 +43,15 @@ all: $(B)/tile2cu lib
 
 lib: $(B)/libtile2cu.a $(B)/libtile2cu.so
 
-$(B)/obj/%.o: translator/%.c translator/t2c.h translator/npy.h rt/sim/simrun.h $(wildcard translator/*.def) | $(B)/obj
+$(B)/obj/%.o: translator/%.c translator/t2c.h translator/t2c_api.h translator/npy.h rt/sim/simrun.h common/fsafe.h \
+		$(wildcard translator/*.def) | $(B)/obj
 	$(CC) $(CFLAGS) -DTILE2CU_PREFIX='"$(PREFIX)"' -Itranslator -Irt/sim -I$(B) -c $< -o $@
 
-$(B)/obj/simrun.o: rt/sim/simrun.c rt/sim/simrun.h rt/sim/t2c_sim_api.h | $(B)/obj
+$(B)/obj/simrun.o: rt/sim/simrun.c rt/sim/simrun.h rt/sim/t2c_sim_api.h common/fsafe.h | $(B)/obj
 	$(CC) $(CFLAGS) -Irt/sim -c $< -o $@
+
+$(B)/obj/fsafe.o: common/fsafe.c common/fsafe.h | $(B)/obj
+	$(CC) $(CFLAGS) -c $< -o $@
 
 # Templates and the runtime header are embedded into the binary.
 $(B)/templates.h: $(TEMPLATES) rt/tile2cu/rt.cuh tools/embed.sh | $(B)
@@ -60,8 +65,9 @@ $(B)/configs.h: $(CONFIGS) tools/embed.sh | $(B)
 	  for f in $(CONFIGS); do n=$$(basename $$f .yaml); echo "  {\"$$n\", embedded_$${n}_yaml},"; done && \
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
-$(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/t2c.h \
-		rt/sim/simrun.h rt/sim/t2c_sim_api.h $(B)/templates.h $(B)/configs.h | $(B)/obj/drv
+# The driver sees the translator through translator/t2c_api.h only.
+$(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/t2c_api.h \
+		common/fsafe.h $(B)/templates.h $(B)/configs.h | $(B)/obj/drv
 	$(CC) $(CFLAGS) -I$(B) -c $< -o $@
 
 $(B)/libtile2cu.a: $(LIB_OBJS)
@@ -83,7 +89,7 @@ $(B) $(B)/obj $(B)/obj/drv:
 
 # ---- tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h
+$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h nvrtc_driver/internal.h
 	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(LIB_OBJS) -lcriterion $(LIBS)
 
 unit: $(B)/unit-tests $(B)/tile2cu
@@ -166,8 +172,9 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 600
 FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FZ           := $(B)/fuzz
-FUZZ_TR_SRCS := $(TR_SRCS) rt/sim/simrun.c $(DRV_SRCS)
-FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/t2c.h $(wildcard translator/*.def) $(B)/templates.h $(B)/configs.h
+FUZZ_TR_SRCS := $(TR_SRCS) rt/sim/simrun.c common/fsafe.c $(DRV_SRCS)
+FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/t2c.h translator/t2c_api.h common/fsafe.h $(wildcard translator/*.def) \
+                $(B)/templates.h $(B)/configs.h
 
 $(FZ):
 	mkdir -p $@

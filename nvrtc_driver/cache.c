@@ -1,7 +1,7 @@
 /* cache.c: the content-addressed disk cache of NVRTC output.
  *
  * Where: $TILE2CU_CACHE_DIR, else $XDG_CACHE_HOME/tile2cu, else
- * ~/.cache/tile2cu (launch_cache_dir), in its nvrtc/ subdirectory.
+ * ~/.cache/tile2cu (tr_cache_root), in its nvrtc/ subdirectory.
  * TILE2CU_CACHE=0 turns the cache off.
  *
  * Key: SHA-256 (libcrypto) over the tile2cu version, the NVRTC version, the
@@ -22,13 +22,13 @@
  * a miss, so it is recompiled, never loaded.
  *
  * The directories are created 0700 and used only when no other user can
- * change them (priv_cache_check, rt/sim/simrun.c): one of this user's that
- * group or others may write is made 0700; one that is a symbolic link, belongs to another
- * user or lies below a directory others may write turns the cache off for
- * that compile, with a line on stderr. An entry is opened with O_NOFOLLOW
- * and must be a regular file of this user that group and others cannot
- * write (priv_open); one that is not is deleted, said on stderr, and
- * recompiled.
+ * change them (fsafe_cache_check, common/fsafe.c, shared with the CPU
+ * backend): one of this user's that group or others may write is made 0700;
+ * one that is a symbolic link, belongs to another user or lies below a
+ * directory others may write turns the cache off for that compile, with a
+ * line on stderr. An entry is opened with O_NOFOLLOW and must be a regular
+ * file of this user that group and others cannot write (fsafe_open); one
+ * that is not is deleted, said on stderr, and recompiled.
  */
 #include "internal.h"
 
@@ -36,12 +36,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <openssl/evp.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../rt/sim/simrun.h"
+#include "../common/fsafe.h"
 
 #define HEADER 64
 #define FORMAT 1
@@ -53,7 +55,7 @@ bool cache_enabled(void) {
 
 void cache_path(char *out, size_t n) {
   char dir[PATH_MAX];
-  launch_cache_dir(dir, sizeof dir);
+  tr_cache_root(dir, sizeof dir);
   snprintf(out, n, "%s/nvrtc", dir);
 }
 
@@ -103,13 +105,13 @@ static void entry_digest(const char *hex, const void *code, size_t code_len, con
  * top); otherwise false, with a line on stderr when warn is set. */
 static bool cache_dir_ok(char *dir, size_t n, bool warn) {
   char why[PATH_MAX + 200], root[PATH_MAX];
-  launch_cache_dir(root, sizeof root);
+  tr_cache_root(root, sizeof root);
   cache_path(dir, n);
-  if (launch_mkdirs(dir) != 0) {
+  if (tr_cache_mkdirs(dir) != 0) {
     if (warn) fprintf(stderr, "tile2cu: compile cache off: cannot create %s: %s\n", dir, strerror(errno));
     return false;
   }
-  if (priv_cache_check(root, "nvrtc", geteuid(), why, sizeof why) != 0) {
+  if (fsafe_cache_check(root, "nvrtc", geteuid(), why, sizeof why) != 0) {
     if (warn) fprintf(stderr, "tile2cu: compile cache off: %s\n", why);
     return false;
   }
@@ -121,7 +123,7 @@ static bool cache_dir_ok(char *dir, size_t n, bool warn) {
 static bool read_all(const char *path, unsigned char **data, size_t *len) {
   char why[PATH_MAX + 200];
   bool suspicious;
-  int fd = priv_open(path, geteuid(), &suspicious, why, sizeof why);
+  int fd = fsafe_open(path, geteuid(), &suspicious, why, sizeof why);
   if (fd < 0) {
     if (suspicious) {
       fprintf(stderr, "tile2cu: compile cache: not loading %s; recompiling\n", why);

@@ -7,11 +7,17 @@
  *   module.c   modules, launches, device memory
  *
  * Library-wide state lives in dl.c only, set up once under pthread_once.
+ * The translator is reached through its entry points only
+ * (translator/t2c_api.h: tr_translate, kernel facts, launch checks), the
+ * private-file checks through common/fsafe.h.
  */
 #ifndef T2C_INTERNAL_H
 #define T2C_INTERNAL_H
 
-#include "../translator/t2c.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../translator/t2c_api.h"
 #include "tile2cu.h"
 
 /* ---------------------------------------------------------------- program.c */
@@ -22,11 +28,11 @@ typedef struct KernelRes {
 struct t2c_program {
   char *name;                /* the .tl path as shown in diagnostics */
   char *source;              /* the .tl text */
-  Arena arena;               /* the translation */
-  Program *prog;
-  TargetConfig target;       /* the config of the last translation */
-  Buf cuda;                  /* the generated CUDA (#line directives) */
-  Buf diag_text;             /* translator diagnostics, then NVRTC's, as text */
+  TrProgram *prog;           /* the kernels of the translation */
+  TrTarget *target;          /* the config of the last translation */
+  char *cuda;                /* the generated CUDA (#line directives) */
+  char *diag_text;           /* translator diagnostics, then NVRTC's, as text */
+  size_t diag_len, diag_cap;
   t2c_diagnostic *diags;
   int ndiags, cap_diags;
   size_t diag_parsed;        /* how much of diag_text became diags */
@@ -43,12 +49,13 @@ struct t2c_program {
 /* Sets the thread's last error message and returns s. */
 t2c_status drv_fail(t2c_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Loads configs/NAME.yaml: $TILE2CU_CONFIG_DIR, else the built-in copy. */
-t2c_status program_target(const char *name, TargetConfig *t);
-/* (Re)translates the program for t. */
-t2c_status program_translate(t2c_program *p, const TargetConfig *t);
+t2c_status program_target(const char *name, TrTarget **t);
+/* (Re)translates the program for t, which the program then owns. */
+t2c_status program_translate(t2c_program *p, TrTarget *t);
 /* Appends NVRTC's log lines about the .tl as diagnostics. */
 void program_add_nvrtc_diags(t2c_program *p, const char *log);
-Kernel *program_kernel(const t2c_program *p, const char *name, int *index);
+/* The index of the kernel named name, or -1. */
+int program_kernel(const t2c_program *p, const char *name);
 
 /* ---------------------------------------------------------------- cache.c */
 bool cache_enabled(void);

@@ -1,12 +1,12 @@
 /* module.c: loading cubins, launching kernels by name, device memory.
  *
- * A module keeps a pointer to its program, whose KernelInfo gives the launch
+ * A module keeps a pointer to its program, whose kernel facts give the launch
  * shape: the program must outlive its modules and must not be recompiled
- * while they are in use. A launch reads the scalar and size arguments from
- * the cuLaunchKernel-style args array to check the sizes and every @assume and
- * to evaluate @grid (launch.c, shared with tile2cu run), raises the dynamic
- * shared memory limit when the kernel needs more than the static 48 KiB,
- * and launches.
+ * while they are in use. A launch hands the cuLaunchKernel-style args array
+ * to the translator (tr_launch_shape), which reads the scalar and size
+ * arguments, checks the sizes and every @assume and evaluates @grid as
+ * tile2cu run does; then it raises the dynamic shared memory limit when the
+ * kernel needs more than the static 48 KiB, and launches.
  */
 #include "internal.h"
 
@@ -61,67 +61,51 @@ void t2c_module_unload(t2c_module *m) {
   free(m);
 }
 
-/* The value of a scalar argument, for @grid and @assume. */
-static double scalar_value(ElemType t, const void *v) {
-  switch (t) {
-  case T_F32: return *(const float *)v;
-  case T_F64: return *(const double *)v;
-  case T_I32: return *(const int *)v;
-  case T_U32: return *(const unsigned *)v;
-  case T_I64: return (double)*(const long long *)v;
-  case T_I8: return *(const signed char *)v;
-  case T_U8: return *(const unsigned char *)v;
-  case T_BOOL: return *(const unsigned char *)v != 0;
-  default: return 0; /* f16/bf16 scalars never appear in launch expressions */
+/* The status of a launch check (tr_launch_shape). */
+static t2c_status launch_status(TrLaunch r) {
+  switch (r) {
+  case TR_LAUNCH_OK: return T2C_SUCCESS;
+  case TR_LAUNCH_BAD_SIZE: return T2C_ERROR_INVALID_VALUE;
+  case TR_LAUNCH_ASSUME: return T2C_ERROR_ASSUME;
+  case TR_LAUNCH_BAD_GRID: return T2C_ERROR_GRID;
+  case TR_LAUNCH_NO_MEMORY: return T2C_ERROR_OUT_OF_MEMORY;
   }
+  return T2C_ERROR_INVALID_VALUE;
 }
 
-/* Reads the arguments, checks sizes and assumptions, computes the grid. */
-static t2c_status launch_shape(const Kernel *k, void **args, const t2c_launch_options *o, unsigned grid[3]) {
-  const KernelInfo *ki = k->info;
-  double *pv = calloc((size_t)ki->nparams + 1, sizeof *pv);
-  int64_t *sv = calloc((size_t)ki->nsizes + 1, sizeof *sv);
-  if (!pv || !sv) {
-    free(pv);
-    free(sv);
-    return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
-  }
-  t2c_status s = T2C_SUCCESS;
-  char err[1024];
-  for (int i = 0; i < ki->nparams + ki->nsizes && !s; i++)
-    if (!args[i]) s = drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: argument %d is NULL", k->name, i);
-  for (int i = 0; i < ki->nparams && !s; i++)
-    if (ki->params[i]->kind == SY_SCALAR) pv[i] = scalar_value(ki->params[i]->ty.elem, args[i]);
-  for (int i = 0; i < ki->nsizes && !s; i++) sv[i] = *(const int *)args[ki->nparams + i];
-  if (!s && !launch_check_sizes(ki, sv, err, sizeof err)) s = drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: %s", k->name, err);
-  if (!s && !launch_check_assumes(ki, k->name, pv, sv, err, sizeof err)) s = drv_fail(T2C_ERROR_ASSUME, "%s", err);
+/* Checks the arguments, sizes and assumptions; computes the grid unless given. */
+static t2c_status launch_shape(const t2c_program *p, int k, const TrKernelFacts *f, void **args,
+                               const t2c_launch_options *o, unsigned grid[3]) {
+  for (int i = 0; i < f->nparams + f->nsizes; i++)
+    if (!args[i]) return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: argument %d is NULL", f->name, i);
   bool given = o && (o->grid[0] || o->grid[1] || o->grid[2]);
-  if (!s && given)
+  char err[1024];
+  TrLaunch r = tr_launch_shape(p->prog, k, args, given ? NULL : grid, err, sizeof err);
+  if (r != TR_LAUNCH_OK) return drv_fail(launch_status(r), "%s", err);
+  if (given)
     for (int d = 0; d < 3; d++) grid[d] = o->grid[d] ? o->grid[d] : 1;
-  if (!s && !given && !launch_grid(ki, pv, sv, grid, err, sizeof err)) s = drv_fail(T2C_ERROR_GRID, "kernel %s: %s", k->name, err);
-  free(pv);
-  free(sv);
-  return s;
+  return T2C_SUCCESS;
 }
 
 t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *o) {
   if (!m || !kernel) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_launch: NULL argument");
-  const Kernel *k = program_kernel(m->p, kernel, NULL);
-  if (!k) return drv_fail(T2C_ERROR_NOT_FOUND, "%s has no kernel '%s'", m->p->name, kernel);
-  const KernelInfo *ki = k->info;
-  if (!args && ki->nparams + ki->nsizes) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_launch: no arguments");
+  int k = program_kernel(m->p, kernel);
+  if (k < 0) return drv_fail(T2C_ERROR_NOT_FOUND, "%s has no kernel '%s'", m->p->name, kernel);
+  TrKernelFacts f;
+  tr_kernel_facts(m->p->prog, k, &f);
+  if (!args && f.nparams + f.nsizes) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_launch: no arguments");
   unsigned grid[3];
-  t2c_status s = launch_shape(k, args, o, grid);
+  t2c_status s = launch_shape(m->p, k, &f, args, o, grid);
   if (s) return s;
   const Cuda *cu = dl_cuda();
   if (!cu) return T2C_ERROR_NO_DEVICE;
-  CUfunction f;
-  CUresult r = cu->ModuleGetFunction(&f, m->mod, kernel);
+  CUfunction fn;
+  CUresult r = cu->ModuleGetFunction(&fn, m->mod, kernel);
   if (r) return dl_cuda_fail(cu, r, "cuModuleGetFunction");
-  unsigned dyn = ki->dynamic_smem ? (unsigned)ki->shared_bytes : 0;
-  if (dyn && (r = cu->FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dyn)))
+  unsigned dyn = f.dynamic_smem ? (unsigned)f.shared_bytes : 0;
+  if (dyn && (r = cu->FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dyn)))
     return dl_cuda_fail(cu, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-  r = cu->LaunchKernel(f, grid[0], grid[1], grid[2], (unsigned)ki->threads, 1, 1, dyn, o ? (CUstream)o->stream : NULL,
+  r = cu->LaunchKernel(fn, grid[0], grid[1], grid[2], (unsigned)f.threads, 1, 1, dyn, o ? (CUstream)o->stream : NULL,
                        args, NULL);
   return r ? dl_cuda_fail(cu, r, "cuLaunchKernel") : T2C_SUCCESS;
 }

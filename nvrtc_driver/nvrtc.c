@@ -11,13 +11,14 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "templates.h"
 
 /* The config for opts->target, or the device's, or sm_90. */
-static t2c_status pick_target(const t2c_compile_options *o, TargetConfig *t) {
+static t2c_status pick_target(const t2c_compile_options *o, TrTarget **t) {
   if (o && o->target) return program_target(o->target, t);
   char saved[2048];
   snprintf(saved, sizeof saved, "%s", t2c_last_error());
@@ -47,7 +48,7 @@ static const char *stack_number(const char *line, const char *end) {
  * "N bytes stack frame, N bytes spill stores, N bytes spill loads" and
  * "ptxas info    : Used N registers, ...". */
 static void parse_ptxas(t2c_program *p, const char *log) {
-  int nk = p->prog->nkernels, cur = -1;
+  int nk = t2c_program_num_kernels(p), cur = -1;
   free(p->res);
   p->res = malloc(sizeof *p->res * (size_t)(nk ? nk : 1));
   for (int i = 0; i < nk; i++) p->res[i] = (KernelRes){-1, -1, -1, -1};
@@ -62,8 +63,7 @@ static void parse_ptxas(t2c_program *p, const char *log) {
       q = q1 ? q1 + 16 : q2 + 24;
       size_t m = strcspn(q, "'\n ");
       snprintf(name, sizeof name, "%.*s", (int)m, q);
-      cur = -1;
-      program_kernel(p, name, &cur);
+      cur = program_kernel(p, name);
     } else if (cur >= 0 && (q = memmem(s, n, " bytes stack frame", 18)) && q > s &&
                (q = stack_number(s, q)) &&
                sscanf(q, "%d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &a, &b, &c) == 3) {
@@ -103,7 +103,7 @@ static t2c_status run_nvrtc(t2c_program *p, const Nvrtc *nv, const char *const *
   nvrtcProgram prog;
   char cu_name[512];
   snprintf(cu_name, sizeof cu_name, "%s.cu", p->name);
-  nvrtcResult r = nv->CreateProgram(&prog, p->cuda.data, cu_name, 1, hdr_src, hdr_name);
+  nvrtcResult r = nv->CreateProgram(&prog, p->cuda, cu_name, 1, hdr_src, hdr_name);
   if (r != 0) return drv_fail(T2C_ERROR_COMPILE, "nvrtcCreateProgram: %s", nv->GetErrorString(r));
   r = nv->CompileProgram(prog, nopts, opts);
   *log = get_log(nv, prog);
@@ -129,24 +129,24 @@ static t2c_status run_nvrtc(t2c_program *p, const Nvrtc *nv, const char *const *
 t2c_status t2c_compile(t2c_program *p, const t2c_compile_options *o) {
   if (!p) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_compile: NULL program");
   t2c_output out = o ? o->output : T2C_OUTPUT_CUBIN;
-  TargetConfig t;
+  TrTarget *t;
   t2c_status s = pick_target(o, &t);
   if (s) return s;
   /* translated for this target already (t2c_program_from_* uses sm_90) */
-  bool same = p->translated_ok && memcmp(&p->target, &t, sizeof t) == 0;
-  if (!same && (s = program_translate(p, &t))) return s;
+  if (p->translated_ok && tr_target_same(p->target, t)) tr_target_free(t);
+  else if ((s = program_translate(p, t))) return s;
   if (!p->translated_ok) return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);
   const Nvrtc *nv = dl_nvrtc();
   if (!nv) return T2C_ERROR_NO_NVRTC;
   char arch[48], inc[4200], ver[64];
-  snprintf(arch, sizeof arch, "-arch=%s_%d", out == T2C_OUTPUT_PTX ? "compute" : "sm", t.sm);
+  snprintf(arch, sizeof arch, "-arch=%s_%d", out == T2C_OUTPUT_PTX ? "compute" : "sm", tr_target_sm(p->target));
   snprintf(inc, sizeof inc, "--include-path=%s", nv->include_dir[0] ? nv->include_dir : "/usr/local/cuda/include");
   const char *ptxas_v = out == T2C_OUTPUT_PTX ? "" : "--ptxas-options=-v";
   const char *opts[] = {arch, "-std=c++17", inc, ptxas_v};
   int nopts = out == T2C_OUTPUT_PTX ? 3 : 4;
-  snprintf(ver, sizeof ver, "tile2cu %s nvrtc %d.%d out %d", TILE2CU_VERSION, nv->major, nv->minor, (int)out);
+  snprintf(ver, sizeof ver, "tile2cu %s nvrtc %d.%d out %d", tr_version(), nv->major, nv->minor, (int)out);
   /* the include path is left out of the key: the NVRTC version fixes the headers */
-  const char *parts[] = {ver, arch, opts[1], ptxas_v, embedded_rt_cuh, p->cuda.data};
+  const char *parts[] = {ver, arch, opts[1], ptxas_v, embedded_rt_cuh, p->cuda};
   size_t lens[6];
   for (int i = 0; i < 6; i++) lens[i] = strlen(parts[i]);
   char key[65];

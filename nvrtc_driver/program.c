@@ -1,9 +1,9 @@
 /* program.c: programs (a translated .tl file), their diagnostics and kernels.
  *
- * A program translates in-process with translate(), with #line directives so
- * that NVRTC's messages name .tl lines. Translator messages are captured with
- * open_memstream as clang-style text and parsed into t2c_diagnostic records;
- * NVRTC's "file.tl(LINE): error: ..." lines are added after them.
+ * A program translates in-process with tr_translate (translator/t2c_api.h),
+ * with #line directives so that NVRTC's messages name .tl lines. Translator
+ * messages come back as clang-style text and are parsed into t2c_diagnostic
+ * records; NVRTC's "file.tl(LINE): error: ..." lines are added after them.
  *
  * Errors: every failing call sets a thread-local message (t2c_last_error), so
  * there is no shared mutable state here.
@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,7 @@ t2c_status drv_fail(t2c_status s, const char *fmt_, ...) {
 }
 
 const char *t2c_last_error(void) { return last_error; }
-const char *t2c_version(void) { return TILE2CU_VERSION; }
+const char *t2c_version(void) { return tr_version(); }
 
 const char *t2c_error_string(t2c_status s) {
   switch (s) {
@@ -52,24 +53,66 @@ const char *t2c_error_string(t2c_status s) {
 
 /* ------------------------------------------------------------ targets */
 
-t2c_status program_target(const char *name, TargetConfig *t) {
+#define NCONFIGS (sizeof embedded_configs / sizeof *embedded_configs)
+
+/* The built-in configs/NAME.yaml, or NULL. */
+static const char *embedded_config(const char *name) {
+  for (size_t i = 0; name && i < NCONFIGS; i++)
+    if (strcmp(embedded_configs[i].name, name) == 0) return embedded_configs[i].text;
+  return NULL;
+}
+
+static t2c_status unknown_target(const char *name) {
+  char known[512] = "";
+  size_t at = 0;
+  for (size_t i = 0; i < NCONFIGS && at < sizeof known; i++)
+    at += (size_t)snprintf(known + at, sizeof known - at, "%s%s", i ? " " : "", embedded_configs[i].name);
+  return drv_fail(T2C_ERROR_TARGET, "unknown target '%s' (known: %s)", name ? name : "(null)", known);
+}
+
+t2c_status program_target(const char *name, TrTarget **t) {
   char path[4096], err[512];
-  const char *dir = getenv("TILE2CU_CONFIG_DIR");
-  if (dir && *dir && config_find(name, NULL, path, sizeof path))
-    return config_load(path, t, err, sizeof err) ? T2C_SUCCESS : drv_fail(T2C_ERROR_TARGET, "%s", err);
-  for (size_t i = 0; i < sizeof embedded_configs / sizeof *embedded_configs; i++)
-    if (strcmp(embedded_configs[i].name, name) == 0)
-      return config_load_text(name, embedded_configs[i].text, t, err, sizeof err) ? T2C_SUCCESS
-                                                                                  : drv_fail(T2C_ERROR_TARGET, "%s", err);
-  Buf known = {0};
-  for (size_t i = 0; i < sizeof embedded_configs / sizeof *embedded_configs; i++)
-    buf_printf(&known, "%s%s", i ? " " : "", embedded_configs[i].name);
-  t2c_status s = drv_fail(T2C_ERROR_TARGET, "unknown target '%s' (known: %s)", name ? name : "(null)", known.data);
-  buf_free(&known);
-  return s;
+  const char *dir = getenv("TILE2CU_CONFIG_DIR"), *yaml;
+  *t = NULL;
+  if (dir && *dir && tr_target_find(name, path, sizeof path))
+    *t = tr_target_load(path, err, sizeof err);
+  else if ((yaml = embedded_config(name)))
+    *t = tr_target_parse(name, yaml, err, sizeof err);
+  else
+    return unknown_target(name);
+  return *t ? T2C_SUCCESS : drv_fail(T2C_ERROR_TARGET, "%s", err);
 }
 
 /* ------------------------------------------------------------ diagnostics */
+
+/* Appends to diag_text, which stays NUL-terminated (dropped without memory). */
+static void diag_text_add(t2c_program *p, const char *s, size_t n) {
+  if (p->diag_len + n + 1 > p->diag_cap) {
+    size_t cap = p->diag_cap ? p->diag_cap : 256;
+    while (cap < p->diag_len + n + 1) cap *= 2;
+    char *t = realloc(p->diag_text, cap);
+    if (!t) return;
+    p->diag_text = t;
+    p->diag_cap = cap;
+  }
+  memcpy(p->diag_text + p->diag_len, s, n);
+  p->diag_len += n;
+  p->diag_text[p->diag_len] = 0;
+}
+
+__attribute__((format(printf, 2, 3))) static void diag_text_printf(t2c_program *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *line = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!line) return;
+  va_start(ap, fmt);
+  vsnprintf(line, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  diag_text_add(p, line, (size_t)n);
+  free(line);
+}
 
 static void add_diag(t2c_program *p, t2c_severity sev, const char *file, size_t flen, int line, int col,
                      const char *msg, size_t mlen) {
@@ -90,7 +133,9 @@ static void free_diags(t2c_program *p) {
   }
   p->ndiags = 0;
   p->diag_parsed = 0;
-  buf_free(&p->diag_text);
+  free(p->diag_text);
+  p->diag_text = NULL;
+  p->diag_len = p->diag_cap = 0;
 }
 
 /* One line of translator output: "FILE:L:C: kind: msg", "FILE: kind: msg" or
@@ -127,15 +172,15 @@ static void parse_diag_line(t2c_program *p, const char *s, size_t n) {
 }
 
 static void parse_new_diags(t2c_program *p) {
-  const char *t = p->diag_text.data;
+  const char *t = p->diag_text;
   size_t i = p->diag_parsed;
-  while (t && i < p->diag_text.len) {
-    const char *nl = memchr(t + i, '\n', p->diag_text.len - i);
-    size_t n = nl ? (size_t)(nl - (t + i)) : p->diag_text.len - i;
+  while (t && i < p->diag_len) {
+    const char *nl = memchr(t + i, '\n', p->diag_len - i);
+    size_t n = nl ? (size_t)(nl - (t + i)) : p->diag_len - i;
     parse_diag_line(p, t + i, n);
     i += n + 1;
   }
-  p->diag_parsed = p->diag_text.len;
+  p->diag_parsed = p->diag_len;
 }
 
 /* NVRTC: "NAME(LINE): error: msg" or "NAME(LINE): warning #177-D: msg". Lines
@@ -154,7 +199,7 @@ void program_add_nvrtc_diags(t2c_program *p, const char *log) {
       if ((err || warn) && colon) {
         const char *msg = colon + 1 + (colon[1] == ' ');
         int line = atoi(open + 1);
-        buf_printf(&p->diag_text, "%.*s:%d: %s: %.*s (NVRTC)\n", (int)(open - s), s, line, err ? "error" : "warning",
+        diag_text_printf(p, "%.*s:%d: %s: %.*s (NVRTC)\n", (int)(open - s), s, line, err ? "error" : "warning",
                    (int)(s + n - msg), msg);
       }
     }
@@ -172,37 +217,37 @@ t2c_status t2c_program_diagnostic(const t2c_program *p, int i, t2c_diagnostic *o
 }
 
 const char *t2c_program_diagnostics_text(const t2c_program *p) {
-  return p && p->diag_text.data ? p->diag_text.data : "";
+  return p && p->diag_text ? p->diag_text : "";
 }
 
 /* ------------------------------------------------------------ translation */
 
-t2c_status program_translate(t2c_program *p, const TargetConfig *t) {
-  arena_free(&p->arena);
-  buf_free(&p->cuda);
+/* The status of a translation with errors, naming the first one. */
+static t2c_status translate_failed(const t2c_program *p) {
+  for (int i = 0; i < p->ndiags; i++)
+    if (p->diags[i].severity == T2C_ERROR) {
+      const t2c_diagnostic *d = &p->diags[i];
+      return drv_fail(T2C_ERROR_TRANSLATE, "%s:%d:%d: error: %s", d->file, d->line, d->col, d->message);
+    }
+  return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);
+}
+
+t2c_status program_translate(t2c_program *p, TrTarget *t) {
+  tr_program_free(p->prog);
+  free(p->cuda);
   free_diags(p);
+  tr_target_free(p->target);
   p->prog = NULL;
+  p->cuda = NULL;
   p->translated_ok = false;
-  p->target = *t;
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (!mem) return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "open_memstream: %s", strerror(errno));
-  EmitOptions eo = {.line_directives = true, .file = p->name};
-  int st = translate(p->name, p->source, t, &eo, &p->cuda, mem, &p->prog, &p->arena);
-  fclose(mem);
-  if (len) buf_putn(&p->diag_text, text, len);
+  p->target = t;
+  char *text;
+  int st = tr_translate(p->name, p->source, t, &p->cuda, &text, &p->prog);
+  if (st < 0) return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "translating %s: %s", p->name, strerror(errno));
+  diag_text_add(p, text, strlen(text));
   free(text);
   parse_new_diags(p);
-  if (st != 0) {
-    buf_free(&p->cuda);
-    int first = -1;
-    for (int i = 0; i < p->ndiags && first < 0; i++)
-      if (p->diags[i].severity == T2C_ERROR) first = i;
-    if (first < 0) return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);
-    const t2c_diagnostic *d = &p->diags[first];
-    return drv_fail(T2C_ERROR_TRANSLATE, "%s:%d:%d: error: %s", d->file, d->line, d->col, d->message);
-  }
+  if (st != 0) return translate_failed(p);
   p->translated_ok = true;
   return T2C_SUCCESS;
 }
@@ -219,16 +264,16 @@ t2c_status t2c_program_from_source(const char *name, const char *source, t2c_pro
     return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
   }
   *out = p;
-  TargetConfig t;
+  TrTarget *t;
   t2c_status s = program_target("sm_90", &t);
-  return s ? s : program_translate(p, &t);
+  return s ? s : program_translate(p, t);
 }
 
 t2c_status t2c_program_from_file(const char *path, t2c_program **out) {
   if (!out || !path) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_from_file: NULL argument");
   *out = NULL;
   char err[512];
-  char *src = read_tl_file(path, err, sizeof err, NULL);
+  char *src = tr_read_source(path, err, sizeof err);
   if (!src) return drv_fail(T2C_ERROR_IO, "%s", err);
   t2c_status s = t2c_program_from_source(path, src, out);
   free(src);
@@ -237,8 +282,9 @@ t2c_status t2c_program_from_file(const char *path, t2c_program **out) {
 
 void t2c_program_destroy(t2c_program *p) {
   if (!p) return;
-  arena_free(&p->arena);
-  buf_free(&p->cuda);
+  tr_program_free(p->prog);
+  tr_target_free(p->target);
+  free(p->cuda);
   free_diags(p);
   free(p->diags);
   free(p->binary);
@@ -250,36 +296,36 @@ void t2c_program_destroy(t2c_program *p) {
 }
 
 const char *t2c_program_cuda_source(const t2c_program *p) {
-  return p && p->translated_ok && p->cuda.data ? p->cuda.data : NULL;
+  return p && p->translated_ok ? p->cuda : NULL;
 }
 
 /* ------------------------------------------------------------ kernels */
 
 int t2c_program_num_kernels(const t2c_program *p) {
-  return p && p->translated_ok ? p->prog->nkernels : 0;
+  return p && p->translated_ok ? tr_num_kernels(p->prog) : 0;
 }
 
 const char *t2c_program_kernel_name(const t2c_program *p, int i) {
-  return i >= 0 && i < t2c_program_num_kernels(p) ? p->prog->kernels[i]->name : NULL;
+  if (i < 0 || i >= t2c_program_num_kernels(p)) return NULL;
+  TrKernelFacts f;
+  tr_kernel_facts(p->prog, i, &f);
+  return f.name;
 }
 
-Kernel *program_kernel(const t2c_program *p, const char *name, int *index) {
+int program_kernel(const t2c_program *p, const char *name) {
   for (int i = 0; name && i < t2c_program_num_kernels(p); i++)
-    if (strcmp(p->prog->kernels[i]->name, name) == 0) {
-      if (index) *index = i;
-      return p->prog->kernels[i];
-    }
-  return NULL;
+    if (strcmp(t2c_program_kernel_name(p, i), name) == 0) return i;
+  return -1;
 }
 
 t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c_kernel_info *out) {
-  int i;
-  Kernel *k = program_kernel(p, kernel, &i);
+  int i = program_kernel(p, kernel);
   if (!out) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_kernel_info: NULL argument");
-  if (!k) return drv_fail(T2C_ERROR_NOT_FOUND, "no kernel '%s'", kernel ? kernel : "(null)");
-  const KernelInfo *ki = k->info;
+  if (i < 0) return drv_fail(T2C_ERROR_NOT_FOUND, "no kernel '%s'", kernel ? kernel : "(null)");
+  TrKernelFacts f;
+  tr_kernel_facts(p->prog, i, &f);
   KernelRes r = p->res ? p->res[i] : (KernelRes){-1, -1, -1, -1};
-  *out = (t2c_kernel_info){k->name, ki->threads, (long long)ki->shared_bytes, ki->dynamic_smem, ki->nparams,
-                           ki->nsizes, r.registers, r.stack, r.spill_st, r.spill_ld};
+  *out = (t2c_kernel_info){f.name, f.threads, f.shared_bytes, f.dynamic_smem, f.nparams,
+                           f.nsizes, r.registers, r.stack, r.spill_st, r.spill_ld};
   return T2C_SUCCESS;
 }

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/fsafe.h"
 #include "../nvrtc_driver/tile2cu.h"
 #include "npy.h"
 #include "simrun.h"
@@ -270,7 +271,7 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
   snprintf(cdir, sizeof cdir, "%.*s/sim", (int)sizeof cdir - 8, croot);
   if (launch_mkdirs(cdir)) return fail("cannot create the cache directory %s: %s", cdir, strerror(errno));
   /* the shared object built here is loaded into this process */
-  if (priv_cache_check(croot, "sim", geteuid(), err, sizeof err))
+  if (fsafe_cache_check(croot, "sim", geteuid(), err, sizeof err))
     return fail("unsafe cache directory: %s (set TILE2CU_CACHE_DIR to a private directory)", err);
   char cu_path[PATH_MAX + 32], so_path[PATH_MAX + 32];
   snprintf(cu_path, sizeof cu_path, "%s/run-%d.cu", cdir, (int)getpid());

@@ -14,12 +14,14 @@
  * The compiler's output is captured and becomes the error message.
  *
  * Nothing is built in or loaded from a place another user could change: the
- * directory must pass priv_dir_check, a cached runtime object and the shared
- * object must pass priv_open (below), and the shared object is loaded
- * through the descriptor that was checked. The same checks guard the NVRTC
- * cache (nvrtc_driver/cache.c) and the cache directory of `tile2cu run`.
+ * directory must pass fsafe_dir_check, a cached runtime object and the shared
+ * object must pass fsafe_open (common/fsafe.c), and the shared object is
+ * loaded through the descriptor that was checked. The same checks guard the
+ * NVRTC cache (nvrtc_driver/cache.c) and the cache directory of `tile2cu run`.
  */
 #include "simrun.h"
+
+#include "../../common/fsafe.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -52,120 +54,6 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
-}
-
-/* ------------------------------------------------------------ private files */
-
-/* Whether st (a directory above a private one) can be changed only by root
- * or uid: owned by one of them, and writable by group or others only when
- * sticky (like /tmp), where others cannot rename or delete what they do not own. */
-static bool trusted_parent(const struct stat *st, uid_t uid) {
-  return (st->st_uid == 0 || st->st_uid == uid) && (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
-}
-
-int priv_dir_check(const char *dir, uid_t uid, bool fix, char *err, size_t errlen) {
-  struct stat st;
-  if (lstat(dir, &st) != 0) {
-    seterr(err, errlen, "%s: %s", dir, strerror(errno));
-    return 1;
-  }
-  if (S_ISLNK(st.st_mode)) {
-    seterr(err, errlen, "%s is a symbolic link; give the real directory", dir);
-    return 1;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    seterr(err, errlen, "%s is not a directory", dir);
-    return 1;
-  }
-  if (st.st_uid != uid) {
-    seterr(err, errlen, "%s is owned by uid %u, not by uid %u", dir, (unsigned)st.st_uid, (unsigned)uid);
-    return 1;
-  }
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    if (!fix) {
-      seterr(err, errlen, "%s is writable by group or others (mode %04o); chmod go-w it", dir,
-             (unsigned)(st.st_mode & 07777));
-      return 1;
-    }
-    if (chmod(dir, 0700) != 0) {
-      seterr(err, errlen, "%s is writable by group or others and cannot be made 0700: %s", dir, strerror(errno));
-      return 1;
-    }
-    fprintf(stderr, "tile2cu: %s was writable by group or others (mode %04o); it is now 0700\n", dir,
-            (unsigned)(st.st_mode & 07777));
-  }
-  char real[PATH_MAX];
-  if (!realpath(dir, real)) {
-    seterr(err, errlen, "%s: %s", dir, strerror(errno));
-    return 1;
-  }
-  for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
-    slash[slash == real] = 0; /* the parent; "/" stays "/" */
-    if (stat(real, &st) != 0) {
-      seterr(err, errlen, "%s: %s", real, strerror(errno));
-      return 1;
-    }
-    if (!trusted_parent(&st, uid)) {
-      seterr(err, errlen, "%s is below %s, which %s", dir, real,
-             st.st_uid != 0 && st.st_uid != uid ? "another user owns" : "group or others may write");
-      return 1;
-    }
-    if (slash == real) break;
-  }
-  return 0;
-}
-
-int priv_cache_check(const char *root, const char *sub, uid_t uid, char *err, size_t errlen) {
-  struct stat st;
-  char path[4200];
-  /* the root is the cache's own when uid owns it; otherwise (/tmp, say) it
-   * only has to be a trusted parent of sub */
-  if (lstat(root, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid && priv_dir_check(root, uid, true, err, errlen))
-    return 1;
-  snprintf(path, sizeof path, "%s/%s", root, sub);
-  return priv_dir_check(path, uid, true, err, errlen);
-}
-
-int priv_open(const char *path, uid_t uid, bool *suspicious, char *err, size_t errlen) {
-  *suspicious = false;
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    int e = errno;
-    struct stat st;
-    if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-      *suspicious = true;
-      seterr(err, errlen, "%s is a symbolic link", path);
-    } else {
-      seterr(err, errlen, "%s: %s", path, strerror(e));
-    }
-    errno = e;
-    return -1;
-  }
-  struct stat st;
-  const char *why = NULL;
-  char buf[96];
-  bool statted = fstat(fd, &st) == 0;
-  if (!statted) {
-    snprintf(buf, sizeof buf, "unreadable: %s", strerror(errno));
-    why = buf;
-  } else if (!S_ISREG(st.st_mode)) {
-    why = "not a regular file";
-  } else if (st.st_uid != uid) {
-    snprintf(buf, sizeof buf, "owned by uid %u, not by uid %u", (unsigned)st.st_uid, (unsigned)uid);
-    why = buf;
-  } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    snprintf(buf, sizeof buf, "writable by group or others (mode %04o)", (unsigned)(st.st_mode & 07777));
-    why = buf;
-  }
-  *suspicious = statted && why; /* it exists, and is not what was written here */
-  if (why) {
-    seterr(err, errlen, "%s is %s", path, why);
-    close(fd);
-    errno = EPERM;
-    return -1;
-  }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
 }
 
 /* ------------------------------------------------------------ building */
@@ -271,7 +159,7 @@ static bool hash_fd(int fd, uint64_t *h) {
 }
 
 /* A cached runtime object in dir for the inputs' hash prefix
- * (".t2c_sim_runtime-INPUTS-"): one that is private (priv_open) and whose
+ * (".t2c_sim_runtime-INPUTS-"): one that is private (fsafe_open) and whose
  * bytes hash to the CONTENT part of its name. Others are deleted: a
  * suspicious one with a note on stderr, a corrupt one silently. */
 static bool find_runtime_object(const char *dir, const char *prefix, char *obj, size_t n) {
@@ -290,7 +178,7 @@ static bool find_runtime_object(const char *dir, const char *prefix, char *obj, 
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     bool suspicious;
     uint64_t got;
-    int fd = priv_open(path, geteuid(), &suspicious, why, sizeof why);
+    int fd = fsafe_open(path, geteuid(), &suspicious, why, sizeof why);
     if (fd < 0) {
       if (suspicious) {
         fprintf(stderr, "tile2cu: removing %s from the cache\n", why);
@@ -341,7 +229,7 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
   }
   bool suspicious;
   uint64_t content;
-  int fd = priv_open(tmp, geteuid(), &suspicious, err, errlen);
+  int fd = fsafe_open(tmp, geteuid(), &suspicious, err, errlen);
   bool hashed = fd >= 0 && hash_fd(fd, &content);
   if (fd >= 0) close(fd);
   if (!hashed) {
@@ -362,7 +250,7 @@ int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, cons
               char *err, size_t errlen) {
   char obj[4400], rt_inc[4200], sim_inc[4200], cuda[4200], tmp[4500], dir[4096], why[4400];
   dir_of(so_path, dir, sizeof dir);
-  if (priv_dir_check(dir, geteuid(), false, why, sizeof why)) {
+  if (fsafe_dir_check(dir, geteuid(), false, why, sizeof why)) {
     seterr(err, errlen, "sim build: will not build in %s: %s", dir, why);
     return 1;
   }
@@ -402,11 +290,11 @@ int sim_run(const char *so_path, const T2cSimLaunch *l, char *err, size_t errlen
   char dir[4096], why[4400], path[64];
   bool suspicious;
   dir_of(so_path, dir, sizeof dir);
-  if (priv_dir_check(dir, geteuid(), false, why, sizeof why)) {
+  if (fsafe_dir_check(dir, geteuid(), false, why, sizeof why)) {
     seterr(err, errlen, "sim: cannot load %s: %s", so_path, why);
     return 1;
   }
-  int fd = priv_open(so_path, geteuid(), &suspicious, why, sizeof why);
+  int fd = fsafe_open(so_path, geteuid(), &suspicious, why, sizeof why);
   if (fd < 0) {
     seterr(err, errlen, "sim: cannot load %s: %s", so_path, why);
     return 1;

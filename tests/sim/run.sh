@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh: the CPU backend's own tests. Builds tests/sim/driver.c with
-# rt/sim/simrun.c, which compiles tests/sim/kernels.cu into a shared object
-# and runs every kernel in it. Exits nonzero on any failure.
+# rt/sim/simrun.c (and common/fsafe.c), which compiles tests/sim/kernels.cu
+# into a shared object and runs every kernel in it. Exits nonzero on any failure.
 # Then nvcc_check.sh compiles rt.cuh's tensor-core and cp.async helpers with
 # nvcc and NVRTC (skipped without nvcc, or with NVCC_CHECK=0).
 # Environment: CC (default cc), CXX (default g++), BUILD (default build),
@@ -13,6 +13,6 @@ mkdir -p "$out"
 flags="-std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE"
 [ "${SANITIZE:-0}" = 1 ] && flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer"
 ${CC:-cc} $flags -I"$root/rt/sim" "$root/tests/sim/driver.c" "$root/rt/sim/simrun.c" \
-  -o "$out/driver" -ldl -lm
+  "$root/common/fsafe.c" -o "$out/driver" -ldl -lm
 "$out/driver" "$root" "$out"
 [ "${NVCC_CHECK:-1}" = 0 ] || sh "$root/tests/sim/nvcc_check.sh"

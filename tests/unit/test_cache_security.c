@@ -5,10 +5,11 @@
  * corrupted, truncated, group-writable or foreign entry is not loaded (a
  * miss, so it is recompiled), a group-writable cache directory is made 0700,
  * a symlinked one turns the cache off, and a failed write leaves no entry.
- * Ownership is checked through priv_dir_check and priv_open with another
- * uid, which needs no privileges. The CPU backend (simrun.c): sim_run loads
- * no symlinked, group-writable or misplaced shared object, and sim_build
- * rebuilds a damaged runtime object instead of linking it.
+ * Ownership is checked through fsafe_dir_check and fsafe_open
+ * (common/fsafe.c, which both caches use) with another uid, which needs no
+ * privileges. The CPU backend (simrun.c): sim_run loads no symlinked,
+ * group-writable or misplaced shared object, and sim_build rebuilds a
+ * damaged runtime object instead of linking it.
  * Each test gets its own cache directory under /tmp.
  */
 #include <criterion/criterion.h>
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/fsafe.h"
 #include "../../nvrtc_driver/internal.h"
 #include "simrun.h"
 
@@ -214,11 +216,11 @@ Test(cache_security, entry_of_another_user_is_refused) {
   cache_put(hex, "code", 4, "");
   entry_of(hex, path, sizeof path);
   bool suspicious;
-  int fd = priv_open(path, geteuid(), &suspicious, err, sizeof err);
+  int fd = fsafe_open(path, geteuid(), &suspicious, err, sizeof err);
   cr_assert_geq(fd, 0, "%s", err);
   close(fd);
   uid_t other = geteuid() + 1;
-  cr_assert_eq(priv_open(path, other, &suspicious, err, sizeof err), -1);
+  cr_assert_eq(fsafe_open(path, other, &suspicious, err, sizeof err), -1);
   cr_assert(suspicious);
   char want[128];
   snprintf(want, sizeof want, "is owned by uid %u, not by uid %u", (unsigned)geteuid(), (unsigned)other);
@@ -233,7 +235,7 @@ Test(cache_security, missing_entry_is_a_quiet_miss) {
   cr_assert_str_eq(captured(), "");
   entry_of(hex, path, sizeof path);
   bool suspicious = true;
-  cr_assert_eq(priv_open(path, geteuid(), &suspicious, err, sizeof err), -1);
+  cr_assert_eq(fsafe_open(path, geteuid(), &suspicious, err, sizeof err), -1);
   cr_assert_not(suspicious);
 }
 
@@ -272,7 +274,7 @@ Test(cache_security, cache_root_of_another_user_is_left_alone) {
   cr_assert_eq(chmod(root, 0770), 0);
   uid_t other = geteuid() + 1;
   /* not other's root, so not changed; then nvrtc/ is not other's either */
-  cr_assert_eq(priv_cache_check(root, "nvrtc", other, err, sizeof err), 1);
+  cr_assert_eq(fsafe_cache_check(root, "nvrtc", other, err, sizeof err), 1);
   snprintf(want, sizeof want, "nvrtc is owned by uid %u, not by uid %u", (unsigned)geteuid(), (unsigned)other);
   cr_assert(strstr(err, want), "%s", err);
   struct stat st;
@@ -283,9 +285,9 @@ Test(cache_security, cache_root_of_another_user_is_left_alone) {
 Test(cache_security, dir_check_without_fixing_refuses) {
   char err[512];
   cr_assert_eq(mkdir(nvrtc_dir, 0700), 0);
-  cr_assert_eq(priv_dir_check(nvrtc_dir, geteuid(), false, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(fsafe_dir_check(nvrtc_dir, geteuid(), false, err, sizeof err), 0, "%s", err);
   cr_assert_eq(chmod(nvrtc_dir, 0707), 0);
-  cr_assert_eq(priv_dir_check(nvrtc_dir, geteuid(), false, err, sizeof err), 1);
+  cr_assert_eq(fsafe_dir_check(nvrtc_dir, geteuid(), false, err, sizeof err), 1);
   cr_assert(strstr(err, "is writable by group or others (mode 0707)"), "%s", err);
 }
 
@@ -294,7 +296,7 @@ Test(cache_security, dir_of_another_user_is_refused) {
   cr_assert_eq(mkdir(nvrtc_dir, 0700), 0);
   cr_assert_eq(chmod(nvrtc_dir, 0770), 0);
   uid_t other = geteuid() + 1;
-  cr_assert_eq(priv_dir_check(nvrtc_dir, other, true, err, sizeof err), 1);
+  cr_assert_eq(fsafe_dir_check(nvrtc_dir, other, true, err, sizeof err), 1);
   snprintf(want, sizeof want, "is owned by uid %u, not by uid %u", (unsigned)geteuid(), (unsigned)other);
   cr_assert(strstr(err, want), "%s", err);
   struct stat st;
@@ -308,12 +310,12 @@ Test(cache_security, dir_below_a_writable_parent_is_refused) {
   snprintf(dir, sizeof dir, "%s/cache", open_dir);
   cr_assert_eq(mkdir(open_dir, 0700), 0);
   cr_assert_eq(mkdir(dir, 0700), 0);
-  cr_assert_eq(priv_dir_check(dir, geteuid(), true, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(fsafe_dir_check(dir, geteuid(), true, err, sizeof err), 0, "%s", err);
   cr_assert_eq(chmod(open_dir, 0777), 0);
-  cr_assert_eq(priv_dir_check(dir, geteuid(), true, err, sizeof err), 1);
+  cr_assert_eq(fsafe_dir_check(dir, geteuid(), true, err, sizeof err), 1);
   cr_assert(strstr(err, "which group or others may write"), "%s", err);
   cr_assert_eq(chmod(open_dir, 01777), 0); /* sticky, like /tmp */
-  cr_assert_eq(priv_dir_check(dir, geteuid(), true, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(fsafe_dir_check(dir, geteuid(), true, err, sizeof err), 0, "%s", err);
 }
 
 Test(cache_security, symlinked_dir_turns_the_cache_off) {

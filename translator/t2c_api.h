@@ -1,0 +1,84 @@
+/* t2c_api.h: the translator's public entry points, for libtile2cu (nvrtc_driver/).
+ *
+ * The driver sees the translator only through this header: no AST, Arena,
+ * Buf, TargetConfig or EmitOptions crosses it. A translation is one call that
+ * hands back malloc'd text (the CUDA, with #line directives, and the
+ * diagnostics as clang-style lines) and an opaque TrProgram that answers what
+ * a launch needs of each kernel: its facts (threads, shared bytes, parameter
+ * and size counts) and, from cuLaunchKernel-style arguments, the size and
+ * @assume checks and the @grid. Targets are opaque too (TrTarget), loaded
+ * from a config file or from YAML text. Implemented in api.c on top of the
+ * internals in t2c.h; names take the prefix tr_ ("translator"), which the
+ * shared library does not export (it exports t2c_* only).
+ */
+#ifndef T2C_API_H
+#define T2C_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct TrTarget TrTarget;   /* a target config (configs/NAME.yaml) */
+typedef struct TrProgram TrProgram; /* the kernels of one translation; owns their memory */
+
+/* What a launch needs to know of one kernel. name lives as long as its TrProgram. */
+typedef struct TrKernelFacts {
+  const char *name;
+  int threads;              /* @launch: threads per block */
+  long long shared_bytes;   /* shared memory of one block */
+  bool dynamic_smem;        /* shared_bytes is dynamic (above the static limit) */
+  int nparams, nsizes;      /* arguments: nparams declared params, then nsizes int sizes */
+} TrKernelFacts;
+
+/* The result of tr_launch_shape; the message says which size, @assume or dim. */
+typedef enum TrLaunch {
+  TR_LAUNCH_OK,
+  TR_LAUNCH_BAD_SIZE,   /* a size outside 1..INT_MAX */
+  TR_LAUNCH_ASSUME,     /* an @assume condition is false */
+  TR_LAUNCH_BAD_GRID,   /* @grid cannot be evaluated, or a dim is out of range */
+  TR_LAUNCH_NO_MEMORY,
+} TrLaunch;
+
+/* "0.1.0" */
+const char *tr_version(void);
+
+/* ---- targets */
+/* configs/NAME.yaml: $TILE2CU_CONFIG_DIR, then next to the running binary
+ * (../share/tile2cu/configs, ../configs), then the build-time PREFIX: true
+ * with its path. */
+bool tr_target_find(const char *name, char *path, size_t n);
+/* A target from a config file, or from YAML text (name is shown in messages).
+ * NULL with a message in err when it does not load. Free with tr_target_free. */
+TrTarget *tr_target_load(const char *path, char *err, size_t n);
+TrTarget *tr_target_parse(const char *name, const char *yaml, char *err, size_t n);
+void tr_target_free(TrTarget *t);
+int tr_target_sm(const TrTarget *t);                       /* 90 for sm_90 */
+bool tr_target_same(const TrTarget *a, const TrTarget *b); /* every field equal */
+
+/* ---- translation */
+/* Translates source (named name in diagnostics and #line directives) for t.
+ * *diags gets the messages (malloc'd, "" when none). Returns 0 with the CUDA
+ * in *cuda (malloc'd) and the kernels in *prog; 1 when the source has errors
+ * (*cuda and *prog NULL); -1 with errno set when memory ran out (all NULL). */
+int tr_translate(const char *name, const char *source, const TrTarget *t, char **cuda, char **diags,
+                 TrProgram **prog);
+void tr_program_free(TrProgram *p);
+int tr_num_kernels(const TrProgram *p);
+/* Kernel k (0 <= k < tr_num_kernels). */
+void tr_kernel_facts(const TrProgram *p, int k, TrKernelFacts *out);
+/* Reads the arguments of kernel k (as for cuLaunchKernel: pointers to the
+ * nparams params, then to the nsizes sizes as int; none NULL), checks every
+ * size and @assume and, when grid is not NULL, evaluates @grid into it.
+ * Anything but TR_LAUNCH_OK comes with a message naming the kernel in err. */
+TrLaunch tr_launch_shape(const TrProgram *p, int k, void *const *args, unsigned grid[3], char *err, size_t n);
+
+/* ---- files */
+/* A whole .tl file, NUL-terminated and malloc'd ("-" is stdin); NULL with a
+ * message in err (unreadable, over the size limit, or holding a NUL byte). */
+char *tr_read_source(const char *path, char *err, size_t n);
+/* The per-user cache directory that tile2cu run shares: $TILE2CU_CACHE_DIR,
+ * else $XDG_CACHE_HOME/tile2cu, else ~/.cache/tile2cu. */
+void tr_cache_root(char *out, size_t n);
+/* mkdir -p, new directories 0700: 0, or -1 with errno. */
+int tr_cache_mkdirs(const char *path);
+
+#endif /* T2C_API_H */
