@@ -108,6 +108,7 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, E
 /* ------------------------------------------------------------ expressions */
 
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at);
+static const char *element_read(Printer *P, const Expr *x);
 
 static const char *ctx_str(Printer *P, CtxField f) {
   static const char *const axis[] = {"x", "y", "z"};
@@ -183,8 +184,9 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
     const char *p = ex(P, args[0], T_I32, at), *q = ex(P, args[1], T_I32, at);
     return F("((%s + %s - 1) / %s)", p, q, q);
   }
-  case B_ROWS: return row_of(P, *at);
-  case B_COLS: return col_of(P, *at);
+  /* broadcast along a unit dim: the index there is 0 */
+  case B_ROWS: return x->ty.dims[0] == 1 ? "0" : row_of(P, *at);
+  case B_COLS: return x->ty.dims[1] == 1 ? "0" : col_of(P, *at);
   default: unreachable(); /* lower.c hoisted the rest */
   }
 }
@@ -225,6 +227,7 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     return F("(%s %s %s)", p, binop(x->u.binary.op), q);
   }
   case E_CALL: return ex_call(P, x, want, at);
+  case E_INDEX: return element_read(P, x);
   default: unreachable();
   }
 }
@@ -279,6 +282,42 @@ static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, c
   }
   *lin = idx;
   *cond = cnd;
+}
+
+/* The linear index of X at the dims' index texts p[], row-major; wide: in 64 bits. */
+static const char *linear(Printer *P, const Sym *X, const char *const *p) {
+  int nsize = 0;
+  for (int d = 0; d < X->trank; d++) nsize += X->tdim_size[d] != NULL;
+  bool wide = nsize >= 2 || (nsize >= 1 && X->trank >= 3);
+  const char *idx = NULL;
+  for (int d = 0; d < X->trank; d++) {
+    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
+    const char *pp = strchr(p[d], ' ') ? F("(%s)", p[d]) : p[d];
+    if (!idx) idx = wide && strcmp(p[d], "0") != 0 ? F("(long long)%s", pp) : p[d];
+    else if (strcmp(D, "1") == 0) idx = strcmp(p[d], "0") == 0 ? idx : F("%s + %s", idx, pp);
+    else if (strcmp(idx, "0") == 0) idx = p[d];
+    else idx = F("%s * %s + %s", strchr(idx, ' ') ? F("(%s)", idx) : idx, D, pp);
+  }
+  return idx ? idx : "0";
+}
+
+/* X[i, j] in a scalar expression: the element, or 0 outside the tensor. */
+static const char *element_read(Printer *P, const Expr *x) {
+  const Sym *X = x->u.index.base->u.ident.sym;
+  int k = 0;
+  while (k < P->K->elems.len && P->K->elems.items[k] != x) k++;
+  if (k == P->K->elems.len) die("an element read lower.c did not see");
+  const char *p[4], *cnd = NULL;
+  for (int d = 0; d < X->trank; d++) {
+    p[d] = strip(P, ex(P, x->u.index.idx[d].start, T_I32, NULL));
+    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
+    uint8_t chk = P->K->elem_chk[k][d];
+    const char *c = chk == 3 ? F("(unsigned)(%s) < (unsigned)%s", p[d], D) : chk == 1 ? F("(%s) >= 0", p[d])
+                  : chk == 2 ? F("(%s) < %s", p[d], D) : NULL;
+    if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
+  }
+  const char *v = F("%s[%s]", X->cname, linear(P, X, p));
+  return cnd ? F("(%s ? %s : %s)", cnd, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v;
 }
 
 static int access_vec(const Printer *P, const TirOp *op) { return P->fast ? op->vec : 1; }

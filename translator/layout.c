@@ -413,6 +413,19 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
   }
 }
 
+/* Element reads X[i, j] in scalar expressions: bounds checks kept (no warning: one element). */
+static void element_bounds(TirKernel *K) {
+  K->elem_chk = NEW_ARRAY(K->a, TirChk, K->elems.len + 1);
+  for (int i = 0; i < K->elems.len; i++) {
+    const Expr *x = K->elems.items[i];
+    const Sym *X = x->u.index.base->u.ident.sym;
+    for (int d = 0; d < X->trank; d++) {
+      const Expr *st = x->u.index.idx[d].start;
+      K->elem_chk[i][d] = (facts_nonneg(st) ? 0 : 1) | (facts_fits(K->ki, st, 1, X, d) ? 0 : 2);
+    }
+  }
+}
+
 static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
@@ -471,5 +484,6 @@ bool layout_assign(TirKernel *K, const char **why) {
   /* from here on the kernel is the IR's: warnings are given */
   Bounds w = {0};
   accesses(K, &K->body, &w);
+  element_bounds(K);
   return true;
 }

@@ -7,10 +7,11 @@
  * Fusion is the default: an elementwise intermediate is never a value.
  *
  * What the IR covers so far: scalar statements and control flow, tile vars,
- * tensor slice reads (pad too) and stores, every elementwise operator, cast
+ * tensor slice reads (pad too) and stores, element reads of tensors in scalar
+ * expressions, every elementwise operator, cast
  * and math function, rows/cols/where, and rowsum/rowmax/rowmin of f32, f64 and
  * i32. Anything else (dot, transpose, column and whole-tile reductions,
- * tile element and sub-tile reads, partial tile writes, @pipeline,
+ * tile element and sub-tile reads, gathers, partial tile writes, @pipeline,
  * a tensor both read and written) returns NULL with the reason, and the kernel
  * keeps the direct emitter (emit.c) until the IR covers it.
  */
@@ -53,6 +54,8 @@ static void note_tensor(Lower *L, PtrVec *v, Sym *X) {
 }
 
 /* A scalar expression the printer can write as one C expression. */
+static void note_tensor(Lower *L, PtrVec *v, Sym *X);
+
 static bool scalar_ok(Lower *L, const Expr *x) {
   if (x->ty.rank != 0) return fail(L, "a tile where a scalar is expected");
   switch (x->kind) {
@@ -73,7 +76,18 @@ static bool scalar_ok(Lower *L, const Expr *x) {
       if (!scalar_ok(L, x->u.call.args[i])) return false;
     return true;
   }
-  case E_INDEX: return fail(L, "an element read of a tensor or tile");
+  case E_INDEX: {
+    /* X[i, j] with scalar indices: every thread reads the element (out of bounds: 0) */
+    Sym *X = x->u.index.base->u.ident.sym;
+    if (!X || X->kind != SY_TENSOR || x->u.index.nidx != X->trank) return fail(L, "an element read of a tile");
+    for (int d = 0; d < X->trank; d++)
+      if (x->u.index.idx[d].len || !scalar_ok(L, x->u.index.idx[d].start)) return fail(L, "a gather");
+    note_tensor(L, &L->read, X);
+    for (int i = 0; i < L->K->elems.len; i++)
+      if (L->K->elems.items[i] == x) return true;
+    vec_push(L->K->a, &L->K->elems, (void *)x);
+    return true;
+  }
   case E_MEMBER: return fail(L, "a member expression");
   }
   return fail(L, "an expression kind");

@@ -567,6 +567,8 @@ typedef struct TirBlock {
   PtrVec ops;            /* TirOp * */
 } TirBlock;
 
+typedef uint8_t TirChk[4]; /* per tensor dim, 1: check >= 0, 2: check < dim */
+
 typedef struct TirAccess {
   int buf;               /* index in TirKernel.bufs */
   bool write;
@@ -624,6 +626,8 @@ typedef struct TirKernel {
   PtrVec vars;           /* TirVar * */
   PtrVec layouts;        /* Layout * (blocked ones) */
   PtrVec hkeys, hvals;   /* hoisted Expr * -> TirVar * */
+  PtrVec elems;          /* X[i, j]: element reads of tensors in scalar expressions (Expr *) */
+  TirChk *elem_chk;      /* layout.c: their bounds checks, as TirOp.chk */
   TirBuf bufs[TIR_MAX_BUFS];
   int nbufs;
   TirCheck checks[TIR_MAX_CHECKS];
