@@ -683,6 +683,43 @@ static void test_cp_async_bad(void) {
              "nan (all bits set: unwritten shared memory)", NULL);
 }
 
+/* t2c::ldg_vec and stg_vec move exactly the run at the index, and refuse a run
+ * that leaves the tensor or is not aligned to its size; t2c::aligned tests the
+ * real address. */
+static void test_vec_runs(void) {
+  static float xbuf[129] __attribute__((aligned(16)));
+  float *x = xbuf, o[128];
+  int mode = 0;
+  for (int i = 0; i < 129; i++) xbuf[i] = (float)(3 * i + 1);
+  T2cSimTensor tx = tensor(x, 128, 4, "X"), to = tensor(o, 128, 4, "O");
+  void *args[] = {&tx, &to, &mode};
+  char err[ERRLEN];
+  Run r = {"vec_runs", {1, 1, 1}, 32, 0, 3};
+  memset(o, 0, sizeof o);
+  if (expect_ok("vector runs", launch(&r, args, 3, 2, err), err))
+    for (int i = 0; i < 128; i++)
+      if (o[i] != x[i]) {
+        fail("vector runs", "O[%d] = %g, want %g", i, o[i], x[i]);
+        break;
+      }
+  mode = 1;
+  expect_err("vector run out of bounds", launch(&r, args, 3, 2, err), err,
+             "out-of-bounds read of tensor 'X' at index 128", "thread 31", NULL);
+  mode = 2;
+  expect_err("vector run misaligned load", launch(&r, args, 3, 2, err), err,
+             "misaligned 16-byte load of tensor 'X' at index 21", "thread 5", NULL);
+  mode = 3;
+  expect_err("vector run misaligned store", launch(&r, args, 3, 2, err), err,
+             "misaligned 16-byte store of tensor 'O' at index 14", "thread 3", NULL);
+  mode = 4;
+  if (expect_ok("aligned, 16-byte address", launch(&r, args, 3, 2, err), err) && o[0] != 1.0f)
+    fail("aligned, 16-byte address", "t2c::aligned said no for a 16-byte aligned tensor");
+  T2cSimTensor tx1 = tensor(xbuf + 1, 128, 4, "X");
+  void *args1[] = {&tx1, &to, &mode};
+  if (expect_ok("aligned, 4-byte address", launch(&r, args1, 3, 2, err), err) && o[0] != 0.0f)
+    fail("aligned, 4-byte address", "t2c::aligned said yes for an address 4 bytes past a 16-byte boundary");
+}
+
 /* A fault the process cannot survive: run it in a child, which must die of
  * SIGSEGV after naming the kernel, block and thread on stderr. */
 static void test_stack_overflow(void) {
@@ -800,6 +837,7 @@ int main(int argc, char **argv) {
   test_tc_bad();
   test_cp_async();
   test_cp_async_bad();
+  test_vec_runs();
   test_stack_overflow();
   test_bad_launches(argv[2]);
   printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);

@@ -658,3 +658,27 @@ static void t2c_sim_tramp_cpa_bad(void *const *a) {
           *static_cast<const int *>(a[3]));
 }
 T2C_SIM_REGISTER(cpa_bad, t2c_sim_tramp_cpa_bad)
+
+// t2c::ldg_vec / stg_vec / aligned, as the tile IR's fast bodies use them.
+// mode 0: every thread copies a run of 4 floats X -> O (a correct kernel);
+// mode 1: PLANTED, the last thread's run starts 2 elements past the last full run (out of bounds);
+// mode 2: PLANTED, thread 5's run starts at an index that is not a multiple of 4 (misaligned);
+// mode 3: PLANTED, the store of thread 3 is misaligned;
+// mode 4: O[tid] = 1 when t2c::aligned(X, 16), else 0; O[tid + 32] likewise for (X + 1 element) via mode's data.
+extern "C" __global__ void __launch_bounds__(32)
+vec_runs(t2c_sim::tensor<const float> X, t2c_sim::tensor<float> O, int mode)
+{
+  const int tid = threadIdx.x;
+  if (mode == 4) {
+    O[tid] = t2c::aligned(X, 16) ? 1.0f : 0.0f;
+    return;
+  }
+  const int i = 4 * tid + (mode == 1 && tid == 31 ? 2 : 0) + (mode == 2 && tid == 5 ? 1 : 0);
+  const t2c::Vec<float, 4> w = t2c::ldg_vec<4>(X + i);
+  const int o = 4 * tid + (mode == 3 && tid == 3 ? 2 : 0);
+  t2c::stg_vec<4>(O + o, t2c::Vec<float, 4>{{w.v[0], w.v[1], w.v[2], w.v[3]}});
+}
+static void t2c_sim_tramp_vec_runs(void *const *a) {
+  vec_runs(T2C_ARG(const float, 0), T2C_ARG(float, 1), *static_cast<const int *>(a[2]));
+}
+T2C_SIM_REGISTER(vec_runs, t2c_sim_tramp_vec_runs)
