@@ -478,17 +478,6 @@ static const char *ev_call(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) 
   }
 }
 
-static const char *binop(TokenKind op) {
-  switch (op) {
-  case TK_OROR: return "||"; case TK_ANDAND: return "&&"; case TK_EQ: return "==";
-  case TK_NE: return "!="; case TK_LT: return "<"; case TK_LE: return "<=";
-  case TK_GT: return ">"; case TK_GE: return ">="; case TK_OR: return "|";
-  case TK_XOR: return "^"; case TK_AND: return "&"; case TK_SHL: return "<<";
-  case TK_SHR: return ">>"; case TK_PLUS: return "+"; case TK_MINUS: return "-";
-  case TK_STAR: return "*"; case TK_SLASH: return "/"; case TK_PERCENT: return "%";
-  default: unreachable();
-  }
-}
 
 static const char *ev(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) {
   if ((x->flags & EF_CONST) && x->kind != E_CALL) {
@@ -528,7 +517,7 @@ static const char *ev(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) {
     /* a signed left shift goes through unsigned bits (t2c::shl): a negative value must not be UB */
     if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64))
       return fmt(E, "t2c::shl(%s, %s)", p, q);
-    return fmt(E, "(%s %s %s)", p, binop(x->u.binary.op), q);
+    return fmt(E, "(%s %s %s)", p, op_text(x->u.binary.op), q);
   }
   case E_CALL: return ev_call(E, x, want, at, pre);
   case E_INDEX: return emit_index_read(E, x, at, pre);
@@ -738,20 +727,7 @@ static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const
     else if (!hi_ok) c = fmt(E, "%s < %s", paren(E, p), D);
     if (c) {
       cnd = cnd ? fmt(E, "%s && %s", cnd, c) : c;
-      if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) {
-        const Expr *s = facts_resolve(ix->start);
-        const Sym *S = X->tdim_size[d];
-        const char *hint = NULL;
-        if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP) {
-          Stmt *f = s->u.ident.sym->decl;
-          int64_t st = 1, lo = -1;
-          if ((!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && check_const_int(f->u.forr.lo, &lo) &&
-              lo % st == 0 && facts_as_size(f->u.forr.hi) == S && len <= st)
-            hint = arena_printf(E->a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, st);
-        }
-        diag_warning(E->d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", d, X->name);
-        if (hint) diag_note(E->d, (Loc){0, 0}, "%s", hint);
-      }
+      if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) facts_bounds_warning(E->d, E->a, X, d, ix, len);
     }
     if (!idx) idx = wide && strcmp(p, "0") != 0 ? fmt(E, "(long long)%s", paren(E, p)) : p;
     else if (strcmp(D, "1") == 0) idx = plus(E, idx, p);

@@ -132,17 +132,6 @@ static ElemType operand_type(const Expr *a, const Expr *b, ElemType want) {
   return (a->ty.elem == T_F32 || b->ty.elem == T_F32) ? T_F32 : T_I32;
 }
 
-static const char *binop(TokenKind op) {
-  switch (op) {
-  case TK_OROR: return "||"; case TK_ANDAND: return "&&"; case TK_EQ: return "==";
-  case TK_NE: return "!="; case TK_LT: return "<"; case TK_LE: return "<=";
-  case TK_GT: return ">"; case TK_GE: return ">="; case TK_OR: return "|";
-  case TK_XOR: return "^"; case TK_AND: return "&"; case TK_SHL: return "<<";
-  case TK_SHR: return ">>"; case TK_PLUS: return "+"; case TK_MINUS: return "-";
-  case TK_STAR: return "*"; case TK_SLASH: return "/"; case TK_PERCENT: return "%";
-  default: unreachable();
-  }
-}
 
 static const char *value_at(Printer *P, const TirVar *v, const At *at) {
   if (!at) die("a tile value in a scalar expression");
@@ -224,7 +213,7 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
     const char *p = ex(P, a, t, at), *q = ex(P, b, t, at);
     if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64)) return F("t2c::shl(%s, %s)", p, q);
-    return F("(%s %s %s)", p, binop(x->u.binary.op), q);
+    return F("(%s %s %s)", p, op_text(x->u.binary.op), q);
   }
   case E_CALL: return ex_call(P, x, want, at);
   case E_INDEX: return element_read(P, x);
@@ -353,16 +342,6 @@ static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   }
 }
 
-static const char *assign_op(TokenKind op) {
-  switch (op) {
-  case TK_ASSIGN: return "=";
-  case TK_ADD_ASSIGN: return "+=";
-  case TK_SUB_ASSIGN: return "-=";
-  case TK_MUL_ASSIGN: return "*=";
-  case TK_DIV_ASSIGN: return "/=";
-  default: unreachable();
-  }
-}
 
 /* The first replica of a slice stores (its values are the same in every replica). */
 static const char *replica_guard(Printer *P, const Layout *l) {
@@ -383,7 +362,7 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int n = access_vec(P, op);
   if (n == 1) {
     const char *v = strip(P, ex(P, op->expr, X->ty.elem, &at));
-    const char *st = F("%s[%s] %s %s;", X->cname, lin, assign_op(op->op), v);
+    const char *st = F("%s[%s] %s %s;", X->cname, lin, op_text(op->op), v);
     if (cond) line(P, "if (%s) %s", cond, st);
     else line(P, "%s", st);
     return;
@@ -406,7 +385,7 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 static void assign_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   const char *v = strip(P, ex(P, op->expr, op->dst->elem, &at));
-  line(P, "%s[%d] %s %s;", op->dst->cname, reg_of(op->dst->layout, at), assign_op(op->op), v);
+  line(P, "%s[%d] %s %s;", op->dst->cname, reg_of(op->dst->layout, at), op_text(op->op), v);
 }
 
 static const char *red_fold(Printer *P, BuiltinKind b, const char *a, const char *v) {
@@ -487,7 +466,7 @@ static void print_scalar(Printer *P, const TirOp *op) {
     return;
   }
   const Sym *y = s->u.assign.lhs->u.ident.sym;
-  line(P, "%s %s %s;", y->cname, assign_op(s->u.assign.op), strip(P, ex(P, s->u.assign.rhs, y->ty.elem, NULL)));
+  line(P, "%s %s %s;", y->cname, op_text(s->u.assign.op), strip(P, ex(P, s->u.assign.rhs, y->ty.elem, NULL)));
 }
 
 static bool simple_bound(const Expr *x) { return (x->flags & EF_CONST) || x->kind == E_IDENT; }

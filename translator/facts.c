@@ -7,6 +7,7 @@
  */
 #include "t2c.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 
 /* A scalar var assigned only at its declaration stands for its initial value. */
@@ -185,3 +186,18 @@ bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
   }
 }
 
+
+void facts_bounds_warning(Diag *d, Arena *a, const Sym *X, int dim, const Index *ix, int64_t len) {
+  const Expr *s = facts_resolve(ix->start);
+  const Sym *S = X->tdim_size[dim];
+  const char *hint = NULL;
+  if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP) {
+    Stmt *f = s->u.ident.sym->decl;
+    int64_t st = 1, lo = -1;
+    if ((!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && check_const_int(f->u.forr.lo, &lo) &&
+        lo % st == 0 && facts_as_size(f->u.forr.hi) == S && len <= st)
+      hint = arena_printf(a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, st);
+  }
+  diag_warning(d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", dim, X->name);
+  if (hint) diag_note(d, (Loc){0, 0}, "%s", hint);
+}

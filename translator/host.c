@@ -21,30 +21,6 @@
 
 #include "templates.h"
 
-static const char *op_text(TokenKind op) {
-  switch (op) {
-  case TK_PLUS: return "+";
-  case TK_MINUS: return "-";
-  case TK_STAR: return "*";
-  case TK_SLASH: return "/";
-  case TK_PERCENT: return "%";
-  case TK_SHL: return "<<";
-  case TK_SHR: return ">>";
-  case TK_AND: return "&";
-  case TK_OR: return "|";
-  case TK_XOR: return "^";
-  case TK_EQ: return "==";
-  case TK_NE: return "!=";
-  case TK_LT: return "<";
-  case TK_LE: return "<=";
-  case TK_GT: return ">";
-  case TK_GE: return ">=";
-  case TK_ANDAND: return "&&";
-  case TK_OROR: return "||";
-  default: return NULL;
-  }
-}
-
 /* A launch expression (@grid, @assume) as host C over the launcher's
  * parameters. Integer +, - and * are done in long long. */
 static void host_expr(Buf *b, const Expr *e) {

@@ -387,20 +387,6 @@ static bool warned(Bounds *w, const void *key) {
   return false;
 }
 
-static void bounds_warning(TirKernel *K, const Sym *X, int d, Index *ix, int64_t len) {
-  const Expr *s = facts_resolve(ix->start);
-  const Sym *S = X->tdim_size[d];
-  const char *hint = NULL;
-  if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP) {
-    Stmt *f = s->u.ident.sym->decl;
-    int64_t st = 1, lo = -1;
-    if ((!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && check_const_int(f->u.forr.lo, &lo) &&
-        lo % st == 0 && facts_as_size(f->u.forr.hi) == S && len <= st)
-      hint = arena_printf(K->a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, st);
-  }
-  diag_warning(K->d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", d, X->name);
-  if (hint) diag_note(K->d, (Loc){0, 0}, "%s", hint);
-}
 
 static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
@@ -409,7 +395,7 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
     int64_t len = 1;
     if (ix->len) check_const_int(ix->len, &len);
     op->chk[d] = (facts_nonneg(ix->start) ? 0 : 1) | (facts_fits(K->ki, ix->start, len, X, d) ? 0 : 2);
-    if (op->chk[d] && w->depth > 0 && !warned(w, ix)) bounds_warning(K, X, d, ix, len);
+    if (op->chk[d] && w->depth > 0 && !warned(w, ix)) facts_bounds_warning(K->d, K->a, X, d, ix, len);
   }
 }
 

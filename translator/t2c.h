@@ -102,6 +102,8 @@ typedef enum TokenKind {
   TK_COUNT
 } TokenKind;
 extern const char *const token_names[TK_COUNT];
+/* The text of an operator or assignment token ("+", "+=", "!"); NULL for others (tables.c). */
+const char *op_text(TokenKind k);
 
 typedef struct Token {
   TokenKind kind;
@@ -459,6 +461,9 @@ bool facts_assumed_at_least(const KernelInfo *ki, const Sym *size, int64_t v);
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d);
 /* x is a multiple of v in every execution (v a power of two). */
 bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v);
+/* The warning for a bounds check on dim d of X kept inside a loop, with the
+ * @assume that would remove it when there is one. */
+void facts_bounds_warning(Diag *d, Arena *a, const Sym *X, int dim, const Index *ix, int64_t len);
 
 /* ---------------------------------------------------------------- emit.c */
 typedef struct EmitOptions {

@@ -73,18 +73,8 @@ static const char *op_names[] = {
 };
 
 static const char *tok_str(TokenKind k) {
-  switch (k) {
-  case TK_OROR: return "||"; case TK_ANDAND: return "&&"; case TK_EQ: return "==";
-  case TK_NE: return "!="; case TK_LT: return "<"; case TK_LE: return "<=";
-  case TK_GT: return ">"; case TK_GE: return ">="; case TK_OR: return "|";
-  case TK_XOR: return "^"; case TK_AND: return "&"; case TK_SHL: return "<<";
-  case TK_SHR: return ">>"; case TK_PLUS: return "+"; case TK_MINUS: return "-";
-  case TK_STAR: return "*"; case TK_SLASH: return "/"; case TK_PERCENT: return "%";
-  case TK_ASSIGN: return "="; case TK_ADD_ASSIGN: return "+="; case TK_SUB_ASSIGN: return "-=";
-  case TK_MUL_ASSIGN: return "*="; case TK_DIV_ASSIGN: return "/=";
-  case TK_NOT: return "!"; case TK_TILDE: return "~";
-  default: return "?";
-  }
+  const char *t = op_text(k);
+  return t ? t : "?";
 }
 
 static void expr_str(const TirKernel *K, const Expr *x, Buf *b);
