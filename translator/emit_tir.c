@@ -88,6 +88,7 @@ static const char *tile_mask(Printer *P, At at) {
 
 /* The register of value v that holds element at of the op's layout. */
 static int reg_of(const Layout *v, At at) {
+  if (v->kind == LY_SCALAR) return 0;
   const Layout *p = parent_of(v);
   if (v->kind == LY_SLICE) return v->dim == 1 ? at.ir : at.ic * p->vec + at.v;
   return (at.ir * p->rc + at.ic) * p->vec + at.v;
@@ -109,6 +110,7 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, E
 
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at);
 static const char *element_read(Printer *P, const Expr *x);
+static const char *strip(Printer *P, const char *s);
 
 static const char *ctx_str(Printer *P, CtxField f) {
   static const char *const axis[] = {"x", "y", "z"};
@@ -134,8 +136,39 @@ static ElemType operand_type(const Expr *a, const Expr *b, ElemType want) {
 
 
 static const char *value_at(Printer *P, const TirVar *v, const At *at) {
+  if (v->layout->kind == LY_SCALAR) return F("%s[0]", v->cname);
   if (!at) die("a tile value in a scalar expression");
   return F("%s[%d]", v->cname, reg_of(v->layout, *at));
+}
+
+/* A read of a shared copy at element at of the op (at NULL: one element). A
+ * unit dim of what is read broadcasts: its index is 0. */
+static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, const At *at) {
+  const TirBuf *f = &P->K->bufs[rd->buf];
+  int rows = x->ty.rank == 2 ? x->ty.dims[0] : 1, cols = x->ty.rank == 2 ? x->ty.dims[1] : x->ty.rank ? x->ty.dims[0] : 1;
+  const char *r = at && rows > 1 ? row_of(P, *at) : "0", *c = at && cols > 1 ? col_of(P, *at) : "0";
+  const char *i, *j;
+  if (rd->kind == TR_TRANSPOSE) {
+    i = c;
+    j = r;
+  } else {
+    /* the read's kept dims take the op's coordinates in order: two kept dims are
+     * (row, col); one kept dim is a rank-1 [n], as [1, n]: its col */
+    const char *coord[2] = {rd->keep[0] && rd->keep[1] ? r : c, c};
+    const char *ix[2] = {"0", "0"};
+    for (int d = 0, k = 0; d < rd->rank; d++) {
+      const char *st = rd->start[d] ? strip(P, ex(P, rd->start[d], T_I32, NULL)) : "0";
+      const char *o = rd->keep[d] ? coord[k++] : "0";
+      ix[d] = strcmp(o, "0") == 0 ? st : strcmp(st, "0") == 0 ? o : F("(%s) + %s", st, o);
+    }
+    i = rd->rank == 2 ? ix[0] : "0";
+    j = rd->rank == 2 ? ix[1] : ix[0];
+  }
+  const char *pi = strchr(i, ' ') ? F("(%s)", i) : i, *pj = strchr(j, ' ') ? F("(%s)", j) : j;
+  const char *v = strcmp(i, "0") == 0 ? F("%s[%s]", f->cname, j) : F("%s[%s * %d + %s]", f->cname, pi, f->pitch, pj);
+  /* a padding position of the op's layout reads nothing */
+  const char *m = at ? tile_mask(P, *at) : NULL;
+  return m ? F("(%s ? %s : %s)", m, v, emit_literal(P->a, f->elem, false, 0, 0)) : v;
 }
 
 static const char *ex_ident(Printer *P, const Expr *x, ElemType want, const At *at) {
@@ -182,6 +215,8 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
 
 /* x at element at of the op's layout (at NULL: a scalar expression). */
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
+  const TirRead *rd = tir_read(P->K, x);
+  if (rd) return shared_read(P, x, rd, at);
   TirVar *h = tir_hoisted(P->K, x);
   if (h) return value_at(P, h, at);
   if ((x->flags & EF_CONST) && x->kind != E_CALL) {
@@ -296,7 +331,7 @@ static const char *element_read(Printer *P, const Expr *x) {
   int k = 0;
   while (k < P->K->elems.len && P->K->elems.items[k] != x) k++;
   if (k == P->K->elems.len) die("an element read lower.c did not see");
-  const char *p[4], *cnd = NULL;
+  const char *p[4] = {"0", "0", "0", "0"}, *cnd = NULL;
   for (int d = 0; d < X->trank; d++) {
     p[d] = strip(P, ex(P, x->u.index.idx[d].start, T_I32, NULL));
     const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
@@ -426,11 +461,28 @@ static void print_reduce(Printer *P, const TirOp *op) {
       line(P, "%s[%d] = t2c::%s<%d>(%s[%d]);", op->dst->cname, ir, fold_name(op->red), l->lc, op->dst->cname, ir);
 }
 
+static void print_sum_scratch(Printer *P, const TirOp *op, const char *half) {
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const char *d = F("%s[0]", op->dst->cname);
+  if (op->kind == TO_SCRATCH_WRITE) {
+    line(P, "if (lane == 0) %s[%swarp] = %s;", f->cname, half, d);
+    return;
+  }
+  const char *v = F("%s[%s0]", f->cname, half);
+  for (int w = 1; w < f->rows; w++) v = F("%s + %s[%s%d]", v, f->cname, half, w);
+  line(P, "%s = %s;", d, v);
+}
+
 static void print_scratch(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   const TirBuf *f = &P->K->bufs[op->buf];
   /* an alternating buffer: this turn's half */
   const char *half = f->alternating ? F("t2c_ph%d * %d + ", op->buf, f->rows * f->cols) : "";
+  if (op->red == B_SUM) {
+    print_sum_scratch(P, op, half);
+    if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
+    return;
+  }
   for (int ir = 0; ir < l->rr; ir++) {
     At at = {l, ir, 0, 0};
     const char *row = row_of(P, at);
@@ -450,6 +502,77 @@ static void print_scratch(Printer *P, const TirOp *op) {
     else line(P, "%s = %s;", d, v);
   }
   if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
+}
+
+/* TO_SPILL: each thread writes its elements to the shared copy (one replica of a slice). */
+static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const char *m = tile_mask(P, at), *g = replica_guard(P, at.lay);
+  if (g) m = m ? F("%s && %s", g, m) : g;
+  const char *r = row_of(P, at), *c = col_of(P, at);
+  const char *idx = strcmp(r, "0") == 0 ? c : F("%s * %d + %s", strchr(r, ' ') ? F("(%s)", r) : r, f->pitch, c);
+  const char *st = F("%s[%s] = %s[%d];", f->cname, idx, op->dst->cname, reg_of(op->dst->layout, at));
+  if (m) line(P, "if (%s) %s", m, st);
+  else line(P, "%s", st);
+}
+
+/* TO_COLREDUCE: each element of the result folds its column of the shared copy. */
+static void colreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  BuiltinKind b = op->red == B_COLSUM ? B_ROWSUM : op->red == B_COLMAX ? B_ROWMAX : B_ROWMIN;
+  const char *c = col_of(P, at), *d = F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
+  const char *i = F("t2c_i%d", P->ctr++);
+  const char *m = col_padded(at.lay) ? F("%s < %d", c, f->cols) : NULL;
+  if (m) {
+    line(P, "%s = %s;", d, red_ident(P, b, op->dst->elem));
+    line(P, "if (%s) {", m);
+    P->indent++;
+  }
+  line(P, "%s = %s[%s];", d, f->cname, c);
+  if (f->rows > 1)
+    line(P, "for (int %s = 1; %s < %d; ++%s) %s = %s;", i, i, f->rows, i, d,
+         red_fold(P, b, d, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c)));
+  if (m) {
+    P->indent--;
+    line(P, "}");
+  }
+}
+
+/* TO_SUM: in-thread over the value's elements (padding left out), then the warp. */
+static void sum_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  int *started = ctx;
+  const char *d = F("%s[0]", op->dst->cname);
+  const char *v = F("%s[%d]", op->src->cname, reg_of(op->src->layout, at));
+  const char *m = tile_mask(P, at);
+  if (m) v = F("(%s ? %s : %s)", m, v, emit_literal(P->a, op->dst->elem, false, 0, 0));
+  line(P, *started ? "%s += %s;" : "%s = %s;", d, v);
+  *started = 1;
+}
+
+static void print_sum(Printer *P, const TirOp *op) {
+  int started = 0;
+  each_elem(P, op, op->lay, false, sum_elem, &started);
+  line(P, "%s[0] = t2c::fold_sum<%d>(%s[0]);", op->dst->cname, P->K->t->lanes, op->dst->cname);
+}
+
+/* One element of a tensor: thread 0 stores it, or every thread that gets here
+ * under thread-dependent control. */
+static void print_element_store(Printer *P, const TirOp *op) {
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  const char *p[4] = {"0", "0", "0", "0"}, *cnd = op->td ? NULL : "tid == 0";
+  for (int d = 0; d < X->trank; d++) {
+    p[d] = strip(P, ex(P, op->slice->u.index.idx[d].start, T_I32, NULL));
+    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
+    const char *c = op->chk[d] == 3 ? F("(unsigned)(%s) < (unsigned)%s", p[d], D)
+                    : op->chk[d] == 1 ? F("(%s) >= 0", p[d]) : op->chk[d] == 2 ? F("(%s) < %s", p[d], D) : NULL;
+    if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
+  }
+  const char *st = F("%s[%s] %s %s;", X->cname, linear(P, X, p), op_text(op->op),
+                     strip(P, ex(P, op->expr, X->ty.elem, NULL)));
+  if (cnd) line(P, "if (%s) %s", cnd, st);
+  else line(P, "%s", st);
 }
 
 /* ------------------------------------------------------------ ops and blocks */
@@ -513,7 +636,19 @@ static void print_op(Printer *P, const TirOp *op) {
     print_reduce(P, op);
     return;
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ: print_scratch(P, op); return;
-  case TO_STORE: each_elem(P, op, op->lay, access_vec(P, op) > 1, store_elem, NULL); return;
+  case TO_STORE:
+    if (op->rows == 0) print_element_store(P, op);
+    else each_elem(P, op, op->lay, access_vec(P, op) > 1, store_elem, NULL);
+    return;
+  case TO_SPILL: each_elem(P, op, op->dst->layout, false, spill_elem, NULL); return;
+  case TO_COLREDUCE:
+    print_decl(P, op->dst);
+    each_elem(P, op, op->dst->layout, false, colreduce_elem, NULL);
+    return;
+  case TO_SUM:
+    print_decl(P, op->dst);
+    print_sum(P, op);
+    return;
   case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;

@@ -89,7 +89,7 @@ static void walk(TirKernel *K, TirBlock *b, OpFn fn, void *ctx) {
 
 /* Calls fn on every value an expression reads. */
 static void leaves(TirKernel *K, const Expr *x, void (*fn)(TirKernel *, TirVar *, void *), void *ctx) {
-  if (!x) return;
+  if (!x || tir_read(K, x)) return; /* a shared copy: any thread reads any element */
   TirVar *h = tir_hoisted(K, x);
   if (h) {
     fn(K, h, ctx);
@@ -168,6 +168,7 @@ static void widest_fn(TirKernel *K, TirOp *op, void *ctx) {
 static void relate_leaf(TirKernel *K, TirVar *v, void *ctx) {
   Classes *c = ctx;
   TirOp *op = c->op;
+  if (v->rank == 0) return; /* a scalar value: every thread has it */
   int R = op->rows, C = op->cols;
   if (v->rows == R && v->cols == C) {
     if (!c->first) c->first = v;
@@ -209,8 +210,14 @@ static bool assign_vars(TirKernel *K, const char **why) {
     *why = c.why;
     return false;
   }
+  Layout *scalar = NEW(K->a, Layout);
+  scalar->kind = LY_SCALAR;
   for (int i = 0; i < n; i++) {
     TirVar *v = K->vars.items[i];
+    if (v->rank == 0) {
+      v->layout = scalar;
+      continue;
+    }
     int r = find(&c, i);
     if (c.parent[r] && v->rows > 1 && v->cols > 1) {
       *why = "a tile read as a broadcast of another shape";
@@ -230,7 +237,7 @@ typedef struct Check {
 } Check;
 
 static bool readable(const Layout *v, const Layout *at) {
-  if (v == at) return true;
+  if (v == at || v->kind == LY_SCALAR) return true;
   if (v->kind == LY_SLICE && at->kind == LY_BLOCKED && v->parent == at) return true;
   if (v->kind == LY_SLICE && at->kind == LY_SLICE && v->parent == at->parent && v->dim == at->dim) return true;
   return false;
@@ -270,7 +277,18 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     op->lay = blocked(K, op->rows, op->cols, 4);
     if (op->dst->layout->kind != LY_SLICE || op->dst->layout->parent != op->lay) c->why = "a reduction into another layout";
     break;
-  case TO_STORE: op->lay = store_layout(K, op); break;
+  case TO_STORE:
+    if (op->rows == 0) { /* one element: its value is a scalar expression */
+      c->lay = NULL;
+      return;
+    }
+    op->lay = store_layout(K, op);
+    break;
+  case TO_SPILL: case TO_COLREDUCE: op->lay = op->dst->layout; return;
+  case TO_SUM:
+    op->lay = op->src->layout;
+    if (op->lay->kind != LY_BLOCKED) c->why = "sum() of a row or column value";
+    return;
   default: return;
   }
   if (op->kind == TO_DECL || op->kind == TO_LOAD) return;
@@ -308,11 +326,12 @@ static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
   if (K->nbufs == TIR_MAX_BUFS) return -1;
   TirBuf *f = &K->bufs[K->nbufs];
   f->cname = arena_printf(K->a, "t2c_red%d", K->nbufs);
-  f->what = arena_printf(K->a, "partials of %s at line %d, one row per warp", builtin_names[op->red],
-                         op->stmt->loc.line);
+  f->what = arena_printf(K->a, "partials of %s at line %d, one %s per warp", builtin_names[op->red],
+                         op->stmt->loc.line, op->kind == TO_SUM ? "value" : "row");
   f->elem = op->dst->elem;
-  f->rows = op->lay->wc;
-  f->cols = op->rows;
+  f->rows = op->kind == TO_SUM ? K->ki->threads / K->t->lanes : op->lay->wc;
+  f->cols = op->kind == TO_SUM ? 1 : op->rows;
+  f->pitch = f->cols;
   f->alternating = in_loop;
   f->bytes = (int64_t)f->rows * f->cols * elem_bytes[f->elem] * (in_loop ? 2 : 1);
   return K->nbufs++;
@@ -325,7 +344,8 @@ static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
     vec_push(K->a, &out, op);
     int d = depth + (op->kind == TO_FOR || op->kind == TO_WHILE);
     if (!add_scratch(K, &op->body, d) || !add_scratch(K, &op->els, d)) return false;
-    if (op->kind != TO_REDUCE || op->lay->wc == 1) continue;
+    bool sum = op->kind == TO_SUM && K->ki->threads > K->t->lanes;
+    if (!sum && (op->kind != TO_REDUCE || op->lay->wc == 1)) continue;
     int bi = new_buf(K, op, depth > 0);
     if (bi < 0) return false;
     for (int k = 0; k < 2; k++) {
@@ -362,7 +382,9 @@ static void vector_width(TirKernel *K, TirOp *op) {
   int last = X->trank - 1, vec = run_of(op->lay);
   op->vec = 1;
   Index *ix = &op->slice->u.index.idx[last];
-  /* the run is along the tensor's last dim, from a multiple of the run */
+  /* the run is along the tensor's last dim, from a multiple of the run; a
+   * read-modify-write store (+=) goes element by element */
+  if (op->kind == TO_STORE && op->op != TK_ASSIGN) return;
   if (vec < 2 || !ix->len || op->cols == 1 || !facts_multiple_of(K->ki, ix->start, vec)) return;
   int64_t len;
   if (!check_const_int(ix->len, &len) || len % vec) return;
@@ -399,8 +421,10 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
   }
 }
 
-/* Element reads X[i, j] in scalar expressions: bounds checks kept (no warning: one element). */
-static void element_bounds(TirKernel *K) {
+/* Element reads X[i, j] in scalar expressions: bounds checks kept, and said inside loops. */
+static bool warned(Bounds *w, const void *key);
+
+static void element_bounds(TirKernel *K, Bounds *w) {
   K->elem_chk = NEW_ARRAY(K->a, TirChk, K->elems.len + 1);
   for (int i = 0; i < K->elems.len; i++) {
     const Expr *x = K->elems.items[i];
@@ -408,6 +432,8 @@ static void element_bounds(TirKernel *K) {
     for (int d = 0; d < X->trank; d++) {
       const Expr *st = x->u.index.idx[d].start;
       K->elem_chk[i][d] = (facts_nonneg(st) ? 0 : 1) | (facts_fits(K->ki, st, 1, X, d) ? 0 : 2);
+      if (K->elem_chk[i][d] && (intptr_t)K->elem_loops.items[i] > 0 && !warned(w, &x->u.index.idx[d]))
+        facts_bounds_warning(K->d, K->a, X, d, &x->u.index.idx[d], 1);
     }
   }
 }
@@ -415,8 +441,14 @@ static void element_bounds(TirKernel *K) {
 static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
+    if (op->kind == TO_SPILL && op->reason) { /* the seed's "copied to a shared tile", said */
+      const Sym *y = op->dst->sym;
+      diag_warning(K->d, op->stmt->loc, "register tile '%s' is copied to shared memory here: %s", y->name, op->reason);
+      diag_note(K->d, y->reg_loc, "'%s' is named in @registers here", y->name);
+    }
     if (op->kind == TO_LOAD || op->kind == TO_STORE) {
-      vector_width(K, op);
+      if (op->lay) vector_width(K, op);
+      else op->vec = 1; /* one element */
       bounds(K, op, w);
     }
     bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
@@ -427,18 +459,81 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
   }
 }
 
+/* ------------------------------------------------------------ shared accesses */
+
+typedef struct Reads {
+  TirOp *op;
+  bool overflow;
+} Reads;
+
+static void add_access(TirOp *op, int buf, bool write, bool *overflow) {
+  for (int i = 0; i < op->nacc; i++)
+    if (op->acc[i].buf == buf && op->acc[i].write == write) return;
+  if (op->nacc == TIR_MAX_ACCESS) *overflow = true;
+  else op->acc[op->nacc++] = (TirAccess){buf, write};
+}
+
+static void expr_reads(TirKernel *K, const Expr *x, Reads *r) {
+  if (!x) return;
+  TirRead *rd = tir_read(K, x);
+  if (rd) {
+    add_access(r->op, rd->buf, false, &r->overflow);
+    for (int d = 0; d < 2; d++) expr_reads(K, rd->start[d], r);
+    return;
+  }
+  switch (x->kind) {
+  case E_UNARY: expr_reads(K, x->u.unary.a, r); return;
+  case E_BINARY: expr_reads(K, x->u.binary.a, r); expr_reads(K, x->u.binary.b, r); return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) expr_reads(K, x->u.call.args[i], r);
+    return;
+  case E_INDEX:
+    for (int i = 0; i < x->u.index.nidx; i++) expr_reads(K, x->u.index.idx[i].start, r);
+    return;
+  default: return;
+  }
+}
+
+/* Every expression an op evaluates, as far as shared copies go. */
+static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Reads *r = ctx;
+  r->op = op;
+  const Stmt *s = op->stmt;
+  switch (op->kind) {
+  case TO_SPILL: add_access(op, op->buf, true, &r->overflow); return;
+  case TO_COLREDUCE: add_access(op, op->buf, false, &r->overflow); return;
+  case TO_SCALAR:
+    expr_reads(K, s->kind == S_VAR ? s->u.decl.init : s->u.assign.rhs, r);
+    return;
+  case TO_IF: expr_reads(K, s->u.iff.cond, r); return;
+  case TO_FOR:
+    expr_reads(K, s->u.forr.lo, r);
+    expr_reads(K, s->u.forr.hi, r);
+    expr_reads(K, s->u.forr.step, r);
+    return;
+  case TO_ASSIGN: case TO_REDUCE: case TO_STORE: case TO_LOAD:
+    expr_reads(K, op->expr, r);
+    expr_reads(K, op->pad, r);
+    if (op->slice)
+      for (int i = 0; i < op->slice->u.index.nidx; i++) expr_reads(K, op->slice->u.index.idx[i].start, r);
+    return;
+  default: return;
+  }
+}
+
 /* ------------------------------------------------------------ the stage */
 
 static void used_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)K, (void)ctx;
-  if (op->lay) ((Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay))->used = true;
+  if (op->lay && op->lay->kind != LY_SCALAR)
+    ((Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay))->used = true;
 }
 
 /* The layouts some value or op uses (the printer computes their coordinates). */
 static void mark_used(TirKernel *K) {
   for (int i = 0; i < K->vars.len; i++) {
     const Layout *l = ((TirVar *)K->vars.items[i])->layout;
-    ((Layout *)(l->kind == LY_SLICE ? l->parent : l))->used = true;
+    if (l->kind != LY_SCALAR) ((Layout *)(l->kind == LY_SLICE ? l->parent : l))->used = true;
   }
   walk(K, &K->body, used_fn, NULL);
 }
@@ -465,11 +560,17 @@ bool layout_assign(TirKernel *K, const char **why) {
     *why = "too many reductions";
     return false;
   }
+  Reads rd = {NULL, false};
+  walk(K, &K->body, reads_fn, &rd);
+  if (rd.overflow) {
+    *why = "too many shared copies read by one statement";
+    return false;
+  }
   mark_used(K);
   lanes_warps(K);
   /* from here on the kernel is the IR's: warnings are given */
   Bounds w = {0};
   accesses(K, &K->body, &w);
-  element_bounds(K);
+  element_bounds(K, &w);
   return true;
 }

@@ -1,22 +1,29 @@
 /* lower.c: the checked AST of one kernel becomes a TirKernel.
  *
  * Statements map to ops one to one, but for the parts of an expression that
- * are not elementwise: a tensor slice read becomes a TO_LOAD into a fresh
- * value, a row reduction a TO_REDUCE into a fresh [rows, 1] value (its
- * argument lowered first), and the statement's op then reads those values.
+ * are not elementwise, which are lowered first, into ops of their own:
+ * - a tensor slice read becomes a TO_LOAD into a fresh value;
+ * - a row reduction a TO_REDUCE into a fresh [rows, 1] value, sum() a TO_SUM
+ *   into a fresh scalar;
+ * - a read of a tile at other threads' elements (transpose(t), t[i, j],
+ *   t[a :+ m, b :+ n], colsum(t)) spills the value to its shared copy first
+ *   (TO_SPILL, once per statement), and the expression then reads the copy
+ *   (TirKernel.rkeys), or a TO_COLREDUCE folds its columns.
  * Fusion is the default: an elementwise intermediate is never a value.
  *
- * What the IR covers so far: scalar statements and control flow, tile vars,
- * tensor slice reads (pad too) and stores, element reads of tensors in scalar
- * expressions, every elementwise operator, cast
- * and math function, rows/cols/where, and rowsum/rowmax/rowmin of f32, f64 and
- * i32. Anything else (dot, transpose, column and whole-tile reductions,
- * tile element and sub-tile reads, gathers, partial tile writes, @pipeline,
- * a tensor both read and written) returns NULL with the reason, and the kernel
- * keeps the direct emitter (emit.c) until the IR covers it.
+ * What the IR covers: scalar statements and control flow, tile vars, tensor
+ * slice reads (pad too) and stores, element reads and stores of tensors,
+ * every elementwise operator, cast and math function, rows/cols/where,
+ * whole-tile window writes, transpose, element and sub-tile reads of tiles,
+ * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32.
+ * Anything else (dot, gathers and scatters, partial tile writes, @pipeline,
+ * a tensor both read and written, stores to one tensor from several
+ * statements) returns NULL with the reason, and the kernel keeps the direct
+ * emitter (emit.c) until the IR covers it.
  */
 #include "t2c.h"
 
+#include <stdint.h>
 #include <string.h>
 
 typedef struct Lower {
@@ -24,8 +31,23 @@ typedef struct Lower {
   const char *why;       /* the first thing not covered */
   Stmt *stmt;            /* the statement being lowered */
   bool first;            /* its first op is still to come */
+  int td;                /* depth of thread-dependent control */
+  int loops;             /* loops around the statement */
   PtrVec read, written;  /* tensors (Sym *) read by loads, written by stores */
+  PtrVec spilled;        /* values spilled for the statement being lowered (TirVar *) */
+  PtrVec current;        /* values whose shared copy holds their value here (straight-line code) */
 } Lower;
+
+static bool in_vec(const PtrVec *v, const void *p) {
+  for (int i = 0; i < v->len; i++)
+    if (v->items[i] == p) return true;
+  return false;
+}
+
+static void drop(PtrVec *v, const void *p) {
+  for (int i = 0; i < v->len; i++)
+    if (v->items[i] == p) v->items[i--] = v->items[--v->len];
+}
 
 static bool fail(Lower *L, const char *why) {
   if (!L->why) L->why = why;
@@ -53,10 +75,31 @@ static void note_tensor(Lower *L, PtrVec *v, Sym *X) {
   vec_push(L->K->a, v, X);
 }
 
-/* A scalar expression the printer can write as one C expression. */
-static void note_tensor(Lower *L, PtrVec *v, Sym *X);
+static bool is_tensor_slice(const Expr *x) {
+  return x->kind == E_INDEX && x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->kind == SY_TENSOR;
+}
 
-static bool scalar_ok(Lower *L, const Expr *x) {
+static bool is_tile_index(const Expr *x) {
+  const Sym *y = x->kind == E_INDEX ? x->u.index.base->u.ident.sym : NULL;
+  return y && y->kind == SY_VAR && y->ty.rank > 0;
+}
+
+static bool reducible(ElemType t) { return t == T_F32 || t == T_F64 || t == T_I32; }
+
+static const char *temp_name(Lower *L) { return arena_printf(L->K->a, "t2c_v%d", L->K->vars.len); }
+
+static void map_value(Lower *L, Expr *key, TirVar *v) {
+  vec_push(L->K->a, &L->K->hkeys, key);
+  vec_push(L->K->a, &L->K->hvals, v);
+}
+
+static bool hoist(Lower *L, TirBlock *b, Expr *x);
+static bool hoist_sum(Lower *L, TirBlock *b, Expr *x);
+static bool hoist_window(Lower *L, TirBlock *b, Expr *x);
+
+/* A scalar expression; what is not elementwise in it (sum(), t[i, j]) is
+ * lowered into ops before the statement when b allows it. */
+static bool scalar_ok(Lower *L, TirBlock *b, Expr *x) {
   if (x->ty.rank != 0) return fail(L, "a tile where a scalar is expected");
   switch (x->kind) {
   case E_INT: case E_FLOAT: case E_BOOL: case E_INF: case E_CTX: return true;
@@ -65,27 +108,30 @@ static bool scalar_ok(Lower *L, const Expr *x) {
     if (!y || y->kind == SY_TENSOR) return fail(L, "a tensor used as a scalar");
     return true;
   }
-  case E_UNARY: return scalar_ok(L, x->u.unary.a);
-  case E_BINARY: return scalar_ok(L, x->u.binary.a) && scalar_ok(L, x->u.binary.b);
+  case E_UNARY: return scalar_ok(L, b, x->u.unary.a);
+  case E_BINARY: return scalar_ok(L, b, x->u.binary.a) && scalar_ok(L, b, x->u.binary.b);
   case E_CALL: {
-    int b = x->u.call.builtin;
-    if (x->u.call.cast == T_NONE && b != B_CDIV && b != B_WHERE && builtin_class[b] != BC_MATH1 &&
-        builtin_class[b] != BC_MATH2)
-      return fail(L, b == B_SUM ? "sum()" : "a reduction or tile function in a scalar expression");
+    int bk = x->u.call.builtin;
+    if (x->u.call.cast == T_NONE && bk == B_SUM) return b ? hoist_sum(L, b, x) : fail(L, "sum() in a while condition");
+    if (x->u.call.cast == T_NONE && bk != B_CDIV && bk != B_WHERE && builtin_class[bk] != BC_MATH1 &&
+        builtin_class[bk] != BC_MATH2)
+      return fail(L, "a reduction or tile function in a scalar expression");
     for (int i = 0; i < x->u.call.nargs; i++)
-      if (!scalar_ok(L, x->u.call.args[i])) return false;
+      if (!scalar_ok(L, b, x->u.call.args[i])) return false;
     return true;
   }
   case E_INDEX: {
+    if (is_tile_index(x)) return b ? hoist_window(L, b, x) : fail(L, "a tile element read in a while condition");
     /* X[i, j] with scalar indices: every thread reads the element (out of bounds: 0) */
     Sym *X = x->u.index.base->u.ident.sym;
-    if (!X || X->kind != SY_TENSOR || x->u.index.nidx != X->trank) return fail(L, "an element read of a tile");
+    if (!X || X->kind != SY_TENSOR || x->u.index.nidx != X->trank) return fail(L, "an element read");
     for (int d = 0; d < X->trank; d++)
-      if (x->u.index.idx[d].len || !scalar_ok(L, x->u.index.idx[d].start)) return fail(L, "a gather");
+      if (x->u.index.idx[d].len || !scalar_ok(L, b, x->u.index.idx[d].start)) return fail(L, "a gather");
     note_tensor(L, &L->read, X);
     for (int i = 0; i < L->K->elems.len; i++)
       if (L->K->elems.items[i] == x) return true;
-    vec_push(L->K->a, &L->K->elems, (void *)x);
+    vec_push(L->K->a, &L->K->elems, x);
+    vec_push(L->K->a, &L->K->elem_loops, (void *)(intptr_t)L->loops);
     return true;
   }
   case E_MEMBER: return fail(L, "a member expression");
@@ -93,36 +139,29 @@ static bool scalar_ok(Lower *L, const Expr *x) {
   return fail(L, "an expression kind");
 }
 
-/* The tile shape a tensor slice reads: [rows, cols], rank 1 as [1, n]. */
-static bool slice_shape(Lower *L, const Expr *s, int *rank, int *rows, int *cols) {
+/* The tile shape a tensor slice reads: [rows, cols], rank 1 as [1, n]; rank 0: one element. */
+static bool slice_shape(Lower *L, TirBlock *b, const Expr *s, int *rank, int *rows, int *cols) {
   const Sym *X = s->u.index.base->u.ident.sym;
   int kept = 0, len[2] = {1, 1};
   for (int d = 0; d < X->trank; d++) {
     Index *ix = &s->u.index.idx[d];
-    if (!scalar_ok(L, ix->start)) return false;
+    if (!scalar_ok(L, b, ix->start)) return false;
     if (!ix->len) continue;
     int64_t n;
     if (!check_const_int(ix->len, &n) || kept == 2) return fail(L, "a slice length");
     len[kept++] = (int)n;
   }
   *rank = kept;
-  *rows = kept == 2 ? len[0] : 1;
-  *cols = kept == 2 ? len[1] : len[0];
-  return kept > 0 || fail(L, "a tensor element read");
+  *rows = kept == 2 ? len[0] : kept ? 1 : 0;
+  *cols = kept == 2 ? len[1] : kept ? len[0] : 0;
+  return true;
 }
-
-static bool is_tensor_slice(const Expr *x) {
-  return x->kind == E_INDEX && x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->kind == SY_TENSOR;
-}
-
-static const char *temp_name(Lower *L) { return arena_printf(L->K->a, "t2c_v%d", L->K->vars.len); }
-
-static bool hoist(Lower *L, TirBlock *b, Expr *x);
 
 static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad) {
   int rank, rows, cols;
-  if (!slice_shape(L, slice, &rank, &rows, &cols)) return false;
-  if (pad && !scalar_ok(L, pad)) return false;
+  if (!slice_shape(L, b, slice, &rank, &rows, &cols)) return false;
+  if (!rank) return fail(L, "a tensor element read in a tile expression");
+  if (pad && !scalar_ok(L, b, pad)) return false;
   Sym *X = slice->u.index.base->u.ident.sym;
   note_tensor(L, &L->read, X);
   TirVar *v = tir_new_var(L->K, X->ty.elem, rank, rows, cols,
@@ -134,15 +173,13 @@ static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad)
   op->pad = pad;
   op->rows = rows;
   op->cols = cols;
-  vec_push(L->K->a, &L->K->hkeys, key);
-  vec_push(L->K->a, &L->K->hvals, v);
+  map_value(L, key, v);
   return true;
 }
 
 static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  ElemType t = arg->ty.elem;
-  if (t != T_F32 && t != T_F64 && t != T_I32) return fail(L, "a row reduction of a type other than f32, f64, i32");
+  if (!reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
   if (arg->ty.rank != 2) return fail(L, "a row reduction of a rank-1 tile");
   if (!hoist(L, b, arg)) return false;
   TirVar *v = tir_new_var(L->K, x->ty.elem, 2, arg->ty.dims[0], 1,
@@ -154,14 +191,140 @@ static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   op->red = (BuiltinKind)x->u.call.builtin;
   op->rows = arg->ty.dims[0];
   op->cols = arg->ty.dims[1];
-  vec_push(L->K->a, &L->K->hkeys, x);
-  vec_push(L->K->a, &L->K->hvals, v);
+  map_value(L, x, v);
+  return true;
+}
+
+/* The value x denotes: a tile var, a hoisted value, or a fresh one that x is computed into. */
+static TirVar *value_of(Lower *L, TirBlock *b, Expr *x) {
+  if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->ty.rank > 0) return var_of(L, x->u.ident.sym);
+  if (!hoist(L, b, x)) return NULL;
+  TirVar *h = tir_hoisted(L->K, x);
+  if (h) return h;
+  int rows = x->ty.rank == 2 ? x->ty.dims[0] : 1, cols = x->ty.rank == 2 ? x->ty.dims[1] : x->ty.dims[0];
+  TirVar *v = tir_new_var(L->K, x->ty.elem, x->ty.rank, rows, cols,
+                          arena_printf(L->K->a, "an operand at line %d", x->loc.line));
+  v->cname = temp_name(L);
+  op_new(L, b, TO_DECL)->dst = v;
+  TirOp *o = op_new(L, b, TO_ASSIGN);
+  o->dst = v;
+  o->expr = x;
+  o->rows = rows;
+  o->cols = cols;
+  return v;
+}
+
+/* v's shared copy, written by a TO_SPILL before the statement reads it (once per statement). */
+static int spill(Lower *L, TirBlock *b, TirVar *v, const char *why) {
+  TirKernel *K = L->K;
+  int bi = -1;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].what && K->bufs[i].spill_of == v) bi = i;
+  if (bi < 0) {
+    if (K->nbufs == TIR_MAX_BUFS) return fail(L, "too many shared copies"), -1;
+    TirBuf *f = &K->bufs[bi = K->nbufs++];
+    f->cname = arena_printf(K->a, "%s_s", v->cname);
+    f->what = arena_printf(K->a, "shared copy of %s", v->sym ? v->sym->name : v->what);
+    f->elem = v->elem;
+    f->rows = v->rows;
+    f->cols = v->cols;
+    f->pitch = v->cols > 1 ? v->cols + 1 : 1; /* + 1: a column read hits every bank once */
+    f->bytes = (int64_t)f->rows * f->pitch * elem_bytes[f->elem];
+    f->spill_of = v;
+  }
+  /* once per statement, and not at all while the copy is current */
+  if (in_vec(&L->spilled, v) || in_vec(&L->current, v)) return bi;
+  vec_push(K->a, &L->spilled, v);
+  vec_push(K->a, &L->current, v);
+  TirOp *op = op_new(L, b, TO_SPILL);
+  op->dst = v;
+  op->buf = bi;
+  if (v->sym && v->sym->place == PL_REGISTER) op->reason = why;
+  op->rows = v->rows;
+  op->cols = v->cols;
+  return bi;
+}
+
+static void map_read(Lower *L, Expr *x, TirRead *r) {
+  vec_push(L->K->a, &L->K->rkeys, x);
+  vec_push(L->K->a, &L->K->rvals, r);
+}
+
+static bool hoist_transpose(Lower *L, TirBlock *b, Expr *x) {
+  Expr *arg = x->u.call.args[0];
+  if (arg->ty.rank != 2) return fail(L, "transpose of a rank-1 tile");
+  TirVar *v = value_of(L, b, arg);
+  int bi = v ? spill(L, b, v, "transpose reads it at other elements") : -1;
+  if (bi < 0) return false;
+  TirRead *r = NEW(L->K->a, TirRead);
+  *r = (TirRead){TR_TRANSPOSE, bi, 2, {NULL, NULL}, {true, true}};
+  map_read(L, x, r);
+  return true;
+}
+
+/* t[i, j], t[a :+ m, b :+ n] (and mixes) of a tile var, read from its shared copy. */
+static bool hoist_window(Lower *L, TirBlock *b, Expr *x) {
+  TirVar *v = var_of(L, x->u.index.base->u.ident.sym);
+  if (!v) return fail(L, "a read of an undeclared tile");
+  TirRead *r = NEW(L->K->a, TirRead);
+  r->kind = TR_WINDOW;
+  r->rank = v->rank;
+  for (int d = 0; d < x->u.index.nidx && d < 2; d++) {
+    r->start[d] = x->u.index.idx[d].start;
+    r->keep[d] = x->u.index.idx[d].len != NULL;
+    if (!scalar_ok(L, b, x->u.index.idx[d].start)) return false;
+  }
+  bool element = x->ty.rank == 0;
+  r->buf = spill(L, b, v, element ? "an element read reads it at one element for all threads"
+                                  : "a sub-tile read reads it at other elements");
+  if (r->buf < 0) return false;
+  map_read(L, x, r);
+  return true;
+}
+
+static bool hoist_colreduce(Lower *L, TirBlock *b, Expr *x) {
+  Expr *arg = x->u.call.args[0];
+  if (!reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
+  if (arg->ty.rank != 2) return fail(L, "a column reduction of a rank-1 tile");
+  TirVar *v = value_of(L, b, arg);
+  int bi = v ? spill(L, b, v, arena_printf(L->K->a, "%s() reads it across threads", builtin_names[x->u.call.builtin]))
+             : -1;
+  if (bi < 0) return false;
+  TirVar *d = tir_new_var(L->K, x->ty.elem, 2, 1, arg->ty.dims[1],
+                          arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line));
+  d->cname = temp_name(L);
+  TirOp *op = op_new(L, b, TO_COLREDUCE);
+  op->dst = d;
+  op->buf = bi;
+  op->red = (BuiltinKind)x->u.call.builtin;
+  op->rows = 1;
+  op->cols = arg->ty.dims[1];
+  map_value(L, x, d);
+  return true;
+}
+
+static bool hoist_sum(Lower *L, TirBlock *b, Expr *x) {
+  Expr *arg = x->u.call.args[0];
+  if (!reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
+  TirVar *v = value_of(L, b, arg);
+  if (!v) return false;
+  TirVar *d = tir_new_var(L->K, x->ty.elem, 0, 1, 1, arena_printf(L->K->a, "sum at line %d", x->loc.line));
+  d->cname = temp_name(L);
+  TirOp *op = op_new(L, b, TO_SUM);
+  op->dst = d;
+  op->expr = arg;
+  op->src = v;
+  op->red = B_SUM;
+  op->rows = v->rows;
+  op->cols = v->cols;
+  map_value(L, x, d);
   return true;
 }
 
 /* Lowers the non-elementwise parts of x into ops before the statement's own. */
 static bool hoist(Lower *L, TirBlock *b, Expr *x) {
-  if (x->ty.rank == 0) return scalar_ok(L, x);
+  if (tir_hoisted(L->K, x) || tir_read(L->K, x)) return true;
+  if (x->ty.rank == 0) return scalar_ok(L, b, x);
   switch (x->kind) {
   case E_IDENT:
     if (!var_of(L, x->u.ident.sym)) return fail(L, "a tile var the IR has not seen declared");
@@ -169,7 +332,8 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
   case E_UNARY: return hoist(L, b, x->u.unary.a);
   case E_BINARY: return hoist(L, b, x->u.binary.a) && hoist(L, b, x->u.binary.b);
   case E_INDEX:
-    if (!is_tensor_slice(x)) return fail(L, "a sub-tile read");
+    if (is_tile_index(x)) return hoist_window(L, b, x);
+    if (!is_tensor_slice(x)) return fail(L, "an index of something other than a tensor or tile");
     return hoist_load(L, b, x, x, NULL);
   case E_CALL: {
     int bk = x->u.call.builtin;
@@ -184,9 +348,10 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
       if (!is_tensor_slice(x->u.call.args[0])) return fail(L, "pad() of a gather");
       return hoist_load(L, b, x, x->u.call.args[0], x->u.call.args[1]);
     case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: return hoist_reduce(L, b, x);
+    case B_COLSUM: case B_COLMAX: case B_COLMIN: return hoist_colreduce(L, b, x);
+    case B_TRANSPOSE: return hoist_transpose(L, b, x);
     case B_DOT: return fail(L, "dot");
-    case B_TRANSPOSE: return fail(L, "transpose");
-    default: return fail(L, "a column or whole-tile reduction");
+    default: return fail(L, "a tile function");
     }
   }
   default: return fail(L, "an expression kind");
@@ -209,7 +374,7 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
 static bool lower_var(Lower *L, TirBlock *b, Stmt *s) {
   Sym *y = s->u.decl.sym;
   if (y->ty.rank == 0) {
-    if (s->u.decl.init && !scalar_ok(L, s->u.decl.init)) return false;
+    if (s->u.decl.init && !scalar_ok(L, b, s->u.decl.init)) return false;
     op_new(L, b, TO_SCALAR);
     return true;
   }
@@ -225,13 +390,14 @@ static bool lower_var(Lower *L, TirBlock *b, Stmt *s) {
 static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   Expr *lhs = s->u.assign.lhs, *rhs = s->u.assign.rhs;
   int rank, rows, cols;
-  if (!slice_shape(L, lhs, &rank, &rows, &cols)) return false;
+  if (!slice_shape(L, b, lhs, &rank, &rows, &cols)) return false;
   if (!hoist(L, b, rhs)) return false;
   note_tensor(L, &L->written, lhs->u.index.base->u.ident.sym);
   TirOp *o = op_new(L, b, TO_STORE);
   o->slice = lhs;
   o->op = s->u.assign.op;
   o->expr = rhs;
+  o->td = L->td > 0;
   /* a [m, 1] value stored into a rank-1 slice runs over its own shape */
   if (rhs->ty.rank == 2 && rank == 1 && rhs->ty.dims[1] == 1) {
     o->rows = rhs->ty.dims[0];
@@ -265,7 +431,7 @@ static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
   if (lhs->kind == E_IDENT) {
     Sym *y = lhs->u.ident.sym;
     if (y->ty.rank == 0) {
-      if (!scalar_ok(L, s->u.assign.rhs)) return false;
+      if (!scalar_ok(L, b, s->u.assign.rhs)) return false;
       op_new(L, b, TO_SCALAR);
       return true;
     }
@@ -279,27 +445,51 @@ static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
 
 static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
   TirOp *o = NULL;
+  bool td;
+  L->current.len = 0; /* copies are tracked in straight-line code only */
   switch (s->kind) {
   case S_FOR:
     for (int i = 0; i < s->nattrs; i++)
       if (s->attrs[i]->kind != A_UNROLL) return fail(L, "@pipeline");
-    if (!scalar_ok(L, s->u.forr.lo) || !scalar_ok(L, s->u.forr.hi) || (s->u.forr.step && !scalar_ok(L, s->u.forr.step)))
+    if (!scalar_ok(L, b, s->u.forr.lo) || !scalar_ok(L, b, s->u.forr.hi) ||
+        (s->u.forr.step && !scalar_ok(L, b, s->u.forr.step)))
       return false;
+    td = check_expr_td(s->u.forr.lo) || check_expr_td(s->u.forr.hi) ||
+         (s->u.forr.step && check_expr_td(s->u.forr.step)) || check_loop_divergent(&s->u.forr.body);
     o = op_new(L, b, TO_FOR);
-    return lower_block(L, &o->body, &s->u.forr.body);
+    L->td += td;
+    L->loops++;
+    if (!lower_block(L, &o->body, &s->u.forr.body)) return false;
+    L->loops--;
+    L->td -= td;
+    return true;
   case S_WHILE:
-    if (!scalar_ok(L, s->u.whil.cond)) return false;
+    if (!scalar_ok(L, NULL, s->u.whil.cond)) return false;
+    td = check_expr_td(s->u.whil.cond) || check_loop_divergent(&s->u.whil.body);
     o = op_new(L, b, TO_WHILE);
-    return lower_block(L, &o->body, &s->u.whil.body);
+    L->td += td;
+    L->loops++;
+    if (!lower_block(L, &o->body, &s->u.whil.body)) return false;
+    L->loops--;
+    L->td -= td;
+    return true;
   case S_IF:
-    if (!scalar_ok(L, s->u.iff.cond)) return false;
+    if (!scalar_ok(L, b, s->u.iff.cond)) return false;
+    td = check_expr_td(s->u.iff.cond);
     o = op_new(L, b, TO_IF);
+    L->td += td;
     if (!lower_block(L, &o->body, &s->u.iff.then)) return false;
-    if (!s->u.iff.els) return true;
-    o->has_els = true;
-    if (s->u.iff.els->kind == S_BLOCK) return lower_block(L, &o->els, &s->u.iff.els->u.block);
-    Block one = {&s->u.iff.els, 1, {0, 0}};
-    return lower_block(L, &o->els, &one);
+    if (s->u.iff.els) {
+      o->has_els = true;
+      if (s->u.iff.els->kind == S_BLOCK) {
+        if (!lower_block(L, &o->els, &s->u.iff.els->u.block)) return false;
+      } else {
+        Block one = {&s->u.iff.els, 1, {0, 0}};
+        if (!lower_block(L, &o->els, &one)) return false;
+      }
+    }
+    L->td -= td;
+    return true;
   default: unreachable();
   }
 }
@@ -307,17 +497,36 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
 static bool lower_stmt(Lower *L, TirBlock *b, Stmt *s) {
   L->stmt = s;
   L->first = true;
+  L->spilled.len = 0;
+  int ops = b->ops.len;
+  bool ok;
   switch (s->kind) {
   case S_CONST: return true;
-  case S_VAR: return lower_var(L, b, s);
-  case S_ASSIGN: return lower_assign(L, b, s);
-  case S_FOR: case S_WHILE: case S_IF: return lower_control(L, b, s);
+  case S_VAR: ok = lower_var(L, b, s); break;
+  case S_ASSIGN: ok = lower_assign(L, b, s); break;
+  case S_FOR: case S_WHILE: case S_IF:
+    ok = lower_control(L, b, s);
+    L->current.len = 0;
+    return ok;
   case S_BREAK: op_new(L, b, TO_BREAK); return true;
   case S_CONTINUE: op_new(L, b, TO_CONTINUE); return true;
   case S_BLOCK: return lower_block(L, b, &s->u.block);
   case S_EXPR: unreachable();
+  default: unreachable();
   }
-  unreachable();
+  /* a value written here has a stale copy */
+  for (int i = ops; i < b->ops.len; i++) {
+    const TirOp *o = b->ops.items[i];
+    if (o->dst && o->kind != TO_SPILL) drop(&L->current, o->dst);
+  }
+  /* a barrier may not sit under thread-dependent control: no shared traffic there */
+  if (ok && L->td)
+    for (int i = ops; i < b->ops.len; i++) {
+      TirOpKind k = ((TirOp *)b->ops.items[i])->kind;
+      if (k == TO_SPILL || k == TO_SUM || k == TO_COLREDUCE || k == TO_REDUCE)
+        return fail(L, "a tile read under thread-dependent control");
+    }
+  return ok;
 }
 
 static bool lower_block(Lower *L, TirBlock *out, Block *b) {

@@ -112,7 +112,7 @@ static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop) {
     loop->cont = loop->has_cont ? join(&loop->cont, st) : *st;
     loop->has_cont = true;
     return;
-  default: record(op, st); return;
+  default: return;
   }
 }
 
@@ -133,6 +133,7 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
       }
     }
     if (real) vec_push(K->a, &out, op);
+    record(op, st); /* what the op itself reads (a loop's bounds, a condition) comes first */
     if (real && (op->kind == TO_FOR || op->kind == TO_WHILE)) run_loop(K, op, st, true);
     else if (real && op->kind == TO_IF) {
       SyncState a = *st, c = *st;

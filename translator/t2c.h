@@ -526,7 +526,7 @@ const HwPath *hw_path(const TargetConfig *t);
  * LY_SLICE: what a reduction of a blocked parent along `dim` leaves: dim 1
  * gives [rows, 1] with one register per row repeat (ir), dim 0 gives [1, cols]
  * with rc * vec registers; every thread holding the parent's row (column) has it. */
-typedef enum LayoutKind { LY_BLOCKED, LY_SLICE } LayoutKind;
+typedef enum LayoutKind { LY_BLOCKED, LY_SLICE, LY_SCALAR /* one value, held by every thread */ } LayoutKind;
 typedef struct Layout {
   LayoutKind kind;
   int id;                /* LY_BLOCKED: t2c_r<id>/t2c_c<id> are a thread's first row and column */
@@ -560,7 +560,11 @@ typedef enum TirOpKind {
   TO_REDUCE,        /* dst = red(expr) over lay's columns (dim 1) in-thread, then across lc lanes */
   TO_SCRATCH_WRITE, /* the first lane of each row run writes dst into buf[warp_c][row] */
   TO_SCRATCH_READ,  /* dst = red over the wc partials in buf */
-  TO_STORE,         /* slice op= expr, in lay */
+  TO_STORE,         /* slice op= expr, in lay; a slice of no kept dims is one element (thread 0 stores
+                       it, or every thread that reaches it under thread-dependent control: td) */
+  TO_SPILL,         /* buf = dst: every thread writes its elements of dst to dst's shared copy */
+  TO_COLREDUCE,     /* dst = red over the rows of buf (a spilled value), one column per element */
+  TO_SUM,           /* dst (a scalar) = sum of expr over lay: in-thread, the warp, then buf[warp] */
   TO_FOR,           /* stmt (S_FOR); body */
   TO_WHILE,         /* stmt (S_WHILE); body */
   TO_IF,            /* stmt (S_IF); body, els (an else if is one TO_IF in els) */
@@ -573,6 +577,18 @@ typedef struct TirBlock {
 } TirBlock;
 
 typedef uint8_t TirChk[4]; /* per tensor dim, 1: check >= 0, 2: check < dim */
+#define TIR_MAX_ACCESS 8
+
+/* A read of a spilled value's shared copy inside an expression: transpose(t),
+ * t[i, j] or t[a :+ m, b :+ n]; any thread reads any element. */
+typedef enum TirReadKind { TR_TRANSPOSE, TR_WINDOW } TirReadKind;
+typedef struct TirRead {
+  TirReadKind kind;
+  int buf;
+  int rank;              /* of the value read */
+  const Expr *start[2];  /* TR_WINDOW: the row and column of the first element (NULL: 0) */
+  bool keep[2];          /* TR_WINDOW: the dim is a range (a :+ m), not one index */
+} TirRead;
 
 typedef struct TirAccess {
   int buf;               /* index in TirKernel.bufs */
@@ -584,18 +600,20 @@ typedef struct TirOp {
   Stmt *stmt;            /* the .tl statement it lowers */
   bool first;            /* the first op of its statement (heads it with a comment) */
   TirVar *dst;
+  TirVar *src;           /* TO_SUM: the value summed */
   TokenKind op;          /* TK_ASSIGN or TK_*_ASSIGN */
   Expr *expr;            /* elementwise: its hoisted subexpressions are TirKernel.hoisted */
   Expr *slice, *pad;     /* TO_LOAD / TO_STORE */
-  BuiltinKind red;       /* TO_REDUCE, TO_SCRATCH_*: B_ROWSUM, B_ROWMAX, B_ROWMIN */
+  BuiltinKind red;       /* TO_REDUCE, TO_SCRATCH_*, TO_COLREDUCE, TO_SUM: the reduction */
+  bool td;               /* TO_STORE of one element under thread-dependent control */
   int rows, cols;        /* the shape the op runs over ([1, n] for rank 1) */
   const Layout *lay;     /* the layout the op runs in (layout.c) */
   int vec;               /* TO_LOAD / TO_STORE: elements per access in the fast body */
   uint8_t chk[4];        /* TO_LOAD / TO_STORE: per tensor dim, 1: check >= 0, 2: check < dim */
   int buf;               /* TO_SCRATCH_*: the scratch buffer */
-  TirAccess acc[2];      /* shared accesses (sync.c) */
+  TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
-  const char *reason;    /* TO_BARRIER */
+  const char *reason;    /* TO_BARRIER; TO_SPILL of a @registers tile: why it is copied (a warning) */
   TirBlock body, els;
   bool has_els;
 } TirOp;
@@ -604,6 +622,8 @@ typedef struct TirBuf {
   const char *cname, *what;
   ElemType elem;
   int rows, cols;
+  int pitch;             /* elements from one row to the next (a spilled value's copy: cols + 1) */
+  const struct TirVar *spill_of; /* the value this buffer is the shared copy of, or NULL */
   int64_t bytes, offset;
   /* Two halves used in turn (t2c_ph<index> says which): a reduction inside a
    * loop writes one half while the other may still be read, so only its
@@ -631,7 +651,9 @@ typedef struct TirKernel {
   PtrVec vars;           /* TirVar * */
   PtrVec layouts;        /* Layout * (blocked ones) */
   PtrVec hkeys, hvals;   /* hoisted Expr * -> TirVar * */
+  PtrVec rkeys, rvals;   /* Expr * -> TirRead *: reads of shared copies */
   PtrVec elems;          /* X[i, j]: element reads of tensors in scalar expressions (Expr *) */
+  PtrVec elem_loops;     /* the number of loops around each (as intptr_t) */
   TirChk *elem_chk;      /* layout.c: their bounds checks, as TirOp.chk */
   TirBuf bufs[TIR_MAX_BUFS];
   int nbufs;
@@ -646,6 +668,7 @@ typedef struct TirKernel {
 TirVar *tir_new_var(TirKernel *K, ElemType elem, int rank, int rows, int cols, const char *what);
 TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s);
 TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
+TirRead *tir_read(const TirKernel *K, const Expr *x);
 void tir_dump(const TirKernel *K, FILE *out);
 /* Runs lower .. smem for k, stopping after `last` ("lower", "layout", "sync",
  * "smem"; NULL: all). NULL with *why set when the IR does not cover the kernel. */

@@ -41,19 +41,28 @@ TirVar *tir_hoisted(const TirKernel *K, const Expr *x) {
   return NULL;
 }
 
+TirRead *tir_read(const TirKernel *K, const Expr *x) {
+  for (int i = 0; i < K->rkeys.len; i++)
+    if (K->rkeys.items[i] == x) return K->rvals.items[i];
+  return NULL;
+}
+
 /* ------------------------------------------------------------ layouts */
 
 int layout_count(const Layout *l) {
+  if (l->kind == LY_SCALAR) return 1;
   if (l->kind == LY_SLICE) return l->dim == 1 ? l->rr : l->rc * l->vec;
   return l->rr * l->rc * l->vec;
 }
 
 bool layout_padded(const Layout *l) {
+  if (l->kind == LY_SCALAR) return false;
   const Layout *p = l->kind == LY_SLICE ? l->parent : l;
   return p->rr * p->wr * p->lr != p->rows || p->rc * p->wc * p->lc * p->vec != p->cols;
 }
 
 const char *layout_str(Arena *a, const Layout *l) {
+  if (l->kind == LY_SCALAR) return "scalar (every thread)";
   if (l->kind == LY_SLICE) return arena_printf(a, "slice(L%d, dim %d)", l->parent->id, l->dim);
   return arena_printf(a, "L%d", l->id);
 }
@@ -68,7 +77,7 @@ static const char *blocked_str(Arena *a, const Layout *l) {
 static const char *op_names[] = {
   [TO_SCALAR] = "scalar", [TO_DECL] = "decl", [TO_LOAD] = "load", [TO_ASSIGN] = "assign",
   [TO_REDUCE] = "reduce", [TO_SCRATCH_WRITE] = "scratch_write", [TO_SCRATCH_READ] = "scratch_read",
-  [TO_STORE] = "store", [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
+  [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier",
 };
 
@@ -94,6 +103,21 @@ static void index_str(const TirKernel *K, const Expr *x, Buf *b) {
 
 /* The expression as .tl text, hoisted subexpressions as %vN. */
 static void expr_str(const TirKernel *K, const Expr *x, Buf *b) {
+  TirRead *rd = tir_read(K, x);
+  if (rd) {
+    buf_printf(b, "%s%s", rd->kind == TR_TRANSPOSE ? "transpose " : "", K->bufs[rd->buf].cname);
+    if (rd->kind == TR_WINDOW) {
+      buf_puts(b, "[");
+      for (int d = 0; d < rd->rank; d++) {
+        if (d) buf_puts(b, ", ");
+        if (rd->start[d]) expr_str(K, rd->start[d], b);
+        else buf_puts(b, "0");
+        if (rd->keep[d]) buf_puts(b, " :+");
+      }
+      buf_puts(b, "]");
+    }
+    return;
+  }
   TirVar *h = tir_hoisted(K, x);
   if (h) {
     buf_printf(b, "%%%s", h->cname);
@@ -172,6 +196,13 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     break;
   case TO_REDUCE:
     buf_printf(&b, " = %s(", builtin_names[op->red]);
+    expr_str(K, op->expr, &b);
+    buf_puts(&b, ")");
+    break;
+  case TO_SPILL: buf_printf(&b, " -> %s", K->bufs[op->buf].cname); break;
+  case TO_COLREDUCE: buf_printf(&b, " = %s(%s)", builtin_names[op->red], K->bufs[op->buf].cname); break;
+  case TO_SUM:
+    buf_puts(&b, " = sum(");
     expr_str(K, op->expr, &b);
     buf_puts(&b, ")");
     break;

@@ -3,60 +3,82 @@
 
 
 // kernel other (registers-copy-other-reduction.tl:4): 128 threads
-//   t: registers, 4 x f32 per thread
-//   t_s: shared, f32[16, 32], 2048 bytes (shared copy of register tile t)
-//   t2c_red_f32: shared, f32[32], 128 bytes (scratch row of sum())
-//   shared memory: 2176 bytes; barriers: 2
+//   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 4 per thread
+//   t: registers, 4 x f32 per thread (L0)
+//   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
+//   16-byte accesses when X is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 16 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 other(const float *__restrict__ X, float *__restrict__ R, float *__restrict__ T)
 {
-  __shared__ __align__(16) float t_s[512];
-  __shared__ __align__(16) float t2c_red_f32[32];
+  __shared__ __align__(16) float t2c_red0[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // registers-copy-other-reduction.tl:5: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]
-  float t[4];
-  { const int e = tid;
-    const int r = e / 32, c = e % 32;
-    t[0] = X[r * 32 + c];
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16);
+  if (t2c_fast) {
+    // registers-copy-other-reduction.tl:5: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]
+    float t[4];
+    float t2c_v2[4];
+    const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
+    t2c_v2[0] = t2c_w0.v[0];
+    t2c_v2[1] = t2c_w0.v[1];
+    t2c_v2[2] = t2c_w0.v[2];
+    t2c_v2[3] = t2c_w0.v[3];
+    t[0] = t2c_v2[0];
+    t[1] = t2c_v2[1];
+    t[2] = t2c_v2[2];
+    t[3] = t2c_v2[3];
+    // registers-copy-other-reduction.tl:6: R[0 :+ 16, 0 :+ 1] = rowmin(t)
+    float t2c_v3[1];
+    t2c_v3[0] = t[0];
+    t2c_v3[0] = t2c::min(t2c_v3[0], t[1]);
+    t2c_v3[0] = t2c::min(t2c_v3[0], t[2]);
+    t2c_v3[0] = t2c::min(t2c_v3[0], t[3]);
+    t2c_v3[0] = t2c::fold_min<8>(t2c_v3[0]);
+    if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
+    // registers-copy-other-reduction.tl:7: T[0] = sum(t)
+    float t2c_v4[1];
+    t2c_v4[0] = t[0];
+    t2c_v4[0] += t[1];
+    t2c_v4[0] += t[2];
+    t2c_v4[0] += t[3];
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red0: written at line 7, read here by other threads
+    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (tid == 0) T[0] = t2c_v4[0];
+  } else {
+    // registers-copy-other-reduction.tl:5: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]
+    float t[4];
+    float t2c_v2[4];
+    t2c_v2[0] = X[t2c_r0 * 32 + t2c_c0];
+    t2c_v2[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
+    t2c_v2[2] = X[t2c_r0 * 32 + (t2c_c0 + 2)];
+    t2c_v2[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
+    t[0] = t2c_v2[0];
+    t[1] = t2c_v2[1];
+    t[2] = t2c_v2[2];
+    t[3] = t2c_v2[3];
+    // registers-copy-other-reduction.tl:6: R[0 :+ 16, 0 :+ 1] = rowmin(t)
+    float t2c_v3[1];
+    t2c_v3[0] = t[0];
+    t2c_v3[0] = t2c::min(t2c_v3[0], t[1]);
+    t2c_v3[0] = t2c::min(t2c_v3[0], t[2]);
+    t2c_v3[0] = t2c::min(t2c_v3[0], t[3]);
+    t2c_v3[0] = t2c::fold_min<8>(t2c_v3[0]);
+    if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
+    // registers-copy-other-reduction.tl:7: T[0] = sum(t)
+    float t2c_v4[1];
+    t2c_v4[0] = t[0];
+    t2c_v4[0] += t[1];
+    t2c_v4[0] += t[2];
+    t2c_v4[0] += t[3];
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red0: written at line 7, read here by other threads
+    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (tid == 0) T[0] = t2c_v4[0];
   }
-  { const int e = tid + 128;
-    const int r = e / 32, c = e % 32;
-    t[1] = X[r * 32 + c];
-  }
-  { const int e = tid + 256;
-    const int r = e / 32, c = e % 32;
-    t[2] = X[r * 32 + c];
-  }
-  { const int e = tid + 384;
-    const int r = e / 32, c = e % 32;
-    t[3] = X[r * 32 + c];
-  }
-  // registers-copy-other-reduction.tl:6: R[0 :+ 16, 0 :+ 1] = rowmin(t)
-  // t -> t_s (shared): rowmin() reads it across threads
-  t_s[tid] = t[0];
-  t_s[tid + 128] = t[1];
-  t_s[tid + 256] = t[2];
-  t_s[tid + 384] = t[3];
-  __syncthreads();  // t_s: written at line 6, read here by other threads
-  { const int e = tid / 8, t2c_part = tid % 8;  // 8 threads per row
-    float t2c_r0 = t2c::highest<float>();
-    if (e < 16) for (int t2c_k1 = t2c_part; t2c_k1 < 32; t2c_k1 += 8) {
-      t2c_r0 = t2c::min(t2c_r0, t_s[e * 32 + t2c_k1]);
-    }
-    t2c_r0 = t2c::fold_min<8>(t2c_r0);
-    if (t2c_part == 0 && e < 16) {
-      R[e] = t2c_r0;
-    }
-  }
-  // registers-copy-other-reduction.tl:7: T[0] = sum(t)
-  float t2c_sum2 = 0.0f;
-  for (int e = tid; e < 512; e += 128) {
-    t2c_sum2 += t_s[e];
-  }
-  t2c_sum2 = t2c::fold_sum<32>(t2c_sum2);
-  if (lane == 0) t2c_red_f32[warp] = t2c_sum2;
-  __syncthreads();  // t2c_red_f32: written at line 7, read here by other threads
-  t2c_sum2 = t2c::fold_sum<32>(lane < 4 ? t2c_red_f32[lane] : 0.0f);
-  if (tid == 0) T[0] = t2c_sum2;
 }

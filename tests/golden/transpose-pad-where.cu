@@ -3,51 +3,178 @@
 
 
 // kernel masked (transpose-pad-where.tl:3): 128 threads
-//   x: shared, f32[32, 32], 4224 bytes (tile x)
-//   t: shared, f32[32, 32], 4096 bytes (tile t)
-//   m: shared, f32[32, 32], 4096 bytes (tile m)
-//   mx: shared, f32[32, 1], 128 bytes (tile mx)
-//   shared memory: 12544 bytes; barriers: 3
+//   layout L0: [32, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 8 per thread
+//   x: registers, 8 x f32 per thread (L0)
+//   t: registers, 8 x f32 per thread (L0)
+//   m: registers, 8 x f32 per thread (L0)
+//   mx: registers, 2 x f32 per thread (slice(L0, dim 1))
+//   x_s: shared, f32[32, 32], 4224 bytes (shared copy of x)
+//   16-byte accesses when S % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 4224 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
 {
-  __shared__ __align__(16) float x[1056];
-  __shared__ __align__(16) float t[1024];
-  __shared__ __align__(16) float m[1024];
-  __shared__ __align__(16) float mx[32];
+  __shared__ __align__(16) float x_s[1056];
   const int tid = threadIdx.x;
-  // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    x[r * 33 + c] = ((unsigned)(q0 + r) < (unsigned)S && c < S ? X[((long long)(q0 + r)) * S + c] : -t2c::inf<float>());
-  }
-  // transpose-pad-where.tl:5: var t = transpose(x)
-  __syncthreads();  // x: written at line 4, read here by other threads
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    t[e] = x[c * 33 + r];
-  }
-  // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    m[e] = (((q0 + r) >= c) ? t[e] : -t2c::inf<float>());
-  }
-  // transpose-pad-where.tl:7: var mx = rowmax(m)
-  __syncthreads();  // m: written at line 6, read here by other threads
-  { const int e = tid / 4, t2c_part = tid % 4;  // 4 threads per row
-    float t2c_r0 = t2c::lowest<float>();
-    if (e < 32) for (int t2c_k1 = t2c_part; t2c_k1 < 32; t2c_k1 += 4) {
-      t2c_r0 = t2c::max(t2c_r0, m[e * 32 + t2c_k1]);
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = S % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
+    float x[8];
+    float t2c_v2[8];
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S) {
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(q0 + t2c_r0)) * S + t2c_c0);
+      t2c_v2[0] = t2c_w0.v[0];
+      t2c_v2[1] = t2c_w0.v[1];
+      t2c_v2[2] = t2c_w0.v[2];
+      t2c_v2[3] = t2c_w0.v[3];
+    } else {
+      t2c_v2[0] = -t2c::inf<float>();
+      t2c_v2[1] = -t2c::inf<float>();
+      t2c_v2[2] = -t2c::inf<float>();
+      t2c_v2[3] = -t2c::inf<float>();
     }
-    t2c_r0 = t2c::fold_max<4>(t2c_r0);
-    if (t2c_part == 0 && e < 32) {
-      mx[e] = t2c_r0;
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0);
+      t2c_v2[4] = t2c_w1.v[0];
+      t2c_v2[5] = t2c_w1.v[1];
+      t2c_v2[6] = t2c_w1.v[2];
+      t2c_v2[7] = t2c_w1.v[3];
+    } else {
+      t2c_v2[4] = -t2c::inf<float>();
+      t2c_v2[5] = -t2c::inf<float>();
+      t2c_v2[6] = -t2c::inf<float>();
+      t2c_v2[7] = -t2c::inf<float>();
     }
-  }
-  // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
-  __syncthreads();  // mx: written at line 7, read here by other threads
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    if ((unsigned)(q0 + r) < (unsigned)S && c < S) Y[((long long)(q0 + r)) * S + c] = t2c::exp((m[e] - mx[r]));
+    x[0] = t2c_v2[0];
+    x[1] = t2c_v2[1];
+    x[2] = t2c_v2[2];
+    x[3] = t2c_v2[3];
+    x[4] = t2c_v2[4];
+    x[5] = t2c_v2[5];
+    x[6] = t2c_v2[6];
+    x[7] = t2c_v2[7];
+    // transpose-pad-where.tl:5: var t = transpose(x)
+    float t[8];
+    x_s[t2c_r0 * 33 + t2c_c0] = x[0];
+    x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
+    x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
+    x_s[t2c_r0 * 33 + t2c_c0 + 3] = x[3];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0] = x[4];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 1] = x[5];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 2] = x[6];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
+    __syncthreads();  // x_s: written at line 5, read here by other threads
+    t[0] = x_s[t2c_c0 * 33 + t2c_r0];
+    t[1] = x_s[(t2c_c0 + 1) * 33 + t2c_r0];
+    t[2] = x_s[(t2c_c0 + 2) * 33 + t2c_r0];
+    t[3] = x_s[(t2c_c0 + 3) * 33 + t2c_r0];
+    t[4] = x_s[t2c_c0 * 33 + (t2c_r0 + 16)];
+    t[5] = x_s[(t2c_c0 + 1) * 33 + (t2c_r0 + 16)];
+    t[6] = x_s[(t2c_c0 + 2) * 33 + (t2c_r0 + 16)];
+    t[7] = x_s[(t2c_c0 + 3) * 33 + (t2c_r0 + 16)];
+    // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
+    float m[8];
+    m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
+    m[1] = ((q0 + t2c_r0) >= t2c_c0 + 1) ? t[1] : -t2c::inf<float>();
+    m[2] = ((q0 + t2c_r0) >= t2c_c0 + 2) ? t[2] : -t2c::inf<float>();
+    m[3] = ((q0 + t2c_r0) >= t2c_c0 + 3) ? t[3] : -t2c::inf<float>();
+    m[4] = ((q0 + t2c_r0 + 16) >= t2c_c0) ? t[4] : -t2c::inf<float>();
+    m[5] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 1) ? t[5] : -t2c::inf<float>();
+    m[6] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 2) ? t[6] : -t2c::inf<float>();
+    m[7] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 3) ? t[7] : -t2c::inf<float>();
+    // transpose-pad-where.tl:7: var mx = rowmax(m)
+    float mx[2];
+    float t2c_v6[2];
+    t2c_v6[0] = m[0];
+    t2c_v6[0] = t2c::max(t2c_v6[0], m[1]);
+    t2c_v6[0] = t2c::max(t2c_v6[0], m[2]);
+    t2c_v6[0] = t2c::max(t2c_v6[0], m[3]);
+    t2c_v6[1] = m[4];
+    t2c_v6[1] = t2c::max(t2c_v6[1], m[5]);
+    t2c_v6[1] = t2c::max(t2c_v6[1], m[6]);
+    t2c_v6[1] = t2c::max(t2c_v6[1], m[7]);
+    t2c_v6[0] = t2c::fold_max<8>(t2c_v6[0]);
+    t2c_v6[1] = t2c::fold_max<8>(t2c_v6[1]);
+    mx[0] = t2c_v6[0];
+    mx[1] = t2c_v6[1];
+    // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[0] - mx[0])), t2c::exp((m[1] - mx[0])), t2c::exp((m[2] - mx[0])), t2c::exp((m[3] - mx[0]))}});
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[4] - mx[1])), t2c::exp((m[5] - mx[1])), t2c::exp((m[6] - mx[1])), t2c::exp((m[7] - mx[1]))}});
+  } else {
+    // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
+    float x[8];
+    float t2c_v2[8];
+    t2c_v2[0] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S ? X[((long long)(q0 + t2c_r0)) * S + t2c_c0] : -t2c::inf<float>());
+    t2c_v2[1] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
+    t2c_v2[2] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
+    t2c_v2[3] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
+    t2c_v2[4] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] : -t2c::inf<float>());
+    t2c_v2[5] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
+    t2c_v2[6] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
+    t2c_v2[7] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
+    x[0] = t2c_v2[0];
+    x[1] = t2c_v2[1];
+    x[2] = t2c_v2[2];
+    x[3] = t2c_v2[3];
+    x[4] = t2c_v2[4];
+    x[5] = t2c_v2[5];
+    x[6] = t2c_v2[6];
+    x[7] = t2c_v2[7];
+    // transpose-pad-where.tl:5: var t = transpose(x)
+    float t[8];
+    x_s[t2c_r0 * 33 + t2c_c0] = x[0];
+    x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
+    x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
+    x_s[t2c_r0 * 33 + t2c_c0 + 3] = x[3];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0] = x[4];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 1] = x[5];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 2] = x[6];
+    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
+    __syncthreads();  // x_s: written at line 5, read here by other threads
+    t[0] = x_s[t2c_c0 * 33 + t2c_r0];
+    t[1] = x_s[(t2c_c0 + 1) * 33 + t2c_r0];
+    t[2] = x_s[(t2c_c0 + 2) * 33 + t2c_r0];
+    t[3] = x_s[(t2c_c0 + 3) * 33 + t2c_r0];
+    t[4] = x_s[t2c_c0 * 33 + (t2c_r0 + 16)];
+    t[5] = x_s[(t2c_c0 + 1) * 33 + (t2c_r0 + 16)];
+    t[6] = x_s[(t2c_c0 + 2) * 33 + (t2c_r0 + 16)];
+    t[7] = x_s[(t2c_c0 + 3) * 33 + (t2c_r0 + 16)];
+    // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
+    float m[8];
+    m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
+    m[1] = ((q0 + t2c_r0) >= t2c_c0 + 1) ? t[1] : -t2c::inf<float>();
+    m[2] = ((q0 + t2c_r0) >= t2c_c0 + 2) ? t[2] : -t2c::inf<float>();
+    m[3] = ((q0 + t2c_r0) >= t2c_c0 + 3) ? t[3] : -t2c::inf<float>();
+    m[4] = ((q0 + t2c_r0 + 16) >= t2c_c0) ? t[4] : -t2c::inf<float>();
+    m[5] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 1) ? t[5] : -t2c::inf<float>();
+    m[6] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 2) ? t[6] : -t2c::inf<float>();
+    m[7] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 3) ? t[7] : -t2c::inf<float>();
+    // transpose-pad-where.tl:7: var mx = rowmax(m)
+    float mx[2];
+    float t2c_v6[2];
+    t2c_v6[0] = m[0];
+    t2c_v6[0] = t2c::max(t2c_v6[0], m[1]);
+    t2c_v6[0] = t2c::max(t2c_v6[0], m[2]);
+    t2c_v6[0] = t2c::max(t2c_v6[0], m[3]);
+    t2c_v6[1] = m[4];
+    t2c_v6[1] = t2c::max(t2c_v6[1], m[5]);
+    t2c_v6[1] = t2c::max(t2c_v6[1], m[6]);
+    t2c_v6[1] = t2c::max(t2c_v6[1], m[7]);
+    t2c_v6[0] = t2c::fold_max<8>(t2c_v6[0]);
+    t2c_v6[1] = t2c::fold_max<8>(t2c_v6[1]);
+    mx[0] = t2c_v6[0];
+    mx[1] = t2c_v6[1];
+    // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S) Y[((long long)(q0 + t2c_r0)) * S + t2c_c0] = t2c::exp((m[0] - mx[0]));
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 1) < S) Y[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 1)] = t2c::exp((m[1] - mx[0]));
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 2) < S) Y[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 2)] = t2c::exp((m[2] - mx[0]));
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 3) < S) Y[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 3)] = t2c::exp((m[3] - mx[0]));
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] = t2c::exp((m[4] - mx[1]));
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 1) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 1)] = t2c::exp((m[5] - mx[1]));
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 2) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 2)] = t2c::exp((m[6] - mx[1]));
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 3) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 3)] = t2c::exp((m[7] - mx[1]));
   }
 }

@@ -180,3 +180,75 @@ Test(tir_lower, kernels_outside_the_ir_say_why) {
   cr_assert_null(K);
   cr_assert_str_eq(why, "dot");
 }
+
+static const TirOp *find_loop(const TirBlock *b) { return find_op(b, TO_FOR); }
+
+Test(tir_sync, loop_war_hazard_on_a_shared_copy_gets_a_barrier_inside_the_loop) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N]) {\n"
+                       "  for r in range(0, N, 8) {\n    var x = X[r :+ 8, 0 :+ 32]\n"
+                       "    var s = rowsum(x)\n    Y[r :+ 8] = s[0 :+ 8, 0]\n  }\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_loop(&K->body);
+  cr_assert(loop);
+  /* s[0 :+ 8, 0] reads s at other threads' rows: s is spilled to its shared copy
+   * each iteration; a barrier after the copy (RAW), and one before the next
+   * iteration's copy overwrites what this one read (WAR) */
+  cr_assert_eq(count_ops(&loop->body, TO_SPILL), 1);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 2);
+  int raw = 0, war = 0;
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    if (op->kind != TO_BARRIER) continue;
+    raw += strstr(op->reason, "read here by other threads") != NULL;
+    war += strstr(op->reason, "overwritten here by other threads") != NULL;
+  }
+  cr_assert_eq(raw, 1);
+  cr_assert_eq(war, 1);
+}
+
+Test(tir_smem, shared_copies_above_48k_use_dynamic_shared_memory) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel big(X: tensor<f32>[128, 128], Y: tensor<f32>[128, 128]) {\n"
+                       "  var a = X[0 :+ 128, 0 :+ 128]\n  var b = transpose(a)\n  Y[0 :+ 128, 0 :+ 128] = a + b\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* a's copy: 128 rows of 129 floats (one more: transpose reads its columns) */
+  cr_assert_eq(K->nbufs, 1);
+  cr_assert_eq(K->bufs[0].pitch, 129);
+  cr_assert_eq(K->bufs[0].bytes, 128 * 129 * 4);
+  cr_assert(K->ki->dynamic_smem);
+  cr_assert_eq(K->ki->shared_bytes, 128 * 129 * 4);
+  cr_assert_eq(K->nbarriers, 1);
+}
+
+Test(tir_lower, one_copy_serves_reads_until_the_value_changes) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[32, 16], C: tensor<f32>[1, 32],\n"
+                       "         Z: tensor<f32>[16, 32]) {\n  var x = X[0 :+ 16, 0 :+ 32]\n"
+                       "  Y[0 :+ 32, 0 :+ 16] = transpose(x)\n  C[0 :+ 1, 0 :+ 32] = colsum(x)\n"
+                       "  x += 1.0\n  Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* transpose and colsum share the first copy; x += 1.0 makes it stale */
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 2);
+  cr_assert_eq(count_ops(&K->body, TO_COLREDUCE), 1);
+  /* after the first copy; before the second (WAR); after the second */
+  cr_assert_eq(K->nbarriers, 3);
+}
+
+Test(tir_layout, sum_folds_in_registers_and_one_slot_per_warp) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\n@registers(t)\nkernel k(X: tensor<f32>[16, 32], T: tensor<f32>[1]) {\n"
+                       "  var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]\n  T[0] = sum(t)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *sum = find_op(&K->body, TO_SUM);
+  cr_assert(sum);
+  cr_assert_eq(sum->dst->layout->kind, LY_SCALAR);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 0, "no copy of the register tile");
+  cr_assert_eq(K->nbufs, 1);
+  cr_assert_eq(K->bufs[0].rows, 4, "one slot per warp");
+  cr_assert_eq(K->nbarriers, 1);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert_eq(st->rows, 0, "one element, stored by thread 0");
+  cr_assert_not(st->td);
+}
