@@ -800,28 +800,6 @@ static bool aligned_reg(const Expr *x, const Type *shape) {
   }
 }
 
-static bool expr_equal(const Expr *a, const Expr *b) {
-  if (a->kind != b->kind) return false;
-  if ((a->flags & EF_CONST) && (b->flags & EF_CONST)) return a->cv.isf == b->cv.isf && a->cv.i == b->cv.i && a->cv.f == b->cv.f;
-  switch (a->kind) {
-  case E_INT: case E_BOOL: return a->u.ival == b->u.ival;
-  case E_FLOAT: return a->u.fval == b->u.fval;
-  case E_INF: return true;
-  case E_CTX: return a->u.ctx == b->u.ctx;
-  case E_IDENT: return a->u.ident.sym == b->u.ident.sym && a->u.ident.sym;
-  case E_UNARY: return a->u.unary.op == b->u.unary.op && expr_equal(a->u.unary.a, b->u.unary.a);
-  case E_BINARY:
-    return a->u.binary.op == b->u.binary.op && expr_equal(a->u.binary.a, b->u.binary.a) &&
-           expr_equal(a->u.binary.b, b->u.binary.b);
-  case E_CALL:
-    if (a->u.call.builtin != b->u.call.builtin || a->u.call.cast != b->u.call.cast || a->u.call.nargs != b->u.call.nargs)
-      return false;
-    for (int i = 0; i < a->u.call.nargs; i++)
-      if (!expr_equal(a->u.call.args[i], b->u.call.args[i])) return false;
-    return true;
-  default: return false;
-  }
-}
 
 /* The same tensor slice as the store target: each thread reads what it writes. */
 static bool same_slice(const Expr *x, const Expr *lhs) {
@@ -830,7 +808,7 @@ static bool same_slice(const Expr *x, const Expr *lhs) {
     return false;
   for (int i = 0; i < x->u.index.nidx; i++) {
     const Index *p = &x->u.index.idx[i], *q = &lhs->u.index.idx[i];
-    if (!expr_equal(p->start, q->start) || !p->len != !q->len || (p->len && !expr_equal(p->len, q->len))) return false;
+    if (!facts_expr_equal(p->start, q->start) || !p->len != !q->len || (p->len && !facts_expr_equal(p->len, q->len))) return false;
   }
   return true;
 }

@@ -54,17 +54,24 @@ static const Layout *parent_of(const Layout *l) { return l->kind == LY_SLICE ? l
 /* a + k, dropping a zero */
 static const char *plus_k(Printer *P, const char *a, int k) { return k ? F("%s + %d", a, k) : a; }
 
+/* A layout whose lanes and warps all lie along one dim starts every thread at
+ * row (or column) 0 of the other: no per-thread base is printed for it. */
+static bool row_base_zero(const Layout *p) { return p->lr == 1 && p->wr == 1; }
+static bool col_base_zero(const Layout *p) { return p->lc == 1 && p->wc == 1; }
+
 /* The tile row and column of element at (text). */
 static const char *row_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 0) return "0";
-  return plus_k(P, F("t2c_r%d", p->id), at.ir * p->lr * p->wr);
+  int k = at.ir * p->lr * p->wr;
+  return row_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_r%d", p->id), k);
 }
 
 static const char *col_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 1) return "0";
-  return plus_k(P, F("t2c_c%d", p->id), at.ic * p->lc * p->wc * p->vec + at.v);
+  int k = at.ic * p->lc * p->wc * p->vec + at.v;
+  return col_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_c%d", p->id), k);
 }
 
 static bool row_padded(const Layout *l) {
@@ -97,6 +104,7 @@ static int reg_of(const Layout *v, At at) {
 /* Calls fn for every element a thread holds in layout l (runs: v == 0 only when runs). */
 typedef void (*ElemFn)(Printer *P, const TirOp *op, At at, void *ctx);
 static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, ElemFn fn, void *ctx) {
+  if (l->kind == LY_SCALAR) die("an op over the scalar layout (line %d)", op->stmt ? op->stmt->loc.line : 0);
   const Layout *p = parent_of(l);
   int nr = l->kind == LY_SLICE && l->dim == 0 ? 1 : p->rr;
   int nc = l->kind == LY_SLICE && l->dim == 1 ? 1 : p->rc;
@@ -111,6 +119,8 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, E
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at);
 static const char *element_read(Printer *P, const Expr *x);
 static const char *strip(Printer *P, const char *s);
+/* s in parentheses when it has an operator at its top */
+static const char *paren(Printer *P, const char *s) { return strchr(s, ' ') ? F("(%s)", s) : s; }
 
 static const char *ctx_str(Printer *P, CtxField f) {
   static const char *const axis[] = {"x", "y", "z"};
@@ -295,8 +305,8 @@ static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, c
     const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
     const char *c = NULL;
     if (op->chk[d] == 3) c = F("(unsigned)(%s) < (unsigned)%s", p, D);
-    else if (op->chk[d] == 1) c = F("(%s) >= 0", p);
-    else if (op->chk[d] == 2) c = F("(%s) < %s", p, D);
+    else if (op->chk[d] == 1) c = F("%s >= 0", paren(P, p));
+    else if (op->chk[d] == 2) c = F("%s < %s", paren(P, p), D);
     if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
     const char *pp = strchr(p, ' ') ? F("(%s)", p) : p;
     if (!idx) idx = wide && strcmp(p, "0") != 0 ? F("(long long)%s", pp) : p;
@@ -336,8 +346,8 @@ static const char *element_read(Printer *P, const Expr *x) {
     p[d] = strip(P, ex(P, x->u.index.idx[d].start, T_I32, NULL));
     const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
     uint8_t chk = P->K->elem_chk[k][d];
-    const char *c = chk == 3 ? F("(unsigned)(%s) < (unsigned)%s", p[d], D) : chk == 1 ? F("(%s) >= 0", p[d])
-                  : chk == 2 ? F("(%s) < %s", p[d], D) : NULL;
+    const char *c = chk == 3 ? F("(unsigned)(%s) < (unsigned)%s", p[d], D) : chk == 1 ? F("%s >= 0", paren(P, p[d]))
+                  : chk == 2 ? F("%s < %s", paren(P, p[d]), D) : NULL;
     if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
   }
   const char *v = F("%s[%s]", X->cname, linear(P, X, p));
@@ -566,7 +576,7 @@ static void print_element_store(Printer *P, const TirOp *op) {
     p[d] = strip(P, ex(P, op->slice->u.index.idx[d].start, T_I32, NULL));
     const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
     const char *c = op->chk[d] == 3 ? F("(unsigned)(%s) < (unsigned)%s", p[d], D)
-                    : op->chk[d] == 1 ? F("(%s) >= 0", p[d]) : op->chk[d] == 2 ? F("(%s) < %s", p[d], D) : NULL;
+                    : op->chk[d] == 1 ? F("%s >= 0", paren(P, p[d])) : op->chk[d] == 2 ? F("%s < %s", paren(P, p[d]), D) : NULL;
     if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
   }
   const char *st = F("%s[%s] %s %s;", X->cname, linear(P, X, p), op_text(op->op),
@@ -696,6 +706,7 @@ static const char *summary(Printer *P) {
   }
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
+    if (f->tensor) continue;
     buf_printf(&b, "//   %s: shared, %s[%d, %d], %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem], f->rows,
                f->cols, f->bytes, f->what);
   }
@@ -723,6 +734,7 @@ static const char *shared_decls(Printer *P) {
                            : "  extern __shared__ __align__(16) unsigned char t2c_smem[];\n");
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
+    if (f->tensor) continue;
     const char *t = ctype(f->elem);
     int64_t n = f->bytes / elem_bytes[f->elem];
     if (K->ki->dynamic_smem)
@@ -762,8 +774,15 @@ static const char *ctx_vars(Printer *P) {
                                             : F("%s * %d + %s", pwc, l->lc, lc);
     const char *c = strcmp(cw, "0") == 0 ? "0" : l->vec == 1 ? cw : F("(%s) * %d", cw, l->vec);
     if (strcmp(cw, "0") != 0 && l->vec > 1 && !strchr(cw, ' ')) c = F("%s * %d", cw, l->vec);
-    buf_printf(&b, "  const int t2c_r%d = %s, t2c_c%d = %s;  // L%d: this thread's first row and column\n", l->id,
-               r, l->id, c, l->id);
+    if (!row_base_zero(l) && !col_base_zero(l))
+      buf_printf(&b, "  const int t2c_r%d = %s, t2c_c%d = %s;  // L%d: this thread's first row and column\n", l->id,
+                 r, l->id, c, l->id);
+    else if (!row_base_zero(l))
+      buf_printf(&b, "  const int t2c_r%d = %s;  // L%d: this thread's first row (every thread starts at column 0)\n",
+                 l->id, r, l->id);
+    else if (!col_base_zero(l))
+      buf_printf(&b, "  const int t2c_c%d = %s;  // L%d: this thread's first column (every thread starts at row 0)\n",
+                 l->id, c, l->id);
   }
   const char *s = arena_strndup(P->a, b.data ? b.data : "", b.len);
   buf_free(&b);
@@ -853,8 +872,9 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
             layout_count(l), layout_str(K->a, l), why);
   }
   for (int i = 0; i < K->nbufs; i++)
-    fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s\n", K->bufs[i].cname, K->bufs[i].bytes,
-            K->bufs[i].offset, K->bufs[i].what);
+    if (!K->bufs[i].tensor)
+      fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s\n", K->bufs[i].cname, K->bufs[i].bytes,
+              K->bufs[i].offset, K->bufs[i].what);
   explain_barriers(K, &K->body, out);
   fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, K->nbarriers);
 }

@@ -201,3 +201,26 @@ void facts_bounds_warning(Diag *d, Arena *a, const Sym *X, int dim, const Index 
   diag_warning(d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", dim, X->name);
   if (hint) diag_note(d, (Loc){0, 0}, "%s", hint);
 }
+
+bool facts_expr_equal(const Expr *a, const Expr *b) {
+  if (a->kind != b->kind) return false;
+  if ((a->flags & EF_CONST) && (b->flags & EF_CONST)) return a->cv.isf == b->cv.isf && a->cv.i == b->cv.i && a->cv.f == b->cv.f;
+  switch (a->kind) {
+  case E_INT: case E_BOOL: return a->u.ival == b->u.ival;
+  case E_FLOAT: return a->u.fval == b->u.fval;
+  case E_INF: return true;
+  case E_CTX: return a->u.ctx == b->u.ctx;
+  case E_IDENT: return a->u.ident.sym == b->u.ident.sym && a->u.ident.sym;
+  case E_UNARY: return a->u.unary.op == b->u.unary.op && facts_expr_equal(a->u.unary.a, b->u.unary.a);
+  case E_BINARY:
+    return a->u.binary.op == b->u.binary.op && facts_expr_equal(a->u.binary.a, b->u.binary.a) &&
+           facts_expr_equal(a->u.binary.b, b->u.binary.b);
+  case E_CALL:
+    if (a->u.call.builtin != b->u.call.builtin || a->u.call.cast != b->u.call.cast || a->u.call.nargs != b->u.call.nargs)
+      return false;
+    for (int i = 0; i < a->u.call.nargs; i++)
+      if (!facts_expr_equal(a->u.call.args[i], b->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}

@@ -255,6 +255,7 @@ typedef struct ShapeLeaf {
 
 static void shape_leaf(TirKernel *K, TirVar *v, void *ctx) {
   ShapeLeaf *s = ctx;
+  if (v->rank == 0) return; /* a scalar value runs in no layout of its own */
   if (v->rows == s->rows && v->cols == s->cols && !s->same) s->same = v->layout;
   if (!s->any) s->any = v->layout;
 }
@@ -325,7 +326,9 @@ static bool registers_ok(TirKernel *K, const char **why) {
 static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
   if (K->nbufs == TIR_MAX_BUFS) return -1;
   TirBuf *f = &K->bufs[K->nbufs];
-  f->cname = arena_printf(K->a, "t2c_red%d", K->nbufs);
+  int n = 0;
+  for (int i = 0; i < K->nbufs; i++) n += K->bufs[i].spill_of == NULL && K->bufs[i].tensor == NULL;
+  f->cname = arena_printf(K->a, "t2c_red%d", n);
   f->what = arena_printf(K->a, "partials of %s at line %d, one %s per warp", builtin_names[op->red],
                          op->stmt->loc.line, op->kind == TO_SUM ? "value" : "row");
   f->elem = op->dst->elem;
@@ -473,8 +476,15 @@ static void add_access(TirOp *op, int buf, bool write, bool *overflow) {
   else op->acc[op->nacc++] = (TirAccess){buf, write};
 }
 
+/* The tracked buffer of a tensor the kernel writes, or -1. */
+static int tensor_buf(const TirKernel *K, const Sym *X) {
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].tensor == X) return i;
+  return -1;
+}
+
 static void expr_reads(TirKernel *K, const Expr *x, Reads *r) {
-  if (!x) return;
+  if (!x || tir_hoisted(K, x)) return; /* a hoisted value's op has the access */
   TirRead *rd = tir_read(K, x);
   if (rd) {
     add_access(r->op, rd->buf, false, &r->overflow);
@@ -487,9 +497,12 @@ static void expr_reads(TirKernel *K, const Expr *x, Reads *r) {
   case E_CALL:
     for (int i = 0; i < x->u.call.nargs; i++) expr_reads(K, x->u.call.args[i], r);
     return;
-  case E_INDEX:
+  case E_INDEX: {
+    int t = tensor_buf(K, x->u.index.base->u.ident.sym);
+    if (t >= 0) add_access(r->op, t, false, &r->overflow); /* an element read of a written tensor */
     for (int i = 0; i < x->u.index.nidx; i++) expr_reads(K, x->u.index.idx[i].start, r);
     return;
+  }
   default: return;
   }
 }
@@ -512,6 +525,10 @@ static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
     expr_reads(K, s->u.forr.step, r);
     return;
   case TO_ASSIGN: case TO_REDUCE: case TO_STORE: case TO_LOAD:
+    if (op->slice) {
+      int t = tensor_buf(K, op->slice->u.index.base->u.ident.sym);
+      if (t >= 0) add_access(op, t, op->kind == TO_STORE, &r->overflow);
+    }
     expr_reads(K, op->expr, r);
     expr_reads(K, op->pad, r);
     if (op->slice)

@@ -16,9 +16,8 @@
  * every elementwise operator, cast and math function, rows/cols/where,
  * whole-tile window writes, transpose, element and sub-tile reads of tiles,
  * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32.
- * Anything else (dot, gathers and scatters, partial tile writes, @pipeline,
- * a tensor both read and written, stores to one tensor from several
- * statements) returns NULL with the reason, and the kernel keeps the direct
+ * Anything else (dot, gathers and scatters, partial tile writes, @pipeline)
+ * returns NULL with the reason, and the kernel keeps the direct
  * emitter (emit.c) until the IR covers it.
  */
 #include "t2c.h"
@@ -102,7 +101,11 @@ static bool hoist_window(Lower *L, TirBlock *b, Expr *x);
 static bool scalar_ok(Lower *L, TirBlock *b, Expr *x) {
   if (x->ty.rank != 0) return fail(L, "a tile where a scalar is expected");
   switch (x->kind) {
-  case E_INT: case E_FLOAT: case E_BOOL: case E_INF: case E_CTX: return true;
+  case E_CTX:
+    L->K->use_lane |= x->u.ctx == CTX_LANE; /* the printer declares them */
+    L->K->use_warp |= x->u.ctx == CTX_WARP;
+    return true;
+  case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return true;
   case E_IDENT: {
     const Sym *y = x->u.ident.sym;
     if (!y || y->kind == SY_TENSOR) return fail(L, "a tensor used as a scalar");
@@ -397,7 +400,10 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   o->slice = lhs;
   o->op = s->u.assign.op;
   o->expr = rhs;
-  o->td = L->td > 0;
+  /* one element: every thread stores when the control, the value or an index
+   * differs between threads; thread 0 otherwise */
+  o->td = L->td > 0 || check_expr_td(rhs);
+  for (int d = 0; d < lhs->u.index.nidx; d++) o->td |= check_expr_td(lhs->u.index.idx[d].start);
   /* a [m, 1] value stored into a rank-1 slice runs over its own shape */
   if (rhs->ty.rank == 2 && rank == 1 && rhs->ty.dims[1] == 1) {
     o->rows = rhs->ty.dims[0];
@@ -457,6 +463,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     td = check_expr_td(s->u.forr.lo) || check_expr_td(s->u.forr.hi) ||
          (s->u.forr.step && check_expr_td(s->u.forr.step)) || check_loop_divergent(&s->u.forr.body);
     o = op_new(L, b, TO_FOR);
+    o->td = td || L->td;
     L->td += td;
     L->loops++;
     if (!lower_block(L, &o->body, &s->u.forr.body)) return false;
@@ -467,6 +474,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     if (!scalar_ok(L, NULL, s->u.whil.cond)) return false;
     td = check_expr_td(s->u.whil.cond) || check_loop_divergent(&s->u.whil.body);
     o = op_new(L, b, TO_WHILE);
+    o->td = td || L->td;
     L->td += td;
     L->loops++;
     if (!lower_block(L, &o->body, &s->u.whil.body)) return false;
@@ -477,6 +485,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     if (!scalar_ok(L, b, s->u.iff.cond)) return false;
     td = check_expr_td(s->u.iff.cond);
     o = op_new(L, b, TO_IF);
+    o->td = td || L->td;
     L->td += td;
     if (!lower_block(L, &o->body, &s->u.iff.then)) return false;
     if (s->u.iff.els) {
@@ -535,23 +544,20 @@ static bool lower_block(Lower *L, TirBlock *out, Block *b) {
   return true;
 }
 
-/* Tensors one thread writes and another may read, and stores from several
- * statements into one tensor, need the ordering the IR does not track yet. */
-static bool tensors_ok(Lower *L) {
-  for (int i = 0; i < L->written.len; i++)
-    for (int j = 0; j < L->read.len; j++)
-      if (L->written.items[i] == L->read.items[j]) return fail(L, "a tensor both read and written");
-  return true;
-}
-
-static int count_stores(const TirBlock *b, const Sym *X) {
-  int n = 0;
-  for (int i = 0; i < b->ops.len; i++) {
-    const TirOp *o = b->ops.items[i];
-    if (o->kind == TO_STORE && o->slice->u.index.base->u.ident.sym == X) n++;
-    n += count_stores(&o->body, X) + count_stores(&o->els, X);
+/* A tensor the kernel writes is tracked like a shared buffer: a thread may
+ * read, or overwrite, an element another thread of the block wrote (sync.c). */
+static bool track_tensors(Lower *L) {
+  TirKernel *K = L->K;
+  for (int i = 0; i < L->written.len; i++) {
+    if (K->nbufs == TIR_MAX_BUFS) return fail(L, "too many buffers");
+    TirBuf *f = &K->bufs[K->nbufs++];
+    const Sym *X = L->written.items[i];
+    f->cname = X->cname;
+    f->what = arena_printf(K->a, "tensor %s", X->name);
+    f->elem = X->ty.elem;
+    f->tensor = X;
   }
-  return n;
+  return true;
 }
 
 TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why) {
@@ -564,14 +570,9 @@ TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, con
   K->hw = hw_path(t);
   Lower L = {.K = K};
   facts_mark_reassigned(&k->body);
-  if (!lower_block(&L, &K->body, &k->body) || !tensors_ok(&L)) {
+  if (!lower_block(&L, &K->body, &k->body) || !track_tensors(&L)) {
     *why = L.why;
     return NULL;
   }
-  for (int i = 0; i < L.written.len; i++)
-    if (count_stores(&K->body, L.written.items[i]) > 1) {
-      *why = "stores to one tensor from several statements";
-      return NULL;
-    }
   return K;
 }

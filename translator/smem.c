@@ -1,6 +1,6 @@
 /* smem.c: shared-memory placement, and KernelInfo complete before printing.
  *
- * Buffers (reduction scratch so far) get 16-byte aligned offsets in the
+ * Shared buffers (reduction scratch, values' shared copies) get 16-byte aligned offsets in the
  * order the layout stage made them. Above the target's static limit they live
  * in one dynamic buffer; above the per-block limit the kernel is rejected
  * with the list of buffers. KernelInfo's shared figures are filled here, so
@@ -14,6 +14,7 @@ bool smem_place(TirKernel *K) {
   int64_t off = 0;
   for (int i = 0; i < K->nbufs; i++) {
     TirBuf *f = &K->bufs[i];
+    if (f->tensor) continue; /* global memory */
     f->offset = off;
     off += (f->bytes + 15) / 16 * 16;
   }
@@ -25,13 +26,15 @@ bool smem_place(TirKernel *K) {
     diag_error(K->d, K->k->name_loc, "kernel '%s' needs %" PRId64 " bytes of shared memory; %s allows %d per block",
                K->k->name, off, K->t->name, K->t->smem_per_block);
     for (int i = 0; i < K->nbufs; i++)
-      diag_note(K->d, (Loc){0, 0}, "%s: %" PRId64 " bytes (%s)", K->bufs[i].cname, K->bufs[i].bytes, K->bufs[i].what);
+      if (!K->bufs[i].tensor)
+        diag_note(K->d, (Loc){0, 0}, "%s: %" PRId64 " bytes (%s)", K->bufs[i].cname, K->bufs[i].bytes, K->bufs[i].what);
     return false;
   }
   ki->shared = NEW_ARRAY(K->a, SharedTile, K->nbufs + 1);
   ki->nshared = 0;
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
+    if (f->tensor) continue;
     ki->shared[ki->nshared++] = (SharedTile){f->cname, f->what, f->elem, 2, {f->rows, f->cols}, f->bytes, f->offset};
   }
   return true;

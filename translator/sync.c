@@ -22,6 +22,7 @@ enum { ST_W = 1, ST_R = 2 };
 typedef struct SyncState {
   uint8_t acc[TIR_MAX_BUFS];
   const TirOp *wop[TIR_MAX_BUFS]; /* the op that wrote it (NULL: several) */
+  const TirOp *rop[TIR_MAX_BUFS]; /* the op that read it (NULL: several) */
   int wline[TIR_MAX_BUFS], rline[TIR_MAX_BUFS];
 } SyncState;
 
@@ -36,13 +37,28 @@ static SyncState join(const SyncState *a, const SyncState *b) {
     r.acc[i] = a->acc[i] | b->acc[i];
     if (!(a->acc[i] & ST_W)) r.wop[i] = b->wop[i], r.wline[i] = b->wline[i];
     else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) r.wop[i] = NULL;
-    if (!(a->acc[i] & ST_R)) r.rline[i] = b->rline[i];
+    if (!(a->acc[i] & ST_R)) r.rline[i] = b->rline[i], r.rop[i] = b->rop[i];
+    else if ((b->acc[i] & ST_R) && b->rop[i] != a->rop[i]) r.rop[i] = NULL;
   }
   return r;
 }
 
 static bool same(const SyncState *a, const SyncState *b) {
-  return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->wop, b->wop, sizeof a->wop) == 0;
+  return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->wop, b->wop, sizeof a->wop) == 0 &&
+         memcmp(a->rop, b->rop, sizeof a->rop) == 0;
+}
+
+/* A load and a store of one statement at the same slice of a tensor, in one
+ * layout: each element is read and written by the same thread. */
+static bool same_elements(const TirOp *a, const TirOp *b) {
+  if (!a || !b || a->stmt != b->stmt || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
+  if (a->slice->u.index.base->u.ident.sym != b->slice->u.index.base->u.ident.sym) return false;
+  for (int d = 0; d < a->slice->u.index.nidx; d++) {
+    const Index *x = &a->slice->u.index.idx[d], *y = &b->slice->u.index.idx[d];
+    if (!facts_expr_equal(x->start, y->start) || !x->len != !y->len || (x->len && !facts_expr_equal(x->len, y->len)))
+      return false;
+  }
+  return true;
 }
 
 /* Why op needs a barrier in state st, or NULL. */
@@ -50,6 +66,9 @@ static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st) 
   for (int i = 0; i < op->nacc; i++) {
     int b = op->acc[i].buf;
     const char *n = K->bufs[b].cname;
+    if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
+                              (!op->acc[i].write && same_elements(st->wop[b], op))))
+      continue;
     if (!op->acc[i].write && (st->acc[b] & ST_W))
       return arena_printf(K->a, "%s: written at line %d, read here by other threads", n, st->wline[b]);
     if (op->acc[i].write && K->bufs[b].alternating) continue; /* the other half was read */
@@ -69,20 +88,32 @@ static void record(const TirOp *op, SyncState *st) {
       st->acc[b] |= ST_W;
       st->wline[b] = line;
     } else {
+      st->rop[b] = (st->acc[b] & ST_R) && st->rop[b] != op ? NULL : op;
       st->acc[b] |= ST_R;
       st->rline[b] = line;
     }
   }
 }
 
-static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real);
+static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real, bool nobar);
 
-static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real) {
+/* Whether some op of a thread-dependent region would need a barrier in state st. */
+static bool region_conflicts(TirKernel *K, const TirBlock *b, const SyncState *st) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    SyncState s = *st;
+    for (int k = 0; k < TIR_MAX_BUFS; k++) s.wop[k] = NULL; /* no op is the writer here */
+    if (conflict(K, op, &s) || region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st)) return true;
+  }
+  return false;
+}
+
+static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar) {
   SyncState head = *st;
   for (int round = 0; round < 64; round++) {
     SyncState s = head;
     SyncLoop lp = {0};
-    run_block(K, &op->body, &s, &lp, false);
+    run_block(K, &op->body, &s, &lp, false, nobar);
     SyncState end = lp.has_cont ? join(&s, &lp.cont) : s;
     SyncState next = join(st, &end);
     if (same(&next, &head)) break;
@@ -90,17 +121,17 @@ static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real) {
   }
   SyncState s = head;
   SyncLoop lp = {0};
-  run_block(K, &op->body, &s, &lp, real);
+  run_block(K, &op->body, &s, &lp, real, nobar);
   *st = lp.has_brk ? join(&head, &lp.brk) : head;
 }
 
-static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop) {
+static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop, bool nobar) {
   switch (op->kind) {
-  case TO_FOR: case TO_WHILE: run_loop(K, op, st, false); return; /* real runs come from run_block */
+  case TO_FOR: case TO_WHILE: run_loop(K, op, st, false, nobar); return; /* real runs come from run_block */
   case TO_IF: {
     SyncState a = *st, b = *st;
-    run_block(K, &op->body, &a, loop, false);
-    run_block(K, &op->els, &b, loop, false);
+    run_block(K, &op->body, &a, loop, false, nobar);
+    run_block(K, &op->els, &b, loop, false, nobar);
     *st = join(&a, &b);
     return;
   }
@@ -116,11 +147,17 @@ static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop) {
   }
 }
 
-static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real) {
+static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real, bool nobar) {
   PtrVec out = {0};
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    const char *why = conflict(K, op, st);
+    /* no barrier may go under thread-dependent control: one before the region
+     * covers what its ops need, and none inside it */
+    bool region = !nobar && op->td && (op->kind == TO_IF || op->kind == TO_FOR || op->kind == TO_WHILE);
+    const char *why = nobar ? NULL : conflict(K, op, st);
+    if (!why && region && (region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st)))
+      why = arena_printf(K->a, "before code that only some threads run (line %d), which touches what other "
+                               "threads touched", op->stmt->loc.line);
     if (why) {
       memset(st, 0, sizeof *st);
       if (real) {
@@ -134,13 +171,14 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
     }
     if (real) vec_push(K->a, &out, op);
     record(op, st); /* what the op itself reads (a loop's bounds, a condition) comes first */
-    if (real && (op->kind == TO_FOR || op->kind == TO_WHILE)) run_loop(K, op, st, true);
+    bool nb = nobar || region;
+    if (real && (op->kind == TO_FOR || op->kind == TO_WHILE)) run_loop(K, op, st, true, nb);
     else if (real && op->kind == TO_IF) {
       SyncState a = *st, c = *st;
-      run_block(K, &op->body, &a, loop, true);
-      run_block(K, &op->els, &c, loop, true);
+      run_block(K, &op->body, &a, loop, true, nb);
+      run_block(K, &op->els, &c, loop, true, nb);
       *st = join(&a, &c);
-    } else run_op(K, op, st, loop);
+    } else run_op(K, op, st, loop, nb);
   }
   if (real) b->ops = out;
 }
@@ -149,5 +187,5 @@ void sync_place(TirKernel *K) {
   SyncState st;
   memset(&st, 0, sizeof st);
   SyncLoop top = {0};
-  run_block(K, &K->body, &st, &top, true);
+  run_block(K, &K->body, &st, &top, true, false);
 }

@@ -461,6 +461,8 @@ bool facts_assumed_at_least(const KernelInfo *ki, const Sym *size, int64_t v);
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d);
 /* x is a multiple of v in every execution (v a power of two). */
 bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v);
+/* a and b are the same expression (the same names, operators and constants). */
+bool facts_expr_equal(const Expr *a, const Expr *b);
 /* The warning for a bounds check on dim d of X kept inside a loop, with the
  * @assume that would remove it when there is one. */
 void facts_bounds_warning(Diag *d, Arena *a, const Sym *X, int dim, const Index *ix, int64_t len);
@@ -605,7 +607,8 @@ typedef struct TirOp {
   Expr *expr;            /* elementwise: its hoisted subexpressions are TirKernel.hoisted */
   Expr *slice, *pad;     /* TO_LOAD / TO_STORE */
   BuiltinKind red;       /* TO_REDUCE, TO_SCRATCH_*, TO_COLREDUCE, TO_SUM: the reduction */
-  bool td;               /* TO_STORE of one element under thread-dependent control */
+  bool td;               /* TO_STORE of one element, TO_IF/TO_FOR/TO_WHILE: under (or
+                            opening) thread-dependent control, where no barrier may go */
   int rows, cols;        /* the shape the op runs over ([1, n] for rank 1) */
   const Layout *lay;     /* the layout the op runs in (layout.c) */
   int vec;               /* TO_LOAD / TO_STORE: elements per access in the fast body */
@@ -624,6 +627,8 @@ typedef struct TirBuf {
   int rows, cols;
   int pitch;             /* elements from one row to the next (a spilled value's copy: cols + 1) */
   const struct TirVar *spill_of; /* the value this buffer is the shared copy of, or NULL */
+  const Sym *tensor;     /* not shared memory: a tensor the kernel writes, tracked by sync.c
+                            for the threads of one block (smem.c and the printer skip it) */
   int64_t bytes, offset;
   /* Two halves used in turn (t2c_ph<index> says which): a reduction inside a
    * loop writes one half while the other may still be read, so only its

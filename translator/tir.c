@@ -268,6 +268,10 @@ void tir_dump(const TirKernel *K, FILE *out) {
   }
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
+    if (f->tensor) {
+      fprintf(out, "  tracked %s: %s, written by the kernel\n", f->cname, f->what);
+      continue;
+    }
     fprintf(out, "  shared %s: %s[%d, %d], %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
             f->rows, f->cols, f->bytes, f->offset, f->what);
   }

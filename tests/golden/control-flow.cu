@@ -37,6 +37,6 @@ control(const int *__restrict__ X, int *__restrict__ O, int *__restrict__ C, int
   // control-flow.tl:17: if ctx.thread < N {
   if (tid < N) {
     // control-flow.tl:18: O[ctx.thread] = X[ctx.thread] * 2
-    if ((tid) < N) O[tid] = ((tid) < N ? X[tid] : 0) * 2;
+    if (tid < N) O[tid] = (tid < N ? X[tid] : 0) * 2;
   }
 }

@@ -10,9 +10,9 @@ ids(int *__restrict__ O)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   // ctx-fields.tl:5: var b = (ctx.block.z * ctx.blocks.y + ctx.block.y) * ctx.blocks.x + ctx.block.x
-  int b = (((((int)blockIdx.z * (int)gridDim.y) + (int)blockIdx.y) * (int)gridDim.x) + (int)blockIdx.x);
+  int b = ((((int)blockIdx.z * (int)gridDim.y) + (int)blockIdx.y) * (int)gridDim.x) + (int)blockIdx.x;
   // ctx-fields.tl:6: O[b, ctx.thread, 0] = ctx.thread
-  if (b < 24) O[(b * 64 + tid) * 6] = tid;
+  if (b < 24) O[(b * 64 + tid) * 6 + 0] = tid;
   // ctx-fields.tl:7: O[b, ctx.thread, 1] = ctx.lane
   __syncthreads();  // O: written at line 6, overwritten here by other threads
   if (b < 24) O[(b * 64 + tid) * 6 + 1] = lane;
@@ -27,5 +27,5 @@ ids(int *__restrict__ O)
   if (b < 24) O[(b * 64 + tid) * 6 + 4] = 2;
   // ctx-fields.tl:11: O[b, ctx.thread, 5] = ctx.blocks.x * 100 + ctx.blocks.y * 10 + ctx.blocks.z
   __syncthreads();  // O: written at line 10, overwritten here by other threads
-  if (b < 24) O[(b * 64 + tid) * 6 + 5] = ((((int)gridDim.x * 100) + ((int)gridDim.y * 10)) + (int)gridDim.z);
+  if (b < 24) O[(b * 64 + tid) * 6 + 5] = (((int)gridDim.x * 100) + ((int)gridDim.y * 10)) + (int)gridDim.z;
 }

@@ -21,7 +21,7 @@
 //   cx_s: shared, f32[1, 40], 164 bytes (shared copy of cx)
 //   t2c_v14_s: shared, f32[24, 40], 3936 bytes (shared copy of an operand at line 16)
 //   cn_s: shared, f32[1, 40], 164 bytes (shared copy of cn)
-//   t2c_red8: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
+//   t2c_red0: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, N % 4 == 0, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise 4-byte ones
 //   shared memory: 8704 bytes; barriers: 9
 extern "C" __global__ void __launch_bounds__(64)
@@ -35,7 +35,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
   __shared__ __align__(16) float cx_s[41];
   __shared__ __align__(16) float t2c_v14_s[984];
   __shared__ __align__(16) float cn_s[41];
-  __shared__ __align__(16) float t2c_red8[2];
+  __shared__ __align__(16) float t2c_red0[2];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
@@ -47,7 +47,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
     float t2c_v2[24] = {};
-    if (t2c_c0 < 40 && (t2c_r0) < N) {
+    if (t2c_c0 < 40 && t2c_r0 < N) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 40 + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
@@ -190,7 +190,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rs_s[(t2c_r0 + 16) * 1 + 0] = rs[4];
     if (t2c_c0 == 0) rs_s[(t2c_r0 + 20) * 1 + 0] = rs[5];
     __syncthreads();  // rs_s: written at line 7, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && (t2c_c1) < N) t2c::stg_vec<4>(RS + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RS + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
     // reductions-shared.tl:8: var rx = rowmax(x)
     float rx[6] = {};
     float t2c_v6[6] = {};
@@ -238,7 +238,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rx_s[(t2c_r0 + 16) * 1 + 0] = rx[4];
     if (t2c_c0 == 0) rx_s[(t2c_r0 + 20) * 1 + 0] = rx[5];
     __syncthreads();  // rx_s: written at line 9, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && (t2c_c1) < N) t2c::stg_vec<4>(RX + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RX + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
     // reductions-shared.tl:10: var rn = rowmin(x)
     float rn[6] = {};
     float t2c_v8[6] = {};
@@ -286,7 +286,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rn_s[(t2c_r0 + 16) * 1 + 0] = rn[4];
     if (t2c_c0 == 0) rn_s[(t2c_r0 + 20) * 1 + 0] = rn[5];
     __syncthreads();  // rn_s: written at line 11, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && (t2c_c1) < N) t2c::stg_vec<4>(RN + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RN + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
     // reductions-shared.tl:12: var cs = colsum(x)
     float cs[4] = {};
     if (t2c_c0 < 40) x_s[t2c_r0 * 41 + t2c_c0] = x[0];
@@ -491,18 +491,18 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
     t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
     t2c_v16[0] = t2c::fold_sum<32>(t2c_v16[0]);
-    if (lane == 0) t2c_red8[warp] = t2c_v16[0];
-    __syncthreads();  // t2c_red8: written at line 18, read here by other threads
-    t2c_v16[0] = t2c_red8[0] + t2c_red8[1];
+    if (lane == 0) t2c_red0[warp] = t2c_v16[0];
+    __syncthreads();  // t2c_red0: written at line 18, read here by other threads
+    t2c_v16[0] = t2c_red0[0] + t2c_red0[1];
     if (tid == 0) T[0] = t2c_v16[0];
   } else {
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
     float t2c_v2[24] = {};
-    t2c_v2[0] = (t2c_c0 < 40 && (t2c_r0) < N ? X[t2c_r0 * 40 + t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_c0 + 1 < 40 && (t2c_r0) < N ? X[t2c_r0 * 40 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = (t2c_c0 + 2 < 40 && (t2c_r0) < N ? X[t2c_r0 * 40 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = (t2c_c0 + 3 < 40 && (t2c_r0) < N ? X[t2c_r0 * 40 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[0] = (t2c_c0 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + t2c_c0] : 0.0f);
+    t2c_v2[1] = (t2c_c0 + 1 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[2] = (t2c_c0 + 2 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[3] = (t2c_c0 + 3 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 3)] : 0.0f);
     t2c_v2[4] = (t2c_c0 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + t2c_c0] : 0.0f);
     t2c_v2[5] = (t2c_c0 + 1 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 1)] : 0.0f);
     t2c_v2[6] = (t2c_c0 + 2 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 2)] : 0.0f);
@@ -594,7 +594,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rs_s[(t2c_r0 + 16) * 1 + 0] = rs[4];
     if (t2c_c0 == 0) rs_s[(t2c_r0 + 20) * 1 + 0] = rs[5];
     __syncthreads();  // rs_s: written at line 7, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && (t2c_c1) < N) RS[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f;
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) RS[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 1 < 24 && (t2c_c1 + 1) < N) RS[t2c_c1 + 1] = t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 2 < 24 && (t2c_c1 + 2) < N) RS[t2c_c1 + 2] = t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RS[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
@@ -645,7 +645,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rx_s[(t2c_r0 + 16) * 1 + 0] = rx[4];
     if (t2c_c0 == 0) rx_s[(t2c_r0 + 20) * 1 + 0] = rx[5];
     __syncthreads();  // rx_s: written at line 9, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && (t2c_c1) < N) RX[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f;
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) RX[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 1 < 24 && (t2c_c1 + 1) < N) RX[t2c_c1 + 1] = t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 2 < 24 && (t2c_c1 + 2) < N) RX[t2c_c1 + 2] = t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RX[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
@@ -696,7 +696,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rn_s[(t2c_r0 + 16) * 1 + 0] = rn[4];
     if (t2c_c0 == 0) rn_s[(t2c_r0 + 20) * 1 + 0] = rn[5];
     __syncthreads();  // rn_s: written at line 11, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && (t2c_c1) < N) RN[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f;
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) RN[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 1 < 24 && (t2c_c1 + 1) < N) RN[t2c_c1 + 1] = t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 2 < 24 && (t2c_c1 + 2) < N) RN[t2c_c1 + 2] = t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f;
     if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RN[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
@@ -913,9 +913,9 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
     t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
     t2c_v16[0] = t2c::fold_sum<32>(t2c_v16[0]);
-    if (lane == 0) t2c_red8[warp] = t2c_v16[0];
-    __syncthreads();  // t2c_red8: written at line 18, read here by other threads
-    t2c_v16[0] = t2c_red8[0] + t2c_red8[1];
+    if (lane == 0) t2c_red0[warp] = t2c_v16[0];
+    __syncthreads();  // t2c_red0: written at line 18, read here by other threads
+    t2c_v16[0] = t2c_red0[0] + t2c_red0[1];
     if (tid == 0) T[0] = t2c_v16[0];
   }
 }

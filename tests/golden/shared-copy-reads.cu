@@ -8,14 +8,14 @@
 //   layout L2: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 4: 4 per thread
 //   x: registers, 4 x f32 per thread (L0)
 //   x_s: shared, f32[16, 32], 2112 bytes (shared copy of x)
-//   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
+//   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned, Z is 16-byte aligned; otherwise 4-byte ones
 //   shared memory: 2128 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, float *__restrict__ S, float *__restrict__ Z, int M)
 {
   __shared__ __align__(16) float x_s[528];
-  __shared__ __align__(16) float t2c_red1[4];
+  __shared__ __align__(16) float t2c_red0[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
@@ -27,7 +27,7 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     // shared-copy-reads.tl:7: var x = X[0 :+ 16, 0 :+ 32]
     float x[4];
     float t2c_v2[4];
-    if ((t2c_r0) < M) {
+    if (t2c_r0 < M) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
@@ -80,9 +80,9 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     t2c_v4[0] += x[2];
     t2c_v4[0] += x[3];
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
-    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red0: written at line 10, read here by other threads
+    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
     if (tid == 0) S[0] = t2c_v4[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     t2c::stg_vec<4>(Z + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{x[0] - x_s[3 * 33 + t2c_c0], x[1] - x_s[3 * 33 + (t2c_c0 + 1)], x[2] - x_s[3 * 33 + (t2c_c0 + 2)], x[3] - x_s[3 * 33 + (t2c_c0 + 3)]}});
@@ -90,10 +90,10 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     // shared-copy-reads.tl:7: var x = X[0 :+ 16, 0 :+ 32]
     float x[4];
     float t2c_v2[4];
-    t2c_v2[0] = ((t2c_r0) < M ? X[t2c_r0 * 32 + t2c_c0] : 0.0f);
-    t2c_v2[1] = ((t2c_r0) < M ? X[t2c_r0 * 32 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = ((t2c_r0) < M ? X[t2c_r0 * 32 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = ((t2c_r0) < M ? X[t2c_r0 * 32 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[0] = (t2c_r0 < M ? X[t2c_r0 * 32 + t2c_c0] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 3)] : 0.0f);
     x[0] = t2c_v2[0];
     x[1] = t2c_v2[1];
     x[2] = t2c_v2[2];
@@ -141,9 +141,9 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     t2c_v4[0] += x[2];
     t2c_v4[0] += x[3];
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
-    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red0: written at line 10, read here by other threads
+    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
     if (tid == 0) S[0] = t2c_v4[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     Z[t2c_r0 * 32 + t2c_c0] = x[0] - x_s[3 * 33 + t2c_c0];

@@ -24,7 +24,7 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
     float x[8];
     float t2c_v2[8];
-    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S) {
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(q0 + t2c_r0)) * S + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
@@ -36,7 +36,7 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
       t2c_v2[2] = -t2c::inf<float>();
       t2c_v2[3] = -t2c::inf<float>();
     }
-    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S) {
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S) {
       const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0);
       t2c_v2[4] = t2c_w1.v[0];
       t2c_v2[5] = t2c_w1.v[1];
@@ -101,17 +101,17 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     mx[0] = t2c_v6[0];
     mx[1] = t2c_v6[1];
     // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
-    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[0] - mx[0])), t2c::exp((m[1] - mx[0])), t2c::exp((m[2] - mx[0])), t2c::exp((m[3] - mx[0]))}});
-    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[4] - mx[1])), t2c::exp((m[5] - mx[1])), t2c::exp((m[6] - mx[1])), t2c::exp((m[7] - mx[1]))}});
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[0] - mx[0])), t2c::exp((m[1] - mx[0])), t2c::exp((m[2] - mx[0])), t2c::exp((m[3] - mx[0]))}});
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[4] - mx[1])), t2c::exp((m[5] - mx[1])), t2c::exp((m[6] - mx[1])), t2c::exp((m[7] - mx[1]))}});
   } else {
     // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
     float x[8];
     float t2c_v2[8];
-    t2c_v2[0] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S ? X[((long long)(q0 + t2c_r0)) * S + t2c_c0] : -t2c::inf<float>());
+    t2c_v2[0] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S ? X[((long long)(q0 + t2c_r0)) * S + t2c_c0] : -t2c::inf<float>());
     t2c_v2[1] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
     t2c_v2[2] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
     t2c_v2[3] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
-    t2c_v2[4] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] : -t2c::inf<float>());
+    t2c_v2[4] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] : -t2c::inf<float>());
     t2c_v2[5] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
     t2c_v2[6] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
     t2c_v2[7] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
@@ -168,11 +168,11 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     mx[0] = t2c_v6[0];
     mx[1] = t2c_v6[1];
     // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
-    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0) < S) Y[((long long)(q0 + t2c_r0)) * S + t2c_c0] = t2c::exp((m[0] - mx[0]));
+    if ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S) Y[((long long)(q0 + t2c_r0)) * S + t2c_c0] = t2c::exp((m[0] - mx[0]));
     if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 1) < S) Y[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 1)] = t2c::exp((m[1] - mx[0]));
     if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 2) < S) Y[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 2)] = t2c::exp((m[2] - mx[0]));
     if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 3) < S) Y[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 3)] = t2c::exp((m[3] - mx[0]));
-    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] = t2c::exp((m[4] - mx[1]));
+    if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] = t2c::exp((m[4] - mx[1]));
     if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 1) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 1)] = t2c::exp((m[5] - mx[1]));
     if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 2) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 2)] = t2c::exp((m[6] - mx[1]));
     if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 3) < S) Y[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 3)] = t2c::exp((m[7] - mx[1]));

@@ -30,6 +30,20 @@ static TirKernel *build(const char *src, const char *last, const char **why) {
   return K;
 }
 
+/* Shared buffers (the tensors a kernel writes are tracked in bufs too). */
+static int shared_bufs(const TirKernel *K) {
+  int n = 0;
+  for (int i = 0; i < K->nbufs; i++) n += K->bufs[i].tensor == NULL;
+  return n;
+}
+
+static const TirBuf *shared_buf(const TirKernel *K, int k) {
+  for (int i = 0; i < K->nbufs; i++)
+    if (!K->bufs[i].tensor && k-- == 0) return &K->bufs[i];
+  cr_assert_fail("no shared buffer %d", k);
+  return NULL;
+}
+
 static int count_ops(const TirBlock *b, TirOpKind kind) {
   int n = 0;
   for (int i = 0; i < b->ops.len; i++) {
@@ -74,7 +88,7 @@ Test(tir_layout, rows_inside_warps_need_no_shared_memory_and_no_barrier) {
   cr_assert_eq(layout_count(x->layout), 8 * 32 / 64);
   cr_assert_eq(m->layout->kind, LY_SLICE);
   cr_assert_eq(m->layout->parent, x->layout);
-  cr_assert_eq(K->nbufs, 0);
+  cr_assert_eq(shared_bufs(K), 0);
   cr_assert_eq(K->nbarriers, 0);
   cr_assert_eq(K->ki->shared_bytes, 0);
 }
@@ -114,7 +128,7 @@ Test(tir_layout, register_rows_of_16_fold_with_shuffles) {
   cr_assert_eq(red->lay->lc, 4);
   cr_assert_eq(red->lay->wc, 1);
   cr_assert_eq(count_ops(&K->body, TO_SCRATCH_WRITE), 0);
-  cr_assert_eq(K->nbufs, 0);
+  cr_assert_eq(shared_bufs(K), 0);
 }
 
 Test(tir_sync, row_across_warps_one_barrier_per_reduction_in_a_loop) {
@@ -126,8 +140,8 @@ Test(tir_sync, row_across_warps_one_barrier_per_reduction_in_a_loop) {
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *red = find_op(&K->body, TO_REDUCE);
   cr_assert_eq(red->lay->wc, 2);
-  cr_assert_eq(K->nbufs, 1);
-  cr_assert(K->bufs[0].alternating, "a scratch written in a loop alternates halves");
+  cr_assert_eq(shared_bufs(K), 1);
+  cr_assert(shared_buf(K, 0)->alternating, "a scratch written in a loop alternates halves");
   cr_assert_eq(count_ops(&K->body, TO_BARRIER), 1, "the write -> read barrier only");
   cr_assert_eq(K->nbarriers, 1);
 }
@@ -138,8 +152,8 @@ Test(tir_sync, scratch_outside_loops_write_read_barrier) {
                        "  var x = X[0 :+ 4, 0 :+ 256]\n  S[0 :+ 4, 0 :+ 1] = rowsum(x)\n"
                        "  T[0 :+ 4, 0 :+ 1] = rowmax(x)\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  cr_assert_eq(K->nbufs, 2);
-  cr_assert_not(K->bufs[0].alternating);
+  cr_assert_eq(shared_bufs(K), 2);
+  cr_assert_not(shared_buf(K, 0)->alternating);
   /* one per reduction: each writes its own buffer, so the second needs no WAR barrier */
   cr_assert_eq(K->nbarriers, 2);
   const TirOp *bar = find_op(&K->body, TO_BARRIER);
@@ -162,13 +176,14 @@ Test(tir_smem, offsets_are_16_byte_aligned_and_kernel_info_is_filled) {
                        "  var x = X[0 :+ 3, 0 :+ 96]\n  S[0 :+ 3, 0 :+ 1] = rowsum(x)\n"
                        "  T[0 :+ 3, 0 :+ 1] = rowmin(x)\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  cr_assert_eq(K->nbufs, K->ki->nshared);
+  cr_assert_eq(shared_bufs(K), K->ki->nshared);
   int64_t total = 0;
-  for (int i = 0; i < K->nbufs; i++) {
-    cr_assert_eq(K->bufs[i].offset % 16, 0);
-    cr_assert_eq(K->ki->shared[i].bytes, K->bufs[i].bytes);
-    cr_assert_eq(K->bufs[i].bytes, (int64_t)K->bufs[i].rows * K->bufs[i].cols * 4);
-    total = K->bufs[i].offset + (K->bufs[i].bytes + 15) / 16 * 16;
+  for (int i = 0; i < K->ki->nshared; i++) {
+    const TirBuf *f = shared_buf(K, i);
+    cr_assert_eq(f->offset % 16, 0);
+    cr_assert_eq(K->ki->shared[i].bytes, f->bytes);
+    cr_assert_eq(f->bytes, (int64_t)f->rows * f->cols * 4);
+    total = f->offset + (f->bytes + 15) / 16 * 16;
   }
   cr_assert_eq(K->ki->shared_bytes, total);
 }
@@ -214,9 +229,9 @@ Test(tir_smem, shared_copies_above_48k_use_dynamic_shared_memory) {
                        NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   /* a's copy: 128 rows of 129 floats (one more: transpose reads its columns) */
-  cr_assert_eq(K->nbufs, 1);
-  cr_assert_eq(K->bufs[0].pitch, 129);
-  cr_assert_eq(K->bufs[0].bytes, 128 * 129 * 4);
+  cr_assert_eq(shared_bufs(K), 1);
+  cr_assert_eq(shared_buf(K, 0)->pitch, 129);
+  cr_assert_eq(shared_buf(K, 0)->bytes, 128 * 129 * 4);
   cr_assert(K->ki->dynamic_smem);
   cr_assert_eq(K->ki->shared_bytes, 128 * 129 * 4);
   cr_assert_eq(K->nbarriers, 1);
@@ -245,8 +260,8 @@ Test(tir_layout, sum_folds_in_registers_and_one_slot_per_warp) {
   cr_assert(sum);
   cr_assert_eq(sum->dst->layout->kind, LY_SCALAR);
   cr_assert_eq(count_ops(&K->body, TO_SPILL), 0, "no copy of the register tile");
-  cr_assert_eq(K->nbufs, 1);
-  cr_assert_eq(K->bufs[0].rows, 4, "one slot per warp");
+  cr_assert_eq(shared_bufs(K), 1);
+  cr_assert_eq(shared_buf(K, 0)->rows, 4, "one slot per warp");
   cr_assert_eq(K->nbarriers, 1);
   const TirOp *st = find_op(&K->body, TO_STORE);
   cr_assert_eq(st->rows, 0, "one element, stored by thread 0");
