@@ -154,7 +154,7 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
       return true;
     if (g->kind == E_CALL && g->u.call.builtin == B_CDIV && facts_as_size(g->u.call.args[0]) == S &&
         check_const_int(g->u.call.args[1], &gc) && gc == c)
-      return facts_assumed_multiple(ki, S, c);
+      return c == 1 || facts_assumed_multiple(ki, S, c); /* cdiv(S, 1) blocks: one per index */
   }
   return false;
 }

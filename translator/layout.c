@@ -38,6 +38,22 @@ static Layout *find_blocked(TirKernel *K, int rows, int cols) {
   return NULL;
 }
 
+/* The lanes, warps and repeats of a [rows, cols] tile in runs of vec. */
+static void spread(Layout *l, int lanes, int warps, int vec) {
+  l->vec = vec;
+  int chunks = l->cols / vec;
+  for (l->lc = 1; l->lc < lanes && l->lc < chunks;) l->lc *= 2;
+  l->lr = lanes / l->lc;
+  int groups = cdiv(l->rows, l->lr);
+  for (l->wr = warps; l->wr > 1 && (warps % l->wr || l->wr > groups);) l->wr--;
+  l->wc = warps / l->wr;
+  l->rr = cdiv(l->rows, l->lr * l->wr);
+  l->rc = cdiv(chunks, l->lc * l->wc);
+}
+
+/* Runs as wide as a global access allows (hw.c) and the columns divide; a
+ * narrower run when the widest would leave threads without elements (a tile
+ * smaller than runs x threads), down to the first that gives every thread work. */
 static Layout *blocked(TirKernel *K, int rows, int cols, int ebytes) {
   Layout *found = find_blocked(K, rows, cols);
   if (found) return found;
@@ -47,16 +63,13 @@ static Layout *blocked(TirKernel *K, int rows, int cols, int ebytes) {
   l->id = K->layouts.len;
   l->rows = rows;
   l->cols = cols;
-  l->vec = K->hw->vec_bytes / ebytes;
-  while (l->vec > 1 && cols % l->vec) l->vec /= 2;
-  int chunks = cols / l->vec;
-  for (l->lc = 1; l->lc < lanes && l->lc < chunks;) l->lc *= 2;
-  l->lr = lanes / l->lc;
-  int groups = cdiv(rows, l->lr);
-  for (l->wr = warps; l->wr > 1 && (warps % l->wr || l->wr > groups);) l->wr--;
-  l->wc = warps / l->wr;
-  l->rr = cdiv(rows, l->lr * l->wr);
-  l->rc = cdiv(chunks, l->lc * l->wc);
+  int widest = K->hw->vec_bytes / ebytes;
+  while (widest > 1 && cols % widest) widest /= 2;
+  for (int vec = widest;; vec /= 2) {
+    spread(l, lanes, warps, vec);
+    if (vec == 1 || !layout_padded(l)) break;
+  }
+  if (layout_padded(l)) spread(l, lanes, warps, widest);
   vec_push(K->a, &K->layouts, l);
   return l;
 }

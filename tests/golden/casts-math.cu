@@ -3,207 +3,62 @@
 
 
 // kernel math (casts-math.tl:3): 64 threads
-//   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 2: 4 per thread
-//   x: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when X is 8-byte aligned, Y is 16-byte aligned, I is 16-byte aligned, Z is 8-byte aligned; otherwise 4-byte ones
+//   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
+//   x: registers, 1 x f32 per thread (L0)
 //   shared memory: 0 bytes; barriers: 12
 extern "C" __global__ void __launch_bounds__(64)
 math(const __half *__restrict__ X, float *__restrict__ Y, __nv_bfloat16 *__restrict__ Z, const int *__restrict__ I)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = lane / 16, t2c_c0 = (warp * 16 + lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(X, 8) && t2c::aligned(Y, 16) && t2c::aligned(I, 16) && t2c::aligned(Z, 8);
-  if (t2c_fast) {
-    // casts-math.tl:4: var x = f32(X[0 :+ 64])
-    float x[4] = {};
-    __half t2c_v2[4] = {};
-    if (t2c_r0 < 1 && t2c_c0 < 64) {
-      const t2c::Vec<__half, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_c0);
-      t2c_v2[0] = t2c_w0.v[0];
-      t2c_v2[1] = t2c_w0.v[1];
-      t2c_v2[2] = t2c_w0.v[2];
-      t2c_v2[3] = t2c_w0.v[3];
-    } else {
-      t2c_v2[0] = t2c::cvt<__half>(0.0f);
-      t2c_v2[1] = t2c::cvt<__half>(0.0f);
-      t2c_v2[2] = t2c::cvt<__half>(0.0f);
-      t2c_v2[3] = t2c::cvt<__half>(0.0f);
-    }
-    x[0] = t2c::cvt<float>(t2c_v2[0]);
-    x[1] = t2c::cvt<float>(t2c_v2[1]);
-    x[2] = t2c::cvt<float>(t2c_v2[2]);
-    x[3] = t2c::cvt<float>(t2c_v2[3]);
-    // casts-math.tl:5: Y[0, 0 :+ 64] = exp(x)
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + t2c_c0, t2c::Vec<float, 4>{{t2c::exp(x[0]), t2c::exp(x[1]), t2c::exp(x[2]), t2c::exp(x[3])}});
-    // casts-math.tl:6: Y[1, 0 :+ 64] = exp2(x)
-    __syncthreads();  // Y: written at line 5, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 1 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::exp2(x[0]), t2c::exp2(x[1]), t2c::exp2(x[2]), t2c::exp2(x[3])}});
-    // casts-math.tl:7: Y[2, 0 :+ 64] = log(abs(x) + 1.0)
-    __syncthreads();  // Y: written at line 6, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 2 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::log((t2c::abs(x[0]) + 1.0f)), t2c::log((t2c::abs(x[1]) + 1.0f)), t2c::log((t2c::abs(x[2]) + 1.0f)), t2c::log((t2c::abs(x[3]) + 1.0f))}});
-    // casts-math.tl:8: Y[3, 0 :+ 64] = log2(abs(x) + 1.0)
-    __syncthreads();  // Y: written at line 7, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 3 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::log2((t2c::abs(x[0]) + 1.0f)), t2c::log2((t2c::abs(x[1]) + 1.0f)), t2c::log2((t2c::abs(x[2]) + 1.0f)), t2c::log2((t2c::abs(x[3]) + 1.0f))}});
-    // casts-math.tl:9: Y[4, 0 :+ 64] = sqrt(abs(x))
-    __syncthreads();  // Y: written at line 8, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 4 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::sqrt(t2c::abs(x[0])), t2c::sqrt(t2c::abs(x[1])), t2c::sqrt(t2c::abs(x[2])), t2c::sqrt(t2c::abs(x[3]))}});
-    // casts-math.tl:10: Y[5, 0 :+ 64] = rsqrt(abs(x) + 1.0)
-    __syncthreads();  // Y: written at line 9, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 5 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::rsqrt((t2c::abs(x[0]) + 1.0f)), t2c::rsqrt((t2c::abs(x[1]) + 1.0f)), t2c::rsqrt((t2c::abs(x[2]) + 1.0f)), t2c::rsqrt((t2c::abs(x[3]) + 1.0f))}});
-    // casts-math.tl:11: Y[6, 0 :+ 64] = sin(x) + cos(x)
-    __syncthreads();  // Y: written at line 10, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 6 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::sin(x[0]) + t2c::cos(x[0]), t2c::sin(x[1]) + t2c::cos(x[1]), t2c::sin(x[2]) + t2c::cos(x[2]), t2c::sin(x[3]) + t2c::cos(x[3])}});
-    // casts-math.tl:12: Y[7, 0 :+ 64] = tanh(x)
-    __syncthreads();  // Y: written at line 11, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 7 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::tanh(x[0]), t2c::tanh(x[1]), t2c::tanh(x[2]), t2c::tanh(x[3])}});
-    // casts-math.tl:13: Y[8, 0 :+ 64] = sigmoid(x)
-    __syncthreads();  // Y: written at line 12, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 8 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::sigmoid(x[0]), t2c::sigmoid(x[1]), t2c::sigmoid(x[2]), t2c::sigmoid(x[3])}});
-    // casts-math.tl:14: Y[9, 0 :+ 64] = floor(x) + ceil(x)
-    __syncthreads();  // Y: written at line 13, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 9 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::floor(x[0]) + t2c::ceil(x[0]), t2c::floor(x[1]) + t2c::ceil(x[1]), t2c::floor(x[2]) + t2c::ceil(x[2]), t2c::floor(x[3]) + t2c::ceil(x[3])}});
-    // casts-math.tl:15: Y[10, 0 :+ 64] = min(x, 0.5) + max(x, -0.5)
-    __syncthreads();  // Y: written at line 14, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 10 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::min(x[0], 0.5f) + t2c::max(x[0], -0.5f), t2c::min(x[1], 0.5f) + t2c::max(x[1], -0.5f), t2c::min(x[2], 0.5f) + t2c::max(x[2], -0.5f), t2c::min(x[3], 0.5f) + t2c::max(x[3], -0.5f)}});
-    // casts-math.tl:16: Y[11, 0 :+ 64] = f32(f16(x) * f16(2.0))
-    __syncthreads();  // Y: written at line 15, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 11 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>((t2c::cvt<__half>(x[0]) * t2c::cvt<__half>(2.0f))), t2c::cvt<float>((t2c::cvt<__half>(x[1]) * t2c::cvt<__half>(2.0f))), t2c::cvt<float>((t2c::cvt<__half>(x[2]) * t2c::cvt<__half>(2.0f))), t2c::cvt<float>((t2c::cvt<__half>(x[3]) * t2c::cvt<__half>(2.0f)))}});
-    // casts-math.tl:17: Y[12, 0 :+ 64] = f32(I[0 :+ 64] % 7 + (I[0 :+ 64] << 1))
-    int t2c_v3[4] = {};
-    if (t2c_r0 < 1 && t2c_c0 < 64) {
-      const t2c::Vec<int, 4> t2c_w1 = t2c::ldg_vec<4>(I + t2c_c0);
-      t2c_v3[0] = t2c_w1.v[0];
-      t2c_v3[1] = t2c_w1.v[1];
-      t2c_v3[2] = t2c_w1.v[2];
-      t2c_v3[3] = t2c_w1.v[3];
-    } else {
-      t2c_v3[0] = 0;
-      t2c_v3[1] = 0;
-      t2c_v3[2] = 0;
-      t2c_v3[3] = 0;
-    }
-    int t2c_v4[4] = {};
-    if (t2c_r0 < 1 && t2c_c0 < 64) {
-      const t2c::Vec<int, 4> t2c_w2 = t2c::ldg_vec<4>(I + t2c_c0);
-      t2c_v4[0] = t2c_w2.v[0];
-      t2c_v4[1] = t2c_w2.v[1];
-      t2c_v4[2] = t2c_w2.v[2];
-      t2c_v4[3] = t2c_w2.v[3];
-    } else {
-      t2c_v4[0] = 0;
-      t2c_v4[1] = 0;
-      t2c_v4[2] = 0;
-      t2c_v4[3] = 0;
-    }
-    __syncthreads();  // Y: written at line 16, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + 12 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>(((t2c_v3[0] % 7) + t2c::shl(t2c_v4[0], 1))), t2c::cvt<float>(((t2c_v3[1] % 7) + t2c::shl(t2c_v4[1], 1))), t2c::cvt<float>(((t2c_v3[2] % 7) + t2c::shl(t2c_v4[2], 1))), t2c::cvt<float>(((t2c_v3[3] % 7) + t2c::shl(t2c_v4[3], 1)))}});
-    // casts-math.tl:18: Z[0 :+ 64] = bf16(x * 3.0)
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Z + t2c_c0, t2c::Vec<__nv_bfloat16, 4>{{t2c::cvt<__nv_bfloat16>((x[0] * 3.0f)), t2c::cvt<__nv_bfloat16>((x[1] * 3.0f)), t2c::cvt<__nv_bfloat16>((x[2] * 3.0f)), t2c::cvt<__nv_bfloat16>((x[3] * 3.0f))}});
-  } else {
-    // casts-math.tl:4: var x = f32(X[0 :+ 64])
-    float x[4] = {};
-    __half t2c_v2[4] = {};
-    t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? X[t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 64 ? X[t2c_c0 + 1] : t2c::cvt<__half>(0.0f));
-    t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 64 ? X[t2c_c0 + 2] : t2c::cvt<__half>(0.0f));
-    t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 64 ? X[t2c_c0 + 3] : t2c::cvt<__half>(0.0f));
-    x[0] = t2c::cvt<float>(t2c_v2[0]);
-    x[1] = t2c::cvt<float>(t2c_v2[1]);
-    x[2] = t2c::cvt<float>(t2c_v2[2]);
-    x[3] = t2c::cvt<float>(t2c_v2[3]);
-    // casts-math.tl:5: Y[0, 0 :+ 64] = exp(x)
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[t2c_c0] = t2c::exp(x[0]);
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[t2c_c0 + 1] = t2c::exp(x[1]);
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[t2c_c0 + 2] = t2c::exp(x[2]);
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[t2c_c0 + 3] = t2c::exp(x[3]);
-    // casts-math.tl:6: Y[1, 0 :+ 64] = exp2(x)
-    __syncthreads();  // Y: written at line 5, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[1 * 64 + t2c_c0] = t2c::exp2(x[0]);
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[1 * 64 + (t2c_c0 + 1)] = t2c::exp2(x[1]);
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[1 * 64 + (t2c_c0 + 2)] = t2c::exp2(x[2]);
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[1 * 64 + (t2c_c0 + 3)] = t2c::exp2(x[3]);
-    // casts-math.tl:7: Y[2, 0 :+ 64] = log(abs(x) + 1.0)
-    __syncthreads();  // Y: written at line 6, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[2 * 64 + t2c_c0] = t2c::log((t2c::abs(x[0]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[2 * 64 + (t2c_c0 + 1)] = t2c::log((t2c::abs(x[1]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[2 * 64 + (t2c_c0 + 2)] = t2c::log((t2c::abs(x[2]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[2 * 64 + (t2c_c0 + 3)] = t2c::log((t2c::abs(x[3]) + 1.0f));
-    // casts-math.tl:8: Y[3, 0 :+ 64] = log2(abs(x) + 1.0)
-    __syncthreads();  // Y: written at line 7, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[3 * 64 + t2c_c0] = t2c::log2((t2c::abs(x[0]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[3 * 64 + (t2c_c0 + 1)] = t2c::log2((t2c::abs(x[1]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[3 * 64 + (t2c_c0 + 2)] = t2c::log2((t2c::abs(x[2]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[3 * 64 + (t2c_c0 + 3)] = t2c::log2((t2c::abs(x[3]) + 1.0f));
-    // casts-math.tl:9: Y[4, 0 :+ 64] = sqrt(abs(x))
-    __syncthreads();  // Y: written at line 8, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[4 * 64 + t2c_c0] = t2c::sqrt(t2c::abs(x[0]));
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[4 * 64 + (t2c_c0 + 1)] = t2c::sqrt(t2c::abs(x[1]));
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[4 * 64 + (t2c_c0 + 2)] = t2c::sqrt(t2c::abs(x[2]));
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[4 * 64 + (t2c_c0 + 3)] = t2c::sqrt(t2c::abs(x[3]));
-    // casts-math.tl:10: Y[5, 0 :+ 64] = rsqrt(abs(x) + 1.0)
-    __syncthreads();  // Y: written at line 9, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[5 * 64 + t2c_c0] = t2c::rsqrt((t2c::abs(x[0]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[5 * 64 + (t2c_c0 + 1)] = t2c::rsqrt((t2c::abs(x[1]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[5 * 64 + (t2c_c0 + 2)] = t2c::rsqrt((t2c::abs(x[2]) + 1.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[5 * 64 + (t2c_c0 + 3)] = t2c::rsqrt((t2c::abs(x[3]) + 1.0f));
-    // casts-math.tl:11: Y[6, 0 :+ 64] = sin(x) + cos(x)
-    __syncthreads();  // Y: written at line 10, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[6 * 64 + t2c_c0] = t2c::sin(x[0]) + t2c::cos(x[0]);
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[6 * 64 + (t2c_c0 + 1)] = t2c::sin(x[1]) + t2c::cos(x[1]);
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[6 * 64 + (t2c_c0 + 2)] = t2c::sin(x[2]) + t2c::cos(x[2]);
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[6 * 64 + (t2c_c0 + 3)] = t2c::sin(x[3]) + t2c::cos(x[3]);
-    // casts-math.tl:12: Y[7, 0 :+ 64] = tanh(x)
-    __syncthreads();  // Y: written at line 11, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[7 * 64 + t2c_c0] = t2c::tanh(x[0]);
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[7 * 64 + (t2c_c0 + 1)] = t2c::tanh(x[1]);
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[7 * 64 + (t2c_c0 + 2)] = t2c::tanh(x[2]);
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[7 * 64 + (t2c_c0 + 3)] = t2c::tanh(x[3]);
-    // casts-math.tl:13: Y[8, 0 :+ 64] = sigmoid(x)
-    __syncthreads();  // Y: written at line 12, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[8 * 64 + t2c_c0] = t2c::sigmoid(x[0]);
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[8 * 64 + (t2c_c0 + 1)] = t2c::sigmoid(x[1]);
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[8 * 64 + (t2c_c0 + 2)] = t2c::sigmoid(x[2]);
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[8 * 64 + (t2c_c0 + 3)] = t2c::sigmoid(x[3]);
-    // casts-math.tl:14: Y[9, 0 :+ 64] = floor(x) + ceil(x)
-    __syncthreads();  // Y: written at line 13, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[9 * 64 + t2c_c0] = t2c::floor(x[0]) + t2c::ceil(x[0]);
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[9 * 64 + (t2c_c0 + 1)] = t2c::floor(x[1]) + t2c::ceil(x[1]);
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[9 * 64 + (t2c_c0 + 2)] = t2c::floor(x[2]) + t2c::ceil(x[2]);
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[9 * 64 + (t2c_c0 + 3)] = t2c::floor(x[3]) + t2c::ceil(x[3]);
-    // casts-math.tl:15: Y[10, 0 :+ 64] = min(x, 0.5) + max(x, -0.5)
-    __syncthreads();  // Y: written at line 14, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[10 * 64 + t2c_c0] = t2c::min(x[0], 0.5f) + t2c::max(x[0], -0.5f);
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[10 * 64 + (t2c_c0 + 1)] = t2c::min(x[1], 0.5f) + t2c::max(x[1], -0.5f);
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[10 * 64 + (t2c_c0 + 2)] = t2c::min(x[2], 0.5f) + t2c::max(x[2], -0.5f);
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[10 * 64 + (t2c_c0 + 3)] = t2c::min(x[3], 0.5f) + t2c::max(x[3], -0.5f);
-    // casts-math.tl:16: Y[11, 0 :+ 64] = f32(f16(x) * f16(2.0))
-    __syncthreads();  // Y: written at line 15, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[11 * 64 + t2c_c0] = t2c::cvt<float>((t2c::cvt<__half>(x[0]) * t2c::cvt<__half>(2.0f)));
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[11 * 64 + (t2c_c0 + 1)] = t2c::cvt<float>((t2c::cvt<__half>(x[1]) * t2c::cvt<__half>(2.0f)));
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[11 * 64 + (t2c_c0 + 2)] = t2c::cvt<float>((t2c::cvt<__half>(x[2]) * t2c::cvt<__half>(2.0f)));
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[11 * 64 + (t2c_c0 + 3)] = t2c::cvt<float>((t2c::cvt<__half>(x[3]) * t2c::cvt<__half>(2.0f)));
-    // casts-math.tl:17: Y[12, 0 :+ 64] = f32(I[0 :+ 64] % 7 + (I[0 :+ 64] << 1))
-    int t2c_v3[4] = {};
-    t2c_v3[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? I[t2c_c0] : 0);
-    t2c_v3[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 64 ? I[t2c_c0 + 1] : 0);
-    t2c_v3[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 64 ? I[t2c_c0 + 2] : 0);
-    t2c_v3[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 64 ? I[t2c_c0 + 3] : 0);
-    int t2c_v4[4] = {};
-    t2c_v4[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? I[t2c_c0] : 0);
-    t2c_v4[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 64 ? I[t2c_c0 + 1] : 0);
-    t2c_v4[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 64 ? I[t2c_c0 + 2] : 0);
-    t2c_v4[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 64 ? I[t2c_c0 + 3] : 0);
-    __syncthreads();  // Y: written at line 16, overwritten here by other threads
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[12 * 64 + t2c_c0] = t2c::cvt<float>(((t2c_v3[0] % 7) + t2c::shl(t2c_v4[0], 1)));
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[12 * 64 + (t2c_c0 + 1)] = t2c::cvt<float>(((t2c_v3[1] % 7) + t2c::shl(t2c_v4[1], 1)));
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[12 * 64 + (t2c_c0 + 2)] = t2c::cvt<float>(((t2c_v3[2] % 7) + t2c::shl(t2c_v4[2], 1)));
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[12 * 64 + (t2c_c0 + 3)] = t2c::cvt<float>(((t2c_v3[3] % 7) + t2c::shl(t2c_v4[3], 1)));
-    // casts-math.tl:18: Z[0 :+ 64] = bf16(x * 3.0)
-    if (t2c_r0 < 1 && t2c_c0 < 64) Z[t2c_c0] = t2c::cvt<__nv_bfloat16>((x[0] * 3.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Z[t2c_c0 + 1] = t2c::cvt<__nv_bfloat16>((x[1] * 3.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Z[t2c_c0 + 2] = t2c::cvt<__nv_bfloat16>((x[2] * 3.0f));
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Z[t2c_c0 + 3] = t2c::cvt<__nv_bfloat16>((x[3] * 3.0f));
-  }
+  const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
+  // casts-math.tl:4: var x = f32(X[0 :+ 64])
+  float x[1];
+  __half t2c_v2[1];
+  t2c_v2[0] = X[t2c_c0];
+  x[0] = t2c::cvt<float>(t2c_v2[0]);
+  // casts-math.tl:5: Y[0, 0 :+ 64] = exp(x)
+  Y[t2c_c0] = t2c::exp(x[0]);
+  // casts-math.tl:6: Y[1, 0 :+ 64] = exp2(x)
+  __syncthreads();  // Y: written at line 5, overwritten here by other threads
+  Y[1 * 64 + t2c_c0] = t2c::exp2(x[0]);
+  // casts-math.tl:7: Y[2, 0 :+ 64] = log(abs(x) + 1.0)
+  __syncthreads();  // Y: written at line 6, overwritten here by other threads
+  Y[2 * 64 + t2c_c0] = t2c::log((t2c::abs(x[0]) + 1.0f));
+  // casts-math.tl:8: Y[3, 0 :+ 64] = log2(abs(x) + 1.0)
+  __syncthreads();  // Y: written at line 7, overwritten here by other threads
+  Y[3 * 64 + t2c_c0] = t2c::log2((t2c::abs(x[0]) + 1.0f));
+  // casts-math.tl:9: Y[4, 0 :+ 64] = sqrt(abs(x))
+  __syncthreads();  // Y: written at line 8, overwritten here by other threads
+  Y[4 * 64 + t2c_c0] = t2c::sqrt(t2c::abs(x[0]));
+  // casts-math.tl:10: Y[5, 0 :+ 64] = rsqrt(abs(x) + 1.0)
+  __syncthreads();  // Y: written at line 9, overwritten here by other threads
+  Y[5 * 64 + t2c_c0] = t2c::rsqrt((t2c::abs(x[0]) + 1.0f));
+  // casts-math.tl:11: Y[6, 0 :+ 64] = sin(x) + cos(x)
+  __syncthreads();  // Y: written at line 10, overwritten here by other threads
+  Y[6 * 64 + t2c_c0] = t2c::sin(x[0]) + t2c::cos(x[0]);
+  // casts-math.tl:12: Y[7, 0 :+ 64] = tanh(x)
+  __syncthreads();  // Y: written at line 11, overwritten here by other threads
+  Y[7 * 64 + t2c_c0] = t2c::tanh(x[0]);
+  // casts-math.tl:13: Y[8, 0 :+ 64] = sigmoid(x)
+  __syncthreads();  // Y: written at line 12, overwritten here by other threads
+  Y[8 * 64 + t2c_c0] = t2c::sigmoid(x[0]);
+  // casts-math.tl:14: Y[9, 0 :+ 64] = floor(x) + ceil(x)
+  __syncthreads();  // Y: written at line 13, overwritten here by other threads
+  Y[9 * 64 + t2c_c0] = t2c::floor(x[0]) + t2c::ceil(x[0]);
+  // casts-math.tl:15: Y[10, 0 :+ 64] = min(x, 0.5) + max(x, -0.5)
+  __syncthreads();  // Y: written at line 14, overwritten here by other threads
+  Y[10 * 64 + t2c_c0] = t2c::min(x[0], 0.5f) + t2c::max(x[0], -0.5f);
+  // casts-math.tl:16: Y[11, 0 :+ 64] = f32(f16(x) * f16(2.0))
+  __syncthreads();  // Y: written at line 15, overwritten here by other threads
+  Y[11 * 64 + t2c_c0] = t2c::cvt<float>((t2c::cvt<__half>(x[0]) * t2c::cvt<__half>(2.0f)));
+  // casts-math.tl:17: Y[12, 0 :+ 64] = f32(I[0 :+ 64] % 7 + (I[0 :+ 64] << 1))
+  int t2c_v3[1];
+  t2c_v3[0] = I[t2c_c0];
+  int t2c_v4[1];
+  t2c_v4[0] = I[t2c_c0];
+  __syncthreads();  // Y: written at line 16, overwritten here by other threads
+  Y[12 * 64 + t2c_c0] = t2c::cvt<float>(((t2c_v3[0] % 7) + t2c::shl(t2c_v4[0], 1)));
+  // casts-math.tl:18: Z[0 :+ 64] = bf16(x * 3.0)
+  Z[t2c_c0] = t2c::cvt<__nv_bfloat16>((x[0] * 3.0f));
 }

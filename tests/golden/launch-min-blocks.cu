@@ -3,65 +3,20 @@
 
 
 // kernel axpy (launch-min-blocks.tl:4): 128 threads, at least 4 blocks per SM
-//   layout L0: [1, 128], runs of 4, lanes 1 x 32, warps 1 x 4: 4 per thread
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   layout L0: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128, 4)
 axpy(const float *__restrict__ X, float *__restrict__ Y, float a, int N)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
-  if (t2c_fast) {
-    // launch-min-blocks.tl:5: var i0 = ctx.block.x * 128
-    int i0 = (int)blockIdx.x * 128;
-    // launch-min-blocks.tl:6: Y[i0 :+ 128] = a * X[i0 :+ 128] + Y[i0 :+ 128]
-    float t2c_v1[4] = {};
-    if (t2c_c0 < 128 && (i0 + t2c_c0) < N) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + i0 + t2c_c0);
-      t2c_v1[0] = t2c_w0.v[0];
-      t2c_v1[1] = t2c_w0.v[1];
-      t2c_v1[2] = t2c_w0.v[2];
-      t2c_v1[3] = t2c_w0.v[3];
-    } else {
-      t2c_v1[0] = 0.0f;
-      t2c_v1[1] = 0.0f;
-      t2c_v1[2] = 0.0f;
-      t2c_v1[3] = 0.0f;
-    }
-    float t2c_v2[4] = {};
-    if (t2c_c0 < 128 && (i0 + t2c_c0) < N) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(Y + i0 + t2c_c0);
-      t2c_v2[0] = t2c_w1.v[0];
-      t2c_v2[1] = t2c_w1.v[1];
-      t2c_v2[2] = t2c_w1.v[2];
-      t2c_v2[3] = t2c_w1.v[3];
-    } else {
-      t2c_v2[0] = 0.0f;
-      t2c_v2[1] = 0.0f;
-      t2c_v2[2] = 0.0f;
-      t2c_v2[3] = 0.0f;
-    }
-    if (t2c_c0 < 128 && (i0 + t2c_c0) < N) t2c::stg_vec<4>(Y + i0 + t2c_c0, t2c::Vec<float, 4>{{(a * t2c_v1[0]) + t2c_v2[0], (a * t2c_v1[1]) + t2c_v2[1], (a * t2c_v1[2]) + t2c_v2[2], (a * t2c_v1[3]) + t2c_v2[3]}});
-  } else {
-    // launch-min-blocks.tl:5: var i0 = ctx.block.x * 128
-    int i0 = (int)blockIdx.x * 128;
-    // launch-min-blocks.tl:6: Y[i0 :+ 128] = a * X[i0 :+ 128] + Y[i0 :+ 128]
-    float t2c_v1[4] = {};
-    t2c_v1[0] = (t2c_c0 < 128 && (i0 + t2c_c0) < N ? X[i0 + t2c_c0] : 0.0f);
-    t2c_v1[1] = (t2c_c0 + 1 < 128 && (i0 + t2c_c0 + 1) < N ? X[i0 + t2c_c0 + 1] : 0.0f);
-    t2c_v1[2] = (t2c_c0 + 2 < 128 && (i0 + t2c_c0 + 2) < N ? X[i0 + t2c_c0 + 2] : 0.0f);
-    t2c_v1[3] = (t2c_c0 + 3 < 128 && (i0 + t2c_c0 + 3) < N ? X[i0 + t2c_c0 + 3] : 0.0f);
-    float t2c_v2[4] = {};
-    t2c_v2[0] = (t2c_c0 < 128 && (i0 + t2c_c0) < N ? Y[i0 + t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_c0 + 1 < 128 && (i0 + t2c_c0 + 1) < N ? Y[i0 + t2c_c0 + 1] : 0.0f);
-    t2c_v2[2] = (t2c_c0 + 2 < 128 && (i0 + t2c_c0 + 2) < N ? Y[i0 + t2c_c0 + 2] : 0.0f);
-    t2c_v2[3] = (t2c_c0 + 3 < 128 && (i0 + t2c_c0 + 3) < N ? Y[i0 + t2c_c0 + 3] : 0.0f);
-    if (t2c_c0 < 128 && (i0 + t2c_c0) < N) Y[i0 + t2c_c0] = (a * t2c_v1[0]) + t2c_v2[0];
-    if (t2c_c0 + 1 < 128 && (i0 + t2c_c0 + 1) < N) Y[i0 + t2c_c0 + 1] = (a * t2c_v1[1]) + t2c_v2[1];
-    if (t2c_c0 + 2 < 128 && (i0 + t2c_c0 + 2) < N) Y[i0 + t2c_c0 + 2] = (a * t2c_v1[2]) + t2c_v2[2];
-    if (t2c_c0 + 3 < 128 && (i0 + t2c_c0 + 3) < N) Y[i0 + t2c_c0 + 3] = (a * t2c_v1[3]) + t2c_v2[3];
-  }
+  const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
+  // launch-min-blocks.tl:5: var i0 = ctx.block.x * 128
+  int i0 = (int)blockIdx.x * 128;
+  // launch-min-blocks.tl:6: Y[i0 :+ 128] = a * X[i0 :+ 128] + Y[i0 :+ 128]
+  float t2c_v1[1];
+  t2c_v1[0] = ((i0 + t2c_c0) < N ? X[i0 + t2c_c0] : 0.0f);
+  float t2c_v2[1];
+  t2c_v2[0] = ((i0 + t2c_c0) < N ? Y[i0 + t2c_c0] : 0.0f);
+  if ((i0 + t2c_c0) < N) Y[i0 + t2c_c0] = (a * t2c_v1[0]) + t2c_v2[0];
 }

@@ -3,49 +3,19 @@
 
 
 // kernel copy (line-directives.tl:4): 32 threads
-//   layout L0: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 1: 4 per thread
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   layout L0: [1, 32], runs of 1, lanes 1 x 32, warps 1 x 1: 1 per thread
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(32)
 copy(const float *__restrict__ X, float *__restrict__ Y, int N)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  const int t2c_r0 = lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
-  if (t2c_fast) {
+  const int t2c_c0 = lane;  // L0: this thread's first column (every thread starts at row 0)
 #line 5 "line-directives.tl"
-    for (int i_ = 0; i_ < N; i_ += 32) {
+  for (int i_ = 0; i_ < N; i_ += 32) {
 #line 6 "line-directives.tl"
-      float t2c_v1[4] = {};
-      if (t2c_r0 < 1 && (i_ + t2c_c0) < N) {
-        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + i_ + t2c_c0);
-        t2c_v1[0] = t2c_w0.v[0];
-        t2c_v1[1] = t2c_w0.v[1];
-        t2c_v1[2] = t2c_w0.v[2];
-        t2c_v1[3] = t2c_w0.v[3];
-      } else {
-        t2c_v1[0] = 0.0f;
-        t2c_v1[1] = 0.0f;
-        t2c_v1[2] = 0.0f;
-        t2c_v1[3] = 0.0f;
-      }
-      if (t2c_r0 < 1 && (i_ + t2c_c0) < N) t2c::stg_vec<4>(Y + i_ + t2c_c0, t2c::Vec<float, 4>{{t2c_v1[0], t2c_v1[1], t2c_v1[2], t2c_v1[3]}});
-    }
-  } else {
-#line 5 "line-directives.tl"
-    for (int i_ = 0; i_ < N; i_ += 32) {
-#line 6 "line-directives.tl"
-      float t2c_v1[4] = {};
-      t2c_v1[0] = (t2c_r0 < 1 && (i_ + t2c_c0) < N ? X[i_ + t2c_c0] : 0.0f);
-      t2c_v1[1] = (t2c_r0 < 1 && (i_ + t2c_c0 + 1) < N ? X[i_ + t2c_c0 + 1] : 0.0f);
-      t2c_v1[2] = (t2c_r0 < 1 && (i_ + t2c_c0 + 2) < N ? X[i_ + t2c_c0 + 2] : 0.0f);
-      t2c_v1[3] = (t2c_r0 < 1 && (i_ + t2c_c0 + 3) < N ? X[i_ + t2c_c0 + 3] : 0.0f);
-      if (t2c_r0 < 1 && (i_ + t2c_c0) < N) Y[i_ + t2c_c0] = t2c_v1[0];
-      if (t2c_r0 < 1 && (i_ + t2c_c0 + 1) < N) Y[i_ + t2c_c0 + 1] = t2c_v1[1];
-      if (t2c_r0 < 1 && (i_ + t2c_c0 + 2) < N) Y[i_ + t2c_c0 + 2] = t2c_v1[2];
-      if (t2c_r0 < 1 && (i_ + t2c_c0 + 3) < N) Y[i_ + t2c_c0 + 3] = t2c_v1[3];
-    }
+    float t2c_v1[1];
+    t2c_v1[0] = ((i_ + t2c_c0) < N ? X[i_ + t2c_c0] : 0.0f);
+    if ((i_ + t2c_c0) < N) Y[i_ + t2c_c0] = t2c_v1[0];
   }
 }

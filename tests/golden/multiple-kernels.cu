@@ -45,10 +45,9 @@ first(const float *__restrict__ X, float *__restrict__ Y)
 }
 
 // kernel second (multiple-kernels.tl:9): 64 threads
-//   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 2: 4 per thread
-//   x: registers, 4 x f32 per thread (L0)
+//   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
+//   x: registers, 1 x f32 per thread (L0)
 //   t2c_red0: shared, f32[2, 1], 8 bytes (partials of sum at line 11, one value per warp)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
 //   shared memory: 16 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(64)
 second(const float *__restrict__ X, float *__restrict__ Y)
@@ -56,65 +55,18 @@ second(const float *__restrict__ X, float *__restrict__ Y)
   __shared__ __align__(16) float t2c_red0[2];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = lane / 16, t2c_c0 = (warp * 16 + lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
-  if (t2c_fast) {
-    // multiple-kernels.tl:10: var x = X[0 :+ N]
-    float x[4] = {};
-    float t2c_v2[4] = {};
-    if (t2c_r0 < 1 && t2c_c0 < 64) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_c0);
-      t2c_v2[0] = t2c_w0.v[0];
-      t2c_v2[1] = t2c_w0.v[1];
-      t2c_v2[2] = t2c_w0.v[2];
-      t2c_v2[3] = t2c_w0.v[3];
-    } else {
-      t2c_v2[0] = 0.0f;
-      t2c_v2[1] = 0.0f;
-      t2c_v2[2] = 0.0f;
-      t2c_v2[3] = 0.0f;
-    }
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
-    // multiple-kernels.tl:11: Y[0 :+ N] = x * x + sum(x)
-    float t2c_v3[1];
-    t2c_v3[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? x[0] : 0.0f);
-    t2c_v3[0] += (t2c_r0 < 1 && t2c_c0 + 1 < 64 ? x[1] : 0.0f);
-    t2c_v3[0] += (t2c_r0 < 1 && t2c_c0 + 2 < 64 ? x[2] : 0.0f);
-    t2c_v3[0] += (t2c_r0 < 1 && t2c_c0 + 3 < 64 ? x[3] : 0.0f);
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 11, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1];
-    if (t2c_r0 < 1 && t2c_c0 < 64) t2c::stg_vec<4>(Y + t2c_c0, t2c::Vec<float, 4>{{(x[0] * x[0]) + t2c_v3[0], (x[1] * x[1]) + t2c_v3[0], (x[2] * x[2]) + t2c_v3[0], (x[3] * x[3]) + t2c_v3[0]}});
-  } else {
-    // multiple-kernels.tl:10: var x = X[0 :+ N]
-    float x[4] = {};
-    float t2c_v2[4] = {};
-    t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? X[t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 64 ? X[t2c_c0 + 1] : 0.0f);
-    t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 64 ? X[t2c_c0 + 2] : 0.0f);
-    t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 64 ? X[t2c_c0 + 3] : 0.0f);
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
-    // multiple-kernels.tl:11: Y[0 :+ N] = x * x + sum(x)
-    float t2c_v3[1];
-    t2c_v3[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? x[0] : 0.0f);
-    t2c_v3[0] += (t2c_r0 < 1 && t2c_c0 + 1 < 64 ? x[1] : 0.0f);
-    t2c_v3[0] += (t2c_r0 < 1 && t2c_c0 + 2 < 64 ? x[2] : 0.0f);
-    t2c_v3[0] += (t2c_r0 < 1 && t2c_c0 + 3 < 64 ? x[3] : 0.0f);
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 11, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1];
-    if (t2c_r0 < 1 && t2c_c0 < 64) Y[t2c_c0] = (x[0] * x[0]) + t2c_v3[0];
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64) Y[t2c_c0 + 1] = (x[1] * x[1]) + t2c_v3[0];
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64) Y[t2c_c0 + 2] = (x[2] * x[2]) + t2c_v3[0];
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64) Y[t2c_c0 + 3] = (x[3] * x[3]) + t2c_v3[0];
-  }
+  const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
+  // multiple-kernels.tl:10: var x = X[0 :+ N]
+  float x[1];
+  float t2c_v2[1];
+  t2c_v2[0] = X[t2c_c0];
+  x[0] = t2c_v2[0];
+  // multiple-kernels.tl:11: Y[0 :+ N] = x * x + sum(x)
+  float t2c_v3[1];
+  t2c_v3[0] = x[0];
+  t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+  if (lane == 0) t2c_red0[warp] = t2c_v3[0];
+  __syncthreads();  // t2c_red0: written at line 11, read here by other threads
+  t2c_v3[0] = t2c_red0[0] + t2c_red0[1];
+  Y[t2c_c0] = (x[0] * x[0]) + t2c_v3[0];
 }

@@ -17,9 +17,14 @@ if [ "${1:-}" = "--one" ]; then
   if grep -q 'warning' "$tmp/$name.log"; then
     echo "FAIL $name: nvcc warnings:"; grep -A2 'warning' "$tmp/$name.log"; exit 1
   fi
-  # kernels with register tiles say "registers," in their summary comment
+  # kernels with register tiles say "registers," in their summary comment. sinf and
+  # cosf keep a small local array for their slow-path argument reduction (a stack
+  # frame of about 32 bytes and no spills, with or without tiles): in a file that
+  # calls them only spills count.
+  what='stack frame|spill stores|spill loads'
+  if grep -q 't2c::\(sin\|cos\)(' "$cu"; then what='spill stores|spill loads'; fi
   if grep -q '^//   .*: registers, ' "$cu" &&
-     grep -E '[1-9][0-9]* bytes (stack frame|spill stores|spill loads)' "$tmp/$name.log" > /dev/null; then
+     grep -E "[1-9][0-9]* bytes ($what)" "$tmp/$name.log" > /dev/null; then
     echo "FAIL $name: register tiles spilled or were demoted to local memory:"
     grep -E 'Compiling|stack frame' "$tmp/$name.log"; exit 1
   fi

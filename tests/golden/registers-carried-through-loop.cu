@@ -3,21 +3,18 @@
 
 
 // kernel carry (registers-carried-through-loop.tl:4): 64 threads
-//   m: registers, 1 x f32 per thread
-//   l: registers, 1 x f32 per thread
-//   x: shared, f32[64], 256 bytes (tile x)
-//   mnew: shared, f32[64], 256 bytes (tile mnew)
-//   m_s: shared, f32[64], 256 bytes (shared copy of register tile m)
-//   l_s: shared, f32[64], 256 bytes (shared copy of register tile l)
-//   shared memory: 1024 bytes; barriers: 0
+//   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
+//   m: registers, 1 x f32 per thread (L0)
+//   l: registers, 1 x f32 per thread (L0)
+//   x: registers, 1 x f32 per thread (L0)
+//   mnew: registers, 1 x f32 per thread (L0)
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 carry(const float *__restrict__ X, float *__restrict__ M, float *__restrict__ L, int N)
 {
-  __shared__ __align__(16) float x[64];
-  __shared__ __align__(16) float mnew[64];
-  __shared__ __align__(16) float m_s[64];
-  __shared__ __align__(16) float l_s[64];
   const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
   // registers-carried-through-loop.tl:5: var m: tile<f32>[64] = -inf
   float m[1];
   m[0] = -t2c::inf<float>();
@@ -27,32 +24,20 @@ carry(const float *__restrict__ X, float *__restrict__ M, float *__restrict__ L,
   // registers-carried-through-loop.tl:7: for r in range(0, N) {
   for (int r_ = 0; r_ < N; ++r_) {
     // registers-carried-through-loop.tl:8: var x = X[r, 0 :+ 64]
-    { const int e = tid;
-      x[e] = X[r_ * 64 + e];
-    }
+    float x[1];
+    float t2c_v4[1];
+    t2c_v4[0] = X[r_ * 64 + t2c_c0];
+    x[0] = t2c_v4[0];
     // registers-carried-through-loop.tl:9: var mnew = max(m, x)
-    { const int e = tid;
-      mnew[e] = t2c::max(m[0], x[e]);
-    }
+    float mnew[1];
+    mnew[0] = t2c::max(m[0], x[0]);
     // registers-carried-through-loop.tl:10: l = l * exp(m - mnew) + exp(x - mnew)
-    { const int e = tid;
-      l[0] = ((l[0] * t2c::exp((m[0] - mnew[e]))) + t2c::exp((x[e] - mnew[e])));
-    }
+    l[0] = (l[0] * t2c::exp((m[0] - mnew[0]))) + t2c::exp((x[0] - mnew[0]));
     // registers-carried-through-loop.tl:11: m = mnew
-    { const int e = tid;
-      m[0] = mnew[e];
-    }
+    m[0] = mnew[0];
   }
   // registers-carried-through-loop.tl:13: M[0 :+ 64] = m
-  // m -> m_s (shared): a store to a tensor reads it outside registers
-  m_s[tid] = m[0];
-  { const int e = tid;
-    M[e] = m_s[e];
-  }
+  M[t2c_c0] = m[0];
   // registers-carried-through-loop.tl:14: L[0 :+ 64] = l
-  // l -> l_s (shared): a store to a tensor reads it outside registers
-  l_s[tid] = l[0];
-  { const int e = tid;
-    L[e] = l_s[e];
-  }
+  L[t2c_c0] = l[0];
 }

@@ -3,91 +3,144 @@
 
 
 // kernel fold (registers-fold-rowsum.tl:4): 128 threads
-//   acc: registers, 8 x f32 per thread
-//   wide: registers, 2 x i32 per thread
-//   s: shared, f32[64, 1], 256 bytes (tile s)
-//   t2c_tmp0: shared, i32[8, 1], 32 bytes (temporary for rowmax() at line 10)
-//   shared memory: 288 bytes; barriers: 2
+//   layout L0: [64, 16], runs of 4, lanes 8 x 4, warps 4 x 1: 8 per thread
+//   layout L1: [8, 32], runs of 2, lanes 2 x 16, warps 4 x 1: 2 per thread
+//   acc: registers, 8 x f32 per thread (L0)
+//   s: registers, 2 x f32 per thread (slice(L0, dim 1))
+//   wide: registers, 2 x i32 per thread (L1)
+//   16-byte accesses when X is 16-byte aligned, W is 8-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__ S, int *__restrict__ M)
 {
-  __shared__ __align__(16) float s[64];
-  __shared__ __align__(16) int t2c_tmp0[8];
   const int tid = threadIdx.x;
-  // registers-fold-rowsum.tl:5: var acc: tile<f32>[64, 16] = X[0 :+ 64, 0 :+ 16]
-  float acc[8];
-  { const int e = tid;
-    const int r = e / 16, c = e % 16;
-    acc[0] = X[r * 16 + c];
-  }
-  { const int e = tid + 128;
-    const int r = e / 16, c = e % 16;
-    acc[1] = X[r * 16 + c];
-  }
-  { const int e = tid + 256;
-    const int r = e / 16, c = e % 16;
-    acc[2] = X[r * 16 + c];
-  }
-  { const int e = tid + 384;
-    const int r = e / 16, c = e % 16;
-    acc[3] = X[r * 16 + c];
-  }
-  { const int e = tid + 512;
-    const int r = e / 16, c = e % 16;
-    acc[4] = X[r * 16 + c];
-  }
-  { const int e = tid + 640;
-    const int r = e / 16, c = e % 16;
-    acc[5] = X[r * 16 + c];
-  }
-  { const int e = tid + 768;
-    const int r = e / 16, c = e % 16;
-    acc[6] = X[r * 16 + c];
-  }
-  { const int e = tid + 896;
-    const int r = e / 16, c = e % 16;
-    acc[7] = X[r * 16 + c];
-  }
-  // registers-fold-rowsum.tl:6: acc = acc * acc
-  acc[0] = (acc[0] * acc[0]);
-  acc[1] = (acc[1] * acc[1]);
-  acc[2] = (acc[2] * acc[2]);
-  acc[3] = (acc[3] * acc[3]);
-  acc[4] = (acc[4] * acc[4]);
-  acc[5] = (acc[5] * acc[5]);
-  acc[6] = (acc[6] * acc[6]);
-  acc[7] = (acc[7] * acc[7]);
-  // registers-fold-rowsum.tl:7: var s: tile<f32>[64, 1] = rowsum(acc)
-  // rowsum(acc): each row of 16 is a run of 16 lanes, folded with shuffles
-  { const float v = t2c::fold_sum<16>(acc[0]); if (tid % 16 == 0) s[tid / 16] = v; }
-  { const float v = t2c::fold_sum<16>(acc[1]); if (tid % 16 == 0) s[(tid + 128) / 16] = v; }
-  { const float v = t2c::fold_sum<16>(acc[2]); if (tid % 16 == 0) s[(tid + 256) / 16] = v; }
-  { const float v = t2c::fold_sum<16>(acc[3]); if (tid % 16 == 0) s[(tid + 384) / 16] = v; }
-  { const float v = t2c::fold_sum<16>(acc[4]); if (tid % 16 == 0) s[(tid + 512) / 16] = v; }
-  { const float v = t2c::fold_sum<16>(acc[5]); if (tid % 16 == 0) s[(tid + 640) / 16] = v; }
-  { const float v = t2c::fold_sum<16>(acc[6]); if (tid % 16 == 0) s[(tid + 768) / 16] = v; }
-  { const float v = t2c::fold_sum<16>(acc[7]); if (tid % 16 == 0) s[(tid + 896) / 16] = v; }
-  // registers-fold-rowsum.tl:8: S[0 :+ 64, 0 :+ 1] = s
-  __syncthreads();  // s: written at line 7, read here by other threads
-  if (tid < 64) { const int e = tid;
-    S[e] = s[e];
-  }
-  // registers-fold-rowsum.tl:9: var wide: tile<i32>[8, 32] = W[0 :+ 8, 0 :+ 32]
-  int wide[2];
-  { const int e = tid;
-    const int r = e / 32, c = e % 32;
-    wide[0] = W[r * 32 + c];
-  }
-  { const int e = tid + 128;
-    const int r = e / 32, c = e % 32;
-    wide[1] = W[r * 32 + c];
-  }
-  // registers-fold-rowsum.tl:10: M[0 :+ 8, 0 :+ 1] = rowmax(wide)
-  // rowmax(wide): each row of 32 is a run of 32 lanes, folded with shuffles
-  { const int v = t2c::fold_max<32>(wide[0]); if (tid % 32 == 0) t2c_tmp0[tid / 32] = v; }
-  { const int v = t2c::fold_max<32>(wide[1]); if (tid % 32 == 0) t2c_tmp0[(tid + 128) / 32] = v; }
-  __syncthreads();  // t2c_tmp0: written at line 10, read here by other threads
-  if (tid < 8) { const int e = tid;
-    M[e] = t2c_tmp0[e];
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 4;  // L0: this thread's first row and column
+  const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 2;  // L1: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(W, 8);
+  if (t2c_fast) {
+    // registers-fold-rowsum.tl:5: var acc: tile<f32>[64, 16] = X[0 :+ 64, 0 :+ 16]
+    float acc[8];
+    float t2c_v2[8];
+    const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 16 + t2c_c0);
+    t2c_v2[0] = t2c_w0.v[0];
+    t2c_v2[1] = t2c_w0.v[1];
+    t2c_v2[2] = t2c_w0.v[2];
+    t2c_v2[3] = t2c_w0.v[3];
+    const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (t2c_r0 + 32) * 16 + t2c_c0);
+    t2c_v2[4] = t2c_w1.v[0];
+    t2c_v2[5] = t2c_w1.v[1];
+    t2c_v2[6] = t2c_w1.v[2];
+    t2c_v2[7] = t2c_w1.v[3];
+    acc[0] = t2c_v2[0];
+    acc[1] = t2c_v2[1];
+    acc[2] = t2c_v2[2];
+    acc[3] = t2c_v2[3];
+    acc[4] = t2c_v2[4];
+    acc[5] = t2c_v2[5];
+    acc[6] = t2c_v2[6];
+    acc[7] = t2c_v2[7];
+    // registers-fold-rowsum.tl:6: acc = acc * acc
+    acc[0] = acc[0] * acc[0];
+    acc[1] = acc[1] * acc[1];
+    acc[2] = acc[2] * acc[2];
+    acc[3] = acc[3] * acc[3];
+    acc[4] = acc[4] * acc[4];
+    acc[5] = acc[5] * acc[5];
+    acc[6] = acc[6] * acc[6];
+    acc[7] = acc[7] * acc[7];
+    // registers-fold-rowsum.tl:7: var s: tile<f32>[64, 1] = rowsum(acc)
+    float s[2];
+    float t2c_v4[2];
+    t2c_v4[0] = acc[0];
+    t2c_v4[0] = t2c_v4[0] + acc[1];
+    t2c_v4[0] = t2c_v4[0] + acc[2];
+    t2c_v4[0] = t2c_v4[0] + acc[3];
+    t2c_v4[1] = acc[4];
+    t2c_v4[1] = t2c_v4[1] + acc[5];
+    t2c_v4[1] = t2c_v4[1] + acc[6];
+    t2c_v4[1] = t2c_v4[1] + acc[7];
+    t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<4>(t2c_v4[1]);
+    s[0] = t2c_v4[0];
+    s[1] = t2c_v4[1];
+    // registers-fold-rowsum.tl:8: S[0 :+ 64, 0 :+ 1] = s
+    if (t2c_c0 == 0) S[t2c_r0] = s[0];
+    if (t2c_c0 == 0) S[t2c_r0 + 32] = s[1];
+    // registers-fold-rowsum.tl:9: var wide: tile<i32>[8, 32] = W[0 :+ 8, 0 :+ 32]
+    int wide[2];
+    int t2c_v6[2];
+    const t2c::Vec<int, 2> t2c_w2 = t2c::ldg_vec<2>(W + t2c_r1 * 32 + t2c_c1);
+    t2c_v6[0] = t2c_w2.v[0];
+    t2c_v6[1] = t2c_w2.v[1];
+    wide[0] = t2c_v6[0];
+    wide[1] = t2c_v6[1];
+    // registers-fold-rowsum.tl:10: M[0 :+ 8, 0 :+ 1] = rowmax(wide)
+    int t2c_v7[1];
+    t2c_v7[0] = wide[0];
+    t2c_v7[0] = t2c::max(t2c_v7[0], wide[1]);
+    t2c_v7[0] = t2c::fold_max<16>(t2c_v7[0]);
+    if (t2c_c1 == 0) M[t2c_r1] = t2c_v7[0];
+  } else {
+    // registers-fold-rowsum.tl:5: var acc: tile<f32>[64, 16] = X[0 :+ 64, 0 :+ 16]
+    float acc[8];
+    float t2c_v2[8];
+    t2c_v2[0] = X[t2c_r0 * 16 + t2c_c0];
+    t2c_v2[1] = X[t2c_r0 * 16 + (t2c_c0 + 1)];
+    t2c_v2[2] = X[t2c_r0 * 16 + (t2c_c0 + 2)];
+    t2c_v2[3] = X[t2c_r0 * 16 + (t2c_c0 + 3)];
+    t2c_v2[4] = X[(t2c_r0 + 32) * 16 + t2c_c0];
+    t2c_v2[5] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 1)];
+    t2c_v2[6] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 2)];
+    t2c_v2[7] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 3)];
+    acc[0] = t2c_v2[0];
+    acc[1] = t2c_v2[1];
+    acc[2] = t2c_v2[2];
+    acc[3] = t2c_v2[3];
+    acc[4] = t2c_v2[4];
+    acc[5] = t2c_v2[5];
+    acc[6] = t2c_v2[6];
+    acc[7] = t2c_v2[7];
+    // registers-fold-rowsum.tl:6: acc = acc * acc
+    acc[0] = acc[0] * acc[0];
+    acc[1] = acc[1] * acc[1];
+    acc[2] = acc[2] * acc[2];
+    acc[3] = acc[3] * acc[3];
+    acc[4] = acc[4] * acc[4];
+    acc[5] = acc[5] * acc[5];
+    acc[6] = acc[6] * acc[6];
+    acc[7] = acc[7] * acc[7];
+    // registers-fold-rowsum.tl:7: var s: tile<f32>[64, 1] = rowsum(acc)
+    float s[2];
+    float t2c_v4[2];
+    t2c_v4[0] = acc[0];
+    t2c_v4[0] = t2c_v4[0] + acc[1];
+    t2c_v4[0] = t2c_v4[0] + acc[2];
+    t2c_v4[0] = t2c_v4[0] + acc[3];
+    t2c_v4[1] = acc[4];
+    t2c_v4[1] = t2c_v4[1] + acc[5];
+    t2c_v4[1] = t2c_v4[1] + acc[6];
+    t2c_v4[1] = t2c_v4[1] + acc[7];
+    t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<4>(t2c_v4[1]);
+    s[0] = t2c_v4[0];
+    s[1] = t2c_v4[1];
+    // registers-fold-rowsum.tl:8: S[0 :+ 64, 0 :+ 1] = s
+    if (t2c_c0 == 0) S[t2c_r0] = s[0];
+    if (t2c_c0 == 0) S[t2c_r0 + 32] = s[1];
+    // registers-fold-rowsum.tl:9: var wide: tile<i32>[8, 32] = W[0 :+ 8, 0 :+ 32]
+    int wide[2];
+    int t2c_v6[2];
+    t2c_v6[0] = W[t2c_r1 * 32 + t2c_c1];
+    t2c_v6[1] = W[t2c_r1 * 32 + (t2c_c1 + 1)];
+    wide[0] = t2c_v6[0];
+    wide[1] = t2c_v6[1];
+    // registers-fold-rowsum.tl:10: M[0 :+ 8, 0 :+ 1] = rowmax(wide)
+    int t2c_v7[1];
+    t2c_v7[0] = wide[0];
+    t2c_v7[0] = t2c::max(t2c_v7[0], wide[1]);
+    t2c_v7[0] = t2c::fold_max<16>(t2c_v7[0]);
+    if (t2c_c1 == 0) M[t2c_r1] = t2c_v7[0];
   }
 }
