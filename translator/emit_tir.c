@@ -25,6 +25,7 @@ typedef struct Printer {
   bool fast;           /* printing the fast body of a versioned kernel */
   Buf *out;
   int ctr;             /* fresh names */
+  const char *shift[2]; /* a window write's first row and column: expressions read relative to them */
 } Printer;
 
 /* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
@@ -73,6 +74,14 @@ static const char *col_of(Printer *P, At at) {
   int k = at.ic * p->lc * p->wc * p->vec + at.v;
   return col_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_c%d", p->id), k);
 }
+
+/* The coordinates an expression sees: relative to a window being written. */
+static const char *shifted(Printer *P, const char *x, const char *by) {
+  if (!by || strcmp(by, "0") == 0) return x;
+  return F("%s - %s", strchr(x, ' ') ? F("(%s)", x) : x, strchr(by, ' ') ? F("(%s)", by) : by);
+}
+static const char *erow(Printer *P, At at) { return shifted(P, row_of(P, at), P->shift[0]); }
+static const char *ecol(Printer *P, At at) { return shifted(P, col_of(P, at), P->shift[1]); }
 
 static bool row_padded(const Layout *l) {
   const Layout *p = parent_of(l);
@@ -156,7 +165,7 @@ static const char *value_at(Printer *P, const TirVar *v, const At *at) {
 static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, const At *at) {
   const TirBuf *f = &P->K->bufs[rd->buf];
   int rows = x->ty.rank == 2 ? x->ty.dims[0] : 1, cols = x->ty.rank == 2 ? x->ty.dims[1] : x->ty.rank ? x->ty.dims[0] : 1;
-  const char *r = at && rows > 1 ? row_of(P, *at) : "0", *c = at && cols > 1 ? col_of(P, *at) : "0";
+  const char *r = at && rows > 1 ? erow(P, *at) : "0", *c = at && cols > 1 ? ecol(P, *at) : "0";
   const char *i, *j;
   if (rd->kind == TR_TRANSPOSE) {
     i = c;
@@ -217,8 +226,8 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
     return F("((%s + %s - 1) / %s)", p, q, q);
   }
   /* broadcast along a unit dim: the index there is 0 */
-  case B_ROWS: return x->ty.dims[0] == 1 ? "0" : row_of(P, *at);
-  case B_COLS: return x->ty.dims[1] == 1 ? "0" : col_of(P, *at);
+  case B_ROWS: return x->ty.dims[0] == 1 ? "0" : erow(P, *at);
+  case B_COLS: return x->ty.dims[1] == 1 ? "0" : ecol(P, *at);
   default: unreachable(); /* lower.c hoisted the rest */
   }
 }
@@ -427,10 +436,33 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 
 /* ------------------------------------------------------------ elementwise and reductions */
 
+/* r in [a, a + n): the text of the test, NULL when it always holds */
+static const char *in_range(Printer *P, const char *r, const char *a, int n, int dim) {
+  if (n == dim && strcmp(a, "0") == 0) return NULL;
+  if (n == 1) return F("%s == %s", r, paren(P, a));
+  if (strcmp(a, "0") == 0) return F("%s < %d", r, n);
+  return F("%s >= %s && %s < %s + %d", r, paren(P, a), r, paren(P, a), n);
+}
+
 static void assign_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
+  const char *m = NULL;
+  if (op->has_win) {
+    const char *a = op->win[0] ? strip(P, ex(P, op->win[0], T_I32, NULL)) : "0";
+    const char *b = op->win[1] ? strip(P, ex(P, op->win[1], T_I32, NULL)) : "0";
+    const char *mr = in_range(P, row_of(P, at), a, op->win_len[0], op->dst->rows);
+    const char *mc = in_range(P, col_of(P, at), b, op->win_len[1], op->dst->cols);
+    const char *mt = tile_mask(P, at);
+    m = mr && mc ? F("%s && %s", mr, mc) : mr ? mr : mc;
+    if (mt) m = m ? F("%s && %s", mt, m) : mt;
+    P->shift[0] = a;
+    P->shift[1] = b;
+  }
   const char *v = strip(P, ex(P, op->expr, op->dst->elem, &at));
-  line(P, "%s[%d] %s %s;", op->dst->cname, reg_of(op->dst->layout, at), op_text(op->op), v);
+  P->shift[0] = P->shift[1] = NULL;
+  const char *st = F("%s[%d] %s %s;", op->dst->cname, reg_of(op->dst->layout, at), op_text(op->op), v);
+  if (m) line(P, "if (%s) %s", m, st);
+  else line(P, "%s", st);
 }
 
 static const char *red_fold(Printer *P, BuiltinKind b, const char *a, const char *v) {

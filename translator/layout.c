@@ -497,13 +497,14 @@ static int tensor_buf(const TirKernel *K, const Sym *X) {
 }
 
 static void expr_reads(TirKernel *K, const Expr *x, Reads *r) {
-  if (!x || tir_hoisted(K, x)) return; /* a hoisted value's op has the access */
-  TirRead *rd = tir_read(K, x);
+  if (!x) return;
+  TirRead *rd = tir_read(K, x); /* first: a value read through its copy may also be hoisted */
   if (rd) {
     add_access(r->op, rd->buf, false, &r->overflow);
     for (int d = 0; d < 2; d++) expr_reads(K, rd->start[d], r);
     return;
   }
+  if (tir_hoisted(K, x)) return; /* a hoisted value's op has the access */
   switch (x->kind) {
   case E_UNARY: expr_reads(K, x->u.unary.a, r); return;
   case E_BINARY: expr_reads(K, x->u.binary.a, r); expr_reads(K, x->u.binary.b, r); return;
@@ -538,6 +539,8 @@ static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
     expr_reads(K, s->u.forr.step, r);
     return;
   case TO_ASSIGN: case TO_REDUCE: case TO_STORE: case TO_LOAD:
+    expr_reads(K, op->win[0], r);
+    expr_reads(K, op->win[1], r);
     if (op->slice) {
       int t = tensor_buf(K, op->slice->u.index.base->u.ident.sym);
       if (t >= 0) add_access(op, t, op->kind == TO_STORE, &r->overflow);

@@ -14,9 +14,9 @@
  * What the IR covers: scalar statements and control flow, tile vars, tensor
  * slice reads (pad too) and stores, element reads and stores of tensors,
  * every elementwise operator, cast and math function, rows/cols/where,
- * whole-tile window writes, transpose, element and sub-tile reads of tiles,
+ * writes of a tile through a window, transpose, element and sub-tile reads of tiles,
  * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32.
- * Anything else (dot, gathers and scatters, partial tile writes, @pipeline)
+ * Anything else (dot, gathers and scatters, @pipeline)
  * returns NULL with the reason, and the kernel keeps the direct
  * emitter (emit.c) until the IR covers it.
  */
@@ -415,21 +415,79 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   return true;
 }
 
-/* t[0 :+ m, 0 :+ n] = e over the whole of t (a unit dim may be indexed by 0)
- * is an assignment to t; a write to part of a tile is not covered yet. */
+typedef struct Leaves {
+  Lower *L;
+  TirBlock *b;
+  bool ok;
+} Leaves;
+
+/* The tile values e reads (hoisted ones and tile vars) are read through their
+ * shared copies instead, at the coordinates the printer gives (the window's). */
+static void copy_leaves(Leaves *lv, Expr *x) {
+  Lower *L = lv->L;
+  if (!x || !lv->ok || tir_read(L->K, x)) return;
+  TirVar *v = tir_hoisted(L->K, x);
+  if (!v && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->ty.rank > 0) v = var_of(L, x->u.ident.sym);
+  if (v) {
+    if (v->rank == 0) return; /* a scalar: every thread has it */
+    TirRead *r = NEW(L->K->a, TirRead);
+    *r = (TirRead){TR_WINDOW, spill(L, lv->b, v, "a partial tile write reads it at other elements"), v->rank,
+                   {NULL, NULL}, {true, v->rank == 2}};
+    if (r->buf < 0) {
+      lv->ok = false;
+      return;
+    }
+    map_read(L, x, r);
+    return;
+  }
+  switch (x->kind) {
+  case E_UNARY: copy_leaves(lv, x->u.unary.a); return;
+  case E_BINARY: copy_leaves(lv, x->u.binary.a); copy_leaves(lv, x->u.binary.b); return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) copy_leaves(lv, x->u.call.args[i]);
+    return;
+  default: return;
+  }
+}
+
+/* t[a :+ m, b :+ n] = e (an index for a dim: one row or column). Over the
+ * whole of t it is an assignment to t; over part of it, the threads holding the
+ * window's elements write them, reading e's tile values through shared copies. */
 static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
-  Expr *lhs = s->u.assign.lhs;
+  Expr *lhs = s->u.assign.lhs, *rhs = s->u.assign.rhs;
   const Sym *y = lhs->u.index.base->u.ident.sym;
   TirVar *v = y ? var_of(L, y) : NULL;
-  if (!v || lhs->u.index.nidx != y->ty.rank) return fail(L, "a partial tile write or a scatter");
+  if (!v || lhs->u.index.nidx != y->ty.rank) return fail(L, "a scatter");
+  bool whole = true;
+  Expr *start[2] = {NULL, NULL};
+  int len[2] = {1, 1};
   for (int d = 0; d < y->ty.rank; d++) {
     Index *ix = &lhs->u.index.idx[d];
-    int64_t st, len = 1;
-    if (!check_const_int(ix->start, &st) || st != 0 || (ix->len && !check_const_int(ix->len, &len)) ||
-        len != y->ty.dims[d])
-      return fail(L, "a partial tile write");
+    int64_t st, n = 1;
+    if (!scalar_ok(L, b, ix->start) || (ix->len && !check_const_int(ix->len, &n))) return fail(L, "a window length");
+    whole &= check_const_int(ix->start, &st) && st == 0 && n == y->ty.dims[d];
+    /* a rank-1 tile is [1, n]: its dim is the column */
+    int k = y->ty.rank == 1 ? 1 : d;
+    start[k] = ix->start;
+    len[k] = (int)n;
   }
-  return lower_tile_assign(L, b, v, s->u.assign.op, s->u.assign.rhs);
+  if (whole) return lower_tile_assign(L, b, v, s->u.assign.op, rhs);
+  if (!hoist(L, b, rhs)) return false;
+  Leaves lv = {L, b, true};
+  copy_leaves(&lv, rhs);
+  if (!lv.ok) return false;
+  TirOp *o = op_new(L, b, TO_ASSIGN);
+  o->dst = v;
+  o->op = s->u.assign.op;
+  o->expr = rhs;
+  o->rows = v->rows;
+  o->cols = v->cols;
+  o->has_win = true;
+  o->win[0] = start[0];
+  o->win[1] = start[1];
+  o->win_len[0] = len[0];
+  o->win_len[1] = len[1];
+  return true;
 }
 
 static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {

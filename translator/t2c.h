@@ -607,6 +607,11 @@ typedef struct TirOp {
   Expr *expr;            /* elementwise: its hoisted subexpressions are TirKernel.hoisted */
   Expr *slice, *pad;     /* TO_LOAD / TO_STORE */
   BuiltinKind red;       /* TO_REDUCE, TO_SCRATCH_*, TO_COLREDUCE, TO_SUM: the reduction */
+  Expr *win[2];          /* TO_ASSIGN to part of a tile, t[a :+ m, b :+ n] = e: the first row and
+                            column of the window (NULL: 0, or no window when both NULL and !has_win) */
+  int win_len[2];        /* its rows and columns (1 for an index) */
+  bool has_win;          /* only elements inside the window are written; e reads at
+                            coordinates relative to the window, its values through shared copies */
   bool td;               /* TO_STORE of one element, TO_IF/TO_FOR/TO_WHILE: under (or
                             opening) thread-dependent control, where no barrier may go */
   int rows, cols;        /* the shape the op runs over ([1, n] for rank 1) */

@@ -3,63 +3,205 @@
 
 
 // kernel bias_scale (elementwise-broadcast.tl:4): 128 threads
-//   x: shared, f32[32, 48], 6144 bytes (tile x)
-//   b: shared, f32[1, 48], 192 bytes (tile b)
-//   r_: shared, f32[32, 1], 128 bytes (tile r)
-//   shared memory: 6464 bytes; barriers: 3
+//   layout L0: [32, 48], runs of 4, lanes 2 x 16, warps 4 x 1: 16 per thread
+//   x: registers, 16 x f32 per thread (L0)
+//   b: registers, 4 x f32 per thread (slice(L0, dim 0))
+//   r: registers, 4 x f32 per thread (slice(L0, dim 1))
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, float alpha, int M)
 {
-  __shared__ __align__(16) float x[1536];
-  __shared__ __align__(16) float b[48];
-  __shared__ __align__(16) float r_[32];
   const int tid = threadIdx.x;
-  // elementwise-broadcast.tl:6: var m0 = ctx.block.x * BM
-  int m0 = ((int)blockIdx.x * 32);
-  // elementwise-broadcast.tl:7: var x = X[m0 :+ BM, 0 :+ 48]
-  for (int e = tid; e < 1536; e += 128) {
-    const int r = e / 48, c = e % 48;
-    x[e] = ((m0 + r) < M ? X[(m0 + r) * 48 + c] : 0.0f);
-  }
-  // elementwise-broadcast.tl:8: var b: tile<f32>[1, 48] = 0.0
-  if (tid < 48) { const int e = tid;
-    b[e] = 0.0f;
-  }
-  // elementwise-broadcast.tl:9: for j in range(0, 48) {
-  __syncthreads();  // before the loop at line 9, so that its body needs none
-  for (int j_ = 0; j_ < 48; ++j_) {
-    // elementwise-broadcast.tl:10: b[0, j] = B[j]
-    if (tid == 0) b[j_] = B[j_];
-  }
-  // elementwise-broadcast.tl:12: var r: tile<f32>[BM, 1] = 0.0
-  if (tid < 32) { const int e = tid;
-    r_[e] = 0.0f;
-  }
-  // elementwise-broadcast.tl:13: for i in range(0, BM) {
-  __syncthreads();  // before the loop at line 13, so that its body needs none
-  for (int i_ = 0; i_ < 32; ++i_) {
-    // elementwise-broadcast.tl:14: r[i, 0] = R[m0 + i]
-    if (tid == 0) r_[i_] = (((m0 + i_)) < M ? R[(m0 + i_)] : 0.0f);
-  }
-  // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
-  __syncthreads();  // r_: written at line 14, read here by other threads
-  for (int e = tid; e < 384; e += 128) {  // Y: 16-byte stores
-    const int r = e / 12, c0 = (e % 12) * 4;
-    if ((m0 + r) < M) {
-      float t2c_v[4];
-      { const int c = c0 + 0;
-        t2c_v[0] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
-      }
-      { const int c = c0 + 1;
-        t2c_v[1] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
-      }
-      { const int c = c0 + 2;
-        t2c_v[2] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
-      }
-      { const int c = c0 + 3;
-        t2c_v[3] = (((x[r * 48 + c] * alpha) + b[c]) - (r_[r] * 2.0f));
-      }
-      t2c::store16(Y + ((m0 + r) * 48 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // elementwise-broadcast.tl:6: var m0 = ctx.block.x * BM
+    int m0 = (int)blockIdx.x * 32;
+    // elementwise-broadcast.tl:7: var x = X[m0 :+ BM, 0 :+ 48]
+    float x[16] = {};
+    float t2c_v2[16] = {};
+    if (t2c_c0 < 48 && (m0 + t2c_r0) < M) {
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (m0 + t2c_r0) * 48 + t2c_c0);
+      t2c_v2[0] = t2c_w0.v[0];
+      t2c_v2[1] = t2c_w0.v[1];
+      t2c_v2[2] = t2c_w0.v[2];
+      t2c_v2[3] = t2c_w0.v[3];
+    } else {
+      t2c_v2[0] = 0.0f;
+      t2c_v2[1] = 0.0f;
+      t2c_v2[2] = 0.0f;
+      t2c_v2[3] = 0.0f;
     }
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (m0 + t2c_r0 + 8) * 48 + t2c_c0);
+      t2c_v2[4] = t2c_w1.v[0];
+      t2c_v2[5] = t2c_w1.v[1];
+      t2c_v2[6] = t2c_w1.v[2];
+      t2c_v2[7] = t2c_w1.v[3];
+    } else {
+      t2c_v2[4] = 0.0f;
+      t2c_v2[5] = 0.0f;
+      t2c_v2[6] = 0.0f;
+      t2c_v2[7] = 0.0f;
+    }
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) {
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (m0 + t2c_r0 + 16) * 48 + t2c_c0);
+      t2c_v2[8] = t2c_w2.v[0];
+      t2c_v2[9] = t2c_w2.v[1];
+      t2c_v2[10] = t2c_w2.v[2];
+      t2c_v2[11] = t2c_w2.v[3];
+    } else {
+      t2c_v2[8] = 0.0f;
+      t2c_v2[9] = 0.0f;
+      t2c_v2[10] = 0.0f;
+      t2c_v2[11] = 0.0f;
+    }
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) {
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (m0 + t2c_r0 + 24) * 48 + t2c_c0);
+      t2c_v2[12] = t2c_w3.v[0];
+      t2c_v2[13] = t2c_w3.v[1];
+      t2c_v2[14] = t2c_w3.v[2];
+      t2c_v2[15] = t2c_w3.v[3];
+    } else {
+      t2c_v2[12] = 0.0f;
+      t2c_v2[13] = 0.0f;
+      t2c_v2[14] = 0.0f;
+      t2c_v2[15] = 0.0f;
+    }
+    x[0] = t2c_v2[0];
+    x[1] = t2c_v2[1];
+    x[2] = t2c_v2[2];
+    x[3] = t2c_v2[3];
+    x[4] = t2c_v2[4];
+    x[5] = t2c_v2[5];
+    x[6] = t2c_v2[6];
+    x[7] = t2c_v2[7];
+    x[8] = t2c_v2[8];
+    x[9] = t2c_v2[9];
+    x[10] = t2c_v2[10];
+    x[11] = t2c_v2[11];
+    x[12] = t2c_v2[12];
+    x[13] = t2c_v2[13];
+    x[14] = t2c_v2[14];
+    x[15] = t2c_v2[15];
+    // elementwise-broadcast.tl:8: var b: tile<f32>[1, 48] = 0.0
+    float b[4] = {};
+    b[0] = 0.0f;
+    b[1] = 0.0f;
+    b[2] = 0.0f;
+    b[3] = 0.0f;
+    // elementwise-broadcast.tl:9: for j in range(0, 48) {
+    for (int j_ = 0; j_ < 48; ++j_) {
+      // elementwise-broadcast.tl:10: b[0, j] = B[j]
+      if (t2c_c0 < 48 && t2c_c0 == j_) b[0] = B[j_];
+      if (t2c_c0 + 1 < 48 && t2c_c0 + 1 == j_) b[1] = B[j_];
+      if (t2c_c0 + 2 < 48 && t2c_c0 + 2 == j_) b[2] = B[j_];
+      if (t2c_c0 + 3 < 48 && t2c_c0 + 3 == j_) b[3] = B[j_];
+    }
+    // elementwise-broadcast.tl:12: var r: tile<f32>[BM, 1] = 0.0
+    float r_[4] = {};
+    r_[0] = 0.0f;
+    r_[1] = 0.0f;
+    r_[2] = 0.0f;
+    r_[3] = 0.0f;
+    // elementwise-broadcast.tl:13: for i in range(0, BM) {
+    for (int i_ = 0; i_ < 32; ++i_) {
+      // elementwise-broadcast.tl:14: r[i, 0] = R[m0 + i]
+      if (t2c_r0 == i_) r_[0] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 + 8 == i_) r_[1] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 + 16 == i_) r_[2] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 + 24 == i_) r_[3] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+    }
+    // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
+    if (t2c_c0 < 48 && (m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[0] * alpha) + b[0]) - (r_[0] * 2.0f), ((x[1] * alpha) + b[1]) - (r_[0] * 2.0f), ((x[2] * alpha) + b[2]) - (r_[0] * 2.0f), ((x[3] * alpha) + b[3]) - (r_[0] * 2.0f)}});
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0 + 8) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[4] * alpha) + b[0]) - (r_[1] * 2.0f), ((x[5] * alpha) + b[1]) - (r_[1] * 2.0f), ((x[6] * alpha) + b[2]) - (r_[1] * 2.0f), ((x[7] * alpha) + b[3]) - (r_[1] * 2.0f)}});
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0 + 16) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[8] * alpha) + b[0]) - (r_[2] * 2.0f), ((x[9] * alpha) + b[1]) - (r_[2] * 2.0f), ((x[10] * alpha) + b[2]) - (r_[2] * 2.0f), ((x[11] * alpha) + b[3]) - (r_[2] * 2.0f)}});
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0 + 24) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[12] * alpha) + b[0]) - (r_[3] * 2.0f), ((x[13] * alpha) + b[1]) - (r_[3] * 2.0f), ((x[14] * alpha) + b[2]) - (r_[3] * 2.0f), ((x[15] * alpha) + b[3]) - (r_[3] * 2.0f)}});
+  } else {
+    // elementwise-broadcast.tl:6: var m0 = ctx.block.x * BM
+    int m0 = (int)blockIdx.x * 32;
+    // elementwise-broadcast.tl:7: var x = X[m0 :+ BM, 0 :+ 48]
+    float x[16] = {};
+    float t2c_v2[16] = {};
+    t2c_v2[0] = (t2c_c0 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + t2c_c0] : 0.0f);
+    t2c_v2[1] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[2] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[3] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[4] = (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + t2c_c0] : 0.0f);
+    t2c_v2[5] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[6] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[7] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[8] = (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + t2c_c0] : 0.0f);
+    t2c_v2[9] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[10] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[11] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[12] = (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + t2c_c0] : 0.0f);
+    t2c_v2[13] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[14] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[15] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 3)] : 0.0f);
+    x[0] = t2c_v2[0];
+    x[1] = t2c_v2[1];
+    x[2] = t2c_v2[2];
+    x[3] = t2c_v2[3];
+    x[4] = t2c_v2[4];
+    x[5] = t2c_v2[5];
+    x[6] = t2c_v2[6];
+    x[7] = t2c_v2[7];
+    x[8] = t2c_v2[8];
+    x[9] = t2c_v2[9];
+    x[10] = t2c_v2[10];
+    x[11] = t2c_v2[11];
+    x[12] = t2c_v2[12];
+    x[13] = t2c_v2[13];
+    x[14] = t2c_v2[14];
+    x[15] = t2c_v2[15];
+    // elementwise-broadcast.tl:8: var b: tile<f32>[1, 48] = 0.0
+    float b[4] = {};
+    b[0] = 0.0f;
+    b[1] = 0.0f;
+    b[2] = 0.0f;
+    b[3] = 0.0f;
+    // elementwise-broadcast.tl:9: for j in range(0, 48) {
+    for (int j_ = 0; j_ < 48; ++j_) {
+      // elementwise-broadcast.tl:10: b[0, j] = B[j]
+      if (t2c_c0 < 48 && t2c_c0 == j_) b[0] = B[j_];
+      if (t2c_c0 + 1 < 48 && t2c_c0 + 1 == j_) b[1] = B[j_];
+      if (t2c_c0 + 2 < 48 && t2c_c0 + 2 == j_) b[2] = B[j_];
+      if (t2c_c0 + 3 < 48 && t2c_c0 + 3 == j_) b[3] = B[j_];
+    }
+    // elementwise-broadcast.tl:12: var r: tile<f32>[BM, 1] = 0.0
+    float r_[4] = {};
+    r_[0] = 0.0f;
+    r_[1] = 0.0f;
+    r_[2] = 0.0f;
+    r_[3] = 0.0f;
+    // elementwise-broadcast.tl:13: for i in range(0, BM) {
+    for (int i_ = 0; i_ < 32; ++i_) {
+      // elementwise-broadcast.tl:14: r[i, 0] = R[m0 + i]
+      if (t2c_r0 == i_) r_[0] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 + 8 == i_) r_[1] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 + 16 == i_) r_[2] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 + 24 == i_) r_[3] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+    }
+    // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
+    if (t2c_c0 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + t2c_c0] = ((x[0] * alpha) + b[0]) - (r_[0] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + (t2c_c0 + 1)] = ((x[1] * alpha) + b[1]) - (r_[0] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + (t2c_c0 + 2)] = ((x[2] * alpha) + b[2]) - (r_[0] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + (t2c_c0 + 3)] = ((x[3] * alpha) + b[3]) - (r_[0] * 2.0f);
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + t2c_c0] = ((x[4] * alpha) + b[0]) - (r_[1] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 1)] = ((x[5] * alpha) + b[1]) - (r_[1] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 2)] = ((x[6] * alpha) + b[2]) - (r_[1] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 3)] = ((x[7] * alpha) + b[3]) - (r_[1] * 2.0f);
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + t2c_c0] = ((x[8] * alpha) + b[0]) - (r_[2] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 1)] = ((x[9] * alpha) + b[1]) - (r_[2] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 2)] = ((x[10] * alpha) + b[2]) - (r_[2] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 3)] = ((x[11] * alpha) + b[3]) - (r_[2] * 2.0f);
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + t2c_c0] = ((x[12] * alpha) + b[0]) - (r_[3] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 1)] = ((x[13] * alpha) + b[1]) - (r_[3] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 2)] = ((x[14] * alpha) + b[2]) - (r_[3] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 3)] = ((x[15] * alpha) + b[3]) - (r_[3] * 2.0f);
   }
 }

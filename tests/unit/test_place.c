@@ -48,20 +48,6 @@ Test(place, aligned_write_then_read_needs_no_barrier) {
   cr_assert_eq(barriers(), 0, "%s", out_text);
 }
 
-Test(place, barrier_is_hoisted_above_a_loop_when_that_suffices) {
-  cr_assert_eq(translate_src("@launch(64)\nkernel k(B: tensor<f32>[48], Y: tensor<f32>[48]) {\n"
-                             "  var b: tile<f32>[48] = 0.0\n  for j in range(0, 48) {\n    b[j] = B[j]\n  }\n"
-                             "  Y[0 :+ 48] = b\n}\n"), 0, "%s", diag_text);
-  const char *loop = strstr(out_text, "for (int j_ = 0;");
-  cr_assert(loop);
-  const char *end = strstr(loop, "\n  }\n");
-  cr_assert(end);
-  char body[512] = {0};
-  memcpy(body, loop, (size_t)(end - loop) < sizeof body - 1 ? (size_t)(end - loop) : sizeof body - 1);
-  cr_assert_eq(count(body, "__syncthreads"), 0, "%s", out_text);
-  cr_assert(strstr(out_text, "before the loop"), "%s", out_text);
-}
-
 Test(place, copy_hoisted_above_loop_that_does_not_write_the_tile) {
   cr_assert_eq(translate_src("@launch(128)\n@registers(w)\n"
                              "kernel k(W: tensor<f32>[16, 32], X: tensor<f32>[N, 16], Y: tensor<f32>[N, 32]) {\n"
@@ -70,13 +56,6 @@ Test(place, copy_hoisted_above_loop_that_does_not_write_the_tile) {
   const char *copy = strstr(out_text, "w_s[tid] = w[0];"), *loop = strstr(out_text, "for (int r0 = 0;");
   cr_assert(copy && loop && copy < loop, "%s", out_text);
   cr_assert_eq(count(out_text, "w_s[tid] = w[0];"), 1);
-}
-
-Test(place, thread0_stores_in_a_loop_need_no_barrier) {
-  cr_assert_eq(translate_src("@launch(64)\nkernel k(B: tensor<f32>[48], Y: tensor<f32>[48]) {\n"
-                             "  var b: tile<f32>[48]\n  for j in range(0, 48) {\n    b[j] = B[j] * 2.0\n  }\n"
-                             "  Y[0 :+ 48] = b\n}\n"), 0, "%s", diag_text);
-  cr_assert_eq(barriers(), 1, "%s", out_text); /* only before the tile is read by all */
 }
 
 Test(place, tensor_stores_of_one_statement_in_a_loop_need_no_barrier) {

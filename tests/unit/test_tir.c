@@ -267,3 +267,30 @@ Test(tir_layout, sum_folds_in_registers_and_one_slot_per_warp) {
   cr_assert_eq(st->rows, 0, "one element, stored by thread 0");
   cr_assert_not(st->td);
 }
+
+Test(tir_layout, element_writes_into_a_tile_are_made_by_the_thread_that_holds_the_element) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(B: tensor<f32>[48], Y: tensor<f32>[48]) {\n"
+                       "  var b: tile<f32>[48] = 0.0\n  for j in range(0, 48) {\n    b[j] = B[j] * 2.0\n  }\n"
+                       "  Y[0 :+ 48] = b\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* b[j] = ... is an assignment to b over a window of one column: no shared copy
+   * (its value is a scalar), no barrier, in the loop or before it */
+  const TirOp *loop = find_op(&K->body, TO_FOR);
+  const TirOp *w = find_op(&loop->body, TO_ASSIGN);
+  cr_assert(w && w->has_win);
+  cr_assert_eq(w->win_len[1], 1);
+  cr_assert_eq(shared_bufs(K), 0);
+  cr_assert_eq(K->nbarriers, 0);
+}
+
+Test(tir_sync, a_partial_write_reads_its_values_through_shared_copies) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel halves(X: tensor<f32>[16, 32], Y: tensor<f32>[16, 32]) {\n"
+                       "  var t: tile<f32>[16, 32]\n  t[0 :+ 16, 0 :+ 16] = X[0 :+ 16, 16 :+ 16]\n"
+                       "  t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0\n  Y[0 :+ 16, 0 :+ 32] = t\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* the [16, 16] load is in its own layout: read through its copy; t[8 :+ 8, ..] through t's */
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 2);
+  cr_assert_eq(K->nbarriers, 2, "one after each copy");
+}
