@@ -100,19 +100,21 @@ static void walk(TirKernel *K, TirBlock *b, OpFn fn, void *ctx) {
   }
 }
 
-/* Calls fn on every value an expression reads. */
-static void leaves(TirKernel *K, const Expr *x, void (*fn)(TirKernel *, TirVar *, void *), void *ctx) {
+typedef void (*LeafFn)(TirKernel *, TirVar *, Expr *, void *);
+
+/* Calls fn on every value an expression reads, with the node that reads it. */
+static void leaves(TirKernel *K, Expr *x, LeafFn fn, void *ctx) {
   if (!x || tir_read(K, x)) return; /* a shared copy: any thread reads any element */
   TirVar *h = tir_hoisted(K, x);
   if (h) {
-    fn(K, h, ctx);
+    fn(K, h, x, ctx);
     return;
   }
   switch (x->kind) {
   case E_IDENT:
     for (int i = 0; i < K->vars.len; i++) {
       TirVar *v = K->vars.items[i];
-      if (v->sym && v->sym == x->u.ident.sym) fn(K, v, ctx);
+      if (v->sym && v->sym == x->u.ident.sym) fn(K, v, x, ctx);
     }
     return;
   case E_UNARY: leaves(K, x->u.unary.a, fn, ctx); return;
@@ -126,7 +128,26 @@ static void leaves(TirKernel *K, const Expr *x, void (*fn)(TirKernel *, TirVar *
 
 /* ------------------------------------------------------------ classes of unit-dim values */
 
+/* A value an op reads in a layout where its thread does not hold it: read
+ * through the value's shared copy instead (a layout conversion). */
+typedef struct Conv {
+  TirOp *op;
+  Expr *x;
+  TirVar *v;
+} Conv;
+
+static void convert(TirKernel *K, PtrVec *convs, TirOp *op, Expr *x, TirVar *v) {
+  for (int i = 0; i < convs->len; i++) {
+    const Conv *c = convs->items[i];
+    if (c->op == op && c->x == x) return;
+  }
+  Conv *c = NEW(K->a, Conv);
+  *c = (Conv){op, x, v};
+  vec_push(K->a, convs, c);
+}
+
 typedef struct Classes {
+  PtrVec *convs;
   int *up;               /* union-find over var ids */
   const Layout **parent; /* per root: the blocked layout it slices, or NULL */
   int *dim;
@@ -178,7 +199,7 @@ static void widest_fn(TirKernel *K, TirOp *op, void *ctx) {
 /* How an op over [R, C] reads value v: the same shape (one class), a row
  * value [R, 1] (a slice of the op's blocked layout along dim 1), or a column
  * value [1, C] broadcast down R > 1 rows (a slice along dim 0). */
-static void relate_leaf(TirKernel *K, TirVar *v, void *ctx) {
+static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   Classes *c = ctx;
   TirOp *op = c->op;
   if (v->rank == 0) return; /* a scalar value: every thread has it */
@@ -191,6 +212,7 @@ static void relate_leaf(TirKernel *K, TirVar *v, void *ctx) {
   const Layout *p = anchored(R, C) ? find_blocked(K, R, C) : NULL;
   if (p && v->cols == 1 && v->rows == R) set_parent(c, v->id, p, 1);
   else if (p && v->rows == 1 && v->cols == C) set_parent(c, v->id, p, 0);
+  else if (x) convert(K, c->convs, op, x, v); /* any other broadcast: through its copy */
   else c->why = "a broadcast the IR does not make yet";
 }
 
@@ -199,7 +221,7 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
   c->op = op;
   c->first = NULL;
   if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), 1);
-  if (op->kind == TO_ASSIGN || op->kind == TO_LOAD) relate_leaf(K, op->dst, c);
+  if (op->kind == TO_ASSIGN || op->kind == TO_LOAD) relate_leaf(K, op->dst, NULL, c);
   if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE) leaves(K, op->expr, relate_leaf, c);
 }
 
@@ -210,13 +232,14 @@ static void anchor_fn(TirKernel *K, TirOp *op, void *ctx) {
     blocked(K, op->rows, op->cols, w);
 }
 
-static bool assign_vars(TirKernel *K, const char **why) {
+static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   int w = 1;
   walk(K, &K->body, widest_fn, &w);
   if (w == 1) w = 4;
   walk(K, &K->body, anchor_fn, &w);
   int n = K->vars.len;
-  Classes c = {NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL, NULL};
+  Classes c = {convs, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL,
+               NULL};
   for (int i = 0; i < n; i++) c.up[i] = i;
   walk(K, &K->body, relate_fn, &c);
   if (c.why) {
@@ -247,6 +270,8 @@ static bool assign_vars(TirKernel *K, const char **why) {
 typedef struct Check {
   const Layout *lay;
   const char *why;
+  TirOp *op;
+  PtrVec *convs;
 } Check;
 
 static bool readable(const Layout *v, const Layout *at) {
@@ -256,9 +281,11 @@ static bool readable(const Layout *v, const Layout *at) {
   return false;
 }
 
-static void check_leaf(TirKernel *K, TirVar *v, void *ctx) {
+static void check_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   Check *c = ctx;
-  if (!readable(v->layout, c->lay)) c->why = "a value read in another layout (a layout conversion)";
+  if (readable(v->layout, c->lay)) return;
+  if (x && c->op->kind != TO_REDUCE) convert(K, c->convs, c->op, x, v);
+  else c->why = "a value reduced in another layout (a layout conversion)";
 }
 
 typedef struct ShapeLeaf {
@@ -266,7 +293,7 @@ typedef struct ShapeLeaf {
   const Layout *same, *any;
 } ShapeLeaf;
 
-static void shape_leaf(TirKernel *K, TirVar *v, void *ctx) {
+static void shape_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   ShapeLeaf *s = ctx;
   if (v->rank == 0) return; /* a scalar value runs in no layout of its own */
   if (v->rows == s->rows && v->cols == s->cols && !s->same) s->same = v->layout;
@@ -274,13 +301,12 @@ static void shape_leaf(TirKernel *K, TirVar *v, void *ctx) {
 }
 
 /* A store runs where its value is: in the layout of a value of its shape,
- * else the blocked layout of its shape, else (a row value) where its values are. */
+ * else in the blocked layout of its shape. */
 static const Layout *store_layout(TirKernel *K, const TirOp *op) {
   ShapeLeaf s = {op->rows, op->cols, NULL, NULL};
   leaves(K, op->expr, shape_leaf, &s);
   if (s.same) return s.same;
-  if (anchored(op->rows, op->cols) || !s.any) return blocked(K, op->rows, op->cols, 4);
-  return s.any;
+  return blocked(K, op->rows, op->cols, 4);
 }
 
 static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
@@ -307,6 +333,7 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
   }
   if (op->kind == TO_DECL || op->kind == TO_LOAD) return;
   c->lay = op->lay;
+  c->op = op;
   leaves(K, op->expr, check_leaf, c);
 }
 
@@ -475,6 +502,45 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
   }
 }
 
+/* The conversions: each value an op reads where its thread does not hold it is
+ * copied to shared memory right before the op, which reads the copy. */
+static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
+  PtrVec out = {0};
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    if (!apply_convs(K, &op->body, convs) || !apply_convs(K, &op->els, convs)) return false;
+    for (int k = 0; k < convs->len; k++) {
+      Conv *c = convs->items[k];
+      if (c->op != op) continue;
+      int bi = tir_copy_buf(K, c->v);
+      if (bi < 0) return false;
+      TirRead *r = NEW(K->a, TirRead);
+      *r = (TirRead){TR_WINDOW, bi, c->v->rank, {NULL, NULL}, {true, c->v->rank == 2}};
+      vec_push(K->a, &K->rkeys, c->x);
+      vec_push(K->a, &K->rvals, r);
+      bool spilled = false; /* one copy of a value per op */
+      for (int j = 0; j < k; j++) {
+        const Conv *d = convs->items[j];
+        spilled |= d->op == op && d->v == c->v;
+      }
+      if (spilled) continue;
+      TirOp *s = tir_new_op(K, NULL, TO_SPILL, op->stmt);
+      s->dst = c->v;
+      s->buf = bi;
+      s->lay = c->v->layout;
+      s->rows = c->v->rows;
+      s->cols = c->v->cols;
+      if (c->v->sym && c->v->sym->place == PL_REGISTER) s->reason = "it is read where other threads hold its elements";
+      s->first = op->first; /* the statement's comment heads its copy */
+      op->first = false;
+      vec_push(K->a, &out, s);
+    }
+    vec_push(K->a, &out, op);
+  }
+  b->ops = out;
+  return true;
+}
+
 /* ------------------------------------------------------------ shared accesses */
 
 typedef struct Reads {
@@ -582,11 +648,16 @@ static void lanes_warps(TirKernel *K) {
 }
 
 bool layout_assign(TirKernel *K, const char **why) {
-  if (!assign_vars(K, why) || !registers_ok(K, why)) return false;
-  Check c = {NULL, NULL};
+  PtrVec convs = {0};
+  if (!assign_vars(K, &convs, why) || !registers_ok(K, why)) return false;
+  Check c = {NULL, NULL, NULL, &convs};
   walk(K, &K->body, op_layout_fn, &c);
   if (c.why) {
     *why = c.why;
+    return false;
+  }
+  if (!apply_convs(K, &K->body, &convs)) {
+    *why = "too many shared copies";
     return false;
   }
   if (!add_scratch(K, &K->body, 0)) {

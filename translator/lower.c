@@ -220,21 +220,8 @@ static TirVar *value_of(Lower *L, TirBlock *b, Expr *x) {
 /* v's shared copy, written by a TO_SPILL before the statement reads it (once per statement). */
 static int spill(Lower *L, TirBlock *b, TirVar *v, const char *why) {
   TirKernel *K = L->K;
-  int bi = -1;
-  for (int i = 0; i < K->nbufs; i++)
-    if (K->bufs[i].what && K->bufs[i].spill_of == v) bi = i;
-  if (bi < 0) {
-    if (K->nbufs == TIR_MAX_BUFS) return fail(L, "too many shared copies"), -1;
-    TirBuf *f = &K->bufs[bi = K->nbufs++];
-    f->cname = arena_printf(K->a, "%s_s", v->cname);
-    f->what = arena_printf(K->a, "shared copy of %s", v->sym ? v->sym->name : v->what);
-    f->elem = v->elem;
-    f->rows = v->rows;
-    f->cols = v->cols;
-    f->pitch = v->cols > 1 ? v->cols + 1 : 1; /* + 1: a column read hits every bank once */
-    f->bytes = (int64_t)f->rows * f->pitch * elem_bytes[f->elem];
-    f->spill_of = v;
-  }
+  int bi = tir_copy_buf(K, v);
+  if (bi < 0) return fail(L, "too many shared copies"), -1;
   /* once per statement, and not at all while the copy is current */
   if (in_vec(&L->spilled, v) || in_vec(&L->current, v)) return bi;
   vec_push(K->a, &L->spilled, v);

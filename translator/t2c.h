@@ -679,6 +679,8 @@ TirVar *tir_new_var(TirKernel *K, ElemType elem, int rank, int rows, int cols, c
 TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s);
 TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
 TirRead *tir_read(const TirKernel *K, const Expr *x);
+/* v's shared copy (made on first use); -1 when there are too many buffers. */
+int tir_copy_buf(TirKernel *K, TirVar *v);
 void tir_dump(const TirKernel *K, FILE *out);
 /* Runs lower .. smem for k, stopping after `last` ("lower", "layout", "sync",
  * "smem"; NULL: all). NULL with *why set when the IR does not cover the kernel. */

@@ -47,6 +47,22 @@ TirRead *tir_read(const TirKernel *K, const Expr *x) {
   return NULL;
 }
 
+int tir_copy_buf(TirKernel *K, TirVar *v) {
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == v) return i;
+  if (K->nbufs == TIR_MAX_BUFS) return -1;
+  TirBuf *f = &K->bufs[K->nbufs];
+  f->cname = arena_printf(K->a, "%s_s", v->cname);
+  f->what = arena_printf(K->a, "shared copy of %s", v->sym ? v->sym->name : v->what);
+  f->elem = v->elem;
+  f->rows = v->rows;
+  f->cols = v->cols;
+  f->pitch = v->cols > 1 ? v->cols + 1 : 1; /* + 1: a column read meets every bank once */
+  f->bytes = (int64_t)f->rows * f->pitch * elem_bytes[f->elem];
+  f->spill_of = v;
+  return K->nbufs++;
+}
+
 /* ------------------------------------------------------------ layouts */
 
 int layout_count(const Layout *l) {
@@ -169,6 +185,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
       buf_printf(&b, " %s = ", s->u.decl.name);
       expr_str(K, s->u.decl.init, &b);
     } else {
+      buf_puts(&b, " ");
       expr_str(K, s->u.assign.lhs, &b);
       buf_printf(&b, " %s ", tok_str(s->u.assign.op));
       expr_str(K, s->u.assign.rhs, &b);

@@ -294,3 +294,18 @@ Test(tir_sync, a_partial_write_reads_its_values_through_shared_copies) {
   cr_assert_eq(count_ops(&K->body, TO_SPILL), 2);
   cr_assert_eq(K->nbarriers, 2, "one after each copy");
 }
+
+Test(tir_layout, a_value_read_where_other_threads_hold_it_goes_through_its_copy) {
+  const char *why = NULL;
+  /* x[0 :+ 1, 0 :+ 1] broadcast over [8, 32]: no slice of the op's layout holds it */
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[8, 32], Y: tensor<f32>[8, 32]) {\n"
+                       "  var x = X[0 :+ 8, 0 :+ 32]\n  var one: tile<f32>[1, 1] = rowsum(X[0 :+ 1, 0 :+ 4])\n"
+                       "  Y[0 :+ 8, 0 :+ 32] = x * one\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *sp = find_op(&K->body, TO_SPILL);
+  cr_assert(sp, "the [1, 1] value is copied to shared memory");
+  cr_assert_str_eq(sp->dst->cname, "one");
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert_eq(st->lay, var_named(K, "x")->layout, "the store runs where x is");
+  cr_assert_eq(st->nacc >= 1, 1);
+}
