@@ -26,6 +26,8 @@ typedef struct Printer {
   Buf *out;
   int ctr;             /* fresh names */
   const char *shift[2]; /* a window write's first row and column: expressions read relative to them */
+  const Sym *subst;     /* a load issued ahead reads this loop variable as subst_text */
+  const char *subst_text;
 } Printer;
 
 /* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
@@ -192,6 +194,7 @@ static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, con
 
 static const char *ex_ident(Printer *P, const Expr *x, ElemType want, const At *at) {
   const Sym *y = x->u.ident.sym;
+  if (y == P->subst) return P->subst_text;
   if (y->ty.rank == 0) return y->cname;
   for (int i = 0; i < P->K->vars.len; i++) {
     const TirVar *v = P->K->vars.items[i];
@@ -621,6 +624,28 @@ static void print_element_store(Printer *P, const TirOp *op) {
 
 static void print_block(Printer *P, const TirBlock *b);
 
+/* A load issued k iterations ahead (pipeline.c), into registers declared before
+ * the loop: the loop variable reads as base + k * step, and the load runs only
+ * while that iteration is inside the loop's range. */
+static void print_early_load(Printer *P, const TirOp *op) {
+  const Stmt *f = op->pf_loop;
+  const char *base = op->pf_base ? strip(P, ex(P, op->pf_base, T_I32, NULL)) : op->pf_var->cname;
+  const char *step = f->u.forr.step ? strip(P, ex(P, f->u.forr.step, T_I32, NULL)) : "1";
+  const char *it = op->pf_k == 0 ? base
+                   : strcmp(step, "1") == 0 ? F("%s + %d", paren(P, base), op->pf_k)
+                                            : F("%s + %d * %s", paren(P, base), op->pf_k, paren(P, step));
+  if (op->pf_k == 1 && strcmp(step, "1") != 0) it = F("%s + %s", paren(P, base), paren(P, step));
+  line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, strip(P, ex(P, f->u.forr.hi, T_I32, NULL))),
+       op->dst->cname, op->pf_k, op->pf_k == 1 ? "" : "s");
+  P->indent++;
+  P->subst = op->pf_var;
+  P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
+  each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
+  P->subst = NULL;
+  P->indent--;
+  line(P, "}");
+}
+
 static void print_scalar(Printer *P, const TirOp *op) {
   const Stmt *s = op->stmt;
   if (s->kind == S_VAR) {
@@ -669,6 +694,10 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_SCALAR: print_scalar(P, op); return;
   case TO_DECL: print_decl(P, op->dst); return;
   case TO_LOAD:
+    if (op->pf_var) {
+      print_early_load(P, op);
+      return;
+    }
     print_decl(P, op->dst);
     each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
     return;

@@ -16,7 +16,7 @@
  * every elementwise operator, cast and math function, rows/cols/where,
  * writes of a tile through a window, transpose, element and sub-tile reads of tiles,
  * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32.
- * Anything else (dot, gathers and scatters, @pipeline)
+ * Anything else (dot, gathers and scatters)
  * returns NULL with the reason, and the kernel keeps the direct
  * emitter (emit.c) until the IR covers it.
  */
@@ -500,8 +500,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
   L->current.len = 0; /* copies are tracked in straight-line code only */
   switch (s->kind) {
   case S_FOR:
-    for (int i = 0; i < s->nattrs; i++)
-      if (s->attrs[i]->kind != A_UNROLL) return fail(L, "@pipeline");
+    /* @unroll, and @pipeline (pipeline.c) */
     if (!scalar_ok(L, b, s->u.forr.lo) || !scalar_ok(L, b, s->u.forr.hi) ||
         (s->u.forr.step && !scalar_ok(L, b, s->u.forr.step)))
       return false;

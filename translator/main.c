@@ -35,7 +35,7 @@ static const char usage_text[] =
     "  --check            report diagnostics only; write nothing\n"
     "  --explain          print placement and barrier decisions on stderr\n"
     "  --dump-tir         print the tile IR of every kernel, with each value's layout, on stdout\n"
-    "  --after STAGE      with --dump-tir: the IR after lower, layout, sync or smem (the default)\n"
+    "  --after STAGE      with --dump-tir: the IR after lower, layout, pipeline, sync or smem (the default)\n"
     "  --sim              emit the CPU-backend variant (used by tile2cu run)\n"
     "  --host             also emit tile2cu_launch_NAME() host launchers\n"
     "  --header FILE.h    write the launchers' declarations to FILE.h (implies --host)\n"
@@ -180,9 +180,9 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (o->md && !o->output) return usage_error("%sa depfile (--deps, -MD) needs -o FILE", "");
   if (o->host && o->sim) return usage_error("%s--host and --sim exclude each other", "");
   if (o->after && !o->dump_tir) return usage_error("%s--after needs --dump-tir", "");
-  if (o->after && strcmp(o->after, "lower") != 0 && strcmp(o->after, "layout") != 0 && strcmp(o->after, "sync") != 0 &&
-      strcmp(o->after, "smem") != 0)
-    return usage_error("unknown stage '%s' (lower, layout, sync or smem)", o->after);
+  if (o->after && strcmp(o->after, "lower") != 0 && strcmp(o->after, "layout") != 0 &&
+      strcmp(o->after, "pipeline") != 0 && strcmp(o->after, "sync") != 0 && strcmp(o->after, "smem") != 0)
+    return usage_error("unknown stage '%s' (lower, layout, pipeline, sync or smem)", o->after);
   if (o->dump_tir && (o->output || o->host || o->md))
     return usage_error("%s--dump-tir prints the IR only (no -o, --host or depfile)", "");
   return 0;

@@ -610,6 +610,10 @@ typedef struct TirOp {
   Expr *win[2];          /* TO_ASSIGN to part of a tile, t[a :+ m, b :+ n] = e: the first row and
                             column of the window (NULL: 0, or no window when both NULL and !has_win) */
   int win_len[2];        /* its rows and columns (1 for an index) */
+  const Sym *pf_var;     /* TO_LOAD issued ahead by pipeline.c: the loop var it reads ... */
+  const Expr *pf_base;   /* ... as pf_base + pf_k * step (pf_base NULL: the loop var itself) */
+  const Stmt *pf_loop;   /* the loop (its step and bound), and the load runs only while in range */
+  int pf_k;
   bool has_win;          /* only elements inside the window are written; e reads at
                             coordinates relative to the window, its values through shared copies */
   bool td;               /* TO_STORE of one element, TO_IF/TO_FOR/TO_WHILE: under (or
@@ -690,6 +694,8 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
 TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why);
 /* layout.c: false with *why when a layout conversion the IR cannot make yet is needed. */
 bool layout_assign(TirKernel *K, const char **why);
+/* pipeline.c: @pipeline(n) loops load n - 1 iterations ahead into registers */
+void pipeline_loops(TirKernel *K);
 /* sync.c */
 void sync_place(TirKernel *K);
 /* smem.c: false when the budget is exceeded (reported) */

@@ -198,6 +198,13 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
                                   : arena_printf(K->a, "[%d, %d]", op->dst->rows, op->dst->cols));
     break;
   case TO_LOAD:
+    if (op->pf_var && op->pf_base) {
+      buf_printf(&b, " (%s = ", op->pf_var->name);
+      expr_str(K, op->pf_base, &b);
+      buf_printf(&b, " + %d steps, before the loop)", op->pf_k);
+    } else if (op->pf_var) {
+      buf_printf(&b, " (%s + %d steps)", op->pf_var->name, op->pf_k);
+    }
     buf_puts(&b, " = ");
     if (op->pad) buf_puts(&b, "pad(");
     index_str(K, op->slice, &b);
@@ -315,6 +322,9 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
   if (!layout_assign(K, why)) return NULL;
   K->stage = "layout";
   if (last && strcmp(last, "layout") == 0) return K;
+  pipeline_loops(K);
+  K->stage = "pipeline";
+  if (last && strcmp(last, "pipeline") == 0) return K;
   sync_place(K);
   K->stage = "sync";
   if (last && strcmp(last, "sync") == 0) return K;

@@ -3,52 +3,36 @@
 
 
 // kernel attrs (loop-attributes.tl:5): 128 threads
-//   acc: registers, 1 x f32 per thread
-//   x: shared, f32[4, 32], 1024 bytes (tile x)
-//   acc_s: shared, f32[4, 32], 512 bytes (shared copy of register tile acc)
-//   shared memory: 1536 bytes; barriers: 1
+//   layout L0: [4, 32], runs of 1, lanes 1 x 32, warps 4 x 1: 1 per thread
+//   acc: registers, 1 x f32 per thread (L0)
+//   x: registers, 1 x f32 per thread (L0)
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 attrs(const float *__restrict__ X, float *__restrict__ O, int K)
 {
-  __shared__ __align__(16) float x_ring[256];
-  __shared__ __align__(16) float acc_s[128];
   const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp, t2c_c0 = lane;  // L0: this thread's first row and column
   // loop-attributes.tl:6: var acc: tile<f32>[4, 32] = 0.0
   float acc[1];
   acc[0] = 0.0f;
   // loop-attributes.tl:8: for k0 in range(0, K, 32) {
-  // @pipeline(2): x loaded 1 iteration ahead with cp.async, into 2 stages
-  { const int k0 = 0;
-    if (k0 < K) {
-      for (int e = tid; e < 32; e += 128) {  // x: 16-byte copies
-        const int r = e / 8, c = (e % 8) * 4;
-        t2c::cp_async_16(&x_ring[r * 32 + c], X + r * K + (k0 + c), 16);
-      }
-    }
+  float t2c_v3_p1[1];
+  if (0 < K) {  // t2c_v3_p1, 0 iterations ahead
+    t2c_v3_p1[0] = X[t2c_r0 * K + t2c_c0];
   }
-  t2c::cp_async_commit();
-  for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-    t2c::cp_async_wait<0>();
-    __syncthreads();  // this iteration's stage has arrived in every thread, and the stage refilled next is no longer read
-    { const int t2c_next = k0 + 32;
-      if (t2c_next < K) {
-        const int k0 = t2c_next;
-        for (int e = tid; e < 32; e += 128) {  // x: 16-byte copies
-          const int r = e / 8, c = (e % 8) * 4;
-          t2c::cp_async_16(&x_ring[((t2c_it0 + 1) % 2) * 128 + r * 32 + c], X + r * K + (k0 + c), 16);
-        }
-      }
-    }
-    t2c::cp_async_commit();
-    float *const x = x_ring + (t2c_it0 % 2) * 128;
+  for (int k0 = 0; k0 < K; k0 += 32) {
     // loop-attributes.tl:9: var x = X[0 :+ 4, k0 :+ 32]
-    // x: loaded ahead by the pipeline (stage t2c_it0 % 2)
-    // loop-attributes.tl:10: acc += x
-    { const int e = tid;
-      acc[0] += x[e];
+    float x[1];
+    float t2c_v3[1];
+    t2c_v3[0] = t2c_v3_p1[0];
+    if (k0 + 32 < K) {  // t2c_v3_p1, 1 iteration ahead
+      t2c_v3_p1[0] = X[t2c_r0 * K + ((k0 + 32) + t2c_c0)];
     }
+    x[0] = t2c_v3[0];
+    // loop-attributes.tl:10: acc += x
+    acc[0] += x[0];
   }
-  t2c::cp_async_wait<0>();
   // loop-attributes.tl:13: for i in range(0, 4) {
   #pragma unroll
   for (int i_ = 0; i_ < 4; ++i_) {
@@ -62,10 +46,5 @@ attrs(const float *__restrict__ X, float *__restrict__ O, int K)
     acc[0] += 1.0f;
   }
   // loop-attributes.tl:20: O[0 :+ 4, 0 :+ 32] = acc
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[tid] = acc[0];
-  { const int e = tid;
-    const int r = e / 32, c = e % 32;
-    O[r * 32 + c] = acc_s[e];
-  }
+  O[t2c_r0 * 32 + t2c_c0] = acc[0];
 }

@@ -3,99 +3,166 @@
 
 
 // kernel nvcc_unused_helpers (nvcc-unused-helpers.tl:5): 32 threads
-//   acc: shared, f32[16, 8], 512 bytes (tile acc)
-//   c_: shared, f32[16, 8], 1024 bytes (tile c)
-//   shared memory: 1536 bytes; barriers: 2
+//   layout L0: [4, 8], runs of 1, lanes 4 x 8, warps 1 x 1: 1 per thread
+//   layout L1: [16, 8], runs of 4, lanes 16 x 2, warps 1 x 1: 4 per thread
+//   layout L2: [1, 1], runs of 1, lanes 32 x 1, warps 1 x 1: 1 per thread
+//   acc: registers, 4 x f32 per thread (L1)
+//   c: registers, 4 x f32 per thread (L1)
+//   16-byte accesses when C is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(32)
 nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, float *__restrict__ O, float *__restrict__ S, int N)
 {
-  __shared__ __align__(16) float acc[128];
-  __shared__ __align__(16) float c__ring[256];
   const int tid = threadIdx.x;
-  // nvcc-unused-helpers.tl:7: var s = sum(X[0 :+ 4, 0 :+ 8])
-  float t2c_sum0 = 0.0f;
-  { const int e = tid;
-    const int r = e / 8, c = e % 8;
-    t2c_sum0 += (c < N ? X[r * N + c] : 0.0f);
-  }
-  t2c_sum0 = t2c::fold_sum<32>(t2c_sum0);
-  float s = t2c_sum0;
-  // nvcc-unused-helpers.tl:9: var acc: tile<f32>[16, 8] = 0.0
-  for (int e = tid; e < 128; e += 32) {
-    acc[e] = 0.0f;
-  }
-  // nvcc-unused-helpers.tl:11: for k in range(0, N, 8) {
-  // @pipeline(2): c loaded 1 iteration ahead with cp.async, into 2 stages
-  { const int k = 0;
-    if (k < N) {
-      for (int e = tid; e < 32; e += 32) {  // c: 16-byte copies
-        const int r = e / 2, c = (e % 2) * 4;
-        t2c::cp_async_16(&c__ring[r * 8 + c], C + r * 8 + c, 16);
-      }
+  const int lane = tid % 32;
+  const int t2c_r0 = lane / 8, t2c_c0 = lane % 8;  // L0: this thread's first row and column
+  const int t2c_r1 = lane / 2, t2c_c1 = (lane % 2) * 4;  // L1: this thread's first row and column
+  const int t2c_r2 = lane;  // L2: this thread's first row (every thread starts at column 0)
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(C, 16) && t2c::aligned(O, 16);
+  if (t2c_fast) {
+    // nvcc-unused-helpers.tl:7: var s = sum(X[0 :+ 4, 0 :+ 8])
+    float t2c_v1[1];
+    t2c_v1[0] = (t2c_c0 < N ? X[t2c_r0 * N + t2c_c0] : 0.0f);
+    float t2c_v2[1];
+    t2c_v2[0] = t2c_v1[0];
+    t2c_v2[0] = t2c::fold_sum<32>(t2c_v2[0]);
+    float s = t2c_v2[0];
+    // nvcc-unused-helpers.tl:9: var acc: tile<f32>[16, 8] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // nvcc-unused-helpers.tl:11: for k in range(0, N, 8) {
+    float t2c_v5_p1[4];
+    if (0 < N) {  // t2c_v5_p1, 0 iterations ahead
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(C + t2c_r1 * 8 + t2c_c1);
+      t2c_v5_p1[0] = t2c_w0.v[0];
+      t2c_v5_p1[1] = t2c_w0.v[1];
+      t2c_v5_p1[2] = t2c_w0.v[2];
+      t2c_v5_p1[3] = t2c_w0.v[3];
     }
-  }
-  t2c::cp_async_commit();
-  for (int k = 0, t2c_it1 = 0; k < N; k += 8, ++t2c_it1) {
-    t2c::cp_async_wait<0>();
-    __syncthreads();  // this iteration's stage has arrived in every thread, and the stage refilled next is no longer read
-    { const int t2c_next = k + 8;
-      if (t2c_next < N) {
-        for (int e = tid; e < 32; e += 32) {  // c: 16-byte copies
-          const int r = e / 2, c = (e % 2) * 4;
-          t2c::cp_async_16(&c__ring[((t2c_it1 + 1) % 2) * 128 + r * 8 + c], C + r * 8 + c, 16);
-        }
+    for (int k = 0; k < N; k += 8) {
+      // nvcc-unused-helpers.tl:12: var c = C[0 :+ 16, 0 :+ 8]
+      float c_[4];
+      float t2c_v5[4];
+      t2c_v5[0] = t2c_v5_p1[0];
+      t2c_v5[1] = t2c_v5_p1[1];
+      t2c_v5[2] = t2c_v5_p1[2];
+      t2c_v5[3] = t2c_v5_p1[3];
+      if (k + 8 < N) {  // t2c_v5_p1, 1 iteration ahead
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(C + t2c_r1 * 8 + t2c_c1);
+        t2c_v5_p1[0] = t2c_w1.v[0];
+        t2c_v5_p1[1] = t2c_w1.v[1];
+        t2c_v5_p1[2] = t2c_w1.v[2];
+        t2c_v5_p1[3] = t2c_w1.v[3];
       }
+      c_[0] = t2c_v5[0];
+      c_[1] = t2c_v5[1];
+      c_[2] = t2c_v5[2];
+      c_[3] = t2c_v5[3];
+      // nvcc-unused-helpers.tl:13: acc += c * s
+      acc[0] += c_[0] * s;
+      acc[1] += c_[1] * s;
+      acc[2] += c_[2] * s;
+      acc[3] += c_[3] * s;
     }
-    t2c::cp_async_commit();
-    float *const c_ = c__ring + (t2c_it1 % 2) * 128;
-    // nvcc-unused-helpers.tl:12: var c = C[0 :+ 16, 0 :+ 8]
-    // c: loaded ahead by the pipeline (stage t2c_it1 % 2)
-    // nvcc-unused-helpers.tl:13: acc += c * s
-    for (int e = tid; e < 128; e += 32) {
-      acc[e] += (c_[e] * s);
+    // nvcc-unused-helpers.tl:16: var s1 = sum(X[0 :+ 1, 0 :+ 1])
+    float t2c_v6[1] = {};
+    t2c_v6[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
+    float t2c_v7[1];
+    t2c_v7[0] = (t2c_r2 < 1 ? t2c_v6[0] : 0.0f);
+    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
+    float s1 = t2c_v7[0];
+    // nvcc-unused-helpers.tl:17: S[0 :+ 1] = s1 + sum(acc)
+    float t2c_v8[1];
+    t2c_v8[0] = acc[0];
+    t2c_v8[0] += acc[1];
+    t2c_v8[0] += acc[2];
+    t2c_v8[0] += acc[3];
+    t2c_v8[0] = t2c::fold_sum<32>(t2c_v8[0]);
+    if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v8[0];
+    // nvcc-unused-helpers.tl:19: O[0 :+ 16, 0 :+ 8] = X[0 :+ 16, 0 :+ 1]
+    float t2c_v9[1];
+    t2c_v9[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
+    if (t2c_c1 < N) t2c::stg_vec<4>(O + t2c_r1 * N + t2c_c1, t2c::Vec<float, 4>{{t2c_v9[0], t2c_v9[0], t2c_v9[0], t2c_v9[0]}});
+    // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
+    __syncthreads();  // O: written at line 19, overwritten here by other threads
+    if ((8 + t2c_c1) < N) t2c::stg_vec<4>(O + t2c_r1 * N + (8 + t2c_c1), t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+  } else {
+    // nvcc-unused-helpers.tl:7: var s = sum(X[0 :+ 4, 0 :+ 8])
+    float t2c_v1[1];
+    t2c_v1[0] = (t2c_c0 < N ? X[t2c_r0 * N + t2c_c0] : 0.0f);
+    float t2c_v2[1];
+    t2c_v2[0] = t2c_v1[0];
+    t2c_v2[0] = t2c::fold_sum<32>(t2c_v2[0]);
+    float s = t2c_v2[0];
+    // nvcc-unused-helpers.tl:9: var acc: tile<f32>[16, 8] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // nvcc-unused-helpers.tl:11: for k in range(0, N, 8) {
+    float t2c_v5_p1[4];
+    if (0 < N) {  // t2c_v5_p1, 0 iterations ahead
+      t2c_v5_p1[0] = C[t2c_r1 * 8 + t2c_c1];
+      t2c_v5_p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
+      t2c_v5_p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
+      t2c_v5_p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
     }
-  }
-  t2c::cp_async_wait<0>();
-  // nvcc-unused-helpers.tl:16: var s1 = sum(X[0 :+ 1, 0 :+ 1])
-  float t2c_sum2 = 0.0f;
-  if (tid < 1) {
-    t2c_sum2 += (0 < N ? X[0] : 0.0f);
-  }
-  t2c_sum2 = t2c::fold_sum<32>(t2c_sum2);
-  float s1 = t2c_sum2;
-  // nvcc-unused-helpers.tl:17: S[0 :+ 1] = s1 + sum(acc)
-  float t2c_sum3 = 0.0f;
-  for (int e = tid; e < 128; e += 32) {
-    t2c_sum3 += acc[e];
-  }
-  t2c_sum3 = t2c::fold_sum<32>(t2c_sum3);
-  if (tid < 1) { const int e = tid;
-    S[e] = (s1 + t2c_sum3);
-  }
-  // nvcc-unused-helpers.tl:19: O[0 :+ 16, 0 :+ 8] = X[0 :+ 16, 0 :+ 1]
-  for (int e = tid; e < 32; e += 32) {  // O: 16-byte stores
-    const int r = e / 2, c0 = (e % 2) * 4;
-    if (c0 < N) {
-      float t2c_v[4];
-      {
-        t2c_v[0] = (0 < N ? X[r * N] : 0.0f);
+    for (int k = 0; k < N; k += 8) {
+      // nvcc-unused-helpers.tl:12: var c = C[0 :+ 16, 0 :+ 8]
+      float c_[4];
+      float t2c_v5[4];
+      t2c_v5[0] = t2c_v5_p1[0];
+      t2c_v5[1] = t2c_v5_p1[1];
+      t2c_v5[2] = t2c_v5_p1[2];
+      t2c_v5[3] = t2c_v5_p1[3];
+      if (k + 8 < N) {  // t2c_v5_p1, 1 iteration ahead
+        t2c_v5_p1[0] = C[t2c_r1 * 8 + t2c_c1];
+        t2c_v5_p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
+        t2c_v5_p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
+        t2c_v5_p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
       }
-      {
-        t2c_v[1] = (0 < N ? X[r * N] : 0.0f);
-      }
-      {
-        t2c_v[2] = (0 < N ? X[r * N] : 0.0f);
-      }
-      {
-        t2c_v[3] = (0 < N ? X[r * N] : 0.0f);
-      }
-      t2c::store16(O + (r * N + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+      c_[0] = t2c_v5[0];
+      c_[1] = t2c_v5[1];
+      c_[2] = t2c_v5[2];
+      c_[3] = t2c_v5[3];
+      // nvcc-unused-helpers.tl:13: acc += c * s
+      acc[0] += c_[0] * s;
+      acc[1] += c_[1] * s;
+      acc[2] += c_[2] * s;
+      acc[3] += c_[3] * s;
     }
-  }
-  // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
-  __syncthreads();  // O: written at line 19, overwritten here by other threads
-  for (int e = tid; e < 128; e += 32) {
-    const int r = e / 8, c = e % 8;
-    if ((8 + c) < N) O[r * N + (8 + c)] = acc[e];
+    // nvcc-unused-helpers.tl:16: var s1 = sum(X[0 :+ 1, 0 :+ 1])
+    float t2c_v6[1] = {};
+    t2c_v6[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
+    float t2c_v7[1];
+    t2c_v7[0] = (t2c_r2 < 1 ? t2c_v6[0] : 0.0f);
+    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
+    float s1 = t2c_v7[0];
+    // nvcc-unused-helpers.tl:17: S[0 :+ 1] = s1 + sum(acc)
+    float t2c_v8[1];
+    t2c_v8[0] = acc[0];
+    t2c_v8[0] += acc[1];
+    t2c_v8[0] += acc[2];
+    t2c_v8[0] += acc[3];
+    t2c_v8[0] = t2c::fold_sum<32>(t2c_v8[0]);
+    if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v8[0];
+    // nvcc-unused-helpers.tl:19: O[0 :+ 16, 0 :+ 8] = X[0 :+ 16, 0 :+ 1]
+    float t2c_v9[1];
+    t2c_v9[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
+    if (t2c_c1 < N) O[t2c_r1 * N + t2c_c1] = t2c_v9[0];
+    if ((t2c_c1 + 1) < N) O[t2c_r1 * N + (t2c_c1 + 1)] = t2c_v9[0];
+    if ((t2c_c1 + 2) < N) O[t2c_r1 * N + (t2c_c1 + 2)] = t2c_v9[0];
+    if ((t2c_c1 + 3) < N) O[t2c_r1 * N + (t2c_c1 + 3)] = t2c_v9[0];
+    // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
+    __syncthreads();  // O: written at line 19, overwritten here by other threads
+    if ((8 + t2c_c1) < N) O[t2c_r1 * N + (8 + t2c_c1)] = acc[0];
+    if ((8 + t2c_c1 + 1) < N) O[t2c_r1 * N + (8 + t2c_c1 + 1)] = acc[1];
+    if ((8 + t2c_c1 + 2) < N) O[t2c_r1 * N + (8 + t2c_c1 + 2)] = acc[2];
+    if ((8 + t2c_c1 + 3) < N) O[t2c_r1 * N + (8 + t2c_c1 + 3)] = acc[3];
   }
 }

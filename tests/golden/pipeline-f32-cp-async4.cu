@@ -2,24 +2,24 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel p4 (pipeline-f32-cp-async4.tl:5): 128 threads
+// kernel p4 (pipeline-f32-cp-async4.tl:6): 128 threads
 //   acc: registers, 4 x f32 per thread
 //   x: shared, f32[16, 32], 4096 bytes (tile x)
 //   acc_s: shared, f32[16, 32], 2048 bytes (shared copy of register tile acc)
 //   shared memory: 6144 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
-p4(const float *__restrict__ X, float *__restrict__ S, int K)
+p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ S, int K)
 {
   __shared__ __align__(16) float x_ring[1024];
   __shared__ __align__(16) float acc_s[512];
   const int tid = threadIdx.x;
-  // pipeline-f32-cp-async4.tl:6: var acc: tile<f32>[16, 32] = 0.0
+  // pipeline-f32-cp-async4.tl:7: var acc: tile<f32>[16, 32] = 0.0
   float acc[4];
   acc[0] = 0.0f;
   acc[1] = 0.0f;
   acc[2] = 0.0f;
   acc[3] = 0.0f;
-  // pipeline-f32-cp-async4.tl:8: for k0 in range(0, K, 32) {
+  // pipeline-f32-cp-async4.tl:9: for k0 in range(0, K, 32) {
   // @pipeline(2): x loaded 1 iteration ahead with cp.async, into 2 stages
   { const int k0 = 0;
     if (k0 < K) {
@@ -44,24 +44,22 @@ p4(const float *__restrict__ X, float *__restrict__ S, int K)
     }
     t2c::cp_async_commit();
     float *const x = x_ring + (t2c_it0 % 2) * 512;
-    // pipeline-f32-cp-async4.tl:9: var x = X[0 :+ 16, k0 :+ 32]
+    // pipeline-f32-cp-async4.tl:10: var x = X[0 :+ 16, k0 :+ 32]
     // x: loaded ahead by the pipeline (stage t2c_it0 % 2)
-    // pipeline-f32-cp-async4.tl:10: acc += x
-    { const int e = tid;
-      acc[0] += x[e];
-    }
-    { const int e = tid + 128;
-      acc[1] += x[e];
-    }
-    { const int e = tid + 256;
-      acc[2] += x[e];
-    }
-    { const int e = tid + 384;
-      acc[3] += x[e];
+    // pipeline-f32-cp-async4.tl:11: acc += dot(x, W[0 :+ 32, 0 :+ 32])
+    // acc += dot: one loop over k for this thread's 4 elements (rows r + 4*i, column c)
+    { const int r = tid / 32, c = tid % 32;
+      for (int t2c_k1 = 0; t2c_k1 < 32; ++t2c_k1) {
+        const float t2c_b2 = W[t2c_k1 * 32 + c];
+        acc[0] += x[r * 32 + t2c_k1] * t2c_b2;
+        acc[1] += x[(r + 4) * 32 + t2c_k1] * t2c_b2;
+        acc[2] += x[(r + 8) * 32 + t2c_k1] * t2c_b2;
+        acc[3] += x[(r + 12) * 32 + t2c_k1] * t2c_b2;
+      }
     }
   }
   t2c::cp_async_wait<0>();
-  // pipeline-f32-cp-async4.tl:12: S[0 :+ 16, 0 :+ 32] = acc
+  // pipeline-f32-cp-async4.tl:13: S[0 :+ 16, 0 :+ 32] = acc
   // acc -> acc_s (shared): a store to a tensor reads it outside registers
   acc_s[tid] = acc[0];
   acc_s[tid + 128] = acc[1];

@@ -1200,6 +1200,38 @@ static void t_partial(Tally *T) {
   }
 }
 
+/* pipeline_regs: @pipeline loops without dot, their loads issued ahead into registers */
+static void t_pipe_rows(Tally *T) {
+  static const int MN[][2] = {{37, 1000}, {8, 256}, {3, 5}, {5, 200}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("pipe_rows", (uint64_t)c);
+    double decay = round_dt(F32, rng_uniform(&r, 0.3, 0.9));
+    Call k;
+    call_init(&k, "pipeline_regs.tl", "pipe_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(1, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+    fill_uniform(X, &r, -2, 2);
+    fill_uniform(W, &r, -1, 1);
+    call_arg(&k, "decay=%.9g", decay);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 64; j++) {
+        double a = 0;
+        for (int n0 = 0; n0 < N; n0 += 64) {
+          double x = n0 + j < N ? A2(X, i, n0 + j) : 0, w = n0 + j < N ? W->v[n0 + j] : 0;
+          a = a * decay + x * w;
+          for (int q = 0; q < 2; q++) a += (q + j < N ? A2(X, i, q + j) : 0) * 0.125;
+        }
+        R2(O, i, j) = a;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "pipeline_registers", l));
+    call_free(&k);
+  }
+}
+
 static void t_ema(Tally *T) {
   static const int MK[][2] = {{37, 200}, {64, 64}, {5, 7}};
   for (int c = 0; c < 3; c++) {
@@ -1476,6 +1508,7 @@ static const Test tests[] = {
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
     {"registers_through_loops", t_ema},
+    {"pipeline_registers", t_pipe_rows},
     {"store_region_only", t_region},
     {"ctx_fields", t_ctx},
     {"tensor_read_modify_write", t_rmw},

@@ -91,12 +91,14 @@ static void explained_ring(const char *name, int64_t *bytes, int *stages, int64_
 Test(explain, pipelined_tile_bytes_are_the_ring_everywhere, .fini = ex_teardown) {
   char src[1024];
   snprintf(src, sizeof src,
+           /* a dot keeps the kernel on emit.c's cp.async rings (the tile IR pipelines into registers) */
            "@launch(128)\n@registers(acc)\n@assume(K %% %d == 0)\n"
-           "kernel p(X: tensor<f32>[%d, K], S: tensor<f32>[%d, %d]) {\n"
+           "kernel p(X: tensor<f32>[%d, K], W: tensor<f32>[%d, %d], S: tensor<f32>[%d, %d]) {\n"
            "  var acc: tile<f32>[%d, %d] = 0.0\n"
-           "  @pipeline(%d)\n  for k0 in range(0, K, %d) {\n    var x = X[0 :+ %d, k0 :+ %d]\n    acc += x\n  }\n"
+           "  @pipeline(%d)\n  for k0 in range(0, K, %d) {\n    var x = X[0 :+ %d, k0 :+ %d]\n"
+           "    acc += dot(x, W[0 :+ %d, 0 :+ %d])\n  }\n"
            "  S[0 :+ %d, 0 :+ %d] = acc\n}\n",
-           COLS, ROWS, ROWS, COLS, ROWS, COLS, STAGES, COLS, ROWS, COLS, ROWS, COLS);
+           COLS, ROWS, COLS, COLS, ROWS, COLS, ROWS, COLS, STAGES, COLS, ROWS, COLS, COLS, COLS, ROWS, COLS);
   cr_assert_eq(ex_translate("sm_90", src), 0, "%s", ex_diag);
   KernelInfo *ki = ex_prog->kernels[0]->info;
   Sym *x = tile_named(ki, "x");
@@ -161,9 +163,10 @@ Test(explain, reserved_stages_without_cp_async_are_explained, .fini = ex_teardow
   /* sm_75 has no cp.async: plain loads, the extra stages still counted */
   cr_assert_eq(ex_translate("sm_75",
                             "@launch(128)\n@registers(acc)\n@assume(K % 32 == 0)\n"
-                            "kernel r(X: tensor<f32>[16, K], S: tensor<f32>[16, 32]) {\n"
+                            "kernel r(X: tensor<f32>[16, K], W: tensor<f32>[32, 32], S: tensor<f32>[16, 32]) {\n"
                             "  var acc: tile<f32>[16, 32] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 32) {\n"
-                            "    var x = X[0 :+ 16, k0 :+ 32]\n    acc += x\n  }\n  S[0 :+ 16, 0 :+ 32] = acc\n}\n"),
+                            "    var x = X[0 :+ 16, k0 :+ 32]\n    acc += dot(x, W[0 :+ 32, 0 :+ 32])\n  }\n"
+                            "  S[0 :+ 16, 0 :+ 32] = acc\n}\n"),
                0, "%s", ex_diag);
   KernelInfo *ki = ex_prog->kernels[0]->info;
   Sym *x = tile_named(ki, "x");

@@ -309,3 +309,36 @@ Test(tir_layout, a_value_read_where_other_threads_hold_it_goes_through_its_copy)
   cr_assert_eq(st->lay, var_named(K, "x")->layout, "the store runs where x is");
   cr_assert_eq(st->nacc >= 1, 1);
 }
+
+Test(tir_pipeline, loads_are_issued_stages_minus_one_iterations_ahead) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n"
+                       "  @pipeline(3)\n  for i in range(0, N, 64) {\n    Y[i :+ 64] = X[i :+ 64] * 2.0\n  }\n}\n",
+                       "pipeline", &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* before the loop: the loads of the first two iterations; in it: the load of i + 2 steps */
+  const TirOp *loop = find_op(&K->body, TO_FOR);
+  int early = 0;
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op->kind == TO_LOAD) {
+      cr_assert(op->pf_var && op->pf_base);
+      cr_assert_eq(op->pf_k, early++);
+    }
+  }
+  cr_assert_eq(early, 2);
+  const TirOp *in = find_op(&loop->body, TO_LOAD);
+  cr_assert(in && in->pf_var && !in->pf_base);
+  cr_assert_eq(in->pf_k, 2);
+  cr_assert_eq(count_ops(&loop->body, TO_ASSIGN), 2, "take the oldest, shift the other");
+}
+
+Test(tir_pipeline, a_continue_keeps_the_loads_in_place) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n"
+                       "  @pipeline(3)\n  for i in range(0, N, 64) {\n    if i == 128 {\n      continue\n    }\n"
+                       "    Y[i :+ 64] = X[i :+ 64] * 2.0\n  }\n}\n", "pipeline", &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *in = find_op(&K->body, TO_LOAD);
+  cr_assert(in && !in->pf_var, "a continue would skip the ring's shift");
+}
