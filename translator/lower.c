@@ -377,11 +377,53 @@ static bool lower_var(Lower *L, TirBlock *b, Stmt *s) {
   return !s->u.decl.init || lower_tile_assign(L, b, v, TK_ASSIGN, s->u.decl.init);
 }
 
+/* Whether x reads an element of tensor X (X[i, j] with scalar indices). */
+static bool reads_element(const Expr *x, const Sym *X) {
+  if (!x) return false;
+  switch (x->kind) {
+  case E_INDEX:
+    if (x->u.index.base->u.ident.sym == X) {
+      bool element = true;
+      for (int d = 0; d < x->u.index.nidx; d++) element &= x->u.index.idx[d].len == NULL;
+      if (element) return true;
+    }
+    for (int d = 0; d < x->u.index.nidx; d++)
+      if (reads_element(x->u.index.idx[d].start, X)) return true;
+    return false;
+  case E_UNARY: return reads_element(x->u.unary.a, X);
+  case E_BINARY: return reads_element(x->u.binary.a, X) || reads_element(x->u.binary.b, X);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (reads_element(x->u.call.args[i], X)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* A read of value v, as an expression node the printer resolves through the hoisted map. */
+static Expr *read_of(Lower *L, TirVar *v) {
+  Expr *x = NEW(L->K->a, Expr);
+  x->kind = E_IDENT;
+  x->u.ident.name = v->cname;
+  x->ty = (Type){v->elem, v->rank, {v->rows, v->cols}, false};
+  map_value(L, x, v);
+  return x;
+}
+
 static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   Expr *lhs = s->u.assign.lhs, *rhs = s->u.assign.rhs;
   int rank, rows, cols;
   if (!slice_shape(L, b, lhs, &rank, &rows, &cols)) return false;
   if (!hoist(L, b, rhs)) return false;
+  const Sym *X = lhs->u.index.base->u.ident.sym;
+  if (reads_element(rhs, X)) {
+    /* the value is read whole before any of it is stored: into a temporary first
+     * (sync puts a barrier between), as a statement that reads its target does */
+    if (rhs->ty.rank == 0) return fail(L, "a store whose value reads an element of its own tensor");
+    TirVar *t = value_of(L, b, rhs);
+    if (!t) return false;
+    rhs = read_of(L, t);
+  }
   note_tensor(L, &L->written, lhs->u.index.base->u.ident.sym);
   TirOp *o = op_new(L, b, TO_STORE);
   o->slice = lhs;
