@@ -292,43 +292,20 @@ static const char *strip(Printer *P, const char *s) {
 /* ------------------------------------------------------------ tensor accesses */
 
 /* The linear index of the op's slice at element at, and its bounds condition (NULL: none). */
-static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond) {
-  const Expr *s = op->slice;
-  const Sym *X = s->u.index.base->u.ident.sym;
-  int nkept = 0, nsize = 0;
-  for (int d = 0; d < X->trank; d++) {
-    nkept += s->u.index.idx[d].len != NULL;
-    nsize += X->tdim_size[d] != NULL;
-  }
-  bool wide = nsize >= 2 || (nsize >= 1 && X->trank >= 3);
-  /* the op's coordinates, in the order of the slice's kept dims */
-  const char *coord[2];
-  if (nkept == 2) coord[0] = row_of(P, at), coord[1] = col_of(P, at);
-  else coord[0] = op->cols == 1 ? row_of(P, at) : col_of(P, at);
-  const char *idx = NULL, *cnd = tile_mask(P, at);
-  for (int d = 0, k = 0; d < X->trank; d++) {
-    const Index *ix = &s->u.index.idx[d];
-    const char *st = ex(P, ix->start, T_I32, NULL);
-    const char *p = st;
-    if (ix->len) {
-      const char *c = coord[k++];
-      p = strcmp(st, "0") == 0 ? c : strcmp(c, "0") == 0 ? st : F("%s + %s", st, c);
-    }
-    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
-    const char *c = NULL;
-    if (op->chk[d] == 3) c = F("(unsigned)(%s) < (unsigned)%s", p, D);
-    else if (op->chk[d] == 1) c = F("%s >= 0", paren(P, p));
-    else if (op->chk[d] == 2) c = F("%s < %s", paren(P, p), D);
-    if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
-    const char *pp = strchr(p, ' ') ? F("(%s)", p) : p;
-    if (!idx) idx = wide && strcmp(p, "0") != 0 ? F("(long long)%s", pp) : p;
-    else if (strcmp(D, "1") == 0) idx = strcmp(p, "0") == 0 ? idx : F("%s + %s", idx, pp);
-    else if (strcmp(idx, "0") == 0) idx = p;
-    else idx = F("%s * %s + %s", strchr(idx, ' ') ? F("(%s)", idx) : idx, D, pp);
-  }
-  *lin = idx;
-  *cond = cnd;
+static const char *dim_text(Printer *P, const Sym *X, int d) {
+  return X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
 }
+
+/* The bounds test of index p on dim d of X that the layout stage kept (chk: TirChk), or NULL. */
+static const char *bound(Printer *P, const Sym *X, int d, const char *p, uint8_t chk) {
+  const char *D = dim_text(P, X, d);
+  if (chk == 3) return F("(unsigned)(%s) < (unsigned)%s", p, D);
+  if (chk == 1) return F("%s >= 0", paren(P, p));
+  if (chk == 2) return F("%s < %s", paren(P, p), D);
+  return NULL;
+}
+
+static const char *and_then(Printer *P, const char *a, const char *b) { return a && b ? F("%s && %s", a, b) : a ? a : b; }
 
 /* The linear index of X at the dims' index texts p[], row-major; wide: in 64 bits. */
 static const char *linear(Printer *P, const Sym *X, const char *const *p) {
@@ -337,7 +314,7 @@ static const char *linear(Printer *P, const Sym *X, const char *const *p) {
   bool wide = nsize >= 2 || (nsize >= 1 && X->trank >= 3);
   const char *idx = NULL;
   for (int d = 0; d < X->trank; d++) {
-    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
+    const char *D = dim_text(P, X, d);
     const char *pp = strchr(p[d], ' ') ? F("(%s)", p[d]) : p[d];
     if (!idx) idx = wide && strcmp(p[d], "0") != 0 ? F("(long long)%s", pp) : p[d];
     else if (strcmp(D, "1") == 0) idx = strcmp(p[d], "0") == 0 ? idx : F("%s + %s", idx, pp);
@@ -345,6 +322,31 @@ static const char *linear(Printer *P, const Sym *X, const char *const *p) {
     else idx = F("%s * %s + %s", strchr(idx, ' ') ? F("(%s)", idx) : idx, D, pp);
   }
   return idx ? idx : "0";
+}
+
+/* The linear index of the op's slice at element at, and its bounds condition (NULL: none). */
+static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond) {
+  const Expr *s = op->slice;
+  const Sym *X = s->u.index.base->u.ident.sym;
+  int nkept = 0;
+  for (int d = 0; d < X->trank; d++) nkept += s->u.index.idx[d].len != NULL;
+  /* the op's coordinates, in the order of the slice's kept dims */
+  const char *coord[2];
+  if (nkept == 2) coord[0] = row_of(P, at), coord[1] = col_of(P, at);
+  else coord[0] = op->cols == 1 ? row_of(P, at) : col_of(P, at);
+  const char *p[4] = {"0", "0", "0", "0"}, *cnd = tile_mask(P, at);
+  for (int d = 0, k = 0; d < X->trank; d++) {
+    const Index *ix = &s->u.index.idx[d];
+    const char *st = ex(P, ix->start, T_I32, NULL);
+    p[d] = st;
+    if (ix->len) {
+      const char *c = coord[k++];
+      p[d] = strcmp(st, "0") == 0 ? c : strcmp(c, "0") == 0 ? st : F("%s + %s", st, c);
+    }
+    cnd = and_then(P, cnd, bound(P, X, d, p[d], op->chk[d]));
+  }
+  *lin = linear(P, X, p);
+  *cond = cnd;
 }
 
 /* X[i, j] in a scalar expression: the element, or 0 outside the tensor. */
@@ -356,11 +358,7 @@ static const char *element_read(Printer *P, const Expr *x) {
   const char *p[4] = {"0", "0", "0", "0"}, *cnd = NULL;
   for (int d = 0; d < X->trank; d++) {
     p[d] = strip(P, ex(P, x->u.index.idx[d].start, T_I32, NULL));
-    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
-    uint8_t chk = P->K->elem_chk[k][d];
-    const char *c = chk == 3 ? F("(unsigned)(%s) < (unsigned)%s", p[d], D) : chk == 1 ? F("%s >= 0", paren(P, p[d]))
-                  : chk == 2 ? F("%s < %s", paren(P, p[d]), D) : NULL;
-    if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
+    cnd = and_then(P, cnd, bound(P, X, d, p[d], P->K->elem_chk[k][d]));
   }
   const char *v = F("%s[%s]", X->cname, linear(P, X, p));
   return cnd ? F("(%s ? %s : %s)", cnd, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v;
@@ -609,10 +607,7 @@ static void print_element_store(Printer *P, const TirOp *op) {
   const char *p[4] = {"0", "0", "0", "0"}, *cnd = op->td ? NULL : "tid == 0";
   for (int d = 0; d < X->trank; d++) {
     p[d] = strip(P, ex(P, op->slice->u.index.idx[d].start, T_I32, NULL));
-    const char *D = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
-    const char *c = op->chk[d] == 3 ? F("(unsigned)(%s) < (unsigned)%s", p[d], D)
-                    : op->chk[d] == 1 ? F("%s >= 0", paren(P, p[d])) : op->chk[d] == 2 ? F("%s < %s", paren(P, p[d]), D) : NULL;
-    if (c) cnd = cnd ? F("%s && %s", cnd, c) : c;
+    cnd = and_then(P, cnd, bound(P, X, d, p[d], op->chk[d]));
   }
   const char *st = F("%s[%s] %s %s;", X->cname, linear(P, X, p), op_text(op->op),
                      strip(P, ex(P, op->expr, X->ty.elem, NULL)));

@@ -337,18 +337,14 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
   leaves(K, op->expr, check_leaf, c);
 }
 
-/* Register budget: a value holds at most MAX_REGS elements per thread (the
- * @registers cap), and all values together at most TIR_MAX_VALUE_REGS; a kernel
- * beyond it needs shared tiles, which the IR does not place yet. */
-#define TIR_MAX_VALUE_REGS 192
-
 static bool registers_ok(TirKernel *K, const char **why) {
-  int total = 0;
+  if (tir_value_regs(K) > TIR_MAX_VALUE_REGS) {
+    *why = "values too large for registers (shared tiles)";
+    return false;
+  }
   for (int i = 0; i < K->vars.len; i++) {
     const TirVar *v = K->vars.items[i];
-    int n = layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
-    total += n;
-    if (n > MAX_REGS || total > TIR_MAX_VALUE_REGS) {
+    if (layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1) > MAX_REGS) {
       *why = "values too large for registers (shared tiles)";
       return false;
     }

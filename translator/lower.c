@@ -400,16 +400,6 @@ static bool reads_element(const Expr *x, const Sym *X) {
   }
 }
 
-/* A read of value v, as an expression node the printer resolves through the hoisted map. */
-static Expr *read_of(Lower *L, TirVar *v) {
-  Expr *x = NEW(L->K->a, Expr);
-  x->kind = E_IDENT;
-  x->u.ident.name = v->cname;
-  x->ty = (Type){v->elem, v->rank, {v->rows, v->cols}, false};
-  map_value(L, x, v);
-  return x;
-}
-
 static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   Expr *lhs = s->u.assign.lhs, *rhs = s->u.assign.rhs;
   int rank, rows, cols;
@@ -422,7 +412,7 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
     if (rhs->ty.rank == 0) return fail(L, "a store whose value reads an element of its own tensor");
     TirVar *t = value_of(L, b, rhs);
     if (!t) return false;
-    rhs = read_of(L, t);
+    rhs = tir_read_of(L->K, t);
   }
   note_tensor(L, &L->written, lhs->u.index.base->u.ident.sym);
   TirOp *o = op_new(L, b, TO_STORE);

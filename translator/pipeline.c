@@ -19,8 +19,6 @@
 
 #include <string.h>
 
-#define TIR_PIPELINE_REGS 192 /* the layout stage's budget for all values */
-
 /* x is the same in every iteration of the loop at f, but for f's variable. */
 static bool invariant(const Expr *x, const Stmt *f) {
   if (!x) return true;
@@ -60,30 +58,10 @@ static bool candidate(const TirKernel *K, const TirOp *op, const Stmt *f) {
   return invariant(op->pad, f);
 }
 
-static int value_regs(const TirKernel *K) {
-  int n = 0;
-  for (int i = 0; i < K->vars.len; i++) {
-    const TirVar *v = K->vars.items[i];
-    n += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
-  }
-  return n;
-}
-
-/* A read of value v, as an expression the printer resolves through the hoisted map. */
-static Expr *read_of(TirKernel *K, TirVar *v) {
-  Expr *x = NEW(K->a, Expr);
-  x->kind = E_IDENT;
-  x->u.ident.name = v->cname;
-  x->ty = (Type){v->elem, v->rank, {v->rows, v->cols}, false};
-  vec_push(K->a, &K->hkeys, x);
-  vec_push(K->a, &K->hvals, v);
-  return x;
-}
-
 static TirOp *copy_op(TirKernel *K, TirVar *dst, TirVar *src, Stmt *s) {
   TirOp *o = tir_new_op(K, NULL, TO_ASSIGN, s);
   o->dst = dst;
-  o->expr = read_of(K, src);
+  o->expr = tir_read_of(K, src);
   o->lay = dst->layout;
   o->rows = dst->rows;
   o->cols = dst->cols;
@@ -146,7 +124,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, PtrVec *before) {
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
     if (op->kind == TO_LOAD && candidate(K, op, f->stmt) &&
-        value_regs(K) + layout_count(op->dst->layout) * d <= TIR_PIPELINE_REGS)
+        tir_value_regs(K) + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS)
       ring(K, f, op, d, before, &body);
     else vec_push(K->a, &body, op);
   }

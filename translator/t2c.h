@@ -685,6 +685,14 @@ TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
 TirRead *tir_read(const TirKernel *K, const Expr *x);
 /* v's shared copy (made on first use); -1 when there are too many buffers. */
 int tir_copy_buf(TirKernel *K, TirVar *v);
+/* A fresh expression node that reads value v (through the hoisted map). */
+Expr *tir_read_of(TirKernel *K, TirVar *v);
+/* Register budget: a value holds at most MAX_REGS elements per thread (the
+ * @registers cap), all values together at most TIR_MAX_VALUE_REGS (32-bit
+ * registers; 64-bit elements count twice). tir_value_regs: what the values with
+ * a layout take now. */
+#define TIR_MAX_VALUE_REGS 192
+int tir_value_regs(const TirKernel *K);
 void tir_dump(const TirKernel *K, FILE *out);
 /* Runs lower .. smem for k, stopping after `last` ("lower", "layout", "sync",
  * "smem"; NULL: all). NULL with *why set when the IR does not cover the kernel. */

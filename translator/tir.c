@@ -47,6 +47,25 @@ TirRead *tir_read(const TirKernel *K, const Expr *x) {
   return NULL;
 }
 
+Expr *tir_read_of(TirKernel *K, TirVar *v) {
+  Expr *x = NEW(K->a, Expr);
+  x->kind = E_IDENT;
+  x->u.ident.name = v->cname;
+  x->ty = (Type){v->elem, v->rank, {v->rows, v->cols}, false};
+  vec_push(K->a, &K->hkeys, x);
+  vec_push(K->a, &K->hvals, v);
+  return x;
+}
+
+int tir_value_regs(const TirKernel *K) {
+  int n = 0;
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    if (v->layout) n += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+  }
+  return n;
+}
+
 int tir_copy_buf(TirKernel *K, TirVar *v) {
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].spill_of == v) return i;
