@@ -290,20 +290,19 @@ static void check_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
 
 typedef struct ShapeLeaf {
   int rows, cols;
-  const Layout *same, *any;
+  const Layout *same;
 } ShapeLeaf;
 
 static void shape_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   ShapeLeaf *s = ctx;
   if (v->rank == 0) return; /* a scalar value runs in no layout of its own */
   if (v->rows == s->rows && v->cols == s->cols && !s->same) s->same = v->layout;
-  if (!s->any) s->any = v->layout;
 }
 
 /* A store runs where its value is: in the layout of a value of its shape,
  * else in the blocked layout of its shape. */
 static const Layout *store_layout(TirKernel *K, const TirOp *op) {
-  ShapeLeaf s = {op->rows, op->cols, NULL, NULL};
+  ShapeLeaf s = {op->rows, op->cols, NULL};
   leaves(K, op->expr, shape_leaf, &s);
   if (s.same) return s.same;
   return blocked(K, op->rows, op->cols, 4);
