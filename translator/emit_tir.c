@@ -66,14 +66,14 @@ static bool col_base_zero(const Layout *p) { return p->lc == 1 && p->wc == 1; }
 static const char *row_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 0) return "0";
-  int k = at.ir * p->lr * p->wr;
+  int k = at.ir * p->lr * (p->mma ? 1 : p->wr); /* mma: the warp's rows are contiguous */
   return row_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_r%d", p->id), k);
 }
 
 static const char *col_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 1) return "0";
-  int k = at.ic * p->lc * p->wc * p->vec + at.v;
+  int k = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec + at.v;
   return col_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_c%d", p->id), k);
 }
 
@@ -110,6 +110,13 @@ static int reg_of(const Layout *v, At at) {
   const Layout *p = parent_of(v);
   if (v->kind == LY_SLICE) return v->dim == 1 ? at.ir : at.ic * p->vec + at.v;
   return (at.ir * p->rc + at.ic) * p->vec + at.v;
+}
+
+/* The first element of the half of buffer bi this turn uses ("" when it does not alternate). */
+static const char *half_of(Printer *P, int bi) {
+  const TirBuf *f = &P->K->bufs[bi];
+  if (f->stages) return F("(%s %% %d) * %d + ", f->counter, f->stages, f->rows * f->pitch); /* a stage ring */
+  return f->alternating ? F("t2c_ph%d * %d + ", bi, f->rows * f->pitch) : "";
 }
 
 /* Calls fn for every element a thread holds in layout l (runs: v == 0 only when runs). */
@@ -186,7 +193,8 @@ static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, con
     j = rd->rank == 2 ? ix[1] : ix[0];
   }
   const char *pi = strchr(i, ' ') ? F("(%s)", i) : i, *pj = strchr(j, ' ') ? F("(%s)", j) : j;
-  const char *v = strcmp(i, "0") == 0 ? F("%s[%s]", f->cname, j) : F("%s[%s * %d + %s]", f->cname, pi, f->pitch, pj);
+  const char *h = half_of(P, rd->buf);
+  const char *v = strcmp(i, "0") == 0 ? F("%s[%s%s]", f->cname, h, j) : F("%s[%s%s * %d + %s]", f->cname, h, pi, f->pitch, pj);
   /* a padding position of the op's layout reads nothing */
   const char *m = at ? tile_mask(P, *at) : NULL;
   return m ? F("(%s ? %s : %s)", m, v, emit_literal(P->a, f->elem, false, 0, 0)) : v;
@@ -547,17 +555,38 @@ static void print_scratch(Printer *P, const TirOp *op) {
   if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
 }
 
-/* TO_SPILL: each thread writes its elements to the shared copy (one replica of a slice). */
+/* TO_SPILL: each thread writes its elements to the shared copy (one replica of a
+ * slice); a whole run at once when the runs are whole and the pitch keeps them aligned. */
 static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
-  (void)ctx;
+  const bool *runs = ctx;
   const TirBuf *f = &P->K->bufs[op->buf];
   const char *m = tile_mask(P, at), *g = replica_guard(P, at.lay);
   if (g) m = m ? F("%s && %s", g, m) : g;
   const char *r = row_of(P, at), *c = col_of(P, at);
-  const char *idx = strcmp(r, "0") == 0 ? c : F("%s * %d + %s", strchr(r, ' ') ? F("(%s)", r) : r, f->pitch, c);
-  const char *st = F("%s[%s] = %s[%d];", f->cname, idx, op->dst->cname, reg_of(op->dst->layout, at));
+  const char *h = half_of(P, op->buf);
+  const char *idx = strcmp(r, "0") == 0 ? F("%s%s", h, c) : F("%s%s * %d + %s", h, paren(P, r), f->pitch, c);
+  int reg = reg_of(op->dst->layout, at);
+  const char *st;
+  if (*runs) {
+    int n = parent_of(at.lay)->vec;
+    Buf vals = {0};
+    for (int k = 0; k < n; k++) buf_printf(&vals, "%s%s[%d]", k ? ", " : "", op->dst->cname, reg + k);
+    st = F("t2c::sts_vec<%d>(&%s[%s], t2c::Vec<%s, %d>{{%s}});", n, f->cname, idx, ctype(f->elem), n, vals.data);
+    buf_free(&vals);
+  } else {
+    st = F("%s[%s] = %s[%d];", f->cname, idx, op->dst->cname, reg);
+  }
   if (m) line(P, "if (%s) %s", m, st);
   else line(P, "%s", st);
+}
+
+static void print_spill(Printer *P, const TirOp *op) {
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const Layout *l = op->dst->layout;
+  if (f->alternating) line(P, "t2c_ph%d ^= 1;  // %s: this turn writes the other half", op->buf, f->cname);
+  bool runs = l->kind == LY_BLOCKED && l->vec > 1 && f->pitch % l->vec == 0 && !col_padded(l) &&
+              l->vec * elem_bytes[f->elem] <= 16;
+  each_elem(P, op, l, runs, spill_elem, &runs);
 }
 
 /* TO_COLREDUCE: each element of the result folds its column of the shared copy. */
@@ -615,6 +644,111 @@ static void print_element_store(Printer *P, const TirOp *op) {
   else line(P, "%s", st);
 }
 
+/* ------------------------------------------------------------ dot on the matrix unit */
+
+/* The operand copy's element (row, col) of buffer bi, as an address for ldmatrix. */
+static const char *frag_addr(Printer *P, int bi, const char *row, const char *col) {
+  const TirBuf *f = &P->K->bufs[bi];
+  return F("&%s[%s(%s) * %d + %s]", f->cname, half_of(P, bi), row, f->pitch, col);
+}
+
+/* B fragments of tiles j (and j + 1 when pair) at k step k: b[k .. k+16, n .. n+8]
+ * of B = the copy ([K, N], ldmatrix .trans), or of B = transpose(copy) ([N, K],
+ * plain ldmatrix: the copy's rows are B's columns). */
+static void load_b(Printer *P, const TirOp *op, const char *k, const char *n, int j, bool pair) {
+  const char *dst = F("t2c_b%d", j);
+  if (pair) {
+    const char *q = F("t2c_q%d", j);
+    line(P, "unsigned %s[4];", q);
+    if (op->btrans)
+      line(P, "t2c::ldmatrix_x4(%s, %s);", q,
+           frag_addr(P, op->buf2, F("%s + (lane / 16) * 8 + lane %% 8", n), F("%s + (lane / 8 %% 2) * 8", k)));
+    else
+      line(P, "t2c::ldmatrix_x4_trans(%s, %s);", q, frag_addr(P, op->buf2, F("%s + lane %% 16", k), F("%s + (lane / 16) * 8", n)));
+    line(P, "const unsigned %s[2] = {%s[0], %s[1]}, t2c_b%d[2] = {%s[2], %s[3]};", dst, q, q, j + 1, q, q);
+    return;
+  }
+  line(P, "unsigned %s[2];", dst);
+  if (op->btrans)
+    line(P, "t2c::ldmatrix_x2(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 8", n), F("%s + (lane / 8 %% 2) * 8", k)));
+  else
+    line(P, "t2c::ldmatrix_x2_trans(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 16", k), n));
+}
+
+/* The A fragment of m tile i at k step k from A's copy: [M, K] by ldmatrix, or
+ * [K, M] (A = transpose(copy)) by ldmatrix .trans. */
+static void load_a(Printer *P, const TirOp *op, const char *k, const char *m, int i) {
+  line(P, "unsigned t2c_a%d[4];", i);
+  if (op->atrans)
+    line(P, "t2c::ldmatrix_x4_trans(t2c_a%d, %s);", i,
+         frag_addr(P, op->buf, F("%s + (lane / 16) * 8 + lane %% 8", k), F("%s + (lane / 8 %% 2) * 8", m)));
+  else
+    line(P, "t2c::ldmatrix_x4(t2c_a%d, %s);", i, frag_addr(P, op->buf, F("%s + lane %% 16", m), F("%s + (lane / 16) * 8", k)));
+}
+
+/* The A fragment of m tile i, k step kc, from registers: the A operand's
+ * elements in its accumulator layout, rounded and packed in pairs. */
+static void pack_a(Printer *P, const TirOp *op, int kc, int i) {
+  ElemType t = op->expr->u.call.cast;
+  const char *e[8];
+  for (int q = 0; q < 8; q++) { /* a0: rows g, a1: rows g + 8; a2, a3: the next 8 columns */
+    At at = {op->alay, 2 * i + (q / 2) % 2, 2 * kc + q / 4, q % 2};
+    e[q] = strip(P, ex(P, op->expr, t, &at));
+  }
+  line(P, "const unsigned t2c_a%d[4] = {", i);
+  line(P, "    t2c::pack2(%s, %s),", e[0], e[1]);
+  line(P, "    t2c::pack2(%s, %s),", e[2], e[3]);
+  line(P, "    t2c::pack2(%s, %s),", e[4], e[5]);
+  line(P, "    t2c::pack2(%s, %s)};", e[6], e[7]);
+}
+
+static void print_dot(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  int mt = l->rr / 2, nt = l->rc;
+  const char *kind = elem_names[op->src ? op->src->elem : op->expr->u.call.cast];
+  line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8", P->K->hw->mma,
+       op->src ? "A and B from shared memory by ldmatrix" : "A from registers, B from shared memory by ldmatrix", l->wr,
+       l->wc, mt, nt);
+  if (op->op == TK_ASSIGN)
+    for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = 0.0f;", op->dst->cname, k);
+  const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
+  /* an A operand in registers is indexed by literals: its k steps are unrolled here */
+  int steps = op->src ? 1 : op->kdim / 16;
+  const char *k = NULL;
+  if (op->src) {
+    k = F("t2c_k%d", P->ctr++);
+    line(P, "#pragma unroll");
+    line(P, "for (int %s = 0; %s < %d; %s += 16) {", k, k, op->kdim, k);
+    P->indent++;
+  }
+  for (int kc = 0; kc < steps; kc++) {
+    if (!op->src) {
+      k = F("%d", kc * 16);
+      line(P, "{  // k %d .. %d", kc * 16, kc * 16 + 15);
+      P->indent++;
+    }
+    for (int i = 0; i < mt; i++) {
+      if (op->src) load_a(P, op, k, plus_k(P, wr, i * 16), i);
+      else pack_a(P, op, kc, i);
+    }
+    for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
+    for (int i = 0; i < mt; i++)
+      for (int j = 0; j < nt; j++) {
+        int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
+        line(P, "t2c::mma_16816_%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_a%d, t2c_b%d);", kind, op->dst->cname, r0,
+             op->dst->cname, r0 + 1, op->dst->cname, r2, op->dst->cname, r2 + 1, i, j);
+      }
+    if (!op->src) {
+      P->indent--;
+      line(P, "}");
+    }
+  }
+  if (op->src) {
+    P->indent--;
+    line(P, "}");
+  }
+}
+
 /* ------------------------------------------------------------ ops and blocks */
 
 static void print_block(Printer *P, const TirBlock *b);
@@ -636,6 +770,56 @@ static void print_early_load(Printer *P, const TirOp *op) {
   P->subst = op->pf_var;
   P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
   each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
+  P->subst = NULL;
+  P->indent--;
+  line(P, "}");
+}
+
+/* TO_ASYNC_COPY: each thread's runs of the slice into its stage of the ring;
+ * cp.async of whole 16-, 8- or 4-byte runs in the fast body (bytes_valid 0 outside
+ * the tensor: zeros), element by element otherwise. */
+static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  const char *stage = ctx;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  const char *lin, *cond;
+  tensor_index(P, op, at, &lin, &cond);
+  const char *r = row_of(P, at), *c = col_of(P, at);
+  const char *idx = F("%s%s * %d + %s", stage, paren(P, r), f->pitch, c);
+  int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
+  if (bytes == 16 || bytes == 8 || bytes == 4) {
+    const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
+    line(P, "t2c::cp_async_%d(&%s[%s], %s, %s);", bytes, f->cname, idx, src, cond ? F("%s ? %d : 0", cond, bytes) : F("%d", bytes));
+    return;
+  }
+  for (int k = 0; k < parent_of(at.lay)->vec; k++) {
+    At e = at;
+    e.v = k;
+    tensor_index(P, op, e, &lin, &cond);
+    const char *v = F("%s[%s]", X->cname, lin);
+    line(P, "%s[%s%s * %d + %s] = %s;", f->cname, stage, paren(P, r), f->pitch, col_of(P, e),
+         cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
+  }
+}
+
+static void print_async_copy(Printer *P, const TirOp *op) {
+  const Stmt *f = op->pf_loop;
+  const TirBuf *b = &P->K->bufs[op->buf];
+  const char *base = op->pf_base ? strip(P, ex(P, op->pf_base, T_I32, NULL)) : op->pf_var->cname;
+  const char *step = f->u.forr.step ? strip(P, ex(P, f->u.forr.step, T_I32, NULL)) : "1";
+  const char *it = op->pf_k == 0 ? base
+                   : strcmp(step, "1") == 0 ? F("%s + %d", paren(P, base), op->pf_k)
+                                            : F("%s + %d * %s", paren(P, base), op->pf_k, paren(P, step));
+  if (op->pf_k == 1 && strcmp(step, "1") != 0) it = F("%s + %s", paren(P, base), paren(P, step));
+  const char *stage = op->pf_base ? F("%d * %d + ", op->pf_k, b->rows * b->pitch)
+                                  : F("((%s + %d) %% %d) * %d + ", b->counter, op->pf_k, b->stages, b->rows * b->pitch);
+  if (op->pf_base && op->pf_k == 0) stage = "";
+  line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, strip(P, ex(P, f->u.forr.hi, T_I32, NULL))),
+       b->cname, op->pf_k, op->pf_k == 1 ? "" : "s");
+  P->indent++;
+  P->subst = op->pf_var;
+  P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
+  each_elem(P, op, op->lay, true, copy_elem, (void *)stage);
   P->subst = NULL;
   P->indent--;
   line(P, "}");
@@ -676,7 +860,10 @@ static void print_for(Printer *P, const TirOp *op) {
       line(P, s->attrs[i]->nargs ? "#pragma unroll %" PRId64 : "#pragma unroll",
            s->attrs[i]->nargs ? s->attrs[i]->args[0]->cv.i : (int64_t)0);
   const char *inc = strcmp(step, "1") == 0 ? F("++%s", v->cname) : F("%s += %s", v->cname, step);
-  line(P, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
+  if (op->counter) /* the stage rings' iteration count */
+    line(P, "for (int %s = %s, %s = 0; %s < %s; %s, ++%s) {", v->cname, lo, op->counter, v->cname, hi, inc, op->counter);
+  else
+    line(P, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
 }
 
 static void print_decl(Printer *P, const TirVar *v) {
@@ -693,7 +880,7 @@ static void print_op(Printer *P, const TirOp *op) {
       print_early_load(P, op);
       return;
     }
-    print_decl(P, op->dst);
+    if (!op->dst->sym) print_decl(P, op->dst); /* a tile var has its own declaration */
     each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
     return;
   case TO_ASSIGN: each_elem(P, op, op->lay, false, assign_elem, NULL); return;
@@ -706,7 +893,8 @@ static void print_op(Printer *P, const TirOp *op) {
     if (op->rows == 0) print_element_store(P, op);
     else each_elem(P, op, op->lay, access_vec(P, op) > 1, store_elem, NULL);
     return;
-  case TO_SPILL: each_elem(P, op, op->dst->layout, false, spill_elem, NULL); return;
+  case TO_SPILL: print_spill(P, op); return;
+  case TO_DOT: print_dot(P, op); return;
   case TO_COLREDUCE:
     print_decl(P, op->dst);
     each_elem(P, op, op->dst->layout, false, colreduce_elem, NULL);
@@ -716,6 +904,9 @@ static void print_op(Printer *P, const TirOp *op) {
     print_sum(P, op);
     return;
   case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
+  case TO_ASYNC_COPY: print_async_copy(P, op); return;
+  case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;
+  case TO_ASYNC_WAIT: line(P, "t2c::cp_async_wait<%d>();", op->pending); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;
   case TO_FOR: print_for(P, op); break;
@@ -751,12 +942,16 @@ static const char *summary(Printer *P) {
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
     if (!l->used) continue;
-    buf_printf(&b, "//   layout L%d: [%d, %d], runs of %d, lanes %d x %d, warps %d x %d: %d per thread\n", l->id,
-               l->rows, l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, layout_count(l));
+    if (l->mma)
+      buf_printf(&b, "//   layout L%d: [%d, %d], the mma accumulator: warps %d x %d, each %d x %d tiles of 16 x 8: %d per thread\n",
+                 l->id, l->rows, l->cols, l->wr, l->wc, l->rr / 2, l->rc, layout_count(l));
+    else
+      buf_printf(&b, "//   layout L%d: [%d, %d], runs of %d, lanes %d x %d, warps %d x %d: %d per thread\n", l->id,
+                 l->rows, l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, layout_count(l));
   }
   for (int i = 0; i < K->vars.len; i++) {
     const TirVar *v = K->vars.items[i];
-    if (!v->sym) continue;
+    if (!v->sym || v->direct) continue;
     buf_printf(&b, "//   %s: registers, %d x %s per thread (%s)\n", v->sym->name, layout_count(v->layout),
                elem_names[v->elem], layout_str(P->a, v->layout));
   }
@@ -817,6 +1012,14 @@ static const char *ctx_vars(Printer *P) {
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
     if (!l->used) continue;
+    if (l->mma) {
+      const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * 8);
+      const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * 8);
+      buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
+      buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4, t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first row and column\n",
+                 l->id, l->id, l->id, l->id);
+      continue;
+    }
     const char *lr = l->lc == lanes ? "0" : l->lc == 1 ? "lane" : F("lane / %d", l->lc);
     const char *lc = l->lc == 1 ? "0" : l->lc == lanes ? "lane" : F("lane %% %d", l->lc);
     const char *wr = l->wr == 1 ? "0" : l->wc == 1 ? "warp" : F("warp / %d", l->wc);
@@ -921,7 +1124,13 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
   for (int i = 0; i < K->vars.len; i++) {
     const TirVar *v = K->vars.items[i];
     const Layout *l = v->layout;
-    const char *why = l->kind == LY_SLICE
+    if (v->direct) {
+      fprintf(out, "  %s (%s): shared only: its load fills a stage ring that a dot reads\n", v->sym ? v->sym->name : v->cname, v->what);
+      continue;
+    }
+    const char *why = l->kind == LY_BLOCKED && l->mma
+                          ? "the mma accumulator's fragments: a dot accumulates into it, or it is computed with a value that does"
+                      : l->kind == LY_SLICE
                           ? "a row value: every thread that holds a row of the parent layout holds it, so it is read where it is"
                           : "no element is read by a thread other than the one that holds it";
     fprintf(out, "  %s (%s): registers, %d per thread, %s: %s\n", v->sym ? v->sym->name : v->cname, v->what,

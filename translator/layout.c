@@ -53,26 +53,34 @@ static void spread(Layout *l, int lanes, int warps, int vec) {
 
 /* Runs as wide as a global access allows (hw.c) and the columns divide; a
  * narrower run when the widest would leave threads without elements (a tile
- * smaller than runs x threads), down to the first that gives every thread work. */
-static Layout *blocked(TirKernel *K, int rows, int cols, int ebytes) {
-  Layout *found = find_blocked(K, rows, cols);
-  if (found) return found;
+ * smaller than runs x threads), down to the first that gives every thread work.
+ * The first layout made for a shape is the shape's (find_blocked); plain: one
+ * that is not the mma accumulator, for elements of ebytes (a value that is only
+ * loaded and copied to shared memory). */
+static Layout *blocked_as(TirKernel *K, int rows, int cols, int ebytes, bool plain) {
   int lanes = K->t->lanes, warps = K->ki->threads / lanes;
-  Layout *l = NEW(K->a, Layout);
-  l->kind = LY_BLOCKED;
-  l->id = K->layouts.len;
-  l->rows = rows;
-  l->cols = cols;
   int widest = K->hw->vec_bytes / ebytes;
   while (widest > 1 && cols % widest) widest /= 2;
+  Layout *l = find_blocked(K, rows, cols);
+  if (l && !plain) return l;
+  Layout *t = NEW(K->a, Layout);
+  *t = (Layout){.kind = LY_BLOCKED, .rows = rows, .cols = cols};
   for (int vec = widest;; vec /= 2) {
-    spread(l, lanes, warps, vec);
-    if (vec == 1 || !layout_padded(l)) break;
+    spread(t, lanes, warps, vec);
+    if (vec == 1 || !layout_padded(t)) break;
   }
-  if (layout_padded(l)) spread(l, lanes, warps, widest);
-  vec_push(K->a, &K->layouts, l);
-  return l;
+  if (layout_padded(t)) spread(t, lanes, warps, widest);
+  for (int i = 0; plain && i < K->layouts.len; i++) { /* the same plain layout made before */
+    l = K->layouts.items[i];
+    if (!l->mma && l->rows == rows && l->cols == cols && l->vec == t->vec) return l;
+  }
+  t->id = K->layouts.len;
+  vec_push(K->a, &K->layouts, t);
+  return t;
 }
+
+/* The layout of a [rows, cols] shape: the mma accumulator when a dot makes one. */
+static Layout *blocked(TirKernel *K, int rows, int cols, int ebytes) { return blocked_as(K, rows, cols, ebytes, false); }
 
 static const Layout *slice_of(TirKernel *K, const Layout *p, int dim) {
   for (int i = 0; i < K->vars.len; i++) { /* one slice object per (parent, dim) */
@@ -85,19 +93,6 @@ static const Layout *slice_of(TirKernel *K, const Layout *p, int dim) {
   l->dim = dim;
   l->parent = p;
   return l;
-}
-
-/* ------------------------------------------------------------ walking ops */
-
-typedef void (*OpFn)(TirKernel *K, TirOp *op, void *ctx);
-
-static void walk(TirKernel *K, TirBlock *b, OpFn fn, void *ctx) {
-  for (int i = 0; i < b->ops.len; i++) {
-    TirOp *op = b->ops.items[i];
-    fn(K, op, ctx);
-    walk(K, &op->body, fn, ctx);
-    walk(K, &op->els, fn, ctx);
-  }
 }
 
 typedef void (*LeafFn)(TirKernel *, TirVar *, Expr *, void *);
@@ -124,6 +119,82 @@ static void leaves(TirKernel *K, Expr *x, LeafFn fn, void *ctx) {
     return;
   default: return;
   }
+}
+
+/* ------------------------------------------------------------ walking ops */
+
+typedef void (*OpFn)(TirKernel *K, TirOp *op, void *ctx);
+
+static void walk(TirKernel *K, TirBlock *b, OpFn fn, void *ctx) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    fn(K, op, ctx);
+    walk(K, &op->body, fn, ctx);
+    walk(K, &op->els, fn, ctx);
+  }
+}
+
+/* ------------------------------------------------------------ mma accumulator layouts */
+
+/* Warps wm x wn over an [m, n] accumulator of 16 x 8 tiles. Each k step a warp
+ * reads m / wm rows of A and n / wn columns of B: the least of that is the most
+ * mma per byte read (ties: more warps down the rows). whole_rows: wn = 1, so a
+ * row's reduction stays in a warp and the accumulator can be an A operand. */
+static bool mma_tiling(int warps, int m, int n, bool whole_rows, int *wm, int *wn) {
+  int tm = m / 16, tn = n / 8, best = -1;
+  for (int a = 1; a <= warps; a++) {
+    int c = warps / a;
+    if (warps % a || tm % a || tn % c || (whole_rows && c != 1)) continue;
+    int cost = m / a + n / c;
+    if (best < 0 || cost <= best) {
+      best = cost;
+      *wm = a;
+      *wn = c;
+    }
+  }
+  return best >= 0;
+}
+
+/* The mma layout of shape [rows, cols] (made on first use), or NULL when the
+ * shape already has a blocked one or the warps cannot tile it. */
+static const Layout *mma_layout(TirKernel *K, int rows, int cols, bool whole_rows) {
+  Layout *l = find_blocked(K, rows, cols);
+  if (l) return l->mma ? l : NULL;
+  int warps = K->ki->threads / K->t->lanes, wm, wn;
+  if (K->t->lanes != 32 || !mma_tiling(warps, rows, cols, whole_rows, &wm, &wn)) return NULL;
+  l = NEW(K->a, Layout);
+  *l = (Layout){.kind = LY_BLOCKED, .id = K->layouts.len, .rows = rows, .cols = cols, .vec = 2, .lc = 4, .lr = 8,
+                .wr = wm, .wc = wn, .rr = rows / 8 / wm, .rc = cols / 8 / wn, .mma = true};
+  vec_push(K->a, &K->layouts, l);
+  return l;
+}
+
+typedef struct MmaScan {
+  bool whole_rows;       /* some row reduction, or an A operand in registers */
+  const char *why;
+} MmaScan;
+
+static void mma_scan_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)K;
+  MmaScan *m = ctx;
+  m->whole_rows |= op->kind == TO_REDUCE || (op->kind == TO_DOT && !op->src);
+}
+
+/* Every dot's accumulator shape takes an mma layout before any blocked one is
+ * made; an A operand in registers is evaluated in the mma layout of its shape,
+ * whose warps must hold the same rows as the accumulator's. */
+static void mma_fn(TirKernel *K, TirOp *op, void *ctx) {
+  MmaScan *m = ctx;
+  if (op->kind != TO_DOT || m->why) return;
+  const Layout *l = mma_layout(K, op->rows, op->cols, m->whole_rows);
+  if (!l) {
+    m->why = "a dot accumulator the warps cannot tile in 16 x 8 tiles";
+    return;
+  }
+  if (op->src) return;
+  op->alay = mma_layout(K, op->rows, op->kdim, true);
+  if (!op->alay || op->alay->wc != 1 || l->wc != 1 || op->alay->wr != l->wr)
+    m->why = "a dot whose A operand in registers cannot have the accumulator's rows";
 }
 
 /* ------------------------------------------------------------ classes of unit-dim values */
@@ -153,6 +224,7 @@ typedef struct Classes {
   int *dim;
   const char *why;
   TirOp *op;             /* the op being scanned */
+  int R, C;              /* the shape its expression runs over */
   TirVar *first;         /* the first unit-dim value of the op */
 } Classes;
 
@@ -161,12 +233,19 @@ static int find(Classes *c, int i) {
   return i;
 }
 
+/* Two layouts that give every thread the same rows: a row value (a slice along
+ * dim 1) of one is a row value of the other, register for register. */
+static bool same_rows(const Layout *a, const Layout *b) {
+  return a->rows == b->rows && a->lr == b->lr && a->lc == b->lc && a->wr == b->wr && a->wc == b->wc &&
+         a->rr == b->rr && a->mma == b->mma;
+}
+
 static void set_parent(Classes *c, int v, const Layout *p, int dim) {
   int r = find(c, v);
   if (!c->parent[r]) {
     c->parent[r] = p;
     c->dim[r] = dim;
-  } else if (c->parent[r] != p || c->dim[r] != dim) {
+  } else if ((c->parent[r] != p || c->dim[r] != dim) && !(dim == 1 && c->dim[r] == 1 && same_rows(c->parent[r], p))) {
     c->why = "a value used in two layouts (a layout conversion)";
   }
 }
@@ -203,7 +282,7 @@ static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   Classes *c = ctx;
   TirOp *op = c->op;
   if (v->rank == 0) return; /* a scalar value: every thread has it */
-  int R = op->rows, C = op->cols;
+  int R = c->R, C = c->C;
   if (v->rows == R && v->cols == C) {
     if (!c->first) c->first = v;
     else join(c, c->first->id, v->id);
@@ -220,6 +299,15 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
   Classes *c = ctx;
   c->op = op;
   c->first = NULL;
+  c->R = op->rows;
+  c->C = op->cols;
+  if (op->kind == TO_DOT) {
+    relate_leaf(K, op->dst, NULL, c);
+    c->first = NULL; /* an A operand in registers: over [rows, kdim] */
+    c->C = op->kdim;
+    leaves(K, op->expr, relate_leaf, c);
+    return;
+  }
   if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), 1);
   if (op->kind == TO_ASSIGN || op->kind == TO_LOAD) relate_leaf(K, op->dst, NULL, c);
   if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE) leaves(K, op->expr, relate_leaf, c);
@@ -232,20 +320,45 @@ static void anchor_fn(TirKernel *K, TirOp *op, void *ctx) {
     blocked(K, op->rows, op->cols, w);
 }
 
+static void bound_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K, (void)x;
+  ((bool *)ctx)[v->id] = true;
+}
+
+/* The values an op computes in its layout or reads there (all but loads,
+ * declarations and copies to shared memory, which run in any layout). */
+static void bound_fn(TirKernel *K, TirOp *op, void *ctx) {
+  bool *bound = ctx;
+  if (op->dst && op->kind != TO_LOAD && op->kind != TO_DECL && op->kind != TO_SPILL) bound[op->dst->id] = true;
+  if (op->kind == TO_SUM) bound[op->src->id] = true;
+  leaves(K, op->expr, bound_leaf, bound);
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
+  MmaScan m = {false, NULL};
+  walk(K, &K->body, mma_scan_fn, &m);
+  walk(K, &K->body, mma_fn, &m);
+  if (m.why) {
+    *why = m.why;
+    return false;
+  }
   int w = 1;
   walk(K, &K->body, widest_fn, &w);
   if (w == 1) w = 4;
   walk(K, &K->body, anchor_fn, &w);
   int n = K->vars.len;
   Classes c = {convs, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL,
-               NULL};
+               0, 0, NULL};
   for (int i = 0; i < n; i++) c.up[i] = i;
   walk(K, &K->body, relate_fn, &c);
   if (c.why) {
     *why = c.why;
     return false;
   }
+  /* a value only loaded and copied to shared memory (a dot operand) keeps the
+   * plain blocked layout of its shape: 16-byte loads, not the accumulator's */
+  bool *bound = NEW_ARRAY(K->a, bool, n);
+  walk(K, &K->body, bound_fn, bound);
   Layout *scalar = NEW(K->a, Layout);
   scalar->kind = LY_SCALAR;
   for (int i = 0; i < n; i++) {
@@ -260,7 +373,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
       return false;
     }
     if (c.parent[r]) v->layout = slice_of(K, c.parent[r], c.dim[r]);
-    else v->layout = blocked(K, v->rows, v->cols, w);
+    else v->layout = blocked_as(K, v->rows, v->cols, bound[i] ? w : elem_bytes[v->elem], !bound[i]);
   }
   return true;
 }
@@ -276,6 +389,7 @@ typedef struct Check {
 
 static bool readable(const Layout *v, const Layout *at) {
   if (v == at || v->kind == LY_SCALAR) return true;
+  if (v->kind == LY_SLICE && at->kind == LY_BLOCKED && v->dim == 1 && same_rows(v->parent, at)) return true;
   if (v->kind == LY_SLICE && at->kind == LY_BLOCKED && v->parent == at) return true;
   if (v->kind == LY_SLICE && at->kind == LY_SLICE && v->parent == at->parent && v->dim == at->dim) return true;
   return false;
@@ -324,6 +438,17 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     op->lay = store_layout(K, op);
     break;
   case TO_SPILL: case TO_COLREDUCE: op->lay = op->dst->layout; return;
+  case TO_DOT:
+    op->lay = op->dst->layout;
+    if (op->lay->kind != LY_BLOCKED || !op->lay->mma) {
+      c->why = "a dot into a value in another layout";
+      return;
+    }
+    if (op->src) return;
+    c->lay = op->alay; /* the A operand's values, where the A fragments need them */
+    c->op = op;
+    leaves(K, op->expr, check_leaf, c);
+    return;
   case TO_SUM:
     op->lay = op->src->layout;
     if (op->lay->kind != LY_BLOCKED) c->why = "sum() of a row or column value";
@@ -590,6 +715,11 @@ static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
   switch (op->kind) {
   case TO_SPILL: add_access(op, op->buf, true, &r->overflow); return;
   case TO_COLREDUCE: add_access(op, op->buf, false, &r->overflow); return;
+  case TO_DOT:
+    if (op->src) add_access(op, op->buf, false, &r->overflow);
+    add_access(op, op->buf2, false, &r->overflow);
+    expr_reads(K, op->expr, r);
+    return;
   case TO_SCALAR:
     expr_reads(K, s->kind == S_VAR ? s->u.decl.init : s->u.assign.rhs, r);
     return;
@@ -615,12 +745,47 @@ static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
   }
 }
 
+/* ------------------------------------------------------------ early copies */
+
+static bool touches_buf(const TirOp *op, int buf) {
+  for (int i = 0; i < op->nacc; i++)
+    if (op->acc[i].buf == buf) return true;
+  return false;
+}
+
+/* A copy to shared memory moves up its block to right after the op that last
+ * wrote its value (never past an op that touches its buffer, nor past control
+ * flow): copies made together share the barrier their readers need, one
+ * barrier for k and v in attention instead of one before each dot. */
+static void early_spills(TirKernel *K, TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    early_spills(K, &op->body);
+    early_spills(K, &op->els);
+    if (op->kind != TO_SPILL) continue;
+    int j = i;
+    for (; j > 0; j--) {
+      const TirOp *p = b->ops.items[j - 1];
+      if (p->dst == op->dst || touches_buf(p, op->buf) || p->kind == TO_FOR || p->kind == TO_WHILE ||
+          p->kind == TO_IF || p->kind == TO_BREAK || p->kind == TO_CONTINUE)
+        break;
+    }
+    if (j == i) continue;
+    if (op->first && i + 1 < b->ops.len && ((TirOp *)b->ops.items[i + 1])->stmt == op->stmt)
+      ((TirOp *)b->ops.items[i + 1])->first = true; /* the statement's comment stays with it */
+    op->first = false;
+    for (int k = i; k > j; k--) b->ops.items[k] = b->ops.items[k - 1];
+    b->ops.items[j] = op;
+  }
+}
+
 /* ------------------------------------------------------------ the stage */
 
 static void used_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)K, (void)ctx;
   if (op->lay && op->lay->kind != LY_SCALAR)
     ((Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay))->used = true;
+  if (op->alay) ((Layout *)op->alay)->used = true;
 }
 
 /* The layouts some value or op uses (the printer computes their coordinates). */
@@ -644,7 +809,7 @@ static void lanes_warps(TirKernel *K) {
 
 bool layout_assign(TirKernel *K, const char **why) {
   PtrVec convs = {0};
-  if (!assign_vars(K, &convs, why) || !registers_ok(K, why)) return false;
+  if (!assign_vars(K, &convs, why)) return false;
   Check c = {NULL, NULL, NULL, &convs};
   walk(K, &K->body, op_layout_fn, &c);
   if (c.why) {
@@ -665,6 +830,9 @@ bool layout_assign(TirKernel *K, const char **why) {
     *why = "too many shared copies read by one statement";
     return false;
   }
+  early_spills(K, &K->body);
+  /* the budget counts live ranges, which the early copies shorten */
+  if (!registers_ok(K, why)) return false;
   mark_used(K);
   lanes_warps(K);
   /* from here on the kernel is the IR's: warnings are given */

@@ -15,8 +15,12 @@
  * slice reads (pad too) and stores, element reads and stores of tensors,
  * every elementwise operator, cast and math function, rows/cols/where,
  * writes of a tile through a window, transpose, element and sub-tile reads of tiles,
- * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32.
- * Anything else (dot, gathers and scatters)
+ * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32,
+ * and dot on the matrix unit: its operands are spilled to copies that ldmatrix
+ * reads (transpose(v) is read transposed, not copied twice), or, for a cast to
+ * f16/bf16 of f32 values, computed in registers (TO_DOT). v = dot(..),
+ * v += dot(..) and v = e + dot(..) accumulate in v; a dot elsewhere goes into a
+ * fresh value. Anything else (a dot without a matrix instruction, gathers and scatters)
  * returns NULL with the reason, and the kernel keeps the direct
  * emitter (emit.c) until the IR covers it.
  */
@@ -35,6 +39,8 @@ typedef struct Lower {
   PtrVec read, written;  /* tensors (Sym *) read by loads, written by stores */
   PtrVec spilled;        /* values spilled for the statement being lowered (TirVar *) */
   PtrVec current;        /* values whose shared copy holds their value here (straight-line code) */
+  PtrVec loops_op, loops_in; /* the loops around the statement (TirOp *), and the blocks they are in */
+  PtrVec hoisted;        /* spills moved before a loop: (TirOp *loop, TirVar *) pairs */
 } Lower;
 
 static bool in_vec(const PtrVec *v, const void *p) {
@@ -160,24 +166,33 @@ static bool slice_shape(Lower *L, TirBlock *b, const Expr *s, int *rank, int *ro
   return true;
 }
 
-static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad) {
+/* A load of a slice (pad: elements outside read as pad) into dst, or, when dst
+ * is NULL, into a fresh value that stands for key. */
+static bool lower_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad, TirVar *dst) {
   int rank, rows, cols;
   if (!slice_shape(L, b, slice, &rank, &rows, &cols)) return false;
   if (!rank) return fail(L, "a tensor element read in a tile expression");
   if (pad && !scalar_ok(L, b, pad)) return false;
   Sym *X = slice->u.index.base->u.ident.sym;
   note_tensor(L, &L->read, X);
-  TirVar *v = tir_new_var(L->K, X->ty.elem, rank, rows, cols,
-                          arena_printf(L->K->a, "%s of %s at line %d", pad ? "pad" : "slice", X->name, key->loc.line));
-  v->cname = temp_name(L);
+  TirVar *v = dst;
+  if (!v) {
+    v = tir_new_var(L->K, X->ty.elem, rank, rows, cols,
+                    arena_printf(L->K->a, "%s of %s at line %d", pad ? "pad" : "slice", X->name, key->loc.line));
+    v->cname = temp_name(L);
+  }
   TirOp *op = op_new(L, b, TO_LOAD);
   op->dst = v;
   op->slice = slice;
   op->pad = pad;
   op->rows = rows;
   op->cols = cols;
-  map_value(L, key, v);
+  if (!dst) map_value(L, key, v);
   return true;
+}
+
+static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad) {
+  return lower_load(L, b, key, slice, pad, NULL);
 }
 
 static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
@@ -217,11 +232,61 @@ static TirVar *value_of(Lower *L, TirBlock *b, Expr *x) {
   return v;
 }
 
-/* v's shared copy, written by a TO_SPILL before the statement reads it (once per statement). */
-static int spill(Lower *L, TirBlock *b, TirVar *v, const char *why) {
+/* v's shared copy, written by a TO_SPILL before the statement reads it (once per
+ * statement); a dot operand's copy is laid out for ldmatrix (tir_operand_buf). */
+typedef struct Writes {
+  const Sym *y;
+  bool any;
+} Writes;
+
+static void writes_stmt(Stmt *s, void *ctx) {
+  Writes *w = ctx;
+  if (s->kind == S_VAR) w->any |= s->u.decl.sym == w->y;
+  if (s->kind != S_ASSIGN) return;
+  const Expr *l = s->u.assign.lhs;
+  w->any |= l->kind == E_IDENT ? l->u.ident.sym == w->y : l->u.index.base->u.ident.sym == w->y;
+}
+
+/* The outermost loop around the statement that does not write tile var v (its
+ * copy, made before that loop, holds v in every iteration), or -1. */
+static int invariant_loop(Lower *L, const TirVar *v) {
+  if (!v->sym || L->td) return -1;
+  for (int i = 0; i < L->loops_op.len; i++) {
+    Stmt *f = ((TirOp *)L->loops_op.items[i])->stmt;
+    Writes w = {v->sym, false};
+    facts_walk_stmts(f->kind == S_WHILE ? &f->u.whil.body : &f->u.forr.body, writes_stmt, &w);
+    if (!w.any) return i;
+  }
+  return -1;
+}
+
+static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool operand) {
   TirKernel *K = L->K;
-  int bi = tir_copy_buf(K, v);
+  /* a tile var no enclosing loop writes is copied once, before the outermost such loop */
+  int at = invariant_loop(L, v);
+  int bi = operand ? tir_operand_buf(K, v, (at >= 0 ? at : L->loops) > 0) : tir_copy_buf(K, v);
   if (bi < 0) return fail(L, "too many shared copies"), -1;
+  if (at >= 0) {
+    TirOp *f = L->loops_op.items[at];
+    for (int i = 0; i + 1 < L->hoisted.len; i += 2)
+      if (L->hoisted.items[i] == f && L->hoisted.items[i + 1] == v) return bi;
+    vec_push(K->a, &L->hoisted, f);
+    vec_push(K->a, &L->hoisted, v);
+    TirOp *op = tir_new_op(K, NULL, TO_SPILL, L->stmt);
+    op->dst = v;
+    op->buf = bi;
+    if (v->sym->place == PL_REGISTER) op->reason = why;
+    op->rows = v->rows;
+    op->cols = v->cols;
+    /* right before the loop, in the block that holds it */
+    PtrVec *ops = &((TirBlock *)L->loops_in.items[at])->ops;
+    vec_push(K->a, ops, NULL);
+    int j = ops->len - 1;
+    for (; ops->items[j - 1] != f; j--) ops->items[j] = ops->items[j - 1];
+    ops->items[j] = f;
+    ops->items[j - 1] = op;
+    return bi;
+  }
   /* once per statement, and not at all while the copy is current */
   if (in_vec(&L->spilled, v) || in_vec(&L->current, v)) return bi;
   vec_push(K->a, &L->spilled, v);
@@ -234,6 +299,8 @@ static int spill(Lower *L, TirBlock *b, TirVar *v, const char *why) {
   op->cols = v->cols;
   return bi;
 }
+
+static int spill(Lower *L, TirBlock *b, TirVar *v, const char *why) { return spill_as(L, b, v, why, false); }
 
 static void map_read(Lower *L, Expr *x, TirRead *r) {
   vec_push(L->K->a, &L->K->rkeys, x);
@@ -311,6 +378,95 @@ static bool hoist_sum(Lower *L, TirBlock *b, Expr *x) {
   return true;
 }
 
+/* ------------------------------------------------------------ dot */
+
+static bool is_dot(const Expr *x) { return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_DOT; }
+
+/* Whether x names tile var y anywhere. */
+static bool names(const Expr *x, const Sym *y) {
+  if (!x || !y) return false;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym == y;
+  case E_UNARY: return names(x->u.unary.a, y);
+  case E_BINARY: return names(x->u.binary.a, y) || names(x->u.binary.b, y);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (names(x->u.call.args[i], y)) return true;
+    return false;
+  case E_INDEX:
+    if (x->u.index.base->u.ident.sym == y) return true;
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (names(x->u.index.idx[i].start, y)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* A dot the matrix unit runs (hw.c): f16 or bf16 operands, a multiple of its shape. */
+static bool dot_ok(Lower *L, const Expr *x) {
+  const Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  if (!L->K->hw->mma) return fail(L, "a dot on a target without a matrix instruction");
+  if (a->ty.elem != T_F16 && a->ty.elem != T_BF16) return fail(L, "a dot of operands other than f16 and bf16");
+  if (a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 16)
+    return fail(L, "a dot whose shape is not a multiple of the instruction's (16 x 8 x 16)");
+  return true;
+}
+
+/* A operand computed in registers: a cast to f16/bf16 of f32 values (attention's
+ * f16(p)); the layout stage evaluates it in an accumulator layout and packs it. */
+static bool register_a(const Expr *a) {
+  return a->kind == E_CALL && (a->u.call.cast == T_F16 || a->u.call.cast == T_BF16) && a->u.call.args[0]->ty.elem == T_F32;
+}
+
+/* An operand read from its copy by ldmatrix: a value, or transpose(value) (trans). */
+static TirVar *dot_operand(Lower *L, TirBlock *b, Expr *x, bool *trans, int *buf) {
+  *trans = x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_TRANSPOSE;
+  TirVar *v = value_of(L, b, *trans ? x->u.call.args[0] : x);
+  if (!v) return NULL;
+  *buf = spill_as(L, b, v, "dot reads it as an operand", true);
+  return *buf < 0 ? NULL : v;
+}
+
+/* dst op= dot(a, b) (op: = or +=). */
+static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x) {
+  if (!dot_ok(L, x)) return false;
+  Expr *a = x->u.call.args[0], *bx = x->u.call.args[1];
+  TirVar *va = NULL, *vb;
+  int ba = -1, bb = -1;
+  bool at = false, bt = false;
+  if (register_a(a)) {
+    if (!hoist(L, b, a)) return false;
+  } else if (!(va = dot_operand(L, b, a, &at, &ba))) {
+    return false;
+  }
+  if (!(vb = dot_operand(L, b, bx, &bt, &bb))) return false;
+  TirOp *o = op_new(L, b, TO_DOT);
+  o->dst = dst;
+  o->op = op;
+  o->src = va;
+  o->buf = ba;
+  o->atrans = at;
+  o->expr = va ? NULL : a;
+  o->src2 = vb;
+  o->buf2 = bb;
+  o->btrans = bt;
+  o->kdim = a->ty.dims[1];
+  o->rows = dst->rows;
+  o->cols = dst->cols;
+  return true;
+}
+
+/* dot(..) in any other place: into a fresh value first. */
+static bool hoist_dot(Lower *L, TirBlock *b, Expr *x) {
+  TirVar *v = tir_new_var(L->K, x->ty.elem, 2, x->ty.dims[0], x->ty.dims[1],
+                          arena_printf(L->K->a, "dot at line %d", x->loc.line));
+  v->cname = temp_name(L);
+  op_new(L, b, TO_DECL)->dst = v;
+  if (!lower_dot(L, b, v, TK_ASSIGN, x)) return false;
+  map_value(L, x, v);
+  return true;
+}
+
 /* Lowers the non-elementwise parts of x into ops before the statement's own. */
 static bool hoist(Lower *L, TirBlock *b, Expr *x) {
   if (tir_hoisted(L->K, x) || tir_read(L->K, x)) return true;
@@ -340,7 +496,7 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: return hoist_reduce(L, b, x);
     case B_COLSUM: case B_COLMAX: case B_COLMIN: return hoist_colreduce(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
-    case B_DOT: return fail(L, "dot");
+    case B_DOT: return dot_ok(L, x) && hoist_dot(L, b, x);
     default: return fail(L, "a tile function");
     }
   }
@@ -351,6 +507,23 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
 static bool lower_block(Lower *L, TirBlock *out, Block *b);
 
 static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Expr *rhs) {
+  /* v = X[..] and v = pad(X[..], p) of v's element type load into v's registers */
+  bool padded = rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_PAD;
+  Expr *sl = padded ? rhs->u.call.args[0] : rhs;
+  if (op == TK_ASSIGN && is_tensor_slice(sl) && sl->ty.elem == v->elem && rhs->ty.rank == v->rank &&
+      (rhs->ty.rank == 1 || (rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols)) && !names(rhs, v->sym))
+    return lower_load(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
+  /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
+   * registers (after v = e), when it does not read v and v is f32 */
+  const Sym *y = v->sym;
+  if (v->elem == T_F32 && v->rank == 2 && is_dot(rhs) && (op == TK_ASSIGN || op == TK_ADD_ASSIGN) && !names(rhs, y))
+    return lower_dot(L, b, v, op, rhs);
+  if (v->elem == T_F32 && v->rank == 2 && op == TK_ASSIGN && rhs->kind == E_BINARY && rhs->u.binary.op == TK_PLUS) {
+    Expr *d = is_dot(rhs->u.binary.b) ? rhs->u.binary.b : is_dot(rhs->u.binary.a) ? rhs->u.binary.a : NULL;
+    Expr *e = d == rhs->u.binary.b ? rhs->u.binary.a : rhs->u.binary.b;
+    if (d && !names(d, y) && d->ty.dims[0] == v->rows && d->ty.dims[1] == v->cols)
+      return dot_ok(L, d) && lower_tile_assign(L, b, v, TK_ASSIGN, e) && lower_dot(L, b, v, TK_ADD_ASSIGN, d);
+  }
   if (!hoist(L, b, rhs)) return false;
   TirOp *o = op_new(L, b, TO_ASSIGN);
   o->dst = v;
@@ -542,7 +715,10 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     o->td = td || L->td;
     L->td += td;
     L->loops++;
+    vec_push(L->K->a, &L->loops_op, o);
+    vec_push(L->K->a, &L->loops_in, b);
     if (!lower_block(L, &o->body, &s->u.forr.body)) return false;
+    L->loops_op.len--, L->loops_in.len--;
     L->loops--;
     L->td -= td;
     return true;
@@ -553,7 +729,10 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     o->td = td || L->td;
     L->td += td;
     L->loops++;
+    vec_push(L->K->a, &L->loops_op, o);
+    vec_push(L->K->a, &L->loops_in, b);
     if (!lower_block(L, &o->body, &s->u.whil.body)) return false;
+    L->loops_op.len--, L->loops_in.len--;
     L->loops--;
     L->td -= td;
     return true;
@@ -608,7 +787,7 @@ static bool lower_stmt(Lower *L, TirBlock *b, Stmt *s) {
   if (ok && L->td)
     for (int i = ops; i < b->ops.len; i++) {
       TirOpKind k = ((TirOp *)b->ops.items[i])->kind;
-      if (k == TO_SPILL || k == TO_SUM || k == TO_COLREDUCE || k == TO_REDUCE)
+      if (k == TO_SPILL || k == TO_SUM || k == TO_COLREDUCE || k == TO_REDUCE || k == TO_DOT)
         return fail(L, "a tile read under thread-dependent control");
     }
   return ok;

@@ -10,8 +10,10 @@
  * Each early load runs only while its iteration is inside the loop's range, so
  * it reads nothing the loop would not (its bounds checks were proven for that
  * range). The loads of iteration i + n - 1 are in flight while iteration i
- * computes; that is the overlap @pipeline asks for. cp.async rings through
- * shared memory are the other path (emit.c, for loops with dot).
+ * computes; that is the overlap @pipeline asks for.
+ * A load whose value only fills a dot operand's copy goes to shared memory
+ * directly instead: a ring of n copies filled by cp.async (stage_rings below);
+ * with no cp.async on the target (hw.c) it keeps its register ring.
  * A ring that would take the kernel past its register budget is not made, nor
  * one in a loop with a continue (it would skip the shift).
  */
@@ -96,12 +98,17 @@ static void ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec
   for (int j = 1; j <= d; j++)
     vec_push(K->a, before, early_load(K, l, p[j], f->stmt, f->stmt->u.forr.lo, j - 1));
   /* in the body, where the load was: take the oldest, shift, issue the newest */
-  TirOp *decl = tir_new_op(K, NULL, TO_DECL, l->stmt);
-  decl->dst = l->dst;
-  decl->lay = l->dst->layout;
-  decl->first = l->first;
-  vec_push(K->a, body, decl);
-  vec_push(K->a, body, copy_op(K, l->dst, p[1], l->stmt));
+  TirOp *take = copy_op(K, l->dst, p[1], l->stmt);
+  take->first = l->first;
+  if (!l->dst->sym) { /* a tile var loaded directly has its declaration already */
+    TirOp *decl = tir_new_op(K, NULL, TO_DECL, l->stmt);
+    decl->dst = l->dst;
+    decl->lay = l->dst->layout;
+    decl->first = l->first;
+    take->first = false;
+    vec_push(K->a, body, decl);
+  }
+  vec_push(K->a, body, take);
   for (int j = 1; j < d; j++) vec_push(K->a, body, copy_op(K, p[j], p[j + 1], l->stmt));
   vec_push(K->a, body, early_load(K, l, p[d], f->stmt, NULL, d));
 }
@@ -116,10 +123,140 @@ static bool has_continue(const TirBlock *b) {
   return false;
 }
 
+/* ------------------------------------------------------------ stage rings (cp.async) */
+
+typedef struct Uses {
+  const TirVar *v;
+  const TirOp *loop;
+  bool other;            /* v is used other than by its load and its copies in the loop's body */
+} Uses;
+
+static bool expr_mentions(const TirKernel *K, const Expr *x, const TirVar *v) {
+  if (!x || tir_read(K, x)) return false;
+  if (tir_hoisted(K, x)) return tir_hoisted(K, x) == v;
+  switch (x->kind) {
+  case E_IDENT: return v->sym && x->u.ident.sym == v->sym;
+  case E_UNARY: return expr_mentions(K, x->u.unary.a, v);
+  case E_BINARY: return expr_mentions(K, x->u.binary.a, v) || expr_mentions(K, x->u.binary.b, v);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (expr_mentions(K, x->u.call.args[i], v)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    bool mine = top && (op->kind == TO_DECL || op->kind == TO_LOAD || op->kind == TO_SPILL);
+    /* a dot reads its operands from their copies */
+    if ((op->dst == u->v && !mine) || (op->src == u->v && op->kind != TO_DOT) || expr_mentions(K, op->expr, u->v) ||
+        expr_mentions(K, op->pad, u->v))
+      u->other = true;
+    uses_block(K, &op->body, u, op == u->loop);
+    uses_block(K, &op->els, u, false);
+  }
+}
+
+/* The operand copy a load's value goes to, when the value is used for nothing
+ * else (a dot reads the copy): the load can then fill the copy directly. */
+static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
+  if (!K->hw->cp_async || l->pad || l->pf_var || layout_padded(l->dst->layout)) return -1;
+  int bi = -1;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == l->dst) bi = i;
+  if (bi < 0 || !K->bufs[bi].alternating || K->bufs[bi].stages) return -1; /* an operand copy made in a loop */
+  Uses u = {l->dst, f, false};
+  uses_block(K, &K->body, &u, false);
+  return u.other ? -1 : bi;
+}
+
+static TirOp *new_op(TirKernel *K, TirOpKind kind, Stmt *s) { return tir_new_op(K, NULL, kind, s); }
+
+static TirOp *async_copy(TirKernel *K, const TirOp *l, int bi, const Stmt *f, const Expr *base, int k) {
+  TirOp *o = new_op(K, TO_ASYNC_COPY, l->stmt);
+  *o = *l;
+  o->kind = TO_ASYNC_COPY;
+  o->first = false;
+  o->dst = NULL;
+  o->buf = bi;
+  o->pf_var = f->u.forr.sym;
+  o->pf_base = base;
+  o->pf_loop = f;
+  o->pf_k = k;
+  o->nacc = 0;
+  return o;
+}
+
+/* Loads whose values only fill operand copies become a ring of `stages` copies
+ * in shared memory, filled stages - 1 iterations ahead:
+ *   before the loop:  copy(i := lo + j step) -> stage j, commit   (j < stages - 1)
+ *   each iteration:   wait until one group is pending at most (stages - 2), barrier,
+ *                     copy(i + (stages - 1) step) -> stage (it + stages - 1) % stages, commit,
+ *                     then the body reads stage it % stages
+ *   after the loop:   wait for all.
+ * The barrier makes every thread's copies for this iteration visible, and
+ * every thread is past the reads of the stage refilled next (last iteration's). */
+static bool stage_rings(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrVec *after) {
+  TirOp *loads[TIR_MAX_BUFS];
+  int bufs[TIR_MAX_BUFS], n = 0;
+  for (int i = 0; i < f->body.ops.len && n < TIR_MAX_BUFS; i++) {
+    TirOp *op = f->body.ops.items[i];
+    int bi = op->kind == TO_LOAD && candidate(K, op, f->stmt) ? direct_copy(K, f, op) : -1;
+    if (bi >= 0) loads[n] = op, bufs[n++] = bi;
+  }
+  if (!n) return false;
+  const char *it = arena_printf(K->a, "t2c_it%d", K->nrings++);
+  f->counter = it;
+  for (int r = 0; r < n; r++) {
+    TirBuf *b = &K->bufs[bufs[r]];
+    loads[r]->dst->direct = true;
+    b->what = arena_printf(K->a, "%d stages of %s, filled by cp.async ahead of the loop at line %d", stages,
+                           loads[r]->dst->sym ? loads[r]->dst->sym->name : loads[r]->dst->what, f->stmt->loc.line);
+    b->alternating = false;
+    b->stages = stages;
+    b->counter = it;
+    tir_buf_size(b);
+  }
+  /* the values, their loads and copies leave the body */
+  PtrVec body = {0};
+  for (int i = 0; i < f->body.ops.len; i++) {
+    TirOp *op = f->body.ops.items[i];
+    bool gone = false;
+    for (int r = 0; r < n; r++)
+      gone |= op == loads[r] || ((op->kind == TO_DECL || op->kind == TO_SPILL) && op->dst == loads[r]->dst);
+    if (gone && op->first && i + 1 < f->body.ops.len && ((TirOp *)f->body.ops.items[i + 1])->stmt == op->stmt)
+      ((TirOp *)f->body.ops.items[i + 1])->first = true;
+    if (!gone) vec_push(K->a, &body, op);
+  }
+  for (int j = 0; j < stages - 1; j++) {
+    for (int r = 0; r < n; r++) vec_push(K->a, before, async_copy(K, loads[r], bufs[r], f->stmt, f->stmt->u.forr.lo, j));
+    vec_push(K->a, before, new_op(K, TO_ASYNC_COMMIT, f->stmt));
+  }
+  PtrVec head = {0};
+  TirOp *w = new_op(K, TO_ASYNC_WAIT, f->stmt);
+  w->pending = stages - 2;
+  vec_push(K->a, &head, w);
+  TirOp *bar = new_op(K, TO_BARRIER, f->stmt);
+  bar->reason = "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
+  vec_push(K->a, &head, bar);
+  K->nbarriers++;
+  for (int r = 0; r < n; r++) vec_push(K->a, &head, async_copy(K, loads[r], bufs[r], f->stmt, NULL, stages - 1));
+  vec_push(K->a, &head, new_op(K, TO_ASYNC_COMMIT, f->stmt));
+  for (int i = 0; i < body.len; i++) vec_push(K->a, &head, body.items[i]);
+  f->body.ops = head;
+  TirOp *drain = new_op(K, TO_ASYNC_WAIT, f->stmt);
+  drain->pending = 0;
+  vec_push(K->a, after, drain);
+  return true;
+}
+
 /* Returns whether some load got a ring. */
-static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, PtrVec *before) {
+static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrVec *after) {
   int d = stages - 1;
   if (has_continue(&f->body)) return false;
+  bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, before, after);
   PtrVec body = {0};
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
@@ -129,7 +266,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, PtrVec *before) {
     else vec_push(K->a, &body, op);
   }
   f->body.ops = body;
-  return before->len > 0;
+  return rings || before->len > 0;
 }
 
 static void pipeline_block(TirKernel *K, TirBlock *b) {
@@ -142,8 +279,8 @@ static void pipeline_block(TirKernel *K, TirBlock *b) {
       for (int a = 0; a < op->stmt->nattrs; a++) {
         const Attr *at = op->stmt->attrs[a];
         if (at->kind == A_PIPELINE && at->args[0]->cv.i > 1) {
-          PtrVec before = {0};
-          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, &before))
+          PtrVec before = {0}, after = {0};
+          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, &before, &after))
             diag_warning(K->d, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead (see --dump-tir); "
                          "they are not overlapped", (int)at->args[0]->cv.i);
           if (before.len) { /* the ring's first loads go after the loop's comment */
@@ -151,9 +288,13 @@ static void pipeline_block(TirKernel *K, TirBlock *b) {
             op->first = false;
           }
           for (int j = 0; j < before.len; j++) vec_push(K->a, &out, before.items[j]);
+          vec_push(K->a, &out, op);
+          for (int j = 0; j < after.len; j++) vec_push(K->a, &out, after.items[j]);
+          op = NULL;
+          break;
         }
       }
-    vec_push(K->a, &out, op);
+    if (op) vec_push(K->a, &out, op);
   }
   b->ops = out;
 }

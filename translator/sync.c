@@ -65,6 +65,7 @@ static bool same_elements(const TirOp *a, const TirOp *b) {
 static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st) {
   for (int i = 0; i < op->nacc; i++) {
     int b = op->acc[i].buf;
+    if (K->bufs[b].stages) continue; /* a stage ring: its own wait and barrier (pipeline.c) */
     const char *n = K->bufs[b].cname;
     if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
                               (!op->acc[i].write && same_elements(st->wop[b], op))))
@@ -154,6 +155,11 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
     /* no barrier may go under thread-dependent control: one before the region
      * covers what its ops need, and none inside it */
     bool region = !nobar && op->td && (op->kind == TO_IF || op->kind == TO_FOR || op->kind == TO_WHILE);
+    if (op->kind == TO_BARRIER) { /* one a stage ring's protocol placed (pipeline.c) */
+      memset(st, 0, sizeof *st);
+      if (real) vec_push(K->a, &out, op);
+      continue;
+    }
     const char *why = nobar ? NULL : conflict(K, op, st);
     if (!why && region && (region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st)))
       why = arena_printf(K->a, "before code that only some threads run (line %d), which touches what other "

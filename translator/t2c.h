@@ -527,7 +527,12 @@ const HwPath *hw_path(const TargetConfig *t);
  * (never loaded, stored or reduced).
  * LY_SLICE: what a reduction of a blocked parent along `dim` leaves: dim 1
  * gives [rows, 1] with one register per row repeat (ir), dim 0 gives [1, cols]
- * with rc * vec registers; every thread holding the parent's row (column) has it. */
+ * with rc * vec registers; every thread holding the parent's row (column) has it.
+ * A blocked layout with `mma` set is the accumulator of mma.sync m16n8: lanes
+ * 8 x 4 in runs of 2, and each warp holds one contiguous [rr * 8, rc * 8]
+ * block (its warp tile) of rr / 2 x rc tiles of 16 x 8:
+ *   r = warp_r * rr * 8 + ir * 8 + lane / 4,  c = warp_c * rc * 8 + ic * 8 + (lane % 4) * 2 + v
+ * (register (ir * rc + ic) * 2 + v, as for any blocked layout). */
 typedef enum LayoutKind { LY_BLOCKED, LY_SLICE, LY_SCALAR /* one value, held by every thread */ } LayoutKind;
 typedef struct Layout {
   LayoutKind kind;
@@ -537,6 +542,7 @@ typedef struct Layout {
   int dim;               /* LY_SLICE: the reduced dim */
   const struct Layout *parent; /* LY_SLICE: the blocked layout */
   bool used;             /* LY_BLOCKED: some value or op is in it or in a slice of it */
+  bool mma;              /* LY_BLOCKED: the mma accumulator (warp tiles; see above) */
 } Layout;
 int layout_count(const Layout *l);       /* registers per thread */
 bool layout_padded(const Layout *l);     /* some positions are past the tile */
@@ -552,6 +558,7 @@ typedef struct TirVar {
   int rows, cols;        /* rank 1 [n] is [1, n] */
   Sym *sym;              /* the tile var, or NULL */
   const Layout *layout;  /* layout.c */
+  bool direct;           /* pipeline.c: never in registers; its load fills its copy's stage ring */
 } TirVar;
 
 typedef enum TirOpKind {
@@ -567,11 +574,19 @@ typedef enum TirOpKind {
   TO_SPILL,         /* buf = dst: every thread writes its elements of dst to dst's shared copy */
   TO_COLREDUCE,     /* dst = red over the rows of buf (a spilled value), one column per element */
   TO_SUM,           /* dst (a scalar) = sum of expr over lay: in-thread, the warp, then buf[warp] */
+  TO_DOT,           /* dst op= dot(A, B) on the matrix unit (hw.c), dst in an mma layout: A is src's
+                       operand copy buf (atrans: transpose(src)), or, when src is NULL, expr
+                       evaluated in alay and packed into fragments in registers; B is src2's
+                       copy buf2 (btrans: transpose(src2)); kdim: the reduced length */
   TO_FOR,           /* stmt (S_FOR); body */
   TO_WHILE,         /* stmt (S_WHILE); body */
   TO_IF,            /* stmt (S_IF); body, els (an else if is one TO_IF in els) */
   TO_BREAK, TO_CONTINUE,
-  TO_BARRIER,       /* sync.c: reason */
+  TO_BARRIER,       /* sync.c: reason (or pipeline.c, with a stage ring's protocol) */
+  TO_ASYNC_COPY,    /* pipeline.c: slice -> stage pf_k ahead of buf's ring (cp.async in the fast body,
+                       plain loads and stores otherwise), each thread its elements of lay */
+  TO_ASYNC_COMMIT,  /* cp.async.commit_group */
+  TO_ASYNC_WAIT,    /* cp.async.wait_group(pending) */
 } TirOpKind;
 
 typedef struct TirBlock {
@@ -623,6 +638,12 @@ typedef struct TirOp {
   int vec;               /* TO_LOAD / TO_STORE: elements per access in the fast body */
   uint8_t chk[4];        /* TO_LOAD / TO_STORE: per tensor dim, 1: check >= 0, 2: check < dim */
   int buf;               /* TO_SCRATCH_*: the scratch buffer */
+  TirVar *src2;          /* TO_DOT: B's value, read from its copy buf2 */
+  int buf2, kdim;
+  int pending;           /* TO_ASYNC_WAIT */
+  const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
+  bool atrans, btrans;
+  const Layout *alay;    /* TO_DOT with A in registers: the layout expr is evaluated in */
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
   const char *reason;    /* TO_BARRIER; TO_SPILL of a @registers tile: why it is copied (a warning) */
@@ -634,15 +655,22 @@ typedef struct TirBuf {
   const char *cname, *what;
   ElemType elem;
   int rows, cols;
-  int pitch;             /* elements from one row to the next (a spilled value's copy: cols + 1) */
+  int pitch;             /* elements from one row to the next (a spilled value's copy: cols + 1;
+                            a dot operand's: cols + 16 bytes, rows 16-byte aligned for ldmatrix) */
   const struct TirVar *spill_of; /* the value this buffer is the shared copy of, or NULL */
   const Sym *tensor;     /* not shared memory: a tensor the kernel writes, tracked by sync.c
                             for the threads of one block (smem.c and the printer skip it) */
   int64_t bytes, offset;
   /* Two halves used in turn (t2c_ph<index> says which): a reduction inside a
    * loop writes one half while the other may still be read, so only its
-   * write -> read needs a barrier (sync.c). */
+   * write -> read needs a barrier (sync.c). A dot operand's copy inside a
+   * loop alternates too: each spill first turns to the other half. */
   bool alternating;
+  /* A stage ring (pipeline.c): `stages` copies, filled by cp.async ahead of the
+   * loop's iterations; an iteration reads stage `counter % stages`. sync.c
+   * leaves it to the ring's own wait and barrier. */
+  int stages;
+  const char *counter;
 } TirBuf;
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */
@@ -675,6 +703,7 @@ typedef struct TirKernel {
   int nchecks;
   bool versioned;        /* printed twice: vector accesses when the checks hold, scalar otherwise */
   int nbarriers;
+  int nrings;            /* loops with stage rings (pipeline.c) */
   bool use_lane, use_warp;
   const char *stage;     /* the last stage run */
 } TirKernel;
@@ -685,12 +714,17 @@ TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
 TirRead *tir_read(const TirKernel *K, const Expr *x);
 /* v's shared copy (made on first use); -1 when there are too many buffers. */
 int tir_copy_buf(TirKernel *K, TirVar *v);
+/* The same copy read by ldmatrix: rows 16-byte aligned, padded by 16 bytes. */
+int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop);
+/* Bytes a buffer takes: rows x pitch elements, twice when alternating. */
+void tir_buf_size(TirBuf *f);
 /* A fresh expression node that reads value v (through the hoisted map). */
 Expr *tir_read_of(TirKernel *K, TirVar *v);
 /* Register budget: a value holds at most MAX_REGS elements per thread (the
- * @registers cap), all values together at most TIR_MAX_VALUE_REGS (32-bit
- * registers; 64-bit elements count twice). tir_value_regs: what the values with
- * a layout take now. */
+ * @registers cap), the values live at any one op together at most
+ * TIR_MAX_VALUE_REGS (32-bit registers; 64-bit elements count twice; a value
+ * mentioned inside and outside a loop lives over the whole loop).
+ * tir_value_regs: that peak, over the values with a layout now. */
 #define TIR_MAX_VALUE_REGS 192
 int tir_value_regs(const TirKernel *K);
 void tir_dump(const TirKernel *K, FILE *out);

@@ -57,13 +57,93 @@ Expr *tir_read_of(TirKernel *K, TirVar *v) {
   return x;
 }
 
-int tir_value_regs(const TirKernel *K) {
-  int n = 0;
-  for (int i = 0; i < K->vars.len; i++) {
-    const TirVar *v = K->vars.items[i];
-    if (v->layout) n += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+/* ------------------------------------------------------------ the register budget */
+
+/* Live ranges over the ops in program order: a value lives from its first to
+ * its last mention, and over a whole loop when it is mentioned both inside the
+ * loop and outside it (it is carried from one iteration to the next). */
+typedef struct Live {
+  const TirKernel *K;
+  int *first, *last;
+  int pos;
+  int *lo, *hi, nloops, cap; /* the loops' first and last positions */
+} Live;
+
+static void mention(Live *lv, const TirVar *v) {
+  if (!v) return;
+  if (lv->first[v->id] < 0) lv->first[v->id] = lv->pos;
+  lv->last[v->id] = lv->pos;
+}
+
+static void mention_expr(Live *lv, const Expr *x) {
+  if (!x || tir_read(lv->K, x)) return;
+  const TirVar *h = tir_hoisted(lv->K, x);
+  if (h) {
+    mention(lv, h);
+    return;
   }
-  return n;
+  switch (x->kind) {
+  case E_IDENT:
+    for (int i = 0; i < lv->K->vars.len; i++) {
+      const TirVar *v = lv->K->vars.items[i];
+      if (v->sym && v->sym == x->u.ident.sym) mention(lv, v);
+    }
+    return;
+  case E_UNARY: mention_expr(lv, x->u.unary.a); return;
+  case E_BINARY: mention_expr(lv, x->u.binary.a); mention_expr(lv, x->u.binary.b); return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) mention_expr(lv, x->u.call.args[i]);
+    return;
+  default: return;
+  }
+}
+
+static void live_block(Live *lv, const TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    lv->pos++;
+    mention(lv, op->dst);
+    if (op->kind != TO_DOT) mention(lv, op->src); /* a dot reads its operands' copies */
+    mention_expr(lv, op->expr);
+    bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+    int lo = lv->pos;
+    live_block(lv, &op->body);
+    live_block(lv, &op->els);
+    if (loop && lv->nloops < lv->cap) {
+      lv->lo[lv->nloops] = lo;
+      lv->hi[lv->nloops++] = lv->pos;
+    }
+  }
+}
+
+/* The most 32-bit registers the values with a layout hold at any one op. */
+int tir_value_regs(const TirKernel *K) {
+  int n = K->vars.len;
+  if (!n) return 0;
+  Live lv = {K, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, int, n), 0, NEW_ARRAY(K->a, int, 256),
+             NEW_ARRAY(K->a, int, 256), 0, 256};
+  for (int i = 0; i < n; i++) lv.first[i] = -1;
+  live_block(&lv, &K->body);
+  /* inner loops come first (they close first): an outer loop extends what they extended */
+  for (int l = 0; l < lv.nloops; l++)
+    for (int i = 0; i < n; i++) {
+      if (lv.first[i] < 0 || lv.last[i] < lv.lo[l] || lv.first[i] > lv.hi[l]) continue;
+      if (lv.first[i] < lv.lo[l] || lv.last[i] > lv.hi[l]) {
+        if (lv.first[i] > lv.lo[l]) lv.first[i] = lv.lo[l];
+        if (lv.last[i] < lv.hi[l]) lv.last[i] = lv.hi[l];
+      }
+    }
+  int peak = 0;
+  for (int p = 0; p <= lv.pos; p++) {
+    int sum = 0;
+    for (int i = 0; i < n; i++) {
+      const TirVar *v = K->vars.items[i];
+      if (v->layout && !v->direct && lv.first[i] >= 0 && lv.first[i] <= p && p <= lv.last[i])
+        sum += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+    }
+    if (sum > peak) peak = sum;
+  }
+  return peak;
 }
 
 int tir_copy_buf(TirKernel *K, TirVar *v) {
@@ -77,9 +157,26 @@ int tir_copy_buf(TirKernel *K, TirVar *v) {
   f->rows = v->rows;
   f->cols = v->cols;
   f->pitch = v->cols > 1 ? v->cols + 1 : 1; /* + 1: a column read meets every bank once */
-  f->bytes = (int64_t)f->rows * f->pitch * elem_bytes[f->elem];
   f->spill_of = v;
+  tir_buf_size(f);
   return K->nbufs++;
+}
+
+void tir_buf_size(TirBuf *f) {
+  f->bytes = (int64_t)f->rows * f->pitch * elem_bytes[f->elem] * (f->stages > 1 ? f->stages : f->alternating ? 2 : 1);
+}
+
+/* ldmatrix reads 8 rows of 16 bytes at once: rows 16-byte aligned, and 16 bytes
+ * of padding per row put those 8 rows in 8 different groups of 4 banks. */
+int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop) {
+  int bi = tir_copy_buf(K, v);
+  if (bi < 0) return -1;
+  TirBuf *f = &K->bufs[bi];
+  int pad = 16 / elem_bytes[f->elem];
+  f->pitch = (f->cols + pad - 1) / pad * pad + pad;
+  f->alternating |= in_loop;
+  tir_buf_size(f);
+  return bi;
 }
 
 /* ------------------------------------------------------------ layouts */
@@ -103,6 +200,9 @@ const char *layout_str(Arena *a, const Layout *l) {
 }
 
 static const char *blocked_str(Arena *a, const Layout *l) {
+  if (l->mma)
+    return arena_printf(a, "[%d, %d] mma accumulator: warps %d x %d, each %d x %d tiles of 16 x 8", l->rows, l->cols,
+                        l->wr, l->wc, l->rr / 2, l->rc);
   return arena_printf(a, "[%d, %d] blocked: runs of %d, lanes %d x %d, warps %d x %d, repeats %d x %d", l->rows,
                       l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, l->rr, l->rc);
 }
@@ -112,8 +212,10 @@ static const char *blocked_str(Arena *a, const Layout *l) {
 static const char *op_names[] = {
   [TO_SCALAR] = "scalar", [TO_DECL] = "decl", [TO_LOAD] = "load", [TO_ASSIGN] = "assign",
   [TO_REDUCE] = "reduce", [TO_SCRATCH_WRITE] = "scratch_write", [TO_SCRATCH_READ] = "scratch_read",
-  [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
-  [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier",
+  [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_DOT] = "dot",
+  [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
+  [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy",
+  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait",
 };
 
 static const char *tok_str(TokenKind k) {
@@ -249,6 +351,15 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     expr_str(K, op->expr, &b);
     buf_puts(&b, ")");
     break;
+  case TO_DOT:
+    buf_printf(&b, " %s dot(", tok_str(op->op));
+    if (op->src) buf_printf(&b, op->atrans ? "transpose(%%%s)" : "%%%s", op->src->cname);
+    else expr_str(K, op->expr, &b);
+    buf_printf(&b, op->btrans ? ", transpose(%%%s))" : ", %%%s)", op->src2->cname);
+    if (op->src && op->buf >= 0) buf_printf(&b, " A from %s", K->bufs[op->buf].cname);
+    if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
+    if (op->buf2 >= 0) buf_printf(&b, ", B from %s", K->bufs[op->buf2].cname);
+    break;
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:
     buf_printf(&b, " %s %s (%s)", op->kind == TO_SCRATCH_WRITE ? "->" : "<-", K->bufs[op->buf].cname,
                builtin_names[op->red]);
@@ -275,6 +386,11 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     expr_str(K, op->kind == TO_IF ? op->stmt->u.iff.cond : op->stmt->u.whil.cond, &b);
     break;
   case TO_BARRIER: buf_printf(&b, " (%s)", op->reason); break;
+  case TO_ASYNC_WAIT: buf_printf(&b, " (%d pending)", op->pending); break;
+  case TO_ASYNC_COPY:
+    buf_printf(&b, " %s stage +%d = ", K->bufs[op->buf].cname, op->pf_k);
+    index_str(K, op->slice, &b);
+    break;
   default: break;
   }
   /* what the stages decided */
@@ -306,7 +422,8 @@ void tir_dump(const TirKernel *K, FILE *out) {
   for (int i = 0; i < K->vars.len; i++) {
     const TirVar *v = K->vars.items[i];
     fprintf(out, "  value %%%s: %s[%d, %d] (%s)", v->cname, elem_names[v->elem], v->rows, v->cols, v->what);
-    if (v->layout) fprintf(out, " in %s, %d per thread", layout_str(K->a, v->layout), layout_count(v->layout));
+    if (v->direct) fprintf(out, " in its copy's stage ring only");
+    else if (v->layout) fprintf(out, " in %s, %d per thread", layout_str(K->a, v->layout), layout_count(v->layout));
     fprintf(out, "\n");
   }
   for (int i = 0; i < K->nbufs; i++) {

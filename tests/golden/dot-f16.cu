@@ -3,100 +3,168 @@
 
 
 // kernel gemm16 (dot-f16.tl:4): 128 threads
-//   acc: registers, 8 x f32 per thread
-//   a: shared, f16[32, 32], 2560 bytes (tile a)
-//   b: shared, f16[32, 32], 2560 bytes (tile b)
-//   acc_s: shared, f32[32, 32], 4096 bytes (shared copy of register tile acc)
-//   shared memory: 9216 bytes; barriers: 3
+//   layout L0: [32, 32], the mma accumulator: warps 2 x 2, each 1 x 2 tiles of 16 x 8: 8 per thread
+//   layout L1: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
+//   acc: registers, 8 x f32 per thread (L0)
+//   a: registers, 8 x f16 per thread (L1)
+//   b: registers, 8 x f16 per thread (L1)
+//   a_s: shared, f16[32, 32], 5120 bytes (shared copy of a)
+//   b_s: shared, f16[32, 32], 5120 bytes (shared copy of b)
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise 4-byte ones
+//   shared memory: 10240 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int K)
 {
-  __shared__ __align__(16) __half a[1280];
-  __shared__ __align__(16) __half b[1280];
-  __shared__ __align__(16) float acc_s[1024];
+  __shared__ __align__(16) __half a_s[2560];
+  __shared__ __align__(16) __half b_s[2560];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // acc: mma fragment layout, warps 2 x 2
-  const int t2c_acc_wr = (warp / 2) * 16;
-  const int t2c_acc_wc = (warp % 2) * 16;
-  const int t2c_acc_r = t2c_acc_wr + lane / 4;  // this thread's first row
-  const int t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;  // and column
-  // dot-f16.tl:5: var acc: tile<f32>[32, 32] = 0.0
-  float acc[8];
-  acc[0] = 0.0f;
-  acc[1] = 0.0f;
-  acc[2] = 0.0f;
-  acc[3] = 0.0f;
-  acc[4] = 0.0f;
-  acc[5] = 0.0f;
-  acc[6] = 0.0f;
-  acc[7] = 0.0f;
-  // dot-f16.tl:6: for k0 in range(0, K, 32) {
-  for (int k0 = 0; k0 < K; k0 += 32) {
-    // dot-f16.tl:7: var a = A[0 :+ 32, k0 :+ 32]
-    __syncthreads();  // a: read at line 9, overwritten here by other threads
-    for (int e = tid; e < 1024; e += 128) {
-      const int r = e / 32, c = e % 32;
-      a[r * 40 + c] = ((k0 + c) < K ? A[r * K + (k0 + c)] : t2c::cvt<__half>(0.0f));
+  int t2c_ph0 = 0;  // which half of a_s this turn uses
+  int t2c_ph1 = 0;  // which half of b_s this turn uses
+  const int t2c_wr0 = (warp / 2) * 16, t2c_wc0 = (warp % 2) * 16;  // L0: this warp's tile
+  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 4);
+  if (t2c_fast) {
+    // dot-f16.tl:5: var acc: tile<f32>[32, 32] = 0.0
+    float acc[8];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    // dot-f16.tl:6: for k0 in range(0, K, 32) {
+    for (int k0 = 0; k0 < K; k0 += 32) {
+      // dot-f16.tl:7: var a = A[0 :+ 32, k0 :+ 32]
+      __half a[8];
+      if ((k0 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r1 * K + (k0 + t2c_c1));
+        a[0] = t2c_w0.v[0];
+        a[1] = t2c_w0.v[1];
+        a[2] = t2c_w0.v[2];
+        a[3] = t2c_w0.v[3];
+        a[4] = t2c_w0.v[4];
+        a[5] = t2c_w0.v[5];
+        a[6] = t2c_w0.v[6];
+        a[7] = t2c_w0.v[7];
+      } else {
+        a[0] = t2c::cvt<__half>(0.0f);
+        a[1] = t2c::cvt<__half>(0.0f);
+        a[2] = t2c::cvt<__half>(0.0f);
+        a[3] = t2c::cvt<__half>(0.0f);
+        a[4] = t2c::cvt<__half>(0.0f);
+        a[5] = t2c::cvt<__half>(0.0f);
+        a[6] = t2c::cvt<__half>(0.0f);
+        a[7] = t2c::cvt<__half>(0.0f);
+      }
+      t2c_ph0 ^= 1;  // a_s: this turn writes the other half
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+      // dot-f16.tl:8: var b = B[k0 :+ 32, 0 :+ 32]
+      __half b[8];
+      if ((k0 + t2c_r1) < K) {
+        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(B + (k0 + t2c_r1) * 32 + t2c_c1);
+        b[0] = t2c_w1.v[0];
+        b[1] = t2c_w1.v[1];
+        b[2] = t2c_w1.v[2];
+        b[3] = t2c_w1.v[3];
+        b[4] = t2c_w1.v[4];
+        b[5] = t2c_w1.v[5];
+        b[6] = t2c_w1.v[6];
+        b[7] = t2c_w1.v[7];
+      } else {
+        b[0] = t2c::cvt<__half>(0.0f);
+        b[1] = t2c::cvt<__half>(0.0f);
+        b[2] = t2c::cvt<__half>(0.0f);
+        b[3] = t2c::cvt<__half>(0.0f);
+        b[4] = t2c::cvt<__half>(0.0f);
+        b[5] = t2c::cvt<__half>(0.0f);
+        b[6] = t2c::cvt<__half>(0.0f);
+        b[7] = t2c::cvt<__half>(0.0f);
+      }
+      // dot-f16.tl:9: acc += dot(a, b)
+      t2c_ph1 ^= 1;  // b_s: this turn writes the other half
+      t2c::sts_vec<8>(&b_s[t2c_ph1 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
+      __syncthreads();  // a_s: written at line 9, read here by other threads
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 2 tiles of 16 x 8
+      #pragma unroll
+      for (int t2c_k2 = 0; t2c_k2 < 32; t2c_k2 += 16) {
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 1280 + (t2c_wr0 + lane % 16) * 40 + t2c_k2 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[t2c_ph1 * 1280 + (t2c_k2 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        t2c::mma_16816_f16(acc[0], acc[1], acc[4], acc[5], t2c_a0, t2c_b0);
+        t2c::mma_16816_f16(acc[2], acc[3], acc[6], acc[7], t2c_a0, t2c_b1);
+      }
     }
-    // dot-f16.tl:8: var b = B[k0 :+ 32, 0 :+ 32]
-    for (int e = tid; e < 128; e += 128) {  // b: 16-byte loads
-      const int r = e / 4, c = (e % 4) * 8;
-      if ((k0 + r) < K) t2c::load16(&b[r * 40 + c], B + ((k0 + r) * 32 + c));
-      else for (int t2c_i = 0; t2c_i < 8; ++t2c_i) b[r * 40 + c + t2c_i] = t2c::cvt<__half>(0.0f);
+    // dot-f16.tl:11: C[0 :+ 32, 0 :+ 32] = f16(acc)
+    t2c::stg_vec<2>(C + t2c_r0 * 32 + t2c_c0, t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[0]), t2c::cvt<__half>(acc[1])}});
+    t2c::stg_vec<2>(C + t2c_r0 * 32 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[2]), t2c::cvt<__half>(acc[3])}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 32 + t2c_c0, t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[4]), t2c::cvt<__half>(acc[5])}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 32 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[6]), t2c::cvt<__half>(acc[7])}});
+  } else {
+    // dot-f16.tl:5: var acc: tile<f32>[32, 32] = 0.0
+    float acc[8];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    // dot-f16.tl:6: for k0 in range(0, K, 32) {
+    for (int k0 = 0; k0 < K; k0 += 32) {
+      // dot-f16.tl:7: var a = A[0 :+ 32, k0 :+ 32]
+      __half a[8];
+      a[0] = ((k0 + t2c_c1) < K ? A[t2c_r1 * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a[1] = ((k0 + t2c_c1 + 1) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a[2] = ((k0 + t2c_c1 + 2) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a[3] = ((k0 + t2c_c1 + 3) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a[4] = ((k0 + t2c_c1 + 4) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a[5] = ((k0 + t2c_c1 + 5) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a[6] = ((k0 + t2c_c1 + 6) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a[7] = ((k0 + t2c_c1 + 7) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_ph0 ^= 1;  // a_s: this turn writes the other half
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+      // dot-f16.tl:8: var b = B[k0 :+ 32, 0 :+ 32]
+      __half b[8];
+      b[0] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      b[1] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      b[2] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      b[3] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      b[4] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      b[5] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      b[6] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      b[7] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      // dot-f16.tl:9: acc += dot(a, b)
+      t2c_ph1 ^= 1;  // b_s: this turn writes the other half
+      t2c::sts_vec<8>(&b_s[t2c_ph1 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
+      __syncthreads();  // a_s: written at line 9, read here by other threads
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 2 tiles of 16 x 8
+      #pragma unroll
+      for (int t2c_k3 = 0; t2c_k3 < 32; t2c_k3 += 16) {
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 1280 + (t2c_wr0 + lane % 16) * 40 + t2c_k3 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[t2c_ph1 * 1280 + (t2c_k3 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        t2c::mma_16816_f16(acc[0], acc[1], acc[4], acc[5], t2c_a0, t2c_b0);
+        t2c::mma_16816_f16(acc[2], acc[3], acc[6], acc[7], t2c_a0, t2c_b1);
+      }
     }
-    // dot-f16.tl:9: acc += dot(a, b)
-    __syncthreads();  // a: written at line 7, read here by other threads
-    // acc += dot(a, b) on tensor cores: mma.sync m16n8k16 (f16), warps 2 x 2, 1 x 2 tiles of 16 x 8 each
-    for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16) {
-      unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &a[(t2c_acc_wr + 0 + lane % 16) * 40 + t2c_k0 + (lane / 16) * 8]);
-      unsigned t2c_b0[2];
-      t2c::ldmatrix_x2_trans(t2c_b0, &b[(t2c_k0 + lane % 16) * 40 + t2c_acc_wc + 0]);
-      unsigned t2c_b1[2];
-      t2c::ldmatrix_x2_trans(t2c_b1, &b[(t2c_k0 + lane % 16) * 40 + t2c_acc_wc + 8]);
-      t2c::mma_16816_f16(acc[0], acc[1], acc[2], acc[3], t2c_a0, t2c_b0);
-      t2c::mma_16816_f16(acc[4], acc[5], acc[6], acc[7], t2c_a0, t2c_b1);
-    }
-  }
-  // dot-f16.tl:11: C[0 :+ 32, 0 :+ 32] = f16(acc)
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c] = acc[0];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 1] = acc[1];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c] = acc[2];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 1] = acc[3];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 8] = acc[4];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 9] = acc[5];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 8] = acc[6];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 9] = acc[7];
-  __syncthreads();  // acc_s: written at line 11, read here by other threads
-  for (int e = tid; e < 128; e += 128) {  // C: 16-byte stores
-    const int r = e / 4, c0 = (e % 4) * 8;
-    __half t2c_v[8];
-    { const int c = c0 + 0;
-      t2c_v[0] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    { const int c = c0 + 1;
-      t2c_v[1] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    { const int c = c0 + 2;
-      t2c_v[2] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    { const int c = c0 + 3;
-      t2c_v[3] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    { const int c = c0 + 4;
-      t2c_v[4] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    { const int c = c0 + 5;
-      t2c_v[5] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    { const int c = c0 + 6;
-      t2c_v[6] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    { const int c = c0 + 7;
-      t2c_v[7] = t2c::cvt<__half>(acc_s[r * 32 + c]);
-    }
-    t2c::store16(C + (r * 32 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3], t2c_v[4], t2c_v[5], t2c_v[6], t2c_v[7]);
+    // dot-f16.tl:11: C[0 :+ 32, 0 :+ 32] = f16(acc)
+    C[t2c_r0 * 32 + t2c_c0] = t2c::cvt<__half>(acc[0]);
+    C[t2c_r0 * 32 + (t2c_c0 + 1)] = t2c::cvt<__half>(acc[1]);
+    C[t2c_r0 * 32 + (t2c_c0 + 8)] = t2c::cvt<__half>(acc[2]);
+    C[t2c_r0 * 32 + (t2c_c0 + 9)] = t2c::cvt<__half>(acc[3]);
+    C[(t2c_r0 + 8) * 32 + t2c_c0] = t2c::cvt<__half>(acc[4]);
+    C[(t2c_r0 + 8) * 32 + (t2c_c0 + 1)] = t2c::cvt<__half>(acc[5]);
+    C[(t2c_r0 + 8) * 32 + (t2c_c0 + 8)] = t2c::cvt<__half>(acc[6]);
+    C[(t2c_r0 + 8) * 32 + (t2c_c0 + 9)] = t2c::cvt<__half>(acc[7]);
   }
 }

@@ -3,224 +3,309 @@
 
 
 // kernel r (mma-to-shared-in-place.tl:5): 128 threads
-//   s: registers, 32 x f32 per thread
-//   a: shared, f16[64, 16], 3072 bytes (tile a)
-//   b: shared, f16[16, 64], 2304 bytes (tile b)
-//   p: shared, f16[64, 64], 8192 bytes (tile p)
-//   shared memory: 13568 bytes; barriers: 2
+//   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
+//   layout L1: [64, 16], runs of 8, lanes 16 x 2, warps 4 x 1: 8 per thread
+//   layout L2: [16, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
+//   a: registers, 8 x f16 per thread (L1)
+//   b: registers, 8 x f16 per thread (L2)
+//   s: registers, 32 x f32 per thread (L0)
+//   p: registers, 32 x f16 per thread (L0)
+//   a_s: shared, f16[64, 16], 3072 bytes (shared copy of a)
+//   b_s: shared, f16[16, 64], 2304 bytes (shared copy of b)
+//   16-byte accesses when A is 16-byte aligned, Bt is 16-byte aligned, O is 4-byte aligned; otherwise 4-byte ones
+//   shared memory: 5376 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restrict__ O)
 {
-  __shared__ __align__(16) __half a[1536];
-  __shared__ __align__(16) __half b[1152];
-  __shared__ __align__(16) __half p[4096];
+  __shared__ __align__(16) __half a_s[1536];
+  __shared__ __align__(16) __half b_s[1152];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // s: mma fragment layout, warps 4 x 1
-  const int t2c_s_wr = (warp / 1) * 16;
-  const int t2c_s_wc = (warp % 1) * 64;
-  const int t2c_s_r = t2c_s_wr + lane / 4;  // this thread's first row
-  const int t2c_s_c = t2c_s_wc + (lane % 4) * 2;  // and column
-  // mma-to-shared-in-place.tl:6: var a = A[0 :+ 64, 0 :+ 16]
-  for (int e = tid; e < 128; e += 128) {  // a: 16-byte loads
-    const int r = e / 2, c = (e % 2) * 8;
-    t2c::load16(&a[r * 24 + c], A + (r * 16 + c));
-  }
-  // mma-to-shared-in-place.tl:7: var b = Bt[0 :+ 16, 0 :+ 64]
-  for (int e = tid; e < 128; e += 128) {  // b: 16-byte loads
-    const int r = e / 8, c = (e % 8) * 8;
-    t2c::load16(&b[r * 72 + c], Bt + (r * 64 + c));
-  }
-  // mma-to-shared-in-place.tl:8: var s: tile<f32>[64, 64] = dot(a, b)
-  float s[32];
-  __syncthreads();  // a: written at line 6, read here by other threads
-  // s = dot(a, b) on tensor cores: mma.sync m16n8k16 (f16), warps 4 x 1, 1 x 8 tiles of 16 x 8 each
-  s[0] = 0.0f;
-  s[1] = 0.0f;
-  s[2] = 0.0f;
-  s[3] = 0.0f;
-  s[4] = 0.0f;
-  s[5] = 0.0f;
-  s[6] = 0.0f;
-  s[7] = 0.0f;
-  s[8] = 0.0f;
-  s[9] = 0.0f;
-  s[10] = 0.0f;
-  s[11] = 0.0f;
-  s[12] = 0.0f;
-  s[13] = 0.0f;
-  s[14] = 0.0f;
-  s[15] = 0.0f;
-  s[16] = 0.0f;
-  s[17] = 0.0f;
-  s[18] = 0.0f;
-  s[19] = 0.0f;
-  s[20] = 0.0f;
-  s[21] = 0.0f;
-  s[22] = 0.0f;
-  s[23] = 0.0f;
-  s[24] = 0.0f;
-  s[25] = 0.0f;
-  s[26] = 0.0f;
-  s[27] = 0.0f;
-  s[28] = 0.0f;
-  s[29] = 0.0f;
-  s[30] = 0.0f;
-  s[31] = 0.0f;
-  for (int t2c_k0 = 0; t2c_k0 < 16; t2c_k0 += 16) {
-    unsigned t2c_a0[4];
-    t2c::ldmatrix_x4(t2c_a0, &a[(t2c_s_wr + 0 + lane % 16) * 24 + t2c_k0 + (lane / 16) * 8]);
-    unsigned t2c_b0[2];
-    t2c::ldmatrix_x2_trans(t2c_b0, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 0]);
-    unsigned t2c_b1[2];
-    t2c::ldmatrix_x2_trans(t2c_b1, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 8]);
-    unsigned t2c_b2[2];
-    t2c::ldmatrix_x2_trans(t2c_b2, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 16]);
-    unsigned t2c_b3[2];
-    t2c::ldmatrix_x2_trans(t2c_b3, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 24]);
-    unsigned t2c_b4[2];
-    t2c::ldmatrix_x2_trans(t2c_b4, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 32]);
-    unsigned t2c_b5[2];
-    t2c::ldmatrix_x2_trans(t2c_b5, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 40]);
-    unsigned t2c_b6[2];
-    t2c::ldmatrix_x2_trans(t2c_b6, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 48]);
-    unsigned t2c_b7[2];
-    t2c::ldmatrix_x2_trans(t2c_b7, &b[(t2c_k0 + lane % 16) * 72 + t2c_s_wc + 56]);
-    t2c::mma_16816_f16(s[0], s[1], s[2], s[3], t2c_a0, t2c_b0);
-    t2c::mma_16816_f16(s[4], s[5], s[6], s[7], t2c_a0, t2c_b1);
-    t2c::mma_16816_f16(s[8], s[9], s[10], s[11], t2c_a0, t2c_b2);
-    t2c::mma_16816_f16(s[12], s[13], s[14], s[15], t2c_a0, t2c_b3);
-    t2c::mma_16816_f16(s[16], s[17], s[18], s[19], t2c_a0, t2c_b4);
-    t2c::mma_16816_f16(s[20], s[21], s[22], s[23], t2c_a0, t2c_b5);
-    t2c::mma_16816_f16(s[24], s[25], s[26], s[27], t2c_a0, t2c_b6);
-    t2c::mma_16816_f16(s[28], s[29], s[30], s[31], t2c_a0, t2c_b7);
-  }
-  // mma-to-shared-in-place.tl:9: var p = f16(s * 2.0)
-  { const int r = t2c_s_r, c = t2c_s_c;
-    p[r * 64 + c] = t2c::cvt<__half>((s[0] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 1;
-    p[r * 64 + c] = t2c::cvt<__half>((s[1] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c;
-    p[r * 64 + c] = t2c::cvt<__half>((s[2] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 1;
-    p[r * 64 + c] = t2c::cvt<__half>((s[3] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 8;
-    p[r * 64 + c] = t2c::cvt<__half>((s[4] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 9;
-    p[r * 64 + c] = t2c::cvt<__half>((s[5] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 8;
-    p[r * 64 + c] = t2c::cvt<__half>((s[6] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 9;
-    p[r * 64 + c] = t2c::cvt<__half>((s[7] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 16;
-    p[r * 64 + c] = t2c::cvt<__half>((s[8] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 17;
-    p[r * 64 + c] = t2c::cvt<__half>((s[9] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 16;
-    p[r * 64 + c] = t2c::cvt<__half>((s[10] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 17;
-    p[r * 64 + c] = t2c::cvt<__half>((s[11] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 24;
-    p[r * 64 + c] = t2c::cvt<__half>((s[12] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 25;
-    p[r * 64 + c] = t2c::cvt<__half>((s[13] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 24;
-    p[r * 64 + c] = t2c::cvt<__half>((s[14] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 25;
-    p[r * 64 + c] = t2c::cvt<__half>((s[15] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 32;
-    p[r * 64 + c] = t2c::cvt<__half>((s[16] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 33;
-    p[r * 64 + c] = t2c::cvt<__half>((s[17] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 32;
-    p[r * 64 + c] = t2c::cvt<__half>((s[18] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 33;
-    p[r * 64 + c] = t2c::cvt<__half>((s[19] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 40;
-    p[r * 64 + c] = t2c::cvt<__half>((s[20] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 41;
-    p[r * 64 + c] = t2c::cvt<__half>((s[21] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 40;
-    p[r * 64 + c] = t2c::cvt<__half>((s[22] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 41;
-    p[r * 64 + c] = t2c::cvt<__half>((s[23] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 48;
-    p[r * 64 + c] = t2c::cvt<__half>((s[24] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 49;
-    p[r * 64 + c] = t2c::cvt<__half>((s[25] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 48;
-    p[r * 64 + c] = t2c::cvt<__half>((s[26] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 49;
-    p[r * 64 + c] = t2c::cvt<__half>((s[27] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 56;
-    p[r * 64 + c] = t2c::cvt<__half>((s[28] * 2.0f));
-  }
-  { const int r = t2c_s_r, c = t2c_s_c + 57;
-    p[r * 64 + c] = t2c::cvt<__half>((s[29] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 56;
-    p[r * 64 + c] = t2c::cvt<__half>((s[30] * 2.0f));
-  }
-  { const int r = t2c_s_r + 8, c = t2c_s_c + 57;
-    p[r * 64 + c] = t2c::cvt<__half>((s[31] * 2.0f));
-  }
-  // mma-to-shared-in-place.tl:10: O[0 :+ 64, 0 :+ 64] = p
-  __syncthreads();  // p: written at line 9, read here by other threads
-  for (int e = tid; e < 512; e += 128) {  // O: 16-byte stores
-    const int r = e / 8, c0 = (e % 8) * 8;
-    __half t2c_v[8];
-    { const int c = c0 + 0;
-      t2c_v[0] = p[r * 64 + c];
+  const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
+  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
+  const int t2c_r1 = warp * 16 + lane / 2, t2c_c1 = (lane % 2) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(Bt, 16) && t2c::aligned(O, 4);
+  if (t2c_fast) {
+    // mma-to-shared-in-place.tl:6: var a = A[0 :+ 64, 0 :+ 16]
+    __half a[8];
+    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r1 * 16 + t2c_c1);
+    a[0] = t2c_w0.v[0];
+    a[1] = t2c_w0.v[1];
+    a[2] = t2c_w0.v[2];
+    a[3] = t2c_w0.v[3];
+    a[4] = t2c_w0.v[4];
+    a[5] = t2c_w0.v[5];
+    a[6] = t2c_w0.v[6];
+    a[7] = t2c_w0.v[7];
+    t2c::sts_vec<8>(&a_s[t2c_r1 * 24 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+    // mma-to-shared-in-place.tl:7: var b = Bt[0 :+ 16, 0 :+ 64]
+    __half b[8];
+    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(Bt + t2c_r2 * 64 + t2c_c2);
+    b[0] = t2c_w1.v[0];
+    b[1] = t2c_w1.v[1];
+    b[2] = t2c_w1.v[2];
+    b[3] = t2c_w1.v[3];
+    b[4] = t2c_w1.v[4];
+    b[5] = t2c_w1.v[5];
+    b[6] = t2c_w1.v[6];
+    b[7] = t2c_w1.v[7];
+    t2c::sts_vec<8>(&b_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
+    // mma-to-shared-in-place.tl:8: var s: tile<f32>[64, 64] = dot(a, b)
+    float s[32];
+    __syncthreads();  // a_s: written at line 8, read here by other threads
+    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
+    s[0] = 0.0f;
+    s[1] = 0.0f;
+    s[2] = 0.0f;
+    s[3] = 0.0f;
+    s[4] = 0.0f;
+    s[5] = 0.0f;
+    s[6] = 0.0f;
+    s[7] = 0.0f;
+    s[8] = 0.0f;
+    s[9] = 0.0f;
+    s[10] = 0.0f;
+    s[11] = 0.0f;
+    s[12] = 0.0f;
+    s[13] = 0.0f;
+    s[14] = 0.0f;
+    s[15] = 0.0f;
+    s[16] = 0.0f;
+    s[17] = 0.0f;
+    s[18] = 0.0f;
+    s[19] = 0.0f;
+    s[20] = 0.0f;
+    s[21] = 0.0f;
+    s[22] = 0.0f;
+    s[23] = 0.0f;
+    s[24] = 0.0f;
+    s[25] = 0.0f;
+    s[26] = 0.0f;
+    s[27] = 0.0f;
+    s[28] = 0.0f;
+    s[29] = 0.0f;
+    s[30] = 0.0f;
+    s[31] = 0.0f;
+    #pragma unroll
+    for (int t2c_k2 = 0; t2c_k2 < 16; t2c_k2 += 16) {
+      unsigned t2c_a0[4];
+      t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_wr0 + lane % 16) * 24 + t2c_k2 + (lane / 16) * 8]);
+      unsigned t2c_a1[4];
+      t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k2 + (lane / 16) * 8]);
+      unsigned t2c_q0[4];
+      t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_k2 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+      unsigned t2c_q2[4];
+      t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_k2 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+      t2c::mma_16816_f16(s[0], s[1], s[8], s[9], t2c_a0, t2c_b0);
+      t2c::mma_16816_f16(s[2], s[3], s[10], s[11], t2c_a0, t2c_b1);
+      t2c::mma_16816_f16(s[4], s[5], s[12], s[13], t2c_a0, t2c_b2);
+      t2c::mma_16816_f16(s[6], s[7], s[14], s[15], t2c_a0, t2c_b3);
+      t2c::mma_16816_f16(s[16], s[17], s[24], s[25], t2c_a1, t2c_b0);
+      t2c::mma_16816_f16(s[18], s[19], s[26], s[27], t2c_a1, t2c_b1);
+      t2c::mma_16816_f16(s[20], s[21], s[28], s[29], t2c_a1, t2c_b2);
+      t2c::mma_16816_f16(s[22], s[23], s[30], s[31], t2c_a1, t2c_b3);
     }
-    { const int c = c0 + 1;
-      t2c_v[1] = p[r * 64 + c];
+    // mma-to-shared-in-place.tl:9: var p = f16(s * 2.0)
+    __half p[32];
+    p[0] = t2c::cvt<__half>((s[0] * 2.0f));
+    p[1] = t2c::cvt<__half>((s[1] * 2.0f));
+    p[2] = t2c::cvt<__half>((s[2] * 2.0f));
+    p[3] = t2c::cvt<__half>((s[3] * 2.0f));
+    p[4] = t2c::cvt<__half>((s[4] * 2.0f));
+    p[5] = t2c::cvt<__half>((s[5] * 2.0f));
+    p[6] = t2c::cvt<__half>((s[6] * 2.0f));
+    p[7] = t2c::cvt<__half>((s[7] * 2.0f));
+    p[8] = t2c::cvt<__half>((s[8] * 2.0f));
+    p[9] = t2c::cvt<__half>((s[9] * 2.0f));
+    p[10] = t2c::cvt<__half>((s[10] * 2.0f));
+    p[11] = t2c::cvt<__half>((s[11] * 2.0f));
+    p[12] = t2c::cvt<__half>((s[12] * 2.0f));
+    p[13] = t2c::cvt<__half>((s[13] * 2.0f));
+    p[14] = t2c::cvt<__half>((s[14] * 2.0f));
+    p[15] = t2c::cvt<__half>((s[15] * 2.0f));
+    p[16] = t2c::cvt<__half>((s[16] * 2.0f));
+    p[17] = t2c::cvt<__half>((s[17] * 2.0f));
+    p[18] = t2c::cvt<__half>((s[18] * 2.0f));
+    p[19] = t2c::cvt<__half>((s[19] * 2.0f));
+    p[20] = t2c::cvt<__half>((s[20] * 2.0f));
+    p[21] = t2c::cvt<__half>((s[21] * 2.0f));
+    p[22] = t2c::cvt<__half>((s[22] * 2.0f));
+    p[23] = t2c::cvt<__half>((s[23] * 2.0f));
+    p[24] = t2c::cvt<__half>((s[24] * 2.0f));
+    p[25] = t2c::cvt<__half>((s[25] * 2.0f));
+    p[26] = t2c::cvt<__half>((s[26] * 2.0f));
+    p[27] = t2c::cvt<__half>((s[27] * 2.0f));
+    p[28] = t2c::cvt<__half>((s[28] * 2.0f));
+    p[29] = t2c::cvt<__half>((s[29] * 2.0f));
+    p[30] = t2c::cvt<__half>((s[30] * 2.0f));
+    p[31] = t2c::cvt<__half>((s[31] * 2.0f));
+    // mma-to-shared-in-place.tl:10: O[0 :+ 64, 0 :+ 64] = p
+    t2c::stg_vec<2>(O + t2c_r0 * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[0], p[1]}});
+    t2c::stg_vec<2>(O + t2c_r0 * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[2], p[3]}});
+    t2c::stg_vec<2>(O + t2c_r0 * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[4], p[5]}});
+    t2c::stg_vec<2>(O + t2c_r0 * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[6], p[7]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[8], p[9]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[10], p[11]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[12], p[13]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[14], p[15]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[16], p[17]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[18], p[19]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[20], p[21]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[22], p[23]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[24], p[25]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[26], p[27]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[28], p[29]}});
+    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[30], p[31]}});
+  } else {
+    // mma-to-shared-in-place.tl:6: var a = A[0 :+ 64, 0 :+ 16]
+    __half a[8];
+    a[0] = A[t2c_r1 * 16 + t2c_c1];
+    a[1] = A[t2c_r1 * 16 + (t2c_c1 + 1)];
+    a[2] = A[t2c_r1 * 16 + (t2c_c1 + 2)];
+    a[3] = A[t2c_r1 * 16 + (t2c_c1 + 3)];
+    a[4] = A[t2c_r1 * 16 + (t2c_c1 + 4)];
+    a[5] = A[t2c_r1 * 16 + (t2c_c1 + 5)];
+    a[6] = A[t2c_r1 * 16 + (t2c_c1 + 6)];
+    a[7] = A[t2c_r1 * 16 + (t2c_c1 + 7)];
+    t2c::sts_vec<8>(&a_s[t2c_r1 * 24 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+    // mma-to-shared-in-place.tl:7: var b = Bt[0 :+ 16, 0 :+ 64]
+    __half b[8];
+    b[0] = Bt[t2c_r2 * 64 + t2c_c2];
+    b[1] = Bt[t2c_r2 * 64 + (t2c_c2 + 1)];
+    b[2] = Bt[t2c_r2 * 64 + (t2c_c2 + 2)];
+    b[3] = Bt[t2c_r2 * 64 + (t2c_c2 + 3)];
+    b[4] = Bt[t2c_r2 * 64 + (t2c_c2 + 4)];
+    b[5] = Bt[t2c_r2 * 64 + (t2c_c2 + 5)];
+    b[6] = Bt[t2c_r2 * 64 + (t2c_c2 + 6)];
+    b[7] = Bt[t2c_r2 * 64 + (t2c_c2 + 7)];
+    t2c::sts_vec<8>(&b_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
+    // mma-to-shared-in-place.tl:8: var s: tile<f32>[64, 64] = dot(a, b)
+    float s[32];
+    __syncthreads();  // a_s: written at line 8, read here by other threads
+    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
+    s[0] = 0.0f;
+    s[1] = 0.0f;
+    s[2] = 0.0f;
+    s[3] = 0.0f;
+    s[4] = 0.0f;
+    s[5] = 0.0f;
+    s[6] = 0.0f;
+    s[7] = 0.0f;
+    s[8] = 0.0f;
+    s[9] = 0.0f;
+    s[10] = 0.0f;
+    s[11] = 0.0f;
+    s[12] = 0.0f;
+    s[13] = 0.0f;
+    s[14] = 0.0f;
+    s[15] = 0.0f;
+    s[16] = 0.0f;
+    s[17] = 0.0f;
+    s[18] = 0.0f;
+    s[19] = 0.0f;
+    s[20] = 0.0f;
+    s[21] = 0.0f;
+    s[22] = 0.0f;
+    s[23] = 0.0f;
+    s[24] = 0.0f;
+    s[25] = 0.0f;
+    s[26] = 0.0f;
+    s[27] = 0.0f;
+    s[28] = 0.0f;
+    s[29] = 0.0f;
+    s[30] = 0.0f;
+    s[31] = 0.0f;
+    #pragma unroll
+    for (int t2c_k3 = 0; t2c_k3 < 16; t2c_k3 += 16) {
+      unsigned t2c_a0[4];
+      t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_wr0 + lane % 16) * 24 + t2c_k3 + (lane / 16) * 8]);
+      unsigned t2c_a1[4];
+      t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k3 + (lane / 16) * 8]);
+      unsigned t2c_q0[4];
+      t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_k3 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+      unsigned t2c_q2[4];
+      t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_k3 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+      t2c::mma_16816_f16(s[0], s[1], s[8], s[9], t2c_a0, t2c_b0);
+      t2c::mma_16816_f16(s[2], s[3], s[10], s[11], t2c_a0, t2c_b1);
+      t2c::mma_16816_f16(s[4], s[5], s[12], s[13], t2c_a0, t2c_b2);
+      t2c::mma_16816_f16(s[6], s[7], s[14], s[15], t2c_a0, t2c_b3);
+      t2c::mma_16816_f16(s[16], s[17], s[24], s[25], t2c_a1, t2c_b0);
+      t2c::mma_16816_f16(s[18], s[19], s[26], s[27], t2c_a1, t2c_b1);
+      t2c::mma_16816_f16(s[20], s[21], s[28], s[29], t2c_a1, t2c_b2);
+      t2c::mma_16816_f16(s[22], s[23], s[30], s[31], t2c_a1, t2c_b3);
     }
-    { const int c = c0 + 2;
-      t2c_v[2] = p[r * 64 + c];
-    }
-    { const int c = c0 + 3;
-      t2c_v[3] = p[r * 64 + c];
-    }
-    { const int c = c0 + 4;
-      t2c_v[4] = p[r * 64 + c];
-    }
-    { const int c = c0 + 5;
-      t2c_v[5] = p[r * 64 + c];
-    }
-    { const int c = c0 + 6;
-      t2c_v[6] = p[r * 64 + c];
-    }
-    { const int c = c0 + 7;
-      t2c_v[7] = p[r * 64 + c];
-    }
-    t2c::store16(O + (r * 64 + c0), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3], t2c_v[4], t2c_v[5], t2c_v[6], t2c_v[7]);
+    // mma-to-shared-in-place.tl:9: var p = f16(s * 2.0)
+    __half p[32];
+    p[0] = t2c::cvt<__half>((s[0] * 2.0f));
+    p[1] = t2c::cvt<__half>((s[1] * 2.0f));
+    p[2] = t2c::cvt<__half>((s[2] * 2.0f));
+    p[3] = t2c::cvt<__half>((s[3] * 2.0f));
+    p[4] = t2c::cvt<__half>((s[4] * 2.0f));
+    p[5] = t2c::cvt<__half>((s[5] * 2.0f));
+    p[6] = t2c::cvt<__half>((s[6] * 2.0f));
+    p[7] = t2c::cvt<__half>((s[7] * 2.0f));
+    p[8] = t2c::cvt<__half>((s[8] * 2.0f));
+    p[9] = t2c::cvt<__half>((s[9] * 2.0f));
+    p[10] = t2c::cvt<__half>((s[10] * 2.0f));
+    p[11] = t2c::cvt<__half>((s[11] * 2.0f));
+    p[12] = t2c::cvt<__half>((s[12] * 2.0f));
+    p[13] = t2c::cvt<__half>((s[13] * 2.0f));
+    p[14] = t2c::cvt<__half>((s[14] * 2.0f));
+    p[15] = t2c::cvt<__half>((s[15] * 2.0f));
+    p[16] = t2c::cvt<__half>((s[16] * 2.0f));
+    p[17] = t2c::cvt<__half>((s[17] * 2.0f));
+    p[18] = t2c::cvt<__half>((s[18] * 2.0f));
+    p[19] = t2c::cvt<__half>((s[19] * 2.0f));
+    p[20] = t2c::cvt<__half>((s[20] * 2.0f));
+    p[21] = t2c::cvt<__half>((s[21] * 2.0f));
+    p[22] = t2c::cvt<__half>((s[22] * 2.0f));
+    p[23] = t2c::cvt<__half>((s[23] * 2.0f));
+    p[24] = t2c::cvt<__half>((s[24] * 2.0f));
+    p[25] = t2c::cvt<__half>((s[25] * 2.0f));
+    p[26] = t2c::cvt<__half>((s[26] * 2.0f));
+    p[27] = t2c::cvt<__half>((s[27] * 2.0f));
+    p[28] = t2c::cvt<__half>((s[28] * 2.0f));
+    p[29] = t2c::cvt<__half>((s[29] * 2.0f));
+    p[30] = t2c::cvt<__half>((s[30] * 2.0f));
+    p[31] = t2c::cvt<__half>((s[31] * 2.0f));
+    // mma-to-shared-in-place.tl:10: O[0 :+ 64, 0 :+ 64] = p
+    O[t2c_r0 * 64 + t2c_c0] = p[0];
+    O[t2c_r0 * 64 + (t2c_c0 + 1)] = p[1];
+    O[t2c_r0 * 64 + (t2c_c0 + 8)] = p[2];
+    O[t2c_r0 * 64 + (t2c_c0 + 9)] = p[3];
+    O[t2c_r0 * 64 + (t2c_c0 + 16)] = p[4];
+    O[t2c_r0 * 64 + (t2c_c0 + 17)] = p[5];
+    O[t2c_r0 * 64 + (t2c_c0 + 24)] = p[6];
+    O[t2c_r0 * 64 + (t2c_c0 + 25)] = p[7];
+    O[(t2c_r0 + 8) * 64 + t2c_c0] = p[8];
+    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 1)] = p[9];
+    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 8)] = p[10];
+    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 9)] = p[11];
+    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 16)] = p[12];
+    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 17)] = p[13];
+    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 24)] = p[14];
+    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 25)] = p[15];
+    O[(t2c_r0 + 16) * 64 + t2c_c0] = p[16];
+    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 1)] = p[17];
+    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 8)] = p[18];
+    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 9)] = p[19];
+    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 16)] = p[20];
+    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 17)] = p[21];
+    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 24)] = p[22];
+    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 25)] = p[23];
+    O[(t2c_r0 + 24) * 64 + t2c_c0] = p[24];
+    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 1)] = p[25];
+    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 8)] = p[26];
+    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 9)] = p[27];
+    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 16)] = p[28];
+    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 17)] = p[29];
+    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 24)] = p[30];
+    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 25)] = p[31];
   }
 }

@@ -58,15 +58,13 @@ second(const float *__restrict__ X, float *__restrict__ Y)
   const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
   // multiple-kernels.tl:10: var x = X[0 :+ N]
   float x[1];
-  float t2c_v2[1];
-  t2c_v2[0] = X[t2c_c0];
-  x[0] = t2c_v2[0];
+  x[0] = X[t2c_c0];
   // multiple-kernels.tl:11: Y[0 :+ N] = x * x + sum(x)
-  float t2c_v3[1];
-  t2c_v3[0] = x[0];
-  t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-  if (lane == 0) t2c_red0[warp] = t2c_v3[0];
+  float t2c_v2[1];
+  t2c_v2[0] = x[0];
+  t2c_v2[0] = t2c::fold_sum<32>(t2c_v2[0]);
+  if (lane == 0) t2c_red0[warp] = t2c_v2[0];
   __syncthreads();  // t2c_red0: written at line 11, read here by other threads
-  t2c_v3[0] = t2c_red0[0] + t2c_red0[1];
-  Y[t2c_c0] = (x[0] * x[0]) + t2c_v3[0];
+  t2c_v2[0] = t2c_red0[0] + t2c_red0[1];
+  Y[t2c_c0] = (x[0] * x[0]) + t2c_v2[0];
 }

@@ -35,33 +35,28 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     acc[2] = 0.0f;
     acc[3] = 0.0f;
     // nvcc-unused-helpers.tl:11: for k in range(0, N, 8) {
-    float t2c_v5_p1[4];
-    if (0 < N) {  // t2c_v5_p1, 0 iterations ahead
+    float c__p1[4];
+    if (0 < N) {  // c__p1, 0 iterations ahead
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(C + t2c_r1 * 8 + t2c_c1);
-      t2c_v5_p1[0] = t2c_w0.v[0];
-      t2c_v5_p1[1] = t2c_w0.v[1];
-      t2c_v5_p1[2] = t2c_w0.v[2];
-      t2c_v5_p1[3] = t2c_w0.v[3];
+      c__p1[0] = t2c_w0.v[0];
+      c__p1[1] = t2c_w0.v[1];
+      c__p1[2] = t2c_w0.v[2];
+      c__p1[3] = t2c_w0.v[3];
     }
     for (int k = 0; k < N; k += 8) {
       // nvcc-unused-helpers.tl:12: var c = C[0 :+ 16, 0 :+ 8]
       float c_[4];
-      float t2c_v5[4];
-      t2c_v5[0] = t2c_v5_p1[0];
-      t2c_v5[1] = t2c_v5_p1[1];
-      t2c_v5[2] = t2c_v5_p1[2];
-      t2c_v5[3] = t2c_v5_p1[3];
-      if (k + 8 < N) {  // t2c_v5_p1, 1 iteration ahead
+      c_[0] = c__p1[0];
+      c_[1] = c__p1[1];
+      c_[2] = c__p1[2];
+      c_[3] = c__p1[3];
+      if (k + 8 < N) {  // c__p1, 1 iteration ahead
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(C + t2c_r1 * 8 + t2c_c1);
-        t2c_v5_p1[0] = t2c_w1.v[0];
-        t2c_v5_p1[1] = t2c_w1.v[1];
-        t2c_v5_p1[2] = t2c_w1.v[2];
-        t2c_v5_p1[3] = t2c_w1.v[3];
+        c__p1[0] = t2c_w1.v[0];
+        c__p1[1] = t2c_w1.v[1];
+        c__p1[2] = t2c_w1.v[2];
+        c__p1[3] = t2c_w1.v[3];
       }
-      c_[0] = t2c_v5[0];
-      c_[1] = t2c_v5[1];
-      c_[2] = t2c_v5[2];
-      c_[3] = t2c_v5[3];
       // nvcc-unused-helpers.tl:13: acc += c * s
       acc[0] += c_[0] * s;
       acc[1] += c_[1] * s;
@@ -69,24 +64,24 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
       acc[3] += c_[3] * s;
     }
     // nvcc-unused-helpers.tl:16: var s1 = sum(X[0 :+ 1, 0 :+ 1])
-    float t2c_v6[1] = {};
-    t2c_v6[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
-    float t2c_v7[1];
-    t2c_v7[0] = (t2c_r2 < 1 ? t2c_v6[0] : 0.0f);
-    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
-    float s1 = t2c_v7[0];
+    float t2c_v5[1] = {};
+    t2c_v5[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
+    float t2c_v6[1];
+    t2c_v6[0] = (t2c_r2 < 1 ? t2c_v5[0] : 0.0f);
+    t2c_v6[0] = t2c::fold_sum<32>(t2c_v6[0]);
+    float s1 = t2c_v6[0];
     // nvcc-unused-helpers.tl:17: S[0 :+ 1] = s1 + sum(acc)
-    float t2c_v8[1];
-    t2c_v8[0] = acc[0];
-    t2c_v8[0] += acc[1];
-    t2c_v8[0] += acc[2];
-    t2c_v8[0] += acc[3];
-    t2c_v8[0] = t2c::fold_sum<32>(t2c_v8[0]);
-    if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v8[0];
+    float t2c_v7[1];
+    t2c_v7[0] = acc[0];
+    t2c_v7[0] += acc[1];
+    t2c_v7[0] += acc[2];
+    t2c_v7[0] += acc[3];
+    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
+    if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v7[0];
     // nvcc-unused-helpers.tl:19: O[0 :+ 16, 0 :+ 8] = X[0 :+ 16, 0 :+ 1]
-    float t2c_v9[1];
-    t2c_v9[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
-    if (t2c_c1 < N) t2c::stg_vec<4>(O + t2c_r1 * N + t2c_c1, t2c::Vec<float, 4>{{t2c_v9[0], t2c_v9[0], t2c_v9[0], t2c_v9[0]}});
+    float t2c_v8[1];
+    t2c_v8[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
+    if (t2c_c1 < N) t2c::stg_vec<4>(O + t2c_r1 * N + t2c_c1, t2c::Vec<float, 4>{{t2c_v8[0], t2c_v8[0], t2c_v8[0], t2c_v8[0]}});
     // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
     __syncthreads();  // O: written at line 19, overwritten here by other threads
     if ((8 + t2c_c1) < N) t2c::stg_vec<4>(O + t2c_r1 * N + (8 + t2c_c1), t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
@@ -105,31 +100,26 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     acc[2] = 0.0f;
     acc[3] = 0.0f;
     // nvcc-unused-helpers.tl:11: for k in range(0, N, 8) {
-    float t2c_v5_p1[4];
-    if (0 < N) {  // t2c_v5_p1, 0 iterations ahead
-      t2c_v5_p1[0] = C[t2c_r1 * 8 + t2c_c1];
-      t2c_v5_p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
-      t2c_v5_p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
-      t2c_v5_p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
+    float c__p1[4];
+    if (0 < N) {  // c__p1, 0 iterations ahead
+      c__p1[0] = C[t2c_r1 * 8 + t2c_c1];
+      c__p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
+      c__p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
+      c__p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
     }
     for (int k = 0; k < N; k += 8) {
       // nvcc-unused-helpers.tl:12: var c = C[0 :+ 16, 0 :+ 8]
       float c_[4];
-      float t2c_v5[4];
-      t2c_v5[0] = t2c_v5_p1[0];
-      t2c_v5[1] = t2c_v5_p1[1];
-      t2c_v5[2] = t2c_v5_p1[2];
-      t2c_v5[3] = t2c_v5_p1[3];
-      if (k + 8 < N) {  // t2c_v5_p1, 1 iteration ahead
-        t2c_v5_p1[0] = C[t2c_r1 * 8 + t2c_c1];
-        t2c_v5_p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
-        t2c_v5_p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
-        t2c_v5_p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
+      c_[0] = c__p1[0];
+      c_[1] = c__p1[1];
+      c_[2] = c__p1[2];
+      c_[3] = c__p1[3];
+      if (k + 8 < N) {  // c__p1, 1 iteration ahead
+        c__p1[0] = C[t2c_r1 * 8 + t2c_c1];
+        c__p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
+        c__p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
+        c__p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
       }
-      c_[0] = t2c_v5[0];
-      c_[1] = t2c_v5[1];
-      c_[2] = t2c_v5[2];
-      c_[3] = t2c_v5[3];
       // nvcc-unused-helpers.tl:13: acc += c * s
       acc[0] += c_[0] * s;
       acc[1] += c_[1] * s;
@@ -137,27 +127,27 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
       acc[3] += c_[3] * s;
     }
     // nvcc-unused-helpers.tl:16: var s1 = sum(X[0 :+ 1, 0 :+ 1])
-    float t2c_v6[1] = {};
-    t2c_v6[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
-    float t2c_v7[1];
-    t2c_v7[0] = (t2c_r2 < 1 ? t2c_v6[0] : 0.0f);
-    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
-    float s1 = t2c_v7[0];
+    float t2c_v5[1] = {};
+    t2c_v5[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
+    float t2c_v6[1];
+    t2c_v6[0] = (t2c_r2 < 1 ? t2c_v5[0] : 0.0f);
+    t2c_v6[0] = t2c::fold_sum<32>(t2c_v6[0]);
+    float s1 = t2c_v6[0];
     // nvcc-unused-helpers.tl:17: S[0 :+ 1] = s1 + sum(acc)
-    float t2c_v8[1];
-    t2c_v8[0] = acc[0];
-    t2c_v8[0] += acc[1];
-    t2c_v8[0] += acc[2];
-    t2c_v8[0] += acc[3];
-    t2c_v8[0] = t2c::fold_sum<32>(t2c_v8[0]);
-    if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v8[0];
+    float t2c_v7[1];
+    t2c_v7[0] = acc[0];
+    t2c_v7[0] += acc[1];
+    t2c_v7[0] += acc[2];
+    t2c_v7[0] += acc[3];
+    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
+    if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v7[0];
     // nvcc-unused-helpers.tl:19: O[0 :+ 16, 0 :+ 8] = X[0 :+ 16, 0 :+ 1]
-    float t2c_v9[1];
-    t2c_v9[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
-    if (t2c_c1 < N) O[t2c_r1 * N + t2c_c1] = t2c_v9[0];
-    if ((t2c_c1 + 1) < N) O[t2c_r1 * N + (t2c_c1 + 1)] = t2c_v9[0];
-    if ((t2c_c1 + 2) < N) O[t2c_r1 * N + (t2c_c1 + 2)] = t2c_v9[0];
-    if ((t2c_c1 + 3) < N) O[t2c_r1 * N + (t2c_c1 + 3)] = t2c_v9[0];
+    float t2c_v8[1];
+    t2c_v8[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
+    if (t2c_c1 < N) O[t2c_r1 * N + t2c_c1] = t2c_v8[0];
+    if ((t2c_c1 + 1) < N) O[t2c_r1 * N + (t2c_c1 + 1)] = t2c_v8[0];
+    if ((t2c_c1 + 2) < N) O[t2c_r1 * N + (t2c_c1 + 2)] = t2c_v8[0];
+    if ((t2c_c1 + 3) < N) O[t2c_r1 * N + (t2c_c1 + 3)] = t2c_v8[0];
     // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
     __syncthreads();  // O: written at line 19, overwritten here by other threads
     if ((8 + t2c_c1) < N) O[t2c_r1 * N + (8 + t2c_c1)] = acc[0];

@@ -3,180 +3,333 @@
 
 
 // kernel tc (pipeline-cp-async.tl:9): 128 threads
-//   acc: registers, 16 x f32 per thread
-//   a: shared, bf16[64, 32], 15360 bytes (tile a)
-//   b: shared, bf16[32, 32], 7680 bytes (tile b)
-//   acc_s: shared, f32[64, 32], 8192 bytes (shared copy of register tile acc)
-//   t2c_tmp0: shared, f32[64, 1], 256 bytes (temporary for rowsum() at line 21)
-//   shared memory: 31488 bytes; barriers: 3
+//   layout L0: [64, 32], the mma accumulator: warps 4 x 1, each 1 x 4 tiles of 16 x 8: 16 per thread
+//   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
+//   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
+//   acc: registers, 16 x f32 per thread (L0)
+//   a_s: shared, bf16[64, 32], 15360 bytes (3 stages of a, filled by cp.async ahead of the loop at line 14)
+//   b_s: shared, bf16[32, 32], 7680 bytes (3 stages of b, filled by cp.async ahead of the loop at line 14)
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   shared memory: 23040 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N)
 {
-  __shared__ __align__(16) __nv_bfloat16 a_ring[7680];
-  __shared__ __align__(16) __nv_bfloat16 b_ring[3840];
-  __shared__ __align__(16) float acc_s[2048];
-  __shared__ __align__(16) float t2c_tmp0[64];
+  __shared__ __align__(16) __nv_bfloat16 a_s[7680];
+  __shared__ __align__(16) __nv_bfloat16 b_s[3840];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // acc: mma fragment layout, warps 4 x 1
-  const int t2c_acc_wr = (warp / 1) * 16;
-  const int t2c_acc_wc = (warp % 1) * 32;
-  const int t2c_acc_r = t2c_acc_wr + lane / 4;  // this thread's first row
-  const int t2c_acc_c = t2c_acc_wc + (lane % 4) * 2;  // and column
-  // pipeline-cp-async.tl:10: var m0 = ctx.block.y * 64
-  int m0 = ((int)blockIdx.y * 64);
-  // pipeline-cp-async.tl:11: var n0 = ctx.block.x * 32
-  int n0 = ((int)blockIdx.x * 32);
-  // pipeline-cp-async.tl:12: var acc: tile<f32>[64, 32] = 0.0
-  float acc[16];
-  acc[0] = 0.0f;
-  acc[1] = 0.0f;
-  acc[2] = 0.0f;
-  acc[3] = 0.0f;
-  acc[4] = 0.0f;
-  acc[5] = 0.0f;
-  acc[6] = 0.0f;
-  acc[7] = 0.0f;
-  acc[8] = 0.0f;
-  acc[9] = 0.0f;
-  acc[10] = 0.0f;
-  acc[11] = 0.0f;
-  acc[12] = 0.0f;
-  acc[13] = 0.0f;
-  acc[14] = 0.0f;
-  acc[15] = 0.0f;
-  // pipeline-cp-async.tl:14: for k0 in range(0, K, 32) {
-  // @pipeline(3): a, b loaded 2 iterations ahead with cp.async, into 3 stages
-  { const int k0 = 0;
-    if (k0 < K) {
-      for (int e = tid; e < 256; e += 128) {  // a: 16-byte copies
-        const int r = e / 4, c = (e % 4) * 8;
-        t2c::cp_async_16(&a_ring[r * 40 + c], A + ((m0 + r) < M && (k0 + c) < K ? ((long long)(m0 + r)) * K + (k0 + c) : 0), (m0 + r) < M && (k0 + c) < K ? 16 : 0);
-      }
-      for (int e = tid; e < 128; e += 128) {  // b: 16-byte copies
-        const int r = e / 4, c = (e % 4) * 8;
-        t2c::cp_async_16(&b_ring[r * 40 + c], B + ((k0 + r) < K && (n0 + c) < N ? ((long long)(k0 + r)) * N + (n0 + c) : 0), (k0 + r) < K && (n0 + c) < N ? 16 : 0);
-      }
+  const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
+  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
+  const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 8;  // L2: this thread's first row and column
+  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
+  if (t2c_fast) {
+    // pipeline-cp-async.tl:10: var m0 = ctx.block.y * 64
+    int m0 = (int)blockIdx.y * 64;
+    // pipeline-cp-async.tl:11: var n0 = ctx.block.x * 32
+    int n0 = (int)blockIdx.x * 32;
+    // pipeline-cp-async.tl:12: var acc: tile<f32>[64, 32] = 0.0
+    float acc[16];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[8] = 0.0f;
+    acc[9] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
+    acc[12] = 0.0f;
+    acc[13] = 0.0f;
+    acc[14] = 0.0f;
+    acc[15] = 0.0f;
+    // pipeline-cp-async.tl:15: var a = A[m0 :+ 64, k0 :+ 32]
+    if (0 < K) {  // a_s, 0 iterations ahead
+      t2c::cp_async_16(&a_s[t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[(t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
     }
-  }
-  t2c::cp_async_commit();
-  { const int k0 = 0 + 1 * 32;
-    if (k0 < K) {
-      for (int e = tid; e < 256; e += 128) {  // a: 16-byte copies
-        const int r = e / 4, c = (e % 4) * 8;
-        t2c::cp_async_16(&a_ring[1 * 2560 + r * 40 + c], A + ((m0 + r) < M && (k0 + c) < K ? ((long long)(m0 + r)) * K + (k0 + c) : 0), (m0 + r) < M && (k0 + c) < K ? 16 : 0);
-      }
-      for (int e = tid; e < 128; e += 128) {  // b: 16-byte copies
-        const int r = e / 4, c = (e % 4) * 8;
-        t2c::cp_async_16(&b_ring[1 * 1280 + r * 40 + c], B + ((k0 + r) < K && (n0 + c) < N ? ((long long)(k0 + r)) * N + (n0 + c) : 0), (k0 + r) < K && (n0 + c) < N ? 16 : 0);
-      }
-    }
-  }
-  t2c::cp_async_commit();
-  for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-    t2c::cp_async_wait<1>();
-    __syncthreads();  // this iteration's stage has arrived in every thread, and the stage refilled next is no longer read
-    { const int t2c_next = k0 + 2 * 32;
-      if (t2c_next < K) {
-        const int k0 = t2c_next;
-        for (int e = tid; e < 256; e += 128) {  // a: 16-byte copies
-          const int r = e / 4, c = (e % 4) * 8;
-          t2c::cp_async_16(&a_ring[((t2c_it0 + 2) % 3) * 2560 + r * 40 + c], A + ((m0 + r) < M && (k0 + c) < K ? ((long long)(m0 + r)) * K + (k0 + c) : 0), (m0 + r) < M && (k0 + c) < K ? 16 : 0);
-        }
-        for (int e = tid; e < 128; e += 128) {  // b: 16-byte copies
-          const int r = e / 4, c = (e % 4) * 8;
-          t2c::cp_async_16(&b_ring[((t2c_it0 + 2) % 3) * 1280 + r * 40 + c], B + ((k0 + r) < K && (n0 + c) < N ? ((long long)(k0 + r)) * N + (n0 + c) : 0), (k0 + r) < K && (n0 + c) < N ? 16 : 0);
-        }
-      }
+    if (0 < K) {  // b_s, 0 iterations ahead
+      t2c::cp_async_16(&b_s[t2c_r3 * 40 + t2c_c3], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? ((long long)t2c_r3) * N + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
-    __nv_bfloat16 *const a = a_ring + (t2c_it0 % 3) * 2560;
-    __nv_bfloat16 *const b = b_ring + (t2c_it0 % 3) * 1280;
+    if (0 + 32 < K) {  // a_s, 1 iteration ahead
+      t2c::cp_async_16(&a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2) : 0), (m0 + t2c_r2) < M && ((0 + 32) + t2c_c2) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2) < K ? 16 : 0);
+    }
+    if (0 + 32 < K) {  // b_s, 1 iteration ahead
+      t2c::cp_async_16(&b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3], B + (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3) : 0), ((0 + 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+    }
+    t2c::cp_async_commit();
+    for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
+      t2c::cp_async_wait<1>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2) : 0), (m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2) < K ? 16 : 0);
+      }
+      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3], B + (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3) : 0), ((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+      }
+      t2c::cp_async_commit();
+      // pipeline-cp-async.tl:17: acc += dot(a, b)
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 4 tiles of 16 x 8
+      #pragma unroll
+      for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16) {
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k0 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k0 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k0 + lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        t2c::mma_16816_bf16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16816_bf16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16816_bf16(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16816_bf16(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
+      }
+    }
+    t2c::cp_async_wait<0>();
+    // pipeline-cp-async.tl:19: acc = acc * 0.5
+    acc[0] = acc[0] * 0.5f;
+    acc[1] = acc[1] * 0.5f;
+    acc[2] = acc[2] * 0.5f;
+    acc[3] = acc[3] * 0.5f;
+    acc[4] = acc[4] * 0.5f;
+    acc[5] = acc[5] * 0.5f;
+    acc[6] = acc[6] * 0.5f;
+    acc[7] = acc[7] * 0.5f;
+    acc[8] = acc[8] * 0.5f;
+    acc[9] = acc[9] * 0.5f;
+    acc[10] = acc[10] * 0.5f;
+    acc[11] = acc[11] * 0.5f;
+    acc[12] = acc[12] * 0.5f;
+    acc[13] = acc[13] * 0.5f;
+    acc[14] = acc[14] * 0.5f;
+    acc[15] = acc[15] * 0.5f;
+    // pipeline-cp-async.tl:20: C[m0 :+ 64, n0 :+ 32] = acc
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[0], acc[1]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[2], acc[3]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[4], acc[5]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[6], acc[7]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[8], acc[9]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[10], acc[11]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[12], acc[13]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[14], acc[15]}});
+    // pipeline-cp-async.tl:21: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
+    float t2c_v4[2];
+    t2c_v4[0] = acc[0];
+    t2c_v4[0] = t2c_v4[0] + acc[1];
+    t2c_v4[0] = t2c_v4[0] + acc[2];
+    t2c_v4[0] = t2c_v4[0] + acc[3];
+    t2c_v4[0] = t2c_v4[0] + acc[4];
+    t2c_v4[0] = t2c_v4[0] + acc[5];
+    t2c_v4[0] = t2c_v4[0] + acc[6];
+    t2c_v4[0] = t2c_v4[0] + acc[7];
+    t2c_v4[1] = acc[8];
+    t2c_v4[1] = t2c_v4[1] + acc[9];
+    t2c_v4[1] = t2c_v4[1] + acc[10];
+    t2c_v4[1] = t2c_v4[1] + acc[11];
+    t2c_v4[1] = t2c_v4[1] + acc[12];
+    t2c_v4[1] = t2c_v4[1] + acc[13];
+    t2c_v4[1] = t2c_v4[1] + acc[14];
+    t2c_v4[1] = t2c_v4[1] + acc[15];
+    t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<4>(t2c_v4[1]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = t2c_v4[0];
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) S[m0 + t2c_r0 + 8] = t2c_v4[1];
+  } else {
+    // pipeline-cp-async.tl:10: var m0 = ctx.block.y * 64
+    int m0 = (int)blockIdx.y * 64;
+    // pipeline-cp-async.tl:11: var n0 = ctx.block.x * 32
+    int n0 = (int)blockIdx.x * 32;
+    // pipeline-cp-async.tl:12: var acc: tile<f32>[64, 32] = 0.0
+    float acc[16];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[8] = 0.0f;
+    acc[9] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
+    acc[12] = 0.0f;
+    acc[13] = 0.0f;
+    acc[14] = 0.0f;
+    acc[15] = 0.0f;
     // pipeline-cp-async.tl:15: var a = A[m0 :+ 64, k0 :+ 32]
-    // a: loaded ahead by the pipeline (stage t2c_it0 % 3)
-    // pipeline-cp-async.tl:16: var b = B[k0 :+ 32, n0 :+ 32]
-    // b: loaded ahead by the pipeline (stage t2c_it0 % 3)
-    // pipeline-cp-async.tl:17: acc += dot(a, b)
-    // acc += dot(a, b) on tensor cores: mma.sync m16n8k16 (bf16), warps 4 x 1, 1 x 4 tiles of 16 x 8 each
-    for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16) {
-      unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &a[(t2c_acc_wr + 0 + lane % 16) * 40 + t2c_k1 + (lane / 16) * 8]);
-      unsigned t2c_b0[2];
-      t2c::ldmatrix_x2_trans(t2c_b0, &b[(t2c_k1 + lane % 16) * 40 + t2c_acc_wc + 0]);
-      unsigned t2c_b1[2];
-      t2c::ldmatrix_x2_trans(t2c_b1, &b[(t2c_k1 + lane % 16) * 40 + t2c_acc_wc + 8]);
-      unsigned t2c_b2[2];
-      t2c::ldmatrix_x2_trans(t2c_b2, &b[(t2c_k1 + lane % 16) * 40 + t2c_acc_wc + 16]);
-      unsigned t2c_b3[2];
-      t2c::ldmatrix_x2_trans(t2c_b3, &b[(t2c_k1 + lane % 16) * 40 + t2c_acc_wc + 24]);
-      t2c::mma_16816_bf16(acc[0], acc[1], acc[2], acc[3], t2c_a0, t2c_b0);
-      t2c::mma_16816_bf16(acc[4], acc[5], acc[6], acc[7], t2c_a0, t2c_b1);
-      t2c::mma_16816_bf16(acc[8], acc[9], acc[10], acc[11], t2c_a0, t2c_b2);
-      t2c::mma_16816_bf16(acc[12], acc[13], acc[14], acc[15], t2c_a0, t2c_b3);
+    if (0 < K) {  // a_s, 0 iterations ahead
+      a_s[t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 2] = ((m0 + t2c_r2) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 3] = ((m0 + t2c_r2) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 4] = ((m0 + t2c_r2) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 5] = ((m0 + t2c_r2) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 6] = ((m0 + t2c_r2) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 7] = ((m0 + t2c_r2) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2] = ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
-  }
-  t2c::cp_async_wait<0>();
-  // pipeline-cp-async.tl:19: acc = acc * 0.5
-  acc[0] = (acc[0] * 0.5f);
-  acc[1] = (acc[1] * 0.5f);
-  acc[2] = (acc[2] * 0.5f);
-  acc[3] = (acc[3] * 0.5f);
-  acc[4] = (acc[4] * 0.5f);
-  acc[5] = (acc[5] * 0.5f);
-  acc[6] = (acc[6] * 0.5f);
-  acc[7] = (acc[7] * 0.5f);
-  acc[8] = (acc[8] * 0.5f);
-  acc[9] = (acc[9] * 0.5f);
-  acc[10] = (acc[10] * 0.5f);
-  acc[11] = (acc[11] * 0.5f);
-  acc[12] = (acc[12] * 0.5f);
-  acc[13] = (acc[13] * 0.5f);
-  acc[14] = (acc[14] * 0.5f);
-  acc[15] = (acc[15] * 0.5f);
-  // pipeline-cp-async.tl:20: C[m0 :+ 64, n0 :+ 32] = acc
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c] = acc[0];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 1] = acc[1];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c] = acc[2];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 1] = acc[3];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 8] = acc[4];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 9] = acc[5];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 8] = acc[6];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 9] = acc[7];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 16] = acc[8];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 17] = acc[9];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 16] = acc[10];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 17] = acc[11];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 24] = acc[12];
-  acc_s[(t2c_acc_r) * 32 + t2c_acc_c + 25] = acc[13];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 24] = acc[14];
-  acc_s[(t2c_acc_r + 8) * 32 + t2c_acc_c + 25] = acc[15];
-  __syncthreads();  // acc_s: written at line 20, read here by other threads
-  for (int e = tid; e < 512; e += 128) {  // C: 16-byte stores
-    const int r = e / 8, c0 = (e % 8) * 4;
-    if ((m0 + r) < M && (n0 + c0) < N) {
-      float t2c_v[4];
-      { const int c = c0 + 0;
-        t2c_v[0] = acc_s[r * 32 + c];
-      }
-      { const int c = c0 + 1;
-        t2c_v[1] = acc_s[r * 32 + c];
-      }
-      { const int c = c0 + 2;
-        t2c_v[2] = acc_s[r * 32 + c];
-      }
-      { const int c = c0 + 3;
-        t2c_v[3] = acc_s[r * 32 + c];
-      }
-      t2c::store16(C + (((long long)(m0 + r)) * N + (n0 + c0)), t2c_v[0], t2c_v[1], t2c_v[2], t2c_v[3]);
+    if (0 < K) {  // b_s, 0 iterations ahead
+      b_s[t2c_r3 * 40 + t2c_c3] = (t2c_r3 < K && (n0 + t2c_c3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c_r3 * 40 + t2c_c3 + 1] = (t2c_r3 < K && (n0 + t2c_c3 + 1) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c_r3 * 40 + t2c_c3 + 2] = (t2c_r3 < K && (n0 + t2c_c3 + 2) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c_r3 * 40 + t2c_c3 + 3] = (t2c_r3 < K && (n0 + t2c_c3 + 3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c_r3 * 40 + t2c_c3 + 4] = (t2c_r3 < K && (n0 + t2c_c3 + 4) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c_r3 * 40 + t2c_c3 + 5] = (t2c_r3 < K && (n0 + t2c_c3 + 5) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c_r3 * 40 + t2c_c3 + 6] = (t2c_r3 < K && (n0 + t2c_c3 + 6) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c_r3 * 40 + t2c_c3 + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
-  }
-  // pipeline-cp-async.tl:21: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
-  // rowsum(acc): each row lives in a quad of lanes (mma layout): own columns, then shuffles
-  { const float v = t2c::fold_sum<4>(acc[0] + acc[1] + acc[4] + acc[5] + acc[8] + acc[9] + acc[12] + acc[13]); if (lane % 4 == 0) t2c_tmp0[t2c_acc_r] = v; }
-  { const float v = t2c::fold_sum<4>(acc[2] + acc[3] + acc[6] + acc[7] + acc[10] + acc[11] + acc[14] + acc[15]); if (lane % 4 == 0) t2c_tmp0[t2c_acc_r + 8] = v; }
-  __syncthreads();  // t2c_tmp0: written at line 21, read here by other threads
-  if (tid < 64) { const int e = tid;
-    if ((m0 + e) < M) S[m0 + e] = t2c_tmp0[e];
+    t2c::cp_async_commit();
+    if (0 + 32 < K) {  // a_s, 1 iteration ahead
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+    }
+    if (0 + 32 < K) {  // b_s, 1 iteration ahead
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+    }
+    t2c::cp_async_commit();
+    for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
+      t2c::cp_async_wait<1>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      }
+      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      }
+      t2c::cp_async_commit();
+      // pipeline-cp-async.tl:17: acc += dot(a, b)
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 4 tiles of 16 x 8
+      #pragma unroll
+      for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16) {
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k1 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k1 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k1 + lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        t2c::mma_16816_bf16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16816_bf16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16816_bf16(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16816_bf16(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
+      }
+    }
+    t2c::cp_async_wait<0>();
+    // pipeline-cp-async.tl:19: acc = acc * 0.5
+    acc[0] = acc[0] * 0.5f;
+    acc[1] = acc[1] * 0.5f;
+    acc[2] = acc[2] * 0.5f;
+    acc[3] = acc[3] * 0.5f;
+    acc[4] = acc[4] * 0.5f;
+    acc[5] = acc[5] * 0.5f;
+    acc[6] = acc[6] * 0.5f;
+    acc[7] = acc[7] * 0.5f;
+    acc[8] = acc[8] * 0.5f;
+    acc[9] = acc[9] * 0.5f;
+    acc[10] = acc[10] * 0.5f;
+    acc[11] = acc[11] * 0.5f;
+    acc[12] = acc[12] * 0.5f;
+    acc[13] = acc[13] * 0.5f;
+    acc[14] = acc[14] * 0.5f;
+    acc[15] = acc[15] * 0.5f;
+    // pipeline-cp-async.tl:20: C[m0 :+ 64, n0 :+ 32] = acc
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = acc[0];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = acc[1];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[2];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = acc[3];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = acc[4];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = acc[5];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = acc[6];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = acc[7];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = acc[8];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = acc[9];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = acc[10];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = acc[11];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = acc[12];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[13];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = acc[14];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = acc[15];
+    // pipeline-cp-async.tl:21: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
+    float t2c_v4[2];
+    t2c_v4[0] = acc[0];
+    t2c_v4[0] = t2c_v4[0] + acc[1];
+    t2c_v4[0] = t2c_v4[0] + acc[2];
+    t2c_v4[0] = t2c_v4[0] + acc[3];
+    t2c_v4[0] = t2c_v4[0] + acc[4];
+    t2c_v4[0] = t2c_v4[0] + acc[5];
+    t2c_v4[0] = t2c_v4[0] + acc[6];
+    t2c_v4[0] = t2c_v4[0] + acc[7];
+    t2c_v4[1] = acc[8];
+    t2c_v4[1] = t2c_v4[1] + acc[9];
+    t2c_v4[1] = t2c_v4[1] + acc[10];
+    t2c_v4[1] = t2c_v4[1] + acc[11];
+    t2c_v4[1] = t2c_v4[1] + acc[12];
+    t2c_v4[1] = t2c_v4[1] + acc[13];
+    t2c_v4[1] = t2c_v4[1] + acc[14];
+    t2c_v4[1] = t2c_v4[1] + acc[15];
+    t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<4>(t2c_v4[1]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = t2c_v4[0];
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) S[m0 + t2c_r0 + 8] = t2c_v4[1];
   }
 }

@@ -19,11 +19,11 @@
 //   x_s: shared, f32[24, 40], 3936 bytes (shared copy of x)
 //   cs_s: shared, f32[1, 40], 164 bytes (shared copy of cs)
 //   cx_s: shared, f32[1, 40], 164 bytes (shared copy of cx)
-//   t2c_v14_s: shared, f32[24, 40], 3936 bytes (shared copy of an operand at line 16)
+//   t2c_v13_s: shared, f32[24, 40], 3936 bytes (shared copy of an operand at line 16)
 //   cn_s: shared, f32[1, 40], 164 bytes (shared copy of cn)
 //   t2c_red0: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, N % 4 == 0, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 8704 bytes; barriers: 9
+//   shared memory: 8704 bytes; barriers: 8
 extern "C" __global__ void __launch_bounds__(64)
 reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restrict__ RX, float *__restrict__ RN, float *__restrict__ CS, float *__restrict__ CX, float *__restrict__ CN, float *__restrict__ T, int N)
 {
@@ -33,7 +33,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
   __shared__ __align__(16) float x_s[984];
   __shared__ __align__(16) float cs_s[41];
   __shared__ __align__(16) float cx_s[41];
-  __shared__ __align__(16) float t2c_v14_s[984];
+  __shared__ __align__(16) float t2c_v13_s[984];
   __shared__ __align__(16) float cn_s[41];
   __shared__ __align__(16) float t2c_red0[2];
   const int tid = threadIdx.x;
@@ -46,249 +46,78 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
   if (t2c_fast) {
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
-    float t2c_v2[24] = {};
     if (t2c_c0 < 40 && t2c_r0 < N) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 40 + t2c_c0);
-      t2c_v2[0] = t2c_w0.v[0];
-      t2c_v2[1] = t2c_w0.v[1];
-      t2c_v2[2] = t2c_w0.v[2];
-      t2c_v2[3] = t2c_w0.v[3];
+      x[0] = t2c_w0.v[0];
+      x[1] = t2c_w0.v[1];
+      x[2] = t2c_w0.v[2];
+      x[3] = t2c_w0.v[3];
     } else {
-      t2c_v2[0] = 0.0f;
-      t2c_v2[1] = 0.0f;
-      t2c_v2[2] = 0.0f;
-      t2c_v2[3] = 0.0f;
+      x[0] = 0.0f;
+      x[1] = 0.0f;
+      x[2] = 0.0f;
+      x[3] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 4) < N) {
       const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (t2c_r0 + 4) * 40 + t2c_c0);
-      t2c_v2[4] = t2c_w1.v[0];
-      t2c_v2[5] = t2c_w1.v[1];
-      t2c_v2[6] = t2c_w1.v[2];
-      t2c_v2[7] = t2c_w1.v[3];
+      x[4] = t2c_w1.v[0];
+      x[5] = t2c_w1.v[1];
+      x[6] = t2c_w1.v[2];
+      x[7] = t2c_w1.v[3];
     } else {
-      t2c_v2[4] = 0.0f;
-      t2c_v2[5] = 0.0f;
-      t2c_v2[6] = 0.0f;
-      t2c_v2[7] = 0.0f;
+      x[4] = 0.0f;
+      x[5] = 0.0f;
+      x[6] = 0.0f;
+      x[7] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 8) < N) {
       const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (t2c_r0 + 8) * 40 + t2c_c0);
-      t2c_v2[8] = t2c_w2.v[0];
-      t2c_v2[9] = t2c_w2.v[1];
-      t2c_v2[10] = t2c_w2.v[2];
-      t2c_v2[11] = t2c_w2.v[3];
+      x[8] = t2c_w2.v[0];
+      x[9] = t2c_w2.v[1];
+      x[10] = t2c_w2.v[2];
+      x[11] = t2c_w2.v[3];
     } else {
-      t2c_v2[8] = 0.0f;
-      t2c_v2[9] = 0.0f;
-      t2c_v2[10] = 0.0f;
-      t2c_v2[11] = 0.0f;
+      x[8] = 0.0f;
+      x[9] = 0.0f;
+      x[10] = 0.0f;
+      x[11] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 12) < N) {
       const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (t2c_r0 + 12) * 40 + t2c_c0);
-      t2c_v2[12] = t2c_w3.v[0];
-      t2c_v2[13] = t2c_w3.v[1];
-      t2c_v2[14] = t2c_w3.v[2];
-      t2c_v2[15] = t2c_w3.v[3];
+      x[12] = t2c_w3.v[0];
+      x[13] = t2c_w3.v[1];
+      x[14] = t2c_w3.v[2];
+      x[15] = t2c_w3.v[3];
     } else {
-      t2c_v2[12] = 0.0f;
-      t2c_v2[13] = 0.0f;
-      t2c_v2[14] = 0.0f;
-      t2c_v2[15] = 0.0f;
+      x[12] = 0.0f;
+      x[13] = 0.0f;
+      x[14] = 0.0f;
+      x[15] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 16) < N) {
       const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(X + (t2c_r0 + 16) * 40 + t2c_c0);
-      t2c_v2[16] = t2c_w4.v[0];
-      t2c_v2[17] = t2c_w4.v[1];
-      t2c_v2[18] = t2c_w4.v[2];
-      t2c_v2[19] = t2c_w4.v[3];
+      x[16] = t2c_w4.v[0];
+      x[17] = t2c_w4.v[1];
+      x[18] = t2c_w4.v[2];
+      x[19] = t2c_w4.v[3];
     } else {
-      t2c_v2[16] = 0.0f;
-      t2c_v2[17] = 0.0f;
-      t2c_v2[18] = 0.0f;
-      t2c_v2[19] = 0.0f;
+      x[16] = 0.0f;
+      x[17] = 0.0f;
+      x[18] = 0.0f;
+      x[19] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 20) < N) {
       const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + (t2c_r0 + 20) * 40 + t2c_c0);
-      t2c_v2[20] = t2c_w5.v[0];
-      t2c_v2[21] = t2c_w5.v[1];
-      t2c_v2[22] = t2c_w5.v[2];
-      t2c_v2[23] = t2c_w5.v[3];
+      x[20] = t2c_w5.v[0];
+      x[21] = t2c_w5.v[1];
+      x[22] = t2c_w5.v[2];
+      x[23] = t2c_w5.v[3];
     } else {
-      t2c_v2[20] = 0.0f;
-      t2c_v2[21] = 0.0f;
-      t2c_v2[22] = 0.0f;
-      t2c_v2[23] = 0.0f;
+      x[20] = 0.0f;
+      x[21] = 0.0f;
+      x[22] = 0.0f;
+      x[23] = 0.0f;
     }
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
-    x[4] = t2c_v2[4];
-    x[5] = t2c_v2[5];
-    x[6] = t2c_v2[6];
-    x[7] = t2c_v2[7];
-    x[8] = t2c_v2[8];
-    x[9] = t2c_v2[9];
-    x[10] = t2c_v2[10];
-    x[11] = t2c_v2[11];
-    x[12] = t2c_v2[12];
-    x[13] = t2c_v2[13];
-    x[14] = t2c_v2[14];
-    x[15] = t2c_v2[15];
-    x[16] = t2c_v2[16];
-    x[17] = t2c_v2[17];
-    x[18] = t2c_v2[18];
-    x[19] = t2c_v2[19];
-    x[20] = t2c_v2[20];
-    x[21] = t2c_v2[21];
-    x[22] = t2c_v2[22];
-    x[23] = t2c_v2[23];
-    // reductions-shared.tl:6: var rs = rowsum(x)
-    float rs[6] = {};
-    float t2c_v4[6] = {};
-    t2c_v4[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
-    t2c_v4[0] = t2c_v4[0] + (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
-    t2c_v4[0] = t2c_v4[0] + (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
-    t2c_v4[0] = t2c_v4[0] + (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
-    t2c_v4[1] = (t2c_c0 < 40 ? x[4] : 0.0f);
-    t2c_v4[1] = t2c_v4[1] + (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
-    t2c_v4[1] = t2c_v4[1] + (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
-    t2c_v4[1] = t2c_v4[1] + (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
-    t2c_v4[2] = (t2c_c0 < 40 ? x[8] : 0.0f);
-    t2c_v4[2] = t2c_v4[2] + (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
-    t2c_v4[2] = t2c_v4[2] + (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
-    t2c_v4[2] = t2c_v4[2] + (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
-    t2c_v4[3] = (t2c_c0 < 40 ? x[12] : 0.0f);
-    t2c_v4[3] = t2c_v4[3] + (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
-    t2c_v4[3] = t2c_v4[3] + (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
-    t2c_v4[3] = t2c_v4[3] + (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
-    t2c_v4[4] = (t2c_c0 < 40 ? x[16] : 0.0f);
-    t2c_v4[4] = t2c_v4[4] + (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
-    t2c_v4[4] = t2c_v4[4] + (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
-    t2c_v4[4] = t2c_v4[4] + (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
-    t2c_v4[5] = (t2c_c0 < 40 ? x[20] : 0.0f);
-    t2c_v4[5] = t2c_v4[5] + (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
-    t2c_v4[5] = t2c_v4[5] + (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
-    t2c_v4[5] = t2c_v4[5] + (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
-    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<16>(t2c_v4[1]);
-    t2c_v4[2] = t2c::fold_sum<16>(t2c_v4[2]);
-    t2c_v4[3] = t2c::fold_sum<16>(t2c_v4[3]);
-    t2c_v4[4] = t2c::fold_sum<16>(t2c_v4[4]);
-    t2c_v4[5] = t2c::fold_sum<16>(t2c_v4[5]);
-    rs[0] = t2c_v4[0];
-    rs[1] = t2c_v4[1];
-    rs[2] = t2c_v4[2];
-    rs[3] = t2c_v4[3];
-    rs[4] = t2c_v4[4];
-    rs[5] = t2c_v4[5];
-    // reductions-shared.tl:7: RS[0 :+ 24] = rs[0 :+ 24, 0]
-    if (t2c_c0 == 0) rs_s[t2c_r0 * 1 + 0] = rs[0];
-    if (t2c_c0 == 0) rs_s[(t2c_r0 + 4) * 1 + 0] = rs[1];
-    if (t2c_c0 == 0) rs_s[(t2c_r0 + 8) * 1 + 0] = rs[2];
-    if (t2c_c0 == 0) rs_s[(t2c_r0 + 12) * 1 + 0] = rs[3];
-    if (t2c_c0 == 0) rs_s[(t2c_r0 + 16) * 1 + 0] = rs[4];
-    if (t2c_c0 == 0) rs_s[(t2c_r0 + 20) * 1 + 0] = rs[5];
-    __syncthreads();  // rs_s: written at line 7, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RS + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
-    // reductions-shared.tl:8: var rx = rowmax(x)
-    float rx[6] = {};
-    float t2c_v6[6] = {};
-    t2c_v6[0] = (t2c_c0 < 40 ? x[0] : t2c::lowest<float>());
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::lowest<float>()));
-    t2c_v6[1] = (t2c_c0 < 40 ? x[4] : t2c::lowest<float>());
-    t2c_v6[1] = t2c::max(t2c_v6[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::lowest<float>()));
-    t2c_v6[1] = t2c::max(t2c_v6[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::lowest<float>()));
-    t2c_v6[1] = t2c::max(t2c_v6[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::lowest<float>()));
-    t2c_v6[2] = (t2c_c0 < 40 ? x[8] : t2c::lowest<float>());
-    t2c_v6[2] = t2c::max(t2c_v6[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::lowest<float>()));
-    t2c_v6[2] = t2c::max(t2c_v6[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::lowest<float>()));
-    t2c_v6[2] = t2c::max(t2c_v6[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::lowest<float>()));
-    t2c_v6[3] = (t2c_c0 < 40 ? x[12] : t2c::lowest<float>());
-    t2c_v6[3] = t2c::max(t2c_v6[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::lowest<float>()));
-    t2c_v6[3] = t2c::max(t2c_v6[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::lowest<float>()));
-    t2c_v6[3] = t2c::max(t2c_v6[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::lowest<float>()));
-    t2c_v6[4] = (t2c_c0 < 40 ? x[16] : t2c::lowest<float>());
-    t2c_v6[4] = t2c::max(t2c_v6[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::lowest<float>()));
-    t2c_v6[4] = t2c::max(t2c_v6[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::lowest<float>()));
-    t2c_v6[4] = t2c::max(t2c_v6[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::lowest<float>()));
-    t2c_v6[5] = (t2c_c0 < 40 ? x[20] : t2c::lowest<float>());
-    t2c_v6[5] = t2c::max(t2c_v6[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::lowest<float>()));
-    t2c_v6[5] = t2c::max(t2c_v6[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::lowest<float>()));
-    t2c_v6[5] = t2c::max(t2c_v6[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::fold_max<16>(t2c_v6[0]);
-    t2c_v6[1] = t2c::fold_max<16>(t2c_v6[1]);
-    t2c_v6[2] = t2c::fold_max<16>(t2c_v6[2]);
-    t2c_v6[3] = t2c::fold_max<16>(t2c_v6[3]);
-    t2c_v6[4] = t2c::fold_max<16>(t2c_v6[4]);
-    t2c_v6[5] = t2c::fold_max<16>(t2c_v6[5]);
-    rx[0] = t2c_v6[0];
-    rx[1] = t2c_v6[1];
-    rx[2] = t2c_v6[2];
-    rx[3] = t2c_v6[3];
-    rx[4] = t2c_v6[4];
-    rx[5] = t2c_v6[5];
-    // reductions-shared.tl:9: RX[0 :+ 24] = rx[0 :+ 24, 0]
-    if (t2c_c0 == 0) rx_s[t2c_r0 * 1 + 0] = rx[0];
-    if (t2c_c0 == 0) rx_s[(t2c_r0 + 4) * 1 + 0] = rx[1];
-    if (t2c_c0 == 0) rx_s[(t2c_r0 + 8) * 1 + 0] = rx[2];
-    if (t2c_c0 == 0) rx_s[(t2c_r0 + 12) * 1 + 0] = rx[3];
-    if (t2c_c0 == 0) rx_s[(t2c_r0 + 16) * 1 + 0] = rx[4];
-    if (t2c_c0 == 0) rx_s[(t2c_r0 + 20) * 1 + 0] = rx[5];
-    __syncthreads();  // rx_s: written at line 9, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RX + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
-    // reductions-shared.tl:10: var rn = rowmin(x)
-    float rn[6] = {};
-    float t2c_v8[6] = {};
-    t2c_v8[0] = (t2c_c0 < 40 ? x[0] : t2c::highest<float>());
-    t2c_v8[0] = t2c::min(t2c_v8[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::highest<float>()));
-    t2c_v8[0] = t2c::min(t2c_v8[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::highest<float>()));
-    t2c_v8[0] = t2c::min(t2c_v8[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::highest<float>()));
-    t2c_v8[1] = (t2c_c0 < 40 ? x[4] : t2c::highest<float>());
-    t2c_v8[1] = t2c::min(t2c_v8[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::highest<float>()));
-    t2c_v8[1] = t2c::min(t2c_v8[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::highest<float>()));
-    t2c_v8[1] = t2c::min(t2c_v8[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::highest<float>()));
-    t2c_v8[2] = (t2c_c0 < 40 ? x[8] : t2c::highest<float>());
-    t2c_v8[2] = t2c::min(t2c_v8[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::highest<float>()));
-    t2c_v8[2] = t2c::min(t2c_v8[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::highest<float>()));
-    t2c_v8[2] = t2c::min(t2c_v8[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::highest<float>()));
-    t2c_v8[3] = (t2c_c0 < 40 ? x[12] : t2c::highest<float>());
-    t2c_v8[3] = t2c::min(t2c_v8[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::highest<float>()));
-    t2c_v8[3] = t2c::min(t2c_v8[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::highest<float>()));
-    t2c_v8[3] = t2c::min(t2c_v8[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::highest<float>()));
-    t2c_v8[4] = (t2c_c0 < 40 ? x[16] : t2c::highest<float>());
-    t2c_v8[4] = t2c::min(t2c_v8[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::highest<float>()));
-    t2c_v8[4] = t2c::min(t2c_v8[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::highest<float>()));
-    t2c_v8[4] = t2c::min(t2c_v8[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::highest<float>()));
-    t2c_v8[5] = (t2c_c0 < 40 ? x[20] : t2c::highest<float>());
-    t2c_v8[5] = t2c::min(t2c_v8[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::highest<float>()));
-    t2c_v8[5] = t2c::min(t2c_v8[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::highest<float>()));
-    t2c_v8[5] = t2c::min(t2c_v8[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::highest<float>()));
-    t2c_v8[0] = t2c::fold_min<16>(t2c_v8[0]);
-    t2c_v8[1] = t2c::fold_min<16>(t2c_v8[1]);
-    t2c_v8[2] = t2c::fold_min<16>(t2c_v8[2]);
-    t2c_v8[3] = t2c::fold_min<16>(t2c_v8[3]);
-    t2c_v8[4] = t2c::fold_min<16>(t2c_v8[4]);
-    t2c_v8[5] = t2c::fold_min<16>(t2c_v8[5]);
-    rn[0] = t2c_v8[0];
-    rn[1] = t2c_v8[1];
-    rn[2] = t2c_v8[2];
-    rn[3] = t2c_v8[3];
-    rn[4] = t2c_v8[4];
-    rn[5] = t2c_v8[5];
-    // reductions-shared.tl:11: RN[0 :+ 24] = rn[0 :+ 24, 0]
-    if (t2c_c0 == 0) rn_s[t2c_r0 * 1 + 0] = rn[0];
-    if (t2c_c0 == 0) rn_s[(t2c_r0 + 4) * 1 + 0] = rn[1];
-    if (t2c_c0 == 0) rn_s[(t2c_r0 + 8) * 1 + 0] = rn[2];
-    if (t2c_c0 == 0) rn_s[(t2c_r0 + 12) * 1 + 0] = rn[3];
-    if (t2c_c0 == 0) rn_s[(t2c_r0 + 16) * 1 + 0] = rn[4];
-    if (t2c_c0 == 0) rn_s[(t2c_r0 + 20) * 1 + 0] = rn[5];
-    __syncthreads();  // rn_s: written at line 11, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RN + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
-    // reductions-shared.tl:12: var cs = colsum(x)
-    float cs[4] = {};
     if (t2c_c0 < 40) x_s[t2c_r0 * 41 + t2c_c0] = x[0];
     if (t2c_c0 + 1 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 1] = x[1];
     if (t2c_c0 + 2 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 2] = x[2];
@@ -313,32 +142,177 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = x[21];
     if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = x[22];
     if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = x[23];
-    __syncthreads();  // x_s: written at line 12, read here by other threads
-    float t2c_v10[4] = {};
-    t2c_v10[0] = 0.0f;
+    // reductions-shared.tl:6: var rs = rowsum(x)
+    float rs[6] = {};
+    float t2c_v3[6] = {};
+    t2c_v3[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
+    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
+    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
+    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
+    t2c_v3[1] = (t2c_c0 < 40 ? x[4] : 0.0f);
+    t2c_v3[1] = t2c_v3[1] + (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
+    t2c_v3[1] = t2c_v3[1] + (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
+    t2c_v3[1] = t2c_v3[1] + (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
+    t2c_v3[2] = (t2c_c0 < 40 ? x[8] : 0.0f);
+    t2c_v3[2] = t2c_v3[2] + (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
+    t2c_v3[2] = t2c_v3[2] + (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
+    t2c_v3[2] = t2c_v3[2] + (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
+    t2c_v3[3] = (t2c_c0 < 40 ? x[12] : 0.0f);
+    t2c_v3[3] = t2c_v3[3] + (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
+    t2c_v3[3] = t2c_v3[3] + (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
+    t2c_v3[3] = t2c_v3[3] + (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
+    t2c_v3[4] = (t2c_c0 < 40 ? x[16] : 0.0f);
+    t2c_v3[4] = t2c_v3[4] + (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
+    t2c_v3[4] = t2c_v3[4] + (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
+    t2c_v3[4] = t2c_v3[4] + (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
+    t2c_v3[5] = (t2c_c0 < 40 ? x[20] : 0.0f);
+    t2c_v3[5] = t2c_v3[5] + (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
+    t2c_v3[5] = t2c_v3[5] + (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
+    t2c_v3[5] = t2c_v3[5] + (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
+    t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<16>(t2c_v3[1]);
+    t2c_v3[2] = t2c::fold_sum<16>(t2c_v3[2]);
+    t2c_v3[3] = t2c::fold_sum<16>(t2c_v3[3]);
+    t2c_v3[4] = t2c::fold_sum<16>(t2c_v3[4]);
+    t2c_v3[5] = t2c::fold_sum<16>(t2c_v3[5]);
+    rs[0] = t2c_v3[0];
+    rs[1] = t2c_v3[1];
+    rs[2] = t2c_v3[2];
+    rs[3] = t2c_v3[3];
+    rs[4] = t2c_v3[4];
+    rs[5] = t2c_v3[5];
+    // reductions-shared.tl:7: RS[0 :+ 24] = rs[0 :+ 24, 0]
+    if (t2c_c0 == 0) rs_s[t2c_r0 * 1 + 0] = rs[0];
+    if (t2c_c0 == 0) rs_s[(t2c_r0 + 4) * 1 + 0] = rs[1];
+    if (t2c_c0 == 0) rs_s[(t2c_r0 + 8) * 1 + 0] = rs[2];
+    if (t2c_c0 == 0) rs_s[(t2c_r0 + 12) * 1 + 0] = rs[3];
+    if (t2c_c0 == 0) rs_s[(t2c_r0 + 16) * 1 + 0] = rs[4];
+    if (t2c_c0 == 0) rs_s[(t2c_r0 + 20) * 1 + 0] = rs[5];
+    __syncthreads();  // rs_s: written at line 7, read here by other threads
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RS + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    // reductions-shared.tl:8: var rx = rowmax(x)
+    float rx[6] = {};
+    float t2c_v5[6] = {};
+    t2c_v5[0] = (t2c_c0 < 40 ? x[0] : t2c::lowest<float>());
+    t2c_v5[0] = t2c::max(t2c_v5[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::lowest<float>()));
+    t2c_v5[0] = t2c::max(t2c_v5[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::lowest<float>()));
+    t2c_v5[0] = t2c::max(t2c_v5[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::lowest<float>()));
+    t2c_v5[1] = (t2c_c0 < 40 ? x[4] : t2c::lowest<float>());
+    t2c_v5[1] = t2c::max(t2c_v5[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::lowest<float>()));
+    t2c_v5[1] = t2c::max(t2c_v5[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::lowest<float>()));
+    t2c_v5[1] = t2c::max(t2c_v5[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::lowest<float>()));
+    t2c_v5[2] = (t2c_c0 < 40 ? x[8] : t2c::lowest<float>());
+    t2c_v5[2] = t2c::max(t2c_v5[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::lowest<float>()));
+    t2c_v5[2] = t2c::max(t2c_v5[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::lowest<float>()));
+    t2c_v5[2] = t2c::max(t2c_v5[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::lowest<float>()));
+    t2c_v5[3] = (t2c_c0 < 40 ? x[12] : t2c::lowest<float>());
+    t2c_v5[3] = t2c::max(t2c_v5[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::lowest<float>()));
+    t2c_v5[3] = t2c::max(t2c_v5[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::lowest<float>()));
+    t2c_v5[3] = t2c::max(t2c_v5[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::lowest<float>()));
+    t2c_v5[4] = (t2c_c0 < 40 ? x[16] : t2c::lowest<float>());
+    t2c_v5[4] = t2c::max(t2c_v5[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::lowest<float>()));
+    t2c_v5[4] = t2c::max(t2c_v5[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::lowest<float>()));
+    t2c_v5[4] = t2c::max(t2c_v5[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::lowest<float>()));
+    t2c_v5[5] = (t2c_c0 < 40 ? x[20] : t2c::lowest<float>());
+    t2c_v5[5] = t2c::max(t2c_v5[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::lowest<float>()));
+    t2c_v5[5] = t2c::max(t2c_v5[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::lowest<float>()));
+    t2c_v5[5] = t2c::max(t2c_v5[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::lowest<float>()));
+    t2c_v5[0] = t2c::fold_max<16>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_max<16>(t2c_v5[1]);
+    t2c_v5[2] = t2c::fold_max<16>(t2c_v5[2]);
+    t2c_v5[3] = t2c::fold_max<16>(t2c_v5[3]);
+    t2c_v5[4] = t2c::fold_max<16>(t2c_v5[4]);
+    t2c_v5[5] = t2c::fold_max<16>(t2c_v5[5]);
+    rx[0] = t2c_v5[0];
+    rx[1] = t2c_v5[1];
+    rx[2] = t2c_v5[2];
+    rx[3] = t2c_v5[3];
+    rx[4] = t2c_v5[4];
+    rx[5] = t2c_v5[5];
+    // reductions-shared.tl:9: RX[0 :+ 24] = rx[0 :+ 24, 0]
+    if (t2c_c0 == 0) rx_s[t2c_r0 * 1 + 0] = rx[0];
+    if (t2c_c0 == 0) rx_s[(t2c_r0 + 4) * 1 + 0] = rx[1];
+    if (t2c_c0 == 0) rx_s[(t2c_r0 + 8) * 1 + 0] = rx[2];
+    if (t2c_c0 == 0) rx_s[(t2c_r0 + 12) * 1 + 0] = rx[3];
+    if (t2c_c0 == 0) rx_s[(t2c_r0 + 16) * 1 + 0] = rx[4];
+    if (t2c_c0 == 0) rx_s[(t2c_r0 + 20) * 1 + 0] = rx[5];
+    __syncthreads();  // rx_s: written at line 9, read here by other threads
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RX + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    // reductions-shared.tl:10: var rn = rowmin(x)
+    float rn[6] = {};
+    float t2c_v7[6] = {};
+    t2c_v7[0] = (t2c_c0 < 40 ? x[0] : t2c::highest<float>());
+    t2c_v7[0] = t2c::min(t2c_v7[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::highest<float>()));
+    t2c_v7[0] = t2c::min(t2c_v7[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::highest<float>()));
+    t2c_v7[0] = t2c::min(t2c_v7[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::highest<float>()));
+    t2c_v7[1] = (t2c_c0 < 40 ? x[4] : t2c::highest<float>());
+    t2c_v7[1] = t2c::min(t2c_v7[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::highest<float>()));
+    t2c_v7[1] = t2c::min(t2c_v7[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::highest<float>()));
+    t2c_v7[1] = t2c::min(t2c_v7[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::highest<float>()));
+    t2c_v7[2] = (t2c_c0 < 40 ? x[8] : t2c::highest<float>());
+    t2c_v7[2] = t2c::min(t2c_v7[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::highest<float>()));
+    t2c_v7[2] = t2c::min(t2c_v7[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::highest<float>()));
+    t2c_v7[2] = t2c::min(t2c_v7[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::highest<float>()));
+    t2c_v7[3] = (t2c_c0 < 40 ? x[12] : t2c::highest<float>());
+    t2c_v7[3] = t2c::min(t2c_v7[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::highest<float>()));
+    t2c_v7[3] = t2c::min(t2c_v7[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::highest<float>()));
+    t2c_v7[3] = t2c::min(t2c_v7[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::highest<float>()));
+    t2c_v7[4] = (t2c_c0 < 40 ? x[16] : t2c::highest<float>());
+    t2c_v7[4] = t2c::min(t2c_v7[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::highest<float>()));
+    t2c_v7[4] = t2c::min(t2c_v7[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::highest<float>()));
+    t2c_v7[4] = t2c::min(t2c_v7[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::highest<float>()));
+    t2c_v7[5] = (t2c_c0 < 40 ? x[20] : t2c::highest<float>());
+    t2c_v7[5] = t2c::min(t2c_v7[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::highest<float>()));
+    t2c_v7[5] = t2c::min(t2c_v7[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::highest<float>()));
+    t2c_v7[5] = t2c::min(t2c_v7[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::highest<float>()));
+    t2c_v7[0] = t2c::fold_min<16>(t2c_v7[0]);
+    t2c_v7[1] = t2c::fold_min<16>(t2c_v7[1]);
+    t2c_v7[2] = t2c::fold_min<16>(t2c_v7[2]);
+    t2c_v7[3] = t2c::fold_min<16>(t2c_v7[3]);
+    t2c_v7[4] = t2c::fold_min<16>(t2c_v7[4]);
+    t2c_v7[5] = t2c::fold_min<16>(t2c_v7[5]);
+    rn[0] = t2c_v7[0];
+    rn[1] = t2c_v7[1];
+    rn[2] = t2c_v7[2];
+    rn[3] = t2c_v7[3];
+    rn[4] = t2c_v7[4];
+    rn[5] = t2c_v7[5];
+    // reductions-shared.tl:11: RN[0 :+ 24] = rn[0 :+ 24, 0]
+    if (t2c_c0 == 0) rn_s[t2c_r0 * 1 + 0] = rn[0];
+    if (t2c_c0 == 0) rn_s[(t2c_r0 + 4) * 1 + 0] = rn[1];
+    if (t2c_c0 == 0) rn_s[(t2c_r0 + 8) * 1 + 0] = rn[2];
+    if (t2c_c0 == 0) rn_s[(t2c_r0 + 12) * 1 + 0] = rn[3];
+    if (t2c_c0 == 0) rn_s[(t2c_r0 + 16) * 1 + 0] = rn[4];
+    if (t2c_c0 == 0) rn_s[(t2c_r0 + 20) * 1 + 0] = rn[5];
+    __syncthreads();  // rn_s: written at line 11, read here by other threads
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RN + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    // reductions-shared.tl:12: var cs = colsum(x)
+    float cs[4] = {};
+    float t2c_v9[4] = {};
+    t2c_v9[0] = 0.0f;
     if (t2c_c2 < 40) {
-      t2c_v10[0] = x_s[t2c_c2];
-      for (int t2c_i6 = 1; t2c_i6 < 24; ++t2c_i6) t2c_v10[0] = t2c_v10[0] + x_s[t2c_i6 * 41 + t2c_c2];
+      t2c_v9[0] = x_s[t2c_c2];
+      for (int t2c_i6 = 1; t2c_i6 < 24; ++t2c_i6) t2c_v9[0] = t2c_v9[0] + x_s[t2c_i6 * 41 + t2c_c2];
     }
-    t2c_v10[1] = 0.0f;
+    t2c_v9[1] = 0.0f;
     if (t2c_c2 + 1 < 40) {
-      t2c_v10[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i7 = 1; t2c_i7 < 24; ++t2c_i7) t2c_v10[1] = t2c_v10[1] + x_s[t2c_i7 * 41 + t2c_c2 + 1];
+      t2c_v9[1] = x_s[t2c_c2 + 1];
+      for (int t2c_i7 = 1; t2c_i7 < 24; ++t2c_i7) t2c_v9[1] = t2c_v9[1] + x_s[t2c_i7 * 41 + t2c_c2 + 1];
     }
-    t2c_v10[2] = 0.0f;
+    t2c_v9[2] = 0.0f;
     if (t2c_c2 + 2 < 40) {
-      t2c_v10[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i8 = 1; t2c_i8 < 24; ++t2c_i8) t2c_v10[2] = t2c_v10[2] + x_s[t2c_i8 * 41 + t2c_c2 + 2];
+      t2c_v9[2] = x_s[t2c_c2 + 2];
+      for (int t2c_i8 = 1; t2c_i8 < 24; ++t2c_i8) t2c_v9[2] = t2c_v9[2] + x_s[t2c_i8 * 41 + t2c_c2 + 2];
     }
-    t2c_v10[3] = 0.0f;
+    t2c_v9[3] = 0.0f;
     if (t2c_c2 + 3 < 40) {
-      t2c_v10[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i9 = 1; t2c_i9 < 24; ++t2c_i9) t2c_v10[3] = t2c_v10[3] + x_s[t2c_i9 * 41 + t2c_c2 + 3];
+      t2c_v9[3] = x_s[t2c_c2 + 3];
+      for (int t2c_i9 = 1; t2c_i9 < 24; ++t2c_i9) t2c_v9[3] = t2c_v9[3] + x_s[t2c_i9 * 41 + t2c_c2 + 3];
     }
-    cs[0] = t2c_v10[0];
-    cs[1] = t2c_v10[1];
-    cs[2] = t2c_v10[2];
-    cs[3] = t2c_v10[3];
+    cs[0] = t2c_v9[0];
+    cs[1] = t2c_v9[1];
+    cs[2] = t2c_v9[2];
+    cs[3] = t2c_v9[3];
     // reductions-shared.tl:13: CS[0 :+ 40] = cs[0, 0 :+ 40]
     if (t2c_r2 < 1 && t2c_c2 < 40) cs_s[t2c_r2 * 41 + t2c_c2] = cs[0];
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 1] = cs[1];
@@ -348,31 +322,31 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r2 < 1 && t2c_c2 < 40) t2c::stg_vec<4>(CS + t2c_c2, t2c::Vec<float, 4>{{t2c_r2 < 1 && t2c_c2 < 40 ? cs_s[t2c_c2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cs_s[t2c_c2 + 1] : 0.0f, t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cs_s[t2c_c2 + 2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cs_s[t2c_c2 + 3] : 0.0f}});
     // reductions-shared.tl:14: var cx = colmax(x)
     float cx[4] = {};
-    float t2c_v12[4] = {};
-    t2c_v12[0] = t2c::lowest<float>();
+    float t2c_v11[4] = {};
+    t2c_v11[0] = t2c::lowest<float>();
     if (t2c_c2 < 40) {
-      t2c_v12[0] = x_s[t2c_c2];
-      for (int t2c_i10 = 1; t2c_i10 < 24; ++t2c_i10) t2c_v12[0] = t2c::max(t2c_v12[0], x_s[t2c_i10 * 41 + t2c_c2]);
+      t2c_v11[0] = x_s[t2c_c2];
+      for (int t2c_i10 = 1; t2c_i10 < 24; ++t2c_i10) t2c_v11[0] = t2c::max(t2c_v11[0], x_s[t2c_i10 * 41 + t2c_c2]);
     }
-    t2c_v12[1] = t2c::lowest<float>();
+    t2c_v11[1] = t2c::lowest<float>();
     if (t2c_c2 + 1 < 40) {
-      t2c_v12[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i11 = 1; t2c_i11 < 24; ++t2c_i11) t2c_v12[1] = t2c::max(t2c_v12[1], x_s[t2c_i11 * 41 + t2c_c2 + 1]);
+      t2c_v11[1] = x_s[t2c_c2 + 1];
+      for (int t2c_i11 = 1; t2c_i11 < 24; ++t2c_i11) t2c_v11[1] = t2c::max(t2c_v11[1], x_s[t2c_i11 * 41 + t2c_c2 + 1]);
     }
-    t2c_v12[2] = t2c::lowest<float>();
+    t2c_v11[2] = t2c::lowest<float>();
     if (t2c_c2 + 2 < 40) {
-      t2c_v12[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i12 = 1; t2c_i12 < 24; ++t2c_i12) t2c_v12[2] = t2c::max(t2c_v12[2], x_s[t2c_i12 * 41 + t2c_c2 + 2]);
+      t2c_v11[2] = x_s[t2c_c2 + 2];
+      for (int t2c_i12 = 1; t2c_i12 < 24; ++t2c_i12) t2c_v11[2] = t2c::max(t2c_v11[2], x_s[t2c_i12 * 41 + t2c_c2 + 2]);
     }
-    t2c_v12[3] = t2c::lowest<float>();
+    t2c_v11[3] = t2c::lowest<float>();
     if (t2c_c2 + 3 < 40) {
-      t2c_v12[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i13 = 1; t2c_i13 < 24; ++t2c_i13) t2c_v12[3] = t2c::max(t2c_v12[3], x_s[t2c_i13 * 41 + t2c_c2 + 3]);
+      t2c_v11[3] = x_s[t2c_c2 + 3];
+      for (int t2c_i13 = 1; t2c_i13 < 24; ++t2c_i13) t2c_v11[3] = t2c::max(t2c_v11[3], x_s[t2c_i13 * 41 + t2c_c2 + 3]);
     }
-    cx[0] = t2c_v12[0];
-    cx[1] = t2c_v12[1];
-    cx[2] = t2c_v12[2];
-    cx[3] = t2c_v12[3];
+    cx[0] = t2c_v11[0];
+    cx[1] = t2c_v11[1];
+    cx[2] = t2c_v11[2];
+    cx[3] = t2c_v11[3];
     // reductions-shared.tl:15: CX[0 :+ 40] = cx[0, 0 :+ 40]
     if (t2c_r2 < 1 && t2c_c2 < 40) cx_s[t2c_r2 * 41 + t2c_c2] = cx[0];
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 1] = cx[1];
@@ -382,81 +356,81 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r2 < 1 && t2c_c2 < 40) t2c::stg_vec<4>(CX + t2c_c2, t2c::Vec<float, 4>{{t2c_r2 < 1 && t2c_c2 < 40 ? cx_s[t2c_c2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cx_s[t2c_c2 + 1] : 0.0f, t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cx_s[t2c_c2 + 2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cx_s[t2c_c2 + 3] : 0.0f}});
     // reductions-shared.tl:16: var cn = colmin(x * 1.0)
     float cn[4] = {};
-    float t2c_v14[24] = {};
-    t2c_v14[0] = x[0] * 1.0f;
-    t2c_v14[1] = x[1] * 1.0f;
-    t2c_v14[2] = x[2] * 1.0f;
-    t2c_v14[3] = x[3] * 1.0f;
-    t2c_v14[4] = x[4] * 1.0f;
-    t2c_v14[5] = x[5] * 1.0f;
-    t2c_v14[6] = x[6] * 1.0f;
-    t2c_v14[7] = x[7] * 1.0f;
-    t2c_v14[8] = x[8] * 1.0f;
-    t2c_v14[9] = x[9] * 1.0f;
-    t2c_v14[10] = x[10] * 1.0f;
-    t2c_v14[11] = x[11] * 1.0f;
-    t2c_v14[12] = x[12] * 1.0f;
-    t2c_v14[13] = x[13] * 1.0f;
-    t2c_v14[14] = x[14] * 1.0f;
-    t2c_v14[15] = x[15] * 1.0f;
-    t2c_v14[16] = x[16] * 1.0f;
-    t2c_v14[17] = x[17] * 1.0f;
-    t2c_v14[18] = x[18] * 1.0f;
-    t2c_v14[19] = x[19] * 1.0f;
-    t2c_v14[20] = x[20] * 1.0f;
-    t2c_v14[21] = x[21] * 1.0f;
-    t2c_v14[22] = x[22] * 1.0f;
-    t2c_v14[23] = x[23] * 1.0f;
-    if (t2c_c0 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0] = t2c_v14[0];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0 + 1] = t2c_v14[1];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0 + 2] = t2c_v14[2];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0 + 3] = t2c_v14[3];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0] = t2c_v14[4];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = t2c_v14[5];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = t2c_v14[6];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = t2c_v14[7];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0] = t2c_v14[8];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = t2c_v14[9];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = t2c_v14[10];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = t2c_v14[11];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0] = t2c_v14[12];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = t2c_v14[13];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = t2c_v14[14];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = t2c_v14[15];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0] = t2c_v14[16];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = t2c_v14[17];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = t2c_v14[18];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = t2c_v14[19];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0] = t2c_v14[20];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = t2c_v14[21];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = t2c_v14[22];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = t2c_v14[23];
-    __syncthreads();  // t2c_v14_s: written at line 16, read here by other threads
-    float t2c_v15[4] = {};
-    t2c_v15[0] = t2c::highest<float>();
+    float t2c_v13[24] = {};
+    t2c_v13[0] = x[0] * 1.0f;
+    t2c_v13[1] = x[1] * 1.0f;
+    t2c_v13[2] = x[2] * 1.0f;
+    t2c_v13[3] = x[3] * 1.0f;
+    t2c_v13[4] = x[4] * 1.0f;
+    t2c_v13[5] = x[5] * 1.0f;
+    t2c_v13[6] = x[6] * 1.0f;
+    t2c_v13[7] = x[7] * 1.0f;
+    t2c_v13[8] = x[8] * 1.0f;
+    t2c_v13[9] = x[9] * 1.0f;
+    t2c_v13[10] = x[10] * 1.0f;
+    t2c_v13[11] = x[11] * 1.0f;
+    t2c_v13[12] = x[12] * 1.0f;
+    t2c_v13[13] = x[13] * 1.0f;
+    t2c_v13[14] = x[14] * 1.0f;
+    t2c_v13[15] = x[15] * 1.0f;
+    t2c_v13[16] = x[16] * 1.0f;
+    t2c_v13[17] = x[17] * 1.0f;
+    t2c_v13[18] = x[18] * 1.0f;
+    t2c_v13[19] = x[19] * 1.0f;
+    t2c_v13[20] = x[20] * 1.0f;
+    t2c_v13[21] = x[21] * 1.0f;
+    t2c_v13[22] = x[22] * 1.0f;
+    t2c_v13[23] = x[23] * 1.0f;
+    if (t2c_c0 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0] = t2c_v13[0];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 1] = t2c_v13[1];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 2] = t2c_v13[2];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 3] = t2c_v13[3];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0] = t2c_v13[4];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = t2c_v13[5];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = t2c_v13[6];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = t2c_v13[7];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0] = t2c_v13[8];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = t2c_v13[9];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = t2c_v13[10];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = t2c_v13[11];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0] = t2c_v13[12];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = t2c_v13[13];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = t2c_v13[14];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = t2c_v13[15];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0] = t2c_v13[16];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = t2c_v13[17];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = t2c_v13[18];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = t2c_v13[19];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0] = t2c_v13[20];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = t2c_v13[21];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = t2c_v13[22];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = t2c_v13[23];
+    __syncthreads();  // t2c_v13_s: written at line 16, read here by other threads
+    float t2c_v14[4] = {};
+    t2c_v14[0] = t2c::highest<float>();
     if (t2c_c2 < 40) {
-      t2c_v15[0] = t2c_v14_s[t2c_c2];
-      for (int t2c_i14 = 1; t2c_i14 < 24; ++t2c_i14) t2c_v15[0] = t2c::min(t2c_v15[0], t2c_v14_s[t2c_i14 * 41 + t2c_c2]);
+      t2c_v14[0] = t2c_v13_s[t2c_c2];
+      for (int t2c_i14 = 1; t2c_i14 < 24; ++t2c_i14) t2c_v14[0] = t2c::min(t2c_v14[0], t2c_v13_s[t2c_i14 * 41 + t2c_c2]);
     }
-    t2c_v15[1] = t2c::highest<float>();
+    t2c_v14[1] = t2c::highest<float>();
     if (t2c_c2 + 1 < 40) {
-      t2c_v15[1] = t2c_v14_s[t2c_c2 + 1];
-      for (int t2c_i15 = 1; t2c_i15 < 24; ++t2c_i15) t2c_v15[1] = t2c::min(t2c_v15[1], t2c_v14_s[t2c_i15 * 41 + t2c_c2 + 1]);
+      t2c_v14[1] = t2c_v13_s[t2c_c2 + 1];
+      for (int t2c_i15 = 1; t2c_i15 < 24; ++t2c_i15) t2c_v14[1] = t2c::min(t2c_v14[1], t2c_v13_s[t2c_i15 * 41 + t2c_c2 + 1]);
     }
-    t2c_v15[2] = t2c::highest<float>();
+    t2c_v14[2] = t2c::highest<float>();
     if (t2c_c2 + 2 < 40) {
-      t2c_v15[2] = t2c_v14_s[t2c_c2 + 2];
-      for (int t2c_i16 = 1; t2c_i16 < 24; ++t2c_i16) t2c_v15[2] = t2c::min(t2c_v15[2], t2c_v14_s[t2c_i16 * 41 + t2c_c2 + 2]);
+      t2c_v14[2] = t2c_v13_s[t2c_c2 + 2];
+      for (int t2c_i16 = 1; t2c_i16 < 24; ++t2c_i16) t2c_v14[2] = t2c::min(t2c_v14[2], t2c_v13_s[t2c_i16 * 41 + t2c_c2 + 2]);
     }
-    t2c_v15[3] = t2c::highest<float>();
+    t2c_v14[3] = t2c::highest<float>();
     if (t2c_c2 + 3 < 40) {
-      t2c_v15[3] = t2c_v14_s[t2c_c2 + 3];
-      for (int t2c_i17 = 1; t2c_i17 < 24; ++t2c_i17) t2c_v15[3] = t2c::min(t2c_v15[3], t2c_v14_s[t2c_i17 * 41 + t2c_c2 + 3]);
+      t2c_v14[3] = t2c_v13_s[t2c_c2 + 3];
+      for (int t2c_i17 = 1; t2c_i17 < 24; ++t2c_i17) t2c_v14[3] = t2c::min(t2c_v14[3], t2c_v13_s[t2c_i17 * 41 + t2c_c2 + 3]);
     }
-    cn[0] = t2c_v15[0];
-    cn[1] = t2c_v15[1];
-    cn[2] = t2c_v15[2];
-    cn[3] = t2c_v15[3];
+    cn[0] = t2c_v14[0];
+    cn[1] = t2c_v14[1];
+    cn[2] = t2c_v14[2];
+    cn[3] = t2c_v14[3];
     // reductions-shared.tl:17: CN[0 :+ 40] = cn[0, 0 :+ 40]
     if (t2c_r2 < 1 && t2c_c2 < 40) cn_s[t2c_r2 * 41 + t2c_c2] = cn[0];
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 1] = cn[1];
@@ -465,127 +439,126 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     __syncthreads();  // cn_s: written at line 17, read here by other threads
     if (t2c_r2 < 1 && t2c_c2 < 40) t2c::stg_vec<4>(CN + t2c_c2, t2c::Vec<float, 4>{{t2c_r2 < 1 && t2c_c2 < 40 ? cn_s[t2c_c2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cn_s[t2c_c2 + 1] : 0.0f, t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cn_s[t2c_c2 + 2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cn_s[t2c_c2 + 3] : 0.0f}});
     // reductions-shared.tl:18: T[0] = sum(x)
-    float t2c_v16[1];
-    t2c_v16[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
-    t2c_v16[0] = t2c::fold_sum<32>(t2c_v16[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v16[0];
+    float t2c_v15[1];
+    t2c_v15[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
+    t2c_v15[0] = t2c::fold_sum<32>(t2c_v15[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v15[0];
     __syncthreads();  // t2c_red0: written at line 18, read here by other threads
-    t2c_v16[0] = t2c_red0[0] + t2c_red0[1];
-    if (tid == 0) T[0] = t2c_v16[0];
+    t2c_v15[0] = t2c_red0[0] + t2c_red0[1];
+    if (tid == 0) T[0] = t2c_v15[0];
   } else {
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
-    float t2c_v2[24] = {};
-    t2c_v2[0] = (t2c_c0 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_c0 + 1 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = (t2c_c0 + 2 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = (t2c_c0 + 3 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[4] = (t2c_c0 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + t2c_c0] : 0.0f);
-    t2c_v2[5] = (t2c_c0 + 1 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[6] = (t2c_c0 + 2 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[7] = (t2c_c0 + 3 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[8] = (t2c_c0 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + t2c_c0] : 0.0f);
-    t2c_v2[9] = (t2c_c0 + 1 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[10] = (t2c_c0 + 2 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[11] = (t2c_c0 + 3 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[12] = (t2c_c0 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + t2c_c0] : 0.0f);
-    t2c_v2[13] = (t2c_c0 + 1 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[14] = (t2c_c0 + 2 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[15] = (t2c_c0 + 3 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[16] = (t2c_c0 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + t2c_c0] : 0.0f);
-    t2c_v2[17] = (t2c_c0 + 1 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[18] = (t2c_c0 + 2 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[19] = (t2c_c0 + 3 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[20] = (t2c_c0 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + t2c_c0] : 0.0f);
-    t2c_v2[21] = (t2c_c0 + 1 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[22] = (t2c_c0 + 2 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[23] = (t2c_c0 + 3 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 3)] : 0.0f);
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
-    x[4] = t2c_v2[4];
-    x[5] = t2c_v2[5];
-    x[6] = t2c_v2[6];
-    x[7] = t2c_v2[7];
-    x[8] = t2c_v2[8];
-    x[9] = t2c_v2[9];
-    x[10] = t2c_v2[10];
-    x[11] = t2c_v2[11];
-    x[12] = t2c_v2[12];
-    x[13] = t2c_v2[13];
-    x[14] = t2c_v2[14];
-    x[15] = t2c_v2[15];
-    x[16] = t2c_v2[16];
-    x[17] = t2c_v2[17];
-    x[18] = t2c_v2[18];
-    x[19] = t2c_v2[19];
-    x[20] = t2c_v2[20];
-    x[21] = t2c_v2[21];
-    x[22] = t2c_v2[22];
-    x[23] = t2c_v2[23];
+    x[0] = (t2c_c0 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + t2c_c0] : 0.0f);
+    x[1] = (t2c_c0 + 1 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[2] = (t2c_c0 + 2 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[3] = (t2c_c0 + 3 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[4] = (t2c_c0 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + t2c_c0] : 0.0f);
+    x[5] = (t2c_c0 + 1 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[6] = (t2c_c0 + 2 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[7] = (t2c_c0 + 3 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[8] = (t2c_c0 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + t2c_c0] : 0.0f);
+    x[9] = (t2c_c0 + 1 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[10] = (t2c_c0 + 2 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[11] = (t2c_c0 + 3 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[12] = (t2c_c0 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + t2c_c0] : 0.0f);
+    x[13] = (t2c_c0 + 1 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[14] = (t2c_c0 + 2 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[15] = (t2c_c0 + 3 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[16] = (t2c_c0 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + t2c_c0] : 0.0f);
+    x[17] = (t2c_c0 + 1 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[18] = (t2c_c0 + 2 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[19] = (t2c_c0 + 3 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[20] = (t2c_c0 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + t2c_c0] : 0.0f);
+    x[21] = (t2c_c0 + 1 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[22] = (t2c_c0 + 2 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[23] = (t2c_c0 + 3 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 3)] : 0.0f);
+    if (t2c_c0 < 40) x_s[t2c_r0 * 41 + t2c_c0] = x[0];
+    if (t2c_c0 + 1 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 1] = x[1];
+    if (t2c_c0 + 2 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 2] = x[2];
+    if (t2c_c0 + 3 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 3] = x[3];
+    if (t2c_c0 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0] = x[4];
+    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = x[5];
+    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = x[6];
+    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = x[7];
+    if (t2c_c0 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0] = x[8];
+    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = x[9];
+    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = x[10];
+    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = x[11];
+    if (t2c_c0 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0] = x[12];
+    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = x[13];
+    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = x[14];
+    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = x[15];
+    if (t2c_c0 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0] = x[16];
+    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = x[17];
+    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = x[18];
+    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = x[19];
+    if (t2c_c0 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0] = x[20];
+    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = x[21];
+    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = x[22];
+    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = x[23];
     // reductions-shared.tl:6: var rs = rowsum(x)
     float rs[6] = {};
-    float t2c_v4[6] = {};
-    t2c_v4[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
-    t2c_v4[0] = t2c_v4[0] + (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
-    t2c_v4[0] = t2c_v4[0] + (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
-    t2c_v4[0] = t2c_v4[0] + (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
-    t2c_v4[1] = (t2c_c0 < 40 ? x[4] : 0.0f);
-    t2c_v4[1] = t2c_v4[1] + (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
-    t2c_v4[1] = t2c_v4[1] + (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
-    t2c_v4[1] = t2c_v4[1] + (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
-    t2c_v4[2] = (t2c_c0 < 40 ? x[8] : 0.0f);
-    t2c_v4[2] = t2c_v4[2] + (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
-    t2c_v4[2] = t2c_v4[2] + (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
-    t2c_v4[2] = t2c_v4[2] + (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
-    t2c_v4[3] = (t2c_c0 < 40 ? x[12] : 0.0f);
-    t2c_v4[3] = t2c_v4[3] + (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
-    t2c_v4[3] = t2c_v4[3] + (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
-    t2c_v4[3] = t2c_v4[3] + (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
-    t2c_v4[4] = (t2c_c0 < 40 ? x[16] : 0.0f);
-    t2c_v4[4] = t2c_v4[4] + (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
-    t2c_v4[4] = t2c_v4[4] + (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
-    t2c_v4[4] = t2c_v4[4] + (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
-    t2c_v4[5] = (t2c_c0 < 40 ? x[20] : 0.0f);
-    t2c_v4[5] = t2c_v4[5] + (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
-    t2c_v4[5] = t2c_v4[5] + (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
-    t2c_v4[5] = t2c_v4[5] + (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
-    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<16>(t2c_v4[1]);
-    t2c_v4[2] = t2c::fold_sum<16>(t2c_v4[2]);
-    t2c_v4[3] = t2c::fold_sum<16>(t2c_v4[3]);
-    t2c_v4[4] = t2c::fold_sum<16>(t2c_v4[4]);
-    t2c_v4[5] = t2c::fold_sum<16>(t2c_v4[5]);
-    rs[0] = t2c_v4[0];
-    rs[1] = t2c_v4[1];
-    rs[2] = t2c_v4[2];
-    rs[3] = t2c_v4[3];
-    rs[4] = t2c_v4[4];
-    rs[5] = t2c_v4[5];
+    float t2c_v3[6] = {};
+    t2c_v3[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
+    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
+    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
+    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
+    t2c_v3[1] = (t2c_c0 < 40 ? x[4] : 0.0f);
+    t2c_v3[1] = t2c_v3[1] + (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
+    t2c_v3[1] = t2c_v3[1] + (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
+    t2c_v3[1] = t2c_v3[1] + (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
+    t2c_v3[2] = (t2c_c0 < 40 ? x[8] : 0.0f);
+    t2c_v3[2] = t2c_v3[2] + (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
+    t2c_v3[2] = t2c_v3[2] + (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
+    t2c_v3[2] = t2c_v3[2] + (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
+    t2c_v3[3] = (t2c_c0 < 40 ? x[12] : 0.0f);
+    t2c_v3[3] = t2c_v3[3] + (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
+    t2c_v3[3] = t2c_v3[3] + (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
+    t2c_v3[3] = t2c_v3[3] + (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
+    t2c_v3[4] = (t2c_c0 < 40 ? x[16] : 0.0f);
+    t2c_v3[4] = t2c_v3[4] + (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
+    t2c_v3[4] = t2c_v3[4] + (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
+    t2c_v3[4] = t2c_v3[4] + (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
+    t2c_v3[5] = (t2c_c0 < 40 ? x[20] : 0.0f);
+    t2c_v3[5] = t2c_v3[5] + (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
+    t2c_v3[5] = t2c_v3[5] + (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
+    t2c_v3[5] = t2c_v3[5] + (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
+    t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<16>(t2c_v3[1]);
+    t2c_v3[2] = t2c::fold_sum<16>(t2c_v3[2]);
+    t2c_v3[3] = t2c::fold_sum<16>(t2c_v3[3]);
+    t2c_v3[4] = t2c::fold_sum<16>(t2c_v3[4]);
+    t2c_v3[5] = t2c::fold_sum<16>(t2c_v3[5]);
+    rs[0] = t2c_v3[0];
+    rs[1] = t2c_v3[1];
+    rs[2] = t2c_v3[2];
+    rs[3] = t2c_v3[3];
+    rs[4] = t2c_v3[4];
+    rs[5] = t2c_v3[5];
     // reductions-shared.tl:7: RS[0 :+ 24] = rs[0 :+ 24, 0]
     if (t2c_c0 == 0) rs_s[t2c_r0 * 1 + 0] = rs[0];
     if (t2c_c0 == 0) rs_s[(t2c_r0 + 4) * 1 + 0] = rs[1];
@@ -600,43 +573,43 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RS[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
     // reductions-shared.tl:8: var rx = rowmax(x)
     float rx[6] = {};
-    float t2c_v6[6] = {};
-    t2c_v6[0] = (t2c_c0 < 40 ? x[0] : t2c::lowest<float>());
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::lowest<float>()));
-    t2c_v6[1] = (t2c_c0 < 40 ? x[4] : t2c::lowest<float>());
-    t2c_v6[1] = t2c::max(t2c_v6[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::lowest<float>()));
-    t2c_v6[1] = t2c::max(t2c_v6[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::lowest<float>()));
-    t2c_v6[1] = t2c::max(t2c_v6[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::lowest<float>()));
-    t2c_v6[2] = (t2c_c0 < 40 ? x[8] : t2c::lowest<float>());
-    t2c_v6[2] = t2c::max(t2c_v6[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::lowest<float>()));
-    t2c_v6[2] = t2c::max(t2c_v6[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::lowest<float>()));
-    t2c_v6[2] = t2c::max(t2c_v6[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::lowest<float>()));
-    t2c_v6[3] = (t2c_c0 < 40 ? x[12] : t2c::lowest<float>());
-    t2c_v6[3] = t2c::max(t2c_v6[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::lowest<float>()));
-    t2c_v6[3] = t2c::max(t2c_v6[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::lowest<float>()));
-    t2c_v6[3] = t2c::max(t2c_v6[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::lowest<float>()));
-    t2c_v6[4] = (t2c_c0 < 40 ? x[16] : t2c::lowest<float>());
-    t2c_v6[4] = t2c::max(t2c_v6[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::lowest<float>()));
-    t2c_v6[4] = t2c::max(t2c_v6[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::lowest<float>()));
-    t2c_v6[4] = t2c::max(t2c_v6[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::lowest<float>()));
-    t2c_v6[5] = (t2c_c0 < 40 ? x[20] : t2c::lowest<float>());
-    t2c_v6[5] = t2c::max(t2c_v6[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::lowest<float>()));
-    t2c_v6[5] = t2c::max(t2c_v6[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::lowest<float>()));
-    t2c_v6[5] = t2c::max(t2c_v6[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::fold_max<16>(t2c_v6[0]);
-    t2c_v6[1] = t2c::fold_max<16>(t2c_v6[1]);
-    t2c_v6[2] = t2c::fold_max<16>(t2c_v6[2]);
-    t2c_v6[3] = t2c::fold_max<16>(t2c_v6[3]);
-    t2c_v6[4] = t2c::fold_max<16>(t2c_v6[4]);
-    t2c_v6[5] = t2c::fold_max<16>(t2c_v6[5]);
-    rx[0] = t2c_v6[0];
-    rx[1] = t2c_v6[1];
-    rx[2] = t2c_v6[2];
-    rx[3] = t2c_v6[3];
-    rx[4] = t2c_v6[4];
-    rx[5] = t2c_v6[5];
+    float t2c_v5[6] = {};
+    t2c_v5[0] = (t2c_c0 < 40 ? x[0] : t2c::lowest<float>());
+    t2c_v5[0] = t2c::max(t2c_v5[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::lowest<float>()));
+    t2c_v5[0] = t2c::max(t2c_v5[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::lowest<float>()));
+    t2c_v5[0] = t2c::max(t2c_v5[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::lowest<float>()));
+    t2c_v5[1] = (t2c_c0 < 40 ? x[4] : t2c::lowest<float>());
+    t2c_v5[1] = t2c::max(t2c_v5[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::lowest<float>()));
+    t2c_v5[1] = t2c::max(t2c_v5[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::lowest<float>()));
+    t2c_v5[1] = t2c::max(t2c_v5[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::lowest<float>()));
+    t2c_v5[2] = (t2c_c0 < 40 ? x[8] : t2c::lowest<float>());
+    t2c_v5[2] = t2c::max(t2c_v5[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::lowest<float>()));
+    t2c_v5[2] = t2c::max(t2c_v5[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::lowest<float>()));
+    t2c_v5[2] = t2c::max(t2c_v5[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::lowest<float>()));
+    t2c_v5[3] = (t2c_c0 < 40 ? x[12] : t2c::lowest<float>());
+    t2c_v5[3] = t2c::max(t2c_v5[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::lowest<float>()));
+    t2c_v5[3] = t2c::max(t2c_v5[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::lowest<float>()));
+    t2c_v5[3] = t2c::max(t2c_v5[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::lowest<float>()));
+    t2c_v5[4] = (t2c_c0 < 40 ? x[16] : t2c::lowest<float>());
+    t2c_v5[4] = t2c::max(t2c_v5[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::lowest<float>()));
+    t2c_v5[4] = t2c::max(t2c_v5[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::lowest<float>()));
+    t2c_v5[4] = t2c::max(t2c_v5[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::lowest<float>()));
+    t2c_v5[5] = (t2c_c0 < 40 ? x[20] : t2c::lowest<float>());
+    t2c_v5[5] = t2c::max(t2c_v5[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::lowest<float>()));
+    t2c_v5[5] = t2c::max(t2c_v5[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::lowest<float>()));
+    t2c_v5[5] = t2c::max(t2c_v5[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::lowest<float>()));
+    t2c_v5[0] = t2c::fold_max<16>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_max<16>(t2c_v5[1]);
+    t2c_v5[2] = t2c::fold_max<16>(t2c_v5[2]);
+    t2c_v5[3] = t2c::fold_max<16>(t2c_v5[3]);
+    t2c_v5[4] = t2c::fold_max<16>(t2c_v5[4]);
+    t2c_v5[5] = t2c::fold_max<16>(t2c_v5[5]);
+    rx[0] = t2c_v5[0];
+    rx[1] = t2c_v5[1];
+    rx[2] = t2c_v5[2];
+    rx[3] = t2c_v5[3];
+    rx[4] = t2c_v5[4];
+    rx[5] = t2c_v5[5];
     // reductions-shared.tl:9: RX[0 :+ 24] = rx[0 :+ 24, 0]
     if (t2c_c0 == 0) rx_s[t2c_r0 * 1 + 0] = rx[0];
     if (t2c_c0 == 0) rx_s[(t2c_r0 + 4) * 1 + 0] = rx[1];
@@ -651,43 +624,43 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RX[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
     // reductions-shared.tl:10: var rn = rowmin(x)
     float rn[6] = {};
-    float t2c_v8[6] = {};
-    t2c_v8[0] = (t2c_c0 < 40 ? x[0] : t2c::highest<float>());
-    t2c_v8[0] = t2c::min(t2c_v8[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::highest<float>()));
-    t2c_v8[0] = t2c::min(t2c_v8[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::highest<float>()));
-    t2c_v8[0] = t2c::min(t2c_v8[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::highest<float>()));
-    t2c_v8[1] = (t2c_c0 < 40 ? x[4] : t2c::highest<float>());
-    t2c_v8[1] = t2c::min(t2c_v8[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::highest<float>()));
-    t2c_v8[1] = t2c::min(t2c_v8[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::highest<float>()));
-    t2c_v8[1] = t2c::min(t2c_v8[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::highest<float>()));
-    t2c_v8[2] = (t2c_c0 < 40 ? x[8] : t2c::highest<float>());
-    t2c_v8[2] = t2c::min(t2c_v8[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::highest<float>()));
-    t2c_v8[2] = t2c::min(t2c_v8[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::highest<float>()));
-    t2c_v8[2] = t2c::min(t2c_v8[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::highest<float>()));
-    t2c_v8[3] = (t2c_c0 < 40 ? x[12] : t2c::highest<float>());
-    t2c_v8[3] = t2c::min(t2c_v8[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::highest<float>()));
-    t2c_v8[3] = t2c::min(t2c_v8[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::highest<float>()));
-    t2c_v8[3] = t2c::min(t2c_v8[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::highest<float>()));
-    t2c_v8[4] = (t2c_c0 < 40 ? x[16] : t2c::highest<float>());
-    t2c_v8[4] = t2c::min(t2c_v8[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::highest<float>()));
-    t2c_v8[4] = t2c::min(t2c_v8[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::highest<float>()));
-    t2c_v8[4] = t2c::min(t2c_v8[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::highest<float>()));
-    t2c_v8[5] = (t2c_c0 < 40 ? x[20] : t2c::highest<float>());
-    t2c_v8[5] = t2c::min(t2c_v8[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::highest<float>()));
-    t2c_v8[5] = t2c::min(t2c_v8[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::highest<float>()));
-    t2c_v8[5] = t2c::min(t2c_v8[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::highest<float>()));
-    t2c_v8[0] = t2c::fold_min<16>(t2c_v8[0]);
-    t2c_v8[1] = t2c::fold_min<16>(t2c_v8[1]);
-    t2c_v8[2] = t2c::fold_min<16>(t2c_v8[2]);
-    t2c_v8[3] = t2c::fold_min<16>(t2c_v8[3]);
-    t2c_v8[4] = t2c::fold_min<16>(t2c_v8[4]);
-    t2c_v8[5] = t2c::fold_min<16>(t2c_v8[5]);
-    rn[0] = t2c_v8[0];
-    rn[1] = t2c_v8[1];
-    rn[2] = t2c_v8[2];
-    rn[3] = t2c_v8[3];
-    rn[4] = t2c_v8[4];
-    rn[5] = t2c_v8[5];
+    float t2c_v7[6] = {};
+    t2c_v7[0] = (t2c_c0 < 40 ? x[0] : t2c::highest<float>());
+    t2c_v7[0] = t2c::min(t2c_v7[0], (t2c_c0 + 1 < 40 ? x[1] : t2c::highest<float>()));
+    t2c_v7[0] = t2c::min(t2c_v7[0], (t2c_c0 + 2 < 40 ? x[2] : t2c::highest<float>()));
+    t2c_v7[0] = t2c::min(t2c_v7[0], (t2c_c0 + 3 < 40 ? x[3] : t2c::highest<float>()));
+    t2c_v7[1] = (t2c_c0 < 40 ? x[4] : t2c::highest<float>());
+    t2c_v7[1] = t2c::min(t2c_v7[1], (t2c_c0 + 1 < 40 ? x[5] : t2c::highest<float>()));
+    t2c_v7[1] = t2c::min(t2c_v7[1], (t2c_c0 + 2 < 40 ? x[6] : t2c::highest<float>()));
+    t2c_v7[1] = t2c::min(t2c_v7[1], (t2c_c0 + 3 < 40 ? x[7] : t2c::highest<float>()));
+    t2c_v7[2] = (t2c_c0 < 40 ? x[8] : t2c::highest<float>());
+    t2c_v7[2] = t2c::min(t2c_v7[2], (t2c_c0 + 1 < 40 ? x[9] : t2c::highest<float>()));
+    t2c_v7[2] = t2c::min(t2c_v7[2], (t2c_c0 + 2 < 40 ? x[10] : t2c::highest<float>()));
+    t2c_v7[2] = t2c::min(t2c_v7[2], (t2c_c0 + 3 < 40 ? x[11] : t2c::highest<float>()));
+    t2c_v7[3] = (t2c_c0 < 40 ? x[12] : t2c::highest<float>());
+    t2c_v7[3] = t2c::min(t2c_v7[3], (t2c_c0 + 1 < 40 ? x[13] : t2c::highest<float>()));
+    t2c_v7[3] = t2c::min(t2c_v7[3], (t2c_c0 + 2 < 40 ? x[14] : t2c::highest<float>()));
+    t2c_v7[3] = t2c::min(t2c_v7[3], (t2c_c0 + 3 < 40 ? x[15] : t2c::highest<float>()));
+    t2c_v7[4] = (t2c_c0 < 40 ? x[16] : t2c::highest<float>());
+    t2c_v7[4] = t2c::min(t2c_v7[4], (t2c_c0 + 1 < 40 ? x[17] : t2c::highest<float>()));
+    t2c_v7[4] = t2c::min(t2c_v7[4], (t2c_c0 + 2 < 40 ? x[18] : t2c::highest<float>()));
+    t2c_v7[4] = t2c::min(t2c_v7[4], (t2c_c0 + 3 < 40 ? x[19] : t2c::highest<float>()));
+    t2c_v7[5] = (t2c_c0 < 40 ? x[20] : t2c::highest<float>());
+    t2c_v7[5] = t2c::min(t2c_v7[5], (t2c_c0 + 1 < 40 ? x[21] : t2c::highest<float>()));
+    t2c_v7[5] = t2c::min(t2c_v7[5], (t2c_c0 + 2 < 40 ? x[22] : t2c::highest<float>()));
+    t2c_v7[5] = t2c::min(t2c_v7[5], (t2c_c0 + 3 < 40 ? x[23] : t2c::highest<float>()));
+    t2c_v7[0] = t2c::fold_min<16>(t2c_v7[0]);
+    t2c_v7[1] = t2c::fold_min<16>(t2c_v7[1]);
+    t2c_v7[2] = t2c::fold_min<16>(t2c_v7[2]);
+    t2c_v7[3] = t2c::fold_min<16>(t2c_v7[3]);
+    t2c_v7[4] = t2c::fold_min<16>(t2c_v7[4]);
+    t2c_v7[5] = t2c::fold_min<16>(t2c_v7[5]);
+    rn[0] = t2c_v7[0];
+    rn[1] = t2c_v7[1];
+    rn[2] = t2c_v7[2];
+    rn[3] = t2c_v7[3];
+    rn[4] = t2c_v7[4];
+    rn[5] = t2c_v7[5];
     // reductions-shared.tl:11: RN[0 :+ 24] = rn[0 :+ 24, 0]
     if (t2c_c0 == 0) rn_s[t2c_r0 * 1 + 0] = rn[0];
     if (t2c_c0 == 0) rn_s[(t2c_r0 + 4) * 1 + 0] = rn[1];
@@ -702,56 +675,31 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RN[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
     // reductions-shared.tl:12: var cs = colsum(x)
     float cs[4] = {};
-    if (t2c_c0 < 40) x_s[t2c_r0 * 41 + t2c_c0] = x[0];
-    if (t2c_c0 + 1 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 1] = x[1];
-    if (t2c_c0 + 2 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 2] = x[2];
-    if (t2c_c0 + 3 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 3] = x[3];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0] = x[4];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = x[5];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = x[6];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = x[7];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0] = x[8];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = x[9];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = x[10];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = x[11];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0] = x[12];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = x[13];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = x[14];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = x[15];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0] = x[16];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = x[17];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = x[18];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = x[19];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0] = x[20];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = x[21];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = x[22];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = x[23];
-    __syncthreads();  // x_s: written at line 12, read here by other threads
-    float t2c_v10[4] = {};
-    t2c_v10[0] = 0.0f;
+    float t2c_v9[4] = {};
+    t2c_v9[0] = 0.0f;
     if (t2c_c2 < 40) {
-      t2c_v10[0] = x_s[t2c_c2];
-      for (int t2c_i18 = 1; t2c_i18 < 24; ++t2c_i18) t2c_v10[0] = t2c_v10[0] + x_s[t2c_i18 * 41 + t2c_c2];
+      t2c_v9[0] = x_s[t2c_c2];
+      for (int t2c_i18 = 1; t2c_i18 < 24; ++t2c_i18) t2c_v9[0] = t2c_v9[0] + x_s[t2c_i18 * 41 + t2c_c2];
     }
-    t2c_v10[1] = 0.0f;
+    t2c_v9[1] = 0.0f;
     if (t2c_c2 + 1 < 40) {
-      t2c_v10[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i19 = 1; t2c_i19 < 24; ++t2c_i19) t2c_v10[1] = t2c_v10[1] + x_s[t2c_i19 * 41 + t2c_c2 + 1];
+      t2c_v9[1] = x_s[t2c_c2 + 1];
+      for (int t2c_i19 = 1; t2c_i19 < 24; ++t2c_i19) t2c_v9[1] = t2c_v9[1] + x_s[t2c_i19 * 41 + t2c_c2 + 1];
     }
-    t2c_v10[2] = 0.0f;
+    t2c_v9[2] = 0.0f;
     if (t2c_c2 + 2 < 40) {
-      t2c_v10[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i20 = 1; t2c_i20 < 24; ++t2c_i20) t2c_v10[2] = t2c_v10[2] + x_s[t2c_i20 * 41 + t2c_c2 + 2];
+      t2c_v9[2] = x_s[t2c_c2 + 2];
+      for (int t2c_i20 = 1; t2c_i20 < 24; ++t2c_i20) t2c_v9[2] = t2c_v9[2] + x_s[t2c_i20 * 41 + t2c_c2 + 2];
     }
-    t2c_v10[3] = 0.0f;
+    t2c_v9[3] = 0.0f;
     if (t2c_c2 + 3 < 40) {
-      t2c_v10[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i21 = 1; t2c_i21 < 24; ++t2c_i21) t2c_v10[3] = t2c_v10[3] + x_s[t2c_i21 * 41 + t2c_c2 + 3];
+      t2c_v9[3] = x_s[t2c_c2 + 3];
+      for (int t2c_i21 = 1; t2c_i21 < 24; ++t2c_i21) t2c_v9[3] = t2c_v9[3] + x_s[t2c_i21 * 41 + t2c_c2 + 3];
     }
-    cs[0] = t2c_v10[0];
-    cs[1] = t2c_v10[1];
-    cs[2] = t2c_v10[2];
-    cs[3] = t2c_v10[3];
+    cs[0] = t2c_v9[0];
+    cs[1] = t2c_v9[1];
+    cs[2] = t2c_v9[2];
+    cs[3] = t2c_v9[3];
     // reductions-shared.tl:13: CS[0 :+ 40] = cs[0, 0 :+ 40]
     if (t2c_r2 < 1 && t2c_c2 < 40) cs_s[t2c_r2 * 41 + t2c_c2] = cs[0];
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 1] = cs[1];
@@ -764,31 +712,31 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r2 < 1 && t2c_c2 + 3 < 40) CS[t2c_c2 + 3] = t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cs_s[t2c_c2 + 3] : 0.0f;
     // reductions-shared.tl:14: var cx = colmax(x)
     float cx[4] = {};
-    float t2c_v12[4] = {};
-    t2c_v12[0] = t2c::lowest<float>();
+    float t2c_v11[4] = {};
+    t2c_v11[0] = t2c::lowest<float>();
     if (t2c_c2 < 40) {
-      t2c_v12[0] = x_s[t2c_c2];
-      for (int t2c_i22 = 1; t2c_i22 < 24; ++t2c_i22) t2c_v12[0] = t2c::max(t2c_v12[0], x_s[t2c_i22 * 41 + t2c_c2]);
+      t2c_v11[0] = x_s[t2c_c2];
+      for (int t2c_i22 = 1; t2c_i22 < 24; ++t2c_i22) t2c_v11[0] = t2c::max(t2c_v11[0], x_s[t2c_i22 * 41 + t2c_c2]);
     }
-    t2c_v12[1] = t2c::lowest<float>();
+    t2c_v11[1] = t2c::lowest<float>();
     if (t2c_c2 + 1 < 40) {
-      t2c_v12[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i23 = 1; t2c_i23 < 24; ++t2c_i23) t2c_v12[1] = t2c::max(t2c_v12[1], x_s[t2c_i23 * 41 + t2c_c2 + 1]);
+      t2c_v11[1] = x_s[t2c_c2 + 1];
+      for (int t2c_i23 = 1; t2c_i23 < 24; ++t2c_i23) t2c_v11[1] = t2c::max(t2c_v11[1], x_s[t2c_i23 * 41 + t2c_c2 + 1]);
     }
-    t2c_v12[2] = t2c::lowest<float>();
+    t2c_v11[2] = t2c::lowest<float>();
     if (t2c_c2 + 2 < 40) {
-      t2c_v12[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i24 = 1; t2c_i24 < 24; ++t2c_i24) t2c_v12[2] = t2c::max(t2c_v12[2], x_s[t2c_i24 * 41 + t2c_c2 + 2]);
+      t2c_v11[2] = x_s[t2c_c2 + 2];
+      for (int t2c_i24 = 1; t2c_i24 < 24; ++t2c_i24) t2c_v11[2] = t2c::max(t2c_v11[2], x_s[t2c_i24 * 41 + t2c_c2 + 2]);
     }
-    t2c_v12[3] = t2c::lowest<float>();
+    t2c_v11[3] = t2c::lowest<float>();
     if (t2c_c2 + 3 < 40) {
-      t2c_v12[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i25 = 1; t2c_i25 < 24; ++t2c_i25) t2c_v12[3] = t2c::max(t2c_v12[3], x_s[t2c_i25 * 41 + t2c_c2 + 3]);
+      t2c_v11[3] = x_s[t2c_c2 + 3];
+      for (int t2c_i25 = 1; t2c_i25 < 24; ++t2c_i25) t2c_v11[3] = t2c::max(t2c_v11[3], x_s[t2c_i25 * 41 + t2c_c2 + 3]);
     }
-    cx[0] = t2c_v12[0];
-    cx[1] = t2c_v12[1];
-    cx[2] = t2c_v12[2];
-    cx[3] = t2c_v12[3];
+    cx[0] = t2c_v11[0];
+    cx[1] = t2c_v11[1];
+    cx[2] = t2c_v11[2];
+    cx[3] = t2c_v11[3];
     // reductions-shared.tl:15: CX[0 :+ 40] = cx[0, 0 :+ 40]
     if (t2c_r2 < 1 && t2c_c2 < 40) cx_s[t2c_r2 * 41 + t2c_c2] = cx[0];
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 1] = cx[1];
@@ -801,81 +749,81 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r2 < 1 && t2c_c2 + 3 < 40) CX[t2c_c2 + 3] = t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cx_s[t2c_c2 + 3] : 0.0f;
     // reductions-shared.tl:16: var cn = colmin(x * 1.0)
     float cn[4] = {};
-    float t2c_v14[24] = {};
-    t2c_v14[0] = x[0] * 1.0f;
-    t2c_v14[1] = x[1] * 1.0f;
-    t2c_v14[2] = x[2] * 1.0f;
-    t2c_v14[3] = x[3] * 1.0f;
-    t2c_v14[4] = x[4] * 1.0f;
-    t2c_v14[5] = x[5] * 1.0f;
-    t2c_v14[6] = x[6] * 1.0f;
-    t2c_v14[7] = x[7] * 1.0f;
-    t2c_v14[8] = x[8] * 1.0f;
-    t2c_v14[9] = x[9] * 1.0f;
-    t2c_v14[10] = x[10] * 1.0f;
-    t2c_v14[11] = x[11] * 1.0f;
-    t2c_v14[12] = x[12] * 1.0f;
-    t2c_v14[13] = x[13] * 1.0f;
-    t2c_v14[14] = x[14] * 1.0f;
-    t2c_v14[15] = x[15] * 1.0f;
-    t2c_v14[16] = x[16] * 1.0f;
-    t2c_v14[17] = x[17] * 1.0f;
-    t2c_v14[18] = x[18] * 1.0f;
-    t2c_v14[19] = x[19] * 1.0f;
-    t2c_v14[20] = x[20] * 1.0f;
-    t2c_v14[21] = x[21] * 1.0f;
-    t2c_v14[22] = x[22] * 1.0f;
-    t2c_v14[23] = x[23] * 1.0f;
-    if (t2c_c0 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0] = t2c_v14[0];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0 + 1] = t2c_v14[1];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0 + 2] = t2c_v14[2];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[t2c_r0 * 41 + t2c_c0 + 3] = t2c_v14[3];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0] = t2c_v14[4];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = t2c_v14[5];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = t2c_v14[6];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = t2c_v14[7];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0] = t2c_v14[8];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = t2c_v14[9];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = t2c_v14[10];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = t2c_v14[11];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0] = t2c_v14[12];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = t2c_v14[13];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = t2c_v14[14];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = t2c_v14[15];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0] = t2c_v14[16];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = t2c_v14[17];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = t2c_v14[18];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = t2c_v14[19];
-    if (t2c_c0 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0] = t2c_v14[20];
-    if (t2c_c0 + 1 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = t2c_v14[21];
-    if (t2c_c0 + 2 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = t2c_v14[22];
-    if (t2c_c0 + 3 < 40) t2c_v14_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = t2c_v14[23];
-    __syncthreads();  // t2c_v14_s: written at line 16, read here by other threads
-    float t2c_v15[4] = {};
-    t2c_v15[0] = t2c::highest<float>();
+    float t2c_v13[24] = {};
+    t2c_v13[0] = x[0] * 1.0f;
+    t2c_v13[1] = x[1] * 1.0f;
+    t2c_v13[2] = x[2] * 1.0f;
+    t2c_v13[3] = x[3] * 1.0f;
+    t2c_v13[4] = x[4] * 1.0f;
+    t2c_v13[5] = x[5] * 1.0f;
+    t2c_v13[6] = x[6] * 1.0f;
+    t2c_v13[7] = x[7] * 1.0f;
+    t2c_v13[8] = x[8] * 1.0f;
+    t2c_v13[9] = x[9] * 1.0f;
+    t2c_v13[10] = x[10] * 1.0f;
+    t2c_v13[11] = x[11] * 1.0f;
+    t2c_v13[12] = x[12] * 1.0f;
+    t2c_v13[13] = x[13] * 1.0f;
+    t2c_v13[14] = x[14] * 1.0f;
+    t2c_v13[15] = x[15] * 1.0f;
+    t2c_v13[16] = x[16] * 1.0f;
+    t2c_v13[17] = x[17] * 1.0f;
+    t2c_v13[18] = x[18] * 1.0f;
+    t2c_v13[19] = x[19] * 1.0f;
+    t2c_v13[20] = x[20] * 1.0f;
+    t2c_v13[21] = x[21] * 1.0f;
+    t2c_v13[22] = x[22] * 1.0f;
+    t2c_v13[23] = x[23] * 1.0f;
+    if (t2c_c0 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0] = t2c_v13[0];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 1] = t2c_v13[1];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 2] = t2c_v13[2];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 3] = t2c_v13[3];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0] = t2c_v13[4];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = t2c_v13[5];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = t2c_v13[6];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = t2c_v13[7];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0] = t2c_v13[8];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = t2c_v13[9];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = t2c_v13[10];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = t2c_v13[11];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0] = t2c_v13[12];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = t2c_v13[13];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = t2c_v13[14];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = t2c_v13[15];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0] = t2c_v13[16];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = t2c_v13[17];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = t2c_v13[18];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = t2c_v13[19];
+    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0] = t2c_v13[20];
+    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = t2c_v13[21];
+    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = t2c_v13[22];
+    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = t2c_v13[23];
+    __syncthreads();  // t2c_v13_s: written at line 16, read here by other threads
+    float t2c_v14[4] = {};
+    t2c_v14[0] = t2c::highest<float>();
     if (t2c_c2 < 40) {
-      t2c_v15[0] = t2c_v14_s[t2c_c2];
-      for (int t2c_i26 = 1; t2c_i26 < 24; ++t2c_i26) t2c_v15[0] = t2c::min(t2c_v15[0], t2c_v14_s[t2c_i26 * 41 + t2c_c2]);
+      t2c_v14[0] = t2c_v13_s[t2c_c2];
+      for (int t2c_i26 = 1; t2c_i26 < 24; ++t2c_i26) t2c_v14[0] = t2c::min(t2c_v14[0], t2c_v13_s[t2c_i26 * 41 + t2c_c2]);
     }
-    t2c_v15[1] = t2c::highest<float>();
+    t2c_v14[1] = t2c::highest<float>();
     if (t2c_c2 + 1 < 40) {
-      t2c_v15[1] = t2c_v14_s[t2c_c2 + 1];
-      for (int t2c_i27 = 1; t2c_i27 < 24; ++t2c_i27) t2c_v15[1] = t2c::min(t2c_v15[1], t2c_v14_s[t2c_i27 * 41 + t2c_c2 + 1]);
+      t2c_v14[1] = t2c_v13_s[t2c_c2 + 1];
+      for (int t2c_i27 = 1; t2c_i27 < 24; ++t2c_i27) t2c_v14[1] = t2c::min(t2c_v14[1], t2c_v13_s[t2c_i27 * 41 + t2c_c2 + 1]);
     }
-    t2c_v15[2] = t2c::highest<float>();
+    t2c_v14[2] = t2c::highest<float>();
     if (t2c_c2 + 2 < 40) {
-      t2c_v15[2] = t2c_v14_s[t2c_c2 + 2];
-      for (int t2c_i28 = 1; t2c_i28 < 24; ++t2c_i28) t2c_v15[2] = t2c::min(t2c_v15[2], t2c_v14_s[t2c_i28 * 41 + t2c_c2 + 2]);
+      t2c_v14[2] = t2c_v13_s[t2c_c2 + 2];
+      for (int t2c_i28 = 1; t2c_i28 < 24; ++t2c_i28) t2c_v14[2] = t2c::min(t2c_v14[2], t2c_v13_s[t2c_i28 * 41 + t2c_c2 + 2]);
     }
-    t2c_v15[3] = t2c::highest<float>();
+    t2c_v14[3] = t2c::highest<float>();
     if (t2c_c2 + 3 < 40) {
-      t2c_v15[3] = t2c_v14_s[t2c_c2 + 3];
-      for (int t2c_i29 = 1; t2c_i29 < 24; ++t2c_i29) t2c_v15[3] = t2c::min(t2c_v15[3], t2c_v14_s[t2c_i29 * 41 + t2c_c2 + 3]);
+      t2c_v14[3] = t2c_v13_s[t2c_c2 + 3];
+      for (int t2c_i29 = 1; t2c_i29 < 24; ++t2c_i29) t2c_v14[3] = t2c::min(t2c_v14[3], t2c_v13_s[t2c_i29 * 41 + t2c_c2 + 3]);
     }
-    cn[0] = t2c_v15[0];
-    cn[1] = t2c_v15[1];
-    cn[2] = t2c_v15[2];
-    cn[3] = t2c_v15[3];
+    cn[0] = t2c_v14[0];
+    cn[1] = t2c_v14[1];
+    cn[2] = t2c_v14[2];
+    cn[3] = t2c_v14[3];
     // reductions-shared.tl:17: CN[0 :+ 40] = cn[0, 0 :+ 40]
     if (t2c_r2 < 1 && t2c_c2 < 40) cn_s[t2c_r2 * 41 + t2c_c2] = cn[0];
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 1] = cn[1];
@@ -887,35 +835,35 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r2 < 1 && t2c_c2 + 2 < 40) CN[t2c_c2 + 2] = t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cn_s[t2c_c2 + 2] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 + 3 < 40) CN[t2c_c2 + 3] = t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cn_s[t2c_c2 + 3] : 0.0f;
     // reductions-shared.tl:18: T[0] = sum(x)
-    float t2c_v16[1];
-    t2c_v16[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
-    t2c_v16[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
-    t2c_v16[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
-    t2c_v16[0] = t2c::fold_sum<32>(t2c_v16[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v16[0];
+    float t2c_v15[1];
+    t2c_v15[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
+    t2c_v15[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
+    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
+    t2c_v15[0] = t2c::fold_sum<32>(t2c_v15[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v15[0];
     __syncthreads();  // t2c_red0: written at line 18, read here by other threads
-    t2c_v16[0] = t2c_red0[0] + t2c_red0[1];
-    if (tid == 0) T[0] = t2c_v16[0];
+    t2c_v15[0] = t2c_red0[0] + t2c_red0[1];
+    if (tid == 0) T[0] = t2c_v15[0];
   }
 }

@@ -20,65 +20,55 @@ other(const float *__restrict__ X, float *__restrict__ R, float *__restrict__ T)
   if (t2c_fast) {
     // registers-copy-other-reduction.tl:5: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]
     float t[4];
-    float t2c_v2[4];
     const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
-    t2c_v2[0] = t2c_w0.v[0];
-    t2c_v2[1] = t2c_w0.v[1];
-    t2c_v2[2] = t2c_w0.v[2];
-    t2c_v2[3] = t2c_w0.v[3];
-    t[0] = t2c_v2[0];
-    t[1] = t2c_v2[1];
-    t[2] = t2c_v2[2];
-    t[3] = t2c_v2[3];
+    t[0] = t2c_w0.v[0];
+    t[1] = t2c_w0.v[1];
+    t[2] = t2c_w0.v[2];
+    t[3] = t2c_w0.v[3];
     // registers-copy-other-reduction.tl:6: R[0 :+ 16, 0 :+ 1] = rowmin(t)
+    float t2c_v2[1];
+    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);
+    t2c_v2[0] = t2c::fold_min<8>(t2c_v2[0]);
+    if (t2c_c0 == 0) R[t2c_r0] = t2c_v2[0];
+    // registers-copy-other-reduction.tl:7: T[0] = sum(t)
     float t2c_v3[1];
     t2c_v3[0] = t[0];
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[1]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[2]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[3]);
-    t2c_v3[0] = t2c::fold_min<8>(t2c_v3[0]);
-    if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
-    // registers-copy-other-reduction.tl:7: T[0] = sum(t)
-    float t2c_v4[1];
-    t2c_v4[0] = t[0];
-    t2c_v4[0] += t[1];
-    t2c_v4[0] += t[2];
-    t2c_v4[0] += t[3];
-    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    t2c_v3[0] += t[1];
+    t2c_v3[0] += t[2];
+    t2c_v3[0] += t[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
     __syncthreads();  // t2c_red0: written at line 7, read here by other threads
-    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) T[0] = t2c_v4[0];
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (tid == 0) T[0] = t2c_v3[0];
   } else {
     // registers-copy-other-reduction.tl:5: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]
     float t[4];
-    float t2c_v2[4];
-    t2c_v2[0] = X[t2c_r0 * 32 + t2c_c0];
-    t2c_v2[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
-    t2c_v2[2] = X[t2c_r0 * 32 + (t2c_c0 + 2)];
-    t2c_v2[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
-    t[0] = t2c_v2[0];
-    t[1] = t2c_v2[1];
-    t[2] = t2c_v2[2];
-    t[3] = t2c_v2[3];
+    t[0] = X[t2c_r0 * 32 + t2c_c0];
+    t[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
+    t[2] = X[t2c_r0 * 32 + (t2c_c0 + 2)];
+    t[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
     // registers-copy-other-reduction.tl:6: R[0 :+ 16, 0 :+ 1] = rowmin(t)
+    float t2c_v2[1];
+    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);
+    t2c_v2[0] = t2c::fold_min<8>(t2c_v2[0]);
+    if (t2c_c0 == 0) R[t2c_r0] = t2c_v2[0];
+    // registers-copy-other-reduction.tl:7: T[0] = sum(t)
     float t2c_v3[1];
     t2c_v3[0] = t[0];
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[1]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[2]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[3]);
-    t2c_v3[0] = t2c::fold_min<8>(t2c_v3[0]);
-    if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
-    // registers-copy-other-reduction.tl:7: T[0] = sum(t)
-    float t2c_v4[1];
-    t2c_v4[0] = t[0];
-    t2c_v4[0] += t[1];
-    t2c_v4[0] += t[2];
-    t2c_v4[0] += t[3];
-    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    t2c_v3[0] += t[1];
+    t2c_v3[0] += t[2];
+    t2c_v3[0] += t[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
     __syncthreads();  // t2c_red0: written at line 7, read here by other threads
-    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) T[0] = t2c_v4[0];
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (tid == 0) T[0] = t2c_v3[0];
   }
 }

@@ -22,25 +22,16 @@ fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__
   if (t2c_fast) {
     // registers-fold-rowsum.tl:5: var acc: tile<f32>[64, 16] = X[0 :+ 64, 0 :+ 16]
     float acc[8];
-    float t2c_v2[8];
     const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 16 + t2c_c0);
-    t2c_v2[0] = t2c_w0.v[0];
-    t2c_v2[1] = t2c_w0.v[1];
-    t2c_v2[2] = t2c_w0.v[2];
-    t2c_v2[3] = t2c_w0.v[3];
+    acc[0] = t2c_w0.v[0];
+    acc[1] = t2c_w0.v[1];
+    acc[2] = t2c_w0.v[2];
+    acc[3] = t2c_w0.v[3];
     const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (t2c_r0 + 32) * 16 + t2c_c0);
-    t2c_v2[4] = t2c_w1.v[0];
-    t2c_v2[5] = t2c_w1.v[1];
-    t2c_v2[6] = t2c_w1.v[2];
-    t2c_v2[7] = t2c_w1.v[3];
-    acc[0] = t2c_v2[0];
-    acc[1] = t2c_v2[1];
-    acc[2] = t2c_v2[2];
-    acc[3] = t2c_v2[3];
-    acc[4] = t2c_v2[4];
-    acc[5] = t2c_v2[5];
-    acc[6] = t2c_v2[6];
-    acc[7] = t2c_v2[7];
+    acc[4] = t2c_w1.v[0];
+    acc[5] = t2c_w1.v[1];
+    acc[6] = t2c_w1.v[2];
+    acc[7] = t2c_w1.v[3];
     // registers-fold-rowsum.tl:6: acc = acc * acc
     acc[0] = acc[0] * acc[0];
     acc[1] = acc[1] * acc[1];
@@ -52,56 +43,44 @@ fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__
     acc[7] = acc[7] * acc[7];
     // registers-fold-rowsum.tl:7: var s: tile<f32>[64, 1] = rowsum(acc)
     float s[2];
-    float t2c_v4[2];
-    t2c_v4[0] = acc[0];
-    t2c_v4[0] = t2c_v4[0] + acc[1];
-    t2c_v4[0] = t2c_v4[0] + acc[2];
-    t2c_v4[0] = t2c_v4[0] + acc[3];
-    t2c_v4[1] = acc[4];
-    t2c_v4[1] = t2c_v4[1] + acc[5];
-    t2c_v4[1] = t2c_v4[1] + acc[6];
-    t2c_v4[1] = t2c_v4[1] + acc[7];
-    t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<4>(t2c_v4[1]);
-    s[0] = t2c_v4[0];
-    s[1] = t2c_v4[1];
+    float t2c_v3[2];
+    t2c_v3[0] = acc[0];
+    t2c_v3[0] = t2c_v3[0] + acc[1];
+    t2c_v3[0] = t2c_v3[0] + acc[2];
+    t2c_v3[0] = t2c_v3[0] + acc[3];
+    t2c_v3[1] = acc[4];
+    t2c_v3[1] = t2c_v3[1] + acc[5];
+    t2c_v3[1] = t2c_v3[1] + acc[6];
+    t2c_v3[1] = t2c_v3[1] + acc[7];
+    t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<4>(t2c_v3[1]);
+    s[0] = t2c_v3[0];
+    s[1] = t2c_v3[1];
     // registers-fold-rowsum.tl:8: S[0 :+ 64, 0 :+ 1] = s
     if (t2c_c0 == 0) S[t2c_r0] = s[0];
     if (t2c_c0 == 0) S[t2c_r0 + 32] = s[1];
     // registers-fold-rowsum.tl:9: var wide: tile<i32>[8, 32] = W[0 :+ 8, 0 :+ 32]
     int wide[2];
-    int t2c_v6[2];
     const t2c::Vec<int, 2> t2c_w2 = t2c::ldg_vec<2>(W + t2c_r1 * 32 + t2c_c1);
-    t2c_v6[0] = t2c_w2.v[0];
-    t2c_v6[1] = t2c_w2.v[1];
-    wide[0] = t2c_v6[0];
-    wide[1] = t2c_v6[1];
+    wide[0] = t2c_w2.v[0];
+    wide[1] = t2c_w2.v[1];
     // registers-fold-rowsum.tl:10: M[0 :+ 8, 0 :+ 1] = rowmax(wide)
-    int t2c_v7[1];
-    t2c_v7[0] = wide[0];
-    t2c_v7[0] = t2c::max(t2c_v7[0], wide[1]);
-    t2c_v7[0] = t2c::fold_max<16>(t2c_v7[0]);
-    if (t2c_c1 == 0) M[t2c_r1] = t2c_v7[0];
+    int t2c_v5[1];
+    t2c_v5[0] = wide[0];
+    t2c_v5[0] = t2c::max(t2c_v5[0], wide[1]);
+    t2c_v5[0] = t2c::fold_max<16>(t2c_v5[0]);
+    if (t2c_c1 == 0) M[t2c_r1] = t2c_v5[0];
   } else {
     // registers-fold-rowsum.tl:5: var acc: tile<f32>[64, 16] = X[0 :+ 64, 0 :+ 16]
     float acc[8];
-    float t2c_v2[8];
-    t2c_v2[0] = X[t2c_r0 * 16 + t2c_c0];
-    t2c_v2[1] = X[t2c_r0 * 16 + (t2c_c0 + 1)];
-    t2c_v2[2] = X[t2c_r0 * 16 + (t2c_c0 + 2)];
-    t2c_v2[3] = X[t2c_r0 * 16 + (t2c_c0 + 3)];
-    t2c_v2[4] = X[(t2c_r0 + 32) * 16 + t2c_c0];
-    t2c_v2[5] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 1)];
-    t2c_v2[6] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 2)];
-    t2c_v2[7] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 3)];
-    acc[0] = t2c_v2[0];
-    acc[1] = t2c_v2[1];
-    acc[2] = t2c_v2[2];
-    acc[3] = t2c_v2[3];
-    acc[4] = t2c_v2[4];
-    acc[5] = t2c_v2[5];
-    acc[6] = t2c_v2[6];
-    acc[7] = t2c_v2[7];
+    acc[0] = X[t2c_r0 * 16 + t2c_c0];
+    acc[1] = X[t2c_r0 * 16 + (t2c_c0 + 1)];
+    acc[2] = X[t2c_r0 * 16 + (t2c_c0 + 2)];
+    acc[3] = X[t2c_r0 * 16 + (t2c_c0 + 3)];
+    acc[4] = X[(t2c_r0 + 32) * 16 + t2c_c0];
+    acc[5] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 1)];
+    acc[6] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 2)];
+    acc[7] = X[(t2c_r0 + 32) * 16 + (t2c_c0 + 3)];
     // registers-fold-rowsum.tl:6: acc = acc * acc
     acc[0] = acc[0] * acc[0];
     acc[1] = acc[1] * acc[1];
@@ -113,34 +92,31 @@ fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__
     acc[7] = acc[7] * acc[7];
     // registers-fold-rowsum.tl:7: var s: tile<f32>[64, 1] = rowsum(acc)
     float s[2];
-    float t2c_v4[2];
-    t2c_v4[0] = acc[0];
-    t2c_v4[0] = t2c_v4[0] + acc[1];
-    t2c_v4[0] = t2c_v4[0] + acc[2];
-    t2c_v4[0] = t2c_v4[0] + acc[3];
-    t2c_v4[1] = acc[4];
-    t2c_v4[1] = t2c_v4[1] + acc[5];
-    t2c_v4[1] = t2c_v4[1] + acc[6];
-    t2c_v4[1] = t2c_v4[1] + acc[7];
-    t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<4>(t2c_v4[1]);
-    s[0] = t2c_v4[0];
-    s[1] = t2c_v4[1];
+    float t2c_v3[2];
+    t2c_v3[0] = acc[0];
+    t2c_v3[0] = t2c_v3[0] + acc[1];
+    t2c_v3[0] = t2c_v3[0] + acc[2];
+    t2c_v3[0] = t2c_v3[0] + acc[3];
+    t2c_v3[1] = acc[4];
+    t2c_v3[1] = t2c_v3[1] + acc[5];
+    t2c_v3[1] = t2c_v3[1] + acc[6];
+    t2c_v3[1] = t2c_v3[1] + acc[7];
+    t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<4>(t2c_v3[1]);
+    s[0] = t2c_v3[0];
+    s[1] = t2c_v3[1];
     // registers-fold-rowsum.tl:8: S[0 :+ 64, 0 :+ 1] = s
     if (t2c_c0 == 0) S[t2c_r0] = s[0];
     if (t2c_c0 == 0) S[t2c_r0 + 32] = s[1];
     // registers-fold-rowsum.tl:9: var wide: tile<i32>[8, 32] = W[0 :+ 8, 0 :+ 32]
     int wide[2];
-    int t2c_v6[2];
-    t2c_v6[0] = W[t2c_r1 * 32 + t2c_c1];
-    t2c_v6[1] = W[t2c_r1 * 32 + (t2c_c1 + 1)];
-    wide[0] = t2c_v6[0];
-    wide[1] = t2c_v6[1];
+    wide[0] = W[t2c_r1 * 32 + t2c_c1];
+    wide[1] = W[t2c_r1 * 32 + (t2c_c1 + 1)];
     // registers-fold-rowsum.tl:10: M[0 :+ 8, 0 :+ 1] = rowmax(wide)
-    int t2c_v7[1];
-    t2c_v7[0] = wide[0];
-    t2c_v7[0] = t2c::max(t2c_v7[0], wide[1]);
-    t2c_v7[0] = t2c::fold_max<16>(t2c_v7[0]);
-    if (t2c_c1 == 0) M[t2c_r1] = t2c_v7[0];
+    int t2c_v5[1];
+    t2c_v5[0] = wide[0];
+    t2c_v5[0] = t2c::max(t2c_v5[0], wide[1]);
+    t2c_v5[0] = t2c::fold_max<16>(t2c_v5[0]);
+    if (t2c_c1 == 0) M[t2c_r1] = t2c_v5[0];
   }
 }

@@ -18,16 +18,11 @@ k(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ R)
   if (t2c_fast) {
     // registers-store-direct.tl:8: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]
     float t[4];
-    float t2c_v2[4];
     const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
-    t2c_v2[0] = t2c_w0.v[0];
-    t2c_v2[1] = t2c_w0.v[1];
-    t2c_v2[2] = t2c_w0.v[2];
-    t2c_v2[3] = t2c_w0.v[3];
-    t[0] = t2c_v2[0];
-    t[1] = t2c_v2[1];
-    t[2] = t2c_v2[2];
-    t[3] = t2c_v2[3];
+    t[0] = t2c_w0.v[0];
+    t[1] = t2c_w0.v[1];
+    t[2] = t2c_w0.v[2];
+    t[3] = t2c_w0.v[3];
     // registers-store-direct.tl:9: t *= 2.0
     t[0] *= 2.0f;
     t[1] *= 2.0f;
@@ -36,25 +31,20 @@ k(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ R)
     // registers-store-direct.tl:10: O[0 :+ 16, 0 :+ 32] = t
     t2c::stg_vec<4>(O + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
     // registers-store-direct.tl:11: R[0 :+ 16, 0 :+ 1] = rowmin(t)
-    float t2c_v3[1];
-    t2c_v3[0] = t[0];
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[1]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[2]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[3]);
-    t2c_v3[0] = t2c::fold_min<8>(t2c_v3[0]);
-    if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
+    float t2c_v2[1];
+    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);
+    t2c_v2[0] = t2c::fold_min<8>(t2c_v2[0]);
+    if (t2c_c0 == 0) R[t2c_r0] = t2c_v2[0];
   } else {
     // registers-store-direct.tl:8: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]
     float t[4];
-    float t2c_v2[4];
-    t2c_v2[0] = X[t2c_r0 * 32 + t2c_c0];
-    t2c_v2[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
-    t2c_v2[2] = X[t2c_r0 * 32 + (t2c_c0 + 2)];
-    t2c_v2[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
-    t[0] = t2c_v2[0];
-    t[1] = t2c_v2[1];
-    t[2] = t2c_v2[2];
-    t[3] = t2c_v2[3];
+    t[0] = X[t2c_r0 * 32 + t2c_c0];
+    t[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
+    t[2] = X[t2c_r0 * 32 + (t2c_c0 + 2)];
+    t[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
     // registers-store-direct.tl:9: t *= 2.0
     t[0] *= 2.0f;
     t[1] *= 2.0f;
@@ -66,12 +56,12 @@ k(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ R)
     O[t2c_r0 * 32 + (t2c_c0 + 2)] = t[2];
     O[t2c_r0 * 32 + (t2c_c0 + 3)] = t[3];
     // registers-store-direct.tl:11: R[0 :+ 16, 0 :+ 1] = rowmin(t)
-    float t2c_v3[1];
-    t2c_v3[0] = t[0];
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[1]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[2]);
-    t2c_v3[0] = t2c::min(t2c_v3[0], t[3]);
-    t2c_v3[0] = t2c::fold_min<8>(t2c_v3[0]);
-    if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
+    float t2c_v2[1];
+    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
+    t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);
+    t2c_v2[0] = t2c::fold_min<8>(t2c_v2[0]);
+    if (t2c_c0 == 0) R[t2c_r0] = t2c_v2[0];
   }
 }

@@ -26,23 +26,18 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
   if (t2c_fast) {
     // shared-copy-reads.tl:7: var x = X[0 :+ 16, 0 :+ 32]
     float x[4];
-    float t2c_v2[4];
     if (t2c_r0 < M) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
-      t2c_v2[0] = t2c_w0.v[0];
-      t2c_v2[1] = t2c_w0.v[1];
-      t2c_v2[2] = t2c_w0.v[2];
-      t2c_v2[3] = t2c_w0.v[3];
+      x[0] = t2c_w0.v[0];
+      x[1] = t2c_w0.v[1];
+      x[2] = t2c_w0.v[2];
+      x[3] = t2c_w0.v[3];
     } else {
-      t2c_v2[0] = 0.0f;
-      t2c_v2[1] = 0.0f;
-      t2c_v2[2] = 0.0f;
-      t2c_v2[3] = 0.0f;
+      x[0] = 0.0f;
+      x[1] = 0.0f;
+      x[2] = 0.0f;
+      x[3] = 0.0f;
     }
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
     // shared-copy-reads.tl:8: Y[0 :+ 32, 0 :+ 16] = transpose(x) * 2.0
     x_s[t2c_r0 * 33 + t2c_c0] = x[0];
     x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
@@ -51,53 +46,48 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     __syncthreads();  // x_s: written at line 8, read here by other threads
     t2c::stg_vec<4>(Y + t2c_r1 * 16 + t2c_c1, t2c::Vec<float, 4>{{x_s[t2c_c1 * 33 + t2c_r1] * 2.0f, x_s[(t2c_c1 + 1) * 33 + t2c_r1] * 2.0f, x_s[(t2c_c1 + 2) * 33 + t2c_r1] * 2.0f, x_s[(t2c_c1 + 3) * 33 + t2c_r1] * 2.0f}});
     // shared-copy-reads.tl:9: C[0 :+ 1, 0 :+ 32] = colsum(x)
-    float t2c_v3[4] = {};
-    t2c_v3[0] = 0.0f;
+    float t2c_v2[4] = {};
+    t2c_v2[0] = 0.0f;
     if (t2c_c2 < 32) {
-      t2c_v3[0] = x_s[t2c_c2];
-      for (int t2c_i1 = 1; t2c_i1 < 16; ++t2c_i1) t2c_v3[0] = t2c_v3[0] + x_s[t2c_i1 * 33 + t2c_c2];
+      t2c_v2[0] = x_s[t2c_c2];
+      for (int t2c_i1 = 1; t2c_i1 < 16; ++t2c_i1) t2c_v2[0] = t2c_v2[0] + x_s[t2c_i1 * 33 + t2c_c2];
     }
-    t2c_v3[1] = 0.0f;
+    t2c_v2[1] = 0.0f;
     if (t2c_c2 + 1 < 32) {
-      t2c_v3[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i2 = 1; t2c_i2 < 16; ++t2c_i2) t2c_v3[1] = t2c_v3[1] + x_s[t2c_i2 * 33 + t2c_c2 + 1];
+      t2c_v2[1] = x_s[t2c_c2 + 1];
+      for (int t2c_i2 = 1; t2c_i2 < 16; ++t2c_i2) t2c_v2[1] = t2c_v2[1] + x_s[t2c_i2 * 33 + t2c_c2 + 1];
     }
-    t2c_v3[2] = 0.0f;
+    t2c_v2[2] = 0.0f;
     if (t2c_c2 + 2 < 32) {
-      t2c_v3[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i3 = 1; t2c_i3 < 16; ++t2c_i3) t2c_v3[2] = t2c_v3[2] + x_s[t2c_i3 * 33 + t2c_c2 + 2];
+      t2c_v2[2] = x_s[t2c_c2 + 2];
+      for (int t2c_i3 = 1; t2c_i3 < 16; ++t2c_i3) t2c_v2[2] = t2c_v2[2] + x_s[t2c_i3 * 33 + t2c_c2 + 2];
     }
-    t2c_v3[3] = 0.0f;
+    t2c_v2[3] = 0.0f;
     if (t2c_c2 + 3 < 32) {
-      t2c_v3[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i4 = 1; t2c_i4 < 16; ++t2c_i4) t2c_v3[3] = t2c_v3[3] + x_s[t2c_i4 * 33 + t2c_c2 + 3];
+      t2c_v2[3] = x_s[t2c_c2 + 3];
+      for (int t2c_i4 = 1; t2c_i4 < 16; ++t2c_i4) t2c_v2[3] = t2c_v2[3] + x_s[t2c_i4 * 33 + t2c_c2 + 3];
     }
-    if (t2c_r2 < 1 && t2c_c2 < 32) t2c::stg_vec<4>(C + t2c_r2 * 32 + t2c_c2, t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
+    if (t2c_r2 < 1 && t2c_c2 < 32) t2c::stg_vec<4>(C + t2c_r2 * 32 + t2c_c2, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
     // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
-    float t2c_v4[1];
-    t2c_v4[0] = x[0];
-    t2c_v4[0] += x[1];
-    t2c_v4[0] += x[2];
-    t2c_v4[0] += x[3];
-    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    float t2c_v3[1];
+    t2c_v3[0] = x[0];
+    t2c_v3[0] += x[1];
+    t2c_v3[0] += x[2];
+    t2c_v3[0] += x[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads
-    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) S[0] = t2c_v4[0] + x_s[1 * 33 + 2];
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (tid == 0) S[0] = t2c_v3[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     t2c::stg_vec<4>(Z + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{x[0] - x_s[3 * 33 + t2c_c0], x[1] - x_s[3 * 33 + (t2c_c0 + 1)], x[2] - x_s[3 * 33 + (t2c_c0 + 2)], x[3] - x_s[3 * 33 + (t2c_c0 + 3)]}});
   } else {
     // shared-copy-reads.tl:7: var x = X[0 :+ 16, 0 :+ 32]
     float x[4];
-    float t2c_v2[4];
-    t2c_v2[0] = (t2c_r0 < M ? X[t2c_r0 * 32 + t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 3)] : 0.0f);
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
+    x[0] = (t2c_r0 < M ? X[t2c_r0 * 32 + t2c_c0] : 0.0f);
+    x[1] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 1)] : 0.0f);
+    x[2] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 2)] : 0.0f);
+    x[3] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 3)] : 0.0f);
     // shared-copy-reads.tl:8: Y[0 :+ 32, 0 :+ 16] = transpose(x) * 2.0
     x_s[t2c_r0 * 33 + t2c_c0] = x[0];
     x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
@@ -109,42 +99,42 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     Y[t2c_r1 * 16 + (t2c_c1 + 2)] = x_s[(t2c_c1 + 2) * 33 + t2c_r1] * 2.0f;
     Y[t2c_r1 * 16 + (t2c_c1 + 3)] = x_s[(t2c_c1 + 3) * 33 + t2c_r1] * 2.0f;
     // shared-copy-reads.tl:9: C[0 :+ 1, 0 :+ 32] = colsum(x)
-    float t2c_v3[4] = {};
-    t2c_v3[0] = 0.0f;
+    float t2c_v2[4] = {};
+    t2c_v2[0] = 0.0f;
     if (t2c_c2 < 32) {
-      t2c_v3[0] = x_s[t2c_c2];
-      for (int t2c_i5 = 1; t2c_i5 < 16; ++t2c_i5) t2c_v3[0] = t2c_v3[0] + x_s[t2c_i5 * 33 + t2c_c2];
+      t2c_v2[0] = x_s[t2c_c2];
+      for (int t2c_i5 = 1; t2c_i5 < 16; ++t2c_i5) t2c_v2[0] = t2c_v2[0] + x_s[t2c_i5 * 33 + t2c_c2];
     }
-    t2c_v3[1] = 0.0f;
+    t2c_v2[1] = 0.0f;
     if (t2c_c2 + 1 < 32) {
-      t2c_v3[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i6 = 1; t2c_i6 < 16; ++t2c_i6) t2c_v3[1] = t2c_v3[1] + x_s[t2c_i6 * 33 + t2c_c2 + 1];
+      t2c_v2[1] = x_s[t2c_c2 + 1];
+      for (int t2c_i6 = 1; t2c_i6 < 16; ++t2c_i6) t2c_v2[1] = t2c_v2[1] + x_s[t2c_i6 * 33 + t2c_c2 + 1];
     }
-    t2c_v3[2] = 0.0f;
+    t2c_v2[2] = 0.0f;
     if (t2c_c2 + 2 < 32) {
-      t2c_v3[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i7 = 1; t2c_i7 < 16; ++t2c_i7) t2c_v3[2] = t2c_v3[2] + x_s[t2c_i7 * 33 + t2c_c2 + 2];
+      t2c_v2[2] = x_s[t2c_c2 + 2];
+      for (int t2c_i7 = 1; t2c_i7 < 16; ++t2c_i7) t2c_v2[2] = t2c_v2[2] + x_s[t2c_i7 * 33 + t2c_c2 + 2];
     }
-    t2c_v3[3] = 0.0f;
+    t2c_v2[3] = 0.0f;
     if (t2c_c2 + 3 < 32) {
-      t2c_v3[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i8 = 1; t2c_i8 < 16; ++t2c_i8) t2c_v3[3] = t2c_v3[3] + x_s[t2c_i8 * 33 + t2c_c2 + 3];
+      t2c_v2[3] = x_s[t2c_c2 + 3];
+      for (int t2c_i8 = 1; t2c_i8 < 16; ++t2c_i8) t2c_v2[3] = t2c_v2[3] + x_s[t2c_i8 * 33 + t2c_c2 + 3];
     }
-    if (t2c_r2 < 1 && t2c_c2 < 32) C[t2c_r2 * 32 + t2c_c2] = t2c_v3[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 32) C[t2c_r2 * 32 + (t2c_c2 + 1)] = t2c_v3[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 32) C[t2c_r2 * 32 + (t2c_c2 + 2)] = t2c_v3[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 32) C[t2c_r2 * 32 + (t2c_c2 + 3)] = t2c_v3[3];
+    if (t2c_r2 < 1 && t2c_c2 < 32) C[t2c_r2 * 32 + t2c_c2] = t2c_v2[0];
+    if (t2c_r2 < 1 && t2c_c2 + 1 < 32) C[t2c_r2 * 32 + (t2c_c2 + 1)] = t2c_v2[1];
+    if (t2c_r2 < 1 && t2c_c2 + 2 < 32) C[t2c_r2 * 32 + (t2c_c2 + 2)] = t2c_v2[2];
+    if (t2c_r2 < 1 && t2c_c2 + 3 < 32) C[t2c_r2 * 32 + (t2c_c2 + 3)] = t2c_v2[3];
     // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
-    float t2c_v4[1];
-    t2c_v4[0] = x[0];
-    t2c_v4[0] += x[1];
-    t2c_v4[0] += x[2];
-    t2c_v4[0] += x[3];
-    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v4[0];
+    float t2c_v3[1];
+    t2c_v3[0] = x[0];
+    t2c_v3[0] += x[1];
+    t2c_v3[0] += x[2];
+    t2c_v3[0] += x[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads
-    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) S[0] = t2c_v4[0] + x_s[1 * 33 + 2];
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (tid == 0) S[0] = t2c_v3[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     Z[t2c_r0 * 32 + t2c_c0] = x[0] - x_s[3 * 33 + t2c_c0];
     Z[t2c_r0 * 32 + (t2c_c0 + 1)] = x[1] - x_s[3 * 33 + (t2c_c0 + 1)];

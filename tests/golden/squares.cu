@@ -28,23 +28,18 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
     for (int kt = 0; kt < K; kt += 64) {
       // squares.tl:7: var x = X[0 :+ 16, kt :+ 64]
       float x[4];
-      float t2c_v3[4];
       if ((kt + t2c_c0) < K) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * K + (kt + t2c_c0));
-        t2c_v3[0] = t2c_w0.v[0];
-        t2c_v3[1] = t2c_w0.v[1];
-        t2c_v3[2] = t2c_w0.v[2];
-        t2c_v3[3] = t2c_w0.v[3];
+        x[0] = t2c_w0.v[0];
+        x[1] = t2c_w0.v[1];
+        x[2] = t2c_w0.v[2];
+        x[3] = t2c_w0.v[3];
       } else {
-        t2c_v3[0] = 0.0f;
-        t2c_v3[1] = 0.0f;
-        t2c_v3[2] = 0.0f;
-        t2c_v3[3] = 0.0f;
+        x[0] = 0.0f;
+        x[1] = 0.0f;
+        x[2] = 0.0f;
+        x[3] = 0.0f;
       }
-      x[0] = t2c_v3[0];
-      x[1] = t2c_v3[1];
-      x[2] = t2c_v3[2];
-      x[3] = t2c_v3[3];
       // squares.tl:8: acc += x * x
       acc[0] += x[0] * x[0];
       acc[1] += x[1] * x[1];
@@ -55,13 +50,13 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
     t2c::stg_vec<4>(O + t2c_r0 * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
     // squares.tl:11: var s: tile<f32>[16, 1] = rowsum(acc)
     float s[1];
-    float t2c_v5[1];
-    t2c_v5[0] = acc[0];
-    t2c_v5[0] = t2c_v5[0] + acc[1];
-    t2c_v5[0] = t2c_v5[0] + acc[2];
-    t2c_v5[0] = t2c_v5[0] + acc[3];
-    t2c_v5[0] = t2c::fold_sum<16>(t2c_v5[0]);
-    s[0] = t2c_v5[0];
+    float t2c_v4[1];
+    t2c_v4[0] = acc[0];
+    t2c_v4[0] = t2c_v4[0] + acc[1];
+    t2c_v4[0] = t2c_v4[0] + acc[2];
+    t2c_v4[0] = t2c_v4[0] + acc[3];
+    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
+    s[0] = t2c_v4[0];
     // squares.tl:12: S[0 :+ 16, 0 :+ 1] = s
     if (t2c_c0 == 0) S[t2c_r0] = s[0];
   } else {
@@ -75,15 +70,10 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
     for (int kt = 0; kt < K; kt += 64) {
       // squares.tl:7: var x = X[0 :+ 16, kt :+ 64]
       float x[4];
-      float t2c_v3[4];
-      t2c_v3[0] = ((kt + t2c_c0) < K ? X[t2c_r0 * K + (kt + t2c_c0)] : 0.0f);
-      t2c_v3[1] = ((kt + t2c_c0 + 1) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 1)] : 0.0f);
-      t2c_v3[2] = ((kt + t2c_c0 + 2) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 2)] : 0.0f);
-      t2c_v3[3] = ((kt + t2c_c0 + 3) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 3)] : 0.0f);
-      x[0] = t2c_v3[0];
-      x[1] = t2c_v3[1];
-      x[2] = t2c_v3[2];
-      x[3] = t2c_v3[3];
+      x[0] = ((kt + t2c_c0) < K ? X[t2c_r0 * K + (kt + t2c_c0)] : 0.0f);
+      x[1] = ((kt + t2c_c0 + 1) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 1)] : 0.0f);
+      x[2] = ((kt + t2c_c0 + 2) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 2)] : 0.0f);
+      x[3] = ((kt + t2c_c0 + 3) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 3)] : 0.0f);
       // squares.tl:8: acc += x * x
       acc[0] += x[0] * x[0];
       acc[1] += x[1] * x[1];
@@ -97,13 +87,13 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
     O[t2c_r0 * 64 + (t2c_c0 + 3)] = acc[3];
     // squares.tl:11: var s: tile<f32>[16, 1] = rowsum(acc)
     float s[1];
-    float t2c_v5[1];
-    t2c_v5[0] = acc[0];
-    t2c_v5[0] = t2c_v5[0] + acc[1];
-    t2c_v5[0] = t2c_v5[0] + acc[2];
-    t2c_v5[0] = t2c_v5[0] + acc[3];
-    t2c_v5[0] = t2c::fold_sum<16>(t2c_v5[0]);
-    s[0] = t2c_v5[0];
+    float t2c_v4[1];
+    t2c_v4[0] = acc[0];
+    t2c_v4[0] = t2c_v4[0] + acc[1];
+    t2c_v4[0] = t2c_v4[0] + acc[2];
+    t2c_v4[0] = t2c_v4[0] + acc[3];
+    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
+    s[0] = t2c_v4[0];
     // squares.tl:12: S[0 :+ 16, 0 :+ 1] = s
     if (t2c_c0 == 0) S[t2c_r0] = s[0];
   }

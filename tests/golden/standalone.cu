@@ -156,6 +156,16 @@ template <int N, typename T> T2C_DEVICE void stg_vec(T *p, const Vec<T, N> &w) {
 }
 #endif
 
+// A run of N contiguous elements of a shared array, written by one access
+// (st.shared.v4 for 16 bytes); the address must be aligned to the run's size.
+template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
+#ifdef TILE2CU_SIM
+  if (reinterpret_cast<uintptr_t>(p) % sizeof w != 0)
+    ::t2c_sim::failf("misaligned %d-byte shared store", (int)sizeof w);
+#endif
+  *reinterpret_cast<Vec<T, N> *>(p) = w;
+}
+
 // ---- tensor cores and cp.async (sm_80 and later).
 // The translator emits these only for sm_80+; on older targets they compile
 // and trap if reached. Fragment layouts are the PTX ISA's; in sim mode the
@@ -230,17 +240,26 @@ T2C_DEVICE void ldmatrix_x2_trans(unsigned (&r)[2], const void *row) {
 template <typename T> T2C_DEVICE void cp_async_16(void *smem, ::t2c_sim::checked_ptr<T> gmem, int bytes_valid) {
   ::t2c_sim::cp_async_from(smem, gmem, 16, bytes_valid);
 }
+template <typename T> T2C_DEVICE void cp_async_8(void *smem, ::t2c_sim::checked_ptr<T> gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_from(smem, gmem, 8, bytes_valid);
+}
 template <typename T> T2C_DEVICE void cp_async_4(void *smem, ::t2c_sim::checked_ptr<T> gmem, int bytes_valid) {
   ::t2c_sim::cp_async_from(smem, gmem, 4, bytes_valid);
 }
 template <typename T> T2C_DEVICE void cp_async_16(void *smem, const ::t2c_sim::tensor<T> &gmem, int bytes_valid) {
   ::t2c_sim::cp_async_from(smem, gmem + 0, 16, bytes_valid);  // a bare tensor is X + 0
 }
+template <typename T> T2C_DEVICE void cp_async_8(void *smem, const ::t2c_sim::tensor<T> &gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_from(smem, gmem + 0, 8, bytes_valid);
+}
 template <typename T> T2C_DEVICE void cp_async_4(void *smem, const ::t2c_sim::tensor<T> &gmem, int bytes_valid) {
   ::t2c_sim::cp_async_from(smem, gmem + 0, 4, bytes_valid);
 }
 T2C_DEVICE void cp_async_16(void *smem, const void *gmem, int bytes_valid) {
   ::t2c_sim::cp_async_raw(smem, gmem, 16, bytes_valid);
+}
+T2C_DEVICE void cp_async_8(void *smem, const void *gmem, int bytes_valid) {
+  ::t2c_sim::cp_async_raw(smem, gmem, 8, bytes_valid);
 }
 T2C_DEVICE void cp_async_4(void *smem, const void *gmem, int bytes_valid) {
   ::t2c_sim::cp_async_raw(smem, gmem, 4, bytes_valid);
@@ -349,11 +368,19 @@ T2C_DEVICE void ldmatrix_x2_trans(unsigned (&r)[2], const void *row) {
   r[0] = r[1] = 0u;
 #endif
 }
-// cp.async: copies bytes_valid (0..16, resp. 0..4) bytes from global to
+// cp.async: copies bytes_valid (0..16, 0..8, resp. 0..4) bytes from global to
 // shared and zero-fills the rest. With bytes_valid == 0 nothing is read.
 T2C_DEVICE void cp_async_16(void *smem, const void *gmem, int bytes_valid) {
 #if T2C_HAS_TC_
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+               :: "r"(smem_addr_(smem)), "l"(gmem), "r"(bytes_valid) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void cp_async_8(void *smem, const void *gmem, int bytes_valid) {
+#if T2C_HAS_TC_
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;"
                :: "r"(smem_addr_(smem)), "l"(gmem), "r"(bytes_valid) : "memory");
 #else
   __trap();

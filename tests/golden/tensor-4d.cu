@@ -24,39 +24,30 @@ scale4(const float *__restrict__ X, float *__restrict__ Y, float scale, int B, i
     for (int s0 = 0; s0 < S; s0 += 16) {
       // tensor-4d.tl:8: var x = X[b, h, s0 :+ 16, 0 :+ 64]
       float x[8];
-      float t2c_v2[8];
       if ((s0 + t2c_r0) < S) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0);
-        t2c_v2[0] = t2c_w0.v[0];
-        t2c_v2[1] = t2c_w0.v[1];
-        t2c_v2[2] = t2c_w0.v[2];
-        t2c_v2[3] = t2c_w0.v[3];
+        x[0] = t2c_w0.v[0];
+        x[1] = t2c_w0.v[1];
+        x[2] = t2c_w0.v[2];
+        x[3] = t2c_w0.v[3];
       } else {
-        t2c_v2[0] = 0.0f;
-        t2c_v2[1] = 0.0f;
-        t2c_v2[2] = 0.0f;
-        t2c_v2[3] = 0.0f;
+        x[0] = 0.0f;
+        x[1] = 0.0f;
+        x[2] = 0.0f;
+        x[3] = 0.0f;
       }
       if ((s0 + t2c_r0 + 8) < S) {
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0);
-        t2c_v2[4] = t2c_w1.v[0];
-        t2c_v2[5] = t2c_w1.v[1];
-        t2c_v2[6] = t2c_w1.v[2];
-        t2c_v2[7] = t2c_w1.v[3];
+        x[4] = t2c_w1.v[0];
+        x[5] = t2c_w1.v[1];
+        x[6] = t2c_w1.v[2];
+        x[7] = t2c_w1.v[3];
       } else {
-        t2c_v2[4] = 0.0f;
-        t2c_v2[5] = 0.0f;
-        t2c_v2[6] = 0.0f;
-        t2c_v2[7] = 0.0f;
+        x[4] = 0.0f;
+        x[5] = 0.0f;
+        x[6] = 0.0f;
+        x[7] = 0.0f;
       }
-      x[0] = t2c_v2[0];
-      x[1] = t2c_v2[1];
-      x[2] = t2c_v2[2];
-      x[3] = t2c_v2[3];
-      x[4] = t2c_v2[4];
-      x[5] = t2c_v2[5];
-      x[6] = t2c_v2[6];
-      x[7] = t2c_v2[7];
       // tensor-4d.tl:9: Y[b, h, s0 :+ 16, 0 :+ 64] = x * scale
       if ((s0 + t2c_r0) < S) t2c::stg_vec<4>(Y + ((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 4>{{x[0] * scale, x[1] * scale, x[2] * scale, x[3] * scale}});
       if ((s0 + t2c_r0 + 8) < S) t2c::stg_vec<4>(Y + ((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0, t2c::Vec<float, 4>{{x[4] * scale, x[5] * scale, x[6] * scale, x[7] * scale}});
@@ -70,23 +61,14 @@ scale4(const float *__restrict__ X, float *__restrict__ Y, float scale, int B, i
     for (int s0 = 0; s0 < S; s0 += 16) {
       // tensor-4d.tl:8: var x = X[b, h, s0 :+ 16, 0 :+ 64]
       float x[8];
-      float t2c_v2[8];
-      t2c_v2[0] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
-      t2c_v2[1] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2[2] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2[3] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v2[4] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
-      t2c_v2[5] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2[6] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2[7] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
-      x[0] = t2c_v2[0];
-      x[1] = t2c_v2[1];
-      x[2] = t2c_v2[2];
-      x[3] = t2c_v2[3];
-      x[4] = t2c_v2[4];
-      x[5] = t2c_v2[5];
-      x[6] = t2c_v2[6];
-      x[7] = t2c_v2[7];
+      x[0] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+      x[1] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      x[2] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      x[3] = ((s0 + t2c_r0) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+      x[4] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+      x[5] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      x[6] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      x[7] = ((s0 + t2c_r0 + 8) < S ? X[((((long long)b) * H + h) * S + (s0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
       // tensor-4d.tl:9: Y[b, h, s0 :+ 16, 0 :+ 64] = x * scale
       if ((s0 + t2c_r0) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + t2c_c0] = x[0] * scale;
       if ((s0 + t2c_r0) < S) Y[((((long long)b) * H + h) * S + (s0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = x[1] * scale;

@@ -23,41 +23,30 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
   if (t2c_fast) {
     // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
     float x[8];
-    float t2c_v2[8];
     if ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(q0 + t2c_r0)) * S + t2c_c0);
-      t2c_v2[0] = t2c_w0.v[0];
-      t2c_v2[1] = t2c_w0.v[1];
-      t2c_v2[2] = t2c_w0.v[2];
-      t2c_v2[3] = t2c_w0.v[3];
+      x[0] = t2c_w0.v[0];
+      x[1] = t2c_w0.v[1];
+      x[2] = t2c_w0.v[2];
+      x[3] = t2c_w0.v[3];
     } else {
-      t2c_v2[0] = -t2c::inf<float>();
-      t2c_v2[1] = -t2c::inf<float>();
-      t2c_v2[2] = -t2c::inf<float>();
-      t2c_v2[3] = -t2c::inf<float>();
+      x[0] = -t2c::inf<float>();
+      x[1] = -t2c::inf<float>();
+      x[2] = -t2c::inf<float>();
+      x[3] = -t2c::inf<float>();
     }
     if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S) {
       const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0);
-      t2c_v2[4] = t2c_w1.v[0];
-      t2c_v2[5] = t2c_w1.v[1];
-      t2c_v2[6] = t2c_w1.v[2];
-      t2c_v2[7] = t2c_w1.v[3];
+      x[4] = t2c_w1.v[0];
+      x[5] = t2c_w1.v[1];
+      x[6] = t2c_w1.v[2];
+      x[7] = t2c_w1.v[3];
     } else {
-      t2c_v2[4] = -t2c::inf<float>();
-      t2c_v2[5] = -t2c::inf<float>();
-      t2c_v2[6] = -t2c::inf<float>();
-      t2c_v2[7] = -t2c::inf<float>();
+      x[4] = -t2c::inf<float>();
+      x[5] = -t2c::inf<float>();
+      x[6] = -t2c::inf<float>();
+      x[7] = -t2c::inf<float>();
     }
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
-    x[4] = t2c_v2[4];
-    x[5] = t2c_v2[5];
-    x[6] = t2c_v2[6];
-    x[7] = t2c_v2[7];
-    // transpose-pad-where.tl:5: var t = transpose(x)
-    float t[8];
     x_s[t2c_r0 * 33 + t2c_c0] = x[0];
     x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
     x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
@@ -66,6 +55,8 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 1] = x[5];
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 2] = x[6];
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
+    // transpose-pad-where.tl:5: var t = transpose(x)
+    float t[8];
     __syncthreads();  // x_s: written at line 5, read here by other threads
     t[0] = x_s[t2c_c0 * 33 + t2c_r0];
     t[1] = x_s[(t2c_c0 + 1) * 33 + t2c_r0];
@@ -87,44 +78,33 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     m[7] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 3) ? t[7] : -t2c::inf<float>();
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
-    float t2c_v6[2];
-    t2c_v6[0] = m[0];
-    t2c_v6[0] = t2c::max(t2c_v6[0], m[1]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], m[2]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], m[3]);
-    t2c_v6[1] = m[4];
-    t2c_v6[1] = t2c::max(t2c_v6[1], m[5]);
-    t2c_v6[1] = t2c::max(t2c_v6[1], m[6]);
-    t2c_v6[1] = t2c::max(t2c_v6[1], m[7]);
-    t2c_v6[0] = t2c::fold_max<8>(t2c_v6[0]);
-    t2c_v6[1] = t2c::fold_max<8>(t2c_v6[1]);
-    mx[0] = t2c_v6[0];
-    mx[1] = t2c_v6[1];
+    float t2c_v5[2];
+    t2c_v5[0] = m[0];
+    t2c_v5[0] = t2c::max(t2c_v5[0], m[1]);
+    t2c_v5[0] = t2c::max(t2c_v5[0], m[2]);
+    t2c_v5[0] = t2c::max(t2c_v5[0], m[3]);
+    t2c_v5[1] = m[4];
+    t2c_v5[1] = t2c::max(t2c_v5[1], m[5]);
+    t2c_v5[1] = t2c::max(t2c_v5[1], m[6]);
+    t2c_v5[1] = t2c::max(t2c_v5[1], m[7]);
+    t2c_v5[0] = t2c::fold_max<8>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_max<8>(t2c_v5[1]);
+    mx[0] = t2c_v5[0];
+    mx[1] = t2c_v5[1];
     // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
     if ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[0] - mx[0])), t2c::exp((m[1] - mx[0])), t2c::exp((m[2] - mx[0])), t2c::exp((m[3] - mx[0]))}});
     if ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S) t2c::stg_vec<4>(Y + ((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0, t2c::Vec<float, 4>{{t2c::exp((m[4] - mx[1])), t2c::exp((m[5] - mx[1])), t2c::exp((m[6] - mx[1])), t2c::exp((m[7] - mx[1]))}});
   } else {
     // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)
     float x[8];
-    float t2c_v2[8];
-    t2c_v2[0] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S ? X[((long long)(q0 + t2c_r0)) * S + t2c_c0] : -t2c::inf<float>());
-    t2c_v2[1] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
-    t2c_v2[2] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
-    t2c_v2[3] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
-    t2c_v2[4] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] : -t2c::inf<float>());
-    t2c_v2[5] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
-    t2c_v2[6] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
-    t2c_v2[7] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
-    x[0] = t2c_v2[0];
-    x[1] = t2c_v2[1];
-    x[2] = t2c_v2[2];
-    x[3] = t2c_v2[3];
-    x[4] = t2c_v2[4];
-    x[5] = t2c_v2[5];
-    x[6] = t2c_v2[6];
-    x[7] = t2c_v2[7];
-    // transpose-pad-where.tl:5: var t = transpose(x)
-    float t[8];
+    x[0] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S ? X[((long long)(q0 + t2c_r0)) * S + t2c_c0] : -t2c::inf<float>());
+    x[1] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
+    x[2] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
+    x[3] = ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
+    x[4] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && t2c_c0 < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + t2c_c0] : -t2c::inf<float>());
+    x[5] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 1) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 1)] : -t2c::inf<float>());
+    x[6] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 2) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 2)] : -t2c::inf<float>());
+    x[7] = ((unsigned)(q0 + t2c_r0 + 16) < (unsigned)S && (t2c_c0 + 3) < S ? X[((long long)(q0 + t2c_r0 + 16)) * S + (t2c_c0 + 3)] : -t2c::inf<float>());
     x_s[t2c_r0 * 33 + t2c_c0] = x[0];
     x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
     x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
@@ -133,6 +113,8 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 1] = x[5];
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 2] = x[6];
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
+    // transpose-pad-where.tl:5: var t = transpose(x)
+    float t[8];
     __syncthreads();  // x_s: written at line 5, read here by other threads
     t[0] = x_s[t2c_c0 * 33 + t2c_r0];
     t[1] = x_s[(t2c_c0 + 1) * 33 + t2c_r0];
@@ -154,19 +136,19 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     m[7] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 3) ? t[7] : -t2c::inf<float>();
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
-    float t2c_v6[2];
-    t2c_v6[0] = m[0];
-    t2c_v6[0] = t2c::max(t2c_v6[0], m[1]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], m[2]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], m[3]);
-    t2c_v6[1] = m[4];
-    t2c_v6[1] = t2c::max(t2c_v6[1], m[5]);
-    t2c_v6[1] = t2c::max(t2c_v6[1], m[6]);
-    t2c_v6[1] = t2c::max(t2c_v6[1], m[7]);
-    t2c_v6[0] = t2c::fold_max<8>(t2c_v6[0]);
-    t2c_v6[1] = t2c::fold_max<8>(t2c_v6[1]);
-    mx[0] = t2c_v6[0];
-    mx[1] = t2c_v6[1];
+    float t2c_v5[2];
+    t2c_v5[0] = m[0];
+    t2c_v5[0] = t2c::max(t2c_v5[0], m[1]);
+    t2c_v5[0] = t2c::max(t2c_v5[0], m[2]);
+    t2c_v5[0] = t2c::max(t2c_v5[0], m[3]);
+    t2c_v5[1] = m[4];
+    t2c_v5[1] = t2c::max(t2c_v5[1], m[5]);
+    t2c_v5[1] = t2c::max(t2c_v5[1], m[6]);
+    t2c_v5[1] = t2c::max(t2c_v5[1], m[7]);
+    t2c_v5[0] = t2c::fold_max<8>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_max<8>(t2c_v5[1]);
+    mx[0] = t2c_v5[0];
+    mx[1] = t2c_v5[1];
     // transpose-pad-where.tl:8: Y[q0 :+ 32, 0 :+ 32] = exp(m - mx)
     if ((unsigned)(q0 + t2c_r0) < (unsigned)S && t2c_c0 < S) Y[((long long)(q0 + t2c_r0)) * S + t2c_c0] = t2c::exp((m[0] - mx[0]));
     if ((unsigned)(q0 + t2c_r0) < (unsigned)S && (t2c_c0 + 1) < S) Y[((long long)(q0 + t2c_r0)) * S + (t2c_c0 + 1)] = t2c::exp((m[1] - mx[0]));

@@ -26,31 +26,26 @@ vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
     for (int n0 = 0; n0 < N; n0 += 64) {
       // vector-loads.tl:10: var x = pad(X[m0 :+ 8, n0 :+ 64], -1.0)
       float x[4];
-      float t2c_v3[4];
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0));
-        t2c_v3[0] = t2c_w0.v[0];
-        t2c_v3[1] = t2c_w0.v[1];
-        t2c_v3[2] = t2c_w0.v[2];
-        t2c_v3[3] = t2c_w0.v[3];
+        x[0] = t2c_w0.v[0];
+        x[1] = t2c_w0.v[1];
+        x[2] = t2c_w0.v[2];
+        x[3] = t2c_w0.v[3];
       } else {
-        t2c_v3[0] = -1.0f;
-        t2c_v3[1] = -1.0f;
-        t2c_v3[2] = -1.0f;
-        t2c_v3[3] = -1.0f;
+        x[0] = -1.0f;
+        x[1] = -1.0f;
+        x[2] = -1.0f;
+        x[3] = -1.0f;
       }
-      x[0] = t2c_v3[0];
-      x[1] = t2c_v3[1];
-      x[2] = t2c_v3[2];
-      x[3] = t2c_v3[3];
       // vector-loads.tl:11: acc = acc + rowsum(x)
-      float t2c_v4[1];
-      t2c_v4[0] = x[0];
-      t2c_v4[0] = t2c_v4[0] + x[1];
-      t2c_v4[0] = t2c_v4[0] + x[2];
-      t2c_v4[0] = t2c_v4[0] + x[3];
-      t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-      acc[0] = acc[0] + t2c_v4[0];
+      float t2c_v3[1];
+      t2c_v3[0] = x[0];
+      t2c_v3[0] = t2c_v3[0] + x[1];
+      t2c_v3[0] = t2c_v3[0] + x[2];
+      t2c_v3[0] = t2c_v3[0] + x[3];
+      t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+      acc[0] = acc[0] + t2c_v3[0];
     }
     // vector-loads.tl:13: S[m0 :+ 8, 0 :+ 1] = acc
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = acc[0];
@@ -64,23 +59,18 @@ vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
     for (int n0 = 0; n0 < N; n0 += 64) {
       // vector-loads.tl:10: var x = pad(X[m0 :+ 8, n0 :+ 64], -1.0)
       float x[4];
-      float t2c_v3[4];
-      t2c_v3[0] = ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : -1.0f);
-      t2c_v3[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : -1.0f);
-      t2c_v3[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : -1.0f);
-      t2c_v3[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : -1.0f);
-      x[0] = t2c_v3[0];
-      x[1] = t2c_v3[1];
-      x[2] = t2c_v3[2];
-      x[3] = t2c_v3[3];
+      x[0] = ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : -1.0f);
+      x[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : -1.0f);
+      x[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : -1.0f);
+      x[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : -1.0f);
       // vector-loads.tl:11: acc = acc + rowsum(x)
-      float t2c_v4[1];
-      t2c_v4[0] = x[0];
-      t2c_v4[0] = t2c_v4[0] + x[1];
-      t2c_v4[0] = t2c_v4[0] + x[2];
-      t2c_v4[0] = t2c_v4[0] + x[3];
-      t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-      acc[0] = acc[0] + t2c_v4[0];
+      float t2c_v3[1];
+      t2c_v3[0] = x[0];
+      t2c_v3[0] = t2c_v3[0] + x[1];
+      t2c_v3[0] = t2c_v3[0] + x[2];
+      t2c_v3[0] = t2c_v3[0] + x[3];
+      t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+      acc[0] = acc[0] + t2c_v3[0];
     }
     // vector-loads.tl:13: S[m0 :+ 8, 0 :+ 1] = acc
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = acc[0];

@@ -591,17 +591,17 @@ static void test_cp_async(void) {
   enum { NB = 3, T = 64, NC = NB * T };
   int n = 4 * 175 + 1, nh = 2 * NC - 3;
   float x[4 * 175 + 1], os[4 * NC], ot[NC], ou[NC];
-  uint16_t h[2 * NC - 3], oh[2 * NC];
+  uint16_t h[2 * NC - 3], oh[2 * NC], oh8[4 * NC];
   unsigned pend[2 * NC];
   for (int i = 0; i < n; i++) x[i] = rnd_float(-5, 5);
   for (int i = 0; i < nh; i++) h[i] = f2h(rnd_float(-5, 5));
   T2cSimTensor tx = tensor(x, n, 4, "X"), th = tensor(h, nh, 2, "H"), tos = tensor(os, 4 * NC, 4, "OS"),
                tot = tensor(ot, NC, 4, "OT"), toh = tensor(oh, 2 * NC, 2, "OH"), tou = tensor(ou, NC, 4, "OU"),
-               tp = tensor(pend, 2 * NC, 4, "PEND");
-  void *args[] = {&tx, &th, &tos, &tot, &toh, &tou, &tp, &n, &nh};
+               tp = tensor(pend, 2 * NC, 4, "PEND"), toh8 = tensor(oh8, 4 * NC, 2, "OH8");
+  void *args[] = {&tx, &th, &tos, &tot, &toh, &tou, &tp, &n, &nh, &toh8};
   Run r = {"cpa_groups", {NB, 1, 1}, T, 0, 3};
   char err[ERRLEN];
-  if (!expect_ok("cp.async groups", launch(&r, args, 9, 0x7c, err), err)) return;
+  if (!expect_ok("cp.async groups", launch(&r, args, 10, 0x7c, err), err)) return;
   for (int c = 0; c < NC; c++) {
     int b = c / T, tid = c % T, rc = b * T + T - 1 - tid;
     for (int i = 0; i < 4; i++) {
@@ -618,6 +618,12 @@ static void test_cp_async(void) {
     float want_t = 4 * rc < n ? x[rc] : 0.0f;
     if (memcmp(&ot[c], &want_t, 4)) return fail("cp.async groups", "4-byte copy: OT[%d] = %g, want %g", c, ot[c], want_t);
     if (ou[c] != x[c]) return fail("cp.async groups", "committed late: OU[%d] = %g, want %g", c, ou[c], x[c]);
+    for (int j = 0; j < 4; j++) { /* 8 bytes: the halves past H read as zero */
+      uint16_t want = 4 * rc + j < nh ? h[4 * rc + j] : 0;
+      if (oh8[4 * c + j] != want)
+        return fail("cp.async groups", "8-byte f16 copy with zero fill: OH8[%d] = 0x%04x, want 0x%04x", 4 * c + j,
+                    oh8[4 * c + j], want);
+    }
     for (int j = 0; j < 2; j++) {
       uint16_t want = 2 * rc + j < nh ? h[2 * rc + j] : 0;
       if (oh[2 * c + j] != want)

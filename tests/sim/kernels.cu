@@ -564,8 +564,9 @@ T2C_SIM_REGISTER(tc_bad, t2c_sim_tramp_tc_bad)
 extern "C" __global__ void __launch_bounds__(64)
 cpa_groups(t2c_sim::tensor<const float> X, t2c_sim::tensor<const __half> H, t2c_sim::tensor<float> OS,
            t2c_sim::tensor<float> OT, t2c_sim::tensor<__half> OH, t2c_sim::tensor<float> OU,
-           t2c_sim::tensor<unsigned> PEND, int n, int nh)
+           t2c_sim::tensor<unsigned> PEND, int n, int nh, t2c_sim::tensor<__half> OH8)
 {
+  T2C_SIM_SHARED(__half, h8, 64 * 4);
   T2C_SIM_SHARED(float, s, 64 * 4);
   T2C_SIM_SHARED(float, t, 64);
   T2C_SIM_SHARED(__half, h, 64 * 2);
@@ -580,6 +581,8 @@ cpa_groups(t2c_sim::tensor<const float> X, t2c_sim::tensor<const __half> H, t2c_
   t2c::cp_async_commit();
   t2c::cp_async_4(&h[2 * tid], H + 2 * c, (int)(vh < 0 ? 0 : vh > 4 ? 4 : vh));
   t2c::cp_async_commit();
+  const long long v8 = 2 * (nh - 4 * c);  // 8 bytes: 4 halves, the valid ones first
+  t2c::cp_async_8(&h8[4 * tid], H + (v8 > 0 ? 4 * c : 0), (int)(v8 < 0 ? 0 : v8 > 8 ? 8 : v8));
   t2c::cp_async_4(&u[tid], X + (e < n ? e : 0), e < n ? 4 : 0);
   t2c::cp_async_wait<2>();
   for (int i = 0; i < 4; i++) OS[4 * c + i] = s[4 * tid + i];
@@ -593,11 +596,12 @@ cpa_groups(t2c_sim::tensor<const float> X, t2c_sim::tensor<const __half> H, t2c_
   OH[2 * c] = h[2 * (63 - tid)];
   OH[2 * c + 1] = h[2 * (63 - tid) + 1];
   OU[e] = u[tid];
+  for (int j = 0; j < 4; j++) OH8[4 * c + j] = h8[4 * (63 - tid) + j];
 }
 static void t2c_sim_tramp_cpa_groups(void *const *a) {
   cpa_groups(T2C_ARG(const float, 0), T2C_ARG(const __half, 1), T2C_ARG(float, 2), T2C_ARG(float, 3),
              T2C_ARG(__half, 4), T2C_ARG(float, 5), T2C_ARG(unsigned, 6), *static_cast<const int *>(a[7]),
-             *static_cast<const int *>(a[8]));
+             *static_cast<const int *>(a[8]), T2C_ARG(__half, 9));
 }
 T2C_SIM_REGISTER(cpa_groups, t2c_sim_tramp_cpa_groups)
 

@@ -190,10 +190,16 @@ Test(tir_smem, offsets_are_16_byte_aligned_and_kernel_info_is_filled) {
 
 Test(tir_lower, kernels_outside_the_ir_say_why) {
   const char *why = NULL;
-  TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n"
+  TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 16], C: tensor<f32>[16, 16]) {\n"
                        "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "dot");
+  cr_assert_str_eq(why, "a dot of operands other than f16 and bf16");
+  /* 4 warps cannot share one 16 x 16 accumulator of 16 x 8 tiles */
+  why = NULL;
+  K = build("@launch(128)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n"
+            "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
+  cr_assert_null(K);
+  cr_assert_str_eq(why, "a dot accumulator the warps cannot tile in 16 x 8 tiles");
 }
 
 static const TirOp *find_loop(const TirBlock *b) { return find_op(b, TO_FOR); }
