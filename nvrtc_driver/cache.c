@@ -5,8 +5,8 @@
  * TILE2CU_CACHE=0 turns the cache off.
  *
  * Key: SHA-256 (libcrypto) over the tile2cu version, the NVRTC version, the
- * target, the options, the runtime header and the generated CUDA, each part
- * length-prefixed. An entry is nvrtc/<key>.bin:
+ * target, the options, the runtime header, the -D constants applied
+ * (t2c_compile_args) and the generated CUDA, each part length-prefixed. An entry is nvrtc/<key>.bin:
  *
  *   0   "T2CCACHE"    8 bytes
  *   8   version       u32 (1), then u32 0

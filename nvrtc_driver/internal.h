@@ -37,6 +37,8 @@ struct t2c_program {
   int ndiags, cap_diags;
   size_t diag_parsed;        /* how much of diag_text became diags */
   bool translated_ok;
+  char **args;               /* the translator options of the last translation (t2c_compile_args) */
+  int nargs;
   /* compile results */
   void *binary;
   size_t binary_size;
@@ -50,8 +52,11 @@ struct t2c_program {
 t2c_status drv_fail(t2c_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Loads configs/NAME.yaml: $TILE2CU_CONFIG_DIR, else the built-in copy. */
 t2c_status program_target(const char *name, TrTarget **t);
-/* (Re)translates the program for t, which the program then owns. */
-t2c_status program_translate(t2c_program *p, TrTarget *t);
+/* (Re)translates the program for t, which the program then owns, with the
+ * translator options args[0..nargs) (copied). */
+t2c_status program_translate(t2c_program *p, TrTarget *t, const char *const *args, int nargs);
+/* Whether the last translation had these options. */
+bool program_same_args(const t2c_program *p, const char *const *args, int nargs);
 /* Appends NVRTC's log lines about the .tl as diagnostics. */
 void program_add_nvrtc_diags(t2c_program *p, const char *log);
 /* The index of the kernel named name, or -1. */

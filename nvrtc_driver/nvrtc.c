@@ -1,7 +1,7 @@
 /* nvrtc.c: t2c_compile, the generated CUDA through NVRTC.
  *
  *   translate for the target's config (#line directives)
- *   key = SHA-256(version, NVRTC version, target, options, rt.cuh, CUDA)
+ *   key = SHA-256(version, NVRTC version, target, options, rt.cuh, the -D applied, CUDA)
  *   cache hit: the cubin/PTX and the log from the cache, no NVRTC at all
  *   miss: nvrtcCreateProgram with tile2cu/rt.cuh passed in memory, compile
  *         with -arch=sm_XX (cubin) or compute_XX (PTX) and ptxas -v, store
@@ -126,15 +126,20 @@ static t2c_status run_nvrtc(t2c_program *p, const Nvrtc *nv, const char *const *
   return T2C_SUCCESS;
 }
 
-t2c_status t2c_compile(t2c_program *p, const t2c_compile_options *o) {
+t2c_status t2c_compile(t2c_program *p, const t2c_compile_options *o) { return t2c_compile_args(p, o, NULL, 0); }
+
+t2c_status t2c_compile_args(t2c_program *p, const t2c_compile_options *o, const char *const *args, int nargs) {
   if (!p) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_compile: NULL program");
+  if (nargs < 0 || (nargs > 0 && !args)) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_compile_args: no args[%d]", nargs);
+  for (int i = 0; i < nargs; i++)
+    if (!args[i]) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_compile_args: args[%d] is NULL", i);
   t2c_output out = o ? o->output : T2C_OUTPUT_CUBIN;
   TrTarget *t;
   t2c_status s = pick_target(o, &t);
   if (s) return s;
-  /* translated for this target already (t2c_program_from_* uses sm_90) */
-  if (p->translated_ok && tr_target_same(p->target, t)) tr_target_free(t);
-  else if ((s = program_translate(p, t))) return s;
+  /* translated for this target and these options already (t2c_program_from_* uses sm_90, none) */
+  if (p->translated_ok && tr_target_same(p->target, t) && program_same_args(p, args, nargs)) tr_target_free(t);
+  else if ((s = program_translate(p, t, args, nargs))) return s;
   if (!p->translated_ok) return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);
   const Nvrtc *nv = dl_nvrtc();
   if (!nv) return T2C_ERROR_NO_NVRTC;
@@ -145,17 +150,19 @@ t2c_status t2c_compile(t2c_program *p, const t2c_compile_options *o) {
   const char *opts[] = {arch, "-std=c++17", inc, ptxas_v};
   int nopts = out == T2C_OUTPUT_PTX ? 3 : 4;
   snprintf(ver, sizeof ver, "tile2cu %s nvrtc %d.%d out %d", tr_version(), nv->major, nv->minor, (int)out);
-  /* the include path is left out of the key: the NVRTC version fixes the headers */
-  const char *parts[] = {ver, arch, opts[1], ptxas_v, embedded_rt_cuh, p->cuda};
-  size_t lens[6];
-  for (int i = 0; i < 6; i++) lens[i] = strlen(parts[i]);
+  /* the include path is left out of the key: the NVRTC version fixes the headers;
+   * the -D applied are in it (in the CUDA's header too, but the key says so itself) */
+  const char *parts[] = {ver, arch, opts[1], ptxas_v, embedded_rt_cuh, tr_program_defines(p->prog), p->cuda};
+  enum { NPARTS = sizeof parts / sizeof *parts };
+  size_t lens[NPARTS];
+  for (int i = 0; i < NPARTS; i++) lens[i] = strlen(parts[i]);
   char key[65];
   bool use_cache = cache_enabled() && !(o && (o->flags & T2C_NO_CACHE));
   void *code;
   size_t len;
   char *log;
   if (use_cache) {
-    cache_key(parts, lens, 6, key);
+    cache_key(parts, lens, NPARTS, key);
     if (cache_get(key, &code, &len, &log)) {
       set_result(p, code, len, log, out, 1);
       return T2C_SUCCESS;

@@ -232,7 +232,31 @@ static t2c_status translate_failed(const t2c_program *p) {
   return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);
 }
 
-t2c_status program_translate(t2c_program *p, TrTarget *t) {
+static void free_args(t2c_program *p) {
+  for (int i = 0; i < p->nargs; i++) free(p->args[i]);
+  free(p->args);
+  p->args = NULL;
+  p->nargs = 0;
+}
+
+bool program_same_args(const t2c_program *p, const char *const *args, int nargs) {
+  if (nargs != p->nargs) return false;
+  for (int i = 0; i < nargs; i++)
+    if (strcmp(args[i], p->args[i]) != 0) return false;
+  return true;
+}
+
+static bool copy_args(t2c_program *p, const char *const *args, int nargs) {
+  free_args(p);
+  if (nargs == 0) return true;
+  p->args = calloc((size_t)nargs, sizeof *p->args);
+  if (!p->args) return false;
+  for (p->nargs = 0; p->nargs < nargs; p->nargs++)
+    if (!(p->args[p->nargs] = strdup(args[p->nargs]))) return false;
+  return true;
+}
+
+t2c_status program_translate(t2c_program *p, TrTarget *t, const char *const *args, int nargs) {
   tr_program_free(p->prog);
   free(p->cuda);
   free_diags(p);
@@ -241,8 +265,12 @@ t2c_status program_translate(t2c_program *p, TrTarget *t) {
   p->cuda = NULL;
   p->translated_ok = false;
   p->target = t;
+  if (!copy_args(p, args, nargs)) {
+    free_args(p);
+    return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
   char *text;
-  int st = tr_translate(p->name, p->source, t, &p->cuda, &text, &p->prog);
+  int st = tr_translate(p->name, p->source, t, args, nargs, &p->cuda, &text, &p->prog);
   if (st < 0) return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "translating %s: %s", p->name, strerror(errno));
   diag_text_add(p, text, strlen(text));
   free(text);
@@ -266,7 +294,7 @@ t2c_status t2c_program_from_source(const char *name, const char *source, t2c_pro
   *out = p;
   TrTarget *t;
   t2c_status s = program_target("sm_90", &t);
-  return s ? s : program_translate(p, t);
+  return s ? s : program_translate(p, t, NULL, 0);
 }
 
 t2c_status t2c_program_from_file(const char *path, t2c_program **out) {
@@ -286,6 +314,7 @@ void t2c_program_destroy(t2c_program *p) {
   tr_target_free(p->target);
   free(p->cuda);
   free_diags(p);
+  free_args(p);
   free(p->diags);
   free(p->binary);
   free(p->log);

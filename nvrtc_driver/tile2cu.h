@@ -110,8 +110,21 @@ typedef struct t2c_compile_options {
 } t2c_compile_options;
 
 /* Compiles with NVRTC (-arch=sm_XX, ptxas -v), through the disk cache.
- * The program is translated again for the target's config. opts may be NULL. */
+ * The program is translated again for the target's config. opts may be NULL.
+ * The same as t2c_compile_args(p, opts, NULL, 0). */
 t2c_status t2c_compile(t2c_program *p, const t2c_compile_options *opts);
+/* t2c_compile with translator options, each a string as on the tile2cu
+ * command line: "-D" then "NAME=VALUE", or "-DNAME=VALUE" (the file-level
+ * const NAME takes VALUE, an integer or float literal; of several -D of one
+ * NAME the last wins), "-Wno-NAME" (no warning NAME), "-Werror" (warnings
+ * are errors), "-w" (no warnings). args may be NULL when nargs is 0. The
+ * program is translated again unless its last translation had the same
+ * target and the same args; t2c_program_cuda_source and the diagnostics are
+ * then that translation's. A malformed option, a -D of a name that is no
+ * file-level const, and under -Werror any warning, fail the translation:
+ * T2C_ERROR_TRANSLATE, with the messages in the diagnostics. The -D applied
+ * are part of the cache key. */
+t2c_status t2c_compile_args(t2c_program *p, const t2c_compile_options *opts, const char *const *args, int nargs);
 /* The cubin or PTX of the last successful compile. */
 const void *t2c_program_binary(const t2c_program *p, size_t *size);
 /* The NVRTC log of the last compile (ptxas -v lines included). */

@@ -22,6 +22,7 @@ title() { # family -> heading
   condition) echo "Conditions" ;;
   const) echo "Constants" ;;
   ctx) echo "ctx" ;;
+  define) echo "-D NAME=VALUE" ;;
   dot) echo "dot" ;;
   expr) echo "Expression statements" ;;
   grid) echo "@grid" ;;
@@ -54,6 +55,7 @@ title() { # family -> heading
   unroll) echo "@unroll" ;;
   var) echo "var declarations" ;;
   where) echo "where" ;;
+  warning) echo "Warning options: -Wno-NAME, -Werror, -w" ;;
   bounds) echo "Bounds checks" ;;
   *) echo "$1" ;;
   esac
@@ -123,7 +125,17 @@ reported, with recovery at statement level; errors give exit status 1 and no out
 Warnings do not change the exit status. Usage and I/O problems (exit status 2) are
 described in `docs/cli.md`.
 
+Every warning has a name, shown at the end of its line as `[-Wname]` (clang style).
+`-Wno-NAME` turns one off, `-w` all of them, and `-Werror` makes each an error
+(`error: ... [-Werror,-Wname]`): all are reported, then the exit status is 1 and
+nothing is written. Every verb takes these options, and libtile2cu's
+`t2c_compile_args`. The names (from `translator/warnings.def`):
+
+| name | warns about |
+|---|---|
 HEAD
+sed -n 's/^X(W_[A-Z_]*, "\([a-z-]*\)", "\(.*\)")$/| `\1` | \2 |/p' "$root/translator/warnings.def"
+echo
 printf '## Errors (%s)\n\n' "$nerr"
 contents errors ""
 printf '\n## Warnings (%s)\n\n' "$nwarn"
@@ -131,13 +143,14 @@ contents warnings " (warnings)"
 cat <<'MID'
 
 `tile2cu report` adds two warnings of its own, from ptxas through NVRTC (they need
-NVRTC, so they have no golden here):
+NVRTC, so they have no golden here), each followed by a note that lists the kernel's
+register tiles:
 
 - `warning: kernel 'NAME' has a N-byte stack frame (ptxas): a register tile is indexed
-  dynamically or is too large to stay in registers`, followed by the kernel's register
-  tiles;
+  dynamically or is too large to stay in registers [-Wstack-frame]`;
 - `warning: kernel 'NAME' spills (N bytes stored, M loaded) with R registers per thread;
-  fewer or smaller @registers tiles, or more threads in @launch, would need fewer`.
+  fewer or smaller @registers tiles, or more threads in @launch, would need fewer
+  [-Wspills]`.
 MID
 printf '\n## Errors in detail\n'
 section errors ""

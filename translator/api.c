@@ -69,8 +69,8 @@ static bool close_diags(FILE *mem, char **diags) {
   return *diags != NULL;
 }
 
-int tr_translate(const char *name, const char *source, const TrTarget *t, char **cuda, char **diags,
-                 TrProgram **prog) {
+int tr_translate(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
+                 char **cuda, char **diags, TrProgram **prog) {
   *cuda = *diags = NULL;
   *prog = NULL;
   size_t len = 0;
@@ -85,7 +85,7 @@ int tr_translate(const char *name, const char *source, const TrTarget *t, char *
   }
   p->target = t->c;
   const char *file = arena_strndup(&p->arena, name, strlen(name));
-  EmitOptions eo = {.line_directives = true, .file = file};
+  EmitOptions eo = {.line_directives = true, .file = file, .opts = opts, .nopts = nopts};
   Buf out = {0};
   int st = translate(file, source, &p->target, &eo, &out, mem, &p->prog, &p->arena);
   bool ok = close_diags(mem, diags);
@@ -100,6 +100,8 @@ int tr_translate(const char *name, const char *source, const TrTarget *t, char *
   *prog = p;
   return 0;
 }
+
+const char *tr_program_defines(const TrProgram *p) { return p && p->prog && p->prog->defines ? p->prog->defines : ""; }
 
 void tr_program_free(TrProgram *p) {
   if (!p) return;

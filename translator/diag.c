@@ -12,6 +12,16 @@
  * (line 0) prints "FILE: error: MESSAGE", or just "note: MESSAGE" for a note.
  * After MAX_ERRORS errors one "too many errors" line is printed and every
  * later error, and the notes that follow it, are counted but not printed.
+ *
+ * A warning ends with its name, "[-Wbounds]" (warnings.def). One that is off
+ * (-Wno-bounds, -w) prints nothing, its notes neither; under -Werror it
+ * prints as "error: ... [-Werror,-Wbounds]" and counts in warning_errors, so
+ * that every warning is still reported before translate() fails.
+ *
+ * Bounds checks come one dim at a time (facts.c); diag_bounds gathers them and
+ * prints one warning per source line (a statement) that lists its dims and the
+ * @assume conditions that would drop them, before the next error or warning,
+ * or at diag_flush.
  */
 #include "t2c.h"
 
@@ -134,7 +144,10 @@ static void show_source(Diag *d, Loc loc) {
   buf_free(&caret);
 }
 
-static void report(Diag *d, const char *kind, Loc loc, const char *fmt, va_list ap) {
+/* suffix: NULL, or the warning's name in brackets. */
+static void report(Diag *d, const char *kind, Loc loc, const char *suffix, const char *fmt, va_list ap) {
+  if (!d->out)
+    return;
   if (loc.line > 0)
     fprintf(d->out, "%s:%d:%d: %s: ", d->file, loc.line, loc.col, kind);
   else if (strcmp(kind, "note") == 0)
@@ -142,15 +155,18 @@ static void report(Diag *d, const char *kind, Loc loc, const char *fmt, va_list 
   else
     fprintf(d->out, "%s: %s: ", d->file, kind);
   vfprintf(d->out, fmt, ap);
+  if (suffix)
+    fprintf(d->out, " %s", suffix);
   fputc('\n', d->out);
   if (loc.line > 0)
     show_source(d, loc);
 }
 
 void diag_error(Diag *d, Loc loc, const char *fmt, ...) {
+  diag_flush(d);
   d->errors++;
   if (d->errors > MAX_ERRORS) {
-    if (!d->capped)
+    if (!d->capped && d->out)
       fprintf(d->out, "%s: error: too many errors, stopping\n", d->file);
     d->capped = true;
     d->last_dropped = true;
@@ -159,18 +175,27 @@ void diag_error(Diag *d, Loc loc, const char *fmt, ...) {
   d->last_dropped = false;
   va_list ap;
   va_start(ap, fmt);
-  report(d, "error", loc, fmt, ap);
+  report(d, "error", loc, NULL, fmt, ap);
   va_end(ap);
 }
 
-void diag_warning(Diag *d, Loc loc, const char *fmt, ...) {
-  d->warnings++;
-  d->last_dropped = d->capped; /* once capped, only silence follows */
+void diag_warning(Diag *d, WarnKind w, Loc loc, const char *fmt, ...) {
+  diag_flush(d);
+  d->last_dropped = true; /* off or capped: the notes go with it */
+  if (d->no_warnings || d->off[w])
+    return;
+  if (d->werror)
+    d->warning_errors++;
+  else
+    d->warnings++;
   if (d->capped)
     return;
+  d->last_dropped = false;
+  char suffix[64];
+  snprintf(suffix, sizeof suffix, "[%s-W%s]", d->werror ? "-Werror," : "", warn_names[w]);
   va_list ap;
   va_start(ap, fmt);
-  report(d, "warning", loc, fmt, ap);
+  report(d, d->werror ? "error" : "warning", loc, suffix, fmt, ap);
   va_end(ap);
 }
 
@@ -179,6 +204,145 @@ void diag_note(Diag *d, Loc loc, const char *fmt, ...) {
     return;
   va_list ap;
   va_start(ap, fmt);
-  report(d, "note", loc, fmt, ap);
+  report(d, "note", loc, NULL, fmt, ap);
   va_end(ap);
+}
+
+/* ------------------------------------------------------------ bounds warnings */
+
+void diag_bounds(Diag *d, Loc loc, const char *tensor, int dim, const char *assume, const char *why) {
+  if (d->no_warnings || d->off[W_BOUNDS])
+    return;
+  if (!assume && !why)
+    why = "";
+  for (int i = 0; i < d->nbounds; i++) {
+    const DiagBound *b = &d->bounds[i];
+    if (b->loc.line == loc.line && b->dim == dim && strcmp(b->tensor, tensor) == 0 && !b->assume == !assume &&
+        (assume ? strcmp(b->assume, assume) : strcmp(b->why, why)) == 0)
+      return; /* the same access twice in one statement */
+  }
+  if (d->nbounds == MAX_PENDING_BOUNDS)
+    diag_flush(d);
+  d->bounds[d->nbounds++] = (DiagBound){loc, tensor, dim, assume, why};
+}
+
+/* Whether bound b is one of those a list or a note is about: with pick NULL,
+ * those with an @assume; otherwise those without one, for the reason pick. */
+static bool picked(const DiagBound *b, const char *pick) {
+  return pick ? !b->assume && strcmp(b->why, pick) == 0 : b->assume != NULL;
+}
+
+/* "dim 0 of 'X'", "dims 0 and 1 of 'X', dim 2 of 'Y' and dim 0 of 'Z'": the
+ * picked bounds of e[0..n), by tensor in the order they came. */
+static void dims_text(Buf *out, const DiagBound *e, int n, const char *pick, bool all) {
+  int first[MAX_PENDING_BOUNDS], ng = 0;
+  for (int i = 0; i < n; i++) {
+    if (!all && !picked(&e[i], pick))
+      continue;
+    bool seen = false;
+    for (int g = 0; g < ng && !seen; g++)
+      seen = strcmp(e[first[g]].tensor, e[i].tensor) == 0;
+    if (!seen)
+      first[ng++] = i;
+  }
+  for (int g = 0; g < ng; g++) {
+    const char *t = e[first[g]].tensor;
+    int dims[MAX_PENDING_BOUNDS], nd = 0;
+    for (int i = first[g]; i < n; i++)
+      if ((all || picked(&e[i], pick)) && strcmp(e[i].tensor, t) == 0)
+        dims[nd++] = e[i].dim;
+    buf_puts(out, g == 0 ? "" : g == ng - 1 ? " and " : ", ");
+    buf_puts(out, nd == 1 ? "dim " : "dims ");
+    for (int k = 0; k < nd; k++)
+      buf_printf(out, "%s%d", k == 0 ? "" : k == nd - 1 ? " and " : ", ", dims[k]);
+    buf_printf(out, " of '%s'", t);
+  }
+}
+
+/* The index of dim (tensor, dim) among u[0..n), or -1. */
+static int find_dim(const DiagBound *u, int n, const DiagBound *b) {
+  for (int j = 0; j < n; j++)
+    if (u[j].dim == b->dim && strcmp(u[j].tensor, b->tensor) == 0)
+      return j;
+  return -1;
+}
+
+/* One warning for the bounds of one statement, and its notes: the @assume
+ * conditions (each once) that drop the checks they can, and why the others
+ * stay. A dim two accesses check is dropped only when both can be. */
+static void bounds_warning(Diag *d, const DiagBound *all, int nall) {
+  DiagBound e[MAX_PENDING_BOUNDS];
+  int n = 0;
+  for (int i = 0; i < nall; i++) {
+    int j = find_dim(e, n, &all[i]);
+    if (j < 0)
+      e[n++] = all[i];
+    else if (!all[i].assume && e[j].assume)
+      e[j] = (DiagBound){e[j].loc, e[j].tensor, e[j].dim, NULL, all[i].why};
+  }
+  Buf list = {0}, conds = {0}, sub = {0};
+  dims_text(&list, e, n, NULL, true);
+  diag_warning(d, W_BOUNDS, e[0].loc, "bounds check%s on %s kept inside a loop", n > 1 ? "s" : "", list.data);
+  int nh = 0;
+  for (int i = 0; i < n; i++)
+    nh += e[i].assume != NULL;
+  for (int i = 0; i < nall; i++) { /* every condition of the dims that can go, each once */
+    if (!all[i].assume || !e[find_dim(e, n, &all[i])].assume)
+      continue;
+    bool seen = false;
+    for (int j = 0; j < i && !seen; j++)
+      seen = all[j].assume && strcmp(all[j].assume, all[i].assume) == 0;
+    if (!seen)
+      buf_printf(&conds, "%s%s", conds.len ? ", " : "", all[i].assume);
+  }
+  const char *them = n == 1 ? "it" : "them";
+  if (nh == n) {
+    diag_note(d, (Loc){0, 0}, "@assume(%s) on the kernel lets tile2cu drop %s", conds.data, them);
+  } else if (nh > 0) {
+    dims_text(&sub, e, n, NULL, false);
+    diag_note(d, (Loc){0, 0}, "@assume(%s) on the kernel lets tile2cu drop the check%s on %s", conds.data,
+              nh > 1 ? "s" : "", sub.data);
+  }
+  for (int i = 0; i < n; i++) { /* one note per reason */
+    bool first = !e[i].assume;
+    for (int j = 0; j < i && first; j++)
+      first = !picked(&e[j], e[i].why);
+    if (!first)
+      continue;
+    int m = 0;
+    for (int j = 0; j < n; j++)
+      m += picked(&e[j], e[i].why);
+    if (m == n) {
+      diag_note(d, (Loc){0, 0}, "no @assume can drop %s: %s", them, e[i].why);
+      continue;
+    }
+    sub.len = 0;
+    dims_text(&sub, e, n, e[i].why, false);
+    diag_note(d, (Loc){0, 0}, "no @assume can drop the check%s on %s: %s", m > 1 ? "s" : "", sub.data, e[i].why);
+  }
+  buf_free(&list);
+  buf_free(&conds);
+  buf_free(&sub);
+}
+
+/* Prints the pending bounds, one warning per source line, lines in the order they came. */
+void diag_flush(Diag *d) {
+  int n = d->nbounds;
+  if (n == 0)
+    return;
+  DiagBound all[MAX_PENDING_BOUNDS], line[MAX_PENDING_BOUNDS];
+  memcpy(all, d->bounds, sizeof all[0] * (size_t)n);
+  d->nbounds = 0; /* bounds_warning's own diag_warning must find none */
+  bool done[MAX_PENDING_BOUNDS] = {0};
+  for (int i = 0; i < n; i++) {
+    if (done[i])
+      continue;
+    int m = 0;
+    for (int j = i; j < n; j++)
+      if (!done[j] && all[j].loc.line == all[i].loc.line) {
+        line[m++] = all[j];
+        done[j] = true;
+      }
+    bounds_warning(d, line, m);
+  }
 }

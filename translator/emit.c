@@ -628,9 +628,9 @@ static int tensor_buffer(Emitter *E, Sym *X) {
   return bi;
 }
 
-static void warn(Emitter *E, Loc loc, const char *msg, const char *note, Loc nloc) {
+static void warn(Emitter *E, WarnKind w, Loc loc, const char *msg, const char *note, Loc nloc) {
   if (E->dry) return;
-  diag_warning(E->d, loc, "%s", msg);
+  diag_warning(E->d, w, loc, "%s", msg);
   if (note) diag_note(E->d, nloc, "%s", note);
 }
 
@@ -676,7 +676,7 @@ static void emit_copy(Emitter *E, Sym *r, Buf *out) {
   E->indent = saved;
   E->st.valid[ri] = 1;
   char *msg = arena_printf(E->a, "register tile '%s' is copied to shared memory here: %s", r->name, why);
-  warn(E, E->loc, msg, arena_printf(E->a, "'%s' is named in @registers here", r->name), r->reg_loc);
+  warn(E, W_REGISTERS_COPY, E->loc, msg, arena_printf(E->a, "'%s' is named in @registers here", r->name), r->reg_loc);
   explain(E, "%s: copied from registers to shared tile %s (%" PRId64 " bytes): %s", r->name,
           r->copy_cname, E->bufs[bi].bytes, why);
 }
@@ -727,7 +727,7 @@ static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const
     else if (!hi_ok) c = fmt(E, "%s < %s", paren(E, p), D);
     if (c) {
       cnd = cnd ? fmt(E, "%s && %s", cnd, c) : c;
-      if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) facts_bounds_warning(E->d, E->a, X, d, ix, len);
+      if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) facts_bounds_warning(E->d, E->a, E->ki, X, d, ix, len);
     }
     if (!idx) idx = wide && strcmp(p, "0") != 0 ? fmt(E, "(long long)%s", paren(E, p)) : p;
     else if (strcmp(D, "1") == 0) idx = plus(E, idx, p);
@@ -2358,7 +2358,7 @@ static void emit_for_inner(Emitter *E, Stmt *s, Buf *out) {
   if (p && !E->dry) {
     int64_t stages = p->args[0]->cv.i;
     if (stages > 1)
-      diag_warning(E->d, p->loc, "@pipeline(%" PRId64 "): %s", stages,
+      diag_warning(E->d, W_PIPELINE, p->loc, "@pipeline(%" PRId64 "): %s", stages,
                    E->t->cp_async ? "none of the loop's loads can be issued ahead (see --explain); they are not overlapped"
                                   : arena_printf(E->a, "%s has no cp.async; loads are not overlapped", E->t->name));
   }
@@ -2736,7 +2736,8 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
   int before = d->errors;
   const char *runtime = o->standalone ? embedded_rt_cuh : "#include <tile2cu/rt.cuh>\n";
   const char *kv[] = {"version", TILE2CU_VERSION, "file", o->file, "target", t->name,
-                      "sim", o->sim ? "#define TILE2CU_SIM 1\n" : "", "runtime", runtime, NULL};
+                      "sim", o->sim ? "#define TILE2CU_SIM 1\n" : "", "runtime", runtime,
+                      "defines", o->defines ? o->defines : "", NULL};
   emit_expand(out, tmpl_file_header, kv);
   for (int i = 0; i < p->nkernels; i++) {
     /* the tile IR's pipeline, where it covers the kernel; this file's printer otherwise */

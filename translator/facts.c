@@ -187,19 +187,50 @@ bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
 }
 
 
-void facts_bounds_warning(Diag *d, Arena *a, const Sym *X, int dim, const Index *ix, int64_t len) {
-  const Expr *s = facts_resolve(ix->start);
-  const Sym *S = X->tdim_size[dim];
-  const char *hint = NULL;
-  if (S && s->kind == E_IDENT && s->u.ident.sym->kind == SY_LOOP) {
-    Stmt *f = s->u.ident.sym->decl;
-    int64_t st = 1, lo = -1;
-    if ((!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && check_const_int(f->u.forr.lo, &lo) &&
-        lo % st == 0 && facts_as_size(f->u.forr.hi) == S && len <= st)
-      hint = arena_printf(a, "@assume(%s %% %" PRId64 " == 0) on the kernel lets tile2cu drop it", S->name, st);
+/* The @assume condition on X's size at dim d under which start + len fits,
+ * as facts_fits itself decides with that condition added to the kernel's:
+ * SIZE % m == 0 for m the loop's step or the block's stride, else the least
+ * SIZE >= v (found by bisection: facts_fits only gets truer as v grows).
+ * NULL when no condition on the size does it. */
+static const char *fits_condition(Arena *a, const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
+  Sym *S = X->tdim_size[d];
+  if (!S) return NULL;
+  KernelInfo k = *ki;
+  k.assumes = NEW_ARRAY(a, Assume, ki->nassumes + 1);
+  for (int i = 0; i < ki->nassumes; i++) k.assumes[i] = ki->assumes[i];
+  Assume *h = &k.assumes[k.nassumes++];
+  *h = (Assume){NULL, S, 0, INT64_MIN};
+  const Expr *s = facts_resolve(start);
+  int64_t m[2] = {0, 0};
+  if (s->kind == E_IDENT && s->u.ident.sym && s->u.ident.sym->kind == SY_LOOP) {
+    const Stmt *f = s->u.ident.sym->decl;
+    if (!f->u.forr.step) m[0] = 1;
+    else check_const_int(f->u.forr.step, &m[0]);
   }
-  diag_warning(d, ix->start->loc, "bounds check on dim %d of '%s' kept inside a loop", dim, X->name);
-  if (hint) diag_note(d, (Loc){0, 0}, "%s", hint);
+  block_times(s, &m[1]);
+  for (int i = 0; i < 2; i++) {
+    h->mod = m[i];
+    if (m[i] > 1 && facts_fits(&k, start, len, X, d)) return arena_printf(a, "%s %% %" PRId64 " == 0", S->name, m[i]);
+  }
+  h->mod = 0;
+  int64_t lo = 1, hi = INT32_MAX;
+  h->min = hi;
+  if (!facts_fits(&k, start, len, X, d)) return NULL;
+  while (lo < hi) {
+    h->min = lo + (hi - lo) / 2;
+    if (facts_fits(&k, start, len, X, d)) hi = h->min;
+    else lo = h->min + 1;
+  }
+  return arena_printf(a, "%s >= %" PRId64, S->name, lo);
+}
+
+void facts_bounds_warning(Diag *d, Arena *a, const KernelInfo *ki, const Sym *X, int dim, const Index *ix, int64_t len) {
+  const char *cond = NULL, *why = "its start may be negative";
+  if (facts_nonneg(ix->start)) {
+    cond = fits_condition(a, ki, ix->start, len, X, dim);
+    why = "no condition on the sizes bounds its end";
+  }
+  diag_bounds(d, ix->start->loc, X->name, dim, cond, why);
 }
 
 bool facts_expr_equal(const Expr *a, const Expr *b) {

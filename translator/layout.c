@@ -580,7 +580,7 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
     int64_t len = 1;
     if (ix->len) check_const_int(ix->len, &len);
     op->chk[d] = (facts_nonneg(ix->start) ? 0 : 1) | (facts_fits(K->ki, ix->start, len, X, d) ? 0 : 2);
-    if (op->chk[d] && w->depth > 0 && !warned(w, ix)) facts_bounds_warning(K->d, K->a, X, d, ix, len);
+    if (op->chk[d] && w->depth > 0 && !warned(w, ix)) facts_bounds_warning(K->d, K->a, K->ki, X, d, ix, len);
   }
 }
 
@@ -596,7 +596,7 @@ static void element_bounds(TirKernel *K, Bounds *w) {
       const Expr *st = x->u.index.idx[d].start;
       K->elem_chk[i][d] = (facts_nonneg(st) ? 0 : 1) | (facts_fits(K->ki, st, 1, X, d) ? 0 : 2);
       if (K->elem_chk[i][d] && (intptr_t)K->elem_loops.items[i] > 0 && !warned(w, &x->u.index.idx[d]))
-        facts_bounds_warning(K->d, K->a, X, d, &x->u.index.idx[d], 1);
+        facts_bounds_warning(K->d, K->a, K->ki, X, d, &x->u.index.idx[d], 1);
     }
   }
 }
@@ -606,7 +606,7 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
     TirOp *op = b->ops.items[i];
     if (op->kind == TO_SPILL && op->reason) { /* the seed's "copied to a shared tile", said */
       const Sym *y = op->dst->sym;
-      diag_warning(K->d, op->stmt->loc, "register tile '%s' is copied to shared memory here: %s", y->name, op->reason);
+      diag_warning(K->d, W_REGISTERS_COPY, op->stmt->loc, "register tile '%s' is copied to shared memory here: %s", y->name, op->reason);
       diag_note(K->d, y->reg_loc, "'%s' is named in @registers here", y->name);
     }
     if (op->kind == TO_LOAD || op->kind == TO_STORE) {

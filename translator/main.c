@@ -43,6 +43,7 @@ static const char usage_text[] =
     "  -MD                write the depfile next to the output, as OUT.d\n"
     "  -MF FILE           the depfile's path, with -MD\n"
     "  --includes         print the -I flag for the installed runtime header\n"
+    OPTS_HELP
     "  --version          print the version\n"
     "  --help             print this help\n";
 
@@ -56,6 +57,8 @@ typedef struct Options {
   const char *header;
   const char *after;
   bool standalone, line, check, explain, sim, host, dump_tir;
+  const char **opts; /* -D and -W options (options.c) */
+  int nopts;
 } Options;
 
 static int usage_error(const char *fmt_, const char *arg) {
@@ -146,6 +149,7 @@ static int load_target(const Options *o, const char *argv0, TargetConfig *t, cha
 static int parse_args(int argc, char **argv, Options *o) {
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
+    if (opts_take(argc, argv, &i, o->opts, &o->nopts)) continue;
     if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0 ||
         strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0 || strcmp(s, "--header") == 0 ||
         strcmp(s, "--after") == 0) {
@@ -188,6 +192,42 @@ static int parse_args(int argc, char **argv, Options *o) {
   return 0;
 }
 
+/* Translates o->input as the options say; the exit status. */
+static int translate_file(const Options *o, const char *argv0) {
+  TargetConfig t;
+  char config_path[PATH_MAX];
+  int st;
+  if ((st = load_target(o, argv0, &t, config_path, sizeof config_path))) return st;
+  char err[PATH_MAX + 128];
+  char *src = read_tl_file(o->input, err, sizeof err, &st);
+  if (!src) {
+    fprintf(stderr, st == 1 ? "%s\n" : "tile2cu: %s\n", err);
+    return st;
+  }
+  Arena a = {0};
+  Buf out = {0};
+  EmitOptions eo = {.line_directives = o->line, .standalone = o->standalone, .sim = o->sim,
+                    .explain = o->explain, .explain_out = o->dump_tir ? stdout : stderr, .file = o->input,
+                    .dump_tir = o->dump_tir, .dump_after = o->after, .opts = o->opts, .nopts = o->nopts};
+  Program *prog = NULL;
+  Buf header = {0};
+  st = translate(o->input, src, &t, &eo, &out, stderr, &prog, &a);
+  if (st == 0 && o->host) host_emit(&a, prog, &eo, &out, o->header ? &header : NULL);
+  if (st == 0 && !o->check && o->header) st = write_atomic(o->header, header.data ? header.data : "", header.len);
+  if (st == 0 && !o->check && !o->dump_tir) {
+    if (o->output) {
+      st = write_atomic(o->output, out.data ? out.data : "", out.len);
+      if (st == 0 && o->md) st = write_depfile(o, config_path);
+    } else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) st = 2;
+    if (fflush(stdout) != 0) st = 2;
+  }
+  buf_free(&out);
+  buf_free(&header);
+  arena_free(&a);
+  free(src);
+  return st;
+}
+
 int main(int argc, char **argv) {
   outfile_catch_signals();
   /* Test hook: seconds to wait before renaming a written output into place, so
@@ -214,37 +254,9 @@ int main(int argc, char **argv) {
     }
   }
   Options o = {0};
-  int st = parse_args(argc, argv, &o);
-  if (st) return st;
-  TargetConfig t;
-  char config_path[PATH_MAX];
-  if ((st = load_target(&o, argv[0], &t, config_path, sizeof config_path))) return st;
-  char err[PATH_MAX + 128];
-  char *src = read_tl_file(o.input, err, sizeof err, &st);
-  if (!src) {
-    fprintf(stderr, st == 1 ? "%s\n" : "tile2cu: %s\n", err);
-    return st;
-  }
-  Arena a = {0};
-  Buf out = {0};
-  EmitOptions eo = {.line_directives = o.line, .standalone = o.standalone, .sim = o.sim,
-                    .explain = o.explain, .explain_out = o.dump_tir ? stdout : stderr, .file = o.input,
-                    .dump_tir = o.dump_tir, .dump_after = o.after};
-  Program *prog = NULL;
-  Buf header = {0};
-  st = translate(o.input, src, &t, &eo, &out, stderr, &prog, &a);
-  if (st == 0 && o.host) host_emit(&a, prog, &eo, &out, o.header ? &header : NULL);
-  if (st == 0 && !o.check && o.header) st = write_atomic(o.header, header.data ? header.data : "", header.len);
-  if (st == 0 && !o.check && !o.dump_tir) {
-    if (o.output) {
-      st = write_atomic(o.output, out.data ? out.data : "", out.len);
-      if (st == 0 && o.md) st = write_depfile(&o, config_path);
-    } else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) st = 2;
-    if (fflush(stdout) != 0) st = 2;
-  }
-  buf_free(&out);
-  buf_free(&header);
-  arena_free(&a);
-  free(src);
+  o.opts = calloc((size_t)argc, sizeof *o.opts);
+  int st = !o.opts ? 2 : parse_args(argc, argv, &o);
+  if (st == 0) st = translate_file(&o, argv[0]);
+  free(o.opts);
   return st;
 }

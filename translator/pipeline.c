@@ -281,7 +281,7 @@ static void pipeline_block(TirKernel *K, TirBlock *b) {
         if (at->kind == A_PIPELINE && at->args[0]->cv.i > 1) {
           PtrVec before = {0}, after = {0};
           if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, &before, &after))
-            diag_warning(K->d, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead (see --dump-tir); "
+            diag_warning(K->d, W_PIPELINE, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead (see --dump-tir); "
                          "they are not overlapped", (int)at->args[0]->cv.i);
           if (before.len) { /* the ring's first loads go after the loop's comment */
             ((TirOp *)before.items[0])->first = op->first;

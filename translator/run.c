@@ -1,7 +1,7 @@
 /* run.c: `tile2cu run`, which runs one kernel of a .tl file on .npy data.
  *
  *   tile2cu run FILE.tl --kernel NAME [--backend sim|gpu] [--grid X,Y,Z]
- *               [--schedules N] [--target sm_XX] NAME=VALUE ...
+ *               [--schedules N] [--target sm_XX] [-D NAME=VALUE] [-W...] NAME=VALUE ...
  *
  * The kernel is translated in sim mode, compiled with the host C++ compiler
  * and run on the CPU backend (rt/sim): the generated CUDA itself, every
@@ -39,6 +39,8 @@ typedef struct RunOpts {
   int schedules;
   char **binds;
   int nbinds;
+  const char **opts; /* -D and -W options (options.c) */
+  int nopts;
 } RunOpts;
 
 static int fail(const char *fmt_, ...) __attribute__((format(printf, 1, 2)));
@@ -212,9 +214,12 @@ static bool find_runtime(char *rt_dir, char *sim_dir, size_t n) {
 static int parse_run_args(int argc, char **argv, RunOpts *o) {
   o->schedules = 3;
   o->binds = calloc((size_t)argc, sizeof *o->binds);
+  o->opts = calloc((size_t)argc, sizeof *o->opts);
+  if (!o->binds || !o->opts) return fail("out of memory");
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     bool val = i + 1 < argc;
+    if (opts_take(argc, argv, &i, o->opts, &o->nopts)) continue;
     if (strcmp(s, "--kernel") == 0 && val) o->kernel = argv[++i];
     else if (strcmp(s, "--backend") == 0 && val) o->backend = argv[++i];
     else if (strcmp(s, "--target") == 0 && val) o->target = argv[++i];
@@ -331,7 +336,7 @@ static int launch_gpu(const RunOpts *o, const KernelInfo *ki, const char *src, N
   t2c_devptr *dev = calloc((size_t)ki->ntensors + 1, sizeof *dev);
   t2c_compile_options co = {o->target, T2C_OUTPUT_CUBIN, 0};
   t2c_status s = t2c_program_from_source(o->file, src, &p);
-  if (!s) s = t2c_compile(p, &co);
+  if (!s) s = t2c_compile_args(p, &co, o->opts, o->nopts);
   if (!s) s = t2c_module_load(p, &m);
   for (int i = 0, t = 0; !s && i < ki->nparams; i++) {
     if (ki->params[i]->kind != SY_TENSOR) continue;
@@ -384,29 +389,21 @@ static const char run_usage[] =
     "  --grid X[,Y[,Z]]   the grid, instead of the one @grid gives\n"
     "  --schedules N      thread schedules the CPU backend compares, 1 to 1000 (default 3)\n"
     "  --target sm_XX     the target config (default sm_90)\n"
+    OPTS_HELP
     "  --help             print this help\n";
 
-int run_main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      fputs(run_usage, stdout);
-      return 0;
-    }
-  RunOpts o = {0};
-  int st = parse_run_args(argc, argv, &o);
-  if (st || (st = pick_backend(&o))) {
-    free(o.binds);
-    return st;
-  }
-  bool gpu = strcmp(o.backend, "gpu") == 0;
+/* Translates o->file, binds the arguments and runs the kernel; the exit status. */
+static int run_kernel(RunOpts *o, const char *argv0) {
+  int st;
+  bool gpu = strcmp(o->backend, "gpu") == 0;
   char cfg[PATH_MAX], err[512];
   TargetConfig t;
-  const char *target = o.target ? o.target : "sm_90";
-  if (!config_find(target, argv[0], cfg, sizeof cfg)) return fail("unknown target '%s'", target);
+  const char *target = o->target ? o->target : "sm_90";
+  if (!config_find(target, argv0, cfg, sizeof cfg)) return fail("unknown target '%s'", target);
   if (!config_load(cfg, &t, err, sizeof err)) return fail("%s", err);
   char rerr[PATH_MAX + 128];
   int rst;
-  char *text = read_tl_file(o.file, rerr, sizeof rerr, &rst);
+  char *text = read_tl_file(o->file, rerr, sizeof rerr, &rst);
   if (!text) {
     fail("%s", rerr);
     return rst;
@@ -415,12 +412,12 @@ int run_main(int argc, char **argv) {
   Arena a = {0};
   Buf cu = {0};
   Program *p = NULL;
-  EmitOptions eo = {.sim = true, .file = o.file};
-  st = translate(o.file, src.data, &t, &eo, &cu, stderr, &p, &a);
+  EmitOptions eo = {.sim = true, .file = o->file, .opts = o->opts, .nopts = o->nopts};
+  st = translate(o->file, src.data, &t, &eo, &cu, stderr, &p, &a);
   Kernel *k = NULL;
   for (int i = 0; st == 0 && i < p->nkernels; i++)
-    if (strcmp(p->kernels[i]->name, o.kernel) == 0) k = p->kernels[i];
-  if (st == 0 && !k) st = fail("%s has no kernel '%s'", o.file, o.kernel);
+    if (strcmp(p->kernels[i]->name, o->kernel) == 0) k = p->kernels[i];
+  if (st == 0 && !k) st = fail("%s has no kernel '%s'", o->file, o->kernel);
   if (st == 0) {
     KernelInfo *ki = k->info;
     Npy *arrays = calloc((size_t)ki->ntensors + 1, sizeof *arrays);
@@ -432,10 +429,10 @@ int run_main(int argc, char **argv) {
     int nargs = ki->nparams + ki->nsizes;
     void **args = calloc((size_t)nargs + 1, sizeof *args);
     unsigned grid[3];
-    st = bind_tensors(&o, ki, arrays, exists, sizes);
+    st = bind_tensors(o, ki, arrays, exists, sizes);
     for (int i = 0; st == 0 && i < ki->nparams; i++)
       if (ki->params[i]->kind == SY_SCALAR) {
-        st = bind_scalar(&o, ki->params[i], &sc[i], &pv[i]);
+        st = bind_scalar(o, ki->params[i], &sc[i], &pv[i]);
         args[i] = &sc[i];
       }
     for (int i = 0; st == 0 && i < ki->nsizes; i++) {
@@ -443,25 +440,39 @@ int run_main(int argc, char **argv) {
       sz[i] = (int)sizes[i];
       args[ki->nparams + i] = &sz[i];
     }
-    if (st == 0) st = compute_grid(&o, ki, pv, sizes, grid);
-    if (st == 0) st = check_assumes(&o, ki, pv, sizes);
-    if (st == 0) st = gpu ? launch_gpu(&o, ki, src.data, arrays, args, grid) : launch(&o, ki, cu.data, arrays, args, nargs, grid);
+    if (st == 0) st = compute_grid(o, ki, pv, sizes, grid);
+    if (st == 0) st = check_assumes(o, ki, pv, sizes);
+    if (st == 0) st = gpu ? launch_gpu(o, ki, src.data, arrays, args, grid) : launch(o, ki, cu.data, arrays, args, nargs, grid);
     for (int i = 0; st == 0 && i < ki->ntensors; i++) {
       if (!ki->tensors[i]->written) continue;
-      if (npy_write(find_bind(&o, ki->tensors[i]->name), &arrays[i], err, sizeof err)) st = fail("%s", err);
+      if (npy_write(find_bind(o, ki->tensors[i]->name), &arrays[i], err, sizeof err)) st = fail("%s", err);
     }
     if (st == 0 && gpu)
-      fprintf(stderr, "tile2cu run: kernel %s ran on the GPU: grid (%u, %u, %u), %d threads\n", o.kernel, grid[0],
+      fprintf(stderr, "tile2cu run: kernel %s ran on the GPU: grid (%u, %u, %u), %d threads\n", o->kernel, grid[0],
               grid[1], grid[2], ki->threads);
     else if (st == 0)
       fprintf(stderr, "tile2cu run: kernel %s ran on the CPU backend (sim): grid (%u, %u, %u), %d threads, %d schedule%s agree\n",
-              o.kernel, grid[0], grid[1], grid[2], ki->threads, o.schedules, o.schedules == 1 ? "" : "s");
+              o->kernel, grid[0], grid[1], grid[2], ki->threads, o->schedules, o->schedules == 1 ? "" : "s");
     for (int i = 0; i < ki->ntensors; i++) npy_free(&arrays[i]);
     free(arrays); free(exists); free(sizes); free(pv); free(sc); free(sz); free(args);
   }
   buf_free(&cu);
   buf_free(&src);
   arena_free(&a);
+  return st;
+}
+
+int run_main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(run_usage, stdout);
+      return 0;
+    }
+  RunOpts o = {0};
+  int st = parse_run_args(argc, argv, &o);
+  if (st == 0) st = pick_backend(&o);
+  if (st == 0) st = run_kernel(&o, argv[0]);
   free(o.binds);
+  free(o.opts);
   return st;
 }

@@ -75,20 +75,54 @@ typedef struct Loc {
   int line, col; /* 1-based; line 0 = no location */
 } Loc;
 
+/* Every warning has a name (warnings.def), shown as [-Wname] at the end of its
+ * line; -Wno-name, -w and -Werror (options.c) set the Diag's switches. */
+typedef enum WarnKind {
+#define X(k, n, w) k,
+#include "warnings.def"
+#undef X
+  W_COUNT
+} WarnKind;
+extern const char *const warn_names[W_COUNT]; /* "bounds" */
+extern const char *const warn_whats[W_COUNT]; /* what each one says, for the docs */
+int warn_lookup(const char *name);            /* -1 when no warning has that name */
+
+/* One dim of a bounds warning not printed yet (diag_bounds). */
+typedef struct DiagBound {
+  Loc loc;            /* the index's start */
+  const char *tensor;
+  int dim;
+  const char *assume; /* the @assume condition that drops the check, or NULL */
+  const char *why;    /* with no condition: why none can */
+} DiagBound;
+#define MAX_PENDING_BOUNDS 64
+
 typedef struct Diag {
   const char *file;   /* name shown in messages */
   const char *src;    /* the whole source text, NUL-terminated */
-  FILE *out;          /* where messages go (stderr, or a memstream in tests) */
+  FILE *out;          /* where messages go (stderr, or a memstream in tests); NULL: count only */
   int errors, warnings;
+  int warning_errors; /* warnings printed as errors under -Werror */
   bool capped;        /* MAX_ERRORS reached; further errors are dropped */
   bool last_dropped;  /* notes after a dropped error are dropped too */
   const char *cursor; /* start of source line cursor_line: lines are found from here */
   int cursor_line;
+  bool werror;        /* -Werror: warnings are errors (translate() fails after the last) */
+  bool no_warnings;   /* -w */
+  bool off[W_COUNT];  /* -Wno-name */
+  DiagBound bounds[MAX_PENDING_BOUNDS]; /* bounds dims not printed yet */
+  int nbounds;
 } Diag;
 
 void diag_init(Diag *d, const char *file, const char *src, FILE *out);
 void diag_error(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_warning(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "warning: MESSAGE [-Wname]", or nothing when w is off; an error under -Werror. */
+void diag_warning(Diag *d, WarnKind w, Loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A bounds check kept on dim of tensor: the dims of one statement (one source
+ * line) are gathered into one W_BOUNDS warning, printed before the next other
+ * diagnostic or by diag_flush. */
+void diag_bounds(Diag *d, Loc loc, const char *tensor, int dim, const char *assume, const char *why);
+void diag_flush(Diag *d);
 /* A note attaches to the error or warning printed just before it. */
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The text of source line `line` without its newline, into buf. */
@@ -300,6 +334,7 @@ typedef struct Program {
   int nconsts;
   Kernel **kernels;
   int nkernels;
+  const char *defines; /* the -D applied, "-D BM=64 -D BN=32" in the file's order; NULL: none (options.c) */
 } Program;
 
 /* Parses a whole file. Errors are reported through d with recovery at
@@ -465,7 +500,7 @@ bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v);
 bool facts_expr_equal(const Expr *a, const Expr *b);
 /* The warning for a bounds check on dim d of X kept inside a loop, with the
  * @assume that would remove it when there is one. */
-void facts_bounds_warning(Diag *d, Arena *a, const Sym *X, int dim, const Index *ix, int64_t len);
+void facts_bounds_warning(Diag *d, Arena *a, const KernelInfo *ki, const Sym *X, int dim, const Index *ix, int64_t len);
 
 /* ---------------------------------------------------------------- emit.c */
 typedef struct EmitOptions {
@@ -477,6 +512,9 @@ typedef struct EmitOptions {
   const char *file;      /* the .tl path as shown in comments */
   bool dump_tir;         /* --dump-tir: print the tile IR to explain_out instead of CUDA */
   const char *dump_after; /* --after STAGE: lower, layout, sync or smem (NULL: smem) */
+  const char *const *opts; /* -D, -Wno-NAME, -Werror, -w as written (options.c) */
+  int nopts;
+  const char *defines;   /* the header's line on the -D applied (translate() sets it), or NULL */
 } EmitOptions;
 
 /* Places tiles, decides copies and barriers, and writes the CUDA for every
@@ -780,6 +818,36 @@ void outfile_forget(int slot);
 /* Seconds outfile_write waits between writing the temporary and renaming it:
  * a test hook (tile2cu reads $TILE2CU_TEST_PAUSE_BEFORE_RENAME), normally 0. */
 extern double outfile_pause_before_rename;
+
+/* ---------------------------------------------------------------- options.c
+ * -D NAME=VALUE, -Wno-NAME, -Werror and -w: every verb that translates takes
+ * them, and libtile2cu's compile call; translate() reads them. */
+typedef struct Define {
+  const char *name, *text; /* NAME and VALUE as written */
+  Expr *value;             /* VALUE as the literal expression it is */
+} Define;
+typedef struct Defines {
+  Define *v;
+  int n;
+} Defines;
+/* When argv[*i] is one of these options: appends it (and -D's separate
+ * argument) to out[*nout], moves *i to its last word, and returns true. out
+ * has room for argc entries. */
+bool opts_take(int argc, char **argv, int *i, const char **out, int *nout);
+/* Sets d's warning switches and reads each -D into defs; a malformed option
+ * is an error (no location). False after errors. */
+bool opts_read(Arena *a, Diag *d, const char *const *opts, int nopts, Defines *defs);
+/* Puts each -D's value in place of its file-level const's (the last -D of a
+ * name wins); a name that is no file-level const is an error. p->defines
+ * gets the -D applied, or NULL. */
+bool opts_define(Arena *a, Diag *d, Program *p, const Defines *defs);
+/* Their lines in every verb's --help. */
+#define OPTS_HELP                                                                                        \
+  "  -D NAME=VALUE      the file-level const NAME takes VALUE, an integer or float literal\n"          \
+  "                     (repeatable; of several -D of one NAME the last wins)\n"                      \
+  "  -Wno-NAME          no warning NAME (bounds, registers-copy, pipeline, ...: docs/diagnostics.md)\n" \
+  "  -Werror            warnings are errors: exit status 1 and nothing written\n"                     \
+  "  -w                 no warnings\n"
 
 /* ---------------------------------------------------------------- main.c, run.c, verbs.c */
 int run_main(int argc, char **argv);

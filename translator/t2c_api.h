@@ -55,12 +55,17 @@ int tr_target_sm(const TrTarget *t);                       /* 90 for sm_90 */
 bool tr_target_same(const TrTarget *a, const TrTarget *b); /* every field equal */
 
 /* ---- translation */
-/* Translates source (named name in diagnostics and #line directives) for t.
+/* Translates source (named name in diagnostics and #line directives) for t,
+ * with the translator options opts[0..nopts) as on the command line ("-D",
+ * "NAME=VALUE", "-DNAME=VALUE", "-Wno-NAME", "-Werror", "-w"; see options.c).
  * *diags gets the messages (malloc'd, "" when none). Returns 0 with the CUDA
- * in *cuda (malloc'd) and the kernels in *prog; 1 when the source has errors
- * (*cuda and *prog NULL); -1 with errno set when memory ran out (all NULL). */
-int tr_translate(const char *name, const char *source, const TrTarget *t, char **cuda, char **diags,
-                 TrProgram **prog);
+ * in *cuda (malloc'd) and the kernels in *prog; 1 when the source or an
+ * option has errors (*cuda and *prog NULL); -1 with errno set when memory ran
+ * out (all NULL). */
+int tr_translate(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
+                 char **cuda, char **diags, TrProgram **prog);
+/* The -D applied, "-D BM=64 -D BN=32" in the file's order ("" when none). */
+const char *tr_program_defines(const TrProgram *p);
 void tr_program_free(TrProgram *p);
 int tr_num_kernels(const TrProgram *p);
 /* Kernel k (0 <= k < tr_num_kernels). */

@@ -104,3 +104,24 @@ const char *op_text(TokenKind k) {
   default: return NULL;
   }
 }
+
+/* ---- warnings */
+
+const char *const warn_names[W_COUNT] = {
+#define X(k, n, w) [k] = n,
+#include "warnings.def"
+#undef X
+};
+
+const char *const warn_whats[W_COUNT] = {
+#define X(k, n, w) [k] = w,
+#include "warnings.def"
+#undef X
+};
+
+int warn_lookup(const char *name) {
+  for (int i = 0; i < W_COUNT; i++)
+    if (strcmp(warn_names[i], name) == 0)
+      return i;
+  return -1;
+}

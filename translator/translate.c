@@ -1,13 +1,14 @@
 /* translate.c: the pipeline, as plain calls.
  *
- *   lex -> parse -> check -> emit
+ *   lex -> parse -> (the -D consts) -> check -> emit
  *
  * emit_program() runs the tile IR's stages (lower -> layout -> sync -> smem, tir.c)
  * for each kernel, and prints it with emit_tir.c; a kernel the IR does not cover
  * yet is printed by emit.c, which asks place.c for its placement and barriers.
  *
- * Each phase
- * reports through the Diag; the pipeline stops after a phase with errors.
+ * The -D and -W options (options.c) are read first. Each phase
+ * reports through the Diag; the pipeline stops after a phase with errors,
+ * and under -Werror fails after emitting when there were warnings.
  * A source longer than MAX_SOURCE_BYTES is refused here, whoever read it.
  */
 #include "t2c.h"
@@ -22,13 +23,20 @@ int translate(const char *file, const char *src, const TargetConfig *t, const Em
     diag_error(&d, (Loc){0, 0}, "the file is larger than %d MiB", MAX_SOURCE_BYTES >> 20);
     return 1;
   }
+  Defines defs;
+  if (!opts_read(a, &d, eo->opts, eo->nopts, &defs)) return 1;
   int ntok;
   Token *toks = lex(a, &d, src, &ntok);
   Program *p = parse(a, &d, toks, ntok);
   if (prog_out) *prog_out = p;
   if (d.errors) return 1;
-  if (!check_program(a, &d, p, t)) return 1;
-  if (!emit_program(a, &d, p, t, eo, out)) return 1;
-  return d.errors ? 1 : 0;
+  EmitOptions o = *eo;
+  if (!opts_define(a, &d, p, &defs)) return 1;
+  if (p->defines) o.defines = arena_printf(a, "// Consts set on the command line: %s\n", p->defines);
+  bool ok = check_program(a, &d, p, t) && emit_program(a, &d, p, t, &o, out);
+  diag_flush(&d);
+  if (d.errors && p->defines) /* the values the errors saw are not the file's */
+    diag_note(&d, (Loc){0, 0}, "the consts set on the command line: %s", p->defines);
+  return ok && !d.errors && !d.warning_errors ? 0 : 1;
 }
 

@@ -1,12 +1,14 @@
 /* verbs.c: `tile2cu compile` and `tile2cu report`, through libtile2cu.
  *
- *   tile2cu compile FILE.tl [--target sm_XX] [--ptx] [--no-cache] -o OUT
+ *   tile2cu compile FILE.tl [--target sm_XX] [--ptx] [--no-cache] [-D NAME=VALUE] [-W...] -o OUT
  *       a cubin (or PTX) through NVRTC, with the disk cache; no nvcc
- *   tile2cu report FILE.tl [--target sm_XX] [--no-cache]
+ *   tile2cu report FILE.tl [--target sm_XX] [--no-cache] [-D NAME=VALUE] [-W...]
  *       per kernel: threads, shared memory per tile, register-tile elements per
  *       thread, and from ptxas (through NVRTC): registers, stack frame, spills
  *       and the occupancy they allow on the target. Warns, in .tl terms, when a
- *       kernel has a stack frame or spills.
+ *       kernel has a stack frame (-Wstack-frame) or spills (-Wspills).
+ *
+ * The -D and -W options (options.c) go to libtile2cu's compile call as written.
  *
  * Exit status as for translation: 0 ok, 1 errors in the input (or NVRTC
  * rejecting the generated CUDA), 2 usage, I/O or a missing NVRTC.
@@ -24,6 +26,8 @@
 typedef struct VerbOpts {
   const char *file, *target, *output;
   bool ptx, no_cache;
+  const char **opts; /* -D and -W options (options.c) */
+  int nopts;
 } VerbOpts;
 
 static int verb_fail(const char *verb, const char *fmt_, ...) __attribute__((format(printf, 2, 3)));
@@ -48,6 +52,7 @@ static const char compile_usage[] =
     "  --target sm_XX     the target architecture (default sm_90)\n"
     "  --ptx              write PTX instead of a cubin\n"
     "  --no-cache         neither read nor write the compile cache\n"
+    OPTS_HELP
     "  --help             print this help\n";
 
 static const char report_usage[] =
@@ -59,6 +64,7 @@ static const char report_usage[] =
     "options:\n"
     "  --target sm_XX     the target architecture (default sm_90)\n"
     "  --no-cache         neither read nor write the compile cache\n"
+    OPTS_HELP
     "  --help             print this help\n";
 
 /* --help anywhere prints the verb's usage; returns whether it did. */
@@ -73,9 +79,12 @@ static bool verb_help(const char *verb, int argc, char **argv) {
 
 static int parse_verb_args(const char *verb, int argc, char **argv, VerbOpts *o) {
   bool compile = strcmp(verb, "compile") == 0;
+  o->opts = calloc((size_t)argc, sizeof *o->opts);
+  if (!o->opts) return verb_fail(verb, "out of memory");
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     bool val = i + 1 < argc;
+    if (opts_take(argc, argv, &i, o->opts, &o->nopts)) continue;
     if (strcmp(s, "--target") == 0 && val) o->target = argv[++i];
     else if (strncmp(s, "--target=", 9) == 0) o->target = s + 9;
     else if (compile && strcmp(s, "-o") == 0 && val) o->output = argv[++i];
@@ -94,14 +103,12 @@ static int parse_verb_args(const char *verb, int argc, char **argv, VerbOpts *o)
 /* Translates and compiles; prints diagnostics. Returns an exit status. */
 static int verb_build(const char *verb, const VerbOpts *o, t2c_program **p) {
   t2c_status s = t2c_program_from_file(o->file, p);
-  if (s == T2C_ERROR_TRANSLATE) {
-    fputs(t2c_program_diagnostics_text(*p), stderr);
-    return 1;
-  }
-  if (s) return verb_fail(verb, "%s", t2c_last_error());
-  fputs(t2c_program_diagnostics_text(*p), stderr); /* warnings */
+  if (s && s != T2C_ERROR_TRANSLATE) return verb_fail(verb, "%s", t2c_last_error());
+  /* the compile call translates again unless the target is sm_90 and there are no options */
   t2c_compile_options co = {o->target, o->ptx ? T2C_OUTPUT_PTX : T2C_OUTPUT_CUBIN, o->no_cache ? T2C_NO_CACHE : 0};
-  s = t2c_compile(*p, &co);
+  s = t2c_compile_args(*p, &co, o->opts, o->nopts);
+  fputs(t2c_program_diagnostics_text(*p), stderr); /* the translation's warnings, or errors */
+  if (s == T2C_ERROR_TRANSLATE) return 1;
   if (s == T2C_ERROR_COMPILE) {
     fprintf(stderr, "tile2cu %s: %s\n", verb, t2c_last_error());
     return 1;
@@ -114,7 +121,10 @@ int compile_main(int argc, char **argv) {
   if (verb_help("compile", argc, argv)) return 0;
   VerbOpts o = {0};
   int st = parse_verb_args("compile", argc, argv, &o);
-  if (st) return st;
+  if (st) {
+    free(o.opts);
+    return st;
+  }
   t2c_program *p = NULL;
   st = verb_build("compile", &o, &p);
   if (st == 0) {
@@ -127,6 +137,7 @@ int compile_main(int argc, char **argv) {
               len, t2c_program_cache_hit(p) ? "from the cache" : "compiled by NVRTC");
   }
   t2c_program_destroy(p);
+  free(o.opts);
   return st;
 }
 
@@ -165,19 +176,20 @@ static void report_regs(const KernelInfo *ki, Buf *b) {
   else buf_printf(b, "; %d element%s per thread", total, total == 1 ? "" : "s");
 }
 
-static void report_warn(const char *file, const Kernel *k, const KernelInfo *ki, const t2c_kernel_info *ii) {
+static void report_warn(Diag *d, const Kernel *k, const KernelInfo *ki, const t2c_kernel_info *ii) {
   Buf regs = {0};
   report_regs(ki, &regs);
-  if (ii->stack_bytes > 0)
-    fprintf(stderr, "%s:%d:%d: warning: kernel '%s' has a %d-byte stack frame (ptxas): a register tile is indexed "
-                    "dynamically or is too large to stay in registers\n  register tiles: %s\n",
-            file, k->name_loc.line, k->name_loc.col, k->name, ii->stack_bytes, regs.data);
-  if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0)
-    fprintf(stderr, "%s:%d:%d: warning: kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per thread; "
-                    "fewer or smaller @registers tiles, or more threads in @launch, would need fewer\n"
-                    "  register tiles: %s\n",
-            file, k->name_loc.line, k->name_loc.col, k->name, ii->spill_store_bytes, ii->spill_load_bytes,
-            ii->registers, regs.data);
+  if (ii->stack_bytes > 0) {
+    diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): a register tile is "
+                 "indexed dynamically or is too large to stay in registers", k->name, ii->stack_bytes);
+    diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
+  }
+  if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0) {
+    diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
+                 "thread; fewer or smaller @registers tiles, or more threads in @launch, would need fewer",
+                 k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers);
+    diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
+  }
   buf_free(&regs);
 }
 
@@ -212,39 +224,62 @@ static void report_kernel(const char *file, const TargetConfig *t, const Kernel 
          oc.by_regs, oc.by_smem);
 }
 
-int report_main(int argc, char **argv) {
-  if (verb_help("report", argc, argv)) return 0;
-  VerbOpts o = {0};
-  int st = parse_verb_args("report", argc, argv, &o);
-  if (st) return st;
+/* The report of every kernel on stdout, after the warnings (-W options) on
+ * stderr; under -Werror a warning is an error and there is no report. */
+static int report_kernels(const VerbOpts *o, const TargetConfig *t, Arena *a, const Program *p, t2c_program *tp) {
+  Diag d;
+  diag_init(&d, o->file, NULL, stderr);
+  Defines unused;
+  opts_read(a, &d, o->opts, o->nopts, &unused); /* the warning switches: the translation checked them */
+  t2c_kernel_info *ii = NEW_ARRAY(a, t2c_kernel_info, p->nkernels + 1);
+  bool *known = NEW_ARRAY(a, bool, p->nkernels + 1);
+  for (int i = 0; i < p->nkernels; i++) {
+    known[i] = t2c_program_kernel_info(tp, p->kernels[i]->name, &ii[i]) == T2C_SUCCESS;
+    if (known[i]) report_warn(&d, p->kernels[i], p->kernels[i]->info, &ii[i]);
+  }
+  if (d.warning_errors) return 1;
+  for (int i = 0, n = 0; i < p->nkernels; i++)
+    if (known[i]) {
+      if (n++) printf("\n");
+      report_kernel(o->file, t, p->kernels[i], &ii[i]);
+    }
+  return 0;
+}
+
+/* Builds o->file through the library and reports on its kernels; the exit status. */
+static int report_file(const VerbOpts *o, const char *argv0) {
   char cfg[4096], err[512];
   TargetConfig t;
-  if (!config_find(o.target, argv[0], cfg, sizeof cfg)) return verb_fail("report", "unknown target '%s'", o.target);
+  if (!config_find(o->target, argv0, cfg, sizeof cfg)) return verb_fail("report", "unknown target '%s'", o->target);
   if (!config_load(cfg, &t, err, sizeof err)) return verb_fail("report", "%s", err);
   t2c_program *tp = NULL;
-  if ((st = verb_build("report", &o, &tp))) {
+  int st = verb_build("report", o, &tp);
+  if (st) {
     t2c_program_destroy(tp);
     return st;
   }
   /* the shapes come from a translation of our own; the ptxas numbers from the library */
-  char *src = read_tl_file(o.file, err, sizeof err, NULL);
+  char *src = read_tl_file(o->file, err, sizeof err, NULL);
   Arena a = {0};
   Buf cu = {0};
   Program *p = NULL;
-  EmitOptions eo = {.file = o.file};
+  EmitOptions eo = {.file = o->file, .opts = o->opts, .nopts = o->nopts};
   FILE *quiet = fopen("/dev/null", "w");
-  st = src ? translate(o.file, src, &t, &eo, &cu, quiet ? quiet : stderr, &p, &a) : verb_fail("report", "%s", err);
+  st = src ? translate(o->file, src, &t, &eo, &cu, quiet ? quiet : stderr, &p, &a) : verb_fail("report", "%s", err);
   if (quiet) fclose(quiet);
-  for (int i = 0; st == 0 && i < p->nkernels; i++) {
-    t2c_kernel_info ii;
-    if (t2c_program_kernel_info(tp, p->kernels[i]->name, &ii)) continue;
-    if (i) printf("\n");
-    report_kernel(o.file, &t, p->kernels[i], &ii);
-    report_warn(o.file, p->kernels[i], p->kernels[i]->info, &ii);
-  }
+  if (st == 0) st = report_kernels(o, &t, &a, p, tp);
   buf_free(&cu);
   arena_free(&a);
   free(src);
   t2c_program_destroy(tp);
+  return st;
+}
+
+int report_main(int argc, char **argv) {
+  if (verb_help("report", argc, argv)) return 0;
+  VerbOpts o = {0};
+  int st = parse_verb_args("report", argc, argv, &o);
+  if (st == 0) st = report_file(&o, argv[0]);
+  free(o.opts);
   return st;
 }

@@ -400,10 +400,10 @@ Test(diag, tabs_are_kept_for_the_caret, .fini = teardown) {
 
 Test(diag, warning_and_notes, .fini = teardown) {
   start_diag("a\nb\n");
-  diag_warning(&diag, (Loc){1, 1}, "w%d", 1);
+  diag_warning(&diag, W_PIPELINE, (Loc){1, 1}, "w%d", 1);
   diag_note(&diag, (Loc){2, 1}, "here");
   diag_note(&diag, (Loc){0, 0}, "no place");
-  cr_assert_str_eq(messages(), "t.tl:1:1: warning: w1\na\n^\nt.tl:2:1: note: here\nb\n^\nnote: no place\n");
+  cr_assert_str_eq(messages(), "t.tl:1:1: warning: w1 [-Wpipeline]\na\n^\nt.tl:2:1: note: here\nb\n^\nnote: no place\n");
   cr_assert_eq(diag.warnings, 1);
   cr_assert_eq(diag.errors, 0);
 }
@@ -411,8 +411,8 @@ Test(diag, warning_and_notes, .fini = teardown) {
 Test(diag, no_location, .fini = teardown) {
   start_diag("a\n");
   diag_error(&diag, (Loc){0, 0}, "whole file");
-  diag_warning(&diag, (Loc){0, 0}, "hmm");
-  cr_assert_str_eq(messages(), "t.tl: error: whole file\nt.tl: warning: hmm\n");
+  diag_warning(&diag, W_BOUNDS, (Loc){0, 0}, "hmm");
+  cr_assert_str_eq(messages(), "t.tl: error: whole file\nt.tl: warning: hmm [-Wbounds]\n");
 }
 
 Test(diag, caret_at_end_of_line, .fini = teardown) {

@@ -319,3 +319,99 @@ Test(nvrtc, bad_arguments) {
   cr_assert_eq(ki.num_sizes, 1);
   t2c_program_destroy(p);
 }
+
+/* ---- translator options in the compile call (t2c_compile_args) */
+
+#define CONSTS_SRC "const T = 64\n@launch(T)\nkernel k(O: tensor<f32>[64]) {\n  O[0 :+ 64] = 1.0\n}\n"
+#define RAGGED_SRC                                                                      \
+  "@launch(128)\nkernel k(X: tensor<f32>[N], O: tensor<f32>[N]) {\n"                   \
+  "  for i in range(0, N, 128) {\n    O[i :+ 128] = X[i :+ 128] * 2.0\n  }\n}\n"
+
+static int count_severity(const t2c_program *p, t2c_severity sev, const char *text) {
+  int n = 0;
+  for (int i = 0; i < t2c_program_num_diagnostics(p); i++) {
+    t2c_diagnostic d;
+    cr_assert_eq(t2c_program_diagnostic(p, i, &d), T2C_SUCCESS);
+    n += d.severity == sev && (!text || strstr(d.message, text));
+  }
+  return n;
+}
+
+static int threads_of(const t2c_program *p) {
+  t2c_kernel_info ki;
+  cr_assert_eq(t2c_program_kernel_info(p, "k", &ki), T2C_SUCCESS);
+  return ki.threads;
+}
+
+Test(nvrtc, compile_args_defines_translate_again_and_key_the_cache) {
+  t2c_compile_options o = {"sm_90", T2C_OUTPUT_CUBIN, 0};
+  const char *d128[] = {"-D", "T=128"}, *d256[] = {"-DT=256"};
+  t2c_program *p = NULL, *q = NULL;
+  cr_assert_eq(t2c_program_from_source("k.tl", CONSTS_SRC, &p), T2C_SUCCESS);
+  cr_assert_eq(threads_of(p), 64);
+  cr_assert_eq(t2c_compile_args(p, &o, d128, 2), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(threads_of(p), 128);
+  cr_assert_not_null(strstr(t2c_program_cuda_source(p), "// Consts set on the command line: -D T=128\n"));
+  cr_assert_eq(t2c_program_cache_hit(p), 0);
+  cr_assert_eq(cache_entries(NULL, 0), 1);
+  size_t n128;
+  const void *b = t2c_program_binary(p, &n128);
+  void *bin128 = malloc(n128);
+  memcpy(bin128, b, n128);
+  cr_assert_eq(t2c_compile_args(p, &o, d256, 1), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(threads_of(p), 256);
+  cr_assert_eq(cache_entries(NULL, 0), 2, "another value, another entry");
+  /* without options: the file's value again, and no line on -D */
+  cr_assert_eq(t2c_compile(p, &o), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(threads_of(p), 64);
+  cr_assert_null(strstr(t2c_program_cuda_source(p), "Consts set on the command line"));
+  cr_assert_eq(cache_entries(NULL, 0), 3);
+  /* the same -D from another program: a hit, the same cubin */
+  cr_assert_eq(t2c_program_from_source("k.tl", CONSTS_SRC, &q), T2C_SUCCESS);
+  cr_assert_eq(t2c_compile_args(q, &o, d128, 2), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(t2c_program_cache_hit(q), 1);
+  size_t nq;
+  const void *bq = t2c_program_binary(q, &nq);
+  cr_assert(nq == n128 && memcmp(bq, bin128, nq) == 0);
+  cr_assert_eq(cache_entries(NULL, 0), 3);
+  free(bin128);
+  t2c_program_destroy(p);
+  t2c_program_destroy(q);
+}
+
+Test(nvrtc, compile_args_errors_are_translation_errors) {
+  t2c_compile_options o = {"sm_90", T2C_OUTPUT_CUBIN, 0};
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_source("k.tl", CONSTS_SRC, &p), T2C_SUCCESS);
+  const char *nope[] = {"-D", "NOPE=1"}, *bad_value[] = {"-DT=x"}, *wno[] = {"-Wno-nope"}, *null[] = {NULL};
+  cr_assert_eq(t2c_compile_args(p, &o, nope, 2), T2C_ERROR_TRANSLATE);
+  cr_assert_eq(count_severity(p, T2C_ERROR, "no file-level const 'NOPE'"), 1, "%s", t2c_program_diagnostics_text(p));
+  cr_assert_null(t2c_program_cuda_source(p));
+  cr_assert_eq(t2c_compile_args(p, &o, bad_value, 1), T2C_ERROR_TRANSLATE);
+  cr_assert_eq(count_severity(p, T2C_ERROR, "not an integer or float literal"), 1);
+  cr_assert_eq(t2c_compile_args(p, &o, wno, 1), T2C_ERROR_TRANSLATE);
+  cr_assert_eq(count_severity(p, T2C_ERROR, "unknown warning option '-Wno-nope'"), 1);
+  cr_assert_eq(t2c_compile_args(p, &o, null, 1), T2C_ERROR_INVALID_VALUE);
+  cr_assert_eq(t2c_compile_args(p, &o, NULL, 1), T2C_ERROR_INVALID_VALUE);
+  cr_assert_eq(t2c_compile_args(p, &o, nope, -1), T2C_ERROR_INVALID_VALUE);
+  /* and it recovers without them */
+  cr_assert_eq(t2c_compile(p, &o), T2C_SUCCESS, "%s", t2c_last_error());
+  t2c_program_destroy(p);
+}
+
+Test(nvrtc, compile_args_warning_options) {
+  t2c_compile_options o = {"sm_90", T2C_OUTPUT_PTX, 0};
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_source("r.tl", RAGGED_SRC, &p), T2C_SUCCESS);
+  cr_assert_eq(count_severity(p, T2C_WARNING, "bounds check"), 1, "%s", t2c_program_diagnostics_text(p));
+  cr_assert_not_null(strstr(t2c_program_diagnostics_text(p), "[-Wbounds]"));
+  const char *w[] = {"-w"}, *wno[] = {"-Wno-bounds"}, *werror[] = {"-Werror"};
+  cr_assert_eq(t2c_compile_args(p, &o, w, 1), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(count_severity(p, T2C_WARNING, NULL), 0, "%s", t2c_program_diagnostics_text(p));
+  cr_assert_eq(t2c_compile_args(p, &o, wno, 1), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(count_severity(p, T2C_WARNING, NULL), 0, "%s", t2c_program_diagnostics_text(p));
+  cr_assert_eq(t2c_compile_args(p, &o, werror, 1), T2C_ERROR_TRANSLATE);
+  cr_assert_eq(count_severity(p, T2C_ERROR, "[-Werror,-Wbounds]"), 1, "%s", t2c_program_diagnostics_text(p));
+  cr_assert_not_null(strstr(t2c_last_error(), "r.tl:4:"), "%s", t2c_last_error());
+  t2c_program_destroy(p);
+}

@@ -20,8 +20,9 @@ static inline void unit_tile2cu_path(char *out, size_t n) {
   cr_assert_eq(access(out, X_OK), 0, "%s is not built (make all)", out);
 }
 
-/* run_main(argc, argv) (`tile2cu run`) with its stderr captured into msg. */
-static inline int unit_run_main(int argc, char **argv, char *msg, size_t n) {
+/* fn(argc, argv) (run_main, compile_main, report_main) with its stderr
+ * captured into msg. */
+static inline int unit_verb_main(int (*fn)(int, char **), int argc, char **argv, char *msg, size_t n) {
   char log[] = "/tmp/t2c-unit-stderr-XXXXXX";
   int fd = mkstemp(log);
   cr_assert_geq(fd, 0);
@@ -29,7 +30,7 @@ static inline int unit_run_main(int argc, char **argv, char *msg, size_t n) {
   int saved = dup(2);
   dup2(fd, 2);
   close(fd);
-  int st = run_main(argc, argv);
+  int st = fn(argc, argv);
   fflush(stderr);
   dup2(saved, 2);
   close(saved);
@@ -40,6 +41,11 @@ static inline int unit_run_main(int argc, char **argv, char *msg, size_t n) {
   msg[got] = 0;
   unlink(log);
   return st;
+}
+
+/* run_main(argc, argv) (`tile2cu run`) with its stderr captured into msg. */
+static inline int unit_run_main(int argc, char **argv, char *msg, size_t n) {
+  return unit_verb_main(run_main, argc, argv, msg, n);
 }
 
 #endif /* UNIT_UTIL_H */
