@@ -359,8 +359,23 @@ static const char *ev_reduce_inline(Emitter *E, Expr *x, At at, Buf *pre) {
   return acc;
 }
 
+static bool warned(Emitter *E, const void *key);
+static bool target_has_mma(const TargetConfig *t);
+
+/* A dot whose operand type has a matrix-unit path on the target, run here on the CUDA cores: said, once. */
+static void dot_off_unit(Emitter *E, const Expr *x) {
+  ElemType t = x->u.call.args[0]->ty.elem;
+  if ((t != T_F16 && t != T_BF16 && t != T_I8) || !target_has_mma(E->t) || E->dry || warned(E, x)) return;
+  const char *why = t == T_I8 ? "the i8 tensor-core path (mma.sync m16n8k32) is not implemented yet"
+                              : arena_printf(E->a, "the tile IR, which runs f16 and bf16 dots on tensor cores, does "
+                                                   "not lower this kernel (%s)", E->tir_why ? E->tir_why : "?");
+  diag_warning(E->d, W_DOT, x->loc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
+               elem_names[t], why);
+}
+
 /* dot(a, b) at (i, j): a loop over k, accumulating in f32 (f16/bf16), f64 or i32. */
 static const char *ev_dot_inline(Emitter *E, Expr *x, At at, Buf *pre) {
+  dot_off_unit(E, x);
   Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
   ElemType acc_t = x->ty.elem;
   const char *acc = fresh(E, "d"), *kk = fresh(E, "k");
@@ -1046,6 +1061,7 @@ static const Sym *target_sym(const Target *tg) {
  * column operand is shared by them all (the thread's elements share a column
  * when the row length divides the thread count). */
 static void emit_dot_blocked(Emitter *E, Sym *acc, TokenKind op, Expr *x, Buf *out) {
+  dot_off_unit(E, x);
   Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
   int n = acc->ty.dims[1], T = E->ki->threads, K = a->ty.dims[1];
   ElemType at = x->ty.elem;
@@ -2752,6 +2768,7 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
       continue;
     }
     if (!K) {
+      E->tir_why = why;
       emit_kernel(E, p->kernels[i], out);
       continue;
     }

@@ -986,6 +986,7 @@ typedef struct Emitter {
   const void *warned[256];    /* slices already warned about */
   int nwarned;
   bool td_conflict;           /* a barrier was wanted under thread-dependent control */
+  const char *tir_why;        /* why the tile IR does not lower the kernel being emitted */
   int64_t pipeline_extra;     /* shared bytes of extra @pipeline stages */
   const char *pipeline_what;
 } Emitter;

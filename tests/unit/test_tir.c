@@ -348,3 +348,122 @@ Test(tir_pipeline, a_continue_keeps_the_loads_in_place) {
   const TirOp *in = find_op(&K->body, TO_LOAD);
   cr_assert(in && !in->pf_var, "a continue would skip the ring's shift");
 }
+
+/* ------------------------------------------------------------ dot */
+
+static const char *gemm_src(int bm, int bn, int threads, const char *tail) {
+  static char src[1024];
+  snprintf(src, sizeof src,
+           "@launch(%d)\n@registers(acc)\n"
+           "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
+           "  var acc: tile<f32>[%d, %d] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 32) {\n"
+           "    var a = A[0 :+ %d, k0 :+ 32]\n    var b = B[k0 :+ 32, 0 :+ %d]\n    acc += dot(a, b)\n  }\n"
+           "  C[0 :+ %d, 0 :+ %d] = acc\n%s}\n",
+           threads, bm, bn, bm, bn, bm, bn, tail);
+  return src;
+}
+
+Test(tir_dot, warp_tiles_give_the_most_mma_per_ldmatrix) {
+  const char *why = NULL;
+  /* 128 x 128 over 8 warps: 32 x 64 per warp (2 x 8 tiles of 16 x 8), not 16 x 128 */
+  TirKernel *K = build(gemm_src(128, 128, 256, ""), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot);
+  const Layout *l = dot->lay;
+  cr_assert(l->mma);
+  cr_assert_eq(l->wr * l->wc, 8);
+  cr_assert_eq(l->rr / 2 * 16 * l->rc * 8, 32 * 64, "a warp tile of %d x %d", l->rr / 2 * 16, l->rc * 8);
+  cr_assert_geq(l->rr / 2 * 16, 32);
+  cr_assert_eq(var_named(K, "acc")->layout, l);
+  cr_assert_eq(layout_count(l), var_named(K, "acc")->sym->per_thread);
+}
+
+Test(tir_dot, a_row_reduction_keeps_whole_rows_in_each_warp) {
+  const char *why = NULL;
+  TirKernel *K = build(gemm_src(64, 32, 128, "  S[0 :+ 64, 0 :+ 1] = rowsum(acc)\n"), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert_eq(dot->lay->wc, 1);
+  cr_assert_eq(dot->lay->wr, 4);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->lay, dot->lay, "the reduction runs in the accumulator's layout");
+  cr_assert_eq(count_ops(&K->body, TO_SCRATCH_WRITE), 0, "rows fold in quads of lanes, no scratch");
+}
+
+Test(tir_dot, pipelined_operands_fill_cp_async_stage_rings_one_barrier_per_iteration) {
+  const char *why = NULL;
+  TirKernel *K = build(gemm_src(64, 64, 128, ""), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(shared_bufs(K), 2);
+  for (int i = 0; i < 2; i++) {
+    const TirBuf *f = shared_buf(K, i);
+    cr_assert_eq(f->stages, 3);
+    cr_assert_eq(f->pitch % 8, 0, "rows 16-byte aligned for ldmatrix");
+    cr_assert_eq(f->pitch, f->cols + 8, "padded by 16 bytes");
+    cr_assert_eq(f->bytes, (int64_t)3 * f->rows * f->pitch * 2);
+    cr_assert(f->spill_of->direct, "the operand never lives in registers");
+  }
+  const TirOp *loop = find_loop(&K->body);
+  cr_assert(loop->counter);
+  cr_assert_eq(count_ops(&loop->body, TO_LOAD), 0);
+  cr_assert_eq(count_ops(&loop->body, TO_SPILL), 0);
+  cr_assert_eq(count_ops(&loop->body, TO_ASYNC_COPY), 2);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 1);
+  cr_assert_eq(find_op(&loop->body, TO_ASYNC_WAIT)->pending, 1, "stages - 2 groups may stay in flight");
+  /* two stages issued ahead of the loop, one group each */
+  cr_assert_eq(count_ops(&K->body, TO_ASYNC_COPY), 2 + 2 * 2);
+  cr_assert_eq(count_ops(&K->body, TO_ASYNC_COMMIT), 2 + 1);
+  cr_assert_eq(K->nbarriers, 1);
+}
+
+Test(tir_dot, attention_forms_transpose_read_register_a_operand_invariant_copy) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\n@registers(acc, s)\n"
+                       "kernel at(Q: tensor<f16>[64, 64], K: tensor<f16>[N, 64], V: tensor<f16>[N, 64], "
+                       "O: tensor<f32>[64, 64]) {\n"
+                       "  var q = Q[0 :+ 64, 0 :+ 64]\n  var acc: tile<f32>[64, 64] = 0.0\n"
+                       "  for k0 in range(0, N, 64) {\n    var k = K[k0 :+ 64, 0 :+ 64]\n    var v = V[k0 :+ 64, 0 :+ 64]\n"
+                       "    var s: tile<f32>[64, 64] = dot(q, transpose(k))\n    s = exp(s - rowmax(s))\n"
+                       "    acc = acc * 0.5 + dot(f16(s), v)\n  }\n  O[0 :+ 64, 0 :+ 64] = acc\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_loop(&K->body);
+  cr_assert_eq(count_ops(&loop->body, TO_DOT), 2);
+  const TirOp *d1 = NULL, *d2 = NULL;
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    if (op->kind == TO_DOT) *(d1 ? &d2 : &d1) = op;
+  }
+  /* dot(q, transpose(k)): k's copy read transposed, nothing materialised */
+  cr_assert(d1->btrans);
+  cr_assert_eq(d1->src2, var_named(K, "k"));
+  cr_assert_eq(d1->op, TK_ASSIGN);
+  /* acc = acc * 0.5 + dot(f16(s), v): acc = acc * 0.5, then acc += dot, A from s's registers */
+  cr_assert_eq(d2->dst, var_named(K, "acc"));
+  cr_assert_eq(d2->op, TK_ADD_ASSIGN);
+  cr_assert_null(d2->src);
+  cr_assert(d2->alay && d2->alay->mma && d2->alay->wc == 1);
+  cr_assert_eq(var_named(K, "s")->layout, d2->alay);
+  /* q, which the loop does not write, is copied once, before the loop */
+  cr_assert_eq(count_ops(&loop->body, TO_SPILL), 2, "k and v");
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 3);
+  /* k's and v's copies are made together, so the loop needs one barrier for both */
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 1);
+  /* operands only loaded and copied keep 16-byte runs, not the accumulator's layout */
+  cr_assert_not(var_named(K, "k")->layout->mma);
+  cr_assert_eq(var_named(K, "k")->layout->vec, 8);
+}
+
+Test(tir_dot, a_dot_in_an_expression_goes_into_a_fresh_value) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel e(A: tensor<f16>[64, 32], B: tensor<f16>[32, 32], C: tensor<f32>[64, 32]) {\n"
+                       "  C[0 :+ 64, 0 :+ 32] = 2.0 * dot(A[0 :+ 64, 0 :+ 32], B[0 :+ 32, 0 :+ 32]) + 1.0\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot);
+  cr_assert_null(dot->dst->sym, "a temporary");
+  cr_assert_eq(dot->op, TK_ASSIGN);
+  cr_assert_eq(find_op(&K->body, TO_STORE)->lay, dot->lay, "the store runs where the dot left its value");
+}
