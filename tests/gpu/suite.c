@@ -848,6 +848,152 @@ static void t_dot_i8(Tally *T) {
   }
 }
 
+/* ---- dot forms on tensor cores (tests/gpu/dot_forms_*.tl): each kernel is lowered
+ * through the tile IR (tile2cu --dump-tir shows its `dot` op). Sizes: ragged M, N
+ * and K, among them sizes that take the general body and sizes that take the
+ * 16-byte one (its condition is the "fast body when" line of --dump-tir: K % 8 == 0
+ * for A B^T and the dots in expressions, M % 8 == N % 8 == 0 for A^T B, K % 2 == 0
+ * and N % 4 == 0 for the register A operand), one case where everything is a
+ * multiple of the tiles, and one smaller than a tile. The references are double sums of
+ * the f16/bf16 inputs; f32 outputs get 1e-5, as dot_f16 (exact products, f32
+ * accumulation); f16/bf16 outputs are compared with the reference rounded once to
+ * their type, within about half an ulp of it, as examples/gemm_f16 and gemm_bf16. */
+
+/* C = A B^T, B stored [N, K]: dot(a, transpose(b)) under @pipeline(2) */
+static void t_dot_f16_abt(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {70, 40, 48}, {5, 3, 7}};
+  for (int c = 0; c < 4; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("dot_f16_transposed_b", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot_forms_abt.tl", "dot_f16_transposed_b");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(N, K));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    Ten *C16 = call_out(&k, "C16", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, j, kk);
+        R2(C, i, j) = s;
+        R2(C16, i, j) = round_dt(F16, s);
+      }
+    C->tol = 1e-5;
+    C16->tol = 1e-3;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "dot_f16_transposed_b", l));
+    call_free(&k);
+  }
+}
+
+/* C = A^T B, A stored [K, M], bf16: dot(transpose(a), b) */
+static void t_dot_bf16_atb(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {40, 56, 45}, {5, 3, 7}};
+  for (int c = 0; c < 4; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("dot_bf16_transposed_a", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot_forms_atb.tl", "dot_bf16_transposed_a");
+    Ten *A = call_in(&k, "A", BF16, 2, SHAPE(K, M));
+    Ten *B = call_in(&k, "B", BF16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    Ten *CB = call_out(&k, "CB", BF16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, kk, i) * A2(B, kk, j);
+        R2(C, i, j) = s;
+        R2(CB, i, j) = round_dt(BF16, s);
+      }
+    C->tol = 1e-5;
+    CB->tol = 8e-3;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "dot_bf16_transposed_a", l));
+    call_free(&k);
+  }
+}
+
+/* a dot inside an expression: acc = acc + 2.0 * dot(a, b) over K, then
+ * C = acc + bias + beta; and C = 2.0 * dot(..) + bias - beta once (K <= 32) */
+static void t_dot_in_expr(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {70, 24, 40}, {5, 3, 7},
+                               {37, 50, 13},  {64, 64, 32}, {70, 40, 24}, {5, 3, 1}};
+  for (int c = 0; c < 8; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    bool once = c >= 4;
+    const char *kn = once ? "dot_in_expression_once" : "dot_in_expression";
+    Rng r = rng_seed("dot_in_expression", (uint64_t)c);
+    double beta = round_dt(F32, rng_uniform(&r, -2, 2));
+    Call k;
+    call_init(&k, "dot_forms_expr.tl", kn);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *Bi = call_in(&k, "Bias", F32, 2, SHAPE(1, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(Bi, &r, -4, 4);
+    call_arg(&k, "beta=%.9g", beta);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, kk, j);
+        R2(C, i, j) = 2 * s + A2(Bi, 0, j) + (once ? -beta : beta);
+      }
+    C->tol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", once ? "once" : "loop", M, N, K);
+    CHECK(T, call_check(&k, "dot_in_expression", l));
+    call_free(&k);
+  }
+}
+
+/* o = o * alpha + dot(f16(p), v), p = exp(x * 0.1) of an f32 tile, in blocks of 16
+ * columns of K: after the last block, o = sum over blocks b of alpha^(nb-1-b) P_b V_b.
+ * p is computed in f32 and rounded to f16 as the kernel does (expf of
+ * (float)x * 0.1f); an expf one ulp off could move an element of p across an f16
+ * rounding boundary only once in thousands, far inside the tolerance. */
+static void t_dot_regs_a(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {70, 36, 45}, {33, 32, 96}, {5, 3, 7}};
+  for (int c = 0; c < 5; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("dot_register_a_carried", (uint64_t)c);
+    double alpha = round_dt(F32, rng_uniform(&r, 0.5, 1.5));
+    Call k;
+    call_init(&k, "dot_forms_regs.tl", "dot_register_a_carried");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, K));
+    Ten *V = call_in(&k, "V", F16, 2, SHAPE(K, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -10, 10);
+    fill_uniform(V, &r, -1, 1);
+    call_arg(&k, "alpha=%.9g", alpha);
+    double *p = malloc(sizeof(double) * (size_t)M * (size_t)K);
+    for (long long i = 0; i < (long long)M * K; i++) p[i] = round_dt(F16, expf((float)X->v[i] * 0.1f));
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double o = 0;
+        for (int k0 = 0; k0 < K; k0 += 16) {
+          double s = 0;
+          for (int kk = k0; kk < k0 + 16 && kk < K; kk++) s += p[(long long)i * K + kk] * A2(V, kk, j);
+          o = o * alpha + s;
+        }
+        R2(O, i, j) = o;
+      }
+    free(p);
+    O->tol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "dot_register_a_carried", l));
+    call_free(&k);
+  }
+}
+
 /* ------------------------------------------------------------ transpose, pad, masks */
 
 static void t_transpose(Tally *T) {
@@ -1498,6 +1644,10 @@ static const Test tests[] = {
     {"dot_f32_shared_acc", t_dot_f32_shared},
     {"dot_transposed_b", t_dot_abt},
     {"dot_i8", t_dot_i8},
+    {"dot_f16_transposed_b", t_dot_f16_abt},
+    {"dot_bf16_transposed_a", t_dot_bf16_atb},
+    {"dot_in_expression", t_dot_in_expr},
+    {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},
     {"causal_softmax", t_causal},
     {"pad_rows_cols", t_pad},
