@@ -230,6 +230,15 @@ static bool is_numeric(ElemType t) { return t != T_BOOL && t != T_NONE; }
 static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *out) {
   if (x->rank == 0) { out->rank = y->rank; memcpy(out->dims, y->dims, sizeof out->dims); return true; }
   if (y->rank == 0) { out->rank = x->rank; memcpy(out->dims, x->dims, sizeof out->dims); return true; }
+  /* ranks mix as NumPy's: a rank-1 [N] is the row [1, N] against a rank-2 tile */
+  const Type *ox = x, *oy = y;
+  Type x2 = *x, y2 = *y;
+  if (x->rank != y->rank && x->rank + y->rank == 3) {
+    Type *r1 = x->rank == 1 ? &x2 : &y2;
+    *r1 = (Type){r1->elem, 2, {1, r1->dims[0]}, r1->untyped};
+    if (C->k && !C->k->rank_mix.line) C->k->rank_mix = loc;
+    x = &x2, y = &y2;
+  }
   if (x->rank != y->rank) {
     diag_error(C->d, loc, "shapes %s and %s have different ranks", type_str(C, x), type_str(C, y));
     return false;
@@ -239,7 +248,7 @@ static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *o
     int a = x->dims[i], b = y->dims[i];
     if (a != b && a != 1 && b != 1) {
       diag_error(C->d, loc, "shapes %s and %s do not broadcast (dim %d: %d vs %d)",
-                 type_str(C, x), type_str(C, y), i, a, b);
+                 type_str(C, ox), type_str(C, oy), i, a, b);
       return false;
     }
     out->dims[i] = a == 1 ? b : a;
@@ -637,6 +646,9 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     return check_tile_numel(C, e->loc, &e->ty);
   }
   case B_DOT: return check_dot(C, e);
+  case B_ATOMIC_ADD: case B_ATOMIC_MAX: case B_ATOMIC_MIN:
+    diag_error(C->d, e->loc, "%s() is a statement: it updates a tensor and gives no value", builtin_names[b]);
+    return false;
   case B_TRANSPOSE:
     if (!need_rank2(C, e, args[0])) return false;
     e->ty = args[0]->ty;
@@ -816,6 +828,12 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
     return false;
   }
   if (from->rank == 0) return true;
+  /* ranks mix as NumPy's: [M, 1] or [1, M] into a rank-1 [M] (the unit dim drops) */
+  if (from->rank == 2 && to->rank == 1 && (from->dims[0] == 1 || from->dims[1] == 1)) {
+    int m = from->dims[0] == 1 ? from->dims[1] : from->dims[0];
+    if (C->k && !C->k->rank_mix.line) C->k->rank_mix = loc;
+    if (m == to->dims[0] || m == 1) return true;
+  }
   if (from->rank != to->rank) {
     diag_error(C->d, loc, "cannot assign %s to %s %s", type_str(C, from), what, type_str(C, to));
     return false;
@@ -987,6 +1005,41 @@ static void check_assign(Checker *C, Stmt *s) {
   check_assignable(C, r->loc, r, &l->ty, "a target of type");
 }
 
+/* atomic_add(X[...], v), atomic_max, atomic_min: checked as the store X[...] += v
+ * (max, min: X[...] = v), which the statement becomes, each element of the
+ * target then updated atomically; the target is a tensor slice or element. */
+static void check_atomic(Checker *C, Stmt *s, BuiltinKind b) {
+  Expr *x = s->u.expr;
+  const char *n = builtin_names[b];
+  if (x->u.call.nargs != 2) {
+    diag_error(C->d, x->u.call.name_loc, "%s() takes 2 arguments, a tensor slice or element and a value, not %d", n,
+               x->u.call.nargs);
+    return;
+  }
+  Expr *t = x->u.call.args[0], *v = x->u.call.args[1];
+  Sym *X = t->kind == E_INDEX && t->u.index.base->kind == E_IDENT ? lookup(C, t->u.index.base->u.ident.name) : NULL;
+  if (!X || X->kind != SY_TENSOR) {
+    diag_error(C->d, t->loc, "%s() updates a tensor slice or element, such as H[i] or X[r :+ 8, 0 :+ 64]", n);
+    return;
+  }
+  s->kind = S_ASSIGN;
+  s->u.assign.lhs = t;
+  s->u.assign.rhs = v;
+  s->u.assign.op = b == B_ATOMIC_ADD ? TK_ADD_ASSIGN : TK_ASSIGN;
+  s->u.assign.atomic = b;
+  int errors = C->d->errors;
+  check_assign(C, s);
+  if (C->d->errors > errors) return;
+  ElemType e = t->ty.elem;
+  int sm = b == B_ATOMIC_ADD && e == T_F16 ? 70 : b == B_ATOMIC_ADD && e == T_BF16 ? 80 : 0;
+  if (sm && C->t->sm < sm)
+    diag_error(C->d, x->u.call.name_loc, "%s() of %s elements needs sm_%d or later; the target is %s", n,
+               elem_names[e], sm, C->t->name);
+  else if (!sm && e != T_I32 && e != T_U32 && e != T_I64 && e != T_F32 && e != T_F64)
+    diag_error(C->d, x->u.call.name_loc, "%s() of %s elements: there is no such atomic (%s takes i32, u32, i64, f32, f64%s)",
+               n, elem_names[e], n, b == B_ATOMIC_ADD ? ", and f16 and bf16" : "");
+}
+
 static void check_for(Checker *C, Stmt *s, int depth) {
   Expr *ends[3] = {s->u.forr.lo, s->u.forr.hi, s->u.forr.step};
   for (int i = 0; i < 3; i++) {
@@ -1071,6 +1124,13 @@ static void check_stmt(Checker *C, Stmt *s, int depth) {
     return;
   }
   case S_EXPR:
+    if (s->u.expr->kind == E_CALL) {
+      int b = builtin_lookup(s->u.expr->u.call.name);
+      if (b == B_ATOMIC_ADD || b == B_ATOMIC_MAX || b == B_ATOMIC_MIN) {
+        check_atomic(C, s, (BuiltinKind)b);
+        return;
+      }
+    }
     if (check_expr(C, s->u.expr, 0))
       diag_error(C->d, s->loc, "the value of this expression is unused; did you mean an assignment?");
     return;

@@ -2738,6 +2738,18 @@ const char *emit_file_name(Arena *a, const char *file, bool quoted) {
   return r;
 }
 
+static void atomic_stmt(Stmt *s, void *ctx) {
+  const Stmt **first = ctx;
+  if (!*first && s->kind == S_ASSIGN && s->u.assign.atomic) *first = s;
+}
+
+/* The first atomic_*() statement of a kernel body, or NULL. */
+static const Stmt *first_atomic(Block *b) {
+  const Stmt *first = NULL;
+  facts_walk_stmts(b, atomic_stmt, &first);
+  return first;
+}
+
 bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const EmitOptions *opts, Buf *out) {
   Emitter *E = NEW(a, Emitter);
   /* the path appears in comments and #line: no byte of it may end a line there */
@@ -2768,6 +2780,17 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
       continue;
     }
     if (!K) {
+      const Stmt *at = first_atomic(&p->kernels[i]->body);
+      if (at) { /* this printer has no atomics */
+        diag_error(d, at->loc, "%s() needs the tile IR, which does not lower kernel '%s' (%s)",
+                   builtin_names[at->u.assign.atomic], p->kernels[i]->name, why ? why : "?");
+        continue;
+      }
+      if (p->kernels[i]->rank_mix.line) { /* nor mixed ranks */
+        diag_error(d, p->kernels[i]->rank_mix, "mixing a rank-1 tile with a rank-2 one needs the tile IR, which does not "
+                   "lower kernel '%s' (%s)", p->kernels[i]->name, why ? why : "?");
+        continue;
+      }
       E->tir_why = why;
       emit_kernel(E, p->kernels[i], out);
       continue;

@@ -425,7 +425,8 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int n = access_vec(P, op);
   if (n == 1) {
     const char *v = strip(P, ex(P, op->expr, X->ty.elem, &at));
-    const char *st = F("%s[%s] %s %s;", X->cname, lin, op_text(op->op), v);
+    const char *st = op->atomic ? F("t2c::%s(%s + %s, %s);", builtin_names[op->atomic], X->cname, paren(P, lin), v)
+                                : F("%s[%s] %s %s;", X->cname, lin, op_text(op->op), v);
     if (cond) line(P, "if (%s) %s", cond, st);
     else line(P, "%s", st);
     return;
@@ -638,8 +639,9 @@ static void print_element_store(Printer *P, const TirOp *op) {
     p[d] = strip(P, ex(P, op->slice->u.index.idx[d].start, T_I32, NULL));
     cnd = and_then(P, cnd, bound(P, X, d, p[d], op->chk[d]));
   }
-  const char *st = F("%s[%s] %s %s;", X->cname, linear(P, X, p), op_text(op->op),
-                     strip(P, ex(P, op->expr, X->ty.elem, NULL)));
+  const char *v = strip(P, ex(P, op->expr, X->ty.elem, NULL)), *lin = linear(P, X, p);
+  const char *st = op->atomic ? F("t2c::%s(%s + %s, %s);", builtin_names[op->atomic], X->cname, paren(P, lin), v)
+                              : F("%s[%s] %s %s;", X->cname, lin, op_text(op->op), v);
   if (cnd) line(P, "if (%s) %s", cnd, st);
   else line(P, "%s", st);
 }

@@ -547,7 +547,7 @@ static void vector_width(TirKernel *K, TirOp *op) {
   Index *ix = &op->slice->u.index.idx[last];
   /* the run is along the tensor's last dim, from a multiple of the run; a
    * read-modify-write store (+=) goes element by element */
-  if (op->kind == TO_STORE && op->op != TK_ASSIGN) return;
+  if (op->kind == TO_STORE && (op->op != TK_ASSIGN || op->atomic)) return;
   if (vec < 2 || !ix->len || op->cols == 1 || !facts_multiple_of(K->ki, ix->start, vec)) return;
   int64_t len;
   if (!check_const_int(ix->len, &len) || len % vec) return;

@@ -591,6 +591,7 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   TirOp *o = op_new(L, b, TO_STORE);
   o->slice = lhs;
   o->op = s->u.assign.op;
+  o->atomic = s->u.assign.atomic;
   o->expr = rhs;
   /* one element: every thread stores when the control, the value or an index
    * differs between threads; thread 0 otherwise */

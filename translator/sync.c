@@ -75,6 +75,8 @@ static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st) 
     if (op->acc[i].write && K->bufs[b].alternating) continue; /* the other half was read */
     if (op->acc[i].write && (st->acc[b] & ST_R))
       return arena_printf(K->a, "%s: read at line %d, overwritten here by other threads", n, st->rline[b]);
+    /* atomics of one kind commute: two of them need no order between them */
+    if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) continue;
     if (op->acc[i].write && (st->acc[b] & ST_W) && st->wop[b] != op)
       return arena_printf(K->a, "%s: written at line %d, overwritten here by other threads", n, st->wline[b]);
   }

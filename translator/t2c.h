@@ -300,7 +300,9 @@ struct Stmt {
   void *place;      /* place.c's annotations */
   union {
     struct { const char *name; Loc name_loc; TypeRef *type; Expr *init; struct Sym *sym; } decl;
-    struct { Expr *lhs; TokenKind op; /* TK_ASSIGN or TK_*_ASSIGN */ Expr *rhs; } assign;
+    struct { Expr *lhs; TokenKind op; /* TK_ASSIGN or TK_*_ASSIGN */ Expr *rhs;
+             int atomic; /* B_ATOMIC_*: atomic_add(lhs, rhs) etc. (op +=, or = for max/min); 0: a plain store */
+    } assign;
     struct { const char *var; Loc var_loc; Expr *lo, *hi, *step; /* step may be NULL */
              Block body; struct Sym *sym; } forr;
     struct { Expr *cond; Block then; Stmt *els; /* NULL, S_IF or S_BLOCK */ } iff;
@@ -327,6 +329,8 @@ typedef struct Kernel {
   int nparams;
   Block body;
   void *info;    /* check.c/place.c results (KernelInfo) */
+  Loc rank_mix;  /* check.c: where a rank-1 tile first meets a rank-2 one ({0, 0}: nowhere);
+                    only the tile IR lowers that */
 } Kernel;
 
 typedef struct Program {
@@ -669,6 +673,7 @@ typedef struct TirOp {
   int pf_k;
   bool has_win;          /* only elements inside the window are written; e reads at
                             coordinates relative to the window, its values through shared copies */
+  int atomic;            /* TO_STORE: B_ATOMIC_* (each element updated atomically), or 0 */
   bool td;               /* TO_STORE of one element, TO_IF/TO_FOR/TO_WHILE: under (or
                             opening) thread-dependent control, where no barrier may go */
   int rows, cols;        /* the shape the op runs over ([1, n] for rank 1) */

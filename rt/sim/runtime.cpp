@@ -146,6 +146,7 @@ struct Launch {
   std::mutex mu;
   std::string err;
   std::vector<std::atomic<int>> out_kind;  // ElemKind of each output
+  std::vector<std::atomic<bool>> out_fatomic;  // an output a float atomic_add updated
 };
 
 static thread_local Worker *tw;
@@ -358,6 +359,13 @@ void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind) {
   for (int i = 0; i < L->l->noutputs; i++)
     if (L->l->outputs[i] == t && L->out_kind[i].load(std::memory_order_relaxed) != kind)
       L->out_kind[i].store(kind, std::memory_order_relaxed);  // once: workers share the line
+}
+
+void float_atomic(const T2cSimTensor *t) {
+  Launch *L = tw->L;
+  for (int i = 0; i < L->l->noutputs; i++)
+    if (L->l->outputs[i] == t && !L->out_fatomic[i].load(std::memory_order_relaxed))
+      L->out_fatomic[i].store(true, std::memory_order_relaxed);
 }
 
 // ---------------------------------------------------------------- thread API
@@ -889,6 +897,23 @@ static std::string elem_str(const unsigned char *p, int bytes, int kind) {
 
 static size_t out_bytes(const T2cSimTensor *t) { return (size_t)t->nelems * (size_t)t->elem_bytes; }
 
+// The element as a double (floats only).
+static double float_value(const unsigned char *p, int bytes, int kind) {
+  if (kind == K_F32 && bytes == 4) { float v; memcpy(&v, p, 4); return v; }
+  if (kind == K_F64 && bytes == 8) { double v; memcpy(&v, p, 8); return v; }
+  if (kind == K_F16 && bytes == 2) { __half v; memcpy(&v, p, 2); return __half2float(v); }
+  if (kind == K_BF16 && bytes == 2) { __nv_bfloat16 v; memcpy(&v, p, 2); return __bfloat162float(v); }
+  return NAN;
+}
+
+// Two results of float atomic adds in different orders: equal up to rounding
+// (a relative 2^-16 of the sizes for f32 and f64, 2^-6 for f16 and bf16).
+static bool within_rounding(const unsigned char *a, const unsigned char *b, int bytes, int kind) {
+  double x = float_value(a, bytes, kind), y = float_value(b, bytes, kind);
+  double rel = kind == K_F16 || kind == K_BF16 ? 0x1p-6 : 0x1p-16;
+  return x == y || fabs(x - y) <= rel * (fabs(x) + fabs(y));
+}
+
 // "" when the outputs equal the first run's; otherwise the race report.
 static std::string compare(Launch *L, const std::vector<std::vector<unsigned char>> &first, int s) {
   for (int i = 0; i < L->l->noutputs; i++) {
@@ -897,12 +922,14 @@ static std::string compare(Launch *L, const std::vector<std::vector<unsigned cha
     size_t eb = (size_t)t->elem_bytes;
     if (!memcmp(a, b, out_bytes(t))) continue;
     long long at = -1, ndiff = 0;
+    int kind = L->out_kind[i].load();
+    bool fatomic = L->out_fatomic[i].load();
     for (long long e = 0; e < t->nelems; e++)
-      if (memcmp(a + e * eb, b + e * eb, eb)) {
+      if (memcmp(a + e * eb, b + e * eb, eb) && !(fatomic && within_rounding(a + e * eb, b + e * eb, t->elem_bytes, kind))) {
         if (at < 0) at = e;
         ndiff++;
       }
-    int kind = L->out_kind[i].load();
+    if (ndiff == 0) continue; /* float atomic adds in another order: the same up to rounding */
     return fmt("race: outputs of kernel '%s' differ between %s and %s: tensor '%s' first differs at index %lld (%s vs %s); %lld of %lld elements differ",
                L->k->name, schedule_name(0).c_str(), schedule_name(s).c_str(), t->name ? t->name : "?", at,
                elem_str(a + at * eb, t->elem_bytes, kind).c_str(), elem_str(b + at * eb, t->elem_bytes, kind).c_str(),
@@ -962,6 +989,8 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
   L.order.resize((size_t)l->grid[0] * l->grid[1] * l->grid[2]);
   L.out_kind = std::vector<std::atomic<int>>(l->noutputs);
   for (auto &a : L.out_kind) a = K_OTHER;
+  L.out_fatomic = std::vector<std::atomic<bool>>(l->noutputs);
+  for (auto &a : L.out_fatomic) a = false;
 
   std::vector<Worker> ws(workers_for(l));
   for (Worker &w : ws) {

@@ -88,6 +88,9 @@ uint64_t warp_op(int op, unsigned mask, uint64_t bits, int size, int b, int widt
 void *shared_alloc(size_t bytes, size_t align, const char *name);
 unsigned char *dyn_smem();
 void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind);
+// t received a floating-point atomic add: its sums depend on the order of the
+// updates, so schedules are compared within rounding for it.
+void float_atomic(const T2cSimTensor *t);
 [[noreturn]] void tensor_oob(const T2cSimTensor *t, long long i, bool read_only);
 [[noreturn]] void shared_oob(const char *name, long long i, long long n);
 // A warp collective whose operands and results are more than 8 bytes per lane:

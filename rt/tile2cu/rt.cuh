@@ -165,6 +165,77 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
   *reinterpret_cast<Vec<T, N> *>(p) = w;
 }
 
+// ---- atomics: atomic_add / atomic_max / atomic_min(X + i, v) update one tensor
+// element atomically (the language's atomic_*() statements). The order between
+// updates is unspecified; max and min of floats compare as the C operators do.
+#ifdef TILE2CU_SIM
+// The CPU backend runs one thread at a time between its scheduling points, so an
+// update is one read-modify-write; the element is checked against the tensor.
+template <typename T> T2C_DEVICE T &atomic_ref_(::t2c_sim::checked_ptr<T> g) {
+  if ((unsigned long long)g.i >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i, false);
+  return g.base[g.i];
+}
+template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, T v) {
+  T &e = atomic_ref_(g);
+  e = static_cast<T>(e + v);
+  if (!std::is_integral<T>::value) ::t2c_sim::float_atomic(g.t); /* the sum depends on the order */
+}
+template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, T v) {
+  T &e = atomic_ref_(g);
+  if (e < v) e = v;
+}
+template <typename T> T2C_DEVICE void atomic_min(::t2c_sim::checked_ptr<T> g, T v) {
+  T &e = atomic_ref_(g);
+  if (v < e) e = v;
+}
+#else
+T2C_DEVICE void atomic_add(float *p, float v) { atomicAdd(p, v); }
+T2C_DEVICE void atomic_add(double *p, double v) { atomicAdd(p, v); }
+T2C_DEVICE void atomic_add(int *p, int v) { atomicAdd(p, v); }
+T2C_DEVICE void atomic_add(unsigned *p, unsigned v) { atomicAdd(p, v); }
+T2C_DEVICE void atomic_add(long long *p, long long v) {  // two's complement: the same bits
+  atomicAdd(reinterpret_cast<unsigned long long *>(p), static_cast<unsigned long long>(v));
+}
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+T2C_DEVICE void atomic_add(__half *p, __half v) { atomicAdd(p, v); }
+#endif
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+T2C_DEVICE void atomic_add(__nv_bfloat16 *p, __nv_bfloat16 v) { atomicAdd(p, v); }
+#endif
+T2C_DEVICE void atomic_max(int *p, int v) { atomicMax(p, v); }
+T2C_DEVICE void atomic_max(unsigned *p, unsigned v) { atomicMax(p, v); }
+T2C_DEVICE void atomic_max(long long *p, long long v) { atomicMax(p, v); }
+T2C_DEVICE void atomic_min(int *p, int v) { atomicMin(p, v); }
+T2C_DEVICE void atomic_min(unsigned *p, unsigned v) { atomicMin(p, v); }
+T2C_DEVICE void atomic_min(long long *p, long long v) { atomicMin(p, v); }
+// Floats: a compare-and-swap loop on the bits, which stops once the element is
+// no longer to be replaced.
+template <bool Max> T2C_DEVICE void atomic_cas_(float *p, float v) {
+  unsigned *a = reinterpret_cast<unsigned *>(p);
+  unsigned old = *a, assumed;
+  do {
+    assumed = old;
+    float cur = __uint_as_float(assumed);
+    if (!(Max ? cur < v : v < cur)) return;
+    old = atomicCAS(a, assumed, __float_as_uint(v));
+  } while (old != assumed);
+}
+template <bool Max> T2C_DEVICE void atomic_cas_(double *p, double v) {
+  unsigned long long *a = reinterpret_cast<unsigned long long *>(p);
+  unsigned long long old = *a, assumed;
+  do {
+    assumed = old;
+    double cur = __longlong_as_double((long long)assumed);
+    if (!(Max ? cur < v : v < cur)) return;
+    old = atomicCAS(a, assumed, (unsigned long long)__double_as_longlong(v));
+  } while (old != assumed);
+}
+T2C_DEVICE void atomic_max(float *p, float v) { atomic_cas_<true>(p, v); }
+T2C_DEVICE void atomic_max(double *p, double v) { atomic_cas_<true>(p, v); }
+T2C_DEVICE void atomic_min(float *p, float v) { atomic_cas_<false>(p, v); }
+T2C_DEVICE void atomic_min(double *p, double v) { atomic_cas_<false>(p, v); }
+#endif
+
 // ---- tensor cores and cp.async (sm_80 and later).
 // The translator emits these only for sm_80+; on older targets they compile
 // and trap if reached. Fragment layouts are the PTX ISA's; in sim mode the

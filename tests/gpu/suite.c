@@ -828,6 +828,84 @@ static void t_dot_abt(Tally *T) {
   }
 }
 
+/* atomics: a histogram (element atomics under thread-dependent control) and
+ * every block folding its 4 rows of Y into CS (+), MX (max) and MN (min): the
+ * references start from the outputs' initial contents */
+static void t_atomics(Tally *T) {
+  static const int NR[][2] = {{1000, 30}, {129, 9}, {1, 1}};
+  for (int c = 0; c < 3; c++) {
+    int N = NR[c][0], R = NR[c][1], G = (N + 127) / 128;
+    Rng r = rng_seed("atomics", (uint64_t)c);
+    Call k;
+    call_init(&k, "atomics.tl", "atomics");
+    Ten *X = call_in(&k, "X", I32, 1, SHAPE(N));
+    Ten *Y = call_in(&k, "Y", F32, 2, SHAPE(R, 32));
+    Ten *H = call_out(&k, "H", I32, 1, SHAPE(16));
+    Ten *CS = call_out(&k, "CS", F32, 1, SHAPE(32));
+    Ten *MX = call_out(&k, "MX", F32, 2, SHAPE(4, 32));
+    Ten *MN = call_out(&k, "MN", I32, 2, SHAPE(4, 32));
+    Ten *RS = call_out(&k, "RS", F32, 1, SHAPE(R));
+    fill_int(X, &r, 0, 1000);
+    fill_uniform(Y, &r, -2, 2);
+    Ten *outs[] = {H, CS, MX, MN};
+    for (int o = 0; o < 4; o++) outs[o]->init = calloc((size_t)outs[o]->n, sizeof(double));
+    for (int j = 0; j < 32; j++) CS->init[j] = rng_uniform(&r, -1, 1);
+    for (int e = 0; e < 128; e++) MX->init[e] = rng_uniform(&r, -1, 3), MN->init[e] = (double)rng_int(&r, -300, 300);
+    for (int o = 0; o < 4; o++)
+      for (long long e = 0; e < outs[o]->n; e++) outs[o]->ref[e] = outs[o]->init[e];
+    for (int i = 0; i < N; i++) H->ref[(int)X->v[i] % 16] += 1;
+    for (int b = 0; b < G; b++)
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 32; j++) {
+          int row = 4 * b + i;
+          float y = row < R ? (float)A2(Y, row, j) : 0.0f; /* rows past R read 0 */
+          CS->ref[j] += y;
+          R2(MX, i, j) = R2(MX, i, j) < y ? y : R2(MX, i, j);
+          double m = (double)(int)(y * 100.0f);
+          R2(MN, i, j) = m < R2(MN, i, j) ? m : R2(MN, i, j);
+        }
+    for (int i = 0; i < R; i++) {
+      double s = 0;
+      for (int j = 0; j < 32; j++) s += A2(Y, i, j);
+      RS->ref[i] = i < 4 * G ? s : NAN; /* rows no block takes stay unwritten */
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d R=%d", N, R);
+    CHECK(T, call_check(&k, "atomics", l));
+    call_free(&k);
+  }
+}
+
+/* ranks mixing: a rank-1 slice broadcast as a row, a [M, 1] value stored into a rank-1 slice */
+static void t_rank_mix(Tally *T) {
+  static const int Ms[] = {37, 8, 1};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("rank_mix", (uint64_t)c);
+    Call k;
+    call_init(&k, "rank_mix.tl", "rank_mix");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 40));
+    Ten *W = call_in(&k, "W", F32, 1, SHAPE(40));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 40));
+    Ten *R = call_out(&k, "R", F32, 1, SHAPE(M));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double s = 0;
+      for (int j = 0; j < 40; j++) {
+        double p = A2(X, i, j) * W->v[j];
+        R2(Y, i, j) = p + 1.0;
+        s += p;
+      }
+      R->ref[i] = s;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "rank_mix", l));
+    call_free(&k);
+  }
+}
+
 static void t_dot_i8(Tally *T) {
   static const int MNK[][3] = {{37, 50, 200}, {16, 16, 64}, {3, 5, 7}};
   for (int c = 0; c < 3; c++) {
@@ -1644,6 +1722,8 @@ static const Test tests[] = {
     {"dot_f32_shared_acc", t_dot_f32_shared},
     {"dot_transposed_b", t_dot_abt},
     {"dot_i8", t_dot_i8},
+    {"atomics", t_atomics},
+    {"rank_mix", t_rank_mix},
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_in_expression", t_dot_in_expr},
