@@ -742,9 +742,42 @@ static bool check_index(Checker *C, Expr *e, int depth) {
   }
   bool ok = true;
   Type t = {y->ty.elem, 0, {0, 0}, false};
+  /* a gather: a tensor indexed by integer tiles (and scalars), one element per
+   * element of the indices' broadcast shape */
+  bool gather = false, ranged = false, bad[4] = {false}; /* a tensor has rank 1 to 4 */
+  Type g = {y->ty.elem, 0, {0, 0}, false};
   for (int i = 0; i < e->u.index.nidx; i++) {
     Index *ix = &e->u.index.idx[i];
-    if (!check_expr(C, ix->start, depth + 1)) { ok = false; continue; }
+    if (y->kind != SY_TENSOR) continue;
+    if (!check_expr(C, ix->start, depth + 1)) {
+      bad[i] = true;
+      continue;
+    }
+    ranged |= ix->len != NULL;
+    if (ix->start->ty.rank == 0) continue;
+    if (!elem_is_int(ix->start->ty.elem) || ix->start->ty.elem == T_BOOL) {
+      diag_error(C->d, ix->start->loc, "a gather index must be an integer tile, not %s", type_str(C, &ix->start->ty));
+      return false;
+    }
+    if (gather && !broadcast(C, ix->start->loc, &g, &ix->start->ty, &g)) return false;
+    if (!gather) g.rank = ix->start->ty.rank, memcpy(g.dims, ix->start->ty.dims, sizeof g.dims);
+    gather = true;
+  }
+  if (gather) {
+    if (ranged) {
+      diag_error(C->d, e->loc, "a gather takes tile or scalar indices only, not slices (a :+ n)");
+      return false;
+    }
+    for (int i = 0; i < e->u.index.nidx; i++) e->flags |= e->u.index.idx[i].start->flags & (EF_TD | EF_TILE);
+    e->flags |= EF_TILE;
+    e->ty = g;
+    if (C->k && !C->k->gather.line) C->k->gather = e->loc;
+    return check_tile_numel(C, e->loc, &e->ty);
+  }
+  for (int i = 0; i < e->u.index.nidx; i++) {
+    Index *ix = &e->u.index.idx[i];
+    if (y->kind != SY_TENSOR && !check_expr(C, ix->start, depth + 1)) { ok = false; continue; }
+    if (y->kind == SY_TENSOR && bad[i]) { ok = false; continue; } /* its check failed above */
     e->flags |= ix->start->flags & (EF_TD | EF_TILE);
     if (ix->start->ty.rank != 0 || !elem_is_int(ix->start->ty.elem)) {
       diag_error(C->d, ix->start->loc, "an index must be an integer scalar, not %s",
@@ -776,6 +809,13 @@ static bool check_index(Checker *C, Expr *e, int depth) {
   if (t.rank > 0) e->flags |= EF_TILE;
   e->ty = t;
   return check_tile_numel(C, e->loc, &e->ty);
+}
+
+bool check_is_gather(const Expr *x) {
+  if (x->kind != E_INDEX || !x->u.index.base->u.ident.sym || x->u.index.base->u.ident.sym->kind != SY_TENSOR) return false;
+  for (int i = 0; i < x->u.index.nidx; i++)
+    if (x->u.index.idx[i].start->ty.rank > 0) return true;
+  return false;
 }
 
 static bool check_expr(Checker *C, Expr *e, int depth) {

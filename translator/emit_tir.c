@@ -345,7 +345,8 @@ static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, c
   const char *p[4] = {"0", "0", "0", "0"}, *cnd = tile_mask(P, at);
   for (int d = 0, k = 0; d < X->trank; d++) {
     const Index *ix = &s->u.index.idx[d];
-    const char *st = ex(P, ix->start, T_I32, NULL);
+    /* a gather's tile index is read at the element, as any value of the op */
+    const char *st = strip(P, ex(P, ix->start, T_I32, ix->start->ty.rank ? &at : NULL));
     p[d] = st;
     if (ix->len) {
       const char *c = coord[k++];

@@ -197,6 +197,12 @@ static void mma_fn(TirKernel *K, TirOp *op, void *ctx) {
     m->why = "a dot whose A operand in registers cannot have the accumulator's rows";
 }
 
+/* Calls fn on every value a gather's or scatter's tile indices read. */
+static void index_leaves(TirKernel *K, TirOp *op, LeafFn fn, void *ctx) {
+  if (!op->gather) return;
+  for (int d = 0; d < op->slice->u.index.nidx; d++) leaves(K, op->slice->u.index.idx[d].start, fn, ctx);
+}
+
 /* ------------------------------------------------------------ classes of unit-dim values */
 
 /* A value an op reads in a layout where its thread does not hold it: read
@@ -311,6 +317,7 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
   if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), 1);
   if (op->kind == TO_ASSIGN || op->kind == TO_LOAD) relate_leaf(K, op->dst, NULL, c);
   if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE) leaves(K, op->expr, relate_leaf, c);
+  index_leaves(K, op, relate_leaf, c);
 }
 
 static void anchor_fn(TirKernel *K, TirOp *op, void *ctx) {
@@ -332,6 +339,7 @@ static void bound_fn(TirKernel *K, TirOp *op, void *ctx) {
   if (op->dst && op->kind != TO_LOAD && op->kind != TO_DECL && op->kind != TO_SPILL) bound[op->dst->id] = true;
   if (op->kind == TO_SUM) bound[op->src->id] = true;
   leaves(K, op->expr, bound_leaf, bound);
+  index_leaves(K, op, bound_leaf, bound);
 }
 
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
@@ -455,9 +463,10 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     return;
   default: return;
   }
-  if (op->kind == TO_DECL || op->kind == TO_LOAD) return;
   c->lay = op->lay;
   c->op = op;
+  index_leaves(K, op, check_leaf, c); /* a gather's indices, where the op's threads need them */
+  if (op->kind == TO_DECL || op->kind == TO_LOAD) return;
   leaves(K, op->expr, check_leaf, c);
 }
 
@@ -577,6 +586,10 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   for (int d = 0; d < X->trank; d++) {
     Index *ix = &op->slice->u.index.idx[d];
+    if (ix->start->ty.rank > 0) { /* a gather's tile index: always checked, as its values come from data */
+      op->chk[d] = 3;
+      continue;
+    }
     int64_t len = 1;
     if (ix->len) check_const_int(ix->len, &len);
     op->chk[d] = (facts_nonneg(ix->start) ? 0 : 1) | (facts_fits(K->ki, ix->start, len, X, d) ? 0 : 2);

@@ -20,7 +20,9 @@
  * reads (transpose(v) is read transposed, not copied twice), or, for a cast to
  * f16/bf16 of f32 values, computed in registers (TO_DOT). v = dot(..),
  * v += dot(..) and v = e + dot(..) accumulate in v; a dot elsewhere goes into a
- * fresh value. Anything else (a dot without a matrix instruction, gathers and scatters)
+ * fresh value. Gathers and scatters (tile indices) are loads and stores whose
+ * indices are elementwise expressions; atomics are stores (TirOp.atomic).
+ * Anything else (a dot without a matrix instruction)
  * returns NULL with the reason, and the kernel keeps the direct
  * emitter (emit.c) until the IR covers it.
  */
@@ -191,7 +193,36 @@ static bool lower_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad,
   return true;
 }
 
+/* A gather X[i, j] with tile indices (pad: what out-of-bounds indices read): the
+ * indices are elementwise expressions of the op's layout, like any value it reads. */
+static bool lower_gather(Lower *L, TirBlock *b, Expr *key, Expr *g, Expr *pad, TirVar *dst) {
+  Sym *X = g->u.index.base->u.ident.sym;
+  for (int d = 0; d < g->u.index.nidx; d++) {
+    Expr *ix = g->u.index.idx[d].start;
+    if (!(ix->ty.rank ? hoist(L, b, ix) : scalar_ok(L, b, ix))) return false;
+  }
+  if (pad && !scalar_ok(L, b, pad)) return false;
+  note_tensor(L, &L->read, X);
+  int rows = g->ty.rank == 2 ? g->ty.dims[0] : 1, cols = g->ty.rank == 2 ? g->ty.dims[1] : g->ty.dims[0];
+  TirVar *v = dst;
+  if (!v) {
+    v = tir_new_var(L->K, X->ty.elem, g->ty.rank, rows, cols, arena_printf(L->K->a, "gather of %s at line %d", X->name,
+                                                                          key->loc.line));
+    v->cname = temp_name(L);
+  }
+  TirOp *op = op_new(L, b, TO_LOAD);
+  op->dst = v;
+  op->slice = g;
+  op->pad = pad;
+  op->gather = true;
+  op->rows = rows;
+  op->cols = cols;
+  if (!dst) map_value(L, key, v);
+  return true;
+}
+
 static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad) {
+  if (check_is_gather(slice)) return lower_gather(L, b, key, slice, pad, NULL);
   return lower_load(L, b, key, slice, pad, NULL);
 }
 
@@ -490,9 +521,7 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     }
     switch (bk) {
     case B_ROWS: case B_COLS: return true;
-    case B_PAD:
-      if (!is_tensor_slice(x->u.call.args[0])) return fail(L, "pad() of a gather");
-      return hoist_load(L, b, x, x->u.call.args[0], x->u.call.args[1]);
+    case B_PAD: return hoist_load(L, b, x, x->u.call.args[0], x->u.call.args[1]);
     case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: return hoist_reduce(L, b, x);
     case B_COLSUM: case B_COLMAX: case B_COLMIN: return hoist_colreduce(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
@@ -510,7 +539,7 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
   /* v = X[..] and v = pad(X[..], p) of v's element type load into v's registers */
   bool padded = rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_PAD;
   Expr *sl = padded ? rhs->u.call.args[0] : rhs;
-  if (op == TK_ASSIGN && is_tensor_slice(sl) && sl->ty.elem == v->elem && rhs->ty.rank == v->rank &&
+  if (op == TK_ASSIGN && is_tensor_slice(sl) && !check_is_gather(sl) && sl->ty.elem == v->elem && rhs->ty.rank == v->rank &&
       (rhs->ty.rank == 1 || (rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols)) && !names(rhs, v->sym))
     return lower_load(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
   /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
@@ -576,7 +605,18 @@ static bool reads_element(const Expr *x, const Sym *X) {
 static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   Expr *lhs = s->u.assign.lhs, *rhs = s->u.assign.rhs;
   int rank, rows, cols;
-  if (!slice_shape(L, b, lhs, &rank, &rows, &cols)) return false;
+  bool scatter = check_is_gather(lhs);
+  if (scatter) { /* X[i, j] = e with tile indices: one element per element of their shape */
+    for (int d = 0; d < lhs->u.index.nidx; d++) {
+      Expr *ix = lhs->u.index.idx[d].start;
+      if (!(ix->ty.rank ? hoist(L, b, ix) : scalar_ok(L, b, ix))) return false;
+    }
+    rank = lhs->ty.rank;
+    rows = rank == 2 ? lhs->ty.dims[0] : 1;
+    cols = rank == 2 ? lhs->ty.dims[1] : lhs->ty.dims[0];
+  } else if (!slice_shape(L, b, lhs, &rank, &rows, &cols)) {
+    return false;
+  }
   if (!hoist(L, b, rhs)) return false;
   const Sym *X = lhs->u.index.base->u.ident.sym;
   if (reads_element(rhs, X)) {
@@ -590,6 +630,7 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   note_tensor(L, &L->written, lhs->u.index.base->u.ident.sym);
   TirOp *o = op_new(L, b, TO_STORE);
   o->slice = lhs;
+  o->gather = scatter;
   o->op = s->u.assign.op;
   o->atomic = s->u.assign.atomic;
   o->expr = rhs;

@@ -162,7 +162,7 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top)
 /* The operand copy a load's value goes to, when the value is used for nothing
  * else (a dot reads the copy): the load can then fill the copy directly. */
 static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
-  if (!K->hw->cp_async || l->pad || l->pf_var || layout_padded(l->dst->layout)) return -1;
+  if (!K->hw->cp_async || l->pad || l->pf_var || l->gather || layout_padded(l->dst->layout)) return -1;
   int bi = -1;
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].spill_of == l->dst) bi = i;

@@ -331,6 +331,7 @@ typedef struct Kernel {
   void *info;    /* check.c/place.c results (KernelInfo) */
   Loc rank_mix;  /* check.c: where a rank-1 tile first meets a rank-2 one ({0, 0}: nowhere);
                     only the tile IR lowers that */
+  Loc gather;    /* check.c: the first gather or scatter (X[idx] with a tile index); the IR's too */
 } Kernel;
 
 typedef struct Program {
@@ -481,6 +482,8 @@ bool check_const_int(const Expr *e, int64_t *out);
 int64_t type_numel(const Type *t);
 /* Whether e may differ between threads (after checking). */
 bool check_expr_td(const Expr *e);
+/* Whether a checked tensor index X[...] is a gather: some index is an integer tile. */
+bool check_is_gather(const Expr *x);
 /* Whether a break or continue under thread-dependent control leaves this loop body. */
 bool check_loop_divergent(const Block *body);
 
@@ -671,6 +674,8 @@ typedef struct TirOp {
   const Expr *pf_base;   /* ... as pf_base + pf_k * step (pf_base NULL: the loop var itself) */
   const Stmt *pf_loop;   /* the loop (its step and bound), and the load runs only while in range */
   int pf_k;
+  bool gather;           /* TO_LOAD / TO_STORE: slice is a gather or scatter X[i, j] with tile indices,
+                            evaluated per element of the op's layout (check_is_gather) */
   bool has_win;          /* only elements inside the window are written; e reads at
                             coordinates relative to the window, its values through shared copies */
   int atomic;            /* TO_STORE: B_ATOMIC_* (each element updated atomically), or 0 */

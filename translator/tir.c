@@ -104,6 +104,7 @@ static void live_block(Live *lv, const TirBlock *b) {
     lv->pos++;
     mention(lv, op->dst);
     if (op->kind != TO_DOT) mention(lv, op->src); /* a dot reads its operands' copies */
+    for (int d = 0; op->gather && d < op->slice->u.index.nidx; d++) mention_expr(lv, op->slice->u.index.idx[d].start);
     mention_expr(lv, op->expr);
     bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
     int lo = lv->pos;

@@ -26,7 +26,7 @@ attrs(const float *__restrict__ X, float *__restrict__ O, int K)
     float x[1];
     x[0] = x_p1[0];
     if (k0 + 32 < K) {  // x_p1, 1 iteration ahead
-      x_p1[0] = X[t2c_r0 * K + ((k0 + 32) + t2c_c0)];
+      x_p1[0] = X[t2c_r0 * K + (k0 + 32 + t2c_c0)];
     }
     // loop-attributes.tl:10: acc += x
     acc[0] += x[0];

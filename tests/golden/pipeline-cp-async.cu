@@ -57,22 +57,22 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      t2c::cp_async_16(&a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2) : 0), (m0 + t2c_r2) < M && ((0 + 32) + t2c_c2) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? 16 : 0);
     }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      t2c::cp_async_16(&b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3], B + (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3) : 0), ((0 + 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3], B + ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2) : 0), (m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
       }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3], B + (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3) : 0), ((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3], B + ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       // pipeline-cp-async.tl:17: acc += dot(a, b)
@@ -196,64 +196,64 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((m0 + t2c_r2) < M && ((0 + 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + ((0 + 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && ((0 + 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((0 + 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = (((0 + 32) + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)((0 + 32) + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((m0 + t2c_r2) < M && ((k0 + 2 * 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + ((k0 + 2 * 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && ((k0 + 2 * 32) + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + ((k0 + 2 * 32) + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = (((k0 + 2 * 32) + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)((k0 + 2 * 32) + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       t2c::cp_async_commit();
       // pipeline-cp-async.tl:17: acc += dot(a, b)

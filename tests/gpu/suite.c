@@ -906,6 +906,46 @@ static void t_rank_mix(Tally *T) {
   }
 }
 
+/* gathers and scatters: ids partly outside E (pad -1), a histogram by atomic
+ * scatter, a scatter by a permutation (no two threads write one element) */
+static void t_gather(Tally *T) {
+  static const int NV[][2] = {{300, 50}, {128, 7}, {1, 1}};
+  for (int c = 0; c < 3; c++) {
+    int N = NV[c][0], V = NV[c][1];
+    Rng r = rng_seed("gather", (uint64_t)c);
+    Call k;
+    call_init(&k, "gather.tl", "gather");
+    Ten *E = call_in(&k, "E", F32, 2, SHAPE(V, 32));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(N));
+    Ten *J = call_in(&k, "J", I32, 1, SHAPE(N));
+    Ten *X = call_in(&k, "X", I32, 1, SHAPE(N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(N, 32));
+    Ten *H = call_out(&k, "H", I32, 1, SHAPE(16));
+    Ten *P = call_out(&k, "P", F32, 1, SHAPE(N));
+    fill_uniform(E, &r, -1, 1);
+    fill_int(I, &r, -3, V + 2);
+    fill_int(X, &r, 0, 999);
+    for (int i = 0; i < N; i++) J->v[i] = i;
+    for (int i = N - 1; i > 0; i--) { /* a random permutation */
+      int j = (int)rng_int(&r, 0, i);
+      double t = J->v[i];
+      J->v[i] = J->v[j], J->v[j] = t;
+    }
+    H->init = calloc(16, sizeof(double));
+    for (int i = 0; i < 16; i++) H->ref[i] = 0;
+    for (int n = 0; n < N; n++) {
+      int id = (int)I->v[n];
+      for (int j = 0; j < 32; j++) R2(O, n, j) = id >= 0 && id < V ? A2(E, id, j) : -1.0;
+      H->ref[(int)X->v[n] % 16] += 1;
+      P->ref[(int)J->v[n]] = X->v[n] * 0.5;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d V=%d", N, V);
+    CHECK(T, call_check(&k, "gather_scatter", l));
+    call_free(&k);
+  }
+}
+
 static void t_dot_i8(Tally *T) {
   static const int MNK[][3] = {{37, 50, 200}, {16, 16, 64}, {3, 5, 7}};
   for (int c = 0; c < 3; c++) {
@@ -1724,6 +1764,7 @@ static const Test tests[] = {
     {"dot_i8", t_dot_i8},
     {"atomics", t_atomics},
     {"rank_mix", t_rank_mix},
+    {"gather_scatter", t_gather},
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_in_expression", t_dot_in_expr},
