@@ -445,6 +445,61 @@ static bool check_unary(Checker *C, Expr *e, int depth) {
   }
 }
 
+/* Where dim d of the checked tile expression x gets its size: a slice's length,
+ * a tile var (its declaration), or x itself when no part of it says more. */
+static const Expr *dim_origin(const Expr *x, int d) {
+  switch (x->kind) {
+  case E_INDEX: {
+    if (check_is_gather(x)) return x;
+    for (int i = 0, k = 0; i < x->u.index.nidx; i++)
+      if (x->u.index.idx[i].len && k++ == d) return x->u.index.idx[i].len;
+    return x;
+  }
+  case E_UNARY: return dim_origin(x->u.unary.a, d);
+  case E_BINARY: {
+    const Expr *a = x->u.binary.a, *b = x->u.binary.b;
+    if (a->ty.rank == x->ty.rank && a->ty.dims[d] == x->ty.dims[d]) return dim_origin(a, d);
+    if (b->ty.rank == x->ty.rank && b->ty.dims[d] == x->ty.dims[d]) return dim_origin(b, d);
+    return x;
+  }
+  case E_CALL: {
+    if (x->u.call.cast != T_NONE) return dim_origin(x->u.call.args[0], d);
+    int b = x->u.call.builtin;
+    if (b == B_TRANSPOSE) return dim_origin(x->u.call.args[0], 1 - d);
+    if (b == B_PAD || builtin_class[b] == BC_MATH1) return dim_origin(x->u.call.args[0], d);
+    if (b == B_ROWS || b == B_COLS) return x->u.call.args[d];
+    if (b == B_DOT) return dim_origin(x->u.call.args[d], d);
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      const Expr *a = x->u.call.args[i];
+      if (a->ty.rank == x->ty.rank && a->ty.dims[d] == x->ty.dims[d]) return dim_origin(a, d);
+    }
+    return x;
+  }
+  default: return x;
+  }
+}
+
+/* After a broadcast error between x and y: where the sizes that disagree come from. */
+static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
+  if (x->ty.rank == 0 || y->ty.rank == 0 || x->ty.rank > 2 || y->ty.rank > 2) return;
+  for (int k = 0; k < 2; k++) {
+    const Expr *t = k ? y : x, *o = k ? x : y;
+    /* a rank-1 tile against a rank-2 one is its row: its dim 0 meets dim 1 */
+    for (int d = 0; d < t->ty.rank; d++) {
+      int od = t->ty.rank == o->ty.rank ? d : t->ty.rank == 1 ? 1 : d - 1;
+      if (od < 0 || od >= o->ty.rank) continue;
+      int a = t->ty.dims[d], b = o->ty.dims[od];
+      if (a == b || a == 1 || b == 1) continue;
+      const Expr *from = dim_origin(t, d);
+      if (from->kind == E_IDENT && from->u.ident.sym && from->u.ident.sym->decl)
+        diag_note(C->d, from->u.ident.sym->decl->loc, "'%s' is declared %s here", from->u.ident.sym->name,
+                  type_str(C, &from->u.ident.sym->ty));
+      else if (from != t)
+        diag_note(C->d, from->loc, "the size %d comes from here", a);
+    }
+  }
+}
+
 static bool check_binary(Checker *C, Expr *e, int depth) {
   Expr *x = e->u.binary.a, *y = e->u.binary.b;
   bool okx = check_expr(C, x, depth + 1);
@@ -452,7 +507,10 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
   if (!okx || !oky) return false;
   e->flags |= (x->flags | y->flags) & (EF_TD | EF_TILE | EF_BADCONST);
   Type shape = {0};
-  if (!broadcast(C, e->loc, &x->ty, &y->ty, &shape)) return false;
+  if (!broadcast(C, e->loc, &x->ty, &y->ty, &shape)) {
+    shape_notes(C, x, y);
+    return false;
+  }
   TokenKind op = e->u.binary.op;
   ElemType el;
   bool untyped;
