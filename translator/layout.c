@@ -161,7 +161,10 @@ static const Layout *mma_layout(TirKernel *K, int rows, int cols, bool whole_row
   Layout *l = find_blocked(K, rows, cols);
   if (l) return l->mma ? l : NULL;
   int warps = K->ki->threads / K->t->lanes, wm, wn;
-  if (K->t->lanes != 32 || !mma_tiling(warps, rows, cols, whole_rows, &wm, &wn)) return NULL;
+  /* whole rows when they fit; a row reduction then still works across warps */
+  if (K->t->lanes != 32 ||
+      (!mma_tiling(warps, rows, cols, whole_rows, &wm, &wn) && !mma_tiling(warps, rows, cols, false, &wm, &wn)))
+    return NULL;
   l = NEW(K->a, Layout);
   *l = (Layout){.kind = LY_BLOCKED, .id = K->layouts.len, .rows = rows, .cols = cols, .vec = 2, .lc = 4, .lr = 8,
                 .wr = wm, .wc = wn, .rr = rows / 8 / wm, .rc = cols / 8 / wn, .mma = true};
