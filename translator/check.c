@@ -226,6 +226,11 @@ static bool check_expr(Checker *C, Expr *e, int depth);
 
 static bool is_numeric(ElemType t) { return t != T_BOOL && t != T_NONE; }
 
+/* Notes the kernel's first construct that only the tile IR lowers (emit.c refuses it). */
+static void ir_only(Checker *C, Loc loc, const char *what) {
+  if (C->k && !C->k->ir_only.line) C->k->ir_only = loc, C->k->ir_only_what = what;
+}
+
 /* Broadcasts two shapes (NumPy rules over equal rank; scalars go anywhere). */
 static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *out) {
   if (x->rank == 0) { out->rank = y->rank; memcpy(out->dims, y->dims, sizeof out->dims); return true; }
@@ -236,7 +241,7 @@ static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *o
   if (x->rank != y->rank && x->rank + y->rank == 3) {
     Type *r1 = x->rank == 1 ? &x2 : &y2;
     *r1 = (Type){r1->elem, 2, {1, r1->dims[0]}, r1->untyped};
-    if (C->k && !C->k->rank_mix.line) C->k->rank_mix = loc;
+    ir_only(C, loc, "mixing a rank-1 tile with a rank-2 one");
     x = &x2, y = &y2;
   }
   if (x->rank != y->rank) {
@@ -733,6 +738,35 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
   }
 }
 
+/* reshape(t, [a, b]) (or [n]): the same elements, row-major, in another shape. */
+static bool check_reshape(Checker *C, Expr *e, int depth) {
+  Expr **args = e->u.call.args;
+  int n = e->u.call.nargs, at = e->u.call.shape_at;
+  if (at != 1 || n < 2 || n > 3) {
+    diag_error(C->d, e->u.call.name_loc, "reshape() takes a tile and a shape list: reshape(t, [a, b]) or reshape(t, [n])");
+    return false;
+  }
+  if (!check_expr(C, args[0], depth + 1)) return false;
+  e->flags |= args[0]->flags & (EF_TD | EF_TILE);
+  if (args[0]->ty.rank == 0) {
+    diag_error(C->d, args[0]->loc, "reshape() takes a tile, not %s", type_str(C, &args[0]->ty));
+    return false;
+  }
+  Type t = {args[0]->ty.elem, n - 1, {1, 1}, args[0]->ty.untyped};
+  for (int i = 1; i < n; i++) {
+    if (!check_expr(C, args[i], depth + 1) || !const_dim(C, args[i], "a dim of reshape()", &t.dims[i - 1])) return false;
+  }
+  if (type_numel(&t) != type_numel(&args[0]->ty)) {
+    diag_error(C->d, e->loc, "reshape to a different element count: %s has %" PRId64 " elements, %s has %" PRId64,
+               type_str(C, &args[0]->ty), type_numel(&args[0]->ty), type_str(C, &t), type_numel(&t));
+    return false;
+  }
+  e->ty = t;
+  e->flags |= EF_TILE;
+  ir_only(C, e->loc, "reshape()");
+  return true;
+}
+
 static bool check_call(Checker *C, Expr *e, int depth) {
   const char *n = e->u.call.name;
   int b = builtin_lookup(n);
@@ -745,6 +779,11 @@ static bool check_call(Checker *C, Expr *e, int depth) {
     else diag_error(C->d, e->u.call.name_loc, "unknown function '%s'", n);
     return false;
   }
+  if (e->u.call.shape_at < e->u.call.nargs && b != B_RESHAPE) {
+    diag_error(C->d, e->u.call.args[e->u.call.shape_at]->loc, "only reshape() takes a list [a, b]");
+    return false;
+  }
+  if (b == B_RESHAPE) return check_reshape(C, e, depth);
   int want = b >= 0 ? builtin_nargs[b] : 1;
   if (e->u.call.nargs != want) {
     diag_error(C->d, e->u.call.name_loc, "%s() takes %d argument%s, not %d", n, want,
@@ -829,7 +868,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
     for (int i = 0; i < e->u.index.nidx; i++) e->flags |= e->u.index.idx[i].start->flags & (EF_TD | EF_TILE);
     e->flags |= EF_TILE;
     e->ty = g;
-    if (C->k && !C->k->gather.line) C->k->gather = e->loc;
+    ir_only(C, e->loc, "a gather or scatter");
     return check_tile_numel(C, e->loc, &e->ty);
   }
   for (int i = 0; i < e->u.index.nidx; i++) {
@@ -929,7 +968,7 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
   /* ranks mix as NumPy's: [M, 1] or [1, M] into a rank-1 [M] (the unit dim drops) */
   if (from->rank == 2 && to->rank == 1 && (from->dims[0] == 1 || from->dims[1] == 1)) {
     int m = from->dims[0] == 1 ? from->dims[1] : from->dims[0];
-    if (C->k && !C->k->rank_mix.line) C->k->rank_mix = loc;
+    ir_only(C, loc, "storing a rank-2 value into a rank-1 slice");
     if (m == to->dims[0] || m == 1) return true;
   }
   if (from->rank != to->rank) {

@@ -2786,14 +2786,10 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
                    builtin_names[at->u.assign.atomic], p->kernels[i]->name, why ? why : "?");
         continue;
       }
-      if (p->kernels[i]->gather.line) { /* nor gathers */
-        diag_error(d, p->kernels[i]->gather, "a gather or scatter needs the tile IR, which does not lower kernel '%s' (%s)",
-                   p->kernels[i]->name, why ? why : "?");
-        continue;
-      }
-      if (p->kernels[i]->rank_mix.line) { /* nor mixed ranks */
-        diag_error(d, p->kernels[i]->rank_mix, "mixing a rank-1 tile with a rank-2 one needs the tile IR, which does not "
-                   "lower kernel '%s' (%s)", p->kernels[i]->name, why ? why : "?");
+      const Kernel *k = p->kernels[i];
+      if (k->ir_only.line) { /* nor gathers, mixed ranks, reshape */
+        diag_error(d, k->ir_only, "%s needs the tile IR, which does not lower kernel '%s' (%s)", k->ir_only_what, k->name,
+                   why ? why : "?");
         continue;
       }
       E->tir_why = why;

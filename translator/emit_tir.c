@@ -179,6 +179,10 @@ static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, con
   if (rd->kind == TR_TRANSPOSE) {
     i = c;
     j = r;
+  } else if (rd->kind == TR_RESHAPE) { /* the element's place in row-major order, in the source's shape */
+    const char *flat = strcmp(r, "0") == 0 ? c : F("%s * %d + %s", paren(P, r), cols, paren(P, c));
+    i = rd->src_cols == 1 ? flat : F("%s / %d", paren(P, flat), rd->src_cols);
+    j = rd->src_cols == 1 ? "0" : F("%s %% %d", paren(P, flat), rd->src_cols);
   } else {
     /* the read's kept dims take the op's coordinates in order: two kept dims are
      * (row, col); one kept dim is a rank-1 [n], as [1, n]: its col */

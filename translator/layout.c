@@ -651,7 +651,7 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
       int bi = tir_copy_buf(K, c->v);
       if (bi < 0) return false;
       TirRead *r = NEW(K->a, TirRead);
-      *r = (TirRead){TR_WINDOW, bi, c->v->rank, {NULL, NULL}, {true, c->v->rank == 2}};
+      *r = (TirRead){TR_WINDOW, bi, c->v->rank, {NULL, NULL}, {true, c->v->rank == 2}, 0};
       vec_push(K->a, &K->rkeys, c->x);
       vec_push(K->a, &K->rvals, r);
       bool spilled = false; /* one copy of a value per op */

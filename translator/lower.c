@@ -345,7 +345,7 @@ static bool hoist_transpose(Lower *L, TirBlock *b, Expr *x) {
   int bi = v ? spill(L, b, v, "transpose reads it at other elements") : -1;
   if (bi < 0) return false;
   TirRead *r = NEW(L->K->a, TirRead);
-  *r = (TirRead){TR_TRANSPOSE, bi, 2, {NULL, NULL}, {true, true}};
+  *r = (TirRead){TR_TRANSPOSE, bi, 2, {NULL, NULL}, {true, true}, 0};
   map_read(L, x, r);
   return true;
 }
@@ -366,6 +366,17 @@ static bool hoist_window(Lower *L, TirBlock *b, Expr *x) {
   r->buf = spill(L, b, v, element ? "an element read reads it at one element for all threads"
                                   : "a sub-tile read reads it at other elements");
   if (r->buf < 0) return false;
+  map_read(L, x, r);
+  return true;
+}
+
+/* reshape(t, [a, b]): t's elements in row-major order, read from its shared copy. */
+static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
+  TirVar *v = value_of(L, b, x->u.call.args[0]);
+  int bi = v ? spill(L, b, v, "reshape() reads it at other elements") : -1;
+  if (bi < 0) return false;
+  TirRead *r = NEW(L->K->a, TirRead);
+  *r = (TirRead){TR_RESHAPE, bi, x->ty.rank, {NULL, NULL}, {true, true}, v->cols};
   map_read(L, x, r);
   return true;
 }
@@ -525,6 +536,7 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: return hoist_reduce(L, b, x);
     case B_COLSUM: case B_COLMAX: case B_COLMIN: return hoist_colreduce(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
+    case B_RESHAPE: return hoist_reshape(L, b, x);
     case B_DOT: return dot_ok(L, x) && hoist_dot(L, b, x);
     default: return fail(L, "a tile function");
     }
@@ -666,7 +678,7 @@ static void copy_leaves(Leaves *lv, Expr *x) {
     if (v->rank == 0) return; /* a scalar: every thread has it */
     TirRead *r = NEW(L->K->a, TirRead);
     *r = (TirRead){TR_WINDOW, spill(L, lv->b, v, "a partial tile write reads it at other elements"), v->rank,
-                   {NULL, NULL}, {true, v->rank == 2}};
+                   {NULL, NULL}, {true, v->rank == 2}, 0};
     if (r->buf < 0) {
       lv->ok = false;
       return;

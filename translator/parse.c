@@ -186,9 +186,22 @@ static Expr *call_expr(Parser *p, Expr *callee) {
   e->u.call.builtin = -1;
   e->u.call.cast = T_NONE;
   PtrVec args = {0};
-  expr_list(p, &args, TK_RPAREN, "expected ')' after arguments");
+  e->u.call.shape_at = -1;
+  /* args, one of which may be a list [a, b] (reshape's shape): its items become args */
+  while (peek(p) != TK_RPAREN) {
+    if (peek(p) == TK_LBRACK && e->u.call.shape_at < 0) {
+      advance(p);
+      e->u.call.shape_at = args.len;
+      expr_list(p, &args, TK_RBRACK, "expected ']' after the list");
+    } else {
+      vec_push(p->a, &args, expr(p));
+    }
+    if (!accept(p, TK_COMMA)) break;
+  }
+  expect(p, TK_RPAREN, "expected ')' after arguments");
   e->u.call.args = (Expr **)args.items;
   e->u.call.nargs = args.len;
+  if (e->u.call.shape_at < 0) e->u.call.shape_at = args.len;
   return e;
 }
 

@@ -266,7 +266,9 @@ struct Expr {
     struct { TokenKind op; Expr *a, *b; } binary;
     struct { const char *name; Loc name_loc; Expr **args; int nargs;
              int builtin; /* BuiltinKind or -1 (check.c) */
-             ElemType cast; /* T_NONE unless a cast (check.c) */ } call;
+             ElemType cast; /* T_NONE unless a cast (check.c) */
+             int shape_at;  /* the args from this index on were written as a list [a, b]
+                               (reshape's shape); nargs when none */ } call;
     struct { Expr *base; Index *idx; int nidx; } index;
     CtxField ctx;
   } u;
@@ -329,9 +331,9 @@ typedef struct Kernel {
   int nparams;
   Block body;
   void *info;    /* check.c/place.c results (KernelInfo) */
-  Loc rank_mix;  /* check.c: where a rank-1 tile first meets a rank-2 one ({0, 0}: nowhere);
-                    only the tile IR lowers that */
-  Loc gather;    /* check.c: the first gather or scatter (X[idx] with a tile index); the IR's too */
+  Loc ir_only;   /* check.c: the first construct only the tile IR lowers (a gather or scatter,
+                    mixed ranks, reshape), or {0, 0}; ir_only_what names it */
+  const char *ir_only_what;
 } Kernel;
 
 typedef struct Program {
@@ -643,13 +645,14 @@ typedef uint8_t TirChk[4]; /* per tensor dim, 1: check >= 0, 2: check < dim */
 
 /* A read of a spilled value's shared copy inside an expression: transpose(t),
  * t[i, j] or t[a :+ m, b :+ n]; any thread reads any element. */
-typedef enum TirReadKind { TR_TRANSPOSE, TR_WINDOW } TirReadKind;
+typedef enum TirReadKind { TR_TRANSPOSE, TR_WINDOW, TR_RESHAPE /* reshape(t, ..): row-major order kept */ } TirReadKind;
 typedef struct TirRead {
   TirReadKind kind;
   int buf;
   int rank;              /* of the value read */
   const Expr *start[2];  /* TR_WINDOW: the row and column of the first element (NULL: 0) */
   bool keep[2];          /* TR_WINDOW: the dim is a range (a :+ m), not one index */
+  int src_cols;          /* TR_RESHAPE: the columns of the value read ([1, n] for rank 1) */
 } TirRead;
 
 typedef struct TirAccess {

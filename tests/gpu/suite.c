@@ -946,6 +946,26 @@ static void t_gather(Tally *T) {
   }
 }
 
+/* reshape: [4, 8] blocks of X as [8, 4] (x2) and as [32], row-major order kept */
+static void t_reshape(Tally *T) {
+  static const int Ms[] = {13, 8, 1};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], R = 2 * M, F = 8 * M;
+    Rng r = rng_seed("reshape", (uint64_t)c);
+    Call k;
+    call_init(&k, "reshape.tl", "reshape_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 8));
+    Ten *A = call_out(&k, "A", F32, 2, SHAPE(R, 4));
+    Ten *B = call_out(&k, "B", F32, 1, SHAPE(F));
+    fill_uniform(X, &r, -1, 1);
+    for (int e = 0; e < 8 * M; e++) A->ref[e] = 2 * X->v[e], B->ref[e] = X->v[e];
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "reshape", l));
+    call_free(&k);
+  }
+}
+
 static void t_dot_i8(Tally *T) {
   static const int MNK[][3] = {{37, 50, 200}, {16, 16, 64}, {3, 5, 7}};
   for (int c = 0; c < 3; c++) {
@@ -1765,6 +1785,7 @@ static const Test tests[] = {
     {"atomics", t_atomics},
     {"rank_mix", t_rank_mix},
     {"gather_scatter", t_gather},
+    {"reshape", t_reshape},
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_in_expression", t_dot_in_expr},
