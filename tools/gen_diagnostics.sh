@@ -35,6 +35,7 @@ title() { # family -> heading
   pad) echo "pad" ;;
   param) echo "Parameters" ;;
   pipeline) echo "@pipeline" ;;
+  rand) echo "rand, randn, randint" ;;
   range) echo "range" ;;
   redefinition) echo "Redefinitions" ;;
   reduce) echo "Reductions" ;;

@@ -619,6 +619,30 @@ static bool check_tile_numel(Checker *C, Loc loc, const Type *t) {
   return true;
 }
 
+/* rand/randn/randint(seed, off): seed an i64 or i32 scalar (the Philox key), off
+ * an i32 or u32 scalar or tile (the first counter word); one number per element of off. */
+static bool check_random(Checker *C, Expr *e, BuiltinKind b) {
+  Expr *seed = e->u.call.args[0], *off = e->u.call.args[1];
+  bool ok = true;
+  if (seed->ty.rank != 0 || (seed->ty.elem != T_I64 && seed->ty.elem != T_I32)) {
+    diag_error(C->d, seed->loc, "%s() seed must be an i64 or i32 scalar, not %s", builtin_names[b],
+               type_str(C, &seed->ty));
+    ok = false;
+  }
+  if (off->ty.elem != T_I32 && off->ty.elem != T_U32) {
+    diag_error(C->d, off->loc, "%s() offset must be i32 or u32 (a scalar or a tile), not %s", builtin_names[b],
+               type_str(C, &off->ty));
+    if (elem_is_int(off->ty.elem))
+      diag_note(C->d, off->loc, "the offset is one 32-bit word of the Philox counter; convert it explicitly, e.g. i32(...)");
+    ok = false;
+  }
+  if (!ok) return false;
+  e->ty = off->ty;
+  e->ty.elem = b == B_RANDINT ? T_U32 : T_F32;
+  e->ty.untyped = false;
+  return true;
+}
+
 static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
   Expr **args = e->u.call.args;
   switch (builtin_class[b]) {
@@ -663,6 +687,7 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     }
     e->ty = (Type){args[0]->ty.elem, 0, {0, 0}, false};
     return true;
+  case BC_RANDOM: return check_random(C, e, b);
   case BC_OTHER: break;
   }
   switch (b) {

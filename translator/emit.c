@@ -462,6 +462,10 @@ static const char *ev_call(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) 
     if (reg_foldable(E, x) || !at.once) return ev_materialised(E, x, at);
     return ev_reduce_inline(E, x, at, pre);
   case BC_SUM: return ev_sum(E, x);
+  case BC_RANDOM: /* an untyped literal seed is an i64 */
+    return fmt(E, "t2c::%s(%s, %s)", builtin_names[b],
+               ev(E, args[0], args[0]->ty.untyped ? T_I64 : args[0]->ty.elem, child_at(at, &x->ty, &args[0]->ty), pre),
+               ev(E, args[1], args[1]->ty.elem, child_at(at, &x->ty, &args[1]->ty), pre));
   case BC_OTHER: break;
   }
   switch (b) {
@@ -796,7 +800,8 @@ static const char *emit_index_read(Emitter *E, Expr *x, At at, Buf *pre) {
 static bool is_elementwise_call(const Expr *x) {
   if (x->u.call.cast != T_NONE) return true;
   int b = x->u.call.builtin;
-  return b >= 0 && (builtin_class[b] == BC_MATH1 || builtin_class[b] == BC_MATH2 || b == B_WHERE);
+  return b >= 0 && (builtin_class[b] == BC_MATH1 || builtin_class[b] == BC_MATH2 || builtin_class[b] == BC_RANDOM ||
+                    b == B_WHERE);
 }
 
 /* Whether x reads a register tile at the statement's own elements. */

@@ -13,7 +13,7 @@
  *
  * What the IR covers: scalar statements and control flow, tile vars, tensor
  * slice reads (pad too) and stores, element reads and stores of tensors,
- * every elementwise operator, cast and math function, rows/cols/where,
+ * every elementwise operator, cast, math function and rand/randn/randint, rows/cols/where,
  * writes of a tile through a window, transpose, element and sub-tile reads of tiles,
  * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32,
  * and dot on the matrix unit: its operands are spilled to copies that ldmatrix
@@ -125,7 +125,7 @@ static bool scalar_ok(Lower *L, TirBlock *b, Expr *x) {
     int bk = x->u.call.builtin;
     if (x->u.call.cast == T_NONE && bk == B_SUM) return b ? hoist_sum(L, b, x) : fail(L, "sum() in a while condition");
     if (x->u.call.cast == T_NONE && bk != B_CDIV && bk != B_WHERE && builtin_class[bk] != BC_MATH1 &&
-        builtin_class[bk] != BC_MATH2)
+        builtin_class[bk] != BC_MATH2 && builtin_class[bk] != BC_RANDOM)
       return fail(L, "a reduction or tile function in a scalar expression");
     for (int i = 0; i < x->u.call.nargs; i++)
       if (!scalar_ok(L, b, x->u.call.args[i])) return false;
@@ -525,7 +525,8 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     return hoist_load(L, b, x, x, NULL);
   case E_CALL: {
     int bk = x->u.call.builtin;
-    if (x->u.call.cast != T_NONE || builtin_class[bk] == BC_MATH1 || builtin_class[bk] == BC_MATH2 || bk == B_WHERE) {
+    if (x->u.call.cast != T_NONE || builtin_class[bk] == BC_MATH1 || builtin_class[bk] == BC_MATH2 ||
+        builtin_class[bk] == BC_RANDOM || bk == B_WHERE) {
       for (int i = 0; i < x->u.call.nargs; i++)
         if (!hoist(L, b, x->u.call.args[i])) return false;
       return true;

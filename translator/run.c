@@ -167,6 +167,12 @@ static int bind_scalar(const RunOpts *o, Sym *p, Scalar *v, double *dv) {
   if (errno || end == s || *end) return fail("scalar %s=%s: expected a number", p->name, s);
   if (elem_is_int(p->ty.elem) && d != floor(d)) return fail("scalar %s=%s: %s takes an integer", p->name, s, elem_names[p->ty.elem]);
   *dv = d;
+  /* an integer literal is taken exactly: an i64 (a rand() seed, say) may need all 64 bits */
+  int64_t iv;
+  if (p->ty.elem == T_I64 && parse_int(s, &iv)) {
+    v->i64 = (long long)iv;
+    return 0;
+  }
   switch (p->ty.elem) {
   case T_F32: v->f32 = (float)d; break;
   case T_F64: v->f64 = d; break;

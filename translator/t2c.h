@@ -180,7 +180,7 @@ typedef enum BuiltinKind {
 #undef X
   B_COUNT
 } BuiltinKind;
-typedef enum BuiltinClass { BC_MATH1, BC_MATH2, BC_RED, BC_SUM, BC_OTHER } BuiltinClass;
+typedef enum BuiltinClass { BC_MATH1, BC_MATH2, BC_RED, BC_SUM, BC_RANDOM, BC_OTHER } BuiltinClass;
 extern const char *const builtin_names[B_COUNT];
 extern const int builtin_nargs[B_COUNT];
 extern const BuiltinClass builtin_class[B_COUNT];

@@ -94,6 +94,62 @@ T2C_DEVICE unsigned char abs(unsigned char x) { return x; }
 template <typename T> T2C_DEVICE T min(T a, T b) { return b < a ? b : a; }
 template <typename T> T2C_DEVICE T max(T a, T b) { return a < b ? b : a; }
 
+// ---- random numbers: rand, randn, randint(seed, off). Philox4x32-10 (Salmon,
+// Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC11),
+// exactly as Random123's philox4x32 defines it: integer code only, so the GPU
+// and the CPU backend give the same words bit for bit (tests/sim checks them
+// against Random123's known-answer vectors).
+struct Philox4x32 {
+  unsigned w[4];
+};
+// The high 32 bits of a * b: __umulhi on the GPU, a 64-bit product elsewhere.
+T2C_DEVICE unsigned mulhi32(unsigned a, unsigned b) {
+#ifdef __CUDA_ARCH__
+  return __umulhi(a, b);
+#else
+  return (unsigned)(((unsigned long long)a * b) >> 32);
+#endif
+}
+// Ten rounds on counter (c0, c1, c2, c3) with key (k0, k1); the key is bumped
+// by the Weyl constants before rounds 2 to 10.
+T2C_DEVICE Philox4x32 philox4x32_10(unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned k0, unsigned k1) {
+#pragma unroll
+  for (int r = 0; r < 10; r++) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const unsigned lo0 = 0xD2511F53u * c0, hi0 = mulhi32(0xD2511F53u, c0);
+    const unsigned lo1 = 0xCD9E8D57u * c2, hi1 = mulhi32(0xCD9E8D57u, c2);
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+  }
+  Philox4x32 r = {{c0, c1, c2, c3}};
+  return r;
+}
+// The words of element off: counter (off, 0, 0, 0), key (seed's low 32 bits,
+// its high 32 bits). An i32 seed arrives sign-extended; an i32 off as its bits.
+T2C_DEVICE Philox4x32 philox_at(long long seed, unsigned off) {
+  const unsigned long long s = (unsigned long long)seed;
+  return philox4x32_10(off, 0u, 0u, 0u, (unsigned)s, (unsigned)(s >> 32));
+}
+// w >> 8 as a float in [0, 1): 24 bits times 2^-24, both exact.
+T2C_DEVICE float u01_24(unsigned w) { return (float)(w >> 8) * 5.9604644775390625e-08f; }
+T2C_DEVICE unsigned randint(long long seed, unsigned off) { return philox_at(seed, off).w[0]; }
+T2C_DEVICE float rand(long long seed, unsigned off) { return u01_24(philox_at(seed, off).w[0]); }
+// Box-Muller on the first two words, in f32: u1 in (0, 1] keeps log finite.
+// logf, sqrtf and cosf are the GPU's (1, 0 and 2 ulp) or the host's libm in
+// the CPU backend, so randn may differ between them by a few ulp; the words
+// and rand never do.
+T2C_DEVICE float randn(long long seed, unsigned off) {
+  const Philox4x32 p = philox_at(seed, off);
+  const float u1 = (float)((p.w[0] >> 8) + 1u) * 5.9604644775390625e-08f;
+  const float u2 = u01_24(p.w[1]);
+  return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+}
+
 // ---- warp folds: every lane of each run of W lanes gets the run's result.
 // W is a power of two <= 32; the runs are aligned (lanes k*W .. k*W+W-1).
 template <int W, typename T> T2C_DEVICE T fold_sum(T v) {

@@ -98,21 +98,22 @@ double round_dt(Dt dt, double x) {
   case I32: return (double)(int32_t)x;
   case I8: return (double)(int8_t)x;
   case U8: return (double)(uint8_t)x;
+  case U32: return (double)(uint32_t)x;
   }
   return x;
 }
 
 static const char *descr(Dt dt) {
-  static const char *d[] = {"<f4", "<f2", "<u2", "<f8", "<i4", "|i1", "|u1"};
+  static const char *d[] = {"<f4", "<f2", "<u2", "<f8", "<i4", "|i1", "|u1", "<u4"};
   return d[dt];
 }
 static const char *dtname(Dt dt) {
-  static const char *d[] = {"f32", "f16", "bf16", "f64", "i32", "i8", "u8"};
+  static const char *d[] = {"f32", "f16", "bf16", "f64", "i32", "i8", "u8", "u32"};
   return d[dt];
 }
-static bool is_int(Dt dt) { return dt == I32 || dt == I8 || dt == U8; }
+static bool is_int(Dt dt) { return dt == I32 || dt == I8 || dt == U8 || dt == U32; }
 static double default_tol(Dt dt) { return dt == F16 || dt == BF16 ? 1e-2 : dt == F32 ? 1e-5 : dt == F64 ? 1e-12 : 0; }
-static double int_poison(Dt dt) { return dt == I32 ? POISON_INT : dt == I8 ? 0x7f : 0xff; }
+static double int_poison(Dt dt) { return dt == I32 ? POISON_INT : dt == I8 ? 0x7f : dt == U8 ? 0xff : 0xffffffffu; }
 
 /* ------------------------------------------------------------ calls */
 
@@ -191,6 +192,7 @@ static int write_ten(const char *path, const Ten *t, const double *vals, char *e
     case I32: { int32_t v = (int32_t)x; memcpy(p, &v, 4); break; }
     case I8: { int8_t v = (int8_t)x; memcpy(p, &v, 1); break; }
     case U8: { uint8_t v = (uint8_t)x; memcpy(p, &v, 1); break; }
+    case U32: { uint32_t v = (uint32_t)x; memcpy(p, &v, 4); break; }
     }
   }
   int st = npy_write(path, &a, err, n);
@@ -222,6 +224,7 @@ static int read_ten(const char *path, Ten *t, char *err, size_t n) {
     case I32: { int32_t v; memcpy(&v, p, 4); x = v; break; }
     case I8: { int8_t v; memcpy(&v, p, 1); x = v; break; }
     case U8: { uint8_t v; memcpy(&v, p, 1); x = v; break; }
+    case U32: { uint32_t v; memcpy(&v, p, 4); x = v; break; }
     }
     if (is_int(t->dt) && x == int_poison(t->dt)) x = NAN;
     t->v[i] = x;
@@ -362,7 +365,7 @@ bool call_check(Call *c, const char *test, const char *label) {
       continue;
     }
     double num = 0, den = 0, amax = 0;
-    long long unwritten = 0, overwritten = 0, wrongint = 0, infbad = 0, first = -1;
+    long long unwritten = 0, overwritten = 0, wrongint = 0, infbad = 0, elembad = 0, first = -1;
     for (long long k = 0; k < t->n; k++) {
       double r = t->ref[k], y = t->v[k];
       if (isnan(r)) {
@@ -372,13 +375,14 @@ bool call_check(Call *c, const char *test, const char *label) {
       if (isnan(y)) { unwritten++; if (first < 0) first = k; continue; }
       if (isinf(r)) { if (y != r) { infbad++; if (first < 0) first = k; } continue; }
       if (is_int(t->dt) && y != r) { wrongint++; if (first < 0) first = k; }
+      if (t->etol > 0 && fabs(y - r) > t->etol * (1 + fabs(r))) { elembad++; if (first < 0) first = k; }
       num += (y - r) * (y - r);
       den += r * r;
       if (fabs(y - r) > amax) amax = fabs(y - r);
     }
     double e = den > 0 ? sqrt(num / den) : sqrt(num);
     double tol = t->tol >= 0 ? t->tol : default_tol(t->dt);
-    bool tok = !(e > tol) && !unwritten && !overwritten && !wrongint && !infbad;
+    bool tok = !(e > tol) && !unwritten && !overwritten && !wrongint && !infbad && !elembad;
     if (e > worst) worst = e;
     if (!tok) {
       ok = false;
@@ -387,6 +391,8 @@ bool call_check(Call *c, const char *test, const char *label) {
       if (overwritten) dl += (size_t)snprintf(detail + dl, sizeof detail - dl, ", %lld written outside the region", overwritten);
       if (wrongint) dl += (size_t)snprintf(detail + dl, sizeof detail - dl, ", %lld ints differ", wrongint);
       if (infbad) dl += (size_t)snprintf(detail + dl, sizeof detail - dl, ", %lld infinities differ", infbad);
+      if (elembad)
+        dl += (size_t)snprintf(detail + dl, sizeof detail - dl, ", %lld elements beyond %.0e * (1 + |ref|)", elembad, t->etol);
       if (first >= 0)
         dl += (size_t)snprintf(detail + dl, sizeof detail - dl, "; first at flat index %lld: got %.9g, want %.9g", first, t->v[first], t->ref[first]);
       dl += (size_t)snprintf(detail + dl, sizeof detail - dl, ";");

@@ -10,7 +10,8 @@
  *
  *   - floats: relative-norm error ||y - ref|| / ||ref|| over the elements the
  *     kernel must write, at most 1e-5 for f32/f64 and 1e-2 for f16/bf16 (a
- *     test may set its own tolerance, e.g. 0 for exact casts);
+ *     test may set its own tolerance, e.g. 0 for exact casts), and, when the
+ *     test sets etol, every element within etol * (1 + |ref|);
  *   - integers: exact;
  *   - an element whose reference is NaN must still hold its poison (the
  *     kernel must not write it); any other element that is NaN (poison left
@@ -26,9 +27,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum Dt { F32, F16, BF16, F64, I32, I8, U8 } Dt;
+typedef enum Dt { F32, F16, BF16, F64, I32, I8, U8, U32 } Dt;
 
-#define POISON_INT 0x7fffffff /* the poison of an i32 output; i8/u8 outputs use 0x7f / 0xff */
+#define POISON_INT 0x7fffffff /* the poison of an i32 output; i8/u8/u32 outputs use 0x7f / 0xff / 0xffffffff */
 #define MAXT 16
 #define MAXA 16
 
@@ -42,6 +43,7 @@ typedef struct Ten {
   double *init; /* outputs: initial contents (NaN = poison); NULL = all poison */
   double *ref;  /* outputs: the expected values (NaN = must stay poison) */
   double tol;   /* relative-norm tolerance; < 0: the dtype's default */
+  double etol;  /* > 0: also every element within etol * (1 + |ref|) of its reference */
   bool out;     /* the kernel writes it */
 } Ten;
 

@@ -446,6 +446,101 @@ static void t_math(Tally *T) {
   }
 }
 
+/* ------------------------------------------------------------ random numbers */
+
+/* Philox4x32-10, written here from the paper (Salmon, Moraes, Dror, Shaw, "Parallel
+ * random numbers: as easy as 1, 2, 3", SC11) apart from rt.cuh's: the products as
+ * 64-bit numbers, the key of round i computed as key + i * (W0, W1). */
+static void philox_ref(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
+  uint32_t x[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+  for (uint32_t i = 0; i < 10; i++) {
+    uint32_t k0 = key[0] + i * 0x9E3779B9u, k1 = key[1] + i * 0xBB67AE85u;
+    uint64_t p0 = (uint64_t)0xD2511F53u * x[0], p1 = (uint64_t)0xCD9E8D57u * x[2];
+    uint32_t y[4] = {(uint32_t)(p1 >> 32) ^ x[1] ^ k0, (uint32_t)p1, (uint32_t)(p0 >> 32) ^ x[3] ^ k1, (uint32_t)p0};
+    memcpy(x, y, sizeof x);
+  }
+  memcpy(out, x, sizeof x);
+}
+
+/* The reference itself against known answers: Random123 1.07, examples/kat_vectors
+ * (as tests/sim/driver.c cites them). */
+static bool philox_ref_kat(void) {
+  static const uint32_t kat[3][10] = {
+      {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+      {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+      {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1},
+  };
+  for (int v = 0; v < 3; v++) {
+    uint32_t o[4];
+    philox_ref(kat[v], kat[v] + 4, o);
+    if (memcmp(o, kat[v] + 6, sizeof o) != 0) return false;
+  }
+  return true;
+}
+
+/* randint, rand and randn (LANGUAGE.md section 7) of element off: counter (off, 0, 0, 0),
+ * key (seed low, seed high); randn in double from the words */
+static void rand_ref(int64_t seed, uint32_t off, double *ri, double *ru, double *rn) {
+  const uint32_t ctr[4] = {off, 0, 0, 0}, key[2] = {(uint32_t)seed, (uint32_t)((uint64_t)seed >> 32)};
+  uint32_t w[4];
+  philox_ref(ctr, key, w);
+  *ri = w[0];
+  *ru = (w[0] >> 8) / 16777216.0;
+  double u1 = ((w[0] >> 8) + 1) / 16777216.0, u2 = (w[1] >> 8) / 16777216.0;
+  *rn = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* The float math of randn (logf, sqrtf, cosf of f32 arguments) against the double
+ * reference: within 1e-5 * (1 + |ref|) for every element; randint and rand exactly. */
+#define RANDN_ETOL 1e-5
+
+/* One kernel of rand.tl / rand_shared.tl at M x N: off = base + i * N + j. */
+static bool rand_case(const char *tl, const char *kernel, int M, int N, int64_t seed, int32_t base, bool scalars) {
+  Call k;
+  call_init(&k, tl, kernel);
+  Ten *W = call_out(&k, "W", U32, 2, SHAPE(M, N));
+  Ten *U = call_out(&k, "U", F32, 2, SHAPE(M, N));
+  Ten *G = call_out(&k, "G", F32, 2, SHAPE(M, N));
+  U->tol = 0;
+  G->etol = RANDN_ETOL;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++)
+      rand_ref(seed, (uint32_t)base + (uint32_t)(i * N + j), &R2(W, i, j), &R2(U, i, j), &R2(G, i, j));
+  if (scalars) {
+    Ten *V = call_out(&k, "V", U32, 1, SHAPE(1));
+    Ten *R = call_out(&k, "R", F32, 1, SHAPE(2));
+    R->etol = RANDN_ETOL;
+    rand_ref(seed, (uint32_t)base - 1, &V->ref[0], &R->ref[0], &R->ref[1]);
+  }
+  call_arg(&k, "seed=%lld", (long long)seed);
+  call_arg(&k, "base=%d", base);
+  char l[96];
+  label(l, sizeof l, "M=%d N=%d seed=%lld base=%d", M, N, (long long)seed, base);
+  bool ok = call_check(&k, kernel, l);
+  call_free(&k);
+  return ok;
+}
+
+static void t_rand(Tally *T) {
+  if (!philox_ref_kat()) {
+    printf("  %-26s %-34s %-11s FAIL  the test's own Philox4x32-10 misses Random123's known answers\n", "rand", "-", "-");
+    CHECK(T, false);
+    return;
+  }
+  static const struct { int M, N; int64_t seed; int32_t base; } c[] = {
+      {37, 1000, 0x0123456789abcdefLL, 0}, {16, 64, 0, 0}, {3, 5, -1, -2147483000},
+      {1, 1, 42, 2147483000}, {20, 129, -81985529216486895LL, -64},
+  };
+  for (int i = 0; i < 5; i++)
+    CHECK(T, rand_case("rand.tl", "rand_regs", c[i].M, c[i].N, c[i].seed, c[i].base, true));
+  /* an i32 seed: negative ones sign-extend to the 64-bit key */
+  static const struct { int M, N; int32_t seed, base; } d[] = {
+      {37, 1000, 7, 0}, {32, 96, -5, 1 << 20}, {3, 5, -2147483647 - 1, -2147483000}, {65, 97, 123456789, -100},
+  };
+  for (int i = 0; i < 4; i++)
+    CHECK(T, rand_case("rand_shared.tl", "rand_shared", d[i].M, d[i].N, d[i].seed, d[i].base, false));
+}
+
 static void t_casts(Tally *T) {
   static const int Ns[] = {1000, 128, 3};
   for (int c = 0; c < 3; c++) {
@@ -1765,6 +1860,7 @@ static const Test tests[] = {
     {"elementwise_f32", t_ew_f32},
     {"elementwise_i32", t_ew_i32},
     {"math_f32", t_math},
+    {"rand_randn_randint", t_rand},
     {"casts", t_casts},
     {"neg_literal", t_neg_literal},
     {"name_c0", t_name_c0},

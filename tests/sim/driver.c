@@ -361,6 +361,48 @@ static void test_mathfns(void) {
   }
 }
 
+/* Philox4x32-10 known answers (counter[4], key[2] -> out[4]). The first three are
+ * Random123 1.07's examples/kat_vectors, lines 27-29 (D. E. Shaw Research;
+ * mirrored at github.com/girving/random123-manual, commit 35ff9a5); the rest its
+ * examples/old_kat_vectors, lines 98, 111, 124, 137 and 146, which vary one key word. */
+static const uint32_t philox_kats[][10] = {
+    {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+    {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+    {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1},
+    {1, 0, 0, 0, 1, 0, 0xac08141b, 0xdfc5ccbe, 0x79c07a47, 0xa7f66093},
+    {1, 0, 0, 0, 0, 1, 0xccf3076a, 0x6306f434, 0xbea71965, 0xd96fe48a},
+    {1, 0, 0, 0, 0, 0xffffffff, 0x473ab778, 0x330bacc0, 0xacd5fc9a, 0x5ede76b3},
+    {1, 0, 0, 0, 0, 0x80000000, 0xe29b9f84, 0x2903d316, 0x42a1f56f, 0x1ad02eab},
+    {0, 0, 0, 0x80000000, 0, 0x80000000, 0xf7a0b371, 0xe51dc93d, 0x56ce135d, 0x1d4b5580},
+};
+
+/* The words bit for bit; where the counter is (off, 0, 0, 0), randint(seed, off) is
+ * the first word, rand its top 24 bits times 2^-24 (exactly), randn Box-Muller on
+ * the first two words (f32 math against double: within 1e-5 * (1 + |r|)). */
+static void test_philox_kat(void) {
+  enum { NV = (int)(sizeof philox_kats / sizeof philox_kats[0]) };
+  uint32_t k[NV * 6], o[NV * 5];
+  float f[NV * 2];
+  for (int v = 0; v < NV; v++) memcpy(&k[6 * v], philox_kats[v], 6 * sizeof(uint32_t));
+  T2cSimTensor tk = tensor(k, NV * 6, 4, "K"), to = tensor(o, NV * 5, 4, "O"), tf = tensor(f, NV * 2, 4, "F");
+  int n = NV;
+  void *args[] = {&tk, &to, &tf, &n};
+  Run r = {"philox_kat", {1, 1, 1}, 32, 0, 1};
+  char err[ERRLEN];
+  if (!expect_ok("philox_kat", launch(&r, args, 4, 6, err), err)) return;
+  for (int v = 0; v < NV; v++) {
+    const uint32_t *want = philox_kats[v] + 6;
+    for (int i = 0; i < 4; i++)
+      if (o[5 * v + i] != want[i]) fail("philox_kat", "vector %d word %d = %08x, want %08x", v, i, o[5 * v + i], want[i]);
+    if (philox_kats[v][1] | philox_kats[v][2] | philox_kats[v][3]) continue;
+    double u = (want[0] >> 8) / 16777216.0, u1 = ((want[0] >> 8) + 1) / 16777216.0, u2 = (want[1] >> 8) / 16777216.0;
+    double g = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+    if (o[5 * v + 4] != want[0]) fail("philox_kat", "vector %d: randint = %08x, want %08x", v, o[5 * v + 4], want[0]);
+    if (f[2 * v] != u) fail("philox_kat", "vector %d: rand = %.9g, want %.9g", v, f[2 * v], u);
+    if (fabs(f[2 * v + 1] - g) > 1e-5 * (1 + fabs(g))) fail("philox_kat", "vector %d: randn = %.9g, want %.9g", v, f[2 * v + 1], g);
+  }
+}
+
 /* ---- planted bugs */
 static void test_race(void) {
   int n = 256;
@@ -828,6 +870,7 @@ int main(int argc, char **argv) {
   test_block_sum();
   test_dyn_rotate();
   test_mathfns();
+  test_philox_kat();
   test_race();
   test_oob();
   test_divergence();

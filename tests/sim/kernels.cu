@@ -334,6 +334,30 @@ static void t2c_sim_tramp_mathfns(void *const *a) {
 }
 T2C_SIM_REGISTER(mathfns, t2c_sim_tramp_mathfns)
 
+// rt.cuh's Philox4x32-10, one vector per thread: K holds each vector's counter
+// (4 words) and key (2 words), O gets the 4 output words, then randint of the
+// vector's first counter word with the key as the seed; F gets rand and randn
+// of the same. The driver checks them against Random123's known answers.
+extern "C" __global__ void __launch_bounds__(32)
+philox_kat(t2c_sim::tensor<const unsigned> K, t2c_sim::tensor<unsigned> O, t2c_sim::tensor<float> F, int n)
+{
+  const int v = threadIdx.x;
+  if (v < n) {
+    const t2c::Philox4x32 p = t2c::philox4x32_10(K[6 * v], K[6 * v + 1], K[6 * v + 2], K[6 * v + 3], K[6 * v + 4], K[6 * v + 5]);
+    for (int i = 0; i < 4; i++) O[5 * v + i] = p.w[i];
+    const long long seed = (long long)((unsigned long long)K[6 * v + 5] << 32 | K[6 * v + 4]);
+    O[5 * v + 4] = t2c::randint(seed, K[6 * v]);
+    F[2 * v] = t2c::rand(seed, K[6 * v]);
+    F[2 * v + 1] = t2c::randn(seed, K[6 * v]);
+  }
+}
+static void t2c_sim_tramp_philox_kat(void *const *a) {
+  philox_kat(t2c_sim::tensor<const unsigned>(static_cast<const T2cSimTensor *>(a[0])),
+             t2c_sim::tensor<unsigned>(static_cast<const T2cSimTensor *>(a[1])),
+             t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[2])), *static_cast<const int *>(a[3]));
+}
+T2C_SIM_REGISTER(philox_kat, t2c_sim_tramp_philox_kat)
+
 // PLANTED: recursion deep enough to overflow a thread's stack.
 static int deep(int n) {
   volatile char buf[4096];

@@ -2,6 +2,7 @@
 // Calls every tensor-core and cp.async helper of rt.cuh, so the PTX for
 // sm_80/sm_90 must hold mma.sync.aligned.m16n8k16, ldmatrix and cp.async.
 // With -DT2C_NO_CALLS it calls none, and must compile for sm_75 too.
+// rand_all calls the random-number helpers (on every target).
 #include <tile2cu/rt.cuh>
 
 extern "C" __global__ void __launch_bounds__(32)
@@ -36,4 +37,15 @@ tc_all(const __half *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float 
 #else
   O[threadIdx.x] = (float)n;
 #endif
+}
+
+// rand, randn, randint and the Philox4x32-10 they share: __umulhi on the device
+// (mul.hi.u32 in the PTX), the same words as the CPU backend's 64-bit products.
+extern "C" __global__ void __launch_bounds__(32)
+rand_all(const unsigned *__restrict__ K, unsigned *__restrict__ W, float *__restrict__ F, long long seed)
+{
+  const int i = threadIdx.x;
+  const t2c::Philox4x32 p = t2c::philox4x32_10(K[i], K[i + 32], 0u, 0u, K[64], K[65]);
+  W[i] = p.w[0] ^ p.w[1] ^ p.w[2] ^ p.w[3] ^ t2c::randint(seed, i);
+  F[i] = t2c::rand(seed, K[i]) + t2c::randn((int)K[66], -i);
 }

@@ -178,6 +178,33 @@ Test(check, casts_and_index_tiles, .fini = ck_teardown) {
   ck_type(&w->u.call.args[0]->ty, T_BOOL, 2, 64, 64);
 }
 
+Test(check, random_numbers_take_the_shape_of_the_offset, .fini = ck_teardown) {
+  Program *p = ck_ok_src("kernel k(O: tensor<f32>[16, 64], s: i32, t: i64) {\n"
+                         "  var off = rows(16, 64) * 64 + cols(16, 64)\n"
+                         "  var a = rand(t, off)\n"
+                         "  var b = randint(s, u32(off))\n"
+                         "  var c = randn(12345678901, 7)\n"
+                         "  O[0 :+ 16, 0 :+ 64] = a + randn(s, off) + f32(b % u32(2)) + c\n"
+                         "}\n");
+  ck_type(&ck_var(p, 1)->ty, T_F32, 2, 16, 64);
+  ck_type(&ck_var(p, 2)->ty, T_U32, 2, 16, 64);
+  ck_type(&ck_var(p, 3)->ty, T_F32, 0, 0, 0);
+  cr_assert_not(ck_var(p, 3)->ty.untyped);
+}
+
+Test(check, random_number_misuse, .fini = ck_teardown) {
+  ck_error("kernel a(O: tensor<f32>[64], x: f32) {\n  O[0] = rand(1, x)\n}\n"
+           "kernel b(O: tensor<f32>[64], x: f32) {\n  O[0] = randn(x, 1)\n}\n"
+           "kernel c(O: tensor<u32>[64], s: u32) {\n  O[0] = randint(s, 1)\n}\n"
+           "kernel d(O: tensor<f32>[64], s: i64) {\n  O[0] = rand(s, true)\n}\n",
+           "t.tl:2:18: error: rand() offset must be i32 or u32 (a scalar or a tile), not f32");
+  const char *m = ck_messages();
+  cr_assert(strstr(m, "t.tl:5:16: error: randn() seed must be an i64 or i32 scalar, not f32"), "%s", m);
+  cr_assert(strstr(m, "t.tl:8:18: error: randint() seed must be an i64 or i32 scalar, not u32"), "%s", m);
+  cr_assert(strstr(m, "t.tl:11:18: error: rand() offset must be i32 or u32 (a scalar or a tile), not bool"), "%s", m);
+  cr_assert_eq(ck_diag.errors, 4, "%s", m);
+}
+
 /* ---- constants */
 
 Test(check, constant_folding, .fini = ck_teardown) {
