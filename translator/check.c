@@ -643,6 +643,35 @@ static bool check_random(Checker *C, Expr *e, BuiltinKind b) {
   return true;
 }
 
+/* cumsum(t) and cumsum(t, axis) (cumprod, cummax): axis 1, the default, runs
+ * along each row, axis 0 down each column, as NumPy's; a rank-1 tile has one
+ * axis, 0, and its scan runs along it. The result has t's type. */
+static bool check_scan(Checker *C, Expr *e, BuiltinKind b) {
+  Expr **args = e->u.call.args;
+  if (args[0]->ty.rank == 0 || !is_numeric(args[0]->ty.elem)) {
+    diag_error(C->d, args[0]->loc, "%s() needs a tile of numbers, not %s", builtin_names[b], type_str(C, &args[0]->ty));
+    return false;
+  }
+  if (e->u.call.nargs == 2) {
+    Expr *a = args[1];
+    int64_t ax = -1;
+    if (a->flags & EF_BADCONST) return false; /* already reported */
+    if (a->ty.rank != 0 || !elem_is_int(a->ty.elem) || !check_const_int(a, &ax) || (ax != 0 && ax != 1)) {
+      diag_error(C->d, a->loc, "the axis of %s() must be the constant 0 (down each column) or 1 (along each row)",
+                 builtin_names[b]);
+      return false;
+    }
+    if (args[0]->ty.rank == 1 && ax != 0) {
+      diag_error(C->d, a->loc, "a rank-1 tile has one axis, 0: %s(t) runs along it", builtin_names[b]);
+      return false;
+    }
+  }
+  e->ty = args[0]->ty;
+  settle(e);
+  ir_only(C, e->loc, arena_printf(C->a, "%s()", builtin_names[b]));
+  return true;
+}
+
 static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
   Expr **args = e->u.call.args;
   switch (builtin_class[b]) {
@@ -680,6 +709,18 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     if (b == B_ROWSUM || b == B_ROWMAX || b == B_ROWMIN) e->ty.dims[1] = 1;
     else e->ty.dims[0] = 1;
     return true;
+  case BC_ARG:
+    if (!need_rank2(C, e, args[0])) return false;
+    if (!is_numeric(args[0]->ty.elem)) {
+      diag_error(C->d, e->loc, "%s() needs numbers, not %s", builtin_names[b], type_str(C, &args[0]->ty));
+      return false;
+    }
+    e->ty = (Type){T_I32, 2, {args[0]->ty.dims[0], args[0]->ty.dims[1]}, false};
+    if (b == B_ROWARGMAX || b == B_ROWARGMIN) e->ty.dims[1] = 1;
+    else e->ty.dims[0] = 1;
+    ir_only(C, e->loc, arena_printf(C->a, "%s()", builtin_names[b]));
+    return true;
+  case BC_SCAN: return check_scan(C, e, b);
   case BC_SUM:
     if (args[0]->ty.rank == 0 || !is_numeric(args[0]->ty.elem)) {
       diag_error(C->d, e->loc, "sum() needs a tile of numbers, not %s", type_str(C, &args[0]->ty));
@@ -810,7 +851,11 @@ static bool check_call(Checker *C, Expr *e, int depth) {
   }
   if (b == B_RESHAPE) return check_reshape(C, e, depth);
   int want = b >= 0 ? builtin_nargs[b] : 1;
-  if (e->u.call.nargs != want) {
+  if (want < 0 && e->u.call.nargs != 1 && e->u.call.nargs != 2) { /* a scan: the axis is optional */
+    diag_error(C->d, e->u.call.name_loc, "%s() takes 1 or 2 arguments, not %d", n, e->u.call.nargs);
+    return false;
+  }
+  if (want >= 0 && e->u.call.nargs != want) {
     diag_error(C->d, e->u.call.name_loc, "%s() takes %d argument%s, not %d", n, want,
                want == 1 ? "" : "s", e->u.call.nargs);
     return false;

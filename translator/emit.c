@@ -466,6 +466,7 @@ static const char *ev_call(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) 
     return fmt(E, "t2c::%s(%s, %s)", builtin_names[b],
                ev(E, args[0], args[0]->ty.untyped ? T_I64 : args[0]->ty.elem, child_at(at, &x->ty, &args[0]->ty), pre),
                ev(E, args[1], args[1]->ty.elem, child_at(at, &x->ty, &args[1]->ty), pre));
+  case BC_ARG: case BC_SCAN: unreachable(); /* emit_program keeps such kernels out (Kernel.ir_only) */
   case BC_OTHER: break;
   }
   switch (b) {
@@ -2792,7 +2793,7 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
         continue;
       }
       const Kernel *k = p->kernels[i];
-      if (k->ir_only.line) { /* nor gathers, mixed ranks, reshape */
+      if (k->ir_only.line) { /* nor gathers, mixed ranks, reshape, arg-reductions, scans */
         diag_error(d, k->ir_only, "%s needs the tile IR, which does not lower kernel '%s' (%s)", k->ir_only_what, k->name,
                    why ? why : "?");
         continue;

@@ -512,13 +512,301 @@ static const char *fold_name(BuiltinKind b) {
   return b == B_ROWSUM ? "fold_sum" : b == B_ROWMAX ? "fold_max" : "fold_min";
 }
 
+/* ---- arg-reductions: dst holds the indices, its companion array dst_v the
+ * values (in the type they compare in), folded by t2c::argmax_step and
+ * t2c::fold_argmax<lc> (rt.cuh: NaN above every number, ties to the smaller index). */
+
+static bool arg_max(BuiltinKind b) { return b == B_ROWARGMAX || b == B_COLARGMAX; }
+
+/* The value that every element beats: padding positions hold it. */
+static const char *arg_none(Printer *P, BuiltinKind b, ElemType t) {
+  return F("t2c::%s<%s>()", arg_max(b) ? "lowest" : "greatest", ctype(t));
+}
+
+/* x of type t as the type an arg-reduction compares in. */
+static const char *as_acc(Printer *P, const char *x, ElemType t) {
+  ElemType a = tir_acc_type(t);
+  return a == t ? x : F("t2c::cvt<%s>(%s)", ctype(a), x);
+}
+
+static void argreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  int *started = ctx;
+  ElemType t = op->expr->ty.elem, a = tir_acc_type(t);
+  const char *i = F("%s[%d]", op->dst->cname, at.ir), *v = F("%s_v[%d]", op->dst->cname, at.ir);
+  const char *x = as_acc(P, strip(P, ex(P, op->expr, t, &at)), t), *c = col_of(P, at);
+  const char *m = col_padded(op->lay) ? F("%s < %d", c, op->lay->cols) : NULL;
+  if (m) x = F("(%s ? %s : %s)", m, x, arg_none(P, op->red, a));
+  if (!started[at.ir]) {
+    line(P, "%s = %s;", v, x);
+    line(P, "%s = %s;", i, c);
+  } else {
+    line(P, "t2c::%s_step(%s, %s, %s, %s);", arg_max(op->red) ? "argmax" : "argmin", v, i, x, c);
+  }
+  started[at.ir] = 1;
+}
+
 static void print_reduce(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   int *started = NEW_ARRAY(P->a, int, l->rr);
-  each_elem(P, op, l, false, reduce_elem, started);
-  if (l->lc > 1)
-    for (int ir = 0; ir < l->rr; ir++)
+  bool arg = builtin_class[op->red] == BC_ARG;
+  if (arg) line(P, "%s %s_v[%d];  // the values at those indices", ctype(tir_acc_type(op->expr->ty.elem)), op->dst->cname, l->rr);
+  each_elem(P, op, l, false, arg ? argreduce_elem : reduce_elem, started);
+  if (l->lc == 1) return;
+  for (int ir = 0; ir < l->rr; ir++) {
+    if (arg)
+      line(P, "t2c::fold_%s<%d>(%s_v[%d], %s[%d]);", arg_max(op->red) ? "argmax" : "argmin", l->lc, op->dst->cname, ir,
+           op->dst->cname, ir);
+    else
       line(P, "%s[%d] = t2c::%s<%d>(%s[%d]);", op->dst->cname, ir, fold_name(op->red), l->lc, op->dst->cname, ir);
+  }
+}
+
+/* An index kept in a scratch buffer of another type, read back. */
+static const char *stored_index(Printer *P, const TirBuf *f, const char *x) {
+  return f->elem == T_I32 ? x : F("t2c::cvt<int>(%s)", x);
+}
+
+/* An arg-reduction's partials across warps: buf[warp_c][row] holds a value,
+ * buf[wc + warp_c][row] its index (exact in the value's type: below 2^20). */
+static void print_arg_scratch(Printer *P, const TirOp *op, const char *half) {
+  const Layout *l = op->lay;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const char *fn = arg_max(op->red) ? "argmax" : "argmin";
+  for (int ir = 0; ir < l->rr; ir++) {
+    const char *row = row_of(P, (At){l, ir, 0, 0});
+    const char *rmask = row_padded(l) ? F("%s < %d", row, l->rows) : NULL;
+    const char *i = F("%s[%d]", op->dst->cname, ir), *v = F("%s_v[%d]", op->dst->cname, ir);
+    if (op->kind == TO_SCRATCH_WRITE) {
+      const char *c = l->lc == P->K->t->lanes ? "lane == 0" : l->lc > 1 ? F("lane %% %d == 0", l->lc) : NULL;
+      if (rmask) c = c ? F("%s && %s", c, rmask) : rmask;
+      const char *w = F("warp %% %d", l->wc);
+      const char *st = F("%s[%s(%s) * %d + %s] = %s; %s[%s(%d + %s) * %d + %s] = %s;", f->cname, half, w, l->rows, row,
+                         v, f->cname, half, l->wc, w, l->rows, row, f->elem == T_I32 ? i : F("t2c::cvt<%s>(%s)", ctype(f->elem), i));
+      if (c) line(P, "if (%s) { %s }", c, st);
+      else line(P, "%s", st);
+      continue;
+    }
+    if (rmask) {
+      line(P, "if (%s) {", rmask);
+      P->indent++;
+    }
+    line(P, "%s = %s[%s%s];", v, f->cname, half, row);
+    line(P, "%s = %s;", i, stored_index(P, f, F("%s[%s%d + %s]", f->cname, half, l->wc * l->rows, row)));
+    for (int w = 1; w < l->wc; w++)
+      line(P, "t2c::%s_step(%s, %s, %s[%s%d + %s], %s);", fn, v, i, f->cname, half, w * l->rows, row,
+           stored_index(P, f, F("%s[%s%d + %s]", f->cname, half, (l->wc + w) * l->rows, row)));
+    if (rmask) {
+      P->indent--;
+      line(P, "}");
+    }
+  }
+}
+
+static void print_decl(Printer *P, const TirVar *v);
+
+/* ---- scans: in-thread over each run, t2c::scan_lanes over the lanes of a line,
+ * and, when a line spans warps, the run totals of every warp through scratch
+ * (TO_SCRATCH_WRITE, a barrier, TO_SCRATCH_READ). Order along a line is
+ * (segment, warp, lane, run): tir_scan_geom. */
+
+static const char *scan_op(Printer *P, BuiltinKind b, const char *x, const char *y) {
+  switch (b) {
+  case B_CUMSUM: return F("%s + %s", x, y);
+  case B_CUMPROD: return F("%s * %s", x, y);
+  case B_CUMMAX: return F("t2c::max_nan(%s, %s)", x, y);
+  default: unreachable();
+  }
+}
+
+static const char *scan_ident(Printer *P, BuiltinKind b, ElemType t) {
+  if (b == B_CUMMAX) return F("t2c::lowest<%s>()", ctype(t));
+  return emit_literal(P->a, t, false, b == B_CUMPROD, 0);
+}
+
+static const char *scan_functor(BuiltinKind b) {
+  return b == B_CUMSUM ? "t2c::Add()" : b == B_CUMPROD ? "t2c::Mul()" : "t2c::MaxNan()";
+}
+
+typedef struct Scan {
+  ScanGeom g;
+  ElemType acc;     /* the type it accumulates in */
+  const char *d;    /* the running values: dst, or its twin in acc */
+  const char *x, *t; /* per (line, segment): op over what comes before the thread's run, and the segment's total */
+  const char *id;
+} Scan;
+
+static Scan scan_of(Printer *P, const TirOp *op) {
+  Scan c = {tir_scan_geom(op), tir_acc_type(op->dst->elem), NULL, F("%s_x", op->dst->cname),
+            F("%s_t", op->dst->cname), NULL};
+  c.d = c.acc == op->dst->elem ? op->dst->cname : F("%s_a", op->dst->cname);
+  c.id = scan_ident(P, op->red, c.acc);
+  return c;
+}
+
+static At scan_at(const TirOp *op, int l, int s, int i) {
+  At at = {op->lay, 0, 0, 0};
+  tir_scan_at(op, l, s, i, &at.ir, &at.ic, &at.v);
+  return at;
+}
+
+/* Whether a thread's runs are only part of their line (other lanes, warps or repeats hold the rest). */
+static bool scan_split(const ScanGeom *g) { return g->lanes > 1 || g->warps > 1 || g->segs > 1; }
+
+/* Each element takes op over what comes before its run (x), then its type. */
+static void scan_finish(Printer *P, const TirOp *op, const Scan *c) {
+  const ScanGeom *g = &c->g;
+  for (int l = 0; l < g->lines; l++)
+    for (int s = 0; s < g->segs; s++)
+      for (int i = 0; i < g->inner; i++) {
+        int r = reg_of(op->lay, scan_at(op, l, s, i)), k = l * g->segs + s;
+        if (scan_split(g))
+          line(P, "%s[%d] = %s;", c->d, r, scan_op(P, op->red, F("%s[%d]", c->x, k), F("%s[%d]", c->d, r)));
+        if (c->acc != op->dst->elem)
+          line(P, "%s[%d] = t2c::cvt<%s>(%s[%d]);", op->dst->cname, r, ctype(op->dst->elem), c->d, r);
+      }
+}
+
+/* In-thread: each run scanned in registers (padding holds the identity). */
+static void scan_runs(Printer *P, const TirOp *op, const Scan *c) {
+  const ScanGeom *g = &c->g;
+  ElemType t = op->dst->elem;
+  for (int l = 0; l < g->lines; l++)
+    for (int s = 0; s < g->segs; s++)
+      for (int i = 0; i < g->inner; i++) {
+        At at = scan_at(op, l, s, i);
+        const char *v = as_acc(P, ex(P, op->expr, t, &at), t), *m = tile_mask(P, at);
+        if (m) v = F("(%s ? %s : %s)", m, strip(P, v), c->id);
+        int r = reg_of(op->lay, at);
+        if (i == 0) line(P, "%s[%d] = %s;", c->d, r, strip(P, v));
+        else line(P, "%s[%d] = %s;", c->d, r, scan_op(P, op->red, F("%s[%d]", c->d, reg_of(op->lay, scan_at(op, l, s, i - 1))), v));
+      }
+}
+
+static void print_scan(Printer *P, const TirOp *op) {
+  Scan c = scan_of(P, op);
+  const ScanGeom *g = &c.g;
+  print_decl(P, op->dst);
+  if (c.acc != op->dst->elem) line(P, "%s %s[%d];  // accumulated in %s", ctype(c.acc), c.d, layout_count(op->lay), elem_names[c.acc]);
+  scan_runs(P, op, &c);
+  if (!scan_split(g)) {
+    scan_finish(P, op, &c);
+    return;
+  }
+  int n = g->lines * g->segs;
+  bool totals = g->segs > 1 || g->warps > 1; /* a segment's total is needed after it, or by other warps */
+  if (totals)
+    line(P, "%s %s[%d], %s[%d];  // per line and repeat: what the lanes before hold, and all of them", ctype(c.acc),
+         c.x, n, c.t, n);
+  else
+    line(P, "%s %s[%d];  // per line: what the lanes before hold", ctype(c.acc), c.x, n);
+  for (int l = 0; l < g->lines; l++)
+    for (int s = 0; s < g->segs; s++) {
+      int k = l * g->segs + s, last = reg_of(op->lay, scan_at(op, l, s, g->inner - 1));
+      const char *t = totals ? F("%s[%d] = ", c.t, k) : "";
+      if (g->lanes > 1) {
+        line(P, "%s[%d] = %s[%d];", c.x, k, c.d, last);
+        line(P, "%st2c::scan_lanes<%d, %d>(lane, %s[%d], %s, %s);", t, g->lanes, g->stride, c.x, k, scan_functor(op->red),
+             c.id);
+      } else {
+        line(P, "%s[%d] = %s;", c.x, k, c.id);
+        line(P, "%s%s[%d];", t, c.d, last);
+      }
+    }
+  if (g->warps > 1) return; /* TO_SCRATCH_READ adds the warps before and finishes */
+  /* the repeats before each one: their totals */
+  for (int l = 0; l < g->lines; l++)
+    for (int s = 1; s < g->segs; s++) {
+      int k = l * g->segs + s;
+      line(P, "%s[%d] = %s;", c.x, k, scan_op(P, op->red, F("%s[%d]", c.t, k - 1), F("%s[%d]", c.x, k)));
+      if (s + 1 < g->segs)
+        line(P, "%s[%d] = %s;", c.t, k, scan_op(P, op->red, F("%s[%d]", c.t, k - 1), F("%s[%d]", c.t, k)));
+    }
+  scan_finish(P, op, &c);
+}
+
+/* The index of line l (its row, or column) in the whole value, plus k. */
+static const char *line_of(Printer *P, const TirOp *op, int l, int k) {
+  At at = scan_at(op, l, 0, 0);
+  const Layout *p = parent_of(op->lay);
+  if (op->lay->kind == LY_SLICE) return F("%d", k); /* one row or column */
+  if (op->axis == 1) return row_base_zero(p) ? F("%d", at.ir * p->lr * p->wr + k) : plus_k(P, F("t2c_r%d", p->id), at.ir * p->lr * p->wr + k);
+  int c = at.ic * p->lc * p->wc * p->vec + at.v + k;
+  return col_base_zero(p) ? F("%d", c) : plus_k(P, F("t2c_c%d", p->id), c);
+}
+
+/* Whether line l lies inside the value (NULL: always). */
+static const char *line_mask(Printer *P, const TirOp *op, int l) {
+  bool padded = op->axis == 1 ? row_padded(op->lay) : col_padded(op->lay);
+  return padded ? F("%s < %d", line_of(P, op, l, 0), tir_scan_geom(op).len) : NULL;
+}
+
+/* The first lane of each line writes its segment totals (one replica of a slice). */
+static void print_scan_totals(Printer *P, const TirOp *op, const Scan *c, const char *half, const char *me) {
+  const ScanGeom *g = &c->g;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const char *first = g->lanes == 1 ? NULL
+                      : g->stride > 1 ? F("lane < %d", g->stride)
+                      : g->lanes == P->K->t->lanes ? "lane == 0"
+                                                   : F("lane %% %d == 0", g->lanes);
+  first = and_then(P, first, replica_guard(P, op->lay));
+  if (first) line(P, "if (%s) {", first);
+  P->indent += first != NULL;
+  for (int l = 0; l < g->lines; l++) {
+    const char *m = line_mask(P, op, l);
+    if (m && g->segs > 1) line(P, "if (%s) {", m);
+    P->indent += m && g->segs > 1;
+    for (int s = 0; s < g->segs; s++) {
+      const char *st = F("%s[%s%s * %d + %s] = %s[%d];", f->cname, half, paren(P, me), f->cols,
+                         line_of(P, op, l, s * g->len), c->t, l * g->segs + s);
+      if (m && g->segs == 1) line(P, "if (%s) %s", m, st);
+      else line(P, "%s", st);
+    }
+    P->indent -= m && g->segs > 1;
+    if (m && g->segs > 1) line(P, "}");
+  }
+  P->indent -= first != NULL;
+  if (first) line(P, "}");
+}
+
+/* The run totals of every warp of a line: buf[warp][segment * len + line],
+ * written by the first lane of each line; each element then adds those of
+ * the warps before its own, and of the whole segments before its own. */
+static void print_scan_scratch(Printer *P, const TirOp *op, const char *half) {
+  Scan c = scan_of(P, op);
+  const ScanGeom *g = &c.g;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const Layout *p = parent_of(op->lay);
+  const char *me = op->axis == 1 ? (p->wr > 1 ? F("warp %% %d", p->wc) : "warp") : (p->wc > 1 ? F("warp / %d", p->wc) : "warp");
+  if (op->kind == TO_SCRATCH_WRITE) {
+    print_scan_totals(P, op, &c, half, me);
+    return;
+  }
+  for (int l = 0; l < g->lines; l++) {
+    const char *mask = line_mask(P, op, l);
+    if (mask) line(P, "if (%s) {", mask);
+    P->indent += mask != NULL;
+    const char *b = g->segs > 1 ? F("t2c_b%d", P->ctr++) : NULL;
+    if (b) line(P, "%s %s = %s;  // the repeats before", ctype(c.acc), b, c.id);
+    for (int s = 0; s < g->segs; s++) {
+      const char *x = F("%s[%d]", c.x, l * g->segs + s), *w = F("t2c_w%d", P->ctr++), *v = F("t2c_p%d", P->ctr++);
+      const char *at = F("%s[%s%s * %d + %s]", f->cname, half, w, f->cols, line_of(P, op, l, s * g->len));
+      if (s > 0) line(P, "%s = %s;", x, scan_op(P, op->red, b, x));
+      if (s + 1 == g->segs) { /* the last repeat: only the warps before this one */
+        line(P, "for (int %s = 0; %s < %s; ++%s) %s = %s;", w, w, me, w, x, scan_op(P, op->red, at, x));
+        continue;
+      }
+      line(P, "for (int %s = 0; %s < %d; ++%s) {", w, w, g->warps, w);
+      P->indent++;
+      line(P, "const %s %s = %s;", ctype(c.acc), v, at);
+      line(P, "if (%s < %s) %s = %s;", w, me, x, scan_op(P, op->red, v, x));
+      line(P, "%s = %s;", b, scan_op(P, op->red, b, v));
+      P->indent--;
+      line(P, "}");
+    }
+    P->indent -= mask != NULL;
+    if (mask) line(P, "}");
+  }
+  if (op->kind == TO_SCRATCH_READ) scan_finish(P, op, &c);
 }
 
 static void print_sum_scratch(Printer *P, const TirOp *op, const char *half) {
@@ -538,8 +826,10 @@ static void print_scratch(Printer *P, const TirOp *op) {
   const TirBuf *f = &P->K->bufs[op->buf];
   /* an alternating buffer: this turn's half */
   const char *half = f->alternating ? F("t2c_ph%d * %d + ", op->buf, f->rows * f->cols) : "";
-  if (op->red == B_SUM) {
-    print_sum_scratch(P, op, half);
+  if (op->red == B_SUM || builtin_class[op->red] == BC_ARG || builtin_class[op->red] == BC_SCAN) {
+    if (op->red == B_SUM) print_sum_scratch(P, op, half);
+    else if (builtin_class[op->red] == BC_ARG) print_arg_scratch(P, op, half);
+    else print_scan_scratch(P, op, half);
     if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
     return;
   }
@@ -596,6 +886,25 @@ static void print_spill(Printer *P, const TirOp *op) {
   bool runs = l->kind == LY_BLOCKED && l->vec > 1 && f->pitch % l->vec == 0 && !col_padded(l) &&
               l->vec * elem_bytes[f->elem] <= 16;
   each_elem(P, op, l, runs, spill_elem, &runs);
+}
+
+/* colargmax: the column's rows in order, from row 0. */
+static void colarg_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const char *c = col_of(P, at), *d = F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
+  const char *v = F("t2c_b%d", P->ctr++), *i = F("t2c_i%d", P->ctr++);
+  const char *m = col_padded(at.lay) ? F("%s < %d", c, f->cols) : NULL;
+  line(P, "%s = 0;", d);
+  if (m) line(P, "if (%s) {", m);
+  else line(P, "{");
+  P->indent++;
+  line(P, "%s %s = %s;", ctype(tir_acc_type(f->elem)), v, as_acc(P, F("%s[%s]", f->cname, c), f->elem));
+  if (f->rows > 1)
+    line(P, "for (int %s = 1; %s < %d; ++%s) t2c::%s_step(%s, %s, %s, %s);", i, i, f->rows, i,
+         arg_max(op->red) ? "argmax" : "argmin", v, d, as_acc(P, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c), f->elem), i);
+  P->indent--;
+  line(P, "}");
 }
 
 /* TO_COLREDUCE: each element of the result folds its column of the shared copy. */
@@ -907,8 +1216,9 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_DOT: print_dot(P, op); return;
   case TO_COLREDUCE:
     print_decl(P, op->dst);
-    each_elem(P, op, op->dst->layout, false, colreduce_elem, NULL);
+    each_elem(P, op, op->dst->layout, false, builtin_class[op->red] == BC_ARG ? colarg_elem : colreduce_elem, NULL);
     return;
+  case TO_SCAN: print_scan(P, op); return;
   case TO_SUM:
     print_decl(P, op->dst);
     print_sum(P, op);

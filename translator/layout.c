@@ -318,14 +318,16 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
     return;
   }
   if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), 1);
-  if (op->kind == TO_ASSIGN || op->kind == TO_LOAD) relate_leaf(K, op->dst, NULL, c);
-  if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE) leaves(K, op->expr, relate_leaf, c);
+  if (op->kind == TO_ASSIGN || op->kind == TO_LOAD || op->kind == TO_SCAN) relate_leaf(K, op->dst, NULL, c);
+  if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE || op->kind == TO_SCAN)
+    leaves(K, op->expr, relate_leaf, c);
   index_leaves(K, op, relate_leaf, c);
 }
 
 static void anchor_fn(TirKernel *K, TirOp *op, void *ctx) {
   int w = *(int *)ctx;
-  if ((op->kind == TO_REDUCE || op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_LOAD) &&
+  if ((op->kind == TO_REDUCE || op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_LOAD ||
+       op->kind == TO_SCAN) &&
       anchored(op->rows, op->cols))
     blocked(K, op->rows, op->cols, w);
 }
@@ -449,6 +451,15 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     op->lay = store_layout(K, op);
     break;
   case TO_SPILL: case TO_COLREDUCE: op->lay = op->dst->layout; return;
+  case TO_SCAN:
+    /* where its value is: a blocked layout, or one row or column of one (a slice) */
+    op->lay = op->dst->layout;
+    if (op->lay->kind == LY_SCALAR || (op->lay->kind == LY_SLICE ? op->lay->parent : op->lay)->mma) {
+      c->why = "a scan of a dot accumulator's layout (the mma fragments)";
+      return;
+    }
+    if (tir_scan_geom(op).lanes > 1) K->use_lane = true;
+    break;
   case TO_DOT:
     op->lay = op->dst->layout;
     if (op->lay->kind != LY_BLOCKED || !op->lay->mma) {
@@ -495,21 +506,49 @@ static bool registers_ok(TirKernel *K, const char **why) {
 
 /* ------------------------------------------------------------ scratch for reductions across warps */
 
+/* The scratch of a reduction across warps: a row reduction's partials [wc, rows]
+ * (an arg-reduction's values and then its indices, [2 * wc, rows], in the type
+ * it compares in: an index below 2^20, a tile's most elements, is exact in every
+ * one); sum()'s [warps, 1]; a scan's run totals [warps along a line, segments x
+ * lines] in the type it accumulates in. */
 static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
   if (K->nbufs == TIR_MAX_BUFS) return -1;
   TirBuf *f = &K->bufs[K->nbufs];
   int n = 0;
   for (int i = 0; i < K->nbufs; i++) n += K->bufs[i].spill_of == NULL && K->bufs[i].tensor == NULL;
   f->cname = arena_printf(K->a, "t2c_red%d", n);
-  f->what = arena_printf(K->a, "partials of %s at line %d, one %s per warp", builtin_names[op->red],
-                         op->stmt->loc.line, op->kind == TO_SUM ? "value" : "row");
+  bool arg = builtin_class[op->red] == BC_ARG;
+  const char *what = op->kind == TO_SUM ? "one value per warp"
+                     : op->kind == TO_SCAN ? "run totals, one row per warp"
+                     : arg ? "values, then indices, one row per warp" : "one row per warp";
+  f->what = arena_printf(K->a, "partials of %s at line %d, %s", builtin_names[op->red], op->stmt->loc.line, what);
   f->elem = op->dst->elem;
   f->rows = op->kind == TO_SUM ? K->ki->threads / K->t->lanes : op->lay->wc;
   f->cols = op->kind == TO_SUM ? 1 : op->rows;
+  if (arg) {
+    f->elem = tir_acc_type(op->expr->ty.elem);
+    f->rows *= 2;
+  }
+  if (op->kind == TO_SCAN) {
+    ScanGeom g = tir_scan_geom(op);
+    f->elem = tir_acc_type(op->dst->elem);
+    f->rows = g.warps;
+    f->cols = g.segs * g.len;
+  }
   f->pitch = f->cols;
   f->alternating = in_loop;
   f->bytes = (int64_t)f->rows * f->cols * elem_bytes[f->elem] * (in_loop ? 2 : 1);
   return K->nbufs++;
+}
+
+/* Whether op's reduction or scan spans warps, so that it needs a scratch buffer. */
+static bool across_warps(const TirKernel *K, const TirOp *op) {
+  switch (op->kind) {
+  case TO_SUM: return K->ki->threads > K->t->lanes;
+  case TO_REDUCE: return op->lay->wc > 1;
+  case TO_SCAN: return tir_scan_geom(op).warps > 1;
+  default: return false;
+  }
 }
 
 static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
@@ -519,14 +558,14 @@ static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
     vec_push(K->a, &out, op);
     int d = depth + (op->kind == TO_FOR || op->kind == TO_WHILE);
     if (!add_scratch(K, &op->body, d) || !add_scratch(K, &op->els, d)) return false;
-    bool sum = op->kind == TO_SUM && K->ki->threads > K->t->lanes;
-    if (!sum && (op->kind != TO_REDUCE || op->lay->wc == 1)) continue;
+    if (!across_warps(K, op)) continue;
     int bi = new_buf(K, op, depth > 0);
     if (bi < 0) return false;
     for (int k = 0; k < 2; k++) {
       TirOp *s = tir_new_op(K, NULL, k ? TO_SCRATCH_READ : TO_SCRATCH_WRITE, op->stmt);
       s->dst = op->dst;
       s->red = op->red;
+      s->axis = op->axis;
       s->lay = op->lay;
       s->rows = op->rows;
       s->cols = op->cols;
@@ -745,7 +784,7 @@ static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
     expr_reads(K, s->u.forr.hi, r);
     expr_reads(K, s->u.forr.step, r);
     return;
-  case TO_ASSIGN: case TO_REDUCE: case TO_STORE: case TO_LOAD:
+  case TO_ASSIGN: case TO_REDUCE: case TO_STORE: case TO_LOAD: case TO_SCAN:
     expr_reads(K, op->win[0], r);
     expr_reads(K, op->win[1], r);
     if (op->slice) {

@@ -3,10 +3,11 @@
  * Statements map to ops one to one, but for the parts of an expression that
  * are not elementwise, which are lowered first, into ops of their own:
  * - a tensor slice read becomes a TO_LOAD into a fresh value;
- * - a row reduction a TO_REDUCE into a fresh [rows, 1] value, sum() a TO_SUM
- *   into a fresh scalar;
+ * - a row reduction (rowargmax too) a TO_REDUCE into a fresh [rows, 1] value,
+ *   sum() a TO_SUM into a fresh scalar, a scan (cumsum) a TO_SCAN into a fresh
+ *   value of its operand's shape;
  * - a read of a tile at other threads' elements (transpose(t), t[i, j],
- *   t[a :+ m, b :+ n], colsum(t)) spills the value to its shared copy first
+ *   t[a :+ m, b :+ n], colsum(t), colargmax(t)) spills the value to its shared copy first
  *   (TO_SPILL, once per statement), and the expression then reads the copy
  *   (TirKernel.rkeys), or a TO_COLREDUCE folds its columns.
  * Fusion is the default: an elementwise intermediate is never a value.
@@ -16,6 +17,8 @@
  * every elementwise operator, cast, math function and rand/randn/randint, rows/cols/where,
  * writes of a tile through a window, transpose, element and sub-tile reads of tiles,
  * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32,
+ * the arg-reductions (rowargmax, colargmin, ...) and scans (cumsum, cumprod,
+ * cummax, along rows or columns) of every numeric type,
  * and dot on the matrix unit: its operands are spilled to copies that ldmatrix
  * reads (transpose(v) is read transposed, not copied twice), or, for a cast to
  * f16/bf16 of f32 values, computed in registers (TO_DOT). v = dot(..),
@@ -226,9 +229,12 @@ static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad)
   return lower_load(L, b, key, slice, pad, NULL);
 }
 
+/* An arg-reduction compares any numeric type (f16 and bf16 as f32: tir_acc_type). */
+static bool is_arg(const Expr *x) { return builtin_class[x->u.call.builtin] == BC_ARG; }
+
 static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  if (!reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
+  if (!is_arg(x) && !reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
   if (arg->ty.rank != 2) return fail(L, "a row reduction of a rank-1 tile");
   if (!hoist(L, b, arg)) return false;
   TirVar *v = tir_new_var(L->K, x->ty.elem, 2, arg->ty.dims[0], 1,
@@ -383,7 +389,7 @@ static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
 
 static bool hoist_colreduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  if (!reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
+  if (!is_arg(x) && !reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
   if (arg->ty.rank != 2) return fail(L, "a column reduction of a rank-1 tile");
   TirVar *v = value_of(L, b, arg);
   int bi = v ? spill(L, b, v, arena_printf(L->K->a, "%s() reads it across threads", builtin_names[x->u.call.builtin]))
@@ -398,6 +404,34 @@ static bool hoist_colreduce(Lower *L, TirBlock *b, Expr *x) {
   op->red = (BuiltinKind)x->u.call.builtin;
   op->rows = 1;
   op->cols = arg->ty.dims[1];
+  map_value(L, x, d);
+  return true;
+}
+
+/* cumsum(t, axis) (cumprod, cummax): a TO_SCAN into a fresh value of t's shape,
+ * run where t's values are (layout.c). A rank-1 tile [n] is [1, n]: its one axis
+ * is along the row. Along a dim of length 1 the scan is t itself. */
+static bool hoist_scan(Lower *L, TirBlock *b, Expr *x) {
+  Expr *arg = x->u.call.args[0];
+  int64_t axis = 1;
+  if (x->u.call.nargs == 2 && arg->ty.rank == 2) check_const_int(x->u.call.args[1], &axis);
+  int rows = arg->ty.rank == 2 ? arg->ty.dims[0] : 1, cols = arg->ty.rank == 2 ? arg->ty.dims[1] : arg->ty.dims[0];
+  if ((axis == 1 ? cols : rows) == 1) {
+    TirVar *v = value_of(L, b, arg);
+    if (v) map_value(L, x, v);
+    return v != NULL;
+  }
+  if (!hoist(L, b, arg)) return false;
+  TirVar *d = tir_new_var(L->K, x->ty.elem, arg->ty.rank, rows, cols,
+                          arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line));
+  d->cname = temp_name(L);
+  TirOp *op = op_new(L, b, TO_SCAN);
+  op->dst = d;
+  op->expr = arg;
+  op->red = (BuiltinKind)x->u.call.builtin;
+  op->axis = (int)axis;
+  op->rows = rows;
+  op->cols = cols;
   map_value(L, x, d);
   return true;
 }
@@ -534,8 +568,9 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     switch (bk) {
     case B_ROWS: case B_COLS: return true;
     case B_PAD: return hoist_load(L, b, x, x->u.call.args[0], x->u.call.args[1]);
-    case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: return hoist_reduce(L, b, x);
-    case B_COLSUM: case B_COLMAX: case B_COLMIN: return hoist_colreduce(L, b, x);
+    case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: case B_ROWARGMAX: case B_ROWARGMIN: return hoist_reduce(L, b, x);
+    case B_COLSUM: case B_COLMAX: case B_COLMIN: case B_COLARGMAX: case B_COLARGMIN: return hoist_colreduce(L, b, x);
+    case B_CUMSUM: case B_CUMPROD: case B_CUMMAX: return hoist_scan(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
     case B_RESHAPE: return hoist_reshape(L, b, x);
     case B_DOT: return dot_ok(L, x) && hoist_dot(L, b, x);
@@ -842,7 +877,7 @@ static bool lower_stmt(Lower *L, TirBlock *b, Stmt *s) {
   if (ok && L->td)
     for (int i = ops; i < b->ops.len; i++) {
       TirOpKind k = ((TirOp *)b->ops.items[i])->kind;
-      if (k == TO_SPILL || k == TO_SUM || k == TO_COLREDUCE || k == TO_REDUCE || k == TO_DOT)
+      if (k == TO_SPILL || k == TO_SUM || k == TO_COLREDUCE || k == TO_REDUCE || k == TO_DOT || k == TO_SCAN)
         return fail(L, "a tile read under thread-dependent control");
     }
   return ok;

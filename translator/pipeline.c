@@ -41,7 +41,8 @@ static bool invariant(const Expr *x, const Stmt *f) {
   case E_CALL:
     for (int i = 0; i < x->u.call.nargs; i++)
       if (!invariant(x->u.call.args[i], f)) return false;
-    return x->u.call.builtin != B_SUM && builtin_class[x->u.call.builtin] != BC_RED;
+    return x->u.call.builtin != B_SUM && builtin_class[x->u.call.builtin] != BC_RED &&
+           builtin_class[x->u.call.builtin] != BC_ARG && builtin_class[x->u.call.builtin] != BC_SCAN;
   default: return false;
   }
 }

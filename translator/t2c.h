@@ -180,7 +180,7 @@ typedef enum BuiltinKind {
 #undef X
   B_COUNT
 } BuiltinKind;
-typedef enum BuiltinClass { BC_MATH1, BC_MATH2, BC_RED, BC_SUM, BC_RANDOM, BC_OTHER } BuiltinClass;
+typedef enum BuiltinClass { BC_MATH1, BC_MATH2, BC_RED, BC_SUM, BC_RANDOM, BC_ARG, BC_SCAN, BC_OTHER } BuiltinClass;
 extern const char *const builtin_names[B_COUNT];
 extern const int builtin_nargs[B_COUNT];
 extern const BuiltinClass builtin_class[B_COUNT];
@@ -613,9 +613,17 @@ typedef enum TirOpKind {
   TO_DECL,          /* dst: a tile var's registers (its initial value follows) */
   TO_LOAD,          /* dst = slice (a tensor slice), or pad: elements outside read as pad */
   TO_ASSIGN,        /* dst op= expr, elementwise in dst's layout */
-  TO_REDUCE,        /* dst = red(expr) over lay's columns (dim 1) in-thread, then across lc lanes */
-  TO_SCRATCH_WRITE, /* the first lane of each row run writes dst into buf[warp_c][row] */
-  TO_SCRATCH_READ,  /* dst = red over the wc partials in buf */
+  TO_REDUCE,        /* dst = red(expr) over lay's columns (dim 1) in-thread, then across lc lanes;
+                       an arg-reduction (rowargmax) carries (value, index) pairs: dst holds the
+                       indices, the printer's companion array the values */
+  TO_SCRATCH_WRITE, /* the first lane of each row run writes dst into buf[warp_c][row] (an
+                       arg-reduction its value, then its index, in buf[wc + warp_c][row]); after a
+                       TO_SCAN, the first lane of each line's lane group its run totals */
+  TO_SCRATCH_READ,  /* dst = red over the wc partials in buf; after a TO_SCAN, each element adds
+                       the totals of the warps before its own */
+  TO_SCAN,          /* dst = red(expr), an inclusive scan along axis (1: each row, 0: each column),
+                       in lay: in-thread, across the lanes of a line (shuffles); across the warps
+                       of a line by the TO_SCRATCH_* that follow, when a line spans warps */
   TO_STORE,         /* slice op= expr, in lay; a slice of no kept dims is one element (thread 0 stores
                        it, or every thread that reaches it under thread-dependent control: td) */
   TO_SPILL,         /* buf = dst: every thread writes its elements of dst to dst's shared copy */
@@ -669,7 +677,8 @@ typedef struct TirOp {
   TokenKind op;          /* TK_ASSIGN or TK_*_ASSIGN */
   Expr *expr;            /* elementwise: its hoisted subexpressions are TirKernel.hoisted */
   Expr *slice, *pad;     /* TO_LOAD / TO_STORE */
-  BuiltinKind red;       /* TO_REDUCE, TO_SCRATCH_*, TO_COLREDUCE, TO_SUM: the reduction */
+  BuiltinKind red;       /* TO_REDUCE, TO_SCRATCH_*, TO_COLREDUCE, TO_SUM, TO_SCAN: the reduction or scan */
+  int axis;              /* TO_SCAN, and its TO_SCRATCH_*: 1 along each row, 0 down each column */
   Expr *win[2];          /* TO_ASSIGN to part of a tile, t[a :+ m, b :+ n] = e: the first row and
                             column of the window (NULL: 0, or no window when both NULL and !has_win) */
   int win_len[2];        /* its rows and columns (1 for an index) */
@@ -758,6 +767,25 @@ typedef struct TirKernel {
   bool use_lane, use_warp;
   const char *stage;     /* the last stage run */
 } TirKernel;
+
+/* How a scan (TO_SCAN) runs over its layout. Each thread holds `lines`
+ * independent lines (its rows, or its columns); along each, `segs` segments
+ * (the layout's repeats) of `inner` contiguous elements of its own (a run, or
+ * one element). In a segment, the lanes of a line (`lanes` of them, `stride`
+ * apart in the warp) come in order, and the warps (`warps` of them) before
+ * them: element order along a line is (segment, warp, lane, inner). `len`: the
+ * lines of the whole value (its rows or columns), the scratch's width. */
+typedef struct ScanGeom {
+  int lines, segs, inner;
+  int lanes, stride, warps;
+  int len;
+} ScanGeom;
+ScanGeom tir_scan_geom(const TirOp *op);
+/* An element (line l, segment s, inner i) of a scan as (ir, ic, v) of its layout. */
+void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v);
+/* The type a scan accumulates in and an arg-reduction compares in: f32 for f16
+ * and bf16, i32 for i8 and u8, the type itself otherwise. */
+ElemType tir_acc_type(ElemType t);
 
 TirVar *tir_new_var(TirKernel *K, ElemType elem, int rank, int rows, int cols, const char *what);
 TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s);

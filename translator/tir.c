@@ -57,6 +57,39 @@ Expr *tir_read_of(TirKernel *K, TirVar *v) {
   return x;
 }
 
+/* ------------------------------------------------------------ scans and arg-reductions */
+
+ElemType tir_acc_type(ElemType t) {
+  switch (t) {
+  case T_F16: case T_BF16: return T_F32;
+  case T_I8: case T_U8: return T_I32;
+  default: return t;
+  }
+}
+
+/* Along a row: the thread's rows are its lines, its repeats across are the
+ * segments, a run is the inner part, and lanes lc (adjacent) and warps wc lie
+ * along the line. Down a column: its columns are the lines (rc runs of vec),
+ * the repeats down are the segments, one element each, and lanes lr (lc apart)
+ * and warps wr lie along the line. A slice has one line: the value is one
+ * column ([rows, 1], dim 1) or one row ([1, cols], dim 0). */
+ScanGeom tir_scan_geom(const TirOp *op) {
+  const Layout *l = op->lay, *p = l->kind == LY_SLICE ? l->parent : l;
+  bool one_col = l->kind == LY_SLICE && l->dim == 1, one_row = l->kind == LY_SLICE && l->dim == 0;
+  if (op->axis == 1)
+    return (ScanGeom){one_row ? 1 : p->rr, p->rc, p->vec, p->lc, 1, p->wc, one_row ? 1 : p->rows};
+  return (ScanGeom){one_col ? 1 : p->rc * p->vec, p->rr, 1, p->lr, p->lc, p->wr, one_col ? 1 : p->cols};
+}
+
+void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v) {
+  const Layout *p = op->lay->kind == LY_SLICE ? op->lay->parent : op->lay;
+  if (op->axis == 1) {
+    *ir = l, *ic = s, *v = i;
+    return;
+  }
+  *ir = s, *ic = l / p->vec, *v = l % p->vec;
+}
+
 /* ------------------------------------------------------------ the register budget */
 
 /* Live ranges over the ops in program order: a value lives from its first to
@@ -215,7 +248,7 @@ static const char *op_names[] = {
   [TO_REDUCE] = "reduce", [TO_SCRATCH_WRITE] = "scratch_write", [TO_SCRATCH_READ] = "scratch_read",
   [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_DOT] = "dot",
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
-  [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy",
+  [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
   [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait",
 };
 
@@ -344,6 +377,11 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     buf_printf(&b, " = %s(", builtin_names[op->red]);
     expr_str(K, op->expr, &b);
     buf_puts(&b, ")");
+    break;
+  case TO_SCAN:
+    buf_printf(&b, " = %s(", builtin_names[op->red]);
+    expr_str(K, op->expr, &b);
+    buf_printf(&b, ") %s", op->axis == 1 ? "along rows" : "down columns");
     break;
   case TO_SPILL: buf_printf(&b, " -> %s", K->bufs[op->buf].cname); break;
   case TO_COLREDUCE: buf_printf(&b, " = %s(%s)", builtin_names[op->red], K->bufs[op->buf].cname); break;

@@ -167,6 +167,83 @@ template <int W, typename T> T2C_DEVICE T fold_min(T v) {
   return v;
 }
 
+// ---- NaN: x != x, which only a NaN is; false for integer types.
+template <typename T> T2C_DEVICE bool is_nan(T) { return false; }
+T2C_DEVICE bool is_nan(float x) { return x != x; }
+T2C_DEVICE bool is_nan(double x) { return x != x; }
+
+// ---- arg-reductions (rowargmax, colargmin, ...) fold (value, index) pairs in
+// the order where NaN is greater than every number (NaNs equal to each other)
+// and of equal values the smaller index comes first: argmax keeps the greatest
+// pair, argmin the least. f16 and bf16 values are compared as f32.
+// greatest<T>(): the greatest value of that order (NaN for floats), which
+// loses every argmin; lowest<T>() loses every argmax.
+template <typename T> T2C_DEVICE T greatest() { return highest<T>(); }
+template <> T2C_DEVICE float greatest<float>() { return __int_as_float(0x7fffffff); }
+template <> T2C_DEVICE double greatest<double>() { return __longlong_as_double(0x7fffffffffffffffLL); }
+// Whether (w, j) wins over (v, i): MAX for argmax, else argmin.
+template <bool MAX, typename T> T2C_DEVICE bool arg_wins(T w, int j, T v, int i) {
+  const bool wn = is_nan(w), vn = is_nan(v);
+  if (wn != vn) return MAX ? wn : vn;
+  if (!wn && w != v) return MAX ? v < w : w < v;
+  return j < i;
+}
+template <typename T> T2C_DEVICE void argmax_step(T &v, int &i, T w, int j) {
+  if (arg_wins<true>(w, j, v, i)) v = w, i = j;
+}
+template <typename T> T2C_DEVICE void argmin_step(T &v, int &i, T w, int j) {
+  if (arg_wins<false>(w, j, v, i)) v = w, i = j;
+}
+// Every lane of each run of W lanes gets the run's winning pair.
+template <int W, typename T> T2C_DEVICE void fold_argmax(T &v, int &i) {
+#pragma unroll
+  for (int off = W / 2; off > 0; off /= 2) {
+    const T w = __shfl_xor_sync(0xffffffffu, v, off);
+    const int j = __shfl_xor_sync(0xffffffffu, i, off);
+    argmax_step(v, i, w, j);
+  }
+}
+template <int W, typename T> T2C_DEVICE void fold_argmin(T &v, int &i) {
+#pragma unroll
+  for (int off = W / 2; off > 0; off /= 2) {
+    const T w = __shfl_xor_sync(0xffffffffu, v, off);
+    const int j = __shfl_xor_sync(0xffffffffu, i, off);
+    argmin_step(v, i, w, j);
+  }
+}
+
+// ---- scans (cumsum, cumprod, cummax): the operators, as functions and as
+// objects for scan_lanes. cummax propagates NaN: from the first NaN on, every
+// element is NaN (as NumPy's maximum.accumulate).
+template <typename T> T2C_DEVICE T max_nan(T a, T b) { return is_nan(a) ? a : is_nan(b) ? b : a < b ? b : a; }
+struct Add {
+  template <typename T> T2C_DEVICE T operator()(T a, T b) const { return a + b; }
+};
+struct Mul {
+  template <typename T> T2C_DEVICE T operator()(T a, T b) const { return a * b; }
+};
+struct MaxNan {
+  template <typename T> T2C_DEVICE T operator()(T a, T b) const { return max_nan(a, b); }
+};
+// A scan over the N lanes of a line that lie S lanes apart (N * S <= 32, both
+// powers of two; a line is the lanes of equal lane % S in one run of N * S):
+// v becomes op over the lanes before this one in its line (id for the first),
+// and the result is op over all N. A row of lc lanes is <lc, 1>, a column
+// across lr rows of lanes <lr, lc>.
+template <int N, int S, typename T, typename Op> T2C_DEVICE T scan_lanes(int lane, T &v, Op op, T id) {
+  const int k = lane / S % N;
+  T x = v;
+#pragma unroll
+  for (int off = 1; off < N; off *= 2) {
+    const T y = __shfl_up_sync(0xffffffffu, x, off * S);
+    if (k >= off) x = op(y, x);
+  }
+  const T total = __shfl_sync(0xffffffffu, x, lane + (N - 1 - k) * S);
+  const T before = __shfl_up_sync(0xffffffffu, x, S);
+  v = k == 0 ? id : before;
+  return total;
+}
+
 // ---- one thread's run of N contiguous elements of a tensor, moved by one
 // access (ld.global.v4 / st.global.v4 for 16 bytes). The address must be
 // aligned to the run's size: the kernel tests it at entry (t2c::aligned) and

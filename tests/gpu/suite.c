@@ -1841,6 +1841,157 @@ static void t_tile_loops(Tally *T) {
   }
 }
 
+/* ------------------------------------------------------------ arg-reductions and scans */
+
+/* The order of arg-reductions: NaN above every number, NaNs equal; -1, 0 or 1. */
+static int arg_cmp(double a, double b) {
+  if (isnan(a) || isnan(b)) return isnan(a) == isnan(b) ? 0 : isnan(a) ? 1 : -1;
+  return a < b ? -1 : a > b;
+}
+
+/* The first index of the greatest (max) or least of n values stride apart. */
+static int arg_ref(const double *v, int n, long long stride, bool max) {
+  int best = 0;
+  for (int j = 1; j < n; j++) {
+    int c = arg_cmp(v[j * stride], v[best * stride]);
+    if (max ? c > 0 : c < 0) best = j;
+  }
+  return best;
+}
+
+/* Rows (or columns) that test the order: ties among small integers, NaNs here
+ * and there, all NaN, all equal, infinities among numbers. */
+static void fill_arg(Ten *X, Rng *r, int M, int N, bool by_cols) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      int line = by_cols ? j : i;
+      double v = (double)rng_int(r, -3, 3);
+      switch (line % 5) {
+      case 1: if (rng_int(r, 0, 9) == 0) v = NAN; break;
+      case 2: v = NAN; break;
+      case 3: v = 1; break;
+      case 4:
+        v = rng_uniform(r, -2, 2);
+        if (rng_int(r, 0, 19) == 0) v = rng_int(r, 0, 1) ? INFINITY : -INFINITY;
+        break;
+      default: break;
+      }
+      A2(X, i, j) = round_dt(X->dt, v);
+    }
+}
+
+/* arg_rows: rowargmax / rowargmin over [4, 256] tiles (rows across two warps,
+ * one barrier each), padded with -inf / inf past the tensor */
+static void t_arg_rows(Tally *T) {
+  static const int MN[][2] = {{37, 200}, {8, 256}, {3, 3}, {100, 77}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("arg_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "arg_rows.tl", "arg_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *AX = call_out(&k, "AX", I32, 2, SHAPE(M, 1));
+    Ten *AN = call_out(&k, "AN", I32, 2, SHAPE(M, 1));
+    fill_arg(X, &r, M, N, false);
+    double row[256];
+    for (int i = 0; i < M; i++) {
+      for (int j = 0; j < 256; j++) row[j] = j < N ? A2(X, i, j) : -INFINITY;
+      AX->ref[i] = arg_ref(row, 256, 1, true);
+      for (int j = N; j < 256; j++) row[j] = INFINITY;
+      AN->ref[i] = arg_ref(row, 256, 1, false);
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "argmax_rows_f32", l));
+    call_free(&k);
+  }
+}
+
+/* X: values of magnitude 0.8 .. 1.25 and either sign (sums and products stay near 1) */
+static void fill_scan(Ten *X, Rng *r) {
+  for (long long i = 0; i < X->n; i++) {
+    double v = rng_uniform(r, 0.8, 1.25);
+    X->v[i] = round_dt(X->dt, rng_int(r, 0, 1) ? v : -v);
+  }
+}
+
+/* W: small integers (ties), and NaNs and -inf in some rows, for cummax */
+static void fill_cummax(Ten *W, Rng *r, int M, int N) {
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double v = (double)rng_int(r, -3, 3);
+      if (i % 3 == 1 && rng_int(r, 0, 49) == 0) v = NAN;
+      if (i % 3 == 2 && rng_int(r, 0, 9) == 0) v = -INFINITY;
+      A2(W, i, j) = v;
+    }
+}
+
+/* scan_rows: cumsum along rows chunk by chunk with a carry, cumprod and cummax of the first chunk */
+static void t_scan_rows(Tally *T) {
+  static const int MN[][2] = {{37, 200}, {8, 1000}, {3, 3}, {64, 256}, {5, 513}};
+  for (int c = 0; c < 5; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("scan_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "scan_rows.tl", "scan_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, N));
+    Ten *P = call_out(&k, "P", F32, 2, SHAPE(M, 256));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, 256));
+    C->tol = 0; /* cummax is exact */
+    fill_scan(X, &r);
+    fill_cummax(W, &r, M, N);
+    for (int i = 0; i < M; i++) {
+      double s = 0, p = 1, mx = -INFINITY;
+      for (int j = 0; j < N; j++) R2(S, i, j) = s += A2(X, i, j);
+      for (int j = 0; j < 256; j++) {
+        R2(P, i, j) = p *= j < N ? A2(X, i, j) : 1.0;
+        double w = j < N ? A2(W, i, j) : 0.0; /* past the edge the tile reads 0 */
+        mx = isnan(mx) || isnan(w) ? NAN : dmax(mx, w);
+        R2(C, i, j) = isnan(mx) ? -1000 : mx;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "scan_rows_f32", l));
+    call_free(&k);
+  }
+}
+
+/* scan_cols: cumsum down columns chunk by chunk with a carry, cumprod and cummax of the first chunk */
+static void t_scan_cols(Tally *T) {
+  static const int MN[][2] = {{200, 37}, {1000, 8}, {3, 3}, {64, 64}, {65, 100}};
+  for (int c = 0; c < 5; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("scan_cols", (uint64_t)c);
+    Call k;
+    call_init(&k, "scan_cols.tl", "scan_cols");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, N));
+    Ten *P = call_out(&k, "P", F32, 2, SHAPE(64, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(64, N));
+    C->tol = 0; /* cummax is exact */
+    fill_scan(X, &r);
+    fill_cummax(W, &r, M, N);
+    for (int j = 0; j < N; j++) {
+      double s = 0, p = 1, mx = -INFINITY;
+      for (int i = 0; i < M; i++) R2(S, i, j) = s += A2(X, i, j);
+      for (int i = 0; i < 64; i++) {
+        R2(P, i, j) = p *= i < M ? A2(X, i, j) : 1.0;
+        double w = i < M ? A2(W, i, j) : 0.0;
+        mx = isnan(mx) || isnan(w) ? NAN : dmax(mx, w);
+        R2(C, i, j) = isnan(mx) ? -1000 : mx;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "scan_cols_f32", l));
+    call_free(&k);
+  }
+}
+
 /* ------------------------------------------------------------ the table */
 
 typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
@@ -1906,6 +2057,9 @@ static const Test tests[] = {
     {"pipeline3_dot_f16", t_pipeline3},
     {"tile_loops_partial_writes", t_tile_loops},
     {"multi_kernel_file", t_multi},
+    {"argmax_rows_f32", t_arg_rows},
+    {"scan_rows_f32", t_scan_rows},
+    {"scan_cols_f32", t_scan_cols},
 };
 #define NTESTS ((int)(sizeof tests / sizeof tests[0]))
 
