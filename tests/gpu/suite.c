@@ -1907,6 +1907,100 @@ static void t_arg_rows(Tally *T) {
   }
 }
 
+/* arg_cols: colargmax / colargmin through the shared copy, padded with -inf / inf */
+static void t_arg_cols(Tally *T) {
+  static const int MN[][2] = {{50, 37}, {64, 64}, {3, 5}, {100, 20}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("arg_cols", (uint64_t)c);
+    Call k;
+    call_init(&k, "arg_cols.tl", "arg_cols");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *CX = call_out(&k, "CX", I32, 2, SHAPE(1, N));
+    Ten *CN = call_out(&k, "CN", I32, 2, SHAPE(1, N));
+    fill_arg(X, &r, M, N, true);
+    double col[64];
+    for (int j = 0; j < N; j++) {
+      for (int i = 0; i < 64; i++) col[i] = i < M ? A2(X, i, j) : -INFINITY;
+      CX->ref[j] = arg_ref(col, 64, 1, true);
+      for (int i = M; i < 64; i++) col[i] = INFINITY;
+      CN->ref[j] = arg_ref(col, 64, 1, false);
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "argmax_cols_f32", l));
+    call_free(&k);
+  }
+}
+
+/* arg_types: rowargmax / rowargmin of f16, i32 and f64 in one warp per row; zeros past the edge */
+static void t_arg_types(Tally *T) {
+  static const int MN[][2] = {{37, 20}, {16, 32}, {3, 3}, {50, 31}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("arg_types", (uint64_t)c);
+    Call k;
+    call_init(&k, "arg_types.tl", "arg_types");
+    Ten *H = call_in(&k, "H", F16, 2, SHAPE(M, N));
+    Ten *I = call_in(&k, "I", I32, 2, SHAPE(M, N));
+    Ten *D = call_in(&k, "D", F64, 2, SHAPE(M, N));
+    Ten *HX = call_out(&k, "HX", I32, 2, SHAPE(M, 1));
+    Ten *IX = call_out(&k, "IX", I32, 2, SHAPE(M, 1));
+    Ten *IN = call_out(&k, "IN", I32, 2, SHAPE(M, 1));
+    Ten *DN = call_out(&k, "DN", I32, 2, SHAPE(M, 1));
+    fill_arg(H, &r, M, N, false);
+    fill_int(I, &r, -5, 5);
+    fill_arg(D, &r, M, N, false);
+    /* f16: values 1 + k / 2048 round to 1 + k / 1024 (ties among distinct inputs) */
+    for (int i = 0; i < M; i += 7)
+      for (int j = 0; j < N; j++) A2(H, i, j) = round_dt(F16, 1 + (double)rng_int(&r, 0, 7) / 2048);
+    double row[32];
+    for (int i = 0; i < M; i++) {
+      for (int j = 0; j < 32; j++) row[j] = j < N ? A2(H, i, j) : 0;
+      HX->ref[i] = arg_ref(row, 32, 1, true);
+      for (int j = 0; j < 32; j++) row[j] = j < N ? A2(I, i, j) : 0;
+      IX->ref[i] = arg_ref(row, 32, 1, true);
+      IN->ref[i] = arg_ref(row, 32, 1, false);
+      for (int j = 0; j < 32; j++) row[j] = j < N ? A2(D, i, j) : 0;
+      DN->ref[i] = arg_ref(row, 32, 1, false);
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "argmax_types", l));
+    call_free(&k);
+  }
+}
+
+/* arg_dot: rowargmax / rowargmin of a dot's result in the mma accumulator's layout */
+static void t_arg_dot(Tally *T) {
+  static const int Ms[] = {64, 37, 130};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("arg_dot", (uint64_t)c);
+    Call k;
+    call_init(&k, "arg_dot.tl", "arg_dot");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, 32));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(32, 64));
+    Ten *I = call_out(&k, "I", I32, 2, SHAPE(M, 1));
+    Ten *J = call_out(&k, "J", I32, 2, SHAPE(M, 1));
+    fill_int(A, &r, -2, 2);
+    fill_int(B, &r, -2, 2);
+    double row[64];
+    for (int i = 0; i < M; i++) {
+      for (int j = 0; j < 64; j++) {
+        row[j] = 0;
+        for (int kk = 0; kk < 32; kk++) row[j] += A2(A, i, kk) * A2(B, kk, j);
+      }
+      I->ref[i] = arg_ref(row, 64, 1, true);
+      J->ref[i] = arg_ref(row, 64, 1, false);
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "argmax_dot_accumulator", l));
+    call_free(&k);
+  }
+}
+
 /* X: values of magnitude 0.8 .. 1.25 and either sign (sums and products stay near 1) */
 static void fill_scan(Ten *X, Rng *r) {
   for (long long i = 0; i < X->n; i++) {
@@ -1992,6 +2086,55 @@ static void t_scan_cols(Tally *T) {
   }
 }
 
+/* scan_types: cumsum of i32 and f16 along rows, of f64 down columns, of a rank-1 tile, of rowsum's column */
+static void t_scan_types(Tally *T) {
+  static const int Ms[] = {37, 16, 3, 100};
+  for (int c = 0; c < 4; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("scan_types", (uint64_t)c);
+    Call k;
+    call_init(&k, "scan_types.tl", "scan_types");
+    Ten *I = call_in(&k, "I", I32, 2, SHAPE(M, 64));
+    Ten *H = call_in(&k, "H", F16, 2, SHAPE(M, 64));
+    Ten *D = call_in(&k, "D", F64, 2, SHAPE(M, 64));
+    Ten *V = call_in(&k, "V", F32, 1, SHAPE(M));
+    Ten *SI = call_out(&k, "SI", I32, 2, SHAPE(M, 64));
+    Ten *SH = call_out(&k, "SH", F16, 2, SHAPE(M, 64));
+    Ten *SD = call_out(&k, "SD", F64, 2, SHAPE(M, 64));
+    Ten *SV = call_out(&k, "SV", F32, 1, SHAPE(M));
+    Ten *SR = call_out(&k, "SR", F64, 2, SHAPE(M, 1));
+    fill_int(I, &r, -1000, 1000);
+    fill_scan(H, &r);
+    fill_scan(D, &r);
+    fill_scan(V, &r);
+    /* f16: the kernel accumulates in f32 and rounds each element once */
+    SH->tol = 2e-3;
+    for (int i = 0; i < M; i++) {
+      double si = 0, sh = 0;
+      for (int j = 0; j < 64; j++) {
+        R2(SI, i, j) = si += A2(I, i, j);
+        R2(SH, i, j) = round_dt(F16, sh += A2(H, i, j));
+      }
+    }
+    for (int i0 = 0; i0 < M; i0 += 16) { /* down the columns of each 16-row block */
+      double sr = 0, sv = 0;
+      for (int j = 0; j < 64; j++) {
+        double sd = 0;
+        for (int i = i0; i < i0 + 16 && i < M; i++) R2(SD, i, j) = sd += A2(D, i, j);
+      }
+      for (int i = i0; i < i0 + 16 && i < M; i++) {
+        for (int j = 0; j < 64; j++) sr += A2(D, i, j);
+        SR->ref[i] = sr;
+        SV->ref[i] = sv += V->v[i];
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "scan_types", l));
+    call_free(&k);
+  }
+}
+
 /* ------------------------------------------------------------ the table */
 
 typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
@@ -2060,6 +2203,10 @@ static const Test tests[] = {
     {"argmax_rows_f32", t_arg_rows},
     {"scan_rows_f32", t_scan_rows},
     {"scan_cols_f32", t_scan_cols},
+    {"scan_types", t_scan_types},
+    {"argmax_cols_f32", t_arg_cols},
+    {"argmax_types", t_arg_types},
+    {"argmax_dot_accumulator", t_arg_dot},
 };
 #define NTESTS ((int)(sizeof tests / sizeof tests[0]))
 
