@@ -12,6 +12,7 @@ cd "$root/tests/golden"
 
 title() { # family -> heading
   case $1 in
+  arg) echo "Arg-reductions: rowargmax, rowargmin, colargmax, colargmin" ;;
   assign) echo "Assignment targets" ;;
   assume) echo "@assume" ;;
   attr) echo "Attributes: names, places, arguments" ;;
@@ -41,6 +42,7 @@ title() { # family -> heading
   reduce) echo "Reductions" ;;
   registers) echo "@registers" ;;
   rows) echo "rows and cols" ;;
+  scan) echo "Scans: cumsum, cumprod, cummax" ;;
   shape) echo "Shapes" ;;
   shared) echo "Shared memory budget" ;;
   slice) echo "Slices" ;;

@@ -712,16 +712,17 @@ static void print_scan(Printer *P, const TirOp *op) {
         line(P, "%s%s[%d];", t, c.d, last);
       }
     }
-  if (g->warps > 1) return; /* TO_SCRATCH_READ adds the warps before and finishes */
-  /* the repeats before each one: their totals */
+  if (g->warps > 1 && !g->warp_major) return; /* TO_SCRATCH_READ adds the warps and repeats before */
+  /* the repeats before each one: their totals (with warps that hold whole
+   * blocks, the last total becomes the warp's, for the warps after it) */
   for (int l = 0; l < g->lines; l++)
     for (int s = 1; s < g->segs; s++) {
       int k = l * g->segs + s;
       line(P, "%s[%d] = %s;", c.x, k, scan_op(P, op->red, F("%s[%d]", c.t, k - 1), F("%s[%d]", c.x, k)));
-      if (s + 1 < g->segs)
+      if (s + 1 < g->segs || g->warps > 1)
         line(P, "%s[%d] = %s;", c.t, k, scan_op(P, op->red, F("%s[%d]", c.t, k - 1), F("%s[%d]", c.t, k)));
     }
-  scan_finish(P, op, &c);
+  if (g->warps == 1) scan_finish(P, op, &c);
 }
 
 /* The index of line l (its row, or column) in the whole value, plus k. */
@@ -729,8 +730,11 @@ static const char *line_of(Printer *P, const TirOp *op, int l, int k) {
   At at = scan_at(op, l, 0, 0);
   const Layout *p = parent_of(op->lay);
   if (op->lay->kind == LY_SLICE) return F("%d", k); /* one row or column */
-  if (op->axis == 1) return row_base_zero(p) ? F("%d", at.ir * p->lr * p->wr + k) : plus_k(P, F("t2c_r%d", p->id), at.ir * p->lr * p->wr + k);
-  int c = at.ic * p->lc * p->wc * p->vec + at.v + k;
+  if (op->axis == 1) {
+    int r = at.ir * p->lr * (p->mma ? 1 : p->wr) + k;
+    return row_base_zero(p) ? F("%d", r) : plus_k(P, F("t2c_r%d", p->id), r);
+  }
+  int c = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec + at.v + k;
   return col_base_zero(p) ? F("%d", c) : plus_k(P, F("t2c_c%d", p->id), c);
 }
 
@@ -751,21 +755,44 @@ static void print_scan_totals(Printer *P, const TirOp *op, const Scan *c, const 
   first = and_then(P, first, replica_guard(P, op->lay));
   if (first) line(P, "if (%s) {", first);
   P->indent += first != NULL;
+  int nseg = g->warp_major ? 1 : g->segs; /* a warp's block: its line total */
   for (int l = 0; l < g->lines; l++) {
     const char *m = line_mask(P, op, l);
-    if (m && g->segs > 1) line(P, "if (%s) {", m);
-    P->indent += m && g->segs > 1;
-    for (int s = 0; s < g->segs; s++) {
+    if (m && nseg > 1) line(P, "if (%s) {", m);
+    P->indent += m && nseg > 1;
+    for (int s = 0; s < nseg; s++) {
+      int k = l * g->segs + (g->warp_major ? g->segs - 1 : s);
       const char *st = F("%s[%s%s * %d + %s] = %s[%d];", f->cname, half, paren(P, me), f->cols,
-                         line_of(P, op, l, s * g->len), c->t, l * g->segs + s);
-      if (m && g->segs == 1) line(P, "if (%s) %s", m, st);
+                         line_of(P, op, l, s * g->len), c->t, k);
+      if (m && nseg == 1) line(P, "if (%s) %s", m, st);
       else line(P, "%s", st);
     }
-    P->indent -= m && g->segs > 1;
-    if (m && g->segs > 1) line(P, "}");
+    P->indent -= m && nseg > 1;
+    if (m && nseg > 1) line(P, "}");
   }
   P->indent -= first != NULL;
   if (first) line(P, "}");
+}
+
+/* Warps that hold whole blocks of a line (the mma accumulator): every repeat
+ * of a line takes the line totals of the warps before its own. */
+static void print_scan_warps_before(Printer *P, const TirOp *op, const Scan *c, const char *half, const char *me) {
+  const ScanGeom *g = &c->g;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  for (int l = 0; l < g->lines; l++) {
+    const char *mask = line_mask(P, op, l), *w = F("t2c_w%d", P->ctr++), *b = F("t2c_b%d", P->ctr++);
+    if (mask) line(P, "if (%s) {", mask);
+    P->indent += mask != NULL;
+    line(P, "%s %s = %s;  // the warps before", ctype(c->acc), b, c->id);
+    line(P, "for (int %s = 0; %s < %s; ++%s) %s = %s;", w, w, me, w, b,
+         scan_op(P, op->red, b, F("%s[%s%s * %d + %s]", f->cname, half, w, f->cols, line_of(P, op, l, 0))));
+    for (int s = 0; s < g->segs; s++) {
+      const char *x = F("%s[%d]", c->x, l * g->segs + s);
+      line(P, "%s = %s;", x, scan_op(P, op->red, b, x));
+    }
+    P->indent -= mask != NULL;
+    if (mask) line(P, "}");
+  }
 }
 
 /* The run totals of every warp of a line: buf[warp][segment * len + line],
@@ -779,6 +806,11 @@ static void print_scan_scratch(Printer *P, const TirOp *op, const char *half) {
   const char *me = op->axis == 1 ? (p->wr > 1 ? F("warp %% %d", p->wc) : "warp") : (p->wc > 1 ? F("warp / %d", p->wc) : "warp");
   if (op->kind == TO_SCRATCH_WRITE) {
     print_scan_totals(P, op, &c, half, me);
+    return;
+  }
+  if (g->warp_major) {
+    print_scan_warps_before(P, op, &c, half, me);
+    scan_finish(P, op, &c);
     return;
   }
   for (int l = 0; l < g->lines; l++) {

@@ -454,8 +454,8 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
   case TO_SCAN:
     /* where its value is: a blocked layout, or one row or column of one (a slice) */
     op->lay = op->dst->layout;
-    if (op->lay->kind == LY_SCALAR || (op->lay->kind == LY_SLICE ? op->lay->parent : op->lay)->mma) {
-      c->why = "a scan of a dot accumulator's layout (the mma fragments)";
+    if (op->lay->kind == LY_SCALAR) {
+      c->why = "a scan of a scalar value";
       return;
     }
     if (tir_scan_geom(op).lanes > 1) K->use_lane = true;
@@ -529,11 +529,11 @@ static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
     f->elem = tir_acc_type(op->expr->ty.elem);
     f->rows *= 2;
   }
-  if (op->kind == TO_SCAN) {
+  if (op->kind == TO_SCAN) { /* the mma accumulator's warps: one total per line */
     ScanGeom g = tir_scan_geom(op);
     f->elem = tir_acc_type(op->dst->elem);
     f->rows = g.warps;
-    f->cols = g.segs * g.len;
+    f->cols = (g.warp_major ? 1 : g.segs) * g.len;
   }
   f->pitch = f->cols;
   f->alternating = in_loop;

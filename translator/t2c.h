@@ -779,6 +779,8 @@ typedef struct ScanGeom {
   int lines, segs, inner;
   int lanes, stride, warps;
   int len;
+  bool warp_major;       /* the mma accumulator: each warp holds a contiguous block, so the
+                            order is (warp, segment, lane, inner) */
 } ScanGeom;
 ScanGeom tir_scan_geom(const TirOp *op);
 /* An element (line l, segment s, inner i) of a scan as (ir, ic, v) of its layout. */

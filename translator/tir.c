@@ -72,13 +72,14 @@ ElemType tir_acc_type(ElemType t) {
  * along the line. Down a column: its columns are the lines (rc runs of vec),
  * the repeats down are the segments, one element each, and lanes lr (lc apart)
  * and warps wr lie along the line. A slice has one line: the value is one
- * column ([rows, 1], dim 1) or one row ([1, cols], dim 0). */
+ * column ([rows, 1], dim 1) or one row ([1, cols], dim 0). The mma
+ * accumulator has the same parts; its warps hold contiguous blocks. */
 ScanGeom tir_scan_geom(const TirOp *op) {
   const Layout *l = op->lay, *p = l->kind == LY_SLICE ? l->parent : l;
   bool one_col = l->kind == LY_SLICE && l->dim == 1, one_row = l->kind == LY_SLICE && l->dim == 0;
   if (op->axis == 1)
-    return (ScanGeom){one_row ? 1 : p->rr, p->rc, p->vec, p->lc, 1, p->wc, one_row ? 1 : p->rows};
-  return (ScanGeom){one_col ? 1 : p->rc * p->vec, p->rr, 1, p->lr, p->lc, p->wr, one_col ? 1 : p->cols};
+    return (ScanGeom){one_row ? 1 : p->rr, p->rc, p->vec, p->lc, 1, p->wc, one_row ? 1 : p->rows, p->mma};
+  return (ScanGeom){one_col ? 1 : p->rc * p->vec, p->rr, 1, p->lr, p->lc, p->wr, one_col ? 1 : p->cols, p->mma};
 }
 
 void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v) {

@@ -2135,6 +2135,51 @@ static void t_scan_types(Tally *T) {
   }
 }
 
+/* scan_dot / scan_dot_rowsum: scans in the mma accumulator's layout, whose warps hold contiguous blocks */
+static void t_scan_dot(Tally *T) {
+  static const int Ms[] = {64, 37, 130};
+  for (int c = 0; c < 3; c++) {
+    for (int which = 0; which < 2; which++) {
+      int M = Ms[c];
+      Rng r = rng_seed("scan_dot", (uint64_t)(c * 2 + which));
+      Call k;
+      call_init(&k, which ? "scan_dot_rowsum.tl" : "scan_dot.tl", which ? "scan_dot_rowsum" : "scan_dot");
+      Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, 32));
+      Ten *B = call_in(&k, "B", F16, 2, SHAPE(32, 64));
+      Ten *R = which ? NULL : call_out(&k, "R", F32, 2, SHAPE(M, 64));
+      Ten *C = which ? NULL : call_out(&k, "C", F32, 2, SHAPE(M, 64));
+      Ten *S = which ? call_out(&k, "S", F32, 2, SHAPE(M, 1)) : NULL;
+      fill_int(A, &r, -2, 2);
+      fill_int(B, &r, -2, 2);
+      static double d[160][64];
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < 64; j++) {
+          d[i][j] = 0;
+          for (int kk = 0; kk < 32; kk++) d[i][j] += A2(A, i, kk) * A2(B, kk, j);
+        }
+      for (int i0 = 0; i0 < M; i0 += 64) { /* each block's tile: rows past M read 0 */
+        double sr = 0;
+        for (int i = i0; i < i0 + 64 && i < M; i++) {
+          double rs = 0, row = 0;
+          for (int j = 0; j < 64; j++) rs += d[i][j];
+          if (S) S->ref[i] = sr += rs;
+          for (int j = 0; j < 64; j++)
+            if (R) R2(R, i, j) = row += d[i][j];
+        }
+        for (int j = 0; j < 64 && C; j++) {
+          double mx = -INFINITY;
+          for (int i = i0; i < i0 + 64 && i < M; i++) R2(C, i, j) = mx = dmax(mx, d[i][j]);
+        }
+      }
+      if (C) C->tol = 0;
+      char l[64];
+      label(l, sizeof l, "%s M=%d", which ? "rowsum" : "rows, columns", M);
+      CHECK(T, call_check(&k, "scan_dot_accumulator", l));
+      call_free(&k);
+    }
+  }
+}
+
 /* ------------------------------------------------------------ the table */
 
 typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
@@ -2204,6 +2249,7 @@ static const Test tests[] = {
     {"scan_rows_f32", t_scan_rows},
     {"scan_cols_f32", t_scan_cols},
     {"scan_types", t_scan_types},
+    {"scan_dot_accumulator", t_scan_dot},
     {"argmax_cols_f32", t_arg_cols},
     {"argmax_types", t_arg_types},
     {"argmax_dot_accumulator", t_arg_dot},

@@ -112,6 +112,34 @@ Test(check, reductions_shapes, .fini = ck_teardown) {
   ck_type(&ck_init(p, 4)->ty, T_F32, 2, 64, 32);
 }
 
+Test(check, arg_reductions_give_i32_indices_scans_keep_the_type, .fini = ck_teardown) {
+  Program *p = ck_ok_src("kernel k(X: tensor<f16>[32, 64], V: tensor<i32>[64]) {\n"
+                         "  var t = X[0 :+ 32, 0 :+ 64]\n"
+                         "  var a = rowargmax(t)\n"
+                         "  var b = colargmin(t)\n"
+                         "  var c = cumsum(t)\n"
+                         "  var d = cummax(t, 0)\n"
+                         "  var e = cumprod(V[0 :+ 64], 0)\n"
+                         "}\n");
+  ck_type(&ck_init(p, 1)->ty, T_I32, 2, 32, 1);
+  ck_type(&ck_init(p, 2)->ty, T_I32, 2, 1, 64);
+  ck_type(&ck_init(p, 3)->ty, T_F16, 2, 32, 64);
+  ck_type(&ck_init(p, 4)->ty, T_F16, 2, 32, 64);
+  ck_type(&ck_init(p, 5)->ty, T_I32, 1, 64, 0);
+}
+
+Test(check, scan_and_arg_misuse, .fini = ck_teardown) {
+  ck_error("kernel k(X: tensor<f32>[8, 8]) {\n  var t = cumsum(X[0 :+ 8, 0 :+ 8], 2)\n}\n",
+           "the axis of cumsum() must be the constant 0 (down each column) or 1 (along each row)");
+  ck_teardown();
+  ck_error("kernel k(X: tensor<f32>[8]) {\n  var t = cummax(X[0 :+ 8], 1)\n}\n", "a rank-1 tile has one axis, 0");
+  ck_teardown();
+  ck_error("kernel k(X: tensor<f32>[8]) {\n  var t = rowargmax(X[0 :+ 8])\n}\n", "rowargmax() needs a 2-D tile");
+  ck_teardown();
+  ck_error("kernel k(X: tensor<f32>[8, 8]) {\n  var t = cumsum(X[0 :+ 8, 0 :+ 8], 1, 0)\n}\n",
+           "cumsum() takes 1 or 2 arguments, not 3");
+}
+
 Test(check, dot_accumulates_wider, .fini = ck_teardown) {
   Program *p = ck_ok_src("kernel k(A: tensor<f16>[64, 32], B: tensor<f16>[32, 16], I: tensor<i8>[16, 32],\n"
                          "         J: tensor<i8>[32, 8], C: tensor<f32>[64, 16], D: tensor<i32>[16, 8]) {\n"

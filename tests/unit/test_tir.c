@@ -467,3 +467,170 @@ Test(tir_dot, a_dot_in_an_expression_goes_into_a_fresh_value) {
   cr_assert_eq(dot->op, TK_ASSIGN);
   cr_assert_eq(find_op(&K->body, TO_STORE)->lay, dot->lay, "the store runs where the dot left its value");
 }
+
+/* ------------------------------------------------------------ arg-reductions and scans */
+
+Test(tir_arg, rowargmax_across_two_warps_one_barrier_and_a_packed_scratch) {
+  const char *why = NULL;
+  /* [4, 256] over 8 warps: each row spans 2 warps */
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[4, 256], I: tensor<i32>[4, 1]) {\n"
+                       "  I[0 :+ 4, 0 :+ 1] = rowargmax(X[0 :+ 4, 0 :+ 256])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->red, B_ROWARGMAX);
+  cr_assert_eq(red->lay->wc, 2);
+  cr_assert_eq(red->dst->elem, T_I32);
+  cr_assert_eq(red->dst->layout->kind, LY_SLICE);
+  cr_assert_eq(red->dst->layout->parent, red->lay);
+  /* one buffer: the values of each warp's partial, then their indices */
+  cr_assert_eq(shared_bufs(K), 1);
+  const TirBuf *f = shared_buf(K, 0);
+  cr_assert_eq(f->elem, T_F32);
+  cr_assert_eq(f->rows, 2 * 2);
+  cr_assert_eq(f->cols, 4);
+  cr_assert_eq(K->nbarriers, 1);
+  cr_assert_eq(count_ops(&K->body, TO_SCRATCH_WRITE), 1);
+  cr_assert_eq(count_ops(&K->body, TO_SCRATCH_READ), 1);
+}
+
+Test(tir_arg, rowargmax_inside_warps_needs_no_shared_memory_and_no_barrier) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[8, 32], I: tensor<i32>[8, 1], J: tensor<i32>[8, 1]) {\n"
+                       "  var x = X[0 :+ 8, 0 :+ 32]\n  I[0 :+ 8, 0 :+ 1] = rowargmax(x)\n"
+                       "  J[0 :+ 8, 0 :+ 1] = rowargmin(x)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(var_named(K, "x")->layout->wc, 1, "a row stays in one warp");
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 2);
+  cr_assert_eq(shared_bufs(K), 0);
+  cr_assert_eq(K->nbarriers, 0);
+  cr_assert_eq(K->ki->shared_bytes, 0);
+}
+
+Test(tir_arg, f16_compares_as_f32_and_a_loop_alternates_halves) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f16>[M, 256], I: tensor<i32>[M, 1]) {\n"
+                       "  for m0 in range(0, M, 4) {\n"
+                       "    I[m0 :+ 4, 0 :+ 1] = rowargmin(X[m0 :+ 4, 0 :+ 256])\n  }\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(shared_bufs(K), 1);
+  cr_assert_eq(shared_buf(K, 0)->elem, T_F32, "f16 values compare as f32");
+  cr_assert(shared_buf(K, 0)->alternating);
+  cr_assert_eq(count_ops(&find_loop(&K->body)->body, TO_BARRIER), 1, "one barrier per iteration");
+}
+
+Test(tir_arg, colargmax_folds_the_shared_copy) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<i32>[64, 32], I: tensor<i32>[1, 32]) {\n"
+                       "  I[0 :+ 1, 0 :+ 32] = colargmax(X[0 :+ 64, 0 :+ 32])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *col = find_op(&K->body, TO_COLREDUCE);
+  cr_assert_eq(col->red, B_COLARGMAX);
+  cr_assert_eq(col->dst->elem, T_I32);
+  cr_assert_eq(col->dst->cols, 32);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 1);
+  cr_assert_eq(K->nbarriers, 1, "the copy, then its reads");
+}
+
+Test(tir_scan, row_scan_across_two_warps_one_barrier) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[4, 256], Y: tensor<f32>[4, 256]) {\n"
+                       "  Y[0 :+ 4, 0 :+ 256] = cumsum(X[0 :+ 4, 0 :+ 256])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *scan = find_op(&K->body, TO_SCAN);
+  cr_assert_eq(scan->red, B_CUMSUM);
+  cr_assert_eq(scan->axis, 1);
+  cr_assert_eq(scan->lay, scan->dst->layout);
+  ScanGeom g = tir_scan_geom(scan);
+  /* a row: 32 adjacent lanes of runs of 4 in each of 2 warps */
+  cr_assert_eq(g.lines, 1);
+  cr_assert_eq(g.segs, 1);
+  cr_assert_eq(g.inner, 4);
+  cr_assert_eq(g.lanes, 32);
+  cr_assert_eq(g.stride, 1);
+  cr_assert_eq(g.warps, 2);
+  cr_assert_eq(shared_bufs(K), 1);
+  cr_assert_eq(shared_buf(K, 0)->rows, 2, "one row of totals per warp");
+  cr_assert_eq(shared_buf(K, 0)->cols, 4);
+  cr_assert_eq(K->nbarriers, 1);
+}
+
+Test(tir_scan, row_scan_inside_warps_needs_no_barrier) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[8, 32], Y: tensor<f32>[8, 32]) {\n"
+                       "  var x = X[0 :+ 8, 0 :+ 32]\n  Y[0 :+ 8, 0 :+ 32] = cumprod(x) + cummax(x)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_SCAN), 2);
+  cr_assert_eq(tir_scan_geom(find_op(&K->body, TO_SCAN)).warps, 1);
+  cr_assert_eq(shared_bufs(K), 0);
+  cr_assert_eq(K->nbarriers, 0);
+}
+
+Test(tir_scan, column_scan_lanes_a_stride_apart_warps_through_scratch) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[M, 32], Y: tensor<f32>[M, 32]) {\n"
+                       "  for m0 in range(0, M, 64) {\n"
+                       "    Y[m0 :+ 64, 0 :+ 32] = cumsum(X[m0 :+ 64, 0 :+ 32], 0)\n  }\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *scan = find_op(&K->body, TO_SCAN);
+  cr_assert_eq(scan->axis, 0);
+  /* [64, 32]: lanes 4 x 8 in runs of 4, warps 4 x 1, 4 repeats down */
+  ScanGeom g = tir_scan_geom(scan);
+  cr_assert_eq(g.lines, 4, "a thread's columns");
+  cr_assert_eq(g.segs, 4);
+  cr_assert_eq(g.inner, 1);
+  cr_assert_eq(g.lanes, 4);
+  cr_assert_eq(g.stride, 8);
+  cr_assert_eq(g.warps, 4);
+  cr_assert_eq(g.len, 32);
+  cr_assert_eq(shared_bufs(K), 1);
+  cr_assert(shared_buf(K, 0)->alternating);
+  cr_assert_eq(shared_buf(K, 0)->cols, 4 * 32);
+  cr_assert_eq(count_ops(&find_loop(&K->body)->body, TO_BARRIER), 1, "one barrier per iteration");
+}
+
+Test(tir_scan, a_row_value_scans_down_its_one_column) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[64, 32], Y: tensor<f32>[64, 1]) {\n"
+                       "  Y[0 :+ 64, 0 :+ 1] = cumsum(rowsum(X[0 :+ 64, 0 :+ 32]), 0)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *scan = find_op(&K->body, TO_SCAN);
+  cr_assert_eq(scan->lay->kind, LY_SLICE);
+  cr_assert_eq(scan->lay->dim, 1);
+  ScanGeom g = tir_scan_geom(scan);
+  cr_assert_eq(g.lines, 1);
+  cr_assert_eq(g.len, 1);
+  cr_assert_eq(g.warps, 4);
+}
+
+Test(tir_scan, along_a_dim_of_one_is_the_value_itself) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[8, 32], Y: tensor<f32>[8, 1]) {\n"
+                       "  Y[0 :+ 8, 0 :+ 1] = cumsum(rowmax(X[0 :+ 8, 0 :+ 32]))\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_SCAN), 0);
+}
+
+Test(tir_scan, the_dot_accumulator_scans_warp_block_by_warp_block) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f16>[64, 32], B: tensor<f16>[32, 64], C: tensor<f32>[64, 64]) {\n"
+                       "  C[0 :+ 64, 0 :+ 64] = cumsum(dot(A[0 :+ 64, 0 :+ 32], B[0 :+ 32, 0 :+ 64]))\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *scan = find_op(&K->body, TO_SCAN);
+  cr_assert(scan->lay->mma);
+  ScanGeom g = tir_scan_geom(scan);
+  /* warps 2 x 2, each a 32 x 32 block: a row is 4 tiles of 8 in quads of lanes, in 2 warps */
+  cr_assert(g.warp_major);
+  cr_assert_eq(g.segs, 4);
+  cr_assert_eq(g.inner, 2);
+  cr_assert_eq(g.lanes, 4);
+  cr_assert_eq(g.warps, 2);
+  cr_assert_eq(shared_buf(K, shared_bufs(K) - 1)->cols, 64, "one total per row and warp");
+}
+
+Test(tir_scan, values_too_large_for_registers_keep_a_scan_out_of_the_ir) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[256, 256], Y: tensor<f32>[256, 256]) {\n"
+                       "  Y[0 :+ 256, 0 :+ 256] = cumsum(X[0 :+ 256, 0 :+ 256])\n}\n", NULL, &why);
+  cr_assert_null(K);
+  cr_assert_str_eq(why, "values too large for registers (shared tiles)");
+}
