@@ -13,7 +13,10 @@
  *    conversion, which the IR does not make yet: the kernel keeps emit.c.
  * 4. Reductions whose rows span warps get a scratch buffer: the first lane of
  *    each warp's row run writes its partial, and every thread folds the wc
- *    partials (TO_SCRATCH_WRITE, TO_SCRATCH_READ; sync.c puts the barrier).
+ *    partials (TO_SCRATCH_WRITE, TO_SCRATCH_READ; sync.c puts the barrier);
+ *    an arg-reduction's partials are (value, index) pairs. A scan (TO_SCAN)
+ *    runs in its value's layout; when its lines span warps, the warps' run
+ *    totals go through a scratch buffer the same way (tir_scan_geom).
  * 5. Vector widths. A load or store whose columns are the tensor's last dim,
  *    start at a multiple of the run and whose row pitch is a multiple of it
  *    moves a whole run per access. What is not proven at translation time (a
