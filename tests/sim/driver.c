@@ -323,6 +323,50 @@ static void test_block_sum(void) {
   free(x);
 }
 
+/* The order of arg-reductions: NaN above every number; -1, 0, 1 */
+static int arg_cmp(float a, float b) {
+  if (a != a || b != b) return (a != a) == (b != b) ? 0 : a != a ? 1 : -1;
+  return a < b ? -1 : a > b;
+}
+
+static void test_scan_arg(void) {
+  static const int shapes[][2] = {{32, 1}, {16, 1}, {8, 1}, {2, 1}, {4, 8}, {8, 4}, {2, 16}, {1, 32}, {4, 4}};
+  enum { NS = sizeof shapes / sizeof *shapes };
+  int x[32], o[NS * 64], a[96];
+  float f[32];
+  for (int i = 0; i < 32; i++) x[i] = (int)(rnd() % 1000) - 500, f[i] = (float)(int)(rnd() % 5);
+  f[9] = f[20] = NAN; /* argmax: lane 9 (of all 32), and of 8-lane runs 8..15 and 16..23 */
+  for (int i = 24; i < 32; i++) f[i] = NAN; /* argmin of that run: its first lane */
+  T2cSimTensor tx = tensor(x, 32, 4, "X"), tf = tensor(f, 32, 4, "F"), to = tensor(o, NS * 64, 4, "O"),
+               ta = tensor(a, 96, 4, "A");
+  void *args[] = {&tx, &tf, &to, &ta};
+  Run r = {"scan_arg", {1, 1, 1}, 32, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("scan_arg", launch(&r, args, 4, 0xc, err), err)) return;
+  for (int k = 0; k < NS; k++) {
+    int n = shapes[k][0], st = shapes[k][1];
+    for (int lane = 0; lane < 32; lane++) {
+      int pos = lane / st % n, first = lane - pos * st, before = 0, total = 0;
+      for (int j = 0; j < n; j++) total += x[first + j * st], before += j < pos ? x[first + j * st] : 0;
+      if (o[k * 64 + lane] != before || o[k * 64 + 32 + lane] != total)
+        fail("scan_arg", "scan_lanes<%d, %d> lane %d: %d, %d, want %d, %d", n, st, lane, o[k * 64 + lane],
+             o[k * 64 + 32 + lane], before, total);
+    }
+  }
+  for (int w = 0; w < 3; w++) {
+    int run = w == 2 ? 8 : 32;
+    for (int lane = 0; lane < 32; lane++) {
+      int first = lane / run * run, best = first;
+      for (int j = first + 1; j < first + run; j++) {
+        int c = arg_cmp(f[j], f[best]);
+        if (w == 1 ? c < 0 : c > 0) best = j;
+      }
+      if (a[w * 32 + lane] != best)
+        fail("scan_arg", "fold_arg%s<%d> lane %d: %d, want %d", w == 1 ? "min" : "max", run, lane, a[w * 32 + lane], best);
+    }
+  }
+}
+
 static void test_dyn_rotate(void) {
   enum { NB = 3, T = 96, N = NB * T };
   float x[N], o[N];
@@ -868,6 +912,7 @@ int main(int argc, char **argv) {
   test_grid(4, 3, 2);
   test_halfmath();
   test_block_sum();
+  test_scan_arg();
   test_dyn_rotate();
   test_mathfns();
   test_philox_kat();

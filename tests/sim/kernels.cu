@@ -282,6 +282,49 @@ static void t2c_sim_tramp_block_sum(void *const *a) {
 }
 T2C_SIM_REGISTER(block_sum, t2c_sim_tramp_block_sum)
 
+// t2c::scan_lanes<N, S> over every line shape a row (S = 1) or a column (S = lc)
+// of lanes takes, and t2c::fold_argmax / fold_argmin over runs of 32 and 8
+// lanes, with ties and NaNs. O[k][0..31]: what comes before each lane of shape
+// k; O[k][32..63]: the line's total. A: argmax, argmin (32), argmax (8).
+template <int N, int S>
+static void scan_shape(t2c_sim::tensor<const int> X, t2c_sim::tensor<int> O, int k, int lane) {
+  int v = X[lane];
+  const int t = t2c::scan_lanes<N, S>(lane, v, t2c::Add(), 0);
+  O[k * 64 + lane] = v;
+  O[k * 64 + 32 + lane] = t;
+}
+extern "C" __global__ void __launch_bounds__(32)
+scan_arg(t2c_sim::tensor<const int> X, t2c_sim::tensor<const float> F, t2c_sim::tensor<int> O, t2c_sim::tensor<int> A)
+{
+  const int lane = threadIdx.x;
+  scan_shape<32, 1>(X, O, 0, lane);
+  scan_shape<16, 1>(X, O, 1, lane);
+  scan_shape<8, 1>(X, O, 2, lane);
+  scan_shape<2, 1>(X, O, 3, lane);
+  scan_shape<4, 8>(X, O, 4, lane);
+  scan_shape<8, 4>(X, O, 5, lane);
+  scan_shape<2, 16>(X, O, 6, lane);
+  scan_shape<1, 32>(X, O, 7, lane);
+  scan_shape<4, 4>(X, O, 8, lane);
+  float v = F[lane];
+  int i = lane;
+  t2c::fold_argmax<32>(v, i);
+  A[lane] = i;
+  v = F[lane], i = lane;
+  t2c::fold_argmin<32>(v, i);
+  A[32 + lane] = i;
+  v = F[lane], i = lane;
+  t2c::fold_argmax<8>(v, i);
+  A[64 + lane] = i;
+}
+static void t2c_sim_tramp_scan_arg(void *const *a) {
+  scan_arg(t2c_sim::tensor<const int>(static_cast<const T2cSimTensor *>(a[0])),
+           t2c_sim::tensor<const float>(static_cast<const T2cSimTensor *>(a[1])),
+           t2c_sim::tensor<int>(static_cast<const T2cSimTensor *>(a[2])),
+           t2c_sim::tensor<int>(static_cast<const T2cSimTensor *>(a[3])));
+}
+T2C_SIM_REGISTER(scan_arg, t2c_sim_tramp_scan_arg)
+
 // Dynamic shared memory: a rotate by one through a buffer at byte offset 1024,
 // scaled by a double and an unsigned scalar.
 extern "C" __global__ void __launch_bounds__(96)
