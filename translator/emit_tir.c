@@ -674,7 +674,8 @@ static void scan_runs(Printer *P, const TirOp *op, const Scan *c) {
     for (int s = 0; s < g->segs; s++)
       for (int i = 0; i < g->inner; i++) {
         At at = scan_at(op, l, s, i);
-        const char *v = as_acc(P, ex(P, op->expr, t, &at), t), *m = tile_mask(P, at);
+        const char *v = ex(P, op->expr, t, &at), *m = tile_mask(P, at);
+        if (tir_acc_type(t) != t) v = as_acc(P, strip(P, v), t);
         if (m) v = F("(%s ? %s : %s)", m, strip(P, v), c->id);
         int r = reg_of(op->lay, at);
         if (i == 0) line(P, "%s[%d] = %s;", c->d, r, strip(P, v));
@@ -838,7 +839,7 @@ static void print_scan_scratch(Printer *P, const TirOp *op, const char *half) {
     P->indent -= mask != NULL;
     if (mask) line(P, "}");
   }
-  if (op->kind == TO_SCRATCH_READ) scan_finish(P, op, &c);
+  scan_finish(P, op, &c);
 }
 
 static void print_sum_scratch(Printer *P, const TirOp *op, const char *half) {
