@@ -2180,6 +2180,34 @@ static void t_scan_dot(Tally *T) {
   }
 }
 
+/* scan_broadcast: cumsum of a rank-1 tile in a slice of a rank-2 layout, rowargmax as a column */
+static void t_scan_broadcast(Tally *T) {
+  static const int Ms[] = {37, 16, 3};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("scan_broadcast", (uint64_t)c);
+    Call k;
+    call_init(&k, "scan_broadcast.tl", "scan_broadcast");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *W = call_in(&k, "W", F32, 1, SHAPE(64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+    fill_arg(X, &r, M, 64, false);
+    for (int i = 0; i < M; i++) /* no NaN in the output: NaN rows become ties */
+      for (int j = 0; j < 64; j++)
+        if (isnan(A2(X, i, j)) || isinf(A2(X, i, j))) A2(X, i, j) = 2;
+    fill_scan(W, &r);
+    for (int i = 0; i < M; i++) {
+      double s = 0;
+      int a = arg_ref(&A2(X, i, 0), 64, 1, true);
+      for (int j = 0; j < 64; j++) R2(Y, i, j) = A2(X, i, j) + (s += W->v[j]) + a;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "scan_broadcast", l));
+    call_free(&k);
+  }
+}
+
 /* ------------------------------------------------------------ the table */
 
 typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
@@ -2250,6 +2278,7 @@ static const Test tests[] = {
     {"scan_cols_f32", t_scan_cols},
     {"scan_types", t_scan_types},
     {"scan_dot_accumulator", t_scan_dot},
+    {"scan_broadcast", t_scan_broadcast},
     {"argmax_cols_f32", t_arg_cols},
     {"argmax_types", t_arg_types},
     {"argmax_dot_accumulator", t_arg_dot},
