@@ -135,12 +135,14 @@ template <typename T> T2C_DEVICE void check_run_(::t2c_sim::checked_ptr<T> g, in
 template <int N, typename T>
 T2C_DEVICE Vec<typename std::remove_cv<T>::type, N> ldg_vec(::t2c_sim::checked_ptr<T> g) {
   check_run_(g, N, true);
+  g.note(N, ::t2c_sim::RACE_READ);
   Vec<typename std::remove_cv<T>::type, N> w;
   __builtin_memcpy(static_cast<void *>(&w), static_cast<const void *>(g.base + g.i), sizeof w);
   return w;
 }
 template <int N, typename T> T2C_DEVICE void stg_vec(::t2c_sim::checked_ptr<T> g, const Vec<T, N> &w) {
   check_run_(g, N, false);
+  g.note(N, ::t2c_sim::RACE_WRITE);
   __builtin_memcpy(static_cast<void *>(g.base + g.i), static_cast<const void *>(&w), sizeof w);
 }
 #else
@@ -348,6 +350,7 @@ template <typename T, typename U> T2C_DEVICE void load16(T *smem, ::t2c_sim::che
     if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, true);
   if ((g.i * (long long)sizeof(U)) % 16 != 0 || reinterpret_cast<unsigned long long>(smem) % 16 != 0)
     ::t2c_sim::failf("misaligned 16-byte load of tensor '%s' at index %lld", g.t->name, g.i);
+  g.note(n, ::t2c_sim::RACE_READ);
   __builtin_memcpy(static_cast<void *>(smem), static_cast<const void *>(g.base + g.i), 16);
 }
 // store16 in sim mode: the destination is `Y + i` on a tensor; every element
@@ -359,6 +362,7 @@ template <typename P> T2C_DEVICE void store16_words(P g, unsigned w0, unsigned w
     if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, false);
   if ((g.i * (long long)sizeof(U)) % 16 != 0)
     ::t2c_sim::failf("misaligned 16-byte store to tensor '%s' at index %lld", g.t->name, g.i);
+  g.note(n, ::t2c_sim::RACE_WRITE);
   const unsigned w[4] = {w0, w1, w2, w3};
   __builtin_memcpy(static_cast<void *>(g.base + g.i), w, 16);
 }
