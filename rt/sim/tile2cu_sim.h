@@ -262,7 +262,14 @@ inline void cp_async_raw(void *dst, const void *src, int size, int valid) {
 }
 
 template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, T v, int b,
+                                    int width = 32);
+// A shuffle of a tensor element shuffles its value.
+template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, elem_ref<T> v, int b,
                                     int width = 32) {
+  return shfl(op, file, line, mask, v.get(), b, width);
+}
+template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, T v, int b,
+                                    int width) {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
                 "shuffled values are at most 8 bytes");
   uint64_t bits = 0;

@@ -92,6 +92,19 @@ T2C_DEVICE unsigned char abs(unsigned char x) { return x; }
 // min/max: NaN-propagating order is not promised; ties keep the first operand.
 template <typename T> T2C_DEVICE T min(T a, T b) { return b < a ? b : a; }
 template <typename T> T2C_DEVICE T max(T a, T b) { return a < b ? b : a; }
+#ifdef TILE2CU_SIM
+// In sim mode an element of a writable tensor is a t2c_sim::elem_ref<T>, not
+// a T &: a template that deduces T from it is given the element's value.
+#define T2C_SIM_REF2_(name)                                                                 \
+  template <typename T> T2C_DEVICE T name(::t2c_sim::elem_ref<T> a, T b) { return name(a.get(), b); } \
+  template <typename T> T2C_DEVICE T name(T a, ::t2c_sim::elem_ref<T> b) { return name(a, b.get()); } \
+  template <typename T> T2C_DEVICE T name(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) {      \
+    return name(a.get(), b.get());                                                          \
+  }
+T2C_SIM_REF2_(min)
+T2C_SIM_REF2_(max)
+#undef T2C_SIM_REF2_
+#endif
 
 // ---- warp folds: every lane of each run of W lanes gets the run's result.
 // W is a power of two <= 32; the runs are aligned (lanes k*W .. k*W+W-1).
@@ -110,6 +123,12 @@ template <int W, typename T> T2C_DEVICE T fold_min(T v) {
   for (int off = W / 2; off > 0; off /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, off));
   return v;
 }
+#ifdef TILE2CU_SIM
+// A fold of a tensor element folds its value (the fold assigns to v).
+template <int W, typename T> T2C_DEVICE T fold_sum(::t2c_sim::elem_ref<T> v) { return fold_sum<W>(v.get()); }
+template <int W, typename T> T2C_DEVICE T fold_max(::t2c_sim::elem_ref<T> v) { return fold_max<W>(v.get()); }
+template <int W, typename T> T2C_DEVICE T fold_min(::t2c_sim::elem_ref<T> v) { return fold_min<W>(v.get()); }
+#endif
 
 // ---- one thread's run of N contiguous elements of a tensor, moved by one
 // access (ld.global.v4 / st.global.v4 for 16 bytes). The address must be

@@ -815,6 +815,27 @@ static void test_tensor_races_vec(void) {
              "block (0,0,0), thread 0 wrote it and block (0,0,0), thread 1 writes it", NULL);
 }
 
+/* Elements of a writable tensor passed to templates (t2c::max, a fold, a
+ * shuffle, t2c::cvt) are read as values. */
+static void test_tensor_races_refs(void) {
+  float o[32];
+  uint16_t h[32];
+  for (int t = 0; t < 32; t++) o[t] = (float)t, h[t] = f2h((float)t);
+  T2cSimTensor to = tensor(o, 32, 4, "O"), th = tensor(h, 32, 2, "H");
+  void *args[] = {&to, &th};
+  Run r = {"tr_refs", {1, 1, 1}, 32, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("race: tensor elements as template arguments", launch(&r, args, 2, 3, err), err)) return;
+  for (int t = 0; t < 32; t++) {
+    float want = (float)((t > 5 ? t : 5) + (t < 2 ? t : 2) + t + 496 + (t ^ 1) + 2 * t);
+    if (o[t] != want || h[t] != f2h((float)(t + 1))) {
+      fail("race: tensor elements as template arguments", "O[%d] = %g, want %g; H[%d] = %g", t, o[t], want, t,
+           h2f(h[t]));
+      return;
+    }
+  }
+}
+
 /* t2c::ldg_vec and stg_vec move exactly the run at the index, and refuse a run
  * that leaves the tensor or is not aligned to its size; t2c::aligned tests the
  * real address. */
@@ -974,6 +995,7 @@ int main(int argc, char **argv) {
   test_tensor_races_inter();
   test_tensor_races_atomic();
   test_tensor_races_vec();
+  test_tensor_races_refs();
   test_stack_overflow();
   test_bad_launches(argv[2]);
   printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);

@@ -816,3 +816,22 @@ static void t2c_sim_tramp_tr_vec(void *const *a) {
   tr_vec(T2C_ARG(float, 0), *static_cast<const int *>(a[1]));
 }
 T2C_SIM_REGISTER(tr_vec, t2c_sim_tramp_tr_vec)
+
+// Templates given elements of a writable tensor (elem_ref): t2c::max and min,
+// a fold, a shuffle and t2c::cvt take the element's value, and write nothing.
+// O[t] = t and H[t] = t on entry.
+extern "C" __global__ void __launch_bounds__(32)
+tr_refs(t2c_sim::tensor<float> O, t2c_sim::tensor<__half> H)
+{
+  const int tid = threadIdx.x;
+  const float v = t2c::max(O[tid], 5.0f) + t2c::min(2.0f, O[tid]) + t2c::max(O[tid], O[tid]);
+  const float s = t2c::fold_sum<32>(O[tid]);
+  const float x = __shfl_xor_sync(0xffffffffu, O[tid], 1);
+  const float c = t2c::cvt<float>(H[tid]) + (float)t2c::max(H[tid], H[tid]);
+  O[tid] = v + s + x + c;
+  H[tid] += 1.0f;
+}
+static void t2c_sim_tramp_tr_refs(void *const *a) {
+  tr_refs(T2C_ARG(float, 0), T2C_ARG(__half, 1));
+}
+T2C_SIM_REGISTER(tr_refs, t2c_sim_tramp_tr_refs)
