@@ -190,24 +190,27 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
 // element atomically (the language's atomic_*() statements). The order between
 // updates is unspecified; max and min of floats compare as the C operators do.
 #ifdef TILE2CU_SIM
-// The CPU backend runs one thread at a time between its scheduling points, so an
-// update is one read-modify-write; the element is checked against the tensor.
-template <typename T> T2C_DEVICE T &atomic_ref_(::t2c_sim::checked_ptr<T> g) {
+// The CPU backend runs the blocks on two worker threads at once, so an update
+// is a real atomic of the host (a compare-and-swap loop on the element's
+// bytes); the element is checked against the tensor. Atomics go around the
+// race detector (checked_ptr::note): they never race.
+template <typename T, typename F> T2C_DEVICE void atomic_update_(::t2c_sim::checked_ptr<T> g, F f) {
   if ((unsigned long long)g.i >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i, false);
-  return g.base[g.i];
+  T *p = g.base + g.i, old, nv;
+  __atomic_load(p, &old, __ATOMIC_SEQ_CST);
+  do
+    nv = f(old);
+  while (!__atomic_compare_exchange(p, &old, &nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, T v) {
-  T &e = atomic_ref_(g);
-  e = static_cast<T>(e + v);
+  atomic_update_(g, [v](T e) { return static_cast<T>(e + v); });
   if (!std::is_integral<T>::value) ::t2c_sim::float_atomic(g.t); /* the sum depends on the order */
 }
 template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, T v) {
-  T &e = atomic_ref_(g);
-  if (e < v) e = v;
+  atomic_update_(g, [v](T e) { return e < v ? v : e; });
 }
 template <typename T> T2C_DEVICE void atomic_min(::t2c_sim::checked_ptr<T> g, T v) {
-  T &e = atomic_ref_(g);
-  if (v < e) e = v;
+  atomic_update_(g, [v](T e) { return v < e ? v : e; });
 }
 #else
 T2C_DEVICE void atomic_add(float *p, float v) { atomicAdd(p, v); }

@@ -836,6 +836,23 @@ static void test_tensor_races_refs(void) {
   }
 }
 
+/* t2c::atomic_*: no race, and no update lost between the two workers. */
+static void test_tensor_races_atomics(void) {
+  enum { NB = 256 };
+  int h[3];
+  float f[1];
+  T2cSimTensor th = tensor(h, 3, 4, "H"), tf = tensor(f, 1, 4, "F");
+  void *args[] = {&th, &tf};
+  Run r = {"tr_atomics", {NB, 1, 1}, 256, 0, 3};
+  char err[ERRLEN];
+  h[0] = h[1] = h[2] = 0;
+  f[0] = 0.0f;
+  if (expect_ok("race: t2c::atomic_* from two workers", launch(&r, args, 2, 3, err), err) &&
+      (h[0] != NB * 256 || h[1] != NB * 256 - 1 || h[2] != -(NB * 256 - 1) || f[0] != (float)(NB * 256)))
+    fail("race: t2c::atomic_* from two workers", "H = {%d, %d, %d}, F = %g, want {%d, %d, %d}, %d", h[0], h[1], h[2],
+         f[0], NB * 256, NB * 256 - 1, -(NB * 256 - 1), NB * 256);
+}
+
 /* t2c::ldg_vec and stg_vec move exactly the run at the index, and refuse a run
  * that leaves the tensor or is not aligned to its size; t2c::aligned tests the
  * real address. */
@@ -996,6 +1013,7 @@ int main(int argc, char **argv) {
   test_tensor_races_atomic();
   test_tensor_races_vec();
   test_tensor_races_refs();
+  test_tensor_races_atomics();
   test_stack_overflow();
   test_bad_launches(argv[2]);
   printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);

@@ -835,3 +835,20 @@ static void t2c_sim_tramp_tr_refs(void *const *a) {
   tr_refs(T2C_ARG(float, 0), T2C_ARG(__half, 1));
 }
 T2C_SIM_REGISTER(tr_refs, t2c_sim_tramp_tr_refs)
+
+// t2c::atomic_add / atomic_max / atomic_min, as the language's atomics lower:
+// every thread of every block updates H[0] (a count), H[1] (a max) and F[0] (a
+// float sum), from two workers at once. Atomics never race.
+extern "C" __global__ void __launch_bounds__(256)
+tr_atomics(t2c_sim::tensor<int> H, t2c_sim::tensor<float> F)
+{
+  const int i = blockIdx.x * 256 + threadIdx.x;
+  t2c::atomic_add(H + 0, 1);
+  t2c::atomic_max(H + 1, i);
+  t2c::atomic_min(H + 2, -i);
+  t2c::atomic_add(F + 0, 1.0f);
+}
+static void t2c_sim_tramp_tr_atomics(void *const *a) {
+  tr_atomics(T2C_ARG(int, 0), T2C_ARG(float, 1));
+}
+T2C_SIM_REGISTER(tr_atomics, t2c_sim_tramp_tr_atomics)
