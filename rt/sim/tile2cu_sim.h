@@ -149,7 +149,7 @@ template <typename T> struct checked_ptr {
 
 // An element of a writable tensor, as X[i] gives it: reading it (converting
 // it to T) and writing it (assigning, or op= which does both) are told to the
-// race detector. An atomic goes through atomic(), which the detector never
+// race detector, through the tensor's shadow (never null). An atomic goes through atomic(), which the detector never
 // sees: t2c::atomic_* in sim mode is atomicAdd(X[i].atomic(), v) and so on.
 template <typename T> class elem_ref {
   T *p_;
@@ -159,11 +159,11 @@ template <typename T> class elem_ref {
  public:
   elem_ref(T *p, RaceShadow *s, long long i) : p_(p), s_(s), i_(i) {}
   T get() const {
-    if (s_) race_access(s_, i_, 1, RACE_READ);
+    race_access(s_, i_, 1, RACE_READ);
     return *p_;
   }
   void put(const T &v) const {
-    if (s_) race_access(s_, i_, 1, RACE_WRITE);
+    race_access(s_, i_, 1, RACE_WRITE);
     *p_ = v;
   }
   T *atomic() const { return p_; }
