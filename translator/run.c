@@ -315,7 +315,8 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
   for (int i = 0, t = 0; i < ki->nparams; i++) {
     Sym *p = ki->params[i];
     if (p->kind != SY_TENSOR) continue;
-    tens[t] = (T2cSimTensor){arrays[t].data, npy_nelems(&arrays[t]), elem_bytes[p->ty.elem], p->name};
+    tens[t] = (T2cSimTensor){arrays[t].data, npy_nelems(&arrays[t]), elem_bytes[p->ty.elem], p->name,
+                             arrays[t].rank, arrays[t].shape};
     args[i] = &tens[t];
     if (p->written) outs[nout++] = &tens[t];
     t++;

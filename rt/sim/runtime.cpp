@@ -17,8 +17,13 @@
 // Because a fiber runs until it blocks, the loop cannot deadlock: when no
 // fiber is ready and nothing can complete, the state is reported.
 //
-// Errors (an out-of-bounds index, divergence) are recorded once per launch,
-// stop every worker, and come back to the caller as one line of text.
+// Errors (an out-of-bounds index, divergence, a race) are recorded once per
+// launch, stop every worker, and come back to the caller as one line of text.
+//
+// Races on tensors are found by a shadow of each writable tensor (see
+// "races" below): every access to it is stamped with its block, thread and
+// the block's barrier epoch, the number of __syncthreads() the block has
+// passed. Two threads of a block in one epoch, or two blocks, conflict.
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -109,6 +114,21 @@ struct SharedAlloc {
   const char *name;
 };
 
+// The race detector's state of one element: who wrote it last and up to two
+// of its readers, as stamps (race_stamp; 0 for none). A lock when two
+// workers may touch it at once.
+struct RaceCell {
+  std::atomic<unsigned> lock;
+  unsigned pad;
+  uint64_t w, r1, r2;
+};
+
+struct RaceShadow {
+  const T2cSimTensor *t;
+  RaceCell *cells;  // nelems cells, mapped lazily: untouched pages cost nothing
+  size_t bytes;
+};
+
 struct Launch;
 
 // One per worker thread; reached through the thread_local `tw`. Aligned so
@@ -123,6 +143,9 @@ struct alignas(128) Worker {
 #endif
   Fiber *cur;
   Dim3 bid;
+  unsigned lin;          // the block's linear index
+  unsigned epoch;        // barriers the block has passed
+  uint64_t stamp;        // race_stamp(lin, epoch, 0): who is accessing, less the thread
   unsigned char *arena;  // static shared memory, STATIC_SMEM_MAX bytes
   size_t arena_used;
   std::vector<SharedAlloc> allocs;
@@ -147,9 +170,12 @@ struct Launch {
   std::string err;
   std::vector<std::atomic<int>> out_kind;  // ElemKind of each output
   std::vector<std::atomic<bool>> out_fatomic;  // an output a float atomic_add updated
+  bool shared_cells;     // more than one worker: shadow cells are locked
+  std::vector<RaceShadow *> shadows;  // [0, noutputs): the outputs'; then others
 };
 
 static thread_local Worker *tw;
+static Dim3 block_of(const Launch *L, unsigned lin);
 static Registrar *registry;
 
 Registrar::Registrar(const char *n, void (*t)(void *const *)) : name(n), tramp(t), next(registry) {
@@ -349,7 +375,179 @@ void shared_oob(const char *name, long long i, long long n) {
   failf("out-of-bounds access of shared array '%s' at index %lld (size %lld)", name, i, n);
 }
 
-void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind) {
+// ---------------------------------------------------------------- races
+// A stamp names one access to a writable tensor: bits 0-9 the thread, 10-33
+// the block's linear index, 34-63 the block's barrier epoch plus one (so no
+// stamp is 0). Two accesses to one element, at least one a write, race when
+//   - they come from two blocks of the launch (no barrier orders blocks), or
+//   - from two threads of one block in the same epoch (no barrier between).
+// A thread never races with itself. Each element's cell keeps the last
+// write and at most two reads, enough for the later access of every racing
+// pair to see a conflict (the first race stops the launch):
+//   - an earlier write that races with a new access raced with every later
+//     write too, so the last one stands for all;
+//   - reads of one block are kept from its newest epoch only (the block's
+//     later accesses come after a barrier, and against another block any
+//     read of it conflicts), and two of them from two threads, since one
+//     of the two differs from any later writer;
+//   - reads from two blocks conflict with every write, and stay.
+// Atomics (elem_ref::atomic) never reach the detector.
+enum { RACE_EPOCH_MAX = (1 << 30) - 2 };
+
+static uint64_t race_stamp(unsigned lin, unsigned epoch, unsigned tid) {
+  return (uint64_t)(epoch + 1) << 34 | (uint64_t)lin << 10 | tid;
+}
+static unsigned stamp_tid(uint64_t s) { return (unsigned)(s & 1023); }
+static unsigned stamp_block(uint64_t s) { return (unsigned)(s >> 10 & 0xffffff); }
+static unsigned stamp_epoch(uint64_t s) { return (unsigned)(s >> 34) - 1; }
+
+// Does the earlier access a race with the access me (one of them a write)?
+static bool races_with(uint64_t a, uint64_t me) {
+  if (!a) return false;
+  if (stamp_block(a) != stamp_block(me)) return true;
+  return stamp_tid(a) != stamp_tid(me) && (a >> 34) == (me >> 34);
+}
+
+static void note_read(RaceCell *c, uint64_t me) {
+  if (!c->r1) {
+    c->r1 = me;
+    return;
+  }
+  if (c->r1 == me || c->r2 == me) return;
+  unsigned b = stamp_block(c->r1);
+  if (c->r2 && stamp_block(c->r2) != b) return;  // two blocks: kept for good
+  if (stamp_block(me) != b) {
+    c->r2 = me;
+  } else if ((me >> 34) != (c->r1 >> 34)) {  // the block's newer epoch
+    c->r1 = me;
+    c->r2 = 0;
+  } else if (!c->r2) {
+    c->r2 = me;
+  }
+}
+
+static RaceShadow *new_shadow(const T2cSimTensor *t) {
+  RaceShadow *s = new RaceShadow{t, nullptr, 0};
+  if (t->nelems <= 0) return s;
+  s->bytes = (size_t)t->nelems * sizeof(RaceCell);
+  void *p = mmap(nullptr, s->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    delete s;
+    return nullptr;
+  }
+  s->cells = (RaceCell *)p;
+  return s;
+}
+
+static void free_shadows(Launch *L) {
+  for (RaceShadow *s : L->shadows) {
+    if (s->cells) munmap(s->cells, s->bytes);
+    delete s;
+  }
+  L->shadows.clear();
+}
+
+// Before each run of the grid: every cell back to zero, in the pages touched.
+static void reset_shadows(Launch *L) {
+  for (RaceShadow *s : L->shadows)
+    if (s->cells) madvise(s->cells, s->bytes, MADV_DONTNEED);
+}
+
+// The shadow of a writable tensor. The outputs' are made by the launch and
+// read without a lock; another writable tensor gets one at its first use.
+static RaceShadow *race_shadow(Launch *L, const T2cSimTensor *t) {
+  size_t no = (size_t)L->l->noutputs;
+  for (size_t i = 0; i < no; i++)
+    if (L->shadows[i]->t == t) return L->shadows[i];
+  RaceShadow *s = nullptr;
+  {
+    std::lock_guard<std::mutex> g(L->mu);
+    for (size_t i = no; i < L->shadows.size() && !s; i++)
+      if (L->shadows[i]->t == t) s = L->shadows[i];
+    if (!s && L->shadows.size() < L->shadows.capacity() && (s = new_shadow(t))) L->shadows.push_back(s);
+  }
+  if (!s) failf("out of memory for the race detector's shadow of tensor '%s'", t->name ? t->name : "?");
+  return s;
+}
+
+// " ([1, 3] of shape [4, 2])" for a tensor whose shape is known and has two
+// dims or more; "" otherwise.
+static void coords(char *buf, size_t n, const T2cSimTensor *t, long long i) {
+  buf[0] = 0;
+  long long prod = 1;
+  if (t->rank < 2 || t->rank > 16 || !t->shape) return;
+  for (int d = 0; d < t->rank; d++) prod *= t->shape[d] > 0 ? t->shape[d] : 0;
+  if (prod != t->nelems) return;
+  long long c[16];
+  for (int d = t->rank - 1; d >= 0; d--) {
+    c[d] = i % t->shape[d];
+    i /= t->shape[d];
+  }
+  size_t k = (size_t)snprintf(buf, n, " (");
+  for (int pass = 0; pass < 2 && k < n; pass++) {
+    for (int d = 0; d < t->rank && k < n; d++)
+      k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "[", pass ? t->shape[d] : c[d]);
+    if (k < n) k += (size_t)snprintf(buf + k, n - k, pass ? "])" : "] of shape ");
+  }
+}
+
+// Fails the launch from the running thread, whose access `me` races with
+// the earlier access `a` to element i. Formats into arrays only (fiber_fail).
+[[noreturn]] static void race_fail(const RaceShadow *sh, long long i, uint64_t a, bool a_wrote, uint64_t me,
+                                   bool me_writes) {
+  Worker *w = tw;
+  const Launch *L = w->L;
+  char at[512], msg[1024], why[128];
+  coords(at, sizeof at, sh->t, i);
+  Dim3 ba = block_of(L, stamp_block(a)), bm = block_of(L, stamp_block(me));
+  if (stamp_block(a) != stamp_block(me))
+    snprintf(why, sizeof why, "from two blocks of one launch, and neither access is atomic");
+  else if (stamp_epoch(me) == 0)
+    snprintf(why, sizeof why, "with no barrier in between (both before the block's first __syncthreads())");
+  else
+    snprintf(why, sizeof why, "with no barrier in between (both after %u __syncthreads() of the block)",
+             stamp_epoch(me));
+  snprintf(msg, sizeof msg,
+           "race: tensor '%s' at index %lld%s in kernel '%s': block (%u,%u,%u), thread %u %s it and block (%u,%u,%u), thread %u %s it, %s",
+           sh->t->name ? sh->t->name : "?", i, at, L->k->name, ba.x, ba.y, ba.z, stamp_tid(a),
+           a_wrote ? "wrote" : "read", bm.x, bm.y, bm.z, stamp_tid(me), me_writes ? "writes" : "reads", why);
+  Fiber *f = w->cur;
+  set_error(w->L, msg);
+  f->state = F_FAILED;
+  fiber_yield(w, f);
+  abort();
+}
+
+static void lock_cell(RaceCell *c) {
+  while (c->lock.exchange(1, std::memory_order_acquire))
+    while (c->lock.load(std::memory_order_relaxed)) {
+    }
+}
+
+void race_access(RaceShadow *sh, long long i, long long n, int access) {
+  Worker *w = tw;
+  const uint64_t me = w->stamp | w->cur->tid;
+  const bool lock = w->L->shared_cells;
+  for (long long k = i; k < i + n; k++) {
+    RaceCell *c = &sh->cells[k];
+    if (lock) lock_cell(c);
+    uint64_t other = 0;
+    bool other_wrote = false;
+    if (races_with(c->w, me)) {
+      other = c->w;
+      other_wrote = true;
+    } else if (access == RACE_WRITE) {
+      other = races_with(c->r1, me) ? c->r1 : races_with(c->r2, me) ? c->r2 : 0;
+      if (!other) c->w = me;
+    } else {
+      note_read(c, me);
+    }
+    if (lock) c->lock.store(0, std::memory_order_release);
+    if (other) race_fail(sh, k, other, other_wrote, me, access == RACE_WRITE);
+  }
+}
+
+RaceShadow *check_tensor(const T2cSimTensor *t, int elem_bytes, int kind, bool writable) {
   Launch *L = tw->L;
   if (!t) fiber_fail("null tensor argument");
   if (t->elem_bytes != elem_bytes)
@@ -359,6 +557,7 @@ void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind) {
   for (int i = 0; i < L->l->noutputs; i++)
     if (L->l->outputs[i] == t && L->out_kind[i].load(std::memory_order_relaxed) != kind)
       L->out_kind[i].store(kind, std::memory_order_relaxed);  // once: workers share the line
+  return writable ? race_shadow(L, t) : nullptr;
 }
 
 void float_atomic(const T2cSimTensor *t) {
@@ -757,6 +956,11 @@ static bool resolve(Worker *w, std::vector<unsigned> &ready) {
   }
   if (exited == n) return true;
   if (warp == 0 && exited == 0 && same_site) {
+    if (w->epoch == RACE_EPOCH_MAX)
+      return fail_block(w, fmt("more than %d barriers %s: too many for the race detector", RACE_EPOCH_MAX,
+                               where(w).c_str()));
+    w->epoch++;  // a new epoch: no access before the barrier races with one after it
+    w->stamp = race_stamp(w->lin, w->epoch, 0);
     for (Fiber &f : w->fibers) {
       f.state = F_READY;
       ready.push_back(f.tid);
@@ -782,6 +986,9 @@ static bool run_block(Worker *w, unsigned lin) {
   Launch *L = w->L;
   size_t dyn = L->l->dyn_smem;
   w->bid = block_of(L, lin);
+  w->lin = lin;
+  w->epoch = 0;
+  w->stamp = race_stamp(lin, 0, 0);
   w->arena_used = 0;
   w->allocs.clear();
   memset(w->dyn, 0xff, dyn);
@@ -1005,6 +1212,20 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
     }
   }
 
+  L.shared_cells = ws.size() > 1;
+  // room for every tensor argument: the vector never moves while workers read it
+  L.shadows.reserve((size_t)l->noutputs + (size_t)l->nargs);
+  for (int i = 0; i < l->noutputs; i++) {
+    RaceShadow *s = new_shadow(l->outputs[i]);
+    if (!s) {
+      free_shadows(&L);
+      for (Worker &w : ws) free_worker(&w);
+      return report(fmt("kernel '%s': out of memory for the race detector's shadow of tensor '%s'", l->kernel,
+                        l->outputs[i]->name ? l->outputs[i]->name : "?"));
+    }
+    L.shadows.push_back(s);
+  }
+
   std::vector<std::vector<unsigned char>> init(l->noutputs), first(l->noutputs);
   for (int i = 0; i < l->noutputs; i++) {
     const unsigned char *p = (const unsigned char *)l->outputs[i]->data;
@@ -1022,7 +1243,10 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
   sigaction(SIGBUS, &sa, &old_bus);
   std::string msg;
   for (int s = 0; s < l->schedules && msg.empty(); s++) {
-    if (s > 0) restore(init);
+    if (s > 0) {
+      restore(init);
+      reset_shadows(&L);
+    }
     run_grid(&L, ws, s);
     if (L.failed) msg = L.err;
     else if (s == 0)
@@ -1035,6 +1259,7 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
   sigaction(SIGSEGV, &old_segv, nullptr);
   sigaction(SIGBUS, &old_bus, nullptr);
   for (Worker &w : ws) free_worker(&w);
+  free_shadows(&L);
   restore(msg.empty() ? first : init);
   return msg.empty() ? 0 : report(msg);
 }

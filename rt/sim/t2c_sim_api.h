@@ -20,6 +20,8 @@ typedef struct T2cSimTensor {
   long long nelems; /* every index must be in [0, nelems) */
   int elem_bytes;   /* must equal sizeof the kernel's element type */
   const char *name; /* used in messages */
+  int rank;         /* 0: shape unknown; else shape[0..rank-1], row-major, */
+  const long long *shape; /* whose product is nelems (race reports give coordinates) */
 } T2cSimTensor;
 
 typedef struct T2cSimLaunch {
@@ -40,7 +42,10 @@ typedef struct T2cSimLaunch {
  * On success returns 0 and leaves the first run's results in the outputs.
  * Otherwise returns nonzero, writes a one-line message into err (a race, an
  * out-of-bounds access, barrier or warp divergence, an unknown kernel, a bad
- * launch) and restores the outputs' initial contents. */
+ * launch) and restores the outputs' initial contents. A race is either two
+ * threads touching one element of a writable tensor without a barrier (or
+ * from two blocks) with at least one write, or outputs that differ between
+ * schedules. */
 int t2c_sim_launch(const T2cSimLaunch *l, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -5,7 +5,9 @@
 // Every CUDA thread runs as a fiber. Whatever a kernel asks of its thread
 // (its indices, a barrier, a shuffle, shared memory) is a call into the
 // runtime, which knows which fiber is running. Tensor arguments arrive as
-// t2c_sim::tensor<T>, whose operator[] checks every index.
+// t2c_sim::tensor<T>, whose operator[] checks every index; an element of a
+// writable tensor is an elem_ref, which tells the race detector whether it
+// is read or written.
 //
 // Half and bfloat16 come from the CUDA headers' host support
 // (-I/usr/local/cuda/include); their host paths need no extra macros.
@@ -87,7 +89,15 @@ uint64_t warp_op(int op, unsigned mask, uint64_t bits, int size, int b, int widt
                  const char *file, int line);
 void *shared_alloc(size_t bytes, size_t align, const char *name);
 unsigned char *dyn_smem();
-void check_tensor(const T2cSimTensor *t, int elem_bytes, int kind);
+// The race detector's shadow of one writable tensor (runtime.cpp, "races").
+struct RaceShadow;
+enum RaceAccess { RACE_READ, RACE_WRITE };
+// Checks the tensor argument; for a writable one returns its shadow (null
+// for a read-only tensor, which no thread can race on).
+RaceShadow *check_tensor(const T2cSimTensor *t, int elem_bytes, int kind, bool writable);
+// The running thread reads or writes elements [i, i + n) of the tensor:
+// fails the launch when that races with another thread's access.
+void race_access(RaceShadow *s, long long i, long long n, int access);
 // t received a floating-point atomic add: its sums depend on the order of the
 // updates, so schedules are compared within rounding for it.
 void float_atomic(const T2cSimTensor *t);
@@ -127,31 +137,85 @@ template <typename T> struct checked_ptr {
   long long n;  // elements in the tensor
   const T2cSimTensor *t;
   long long i;  // element index, unchecked until a read
+  RaceShadow *rs;  // null for a read-only tensor
   template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
-  checked_ptr operator+(I k) const { return checked_ptr{base, n, t, i + (long long)k}; }
+  checked_ptr operator+(I k) const { return checked_ptr{base, n, t, i + (long long)k, rs}; }
+  // Whoever reads or writes through it (a vector access, a cp.async) tells
+  // the race detector, after the bounds check.
+  void note(long long count, int access) const {
+    if (rs) race_access(rs, i, count, access);
+  }
 };
 
-// A tensor argument. Every element access is checked against the allocation.
+// An element of a writable tensor, as X[i] gives it: reading it (converting
+// it to T) and writing it (assigning, or op= which does both) are told to the
+// race detector, through the tensor's shadow (never null). An atomic goes through atomic(), which the detector never
+// sees: t2c::atomic_* in sim mode is atomicAdd(X[i].atomic(), v) and so on.
+template <typename T> class elem_ref {
+  T *p_;
+  RaceShadow *s_;
+  long long i_;
+
+ public:
+  elem_ref(T *p, RaceShadow *s, long long i) : p_(p), s_(s), i_(i) {}
+  T get() const {
+    race_access(s_, i_, 1, RACE_READ);
+    return *p_;
+  }
+  void put(const T &v) const {
+    race_access(s_, i_, 1, RACE_WRITE);
+    *p_ = v;
+  }
+  T *atomic() const { return p_; }
+  operator T() const { return get(); }
+  // static_cast<float>(X[i]) of an f16 X, as t2c::cvt does: explicit, so
+  // that implicit conversions stay unambiguous.
+  template <typename U, typename = typename std::enable_if<std::is_arithmetic<U>::value &&
+                                                           !std::is_same<U, T>::value>::type>
+  explicit operator U() const { return static_cast<U>(get()); }
+  elem_ref &operator=(const T &v) { put(v); return *this; }
+  elem_ref &operator=(const elem_ref &o) { put(o.get()); return *this; }
+#define T2C_SIM_REF_OP_(op)                           \
+  template <typename U> elem_ref &operator op(const U &v) { \
+    T x = get();                                      \
+    x op v;                                           \
+    put(x);                                           \
+    return *this;                                     \
+  }
+  T2C_SIM_REF_OP_(+=) T2C_SIM_REF_OP_(-=) T2C_SIM_REF_OP_(*=) T2C_SIM_REF_OP_(/=) T2C_SIM_REF_OP_(%=)
+  T2C_SIM_REF_OP_(&=) T2C_SIM_REF_OP_(|=) T2C_SIM_REF_OP_(^=) T2C_SIM_REF_OP_(<<=) T2C_SIM_REF_OP_(>>=)
+#undef T2C_SIM_REF_OP_
+  elem_ref &operator++() { return *this += 1; }
+  elem_ref &operator--() { return *this -= 1; }
+  T operator++(int) { T x = get(); put(x + 1); return x; }
+  T operator--(int) { T x = get(); put(x - 1); return x; }
+};
+
+// A tensor argument. Every element access is checked against the allocation;
+// accesses to a writable tensor are also checked for races.
 template <typename T> class tensor {
   T *p_;
   long long n_;
   const T2cSimTensor *t_;
+  RaceShadow *rs_;
+  typedef typename std::conditional<std::is_const<T>::value, T &, elem_ref<T>>::type ref;
 
  public:
   explicit tensor(const T2cSimTensor *t)
-      : p_(static_cast<T *>(t->data)), n_(t->nelems), t_(t) {
-    check_tensor(t, (int)sizeof(T), kind_of<typename std::remove_cv<T>::type>::v);
-  }
-  T &operator[](long long i) const {
+      : p_(static_cast<T *>(t->data)), n_(t->nelems), t_(t),
+        rs_(check_tensor(t, (int)sizeof(T), kind_of<typename std::remove_cv<T>::type>::v,
+                         !std::is_const<T>::value)) {}
+  ref operator[](long long i) const {
     if ((unsigned long long)i >= (unsigned long long)n_) tensor_oob(t_, i, std::is_const<T>::value);
-    return p_[i];
+    if constexpr (std::is_const<T>::value) return p_[i];
+    else return elem_ref<T>(p_ + i, rs_, i);
   }
   const void *data() const { return p_; }
   // X + i: a checked address, for t2c::cp_async_*. Nothing is checked until
   // a cp.async reads through it (so any i is fine with bytes_valid == 0).
   template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
   checked_ptr<T> operator+(I i) const {
-    return checked_ptr<T>{p_, n_, t_, (long long)i};
+    return checked_ptr<T>{p_, n_, t_, (long long)i, rs_};
   }
 };
 
@@ -183,6 +247,7 @@ template <typename T> inline void cp_async_from(void *dst, checked_ptr<T> src, i
   const void *p = nullptr;
   if (valid > 0) {
     if (src.i < 0 || src.i > src.n || (src.n - src.i) * eb < valid) cp_async_oob(src.t, src.i, size, valid, (int)eb);
+    src.note((valid + eb - 1) / eb, RACE_READ);
     p = src.base + src.i;
   }
   cp_async(dst, p, size, valid);
@@ -197,7 +262,14 @@ inline void cp_async_raw(void *dst, const void *src, int size, int valid) {
 }
 
 template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, T v, int b,
+                                    int width = 32);
+// A shuffle of a tensor element shuffles its value.
+template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, elem_ref<T> v, int b,
                                     int width = 32) {
+  return shfl(op, file, line, mask, v.get(), b, width);
+}
+template <typename T> inline T shfl(int op, const char *file, int line, unsigned mask, T v, int b,
+                                    int width) {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value,
                 "shuffled values are at most 8 bytes");
   uint64_t bits = 0;

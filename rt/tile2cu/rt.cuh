@@ -92,6 +92,19 @@ T2C_DEVICE unsigned char abs(unsigned char x) { return x; }
 // min/max: NaN-propagating order is not promised; ties keep the first operand.
 template <typename T> T2C_DEVICE T min(T a, T b) { return b < a ? b : a; }
 template <typename T> T2C_DEVICE T max(T a, T b) { return a < b ? b : a; }
+#ifdef TILE2CU_SIM
+// In sim mode an element of a writable tensor is a t2c_sim::elem_ref<T>, not
+// a T &: a template that deduces T from it is given the element's value.
+#define T2C_SIM_REF2_(name)                                                                 \
+  template <typename T> T2C_DEVICE T name(::t2c_sim::elem_ref<T> a, T b) { return name(a.get(), b); } \
+  template <typename T> T2C_DEVICE T name(T a, ::t2c_sim::elem_ref<T> b) { return name(a, b.get()); } \
+  template <typename T> T2C_DEVICE T name(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) {      \
+    return name(a.get(), b.get());                                                          \
+  }
+T2C_SIM_REF2_(min)
+T2C_SIM_REF2_(max)
+#undef T2C_SIM_REF2_
+#endif
 
 // ---- random numbers: rand, randn, randint(seed, off). Philox4x32-10 (Salmon,
 // Moraes, Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC11),
@@ -166,6 +179,12 @@ template <int W, typename T> T2C_DEVICE T fold_min(T v) {
   for (int off = W / 2; off > 0; off /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, off));
   return v;
 }
+#ifdef TILE2CU_SIM
+// A fold of a tensor element folds its value (the fold assigns to v).
+template <int W, typename T> T2C_DEVICE T fold_sum(::t2c_sim::elem_ref<T> v) { return fold_sum<W>(v.get()); }
+template <int W, typename T> T2C_DEVICE T fold_max(::t2c_sim::elem_ref<T> v) { return fold_max<W>(v.get()); }
+template <int W, typename T> T2C_DEVICE T fold_min(::t2c_sim::elem_ref<T> v) { return fold_min<W>(v.get()); }
+#endif
 
 // ---- NaN: x != x, which only a NaN is; false for integer types.
 template <typename T> T2C_DEVICE bool is_nan(T) { return false; }
@@ -268,12 +287,14 @@ template <typename T> T2C_DEVICE void check_run_(::t2c_sim::checked_ptr<T> g, in
 template <int N, typename T>
 T2C_DEVICE Vec<typename std::remove_cv<T>::type, N> ldg_vec(::t2c_sim::checked_ptr<T> g) {
   check_run_(g, N, true);
+  g.note(N, ::t2c_sim::RACE_READ);
   Vec<typename std::remove_cv<T>::type, N> w;
   __builtin_memcpy(static_cast<void *>(&w), static_cast<const void *>(g.base + g.i), sizeof w);
   return w;
 }
 template <int N, typename T> T2C_DEVICE void stg_vec(::t2c_sim::checked_ptr<T> g, const Vec<T, N> &w) {
   check_run_(g, N, false);
+  g.note(N, ::t2c_sim::RACE_WRITE);
   __builtin_memcpy(static_cast<void *>(g.base + g.i), static_cast<const void *>(&w), sizeof w);
 }
 #else
@@ -302,24 +323,27 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
 // element atomically (the language's atomic_*() statements). The order between
 // updates is unspecified; max and min of floats compare as the C operators do.
 #ifdef TILE2CU_SIM
-// The CPU backend runs one thread at a time between its scheduling points, so an
-// update is one read-modify-write; the element is checked against the tensor.
-template <typename T> T2C_DEVICE T &atomic_ref_(::t2c_sim::checked_ptr<T> g) {
+// The CPU backend runs the blocks on two worker threads at once, so an update
+// is a real atomic of the host (a compare-and-swap loop on the element's
+// bytes); the element is checked against the tensor. Atomics go around the
+// race detector (checked_ptr::note): they never race.
+template <typename T, typename F> T2C_DEVICE void atomic_update_(::t2c_sim::checked_ptr<T> g, F f) {
   if ((unsigned long long)g.i >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i, false);
-  return g.base[g.i];
+  T *p = g.base + g.i, old, nv;
+  __atomic_load(p, &old, __ATOMIC_SEQ_CST);
+  do
+    nv = f(old);
+  while (!__atomic_compare_exchange(p, &old, &nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
 template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, T v) {
-  T &e = atomic_ref_(g);
-  e = static_cast<T>(e + v);
+  atomic_update_(g, [v](T e) { return static_cast<T>(e + v); });
   if (!std::is_integral<T>::value) ::t2c_sim::float_atomic(g.t); /* the sum depends on the order */
 }
 template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, T v) {
-  T &e = atomic_ref_(g);
-  if (e < v) e = v;
+  atomic_update_(g, [v](T e) { return e < v ? v : e; });
 }
 template <typename T> T2C_DEVICE void atomic_min(::t2c_sim::checked_ptr<T> g, T v) {
-  T &e = atomic_ref_(g);
-  if (v < e) e = v;
+  atomic_update_(g, [v](T e) { return v < e ? v : e; });
 }
 #else
 T2C_DEVICE void atomic_add(float *p, float v) { atomicAdd(p, v); }
@@ -481,6 +505,7 @@ template <typename T, typename U> T2C_DEVICE void load16(T *smem, ::t2c_sim::che
     if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, true);
   if ((g.i * (long long)sizeof(U)) % 16 != 0 || reinterpret_cast<unsigned long long>(smem) % 16 != 0)
     ::t2c_sim::failf("misaligned 16-byte load of tensor '%s' at index %lld", g.t->name, g.i);
+  g.note(n, ::t2c_sim::RACE_READ);
   __builtin_memcpy(static_cast<void *>(smem), static_cast<const void *>(g.base + g.i), 16);
 }
 // store16 in sim mode: the destination is `Y + i` on a tensor; every element
@@ -492,6 +517,7 @@ template <typename P> T2C_DEVICE void store16_words(P g, unsigned w0, unsigned w
     if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, false);
   if ((g.i * (long long)sizeof(U)) % 16 != 0)
     ::t2c_sim::failf("misaligned 16-byte store to tensor '%s' at index %lld", g.t->name, g.i);
+  g.note(n, ::t2c_sim::RACE_WRITE);
   const unsigned w[4] = {w0, w1, w2, w3};
   __builtin_memcpy(static_cast<void *>(g.base + g.i), w, 16);
 }

@@ -84,7 +84,7 @@ static float bf2f(uint16_t b) {
 
 /* ---- launching */
 static T2cSimTensor tensor(void *data, long long n, int eb, const char *name) {
-  T2cSimTensor t = {data, n, eb, name};
+  T2cSimTensor t = {data, n, eb, name, 0, NULL};
   return t;
 }
 
@@ -775,6 +775,170 @@ static void test_cp_async_bad(void) {
              "nan (all bits set: unwritten shared memory)", NULL);
 }
 
+/* ---- the race detector: every planted race is named with its tensor, its
+ * element and both threads; the correct kernels run and give their results. */
+static void test_tensor_races_intra(void) {
+  static const long long shape[] = {2, 32};
+  int o[64], mode = 0;
+  T2cSimTensor to = tensor(o, 64, 4, "O");
+  to.rank = 2;
+  to.shape = shape;
+  void *args[] = {&to, &mode};
+  Run r = {"tr_intra", {1, 1, 1}, 64, 0, 1};
+  char err[ERRLEN];
+  expect_err("race: write/write", launch(&r, args, 2, 1, err), err,
+             "race: tensor 'O' at index 37 ([1, 5] of shape [2, 32]) in kernel 'tr_intra': block (0,0,0), thread 0 wrote it and block (0,0,0), thread 1 writes it, with no barrier in between (both before the block's first __syncthreads())",
+             NULL);
+  mode = 1;
+  expect_err("race: write/write after a barrier", launch(&r, args, 2, 1, err), err,
+             "race: tensor 'O' at index 0 ([0, 0] of shape [2, 32]) in kernel 'tr_intra': block (0,0,0), thread 62 wrote it and block (0,0,0), thread 63 writes it, with no barrier in between (both after 1 __syncthreads() of the block)",
+             NULL);
+  mode = 2;
+  expect_err("race: write/read", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 9 ([0, 9] of shape [2, 32])",
+             "block (0,0,0), thread 3 wrote it and block (0,0,0), thread 4 reads it, with no barrier", NULL);
+  mode = 3;
+  expect_err("race: read/write", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 9 ",
+             "block (0,0,0), thread 3 read it and block (0,0,0), thread 4 writes it, with no barrier", NULL);
+  mode = 4;
+  expect_err("race: two readers, one writes", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 20 ",
+             "block (0,0,0), thread 2 read it and block (0,0,0), thread 1 writes it", NULL);
+  mode = 5;
+  Run r3 = {"tr_intra", {1, 1, 1}, 64, 0, 3};
+  if (expect_ok("race: barriers between the writes and the reads", launch(&r3, args, 2, 1, err), err))
+    for (int t = 0; t < 64; t++)
+      if (o[t] != 2 * ((t + 1) % 64)) {
+        fail("race: barriers between the writes and the reads", "O[%d] = %d, want %d", t, o[t], 2 * ((t + 1) % 64));
+        break;
+      }
+  mode = 6;
+  if (expect_ok("race: one thread's read-modify-writes", launch(&r3, args, 2, 1, err), err))
+    for (int t = 0; t < 64; t++)
+      if (o[t] != 2 * t + 8) {
+        fail("race: one thread's read-modify-writes", "O[%d] = %d, want %d", t, o[t], 2 * t + 8);
+        break;
+      }
+}
+
+static void test_tensor_races_inter(void) {
+  enum { NB = 64 };
+  static int o[NB * 64 + 1];
+  int mode = 0;
+  T2cSimTensor to = tensor(o, NB * 64 + 1, 4, "O");
+  void *args[] = {&to, &mode};
+  char err[ERRLEN];
+  Run r = {"tr_inter", {4, 1, 1}, 64, 0, 1};
+  setenv("T2C_SIM_WORKERS", "1", 1); /* one worker: the blocks run in order */
+  expect_err("race: two blocks write", launch(&r, args, 2, 1, err), err,
+             "race: tensor 'O' at index 0 in kernel 'tr_inter': block (0,0,0), thread 0 wrote it and block (1,0,0), thread 1 writes it, from two blocks of one launch, and neither access is atomic",
+             NULL);
+  mode = 1;
+  expect_err("race: a block reads what another wrote", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 1 ",
+             "block (0,0,0), thread 0 wrote it and block (1,0,0), thread 2 reads it, from two blocks", NULL);
+  mode = 2;
+  expect_err("race: a block writes what another read", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 1 ",
+             "block (0,0,0), thread 5 read it and block (1,0,0), thread 0 writes it, from two blocks", NULL);
+  unsetenv("T2C_SIM_WORKERS");
+  mode = 0;
+  expect_err("race: two blocks write, two workers", launch(&r, args, 2, 1, err), err, "race: tensor 'O' at index 0 ",
+             ", from two blocks of one launch", NULL);
+  mode = 3;
+  o[NB * 64] = 1000;
+  Run rn = {"tr_inter", {NB, 1, 1}, 64, 0, 3};
+  if (expect_ok("race: blocks write their own elements", launch(&rn, args, 2, 1, err), err))
+    for (int i = 0; i < NB * 64; i++)
+      if (o[i] != i + 1000) {
+        fail("race: blocks write their own elements", "O[%d] = %d, want %d", i, o[i], i + 1000);
+        break;
+      }
+}
+
+static void test_tensor_races_atomic(void) {
+  enum { N = 2000, B = 10 };
+  int x[N], h[B], want[B] = {0}, n = N, mode = 0;
+  for (int i = 0; i < N; i++) x[i] = (int)(rnd() % B), want[x[i]]++;
+  memset(h, 0, sizeof h);
+  T2cSimTensor tx = tensor(x, N, 4, "X"), th = tensor(h, B, 4, "H");
+  void *args[] = {&tx, &th, &n, &mode};
+  Run r = {"tr_hist", {(N + 63) / 64, 1, 1}, 64, 0, 3};
+  char err[ERRLEN];
+  if (expect_ok("race: atomics never race", launch(&r, args, 4, 2, err), err))
+    for (int b = 0; b < B; b++)
+      if (h[b] != want[b]) {
+        fail("race: atomics never race", "H[%d] = %d, want %d", b, h[b], want[b]);
+        break;
+      }
+  mode = 1;
+  memset(h, 0, sizeof h);
+  expect_err("race: a histogram without atomics", launch(&r, args, 4, 2, err), err, "race: tensor 'H' at index ",
+             "in kernel 'tr_hist': block (", NULL);
+}
+
+static void test_tensor_races_vec(void) {
+  float o[128];
+  int mode = 0;
+  T2cSimTensor to = tensor(o, 128, 4, "O");
+  void *args[] = {&to, &mode};
+  Run r = {"tr_vec", {1, 1, 1}, 32, 0, 1};
+  char err[ERRLEN];
+  expect_err("race: vector stores", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 0 ",
+             "block (0,0,0), thread 0 wrote it and block (0,0,0), thread 1 writes it", NULL);
+  mode = 1;
+  expect_err("race: vector load of another thread's store", launch(&r, args, 2, 1, err), err,
+             "tensor 'O' at index 4 ", "block (0,0,0), thread 0 read it and block (0,0,0), thread 1 writes it", NULL);
+  mode = 2;
+  Run r3 = {"tr_vec", {1, 1, 1}, 32, 0, 3};
+  if (expect_ok("race: vector load after a barrier", launch(&r3, args, 2, 1, err), err))
+    for (int t = 0; t < 32; t++)
+      if (o[4 * t] != (float)((t + 1) % 32) || o[4 * t + 3] != 4.0f) {
+        fail("race: vector load after a barrier", "O[%d] = %g, want %d", 4 * t, o[4 * t], (t + 1) % 32);
+        break;
+      }
+  mode = 3;
+  expect_err("race: cp.async of another thread's store", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 1 ",
+             "block (0,0,0), thread 0 read it and block (0,0,0), thread 1 writes it", NULL);
+  mode = 4;
+  expect_err("race: 16-byte stores", launch(&r, args, 2, 1, err), err, "tensor 'O' at index 0 ",
+             "block (0,0,0), thread 0 wrote it and block (0,0,0), thread 1 writes it", NULL);
+}
+
+/* Elements of a writable tensor passed to templates (t2c::max, a fold, a
+ * shuffle, t2c::cvt) are read as values. */
+static void test_tensor_races_refs(void) {
+  float o[32];
+  uint16_t h[32];
+  for (int t = 0; t < 32; t++) o[t] = (float)t, h[t] = f2h((float)t);
+  T2cSimTensor to = tensor(o, 32, 4, "O"), th = tensor(h, 32, 2, "H");
+  void *args[] = {&to, &th};
+  Run r = {"tr_refs", {1, 1, 1}, 32, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("race: tensor elements as template arguments", launch(&r, args, 2, 3, err), err)) return;
+  for (int t = 0; t < 32; t++) {
+    float want = (float)((t > 5 ? t : 5) + (t < 2 ? t : 2) + t + 496 + (t ^ 1) + 2 * t);
+    if (o[t] != want || h[t] != f2h((float)(t + 1))) {
+      fail("race: tensor elements as template arguments", "O[%d] = %g, want %g; H[%d] = %g", t, o[t], want, t,
+           h2f(h[t]));
+      return;
+    }
+  }
+}
+
+/* t2c::atomic_*: no race, and no update lost between the two workers. */
+static void test_tensor_races_atomics(void) {
+  enum { NB = 256 };
+  int h[3];
+  float f[1];
+  T2cSimTensor th = tensor(h, 3, 4, "H"), tf = tensor(f, 1, 4, "F");
+  void *args[] = {&th, &tf};
+  Run r = {"tr_atomics", {NB, 1, 1}, 256, 0, 3};
+  char err[ERRLEN];
+  h[0] = h[1] = h[2] = 0;
+  f[0] = 0.0f;
+  if (expect_ok("race: t2c::atomic_* from two workers", launch(&r, args, 2, 3, err), err) &&
+      (h[0] != NB * 256 || h[1] != NB * 256 - 1 || h[2] != -(NB * 256 - 1) || f[0] != (float)(NB * 256)))
+    fail("race: t2c::atomic_* from two workers", "H = {%d, %d, %d}, F = %g, want {%d, %d, %d}, %d", h[0], h[1], h[2],
+         f[0], NB * 256, NB * 256 - 1, -(NB * 256 - 1), NB * 256);
+}
+
 /* t2c::ldg_vec and stg_vec move exactly the run at the index, and refuse a run
  * that leaves the tensor or is not aligned to its size; t2c::aligned tests the
  * real address. */
@@ -932,6 +1096,12 @@ int main(int argc, char **argv) {
   test_cp_async();
   test_cp_async_bad();
   test_vec_runs();
+  test_tensor_races_intra();
+  test_tensor_races_inter();
+  test_tensor_races_atomic();
+  test_tensor_races_vec();
+  test_tensor_races_refs();
+  test_tensor_races_atomics();
   test_stack_overflow();
   test_bad_launches(argv[2]);
   printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);

@@ -753,3 +753,169 @@ static void t2c_sim_tramp_vec_runs(void *const *a) {
   vec_runs(T2C_ARG(const float, 0), T2C_ARG(float, 1), *static_cast<const int *>(a[2]));
 }
 T2C_SIM_REGISTER(vec_runs, t2c_sim_tramp_vec_runs)
+
+// ---- the race detector on tensors (the expected messages are in driver.c).
+// tr_intra, one block of 64 threads, O of shape [2, 32], by mode:
+// 0 PLANTED threads 0 and 1 write O[37];
+// 1 PLANTED after a barrier, threads 62 and 63 write O[0];
+// 2 PLANTED thread 3 writes O[9], which thread 4 reads;
+// 3 PLANTED thread 3 reads O[9], which thread 4 writes;
+// 4 PLANTED threads 1 and 2 read O[20], and after a shuffle (no barrier)
+//   thread 1 writes it;
+// 5 correct: O[t] = t; barrier; every thread reads O[t + 1] and O[0];
+//   barrier; O[t] = 2 * O[t + 1] + O[0] (a barrier between every write and
+//   another thread's read);
+// 6 correct: each thread reads, modifies and writes its own O[t] again and again.
+extern "C" __global__ void __launch_bounds__(64)
+tr_intra(t2c_sim::tensor<int> O, int mode)
+{
+  const int tid = threadIdx.x;
+  if (mode == 0) {
+    if (tid < 2) O[37] = tid;
+  } else if (mode == 1) {
+    O[tid] = tid;
+    __syncthreads();
+    if (tid >= 62) O[0] = tid;
+  } else if (mode == 2) {
+    if (tid == 3) O[9] = 1;
+    if (tid == 4) O[10] = O[9];
+  } else if (mode == 3) {
+    if (tid == 3) O[10] = O[9];
+    if (tid == 4) O[9] = 1;
+  } else if (mode == 4) {
+    int v = 0;
+    if (tid == 1 || tid == 2) v = O[20];
+    v = __shfl_sync(0xffffffffu, v, 2);
+    if (tid == 1) O[20] = v + 1;
+  } else if (mode == 5) {
+    O[tid] = tid;
+    __syncthreads();
+    const int v = O[(tid + 1) % 64], z = O[0];
+    __syncthreads();
+    O[tid] = 2 * v + z;
+  } else if (mode == 6) {
+    O[tid] = tid;
+    O[tid] += 3;
+    O[tid] *= 2;
+    O[tid] = O[tid] + 1;
+    O[tid]++;
+  }
+}
+static void t2c_sim_tramp_tr_intra(void *const *a) {
+  tr_intra(T2C_ARG(int, 0), *static_cast<const int *>(a[1]));
+}
+T2C_SIM_REGISTER(tr_intra, t2c_sim_tramp_tr_intra)
+
+// tr_inter, blocks of 64 threads, by mode:
+// 0 PLANTED thread b of block b writes O[0];
+// 1 PLANTED thread 0 of block 0 writes O[1], which thread 2 of block 1 reads;
+// 2 PLANTED thread 5 of block 0 reads O[1], which thread 0 of block 1 writes;
+// 3 correct: each block writes its own 64 elements, and every thread reads
+//   the last element, which nobody writes.
+extern "C" __global__ void __launch_bounds__(64)
+tr_inter(t2c_sim::tensor<int> O, int mode)
+{
+  const int tid = threadIdx.x, b = blockIdx.x;
+  if (mode == 0) {
+    if (tid == b) O[0] = b;
+  } else if (mode == 1) {
+    if (b == 0 && tid == 0) O[1] = 7;
+    if (b == 1 && tid == 2) O[2] = O[1];
+  } else if (mode == 2) {
+    if (b == 0 && tid == 5) O[2] = O[1];
+    if (b == 1 && tid == 0) O[1] = 7;
+  } else if (mode == 3) {
+    const int last = O[gridDim.x * 64];
+    O[b * 64 + tid] = b * 64 + tid + last;
+  }
+}
+static void t2c_sim_tramp_tr_inter(void *const *a) {
+  tr_inter(T2C_ARG(int, 0), *static_cast<const int *>(a[1]));
+}
+T2C_SIM_REGISTER(tr_inter, t2c_sim_tramp_tr_inter)
+
+// A histogram over blocks of 64 threads: H[X[i]] += 1 through an atomic
+// (mode 0: atomics never count as a race), or PLANTED without (mode 1).
+extern "C" __global__ void __launch_bounds__(64)
+tr_hist(t2c_sim::tensor<const int> X, t2c_sim::tensor<int> H, int n, int mode)
+{
+  const int i = blockIdx.x * 64 + threadIdx.x;
+  if (i >= n) return;
+  if (mode == 0) atomicAdd(H[X[i]].atomic(), 1);
+  else H[X[i]] += 1;
+}
+static void t2c_sim_tramp_tr_hist(void *const *a) {
+  tr_hist(T2C_ARG(const int, 0), T2C_ARG(int, 1), *static_cast<const int *>(a[2]),
+          *static_cast<const int *>(a[3]));
+}
+T2C_SIM_REGISTER(tr_hist, t2c_sim_tramp_tr_hist)
+
+// The vector and cp.async paths, 32 threads, O of 128 floats, by mode:
+// 0 PLANTED thread 1 stores its run of 4 (stg_vec) over thread 0's;
+// 1 PLANTED thread t stores run t, then loads run t + 1 (ldg_vec) with no barrier;
+// 2 correct: the same with a barrier;
+// 3 PLANTED thread t writes O[t], then cp.async reads O[t + 1];
+// 4 PLANTED thread 1 stores 16 bytes (store16) over thread 0's.
+extern "C" __global__ void __launch_bounds__(32)
+tr_vec(t2c_sim::tensor<float> O, int mode)
+{
+  T2C_SIM_SHARED(float, s, 32);
+  const int tid = threadIdx.x, next = (tid + 1) % 32;
+  const t2c::Vec<float, 4> w = {{1.0f * tid, 2.0f, 3.0f, 4.0f}};
+  if (mode == 0) {
+    t2c::stg_vec<4>(O + (tid == 1 ? 0 : 4 * tid), w);
+  } else if (mode == 1 || mode == 2) {
+    t2c::stg_vec<4>(O + 4 * tid, w);
+    if (mode == 2) __syncthreads();
+    const t2c::Vec<float, 4> r = t2c::ldg_vec<4>(O + 4 * next);
+    if (mode == 2) __syncthreads();
+    O[4 * tid] = r.v[0];
+  } else if (mode == 3) {
+    O[tid] = 1.0f;
+    t2c::cp_async_4(&s[tid], O + next, 4);
+    t2c::cp_async_commit();
+    t2c::cp_async_wait<0>();
+  } else if (mode == 4) {
+    t2c::store16(O + (tid == 1 ? 0 : 4 * tid), 1.0f, 2.0f, 3.0f, 4.0f);
+  }
+}
+static void t2c_sim_tramp_tr_vec(void *const *a) {
+  tr_vec(T2C_ARG(float, 0), *static_cast<const int *>(a[1]));
+}
+T2C_SIM_REGISTER(tr_vec, t2c_sim_tramp_tr_vec)
+
+// Templates given elements of a writable tensor (elem_ref): t2c::max and min,
+// a fold, a shuffle and t2c::cvt take the element's value, and write nothing.
+// O[t] = t and H[t] = t on entry.
+extern "C" __global__ void __launch_bounds__(32)
+tr_refs(t2c_sim::tensor<float> O, t2c_sim::tensor<__half> H)
+{
+  const int tid = threadIdx.x;
+  const float v = t2c::max(O[tid], 5.0f) + t2c::min(2.0f, O[tid]) + t2c::max(O[tid], O[tid]);
+  const float s = t2c::fold_sum<32>(O[tid]);
+  const float x = __shfl_xor_sync(0xffffffffu, O[tid], 1);
+  const float c = t2c::cvt<float>(H[tid]) + (float)t2c::max(H[tid], H[tid]);
+  O[tid] = v + s + x + c;
+  H[tid] += 1.0f;
+}
+static void t2c_sim_tramp_tr_refs(void *const *a) {
+  tr_refs(T2C_ARG(float, 0), T2C_ARG(__half, 1));
+}
+T2C_SIM_REGISTER(tr_refs, t2c_sim_tramp_tr_refs)
+
+// t2c::atomic_add / atomic_max / atomic_min, as the language's atomics lower:
+// every thread of every block updates H[0] (a count), H[1] (a max) and F[0] (a
+// float sum), from two workers at once. Atomics never race.
+extern "C" __global__ void __launch_bounds__(256)
+tr_atomics(t2c_sim::tensor<int> H, t2c_sim::tensor<float> F)
+{
+  const int i = blockIdx.x * 256 + threadIdx.x;
+  t2c::atomic_add(H + 0, 1);
+  t2c::atomic_max(H + 1, i);
+  t2c::atomic_min(H + 2, -i);
+  t2c::atomic_add(F + 0, 1.0f);
+}
+static void t2c_sim_tramp_tr_atomics(void *const *a) {
+  tr_atomics(T2C_ARG(int, 0), T2C_ARG(float, 1));
+}
+T2C_SIM_REGISTER(tr_atomics, t2c_sim_tramp_tr_atomics)

@@ -2,6 +2,8 @@
 # run.sh: the CPU backend's own tests. Builds tests/sim/driver.c with
 # rt/sim/simrun.c (and common/fsafe.c), which compiles tests/sim/kernels.cu
 # into a shared object and runs every kernel in it. Exits nonzero on any failure.
+# races.sh then runs racy .tl kernels through `tile2cu run` (building tile2cu
+# when it is missing), which must report the race.
 # Then nvcc_check.sh compiles rt.cuh's tensor-core and cp.async helpers with
 # nvcc and NVRTC (skipped without nvcc, or with NVCC_CHECK=0).
 # Environment: CC (default cc), CXX (default g++), BUILD (default build),
@@ -15,4 +17,7 @@ flags="-std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE"
 ${CC:-cc} $flags -I"$root/rt/sim" "$root/tests/sim/driver.c" "$root/rt/sim/simrun.c" \
   "$root/common/fsafe.c" -o "$out/driver" -ldl -lm
 "$out/driver" "$root" "$out"
+t2c=${BUILD:-$root/build}/tile2cu
+[ -x "$t2c" ] || make -s -C "$root" B="${BUILD:-build}" "${BUILD:-build}/tile2cu"
+sh "$root/tests/sim/races.sh" "$t2c" "$out"
 [ "${NVCC_CHECK:-1}" = 0 ] || sh "$root/tests/sim/nvcc_check.sh"
