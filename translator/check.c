@@ -1236,8 +1236,8 @@ static void check_atomic(Checker *C, Stmt *s, BuiltinKind b) {
   s->u.assign.atomic = b;
   int errors = C->d->errors;
   check_assign(C, s);
-  if (C->d->errors > errors) return;
   ElemType e = t->ty.elem;
+  if (C->d->errors > errors || e == T_NONE || v->ty.elem == T_NONE) return; /* reported (maybe earlier) */
   int sm = b == B_ATOMIC_ADD && e == T_F16 ? 70 : b == B_ATOMIC_ADD && e == T_BF16 ? 80 : 0;
   if (sm && C->t->sm < sm)
     diag_error(C->d, x->u.call.name_loc, "%s() of %s elements needs sm_%d or later; the target is %s", n,
