@@ -171,57 +171,54 @@ static bool slice_shape(Lower *L, TirBlock *b, const Expr *s, int *rank, int *ro
   return true;
 }
 
-/* A load of a slice (pad: elements outside read as pad) into dst, or, when dst
- * is NULL, into a fresh value that stands for key. */
-static bool lower_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad, TirVar *dst) {
-  int rank, rows, cols;
-  if (!slice_shape(L, b, slice, &rank, &rows, &cols)) return false;
-  if (!rank) return fail(L, "a tensor element read in a tile expression");
+/* The op loading slice (a slice or a gather; pad: what elements outside read)
+ * into dst, or, when dst is NULL, into a fresh value that stands for key. */
+static bool load_op(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad, TirVar *dst, int rank, int rows,
+                    int cols, bool gather) {
   if (pad && !scalar_ok(L, b, pad)) return false;
   Sym *X = slice->u.index.base->u.ident.sym;
   note_tensor(L, &L->read, X);
   TirVar *v = dst;
   if (!v) {
     v = tir_new_var(L->K, X->ty.elem, rank, rows, cols,
-                    arena_printf(L->K->a, "%s of %s at line %d", pad ? "pad" : "slice", X->name, key->loc.line));
+                    arena_printf(L->K->a, "%s of %s at line %d", gather ? "gather" : pad ? "pad" : "slice", X->name,
+                                 key->loc.line));
     v->cname = temp_name(L);
   }
   TirOp *op = op_new(L, b, TO_LOAD);
   op->dst = v;
   op->slice = slice;
   op->pad = pad;
+  op->gather = gather;
   op->rows = rows;
   op->cols = cols;
   if (!dst) map_value(L, key, v);
   return true;
 }
 
-/* A gather X[i, j] with tile indices (pad: what out-of-bounds indices read): the
- * indices are elementwise expressions of the op's layout, like any value it reads. */
-static bool lower_gather(Lower *L, TirBlock *b, Expr *key, Expr *g, Expr *pad, TirVar *dst) {
-  Sym *X = g->u.index.base->u.ident.sym;
+/* A load of a slice into dst (or a fresh value for key). */
+static bool lower_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad, TirVar *dst) {
+  int rank, rows, cols;
+  if (!slice_shape(L, b, slice, &rank, &rows, &cols)) return false;
+  if (!rank) return fail(L, "a tensor element read in a tile expression");
+  return load_op(L, b, key, slice, pad, dst, rank, rows, cols, false);
+}
+
+/* A gather's or scatter's indices: tile ones are elementwise expressions of the
+ * op's layout, like any value it reads; scalar ones are scalars. */
+static bool gather_indices(Lower *L, TirBlock *b, Expr *g) {
   for (int d = 0; d < g->u.index.nidx; d++) {
     Expr *ix = g->u.index.idx[d].start;
     if (!(ix->ty.rank ? hoist(L, b, ix) : scalar_ok(L, b, ix))) return false;
   }
-  if (pad && !scalar_ok(L, b, pad)) return false;
-  note_tensor(L, &L->read, X);
-  int rows = g->ty.rank == 2 ? g->ty.dims[0] : 1, cols = g->ty.rank == 2 ? g->ty.dims[1] : g->ty.dims[0];
-  TirVar *v = dst;
-  if (!v) {
-    v = tir_new_var(L->K, X->ty.elem, g->ty.rank, rows, cols, arena_printf(L->K->a, "gather of %s at line %d", X->name,
-                                                                          key->loc.line));
-    v->cname = temp_name(L);
-  }
-  TirOp *op = op_new(L, b, TO_LOAD);
-  op->dst = v;
-  op->slice = g;
-  op->pad = pad;
-  op->gather = true;
-  op->rows = rows;
-  op->cols = cols;
-  if (!dst) map_value(L, key, v);
   return true;
+}
+
+/* A gather X[i, j] with tile indices into dst (or a fresh value for key). */
+static bool lower_gather(Lower *L, TirBlock *b, Expr *key, Expr *g, Expr *pad, TirVar *dst) {
+  if (!gather_indices(L, b, g)) return false;
+  int rows = g->ty.rank == 2 ? g->ty.dims[0] : 1, cols = g->ty.rank == 2 ? g->ty.dims[1] : g->ty.dims[0];
+  return load_op(L, b, key, g, pad, dst, g->ty.rank, rows, cols, true);
 }
 
 static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad) {
@@ -655,10 +652,7 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   int rank, rows, cols;
   bool scatter = check_is_gather(lhs);
   if (scatter) { /* X[i, j] = e with tile indices: one element per element of their shape */
-    for (int d = 0; d < lhs->u.index.nidx; d++) {
-      Expr *ix = lhs->u.index.idx[d].start;
-      if (!(ix->ty.rank ? hoist(L, b, ix) : scalar_ok(L, b, ix))) return false;
-    }
+    if (!gather_indices(L, b, lhs)) return false;
     rank = lhs->ty.rank;
     rows = rank == 2 ? lhs->ty.dims[0] : 1;
     cols = rank == 2 ? lhs->ty.dims[1] : lhs->ty.dims[0];
