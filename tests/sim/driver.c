@@ -5,6 +5,7 @@
  * computed here, in C; the planted bugs must fail with a message that names
  * what failed. Usage: driver ROOT BUILD_DIR
  */
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -611,6 +612,39 @@ static void test_mma_frag(const char *kernel, int bf) {
   }
 }
 
+/* mma.m16n8k32 s8 with fragments built by hand (tests/sim/kernels.cu's
+ * mma_frag_s8): D = A B + C exactly, wrapping to 32 bits. Extreme values
+ * (-128, 127) and accumulators near INT_MAX make the wrap happen. */
+static void test_mma_frag_s8(void) {
+  enum { NB = 3, W = 2, NT = NB * W };
+  static signed char a[NT * 512], b[NT * 256];
+  static int c[NT * 128], d[NT * 128];
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < NT * 512; i++) a[i] = (signed char)(i % 97 == 0 ? -128 : i % 89 == 0 ? 127 : (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56));
+  for (int i = 0; i < NT * 256; i++) b[i] = (signed char)(i % 83 == 0 ? -128 : (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56));
+  for (int i = 0; i < NT * 128; i++) c[i] = i % 5 == 0 ? INT_MAX - i : (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 40), d[i] = -1;
+  T2cSimTensor ta = tensor(a, NT * 512, 1, "A"), tb = tensor(b, NT * 256, 1, "B"), tc = tensor(c, NT * 128, 4, "C"),
+               td = tensor(d, NT * 128, 4, "D");
+  void *args[] = {&ta, &tb, &tc, &td};
+  Run r = {"mma_frag_s8", {NB, 1, 1}, W * 32, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("mma_frag_s8", launch(&r, args, 4, 0x8, err), err)) return;
+  int wrapped = 0;
+  for (int w = 0; w < NT; w++)
+    for (int m = 0; m < 16; m++)
+      for (int n = 0; n < 8; n++) {
+        int64_t s = c[w * 128 + m * 8 + n];
+        for (int k = 0; k < 32; k++) s += (int64_t)a[w * 512 + m * 32 + k] * b[w * 256 + k * 8 + n];
+        int want = (int)(uint32_t)(uint64_t)s;
+        wrapped += s > INT_MAX;
+        if (d[w * 128 + m * 8 + n] != want) {
+          fail("mma_frag_s8", "warp %d: D[%d][%d] = %d, want %d", w, m, n, d[w * 128 + m * 8 + n], want);
+          return;
+        }
+      }
+  if (!wrapped) fail("mma_frag_s8", "no sum wrapped past INT_MAX: the test does not cover the wrap");
+}
+
 /* Every ldmatrix variant against the PTX ISA's layout: lane 8*i + r gives row r
  * of matrix i; lane l gets (l/4, 2*(l%4)) and (l/4, 2*(l%4)+1) of matrix i in
  * register i (low half first), or with .trans (2*(l%4), l/4) and (2*(l%4)+1, l/4). */
@@ -1091,6 +1125,7 @@ int main(int argc, char **argv) {
   test_gemm("gemm_bf16_64x64x32_pipe", 1, 64, 64, 32, 128);
   test_mma_frag("mma_frag_f16", 0);
   test_mma_frag("mma_frag_bf16", 1);
+  test_mma_frag_s8();
   test_ldmatrix();
   test_tc_bad();
   test_cp_async();
