@@ -366,9 +366,8 @@ static bool target_has_mma(const TargetConfig *t);
 static void dot_off_unit(Emitter *E, const Expr *x) {
   ElemType t = x->u.call.args[0]->ty.elem;
   if ((t != T_F16 && t != T_BF16 && t != T_I8) || !target_has_mma(E->t) || E->dry || warned(E, x)) return;
-  const char *why = t == T_I8 ? "the i8 tensor-core path (mma.sync m16n8k32) is not implemented yet"
-                              : arena_printf(E->a, "the tile IR, which runs f16 and bf16 dots on tensor cores, does "
-                                                   "not lower this kernel (%s)", E->tir_why ? E->tir_why : "?");
+  const char *why = arena_printf(E->a, "the tile IR, which runs f16, bf16 and i8 dots on tensor cores, does "
+                                       "not lower this kernel (%s)", E->tir_why ? E->tir_why : "?");
   diag_warning(E->d, W_DOT, x->loc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
                elem_names[t], why);
 }

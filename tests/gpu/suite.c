@@ -1152,6 +1152,40 @@ static void t_dot_bf16_atb(Tally *T) {
   }
 }
 
+/* i8 dots on tensor cores (mma.sync m16n8k32, i32 accumulation): C = A B^T with B
+ * stored [N, K] under @pipeline(3), and C = A^T B + bias with A stored [K, M]
+ * (transposed shared copies). Exact integer references; sizes ragged in every
+ * dim (K = 100 takes the element-by-element body, K = 144 the 16-byte one), an
+ * exact multiple of the tiles, and one smaller than a tile. */
+static void t_dot_i8_forms(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {70, 90, 144}, {64, 64, 128}, {5, 3, 7}};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 4; c++) {
+      int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+      const char *kn = f ? "dot_i8_transposed_a" : "dot_i8_transposed_b";
+      Rng r = rng_seed(kn, (uint64_t)c);
+      Call k;
+      call_init(&k, f ? "dot_i8_atb.tl" : "dot_i8_abt.tl", kn);
+      Ten *A = call_in(&k, "A", I8, 2, f ? SHAPE(K, M) : SHAPE(M, K));
+      Ten *B = call_in(&k, "B", I8, 2, f ? SHAPE(K, N) : SHAPE(N, K));
+      Ten *bias = f ? call_in(&k, "bias", I32, 1, SHAPE(N)) : NULL;
+      Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
+      fill_int(A, &r, -128, 127);
+      fill_int(B, &r, -128, 127);
+      if (bias) fill_int(bias, &r, -1000000, 1000000);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = bias ? bias->v[j] : 0;
+          for (int kk = 0; kk < K; kk++) s += f ? A2(A, kk, i) * A2(B, kk, j) : A2(A, i, kk) * A2(B, j, kk);
+          R2(C, i, j) = s;
+        }
+      char l[64];
+      label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
+}
+
 /* a dot inside an expression: acc = acc + 2.0 * dot(a, b) over K, then
  * C = acc + bias + beta; and C = 2.0 * dot(..) + bias - beta once (K <= 32) */
 static void t_dot_in_expr(Tally *T) {
@@ -2251,6 +2285,7 @@ static const Test tests[] = {
     {"reshape", t_reshape},
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
+    {"dot_i8_forms", t_dot_i8_forms},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},
