@@ -166,6 +166,7 @@ typedef enum ElemType {
 extern const char *const elem_names[T_COUNT];  /* "f32" */
 extern const char *const elem_ctypes[T_COUNT]; /* "float" */
 extern const int elem_bytes[T_COUNT];
+bool elem_is_f8(ElemType t); /* f8e4m3, f8e5m2: storage and dot operands, arithmetic in f32 */
 bool elem_is_float(ElemType t);
 bool elem_is_int(ElemType t);
 int elem_lookup(const char *name, int len); /* -1 when not a type name */

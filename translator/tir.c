@@ -61,7 +61,7 @@ Expr *tir_read_of(TirKernel *K, TirVar *v) {
 
 ElemType tir_acc_type(ElemType t) {
   switch (t) {
-  case T_F16: case T_BF16: return T_F32;
+  case T_F16: case T_BF16: case T_F8E4M3: case T_F8E5M2: return T_F32;
   case T_I8: case T_U8: return T_I32;
   default: return t;
   }

@@ -11,16 +11,22 @@
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #define T2C_DEVICE __device__ __forceinline__
 #endif
 
 namespace t2c {
 
-// ---- conversions: t2c::cvt<To>(x) between every element type.
+// ---- conversions: t2c::cvt<To>(x) between every element type. The f8 types
+// (cuda_fp8.h) convert through f32 (exactly: every f8 value is an f32), and
+// to f8 by round-to-nearest-even with saturation to the largest finite value
+// (cvt.rn.satfinite; NaN stays NaN).
 template <typename To> struct Cvt {
   template <typename From> static T2C_DEVICE To from(From x) { return static_cast<To>(x); }
   static T2C_DEVICE To from(__half x) { return static_cast<To>(__half2float(x)); }
   static T2C_DEVICE To from(__nv_bfloat16 x) { return static_cast<To>(__bfloat162float(x)); }
+  static T2C_DEVICE To from(__nv_fp8_e4m3 x) { return static_cast<To>(static_cast<float>(x)); }
+  static T2C_DEVICE To from(__nv_fp8_e5m2 x) { return static_cast<To>(static_cast<float>(x)); }
 };
 template <> struct Cvt<__half> {
   template <typename From> static T2C_DEVICE __half from(From x) { return __float2half(static_cast<float>(x)); }
@@ -32,6 +38,15 @@ template <> struct Cvt<__nv_bfloat16> {
   static T2C_DEVICE __nv_bfloat16 from(__nv_bfloat16 x) { return x; }
   static T2C_DEVICE __nv_bfloat16 from(__half x) { return __float2bfloat16(__half2float(x)); }
 };
+template <typename F8> struct CvtF8 {
+  template <typename From> static T2C_DEVICE F8 from(From x) { return F8(static_cast<float>(x)); }
+  static T2C_DEVICE F8 from(double x) { return F8(x); }
+  static T2C_DEVICE F8 from(F8 x) { return x; }
+  static T2C_DEVICE F8 from(__half x) { return F8(__half2float(x)); }
+  static T2C_DEVICE F8 from(__nv_bfloat16 x) { return F8(__bfloat162float(x)); }
+};
+template <> struct Cvt<__nv_fp8_e4m3> : CvtF8<__nv_fp8_e4m3> {};
+template <> struct Cvt<__nv_fp8_e5m2> : CvtF8<__nv_fp8_e5m2> {};
 template <typename To, typename From> T2C_DEVICE To cvt(From x) { return Cvt<To>::from(x); }
 
 // ---- infinity of a float type.

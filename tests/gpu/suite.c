@@ -1186,6 +1186,54 @@ static void t_dot_i8_forms(Tally *T) {
     }
 }
 
+/* Random finite f8 values: every code but NaN and the infinities, so the
+ * inputs cover subnormals, both zeros and the largest values. */
+static void fill_f8(Ten *t, Rng *r) {
+  for (long long i = 0; i < t->n; i++) {
+    double v;
+    do v = f8_to_f64(t->dt, (uint8_t)rng_int(r, 0, 255));
+    while (isnan(v) || isinf(v));
+    t->v[i] = v;
+  }
+}
+
+/* f8 as storage (tests/gpu/f8.tl): arithmetic in f32, conversions to both f8
+ * types checked exactly against the harness's own encoder (nearest, ties to
+ * even, saturating), a row sum of f32(X). Ragged M and N. */
+static void t_f8(Tally *T) {
+  static const int MN[][2] = {{37, 50}, {16, 64}, {3, 130}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("f8_storage", (uint64_t)c);
+    Call k;
+    call_init(&k, "f8.tl", "f8_storage");
+    Ten *X = call_in(&k, "X", F8E4M3, 2, SHAPE(M, N));
+    Ten *Y = call_in(&k, "Y", F8E5M2, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, N));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(M, 1));
+    Ten *Z = call_out(&k, "Z", F8E4M3, 2, SHAPE(M, N));
+    Ten *W = call_out(&k, "W", F8E5M2, 2, SHAPE(M, N));
+    fill_f8(X, &r);
+    fill_f8(Y, &r);
+    for (int i = 0; i < M; i++) {
+      double sum = 0;
+      for (int j = 0; j < N; j++) {
+        float x = (float)A2(X, i, j), y = (float)A2(Y, i, j);
+        R2(S, i, j) = x * y - fabsf(x) + fmaxf(y, 0.5f);
+        R2(Z, i, j) = f8_to_f64(F8E4M3, f64_to_f8(F8E4M3, (float)(x * 40.0f + y)));
+        R2(W, i, j) = f8_to_f64(F8E5M2, f64_to_f8(F8E5M2, -x * 1000.0f));
+        if (j < 64) sum += x;
+      }
+      R2(R, i, 0) = sum;
+    }
+    Z->tol = W->tol = 0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "f8_storage", l));
+    call_free(&k);
+  }
+}
+
 /* a dot inside an expression: acc = acc + 2.0 * dot(a, b) over K, then
  * C = acc + bias + beta; and C = 2.0 * dot(..) + bias - beta once (K <= 32) */
 static void t_dot_in_expr(Tally *T) {
@@ -2286,6 +2334,7 @@ static const Test tests[] = {
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_i8_forms", t_dot_i8_forms},
+    {"f8_storage", t_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},
