@@ -600,11 +600,11 @@ static bool check_dot(Checker *C, Expr *e) {
   }
   ElemType acc;
   switch (a->ty.elem) {
-  case T_F16: case T_BF16: case T_F32: acc = T_F32; break;
+  case T_F16: case T_BF16: case T_F32: case T_F8E4M3: case T_F8E5M2: acc = T_F32; break;
   case T_F64: acc = T_F64; break;
   case T_I8: acc = T_I32; break;
   default:
-    diag_error(C->d, e->loc, "dot takes f16, bf16, f32, f64 or i8 operands, not %s",
+    diag_error(C->d, e->loc, "dot takes f16, bf16, f32, f64, i8, f8e4m3 or f8e5m2 operands, not %s",
                elem_names[a->ty.elem]);
     return false;
   }

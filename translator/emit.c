@@ -365,8 +365,9 @@ static bool target_has_mma(const TargetConfig *t);
 /* A dot whose operand type has a matrix-unit path on the target, run here on the CUDA cores: said, once. */
 static void dot_off_unit(Emitter *E, const Expr *x) {
   ElemType t = x->u.call.args[0]->ty.elem;
-  if ((t != T_F16 && t != T_BF16 && t != T_I8) || !target_has_mma(E->t) || E->dry || warned(E, x)) return;
-  const char *why = arena_printf(E->a, "the tile IR, which runs f16, bf16 and i8 dots on tensor cores, does "
+  if ((t != T_F16 && t != T_BF16 && t != T_I8 && !elem_is_f8(t)) || !target_has_mma(E->t) || E->dry || warned(E, x))
+    return;
+  const char *why = arena_printf(E->a, "the tile IR, which runs f16, bf16, i8 and f8 dots on tensor cores, does "
                                        "not lower this kernel (%s)", E->tir_why ? E->tir_why : "?");
   diag_warning(E->d, W_DOT, x->loc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
                elem_names[t], why);

@@ -1065,10 +1065,11 @@ static void print_dot(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   int mt = l->rr / 2, nt = l->rc;
   ElemType t = op->src ? op->src->elem : op->expr->u.call.cast;
-  bool i8 = t == T_I8;
-  int ks = i8 ? 32 : 16; /* the instruction's k */
-  const char *fn = i8 ? "mma_16832_i8" : F("mma_16816_%s", elem_names[t]);
-  line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8", i8 ? P->K->hw->mma_i8 : P->K->hw->mma,
+  bool i8 = t == T_I8, b8 = elem_bytes[t] == 1;
+  int ks = b8 ? 32 : 16; /* the instruction's k */
+  const char *fn = b8 ? F("mma_16832_%s", elem_names[t]) : F("mma_16816_%s", elem_names[t]);
+  line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8",
+       i8 ? P->K->hw->mma_i8 : b8 ? P->K->hw->mma_f8 : P->K->hw->mma,
        op->src ? "A and B from shared memory by ldmatrix" : "A from registers, B from shared memory by ldmatrix", l->wr,
        l->wc, mt, nt);
   if (op->op == TK_ASSIGN)

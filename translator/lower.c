@@ -478,18 +478,22 @@ static bool names(const Expr *x, const Sym *y) {
   }
 }
 
-/* A dot the matrix unit runs (hw.c): f16 or bf16 operands (16 x 8 x 16), or i8
- * (16 x 8 x 32), a multiple of the instruction's shape. */
+/* A dot the matrix unit runs (hw.c): f16 or bf16 operands (16 x 8 x 16), i8 or
+ * f8 (16 x 8 x 32), a multiple of the instruction's shape. */
 static bool dot_ok(Lower *L, const Expr *x) {
   const Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
   ElemType t = a->ty.elem;
   if (!L->K->hw->mma) return fail(L, "a dot on a target without a matrix instruction");
-  if (t != T_F16 && t != T_BF16 && t != T_I8) return fail(L, "a dot of operands other than f16, bf16 and i8");
+  if (t != T_F16 && t != T_BF16 && t != T_I8 && !elem_is_f8(t))
+    return fail(L, "a dot of operands other than f16, bf16, i8 and f8");
   if (t == T_I8 && !L->K->hw->mma_i8) return fail(L, "an i8 dot on a target without an i8 matrix instruction");
-  if (t == T_I8 ? a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 32
-                : a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 16)
-    return fail(L, t == T_I8 ? "an i8 dot whose shape is not a multiple of the instruction's (16 x 8 x 32)"
-                             : "a dot whose shape is not a multiple of the instruction's (16 x 8 x 16)");
+  if (elem_is_f8(t) && !L->K->hw->mma_f8) return fail(L, "an f8 dot on a target before sm_89 (no f8 matrix instruction)");
+  if (elem_bytes[t] == 1 ? a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 32
+                         : a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 16)
+    return fail(L, elem_bytes[t] == 1
+                       ? arena_printf(L->K->a, "an %s dot whose shape is not a multiple of the instruction's (16 x 8 x 32)",
+                                      elem_names[t])
+                       : "a dot whose shape is not a multiple of the instruction's (16 x 8 x 16)");
   return true;
 }
 

@@ -564,6 +564,7 @@ typedef struct HwPath {
   bool cp_async;         /* cp.async (LDGSTS) */
   const char *mma;       /* matrix instruction for f16/bf16 operands, or NULL */
   const char *mma_i8;    /* for i8 operands (s32 accumulators), or NULL */
+  const char *mma_f8;    /* for f8e4m3/f8e5m2 operands (f32 accumulators), or NULL */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
 

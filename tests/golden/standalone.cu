@@ -472,6 +472,16 @@ T2C_DEVICE void mma_16832_i8(int &d0, int &d1, int &d2, int &d3, const unsigned 
   ::t2c_sim::warp_xop(::t2c_sim::OP_MMA_S8, 0, &in, d, __FILE__, __LINE__);
   d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3];
 }
+// D = A x B + D for one m16n8k32 tile; e4m3 (or e5m2) operands, four per
+// register, f32 accumulators (sm_89 and later).
+T2C_DEVICE void mma_16832_f8e4m3(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+  mma_16816_sim_(::t2c_sim::OP_MMA_E4M3, d0, d1, d2, d3, a, b);
+}
+T2C_DEVICE void mma_16832_f8e5m2(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+  mma_16816_sim_(::t2c_sim::OP_MMA_E5M2, d0, d1, d2, d3, a, b);
+}
 // ldmatrix.sync.aligned.m8n8.{x4,x2}{.trans}.shared.b16: each lane passes the
 // shared address of the row it provides (lane 8*i + r: row r of matrix i).
 T2C_DEVICE void ldmatrix_x4(unsigned (&r)[4], const void *row) {
@@ -589,6 +599,33 @@ T2C_DEVICE void mma_16832_i8(int &d0, int &d1, int &d2, int &d3, const unsigned 
 #if T2C_HAS_TC_
   asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+r"(d0), "+r"(d1), "+r"(d2), "+r"(d3)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
+// D = A x B + D for one m16n8k32 tile; e4m3 (or e5m2) operands, four per
+// register, f32 accumulators (sm_89 and later; a trap below).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define T2C_HAS_F8_TC_ 1
+#else
+#define T2C_HAS_F8_TC_ 0
+#endif
+T2C_DEVICE void mma_16832_f8e4m3(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+#if T2C_HAS_F8_TC_
+  asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void mma_16832_f8e5m2(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+#if T2C_HAS_F8_TC_
+  asm("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else
   __trap();

@@ -317,6 +317,7 @@ static int run_tile2cu(Call *c, const char *dir, const char *log) {
   argv[n++] = "--schedules";
   argv[n++] = sched;
   if (c->grid[0]) argv[n++] = "--grid", argv[n++] = c->grid;
+  if (c->target[0] && strcmp(h_backend, "sim") == 0) argv[n++] = "--target", argv[n++] = c->target;
   for (int i = 0; i < c->nt; i++) {
     snprintf(paths[i], sizeof paths[i], "%s=%s/%s.npy", c->t[i].name, dir, c->t[i].name);
     argv[n++] = paths[i];

@@ -54,6 +54,7 @@ typedef struct Call {
   char args[MAXA][64];
   int na;
   char grid[32]; /* "" or X,Y,Z for --grid */
+  char target[16]; /* "" or sm_XX for --target on the CPU backend (a GPU run keeps the device's) */
 } Call;
 
 /* ---- the run context (set by suite.c's main) */

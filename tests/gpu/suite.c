@@ -1234,6 +1234,43 @@ static void t_f8(Tally *T) {
   }
 }
 
+/* f8 dots: C = A B^T in e4m3 (tensor cores, @pipeline(2)) and C = A B + C0 in
+ * e5m2 (B's copy stored transposed), on sm_90 (mma.sync m16n8k32) and on sm_80,
+ * where the same kernels run on the CUDA cores. The references are double sums
+ * of the (exact) f8 inputs; f32 accumulation in any order stays within 1e-5. */
+static void t_dot_f8(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {64, 64, 128}, {70, 20, 33}, {5, 3, 7}};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 8; c++) {
+      int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+      Dt dt = f ? F8E5M2 : F8E4M3;
+      const char *kn = f ? "dot_f8e5m2" : "dot_f8e4m3";
+      Rng r = rng_seed(kn, (uint64_t)c);
+      Call k;
+      call_init(&k, f ? "dot_f8_e5m2.tl" : "dot_f8.tl", kn);
+      snprintf(k.target, sizeof k.target, "%s", c < 4 ? "sm_90" : "sm_80");
+      Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
+      Ten *B = call_in(&k, "B", dt, 2, f ? SHAPE(K, N) : SHAPE(N, K));
+      Ten *C0 = f ? call_in(&k, "C0", F32, 2, SHAPE(M, N)) : NULL;
+      Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+      /* inputs of moderate size: uniform in [-4, 4] rounded to the f8 type */
+      fill_uniform(A, &r, -4, 4);
+      fill_uniform(B, &r, -4, 4);
+      if (C0) fill_uniform(C0, &r, -10, 10);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = C0 ? A2(C0, i, j) : 0;
+          for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * (f ? A2(B, kk, j) : A2(B, j, kk));
+          R2(C, i, j) = s;
+        }
+      C->tol = 1e-5;
+      char l[64];
+      label(l, sizeof l, "%s M=%d N=%d K=%d", k.target, M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
+}
+
 /* a dot inside an expression: acc = acc + 2.0 * dot(a, b) over K, then
  * C = acc + bias + beta; and C = 2.0 * dot(..) + bias - beta once (K <= 32) */
 static void t_dot_in_expr(Tally *T) {
@@ -2335,6 +2372,7 @@ static const Test tests[] = {
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
+    {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},

@@ -193,7 +193,7 @@ Test(tir_lower, kernels_outside_the_ir_say_why) {
   TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 16], C: tensor<f32>[16, 16]) {\n"
                        "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "a dot of operands other than f16, bf16 and i8");
+  cr_assert_str_eq(why, "a dot of operands other than f16, bf16, i8 and f8");
   /* 4 warps cannot share one 16 x 16 accumulator of 16 x 8 tiles */
   why = NULL;
   K = build("@launch(128)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n"
