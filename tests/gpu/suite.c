@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char *examples_dir = "examples";
-static char ex_path[10][4200];
+static char ex_path[11][4200];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -202,6 +202,32 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
     char l[64];
     label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
     CHECK(T, call_check(&k, test, l));
+    call_free(&k);
+  }
+}
+/* gemm_i8: C = A B^T, i8 inputs (B stored [N, K]), i32 output, exact. K = 200 and
+ * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. */
+static void t_gemm_i8(Tally *T) {
+  static const int MNK[][3] = {{37, 104, 200}, {128, 128, 64}, {130, 50, 77}, {5, 3, 5}};
+  for (int c = 0; c < 4; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("gemm_i8", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[10], "gemm_i8");
+    Ten *A = call_in(&k, "A", I8, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", I8, 2, SHAPE(N, K));
+    Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
+    fill_int(A, &r, -128, 127);
+    fill_int(B, &r, -128, 127);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, j, kk);
+        R2(C, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "examples/gemm_i8", l));
     call_free(&k);
   }
 }
@@ -2338,6 +2364,7 @@ static const Test tests[] = {
     {"examples/layernorm", t_layernorm},
     {"examples/gemm_f16", t_gemm_f16},
     {"examples/gemm_bf16", t_gemm_bf16},
+    {"examples/gemm_i8", t_gemm_i8},
     {"examples/attention", t_attention},
     {"examples/attention_causal", t_attention_causal},
     {"examples/attention_f16", t_attention_f16},
@@ -2494,8 +2521,8 @@ int main(int argc, char **argv) {
   }
   static const char *exs[] = {"squares.tl",  "softmax.tl",  "gemm_f32.tl",   "layernorm.tl",
                               "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl",
-                              "attention_f16.tl", "softmax_row.tl"};
-  for (int i = 0; i < 10; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+                              "attention_f16.tl", "softmax_row.tl", "gemm_i8.tl"};
+  for (int i = 0; i < 11; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
   static char abs_tl[4096];
   if (!realpath(h_tldir, abs_tl)) {
     fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);
