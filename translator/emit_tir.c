@@ -1061,7 +1061,74 @@ static void pack_a(Printer *P, const TirOp *op, int kc, int i) {
   line(P, "    t2c::pack2(%s, %s)};", e[6], e[7]);
 }
 
+/* An element of an operand's copy: buffer bi at (row, col) of what it stores. */
+static const char *copy_at(Printer *P, int bi, const char *row, const char *col) {
+  const TirBuf *f = &P->K->bufs[bi];
+  return F("%s[%s%s * %d + %s]", f->cname, half_of(P, bi), paren(P, row), f->pitch, col);
+}
+
+/* A dot on the CUDA cores (f32, f64): each thread accumulates its own elements of
+ * the result in their layout, reading its rows of A and its columns of B from the
+ * operands' shared copies, ku steps of k at a time: A's run along k and B's run
+ * along n (the layout's vec columns) by one 16-byte read each where the copy is
+ * not read transposed. */
+static void print_dot_simt(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  ElemType t = op->src->elem;
+  const char *ct = ctype(t);
+  int eb = elem_bytes[t], nr = l->rr, nc = l->rc * l->vec;
+  int ku = 16 / eb;
+  while (ku > 1 && (op->kdim % ku || (nr + nc) * ku > 64)) ku /= 2;
+  line(P, "// on the CUDA cores: each thread's %d x %d elements, A and B from shared copies, %d of k at a time", nr, nc,
+       ku);
+  if (op->op == TK_ASSIGN)
+    for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, emit_literal(P->a, t, false, 0, 0));
+  const char *k = F("t2c_k%d", P->ctr++);
+  /* whole when short (ptxas spilled under `unroll 2` in gemm_f32's 4 steps) */
+  line(P, op->kdim / ku <= 16 ? "#pragma unroll" : "#pragma unroll 1");
+  line(P, "for (int %s = 0; %s < %d; %s += %d) {", k, k, op->kdim, k, ku);
+  P->indent++;
+  for (int i = 0; i < nr; i++) {
+    const char *r = row_of(P, (At){l, i, 0, 0}), *a = F("t2c_a%d", i);
+    if (!op->atrans && ku > 1) {
+      line(P, "const t2c::Vec<%s, %d> %s = t2c::lds_vec<%d>(&%s);", ct, ku, a, ku, copy_at(P, op->buf, r, k));
+      continue;
+    }
+    line(P, "t2c::Vec<%s, %d> %s;", ct, ku, a);
+    for (int kk = 0; kk < ku; kk++) {
+      const char *kx = kk ? F("%s + %d", k, kk) : k;
+      line(P, "%s.v[%d] = %s;", a, kk, op->atrans ? copy_at(P, op->buf, kx, r) : copy_at(P, op->buf, r, kx));
+    }
+  }
+  bool bvec = !op->btrans && l->vec > 1 && l->vec * eb <= 16;
+  for (int kk = 0; kk < ku; kk++) {
+    const char *kx = kk ? F("%s + %d", k, kk) : k;
+    for (int j = 0; j < l->rc; j++) {
+      const char *b = F("t2c_b%d_%d", j, kk);
+      const char *c0 = col_of(P, (At){l, 0, j, 0});
+      if (bvec) {
+        line(P, "const t2c::Vec<%s, %d> %s = t2c::lds_vec<%d>(&%s);", ct, l->vec, b, l->vec, copy_at(P, op->buf2, kx, c0));
+      } else {
+        line(P, "t2c::Vec<%s, %d> %s;", ct, l->vec, b);
+        for (int v = 0; v < l->vec; v++) {
+          const char *c = col_of(P, (At){l, 0, j, v});
+          line(P, "%s.v[%d] = %s;", b, v, op->btrans ? copy_at(P, op->buf2, c, kx) : copy_at(P, op->buf2, kx, c));
+        }
+      }
+      for (int i = 0; i < nr; i++)
+        for (int v = 0; v < l->vec; v++)
+          line(P, "%s[%d] += t2c_a%d.v[%d] * %s.v[%d];", op->dst->cname, reg_of(l, (At){l, i, j, v}), i, kk, b, v);
+    }
+  }
+  P->indent--;
+  line(P, "}");
+}
+
 static void print_dot(Printer *P, const TirOp *op) {
+  if (op->simt) {
+    print_dot_simt(P, op);
+    return;
+  }
   const Layout *l = op->lay;
   int mt = l->rr / 2, nt = l->rc;
   ElemType t = op->src ? op->src->elem : op->expr->u.call.cast;
@@ -1150,15 +1217,23 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *r = row_of(P, at), *c = col_of(P, at);
   const char *idx = F("%s%s * %d + %s", stage, paren(P, r), f->pitch, c);
   int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
-  if (bytes == 16 || bytes == 8 || bytes == 4) {
+  /* one cp.async for the whole run (in the general body a run of one element) */
+  if (n == parent_of(at.lay)->vec && (bytes == 16 || bytes == 8 || bytes == 4)) {
     const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
     line(P, "t2c::cp_async_%d(&%s[%s], %s, %s);", bytes, f->cname, idx, src, cond ? F("%s ? %d : 0", cond, bytes) : F("%d", bytes));
     return;
   }
+  int eb = elem_bytes[X->ty.elem];
   for (int k = 0; k < parent_of(at.lay)->vec; k++) {
     At e = at;
     e.v = k;
     tensor_index(P, op, e, &lin, &cond);
+    if (eb == 4 || eb == 8) { /* still asynchronous, one element per cp.async */
+      const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
+      line(P, "t2c::cp_async_%d(&%s[%s%s * %d + %s], %s, %s);", eb, f->cname, stage, paren(P, r), f->pitch,
+           col_of(P, e), src, cond ? F("%s ? %d : 0", cond, eb) : F("%d", eb));
+      continue;
+    }
     const char *v = F("%s[%s]", X->cname, lin);
     line(P, "%s[%s%s * %d + %s] = %s;", f->cname, stage, paren(P, r), f->pitch, col_of(P, e),
          cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);

@@ -191,7 +191,7 @@ static void mma_scan_fn(TirKernel *K, TirOp *op, void *ctx) {
  * whose warps must hold the same rows as the accumulator's. */
 static void mma_fn(TirKernel *K, TirOp *op, void *ctx) {
   MmaScan *m = ctx;
-  if (op->kind != TO_DOT || m->why) return;
+  if (op->kind != TO_DOT || m->why || op->simt) return;
   const Layout *l = mma_layout(K, op->rows, op->cols, m->whole_rows);
   if (!l) {
     m->why = "a dot accumulator the warps cannot tile in 16 x 8 tiles";
@@ -330,7 +330,7 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
 static void anchor_fn(TirKernel *K, TirOp *op, void *ctx) {
   int w = *(int *)ctx;
   if ((op->kind == TO_REDUCE || op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_LOAD ||
-       op->kind == TO_SCAN) &&
+       op->kind == TO_SCAN || (op->kind == TO_DOT && op->simt)) &&
       anchored(op->rows, op->cols))
     blocked(K, op->rows, op->cols, w);
 }
@@ -465,6 +465,11 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     break;
   case TO_DOT:
     op->lay = op->dst->layout;
+    if (op->simt && (op->lay->kind != LY_BLOCKED || layout_padded(op->lay))) {
+      c->why = "a dot on the CUDA cores into a value that is not a whole blocked tile";
+      return;
+    }
+    if (op->simt) return;
     if (op->lay->kind != LY_BLOCKED || !op->lay->mma) {
       c->why = "a dot into a value in another layout";
       return;

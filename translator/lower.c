@@ -517,14 +517,24 @@ static TirVar *dot_operand(Lower *L, TirBlock *b, Expr *x, bool kmajor, bool *tr
   return *buf < 0 ? NULL : v;
 }
 
+/* f32 and f64 dots run on the CUDA cores (no matrix unit takes them here). */
+static bool simt_dot(const Expr *x) {
+  ElemType t = x->u.call.args[0]->ty.elem;
+  return t == T_F32 || t == T_F64;
+}
+
+/* A dot the IR lowers: on the matrix unit, or on the CUDA cores. */
+static bool dot_lowerable(Lower *L, const Expr *x) { return simt_dot(x) || dot_ok(L, x); }
+
 /* dst op= dot(a, b) (op: = or +=). */
 static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x) {
-  if (!dot_ok(L, x)) return false;
+  bool simt = simt_dot(x);
+  if (!dot_lowerable(L, x)) return false;
   Expr *a = x->u.call.args[0], *bx = x->u.call.args[1];
   TirVar *va = NULL, *vb;
   int ba = -1, bb = -1;
   bool at = false, bt = false;
-  if (register_a(a)) {
+  if (!simt && register_a(a)) {
     if (!hoist(L, b, a)) return false;
   } else if (!(va = dot_operand(L, b, a, false, &at, &ba))) {
     return false;
@@ -540,6 +550,7 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   o->src2 = vb;
   o->buf2 = bb;
   o->btrans = bt;
+  o->simt = simt;
   o->kdim = a->ty.dims[1];
   o->rows = dst->rows;
   o->cols = dst->cols;
@@ -587,7 +598,7 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     case B_CUMSUM: case B_CUMPROD: case B_CUMMAX: return hoist_scan(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
     case B_RESHAPE: return hoist_reshape(L, b, x);
-    case B_DOT: return dot_ok(L, x) && hoist_dot(L, b, x);
+    case B_DOT: return dot_lowerable(L, x) && hoist_dot(L, b, x);
     default: return fail(L, "a tile function");
     }
   }
@@ -605,15 +616,17 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
       (rhs->ty.rank == 1 || (rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols)) && !names(rhs, v->sym))
     return lower_load(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
   /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
-   * registers (after v = e), when it does not read v and v is f32 */
+   * registers (after v = e), when it does not read v and v has the dot's type
+   * (f32; i32 for i8 operands; f64 for f64) */
   const Sym *y = v->sym;
-  if (v->elem == T_F32 && v->rank == 2 && is_dot(rhs) && (op == TK_ASSIGN || op == TK_ADD_ASSIGN) && !names(rhs, y))
+  if (v->rank == 2 && is_dot(rhs) && v->elem == rhs->ty.elem && (op == TK_ASSIGN || op == TK_ADD_ASSIGN) &&
+      !names(rhs, y))
     return lower_dot(L, b, v, op, rhs);
-  if (v->elem == T_F32 && v->rank == 2 && op == TK_ASSIGN && rhs->kind == E_BINARY && rhs->u.binary.op == TK_PLUS) {
+  if (v->rank == 2 && op == TK_ASSIGN && rhs->kind == E_BINARY && rhs->u.binary.op == TK_PLUS) {
     Expr *d = is_dot(rhs->u.binary.b) ? rhs->u.binary.b : is_dot(rhs->u.binary.a) ? rhs->u.binary.a : NULL;
     Expr *e = d == rhs->u.binary.b ? rhs->u.binary.a : rhs->u.binary.b;
-    if (d && !names(d, y) && d->ty.dims[0] == v->rows && d->ty.dims[1] == v->cols)
-      return dot_ok(L, d) && lower_tile_assign(L, b, v, TK_ASSIGN, e) && lower_dot(L, b, v, TK_ADD_ASSIGN, d);
+    if (d && v->elem == d->ty.elem && !names(d, y) && d->ty.dims[0] == v->rows && d->ty.dims[1] == v->cols)
+      return dot_lowerable(L, d) && lower_tile_assign(L, b, v, TK_ASSIGN, e) && lower_dot(L, b, v, TK_ADD_ASSIGN, d);
   }
   if (!hoist(L, b, rhs)) return false;
   TirOp *o = op_new(L, b, TO_ASSIGN);

@@ -706,6 +706,7 @@ typedef struct TirOp {
   int pending;           /* TO_ASYNC_WAIT */
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
   bool atrans, btrans;
+  bool simt;             /* TO_DOT of f32/f64 operands: on the CUDA cores, in any blocked layout */
   const Layout *alay;    /* TO_DOT with A in registers: the layout expr is evaluated in */
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;

@@ -3,98 +3,307 @@
 
 
 // kernel gemm (dot-f32.tl:5): 256 threads
-//   acc: registers, 16 x f32 per thread
-//   a: shared, f32[64, 16], 4096 bytes (tile a)
-//   b: shared, f32[16, 64], 4096 bytes (tile b)
-//   acc_s: shared, f32[64, 64], 16384 bytes (shared copy of register tile acc)
-//   shared memory: 24576 bytes; barriers: 2
+//   layout L0: [64, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 16 per thread
+//   layout L1: [64, 16], runs of 4, lanes 8 x 4, warps 8 x 1: 4 per thread
+//   layout L2: [16, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 4 per thread
+//   acc: registers, 16 x f32 per thread (L0)
+//   a: registers, 4 x f32 per thread (L1)
+//   b: registers, 4 x f32 per thread (L2)
+//   a_s: shared, f32[64, 16], 10240 bytes (shared copy of a)
+//   b_s: shared, f32[16, 64], 8704 bytes (shared copy of b)
+//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 18944 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
-  __shared__ __align__(16) float a[1024];
-  __shared__ __align__(16) float b[1024];
-  __shared__ __align__(16) float acc_s[4096];
+  __shared__ __align__(16) float a_s[2560];
+  __shared__ __align__(16) float b_s[2176];
   const int tid = threadIdx.x;
-  // dot-f32.tl:6: var m0 = ctx.block.y * 64
-  int m0 = ((int)blockIdx.y * 64);
-  // dot-f32.tl:7: var n0 = ctx.block.x * 64
-  int n0 = ((int)blockIdx.x * 64);
-  // dot-f32.tl:8: var acc: tile<f32>[64, 64] = 0.0
-  float acc[16];
-  acc[0] = 0.0f;
-  acc[1] = 0.0f;
-  acc[2] = 0.0f;
-  acc[3] = 0.0f;
-  acc[4] = 0.0f;
-  acc[5] = 0.0f;
-  acc[6] = 0.0f;
-  acc[7] = 0.0f;
-  acc[8] = 0.0f;
-  acc[9] = 0.0f;
-  acc[10] = 0.0f;
-  acc[11] = 0.0f;
-  acc[12] = 0.0f;
-  acc[13] = 0.0f;
-  acc[14] = 0.0f;
-  acc[15] = 0.0f;
-  // dot-f32.tl:9: for k0 in range(0, K, 16) {
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    // dot-f32.tl:10: var a = A[m0 :+ 64, k0 :+ 16]
-    __syncthreads();  // a: read at line 12, overwritten here by other threads
-    for (int e = tid; e < 1024; e += 256) {
-      const int r = e / 16, c = e % 16;
-      a[e] = ((m0 + r) < M && (k0 + c) < K ? A[((long long)(m0 + r)) * K + (k0 + c)] : 0.0f);
-    }
-    // dot-f32.tl:11: var b = B[k0 :+ 16, n0 :+ 64]
-    for (int e = tid; e < 1024; e += 256) {
-      const int r = e / 64, c = e % 64;
-      b[e] = ((k0 + r) < K && (n0 + c) < N ? B[((long long)(k0 + r)) * N + (n0 + c)] : 0.0f);
-    }
-    // dot-f32.tl:12: acc += dot(a, b)
-    __syncthreads();  // b: written at line 11, read here by other threads
-    // acc += dot: one loop over k for this thread's 16 elements (rows r + 4*i, column c)
-    { const int r = tid / 64, c = tid % 64;
-      for (int t2c_k0 = 0; t2c_k0 < 16; ++t2c_k0) {
-        const float t2c_b1 = b[t2c_k0 * 64 + c];
-        acc[0] += a[r * 16 + t2c_k0] * t2c_b1;
-        acc[1] += a[(r + 4) * 16 + t2c_k0] * t2c_b1;
-        acc[2] += a[(r + 8) * 16 + t2c_k0] * t2c_b1;
-        acc[3] += a[(r + 12) * 16 + t2c_k0] * t2c_b1;
-        acc[4] += a[(r + 16) * 16 + t2c_k0] * t2c_b1;
-        acc[5] += a[(r + 20) * 16 + t2c_k0] * t2c_b1;
-        acc[6] += a[(r + 24) * 16 + t2c_k0] * t2c_b1;
-        acc[7] += a[(r + 28) * 16 + t2c_k0] * t2c_b1;
-        acc[8] += a[(r + 32) * 16 + t2c_k0] * t2c_b1;
-        acc[9] += a[(r + 36) * 16 + t2c_k0] * t2c_b1;
-        acc[10] += a[(r + 40) * 16 + t2c_k0] * t2c_b1;
-        acc[11] += a[(r + 44) * 16 + t2c_k0] * t2c_b1;
-        acc[12] += a[(r + 48) * 16 + t2c_k0] * t2c_b1;
-        acc[13] += a[(r + 52) * 16 + t2c_k0] * t2c_b1;
-        acc[14] += a[(r + 56) * 16 + t2c_k0] * t2c_b1;
-        acc[15] += a[(r + 60) * 16 + t2c_k0] * t2c_b1;
+  const int lane = tid % 32, warp = tid / 32;
+  int t2c_ph0 = 0;  // which half of a_s this turn uses
+  int t2c_ph1 = 0;  // which half of b_s this turn uses
+  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 4;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 4;  // L2: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = K % 4 == 0 && t2c::aligned(A, 16) && N % 4 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 16);
+  if (t2c_fast) {
+    // dot-f32.tl:6: var m0 = ctx.block.y * 64
+    int m0 = (int)blockIdx.y * 64;
+    // dot-f32.tl:7: var n0 = ctx.block.x * 64
+    int n0 = (int)blockIdx.x * 64;
+    // dot-f32.tl:8: var acc: tile<f32>[64, 64] = 0.0
+    float acc[16];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[8] = 0.0f;
+    acc[9] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
+    acc[12] = 0.0f;
+    acc[13] = 0.0f;
+    acc[14] = 0.0f;
+    acc[15] = 0.0f;
+    // dot-f32.tl:9: for k0 in range(0, K, 16) {
+    for (int k0 = 0; k0 < K; k0 += 16) {
+      // dot-f32.tl:10: var a = A[m0 :+ 64, k0 :+ 16]
+      float a[4];
+      if ((m0 + t2c_r1) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1));
+        a[0] = t2c_w0.v[0];
+        a[1] = t2c_w0.v[1];
+        a[2] = t2c_w0.v[2];
+        a[3] = t2c_w0.v[3];
+      } else {
+        a[0] = 0.0f;
+        a[1] = 0.0f;
+        a[2] = 0.0f;
+        a[3] = 0.0f;
+      }
+      t2c_ph0 ^= 1;  // a_s: this turn writes the other half
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
+      // dot-f32.tl:11: var b = B[k0 :+ 16, n0 :+ 64]
+      float b[4];
+      if ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(B + ((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2));
+        b[0] = t2c_w1.v[0];
+        b[1] = t2c_w1.v[1];
+        b[2] = t2c_w1.v[2];
+        b[3] = t2c_w1.v[3];
+      } else {
+        b[0] = 0.0f;
+        b[1] = 0.0f;
+        b[2] = 0.0f;
+        b[3] = 0.0f;
+      }
+      // dot-f32.tl:12: acc += dot(a, b)
+      t2c_ph1 ^= 1;  // b_s: this turn writes the other half
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r2 * 68 + t2c_c2], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
+      __syncthreads();  // a_s: written at line 12, read here by other threads
+      // on the CUDA cores: each thread's 4 x 4 elements, A and B from shared copies, 4 of k at a time
+      #pragma unroll
+      for (int t2c_k2 = 0; t2c_k2 < 16; t2c_k2 += 4) {
+        const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r0 * 20 + t2c_k2]);
+        const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + 16) * 20 + t2c_k2]);
+        const t2c::Vec<float, 4> t2c_a2 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + 32) * 20 + t2c_k2]);
+        const t2c::Vec<float, 4> t2c_a3 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + 48) * 20 + t2c_k2]);
+        const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_k2 * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+        acc[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+        acc[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+        acc[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+        acc[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
+        acc[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
+        acc[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
+        acc[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
+        acc[8] += t2c_a2.v[0] * t2c_b0_0.v[0];
+        acc[9] += t2c_a2.v[0] * t2c_b0_0.v[1];
+        acc[10] += t2c_a2.v[0] * t2c_b0_0.v[2];
+        acc[11] += t2c_a2.v[0] * t2c_b0_0.v[3];
+        acc[12] += t2c_a3.v[0] * t2c_b0_0.v[0];
+        acc[13] += t2c_a3.v[0] * t2c_b0_0.v[1];
+        acc[14] += t2c_a3.v[0] * t2c_b0_0.v[2];
+        acc[15] += t2c_a3.v[0] * t2c_b0_0.v[3];
+        const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k2 + 1) * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+        acc[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+        acc[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+        acc[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+        acc[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
+        acc[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
+        acc[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
+        acc[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
+        acc[8] += t2c_a2.v[1] * t2c_b0_1.v[0];
+        acc[9] += t2c_a2.v[1] * t2c_b0_1.v[1];
+        acc[10] += t2c_a2.v[1] * t2c_b0_1.v[2];
+        acc[11] += t2c_a2.v[1] * t2c_b0_1.v[3];
+        acc[12] += t2c_a3.v[1] * t2c_b0_1.v[0];
+        acc[13] += t2c_a3.v[1] * t2c_b0_1.v[1];
+        acc[14] += t2c_a3.v[1] * t2c_b0_1.v[2];
+        acc[15] += t2c_a3.v[1] * t2c_b0_1.v[3];
+        const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k2 + 2) * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+        acc[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+        acc[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+        acc[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+        acc[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
+        acc[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
+        acc[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
+        acc[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
+        acc[8] += t2c_a2.v[2] * t2c_b0_2.v[0];
+        acc[9] += t2c_a2.v[2] * t2c_b0_2.v[1];
+        acc[10] += t2c_a2.v[2] * t2c_b0_2.v[2];
+        acc[11] += t2c_a2.v[2] * t2c_b0_2.v[3];
+        acc[12] += t2c_a3.v[2] * t2c_b0_2.v[0];
+        acc[13] += t2c_a3.v[2] * t2c_b0_2.v[1];
+        acc[14] += t2c_a3.v[2] * t2c_b0_2.v[2];
+        acc[15] += t2c_a3.v[2] * t2c_b0_2.v[3];
+        const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k2 + 3) * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+        acc[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+        acc[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+        acc[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
+        acc[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
+        acc[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
+        acc[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
+        acc[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
+        acc[8] += t2c_a2.v[3] * t2c_b0_3.v[0];
+        acc[9] += t2c_a2.v[3] * t2c_b0_3.v[1];
+        acc[10] += t2c_a2.v[3] * t2c_b0_3.v[2];
+        acc[11] += t2c_a2.v[3] * t2c_b0_3.v[3];
+        acc[12] += t2c_a3.v[3] * t2c_b0_3.v[0];
+        acc[13] += t2c_a3.v[3] * t2c_b0_3.v[1];
+        acc[14] += t2c_a3.v[3] * t2c_b0_3.v[2];
+        acc[15] += t2c_a3.v[3] * t2c_b0_3.v[3];
       }
     }
-  }
-  // dot-f32.tl:14: C[m0 :+ 64, n0 :+ 64] = acc
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[tid] = acc[0];
-  acc_s[tid + 256] = acc[1];
-  acc_s[tid + 512] = acc[2];
-  acc_s[tid + 768] = acc[3];
-  acc_s[tid + 1024] = acc[4];
-  acc_s[tid + 1280] = acc[5];
-  acc_s[tid + 1536] = acc[6];
-  acc_s[tid + 1792] = acc[7];
-  acc_s[tid + 2048] = acc[8];
-  acc_s[tid + 2304] = acc[9];
-  acc_s[tid + 2560] = acc[10];
-  acc_s[tid + 2816] = acc[11];
-  acc_s[tid + 3072] = acc[12];
-  acc_s[tid + 3328] = acc[13];
-  acc_s[tid + 3584] = acc[14];
-  acc_s[tid + 3840] = acc[15];
-  for (int e = tid; e < 4096; e += 256) {
-    const int r = e / 64, c = e % 64;
-    if ((m0 + r) < M && (n0 + c) < N) C[((long long)(m0 + r)) * N + (n0 + c)] = acc_s[e];
+    // dot-f32.tl:14: C[m0 :+ 64, n0 :+ 64] = acc
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    if ((m0 + t2c_r0 + 16) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{acc[4], acc[5], acc[6], acc[7]}});
+    if ((m0 + t2c_r0 + 32) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{acc[8], acc[9], acc[10], acc[11]}});
+    if ((m0 + t2c_r0 + 48) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{acc[12], acc[13], acc[14], acc[15]}});
+  } else {
+    // dot-f32.tl:6: var m0 = ctx.block.y * 64
+    int m0 = (int)blockIdx.y * 64;
+    // dot-f32.tl:7: var n0 = ctx.block.x * 64
+    int n0 = (int)blockIdx.x * 64;
+    // dot-f32.tl:8: var acc: tile<f32>[64, 64] = 0.0
+    float acc[16];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[8] = 0.0f;
+    acc[9] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
+    acc[12] = 0.0f;
+    acc[13] = 0.0f;
+    acc[14] = 0.0f;
+    acc[15] = 0.0f;
+    // dot-f32.tl:9: for k0 in range(0, K, 16) {
+    for (int k0 = 0; k0 < K; k0 += 16) {
+      // dot-f32.tl:10: var a = A[m0 :+ 64, k0 :+ 16]
+      float a[4];
+      a[0] = ((m0 + t2c_r1) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[1] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[2] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[3] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      t2c_ph0 ^= 1;  // a_s: this turn writes the other half
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
+      // dot-f32.tl:11: var b = B[k0 :+ 16, n0 :+ 64]
+      float b[4];
+      b[0] = ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2)] : 0.0f);
+      b[1] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : 0.0f);
+      b[2] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : 0.0f);
+      b[3] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : 0.0f);
+      // dot-f32.tl:12: acc += dot(a, b)
+      t2c_ph1 ^= 1;  // b_s: this turn writes the other half
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r2 * 68 + t2c_c2], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
+      __syncthreads();  // a_s: written at line 12, read here by other threads
+      // on the CUDA cores: each thread's 4 x 4 elements, A and B from shared copies, 4 of k at a time
+      #pragma unroll
+      for (int t2c_k3 = 0; t2c_k3 < 16; t2c_k3 += 4) {
+        const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r0 * 20 + t2c_k3]);
+        const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + 16) * 20 + t2c_k3]);
+        const t2c::Vec<float, 4> t2c_a2 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + 32) * 20 + t2c_k3]);
+        const t2c::Vec<float, 4> t2c_a3 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + 48) * 20 + t2c_k3]);
+        const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_k3 * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+        acc[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+        acc[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+        acc[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+        acc[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
+        acc[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
+        acc[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
+        acc[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
+        acc[8] += t2c_a2.v[0] * t2c_b0_0.v[0];
+        acc[9] += t2c_a2.v[0] * t2c_b0_0.v[1];
+        acc[10] += t2c_a2.v[0] * t2c_b0_0.v[2];
+        acc[11] += t2c_a2.v[0] * t2c_b0_0.v[3];
+        acc[12] += t2c_a3.v[0] * t2c_b0_0.v[0];
+        acc[13] += t2c_a3.v[0] * t2c_b0_0.v[1];
+        acc[14] += t2c_a3.v[0] * t2c_b0_0.v[2];
+        acc[15] += t2c_a3.v[0] * t2c_b0_0.v[3];
+        const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k3 + 1) * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+        acc[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+        acc[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+        acc[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+        acc[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
+        acc[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
+        acc[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
+        acc[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
+        acc[8] += t2c_a2.v[1] * t2c_b0_1.v[0];
+        acc[9] += t2c_a2.v[1] * t2c_b0_1.v[1];
+        acc[10] += t2c_a2.v[1] * t2c_b0_1.v[2];
+        acc[11] += t2c_a2.v[1] * t2c_b0_1.v[3];
+        acc[12] += t2c_a3.v[1] * t2c_b0_1.v[0];
+        acc[13] += t2c_a3.v[1] * t2c_b0_1.v[1];
+        acc[14] += t2c_a3.v[1] * t2c_b0_1.v[2];
+        acc[15] += t2c_a3.v[1] * t2c_b0_1.v[3];
+        const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k3 + 2) * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+        acc[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+        acc[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+        acc[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+        acc[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
+        acc[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
+        acc[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
+        acc[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
+        acc[8] += t2c_a2.v[2] * t2c_b0_2.v[0];
+        acc[9] += t2c_a2.v[2] * t2c_b0_2.v[1];
+        acc[10] += t2c_a2.v[2] * t2c_b0_2.v[2];
+        acc[11] += t2c_a2.v[2] * t2c_b0_2.v[3];
+        acc[12] += t2c_a3.v[2] * t2c_b0_2.v[0];
+        acc[13] += t2c_a3.v[2] * t2c_b0_2.v[1];
+        acc[14] += t2c_a3.v[2] * t2c_b0_2.v[2];
+        acc[15] += t2c_a3.v[2] * t2c_b0_2.v[3];
+        const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k3 + 3) * 68 + t2c_c0]);
+        acc[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+        acc[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+        acc[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+        acc[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
+        acc[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
+        acc[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
+        acc[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
+        acc[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
+        acc[8] += t2c_a2.v[3] * t2c_b0_3.v[0];
+        acc[9] += t2c_a2.v[3] * t2c_b0_3.v[1];
+        acc[10] += t2c_a2.v[3] * t2c_b0_3.v[2];
+        acc[11] += t2c_a2.v[3] * t2c_b0_3.v[3];
+        acc[12] += t2c_a3.v[3] * t2c_b0_3.v[0];
+        acc[13] += t2c_a3.v[3] * t2c_b0_3.v[1];
+        acc[14] += t2c_a3.v[3] * t2c_b0_3.v[2];
+        acc[15] += t2c_a3.v[3] * t2c_b0_3.v[3];
+      }
+    }
+    // dot-f32.tl:14: C[m0 :+ 64, n0 :+ 64] = acc
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = acc[0];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = acc[1];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] = acc[2];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] = acc[3];
+    if ((m0 + t2c_r0 + 16) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0)] = acc[4];
+    if ((m0 + t2c_r0 + 16) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 1)] = acc[5];
+    if ((m0 + t2c_r0 + 16) < M && (n0 + t2c_c0 + 2) < N) C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 2)] = acc[6];
+    if ((m0 + t2c_r0 + 16) < M && (n0 + t2c_c0 + 3) < N) C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 3)] = acc[7];
+    if ((m0 + t2c_r0 + 32) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0)] = acc[8];
+    if ((m0 + t2c_r0 + 32) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 1)] = acc[9];
+    if ((m0 + t2c_r0 + 32) < M && (n0 + t2c_c0 + 2) < N) C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 2)] = acc[10];
+    if ((m0 + t2c_r0 + 32) < M && (n0 + t2c_c0 + 3) < N) C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 3)] = acc[11];
+    if ((m0 + t2c_r0 + 48) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0)] = acc[12];
+    if ((m0 + t2c_r0 + 48) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 1)] = acc[13];
+    if ((m0 + t2c_r0 + 48) < M && (n0 + t2c_c0 + 2) < N) C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 2)] = acc[14];
+    if ((m0 + t2c_r0 + 48) < M && (n0 + t2c_c0 + 3) < N) C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 3)] = acc[15];
   }
 }

@@ -140,25 +140,24 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
       b_t[t2c_ph1 * 3072 + (t2c_c4 + 14) * 48 + t2c_r4] = b[14];
       b_t[t2c_ph1 * 3072 + (t2c_c4 + 15) * 48 + t2c_r4] = b[15];
       // dot-i8-tensor-cores.tl:18: acc = acc + dot(transpose(a), b)
-      int t2c_v4[16];
+      acc[0] = acc[0];
+      acc[1] = acc[1];
+      acc[2] = acc[2];
+      acc[3] = acc[3];
+      acc[4] = acc[4];
+      acc[5] = acc[5];
+      acc[6] = acc[6];
+      acc[7] = acc[7];
+      acc[8] = acc[8];
+      acc[9] = acc[9];
+      acc[10] = acc[10];
+      acc[11] = acc[11];
+      acc[12] = acc[12];
+      acc[13] = acc[13];
+      acc[14] = acc[14];
+      acc[15] = acc[15];
       __syncthreads();  // a_t: written at line 18, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
-      t2c_v4[0] = 0;
-      t2c_v4[1] = 0;
-      t2c_v4[2] = 0;
-      t2c_v4[3] = 0;
-      t2c_v4[4] = 0;
-      t2c_v4[5] = 0;
-      t2c_v4[6] = 0;
-      t2c_v4[7] = 0;
-      t2c_v4[8] = 0;
-      t2c_v4[9] = 0;
-      t2c_v4[10] = 0;
-      t2c_v4[11] = 0;
-      t2c_v4[12] = 0;
-      t2c_v4[13] = 0;
-      t2c_v4[14] = 0;
-      t2c_v4[15] = 0;
       #pragma unroll
       for (int t2c_k2 = 0; t2c_k2 < 32; t2c_k2 += 32) {
         unsigned t2c_a0[4];
@@ -169,70 +168,54 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
         unsigned t2c_q2[4];
         t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k2 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16832_i8(t2c_v4[0], t2c_v4[1], t2c_v4[8], t2c_v4[9], t2c_a0, t2c_b0);
-        t2c::mma_16832_i8(t2c_v4[2], t2c_v4[3], t2c_v4[10], t2c_v4[11], t2c_a0, t2c_b1);
-        t2c::mma_16832_i8(t2c_v4[4], t2c_v4[5], t2c_v4[12], t2c_v4[13], t2c_a0, t2c_b2);
-        t2c::mma_16832_i8(t2c_v4[6], t2c_v4[7], t2c_v4[14], t2c_v4[15], t2c_a0, t2c_b3);
+        t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16832_i8(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16832_i8(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
       }
-      acc[0] = acc[0] + t2c_v4[0];
-      acc[1] = acc[1] + t2c_v4[1];
-      acc[2] = acc[2] + t2c_v4[2];
-      acc[3] = acc[3] + t2c_v4[3];
-      acc[4] = acc[4] + t2c_v4[4];
-      acc[5] = acc[5] + t2c_v4[5];
-      acc[6] = acc[6] + t2c_v4[6];
-      acc[7] = acc[7] + t2c_v4[7];
-      acc[8] = acc[8] + t2c_v4[8];
-      acc[9] = acc[9] + t2c_v4[9];
-      acc[10] = acc[10] + t2c_v4[10];
-      acc[11] = acc[11] + t2c_v4[11];
-      acc[12] = acc[12] + t2c_v4[12];
-      acc[13] = acc[13] + t2c_v4[13];
-      acc[14] = acc[14] + t2c_v4[14];
-      acc[15] = acc[15] + t2c_v4[15];
     }
     // dot-i8-tensor-cores.tl:20: C[m0 :+ BM, n0 :+ BN] = acc + bias[n0 :+ BN]
-    int t2c_v5[8];
+    int t2c_v4[8];
     if ((n0 + t2c_c0) < N) {
       const t2c::Vec<int, 2> t2c_w3 = t2c::ldg_vec<2>(bias + n0 + t2c_c0);
-      t2c_v5[0] = t2c_w3.v[0];
-      t2c_v5[1] = t2c_w3.v[1];
+      t2c_v4[0] = t2c_w3.v[0];
+      t2c_v4[1] = t2c_w3.v[1];
     } else {
-      t2c_v5[0] = 0;
-      t2c_v5[1] = 0;
+      t2c_v4[0] = 0;
+      t2c_v4[1] = 0;
     }
     if ((n0 + t2c_c0 + 8) < N) {
       const t2c::Vec<int, 2> t2c_w4 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 8);
-      t2c_v5[2] = t2c_w4.v[0];
-      t2c_v5[3] = t2c_w4.v[1];
+      t2c_v4[2] = t2c_w4.v[0];
+      t2c_v4[3] = t2c_w4.v[1];
     } else {
-      t2c_v5[2] = 0;
-      t2c_v5[3] = 0;
+      t2c_v4[2] = 0;
+      t2c_v4[3] = 0;
     }
     if ((n0 + t2c_c0 + 16) < N) {
       const t2c::Vec<int, 2> t2c_w5 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 16);
-      t2c_v5[4] = t2c_w5.v[0];
-      t2c_v5[5] = t2c_w5.v[1];
+      t2c_v4[4] = t2c_w5.v[0];
+      t2c_v4[5] = t2c_w5.v[1];
     } else {
-      t2c_v5[4] = 0;
-      t2c_v5[5] = 0;
+      t2c_v4[4] = 0;
+      t2c_v4[5] = 0;
     }
     if ((n0 + t2c_c0 + 24) < N) {
       const t2c::Vec<int, 2> t2c_w6 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 24);
-      t2c_v5[6] = t2c_w6.v[0];
-      t2c_v5[7] = t2c_w6.v[1];
+      t2c_v4[6] = t2c_w6.v[0];
+      t2c_v4[7] = t2c_w6.v[1];
     } else {
-      t2c_v5[6] = 0;
-      t2c_v5[7] = 0;
+      t2c_v4[6] = 0;
+      t2c_v4[7] = 0;
     }
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<int, 2>{{acc[0] + t2c_v5[0], acc[1] + t2c_v5[1]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<int, 2>{{acc[2] + t2c_v5[2], acc[3] + t2c_v5[3]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<int, 2>{{acc[4] + t2c_v5[4], acc[5] + t2c_v5[5]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<int, 2>{{acc[6] + t2c_v5[6], acc[7] + t2c_v5[7]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<int, 2>{{acc[8] + t2c_v5[0], acc[9] + t2c_v5[1]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<int, 2>{{acc[10] + t2c_v5[2], acc[11] + t2c_v5[3]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<int, 2>{{acc[12] + t2c_v5[4], acc[13] + t2c_v5[5]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<int, 2>{{acc[14] + t2c_v5[6], acc[15] + t2c_v5[7]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<int, 2>{{acc[0] + t2c_v4[0], acc[1] + t2c_v4[1]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<int, 2>{{acc[2] + t2c_v4[2], acc[3] + t2c_v4[3]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<int, 2>{{acc[4] + t2c_v4[4], acc[5] + t2c_v4[5]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<int, 2>{{acc[6] + t2c_v4[6], acc[7] + t2c_v4[7]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<int, 2>{{acc[8] + t2c_v4[0], acc[9] + t2c_v4[1]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<int, 2>{{acc[10] + t2c_v4[2], acc[11] + t2c_v4[3]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<int, 2>{{acc[12] + t2c_v4[4], acc[13] + t2c_v4[5]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<int, 2>{{acc[14] + t2c_v4[6], acc[15] + t2c_v4[7]}});
   } else {
     // dot-i8-tensor-cores.tl:12: var m0 = ctx.block.y * BM
     int m0 = (int)blockIdx.y * 32;
@@ -313,25 +296,24 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
       b_t[t2c_ph1 * 3072 + (t2c_c4 + 14) * 48 + t2c_r4] = b[14];
       b_t[t2c_ph1 * 3072 + (t2c_c4 + 15) * 48 + t2c_r4] = b[15];
       // dot-i8-tensor-cores.tl:18: acc = acc + dot(transpose(a), b)
-      int t2c_v4[16];
+      acc[0] = acc[0];
+      acc[1] = acc[1];
+      acc[2] = acc[2];
+      acc[3] = acc[3];
+      acc[4] = acc[4];
+      acc[5] = acc[5];
+      acc[6] = acc[6];
+      acc[7] = acc[7];
+      acc[8] = acc[8];
+      acc[9] = acc[9];
+      acc[10] = acc[10];
+      acc[11] = acc[11];
+      acc[12] = acc[12];
+      acc[13] = acc[13];
+      acc[14] = acc[14];
+      acc[15] = acc[15];
       __syncthreads();  // a_t: written at line 18, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
-      t2c_v4[0] = 0;
-      t2c_v4[1] = 0;
-      t2c_v4[2] = 0;
-      t2c_v4[3] = 0;
-      t2c_v4[4] = 0;
-      t2c_v4[5] = 0;
-      t2c_v4[6] = 0;
-      t2c_v4[7] = 0;
-      t2c_v4[8] = 0;
-      t2c_v4[9] = 0;
-      t2c_v4[10] = 0;
-      t2c_v4[11] = 0;
-      t2c_v4[12] = 0;
-      t2c_v4[13] = 0;
-      t2c_v4[14] = 0;
-      t2c_v4[15] = 0;
       #pragma unroll
       for (int t2c_k7 = 0; t2c_k7 < 32; t2c_k7 += 32) {
         unsigned t2c_a0[4];
@@ -342,53 +324,37 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
         unsigned t2c_q2[4];
         t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k7 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16832_i8(t2c_v4[0], t2c_v4[1], t2c_v4[8], t2c_v4[9], t2c_a0, t2c_b0);
-        t2c::mma_16832_i8(t2c_v4[2], t2c_v4[3], t2c_v4[10], t2c_v4[11], t2c_a0, t2c_b1);
-        t2c::mma_16832_i8(t2c_v4[4], t2c_v4[5], t2c_v4[12], t2c_v4[13], t2c_a0, t2c_b2);
-        t2c::mma_16832_i8(t2c_v4[6], t2c_v4[7], t2c_v4[14], t2c_v4[15], t2c_a0, t2c_b3);
+        t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16832_i8(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16832_i8(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
       }
-      acc[0] = acc[0] + t2c_v4[0];
-      acc[1] = acc[1] + t2c_v4[1];
-      acc[2] = acc[2] + t2c_v4[2];
-      acc[3] = acc[3] + t2c_v4[3];
-      acc[4] = acc[4] + t2c_v4[4];
-      acc[5] = acc[5] + t2c_v4[5];
-      acc[6] = acc[6] + t2c_v4[6];
-      acc[7] = acc[7] + t2c_v4[7];
-      acc[8] = acc[8] + t2c_v4[8];
-      acc[9] = acc[9] + t2c_v4[9];
-      acc[10] = acc[10] + t2c_v4[10];
-      acc[11] = acc[11] + t2c_v4[11];
-      acc[12] = acc[12] + t2c_v4[12];
-      acc[13] = acc[13] + t2c_v4[13];
-      acc[14] = acc[14] + t2c_v4[14];
-      acc[15] = acc[15] + t2c_v4[15];
     }
     // dot-i8-tensor-cores.tl:20: C[m0 :+ BM, n0 :+ BN] = acc + bias[n0 :+ BN]
-    int t2c_v5[8];
-    t2c_v5[0] = ((n0 + t2c_c0) < N ? bias[n0 + t2c_c0] : 0);
-    t2c_v5[1] = ((n0 + t2c_c0 + 1) < N ? bias[n0 + t2c_c0 + 1] : 0);
-    t2c_v5[2] = ((n0 + t2c_c0 + 8) < N ? bias[n0 + t2c_c0 + 8] : 0);
-    t2c_v5[3] = ((n0 + t2c_c0 + 9) < N ? bias[n0 + t2c_c0 + 9] : 0);
-    t2c_v5[4] = ((n0 + t2c_c0 + 16) < N ? bias[n0 + t2c_c0 + 16] : 0);
-    t2c_v5[5] = ((n0 + t2c_c0 + 17) < N ? bias[n0 + t2c_c0 + 17] : 0);
-    t2c_v5[6] = ((n0 + t2c_c0 + 24) < N ? bias[n0 + t2c_c0 + 24] : 0);
-    t2c_v5[7] = ((n0 + t2c_c0 + 25) < N ? bias[n0 + t2c_c0 + 25] : 0);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = acc[0] + t2c_v5[0];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = acc[1] + t2c_v5[1];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[2] + t2c_v5[2];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = acc[3] + t2c_v5[3];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = acc[4] + t2c_v5[4];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = acc[5] + t2c_v5[5];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = acc[6] + t2c_v5[6];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = acc[7] + t2c_v5[7];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = acc[8] + t2c_v5[0];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = acc[9] + t2c_v5[1];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = acc[10] + t2c_v5[2];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = acc[11] + t2c_v5[3];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = acc[12] + t2c_v5[4];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[13] + t2c_v5[5];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = acc[14] + t2c_v5[6];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = acc[15] + t2c_v5[7];
+    int t2c_v4[8];
+    t2c_v4[0] = ((n0 + t2c_c0) < N ? bias[n0 + t2c_c0] : 0);
+    t2c_v4[1] = ((n0 + t2c_c0 + 1) < N ? bias[n0 + t2c_c0 + 1] : 0);
+    t2c_v4[2] = ((n0 + t2c_c0 + 8) < N ? bias[n0 + t2c_c0 + 8] : 0);
+    t2c_v4[3] = ((n0 + t2c_c0 + 9) < N ? bias[n0 + t2c_c0 + 9] : 0);
+    t2c_v4[4] = ((n0 + t2c_c0 + 16) < N ? bias[n0 + t2c_c0 + 16] : 0);
+    t2c_v4[5] = ((n0 + t2c_c0 + 17) < N ? bias[n0 + t2c_c0 + 17] : 0);
+    t2c_v4[6] = ((n0 + t2c_c0 + 24) < N ? bias[n0 + t2c_c0 + 24] : 0);
+    t2c_v4[7] = ((n0 + t2c_c0 + 25) < N ? bias[n0 + t2c_c0 + 25] : 0);
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = acc[0] + t2c_v4[0];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = acc[1] + t2c_v4[1];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[2] + t2c_v4[2];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = acc[3] + t2c_v4[3];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = acc[4] + t2c_v4[4];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = acc[5] + t2c_v4[5];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = acc[6] + t2c_v4[6];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = acc[7] + t2c_v4[7];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = acc[8] + t2c_v4[0];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = acc[9] + t2c_v4[1];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = acc[10] + t2c_v4[2];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = acc[11] + t2c_v4[3];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = acc[12] + t2c_v4[4];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[13] + t2c_v4[5];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = acc[14] + t2c_v4[6];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = acc[15] + t2c_v4[7];
   }
 }

@@ -2,71 +2,159 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel p4 (pipeline-f32-cp-async4.tl:6): 128 threads
-//   acc: registers, 4 x f32 per thread
-//   x: shared, f32[16, 32], 4096 bytes (tile x)
-//   acc_s: shared, f32[16, 32], 2048 bytes (shared copy of register tile acc)
-//   shared memory: 6144 bytes; barriers: 1
+// kernel p4 (pipeline-f32-cp-async4.tl:7): 128 threads
+//   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 4 per thread
+//   layout L1: [32, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 8 per thread
+//   acc: registers, 4 x f32 per thread (L0)
+//   x_s: shared, f32[16, 32], 4608 bytes (2 stages of x, filled by cp.async ahead of the loop at line 10)
+//   t2c_v3_s: shared, f32[32, 32], 9216 bytes (2 stages of slice of W at line 12, filled by cp.async ahead of the loop at line 10)
+//   16-byte accesses when K % 4 == 0, X is 16-byte aligned, W is 16-byte aligned, S is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 13824 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ S, int K)
 {
-  __shared__ __align__(16) float x_ring[1024];
-  __shared__ __align__(16) float acc_s[512];
+  __shared__ __align__(16) float x_s[1152];
+  __shared__ __align__(16) float t2c_v3_s[2304];
   const int tid = threadIdx.x;
-  // pipeline-f32-cp-async4.tl:7: var acc: tile<f32>[16, 32] = 0.0
-  float acc[4];
-  acc[0] = 0.0f;
-  acc[1] = 0.0f;
-  acc[2] = 0.0f;
-  acc[3] = 0.0f;
-  // pipeline-f32-cp-async4.tl:9: for k0 in range(0, K, 32) {
-  // @pipeline(2): x loaded 1 iteration ahead with cp.async, into 2 stages
-  { const int k0 = 0;
-    if (k0 < K) {
-      for (int e = tid; e < 512; e += 128) {  // x: 4-byte copies
-        const int r = e / 32, c = (e % 32) * 1;
-        t2c::cp_async_4(&x_ring[r * 32 + c], X + ((k0 + c) < K ? r * K + (k0 + c) : 0), (k0 + c) < K ? 4 : 0);
-      }
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 4;  // L1: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = K % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(W, 16) && t2c::aligned(S, 16);
+  if (t2c_fast) {
+    // pipeline-f32-cp-async4.tl:8: var acc: tile<f32>[16, 32] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // pipeline-f32-cp-async4.tl:11: var x = X[0 :+ 16, k0 :+ 32]
+    if (0 < K) {  // x_s, 0 iterations ahead
+      t2c::cp_async_16(&x_s[t2c_r0 * 36 + t2c_c0], X + (t2c_c0 < K ? t2c_r0 * K + t2c_c0 : 0), t2c_c0 < K ? 16 : 0);
     }
-  }
-  t2c::cp_async_commit();
-  for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-    t2c::cp_async_wait<0>();
-    __syncthreads();  // this iteration's stage has arrived in every thread, and the stage refilled next is no longer read
-    { const int t2c_next = k0 + 32;
-      if (t2c_next < K) {
-        const int k0 = t2c_next;
-        for (int e = tid; e < 512; e += 128) {  // x: 4-byte copies
-          const int r = e / 32, c = (e % 32) * 1;
-          t2c::cp_async_4(&x_ring[((t2c_it0 + 1) % 2) * 512 + r * 32 + c], X + ((k0 + c) < K ? r * K + (k0 + c) : 0), (k0 + c) < K ? 4 : 0);
-        }
-      }
+    if (0 < K) {  // t2c_v3_s, 0 iterations ahead
+      t2c::cp_async_16(&t2c_v3_s[t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 16);
+      t2c::cp_async_16(&t2c_v3_s[(t2c_r1 + 16) * 36 + t2c_c1], W + ((t2c_r1 + 16) * 32 + t2c_c1), 16);
     }
     t2c::cp_async_commit();
-    float *const x = x_ring + (t2c_it0 % 2) * 512;
-    // pipeline-f32-cp-async4.tl:10: var x = X[0 :+ 16, k0 :+ 32]
-    // x: loaded ahead by the pipeline (stage t2c_it0 % 2)
-    // pipeline-f32-cp-async4.tl:11: acc += dot(x, W[0 :+ 32, 0 :+ 32])
-    // acc += dot: one loop over k for this thread's 4 elements (rows r + 4*i, column c)
-    { const int r = tid / 32, c = tid % 32;
-      for (int t2c_k1 = 0; t2c_k1 < 32; ++t2c_k1) {
-        const float t2c_b2 = W[t2c_k1 * 32 + c];
-        acc[0] += x[r * 32 + t2c_k1] * t2c_b2;
-        acc[1] += x[(r + 4) * 32 + t2c_k1] * t2c_b2;
-        acc[2] += x[(r + 8) * 32 + t2c_k1] * t2c_b2;
-        acc[3] += x[(r + 12) * 32 + t2c_k1] * t2c_b2;
+    for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
+      t2c::cp_async_wait<0>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      if (k0 + 32 < K) {  // x_s, 1 iteration ahead
+        t2c::cp_async_16(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0], X + ((k0 + 32 + t2c_c0) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0) : 0), (k0 + 32 + t2c_c0) < K ? 16 : 0);
+      }
+      if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 16);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + (t2c_r1 + 16) * 36 + t2c_c1], W + ((t2c_r1 + 16) * 32 + t2c_c1), 16);
+      }
+      t2c::cp_async_commit();
+      // pipeline-f32-cp-async4.tl:12: acc += dot(x, W[0 :+ 32, 0 :+ 32])
+      // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
+      #pragma unroll
+      for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 4) {
+        const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&x_s[(t2c_it0 % 2) * 576 + t2c_r0 * 36 + t2c_k0]);
+        const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + t2c_k0 * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+        acc[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+        acc[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+        acc[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+        const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + (t2c_k0 + 1) * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+        acc[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+        acc[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+        acc[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+        const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + (t2c_k0 + 2) * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+        acc[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+        acc[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+        acc[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+        const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + (t2c_k0 + 3) * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+        acc[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+        acc[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+        acc[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
       }
     }
-  }
-  t2c::cp_async_wait<0>();
-  // pipeline-f32-cp-async4.tl:13: S[0 :+ 16, 0 :+ 32] = acc
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[tid] = acc[0];
-  acc_s[tid + 128] = acc[1];
-  acc_s[tid + 256] = acc[2];
-  acc_s[tid + 384] = acc[3];
-  for (int e = tid; e < 512; e += 128) {
-    const int r = e / 32, c = e % 32;
-    S[r * 32 + c] = acc_s[e];
+    t2c::cp_async_wait<0>();
+    // pipeline-f32-cp-async4.tl:14: S[0 :+ 16, 0 :+ 32] = acc
+    t2c::stg_vec<4>(S + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+  } else {
+    // pipeline-f32-cp-async4.tl:8: var acc: tile<f32>[16, 32] = 0.0
+    float acc[4];
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    // pipeline-f32-cp-async4.tl:11: var x = X[0 :+ 16, k0 :+ 32]
+    if (0 < K) {  // x_s, 0 iterations ahead
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0], X + (t2c_c0 < K ? t2c_r0 * K + t2c_c0 : 0), t2c_c0 < K ? 4 : 0);
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 1], X + ((t2c_c0 + 1) < K ? t2c_r0 * K + (t2c_c0 + 1) : 0), (t2c_c0 + 1) < K ? 4 : 0);
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 2], X + ((t2c_c0 + 2) < K ? t2c_r0 * K + (t2c_c0 + 2) : 0), (t2c_c0 + 2) < K ? 4 : 0);
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 3], X + ((t2c_c0 + 3) < K ? t2c_r0 * K + (t2c_c0 + 3) : 0), (t2c_c0 + 3) < K ? 4 : 0);
+    }
+    if (0 < K) {  // t2c_v3_s, 0 iterations ahead
+      t2c::cp_async_4(&t2c_v3_s[t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 4);
+      t2c::cp_async_4(&t2c_v3_s[t2c_r1 * 36 + t2c_c1 + 1], W + (t2c_r1 * 32 + (t2c_c1 + 1)), 4);
+      t2c::cp_async_4(&t2c_v3_s[t2c_r1 * 36 + t2c_c1 + 2], W + (t2c_r1 * 32 + (t2c_c1 + 2)), 4);
+      t2c::cp_async_4(&t2c_v3_s[t2c_r1 * 36 + t2c_c1 + 3], W + (t2c_r1 * 32 + (t2c_c1 + 3)), 4);
+      t2c::cp_async_4(&t2c_v3_s[(t2c_r1 + 16) * 36 + t2c_c1], W + ((t2c_r1 + 16) * 32 + t2c_c1), 4);
+      t2c::cp_async_4(&t2c_v3_s[(t2c_r1 + 16) * 36 + t2c_c1 + 1], W + ((t2c_r1 + 16) * 32 + (t2c_c1 + 1)), 4);
+      t2c::cp_async_4(&t2c_v3_s[(t2c_r1 + 16) * 36 + t2c_c1 + 2], W + ((t2c_r1 + 16) * 32 + (t2c_c1 + 2)), 4);
+      t2c::cp_async_4(&t2c_v3_s[(t2c_r1 + 16) * 36 + t2c_c1 + 3], W + ((t2c_r1 + 16) * 32 + (t2c_c1 + 3)), 4);
+    }
+    t2c::cp_async_commit();
+    for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
+      t2c::cp_async_wait<0>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      if (k0 + 32 < K) {  // x_s, 1 iteration ahead
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0], X + ((k0 + 32 + t2c_c0) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0) : 0), (k0 + 32 + t2c_c0) < K ? 4 : 0);
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 1], X + ((k0 + 32 + t2c_c0 + 1) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0 + 1) : 0), (k0 + 32 + t2c_c0 + 1) < K ? 4 : 0);
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 2], X + ((k0 + 32 + t2c_c0 + 2) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0 + 2) : 0), (k0 + 32 + t2c_c0 + 2) < K ? 4 : 0);
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 3], X + ((k0 + 32 + t2c_c0 + 3) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0 + 3) : 0), (k0 + 32 + t2c_c0 + 3) < K ? 4 : 0);
+      }
+      if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 4);
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + t2c_r1 * 36 + t2c_c1 + 1], W + (t2c_r1 * 32 + (t2c_c1 + 1)), 4);
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + t2c_r1 * 36 + t2c_c1 + 2], W + (t2c_r1 * 32 + (t2c_c1 + 2)), 4);
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + t2c_r1 * 36 + t2c_c1 + 3], W + (t2c_r1 * 32 + (t2c_c1 + 3)), 4);
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + (t2c_r1 + 16) * 36 + t2c_c1], W + ((t2c_r1 + 16) * 32 + t2c_c1), 4);
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + (t2c_r1 + 16) * 36 + t2c_c1 + 1], W + ((t2c_r1 + 16) * 32 + (t2c_c1 + 1)), 4);
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + (t2c_r1 + 16) * 36 + t2c_c1 + 2], W + ((t2c_r1 + 16) * 32 + (t2c_c1 + 2)), 4);
+        t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + (t2c_r1 + 16) * 36 + t2c_c1 + 3], W + ((t2c_r1 + 16) * 32 + (t2c_c1 + 3)), 4);
+      }
+      t2c::cp_async_commit();
+      // pipeline-f32-cp-async4.tl:12: acc += dot(x, W[0 :+ 32, 0 :+ 32])
+      // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
+      #pragma unroll
+      for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 4) {
+        const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&x_s[(t2c_it0 % 2) * 576 + t2c_r0 * 36 + t2c_k1]);
+        const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + t2c_k1 * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+        acc[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+        acc[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+        acc[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+        const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + (t2c_k1 + 1) * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+        acc[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+        acc[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+        acc[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+        const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + (t2c_k1 + 2) * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+        acc[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+        acc[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+        acc[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+        const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v3_s[(t2c_it0 % 2) * 1152 + (t2c_k1 + 3) * 36 + t2c_c0]);
+        acc[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+        acc[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+        acc[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+        acc[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
+      }
+    }
+    t2c::cp_async_wait<0>();
+    // pipeline-f32-cp-async4.tl:14: S[0 :+ 16, 0 :+ 32] = acc
+    S[t2c_r0 * 32 + t2c_c0] = acc[0];
+    S[t2c_r0 * 32 + (t2c_c0 + 1)] = acc[1];
+    S[t2c_r0 * 32 + (t2c_c0 + 2)] = acc[2];
+    S[t2c_r0 * 32 + (t2c_c0 + 3)] = acc[3];
   }
 }

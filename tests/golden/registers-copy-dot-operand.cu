@@ -3,88 +3,213 @@
 
 
 // kernel pv (registers-copy-dot-operand.tl:4): 128 threads
-//   p: registers, 8 x f32 per thread
-//   v_: shared, f32[32, 32], 4096 bytes (tile v)
-//   o: shared, f32[32, 32], 4096 bytes (tile o)
-//   p_s: shared, f32[32, 32], 4096 bytes (shared copy of register tile p)
-//   shared memory: 12288 bytes; barriers: 1
+//   layout L0: [32, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 8 per thread
+//   p: registers, 8 x f32 per thread (L0)
+//   v: registers, 8 x f32 per thread (L0)
+//   o: registers, 8 x f32 per thread (L0)
+//   p_s: shared, f32[32, 32], 4608 bytes (shared copy of p)
+//   v__s: shared, f32[32, 32], 4608 bytes (shared copy of v)
+//   16-byte accesses when P is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 9216 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 pv(const float *__restrict__ P, const float *__restrict__ V, float *__restrict__ O)
 {
-  __shared__ __align__(16) float v_[1024];
-  __shared__ __align__(16) float o[1024];
-  __shared__ __align__(16) float p_s[1024];
+  __shared__ __align__(16) float p_s[1152];
+  __shared__ __align__(16) float v__s[1152];
   const int tid = threadIdx.x;
-  // registers-copy-dot-operand.tl:5: var p: tile<f32>[32, 32] = P[0 :+ 32, 0 :+ 32]
-  float p[8];
-  { const int e = tid;
-    const int r = e / 32, c = e % 32;
-    p[0] = P[r * 32 + c];
-  }
-  { const int e = tid + 128;
-    const int r = e / 32, c = e % 32;
-    p[1] = P[r * 32 + c];
-  }
-  { const int e = tid + 256;
-    const int r = e / 32, c = e % 32;
-    p[2] = P[r * 32 + c];
-  }
-  { const int e = tid + 384;
-    const int r = e / 32, c = e % 32;
-    p[3] = P[r * 32 + c];
-  }
-  { const int e = tid + 512;
-    const int r = e / 32, c = e % 32;
-    p[4] = P[r * 32 + c];
-  }
-  { const int e = tid + 640;
-    const int r = e / 32, c = e % 32;
-    p[5] = P[r * 32 + c];
-  }
-  { const int e = tid + 768;
-    const int r = e / 32, c = e % 32;
-    p[6] = P[r * 32 + c];
-  }
-  { const int e = tid + 896;
-    const int r = e / 32, c = e % 32;
-    p[7] = P[r * 32 + c];
-  }
-  // registers-copy-dot-operand.tl:6: p = exp(p)
-  p[0] = t2c::exp(p[0]);
-  p[1] = t2c::exp(p[1]);
-  p[2] = t2c::exp(p[2]);
-  p[3] = t2c::exp(p[3]);
-  p[4] = t2c::exp(p[4]);
-  p[5] = t2c::exp(p[5]);
-  p[6] = t2c::exp(p[6]);
-  p[7] = t2c::exp(p[7]);
-  // registers-copy-dot-operand.tl:7: var v = V[0 :+ 32, 0 :+ 32]
-  for (int e = tid; e < 256; e += 128) {  // v: 16-byte loads
-    const int r = e / 8, c = (e % 8) * 4;
-    t2c::load16(&v_[r * 32 + c], V + (r * 32 + c));
-  }
-  // registers-copy-dot-operand.tl:8: var o = dot(p, v)
-  // p -> p_s (shared): dot reads it as an operand
-  p_s[tid] = p[0];
-  p_s[tid + 128] = p[1];
-  p_s[tid + 256] = p[2];
-  p_s[tid + 384] = p[3];
-  p_s[tid + 512] = p[4];
-  p_s[tid + 640] = p[5];
-  p_s[tid + 768] = p[6];
-  p_s[tid + 896] = p[7];
-  __syncthreads();  // p_s: written at line 8, read here by other threads
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    float t2c_d0 = 0.0f;
-    for (int t2c_k1 = 0; t2c_k1 < 32; ++t2c_k1) {
-      t2c_d0 += p_s[r * 32 + t2c_k1] * v_[t2c_k1 * 32 + c];
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(P, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 16);
+  if (t2c_fast) {
+    // registers-copy-dot-operand.tl:5: var p: tile<f32>[32, 32] = P[0 :+ 32, 0 :+ 32]
+    float p[8];
+    const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(P + t2c_r0 * 32 + t2c_c0);
+    p[0] = t2c_w0.v[0];
+    p[1] = t2c_w0.v[1];
+    p[2] = t2c_w0.v[2];
+    p[3] = t2c_w0.v[3];
+    const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(P + (t2c_r0 + 16) * 32 + t2c_c0);
+    p[4] = t2c_w1.v[0];
+    p[5] = t2c_w1.v[1];
+    p[6] = t2c_w1.v[2];
+    p[7] = t2c_w1.v[3];
+    // registers-copy-dot-operand.tl:6: p = exp(p)
+    p[0] = t2c::exp(p[0]);
+    p[1] = t2c::exp(p[1]);
+    p[2] = t2c::exp(p[2]);
+    p[3] = t2c::exp(p[3]);
+    p[4] = t2c::exp(p[4]);
+    p[5] = t2c::exp(p[5]);
+    p[6] = t2c::exp(p[6]);
+    p[7] = t2c::exp(p[7]);
+    t2c::sts_vec<4>(&p_s[t2c_r0 * 36 + t2c_c0], t2c::Vec<float, 4>{{p[0], p[1], p[2], p[3]}});
+    t2c::sts_vec<4>(&p_s[(t2c_r0 + 16) * 36 + t2c_c0], t2c::Vec<float, 4>{{p[4], p[5], p[6], p[7]}});
+    // registers-copy-dot-operand.tl:7: var v = V[0 :+ 32, 0 :+ 32]
+    float v_[8];
+    const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(V + t2c_r0 * 32 + t2c_c0);
+    v_[0] = t2c_w2.v[0];
+    v_[1] = t2c_w2.v[1];
+    v_[2] = t2c_w2.v[2];
+    v_[3] = t2c_w2.v[3];
+    const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(V + (t2c_r0 + 16) * 32 + t2c_c0);
+    v_[4] = t2c_w3.v[0];
+    v_[5] = t2c_w3.v[1];
+    v_[6] = t2c_w3.v[2];
+    v_[7] = t2c_w3.v[3];
+    t2c::sts_vec<4>(&v__s[t2c_r0 * 36 + t2c_c0], t2c::Vec<float, 4>{{v_[0], v_[1], v_[2], v_[3]}});
+    t2c::sts_vec<4>(&v__s[(t2c_r0 + 16) * 36 + t2c_c0], t2c::Vec<float, 4>{{v_[4], v_[5], v_[6], v_[7]}});
+    // registers-copy-dot-operand.tl:8: var o = dot(p, v)
+    float o[8];
+    __syncthreads();  // p_s: written at line 8, read here by other threads
+    // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
+    o[0] = 0.0f;
+    o[1] = 0.0f;
+    o[2] = 0.0f;
+    o[3] = 0.0f;
+    o[4] = 0.0f;
+    o[5] = 0.0f;
+    o[6] = 0.0f;
+    o[7] = 0.0f;
+    #pragma unroll
+    for (int t2c_k4 = 0; t2c_k4 < 32; t2c_k4 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&p_s[t2c_r0 * 36 + t2c_k4]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&p_s[(t2c_r0 + 16) * 36 + t2c_k4]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&v__s[t2c_k4 * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+      o[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+      o[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+      o[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+      o[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
+      o[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
+      o[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
+      o[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&v__s[(t2c_k4 + 1) * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+      o[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+      o[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+      o[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+      o[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
+      o[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
+      o[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
+      o[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&v__s[(t2c_k4 + 2) * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+      o[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+      o[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+      o[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+      o[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
+      o[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
+      o[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
+      o[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&v__s[(t2c_k4 + 3) * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+      o[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+      o[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+      o[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
+      o[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
+      o[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
+      o[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
+      o[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
-    o[e] = t2c_d0;
-  }
-  // registers-copy-dot-operand.tl:9: O[0 :+ 32, 0 :+ 32] = o
-  for (int e = tid; e < 1024; e += 128) {
-    const int r = e / 32, c = e % 32;
-    O[r * 32 + c] = o[e];
+    // registers-copy-dot-operand.tl:9: O[0 :+ 32, 0 :+ 32] = o
+    t2c::stg_vec<4>(O + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{o[0], o[1], o[2], o[3]}});
+    t2c::stg_vec<4>(O + (t2c_r0 + 16) * 32 + t2c_c0, t2c::Vec<float, 4>{{o[4], o[5], o[6], o[7]}});
+  } else {
+    // registers-copy-dot-operand.tl:5: var p: tile<f32>[32, 32] = P[0 :+ 32, 0 :+ 32]
+    float p[8];
+    p[0] = P[t2c_r0 * 32 + t2c_c0];
+    p[1] = P[t2c_r0 * 32 + (t2c_c0 + 1)];
+    p[2] = P[t2c_r0 * 32 + (t2c_c0 + 2)];
+    p[3] = P[t2c_r0 * 32 + (t2c_c0 + 3)];
+    p[4] = P[(t2c_r0 + 16) * 32 + t2c_c0];
+    p[5] = P[(t2c_r0 + 16) * 32 + (t2c_c0 + 1)];
+    p[6] = P[(t2c_r0 + 16) * 32 + (t2c_c0 + 2)];
+    p[7] = P[(t2c_r0 + 16) * 32 + (t2c_c0 + 3)];
+    // registers-copy-dot-operand.tl:6: p = exp(p)
+    p[0] = t2c::exp(p[0]);
+    p[1] = t2c::exp(p[1]);
+    p[2] = t2c::exp(p[2]);
+    p[3] = t2c::exp(p[3]);
+    p[4] = t2c::exp(p[4]);
+    p[5] = t2c::exp(p[5]);
+    p[6] = t2c::exp(p[6]);
+    p[7] = t2c::exp(p[7]);
+    t2c::sts_vec<4>(&p_s[t2c_r0 * 36 + t2c_c0], t2c::Vec<float, 4>{{p[0], p[1], p[2], p[3]}});
+    t2c::sts_vec<4>(&p_s[(t2c_r0 + 16) * 36 + t2c_c0], t2c::Vec<float, 4>{{p[4], p[5], p[6], p[7]}});
+    // registers-copy-dot-operand.tl:7: var v = V[0 :+ 32, 0 :+ 32]
+    float v_[8];
+    v_[0] = V[t2c_r0 * 32 + t2c_c0];
+    v_[1] = V[t2c_r0 * 32 + (t2c_c0 + 1)];
+    v_[2] = V[t2c_r0 * 32 + (t2c_c0 + 2)];
+    v_[3] = V[t2c_r0 * 32 + (t2c_c0 + 3)];
+    v_[4] = V[(t2c_r0 + 16) * 32 + t2c_c0];
+    v_[5] = V[(t2c_r0 + 16) * 32 + (t2c_c0 + 1)];
+    v_[6] = V[(t2c_r0 + 16) * 32 + (t2c_c0 + 2)];
+    v_[7] = V[(t2c_r0 + 16) * 32 + (t2c_c0 + 3)];
+    t2c::sts_vec<4>(&v__s[t2c_r0 * 36 + t2c_c0], t2c::Vec<float, 4>{{v_[0], v_[1], v_[2], v_[3]}});
+    t2c::sts_vec<4>(&v__s[(t2c_r0 + 16) * 36 + t2c_c0], t2c::Vec<float, 4>{{v_[4], v_[5], v_[6], v_[7]}});
+    // registers-copy-dot-operand.tl:8: var o = dot(p, v)
+    float o[8];
+    __syncthreads();  // p_s: written at line 8, read here by other threads
+    // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
+    o[0] = 0.0f;
+    o[1] = 0.0f;
+    o[2] = 0.0f;
+    o[3] = 0.0f;
+    o[4] = 0.0f;
+    o[5] = 0.0f;
+    o[6] = 0.0f;
+    o[7] = 0.0f;
+    #pragma unroll
+    for (int t2c_k5 = 0; t2c_k5 < 32; t2c_k5 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&p_s[t2c_r0 * 36 + t2c_k5]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&p_s[(t2c_r0 + 16) * 36 + t2c_k5]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&v__s[t2c_k5 * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+      o[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+      o[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+      o[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+      o[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
+      o[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
+      o[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
+      o[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&v__s[(t2c_k5 + 1) * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+      o[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+      o[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+      o[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+      o[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
+      o[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
+      o[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
+      o[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&v__s[(t2c_k5 + 2) * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+      o[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+      o[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+      o[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+      o[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
+      o[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
+      o[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
+      o[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&v__s[(t2c_k5 + 3) * 36 + t2c_c0]);
+      o[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+      o[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+      o[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+      o[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
+      o[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
+      o[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
+      o[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
+      o[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
+    }
+    // registers-copy-dot-operand.tl:9: O[0 :+ 32, 0 :+ 32] = o
+    O[t2c_r0 * 32 + t2c_c0] = o[0];
+    O[t2c_r0 * 32 + (t2c_c0 + 1)] = o[1];
+    O[t2c_r0 * 32 + (t2c_c0 + 2)] = o[2];
+    O[t2c_r0 * 32 + (t2c_c0 + 3)] = o[3];
+    O[(t2c_r0 + 16) * 32 + t2c_c0] = o[4];
+    O[(t2c_r0 + 16) * 32 + (t2c_c0 + 1)] = o[5];
+    O[(t2c_r0 + 16) * 32 + (t2c_c0 + 2)] = o[6];
+    O[(t2c_r0 + 16) * 32 + (t2c_c0 + 3)] = o[7];
   }
 }

@@ -3,62 +3,117 @@
 
 
 // kernel hoist (registers-copy-hoisted.tl:5): 128 threads
-//   w: registers, 4 x f32 per thread
-//   x: shared, f32[8, 16], 512 bytes (tile x)
-//   w_s: shared, f32[16, 32], 2048 bytes (shared copy of register tile w)
-//   shared memory: 2560 bytes; barriers: 2
+//   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 4 per thread
+//   layout L1: [8, 16], runs of 1, lanes 2 x 16, warps 4 x 1: 1 per thread
+//   layout L2: [8, 32], runs of 2, lanes 2 x 16, warps 4 x 1: 2 per thread
+//   w: registers, 4 x f32 per thread (L0)
+//   x: registers, 1 x f32 per thread (L1)
+//   x_s: shared, f32[8, 16], 1280 bytes (shared copy of x)
+//   w_s: shared, f32[16, 32], 2304 bytes (shared copy of w)
+//   16-byte accesses when W is 16-byte aligned, Y is 8-byte aligned; otherwise 4-byte ones
+//   shared memory: 3584 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restrict__ Y, int N)
 {
-  __shared__ __align__(16) float x[128];
-  __shared__ __align__(16) float w_s[512];
+  __shared__ __align__(16) float x_s[320];
+  __shared__ __align__(16) float w_s[576];
   const int tid = threadIdx.x;
-  // registers-copy-hoisted.tl:6: var w: tile<f32>[16, 32] = W[0 :+ 16, 0 :+ 32]
-  float w[4];
-  { const int e = tid;
-    const int r = e / 32, c = e % 32;
-    w[0] = W[r * 32 + c];
-  }
-  { const int e = tid + 128;
-    const int r = e / 32, c = e % 32;
-    w[1] = W[r * 32 + c];
-  }
-  { const int e = tid + 256;
-    const int r = e / 32, c = e % 32;
-    w[2] = W[r * 32 + c];
-  }
-  { const int e = tid + 384;
-    const int r = e / 32, c = e % 32;
-    w[3] = W[r * 32 + c];
-  }
-  // registers-copy-hoisted.tl:7: w = w * 2.0
-  w[0] = (w[0] * 2.0f);
-  w[1] = (w[1] * 2.0f);
-  w[2] = (w[2] * 2.0f);
-  w[3] = (w[3] * 2.0f);
-  // registers-copy-hoisted.tl:8: for r0 in range(0, N, 8) {
-  // w -> w_s (shared): dot reads it as an operand
-  w_s[tid] = w[0];
-  w_s[tid + 128] = w[1];
-  w_s[tid + 256] = w[2];
-  w_s[tid + 384] = w[3];
-  for (int r0 = 0; r0 < N; r0 += 8) {
-    // registers-copy-hoisted.tl:9: var x = X[r0 :+ 8, 0 :+ 16]
-    __syncthreads();  // x: read at line 10, overwritten here by other threads
-    for (int e = tid; e < 32; e += 128) {  // x: 16-byte loads
-      const int r = e / 4, c = (e % 4) * 4;
-      if ((r0 + r) < N) t2c::load16(&x[r * 16 + c], X + ((r0 + r) * 16 + c));
-      else for (int t2c_i = 0; t2c_i < 4; ++t2c_i) x[r * 16 + c + t2c_i] = 0.0f;
-    }
-    // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
-    __syncthreads();  // x: written at line 9, read here by other threads
-    for (int e = tid; e < 256; e += 128) {
-      const int r = e / 32, c = e % 32;
-      float t2c_d0 = 0.0f;
-      for (int t2c_k1 = 0; t2c_k1 < 16; ++t2c_k1) {
-        t2c_d0 += x[r * 16 + t2c_k1] * w_s[t2c_k1 * 32 + c];
+  const int lane = tid % 32, warp = tid / 32;
+  int t2c_ph0 = 0;  // which half of x_s this turn uses
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = lane % 16;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 2;  // L2: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(W, 16) && t2c::aligned(Y, 8);
+  if (t2c_fast) {
+    // registers-copy-hoisted.tl:6: var w: tile<f32>[16, 32] = W[0 :+ 16, 0 :+ 32]
+    float w[4];
+    const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(W + t2c_r0 * 32 + t2c_c0);
+    w[0] = t2c_w0.v[0];
+    w[1] = t2c_w0.v[1];
+    w[2] = t2c_w0.v[2];
+    w[3] = t2c_w0.v[3];
+    // registers-copy-hoisted.tl:7: w = w * 2.0
+    w[0] = w[0] * 2.0f;
+    w[1] = w[1] * 2.0f;
+    w[2] = w[2] * 2.0f;
+    w[3] = w[3] * 2.0f;
+    t2c::sts_vec<4>(&w_s[t2c_r0 * 36 + t2c_c0], t2c::Vec<float, 4>{{w[0], w[1], w[2], w[3]}});
+    // registers-copy-hoisted.tl:8: for r0 in range(0, N, 8) {
+    for (int r0 = 0; r0 < N; r0 += 8) {
+      // registers-copy-hoisted.tl:9: var x = X[r0 :+ 8, 0 :+ 16]
+      float x[1];
+      x[0] = ((r0 + t2c_r1) < N ? X[(r0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
+      t2c_ph0 ^= 1;  // x_s: this turn writes the other half
+      x_s[t2c_ph0 * 160 + t2c_r1 * 20 + t2c_c1] = x[0];
+      // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
+      float t2c_v3[2];
+      __syncthreads();  // x_s: written at line 10, read here by other threads
+      // on the CUDA cores: each thread's 1 x 2 elements, A and B from shared copies, 4 of k at a time
+      t2c_v3[0] = 0.0f;
+      t2c_v3[1] = 0.0f;
+      #pragma unroll
+      for (int t2c_k1 = 0; t2c_k1 < 16; t2c_k1 += 4) {
+        const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&x_s[t2c_ph0 * 160 + t2c_r2 * 20 + t2c_k1]);
+        const t2c::Vec<float, 2> t2c_b0_0 = t2c::lds_vec<2>(&w_s[t2c_k1 * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+        t2c_v3[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+        const t2c::Vec<float, 2> t2c_b0_1 = t2c::lds_vec<2>(&w_s[(t2c_k1 + 1) * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+        t2c_v3[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+        const t2c::Vec<float, 2> t2c_b0_2 = t2c::lds_vec<2>(&w_s[(t2c_k1 + 2) * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+        t2c_v3[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+        const t2c::Vec<float, 2> t2c_b0_3 = t2c::lds_vec<2>(&w_s[(t2c_k1 + 3) * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+        t2c_v3[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       }
-      if ((r0 + r) < N) Y[(r0 + r) * 32 + c] = t2c_d0;
+      if ((r0 + t2c_r2) < N) t2c::stg_vec<2>(Y + (r0 + t2c_r2) * 32 + t2c_c2, t2c::Vec<float, 2>{{t2c_v3[0], t2c_v3[1]}});
+    }
+  } else {
+    // registers-copy-hoisted.tl:6: var w: tile<f32>[16, 32] = W[0 :+ 16, 0 :+ 32]
+    float w[4];
+    w[0] = W[t2c_r0 * 32 + t2c_c0];
+    w[1] = W[t2c_r0 * 32 + (t2c_c0 + 1)];
+    w[2] = W[t2c_r0 * 32 + (t2c_c0 + 2)];
+    w[3] = W[t2c_r0 * 32 + (t2c_c0 + 3)];
+    // registers-copy-hoisted.tl:7: w = w * 2.0
+    w[0] = w[0] * 2.0f;
+    w[1] = w[1] * 2.0f;
+    w[2] = w[2] * 2.0f;
+    w[3] = w[3] * 2.0f;
+    t2c::sts_vec<4>(&w_s[t2c_r0 * 36 + t2c_c0], t2c::Vec<float, 4>{{w[0], w[1], w[2], w[3]}});
+    // registers-copy-hoisted.tl:8: for r0 in range(0, N, 8) {
+    for (int r0 = 0; r0 < N; r0 += 8) {
+      // registers-copy-hoisted.tl:9: var x = X[r0 :+ 8, 0 :+ 16]
+      float x[1];
+      x[0] = ((r0 + t2c_r1) < N ? X[(r0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
+      t2c_ph0 ^= 1;  // x_s: this turn writes the other half
+      x_s[t2c_ph0 * 160 + t2c_r1 * 20 + t2c_c1] = x[0];
+      // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
+      float t2c_v3[2];
+      __syncthreads();  // x_s: written at line 10, read here by other threads
+      // on the CUDA cores: each thread's 1 x 2 elements, A and B from shared copies, 4 of k at a time
+      t2c_v3[0] = 0.0f;
+      t2c_v3[1] = 0.0f;
+      #pragma unroll
+      for (int t2c_k2 = 0; t2c_k2 < 16; t2c_k2 += 4) {
+        const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&x_s[t2c_ph0 * 160 + t2c_r2 * 20 + t2c_k2]);
+        const t2c::Vec<float, 2> t2c_b0_0 = t2c::lds_vec<2>(&w_s[t2c_k2 * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+        t2c_v3[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+        const t2c::Vec<float, 2> t2c_b0_1 = t2c::lds_vec<2>(&w_s[(t2c_k2 + 1) * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+        t2c_v3[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+        const t2c::Vec<float, 2> t2c_b0_2 = t2c::lds_vec<2>(&w_s[(t2c_k2 + 2) * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+        t2c_v3[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+        const t2c::Vec<float, 2> t2c_b0_3 = t2c::lds_vec<2>(&w_s[(t2c_k2 + 3) * 36 + t2c_c2]);
+        t2c_v3[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+        t2c_v3[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+      }
+      if ((r0 + t2c_r2) < N) Y[(r0 + t2c_r2) * 32 + t2c_c2] = t2c_v3[0];
+      if ((r0 + t2c_r2) < N) Y[(r0 + t2c_r2) * 32 + (t2c_c2 + 1)] = t2c_v3[1];
     }
   }
 }

@@ -335,6 +335,15 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
   *reinterpret_cast<Vec<T, N> *>(p) = w;
 }
 
+// The same run, read by one access (ld.shared.v4 for 16 bytes).
+template <int N, typename T> T2C_DEVICE Vec<T, N> lds_vec(const T *p) {
+#ifdef TILE2CU_SIM
+  if (reinterpret_cast<uintptr_t>(p) % sizeof(Vec<T, N>) != 0)
+    ::t2c_sim::failf("misaligned %d-byte shared load", (int)sizeof(Vec<T, N>));
+#endif
+  return *reinterpret_cast<const Vec<T, N> *>(p);
+}
+
 // ---- atomics: atomic_add / atomic_max / atomic_min(X + i, v) update one tensor
 // element atomically (the language's atomic_*() statements). The order between
 // updates is unspecified; max and min of floats compare as the C operators do.

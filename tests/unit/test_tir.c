@@ -190,10 +190,16 @@ Test(tir_smem, offsets_are_16_byte_aligned_and_kernel_info_is_filled) {
 
 Test(tir_lower, kernels_outside_the_ir_say_why) {
   const char *why = NULL;
-  TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 16], C: tensor<f32>[16, 16]) {\n"
-                       "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
+  TirKernel *K = build("@launch(128)\nkernel k(I: tensor<i64>[16, 16], L: tensor<i64>[16, 1]) {\n"
+                       "  L[0 :+ 16, 0 :+ 1] = rowsum(I[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "a dot of operands other than f16, bf16, i8 and f8");
+  cr_assert_str_eq(why, "a reduction of a type other than f32, f64, i32");
+  /* an f32 dot is lowered, on the CUDA cores */
+  why = NULL;
+  K = build("@launch(128)\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 16], C: tensor<f32>[16, 16]) {\n"
+            "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
+  cr_assert(K, "%s", why ? why : diag_text);
+  cr_assert(find_op(&K->body, TO_DOT) && find_op(&K->body, TO_DOT)->simt);
   /* 4 warps cannot share one 16 x 16 accumulator of 16 x 8 tiles */
   why = NULL;
   K = build("@launch(128)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n"
@@ -469,6 +475,8 @@ Test(tir_dot, i8_operands_are_read_along_k) {
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *dot = find_op(&find_loop(&K->body)->body, TO_DOT);
   cr_assert(dot && !dot->atrans && dot->btrans);
+  cr_assert_eq(dot->dst, var_named(K, "acc"), "acc += dot accumulates into the i32 acc itself");
+  cr_assert_eq(dot->op, TK_ADD_ASSIGN);
   cr_assert_eq(shared_bufs(K), 2);
   for (int i = 0; i < 2; i++) {
     const TirBuf *f = shared_buf(K, i);
@@ -496,6 +504,39 @@ Test(tir_dot, i8_operands_are_read_along_k) {
   cr_assert_eq(bb->stages, 0, "cp.async cannot transpose");
   cr_assert_eq(count_ops(&loop->body, TO_SPILL), 1);
   cr_assert_eq(find_op(&loop->body, TO_SPILL)->buf, dot->buf2);
+}
+
+/* f32 and f64 dots run on the CUDA cores in the IR: the accumulator in a blocked
+ * layout (not the mma one), operands from shared copies padded by 16 bytes,
+ * `@pipeline` rings of cp.async as for the tensor cores. */
+Test(tir_dot, f32_and_f64_dots_run_on_the_cuda_cores) {
+  const char *types[] = {"f32", "f64"};
+  for (int t = 0; t < 2; t++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "@launch(256)\n@registers(acc)\n"
+             "kernel g(A: tensor<%s>[M, K], B: tensor<%s>[K, N], C: tensor<%s>[M, N]) {\n"
+             "  var acc: tile<%s>[64, 64] = 0.0\n  @pipeline(2)\n  for k0 in range(0, K, 16) {\n"
+             "    var a = A[0 :+ 64, k0 :+ 16]\n    var b = B[k0 :+ 16, 0 :+ 64]\n    acc += dot(a, b)\n  }\n"
+             "  C[0 :+ 64, 0 :+ 64] = acc\n}\n",
+             types[t], types[t], types[t], types[t]);
+    const char *why = NULL;
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "%s: not lowered: %s", types[t], why ? why : diag_text);
+    const TirOp *loop = find_loop(&K->body), *dot = find_op(&loop->body, TO_DOT);
+    cr_assert(dot && dot->simt);
+    cr_assert_eq(dot->dst, var_named(K, "acc"));
+    cr_assert_eq(dot->op, TK_ADD_ASSIGN);
+    cr_assert_not(dot->lay->mma);
+    cr_assert_eq(dot->lay, var_named(K, "acc")->layout);
+    cr_assert_eq(layout_count(dot->lay), 64 * 64 / 256);
+    cr_assert_eq(count_ops(&loop->body, TO_ASYNC_COPY), 2, "a and b fill rings");
+    for (int i = 0; i < 2; i++) {
+      const TirBuf *f = shared_buf(K, i);
+      cr_assert_eq(f->stages, 2);
+      cr_assert_eq(f->pitch * (t ? 8 : 4) % 16, 0, "rows 16-byte aligned");
+    }
+  }
 }
 
 Test(tir_dot, a_dot_in_an_expression_goes_into_a_fresh_value) {
