@@ -172,6 +172,8 @@ struct Launch {
   std::vector<std::atomic<bool>> out_fatomic;  // an output a float atomic_add updated
   bool shared_cells;     // more than one worker: shadow cells are locked
   std::vector<RaceShadow *> shadows;  // [0, noutputs): the outputs'; then others
+  // strided views' masks (view_mask), under mu; an empty mask: the view leaves its buffer
+  std::vector<std::pair<const T2cSimTensor *, std::vector<unsigned char>>> views;
 };
 
 static thread_local Worker *tw;
@@ -353,8 +355,52 @@ static std::string where(Worker *w) {
 }
 
 void tensor_oob(const T2cSimTensor *t, long long i, bool read_only) {
+  if (t->strides && i >= 0 && i < t->nelems)
+    failf("out-of-bounds %s of tensor '%s' at index %lld: inside its buffer of %lld elements, but no element of its "
+          "strided view lies there",
+          read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems);
   failf("out-of-bounds %s of tensor '%s' at index %lld (size %lld)",
         read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems);
+}
+
+// The view's mask over [0, nelems): every element (i0, ..) of the shape marks
+// index sum(i_d * strides[d]). False when an element lies outside the buffer.
+static bool make_view_mask(const T2cSimTensor *t, std::vector<unsigned char> &m) {
+  long long c[16] = {0}, total = 1;
+  if (t->rank < 1 || t->rank > 16 || !t->shape || t->nelems <= 0) return false;
+  for (int d = 0; d < t->rank; d++) {
+    if (t->shape[d] <= 0) return false;
+    if (__builtin_mul_overflow(total, t->shape[d], &total)) return false;
+  }
+  m.assign((size_t)t->nelems, 0);
+  for (long long e = 0; e < total; e++) {
+    long long off = 0;
+    for (int d = 0; d < t->rank; d++) off += c[d] * t->strides[d];
+    if (off < 0 || off >= t->nelems) return false;
+    m[(size_t)off] = 1;
+    for (int d = t->rank - 1; d >= 0 && ++c[d] == t->shape[d]; d--) c[d] = 0;
+  }
+  return true;
+}
+
+const unsigned char *view_mask(const T2cSimTensor *t) {
+  if (!t || !t->strides) return nullptr;
+  Launch *L = tw->L;
+  const unsigned char *m = nullptr;
+  {
+    std::lock_guard<std::mutex> g(L->mu);
+    size_t k = 0;
+    while (k < L->views.size() && L->views[k].first != t) k++;
+    if (k == L->views.size()) {
+      L->views.emplace_back(t, std::vector<unsigned char>());
+      if (!make_view_mask(t, L->views[k].second)) L->views[k].second.clear();
+    }
+    if (!L->views[k].second.empty()) m = L->views[k].second.data();
+  }
+  if (!m)
+    failf("tensor '%s': its strided view reaches outside its buffer of %lld elements (or its shape is unknown)",
+          t->name ? t->name : "?", t->nelems);
+  return m;
 }
 
 void failf(const char *f, ...) {
@@ -477,11 +523,26 @@ static void coords(char *buf, size_t n, const T2cSimTensor *t, long long i) {
   long long prod = 1;
   if (t->rank < 2 || t->rank > 16 || !t->shape) return;
   for (int d = 0; d < t->rank; d++) prod *= t->shape[d] > 0 ? t->shape[d] : 0;
-  if (prod != t->nelems) return;
+  if (!t->strides && prod != t->nelems) return;
   long long c[16];
-  for (int d = t->rank - 1; d >= 0; d--) {
-    c[d] = i % t->shape[d];
-    i /= t->shape[d];
+  if (t->strides) {  // a strided view: dims by decreasing stride; shown only when that gives back i
+    bool done[16] = {false};
+    long long r = i;
+    for (int n = 0; n < t->rank; n++) {
+      int b = -1;
+      for (int d = 0; d < t->rank; d++)
+        if (!done[d] && (b < 0 || t->strides[d] > t->strides[b])) b = d;
+      done[b] = true;
+      c[b] = t->strides[b] > 0 ? r / t->strides[b] : 0;
+      if (c[b] >= t->shape[b]) return;
+      r -= c[b] * t->strides[b];
+    }
+    if (r != 0) return;
+  } else {
+    for (int d = t->rank - 1; d >= 0; d--) {
+      c[d] = i % t->shape[d];
+      i /= t->shape[d];
+    }
   }
   size_t k = (size_t)snprintf(buf, n, " (");
   for (int pass = 0; pass < 2 && k < n; pass++) {
