@@ -510,6 +510,18 @@ static void test_strided(void) {
   Run rv = {"strided_vec", {1, 1, 1}, 32, 0, 1};
   expect_err("strided_vec", launch(&rv, vargs, 2, 2, err), err,
              "out-of-bounds read of tensor 'X' at index 5: inside its buffer", NULL);
+  /* a race on a view names the element by the view's coordinates: (1, 2) is
+   * index 10 of the sliced view, 7 of the transposed one */
+  float w[24] = {0};
+  T2cSimTensor tws = {w, 24, 4, "O", 2, shape, sliced}, twt = {w, 15, 4, "O", 2, shape, transposed};
+  void *rargs[] = {&tws, &s0, &s1};
+  Run rr = {"strided_race", {1, 1, 1}, 32, 0, 1};
+  s0 = 8, s1 = 1;
+  expect_err("strided_race_sliced", launch(&rr, rargs, 3, 1, err), err,
+             "race: tensor 'O' at index 10 ([1, 2] of shape [3, 5])", NULL);
+  rargs[0] = &twt, s0 = 1, s1 = 3;
+  expect_err("strided_race_transposed", launch(&rr, rargs, 3, 1, err), err,
+             "race: tensor 'O' at index 7 ([1, 2] of shape [3, 5])", NULL);
 }
 
 static void test_oob(void) {

@@ -955,3 +955,15 @@ static void t2c_sim_tramp_strided_vec(void *const *a) {
               t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[1])));
 }
 T2C_SIM_REGISTER(strided_vec, t2c_sim_tramp_strided_vec)
+
+// PLANTED: threads 0 and 1 both write element (1, 2) of a strided view O.
+extern "C" __global__ void __launch_bounds__(32)
+strided_race(t2c_sim::tensor<float> O, long long s0, long long s1)
+{
+  if (threadIdx.x < 2) O[1 * s0 + 2 * s1] = (float)threadIdx.x;
+}
+static void t2c_sim_tramp_strided_race(void *const *a) {
+  strided_race(t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[0])), *static_cast<const long long *>(a[1]),
+               *static_cast<const long long *>(a[2]));
+}
+T2C_SIM_REGISTER(strided_race, t2c_sim_tramp_strided_race)
