@@ -1737,6 +1737,7 @@ static Sym *strided_tensor(Checker *C, Attr *at, int i) {
     diag_error(C->d, e->loc, "@strided names '%s', which is not a parameter of the kernel", n);
     return NULL;
   }
+  if (y->kind == SY_VAR && y->ty.elem == T_NONE) return NULL; /* its declaration failed, and said so */
   if (y->kind != SY_TENSOR) {
     const char *what = y->kind == SY_SCALAR ? "a scalar parameter" : y->kind == SY_SIZE ? "a size name" : "a const";
     diag_error(C->d, e->loc, "@strided names '%s', %s; only tensor parameters take strides", n, what);
