@@ -1452,7 +1452,9 @@ static bool emit_vector_load(Emitter *E, const Target *tg, TokenKind op, Expr *r
     if (!E->dry)
       explain(E, "%s: per-element loads: %s", t->name,
               !t->read_across ? "in the spread, so that reads at each thread's own elements need no barrier"
-                              : "16-byte accesses need the rows and the slice start provably 16-byte aligned (@assume)");
+              : x->u.index.base->u.ident.sym->tstride[0]
+                  ? "its tensor is @strided, so no alignment of its rows is provable"
+                  : "16-byte accesses need the rows and the slice start provably 16-byte aligned (@assume)");
     return false;
   }
   const Sym *X = x->u.index.base->u.ident.sym;
