@@ -751,7 +751,8 @@ static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const
       if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) facts_bounds_warning(E->d, E->a, E->ki, X, d, ix, len);
     }
     if (X->tstride[d]) {
-      if (strcmp(p, "0") != 0) sidx = plus(E, sidx, fmt(E, "(long long)%s * %s", paren(E, p), X->tstride[d]->cname));
+      const char *t = strcmp(p, "1") == 0 ? X->tstride[d]->cname : fmt(E, "(long long)%s * %s", paren(E, p), X->tstride[d]->cname);
+      if (strcmp(p, "0") != 0) sidx = plus(E, sidx, t);
       continue;
     }
     if (!idx) idx = wide && strcmp(p, "0") != 0 ? fmt(E, "(long long)%s", paren(E, p)) : p;

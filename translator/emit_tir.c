@@ -332,7 +332,9 @@ static const char *strided_linear(Printer *P, const Sym *X, const char *const *p
   for (int d = 0; d < X->trank; d++) {
     if (strcmp(p[d], "0") == 0) continue;
     const char *pp = strchr(p[d], ' ') ? F("(%s)", p[d]) : p[d];
-    const char *t = unit && d == X->trank - 1 ? pp : F("(long long)%s * %s", pp, X->tstride[d]->cname);
+    const char *t = unit && d == X->trank - 1 ? pp
+                    : strcmp(pp, "1") == 0 ? X->tstride[d]->cname
+                                           : F("(long long)%s * %s", pp, X->tstride[d]->cname);
     idx = idx ? F("%s + %s", idx, t) : t;
   }
   return idx ? idx : "0";

@@ -2329,6 +2329,37 @@ static void t_strided_dot_f32(Tally *T) {
   for (int c = 0; c < 3; c++) t_strided_dot_one(T, true, c, C[c][0], C[c][1], C[c][2], C[c][3]);
 }
 
+/* strided_t3: a rank-3 view: the [P, M, N] view of an [N, P, M] array
+ * (strides M, 1, P * M), or planes and rows with gaps (strides (M + 1) * ld,
+ * ld, 1 with ld = N + 2, or ld a multiple of 8 for the 16-byte body). */
+static void t_strided_t3(Tally *T) {
+  static const int C[][4] = {{3, 37, 50, 0}, {2, 16, 64, 1}, {4, 5, 3, 1}, {2, 20, 72, 2}};
+  for (int c = 0; c < 4; c++) {
+    long long P = C[c][0], M = C[c][1], N = C[c][2], kind = C[c][3], s[3], n;
+    if (kind == 0) s[0] = M, s[1] = 1, s[2] = P * M, n = P * M * N;
+    else {
+      long long ld = kind == 1 ? N + 2 : (N + 7) / 8 * 8 + 8;
+      s[0] = (M + 1) * ld, s[1] = ld, s[2] = 1, n = P * s[0];
+    }
+    Rng r = rng_seed("strided_t3", (uint64_t)c);
+    Call k;
+    call_init(&k, "strided_t3.tl", "strided_t3");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(n));
+    Ten *Y = call_out(&k, "Y", F32, 3, SHAPE(P, M, N));
+    call_arg(&k, "--stride");
+    call_arg(&k, "X=%lld,%lld,%lld", s[0], s[1], s[2]);
+    fill_uniform(X, &r, -2, 2);
+    for (long long p = 0; p < P; p++)
+      for (long long i = 0; i < M; i++)
+        for (long long j = 0; j < N; j++)
+          Y->ref[(p * M + i) * N + j] = X->v[p * s[0] + i * s[1] + j * s[2]] * 2.0 + X->v[p * s[0] + (N - 1) * s[2]];
+    char l[96];
+    label(l, sizeof l, "P=%lld M=%lld N=%lld %s", P, M, N, kind == 0 ? "permuted" : kind == 1 ? "gaps" : "gaps, aligned");
+    CHECK(T, call_check(&k, "strided_rank3", l));
+    call_free(&k);
+  }
+}
+
 /* tile2cu run refuses --stride on a tensor outside @strided, and a view
  * whose last element lies past its buffer. */
 static void t_strided_reject(Tally *T) {
@@ -2386,6 +2417,7 @@ static const Test tests[] = {
     {"strided_rowsum", t_strided_rowsum},
     {"strided_dot", t_strided_dot},
     {"strided_dot_f32", t_strided_dot_f32},
+    {"strided_rank3", t_strided_t3},
     {"strided_reject", t_strided_reject},
     {"vec_load", t_vec_load},
     {"mma_shared", t_mma_shared},
