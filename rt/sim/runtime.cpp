@@ -172,8 +172,13 @@ struct Launch {
   std::vector<std::atomic<bool>> out_fatomic;  // an output a float atomic_add updated
   bool shared_cells;     // more than one worker: shadow cells are locked
   std::vector<RaceShadow *> shadows;  // [0, noutputs): the outputs'; then others
-  // strided views' masks (view_mask), under mu; an empty mask: the view leaves its buffer
-  std::vector<std::pair<const T2cSimTensor *, std::vector<unsigned char>>> views;
+  // strided views' masks (view_mask), under mu
+  struct View {
+    const T2cSimTensor *t;
+    std::vector<unsigned char> mask;
+    const char *why;  // non-null: the view is invalid, and why
+  };
+  std::vector<View> views;
 };
 
 static thread_local Worker *tw;
@@ -364,42 +369,46 @@ void tensor_oob(const T2cSimTensor *t, long long i, bool read_only) {
 }
 
 // The view's mask over [0, nelems): every element (i0, ..) of the shape marks
-// index sum(i_d * strides[d]). False when an element lies outside the buffer.
-static bool make_view_mask(const T2cSimTensor *t, std::vector<unsigned char> &m) {
+// index sum(i_d * strides[d]). Null when that is done; else why not.
+static const char *make_view_mask(const T2cSimTensor *t, std::vector<unsigned char> &m) {
   long long c[16] = {0}, total = 1;
-  if (t->rank < 1 || t->rank > 16 || !t->shape || t->nelems <= 0) return false;
+  if (t->rank < 1 || t->rank > 16 || !t->shape) return "a strided view needs its rank (1 to 16) and shape";
+  if (t->nelems <= 0) return "its strided view has elements, but its buffer has none";
   for (int d = 0; d < t->rank; d++) {
-    if (t->shape[d] <= 0) return false;
-    if (__builtin_mul_overflow(total, t->shape[d], &total)) return false;
+    if (t->shape[d] <= 0) return "its strided view's shape has a dim below 1";
+    if (__builtin_mul_overflow(total, t->shape[d], &total) || total > (1LL << 32))
+      return "its strided view has more than 2^32 elements, too many to check";
   }
   m.assign((size_t)t->nelems, 0);
   for (long long e = 0; e < total; e++) {
-    long long off = 0;
-    for (int d = 0; d < t->rank; d++) off += c[d] * t->strides[d];
-    if (off < 0 || off >= t->nelems) return false;
+    long long off = 0, term;
+    for (int d = 0; d < t->rank; d++)
+      if (__builtin_mul_overflow(c[d], t->strides[d], &term) || __builtin_add_overflow(off, term, &off))
+        return "its strided view reaches outside its buffer";
+    if (off < 0 || off >= t->nelems) return "its strided view reaches outside its buffer";
     m[(size_t)off] = 1;
     for (int d = t->rank - 1; d >= 0 && ++c[d] == t->shape[d]; d--) c[d] = 0;
   }
-  return true;
+  return nullptr;
 }
 
 const unsigned char *view_mask(const T2cSimTensor *t) {
   if (!t || !t->strides) return nullptr;
   Launch *L = tw->L;
   const unsigned char *m = nullptr;
+  const char *why = nullptr;
   {
     std::lock_guard<std::mutex> g(L->mu);
     size_t k = 0;
-    while (k < L->views.size() && L->views[k].first != t) k++;
+    while (k < L->views.size() && L->views[k].t != t) k++;
     if (k == L->views.size()) {
-      L->views.emplace_back(t, std::vector<unsigned char>());
-      if (!make_view_mask(t, L->views[k].second)) L->views[k].second.clear();
+      L->views.push_back(Launch::View{t, std::vector<unsigned char>(), nullptr});
+      L->views[k].why = make_view_mask(t, L->views[k].mask);
     }
-    if (!L->views[k].second.empty()) m = L->views[k].second.data();
+    why = L->views[k].why;
+    m = L->views[k].mask.data();  // stays put: the vector is moved, never copied, when views grows
   }
-  if (!m)
-    failf("tensor '%s': its strided view reaches outside its buffer of %lld elements (or its shape is unknown)",
-          t->name ? t->name : "?", t->nelems);
+  if (why) failf("tensor '%s' (a buffer of %lld elements): %s", t->name ? t->name : "?", t->nelems, why);
   return m;
 }
 

@@ -505,7 +505,11 @@ static void test_strided(void) {
   T2cSimTensor tshort = {x, 20, 4, "X", 2, shape, sliced}; /* row 2 ends at 2 * 8 + 4 = 20: one past */
   args[0] = &tshort;
   expect_err("strided_outside", launch(&r, args, 7, 2, err), err,
-             "tensor 'X': its strided view reaches outside its buffer of 20 elements", NULL);
+             "tensor 'X' (a buffer of 20 elements): its strided view reaches outside its buffer", NULL);
+  T2cSimTensor tnoshape = {x, 24, 4, "X", 0, NULL, sliced};
+  args[0] = &tnoshape;
+  expect_err("strided_no_shape", launch(&r, args, 7, 2, err), err,
+             "tensor 'X' (a buffer of 24 elements): a strided view needs its rank (1 to 16) and shape", NULL);
   void *vargs[] = {&tx, &to};
   Run rv = {"strided_vec", {1, 1, 1}, 32, 0, 1};
   expect_err("strided_vec", launch(&rv, vargs, 2, 2, err), err,
