@@ -606,6 +606,9 @@ static void vector_width(TirKernel *K, TirOp *op) {
   int64_t len;
   if (!check_const_int(ix->len, &len) || len % vec) return;
   if (!X->tdim_size[last] && X->tdim_const[last] % vec) return;
+  /* room for every condition this access may add (a size, its strides, its pointer):
+   * a condition left out would let the fast body run where it must not */
+  if (K->nchecks + X->trank + 2 > TIR_MAX_CHECKS) return;
   if (X->tdim_size[last] && !facts_assumed_multiple(K->ki, X->tdim_size[last], vec))
     add_check(K, X->tdim_size[last], NULL, vec);
   /* @strided: runs only along a unit innermost stride, from rows that start aligned */
