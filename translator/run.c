@@ -135,6 +135,8 @@ static int check_stride_opts(const RunOpts *o, const KernelInfo *ki) {
     }
     if (!X) return fail("--stride %s: expected NAME=S0,S1,... naming a tensor of kernel '%s'", o->strides[i], o->kernel);
     if (!X->tstride[0]) return fail("--stride %s: tensor %s is not in @strided of kernel '%s'", o->strides[i], X->name, o->kernel);
+    if (find_stride(o, X->name) != o->strides[i] + strlen(X->name) + 1)
+      return fail("--stride %s: tensor %s is given strides twice", o->strides[i], X->name);
   }
   return 0;
 }

@@ -122,6 +122,15 @@ Test(run_args, stride_of_no_tensor) {
   run_stride("alpha=5,1", "/nonexistent/x.npy", "/nonexistent/z.npy", "--stride alpha=5,1: expected NAME=S0,S1,... naming a tensor");
 }
 
+Test(run_args, stride_given_twice) {
+  char *argv[] = {"run", "tests/gpu/strided_ew.tl", "--kernel", "strided_ew", "--backend", "sim", "--stride", "X=5,1",
+                  "--stride", "X=6,1", "X=/nonexistent/x.npy", NULL};
+  char msg[1024];
+  int st = unit_run_main(11, argv, msg, sizeof msg);
+  cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
+  cr_assert(strstr(msg, "--stride X=6,1: tensor X is given strides twice"), "%s", msg);
+}
+
 Test(run_args, stride_needs_the_buffer_file) {
   run_stride("X=5,1", "/nonexistent/x.npy", "/nonexistent/z.npy", "with --stride, X's file is the buffer its view lies in");
 }
