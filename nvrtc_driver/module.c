@@ -76,7 +76,7 @@ static t2c_status launch_status(TrLaunch r) {
 /* Checks the arguments, sizes and assumptions; computes the grid unless given. */
 static t2c_status launch_shape(const t2c_program *p, int k, const TrKernelFacts *f, void **args,
                                const t2c_launch_options *o, unsigned grid[3]) {
-  for (int i = 0; i < f->nparams + f->nsizes; i++)
+  for (int i = 0; i < f->nparams + f->nsizes + f->nstrides; i++)
     if (!args[i]) return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: argument %d is NULL", f->name, i);
   bool given = o && (o->grid[0] || o->grid[1] || o->grid[2]);
   char err[1024];
@@ -93,7 +93,7 @@ t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_
   if (k < 0) return drv_fail(T2C_ERROR_NOT_FOUND, "%s has no kernel '%s'", m->p->name, kernel);
   TrKernelFacts f;
   tr_kernel_facts(m->p->prog, k, &f);
-  if (!args && f.nparams + f.nsizes) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_launch: no arguments");
+  if (!args && f.nparams + f.nsizes + f.nstrides) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_launch: no arguments");
   unsigned grid[3];
   t2c_status s = launch_shape(m->p, k, &f, args, o, grid);
   if (s) return s;

@@ -95,6 +95,7 @@ typedef struct t2c_kernel_info {
   int registers;
   int stack_bytes;
   int spill_store_bytes, spill_load_bytes;
+  int num_strides;          /* @strided: strides, passed as long long after the sizes */
 } t2c_kernel_info;
 t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c_kernel_info *out);
 
@@ -149,8 +150,10 @@ typedef struct t2c_launch_options {
 } t2c_launch_options;
 
 /* Launches kernel. args is as for cuLaunchKernel: args[i] points at the value
- * of parameter i, the declared parameters (a t2c_devptr for a tensor) then
- * the size names as int. Checks every size >= 1 and every @assume first. */
+ * of parameter i, the declared parameters (a t2c_devptr for a tensor), then
+ * the size names as int, then the strides of the @strided tensors as long
+ * long (X_stride0, ..., in elements; t2c_kernel_info.num_strides of them).
+ * Checks every size >= 1 and every @assume first. */
 t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *opts);
 
 t2c_status t2c_mem_alloc(t2c_devptr *out, size_t bytes);

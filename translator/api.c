@@ -115,7 +115,7 @@ void tr_kernel_facts(const TrProgram *p, int k, TrKernelFacts *out) {
   const Kernel *kn = p->prog->kernels[k];
   const KernelInfo *ki = kn->info;
   *out = (TrKernelFacts){kn->name, ki->threads, (long long)ki->shared_bytes, ki->dynamic_smem, ki->nparams,
-                         ki->nsizes};
+                         ki->nsizes, ki->nstrides};
 }
 
 /* ------------------------------------------------------------ launches */

@@ -406,6 +406,7 @@ static bool check_ident(Checker *C, Expr *e) {
   case SY_SIZE:
   case SY_LOOP:
   case SY_SCALAR:
+  case SY_STRIDE: /* never in scope */
     e->ty = y->ty;
     return true;
   case SY_VAR:
@@ -1120,7 +1121,7 @@ static void check_for_attrs(Checker *C, Stmt *s) {
     Attr *at = s->attrs[i];
     if (at->kind == A_UNKNOWN) {
       diag_error(C->d, at->loc, "unknown attribute @%s", at->name);
-      diag_note(C->d, (Loc){0, 0}, "loop attributes: @pipeline @unroll; kernel attributes: @launch @registers @grid @assume");
+      diag_note(C->d, (Loc){0, 0}, "loop attributes: @pipeline @unroll; kernel attributes: @launch @registers @grid @assume @strided");
       continue;
     }
     if (s->kind != S_FOR || attr_where[at->kind] != AW_FOR) {
@@ -1408,7 +1409,7 @@ static void check_kernel_attr_list(Checker *C, Kernel *k) {
     Attr *at = k->attrs[i];
     if (at->kind == A_UNKNOWN) {
       diag_error(C->d, at->loc, "unknown attribute @%s", at->name);
-      diag_note(C->d, (Loc){0, 0}, "kernel attributes: @launch @registers @grid @assume; loop attributes: @pipeline @unroll");
+      diag_note(C->d, (Loc){0, 0}, "kernel attributes: @launch @registers @grid @assume @strided; loop attributes: @pipeline @unroll");
       continue;
     }
     if (attr_where[at->kind] != AW_KERNEL) {
@@ -1761,6 +1762,67 @@ static void check_params(Checker *C, Kernel *k) {
   }
 }
 
+/* One name of @strided: a tensor parameter, named once. */
+static Sym *strided_tensor(Checker *C, Attr *at, int i) {
+  Expr *e = at->args[i];
+  if (e->kind != E_IDENT) {
+    diag_error(C->d, e->loc, "@strided takes names of tensor parameters, e.g. @strided(X, Y)");
+    return NULL;
+  }
+  const char *n = e->u.ident.name;
+  Sym *y = lookup(C, n);
+  if (!y) {
+    diag_error(C->d, e->loc, "@strided names '%s', which is not a parameter of the kernel", n);
+    return NULL;
+  }
+  if (y->kind == SY_VAR && y->ty.elem == T_NONE) return NULL; /* its declaration failed, and said so */
+  if (y->kind != SY_TENSOR) {
+    const char *what = y->kind == SY_SCALAR ? "a scalar parameter" : y->kind == SY_SIZE ? "a size name" : "a const";
+    diag_error(C->d, e->loc, "@strided names '%s', %s; only tensor parameters take strides", n, what);
+    if (y->loc.line) diag_note(C->d, y->loc, "'%s' is declared here", n);
+    return NULL;
+  }
+  for (int j = 0; j < i; j++)
+    if (at->args[j]->kind == E_IDENT && strcmp(at->args[j]->u.ident.name, n) == 0) {
+      diag_error(C->d, e->loc, "@strided names '%s' twice", n);
+      diag_note(C->d, at->args[j]->loc, "first named here");
+      return NULL;
+    }
+  return y;
+}
+
+/* @strided(X, ...): X_stride0 .. X_stride{rank-1}, i64 parameters after the
+ * size names, in the order of the tensors in the parameter list. */
+static void check_strided(Checker *C, Kernel *k) {
+  Attr *at = find_attr(k, A_STRIDED);
+  if (!at) return;
+  if (at->nargs == 0) {
+    diag_error(C->d, at->loc, "@strided names no tensor; write @strided(X, ...)");
+    return;
+  }
+  KernelInfo *ki = C->ki;
+  bool *marked = NEW_ARRAY(C->a, bool, k->nparams + 1);
+  for (int i = 0; i < at->nargs; i++) {
+    Sym *y = strided_tensor(C, at, i);
+    if (y) marked[y->param_index] = true;
+  }
+  ki->strides = NEW_ARRAY(C->a, Sym *, ki->ntensors * 4 + 1);
+  for (int i = 0; i < ki->ntensors; i++) {
+    Sym *X = ki->tensors[i];
+    if (!marked[X->param_index]) continue;
+    for (int d = 0; d < X->trank; d++) {
+      Sym *s = NEW(C->a, Sym);
+      s->kind = SY_STRIDE;
+      s->name = arena_printf(C->a, "%s_stride%d", X->name, d);
+      s->cname = make_cname(C, s->name);
+      s->loc = X->loc;
+      s->ty = (Type){T_I64, 0, {0, 0}, false};
+      X->tstride[d] = s;
+      ki->strides[ki->nstrides++] = s;
+    }
+  }
+}
+
 /* ------------------------------------------------------------ thread dependence */
 
 /* Whether e depends on the thread, given the current var marks. */
@@ -2067,6 +2129,7 @@ static void check_kernel(Checker *C, Kernel *k) {
   push_scope(C, &ks);
   check_kernel_attr_list(C, k);
   check_params(C, k);
+  check_strided(C, k);
   check_launch(C, k);
   Scope body;
   push_scope(C, &body);

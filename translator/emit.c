@@ -725,6 +725,7 @@ static const char *plus(Emitter *E, const char *a, const char *b) {
 /* The linear index of X[...] at coordinates and the bounds condition (NULL when proven). */
 static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const char **cond, Buf *pre) {
   Sym *X = slice->u.index.base->u.ident.sym;
+  const char *sidx = NULL; /* @strided: sum of p * X_strided in 64 bits */
   const char *coord[2] = {at.i, at.j};
   int kept = 0, nsize = 0;
   for (int d = 0; d < X->trank; d++) nsize += X->tdim_size[d] != NULL;
@@ -749,12 +750,17 @@ static void tensor_index(Emitter *E, Expr *slice, At at, const char **lin, const
       cnd = cnd ? fmt(E, "%s && %s", cnd, c) : c;
       if (E->loop_depth > 0 && !E->dry && !warned(E, ix)) facts_bounds_warning(E->d, E->a, E->ki, X, d, ix, len);
     }
+    if (X->tstride[d]) {
+      const char *t = strcmp(p, "1") == 0 ? X->tstride[d]->cname : fmt(E, "(long long)%s * %s", paren(E, p), X->tstride[d]->cname);
+      if (strcmp(p, "0") != 0) sidx = plus(E, sidx, t);
+      continue;
+    }
     if (!idx) idx = wide && strcmp(p, "0") != 0 ? fmt(E, "(long long)%s", paren(E, p)) : p;
     else if (strcmp(D, "1") == 0) idx = plus(E, idx, p);
     else if (strcmp(idx, "0") == 0) idx = p;
     else idx = plus(E, fmt(E, "%s * %s", paren(E, idx), D), paren(E, p));
   }
-  *lin = idx;
+  *lin = X->tstride[0] ? (sidx ? sidx : "0") : idx;
   *cond = cnd;
 }
 
@@ -1447,7 +1453,9 @@ static bool emit_vector_load(Emitter *E, const Target *tg, TokenKind op, Expr *r
     if (!E->dry)
       explain(E, "%s: per-element loads: %s", t->name,
               !t->read_across ? "in the spread, so that reads at each thread's own elements need no barrier"
-                              : "16-byte accesses need the rows and the slice start provably 16-byte aligned (@assume)");
+              : x->u.index.base->u.ident.sym->tstride[0]
+                  ? "its tensor is @strided, so no alignment of its rows is provable"
+                  : "16-byte accesses need the rows and the slice start provably 16-byte aligned (@assume)");
     return false;
   }
   const Sym *X = x->u.index.base->u.ident.sym;
@@ -1525,6 +1533,7 @@ static bool emit_vector_store(Emitter *E, const Target *tg, TokenKind op, Expr *
   int vec = 16 / sz, cols = tg->shape.rank == 2 ? tg->shape.dims[1] : tg->shape.dims[0];
   int rows = tg->shape.rank == 2 ? tg->shape.dims[0] : 1;
   bool rowlen = Y->tdim_size[d] ? facts_assumed_multiple(E->ki, Y->tdim_size[d], vec) : Y->tdim_const[d] % vec == 0;
+  if (Y->tstride[0]) rowlen = false; /* @strided: no alignment is provable */
   if (cols % vec || !rowlen || !facts_multiple_of(E->ki, x->u.index.idx[d].start, vec) || !reads_ready_for_chunks(E, rhs))
     return false;
   int64_t chunks = (int64_t)rows * cols / vec;
@@ -2166,6 +2175,7 @@ static int pipe_vec(Emitter *E, const Sym *t, const Expr *x) {
   int cols = t->ty.rank == 2 ? t->ty.dims[1] : t->ty.dims[0];
   int vec = 16 / sz;
   bool rowlen = X->tdim_size[d] ? facts_assumed_multiple(E->ki, X->tdim_size[d], vec) : X->tdim_const[d] % vec == 0;
+  if (X->tstride[0]) rowlen = false; /* @strided: no alignment is provable (the tile IR tests it at run time) */
   if (last->len && cols % vec == 0 && rowlen && facts_multiple_of(E->ki, last->start, vec)) return vec;
   return sz == 4 ? 1 : 0;
 }
@@ -2563,6 +2573,8 @@ const char *emit_param_list(Arena *a, const KernelInfo *ki, bool sim) {
     else buf_printf(&b, "%s%s *__restrict__ %s", p->written ? "" : "const ", t, p->cname);
   }
   for (int i = 0; i < ki->nsizes; i++) buf_printf(&b, "%sint %s", ki->nparams || i ? ", " : "", ki->sizes[i]->cname);
+  for (int i = 0; i < ki->nstrides; i++)
+    buf_printf(&b, "%slong long %s", ki->nparams || ki->nsizes || i ? ", " : "", ki->strides[i]->cname);
   const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
   buf_free(&b);
   return s;
@@ -2580,6 +2592,8 @@ const char *emit_trampoline_args(Arena *a, const KernelInfo *ki) {
     else buf_printf(&b, "*static_cast<const %s *>(a[%d])", t, n);
   }
   for (int i = 0; i < ki->nsizes; i++, n++) buf_printf(&b, "%s*static_cast<const int *>(a[%d])", n ? ",\n      " : "", n);
+  for (int i = 0; i < ki->nstrides; i++, n++)
+    buf_printf(&b, "%s*static_cast<const long long *>(a[%d])", n ? ",\n      " : "", n);
   const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
   buf_free(&b);
   return s;

@@ -322,8 +322,28 @@ static const char *bound(Printer *P, const Sym *X, int d, const char *p, uint8_t
 
 static const char *and_then(Printer *P, const char *a, const char *b) { return a && b ? F("%s && %s", a, b) : a ? a : b; }
 
-/* The linear index of X at the dims' index texts p[], row-major; wide: in 64 bits. */
+/* The offset of a @strided X at the dims' index texts p[]: sum of p[d] * X_strided, in 64 bits. */
+static const char *strided_linear(Printer *P, const Sym *X, const char *const *p) {
+  const char *idx = NULL;
+  /* the fast body runs only when X's innermost stride is 1, if the layout stage tested it */
+  bool unit = false;
+  for (int i = 0; P->fast && i < P->K->nchecks; i++)
+    unit |= P->K->checks[i].size == X->tstride[X->trank - 1] && P->K->checks[i].mod == 0;
+  for (int d = 0; d < X->trank; d++) {
+    if (strcmp(p[d], "0") == 0) continue;
+    const char *pp = strchr(p[d], ' ') ? F("(%s)", p[d]) : p[d];
+    const char *t = unit && d == X->trank - 1 ? pp
+                    : strcmp(pp, "1") == 0 ? X->tstride[d]->cname
+                                           : F("(long long)%s * %s", pp, X->tstride[d]->cname);
+    idx = idx ? F("%s + %s", idx, t) : t;
+  }
+  return idx ? idx : "0";
+}
+
+/* The linear index of X at the dims' index texts p[], row-major (or by its
+ * strides); wide: in 64 bits. */
 static const char *linear(Printer *P, const Sym *X, const char *const *p) {
+  if (X->tstride[0]) return strided_linear(P, X, p);
   int nsize = 0;
   for (int d = 0; d < X->trank; d++) nsize += X->tdim_size[d] != NULL;
   bool wide = nsize >= 2 || (nsize >= 1 && X->trank >= 3);
@@ -1404,7 +1424,8 @@ static const char *summary(Printer *P) {
     buf_puts(&b, "//   16-byte accesses when");
     for (int i = 0; i < K->nchecks; i++) {
       const TirCheck *c = &K->checks[i];
-      if (c->size) buf_printf(&b, " %s %% %d == 0", c->size->name, c->mod);
+      if (c->size && !c->mod) buf_printf(&b, " %s == 1", c->size->name);
+      else if (c->size) buf_printf(&b, " %s %% %d == 0", c->size->name, c->mod);
       else buf_printf(&b, " %s is %d-byte aligned", c->tensor->name, c->mod);
       buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise 4-byte ones\n");
     }
@@ -1493,7 +1514,8 @@ static const char *fast_test(Printer *P) {
   for (int i = 0; i < K->nchecks; i++) {
     const TirCheck *c = &K->checks[i];
     if (i) buf_puts(&b, " && ");
-    if (c->size) buf_printf(&b, "%s %% %d == 0", c->size->cname, c->mod);
+    if (c->size && !c->mod) buf_printf(&b, "%s == 1", c->size->cname);
+    else if (c->size) buf_printf(&b, "%s %% %d == 0", c->size->cname, c->mod);
     else buf_printf(&b, "t2c::aligned(%s, %d)", c->tensor->cname, c->mod);
   }
   const char *s = arena_strndup(P->a, b.data ? b.data : "true", b.len);

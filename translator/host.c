@@ -1,7 +1,8 @@
 /* host.c: host launchers, `tile2cu --host` (and `--header FILE.h`).
  *
  * For each kernel, `cudaError_t tile2cu_launch_NAME(params..., sizes...,
- * cudaStream_t stream)` checks every size >= 1 and every @assume, computes
+ * strides..., cudaStream_t stream)` (strides: the long long X_strideD of each
+ * @strided tensor, in elements) checks every size >= 1 and every @assume, computes
  * the grid from @grid, raises cudaFuncAttributeMaxDynamicSharedMemorySize
  * when the kernel's shared memory is dynamic, and launches with <<<>>>.
  * The decisions (the C of @grid and @assume, which checks, the dynamic
@@ -80,7 +81,9 @@ static const char *host_params(Arena *a, const KernelInfo *ki, bool call) {
   }
   for (int i = 0; i < ki->nsizes; i++)
     buf_printf(&b, "%s%s%s", ki->nparams || i ? ", " : "", call ? "" : "int ", ki->sizes[i]->cname);
-  if (!call) buf_printf(&b, "%scudaStream_t stream", ki->nparams || ki->nsizes ? ", " : "");
+  for (int i = 0; i < ki->nstrides; i++)
+    buf_printf(&b, "%s%s%s", ki->nparams || ki->nsizes || i ? ", " : "", call ? "" : "long long ", ki->strides[i]->cname);
+  if (!call) buf_printf(&b, "%scudaStream_t stream", ki->nparams || ki->nsizes || ki->nstrides ? ", " : "");
   return host_str(a, &b);
 }
 

@@ -592,7 +592,7 @@ static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
 
 static void add_check(TirKernel *K, const Sym *size, const Sym *tensor, int mod) {
   for (int i = 0; i < K->nchecks; i++)
-    if (K->checks[i].size == size && K->checks[i].tensor == tensor && K->checks[i].mod >= mod) return;
+    if (K->checks[i].size == size && K->checks[i].tensor == tensor && (mod ? K->checks[i].mod >= mod : !K->checks[i].mod)) return;
   if (K->nchecks < TIR_MAX_CHECKS) K->checks[K->nchecks++] = (TirCheck){size, tensor, mod};
 }
 
@@ -611,8 +611,14 @@ static void vector_width(TirKernel *K, TirOp *op) {
   int64_t len;
   if (!check_const_int(ix->len, &len) || len % vec) return;
   if (!X->tdim_size[last] && X->tdim_const[last] % vec) return;
+  /* room for every condition this access may add (a size, its strides, its pointer):
+   * a condition left out would let the fast body run where it must not */
+  if (K->nchecks + X->trank + 2 > TIR_MAX_CHECKS) return;
   if (X->tdim_size[last] && !facts_assumed_multiple(K->ki, X->tdim_size[last], vec))
     add_check(K, X->tdim_size[last], NULL, vec);
+  /* @strided: runs only along a unit innermost stride, from rows that start aligned */
+  if (X->tstride[last]) add_check(K, X->tstride[last], NULL, 0);
+  for (int d = 0; d < last && X->tstride[d]; d++) add_check(K, X->tstride[d], NULL, vec);
   add_check(K, NULL, X, vec * elem_bytes[X->ty.elem]);
   op->vec = vec;
   K->versioned = true;

@@ -10,6 +10,11 @@
  * a size left out is inferred from the arrays. @grid gives the grid unless
  * --grid does, and every @assume is checked before the launch (launch.c).
  *
+ * A tensor of @strided gets its strides: the row-major ones of its array, or,
+ * with --stride X=S0,S1,..., those given: X's file is then the buffer the
+ * view lies in (any shape, taken flat; written back whole), the view's shape
+ * comes from the sizes, and every element of the view must lie inside it.
+ *
  * --backend gpu runs the kernel on the CUDA device through libtile2cu (NVRTC
  * and the driver API) instead, and fails when there is no device. With no
  * --backend the device is used when there is one, otherwise the CPU backend;
@@ -39,6 +44,8 @@ typedef struct RunOpts {
   int schedules;
   char **binds;
   int nbinds;
+  char **strides; /* --stride X=S0,S1,... as written */
+  int nstrides;
   const char **opts; /* -D and -W options (options.c) */
   int nopts;
 } RunOpts;
@@ -89,6 +96,83 @@ static bool parse_int(const char *s, int64_t *out) {
   return true;
 }
 
+/* The S0,S1,... of --stride NAME=..., or NULL. */
+static const char *find_stride(const RunOpts *o, const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < o->nstrides; i++)
+    if (strncmp(o->strides[i], name, n) == 0 && o->strides[i][n] == '=') return o->strides[i] + n + 1;
+  return NULL;
+}
+
+/* A strided view's strides and shape (shape[] is the view's; a->shape the buffer's). */
+typedef struct View {
+  long long shape[4], stride[4];
+} View;
+
+/* --stride of a tensor: rank non-negative integers. */
+static int parse_strides(const Sym *X, const char *s, View *v) {
+  char buf[256];
+  int k = 0;
+  if (strlen(s) >= sizeof buf) return fail("--stride %s=%.40s...: too long", X->name, s);
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","), k++) {
+    int64_t x;
+    if (k >= X->trank || !parse_int(t, &x) || x < 0)
+      return fail("--stride %s=%s: expected %d non-negative integers (one per dim of %s)", X->name, s, X->trank, X->name);
+    v->stride[k] = x;
+  }
+  if (k != X->trank)
+    return fail("--stride %s=%s: expected %d non-negative integers (one per dim of %s)", X->name, s, X->trank, X->name);
+  return 0;
+}
+
+/* Every --stride names a tensor of @strided. */
+static int check_stride_opts(const RunOpts *o, const KernelInfo *ki) {
+  for (int i = 0; i < o->nstrides; i++) {
+    const Sym *X = NULL;
+    for (int t = 0; t < ki->ntensors; t++) {
+      size_t n = strlen(ki->tensors[t]->name);
+      if (strncmp(o->strides[i], ki->tensors[t]->name, n) == 0 && o->strides[i][n] == '=') X = ki->tensors[t];
+    }
+    if (!X) return fail("--stride %s: expected NAME=S0,S1,... naming a tensor of kernel '%s'", o->strides[i], o->kernel);
+    if (!X->tstride[0]) return fail("--stride %s: tensor %s is not in @strided of kernel '%s'", o->strides[i], X->name, o->kernel);
+    if (find_stride(o, X->name) != o->strides[i] + strlen(X->name) + 1)
+      return fail("--stride %s: tensor %s is given strides twice", o->strides[i], X->name);
+  }
+  return 0;
+}
+
+/* The views of the @strided tensors, once the sizes are known: the strides
+ * given by --stride, or the row-major ones of the array. */
+static int bind_views(const RunOpts *o, const KernelInfo *ki, const Npy *arrays, const int64_t *sizes, View *views) {
+  for (int i = 0; i < ki->ntensors; i++) {
+    const Sym *X = ki->tensors[i];
+    if (!X->tstride[0]) continue;
+    View *v = &views[i];
+    for (int d = 0; d < X->trank; d++) {
+      int si = 0;
+      if (X->tdim_size[d])
+        while (ki->sizes[si] != X->tdim_size[d]) si++;
+      v->shape[d] = X->tdim_size[d] ? sizes[si] : X->tdim_const[d];
+    }
+    const char *s = find_stride(o, X->name);
+    if (!s) {
+      long long st = 1;
+      for (int d = X->trank - 1; d >= 0; d--) v->stride[d] = st, st *= v->shape[d];
+      continue;
+    }
+    if (parse_strides(X, s, v)) return 2;
+    /* the last element of the view must lie in the buffer (strides are >= 0) */
+    long double last = 0;
+    for (int d = 0; d < X->trank; d++) last += (long double)(v->shape[d] - 1) * v->stride[d];
+    long long n = npy_nelems(&arrays[i]);
+    if (last >= (long double)n)
+      return fail("--stride %s=%s: the view's last element is at index %.0Lf, but %s's file holds %lld elements", X->name,
+                  s, last, X->name, n);
+  }
+  return 0;
+}
+
 /* Reads the tensors that exist, fixes the sizes, and checks every shape. */
 static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, bool *exists, int64_t *sizes) {
   for (int i = 0; i < ki->nsizes; i++) {
@@ -102,6 +186,8 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
     const char *path = find_bind(o, X->name);
     if (!path) return fail("tensor %s needs a value: %s=FILE.npy", X->name, X->name);
     exists[i] = access(path, F_OK) == 0;
+    if (!exists[i] && find_stride(o, X->name))
+      return fail("%s: no such file; with --stride, %s's file is the buffer its view lies in", path, X->name);
     if (!exists[i]) {
       if (!X->written) return fail("%s: no such file, and kernel '%s' only reads tensor %s", path, o->kernel, X->name);
       continue;
@@ -112,6 +198,7 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
     if (strcmp(a->descr, descr_of(X->ty.elem)) != 0)
       return fail("%s: dtype '%s', but tensor %s is %s (dtype '%s')", path, a->descr, X->name,
                   elem_names[X->ty.elem], descr_of(X->ty.elem));
+    if (find_stride(o, X->name)) continue; /* the buffer of a strided view: any shape */
     if (a->rank != X->trank)
       return fail("%s: %d dims, but tensor %s has %d", path, a->rank, X->name, X->trank);
     for (int d = 0; d < X->trank; d++) {
@@ -222,7 +309,8 @@ static int parse_run_args(int argc, char **argv, RunOpts *o) {
   o->schedules = 3;
   o->binds = calloc((size_t)argc, sizeof *o->binds);
   o->opts = calloc((size_t)argc, sizeof *o->opts);
-  if (!o->binds || !o->opts) return fail("out of memory");
+  o->strides = calloc((size_t)argc, sizeof *o->strides);
+  if (!o->binds || !o->opts || !o->strides) return fail("out of memory");
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
     bool val = i + 1 < argc;
@@ -246,6 +334,9 @@ static int parse_run_args(int argc, char **argv, RunOpts *o) {
       if (k == 0) return fail("--grid takes X[,Y[,Z]]");
       for (int d = 0; d < 3; d++) o->grid[d] = (unsigned)v[d];
       o->has_grid = true;
+    } else if (strcmp(s, "--stride") == 0 && val) {
+      if (!strchr(argv[i + 1], '=')) return fail("--stride takes NAME=S0,S1,..., not '%s'", argv[i + 1]);
+      o->strides[o->nstrides++] = argv[++i];
     } else if (strchr(s, '=') && s[0] != '-') o->binds[o->nbinds++] = argv[i];
     else if (s[0] == '-') return fail("unknown or incomplete option '%s'", s);
     else if (o->file) return fail("more than one .tl file ('%s')", s);
@@ -274,8 +365,8 @@ static int check_assumes(const RunOpts *o, const KernelInfo *ki, const double *p
   return launch_check_assumes(ki, o->kernel, pv, sv, err, sizeof err) ? 0 : fail("%s: %s", o->file, err);
 }
 
-static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *arrays, void **args, int nargs,
-                  const unsigned grid[3]) {
+static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *arrays, const View *views, void **args,
+                  int nargs, const unsigned grid[3]) {
   char rt_dir[PATH_MAX], sim_dir[PATH_MAX], cdir[PATH_MAX], err[4096];
   if (!find_runtime(rt_dir, sim_dir, sizeof rt_dir)) return fail("cannot find the CPU backend (rt/ and rt/sim/) next to the tile2cu binary");
   char croot[PATH_MAX];
@@ -317,7 +408,9 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
     Sym *p = ki->params[i];
     if (p->kind != SY_TENSOR) continue;
     tens[t] = (T2cSimTensor){arrays[t].data, npy_nelems(&arrays[t]), elem_bytes[p->ty.elem], p->name,
-                             arrays[t].rank, arrays[t].shape};
+                             arrays[t].rank, arrays[t].shape, NULL};
+    if (p->tstride[0]) /* a strided view: its shape and strides over the array, every index checked against them */
+      tens[t].rank = p->trank, tens[t].shape = views[t].shape, tens[t].strides = views[t].stride;
     args[i] = &tens[t];
     if (p->written) outs[nout++] = &tens[t];
     t++;
@@ -396,6 +489,9 @@ static const char run_usage[] =
     "                     there is one, else the CPU backend)\n"
     "  --grid X[,Y[,Z]]   the grid, instead of the one @grid gives\n"
     "  --schedules N      thread schedules the CPU backend compares, 1 to 1000 (default 3)\n"
+    "  --stride X=S0,S1,...  the strides of a @strided tensor X, in elements: X's file\n"
+    "                     is the buffer its view lies in (default: the array's own,\n"
+    "                     row-major strides)\n"
     "  --target sm_XX     the target config (default sm_90)\n"
     OPTS_HELP
     "  --help             print this help\n";
@@ -434,10 +530,13 @@ static int run_kernel(RunOpts *o, const char *argv0) {
     double *pv = calloc((size_t)ki->nparams + 1, sizeof *pv);
     Scalar *sc = calloc((size_t)ki->nparams + 1, sizeof *sc);
     int *sz = calloc((size_t)ki->nsizes + 1, sizeof *sz);
-    int nargs = ki->nparams + ki->nsizes;
+    View *views = calloc((size_t)ki->ntensors + 1, sizeof *views);
+    long long *strides = calloc((size_t)ki->nstrides + 1, sizeof *strides);
+    int nargs = ki->nparams + ki->nsizes + ki->nstrides;
     void **args = calloc((size_t)nargs + 1, sizeof *args);
     unsigned grid[3];
-    st = bind_tensors(o, ki, arrays, exists, sizes);
+    st = check_stride_opts(o, ki);
+    if (st == 0) st = bind_tensors(o, ki, arrays, exists, sizes);
     for (int i = 0; st == 0 && i < ki->nparams; i++)
       if (ki->params[i]->kind == SY_SCALAR) {
         st = bind_scalar(o, ki->params[i], &sc[i], &pv[i]);
@@ -448,9 +547,16 @@ static int run_kernel(RunOpts *o, const char *argv0) {
       sz[i] = (int)sizes[i];
       args[ki->nparams + i] = &sz[i];
     }
+    if (st == 0) st = bind_views(o, ki, arrays, sizes, views);
+    /* X_stride0.. of each strided tensor, in the order of KernelInfo.strides (the tensors' order) */
+    for (int t = 0, n = 0; st == 0 && t < ki->ntensors; t++)
+      for (int d = 0; ki->tensors[t]->tstride[0] && d < ki->tensors[t]->trank; d++, n++) {
+        strides[n] = views[t].stride[d];
+        args[ki->nparams + ki->nsizes + n] = &strides[n];
+      }
     if (st == 0) st = compute_grid(o, ki, pv, sizes, grid);
     if (st == 0) st = check_assumes(o, ki, pv, sizes);
-    if (st == 0) st = gpu ? launch_gpu(o, ki, src.data, arrays, args, grid) : launch(o, ki, cu.data, arrays, args, nargs, grid);
+    if (st == 0) st = gpu ? launch_gpu(o, ki, src.data, arrays, args, grid) : launch(o, ki, cu.data, arrays, views, args, nargs, grid);
     for (int i = 0; st == 0 && i < ki->ntensors; i++) {
       if (!ki->tensors[i]->written) continue;
       if (npy_write(find_bind(o, ki->tensors[i]->name), &arrays[i], err, sizeof err)) st = fail("%s", err);
@@ -462,7 +568,7 @@ static int run_kernel(RunOpts *o, const char *argv0) {
       fprintf(stderr, "tile2cu run: kernel %s ran on the CPU backend (sim): grid (%u, %u, %u), %d threads, %d schedule%s agree\n",
               o->kernel, grid[0], grid[1], grid[2], ki->threads, o->schedules, o->schedules == 1 ? "" : "s");
     for (int i = 0; i < ki->ntensors; i++) npy_free(&arrays[i]);
-    free(arrays); free(exists); free(sizes); free(pv); free(sc); free(sz); free(args);
+    free(arrays); free(exists); free(sizes); free(pv); free(sc); free(sz); free(views); free(strides); free(args);
   }
   buf_free(&cu);
   buf_free(&src);
@@ -482,5 +588,6 @@ int run_main(int argc, char **argv) {
   if (st == 0) st = run_kernel(&o, argv[0]);
   free(o.binds);
   free(o.opts);
+  free(o.strides);
   return st;
 }

@@ -386,6 +386,7 @@ typedef enum SymKind {
   SY_SIZE,    /* size name: an i32 parameter appended after the declared ones */
   SY_VAR,     /* var, scalar or tile */
   SY_LOOP,    /* for-loop variable (i32, read-only) */
+  SY_STRIDE,  /* X_strideD of a tensor in @strided: an i64 parameter after the size names; not in scope */
 } SymKind;
 
 typedef enum Placement { PL_NONE, PL_SHARED, PL_REGISTER } Placement;
@@ -406,6 +407,7 @@ typedef struct Sym {
   struct Sym *tdim_size[4]; /* the size name of dim i, or NULL */
   int64_t tdim_const[4];    /* the constant of dim i when tdim_size[i] is NULL */
   bool written;             /* stored to anywhere: not const */
+  struct Sym *tstride[4];   /* @strided: the stride of dim i in elements (SY_STRIDE), else NULL: row-major */
   int param_index;
   /* SY_VAR tiles */
   Placement place;
@@ -465,6 +467,8 @@ typedef struct KernelInfo {
   int ntensors;
   Sym **params;       /* declared params in order (tensor and scalar) */
   int nparams;
+  Sym **strides;      /* @strided: X_stride0.. of each strided tensor, in parameter order, as i64 after the sizes */
+  int nstrides;
   PtrVec tiles;       /* every tile var (Sym *) */
   PtrVec regs;        /* tile vars in @registers */
   PtrVec cnames;      /* C names taken in the kernel (const char *) */
@@ -743,9 +747,9 @@ typedef struct TirBuf {
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */
 typedef struct TirCheck {
-  const Sym *size;       /* or NULL: */
+  const Sym *size;       /* a size name or a stride (SY_STRIDE), or NULL: */
   const Sym *tensor;     /* the tensor whose pointer must be aligned */
-  int mod;
+  int mod;               /* size % mod == 0; mod 0: size == 1 (a @strided tensor's innermost stride) */
 } TirCheck;
 
 #define TIR_MAX_BUFS 64

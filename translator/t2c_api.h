@@ -26,7 +26,8 @@ typedef struct TrKernelFacts {
   int threads;              /* @launch: threads per block */
   long long shared_bytes;   /* shared memory of one block */
   bool dynamic_smem;        /* shared_bytes is dynamic (above the static limit) */
-  int nparams, nsizes;      /* arguments: nparams declared params, then nsizes int sizes */
+  int nparams, nsizes;      /* arguments: nparams declared params, then nsizes int sizes, */
+  int nstrides;             /* then nstrides long long strides (@strided) */
 } TrKernelFacts;
 
 /* The result of tr_launch_shape; the message says which size, @assume or dim. */
@@ -71,7 +72,8 @@ int tr_num_kernels(const TrProgram *p);
 /* Kernel k (0 <= k < tr_num_kernels). */
 void tr_kernel_facts(const TrProgram *p, int k, TrKernelFacts *out);
 /* Reads the arguments of kernel k (as for cuLaunchKernel: pointers to the
- * nparams params, then to the nsizes sizes as int; none NULL), checks every
+ * nparams params, then to the nsizes sizes as int, then to the nstrides
+ * strides as long long; none NULL), checks every
  * size and @assume and, when grid is not NULL, evaluates @grid into it.
  * Anything but TR_LAUNCH_OK comes with a message naming the kernel in err. */
 TrLaunch tr_launch_shape(const TrProgram *p, int k, void *const *args, unsigned grid[3], char *err, size_t n);

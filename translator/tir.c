@@ -495,7 +495,8 @@ void tir_dump(const TirKernel *K, FILE *out) {
     fprintf(out, "  fast body when:");
     for (int i = 0; i < K->nchecks; i++) {
       const TirCheck *c = &K->checks[i];
-      if (c->size) fprintf(out, " %s %% %d == 0", c->size->name, c->mod);
+      if (c->size && !c->mod) fprintf(out, " %s == 1", c->size->name);
+      else if (c->size) fprintf(out, " %s %% %d == 0", c->size->name, c->mod);
       else fprintf(out, " %s aligned to %d bytes", c->tensor->name, c->mod);
       fprintf(out, i + 1 < K->nchecks ? "," : "\n");
     }

@@ -172,6 +172,13 @@ struct Launch {
   std::vector<std::atomic<bool>> out_fatomic;  // an output a float atomic_add updated
   bool shared_cells;     // more than one worker: shadow cells are locked
   std::vector<RaceShadow *> shadows;  // [0, noutputs): the outputs'; then others
+  // strided views' masks (view_mask), under mu
+  struct View {
+    const T2cSimTensor *t;
+    std::vector<unsigned char> mask;
+    const char *why;  // non-null: the view is invalid, and why
+  };
+  std::vector<View> views;
 };
 
 static thread_local Worker *tw;
@@ -353,8 +360,56 @@ static std::string where(Worker *w) {
 }
 
 void tensor_oob(const T2cSimTensor *t, long long i, bool read_only) {
+  if (t->strides && i >= 0 && i < t->nelems)
+    failf("out-of-bounds %s of tensor '%s' at index %lld: inside its buffer of %lld elements, but no element of its "
+          "strided view lies there",
+          read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems);
   failf("out-of-bounds %s of tensor '%s' at index %lld (size %lld)",
         read_only ? "read" : "access", t->name ? t->name : "?", i, t->nelems);
+}
+
+// The view's mask over [0, nelems): every element (i0, ..) of the shape marks
+// index sum(i_d * strides[d]). Null when that is done; else why not.
+static const char *make_view_mask(const T2cSimTensor *t, std::vector<unsigned char> &m) {
+  long long c[16] = {0}, total = 1;
+  if (t->rank < 1 || t->rank > 16 || !t->shape) return "a strided view needs its rank (1 to 16) and shape";
+  if (t->nelems <= 0) return "its strided view has elements, but its buffer has none";
+  for (int d = 0; d < t->rank; d++) {
+    if (t->shape[d] <= 0) return "its strided view's shape has a dim below 1";
+    if (__builtin_mul_overflow(total, t->shape[d], &total) || total > (1LL << 32))
+      return "its strided view has more than 2^32 elements, too many to check";
+  }
+  m.assign((size_t)t->nelems, 0);
+  for (long long e = 0; e < total; e++) {
+    long long off = 0, term;
+    for (int d = 0; d < t->rank; d++)
+      if (__builtin_mul_overflow(c[d], t->strides[d], &term) || __builtin_add_overflow(off, term, &off))
+        return "its strided view reaches outside its buffer";
+    if (off < 0 || off >= t->nelems) return "its strided view reaches outside its buffer";
+    m[(size_t)off] = 1;
+    for (int d = t->rank - 1; d >= 0 && ++c[d] == t->shape[d]; d--) c[d] = 0;
+  }
+  return nullptr;
+}
+
+const unsigned char *view_mask(const T2cSimTensor *t) {
+  if (!t || !t->strides) return nullptr;
+  Launch *L = tw->L;
+  const unsigned char *m = nullptr;
+  const char *why = nullptr;
+  {
+    std::lock_guard<std::mutex> g(L->mu);
+    size_t k = 0;
+    while (k < L->views.size() && L->views[k].t != t) k++;
+    if (k == L->views.size()) {
+      L->views.push_back(Launch::View{t, std::vector<unsigned char>(), nullptr});
+      L->views[k].why = make_view_mask(t, L->views[k].mask);
+    }
+    why = L->views[k].why;
+    m = L->views[k].mask.data();  // stays put: the vector is moved, never copied, when views grows
+  }
+  if (why) failf("tensor '%s' (a buffer of %lld elements): %s", t->name ? t->name : "?", t->nelems, why);
+  return m;
 }
 
 void failf(const char *f, ...) {
@@ -477,11 +532,26 @@ static void coords(char *buf, size_t n, const T2cSimTensor *t, long long i) {
   long long prod = 1;
   if (t->rank < 2 || t->rank > 16 || !t->shape) return;
   for (int d = 0; d < t->rank; d++) prod *= t->shape[d] > 0 ? t->shape[d] : 0;
-  if (prod != t->nelems) return;
+  if (!t->strides && prod != t->nelems) return;
   long long c[16];
-  for (int d = t->rank - 1; d >= 0; d--) {
-    c[d] = i % t->shape[d];
-    i /= t->shape[d];
+  if (t->strides) {  // a strided view: dims by decreasing stride; shown only when that gives back i
+    bool done[16] = {false};
+    long long r = i;
+    for (int n = 0; n < t->rank; n++) {
+      int b = -1;
+      for (int d = 0; d < t->rank; d++)
+        if (!done[d] && (b < 0 || t->strides[d] > t->strides[b])) b = d;
+      done[b] = true;
+      c[b] = t->strides[b] > 0 ? r / t->strides[b] : 0;
+      if (c[b] >= t->shape[b]) return;
+      r -= c[b] * t->strides[b];
+    }
+    if (r != 0) return;
+  } else {
+    for (int d = t->rank - 1; d >= 0; d--) {
+      c[d] = i % t->shape[d];
+      i /= t->shape[d];
+    }
   }
   size_t k = (size_t)snprintf(buf, n, " (");
   for (int pass = 0; pass < 2 && k < n; pass++) {

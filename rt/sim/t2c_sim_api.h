@@ -22,6 +22,11 @@ typedef struct T2cSimTensor {
   const char *name; /* used in messages */
   int rank;         /* 0: shape unknown; else shape[0..rank-1], row-major, */
   const long long *shape; /* whose product is nelems (race reports give coordinates) */
+  /* NULL: row-major. Else a strided view (@strided): element (i0, ..) of the
+   * shape is data[i0 * strides[0] + ..], rank and shape required; every
+   * element of the view must lie in [0, nelems), and an access to an index
+   * of the buffer that no element of the view maps to is out of bounds. */
+  const long long *strides;
 } T2cSimTensor;
 
 typedef struct T2cSimLaunch {

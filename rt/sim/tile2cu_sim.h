@@ -109,6 +109,10 @@ void race_access(RaceShadow *s, long long i, long long n, int access);
 // updates, so schedules are compared within rounding for it.
 void float_atomic(const T2cSimTensor *t);
 [[noreturn]] void tensor_oob(const T2cSimTensor *t, long long i, bool read_only);
+// A strided view's mask over its buffer: 1 where an element of the view
+// lies, computed once per launch (fails it when the view leaves the buffer);
+// null for a row-major tensor.
+const unsigned char *view_mask(const T2cSimTensor *t);
 [[noreturn]] void shared_oob(const char *name, long long i, long long n);
 // A warp collective whose operands and results are more than 8 bytes per lane:
 // `in` and `out` point into the calling fiber's frame until it completes.
@@ -146,8 +150,14 @@ template <typename T> struct checked_ptr {
   const T2cSimTensor *t;
   long long i;  // element index, unchecked until a read
   RaceShadow *rs;  // null for a read-only tensor
+  const unsigned char *vm;  // a strided view's mask of the buffer (view_mask), or null
   template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
-  checked_ptr operator+(I k) const { return checked_ptr{base, n, t, i + (long long)k, rs}; }
+  checked_ptr operator+(I k) const { return checked_ptr{base, n, t, i + (long long)k, rs, vm}; }
+  // Whether element i + k is outside the tensor (or outside its strided view).
+  bool bad(long long k) const {
+    const long long j = i + k;
+    return (unsigned long long)j >= (unsigned long long)n || (vm && !vm[j]);
+  }
   // Whoever reads or writes through it (a vector access, a cp.async) tells
   // the race detector, after the bounds check.
   void note(long long count, int access) const {
@@ -206,15 +216,17 @@ template <typename T> class tensor {
   long long n_;
   const T2cSimTensor *t_;
   RaceShadow *rs_;
+  const unsigned char *vm_;  // a strided view's mask, or null: every index in [0, n_) is an element
   typedef typename std::conditional<std::is_const<T>::value, T &, elem_ref<T>>::type ref;
 
  public:
   explicit tensor(const T2cSimTensor *t)
       : p_(static_cast<T *>(t->data)), n_(t->nelems), t_(t),
         rs_(check_tensor(t, (int)sizeof(T), kind_of<typename std::remove_cv<T>::type>::v,
-                         !std::is_const<T>::value)) {}
+                         !std::is_const<T>::value)),
+        vm_(view_mask(t)) {}
   ref operator[](long long i) const {
-    if ((unsigned long long)i >= (unsigned long long)n_) tensor_oob(t_, i, std::is_const<T>::value);
+    if ((unsigned long long)i >= (unsigned long long)n_ || (vm_ && !vm_[i])) tensor_oob(t_, i, std::is_const<T>::value);
     if constexpr (std::is_const<T>::value) return p_[i];
     else return elem_ref<T>(p_ + i, rs_, i);
   }
@@ -223,7 +235,7 @@ template <typename T> class tensor {
   // a cp.async reads through it (so any i is fine with bytes_valid == 0).
   template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
   checked_ptr<T> operator+(I i) const {
-    return checked_ptr<T>{p_, n_, t_, (long long)i, rs_};
+    return checked_ptr<T>{p_, n_, t_, (long long)i, rs_, vm_};
   }
 };
 
@@ -255,6 +267,8 @@ template <typename T> inline void cp_async_from(void *dst, checked_ptr<T> src, i
   const void *p = nullptr;
   if (valid > 0) {
     if (src.i < 0 || src.i > src.n || (src.n - src.i) * eb < valid) cp_async_oob(src.t, src.i, size, valid, (int)eb);
+    for (long long k = 0; src.vm && k < (valid + eb - 1) / eb; k++)
+      if (src.bad(k)) cp_async_oob(src.t, src.i, size, valid, (int)eb);
     src.note((valid + eb - 1) / eb, RACE_READ);
     p = src.base + src.i;
   }

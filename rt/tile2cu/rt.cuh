@@ -293,7 +293,7 @@ template <typename T> T2C_DEVICE bool aligned(const ::t2c_sim::tensor<T> &t, int
 // alignment, of the index within the tensor and of the real address.
 template <typename T> T2C_DEVICE void check_run_(::t2c_sim::checked_ptr<T> g, int n, bool read) {
   for (int k = 0; k < n; k++)
-    if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, read);
+    if (g.bad(k)) ::t2c_sim::tensor_oob(g.t, g.i + k, read);
   const unsigned long long bytes = sizeof(T) * (unsigned long long)n;
   if ((g.i * sizeof(T)) % bytes != 0 || reinterpret_cast<uintptr_t>(g.base + g.i) % bytes != 0)
     ::t2c_sim::failf("misaligned %llu-byte %s of tensor '%s' at index %lld", bytes, read ? "load" : "store",
@@ -352,7 +352,7 @@ template <int N, typename T> T2C_DEVICE Vec<T, N> lds_vec(const T *p) {
 // bytes); the element is checked against the tensor. Atomics go around the
 // race detector (checked_ptr::note): they never race.
 template <typename T, typename F> T2C_DEVICE void atomic_update_(::t2c_sim::checked_ptr<T> g, F f) {
-  if ((unsigned long long)g.i >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i, false);
+  if (g.bad(0)) ::t2c_sim::tensor_oob(g.t, g.i, false);
   T *p = g.base + g.i, old, nv;
   __atomic_load(p, &old, __ATOMIC_SEQ_CST);
   do
@@ -544,7 +544,7 @@ template <int N> T2C_DEVICE void cp_async_wait() {
 template <typename T, typename U> T2C_DEVICE void load16(T *smem, ::t2c_sim::checked_ptr<U> g) {
   const long long n = 16 / (long long)sizeof(U);
   for (long long k = 0; k < n; k++)
-    if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, true);
+    if (g.bad(k)) ::t2c_sim::tensor_oob(g.t, g.i + k, true);
   if ((g.i * (long long)sizeof(U)) % 16 != 0 || reinterpret_cast<unsigned long long>(smem) % 16 != 0)
     ::t2c_sim::failf("misaligned 16-byte load of tensor '%s' at index %lld", g.t->name, g.i);
   g.note(n, ::t2c_sim::RACE_READ);
@@ -556,7 +556,7 @@ template <typename P> T2C_DEVICE void store16_words(P g, unsigned w0, unsigned w
   typedef typename std::remove_cv<typename std::remove_pointer<decltype(g.base)>::type>::type U;
   const long long n = 16 / (long long)sizeof(U);
   for (long long k = 0; k < n; k++)
-    if ((unsigned long long)(g.i + k) >= (unsigned long long)g.n) ::t2c_sim::tensor_oob(g.t, g.i + k, false);
+    if (g.bad(k)) ::t2c_sim::tensor_oob(g.t, g.i + k, false);
   if ((g.i * (long long)sizeof(U)) % 16 != 0)
     ::t2c_sim::failf("misaligned 16-byte store to tensor '%s' at index %lld", g.t->name, g.i);
   g.note(n, ::t2c_sim::RACE_WRITE);

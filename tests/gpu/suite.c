@@ -2353,6 +2353,199 @@ static void t_scan_broadcast(Tally *T) {
   }
 }
 
+/* ------------------------------------------------------------ @strided views */
+
+/* A view [R, C] of kind: 0 row-major (no --stride: tile2cu run takes the
+ * array's own strides), 1 transposed (the buffer holds the [C, R] transpose
+ * row-major), 2 sliced (rows C + 3 apart), 3 sliced with rows a multiple of
+ * 4 (and of 8) apart, so that the 16-byte body may run, 4 every other
+ * column of such rows (an innermost stride of 2: only the test of the
+ * innermost stride keeps the 16-byte body out). Sets the strides; returns
+ * the elements of the buffer the view lies in. */
+static long long view_strides(int kind, long long R, long long C, long long *s0, long long *s1) {
+  switch (kind) {
+  case 0: *s0 = C, *s1 = 1; return R * C;
+  case 1: *s0 = 1, *s1 = R; return R * C;
+  case 2: *s0 = C + 3, *s1 = 1; return R * (C + 3);
+  case 3: *s0 = (C + 7) / 8 * 8 + 8, *s1 = 1; return R * *s0;
+  default: *s0 = (2 * C + 7) / 8 * 8, *s1 = 2; return R * *s0;
+  }
+}
+static const char *const view_kind[] = {"row-major", "transposed", "sliced", "sliced+aligned", "every other column"};
+
+/* The view's tensor: the [R, C] array itself (kind 0), or the flat buffer with --stride. */
+static Ten *view_ten(Call *k, const char *name, Dt dt, bool out, int kind, long long R, long long C, long long *s0,
+                     long long *s1) {
+  long long n = view_strides(kind, R, C, s0, s1);
+  Ten *t = out ? call_out(k, name, dt, kind ? 1 : 2, kind ? SHAPE(n) : SHAPE(R, C))
+               : call_in(k, name, dt, kind ? 1 : 2, kind ? SHAPE(n) : SHAPE(R, C));
+  if (kind) {
+    call_arg(k, "--stride");
+    call_arg(k, "%s=%lld,%lld", name, *s0, *s1);
+  }
+  return t;
+}
+#define AV(t, i, j, s0, s1) ((t)->v[(long long)(i) * (s0) + (long long)(j) * (s1)])
+#define RV(t, i, j, s0, s1) ((t)->ref[(long long)(i) * (s0) + (long long)(j) * (s1)])
+
+/* strided_ew: Y = X * alpha + Z over views X and Y at ragged sizes; the
+ * buffer's elements outside Y's view must keep their poison. */
+static void t_strided_ew(Tally *T) {
+  static const int C[][4] = {{37, 50, 1, 2}, {64, 64, 3, 3}, {5, 3, 2, 1}, {16, 128, 0, 0}, {33, 70, 3, 1}, {20, 96, 1, 3},
+                                 {32, 64, 4, 4}, {9, 40, 4, 0}};
+  for (int c = 0; c < 8; c++) {
+    int M = C[c][0], N = C[c][1], kx = C[c][2], ky = C[c][3];
+    long long xs0, xs1, ys0, ys1;
+    Rng r = rng_seed("strided_ew", (uint64_t)c);
+    Call k;
+    call_init(&k, "strided_ew.tl", "strided_ew");
+    Ten *X = view_ten(&k, "X", F32, false, kx, M, N, &xs0, &xs1);
+    Ten *Z = call_in(&k, "Z", F32, 2, SHAPE(M, N));
+    Ten *Y = view_ten(&k, "Y", F32, true, ky, M, N, &ys0, &ys1);
+    call_arg(&k, "alpha=1.5");
+    fill_uniform(X, &r, -2, 2);
+    fill_uniform(Z, &r, -2, 2);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) RV(Y, i, j, ys0, ys1) = AV(X, i, j, xs0, xs1) * 1.5 + A2(Z, i, j);
+    char l[96];
+    label(l, sizeof l, "M=%d N=%d X %s, Y %s", M, N, view_kind[kx], view_kind[ky]);
+    CHECK(T, call_check(&k, "strided_elementwise", l));
+    call_free(&k);
+  }
+}
+
+/* strided_rowsum: a row reduction of a view X into a strided column S. */
+static void t_strided_rowsum(Tally *T) {
+  static const int C[][4] = {{37, 200, 1, 2}, {64, 128, 3, 0}, {5, 3, 2, 2}, {16, 1000, 1, 1}, {50, 64, 0, 2}, {24, 128, 4, 4}};
+  for (int c = 0; c < 6; c++) {
+    int M = C[c][0], N = C[c][1], kx = C[c][2], ks = C[c][3];
+    long long xs0, xs1, ss0, ss1;
+    Rng r = rng_seed("strided_rowsum", (uint64_t)c);
+    Call k;
+    call_init(&k, "strided_rowsum.tl", "strided_rowsum");
+    Ten *X = view_ten(&k, "X", F32, false, kx, M, N, &xs0, &xs1);
+    Ten *S = view_ten(&k, "S", F32, true, ks, M, 1, &ss0, &ss1);
+    call_arg(&k, "M=%d", M);
+    call_arg(&k, "N=%d", N);
+    fill_uniform(X, &r, -2, 2);
+    for (int i = 0; i < M; i++) {
+      double s = 0;
+      for (int j = 0; j < N; j++) s += AV(X, i, j, xs0, xs1);
+      RV(S, i, 0, ss0, ss1) = s;
+    }
+    char l[96];
+    label(l, sizeof l, "M=%d N=%d X %s, S %s", M, N, view_kind[kx], view_kind[ks]);
+    CHECK(T, call_check(&k, "strided_rowsum", l));
+    call_free(&k);
+  }
+}
+
+/* strided_dot / strided_dot_f32 / strided_dot_legacy: C = A B with B a view (the
+ * tile IR's tensor cores with @pipeline, its f32 dot on the CUDA cores, and the
+ * direct emitter's f32 dot, where a u32 row sum keeps the kernel). */
+static void t_strided_dot_one(Tally *T, int mode, int c, int M, int N, int K, int kb) {
+  long long bs0, bs1;
+  bool f32 = mode > 0;
+  const char *name = mode == 2 ? "strided_dot_legacy" : f32 ? "strided_dot_f32" : "strided_dot";
+  Rng r = rng_seed(name, (uint64_t)c);
+  Call k;
+  call_init(&k, mode == 2 ? "strided_dot_legacy.tl" : f32 ? "strided_dot_f32.tl" : "strided_dot.tl", name);
+  Ten *A = call_in(&k, "A", f32 ? F32 : F16, 2, SHAPE(M, K));
+  Ten *B = view_ten(&k, "B", f32 ? F32 : F16, false, kb, K, N, &bs0, &bs1);
+  Ten *Cm = call_out(&k, "C", F32, 2, SHAPE(M, N));
+  if (mode == 2) {
+    Ten *I = call_in(&k, "I", U32, 2, SHAPE(16, 32));
+    Ten *L = call_out(&k, "L", U32, 2, SHAPE(16, 1));
+    fill_int(I, &r, 0, 4000000000LL);
+    for (int i = 0; i < 16; i++) {
+      uint32_t s = 0;
+      for (int j = 0; j < 32; j++) s += (uint32_t)A2(I, i, j);
+      R2(L, i, 0) = s;
+    }
+  }
+  fill_uniform(A, &r, -1, 1);
+  fill_uniform(B, &r, -1, 1);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double s = 0;
+      for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * AV(B, kk, j, bs0, bs1);
+      R2(Cm, i, j) = s;
+    }
+  Cm->tol = 1e-5; /* f16 products are exact in f32 */
+  char l[96];
+  label(l, sizeof l, "M=%d N=%d K=%d B %s", M, N, K, view_kind[kb]);
+  CHECK(T, call_check(&k, name, l));
+  call_free(&k);
+}
+static void t_strided_dot(Tally *T) {
+  static const int C[][4] = {{37, 50, 200, 1}, {64, 64, 64, 3}, {5, 3, 7, 2}, {33, 32, 100, 0}, {70, 40, 96, 1}, {64, 64, 64, 4}};
+  for (int c = 0; c < 6; c++) t_strided_dot_one(T, 0, c, C[c][0], C[c][1], C[c][2], C[c][3]);
+}
+static void t_strided_dot_f32(Tally *T) {
+  static const int C[][4] = {{37, 100, 200, 1}, {64, 64, 48, 2}, {5, 3, 7, 1}, {64, 64, 48, 3}};
+  for (int c = 0; c < 4; c++) t_strided_dot_one(T, 1, c, C[c][0], C[c][1], C[c][2], C[c][3]);
+  for (int c = 0; c < 3; c++) t_strided_dot_one(T, 2, c, C[c][0], C[c][1], C[c][2], C[c][3]);
+}
+
+/* strided_t3: a rank-3 view: the [P, M, N] view of an [N, P, M] array
+ * (strides M, 1, P * M), or planes and rows with gaps (strides (M + 1) * ld,
+ * ld, 1 with ld = N + 2, or ld a multiple of 8 for the 16-byte body). */
+static void t_strided_t3(Tally *T) {
+  static const int C[][4] = {{3, 37, 50, 0}, {2, 16, 64, 1}, {4, 5, 3, 1}, {2, 20, 72, 2}};
+  for (int c = 0; c < 4; c++) {
+    long long P = C[c][0], M = C[c][1], N = C[c][2], kind = C[c][3], s[3], n;
+    if (kind == 0) s[0] = M, s[1] = 1, s[2] = P * M, n = P * M * N;
+    else {
+      long long ld = kind == 1 ? N + 2 : (N + 7) / 8 * 8 + 8;
+      s[0] = (M + 1) * ld, s[1] = ld, s[2] = 1, n = P * s[0];
+    }
+    Rng r = rng_seed("strided_t3", (uint64_t)c);
+    Call k;
+    call_init(&k, "strided_t3.tl", "strided_t3");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(n));
+    Ten *Y = call_out(&k, "Y", F32, 3, SHAPE(P, M, N));
+    call_arg(&k, "--stride");
+    call_arg(&k, "X=%lld,%lld,%lld", s[0], s[1], s[2]);
+    fill_uniform(X, &r, -2, 2);
+    for (long long p = 0; p < P; p++)
+      for (long long i = 0; i < M; i++)
+        for (long long j = 0; j < N; j++)
+          Y->ref[(p * M + i) * N + j] = X->v[p * s[0] + i * s[1] + j * s[2]] * 2.0 + X->v[p * s[0] + (N - 1) * s[2]];
+    char l[96];
+    label(l, sizeof l, "P=%lld M=%lld N=%lld %s", P, M, N, kind == 0 ? "permuted" : kind == 1 ? "gaps" : "gaps, aligned");
+    CHECK(T, call_check(&k, "strided_rank3", l));
+    call_free(&k);
+  }
+}
+
+/* tile2cu run refuses --stride on a tensor outside @strided, and a view
+ * whose last element lies past its buffer. */
+static void t_strided_reject(Tally *T) {
+  long long s0, s1;
+  Call k;
+  call_init(&k, "strided_ew.tl", "strided_ew");
+  Ten *X = view_ten(&k, "X", F32, false, 0, 5, 7, &s0, &s1);
+  Ten *Z = call_in(&k, "Z", F32, 2, SHAPE(5, 7));
+  view_ten(&k, "Y", F32, true, 0, 5, 7, &s0, &s1);
+  call_arg(&k, "alpha=1");
+  call_arg(&k, "--stride");
+  call_arg(&k, "Z=7,1");
+  for (long long i = 0; i < X->n; i++) X->v[i] = Z->v[i] = 1;
+  CHECK(T, call_expect_fail(&k, "strided_reject", "--stride of a tensor not in @strided", "tensor Z is not in @strided"));
+  call_free(&k);
+  call_init(&k, "strided_ew.tl", "strided_ew");
+  X = call_in(&k, "X", F32, 1, SHAPE(5 * 9 - 3)); /* rows 9 apart: the last element is at 4 * 9 + 6 = 42, one past */
+  call_arg(&k, "--stride");
+  call_arg(&k, "X=9,1");
+  Z = call_in(&k, "Z", F32, 2, SHAPE(5, 7));
+  view_ten(&k, "Y", F32, true, 0, 5, 7, &s0, &s1);
+  call_arg(&k, "alpha=1");
+  for (long long i = 0; i < X->n; i++) X->v[i] = 1;
+  for (long long i = 0; i < Z->n; i++) Z->v[i] = 1;
+  CHECK(T, call_expect_fail(&k, "strided_reject", "a view past its buffer", "the view's last element is at index 42, but X's file holds 42 elements"));
+  call_free(&k);
+}
+
 /* ------------------------------------------------------------ the table */
 
 typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
@@ -2379,6 +2572,12 @@ static const Test tests[] = {
     {"name_c0", t_name_c0},
     {"untyped_int", t_untyped_int},
     {"reduce_rows_shared", t_red_rows},
+    {"strided_elementwise", t_strided_ew},
+    {"strided_rowsum", t_strided_rowsum},
+    {"strided_dot", t_strided_dot},
+    {"strided_dot_f32", t_strided_dot_f32},
+    {"strided_rank3", t_strided_t3},
+    {"strided_reject", t_strided_reject},
     {"vec_load", t_vec_load},
     {"mma_shared", t_mma_shared},
     {"reduce_cols_shared", t_red_cols},

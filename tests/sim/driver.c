@@ -85,7 +85,7 @@ static float bf2f(uint16_t b) {
 
 /* ---- launching */
 static T2cSimTensor tensor(void *data, long long n, int eb, const char *name) {
-  T2cSimTensor t = {data, n, eb, name, 0, NULL};
+  T2cSimTensor t = {data, n, eb, name, 0, NULL, NULL};
   return t;
 }
 
@@ -465,6 +465,68 @@ static void test_race(void) {
       fail("reverse_race", "outputs not restored after the failure: O[%d] = %g", i, o[i]);
       break;
     }
+}
+
+/* Strided views (@strided): a sliced view (rows 5 wide, 8 apart) and a
+ * transposed one read correctly; reads between a view's elements, a 16-byte
+ * load across its gaps, and a view that leaves its buffer are reported. */
+static void test_strided(void) {
+  float x[24], o[15];
+  for (int i = 0; i < 24; i++) x[i] = (float)(i * 3 + 1);
+  const long long shape[2] = {3, 5}, sliced[2] = {8, 1}, transposed[2] = {1, 3};
+  T2cSimTensor tx = {x, 24, 4, "X", 2, shape, sliced}, to = tensor(o, 15, 4, "O");
+  int R = 3, C = 5, shift = 0;
+  long long s0 = 8, s1 = 1;
+  void *args[] = {&tx, &to, &R, &C, &s0, &s1, &shift};
+  Run r = {"strided_copy", {1, 1, 1}, 64, 0, 2};
+  char err[ERRLEN];
+  for (int i = 0; i < 15; i++) o[i] = -1.0f;
+  if (expect_ok("strided_sliced", launch(&r, args, 7, 2, err), err))
+    for (int i = 0; i < 15; i++)
+      if (o[i] != x[(i / 5) * 8 + i % 5]) {
+        fail("strided_sliced", "O[%d] = %g, expected X[%d] = %g", i, o[i], (i / 5) * 8 + i % 5, x[(i / 5) * 8 + i % 5]);
+        break;
+      }
+  /* the transpose of a [5, 3] row-major array: element (i, j) at j * 3 + i */
+  T2cSimTensor tt = {x, 15, 4, "XT", 2, shape, transposed};
+  s0 = 1, s1 = 3;
+  args[0] = &tt;
+  if (expect_ok("strided_transposed", launch(&r, args, 7, 2, err), err))
+    for (int i = 0; i < 15; i++)
+      if (o[i] != x[(i % 5) * 3 + i / 5]) {
+        fail("strided_transposed", "O[%d] = %g, expected %g", i, o[i], x[(i % 5) * 3 + i / 5]);
+        break;
+      }
+  /* every read shifted by one: column 4 + 1 lands in the gap of each row */
+  args[0] = &tx, s0 = 8, s1 = 1, shift = 1;
+  expect_err("strided_gap", launch(&r, args, 7, 2, err), err,
+             "out-of-bounds read of tensor 'X' at index 5: inside its buffer of 24 elements, but no element of its strided view lies there",
+             NULL);
+  shift = 0;
+  T2cSimTensor tshort = {x, 20, 4, "X", 2, shape, sliced}; /* row 2 ends at 2 * 8 + 4 = 20: one past */
+  args[0] = &tshort;
+  expect_err("strided_outside", launch(&r, args, 7, 2, err), err,
+             "tensor 'X' (a buffer of 20 elements): its strided view reaches outside its buffer", NULL);
+  T2cSimTensor tnoshape = {x, 24, 4, "X", 0, NULL, sliced};
+  args[0] = &tnoshape;
+  expect_err("strided_no_shape", launch(&r, args, 7, 2, err), err,
+             "tensor 'X' (a buffer of 24 elements): a strided view needs its rank (1 to 16) and shape", NULL);
+  void *vargs[] = {&tx, &to};
+  Run rv = {"strided_vec", {1, 1, 1}, 32, 0, 1};
+  expect_err("strided_vec", launch(&rv, vargs, 2, 2, err), err,
+             "out-of-bounds read of tensor 'X' at index 5: inside its buffer", NULL);
+  /* a race on a view names the element by the view's coordinates: (1, 2) is
+   * index 10 of the sliced view, 7 of the transposed one */
+  float w[24] = {0};
+  T2cSimTensor tws = {w, 24, 4, "O", 2, shape, sliced}, twt = {w, 15, 4, "O", 2, shape, transposed};
+  void *rargs[] = {&tws, &s0, &s1};
+  Run rr = {"strided_race", {1, 1, 1}, 32, 0, 1};
+  s0 = 8, s1 = 1;
+  expect_err("strided_race_sliced", launch(&rr, rargs, 3, 1, err), err,
+             "race: tensor 'O' at index 10 ([1, 2] of shape [3, 5])", NULL);
+  rargs[0] = &twt, s0 = 1, s1 = 3;
+  expect_err("strided_race_transposed", launch(&rr, rargs, 3, 1, err), err,
+             "race: tensor 'O' at index 7 ([1, 2] of shape [3, 5])", NULL);
 }
 
 static void test_oob(void) {
@@ -1166,6 +1228,7 @@ int main(int argc, char **argv) {
   test_philox_kat();
   test_race();
   test_oob();
+  test_strided();
   test_divergence();
   test_gemm("gemm_f16_16x8x16", 0, 16, 8, 16, 32);
   test_gemm("gemm_bf16_16x8x16", 1, 16, 8, 16, 32);

@@ -973,3 +973,51 @@ static void t2c_sim_tramp_tr_atomics(void *const *a) {
   tr_atomics(T2C_ARG(int, 0), T2C_ARG(float, 1));
 }
 T2C_SIM_REGISTER(tr_atomics, t2c_sim_tramp_tr_atomics)
+
+// A strided view X [R, C] (strides s0, s1) copied into row-major O, one
+// element per thread; `shift` moves every read that many elements along the
+// buffer (PLANTED when nonzero: reads fall between the view's elements).
+extern "C" __global__ void __launch_bounds__(64)
+strided_copy(t2c_sim::tensor<const float> X, t2c_sim::tensor<float> O, int R, int C, long long s0, long long s1,
+             int shift)
+{
+  const int tid = threadIdx.x;
+  const int r = tid / C, c = tid % C;
+  if (r < R) O[(long long)r * C + c] = X[(long long)r * s0 + (long long)c * s1 + shift];
+}
+static void t2c_sim_tramp_strided_copy(void *const *a) {
+  strided_copy(t2c_sim::tensor<const float>(static_cast<const T2cSimTensor *>(a[0])),
+               t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[1])), *static_cast<const int *>(a[2]),
+               *static_cast<const int *>(a[3]), *static_cast<const long long *>(a[4]),
+               *static_cast<const long long *>(a[5]), *static_cast<const int *>(a[6]));
+}
+T2C_SIM_REGISTER(strided_copy, t2c_sim_tramp_strided_copy)
+
+// PLANTED: a 16-byte load of row r of a strided view from column 4 (every
+// row is 5 wide in a buffer 8 per row, so 3 of its 4 elements are gaps).
+extern "C" __global__ void __launch_bounds__(32)
+strided_vec(t2c_sim::tensor<const float> X, t2c_sim::tensor<float> O)
+{
+  const int tid = threadIdx.x;
+  if (tid < 2) {
+    const t2c::Vec<float, 4> w = t2c::ldg_vec<4>(X + (long long)tid * 8 + 4);
+    O[tid] = w.v[0];
+  }
+}
+static void t2c_sim_tramp_strided_vec(void *const *a) {
+  strided_vec(t2c_sim::tensor<const float>(static_cast<const T2cSimTensor *>(a[0])),
+              t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[1])));
+}
+T2C_SIM_REGISTER(strided_vec, t2c_sim_tramp_strided_vec)
+
+// PLANTED: threads 0 and 1 both write element (1, 2) of a strided view O.
+extern "C" __global__ void __launch_bounds__(32)
+strided_race(t2c_sim::tensor<float> O, long long s0, long long s1)
+{
+  if (threadIdx.x < 2) O[1 * s0 + 2 * s1] = (float)threadIdx.x;
+}
+static void t2c_sim_tramp_strided_race(void *const *a) {
+  strided_race(t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[0])), *static_cast<const long long *>(a[1]),
+               *static_cast<const long long *>(a[2]));
+}
+T2C_SIM_REGISTER(strided_race, t2c_sim_tramp_strided_race)

@@ -307,6 +307,39 @@ Test(check, size_names_in_order_of_first_appearance, .fini = ck_teardown) {
   ck_type(&ki->sizes[0]->ty, T_I32, 0, 0, 0);
 }
 
+/* @strided: X_stride0.. of each named tensor, i64, in the order of the
+ * tensors in the parameter list (not of @strided), after the size names. */
+Test(check, strided_params_in_tensor_order, .fini = ck_teardown) {
+  Program *p = ck_ok_src("@strided(C, A)\n"
+                         "kernel k(A: tensor<f32>[M, K], B: tensor<f32>[K, N], C: tensor<f32>[M, N, 2]) {\n"
+                         "  C[0, 0, 0] = A[0, 0] + B[0, 0]\n"
+                         "}\n");
+  KernelInfo *ki = ck_info(p, 0);
+  cr_assert_eq(ki->nstrides, 5);
+  const char *want[] = {"A_stride0", "A_stride1", "C_stride0", "C_stride1", "C_stride2"};
+  for (int i = 0; i < 5; i++) {
+    cr_assert_str_eq(ki->strides[i]->name, want[i]);
+    cr_assert_str_eq(ki->strides[i]->cname, want[i]);
+    cr_assert_eq(ki->strides[i]->kind, SY_STRIDE);
+    ck_type(&ki->strides[i]->ty, T_I64, 0, 0, 0);
+  }
+  cr_assert_eq(ki->tensors[0]->tstride[1], ki->strides[1]);
+  cr_assert_null(ki->tensors[1]->tstride[0], "B is row-major");
+  cr_assert_eq(ki->tensors[2]->tstride[2], ki->strides[4]);
+}
+
+/* A parameter already called X_stride0 keeps its name; the stride's C name moves aside. */
+Test(check, strided_cname_taken, .fini = ck_teardown) {
+  Program *p = ck_ok_src("@strided(X)\n"
+                         "kernel k(X: tensor<f32>[8], X_stride0: i32, O: tensor<f32>[8]) {\n"
+                         "  O[0 :+ 8] = X[0 :+ 8] + f32(X_stride0)\n"
+                         "}\n");
+  KernelInfo *ki = ck_info(p, 0);
+  cr_assert_eq(ki->nstrides, 1);
+  cr_assert_str_eq(ki->params[1]->cname, "X_stride0");
+  cr_assert_str_neq(ki->strides[0]->cname, "X_stride0");
+}
+
 Test(check, written_tensors, .fini = ck_teardown) {
   Program *p = ck_ok_src("kernel k(X: tensor<f32>[64], Y: tensor<f32>[64], O: tensor<f32>[64]) {\n"
                          "  O[0 :+ 64] = X[0 :+ 64]\n"

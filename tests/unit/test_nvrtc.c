@@ -320,6 +320,21 @@ Test(nvrtc, bad_arguments) {
   t2c_program_destroy(p);
 }
 
+/* @strided: the strides are counted apart from the sizes, for t2c_launch's arguments */
+Test(nvrtc, kernel_info_strides) {
+  const char *src = "@grid(cdiv(N, 64))\n@strided(X)\n"
+                    "kernel k(X: tensor<f32>[M, N], O: tensor<f32>[N]) {\n"
+                    "  O[ctx.block.x * 64 :+ 64] = X[0, ctx.block.x * 64 :+ 64]\n}\n";
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_source("k.tl", src, &p), T2C_SUCCESS);
+  t2c_kernel_info ki;
+  cr_assert_eq(t2c_program_kernel_info(p, "k", &ki), T2C_SUCCESS);
+  cr_assert_eq(ki.num_params, 2);
+  cr_assert_eq(ki.num_sizes, 2);
+  cr_assert_eq(ki.num_strides, 2);
+  t2c_program_destroy(p);
+}
+
 /* ---- translator options in the compile call (t2c_compile_args) */
 
 #define CONSTS_SRC "const T = 64\n@launch(T)\nkernel k(O: tensor<f32>[64]) {\n  O[0 :+ 64] = 1.0\n}\n"

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "npy.h"
 #include "t2c.h"
 #include "unit_util.h"
 
@@ -81,4 +82,68 @@ Test(run_args, killed_while_building_leaves_no_files, .timeout = 120) {
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- --stride: refused before anything is built, each with its reason */
+
+static void run_stride(const char *stride, const char *xfile, const char *zfile, const char *want) {
+  char xb[512], zb[512];
+  snprintf(xb, sizeof xb, "X=%s", xfile);
+  snprintf(zb, sizeof zb, "Z=%s", zfile);
+  char *argv[] = {"run", "tests/gpu/strided_ew.tl", "--kernel", "strided_ew", "--backend", "sim",
+                  "--stride", (char *)stride, xb, zb, "Y=/nonexistent/y.npy",
+                  "alpha=1", "M=3", "N=5", NULL};
+  char msg[1024];
+  int st = unit_run_main(14, argv, msg, sizeof msg);
+  cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
+  cr_assert(strstr(msg, want), "wanted '%s' in: %s", want, msg);
+}
+
+/* An f32 array of zeros, [n] or [n / 5, 5], in a fresh file. */
+static const char *buffer_npy(char *path, size_t len, const char *tag, long long n, int rank) {
+  snprintf(path, len, "/tmp/t2c-unit-stride-%s-%d.npy", tag, (int)getpid());
+  float *v = calloc((size_t)n, sizeof *v);
+  Npy a = {"<f4", rank, {rank == 1 ? n : n / 5, 5}, v, (size_t)n * sizeof *v};
+  char err[256];
+  cr_assert_eq(npy_write(path, &a, err, sizeof err), 0, "%s", err);
+  free(v);
+  return path;
+}
+
+Test(run_args, stride_without_a_name) {
+  run_stride("5,1", "/nonexistent/x.npy", "/nonexistent/z.npy", "--stride takes NAME=S0,S1,..., not '5,1'");
+}
+
+Test(run_args, stride_of_a_tensor_outside_strided) {
+  run_stride("Z=5,1", "/nonexistent/x.npy", "/nonexistent/z.npy", "--stride Z=5,1: tensor Z is not in @strided of kernel 'strided_ew'");
+}
+
+Test(run_args, stride_of_no_tensor) {
+  run_stride("alpha=5,1", "/nonexistent/x.npy", "/nonexistent/z.npy", "--stride alpha=5,1: expected NAME=S0,S1,... naming a tensor");
+}
+
+Test(run_args, stride_given_twice) {
+  char *argv[] = {"run", "tests/gpu/strided_ew.tl", "--kernel", "strided_ew", "--backend", "sim", "--stride", "X=5,1",
+                  "--stride", "X=6,1", "X=/nonexistent/x.npy", NULL};
+  char msg[1024];
+  int st = unit_run_main(11, argv, msg, sizeof msg);
+  cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
+  cr_assert(strstr(msg, "--stride X=6,1: tensor X is given strides twice"), "%s", msg);
+}
+
+Test(run_args, stride_needs_the_buffer_file) {
+  run_stride("X=5,1", "/nonexistent/x.npy", "/nonexistent/z.npy", "with --stride, X's file is the buffer its view lies in");
+}
+
+Test(run_args, stride_counts_and_signs) {
+  char path[256], z[256];
+  buffer_npy(path, sizeof path, "x", 15, 1);
+  buffer_npy(z, sizeof z, "z", 15, 2);
+  run_stride("X=5", path, z, "--stride X=5: expected 2 non-negative integers (one per dim of X)");
+  run_stride("X=5,1,1", path, z, "expected 2 non-negative integers");
+  run_stride("X=-5,1", path, z, "expected 2 non-negative integers");
+  /* [3, 5] rows 6 apart: the last element is at 2 * 6 + 4 = 16, past 15 */
+  run_stride("X=6,1", path, z, "the view's last element is at index 16, but X's file holds 15 elements");
+  unlink(path);
+  unlink(z);
 }

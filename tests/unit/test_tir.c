@@ -718,3 +718,66 @@ Test(tir_scan, values_too_large_for_registers_keep_a_scan_out_of_the_ir) {
   cr_assert_null(K);
   cr_assert_str_eq(why, "values too large for registers (shared tiles)");
 }
+
+/* ---- @strided */
+
+static bool has_check(const TirKernel *K, const Sym *size, int mod) {
+  for (int i = 0; i < K->nchecks; i++)
+    if (K->checks[i].size == size && (mod ? K->checks[i].mod % mod == 0 && K->checks[i].mod : !K->checks[i].mod))
+      return true;
+  return false;
+}
+
+/* Every load or store in runs tests its tensor's strides at entry: the
+ * innermost == 1, the others multiples of the run. */
+static void runs_test_their_strides(const TirKernel *K, const TirBlock *b, int *runs, int *singles) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if ((op->kind == TO_LOAD || op->kind == TO_STORE) && op->slice) {
+      const Sym *X = op->slice->u.index.base->u.ident.sym;
+      if (op->vec > 1 && X->tstride[0]) {
+        (*runs)++;
+        cr_assert(has_check(K, X->tstride[X->trank - 1], 0), "%s in runs of %d without %s == 1", X->name, op->vec,
+                  X->tstride[X->trank - 1]->name);
+        for (int d = 0; d + 1 < X->trank; d++)
+          cr_assert(has_check(K, X->tstride[d], op->vec), "%s without %s %% %d", X->name, X->tstride[d]->name, op->vec);
+      } else if (X->tstride[0]) {
+        (*singles)++;
+      }
+    }
+    runs_test_their_strides(K, &op->body, runs, singles);
+    runs_test_their_strides(K, &op->els, runs, singles);
+  }
+}
+
+Test(tir_layout, strided_runs_test_the_innermost_stride_and_the_row_strides) {
+  const char *why = NULL;
+  TirKernel *K = build("@strided(X, Y)\n"
+                       "kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n"
+                       "  Y[0 :+ 16, 0 :+ 64] = X[0 :+ 16, 0 :+ 64] * 2.0\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(find_op(&K->body, TO_LOAD)->vec, 4);
+  int runs = 0, singles = 0;
+  runs_test_their_strides(K, &K->body, &runs, &singles);
+  cr_assert_eq(runs, 2);
+  /* N % 4, then for each tensor: innermost stride == 1, row stride % 4, pointer */
+  cr_assert_eq(K->nchecks, 7);
+}
+
+/* More conditions than the table holds: the accesses past it move single
+ * elements rather than run without their tests. */
+Test(tir_layout, strided_checks_past_the_table_fall_back_to_single_elements) {
+  char src[4096];
+  size_t k = (size_t)snprintf(src, sizeof src, "@strided(X0, X1, X2, X3, X4, X5, X6, X7)\nkernel k(");
+  for (int i = 0; i < 8; i++) k += (size_t)snprintf(src + k, sizeof src - k, "X%d: tensor<f32>[2, 2, 16, N], ", i);
+  k += (size_t)snprintf(src + k, sizeof src - k, "Y: tensor<f32>[16, N]) {\n  Y[0 :+ 16, 0 :+ 64] = ");
+  for (int i = 0; i < 8; i++) k += (size_t)snprintf(src + k, sizeof src - k, "%sX%d[1, 1, 0 :+ 16, 0 :+ 64]", i ? " + " : "", i);
+  snprintf(src + k, sizeof src - k, "\n}\n");
+  const char *why = NULL;
+  TirKernel *K = build(src, NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  int runs = 0, singles = 0;
+  runs_test_their_strides(K, &K->body, &runs, &singles);
+  cr_assert(runs > 0 && singles > 0, "runs %d, single elements %d", runs, singles);
+  cr_assert_leq(K->nchecks, TIR_MAX_CHECKS);
+}

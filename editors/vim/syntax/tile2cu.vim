@@ -24,7 +24,7 @@ syn match   tlKernelName    "\h\w*" contained
 
 syn match   tlCtx           "\<ctx\%(\.\%(threads\|thread\|lanes\|lane\|warps\|warp\|blocks\|block\)\)\=\>"
 syn match   tlBadAttribute  "@\h\w*"
-syn match   tlAttribute     "@\%(launch\|registers\|grid\|assume\|pipeline\|unroll\)\>"
+syn match   tlAttribute     "@\%(launch\|registers\|grid\|assume\|strided\|pipeline\|unroll\)\>"
 
 syn match   tlNumber        "\<\d[0-9_]*\%(\.[0-9_]*\)\=\%([eE][+-]\=[0-9_]\+\)\=\>"
 syn match   tlNumber        "\<0[xX][0-9A-Fa-f_]\+\>"
