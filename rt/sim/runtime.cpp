@@ -752,6 +752,8 @@ void cp_async_wait(int n) {
 
 void *shared_alloc(size_t bytes, size_t align, const char *name) {
   Worker *w = tw;
+  if (align == 0 || (align & (align - 1)) || align > 1024)
+    failf("static shared array '%s' aligned to %zu bytes (a power of two up to 1024)", name, align);
   unsigned k = w->cur->shared_next++;
   if (k < w->allocs.size()) {
     const SharedAlloc &a = w->allocs[k];
@@ -1331,6 +1333,9 @@ static bool wgmma_exec(Worker *w, Fiber *lanes, WgState &st) {
   const WgmmaIn *in0 = (const WgmmaIn *)f0.xin;
   unsigned n = (unsigned)in0->n;
   bool bf = in0->bf != 0;
+  if (n < 8 || n > 256 || n % 8)
+    return fail_block(w, fmt("%s (%s:%d) %s: m64n%uk16 (N must be 8..256, a multiple of 8)", f0.what, f0.file, f0.line,
+                             where(w).c_str(), n));
   for (unsigned t = 1; t < 128; t++) {
     const WgmmaIn *in = (const WgmmaIn *)lanes[t].xin;
     if (in->n != in0->n || in->bf != in0->bf || in->trans_a != in0->trans_a || in->trans_b != in0->trans_b ||

@@ -45,6 +45,11 @@
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif
+// A tensor map parameter (`const __grid_constant__ t2c::TensorMap map`) is a
+// plain by-value parameter here.
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
 // A plain __shared__ would silently become a per-thread local: refuse it.
 #undef __shared__
 #define __shared__ t2c_sim_error_plain___shared___is_not_supported_use_T2C_SIM_SHARED
@@ -366,6 +371,10 @@ struct Syncwarp {
 #define T2C_SIM_SHARED(T, name, n) \
   ::t2c_sim::shared_array<T, (n)> name(T2C_SIM_SHARED_ALLOC_(T, name, n), #name)
 #endif
+// A static shared array aligned to `align` bytes (a power of two up to 1024),
+// as `__shared__ alignas(align) T name[n]`: a swizzled TMA or wgmma buffer.
+#define T2C_SIM_SHARED_ALIGNED(T, name, n, align) \
+  ::t2c_sim::shared_array<T, (n)> name(::t2c_sim::shared_alloc(sizeof(T) * (n), (align), #name), #name)
 #define T2C_SIM_DYNAMIC_SMEM(name) unsigned char *name = ::t2c_sim::dyn_smem()
 #define T2C_SIM_REGISTER(name, tramp) static ::t2c_sim::Registrar t2c_sim_reg_##name(#name, tramp);
 

@@ -584,6 +584,19 @@ static void test_gemm_tma(void) {
     }
 }
 
+/* T2C_SIM_SHARED_ALIGNED: 1024-aligned in the shared window and on the host
+ * (so the swizzles see the same address bits), after a 16-byte array. */
+static void test_smem_align(void) {
+  int o[3] = {-1, -1, -1};
+  T2cSimTensor to = tensor(o, 3, 4, "O");
+  void *args[] = {&to};
+  char err[ERRLEN];
+  if (!expect_ok("aligned shared array", launch("hop_smem_align", 32, 100, args, 1, 1, 1, err), err)) return;
+  if (o[0] != 0 || o[1] != 0 || o[2] != 1026)
+    fail("aligned shared array", "window %% 1024 = %d, host %% 1024 = %d, distance from the 16-byte array %d "
+         "(want 0, 0 and 1024 + 2)", o[0], o[1], o[2]);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s ROOT BUILD_DIR\n", argv[0]);
@@ -611,6 +624,7 @@ int main(int argc, char **argv) {
   test_wgmma();
   test_wgmma_bad();
   test_gemm_tma();
+  test_smem_align();
   printf("sim hopper: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);
   return failures != 0;
 }

@@ -272,8 +272,9 @@ T2C_REGISTER_(hop_wgmma_bad, T2C_ARG(float, 0), T2C_INT(1))
 // k-block); four m64n64k16 wgmmas per k-block, K-major descriptors with
 // sbo 1024 and the start 32 bytes further per k16 step. Out-of-range K
 // columns of a ragged last block are zeros.
-extern "C" __global__ void hop_gemm_tma(const t2c::TensorMap *ma, const t2c::TensorMap *mb, t2c_sim::tensor<float> D,
-                                        int K) {
+extern "C" __global__ void hop_gemm_tma(const __grid_constant__ t2c::TensorMap mapa,
+                                        const __grid_constant__ t2c::TensorMap mapb, t2c_sim::tensor<float> D, int K) {
+  const t2c::TensorMap *ma = &mapa, *mb = &mapb;
   T2C_SIM_DYNAMIC_SMEM(sm);  // stage s: A at 16384 s, B at 16384 s + 8192; the barriers at 32768
   u64 *full = reinterpret_cast<u64 *>(sm + 32768);
   const int tid = threadIdx.x;
@@ -307,4 +308,18 @@ extern "C" __global__ void hop_gemm_tma(const t2c::TensorMap *ma, const t2c::Ten
   const int w = tid / 32, l = tid % 32;
   for (int i = 0; i < 32; i++) D[(16 * w + l / 4 + 8 * (i / 2 % 2)) * 64 + 8 * (i / 4) + 2 * (l % 4) + i % 2] = d[i];
 }
-T2C_REGISTER_(hop_gemm_tma, T2C_MAP(0), T2C_MAP(1), T2C_ARG(float, 2), T2C_INT(3))
+T2C_REGISTER_(hop_gemm_tma, *T2C_MAP(0), *T2C_MAP(1), T2C_ARG(float, 2), T2C_INT(3))
+
+// A static shared array aligned to 1024 bytes after a 16-byte one: O gets
+// its shared window address mod 1024 (0) and its host address mod 1024 (0).
+extern "C" __global__ void hop_smem_align(t2c_sim::tensor<int> O) {
+  T2C_SIM_SHARED(unsigned char, pad, 16);
+  T2C_SIM_SHARED_ALIGNED(unsigned short, s, 512, 1024);
+  pad[threadIdx.x % 16] = 0;
+  if (threadIdx.x == 0) {
+    O[0] = (int)(t2c::smem_u32(&s[0]) % 1024);
+    O[1] = (int)(reinterpret_cast<unsigned long long>(&s[0]) % 1024);
+    O[2] = (int)(t2c::smem_u32(&s[1]) - t2c::smem_u32(&pad[0]));
+  }
+}
+T2C_REGISTER_(hop_smem_align, T2C_ARG(int, 0))
