@@ -417,9 +417,33 @@ static bool check_ident(Checker *C, Expr *e) {
   unreachable();
 }
 
+/* f8 values take part in arithmetic, comparisons, math and reductions as f32
+ * (LANGUAGE.md §3): *slot becomes f32(*slot), which every printer converts. */
+static void widen_f8(Checker *C, Expr **slot) {
+  Expr *x = *slot;
+  if (!elem_is_f8(x->ty.elem)) return;
+  Expr *c = NEW(C->a, Expr);
+  memset(c, 0, sizeof *c);
+  c->kind = E_CALL;
+  c->loc = x->loc;
+  c->u.call.name = elem_names[T_F32];
+  c->u.call.name_loc = x->loc;
+  c->u.call.args = NEW_ARRAY(C->a, Expr *, 1);
+  c->u.call.args[0] = x;
+  c->u.call.nargs = 1;
+  c->u.call.shape_at = 1;
+  c->u.call.builtin = -1;
+  c->u.call.cast = T_F32;
+  c->ty = x->ty;
+  c->ty.elem = T_F32;
+  c->flags = x->flags & (EF_TD | EF_TILE);
+  *slot = c;
+}
+
 static bool check_unary(Checker *C, Expr *e, int depth) {
+  if (!check_expr(C, e->u.unary.a, depth + 1)) return false;
+  if (e->u.unary.op == TK_MINUS) widen_f8(C, &e->u.unary.a);
   Expr *x = e->u.unary.a;
-  if (!check_expr(C, x, depth + 1)) return false;
   e->ty = x->ty;
   e->flags |= x->flags & (EF_TD | EF_TILE | EF_BADCONST);
   switch (e->u.unary.op) {
@@ -506,10 +530,12 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
 }
 
 static bool check_binary(Checker *C, Expr *e, int depth) {
-  Expr *x = e->u.binary.a, *y = e->u.binary.b;
-  bool okx = check_expr(C, x, depth + 1);
-  bool oky = check_expr(C, y, depth + 1);
+  bool okx = check_expr(C, e->u.binary.a, depth + 1);
+  bool oky = check_expr(C, e->u.binary.b, depth + 1);
   if (!okx || !oky) return false;
+  widen_f8(C, &e->u.binary.a);
+  widen_f8(C, &e->u.binary.b);
+  Expr *x = e->u.binary.a, *y = e->u.binary.b;
   e->flags |= (x->flags | y->flags) & (EF_TD | EF_TILE | EF_BADCONST);
   Type shape = {0};
   if (!broadcast(C, e->loc, &x->ty, &y->ty, &shape)) {
@@ -574,11 +600,11 @@ static bool check_dot(Checker *C, Expr *e) {
   }
   ElemType acc;
   switch (a->ty.elem) {
-  case T_F16: case T_BF16: case T_F32: acc = T_F32; break;
+  case T_F16: case T_BF16: case T_F32: case T_F8E4M3: case T_F8E5M2: acc = T_F32; break;
   case T_F64: acc = T_F64; break;
   case T_I8: acc = T_I32; break;
   default:
-    diag_error(C->d, e->loc, "dot takes f16, bf16, f32, f64 or i8 operands, not %s",
+    diag_error(C->d, e->loc, "dot takes f16, bf16, f32, f64, i8, f8e4m3 or f8e5m2 operands, not %s",
                elem_names[a->ty.elem]);
     return false;
   }
@@ -674,7 +700,10 @@ static bool check_scan(Checker *C, Expr *e, BuiltinKind b) {
 
 static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
   Expr **args = e->u.call.args;
-  switch (builtin_class[b]) {
+  BuiltinClass bc = builtin_class[b];
+  if (bc == BC_MATH1 || bc == BC_MATH2 || bc == BC_RED || bc == BC_ARG || bc == BC_SCAN || bc == BC_SUM)
+    for (int i = 0; i < e->u.call.nargs && (i == 0 || bc == BC_MATH2); i++) widen_f8(C, &args[i]);
+  switch (bc) {
   case BC_MATH1:
     if (!elem_is_float(args[0]->ty.elem) && !(b == B_ABS && elem_is_int(args[0]->ty.elem))) {
       diag_error(C->d, e->loc, "%s() needs a float operand, not %s", builtin_names[b],
@@ -871,7 +900,9 @@ static bool check_call(Checker *C, Expr *e, int depth) {
     e->ty = x->ty;
     e->ty.elem = (ElemType)cast;
     e->ty.untyped = false;
-    if (x->flags & EF_CONST) {
+    /* (an f8 constant is not folded: its value is the rounded one, which the
+     * conversion computes where it runs) */
+    if ((x->flags & EF_CONST) && !elem_is_f8((ElemType)cast)) {
       if (elem_is_float((ElemType)cast)) set_const_float(e, x->cv.f);
       else if (!x->cv.isf) set_const_int(e, x->cv.i);
     }
@@ -1207,6 +1238,13 @@ static void check_assign(Checker *C, Stmt *s) {
   Expr *l = s->u.assign.lhs, *r = s->u.assign.rhs;
   if (s->u.assign.op != TK_ASSIGN && !is_numeric(l->ty.elem)) {
     diag_error(C->d, s->loc, "'%s' needs a number, not %s", token_names[s->u.assign.op], type_str(C, &l->ty));
+    return;
+  }
+  if (s->u.assign.op != TK_ASSIGN && elem_is_f8(l->ty.elem)) {
+    char op[3] = {token_names[s->u.assign.op][0], 0, 0};
+    diag_error(C->d, s->loc, "'%s' on %s: f8 values are storage, and their arithmetic is in f32",
+               token_names[s->u.assign.op], type_str(C, &l->ty));
+    diag_note(C->d, (Loc){0, 0}, "convert the result back: x = %s(x %s ...)", elem_names[l->ty.elem], op);
     return;
   }
   check_assignable(C, r->loc, r, &l->ty, "a target of type");

@@ -42,27 +42,27 @@ typedef struct KeySpec {
 #define FIELD(f) offsetof(TargetConfig, f)
 
 static const KeySpec top_keys[] = {
-  {"name", KK_NAME, FIELD(name)},
-  {"sm", KK_INT, FIELD(sm)},
-  {"lanes", KK_INT, FIELD(lanes)},
-  {"max_threads_per_block", KK_INT, FIELD(max_threads)},
-  {"registers_per_sm", KK_INT, FIELD(regs_per_sm)},
-  {"max_registers_per_thread", KK_INT, FIELD(max_regs_per_thread)},
-  {"shared_memory_per_sm", KK_INT, FIELD(smem_per_sm)},
-  {"shared_memory_per_block", KK_INT, FIELD(smem_per_block)},
-  {"shared_memory_static", KK_INT, FIELD(smem_static)},
-  {"max_blocks_per_sm", KK_INT, FIELD(max_blocks_per_sm)},
-  {"max_warps_per_sm", KK_INT, FIELD(max_warps_per_sm)},
+  {"name", KK_NAME, FIELD(name), false},
+  {"sm", KK_INT, FIELD(sm), false},
+  {"lanes", KK_INT, FIELD(lanes), false},
+  {"max_threads_per_block", KK_INT, FIELD(max_threads), false},
+  {"registers_per_sm", KK_INT, FIELD(regs_per_sm), false},
+  {"max_registers_per_thread", KK_INT, FIELD(max_regs_per_thread), false},
+  {"shared_memory_per_sm", KK_INT, FIELD(smem_per_sm), false},
+  {"shared_memory_per_block", KK_INT, FIELD(smem_per_block), false},
+  {"shared_memory_static", KK_INT, FIELD(smem_static), false},
+  {"max_blocks_per_sm", KK_INT, FIELD(max_blocks_per_sm), false},
+  {"max_warps_per_sm", KK_INT, FIELD(max_warps_per_sm), false},
   {"arch_suffix", KK_SUFFIX, FIELD(arch_suffix), true},
-  {"features", KK_FEATURES, 0},
+  {"features", KK_FEATURES, 0, false},
 };
 #define N_TOP ((int)(sizeof top_keys / sizeof top_keys[0]))
 
 static const KeySpec feature_keys[] = {
-  {"cp_async", KK_BOOL, FIELD(cp_async)},
-  {"wgmma", KK_BOOL, FIELD(wgmma)},
-  {"tma", KK_BOOL, FIELD(tma)},
-  {"mma_shapes", KK_SHAPES, 0},
+  {"cp_async", KK_BOOL, FIELD(cp_async), false},
+  {"wgmma", KK_BOOL, FIELD(wgmma), false},
+  {"tma", KK_BOOL, FIELD(tma), false},
+  {"mma_shapes", KK_SHAPES, 0, false},
 };
 #define N_FEATURES ((int)(sizeof feature_keys / sizeof feature_keys[0]))
 

@@ -52,7 +52,7 @@ static const char *ctype(ElemType t) { return elem_ctypes[t]; }
 /* The type reductions and dot accumulate in. */
 static ElemType acc_type(ElemType t) {
   switch (t) {
-  case T_F16: case T_BF16: return T_F32;
+  case T_F16: case T_BF16: case T_F8E4M3: case T_F8E5M2: return T_F32;
   case T_I8: case T_U8: case T_BOOL: return T_I32;
   default: return t;
   }
@@ -70,7 +70,7 @@ const char *emit_literal(Arena *a, ElemType t, bool isf, int64_t iv, double fv) 
       if (!strpbrk(num, ".en")) strcat(num, ".0");
       s = t == T_F64 ? arena_printf(a, "%s", num) : arena_printf(a, "%sf", num);
     }
-    if (t == T_F16 || t == T_BF16) return arena_printf(a, "t2c::cvt<%s>(%s)", ctype(t), s);
+    if (t == T_F16 || t == T_BF16 || elem_is_f8(t)) return arena_printf(a, "t2c::cvt<%s>(%s)", ctype(t), s);
     if (t == T_F64 && isinf(v)) return v < 0 ? "-t2c::inf<double>()" : "t2c::inf<double>()";
     return s;
   }
@@ -365,10 +365,10 @@ static bool target_has_mma(const TargetConfig *t);
 /* A dot whose operand type has a matrix-unit path on the target, run here on the CUDA cores: said, once. */
 static void dot_off_unit(Emitter *E, const Expr *x) {
   ElemType t = x->u.call.args[0]->ty.elem;
-  if ((t != T_F16 && t != T_BF16 && t != T_I8) || !target_has_mma(E->t) || E->dry || warned(E, x)) return;
-  const char *why = t == T_I8 ? "the i8 tensor-core path (mma.sync m16n8k32) is not implemented yet"
-                              : arena_printf(E->a, "the tile IR, which runs f16 and bf16 dots on tensor cores, does "
-                                                   "not lower this kernel (%s)", E->tir_why ? E->tir_why : "?");
+  if ((t != T_F16 && t != T_BF16 && t != T_I8 && !elem_is_f8(t)) || !target_has_mma(E->t) || E->dry || warned(E, x))
+    return;
+  const char *why = arena_printf(E->a, "the tile IR, which runs f16, bf16, i8 and f8 dots on tensor cores, does "
+                                       "not lower this kernel (%s)", E->tir_why ? E->tir_why : "?");
   diag_warning(E->d, W_DOT, x->loc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
                elem_names[t], why);
 }

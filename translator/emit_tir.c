@@ -115,8 +115,8 @@ static int reg_of(const Layout *v, At at) {
 /* The first element of the half of buffer bi this turn uses ("" when it does not alternate). */
 static const char *half_of(Printer *P, int bi) {
   const TirBuf *f = &P->K->bufs[bi];
-  if (f->stages) return F("(%s %% %d) * %d + ", f->counter, f->stages, f->rows * f->pitch); /* a stage ring */
-  return f->alternating ? F("t2c_ph%d * %d + ", bi, f->rows * f->pitch) : "";
+  if (f->stages) return F("(%s %% %d) * %d + ", f->counter, f->stages, (int)tir_buf_elems(f)); /* a stage ring */
+  return f->alternating ? F("t2c_ph%d * %d + ", bi, (int)tir_buf_elems(f)) : "";
 }
 
 /* Calls fn for every element a thread holds in layout l (runs: v == 0 only when runs). */
@@ -896,6 +896,11 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   if (g) m = m ? F("%s && %s", g, m) : g;
   const char *r = row_of(P, at), *c = col_of(P, at);
   const char *h = half_of(P, op->buf);
+  if (f->trans) { /* element (r, c) at c * pitch + r */
+    const char *t = r;
+    r = c;
+    c = t;
+  }
   const char *idx = strcmp(r, "0") == 0 ? F("%s%s", h, c) : F("%s%s * %d + %s", h, paren(P, r), f->pitch, c);
   int reg = reg_of(op->dst->layout, at);
   const char *st;
@@ -916,7 +921,7 @@ static void print_spill(Printer *P, const TirOp *op) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const Layout *l = op->dst->layout;
   if (f->alternating) line(P, "t2c_ph%d ^= 1;  // %s: this turn writes the other half", op->buf, f->cname);
-  bool runs = l->kind == LY_BLOCKED && l->vec > 1 && f->pitch % l->vec == 0 && !col_padded(l) &&
+  bool runs = !f->trans && l->kind == LY_BLOCKED && l->vec > 1 && f->pitch % l->vec == 0 && !col_padded(l) &&
               l->vec * elem_bytes[f->elem] <= 16;
   each_elem(P, op, l, runs, spill_elem, &runs);
 }
@@ -1009,12 +1014,13 @@ static const char *frag_addr(Printer *P, int bi, const char *row, const char *co
  * plain ldmatrix: the copy's rows are B's columns). */
 static void load_b(Printer *P, const TirOp *op, const char *k, const char *n, int j, bool pair) {
   const char *dst = F("t2c_b%d", j);
+  int e = 16 / elem_bytes[op->src2->elem]; /* elements in the 16 bytes of a matrix row */
   if (pair) {
     const char *q = F("t2c_q%d", j);
     line(P, "unsigned %s[4];", q);
     if (op->btrans)
       line(P, "t2c::ldmatrix_x4(%s, %s);", q,
-           frag_addr(P, op->buf2, F("%s + (lane / 16) * 8 + lane %% 8", n), F("%s + (lane / 8 %% 2) * 8", k)));
+           frag_addr(P, op->buf2, F("%s + (lane / 16) * 8 + lane %% 8", n), F("%s + (lane / 8 %% 2) * %d", k, e)));
     else
       line(P, "t2c::ldmatrix_x4_trans(%s, %s);", q, frag_addr(P, op->buf2, F("%s + lane %% 16", k), F("%s + (lane / 16) * 8", n)));
     line(P, "const unsigned %s[2] = {%s[0], %s[1]}, t2c_b%d[2] = {%s[2], %s[3]};", dst, q, q, j + 1, q, q);
@@ -1022,7 +1028,7 @@ static void load_b(Printer *P, const TirOp *op, const char *k, const char *n, in
   }
   line(P, "unsigned %s[2];", dst);
   if (op->btrans)
-    line(P, "t2c::ldmatrix_x2(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 8", n), F("%s + (lane / 8 %% 2) * 8", k)));
+    line(P, "t2c::ldmatrix_x2(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 8", n), F("%s + (lane / 8 %% 2) * %d", k, e)));
   else
     line(P, "t2c::ldmatrix_x2_trans(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 16", k), n));
 }
@@ -1035,7 +1041,8 @@ static void load_a(Printer *P, const TirOp *op, const char *k, const char *m, in
     line(P, "t2c::ldmatrix_x4_trans(t2c_a%d, %s);", i,
          frag_addr(P, op->buf, F("%s + (lane / 16) * 8 + lane %% 8", k), F("%s + (lane / 8 %% 2) * 8", m)));
   else
-    line(P, "t2c::ldmatrix_x4(t2c_a%d, %s);", i, frag_addr(P, op->buf, F("%s + lane %% 16", m), F("%s + (lane / 16) * 8", k)));
+    line(P, "t2c::ldmatrix_x4(t2c_a%d, %s);", i,
+         frag_addr(P, op->buf, F("%s + lane %% 16", m), F("%s + (lane / 16) * %d", k, 16 / elem_bytes[op->src->elem])));
 }
 
 /* The A fragment of m tile i, k step kc, from registers: the A operand's
@@ -1057,12 +1064,16 @@ static void pack_a(Printer *P, const TirOp *op, int kc, int i) {
 static void print_dot(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   int mt = l->rr / 2, nt = l->rc;
-  const char *kind = elem_names[op->src ? op->src->elem : op->expr->u.call.cast];
-  line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8", P->K->hw->mma,
+  ElemType t = op->src ? op->src->elem : op->expr->u.call.cast;
+  bool i8 = t == T_I8, b8 = elem_bytes[t] == 1;
+  int ks = b8 ? 32 : 16; /* the instruction's k */
+  const char *fn = b8 ? F("mma_16832_%s", elem_names[t]) : F("mma_16816_%s", elem_names[t]);
+  line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8",
+       i8 ? P->K->hw->mma_i8 : b8 ? P->K->hw->mma_f8 : P->K->hw->mma,
        op->src ? "A and B from shared memory by ldmatrix" : "A from registers, B from shared memory by ldmatrix", l->wr,
        l->wc, mt, nt);
   if (op->op == TK_ASSIGN)
-    for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = 0.0f;", op->dst->cname, k);
+    for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, i8 ? "0" : "0.0f");
   const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
   /* an A operand in registers is indexed by literals: its k steps are unrolled here */
   int steps = op->src ? 1 : op->kdim / 16;
@@ -1070,7 +1081,7 @@ static void print_dot(Printer *P, const TirOp *op) {
   if (op->src) {
     k = F("t2c_k%d", P->ctr++);
     line(P, "#pragma unroll");
-    line(P, "for (int %s = 0; %s < %d; %s += 16) {", k, k, op->kdim, k);
+    line(P, "for (int %s = 0; %s < %d; %s += %d) {", k, k, op->kdim, k, ks);
     P->indent++;
   }
   for (int kc = 0; kc < steps; kc++) {
@@ -1087,7 +1098,7 @@ static void print_dot(Printer *P, const TirOp *op) {
     for (int i = 0; i < mt; i++)
       for (int j = 0; j < nt; j++) {
         int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
-        line(P, "t2c::mma_16816_%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_a%d, t2c_b%d);", kind, op->dst->cname, r0,
+        line(P, "t2c::%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_a%d, t2c_b%d);", fn, op->dst->cname, r0,
              op->dst->cname, r0 + 1, op->dst->cname, r2, op->dst->cname, r2 + 1, i, j);
       }
     if (!op->src) {

@@ -125,13 +125,14 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
   const char *base = strrchr(file, '/');
   base = base ? base + 1 : file;
   Buf decls = {0}, guard = {0};
-  bool f16 = false, bf16 = false;
+  bool f16 = false, bf16 = false, f8 = false;
   emit_expand(cu, tmpl_host_prelude, (const char *const[]){NULL});
   for (int i = 0; i < p->nkernels; i++) {
     const KernelInfo *ki = p->kernels[i]->info;
     for (int j = 0; j < ki->nparams; j++) {
       f16 |= ki->params[j]->ty.elem == T_F16;
       bf16 |= ki->params[j]->ty.elem == T_BF16;
+      f8 |= elem_is_f8(ki->params[j]->ty.elem);
     }
     host_kernel(a, p->kernels[i], base, cu, &decls);
   }
@@ -142,7 +143,9 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
   buf_puts(&guard, "TILE2CU_HOST_");
   for (const char *s = base; *s; s++) buf_printf(&guard, "%c", isalnum((unsigned char)*s) ? toupper((unsigned char)*s) : '_');
   buf_puts(&guard, "_H");
-  const char *includes = f16 && bf16 ? "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+  /* cuda_fp8.h includes the other two */
+  const char *includes = f8          ? "#include <cuda_fp8.h>\n"
+                         : f16 && bf16 ? "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
                          : f16       ? "#include <cuda_fp16.h>\n"
                          : bf16      ? "#include <cuda_bf16.h>\n" : "";
   const char *kv[] = {"version", TILE2CU_VERSION, "file", base, "guard", host_str(a, &guard),

@@ -9,9 +9,10 @@
 #include "t2c.h"
 
 static const HwPath paths[] = {
-  /* name    min_sm  vec_bytes shfl   cp_async mma */
-  {"simt",   0,      16,       true,  false,   NULL},
-  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16"},
+  /* name    min_sm  vec_bytes shfl   cp_async mma                  mma_i8               mma_f8 */
+  {"simt",   0,      16,       true,  false,   NULL,                NULL,                NULL},
+  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", NULL},
+  {"sm89",   89,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32"},
 };
 
 const HwPath *hw_path(const TargetConfig *t) {

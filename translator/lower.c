@@ -294,18 +294,21 @@ static int invariant_loop(Lower *L, const TirVar *v) {
   return -1;
 }
 
-static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool operand) {
+/* (The copies made, current and hoisted are tracked by buffer: a value may
+ * have a plain and a transposed copy.) */
+static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool operand, bool trans) {
   TirKernel *K = L->K;
   /* a tile var no enclosing loop writes is copied once, before the outermost such loop */
   int at = invariant_loop(L, v);
-  int bi = operand ? tir_operand_buf(K, v, (at >= 0 ? at : L->loops) > 0) : tir_copy_buf(K, v);
+  int bi = operand ? tir_operand_buf(K, v, (at >= 0 ? at : L->loops) > 0, trans) : tir_copy_buf(K, v);
   if (bi < 0) return fail(L, "too many shared copies"), -1;
+  TirBuf *cb = &K->bufs[bi];
   if (at >= 0) {
     TirOp *f = L->loops_op.items[at];
     for (int i = 0; i + 1 < L->hoisted.len; i += 2)
-      if (L->hoisted.items[i] == f && L->hoisted.items[i + 1] == v) return bi;
+      if (L->hoisted.items[i] == f && L->hoisted.items[i + 1] == cb) return bi;
     vec_push(K->a, &L->hoisted, f);
-    vec_push(K->a, &L->hoisted, v);
+    vec_push(K->a, &L->hoisted, cb);
     TirOp *op = tir_new_op(K, NULL, TO_SPILL, L->stmt);
     op->dst = v;
     op->buf = bi;
@@ -322,9 +325,9 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
     return bi;
   }
   /* once per statement, and not at all while the copy is current */
-  if (in_vec(&L->spilled, v) || in_vec(&L->current, v)) return bi;
-  vec_push(K->a, &L->spilled, v);
-  vec_push(K->a, &L->current, v);
+  if (in_vec(&L->spilled, cb) || in_vec(&L->current, cb)) return bi;
+  vec_push(K->a, &L->spilled, cb);
+  vec_push(K->a, &L->current, cb);
   TirOp *op = op_new(L, b, TO_SPILL);
   op->dst = v;
   op->buf = bi;
@@ -334,7 +337,7 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
   return bi;
 }
 
-static int spill(Lower *L, TirBlock *b, TirVar *v, const char *why) { return spill_as(L, b, v, why, false); }
+static int spill(Lower *L, TirBlock *b, TirVar *v, const char *why) { return spill_as(L, b, v, why, false, false); }
 
 static void map_read(Lower *L, Expr *x, TirRead *r) {
   vec_push(L->K->a, &L->K->rkeys, x);
@@ -475,13 +478,22 @@ static bool names(const Expr *x, const Sym *y) {
   }
 }
 
-/* A dot the matrix unit runs (hw.c): f16 or bf16 operands, a multiple of its shape. */
+/* A dot the matrix unit runs (hw.c): f16 or bf16 operands (16 x 8 x 16), i8 or
+ * f8 (16 x 8 x 32), a multiple of the instruction's shape. */
 static bool dot_ok(Lower *L, const Expr *x) {
   const Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
+  ElemType t = a->ty.elem;
   if (!L->K->hw->mma) return fail(L, "a dot on a target without a matrix instruction");
-  if (a->ty.elem != T_F16 && a->ty.elem != T_BF16) return fail(L, "a dot of operands other than f16 and bf16");
-  if (a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 16)
-    return fail(L, "a dot whose shape is not a multiple of the instruction's (16 x 8 x 16)");
+  if (t != T_F16 && t != T_BF16 && t != T_I8 && !elem_is_f8(t))
+    return fail(L, "a dot of operands other than f16, bf16, i8 and f8");
+  if (t == T_I8 && !L->K->hw->mma_i8) return fail(L, "an i8 dot on a target without an i8 matrix instruction");
+  if (elem_is_f8(t) && !L->K->hw->mma_f8) return fail(L, "an f8 dot on a target before sm_89 (no f8 matrix instruction)");
+  if (elem_bytes[t] == 1 ? a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 32
+                         : a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 16)
+    return fail(L, elem_bytes[t] == 1
+                       ? arena_printf(L->K->a, "an %s dot whose shape is not a multiple of the instruction's (16 x 8 x 32)",
+                                      elem_names[t])
+                       : "a dot whose shape is not a multiple of the instruction's (16 x 8 x 16)");
   return true;
 }
 
@@ -491,12 +503,17 @@ static bool register_a(const Expr *a) {
   return a->kind == E_CALL && (a->u.call.cast == T_F16 || a->u.call.cast == T_BF16) && a->u.call.args[0]->ty.elem == T_F32;
 }
 
-/* An operand read from its copy by ldmatrix: a value, or transpose(value) (trans). */
-static TirVar *dot_operand(Lower *L, TirBlock *b, Expr *x, bool *trans, int *buf) {
+/* An operand read from its copy by ldmatrix: a value, or transpose(value) (trans).
+ * ldmatrix reads 8-bit operands along k only (no .trans form), so an 8-bit
+ * operand whose copy would run along the other dim gets a transposed copy
+ * (`kmajor`: B; A is the other way round) and is read as its transpose. */
+static TirVar *dot_operand(Lower *L, TirBlock *b, Expr *x, bool kmajor, bool *trans, int *buf) {
   *trans = x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_TRANSPOSE;
   TirVar *v = value_of(L, b, *trans ? x->u.call.args[0] : x);
   if (!v) return NULL;
-  *buf = spill_as(L, b, v, "dot reads it as an operand", true);
+  bool flip = elem_bytes[v->elem] == 1 && *trans != kmajor;
+  *buf = spill_as(L, b, v, "dot reads it as an operand", true, flip);
+  if (flip) *trans = !*trans;
   return *buf < 0 ? NULL : v;
 }
 
@@ -509,10 +526,10 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   bool at = false, bt = false;
   if (register_a(a)) {
     if (!hoist(L, b, a)) return false;
-  } else if (!(va = dot_operand(L, b, a, &at, &ba))) {
+  } else if (!(va = dot_operand(L, b, a, false, &at, &ba))) {
     return false;
   }
-  if (!(vb = dot_operand(L, b, bx, &bt, &bb))) return false;
+  if (!(vb = dot_operand(L, b, bx, true, &bt, &bb))) return false;
   TirOp *o = op_new(L, b, TO_DOT);
   o->dst = dst;
   o->op = op;
@@ -865,7 +882,9 @@ static bool lower_stmt(Lower *L, TirBlock *b, Stmt *s) {
   /* a value written here has a stale copy */
   for (int i = ops; i < b->ops.len; i++) {
     const TirOp *o = b->ops.items[i];
-    if (o->dst && o->kind != TO_SPILL) drop(&L->current, o->dst);
+    if (o->dst && o->kind != TO_SPILL)
+      for (int j = 0; j < L->K->nbufs; j++)
+        if (L->K->bufs[j].spill_of == o->dst) drop(&L->current, &L->K->bufs[j]);
   }
   /* a barrier may not sit under thread-dependent control: no shared traffic there */
   if (ok && L->td)

@@ -166,7 +166,10 @@ static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
   if (!K->hw->cp_async || l->pad || l->pf_var || l->gather || layout_padded(l->dst->layout)) return -1;
   int bi = -1;
   for (int i = 0; i < K->nbufs; i++)
-    if (K->bufs[i].spill_of == l->dst) bi = i;
+    if (K->bufs[i].spill_of == l->dst) {
+      if (K->bufs[i].trans) return -1; /* cp.async cannot transpose */
+      bi = i;
+    }
   if (bi < 0 || !K->bufs[bi].alternating || K->bufs[bi].stages) return -1; /* an operand copy made in a loop */
   Uses u = {l->dst, f, false};
   uses_block(K, &K->body, &u, false);

@@ -68,6 +68,7 @@ static const char *descr_of(ElemType t) {
   case T_U32: return "<u4";
   case T_I64: return "<i8";
   case T_BOOL: return "|b1";
+  case T_F8E4M3: case T_F8E5M2: return "|u1"; /* the bit patterns, as bf16's <u2 */
   default: return "?";
   }
 }

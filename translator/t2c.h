@@ -166,6 +166,7 @@ typedef enum ElemType {
 extern const char *const elem_names[T_COUNT];  /* "f32" */
 extern const char *const elem_ctypes[T_COUNT]; /* "float" */
 extern const int elem_bytes[T_COUNT];
+bool elem_is_f8(ElemType t); /* f8e4m3, f8e5m2: storage and dot operands, arithmetic in f32 */
 bool elem_is_float(ElemType t);
 bool elem_is_int(ElemType t);
 int elem_lookup(const char *name, int len); /* -1 when not a type name */
@@ -565,7 +566,9 @@ typedef struct HwPath {
   int vec_bytes;         /* widest global access of one thread (ld/st.global.v4) */
   bool shfl;             /* warp shuffles (__shfl_xor_sync) */
   bool cp_async;         /* cp.async (LDGSTS) */
-  const char *mma;       /* matrix instruction, or NULL */
+  const char *mma;       /* matrix instruction for f16/bf16 operands, or NULL */
+  const char *mma_i8;    /* for i8 operands (s32 accumulators), or NULL */
+  const char *mma_f8;    /* for f8e4m3/f8e5m2 operands (f32 accumulators), or NULL */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
 
@@ -735,6 +738,10 @@ typedef struct TirBuf {
    * leaves it to the ring's own wait and barrier. */
   int stages;
   const char *counter;
+  /* Stored transposed: element (r, c) at c * pitch + r (pitch over the rows).
+   * An 8-bit dot operand read along k by plain ldmatrix (there is no 8-bit
+   * ldmatrix .trans): B = the copy ([K, N]), or A = transpose(copy). */
+  bool trans;
 } TirBuf;
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */
@@ -800,7 +807,9 @@ TirRead *tir_read(const TirKernel *K, const Expr *x);
 /* v's shared copy (made on first use); -1 when there are too many buffers. */
 int tir_copy_buf(TirKernel *K, TirVar *v);
 /* The same copy read by ldmatrix: rows 16-byte aligned, padded by 16 bytes. */
-int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop);
+int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop, bool trans);
+/* Elements of one copy of the buffer (rows x pitch, or cols x pitch when trans). */
+int64_t tir_buf_elems(const TirBuf *f);
 /* Bytes a buffer takes: rows x pitch elements, twice when alternating. */
 void tir_buf_size(TirBuf *f);
 /* A fresh expression node that reads value v (through the hoisted map). */

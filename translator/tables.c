@@ -34,8 +34,10 @@ const int elem_bytes[T_COUNT] = {
 };
 
 bool elem_is_float(ElemType t) {
-  return t == T_F32 || t == T_F16 || t == T_BF16 || t == T_F64;
+  return t == T_F32 || t == T_F16 || t == T_BF16 || t == T_F64 || elem_is_f8(t);
 }
+
+bool elem_is_f8(ElemType t) { return t == T_F8E4M3 || t == T_F8E5M2; }
 
 bool elem_is_int(ElemType t) {
   return t == T_I8 || t == T_U8 || t == T_I32 || t == T_U32 || t == T_I64;

@@ -61,7 +61,7 @@ Expr *tir_read_of(TirKernel *K, TirVar *v) {
 
 ElemType tir_acc_type(ElemType t) {
   switch (t) {
-  case T_F16: case T_BF16: return T_F32;
+  case T_F16: case T_BF16: case T_F8E4M3: case T_F8E5M2: return T_F32;
   case T_I8: case T_U8: return T_I32;
   default: return t;
   }
@@ -181,34 +181,47 @@ int tir_value_regs(const TirKernel *K) {
   return peak;
 }
 
-int tir_copy_buf(TirKernel *K, TirVar *v) {
-  for (int i = 0; i < K->nbufs; i++)
-    if (K->bufs[i].spill_of == v) return i;
+/* A new copy of v (plain, or transposed). */
+static int new_copy(TirKernel *K, TirVar *v, bool trans) {
   if (K->nbufs == TIR_MAX_BUFS) return -1;
   TirBuf *f = &K->bufs[K->nbufs];
-  f->cname = arena_printf(K->a, "%s_s", v->cname);
-  f->what = arena_printf(K->a, "shared copy of %s", v->sym ? v->sym->name : v->what);
+  const char *name = v->sym ? v->sym->name : v->what;
+  f->cname = arena_printf(K->a, "%s_%s", v->cname, trans ? "t" : "s");
+  f->what = trans ? arena_printf(K->a, "transposed shared copy of %s", name) : arena_printf(K->a, "shared copy of %s", name);
   f->elem = v->elem;
   f->rows = v->rows;
   f->cols = v->cols;
+  f->trans = trans;
   f->pitch = v->cols > 1 ? v->cols + 1 : 1; /* + 1: a column read meets every bank once */
   f->spill_of = v;
   tir_buf_size(f);
   return K->nbufs++;
 }
 
+int tir_copy_buf(TirKernel *K, TirVar *v) {
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == v && !K->bufs[i].trans) return i;
+  return new_copy(K, v, false);
+}
+
+int64_t tir_buf_elems(const TirBuf *f) { return (int64_t)(f->trans ? f->cols : f->rows) * f->pitch; }
+
 void tir_buf_size(TirBuf *f) {
-  f->bytes = (int64_t)f->rows * f->pitch * elem_bytes[f->elem] * (f->stages > 1 ? f->stages : f->alternating ? 2 : 1);
+  f->bytes = tir_buf_elems(f) * elem_bytes[f->elem] * (f->stages > 1 ? f->stages : f->alternating ? 2 : 1);
 }
 
 /* ldmatrix reads 8 rows of 16 bytes at once: rows 16-byte aligned, and 16 bytes
- * of padding per row put those 8 rows in 8 different groups of 4 banks. */
-int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop) {
-  int bi = tir_copy_buf(K, v);
+ * of padding per row put those 8 rows in 8 different groups of 4 banks. A
+ * transposed copy is a buffer of its own (other readers want the plain one). */
+int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop, bool trans) {
+  int bi = -1;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == v && K->bufs[i].trans == trans) bi = i;
+  if (bi < 0) bi = new_copy(K, v, trans);
   if (bi < 0) return -1;
   TirBuf *f = &K->bufs[bi];
-  int pad = 16 / elem_bytes[f->elem];
-  f->pitch = (f->cols + pad - 1) / pad * pad + pad;
+  int pad = 16 / elem_bytes[f->elem], n = f->trans ? f->rows : f->cols;
+  f->pitch = (n + pad - 1) / pad * pad + pad;
   f->alternating |= in_loop;
   tir_buf_size(f);
   return bi;
@@ -391,15 +404,18 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     expr_str(K, op->expr, &b);
     buf_puts(&b, ")");
     break;
-  case TO_DOT:
+  case TO_DOT: {
+    /* the program's operands: a transposed copy is read the other way round */
+    bool ta = op->src && op->buf >= 0 && K->bufs[op->buf].trans, tb = op->buf2 >= 0 && K->bufs[op->buf2].trans;
     buf_printf(&b, " %s dot(", tok_str(op->op));
-    if (op->src) buf_printf(&b, op->atrans ? "transpose(%%%s)" : "%%%s", op->src->cname);
+    if (op->src) buf_printf(&b, op->atrans != ta ? "transpose(%%%s)" : "%%%s", op->src->cname);
     else expr_str(K, op->expr, &b);
-    buf_printf(&b, op->btrans ? ", transpose(%%%s))" : ", %%%s)", op->src2->cname);
-    if (op->src && op->buf >= 0) buf_printf(&b, " A from %s", K->bufs[op->buf].cname);
+    buf_printf(&b, op->btrans != tb ? ", transpose(%%%s))" : ", %%%s)", op->src2->cname);
+    if (op->src && op->buf >= 0) buf_printf(&b, " A from %s%s", K->bufs[op->buf].cname, ta ? " (stored transposed)" : "");
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
-    if (op->buf2 >= 0) buf_printf(&b, ", B from %s", K->bufs[op->buf2].cname);
+    if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
     break;
+  }
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:
     buf_printf(&b, " %s %s (%s)", op->kind == TO_SCRATCH_WRITE ? "->" : "<-", K->bufs[op->buf].cname,
                builtin_names[op->red]);

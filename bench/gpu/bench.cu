@@ -35,6 +35,7 @@
 #include "gemm_f16.h"
 #include "gemm_bf16.h"
 #include "gemm_f32.h"
+#include "gemm_i8.h"
 #include "softmax.h"
 #include "softmax_row.h"
 #include "layernorm.h"
@@ -60,8 +61,8 @@ typedef int (*fn_gemm_ex)(cublasHandle_t, int, int, int, int, int, const void *,
                           const void *, int, int, const void *, void *, int, int, int, int);
 typedef int (*fn_sgemm)(cublasHandle_t, int, int, int, int, int, const float *, const float *, int,
                         const float *, int, const float *, float *, int);
-enum { CUBLAS_OP_N_ = 0, CUBLAS_COMPUTE_32F_ = 68, CUBLAS_GEMM_DEFAULT_ = -1 };
-enum { R_16F = 2, R_16BF = 14, R_32F = 0 };  // cudaDataType
+enum { CUBLAS_OP_N_ = 0, CUBLAS_OP_T_ = 1, CUBLAS_COMPUTE_32F_ = 68, CUBLAS_COMPUTE_32I_ = 72, CUBLAS_GEMM_DEFAULT_ = -1 };
+enum { R_16F = 2, R_16BF = 14, R_32F = 0, R_8I = 3, R_32I = 10 };  // cudaDataType
 
 static struct {
   cublasHandle_t h;
@@ -274,6 +275,91 @@ template <class T, class L> static void bench_gemm(const char *what, L launch, i
     if (ref_tflops > 0) line("  cuBLAS", shape, ref_tflops, "TFLOP/s", ms_ref, "", 0, gemm_traits<T>::dt == R_32F ? "cublasSgemm (default math: no TF32)" : "cublasGemmEx, f32 compute");
   }
 out:
+  CK(cudaFree(A)); CK(cudaFree(B)); CK(cudaFree(C)); CK(cudaFree(R));
+}
+
+// ---- int8 GEMM: C[M,N] (i32) = A[M,K] B[N,K]^T (i8), the "TN" layout integer GEMMs
+// use; in column-major cuBLAS terms C^T = op_T(B) A^T: gemm(T, N, m=N, n=M, k=K, B,
+// lda=K, A, ldb=K, C, ldc=N), i32 compute. Inputs uniform in [-128, 127]; the sums
+// (|.| <= K * 2^14) are exact, so the check is exact: the whole C against cuBLAS,
+// and sampled entries against a CPU dot.
+__global__ void fill_i8_kernel(signed char *p, size_t n, uint64_t seed) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    p[i] = (signed char)(int)floorf((hash_uniform(i, seed) + 1.0f) * 127.999f - 128.0f);
+}
+__global__ void count_diff_i32(const int *a, const int *b, size_t n, unsigned long long *out) {
+  unsigned long long c = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) c += a[i] != b[i];
+  if (c) atomicAdd(out, c);
+}
+static int cublas_gemm_i8(const signed char *A, const signed char *B, int *C, int M, int N, int K) {
+  const int one = 1, zero = 0;
+  return cb.gemm_ex(cb.h, CUBLAS_OP_T_, CUBLAS_OP_N_, N, M, K, &one, B, R_8I, K, A, R_8I, K, &zero, C, R_32I, N,
+                    CUBLAS_COMPUTE_32I_, CUBLAS_GEMM_DEFAULT_);
+}
+static long long sample_bad_i8(const signed char *dA, const signed char *dB, const int *dC, int M, int N, int K) {
+  std::vector<signed char> a(K), b(K);
+  long long bad = 0;
+  for (int s = 0; s < 24; s++) {
+    int i = s == 0 ? 0 : s == 1 ? M - 1 : (int)((s * 2654435761u + 17u) % (unsigned)M);
+    int j = s == 0 ? 0 : s == 1 ? N - 1 : (int)((s * 40503u * 977u + 5u) % (unsigned)N);
+    CK(cudaMemcpy(a.data(), dA + (size_t)i * K, K, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), dB + (size_t)j * K, K, cudaMemcpyDeviceToHost));
+    int c;
+    CK(cudaMemcpy(&c, dC + (size_t)i * N + j, sizeof c, cudaMemcpyDeviceToHost));
+    long long ref = 0;
+    for (int k = 0; k < K; k++) ref += (long long)a[k] * b[k];
+    bad += c != ref;
+  }
+  return bad;
+}
+static void bench_gemm_i8(int M, int N, int K) {
+  char shape[64], note[160];
+  snprintf(shape, sizeof shape, "%dx%dx%d", M, N, K);
+  signed char *A, *B;
+  int *C, *R;
+  CK(cudaMalloc(&A, (size_t)M * K));
+  CK(cudaMalloc(&B, (size_t)N * K));
+  CK(cudaMalloc(&C, (size_t)M * N * sizeof(int)));
+  CK(cudaMalloc(&R, (size_t)M * N * sizeof(int)));
+  fill_i8_kernel<<<1024, 256>>>(A, (size_t)M * K, ++g_seed * 0x100000001B3ull);
+  fill_i8_kernel<<<1024, 256>>>(B, (size_t)N * K, ++g_seed * 0x100000001B3ull);
+  CK(cudaGetLastError());
+  CK(cudaMemset(C, 0x7f, (size_t)M * N * sizeof(int)));  // garbage, so an unwritten element shows
+  double flop = 2.0 * M * N * K, ref_tops = 0, ms_ref = 0;
+  if (cb.h) {
+    int st = cublas_gemm_i8(A, B, R, M, N, K);
+    CK(cudaDeviceSynchronize());
+    long long bad = st ? -1 : sample_bad_i8(A, B, R, M, N, K);
+    if (bad) {
+      snprintf(note, sizeof note, "cuBLAS status %d, %lld of 24 sampled entries wrong", st, bad);
+      failed("cuBLAS i8", shape, note);
+    } else {
+      ms_ref = time_ms([&] { cublas_gemm_i8(A, B, R, M, N, K); });
+      ref_tops = flop / ms_ref / 1e9;
+    }
+  }
+  CK(tile2cu_launch_gemm_i8(A, B, C, M, K, N, (cudaStream_t)0));
+  CK(cudaDeviceSynchronize());
+  long long bad = sample_bad_i8(A, B, C, M, N, K);
+  unsigned long long ndiff = 0, *d;
+  if (cb.h && ref_tops > 0) {
+    CK(cudaMalloc(&d, sizeof *d));
+    CK(cudaMemset(d, 0, sizeof *d));
+    count_diff_i32<<<1024, 256>>>(C, R, (size_t)M * N, d);
+    CK(cudaMemcpy(&ndiff, d, sizeof ndiff, cudaMemcpyDeviceToHost));
+    CK(cudaFree(d));
+  }
+  snprintf(note, sizeof note, "check: %lld of 24 sampled wrong%s", bad, cb.h && ref_tops > 0 ? "" : "");
+  if (cb.h && ref_tops > 0) snprintf(note + strlen(note), sizeof note - strlen(note), ", %llu elements differ from cuBLAS", ndiff);
+  if (bad || ndiff) {
+    failed("gemm_i8", shape, note);
+  } else {
+    double ms = time_ms([&] { CK(tile2cu_launch_gemm_i8(A, B, C, M, K, N, (cudaStream_t)0)); });
+    CK(cudaGetLastError());
+    line("gemm_i8", shape, flop / ms / 1e9, "TOP/s", ms, "cuBLAS", ref_tops, note);
+    if (ref_tops > 0) line("  cuBLAS", shape, ref_tops, "TOP/s", ms_ref, "", 0, "cublasGemmEx, i8 x i8 -> i32 (TN)");
+  }
   CK(cudaFree(A)); CK(cudaFree(B)); CK(cudaFree(C)); CK(cudaFree(R));
 }
 
@@ -500,6 +586,7 @@ int main(int argc, char **argv) {
   for (int s : sizes) bench_gemm<__half>("gemm_f16", tile2cu_launch_gemm_f16, s, s, s);
   for (int s : sizes) bench_gemm<__nv_bfloat16>("gemm_bf16", tile2cu_launch_gemm_bf16, s, s, s);
   for (int s : sizes) bench_gemm<float>("gemm_f32", tile2cu_launch_gemm_f32, s, s, s);
+  for (int s : sizes) bench_gemm_i8(s, s, s);
   printf("\n");
 
   const int M = 16384, N = 4096;  // 256 MiB of f32: well past the L2

@@ -654,6 +654,7 @@ static const char *op_name(int op) {
                                       "__shfl_xor_sync", "__syncwarp", "__ballot_sync",
                                       "__any_sync",   "__all_sync", "mma.m16n8k16 (f16)",
                                       "mma.m16n8k16 (bf16)", "ldmatrix", "ldmatrix.trans",
+                                      "mma.m16n8k32 (s8)", "mma.m16n8k32 (e4m3)", "mma.m16n8k32 (e5m2)",
                                       "stmatrix", "stmatrix.trans"};
   return names[op];
 }
@@ -1212,6 +1213,77 @@ static void mma_16816(Fiber *lanes, bool bf) {
   }
 }
 
+// mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 for the 32 lanes, with the
+// fragment layouts of the PTX ISA ("Matrix Fragments for mma.m16n8k32", .s8):
+//   A (a0..a15, four per .b32 register, lowest byte first):
+//     row = groupID (+8 for a4..a7, a12..a15), col = 4*tig + (i & 3) (+16 for a8..a15)
+//   B (b0..b7): row (k) = 4*tig + (i & 3) (+16 for b4..b7), col (n) = groupID
+//   C, D (c0..c3): row = groupID (+8 for c2,c3), col = 2*tig + (i & 1)
+// The sums are exact in 64 bits and wrap to 32 (the form without .satfinite).
+static void mma_16832_s8(Fiber *lanes) {
+  int A[16][32], B[32][8], C[16][8];
+  for (unsigned l = 0; l < 32; l++) {
+    const MmaInI *in = (const MmaInI *)lanes[l].xin;
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 16; i++) {
+      unsigned row = g + ((i >> 2) & 1) * 8, col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+      A[row][col] = (signed char)(in->a[i / 4] >> 8 * (i % 4));
+    }
+    for (unsigned i = 0; i < 8; i++) B[4 * t + (i & 3) + (i >= 4 ? 16 : 0)][g] = (signed char)(in->b[i / 4] >> 8 * (i % 4));
+    for (unsigned i = 0; i < 4; i++) C[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = in->c[i];
+  }
+  for (unsigned l = 0; l < 32; l++) {
+    int *d = (int *)lanes[l].xout;
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; i++) {
+      unsigned row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+      int64_t s = C[row][col];
+      for (unsigned k = 0; k < 32; k++) s += (int64_t)A[row][k] * B[k][col];
+      d[i] = (int)(uint32_t)(uint64_t)s;
+    }
+  }
+}
+
+// The value of an 8-bit float (OCP 8-bit floating point: E4M3 with bias 7, no
+// infinities, S.1111.111 NaN; E5M2 with bias 15, IEEE-like).
+static double f8_value(unsigned c, bool e5m2) {
+  int mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  int e = (int)(c & 0x7f) >> mb, m = (int)c & ((1 << mb) - 1);
+  double s = c & 0x80 ? -1.0 : 1.0;
+  if (!e5m2 && (c & 0x7f) == 0x7f) return NAN;
+  if (e5m2 && e == 31) return m ? NAN : s * INFINITY;
+  return e == 0 ? s * ldexp(m, 1 - bias - mb) : s * ldexp((1 << mb) + m, e - bias - mb);
+}
+
+// mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32: the
+// fragment layouts of the .s8 form (mma_16832_s8 above; the PTX ISA gives one
+// table for the 8-bit types), f32 C and D as in m16n8k16. Products are exact;
+// each sum is taken in double and rounded once to f32.
+static void mma_16832_f8(Fiber *lanes, bool e5m2) {
+  double A[16][32], B[32][8], C[16][8];
+  for (unsigned l = 0; l < 32; l++) {
+    const MmaIn *in = (const MmaIn *)lanes[l].xin;
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 16; i++) {
+      unsigned row = g + ((i >> 2) & 1) * 8, col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+      A[row][col] = f8_value(in->a[i / 4] >> 8 * (i % 4) & 0xff, e5m2);
+    }
+    for (unsigned i = 0; i < 8; i++)
+      B[4 * t + (i & 3) + (i >= 4 ? 16 : 0)][g] = f8_value(in->b[i / 4] >> 8 * (i % 4) & 0xff, e5m2);
+    for (unsigned i = 0; i < 4; i++) C[g + (i >= 2 ? 8 : 0)][2 * t + (i & 1)] = in->c[i];
+  }
+  for (unsigned l = 0; l < 32; l++) {
+    float *d = (float *)lanes[l].xout;
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; i++) {
+      unsigned row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+      double s = 0;
+      for (unsigned k = 0; k < 32; k++) s += A[row][k] * B[k][col];
+      d[i] = (float)(s + C[row][col]);
+    }
+  }
+}
+
 // ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16: lane 8*i + r gives
 // the address of row r of matrix i (16 bytes, 16-byte aligned, in shared
 // memory). Lane l receives in register i the elements (l/4, 2*(l%4)) and
@@ -1524,6 +1596,8 @@ static bool complete_warp(Worker *w, unsigned wp, unsigned mask, std::vector<uns
       return fail_block(w, fmt("%s (%s:%d) %s, warp %u: needs all 32 lanes of the warp, but the block's last warp has %d threads",
                                a.what, a.file, a.line, where(w).c_str(), wp, __builtin_popcount(mask)));
     if (a.op == OP_MMA_F16 || a.op == OP_MMA_BF16) mma_16816(lanes, a.op == OP_MMA_BF16);
+    else if (a.op == OP_MMA_S8) mma_16832_s8(lanes);
+    else if (a.op == OP_MMA_E4M3 || a.op == OP_MMA_E5M2) mma_16832_f8(lanes, a.op == OP_MMA_E5M2);
     else if (a.op == OP_STMATRIX || a.op == OP_STMATRIX_T) {
       if (!stmatrix(w, lanes, wp, a.size, a.op == OP_STMATRIX_T)) return false;
     } else if (!ldmatrix(w, lanes, wp, a.size, a.op == OP_LDMATRIX_T)) return false;

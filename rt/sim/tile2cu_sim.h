@@ -16,6 +16,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -65,7 +66,7 @@ struct Dim3 {
 enum WarpOp { OP_IDX, OP_UP, OP_DOWN, OP_XOR, OP_SYNCWARP, OP_BALLOT, OP_ANY, OP_ALL,
               // Tensor-core collectives (rt.cuh's t2c::mma_* and t2c::ldmatrix_*):
               // .sync.aligned, so every lane of a full warp takes part.
-              OP_MMA_F16, OP_MMA_BF16, OP_LDMATRIX, OP_LDMATRIX_T,
+              OP_MMA_F16, OP_MMA_BF16, OP_LDMATRIX, OP_LDMATRIX_T, OP_MMA_S8, OP_MMA_E4M3, OP_MMA_E5M2,
               // stmatrix.sync.aligned.m8n8 (sm_90): also every lane of a full warp.
               OP_STMATRIX, OP_STMATRIX_T };
 
@@ -94,6 +95,12 @@ struct WgmmaIn {
 struct MmaIn {
   unsigned a[4], b[2];
   float c[4];
+};
+
+// The operands of one lane of an m16n8k32 s8 mma (four s8 per register).
+struct MmaInI {
+  unsigned a[4], b[2];
+  int c[4];
 };
 
 // How to print an element of an output tensor in a race report.
@@ -133,7 +140,8 @@ void float_atomic(const T2cSimTensor *t);
 [[noreturn]] void shared_oob(const char *name, long long i, long long n);
 // A warp collective whose operands and results are more than 8 bytes per lane:
 // `in` and `out` point into the calling fiber's frame until it completes.
-// mma: op OP_MMA_*, size 0, in a MmaIn, out float[4]. ldmatrix: op
+// mma: op OP_MMA_F16/BF16/E4M3/E5M2, size 0, in a MmaIn, out float[4];
+// OP_MMA_S8: in a MmaInI, out int[4]. ldmatrix: op
 // OP_LDMATRIX(_T), size = number of 8x8 matrices, in a const void * (the row
 // address), out unsigned[size].
 void warp_xop(int op, int size, const void *in, void *out, const char *file, int line);

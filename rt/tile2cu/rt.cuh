@@ -11,16 +11,22 @@
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #define T2C_DEVICE __device__ __forceinline__
 #endif
 
 namespace t2c {
 
-// ---- conversions: t2c::cvt<To>(x) between every element type.
+// ---- conversions: t2c::cvt<To>(x) between every element type. The f8 types
+// (cuda_fp8.h) convert through f32 (exactly: every f8 value is an f32), and
+// to f8 by round-to-nearest-even with saturation to the largest finite value
+// (cvt.rn.satfinite; NaN stays NaN).
 template <typename To> struct Cvt {
   template <typename From> static T2C_DEVICE To from(From x) { return static_cast<To>(x); }
   static T2C_DEVICE To from(__half x) { return static_cast<To>(__half2float(x)); }
   static T2C_DEVICE To from(__nv_bfloat16 x) { return static_cast<To>(__bfloat162float(x)); }
+  static T2C_DEVICE To from(__nv_fp8_e4m3 x) { return static_cast<To>(static_cast<float>(x)); }
+  static T2C_DEVICE To from(__nv_fp8_e5m2 x) { return static_cast<To>(static_cast<float>(x)); }
 };
 template <> struct Cvt<__half> {
   template <typename From> static T2C_DEVICE __half from(From x) { return __float2half(static_cast<float>(x)); }
@@ -32,6 +38,15 @@ template <> struct Cvt<__nv_bfloat16> {
   static T2C_DEVICE __nv_bfloat16 from(__nv_bfloat16 x) { return x; }
   static T2C_DEVICE __nv_bfloat16 from(__half x) { return __float2bfloat16(__half2float(x)); }
 };
+template <typename F8> struct CvtF8 {
+  template <typename From> static T2C_DEVICE F8 from(From x) { return F8(static_cast<float>(x)); }
+  static T2C_DEVICE F8 from(double x) { return F8(x); }
+  static T2C_DEVICE F8 from(F8 x) { return x; }
+  static T2C_DEVICE F8 from(__half x) { return F8(__half2float(x)); }
+  static T2C_DEVICE F8 from(__nv_bfloat16 x) { return F8(__bfloat162float(x)); }
+};
+template <> struct Cvt<__nv_fp8_e4m3> : CvtF8<__nv_fp8_e4m3> {};
+template <> struct Cvt<__nv_fp8_e5m2> : CvtF8<__nv_fp8_e5m2> {};
 template <typename To, typename From> T2C_DEVICE To cvt(From x) { return Cvt<To>::from(x); }
 
 // ---- infinity of a float type.
@@ -462,6 +477,24 @@ T2C_DEVICE void mma_16816_bf16(float &d0, float &d1, float &d2, float &d3, const
                                const unsigned (&b)[2]) {
   mma_16816_sim_(::t2c_sim::OP_MMA_BF16, d0, d1, d2, d3, a, b);
 }
+// D = A x B + D for one m16n8k32 tile; s8 operands (four per register), s32
+// accumulators (wrapping, no .satfinite).
+T2C_DEVICE void mma_16832_i8(int &d0, int &d1, int &d2, int &d3, const unsigned (&a)[4], const unsigned (&b)[2]) {
+  ::t2c_sim::MmaInI in = {{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {d0, d1, d2, d3}};
+  int d[4];
+  ::t2c_sim::warp_xop(::t2c_sim::OP_MMA_S8, 0, &in, d, __FILE__, __LINE__);
+  d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3];
+}
+// D = A x B + D for one m16n8k32 tile; e4m3 (or e5m2) operands, four per
+// register, f32 accumulators (sm_89 and later).
+T2C_DEVICE void mma_16832_f8e4m3(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+  mma_16816_sim_(::t2c_sim::OP_MMA_E4M3, d0, d1, d2, d3, a, b);
+}
+T2C_DEVICE void mma_16832_f8e5m2(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+  mma_16816_sim_(::t2c_sim::OP_MMA_E5M2, d0, d1, d2, d3, a, b);
+}
 // ldmatrix.sync.aligned.m8n8.{x4,x2}{.trans}.shared.b16: each lane passes the
 // shared address of the row it provides (lane 8*i + r: row r of matrix i).
 T2C_DEVICE void ldmatrix_x4(unsigned (&r)[4], const void *row) {
@@ -652,6 +685,44 @@ T2C_DEVICE void mma_16816_bf16(float &d0, float &d1, float &d2, float &d3, const
                                const unsigned (&b)[2]) {
 #if T2C_HAS_TC_
   asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
+// D = A x B + D for one m16n8k32 tile; s8 operands (four per register), s32
+// accumulators (wrapping, no .satfinite).
+T2C_DEVICE void mma_16832_i8(int &d0, int &d1, int &d2, int &d3, const unsigned (&a)[4], const unsigned (&b)[2]) {
+#if T2C_HAS_TC_
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+r"(d0), "+r"(d1), "+r"(d2), "+r"(d3)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
+// D = A x B + D for one m16n8k32 tile; e4m3 (or e5m2) operands, four per
+// register, f32 accumulators (sm_89 and later; a trap below).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define T2C_HAS_F8_TC_ 1
+#else
+#define T2C_HAS_F8_TC_ 0
+#endif
+T2C_DEVICE void mma_16832_f8e4m3(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+#if T2C_HAS_F8_TC_
+  asm("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void mma_16832_f8e5m2(float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
+                                 const unsigned (&b)[2]) {
+#if T2C_HAS_F8_TC_
+  asm("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #else

@@ -89,6 +89,32 @@ uint16_t f32_to_bf16(float f) {
 
 float bf16_to_f32(uint16_t b) { return bitsf((uint32_t)b << 16); }
 
+double f8_to_f64(Dt dt, uint8_t c) {
+  int e4 = dt == F8E4M3, mb = e4 ? 3 : 2, bias = e4 ? 7 : 15;
+  int e = (c & 0x7f) >> mb, m = c & ((1 << mb) - 1);
+  double s = c & 0x80 ? -1 : 1;
+  if (e4 && (c & 0x7f) == 0x7f) return NAN;
+  if (!e4 && e == 31) return m ? NAN : s * INFINITY;
+  if (e == 0) return s * ldexp(m, 1 - bias - mb);
+  return s * ldexp((1 << mb) + m, e - bias - mb);
+}
+
+uint8_t f64_to_f8(Dt dt, double x) {
+  if (isnan(x)) return dt == F8E4M3 ? 0x7f : 0x7e;
+  double ax = fabs(x), maxf = dt == F8E4M3 ? 448 : 57344;
+  uint8_t sign = signbit(x) ? 0x80 : 0;
+  if (ax >= maxf) return sign | (dt == F8E4M3 ? 0x7e : 0x7b);
+  int best = 0;
+  double bd = INFINITY;
+  for (int c = 0; c < 0x80; c++) {
+    double v = f8_to_f64(dt, (uint8_t)c);
+    if (isnan(v) || isinf(v)) continue;
+    double d = fabs(v - ax);
+    if (d < bd || (d == bd && (c & 1) == 0)) bd = d, best = c;
+  }
+  return sign | (uint8_t)best;
+}
+
 double round_dt(Dt dt, double x) {
   switch (dt) {
   case F32: return (float)x;
@@ -99,20 +125,23 @@ double round_dt(Dt dt, double x) {
   case I8: return (double)(int8_t)x;
   case U8: return (double)(uint8_t)x;
   case U32: return (double)(uint32_t)x;
+  case F8E4M3: case F8E5M2: return f8_to_f64(dt, f64_to_f8(dt, (float)x));
   }
   return x;
 }
 
 static const char *descr(Dt dt) {
-  static const char *d[] = {"<f4", "<f2", "<u2", "<f8", "<i4", "|i1", "|u1", "<u4"};
+  static const char *d[] = {"<f4", "<f2", "<u2", "<f8", "<i4", "|i1", "|u1", "<u4", "|u1", "|u1"};
   return d[dt];
 }
 static const char *dtname(Dt dt) {
-  static const char *d[] = {"f32", "f16", "bf16", "f64", "i32", "i8", "u8", "u32"};
+  static const char *d[] = {"f32", "f16", "bf16", "f64", "i32", "i8", "u8", "u32", "f8e4m3", "f8e5m2"};
   return d[dt];
 }
 static bool is_int(Dt dt) { return dt == I32 || dt == I8 || dt == U8 || dt == U32; }
-static double default_tol(Dt dt) { return dt == F16 || dt == BF16 ? 1e-2 : dt == F32 ? 1e-5 : dt == F64 ? 1e-12 : 0; }
+static double default_tol(Dt dt) {
+  return dt == F16 || dt == BF16 ? 1e-2 : dt == F32 ? 1e-5 : dt == F64 ? 1e-12 : dt == F8E4M3 || dt == F8E5M2 ? 1e-1 : 0;
+}
 static double int_poison(Dt dt) { return dt == I32 ? POISON_INT : dt == I8 ? 0x7f : dt == U8 ? 0xff : 0xffffffffu; }
 
 /* ------------------------------------------------------------ calls */
@@ -193,6 +222,7 @@ static int write_ten(const char *path, const Ten *t, const double *vals, char *e
     case I8: { int8_t v = (int8_t)x; memcpy(p, &v, 1); break; }
     case U8: { uint8_t v = (uint8_t)x; memcpy(p, &v, 1); break; }
     case U32: { uint32_t v = (uint32_t)x; memcpy(p, &v, 4); break; }
+    case F8E4M3: case F8E5M2: { uint8_t v = f64_to_f8(t->dt, x); memcpy(p, &v, 1); break; }
     }
   }
   int st = npy_write(path, &a, err, n);
@@ -225,6 +255,7 @@ static int read_ten(const char *path, Ten *t, char *err, size_t n) {
     case I8: { int8_t v; memcpy(&v, p, 1); x = v; break; }
     case U8: { uint8_t v; memcpy(&v, p, 1); x = v; break; }
     case U32: { uint32_t v; memcpy(&v, p, 4); x = v; break; }
+    case F8E4M3: case F8E5M2: { uint8_t v; memcpy(&v, p, 1); x = f8_to_f64(t->dt, v); break; }
     }
     if (is_int(t->dt) && x == int_poison(t->dt)) x = NAN;
     t->v[i] = x;
@@ -286,6 +317,7 @@ static int run_tile2cu(Call *c, const char *dir, const char *log) {
   argv[n++] = "--schedules";
   argv[n++] = sched;
   if (c->grid[0]) argv[n++] = "--grid", argv[n++] = c->grid;
+  if (c->target[0] && strcmp(h_backend, "sim") == 0) argv[n++] = "--target", argv[n++] = c->target;
   for (int i = 0; i < c->nt; i++) {
     snprintf(paths[i], sizeof paths[i], "%s=%s/%s.npy", c->t[i].name, dir, c->t[i].name);
     argv[n++] = paths[i];

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum Dt { F32, F16, BF16, F64, I32, I8, U8, U32 } Dt;
+typedef enum Dt { F32, F16, BF16, F64, I32, I8, U8, U32, F8E4M3, F8E5M2 } Dt;
 
 #define POISON_INT 0x7fffffff /* the poison of an i32 output; i8/u8/u32 outputs use 0x7f / 0xff / 0xffffffff */
 #define MAXT 16
@@ -54,6 +54,7 @@ typedef struct Call {
   char args[MAXA][64];
   int na;
   char grid[32]; /* "" or X,Y,Z for --grid */
+  char target[16]; /* "" or sm_XX for --target on the CPU backend (a GPU run keeps the device's) */
 } Call;
 
 /* ---- the run context (set by suite.c's main) */
@@ -73,6 +74,13 @@ uint16_t f32_to_f16(float f);
 float f16_to_f32(uint16_t h);
 uint16_t f32_to_bf16(float f);
 float bf16_to_f32(uint16_t b);
+/* The 8-bit floats, from the OCP 8-bit floating point specification (E4M3: bias 7,
+ * no infinities, S.1111.111 is NaN, largest 448; E5M2: bias 15, IEEE-like, largest
+ * 57344): decoding by the formula; encoding by searching the 256 codes for the
+ * nearest value, ties to the even code, magnitudes beyond the largest finite
+ * value (infinities too) saturated to it, NaN to NaN. */
+double f8_to_f64(Dt dt, uint8_t c);
+uint8_t f64_to_f8(Dt dt, double x);
 double round_dt(Dt dt, double x); /* x rounded to dt (ints: C truncation) */
 
 /* ---- calls */

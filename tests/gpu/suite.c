@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char *examples_dir = "examples";
-static char ex_path[10][4200];
+static char ex_path[11][4200];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -202,6 +202,32 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
     char l[64];
     label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
     CHECK(T, call_check(&k, test, l));
+    call_free(&k);
+  }
+}
+/* gemm_i8: C = A B^T, i8 inputs (B stored [N, K]), i32 output, exact. K = 200 and
+ * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. */
+static void t_gemm_i8(Tally *T) {
+  static const int MNK[][3] = {{37, 104, 200}, {128, 128, 64}, {130, 50, 77}, {5, 3, 5}};
+  for (int c = 0; c < 4; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("gemm_i8", (uint64_t)c);
+    Call k;
+    call_init(&k, ex_path[10], "gemm_i8");
+    Ten *A = call_in(&k, "A", I8, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", I8, 2, SHAPE(N, K));
+    Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
+    fill_int(A, &r, -128, 127);
+    fill_int(B, &r, -128, 127);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, j, kk);
+        R2(C, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "examples/gemm_i8", l));
     call_free(&k);
   }
 }
@@ -1150,6 +1176,125 @@ static void t_dot_bf16_atb(Tally *T) {
     CHECK(T, call_check(&k, "dot_bf16_transposed_a", l));
     call_free(&k);
   }
+}
+
+/* i8 dots on tensor cores (mma.sync m16n8k32, i32 accumulation): C = A B^T with B
+ * stored [N, K] under @pipeline(3), and C = A^T B + bias with A stored [K, M]
+ * (transposed shared copies). Exact integer references; sizes ragged in every
+ * dim (K = 100 takes the element-by-element body, K = 144 the 16-byte one), an
+ * exact multiple of the tiles, and one smaller than a tile. */
+static void t_dot_i8_forms(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {70, 90, 144}, {64, 64, 128}, {5, 3, 7}};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 4; c++) {
+      int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+      const char *kn = f ? "dot_i8_transposed_a" : "dot_i8_transposed_b";
+      Rng r = rng_seed(kn, (uint64_t)c);
+      Call k;
+      call_init(&k, f ? "dot_i8_atb.tl" : "dot_i8_abt.tl", kn);
+      Ten *A = call_in(&k, "A", I8, 2, f ? SHAPE(K, M) : SHAPE(M, K));
+      Ten *B = call_in(&k, "B", I8, 2, f ? SHAPE(K, N) : SHAPE(N, K));
+      Ten *bias = f ? call_in(&k, "bias", I32, 1, SHAPE(N)) : NULL;
+      Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
+      fill_int(A, &r, -128, 127);
+      fill_int(B, &r, -128, 127);
+      if (bias) fill_int(bias, &r, -1000000, 1000000);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = bias ? bias->v[j] : 0;
+          for (int kk = 0; kk < K; kk++) s += f ? A2(A, kk, i) * A2(B, kk, j) : A2(A, i, kk) * A2(B, j, kk);
+          R2(C, i, j) = s;
+        }
+      char l[64];
+      label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
+}
+
+/* Random finite f8 values: every code but NaN and the infinities, so the
+ * inputs cover subnormals, both zeros and the largest values. */
+static void fill_f8(Ten *t, Rng *r) {
+  for (long long i = 0; i < t->n; i++) {
+    double v;
+    do v = f8_to_f64(t->dt, (uint8_t)rng_int(r, 0, 255));
+    while (isnan(v) || isinf(v));
+    t->v[i] = v;
+  }
+}
+
+/* f8 as storage (tests/gpu/f8.tl): arithmetic in f32, conversions to both f8
+ * types checked exactly against the harness's own encoder (nearest, ties to
+ * even, saturating), a row sum of f32(X). Ragged M and N. */
+static void t_f8(Tally *T) {
+  static const int MN[][2] = {{37, 50}, {16, 64}, {3, 130}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("f8_storage", (uint64_t)c);
+    Call k;
+    call_init(&k, "f8.tl", "f8_storage");
+    Ten *X = call_in(&k, "X", F8E4M3, 2, SHAPE(M, N));
+    Ten *Y = call_in(&k, "Y", F8E5M2, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, N));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(M, 1));
+    Ten *Z = call_out(&k, "Z", F8E4M3, 2, SHAPE(M, N));
+    Ten *W = call_out(&k, "W", F8E5M2, 2, SHAPE(M, N));
+    fill_f8(X, &r);
+    fill_f8(Y, &r);
+    for (int i = 0; i < M; i++) {
+      double sum = 0;
+      for (int j = 0; j < N; j++) {
+        float x = (float)A2(X, i, j), y = (float)A2(Y, i, j);
+        R2(S, i, j) = x * y - fabsf(x) + fmaxf(y, 0.5f);
+        R2(Z, i, j) = f8_to_f64(F8E4M3, f64_to_f8(F8E4M3, (float)(x * 40.0f + y)));
+        R2(W, i, j) = f8_to_f64(F8E5M2, f64_to_f8(F8E5M2, -x * 1000.0f));
+        if (j < 64) sum += x;
+      }
+      R2(R, i, 0) = sum;
+    }
+    Z->tol = W->tol = 0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "f8_storage", l));
+    call_free(&k);
+  }
+}
+
+/* f8 dots: C = A B^T in e4m3 (tensor cores, @pipeline(2)) and C = A B + C0 in
+ * e5m2 (B's copy stored transposed), on sm_90 (mma.sync m16n8k32) and on sm_80,
+ * where the same kernels run on the CUDA cores. The references are double sums
+ * of the (exact) f8 inputs; f32 accumulation in any order stays within 1e-5. */
+static void t_dot_f8(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {64, 64, 128}, {70, 20, 33}, {5, 3, 7}};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 8; c++) {
+      int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+      Dt dt = f ? F8E5M2 : F8E4M3;
+      const char *kn = f ? "dot_f8e5m2" : "dot_f8e4m3";
+      Rng r = rng_seed(kn, (uint64_t)c);
+      Call k;
+      call_init(&k, f ? "dot_f8_e5m2.tl" : "dot_f8.tl", kn);
+      snprintf(k.target, sizeof k.target, "%s", c < 4 ? "sm_90" : "sm_80");
+      Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
+      Ten *B = call_in(&k, "B", dt, 2, f ? SHAPE(K, N) : SHAPE(N, K));
+      Ten *C0 = f ? call_in(&k, "C0", F32, 2, SHAPE(M, N)) : NULL;
+      Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+      /* inputs of moderate size: uniform in [-4, 4] rounded to the f8 type */
+      fill_uniform(A, &r, -4, 4);
+      fill_uniform(B, &r, -4, 4);
+      if (C0) fill_uniform(C0, &r, -10, 10);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = C0 ? A2(C0, i, j) : 0;
+          for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * (f ? A2(B, kk, j) : A2(B, j, kk));
+          R2(C, i, j) = s;
+        }
+      C->tol = 1e-5;
+      char l[64];
+      label(l, sizeof l, "%s M=%d N=%d K=%d", k.target, M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
 }
 
 /* a dot inside an expression: acc = acc + 2.0 * dot(a, b) over K, then
@@ -2219,6 +2364,7 @@ static const Test tests[] = {
     {"examples/layernorm", t_layernorm},
     {"examples/gemm_f16", t_gemm_f16},
     {"examples/gemm_bf16", t_gemm_bf16},
+    {"examples/gemm_i8", t_gemm_i8},
     {"examples/attention", t_attention},
     {"examples/attention_causal", t_attention_causal},
     {"examples/attention_f16", t_attention_f16},
@@ -2251,6 +2397,9 @@ static const Test tests[] = {
     {"reshape", t_reshape},
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
+    {"dot_i8_forms", t_dot_i8_forms},
+    {"f8_storage", t_f8},
+    {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},
@@ -2372,8 +2521,8 @@ int main(int argc, char **argv) {
   }
   static const char *exs[] = {"squares.tl",  "softmax.tl",  "gemm_f32.tl",   "layernorm.tl",
                               "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl",
-                              "attention_f16.tl", "softmax_row.tl"};
-  for (int i = 0; i < 10; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+                              "attention_f16.tl", "softmax_row.tl", "gemm_i8.tl"};
+  for (int i = 0; i < 11; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
   static char abs_tl[4096];
   if (!realpath(h_tldir, abs_tl)) {
     fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);

@@ -5,6 +5,7 @@
  * computed here, in C; the planted bugs must fail with a message that names
  * what failed. Usage: driver ROOT BUILD_DIR
  */
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -611,6 +612,89 @@ static void test_mma_frag(const char *kernel, int bf) {
   }
 }
 
+/* mma.m16n8k32 s8 with fragments built by hand (tests/sim/kernels.cu's
+ * mma_frag_s8): D = A B + C exactly, wrapping to 32 bits. Extreme values
+ * (-128, 127) and accumulators near INT_MAX make the wrap happen. */
+static void test_mma_frag_s8(void) {
+  enum { NB = 3, W = 2, NT = NB * W };
+  static signed char a[NT * 512], b[NT * 256];
+  static int c[NT * 128], d[NT * 128];
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < NT * 512; i++) a[i] = (signed char)(i % 97 == 0 ? -128 : i % 89 == 0 ? 127 : (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56));
+  for (int i = 0; i < NT * 256; i++) b[i] = (signed char)(i % 83 == 0 ? -128 : (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56));
+  for (int i = 0; i < NT * 128; i++) c[i] = i % 5 == 0 ? INT_MAX - i : (int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 40), d[i] = -1;
+  T2cSimTensor ta = tensor(a, NT * 512, 1, "A"), tb = tensor(b, NT * 256, 1, "B"), tc = tensor(c, NT * 128, 4, "C"),
+               td = tensor(d, NT * 128, 4, "D");
+  void *args[] = {&ta, &tb, &tc, &td};
+  Run r = {"mma_frag_s8", {NB, 1, 1}, W * 32, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("mma_frag_s8", launch(&r, args, 4, 0x8, err), err)) return;
+  int wrapped = 0;
+  for (int w = 0; w < NT; w++)
+    for (int m = 0; m < 16; m++)
+      for (int n = 0; n < 8; n++) {
+        int64_t s = c[w * 128 + m * 8 + n];
+        for (int k = 0; k < 32; k++) s += (int64_t)a[w * 512 + m * 32 + k] * b[w * 256 + k * 8 + n];
+        int want = (int)(uint32_t)(uint64_t)s;
+        wrapped += s > INT_MAX;
+        if (d[w * 128 + m * 8 + n] != want) {
+          fail("mma_frag_s8", "warp %d: D[%d][%d] = %d, want %d", w, m, n, d[w * 128 + m * 8 + n], want);
+          return;
+        }
+      }
+  if (!wrapped) fail("mma_frag_s8", "no sum wrapped past INT_MAX: the test does not cover the wrap");
+}
+
+/* An 8-bit float by the OCP spec's table of normal and subnormal values: E4M3
+ * 2^(e-7) * (1 + m/8), subnormals 2^-6 * m/8, S.1111.111 NaN; E5M2 2^(e-15) *
+ * (1 + m/4), subnormals 2^-14 * m/4, exponent 31 inf/NaN. */
+static double f8_ref(unsigned c, int e5) {
+  unsigned e = e5 ? (c >> 2) & 31 : (c >> 3) & 15, m = e5 ? c & 3 : c & 7;
+  double sg = c & 0x80 ? -1 : 1, frac = e5 ? m / 4.0 : m / 8.0;
+  if (!e5 && e == 15 && m == 7) return NAN;
+  if (e5 && e == 31) return m ? NAN : sg * INFINITY;
+  if (e == 0) return sg * pow(2, e5 ? -14 : -6) * frac;
+  return sg * pow(2, (int)e - (e5 ? 15 : 7)) * (1 + frac);
+}
+
+/* mma.m16n8k32 e4m3 and e5m2 with fragments built by hand (kernels.cu's
+ * mma_frag_f8): D = A B + C, the sum rounded once to f32 (within 1 ulp of the
+ * double sum); finite codes only, subnormals, both zeros and the largest values
+ * among them. */
+static void test_mma_frag_f8(void) {
+  enum { NB = 3, W = 2, NT = NB * W };
+  static unsigned char a[NT * 512], b[NT * 256];
+  static float c[NT * 128], d[NT * 128];
+  for (int e5 = 0; e5 < 2; e5++) {
+    uint64_t x = 0x243f6a8885a308d3ull + (uint64_t)e5;
+    for (int i = 0; i < NT * 512 + NT * 256; i++) {
+      unsigned char v;
+      do v = (unsigned char)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 56);
+      while (!isfinite(f8_ref(v, e5)) || (e5 && fabs(f8_ref(v, e5)) > 1024));
+      if (i < NT * 512) a[i] = v;
+      else b[i - NT * 512] = v;
+    }
+    for (int i = 0; i < NT * 128; i++) c[i] = (float)(i % 7) - 3.25f, d[i] = NAN;
+    T2cSimTensor ta = tensor(a, NT * 512, 1, "A"), tb = tensor(b, NT * 256, 1, "B"), tc = tensor(c, NT * 128, 4, "C"),
+                 td = tensor(d, NT * 128, 4, "D");
+    void *args[] = {&ta, &tb, &tc, &td, &e5};
+    Run r = {"mma_frag_f8", {NB, 1, 1}, W * 32, 0, 3};
+    char err[ERRLEN];
+    if (!expect_ok("mma_frag_f8", launch(&r, args, 5, 0x8, err), err)) return;
+    for (int w = 0; w < NT; w++)
+      for (int m = 0; m < 16; m++)
+        for (int n = 0; n < 8; n++) {
+          double s = c[w * 128 + m * 8 + n];
+          for (int k = 0; k < 32; k++) s += f8_ref(a[w * 512 + m * 32 + k], e5) * f8_ref(b[w * 256 + k * 8 + n], e5);
+          double got = d[w * 128 + m * 8 + n];
+          if (!(fabs(got - s) <= fabs(s) * 0x1p-23 + 1e-30)) {
+            fail("mma_frag_f8", "%s: warp %d: D[%d][%d] = %.9g, want %.9g", e5 ? "e5m2" : "e4m3", w, m, n, got, s);
+            return;
+          }
+        }
+  }
+}
+
 /* Every ldmatrix variant against the PTX ISA's layout: lane 8*i + r gives row r
  * of matrix i; lane l gets (l/4, 2*(l%4)) and (l/4, 2*(l%4)+1) of matrix i in
  * register i (low half first), or with .trans (2*(l%4), l/4) and (2*(l%4)+1, l/4). */
@@ -1091,6 +1175,8 @@ int main(int argc, char **argv) {
   test_gemm("gemm_bf16_64x64x32_pipe", 1, 64, 64, 32, 128);
   test_mma_frag("mma_frag_f16", 0);
   test_mma_frag("mma_frag_bf16", 1);
+  test_mma_frag_s8();
+  test_mma_frag_f8();
   test_ldmatrix();
   test_tc_bad();
   test_cp_async();

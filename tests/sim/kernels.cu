@@ -552,6 +552,60 @@ static void t2c_sim_tramp_mma_frag_bf16(void *const *a) {
 }
 T2C_SIM_REGISTER(mma_frag_bf16, t2c_sim_tramp_mma_frag_bf16)
 
+// Warp w (of the grid) computes D_w = A_w x B_w + C_w for one 16x8x32 s8 tile
+// (s32 accumulators), the fragments packed by hand from the PTX ISA's table
+// for mma.m16n8k32 .s8: A register i holds row g (+8 for i odd), columns
+// 4t .. 4t+3 (+16 for i >= 2), lowest byte first; B register i holds rows
+// 4t .. 4t+3 (+16 for i = 1) of column g.
+extern "C" __global__ void __launch_bounds__(64)
+mma_frag_s8(t2c_sim::tensor<const signed char> A, t2c_sim::tensor<const signed char> B, t2c_sim::tensor<const int> C,
+            t2c_sim::tensor<int> D)
+{
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  const long long a0 = w * 512, b0 = w * 256, c0 = w * 128;
+  unsigned a[4] = {0, 0, 0, 0}, b[2] = {0, 0};
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      a[i] |= (unsigned)(unsigned char)A[a0 + (g + i % 2 * 8) * 32 + 4 * t + j + i / 2 * 16] << 8 * j;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 4; j++) b[i] |= (unsigned)(unsigned char)B[b0 + (4 * t + j + i * 16) * 8 + g] << 8 * j;
+  int d[4];
+  for (int i = 0; i < 4; i++) d[i] = C[c0 + (g + i / 2 * 8) * 8 + 2 * t + i % 2];
+  t2c::mma_16832_i8(d[0], d[1], d[2], d[3], a, b);
+  for (int i = 0; i < 4; i++) D[c0 + (g + i / 2 * 8) * 8 + 2 * t + i % 2] = d[i];
+}
+static void t2c_sim_tramp_mma_frag_s8(void *const *a) {
+  mma_frag_s8(T2C_ARG(const signed char, 0), T2C_ARG(const signed char, 1), T2C_ARG(const int, 2), T2C_ARG(int, 3));
+}
+T2C_SIM_REGISTER(mma_frag_s8, t2c_sim_tramp_mma_frag_s8)
+
+// The same for e4m3 (e5m2 when e5 != 0) codes and f32 accumulators: the 8-bit
+// fragment table of mma.m16n8k32.
+extern "C" __global__ void __launch_bounds__(64)
+mma_frag_f8(t2c_sim::tensor<const unsigned char> A, t2c_sim::tensor<const unsigned char> B,
+            t2c_sim::tensor<const float> C, t2c_sim::tensor<float> D, int e5)
+{
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const long long w = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  const long long a0 = w * 512, b0 = w * 256, c0 = w * 128;
+  unsigned a[4] = {0, 0, 0, 0}, b[2] = {0, 0};
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) a[i] |= (unsigned)A[a0 + (g + i % 2 * 8) * 32 + 4 * t + j + i / 2 * 16] << 8 * j;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 4; j++) b[i] |= (unsigned)B[b0 + (4 * t + j + i * 16) * 8 + g] << 8 * j;
+  float d[4];
+  for (int i = 0; i < 4; i++) d[i] = C[c0 + (g + i / 2 * 8) * 8 + 2 * t + i % 2];
+  if (e5) t2c::mma_16832_f8e5m2(d[0], d[1], d[2], d[3], a, b);
+  else t2c::mma_16832_f8e4m3(d[0], d[1], d[2], d[3], a, b);
+  for (int i = 0; i < 4; i++) D[c0 + (g + i / 2 * 8) * 8 + 2 * t + i % 2] = d[i];
+}
+static void t2c_sim_tramp_mma_frag_f8(void *const *a) {
+  mma_frag_f8(T2C_ARG(const unsigned char, 0), T2C_ARG(const unsigned char, 1), T2C_ARG(const float, 2),
+              T2C_ARG(float, 3), *static_cast<const int *>(a[4]));
+}
+T2C_SIM_REGISTER(mma_frag_f8, t2c_sim_tramp_mma_frag_f8)
+
 // Every ldmatrix variant: S (64 rows of 8 b16) goes to shared memory; thread
 // tid gives the address of row ROWS[tid] (threads 16-31 of each warp give a
 // null address for the .x2 forms: those lanes are ignored). O holds, per

@@ -3,7 +3,7 @@
 # (compile only; no GPU). tests/sim/tc_nvcc.cu calls every helper:
 #   - nvcc -c for sm_80 and sm_90 (every sm_80+ arch nvcc lists with ALL_ARCHS=1);
 #   - nvcc -ptx for sm_90: the PTX must hold mma.sync.aligned.m16n8k16 (f16 and
-#     bf16), ldmatrix (x4, x2, .trans), cp.async (cg 16, ca 4, commit, wait_group)
+#     bf16), m16n8k32 (s8, e4m3, e5m2), ldmatrix (x4, x2, .trans), cp.async (cg 16, ca 4, commit, wait_group)
 #     and mul.hi.u32 (Philox's __umulhi, for rand/randn/randint);
 #   - sm_75: compiles with the calls (they trap there) and without;
 #   - NVRTC (as libtile2cu compiles): compute_75, 80 and 90, with the same PTX check;
@@ -29,6 +29,8 @@ done
 "$nvcc" -std=c++17 -arch=sm_75 -I"$root/rt" -DT2C_NO_CALLS -c "$src" -o "$out/tc_75n.o" || fail "nvcc sm_75"
 if "$nvcc" -std=c++17 -arch=sm_90 -I"$root/rt" -ptx "$src" -o "$out/tc_90.ptx"; then
   for w in 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' \
+           'mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32' \
+           'mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32' 'mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32' \
            'ldmatrix.sync.aligned.m8n8.x4.shared.b16' 'ldmatrix.sync.aligned.m8n8.x2.shared.b16' \
            'ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16' 'ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16' \
            'cp.async.cg.shared.global' 'cp.async.ca.shared.global' 'cp.async.commit_group' \

@@ -30,6 +30,11 @@ tc_all(const __half *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float 
   float d0 = sf[lane], d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
   t2c::mma_16816_f16(d0, d1, d2, d3, a, b);
   t2c::mma_16816_bf16(d0, d1, d2, d3, at, bt);
+  int i0 = lane, i1 = 0, i2 = 0, i3 = 0;
+  t2c::mma_16832_i8(i0, i1, i2, i3, a, bt);
+  d0 += (float)(i0 ^ i1 ^ i2 ^ i3);
+  t2c::mma_16832_f8e4m3(d0, d1, d2, d3, a, bt);
+  t2c::mma_16832_f8e5m2(d0, d1, d2, d3, at, b);
   const unsigned p = t2c::pack2(__float2half(d0), __float2half(d1)) ^
                      t2c::pack2(__float2bfloat16(d2), __float2bfloat16(d3));
   O[lane] = d0 + d1 + d2 + d3 + __half2float(t2c::unpack_lo<__half>(p)) +

@@ -542,7 +542,7 @@ Test(parse, unknown_element_type, .fini = teardown) {
   cr_assert(strstr(m, "t.tl:1:20: error: unknown element type 'f33'\n"
                       "kernel k(X: tensor<f33>[4], y: float) {\n"
                       "                   ^\n"
-                      "note: the element types are f32, f16, bf16, f64, i8, u8, i32, u32, i64, bool\n"),
+                      "note: the element types are f32, f16, bf16, f64, i8, u8, i32, u32, i64, bool, f8e4m3, f8e5m2\n"),
             "%s", m);
   cr_assert(strstr(m, "t.tl:1:32: error: unknown element type 'float'"), "%s", m);
   cr_assert(strstr(m, "t.tl:2:15: error: unknown element type 'half'"), "%s", m);

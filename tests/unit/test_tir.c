@@ -193,7 +193,7 @@ Test(tir_lower, kernels_outside_the_ir_say_why) {
   TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 16], C: tensor<f32>[16, 16]) {\n"
                        "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "a dot of operands other than f16 and bf16");
+  cr_assert_str_eq(why, "a dot of operands other than f16, bf16, i8 and f8");
   /* 4 warps cannot share one 16 x 16 accumulator of 16 x 8 tiles */
   why = NULL;
   K = build("@launch(128)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n"
@@ -453,6 +453,49 @@ Test(tir_dot, attention_forms_transpose_read_register_a_operand_invariant_copy) 
   /* operands only loaded and copied keep 16-byte runs, not the accumulator's layout */
   cr_assert_not(var_named(K, "k")->layout->mma);
   cr_assert_eq(var_named(K, "k")->layout->vec, 8);
+}
+
+/* i8: A B^T with B stored [N, K] reads both copies along k, cp.async rings; A B with
+ * B stored [K, N] gets a transposed copy of b (ldmatrix has no 8-bit .trans), filled
+ * by a spill, never by cp.async. */
+Test(tir_dot, i8_operands_are_read_along_k) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\n@registers(acc)\n"
+                       "kernel g(A: tensor<i8>[M, K], B: tensor<i8>[N, K], C: tensor<i32>[M, N]) {\n"
+                       "  var acc: tile<i32>[64, 64] = 0\n  @pipeline(3)\n  for k0 in range(0, K, 64) {\n"
+                       "    var a = A[0 :+ 64, k0 :+ 64]\n    var b = B[0 :+ 64, k0 :+ 64]\n"
+                       "    acc += dot(a, transpose(b))\n  }\n  C[0 :+ 64, 0 :+ 64] = acc\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&find_loop(&K->body)->body, TO_DOT);
+  cr_assert(dot && !dot->atrans && dot->btrans);
+  cr_assert_eq(shared_bufs(K), 2);
+  for (int i = 0; i < 2; i++) {
+    const TirBuf *f = shared_buf(K, i);
+    cr_assert_not(f->trans);
+    cr_assert_eq(f->stages, 3);
+    cr_assert_eq(f->pitch, 64 + 16, "16 bytes of padding are 16 i8");
+  }
+  K = build("@launch(128)\n@registers(acc)\n"
+            "kernel g(A: tensor<i8>[M, K], B: tensor<i8>[K, N], C: tensor<i32>[M, N]) {\n"
+            "  var acc: tile<i32>[64, 32] = 0\n  @pipeline(2)\n  for k0 in range(0, K, 32) {\n"
+            "    var a = A[0 :+ 64, k0 :+ 32]\n    var b = B[k0 :+ 32, 0 :+ 32]\n"
+            "    acc += dot(a, b)\n  }\n  C[0 :+ 64, 0 :+ 32] = acc\n}\n",
+            NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_loop(&K->body);
+  dot = find_op(&loop->body, TO_DOT);
+  cr_assert(dot);
+  const TirBuf *bb = &K->bufs[dot->buf2], *ab = &K->bufs[dot->buf];
+  cr_assert(bb->trans, "b [32, 32] is stored as [32 (n), 32 + 16 (k)]");
+  cr_assert(dot->btrans, "and read as B = transpose(stored)");
+  cr_assert_eq(bb->pitch, 32 + 16);
+  cr_assert_eq(bb->bytes, (int64_t)2 * 32 * 48, "two halves of cols x pitch");
+  cr_assert_not(ab->trans);
+  cr_assert_eq(ab->stages, 2, "a still fills a cp.async ring");
+  cr_assert_eq(bb->stages, 0, "cp.async cannot transpose");
+  cr_assert_eq(count_ops(&loop->body, TO_SPILL), 1);
+  cr_assert_eq(find_op(&loop->body, TO_SPILL)->buf, dot->buf2);
 }
 
 Test(tir_dot, a_dot_in_an_expression_goes_into_a_fresh_value) {
