@@ -235,6 +235,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/tile2cu $(DESTDIR)$(PREFIX)/share/tile2cu/configs
 	install -m 755 $(B)/tile2cu $(DESTDIR)$(PREFIX)/bin/tile2cu
 	install -m 644 rt/tile2cu/rt.cuh $(DESTDIR)$(PREFIX)/include/tile2cu/rt.cuh
+	install -m 644 rt/tile2cu/tma_host.h $(DESTDIR)$(PREFIX)/include/tile2cu/tma_host.h
 	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/tile2cu/configs/
 	install -d $(DESTDIR)$(PREFIX)/share/tile2cu/sim
 	install -m 644 rt/sim/tile2cu_sim.h rt/sim/runtime.cpp rt/sim/t2c_sim_api.h $(DESTDIR)$(PREFIX)/share/tile2cu/sim/

@@ -4,7 +4,7 @@
  *   key = SHA-256(version, NVRTC version, target, options, rt.cuh, the -D applied, CUDA)
  *   cache hit: the cubin/PTX and the log from the cache, no NVRTC at all
  *   miss: nvrtcCreateProgram with tile2cu/rt.cuh passed in memory, compile
- *         with -arch=sm_XX (cubin) or compute_XX (PTX) and ptxas -v, store
+ *         with -arch=sm_XX[a] (cubin) or compute_XX[a] (PTX) and ptxas -v, store
  *
  * The ptxas -v lines of the log give each kernel's registers, stack frame and
  * spills (KernelRes); the log is cached with the code so a hit has them too.
@@ -144,7 +144,9 @@ t2c_status t2c_compile_args(t2c_program *p, const t2c_compile_options *o, const 
   const Nvrtc *nv = dl_nvrtc();
   if (!nv) return T2C_ERROR_NO_NVRTC;
   char arch[48], inc[4200], ver[64];
-  snprintf(arch, sizeof arch, "-arch=%s_%d", out == T2C_OUTPUT_PTX ? "compute" : "sm", tr_target_sm(p->target));
+  char name[32];
+  tr_target_arch(p->target, out == T2C_OUTPUT_PTX ? "compute" : "sm", name, sizeof name);
+  snprintf(arch, sizeof arch, "-arch=%s", name);
   snprintf(inc, sizeof inc, "--include-path=%s", nv->include_dir[0] ? nv->include_dir : "/usr/local/cuda/include");
   const char *ptxas_v = out == T2C_OUTPUT_PTX ? "" : "--ptxas-options=-v";
   const char *opts[] = {arch, "-std=c++17", inc, ptxas_v};

@@ -58,6 +58,7 @@ TrTarget *tr_target_parse(const char *name, const char *yaml, char *err, size_t 
 
 void tr_target_free(TrTarget *t) { free(t); }
 int tr_target_sm(const TrTarget *t) { return t->c.sm; }
+void tr_target_arch(const TrTarget *t, const char *prefix, char *buf, size_t n) { config_arch(&t->c, prefix, buf, n); }
 bool tr_target_same(const TrTarget *a, const TrTarget *b) { return memcmp(&a->c, &b->c, sizeof a->c) == 0; }
 
 /* ------------------------------------------------------------ translation */

@@ -29,37 +29,40 @@ typedef enum KeyKind {
   KK_BOOL,     /* true or false */
   KK_SHAPES,   /* a sequence of mma shape strings */
   KK_FEATURES, /* the nested features mapping */
+  KK_SUFFIX,   /* an architecture suffix: "a" or "f" (nvcc's sm_90a, sm_100f) */
 } KeyKind;
 
 typedef struct KeySpec {
   const char *name;
   KeyKind kind;
-  size_t off; /* of the TargetConfig field (KK_NAME, KK_INT, KK_BOOL) */
+  size_t off; /* of the TargetConfig field (KK_NAME, KK_INT, KK_BOOL, KK_SUFFIX) */
+  bool optional; /* may be left out: the field stays zero ("" for a string) */
 } KeySpec;
 
 #define FIELD(f) offsetof(TargetConfig, f)
 
 static const KeySpec top_keys[] = {
-  {"name", KK_NAME, FIELD(name)},
-  {"sm", KK_INT, FIELD(sm)},
-  {"lanes", KK_INT, FIELD(lanes)},
-  {"max_threads_per_block", KK_INT, FIELD(max_threads)},
-  {"registers_per_sm", KK_INT, FIELD(regs_per_sm)},
-  {"max_registers_per_thread", KK_INT, FIELD(max_regs_per_thread)},
-  {"shared_memory_per_sm", KK_INT, FIELD(smem_per_sm)},
-  {"shared_memory_per_block", KK_INT, FIELD(smem_per_block)},
-  {"shared_memory_static", KK_INT, FIELD(smem_static)},
-  {"max_blocks_per_sm", KK_INT, FIELD(max_blocks_per_sm)},
-  {"max_warps_per_sm", KK_INT, FIELD(max_warps_per_sm)},
-  {"features", KK_FEATURES, 0},
+  {"name", KK_NAME, FIELD(name), false},
+  {"sm", KK_INT, FIELD(sm), false},
+  {"lanes", KK_INT, FIELD(lanes), false},
+  {"max_threads_per_block", KK_INT, FIELD(max_threads), false},
+  {"registers_per_sm", KK_INT, FIELD(regs_per_sm), false},
+  {"max_registers_per_thread", KK_INT, FIELD(max_regs_per_thread), false},
+  {"shared_memory_per_sm", KK_INT, FIELD(smem_per_sm), false},
+  {"shared_memory_per_block", KK_INT, FIELD(smem_per_block), false},
+  {"shared_memory_static", KK_INT, FIELD(smem_static), false},
+  {"max_blocks_per_sm", KK_INT, FIELD(max_blocks_per_sm), false},
+  {"max_warps_per_sm", KK_INT, FIELD(max_warps_per_sm), false},
+  {"arch_suffix", KK_SUFFIX, FIELD(arch_suffix), true},
+  {"features", KK_FEATURES, 0, false},
 };
 #define N_TOP ((int)(sizeof top_keys / sizeof top_keys[0]))
 
 static const KeySpec feature_keys[] = {
-  {"cp_async", KK_BOOL, FIELD(cp_async)},
-  {"wgmma", KK_BOOL, FIELD(wgmma)},
-  {"tma", KK_BOOL, FIELD(tma)},
-  {"mma_shapes", KK_SHAPES, 0},
+  {"cp_async", KK_BOOL, FIELD(cp_async), false},
+  {"wgmma", KK_BOOL, FIELD(wgmma), false},
+  {"tma", KK_BOOL, FIELD(tma), false},
+  {"mma_shapes", KK_SHAPES, 0, false},
 };
 #define N_FEATURES ((int)(sizeof feature_keys / sizeof feature_keys[0]))
 
@@ -179,6 +182,16 @@ static bool load_name(Loader *L, const yaml_node_t *node, char *out, size_t len)
   return true;
 }
 
+/* The suffix of an architecture-specific target: "a" (sm_90a: wgmma,
+ * setmaxnreg; code that runs on that chip only) or "f" (a family). */
+static bool load_suffix(Loader *L, const yaml_node_t *node, char *out, size_t len) {
+  const char *s = node->type == YAML_SCALAR_NODE ? scalar_text(node) : "";
+  if (!is_plain_scalar(node) || (strcmp(s, "a") != 0 && strcmp(s, "f") != 0) || len < 2)
+    return fail_expected(L, node, "an architecture suffix, a or f");
+  memcpy(out, s, 2);
+  return true;
+}
+
 /* An mma shape: m<digits>n<digits>k<digits>, e.g. m16n8k16. */
 static bool is_mma_shape(const char *s) {
   const char *parts = "mnk";
@@ -230,6 +243,7 @@ static bool load_value(Loader *L, const KeySpec *spec, const yaml_node_t *node) 
   case KK_INT: return load_int(L, node, (int *)field);
   case KK_BOOL: return load_bool(L, node, (bool *)field);
   case KK_SHAPES: return load_shapes(L, node);
+  case KK_SUFFIX: return load_suffix(L, node, field, sizeof L->cfg->arch_suffix);
   case KK_FEATURES:
     if (node->type != YAML_MAPPING_NODE)
       return fail_expected(L, node, "a mapping of features");
@@ -269,7 +283,7 @@ static bool load_mapping(Loader *L, const yaml_node_t *map, const KeySpec *specs
     if (!load_pair(L, p, specs, nspecs, lines, prefix))
       return false;
   for (int i = 0; i < nspecs; i++)
-    if (!lines[i])
+    if (!lines[i] && !specs[i].optional)
       return fail(L, node_line(map), "missing required key '%s%s'", prefix, specs[i].name);
   return true;
 }
@@ -297,6 +311,11 @@ static bool check_config(Loader *L) {
     return fail(L, top_line(L, "shared_memory_static"),
                 "key 'shared_memory_static': %d exceeds shared_memory_per_block (%d)",
                 c->smem_static, c->smem_per_block);
+  char arch[48];
+  config_arch(c, "sm", arch, sizeof arch);
+  if (c->arch_suffix[0] && strcmp(c->name, arch) != 0)
+    return fail(L, top_line(L, "arch_suffix"),
+                "key 'arch_suffix': the target is %s, so its name must be %s, not %s", arch, arch, c->name);
   if (c->smem_per_block > c->smem_per_sm)
     return fail(L, top_line(L, "shared_memory_per_block"),
                 "key 'shared_memory_per_block': %d exceeds shared_memory_per_sm (%d)",
@@ -391,12 +410,26 @@ bool config_load_text(const char *name, const char *text, TargetConfig *out, cha
 
 /* ---------------------------------------------------------------- finding */
 
-/* sm_ followed by 1 to 8 digits; nothing else may reach a file name. */
+/* sm_ followed by 1 to 8 digits and at most one suffix letter, a or f
+ * (sm_90a); nothing else may reach a file name. */
 static bool valid_target(const char *target) {
   if (!target || strncmp(target, "sm_", 3) != 0)
     return false;
+  char digits[10];
   size_t n = strlen(target + 3);
-  return n >= 1 && n <= 8 && all_digits(target + 3);
+  if (n >= 2 && (target[3 + n - 1] == 'a' || target[3 + n - 1] == 'f'))
+    n--;
+  if (n < 1 || n > 8)
+    return false;
+  memcpy(digits, target + 3, n);
+  digits[n] = '\0';
+  return all_digits(digits);
+}
+
+/* PREFIX_<sm><suffix>: "sm_90a", "compute_90a"; what nvcc's -gencode and
+ * NVRTC's -arch take. Never the sm number alone: sm_90 rejects wgmma. */
+void config_arch(const TargetConfig *c, const char *prefix, char *buf, size_t len) {
+  snprintf(buf, len, "%s_%d%s", prefix, c->sm, c->arch_suffix);
 }
 
 /* Tries DIR SUB TARGET.yaml; on success it is left in path. */

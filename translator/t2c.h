@@ -362,6 +362,7 @@ typedef struct TargetConfig {
   int smem_static;          /* bytes, the static (no opt-in) limit, 48 KiB */
   int max_blocks_per_sm;
   int max_warps_per_sm;
+  char arch_suffix[4];      /* "a" for sm_90a (optional key arch_suffix), else "" */
   bool cp_async;
   bool wgmma;
   bool tma;
@@ -377,6 +378,9 @@ bool config_load(const char *path, TargetConfig *out, char *err, size_t errlen);
 bool config_find(const char *target, const char *argv0, char *path, size_t pathlen);
 /* Loads a config from YAML text in memory; name is shown in messages. */
 bool config_load_text(const char *name, const char *text, TargetConfig *out, char *err, size_t errlen);
+/* "sm_90a" (prefix "sm") or "compute_90a" (prefix "compute"): the sm number
+ * with the config's arch_suffix, as nvcc and NVRTC take it. */
+void config_arch(const TargetConfig *c, const char *prefix, char *buf, size_t len);
 
 /* ---------------------------------------------------------------- check.c */
 typedef enum SymKind {

@@ -52,7 +52,11 @@ bool tr_target_find(const char *name, char *path, size_t n);
 TrTarget *tr_target_load(const char *path, char *err, size_t n);
 TrTarget *tr_target_parse(const char *name, const char *yaml, char *err, size_t n);
 void tr_target_free(TrTarget *t);
-int tr_target_sm(const TrTarget *t);                       /* 90 for sm_90 */
+int tr_target_sm(const TrTarget *t);                       /* 90 for sm_90 and sm_90a */
+/* "sm_90a" with prefix "sm", "compute_90a" with "compute": the architecture
+ * nvcc and NVRTC take, suffix included (build arch strings with this, never
+ * from the sm number: sm_90 rejects wgmma). */
+void tr_target_arch(const TrTarget *t, const char *prefix, char *buf, size_t n);
 bool tr_target_same(const TrTarget *a, const TrTarget *b); /* every field equal */
 
 /* ---- translation */

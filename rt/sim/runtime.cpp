@@ -73,7 +73,9 @@ enum {
   MAX_BLOCKS = 1 << 24,
 };
 
-enum FiberState { F_READY, F_BARRIER, F_WARP, F_EXITED, F_FAILED };
+enum FiberState { F_READY, F_BARRIER, F_WARP, F_EXITED, F_FAILED,
+                  F_WG,     // at a warpgroup collective (wgmma)
+                  F_MBAR }; // at mbarrier.try_wait.parity whose phase has not completed
 
 // One cp.async in flight: the source bytes are read when it is issued, the
 // destination is written when a wait completes its group.
@@ -82,6 +84,18 @@ struct CpAsync {
   unsigned char data[16];
   int size;
   int group;  // -1 until committed
+};
+
+// One TMA store in flight (cp.async.bulk.tensor shared -> global): the
+// shared chunks it reads, which must not change until a
+// cp.async.bulk.wait_group(.read) completes its group.
+struct BulkChunk {
+  const unsigned char *p;
+  unsigned char b[16];
+};
+struct BulkStore {
+  int group;  // -1 until committed
+  std::vector<BulkChunk> chunks;
 };
 
 struct Fiber {
@@ -104,6 +118,8 @@ struct Fiber {
   unsigned shared_next; // index of its next static shared allocation
   std::vector<CpAsync> cp;  // its cp.async copies not yet waited for
   int cp_groups;        // cp.async groups committed so far
+  std::vector<BulkStore> bulk;  // its TMA stores not yet waited for
+  int bulk_groups;      // cp.async.bulk groups committed so far
 #ifdef T2C_ASAN
   void *asan_fake;      // ASan's fake stack of the fiber while switched out
 #endif
@@ -129,6 +145,52 @@ struct RaceShadow {
   size_t bytes;
 };
 
+// One mbarrier of the block (mbarrier.init). A phase completes when all
+// `count` arrivals of it have happened and its tx-count is zero.
+struct Mbar {
+  unsigned char *addr;
+  unsigned count;       // arrivals per phase
+  unsigned pending;     // arrivals the current phase still waits for
+  long long tx;         // tx-count: bytes expected by expect_tx, less those complete_tx delivered
+  unsigned phase;       // phases completed so far; the current one has parity phase & 1
+  unsigned init_tid, init_epoch;
+  bool fenced;          // fence.mbarrier_init or fence.proxy.async by its initializer since
+};
+
+// A TMA load in flight: the box, read from global memory at the issue, lands
+// in shared memory (swizzled) at the end of the round, then complete_tx.
+struct TmaLoad {
+  unsigned char *dst;   // the box's first byte
+  unsigned win;         // its shared window address
+  int swizzle;
+  unsigned char *bar;
+  std::vector<unsigned char> data;  // the box, dense, unswizzled
+};
+
+// Shared bytes written by stmatrix that the async proxy (TMA store, wgmma)
+// may read only after the writing thread's fence.proxy.async.
+struct Unfenced {
+  uintptr_t lo, hi;
+  unsigned tid;
+};
+
+// A wgmma.mma_async issued and not yet completed by wgmma.wait_group: its
+// result, computed at the issue; the accumulators hold poison until then.
+struct WgPending {
+  int group;            // -1 until committed
+  int n;
+  const char *file;
+  int line;
+  std::vector<float *> d;       // each thread's accumulators
+  std::vector<float> res;       // 128 * n/2
+  std::vector<std::pair<const uint16_t *, uint16_t>> reads;  // shared elements read, and their values
+};
+struct WgState {
+  bool fenced;          // wgmma.fence since the last wgmma.wait_group
+  int groups;           // wgmma groups committed
+  std::vector<WgPending> pend;
+};
+
 struct Launch;
 
 // One per worker thread; reached through the thread_local `tw`. Aligned so
@@ -151,6 +213,10 @@ struct alignas(128) Worker {
   std::vector<SharedAlloc> allocs;
   unsigned char *dyn;    // dynamic shared memory plus a canary
   uint64_t rng;
+  std::vector<Mbar> mbars;
+  std::vector<TmaLoad> tma_loads;
+  std::vector<Unfenced> unfenced;
+  std::vector<WgState> wgs;  // one per warpgroup
 #ifdef T2C_ASAN
   void *asan_fake;             // the scheduler's fake stack while a fiber runs
   const void *sched_bottom;    // the scheduler's stack, learnt at the first switch
@@ -658,7 +724,8 @@ static const char *op_name(int op) {
                                       "__shfl_xor_sync", "__syncwarp", "__ballot_sync",
                                       "__any_sync",   "__all_sync", "mma.m16n8k16 (f16)",
                                       "mma.m16n8k16 (bf16)", "ldmatrix", "ldmatrix.trans",
-                                      "mma.m16n8k32 (s8)", "mma.m16n8k32 (e4m3)", "mma.m16n8k32 (e5m2)"};
+                                      "mma.m16n8k32 (s8)", "mma.m16n8k32 (e4m3)", "mma.m16n8k32 (e5m2)",
+                                      "stmatrix", "stmatrix.trans"};
   return names[op];
 }
 
@@ -756,6 +823,8 @@ void cp_async_wait(int n) {
 
 void *shared_alloc(size_t bytes, size_t align, const char *name) {
   Worker *w = tw;
+  if (align == 0 || (align & (align - 1)) || align > 1024)
+    failf("static shared array '%s' aligned to %zu bytes (a power of two up to 1024)", name, align);
   unsigned k = w->cur->shared_next++;
   if (k < w->allocs.size()) {
     const SharedAlloc &a = w->allocs[k];
@@ -778,6 +847,307 @@ void *shared_alloc(size_t bytes, size_t align, const char *name) {
 }
 
 unsigned char *dyn_smem() { return tw->dyn; }
+
+// ---------------------------------------------------------------- hopper
+// sm_90a's asynchronous machinery: mbarriers, TMA (cp.async.bulk.tensor),
+// stmatrix and wgmma. What the PTX ISA leaves undefined is reported:
+//   - an mbarrier used before it is initialized, by another thread before a
+//     __syncthreads() follows the init, or by TMA before the initializer's
+//     fence.mbarrier_init / fence.proxy.async; more arrivals than its count;
+//   - a wait that can never complete (wrong parity, missing arrivals or
+//     bytes): the block stops with a deadlock naming the barrier and its state;
+//   - shared memory that a TMA store or a wgmma still reads, changed before
+//     the wait that completes it (a stage released early); accumulators
+//     touched between wgmma.mma_async and wgmma.wait_group; a wgmma without
+//     wgmma.fence first (before the first one, and after each wait_group);
+//   - stmatrix data read by the async proxy without the writer's
+//     fence.proxy.async.
+// The shared window: dynamic shared memory at 0, the static arrays after it
+// at a 1024-byte boundary; both host buffers are 1024-aligned, so a window
+// address and its host address agree in the bits the swizzles read.
+static size_t static_window(Worker *w) { return (w->L->l->dyn_smem + 1023) / 1024 * 1024; }
+
+static bool window_of(Worker *w, const void *p, size_t bytes, unsigned *win) {
+  if (!shared_range(w, p, bytes)) return false;
+  uintptr_t a = (uintptr_t)p, dyn = (uintptr_t)w->dyn;
+  if (a >= dyn && a - dyn <= w->L->l->dyn_smem) *win = (unsigned)(a - dyn);
+  else *win = (unsigned)(static_window(w) + (a - (uintptr_t)w->arena));
+  return true;
+}
+
+// The host address of window address win, when [win, win + bytes) is shared.
+static unsigned char *window_host(Worker *w, unsigned win, size_t bytes) {
+  size_t sb = static_window(w);
+  unsigned char *p = win < sb ? w->dyn + win : w->arena + (win - sb);
+  return shared_range(w, p, bytes) ? p : nullptr;
+}
+
+unsigned smem_window(const void *p, size_t bytes, const char *what) {
+  unsigned win = 0;
+  if (!window_of(tw, p, bytes, &win))
+    failf("%s of %zu bytes at %p, which is not inside one shared array or dynamic shared memory", what, bytes, p);
+  return win;
+}
+
+// "'bars' + 8" or "dynamic shared memory + 64": where a barrier lives.
+static void shared_name(Worker *w, const void *p, char *buf, size_t n) {
+  uintptr_t a = (uintptr_t)p;
+  for (const SharedAlloc &s : w->allocs) {
+    uintptr_t lo = (uintptr_t)(w->arena + s.off);
+    if (a >= lo && a < lo + s.bytes) {
+      snprintf(buf, n, "'%s' + %zu bytes", s.name, (size_t)(a - lo));
+      return;
+    }
+  }
+  snprintf(buf, n, "dynamic shared memory + %zu bytes", (size_t)(a - (uintptr_t)w->dyn));
+}
+
+static Mbar *mbar_find(Worker *w, const void *bar) {
+  for (Mbar &m : w->mbars)
+    if (m.addr == bar) return &m;
+  return nullptr;
+}
+
+// The barrier at bar, checked for the calling thread's use of it.
+static Mbar *mbar_use(const void *bar, const char *what) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  char name[160];
+  Mbar *m = mbar_find(w, bar);
+  shared_name(w, bar, name, sizeof name);
+  if (!m) failf("%s on %p (%s), which no mbarrier.init has initialized", what, bar,
+                shared_range(w, bar, 8) ? name : "not shared memory");
+  if (f->tid != m->init_tid && w->epoch == m->init_epoch)
+    failf("%s on mbarrier %s by thread %u before a __syncthreads() after its mbarrier.init by thread %u", what,
+          name, f->tid, m->init_tid);
+  return m;
+}
+
+static void mbar_advance(Mbar *m) {
+  if (m->pending == 0 && m->tx == 0) {
+    m->phase++;
+    m->pending = m->count;
+  }
+}
+
+void mbar_init(void *bar, unsigned count) {
+  Worker *w = tw;
+  if ((uintptr_t)bar % 8 || !shared_range(w, bar, 8))
+    failf("mbarrier.init at %p, which is not 8 bytes of shared memory, 8-byte aligned", bar);
+  if (count < 1 || count >= (1u << 20)) failf("mbarrier.init with count %u (1 .. 2^20 - 1)", count);
+  Mbar *m = mbar_find(w, bar);
+  if (!m) {
+    w->mbars.push_back(Mbar());
+    m = &w->mbars.back();
+  }
+  *m = Mbar{(unsigned char *)bar, count, count, 0, 0, w->cur->tid, w->epoch, false};
+  memset(bar, 0, 8);  // opaque to the kernel; no longer poison
+}
+
+void mbar_arrive(void *bar, unsigned tx_bytes, bool arrive, const char *what) {
+  Mbar *m = mbar_use(bar, what);
+  m->tx += tx_bytes;
+  if (arrive) {
+    if (m->pending == 0) {
+      char name[160];
+      shared_name(tw, bar, name, sizeof name);
+      failf("%s on mbarrier %s: more arrivals than its count %u in phase %u (it still waits for %lld bytes)", what,
+            name, m->count, m->phase, m->tx);
+    }
+    m->pending--;
+  }
+  mbar_advance(m);
+}
+
+bool mbar_wait(void *bar, unsigned parity, const char *file, int line) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  Mbar *m = mbar_use(bar, "mbarrier.try_wait.parity");
+  // true when the phase of that parity has completed: the current one has the other parity
+  if ((m->phase & 1) != (parity & 1)) return true;
+  f->state = F_MBAR;
+  f->what = "mbarrier.try_wait.parity";
+  f->file = file;
+  f->line = line;
+  f->xin = bar;
+  f->size = (int)(parity & 1);
+  f->val = m->phase;
+  fiber_yield(w, f);
+  return true;
+}
+
+static void fence_mbars(Worker *w, unsigned tid) {
+  for (Mbar &m : w->mbars)
+    if (m.init_tid == tid) m.fenced = true;
+}
+
+void fence_mbarrier_init() { fence_mbars(tw, tw->cur->tid); }
+
+void fence_proxy_async() {
+  Worker *w = tw;
+  unsigned tid = w->cur->tid;
+  fence_mbars(w, tid);
+  size_t k = 0;
+  for (size_t i = 0; i < w->unfenced.size(); i++)
+    if (w->unfenced[i].tid != tid) w->unfenced[k++] = w->unfenced[i];
+  w->unfenced.resize(k);
+}
+
+// A thread whose stmatrix wrote [p, p + n) and has not fenced since, or -1.
+static long long unfenced_writer(Worker *w, const void *p, size_t n) {
+  uintptr_t a = (uintptr_t)p;
+  for (const Unfenced &u : w->unfenced)
+    if (a < u.hi && u.lo < a + n) return u.tid;
+  return -1;
+}
+
+static void check_map(const T2cSimTensorMap *m, int ncoords, const char *what) {
+  if (!m || m->magic != T2C_SIM_TMAP_MAGIC)
+    failf("%s with a tensor map that t2c_sim_tensor_map_encode did not make", what);
+  if (ncoords != m->rank) failf("%s with %d coordinates on a tensor map of rank %d", what, ncoords, m->rank);
+}
+
+static size_t box_bytes(const T2cSimTensorMap *m) {
+  size_t b = (size_t)m->elem_bytes;
+  for (int d = 0; d < m->rank; d++) b *= m->box[d];
+  return b;
+}
+
+// The host address of the 16-byte chunk at byte `off` of the dense box whose
+// first byte is at window address win (the swizzle moves whole chunks), or
+// null when it is not in shared memory.
+static unsigned char *box_chunk(Worker *w, unsigned win, int swizzle, size_t off) {
+  return window_host(w, t2c_sim_swizzle(win + (unsigned)off, (unsigned)swizzle), 16);
+}
+
+// Calls fn(global element address or null when out of range, byte offset in
+// the dense box) for every element of the box at coords.
+template <typename F> static void box_walk(const T2cSimTensorMap *m, const int *coords, F fn) {
+  unsigned i[T2C_SIM_TMAP_MAX_RANK] = {0, 0, 0, 0, 0};
+  size_t off = 0, eb = (size_t)m->elem_bytes;
+  for (;;) {
+    bool in = true;
+    long long at = 0;
+    for (int d = 0; d < m->rank; d++) {
+      long long c = (long long)coords[d] + i[d];
+      if (c < 0 || (unsigned long long)c >= m->dims[d]) in = false;
+      at += c * (long long)m->strides[d];
+    }
+    fn(in ? (unsigned char *)m->base + at : nullptr, off);
+    off += eb;
+    int d = 0;
+    while (d < m->rank && ++i[d] == m->box[d]) i[d++] = 0;
+    if (d == m->rank) return;
+  }
+}
+
+// The shared side of a TMA copy: 128-byte aligned, every chunk in shared memory.
+static unsigned check_box_smem(Worker *w, const void *p, const T2cSimTensorMap *m, const char *what) {
+  unsigned win = 0;
+  if ((uintptr_t)p % 128) failf("%s with shared address %p, which is not 128-byte aligned", what, p);
+  if (!window_of(w, p, 16, &win)) failf("%s with shared address %p, which is not shared memory", what, p);
+  for (size_t off = 0; off < box_bytes(m); off += 16)
+    if (!box_chunk(w, win, m->swizzle, off))
+      failf("%s: the %zu-byte box at %p (%d-byte swizzle) reaches past its shared array", what, box_bytes(m), p,
+            m->swizzle);
+  return win;
+}
+
+void tma_load(void *dst, const T2cSimTensorMap *m, const int *coords, int ncoords, void *bar) {
+  static const char what[] = "cp.async.bulk.tensor (TMA load)";
+  Worker *w = tw;
+  check_map(m, ncoords, what);
+  unsigned win = check_box_smem(w, dst, m, what);
+  Mbar *b = mbar_use(bar, what);
+  if (!b->fenced) {
+    char name[160];
+    shared_name(w, bar, name, sizeof name);
+    failf("%s completes on mbarrier %s, whose mbarrier.init thread %u has not made visible to the async proxy "
+          "(fence.mbarrier_init or fence.proxy.async after the init)", what, name, b->init_tid);
+  }
+  w->tma_loads.push_back(TmaLoad());
+  TmaLoad &t = w->tma_loads.back();
+  t.dst = (unsigned char *)dst;
+  t.win = win;
+  t.swizzle = m->swizzle;
+  t.bar = (unsigned char *)bar;
+  t.data.assign(box_bytes(m), 0);  // out-of-range elements are zeros
+  box_walk(m, coords, [&](const unsigned char *g, size_t off) {
+    if (g) memcpy(&t.data[off], g, (size_t)m->elem_bytes);
+  });
+  // until it lands, the destination holds nothing a thread may rely on
+  for (size_t off = 0; off < t.data.size(); off += 16) memset(box_chunk(w, win, m->swizzle, off), 0xff, 16);
+}
+
+void tma_store(const T2cSimTensorMap *m, const int *coords, int ncoords, const void *src) {
+  static const char what[] = "cp.async.bulk.tensor (TMA store)";
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  check_map(m, ncoords, what);
+  unsigned win = check_box_smem(w, src, m, what);
+  for (size_t off = 0; off < box_bytes(m); off += 16) {
+    const unsigned char *c = box_chunk(w, win, m->swizzle, off);
+    long long t = unfenced_writer(w, c, 16);
+    if (t >= 0)
+      failf("%s reads shared memory at %p that thread %lld wrote with stmatrix without a fence.proxy.async since",
+            what, (const void *)c, t);
+  }
+  f->bulk.push_back(BulkStore());
+  BulkStore &s = f->bulk.back();
+  s.group = -1;
+  for (size_t off = 0; off < box_bytes(m); off += 16) {
+    BulkChunk c;
+    c.p = box_chunk(w, win, m->swizzle, off);
+    memcpy(c.b, c.p, 16);
+    s.chunks.push_back(c);
+  }
+  // global memory gets the in-range elements now; the rest is clipped
+  box_walk(m, coords, [&](unsigned char *g, size_t off) {
+    if (g) memcpy(g, s.chunks[off / 16].b + off % 16, (size_t)m->elem_bytes);
+  });
+}
+
+void bulk_commit() {
+  Fiber *f = tw->cur;
+  for (BulkStore &s : f->bulk)
+    if (s.group < 0) s.group = f->bulk_groups;
+  f->bulk_groups++;
+}
+
+// cp.async.bulk.wait_group(.read) n: every committed group but the n most
+// recent completes; the shared memory they read must be as it was at the issue.
+void bulk_wait(int n, bool read) {
+  Fiber *f = tw->cur;
+  int upto = f->bulk_groups - n;
+  size_t k = 0;
+  for (size_t i = 0; i < f->bulk.size(); i++) {
+    BulkStore &s = f->bulk[i];
+    if (s.group < 0 || s.group >= upto) {
+      if (k != i) f->bulk[k] = std::move(s);
+      k++;
+      continue;
+    }
+    for (const BulkChunk &c : s.chunks)
+      if (memcmp(c.p, c.b, 16) != 0)
+        failf("shared memory at %p, which a TMA store reads, changed before cp.async.bulk.wait_group%s %d completed the store",
+              (const void *)c.p, read ? ".read" : "", n);
+  }
+  f->bulk.resize(k);
+}
+
+void warpgroup_op(int op, int size, const WgmmaIn *in, const char *file, int line) {
+  static const char *const names[] = {"wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "wgmma.mma_async"};
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  f->state = F_WG;
+  f->what = names[op];
+  f->file = file;
+  f->line = line;
+  f->op = op;
+  f->size = size;
+  f->xin = in;
+  fiber_yield(w, f);
+}
 
 // ---------------------------------------------------------------- scheduling
 static uint64_t splitmix(uint64_t *s) {
@@ -1011,6 +1381,272 @@ static bool ldmatrix(Worker *w, Fiber *lanes, unsigned wp, int nmat, bool trans)
   return true;
 }
 
+// stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16 (PTX ISA,
+// "Warp-level matrix store instruction: stmatrix"): the inverse of ldmatrix.
+// Lane 8*i + r gives the address of row r of matrix i (16 bytes, 16-byte
+// aligned, shared); lane l's register i holds the elements (l/4, 2*(l%4))
+// and (l/4, 2*(l%4)+1) of matrix i, low half first; with .trans, the
+// elements (2*(l%4), l/4) and (2*(l%4)+1, l/4).
+static bool stmatrix(Worker *w, Fiber *lanes, unsigned wp, int nmat, bool trans) {
+  uint16_t M[4][8][8];
+  for (unsigned l = 0; l < 32; l++) {
+    const StmIn *in = (const StmIn *)lanes[l].xin;
+    unsigned row = l / 4, col = 2 * (l % 4);
+    for (int i = 0; i < nmat; i++)
+      for (unsigned h = 0; h < 2; h++) {
+        uint16_t v = (uint16_t)(in->r[i] >> (16 * h));
+        if (trans) M[i][col + h][row] = v;
+        else M[i][row][col + h] = v;
+      }
+  }
+  for (int i = 0; i < nmat; i++)
+    for (int r = 0; r < 8; r++) {
+      const Fiber &f = lanes[8 * i + r];
+      void *p = ((const StmIn *)f.xin)->row;
+      if ((uintptr_t)p % 16 || !shared_range(w, p, 16))
+        return fail_block(w, fmt("%s (%s:%d) %s, warp %u: thread %u gives row address %p (row %d of matrix %d), which is not %s",
+                                 f.what, f.file, f.line, where(w).c_str(), wp, f.tid, p, r, i,
+                                 (uintptr_t)p % 16 ? "16-byte aligned" : "16 bytes inside one shared array or dynamic shared memory"));
+      memcpy(p, M[i][r], 16);
+      w->unfenced.push_back(Unfenced{(uintptr_t)p, (uintptr_t)p + 16, f.tid});
+    }
+  return true;
+}
+
+// The shared window address of element (r, k) of a wgmma operand (r: the M
+// row of A, or the N column of B; k in 0..15; 16-bit elements) from its
+// matrix descriptor. PTX ISA 9.7.15.5.1.2 ("Matrix Descriptor Format":
+// start address >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride
+// byte offset >> 4 in 32-45, base offset in 49-51, swizzle in 62-63: 0 none,
+// 1 128-byte, 2 64-byte, 3 32-byte) and its canonical layouts (9.7.15.5.1.2.1.3),
+// with T = 8 elements = 16 bytes:
+//   K-major, none:      ((8,m),(T,2k)):((1T,SBO),(1,LBO))
+//   K-major, W-byte:    ((8,m),(T,2k)):((W/16 T,SBO),(1,T))
+//   MN-major, none:     ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))
+//   MN-major, W-byte:   ((T,W/16,m),(8,k)):((1,T,LBO),(W/16 T,SBO))
+// then Swizzle<log2(W/16),4,3> on the byte address (t2c_sim_swizzle).
+static unsigned wgmma_operand_addr(unsigned long long desc, bool mn_major, unsigned r, unsigned k) {
+  unsigned start = (unsigned)(desc & 0x3fff) << 4, lbo = (unsigned)(desc >> 16 & 0x3fff) << 4,
+           sbo = (unsigned)(desc >> 32 & 0x3fff) << 4, mode = (unsigned)(desc >> 62);
+  unsigned W = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0, a;
+  if (!mn_major)
+    a = start + (r % 8) * (W ? W : 16) + (r / 8) * sbo + (k / 8) * (W ? 16 : lbo) + (k % 8) * 2;
+  else if (!W)
+    a = start + (r % 8) * 2 + (r / 8) * sbo + (k % 8) * 16 + (k / 8) * lbo;
+  else
+    a = start + (r % 8) * 2 + (r / 8 % (W / 16)) * 16 + r / (8 * (W / 16)) * lbo + (k % 8) * W + (k / 8) * sbo;
+  return t2c_sim_swizzle(a, W);
+}
+
+// Reads a 64x16 (A) or Nx16 (B) operand through its descriptor into
+// out[r * 16 + k], noting each element read.
+static bool wgmma_load(Worker *w, const Fiber &f, unsigned long long desc, bool mn_major, unsigned rows, bool bf,
+                       const char *which, double *out, WgPending &p) {
+  if (desc >> 49 & 7)
+    return fail_block(w, fmt("%s (%s:%d) %s: the %s descriptor 0x%016llx has a base offset (bits 49-51), which is not emulated",
+                             f.what, f.file, f.line, where(w).c_str(), which, desc));
+  for (unsigned r = 0; r < rows; r++)
+    for (unsigned k = 0; k < 16; k++) {
+      unsigned win = wgmma_operand_addr(desc, mn_major, r, k);
+      const uint16_t *h = (const uint16_t *)window_host(w, win, 2);
+      if (!h)
+        return fail_block(w, fmt("%s (%s:%d) %s: the %s descriptor 0x%016llx reaches shared address 0x%x (element %u, %u), outside shared memory",
+                                 f.what, f.file, f.line, where(w).c_str(), which, desc, win, r, k));
+      long long t = unfenced_writer(w, h, 2);
+      if (t >= 0)
+        return fail_block(w, fmt("%s (%s:%d) %s reads shared memory at %p that thread %lld wrote with stmatrix without a fence.proxy.async since",
+                                 f.what, f.file, f.line, where(w).c_str(), (const void *)h, t));
+      out[r * 16 + k] = b16_value(*h, bf);
+      p.reads.push_back({h, *h});
+    }
+  return true;
+}
+
+// wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} for the warpgroup at
+// lanes[0..128). Register fragments (PTX ISA 9.7.15.5.1.1.1, "Matrix
+// Fragments for wgmma.mma_async.m64nNk16"): warp v of the group holds rows
+// 16v..16v+15; with g = lane/4, t = lane%4,
+//   A (registers a0..a7, two per .b32, low half first): row 16v + g + 8*((i/2)%2),
+//     col 2t + (i%2) + 8*(i/4)  (the m16n8k16 A layout, a warp per 16 rows);
+//   D (d0..d(N/2-1)): row 16v + g + 8*((i/2)%2), col 8*(i/4) + 2t + (i%2).
+// Products are exact; each sum is taken in double and rounded once to f32.
+static bool wgmma_exec(Worker *w, Fiber *lanes, WgState &st) {
+  const Fiber &f0 = lanes[0];
+  const WgmmaIn *in0 = (const WgmmaIn *)f0.xin;
+  unsigned n = (unsigned)in0->n;
+  bool bf = in0->bf != 0;
+  if (n < 8 || n > 256 || n % 8)
+    return fail_block(w, fmt("%s (%s:%d) %s: m64n%uk16 (N must be 8..256, a multiple of 8)", f0.what, f0.file, f0.line,
+                             where(w).c_str(), n));
+  for (unsigned t = 1; t < 128; t++) {
+    const WgmmaIn *in = (const WgmmaIn *)lanes[t].xin;
+    if (in->n != in0->n || in->bf != in0->bf || in->trans_a != in0->trans_a || in->trans_b != in0->trans_b ||
+        in->scale_d != in0->scale_d || in->desc_b != in0->desc_b || (in->a == nullptr) != (in0->a == nullptr) ||
+        (!in->a && in->desc_a != in0->desc_a))
+      return fail_block(w, fmt("%s (%s:%d) %s: threads %u and %u of the warpgroup give different shapes, types, descriptors or scale-d",
+                               f0.what, f0.file, f0.line, where(w).c_str(), f0.tid, lanes[t].tid));
+  }
+  if (!st.fenced)
+    return fail_block(w, fmt("%s (%s:%d) %s, threads %u-%u: no wgmma.fence since the start or the last wgmma.wait_group",
+                             f0.what, f0.file, f0.line, where(w).c_str(), f0.tid, f0.tid + 127));
+  st.pend.push_back(WgPending());
+  WgPending &p = st.pend.back();
+  p.group = -1;
+  p.n = (int)n;
+  p.file = f0.file;
+  p.line = f0.line;
+  std::vector<double> A(64 * 16), B(256 * 16);
+  if (!in0->a) {
+    if (!wgmma_load(w, f0, in0->desc_a, in0->trans_a != 0, 64, bf, "A", A.data(), p)) return false;
+  } else {
+    for (unsigned t = 0; t < 128; t++) {
+      const unsigned *a = ((const WgmmaIn *)lanes[t].xin)->a;
+      unsigned v = t / 32, g = t % 32 / 4, q = t % 4;
+      for (unsigned i = 0; i < 8; i++)
+        A[(16 * v + g + 8 * (i / 2 % 2)) * 16 + 2 * q + i % 2 + 8 * (i / 4)] =
+            b16_value(i & 1 ? hi16(a[i / 2]) : lo16(a[i / 2]), bf);
+    }
+  }
+  if (!wgmma_load(w, f0, in0->desc_b, in0->trans_b != 0, n, bf, "B", B.data(), p)) return false;
+  p.d.resize(128);
+  p.res.resize(128 * n / 2);
+  for (unsigned t = 0; t < 128; t++) {
+    float *d = ((const WgmmaIn *)lanes[t].xin)->d;
+    const float *c = d;
+    for (const WgPending &q : st.pend)  // chained on a wgmma still in flight: its result
+      if (&q != &p && q.d[t] == d) c = &q.res[t * n / 2];
+    unsigned v = t / 32, g = t % 32 / 4, q = t % 4;
+    for (unsigned i = 0; i < n / 2; i++) {
+      unsigned row = 16 * v + g + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * q + i % 2;
+      double s = 0;
+      for (unsigned k = 0; k < 16; k++) s += A[row * 16 + k] * B[col * 16 + k];
+      p.res[t * n / 2 + i] = (float)(s + (in0->scale_d ? (double)c[i] : 0.0));
+    }
+    p.d[t] = d;
+  }
+  for (unsigned t = 0; t < 128; t++) memset(p.d[t], 0xff, sizeof(float) * n / 2);  // poison until the wait
+  return true;
+}
+
+// wgmma.wait_group N: every committed group but the N most recent completes.
+static bool wgmma_wait(Worker *w, const Fiber &f0, WgState &st, int nkeep) {
+  int upto = st.groups - nkeep;
+  std::vector<const float *> written;
+  std::vector<WgPending> done, keep;
+  for (WgPending &p : st.pend) (p.group < 0 || p.group >= upto ? keep : done).push_back(std::move(p));
+  st.pend = std::move(keep);
+  for (WgPending &p : done) {
+    for (const auto &r : p.reads)
+      if (*r.first != r.second)
+        return fail_block(w, fmt("shared memory at %p, which wgmma.mma_async (%s:%d) reads, changed before %s %d (%s:%d) completed it %s (a stage released while a wgmma still reads it)",
+                                 (const void *)r.first, p.file, p.line, f0.what, nkeep, f0.file, f0.line,
+                                 where(w).c_str()));
+    for (unsigned t = 0; t < 128; t++) {
+      if (std::find(written.begin(), written.end(), p.d[t]) == written.end()) {
+        for (int i = 0; i < p.n / 2; i++) {
+          uint32_t bits;
+          memcpy(&bits, &p.d[t][i], 4);
+          if (bits != 0xffffffffu)
+            return fail_block(w, fmt("thread %u %s wrote its accumulator register %d of wgmma.mma_async (%s:%d) before %s (%s:%d) completed it",
+                                     f0.tid + t, where(w).c_str(), i, p.file, p.line, f0.what, f0.file, f0.line));
+        }
+        written.push_back(p.d[t]);
+      }
+      bool chained = false;  // a wgmma still in flight accumulates into the same registers: they stay poison
+      for (const WgPending &q : st.pend) chained = chained || q.d[t] == p.d[t];
+      if (!chained) memcpy(p.d[t], &p.res[t * p.n / 2], sizeof(float) * p.n / 2);
+    }
+  }
+  st.fenced = false;
+  return true;
+}
+
+// Completes every warpgroup collective whose 128 threads have all arrived.
+static bool resolve_warpgroups(Worker *w, std::vector<unsigned> &ready) {
+  unsigned n = (unsigned)w->fibers.size();
+  for (unsigned g = 0; g * 128 < n; g++) {
+    Fiber *lanes = &w->fibers[g * 128];
+    unsigned nl = n - g * 128 < 128 ? n - g * 128 : 128, at = 0;
+    for (unsigned l = 0; l < nl; l++) at += lanes[l].state == F_WG;
+    if (at == 0) continue;
+    const Fiber *a = nullptr;
+    for (unsigned l = 0; l < nl && !a; l++)
+      if (lanes[l].state == F_WG) a = &lanes[l];
+    if (nl < 128)
+      return fail_block(w, fmt("%s (%s:%d) %s: warpgroup %u has %u threads; a wgmma needs all 128 threads of 4 warps",
+                               a->what, a->file, a->line, where(w).c_str(), g, nl));
+    if (at < 128) continue;
+    for (unsigned l = 0; l < 128; l++)
+      if (lanes[l].op != a->op || lanes[l].size != a->size || lanes[l].line != a->line)
+        return fail_block(w, fmt("warpgroup divergence %s, warpgroup %u: thread %u calls %s (%s:%d) while thread %u calls %s (%s:%d)",
+                                 where(w).c_str(), g, a->tid, a->what, a->file, a->line, lanes[l].tid, lanes[l].what,
+                                 lanes[l].file, lanes[l].line));
+    WgState &st = w->wgs[g];
+    bool ok = true;
+    if (a->op == WG_FENCE) st.fenced = true;
+    else if (a->op == WG_COMMIT) {
+      for (WgPending &p : st.pend)
+        if (p.group < 0) p.group = st.groups;
+      st.groups++;
+    } else if (a->op == WG_WAIT) ok = wgmma_wait(w, *a, st, a->size);
+    else ok = wgmma_exec(w, lanes, st);
+    if (!ok) return false;
+    for (unsigned l = 0; l < 128; l++) {
+      lanes[l].state = F_READY;
+      ready.push_back(g * 128 + l);
+    }
+  }
+  return true;
+}
+
+// The TMA loads of the round land; their bytes complete on their barriers.
+static bool complete_tma_loads(Worker *w) {
+  for (TmaLoad &t : w->tma_loads) {
+    for (size_t off = 0; off < t.data.size(); off += 16)
+      memcpy(box_chunk(w, t.win, t.swizzle, off), &t.data[off], 16);
+    Mbar *m = mbar_find(w, t.bar);
+    if (!m) return fail_block(w, fmt("a TMA load completes on mbarrier %p %s, which is no longer initialized", (void *)t.bar, where(w).c_str()));
+    m->tx -= (long long)t.data.size();
+    mbar_advance(m);
+  }
+  w->tma_loads.clear();
+  return true;
+}
+
+// Threads at mbarrier.try_wait.parity whose phase has completed go on.
+static bool wake_mbar_waiters(Worker *w, std::vector<unsigned> &ready) {
+  for (Fiber &f : w->fibers) {
+    if (f.state != F_MBAR) continue;
+    const Mbar *m = mbar_find(w, f.xin);
+    if (!m || m->phase == f.val) continue;
+    if (m->phase - f.val >= 2) {
+      char name[160];
+      shared_name(w, f.xin, name, sizeof name);
+      return fail_block(w, fmt("mbarrier %s %s completed phases %llu and %u while thread %u waited for parity %d (%s:%d): a phase it never saw",
+                               name, where(w).c_str(), (unsigned long long)f.val, m->phase - 1, f.tid, f.size, f.file, f.line));
+    }
+    f.state = F_READY;
+    ready.push_back(f.tid);
+  }
+  return true;
+}
+
+// Every thread is stuck and some wait on mbarriers: what each barrier still waits for.
+static std::string mbar_deadlock(Worker *w) {
+  std::string s = fmt("mbarrier deadlock %s: ", where(w).c_str()) + describe(w, 0, (unsigned)w->fibers.size());
+  std::vector<const void *> seen;
+  for (const Fiber &f : w->fibers) {
+    if (f.state != F_MBAR || std::find(seen.begin(), seen.end(), f.xin) != seen.end()) continue;
+    seen.push_back(f.xin);
+    const Mbar *m = mbar_find(w, f.xin);
+    char name[160];
+    shared_name(w, f.xin, name, sizeof name);
+    s += fmt("; mbarrier %s is waited for with parity %d, but its phase %u (parity %u) still waits for %u of %u arrivals and tx-count %lld",
+             name, f.size, m->phase, m->phase & 1, m->pending, m->count, m->tx);
+  }
+  return s;
+}
+
 // Completes the collective of the lanes in `mask` of warp `wp`.
 static bool complete_warp(Worker *w, unsigned wp, unsigned mask, std::vector<unsigned> &ready) {
   Fiber *lanes = &w->fibers[wp * 32];
@@ -1032,7 +1668,9 @@ static bool complete_warp(Worker *w, unsigned wp, unsigned mask, std::vector<uns
     if (a.op == OP_MMA_F16 || a.op == OP_MMA_BF16) mma_16816(lanes, a.op == OP_MMA_BF16);
     else if (a.op == OP_MMA_S8) mma_16832_s8(lanes);
     else if (a.op == OP_MMA_E4M3 || a.op == OP_MMA_E5M2) mma_16832_f8(lanes, a.op == OP_MMA_E5M2);
-    else if (!ldmatrix(w, lanes, wp, a.size, a.op == OP_LDMATRIX_T)) return false;
+    else if (a.op == OP_STMATRIX || a.op == OP_STMATRIX_T) {
+      if (!stmatrix(w, lanes, wp, a.size, a.op == OP_STMATRIX_T)) return false;
+    } else if (!ldmatrix(w, lanes, wp, a.size, a.op == OP_LDMATRIX_T)) return false;
   }
   for (unsigned l = 0; l < 32; l++) {
     if (!(mask >> l & 1)) continue;
@@ -1085,20 +1723,31 @@ static bool resolve_warps(Worker *w, std::vector<unsigned> &ready) {
 
 // After a round: which fibers run next. Empty with true: the block is done.
 static bool resolve(Worker *w, std::vector<unsigned> &ready) {
-  if (!resolve_warps(w, ready)) return false;
+  if (!resolve_warps(w, ready) || !resolve_warpgroups(w, ready) || !complete_tma_loads(w) ||
+      !wake_mbar_waiters(w, ready))
+    return false;
   if (!ready.empty()) return true;
-  unsigned n = (unsigned)w->fibers.size(), exited = 0, barrier = 0, warp = 0;
+  unsigned n = (unsigned)w->fibers.size(), exited = 0, barrier = 0, warp = 0, wg = 0, mbar = 0;
   const Fiber *b0 = nullptr;
   bool same_site = true;
   for (const Fiber &f : w->fibers) {
     if (f.state == F_EXITED) exited++;
     if (f.state == F_WARP) warp++;
+    if (f.state == F_WG) wg++;
+    if (f.state == F_MBAR) mbar++;
     if (f.state != F_BARRIER) continue;
     barrier++;
     if (!b0) b0 = &f;
     else if (f.line != b0->line || strcmp(f.file, b0->file)) same_site = false;
   }
   if (exited == n) return true;
+  if (mbar > 0) return fail_block(w, mbar_deadlock(w));
+  if (wg > 0)
+    for (const Fiber &f : w->fibers)
+      if (f.state == F_WG) {
+        unsigned g = f.tid / 128, hi = g * 128 + 128 < n ? g * 128 + 128 : n;
+        return fail_block(w, fmt("warpgroup divergence %s, warpgroup %u: ", where(w).c_str(), g) + describe(w, g * 128, hi));
+      }
   if (warp == 0 && exited == 0 && same_site) {
     if (w->epoch == RACE_EPOCH_MAX)
       return fail_block(w, fmt("more than %d barriers %s: too many for the race detector", RACE_EPOCH_MAX,
@@ -1139,11 +1788,17 @@ static bool run_block(Worker *w, unsigned lin) {
   memset(w->dyn + dyn, 0xa5, CANARY);
   w->rng = schedule_seed(L->schedule) ^ ((uint64_t)lin * 0xd1342543de82ef95ULL);
   std::vector<unsigned> ready;
+  w->mbars.clear();
+  w->tma_loads.clear();
+  w->unfenced.clear();
+  w->wgs.assign((w->fibers.size() + 127) / 128, WgState());
   for (Fiber &f : w->fibers) {
     f.state = F_READY;
     f.shared_next = 0;
     f.cp.clear();
     f.cp_groups = 0;
+    f.bulk.clear();
+    f.bulk_groups = 0;
     fiber_start(&f);
     ready.push_back(f.tid);
   }
@@ -1157,6 +1812,14 @@ static bool run_block(Worker *w, unsigned lin) {
     if (!resolve(w, ready)) return false;
     if (ready.empty()) break;
   }
+  for (const Fiber &f : w->fibers)
+    if (!f.bulk.empty())
+      return fail_block(w, fmt("thread %u %s exited with a TMA store that no cp.async.bulk.wait_group.read completed",
+                               f.tid, where(w).c_str()));
+  for (size_t g = 0; g < w->wgs.size(); g++)
+    if (!w->wgs[g].pend.empty())
+      return fail_block(w, fmt("wgmma.mma_async (%s:%d) %s, warpgroup %zu: no wgmma.wait_group completed it before the threads exited",
+                               w->wgs[g].pend[0].file, w->wgs[g].pend[0].line, where(w).c_str(), g));
   for (int i = 0; i < CANARY; i++)
     if (w->dyn[dyn + i] != 0xa5)
       return fail_block(w, fmt("write past the end of dynamic shared memory (%zu bytes) %s",
@@ -1348,8 +2011,10 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
     w = Worker();
     w.L = &L;
     void *arena = nullptr, *dyn = nullptr;
-    if (posix_memalign(&arena, 128, STATIC_SMEM_MAX) == 0) w.arena = (unsigned char *)arena;
-    if (posix_memalign(&dyn, 128, l->dyn_smem + CANARY) == 0) w.dyn = (unsigned char *)dyn;
+    // 1024-aligned, so that the swizzles (which follow address bits 4-9) see
+    // the same bits in host addresses as in shared window addresses
+    if (posix_memalign(&arena, 1024, STATIC_SMEM_MAX) == 0) w.arena = (unsigned char *)arena;
+    if (posix_memalign(&dyn, 1024, l->dyn_smem + CANARY) == 0) w.dyn = (unsigned char *)dyn;
     if (!w.arena || !w.dyn || !alloc_stacks(&w, l->threads)) {
       for (Worker &x : ws) free_worker(&x);
       return report(fmt("kernel '%s': out of memory for %u fiber stacks", l->kernel, l->threads));

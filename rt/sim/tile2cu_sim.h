@@ -46,6 +46,11 @@
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif
+// A tensor map parameter (`const __grid_constant__ t2c::TensorMap map`) is a
+// plain by-value parameter here.
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
 // A plain __shared__ would silently become a per-thread local: refuse it.
 #undef __shared__
 #define __shared__ t2c_sim_error_plain___shared___is_not_supported_use_T2C_SIM_SHARED
@@ -61,7 +66,30 @@ struct Dim3 {
 enum WarpOp { OP_IDX, OP_UP, OP_DOWN, OP_XOR, OP_SYNCWARP, OP_BALLOT, OP_ANY, OP_ALL,
               // Tensor-core collectives (rt.cuh's t2c::mma_* and t2c::ldmatrix_*):
               // .sync.aligned, so every lane of a full warp takes part.
-              OP_MMA_F16, OP_MMA_BF16, OP_LDMATRIX, OP_LDMATRIX_T, OP_MMA_S8, OP_MMA_E4M3, OP_MMA_E5M2 };
+              OP_MMA_F16, OP_MMA_BF16, OP_LDMATRIX, OP_LDMATRIX_T, OP_MMA_S8, OP_MMA_E4M3, OP_MMA_E5M2,
+              // stmatrix.sync.aligned.m8n8 (sm_90): also every lane of a full warp.
+              OP_STMATRIX, OP_STMATRIX_T };
+
+// Warpgroup collectives (wgmma, sm_90a): the 128 threads of warps 4g..4g+3
+// all take part (.sync.aligned).
+enum WgOp { WG_FENCE, WG_COMMIT, WG_WAIT, WG_MMA };
+
+// The operands of one lane of a stmatrix: its row address (lane 8*i + r: row
+// r of matrix i) and its registers.
+struct StmIn {
+  void *row;
+  unsigned r[4];
+};
+
+// The operands of one thread of a wgmma.mma_async.m64nNk16.f32.{f16,bf16}:
+// A from a shared-memory descriptor (a null) or from registers (a[0..3]); B
+// from a descriptor; d the thread's N/2 accumulators.
+struct WgmmaIn {
+  int n, bf, trans_a, trans_b, scale_d;
+  unsigned long long desc_a, desc_b;
+  const unsigned *a;
+  float *d;
+};
 
 // The operands of one lane of an m16n8k16 mma, as the PTX registers hold them.
 struct MmaIn {
@@ -132,6 +160,26 @@ void cp_async(void *dst, const void *src, int size, int valid);
 void cp_async_commit();
 void cp_async_wait(int n);
 [[noreturn]] void cp_async_oob(const T2cSimTensor *t, long long i, int size, int valid, int elem_bytes);
+// ---- Hopper (sm_90a), runtime.cpp's "hopper" section.
+// The shared-memory window address of p (dynamic shared memory from 0, the
+// static arrays after it, 1024-aligned, as cvta.to.shared gives one), checking
+// that [p, p + bytes) lies in one shared allocation.
+unsigned smem_window(const void *p, size_t bytes, const char *what);
+// mbarrier.init/arrive/expect_tx/try_wait.parity. A wait that cannot
+// complete is reported as a deadlock naming the barrier, never spun on.
+void mbar_init(void *bar, unsigned count);
+void mbar_arrive(void *bar, unsigned tx_bytes, bool arrive, const char *what);
+bool mbar_wait(void *bar, unsigned parity, const char *file, int line);
+void fence_proxy_async();
+void fence_mbarrier_init();
+// cp.async.bulk.tensor.Nd: a tile of the map at coords[0..rank) (dimension 0
+// innermost) to or from shared memory.
+void tma_load(void *dst, const T2cSimTensorMap *m, const int *coords, int ncoords, void *bar);
+void tma_store(const T2cSimTensorMap *m, const int *coords, int ncoords, const void *src);
+void bulk_commit();
+void bulk_wait(int n, bool read);
+// A warpgroup collective: op WgOp; WG_WAIT takes size = N; WG_MMA a WgmmaIn.
+void warpgroup_op(int op, int size, const WgmmaIn *in, const char *file, int line);
 // Fails the launch from the running thread with a formatted message.
 [[noreturn]] void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -345,6 +393,10 @@ struct Syncwarp {
 #define T2C_SIM_SHARED(T, name, n) \
   ::t2c_sim::shared_array<T, (n)> name(T2C_SIM_SHARED_ALLOC_(T, name, n), #name)
 #endif
+// A static shared array aligned to `align` bytes (a power of two up to 1024),
+// as `__shared__ alignas(align) T name[n]`: a swizzled TMA or wgmma buffer.
+#define T2C_SIM_SHARED_ALIGNED(T, name, n, align) \
+  ::t2c_sim::shared_array<T, (n)> name(::t2c_sim::shared_alloc(sizeof(T) * (n), (align), #name), #name)
 #define T2C_SIM_DYNAMIC_SMEM(name) unsigned char *name = ::t2c_sim::dyn_smem()
 #define T2C_SIM_REGISTER(name, tramp) static ::t2c_sim::Registrar t2c_sim_reg_##name(#name, tramp);
 

@@ -456,6 +456,20 @@ template <> T2C_DEVICE __nv_bfloat16 unpack_hi<__nv_bfloat16>(unsigned x) {
   __nv_bfloat16_raw r; r.x = (unsigned short)(x >> 16); return __nv_bfloat16(r);
 }
 
+// ---- Hopper (sm_90a): wgmma, defined below for each backend.
+// D (+)= A x B, m64nNk16, f32 accumulators d[N/2] in the wgmma D fragment
+// layout; A and B from shared-memory descriptors (TA, TB: 1 for an MN-major
+// operand), or A from registers (the m16n8k16 A fragment layout, a warp per
+// 16 rows). accumulate false: D = A x B. Between wgmma_fence() and
+// wgmma_wait<>() nothing may touch d.
+template <int N, int TA = 0, int TB = 0>
+T2C_DEVICE void wgmma_f16(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate = true);
+template <int N, int TA = 0, int TB = 0>
+T2C_DEVICE void wgmma_bf16(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate = true);
+template <int N, int TB = 0>
+T2C_DEVICE void wgmma_f16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate = true);
+template <int N, int TB = 0>
+T2C_DEVICE void wgmma_bf16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate = true);
 #ifdef TILE2CU_SIM
 T2C_DEVICE void mma_16816_sim_(int op, float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
                                const unsigned (&b)[2]) {
@@ -563,6 +577,91 @@ template <typename P> T2C_DEVICE void store16_words(P g, unsigned w0, unsigned w
   g.note(n, ::t2c_sim::RACE_WRITE);
   const unsigned w[4] = {w0, w1, w2, w3};
   __builtin_memcpy(static_cast<void *>(g.base + g.i), w, 16);
+}
+// ---- Hopper (sm_90a): mbarrier, TMA, stmatrix, wgmma. The CPU backend's
+// emulation is in runtime.cpp ("hopper"), tested on its own in
+// tests/sim/hopper.c against the PTX ISA.
+typedef ::T2cSimTensorMap TensorMap;
+// The 32-, 64- or 128-byte swizzle of shared address addr (0: none).
+T2C_DEVICE unsigned swizzle_offset(unsigned addr, unsigned swizzle_bytes) { return t2c_sim_swizzle(addr, swizzle_bytes); }
+// The shared window address of p (cvta.to.shared), what descriptors hold.
+T2C_DEVICE unsigned smem_u32(const void *p) { return ::t2c_sim::smem_window(p, 1, "shared address"); }
+T2C_DEVICE void mbar_init(unsigned long long *bar, unsigned count) { ::t2c_sim::mbar_init(bar, count); }
+T2C_DEVICE void fence_mbarrier_init() { ::t2c_sim::fence_mbarrier_init(); }
+T2C_DEVICE void fence_proxy_async() { ::t2c_sim::fence_proxy_async(); }
+T2C_DEVICE void mbar_arrive(unsigned long long *bar) { ::t2c_sim::mbar_arrive(bar, 0, true, "mbarrier.arrive"); }
+T2C_DEVICE void mbar_arrive_expect_tx(unsigned long long *bar, unsigned bytes) {
+  ::t2c_sim::mbar_arrive(bar, bytes, true, "mbarrier.arrive.expect_tx");
+}
+T2C_DEVICE void mbar_expect_tx(unsigned long long *bar, unsigned bytes) {
+  ::t2c_sim::mbar_arrive(bar, bytes, false, "mbarrier.expect_tx");
+}
+// Returns once the phase of that parity has completed (true); a wait that
+// can never complete fails the launch as a deadlock naming the barrier.
+T2C_DEVICE bool mbar_try_wait_parity(unsigned long long *bar, unsigned parity) {
+  return ::t2c_sim::mbar_wait(bar, parity, __FILE__, __LINE__);
+}
+T2C_DEVICE void mbar_wait_parity(unsigned long long *bar, unsigned parity) {
+  ::t2c_sim::mbar_wait(bar, parity, __FILE__, __LINE__);
+}
+T2C_DEVICE void tma_load_2d(void *smem, const TensorMap *map, int c0, int c1, unsigned long long *bar) {
+  const int c[2] = {c0, c1};
+  ::t2c_sim::tma_load(smem, map, c, 2, bar);
+}
+T2C_DEVICE void tma_store_2d(const TensorMap *map, int c0, int c1, const void *smem) {
+  const int c[2] = {c0, c1};
+  ::t2c_sim::tma_store(map, c, 2, smem);
+}
+T2C_DEVICE void tma_store_commit() { ::t2c_sim::bulk_commit(); }
+template <int N> T2C_DEVICE void tma_store_wait_read() { ::t2c_sim::bulk_wait(N, true); }
+template <int N> T2C_DEVICE void tma_store_wait() { ::t2c_sim::bulk_wait(N, false); }
+T2C_DEVICE void stmatrix_sim_(int op, int n, void *row, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+  ::t2c_sim::StmIn in = {row, {r0, r1, r2, r3}};
+  ::t2c_sim::warp_xop(op, n, &in, nullptr, __FILE__, __LINE__);
+}
+T2C_DEVICE void stmatrix_x1(void *row, unsigned r0) { stmatrix_sim_(::t2c_sim::OP_STMATRIX, 1, row, r0, 0, 0, 0); }
+T2C_DEVICE void stmatrix_x2(void *row, const unsigned (&r)[2]) {
+  stmatrix_sim_(::t2c_sim::OP_STMATRIX, 2, row, r[0], r[1], 0, 0);
+}
+T2C_DEVICE void stmatrix_x4(void *row, const unsigned (&r)[4]) {
+  stmatrix_sim_(::t2c_sim::OP_STMATRIX, 4, row, r[0], r[1], r[2], r[3]);
+}
+T2C_DEVICE void stmatrix_x1_trans(void *row, unsigned r0) { stmatrix_sim_(::t2c_sim::OP_STMATRIX_T, 1, row, r0, 0, 0, 0); }
+T2C_DEVICE void stmatrix_x2_trans(void *row, const unsigned (&r)[2]) {
+  stmatrix_sim_(::t2c_sim::OP_STMATRIX_T, 2, row, r[0], r[1], 0, 0);
+}
+T2C_DEVICE void stmatrix_x4_trans(void *row, const unsigned (&r)[4]) {
+  stmatrix_sim_(::t2c_sim::OP_STMATRIX_T, 4, row, r[0], r[1], r[2], r[3]);
+}
+T2C_DEVICE void wgmma_fence() { ::t2c_sim::warpgroup_op(::t2c_sim::WG_FENCE, 0, nullptr, __FILE__, __LINE__); }
+T2C_DEVICE void wgmma_commit() { ::t2c_sim::warpgroup_op(::t2c_sim::WG_COMMIT, 0, nullptr, __FILE__, __LINE__); }
+template <int N> T2C_DEVICE void wgmma_wait() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
+  ::t2c_sim::warpgroup_op(::t2c_sim::WG_WAIT, N, nullptr, __FILE__, __LINE__);
+}
+template <int N, int TA, int TB, int BF>
+T2C_DEVICE void wgmma_sim_(float (&d)[N / 2], unsigned long long da, const unsigned *a, unsigned long long db,
+                           bool accumulate) {
+  static_assert(N >= 8 && N <= 256 && N % 8 == 0, "wgmma m64nNk16: N is 8..256, a multiple of 8");
+  static_assert((TA == 0 || TA == 1) && (TB == 0 || TB == 1), "the transposes are 0 or 1");
+  ::t2c_sim::WgmmaIn in = {N, BF, TA, TB, accumulate ? 1 : 0, da, db, a, d};
+  ::t2c_sim::warpgroup_op(::t2c_sim::WG_MMA, 0, &in, __FILE__, __LINE__);
+}
+template <int N, int TA, int TB>
+T2C_DEVICE void wgmma_f16(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, TA, TB, 0>(d, da, nullptr, db, accumulate);
+}
+template <int N, int TA, int TB>
+T2C_DEVICE void wgmma_bf16(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, TA, TB, 1>(d, da, nullptr, db, accumulate);
+}
+template <int N, int TB>
+T2C_DEVICE void wgmma_f16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, 0, TB, 0>(d, 0, a, db, accumulate);
+}
+template <int N, int TB>
+T2C_DEVICE void wgmma_bf16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, 0, TB, 1>(d, 0, a, db, accumulate);
 }
 #else  // CUDA
 // load16: 16 bytes from a read-only tensor to shared memory in one access
@@ -721,7 +820,491 @@ template <int N> T2C_DEVICE void cp_async_wait() {
 #endif
 }
 #undef T2C_HAS_TC_
+// ---- Hopper (sm_90a): mbarrier, TMA, stmatrix, wgmma, as inline PTX
+// compiled only for sm_90a (nvcc -gencode arch=compute_90a,code=sm_90a,
+// NVRTC -arch=sm_90a: __CUDA_ARCH_FEAT_SM90_ALL); elsewhere they trap.
+// Addresses in the shared state space come from __cvta_generic_to_shared.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define T2C_HAS_SM90A_ 1
+#else
+#define T2C_HAS_SM90A_ 0
+#endif
+// A tensor map: the driver's CUtensorMap (cuda.h's layout: 16 opaque 64-bit
+// words, 128-byte aligned as CUDA 13 declares it), made on the host by
+// cuTensorMapEncodeTiled (tile2cu/tma_host.h) and passed to the kernel as a
+// `const __grid_constant__ t2c::TensorMap` parameter; the TMA instructions
+// take its generic address.
+struct alignas(128) TensorMap {
+  unsigned long long opaque[16];
+};
+// The 32-, 64- or 128-byte swizzle of shared address addr (0: none): bits
+// 4.. of the address XORed with bits 7.. (the CPU backend's t2c_sim_swizzle,
+// repeated here; tests/sim/hopper_nvcc.cu checks it against the CUDA C++
+// Programming Guide's table at compile time).
+__host__ __device__ constexpr unsigned swizzle_offset(unsigned addr, unsigned swizzle_bytes) {
+  return swizzle_bytes >= 32 ? addr ^ (((addr >> 7) & (swizzle_bytes / 16 - 1)) << 4) : addr;
+}
+T2C_DEVICE unsigned smem_u32(const void *p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+T2C_DEVICE void mbar_init(unsigned long long *bar, unsigned count) {
+#if T2C_HAS_SM90A_
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(smem_u32(bar)), "r"(count) : "memory");
+#else
+  __trap();
+#endif
+}
+// Makes mbarrier.init visible to the async proxy (TMA's complete_tx) and,
+// with a barrier after it, to the other threads.
+T2C_DEVICE void fence_mbarrier_init() {
+#if T2C_HAS_SM90A_
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+// Orders this thread's generic-proxy shared-memory accesses (st.shared,
+// stmatrix) before later async-proxy ones (TMA store, wgmma operands).
+T2C_DEVICE void fence_proxy_async() {
+#if T2C_HAS_SM90A_
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void mbar_arrive(unsigned long long *bar) {
+#if T2C_HAS_SM90A_
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" :: "r"(smem_u32(bar)) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void mbar_arrive_expect_tx(unsigned long long *bar, unsigned bytes) {
+#if T2C_HAS_SM90A_
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}"
+               :: "r"(smem_u32(bar)), "r"(bytes) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void mbar_expect_tx(unsigned long long *bar, unsigned bytes) {
+#if T2C_HAS_SM90A_
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" :: "r"(smem_u32(bar)), "r"(bytes) : "memory");
+#else
+  __trap();
+#endif
+}
+// True when the phase of that parity has completed (it may time out with
+// false: call it in a loop, or use mbar_wait_parity).
+T2C_DEVICE bool mbar_try_wait_parity(unsigned long long *bar, unsigned parity) {
+#if T2C_HAS_SM90A_
+  unsigned ok;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.b32 %0, 1, 0, p;\n}"
+               : "=r"(ok) : "r"(smem_u32(bar)), "r"(parity) : "memory");
+  return ok != 0;
+#else
+  __trap();
+  return false;
+#endif
+}
+T2C_DEVICE void mbar_wait_parity(unsigned long long *bar, unsigned parity) {
+  while (!mbar_try_wait_parity(bar, parity)) {
+  }
+}
+// cp.async.bulk.tensor.2d: the box of map at (c0, c1) (c0 innermost) into
+// shared memory at smem (128-byte aligned), swizzled as the map says;
+// out-of-range elements are zeros; the bytes complete_tx on bar.
+T2C_DEVICE void tma_load_2d(void *smem, const TensorMap *map, int c0, int c1, unsigned long long *bar) {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+               :: "r"(smem_u32(smem)), "l"(map), "r"(c0), "r"(c1), "r"(smem_u32(bar)) : "memory");
+#else
+  __trap();
+#endif
+}
+// The box at (c0, c1) from shared memory at smem to global memory; elements
+// out of range are not written. Completes in bulk groups.
+T2C_DEVICE void tma_store_2d(const TensorMap *map, int c0, int c1, const void *smem) {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+               :: "l"(map), "r"(c0), "r"(c1), "r"(smem_u32(smem)) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void tma_store_commit() {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+// All but the N most recent bulk groups have finished reading shared memory.
+template <int N> T2C_DEVICE void tma_store_wait_read() {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(N) : "memory");
+#else
+  __trap();
+#endif
+}
+// All but the N most recent bulk groups are complete (their writes done).
+template <int N> T2C_DEVICE void tma_store_wait() {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.wait_group %0;" :: "n"(N) : "memory");
+#else
+  __trap();
+#endif
+}
+// stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16: lane 8*i + r
+// gives the address of row r of matrix i; register i holds matrix i's
+// elements in the ldmatrix fragment layout.
+#if T2C_HAS_SM90A_
+#define T2C_STMATRIX_(shape, regs, ...) \
+  asm volatile("stmatrix.sync.aligned.m8n8." shape ".shared.b16 [%0], " regs ";" :: "r"(smem_u32(row)), __VA_ARGS__ : "memory")
+#else
+#define T2C_STMATRIX_(shape, regs, ...) __trap()
+#endif
+T2C_DEVICE void stmatrix_x1(void *row, unsigned r0) { T2C_STMATRIX_("x1", "{%1}", "r"(r0)); }
+T2C_DEVICE void stmatrix_x2(void *row, const unsigned (&r)[2]) { T2C_STMATRIX_("x2", "{%1, %2}", "r"(r[0]), "r"(r[1])); }
+T2C_DEVICE void stmatrix_x4(void *row, const unsigned (&r)[4]) {
+  T2C_STMATRIX_("x4", "{%1, %2, %3, %4}", "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]));
+}
+T2C_DEVICE void stmatrix_x1_trans(void *row, unsigned r0) { T2C_STMATRIX_("x1.trans", "{%1}", "r"(r0)); }
+T2C_DEVICE void stmatrix_x2_trans(void *row, const unsigned (&r)[2]) {
+  T2C_STMATRIX_("x2.trans", "{%1, %2}", "r"(r[0]), "r"(r[1]));
+}
+T2C_DEVICE void stmatrix_x4_trans(void *row, const unsigned (&r)[4]) {
+  T2C_STMATRIX_("x4.trans", "{%1, %2, %3, %4}", "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]));
+}
+#undef T2C_STMATRIX_
+T2C_DEVICE void wgmma_fence() {
+#if T2C_HAS_SM90A_
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void wgmma_commit() {
+#if T2C_HAS_SM90A_
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+template <int N> T2C_DEVICE void wgmma_wait() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
+#if T2C_HAS_SM90A_
+  asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory");
+#else
+  __trap();
+#endif
+}
+// ---- generated by tools/gen_wgmma.py: wgmma.mma_async for N in 8 16 32 64 96 128 192 256
+#define T2C_WGMMA_NS_(N) ((N) == 8 || (N) == 16 || (N) == 32 || (N) == 64 || (N) == 96 || (N) == 128 || (N) == 192 || (N) == 256)
+#define T2C_WGMMA_SS_8(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n8k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3" \
+               "}, %4, %5, p, 1, 1, %7, %8;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_8(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n8k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3" \
+               "}, {%4, %5, %6, %7}, %8, p, 1, 1, %10;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_SS_16(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7" \
+               "}, %8, %9, p, 1, 1, %11, %12;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_16(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %13, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7" \
+               "}, {%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_SS_32(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+               "}, %16, %17, p, 1, 1, %19, %20;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_32(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n32k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+               "}, {%16, %17, %18, %19}, %20, p, 1, 1, %22;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_SS_64(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+               "}, %32, %33, p, 1, 1, %35, %36;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_64(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+               "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_SS_96(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n96k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47" \
+               "}, %48, %49, p, 1, 1, %51, %52;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_96(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n96k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47" \
+               "}, {%48, %49, %50, %51}, %52, p, 1, 1, %54;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_SS_128(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63" \
+               "}, %64, %65, p, 1, 1, %67, %68;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_128(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63" \
+               "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_SS_192(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n192k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95" \
+               "}, %96, %97, p, 1, 1, %99, %100;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_192(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n192k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95" \
+               "}, {%96, %97, %98, %99}, %100, p, 1, 1, %102;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_SS_256(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107," \
+               "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122," \
+               "%123, %124, %125, %126, %127" \
+               "}, %128, %129, p, 1, 1, %131, %132;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+      : "l"(da), "l"(db), "r"(scale_d), "n"(TA), "n"(TB))
+#define T2C_WGMMA_RS_256(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107," \
+               "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122," \
+               "%123, %124, %125, %126, %127" \
+               "}, {%128, %129, %130, %131}, %132, p, 1, 1, %134;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_DISPATCH_(FORM, N, TY) \
+  if constexpr (N == 8) T2C_WGMMA_##FORM##_8(TY); \
+  else if constexpr (N == 16) T2C_WGMMA_##FORM##_16(TY); \
+  else if constexpr (N == 32) T2C_WGMMA_##FORM##_32(TY); \
+  else if constexpr (N == 64) T2C_WGMMA_##FORM##_64(TY); \
+  else if constexpr (N == 96) T2C_WGMMA_##FORM##_96(TY); \
+  else if constexpr (N == 128) T2C_WGMMA_##FORM##_128(TY); \
+  else if constexpr (N == 192) T2C_WGMMA_##FORM##_192(TY); \
+  else if constexpr (N == 256) T2C_WGMMA_##FORM##_256(TY); \
+  else static_assert(N < 0, "no wgmma for this N")
+// ---- end of generated code
+template <int N, int TA, int TB, int BF>
+T2C_DEVICE void wgmma_ss_(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  static_assert(T2C_WGMMA_NS_(N), "wgmma m64nNk16 on the GPU: N is 8, 16, 32, 64, 96, 128, 192 or 256");
+  static_assert((TA == 0 || TA == 1) && (TB == 0 || TB == 1), "the transposes are 0 or 1");
+#if T2C_HAS_SM90A_
+  const unsigned scale_d = accumulate ? 1u : 0u;
+  if constexpr (BF) {
+    T2C_WGMMA_DISPATCH_(SS, N, "bf16");
+  } else {
+    T2C_WGMMA_DISPATCH_(SS, N, "f16");
+  }
+#else
+  __trap();
+#endif
+}
+template <int N, int TB, int BF>
+T2C_DEVICE void wgmma_rs_(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate) {
+  static_assert(T2C_WGMMA_NS_(N), "wgmma m64nNk16 on the GPU: N is 8, 16, 32, 64, 96, 128, 192 or 256");
+  static_assert(TB == 0 || TB == 1, "the transpose is 0 or 1");
+#if T2C_HAS_SM90A_
+  const unsigned scale_d = accumulate ? 1u : 0u;
+  if constexpr (BF) {
+    T2C_WGMMA_DISPATCH_(RS, N, "bf16");
+  } else {
+    T2C_WGMMA_DISPATCH_(RS, N, "f16");
+  }
+#else
+  __trap();
+#endif
+}
+template <int N, int TA, int TB>
+T2C_DEVICE void wgmma_f16(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_ss_<N, TA, TB, 0>(d, da, db, accumulate);
+}
+template <int N, int TA, int TB>
+T2C_DEVICE void wgmma_bf16(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_ss_<N, TA, TB, 1>(d, da, db, accumulate);
+}
+template <int N, int TB>
+T2C_DEVICE void wgmma_f16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate) {
+  wgmma_rs_<N, TB, 0>(d, a, db, accumulate);
+}
+template <int N, int TB>
+T2C_DEVICE void wgmma_bf16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate) {
+  wgmma_rs_<N, TB, 1>(d, a, db, accumulate);
+}
+#undef T2C_HAS_SM90A_
 #endif  // TILE2CU_SIM
+
+// ---- Hopper (sm_90a), both backends: the shared-memory matrix descriptor of
+// wgmma (PTX ISA 9.7.15.5.1.2, "Matrix Descriptor Format"): start address
+// >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset
+// >> 4 in 32-45, base offset 0, swizzle in 62-63 (1: 128-byte, 2: 64-byte,
+// 3: 32-byte, 0: none). For a K-major operand in the W-byte swizzle (the
+// layout a TMA load with that swizzle and a W-byte inner box writes), sbo is
+// 8 * W (the next 8 rows) and lbo is unused; each k16 step adds 32 bytes to
+// the start. Without swizzle, 8x8 core matrices of 16-byte rows: lbo steps
+// along K, sbo along M/N (the other way round for MN-major operands).
+T2C_DEVICE unsigned long long wgmma_desc(const void *smem, unsigned lbo_bytes, unsigned sbo_bytes, unsigned swizzle_bytes) {
+  const unsigned long long mode = swizzle_bytes == 128 ? 1 : swizzle_bytes == 64 ? 2 : swizzle_bytes == 32 ? 3 : 0;
+  return (unsigned long long)((smem_u32(smem) & 0x3ffffu) >> 4) | (unsigned long long)((lbo_bytes & 0x3ffffu) >> 4) << 16 |
+         (unsigned long long)((sbo_bytes & 0x3ffffu) >> 4) << 32 | mode << 62;
+}
 
 }  // namespace t2c
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run.sh: the CPU backend's own tests. Builds tests/sim/driver.c with
 # rt/sim/simrun.c (and common/fsafe.c), which compiles tests/sim/kernels.cu
-# into a shared object and runs every kernel in it. Exits nonzero on any failure.
+# into a shared object and runs every kernel in it; then tests/sim/hopper.c the
+# same way with tests/sim/hopper_kernels.cu. Exits nonzero on any failure.
 # races.sh then runs racy .tl kernels through `tile2cu run` (building tile2cu
 # when it is missing), which must report the race.
 # Then nvcc_check.sh compiles rt.cuh's tensor-core and cp.async helpers with
@@ -17,6 +18,10 @@ flags="-std=c11 -O1 -g -Wall -Wextra -D_GNU_SOURCE"
 ${CC:-cc} $flags -I"$root/rt/sim" "$root/tests/sim/driver.c" "$root/rt/sim/simrun.c" \
   "$root/common/fsafe.c" -o "$out/driver" -ldl -lm
 "$out/driver" "$root" "$out"
+# the sm_90a emulation (mbarrier, TMA, stmatrix, wgmma): tests/sim/hopper.c
+${CC:-cc} $flags -I"$root/rt/sim" "$root/tests/sim/hopper.c" "$root/rt/sim/simrun.c" \
+  "$root/common/fsafe.c" -o "$out/hopper" -ldl -lm
+"$out/hopper" "$root" "$out"
 t2c=${BUILD:-$root/build}/tile2cu
 [ -x "$t2c" ] || make -s -C "$root" B="${BUILD:-build}" "${BUILD:-build}/tile2cu"
 sh "$root/tests/sim/races.sh" "$t2c" "$out"

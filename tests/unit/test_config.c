@@ -105,9 +105,9 @@ TestSuite(config, .fini = remove_temp);
 
 Test(config, shipped_configs_are_sane) {
   static const char *const targets[] = {"sm_75", "sm_80", "sm_86", "sm_89",
-                                        "sm_90", "sm_100", "sm_120"};
-  static const int sms[] = {75, 80, 86, 89, 90, 100, 120};
-  for (int i = 0; i < 7; i++) {
+                                        "sm_90", "sm_90a", "sm_100", "sm_120"};
+  static const int sms[] = {75, 80, 86, 89, 90, 90, 100, 120};
+  for (int i = 0; i < 8; i++) {
     TargetConfig c = load_shipped(targets[i]);
     cr_assert_str_eq(c.name, targets[i]);
     cr_assert_eq(c.sm, sms[i]);
@@ -136,6 +136,44 @@ Test(config, sm_90_values) {
   cr_assert_eq(c.n_mma_shapes, 2);
   cr_assert_str_eq(c.mma_shapes[0], "m16n8k16");
   cr_assert_str_eq(c.mma_shapes[1], "m16n8k8");
+}
+
+/* sm_90a is sm_90 with the suffix: every limit and feature the same, and the
+ * architecture strings nvcc and NVRTC get carry the a. */
+Test(config, sm_90a_values) {
+  TargetConfig a = load_shipped("sm_90a"), p = load_shipped("sm_90");
+  char buf[32];
+  cr_assert_str_eq(a.name, "sm_90a");
+  cr_assert_str_eq(a.arch_suffix, "a");
+  cr_assert_str_eq(p.arch_suffix, "");
+  config_arch(&a, "sm", buf, sizeof buf);
+  cr_assert_str_eq(buf, "sm_90a");
+  config_arch(&a, "compute", buf, sizeof buf);
+  cr_assert_str_eq(buf, "compute_90a");
+  config_arch(&p, "sm", buf, sizeof buf);
+  cr_assert_str_eq(buf, "sm_90");
+  memcpy(a.name, p.name, sizeof a.name);
+  memcpy(a.arch_suffix, p.arch_suffix, sizeof a.arch_suffix);
+  cr_assert(memcmp(&a, &p, sizeof a) == 0, "sm_90a differs from sm_90 beyond its name and suffix");
+}
+
+Test(config, arch_suffix_bad_value) {
+  expect_good_with_error(0, "arch_suffix: b", ":17: key 'arch_suffix': expected an architecture suffix, a or f, got 'b'");
+}
+
+Test(config, arch_suffix_quoted) {
+  expect_good_with_error(0, "arch_suffix: \"a\"",
+                         ":17: key 'arch_suffix': expected an architecture suffix, a or f, got the quoted string 'a'");
+}
+
+Test(config, arch_suffix_name_mismatch) {
+  expect_good_with_error(0, "arch_suffix: a",
+                         ":17: key 'arch_suffix': the target is sm_90a, so its name must be sm_90a, not sm_90");
+}
+
+Test(config, arch_suffix_duplicate) {
+  write_good_with(1, "name: sm_90a\narch_suffix: a\narch_suffix: a");
+  expect_error(":3: duplicate key 'arch_suffix' (first given on line 2)");
 }
 
 Test(config, sm_75_values) {
@@ -466,12 +504,20 @@ Test(config, find_missing_target) {
 Test(config, find_rejects_bad_targets) {
   static const char *const bad[] = {"", "sm_", "sm_9a", "../sm_90", "sm_90/../sm_80",
                                     "SM_90", "compute_90", "sm_123456789", "sm_90 ",
-                                    "configs/sm_90"};
+                                    "configs/sm_90", "sm_a", "sm_90b", "sm_90aa", "sm_90A",
+                                    "sm_90a/", "sm_9a0", "compute_90a"};
   char path[256];
   setenv("TILE2CU_CONFIG_DIR", "configs", 1);
   cr_assert_not(config_find(NULL, "tile2cu", path, sizeof path));
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     cr_assert_not(config_find(bad[i], "tile2cu", path, sizeof path), "accepted '%s'", bad[i]);
+}
+
+Test(config, find_suffixed_target) {
+  char path[256];
+  setenv("TILE2CU_CONFIG_DIR", "configs", 1);
+  cr_assert(config_find("sm_90a", "tile2cu", path, sizeof path));
+  cr_assert_str_eq(path, "configs/sm_90a.yaml");
 }
 
 Test(config, find_path_buffer_too_small) {

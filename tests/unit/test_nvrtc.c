@@ -247,6 +247,25 @@ Test(nvrtc, ptx_output) {
   t2c_program_destroy(p);
 }
 
+/* --target sm_90a: NVRTC gets -arch=compute_90a (PTX) and -arch=sm_90a
+ * (cubin), never the bare sm number; the unknown-target message lists it. */
+Test(nvrtc, sm_90a_target) {
+  t2c_program *p = NULL;
+  cr_assert_eq(t2c_program_from_file(SQUARES, &p), T2C_SUCCESS);
+  t2c_compile_options o = {"sm_90a", T2C_OUTPUT_PTX, 0};
+  cr_assert_eq(t2c_compile(p, &o), T2C_SUCCESS, "%s", t2c_last_error());
+  size_t n;
+  const char *ptx = t2c_program_binary(p, &n);
+  cr_assert_not_null(memmem(ptx, n, ".target sm_90a", 14), "the PTX is not for sm_90a");
+  t2c_program_destroy(p);
+  p = compile(SQUARES, "sm_90a");
+  check_cubin(p, "squares");
+  o.target = "sm_90b";
+  cr_assert_eq(t2c_compile(p, &o), T2C_ERROR_TARGET);
+  cr_assert_not_null(strstr(t2c_last_error(), " sm_90 sm_90a"), "message: %s", t2c_last_error());
+  t2c_program_destroy(p);
+}
+
 Test(nvrtc, no_libcuda_is_no_device) {
   setenv("TILE2CU_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
   cr_assert_eq(t2c_device_available(), T2C_ERROR_NO_DEVICE);
