@@ -65,9 +65,14 @@ $(B)/configs.h: $(CONFIGS) tools/embed.sh | $(B)
 	  for f in $(CONFIGS); do n=$$(basename $$f .yaml); echo "  {\"$$n\", embedded_$${n}_yaml},"; done && \
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
+# The CPU backend's sources are embedded too: t2c_cpu_launch needs no source tree.
+SIM_SRCS := rt/sim/tile2cu_sim.h rt/sim/runtime.cpp rt/sim/t2c_sim_api.h
+$(B)/simsrc.h: $(SIM_SRCS) tools/embed.sh | $(B)
+	sh tools/embed.sh $(SIM_SRCS) > $@.tmp && mv $@.tmp $@
+
 # The driver sees the translator through translator/t2c_api.h only.
 $(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/t2c_api.h \
-		common/fsafe.h $(B)/templates.h $(B)/configs.h | $(B)/obj/drv
+		common/fsafe.h rt/sim/simrun.h rt/sim/t2c_sim_api.h $(B)/templates.h $(B)/configs.h $(B)/simsrc.h | $(B)/obj/drv
 	$(CC) $(CFLAGS) -I$(B) -c $< -o $@
 
 $(B)/libtile2cu.a: $(LIB_OBJS)
@@ -174,7 +179,7 @@ FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefine
 FZ           := $(B)/fuzz
 FUZZ_TR_SRCS := $(TR_SRCS) rt/sim/simrun.c common/fsafe.c $(DRV_SRCS)
 FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/t2c.h translator/t2c_api.h common/fsafe.h $(wildcard translator/*.def) \
-                $(B)/templates.h $(B)/configs.h
+                $(B)/templates.h $(B)/configs.h $(B)/simsrc.h
 
 $(FZ):
 	mkdir -p $@

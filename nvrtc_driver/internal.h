@@ -5,6 +5,7 @@
  *   cache.c    the content-addressed disk cache
  *   dl.c       dlopen of libnvrtc and libcuda, the device context
  *   module.c   modules, launches, device memory
+ *   cpu.c      launches on the CPU backend (rt/sim), its build cache
  *
  * Library-wide state lives in dl.c only, set up once under pthread_once.
  * The translator is reached through its entry points only
@@ -46,7 +47,13 @@ struct t2c_program {
   char *log;
   int cache_hit;
   KernelRes *res;            /* per kernel, from the log */
+  /* the CPU backend (cpu.c) */
+  char *sim_so;              /* the shared object of the last translation, once built */
 };
+
+/* ---------------------------------------------------------------- cpu.c */
+/* Forgets the CPU backend's build of the last translation. */
+void cpu_forget(t2c_program *p);
 
 /* Sets the thread's last error message and returns s. */
 t2c_status drv_fail(t2c_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
