@@ -12,6 +12,7 @@
 #   make bench-static    ptxas registers/stack/spills and PTX features of every example, no GPU
 #   make bench           GEMM/softmax/rowsum/layernorm/attention on the GPU against cuBLAS and
 #                        a device copy (make bench-build: build only); neither is in make test
+#   make python-test  the Python package installed into a fresh venv, and its pytest tests
 #   make test-asan  the unit, golden, CPU-backend and differential tests again, with the
 #                   translator, the tests and the generated kernels built with AddressSanitizer,
 #                   UndefinedBehaviorSanitizer and LeakSanitizer (into build-asan/)
@@ -157,7 +158,12 @@ docs-check: $(B)/tile2cu
 	sh tests/editors/check.sh
 	sh tests/docs/check_fuzz.sh
 
-test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example docs-check difftest fuzz-smoke
+# The Python package (python/, docs/python.md): installed into a fresh venv ($(B)/py-venv)
+# with pip, then its pytest tests on NumPy arrays and the CPU backend.
+python-test: lib
+	B=$(B) sh tests/python/run.sh
+
+test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example python-test docs-check difftest fuzz-smoke
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
@@ -259,4 +265,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples cmake-example docs docs-check bench-compile bench-static bench-build bench test clean install
+.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples cmake-example python-test docs docs-check bench-compile bench-static bench-build bench test clean install
