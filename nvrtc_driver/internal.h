@@ -106,6 +106,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 typedef struct Cuda {
   CUresult (*Init)(unsigned);
@@ -126,6 +127,11 @@ typedef struct Cuda {
   CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*GetErrorString)(CUresult, const char **);
+  CUresult (*EventCreate)(CUevent *, unsigned);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventSynchronize)(CUevent);
+  CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*EventDestroy)(CUevent);
   CUcontext ctx;
   CUdevice dev;
   int sm;                    /* the device's compute capability, 90 */

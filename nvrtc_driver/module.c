@@ -110,6 +110,33 @@ t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_
   return r ? dl_cuda_fail(cu, r, "cuLaunchKernel") : T2C_SUCCESS;
 }
 
+/* ------------------------------------------------------------ timing */
+
+t2c_status t2c_time_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *o, int warmup,
+                           int reps, float *times_ms) {
+  if (!m || !kernel || warmup < 0 || reps < 1 || !times_ms)
+    return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_time_launch: bad argument");
+  const Cuda *cu = dl_cuda();
+  if (!cu) return T2C_ERROR_NO_DEVICE;
+  CUstream stream = o ? (CUstream)o->stream : NULL;
+  t2c_status s = T2C_SUCCESS;
+  for (int i = 0; !s && i < warmup; i++) s = t2c_launch(m, kernel, args, o);
+  CUevent ev[2] = {NULL, NULL};
+  CUresult r = 0;
+  for (int i = 0; !s && !r && i < 2; i++) r = cu->EventCreate(&ev[i], 0);
+  for (int i = 0; !s && !r && i < reps; i++) {
+    r = cu->EventRecord(ev[0], stream);
+    if (!r && (s = t2c_launch(m, kernel, args, o))) break;
+    if (!r) r = cu->EventRecord(ev[1], stream);
+    if (!r) r = cu->EventSynchronize(ev[1]);
+    if (!r) r = cu->EventElapsedTime(&times_ms[i], ev[0], ev[1]);
+  }
+  for (int i = 0; i < 2; i++)
+    if (ev[i]) cu->EventDestroy(ev[i]);
+  if (!s && r) s = dl_cuda_fail(cu, r, "timing with CUDA events");
+  return s;
+}
+
 /* ------------------------------------------------------------ memory */
 
 t2c_status t2c_mem_alloc(t2c_devptr *out, size_t bytes) {

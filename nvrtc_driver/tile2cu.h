@@ -209,6 +209,12 @@ typedef struct t2c_cpu_options {
  * worker threads; the call returns when the kernel has finished. */
 t2c_status t2c_cpu_launch(t2c_program *p, const char *kernel, void **args, const t2c_cpu_options *opts);
 
+/* Times kernel on the device: warmup launches, then reps launches each
+ * between two events on opts->stream; times_ms[0..reps) gets each launch's
+ * time in milliseconds (cuEventElapsedTime). Arguments as for t2c_launch. */
+t2c_status t2c_time_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *opts,
+                           int warmup, int reps, float *times_ms);
+
 t2c_status t2c_mem_alloc(t2c_devptr *out, size_t bytes);
 t2c_status t2c_mem_free(t2c_devptr p);
 t2c_status t2c_memcpy_htod(t2c_devptr dst, const void *src, size_t bytes);

@@ -27,6 +27,9 @@ class BuildWithLibrary(build_py):
         dst = os.path.join(self.build_lib, "tile2cu", "_lib")
         os.makedirs(dst, exist_ok=True)
         shutil.copyfile(os.path.realpath(src), os.path.join(dst, SONAME))
+        # where autotune finds the tile2cu command when it is not on PATH
+        with open(os.path.join(self.build_lib, "tile2cu", "_build_info.py"), "w") as f:
+            f.write("BUILD_DIR = %r\n" % os.path.realpath(build))
 
 
 class BinaryDistribution(Distribution):

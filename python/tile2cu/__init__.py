@@ -52,6 +52,8 @@ def load(path, target=None, defines=None, options=None):
         source = data.decode("utf-8")
     except UnicodeDecodeError:
         raise Error("%s is not UTF-8 text" % path, status="IO") from None
+    if "\0" in source:
+        raise Error("%s holds a NUL byte" % path, status="IO")
     return _module(path, source, target, defines, options)
 
 
@@ -59,6 +61,8 @@ def compile_string(source, name="<string>", target=None, defines=None, options=N
     """The kernels of .tl source text; name appears in diagnostics."""
     if not isinstance(source, str):
         raise Error("compile_string takes the source as a str, not %s" % type(source).__name__)
+    if "\0" in source:
+        raise Error("%s: the source holds a NUL character" % name, status="IO")
     return _module(name, source, target, defines, options)
 
 

@@ -351,3 +351,36 @@ def test_nothing_is_written_outside_the_cache(tmp_path):
     assert os.listdir(cwd) == [] and os.listdir(home) == []
     assert not (tmp_path / "tmp").exists()
     assert sorted(os.listdir(cache)) == ["sim"]
+
+
+def test_nul_in_the_source():
+    with pytest.raises(tile2cu.Error, match="NUL"):
+        tile2cu.compile_string("const A = 1\0\n")
+
+
+# ---- autotune (tile2cu tune); the timing needs a GPU
+
+
+TRANSPOSE = os.path.join(ROOT, "tests", "tune", "transpose.tl")
+
+
+def test_autotune_dry_run():
+    r = tile2cu.autotune(TRANSPOSE, "tr", {"BM": [0, 32, 48], "BN": [32, 256]}, {"M": 512, "N": 300}, dry_run=True)
+    lines = r["output"].splitlines()
+    assert len(r["candidates"]) == sum(l.startswith("candidate ") for l in lines) == 2
+    assert len(r["skipped"]) == sum(l.startswith("skipped ") for l in lines) == 4
+    seen = [c["defines"] for c in r["candidates"]] + [s["defines"] for s in r["skipped"]]
+    assert sorted((d["BM"], d["BN"]) for d in seen) == sorted((str(m), str(n)) for m in (0, 32, 48) for n in (32, 256))
+    for c in r["candidates"]:
+        assert c["defines"]["BM"] == "32" and c["threads"] == 128 and c["registers"] > 0 and c["blocks_per_sm"] >= 1
+    assert all("error" in s["reason"] or "@assume" in s["reason"] for s in r["skipped"])
+    assert r["best"] is None and r["timed"] == []
+
+
+def test_autotune_without_a_gpu(monkeypatch):
+    monkeypatch.setenv("TILE2CU_LIBCUDA", "/nonexistent/libcuda.so.1")
+    with pytest.raises(tile2cu.Error, match="timing needs a GPU") as e:
+        tile2cu.autotune(TRANSPOSE, "tr", "BM=32,64", "M=512 N=300")
+    assert e.value.status == "NO_DEVICE"
+    with pytest.raises(tile2cu.Error, match="--kernel NAME is required|unknown or incomplete"):
+        tile2cu.autotune(TRANSPOSE, "tr", "BM=32", "M=512 N=300", options=["--bogus"])
