@@ -8,7 +8,7 @@ class Error(Exception):
     status       the libtile2cu status name ("TRANSLATE", "ASSUME", "INVALID_VALUE", ...)
     diagnostics  the clang-style diagnostics (file:line:col: error: ..., the source
                  line and a caret), "" when there are none
-    str(e) is the message, then the diagnostics.
+    str(e) is the message, then the diagnostics (once, when the message is their first line).
     """
 
     def __init__(self, message, status="INVALID_VALUE", diagnostics=""):
@@ -16,8 +16,11 @@ class Error(Exception):
         self.status = status
         self.diagnostics = diagnostics or ""
         text = message
-        if self.diagnostics and self.diagnostics.strip() not in message:
-            text = message + "\n" + self.diagnostics.rstrip("\n")
+        diags = self.diagnostics.rstrip("\n")
+        if diags.startswith(message):  # the message is the first diagnostic
+            text = diags
+        elif diags and diags not in message:
+            text = message + "\n" + diags
         super().__init__(text)
 
 
