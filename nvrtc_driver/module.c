@@ -20,13 +20,27 @@ struct t2c_module {
 
 t2c_status t2c_device_available(void) { return dl_cuda() ? T2C_SUCCESS : T2C_ERROR_NO_DEVICE; }
 
+/* A program without a binary is compiled for the device with the translator
+ * options of its last translation (t2c_program_translate's -D stay). */
+static t2c_status compile_for_device(t2c_program *p) {
+  char **copy = calloc((size_t)p->nargs + 1, sizeof *copy);
+  t2c_status s = copy ? T2C_SUCCESS : drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int i = 0; !s && i < p->nargs; i++)
+    if (!(copy[i] = strdup(p->args[i]))) s = drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  int n = p->nargs;
+  if (!s) s = t2c_compile_args(p, NULL, (const char *const *)copy, n);
+  for (int i = 0; copy && i < n; i++) free(copy[i]);
+  free(copy);
+  return s;
+}
+
 t2c_status t2c_module_load(t2c_program *p, t2c_module **out) {
   if (!p || !out) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_module_load: NULL argument");
   *out = NULL;
   const Cuda *cu = dl_cuda();
   if (!cu) return T2C_ERROR_NO_DEVICE;
   t2c_status s;
-  if (!p->binary && (s = t2c_compile(p, NULL))) return s;
+  if (!p->binary && (s = compile_for_device(p))) return s;
   if (p->output != T2C_OUTPUT_CUBIN && p->output != T2C_OUTPUT_PTX) return drv_fail(T2C_ERROR_NOT_COMPILED, "no binary");
   /* PTX must be NUL-terminated for cuModuleLoadData */
   void *image = p->binary;

@@ -167,7 +167,8 @@ t2c_status t2c_cache_dir(char *buf, size_t size);
 /* T2C_SUCCESS when libcuda loads and a device is present; otherwise
  * T2C_ERROR_NO_DEVICE, with the reason in t2c_last_error(). */
 t2c_status t2c_device_available(void);
-/* Loads the program's cubin (compiling first for the device if needed). */
+/* Loads the program's cubin (compiling first for the device, with the
+ * translator options of its last translation, if it has none). */
 t2c_status t2c_module_load(t2c_program *p, t2c_module **out);
 void t2c_module_unload(t2c_module *m);
 

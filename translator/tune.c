@@ -217,6 +217,7 @@ static int parse_tune_args(int argc, char **argv, TuneOpts *o) {
     else if (o->file) return tfail("more than one .tl file ('%s')", s);
     else o->file = s;
   }
+  if (o->nopts > 64) return tfail("more than 64 -D and -W options");
   if (!o->file) return tfail("no .tl file (usage: tile2cu tune FILE.tl --kernel NAME --space SPEC --sizes SPEC)");
   if (!o->kernel) return tfail("--kernel NAME is required");
   if (!o->space) return tfail("--space 'NAME=V1,V2 ...' is required");
@@ -295,7 +296,7 @@ static void launch_values(const TuneOpts *o, const KernelInfo *ki, double *pv, i
 /* The translator's facts of a candidate, @assume and @grid at --sizes. 0, 1 (skipped) or 2 (usage). */
 static int candidate_facts(const TuneOpts *o, const TargetConfig *t, const char *src, Cand *c, unsigned grid[3]) {
   Arena a = {0};
-  Buf cu = {0}, diags = {0};
+  Buf cu = {0};
   Program *p = NULL;
   char *dtext = NULL;
   size_t dlen = 0;
@@ -332,7 +333,6 @@ static int candidate_facts(const TuneOpts *o, const TargetConfig *t, const char 
     }
   }
   free(dtext);
-  buf_free(&diags);
   buf_free(&cu);
   arena_free(&a);
   return rc;
@@ -414,7 +414,8 @@ static uint64_t rng_next(uint64_t *s) {
   return *s;
 }
 
-/* f16 bits of v, a multiple of 1/8 in [-1, 1] (exact, normal or zero). */
+/* f16 bits of v, a normal number or zero (rounded to nearest; the random
+ * inputs are multiples of 1/8 in [-1, 1], exact). */
 static uint16_t half_bits(float v) {
   if (v == 0) return 0;
   uint16_t sign = v < 0 ? 0x8000 : 0;
@@ -494,7 +495,8 @@ static t2c_status alloc_tensors(const TuneOpts *o, const Cand *c, DevTensor *ts,
   for (int i = 0; i < nparams; i++) {
     DevTensor *d = &ts[i];
     t2c_status s = t2c_program_param_info(c->tp, o->kernel, i, &d->info);
-    if (s || !d->info.is_tensor) continue;
+    if (s) return s;
+    if (!d->info.is_tensor) continue;
     size_t n = 1;
     for (int k = 0; k < d->info.rank; k++)
       n *= (size_t)(d->info.dim_size[k] ? find_bind(o, d->info.dim_size[k])->ivalue : d->info.dim_const[k]);
@@ -522,7 +524,7 @@ static int run_candidate(const TuneOpts *o, Cand *c, DevTensor *ref, int nparams
   while (t2c_program_size_name(c->tp, o->kernel, nsizes)) nsizes++;
   DevTensor *ts = calloc((size_t)nparams + 1, sizeof *ts);
   void **args = calloc((size_t)(nparams + nsizes) + 1, sizeof *args);
-  union { double f64; float f32; int64_t i64; int32_t i32; uint32_t u32; int8_t i8; uint8_t u8; } *sc =
+  union { double f64; float f32; int64_t i64; int32_t i32; uint32_t u32; int8_t i8; uint8_t u8; uint16_t u16; } *sc =
       calloc((size_t)nparams + 1, sizeof *sc);
   int *sz = calloc((size_t)nsizes + 1, sizeof *sz);
   t2c_module *m = NULL;
@@ -539,7 +541,13 @@ static int run_candidate(const TuneOpts *o, Cand *c, DevTensor *ref, int nparams
     if (!strcmp(dt, "f32")) sc[i].f32 = (float)v; else if (!strcmp(dt, "f64")) sc[i].f64 = v;
     else if (!strcmp(dt, "i64")) sc[i].i64 = (int64_t)v; else if (!strcmp(dt, "i32")) sc[i].i32 = (int32_t)v;
     else if (!strcmp(dt, "u32")) sc[i].u32 = (uint32_t)v; else if (!strcmp(dt, "i8")) sc[i].i8 = (int8_t)v;
-    else sc[i].u8 = (uint8_t)v;
+    else if (!strcmp(dt, "f16")) sc[i].u16 = half_bits((float)v);
+    else if (!strcmp(dt, "bf16")) {
+      float f = (float)v;
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      sc[i].u16 = (uint16_t)(u >> 16);
+    } else sc[i].u8 = (uint8_t)(!strcmp(dt, "bool") ? v != 0 : v);
     args[i] = &sc[i];
   }
   for (int i = 0; !s && i < nsizes; i++) {

@@ -88,10 +88,13 @@ class Module:
     def __del__(self):
         p = getattr(self, "_p", None)
         if p is not None and p.value:
-            L = lib()
-            if self._gpu_module is not None:
-                L.t2c_module_unload(self._gpu_module)
-            L.t2c_program_destroy(p)
+            try:
+                L = lib()
+                if getattr(self, "_gpu_module", None) is not None:
+                    L.t2c_module_unload(self._gpu_module)
+                L.t2c_program_destroy(p)
+            except Exception:  # at interpreter exit
+                pass
             self._p = None
 
     @property
@@ -124,7 +127,7 @@ class Module:
 
     # ---- the GPU path: compiled and loaded once
     def _gpu(self):
-        with self._lock:
+        with self._lock:  # the launch itself is asynchronous and needs no lock
             if self._gpu_module is None:
                 L = lib()
                 arr, n = strings(self._opts)
@@ -192,7 +195,8 @@ class Kernel:
         else:
             if not isinstance(schedules, int) or not 1 <= schedules <= 1000:
                 raise Error("kernel %s: schedules is 1 to 1000, not %r" % (self.name, schedules))
-            s = L.t2c_cpu_launch(self.module._p, self.name.encode(), argv, ctypes.byref(CpuOptions(g, schedules)))
+            with self.module._lock:  # one program is used by one thread at a time
+                s = L.t2c_cpu_launch(self.module._p, self.name.encode(), argv, ctypes.byref(CpuOptions(g, schedules)))
         if s:
             raise fail(s, self.module.diagnostics if status_name(s) == "TRANSLATE" else "")
         for t in tensors:
