@@ -25,4 +25,4 @@ if ! $PIP install numpy pytest ml_dtypes; then
 fi
 TILE2CU_BUILD=$ROOT/$B $PIP install ./python
 cd "$ROOT/tests/python"
-TILE2CU_CACHE_DIR=$ROOT/$B/py-cache "$VENV/bin/python" -m pytest -q -p no:cacheprovider test_tile2cu.py "$@"
+TILE2CU_CACHE_DIR=$ROOT/$B/py-cache "$VENV/bin/python" -m pytest -q -p no:cacheprovider -rs test_tile2cu.py test_gpu.py "$@"
