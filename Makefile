@@ -12,6 +12,8 @@
 #   make bench-static    ptxas registers/stack/spills and PTX features of every example, no GPU
 #   make bench           GEMM/softmax/rowsum/layernorm/attention on the GPU against cuBLAS and
 #                        a device copy (make bench-build: build only); neither is in make test
+#   make python-test  the Python package installed into a fresh venv, and its pytest tests
+#   make tune-test  tile2cu tune without a GPU (argument errors, the no-GPU exit, --dry-run, --tuned)
 #   make test-asan  the unit, golden, CPU-backend and differential tests again, with the
 #                   translator, the tests and the generated kernels built with AddressSanitizer,
 #                   UndefinedBehaviorSanitizer and LeakSanitizer (into build-asan/)
@@ -65,9 +67,14 @@ $(B)/configs.h: $(CONFIGS) tools/embed.sh | $(B)
 	  for f in $(CONFIGS); do n=$$(basename $$f .yaml); echo "  {\"$$n\", embedded_$${n}_yaml},"; done && \
 	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
+# The CPU backend's sources are embedded too: t2c_cpu_launch needs no source tree.
+SIM_SRCS := rt/sim/tile2cu_sim.h rt/sim/runtime.cpp rt/sim/t2c_sim_api.h
+$(B)/simsrc.h: $(SIM_SRCS) tools/embed.sh | $(B)
+	sh tools/embed.sh $(SIM_SRCS) > $@.tmp && mv $@.tmp $@
+
 # The driver sees the translator through translator/t2c_api.h only.
 $(B)/obj/drv/%.o: nvrtc_driver/%.c nvrtc_driver/tile2cu.h nvrtc_driver/internal.h translator/t2c_api.h \
-		common/fsafe.h $(B)/templates.h $(B)/configs.h | $(B)/obj/drv
+		common/fsafe.h rt/sim/simrun.h rt/sim/t2c_sim_api.h $(B)/templates.h $(B)/configs.h $(B)/simsrc.h | $(B)/obj/drv
 	$(CC) $(CFLAGS) -I$(B) -c $< -o $@
 
 $(B)/libtile2cu.a: $(LIB_OBJS)
@@ -152,7 +159,16 @@ docs-check: $(B)/tile2cu
 	sh tests/editors/check.sh
 	sh tests/docs/check_fuzz.sh
 
-test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example docs-check difftest fuzz-smoke
+# The Python package (python/, docs/python.md): installed into a fresh venv ($(B)/py-venv)
+# with pip, then its pytest tests on NumPy arrays and the CPU backend.
+python-test: lib
+	B=$(B) sh tests/python/run.sh
+
+# tile2cu tune without a GPU: argument errors, the no-GPU exit, --dry-run, --tuned.
+tune-test: $(B)/tile2cu
+	TILE2CU=$(CURDIR)/$(B)/tile2cu sh tests/tune/run.sh
+
+test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
@@ -174,7 +190,7 @@ FUZZ_FLAGS   := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefine
 FZ           := $(B)/fuzz
 FUZZ_TR_SRCS := $(TR_SRCS) rt/sim/simrun.c common/fsafe.c $(DRV_SRCS)
 FUZZ_TR_DEPS := $(FUZZ_TR_SRCS) translator/t2c.h translator/t2c_api.h common/fsafe.h $(wildcard translator/*.def) \
-                $(B)/templates.h $(B)/configs.h
+                $(B)/templates.h $(B)/configs.h $(B)/simsrc.h
 
 $(FZ):
 	mkdir -p $@
@@ -255,4 +271,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples cmake-example docs docs-check bench-compile bench-static bench-build bench test clean install
+.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test clean install

@@ -154,6 +154,11 @@ static void load_cuda(void) {
   SYM(cuda, libcuda, MemcpyHtoD, "cuMemcpyHtoD_v2", cuda_error);
   SYM(cuda, libcuda, MemcpyDtoH, "cuMemcpyDtoH_v2", cuda_error);
   SYM(cuda, libcuda, GetErrorString, "cuGetErrorString", cuda_error);
+  SYM(cuda, libcuda, EventCreate, "cuEventCreate", cuda_error);
+  SYM(cuda, libcuda, EventRecord, "cuEventRecord", cuda_error);
+  SYM(cuda, libcuda, EventSynchronize, "cuEventSynchronize", cuda_error);
+  SYM(cuda, libcuda, EventElapsedTime, "cuEventElapsedTime", cuda_error);
+  SYM(cuda, libcuda, EventDestroy, "cuEventDestroy_v2", cuda_error);
   int count = 0, major = 0, minor = 0;
   const char *dev_env = getenv("TILE2CU_DEVICE");
   int ordinal = dev_env ? atoi(dev_env) : 0;

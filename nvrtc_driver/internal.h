@@ -5,6 +5,7 @@
  *   cache.c    the content-addressed disk cache
  *   dl.c       dlopen of libnvrtc and libcuda, the device context
  *   module.c   modules, launches, device memory
+ *   cpu.c      launches on the CPU backend (rt/sim), its build cache
  *
  * Library-wide state lives in dl.c only, set up once under pthread_once.
  * The translator is reached through its entry points only
@@ -46,7 +47,13 @@ struct t2c_program {
   char *log;
   int cache_hit;
   KernelRes *res;            /* per kernel, from the log */
+  /* the CPU backend (cpu.c) */
+  char *sim_so;              /* the shared object of the last translation, once built */
 };
+
+/* ---------------------------------------------------------------- cpu.c */
+/* Forgets the CPU backend's build of the last translation. */
+void cpu_forget(t2c_program *p);
 
 /* Sets the thread's last error message and returns s. */
 t2c_status drv_fail(t2c_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -99,6 +106,7 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 typedef struct Cuda {
   CUresult (*Init)(unsigned);
@@ -119,6 +127,11 @@ typedef struct Cuda {
   CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*GetErrorString)(CUresult, const char **);
+  CUresult (*EventCreate)(CUevent *, unsigned);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventSynchronize)(CUevent);
+  CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*EventDestroy)(CUevent);
   CUcontext ctx;
   CUdevice dev;
   int sm;                    /* the device's compute capability, 90 */

@@ -20,13 +20,27 @@ struct t2c_module {
 
 t2c_status t2c_device_available(void) { return dl_cuda() ? T2C_SUCCESS : T2C_ERROR_NO_DEVICE; }
 
+/* A program without a binary is compiled for the device with the translator
+ * options of its last translation (t2c_program_translate's -D stay). */
+static t2c_status compile_for_device(t2c_program *p) {
+  char **copy = calloc((size_t)p->nargs + 1, sizeof *copy);
+  t2c_status s = copy ? T2C_SUCCESS : drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  for (int i = 0; !s && i < p->nargs; i++)
+    if (!(copy[i] = strdup(p->args[i]))) s = drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  int n = p->nargs;
+  if (!s) s = t2c_compile_args(p, NULL, (const char *const *)copy, n);
+  for (int i = 0; copy && i < n; i++) free(copy[i]);
+  free(copy);
+  return s;
+}
+
 t2c_status t2c_module_load(t2c_program *p, t2c_module **out) {
   if (!p || !out) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_module_load: NULL argument");
   *out = NULL;
   const Cuda *cu = dl_cuda();
   if (!cu) return T2C_ERROR_NO_DEVICE;
   t2c_status s;
-  if (!p->binary && (s = t2c_compile(p, NULL))) return s;
+  if (!p->binary && (s = compile_for_device(p))) return s;
   if (p->output != T2C_OUTPUT_CUBIN && p->output != T2C_OUTPUT_PTX) return drv_fail(T2C_ERROR_NOT_COMPILED, "no binary");
   /* PTX must be NUL-terminated for cuModuleLoadData */
   void *image = p->binary;
@@ -108,6 +122,33 @@ t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_
   r = cu->LaunchKernel(fn, grid[0], grid[1], grid[2], (unsigned)f.threads, 1, 1, dyn, o ? (CUstream)o->stream : NULL,
                        args, NULL);
   return r ? dl_cuda_fail(cu, r, "cuLaunchKernel") : T2C_SUCCESS;
+}
+
+/* ------------------------------------------------------------ timing */
+
+t2c_status t2c_time_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *o, int warmup,
+                           int reps, float *times_ms) {
+  if (!m || !kernel || warmup < 0 || reps < 1 || !times_ms)
+    return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_time_launch: bad argument");
+  const Cuda *cu = dl_cuda();
+  if (!cu) return T2C_ERROR_NO_DEVICE;
+  CUstream stream = o ? (CUstream)o->stream : NULL;
+  t2c_status s = T2C_SUCCESS;
+  for (int i = 0; !s && i < warmup; i++) s = t2c_launch(m, kernel, args, o);
+  CUevent ev[2] = {NULL, NULL};
+  CUresult r = 0;
+  for (int i = 0; !s && !r && i < 2; i++) r = cu->EventCreate(&ev[i], 0);
+  for (int i = 0; !s && !r && i < reps; i++) {
+    r = cu->EventRecord(ev[0], stream);
+    if (!r && (s = t2c_launch(m, kernel, args, o))) break;
+    if (!r) r = cu->EventRecord(ev[1], stream);
+    if (!r) r = cu->EventSynchronize(ev[1]);
+    if (!r) r = cu->EventElapsedTime(&times_ms[i], ev[0], ev[1]);
+  }
+  for (int i = 0; i < 2; i++)
+    if (ev[i]) cu->EventDestroy(ev[i]);
+  if (!s && r) s = dl_cuda_fail(cu, r, "timing with CUDA events");
+  return s;
 }
 
 /* ------------------------------------------------------------ memory */

@@ -47,6 +47,7 @@ const char *t2c_error_string(t2c_status s) {
   case T2C_ERROR_GRID: return "the grid cannot be computed";
   case T2C_ERROR_CUDA: return "CUDA driver error";
   case T2C_ERROR_OUT_OF_MEMORY: return "out of memory";
+  case T2C_ERROR_CPU: return "the CPU backend failed";
   }
   return "unknown status";
 }
@@ -257,6 +258,12 @@ static bool copy_args(t2c_program *p, const char *const *args, int nargs) {
 }
 
 t2c_status program_translate(t2c_program *p, TrTarget *t, const char *const *args, int nargs) {
+  cpu_forget(p);
+  /* a binary of an earlier translation is never loaded for this one */
+  free(p->binary);
+  free(p->res);
+  p->binary = NULL;
+  p->res = NULL;
   tr_program_free(p->prog);
   free(p->cuda);
   free_diags(p);
@@ -310,6 +317,12 @@ t2c_status t2c_program_from_file(const char *path, t2c_program **out) {
 
 void t2c_program_destroy(t2c_program *p) {
   if (!p) return;
+  cpu_forget(p);
+  /* a binary of an earlier translation is never loaded for this one */
+  free(p->binary);
+  free(p->res);
+  p->binary = NULL;
+  p->res = NULL;
   tr_program_free(p->prog);
   tr_target_free(p->target);
   free(p->cuda);
@@ -357,4 +370,38 @@ t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c
   *out = (t2c_kernel_info){f.name, f.threads, f.shared_bytes, f.dynamic_smem, f.nparams,
                            f.nsizes, r.registers, r.stack, r.spill_st, r.spill_ld, f.nstrides};
   return T2C_SUCCESS;
+}
+
+t2c_status t2c_program_param_info(const t2c_program *p, const char *kernel, int i, t2c_param_info *out) {
+  int k = program_kernel(p, kernel);
+  if (!out) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_param_info: NULL argument");
+  if (k < 0) return drv_fail(T2C_ERROR_NOT_FOUND, "no kernel '%s'", kernel ? kernel : "(null)");
+  TrKernelFacts f;
+  tr_kernel_facts(p->prog, k, &f);
+  if (i < 0 || i >= f.nparams) return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s has no parameter %d", f.name, i);
+  TrParam q;
+  tr_kernel_param(p->prog, k, i, &q);
+  *out = (t2c_param_info){q.name, q.tensor, q.elem, q.elem_bytes, q.rank, {0}, {0}, q.written};
+  for (int d = 0; d < q.rank; d++) {
+    out->dim_size[d] = q.dim_size[d];
+    out->dim_const[d] = q.dim_const[d];
+  }
+  return T2C_SUCCESS;
+}
+
+const char *t2c_program_size_name(const t2c_program *p, const char *kernel, int i) {
+  int k = program_kernel(p, kernel);
+  if (k < 0) return NULL;
+  TrKernelFacts f;
+  tr_kernel_facts(p->prog, k, &f);
+  return i >= 0 && i < f.nsizes ? tr_kernel_size(p->prog, k, i) : NULL;
+}
+
+t2c_status t2c_program_translate(t2c_program *p, const char *target, const char *const *args, int nargs) {
+  if (!p || nargs < 0 || (nargs && !args)) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_translate: bad argument");
+  for (int i = 0; i < nargs; i++)
+    if (!args[i]) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_program_translate: option %d is NULL", i);
+  TrTarget *t;
+  t2c_status s = program_target(target ? target : "sm_90", &t);
+  return s ? s : program_translate(p, t, args, nargs);
 }

@@ -7,6 +7,10 @@
  *   t2c_module_load(p, &m);                        cuModuleLoadData
  *   t2c_launch(m, "squares", args, NULL);          grid from @grid, @assume checked
  *
+ * or, without a GPU, on host memory through the CPU backend:
+ *
+ *   t2c_cpu_launch(p, "squares", args, NULL);      args: t2c_host_tensor, scalars, sizes
+ *
  * libnvrtc and libcuda are opened with dlopen on first use: linking never
  * fails, compiling works without a GPU, and loading fails with
  * T2C_ERROR_NO_DEVICE when there is no driver or no device.
@@ -44,6 +48,8 @@ typedef enum t2c_status {
   T2C_ERROR_GRID,           /* @grid cannot be evaluated or is out of range */
   T2C_ERROR_CUDA,           /* the driver API failed: see t2c_last_error() */
   T2C_ERROR_OUT_OF_MEMORY,
+  T2C_ERROR_CPU,            /* the CPU backend could not build the kernel, or the run failed
+                               (a race, an index out of bounds): see t2c_last_error() */
 } t2c_status;
 
 typedef struct t2c_program t2c_program;
@@ -99,6 +105,28 @@ typedef struct t2c_kernel_info {
 } t2c_kernel_info;
 t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c_kernel_info *out);
 
+/* One declared parameter of a kernel (t2c_program_param_info). */
+typedef struct t2c_param_info {
+  const char *name;
+  int is_tensor;            /* 1: a tensor; 0: a scalar */
+  const char *dtype;        /* "f32" "f16" "bf16" "f64" "i8" "u8" "i32" "u32" "i64" "bool" */
+  int elem_bytes;           /* the size of one element (or of the scalar) */
+  int rank;                 /* tensors: 1 to 4 dims, row-major; scalars: 0 */
+  const char *dim_size[4];  /* the size name of dim d, or NULL when the dim is a constant */
+  long long dim_const[4];   /* dim d when it is a constant */
+  int written;              /* 1 when the kernel stores to the tensor */
+} t2c_param_info;
+/* Parameter i (0 <= i < num_params) of kernel, as the last translation declared it. */
+t2c_status t2c_program_param_info(const t2c_program *p, const char *kernel, int i, t2c_param_info *out);
+/* Size name i (0 <= i < num_sizes) of kernel, in the order the launch takes
+ * them (as int, after the declared parameters); NULL when out of range. */
+const char *t2c_program_size_name(const t2c_program *p, const char *kernel, int i);
+/* Translates the program again, for target (NULL: "sm_90") with translator
+ * options as for t2c_compile_args, without compiling. On
+ * T2C_ERROR_TRANSLATE the diagnostics say why. A later t2c_compile_args with
+ * the same target and options does not translate again. */
+t2c_status t2c_program_translate(t2c_program *p, const char *target, const char *const *args, int nargs);
+
 /* ---- compiling */
 
 typedef enum t2c_output { T2C_OUTPUT_CUBIN = 0, T2C_OUTPUT_PTX = 1 } t2c_output;
@@ -140,7 +168,8 @@ t2c_status t2c_cache_dir(char *buf, size_t size);
 /* T2C_SUCCESS when libcuda loads and a device is present; otherwise
  * T2C_ERROR_NO_DEVICE, with the reason in t2c_last_error(). */
 t2c_status t2c_device_available(void);
-/* Loads the program's cubin (compiling first for the device if needed). */
+/* Loads the program's cubin (compiling first for the device, with the
+ * translator options of its last translation, if it has none). */
 t2c_status t2c_module_load(t2c_program *p, t2c_module **out);
 void t2c_module_unload(t2c_module *m);
 
@@ -155,6 +184,40 @@ typedef struct t2c_launch_options {
  * long (X_stride0, ..., in elements; t2c_kernel_info.num_strides of them).
  * Checks every size >= 1 and every @assume first. */
 t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *opts);
+
+/* ---- the CPU backend (no GPU needed) */
+
+/* A tensor argument of t2c_cpu_launch: row-major host memory. */
+typedef struct t2c_host_tensor {
+  void *data;               /* prod(shape) elements of the parameter's dtype */
+  int rank;                 /* must equal the parameter's */
+  const long long *shape;   /* each dim must equal the declared constant or size */
+} t2c_host_tensor;
+
+typedef struct t2c_cpu_options {
+  unsigned grid[3];         /* all 0: from @grid */
+  int schedules;            /* thread schedules run and compared (0: 1); see docs/cpu-backend.md */
+} t2c_cpu_options;
+
+/* Runs kernel on the CPU backend (docs/cpu-backend.md): the program's last
+ * translation (target and -D options included) in sim mode, compiled with
+ * the host C++ compiler ($CXX, default g++, and the CUDA headers of
+ * $CUDA_HOME, default /usr/local/cuda) into a shared object kept in the
+ * compile cache (<cache dir>/sim), so a second launch of the same
+ * translation compiles nothing. args is as for t2c_launch, except that a
+ * tensor parameter's value is a t2c_host_tensor. Checks each tensor's rank
+ * and dims against its declaration and the sizes, every @assume, and @grid
+ * (T2C_ERROR_INVALID_VALUE, T2C_ERROR_ASSUME, T2C_ERROR_GRID) first. The
+ * kernel's outputs are written in place; on T2C_ERROR_CPU (a failed build,
+ * a race, an index out of bounds) they keep their contents. Blocks run on
+ * worker threads; the call returns when the kernel has finished. */
+t2c_status t2c_cpu_launch(t2c_program *p, const char *kernel, void **args, const t2c_cpu_options *opts);
+
+/* Times kernel on the device: warmup launches, then reps launches each
+ * between two events on opts->stream; times_ms[0..reps) gets each launch's
+ * time in milliseconds (cuEventElapsedTime). Arguments as for t2c_launch. */
+t2c_status t2c_time_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *opts,
+                           int warmup, int reps, float *times_ms);
 
 t2c_status t2c_mem_alloc(t2c_devptr *out, size_t bytes);
 t2c_status t2c_mem_free(t2c_devptr p);

@@ -8,6 +8,9 @@ dpkg -s libyaml-dev >/dev/null 2>&1 || need="$need libyaml-dev"
 dpkg -s libcriterion-dev >/dev/null 2>&1 || need="$need libcriterion-dev"
 dpkg -s libssl-dev >/dev/null 2>&1 || need="$need libssl-dev"
 command -v cmake >/dev/null 2>&1 || need="$need cmake"
+# the Python package's tests (make python-test): python3 -m venv needs ensurepip
+command -v python3 >/dev/null 2>&1 || need="$need python3"
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need="$need python3-venv"
 # libFuzzer and the sanitizer runtimes, for make test's fuzz pass and make test-asan
 command -v clang >/dev/null 2>&1 || need="$need clang"
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need="$need libclang-rt-dev"

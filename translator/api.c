@@ -70,8 +70,9 @@ static bool close_diags(FILE *mem, char **diags) {
   return *diags != NULL;
 }
 
-int tr_translate(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
-                 char **cuda, char **diags, TrProgram **prog) {
+/* translate() into *cuda and *diags; sim picks the CPU backend's variant. */
+static int translate_as(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
+                        bool sim, char **cuda, char **diags, TrProgram **prog) {
   *cuda = *diags = NULL;
   *prog = NULL;
   size_t len = 0;
@@ -86,7 +87,7 @@ int tr_translate(const char *name, const char *source, const TrTarget *t, const 
   }
   p->target = t->c;
   const char *file = arena_strndup(&p->arena, name, strlen(name));
-  EmitOptions eo = {.line_directives = true, .file = file, .opts = opts, .nopts = nopts};
+  EmitOptions eo = {.line_directives = !sim, .sim = sim, .file = file, .opts = opts, .nopts = nopts};
   Buf out = {0};
   int st = translate(file, source, &p->target, &eo, &out, mem, &p->prog, &p->arena);
   bool ok = close_diags(mem, diags);
@@ -100,6 +101,21 @@ int tr_translate(const char *name, const char *source, const TrTarget *t, const 
   *cuda = out.data;
   *prog = p;
   return 0;
+}
+
+int tr_translate(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
+                 char **cuda, char **diags, TrProgram **prog) {
+  return translate_as(name, source, t, opts, nopts, false, cuda, diags, prog);
+}
+
+int tr_translate_sim(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
+                     char **cuda) {
+  char *diags;
+  TrProgram *prog;
+  int st = translate_as(name, source, t, opts, nopts, true, cuda, &diags, &prog);
+  free(diags);
+  tr_program_free(prog);
+  return st;
 }
 
 const char *tr_program_defines(const TrProgram *p) { return p && p->prog && p->prog->defines ? p->prog->defines : ""; }
@@ -117,6 +133,24 @@ void tr_kernel_facts(const TrProgram *p, int k, TrKernelFacts *out) {
   const KernelInfo *ki = kn->info;
   *out = (TrKernelFacts){kn->name, ki->threads, (long long)ki->shared_bytes, ki->dynamic_smem, ki->nparams,
                          ki->nsizes, ki->nstrides};
+}
+
+void tr_kernel_param(const TrProgram *p, int k, int i, TrParam *out) {
+  const KernelInfo *ki = p->prog->kernels[k]->info;
+  const Sym *s = ki->params[i];
+  *out = (TrParam){s->name, s->kind == SY_TENSOR, elem_names[s->ty.elem], elem_bytes[s->ty.elem], 0, {0}, {0},
+                   s->written};
+  if (!out->tensor) return;
+  out->rank = s->trank;
+  for (int d = 0; d < s->trank; d++) {
+    out->dim_size[d] = s->tdim_size[d] ? s->tdim_size[d]->name : NULL;
+    out->dim_const[d] = (long long)s->tdim_const[d];
+  }
+}
+
+const char *tr_kernel_size(const TrProgram *p, int k, int i) {
+  const KernelInfo *ki = p->prog->kernels[k]->info;
+  return ki->sizes[i]->name;
 }
 
 /* ------------------------------------------------------------ launches */

@@ -22,6 +22,7 @@ static const char usage_text[] =
     "       tile2cu run FILE.tl --kernel NAME [--backend sim|gpu] [run options] NAME=VALUE ...\n"
     "       tile2cu compile FILE.tl [--target sm_XX] [--ptx] -o OUT   cubin or PTX through NVRTC\n"
     "       tile2cu report FILE.tl [--target sm_XX]   threads, shared memory, registers, occupancy\n"
+    "       tile2cu tune FILE.tl --kernel NAME --space 'BM=64,128 ...' --sizes 'M=4096 ...'   -D candidates\n"
     "       tile2cu VERB --help                    a verb's own options\n"
     "\n"
     "Translates a tile-language file to CUDA C++ (on stdout unless -o).\n"
@@ -43,6 +44,9 @@ static const char usage_text[] =
     "  -MD                write the depfile next to the output, as OUT.d\n"
     "  -MF FILE           the depfile's path, with -MD\n"
     "  --includes         print the -I flag for the installed runtime header\n"
+    "  --tuned FILE.yaml  apply the constants tile2cu tune recorded for this source and\n"
+    "                     target (before any -D)\n"
+    "  --tuned-sizes SPEC with --tuned: the entry for the size class of 'M=4096 N=4096'\n"
     OPTS_HELP
     "  --version          print the version\n"
     "  --help             print this help\n";
@@ -56,6 +60,7 @@ typedef struct Options {
   const char *config;
   const char *header;
   const char *after;
+  const char *tuned, *tuned_sizes; /* --tuned FILE, --tuned-sizes SPEC (tuned.c) */
   bool standalone, line, check, explain, sim, host, dump_tir;
   const char **opts; /* -D and -W options (options.c) */
   int nopts;
@@ -152,13 +157,15 @@ static int parse_args(int argc, char **argv, Options *o) {
     if (opts_take(argc, argv, &i, o->opts, &o->nopts)) continue;
     if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0 ||
         strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0 || strcmp(s, "--header") == 0 ||
-        strcmp(s, "--after") == 0) {
+        strcmp(s, "--after") == 0 || strcmp(s, "--tuned") == 0 || strcmp(s, "--tuned-sizes") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", s);
       const char *v = argv[++i];
       if (strcmp(s, "-o") == 0) o->output = v;
       else if (strcmp(s, "--target") == 0) o->target = v;
       else if (strcmp(s, "--config") == 0) o->config = v;
       else if (strcmp(s, "--after") == 0) o->after = v;
+      else if (strcmp(s, "--tuned") == 0) o->tuned = v;
+      else if (strcmp(s, "--tuned-sizes") == 0) o->tuned_sizes = v;
       else if (strcmp(s, "--header") == 0) {
         o->header = v;
         o->host = true;
@@ -184,11 +191,37 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (o->md && !o->output) return usage_error("%sa depfile (--deps, -MD) needs -o FILE", "");
   if (o->host && o->sim) return usage_error("%s--host and --sim exclude each other", "");
   if (o->after && !o->dump_tir) return usage_error("%s--after needs --dump-tir", "");
+  if (o->tuned_sizes && !o->tuned) return usage_error("%s--tuned-sizes needs --tuned", "");
   if (o->after && strcmp(o->after, "lower") != 0 && strcmp(o->after, "layout") != 0 &&
       strcmp(o->after, "pipeline") != 0 && strcmp(o->after, "sync") != 0 && strcmp(o->after, "smem") != 0)
     return usage_error("unknown stage '%s' (lower, layout, pipeline, sync or smem)", o->after);
   if (o->dump_tir && (o->output || o->host || o->md))
     return usage_error("%s--dump-tir prints the IR only (no -o, --host or depfile)", "");
+  return 0;
+}
+
+/* The options with the -D of the tuning file first (the command line's -D win):
+ * 0, or an exit status. No entry for the source is a note, not an error. */
+static int apply_tuned(const Options *o, const char *src, const TargetConfig *t, Arena *a, const char ***opts,
+                       int *nopts) {
+  char defs[1024], err[2048];
+  *opts = o->opts;
+  *nopts = o->nopts;
+  if (!o->tuned) return 0;
+  int st = tuned_defines(o->tuned, src, t->name, o->tuned_sizes, defs, sizeof defs, err, sizeof err);
+  if (st == 1) fprintf(stderr, "tile2cu: note: %s; the file's own constants are used\n", err);
+  if (st == 2) fprintf(stderr, "tile2cu: %s\n", err);
+  if (st) return st == 1 ? 0 : 2;
+  const char **all = NEW_ARRAY(a, const char *, o->nopts + 64);
+  int n = 0;
+  for (char *w = strtok(defs, " "); w && n < 64; w = strtok(NULL, " ")) {
+    char *d = NEW_ARRAY(a, char, strlen(w) + 3);
+    snprintf(d, strlen(w) + 3, "-D%s", w);
+    all[n++] = d;
+  }
+  for (int i = 0; i < o->nopts; i++) all[n++] = o->opts[i];
+  *opts = all;
+  *nopts = n;
   return 0;
 }
 
@@ -206,9 +239,16 @@ static int translate_file(const Options *o, const char *argv0) {
   }
   Arena a = {0};
   Buf out = {0};
+  const char **opts;
+  int nopts;
+  if ((st = apply_tuned(o, src, &t, &a, &opts, &nopts))) {
+    arena_free(&a);
+    free(src);
+    return st;
+  }
   EmitOptions eo = {.line_directives = o->line, .standalone = o->standalone, .sim = o->sim,
                     .explain = o->explain, .explain_out = o->dump_tir ? stdout : stderr, .file = o->input,
-                    .dump_tir = o->dump_tir, .dump_after = o->after, .opts = o->opts, .nopts = o->nopts};
+                    .dump_tir = o->dump_tir, .dump_after = o->after, .opts = opts, .nopts = nopts};
   Program *prog = NULL;
   Buf header = {0};
   st = translate(o->input, src, &t, &eo, &out, stderr, &prog, &a);
@@ -237,6 +277,7 @@ int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "run") == 0) return run_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "compile") == 0) return compile_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "report") == 0) return report_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "tune") == 0) return tune_main(argc - 1, argv + 1);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage_text, stdout);

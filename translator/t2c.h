@@ -914,6 +914,26 @@ bool opts_define(Arena *a, Diag *d, Program *p, const Defines *defs);
 int run_main(int argc, char **argv);
 int compile_main(int argc, char **argv); /* tile2cu compile */
 int report_main(int argc, char **argv);  /* tile2cu report */
+int tune_main(int argc, char **argv);    /* tile2cu tune (tune.c) */
+/* "N blocks/SM, W of T warps (limited by ...)", as tile2cu report prints it,
+ * for a block of threads with regs registers per thread (0 or less: not
+ * counted) and smem shared bytes; returns the blocks per SM (0: does not fit). */
+int report_occupancy(const TargetConfig *t, int threads, int regs, int64_t smem, char *out, size_t n);
+
+/* ---------------------------------------------------------------- tuned.c: tuning files */
+/* The SHA-256 of text, as 64 hex digits. */
+void tuned_sha256(const char *text, char hex[65]);
+/* "M=4000 N=100" -> "M=4096 N=128": integers rounded up to powers of two, sorted by name. */
+void tuned_size_class(const char *sizes, char *out, size_t n);
+/* Adds or replaces the entry of (src's hash, target, kernel, the class of sizes) in the
+ * tuning file out (NULL: FILE.tuned.yaml). Returns an exit status (0, or 2 on I/O). */
+int tuned_record(const char *out, const char *file, const char *src, const char *target, const char *kernel,
+                 const char *sizes, const char *defines, double us, const char *base, double base_us);
+/* The defines ("BM=128 BN=64") the tuning file path holds for src on target
+ * (and, with sizes, that size class): 0; 1 when it has none (err says so);
+ * 2 when the file is bad or several entries disagree (err). */
+int tuned_defines(const char *path, const char *src, const char *target, const char *sizes, char *defines, size_t n,
+                  char *err, size_t errlen);
 /* Reads a whole .tl file (NUL-terminated, malloc'd); NULL with a message in err. */
 char *read_tl_file(const char *path, char *err, size_t n, int *status);
 /* The pipeline: lex, parse, check, emit. Returns the exit status (0, or 1 for

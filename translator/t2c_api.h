@@ -69,12 +69,32 @@ bool tr_target_same(const TrTarget *a, const TrTarget *b); /* every field equal 
  * out (all NULL). */
 int tr_translate(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
                  char **cuda, char **diags, TrProgram **prog);
+/* The same translation in sim mode (the CPU backend's variant, no #line
+ * directives): 0 with the CUDA in *cuda (malloc'd), 1 on errors (the messages
+ * were those of tr_translate), -1 when memory ran out. */
+int tr_translate_sim(const char *name, const char *source, const TrTarget *t, const char *const *opts, int nopts,
+                     char **cuda);
 /* The -D applied, "-D BM=64 -D BN=32" in the file's order ("" when none). */
 const char *tr_program_defines(const TrProgram *p);
 void tr_program_free(TrProgram *p);
 int tr_num_kernels(const TrProgram *p);
 /* Kernel k (0 <= k < tr_num_kernels). */
 void tr_kernel_facts(const TrProgram *p, int k, TrKernelFacts *out);
+/* Declared parameter i (0 <= i < nparams) of kernel k; names live as long
+ * as the TrProgram. */
+typedef struct TrParam {
+  const char *name;
+  bool tensor;              /* a tensor; otherwise a scalar */
+  const char *elem;         /* "f32", "bf16", ... (types.def) */
+  int elem_bytes;
+  int rank;                 /* tensors: 1..4 */
+  const char *dim_size[4];  /* the size name of dim d, or NULL when constant */
+  long long dim_const[4];   /* dim d when constant */
+  bool written;             /* the kernel stores to the tensor */
+} TrParam;
+void tr_kernel_param(const TrProgram *p, int k, int i, TrParam *out);
+/* Size name i (0 <= i < nsizes) of kernel k. */
+const char *tr_kernel_size(const TrProgram *p, int k, int i);
 /* Reads the arguments of kernel k (as for cuLaunchKernel: pointers to the
  * nparams params, then to the nsizes sizes as int, then to the nstrides
  * strides as long long; none NULL), checks every

@@ -165,6 +165,17 @@ static Occupancy occupancy(const TargetConfig *t, int threads, int regs, int64_t
   return oc;
 }
 
+int report_occupancy(const TargetConfig *t, int threads, int regs, int64_t smem, char *out, size_t n) {
+  Occupancy oc = occupancy(t, threads, regs, smem);
+  int warps = (threads + t->lanes - 1) / t->lanes;
+  const char *limit = oc.blocks == oc.by_regs ? "registers" : oc.blocks == oc.by_smem ? "shared memory"
+                      : oc.blocks == oc.by_threads ? "threads" : "blocks per SM";
+  snprintf(out, n, "%d block%s/SM, %d of %d warps (limited by %s; threads allow %d, registers %d, shared memory %d)",
+           oc.blocks, oc.blocks == 1 ? "" : "s", oc.blocks * warps, t->max_warps_per_sm, limit, oc.by_threads,
+           oc.by_regs, oc.by_smem);
+  return oc.blocks;
+}
+
 static void report_regs(const KernelInfo *ki, Buf *b) {
   int total = 0;
   for (int i = 0; i < ki->regs.len; i++) {
@@ -214,14 +225,9 @@ static void report_kernel(const char *file, const TargetConfig *t, const Kernel 
   printf("  registers:      %d per thread (ptxas)\n", ii->registers);
   printf("  stack frame:    %d bytes; spills: %d bytes stored, %d bytes loaded\n", ii->stack_bytes,
          ii->spill_store_bytes, ii->spill_load_bytes);
-  Occupancy oc = occupancy(t, ki->threads, ii->registers, ki->shared_bytes);
-  int warps = (ki->threads + t->lanes - 1) / t->lanes;
-  const char *limit = oc.blocks == oc.by_regs ? "registers" : oc.blocks == oc.by_smem ? "shared memory"
-                      : oc.blocks == oc.by_threads ? "threads" : "blocks per SM";
-  printf("  occupancy:      %d block%s/SM, %d of %d warps (limited by %s; threads allow %d, registers %d, "
-         "shared memory %d)\n",
-         oc.blocks, oc.blocks == 1 ? "" : "s", oc.blocks * warps, t->max_warps_per_sm, limit, oc.by_threads,
-         oc.by_regs, oc.by_smem);
+  char occ[256];
+  report_occupancy(t, ki->threads, ii->registers, ki->shared_bytes, occ, sizeof occ);
+  printf("  occupancy:      %s\n", occ);
 }
 
 /* The report of every kernel on stdout, after the warnings (-W options) on

@@ -16,20 +16,21 @@ fail=0
 # Options of a help text: the first word of each indented line starting with '-'.
 help_opts() { "$tile2cu" "$@" --help | sed -n 's/^  \(-[-A-Za-z]*\).*/\1/p' | sort -u; }
 help_opts > "$tmp/help.translate"
-for v in run compile report; do help_opts "$v" > "$tmp/help.$v"; done
+for v in run compile report tune; do help_opts "$v" > "$tmp/help.$v"; done
 
 # Options of cli.md: the first word of each table row "| `-...", per section;
-# a "## " heading naming `tile2cu run` (compile, report) starts that verb's
+# a "## " heading naming `tile2cu run` (compile, report, tune) starts that verb's
 # section, "## Translating" the translator's, any other heading none.
 awk -v dir="$tmp" '
   /^## / { verb = "";
            if ($0 ~ /`tile2cu run/) verb = "run"; else if ($0 ~ /`tile2cu compile/) verb = "compile";
-           else if ($0 ~ /`tile2cu report/) verb = "report"; else if ($0 ~ /^## Translating/) verb = "translate" }
+           else if ($0 ~ /`tile2cu report/) verb = "report"; else if ($0 ~ /`tile2cu tune/) verb = "tune";
+           else if ($0 ~ /^## Translating/) verb = "translate" }
   /^\| `-/ { s = $0; sub(/^\| `/, "", s); sub(/[ `=].*/, "", s);
              if (verb == "") { print "docs/cli.md: option " s " is outside a verb section" > "/dev/stderr"; bad = 1 }
              else print s > (dir "/doc." verb) }
   END { exit bad }' "$doc" || fail=1
-for v in translate run compile report; do
+for v in translate run compile report tune; do
   touch "$tmp/doc.$v"
   sort -u "$tmp/doc.$v" -o "$tmp/doc.$v"
   for o in $(comm -23 "$tmp/help.$v" "$tmp/doc.$v"); do
