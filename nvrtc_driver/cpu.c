@@ -191,9 +191,11 @@ static long long size_value(const t2c_program *p, int k, const TrKernelFacts *f,
   return -1;
 }
 
-/* Checks tensor parameter i's host tensor and describes it for the backend. */
+/* Checks tensor parameter i's host tensor and describes it for the backend;
+ * strides: a @strided tensor's strides (NULL: row-major), whose view must then
+ * lie in the elements data holds (1 + sum of (dim - 1) * stride). */
 static t2c_status bind_tensor(const t2c_program *p, int k, const TrKernelFacts *f, void **args, int i,
-                              T2cSimTensor *t) {
+                              const long long *strides, T2cSimTensor *t) {
   TrParam q;
   tr_kernel_param(p->prog, k, i, &q);
   const t2c_host_tensor *h = args[i];
@@ -214,15 +216,28 @@ static t2c_status bind_tensor(const t2c_program *p, int k, const TrKernelFacts *
       return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: tensor %s is too large", f->name, q.name);
   }
   if (!h->data && nelems) return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: tensor %s has no data", f->name, q.name);
-  *t = (T2cSimTensor){h->data, (long long)nelems, q.elem_bytes, q.name, h->rank, h->shape, NULL};
+  if (strides && nelems) { /* the view's extent in its buffer */
+    unsigned long long ext = 1;
+    for (int d = 0; d < q.rank; d++) {
+      unsigned long long span;
+      if (strides[d] < 0)
+        return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: stride %d of tensor %s is %lld; strides are >= 0", f->name,
+                        d, q.name, strides[d]);
+      if (__builtin_mul_overflow((unsigned long long)(h->shape[d] - 1), (unsigned long long)strides[d], &span) ||
+          __builtin_add_overflow(ext, span, &ext) || ext > (unsigned long long)LLONG_MAX)
+        return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: tensor %s's view is too large", f->name, q.name);
+    }
+    nelems = ext;
+  }
+  *t = (T2cSimTensor){h->data, (long long)nelems, q.elem_bytes, q.name, h->rank, h->shape, strides};
   return T2C_SUCCESS;
 }
 
 /* The backend's arguments: tensors as T2cSimTensor, the rest as given. */
 static t2c_status bind_args(const t2c_program *p, int k, const TrKernelFacts *f, void **args, void **sim_args,
-                            T2cSimTensor *tens, const T2cSimTensor **outs, int *nout) {
+                            T2cSimTensor *tens, long long *stride_vals, const T2cSimTensor **outs, int *nout) {
   *nout = 0;
-  for (int i = 0; i < f->nparams + f->nsizes; i++) {
+  for (int i = 0; i < f->nparams + f->nsizes + f->nstrides; i++) {
     if (!args[i]) return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: argument %d is NULL", f->name, i);
     sim_args[i] = args[i];
   }
@@ -230,11 +245,17 @@ static t2c_status bind_args(const t2c_program *p, int k, const TrKernelFacts *f,
     if (*(const int *)args[f->nparams + i] < 1)
       return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s: size %s is %d; sizes are at least 1", f->name,
                       tr_kernel_size(p->prog, k, i), *(const int *)args[f->nparams + i]);
-  for (int i = 0; i < f->nparams; i++) {
+  /* the strides follow the sizes, rank of them per @strided tensor in parameter order */
+  for (int i = 0, st = f->nparams + f->nsizes; i < f->nparams; i++) {
     TrParam q;
     tr_kernel_param(p->prog, k, i, &q);
     if (!q.tensor) continue;
-    t2c_status s = bind_tensor(p, k, f, args, i, &tens[i]);
+    long long *strides = NULL;
+    if (q.strided) {
+      strides = &stride_vals[st - f->nparams - f->nsizes];
+      for (int d = 0; d < q.rank; d++, st++) strides[d] = *(const long long *)args[st];
+    }
+    t2c_status s = bind_tensor(p, k, f, args, i, strides, &tens[i]);
     if (s) return s;
     sim_args[i] = &tens[i];
     if (q.written) outs[(*nout)++] = &tens[i];
@@ -255,13 +276,14 @@ static t2c_status shape_status(TrLaunch r) {
 }
 
 static t2c_status cpu_run(t2c_program *p, int k, const TrKernelFacts *f, void **args, const t2c_cpu_options *o) {
-  int n = f->nparams + f->nsizes;
+  int n = f->nparams + f->nsizes + f->nstrides;
   void **sim_args = calloc((size_t)n + 1, sizeof *sim_args);
   T2cSimTensor *tens = calloc((size_t)f->nparams + 1, sizeof *tens);
+  long long *stride_vals = calloc((size_t)f->nstrides + 1, sizeof *stride_vals);
   const T2cSimTensor **outs = calloc((size_t)f->nparams + 1, sizeof *outs);
   int nout = 0;
-  t2c_status s = sim_args && tens && outs ? T2C_SUCCESS : drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
-  if (!s) s = bind_args(p, k, f, args, sim_args, tens, outs, &nout);
+  t2c_status s = sim_args && tens && outs && stride_vals ? T2C_SUCCESS : drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+  if (!s) s = bind_args(p, k, f, args, sim_args, tens, stride_vals, outs, &nout);
   bool given = o && (o->grid[0] || o->grid[1] || o->grid[2]);
   unsigned grid[3];
   char err[4096];
@@ -279,6 +301,7 @@ static t2c_status cpu_run(t2c_program *p, int k, const TrKernelFacts *f, void **
   }
   free(sim_args);
   free(tens);
+  free(stride_vals);
   free(outs);
   return s;
 }
@@ -290,10 +313,7 @@ t2c_status t2c_cpu_launch(t2c_program *p, const char *kernel, void **args, const
   if (k < 0) return drv_fail(T2C_ERROR_NOT_FOUND, "%s has no kernel '%s'", p->name, kernel);
   TrKernelFacts f;
   tr_kernel_facts(p->prog, k, &f);
-  if (f.nstrides)
-    return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_cpu_launch: kernel %s has @strided tensors, which the CPU launch "
-                    "does not take yet (tile2cu run --stride does)", f.name);
-  if (!args && f.nparams + f.nsizes) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_cpu_launch: no arguments");
+  if (!args && f.nparams + f.nsizes + f.nstrides) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_cpu_launch: no arguments");
   if (o && (o->schedules < 0 || o->schedules > 1000))
     return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_cpu_launch: schedules is 1 to 1000 (0: 1), not %d", o->schedules);
   return cpu_run(p, k, &f, args, o);

@@ -381,7 +381,7 @@ t2c_status t2c_program_param_info(const t2c_program *p, const char *kernel, int 
   if (i < 0 || i >= f.nparams) return drv_fail(T2C_ERROR_INVALID_VALUE, "kernel %s has no parameter %d", f.name, i);
   TrParam q;
   tr_kernel_param(p->prog, k, i, &q);
-  *out = (t2c_param_info){q.name, q.tensor, q.elem, q.elem_bytes, q.rank, {0}, {0}, q.written};
+  *out = (t2c_param_info){q.name, q.tensor, q.elem, q.elem_bytes, q.rank, {0}, {0}, q.written, q.strided};
   for (int d = 0; d < q.rank; d++) {
     out->dim_size[d] = q.dim_size[d];
     out->dim_const[d] = q.dim_const[d];

@@ -109,12 +109,14 @@ t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c
 typedef struct t2c_param_info {
   const char *name;
   int is_tensor;            /* 1: a tensor; 0: a scalar */
-  const char *dtype;        /* "f32" "f16" "bf16" "f64" "i8" "u8" "i32" "u32" "i64" "bool" */
+  const char *dtype;        /* "f32" "f16" "bf16" "f64" "i8" "u8" "i32" "u32" "i64" "bool" "f8e4m3" "f8e5m2" */
   int elem_bytes;           /* the size of one element (or of the scalar) */
   int rank;                 /* tensors: 1 to 4 dims, row-major; scalars: 0 */
   const char *dim_size[4];  /* the size name of dim d, or NULL when the dim is a constant */
   long long dim_const[4];   /* dim d when it is a constant */
   int written;              /* 1 when the kernel stores to the tensor */
+  int strided;              /* 1 when the tensor is in @strided: a launch passes its rank
+                               strides (long long, in elements) after the sizes */
 } t2c_param_info;
 /* Parameter i (0 <= i < num_params) of kernel, as the last translation declared it. */
 t2c_status t2c_program_param_info(const t2c_program *p, const char *kernel, int i, t2c_param_info *out);
@@ -187,9 +189,11 @@ t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_
 
 /* ---- the CPU backend (no GPU needed) */
 
-/* A tensor argument of t2c_cpu_launch: row-major host memory. */
+/* A tensor argument of t2c_cpu_launch: row-major host memory, or for a
+ * @strided tensor a view whose strides the launch passes after the sizes. */
 typedef struct t2c_host_tensor {
-  void *data;               /* prod(shape) elements of the parameter's dtype */
+  void *data;               /* prod(shape) elements of the parameter's dtype (a @strided
+                               tensor: 1 + sum over d of (shape[d] - 1) * stride[d]) */
   int rank;                 /* must equal the parameter's */
   const long long *shape;   /* each dim must equal the declared constant or size */
 } t2c_host_tensor;
@@ -205,7 +209,9 @@ typedef struct t2c_cpu_options {
  * $CUDA_HOME, default /usr/local/cuda) into a shared object kept in the
  * compile cache (<cache dir>/sim), so a second launch of the same
  * translation compiles nothing. args is as for t2c_launch, except that a
- * tensor parameter's value is a t2c_host_tensor. Checks each tensor's rank
+ * tensor parameter's value is a t2c_host_tensor (a @strided one's strides, as
+ * long long >= 0 in elements, follow the sizes as for t2c_launch; an access
+ * between the view's elements is out of bounds). Checks each tensor's rank
  * and dims against its declaration and the sizes, every @assume, and @grid
  * (T2C_ERROR_INVALID_VALUE, T2C_ERROR_ASSUME, T2C_ERROR_GRID) first. The
  * kernel's outputs are written in place; on T2C_ERROR_CPU (a failed build,

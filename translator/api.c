@@ -139,7 +139,7 @@ void tr_kernel_param(const TrProgram *p, int k, int i, TrParam *out) {
   const KernelInfo *ki = p->prog->kernels[k]->info;
   const Sym *s = ki->params[i];
   *out = (TrParam){s->name, s->kind == SY_TENSOR, elem_names[s->ty.elem], elem_bytes[s->ty.elem], 0, {0}, {0},
-                   s->written};
+                   s->written, s->kind == SY_TENSOR && s->tstride[0] != NULL};
   if (!out->tensor) return;
   out->rank = s->trank;
   for (int d = 0; d < s->trank; d++) {

@@ -91,6 +91,7 @@ typedef struct TrParam {
   const char *dim_size[4];  /* the size name of dim d, or NULL when constant */
   long long dim_const[4];   /* dim d when constant */
   bool written;             /* the kernel stores to the tensor */
+  bool strided;             /* in @strided: the launch passes its rank strides */
 } TrParam;
 void tr_kernel_param(const TrProgram *p, int k, int i, TrParam *out);
 /* Size name i (0 <= i < nsizes) of kernel k. */

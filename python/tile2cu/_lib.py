@@ -31,6 +31,7 @@ class ParamInfo(ctypes.Structure):
         ("dim_size", ctypes.c_char_p * 4),
         ("dim_const", ctypes.c_longlong * 4),
         ("written", ctypes.c_int),
+        ("strided", ctypes.c_int),
     ]
 
 

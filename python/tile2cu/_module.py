@@ -39,7 +39,8 @@ def define_options(defines):
 
 
 class Param:
-    """A declared parameter: name, tensor or scalar, dtype, dims (a size name or an int each), written."""
+    """A declared parameter: name, tensor or scalar, dtype, dims (a size name or an int each), written,
+    strided (in @strided: any view is passed with its strides, no copy)."""
 
     def __init__(self, info):
         self.name = info.name.decode()
@@ -49,6 +50,7 @@ class Param:
         self.dims = tuple(info.dim_size[d].decode() if info.dim_size[d] else info.dim_const[d]
                           for d in range(info.rank))
         self.written = bool(info.written)
+        self.strided = bool(info.strided)
 
     def __repr__(self):
         if not self.is_tensor:
@@ -274,6 +276,11 @@ class Kernel:
             v = ctypes.c_int(sizes[s])
             keep.append(v)
             ptrs.append(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p))
+        for t in tensors:  # @strided tensors' strides, in elements, in parameter order
+            for st in (t.strides if t.param.strided else ()):
+                v = ctypes.c_longlong(st)
+                keep.append(v)
+                ptrs.append(ctypes.cast(ctypes.pointer(v), ctypes.c_void_p))
         argv = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
         argv._keep = keep  # the values live as long as the array
         return argv
@@ -300,8 +307,9 @@ class _Tensor:
         self.on_gpu = False
         self.stream = None
         self.shape = ()
-        self.array = None     # NumPy: the contiguous array handed to the kernel
+        self.array = None     # NumPy: the contiguous array (or @strided view) handed to the kernel
         self.ptr = 0          # GPU: the device pointer
+        self.strides = ()     # @strided: the strides in elements
 
     @classmethod
     def of(cls, param, obj):
@@ -322,11 +330,21 @@ class _Tensor:
             raise Error("tensor %s is %s: expected a %s array, not %s" % (p.name, p.dtype, want, a.dtype))
         if p.written and not a.flags.writeable:
             raise Error("tensor %s is written by the kernel, but the array is read-only" % p.name)
+        if p.strided and all(s >= 0 and s % a.itemsize == 0 for s in a.strides):
+            # a @strided tensor takes the view as it is (transposed, sliced): no copy
+            self.array, self.shape = a, tuple(a.shape)
+            self.strides = tuple(s // a.itemsize for s in a.strides)
+            return
+        if p.strided and p.written:
+            raise Error("tensor %s is written by the kernel: its view has negative or unaligned strides %s; "
+                        "@strided takes strides >= 0 in whole elements" % (p.name, a.strides))
         if p.written and not a.flags.c_contiguous:
             raise Error("tensor %s is written by the kernel: pass a C-contiguous array "
                         "(np.ascontiguousarray), not a strided view" % p.name)
         self.array = a if a.flags.c_contiguous else np.ascontiguousarray(a)
         self.shape = tuple(a.shape)
+        if p.strided:  # a copy (read only): row-major strides
+            self.strides = tuple(s // a.itemsize for s in self.array.strides)
 
     def _device(self):
         p, o = self.param, self.obj
@@ -335,8 +353,12 @@ class _Tensor:
             if not o.is_cuda:
                 raise Error("tensor %s: a torch tensor on the CPU; pass t.numpy() or move it to the GPU" % p.name)
             dt = _dtypes.from_torch(o.dtype)
-            if not o.is_contiguous():
+            if p.strided and all(s >= 0 for s in o.stride()):
+                self.strides = tuple(o.stride())
+            elif not o.is_contiguous():
                 raise Error("tensor %s: pass a contiguous tensor (t.contiguous())" % p.name)
+            elif p.strided:
+                self.strides = tuple(o.stride())
             self.ptr, self.shape = o.data_ptr(), tuple(o.shape)
             import torch
             self.stream = torch.cuda.current_stream(o.device).cuda_stream
@@ -346,12 +368,19 @@ class _Tensor:
             self.shape = tuple(cai["shape"])
             self.ptr = cai["data"][0]
             strides = cai.get("strides")
-            if strides is not None and tuple(strides) != _c_strides(self.shape, p.elem_bytes):
+            if p.strided:
+                bs = tuple(strides) if strides is not None else _c_strides(self.shape, p.elem_bytes)
+                if any(s < 0 or s % p.elem_bytes for s in bs):
+                    raise Error("tensor %s: @strided takes strides >= 0 in whole elements, not %s" % (p.name, bs))
+                self.strides = tuple(s // p.elem_bytes for s in bs)
+            elif strides is not None and tuple(strides) != _c_strides(self.shape, p.elem_bytes):
                 raise Error("tensor %s: pass a C-contiguous device array" % p.name)
             s = cai.get("stream")
             self.stream = s if isinstance(s, int) and s > 2 else None
         else:
             dt, self.ptr, self.shape = _dlpack(p, o)
+        if p.strided and not self.strides:  # contiguous: row-major strides
+            self.strides = tuple(s // p.elem_bytes for s in _c_strides(self.shape, p.elem_bytes))
         if dt != p.dtype and not (dt == "u8" and p.dtype.startswith("f8")):  # f8 as raw bits
             raise Error("tensor %s is %s, but the device array is %s" % (p.name, p.dtype, dt or "another type"))
 

@@ -162,6 +162,32 @@ def test_f8_with_ml_dtypes():
                                   .astype(np.float32))
 
 
+STRIDED = os.path.join(HERE, "strided.tl")
+
+
+def test_strided_views_are_passed_without_a_copy():
+    m = tile2cu.load(STRIDED)
+    base = rng.standard_normal((70, 37)).astype(np.float32)
+    X = base.T                                   # a transposed view: strides (1, 37) elements
+    out = np.full((37, 140), np.nan, np.float32)
+    Y = out[:, ::2]                              # every other column: strides (140, 2)
+    assert not X.flags.c_contiguous and not Y.flags.c_contiguous
+    m.scale(X, Y)
+    np.testing.assert_array_equal(Y, base.T * np.float32(2) + np.float32(1))
+    assert np.isnan(out[:, 1::2]).all(), "the columns between the view's stay untouched"
+    assert m.scale.params[0].strided and m.scale.params[1].strided
+
+
+def test_strided_negative_strides():
+    m = tile2cu.load(STRIDED)
+    X = rng.standard_normal((9, 40)).astype(np.float32)[::-1]  # read: copied to row-major
+    Y = np.zeros((9, 40), np.float32)
+    m.scale(X, Y)
+    np.testing.assert_array_equal(Y, X * np.float32(2) + np.float32(1))
+    with pytest.raises(tile2cu.Error, match="negative or unaligned strides"):
+        m.scale(X.copy(), np.zeros((9, 40), np.float32)[::-1])
+
+
 def test_without_ml_dtypes_bf16_is_uint16():
     code = ("import sys; sys.modules['ml_dtypes'] = None\n"
             "import numpy as np, tile2cu._dtypes as d\n"
