@@ -18,23 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checks.h"
 #include "simrun.h"
 
-enum { ERRLEN = 4096 };
-
 static const char *so, *rt_dir, *sim_dir;
-static int failures, checks;
-
-static void fail(const char *test, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "FAIL %s: ", test);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  failures++;
-}
-
 /* ---- a deterministic generator, so failures reproduce */
 static uint64_t rng_state = 0x1234567887654321ULL;
 static uint32_t rnd(void) {
@@ -106,30 +93,6 @@ static int launch(const Run *r, void **args, int nargs, unsigned outmask, char *
                     args, nargs, outs, no, r->schedules};
   err[0] = 0;
   return sim_run(so, &l, err, ERRLEN);
-}
-
-static int expect_ok(const char *test, int rc, const char *err) {
-  checks++;
-  if (rc != 0) fail(test, "launch failed: %s", err);
-  return rc == 0;
-}
-
-/* The launch must fail, and its message must contain every given string. */
-static void expect_err(const char *test, int rc, const char *err, ...) {
-  va_list ap;
-  checks++;
-  if (rc == 0) {
-    fail(test, "launch succeeded, but should have failed");
-    return;
-  }
-  if (getenv("SIM_VERBOSE")) printf("ok %s: %s\n", test, err);
-  va_start(ap, err);
-  for (const char *s; (s = va_arg(ap, const char *));)
-    if (!strstr(err, s)) {
-      fail(test, "message lacks \"%s\":\n  %s", s, err);
-      break;
-    }
-  va_end(ap);
 }
 
 /* ---- correct kernels */

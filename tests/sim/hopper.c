@@ -25,23 +25,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "checks.h"
 #include "simrun.h"
 
-enum { ERRLEN = 4096 };
-
 static const char *so;
-static int failures, checks;
-
-static void fail(const char *test, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "FAIL %s: ", test);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  failures++;
-}
-
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static uint32_t rnd(void) {
   rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -92,7 +79,7 @@ static uint16_t b16_random(int bf, int ints) {
 
 /* ---- launching */
 static T2cSimTensor tensor(void *data, long long n, int eb, const char *name) {
-  T2cSimTensor t = {data, n, eb, name, 0, NULL};
+  T2cSimTensor t = {data, n, eb, name, 0, NULL, NULL};
   return t;
 }
 
@@ -105,29 +92,6 @@ static int launch(const char *kernel, unsigned threads, size_t dyn, void **args,
   T2cSimLaunch l = {kernel, {1, 1, 1}, threads, dyn, args, nargs, outs, no, schedules};
   err[0] = 0;
   return sim_run(so, &l, err, ERRLEN);
-}
-
-static int expect_ok(const char *test, int rc, const char *err) {
-  checks++;
-  if (rc != 0) fail(test, "launch failed: %s", err);
-  return rc == 0;
-}
-
-static void expect_err(const char *test, int rc, const char *err, ...) {
-  va_list ap;
-  checks++;
-  if (rc == 0) {
-    fail(test, "launch succeeded, but should have failed");
-    return;
-  }
-  if (getenv("SIM_VERBOSE")) printf("ok %s: %s\n", test, err);
-  va_start(ap, err);
-  for (const char *s; (s = va_arg(ap, const char *));)
-    if (!strstr(err, s)) {
-      fail(test, "message lacks \"%s\":\n  %s", s, err);
-      break;
-    }
-  va_end(ap);
 }
 
 static double now(void) {
