@@ -248,6 +248,9 @@ const char *layout_str(Arena *a, const Layout *l) {
 }
 
 static const char *blocked_str(Arena *a, const Layout *l) {
+  if (l->wg)
+    return arena_printf(a, "[%d, %d] wgmma accumulator: warpgroups %d, warps 4 x 1 each, each warp 16 x %d", l->rows,
+                        l->cols, l->wr / 4, l->cols);
   if (l->mma)
     return arena_printf(a, "[%d, %d] mma accumulator: warps %d x %d, each %d x %d tiles of 16 x 8", l->rows, l->cols,
                         l->wr, l->wc, l->rr / 2, l->rc);
@@ -414,6 +417,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (op->src && op->buf >= 0) buf_printf(&b, " A from %s%s", K->bufs[op->buf].cname, ta ? " (stored transposed)" : "");
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
     if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
+    if (op->wgmma) buf_printf(&b, " by %s (m64n%dk16)", K->hw->wgmma, op->cols);
     break;
   }
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:

@@ -185,11 +185,13 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
   const char *name = dt == F16 ? "gemm_f16" : "gemm_bf16";
   char test[64];
   label(test, sizeof test, "examples/%s", name);
-  for (int c = 0; c < (dt == F16 ? 6 : 4); c++) {
-    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+  /* each size on the default target (mma.sync) and on sm_90a (wgmma) */
+  for (int c2 = 0; c2 < 2 * (dt == F16 ? 6 : 4); c2++) {
+    int c = c2 / 2, M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     Rng r = rng_seed(name, (uint64_t)c);
     Call k;
     call_init(&k, ex_path[dt == F16 ? 4 : 5], name);
+    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
     Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", dt, 2, SHAPE(K, N));
     Ten *C = call_out(&k, "C", dt, 2, SHAPE(M, N));
@@ -200,7 +202,7 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
     /* one rounding of an f32 sum: about half an ulp of the output type */
     C->tol = dt == F16 ? 1e-3 : 8e-3;
     char l[64];
-    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    label(l, sizeof l, "%sM=%d N=%d K=%d", c2 % 2 ? "sm_90a " : "", M, N, K);
     CHECK(T, call_check(&k, test, l));
     call_free(&k);
   }
