@@ -492,8 +492,8 @@ void tir_dump(const TirKernel *K, FILE *out) {
       fprintf(out, "  tracked %s: %s, written by the kernel\n", f->cname, f->what);
       continue;
     }
-    fprintf(out, "  shared %s: %s[%d, %d], %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
-            f->rows, f->cols, f->bytes, f->offset, f->what);
+    fprintf(out, "  shared %s: %s[%d, %d]%s, %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
+            f->rows, f->cols, f->cm8 ? " in 8 x 8 core matrices" : "", f->bytes, f->offset, f->what);
   }
   if (K->versioned) {
     fprintf(out, "  fast body when:");
