@@ -2749,10 +2749,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--dir") && v) h_tldir = argv[++i];
     else if (!strcmp(a, "--examples") && v) examples_dir = argv[++i];
     else if (!strcmp(a, "--schedules") && v) h_schedules = atoi(argv[++i]);
+    else if (!strcmp(a, "--target") && v) h_target = argv[++i];
     else if (!strcmp(a, "-j") && v) jobs = atoi(argv[++i]);
     else if (!strcmp(a, "-v")) h_verbose = true;
     else if (a[0] == '-') {
-      fprintf(stderr, "usage: %s [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR] [-j N] [--schedules N] [-v] [TEST ...]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR] [-j N] [--schedules N] [--target T] [-v] [TEST ...]\n", argv[0]);
       return 2;
     } else if (nonly < 64) only[nonly++] = a;
   }
