@@ -1673,7 +1673,9 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
       fprintf(out, "  %s (%s): shared only: its load fills a stage ring that a dot reads\n", v->sym ? v->sym->name : v->cname, v->what);
       continue;
     }
-    const char *why = l->kind == LY_BLOCKED && l->mma
+    const char *why = l->kind == LY_BLOCKED && l->wg
+                          ? "wgmma's accumulator fragments (a warpgroup per 64 rows): a dot accumulates into it, or it is computed with a value that does"
+                      : l->kind == LY_BLOCKED && l->mma
                           ? "the mma accumulator's fragments: a dot accumulates into it, or it is computed with a value that does"
                       : l->kind == LY_SLICE
                           ? "a row value: every thread that holds a row of the parent layout holds it, so it is read where it is"
@@ -1683,8 +1685,9 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
   }
   for (int i = 0; i < K->nbufs; i++)
     if (!K->bufs[i].tensor)
-      fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s\n", K->bufs[i].cname, K->bufs[i].bytes,
-              K->bufs[i].offset, K->bufs[i].what);
+      fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s%s\n", K->bufs[i].cname, K->bufs[i].bytes,
+              K->bufs[i].offset, K->bufs[i].what,
+              K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors" : "");
   explain_barriers(K, &K->body, out);
   fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, K->nbarriers);
 }
