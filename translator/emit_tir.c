@@ -907,6 +907,36 @@ static void print_scratch(Printer *P, const TirOp *op) {
   if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
 }
 
+/* Element (r, c) of copy f, from its stage or half on: row-major at pitch, or
+ * in core matrices (TirBuf.cm8). */
+static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const char *c) {
+  if (f->cm8) {
+    bool r0 = strcmp(r, "0") == 0, c0 = strcmp(c, "0") == 0;
+    const char *ri = r0 ? NULL : F("%s / 8 * %d + %s %% 8 * 8", paren(P, r), 8 * f->pitch, paren(P, r));
+    const char *ci = c0 ? NULL : F("%s / 8 * 64 + %s %% 8", paren(P, c), paren(P, c));
+    return ri && ci ? F("%s + %s", ri, ci) : ri ? ri : ci ? ci : "0";
+  }
+  return strcmp(r, "0") == 0 ? c : F("%s * %d + %s", paren(P, r), f->pitch, c);
+}
+
+/* Element `at` of copy f. In core matrices, row and column offsets from the
+ * thread's first row and column that are multiples of 8 move whole core
+ * matrices: they are split off as constants, so that every element's index is
+ * one of the thread's few bases plus a literal (ptxas keeps fewer addresses
+ * live: gemm_f16 161 -> 106 registers on sm_90a). A run's element v stays in
+ * its first element's core-matrix row when the run's length divides 8 (the
+ * first column is a multiple of it). */
+static const char *at_idx(Printer *P, const TirBuf *f, At at) {
+  const Layout *p = parent_of(at.lay);
+  if (!f->cm8 || at.lay->kind != LY_BLOCKED) return elem_idx(P, f, row_of(P, at), col_of(P, at));
+  int kr = at.ir * p->lr * (p->mma ? 1 : p->wr), kc = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec;
+  const char *rb = row_base_zero(p) ? "0" : F("t2c_r%d", p->id), *cb = col_base_zero(p) ? "0" : F("t2c_c%d", p->id);
+  if (kr % 8 || kc % 8 || 8 % p->vec) return elem_idx(P, f, row_of(P, at), col_of(P, at));
+  const char *b = elem_idx(P, f, rb, cb);
+  int off = kr / 8 * 8 * f->pitch + kc / 8 * 64 + at.v;
+  return strcmp(b, "0") == 0 ? F("%d", off) : plus_k(P, b, off);
+}
+
 /* TO_SPILL: each thread writes its elements to the shared copy (one replica of a
  * slice); a whole run at once when the runs are whole and the pitch keeps them aligned. */
 static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
@@ -921,7 +951,7 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     r = c;
     c = t;
   }
-  const char *idx = strcmp(r, "0") == 0 ? F("%s%s", h, c) : F("%s%s * %d + %s", h, paren(P, r), f->pitch, c);
+  const char *idx = F("%s%s", h, f->cm8 ? at_idx(P, f, at) : elem_idx(P, f, r, c));
   int reg = reg_of(op->dst->layout, at);
   const char *st;
   if (*runs) {
@@ -944,6 +974,14 @@ static void print_spill(Printer *P, const TirOp *op) {
   bool runs = !f->trans && l->kind == LY_BLOCKED && l->vec > 1 && f->pitch % l->vec == 0 && !col_padded(l) &&
               l->vec * elem_bytes[f->elem] <= 16;
   each_elem(P, op, l, runs, spill_elem, &runs);
+  if (f->cm8) line(P, "t2c::fence_proxy_async();  // wgmma reads %s through the async proxy", f->cname);
+}
+
+/* A wgmma operand's copy among the stage rings: its writes need the async proxy's fence. */
+static bool cm8_ring(const TirKernel *K) {
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].cm8 && K->bufs[i].stages) return true;
+  return false;
 }
 
 /* colargmax: the column's rows in order, from row 0. */
@@ -1144,9 +1182,70 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
   line(P, "}");
 }
 
+/* A descriptor of a core-matrix copy (TirBuf.cm8) from element `at` on: the
+ * copy's rows run along k (K-major; lbo: the next 8 of k, sbo: the next 8
+ * rows) or across it (MN-major: its rows are k; lbo: the next 8 rows of k,
+ * sbo: the next 8 columns). */
+static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
+  const TirBuf *f = &P->K->bufs[bi];
+  int lbo = kmajor ? 128 : 16 * f->pitch, sbo = kmajor ? 16 * f->pitch : 128;
+  return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, 0)", f->cname, half_of(P, bi), at, lbo, sbo);
+}
+
+/* A dot by wgmma m64nNk16, N = the accumulator's columns: warpgroup warp / 4
+ * computes rows 64 * (warp / 4) .. + 63 from the operands' core-matrix copies.
+ * wgmma's D fragment holds the same elements as the wg layout, register
+ * (ic * 2 + ir) * 2 + v for the layout's (ir * rc + ic) * 2 + v: the
+ * accumulator goes through an array in wgmma's order (moves that compile to
+ * nothing). One commit group per dot, waited for at once (wait_group 0). */
+static void print_dot_wgmma(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  const TirBuf *fa = &P->K->bufs[op->buf], *fb = &P->K->bufs[op->buf2];
+  int n = op->cols, nr = layout_count(l);
+  const char *acc = op->dst->cname, *d = F("t2c_d%d", P->ctr++), *k = F("t2c_k%d", P->ctr++);
+  line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)",
+       P->K->hw->wgmma, n);
+  if (op->op == TK_ASSIGN)
+    for (int i = 0; i < nr; i++) line(P, "%s[%d] = 0.0f;", acc, i);
+  Buf init = {0};
+  int *reg = arena_alloc(P->a, sizeof(int) * nr); /* wgmma's register w is the layout's reg[w] */
+  for (int ic = 0; ic < l->rc; ic++)
+    for (int ir = 0; ir < 2; ir++)
+      for (int v = 0; v < 2; v++) {
+        int w = (ic * 2 + ir) * 2 + v;
+        reg[w] = reg_of(l, (At){l, ir, ic, v});
+        buf_printf(&init, "%s%s[%d]", w ? ", " : "", acc, reg[w]);
+      }
+  line(P, "float %s[%d] = {%s};", d, nr, init.data);
+  /* A [M, K]: row 64 g at 64 g * pitch, k at k * 8 (K-major); transpose(copy) [K, M]: row 64 g at
+   * 512 g, k at k * pitch (MN-major). B [K, N]: k at k * pitch (MN-major); transpose(copy) [N, K]: k * 8. */
+  const char *a0 = op->atrans ? "warp / 4 * 512" : F("warp / 4 * %d", 64 * fa->pitch);
+  const char *ak = op->atrans ? F("%s * %d", k, fa->pitch) : F("%s * 8", k);
+  const char *bk = op->btrans ? F("%s * 8", k) : F("%s * %d", k, fb->pitch);
+  line(P, "t2c::wgmma_fence();");
+  line(P, "#pragma unroll");
+  line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
+  line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, d,
+       wg_desc(P, op->buf, F("%s + %s", a0, ak), !op->atrans));
+  line(P, "      %s);", wg_desc(P, op->buf2, bk, op->btrans));
+  line(P, "t2c::wgmma_commit();");
+  line(P, "t2c::wgmma_wait<0>();");
+  for (int w = 0; w < nr; w += 8) {
+    Buf row = {0};
+    for (int i = w; i < w + 8 && i < nr; i++) buf_printf(&row, "%s%s[%d] = %s[%d];", i > w ? " " : "", acc, reg[i], d, i);
+    line(P, "%s", row.data);
+    buf_free(&row);
+  }
+  buf_free(&init);
+}
+
 static void print_dot(Printer *P, const TirOp *op) {
   if (op->simt) {
     print_dot_simt(P, op);
+    return;
+  }
+  if (op->wgmma) {
+    print_dot_wgmma(P, op);
     return;
   }
   const Layout *l = op->lay;
@@ -1234,8 +1333,7 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;
   tensor_index(P, op, at, &lin, &cond);
-  const char *r = row_of(P, at), *c = col_of(P, at);
-  const char *idx = F("%s%s * %d + %s", stage, paren(P, r), f->pitch, c);
+  const char *idx = F("%s%s", stage, at_idx(P, f, at));
   int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
   /* one cp.async for the whole run (in the general body a run of one element) */
   if (n == parent_of(at.lay)->vec && (bytes == 16 || bytes == 8 || bytes == 4)) {
@@ -1250,12 +1348,12 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     tensor_index(P, op, e, &lin, &cond);
     if (eb == 4 || eb == 8) { /* still asynchronous, one element per cp.async */
       const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
-      line(P, "t2c::cp_async_%d(&%s[%s%s * %d + %s], %s, %s);", eb, f->cname, stage, paren(P, r), f->pitch,
-           col_of(P, e), src, cond ? F("%s ? %d : 0", cond, eb) : F("%d", eb));
+      line(P, "t2c::cp_async_%d(&%s[%s%s], %s, %s);", eb, f->cname, stage, at_idx(P, f, e), src,
+           cond ? F("%s ? %d : 0", cond, eb) : F("%d", eb));
       continue;
     }
     const char *v = F("%s[%s]", X->cname, lin);
-    line(P, "%s[%s%s * %d + %s] = %s;", f->cname, stage, paren(P, r), f->pitch, col_of(P, e),
+    line(P, "%s[%s%s] = %s;", f->cname, stage, at_idx(P, f, e),
          cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
   }
 }
@@ -1365,7 +1463,10 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
   case TO_ASYNC_COPY: print_async_copy(P, op); return;
   case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;
-  case TO_ASYNC_WAIT: line(P, "t2c::cp_async_wait<%d>();", op->pending); return;
+  case TO_ASYNC_WAIT:
+    line(P, "t2c::cp_async_wait<%d>();", op->pending);
+    if (cm8_ring(P->K)) line(P, "t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy");
+    return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;
   case TO_FOR: print_for(P, op); break;
@@ -1401,7 +1502,10 @@ static const char *summary(Printer *P) {
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
     if (!l->used) continue;
-    if (l->mma)
+    if (l->wg)
+      buf_printf(&b, "//   layout L%d: [%d, %d], the wgmma accumulator: %d warpgroups of 4 x 1 warps, each warp 16 x %d: %d per thread\n",
+                 l->id, l->rows, l->cols, l->wr / 4, l->cols, layout_count(l));
+    else if (l->mma)
       buf_printf(&b, "//   layout L%d: [%d, %d], the mma accumulator: warps %d x %d, each %d x %d tiles of 16 x 8: %d per thread\n",
                  l->id, l->rows, l->cols, l->wr, l->wc, l->rr / 2, l->rc, layout_count(l));
     else
@@ -1417,8 +1521,8 @@ static const char *summary(Printer *P) {
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
     if (f->tensor) continue;
-    buf_printf(&b, "//   %s: shared, %s[%d, %d], %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem], f->rows,
-               f->cols, f->bytes, f->what);
+    buf_printf(&b, "//   %s: shared, %s[%d, %d]%s, %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem], f->rows,
+               f->cols, f->cm8 ? " in 8 x 8 core matrices (wgmma)" : "", f->bytes, f->what);
   }
   if (K->versioned) {
     buf_puts(&b, "//   16-byte accesses when");
@@ -1589,7 +1693,9 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
       fprintf(out, "  %s (%s): shared only: its load fills a stage ring that a dot reads\n", v->sym ? v->sym->name : v->cname, v->what);
       continue;
     }
-    const char *why = l->kind == LY_BLOCKED && l->mma
+    const char *why = l->kind == LY_BLOCKED && l->wg
+                          ? "wgmma's accumulator fragments (a warpgroup per 64 rows): a dot accumulates into it, or it is computed with a value that does"
+                      : l->kind == LY_BLOCKED && l->mma
                           ? "the mma accumulator's fragments: a dot accumulates into it, or it is computed with a value that does"
                       : l->kind == LY_SLICE
                           ? "a row value: every thread that holds a row of the parent layout holds it, so it is read where it is"
@@ -1599,8 +1705,9 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
   }
   for (int i = 0; i < K->nbufs; i++)
     if (!K->bufs[i].tensor)
-      fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s\n", K->bufs[i].cname, K->bufs[i].bytes,
-              K->bufs[i].offset, K->bufs[i].what);
+      fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s%s\n", K->bufs[i].cname, K->bufs[i].bytes,
+              K->bufs[i].offset, K->bufs[i].what,
+              K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors" : "");
   explain_barriers(K, &K->body, out);
   fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, K->nbarriers);
 }

@@ -2,22 +2,33 @@
  *
  * The stages ask a path what the hardware offers (how wide a thread's global
  * access may be, shuffles, async copies, the matrix instruction) instead of
- * testing the target's number, so a new path (sm_90a: wgmma, TMA, mbarrier)
- * joins by adding a row, without touching the stages. Rows are in order of
+ * testing the target's number, so a new path joins by adding a row. sm90a
+ * adds wgmma for f16/bf16 dots (layout.c decides which dots take it); TMA and
+ * mbarrier pipelines are not rows' facts yet. Rows are in order of
  * min_sm; a target takes the last row it reaches.
  */
+#include <string.h>
+
 #include "t2c.h"
 
 static const HwPath paths[] = {
-  /* name    min_sm  vec_bytes shfl   cp_async mma                  mma_i8               mma_f8 */
-  {"simt",   0,      16,       true,  false,   NULL,                NULL,                NULL},
-  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", NULL},
-  {"sm89",   89,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32"},
+  /* name    min_sm  vec_bytes shfl   cp_async mma                  mma_i8               mma_f8               wgmma                       arch_a */
+  {"simt",   0,      16,       true,  false,   NULL,                NULL,                NULL,                NULL,                       false},
+  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", NULL,                NULL,                       false},
+  {"sm89",   89,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", NULL,                       false},
+  {"sm90a",  90,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", "wgmma.mma_async.m64nNk16", true},
 };
+
+/* A row for architecture-specific targets only: wgmma exists on sm_90a, and
+ * plain sm_90 rejects it (its config's wgmma flag alone does not select it). */
+static bool serves(const HwPath *p, const TargetConfig *t) {
+  if (t->sm < p->min_sm || (p->cp_async && !t->cp_async)) return false;
+  return !p->arch_a || (strcmp(t->arch_suffix, "a") == 0 && t->wgmma);
+}
 
 const HwPath *hw_path(const TargetConfig *t) {
   const HwPath *p = &paths[0];
   for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-    if (t->sm >= paths[i].min_sm && (paths[i].cp_async ? t->cp_async : true)) p = &paths[i];
+    if (serves(&paths[i], t)) p = &paths[i];
   return p;
 }

@@ -159,11 +159,19 @@ static bool mma_tiling(int warps, int m, int n, bool whole_rows, int *wm, int *w
 }
 
 /* The mma layout of shape [rows, cols] (made on first use), or NULL when the
- * shape already has a blocked one or the warps cannot tile it. */
-static const Layout *mma_layout(TirKernel *K, int rows, int cols, bool whole_rows) {
+ * shape already has a blocked one or the warps cannot tile it. wg: wgmma's
+ * (warps stacked down the rows, 16 rows each; the caller checked the shape). */
+static const Layout *mma_layout(TirKernel *K, int rows, int cols, bool whole_rows, bool wg) {
   Layout *l = find_blocked(K, rows, cols);
   if (l) return l->mma ? l : NULL;
   int warps = K->ki->threads / K->t->lanes, wm, wn;
+  if (wg) {
+    l = NEW(K->a, Layout);
+    *l = (Layout){.kind = LY_BLOCKED, .id = K->layouts.len, .rows = rows, .cols = cols, .vec = 2, .lc = 4, .lr = 8,
+                  .wr = warps, .wc = 1, .rr = 2, .rc = cols / 8, .mma = true, .wg = true};
+    vec_push(K->a, &K->layouts, l);
+    return l;
+  }
   /* whole rows when they fit; a row reduction then still works across warps */
   if (K->t->lanes != 32 ||
       (!mma_tiling(warps, rows, cols, whole_rows, &wm, &wn) && !mma_tiling(warps, rows, cols, false, &wm, &wn)))
@@ -175,15 +183,83 @@ static const Layout *mma_layout(TirKernel *K, int rows, int cols, bool whole_row
   return l;
 }
 
+/* ------------------------------------------------------------ wgmma (hw.c's sm90a) */
+
+/* A dot wgmma m64nNk16 runs: f16/bf16 operands both from shared copies, one
+ * warpgroup per 64 rows of the accumulator, each warp 16 rows of all its
+ * columns, N one of the instruction's widths that rt.cuh provides. */
+static bool wgmma_shape(TirKernel *K, const TirOp *op) {
+  static const int widths[] = {8, 16, 32, 64, 96, 128, 192, 256};
+  int warps = K->ki->threads / K->t->lanes;
+  ElemType t = op->src ? op->src->elem : T_NONE;
+  if (!K->hw->wgmma || op->simt || !op->src || (t != T_F16 && t != T_BF16) || K->t->lanes != 32) return false;
+  if (warps % 4 || op->rows != 16 * warps || op->kdim % 16 || K->bufs[op->buf].trans || K->bufs[op->buf2].trans)
+    return false;
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+    if (op->cols == widths[i]) return true;
+  return false;
+}
+
+/* Buffers some op other than a wgmma dot (or the spill that fills it) reads. */
+static void wg_readers_fn(TirKernel *K, TirOp *op, void *ctx) {
+  bool *other = ctx;
+  (void)K;
+  if (op->kind == TO_SPILL || (op->kind == TO_DOT && op->wgmma)) return;
+  if (op->buf >= 0 && op->kind != TO_SCRATCH_WRITE && op->kind != TO_SCRATCH_READ) other[op->buf] = true;
+  if (op->kind == TO_DOT && op->buf2 >= 0) other[op->buf2] = true;
+}
+
+static void wg_demote_fn(TirKernel *K, TirOp *op, void *ctx) {
+  const bool *other = ctx;
+  (void)K;
+  if (op->kind == TO_DOT && op->wgmma && (other[op->buf] || other[op->buf2])) op->wgmma = false;
+}
+
+static void wg_mark_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)ctx;
+  if (op->kind != TO_DOT || !op->wgmma) return;
+  K->bufs[op->buf].cm8 = K->bufs[op->buf2].cm8 = true;
+  K->bufs[op->buf].pitch = K->bufs[op->buf].cols;
+  K->bufs[op->buf2].pitch = K->bufs[op->buf2].cols;
+  tir_buf_size(&K->bufs[op->buf]);
+  tir_buf_size(&K->bufs[op->buf2]);
+}
+
+static void wg_count_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)K;
+  *(int *)ctx += op->kind == TO_DOT && op->wgmma;
+}
+
+static int count_wgmma(TirKernel *K) {
+  int n = 0;
+  walk(K, &K->body, wg_count_fn, &n);
+  return n;
+}
+
+/* A wgmma dot's operand copies are laid out as core matrices for its
+ * descriptors, so every reader of such a copy must be a wgmma dot: a dot whose
+ * copy something else reads runs on mma.sync (ldmatrix) instead. */
+static void wgmma_copies(TirKernel *K) {
+  for (bool changed = true; changed;) {
+    bool other[TIR_MAX_BUFS] = {0};
+    walk(K, &K->body, wg_readers_fn, other);
+    for (int i = 0; i < K->rvals.len; i++) other[((const TirRead *)K->rvals.items[i])->buf] = true;
+    int before = count_wgmma(K);
+    walk(K, &K->body, wg_demote_fn, other);
+    changed = count_wgmma(K) != before;
+  }
+  walk(K, &K->body, wg_mark_fn, NULL);
+}
+
 typedef struct MmaScan {
   bool whole_rows;       /* some row reduction, or an A operand in registers */
   const char *why;
 } MmaScan;
 
 static void mma_scan_fn(TirKernel *K, TirOp *op, void *ctx) {
-  (void)K;
   MmaScan *m = ctx;
   m->whole_rows |= op->kind == TO_REDUCE || (op->kind == TO_DOT && !op->src);
+  if (op->kind == TO_DOT) op->wgmma = wgmma_shape(K, op);
 }
 
 /* Every dot's accumulator shape takes an mma layout before any blocked one is
@@ -192,13 +268,14 @@ static void mma_scan_fn(TirKernel *K, TirOp *op, void *ctx) {
 static void mma_fn(TirKernel *K, TirOp *op, void *ctx) {
   MmaScan *m = ctx;
   if (op->kind != TO_DOT || m->why || op->simt) return;
-  const Layout *l = mma_layout(K, op->rows, op->cols, m->whole_rows);
+  const Layout *l = mma_layout(K, op->rows, op->cols, m->whole_rows, op->wgmma);
   if (!l) {
     m->why = "a dot accumulator the warps cannot tile in 16 x 8 tiles";
     return;
   }
+  op->wgmma &= l->wg; /* the shape's layout was made for another dot first */
   if (op->src) return;
-  op->alay = mma_layout(K, op->rows, op->kdim, true);
+  op->alay = mma_layout(K, op->rows, op->kdim, true, false);
   if (!op->alay || op->alay->wc != 1 || l->wc != 1 || op->alay->wr != l->wr)
     m->why = "a dot whose A operand in registers cannot have the accumulator's rows";
 }
@@ -354,6 +431,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
   walk(K, &K->body, mma_fn, &m);
+  if (!m.why) wgmma_copies(K);
   if (m.why) {
     *why = m.why;
     return false;

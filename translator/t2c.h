@@ -573,6 +573,8 @@ typedef struct HwPath {
   const char *mma;       /* matrix instruction for f16/bf16 operands, or NULL */
   const char *mma_i8;    /* for i8 operands (s32 accumulators), or NULL */
   const char *mma_f8;    /* for f8e4m3/f8e5m2 operands (f32 accumulators), or NULL */
+  const char *wgmma;     /* the warpgroup instruction for f16/bf16 operands from shared memory, or NULL */
+  bool arch_a;           /* only for architecture-specific targets (sm_90a: the config's arch_suffix "a") */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
 
@@ -601,6 +603,9 @@ typedef struct Layout {
   const struct Layout *parent; /* LY_SLICE: the blocked layout */
   bool used;             /* LY_BLOCKED: some value or op is in it or in a slice of it */
   bool mma;              /* LY_BLOCKED: the mma accumulator (warp tiles; see above) */
+  bool wg;               /* mma: wgmma's m64nNk16 D fragments, a warpgroup per 64 rows: warps
+                            wr x 1, each 16 rows (rr 2) of all the columns (rc = N / 8); the
+                            same positions as mma.sync's, registers in this layout's order */
 } Layout;
 int layout_count(const Layout *l);       /* registers per thread */
 bool layout_padded(const Layout *l);     /* some positions are past the tile */
@@ -715,6 +720,7 @@ typedef struct TirOp {
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
   bool atrans, btrans;
   bool simt;             /* TO_DOT of f32/f64 operands: on the CUDA cores, in any blocked layout */
+  bool wgmma;            /* TO_DOT: by wgmma (hw.c) from core-matrix copies (TirBuf.cm8), dst in a wg layout */
   const Layout *alay;    /* TO_DOT with A in registers: the layout expr is evaluated in */
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
@@ -747,6 +753,11 @@ typedef struct TirBuf {
    * An 8-bit dot operand read along k by plain ldmatrix (there is no 8-bit
    * ldmatrix .trans): B = the copy ([K, N]), or A = transpose(copy). */
   bool trans;
+  /* Core matrices (a wgmma operand, read through descriptors, no swizzle):
+   * 8 x 8 tiles of 16-bit elements, 128 contiguous bytes each, row-major
+   * inside and row-major over [rows / 8, pitch / 8] (pitch = cols):
+   *   element (r, c) at (r / 8) * 8 * pitch + (c / 8) * 64 + (r % 8) * 8 + c % 8 */
+  bool cm8;
 } TirBuf;
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */

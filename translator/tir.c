@@ -248,6 +248,9 @@ const char *layout_str(Arena *a, const Layout *l) {
 }
 
 static const char *blocked_str(Arena *a, const Layout *l) {
+  if (l->wg)
+    return arena_printf(a, "[%d, %d] wgmma accumulator: warpgroups %d, warps 4 x 1 each, each warp 16 x %d", l->rows,
+                        l->cols, l->wr / 4, l->cols);
   if (l->mma)
     return arena_printf(a, "[%d, %d] mma accumulator: warps %d x %d, each %d x %d tiles of 16 x 8", l->rows, l->cols,
                         l->wr, l->wc, l->rr / 2, l->rc);
@@ -414,6 +417,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (op->src && op->buf >= 0) buf_printf(&b, " A from %s%s", K->bufs[op->buf].cname, ta ? " (stored transposed)" : "");
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
     if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
+    if (op->wgmma) buf_printf(&b, " by %s (m64n%dk16)", K->hw->wgmma, op->cols);
     break;
   }
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:
@@ -488,8 +492,8 @@ void tir_dump(const TirKernel *K, FILE *out) {
       fprintf(out, "  tracked %s: %s, written by the kernel\n", f->cname, f->what);
       continue;
     }
-    fprintf(out, "  shared %s: %s[%d, %d], %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
-            f->rows, f->cols, f->bytes, f->offset, f->what);
+    fprintf(out, "  shared %s: %s[%d, %d]%s, %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
+            f->rows, f->cols, f->cm8 ? " in 8 x 8 core matrices" : "", f->bytes, f->offset, f->what);
   }
   if (K->versioned) {
     fprintf(out, "  fast body when:");

@@ -34,6 +34,10 @@
 
 #include "gemm_f16.h"
 #include "gemm_bf16.h"
+#ifdef HAVE_SM90A
+#include "gemm_f16_sm90a.h"
+#include "gemm_bf16_sm90a.h"
+#endif
 #include "gemm_f32.h"
 #include "gemm_i8.h"
 #include "softmax.h"
@@ -583,8 +587,18 @@ int main(int argc, char **argv) {
   printf("%-22s %-22s %17s %12s  %-34s %s\n", "kernel", "shape", "rate", "time", "vs", "");
 
   std::vector<int> sizes = quick ? std::vector<int>{4096} : std::vector<int>{4096, 8192};
-  for (int s : sizes) bench_gemm<__half>("gemm_f16", tile2cu_launch_gemm_f16, s, s, s);
-  for (int s : sizes) bench_gemm<__nv_bfloat16>("gemm_bf16", tile2cu_launch_gemm_bf16, s, s, s);
+  for (int s : sizes) {
+    bench_gemm<__half>("gemm_f16", tile2cu_launch_gemm_f16, s, s, s);
+#ifdef HAVE_SM90A
+    if (prop.major == 9) bench_gemm<__half>("gemm_f16 sm_90a wgmma", tile2cu_launch_gemm_f16_sm90a, s, s, s);
+#endif
+  }
+  for (int s : sizes) {
+    bench_gemm<__nv_bfloat16>("gemm_bf16", tile2cu_launch_gemm_bf16, s, s, s);
+#ifdef HAVE_SM90A
+    if (prop.major == 9) bench_gemm<__nv_bfloat16>("gemm_bf16 sm_90a wgmma", tile2cu_launch_gemm_bf16_sm90a, s, s, s);
+#endif
+  }
   for (int s : sizes) bench_gemm<float>("gemm_f32", tile2cu_launch_gemm_f32, s, s, s);
   for (int s : sizes) bench_gemm_i8(s, s, s);
   printf("\n");

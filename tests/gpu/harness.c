@@ -14,6 +14,7 @@
 #include "npy.h"
 
 const char *h_tile2cu = "build/tile2cu", *h_backend = "sim", *h_tldir = "tests/gpu", *h_tmpdir = "/tmp";
+const char *h_target = ""; /* --target: for the calls that name none (CPU backend) */
 int h_schedules = 3;
 bool h_verbose = false;
 
@@ -317,7 +318,8 @@ static int run_tile2cu(Call *c, const char *dir, const char *log) {
   argv[n++] = "--schedules";
   argv[n++] = sched;
   if (c->grid[0]) argv[n++] = "--grid", argv[n++] = c->grid;
-  if (c->target[0] && strcmp(h_backend, "sim") == 0) argv[n++] = "--target", argv[n++] = c->target;
+  const char *target = c->target[0] ? c->target : h_target;
+  if (target[0] && strcmp(h_backend, "sim") == 0) argv[n++] = "--target", argv[n++] = (char *)target;
   for (int i = 0; i < c->nt; i++) {
     snprintf(paths[i], sizeof paths[i], "%s=%s/%s.npy", c->t[i].name, dir, c->t[i].name);
     argv[n++] = paths[i];

@@ -58,7 +58,7 @@ typedef struct Call {
 } Call;
 
 /* ---- the run context (set by suite.c's main) */
-extern const char *h_tile2cu, *h_backend, *h_tldir, *h_tmpdir;
+extern const char *h_tile2cu, *h_backend, *h_tldir, *h_tmpdir, *h_target;
 extern int h_schedules;
 extern bool h_verbose;
 

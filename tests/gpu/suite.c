@@ -185,11 +185,13 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
   const char *name = dt == F16 ? "gemm_f16" : "gemm_bf16";
   char test[64];
   label(test, sizeof test, "examples/%s", name);
-  for (int c = 0; c < (dt == F16 ? 6 : 4); c++) {
-    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+  /* each size on the default target (mma.sync) and on sm_90a (wgmma) */
+  for (int c2 = 0; c2 < 2 * (dt == F16 ? 6 : 4); c2++) {
+    int c = c2 / 2, M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     Rng r = rng_seed(name, (uint64_t)c);
     Call k;
     call_init(&k, ex_path[dt == F16 ? 4 : 5], name);
+    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
     Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", dt, 2, SHAPE(K, N));
     Ten *C = call_out(&k, "C", dt, 2, SHAPE(M, N));
@@ -200,7 +202,7 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
     /* one rounding of an f32 sum: about half an ulp of the output type */
     C->tol = dt == F16 ? 1e-3 : 8e-3;
     char l[64];
-    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    label(l, sizeof l, "%sM=%d N=%d K=%d", c2 % 2 ? "sm_90a " : "", M, N, K);
     CHECK(T, call_check(&k, test, l));
     call_free(&k);
   }
@@ -1121,11 +1123,13 @@ static void t_dot_i8(Tally *T) {
 /* C = A B^T, B stored [N, K]: dot(a, transpose(b)) under @pipeline(2) */
 static void t_dot_f16_abt(Tally *T) {
   static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {70, 40, 48}, {5, 3, 7}};
-  for (int c = 0; c < 4; c++) {
-    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+  /* each size on the default target, and on sm_90a (wgmma, B K-major) */
+  for (int c2 = 0; c2 < 8; c2++) {
+    int c = c2 / 2, M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     Rng r = rng_seed("dot_f16_transposed_b", (uint64_t)c);
     Call k;
     call_init(&k, "dot_forms_abt.tl", "dot_f16_transposed_b");
+    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
     Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", F16, 2, SHAPE(N, K));
     Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
@@ -1142,7 +1146,7 @@ static void t_dot_f16_abt(Tally *T) {
     C->tol = 1e-5;
     C16->tol = 1e-3;
     char l[64];
-    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    label(l, sizeof l, "%sM=%d N=%d K=%d", c2 % 2 ? "sm_90a " : "", M, N, K);
     CHECK(T, call_check(&k, "dot_f16_transposed_b", l));
     call_free(&k);
   }
@@ -1176,6 +1180,43 @@ static void t_dot_bf16_atb(Tally *T) {
     CHECK(T, call_check(&k, "dot_bf16_transposed_a", l));
     call_free(&k);
   }
+}
+
+/* The transposed-A forms that wgmma reads MN-major (tests/gpu/dot_wgmma_forms.tl),
+ * each size on the default target (mma.sync) and on sm_90a (wgmma): C = A^T B
+ * (f16, spilled copies) and C = A^T B^T (bf16, cp.async rings, N = 96). Ragged
+ * sizes take the element-by-element body (M or N or K not a multiple of 8). */
+static void t_dot_wgmma_forms(Tally *T) {
+  static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {130, 96, 128}, {70, 100, 45}, {5, 3, 7}};
+  for (int f = 0; f < 2; f++)
+    for (int c2 = 0; c2 < 10; c2++) {
+      int c = c2 / 2, M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+      const char *kn = f ? "dot_wgmma_atbt" : "dot_wgmma_atb";
+      Dt dt = f ? BF16 : F16;
+      Rng r = rng_seed(kn, (uint64_t)c);
+      Call k;
+      call_init(&k, "dot_wgmma_forms.tl", kn);
+      if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
+      Ten *A = call_in(&k, "A", dt, 2, SHAPE(K, M));
+      Ten *B = call_in(&k, "B", dt, 2, f ? SHAPE(N, K) : SHAPE(K, N));
+      Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+      Ten *CB = f ? call_out(&k, "CB", BF16, 2, SHAPE(M, N)) : NULL;
+      fill_uniform(A, &r, -1, 1);
+      fill_uniform(B, &r, -1, 1);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = 0;
+          for (int kk = 0; kk < K; kk++) s += A2(A, kk, i) * (f ? A2(B, j, kk) : A2(B, kk, j));
+          R2(C, i, j) = s;
+          if (CB) R2(CB, i, j) = round_dt(BF16, s);
+        }
+      C->tol = 1e-5;
+      if (CB) CB->tol = 8e-3;
+      char l[64];
+      label(l, sizeof l, "%sM=%d N=%d K=%d", c2 % 2 ? "sm_90a " : "", M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
 }
 
 /* i8 dots on tensor cores (mma.sync m16n8k32, i32 accumulation): C = A B^T with B
@@ -1302,14 +1343,16 @@ static void t_dot_f8(Tally *T) {
 static void t_dot_in_expr(Tally *T) {
   static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {70, 24, 40}, {5, 3, 7},
                                {37, 50, 13},  {64, 64, 32}, {70, 40, 24}, {5, 3, 1}};
-  for (int c = 0; c < 8; c++) {
-    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+  /* each size on the default target, and on sm_90a (wgmma: acc = 0, then acc += dot) */
+  for (int c2 = 0; c2 < 16; c2++) {
+    int c = c2 / 2, M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     bool once = c >= 4;
     const char *kn = once ? "dot_in_expression_once" : "dot_in_expression";
     Rng r = rng_seed("dot_in_expression", (uint64_t)c);
     double beta = round_dt(F32, rng_uniform(&r, -2, 2));
     Call k;
     call_init(&k, "dot_forms_expr.tl", kn);
+    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
     Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
     Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
     Ten *Bi = call_in(&k, "Bias", F32, 2, SHAPE(1, N));
@@ -1326,7 +1369,7 @@ static void t_dot_in_expr(Tally *T) {
       }
     C->tol = 1e-5;
     char l[64];
-    label(l, sizeof l, "%s M=%d N=%d K=%d", once ? "once" : "loop", M, N, K);
+    label(l, sizeof l, "%s%s M=%d N=%d K=%d", c2 % 2 ? "sm_90a " : "", once ? "once" : "loop", M, N, K);
     CHECK(T, call_check(&k, "dot_in_expression", l));
     call_free(&k);
   }
@@ -2596,6 +2639,7 @@ static const Test tests[] = {
     {"reshape", t_reshape},
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
+    {"dot_wgmma_forms", t_dot_wgmma_forms},
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
     {"dot_f8", t_dot_f8},
@@ -2705,10 +2749,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--dir") && v) h_tldir = argv[++i];
     else if (!strcmp(a, "--examples") && v) examples_dir = argv[++i];
     else if (!strcmp(a, "--schedules") && v) h_schedules = atoi(argv[++i]);
+    else if (!strcmp(a, "--target") && v) h_target = argv[++i];
     else if (!strcmp(a, "-j") && v) jobs = atoi(argv[++i]);
     else if (!strcmp(a, "-v")) h_verbose = true;
     else if (a[0] == '-') {
-      fprintf(stderr, "usage: %s [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR] [-j N] [--schedules N] [-v] [TEST ...]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR] [-j N] [--schedules N] [--target T] [-v] [TEST ...]\n", argv[0]);
       return 2;
     } else if (nonly < 64) only[nonly++] = a;
   }

@@ -10,11 +10,13 @@ static Arena arena;
 static char *diag_text;
 
 /* lex -> parse -> check, then the IR stages up to `last` for the first kernel. */
+static const char *config_path = "configs/sm_90.yaml";
+
 static TirKernel *build(const char *src, const char *last, const char **why) {
   arena_free(&arena);
   memset(&arena, 0, sizeof arena);
   char err[256];
-  cr_assert(config_load("configs/sm_90.yaml", &target, err, sizeof err), "%s", err);
+  cr_assert(config_load(config_path, &target, err, sizeof err), "%s", err);
   size_t dlen;
   free(diag_text);
   diag_text = NULL;
@@ -395,6 +397,90 @@ Test(tir_dot, a_row_reduction_keeps_whole_rows_in_each_warp) {
   const TirOp *red = find_op(&K->body, TO_REDUCE);
   cr_assert_eq(red->lay, dot->lay, "the reduction runs in the accumulator's layout");
   cr_assert_eq(count_ops(&K->body, TO_SCRATCH_WRITE), 0, "rows fold in quads of lanes, no scratch");
+}
+
+/* The IR for another target (a config file). */
+static TirKernel *build_for(const char *config, const char *src, const char **why) {
+  config_path = config;
+  TirKernel *K = build(src, NULL, why);
+  config_path = "configs/sm_90.yaml";
+  return K;
+}
+
+/* sm_90a's row (and only sm_90a's: sm_90 has the config's wgmma flag too) takes
+ * wgmma for an f16 dot from shared copies: the accumulator in the wg layout
+ * (a warpgroup per 64 rows, each warp 16 rows of every column, registers as
+ * mma.sync's), the copies and their stage rings in unpadded core matrices. */
+Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_copies) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml", gemm_src(128, 128, 256, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_str_eq(K->hw->name, "sm90a");
+  cr_assert_str_eq(K->hw->wgmma, "wgmma.mma_async.m64nNk16");
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot->wgmma);
+  const Layout *l = dot->lay;
+  cr_assert(l->mma && l->wg);
+  cr_assert_eq(l->wr, 8, "two warpgroups of 4 warps down the rows");
+  cr_assert_eq(l->wc, 1);
+  cr_assert_eq(l->rr, 2, "16 rows per warp");
+  cr_assert_eq(l->rc, 16, "all 128 columns: wgmma n128");
+  cr_assert_eq(l->lr * l->lc, 32);
+  cr_assert_eq(l->vec, 2);
+  cr_assert_eq(layout_count(l), 64);
+  cr_assert_eq(var_named(K, "acc")->layout, l);
+  cr_assert_eq(shared_bufs(K), 2);
+  for (int i = 0; i < 2; i++) {
+    const TirBuf *f = shared_buf(K, i);
+    cr_assert(f->cm8, "%s in core matrices", f->cname);
+    cr_assert_eq(f->pitch, f->cols, "no padding");
+    cr_assert_eq(f->stages, 3);
+    cr_assert_eq(f->bytes, (int64_t)3 * f->rows * f->cols * 2);
+  }
+  K = build_for("configs/sm_90.yaml", gemm_src(128, 128, 256, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_null(K->hw->wgmma, "sm_90 (%s) keeps mma.sync", K->hw->name);
+  dot = find_op(&K->body, TO_DOT);
+  cr_assert_not(dot->wgmma);
+  cr_assert_not(dot->lay->wg);
+  cr_assert_not(shared_buf(K, 0)->cm8);
+  cr_assert_eq(shared_buf(K, 0)->pitch, shared_buf(K, 0)->cols + 8);
+}
+
+/* Shapes wgmma does not take stay on mma.sync on sm_90a: 64 rows over 8 warps
+ * (not 16 per warp), N = 40 (no such instruction width), and a copy that
+ * something other than a wgmma dot reads (its layout would not be theirs). */
+Test(tir_dot, wgmma_falls_back_to_mma_sync_where_it_does_not_fit) {
+  const char *why = NULL;
+  const char *srcs[] = {
+      NULL,
+      NULL,
+      "@launch(128)\n@registers(acc)\n"
+      "kernel g(A: tensor<f16>[M, 32], B: tensor<f16>[32, 64], C: tensor<f32>[M, 64], D: tensor<f32>[32, M]) {\n"
+      "  var a = A[0 :+ 64, 0 :+ 32]\n  var acc: tile<f32>[64, 64] = dot(a, B[0 :+ 32, 0 :+ 64])\n"
+      "  C[0 :+ 64, 0 :+ 64] = acc\n  D[0 :+ 32, 0 :+ 64] = f32(transpose(a))\n}\n",
+  };
+  char m64[1024], n40[1024]; /* gemm_src's text is static */
+  snprintf(m64, sizeof m64, "%s", gemm_src(64, 128, 256, ""));
+  snprintf(n40, sizeof n40, "%s", gemm_src(64, 40, 128, ""));
+  srcs[0] = m64;
+  srcs[1] = n40;
+  for (int i = 0; i < 3; i++) {
+    TirKernel *K = build_for("configs/sm_90a.yaml", srcs[i], &why);
+    cr_assert(K, "case %d not lowered: %s", i, why ? why : diag_text);
+    const TirOp *dot = find_op(&K->body, TO_DOT);
+    cr_assert_not(dot->wgmma, "case %d", i);
+    for (int b = 0; b < shared_bufs(K); b++) cr_assert_not(shared_buf(K, b)->cm8, "case %d", i);
+  }
+  /* the same last kernel without the other reader takes wgmma */
+  TirKernel *K = build_for("configs/sm_90a.yaml",
+                           "@launch(128)\n@registers(acc)\n"
+                           "kernel g(A: tensor<f16>[M, 32], B: tensor<f16>[32, 64], C: tensor<f32>[M, 64]) {\n"
+                           "  var a = A[0 :+ 64, 0 :+ 32]\n  var acc: tile<f32>[64, 64] = dot(a, B[0 :+ 32, 0 :+ 64])\n"
+                           "  C[0 :+ 64, 0 :+ 64] = acc\n}\n",
+                           &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(find_op(&K->body, TO_DOT)->wgmma);
 }
 
 Test(tir_dot, pipelined_operands_fill_cp_async_stage_rings_one_barrier_per_iteration) {
