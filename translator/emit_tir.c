@@ -82,6 +82,8 @@ static const char *shifted(Printer *P, const char *x, const char *by) {
   if (!by || strcmp(by, "0") == 0) return x;
   return F("%s - %s", strchr(x, ' ') ? F("(%s)", x) : x, strchr(by, ' ') ? F("(%s)", by) : by);
 }
+/* x as an operand: parenthesised when it is a sum or a difference */
+static const char *operand(Printer *P, const char *x) { return strchr(x, ' ') ? F("(%s)", x) : x; }
 static const char *erow(Printer *P, At at) { return shifted(P, row_of(P, at), P->shift[0]); }
 static const char *ecol(Printer *P, At at) { return shifted(P, col_of(P, at), P->shift[1]); }
 
@@ -243,9 +245,10 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
     const char *p = ex(P, args[0], T_I32, at), *q = ex(P, args[1], T_I32, at);
     return F("((%s + %s - 1) / %s)", p, q, q);
   }
-  /* broadcast along a unit dim: the index there is 0 */
-  case B_ROWS: return x->ty.dims[0] == 1 ? "0" : erow(P, *at);
-  case B_COLS: return x->ty.dims[1] == 1 ? "0" : ecol(P, *at);
+  /* broadcast along a unit dim: the index there is 0; a coordinate plus an
+     offset is parenthesised, as an operand of any operator */
+  case B_ROWS: return x->ty.dims[0] == 1 ? "0" : operand(P, erow(P, *at));
+  case B_COLS: return x->ty.dims[1] == 1 ? "0" : operand(P, ecol(P, *at));
   default: unreachable(); /* lower.c hoisted the rest */
   }
 }

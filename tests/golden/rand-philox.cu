@@ -24,13 +24,13 @@ dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, floa
     // rand-philox.tl:10: var off = (m0 + rows(16, 64)) * N + n0 + cols(16, 64)
     int off[8];
     off[0] = (((m0 + t2c_r0) * N) + n0) + t2c_c0;
-    off[1] = (((m0 + t2c_r0) * N) + n0) + t2c_c0 + 1;
-    off[2] = (((m0 + t2c_r0) * N) + n0) + t2c_c0 + 2;
-    off[3] = (((m0 + t2c_r0) * N) + n0) + t2c_c0 + 3;
-    off[4] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0;
-    off[5] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0 + 1;
-    off[6] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0 + 2;
-    off[7] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0 + 3;
+    off[1] = (((m0 + t2c_r0) * N) + n0) + (t2c_c0 + 1);
+    off[2] = (((m0 + t2c_r0) * N) + n0) + (t2c_c0 + 2);
+    off[3] = (((m0 + t2c_r0) * N) + n0) + (t2c_c0 + 3);
+    off[4] = (((m0 + (t2c_r0 + 8)) * N) + n0) + t2c_c0;
+    off[5] = (((m0 + (t2c_r0 + 8)) * N) + n0) + (t2c_c0 + 1);
+    off[6] = (((m0 + (t2c_r0 + 8)) * N) + n0) + (t2c_c0 + 2);
+    off[7] = (((m0 + (t2c_r0 + 8)) * N) + n0) + (t2c_c0 + 3);
     // rand-philox.tl:11: var x = X[m0 :+ 16, n0 :+ 64]
     float x[8];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) {
@@ -68,13 +68,13 @@ dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, floa
     // rand-philox.tl:10: var off = (m0 + rows(16, 64)) * N + n0 + cols(16, 64)
     int off[8];
     off[0] = (((m0 + t2c_r0) * N) + n0) + t2c_c0;
-    off[1] = (((m0 + t2c_r0) * N) + n0) + t2c_c0 + 1;
-    off[2] = (((m0 + t2c_r0) * N) + n0) + t2c_c0 + 2;
-    off[3] = (((m0 + t2c_r0) * N) + n0) + t2c_c0 + 3;
-    off[4] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0;
-    off[5] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0 + 1;
-    off[6] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0 + 2;
-    off[7] = (((m0 + t2c_r0 + 8) * N) + n0) + t2c_c0 + 3;
+    off[1] = (((m0 + t2c_r0) * N) + n0) + (t2c_c0 + 1);
+    off[2] = (((m0 + t2c_r0) * N) + n0) + (t2c_c0 + 2);
+    off[3] = (((m0 + t2c_r0) * N) + n0) + (t2c_c0 + 3);
+    off[4] = (((m0 + (t2c_r0 + 8)) * N) + n0) + t2c_c0;
+    off[5] = (((m0 + (t2c_r0 + 8)) * N) + n0) + (t2c_c0 + 1);
+    off[6] = (((m0 + (t2c_r0 + 8)) * N) + n0) + (t2c_c0 + 2);
+    off[7] = (((m0 + (t2c_r0 + 8)) * N) + n0) + (t2c_c0 + 3);
     // rand-philox.tl:11: var x = X[m0 :+ 16, n0 :+ 64]
     float x[8];
     x[0] = ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : 0.0f);

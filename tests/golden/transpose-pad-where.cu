@@ -69,13 +69,13 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
     float m[8];
     m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
-    m[1] = ((q0 + t2c_r0) >= t2c_c0 + 1) ? t[1] : -t2c::inf<float>();
-    m[2] = ((q0 + t2c_r0) >= t2c_c0 + 2) ? t[2] : -t2c::inf<float>();
-    m[3] = ((q0 + t2c_r0) >= t2c_c0 + 3) ? t[3] : -t2c::inf<float>();
-    m[4] = ((q0 + t2c_r0 + 16) >= t2c_c0) ? t[4] : -t2c::inf<float>();
-    m[5] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 1) ? t[5] : -t2c::inf<float>();
-    m[6] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 2) ? t[6] : -t2c::inf<float>();
-    m[7] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 3) ? t[7] : -t2c::inf<float>();
+    m[1] = ((q0 + t2c_r0) >= (t2c_c0 + 1)) ? t[1] : -t2c::inf<float>();
+    m[2] = ((q0 + t2c_r0) >= (t2c_c0 + 2)) ? t[2] : -t2c::inf<float>();
+    m[3] = ((q0 + t2c_r0) >= (t2c_c0 + 3)) ? t[3] : -t2c::inf<float>();
+    m[4] = ((q0 + (t2c_r0 + 16)) >= t2c_c0) ? t[4] : -t2c::inf<float>();
+    m[5] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 1)) ? t[5] : -t2c::inf<float>();
+    m[6] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 2)) ? t[6] : -t2c::inf<float>();
+    m[7] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 3)) ? t[7] : -t2c::inf<float>();
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
     float t2c_v5[2];
@@ -127,13 +127,13 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
     float m[8];
     m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
-    m[1] = ((q0 + t2c_r0) >= t2c_c0 + 1) ? t[1] : -t2c::inf<float>();
-    m[2] = ((q0 + t2c_r0) >= t2c_c0 + 2) ? t[2] : -t2c::inf<float>();
-    m[3] = ((q0 + t2c_r0) >= t2c_c0 + 3) ? t[3] : -t2c::inf<float>();
-    m[4] = ((q0 + t2c_r0 + 16) >= t2c_c0) ? t[4] : -t2c::inf<float>();
-    m[5] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 1) ? t[5] : -t2c::inf<float>();
-    m[6] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 2) ? t[6] : -t2c::inf<float>();
-    m[7] = ((q0 + t2c_r0 + 16) >= t2c_c0 + 3) ? t[7] : -t2c::inf<float>();
+    m[1] = ((q0 + t2c_r0) >= (t2c_c0 + 1)) ? t[1] : -t2c::inf<float>();
+    m[2] = ((q0 + t2c_r0) >= (t2c_c0 + 2)) ? t[2] : -t2c::inf<float>();
+    m[3] = ((q0 + t2c_r0) >= (t2c_c0 + 3)) ? t[3] : -t2c::inf<float>();
+    m[4] = ((q0 + (t2c_r0 + 16)) >= t2c_c0) ? t[4] : -t2c::inf<float>();
+    m[5] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 1)) ? t[5] : -t2c::inf<float>();
+    m[6] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 2)) ? t[6] : -t2c::inf<float>();
+    m[7] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 3)) ? t[7] : -t2c::inf<float>();
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
     float t2c_v5[2];

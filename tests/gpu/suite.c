@@ -1029,6 +1029,31 @@ static void t_rank_mix(Tally *T) {
   }
 }
 
+/* rows()/cols() as operands of * and % at every element of a thread, in values
+ * and in a gather's indices (rows past M read pad's -1) */
+static void t_index_arith(Tally *T) {
+  static const int MN[][2] = {{7, 5}, {3, 9}, {1, 2}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("index_arith", (uint64_t)c);
+    Call k;
+    call_init(&k, "index_arith.tl", "index_arith");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *A = call_out(&k, "A", I32, 2, SHAPE(4, 64));
+    Ten *G = call_out(&k, "G", F32, 2, SHAPE(4, 64));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 64; j++) {
+        R2(A, i, j) = j * 3 + i * 100 % 7;
+        R2(G, i, j) = 2 * i < M && j % 5 < N ? A2(X, 2 * i, j % 5) : -1.0;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "index_arith", l));
+    call_free(&k);
+  }
+}
+
 /* gathers and scatters: ids partly outside E (pad -1), a histogram by atomic
  * scatter, a scatter by a permutation (no two threads write one element) */
 static void t_gather(Tally *T) {
@@ -2636,6 +2661,7 @@ static const Test tests[] = {
     {"atomics", t_atomics},
     {"rank_mix", t_rank_mix},
     {"gather_scatter", t_gather},
+    {"index_arith", t_index_arith},
     {"reshape", t_reshape},
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
