@@ -523,11 +523,11 @@ static const char *red_ident(Printer *P, BuiltinKind b, ElemType t) {
 static void reduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int *started = ctx;
   const char *d = F("%s[%d]", op->dst->cname, at.ir);
-  const char *v = strip(P, ex(P, op->expr, op->dst->elem, &at));
+  const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = col_padded(op->lay) ? F("%s < %d", col_of(P, at), op->lay->cols) : NULL;
-  if (m) v = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
+  if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
   if (!started[at.ir]) line(P, "%s = %s;", d, v);
-  else line(P, "%s = %s;", d, red_fold(P, op->red, d, v));
+  else line(P, "%s = %s;", d, red_fold(P, op->red, d, op->red == B_ROWSUM ? e : v)); /* a + (c ? x : y) */
   started[at.ir] = 1;
 }
 

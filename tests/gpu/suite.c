@@ -1030,7 +1030,8 @@ static void t_rank_mix(Tally *T) {
 }
 
 /* rows()/cols() as operands of * and % at every element of a thread, in values
- * and in a gather's indices (rows past M read pad's -1) */
+ * and in a gather's indices (rows past M read pad's -1); rowsum of a where and
+ * of a shift folded in-thread */
 static void t_index_arith(Tally *T) {
   static const int MN[][2] = {{7, 5}, {3, 9}, {1, 2}};
   for (int c = 0; c < 3; c++) {
@@ -1041,12 +1042,19 @@ static void t_index_arith(Tally *T) {
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *A = call_out(&k, "A", I32, 2, SHAPE(4, 64));
     Ten *G = call_out(&k, "G", F32, 2, SHAPE(4, 64));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(4, 1));
+    Ten *I = call_out(&k, "I", I32, 2, SHAPE(4, 1));
     fill_uniform(X, &r, -1, 1);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
+      R->ref[i] = I->ref[i] = 0;
       for (int j = 0; j < 64; j++) {
         R2(A, i, j) = j * 3 + i * 100 % 7;
         R2(G, i, j) = 2 * i < M && j % 5 < N ? A2(X, 2 * i, j % 5) : -1.0;
+        double x = i % 3 < M && j % 7 < N ? A2(X, i % 3, j % 7) : -1.0;
+        R->ref[i] += x > 0 ? 1.0 : 0.5;
+        I->ref[i] += (double)(j << (i + 1));
       }
+    }
     char l[64];
     label(l, sizeof l, "M=%d N=%d", M, N);
     CHECK(T, call_check(&k, "index_arith", l));
