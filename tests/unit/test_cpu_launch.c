@@ -106,7 +106,7 @@ Test(cpu_launch, param_info) {
   t2c_program_destroy(p);
 }
 
-Test(cpu_launch, runs_defines_and_caches, .timeout = 300) {
+Test(cpu_launch, runs_defines_and_caches) {
   static Args g;
   t2c_program *p = program();
   make_args(&g, 999);
