@@ -1330,6 +1330,12 @@ static void print_early_load(Printer *P, const TirOp *op) {
 /* TO_ASYNC_COPY: each thread's runs of the slice into its stage of the ring;
  * cp.async of whole 16-, 8- or 4-byte runs in the fast body (bytes_valid 0 outside
  * the tensor: zeros), element by element otherwise. */
+/* One cp.async of `bytes` from X + lin (none, zeros, outside the tensor: !cond) to dst. */
+static void cp_async_line(Printer *P, const char *dst, const Sym *X, const char *lin, const char *cond, int bytes) {
+  const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
+  line(P, "t2c::cp_async_%d(&%s, %s, %s);", bytes, dst, src, cond ? F("%s ? %d : 0", cond, bytes) : F("%d", bytes));
+}
+
 static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *stage = ctx;
   const TirBuf *f = &P->K->bufs[op->buf];
@@ -1340,8 +1346,7 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
   /* one cp.async for the whole run (in the general body a run of one element) */
   if (n == parent_of(at.lay)->vec && (bytes == 16 || bytes == 8 || bytes == 4)) {
-    const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
-    line(P, "t2c::cp_async_%d(&%s[%s], %s, %s);", bytes, f->cname, idx, src, cond ? F("%s ? %d : 0", cond, bytes) : F("%d", bytes));
+    cp_async_line(P, F("%s[%s]", f->cname, idx), X, lin, cond, bytes);
     return;
   }
   int eb = elem_bytes[X->ty.elem];
@@ -1350,9 +1355,7 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     e.v = k;
     tensor_index(P, op, e, &lin, &cond);
     if (eb == 4 || eb == 8) { /* still asynchronous, one element per cp.async */
-      const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
-      line(P, "t2c::cp_async_%d(&%s[%s%s], %s, %s);", eb, f->cname, stage, at_idx(P, f, e), src,
-           cond ? F("%s ? %d : 0", cond, eb) : F("%d", eb));
+      cp_async_line(P, F("%s[%s%s]", f->cname, stage, at_idx(P, f, e)), X, lin, cond, eb);
       continue;
     }
     const char *v = F("%s[%s]", X->cname, lin);
@@ -1370,8 +1373,9 @@ static void print_async_copy(Printer *P, const TirOp *op) {
                    : strcmp(step, "1") == 0 ? F("%s + %d", paren(P, base), op->pf_k)
                                             : F("%s + %d * %s", paren(P, base), op->pf_k, paren(P, step));
   if (op->pf_k == 1 && strcmp(step, "1") != 0) it = F("%s + %s", paren(P, base), paren(P, step));
-  const char *stage = op->pf_base ? F("%d * %d + ", op->pf_k, b->rows * b->pitch)
-                                  : F("((%s + %d) %% %d) * %d + ", b->counter, op->pf_k, b->stages, b->rows * b->pitch);
+  int per = (int)tir_buf_elems(b);
+  const char *stage = op->pf_base ? F("%d * %d + ", op->pf_k, per)
+                                  : F("((%s + %d) %% %d) * %d + ", b->counter, op->pf_k, b->stages, per);
   if (op->pf_base && op->pf_k == 0) stage = "";
   line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, strip(P, ex(P, f->u.forr.hi, T_I32, NULL))),
        b->cname, op->pf_k, op->pf_k == 1 ? "" : "s");
