@@ -111,6 +111,7 @@ static int reg_of(const Layout *v, At at) {
   if (v->kind == LY_SCALAR) return 0;
   const Layout *p = parent_of(v);
   if (v->kind == LY_SLICE) return v->dim == 1 ? at.ir : at.ic * p->vec + at.v;
+  if (p->wg) return (at.ic * p->rr + at.ir) * p->vec + at.v; /* wgmma's D fragment order */
   return (at.ir * p->rc + at.ic) * p->vec + at.v;
 }
 
@@ -1197,29 +1198,18 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
 
 /* A dot by wgmma m64nNk16, N = the accumulator's columns: warpgroup warp / 4
  * computes rows 64 * (warp / 4) .. + 63 from the operands' core-matrix copies.
- * wgmma's D fragment holds the same elements as the wg layout, register
- * (ic * 2 + ir) * 2 + v for the layout's (ir * rc + ic) * 2 + v: the
- * accumulator goes through an array in wgmma's order (moves that compile to
- * nothing). One commit group per dot, waited for at once (wait_group 0). */
+ * The wg layout numbers its registers in wgmma's D fragment order (reg_of), so
+ * the accumulator array is wgmma's operand itself: nothing touches it between
+ * the fence and the wait. One commit group per dot, waited for at once
+ * (wait_group 0). */
 static void print_dot_wgmma(Printer *P, const TirOp *op) {
-  const Layout *l = op->lay;
   const TirBuf *fa = &P->K->bufs[op->buf], *fb = &P->K->bufs[op->buf2];
-  int n = op->cols, nr = layout_count(l);
-  const char *acc = op->dst->cname, *d = F("t2c_d%d", P->ctr++), *k = F("t2c_k%d", P->ctr++);
+  int n = op->cols, nr = layout_count(op->lay);
+  const char *acc = op->dst->cname, *k = F("t2c_k%d", P->ctr++);
   line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)",
        P->K->hw->wgmma, n);
   if (op->op == TK_ASSIGN)
     for (int i = 0; i < nr; i++) line(P, "%s[%d] = 0.0f;", acc, i);
-  Buf init = {0};
-  int *reg = arena_alloc(P->a, sizeof(int) * nr); /* wgmma's register w is the layout's reg[w] */
-  for (int ic = 0; ic < l->rc; ic++)
-    for (int ir = 0; ir < 2; ir++)
-      for (int v = 0; v < 2; v++) {
-        int w = (ic * 2 + ir) * 2 + v;
-        reg[w] = reg_of(l, (At){l, ir, ic, v});
-        buf_printf(&init, "%s%s[%d]", w ? ", " : "", acc, reg[w]);
-      }
-  line(P, "float %s[%d] = {%s};", d, nr, init.data);
   /* A [M, K]: row 64 g at 64 g * pitch, k at k * 8 (K-major); transpose(copy) [K, M]: row 64 g at
    * 512 g, k at k * pitch (MN-major). B [K, N]: k at k * pitch (MN-major); transpose(copy) [N, K]: k * 8. */
   const char *a0 = op->atrans ? "warp / 4 * 512" : F("warp / 4 * %d", 64 * fa->pitch);
@@ -1228,18 +1218,11 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
   line(P, "t2c::wgmma_fence();");
   line(P, "#pragma unroll");
   line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
-  line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, d,
+  line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, acc,
        wg_desc(P, op->buf, F("%s + %s", a0, ak), !op->atrans));
   line(P, "      %s);", wg_desc(P, op->buf2, bk, op->btrans));
   line(P, "t2c::wgmma_commit();");
   line(P, "t2c::wgmma_wait<0>();");
-  for (int w = 0; w < nr; w += 8) {
-    Buf row = {0};
-    for (int i = w; i < w + 8 && i < nr; i++) buf_printf(&row, "%s%s[%d] = %s[%d];", i > w ? " " : "", acc, reg[i], d, i);
-    line(P, "%s", row.data);
-    buf_free(&row);
-  }
-  buf_free(&init);
 }
 
 static void print_dot(Printer *P, const TirOp *op) {

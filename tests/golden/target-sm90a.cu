@@ -33,18 +33,18 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     float acc[16];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
-    acc[2] = 0.0f;
-    acc[3] = 0.0f;
     acc[4] = 0.0f;
     acc[5] = 0.0f;
-    acc[6] = 0.0f;
-    acc[7] = 0.0f;
     acc[8] = 0.0f;
     acc[9] = 0.0f;
-    acc[10] = 0.0f;
-    acc[11] = 0.0f;
     acc[12] = 0.0f;
     acc[13] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
     acc[14] = 0.0f;
     acc[15] = 0.0f;
     // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
@@ -78,61 +78,58 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::cp_async_commit();
       // target-sm90a.tl:19: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)
-      float t2c_d0[16] = {acc[0], acc[1], acc[8], acc[9], acc[2], acc[3], acc[10], acc[11], acc[4], acc[5], acc[12], acc[13], acc[6], acc[7], acc[14], acc[15]};
       t2c::wgmma_fence();
       #pragma unroll
-      for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(t2c_d0, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k1 * 8], 128, 512, 0),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 512, 128, 0));
+      for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16)
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k0 * 8], 128, 512, 0),
+            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k0 * 32], 512, 128, 0));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
-      acc[0] = t2c_d0[0]; acc[1] = t2c_d0[1]; acc[8] = t2c_d0[2]; acc[9] = t2c_d0[3]; acc[2] = t2c_d0[4]; acc[3] = t2c_d0[5]; acc[10] = t2c_d0[6]; acc[11] = t2c_d0[7];
-      acc[4] = t2c_d0[8]; acc[5] = t2c_d0[9]; acc[12] = t2c_d0[10]; acc[13] = t2c_d0[11]; acc[6] = t2c_d0[12]; acc[7] = t2c_d0[13]; acc[14] = t2c_d0[14]; acc[15] = t2c_d0[15];
     }
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // target-sm90a.tl:21: acc = acc * 0.5
     acc[0] = acc[0] * 0.5f;
     acc[1] = acc[1] * 0.5f;
-    acc[2] = acc[2] * 0.5f;
-    acc[3] = acc[3] * 0.5f;
     acc[4] = acc[4] * 0.5f;
     acc[5] = acc[5] * 0.5f;
-    acc[6] = acc[6] * 0.5f;
-    acc[7] = acc[7] * 0.5f;
     acc[8] = acc[8] * 0.5f;
     acc[9] = acc[9] * 0.5f;
-    acc[10] = acc[10] * 0.5f;
-    acc[11] = acc[11] * 0.5f;
     acc[12] = acc[12] * 0.5f;
     acc[13] = acc[13] * 0.5f;
+    acc[2] = acc[2] * 0.5f;
+    acc[3] = acc[3] * 0.5f;
+    acc[6] = acc[6] * 0.5f;
+    acc[7] = acc[7] * 0.5f;
+    acc[10] = acc[10] * 0.5f;
+    acc[11] = acc[11] * 0.5f;
     acc[14] = acc[14] * 0.5f;
     acc[15] = acc[15] * 0.5f;
     // target-sm90a.tl:22: C[m0 :+ 64, n0 :+ 32] = acc
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[0], acc[1]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[2], acc[3]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[4], acc[5]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[6], acc[7]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[8], acc[9]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[10], acc[11]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[12], acc[13]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4], acc[5]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[8], acc[9]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[12], acc[13]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[2], acc[3]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[6], acc[7]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[10], acc[11]}});
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[14], acc[15]}});
     // target-sm90a.tl:23: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[2];
     t2c_v4[0] = acc[0];
     t2c_v4[0] = t2c_v4[0] + acc[1];
-    t2c_v4[0] = t2c_v4[0] + acc[2];
-    t2c_v4[0] = t2c_v4[0] + acc[3];
     t2c_v4[0] = t2c_v4[0] + acc[4];
     t2c_v4[0] = t2c_v4[0] + acc[5];
-    t2c_v4[0] = t2c_v4[0] + acc[6];
-    t2c_v4[0] = t2c_v4[0] + acc[7];
-    t2c_v4[1] = acc[8];
-    t2c_v4[1] = t2c_v4[1] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[8];
+    t2c_v4[0] = t2c_v4[0] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[12];
+    t2c_v4[0] = t2c_v4[0] + acc[13];
+    t2c_v4[1] = acc[2];
+    t2c_v4[1] = t2c_v4[1] + acc[3];
+    t2c_v4[1] = t2c_v4[1] + acc[6];
+    t2c_v4[1] = t2c_v4[1] + acc[7];
     t2c_v4[1] = t2c_v4[1] + acc[10];
     t2c_v4[1] = t2c_v4[1] + acc[11];
-    t2c_v4[1] = t2c_v4[1] + acc[12];
-    t2c_v4[1] = t2c_v4[1] + acc[13];
     t2c_v4[1] = t2c_v4[1] + acc[14];
     t2c_v4[1] = t2c_v4[1] + acc[15];
     t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
@@ -148,18 +145,18 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     float acc[16];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
-    acc[2] = 0.0f;
-    acc[3] = 0.0f;
     acc[4] = 0.0f;
     acc[5] = 0.0f;
-    acc[6] = 0.0f;
-    acc[7] = 0.0f;
     acc[8] = 0.0f;
     acc[9] = 0.0f;
-    acc[10] = 0.0f;
-    acc[11] = 0.0f;
     acc[12] = 0.0f;
     acc[13] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
     acc[14] = 0.0f;
     acc[15] = 0.0f;
     // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
@@ -256,69 +253,66 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::cp_async_commit();
       // target-sm90a.tl:19: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)
-      float t2c_d2[16] = {acc[0], acc[1], acc[8], acc[9], acc[2], acc[3], acc[10], acc[11], acc[4], acc[5], acc[12], acc[13], acc[6], acc[7], acc[14], acc[15]};
       t2c::wgmma_fence();
       #pragma unroll
-      for (int t2c_k3 = 0; t2c_k3 < 32; t2c_k3 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(t2c_d2, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k3 * 8], 128, 512, 0),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k3 * 32], 512, 128, 0));
+      for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k1 * 8], 128, 512, 0),
+            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 512, 128, 0));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
-      acc[0] = t2c_d2[0]; acc[1] = t2c_d2[1]; acc[8] = t2c_d2[2]; acc[9] = t2c_d2[3]; acc[2] = t2c_d2[4]; acc[3] = t2c_d2[5]; acc[10] = t2c_d2[6]; acc[11] = t2c_d2[7];
-      acc[4] = t2c_d2[8]; acc[5] = t2c_d2[9]; acc[12] = t2c_d2[10]; acc[13] = t2c_d2[11]; acc[6] = t2c_d2[12]; acc[7] = t2c_d2[13]; acc[14] = t2c_d2[14]; acc[15] = t2c_d2[15];
     }
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // target-sm90a.tl:21: acc = acc * 0.5
     acc[0] = acc[0] * 0.5f;
     acc[1] = acc[1] * 0.5f;
-    acc[2] = acc[2] * 0.5f;
-    acc[3] = acc[3] * 0.5f;
     acc[4] = acc[4] * 0.5f;
     acc[5] = acc[5] * 0.5f;
-    acc[6] = acc[6] * 0.5f;
-    acc[7] = acc[7] * 0.5f;
     acc[8] = acc[8] * 0.5f;
     acc[9] = acc[9] * 0.5f;
-    acc[10] = acc[10] * 0.5f;
-    acc[11] = acc[11] * 0.5f;
     acc[12] = acc[12] * 0.5f;
     acc[13] = acc[13] * 0.5f;
+    acc[2] = acc[2] * 0.5f;
+    acc[3] = acc[3] * 0.5f;
+    acc[6] = acc[6] * 0.5f;
+    acc[7] = acc[7] * 0.5f;
+    acc[10] = acc[10] * 0.5f;
+    acc[11] = acc[11] * 0.5f;
     acc[14] = acc[14] * 0.5f;
     acc[15] = acc[15] * 0.5f;
     // target-sm90a.tl:22: C[m0 :+ 64, n0 :+ 32] = acc
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = acc[0];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = acc[1];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[2];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = acc[3];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = acc[4];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = acc[5];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = acc[6];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = acc[7];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = acc[8];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = acc[9];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = acc[10];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = acc[11];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = acc[12];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[13];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[4];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = acc[5];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = acc[8];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = acc[9];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = acc[12];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = acc[13];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = acc[2];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = acc[3];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = acc[6];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = acc[7];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = acc[10];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[11];
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = acc[14];
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = acc[15];
     // target-sm90a.tl:23: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[2];
     t2c_v4[0] = acc[0];
     t2c_v4[0] = t2c_v4[0] + acc[1];
-    t2c_v4[0] = t2c_v4[0] + acc[2];
-    t2c_v4[0] = t2c_v4[0] + acc[3];
     t2c_v4[0] = t2c_v4[0] + acc[4];
     t2c_v4[0] = t2c_v4[0] + acc[5];
-    t2c_v4[0] = t2c_v4[0] + acc[6];
-    t2c_v4[0] = t2c_v4[0] + acc[7];
-    t2c_v4[1] = acc[8];
-    t2c_v4[1] = t2c_v4[1] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[8];
+    t2c_v4[0] = t2c_v4[0] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[12];
+    t2c_v4[0] = t2c_v4[0] + acc[13];
+    t2c_v4[1] = acc[2];
+    t2c_v4[1] = t2c_v4[1] + acc[3];
+    t2c_v4[1] = t2c_v4[1] + acc[6];
+    t2c_v4[1] = t2c_v4[1] + acc[7];
     t2c_v4[1] = t2c_v4[1] + acc[10];
     t2c_v4[1] = t2c_v4[1] + acc[11];
-    t2c_v4[1] = t2c_v4[1] + acc[12];
-    t2c_v4[1] = t2c_v4[1] + acc[13];
     t2c_v4[1] = t2c_v4[1] + acc[14];
     t2c_v4[1] = t2c_v4[1] + acc[15];
     t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
