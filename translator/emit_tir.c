@@ -1201,7 +1201,8 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
  * The wg layout numbers its registers in wgmma's D fragment order (reg_of), so
  * the accumulator array is wgmma's operand itself: nothing touches it between
  * the fence and the wait. One commit group per dot, waited for at once
- * (wait_group 0). */
+ * (wait_group 0), or, in a stage ring's loop, left in flight while the next
+ * iteration's copies are issued (op->pending, pipeline.c). */
 static void print_dot_wgmma(Printer *P, const TirOp *op) {
   const TirBuf *fa = &P->K->bufs[op->buf], *fb = &P->K->bufs[op->buf2];
   int n = op->cols, nr = layout_count(op->lay);
@@ -1222,7 +1223,9 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
        wg_desc(P, op->buf, F("%s + %s", a0, ak), !op->atrans));
   line(P, "      %s);", wg_desc(P, op->buf2, bk, op->btrans));
   line(P, "t2c::wgmma_commit();");
-  line(P, "t2c::wgmma_wait<0>();");
+  if (op->pending)
+    line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's wgmma has completed: its stage may be refilled", op->pending);
+  else line(P, "t2c::wgmma_wait<0>();");
 }
 
 static void print_dot(Printer *P, const TirOp *op) {
@@ -1453,6 +1456,7 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
   case TO_ASYNC_COPY: print_async_copy(P, op); return;
   case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;
+  case TO_WG_WAIT: line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending); return;
   case TO_ASYNC_WAIT:
     line(P, "t2c::cp_async_wait<%d>();", op->pending);
     if (cm8_ring(P->K)) line(P, "t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy");

@@ -658,6 +658,7 @@ typedef enum TirOpKind {
                        plain loads and stores otherwise), each thread its elements of lay */
   TO_ASYNC_COMMIT,  /* cp.async.commit_group */
   TO_ASYNC_WAIT,    /* cp.async.wait_group(pending) */
+  TO_WG_WAIT,       /* wgmma.wait_group(pending): after a loop whose wgmma dot left its last group in flight */
 } TirOpKind;
 
 typedef struct TirBlock {
@@ -716,7 +717,9 @@ typedef struct TirOp {
   int buf;               /* TO_SCRATCH_*: the scratch buffer */
   TirVar *src2;          /* TO_DOT: B's value, read from its copy buf2 */
   int buf2, kdim;
-  int pending;           /* TO_ASYNC_WAIT */
+  int pending;           /* TO_ASYNC_WAIT, TO_WG_WAIT; a wgmma TO_DOT: the groups it leaves in flight
+                            (pipeline.c: 1 in a stage ring's loop, completed by the next iteration's
+                            dot or by the TO_WG_WAIT after the loop) */
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
   bool atrans, btrans;
   bool simt;             /* TO_DOT of f32/f64 operands: on the CUDA cores, in any blocked layout */

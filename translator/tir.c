@@ -266,7 +266,7 @@ static const char *op_names[] = {
   [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_DOT] = "dot",
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
-  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait",
+  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait",
 };
 
 static const char *tok_str(TokenKind k) {
@@ -417,7 +417,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (op->src && op->buf >= 0) buf_printf(&b, " A from %s%s", K->bufs[op->buf].cname, ta ? " (stored transposed)" : "");
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
     if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
-    if (op->wgmma) buf_printf(&b, " by %s (m64n%dk16)", K->hw->wgmma, op->cols);
+    if (op->wgmma) buf_printf(&b, " by %s (m64n%dk16)%s", K->hw->wgmma, op->cols, op->pending ? ", left in flight" : "");
     break;
   }
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:
@@ -446,7 +446,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     expr_str(K, op->kind == TO_IF ? op->stmt->u.iff.cond : op->stmt->u.whil.cond, &b);
     break;
   case TO_BARRIER: buf_printf(&b, " (%s)", op->reason); break;
-  case TO_ASYNC_WAIT: buf_printf(&b, " (%d pending)", op->pending); break;
+  case TO_ASYNC_WAIT: case TO_WG_WAIT: buf_printf(&b, " (%d pending)", op->pending); break;
   case TO_ASYNC_COPY:
     buf_printf(&b, " %s stage +%d = ", K->bufs[op->buf].cname, op->pf_k);
     index_str(K, op->slice, &b);

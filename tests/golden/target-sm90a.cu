@@ -56,24 +56,16 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::cp_async_16(&b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? ((long long)t2c_r3) * N + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
-    if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      t2c::cp_async_16(&a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? 16 : 0);
-    }
-    if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      t2c::cp_async_16(&b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
-    }
-    t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<1>();
+      t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
+      __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
+      if (k0 + 32 < K) {  // a_s, 1 iteration ahead
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
       }
-      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+      if (k0 + 32 < K) {  // b_s, 1 iteration ahead
+        t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       // target-sm90a.tl:19: acc += dot(a, b)
@@ -84,8 +76,9 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
         t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k0 * 8], 128, 512, 0),
             t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k0 * 32], 512, 128, 0));
       t2c::wgmma_commit();
-      t2c::wgmma_wait<0>();
+      t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
+    t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // target-sm90a.tl:21: acc = acc * 0.5
@@ -189,66 +182,37 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     t2c::cp_async_commit();
-    if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-    }
-    if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-    }
-    t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<1>();
+      t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
+      if (k0 + 32 < K) {  // a_s, 1 iteration ahead
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
-      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      if (k0 + 32 < K) {  // b_s, 1 iteration ahead
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       t2c::cp_async_commit();
       // target-sm90a.tl:19: acc += dot(a, b)
@@ -259,8 +223,9 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
         t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k1 * 8], 128, 512, 0),
             t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 512, 128, 0));
       t2c::wgmma_commit();
-      t2c::wgmma_wait<0>();
+      t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
+    t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // target-sm90a.tl:21: acc = acc * 0.5

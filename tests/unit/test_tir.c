@@ -483,6 +483,60 @@ Test(tir_dot, wgmma_falls_back_to_mma_sync_where_it_does_not_fit) {
   cr_assert(find_op(&K->body, TO_DOT)->wgmma);
 }
 
+/* On sm_90a a wgmma dot of a stage ring's loop whose accumulator nothing else
+ * in the loop touches stays in flight (wait_group 1) while the next iteration
+ * issues its copies; the copies then go stages - 2 iterations ahead, and one
+ * wgmma wait_group 0 follows the loop. A loop that reads the accumulator, or
+ * has 2 stages, waits for each dot at once. */
+Test(tir_pipeline, a_wgmma_dot_stays_in_flight_across_an_iteration) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml", gemm_src(128, 128, 256, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_loop(&K->body), *dot = find_op(&loop->body, TO_DOT);
+  cr_assert(dot->wgmma);
+  cr_assert_eq(dot->pending, 1, "one group left in flight");
+  cr_assert_eq(find_op(&loop->body, TO_ASYNC_WAIT)->pending, 0, "3 stages, 1 ahead: this iteration's group is the last");
+  cr_assert_eq(count_ops(&K->body, TO_ASYNC_COPY), 2 + 2 * 1, "one stage issued before the loop");
+  cr_assert_eq(count_ops(&K->body, TO_ASYNC_COMMIT), 1 + 1);
+  cr_assert_eq(count_ops(&loop->body, TO_WG_WAIT), 0);
+  const TirOp *wg = find_op(&K->body, TO_WG_WAIT);
+  cr_assert(wg, "a wgmma wait after the loop");
+  cr_assert_eq(wg->pending, 0);
+  bool after = false; /* it follows the loop, before the accumulator is stored */
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op == loop) after = true;
+    if (op == wg) cr_assert(after, "the wait follows the loop");
+    if (op->kind == TO_STORE) cr_assert(after && count_ops(&K->body, TO_WG_WAIT) == 1);
+  }
+  cr_assert_eq(K->nbarriers, 1);
+
+  const char *srcs[2];
+  char two[1024], reads[1024];
+  snprintf(two, sizeof two, "%s", gemm_src(128, 128, 256, ""));
+  char *p = strstr(two, "@pipeline(3)");
+  cr_assert(p);
+  p[10] = '2';
+  snprintf(reads, sizeof reads,
+           "@launch(256)\n@registers(acc)\n"
+           "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
+           "  var acc: tile<f32>[128, 128] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 32) {\n"
+           "    var a = A[0 :+ 128, k0 :+ 32]\n    var b = B[k0 :+ 32, 0 :+ 128]\n    acc += dot(a, b)\n"
+           "    S[0 :+ 128, 0 :+ 1] = rowsum(acc)\n  }\n  C[0 :+ 128, 0 :+ 128] = acc\n}\n");
+  srcs[0] = two;
+  srcs[1] = reads;
+  for (int i = 0; i < 2; i++) {
+    K = build_for("configs/sm_90a.yaml", srcs[i], &why);
+    cr_assert(K, "case %d not lowered: %s", i, why ? why : diag_text);
+    loop = find_loop(&K->body);
+    dot = find_op(&loop->body, TO_DOT);
+    cr_assert(dot->wgmma, "case %d", i);
+    cr_assert_eq(dot->pending, 0, "case %d: waited for at once", i);
+    cr_assert_null(find_op(&K->body, TO_WG_WAIT), "case %d", i);
+    cr_assert_eq(find_op(&loop->body, TO_ASYNC_WAIT)->pending, i ? 1 : 0, "case %d: stages - 1 ahead", i);
+  }
+}
+
 Test(tir_dot, pipelined_operands_fill_cp_async_stage_rings_one_barrier_per_iteration) {
   const char *why = NULL;
   TirKernel *K = build(gemm_src(64, 64, 128, ""), NULL, &why);
