@@ -215,14 +215,29 @@ static void wg_demote_fn(TirKernel *K, TirOp *op, void *ctx) {
   if (op->kind == TO_DOT && op->wgmma && (other[op->buf] || other[op->buf2])) op->wgmma = false;
 }
 
+/* The widest swizzle (128, 64 or 32 bytes) whose rows divide a copy's rows,
+ * or 0 (plain core matrices): its rows must be whole groups of 8, and its
+ * row bytes a multiple of the swizzle (the atoms of TirBuf.swz). A swizzle
+ * makes the 16-byte runs that fill the copy from global rows, 8 lanes at a
+ * time, land in 8 different groups of 4 banks. */
+static int wg_swizzle(const TirBuf *f) {
+  int bytes = f->cols * elem_bytes[f->elem];
+  if (f->rows % 8) return 0;
+  for (int w = 128; w >= 32; w /= 2)
+    if (bytes % w == 0) return w;
+  return 0;
+}
+
 static void wg_mark_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
   if (op->kind != TO_DOT || !op->wgmma) return;
-  K->bufs[op->buf].cm8 = K->bufs[op->buf2].cm8 = true;
-  K->bufs[op->buf].pitch = K->bufs[op->buf].cols;
-  K->bufs[op->buf2].pitch = K->bufs[op->buf2].cols;
-  tir_buf_size(&K->bufs[op->buf]);
-  tir_buf_size(&K->bufs[op->buf2]);
+  for (int i = 0; i < 2; i++) {
+    TirBuf *f = &K->bufs[i ? op->buf2 : op->buf];
+    f->cm8 = true;
+    f->pitch = f->cols;
+    f->swz = wg_swizzle(f);
+    tir_buf_size(f);
+  }
 }
 
 static void wg_count_fn(TirKernel *K, TirOp *op, void *ctx) {

@@ -761,6 +761,14 @@ typedef struct TirBuf {
    * inside and row-major over [rows / 8, pitch / 8] (pitch = cols):
    *   element (r, c) at (r / 8) * 8 * pitch + (c / 8) * 64 + (r % 8) * 8 + c % 8 */
   bool cm8;
+  /* With cm8: swizzled in swz-byte rows (32, 64 or 128; 0: the plain core
+   * matrices above). The copy is cut along its columns into atoms of
+   * E = swz / element-bytes columns, one after another, each rows x E,
+   * row-major, rows swz bytes apart; byte b of it is at t2c::swz (the 16-byte
+   * chunk bits XORed with the bits above each 128 bytes):
+   *   element (r, c) at swz((c / E) * rows * E + r * E + c % E)
+   * Its offset (and each stage's size) is a multiple of 8 * swz bytes. */
+  int swz;
 } TirBuf;
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */

@@ -493,7 +493,9 @@ void tir_dump(const TirKernel *K, FILE *out) {
       continue;
     }
     fprintf(out, "  shared %s: %s[%d, %d]%s, %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
-            f->rows, f->cols, f->cm8 ? " in 8 x 8 core matrices" : "", f->bytes, f->offset, f->what);
+            f->rows, f->cols,
+            f->swz ? arena_printf(K->a, " in %d-byte swizzled rows", f->swz) : f->cm8 ? " in 8 x 8 core matrices" : "",
+            f->bytes, f->offset, f->what);
   }
   if (K->versioned) {
     fprintf(out, "  fast body when:");

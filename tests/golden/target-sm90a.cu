@@ -7,15 +7,15 @@
 //   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   acc: registers, 16 x f32 per thread (L0)
-//   a_s: shared, bf16[64, 32] in 8 x 8 core matrices (wgmma), 12288 bytes (3 stages of a, filled by cp.async ahead of the loop at line 16)
-//   b_s: shared, bf16[32, 32] in 8 x 8 core matrices (wgmma), 6144 bytes (3 stages of b, filled by cp.async ahead of the loop at line 16)
+//   a_s: shared, bf16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of a, filled by cp.async ahead of the loop at line 16)
+//   b_s: shared, bf16[32, 32] in 64-byte swizzled rows (wgmma), 6144 bytes (3 stages of b, filled by cp.async ahead of the loop at line 16)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
 //   shared memory: 18432 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N)
 {
-  __shared__ __align__(16) __nv_bfloat16 a_s[6144];
-  __shared__ __align__(16) __nv_bfloat16 b_s[3072];
+  __shared__ __align__(512) __nv_bfloat16 a_s[6144];
+  __shared__ __align__(512) __nv_bfloat16 b_s[3072];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -49,11 +49,11 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     acc[15] = 0.0f;
     // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      t2c::cp_async_16(&a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? ((long long)t2c_r3) * N + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? ((long long)t2c_r3) * N + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -61,20 +61,20 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 32 < K) {  // a_s, 1 iteration ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)], A + ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024], A + ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
       }
       if (k0 + 32 < K) {  // b_s, 1 iteration ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], B + ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       // target-sm90a.tl:19: acc += dot(a, b)
-      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)
+      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k0 * 8], 128, 512, 0),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k0 * 32], 512, 128, 0));
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + (warp / 4 * 64) * 32 + t2c_k0], 16, 512, 64),
+            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k0 * 32], 2048, 512, 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
@@ -154,32 +154,32 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     acc[15] = 0.0f;
     // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)] = ((m0 + t2c_r2) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1] = ((m0 + t2c_r2) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 2] = ((m0 + t2c_r2) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 3] = ((m0 + t2c_r2) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 4] = ((m0 + t2c_r2) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 5] = ((m0 + t2c_r2) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 6] = ((m0 + t2c_r2) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 7] = ((m0 + t2c_r2) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024] = ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1025] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1026] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1027] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1028] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1029] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1030] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1031] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = (t2c_r3 < K && (n0 + t2c_c3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = (t2c_r3 < K && (n0 + t2c_c3 + 1) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = (t2c_r3 < K && (n0 + t2c_c3 + 2) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = (t2c_r3 < K && (n0 + t2c_c3 + 3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = (t2c_r3 < K && (n0 + t2c_c3 + 4) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = (t2c_r3 < K && (n0 + t2c_c3 + 5) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = (t2c_r3 < K && (n0 + t2c_c3 + 6) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = (t2c_r3 < K && (n0 + t2c_c3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = (t2c_r3 < K && (n0 + t2c_c3 + 1) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = (t2c_r3 < K && (n0 + t2c_c3 + 2) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = (t2c_r3 < K && (n0 + t2c_c3 + 3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = (t2c_r3 < K && (n0 + t2c_c3 + 4) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = (t2c_r3 < K && (n0 + t2c_c3 + 5) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = (t2c_r3 < K && (n0 + t2c_c3 + 6) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -187,41 +187,41 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 32 < K) {  // a_s, 1 iteration ahead
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 2] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 3] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 4] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 5] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 6] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 7] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1025] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1026] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1027] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1028] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1029] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1030] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1031] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       if (k0 + 32 < K) {  // b_s, 1 iteration ahead
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       t2c::cp_async_commit();
       // target-sm90a.tl:19: acc += dot(a, b)
-      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)
+      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k1 * 8], 128, 512, 0),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 512, 128, 0));
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + (warp / 4 * 64) * 32 + t2c_k1], 16, 512, 64),
+            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 2048, 512, 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }

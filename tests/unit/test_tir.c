@@ -409,8 +409,8 @@ static TirKernel *build_for(const char *config, const char *src, const char **wh
 
 /* sm_90a's row (and only sm_90a's: sm_90 has the config's wgmma flag too) takes
  * wgmma for an f16 dot from shared copies: the accumulator in the wg layout
- * (a warpgroup per 64 rows, each warp 16 rows of every column, registers as
- * mma.sync's), the copies and their stage rings in unpadded core matrices. */
+ * (a warpgroup per 64 rows, each warp 16 rows of every column), the copies
+ * and their stage rings unpadded, swizzled where their rows allow. */
 Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_copies) {
   const char *why = NULL;
   TirKernel *K = build_for("configs/sm_90a.yaml", gemm_src(128, 128, 256, ""), &why);
@@ -436,6 +436,18 @@ Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_cop
     cr_assert_eq(f->pitch, f->cols, "no padding");
     cr_assert_eq(f->stages, 3);
     cr_assert_eq(f->bytes, (int64_t)3 * f->rows * f->cols * 2);
+    /* a [128, 32] (64-byte rows): 64-byte swizzle; b [32, 128] (256-byte rows): 128-byte,
+     * in atoms of 64 columns; each copy at a multiple of its pattern (8 rows of the swizzle) */
+    cr_assert_eq(f->swz, f->cols == 32 ? 64 : 128, "%s: %d-byte swizzle", f->cname, f->swz);
+    cr_assert_eq(f->offset % (8 * f->swz), 0, "%s at %lld", f->cname, (long long)f->offset);
+  }
+  /* rows of 16 bytes (N = 8) cannot be swizzled: plain core matrices */
+  K = build_for("configs/sm_90a.yaml", gemm_src(64, 8, 128, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(find_op(&K->body, TO_DOT)->wgmma);
+  for (int i = 0; i < 2; i++) {
+    const TirBuf *f = shared_buf(K, i);
+    cr_assert_eq(f->swz, f->cols == 8 ? 0 : 64, "%s: %d", f->cname, f->swz);
   }
   K = build_for("configs/sm_90.yaml", gemm_src(128, 128, 256, ""), &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
