@@ -946,7 +946,7 @@ static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const ch
  * thread's first row and column that are multiples of 8 move whole core
  * matrices: they are split off as constants, so that every element's index is
  * one of the thread's few bases plus a literal (ptxas keeps fewer addresses
- * live: gemm_f16 161 -> 106 registers on sm_90a). A run's element v stays in
+ * live: gemm_f16 161 -> 106 registers on sm_90a, at BK = 32). A run's element v stays in
  * its first element's core-matrix row when the run's length divides 8 (the
  * first column is a multiple of it). */
 static const char *at_idx(Printer *P, const TirBuf *f, At at) {
@@ -1134,14 +1134,14 @@ static void load_a(Printer *P, const TirOp *op, const char *k, const char *m, in
 
 /* The A fragment of m tile i, k step kc, from registers: the A operand's
  * elements in its accumulator layout, rounded and packed in pairs. */
-static void pack_a(Printer *P, const TirOp *op, int kc, int i) {
+static void pack_a(Printer *P, const TirOp *op, int kc, int i, int name) {
   ElemType t = op->expr->u.call.cast;
   const char *e[8];
   for (int q = 0; q < 8; q++) { /* a0: rows g, a1: rows g + 8; a2, a3: the next 8 columns */
     At at = {op->alay, 2 * i + (q / 2) % 2, 2 * kc + q / 4, q % 2};
     e[q] = strip(P, ex(P, op->expr, t, &at));
   }
-  line(P, "const unsigned t2c_a%d[4] = {", i);
+  line(P, "const unsigned t2c_a%d[4] = {", name);
   line(P, "    t2c::pack2(%s, %s),", e[0], e[1]);
   line(P, "    t2c::pack2(%s, %s),", e[2], e[3]);
   line(P, "    t2c::pack2(%s, %s),", e[4], e[5]);
@@ -1234,33 +1234,51 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
  * (wait_group 0), or, in a stage ring's loop, left in flight while the next
  * iteration's copies are issued (op->pending, pipeline.c). */
 static void print_dot_wgmma(Printer *P, const TirOp *op) {
-  const TirBuf *fa = &P->K->bufs[op->buf], *fb = &P->K->bufs[op->buf2];
+  const TirBuf *fa = op->src ? &P->K->bufs[op->buf] : NULL, *fb = &P->K->bufs[op->buf2];
   int n = op->cols, nr = layout_count(op->lay);
   const char *acc = op->dst->cname, *k = F("t2c_k%d", P->ctr++);
-  const char *how = fa->swz && fb->swz ? F("%d- and %d-byte swizzled", fa->swz, fb->swz)
-                    : fa->swz          ? F("A %d-byte swizzled, B core matrices", fa->swz)
-                    : fb->swz          ? F("A core matrices, B %d-byte swizzled", fb->swz)
-                                       : "core matrices, no swizzle";
-  line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, A and B from shared memory by descriptors (%s)",
-       P->K->hw->wgmma, n, how);
+  const char *bswz = fb->swz ? F("%d-byte swizzled", fb->swz) : "core matrices";
+  const char *how = !fa                ? F("A from registers, B from shared memory by descriptor (%s)", bswz)
+                    : fa->swz && fb->swz ? F("A and B from shared memory by descriptors (%d- and %d-byte swizzled)", fa->swz, fb->swz)
+                    : fa->swz ? F("A and B from shared memory by descriptors (A %d-byte swizzled, B core matrices)", fa->swz)
+                    : fb->swz ? F("A and B from shared memory by descriptors (A core matrices, B %d-byte swizzled)", fb->swz)
+                              : "A and B from shared memory by descriptors (core matrices, no swizzle)";
+  line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, %s", P->K->hw->wgmma, n, how);
   if (op->op == TK_ASSIGN)
     for (int i = 0; i < nr; i++) line(P, "%s[%d] = 0.0f;", acc, i);
-  /* A [M, K] (K-major): warpgroup g's rows from 64 g, k along the columns; transpose(copy) [K, M]
-   * (MN-major): k along the rows, the warpgroup's columns from 64 g. B [K, N]: k along the rows
-   * (MN-major); transpose(copy) [N, K]: k along the columns (K-major). */
-  const char *a, *b;
-  if (fa->swz) /* a descriptor starts at the unswizzled index: wgmma swizzles what it reads */
-    a = op->atrans ? swz_logical(P, fa, k, "warp / 4 * 64") : swz_logical(P, fa, "warp / 4 * 64", k);
-  else if (op->atrans) a = F("warp / 4 * 512 + %s * %d", k, fa->pitch); /* k rows of 8 core matrices ... */
-  else a = F("warp / 4 * %d + %s * 8", 64 * fa->pitch, k);      /* ... k / 8 core matrices of 64 */
+  /* B [K, N]: k along the rows (MN-major); transpose(copy) [N, K]: k along the columns (K-major). */
+  const char *b;
   if (fb->swz) b = op->btrans ? swz_logical(P, fb, "0", k) : swz_logical(P, fb, k, "0");
   else b = op->btrans ? F("%s * 8", k) : F("%s * %d", k, fb->pitch);
-  line(P, "t2c::wgmma_fence();");
-  line(P, "#pragma unroll");
-  line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
-  line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, acc,
-       wg_desc(P, op->buf, a, !op->atrans));
-  line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
+  if (!fa) {
+    /* the register-A form: each warp's 16 rows of A in the m16n8k16 A fragment, as
+     * mma.sync's; packed for every k16 step before the fence, which orders those
+     * register writes before wgmma reads them */
+    int steps = op->kdim / 16;
+    for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc); /* t2c_a<kc>: k 16 kc .. + 15 */
+    line(P, "t2c::wgmma_fence();");
+    for (int kc = 0; kc < steps; kc++) {
+      line(P, "t2c::wgmma_%s_rs<%d, %d>(%s, t2c_a%d, %s);", elem_names[op->expr->u.call.cast], n, !op->btrans, acc, kc,
+           wg_desc(P, op->buf2, fb->swz ? (op->btrans ? swz_logical(P, fb, "0", F("%d", kc * 16))
+                                                     : swz_logical(P, fb, F("%d", kc * 16), "0"))
+                                        : op->btrans ? F("%d", kc * 16 * 8) : F("%d", kc * 16 * fb->pitch),
+                   op->btrans));
+    }
+  } else {
+    /* A [M, K] (K-major): warpgroup g's rows from 64 g, k along the columns; transpose(copy)
+     * [K, M] (MN-major): k along the rows, the warpgroup's columns from 64 g. */
+    const char *a;
+    if (fa->swz) /* a descriptor starts at the unswizzled index: wgmma swizzles what it reads */
+      a = op->atrans ? swz_logical(P, fa, k, "warp / 4 * 64") : swz_logical(P, fa, "warp / 4 * 64", k);
+    else if (op->atrans) a = F("warp / 4 * 512 + %s * %d", k, fa->pitch); /* k rows of 8 core matrices ... */
+    else a = F("warp / 4 * %d + %s * 8", 64 * fa->pitch, k);      /* ... k / 8 core matrices of 64 */
+    line(P, "t2c::wgmma_fence();");
+    line(P, "#pragma unroll");
+    line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
+    line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, acc,
+         wg_desc(P, op->buf, a, !op->atrans));
+    line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
+  }
   line(P, "t2c::wgmma_commit();");
   if (op->pending)
     line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's wgmma has completed: its stage may be refilled", op->pending);
@@ -1306,7 +1324,7 @@ static void print_dot(Printer *P, const TirOp *op) {
     }
     for (int i = 0; i < mt; i++) {
       if (op->src) load_a(P, op, k, plus_k(P, wr, i * 16), i);
-      else pack_a(P, op, kc, i);
+      else pack_a(P, op, kc, i, i);
     }
     for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
     for (int i = 0; i < mt; i++)

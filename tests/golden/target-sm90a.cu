@@ -2,13 +2,13 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel tc (target-sm90a.tl:11): 128 threads
+// kernel tc (target-sm90a.tl:12): 128 threads
 //   layout L0: [64, 32], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 32: 16 per thread
 //   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   acc: registers, 16 x f32 per thread (L0)
-//   a_s: shared, bf16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of a, filled by cp.async ahead of the loop at line 16)
-//   b_s: shared, bf16[32, 32] in 64-byte swizzled rows (wgmma), 6144 bytes (3 stages of b, filled by cp.async ahead of the loop at line 16)
+//   a_s: shared, bf16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of a, filled by cp.async ahead of the loop at line 17)
+//   b_s: shared, bf16[32, 32] in 64-byte swizzled rows (wgmma), 6144 bytes (3 stages of b, filled by cp.async ahead of the loop at line 17)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
 //   shared memory: 18432 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
@@ -25,11 +25,11 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
-    // target-sm90a.tl:12: var m0 = ctx.block.y * 64
+    // target-sm90a.tl:13: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // target-sm90a.tl:13: var n0 = ctx.block.x * 32
+    // target-sm90a.tl:14: var n0 = ctx.block.x * 32
     int n0 = (int)blockIdx.x * 32;
-    // target-sm90a.tl:14: var acc: tile<f32>[64, 32] = 0.0
+    // target-sm90a.tl:15: var acc: tile<f32>[64, 32] = 0.0
     float acc[16];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -47,7 +47,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     acc[11] = 0.0f;
     acc[14] = 0.0f;
     acc[15] = 0.0f;
-    // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
+    // target-sm90a.tl:18: var a = A[m0 :+ 64, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
       t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
       t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
@@ -68,7 +68,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
         t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], B + ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
-      // target-sm90a.tl:19: acc += dot(a, b)
+      // target-sm90a.tl:20: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence();
       #pragma unroll
@@ -81,7 +81,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-    // target-sm90a.tl:21: acc = acc * 0.5
+    // target-sm90a.tl:22: acc = acc * 0.5
     acc[0] = acc[0] * 0.5f;
     acc[1] = acc[1] * 0.5f;
     acc[4] = acc[4] * 0.5f;
@@ -98,7 +98,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     acc[11] = acc[11] * 0.5f;
     acc[14] = acc[14] * 0.5f;
     acc[15] = acc[15] * 0.5f;
-    // target-sm90a.tl:22: C[m0 :+ 64, n0 :+ 32] = acc
+    // target-sm90a.tl:23: C[m0 :+ 64, n0 :+ 32] = acc
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[0], acc[1]}});
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4], acc[5]}});
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[8], acc[9]}});
@@ -107,7 +107,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[6], acc[7]}});
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[10], acc[11]}});
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[14], acc[15]}});
-    // target-sm90a.tl:23: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
+    // target-sm90a.tl:24: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[2];
     t2c_v4[0] = acc[0];
     t2c_v4[0] = t2c_v4[0] + acc[1];
@@ -130,11 +130,11 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = t2c_v4[0];
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) S[m0 + t2c_r0 + 8] = t2c_v4[1];
   } else {
-    // target-sm90a.tl:12: var m0 = ctx.block.y * 64
+    // target-sm90a.tl:13: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // target-sm90a.tl:13: var n0 = ctx.block.x * 32
+    // target-sm90a.tl:14: var n0 = ctx.block.x * 32
     int n0 = (int)blockIdx.x * 32;
-    // target-sm90a.tl:14: var acc: tile<f32>[64, 32] = 0.0
+    // target-sm90a.tl:15: var acc: tile<f32>[64, 32] = 0.0
     float acc[16];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -152,7 +152,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     acc[11] = 0.0f;
     acc[14] = 0.0f;
     acc[15] = 0.0f;
-    // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
+    // target-sm90a.tl:18: var a = A[m0 :+ 64, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
       a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)] = ((m0 + t2c_r2) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
       a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1] = ((m0 + t2c_r2) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
@@ -215,7 +215,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
         b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       t2c::cp_async_commit();
-      // target-sm90a.tl:19: acc += dot(a, b)
+      // target-sm90a.tl:20: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence();
       #pragma unroll
@@ -228,7 +228,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-    // target-sm90a.tl:21: acc = acc * 0.5
+    // target-sm90a.tl:22: acc = acc * 0.5
     acc[0] = acc[0] * 0.5f;
     acc[1] = acc[1] * 0.5f;
     acc[4] = acc[4] * 0.5f;
@@ -245,7 +245,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     acc[11] = acc[11] * 0.5f;
     acc[14] = acc[14] * 0.5f;
     acc[15] = acc[15] * 0.5f;
-    // target-sm90a.tl:22: C[m0 :+ 64, n0 :+ 32] = acc
+    // target-sm90a.tl:23: C[m0 :+ 64, n0 :+ 32] = acc
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = acc[0];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = acc[1];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[4];
@@ -262,7 +262,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[11];
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = acc[14];
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = acc[15];
-    // target-sm90a.tl:23: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
+    // target-sm90a.tl:24: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[2];
     t2c_v4[0] = acc[0];
     t2c_v4[0] = t2c_v4[0] + acc[1];

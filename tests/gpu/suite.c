@@ -1252,6 +1252,51 @@ static void t_dot_wgmma_forms(Tally *T) {
     }
 }
 
+/* wgmma's register-A form (tests/gpu/wgmma_register_a.tl): attention over S keys
+ * for 64-row query blocks, each size on the default target (mma.sync) and on
+ * sm_90a (wgmma, P packed from registers). The reference is exact (double) on the
+ * f16 inputs; the kernel rounds P to f16 before P V, so the tolerance is a few times f16 rounding. */
+static void t_wgmma_register_a(Tally *T) {
+  static const int Ss[] = {37, 64, 100, 1, 130};
+  const int D = 64;
+  for (int c2 = 0; c2 < 10; c2++) {
+    int S = Ss[c2 / 2];
+    Rng r = rng_seed("wgmma_register_a", (uint64_t)(c2 / 2));
+    Call k;
+    call_init(&k, "wgmma_register_a.tl", "attn");
+    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
+    Ten *Q = call_in(&k, "Q", F16, 2, SHAPE(S, D));
+    Ten *K = call_in(&k, "K", F16, 2, SHAPE(S, D));
+    Ten *V = call_in(&k, "V", F16, 2, SHAPE(S, D));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(S, D));
+    fill_uniform(Q, &r, -0.5, 0.5);
+    fill_uniform(K, &r, -0.5, 0.5);
+    fill_uniform(V, &r, -1, 1);
+    double *p = malloc(sizeof(double) * (size_t)S);
+    for (int i = 0; i < S; i++) {
+      double mx = -INFINITY, l = 0;
+      for (int j = 0; j < S; j++) {
+        double d = 0;
+        for (int e = 0; e < D; e++) d += A2(Q, i, e) * A2(K, j, e);
+        p[j] = d;
+        mx = dmax(mx, d);
+      }
+      for (int j = 0; j < S; j++) l += p[j] = exp(p[j] - mx);
+      for (int e = 0; e < D; e++) {
+        double a = 0;
+        for (int j = 0; j < S; j++) a += p[j] * A2(V, j, e);
+        R2(O, i, e) = a / l;
+      }
+    }
+    free(p);
+    O->tol = 3e-3; /* measured 1.9e-4 at most; a wrong fragment is off by O(1) */
+    char l[64];
+    label(l, sizeof l, "%sS=%d", c2 % 2 ? "sm_90a " : "", S);
+    CHECK(T, call_check(&k, "wgmma_register_a", l));
+    call_free(&k);
+  }
+}
+
 /* i8 dots on tensor cores (mma.sync m16n8k32, i32 accumulation): C = A B^T with B
  * stored [N, K] under @pipeline(3), and C = A^T B + bias with A stored [K, M]
  * (transposed shared copies). Exact integer references; sizes ragged in every
@@ -2674,6 +2719,7 @@ static const Test tests[] = {
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_wgmma_forms", t_dot_wgmma_forms},
+    {"wgmma_register_a", t_wgmma_register_a},
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
     {"dot_f8", t_dot_f8},

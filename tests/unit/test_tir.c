@@ -613,6 +613,43 @@ Test(tir_dot, attention_forms_transpose_read_register_a_operand_invariant_copy) 
   cr_assert_eq(var_named(K, "k")->layout->vec, 8);
 }
 
+/* On sm_90a attention's P takes wgmma's register-A form: dot(f16(s), v) with s the
+ * wgmma accumulator of dot(q, transpose(k)) (a warp per 16 rows) runs on wgmma with A
+ * packed from s's registers and only v's copy in shared memory (swizzled). */
+Test(tir_dot, wgmma_register_a_for_a_cast_accumulator) {
+  const char *why = NULL;
+  const char *fmt = "@launch(%d)\n@registers(acc, s)\n"
+                    "kernel at(Q: tensor<f16>[64, 64], K: tensor<f16>[N, 64], V: tensor<f16>[N, 64], "
+                    "O: tensor<f32>[64, 64]) {\n"
+                    "  var q = Q[0 :+ 64, 0 :+ 64]\n  var acc: tile<f32>[64, 64] = 0.0\n"
+                    "  for k0 in range(0, N, 64) {\n    var k = K[k0 :+ 64, 0 :+ 64]\n    var v = V[k0 :+ 64, 0 :+ 64]\n"
+                    "    var s: tile<f32>[64, 64] = dot(q, transpose(k))\n    s = exp(s - rowmax(s))\n"
+                    "    acc = acc * 0.5 + dot(f16(s), v)\n  }\n  O[0 :+ 64, 0 :+ 64] = acc\n}\n";
+  {
+    int threads = 128;
+    char src[1024];
+    snprintf(src, sizeof src, fmt, threads);
+    TirKernel *K = build_for("configs/sm_90a.yaml", src, &why);
+    cr_assert(K, "%d threads: not lowered: %s", threads, why ? why : diag_text);
+    const TirOp *loop = find_loop(&K->body), *d1 = NULL, *d2 = NULL;
+    for (int i = 0; i < loop->body.ops.len; i++) {
+      const TirOp *op = loop->body.ops.items[i];
+      if (op->kind == TO_DOT) *(d1 ? &d2 : &d1) = op;
+    }
+    cr_assert(d1 && d2);
+    cr_assert_null(d2->src, "A from registers");
+    cr_assert(d1->wgmma);
+    cr_assert(d2->wgmma, "the register-A form");
+    cr_assert(d2->lay->wg);
+    cr_assert_eq(d2->alay, var_named(K, "s")->layout, "A packed from s's own registers");
+    cr_assert(d2->alay->wg && d2->alay->rr == 2);
+    cr_assert_eq(d2->pending, 0, "acc is read in the loop: waited for at once");
+    const TirBuf *fv = &K->bufs[d2->buf2];
+    cr_assert(fv->cm8);
+    cr_assert_eq(fv->swz, 128, "v [64, 64] f16: 128-byte rows");
+  }
+}
+
 /* i8: A B^T with B stored [N, K] reads both copies along k, cp.async rings; A B with
  * B stored [K, N] gets a transposed copy of b (ldmatrix has no 8-bit .trans), filled
  * by a spill, never by cp.async. */
