@@ -397,7 +397,16 @@ static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
     return;
   }
   const Layout *p = anchored(R, C) ? find_blocked(K, R, C) : NULL;
-  if (p && v->cols == 1 && v->rows == R) set_parent(c, v->id, p, 1);
+  if (p && v->cols == 1 && v->rows == R) {
+    /* a row value already a slice of a layout whose threads hold other rows (s's
+     * [BQ, BK] and acc's [BQ, D] in attention): this op reads it through its copy */
+    int r = find(c, v->id);
+    if (x && c->parent[r] && c->parent[r] != p && !(c->dim[r] == 1 && same_rows(c->parent[r], p))) {
+      convert(K, c->convs, op, x, v);
+      return;
+    }
+    set_parent(c, v->id, p, 1);
+  }
   else if (p && v->rows == 1 && v->cols == C) set_parent(c, v->id, p, 0);
   else if (x) convert(K, c->convs, op, x, v); /* any other broadcast: through its copy */
   else c->why = "a broadcast the IR does not make yet";

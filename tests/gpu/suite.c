@@ -237,7 +237,7 @@ static void t_gemm_f16(Tally *T) { t_gemm_lowp(T, F16); }
 static void t_gemm_bf16(Tally *T) { t_gemm_lowp(T, BF16); }
 
 /* attention: softmax(Q K^T * scale) V per (batch, head), causal or not */
-static void t_attention_k(Tally *T, int causal) {
+static void t_attention_k(Tally *T, int causal, const char *tl, const char *kernel, const char *name) {
   static const int Ss[] = {37, 1, 100, 128};
   const int Bn = 2, H = 3, D = 64;
   for (int c = 0; c < 4; c++) {
@@ -245,7 +245,7 @@ static void t_attention_k(Tally *T, int causal) {
     Rng r = rng_seed("attention", (uint64_t)(2 * c + causal));
     double scale = round_dt(F32, 1 / sqrt((double)D));
     Call k;
-    call_init(&k, ex_path[6], "attention");
+    call_init(&k, tl, kernel);
     const long long *sh = SHAPE(Bn, H, S, D);
     Ten *Q = call_in(&k, "Q", F32, 4, sh);
     Ten *K = call_in(&k, "K", F32, 4, sh);
@@ -280,12 +280,20 @@ static void t_attention_k(Tally *T, int causal) {
     free(p);
     char l[64];
     label(l, sizeof l, "B=%d H=%d S=%d causal=%d", Bn, H, S, causal);
-    CHECK(T, call_check(&k, causal ? "examples/attention_causal" : "examples/attention", l));
+    char tn[64];
+    snprintf(tn, sizeof tn, "%s%s", name, causal ? "_causal" : "");
+    CHECK(T, call_check(&k, tn, l));
     call_free(&k);
   }
 }
-static void t_attention(Tally *T) { t_attention_k(T, 0); }
-static void t_attention_causal(Tally *T) { t_attention_k(T, 1); }
+static void t_attention(Tally *T) { t_attention_k(T, 0, ex_path[6], "attention", "examples/attention"); }
+static void t_attention_causal(Tally *T) { t_attention_k(T, 1, ex_path[6], "attention", "examples/attention"); }
+/* attention_rows.tl: the same kernel with m and l placed by the tile IR (row values
+ * converted between s's and acc's layouts through shared copies) */
+static void t_attention_rows(Tally *T) { t_attention_k(T, 0, "attention_rows.tl", "attention_rows", "attention_rows"); }
+static void t_attention_rows_causal(Tally *T) {
+  t_attention_k(T, 1, "attention_rows.tl", "attention_rows", "attention_rows");
+}
 
 /* attention_f16: the same computation with f16 Q, K, V, O on tensor cores. The
  * reference is exact (double) on the f16 inputs, rounded once to f16; the kernel
@@ -2681,6 +2689,8 @@ static const Test tests[] = {
     {"examples/gemm_i8", t_gemm_i8},
     {"examples/attention", t_attention},
     {"examples/attention_causal", t_attention_causal},
+    {"attention_rows", t_attention_rows},
+    {"attention_rows_causal", t_attention_rows_causal},
     {"examples/attention_f16", t_attention_f16},
     {"examples/attention_f16_causal", t_attention_f16_causal},
     {"examples/reduce", t_reduce},

@@ -309,6 +309,30 @@ Test(tir_sync, a_partial_write_reads_its_values_through_shared_copies) {
   cr_assert_eq(K->nbarriers, 2, "one after each copy");
 }
 
+/* A row value that is a slice of one layout ([64, 32]: lanes 8 x 4 rows) read by an
+ * op in another whose threads hold other rows ([64, 64]: lanes 16 x 2) is read
+ * through its shared copy (a conversion): one spill right before the op, a barrier,
+ * and the op reads the copy. */
+Test(tir_layout, a_row_value_read_in_a_layout_of_other_rows_goes_through_its_copy) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\n"
+                       "kernel r(X: tensor<f32>[64, 32], Y: tensor<f32>[64, 64], O: tensor<f32>[64, 64]) {\n"
+                       "  var s = X[0 :+ 64, 0 :+ 32]\n  var m = rowmax(s)\n"
+                       "  O[0 :+ 64, 0 :+ 64] = Y[0 :+ 64, 0 :+ 64] - m\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirVar *m = var_named(K, "m"), *s = var_named(K, "s");
+  cr_assert_eq(m->layout->kind, LY_SLICE);
+  cr_assert_eq(m->layout->parent, s->layout, "m lives where rowmax(s) made it");
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st->lay != s->layout && st->lay->lr != s->layout->lr, "the store runs in [64, 64]'s layout, other rows");
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 1);
+  const TirOp *sp = find_op(&K->body, TO_SPILL);
+  cr_assert_eq(sp->dst, m, "m is copied");
+  cr_assert_eq(K->rvals.len, 1, "the store reads m's copy");
+  cr_assert_eq(K->nbarriers, 1, "between the copy and the read");
+}
+
 Test(tir_layout, a_value_read_where_other_threads_hold_it_goes_through_its_copy) {
   const char *why = NULL;
   /* x[0 :+ 1, 0 :+ 1] broadcast over [8, 32]: no slice of the op's layout holds it */
