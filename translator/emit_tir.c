@@ -1232,7 +1232,10 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
  * the accumulator array is wgmma's operand itself: nothing touches it between
  * the fence and the wait. One commit group per dot, waited for at once
  * (wait_group 0), or, in a stage ring's loop, left in flight while the next
- * iteration's copies are issued (op->pending, pipeline.c). */
+ * iteration's copies are issued (op->pending, pipeline.c). wgmma_fence_operand
+ * pins the accumulator's registers before the fence and after the wait that
+ * completes it, so that the compiler moves no other use of them into the
+ * asynchronous window. */
 static void print_dot_wgmma(Printer *P, const TirOp *op) {
   const TirBuf *fa = op->src ? &P->K->bufs[op->buf] : NULL, *fb = &P->K->bufs[op->buf2];
   int n = op->cols, nr = layout_count(op->lay);
@@ -1256,6 +1259,7 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
      * register writes before wgmma reads them */
     int steps = op->kdim / 16;
     for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc); /* t2c_a<kc>: k 16 kc .. + 15 */
+    line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
     for (int kc = 0; kc < steps; kc++) {
       line(P, "t2c::wgmma_%s_rs<%d, %d>(%s, t2c_a%d, %s);", elem_names[op->expr->u.call.cast], n, !op->btrans, acc, kc,
@@ -1272,6 +1276,7 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
       a = op->atrans ? swz_logical(P, fa, k, "warp / 4 * 64") : swz_logical(P, fa, "warp / 4 * 64", k);
     else if (op->atrans) a = F("warp / 4 * 512 + %s * %d", k, fa->pitch); /* k rows of 8 core matrices ... */
     else a = F("warp / 4 * %d + %s * 8", 64 * fa->pitch, k);      /* ... k / 8 core matrices of 64 */
+    line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
     line(P, "#pragma unroll");
     line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
@@ -1280,9 +1285,12 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
     line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
   }
   line(P, "t2c::wgmma_commit();");
-  if (op->pending)
+  if (op->pending) {
     line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's wgmma has completed: its stage may be refilled", op->pending);
-  else line(P, "t2c::wgmma_wait<0>();");
+  } else {
+    line(P, "t2c::wgmma_wait<0>();");
+    line(P, "t2c::wgmma_fence_operand(%s);", acc);
+  }
 }
 
 static void print_dot(Printer *P, const TirOp *op) {
@@ -1513,7 +1521,10 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
   case TO_ASYNC_COPY: print_async_copy(P, op); return;
   case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;
-  case TO_WG_WAIT: line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending); return;
+  case TO_WG_WAIT:
+    line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
+    line(P, "t2c::wgmma_fence_operand(%s);", op->dst->cname);
+    return;
   case TO_ASYNC_WAIT:
     line(P, "t2c::cp_async_wait<%d>();", op->pending);
     if (cm8_ring(P->K)) line(P, "t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy");

@@ -295,6 +295,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrV
   if (dot) {
     TirOp *wg = new_op(K, TO_WG_WAIT, f->stmt);
     wg->pending = 0;
+    wg->dst = dot->dst; /* the accumulator it completes */
     vec_push(K->a, after, wg);
   }
   TirOp *drain = new_op(K, TO_ASYNC_WAIT, f->stmt);

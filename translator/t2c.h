@@ -658,7 +658,8 @@ typedef enum TirOpKind {
                        plain loads and stores otherwise), each thread its elements of lay */
   TO_ASYNC_COMMIT,  /* cp.async.commit_group */
   TO_ASYNC_WAIT,    /* cp.async.wait_group(pending) */
-  TO_WG_WAIT,       /* wgmma.wait_group(pending): after a loop whose wgmma dot left its last group in flight */
+  TO_WG_WAIT,       /* wgmma.wait_group(pending): after a loop whose wgmma dot left its last group in flight;
+                       dst: that dot's accumulator */
 } TirOpKind;
 
 typedef struct TirBlock {

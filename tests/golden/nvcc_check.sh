@@ -1,8 +1,9 @@
 #!/bin/sh
 # Compiles every golden .cu with nvcc -arch=sm_90 -Xptxas -v (two at a time); one
 # translated for sm_90a (its first line says so) with -gencode arch=compute_90a,code=sm_90a.
-# Fails when anything does not compile or warns, or when a kernel with register tiles
-# has a stack frame or spills (the dynamic-index trap).
+# Fails when anything does not compile or warns, when ptxas reports a performance loss
+# (a serialised wgmma), or when a kernel with register tiles has a stack frame or spills
+# (the dynamic-index trap).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 NVCC=${NVCC:-nvcc}
@@ -19,6 +20,11 @@ if [ "${1:-}" = "--one" ]; then
   # generated code compiles without warnings
   if grep -q 'warning' "$tmp/$name.log"; then
     echo "FAIL $name: nvcc warnings:"; grep -A2 'warning' "$tmp/$name.log"; exit 1
+  fi
+  # ptxas's "Potential Performance Loss" notes (C7510..C7520): a wgmma serialised
+  # because other code touches its accumulators while it is in flight, and the like
+  if grep -q 'Performance Loss' "$tmp/$name.log"; then
+    echo "FAIL $name: ptxas:"; grep 'Performance Loss' "$tmp/$name.log"; exit 1
   fi
   # kernels with register tiles say "registers," in their summary comment. sinf and
   # cosf keep a small local array for their slow-path argument reduction (a stack

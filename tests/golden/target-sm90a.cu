@@ -70,6 +70,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::cp_async_commit();
       // target-sm90a.tl:20: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
+      t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16)
@@ -79,6 +80,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
+    t2c::wgmma_fence_operand(acc);
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // target-sm90a.tl:22: acc = acc * 0.5
@@ -217,6 +219,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::cp_async_commit();
       // target-sm90a.tl:20: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
+      t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
@@ -226,6 +229,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
+    t2c::wgmma_fence_operand(acc);
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // target-sm90a.tl:22: acc = acc * 0.5

@@ -228,6 +228,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       s[30] = ((k0 + (t2c_c0 + 56)) < S) ? 0.0f : -t2c::inf<float>();
       s[31] = ((k0 + (t2c_c0 + 57)) < S) ? 0.0f : -t2c::inf<float>();
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
+      t2c::wgmma_fence_operand(s);
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 16)
@@ -235,6 +236,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
             t2c::wgmma_desc(&k_s[(t2c_it0 % 2) * 4096 + t2c_k4], 16, 1024, 128));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
+      t2c::wgmma_fence_operand(s);
       // wgmma-register-a-sm90a.tl:22: var mnew = max(m, rowmax(s))
       float mnew[2];
       float t2c_v9[2];
@@ -403,6 +405,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           t2c::pack2(t2c::cvt<__half>(s[26]), t2c::cvt<__half>(s[27])),
           t2c::pack2(t2c::cvt<__half>(s[28]), t2c::cvt<__half>(s[29])),
           t2c::pack2(t2c::cvt<__half>(s[30]), t2c::cvt<__half>(s[31]))};
+      t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_a0, t2c::wgmma_desc(&v__s[(t2c_it0 % 2) * 4096 + 0], 8192, 1024, 128));
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_a1, t2c::wgmma_desc(&v__s[(t2c_it0 % 2) * 4096 + 16 * 64], 8192, 1024, 128));
@@ -410,6 +413,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_a3, t2c::wgmma_desc(&v__s[(t2c_it0 % 2) * 4096 + 48 * 64], 8192, 1024, 128));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
+      t2c::wgmma_fence_operand(acc);
       // wgmma-register-a-sm90a.tl:27: m = mnew
       m[0] = mnew[0];
       m[1] = mnew[1];
@@ -695,6 +699,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       s[30] = ((k0 + (t2c_c0 + 56)) < S) ? 0.0f : -t2c::inf<float>();
       s[31] = ((k0 + (t2c_c0 + 57)) < S) ? 0.0f : -t2c::inf<float>();
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
+      t2c::wgmma_fence_operand(s);
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k6 = 0; t2c_k6 < 64; t2c_k6 += 16)
@@ -702,6 +707,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
             t2c::wgmma_desc(&k_s[(t2c_it0 % 2) * 4096 + t2c_k6], 16, 1024, 128));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
+      t2c::wgmma_fence_operand(s);
       // wgmma-register-a-sm90a.tl:22: var mnew = max(m, rowmax(s))
       float mnew[2];
       float t2c_v9[2];
@@ -870,6 +876,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           t2c::pack2(t2c::cvt<__half>(s[26]), t2c::cvt<__half>(s[27])),
           t2c::pack2(t2c::cvt<__half>(s[28]), t2c::cvt<__half>(s[29])),
           t2c::pack2(t2c::cvt<__half>(s[30]), t2c::cvt<__half>(s[31]))};
+      t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_a0, t2c::wgmma_desc(&v__s[(t2c_it0 % 2) * 4096 + 0], 8192, 1024, 128));
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_a1, t2c::wgmma_desc(&v__s[(t2c_it0 % 2) * 4096 + 16 * 64], 8192, 1024, 128));
@@ -877,6 +884,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_a3, t2c::wgmma_desc(&v__s[(t2c_it0 % 2) * 4096 + 48 * 64], 8192, 1024, 128));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
+      t2c::wgmma_fence_operand(acc);
       // wgmma-register-a-sm90a.tl:27: m = mnew
       m[0] = mnew[0];
       m[1] = mnew[1];

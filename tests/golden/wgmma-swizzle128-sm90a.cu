@@ -147,6 +147,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::cp_async_commit();
       // wgmma-swizzle128-sm90a.tl:19: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n128k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
+      t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k0 = 0; t2c_k0 < 64; t2c_k0 += 16)
@@ -156,6 +157,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
+    t2c::wgmma_fence_operand(acc);
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // wgmma-swizzle128-sm90a.tl:21: C[m0 :+ 128, n0 :+ 128] = f16(acc)
@@ -476,6 +478,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::cp_async_commit();
       // wgmma-swizzle128-sm90a.tl:19: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n128k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
+      t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k1 = 0; t2c_k1 < 64; t2c_k1 += 16)
@@ -485,6 +488,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
+    t2c::wgmma_fence_operand(acc);
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // wgmma-swizzle128-sm90a.tl:21: C[m0 :+ 128, n0 :+ 128] = f16(acc)
