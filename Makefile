@@ -144,6 +144,12 @@ gpu-sim: $(B)/tile2cu
 gpu-sim-sm90a: $(B)/tile2cu
 	sh tests/gpu/run.sh --backend sim --target sm_90a
 
+# in make test: the tests whose kernels take wgmma on sm_90a (the rest translate for
+# sm_90a as for sm_90), one schedule each; make gpu-sim-sm90a runs the whole suite
+SM90A_WGMMA_TESTS = examples/gemm_f16 examples/gemm_bf16 examples/attention_f16 wgmma dot_f16 dot_bf16
+gpu-sim-sm90a-wgmma: $(B)/tile2cu
+	sh tests/gpu/run.sh --backend sim --target sm_90a --schedules 1 $(SM90A_WGMMA_TESTS)
+
 test-gpu: $(B)/tile2cu
 	sh tests/gpu/run.sh --backend gpu
 
@@ -173,7 +179,7 @@ python-test: lib
 tune-test: $(B)/tile2cu
 	TILE2CU=$(CURDIR)/$(B)/tile2cu sh tests/tune/run.sh
 
-test: all unit golden nvcc-check sim-selftest gpu-sim examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
+test: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-wgmma examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
@@ -276,4 +282,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim gpu-sim-sm90a examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test clean install
+.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-wgmma examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test clean install
