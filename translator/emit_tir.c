@@ -111,6 +111,7 @@ static int reg_of(const Layout *v, At at) {
   if (v->kind == LY_SCALAR) return 0;
   const Layout *p = parent_of(v);
   if (v->kind == LY_SLICE) return v->dim == 1 ? at.ir : at.ic * p->vec + at.v;
+  if (p->wg) return (at.ic * p->rr + at.ir) * p->vec + at.v; /* wgmma's D fragment order */
   return (at.ir * p->rc + at.ic) * p->vec + at.v;
 }
 
@@ -912,7 +913,26 @@ static void print_scratch(Printer *P, const TirOp *op) {
 
 /* Element (r, c) of copy f, from its stage or half on: row-major at pitch, or
  * in core matrices (TirBuf.cm8). */
+/* A swizzled copy's atoms (TirBuf.swz): E columns each, rows x E elements. */
+static int swz_cols(const TirBuf *f) { return f->swz / elem_bytes[f->elem]; }
+
+/* The logical (unswizzled) index of element (r, c) of swizzled copy f. */
+static const char *swz_logical(Printer *P, const TirBuf *f, const char *r, const char *c) {
+  int e = swz_cols(f);
+  bool r0 = strcmp(r, "0") == 0, c0 = strcmp(c, "0") == 0;
+  const char *ri = r0 ? NULL : F("%s * %d", paren(P, r), e);
+  const char *ci = c0                          ? NULL
+                   : f->cols == e              ? c
+                                               : F("%s / %d * %d + %s %% %d", paren(P, c), e, f->rows * e, paren(P, c), e);
+  return ri && ci ? F("%s + %s", ri, ci) : ri ? ri : ci ? ci : "0";
+}
+
+static const char *swz_of(Printer *P, const TirBuf *f, const char *logical) {
+  return F("t2c::swz<%d, %d>(%s)", f->swz, elem_bytes[f->elem], logical);
+}
+
 static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const char *c) {
+  if (f->cm8 && f->swz) return swz_of(P, f, swz_logical(P, f, r, c));
   if (f->cm8) {
     bool r0 = strcmp(r, "0") == 0, c0 = strcmp(c, "0") == 0;
     const char *ri = r0 ? NULL : F("%s / 8 * %d + %s %% 8 * 8", paren(P, r), 8 * f->pitch, paren(P, r));
@@ -926,7 +946,7 @@ static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const ch
  * thread's first row and column that are multiples of 8 move whole core
  * matrices: they are split off as constants, so that every element's index is
  * one of the thread's few bases plus a literal (ptxas keeps fewer addresses
- * live: gemm_f16 161 -> 106 registers on sm_90a). A run's element v stays in
+ * live: gemm_f16 161 -> 106 registers on sm_90a, at BK = 32). A run's element v stays in
  * its first element's core-matrix row when the run's length divides 8 (the
  * first column is a multiple of it). */
 static const char *at_idx(Printer *P, const TirBuf *f, At at) {
@@ -935,6 +955,12 @@ static const char *at_idx(Printer *P, const TirBuf *f, At at) {
   int kr = at.ir * p->lr * (p->mma ? 1 : p->wr), kc = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec;
   const char *rb = row_base_zero(p) ? "0" : F("t2c_r%d", p->id), *cb = col_base_zero(p) ? "0" : F("t2c_c%d", p->id);
   if (kr % 8 || kc % 8 || 8 % p->vec) return elem_idx(P, f, row_of(P, at), col_of(P, at));
+  if (f->swz) { /* whole rows of 8 and whole atoms leave the swizzle's bits alone; so does a run inside a chunk */
+    int e = swz_cols(f);
+    if (kc % e || p->vec * elem_bytes[f->elem] > 16) return elem_idx(P, f, row_of(P, at), col_of(P, at));
+    const char *b = elem_idx(P, f, rb, cb);
+    return plus_k(P, b, kr * e + kc / e * f->rows * e + at.v);
+  }
   const char *b = elem_idx(P, f, rb, cb);
   int off = kr / 8 * 8 * f->pitch + kc / 8 * 64 + at.v;
   return strcmp(b, "0") == 0 ? F("%d", off) : plus_k(P, b, off);
@@ -1108,14 +1134,14 @@ static void load_a(Printer *P, const TirOp *op, const char *k, const char *m, in
 
 /* The A fragment of m tile i, k step kc, from registers: the A operand's
  * elements in its accumulator layout, rounded and packed in pairs. */
-static void pack_a(Printer *P, const TirOp *op, int kc, int i) {
+static void pack_a(Printer *P, const TirOp *op, int kc, int i, int name) {
   ElemType t = op->expr->u.call.cast;
   const char *e[8];
   for (int q = 0; q < 8; q++) { /* a0: rows g, a1: rows g + 8; a2, a3: the next 8 columns */
     At at = {op->alay, 2 * i + (q / 2) % 2, 2 * kc + q / 4, q % 2};
     e[q] = strip(P, ex(P, op->expr, t, &at));
   }
-  line(P, "const unsigned t2c_a%d[4] = {", i);
+  line(P, "const unsigned t2c_a%d[4] = {", name);
   line(P, "    t2c::pack2(%s, %s),", e[0], e[1]);
   line(P, "    t2c::pack2(%s, %s),", e[2], e[3]);
   line(P, "    t2c::pack2(%s, %s),", e[4], e[5]);
@@ -1188,58 +1214,75 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
 /* A descriptor of a core-matrix copy (TirBuf.cm8) from element `at` on: the
  * copy's rows run along k (K-major; lbo: the next 8 of k, sbo: the next 8
  * rows) or across it (MN-major: its rows are k; lbo: the next 8 rows of k,
- * sbo: the next 8 columns). */
+ * sbo: the next 8 columns). Swizzled (TirBuf.swz): K-major, sbo the next 8
+ * rows (8 swz bytes) and lbo unused (a k16 step stays inside an atom);
+ * MN-major, sbo the next 8 rows of k and lbo the next atom of columns. */
 static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
   const TirBuf *f = &P->K->bufs[bi];
+  if (f->swz)
+    return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, %d)", f->cname, half_of(P, bi), at, kmajor ? 16 : f->rows * f->swz,
+             8 * f->swz, f->swz);
   int lbo = kmajor ? 128 : 16 * f->pitch, sbo = kmajor ? 16 * f->pitch : 128;
   return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, 0)", f->cname, half_of(P, bi), at, lbo, sbo);
 }
 
 /* A dot by wgmma m64nNk16, N = the accumulator's columns: warpgroup warp / 4
  * computes rows 64 * (warp / 4) .. + 63 from the operands' core-matrix copies.
- * wgmma's D fragment holds the same elements as the wg layout, register
- * (ic * 2 + ir) * 2 + v for the layout's (ir * rc + ic) * 2 + v: the
- * accumulator goes through an array in wgmma's order (moves that compile to
- * nothing). One commit group per dot, waited for at once (wait_group 0). */
+ * The wg layout numbers its registers in wgmma's D fragment order (reg_of), so
+ * the accumulator array is wgmma's operand itself: nothing touches it between
+ * the fence and the wait. One commit group per dot, waited for at once
+ * (wait_group 0), or, in a stage ring's loop, left in flight while the next
+ * iteration's copies are issued (op->pending, pipeline.c). */
 static void print_dot_wgmma(Printer *P, const TirOp *op) {
-  const Layout *l = op->lay;
-  const TirBuf *fa = &P->K->bufs[op->buf], *fb = &P->K->bufs[op->buf2];
-  int n = op->cols, nr = layout_count(l);
-  const char *acc = op->dst->cname, *d = F("t2c_d%d", P->ctr++), *k = F("t2c_k%d", P->ctr++);
-  line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)",
-       P->K->hw->wgmma, n);
+  const TirBuf *fa = op->src ? &P->K->bufs[op->buf] : NULL, *fb = &P->K->bufs[op->buf2];
+  int n = op->cols, nr = layout_count(op->lay);
+  const char *acc = op->dst->cname, *k = F("t2c_k%d", P->ctr++);
+  const char *bswz = fb->swz ? F("%d-byte swizzled", fb->swz) : "core matrices";
+  const char *how = !fa                ? F("A from registers, B from shared memory by descriptor (%s)", bswz)
+                    : fa->swz && fb->swz ? F("A and B from shared memory by descriptors (%d- and %d-byte swizzled)", fa->swz, fb->swz)
+                    : fa->swz ? F("A and B from shared memory by descriptors (A %d-byte swizzled, B core matrices)", fa->swz)
+                    : fb->swz ? F("A and B from shared memory by descriptors (A core matrices, B %d-byte swizzled)", fb->swz)
+                              : "A and B from shared memory by descriptors (core matrices, no swizzle)";
+  line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, %s", P->K->hw->wgmma, n, how);
   if (op->op == TK_ASSIGN)
     for (int i = 0; i < nr; i++) line(P, "%s[%d] = 0.0f;", acc, i);
-  Buf init = {0};
-  int *reg = arena_alloc(P->a, sizeof(int) * nr); /* wgmma's register w is the layout's reg[w] */
-  for (int ic = 0; ic < l->rc; ic++)
-    for (int ir = 0; ir < 2; ir++)
-      for (int v = 0; v < 2; v++) {
-        int w = (ic * 2 + ir) * 2 + v;
-        reg[w] = reg_of(l, (At){l, ir, ic, v});
-        buf_printf(&init, "%s%s[%d]", w ? ", " : "", acc, reg[w]);
-      }
-  line(P, "float %s[%d] = {%s};", d, nr, init.data);
-  /* A [M, K]: row 64 g at 64 g * pitch, k at k * 8 (K-major); transpose(copy) [K, M]: row 64 g at
-   * 512 g, k at k * pitch (MN-major). B [K, N]: k at k * pitch (MN-major); transpose(copy) [N, K]: k * 8. */
-  const char *a0 = op->atrans ? "warp / 4 * 512" : F("warp / 4 * %d", 64 * fa->pitch);
-  const char *ak = op->atrans ? F("%s * %d", k, fa->pitch) : F("%s * 8", k);
-  const char *bk = op->btrans ? F("%s * 8", k) : F("%s * %d", k, fb->pitch);
-  line(P, "t2c::wgmma_fence();");
-  line(P, "#pragma unroll");
-  line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
-  line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, d,
-       wg_desc(P, op->buf, F("%s + %s", a0, ak), !op->atrans));
-  line(P, "      %s);", wg_desc(P, op->buf2, bk, op->btrans));
-  line(P, "t2c::wgmma_commit();");
-  line(P, "t2c::wgmma_wait<0>();");
-  for (int w = 0; w < nr; w += 8) {
-    Buf row = {0};
-    for (int i = w; i < w + 8 && i < nr; i++) buf_printf(&row, "%s%s[%d] = %s[%d];", i > w ? " " : "", acc, reg[i], d, i);
-    line(P, "%s", row.data);
-    buf_free(&row);
+  /* B [K, N]: k along the rows (MN-major); transpose(copy) [N, K]: k along the columns (K-major). */
+  const char *b;
+  if (fb->swz) b = op->btrans ? swz_logical(P, fb, "0", k) : swz_logical(P, fb, k, "0");
+  else b = op->btrans ? F("%s * 8", k) : F("%s * %d", k, fb->pitch);
+  if (!fa) {
+    /* the register-A form: each warp's 16 rows of A in the m16n8k16 A fragment, as
+     * mma.sync's; packed for every k16 step before the fence, which orders those
+     * register writes before wgmma reads them */
+    int steps = op->kdim / 16;
+    for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc); /* t2c_a<kc>: k 16 kc .. + 15 */
+    line(P, "t2c::wgmma_fence();");
+    for (int kc = 0; kc < steps; kc++) {
+      line(P, "t2c::wgmma_%s_rs<%d, %d>(%s, t2c_a%d, %s);", elem_names[op->expr->u.call.cast], n, !op->btrans, acc, kc,
+           wg_desc(P, op->buf2, fb->swz ? (op->btrans ? swz_logical(P, fb, "0", F("%d", kc * 16))
+                                                     : swz_logical(P, fb, F("%d", kc * 16), "0"))
+                                        : op->btrans ? F("%d", kc * 16 * 8) : F("%d", kc * 16 * fb->pitch),
+                   op->btrans));
+    }
+  } else {
+    /* A [M, K] (K-major): warpgroup g's rows from 64 g, k along the columns; transpose(copy)
+     * [K, M] (MN-major): k along the rows, the warpgroup's columns from 64 g. */
+    const char *a;
+    if (fa->swz) /* a descriptor starts at the unswizzled index: wgmma swizzles what it reads */
+      a = op->atrans ? swz_logical(P, fa, k, "warp / 4 * 64") : swz_logical(P, fa, "warp / 4 * 64", k);
+    else if (op->atrans) a = F("warp / 4 * 512 + %s * %d", k, fa->pitch); /* k rows of 8 core matrices ... */
+    else a = F("warp / 4 * %d + %s * 8", 64 * fa->pitch, k);      /* ... k / 8 core matrices of 64 */
+    line(P, "t2c::wgmma_fence();");
+    line(P, "#pragma unroll");
+    line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
+    line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, acc,
+         wg_desc(P, op->buf, a, !op->atrans));
+    line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
   }
-  buf_free(&init);
+  line(P, "t2c::wgmma_commit();");
+  if (op->pending)
+    line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's wgmma has completed: its stage may be refilled", op->pending);
+  else line(P, "t2c::wgmma_wait<0>();");
 }
 
 static void print_dot(Printer *P, const TirOp *op) {
@@ -1281,7 +1324,7 @@ static void print_dot(Printer *P, const TirOp *op) {
     }
     for (int i = 0; i < mt; i++) {
       if (op->src) load_a(P, op, k, plus_k(P, wr, i * 16), i);
-      else pack_a(P, op, kc, i);
+      else pack_a(P, op, kc, i, i);
     }
     for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
     for (int i = 0; i < mt; i++)
@@ -1470,6 +1513,7 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
   case TO_ASYNC_COPY: print_async_copy(P, op); return;
   case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;
+  case TO_WG_WAIT: line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending); return;
   case TO_ASYNC_WAIT:
     line(P, "t2c::cp_async_wait<%d>();", op->pending);
     if (cm8_ring(P->K)) line(P, "t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy");
@@ -1529,7 +1573,9 @@ static const char *summary(Printer *P) {
     const TirBuf *f = &K->bufs[i];
     if (f->tensor) continue;
     buf_printf(&b, "//   %s: shared, %s[%d, %d]%s, %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem], f->rows,
-               f->cols, f->cm8 ? " in 8 x 8 core matrices (wgmma)" : "", f->bytes, f->what);
+               f->cols,
+               f->swz ? F(" in %d-byte swizzled rows (wgmma)", f->swz) : f->cm8 ? " in 8 x 8 core matrices (wgmma)" : "",
+               f->bytes, f->what);
   }
   if (K->versioned) {
     buf_puts(&b, "//   16-byte accesses when");
@@ -1551,18 +1597,24 @@ static const char *summary(Printer *P) {
 static const char *shared_decls(Printer *P) {
   TirKernel *K = P->K;
   Buf b = {0};
-  if (K->ki->dynamic_smem)
-    buf_puts(&b, P->o->sim ? "  T2C_SIM_DYNAMIC_SMEM(t2c_smem);\n"
-                           : "  extern __shared__ __align__(16) unsigned char t2c_smem[];\n");
+  int align = 16; /* a swizzled copy's pattern starts at its first byte (smem.c) */
+  for (int i = 0; i < K->nbufs; i++)
+    if (!K->bufs[i].tensor && 8 * K->bufs[i].swz > align) align = 8 * K->bufs[i].swz;
+  if (K->ki->dynamic_smem) {
+    if (P->o->sim) buf_puts(&b, "  T2C_SIM_DYNAMIC_SMEM(t2c_smem);\n"); /* at shared address 0 */
+    else buf_printf(&b, "  extern __shared__ __align__(%d) unsigned char t2c_smem[];\n", align);
+  }
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
     if (f->tensor) continue;
     const char *t = ctype(f->elem);
     int64_t n = f->bytes / elem_bytes[f->elem];
+    int a = f->swz ? 8 * f->swz : 16;
     if (K->ki->dynamic_smem)
       buf_printf(&b, "  %s *%s = reinterpret_cast<%s *>(t2c_smem + %" PRId64 ");\n", t, f->cname, t, f->offset);
+    else if (P->o->sim && a > 16) buf_printf(&b, "  T2C_SIM_SHARED_ALIGNED(%s, %s, %" PRId64 ", %d);\n", t, f->cname, n, a);
     else if (P->o->sim) buf_printf(&b, "  T2C_SIM_SHARED(%s, %s, %" PRId64 ");\n", t, f->cname, n);
-    else buf_printf(&b, "  __shared__ __align__(16) %s %s[%" PRId64 "];\n", t, f->cname, n);
+    else buf_printf(&b, "  __shared__ __align__(%d) %s %s[%" PRId64 "];\n", a, t, f->cname, n);
   }
   const char *s = arena_strndup(P->a, b.data ? b.data : "", b.len);
   buf_free(&b);
@@ -1714,7 +1766,9 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
     if (!K->bufs[i].tensor)
       fprintf(out, "  %s: shared, %" PRId64 " bytes at %" PRId64 ": %s%s\n", K->bufs[i].cname, K->bufs[i].bytes,
               K->bufs[i].offset, K->bufs[i].what,
-              K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors" : "");
+              K->bufs[i].swz ? arena_printf(K->a, ", in %d-byte swizzled rows that wgmma reads through descriptors", K->bufs[i].swz)
+              : K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors"
+                               : "");
   explain_barriers(K, &K->body, out);
   fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, K->nbarriers);
 }

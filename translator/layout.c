@@ -185,15 +185,18 @@ static const Layout *mma_layout(TirKernel *K, int rows, int cols, bool whole_row
 
 /* ------------------------------------------------------------ wgmma (hw.c's sm90a) */
 
-/* A dot wgmma m64nNk16 runs: f16/bf16 operands both from shared copies, one
- * warpgroup per 64 rows of the accumulator, each warp 16 rows of all its
- * columns, N one of the instruction's widths that rt.cuh provides. */
+/* A dot wgmma m64nNk16 runs: f16/bf16 operands, B from a shared copy and A
+ * from one or from registers (an accumulator cast down, attention's
+ * dot(f16(p), v): the register-A form), one warpgroup per 64 rows of the
+ * accumulator, each warp 16 rows of all its columns, N one of the
+ * instruction's widths that rt.cuh provides. */
 static bool wgmma_shape(TirKernel *K, const TirOp *op) {
   static const int widths[] = {8, 16, 32, 64, 96, 128, 192, 256};
   int warps = K->ki->threads / K->t->lanes;
-  ElemType t = op->src ? op->src->elem : T_NONE;
-  if (!K->hw->wgmma || op->simt || !op->src || (t != T_F16 && t != T_BF16) || K->t->lanes != 32) return false;
-  if (warps % 4 || op->rows != 16 * warps || op->kdim % 16 || K->bufs[op->buf].trans || K->bufs[op->buf2].trans)
+  ElemType t = op->src ? op->src->elem : op->expr ? op->expr->u.call.cast : T_NONE;
+  if (!K->hw->wgmma || op->simt || (t != T_F16 && t != T_BF16) || K->t->lanes != 32) return false;
+  if (warps % 4 || op->rows != 16 * warps || op->kdim % 16 || (op->src && K->bufs[op->buf].trans) ||
+      K->bufs[op->buf2].trans)
     return false;
   for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
     if (op->cols == widths[i]) return true;
@@ -212,17 +215,32 @@ static void wg_readers_fn(TirKernel *K, TirOp *op, void *ctx) {
 static void wg_demote_fn(TirKernel *K, TirOp *op, void *ctx) {
   const bool *other = ctx;
   (void)K;
-  if (op->kind == TO_DOT && op->wgmma && (other[op->buf] || other[op->buf2])) op->wgmma = false;
+  if (op->kind == TO_DOT && op->wgmma && ((op->src && other[op->buf]) || other[op->buf2])) op->wgmma = false;
+}
+
+/* The widest swizzle (128, 64 or 32 bytes) whose rows divide a copy's rows,
+ * or 0 (plain core matrices): its rows must be whole groups of 8, and its
+ * row bytes a multiple of the swizzle (the atoms of TirBuf.swz). A swizzle
+ * makes the 16-byte runs that fill the copy from global rows, 8 lanes at a
+ * time, land in 8 different groups of 4 banks. */
+static int wg_swizzle(const TirBuf *f) {
+  int bytes = f->cols * elem_bytes[f->elem];
+  if (f->rows % 8) return 0;
+  for (int w = 128; w >= 32; w /= 2)
+    if (bytes % w == 0) return w;
+  return 0;
 }
 
 static void wg_mark_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
   if (op->kind != TO_DOT || !op->wgmma) return;
-  K->bufs[op->buf].cm8 = K->bufs[op->buf2].cm8 = true;
-  K->bufs[op->buf].pitch = K->bufs[op->buf].cols;
-  K->bufs[op->buf2].pitch = K->bufs[op->buf2].cols;
-  tir_buf_size(&K->bufs[op->buf]);
-  tir_buf_size(&K->bufs[op->buf2]);
+  for (int i = op->src ? 0 : 1; i < 2; i++) {
+    TirBuf *f = &K->bufs[i ? op->buf2 : op->buf];
+    f->cm8 = true;
+    f->pitch = f->cols;
+    f->swz = wg_swizzle(f);
+    tir_buf_size(f);
+  }
 }
 
 static void wg_count_fn(TirKernel *K, TirOp *op, void *ctx) {
@@ -278,6 +296,7 @@ static void mma_fn(TirKernel *K, TirOp *op, void *ctx) {
   op->alay = mma_layout(K, op->rows, op->kdim, true, false);
   if (!op->alay || op->alay->wc != 1 || l->wc != 1 || op->alay->wr != l->wr)
     m->why = "a dot whose A operand in registers cannot have the accumulator's rows";
+  else if (op->alay->rr != 2) op->wgmma = false; /* wgmma's A fragments: 16 rows per warp */
 }
 
 /* Calls fn on every value a gather's or scatter's tile indices read. */
@@ -378,7 +397,16 @@ static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
     return;
   }
   const Layout *p = anchored(R, C) ? find_blocked(K, R, C) : NULL;
-  if (p && v->cols == 1 && v->rows == R) set_parent(c, v->id, p, 1);
+  if (p && v->cols == 1 && v->rows == R) {
+    /* a row value already a slice of a layout whose threads hold other rows (s's
+     * [BQ, BK] and acc's [BQ, D] in attention): this op reads it through its copy */
+    int r = find(c, v->id);
+    if (x && c->parent[r] && c->parent[r] != p && !(c->dim[r] == 1 && same_rows(c->parent[r], p))) {
+      convert(K, c->convs, op, x, v);
+      return;
+    }
+    set_parent(c, v->id, p, 1);
+  }
   else if (p && v->rows == 1 && v->cols == C) set_parent(c, v->id, p, 0);
   else if (x) convert(K, c->convs, op, x, v); /* any other broadcast: through its copy */
   else c->why = "a broadcast the IR does not make yet";

@@ -201,7 +201,44 @@ static TirOp *async_copy(TirKernel *K, const TirOp *l, int bi, const Stmt *f, co
  *                     then the body reads stage it % stages
  *   after the loop:   wait for all.
  * The barrier makes every thread's copies for this iteration visible, and
- * every thread is past the reads of the stage refilled next (last iteration's). */
+ * every thread is past the reads of the stage refilled next (last iteration's).
+ *
+ * A wgmma dot that accumulates into a value nothing else in the loop touches,
+ * from this loop's stages, with 3 stages or more, is left in flight: its wait
+ * keeps one group pending (wgmma.wait_group 1), so the tensor cores run it
+ * while the next iteration waits for its stage and issues its copies. The
+ * stage it reads is then free only after the next iteration's wait, so the
+ * copies go stages - 2 iterations ahead (into the stage read two iterations
+ * back, which every warpgroup has completed by the barrier), and a
+ * wgmma.wait_group 0 after the loop completes the last dot. */
+static bool uses_other(const TirKernel *K, const TirBlock *b, const TirVar *v, const TirOp *except) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op != except && (op->dst == v || op->src == v || op->src2 == v || expr_mentions(K, op->expr, v) ||
+                         expr_mentions(K, op->pad, v)))
+      return true;
+    if (uses_other(K, &op->body, v, except) || uses_other(K, &op->els, v, except)) return true;
+  }
+  return false;
+}
+
+static TirOp *wgmma_in_flight(const TirKernel *K, const TirOp *f, const PtrVec *body, int stages) {
+  if (stages < 3) return NULL;
+  TirOp *dot = NULL;
+  for (int i = 0; i < body->len; i++) {
+    TirOp *op = body->items[i];
+    if (op->kind == TO_DOT && op->wgmma) {
+      if (dot) return NULL; /* one group in flight at most */
+      dot = op;
+    }
+  }
+  if (!dot || dot->op == TK_ASSIGN || dot->buf < 0 || dot->buf2 < 0 || K->bufs[dot->buf].counter != f->counter ||
+      K->bufs[dot->buf2].counter != f->counter)
+    return NULL;
+  TirBlock b = {*body};
+  return uses_other(K, &b, dot->dst, dot) ? NULL : dot;
+}
+
 static bool stage_rings(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrVec *after) {
   TirOp *loads[TIR_MAX_BUFS];
   int bufs[TIR_MAX_BUFS], n = 0;
@@ -234,22 +271,32 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrV
       ((TirOp *)f->body.ops.items[i + 1])->first = true;
     if (!gone) vec_push(K->a, &body, op);
   }
-  for (int j = 0; j < stages - 1; j++) {
+  TirOp *dot = wgmma_in_flight(K, f, &body, stages);
+  int ahead = dot ? stages - 2 : stages - 1;
+  if (dot) dot->pending = 1;
+  for (int j = 0; j < ahead; j++) {
     for (int r = 0; r < n; r++) vec_push(K->a, before, async_copy(K, loads[r], bufs[r], f->stmt, f->stmt->u.forr.lo, j));
     vec_push(K->a, before, new_op(K, TO_ASYNC_COMMIT, f->stmt));
   }
   PtrVec head = {0};
   TirOp *w = new_op(K, TO_ASYNC_WAIT, f->stmt);
-  w->pending = stages - 2;
+  w->pending = ahead - 1;
   vec_push(K->a, &head, w);
   TirOp *bar = new_op(K, TO_BARRIER, f->stmt);
-  bar->reason = "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
+  bar->reason = dot ? "this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, "
+                      "which read the stage refilled next, has completed"
+                    : "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
   vec_push(K->a, &head, bar);
   K->nbarriers++;
-  for (int r = 0; r < n; r++) vec_push(K->a, &head, async_copy(K, loads[r], bufs[r], f->stmt, NULL, stages - 1));
+  for (int r = 0; r < n; r++) vec_push(K->a, &head, async_copy(K, loads[r], bufs[r], f->stmt, NULL, ahead));
   vec_push(K->a, &head, new_op(K, TO_ASYNC_COMMIT, f->stmt));
   for (int i = 0; i < body.len; i++) vec_push(K->a, &head, body.items[i]);
   f->body.ops = head;
+  if (dot) {
+    TirOp *wg = new_op(K, TO_WG_WAIT, f->stmt);
+    wg->pending = 0;
+    vec_push(K->a, after, wg);
+  }
   TirOp *drain = new_op(K, TO_ASYNC_WAIT, f->stmt);
   drain->pending = 0;
   vec_push(K->a, after, drain);

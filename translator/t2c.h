@@ -658,6 +658,7 @@ typedef enum TirOpKind {
                        plain loads and stores otherwise), each thread its elements of lay */
   TO_ASYNC_COMMIT,  /* cp.async.commit_group */
   TO_ASYNC_WAIT,    /* cp.async.wait_group(pending) */
+  TO_WG_WAIT,       /* wgmma.wait_group(pending): after a loop whose wgmma dot left its last group in flight */
 } TirOpKind;
 
 typedef struct TirBlock {
@@ -716,7 +717,9 @@ typedef struct TirOp {
   int buf;               /* TO_SCRATCH_*: the scratch buffer */
   TirVar *src2;          /* TO_DOT: B's value, read from its copy buf2 */
   int buf2, kdim;
-  int pending;           /* TO_ASYNC_WAIT */
+  int pending;           /* TO_ASYNC_WAIT, TO_WG_WAIT; a wgmma TO_DOT: the groups it leaves in flight
+                            (pipeline.c: 1 in a stage ring's loop, completed by the next iteration's
+                            dot or by the TO_WG_WAIT after the loop) */
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
   bool atrans, btrans;
   bool simt;             /* TO_DOT of f32/f64 operands: on the CUDA cores, in any blocked layout */
@@ -758,6 +761,14 @@ typedef struct TirBuf {
    * inside and row-major over [rows / 8, pitch / 8] (pitch = cols):
    *   element (r, c) at (r / 8) * 8 * pitch + (c / 8) * 64 + (r % 8) * 8 + c % 8 */
   bool cm8;
+  /* With cm8: swizzled in swz-byte rows (32, 64 or 128; 0: the plain core
+   * matrices above). The copy is cut along its columns into atoms of
+   * E = swz / element-bytes columns, one after another, each rows x E,
+   * row-major, rows swz bytes apart; byte b of it is at t2c::swz (the 16-byte
+   * chunk bits XORed with the bits above each 128 bytes):
+   *   element (r, c) at swz((c / E) * rows * E + r * E + c % E)
+   * Its offset (and each stage's size) is a multiple of 8 * swz bytes. */
+  int swz;
 } TirBuf;
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */

@@ -266,7 +266,7 @@ static const char *op_names[] = {
   [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_DOT] = "dot",
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
-  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait",
+  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait",
 };
 
 static const char *tok_str(TokenKind k) {
@@ -417,7 +417,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (op->src && op->buf >= 0) buf_printf(&b, " A from %s%s", K->bufs[op->buf].cname, ta ? " (stored transposed)" : "");
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
     if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
-    if (op->wgmma) buf_printf(&b, " by %s (m64n%dk16)", K->hw->wgmma, op->cols);
+    if (op->wgmma) buf_printf(&b, " by %s (m64n%dk16)%s", K->hw->wgmma, op->cols, op->pending ? ", left in flight" : "");
     break;
   }
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:
@@ -446,7 +446,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     expr_str(K, op->kind == TO_IF ? op->stmt->u.iff.cond : op->stmt->u.whil.cond, &b);
     break;
   case TO_BARRIER: buf_printf(&b, " (%s)", op->reason); break;
-  case TO_ASYNC_WAIT: buf_printf(&b, " (%d pending)", op->pending); break;
+  case TO_ASYNC_WAIT: case TO_WG_WAIT: buf_printf(&b, " (%d pending)", op->pending); break;
   case TO_ASYNC_COPY:
     buf_printf(&b, " %s stage +%d = ", K->bufs[op->buf].cname, op->pf_k);
     index_str(K, op->slice, &b);
@@ -493,7 +493,9 @@ void tir_dump(const TirKernel *K, FILE *out) {
       continue;
     }
     fprintf(out, "  shared %s: %s[%d, %d]%s, %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
-            f->rows, f->cols, f->cm8 ? " in 8 x 8 core matrices" : "", f->bytes, f->offset, f->what);
+            f->rows, f->cols,
+            f->swz ? arena_printf(K->a, " in %d-byte swizzled rows", f->swz) : f->cm8 ? " in 8 x 8 core matrices" : "",
+            f->bytes, f->offset, f->what);
   }
   if (K->versioned) {
     fprintf(out, "  fast body when:");

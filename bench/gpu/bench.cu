@@ -48,6 +48,10 @@
 #ifdef HAVE_ATTN_F16
 #include "attention_f16.h"
 #include "attention_f16_d128.h"
+#ifdef HAVE_SM90A
+#include "attention_f16_sm90a.h"
+#include "attention_f16_d128_sm90a.h"
+#endif
 #endif
 
 // ---- errors
@@ -616,6 +620,13 @@ int main(int argc, char **argv) {
 #ifdef HAVE_ATTN_F16
   bench_attention<__half>("attention_f16", tile2cu_launch_attention_f16, AB, AH, AS, 64, 1e-2);
   bench_attention<__half>("attention_f16 D128", tile2cu_launch_attention_f16_d128, AB, AH, AS, 128, 1e-2);
+#ifdef HAVE_SM90A
+  if (prop.major == 9) {
+    bench_attention<__half>("attention_f16 sm_90a wgmma", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2);
+    bench_attention<__half>("attention_f16 D128 sm_90a wgmma", tile2cu_launch_attention_f16_d128_sm90a, AB, AH, AS, 128,
+                            1e-2);
+  }
+#endif
   printf("(attention_f16 D128: examples/attention_f16.tl with const D = 128, made at build time;\n"
          " examples/attention.tl (f32) cannot take D = 128: 128 accumulator elements per thread is over the cap of 64)\n");
 #else

@@ -93,6 +93,16 @@ T2C_MATH1(floor, floorf, ::floor)
 T2C_MATH1(ceil, ceilf, ::ceil)
 T2C_MATH1(abs, fabsf, ::fabs)
 #undef T2C_MATH1
+// Element i of a shared copy of EB-byte elements swizzled in W-byte rows (W =
+// 32, 64 or 128): the 16-byte chunk bits of its byte offset XORed with the bits
+// above each 128 bytes (Swizzle<log2(W/16),4,3>), the layout wgmma reads through
+// a swizzled descriptor and TMA writes, for a copy whose first byte is aligned
+// to 8 W. A 16-byte chunk stays whole, so a run inside one moves at once.
+template <int W, int EB> T2C_DEVICE int swz(int i) {
+  static_assert(W == 32 || W == 64 || W == 128, "a swizzle of 32, 64 or 128 bytes");
+  static_assert(EB == 1 || EB == 2 || EB == 4 || EB == 8, "elements of 1, 2, 4 or 8 bytes");
+  return ((i * EB) ^ ((((i * EB) >> 7) & (W / 16 - 1)) << 4)) / EB;
+}
 // a << b of a signed value shifts its two's complement bits, as the hardware
 // does; a plain << of a negative value is undefined behaviour in C++17.
 T2C_DEVICE int shl(int a, int b) { return (int)((unsigned int)a << b); }

@@ -2,20 +2,20 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel tc (target-sm90a.tl:11): 128 threads
+// kernel tc (target-sm90a.tl:12): 128 threads
 //   layout L0: [64, 32], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 32: 16 per thread
 //   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   acc: registers, 16 x f32 per thread (L0)
-//   a_s: shared, bf16[64, 32] in 8 x 8 core matrices (wgmma), 12288 bytes (3 stages of a, filled by cp.async ahead of the loop at line 16)
-//   b_s: shared, bf16[32, 32] in 8 x 8 core matrices (wgmma), 6144 bytes (3 stages of b, filled by cp.async ahead of the loop at line 16)
+//   a_s: shared, bf16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of a, filled by cp.async ahead of the loop at line 17)
+//   b_s: shared, bf16[32, 32] in 64-byte swizzled rows (wgmma), 6144 bytes (3 stages of b, filled by cp.async ahead of the loop at line 17)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
 //   shared memory: 18432 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N)
 {
-  __shared__ __align__(16) __nv_bfloat16 a_s[6144];
-  __shared__ __align__(16) __nv_bfloat16 b_s[3072];
+  __shared__ __align__(512) __nv_bfloat16 a_s[6144];
+  __shared__ __align__(512) __nv_bfloat16 b_s[3072];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -25,114 +25,104 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
-    // target-sm90a.tl:12: var m0 = ctx.block.y * 64
+    // target-sm90a.tl:13: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // target-sm90a.tl:13: var n0 = ctx.block.x * 32
+    // target-sm90a.tl:14: var n0 = ctx.block.x * 32
     int n0 = (int)blockIdx.x * 32;
-    // target-sm90a.tl:14: var acc: tile<f32>[64, 32] = 0.0
+    // target-sm90a.tl:15: var acc: tile<f32>[64, 32] = 0.0
     float acc[16];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
-    acc[2] = 0.0f;
-    acc[3] = 0.0f;
     acc[4] = 0.0f;
     acc[5] = 0.0f;
-    acc[6] = 0.0f;
-    acc[7] = 0.0f;
     acc[8] = 0.0f;
     acc[9] = 0.0f;
-    acc[10] = 0.0f;
-    acc[11] = 0.0f;
     acc[12] = 0.0f;
     acc[13] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
     acc[14] = 0.0f;
     acc[15] = 0.0f;
-    // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
+    // target-sm90a.tl:18: var a = A[m0 :+ 64, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      t2c::cp_async_16(&a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? ((long long)t2c_r3) * N + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
-    }
-    t2c::cp_async_commit();
-    if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      t2c::cp_async_16(&a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? 16 : 0);
-    }
-    if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      t2c::cp_async_16(&b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? ((long long)t2c_r3) * N + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<1>();
+      t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8], A + ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024], A + ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
+      __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
+      if (k0 + 32 < K) {  // a_s, 1 iteration ahead
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)], A + ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024], A + ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
       }
-      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8], B + ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+      if (k0 + 32 < K) {  // b_s, 1 iteration ahead
+        t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], B + ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
-      // target-sm90a.tl:19: acc += dot(a, b)
-      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)
-      float t2c_d0[16] = {acc[0], acc[1], acc[8], acc[9], acc[2], acc[3], acc[10], acc[11], acc[4], acc[5], acc[12], acc[13], acc[6], acc[7], acc[14], acc[15]};
+      // target-sm90a.tl:20: acc += dot(a, b)
+      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence();
       #pragma unroll
-      for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(t2c_d0, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k1 * 8], 128, 512, 0),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 512, 128, 0));
+      for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16)
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + (warp / 4 * 64) * 32 + t2c_k0], 16, 512, 64),
+            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k0 * 32], 2048, 512, 64));
       t2c::wgmma_commit();
-      t2c::wgmma_wait<0>();
-      acc[0] = t2c_d0[0]; acc[1] = t2c_d0[1]; acc[8] = t2c_d0[2]; acc[9] = t2c_d0[3]; acc[2] = t2c_d0[4]; acc[3] = t2c_d0[5]; acc[10] = t2c_d0[6]; acc[11] = t2c_d0[7];
-      acc[4] = t2c_d0[8]; acc[5] = t2c_d0[9]; acc[12] = t2c_d0[10]; acc[13] = t2c_d0[11]; acc[6] = t2c_d0[12]; acc[7] = t2c_d0[13]; acc[14] = t2c_d0[14]; acc[15] = t2c_d0[15];
+      t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
+    t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-    // target-sm90a.tl:21: acc = acc * 0.5
+    // target-sm90a.tl:22: acc = acc * 0.5
     acc[0] = acc[0] * 0.5f;
     acc[1] = acc[1] * 0.5f;
-    acc[2] = acc[2] * 0.5f;
-    acc[3] = acc[3] * 0.5f;
     acc[4] = acc[4] * 0.5f;
     acc[5] = acc[5] * 0.5f;
-    acc[6] = acc[6] * 0.5f;
-    acc[7] = acc[7] * 0.5f;
     acc[8] = acc[8] * 0.5f;
     acc[9] = acc[9] * 0.5f;
-    acc[10] = acc[10] * 0.5f;
-    acc[11] = acc[11] * 0.5f;
     acc[12] = acc[12] * 0.5f;
     acc[13] = acc[13] * 0.5f;
+    acc[2] = acc[2] * 0.5f;
+    acc[3] = acc[3] * 0.5f;
+    acc[6] = acc[6] * 0.5f;
+    acc[7] = acc[7] * 0.5f;
+    acc[10] = acc[10] * 0.5f;
+    acc[11] = acc[11] * 0.5f;
     acc[14] = acc[14] * 0.5f;
     acc[15] = acc[15] * 0.5f;
-    // target-sm90a.tl:22: C[m0 :+ 64, n0 :+ 32] = acc
+    // target-sm90a.tl:23: C[m0 :+ 64, n0 :+ 32] = acc
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[0], acc[1]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[2], acc[3]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[4], acc[5]}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[6], acc[7]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[8], acc[9]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[10], acc[11]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[12], acc[13]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4], acc[5]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[8], acc[9]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[12], acc[13]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[2], acc[3]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[6], acc[7]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[10], acc[11]}});
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[14], acc[15]}});
-    // target-sm90a.tl:23: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
+    // target-sm90a.tl:24: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[2];
     t2c_v4[0] = acc[0];
     t2c_v4[0] = t2c_v4[0] + acc[1];
-    t2c_v4[0] = t2c_v4[0] + acc[2];
-    t2c_v4[0] = t2c_v4[0] + acc[3];
     t2c_v4[0] = t2c_v4[0] + acc[4];
     t2c_v4[0] = t2c_v4[0] + acc[5];
-    t2c_v4[0] = t2c_v4[0] + acc[6];
-    t2c_v4[0] = t2c_v4[0] + acc[7];
-    t2c_v4[1] = acc[8];
-    t2c_v4[1] = t2c_v4[1] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[8];
+    t2c_v4[0] = t2c_v4[0] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[12];
+    t2c_v4[0] = t2c_v4[0] + acc[13];
+    t2c_v4[1] = acc[2];
+    t2c_v4[1] = t2c_v4[1] + acc[3];
+    t2c_v4[1] = t2c_v4[1] + acc[6];
+    t2c_v4[1] = t2c_v4[1] + acc[7];
     t2c_v4[1] = t2c_v4[1] + acc[10];
     t2c_v4[1] = t2c_v4[1] + acc[11];
-    t2c_v4[1] = t2c_v4[1] + acc[12];
-    t2c_v4[1] = t2c_v4[1] + acc[13];
     t2c_v4[1] = t2c_v4[1] + acc[14];
     t2c_v4[1] = t2c_v4[1] + acc[15];
     t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);
@@ -140,185 +130,154 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = t2c_v4[0];
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) S[m0 + t2c_r0 + 8] = t2c_v4[1];
   } else {
-    // target-sm90a.tl:12: var m0 = ctx.block.y * 64
+    // target-sm90a.tl:13: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // target-sm90a.tl:13: var n0 = ctx.block.x * 32
+    // target-sm90a.tl:14: var n0 = ctx.block.x * 32
     int n0 = (int)blockIdx.x * 32;
-    // target-sm90a.tl:14: var acc: tile<f32>[64, 32] = 0.0
+    // target-sm90a.tl:15: var acc: tile<f32>[64, 32] = 0.0
     float acc[16];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
-    acc[2] = 0.0f;
-    acc[3] = 0.0f;
     acc[4] = 0.0f;
     acc[5] = 0.0f;
-    acc[6] = 0.0f;
-    acc[7] = 0.0f;
     acc[8] = 0.0f;
     acc[9] = 0.0f;
-    acc[10] = 0.0f;
-    acc[11] = 0.0f;
     acc[12] = 0.0f;
     acc[13] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
     acc[14] = 0.0f;
     acc[15] = 0.0f;
-    // target-sm90a.tl:17: var a = A[m0 :+ 64, k0 :+ 32]
+    // target-sm90a.tl:18: var a = A[m0 :+ 64, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)] = ((m0 + t2c_r2) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1] = ((m0 + t2c_r2) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 2] = ((m0 + t2c_r2) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 3] = ((m0 + t2c_r2) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 4] = ((m0 + t2c_r2) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 5] = ((m0 + t2c_r2) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 6] = ((m0 + t2c_r2) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 7] = ((m0 + t2c_r2) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024] = ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1025] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1026] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1027] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1028] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1029] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1030] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1031] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = (t2c_r3 < K && (n0 + t2c_c3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = (t2c_r3 < K && (n0 + t2c_c3 + 1) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = (t2c_r3 < K && (n0 + t2c_c3 + 2) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = (t2c_r3 < K && (n0 + t2c_c3 + 3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = (t2c_r3 < K && (n0 + t2c_c3 + 4) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = (t2c_r3 < K && (n0 + t2c_c3 + 5) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = (t2c_r3 < K && (n0 + t2c_c3 + 6) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-    }
-    t2c::cp_async_commit();
-    if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      a_s[1 * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-    }
-    if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[1 * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = (t2c_r3 < K && (n0 + t2c_c3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = (t2c_r3 < K && (n0 + t2c_c3 + 1) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = (t2c_r3 < K && (n0 + t2c_c3 + 2) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = (t2c_r3 < K && (n0 + t2c_c3 + 3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = (t2c_r3 < K && (n0 + t2c_c3 + 4) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = (t2c_r3 < K && (n0 + t2c_c3 + 5) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = (t2c_r3 < K && (n0 + t2c_c3 + 6) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<1>();
+      t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 2] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 3] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 4] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 5] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 6] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 7] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1024] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1025] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1026] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1027] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1028] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1029] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1030] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 2048 + t2c_r2 / 8 * 256 + t2c_r2 % 8 * 8 + t2c_c2 / 8 * 64 + t2c_c2 % 8 + 1031] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
+      if (k0 + 32 < K) {  // a_s, 1 iteration ahead
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 2] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 3] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 4] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 5] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 6] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 7] = ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1025] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1026] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1027] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1028] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1029] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1030] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1031] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
-      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 1] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 2] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 3] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 4] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 5] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 6] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1024 + t2c_r3 / 8 * 256 + t2c_r3 % 8 * 8 + t2c_c3 / 8 * 64 + t2c_c3 % 8 + 7] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      if (k0 + 32 < K) {  // b_s, 1 iteration ahead
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       t2c::cp_async_commit();
-      // target-sm90a.tl:19: acc += dot(a, b)
-      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (core matrices, no swizzle)
-      float t2c_d2[16] = {acc[0], acc[1], acc[8], acc[9], acc[2], acc[3], acc[10], acc[11], acc[4], acc[5], acc[12], acc[13], acc[6], acc[7], acc[14], acc[15]};
+      // target-sm90a.tl:20: acc += dot(a, b)
+      // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence();
       #pragma unroll
-      for (int t2c_k3 = 0; t2c_k3 < 32; t2c_k3 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(t2c_d2, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + warp / 4 * 2048 + t2c_k3 * 8], 128, 512, 0),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k3 * 32], 512, 128, 0));
+      for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + (warp / 4 * 64) * 32 + t2c_k1], 16, 512, 64),
+            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 2048, 512, 64));
       t2c::wgmma_commit();
-      t2c::wgmma_wait<0>();
-      acc[0] = t2c_d2[0]; acc[1] = t2c_d2[1]; acc[8] = t2c_d2[2]; acc[9] = t2c_d2[3]; acc[2] = t2c_d2[4]; acc[3] = t2c_d2[5]; acc[10] = t2c_d2[6]; acc[11] = t2c_d2[7];
-      acc[4] = t2c_d2[8]; acc[5] = t2c_d2[9]; acc[12] = t2c_d2[10]; acc[13] = t2c_d2[11]; acc[6] = t2c_d2[12]; acc[7] = t2c_d2[13]; acc[14] = t2c_d2[14]; acc[15] = t2c_d2[15];
+      t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
+    t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-    // target-sm90a.tl:21: acc = acc * 0.5
+    // target-sm90a.tl:22: acc = acc * 0.5
     acc[0] = acc[0] * 0.5f;
     acc[1] = acc[1] * 0.5f;
-    acc[2] = acc[2] * 0.5f;
-    acc[3] = acc[3] * 0.5f;
     acc[4] = acc[4] * 0.5f;
     acc[5] = acc[5] * 0.5f;
-    acc[6] = acc[6] * 0.5f;
-    acc[7] = acc[7] * 0.5f;
     acc[8] = acc[8] * 0.5f;
     acc[9] = acc[9] * 0.5f;
-    acc[10] = acc[10] * 0.5f;
-    acc[11] = acc[11] * 0.5f;
     acc[12] = acc[12] * 0.5f;
     acc[13] = acc[13] * 0.5f;
+    acc[2] = acc[2] * 0.5f;
+    acc[3] = acc[3] * 0.5f;
+    acc[6] = acc[6] * 0.5f;
+    acc[7] = acc[7] * 0.5f;
+    acc[10] = acc[10] * 0.5f;
+    acc[11] = acc[11] * 0.5f;
     acc[14] = acc[14] * 0.5f;
     acc[15] = acc[15] * 0.5f;
-    // target-sm90a.tl:22: C[m0 :+ 64, n0 :+ 32] = acc
+    // target-sm90a.tl:23: C[m0 :+ 64, n0 :+ 32] = acc
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = acc[0];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = acc[1];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[2];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = acc[3];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = acc[4];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = acc[5];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = acc[6];
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = acc[7];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = acc[8];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = acc[9];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = acc[10];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = acc[11];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = acc[12];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[13];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = acc[4];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = acc[5];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = acc[8];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = acc[9];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = acc[12];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = acc[13];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = acc[2];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = acc[3];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = acc[6];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = acc[7];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = acc[10];
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = acc[11];
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = acc[14];
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = acc[15];
-    // target-sm90a.tl:23: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
+    // target-sm90a.tl:24: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[2];
     t2c_v4[0] = acc[0];
     t2c_v4[0] = t2c_v4[0] + acc[1];
-    t2c_v4[0] = t2c_v4[0] + acc[2];
-    t2c_v4[0] = t2c_v4[0] + acc[3];
     t2c_v4[0] = t2c_v4[0] + acc[4];
     t2c_v4[0] = t2c_v4[0] + acc[5];
-    t2c_v4[0] = t2c_v4[0] + acc[6];
-    t2c_v4[0] = t2c_v4[0] + acc[7];
-    t2c_v4[1] = acc[8];
-    t2c_v4[1] = t2c_v4[1] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[8];
+    t2c_v4[0] = t2c_v4[0] + acc[9];
+    t2c_v4[0] = t2c_v4[0] + acc[12];
+    t2c_v4[0] = t2c_v4[0] + acc[13];
+    t2c_v4[1] = acc[2];
+    t2c_v4[1] = t2c_v4[1] + acc[3];
+    t2c_v4[1] = t2c_v4[1] + acc[6];
+    t2c_v4[1] = t2c_v4[1] + acc[7];
     t2c_v4[1] = t2c_v4[1] + acc[10];
     t2c_v4[1] = t2c_v4[1] + acc[11];
-    t2c_v4[1] = t2c_v4[1] + acc[12];
-    t2c_v4[1] = t2c_v4[1] + acc[13];
     t2c_v4[1] = t2c_v4[1] + acc[14];
     t2c_v4[1] = t2c_v4[1] + acc[15];
     t2c_v4[0] = t2c::fold_sum<4>(t2c_v4[0]);

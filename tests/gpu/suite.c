@@ -237,7 +237,7 @@ static void t_gemm_f16(Tally *T) { t_gemm_lowp(T, F16); }
 static void t_gemm_bf16(Tally *T) { t_gemm_lowp(T, BF16); }
 
 /* attention: softmax(Q K^T * scale) V per (batch, head), causal or not */
-static void t_attention_k(Tally *T, int causal) {
+static void t_attention_k(Tally *T, int causal, const char *tl, const char *kernel, const char *name) {
   static const int Ss[] = {37, 1, 100, 128};
   const int Bn = 2, H = 3, D = 64;
   for (int c = 0; c < 4; c++) {
@@ -245,7 +245,7 @@ static void t_attention_k(Tally *T, int causal) {
     Rng r = rng_seed("attention", (uint64_t)(2 * c + causal));
     double scale = round_dt(F32, 1 / sqrt((double)D));
     Call k;
-    call_init(&k, ex_path[6], "attention");
+    call_init(&k, tl, kernel);
     const long long *sh = SHAPE(Bn, H, S, D);
     Ten *Q = call_in(&k, "Q", F32, 4, sh);
     Ten *K = call_in(&k, "K", F32, 4, sh);
@@ -280,12 +280,20 @@ static void t_attention_k(Tally *T, int causal) {
     free(p);
     char l[64];
     label(l, sizeof l, "B=%d H=%d S=%d causal=%d", Bn, H, S, causal);
-    CHECK(T, call_check(&k, causal ? "examples/attention_causal" : "examples/attention", l));
+    char tn[64];
+    snprintf(tn, sizeof tn, "%s%s", name, causal ? "_causal" : "");
+    CHECK(T, call_check(&k, tn, l));
     call_free(&k);
   }
 }
-static void t_attention(Tally *T) { t_attention_k(T, 0); }
-static void t_attention_causal(Tally *T) { t_attention_k(T, 1); }
+static void t_attention(Tally *T) { t_attention_k(T, 0, ex_path[6], "attention", "examples/attention"); }
+static void t_attention_causal(Tally *T) { t_attention_k(T, 1, ex_path[6], "attention", "examples/attention"); }
+/* attention_rows.tl: the same kernel with m and l placed by the tile IR (row values
+ * converted between s's and acc's layouts through shared copies) */
+static void t_attention_rows(Tally *T) { t_attention_k(T, 0, "attention_rows.tl", "attention_rows", "attention_rows"); }
+static void t_attention_rows_causal(Tally *T) {
+  t_attention_k(T, 1, "attention_rows.tl", "attention_rows", "attention_rows");
+}
 
 /* attention_f16: the same computation with f16 Q, K, V, O on tensor cores. The
  * reference is exact (double) on the f16 inputs, rounded once to f16; the kernel
@@ -1250,6 +1258,51 @@ static void t_dot_wgmma_forms(Tally *T) {
       CHECK(T, call_check(&k, kn, l));
       call_free(&k);
     }
+}
+
+/* wgmma's register-A form (tests/gpu/wgmma_register_a.tl): attention over S keys
+ * for 64-row query blocks, each size on the default target (mma.sync) and on
+ * sm_90a (wgmma, P packed from registers). The reference is exact (double) on the
+ * f16 inputs; the kernel rounds P to f16 before P V, so the tolerance is a few times f16 rounding. */
+static void t_wgmma_register_a(Tally *T) {
+  static const int Ss[] = {37, 64, 100, 1, 130};
+  const int D = 64;
+  for (int c2 = 0; c2 < 10; c2++) {
+    int S = Ss[c2 / 2];
+    Rng r = rng_seed("wgmma_register_a", (uint64_t)(c2 / 2));
+    Call k;
+    call_init(&k, "wgmma_register_a.tl", "attn");
+    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
+    Ten *Q = call_in(&k, "Q", F16, 2, SHAPE(S, D));
+    Ten *K = call_in(&k, "K", F16, 2, SHAPE(S, D));
+    Ten *V = call_in(&k, "V", F16, 2, SHAPE(S, D));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(S, D));
+    fill_uniform(Q, &r, -0.5, 0.5);
+    fill_uniform(K, &r, -0.5, 0.5);
+    fill_uniform(V, &r, -1, 1);
+    double *p = malloc(sizeof(double) * (size_t)S);
+    for (int i = 0; i < S; i++) {
+      double mx = -INFINITY, l = 0;
+      for (int j = 0; j < S; j++) {
+        double d = 0;
+        for (int e = 0; e < D; e++) d += A2(Q, i, e) * A2(K, j, e);
+        p[j] = d;
+        mx = dmax(mx, d);
+      }
+      for (int j = 0; j < S; j++) l += p[j] = exp(p[j] - mx);
+      for (int e = 0; e < D; e++) {
+        double a = 0;
+        for (int j = 0; j < S; j++) a += p[j] * A2(V, j, e);
+        R2(O, i, e) = a / l;
+      }
+    }
+    free(p);
+    O->tol = 3e-3; /* measured 1.9e-4 at most; a wrong fragment is off by O(1) */
+    char l[64];
+    label(l, sizeof l, "%sS=%d", c2 % 2 ? "sm_90a " : "", S);
+    CHECK(T, call_check(&k, "wgmma_register_a", l));
+    call_free(&k);
+  }
 }
 
 /* i8 dots on tensor cores (mma.sync m16n8k32, i32 accumulation): C = A B^T with B
@@ -2636,6 +2689,8 @@ static const Test tests[] = {
     {"examples/gemm_i8", t_gemm_i8},
     {"examples/attention", t_attention},
     {"examples/attention_causal", t_attention_causal},
+    {"attention_rows", t_attention_rows},
+    {"attention_rows_causal", t_attention_rows_causal},
     {"examples/attention_f16", t_attention_f16},
     {"examples/attention_f16_causal", t_attention_f16_causal},
     {"examples/reduce", t_reduce},
@@ -2674,6 +2729,7 @@ static const Test tests[] = {
     {"dot_f16_transposed_b", t_dot_f16_abt},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_wgmma_forms", t_dot_wgmma_forms},
+    {"wgmma_register_a", t_wgmma_register_a},
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
     {"dot_f8", t_dot_f8},

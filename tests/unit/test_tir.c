@@ -309,6 +309,30 @@ Test(tir_sync, a_partial_write_reads_its_values_through_shared_copies) {
   cr_assert_eq(K->nbarriers, 2, "one after each copy");
 }
 
+/* A row value that is a slice of one layout ([64, 32]: lanes 8 x 4 rows) read by an
+ * op in another whose threads hold other rows ([64, 64]: lanes 16 x 2) is read
+ * through its shared copy (a conversion): one spill right before the op, a barrier,
+ * and the op reads the copy. */
+Test(tir_layout, a_row_value_read_in_a_layout_of_other_rows_goes_through_its_copy) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\n"
+                       "kernel r(X: tensor<f32>[64, 32], Y: tensor<f32>[64, 64], O: tensor<f32>[64, 64]) {\n"
+                       "  var s = X[0 :+ 64, 0 :+ 32]\n  var m = rowmax(s)\n"
+                       "  O[0 :+ 64, 0 :+ 64] = Y[0 :+ 64, 0 :+ 64] - m\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirVar *m = var_named(K, "m"), *s = var_named(K, "s");
+  cr_assert_eq(m->layout->kind, LY_SLICE);
+  cr_assert_eq(m->layout->parent, s->layout, "m lives where rowmax(s) made it");
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st->lay != s->layout && st->lay->lr != s->layout->lr, "the store runs in [64, 64]'s layout, other rows");
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 1);
+  const TirOp *sp = find_op(&K->body, TO_SPILL);
+  cr_assert_eq(sp->dst, m, "m is copied");
+  cr_assert_eq(K->rvals.len, 1, "the store reads m's copy");
+  cr_assert_eq(K->nbarriers, 1, "between the copy and the read");
+}
+
 Test(tir_layout, a_value_read_where_other_threads_hold_it_goes_through_its_copy) {
   const char *why = NULL;
   /* x[0 :+ 1, 0 :+ 1] broadcast over [8, 32]: no slice of the op's layout holds it */
@@ -409,8 +433,8 @@ static TirKernel *build_for(const char *config, const char *src, const char **wh
 
 /* sm_90a's row (and only sm_90a's: sm_90 has the config's wgmma flag too) takes
  * wgmma for an f16 dot from shared copies: the accumulator in the wg layout
- * (a warpgroup per 64 rows, each warp 16 rows of every column, registers as
- * mma.sync's), the copies and their stage rings in unpadded core matrices. */
+ * (a warpgroup per 64 rows, each warp 16 rows of every column), the copies
+ * and their stage rings unpadded, swizzled where their rows allow. */
 Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_copies) {
   const char *why = NULL;
   TirKernel *K = build_for("configs/sm_90a.yaml", gemm_src(128, 128, 256, ""), &why);
@@ -436,6 +460,18 @@ Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_cop
     cr_assert_eq(f->pitch, f->cols, "no padding");
     cr_assert_eq(f->stages, 3);
     cr_assert_eq(f->bytes, (int64_t)3 * f->rows * f->cols * 2);
+    /* a [128, 32] (64-byte rows): 64-byte swizzle; b [32, 128] (256-byte rows): 128-byte,
+     * in atoms of 64 columns; each copy at a multiple of its pattern (8 rows of the swizzle) */
+    cr_assert_eq(f->swz, f->cols == 32 ? 64 : 128, "%s: %d-byte swizzle", f->cname, f->swz);
+    cr_assert_eq(f->offset % (8 * f->swz), 0, "%s at %lld", f->cname, (long long)f->offset);
+  }
+  /* rows of 16 bytes (N = 8) cannot be swizzled: plain core matrices */
+  K = build_for("configs/sm_90a.yaml", gemm_src(64, 8, 128, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(find_op(&K->body, TO_DOT)->wgmma);
+  for (int i = 0; i < 2; i++) {
+    const TirBuf *f = shared_buf(K, i);
+    cr_assert_eq(f->swz, f->cols == 8 ? 0 : 64, "%s: %d", f->cname, f->swz);
   }
   K = build_for("configs/sm_90.yaml", gemm_src(128, 128, 256, ""), &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
@@ -481,6 +517,60 @@ Test(tir_dot, wgmma_falls_back_to_mma_sync_where_it_does_not_fit) {
                            &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   cr_assert(find_op(&K->body, TO_DOT)->wgmma);
+}
+
+/* On sm_90a a wgmma dot of a stage ring's loop whose accumulator nothing else
+ * in the loop touches stays in flight (wait_group 1) while the next iteration
+ * issues its copies; the copies then go stages - 2 iterations ahead, and one
+ * wgmma wait_group 0 follows the loop. A loop that reads the accumulator, or
+ * has 2 stages, waits for each dot at once. */
+Test(tir_pipeline, a_wgmma_dot_stays_in_flight_across_an_iteration) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml", gemm_src(128, 128, 256, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_loop(&K->body), *dot = find_op(&loop->body, TO_DOT);
+  cr_assert(dot->wgmma);
+  cr_assert_eq(dot->pending, 1, "one group left in flight");
+  cr_assert_eq(find_op(&loop->body, TO_ASYNC_WAIT)->pending, 0, "3 stages, 1 ahead: this iteration's group is the last");
+  cr_assert_eq(count_ops(&K->body, TO_ASYNC_COPY), 2 + 2 * 1, "one stage issued before the loop");
+  cr_assert_eq(count_ops(&K->body, TO_ASYNC_COMMIT), 1 + 1);
+  cr_assert_eq(count_ops(&loop->body, TO_WG_WAIT), 0);
+  const TirOp *wg = find_op(&K->body, TO_WG_WAIT);
+  cr_assert(wg, "a wgmma wait after the loop");
+  cr_assert_eq(wg->pending, 0);
+  bool after = false; /* it follows the loop, before the accumulator is stored */
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op == loop) after = true;
+    if (op == wg) cr_assert(after, "the wait follows the loop");
+    if (op->kind == TO_STORE) cr_assert(after && count_ops(&K->body, TO_WG_WAIT) == 1);
+  }
+  cr_assert_eq(K->nbarriers, 1);
+
+  const char *srcs[2];
+  char two[1024], reads[1024];
+  snprintf(two, sizeof two, "%s", gemm_src(128, 128, 256, ""));
+  char *p = strstr(two, "@pipeline(3)");
+  cr_assert(p);
+  p[10] = '2';
+  snprintf(reads, sizeof reads,
+           "@launch(256)\n@registers(acc)\n"
+           "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
+           "  var acc: tile<f32>[128, 128] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 32) {\n"
+           "    var a = A[0 :+ 128, k0 :+ 32]\n    var b = B[k0 :+ 32, 0 :+ 128]\n    acc += dot(a, b)\n"
+           "    S[0 :+ 128, 0 :+ 1] = rowsum(acc)\n  }\n  C[0 :+ 128, 0 :+ 128] = acc\n}\n");
+  srcs[0] = two;
+  srcs[1] = reads;
+  for (int i = 0; i < 2; i++) {
+    K = build_for("configs/sm_90a.yaml", srcs[i], &why);
+    cr_assert(K, "case %d not lowered: %s", i, why ? why : diag_text);
+    loop = find_loop(&K->body);
+    dot = find_op(&loop->body, TO_DOT);
+    cr_assert(dot->wgmma, "case %d", i);
+    cr_assert_eq(dot->pending, 0, "case %d: waited for at once", i);
+    cr_assert_null(find_op(&K->body, TO_WG_WAIT), "case %d", i);
+    cr_assert_eq(find_op(&loop->body, TO_ASYNC_WAIT)->pending, i ? 1 : 0, "case %d: stages - 1 ahead", i);
+  }
 }
 
 Test(tir_dot, pipelined_operands_fill_cp_async_stage_rings_one_barrier_per_iteration) {
@@ -545,6 +635,43 @@ Test(tir_dot, attention_forms_transpose_read_register_a_operand_invariant_copy) 
   /* operands only loaded and copied keep 16-byte runs, not the accumulator's layout */
   cr_assert_not(var_named(K, "k")->layout->mma);
   cr_assert_eq(var_named(K, "k")->layout->vec, 8);
+}
+
+/* On sm_90a attention's P takes wgmma's register-A form: dot(f16(s), v) with s the
+ * wgmma accumulator of dot(q, transpose(k)) (a warp per 16 rows) runs on wgmma with A
+ * packed from s's registers and only v's copy in shared memory (swizzled). */
+Test(tir_dot, wgmma_register_a_for_a_cast_accumulator) {
+  const char *why = NULL;
+  const char *fmt = "@launch(%d)\n@registers(acc, s)\n"
+                    "kernel at(Q: tensor<f16>[64, 64], K: tensor<f16>[N, 64], V: tensor<f16>[N, 64], "
+                    "O: tensor<f32>[64, 64]) {\n"
+                    "  var q = Q[0 :+ 64, 0 :+ 64]\n  var acc: tile<f32>[64, 64] = 0.0\n"
+                    "  for k0 in range(0, N, 64) {\n    var k = K[k0 :+ 64, 0 :+ 64]\n    var v = V[k0 :+ 64, 0 :+ 64]\n"
+                    "    var s: tile<f32>[64, 64] = dot(q, transpose(k))\n    s = exp(s - rowmax(s))\n"
+                    "    acc = acc * 0.5 + dot(f16(s), v)\n  }\n  O[0 :+ 64, 0 :+ 64] = acc\n}\n";
+  {
+    int threads = 128;
+    char src[1024];
+    snprintf(src, sizeof src, fmt, threads);
+    TirKernel *K = build_for("configs/sm_90a.yaml", src, &why);
+    cr_assert(K, "%d threads: not lowered: %s", threads, why ? why : diag_text);
+    const TirOp *loop = find_loop(&K->body), *d1 = NULL, *d2 = NULL;
+    for (int i = 0; i < loop->body.ops.len; i++) {
+      const TirOp *op = loop->body.ops.items[i];
+      if (op->kind == TO_DOT) *(d1 ? &d2 : &d1) = op;
+    }
+    cr_assert(d1 && d2);
+    cr_assert_null(d2->src, "A from registers");
+    cr_assert(d1->wgmma);
+    cr_assert(d2->wgmma, "the register-A form");
+    cr_assert(d2->lay->wg);
+    cr_assert_eq(d2->alay, var_named(K, "s")->layout, "A packed from s's own registers");
+    cr_assert(d2->alay->wg && d2->alay->rr == 2);
+    cr_assert_eq(d2->pending, 0, "acc is read in the loop: waited for at once");
+    const TirBuf *fv = &K->bufs[d2->buf2];
+    cr_assert(fv->cm8);
+    cr_assert_eq(fv->swz, 128, "v [64, 64] f16: 128-byte rows");
+  }
 }
 
 /* i8: A B^T with B stored [N, K] reads both copies along k, cp.async rings; A B with
