@@ -1226,7 +1226,8 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
   return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, 0)", f->cname, half_of(P, bi), at, lbo, sbo);
 }
 
-/* A dot by wgmma m64nNk16, N = the accumulator's columns: warpgroup warp / 4
+/* A dot by wgmma m64nNk16 (m64nNk32 for i8 and f8 operands, both K-major),
+ * N = the accumulator's columns: warpgroup warp / 4
  * computes rows 64 * (warp / 4) .. + 63 from the operands' core-matrix copies.
  * The wg layout numbers its registers in wgmma's D fragment order (reg_of), so
  * the accumulator array is wgmma's operand itself: nothing touches it between
@@ -1236,6 +1237,9 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
 static void print_dot_wgmma(Printer *P, const TirOp *op) {
   const TirBuf *fa = op->src ? &P->K->bufs[op->buf] : NULL, *fb = &P->K->bufs[op->buf2];
   int n = op->cols, nr = layout_count(op->lay);
+  ElemType t = fa ? op->src->elem : op->expr->u.call.cast;
+  bool b8 = elem_bytes[t] == 1; /* a k32 step is 32 bytes, as a k16 step of 16-bit elements is */
+  int ks = b8 ? 32 : 16;
   const char *acc = op->dst->cname, *k = F("t2c_k%d", P->ctr++);
   const char *bswz = fb->swz ? F("%d-byte swizzled", fb->swz) : "core matrices";
   const char *how = !fa                ? F("A from registers, B from shared memory by descriptor (%s)", bswz)
@@ -1243,9 +1247,10 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
                     : fa->swz ? F("A and B from shared memory by descriptors (A %d-byte swizzled, B core matrices)", fa->swz)
                     : fb->swz ? F("A and B from shared memory by descriptors (A core matrices, B %d-byte swizzled)", fb->swz)
                               : "A and B from shared memory by descriptors (core matrices, no swizzle)";
-  line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, %s", P->K->hw->wgmma, n, how);
+  line(P, "// on tensor cores (%s): m64n%dk%d per warpgroup of 4 warps, %s", b8 ? P->K->hw->wgmma_b8 : P->K->hw->wgmma, n,
+       ks, how);
   if (op->op == TK_ASSIGN)
-    for (int i = 0; i < nr; i++) line(P, "%s[%d] = 0.0f;", acc, i);
+    for (int i = 0; i < nr; i++) line(P, "%s[%d] = %s;", acc, i, t == T_I8 ? "0" : "0.0f");
   /* B [K, N]: k along the rows (MN-major); transpose(copy) [N, K]: k along the columns (K-major). */
   const char *b;
   if (fb->swz) b = op->btrans ? swz_logical(P, fb, "0", k) : swz_logical(P, fb, k, "0");
@@ -1274,9 +1279,12 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
     else a = F("warp / 4 * %d + %s * 8", 64 * fa->pitch, k);      /* ... k / 8 core matrices of 64 */
     line(P, "t2c::wgmma_fence();");
     line(P, "#pragma unroll");
-    line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
-    line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, acc,
-         wg_desc(P, op->buf, a, !op->atrans));
+    line(P, "for (int %s = 0; %s < %d; %s += %d)", k, k, op->kdim, k, ks);
+    if (b8) /* K-major both (layout.c): no transposes to give */
+      line(P, "  t2c::wgmma_%s<%d>(%s, %s,", elem_names[t], n, acc, wg_desc(P, op->buf, a, true));
+    else
+      line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[t], n, op->atrans, !op->btrans, acc,
+           wg_desc(P, op->buf, a, !op->atrans));
     line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
   }
   line(P, "t2c::wgmma_commit();");

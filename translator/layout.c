@@ -194,10 +194,17 @@ static bool wgmma_shape(TirKernel *K, const TirOp *op) {
   static const int widths[] = {8, 16, 32, 64, 96, 128, 192, 256};
   int warps = K->ki->threads / K->t->lanes;
   ElemType t = op->src ? op->src->elem : op->expr ? op->expr->u.call.cast : T_NONE;
-  if (!K->hw->wgmma || op->simt || (t != T_F16 && t != T_BF16) || K->t->lanes != 32) return false;
-  if (warps % 4 || op->rows != 16 * warps || op->kdim % 16 || (op->src && K->bufs[op->buf].trans) ||
+  bool b8 = t == T_I8 || elem_is_f8(t);
+  if (!K->hw->wgmma || op->simt || (t != T_F16 && t != T_BF16 && !b8) || K->t->lanes != 32) return false;
+  if (warps % 4 || op->rows != 16 * warps || op->kdim % (b8 ? 32 : 16) || (op->src && K->bufs[op->buf].trans) ||
       K->bufs[op->buf2].trans)
     return false;
+  /* 8-bit operands (m64nNk32): both K-major from shared copies (the PTX ISA has
+   * no transpose for them), A = a copy [M, K], B = transpose(a copy [N, K]) */
+  if (b8 && (!K->hw->wgmma_b8 || !op->src || op->atrans || !op->btrans)) return false;
+  /* ... swizzled (wg_swizzle: rows of 32k bytes take one when they come in 8s;
+   * TirBuf.cm8's plain core matrices are 16-bit ones) */
+  if (b8 && (K->bufs[op->buf].rows % 8 || K->bufs[op->buf2].rows % 8)) return false;
   for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
     if (op->cols == widths[i]) return true;
   return false;

@@ -574,6 +574,7 @@ typedef struct HwPath {
   const char *mma_i8;    /* for i8 operands (s32 accumulators), or NULL */
   const char *mma_f8;    /* for f8e4m3/f8e5m2 operands (f32 accumulators), or NULL */
   const char *wgmma;     /* the warpgroup instruction for f16/bf16 operands from shared memory, or NULL */
+  const char *wgmma_b8;  /* for i8 (s32) and f8 (f32) operands, both K-major from shared memory, or NULL */
   bool arch_a;           /* only for architecture-specific targets (sm_90a: the config's arch_suffix "a") */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
