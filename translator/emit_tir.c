@@ -922,8 +922,8 @@ static const char *swz_logical(Printer *P, const TirBuf *f, const char *r, const
   bool r0 = strcmp(r, "0") == 0, c0 = strcmp(c, "0") == 0;
   const char *ri = r0 ? NULL : F("%s * %d", paren(P, r), e);
   const char *ci = c0                          ? NULL
-                   : f->cols == e              ? c
-                                               : F("%s / %d * %d + %s %% %d", paren(P, c), e, f->rows * e, paren(P, c), e);
+                   : tir_buf_scols(f) == e     ? c
+                                               : F("%s / %d * %d + %s %% %d", paren(P, c), e, tir_buf_srows(f) * e, paren(P, c), e);
   return ri && ci ? F("%s + %s", ri, ci) : ri ? ri : ci ? ci : "0";
 }
 
@@ -951,6 +951,7 @@ static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const ch
  * first column is a multiple of it). */
 static const char *at_idx(Printer *P, const TirBuf *f, At at) {
   const Layout *p = parent_of(at.lay);
+  if (f->trans) return elem_idx(P, f, col_of(P, at), row_of(P, at)); /* stored transposed (an 8-bit wgmma operand) */
   if (!f->cm8 || at.lay->kind != LY_BLOCKED) return elem_idx(P, f, row_of(P, at), col_of(P, at));
   int kr = at.ir * p->lr * (p->mma ? 1 : p->wr), kc = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec;
   const char *rb = row_base_zero(p) ? "0" : F("t2c_r%d", p->id), *cb = col_base_zero(p) ? "0" : F("t2c_c%d", p->id);
@@ -980,7 +981,7 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     r = c;
     c = t;
   }
-  const char *idx = F("%s%s", h, f->cm8 ? at_idx(P, f, at) : elem_idx(P, f, r, c));
+  const char *idx = F("%s%s", h, f->cm8 ? at_idx(P, f, at) : elem_idx(P, f, r, c)); /* at_idx transposes itself */
   int reg = reg_of(op->dst->layout, at);
   const char *st;
   if (*runs) {

@@ -762,3 +762,369 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
     C[(t2c_r0 + 8) * 64 + (t2c_c0 + 57)] = t2c_v1[31];
   }
 }
+
+// kernel dot_i8_kn_wgmma (wgmma-i8-sm90a.tl:34): 128 threads
+//   layout L0: [64, 64], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 64: 32 per thread
+//   layout L1: [64, 64], runs of 16, lanes 8 x 4, warps 4 x 1: 32 per thread
+//   t2c_v2_s: shared, i8[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (shared copy of slice of A at line 35)
+//   t2c_v3_t: shared, i8[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (transposed shared copy of slice of B at line 35)
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   shared memory: 8192 bytes; barriers: 1
+extern "C" __global__ void __launch_bounds__(128)
+dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C)
+{
+  __shared__ __align__(512) signed char t2c_v2_s[4096];
+  __shared__ __align__(512) signed char t2c_v3_t[4096];
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
+  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 16;  // L1: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
+  if (t2c_fast) {
+    // wgmma-i8-sm90a.tl:35: C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 64], B[0 :+ 64, 0 :+ 64])
+    int t2c_v1[32];
+    signed char t2c_v2[32];
+    const t2c::Vec<signed char, 16> t2c_w0 = t2c::ldg_vec<16>(A + t2c_r1 * 64 + t2c_c1);
+    t2c_v2[0] = t2c_w0.v[0];
+    t2c_v2[1] = t2c_w0.v[1];
+    t2c_v2[2] = t2c_w0.v[2];
+    t2c_v2[3] = t2c_w0.v[3];
+    t2c_v2[4] = t2c_w0.v[4];
+    t2c_v2[5] = t2c_w0.v[5];
+    t2c_v2[6] = t2c_w0.v[6];
+    t2c_v2[7] = t2c_w0.v[7];
+    t2c_v2[8] = t2c_w0.v[8];
+    t2c_v2[9] = t2c_w0.v[9];
+    t2c_v2[10] = t2c_w0.v[10];
+    t2c_v2[11] = t2c_w0.v[11];
+    t2c_v2[12] = t2c_w0.v[12];
+    t2c_v2[13] = t2c_w0.v[13];
+    t2c_v2[14] = t2c_w0.v[14];
+    t2c_v2[15] = t2c_w0.v[15];
+    const t2c::Vec<signed char, 16> t2c_w1 = t2c::ldg_vec<16>(A + (t2c_r1 + 32) * 64 + t2c_c1);
+    t2c_v2[16] = t2c_w1.v[0];
+    t2c_v2[17] = t2c_w1.v[1];
+    t2c_v2[18] = t2c_w1.v[2];
+    t2c_v2[19] = t2c_w1.v[3];
+    t2c_v2[20] = t2c_w1.v[4];
+    t2c_v2[21] = t2c_w1.v[5];
+    t2c_v2[22] = t2c_w1.v[6];
+    t2c_v2[23] = t2c_w1.v[7];
+    t2c_v2[24] = t2c_w1.v[8];
+    t2c_v2[25] = t2c_w1.v[9];
+    t2c_v2[26] = t2c_w1.v[10];
+    t2c_v2[27] = t2c_w1.v[11];
+    t2c_v2[28] = t2c_w1.v[12];
+    t2c_v2[29] = t2c_w1.v[13];
+    t2c_v2[30] = t2c_w1.v[14];
+    t2c_v2[31] = t2c_w1.v[15];
+    t2c::sts_vec<16>(&t2c_v2_s[t2c::swz<64, 1>(t2c_r1 * 64 + t2c_c1)], t2c::Vec<signed char, 16>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7], t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    t2c::sts_vec<16>(&t2c_v2_s[t2c::swz<64, 1>((t2c_r1 + 32) * 64 + t2c_c1)], t2c::Vec<signed char, 16>{{t2c_v2[16], t2c_v2[17], t2c_v2[18], t2c_v2[19], t2c_v2[20], t2c_v2[21], t2c_v2[22], t2c_v2[23], t2c_v2[24], t2c_v2[25], t2c_v2[26], t2c_v2[27], t2c_v2[28], t2c_v2[29], t2c_v2[30], t2c_v2[31]}});
+    t2c::fence_proxy_async();  // wgmma reads t2c_v2_s through the async proxy
+    signed char t2c_v3[32];
+    const t2c::Vec<signed char, 16> t2c_w2 = t2c::ldg_vec<16>(B + t2c_r1 * 64 + t2c_c1);
+    t2c_v3[0] = t2c_w2.v[0];
+    t2c_v3[1] = t2c_w2.v[1];
+    t2c_v3[2] = t2c_w2.v[2];
+    t2c_v3[3] = t2c_w2.v[3];
+    t2c_v3[4] = t2c_w2.v[4];
+    t2c_v3[5] = t2c_w2.v[5];
+    t2c_v3[6] = t2c_w2.v[6];
+    t2c_v3[7] = t2c_w2.v[7];
+    t2c_v3[8] = t2c_w2.v[8];
+    t2c_v3[9] = t2c_w2.v[9];
+    t2c_v3[10] = t2c_w2.v[10];
+    t2c_v3[11] = t2c_w2.v[11];
+    t2c_v3[12] = t2c_w2.v[12];
+    t2c_v3[13] = t2c_w2.v[13];
+    t2c_v3[14] = t2c_w2.v[14];
+    t2c_v3[15] = t2c_w2.v[15];
+    const t2c::Vec<signed char, 16> t2c_w3 = t2c::ldg_vec<16>(B + (t2c_r1 + 32) * 64 + t2c_c1);
+    t2c_v3[16] = t2c_w3.v[0];
+    t2c_v3[17] = t2c_w3.v[1];
+    t2c_v3[18] = t2c_w3.v[2];
+    t2c_v3[19] = t2c_w3.v[3];
+    t2c_v3[20] = t2c_w3.v[4];
+    t2c_v3[21] = t2c_w3.v[5];
+    t2c_v3[22] = t2c_w3.v[6];
+    t2c_v3[23] = t2c_w3.v[7];
+    t2c_v3[24] = t2c_w3.v[8];
+    t2c_v3[25] = t2c_w3.v[9];
+    t2c_v3[26] = t2c_w3.v[10];
+    t2c_v3[27] = t2c_w3.v[11];
+    t2c_v3[28] = t2c_w3.v[12];
+    t2c_v3[29] = t2c_w3.v[13];
+    t2c_v3[30] = t2c_w3.v[14];
+    t2c_v3[31] = t2c_w3.v[15];
+    t2c_v3_t[t2c::swz<64, 1>(t2c_c1 * 64 + t2c_r1)] = t2c_v3[0];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 1) * 64 + t2c_r1)] = t2c_v3[1];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 2) * 64 + t2c_r1)] = t2c_v3[2];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 3) * 64 + t2c_r1)] = t2c_v3[3];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 4) * 64 + t2c_r1)] = t2c_v3[4];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 5) * 64 + t2c_r1)] = t2c_v3[5];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 6) * 64 + t2c_r1)] = t2c_v3[6];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 7) * 64 + t2c_r1)] = t2c_v3[7];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 8) * 64 + t2c_r1)] = t2c_v3[8];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 9) * 64 + t2c_r1)] = t2c_v3[9];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 10) * 64 + t2c_r1)] = t2c_v3[10];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 11) * 64 + t2c_r1)] = t2c_v3[11];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 12) * 64 + t2c_r1)] = t2c_v3[12];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 13) * 64 + t2c_r1)] = t2c_v3[13];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 14) * 64 + t2c_r1)] = t2c_v3[14];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 15) * 64 + t2c_r1)] = t2c_v3[15];
+    t2c_v3_t[t2c::swz<64, 1>(t2c_c1 * 64 + t2c_r1 + 32)] = t2c_v3[16];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 1) * 64 + t2c_r1 + 32)] = t2c_v3[17];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 2) * 64 + t2c_r1 + 32)] = t2c_v3[18];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 3) * 64 + t2c_r1 + 32)] = t2c_v3[19];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 4) * 64 + t2c_r1 + 32)] = t2c_v3[20];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 5) * 64 + t2c_r1 + 32)] = t2c_v3[21];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 6) * 64 + t2c_r1 + 32)] = t2c_v3[22];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 7) * 64 + t2c_r1 + 32)] = t2c_v3[23];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 8) * 64 + t2c_r1 + 32)] = t2c_v3[24];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 9) * 64 + t2c_r1 + 32)] = t2c_v3[25];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 10) * 64 + t2c_r1 + 32)] = t2c_v3[26];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 11) * 64 + t2c_r1 + 32)] = t2c_v3[27];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 12) * 64 + t2c_r1 + 32)] = t2c_v3[28];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 13) * 64 + t2c_r1 + 32)] = t2c_v3[29];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 14) * 64 + t2c_r1 + 32)] = t2c_v3[30];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 15) * 64 + t2c_r1 + 32)] = t2c_v3[31];
+    t2c::fence_proxy_async();  // wgmma reads t2c_v3_t through the async proxy
+    __syncthreads();  // t2c_v2_s: written at line 35, read here by other threads
+    // on tensor cores (wgmma.mma_async.m64nNk32): m64n64k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
+    t2c_v1[0] = 0;
+    t2c_v1[1] = 0;
+    t2c_v1[2] = 0;
+    t2c_v1[3] = 0;
+    t2c_v1[4] = 0;
+    t2c_v1[5] = 0;
+    t2c_v1[6] = 0;
+    t2c_v1[7] = 0;
+    t2c_v1[8] = 0;
+    t2c_v1[9] = 0;
+    t2c_v1[10] = 0;
+    t2c_v1[11] = 0;
+    t2c_v1[12] = 0;
+    t2c_v1[13] = 0;
+    t2c_v1[14] = 0;
+    t2c_v1[15] = 0;
+    t2c_v1[16] = 0;
+    t2c_v1[17] = 0;
+    t2c_v1[18] = 0;
+    t2c_v1[19] = 0;
+    t2c_v1[20] = 0;
+    t2c_v1[21] = 0;
+    t2c_v1[22] = 0;
+    t2c_v1[23] = 0;
+    t2c_v1[24] = 0;
+    t2c_v1[25] = 0;
+    t2c_v1[26] = 0;
+    t2c_v1[27] = 0;
+    t2c_v1[28] = 0;
+    t2c_v1[29] = 0;
+    t2c_v1[30] = 0;
+    t2c_v1[31] = 0;
+    t2c::wgmma_fence();
+    #pragma unroll
+    for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 32)
+      t2c::wgmma_i8<64>(t2c_v1, t2c::wgmma_desc(&t2c_v2_s[(warp / 4 * 64) * 64 + t2c_k4], 16, 512, 64),
+          t2c::wgmma_desc(&t2c_v3_t[t2c_k4], 16, 512, 64));
+    t2c::wgmma_commit();
+    t2c::wgmma_wait<0>();
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + t2c_c0, t2c::Vec<int, 2>{{t2c_v1[0], t2c_v1[1]}});
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + (t2c_c0 + 8), t2c::Vec<int, 2>{{t2c_v1[4], t2c_v1[5]}});
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + (t2c_c0 + 16), t2c::Vec<int, 2>{{t2c_v1[8], t2c_v1[9]}});
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + (t2c_c0 + 24), t2c::Vec<int, 2>{{t2c_v1[12], t2c_v1[13]}});
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + (t2c_c0 + 32), t2c::Vec<int, 2>{{t2c_v1[16], t2c_v1[17]}});
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + (t2c_c0 + 40), t2c::Vec<int, 2>{{t2c_v1[20], t2c_v1[21]}});
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + (t2c_c0 + 48), t2c::Vec<int, 2>{{t2c_v1[24], t2c_v1[25]}});
+    t2c::stg_vec<2>(C + t2c_r0 * 64 + (t2c_c0 + 56), t2c::Vec<int, 2>{{t2c_v1[28], t2c_v1[29]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + t2c_c0, t2c::Vec<int, 2>{{t2c_v1[2], t2c_v1[3]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + (t2c_c0 + 8), t2c::Vec<int, 2>{{t2c_v1[6], t2c_v1[7]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + (t2c_c0 + 16), t2c::Vec<int, 2>{{t2c_v1[10], t2c_v1[11]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + (t2c_c0 + 24), t2c::Vec<int, 2>{{t2c_v1[14], t2c_v1[15]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + (t2c_c0 + 32), t2c::Vec<int, 2>{{t2c_v1[18], t2c_v1[19]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + (t2c_c0 + 40), t2c::Vec<int, 2>{{t2c_v1[22], t2c_v1[23]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + (t2c_c0 + 48), t2c::Vec<int, 2>{{t2c_v1[26], t2c_v1[27]}});
+    t2c::stg_vec<2>(C + (t2c_r0 + 8) * 64 + (t2c_c0 + 56), t2c::Vec<int, 2>{{t2c_v1[30], t2c_v1[31]}});
+  } else {
+    // wgmma-i8-sm90a.tl:35: C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 64], B[0 :+ 64, 0 :+ 64])
+    int t2c_v1[32];
+    signed char t2c_v2[32];
+    t2c_v2[0] = A[t2c_r1 * 64 + t2c_c1];
+    t2c_v2[1] = A[t2c_r1 * 64 + (t2c_c1 + 1)];
+    t2c_v2[2] = A[t2c_r1 * 64 + (t2c_c1 + 2)];
+    t2c_v2[3] = A[t2c_r1 * 64 + (t2c_c1 + 3)];
+    t2c_v2[4] = A[t2c_r1 * 64 + (t2c_c1 + 4)];
+    t2c_v2[5] = A[t2c_r1 * 64 + (t2c_c1 + 5)];
+    t2c_v2[6] = A[t2c_r1 * 64 + (t2c_c1 + 6)];
+    t2c_v2[7] = A[t2c_r1 * 64 + (t2c_c1 + 7)];
+    t2c_v2[8] = A[t2c_r1 * 64 + (t2c_c1 + 8)];
+    t2c_v2[9] = A[t2c_r1 * 64 + (t2c_c1 + 9)];
+    t2c_v2[10] = A[t2c_r1 * 64 + (t2c_c1 + 10)];
+    t2c_v2[11] = A[t2c_r1 * 64 + (t2c_c1 + 11)];
+    t2c_v2[12] = A[t2c_r1 * 64 + (t2c_c1 + 12)];
+    t2c_v2[13] = A[t2c_r1 * 64 + (t2c_c1 + 13)];
+    t2c_v2[14] = A[t2c_r1 * 64 + (t2c_c1 + 14)];
+    t2c_v2[15] = A[t2c_r1 * 64 + (t2c_c1 + 15)];
+    t2c_v2[16] = A[(t2c_r1 + 32) * 64 + t2c_c1];
+    t2c_v2[17] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 1)];
+    t2c_v2[18] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 2)];
+    t2c_v2[19] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 3)];
+    t2c_v2[20] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 4)];
+    t2c_v2[21] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 5)];
+    t2c_v2[22] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 6)];
+    t2c_v2[23] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 7)];
+    t2c_v2[24] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 8)];
+    t2c_v2[25] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 9)];
+    t2c_v2[26] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 10)];
+    t2c_v2[27] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 11)];
+    t2c_v2[28] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 12)];
+    t2c_v2[29] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 13)];
+    t2c_v2[30] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 14)];
+    t2c_v2[31] = A[(t2c_r1 + 32) * 64 + (t2c_c1 + 15)];
+    t2c::sts_vec<16>(&t2c_v2_s[t2c::swz<64, 1>(t2c_r1 * 64 + t2c_c1)], t2c::Vec<signed char, 16>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7], t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    t2c::sts_vec<16>(&t2c_v2_s[t2c::swz<64, 1>((t2c_r1 + 32) * 64 + t2c_c1)], t2c::Vec<signed char, 16>{{t2c_v2[16], t2c_v2[17], t2c_v2[18], t2c_v2[19], t2c_v2[20], t2c_v2[21], t2c_v2[22], t2c_v2[23], t2c_v2[24], t2c_v2[25], t2c_v2[26], t2c_v2[27], t2c_v2[28], t2c_v2[29], t2c_v2[30], t2c_v2[31]}});
+    t2c::fence_proxy_async();  // wgmma reads t2c_v2_s through the async proxy
+    signed char t2c_v3[32];
+    t2c_v3[0] = B[t2c_r1 * 64 + t2c_c1];
+    t2c_v3[1] = B[t2c_r1 * 64 + (t2c_c1 + 1)];
+    t2c_v3[2] = B[t2c_r1 * 64 + (t2c_c1 + 2)];
+    t2c_v3[3] = B[t2c_r1 * 64 + (t2c_c1 + 3)];
+    t2c_v3[4] = B[t2c_r1 * 64 + (t2c_c1 + 4)];
+    t2c_v3[5] = B[t2c_r1 * 64 + (t2c_c1 + 5)];
+    t2c_v3[6] = B[t2c_r1 * 64 + (t2c_c1 + 6)];
+    t2c_v3[7] = B[t2c_r1 * 64 + (t2c_c1 + 7)];
+    t2c_v3[8] = B[t2c_r1 * 64 + (t2c_c1 + 8)];
+    t2c_v3[9] = B[t2c_r1 * 64 + (t2c_c1 + 9)];
+    t2c_v3[10] = B[t2c_r1 * 64 + (t2c_c1 + 10)];
+    t2c_v3[11] = B[t2c_r1 * 64 + (t2c_c1 + 11)];
+    t2c_v3[12] = B[t2c_r1 * 64 + (t2c_c1 + 12)];
+    t2c_v3[13] = B[t2c_r1 * 64 + (t2c_c1 + 13)];
+    t2c_v3[14] = B[t2c_r1 * 64 + (t2c_c1 + 14)];
+    t2c_v3[15] = B[t2c_r1 * 64 + (t2c_c1 + 15)];
+    t2c_v3[16] = B[(t2c_r1 + 32) * 64 + t2c_c1];
+    t2c_v3[17] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 1)];
+    t2c_v3[18] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 2)];
+    t2c_v3[19] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 3)];
+    t2c_v3[20] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 4)];
+    t2c_v3[21] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 5)];
+    t2c_v3[22] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 6)];
+    t2c_v3[23] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 7)];
+    t2c_v3[24] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 8)];
+    t2c_v3[25] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 9)];
+    t2c_v3[26] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 10)];
+    t2c_v3[27] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 11)];
+    t2c_v3[28] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 12)];
+    t2c_v3[29] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 13)];
+    t2c_v3[30] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 14)];
+    t2c_v3[31] = B[(t2c_r1 + 32) * 64 + (t2c_c1 + 15)];
+    t2c_v3_t[t2c::swz<64, 1>(t2c_c1 * 64 + t2c_r1)] = t2c_v3[0];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 1) * 64 + t2c_r1)] = t2c_v3[1];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 2) * 64 + t2c_r1)] = t2c_v3[2];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 3) * 64 + t2c_r1)] = t2c_v3[3];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 4) * 64 + t2c_r1)] = t2c_v3[4];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 5) * 64 + t2c_r1)] = t2c_v3[5];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 6) * 64 + t2c_r1)] = t2c_v3[6];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 7) * 64 + t2c_r1)] = t2c_v3[7];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 8) * 64 + t2c_r1)] = t2c_v3[8];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 9) * 64 + t2c_r1)] = t2c_v3[9];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 10) * 64 + t2c_r1)] = t2c_v3[10];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 11) * 64 + t2c_r1)] = t2c_v3[11];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 12) * 64 + t2c_r1)] = t2c_v3[12];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 13) * 64 + t2c_r1)] = t2c_v3[13];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 14) * 64 + t2c_r1)] = t2c_v3[14];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 15) * 64 + t2c_r1)] = t2c_v3[15];
+    t2c_v3_t[t2c::swz<64, 1>(t2c_c1 * 64 + t2c_r1 + 32)] = t2c_v3[16];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 1) * 64 + t2c_r1 + 32)] = t2c_v3[17];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 2) * 64 + t2c_r1 + 32)] = t2c_v3[18];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 3) * 64 + t2c_r1 + 32)] = t2c_v3[19];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 4) * 64 + t2c_r1 + 32)] = t2c_v3[20];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 5) * 64 + t2c_r1 + 32)] = t2c_v3[21];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 6) * 64 + t2c_r1 + 32)] = t2c_v3[22];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 7) * 64 + t2c_r1 + 32)] = t2c_v3[23];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 8) * 64 + t2c_r1 + 32)] = t2c_v3[24];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 9) * 64 + t2c_r1 + 32)] = t2c_v3[25];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 10) * 64 + t2c_r1 + 32)] = t2c_v3[26];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 11) * 64 + t2c_r1 + 32)] = t2c_v3[27];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 12) * 64 + t2c_r1 + 32)] = t2c_v3[28];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 13) * 64 + t2c_r1 + 32)] = t2c_v3[29];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 14) * 64 + t2c_r1 + 32)] = t2c_v3[30];
+    t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 15) * 64 + t2c_r1 + 32)] = t2c_v3[31];
+    t2c::fence_proxy_async();  // wgmma reads t2c_v3_t through the async proxy
+    __syncthreads();  // t2c_v2_s: written at line 35, read here by other threads
+    // on tensor cores (wgmma.mma_async.m64nNk32): m64n64k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
+    t2c_v1[0] = 0;
+    t2c_v1[1] = 0;
+    t2c_v1[2] = 0;
+    t2c_v1[3] = 0;
+    t2c_v1[4] = 0;
+    t2c_v1[5] = 0;
+    t2c_v1[6] = 0;
+    t2c_v1[7] = 0;
+    t2c_v1[8] = 0;
+    t2c_v1[9] = 0;
+    t2c_v1[10] = 0;
+    t2c_v1[11] = 0;
+    t2c_v1[12] = 0;
+    t2c_v1[13] = 0;
+    t2c_v1[14] = 0;
+    t2c_v1[15] = 0;
+    t2c_v1[16] = 0;
+    t2c_v1[17] = 0;
+    t2c_v1[18] = 0;
+    t2c_v1[19] = 0;
+    t2c_v1[20] = 0;
+    t2c_v1[21] = 0;
+    t2c_v1[22] = 0;
+    t2c_v1[23] = 0;
+    t2c_v1[24] = 0;
+    t2c_v1[25] = 0;
+    t2c_v1[26] = 0;
+    t2c_v1[27] = 0;
+    t2c_v1[28] = 0;
+    t2c_v1[29] = 0;
+    t2c_v1[30] = 0;
+    t2c_v1[31] = 0;
+    t2c::wgmma_fence();
+    #pragma unroll
+    for (int t2c_k5 = 0; t2c_k5 < 64; t2c_k5 += 32)
+      t2c::wgmma_i8<64>(t2c_v1, t2c::wgmma_desc(&t2c_v2_s[(warp / 4 * 64) * 64 + t2c_k5], 16, 512, 64),
+          t2c::wgmma_desc(&t2c_v3_t[t2c_k5], 16, 512, 64));
+    t2c::wgmma_commit();
+    t2c::wgmma_wait<0>();
+    C[t2c_r0 * 64 + t2c_c0] = t2c_v1[0];
+    C[t2c_r0 * 64 + (t2c_c0 + 1)] = t2c_v1[1];
+    C[t2c_r0 * 64 + (t2c_c0 + 8)] = t2c_v1[4];
+    C[t2c_r0 * 64 + (t2c_c0 + 9)] = t2c_v1[5];
+    C[t2c_r0 * 64 + (t2c_c0 + 16)] = t2c_v1[8];
+    C[t2c_r0 * 64 + (t2c_c0 + 17)] = t2c_v1[9];
+    C[t2c_r0 * 64 + (t2c_c0 + 24)] = t2c_v1[12];
+    C[t2c_r0 * 64 + (t2c_c0 + 25)] = t2c_v1[13];
+    C[t2c_r0 * 64 + (t2c_c0 + 32)] = t2c_v1[16];
+    C[t2c_r0 * 64 + (t2c_c0 + 33)] = t2c_v1[17];
+    C[t2c_r0 * 64 + (t2c_c0 + 40)] = t2c_v1[20];
+    C[t2c_r0 * 64 + (t2c_c0 + 41)] = t2c_v1[21];
+    C[t2c_r0 * 64 + (t2c_c0 + 48)] = t2c_v1[24];
+    C[t2c_r0 * 64 + (t2c_c0 + 49)] = t2c_v1[25];
+    C[t2c_r0 * 64 + (t2c_c0 + 56)] = t2c_v1[28];
+    C[t2c_r0 * 64 + (t2c_c0 + 57)] = t2c_v1[29];
+    C[(t2c_r0 + 8) * 64 + t2c_c0] = t2c_v1[2];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 1)] = t2c_v1[3];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 8)] = t2c_v1[6];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 9)] = t2c_v1[7];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 16)] = t2c_v1[10];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 17)] = t2c_v1[11];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 24)] = t2c_v1[14];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 25)] = t2c_v1[15];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 32)] = t2c_v1[18];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 33)] = t2c_v1[19];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 40)] = t2c_v1[22];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 41)] = t2c_v1[23];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 48)] = t2c_v1[26];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 49)] = t2c_v1[27];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 56)] = t2c_v1[30];
+    C[(t2c_r0 + 8) * 64 + (t2c_c0 + 57)] = t2c_v1[31];
+  }
+}

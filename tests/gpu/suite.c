@@ -1307,18 +1307,21 @@ static void t_wgmma_register_a(Tally *T) {
 
 /* i8 dots on tensor cores (mma.sync m16n8k32, i32 accumulation): C = A B^T with B
  * stored [N, K] under @pipeline(3), and C = A^T B + bias with A stored [K, M]
- * (transposed shared copies). Exact integer references; sizes ragged in every
- * dim (K = 100 takes the element-by-element body, K = 144 the 16-byte one), an
- * exact multiple of the tiles, and one smaller than a tile. */
+ * (transposed shared copies); the latter again with 64 rows over 4 warps on
+ * sm_90a (f = 2: wgmma m64n64k32 from the transposed copies, both K-major).
+ * Exact integer references; sizes ragged in every dim (K = 100 takes the
+ * element-by-element body, K = 144 the 16-byte one), an exact multiple of the
+ * tiles, and one smaller than a tile. */
 static void t_dot_i8_forms(Tally *T) {
   static const int MNK[][3] = {{37, 50, 100}, {70, 90, 144}, {64, 64, 128}, {5, 3, 7}};
-  for (int f = 0; f < 2; f++)
+  for (int f = 0; f < 3; f++)
     for (int c = 0; c < 4; c++) {
       int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
-      const char *kn = f ? "dot_i8_transposed_a" : "dot_i8_transposed_b";
+      const char *kn = f == 2 ? "dot_i8_transposed_a_wg" : f ? "dot_i8_transposed_a" : "dot_i8_transposed_b";
       Rng r = rng_seed(kn, (uint64_t)c);
       Call k;
-      call_init(&k, f ? "dot_i8_atb.tl" : "dot_i8_abt.tl", kn);
+      call_init(&k, f == 2 ? "dot_i8_atb_wg.tl" : f ? "dot_i8_atb.tl" : "dot_i8_abt.tl", kn);
+      if (f == 2) snprintf(k.target, sizeof k.target, "sm_90a");
       Ten *A = call_in(&k, "A", I8, 2, f ? SHAPE(K, M) : SHAPE(M, K));
       Ten *B = call_in(&k, "B", I8, 2, f ? SHAPE(K, N) : SHAPE(N, K));
       Ten *bias = f ? call_in(&k, "bias", I32, 1, SHAPE(N)) : NULL;

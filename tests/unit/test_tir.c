@@ -521,8 +521,8 @@ Test(tir_dot, wgmma_falls_back_to_mma_sync_where_it_does_not_fit) {
 
 /* 8-bit dots on sm_90a: i8 and f8e4m3 with both operands K-major (A [M, K],
  * B = transpose of a [N, K] copy) take wgmma m64nNk32 over swizzled copies
- * (64-byte rows: 64-byte swizzle); an i8 B [K, N], whose copy ldmatrix needs
- * stored transposed, and a k of 16 (not a multiple of 32) stay on mma.sync. */
+ * (64-byte rows: 64-byte swizzle); so does an i8 B [K, N], from its copy
+ * stored transposed ([N, K] as stored: K-major), swizzled as stored. */
 Test(tir_dot, wgmma_k32_for_8_bit_operands_both_k_major) {
   const char *why = NULL;
   static const char *const types[] = {"i8", "f8e4m3"}, *const accs[] = {"i32", "f32"};
@@ -548,19 +548,19 @@ Test(tir_dot, wgmma_k32_for_8_bit_operands_both_k_major) {
     cr_assert(K, "not lowered: %s", why ? why : diag_text);
     cr_assert_not(find_op(&K->body, TO_DOT)->wgmma, "sm_90 keeps mma.sync");
   }
-  const char *stay[] = {
-      "@launch(128)\n"
-      "kernel g(A: tensor<i8>[64, 64], B: tensor<i8>[64, 64], C: tensor<i32>[64, 64]) {\n"
-      "  C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 64], B[0 :+ 64, 0 :+ 64])\n}\n",
-      "@launch(128)\n"
-      "kernel g(A: tensor<i8>[64, 16], B: tensor<i8>[64, 16], C: tensor<i32>[64, 64]) {\n"
-      "  C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 16], transpose(B[0 :+ 64, 0 :+ 16]))\n}\n",
-  };
-  for (int i = 0; i < 2; i++) {
-    TirKernel *K = build_for("configs/sm_90a.yaml", stay[i], &why);
-    if (!K) continue; /* k 16 is not a dot of the 8-bit instruction's shape at all */
-    cr_assert_not(find_op(&K->body, TO_DOT)->wgmma, "case %d", i);
-  }
+  /* B [K, N] = [32, 64]: stored [64, 32], rows of 32 bytes: a 32-byte swizzle */
+  TirKernel *K = build_for("configs/sm_90a.yaml",
+                           "@launch(128)\n"
+                           "kernel g(A: tensor<i8>[64, 32], B: tensor<i8>[32, 64], C: tensor<i32>[64, 64]) {\n"
+                           "  C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 32], B[0 :+ 32, 0 :+ 64])\n}\n",
+                           &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot->wgmma);
+  const TirBuf *fb = &K->bufs[dot->buf2];
+  cr_assert(fb->trans && fb->cm8);
+  cr_assert_eq(fb->pitch, 32, "stored [64, 32], unpadded");
+  cr_assert_eq(fb->swz, 32);
 }
 
 /* On sm_90a a wgmma dot of a stage ring's loop whose accumulator nothing else
