@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """gen_wgmma.py: prints rt.cuh's wgmma.mma_async inline PTX, one macro per N.
 
+Forms: SS and RS, m64nNk16.f32 with f16/bf16 operands; S8 (m64nNk32.s32
+with s8/u8 operands: scale-d but no imm-scale-a/b and no transposes, as the
+PTX ISA gives the integer form) and F8 (m64nNk32.f32 with e4m3/e5m2: the
+imm-scales, no transposes), both with A and B from descriptors.
+
 Each asm statement lists the N/2 accumulators one by one, which neither
 templates nor the preprocessor can count out, so the block is generated:
     python3 tools/gen_wgmma.py > /tmp/w && (replace the block between the
@@ -14,10 +19,10 @@ def dlist(k):
     return ", ".join("%%%d" % i for i in range(k))
 
 
-def outs(k):
+def outs(k, c="f"):
     lines, row = [], []
     for i in range(k):
-        row.append('"+f"(d[%d])' % i)
+        row.append('"+%s"(d[%d])' % (c, i))
         if len(row) == 8:
             lines.append(", ".join(row))
             row = []
@@ -39,8 +44,23 @@ def chunks(s, width=90):
     return parts
 
 
-def asm(n, rs):
+def asm(n, rs, form=None):
     k = n // 2
+    if form:  # "S8" or "F8": 8-bit operands from descriptors, k32
+        a, b, sc = "%%%d" % k, "%%%d" % (k + 1), k + 2
+        ins = '"l"(da), "l"(db), "r"(scale_d)'
+        tail = "p" if form == "S8" else "p, 1, 1"
+        name = "T2C_WGMMA_%s_%d" % (form, n)
+        out = ["#define %s(TY) \\" % name,
+               '  asm volatile("{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n" \\' % sc,
+               '               "wgmma.mma_async.sync.aligned.m64n%dk32.%s." TY "." TY " {" \\'
+               % (n, "s32" if form == "S8" else "f32")]
+        for part in chunks(dlist(k)):
+            out.append('               "%s" \\' % part)
+        out.append('               "}, %s, %s, %s;\\n}\\n" \\' % (a, b, tail))
+        out.append("      : " + outs(k, "r" if form == "S8" else "f") + " \\")
+        out.append("      : " + ins + ")")
+        return "\n".join(out)
     if rs:
         a, b, sc, rest = "{%%%d, %%%d, %%%d, %%%d}" % (k, k + 1, k + 2, k + 3), "%%%d" % (k + 4), k + 5, "%%%d" % (k + 6)
         ins = '"r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB)'
@@ -66,6 +86,8 @@ print("#define T2C_WGMMA_NS_(N) (" + " || ".join("(N) == %d" % n for n in NS) + 
 for n in NS:
     print(asm(n, False))
     print(asm(n, True))
+    print(asm(n, False, "S8"))
+    print(asm(n, False, "F8"))
 print("#define T2C_WGMMA_DISPATCH_(FORM, N, TY) \\")
 print("  " + " else ".join("if constexpr (N == %d) T2C_WGMMA_##FORM##_%d(TY);" % (n, n) for n in NS[:1]) + " \\")
 for n in NS[1:]:

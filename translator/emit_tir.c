@@ -922,8 +922,8 @@ static const char *swz_logical(Printer *P, const TirBuf *f, const char *r, const
   bool r0 = strcmp(r, "0") == 0, c0 = strcmp(c, "0") == 0;
   const char *ri = r0 ? NULL : F("%s * %d", paren(P, r), e);
   const char *ci = c0                          ? NULL
-                   : f->cols == e              ? c
-                                               : F("%s / %d * %d + %s %% %d", paren(P, c), e, f->rows * e, paren(P, c), e);
+                   : tir_buf_scols(f) == e     ? c
+                                               : F("%s / %d * %d + %s %% %d", paren(P, c), e, tir_buf_srows(f) * e, paren(P, c), e);
   return ri && ci ? F("%s + %s", ri, ci) : ri ? ri : ci ? ci : "0";
 }
 
@@ -951,6 +951,7 @@ static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const ch
  * first column is a multiple of it). */
 static const char *at_idx(Printer *P, const TirBuf *f, At at) {
   const Layout *p = parent_of(at.lay);
+  if (f->trans) return elem_idx(P, f, col_of(P, at), row_of(P, at)); /* stored transposed (an 8-bit wgmma operand) */
   if (!f->cm8 || at.lay->kind != LY_BLOCKED) return elem_idx(P, f, row_of(P, at), col_of(P, at));
   int kr = at.ir * p->lr * (p->mma ? 1 : p->wr), kc = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec;
   const char *rb = row_base_zero(p) ? "0" : F("t2c_r%d", p->id), *cb = col_base_zero(p) ? "0" : F("t2c_c%d", p->id);
@@ -980,7 +981,7 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     r = c;
     c = t;
   }
-  const char *idx = F("%s%s", h, f->cm8 ? at_idx(P, f, at) : elem_idx(P, f, r, c));
+  const char *idx = F("%s%s", h, f->cm8 ? at_idx(P, f, at) : elem_idx(P, f, r, c)); /* at_idx transposes itself */
   int reg = reg_of(op->dst->layout, at);
   const char *st;
   if (*runs) {
@@ -1226,7 +1227,8 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
   return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, 0)", f->cname, half_of(P, bi), at, lbo, sbo);
 }
 
-/* A dot by wgmma m64nNk16, N = the accumulator's columns: warpgroup warp / 4
+/* A dot by wgmma m64nNk16 (m64nNk32 for i8 and f8 operands, both K-major),
+ * N = the accumulator's columns: warpgroup warp / 4
  * computes rows 64 * (warp / 4) .. + 63 from the operands' core-matrix copies.
  * The wg layout numbers its registers in wgmma's D fragment order (reg_of), so
  * the accumulator array is wgmma's operand itself: nothing touches it between
@@ -1239,6 +1241,9 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
 static void print_dot_wgmma(Printer *P, const TirOp *op) {
   const TirBuf *fa = op->src ? &P->K->bufs[op->buf] : NULL, *fb = &P->K->bufs[op->buf2];
   int n = op->cols, nr = layout_count(op->lay);
+  ElemType t = fa ? op->src->elem : op->expr->u.call.cast;
+  bool b8 = elem_bytes[t] == 1; /* a k32 step is 32 bytes, as a k16 step of 16-bit elements is */
+  int ks = b8 ? 32 : 16;
   const char *acc = op->dst->cname, *k = F("t2c_k%d", P->ctr++);
   const char *bswz = fb->swz ? F("%d-byte swizzled", fb->swz) : "core matrices";
   const char *how = !fa                ? F("A from registers, B from shared memory by descriptor (%s)", bswz)
@@ -1246,9 +1251,10 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
                     : fa->swz ? F("A and B from shared memory by descriptors (A %d-byte swizzled, B core matrices)", fa->swz)
                     : fb->swz ? F("A and B from shared memory by descriptors (A core matrices, B %d-byte swizzled)", fb->swz)
                               : "A and B from shared memory by descriptors (core matrices, no swizzle)";
-  line(P, "// on tensor cores (%s): m64n%dk16 per warpgroup of 4 warps, %s", P->K->hw->wgmma, n, how);
+  line(P, "// on tensor cores (%s): m64n%dk%d per warpgroup of 4 warps, %s", b8 ? P->K->hw->wgmma_b8 : P->K->hw->wgmma, n,
+       ks, how);
   if (op->op == TK_ASSIGN)
-    for (int i = 0; i < nr; i++) line(P, "%s[%d] = 0.0f;", acc, i);
+    for (int i = 0; i < nr; i++) line(P, "%s[%d] = %s;", acc, i, t == T_I8 ? "0" : "0.0f");
   /* B [K, N]: k along the rows (MN-major); transpose(copy) [N, K]: k along the columns (K-major). */
   const char *b;
   if (fb->swz) b = op->btrans ? swz_logical(P, fb, "0", k) : swz_logical(P, fb, k, "0");
@@ -1279,9 +1285,12 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
     line(P, "#pragma unroll");
-    line(P, "for (int %s = 0; %s < %d; %s += 16)", k, k, op->kdim, k);
-    line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[op->src->elem], n, op->atrans, !op->btrans, acc,
-         wg_desc(P, op->buf, a, !op->atrans));
+    line(P, "for (int %s = 0; %s < %d; %s += %d)", k, k, op->kdim, k, ks);
+    if (b8) /* K-major both (layout.c): no transposes to give */
+      line(P, "  t2c::wgmma_%s<%d>(%s, %s,", elem_names[t], n, acc, wg_desc(P, op->buf, a, true));
+    else
+      line(P, "  t2c::wgmma_%s<%d, %d, %d>(%s, %s,", elem_names[t], n, op->atrans, !op->btrans, acc,
+           wg_desc(P, op->buf, a, !op->atrans));
     line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
   }
   line(P, "t2c::wgmma_commit();");

@@ -194,10 +194,19 @@ static bool wgmma_shape(TirKernel *K, const TirOp *op) {
   static const int widths[] = {8, 16, 32, 64, 96, 128, 192, 256};
   int warps = K->ki->threads / K->t->lanes;
   ElemType t = op->src ? op->src->elem : op->expr ? op->expr->u.call.cast : T_NONE;
-  if (!K->hw->wgmma || op->simt || (t != T_F16 && t != T_BF16) || K->t->lanes != 32) return false;
-  if (warps % 4 || op->rows != 16 * warps || op->kdim % 16 || (op->src && K->bufs[op->buf].trans) ||
-      K->bufs[op->buf2].trans)
+  bool b8 = t == T_I8 || elem_is_f8(t);
+  if (!K->hw->wgmma || op->simt || (t != T_F16 && t != T_BF16 && !b8) || K->t->lanes != 32) return false;
+  if (warps % 4 || op->rows != 16 * warps || op->kdim % (b8 ? 32 : 16) ||
+      (!b8 && ((op->src && K->bufs[op->buf].trans) || K->bufs[op->buf2].trans)))
     return false;
+  /* 8-bit operands (m64nNk32): both K-major from shared copies (the PTX ISA has
+   * no transpose for them), A = a copy [M, K], B = transpose(a copy [N, K]),
+   * which lower.c's dot_operand always gives them (an operand that runs the
+   * other way gets a copy stored transposed, TirBuf.trans) ... */
+  if (b8 && (!K->hw->wgmma_b8 || !op->src || op->atrans || !op->btrans)) return false;
+  /* ... swizzled (wg_swizzle: stored rows of 32k bytes take one when they come
+   * in 8s; TirBuf.cm8's plain core matrices are 16-bit ones) */
+  if (b8 && (tir_buf_srows(&K->bufs[op->buf]) % 8 || tir_buf_srows(&K->bufs[op->buf2]) % 8)) return false;
   for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
     if (op->cols == widths[i]) return true;
   return false;
@@ -224,8 +233,8 @@ static void wg_demote_fn(TirKernel *K, TirOp *op, void *ctx) {
  * makes the 16-byte runs that fill the copy from global rows, 8 lanes at a
  * time, land in 8 different groups of 4 banks. */
 static int wg_swizzle(const TirBuf *f) {
-  int bytes = f->cols * elem_bytes[f->elem];
-  if (f->rows % 8) return 0;
+  int bytes = tir_buf_scols(f) * elem_bytes[f->elem];
+  if (tir_buf_srows(f) % 8) return 0;
   for (int w = 128; w >= 32; w /= 2)
     if (bytes % w == 0) return w;
   return 0;
@@ -237,7 +246,7 @@ static void wg_mark_fn(TirKernel *K, TirOp *op, void *ctx) {
   for (int i = op->src ? 0 : 1; i < 2; i++) {
     TirBuf *f = &K->bufs[i ? op->buf2 : op->buf];
     f->cm8 = true;
-    f->pitch = f->cols;
+    f->pitch = tir_buf_scols(f);
     f->swz = wg_swizzle(f);
     tir_buf_size(f);
   }

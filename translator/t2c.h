@@ -574,6 +574,7 @@ typedef struct HwPath {
   const char *mma_i8;    /* for i8 operands (s32 accumulators), or NULL */
   const char *mma_f8;    /* for f8e4m3/f8e5m2 operands (f32 accumulators), or NULL */
   const char *wgmma;     /* the warpgroup instruction for f16/bf16 operands from shared memory, or NULL */
+  const char *wgmma_b8;  /* for i8 (s32) and f8 (f32) operands, both K-major from shared memory, or NULL */
   bool arch_a;           /* only for architecture-specific targets (sm_90a: the config's arch_suffix "a") */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
@@ -755,7 +756,9 @@ typedef struct TirBuf {
   const char *counter;
   /* Stored transposed: element (r, c) at c * pitch + r (pitch over the rows).
    * An 8-bit dot operand read along k by plain ldmatrix (there is no 8-bit
-   * ldmatrix .trans): B = the copy ([K, N]), or A = transpose(copy). */
+   * ldmatrix .trans): B = the copy ([K, N]), or A = transpose(copy). With cm8
+   * (an 8-bit wgmma operand, K-major as stored), the layouts below are of the
+   * stored [cols, rows] matrix (tir_buf_srows, tir_buf_scols). */
   bool trans;
   /* Core matrices (a wgmma operand, read through descriptors, no swizzle):
    * 8 x 8 tiles of 16-bit elements, 128 contiguous bytes each, row-major
@@ -836,6 +839,11 @@ TirRead *tir_read(const TirKernel *K, const Expr *x);
 int tir_copy_buf(TirKernel *K, TirVar *v);
 /* The same copy read by ldmatrix: rows 16-byte aligned, padded by 16 bytes. */
 int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop, bool trans);
+/* A copy's rows and columns as stored: [cols, rows] when trans (an 8-bit
+ * operand's K-major copy). The core-matrix and swizzled layouts (cm8, swz)
+ * are of the stored matrix. */
+static inline int tir_buf_srows(const TirBuf *f) { return f->trans ? f->cols : f->rows; }
+static inline int tir_buf_scols(const TirBuf *f) { return f->trans ? f->rows : f->cols; }
 /* Elements of one copy of the buffer (rows x pitch, or cols x pitch when trans). */
 int64_t tir_buf_elems(const TirBuf *f);
 /* Bytes a buffer takes: rows x pitch elements, twice when alternating. */

@@ -181,9 +181,9 @@ struct WgPending {
   int n;
   const char *file;
   int line;
-  std::vector<float *> d;       // each thread's accumulators
-  std::vector<float> res;       // 128 * n/2
-  std::vector<std::pair<const uint16_t *, uint16_t>> reads;  // shared elements read, and their values
+  std::vector<float *> d;       // each thread's accumulators (f32, or s32 bits for the integer forms)
+  std::vector<float> res;       // 128 * n/2 (s32 bits for the integer forms, copied, never converted)
+  std::vector<std::pair<const uint8_t *, uint8_t>> reads;  // shared bytes read, and their values
 };
 struct WgState {
   bool fenced;          // wgmma.fence since the last wgmma.wait_group
@@ -1414,23 +1414,25 @@ static bool stmatrix(Worker *w, Fiber *lanes, unsigned wp, int nmat, bool trans)
 }
 
 // The shared window address of element (r, k) of a wgmma operand (r: the M
-// row of A, or the N column of B; k in 0..15; 16-bit elements) from its
+// row of A, or the N column of B; k in 0..15 of 16-bit elements, es 2, or
+// 0..31 of 8-bit ones, es 1: a k step is 32 bytes either way) from its
 // matrix descriptor. PTX ISA 9.7.15.5.1.2 ("Matrix Descriptor Format":
 // start address >> 4 in bits 0-13, leading byte offset >> 4 in 16-29, stride
 // byte offset >> 4 in 32-45, base offset in 49-51, swizzle in 62-63: 0 none,
 // 1 128-byte, 2 64-byte, 3 32-byte) and its canonical layouts (9.7.15.5.1.2.1.3),
-// with T = 8 elements = 16 bytes:
+// with T = 16 bytes of elements (8 16-bit, 16 8-bit):
 //   K-major, none:      ((8,m),(T,2k)):((1T,SBO),(1,LBO))
 //   K-major, W-byte:    ((8,m),(T,2k)):((W/16 T,SBO),(1,T))
 //   MN-major, none:     ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))
 //   MN-major, W-byte:   ((T,W/16,m),(8,k)):((1,T,LBO),(W/16 T,SBO))
-// then Swizzle<log2(W/16),4,3> on the byte address (t2c_sim_swizzle).
-static unsigned wgmma_operand_addr(unsigned long long desc, bool mn_major, unsigned r, unsigned k) {
+// then Swizzle<log2(W/16),4,3> on the byte address (t2c_sim_swizzle). 8-bit
+// operands are K-major only (the PTX ISA has no transpose for them).
+static unsigned wgmma_operand_addr(unsigned long long desc, bool mn_major, unsigned r, unsigned k, unsigned es) {
   unsigned start = (unsigned)(desc & 0x3fff) << 4, lbo = (unsigned)(desc >> 16 & 0x3fff) << 4,
            sbo = (unsigned)(desc >> 32 & 0x3fff) << 4, mode = (unsigned)(desc >> 62);
-  unsigned W = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0, a;
+  unsigned W = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0, a, kb = k * es;
   if (!mn_major)
-    a = start + (r % 8) * (W ? W : 16) + (r / 8) * sbo + (k / 8) * (W ? 16 : lbo) + (k % 8) * 2;
+    a = start + (r % 8) * (W ? W : 16) + (r / 8) * sbo + (kb / 16) * (W ? 16 : lbo) + kb % 16;
   else if (!W)
     a = start + (r % 8) * 2 + (r / 8) * sbo + (k % 8) * 16 + (k / 8) * lbo;
   else
@@ -1438,49 +1440,76 @@ static unsigned wgmma_operand_addr(unsigned long long desc, bool mn_major, unsig
   return t2c_sim_swizzle(a, W);
 }
 
-// Reads a 64x16 (A) or Nx16 (B) operand through its descriptor into
-// out[r * 16 + k], noting each element read.
-static bool wgmma_load(Worker *w, const Fiber &f, unsigned long long desc, bool mn_major, unsigned rows, bool bf,
+// wgmma element types (WgmmaIn::ty): their size and value.
+enum { WG_F16, WG_BF16, WG_S8, WG_U8, WG_E4M3, WG_E5M2 };
+static unsigned wg_es(int ty) { return ty <= WG_BF16 ? 2 : 1; }
+static bool wg_int(int ty) { return ty == WG_S8 || ty == WG_U8; }
+static double f8_value(unsigned c, bool e5m2);
+static double wg_value(const uint8_t *p, int ty) {
+  switch (ty) {
+  case WG_F16: case WG_BF16: { uint16_t h; memcpy(&h, p, 2); return b16_value(h, ty == WG_BF16); }
+  case WG_S8: return (signed char)*p;
+  case WG_U8: return *p;
+  default: return f8_value(*p, ty == WG_E5M2);
+  }
+}
+
+// Reads a 64xK (A) or NxK (B) operand (K: 16 16-bit or 32 8-bit elements)
+// through its descriptor into out[r * K + k], noting each byte read.
+static bool wgmma_load(Worker *w, const Fiber &f, unsigned long long desc, bool mn_major, unsigned rows, int ty,
                        const char *which, double *out, WgPending &p) {
   if (desc >> 49 & 7)
     return fail_block(w, fmt("%s (%s:%d) %s: the %s descriptor 0x%016llx has a base offset (bits 49-51), which is not emulated",
                              f.what, f.file, f.line, where(w).c_str(), which, desc));
+  const unsigned es = wg_es(ty), K = 32 / es;
   for (unsigned r = 0; r < rows; r++)
-    for (unsigned k = 0; k < 16; k++) {
-      unsigned win = wgmma_operand_addr(desc, mn_major, r, k);
-      const uint16_t *h = (const uint16_t *)window_host(w, win, 2);
+    for (unsigned k = 0; k < K; k++) {
+      unsigned win = wgmma_operand_addr(desc, mn_major, r, k, es);
+      const uint8_t *h = (const uint8_t *)window_host(w, win, es);
       if (!h)
         return fail_block(w, fmt("%s (%s:%d) %s: the %s descriptor 0x%016llx reaches shared address 0x%x (element %u, %u), outside shared memory",
                                  f.what, f.file, f.line, where(w).c_str(), which, desc, win, r, k));
-      long long t = unfenced_writer(w, h, 2);
+      long long t = unfenced_writer(w, h, es);
       if (t >= 0)
         return fail_block(w, fmt("%s (%s:%d) %s reads shared memory at %p that thread %lld wrote with stmatrix without a fence.proxy.async since",
                                  f.what, f.file, f.line, where(w).c_str(), (const void *)h, t));
-      out[r * 16 + k] = b16_value(*h, bf);
-      p.reads.push_back({h, *h});
+      out[r * K + k] = wg_value(h, ty);
+      for (unsigned b = 0; b < es; b++) p.reads.push_back({h + b, h[b]});
     }
   return true;
 }
 
-// wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16} for the warpgroup at
-// lanes[0..128). Register fragments (PTX ISA 9.7.15.5.1.1.1, "Matrix
+// wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16},
+// .m64nNk32.s32.{s8,u8}.{s8,u8} (no .satfinite) and .m64nNk32.f32.{e4m3,e5m2}
+// (both operands of one type) for the warpgroup at lanes[0..128). Register
+// fragments (PTX ISA 9.7.15.5.1.1.1, "Matrix
 // Fragments for wgmma.mma_async.m64nNk16"): warp v of the group holds rows
 // 16v..16v+15; with g = lane/4, t = lane%4,
 //   A (registers a0..a7, two per .b32, low half first): row 16v + g + 8*((i/2)%2),
 //     col 2t + (i%2) + 8*(i/4)  (the m16n8k16 A layout, a warp per 16 rows);
-//   D (d0..d(N/2-1)): row 16v + g + 8*((i/2)%2), col 8*(i/4) + 2t + (i%2).
-// Products are exact; each sum is taken in double and rounded once to f32.
+//   D (d0..d(N/2-1)): row 16v + g + 8*((i/2)%2), col 8*(i/4) + 2t + (i%2)
+//   (the same for k32: 9.7.15.5.1.1.2-3 give the k16 D layout for s32 and
+//   for the f8 types' f32).
+// Floats: products are exact; each sum is taken in double and rounded once
+// to f32. Integers: the sum is exact in 64 bits and wraps to 32.
 static bool wgmma_exec(Worker *w, Fiber *lanes, WgState &st) {
   const Fiber &f0 = lanes[0];
   const WgmmaIn *in0 = (const WgmmaIn *)f0.xin;
   unsigned n = (unsigned)in0->n;
-  bool bf = in0->bf != 0;
-  if (n < 8 || n > 256 || n % 8)
-    return fail_block(w, fmt("%s (%s:%d) %s: m64n%uk16 (N must be 8..256, a multiple of 8)", f0.what, f0.file, f0.line,
-                             where(w).c_str(), n));
+  const int ty = in0->ty;
+  const unsigned K = ty >= WG_S8 ? 32 : 16;
+  if (ty < WG_F16 || ty > WG_E5M2)
+    return fail_block(w, fmt("%s (%s:%d) %s: element type %d is not one of wgmma's", f0.what, f0.file, f0.line,
+                             where(w).c_str(), ty));
+  if (n < 8 || n > 256 || n % 8 || (wg_int(ty) && n > 32 && n % 16))
+    return fail_block(w, fmt("%s (%s:%d) %s: m64n%uk%u (N must be 8..256, a multiple of 8%s)", f0.what, f0.file, f0.line,
+                             where(w).c_str(), n, K, wg_int(ty) ? "; past 32 a multiple of 16 for s8/u8" : ""));
+  if (wg_es(ty) == 1 && (in0->trans_a || in0->trans_b || in0->a))
+    return fail_block(w, fmt("%s (%s:%d) %s: 8-bit wgmma operands are K-major, from descriptors (no transpose; A from registers not emulated)",
+                             f0.what, f0.file, f0.line, where(w).c_str()));
   for (unsigned t = 1; t < 128; t++) {
     const WgmmaIn *in = (const WgmmaIn *)lanes[t].xin;
-    if (in->n != in0->n || in->bf != in0->bf || in->trans_a != in0->trans_a || in->trans_b != in0->trans_b ||
+    if (in->n != in0->n || in->ty != in0->ty || in->trans_a != in0->trans_a || in->trans_b != in0->trans_b ||
         in->scale_d != in0->scale_d || in->desc_b != in0->desc_b || (in->a == nullptr) != (in0->a == nullptr) ||
         (!in->a && in->desc_a != in0->desc_a))
       return fail_block(w, fmt("%s (%s:%d) %s: threads %u and %u of the warpgroup give different shapes, types, descriptors or scale-d",
@@ -1495,9 +1524,10 @@ static bool wgmma_exec(Worker *w, Fiber *lanes, WgState &st) {
   p.n = (int)n;
   p.file = f0.file;
   p.line = f0.line;
-  std::vector<double> A(64 * 16), B(256 * 16);
+  std::vector<double> A(64 * 32), B(256 * 32);
+  const bool bf = ty == WG_BF16;
   if (!in0->a) {
-    if (!wgmma_load(w, f0, in0->desc_a, in0->trans_a != 0, 64, bf, "A", A.data(), p)) return false;
+    if (!wgmma_load(w, f0, in0->desc_a, in0->trans_a != 0, 64, ty, "A", A.data(), p)) return false;
   } else {
     for (unsigned t = 0; t < 128; t++) {
       const unsigned *a = ((const WgmmaIn *)lanes[t].xin)->a;
@@ -1507,7 +1537,7 @@ static bool wgmma_exec(Worker *w, Fiber *lanes, WgState &st) {
             b16_value(i & 1 ? hi16(a[i / 2]) : lo16(a[i / 2]), bf);
     }
   }
-  if (!wgmma_load(w, f0, in0->desc_b, in0->trans_b != 0, n, bf, "B", B.data(), p)) return false;
+  if (!wgmma_load(w, f0, in0->desc_b, in0->trans_b != 0, n, ty, "B", B.data(), p)) return false;
   p.d.resize(128);
   p.res.resize(128 * n / 2);
   for (unsigned t = 0; t < 128; t++) {
@@ -1518,8 +1548,18 @@ static bool wgmma_exec(Worker *w, Fiber *lanes, WgState &st) {
     unsigned v = t / 32, g = t % 32 / 4, q = t % 4;
     for (unsigned i = 0; i < n / 2; i++) {
       unsigned row = 16 * v + g + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * q + i % 2;
+      if (wg_int(ty)) {  // |products| < 2^16, 32 of them: exact in double
+        int64_t s = 0;
+        int32_t ci;
+        for (unsigned k = 0; k < K; k++) s += (int64_t)(A[row * K + k] * B[col * K + k]);
+        memcpy(&ci, &c[i], 4);
+        if (in0->scale_d) s += ci;
+        const uint32_t bits = (uint32_t)(uint64_t)s;
+        memcpy(&p.res[t * n / 2 + i], &bits, 4);
+        continue;
+      }
       double s = 0;
-      for (unsigned k = 0; k < 16; k++) s += A[row * 16 + k] * B[col * 16 + k];
+      for (unsigned k = 0; k < K; k++) s += A[row * K + k] * B[col * K + k];
       p.res[t * n / 2 + i] = (float)(s + (in0->scale_d ? (double)c[i] : 0.0));
     }
     p.d[t] = d;

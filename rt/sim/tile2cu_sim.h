@@ -81,11 +81,13 @@ struct StmIn {
   unsigned r[4];
 };
 
-// The operands of one thread of a wgmma.mma_async.m64nNk16.f32.{f16,bf16}:
-// A from a shared-memory descriptor (a null) or from registers (a[0..3]); B
-// from a descriptor; d the thread's N/2 accumulators.
+// The operands of one thread of a wgmma.mma_async.m64nNk16.f32.{f16,bf16},
+// .m64nNk32.s32.{s8,u8} or .m64nNk32.f32.{e4m3,e5m2}: ty 0 f16, 1 bf16, 2 s8,
+// 3 u8, 4 e4m3, 5 e5m2; A from a shared-memory descriptor (a null) or from
+// registers (a[0..3], 16-bit types only); B from a descriptor; d the
+// thread's N/2 accumulators (f32, or the s32 ones of s8/u8 through a cast).
 struct WgmmaIn {
-  int n, bf, trans_a, trans_b, scale_d;
+  int n, ty, trans_a, trans_b, scale_d;
   unsigned long long desc_a, desc_b;
   const unsigned *a;
   float *d;

@@ -480,6 +480,17 @@ template <int N, int TB = 0>
 T2C_DEVICE void wgmma_f16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate = true);
 template <int N, int TB = 0>
 T2C_DEVICE void wgmma_bf16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate = true);
+// m64nNk32 with 8-bit operands, both K-major (no transpose exists for
+// them) from shared-memory descriptors, a k32 step being 32 bytes as a k16
+// step of 16-bit ones is: s8 x s8 (u8 x u8) into s32 accumulators, wrapping
+// (no .satfinite), N 8, 16, 24, 32, then multiples of 16; e4m3 x e4m3 (e5m2
+// x e5m2) into f32 ones, N a multiple of 8. d in the same D fragment layout.
+template <int N> T2C_DEVICE void wgmma_i8(int (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate = true);
+template <int N> T2C_DEVICE void wgmma_u8(int (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate = true);
+template <int N>
+T2C_DEVICE void wgmma_f8e4m3(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate = true);
+template <int N>
+T2C_DEVICE void wgmma_f8e5m2(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate = true);
 #ifdef TILE2CU_SIM
 T2C_DEVICE void mma_16816_sim_(int op, float &d0, float &d1, float &d2, float &d3, const unsigned (&a)[4],
                                const unsigned (&b)[2]) {
@@ -651,12 +662,15 @@ template <int N> T2C_DEVICE void wgmma_wait() {
 }
 // The CPU backend calls each wgmma in program order: nothing to pin.
 template <typename T, int N> T2C_DEVICE void wgmma_fence_operand(T (&)[N]) {}
-template <int N, int TA, int TB, int BF>
+// TY: 0 f16, 1 bf16, 2 s8, 3 u8, 4 e4m3, 5 e5m2 (WgmmaIn::ty).
+template <int N, int TA, int TB, int TY>
 T2C_DEVICE void wgmma_sim_(float (&d)[N / 2], unsigned long long da, const unsigned *a, unsigned long long db,
                            bool accumulate) {
-  static_assert(N >= 8 && N <= 256 && N % 8 == 0, "wgmma m64nNk16: N is 8..256, a multiple of 8");
+  static_assert(N >= 8 && N <= 256 && N % 8 == 0, "wgmma m64nNk16/k32: N is 8..256, a multiple of 8");
+  static_assert(!(TY == 2 || TY == 3) || N <= 32 || N % 16 == 0,
+                "wgmma m64nNk32 s8/u8: N is 8, 16, 24, 32, then a multiple of 16");
   static_assert((TA == 0 || TA == 1) && (TB == 0 || TB == 1), "the transposes are 0 or 1");
-  ::t2c_sim::WgmmaIn in = {N, BF, TA, TB, accumulate ? 1 : 0, da, db, a, d};
+  ::t2c_sim::WgmmaIn in = {N, TY, TA, TB, accumulate ? 1 : 0, da, db, a, d};
   ::t2c_sim::warpgroup_op(::t2c_sim::WG_MMA, 0, &in, __FILE__, __LINE__);
 }
 template <int N, int TA, int TB>
@@ -674,6 +688,22 @@ T2C_DEVICE void wgmma_f16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned
 template <int N, int TB>
 T2C_DEVICE void wgmma_bf16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate) {
   wgmma_sim_<N, 0, TB, 1>(d, 0, a, db, accumulate);
+}
+// The s32 accumulators travel as the f32 array they are bit-copied into
+// and out of (runtime.cpp never converts them).
+template <int N> T2C_DEVICE void wgmma_i8(int (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, 0, 0, 2>(reinterpret_cast<float(&)[N / 2]>(d), da, nullptr, db, accumulate);
+}
+template <int N> T2C_DEVICE void wgmma_u8(int (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, 0, 0, 3>(reinterpret_cast<float(&)[N / 2]>(d), da, nullptr, db, accumulate);
+}
+template <int N>
+T2C_DEVICE void wgmma_f8e4m3(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, 0, 0, 4>(d, da, nullptr, db, accumulate);
+}
+template <int N>
+T2C_DEVICE void wgmma_f8e5m2(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_sim_<N, 0, 0, 5>(d, da, nullptr, db, accumulate);
 }
 #else  // CUDA
 // load16: 16 bytes from a read-only tensor to shared memory in one access
@@ -1038,6 +1068,20 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
                "}, {%4, %5, %6, %7}, %8, p, 1, 1, %10;\n}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_8(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n8k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3" \
+               "}, %4, %5, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_8(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n8k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3" \
+               "}, %4, %5, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_SS_16(TY) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n16k16.f32." TY "." TY " {" \
@@ -1052,6 +1096,20 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
                "}, {%8, %9, %10, %11}, %12, p, 1, 1, %14;\n}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_16(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n16k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7" \
+               "}, %8, %9, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_16(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n16k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7" \
+               "}, %8, %9, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_SS_32(TY) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n32k16.f32." TY "." TY " {" \
@@ -1068,6 +1126,22 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_32(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n32k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+               "}, %16, %17, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+      "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_32(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n32k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+               "}, %16, %17, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_SS_64(TY) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" \
@@ -1090,6 +1164,28 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
       "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
       "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_64(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n64k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+               "}, %32, %33, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+      "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
+      "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), \
+      "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_64(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n64k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+               "}, %32, %33, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_SS_96(TY) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n96k16.f32." TY "." TY " {" \
@@ -1118,6 +1214,34 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
       "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_96(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n96k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47" \
+               "}, %48, %49, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+      "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
+      "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), \
+      "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), \
+      "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), \
+      "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_96(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n96k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47" \
+               "}, %48, %49, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_SS_128(TY) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
@@ -1152,6 +1276,40 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_128(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n128k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63" \
+               "}, %64, %65, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+      "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
+      "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), \
+      "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), \
+      "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), \
+      "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), \
+      "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), \
+      "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_128(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n128k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63" \
+               "}, %64, %65, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_SS_192(TY) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n192k16.f32." TY "." TY " {" \
@@ -1198,6 +1356,52 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
       "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
       "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_192(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n192k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95" \
+               "}, %96, %97, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+      "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
+      "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), \
+      "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), \
+      "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), \
+      "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), \
+      "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), \
+      "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), \
+      "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), \
+      "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]), \
+      "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), \
+      "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_192(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n192k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95" \
+               "}, %96, %97, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_SS_256(TY) \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
                "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " {" \
@@ -1256,6 +1460,64 @@ template <int N> T2C_DEVICE void wgmma_fence_operand(int (&d)[N]) {
       "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
       "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TB))
+#define T2C_WGMMA_S8_256(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n256k32.s32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107," \
+               "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122," \
+               "%123, %124, %125, %126, %127" \
+               "}, %128, %129, p;\n}\n" \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), \
+      "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), \
+      "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), \
+      "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), \
+      "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), \
+      "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), \
+      "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), \
+      "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), \
+      "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), \
+      "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]), \
+      "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), \
+      "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]), \
+      "+r"(d[96]), "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]), \
+      "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]), \
+      "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]), \
+      "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127]) \
+      : "l"(da), "l"(db), "r"(scale_d))
+#define T2C_WGMMA_F8_256(TY) \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" \
+               "wgmma.mma_async.sync.aligned.m64n256k32.f32." TY "." TY " {" \
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+               "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+               "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+               "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+               "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+               "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107," \
+               "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122," \
+               "%123, %124, %125, %126, %127" \
+               "}, %128, %129, p, 1, 1;\n}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
+      : "l"(da), "l"(db), "r"(scale_d))
 #define T2C_WGMMA_DISPATCH_(FORM, N, TY) \
   if constexpr (N == 8) T2C_WGMMA_##FORM##_8(TY); \
   else if constexpr (N == 16) T2C_WGMMA_##FORM##_16(TY); \
@@ -1312,6 +1574,39 @@ T2C_DEVICE void wgmma_f16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned
 template <int N, int TB>
 T2C_DEVICE void wgmma_bf16_rs(float (&d)[N / 2], const unsigned (&a)[4], unsigned long long db, bool accumulate) {
   wgmma_rs_<N, TB, 1>(d, a, db, accumulate);
+}
+// 8-bit operands, k32 (TY: 2 s8, 3 u8, 4 e4m3, 5 e5m2).
+template <int N, int TY, typename Acc>
+T2C_DEVICE void wgmma_k32_(Acc (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  static_assert(T2C_WGMMA_NS_(N), "wgmma m64nNk32 on the GPU: N is 8, 16, 32, 64, 96, 128, 192 or 256");
+#if T2C_HAS_SM90A_
+  const unsigned scale_d = accumulate ? 1u : 0u;
+  if constexpr (TY == 2) {
+    T2C_WGMMA_DISPATCH_(S8, N, "s8");
+  } else if constexpr (TY == 3) {
+    T2C_WGMMA_DISPATCH_(S8, N, "u8");
+  } else if constexpr (TY == 4) {
+    T2C_WGMMA_DISPATCH_(F8, N, "e4m3");
+  } else {
+    T2C_WGMMA_DISPATCH_(F8, N, "e5m2");
+  }
+#else
+  __trap();
+#endif
+}
+template <int N> T2C_DEVICE void wgmma_i8(int (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_k32_<N, 2>(d, da, db, accumulate);
+}
+template <int N> T2C_DEVICE void wgmma_u8(int (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_k32_<N, 3>(d, da, db, accumulate);
+}
+template <int N>
+T2C_DEVICE void wgmma_f8e4m3(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_k32_<N, 4>(d, da, db, accumulate);
+}
+template <int N>
+T2C_DEVICE void wgmma_f8e5m2(float (&d)[N / 2], unsigned long long da, unsigned long long db, bool accumulate) {
+  wgmma_k32_<N, 5>(d, da, db, accumulate);
 }
 #undef T2C_HAS_SM90A_
 #endif  // TILE2CU_SIM

@@ -1307,18 +1307,21 @@ static void t_wgmma_register_a(Tally *T) {
 
 /* i8 dots on tensor cores (mma.sync m16n8k32, i32 accumulation): C = A B^T with B
  * stored [N, K] under @pipeline(3), and C = A^T B + bias with A stored [K, M]
- * (transposed shared copies). Exact integer references; sizes ragged in every
- * dim (K = 100 takes the element-by-element body, K = 144 the 16-byte one), an
- * exact multiple of the tiles, and one smaller than a tile. */
+ * (transposed shared copies); the latter again with 64 rows over 4 warps on
+ * sm_90a (f = 2: wgmma m64n64k32 from the transposed copies, both K-major).
+ * Exact integer references; sizes ragged in every dim (K = 100 takes the
+ * element-by-element body, K = 144 the 16-byte one), an exact multiple of the
+ * tiles, and one smaller than a tile. */
 static void t_dot_i8_forms(Tally *T) {
   static const int MNK[][3] = {{37, 50, 100}, {70, 90, 144}, {64, 64, 128}, {5, 3, 7}};
-  for (int f = 0; f < 2; f++)
+  for (int f = 0; f < 3; f++)
     for (int c = 0; c < 4; c++) {
       int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
-      const char *kn = f ? "dot_i8_transposed_a" : "dot_i8_transposed_b";
+      const char *kn = f == 2 ? "dot_i8_transposed_a_wg" : f ? "dot_i8_transposed_a" : "dot_i8_transposed_b";
       Rng r = rng_seed(kn, (uint64_t)c);
       Call k;
-      call_init(&k, f ? "dot_i8_atb.tl" : "dot_i8_abt.tl", kn);
+      call_init(&k, f == 2 ? "dot_i8_atb_wg.tl" : f ? "dot_i8_atb.tl" : "dot_i8_abt.tl", kn);
+      if (f == 2) snprintf(k.target, sizeof k.target, "sm_90a");
       Ten *A = call_in(&k, "A", I8, 2, f ? SHAPE(K, M) : SHAPE(M, K));
       Ten *B = call_in(&k, "B", I8, 2, f ? SHAPE(K, N) : SHAPE(N, K));
       Ten *bias = f ? call_in(&k, "bias", I32, 1, SHAPE(N)) : NULL;
@@ -1388,20 +1391,23 @@ static void t_f8(Tally *T) {
 }
 
 /* f8 dots: C = A B^T in e4m3 (tensor cores, @pipeline(2)) and C = A B + C0 in
- * e5m2 (B's copy stored transposed), on sm_90 (mma.sync m16n8k32) and on sm_80,
- * where the same kernels run on the CUDA cores. The references are double sums
- * of the (exact) f8 inputs; f32 accumulation in any order stays within 1e-5. */
+ * e5m2 (B's copy stored transposed), on sm_90a (e4m3: wgmma m64nNk32, both
+ * operands K-major; e5m2's transposed copy stays on mma.sync), on sm_90
+ * (mma.sync m16n8k32) and on sm_80, where the same kernels run on the CUDA
+ * cores. The references are double sums of the (exact) f8 inputs; f32
+ * accumulation in any order stays within 1e-5. */
 static void t_dot_f8(Tally *T) {
   static const int MNK[][3] = {{37, 50, 100}, {64, 64, 128}, {70, 20, 33}, {5, 3, 7}};
+  static const char *const targets[] = {"sm_90a", "sm_90", "sm_80"};
   for (int f = 0; f < 2; f++)
-    for (int c = 0; c < 8; c++) {
+    for (int c = 0; c < 12; c++) {
       int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
       Dt dt = f ? F8E5M2 : F8E4M3;
       const char *kn = f ? "dot_f8e5m2" : "dot_f8e4m3";
       Rng r = rng_seed(kn, (uint64_t)c);
       Call k;
       call_init(&k, f ? "dot_f8_e5m2.tl" : "dot_f8.tl", kn);
-      snprintf(k.target, sizeof k.target, "%s", c < 4 ? "sm_90" : "sm_80");
+      snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
       Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
       Ten *B = call_in(&k, "B", dt, 2, f ? SHAPE(K, N) : SHAPE(N, K));
       Ten *C0 = f ? call_in(&k, "C0", F32, 2, SHAPE(M, N)) : NULL;

@@ -7,7 +7,8 @@
  *   - TMA loads and stores (cp.async.bulk.tensor): PTX ISA 9.7.9.25 and the
  *     guide's "Using the Tensor Memory Accelerator" (zero fill, clipping);
  *   - stmatrix: PTX ISA 9.7.14.5.16 (the ldmatrix fragment layout, stored);
- *   - wgmma.mma_async m64nNk16: PTX ISA 9.7.15.5.1.1.1 (register fragments),
+ *   - wgmma.mma_async m64nNk16 (f16, bf16) and m64nNk32 (s8, u8, e4m3, e5m2):
+ *     PTX ISA 9.7.15.5.1.1 (register fragments),
  *     9.7.15.5.1.2 (matrix descriptor; canonical layouts). The shared images
  *     are laid out here as a TMA load with the same swizzle writes them (one
  *     box of W-byte rows per atom) and as the no-swizzle example of a kernel
@@ -488,6 +489,143 @@ static void test_wgmma(void) {
     for (int ints = 1; ints >= 0; ints--) test_wgmma_case(&cases[i], ints);
 }
 
+/* The 8-bit forms, m64nNk32: .s32.s8.s8, .s32.u8.u8 (wrapping, no
+ * .satfinite), .f32.e4m3.e4m3, .f32.e5m2.e5m2; both operands K-major (the
+ * only major-ness the PTX ISA allows them) from descriptors. The canonical
+ * K-major layout in bytes (9.7.15.5.1.2.1.3, T = 16 one-byte elements): no
+ * swizzle, 8x16-byte core matrices, per k32 step a rows x 32-byte block, LBO
+ * 128 (the next 16 k), SBO 256 (the next 8 rows); W-byte swizzle, atoms of W
+ * k-elements side by side, each rows x W bytes, swizzled as TMA writes them,
+ * SBO 8 W; a k32 step starts 32 bytes further in its atom. */
+static unsigned lay8_off(int w, int rows, int r, int k) {
+  if (!w) return (unsigned)(k / 32 * rows * 32 + r / 8 * 256 + k % 32 / 16 * 128 + r % 8 * 16 + k % 16);
+  return guide_swizzle((unsigned)(k / w * rows * w + r * w + k % w), w);
+}
+static int lay8_bytes(int w, int rows, int K) {
+  int b = w ? (K + w - 1) / w * rows * w : K * rows;
+  return (b + 1023) / 1024 * 1024;
+}
+static int lay8_step(int w, int rows, int s) { return w ? 32 * s / w * rows * w + 32 * s % w : s * rows * 32; }
+
+/* An 8-bit float's value, from the OCP 8-bit floating point specification:
+ * e4m3 S.EEEE.MMM, bias 7; e5m2 S.EEEEE.MM, bias 15; subnormal at E = 0. */
+static double f8f(unsigned b, int e5m2) {
+  unsigned e = e5m2 ? b >> 2 & 31 : b >> 3 & 15, m = e5m2 ? b & 3 : b & 7;
+  double v = e5m2 ? (e ? ldexp(4 + m, (int)e - 17) : ldexp(m, -16)) : (e ? ldexp(8 + m, (int)e - 10) : ldexp(m, -9));
+  return b & 0x80 ? -v : v;
+}
+static int f8_finite(unsigned b, int e5m2) { return e5m2 ? (b & 0x7c) != 0x7c : (b & 0x7f) != 0x7f; }
+
+typedef struct Wg8Case {
+  const char *kernel;
+  int n, ty, wa, wb, ksteps, split, use_c; /* ty: 2 s8, 3 u8, 4 e4m3, 5 e5m2 */
+} Wg8Case;
+
+static double wg8_value(int ty, unsigned char b) {
+  return ty == 2 ? (double)(signed char)b : ty == 3 ? (double)b : f8f(b, ty == 5);
+}
+static unsigned char wg8_random(int ty, int ints) {
+  for (;;) {
+    unsigned char b = (unsigned char)rnd();
+    if (ty <= 3) return b;
+    if (!f8_finite(b, ty == 5)) continue;
+    double v = f8f(b, ty == 5);
+    if (!ints || (v == floor(v) && fabs(v) <= 16)) return b;
+  }
+}
+
+static void test_wgmma8_case(const Wg8Case *c, int ints) {
+  int n = c->n, K = 32 * c->ksteps, isint = c->ty <= 3;
+  int sa = lay8_bytes(c->wa, 64, K), sb = lay8_bytes(c->wb, n, K);
+  unsigned char *A = malloc((size_t)64 * (size_t)K), *B = malloc((size_t)K * (size_t)n);
+  unsigned char *ia = calloc((size_t)sa, 1), *ib = calloc((size_t)sb, 1);
+  uint32_t *cm = malloc(sizeof *cm * 64 * (size_t)n), *cf = malloc(sizeof *cf * 64 * (size_t)n),
+           *df = malloc(sizeof *df * 64 * (size_t)n);
+  int offs[64], lay[6];
+  for (int i = 0; i < 64 * K; i++) A[i] = wg8_random(c->ty, ints);
+  for (int i = 0; i < K * n; i++) B[i] = wg8_random(c->ty, ints);
+  for (int i = 0; i < 64 * n; i++) {
+    if (isint) cm[i] = ints ? (uint32_t)(int32_t)((int)(rnd() % 2001) - 1000) : rnd() ^ rnd() << 16; /* wraps */
+    else {
+      float f = ints ? (float)((int)(rnd() % 201) - 100) : (float)(rnd() % 20000) / 1000.0f - 10.0f;
+      memcpy(&cm[i], &f, 4);
+    }
+  }
+  for (int r = 0; r < 64; r++)
+    for (int k = 0; k < K; k++) ia[lay8_off(c->wa, 64, r, k)] = A[r * K + k];
+  for (int j = 0; j < n; j++)
+    for (int k = 0; k < K; k++) ib[lay8_off(c->wb, n, j, k)] = B[k * n + j];
+  for (int s = 0; s < c->ksteps; s++) {
+    offs[s] = lay8_step(c->wa, 64, s);
+    offs[c->ksteps + s] = lay8_step(c->wb, n, s);
+  }
+  lay[0] = c->wa ? 16 : 128, lay[1] = c->wa ? 8 * c->wa : 256, lay[2] = c->wa;
+  lay[3] = c->wb ? 16 : 128, lay[4] = c->wb ? 8 * c->wb : 256, lay[5] = c->wb;
+  for (int t = 0; t < 128; t++)
+    for (int i = 0; i < n / 2; i++) cf[t * n / 2 + i] = cm[frag_row(t, i) * n + frag_col(t, i)];
+  T2cSimTensor tia = tensor(ia, sa, 1, "IMGA"), tib = tensor(ib, sb, 1, "IMGB"), tof = tensor(offs, 2 * c->ksteps, 4, "OFFS"),
+               tla = tensor(lay, 6, 4, "LAY"), tc = tensor(cf, 64 * n, 4, "C"), td = tensor(df, 64 * n, 4, "D");
+  int use_c = c->use_c;
+  void *args[] = {&tia, &tib, &tof, &tla, &tc, &td, &sa, &sb, (void *)&c->ksteps, &use_c, (void *)&c->split};
+  char err[ERRLEN], name[160];
+  snprintf(name, sizeof name, "%s (A %d-byte swizzle, B %d-byte swizzle, K %d%s, %s)", c->kernel, c->wa, c->wb, K,
+           c->split ? ", a group per step" : "", ints ? "small values" : "random");
+  if (expect_ok(name, launch(c->kernel, 128, (size_t)((sa + 1023) / 1024 * 1024 + sb), args, 11, 1u << 5, 2, err), err))
+    for (int t = 0; t < 128; t++)
+      for (int i = 0; i < n / 2; i++) {
+        int row = frag_row(t, i), col = frag_col(t, i), bad;
+        char got_s[40], want_s[40];
+        if (isint) {
+          int64_t s = use_c ? (int64_t)(int32_t)cm[row * n + col] : 0;
+          for (int k = 0; k < K; k++) s += (int64_t)wg8_value(c->ty, A[row * K + k]) * (int64_t)wg8_value(c->ty, B[k * n + col]);
+          uint32_t want = (uint32_t)(uint64_t)s;
+          bad = df[t * n / 2 + i] != want;
+          snprintf(got_s, sizeof got_s, "%d", (int)(int32_t)df[t * n / 2 + i]);
+          snprintf(want_s, sizeof want_s, "%d", (int)(int32_t)want);
+        } else {
+          float cv, got;
+          memcpy(&cv, &cm[row * n + col], 4);
+          memcpy(&got, &df[t * n / 2 + i], 4);
+          double s = use_c ? cv : 0, mag = fabs(s);
+          for (int k = 0; k < K; k++) {
+            double x = wg8_value(c->ty, A[row * K + k]) * wg8_value(c->ty, B[k * n + col]);
+            s += x;
+            mag += fabs(x);
+          }
+          bad = ints ? got != (float)s : !(fabs(got - s) <= mag * 4e-6);
+          snprintf(got_s, sizeof got_s, "%.9g", got);
+          snprintf(want_s, sizeof want_s, "%.9g", s);
+        }
+        if (bad) {
+          fail(name, "D[%d][%d] (thread %d, register %d) = %s, want %s", row, col, t, i, got_s, want_s);
+          t = 128;
+          break;
+        }
+      }
+  free(A), free(B), free(ia), free(ib), free(cm), free(cf), free(df);
+}
+
+static void test_wgmma8(void) {
+  static const Wg8Case cases[] = {
+    {"wg_s8_n8", 8, 2, 0, 0, 1, 0, 1},
+    {"wg_s8_n64", 64, 2, 0, 0, 4, 0, 1},
+    {"wg_s8_n64", 64, 2, 128, 128, 4, 0, 1},
+    {"wg_s8_n64", 64, 2, 128, 0, 2, 1, 0},
+    {"wg_s8_n24", 24, 2, 64, 32, 2, 0, 1},
+    {"wg_s8_n256", 256, 2, 128, 128, 4, 0, 1},
+    {"wg_u8_n48", 48, 3, 128, 128, 2, 0, 1},
+    {"wg_u8_n48", 48, 3, 0, 0, 2, 1, 1},
+    {"wg_e4m3_n8", 8, 4, 0, 0, 2, 0, 1},
+    {"wg_e4m3_n64", 64, 4, 0, 0, 4, 0, 1},
+    {"wg_e4m3_n64", 64, 4, 128, 128, 4, 0, 1},
+    {"wg_e4m3_n64", 64, 4, 64, 128, 2, 1, 0},
+    {"wg_e5m2_n128", 128, 5, 128, 128, 4, 0, 1},
+    {"wg_e5m2_n40", 40, 5, 0, 128, 2, 0, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (int ints = 1; ints >= 0; ints--) test_wgmma8_case(&cases[i], ints);
+}
+
 static void test_wgmma_bad(void) {
   float d[128];
   int mode;
@@ -586,6 +724,7 @@ int main(int argc, char **argv) {
   test_tma_store();
   test_stmatrix();
   test_wgmma();
+  test_wgmma8();
   test_wgmma_bad();
   test_gemm_tma();
   test_smem_align();

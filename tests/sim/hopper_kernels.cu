@@ -236,6 +236,61 @@ T2C_WGMMA_KERNEL_(wg_f16_n64_kn, 64, 0, 0, 1)
 T2C_WGMMA_KERNEL_(wg_bf16_n128_kn, 128, 1, 0, 1)
 T2C_WGMMA_KERNEL_(wg_f16_n64_mn, 64, 0, 1, 1)
 
+// The 8-bit forms, m64nNk32 (TY: 2 s8, 3 u8, 4 e4m3, 5 e5m2), K-major A and
+// B from descriptors, as wgmma_body without registers or transposes; C and D
+// are s32 (in an int tensor) or f32.
+template <int N, int TY, typename Acc>
+static void wgmma8_body(t2c_sim::tensor<const unsigned char> IMGA, t2c_sim::tensor<const unsigned char> IMGB,
+                        t2c_sim::tensor<const int> OFFS, t2c_sim::tensor<const int> LAY, t2c_sim::tensor<const Acc> C,
+                        t2c_sim::tensor<Acc> D, int sa, int sb, int ksteps, int use_c, int split) {
+  T2C_SIM_DYNAMIC_SMEM(sm);
+  const int tid = threadIdx.x, nt = blockDim.x;
+  const int ob = (sa + 1023) / 1024 * 1024;
+  for (int i = tid; i < sa; i += nt) sm[i] = IMGA[i];
+  for (int i = tid; i < sb; i += nt) sm[ob + i] = IMGB[i];
+  t2c::fence_proxy_async();
+  __syncthreads();
+  Acc d[N / 2];
+  for (int i = 0; i < N / 2; i++) d[i] = C[tid * (N / 2) + i];
+  t2c::wgmma_fence();
+  for (int s = 0; s < ksteps; s++) {
+    const u64 da = t2c::wgmma_desc(sm + OFFS[s], (unsigned)LAY[0], (unsigned)LAY[1], (unsigned)LAY[2]);
+    const u64 db = t2c::wgmma_desc(sm + ob + OFFS[ksteps + s], (unsigned)LAY[3], (unsigned)LAY[4], (unsigned)LAY[5]);
+    const bool acc = s > 0 || use_c;
+    if constexpr (TY == 2) t2c::wgmma_i8<N>(d, da, db, acc);
+    else if constexpr (TY == 3) t2c::wgmma_u8<N>(d, da, db, acc);
+    else if constexpr (TY == 4) t2c::wgmma_f8e4m3<N>(d, da, db, acc);
+    else t2c::wgmma_f8e5m2<N>(d, da, db, acc);
+    if (split) {
+      t2c::wgmma_commit();
+      t2c::wgmma_wait<1>();
+      t2c::wgmma_fence();
+    }
+  }
+  t2c::wgmma_commit();
+  t2c::wgmma_wait<0>();
+  for (int i = 0; i < N / 2; i++) D[tid * (N / 2) + i] = d[i];
+}
+#define T2C_WGMMA8_KERNEL_(name, N, TY, Acc)                                                                        \
+  extern "C" __global__ void name(t2c_sim::tensor<const unsigned char> IMGA, t2c_sim::tensor<const unsigned char> IMGB, \
+                                  t2c_sim::tensor<const int> OFFS, t2c_sim::tensor<const int> LAY,                 \
+                                  t2c_sim::tensor<const Acc> C, t2c_sim::tensor<Acc> D, int sa, int sb, int ksteps, \
+                                  int use_c, int split) {                                                          \
+    wgmma8_body<N, TY, Acc>(IMGA, IMGB, OFFS, LAY, C, D, sa, sb, ksteps, use_c, split);                            \
+  }                                                                                                              \
+  T2C_REGISTER_(name, T2C_ARG(const unsigned char, 0), T2C_ARG(const unsigned char, 1), T2C_ARG(const int, 2),     \
+                T2C_ARG(const int, 3), T2C_ARG(const Acc, 4), T2C_ARG(Acc, 5), T2C_INT(6), T2C_INT(7), T2C_INT(8), \
+                T2C_INT(9), T2C_INT(10))
+T2C_WGMMA8_KERNEL_(wg_s8_n8, 8, 2, int)
+T2C_WGMMA8_KERNEL_(wg_s8_n24, 24, 2, int)
+T2C_WGMMA8_KERNEL_(wg_s8_n64, 64, 2, int)
+T2C_WGMMA8_KERNEL_(wg_s8_n256, 256, 2, int)
+T2C_WGMMA8_KERNEL_(wg_u8_n48, 48, 3, int)
+T2C_WGMMA8_KERNEL_(wg_e4m3_n64, 64, 4, float)
+T2C_WGMMA8_KERNEL_(wg_e4m3_n8, 8, 4, float)
+T2C_WGMMA8_KERNEL_(wg_e5m2_n128, 128, 5, float)
+T2C_WGMMA8_KERNEL_(wg_e5m2_n40, 40, 5, float)
+
 // PLANTED, by mode: 0 no wgmma.fence; 1 an accumulator written between the
 // wgmma and its wait; 2 the shared operand overwritten before the wait (a
 // stage released early); 3 threads 64.. leave before the wgmma; 4 a block of

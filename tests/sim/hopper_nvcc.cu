@@ -38,9 +38,18 @@ template <int N> __device__ void wgmma_all(float *o, u64 da, u64 db, const unsig
   t2c::wgmma_bf16<N, 1, 1>(d, da, db);
   t2c::wgmma_f16_rs<N>(d, a, db);
   t2c::wgmma_bf16_rs<N, 1>(d, a, db);
+  t2c::wgmma_f8e4m3<N>(d, da, db);
+  t2c::wgmma_f8e5m2<N>(d, da, db, false);
   t2c::wgmma_commit();
   t2c::wgmma_wait<0>();
-  for (int i = 0; i < N / 2; i++) o[i] = d[i];
+  int e[N / 2];
+  for (int i = 0; i < N / 2; i++) e[i] = (int)o[i];
+  t2c::wgmma_fence();
+  t2c::wgmma_i8<N>(e, da, db, false);
+  t2c::wgmma_u8<N>(e, da, db);
+  t2c::wgmma_commit();
+  t2c::wgmma_wait<0>();
+  for (int i = 0; i < N / 2; i++) o[i] = d[i] + (float)e[i];
 }
 
 extern "C" __global__ void __launch_bounds__(128)

@@ -54,7 +54,9 @@ fi
 if "$nvcc" -std=c++17 -arch=compute_90a -I"$root/rt" -ptx "$hsrc" -o "$out/hopper_90a.ptx"; then
   for w in 'wgmma.fence.sync.aligned' 'wgmma.commit_group.sync.aligned' 'wgmma.wait_group.sync.aligned 0' \
            'wgmma.wait_group.sync.aligned 1' 'wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16' \
-           'wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16' 'mbarrier.init.shared::cta.b64' \
+           'wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16' \
+           'wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8' 'wgmma.mma_async.sync.aligned.m64n256k32.s32.u8.u8' \
+           'wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3' 'wgmma.mma_async.sync.aligned.m64n192k32.f32.e5m2.e5m2' 'mbarrier.init.shared::cta.b64' \
            'mbarrier.arrive.shared::cta.b64' 'mbarrier.arrive.expect_tx.shared::cta.b64' \
            'mbarrier.expect_tx.relaxed.cta.shared::cta.b64' 'mbarrier.try_wait.parity.shared::cta.b64' \
            'fence.proxy.async.shared::cta' 'fence.mbarrier_init.release.cluster' \
@@ -64,7 +66,7 @@ if "$nvcc" -std=c++17 -arch=compute_90a -I"$root/rt" -ptx "$hsrc" -o "$out/hoppe
            'stmatrix.sync.aligned.m8n8.x2.shared.b16' 'stmatrix.sync.aligned.m8n8.x4.trans.shared.b16'; do
     grep -qF "$w" "$out/hopper_90a.ptx" || fail "sm_90a PTX lacks $w"
   done
-  [ "$(grep -c 'wgmma.mma_async' "$out/hopper_90a.ptx")" = 34 ] || fail "sm_90a PTX: not 34 wgmma.mma_async"
+  [ "$(grep -c 'wgmma.mma_async' "$out/hopper_90a.ptx")" = 66 ] || fail "sm_90a PTX: not 66 wgmma.mma_async"
 else
   fail "nvcc -ptx compute_90a"
 fi

@@ -519,6 +519,50 @@ Test(tir_dot, wgmma_falls_back_to_mma_sync_where_it_does_not_fit) {
   cr_assert(find_op(&K->body, TO_DOT)->wgmma);
 }
 
+/* 8-bit dots on sm_90a: i8 and f8e4m3 with both operands K-major (A [M, K],
+ * B = transpose of a [N, K] copy) take wgmma m64nNk32 over swizzled copies
+ * (64-byte rows: 64-byte swizzle); so does an i8 B [K, N], from its copy
+ * stored transposed ([N, K] as stored: K-major), swizzled as stored. */
+Test(tir_dot, wgmma_k32_for_8_bit_operands_both_k_major) {
+  const char *why = NULL;
+  static const char *const types[] = {"i8", "f8e4m3"}, *const accs[] = {"i32", "f32"};
+  for (int t = 0; t < 2; t++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "@launch(128)\n"
+             "kernel g(A: tensor<%s>[64, 64], B: tensor<%s>[64, 64], C: tensor<%s>[64, 64]) {\n"
+             "  C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 64], transpose(B[0 :+ 64, 0 :+ 64]))\n}\n",
+             types[t], types[t], accs[t]);
+    TirKernel *K = build_for("configs/sm_90a.yaml", src, &why);
+    cr_assert(K, "%s not lowered: %s", types[t], why ? why : diag_text);
+    cr_assert_str_eq(K->hw->wgmma_b8, "wgmma.mma_async.m64nNk32");
+    const TirOp *dot = find_op(&K->body, TO_DOT);
+    cr_assert(dot->wgmma, "%s", types[t]);
+    cr_assert(dot->lay->wg);
+    for (int b = 0; b < shared_bufs(K); b++) {
+      const TirBuf *f = shared_buf(K, b);
+      cr_assert(f->cm8 && !f->trans, "%s: %s", types[t], f->cname);
+      cr_assert_eq(f->swz, 64, "%s: %s %d-byte swizzle", types[t], f->cname, f->swz);
+    }
+    K = build_for("configs/sm_90.yaml", src, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    cr_assert_not(find_op(&K->body, TO_DOT)->wgmma, "sm_90 keeps mma.sync");
+  }
+  /* B [K, N] = [32, 64]: stored [64, 32], rows of 32 bytes: a 32-byte swizzle */
+  TirKernel *K = build_for("configs/sm_90a.yaml",
+                           "@launch(128)\n"
+                           "kernel g(A: tensor<i8>[64, 32], B: tensor<i8>[32, 64], C: tensor<i32>[64, 64]) {\n"
+                           "  C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 32], B[0 :+ 32, 0 :+ 64])\n}\n",
+                           &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot->wgmma);
+  const TirBuf *fb = &K->bufs[dot->buf2];
+  cr_assert(fb->trans && fb->cm8);
+  cr_assert_eq(fb->pitch, 32, "stored [64, 32], unpadded");
+  cr_assert_eq(fb->swz, 32);
+}
+
 /* On sm_90a a wgmma dot of a stage ring's loop whose accumulator nothing else
  * in the loop touches stays in flight (wait_group 1) while the next iteration
  * issues its copies; the copies then go stages - 2 iterations ahead, and one
