@@ -462,8 +462,9 @@ static const char *ev_call(Emitter *E, Expr *x, ElemType want, At at, Buf *pre) 
     if (reg_foldable(E, x) || !at.once) return ev_materialised(E, x, at);
     return ev_reduce_inline(E, x, at, pre);
   case BC_SUM: return ev_sum(E, x);
-  case BC_RANDOM: /* an untyped literal seed is an i64 */
-    return fmt(E, "t2c::%s(%s, %s)", builtin_names[b],
+  case BC_RANDOM: /* an untyped literal seed is an i64; an i32 offset is one counter
+                     word, converted explicitly (a negative literal is no unsigned) */
+    return fmt(E, args[1]->ty.elem == T_U32 ? "t2c::%s(%s, %s)" : "t2c::%s(%s, (unsigned)(%s))", builtin_names[b],
                ev(E, args[0], args[0]->ty.untyped ? T_I64 : args[0]->ty.elem, child_at(at, &x->ty, &args[0]->ty), pre),
                ev(E, args[1], args[1]->ty.elem, child_at(at, &x->ty, &args[1]->ty), pre));
   case BC_ARG: case BC_SCAN: unreachable(); /* emit_program keeps such kernels out (Kernel.ir_only) */

@@ -232,9 +232,10 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
     ElemType t = operand_type(args[0], args[1], want);
     return F("t2c::%s(%s, %s)", builtin_names[b], ex(P, args[0], t, at), ex(P, args[1], t, at));
   }
-  case BC_RANDOM: /* an untyped literal seed is an i64 */
-    return F("t2c::%s(%s, %s)", builtin_names[b], ex(P, args[0], args[0]->ty.untyped ? T_I64 : args[0]->ty.elem, at),
-             ex(P, args[1], args[1]->ty.elem, at));
+  case BC_RANDOM: /* an untyped literal seed is an i64; an i32 offset is one counter
+                     word, converted explicitly (a negative literal is no unsigned) */
+    return F(args[1]->ty.elem == T_U32 ? "t2c::%s(%s, %s)" : "t2c::%s(%s, (unsigned)(%s))", builtin_names[b],
+             ex(P, args[0], args[0]->ty.untyped ? T_I64 : args[0]->ty.elem, at), ex(P, args[1], args[1]->ty.elem, at));
   default: break;
   }
   switch (b) {

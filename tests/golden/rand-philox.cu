@@ -58,8 +58,8 @@ dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, floa
       x[7] = 0.0f;
     }
     // rand-philox.tl:12: Y[m0 :+ 16, n0 :+ 64] = where(rand(seed, off) < p, 0.0, x / (1.0 - p))
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{(t2c::rand(seed, off[0]) < p) ? 0.0f : (x[0] / (1.0f - p)), (t2c::rand(seed, off[1]) < p) ? 0.0f : (x[1] / (1.0f - p)), (t2c::rand(seed, off[2]) < p) ? 0.0f : (x[2] / (1.0f - p)), (t2c::rand(seed, off[3]) < p) ? 0.0f : (x[3] / (1.0f - p))}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{(t2c::rand(seed, off[4]) < p) ? 0.0f : (x[4] / (1.0f - p)), (t2c::rand(seed, off[5]) < p) ? 0.0f : (x[5] / (1.0f - p)), (t2c::rand(seed, off[6]) < p) ? 0.0f : (x[6] / (1.0f - p)), (t2c::rand(seed, off[7]) < p) ? 0.0f : (x[7] / (1.0f - p))}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{(t2c::rand(seed, (unsigned)(off[0])) < p) ? 0.0f : (x[0] / (1.0f - p)), (t2c::rand(seed, (unsigned)(off[1])) < p) ? 0.0f : (x[1] / (1.0f - p)), (t2c::rand(seed, (unsigned)(off[2])) < p) ? 0.0f : (x[2] / (1.0f - p)), (t2c::rand(seed, (unsigned)(off[3])) < p) ? 0.0f : (x[3] / (1.0f - p))}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{(t2c::rand(seed, (unsigned)(off[4])) < p) ? 0.0f : (x[4] / (1.0f - p)), (t2c::rand(seed, (unsigned)(off[5])) < p) ? 0.0f : (x[5] / (1.0f - p)), (t2c::rand(seed, (unsigned)(off[6])) < p) ? 0.0f : (x[6] / (1.0f - p)), (t2c::rand(seed, (unsigned)(off[7])) < p) ? 0.0f : (x[7] / (1.0f - p))}});
   } else {
     // rand-philox.tl:8: var m0 = ctx.block.y * 16
     int m0 = (int)blockIdx.y * 16;
@@ -86,14 +86,14 @@ dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, floa
     x[6] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] : 0.0f);
     x[7] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] : 0.0f);
     // rand-philox.tl:12: Y[m0 :+ 16, n0 :+ 64] = where(rand(seed, off) < p, 0.0, x / (1.0 - p))
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = (t2c::rand(seed, off[0]) < p) ? 0.0f : (x[0] / (1.0f - p));
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = (t2c::rand(seed, off[1]) < p) ? 0.0f : (x[1] / (1.0f - p));
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] = (t2c::rand(seed, off[2]) < p) ? 0.0f : (x[2] / (1.0f - p));
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] = (t2c::rand(seed, off[3]) < p) ? 0.0f : (x[3] / (1.0f - p));
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = (t2c::rand(seed, off[4]) < p) ? 0.0f : (x[4] / (1.0f - p));
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = (t2c::rand(seed, off[5]) < p) ? 0.0f : (x[5] / (1.0f - p));
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] = (t2c::rand(seed, off[6]) < p) ? 0.0f : (x[6] / (1.0f - p));
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] = (t2c::rand(seed, off[7]) < p) ? 0.0f : (x[7] / (1.0f - p));
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = (t2c::rand(seed, (unsigned)(off[0])) < p) ? 0.0f : (x[0] / (1.0f - p));
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = (t2c::rand(seed, (unsigned)(off[1])) < p) ? 0.0f : (x[1] / (1.0f - p));
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] = (t2c::rand(seed, (unsigned)(off[2])) < p) ? 0.0f : (x[2] / (1.0f - p));
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N) Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] = (t2c::rand(seed, (unsigned)(off[3])) < p) ? 0.0f : (x[3] / (1.0f - p));
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = (t2c::rand(seed, (unsigned)(off[4])) < p) ? 0.0f : (x[4] / (1.0f - p));
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = (t2c::rand(seed, (unsigned)(off[5])) < p) ? 0.0f : (x[5] / (1.0f - p));
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] = (t2c::rand(seed, (unsigned)(off[6])) < p) ? 0.0f : (x[6] / (1.0f - p));
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N) Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] = (t2c::rand(seed, (unsigned)(off[7])) < p) ? 0.0f : (x[7] / (1.0f - p));
   }
 }
 
@@ -118,5 +118,35 @@ noise(const float *__restrict__ X, float *__restrict__ Y, unsigned int *__restri
     if ((n0 + c) < N) Y[r * N + (n0 + c)] = (((n0 + c) < N ? X[r * N + (n0 + c)] : 0.0f) + (0.1f * t2c::randn(s, off[e])));
   }
   // rand-philox.tl:21: B[n0] = randint(12345678901, n0) % 1000
-  if (tid == 0 && n0 < N) B[n0] = (t2c::randint(12345678901LL, n0) % 1000u);
+  if (tid == 0 && n0 < N) B[n0] = (t2c::randint(12345678901LL, (unsigned)(n0)) % 1000u);
+}
+
+// kernel negoff (rand-philox.tl:27): 32 threads
+//   layout L0: [4, 8], runs of 1, lanes 4 x 8, warps 1 x 1: 1 per thread
+//   layout L1: [1, 4], runs of 4, lanes 32 x 1, warps 1 x 1: 4 per thread
+//   16-byte accesses when W is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 0 bytes; barriers: 0
+extern "C" __global__ void __launch_bounds__(32)
+negoff(float *__restrict__ O, unsigned int *__restrict__ W)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  const int t2c_r0 = lane / 8, t2c_c0 = lane % 8;  // L0: this thread's first row and column
+  const int t2c_r1 = lane;  // L1: this thread's first row (every thread starts at column 0)
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(W, 16);
+  if (t2c_fast) {
+    // rand-philox.tl:28: O[0 :+ 4, 0 :+ 8] = rand(180, -2)
+    O[t2c_r0 * 8 + t2c_c0] = t2c::rand(180LL, (unsigned)(-2));
+    // rand-philox.tl:29: W[0 :+ 4] = randint(-7, cols(1, 4) - 3)
+    if (t2c_r1 < 1) t2c::stg_vec<4>(W + 0, t2c::Vec<unsigned int, 4>{{t2c::randint(-7LL, (unsigned)((0 - 3))), t2c::randint(-7LL, (unsigned)((1 - 3))), t2c::randint(-7LL, (unsigned)((2 - 3))), t2c::randint(-7LL, (unsigned)((3 - 3)))}});
+  } else {
+    // rand-philox.tl:28: O[0 :+ 4, 0 :+ 8] = rand(180, -2)
+    O[t2c_r0 * 8 + t2c_c0] = t2c::rand(180LL, (unsigned)(-2));
+    // rand-philox.tl:29: W[0 :+ 4] = randint(-7, cols(1, 4) - 3)
+    if (t2c_r1 < 1) W[0] = t2c::randint(-7LL, (unsigned)((0 - 3)));
+    if (t2c_r1 < 1) W[1] = t2c::randint(-7LL, (unsigned)((1 - 3)));
+    if (t2c_r1 < 1) W[2] = t2c::randint(-7LL, (unsigned)((2 - 3)));
+    if (t2c_r1 < 1) W[3] = t2c::randint(-7LL, (unsigned)((3 - 3)));
+  }
 }
