@@ -56,8 +56,8 @@ $(B)/obj/fsafe.o: common/fsafe.c common/fsafe.h | $(B)/obj
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Templates and the runtime header are embedded into the binary.
-$(B)/templates.h: $(TEMPLATES) rt/tile2cu/rt.cuh tools/embed.sh | $(B)
-	sh tools/embed.sh $(TEMPLATES) rt/tile2cu/rt.cuh > $@.tmp && mv $@.tmp $@
+$(B)/templates.h: $(TEMPLATES) rt/tile2cu/rt.cuh rt/tile2cu/tma_host.h tools/embed.sh | $(B)
+	sh tools/embed.sh $(TEMPLATES) rt/tile2cu/rt.cuh rt/tile2cu/tma_host.h > $@.tmp && mv $@.tmp $@
 $(B)/obj/emit.o $(B)/obj/emit_tir.o $(B)/obj/host.o $(B)/obj/templates.o: $(B)/templates.h
 
 # The target configs are embedded into the library too.

@@ -4,8 +4,8 @@
  * access may be, shuffles, async copies, the matrix instruction) instead of
  * testing the target's number, so a new path joins by adding a row. sm90a
  * adds wgmma for f16/bf16 dots and, k32, for i8 and f8 ones (layout.c decides
- * which dots take it); TMA and
- * mbarrier pipelines are not rows' facts yet. Rows are in order of
+ * which dots take it), and the bulk tensor copy (TMA) with mbarriers that
+ * fills their stage rings (pipeline.c decides which rings take it). Rows are in order of
  * min_sm; a target takes the last row it reaches.
  */
 #include <string.h>
@@ -13,11 +13,11 @@
 #include "t2c.h"
 
 static const HwPath paths[] = {
-  /* name    min_sm  vec_bytes shfl   cp_async mma                  mma_i8               mma_f8               wgmma                       wgmma_b8                    arch_a */
-  {"simt",   0,      16,       true,  false,   NULL,                NULL,                NULL,                NULL,                       NULL,                       false},
-  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", NULL,                NULL,                       NULL,                       false},
-  {"sm89",   89,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", NULL,                       NULL,                       false},
-  {"sm90a",  90,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", "wgmma.mma_async.m64nNk16", "wgmma.mma_async.m64nNk32", true},
+  /* name    min_sm  vec_bytes shfl   cp_async mma                  mma_i8               mma_f8               wgmma                       wgmma_b8                    tma                                   arch_a */
+  {"simt",   0,      16,       true,  false,   NULL,                NULL,                NULL,                NULL,                       NULL,                       NULL,                                 false},
+  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", NULL,                NULL,                       NULL,                       NULL,                                 false},
+  {"sm89",   89,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", NULL,                       NULL,                       NULL,                                 false},
+  {"sm90a",  90,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", "wgmma.mma_async.m64nNk16", "wgmma.mma_async.m64nNk32", "cp.async.bulk.tensor.2d (mbarrier)", true},
 };
 
 /* A row for architecture-specific targets only: wgmma exists on sm_90a, and

@@ -158,7 +158,7 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
      * covers what its ops need, and none inside it */
     bool region = !nobar && op->td && (op->kind == TO_IF || op->kind == TO_FOR || op->kind == TO_WHILE);
     if (op->kind == TO_BARRIER) { /* one a stage ring's protocol placed (pipeline.c) */
-      memset(st, 0, sizeof *st);
+      if (!op->only) memset(st, 0, sizeof *st); /* one in a single body of a versioned kernel covers nothing */
       if (real) vec_push(K->a, &out, op);
       continue;
     }

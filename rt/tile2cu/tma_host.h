@@ -19,8 +19,11 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
+#ifndef TILE2CU_RT_CUH  // inlined above it by tile2cu --standalone
 #include "rt.cuh"
+#endif
 
 namespace t2c {
 
@@ -78,6 +81,21 @@ inline int tma_encode_2d(TensorMap *map, TmaType type, const void *base, unsigne
     return -1;
   }
   return 0;
+}
+
+// The tensor map a tile2cu kernel takes for a rows x cols row-major tensor at
+// base, read in boxes of box_rows x box_cols elements of elem_bytes bytes
+// with a swizzle_bytes swizzle (its parameters t2c_tmap_*, which the
+// generated NAME_tensor_maps helper fills). A tensor whose base is not
+// 16-byte aligned, or whose rows are not a multiple of 16 bytes apart, gets
+// zeros: the kernel then takes its general body, which does not read the map.
+// Returns 0, or -1 with a message in err (no driver, or the encode failed).
+inline int tma_map_2d(TensorMap *map, TmaType type, int elem_bytes, const void *base, long long rows, long long cols,
+                      unsigned box_rows, unsigned box_cols, unsigned swizzle_bytes, char *err, size_t errlen) {
+  memset(map, 0, sizeof *map);
+  if ((unsigned long long)(size_t)base % 16 || (cols * elem_bytes) % 16) return 0;
+  return tma_encode_2d(map, type, base, (unsigned long long)cols, (unsigned long long)rows,
+                       (unsigned long long)(cols * elem_bytes), box_cols, box_rows, swizzle_bytes, err, errlen);
 }
 
 }  // namespace t2c
