@@ -633,6 +633,24 @@ T2C_DEVICE void tma_store_2d(const TensorMap *map, int c0, int c1, const void *s
   const int c[2] = {c0, c1};
   ::t2c_sim::tma_store(map, c, 2, smem);
 }
+// The tensor map a launcher passes for a rows x cols row-major tensor read in
+// boxes of box_rows x box_cols with a swz-byte swizzle (tile2cu's kernel
+// parameters t2c_tmap_*): made when the tensor's base is 16-byte aligned and
+// its rows a multiple of 16 bytes apart, zeros otherwise (the kernel reads it
+// only in its fast body, whose entry test implies both; a use of a zeroed map
+// fails the launch).
+inline TensorMap tma_map_2d(const T2cSimTensor *t, long long rows, long long cols, int box_rows, int box_cols, int swz) {
+  TensorMap m;
+  __builtin_memset(&m, 0, sizeof m);
+  if (!t || (unsigned long long)(size_t)t->data % 16 || (cols * t->elem_bytes) % 16) return m;
+  const unsigned long long dims[2] = {(unsigned long long)cols, (unsigned long long)rows};
+  const unsigned long long strides[1] = {(unsigned long long)(cols * t->elem_bytes)};
+  const unsigned box[2] = {(unsigned)box_cols, (unsigned)box_rows};
+  char err[256];
+  if (t2c_sim_tensor_map_encode(&m, t->elem_bytes, 2, t->data, dims, strides, box, swz, t, err, sizeof err) != 0)
+    ::t2c_sim::failf("tile2cu's tensor map of tensor '%s': %s", t->name ? t->name : "?", err);
+  return m;
+}
 T2C_DEVICE void tma_store_commit() { ::t2c_sim::bulk_commit(); }
 template <int N> T2C_DEVICE void tma_store_wait_read() { ::t2c_sim::bulk_wait(N, true); }
 template <int N> T2C_DEVICE void tma_store_wait() { ::t2c_sim::bulk_wait(N, false); }
