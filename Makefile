@@ -96,7 +96,11 @@ $(B) $(B)/obj $(B)/obj/drv:
 
 # ---- tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h nvrtc_driver/internal.h
+# a stand-in for libcuda.so.1 that test_nvrtc.c loads through TILE2CU_LIBCUDA
+$(B)/libfakecuda.so: tests/unit/fake/libcuda.c | $(B)
+	$(CC) $(CFLAGS) -shared -o $@ $<
+
+$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h nvrtc_driver/internal.h $(B)/libfakecuda.so
 	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(LIB_OBJS) -lcriterion $(LIBS)
 
 unit: $(B)/unit-tests $(B)/tile2cu
