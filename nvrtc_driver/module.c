@@ -118,18 +118,22 @@ static t2c_status build_tmaps(const t2c_program *p, int k, const TrKernelFacts *
     tr_kernel_tmap(p->prog, k, i, &t);
     memset(&maps[i], 0, sizeof maps[i]);
     CUdeviceptr base = *(const CUdeviceptr *)args[t.param];
-    long long dim[2];
-    for (int d = 0; d < 2; d++) dim[d] = t.dim_size[d] < 0 ? t.dim_const[d] : *(const int *)args[f->nparams + t.dim_size[d]];
-    if (base % 16 || (dim[1] * t.elem_bytes) % 16) continue; /* the kernel's general body runs */
+    /* the driver takes the innermost dim first, and the byte strides of the others */
+    unsigned long long dims[4], strides[3];
+    unsigned box[4] = {t.box_cols, t.box_rows, 1, 1}, estr[4] = {1, 1, 1, 1};
+    for (int d = 0; d < t.rank; d++) {
+      int sz = t.dim_size[t.rank - 1 - d];
+      dims[d] = (unsigned long long)(sz < 0 ? t.dim_const[t.rank - 1 - d] : *(const int *)args[f->nparams + sz]);
+    }
+    if (base % 16 || (dims[0] * (unsigned long long)t.elem_bytes) % 16) continue; /* the kernel's general body runs */
+    for (int d = 1; d < t.rank; d++) strides[d - 1] = (d == 1 ? (unsigned long long)t.elem_bytes : strides[d - 2]) * dims[d - 1];
     if (!cu->TensorMapEncodeTiled)
       return drv_fail(T2C_ERROR_NO_DEVICE, "kernel %s reads by TMA, and the CUDA driver has no cuTensorMapEncodeTiled "
                       "(a driver older than CUDA 12)", f->name);
-    const unsigned long long dims[2] = {(unsigned long long)dim[1], (unsigned long long)dim[0]};
-    const unsigned long long strides[1] = {(unsigned long long)(dim[1] * t.elem_bytes)};
-    const unsigned box[2] = {t.box_cols, t.box_rows}, estr[2] = {1, 1};
     int swz = t.swizzle == 128 ? 3 : t.swizzle == 64 ? 2 : 1; /* CU_TENSOR_MAP_SWIZZLE_* */
     /* no interleave, L2 promotion of 128 bytes (2), zero fill */
-    CUresult r = cu->TensorMapEncodeTiled(&maps[i], t.dtype, 2, (void *)(uintptr_t)base, dims, strides, box, estr, 0, swz, 2, 0);
+    CUresult r = cu->TensorMapEncodeTiled(&maps[i], t.dtype, (unsigned)t.rank, (void *)(uintptr_t)base, dims, strides, box,
+                                          estr, 0, swz, 2, 0);
     if (r) return dl_cuda_fail(cu, r, "cuTensorMapEncodeTiled");
   }
   return T2C_SUCCESS;

@@ -151,9 +151,9 @@ void tr_kernel_tmap(const TrProgram *p, int k, int i, TrTmap *out) {
   const KernelInfo *ki = p->prog->kernels[k]->info;
   const TmaMap *m = &ki->tmaps[i];
   const Sym *X = m->tensor;
-  *out = (TrTmap){X->param_index, {-1, -1}, {0, 0}, elem_bytes[X->ty.elem], tma_dtype(X->ty.elem),
+  *out = (TrTmap){X->param_index, X->trank, {-1, -1, -1, -1}, {0, 0, 0, 0}, elem_bytes[X->ty.elem], tma_dtype(X->ty.elem),
                   (unsigned)m->box_rows, (unsigned)m->box_cols, m->swizzle};
-  for (int d = 0; d < 2; d++) {
+  for (int d = 0; d < X->trank; d++) {
     out->dim_const[d] = (long long)X->tdim_const[d];
     for (int j = 0; j < ki->nsizes; j++)
       if (ki->sizes[j] == X->tdim_size[d]) out->dim_size[d] = j;

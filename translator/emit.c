@@ -2608,9 +2608,11 @@ const char *emit_trampoline_args(Arena *a, const KernelInfo *ki) {
   /* the CPU backend builds the tensor maps itself, as a launcher does on the GPU */
   for (int i = 0; i < ki->ntmaps; i++) {
     const TmaMap *m = &ki->tmaps[i];
-    buf_printf(&b, "%st2c::tma_map_2d(static_cast<const T2cSimTensor *>(a[%d]), %s, %s, %d, %d, %d)", n ? ",\n      " : "",
-               m->tensor->param_index, tramp_dim(a, ki, m->tensor, 0), tramp_dim(a, ki, m->tensor, 1), m->box_rows,
-               m->box_cols, m->swizzle);
+    const Sym *X = m->tensor;
+    int r = X->trank;
+    buf_printf(&b, "%st2c::tma_map(static_cast<const T2cSimTensor *>(a[%d]), %d, %s, %s, %s, %s, %d, %d, %d)",
+               n ? ",\n      " : "", X->param_index, r, r > 2 ? tramp_dim(a, ki, X, 0) : "1", r > 3 ? tramp_dim(a, ki, X, 1) : "1",
+               tramp_dim(a, ki, X, r - 2), tramp_dim(a, ki, X, r - 1), m->box_rows, m->box_cols, m->swizzle);
   }
   const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
   buf_free(&b);

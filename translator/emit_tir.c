@@ -1485,14 +1485,17 @@ static void print_tma_init(Printer *P, const TirOp *op) {
 static void print_tma_load(Printer *P, const TirOp *l, const char *stage, const char *full) {
   const TirBuf *b = &P->K->bufs[l->buf];
   const TmaMap *m = &P->K->ki->tmaps[l->tmap];
-  const char *row = strip(P, ex(P, l->slice->u.index.idx[0].start, T_I32, NULL));
-  const char *col = strip(P, ex(P, l->slice->u.index.idx[1].start, T_I32, NULL));
+  int nd = l->slice->u.index.nidx;
+  const char *row = strip(P, ex(P, l->slice->u.index.idx[nd - 2].start, T_I32, NULL));
+  const char *col = strip(P, ex(P, l->slice->u.index.idx[nd - 1].start, T_I32, NULL));
+  const char *outer = ""; /* the outer dims' indices, innermost first, as TMA takes coordinates */
+  for (int d = nd - 3; d >= 0; d--) outer = F("%s, %s", outer, strip(P, ex(P, l->slice->u.index.idx[d].start, T_I32, NULL)));
   int per = (int)tir_buf_elems(b), atom = b->rows * m->box_cols;
   for (int a = 0; a < b->cols / m->box_cols; a++) {
     const char *off = strcmp(stage, "0") == 0 ? (a ? F("%d", a * atom) : "0")
                                               : a ? F("%s * %d + %d", paren(P, stage), per, a * atom) : F("%s * %d", paren(P, stage), per);
     const char *c = a ? (strcmp(col, "0") == 0 ? F("%d", a * m->box_cols) : F("%s + %d", col, a * m->box_cols)) : col;
-    line(P, "t2c::tma_load_2d(&%s[%s], &%s, %s, %s, %s);", b->cname, off, m->cname, c, row, full);
+    line(P, "t2c::tma_load_%dd(&%s[%s], &%s, %s, %s%s, %s);", nd, b->cname, off, m->cname, c, row, outer, full);
   }
 }
 
@@ -1858,7 +1861,9 @@ static const char *tma_type(ElemType t) {
 static bool map_uses(const KernelInfo *ki, const Sym *y) {
   for (int i = 0; i < ki->ntmaps; i++) {
     const Sym *X = ki->tmaps[i].tensor;
-    if (X == y || X->tdim_size[0] == y || X->tdim_size[1] == y) return true;
+    if (X == y) return true;
+    for (int d = 0; d < X->trank; d++)
+      if (X->tdim_size[d] == y) return true;
   }
   return false;
 }
@@ -1902,11 +1907,12 @@ static void tensor_maps_helper(Printer *P, Buf *out) {
   for (int i = 0; i < ki->ntmaps; i++) {
     const TmaMap *m = &ki->tmaps[i];
     const Sym *X = m->tensor;
-    const char *dim[2];
-    for (int d = 0; d < 2; d++)
-      dim[d] = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
-    buf_printf(out, "  if (t2c::tma_map_2d(&maps[%d], %s, %d, %s, %s, %s, %d, %d, %d, err, errlen) != 0) return -1;\n", i,
-               tma_type(X->ty.elem), elem_bytes[X->ty.elem], X->cname, dim[0], dim[1], m->box_rows, m->box_cols, m->swizzle);
+    const char *dim[4] = {"1", "1", "1", "1"};
+    for (int d = 0; d < X->trank; d++) /* dims at the end, outer ones first, 1 for those it lacks */
+      dim[4 - X->trank + d] = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
+    buf_printf(out, "  if (t2c::tma_map(&maps[%d], %s, %d, %s, %d, %s, %s, %s, %s, %d, %d, %d, err, errlen) != 0) return -1;\n",
+               i, tma_type(X->ty.elem), elem_bytes[X->ty.elem], X->cname, X->trank, X->trank == 4 ? dim[0] : dim[1],
+               X->trank == 4 ? dim[1] : "1", dim[2], dim[3], m->box_rows, m->box_cols, m->swizzle);
   }
   buf_puts(out, "  return 0;\n}\n#endif\n");
   buf_free(&params);

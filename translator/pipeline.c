@@ -250,21 +250,27 @@ static TirOp *wgmma_in_flight(const TirKernel *K, const TirOp *f, const PtrVec *
 
 /* ------------------------------------------------------------ TMA rings */
 
-/* Whether TMA can fill load l's ring buffer b: a 2-D slice [rows, cols] of a
- * row-major rank-2 tensor, stored as it is (not transposed) in swizzled
+/* Whether TMA can fill load l's ring buffer b: a slice [rows, cols] of the
+ * last two dims of a row-major tensor of rank 2 to 4 (one element of each
+ * outer dim), stored as it is (not transposed) in swizzled
  * atoms of E = swz / element-bytes columns (TirBuf.swz): each atom is one box
  * of rows x E elements that TMA writes in the same swizzle. The fast body
  * moves the slice in 16-byte runs, so its entry test proves what a tensor
  * map needs (a 16-byte aligned base, rows a multiple of 16 bytes apart). */
 static bool tma_load_ok(const TirKernel *K, const TirOp *l, const TirBuf *b) {
   const Sym *X = l->slice->u.index.base->u.ident.sym;
-  int eb = elem_bytes[b->elem];
+  int eb = elem_bytes[b->elem], nd = l->slice->u.index.nidx;
   if (!b->swz || b->trans || !b->cm8 || b->rows % 8 || b->rows > 256 || b->cols % (b->swz / eb)) return false;
-  if (X->trank != 2 || X->tstride[0] || X->tstride[1] || l->slice->u.index.nidx != 2 || l->vec * eb != 16) return false;
+  if (X->trank < 2 || X->trank > 4 || nd != X->trank || l->vec * eb != 16) return false;
+  for (int d = 0; d < nd; d++) {
+    const Index *ix = &l->slice->u.index.idx[d];
+    /* the outer dims one element each (a box of one along them), the last two the copy's */
+    if (X->tstride[d] || ix->start->ty.rank || (d < nd - 2) != !ix->len) return false;
+  }
   int64_t n;
-  const Index *r = &l->slice->u.index.idx[0], *c = &l->slice->u.index.idx[1];
-  return r->len && c->len && check_const_int(r->len, &n) && n == b->rows && check_const_int(c->len, &n) && n == b->cols &&
-         r->start->ty.rank == 0 && c->start->ty.rank == 0 && K->ki->threads % K->t->lanes == 0;
+  const Index *r = &l->slice->u.index.idx[nd - 2], *c = &l->slice->u.index.idx[nd - 1];
+  return check_const_int(r->len, &n) && n == b->rows && check_const_int(c->len, &n) && n == b->cols &&
+         K->ki->threads % K->t->lanes == 0;
 }
 
 static bool has_break(const TirBlock *b) {

@@ -32,16 +32,18 @@ typedef struct TrKernelFacts {
 } TrKernelFacts;
 
 /* TMA tensor map i (0 <= i < ntmaps) of kernel k: tensor parameter `param`,
- * a row-major rows x cols matrix (dim d is the size argument dim_size[d],
- * counted from the first size, or the constant dim_const[d] when it is -1),
- * read in boxes of box_rows x box_cols elements with a swizzle-byte swizzle.
- * Build it with cuTensorMapEncodeTiled when the tensor's address is 16-byte
- * aligned and cols * elem_bytes a multiple of 16; pass zeros otherwise (the
+ * row-major of rank 2 to 4 (dim d is the size argument dim_size[d], counted
+ * from the first size, or the constant dim_const[d] when it is -1), read in
+ * boxes of box_rows x box_cols elements of its last two dims (one element of
+ * each other dim) with a swizzle-byte swizzle. Build it with
+ * cuTensorMapEncodeTiled when the tensor's address is 16-byte aligned and its
+ * last dim times elem_bytes a multiple of 16; pass zeros otherwise (the
  * kernel then does not read it). */
 typedef struct TrTmap {
   int param;
-  int dim_size[2];
-  long long dim_const[2];
+  int rank;
+  int dim_size[4];
+  long long dim_const[4];
   int elem_bytes;
   int dtype;                /* CUtensorMapDataType */
   unsigned box_rows, box_cols;

@@ -459,8 +459,8 @@ typedef struct FakeMap {
   unsigned rank;
   int interleave, swizzle, l2, oob;
   unsigned long long base;
-  unsigned long long dims[2], strides[1];
-  unsigned box[2], estr[2];
+  unsigned long long dims[4], strides[3];
+  unsigned box[4], estr[4];
 } FakeMap;
 
 static void check_map(const void *param, unsigned long long base, unsigned long long rows, unsigned long long cols,
@@ -533,6 +533,35 @@ Test(nvrtc, tensor_maps_of_a_tma_kernel) {
     if (cases[c].maps == 2) check_map(param(6), a, (unsigned long long)M, (unsigned long long)K, 128, 64, "A");
     else cr_assert(all_zero(param(6), 128), "case %d: A's map is zeros", c);
     check_map(param(7), B, (unsigned long long)K, (unsigned long long)N, 64, 64, "B");
+  }
+  t2c_module_unload(m);
+  t2c_program_destroy(p);
+
+  /* attention_f16 reads K and V [B, H, S, D] by TMA: rank-4 maps, dims innermost
+   * first {D, S, H, B}, byte strides {D, S D, H S D} x 2, boxes {64, 64, 1, 1} */
+  p = compile("examples/attention_f16.tl", "sm_90a");
+  cr_assert_eq(t2c_program_kernel_info(p, "attention_f16", &ki), T2C_SUCCESS);
+  cr_assert_eq(ki.num_tensor_maps, 2);
+  cr_assert_eq(t2c_module_load(p, &m), T2C_SUCCESS, "%s", t2c_last_error());
+  const size_t asz[11] = {8, 8, 8, 8, 4, 4, 4, 4, 4, 128, 128}; /* Q K V O, scale causal, B H S, the maps */
+  expect(11, asz);
+  t2c_devptr Q = A, O = C;
+  float scale = 0.125f;
+  int causal = 0, Bn = 2, H = 3, S = 200;
+  void *aargs[] = {&Q, &B, &B, &O, &scale, &causal, &Bn, &H, &S};
+  cr_assert_eq(t2c_launch(m, "attention_f16", aargs, NULL), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(encodes(), 2);
+  for (int i = 9; i < 11; i++) {
+    FakeMap fm;
+    memcpy(&fm, param(i), sizeof fm);
+    cr_assert_eq(fm.magic, 0x464d4150u);
+    cr_assert_eq(fm.rank, 4u);
+    cr_assert_eq(fm.base, B);
+    cr_assert(fm.dims[0] == 64 && fm.dims[1] == 200 && fm.dims[2] == 3 && fm.dims[3] == 2, "dims %llu %llu %llu %llu",
+              fm.dims[0], fm.dims[1], fm.dims[2], fm.dims[3]);
+    cr_assert(fm.strides[0] == 128 && fm.strides[1] == 128 * 200 && fm.strides[2] == 128 * 200 * 3);
+    cr_assert(fm.box[0] == 64 && fm.box[1] == 64 && fm.box[2] == 1 && fm.box[3] == 1);
+    cr_assert_eq(fm.swizzle, 3);
   }
   t2c_module_unload(m);
   t2c_program_destroy(p);

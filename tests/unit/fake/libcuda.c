@@ -21,8 +21,8 @@ typedef struct FakeMap {
   unsigned rank;
   int interleave, swizzle, l2, oob;
   unsigned long long base;
-  unsigned long long dims[2], strides[1];
-  unsigned box[2], estr[2];
+  unsigned long long dims[4], strides[3];
+  unsigned box[4], estr[4];
 } FakeMap;
 
 enum { MAX_PARAMS = 32 };
@@ -83,9 +83,13 @@ CUresult cuEventDestroy_v2(void *e) { (void)e; return 0; }
 CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *base, const unsigned long long *dims,
                                 const unsigned long long *strides, const unsigned *box, const unsigned *estr,
                                 int interleave, int swizzle, int l2, int oob) {
-  FakeMap m = {0x464d4150, dtype, rank, interleave, swizzle, l2, oob, (unsigned long long)(uintptr_t)base,
-               {dims[0], rank > 1 ? dims[1] : 0}, {rank > 1 ? strides[0] : 0}, {box[0], rank > 1 ? box[1] : 0},
-               {estr[0], rank > 1 ? estr[1] : 0}};
+  FakeMap m = {0x464d4150, dtype, rank, interleave, swizzle, l2, oob, (unsigned long long)(uintptr_t)base, {0}, {0}, {0}, {0}};
+  for (unsigned d = 0; d < rank && d < 4; d++) {
+    m.dims[d] = dims[d];
+    m.box[d] = box[d];
+    m.estr[d] = estr[d];
+    if (d) m.strides[d - 1] = strides[d - 1];
+  }
   memset(map, 0, 128);
   memcpy(map, &m, sizeof m);
   encodes++;
