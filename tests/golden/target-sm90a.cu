@@ -304,8 +304,8 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
 //   tc<<<grid, 128, 0, stream>>>(A, B, C, S, M, K, N, maps[0], maps[1]);
 // Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
 inline int tc_tensor_maps(t2c::TensorMap *maps, const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *, float *, int M, int K, int N, char *err, size_t errlen) {
-  if (t2c::tma_map_2d(&maps[0], t2c::TMA_BF16, 2, A, M, K, 64, 32, 64, err, errlen) != 0) return -1;
-  if (t2c::tma_map_2d(&maps[1], t2c::TMA_BF16, 2, B, K, N, 32, 32, 64, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[0], t2c::TMA_BF16, 2, A, 2, 1, 1, M, K, 64, 32, 64, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_BF16, 2, B, 2, 1, 1, K, N, 32, 32, 64, err, errlen) != 0) return -1;
   return 0;
 }
 #endif

@@ -478,8 +478,8 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
 //   gemm_i8_wgmma<<<grid, 256, TILE2CU_DYNAMIC_SMEM_gemm_i8_wgmma, stream>>>(A, B, C, M, K, N, maps[0], maps[1]);
 // Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
 inline int gemm_i8_wgmma_tensor_maps(t2c::TensorMap *maps, const signed char *A, const signed char *B, int *, int M, int K, int N, char *err, size_t errlen) {
-  if (t2c::tma_map_2d(&maps[0], t2c::TMA_U8, 1, A, M, K, 128, 64, 64, err, errlen) != 0) return -1;
-  if (t2c::tma_map_2d(&maps[1], t2c::TMA_U8, 1, B, N, K, 128, 64, 64, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[0], t2c::TMA_U8, 1, A, 2, 1, 1, M, K, 128, 64, 64, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_U8, 1, B, 2, 1, 1, N, K, 128, 64, 64, err, errlen) != 0) return -1;
   return 0;
 }
 #endif

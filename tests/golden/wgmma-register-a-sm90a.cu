@@ -930,8 +930,8 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
 //   attn<<<grid, 128, 0, stream>>>(Q, K, V, O, S, maps[0], maps[1]);
 // Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
 inline int attn_tensor_maps(t2c::TensorMap *maps, const __half *, const __half *K, const __half *V, float *, int S, char *err, size_t errlen) {
-  if (t2c::tma_map_2d(&maps[0], t2c::TMA_F16, 2, K, S, 64, 64, 64, 128, err, errlen) != 0) return -1;
-  if (t2c::tma_map_2d(&maps[1], t2c::TMA_F16, 2, V, S, 64, 64, 64, 128, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[0], t2c::TMA_F16, 2, K, 2, 1, 1, S, 64, 64, 64, 128, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_F16, 2, V, 2, 1, 1, S, 64, 64, 64, 128, err, errlen) != 0) return -1;
   return 0;
 }
 #endif

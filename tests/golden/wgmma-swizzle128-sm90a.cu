@@ -557,8 +557,8 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
 //   gemm<<<grid, 256, TILE2CU_DYNAMIC_SMEM_gemm, stream>>>(A, B, C, M, K, N, maps[0], maps[1]);
 // Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
 inline int gemm_tensor_maps(t2c::TensorMap *maps, const __half *A, const __half *B, __half *, int M, int K, int N, char *err, size_t errlen) {
-  if (t2c::tma_map_2d(&maps[0], t2c::TMA_F16, 2, A, M, K, 128, 64, 128, err, errlen) != 0) return -1;
-  if (t2c::tma_map_2d(&maps[1], t2c::TMA_F16, 2, B, K, N, 64, 64, 128, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[0], t2c::TMA_F16, 2, A, 2, 1, 1, M, K, 128, 64, 128, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_F16, 2, B, 2, 1, 1, K, N, 64, 64, 128, err, errlen) != 0) return -1;
   return 0;
 }
 #endif
