@@ -97,14 +97,14 @@ $(B) $(B)/obj $(B)/obj/drv:
 # ---- tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # a stand-in for libcuda.so.1 that test_nvrtc.c loads through TILE2CU_LIBCUDA
-$(B)/libfakecuda.so: tests/unit/fake/libcuda.c | $(B)
+$(B)/libfakecuda.so: tests/unit/fake/libcuda.c tests/unit/fake/fakemap.h | $(B)
 	$(CC) $(CFLAGS) -shared -o $@ $<
 
-$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h nvrtc_driver/internal.h $(B)/libfakecuda.so
+$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h tests/unit/fake/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h nvrtc_driver/internal.h $(B)/libfakecuda.so
 	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(LIB_OBJS) -lcriterion $(LIBS)
 
 unit: $(B)/unit-tests $(B)/tile2cu
-	$(B)/unit-tests --jobs 2
+	T2C_FAKE_LIBCUDA=$(B)/libfakecuda.so $(B)/unit-tests --jobs 2
 
 golden: $(B)/tile2cu
 	sh tests/golden/run.sh
@@ -246,7 +246,7 @@ ASAN_KERNELS := examples/squares examples/softmax_row elementwise_i32 reduce_row
                 registers_softmax dot_f16 vec_load
 test-asan:
 	$(MAKE) B=build-asan CC=gcc CFLAGS="$(ASAN_FLAGS)" build-asan/tile2cu build-asan/unit-tests build-asan/difftest
-	$(ASAN_ENV) sh tests/sanitized.sh build-asan/unit-tests --jobs 2
+	$(ASAN_ENV) T2C_FAKE_LIBCUDA=build-asan/libfakecuda.so sh tests/sanitized.sh build-asan/unit-tests --jobs 2
 	$(ASAN_ENV) TILE2CU=$(CURDIR)/build-asan/tile2cu sh tests/sanitized.sh sh tests/golden/run.sh
 	$(ASAN_ENV) SANITIZE=1 CXX="g++ $(ASAN_FLAGS)" BUILD=$(CURDIR)/build-asan NVCC_CHECK=0 \
 	  sh tests/sanitized.sh sh tests/sim/run.sh

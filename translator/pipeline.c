@@ -123,12 +123,13 @@ static void ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec
   vec_push(K->a, body, early_load(K, l, p[d], f->stmt, NULL, d));
 }
 
-/* A continue of this loop (not of one inside it) would skip the ring's shift. */
-static bool has_continue(const TirBlock *b) {
+/* A continue (kind TO_CONTINUE) or break (TO_BREAK) of this loop, not of one
+ * inside it: a continue would skip a ring's shift, a break leave TMA in flight. */
+static bool has_exit(const TirBlock *b, TirOpKind kind) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
-    if (op->kind == TO_CONTINUE) return true;
-    if (op->kind == TO_IF && (has_continue(&op->body) || has_continue(&op->els))) return true;
+    if (op->kind == kind) return true;
+    if (op->kind == TO_IF && (has_exit(&op->body, kind) || has_exit(&op->els, kind))) return true;
   }
   return false;
 }
@@ -273,15 +274,6 @@ static bool tma_load_ok(const TirKernel *K, const TirOp *l, const TirBuf *b) {
          K->ki->threads % K->t->lanes == 0;
 }
 
-static bool has_break(const TirBlock *b) {
-  for (int i = 0; i < b->ops.len; i++) {
-    const TirOp *op = b->ops.items[i];
-    if (op->kind == TO_BREAK) return true;
-    if (op->kind == TO_IF && (has_break(&op->body) || has_break(&op->els))) return true;
-  }
-  return false;
-}
-
 /* The tensor map of KernelInfo for X in boxes of rows x cols, swizzled by swz. */
 static int tma_map(TirKernel *K, const Sym *X, int rows, int cols, int swz) {
   KernelInfo *ki = K->ki;
@@ -328,7 +320,7 @@ static TirOp *tma_issue(TirKernel *K, TirOp **loads, const int *bufs, int n, con
  * (its barriers' phases count its iterations from 0) and leaves only at its
  * end (no TMA is left in flight). */
 static bool tma_rings(TirKernel *K, const TirOp *f, TirOp **loads, const int *bufs, int n, int depth) {
-  if (!K->hw->tma || !K->t->tma || depth > 0 || has_break(&f->body) || K->nbufs == TIR_MAX_BUFS) return false;
+  if (!K->hw->tma || !K->t->tma || depth > 0 || has_exit(&f->body, TO_BREAK) || K->nbufs == TIR_MAX_BUFS) return false;
   for (int r = 0; r < n; r++)
     if (!tma_load_ok(K, loads[r], &K->bufs[bufs[r]])) return false;
   return true;
@@ -451,7 +443,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
 /* Returns whether some load got a ring. */
 static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *before, PtrVec *after) {
   int d = stages - 1;
-  if (has_continue(&f->body)) return false;
+  if (has_exit(&f->body, TO_CONTINUE)) return false;
   bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, depth, before, after);
   PtrVec body = {0};
   for (int i = 0; i < f->body.ops.len; i++) {

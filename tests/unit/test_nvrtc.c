@@ -452,22 +452,13 @@ Test(nvrtc, compile_args_warning_options) {
   t2c_program_destroy(p);
 }
 
-/* What the fake driver's cuTensorMapEncodeTiled leaves in a map (tests/unit/fake/libcuda.c). */
-typedef struct FakeMap {
-  unsigned magic;
-  int dtype;
-  unsigned rank;
-  int interleave, swizzle, l2, oob;
-  unsigned long long base;
-  unsigned long long dims[4], strides[3];
-  unsigned box[4], estr[4];
-} FakeMap;
+#include "fake/fakemap.h"
 
 static void check_map(const void *param, unsigned long long base, unsigned long long rows, unsigned long long cols,
                       unsigned box_rows, unsigned box_cols, const char *what) {
   FakeMap m;
   memcpy(&m, param, sizeof m);
-  cr_assert_eq(m.magic, 0x464d4150u, "%s: not made by cuTensorMapEncodeTiled", what);
+  cr_assert_eq(m.magic, FAKEMAP_MAGIC, "%s: not made by cuTensorMapEncodeTiled", what);
   cr_assert_eq(m.dtype, 6, "%s: CU_TENSOR_MAP_DATA_TYPE_FLOAT16", what);
   cr_assert_eq(m.rank, 2u);
   cr_assert_eq(m.base, base, "%s: the tensor's address", what);
@@ -495,7 +486,8 @@ static bool all_zero(const void *p, size_t n) {
  * a tensor its fast body cannot take (rows not 16 bytes apart, an address not
  * 16-byte aligned) gets a map of zeros, which that body never reads. */
 Test(nvrtc, tensor_maps_of_a_tma_kernel) {
-  const char *lib = "build/libfakecuda.so";
+  const char *lib = getenv("T2C_FAKE_LIBCUDA"); /* the Makefile's, next to the unit tests */
+  if (!lib || !*lib) lib = "build/libfakecuda.so";
   setenv("TILE2CU_LIBCUDA", lib, 1);
   void *fake = dlopen(lib, RTLD_NOW);
   cr_assert_not_null(fake, "%s", dlerror());
@@ -554,7 +546,7 @@ Test(nvrtc, tensor_maps_of_a_tma_kernel) {
   for (int i = 9; i < 11; i++) {
     FakeMap fm;
     memcpy(&fm, param(i), sizeof fm);
-    cr_assert_eq(fm.magic, 0x464d4150u);
+    cr_assert_eq(fm.magic, FAKEMAP_MAGIC);
     cr_assert_eq(fm.rank, 4u);
     cr_assert_eq(fm.base, B);
     cr_assert(fm.dims[0] == 64 && fm.dims[1] == 200 && fm.dims[2] == 3 && fm.dims[3] == 2, "dims %llu %llu %llu %llu",

@@ -14,16 +14,7 @@
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 
-/* What cuTensorMapEncodeTiled was given, in the 128 bytes of the map. */
-typedef struct FakeMap {
-  unsigned magic; /* 0x464d4150 "FMAP" */
-  int dtype;
-  unsigned rank;
-  int interleave, swizzle, l2, oob;
-  unsigned long long base;
-  unsigned long long dims[4], strides[3];
-  unsigned box[4], estr[4];
-} FakeMap;
+#include "fakemap.h"
 
 enum { MAX_PARAMS = 32 };
 static int nexpect;
@@ -83,7 +74,7 @@ CUresult cuEventDestroy_v2(void *e) { (void)e; return 0; }
 CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *base, const unsigned long long *dims,
                                 const unsigned long long *strides, const unsigned *box, const unsigned *estr,
                                 int interleave, int swizzle, int l2, int oob) {
-  FakeMap m = {0x464d4150, dtype, rank, interleave, swizzle, l2, oob, (unsigned long long)(uintptr_t)base, {0}, {0}, {0}, {0}};
+  FakeMap m = {FAKEMAP_MAGIC, dtype, rank, interleave, swizzle, l2, oob, (unsigned long long)(uintptr_t)base, {0}, {0}, {0}, {0}};
   for (unsigned d = 0; d < rank && d < 4; d++) {
     m.dims[d] = dims[d];
     m.box[d] = box[d];
