@@ -46,6 +46,21 @@ def test_the_installed_package_carries_its_library():
 
 
 @pytest.mark.parametrize("defines", [None, {"BN": 256}])
+def test_the_ctypes_mirrors_have_the_c_structs_fields():
+    # libtile2cu fills these structs in place: a ctypes mirror that lacks a field
+    # of the C struct (as KernelInfo lacked num_strides) lets the library write past it
+    import re
+    from tile2cu import _lib
+    with open(os.path.join(ROOT, "nvrtc_driver", "tile2cu.h")) as f:
+        header = f.read()
+    for cname, mirror in [("t2c_kernel_info", _lib.KernelInfo)]:
+        body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (cname, cname), header, re.S).group(1)
+        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+        decls = [re.sub(r"\[.*?\]", "", d).strip() for d in body.split(";") if d.strip()]
+        names = [n for d in decls for n in re.findall(r"(\w+)\s*(?:,|$)", d)]
+        assert [f[0] for f in mirror._fields_] == names, cname
+
+
 def test_softmax_matches_numpy_at_a_ragged_size(defines):
     m = tile2cu.load(SOFTMAX, defines=defines, options=["-w"])  # no -Wbounds warnings
     X = rng.standard_normal((37, 300 if defines else 2100)).astype(np.float32) * 4
