@@ -15,8 +15,8 @@
 #   spill st/ld      spill store / load bytes (ptxas)
 #   shared           shared bytes from the generated kernel's header comment
 #                    (`d`: dynamic shared memory, so ptxas's smem shows 0)
-#   barriers / cross-warp reductions   barriers in the kernel's body (the header's count; a
-#                    kernel with a fast and a general body has this many in each), and, for
+#   barriers / cross-warp reductions   barriers in the kernel's body (the header's count; of
+#                    a kernel with a fast and a general body, the fast one's), and, for
 #                    kernels lowered through the tile IR, its row reductions whose rows span
 #                    warps (one scratch buffer each; "-": emitted by emit.c)
 #   smem             shared bytes ptxas reports (static allocations only)
@@ -66,7 +66,7 @@ one() {
   awk '/^\/\/ kernel [A-Za-z_0-9]+ \(/ { k = $3; tir[k] = 0; red[k] = 0 }
        /^\/\/   layout L[0-9]+:/ { tir[k] = 1 }
        /^\/\/   t2c_red[0-9]+: shared, .*partials of/ { red[k]++ }
-       /^\/\/   shared memory: [0-9]+ bytes/ { d = ($0 ~ /dynamic/) ? "d" : ""; b = $0; sub(/.*barriers: /, "", b)
+       /^\/\/   shared memory: [0-9]+ bytes/ { d = ($0 ~ /dynamic/) ? "d" : ""; b = $0; sub(/.*barriers: /, "", b); sub(/ .*/, "", b)
                                           print "S", k, $4 d, b, tir[k] ? red[k] : "-" }' \
     "$dir/$b.cu" > "$dir/facts"
   awk '/Compiling entry function/ { k = $0; sub(/.*function \047/, "", k); sub(/\047.*/, "", k); print "E", k }

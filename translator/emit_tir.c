@@ -1667,6 +1667,18 @@ static void print_block(Printer *P, const TirBlock *b) {
 
 /* ------------------------------------------------------------ the kernel */
 
+/* The barriers a body of the kernel has (TIR_FAST or TIR_GENERAL; the same when it is not versioned). */
+static int barriers_in(const TirBlock *b, int body) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->only && op->only != body) continue;
+    n += op->kind == TO_BARRIER;
+    n += barriers_in(&op->body, body) + barriers_in(&op->els, body);
+  }
+  return n;
+}
+
 static const char *summary(Printer *P) {
   TirKernel *K = P->K;
   Buf b = {0};
@@ -1721,8 +1733,10 @@ static const char *summary(Printer *P) {
       buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise 4-byte ones\n");
     }
   }
-  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %d\n", K->ki->shared_bytes,
-             K->ki->dynamic_smem ? ", dynamic" : "", K->nbarriers);
+  int fast = barriers_in(&K->body, TIR_FAST), general = barriers_in(&K->body, TIR_GENERAL);
+  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %s\n", K->ki->shared_bytes,
+             K->ki->dynamic_smem ? ", dynamic" : "",
+             fast == general ? F("%d", fast) : F("%d in the fast body, %d in the general one", fast, general));
   const char *s = arena_strndup(P->a, b.data, b.len);
   buf_free(&b);
   return s;
@@ -1946,7 +1960,9 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
 static void explain_barriers(TirKernel *K, const TirBlock *b, FILE *out) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
-    if (op->kind == TO_BARRIER) fprintf(out, "  barrier before line %d: %s\n", op->stmt->loc.line, op->reason);
+    if (op->kind == TO_BARRIER)
+      fprintf(out, "  barrier before line %d%s: %s\n", op->stmt->loc.line,
+              op->only == TIR_FAST ? " (fast body)" : op->only == TIR_GENERAL ? " (general body)" : "", op->reason);
     explain_barriers(K, &op->body, out);
     explain_barriers(K, &op->els, out);
   }
@@ -1979,5 +1995,9 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               : K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors"
                                : "");
   explain_barriers(K, &K->body, out);
-  fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, K->nbarriers);
+  int fast = barriers_in(&K->body, TIR_FAST), general = barriers_in(&K->body, TIR_GENERAL);
+  if (fast == general) fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, fast);
+  else
+    fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d in the fast body, %d in the general one\n",
+            K->ki->shared_bytes, fast, general);
 }

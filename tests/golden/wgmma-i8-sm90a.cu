@@ -17,7 +17,7 @@
 //   t2c_tmap_A: the tensor map of A, boxes of 128 x 64, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 128 x 64, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when K % 16 == 0, A is 16-byte aligned, B is 16-byte aligned, N % 2 == 0, C is 8-byte aligned; otherwise 4-byte ones
-//   shared memory: 49200 bytes, dynamic; barriers: 2
+//   shared memory: 49200 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {

@@ -42,10 +42,6 @@ def test_the_installed_package_carries_its_library():
     assert tile2cu.version() == version
 
 
-# ---- examples/softmax.tl against NumPy
-
-
-@pytest.mark.parametrize("defines", [None, {"BN": 256}])
 def test_the_ctypes_mirrors_have_the_c_structs_fields():
     # libtile2cu fills these structs in place: a ctypes mirror that lacks a field
     # of the C struct (as KernelInfo lacked num_strides) lets the library write past it
@@ -63,6 +59,10 @@ def test_the_ctypes_mirrors_have_the_c_structs_fields():
         assert [f[0] for f in mirror._fields_] == names, cname
 
 
+# ---- examples/softmax.tl against NumPy
+
+
+@pytest.mark.parametrize("defines", [None, {"BN": 256}])
 def test_softmax_matches_numpy_at_a_ragged_size(defines):
     m = tile2cu.load(SOFTMAX, defines=defines, options=["-w"])  # no -Wbounds warnings
     X = rng.standard_normal((37, 300 if defines else 2100)).astype(np.float32) * 4
