@@ -20,8 +20,27 @@
  *   loop; with several blocks a block reads only inputs and, through +=, the
  *   elements it stores itself (with one block, outputs are read back too);
  * - register tiles follow the @registers rules; the only thread-dependent
- *   control is an if around a scalar store of each thread's own elements,
- *   so every tile statement runs under uniform control.
+ *   control is an if around a scalar store of each thread's own elements
+ *   (or an element atomic), so every tile statement runs under uniform
+ *   control.
+ *
+ * About 45% of the programs (p->ir) also use what only the tile IR lowers,
+ * and avoid what it declines (dot, a row reduction of one column, sum() of
+ * a row or column, tile reads in while conditions, a unit-dim tile
+ * broadcast to two shapes):
+ * - atomics (atomic_add / max / min) of slices, elements and gathers into
+ *   the tensors HI, AF and AI, which only atomics of one kind update (never
+ *   read or stored otherwise), so several blocks may update one element;
+ *   an f32 atomic_add takes only exact values and each target is charged
+ *   the bound of all its updates, so that every order gives the same sum;
+ * - gathers of inputs by i32 index tiles (permutations of rows()/cols(),
+ *   abs(x) % D, any i32 tile: out of bounds reads 0 or pad's value), and
+ *   scatter stores by permutations of rows()/cols() (no two elements of a
+ *   statement meet), inside the block's rows (and columns) with a grid;
+ * - scans along rows, columns and rank-1 tiles (cumprod of clamped values);
+ * - arg-reductions of exact tiles (ties: the first index);
+ * - reshape, rank-1 tiles as rows against rank-2 ones, and [n, 1] / [1, n]
+ *   values stored into rank-1 slices.
  */
 #include "tlgen.h"
 
@@ -164,6 +183,7 @@ typedef struct Sym {
   double used; /* SY_VAR: bound charged so far against env.B */
   int depth;   /* loop depth of its declaration */
   int fixed;   /* not updated by random statements (a while loop's counter) */
+  int crank, cd[2]; /* tile IR: the larger shape a var with a unit dim (or rank 1) is broadcast to, crank 0 if none */
 } Sym;
 
 #define MAX_SYMS 160
@@ -220,6 +240,7 @@ typedef struct Gen {
   int no_tiles; /* under thread-dependent control: scalar expressions that read no tile */
   int bn, bk;   /* the program's column and inner tile dims */
   int sM, sN, sK; /* size numbers, -1 when absent */
+  int crank, cd[2]; /* the shape of the elementwise expression being generated (its layout) */
 } Gen;
 
 #define MAX_STMTS 40
@@ -399,6 +420,36 @@ static Shape sub_shape(Gen *G, Shape t) {
 
 static Expr *gen_expr(Gen *G, int ty, Shape t, int depth);
 static Expr *gen_exact(Gen *G, int ty, Shape t, int depth);
+
+/* gen_expr for a value that takes a layout of its own (a statement's value,
+   the operand of a reduction, a scan, a reshape, a transpose). */
+static Expr *gen_in(Gen *G, int ty, Shape t, int depth) {
+  int r = G->crank, d0 = G->cd[0], d1 = G->cd[1];
+  G->crank = t.rank;
+  G->cd[0] = t.d[0];
+  G->cd[1] = t.d[1];
+  Expr *e = gen_expr(G, ty, t, depth);
+  G->crank = r;
+  G->cd[0] = d0;
+  G->cd[1] = d1;
+  return e;
+}
+/* With the tile IR, whether var sym may be read whole here: a var with a unit
+   dim (or of rank 1) is broadcast to one larger shape at most (one layout);
+   records that shape. */
+static int whole_read_ok(Gen *G, int sym, int record) {
+  Sym *y = &G->p->syms[sym];
+  if (!G->p->ir || !(y->rank == 1 || y->d[0] == 1 || y->d[1] == 1)) return 1;
+  if (G->crank == y->rank && G->cd[0] == y->d[0] && G->cd[1] == y->d[1]) return 1;
+  if (G->crank == 0) return 1;
+  if (y->crank) return y->crank == G->crank && y->cd[0] == G->cd[0] && y->cd[1] == G->cd[1];
+  if (record) {
+    y->crank = G->crank;
+    y->cd[0] = G->cd[0];
+    y->cd[1] = G->cd[1];
+  }
+  return 1;
+}
 static Expr *gen_gather(Gen *G, int ty, Shape t);
 
 static Expr *blockx(Gen *G) {
@@ -501,14 +552,14 @@ static Expr *gen_tile_read(Gen *G, int ty, Shape t) {
   for (int i = 0; i < G->nscope; i++) {
     const Sym *y = &p->syms[G->scope[i]];
     if (y->kind != SY_VAR || y->ty != ty || y->rank == 0) continue;
-    if (fits(y->rank, y->d, t)) cand[n++] = G->scope[i];
+    if (fits(y->rank, y->d, t) && whole_read_ok(G, G->scope[i], 0)) cand[n++] = G->scope[i];
     else if (t.rank == 0 || (t.rank == y->rank && t.d[0] <= y->d[0] && (t.rank < 2 || t.d[1] <= y->d[1])))
       cand[n++] = G->scope[i];
   }
   if (!n) return 0;
   int sym = cand[pick(&G->s, n)];
   const Sym *y = &p->syms[sym];
-  if (fits(y->rank, y->d, t) && (t.rank == 0 ? 0 : 1)) return sym_expr(G, sym);
+  if (fits(y->rank, y->d, t) && (t.rank == 0 ? 0 : 1) && whole_read_ok(G, sym, 1)) return sym_expr(G, sym);
   /* an element or a sub-tile at constant starts */
   Expr *e = new_expr(G, E_TSLICE, ty);
   e->sym = sym;
@@ -603,9 +654,14 @@ static Expr *gen_cond(Gen *G, Shape t, int depth) {
     int cand[MAX_SYMS], n = 0;
     for (int i = 0; i < G->nscope; i++) {
       const Sym *y = &G->p->syms[G->scope[i]];
-      if (y->kind == SY_VAR && y->ty == TY_BOOL && y->rank > 0 && fits(y->rank, y->d, t)) cand[n++] = G->scope[i];
+      if (y->kind == SY_VAR && y->ty == TY_BOOL && y->rank > 0 && fits(y->rank, y->d, t) && whole_read_ok(G, G->scope[i], 0))
+        cand[n++] = G->scope[i];
     }
-    if (n) return sym_expr(G, cand[pick(&G->s, n)]);
+    if (n) {
+      int sym = cand[pick(&G->s, n)];
+      whole_read_ok(G, sym, 1);
+      return sym_expr(G, sym);
+    }
   }
   if (t.rank == 2 && chance(&G->s, 15)) {
     Expr *r = fn(G, F_ROWS, TY_I32, 0, 0, 0), *c = fn(G, F_COLS, TY_I32, 0, 0, 0);
@@ -838,7 +894,12 @@ static Expr *gen_argred(Gen *G, int ty, Shape t, int depth) {
     }
   }
   if (!a && oty == TY_F16) a = gen_slice(G, oty, at);
-  if (!a) a = gen_exact(G, oty == TY_F16 ? TY_F32 : oty, at, depth + 1);
+  if (!a) {
+    int r = G->crank, d0 = G->cd[0], d1 = G->cd[1];
+    G->crank = 2, G->cd[0] = at.d[0], G->cd[1] = at.d[1];
+    a = gen_exact(G, oty == TY_F16 ? TY_F32 : oty, at, depth + 1);
+    G->crank = r, G->cd[0] = d0, G->cd[1] = d1;
+  }
   if (!a || a->rank != 2 || !a->in.exact || (row && a->d[1] == 1)) return 0;
   Expr *e = fn(G, (row ? F_ROWARGMAX : F_COLARGMAX) + !mx, TY_I32, a, 0, 0);
   set_shape(e, 2, row ? a->d[0] : 1, row ? 1 : a->d[1]);
@@ -870,7 +931,7 @@ static Expr *gen_reshape(Gen *G, int ty, Shape t, int depth) {
   }
   if (!n) return 0;
   Shape o = os[pick(&G->s, n)];
-  Expr *a = gen_expr(G, ty, o, depth + 1);
+  Expr *a = gen_in(G, ty, o, depth + 1);
   if (!shape_eq(a, o)) a = gen_slice(G, ty, o);
   if (!a || !shape_eq(a, o)) return 0;
   Expr *e = fn(G, F_RESHAPE, ty, a, 0, 0);
@@ -1061,7 +1122,7 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
         e->in.B = 3;
         break;
       }
-      a = gen_expr(G, ty, at, depth + 1);
+      a = gen_in(G, ty, at, depth + 1);
       if (a->rank != 2) break;
       if (G->p->ir && row && a->d[1] == 1) break; /* the tile IR declines a row reduction of one column */
       e = fn(G, f, ty, a, 0, 0);
@@ -1073,7 +1134,7 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
       static const int ws[] = {1, 4, 8, 16, 32, 64, 3, 5};
       Shape at = chance(s, 70) ? shape(2, G->p->bm, chance(s, 50) ? G->bn : ws[pick(s, 8)])
                                : shape(1, ws[pick(s, 8)], 0);
-      Expr *a = gen_expr(G, ty, at, depth + 1);
+      Expr *a = gen_in(G, ty, at, depth + 1);
       if (a->rank == 0) break;
       if (G->p->ir && a->rank == 2 && (a->d[0] == 1 || a->d[1] == 1)) break; /* declined: sum() of a row or column */
       e = fn(G, F_SUM, ty, a, 0, 0);
@@ -1163,7 +1224,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
     ty = c < 14 ? TY_F32 : c < 17 ? TY_I32 : c < 19 ? TY_F16 : TY_BOOL;
     if (ty == TY_F16 && t.rank != 2) ty = TY_F32;
   }
-  Expr *init = gen_expr(G, ty, t, 0);
+  Expr *init = gen_in(G, ty, t, 0);
   char name[16];
   sym_name(G, name, sizeof name, scalar ? (ty == TY_I32 ? "j" : "s") : "t");
   int sym = add_sym(p, name, SY_VAR, ty, t.rank, t.d[0], t.d[1]);
@@ -1462,7 +1523,7 @@ static Stmt *gen_update(Gen *G) {
   } else if (op == '/') {
     rhs = lit(G, y->ty, chance(&G->s, 50) ? 2 : 4);
   } else {
-    rhs = gen_expr(G, y->ty, t, 0);
+    rhs = gen_in(G, y->ty, t, 0);
     if (y->env.exact && (!rhs->in.exact || rhs->in.g > y->env.g)) return 0;
     double charge = runs_since(G, sym) * rhs->in.B;
     if (y->used + charge > y->env.B) return 0;
@@ -1554,9 +1615,9 @@ static Stmt *gen_store(Gen *G) {
   s->op = chance(&G->s, 75) ? '=' : chance(&G->s, 50) ? '+' : '-';
   s->lhs = e;
   if (p->ir && kept == 1 && chance(&G->s, 30)) /* ranks mix: a [n, 1] or [1, n] value into a rank-1 slice */
-    s->rhs = gen_expr(G, q->elem, chance(&G->s, 50) ? shape(2, kd[0], 1) : shape(2, 1, kd[0]), 0);
+    s->rhs = gen_in(G, q->elem, chance(&G->s, 50) ? shape(2, kd[0], 1) : shape(2, 1, kd[0]), 0);
   else
-    s->rhs = gen_expr(G, q->elem, t, 0);
+    s->rhs = gen_in(G, q->elem, t, 0);
   if (guardx || guardy) {
     Stmt *w = new_stmt(G, S_IF);
     Expr *gx = bin(G, '=', blockx(G), lit(G, TY_I32, 0)), *gy = bin(G, '=', blocky(G), lit(G, TY_I32, 0));
@@ -1661,7 +1722,7 @@ static Stmt *gen_atomic(Gen *G) {
     vt = shape(kept, kd[0], kd[1]);
     if (kept == 1 && chance(&G->s, 40)) vt = chance(&G->s, 50) ? shape(2, 1, kd[0]) : shape(2, kd[0], 1);
   }
-  Expr *v = q->elem == TY_I32 && chance(&G->s, 30) ? lit(G, TY_I32, 1) : gen_expr(G, q->elem, vt, 0);
+  Expr *v = q->elem == TY_I32 && chance(&G->s, 30) ? lit(G, TY_I32, 1) : gen_in(G, q->elem, vt, 0);
   if (!atomic_charge(G, pi, v, count)) {
     v = lit(G, q->elem, q->elem == TY_I32 ? 1 : 0.5);
     if (!atomic_charge(G, pi, v, count)) return 0;
@@ -1804,7 +1865,7 @@ static Stmt *gen_scatter(Gen *G) {
   Stmt *s = new_stmt(G, S_ASSIGN);
   s->op = chance(&G->s, 80) ? '=' : '+';
   s->lhs = e;
-  s->rhs = gen_expr(G, q->elem, shape(2, h, w), 0);
+  s->rhs = gen_in(G, q->elem, shape(2, h, w), 0);
   if (guardx || guardy) {
     Stmt *g = new_stmt(G, S_IF);
     Expr *gx = bin(G, '=', blockx(G), lit(G, TY_I32, 0)), *gy = bin(G, '=', blocky(G), lit(G, TY_I32, 0));
@@ -2174,13 +2235,15 @@ static void generate(TlgenProgram *p, Src src) {
     s->lhs = e;
     G->stmts = 0;
     Shape t = shape(2, p->bm, G->bn);
-    Expr *rhs = gen_expr(G, TY_F32, t, 0);
+    Expr *rhs = gen_in(G, TY_F32, t, 0);
     /* plus the tile vars still in scope, whole when they fit, else summed */
     int terms = 0;
+    G->crank = 2, G->cd[0] = t.d[0], G->cd[1] = t.d[1];
     for (int i = G->nscope - 1; i >= 0 && terms < 4; i--) {
       int sym = G->scope[i];
       const Sym *y = &p->syms[sym];
       if (y->kind != SY_VAR || y->rank == 0 || y->ty == TY_F16) continue;
+      if ((fits(y->rank, y->d, t) || (y->rank == 1 && y->d[0] == t.d[1])) && !whole_read_ok(G, sym, 1)) continue;
       Expr *v = sym_expr(G, sym), *x = 0;
       if (y->ty == TY_BOOL) {
         if (fits(y->rank, y->d, t)) x = fn(G, F_WHERE, TY_F32, v, lit(G, TY_F32, 1), lit(G, TY_F32, 0));
