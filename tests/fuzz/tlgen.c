@@ -241,6 +241,7 @@ typedef struct Gen {
   int bn, bk;   /* the program's column and inner tile dims */
   int sM, sN, sK; /* size numbers, -1 when absent */
   int crank, cd[2]; /* the shape of the elementwise expression being generated (its layout) */
+  int red[2][2];    /* in it, the operand shape of its row (0) and column (1) reductions, 0 when none */
 } Gen;
 
 #define MAX_STMTS 40
@@ -421,27 +422,50 @@ static Shape sub_shape(Gen *G, Shape t) {
 static Expr *gen_expr(Gen *G, int ty, Shape t, int depth);
 static Expr *gen_exact(Gen *G, int ty, Shape t, int depth);
 
-/* gen_expr for a value that takes a layout of its own (a statement's value,
-   the operand of a reduction, a scan, a reshape, a transpose). */
-static Expr *gen_in(Gen *G, int ty, Shape t, int depth) {
-  int r = G->crank, d0 = G->cd[0], d1 = G->cd[1];
-  G->crank = t.rank;
+/* gen_expr for a value that takes a layout of its own: a statement's value
+   (kind 0), the operand of a reduction, a scan, a reshape (other kinds: an
+   operand may take another layout than a statement's value of its shape). */
+static Expr *gen_in_k(Gen *G, int ty, Shape t, int depth, int kind) {
+  int r = G->crank, d0 = G->cd[0], d1 = G->cd[1], red[2][2];
+  memcpy(red, G->red, sizeof red);
+  memset(G->red, 0, sizeof G->red);
+  G->crank = t.rank + 10 * kind;
   G->cd[0] = t.d[0];
   G->cd[1] = t.d[1];
   Expr *e = gen_expr(G, ty, t, depth);
   G->crank = r;
   G->cd[0] = d0;
   G->cd[1] = d1;
+  memcpy(G->red, red, sizeof red);
   return e;
 }
+/* With the tile IR, whether a row (column) reduction of a may join the
+   expression: its result's layout is a slice of a's, so all the row
+   (column) reductions of one expression reduce operands of one shape. */
+static int red_ok(Gen *G, int row, const Expr *a) {
+  if (!G->p->ir) return 1;
+  int *r = G->red[!row];
+  if (r[0]) return r[0] == a->d[0] && r[1] == a->d[1];
+  r[0] = a->d[0];
+  r[1] = a->d[1];
+  return 1;
+}
+static Expr *gen_in(Gen *G, int ty, Shape t, int depth) { return gen_in_k(G, ty, t, depth, 0); }
+/* A statement whose indices and value are one expression of shape t (a scatter, an atomic). */
+static void ctx_enter(Gen *G, Shape t) {
+  G->crank = t.rank;
+  G->cd[0] = t.d[0];
+  G->cd[1] = t.d[1];
+  memset(G->red, 0, sizeof G->red);
+}
+static void ctx_leave(Gen *G) { ctx_enter(G, shape(0, 0, 0)); }
 /* With the tile IR, whether var sym may be read whole here: a var with a unit
-   dim (or of rank 1) is broadcast to one larger shape at most (one layout);
-   records that shape. */
+   dim (or of rank 1) is read whole in expressions of one shape only (its
+   own or a larger one it broadcasts to: one layout); records that shape. */
 static int whole_read_ok(Gen *G, int sym, int record) {
   Sym *y = &G->p->syms[sym];
   if (!G->p->ir || !(y->rank == 1 || y->d[0] == 1 || y->d[1] == 1)) return 1;
-  if (G->crank == y->rank && G->cd[0] == y->d[0] && G->cd[1] == y->d[1]) return 1;
-  if (G->crank == 0) return 1;
+  if (G->crank % 10 == 0) return 1; /* a scalar */
   if (y->crank) return y->crank == G->crank && y->cd[0] == G->cd[0] && y->cd[1] == G->cd[1];
   if (record) {
     y->crank = G->crank;
@@ -708,9 +732,15 @@ static Expr *gen_dot_operand(Gen *G, int ty, int r, int c) {
     int cand[MAX_SYMS], n = 0;
     for (int i = 0; i < G->nscope; i++) {
       const Sym *y = &p->syms[G->scope[i]];
-      if (y->kind == SY_VAR && y->ty == ty && y->rank == 2 && y->d[0] == r && y->d[1] == c) cand[n++] = G->scope[i];
+      if (y->kind == SY_VAR && y->ty == ty && y->rank == 2 && y->d[0] == r && y->d[1] == c &&
+          whole_read_ok(G, G->scope[i], 0))
+        cand[n++] = G->scope[i];
     }
-    if (n) return sym_expr(G, cand[pick(&G->s, n)]);
+    if (n) {
+      int sym = cand[pick(&G->s, n)];
+      whole_read_ok(G, sym, 1);
+      return sym_expr(G, sym);
+    }
   }
   if (ty == TY_F16 && chance(&G->s, 30)) { /* f16(x) of an exact f32 tile var */
     int cand[MAX_SYMS], n = 0;
@@ -852,9 +882,10 @@ static Expr *gen_scan(Gen *G, int ty, Shape t, int depth) {
   if (t.rank == 0 || (ty != TY_F32 && ty != TY_I32)) return 0;
   int f = F_CUMSUM + pick(&G->s, 3);
   if (f == F_CUMPROD && ty != TY_F32) f = F_CUMSUM;
-  Expr *a = gen_expr(G, ty, t, depth + 1);
+  int axis0 = chance(&G->s, 40);
+  Expr *a = gen_in_k(G, ty, t, depth + 1, 8 + axis0);
   if (a->rank == 0) return 0;
-  int axis = a->rank == 2 ? pick(&G->s, 3) - 1 : chance(&G->s, 50) ? 0 : -1;
+  int axis = a->rank == 2 ? (axis0 ? 0 : chance(&G->s, 50) ? 1 : -1) : chance(&G->s, 50) ? 0 : -1;
   int len = a->rank == 1 ? a->d[0] : axis == 0 ? a->d[0] : a->d[1];
   Info in = a->in;
   if (f == F_CUMPROD) { /* clamped to [-c, c] so that c^len stays small */
@@ -896,11 +927,11 @@ static Expr *gen_argred(Gen *G, int ty, Shape t, int depth) {
   if (!a && oty == TY_F16) a = gen_slice(G, oty, at);
   if (!a) {
     int r = G->crank, d0 = G->cd[0], d1 = G->cd[1];
-    G->crank = 2, G->cd[0] = at.d[0], G->cd[1] = at.d[1];
+    G->crank = 2 + 10 * (4 + !row), G->cd[0] = at.d[0], G->cd[1] = at.d[1];
     a = gen_exact(G, oty == TY_F16 ? TY_F32 : oty, at, depth + 1);
     G->crank = r, G->cd[0] = d0, G->cd[1] = d1;
   }
-  if (!a || a->rank != 2 || !a->in.exact || (row && a->d[1] == 1)) return 0;
+  if (!a || a->rank != 2 || !a->in.exact || (row && a->d[1] == 1) || !red_ok(G, row, a)) return 0;
   Expr *e = fn(G, (row ? F_ROWARGMAX : F_COLARGMAX) + !mx, TY_I32, a, 0, 0);
   set_shape(e, 2, row ? a->d[0] : 1, row ? 1 : a->d[1]);
   e->in.B = w;
@@ -931,7 +962,7 @@ static Expr *gen_reshape(Gen *G, int ty, Shape t, int depth) {
   }
   if (!n) return 0;
   Shape o = os[pick(&G->s, n)];
-  Expr *a = gen_in(G, ty, o, depth + 1);
+  Expr *a = gen_in_k(G, ty, o, depth + 1, 6);
   if (!shape_eq(a, o)) a = gen_slice(G, ty, o);
   if (!a || !shape_eq(a, o)) return 0;
   Expr *e = fn(G, F_RESHAPE, ty, a, 0, 0);
@@ -962,13 +993,12 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   }
   if (depth >= 5 || (depth >= 2 && chance(s, 35))) return gen_leaf(G, ty, t);
   Expr *e = 0;
-  if (G->p->ir && !G->no_tiles && chance(s, 20)) {
-    switch (pick(s, 4)) {
-    case 0: e = gen_scan(G, ty, t, depth); break;
-    case 1: e = gen_argred(G, ty, t, depth); break;
-    case 2: e = gen_reshape(G, ty, t, depth); break;
-    default: e = gen_gather(G, ty, t); break;
-    }
+  if (G->p->ir && !G->no_tiles && chance(s, 22)) {
+    int c = pick(s, 20);
+    if (c < 7) e = gen_scan(G, ty, t, depth);
+    else if (c < 14) e = gen_argred(G, ty, t, depth);
+    else if (c < 17) e = gen_gather(G, ty, t);
+    else e = gen_reshape(G, ty, t, depth);
     if (e && info_ok(ty, e->in) && e->in.B <= 1e7 && fits(e->rank, e->d, t)) return e;
     e = 0;
   }
@@ -1106,10 +1136,12 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
       int w = chance(s, 60) ? (row ? G->bn : G->p->bm) : ws[pick(s, 7)];
       if (G->p->ir && row && w == 1) w = 4;
       Shape at = row ? shape(2, t.d[0], w) : shape(2, w, t.d[1]);
+      const int *rr = G->red[!row];
+      if (G->p->ir && rr[0] && (row ? rr[0] == t.d[0] : rr[1] == t.d[1])) at = shape(2, rr[0], rr[1]);
       int k = pick(s, 3);
       int f = (row ? F_ROWSUM : F_COLSUM) + k;
       Expr *a;
-      if (k && ty == TY_F32 && chance(s, 30) && (a = gen_slice(G, TY_F32, at)) && !a->pad) {
+      if (k && ty == TY_F32 && chance(s, 30) && (a = gen_slice(G, TY_F32, at)) && !a->pad && red_ok(G, row, a)) {
         /* max/min of a slice padded with -inf/inf, clamped to a finite value */
         a->pad = 1;
         a->a[0] = lit(G, TY_F32, k == 1 ? -INFINITY : INFINITY);
@@ -1122,9 +1154,10 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
         e->in.B = 3;
         break;
       }
-      a = gen_in(G, ty, at, depth + 1);
+      a = gen_in_k(G, ty, at, depth + 1, 1 + !row);
       if (a->rank != 2) break;
       if (G->p->ir && row && a->d[1] == 1) break; /* the tile IR declines a row reduction of one column */
+      if (!red_ok(G, row, a)) break;
       e = fn(G, f, ty, a, 0, 0);
       set_shape(e, 2, row ? a->d[0] : 1, row ? 1 : a->d[1]);
       e->in = a->in;
@@ -1134,7 +1167,7 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
       static const int ws[] = {1, 4, 8, 16, 32, 64, 3, 5};
       Shape at = chance(s, 70) ? shape(2, G->p->bm, chance(s, 50) ? G->bn : ws[pick(s, 8)])
                                : shape(1, ws[pick(s, 8)], 0);
-      Expr *a = gen_in(G, ty, at, depth + 1);
+      Expr *a = gen_in_k(G, ty, at, depth + 1, 3);
       if (a->rank == 0) break;
       if (G->p->ir && a->rank == 2 && (a->d[0] == 1 || a->d[1] == 1)) break; /* declined: sum() of a row or column */
       e = fn(G, F_SUM, ty, a, 0, 0);
@@ -1165,7 +1198,10 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   case 11: { /* transpose of a tile var or a slice */
     if (t.rank != 2) break;
     Shape tt = shape(2, t.d[1], t.d[0]);
+    int r = G->crank, d0 = G->cd[0], d1 = G->cd[1];
+    G->crank = 72, G->cd[0] = tt.d[0], G->cd[1] = tt.d[1];
     Expr *a = chance(s, 50) ? gen_dot_operand(G, ty, tt.d[0], tt.d[1]) : gen_slice(G, ty, tt);
+    G->crank = r, G->cd[0] = d0, G->cd[1] = d1;
     if (!a || !shape_eq(a, tt)) break;
     e = fn(G, F_TRANSPOSE, ty, a, 0, 0);
     set_shape(e, 2, t.d[0], t.d[1]);
@@ -1680,6 +1716,7 @@ static Stmt *gen_atomic(Gen *G) {
   if (chance(&G->s, 45)) { /* a scatter: every element of the indices may reach one element */
     Shape s;
     tile_elems_shape(G, &s);
+    ctx_enter(G, s);
     tgt = new_expr(G, E_GATHER, q->elem);
     tgt->sym = p->param_sym[pi];
     tgt->nidx = q->rank;
@@ -1689,7 +1726,10 @@ static Stmt *gen_atomic(Gen *G) {
       tgt->start[i] = si.rank ? gen_index(G, si, q, i) : lit(G, TY_I32, pick(&G->s, q->dim[i] >= 0 ? q->dim[i] : 4));
       tiles += tgt->start[i]->rank > 0;
     }
-    if (!tiles) return 0;
+    if (!tiles) {
+      ctx_leave(G);
+      return 0;
+    }
     Expr sh = {0};
     for (int i = 0; i < q->rank; i++) {
       Expr tmp = sh;
@@ -1722,7 +1762,13 @@ static Stmt *gen_atomic(Gen *G) {
     vt = shape(kept, kd[0], kd[1]);
     if (kept == 1 && chance(&G->s, 40)) vt = chance(&G->s, 50) ? shape(2, 1, kd[0]) : shape(2, kd[0], 1);
   }
-  Expr *v = q->elem == TY_I32 && chance(&G->s, 30) ? lit(G, TY_I32, 1) : gen_in(G, q->elem, vt, 0);
+  Expr *v;
+  if (tgt->k == E_GATHER) { /* in the indices' expression */
+    v = q->elem == TY_I32 && chance(&G->s, 30) ? lit(G, TY_I32, 1) : gen_expr(G, q->elem, vt, 0);
+    ctx_leave(G);
+  } else {
+    v = q->elem == TY_I32 && chance(&G->s, 30) ? lit(G, TY_I32, 1) : gen_in(G, q->elem, vt, 0);
+  }
   if (!atomic_charge(G, pi, v, count)) {
     v = lit(G, q->elem, q->elem == TY_I32 ? 1 : 0.5);
     if (!atomic_charge(G, pi, v, count)) return 0;
@@ -1835,6 +1881,7 @@ static Stmt *gen_scatter(Gen *G) {
   Expr *e = new_expr(G, E_GATHER, q->elem);
   e->sym = p->param_sym[pi];
   e->nidx = q->rank;
+  ctx_enter(G, shape(2, h, w));
   int bshape = chance(&G->s, 40); /* indices [h, 1] and [1, w] */
   for (int i = 0; i < q->rank; i++) {
     int k = i - (q->rank - 1 - two); /* 0: the rows index, 1: the cols index */
@@ -1865,7 +1912,8 @@ static Stmt *gen_scatter(Gen *G) {
   Stmt *s = new_stmt(G, S_ASSIGN);
   s->op = chance(&G->s, 80) ? '=' : '+';
   s->lhs = e;
-  s->rhs = gen_in(G, q->elem, shape(2, h, w), 0);
+  s->rhs = gen_expr(G, q->elem, shape(2, h, w), 0);
+  ctx_leave(G);
   if (guardx || guardy) {
     Stmt *g = new_stmt(G, S_IF);
     Expr *gx = bin(G, '=', blockx(G), lit(G, TY_I32, 0)), *gy = bin(G, '=', blocky(G), lit(G, TY_I32, 0));
