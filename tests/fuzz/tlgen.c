@@ -24,7 +24,8 @@
  *   (or an element atomic), so every tile statement runs under uniform
  *   control.
  *
- * About 45% of the programs (p->ir) also use what only the tile IR lowers,
+ * About 45% of the programs of a seed (p->ir; none from a fuzzer's bytes, since
+ * the IR still declines about 0.2% of them) also use what only the tile IR lowers,
  * and avoid what it declines (dot, a row reduction of one column, sum() of
  * a row or column, tile reads in while conditions, a unit-dim tile
  * broadcast to two shapes):
@@ -415,7 +416,12 @@ static Shape sub_shape(Gen *G, Shape t) {
   if (t.rank == 0) return t;
   int c = pick(&G->s, 8);
   if (c == 7) return shape(0, 0, 0);
-  if (c >= 5 && t.rank == 2) return c == 5 ? shape(2, t.d[0], 1) : shape(2, 1, t.d[1]);
+  if (c >= 5 && t.rank == 2) {
+    Shape r = c == 5 ? shape(2, t.d[0], 1) : shape(2, 1, t.d[1]);
+    /* the tile IR declines a [1, 1] tile broadcast in a reduction's operand: a scalar instead */
+    if (G->p->ir && r.d[0] == 1 && r.d[1] == 1 && (t.d[0] > 1 || t.d[1] > 1)) return shape(0, 0, 0);
+    return r;
+  }
   return t;
 }
 
@@ -2167,7 +2173,10 @@ static void generate(TlgenProgram *p, Src src) {
   p->const_bm = chance(&G->s, 25);
   p->min_blocks = chance(&G->s, 15) ? range_pick(&G->s, 1, 2) : 0;
   p->aux = chance(&G->s, 15);
-  p->ir = chance(&G->s, 45);
+  /* not from a fuzzer's bytes: fuzz_gen fails on any rejection, and the tile IR
+     still declines about 0.2% of these programs (layout conversions tlgen does
+     not foresee); difftest's seeds count them against its 3% */
+  p->ir = !G->s.bytes && chance(&G->s, 45);
   if (p->ir && p->threads == 32 && chance(&G->s, 70)) p->threads = 64; /* fewer values too large for registers */
   int hasK = chance(&G->s, 50);
   /* sizes: M, N (and K) in order of first appearance: X[M, N] comes first */
