@@ -710,8 +710,9 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
    * differs between threads; thread 0 otherwise */
   o->td = L->td > 0 || check_expr_td(rhs);
   for (int d = 0; d < lhs->u.index.nidx; d++) o->td |= check_expr_td(lhs->u.index.idx[d].start);
-  /* a [m, 1] value stored into a rank-1 slice runs over its own shape */
-  if (rhs->ty.rank == 2 && rank == 1 && rhs->ty.dims[1] == 1) {
+  /* a [m, 1] value stored into a rank-1 slice runs over its own shape; a
+   * [1, 1] one broadcasts over the slice's */
+  if (rhs->ty.rank == 2 && rank == 1 && rhs->ty.dims[1] == 1 && rhs->ty.dims[0] > 1) {
     o->rows = rhs->ty.dims[0];
     o->cols = 1;
   } else {

@@ -20,8 +20,28 @@
  *   loop; with several blocks a block reads only inputs and, through +=, the
  *   elements it stores itself (with one block, outputs are read back too);
  * - register tiles follow the @registers rules; the only thread-dependent
- *   control is an if around a scalar store of each thread's own elements,
- *   so every tile statement runs under uniform control.
+ *   control is an if around a scalar store of each thread's own elements
+ *   (or an element atomic), so every tile statement runs under uniform
+ *   control.
+ *
+ * About 45% of the programs of a seed (p->ir; none from a fuzzer's bytes, since
+ * the IR still declines about 0.2% of them) also use what only the tile IR lowers,
+ * and avoid what it declines (dot, a row reduction of one column, sum() of
+ * a row or column, tile reads in while conditions, a unit-dim tile
+ * broadcast to two shapes):
+ * - atomics (atomic_add / max / min) of slices, elements and gathers into
+ *   the tensors HI, AF and AI, which only atomics of one kind update (never
+ *   read or stored otherwise), so several blocks may update one element;
+ *   an f32 atomic_add takes only exact values and each target is charged
+ *   the bound of all its updates, so that every order gives the same sum;
+ * - gathers of inputs by i32 index tiles (permutations of rows()/cols(),
+ *   abs(x) % D, any i32 tile: out of bounds reads 0 or pad's value), and
+ *   scatter stores by permutations of rows()/cols() (no two elements of a
+ *   statement meet), inside the block's rows (and columns) with a grid;
+ * - scans along rows, columns and rank-1 tiles (cumprod of clamped values);
+ * - arg-reductions of exact tiles (ties: the first index);
+ * - reshape, rank-1 tiles as rows against rank-2 ones, and [n, 1] / [1, n]
+ *   values stored into rank-1 slices.
  */
 #include "tlgen.h"
 
@@ -105,16 +125,20 @@ enum {
   E_FN,     /* fn with a[0] (a[1], a[2]) */
   E_SLICE,  /* tensor sym[idx...] optionally pad(.., a[0]) */
   E_TSLICE, /* tile var sym[idx...] */
+  E_GATHER, /* tensor sym[idx...] with i32 tile (or scalar) indices start[], optionally pad(.., a[0]) */
 };
 enum {
   F_ABS, F_EXP, F_SQRT, F_CVT_F32, F_CVT_I32, F_CVT_F16, F_WHERE, F_DOT, F_TRANSPOSE,
   F_ROWSUM, F_ROWMAX, F_ROWMIN, F_COLSUM, F_COLMAX, F_COLMIN, F_SUM, F_ROWS, F_COLS, F_CDIV,
   F_EXP2, F_LOG, F_LOG2, F_RSQRT, F_SIN, F_COS, F_TANH, F_SIGMOID, F_FLOOR, F_CEIL,
+  F_CUMSUM, F_CUMPROD, F_CUMMAX, /* num: the axis, -1 when not printed */
+  F_ROWARGMAX, F_ROWARGMIN, F_COLARGMAX, F_COLARGMIN, F_RESHAPE, /* reshape: to the expression's shape */
 };
 static const char *fn_name[] = {
     "abs", "exp", "sqrt", "f32", "i32", "f16", "where", "dot", "transpose",
     "rowsum", "rowmax", "rowmin", "colsum", "colmax", "colmin", "sum", "rows", "cols", "cdiv",
     "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+    "cumsum", "cumprod", "cummax", "rowargmax", "rowargmin", "colargmax", "colargmin", "reshape",
 };
 
 typedef struct Info {
@@ -135,8 +159,9 @@ typedef struct Expr {
   int pad;                 /* E_SLICE: a[0] is the pad value */
 } Expr;
 
-/* S_PERTHREAD: its body runs for each thread (it prints as its body) */
-enum { S_VAR, S_ASSIGN, S_FOR, S_IF, S_WHILE, S_BREAK, S_CONTINUE, S_PERTHREAD };
+/* S_PERTHREAD: its body runs for each thread (it prints as its body);
+   S_ATOMIC: atomic_add / atomic_max / atomic_min (op '+', 'M', 'm') of rhs to lhs */
+enum { S_VAR, S_ASSIGN, S_FOR, S_IF, S_WHILE, S_BREAK, S_CONTINUE, S_PERTHREAD, S_ATOMIC };
 
 typedef struct Stmt {
   int k;
@@ -159,10 +184,11 @@ typedef struct Sym {
   double used; /* SY_VAR: bound charged so far against env.B */
   int depth;   /* loop depth of its declaration */
   int fixed;   /* not updated by random statements (a while loop's counter) */
+  int crank, cd[2]; /* tile IR: the larger shape a var with a unit dim (or rank 1) is broadcast to, crank 0 if none */
 } Sym;
 
 #define MAX_SYMS 160
-#define MAX_PARAMS 16
+#define MAX_PARAMS 20
 
 struct TlgenProgram {
   Chunk *arena;
@@ -188,6 +214,10 @@ struct TlgenProgram {
   int regs[8];
   int const_bm;     /* a file-level const TBM = bm, used in @grid and r0 */
   int aux;          /* a second, unused kernel */
+  int ir;           /* uses constructs only the tile IR lowers (and avoids what it declines) */
+  int akind[MAX_PARAMS];     /* an atomic target: '+', 'M' or 'm' (every update of it), else 0 */
+  double acharge[MAX_PARAMS]; /* atomic_add targets: bound of the sum of all updates of an element */
+  int ag[MAX_PARAMS];        /* f32 atomic_add targets: granularity of the updates */
 };
 
 /* ------------------------------------------------------------ generator state */
@@ -211,6 +241,8 @@ typedef struct Gen {
   int no_tiles; /* under thread-dependent control: scalar expressions that read no tile */
   int bn, bk;   /* the program's column and inner tile dims */
   int sM, sN, sK; /* size numbers, -1 when absent */
+  int crank, cd[2]; /* the shape of the elementwise expression being generated (its layout) */
+  int red[2][2];    /* in it, the operand shape of its row (0) and column (1) reductions, 0 when none */
 } Gen;
 
 #define MAX_STMTS 40
@@ -320,6 +352,11 @@ static void set_shape(Expr *e, int rank, int d0, int d1) {
 static void bcast(Expr *e, const Expr *a, const Expr *b) {
   if (a->rank == 0) { set_shape(e, b->rank, b->d[0], b->d[1]); return; }
   if (b->rank == 0) { set_shape(e, a->rank, a->d[0], a->d[1]); return; }
+  if (a->rank != b->rank) { /* a rank-1 [n] is the row [1, n] against a rank-2 tile */
+    const Expr *two = a->rank == 2 ? a : b, *one = a->rank == 2 ? b : a;
+    set_shape(e, 2, two->d[0], two->d[1] > one->d[0] ? two->d[1] : one->d[0]);
+    return;
+  }
   set_shape(e, a->rank, a->d[0] > b->d[0] ? a->d[0] : b->d[0], a->d[1] > b->d[1] ? a->d[1] : b->d[1]);
 }
 
@@ -379,12 +416,71 @@ static Shape sub_shape(Gen *G, Shape t) {
   if (t.rank == 0) return t;
   int c = pick(&G->s, 8);
   if (c == 7) return shape(0, 0, 0);
-  if (c >= 5 && t.rank == 2) return c == 5 ? shape(2, t.d[0], 1) : shape(2, 1, t.d[1]);
+  if (c >= 5 && t.rank == 2) {
+    Shape r = c == 5 ? shape(2, t.d[0], 1) : shape(2, 1, t.d[1]);
+    /* the tile IR declines a [1, 1] tile broadcast in a reduction's operand: a scalar instead */
+    if (G->p->ir && r.d[0] == 1 && r.d[1] == 1 && (t.d[0] > 1 || t.d[1] > 1)) return shape(0, 0, 0);
+    return r;
+  }
   return t;
 }
 
 static Expr *gen_expr(Gen *G, int ty, Shape t, int depth);
 static Expr *gen_exact(Gen *G, int ty, Shape t, int depth);
+
+/* gen_expr for a value that takes a layout of its own: a statement's value
+   (kind 0), the operand of a reduction, a scan, a reshape (other kinds: an
+   operand may take another layout than a statement's value of its shape). */
+static Expr *gen_in_k(Gen *G, int ty, Shape t, int depth, int kind) {
+  int r = G->crank, d0 = G->cd[0], d1 = G->cd[1], red[2][2];
+  memcpy(red, G->red, sizeof red);
+  memset(G->red, 0, sizeof G->red);
+  G->crank = t.rank + 10 * kind;
+  G->cd[0] = t.d[0];
+  G->cd[1] = t.d[1];
+  Expr *e = gen_expr(G, ty, t, depth);
+  G->crank = r;
+  G->cd[0] = d0;
+  G->cd[1] = d1;
+  memcpy(G->red, red, sizeof red);
+  return e;
+}
+/* With the tile IR, whether a row (column) reduction of a may join the
+   expression: its result's layout is a slice of a's, so all the row
+   (column) reductions of one expression reduce operands of one shape. */
+static int red_ok(Gen *G, int row, const Expr *a) {
+  if (!G->p->ir) return 1;
+  int *r = G->red[!row];
+  if (r[0]) return r[0] == a->d[0] && r[1] == a->d[1];
+  r[0] = a->d[0];
+  r[1] = a->d[1];
+  return 1;
+}
+static Expr *gen_in(Gen *G, int ty, Shape t, int depth) { return gen_in_k(G, ty, t, depth, 0); }
+/* A statement whose indices and value are one expression of shape t (a scatter, an atomic). */
+static void ctx_enter(Gen *G, Shape t) {
+  G->crank = t.rank;
+  G->cd[0] = t.d[0];
+  G->cd[1] = t.d[1];
+  memset(G->red, 0, sizeof G->red);
+}
+static void ctx_leave(Gen *G) { ctx_enter(G, shape(0, 0, 0)); }
+/* With the tile IR, whether var sym may be read whole here: a var with a unit
+   dim (or of rank 1) is read whole in expressions of one shape only (its
+   own or a larger one it broadcasts to: one layout); records that shape. */
+static int whole_read_ok(Gen *G, int sym, int record) {
+  Sym *y = &G->p->syms[sym];
+  if (!G->p->ir || !(y->rank == 1 || y->d[0] == 1 || y->d[1] == 1)) return 1;
+  if (G->crank % 10 == 0) return 1; /* a scalar */
+  if (y->crank) return y->crank == G->crank && y->cd[0] == G->cd[0] && y->cd[1] == G->cd[1];
+  if (record) {
+    y->crank = G->crank;
+    y->cd[0] = G->cd[0];
+    y->cd[1] = G->cd[1];
+  }
+  return 1;
+}
+static Expr *gen_gather(Gen *G, int ty, Shape t);
 
 static Expr *blockx(Gen *G) {
   Expr *e = new_expr(G, E_BLOCKX, TY_I32);
@@ -437,10 +533,11 @@ static Expr *gen_slice(Gen *G, int ty, Shape t) {
   int cand[MAX_PARAMS], n = 0;
   /* with one block, f32 outputs can be read back (at any element): the
      statements that wrote them come before */
-  int outputs = !p->grid && !G->no_tiles && ty == TY_F32 && chance(&G->s, 15);
+  int outputs = !p->grid && !G->no_tiles && ty == TY_F32 && !(p->ir && t.rank == 0) && chance(&G->s, 15);
   for (int i = 0; i < p->nparams; i++) {
     const TlgenParam *q = &p->params[i];
-    if (q->kind == TLGEN_PARAM_TENSOR && q->is_output == outputs && q->elem == ty && q->rank >= t.rank) cand[n++] = i;
+    if (q->kind == TLGEN_PARAM_TENSOR && q->is_output == outputs && !p->akind[i] && q->elem == ty && q->rank >= t.rank)
+      cand[n++] = i;
   }
   if (!n) return 0;
   int pi = cand[pick(&G->s, n)];
@@ -485,14 +582,14 @@ static Expr *gen_tile_read(Gen *G, int ty, Shape t) {
   for (int i = 0; i < G->nscope; i++) {
     const Sym *y = &p->syms[G->scope[i]];
     if (y->kind != SY_VAR || y->ty != ty || y->rank == 0) continue;
-    if (fits(y->rank, y->d, t)) cand[n++] = G->scope[i];
+    if (fits(y->rank, y->d, t) && whole_read_ok(G, G->scope[i], 0)) cand[n++] = G->scope[i];
     else if (t.rank == 0 || (t.rank == y->rank && t.d[0] <= y->d[0] && (t.rank < 2 || t.d[1] <= y->d[1])))
       cand[n++] = G->scope[i];
   }
   if (!n) return 0;
   int sym = cand[pick(&G->s, n)];
   const Sym *y = &p->syms[sym];
-  if (fits(y->rank, y->d, t) && (t.rank == 0 ? 0 : 1)) return sym_expr(G, sym);
+  if (fits(y->rank, y->d, t) && (t.rank == 0 ? 0 : 1) && whole_read_ok(G, sym, 1)) return sym_expr(G, sym);
   /* an element or a sub-tile at constant starts */
   Expr *e = new_expr(G, E_TSLICE, ty);
   e->sym = sym;
@@ -529,7 +626,8 @@ static Expr *gen_leaf(Gen *G, int ty, Shape t) {
   Expr *e = 0;
   switch (pick(&G->s, 10)) {
   case 0: case 1: case 2: case 3:
-    e = gen_slice(G, ty, t.rank ? sub_shape(G, t) : t);
+    if (G->p->ir && !G->no_tiles && t.rank && chance(&G->s, 20)) e = gen_gather(G, ty, sub_shape(G, t));
+    if (!e) e = gen_slice(G, ty, t.rank ? sub_shape(G, t) : t);
     break;
   case 4: case 5: case 6:
     if (!G->no_tiles) e = gen_tile_read(G, ty, t);
@@ -586,9 +684,14 @@ static Expr *gen_cond(Gen *G, Shape t, int depth) {
     int cand[MAX_SYMS], n = 0;
     for (int i = 0; i < G->nscope; i++) {
       const Sym *y = &G->p->syms[G->scope[i]];
-      if (y->kind == SY_VAR && y->ty == TY_BOOL && y->rank > 0 && fits(y->rank, y->d, t)) cand[n++] = G->scope[i];
+      if (y->kind == SY_VAR && y->ty == TY_BOOL && y->rank > 0 && fits(y->rank, y->d, t) && whole_read_ok(G, G->scope[i], 0))
+        cand[n++] = G->scope[i];
     }
-    if (n) return sym_expr(G, cand[pick(&G->s, n)]);
+    if (n) {
+      int sym = cand[pick(&G->s, n)];
+      whole_read_ok(G, sym, 1);
+      return sym_expr(G, sym);
+    }
   }
   if (t.rank == 2 && chance(&G->s, 15)) {
     Expr *r = fn(G, F_ROWS, TY_I32, 0, 0, 0), *c = fn(G, F_COLS, TY_I32, 0, 0, 0);
@@ -635,9 +738,15 @@ static Expr *gen_dot_operand(Gen *G, int ty, int r, int c) {
     int cand[MAX_SYMS], n = 0;
     for (int i = 0; i < G->nscope; i++) {
       const Sym *y = &p->syms[G->scope[i]];
-      if (y->kind == SY_VAR && y->ty == ty && y->rank == 2 && y->d[0] == r && y->d[1] == c) cand[n++] = G->scope[i];
+      if (y->kind == SY_VAR && y->ty == ty && y->rank == 2 && y->d[0] == r && y->d[1] == c &&
+          whole_read_ok(G, G->scope[i], 0))
+        cand[n++] = G->scope[i];
     }
-    if (n) return sym_expr(G, cand[pick(&G->s, n)]);
+    if (n) {
+      int sym = cand[pick(&G->s, n)];
+      whole_read_ok(G, sym, 1);
+      return sym_expr(G, sym);
+    }
   }
   if (ty == TY_F16 && chance(&G->s, 30)) { /* f16(x) of an exact f32 tile var */
     int cand[MAX_SYMS], n = 0;
@@ -664,6 +773,210 @@ static Expr *gen_dot_operand(Gen *G, int ty, int r, int c) {
   return e;
 }
 
+/* ------------------------------------------------------------ tile-IR constructs */
+
+static int size_sym(const TlgenProgram *p, int sz) {
+  for (int i = 0; i < p->nsyms; i++)
+    if (p->syms[i].kind == SY_SIZE && p->syms[i].index == sz) return i;
+  return -1;
+}
+static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
+
+/* rows(h, w) (row) or cols(h, w): an i32 tile whose values run over 0 .. h-1 (w-1). */
+static Expr *index_tile(Gen *G, int row, int h, int w) {
+  Expr *e = fn(G, row ? F_ROWS : F_COLS, TY_I32, 0, 0, 0);
+  set_shape(e, 2, h, w);
+  e->in.B = row ? h : w;
+  e->in.exact = 1;
+  return e;
+}
+/* A permutation of 0 .. n-1 applied to x (whose values are 0 .. n-1). */
+static Expr *gen_perm(Gen *G, Expr *x, int n) {
+  switch (n > 1 ? pick(&G->s, 4) : 0) {
+  case 1: return bin(G, '-', lit(G, TY_I32, n - 1), x);
+  case 2: case 3: {
+    static const int ks[] = {3, 5, 7, 1};
+    int k = 1;
+    for (int i = 0; i < 4; i++)
+      if (gcd(ks[i], n) == 1 && chance(&G->s, 70)) { k = ks[i]; break; }
+    return bin(G, '%', bin(G, '+', bin(G, '*', x, lit(G, TY_I32, k)), lit(G, TY_I32, range_pick(&G->s, 0, n - 1))),
+               lit(G, TY_I32, n));
+  }
+  default: return x;
+  }
+}
+
+/* An i32 index of shape s (a tile, or a scalar when s is) for dim i of tensor parameter q. */
+static Expr *gen_index(Gen *G, Shape s, const TlgenParam *q, int i) {
+  TlgenProgram *p = G->p;
+  int rowdim = q->dim[i] == -1 - G->sM, coldim = q->dim[i] == -1 - G->sN;
+  int c = pick(&G->s, 8);
+  if (s.rank == 2 && c < 4) { /* base + a permutation of rows or cols */
+    int row = s.d[1] == 1 ? 1 : s.d[0] == 1 ? 0 : pick(&G->s, 2);
+    int n = row ? s.d[0] : s.d[1];
+    Expr *x = gen_perm(G, index_tile(G, row, s.d[0], s.d[1]), n);
+    return bin(G, '+', gen_start(G, n, rowdim, coldim), x);
+  }
+  Expr *x = gen_exact(G, TY_I32, s, 2);
+  if (c < 7 && x->rank == s.rank) { /* in bounds: abs(x) % D */
+    Expr *a = fn(G, F_ABS, TY_I32, x, 0, 0);
+    a->in = x->in;
+    Expr *d = q->dim[i] >= 0 ? lit(G, TY_I32, q->dim[i]) : sym_expr(G, size_sym(p, -q->dim[i] - 1));
+    return bin(G, '%', a, d);
+  }
+  return x;
+}
+
+/* A gather from an input tensor of element type ty readable as shape t (rank >= 1). */
+static Expr *gen_gather(Gen *G, int ty, Shape t) {
+  TlgenProgram *p = G->p;
+  if (t.rank == 0) return 0;
+  int cand[MAX_PARAMS], n = 0;
+  for (int i = 0; i < p->nparams; i++) {
+    const TlgenParam *q = &p->params[i];
+    if (q->kind == TLGEN_PARAM_TENSOR && !q->is_output && q->elem == ty) cand[n++] = i;
+  }
+  if (!n) return 0;
+  int pi = cand[pick(&G->s, n)];
+  const TlgenParam *q = &p->params[pi];
+  Expr *e = new_expr(G, E_GATHER, ty);
+  e->sym = p->param_sym[pi];
+  e->nidx = q->rank;
+  /* the last one or two dims take tile indices, of t's shape or broadcasting to it */
+  int ntile = t.rank == 2 && q->rank >= 2 ? 2 : 1;
+  Shape is[2];
+  if (ntile == 2) {
+    int c = pick(&G->s, 4);
+    is[0] = c == 1 ? shape(2, t.d[0], 1) : c == 2 ? shape(0, 0, 0) : t;
+    is[1] = c == 1 ? shape(2, 1, t.d[1]) : c == 3 ? shape(0, 0, 0) : t;
+  } else {
+    is[0] = t;
+  }
+  int tiles = 0;
+  for (int i = 0; i < q->rank; i++) {
+    int k = i - (q->rank - ntile);
+    if (k >= 0) {
+      e->start[i] = gen_index(G, is[k], q, i);
+      if (e->start[i]->rank) tiles++;
+    } else {
+      e->start[i] = q->dim[i] >= 0 && chance(&G->s, 85) ? lit(G, TY_I32, pick(&G->s, q->dim[i] + 1))
+                                                        : gen_start(G, 1, q->dim[i] == -1 - G->sM, q->dim[i] == -1 - G->sN);
+    }
+  }
+  if (!tiles) return 0;
+  /* the shape: the indices' broadcast */
+  Expr sh = {0};
+  for (int i = 0; i < q->rank; i++) {
+    Expr tmp = sh;
+    bcast(&sh, &tmp, e->start[i]);
+  }
+  if (!fits(sh.rank, sh.d, t)) return 0;
+  set_shape(e, sh.rank, sh.d[0], sh.d[1]);
+  e->in.B = ty == TY_I32 ? 8 : 2;
+  e->in.g = ty == TY_I32 ? 0 : 3;
+  e->in.exact = 1;
+  if (chance(&G->s, 25)) {
+    e->pad = 1;
+    e->a[0] = rand_lit(G, ty == TY_F16 ? TY_F32 : ty);
+    e->a[0]->ty = ty;
+  }
+  return e;
+}
+
+/* A scan (cumsum, cumprod, cummax) of shape broadcasting to t. */
+static Expr *gen_scan(Gen *G, int ty, Shape t, int depth) {
+  if (t.rank == 0 || (ty != TY_F32 && ty != TY_I32)) return 0;
+  int f = F_CUMSUM + pick(&G->s, 3);
+  if (f == F_CUMPROD && ty != TY_F32) f = F_CUMSUM;
+  int axis0 = chance(&G->s, 40);
+  Expr *a = gen_in_k(G, ty, t, depth + 1, 8 + axis0);
+  if (a->rank == 0) return 0;
+  int axis = a->rank == 2 ? (axis0 ? 0 : chance(&G->s, 50) ? 1 : -1) : chance(&G->s, 50) ? 0 : -1;
+  int len = a->rank == 1 ? a->d[0] : axis == 0 ? a->d[0] : a->d[1];
+  Info in = a->in;
+  if (f == F_CUMPROD) { /* clamped to [-c, c] so that c^len stays small */
+    double c = len <= 12 ? 2 : len <= 32 ? 1.5 : len <= 64 ? 1.25 : 1.125;
+    Expr *lo = bin(G, 'm', a, lit(G, TY_F32, c));
+    a = bin(G, 'M', lo, lit(G, TY_F32, -c));
+    in.B = pow(c, len) + 1;
+    in.g = 24;
+    in.exact = 0;
+  } else if (f == F_CUMSUM) {
+    in.B = a->in.B * len;
+  }
+  Expr *e = fn(G, f, ty, a, 0, 0);
+  e->num = axis;
+  e->in = fix_info(ty, in);
+  return e;
+}
+
+/* An arg-reduction of an exact tile: i32 [t.d0, 1] or [1, t.d1], as an f32 when ty is. */
+static Expr *gen_argred(Gen *G, int ty, Shape t, int depth) {
+  TlgenProgram *p = G->p;
+  if (t.rank != 2 || (ty != TY_I32 && ty != TY_F32)) return 0;
+  int row = t.d[1] == 1 ? 1 : t.d[0] == 1 ? 0 : pick(&G->s, 2);
+  static const int ws[] = {1, 4, 8, 16, 32, 64, 3, 5};
+  int w = chance(&G->s, 60) ? (row ? G->bn : p->bm) : ws[pick(&G->s, 8)];
+  Shape at = row ? shape(2, t.d[0], w) : shape(2, w, t.d[1]);
+  int mx = chance(&G->s, 50);
+  int c = pick(&G->s, 10);
+  int oty = c < 6 ? TY_F32 : c < 9 ? TY_I32 : TY_F16;
+  Expr *a = 0;
+  if (oty != TY_I32 && chance(&G->s, 30)) { /* a slice padded with the value that loses */
+    a = gen_slice(G, oty, at);
+    if (a) {
+      a->pad = 1;
+      a->a[0] = lit(G, oty, mx ? -INFINITY : INFINITY);
+      a->a[0]->in.B = 0;
+    }
+  }
+  if (!a && oty == TY_F16) a = gen_slice(G, oty, at);
+  if (!a) {
+    int r = G->crank, d0 = G->cd[0], d1 = G->cd[1];
+    G->crank = 2 + 10 * (4 + !row), G->cd[0] = at.d[0], G->cd[1] = at.d[1];
+    a = gen_exact(G, oty == TY_F16 ? TY_F32 : oty, at, depth + 1);
+    G->crank = r, G->cd[0] = d0, G->cd[1] = d1;
+  }
+  if (!a || a->rank != 2 || !a->in.exact || (row && a->d[1] == 1) || !red_ok(G, row, a)) return 0;
+  Expr *e = fn(G, (row ? F_ROWARGMAX : F_COLARGMAX) + !mx, TY_I32, a, 0, 0);
+  set_shape(e, 2, row ? a->d[0] : 1, row ? 1 : a->d[1]);
+  e->in.B = w;
+  e->in.g = 0;
+  e->in.exact = 1;
+  if (ty == TY_F32) {
+    Expr *x = fn(G, F_CVT_F32, TY_F32, e, 0, 0);
+    x->in = e->in;
+    e = x;
+  }
+  return e;
+}
+
+/* reshape of a value of another shape with t's element count. */
+static Expr *gen_reshape(Gen *G, int ty, Shape t, int depth) {
+  if (t.rank == 0 || (ty != TY_F32 && ty != TY_I32)) return 0;
+  Shape os[4];
+  int n = 0;
+  if (t.rank == 2) {
+    int R = t.d[0], C = t.d[1];
+    if (R > 1 && C > 1) os[n++] = shape(2, C, R);
+    if (R * C <= 2048) os[n++] = shape(1, R * C, 0);
+    if (C % 2 == 0) os[n++] = shape(2, R * 2, C / 2);
+    if (R % 2 == 0) os[n++] = shape(2, R / 2, C * 2);
+  } else {
+    for (int a = 2; a <= 8 && n < 3; a *= 2)
+      if (t.d[0] % a == 0) os[n++] = shape(2, a, t.d[0] / a);
+  }
+  if (!n) return 0;
+  Shape o = os[pick(&G->s, n)];
+  Expr *a = gen_in_k(G, ty, o, depth + 1, 6);
+  if (!shape_eq(a, o)) a = gen_slice(G, ty, o);
+  if (!a || !shape_eq(a, o)) return 0;
+  Expr *e = fn(G, F_RESHAPE, ty, a, 0, 0);
+  set_shape(e, t.rank, t.d[0], t.d[1]);
+  e->in = a->in;
+  return e;
+}
+
 static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   Src *s = &G->s;
   if (ty == TY_BOOL) return gen_cond(G, t, depth);
@@ -686,6 +999,15 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   }
   if (depth >= 5 || (depth >= 2 && chance(s, 35))) return gen_leaf(G, ty, t);
   Expr *e = 0;
+  if (G->p->ir && !G->no_tiles && chance(s, 22)) {
+    int c = pick(s, 20);
+    if (c < 7) e = gen_scan(G, ty, t, depth);
+    else if (c < 14) e = gen_argred(G, ty, t, depth);
+    else if (c < 17) e = gen_gather(G, ty, t);
+    else e = gen_reshape(G, ty, t, depth);
+    if (e && info_ok(ty, e->in) && e->in.B <= 1e7 && fits(e->rank, e->d, t)) return e;
+    e = 0;
+  }
   switch (pick(s, 15)) {
   case 0:
     return gen_leaf(G, ty, t);
@@ -693,8 +1015,11 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
     static const char ops[] = "+-*+-mM";
     int op = ops[pick(s, 7)];
     Expr *a = gen_expr(G, ty, sub_shape(G, t), depth + 1);
-    Expr *b = gen_expr(G, ty, sub_shape(G, t), depth + 1);
-    e = bin(G, op, a, b);
+    /* ranks mix: a rank-1 [n] operand as the row of a rank-2 one */
+    int mix = G->p->ir && t.rank == 2 && a->rank == 2 && a->d[1] == t.d[1] && chance(s, 20);
+    Expr *b = gen_expr(G, ty, mix ? shape(1, t.d[1], 0) : sub_shape(G, t), depth + 1);
+    if (mix && chance(s, 50)) e = bin(G, op, b, a);
+    else e = bin(G, op, a, b);
     break;
   }
   case 12: { /* bitwise operations and shifts of i32 */
@@ -815,11 +1140,14 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
       int row = t.d[1] == 1;
       static const int ws[] = {1, 4, 8, 16, 32, 64, 3};
       int w = chance(s, 60) ? (row ? G->bn : G->p->bm) : ws[pick(s, 7)];
+      if (G->p->ir && row && w == 1) w = 4;
       Shape at = row ? shape(2, t.d[0], w) : shape(2, w, t.d[1]);
+      const int *rr = G->red[!row];
+      if (G->p->ir && rr[0] && (row ? rr[0] == t.d[0] : rr[1] == t.d[1])) at = shape(2, rr[0], rr[1]);
       int k = pick(s, 3);
       int f = (row ? F_ROWSUM : F_COLSUM) + k;
       Expr *a;
-      if (k && ty == TY_F32 && chance(s, 30) && (a = gen_slice(G, TY_F32, at)) && !a->pad) {
+      if (k && ty == TY_F32 && chance(s, 30) && (a = gen_slice(G, TY_F32, at)) && !a->pad && red_ok(G, row, a)) {
         /* max/min of a slice padded with -inf/inf, clamped to a finite value */
         a->pad = 1;
         a->a[0] = lit(G, TY_F32, k == 1 ? -INFINITY : INFINITY);
@@ -832,8 +1160,10 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
         e->in.B = 3;
         break;
       }
-      a = gen_expr(G, ty, at, depth + 1);
+      a = gen_in_k(G, ty, at, depth + 1, 1 + !row);
       if (a->rank != 2) break;
+      if (G->p->ir && row && a->d[1] == 1) break; /* the tile IR declines a row reduction of one column */
+      if (!red_ok(G, row, a)) break;
       e = fn(G, f, ty, a, 0, 0);
       set_shape(e, 2, row ? a->d[0] : 1, row ? 1 : a->d[1]);
       e->in = a->in;
@@ -843,8 +1173,9 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
       static const int ws[] = {1, 4, 8, 16, 32, 64, 3, 5};
       Shape at = chance(s, 70) ? shape(2, G->p->bm, chance(s, 50) ? G->bn : ws[pick(s, 8)])
                                : shape(1, ws[pick(s, 8)], 0);
-      Expr *a = gen_expr(G, ty, at, depth + 1);
+      Expr *a = gen_in_k(G, ty, at, depth + 1, 3);
       if (a->rank == 0) break;
+      if (G->p->ir && a->rank == 2 && (a->d[0] == 1 || a->d[1] == 1)) break; /* declined: sum() of a row or column */
       e = fn(G, F_SUM, ty, a, 0, 0);
       set_shape(e, 0, 0, 0);
       double n = a->rank == 0 ? 1 : a->rank == 1 ? a->d[0] : (double)a->d[0] * a->d[1];
@@ -855,7 +1186,7 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
     break;
   }
   case 10: { /* dot */
-    if (ty != TY_F32 || t.rank != 2) break;
+    if (ty != TY_F32 || t.rank != 2 || G->p->ir) break;
     static const int ks[] = {1, 4, 8, 16, 32};
     int kk = chance(s, 60) ? G->bk : ks[pick(s, 5)];
     int oty = chance(s, 30) ? TY_F16 : TY_F32;
@@ -873,7 +1204,10 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   case 11: { /* transpose of a tile var or a slice */
     if (t.rank != 2) break;
     Shape tt = shape(2, t.d[1], t.d[0]);
+    int r = G->crank, d0 = G->cd[0], d1 = G->cd[1];
+    G->crank = 72, G->cd[0] = tt.d[0], G->cd[1] = tt.d[1];
     Expr *a = chance(s, 50) ? gen_dot_operand(G, ty, tt.d[0], tt.d[1]) : gen_slice(G, ty, tt);
+    G->crank = r, G->cd[0] = d0, G->cd[1] = d1;
     if (!a || !shape_eq(a, tt)) break;
     e = fn(G, F_TRANSPOSE, ty, a, 0, 0);
     set_shape(e, 2, t.d[0], t.d[1]);
@@ -932,7 +1266,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
     ty = c < 14 ? TY_F32 : c < 17 ? TY_I32 : c < 19 ? TY_F16 : TY_BOOL;
     if (ty == TY_F16 && t.rank != 2) ty = TY_F32;
   }
-  Expr *init = gen_expr(G, ty, t, 0);
+  Expr *init = gen_in(G, ty, t, 0);
   char name[16];
   sym_name(G, name, sizeof name, scalar ? (ty == TY_I32 ? "j" : "s") : "t");
   int sym = add_sym(p, name, SY_VAR, ty, t.rank, t.d[0], t.d[1]);
@@ -959,7 +1293,9 @@ static Stmt *gen_decl(Gen *G, int scalar) {
   y->env = env;
   y->used = init->in.B;
   int n = t.rank == 0 ? 1 : t.rank == 1 ? t.d[0] : t.d[0] * t.d[1];
-  if (t.rank > 0 && !G->in_cond && ty != TY_F16 && ty != TY_BOOL && p->nregs < 8 && n % p->threads == 0 &&
+  /* with the tile IR, a tile with a unit dim may take another tile's layout: not in registers */
+  int unit = p->ir && (t.rank == 1 || t.d[0] == 1 || t.d[1] == 1);
+  if (t.rank > 0 && !G->in_cond && !unit && ty != TY_F16 && ty != TY_BOOL && p->nregs < 8 && n % p->threads == 0 &&
       n / p->threads <= 64 && chance(&G->s, 40)) {
     y->is_reg = 1;
     p->regs[p->nregs++] = sym;
@@ -988,7 +1324,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
    loading operand tiles, acc += dot(a, b). */
 static Stmt *gen_gemm(Gen *G) {
   TlgenProgram *p = G->p;
-  if (G->sK < 0 || G->in_cond || G->nloops) return 0;
+  if (G->sK < 0 || G->in_cond || G->nloops || p->ir) return 0;
   int f16 = 0, pa = -1, pb = -1;
   for (int i = 0; i < p->nparams; i++) {
     if (!strcmp(p->params[i].name, "H")) f16 = 1;
@@ -1128,7 +1464,7 @@ static Stmt *gen_perthread(Gen *G) {
   int cand[MAX_PARAMS], n = 0;
   for (int i = 0; i < p->nparams; i++) {
     const TlgenParam *q = &p->params[i];
-    if (q->is_output && q->rank >= 2 && q->dim[q->rank - 1] == -1 - G->sN && q->dim[q->rank - 2] == -1 - G->sM)
+    if (q->is_output && !p->akind[i] && q->rank >= 2 && q->dim[q->rank - 1] == -1 - G->sN && q->dim[q->rank - 2] == -1 - G->sM)
       cand[n++] = i;
   }
   if (!n) return 0;
@@ -1229,7 +1565,7 @@ static Stmt *gen_update(Gen *G) {
   } else if (op == '/') {
     rhs = lit(G, y->ty, chance(&G->s, 50) ? 2 : 4);
   } else {
-    rhs = gen_expr(G, y->ty, t, 0);
+    rhs = gen_in(G, y->ty, t, 0);
     if (y->env.exact && (!rhs->in.exact || rhs->in.g > y->env.g)) return 0;
     double charge = runs_since(G, sym) * rhs->in.B;
     if (y->used + charge > y->env.B) return 0;
@@ -1248,7 +1584,7 @@ static Stmt *gen_store(Gen *G) {
   if (G->in_while) return 0;
   int cand[MAX_PARAMS], n = 0;
   for (int i = 0; i < p->nparams; i++)
-    if (p->params[i].is_output) cand[n++] = i;
+    if (p->params[i].is_output && !p->akind[i]) cand[n++] = i;
   int pi = cand[pick(&G->s, n)];
   const TlgenParam *q = &p->params[pi];
   int rowdim = -1;
@@ -1320,13 +1656,276 @@ static Stmt *gen_store(Gen *G) {
   Stmt *s = new_stmt(G, S_ASSIGN);
   s->op = chance(&G->s, 75) ? '=' : chance(&G->s, 50) ? '+' : '-';
   s->lhs = e;
-  s->rhs = gen_expr(G, q->elem, t, 0);
+  if (p->ir && kept == 1 && chance(&G->s, 30)) /* ranks mix: a [n, 1] or [1, n] value into a rank-1 slice */
+    s->rhs = gen_in(G, q->elem, chance(&G->s, 50) ? shape(2, kd[0], 1) : shape(2, 1, kd[0]), 0);
+  else
+    s->rhs = gen_in(G, q->elem, t, 0);
   if (guardx || guardy) {
     Stmt *w = new_stmt(G, S_IF);
     Expr *gx = bin(G, '=', blockx(G), lit(G, TY_I32, 0)), *gy = bin(G, '=', blocky(G), lit(G, TY_I32, 0));
     w->lo = guardx && guardy ? bin(G, '&', gx, gy) : guardx ? gx : gy;
     w->body = s;
     return w;
+  }
+  return s;
+}
+
+/* The most blocks of the grid. */
+static double max_blocks(const Gen *G) {
+  const TlgenProgram *p = G->p;
+  double b = p->grid ? ceil((double)p->size_max[G->sM] / p->bm) : 1;
+  if (p->grid == 2) b *= ceil((double)p->size_max[G->sN] / p->bn);
+  return b;
+}
+
+/* Whether atomic updates of target pi by v, each element at most count
+   times, keep an atomic_add target exact in any order; charges them. */
+static int atomic_charge(Gen *G, int pi, const Expr *v, double count) {
+  TlgenProgram *p = G->p;
+  if (p->akind[pi] != '+') return 1;
+  double total = p->acharge[pi] + v->in.B * count;
+  int g = v->in.g > p->ag[pi] ? v->in.g : p->ag[pi];
+  if (p->params[pi].elem == TY_I32) {
+    if (total >= 1073741824.0) return 0;
+  } else if (!v->in.exact || g > 30 || (total + 2) * ldexp(1, g) >= EXACT_LIMIT) {
+    return 0;
+  }
+  p->acharge[pi] = total;
+  p->ag[pi] = g;
+  return 1;
+}
+
+static Expr *tile_elems_shape(Gen *G, Shape *s) {
+  TlgenProgram *p = G->p;
+  switch (pick(&G->s, 5)) {
+  case 0: *s = shape(2, 1, G->bn); break;
+  case 1: *s = shape(2, p->bm, 1); break;
+  case 2: *s = shape(1, G->bn, 0); break;
+  default: *s = shape(2, p->bm, G->bn); break;
+  }
+  return 0;
+}
+
+/* atomic_add / atomic_max / atomic_min of a value to a slice, an element or a
+   gather of an atomic target (a tensor only atomics of one kind update). */
+static Stmt *gen_atomic(Gen *G) {
+  TlgenProgram *p = G->p;
+  int cand[MAX_PARAMS], n = 0;
+  for (int i = 0; i < p->nparams; i++)
+    if (p->akind[i]) cand[n++] = i;
+  if (!n) return 0;
+  int pi = cand[pick(&G->s, n)];
+  const TlgenParam *q = &p->params[pi];
+  double count = exec_count(G) * max_blocks(G);
+  Expr *tgt;
+  Shape vt;
+  if (chance(&G->s, 45)) { /* a scatter: every element of the indices may reach one element */
+    Shape s;
+    tile_elems_shape(G, &s);
+    ctx_enter(G, s);
+    tgt = new_expr(G, E_GATHER, q->elem);
+    tgt->sym = p->param_sym[pi];
+    tgt->nidx = q->rank;
+    int tiles = 0;
+    for (int i = 0; i < q->rank; i++) {
+      Shape si = i == q->rank - 1 || chance(&G->s, 50) ? s : shape(0, 0, 0);
+      tgt->start[i] = si.rank ? gen_index(G, si, q, i) : lit(G, TY_I32, pick(&G->s, q->dim[i] >= 0 ? q->dim[i] : 4));
+      tiles += tgt->start[i]->rank > 0;
+    }
+    if (!tiles) {
+      ctx_leave(G);
+      return 0;
+    }
+    Expr sh = {0};
+    for (int i = 0; i < q->rank; i++) {
+      Expr tmp = sh;
+      bcast(&sh, &tmp, tgt->start[i]);
+    }
+    set_shape(tgt, sh.rank, sh.d[0], sh.d[1]);
+    vt = shape(sh.rank, sh.d[0], sh.d[1]);
+    count *= sh.rank == 0 ? 1 : sh.rank == 1 ? sh.d[0] : (double)sh.d[0] * sh.d[1];
+  } else { /* a slice or an element: each element once */
+    tgt = new_expr(G, E_SLICE, q->elem);
+    tgt->sym = p->param_sym[pi];
+    tgt->nidx = q->rank;
+    int kept = 0, kd[2] = {0, 0}, elem = chance(&G->s, 15);
+    static const int lens[] = {1, 4, 8, 16, 32, 3};
+    for (int i = 0; i < q->rank; i++) {
+      int rowdim = q->dim[i] == -1 - G->sM, coldim = q->dim[i] == -1 - G->sN;
+      int len = 0;
+      if (!elem && (i == q->rank - 1 || chance(&G->s, 40))) {
+        len = rowdim ? (chance(&G->s, 60) ? p->bm : lens[pick(&G->s, 6)])
+            : coldim ? (chance(&G->s, 60) ? G->bn : lens[pick(&G->s, 6)])
+                     : lens[pick(&G->s, 6)];
+        if (q->dim[i] >= 0 && len > q->dim[i]) len = q->dim[i];
+      }
+      tgt->start[i] = len ? gen_start(G, len, rowdim, coldim)
+                          : lit(G, TY_I32, pick(&G->s, q->dim[i] >= 0 ? q->dim[i] + 1 : 8));
+      tgt->len[i] = len;
+      if (len) kd[kept++] = len;
+    }
+    set_shape(tgt, kept, kd[0], kd[1]);
+    vt = shape(kept, kd[0], kd[1]);
+    if (kept == 1 && chance(&G->s, 40)) vt = chance(&G->s, 50) ? shape(2, 1, kd[0]) : shape(2, kd[0], 1);
+  }
+  Expr *v;
+  if (tgt->k == E_GATHER) { /* in the indices' expression */
+    v = q->elem == TY_I32 && chance(&G->s, 30) ? lit(G, TY_I32, 1) : gen_expr(G, q->elem, vt, 0);
+    ctx_leave(G);
+  } else {
+    v = q->elem == TY_I32 && chance(&G->s, 30) ? lit(G, TY_I32, 1) : gen_in(G, q->elem, vt, 0);
+  }
+  if (!atomic_charge(G, pi, v, count)) {
+    v = lit(G, q->elem, q->elem == TY_I32 ? 1 : 0.5);
+    if (!atomic_charge(G, pi, v, count)) return 0;
+  }
+  Stmt *st = new_stmt(G, S_ATOMIC);
+  st->op = p->akind[pi];
+  st->lhs = tgt;
+  st->rhs = v;
+  return st;
+}
+
+/* An element atomic by every thread that reaches it, under thread-dependent control:
+   for c in range(0, N, threads) { if ctx.thread + c < N { atomic_add(T[idx], v) } } */
+static Stmt *gen_atomic_thread(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->in_while || G->nloops) return 0;
+  int cand[MAX_PARAMS], n = 0;
+  for (int i = 0; i < p->nparams; i++)
+    if (p->akind[i]) cand[n++] = i;
+  if (!n) return 0;
+  int pi = cand[pick(&G->s, n)];
+  const TlgenParam *q = &p->params[pi];
+  char name[16];
+  snprintf(name, sizeof name, "c%d", p->nsyms);
+  int cv = add_sym(p, name, SY_LOOP, TY_I32, 0, 0, 0);
+  if (cv < 0) return 0;
+  p->syms[cv].env.B = p->size_max[G->sN] + p->threads;
+  p->syms[cv].env.exact = 1;
+  int nsym = size_sym(p, G->sN);
+  Expr *th = new_expr(G, E_THREAD, TY_I32);
+  th->in.B = p->threads;
+  th->in.exact = 1;
+  Expr *col = bin(G, '+', th, sym_expr(G, cv));
+  Stmt *f = new_stmt(G, S_FOR);
+  f->sym = cv;
+  f->lo = lit(G, TY_I32, 0);
+  f->hi = sym_expr(G, nsym);
+  f->step = p->threads;
+  Stmt *c = new_stmt(G, S_IF);
+  c->lo = bin(G, '<', col, sym_expr(G, nsym));
+  f->body = c;
+  int k = pick(&G->s, p->bm);
+  Expr *row = p->r0 >= 0 ? bin(G, '+', sym_expr(G, p->r0), lit(G, TY_I32, k)) : lit(G, TY_I32, k);
+  /* an element of an input at (row, col) */
+  Expr *x = gen_slice(G, chance(&G->s, 50) ? TY_I32 : TY_F32, shape(0, 0, 0));
+  if (x && x->nidx >= 2) {
+    x->start[x->nidx - 1] = col;
+    x->start[x->nidx - 2] = row;
+  }
+  Expr *tgt = new_expr(G, E_SLICE, q->elem);
+  tgt->sym = p->param_sym[pi];
+  tgt->nidx = q->rank;
+  for (int i = 0; i < q->rank; i++) {
+    Expr *ix;
+    if (i < q->rank - 1) ix = lit(G, TY_I32, pick(&G->s, q->dim[i] >= 0 ? q->dim[i] : 4));
+    else if (x && x->ty == TY_I32 && chance(&G->s, 60)) /* a histogram of the data */
+      ix = bin(G, '%', x, lit(G, TY_I32, q->dim[i] >= 0 ? q->dim[i] : 16));
+    else if (q->dim[i] == -1 - G->sM) ix = row;
+    else if (q->dim[i] == -1 - G->sN) ix = col;
+    else ix = bin(G, '%', col, lit(G, TY_I32, q->dim[i] >= 0 ? q->dim[i] : 32));
+    tgt->start[i] = ix;
+  }
+  int mark = G->nscope;
+  scope_add(G, cv);
+  G->no_tiles = 1;
+  Expr *v = chance(&G->s, 40) ? lit(G, q->elem, 1) : gen_expr(G, q->elem, shape(0, 0, 0), 1);
+  if (x && x->ty == q->elem && chance(&G->s, 50)) v = bin(G, '+', v, x);
+  G->no_tiles = 0;
+  G->nscope = mark;
+  double count = (p->size_max[G->sN] + p->threads) * max_blocks(G);
+  if (!atomic_charge(G, pi, v, count)) {
+    v = lit(G, q->elem, 1);
+    if (!atomic_charge(G, pi, v, count)) return 0;
+  }
+  Stmt *st = new_stmt(G, S_ATOMIC);
+  st->op = p->akind[pi];
+  st->lhs = tgt;
+  st->rhs = v;
+  c->body = st;
+  Stmt *w = new_stmt(G, S_PERTHREAD);
+  w->body = f;
+  return w;
+}
+
+/* A scatter store: an output indexed by permutations of rows() and cols()
+   (so no two elements of the statement meet), inside the block's rows (and
+   columns) with a grid. */
+static Stmt *gen_scatter(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->in_while || G->nloops) return 0;
+  int cand[MAX_PARAMS], n = 0;
+  for (int i = 0; i < p->nparams; i++)
+    if (p->params[i].is_output && !p->akind[i]) cand[n++] = i;
+  int pi = cand[pick(&G->s, n)];
+  const TlgenParam *q = &p->params[pi];
+  int rowdim = -1, coldim = -1;
+  for (int i = 0; i < q->rank; i++) {
+    if (q->dim[i] == -1 - G->sM) rowdim = i;
+    if (q->dim[i] == -1 - G->sN) coldim = i;
+  }
+  if (p->grid < 2) coldim = -1;
+  int guardx = (p->grid == 1 && rowdim < 0) || (p->grid == 2 && coldim < 0);
+  int guardy = p->grid == 2 && rowdim < 0;
+  static const int lens[] = {1, 4, 8, 16, 3, 2};
+  int h = p->grid && rowdim >= 0 ? range_pick(&G->s, 1, p->bm) : chance(&G->s, 50) ? p->bm : lens[pick(&G->s, 6)];
+  int w = coldim >= 0 ? range_pick(&G->s, 1, G->bn) : chance(&G->s, 50) ? G->bn : lens[pick(&G->s, 6)];
+  if (chance(&G->s, 40)) h = p->grid && rowdim >= 0 ? p->bm : h;
+  int two = q->rank >= 2;
+  if (!two) h = 1;
+  Expr *e = new_expr(G, E_GATHER, q->elem);
+  e->sym = p->param_sym[pi];
+  e->nidx = q->rank;
+  ctx_enter(G, shape(2, h, w));
+  int bshape = chance(&G->s, 40); /* indices [h, 1] and [1, w] */
+  for (int i = 0; i < q->rank; i++) {
+    int k = i - (q->rank - 1 - two); /* 0: the rows index, 1: the cols index */
+    if (!two) k = 1;
+    if (k < 0) {
+      e->start[i] = lit(G, TY_I32, pick(&G->s, q->dim[i] >= 0 ? q->dim[i] + 1 : 4));
+      continue;
+    }
+    int row = k == 0, len = row ? h : w;
+    Expr *x = gen_perm(G, index_tile(G, row, bshape ? (row ? h : 1) : h, bshape ? (row ? 1 : w) : w), len);
+    Expr *base;
+    if (p->grid && i == rowdim) base = sym_expr(G, p->r0);
+    else if (i == coldim) base = sym_expr(G, p->c0);
+    else base = lit(G, TY_I32, chance(&G->s, 60) ? 0 : range_pick(&G->s, -2, 12));
+    e->start[i] = bin(G, '+', base, x);
+    if (chance(&G->s, 15)) { /* some elements dropped: an index outside the tensor */
+      Expr *c = gen_cond(G, shape(2, h, w), 2);
+      Expr *wh = fn(G, F_WHERE, TY_I32, c, e->start[i], lit(G, TY_I32, -1));
+      Expr tmp = *wh;
+      bcast(wh, &tmp, e->start[i]);
+      tmp = *wh;
+      bcast(wh, &tmp, c);
+      wh->in = e->start[i]->in;
+      e->start[i] = wh;
+    }
+  }
+  set_shape(e, 2, h, w);
+  Stmt *s = new_stmt(G, S_ASSIGN);
+  s->op = chance(&G->s, 80) ? '=' : '+';
+  s->lhs = e;
+  s->rhs = gen_expr(G, q->elem, shape(2, h, w), 0);
+  ctx_leave(G);
+  if (guardx || guardy) {
+    Stmt *g = new_stmt(G, S_IF);
+    Expr *gx = bin(G, '=', blockx(G), lit(G, TY_I32, 0)), *gy = bin(G, '=', blocky(G), lit(G, TY_I32, 0));
+    g->lo = guardx && guardy ? bin(G, '&', gx, gy) : guardx ? gx : gy;
+    g->body = s;
+    return g;
   }
   return s;
 }
@@ -1428,7 +2027,11 @@ static Stmt *gen_while(Gen *G) {
   Stmt *w = new_stmt(G, S_WHILE);
   d->next = w;
   w->lo = bin(G, '<', sym_expr(G, sym), lit(G, TY_I32, L));
-  if (chance(&G->s, 25)) w->lo = bin(G, '&', w->lo, gen_scalar_cond(G));
+  if (chance(&G->s, 25)) { /* with the tile IR, a condition that reads no tile */
+    G->no_tiles += p->ir;
+    w->lo = bin(G, '&', w->lo, gen_scalar_cond(G));
+    G->no_tiles -= p->ir;
+  }
   Stmt *inc = new_stmt(G, S_ASSIGN);
   inc->op = '+';
   inc->lhs = sym_expr(G, sym);
@@ -1456,6 +2059,11 @@ static Stmt *gen_stmt(Gen *G) {
   for (int tries = 0; !s && tries < 4; tries++) {
     int c = pick(&G->s, 20);
     if (G->stmts > MAX_STMTS) c = 0;
+    if (G->p->ir && c && chance(&G->s, 20)) {
+      int w = pick(&G->s, 4);
+      s = w < 2 ? gen_atomic(G) : w == 2 ? gen_scatter(G) : gen_atomic_thread(G);
+      continue;
+    }
     switch (c) {
     case 0: case 1: case 2: case 3:
       s = gen_decl(G, 0);
@@ -1565,6 +2173,11 @@ static void generate(TlgenProgram *p, Src src) {
   p->const_bm = chance(&G->s, 25);
   p->min_blocks = chance(&G->s, 15) ? range_pick(&G->s, 1, 2) : 0;
   p->aux = chance(&G->s, 15);
+  /* not from a fuzzer's bytes: fuzz_gen fails on any rejection, and the tile IR
+     still declines about 0.2% of these programs (layout conversions tlgen does
+     not foresee); difftest's seeds count them against its 3% */
+  p->ir = !G->s.bytes && chance(&G->s, 45);
+  if (p->ir && p->threads == 32 && chance(&G->s, 70)) p->threads = 64; /* fewer values too large for registers */
   int hasK = chance(&G->s, 50);
   /* sizes: M, N (and K) in order of first appearance: X[M, N] comes first */
   G->sM = 0;
@@ -1610,6 +2223,18 @@ static void generate(TlgenProgram *p, Src src) {
   if (outs & 2) { d2[0] = M; d2[1] = 1; add_tensor(p, "R", TY_F32, 2, d2, 1); }
   if (outs & 4) { int d[3] = {2, M, N}; add_tensor(p, "Q", TY_F32, 3, d, 1); }
   if (outs & 8) { d2[0] = 8; add_tensor(p, "S", TY_F32, 1, d2, 1); }
+  if (p->ir) { /* atomic targets */
+    int a = pick(&G->s, 8);
+    if (!a) a = 1 << pick(&G->s, 3);
+    if (a & 1) { d2[0] = 16; p->akind[add_tensor(p, "HI", TY_I32, 1, d2, 1)] = '+'; }
+    if (a & 2) {
+      d2[0] = 8; d2[1] = N;
+      int pi = add_tensor(p, "AF", TY_F32, 2, d2, 1);
+      p->akind[pi] = "+Mm"[pick(&G->s, 3)];
+      p->ag[pi] = 3;
+    }
+    if (a & 4) { d2[0] = M; p->akind[add_tensor(p, "AI", TY_I32, 1, d2, 1)] = "+Mm"[pick(&G->s, 3)]; }
+  }
   for (int i = 0; i < p->nsizes; i++) {
     int sym = add_sym(p, p->size_name[i], SY_SIZE, TY_I32, 0, 0, 0);
     p->syms[sym].index = i;
@@ -1667,19 +2292,24 @@ static void generate(TlgenProgram *p, Src src) {
     s->lhs = e;
     G->stmts = 0;
     Shape t = shape(2, p->bm, G->bn);
-    Expr *rhs = gen_expr(G, TY_F32, t, 0);
+    Expr *rhs = gen_in(G, TY_F32, t, 0);
     /* plus the tile vars still in scope, whole when they fit, else summed */
     int terms = 0;
+    G->crank = 2, G->cd[0] = t.d[0], G->cd[1] = t.d[1];
     for (int i = G->nscope - 1; i >= 0 && terms < 4; i--) {
       int sym = G->scope[i];
       const Sym *y = &p->syms[sym];
       if (y->kind != SY_VAR || y->rank == 0 || y->ty == TY_F16) continue;
+      if ((fits(y->rank, y->d, t) || (y->rank == 1 && y->d[0] == t.d[1])) && !whole_read_ok(G, sym, 1)) continue;
       Expr *v = sym_expr(G, sym), *x = 0;
       if (y->ty == TY_BOOL) {
         if (fits(y->rank, y->d, t)) x = fn(G, F_WHERE, TY_F32, v, lit(G, TY_F32, 1), lit(G, TY_F32, 0));
         if (x) x->in.B = 1, x->in.g = 0;
       } else {
-        if (!fits(y->rank, y->d, t)) {
+        if (p->ir && y->rank == 1 && y->d[0] == t.d[1] && rhs->rank == 2) {
+          /* ranks mix: a rank-1 tile as a row */
+        } else if (!fits(y->rank, y->d, t)) {
+          if (p->ir && (y->rank == 1 || y->d[0] == 1 || y->d[1] == 1)) continue; /* the tile IR declines sum() of those */
           double n = y->rank == 1 ? y->d[0] : (double)y->d[0] * y->d[1];
           x = fn(G, F_SUM, y->ty, v, 0, 0);
           set_shape(x, 0, 0, 0);
@@ -1796,6 +2426,18 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
       put(b, "%d, %d)", e->d[0], e->d[1]);
       break;
     }
+    if (e->op == F_RESHAPE) {
+      print_expr(b, p, e->a[0]);
+      if (e->rank == 1) put(b, ", [%d])", e->d[0]);
+      else put(b, ", [%d, %d])", e->d[0], e->d[1]);
+      break;
+    }
+    if (e->op >= F_CUMSUM && e->op <= F_CUMMAX) {
+      print_expr(b, p, e->a[0]);
+      if (e->num >= 0) put(b, ", %d", (int)e->num);
+      put(b, ")");
+      break;
+    }
     for (int i = 0; i < 3 && e->a[i]; i++) {
       if (i) put(b, ", ");
       print_expr(b, p, e->a[i]);
@@ -1803,6 +2445,7 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
     put(b, ")");
     break;
   case E_SLICE:
+  case E_GATHER:
     if (e->pad) put(b, "pad(");
     print_index(b, p, e);
     if (e->pad) {
@@ -1879,6 +2522,13 @@ static void print_stmt(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
     put(b, " {\n");
     print_block(b, p, s->body, ind + 1);
     put(b, "%*s}\n", ind * 2, "");
+    break;
+  case S_ATOMIC:
+    put(b, "atomic_%s(", s->op == '+' ? "add" : s->op == 'M' ? "max" : "min");
+    print_expr(b, p, s->lhs);
+    put(b, ", ");
+    print_expr(b, p, s->rhs);
+    put(b, ")\n");
     break;
   case S_BREAK: put(b, "break\n"); break;
   case S_CONTINUE: put(b, "continue\n"); break;
@@ -2088,10 +2738,13 @@ static void val_free(Val *x) {
   free(x->m);
   free(x);
 }
-/* Element (i, j) of x broadcast to a larger shape. */
-static long long bidx(const Val *x, int i, int j) {
+/* Element (i, j) of x broadcast to a larger shape of rank rr: a rank-1 x
+   against a rank-2 shape is a row; a rank-2 x with a unit dim stored into a
+   rank-1 target drops the unit dim. */
+static long long bidx(const Val *x, int rr, int i, int j) {
   if (x->rank == 0) return 0;
-  if (x->rank == 1) return x->d[0] == 1 ? 0 : i;
+  if (x->rank == 1) return x->d[0] == 1 ? 0 : rr == 2 ? j : i;
+  if (rr == 1) return x->n == 1 ? 0 : i;
   return (long long)(x->d[0] == 1 ? 0 : i) * x->d[1] + (x->d[1] == 1 ? 0 : j);
 }
 
@@ -2141,6 +2794,19 @@ static long long tensor_off(Ev *E, const Expr *e, const Region *r, int a, int b)
     if (r->nk > 0 && i == r->kd[0]) c += a;
     if (r->nk > 1 && i == r->kd[1]) c += b;
     long long D = tensor_dim(E, q, i);
+    if (c < 0 || c >= D) return -1;
+    off = off * D + c;
+  }
+  return off;
+}
+/* Flat offset of the tensor element that element (i, j) of a gather's
+   indices ix (of a result of rank rr) names, or -1 outside the tensor. */
+static long long gather_off(Ev *E, const Expr *e, Val *const *ix, int rr, int i, int j) {
+  const TlgenParam *q = &E->p->params[E->p->syms[e->sym].index];
+  long long off = 0;
+  for (int d = 0; d < q->rank; d++) {
+    long long c = (long long)ix[d]->v[bidx(ix[d], rr, i, j)];
+    long long D = tensor_dim(E, q, d);
     if (c < 0 || c >= D) return -1;
     off = off * D + c;
   }
@@ -2232,7 +2898,7 @@ static Val *eval(Ev *E, const Expr *e) {
     Val *a = eval(E, e->a[0]), *b = eval(E, e->a[1]);
     for (int i = 0; i < R; i++)
       for (int j = 0; j < C; j++) {
-        long long ia = bidx(a, i, j), ib = bidx(b, i, j), k = (long long)i * C + j;
+        long long ia = bidx(a, r->rank, i, j), ib = bidx(b, r->rank, i, j), k = (long long)i * C + j;
         double v = apply_bin(e->op, e->a[0]->ty, a->v[ia], b->v[ib]);
         r->v[k] = v;
         r->m[k] = bin_mag(e->op, e->a[0]->ty, v, a->v[ia], a->m[ia], b->v[ib], b->m[ib]);
@@ -2261,6 +2927,20 @@ static Val *eval(Ev *E, const Expr *e) {
         r->v[k] = off < 0 ? padv : E->data[pi][off];
         r->m[k] = isinf(r->v[k]) ? 0 : off >= 0 && E->mag && E->mag[pi] ? E->mag[pi][off] : fabs(r->v[k]);
       }
+    break;
+  }
+  case E_GATHER: {
+    Val *ix[TLGEN_MAX_RANK] = {0};
+    for (int d = 0; d < e->nidx; d++) ix[d] = eval(E, e->start[d]);
+    int pi = p->syms[e->sym].index;
+    double padv = e->pad ? eval_scalar(E, e->a[0]) : 0;
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < C; j++) {
+        long long off = gather_off(E, e, ix, r->rank, i, j), k = (long long)i * C + j;
+        r->v[k] = off < 0 ? padv : E->data[pi][off];
+        r->m[k] = isinf(r->v[k]) ? 0 : off >= 0 && E->mag && E->mag[pi] ? E->mag[pi][off] : fabs(r->v[k]);
+      }
+    for (int d = 0; d < e->nidx; d++) val_free(ix[d]);
     break;
   }
   case E_TSLICE: {
@@ -2315,7 +2995,7 @@ static Val *eval(Ev *E, const Expr *e) {
     case F_WHERE:
       for (int i = 0; i < R; i++)
         for (int j = 0; j < C; j++) {
-          long long k = (long long)i * C + j, ic = bidx(a, i, j), ia = bidx(b, i, j), ib = bidx(c, i, j);
+          long long k = (long long)i * C + j, ic = bidx(a, r->rank, i, j), ia = bidx(b, r->rank, i, j), ib = bidx(c, r->rank, i, j);
           int t = a->v[ic] != 0;
           r->v[k] = t ? b->v[ia] : c->v[ib];
           r->m[k] = t ? b->m[ia] : c->m[ib];
@@ -2335,6 +3015,42 @@ static Val *eval(Ev *E, const Expr *e) {
         }
       break;
     }
+    case F_CUMSUM: case F_CUMPROD: case F_CUMMAX: { /* inclusive, down the columns for axis 0 */
+      int down = a->rank == 1 || e->num == 0;
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          long long k = (long long)i * C + j, q = down ? (i ? k - C : -1) : (j ? k - 1 : -1);
+          double x = a->v[k], m = a->m[k];
+          if (q >= 0) {
+            double pv = r->v[q], pm = r->m[q];
+            if (f == F_CUMSUM) x += pv, m += pm;
+            else if (f == F_CUMPROD) x *= pv, m *= pm;
+            else x = x > pv ? x : pv, m = m > pm ? m : pm;
+          }
+          r->v[k] = x;
+          r->m[k] = m;
+        }
+      break;
+    }
+    case F_ROWARGMAX: case F_ROWARGMIN: case F_COLARGMAX: case F_COLARGMIN: { /* the first extreme element */
+      int row = f == F_ROWARGMAX || f == F_ROWARGMIN, mx = f == F_ROWARGMAX || f == F_COLARGMAX;
+      int n = row ? a->d[0] : a->d[1], len = row ? a->d[1] : a->d[0];
+      for (int o = 0; o < n; o++) {
+        int best = 0;
+        for (int t = 1; t < len; t++) {
+          double x = a->v[row ? (long long)o * len + t : (long long)t * n + o];
+          double y = a->v[row ? (long long)o * len + best : (long long)best * n + o];
+          if (mx ? x > y : x < y) best = t;
+        }
+        r->v[o] = best;
+        r->m[o] = best;
+      }
+      break;
+    }
+    case F_RESHAPE: /* row-major order */
+      memcpy(r->v, a->v, (size_t)r->n * sizeof(double));
+      memcpy(r->m, a->m, (size_t)r->n * sizeof(double));
+      break;
     case F_TRANSPOSE:
       for (int i = 0; i < R; i++)
         for (int j = 0; j < C; j++) {
@@ -2386,7 +3102,31 @@ static void combine(int op, double *dst, double *dm, double v, double m) {
   case '-': *dst -= v; *dm += m; break;
   case '*': *dst *= v; *dm *= m; break;
   case '/': *dst /= v; *dm /= fabs(v); break;
+  case 'M': if (v > *dst) *dst = v; if (m > *dm) *dm = m; break;
+  case 'm': if (v < *dst) *dst = v; if (m > *dm) *dm = m; break;
   }
+}
+
+/* A store, scatter or atomic update (op of combine) of x to a tensor slice or gather l. */
+static void store_tensor(Ev *E, const Expr *l, int op, const Val *x) {
+  const TlgenProgram *p = E->p;
+  Region g;
+  Val *ix[TLGEN_MAX_RANK] = {0};
+  if (l->k == E_GATHER)
+    for (int d = 0; d < l->nidx; d++) ix[d] = eval(E, l->start[d]);
+  else
+    region_of(E, l, &g);
+  int R = l->rank > 0 ? l->d[0] : 1, C = l->rank > 1 ? l->d[1] : 1;
+  int pi = p->syms[l->sym].index;
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      long long b = bidx(x, l->rank, i, j);
+      long long off = l->k == E_GATHER ? gather_off(E, l, ix, l->rank, i, j) : tensor_off(E, l, &g, i, j);
+      if (off < 0) continue;
+      double dummy = 0, *dm = E->mag && E->mag[pi] ? &E->mag[pi][off] : &dummy;
+      combine(op, &E->data[pi][off], dm, x->v[b], x->m[b]);
+    }
+  for (int d = 0; d < l->nidx; d++) val_free(ix[d]);
 }
 
 static void exec_block(Ev *E, const Stmt *s);
@@ -2400,7 +3140,7 @@ static void exec_stmt(Ev *E, const Stmt *s) {
     Val *t = val_new(y->rank, y->d[0], y->d[1]);
     for (int i = 0; i < t->d[0]; i++)
       for (int j = 0; j < t->d[1]; j++) {
-        long long k = (long long)i * t->d[1] + j, b = bidx(x, i, j);
+        long long k = (long long)i * t->d[1] + j, b = bidx(x, t->rank, i, j);
         t->v[k] = x->v[b];
         t->m[k] = x->m[b];
       }
@@ -2416,29 +3156,28 @@ static void exec_stmt(Ev *E, const Stmt *s) {
       Val *t = E->vals[l->sym];
       for (int i = 0; i < t->d[0]; i++)
         for (int j = 0; j < t->d[1]; j++) {
-          long long k = (long long)i * t->d[1] + j, b = bidx(x, i, j);
+          long long k = (long long)i * t->d[1] + j, b = bidx(x, t->rank, i, j);
           combine(s->op, &t->v[k], &t->m[k], x->v[b], x->m[b]);
         }
-    } else {
+    } else if (l->k == E_TSLICE) {
       Region g;
       region_of(E, l, &g);
       int R = l->rank > 0 ? l->d[0] : 1, C = l->rank > 1 ? l->d[1] : 1;
+      Val *t = E->vals[l->sym];
       for (int i = 0; i < R; i++)
         for (int j = 0; j < C; j++) {
-          long long b = bidx(x, i, j);
-          if (l->k == E_TSLICE) {
-            Val *t = E->vals[l->sym];
-            long long off = tile_off(E, l, &g, i, j);
-            combine(s->op, &t->v[off], &t->m[off], x->v[b], x->m[b]);
-          } else {
-            long long off = tensor_off(E, l, &g, i, j);
-            if (off < 0) continue;
-            int pi = p->syms[l->sym].index;
-            double dummy = 0, *dm = E->mag && E->mag[pi] ? &E->mag[pi][off] : &dummy;
-            combine(s->op, &E->data[pi][off], dm, x->v[b], x->m[b]);
-          }
+          long long b = bidx(x, l->rank, i, j), off = tile_off(E, l, &g, i, j);
+          combine(s->op, &t->v[off], &t->m[off], x->v[b], x->m[b]);
         }
+    } else {
+      store_tensor(E, l, s->op, x);
     }
+    val_free(x);
+    break;
+  }
+  case S_ATOMIC: {
+    Val *x = eval(E, s->rhs);
+    store_tensor(E, s->lhs, s->op, x);
     val_free(x);
     break;
   }

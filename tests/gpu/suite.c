@@ -1039,6 +1039,34 @@ static void t_rank_mix(Tally *T) {
   }
 }
 
+/* ranks mixing: a [1, 1] value stored into, and atomically added to, rank-1
+ * slices broadcasts over them */
+static void t_rank_mix_unit(Tally *T) {
+  static const int Ms[] = {37, 8, 1};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], G = (M + 7) / 8;
+    Rng r = rng_seed("rank_mix_unit", (uint64_t)c);
+    Call k;
+    call_init(&k, "rank_mix_unit.tl", "rank_mix_unit");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 8));
+    Ten *R = call_out(&k, "R", F32, 1, SHAPE(M));
+    Ten *S = call_out(&k, "S", F32, 1, SHAPE(8));
+    fill_uniform(X, &r, -1, 1);
+    S->init = calloc(8, sizeof(double));
+    for (int j = 0; j < 8; j++) S->ref[j] = S->init[j] = rng_uniform(&r, -1, 1);
+    for (int b = 0; b < G; b++) {
+      double s = 0;
+      for (int j = 0; j < 8; j++) s += A2(X, 8 * b, j);
+      for (int i = 8 * b; i < 8 * b + 8 && i < M; i++) R->ref[i] = s;
+      for (int j = 0; j < 8; j++) S->ref[j] += s;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "rank_mix_unit", l));
+    call_free(&k);
+  }
+}
+
 /* rows()/cols() as operands of * and % at every element of a thread, in values
  * and in a gather's indices (rows past M read pad's -1); rowsum of a where and
  * of a shift folded in-thread */
@@ -2765,6 +2793,7 @@ static const Test tests[] = {
     {"dot_i8", t_dot_i8},
     {"atomics", t_atomics},
     {"rank_mix", t_rank_mix},
+    {"rank_mix_unit", t_rank_mix_unit},
     {"gather_scatter", t_gather},
     {"index_arith", t_index_arith},
     {"reshape", t_reshape},
