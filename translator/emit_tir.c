@@ -1568,6 +1568,7 @@ static void print_op(Printer *P, const TirOp *op) {
     line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
     line(P, "t2c::wgmma_fence_operand(%s);", op->dst->cname);
     return;
+  case TO_WG_PIN: line(P, "t2c::wgmma_fence_operand(%s);  // its registers hold it before the loop", op->dst->cname); return;
   case TO_ASYNC_WAIT:
     line(P, "t2c::cp_async_wait<%d>();", op->pending);
     if (cm8_ring(P->K)) line(P, "t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy");

@@ -1224,11 +1224,35 @@ static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
   return true;
 }
 
+/* A loop whose wgmma dot pipeline.c left in flight (a TO_WG_WAIT follows it)
+ * gets its accumulator pinned before it (TO_WG_PIN). Without it NVVM may sink
+ * the accumulator's initial moves into the path that skips the loop, and ptxas
+ * then serialises every wgmma (C7515): gemm_f16 on sm_90a did so once its store
+ * was staged. */
+static void wg_pins(TirKernel *K, TirBlock *b) {
+  PtrVec out = {0};
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    wg_pins(K, &op->body);
+    wg_pins(K, &op->els);
+    const TirOp *next = i + 1 < b->ops.len ? b->ops.items[i + 1] : NULL;
+    if ((op->kind == TO_FOR || op->kind == TO_WHILE) && next && next->kind == TO_WG_WAIT) {
+      TirOp *pin = tir_new_op(K, NULL, TO_WG_PIN, op->stmt);
+      pin->dst = next->dst;
+      vec_push(K->a, &out, pin);
+    }
+    vec_push(K->a, &out, op);
+  }
+  b->ops = out;
+}
+
 /* The staged epilogues (above), after pipeline.c: the stage rings' bytes are
  * known then, and a store is staged only where its copy fits the budget. */
 void layout_epilogues(TirKernel *K) {
   Epi e = {0};
-  if (!epilogues(K, &K->body, &e)) return;
-  mark_used(K);
-  lanes_warps(K);
+  if (epilogues(K, &K->body, &e)) {
+    mark_used(K);
+    lanes_warps(K);
+  }
+  wg_pins(K, &K->body);
 }

@@ -669,6 +669,9 @@ typedef enum TirOpKind {
   TO_ASYNC_WAIT,    /* cp.async.wait_group(pending) */
   TO_WG_WAIT,       /* wgmma.wait_group(pending): after a loop whose wgmma dot left its last group in flight;
                        dst: that dot's accumulator */
+  TO_WG_PIN,        /* wgmma_fence_operand(dst) before such a loop (layout.c): the accumulator's registers
+                       hold its value there, so the compiler cannot sink their definitions into the
+                       path that skips the loop, which makes ptxas serialise the wgmma (C7515) */
 } TirOpKind;
 
 typedef struct TirBlock {

@@ -103,6 +103,7 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
       t2c::cp_async_16(&b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)], B + ((n0 + t2c_r2 + 64) < N && t2c_c2 < K ? ((long long)(n0 + t2c_r2 + 64)) * K + t2c_c2 : 0), (n0 + t2c_r2 + 64) < N && t2c_c2 < K ? 16 : 0);
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
@@ -305,6 +306,7 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
       b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 15)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 15) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 15)] : (signed char)0);
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy

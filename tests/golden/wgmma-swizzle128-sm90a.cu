@@ -133,6 +133,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::cp_async_16(&b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072], B + ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
@@ -458,6 +459,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3079] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy

@@ -1137,6 +1137,13 @@ Test(tir_epilogue, wgmma_accumulator_reads_back_its_16_row_warp_tiles) {
   const TirOp *sp = find_op(&K->body, TO_SPILL);
   cr_assert_eq(sp->stm, 4);
   cr_assert_eq(K->nwarpbars, 1);
+  /* the loop's wgmma stays in flight: its accumulator is pinned right before the loop */
+  int il = top_index(K, TO_FOR, 0);
+  cr_assert_gt(il, 0);
+  cr_assert_eq(top_op(K, il - 1)->kind, TO_WG_PIN);
+  cr_assert_eq(top_op(K, il - 1)->dst, var_named(K, "acc"));
+  cr_assert_eq(top_op(K, il + 1)->kind, TO_WG_WAIT);
+  cr_assert_eq(count_ops(&K->body, TO_WG_PIN), 1);
 }
 
 /* Without stmatrix (sm_80's row) the copy is written by each thread's pairs. */
