@@ -1246,6 +1246,38 @@ static void wg_pins(TirKernel *K, TirBlock *b) {
   b->ops = out;
 }
 
+/* Whether evaluating x at an element reads the element's coordinates: a read
+ * of a shared copy, rows() or cols() (a hoisted value is its registers). */
+static bool expr_coords(const TirKernel *K, const Expr *x) {
+  if (!x || tir_read(K, x)) return x != NULL;
+  if (tir_hoisted(K, x)) return false;
+  switch (x->kind) {
+  case E_UNARY: return expr_coords(K, x->u.unary.a);
+  case E_BINARY: return expr_coords(K, x->u.binary.a) || expr_coords(K, x->u.binary.b);
+  case E_CALL:
+    if (x->u.call.cast == T_NONE && (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS)) return true;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (expr_coords(K, x->u.call.args[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Layout.coords: an op in an mma layout reads the thread's first row and
+ * column unless it only declares, computes without coordinates, writes by
+ * stmatrix, accumulates a dot (warp tile and lane) or waits for one. */
+static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)ctx;
+  if (op->alay && op->kind == TO_DOT && expr_coords(K, op->expr)) ((Layout *)op->alay)->coords = true;
+  if (!op->lay || op->lay->kind == LY_SCALAR) return;
+  Layout *l = (Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay);
+  bool none = op->lay->kind == LY_BLOCKED &&
+              (op->kind == TO_DECL || op->kind == TO_DOT || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
+               (op->kind == TO_SPILL && op->stm) ||
+               (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
+  if (!none) l->coords = true;
+}
+
 /* The staged epilogues (above), after pipeline.c: the stage rings' bytes are
  * known then, and a store is staged only where its copy fits the budget. */
 void layout_epilogues(TirKernel *K) {
@@ -1255,4 +1287,5 @@ void layout_epilogues(TirKernel *K) {
     lanes_warps(K);
   }
   wg_pins(K, &K->body);
+  walk(K, &K->body, coords_fn, NULL);
 }

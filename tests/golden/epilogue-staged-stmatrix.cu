@@ -22,7 +22,6 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 64;  // L0: this warp's tile
-  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   const int t2c_wr3 = (warp / 2) * 32, t2c_wc3 = (warp % 2) * 64;  // L3: this warp's tile

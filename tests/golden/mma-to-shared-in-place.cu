@@ -25,7 +25,6 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
-  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 16 + lane / 2, t2c_c1 = (lane % 2) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   const int t2c_r3 = warp * 4 + lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
