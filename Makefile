@@ -56,8 +56,8 @@ $(B)/obj/fsafe.o: common/fsafe.c common/fsafe.h | $(B)/obj
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Templates and the runtime header are embedded into the binary.
-$(B)/templates.h: $(TEMPLATES) rt/tile2cu/rt.cuh tools/embed.sh | $(B)
-	sh tools/embed.sh $(TEMPLATES) rt/tile2cu/rt.cuh > $@.tmp && mv $@.tmp $@
+$(B)/templates.h: $(TEMPLATES) rt/tile2cu/rt.cuh rt/tile2cu/tma_host.h tools/embed.sh | $(B)
+	sh tools/embed.sh $(TEMPLATES) rt/tile2cu/rt.cuh rt/tile2cu/tma_host.h > $@.tmp && mv $@.tmp $@
 $(B)/obj/emit.o $(B)/obj/emit_tir.o $(B)/obj/host.o $(B)/obj/templates.o: $(B)/templates.h
 
 # The target configs are embedded into the library too.
@@ -96,11 +96,15 @@ $(B) $(B)/obj $(B)/obj/drv:
 
 # ---- tests
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h nvrtc_driver/internal.h
+# a stand-in for libcuda.so.1 that test_nvrtc.c loads through TILE2CU_LIBCUDA
+$(B)/libfakecuda.so: tests/unit/fake/libcuda.c tests/unit/fake/fakemap.h | $(B)
+	$(CC) $(CFLAGS) -shared -o $@ $<
+
+$(B)/unit-tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h tests/unit/fake/*.h) $(LIB_OBJS) nvrtc_driver/tile2cu.h nvrtc_driver/internal.h $(B)/libfakecuda.so
 	$(CC) $(CFLAGS) -Itranslator -Irt/sim -I$(B) -o $@ $(UNIT_SRCS) $(LIB_OBJS) -lcriterion $(LIBS)
 
 unit: $(B)/unit-tests $(B)/tile2cu
-	$(B)/unit-tests --jobs 2
+	T2C_FAKE_LIBCUDA=$(B)/libfakecuda.so $(B)/unit-tests --jobs 2
 
 golden: $(B)/tile2cu
 	sh tests/golden/run.sh
@@ -146,7 +150,7 @@ gpu-sim-sm90a: $(B)/tile2cu
 
 # in make test: the tests whose kernels take wgmma on sm_90a (the rest translate for
 # sm_90a as for sm_90), one schedule each; make gpu-sim-sm90a runs the whole suite
-SM90A_WGMMA_TESTS = examples/gemm_f16 examples/gemm_bf16 examples/attention_f16 wgmma dot_f16 dot_bf16 examples/gemm_i8 dot_f8
+SM90A_WGMMA_TESTS = examples/gemm_f16 examples/gemm_bf16 examples/attention_f16 wgmma dot_f16 dot_bf16 examples/gemm_i8 dot_f8 tma_batched
 gpu-sim-sm90a-wgmma: $(B)/tile2cu
 	sh tests/gpu/run.sh --backend sim --target sm_90a --schedules 1 $(SM90A_WGMMA_TESTS)
 
@@ -242,7 +246,7 @@ ASAN_KERNELS := examples/squares examples/softmax_row elementwise_i32 reduce_row
                 registers_softmax dot_f16 vec_load
 test-asan:
 	$(MAKE) B=build-asan CC=gcc CFLAGS="$(ASAN_FLAGS)" build-asan/tile2cu build-asan/unit-tests build-asan/difftest
-	$(ASAN_ENV) sh tests/sanitized.sh build-asan/unit-tests --jobs 2
+	$(ASAN_ENV) T2C_FAKE_LIBCUDA=build-asan/libfakecuda.so sh tests/sanitized.sh build-asan/unit-tests --jobs 2
 	$(ASAN_ENV) TILE2CU=$(CURDIR)/build-asan/tile2cu sh tests/sanitized.sh sh tests/golden/run.sh
 	$(ASAN_ENV) SANITIZE=1 CXX="g++ $(ASAN_FLAGS)" BUILD=$(CURDIR)/build-asan NVCC_CHECK=0 \
 	  sh tests/sanitized.sh sh tests/sim/run.sh

@@ -15,13 +15,15 @@
 #   spill st/ld      spill store / load bytes (ptxas)
 #   shared           shared bytes from the generated kernel's header comment
 #                    (`d`: dynamic shared memory, so ptxas's smem shows 0)
-#   barriers / cross-warp reductions   barriers in the kernel's body (the header's count; a
-#                    kernel with a fast and a general body has this many in each), and, for
+#   barriers / cross-warp reductions   barriers in the kernel's body (the header's count; of
+#                    a kernel with a fast and a general body, the fast one's), and, for
 #                    kernels lowered through the tile IR, its row reductions whose rows span
 #                    warps (one scratch buffer each; "-": emitted by emit.c)
 #   smem             shared bytes ptxas reports (static allocations only)
 #   mma              mma.sync instructions in the PTX
 #   wgmma            wgmma.mma_async instructions in the PTX (sm_90a)
+#   tma / mbarrier   cp.async.bulk.tensor copies, and mbarrier instructions (init, arrive,
+#                    expect_tx, try_wait), in the PTX (sm_90a)
 #   ldmatrix         ldmatrix instructions
 #   cp.async         cp.async copies (commit/wait not counted) / of those 16 bytes wide
 #   ldg16            16-byte global loads (ld.global*.v4 of 32-bit, .v2 of 64-bit)
@@ -64,7 +66,7 @@ one() {
   awk '/^\/\/ kernel [A-Za-z_0-9]+ \(/ { k = $3; tir[k] = 0; red[k] = 0 }
        /^\/\/   layout L[0-9]+:/ { tir[k] = 1 }
        /^\/\/   t2c_red[0-9]+: shared, .*partials of/ { red[k]++ }
-       /^\/\/   shared memory: [0-9]+ bytes/ { d = ($0 ~ /dynamic/) ? "d" : ""; b = $0; sub(/.*barriers: /, "", b)
+       /^\/\/   shared memory: [0-9]+ bytes/ { d = ($0 ~ /dynamic/) ? "d" : ""; b = $0; sub(/.*barriers: /, "", b); sub(/ .*/, "", b)
                                           print "S", k, $4 d, b, tir[k] ? red[k] : "-" }' \
     "$dir/$b.cu" > "$dir/facts"
   awk '/Compiling entry function/ { k = $0; sub(/.*function \047/, "", k); sub(/\047.*/, "", k); print "E", k }
@@ -80,6 +82,8 @@ one() {
        k == "" { next }
        /^[ \t]*(@%p[0-9]+ )?mma\.sync/ { mma[k]++ }
        /^[ \t]*(@%p[0-9]+ )?wgmma\.mma_async/ { wg[k]++ }
+       /^[ \t]*(@!?%p[0-9]+ )?cp\.async\.bulk\.tensor/ { tma[k]++ }
+       /^[ \t]*(@!?%p[0-9]+ )?mbarrier\./ { mb[k]++ }
        /^[ \t]*(@%p[0-9]+ )?ldmatrix/ { ldm[k]++ }
        /^[ \t]*(@!?%p[0-9]+ )?cp\.async\.c[ag]\./ { cpa[k]++; if ($0 ~ /\], 16[,;]/) cp16[k]++ }
        /^[ \t]*(@!?%p[0-9]+ )?ld\.global[a-z0-9.:]*\.(v4\.[bfsu]32|v2\.[bfsu]64)/ { ldg[k]++ }
@@ -87,16 +91,16 @@ one() {
        /^[ \t]*(@!?%p[0-9]+ )?st\.global[a-z0-9.:]*\.(v4\.[bfsu]32|v2\.[bfsu]64)/ { stg16[k]++ }
        /^[ \t]*(@!?%p[0-9]+ )?st\.global/ { stg[k]++ }
        /\.entry/ { seen[k] = 1 }
-       END { for (k in seen) print "P", k, mma[k]+0, wg[k]+0, ldm[k]+0, cpa[k]+0, cp16[k]+0, ldg[k]+0, lds[k]+0, stg16[k]+0, stg[k]+0 }' \
+       END { for (k in seen) print "P", k, mma[k]+0, wg[k]+0, ldm[k]+0, cpa[k]+0, cp16[k]+0, ldg[k]+0, lds[k]+0, stg16[k]+0, stg[k]+0, tma[k]+0, mb[k]+0 }' \
     "$ptx" >> "$dir/facts"
   awk -v f="$f" -v arch="$arch" '
        $1 == "E" { n++; order[n] = $2 }
        $1 == "S" { sh[$2] = $3; bar[$2] = $4 "/" $5 }
        $1 == "F" { st[$2] = $3; sps[$2] = $4; spl[$2] = $5 }
        $1 == "R" { rg[$2] = $3; sm[$2] = $4 }
-       $1 == "P" { p[$2] = $3 " " $4 " " $5 " " $6 " " $7 " " $8 " " $9 " " $10 " " $11 }
+       $1 == "P" { p[$2] = $3 " " $4 " " $5 " " $6 " " $7 " " $8 " " $9 " " $10 " " $11 " " $12 " " $13 }
        END { for (i = 1; i <= n; i++) { k = order[i]
-               print f, k, arch, rg[k], st[k], sps[k], spl[k], (k in sh) ? sh[k] : "?", (k in bar) ? bar[k] : "?", sm[k], (k in p) ? p[k] : "? ? ? ? ? ? ? ? ?" } }' \
+               print f, k, arch, rg[k], st[k], sps[k], spl[k], (k in sh) ? sh[k] : "?", (k in bar) ? bar[k] : "?", sm[k], (k in p) ? p[k] : "? ? ? ? ? ? ? ? ? ? ?" } }' \
     "$dir/facts" > "$dir/rows"
 }
 
@@ -107,21 +111,21 @@ done
 
 yn() { if [ "$1" = 0 ]; then printf 'no'; elif [ "$1" = "?" ]; then printf '?'; else printf 'yes %s' "$1"; fi; }
 
-echo "| example | kernel | target | regs | stack | spill st/ld | shared | barriers / cross-warp reductions | smem | mma.sync | wgmma | ldmatrix | cp.async (16B) | ld.global 16B | ld.shared 16B | st.global 16B / all |"
-echo "|---|---|---|--:|--:|--:|--:|--:|--:|---|---|---|---|---|---|---|"
+echo "| example | kernel | target | regs | stack | spill st/ld | shared | barriers / cross-warp reductions | smem | mma.sync | wgmma | ldmatrix | cp.async (16B) | tma / mbarrier | ld.global 16B | ld.shared 16B | st.global 16B / all |"
+echo "|---|---|---|--:|--:|--:|--:|--:|--:|---|---|---|---|---|---|---|---|"
 status=0
 bad=""
 for f in $FILES; do
   b=$(basename "$f" .tl)
   for a in $ARCHS; do
-    while read -r file k arch rg st sps spl sh bars sm mma wg ldm cpa cp16 ldg lds stg16 stg; do
+    while read -r file k arch rg st sps spl sh bars sm mma wg ldm cpa cp16 ldg lds stg16 stg tma mb; do
       if [ "$k" = "-" ]; then
-        echo "| $file | - | $arch | $rg | | | | | | | | | | | | |"
+        echo "| $file | - | $arch | $rg | | | | | | | | | | | | | |"
         status=1; continue
       fi
       if [ "$st" != 0 ] || [ "$sps" != 0 ] || [ "$spl" != 0 ]; then bad="$bad $file:$k:$arch"; fi
       if [ "$cpa" = 0 ]; then cps=no; else cps="yes $cpa ($cp16)"; fi
-      echo "| $file | $k | $arch | $rg | $st | $sps/$spl | $sh | $bars | $sm | $(yn "$mma") | $(yn "$wg") | $(yn "$ldm") | $cps | $(yn "$ldg") | $(yn "$lds") | $stg16 / $stg |"
+      echo "| $file | $k | $arch | $rg | $st | $sps/$spl | $sh | $bars | $sm | $(yn "$mma") | $(yn "$wg") | $(yn "$ldm") | $cps | $tma / $mb | $(yn "$ldg") | $(yn "$lds") | $stg16 / $stg |"
     done < "$WORK/$b.$a/rows"
   done
 done

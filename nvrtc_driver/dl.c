@@ -159,6 +159,7 @@ static void load_cuda(void) {
   SYM(cuda, libcuda, EventSynchronize, "cuEventSynchronize", cuda_error);
   SYM(cuda, libcuda, EventElapsedTime, "cuEventElapsedTime", cuda_error);
   SYM(cuda, libcuda, EventDestroy, "cuEventDestroy_v2", cuda_error);
+  *(void **)&cuda.TensorMapEncodeTiled = dlsym(libcuda, "cuTensorMapEncodeTiled"); /* optional: only TMA kernels need it */
   int count = 0, major = 0, minor = 0;
   const char *dev_env = getenv("TILE2CU_DEVICE");
   int ordinal = dev_env ? atoi(dev_env) : 0;

@@ -132,6 +132,9 @@ typedef struct Cuda {
   CUresult (*EventSynchronize)(CUevent);
   CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*EventDestroy)(CUevent);
+  /* cuTensorMapEncodeTiled (CUDA 12+), or NULL: the maps of a kernel that TMA feeds */
+  CUresult (*TensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *, const unsigned long long *,
+                                   const unsigned *, const unsigned *, int, int, int, int);
   CUcontext ctx;
   CUdevice dev;
   int sm;                    /* the device's compute capability, 90 */

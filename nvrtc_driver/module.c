@@ -6,10 +6,13 @@
  * to the translator (tr_launch_shape), which reads the scalar and size
  * arguments, checks the sizes and every @assume and evaluates @grid as
  * tile2cu run does; then it raises the dynamic shared memory limit when the
- * kernel needs more than the static 48 KiB, and launches.
+ * kernel needs more than the static 48 KiB, builds the TMA tensor maps of a
+ * kernel that takes them (cuTensorMapEncodeTiled, after the caller's
+ * arguments), and launches.
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +104,41 @@ static t2c_status launch_shape(const t2c_program *p, int k, const TrKernelFacts 
   return T2C_SUCCESS;
 }
 
+/* A CUtensorMap: 128 opaque bytes, 64-byte aligned (cuda.h; 128 under CUDA 13). */
+typedef struct TensorMap {
+  _Alignas(128) unsigned long long opaque[16];
+} TensorMap;
+
+/* The TMA tensor maps of kernel k from its arguments (tr_kernel_tmap): built
+ * where the tensor allows them, zeros where it does not. */
+static t2c_status build_tmaps(const t2c_program *p, int k, const TrKernelFacts *f, void **args, TensorMap *maps) {
+  const Cuda *cu = dl_cuda();
+  for (int i = 0; i < f->ntmaps; i++) {
+    TrTmap t;
+    tr_kernel_tmap(p->prog, k, i, &t);
+    memset(&maps[i], 0, sizeof maps[i]);
+    CUdeviceptr base = *(const CUdeviceptr *)args[t.param];
+    /* the driver takes the innermost dim first, and the byte strides of the others */
+    unsigned long long dims[4], strides[3];
+    unsigned box[4] = {t.box_cols, t.box_rows, 1, 1}, estr[4] = {1, 1, 1, 1};
+    for (int d = 0; d < t.rank; d++) {
+      int sz = t.dim_size[t.rank - 1 - d];
+      dims[d] = (unsigned long long)(sz < 0 ? t.dim_const[t.rank - 1 - d] : *(const int *)args[f->nparams + sz]);
+    }
+    if (base % 16 || (dims[0] * (unsigned long long)t.elem_bytes) % 16) continue; /* the kernel's general body runs */
+    for (int d = 1; d < t.rank; d++) strides[d - 1] = (d == 1 ? (unsigned long long)t.elem_bytes : strides[d - 2]) * dims[d - 1];
+    if (!cu->TensorMapEncodeTiled)
+      return drv_fail(T2C_ERROR_NO_DEVICE, "kernel %s reads by TMA, and the CUDA driver has no cuTensorMapEncodeTiled "
+                      "(a driver older than CUDA 12)", f->name);
+    int swz = t.swizzle == 128 ? 3 : t.swizzle == 64 ? 2 : 1; /* CU_TENSOR_MAP_SWIZZLE_* */
+    /* no interleave, L2 promotion of 128 bytes (2), zero fill */
+    CUresult r = cu->TensorMapEncodeTiled(&maps[i], t.dtype, (unsigned)t.rank, (void *)(uintptr_t)base, dims, strides, box,
+                                          estr, 0, swz, 2, 0);
+    if (r) return dl_cuda_fail(cu, r, "cuTensorMapEncodeTiled");
+  }
+  return T2C_SUCCESS;
+}
+
 t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_launch_options *o) {
   if (!m || !kernel) return drv_fail(T2C_ERROR_INVALID_VALUE, "t2c_launch: NULL argument");
   int k = program_kernel(m->p, kernel);
@@ -119,8 +157,32 @@ t2c_status t2c_launch(t2c_module *m, const char *kernel, void **args, const t2c_
   unsigned dyn = f.dynamic_smem ? (unsigned)f.shared_bytes : 0;
   if (dyn && (r = cu->FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)dyn)))
     return dl_cuda_fail(cu, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  /* a kernel that TMA feeds takes its tensor maps after the caller's arguments */
+  int n = f.nparams + f.nsizes + f.nstrides;
+  TensorMap *maps = NULL;
+  void **all = args;
+  if (f.ntmaps) {
+    maps = aligned_alloc(128, sizeof *maps * (size_t)f.ntmaps);
+    all = calloc((size_t)(n + f.ntmaps), sizeof *all);
+    if (!maps || !all) {
+      free(maps);
+      free(all);
+      return drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    if ((s = build_tmaps(m->p, k, &f, args, maps))) {
+      free(maps);
+      free(all);
+      return s;
+    }
+    for (int i = 0; i < n; i++) all[i] = args[i];
+    for (int i = 0; i < f.ntmaps; i++) all[n + i] = &maps[i];
+  }
   r = cu->LaunchKernel(fn, grid[0], grid[1], grid[2], (unsigned)f.threads, 1, 1, dyn, o ? (CUstream)o->stream : NULL,
-                       args, NULL);
+                       all, NULL);
+  if (f.ntmaps) { /* cuLaunchKernel copies the parameters */
+    free(maps);
+    free(all);
+  }
   return r ? dl_cuda_fail(cu, r, "cuLaunchKernel") : T2C_SUCCESS;
 }
 

@@ -368,7 +368,7 @@ t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c
   tr_kernel_facts(p->prog, i, &f);
   KernelRes r = p->res ? p->res[i] : (KernelRes){-1, -1, -1, -1};
   *out = (t2c_kernel_info){f.name, f.threads, f.shared_bytes, f.dynamic_smem, f.nparams,
-                           f.nsizes, r.registers, r.stack, r.spill_st, r.spill_ld, f.nstrides};
+                           f.nsizes, r.registers, r.stack, r.spill_st, r.spill_ld, f.nstrides, f.ntmaps};
   return T2C_SUCCESS;
 }
 

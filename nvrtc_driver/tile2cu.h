@@ -102,6 +102,8 @@ typedef struct t2c_kernel_info {
   int stack_bytes;
   int spill_store_bytes, spill_load_bytes;
   int num_strides;          /* @strided: strides, passed as long long after the sizes */
+  int num_tensor_maps;      /* TMA tensor maps the kernel takes last (sm_90a); t2c_launch builds
+                               them from the arguments, a caller passes none */
 } t2c_kernel_info;
 t2c_status t2c_program_kernel_info(const t2c_program *p, const char *kernel, t2c_kernel_info *out);
 

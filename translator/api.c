@@ -132,7 +132,32 @@ void tr_kernel_facts(const TrProgram *p, int k, TrKernelFacts *out) {
   const Kernel *kn = p->prog->kernels[k];
   const KernelInfo *ki = kn->info;
   *out = (TrKernelFacts){kn->name, ki->threads, (long long)ki->shared_bytes, ki->dynamic_smem, ki->nparams,
-                         ki->nsizes, ki->nstrides};
+                         ki->nsizes, ki->nstrides, ki->ntmaps};
+}
+
+/* CUtensorMapDataType (cuda.h): 8-bit types move as bytes. */
+static int tma_dtype(ElemType t) {
+  switch (t) {
+  case T_F16: return 6;
+  case T_BF16: return 9;
+  case T_F32: return 7;
+  case T_F64: return 8;
+  case T_I32: case T_U32: return 3;
+  default: return 0;
+  }
+}
+
+void tr_kernel_tmap(const TrProgram *p, int k, int i, TrTmap *out) {
+  const KernelInfo *ki = p->prog->kernels[k]->info;
+  const TmaMap *m = &ki->tmaps[i];
+  const Sym *X = m->tensor;
+  *out = (TrTmap){X->param_index, X->trank, {-1, -1, -1, -1}, {0, 0, 0, 0}, elem_bytes[X->ty.elem], tma_dtype(X->ty.elem),
+                  (unsigned)m->box_rows, (unsigned)m->box_cols, m->swizzle};
+  for (int d = 0; d < X->trank; d++) {
+    out->dim_const[d] = (long long)X->tdim_const[d];
+    for (int j = 0; j < ki->nsizes; j++)
+      if (ki->sizes[j] == X->tdim_size[d]) out->dim_size[d] = j;
+  }
 }
 
 void tr_kernel_param(const TrProgram *p, int k, int i, TrParam *out) {

@@ -2576,9 +2576,19 @@ const char *emit_param_list(Arena *a, const KernelInfo *ki, bool sim) {
   for (int i = 0; i < ki->nsizes; i++) buf_printf(&b, "%sint %s", ki->nparams || i ? ", " : "", ki->sizes[i]->cname);
   for (int i = 0; i < ki->nstrides; i++)
     buf_printf(&b, "%slong long %s", ki->nparams || ki->nsizes || i ? ", " : "", ki->strides[i]->cname);
+  for (int i = 0; i < ki->ntmaps; i++)
+    buf_printf(&b, "%sconst __grid_constant__ t2c::TensorMap %s", b.len ? ", " : "", ki->tmaps[i].cname);
   const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
   buf_free(&b);
   return s;
+}
+
+/* A tensor dim as C over the trampoline's arguments (a size's value, or the constant). */
+static const char *tramp_dim(Arena *a, const KernelInfo *ki, const Sym *X, int d) {
+  if (!X->tdim_size[d]) return arena_printf(a, "%" PRId64 "LL", X->tdim_const[d]);
+  for (int i = 0; i < ki->nsizes; i++)
+    if (ki->sizes[i] == X->tdim_size[d]) return arena_printf(a, "*static_cast<const int *>(a[%d])", ki->nparams + i);
+  die("a tensor dim that is no size of its kernel");
 }
 
 const char *emit_trampoline_args(Arena *a, const KernelInfo *ki) {
@@ -2595,6 +2605,15 @@ const char *emit_trampoline_args(Arena *a, const KernelInfo *ki) {
   for (int i = 0; i < ki->nsizes; i++, n++) buf_printf(&b, "%s*static_cast<const int *>(a[%d])", n ? ",\n      " : "", n);
   for (int i = 0; i < ki->nstrides; i++, n++)
     buf_printf(&b, "%s*static_cast<const long long *>(a[%d])", n ? ",\n      " : "", n);
+  /* the CPU backend builds the tensor maps itself, as a launcher does on the GPU */
+  for (int i = 0; i < ki->ntmaps; i++) {
+    const TmaMap *m = &ki->tmaps[i];
+    const Sym *X = m->tensor;
+    int r = X->trank;
+    buf_printf(&b, "%st2c::tma_map(static_cast<const T2cSimTensor *>(a[%d]), %d, %s, %s, %s, %s, %d, %d, %d)",
+               n ? ",\n      " : "", X->param_index, r, r > 2 ? tramp_dim(a, ki, X, 0) : "1", r > 3 ? tramp_dim(a, ki, X, 1) : "1",
+               tramp_dim(a, ki, X, r - 2), tramp_dim(a, ki, X, r - 1), m->box_rows, m->box_cols, m->swizzle);
+  }
   const char *s = arena_strndup(a, b.data ? b.data : "", b.len);
   buf_free(&b);
   return s;

@@ -1458,15 +1458,22 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   }
 }
 
-static void print_async_copy(Printer *P, const TirOp *op) {
+/* The loop variable's value in the iteration an op issued ahead fills (pf_k on). */
+static const char *ahead_iter(Printer *P, const TirOp *op) {
   const Stmt *f = op->pf_loop;
-  const TirBuf *b = &P->K->bufs[op->buf];
   const char *base = op->pf_base ? strip(P, ex(P, op->pf_base, T_I32, NULL)) : op->pf_var->cname;
   const char *step = f->u.forr.step ? strip(P, ex(P, f->u.forr.step, T_I32, NULL)) : "1";
   const char *it = op->pf_k == 0 ? base
                    : strcmp(step, "1") == 0 ? F("%s + %d", paren(P, base), op->pf_k)
                                             : F("%s + %d * %s", paren(P, base), op->pf_k, paren(P, step));
   if (op->pf_k == 1 && strcmp(step, "1") != 0) it = F("%s + %s", paren(P, base), paren(P, step));
+  return it;
+}
+
+static void print_async_copy(Printer *P, const TirOp *op) {
+  const Stmt *f = op->pf_loop;
+  const TirBuf *b = &P->K->bufs[op->buf];
+  const char *it = ahead_iter(P, op);
   int per = (int)tir_buf_elems(b);
   const char *stage = op->pf_base ? F("%d * %d + ", op->pf_k, per)
                                   : F("((%s + %d) %% %d) * %d + ", b->counter, op->pf_k, b->stages, per);
@@ -1480,6 +1487,97 @@ static void print_async_copy(Printer *P, const TirOp *op) {
   P->subst = NULL;
   P->indent--;
   line(P, "}");
+}
+
+/* ------------------------------------------------------------ TMA rings (pipeline.c) */
+
+/* The stage (index into the ring) that op, issued pf_k iterations ahead, fills. */
+/* The ring counter of a TMA ring's barriers (the counter of the stage buffers it serves). */
+static const char *mbar_counter(Printer *P, int mb) {
+  for (int i = 0; i < P->K->nbufs; i++)
+    if (P->K->bufs[i].ring_mbar == mb + 1) return P->K->bufs[i].counter;
+  die("a TMA ring's barriers without a stage buffer");
+}
+
+static const char *ahead_stage(Printer *P, const TirOp *op, int stages) {
+  return op->pf_base ? F("%d", op->pf_k) : F("(%s + %d) %% %d", mbar_counter(P, op->buf), op->pf_k, stages);
+}
+
+static void print_tma_init(Printer *P, const TirOp *op) {
+  const TirBuf *m = &P->K->bufs[op->buf];
+  line(P, "if (tid == 0) {  // %s: full (one arrival and the stage's bytes), empty (one arrival per warp)", m->cname);
+  line(P, "  for (int t2c_s = 0; t2c_s < %d; ++t2c_s) {", m->mbar);
+  line(P, "    t2c::mbar_init(&%s[t2c_s], 1);", m->cname);
+  line(P, "    t2c::mbar_init(&%s[%d + t2c_s], %d);", m->cname, m->mbar, P->K->ki->threads / P->K->t->lanes);
+  line(P, "  }");
+  line(P, "  t2c::fence_mbarrier_init();  // visible to the async proxy (TMA's complete_tx)");
+  line(P, "}");
+}
+
+/* One TMA box per atom of the copy (TirBuf.swz): atom a holds columns [a E, a E + E). */
+static void print_tma_load(Printer *P, const TirOp *l, const char *stage, const char *full) {
+  const TirBuf *b = &P->K->bufs[l->buf];
+  const TmaMap *m = &P->K->ki->tmaps[l->tmap];
+  int nd = l->slice->u.index.nidx;
+  const char *row = strip(P, ex(P, l->slice->u.index.idx[nd - 2].start, T_I32, NULL));
+  const char *col = strip(P, ex(P, l->slice->u.index.idx[nd - 1].start, T_I32, NULL));
+  const char *outer = ""; /* the outer dims' indices, innermost first, as TMA takes coordinates */
+  for (int d = nd - 3; d >= 0; d--) outer = F("%s, %s", outer, strip(P, ex(P, l->slice->u.index.idx[d].start, T_I32, NULL)));
+  int per = (int)tir_buf_elems(b), atom = b->rows * m->box_cols;
+  for (int a = 0; a < b->cols / m->box_cols; a++) {
+    const char *off = strcmp(stage, "0") == 0 ? (a ? F("%d", a * atom) : "0")
+                                              : a ? F("%s * %d + %d", paren(P, stage), per, a * atom) : F("%s * %d", paren(P, stage), per);
+    const char *c = a ? (strcmp(col, "0") == 0 ? F("%d", a * m->box_cols) : F("%s + %d", col, a * m->box_cols)) : col;
+    line(P, "t2c::tma_load_%dd(&%s[%s], &%s, %s, %s%s, %s);", nd, b->cname, off, m->cname, c, row, outer, full);
+  }
+}
+
+static void print_tma_issue(Printer *P, const TirOp *op) {
+  const TirBuf *m = &P->K->bufs[op->buf];
+  const char *it = ahead_iter(P, op), *stage = ahead_stage(P, op, m->mbar);
+  const char *names = "";
+  int64_t bytes = 0;
+  for (int i = 0; i < op->body.ops.len; i++) {
+    const TirOp *l = op->body.ops.items[i];
+    const TirBuf *b = &P->K->bufs[l->buf];
+    bytes += (int64_t)b->rows * b->cols * elem_bytes[b->elem];
+    names = i ? F("%s, %s", names, b->cname) : b->cname;
+  }
+  line(P, "if (tid == 0 && %s < %s) {  // %s, %d iteration%s ahead, by TMA", it,
+       paren(P, strip(P, ex(P, op->pf_loop->u.forr.hi, T_I32, NULL))), names, op->pf_k, op->pf_k == 1 ? "" : "s");
+  P->indent++;
+  if (!op->pf_base) { /* a stage used before: every warp has released it (TO_TMA_RELEASE) */
+    const char *ctr = mbar_counter(P, op->buf);
+    line(P, "if (%s + %d >= %d) t2c::mbar_wait_parity(&%s[%d + %s], ((%s + %d) / %d + 1) & 1);  // no warp reads the stage any more",
+         ctr, op->pf_k, m->mbar, m->cname, m->mbar, stage, ctr, op->pf_k, m->mbar);
+  }
+  const char *full = F("&%s[%s]", m->cname, stage);
+  line(P, "t2c::mbar_arrive_expect_tx(%s, %" PRId64 ");", full, bytes);
+  P->subst = op->pf_var;
+  P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
+  for (int i = 0; i < op->body.ops.len; i++) print_tma_load(P, op->body.ops.items[i], stage, full);
+  P->subst = NULL;
+  P->indent--;
+  line(P, "}");
+}
+
+static void print_tma_wait(Printer *P, const TirOp *op) {
+  const TirBuf *m = &P->K->bufs[op->buf];
+  const char *ctr = mbar_counter(P, op->buf);
+  line(P, "t2c::mbar_wait_parity(&%s[%s %% %d], (%s / %d) & 1);  // this iteration's stage has landed", m->cname, ctr,
+       m->mbar, ctr, m->mbar);
+}
+
+static void print_tma_release(Printer *P, const TirOp *op) {
+  const TirBuf *m = &P->K->bufs[op->buf];
+  const char *ctr = mbar_counter(P, op->buf);
+  if (op->pending)
+    line(P, "if (lane == 0 && %s >= %d) t2c::mbar_arrive(&%s[%d + (%s - %d) %% %d]);  // this warp's wgmma of %d iteration%s back has completed: "
+            "its stage may be refilled",
+         ctr, op->pending, m->cname, m->mbar, ctr, op->pending, m->mbar, op->pending, op->pending == 1 ? "" : "s");
+  else
+    line(P, "if (lane == 0) t2c::mbar_arrive(&%s[%d + %s %% %d]);  // this warp no longer reads this iteration's stage",
+         m->cname, m->mbar, ctr, m->mbar);
 }
 
 static void print_scalar(Printer *P, const TirOp *op) {
@@ -1529,6 +1627,7 @@ static void print_decl(Printer *P, const TirVar *v) {
 
 static void print_op(Printer *P, const TirOp *op) {
   if (op->first && op->stmt) emit_stmt_comment(P->K->d, P->o, P->line_file, P->indent, op->stmt, P->out);
+  if (op->only && op->only != (P->fast ? TIR_FAST : TIR_GENERAL)) return; /* the other body's */
   switch (op->kind) {
   case TO_SCALAR: print_scalar(P, op); return;
   case TO_DECL: print_decl(P, op->dst); return;
@@ -1573,6 +1672,11 @@ static void print_op(Printer *P, const TirOp *op) {
     line(P, "t2c::cp_async_wait<%d>();", op->pending);
     if (cm8_ring(P->K)) line(P, "t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy");
     return;
+  case TO_TMA_INIT: print_tma_init(P, op); return;
+  case TO_TMA_ISSUE: print_tma_issue(P, op); return;
+  case TO_TMA_LOAD: die("a TMA load outside its issue");
+  case TO_TMA_WAIT: print_tma_wait(P, op); return;
+  case TO_TMA_RELEASE: print_tma_release(P, op); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;
   case TO_FOR: print_for(P, op); break;
@@ -1596,6 +1700,18 @@ static void print_block(Printer *P, const TirBlock *b) {
 }
 
 /* ------------------------------------------------------------ the kernel */
+
+/* The barriers a body of the kernel has (TIR_FAST or TIR_GENERAL; the same when it is not versioned). */
+static int barriers_in(const TirBlock *b, int body, bool warp) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->only && op->only != body) continue;
+    n += op->kind == TO_BARRIER && op->warp == warp;
+    n += barriers_in(&op->body, body, warp) + barriers_in(&op->els, body, warp);
+  }
+  return n;
+}
 
 static const char *summary(Printer *P) {
   TirKernel *K = P->K;
@@ -1631,10 +1747,19 @@ static const char *summary(Printer *P) {
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
     if (f->tensor) continue;
+    if (f->mbar) {
+      buf_printf(&b, "//   %s: shared, %d mbarriers, %" PRId64 " bytes (%s)\n", f->cname, 2 * f->mbar, f->bytes, f->what);
+      continue;
+    }
     buf_printf(&b, "//   %s: shared, %s[%d, %d]%s, %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem], f->rows,
                f->cols,
                f->swz ? F(" in %d-byte swizzled rows (wgmma)", f->swz) : f->cm8 ? " in 8 x 8 core matrices (wgmma)" : "",
                f->bytes, f->what);
+  }
+  for (int i = 0; i < K->ki->ntmaps; i++) {
+    const TmaMap *m = &K->ki->tmaps[i];
+    buf_printf(&b, "//   %s: the tensor map of %s, boxes of %d x %d, %d-byte swizzle (a parameter after the sizes: "
+                   "the launcher builds it)\n", m->cname, m->tensor->name, m->box_rows, m->box_cols, m->swizzle);
   }
   if (K->versioned) {
     buf_puts(&b, "//   16-byte accesses when");
@@ -1646,9 +1771,14 @@ static const char *summary(Printer *P) {
       buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise 4-byte ones\n");
     }
   }
-  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %d%s\n", K->ki->shared_bytes,
-             K->ki->dynamic_smem ? ", dynamic" : "", K->nbarriers,
-             K->nwarpbars ? F(", warp barriers (__syncwarp): %d", K->nwarpbars) : "");
+  int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
+  int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);
+  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %s%s\n", K->ki->shared_bytes,
+             K->ki->dynamic_smem ? ", dynamic" : "",
+             fast == general ? F("%d", fast) : F("%d in the fast body, %d in the general one", fast, general),
+             !wfast && !wgeneral ? ""
+             : wfast == wgeneral ? F(", warp barriers (__syncwarp): %d", wfast)
+                                 : F(", warp barriers (__syncwarp): %d in the fast body, %d in the general one", wfast, wgeneral));
   const char *s = arena_strndup(P->a, b.data, b.len);
   buf_free(&b);
   return s;
@@ -1667,7 +1797,7 @@ static const char *shared_decls(Printer *P) {
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
     if (f->tensor) continue;
-    const char *t = ctype(f->elem);
+    const char *t = f->mbar ? "unsigned long long" : ctype(f->elem);
     int64_t n = f->bytes / elem_bytes[f->elem];
     int a = f->swz ? 8 * f->swz : 16;
     if (K->ki->dynamic_smem)
@@ -1781,6 +1911,79 @@ static const char *body_text(Printer *P) {
   return s;
 }
 
+/* The element type's CUtensorMapDataType in tile2cu/tma_host.h (8-bit types move as bytes). */
+static const char *tma_type(ElemType t) {
+  switch (t) {
+  case T_F16: return "t2c::TMA_F16";
+  case T_BF16: return "t2c::TMA_BF16";
+  case T_F32: return "t2c::TMA_F32";
+  case T_F64: return "t2c::TMA_F64";
+  case T_I32: case T_U32: return "t2c::TMA_I32";
+  default: return "t2c::TMA_U8";
+  }
+}
+
+static bool map_uses(const KernelInfo *ki, const Sym *y) {
+  for (int i = 0; i < ki->ntmaps; i++) {
+    const Sym *X = ki->tmaps[i].tensor;
+    if (X == y) return true;
+    for (int d = 0; d < X->trank; d++)
+      if (X->tdim_size[d] == y) return true;
+  }
+  return false;
+}
+
+/* NAME_tensor_maps: builds the tensor maps a kernel takes from the arguments
+ * before them, for a .cu built by nvcc (the --host launcher calls it too). */
+static void tensor_maps_helper(Printer *P, Buf *out) {
+  const KernelInfo *ki = P->K->ki;
+  const char *name = P->K->k->name;
+  Buf params = {0}, args = {0};
+  for (int i = 0; i < ki->nparams; i++) {
+    const Sym *p = ki->params[i];
+    const char *t = p->kind == SY_SCALAR ? ctype(p->ty.elem) : F("%s%s *", p->written ? "" : "const ", ctype(p->ty.elem));
+    buf_printf(&params, ", %s%s%s", t, p->kind == SY_SCALAR ? " " : "", map_uses(ki, p) ? p->cname : "");
+    buf_printf(&args, "%s%s", i ? ", " : "", p->cname);
+  }
+  for (int i = 0; i < ki->nsizes; i++) {
+    buf_printf(&params, ", int%s%s", map_uses(ki, ki->sizes[i]) ? " " : "", map_uses(ki, ki->sizes[i]) ? ki->sizes[i]->cname : "");
+    buf_printf(&args, "%s%s", args.len ? ", " : "", ki->sizes[i]->cname);
+  }
+  for (int i = 0; i < ki->nstrides; i++) {
+    buf_puts(&params, ", long long");
+    buf_printf(&args, "%s%s", args.len ? ", " : "", ki->strides[i]->cname);
+  }
+  buf_puts(out, "\n#if !defined(__CUDACC_RTC__)\n");
+  buf_puts(out, P->o->standalone ? embedded_tma_host_h : "#include <tile2cu/tma_host.h>\n");
+  buf_printf(out, "// %s reads ", name);
+  for (int i = 0; i < ki->ntmaps; i++)
+    buf_printf(out, "%s%s", i ? (i + 1 < ki->ntmaps ? ", " : " and ") : "", ki->tmaps[i].tensor->name);
+  buf_printf(out, " by TMA in its fast body, through %d tensor map%s after its sizes. %s_tensor_maps\n", ki->ntmaps,
+             ki->ntmaps == 1 ? "" : "s", name);
+  buf_printf(out, "// builds them from the arguments that come before them; pass them by value:\n");
+  buf_printf(out, "//   t2c::TensorMap maps[%d];\n", ki->ntmaps);
+  buf_printf(out, "//   if (%s_tensor_maps(maps, %s, err, sizeof err) != 0) ...  // err says why\n", name, args.data);
+  buf_printf(out, "//   %s<<<grid, %d, %s, stream>>>(%s", name, ki->threads,
+             ki->dynamic_smem ? F("TILE2CU_DYNAMIC_SMEM_%s", name) : "0", args.data);
+  for (int i = 0; i < ki->ntmaps; i++) buf_printf(out, ", maps[%d]", i);
+  buf_puts(out, ");\n");
+  buf_puts(out, "// Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.\n");
+  buf_printf(out, "inline int %s_tensor_maps(t2c::TensorMap *maps%s, char *err, size_t errlen) {\n", name, params.data);
+  for (int i = 0; i < ki->ntmaps; i++) {
+    const TmaMap *m = &ki->tmaps[i];
+    const Sym *X = m->tensor;
+    const char *dim[4] = {"1", "1", "1", "1"};
+    for (int d = 0; d < X->trank; d++) /* dims at the end, outer ones first, 1 for those it lacks */
+      dim[4 - X->trank + d] = X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
+    buf_printf(out, "  if (t2c::tma_map(&maps[%d], %s, %d, %s, %d, %s, %s, %s, %s, %d, %d, %d, err, errlen) != 0) return -1;\n",
+               i, tma_type(X->ty.elem), elem_bytes[X->ty.elem], X->cname, X->trank, X->trank == 4 ? dim[0] : dim[1],
+               X->trank == 4 ? dim[1] : "1", dim[2], dim[3], m->box_rows, m->box_cols, m->swizzle);
+  }
+  buf_puts(out, "  return 0;\n}\n#endif\n");
+  buf_free(&params);
+  buf_free(&args);
+}
+
 void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, Buf *out) {
   Printer pr = {.K = K, .a = K->a, .o = o, .line_file = line_file};
   Printer *P = &pr;
@@ -1799,6 +2002,8 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
   if (o->sim) {
     const char *tv[] = {"name", K->k->name, "args", emit_trampoline_args(K->a, K->ki), NULL};
     emit_expand(out, tmpl_sim_trampoline, tv);
+  } else if (K->ki->ntmaps) {
+    tensor_maps_helper(P, out);
   }
 }
 
@@ -1807,7 +2012,8 @@ static void explain_barriers(TirKernel *K, const TirBlock *b, FILE *out) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
     if (op->kind == TO_BARRIER)
-      fprintf(out, "  %s before line %d: %s\n", op->warp ? "warp barrier (__syncwarp)" : "barrier", op->stmt->loc.line, op->reason);
+      fprintf(out, "  %s before line %d%s: %s\n", op->warp ? "warp barrier (__syncwarp)" : "barrier", op->stmt->loc.line,
+              op->only == TIR_FAST ? " (fast body)" : op->only == TIR_GENERAL ? " (general body)" : "", op->reason);
     explain_barriers(K, &op->body, out);
     explain_barriers(K, &op->els, out);
   }
@@ -1840,6 +2046,13 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               : K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors"
                                : "");
   explain_barriers(K, &K->body, out);
-  fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d%s\n", K->ki->shared_bytes, K->nbarriers,
-          K->nwarpbars ? arena_printf(K->a, ", warp barriers (__syncwarp): %d", K->nwarpbars) : "");
+  int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
+  int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);
+  const char *w = !wfast && !wgeneral ? ""
+                  : wfast == wgeneral ? arena_printf(K->a, ", warp barriers (__syncwarp): %d", wfast)
+                                      : arena_printf(K->a, ", warp barriers (__syncwarp): %d in the fast body, %d in the general one", wfast, wgeneral);
+  if (fast == general) fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d%s\n", K->ki->shared_bytes, fast, w);
+  else
+    fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d in the fast body, %d in the general one%s\n",
+            K->ki->shared_bytes, fast, general, w);
 }

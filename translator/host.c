@@ -4,13 +4,15 @@
  * strides..., cudaStream_t stream)` (strides: the long long X_strideD of each
  * @strided tensor, in elements) checks every size >= 1 and every @assume, computes
  * the grid from @grid, raises cudaFuncAttributeMaxDynamicSharedMemorySize
- * when the kernel's shared memory is dynamic, and launches with <<<>>>.
+ * when the kernel's shared memory is dynamic, builds the TMA tensor maps of
+ * a kernel that takes them (with the kernel's NAME_tensor_maps, emitted next
+ * to it), and launches with <<<>>>.
  * The decisions (the C of @grid and @assume, which checks, the dynamic
  * bytes) are made here; the text lives in templates/host_*.tmpl:
  *
  *   host_prelude   once per file: the cdiv/min/max helpers @grid uses
  *   host_launcher  {{name}} {{params}} {{checks}} {{gx}} {{gy}} {{gz}}
- *                  {{smem}} {{threads}} {{dynamic}} {{args}}
+ *                  {{smem}} {{maps}} {{maps_doc}} {{threads}} {{dynamic}} {{args}}
  *   host_smem      {{name}}: raising the dynamic shared memory limit
  *   host_header    {{version}} {{file}} {{guard}} {{includes}} {{decls}}
  */
@@ -114,11 +116,19 @@ static void host_kernel(Arena *a, const Kernel *k, const char *file, Buf *cu, Bu
     const char *kv[] = {"name", k->name, NULL};
     emit_expand(&smem, tmpl_host_smem, kv);
   }
-  const char *kv[] = {"name", k->name, "params", params, "checks", host_checks(a, ki, file),
+  /* the tensor maps of a kernel that TMA feeds: built by its NAME_tensor_maps (emit_tir.c) */
+  const char *maps = "", *maps_doc = "", *args = host_params(a, ki, true);
+  if (ki->ntmaps) {
+    maps = arena_printf(a, "  t2c::TensorMap t2c_maps[%d];\n  if (%s_tensor_maps(t2c_maps, %s, nullptr, 0) != 0) return cudaErrorNotSupported;\n",
+                        ki->ntmaps, k->name, args);
+    maps_doc = ", and cudaErrorNotSupported when\n// its TMA tensor maps cannot be built (no libcuda.so.1, or cuTensorMapEncodeTiled failed)";
+    for (int i = 0; i < ki->ntmaps; i++) args = arena_printf(a, "%s, t2c_maps[%d]", args, i);
+  }
+  const char *kv[] = {"name", k->name, "params", params, "checks", host_checks(a, ki, file), "maps", maps, "maps_doc", maps_doc,
                       "gx", host_grid(a, ki, 0), "gy", host_grid(a, ki, 1), "gz", host_grid(a, ki, 2),
                       "smem", host_str(a, &smem), "threads", arena_printf(a, "%d", ki->threads),
                       "dynamic", ki->dynamic_smem ? arena_printf(a, "TILE2CU_DYNAMIC_SMEM_%s", k->name) : "0",
-                      "args", host_params(a, ki, true), NULL};
+                      "args", args, NULL};
   emit_expand(cu, tmpl_host_launcher, kv);
   buf_printf(decls, "cudaError_t tile2cu_launch_%s(%s);\n", k->name, params);
 }

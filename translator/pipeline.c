@@ -16,6 +16,15 @@
  * with no cp.async on the target (hw.c) it keeps its register ring.
  * A ring that would take the kernel past its register budget is not made, nor
  * one in a loop with a continue (it would skip the shift).
+ *
+ * On a path with TMA (hw.c), the stage rings of a wgmma dot are filled by the
+ * bulk tensor copy in the fast body instead (tma_rings below): one thread
+ * issues each stage's boxes on the stage's "full" mbarrier, every thread
+ * waits on that barrier's phase, and each warp arrives on the stage's
+ * "empty" barrier once its wgmma no longer reads it, which the issuing thread
+ * waits for before it refills the stage. The loop then has no __syncthreads.
+ * The general body keeps the cp.async ring (TirOp.only says which op is
+ * printed in which body).
  */
 #include "t2c.h"
 
@@ -114,12 +123,13 @@ static void ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec
   vec_push(K->a, body, early_load(K, l, p[d], f->stmt, NULL, d));
 }
 
-/* A continue of this loop (not of one inside it) would skip the ring's shift. */
-static bool has_continue(const TirBlock *b) {
+/* A continue (kind TO_CONTINUE) or break (TO_BREAK) of this loop, not of one
+ * inside it: a continue would skip a ring's shift, a break leave TMA in flight. */
+static bool has_exit(const TirBlock *b, TirOpKind kind) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
-    if (op->kind == TO_CONTINUE) return true;
-    if (op->kind == TO_IF && (has_continue(&op->body) || has_continue(&op->els))) return true;
+    if (op->kind == kind) return true;
+    if (op->kind == TO_IF && (has_exit(&op->body, kind) || has_exit(&op->els, kind))) return true;
   }
   return false;
 }
@@ -239,7 +249,120 @@ static TirOp *wgmma_in_flight(const TirKernel *K, const TirOp *f, const PtrVec *
   return uses_other(K, &b, dot->dst, dot) ? NULL : dot;
 }
 
-static bool stage_rings(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrVec *after) {
+/* ------------------------------------------------------------ TMA rings */
+
+/* Whether TMA can fill load l's ring buffer b: a slice [rows, cols] of the
+ * last two dims of a row-major tensor of rank 2 to 4 (one element of each
+ * outer dim), stored as it is (not transposed) in swizzled
+ * atoms of E = swz / element-bytes columns (TirBuf.swz): each atom is one box
+ * of rows x E elements that TMA writes in the same swizzle. The fast body
+ * moves the slice in 16-byte runs, so its entry test proves what a tensor
+ * map needs (a 16-byte aligned base, rows a multiple of 16 bytes apart). */
+static bool tma_load_ok(const TirKernel *K, const TirOp *l, const TirBuf *b) {
+  const Sym *X = l->slice->u.index.base->u.ident.sym;
+  int eb = elem_bytes[b->elem], nd = l->slice->u.index.nidx;
+  if (!b->swz || b->trans || !b->cm8 || b->rows % 8 || b->rows > 256 || b->cols % (b->swz / eb)) return false;
+  if (X->trank < 2 || X->trank > 4 || nd != X->trank || l->vec * eb != 16) return false;
+  for (int d = 0; d < nd; d++) {
+    const Index *ix = &l->slice->u.index.idx[d];
+    /* the outer dims one element each (a box of one along them), the last two the copy's */
+    if (X->tstride[d] || ix->start->ty.rank || (d < nd - 2) != !ix->len) return false;
+  }
+  int64_t n;
+  const Index *r = &l->slice->u.index.idx[nd - 2], *c = &l->slice->u.index.idx[nd - 1];
+  return check_const_int(r->len, &n) && n == b->rows && check_const_int(c->len, &n) && n == b->cols &&
+         K->ki->threads % K->t->lanes == 0;
+}
+
+/* The tensor map of KernelInfo for X in boxes of rows x cols, swizzled by swz. */
+static int tma_map(TirKernel *K, const Sym *X, int rows, int cols, int swz) {
+  KernelInfo *ki = K->ki;
+  for (int i = 0; i < ki->ntmaps; i++)
+    if (ki->tmaps[i].tensor == X && ki->tmaps[i].box_rows == rows && ki->tmaps[i].box_cols == cols && ki->tmaps[i].swizzle == swz)
+      return i;
+  TmaMap *m = NEW_ARRAY(K->a, TmaMap, ki->ntmaps + 1);
+  for (int i = 0; i < ki->ntmaps; i++) m[i] = ki->tmaps[i];
+  int same = 0;
+  for (int i = 0; i < ki->ntmaps; i++) same += ki->tmaps[i].tensor == X;
+  m[ki->ntmaps] = (TmaMap){X, same ? arena_printf(K->a, "t2c_tmap_%s_%d", X->cname, same) : arena_printf(K->a, "t2c_tmap_%s", X->cname),
+                           rows, cols, swz};
+  ki->tmaps = m;
+  return ki->ntmaps++;
+}
+
+static TirOp *only(TirOp *o, int body) {
+  o->only = body;
+  return o;
+}
+
+/* The TMA issue of the stage k iterations ahead (base: the loop's first value, or NULL: its variable). */
+static TirOp *tma_issue(TirKernel *K, TirOp **loads, const int *bufs, int n, const Stmt *f, const Expr *base, int k, int mb) {
+  TirOp *o = only(new_op(K, TO_TMA_ISSUE, (Stmt *)f), TIR_FAST);
+  o->buf = mb;
+  o->pf_var = f->u.forr.sym;
+  o->pf_base = base;
+  o->pf_loop = f;
+  o->pf_k = k;
+  for (int r = 0; r < n; r++) {
+    const TirBuf *b = &K->bufs[bufs[r]];
+    TirOp *l = async_copy(K, loads[r], bufs[r], f, base, k);
+    l->kind = TO_TMA_LOAD;
+    l->only = TIR_FAST;
+    l->first = false;
+    l->tmap = tma_map(K, loads[r]->slice->u.index.base->u.ident.sym, b->rows, b->swz / elem_bytes[b->elem], b->swz);
+    vec_push(K->a, &o->body.ops, l);
+  }
+  return o;
+}
+
+/* Whether loop f's rings (loads[0..n) into bufs) are filled by TMA: the path
+ * has it, every ring is one TMA can fill, the loop runs once per kernel
+ * (its barriers' phases count its iterations from 0) and leaves only at its
+ * end (no TMA is left in flight). */
+static bool tma_rings(TirKernel *K, const TirOp *f, TirOp **loads, const int *bufs, int n, int depth) {
+  if (!K->hw->tma || !K->t->tma || depth > 0 || has_exit(&f->body, TO_BREAK) || K->nbufs == TIR_MAX_BUFS) return false;
+  for (int r = 0; r < n; r++)
+    if (!tma_load_ok(K, loads[r], &K->bufs[bufs[r]])) return false;
+  return true;
+}
+
+/* The fast body's ring protocol (the general body keeps the cp.async one):
+ *   before the loop:  init the barriers; barrier; issue stages 0 .. ahead - 1
+ *   each iteration:   issue the stage `ahead` iterations on (waiting for its
+ *                     empty barrier when it was used before), wait for this
+ *                     iteration's full barrier, the body, then release: the
+ *                     stage of the previous iteration when the dot is left in
+ *                     flight (its wgmma is complete after this one's wait),
+ *                     else this iteration's. */
+static void tma_protocol(TirKernel *K, TirOp *f, TirOp **loads, const int *bufs, int n, int stages, int ahead,
+                         PtrVec *before, PtrVec *head) {
+  int mb = K->nbufs++;
+  TirBuf *m = &K->bufs[mb];
+  memset(m, 0, sizeof *m);
+  m->cname = arena_printf(K->a, "t2c_mbar%d", K->nrings - 1);
+  m->what = arena_printf(K->a, "the mbarriers of the TMA ring of the loop at line %d: %d full, %d empty", f->stmt->loc.line,
+                         stages, stages);
+  m->elem = T_I64;
+  m->rows = 2;
+  m->cols = m->pitch = m->mbar = stages;
+  tir_buf_size(m);
+  for (int r = 0; r < n; r++) K->bufs[bufs[r]].ring_mbar = mb + 1;
+  K->use_lane = true;
+  TirOp *init = only(new_op(K, TO_TMA_INIT, f->stmt), TIR_FAST);
+  init->buf = mb;
+  vec_push(K->a, before, init);
+  TirOp *bar = only(new_op(K, TO_BARRIER, f->stmt), TIR_FAST);
+  bar->reason = "the TMA ring's mbarriers are initialized for every thread";
+  K->nbarriers++;
+  vec_push(K->a, before, bar);
+  for (int j = 0; j < ahead; j++) vec_push(K->a, before, tma_issue(K, loads, bufs, n, f->stmt, f->stmt->u.forr.lo, j, mb));
+  vec_push(K->a, head, tma_issue(K, loads, bufs, n, f->stmt, NULL, ahead, mb));
+  TirOp *w = only(new_op(K, TO_TMA_WAIT, f->stmt), TIR_FAST);
+  w->buf = mb;
+  vec_push(K->a, head, w);
+}
+
+static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *before, PtrVec *after) {
   TirOp *loads[TIR_MAX_BUFS];
   int bufs[TIR_MAX_BUFS], n = 0;
   for (int i = 0; i < f->body.ops.len && n < TIR_MAX_BUFS; i++) {
@@ -274,23 +397,36 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrV
   TirOp *dot = wgmma_in_flight(K, f, &body, stages);
   int ahead = dot ? stages - 2 : stages - 1;
   if (dot) dot->pending = 1;
+  bool tma = tma_rings(K, f, loads, bufs, n, depth);
+  for (int r = 0; tma && r < n; r++)
+    K->bufs[bufs[r]].what = arena_printf(K->a, "%d stages of %s, filled ahead of the loop at line %d by TMA (the fast body) "
+                                         "or cp.async", stages, loads[r]->dst->sym ? loads[r]->dst->sym->name : loads[r]->dst->what,
+                                         f->stmt->loc.line);
+  int gen = tma ? TIR_GENERAL : 0; /* the cp.async ring's ops: the general body's only, under TMA */
   for (int j = 0; j < ahead; j++) {
-    for (int r = 0; r < n; r++) vec_push(K->a, before, async_copy(K, loads[r], bufs[r], f->stmt, f->stmt->u.forr.lo, j));
-    vec_push(K->a, before, new_op(K, TO_ASYNC_COMMIT, f->stmt));
+    for (int r = 0; r < n; r++) vec_push(K->a, before, only(async_copy(K, loads[r], bufs[r], f->stmt, f->stmt->u.forr.lo, j), gen));
+    vec_push(K->a, before, only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen));
   }
   PtrVec head = {0};
-  TirOp *w = new_op(K, TO_ASYNC_WAIT, f->stmt);
+  if (tma) tma_protocol(K, f, loads, bufs, n, stages, ahead, before, &head);
+  TirOp *w = only(new_op(K, TO_ASYNC_WAIT, f->stmt), gen);
   w->pending = ahead - 1;
   vec_push(K->a, &head, w);
-  TirOp *bar = new_op(K, TO_BARRIER, f->stmt);
+  TirOp *bar = only(new_op(K, TO_BARRIER, f->stmt), gen);
   bar->reason = dot ? "this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, "
                       "which read the stage refilled next, has completed"
                     : "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
   vec_push(K->a, &head, bar);
   K->nbarriers++;
-  for (int r = 0; r < n; r++) vec_push(K->a, &head, async_copy(K, loads[r], bufs[r], f->stmt, NULL, ahead));
-  vec_push(K->a, &head, new_op(K, TO_ASYNC_COMMIT, f->stmt));
+  for (int r = 0; r < n; r++) vec_push(K->a, &head, only(async_copy(K, loads[r], bufs[r], f->stmt, NULL, ahead), gen));
+  vec_push(K->a, &head, only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen));
   for (int i = 0; i < body.len; i++) vec_push(K->a, &head, body.items[i]);
+  if (tma) {
+    TirOp *rel = only(new_op(K, TO_TMA_RELEASE, f->stmt), TIR_FAST);
+    rel->buf = K->bufs[bufs[0]].ring_mbar - 1;
+    rel->pending = dot ? 1 : 0;
+    vec_push(K->a, &head, rel);
+  }
   f->body.ops = head;
   if (dot) {
     TirOp *wg = new_op(K, TO_WG_WAIT, f->stmt);
@@ -298,17 +434,17 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrV
     wg->dst = dot->dst; /* the accumulator it completes */
     vec_push(K->a, after, wg);
   }
-  TirOp *drain = new_op(K, TO_ASYNC_WAIT, f->stmt);
+  TirOp *drain = only(new_op(K, TO_ASYNC_WAIT, f->stmt), gen);
   drain->pending = 0;
   vec_push(K->a, after, drain);
   return true;
 }
 
 /* Returns whether some load got a ring. */
-static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, PtrVec *before, PtrVec *after) {
+static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *before, PtrVec *after) {
   int d = stages - 1;
-  if (has_continue(&f->body)) return false;
-  bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, before, after);
+  if (has_exit(&f->body, TO_CONTINUE)) return false;
+  bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, depth, before, after);
   PtrVec body = {0};
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
@@ -321,18 +457,20 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, PtrVec *before, Pt
   return rings || before->len > 0;
 }
 
-static void pipeline_block(TirKernel *K, TirBlock *b) {
+/* depth: the loops around b */
+static void pipeline_block(TirKernel *K, TirBlock *b, int depth) {
   PtrVec out = {0};
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    pipeline_block(K, &op->body);
-    pipeline_block(K, &op->els);
+    bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+    pipeline_block(K, &op->body, depth + loop);
+    pipeline_block(K, &op->els, depth);
     if (op->kind == TO_FOR)
       for (int a = 0; a < op->stmt->nattrs; a++) {
         const Attr *at = op->stmt->attrs[a];
         if (at->kind == A_PIPELINE && at->args[0]->cv.i > 1) {
           PtrVec before = {0}, after = {0};
-          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, &before, &after))
+          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, depth, &before, &after))
             diag_warning(K->d, W_PIPELINE, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead (see --dump-tir); "
                          "they are not overlapped", (int)at->args[0]->cv.i);
           if (before.len) { /* the ring's first loads go after the loop's comment */
@@ -351,4 +489,4 @@ static void pipeline_block(TirKernel *K, TirBlock *b) {
   b->ops = out;
 }
 
-void pipeline_loops(TirKernel *K) { pipeline_block(K, &K->body); }
+void pipeline_loops(TirKernel *K) { pipeline_block(K, &K->body, 0); }

@@ -12,12 +12,25 @@
  * state at its end and at its continues until that state stops changing,
  * then once for real. Only then are barriers inserted, so a loop whose body
  * needs a barrier at its top from the previous iteration gets it there.
+ *
+ * A versioned kernel whose bodies differ (a TMA ring in the fast one, its
+ * cp.async ring in the general one: TirOp.only) gets the pass once per body,
+ * each over the ops that body prints; a barrier both need at the same place
+ * becomes one of both bodies.
  */
 #include "t2c.h"
 
 #include <string.h>
 
 enum { ST_W = 1, ST_R = 2 };
+
+/* The body of a versioned kernel the pass is placing barriers for (TIR_FAST,
+ * TIR_GENERAL), or 0 when both bodies are the same ops: an op printed in the
+ * other body only (TirOp.only) is not there, and the barriers placed carry
+ * the view. */
+static int view;
+
+static bool absent(const TirOp *op) { return view && op->only && op->only != view; }
 
 typedef struct SyncState {
   uint8_t acc[TIR_MAX_BUFS];
@@ -183,8 +196,13 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
     /* no barrier may go under thread-dependent control: one before the region
      * covers what its ops need, and none inside it */
     bool region = !nobar && op->td && (op->kind == TO_IF || op->kind == TO_FOR || op->kind == TO_WHILE);
-    if (op->kind == TO_BARRIER) { /* one a stage ring's protocol placed (pipeline.c) */
-      memset(st, 0, sizeof *st);
+    if (absent(op)) { /* the other body's */
+      if (real) vec_push(K->a, &out, op);
+      continue;
+    }
+    if (op->kind == TO_BARRIER) { /* one a stage ring's protocol placed (pipeline.c), or a view before this one */
+      if (op->warp) warp_clear(K, st);
+      else memset(st, 0, sizeof *st);
       if (real) vec_push(K->a, &out, op);
       continue;
     }
@@ -202,6 +220,7 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
         TirOp *bar = tir_new_op(K, NULL, TO_BARRIER, op->stmt);
         bar->reason = block ? why : arena_printf(K->a, "%s, all of them in this warp", why);
         bar->warp = !block;
+        bar->only = view;
         bar->first = op->first; /* the statement's comment heads its barrier too */
         op->first = false;
         vec_push(K->a, &out, bar);
@@ -223,9 +242,54 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
   if (real) b->ops = out;
 }
 
-void sync_place(TirKernel *K) {
+static bool has_only(const TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->only || has_only(&op->body) || has_only(&op->els)) return true;
+  }
+  return false;
+}
+
+/* A barrier the two views both placed before the same op is one barrier of both bodies. */
+static void merge_views(TirKernel *K, TirBlock *b) {
+  PtrVec out = {0};
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    merge_views(K, &op->body);
+    merge_views(K, &op->els);
+    TirOp *prev = out.len ? out.items[out.len - 1] : NULL;
+    if (op->kind == TO_BARRIER && prev && prev->kind == TO_BARRIER && prev->only == TIR_FAST && op->only == TIR_GENERAL &&
+        prev->warp == op->warp && prev->reason && op->reason && !strcmp(prev->reason, op->reason)) {
+      prev->only = 0;
+      if (op->first) prev->first = true;
+      if (op->warp) K->nwarpbars--;
+      else K->nbarriers--;
+      continue;
+    }
+    vec_push(K->a, &out, op);
+  }
+  b->ops = out;
+}
+
+static void place(TirKernel *K) {
   SyncState st;
   memset(&st, 0, sizeof st);
   SyncLoop top = {0};
   run_block(K, &K->body, &st, &top, true, false);
+}
+
+void sync_place(TirKernel *K) {
+  if (!K->versioned || !has_only(&K->body)) {
+    view = 0;
+    place(K);
+    return;
+  }
+  /* the fast body first: its barriers are in place (and absent from the
+   * general view) when the general body's are placed */
+  view = TIR_FAST;
+  place(K);
+  view = TIR_GENERAL;
+  place(K);
+  view = 0;
+  merge_views(K, &K->body);
 }

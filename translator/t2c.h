@@ -459,6 +459,21 @@ typedef struct SharedTile {
   int64_t bytes, offset;  /* bytes: padded rows, and every stage of an @pipeline ring (Sym.pipe_stages) */
 } SharedTile;
 
+/* A TMA tensor map a kernel takes (pipeline.c), as a `const __grid_constant__
+ * t2c::TensorMap` parameter after its sizes and strides: tensor (rank 2,
+ * row-major) read in boxes of box_rows x box_cols elements, swizzled by
+ * swizzle bytes. Whoever launches builds it (cuTensorMapEncodeTiled on the
+ * GPU, t2c_sim_tensor_map_encode on the CPU backend) when the tensor's base is
+ * 16-byte aligned and its rows are a multiple of 16 bytes apart, and passes
+ * zeros otherwise: the kernel reads the map only in its fast body, whose
+ * entry test implies both. */
+typedef struct TmaMap {
+  const Sym *tensor;
+  const char *cname;      /* the parameter's name, t2c_tmap_<tensor> */
+  int box_rows, box_cols;
+  int swizzle;            /* 32, 64 or 128 */
+} TmaMap;
+
 typedef struct KernelInfo {
   int threads;        /* @launch, default 128 */
   int min_blocks;     /* 0 = not given */
@@ -482,6 +497,8 @@ typedef struct KernelInfo {
   SharedTile *shared;     /* emit.c: the shared buffers, in layout order */
   int nshared;
   int64_t pipeline_bytes; /* emit.c: shared bytes of extra @pipeline stages (not in `shared`) */
+  TmaMap *tmaps;          /* pipeline.c: the TMA tensor maps the kernel takes after its sizes and strides */
+  int ntmaps;
 } KernelInfo;
 
 /* Resolves names, types and shapes, checks attributes, the @registers rules
@@ -575,6 +592,7 @@ typedef struct HwPath {
   const char *mma_f8;    /* for f8e4m3/f8e5m2 operands (f32 accumulators), or NULL */
   const char *wgmma;     /* the warpgroup instruction for f16/bf16 operands from shared memory, or NULL */
   const char *wgmma_b8;  /* for i8 (s32) and f8 (f32) operands, both K-major from shared memory, or NULL */
+  const char *tma;       /* the bulk tensor copy that fills a wgmma operand's stage ring, with mbarriers, or NULL */
   bool arch_a;           /* only for architecture-specific targets (sm_90a: the config's arch_suffix "a") */
   bool stmatrix;         /* stmatrix.sync.aligned.m8n8 (sm_90 on): 16-bit accumulators to shared memory */
 } HwPath;
@@ -675,6 +693,18 @@ typedef enum TirOpKind {
   TO_WG_PIN,        /* wgmma_fence_operand(dst) before such a loop (layout.c): the accumulator's registers
                        hold its value there, so the compiler cannot sink their definitions into the
                        path that skips the loop, which makes ptxas serialise the wgmma (C7515) */
+  /* A stage ring filled by TMA (pipeline.c), in the fast body; buf: the ring's
+   * mbarriers (TirBuf.mbar), full[s] (one arrival, with the stage's bytes)
+   * then empty[s] (an arrival from each warp once it no longer reads stage s): */
+  TO_TMA_INIT,      /* one thread initializes every barrier of buf, fenced for the async proxy */
+  TO_TMA_ISSUE,     /* one thread fills the stage pf_k iterations ahead (pf_*, as TO_ASYNC_COPY):
+                       when that stage was used before, it waits until its empty barrier says no
+                       warp reads it, then expects the stage's bytes on its full barrier and issues
+                       the body's TO_TMA_LOADs */
+  TO_TMA_LOAD,      /* slice -> its ring buf's stage, one box of KernelInfo.tmaps[tmap] per atom */
+  TO_TMA_WAIT,      /* every thread waits until this iteration's stage has landed (full[s]'s parity) */
+  TO_TMA_RELEASE,   /* lane 0 of each warp arrives on the empty barrier of the stage of pending
+                       iterations back: this warp no longer reads it */
 } TirOpKind;
 
 typedef struct TirBlock {
@@ -749,9 +779,13 @@ typedef struct TirOp {
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
   const char *reason;    /* TO_BARRIER; TO_SPILL of a @registers tile: why it is copied (a warning) */
+  int tmap;              /* TO_TMA_LOAD: its tensor map (KernelInfo.tmaps) */
+  int only;              /* printed in one body of a versioned kernel only: TIR_FAST or TIR_GENERAL
+                            (a TMA ring and the cp.async ring it replaces); 0: both */
   TirBlock body, els;
   bool has_els;
 } TirOp;
+enum { TIR_FAST = 1, TIR_GENERAL = 2 };
 
 typedef struct TirBuf {
   const char *cname, *what;
@@ -796,6 +830,10 @@ typedef struct TirBuf {
    * accessing warp's tile (the writer's mma layout and the reader's wtiles one
    * give each warp the same block): its conflicts need only __syncwarp (sync.c). */
   bool warp_tiles;
+  /* A TMA ring's mbarriers (pipeline.c): 2 * mbar 64-bit words, full[0 ..
+   * mbar) then empty[0 .. mbar), for a ring of mbar stages; rows 2, cols mbar. */
+  int mbar;
+  int ring_mbar;         /* a stage ring filled by TMA: its barriers' buffer + 1 (0: cp.async) */
 } TirBuf;
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */

@@ -27,8 +27,29 @@ typedef struct TrKernelFacts {
   long long shared_bytes;   /* shared memory of one block */
   bool dynamic_smem;        /* shared_bytes is dynamic (above the static limit) */
   int nparams, nsizes;      /* arguments: nparams declared params, then nsizes int sizes, */
-  int nstrides;             /* then nstrides long long strides (@strided) */
+  int nstrides;             /* then nstrides long long strides (@strided), */
+  int ntmaps;               /* then ntmaps TMA tensor maps, which the launcher builds (tr_kernel_tmap) */
 } TrKernelFacts;
+
+/* TMA tensor map i (0 <= i < ntmaps) of kernel k: tensor parameter `param`,
+ * row-major of rank 2 to 4 (dim d is the size argument dim_size[d], counted
+ * from the first size, or the constant dim_const[d] when it is -1), read in
+ * boxes of box_rows x box_cols elements of its last two dims (one element of
+ * each other dim) with a swizzle-byte swizzle. Build it with
+ * cuTensorMapEncodeTiled when the tensor's address is 16-byte aligned and its
+ * last dim times elem_bytes a multiple of 16; pass zeros otherwise (the
+ * kernel then does not read it). */
+typedef struct TrTmap {
+  int param;
+  int rank;
+  int dim_size[4];
+  long long dim_const[4];
+  int elem_bytes;
+  int dtype;                /* CUtensorMapDataType */
+  unsigned box_rows, box_cols;
+  int swizzle;              /* 32, 64 or 128 bytes */
+} TrTmap;
+void tr_kernel_tmap(const TrProgram *p, int k, int i, TrTmap *out);
 
 /* The result of tr_launch_shape; the message says which size, @assume or dim. */
 typedef enum TrLaunch {

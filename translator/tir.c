@@ -270,6 +270,8 @@ static const char *op_names[] = {
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
   [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin",
+  [TO_TMA_INIT] = "tma_init", [TO_TMA_ISSUE] = "tma_issue", [TO_TMA_LOAD] = "tma_load", [TO_TMA_WAIT] = "tma_wait",
+  [TO_TMA_RELEASE] = "tma_release",
 };
 
 static const char *tok_str(TokenKind k) {
@@ -459,8 +461,19 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     buf_printf(&b, " %s stage +%d = ", K->bufs[op->buf].cname, op->pf_k);
     index_str(K, op->slice, &b);
     break;
+  case TO_TMA_INIT: case TO_TMA_WAIT: buf_printf(&b, " %s", K->bufs[op->buf].cname); break;
+  case TO_TMA_RELEASE: buf_printf(&b, " %s, the stage of %d iteration%s back", K->bufs[op->buf].cname, op->pending, op->pending == 1 ? "" : "s"); break;
+  case TO_TMA_ISSUE: buf_printf(&b, " %s stage +%d:", K->bufs[op->buf].cname, op->pf_k); break;
+  case TO_TMA_LOAD: {
+    const TmaMap *m = &K->ki->tmaps[op->tmap];
+    buf_printf(&b, " %s = ", K->bufs[op->buf].cname);
+    index_str(K, op->slice, &b);
+    buf_printf(&b, " by %s (boxes of %d x %d, %d-byte swizzle)", m->cname, m->box_rows, m->box_cols, m->swizzle);
+    break;
+  }
   default: break;
   }
+  if (op->only) buf_puts(&b, op->only == TIR_FAST ? "  {fast body}" : "  {general body}");
   /* what the stages decided */
   if (op->lay) buf_printf(&b, "  [%s", layout_str(K->a, op->lay));
   if (op->lay && (op->kind == TO_LOAD || op->kind == TO_STORE)) buf_printf(&b, ", vec %d", op->vec);
@@ -470,7 +483,8 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
   if (op->stmt && op->kind != TO_BARRIER) buf_printf(&b, "  ; line %d", op->stmt->loc.line);
   fprintf(out, "%s\n", b.data);
   buf_free(&b);
-  if (op->kind == TO_FOR || op->kind == TO_WHILE || op->kind == TO_IF) dump_block(K, &op->body, depth + 1, out);
+  if (op->kind == TO_FOR || op->kind == TO_WHILE || op->kind == TO_IF || op->kind == TO_TMA_ISSUE)
+    dump_block(K, &op->body, depth + 1, out);
   if (op->has_els) {
     fprintf(out, "%*selse\n", 2 * depth, "");
     dump_block(K, &op->els, depth + 1, out);
@@ -500,10 +514,20 @@ void tir_dump(const TirKernel *K, FILE *out) {
       fprintf(out, "  tracked %s: %s, written by the kernel\n", f->cname, f->what);
       continue;
     }
+    if (f->mbar) {
+      fprintf(out, "  shared %s: %d mbarriers, %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, 2 * f->mbar, f->bytes,
+              f->offset, f->what);
+      continue;
+    }
     fprintf(out, "  shared %s: %s[%d, %d]%s, %" PRId64 " bytes at %" PRId64 " (%s)\n", f->cname, elem_names[f->elem],
             f->rows, f->cols,
             f->swz ? arena_printf(K->a, " in %d-byte swizzled rows", f->swz) : f->cm8 ? " in 8 x 8 core matrices" : "",
             f->bytes, f->offset, f->what);
+  }
+  for (int i = 0; i < K->ki->ntmaps; i++) {
+    const TmaMap *m = &K->ki->tmaps[i];
+    fprintf(out, "  tensor map %s: %s in boxes of %d x %d, %d-byte swizzle\n", m->cname, m->tensor->name, m->box_rows,
+            m->box_cols, m->swizzle);
   }
   if (K->versioned) {
     fprintf(out, "  fast body when:");

@@ -47,6 +47,8 @@ class KernelInfo(ctypes.Structure):
         ("stack_bytes", ctypes.c_int),
         ("spill_store_bytes", ctypes.c_int),
         ("spill_load_bytes", ctypes.c_int),
+        ("num_strides", ctypes.c_int),
+        ("num_tensor_maps", ctypes.c_int),
     ]
 
 

@@ -14,6 +14,8 @@
 //
 // The ready fibers of each round are ordered by the schedule: in order,
 // reversed, or a random permutation seeded from the schedule and the block.
+// In order and reversed also stagger the warpgroups of a block of more than
+// 128 threads: a round runs one warpgroup's ready fibers only.
 // Because a fiber runs until it blocks, the loop cannot deadlock: when no
 // fiber is ready and nothing can complete, the state is reported.
 //
@@ -158,7 +160,8 @@ struct Mbar {
 };
 
 // A TMA load in flight: the box, read from global memory at the issue, lands
-// in shared memory (swizzled) at the end of the round, then complete_tx.
+// in shared memory (swizzled) once no thread can go on without it (resolve),
+// one load at a time, then complete_tx.
 struct TmaLoad {
   unsigned char *dst;   // the box's first byte
   unsigned win;         // its shared window address
@@ -1639,17 +1642,19 @@ static bool resolve_warpgroups(Worker *w, std::vector<unsigned> &ready) {
   return true;
 }
 
-// The TMA loads of the round land; their bytes complete on their barriers.
-static bool complete_tma_loads(Worker *w) {
-  for (TmaLoad &t : w->tma_loads) {
-    for (size_t off = 0; off < t.data.size(); off += 16)
-      memcpy(box_chunk(w, t.win, t.swizzle, off), &t.data[off], 16);
-    Mbar *m = mbar_find(w, t.bar);
-    if (!m) return fail_block(w, fmt("a TMA load completes on mbarrier %p %s, which is no longer initialized", (void *)t.bar, where(w).c_str()));
-    m->tx -= (long long)t.data.size();
-    mbar_advance(m);
-  }
-  w->tma_loads.clear();
+// The oldest TMA load in flight lands; its bytes complete on its barrier.
+// resolve() lands one only when no thread can go on otherwise, so a load
+// lands as late as the hardware may let it: a wait that does not cover it
+// (a wrong parity, too few expected bytes) reads the poison it left.
+static bool complete_tma_load(Worker *w) {
+  TmaLoad &t = w->tma_loads.front();
+  for (size_t off = 0; off < t.data.size(); off += 16)
+    memcpy(box_chunk(w, t.win, t.swizzle, off), &t.data[off], 16);
+  Mbar *m = mbar_find(w, t.bar);
+  if (!m) return fail_block(w, fmt("a TMA load completes on mbarrier %p %s, which is no longer initialized", (void *)t.bar, where(w).c_str()));
+  m->tx -= (long long)t.data.size();
+  mbar_advance(m);
+  w->tma_loads.erase(w->tma_loads.begin());
   return true;
 }
 
@@ -1763,9 +1768,9 @@ static bool resolve_warps(Worker *w, std::vector<unsigned> &ready) {
 
 // After a round: which fibers run next. Empty with true: the block is done.
 static bool resolve(Worker *w, std::vector<unsigned> &ready) {
-  if (!resolve_warps(w, ready) || !resolve_warpgroups(w, ready) || !complete_tma_loads(w) ||
-      !wake_mbar_waiters(w, ready))
-    return false;
+  if (!resolve_warps(w, ready) || !resolve_warpgroups(w, ready) || !wake_mbar_waiters(w, ready)) return false;
+  while (ready.empty() && !w->tma_loads.empty())
+    if (!complete_tma_load(w) || !wake_mbar_waiters(w, ready)) return false;
   if (!ready.empty()) return true;
   unsigned n = (unsigned)w->fibers.size(), exited = 0, barrier = 0, warp = 0, wg = 0, mbar = 0;
   const Fiber *b0 = nullptr;
@@ -1842,13 +1847,29 @@ static bool run_block(Worker *w, unsigned lin) {
     fiber_start(&f);
     ready.push_back(f.tid);
   }
+  std::vector<unsigned> later;
   for (;;) {
+    std::sort(ready.begin(), ready.end());
     order(ready, L->schedule, &w->rng);
+    // Schedules 0 and 1 stagger the warpgroups: a round runs the ready
+    // threads of one warpgroup only (the first in the schedule's order), so
+    // it runs ahead of the others as far as the kernel's synchronisation lets
+    // it (a stage refilled before a lagging warpgroup's wgmma is done with it
+    // shows). The others stay ready for the next round.
+    later.clear();
+    if (L->schedule < 2 && w->fibers.size() > 128) {
+      unsigned g = ready[0] / 128;
+      size_t k = 0;
+      for (unsigned t : ready)
+        if (t / 128 == g) ready[k++] = t;
+        else later.push_back(t);
+      ready.resize(k);
+    }
     for (unsigned t : ready) {
       fiber_resume(w, &w->fibers[t]);
       if (L->failed.load(std::memory_order_relaxed)) return false;
     }
-    ready.clear();
+    ready.swap(later);
     if (!resolve(w, ready)) return false;
     if (ready.empty()) break;
   }

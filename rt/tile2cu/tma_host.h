@@ -19,8 +19,11 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
+#ifndef TILE2CU_RT_CUH  // inlined above it by tile2cu --standalone
 #include "rt.cuh"
+#endif
 
 namespace t2c {
 
@@ -75,6 +78,43 @@ inline int tma_encode_2d(TensorMap *map, TmaType type, const void *base, unsigne
     if (err && errlen)
       snprintf(err, errlen, "tile2cu: cuTensorMapEncodeTiled failed (CUresult %d) for a %llu x %llu map, box %u x %u, "
                "%u-byte swizzle", (int)r, rows, cols, box_rows, box_cols, swizzle_bytes);
+    return -1;
+  }
+  return 0;
+}
+
+// The tensor map a tile2cu kernel takes for a row-major tensor at base whose
+// last two dims are rows x cols, read in boxes of box_rows x box_cols elements of elem_bytes bytes
+// with a swizzle_bytes swizzle (its parameters t2c_tmap_*, which the
+// generated NAME_tensor_maps helper fills; tma_map below). A tensor whose base is not
+// 16-byte aligned, or whose rows are not a multiple of 16 bytes apart, gets
+// zeros: the kernel then takes its general body, which does not read the map.
+// Returns 0, or -1 with a message in err (no driver, or the encode failed).
+// A tensor of rank 3 or 4: its outer dims d0, d1 (outermost first; pass 1 for
+// the ones it lacks) get boxes of one element.
+inline int tma_map(TensorMap *map, TmaType type, int elem_bytes, const void *base, int rank, long long d0, long long d1,
+                   long long rows, long long cols, unsigned box_rows, unsigned box_cols, unsigned swizzle_bytes, char *err,
+                   size_t errlen) {
+  memset(map, 0, sizeof *map);
+  if ((unsigned long long)(size_t)base % 16 || (cols * elem_bytes) % 16) return 0;
+  if (rank == 2)
+    return tma_encode_2d(map, type, base, (unsigned long long)cols, (unsigned long long)rows,
+                         (unsigned long long)(cols * elem_bytes), box_cols, box_rows, swizzle_bytes, err, errlen);
+  TmaEncodeTiledFn fn = tma_encode_fn(err, errlen);
+  if (!fn) return -1;
+  const cuuint64_t dims[4] = {(cuuint64_t)cols, (cuuint64_t)rows, (cuuint64_t)(rank == 4 ? d1 : d0), (cuuint64_t)d0};
+  const cuuint64_t row = (cuuint64_t)(cols * elem_bytes), strides[3] = {row, row * dims[1], row * dims[1] * dims[2]};
+  const cuuint32_t box[4] = {box_cols, box_rows, 1, 1}, elem_strides[4] = {1, 1, 1, 1};
+  const CUtensorMapSwizzle swz = swizzle_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                 : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                       : CU_TENSOR_MAP_SWIZZLE_32B;
+  CUresult r = fn(reinterpret_cast<CUtensorMap *>(map), (CUtensorMapDataType)type, (cuuint32_t)rank, const_cast<void *>(base),
+                  dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swz, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    if (err && errlen)
+      snprintf(err, errlen, "tile2cu: cuTensorMapEncodeTiled failed (CUresult %d) for a rank-%d map, box %u x %u", (int)r,
+               rank, box_rows, box_cols);
     return -1;
   }
   return 0;

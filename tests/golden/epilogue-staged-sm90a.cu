@@ -8,16 +8,20 @@
 //   layout L2: [32, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 32 per thread
 //   layout L3: [64, 128], runs of 8, lanes 2 x 16, warps 4 x 1, each warp its own 16 x 128 tile: 64 per thread
 //   acc: registers, 64 x f32 per thread (L0)
-//   t2c_v2_s: shared, f16[64, 32] in 64-byte swizzled rows (wgmma), 8192 bytes (2 stages of slice of A at line 16, filled by cp.async ahead of the loop at line 15)
-//   t2c_v3_s: shared, f16[32, 128] in 128-byte swizzled rows (wgmma), 16384 bytes (2 stages of slice of B at line 16, filled by cp.async ahead of the loop at line 15)
+//   t2c_v2_s: shared, f16[64, 32] in 64-byte swizzled rows (wgmma), 8192 bytes (2 stages of slice of A at line 16, filled ahead of the loop at line 15 by TMA (the fast body) or cp.async)
+//   t2c_v3_s: shared, f16[32, 128] in 128-byte swizzled rows (wgmma), 16384 bytes (2 stages of slice of B at line 16, filled ahead of the loop at line 15 by TMA (the fast body) or cp.async)
+//   t2c_mbar0: shared, 4 mbarriers, 32 bytes (the mbarriers of the TMA ring of the loop at line 15: 2 full, 2 empty)
 //   t2c_epi3_s: shared, f16[64, 128], 17408 bytes (the store at line 18, staged: written in wgmma's accumulator's layout by stmatrix.x4, read back in 16-byte runs by the warp that wrote them)
+//   t2c_tmap_A: the tensor map of A, boxes of 64 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
+//   t2c_tmap_B: the tensor map of B, boxes of 32 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 41984 bytes; barriers: 1, warp barriers (__syncwarp): 1
+//   shared memory: 42016 bytes; barriers: 1, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(128)
-epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
+epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   __shared__ __align__(512) __half t2c_v2_s[4096];
   __shared__ __align__(1024) __half t2c_v3_s[8192];
+  __shared__ __align__(16) unsigned long long t2c_mbar0[4];
   __shared__ __align__(16) __half t2c_epi3_s[8704];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
@@ -100,32 +104,29 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
     acc[62] = 0.0f;
     acc[63] = 0.0f;
     // epilogue-staged-sm90a.tl:16: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 128])
-    if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)], A + ((m0 + t2c_r1) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1)) * K + t2c_c1 : 0), (m0 + t2c_r1) < M && t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024], A + ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 32) < M && t2c_c1 < K ? 16 : 0);
+    if (tid == 0) {  // t2c_mbar0: full (one arrival and the stage's bytes), empty (one arrival per warp)
+      for (int t2c_s = 0; t2c_s < 2; ++t2c_s) {
+        t2c::mbar_init(&t2c_mbar0[t2c_s], 1);
+        t2c::mbar_init(&t2c_mbar0[2 + t2c_s], 4);
+      }
+      t2c::fence_mbarrier_init();  // visible to the async proxy (TMA's complete_tx)
     }
-    if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)], B + (t2c_r2 < K && (n0 + t2c_c2) < N ? ((long long)t2c_r2) * N + (n0 + t2c_c2) : 0), t2c_r2 < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 512], B + ((t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024], B + ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536], B + ((t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? 16 : 0);
+    __syncthreads();  // the TMA ring's mbarriers are initialized for every thread
+    if (tid == 0 && 0 < K) {  // t2c_v2_s, t2c_v3_s, 0 iterations ahead, by TMA
+      t2c::mbar_arrive_expect_tx(&t2c_mbar0[0], 12288);
+      t2c::tma_load_2d(&t2c_v2_s[0], &t2c_tmap_A, 0, m0, &t2c_mbar0[0]);
+      t2c::tma_load_2d(&t2c_v3_s[0], &t2c_tmap_B, n0, 0, &t2c_mbar0[0]);
+      t2c::tma_load_2d(&t2c_v3_s[2048], &t2c_tmap_B, n0 + 64, 0, &t2c_mbar0[0]);
     }
-    t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<0>();
-      t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)], A + ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 32 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024], A + ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1) < K ? 16 : 0);
+      if (tid == 0 && k0 + 32 < K) {  // t2c_v2_s, t2c_v3_s, 1 iteration ahead, by TMA
+        if (t2c_it0 + 1 >= 2) t2c::mbar_wait_parity(&t2c_mbar0[2 + (t2c_it0 + 1) % 2], ((t2c_it0 + 1) / 2 + 1) & 1);  // no warp reads the stage any more
+        t2c::mbar_arrive_expect_tx(&t2c_mbar0[(t2c_it0 + 1) % 2], 12288);
+        t2c::tma_load_2d(&t2c_v2_s[((t2c_it0 + 1) % 2) * 2048], &t2c_tmap_A, k0 + 32, m0, &t2c_mbar0[(t2c_it0 + 1) % 2]);
+        t2c::tma_load_2d(&t2c_v3_s[((t2c_it0 + 1) % 2) * 4096], &t2c_tmap_B, n0, k0 + 32, &t2c_mbar0[(t2c_it0 + 1) % 2]);
+        t2c::tma_load_2d(&t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + 2048], &t2c_tmap_B, n0 + 64, k0 + 32, &t2c_mbar0[(t2c_it0 + 1) % 2]);
       }
-      if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)], B + ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 512], B + ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2) : 0), (k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024], B + ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536], B + ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2) : 0), (k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      }
-      t2c::cp_async_commit();
+      t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 2], (t2c_it0 / 2) & 1);  // this iteration's stage has landed
       // epilogue-staged-sm90a.tl:16: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 128])
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n128k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 128-byte swizzled)
       t2c::wgmma_fence_operand(acc);
@@ -137,9 +138,8 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
+      if (lane == 0) t2c::mbar_arrive(&t2c_mbar0[2 + t2c_it0 % 2]);  // this warp no longer reads this iteration's stage
     }
-    t2c::cp_async_wait<0>();
-    t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // epilogue-staged-sm90a.tl:18: C[m0 :+ 64, n0 :+ 128] = f16(acc)
     __half t2c_epi3[64];
     t2c_epi3[0] = t2c::cvt<__half>(acc[0]);
@@ -560,3 +560,18 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
     if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 7)];
   }
 }
+
+#if !defined(__CUDACC_RTC__)
+#include <tile2cu/tma_host.h>
+// epi reads A and B by TMA in its fast body, through 2 tensor maps after its sizes. epi_tensor_maps
+// builds them from the arguments that come before them; pass them by value:
+//   t2c::TensorMap maps[2];
+//   if (epi_tensor_maps(maps, A, B, C, M, K, N, err, sizeof err) != 0) ...  // err says why
+//   epi<<<grid, 128, 0, stream>>>(A, B, C, M, K, N, maps[0], maps[1]);
+// Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
+inline int epi_tensor_maps(t2c::TensorMap *maps, const __half *A, const __half *B, __half *, int M, int K, int N, char *err, size_t errlen) {
+  if (t2c::tma_map(&maps[0], t2c::TMA_F16, 2, A, 2, 1, 1, M, K, 64, 32, 64, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_F16, 2, B, 2, 1, 1, K, N, 32, 64, 128, err, errlen) != 0) return -1;
+  return 0;
+}
+#endif

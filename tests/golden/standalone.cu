@@ -629,9 +629,41 @@ T2C_DEVICE void tma_load_2d(void *smem, const TensorMap *map, int c0, int c1, un
   const int c[2] = {c0, c1};
   ::t2c_sim::tma_load(smem, map, c, 2, bar);
 }
+T2C_DEVICE void tma_load_3d(void *smem, const TensorMap *map, int c0, int c1, int c2, unsigned long long *bar) {
+  const int c[3] = {c0, c1, c2};
+  ::t2c_sim::tma_load(smem, map, c, 3, bar);
+}
+T2C_DEVICE void tma_load_4d(void *smem, const TensorMap *map, int c0, int c1, int c2, int c3, unsigned long long *bar) {
+  const int c[4] = {c0, c1, c2, c3};
+  ::t2c_sim::tma_load(smem, map, c, 4, bar);
+}
 T2C_DEVICE void tma_store_2d(const TensorMap *map, int c0, int c1, const void *smem) {
   const int c[2] = {c0, c1};
   ::t2c_sim::tma_store(map, c, 2, smem);
+}
+// The tensor map a launcher passes for a row-major tensor of rank 2 to 4,
+// rows x cols in its last two dims, read in boxes of box_rows x box_cols with
+// a swz-byte swizzle (tile2cu's kernel
+// parameters t2c_tmap_*): made when the tensor's base is 16-byte aligned and
+// its rows a multiple of 16 bytes apart, zeros otherwise (the kernel reads it
+// only in its fast body, whose entry test implies both; a use of a zeroed map
+// fails the launch).
+// A tensor of rank 3 or 4 gives outer dims d0, d1 (outermost first; 1 for
+// rank 2, 3) and a box of one along them.
+inline TensorMap tma_map(const T2cSimTensor *t, int rank, long long d0, long long d1, long long rows, long long cols,
+                         int box_rows, int box_cols, int swz) {
+  TensorMap m;
+  __builtin_memset(&m, 0, sizeof m);
+  if (!t || (unsigned long long)(size_t)t->data % 16 || (cols * t->elem_bytes) % 16) return m;
+  const unsigned long long dims[4] = {(unsigned long long)cols, (unsigned long long)rows,
+                                      (unsigned long long)(rank == 4 ? d1 : d0), (unsigned long long)d0};
+  const unsigned long long row = (unsigned long long)(cols * t->elem_bytes);
+  const unsigned long long strides[3] = {row, row * dims[1], row * dims[1] * dims[2]};
+  const unsigned box[4] = {(unsigned)box_cols, (unsigned)box_rows, 1, 1};
+  char err[256];
+  if (t2c_sim_tensor_map_encode(&m, t->elem_bytes, rank, t->data, dims, strides, box, swz, t, err, sizeof err) != 0)
+    ::t2c_sim::failf("tile2cu's tensor map of tensor '%s': %s", t->name ? t->name : "?", err);
+  return m;
 }
 T2C_DEVICE void tma_store_commit() { ::t2c_sim::bulk_commit(); }
 template <int N> T2C_DEVICE void tma_store_wait_read() { ::t2c_sim::bulk_wait(N, true); }
@@ -958,6 +990,23 @@ T2C_DEVICE void tma_load_2d(void *smem, const TensorMap *map, int c0, int c1, un
 #if T2C_HAS_SM90A_
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                :: "r"(smem_u32(smem)), "l"(map), "r"(c0), "r"(c1), "r"(smem_u32(bar)) : "memory");
+#else
+  __trap();
+#endif
+}
+// The same for a map of rank 3 and 4 (a box of one along the outer dims).
+T2C_DEVICE void tma_load_3d(void *smem, const TensorMap *map, int c0, int c1, int c2, unsigned long long *bar) {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
+               :: "r"(smem_u32(smem)), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(bar)) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void tma_load_4d(void *smem, const TensorMap *map, int c0, int c1, int c2, int c3, unsigned long long *bar) {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+               :: "r"(smem_u32(smem)), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(smem_u32(bar)) : "memory");
 #else
   __trap();
 #endif

@@ -7,15 +7,19 @@
 //   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   acc: registers, 16 x f32 per thread (L0)
-//   a_s: shared, bf16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of a, filled by cp.async ahead of the loop at line 17)
-//   b_s: shared, bf16[32, 32] in 64-byte swizzled rows (wgmma), 6144 bytes (3 stages of b, filled by cp.async ahead of the loop at line 17)
+//   a_s: shared, bf16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of a, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
+//   b_s: shared, bf16[32, 32] in 64-byte swizzled rows (wgmma), 6144 bytes (3 stages of b, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
+//   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 17: 3 full, 3 empty)
+//   t2c_tmap_A: the tensor map of A, boxes of 64 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
+//   t2c_tmap_B: the tensor map of B, boxes of 32 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
-//   shared memory: 18432 bytes; barriers: 1
+//   shared memory: 18480 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
-tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N)
+tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   __shared__ __align__(512) __nv_bfloat16 a_s[6144];
   __shared__ __align__(512) __nv_bfloat16 b_s[3072];
+  __shared__ __align__(16) unsigned long long t2c_mbar0[6];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -48,27 +52,28 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     acc[14] = 0.0f;
     acc[15] = 0.0f;
     // target-sm90a.tl:18: var a = A[m0 :+ 64, k0 :+ 32]
-    if (0 < K) {  // a_s, 0 iterations ahead
-      t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
+    if (tid == 0) {  // t2c_mbar0: full (one arrival and the stage's bytes), empty (one arrival per warp)
+      for (int t2c_s = 0; t2c_s < 3; ++t2c_s) {
+        t2c::mbar_init(&t2c_mbar0[t2c_s], 1);
+        t2c::mbar_init(&t2c_mbar0[3 + t2c_s], 4);
+      }
+      t2c::fence_mbarrier_init();  // visible to the async proxy (TMA's complete_tx)
     }
-    if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? ((long long)t2c_r3) * N + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
+    __syncthreads();  // the TMA ring's mbarriers are initialized for every thread
+    if (tid == 0 && 0 < K) {  // a_s, b_s, 0 iterations ahead, by TMA
+      t2c::mbar_arrive_expect_tx(&t2c_mbar0[0], 6144);
+      t2c::tma_load_2d(&a_s[0], &t2c_tmap_A, 0, m0, &t2c_mbar0[0]);
+      t2c::tma_load_2d(&b_s[0], &t2c_tmap_B, n0, 0, &t2c_mbar0[0]);
     }
-    t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<0>();
-      t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
-      if (k0 + 32 < K) {  // a_s, 1 iteration ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2)], A + ((m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1024], A + ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2) < K ? 16 : 0);
+      if (tid == 0 && k0 + 32 < K) {  // a_s, b_s, 1 iteration ahead, by TMA
+        if (t2c_it0 + 1 >= 3) t2c::mbar_wait_parity(&t2c_mbar0[3 + (t2c_it0 + 1) % 3], ((t2c_it0 + 1) / 3 + 1) & 1);  // no warp reads the stage any more
+        t2c::mbar_arrive_expect_tx(&t2c_mbar0[(t2c_it0 + 1) % 3], 6144);
+        t2c::tma_load_2d(&a_s[((t2c_it0 + 1) % 3) * 2048], &t2c_tmap_A, k0 + 32, m0, &t2c_mbar0[(t2c_it0 + 1) % 3]);
+        t2c::tma_load_2d(&b_s[((t2c_it0 + 1) % 3) * 1024], &t2c_tmap_B, n0, k0 + 32, &t2c_mbar0[(t2c_it0 + 1) % 3]);
       }
-      if (k0 + 32 < K) {  // b_s, 1 iteration ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], B + ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
-      }
-      t2c::cp_async_commit();
+      t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 3], (t2c_it0 / 3) & 1);  // this iteration's stage has landed
       // target-sm90a.tl:20: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n32k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence_operand(acc);
@@ -79,11 +84,10 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
             t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k0 * 32], 2048, 512, 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
+      if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[3 + (t2c_it0 - 1) % 3]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
     }
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::wgmma_fence_operand(acc);
-    t2c::cp_async_wait<0>();
-    t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // target-sm90a.tl:22: acc = acc * 0.5
     acc[0] = acc[0] * 0.5f;
     acc[1] = acc[1] * 0.5f;
@@ -292,3 +296,18 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) S[m0 + t2c_r0 + 8] = t2c_v4[1];
   }
 }
+
+#if !defined(__CUDACC_RTC__)
+#include <tile2cu/tma_host.h>
+// tc reads A and B by TMA in its fast body, through 2 tensor maps after its sizes. tc_tensor_maps
+// builds them from the arguments that come before them; pass them by value:
+//   t2c::TensorMap maps[2];
+//   if (tc_tensor_maps(maps, A, B, C, S, M, K, N, err, sizeof err) != 0) ...  // err says why
+//   tc<<<grid, 128, 0, stream>>>(A, B, C, S, M, K, N, maps[0], maps[1]);
+// Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
+inline int tc_tensor_maps(t2c::TensorMap *maps, const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *, float *, int M, int K, int N, char *err, size_t errlen) {
+  if (t2c::tma_map(&maps[0], t2c::TMA_BF16, 2, A, 2, 1, 1, M, K, 64, 32, 64, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_BF16, 2, B, 2, 1, 1, K, N, 32, 32, 64, err, errlen) != 0) return -1;
+  return 0;
+}
+#endif

@@ -2,19 +2,29 @@
 #include <tile2cu/rt.cuh>
 
 
+// gemm_i8_wgmma uses 49200 bytes of dynamic shared memory, above the 49152-byte static
+// limit: launch it with that many dynamic bytes after raising
+// cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
+#define TILE2CU_DYNAMIC_SMEM_gemm_i8_wgmma 49200
+
 // kernel gemm_i8_wgmma (wgmma-i8-sm90a.tl:12): 256 threads
 //   layout L0: [128, 128], the wgmma accumulator: 2 warpgroups of 4 x 1 warps, each warp 16 x 128: 64 per thread
 //   layout L2: [128, 64], runs of 16, lanes 8 x 4, warps 8 x 1: 32 per thread
 //   acc: registers, 64 x i32 per thread (L0)
-//   a_s: shared, i8[128, 64] in 64-byte swizzled rows (wgmma), 24576 bytes (3 stages of a, filled by cp.async ahead of the loop at line 17)
-//   b_s: shared, i8[128, 64] in 64-byte swizzled rows (wgmma), 24576 bytes (3 stages of b, filled by cp.async ahead of the loop at line 17)
+//   a_s: shared, i8[128, 64] in 64-byte swizzled rows (wgmma), 24576 bytes (3 stages of a, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
+//   b_s: shared, i8[128, 64] in 64-byte swizzled rows (wgmma), 24576 bytes (3 stages of b, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
+//   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 17: 3 full, 3 empty)
+//   t2c_tmap_A: the tensor map of A, boxes of 128 x 64, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
+//   t2c_tmap_B: the tensor map of B, boxes of 128 x 64, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when K % 16 == 0, A is 16-byte aligned, B is 16-byte aligned, N % 2 == 0, C is 8-byte aligned; otherwise 4-byte ones
-//   shared memory: 49152 bytes; barriers: 1
+//   shared memory: 49200 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
-gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C, int M, int K, int N)
+gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
-  __shared__ __align__(512) signed char a_s[24576];
-  __shared__ __align__(512) signed char b_s[24576];
+  extern __shared__ __align__(512) unsigned char t2c_smem[];
+  signed char *a_s = reinterpret_cast<signed char *>(t2c_smem + 0);
+  signed char *b_s = reinterpret_cast<signed char *>(t2c_smem + 24576);
+  unsigned long long *t2c_mbar0 = reinterpret_cast<unsigned long long *>(t2c_smem + 49152);
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -94,29 +104,28 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
     acc[62] = 0;
     acc[63] = 0;
     // wgmma-i8-sm90a.tl:18: var a = A[m0 :+ BM, k0 :+ BK]
-    if (0 < K) {  // a_s, 0 iterations ahead
-      t2c::cp_async_16(&a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)], A + ((m0 + t2c_r2) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2)) * K + t2c_c2 : 0), (m0 + t2c_r2) < M && t2c_c2 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)], A + ((m0 + t2c_r2 + 64) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 64)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 64) < M && t2c_c2 < K ? 16 : 0);
+    if (tid == 0) {  // t2c_mbar0: full (one arrival and the stage's bytes), empty (one arrival per warp)
+      for (int t2c_s = 0; t2c_s < 3; ++t2c_s) {
+        t2c::mbar_init(&t2c_mbar0[t2c_s], 1);
+        t2c::mbar_init(&t2c_mbar0[3 + t2c_s], 8);
+      }
+      t2c::fence_mbarrier_init();  // visible to the async proxy (TMA's complete_tx)
     }
-    if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)], B + ((n0 + t2c_r2) < N && t2c_c2 < K ? ((long long)(n0 + t2c_r2)) * K + t2c_c2 : 0), (n0 + t2c_r2) < N && t2c_c2 < K ? 16 : 0);
-      t2c::cp_async_16(&b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)], B + ((n0 + t2c_r2 + 64) < N && t2c_c2 < K ? ((long long)(n0 + t2c_r2 + 64)) * K + t2c_c2 : 0), (n0 + t2c_r2 + 64) < N && t2c_c2 < K ? 16 : 0);
+    __syncthreads();  // the TMA ring's mbarriers are initialized for every thread
+    if (tid == 0 && 0 < K) {  // a_s, b_s, 0 iterations ahead, by TMA
+      t2c::mbar_arrive_expect_tx(&t2c_mbar0[0], 16384);
+      t2c::tma_load_2d(&a_s[0], &t2c_tmap_A, 0, m0, &t2c_mbar0[0]);
+      t2c::tma_load_2d(&b_s[0], &t2c_tmap_B, 0, n0, &t2c_mbar0[0]);
     }
-    t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
-      t2c::cp_async_wait<0>();
-      t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
-      if (k0 + 64 < K) {  // a_s, 1 iteration ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)], A + ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 64 + t2c_c2) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)], A + ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2) : 0), (m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2) < K ? 16 : 0);
+      if (tid == 0 && k0 + 64 < K) {  // a_s, b_s, 1 iteration ahead, by TMA
+        if (t2c_it0 + 1 >= 3) t2c::mbar_wait_parity(&t2c_mbar0[3 + (t2c_it0 + 1) % 3], ((t2c_it0 + 1) / 3 + 1) & 1);  // no warp reads the stage any more
+        t2c::mbar_arrive_expect_tx(&t2c_mbar0[(t2c_it0 + 1) % 3], 16384);
+        t2c::tma_load_2d(&a_s[((t2c_it0 + 1) % 3) * 8192], &t2c_tmap_A, k0 + 64, m0, &t2c_mbar0[(t2c_it0 + 1) % 3]);
+        t2c::tma_load_2d(&b_s[((t2c_it0 + 1) % 3) * 8192], &t2c_tmap_B, k0 + 64, n0, &t2c_mbar0[(t2c_it0 + 1) % 3]);
       }
-      if (k0 + 64 < K) {  // b_s, 1 iteration ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)], B + ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2) < K ? ((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2) : 0), (n0 + t2c_r2) < N && (k0 + 64 + t2c_c2) < K ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)], B + ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2) < K ? ((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2) : 0), (n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2) < K ? 16 : 0);
-      }
-      t2c::cp_async_commit();
+      t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 3], (t2c_it0 / 3) & 1);  // this iteration's stage has landed
       // wgmma-i8-sm90a.tl:20: acc += dot(a, transpose(b))
       // on tensor cores (wgmma.mma_async.m64nNk32): m64n128k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
       t2c::wgmma_fence_operand(acc);
@@ -127,11 +136,10 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
             t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 8192 + t2c_k0], 16, 512, 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
+      if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[3 + (t2c_it0 - 1) % 3]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
     }
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::wgmma_fence_operand(acc);
-    t2c::cp_async_wait<0>();
-    t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // wgmma-i8-sm90a.tl:22: C[m0 :+ BM, n0 :+ BN] = acc
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<int, 2>{{acc[0], acc[1]}});
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<int, 2>{{acc[4], acc[5]}});
@@ -462,6 +470,21 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
     if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 121) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 121)] = acc[63];
   }
 }
+
+#if !defined(__CUDACC_RTC__)
+#include <tile2cu/tma_host.h>
+// gemm_i8_wgmma reads A and B by TMA in its fast body, through 2 tensor maps after its sizes. gemm_i8_wgmma_tensor_maps
+// builds them from the arguments that come before them; pass them by value:
+//   t2c::TensorMap maps[2];
+//   if (gemm_i8_wgmma_tensor_maps(maps, A, B, C, M, K, N, err, sizeof err) != 0) ...  // err says why
+//   gemm_i8_wgmma<<<grid, 256, TILE2CU_DYNAMIC_SMEM_gemm_i8_wgmma, stream>>>(A, B, C, M, K, N, maps[0], maps[1]);
+// Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
+inline int gemm_i8_wgmma_tensor_maps(t2c::TensorMap *maps, const signed char *A, const signed char *B, int *, int M, int K, int N, char *err, size_t errlen) {
+  if (t2c::tma_map(&maps[0], t2c::TMA_U8, 1, A, 2, 1, 1, M, K, 128, 64, 64, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_U8, 1, B, 2, 1, 1, N, K, 128, 64, 64, err, errlen) != 0) return -1;
+  return 0;
+}
+#endif
 
 // kernel dot_f8_wgmma (wgmma-i8-sm90a.tl:27): 128 threads
 //   layout L0: [64, 64], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 64: 32 per thread

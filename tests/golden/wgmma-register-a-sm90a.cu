@@ -13,16 +13,20 @@
 //   mnew: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   alpha: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   q_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 8192 bytes (shared copy of q)
-//   k_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 16384 bytes (2 stages of k, filled by cp.async ahead of the loop at line 18)
-//   v__s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 16384 bytes (2 stages of v, filled by cp.async ahead of the loop at line 18)
+//   k_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 16384 bytes (2 stages of k, filled ahead of the loop at line 18 by TMA (the fast body) or cp.async)
+//   v__s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 16384 bytes (2 stages of v, filled ahead of the loop at line 18 by TMA (the fast body) or cp.async)
+//   t2c_mbar0: shared, 4 mbarriers, 32 bytes (the mbarriers of the TMA ring of the loop at line 18: 2 full, 2 empty)
+//   t2c_tmap_K: the tensor map of K, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
+//   t2c_tmap_V: the tensor map of V, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise 4-byte ones
-//   shared memory: 40960 bytes; barriers: 1
+//   shared memory: 40992 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
-attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, float *__restrict__ O, int S)
+attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, float *__restrict__ O, int S, const __grid_constant__ t2c::TensorMap t2c_tmap_K, const __grid_constant__ t2c::TensorMap t2c_tmap_V)
 {
   __shared__ __align__(1024) __half q_s[4096];
   __shared__ __align__(1024) __half k_s[8192];
   __shared__ __align__(1024) __half v__s[8192];
+  __shared__ __align__(16) unsigned long long t2c_mbar0[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -163,36 +167,27 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     l[0] = 0.0f;
     l[1] = 0.0f;
     // wgmma-register-a-sm90a.tl:19: var k = K[k0 :+ 64, 0 :+ 64]
-    if (0 < S) {  // k_s, 0 iterations ahead
-      t2c::cp_async_16(&k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], K + (t2c_r1 < S ? t2c_r1 * 64 + t2c_c1 : 0), t2c_r1 < S ? 16 : 0);
-      t2c::cp_async_16(&k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024], K + ((t2c_r1 + 16) < S ? (t2c_r1 + 16) * 64 + t2c_c1 : 0), (t2c_r1 + 16) < S ? 16 : 0);
-      t2c::cp_async_16(&k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], K + ((t2c_r1 + 32) < S ? (t2c_r1 + 32) * 64 + t2c_c1 : 0), (t2c_r1 + 32) < S ? 16 : 0);
-      t2c::cp_async_16(&k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], K + ((t2c_r1 + 48) < S ? (t2c_r1 + 48) * 64 + t2c_c1 : 0), (t2c_r1 + 48) < S ? 16 : 0);
+    if (tid == 0) {  // t2c_mbar0: full (one arrival and the stage's bytes), empty (one arrival per warp)
+      for (int t2c_s = 0; t2c_s < 2; ++t2c_s) {
+        t2c::mbar_init(&t2c_mbar0[t2c_s], 1);
+        t2c::mbar_init(&t2c_mbar0[2 + t2c_s], 4);
+      }
+      t2c::fence_mbarrier_init();  // visible to the async proxy (TMA's complete_tx)
     }
-    if (0 < S) {  // v__s, 0 iterations ahead
-      t2c::cp_async_16(&v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], V + (t2c_r1 < S ? t2c_r1 * 64 + t2c_c1 : 0), t2c_r1 < S ? 16 : 0);
-      t2c::cp_async_16(&v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024], V + ((t2c_r1 + 16) < S ? (t2c_r1 + 16) * 64 + t2c_c1 : 0), (t2c_r1 + 16) < S ? 16 : 0);
-      t2c::cp_async_16(&v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], V + ((t2c_r1 + 32) < S ? (t2c_r1 + 32) * 64 + t2c_c1 : 0), (t2c_r1 + 32) < S ? 16 : 0);
-      t2c::cp_async_16(&v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], V + ((t2c_r1 + 48) < S ? (t2c_r1 + 48) * 64 + t2c_c1 : 0), (t2c_r1 + 48) < S ? 16 : 0);
+    __syncthreads();  // the TMA ring's mbarriers are initialized for every thread
+    if (tid == 0 && 0 < S) {  // k_s, v__s, 0 iterations ahead, by TMA
+      t2c::mbar_arrive_expect_tx(&t2c_mbar0[0], 16384);
+      t2c::tma_load_2d(&k_s[0], &t2c_tmap_K, 0, 0, &t2c_mbar0[0]);
+      t2c::tma_load_2d(&v__s[0], &t2c_tmap_V, 0, 0, &t2c_mbar0[0]);
     }
-    t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < S; k0 += 64, ++t2c_it0) {
-      t2c::cp_async_wait<0>();
-      t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 64 < S) {  // k_s, 1 iteration ahead
-        t2c::cp_async_16(&k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], K + ((k0 + 64 + t2c_r1) < S ? (k0 + 64 + t2c_r1) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1) < S ? 16 : 0);
-        t2c::cp_async_16(&k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024], K + ((k0 + 64 + t2c_r1 + 16) < S ? (k0 + 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1 + 16) < S ? 16 : 0);
-        t2c::cp_async_16(&k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], K + ((k0 + 64 + t2c_r1 + 32) < S ? (k0 + 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1 + 32) < S ? 16 : 0);
-        t2c::cp_async_16(&k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], K + ((k0 + 64 + t2c_r1 + 48) < S ? (k0 + 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1 + 48) < S ? 16 : 0);
+      if (tid == 0 && k0 + 64 < S) {  // k_s, v__s, 1 iteration ahead, by TMA
+        if (t2c_it0 + 1 >= 2) t2c::mbar_wait_parity(&t2c_mbar0[2 + (t2c_it0 + 1) % 2], ((t2c_it0 + 1) / 2 + 1) & 1);  // no warp reads the stage any more
+        t2c::mbar_arrive_expect_tx(&t2c_mbar0[(t2c_it0 + 1) % 2], 16384);
+        t2c::tma_load_2d(&k_s[((t2c_it0 + 1) % 2) * 4096], &t2c_tmap_K, 0, k0 + 64, &t2c_mbar0[(t2c_it0 + 1) % 2]);
+        t2c::tma_load_2d(&v__s[((t2c_it0 + 1) % 2) * 4096], &t2c_tmap_V, 0, k0 + 64, &t2c_mbar0[(t2c_it0 + 1) % 2]);
       }
-      if (k0 + 64 < S) {  // v__s, 1 iteration ahead
-        t2c::cp_async_16(&v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], V + ((k0 + 64 + t2c_r1) < S ? (k0 + 64 + t2c_r1) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1) < S ? 16 : 0);
-        t2c::cp_async_16(&v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024], V + ((k0 + 64 + t2c_r1 + 16) < S ? (k0 + 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1 + 16) < S ? 16 : 0);
-        t2c::cp_async_16(&v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], V + ((k0 + 64 + t2c_r1 + 32) < S ? (k0 + 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1 + 32) < S ? 16 : 0);
-        t2c::cp_async_16(&v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], V + ((k0 + 64 + t2c_r1 + 48) < S ? (k0 + 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (k0 + 64 + t2c_r1 + 48) < S ? 16 : 0);
-      }
-      t2c::cp_async_commit();
+      t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 2], (t2c_it0 / 2) & 1);  // this iteration's stage has landed
       // wgmma-register-a-sm90a.tl:21: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
       float s[32];
       s[0] = ((k0 + t2c_c0) < S) ? 0.0f : -t2c::inf<float>();
@@ -417,9 +412,8 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       // wgmma-register-a-sm90a.tl:27: m = mnew
       m[0] = mnew[0];
       m[1] = mnew[1];
+      if (lane == 0) t2c::mbar_arrive(&t2c_mbar0[2 + t2c_it0 % 2]);  // this warp no longer reads this iteration's stage
     }
-    t2c::cp_async_wait<0>();
-    t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // wgmma-register-a-sm90a.tl:29: O[q0 :+ 64, 0 :+ 64] = acc / l
     if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[0] / l[0], acc[1] / l[0]}});
     if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4] / l[0], acc[5] / l[0]}});
@@ -926,3 +920,18 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 57)] = acc[31] / l[1];
   }
 }
+
+#if !defined(__CUDACC_RTC__)
+#include <tile2cu/tma_host.h>
+// attn reads K and V by TMA in its fast body, through 2 tensor maps after its sizes. attn_tensor_maps
+// builds them from the arguments that come before them; pass them by value:
+//   t2c::TensorMap maps[2];
+//   if (attn_tensor_maps(maps, Q, K, V, O, S, err, sizeof err) != 0) ...  // err says why
+//   attn<<<grid, 128, 0, stream>>>(Q, K, V, O, S, maps[0], maps[1]);
+// Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
+inline int attn_tensor_maps(t2c::TensorMap *maps, const __half *, const __half *K, const __half *V, float *, int S, char *err, size_t errlen) {
+  if (t2c::tma_map(&maps[0], t2c::TMA_F16, 2, K, 2, 1, 1, S, 64, 64, 64, 128, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_F16, 2, V, 2, 1, 1, S, 64, 64, 64, 128, err, errlen) != 0) return -1;
+  return 0;
+}
+#endif

@@ -2,10 +2,10 @@
 #include <tile2cu/rt.cuh>
 
 
-// gemm uses 165888 bytes of dynamic shared memory, above the 49152-byte static
+// gemm uses 165952 bytes of dynamic shared memory, above the 49152-byte static
 // limit: launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
-#define TILE2CU_DYNAMIC_SMEM_gemm 165888
+#define TILE2CU_DYNAMIC_SMEM_gemm 165952
 
 // kernel gemm (wgmma-swizzle128-sm90a.tl:11): 256 threads
 //   layout L0: [128, 128], the wgmma accumulator: 2 warpgroups of 4 x 1 warps, each warp 16 x 128: 64 per thread
@@ -13,18 +13,22 @@
 //   layout L2: [64, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 32 per thread
 //   layout L3: [128, 128], runs of 8, lanes 2 x 16, warps 8 x 1, each warp its own 16 x 128 tile: 64 per thread
 //   acc: registers, 64 x f32 per thread (L0)
-//   a_s: shared, f16[128, 64] in 128-byte swizzled rows (wgmma), 65536 bytes (4 stages of a, filled by cp.async ahead of the loop at line 16)
-//   b_s: shared, f16[64, 128] in 128-byte swizzled rows (wgmma), 65536 bytes (4 stages of b, filled by cp.async ahead of the loop at line 16)
+//   a_s: shared, f16[128, 64] in 128-byte swizzled rows (wgmma), 65536 bytes (4 stages of a, filled ahead of the loop at line 16 by TMA (the fast body) or cp.async)
+//   b_s: shared, f16[64, 128] in 128-byte swizzled rows (wgmma), 65536 bytes (4 stages of b, filled ahead of the loop at line 16 by TMA (the fast body) or cp.async)
+//   t2c_mbar0: shared, 8 mbarriers, 64 bytes (the mbarriers of the TMA ring of the loop at line 16: 4 full, 4 empty)
 //   t2c_epi3_s: shared, f16[128, 128], 34816 bytes (the store at line 21, staged: written in wgmma's accumulator's layout by stmatrix.x4, read back in 16-byte runs by the warp that wrote them)
+//   t2c_tmap_A: the tensor map of A, boxes of 128 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
+//   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 165888 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
+//   shared memory: 165952 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(256)
-gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
+gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];
   __half *a_s = reinterpret_cast<__half *>(t2c_smem + 0);
   __half *b_s = reinterpret_cast<__half *>(t2c_smem + 65536);
-  __half *t2c_epi3_s = reinterpret_cast<__half *>(t2c_smem + 131072);
+  unsigned long long *t2c_mbar0 = reinterpret_cast<unsigned long long *>(t2c_smem + 131072);
+  __half *t2c_epi3_s = reinterpret_cast<__half *>(t2c_smem + 131136);
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -106,50 +110,36 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
     acc[62] = 0.0f;
     acc[63] = 0.0f;
     // wgmma-swizzle128-sm90a.tl:17: var a = A[m0 :+ 128, k0 :+ 64]
-    if (0 < K) {  // a_s, 0 iterations ahead
-      t2c::cp_async_16(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], A + ((m0 + t2c_r1) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1)) * K + t2c_c1 : 0), (m0 + t2c_r1) < M && t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], A + ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 32) < M && t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096], A + ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 64) < M && t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144], A + ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 96) < M && t2c_c1 < K ? 16 : 0);
+    if (tid == 0) {  // t2c_mbar0: full (one arrival and the stage's bytes), empty (one arrival per warp)
+      for (int t2c_s = 0; t2c_s < 4; ++t2c_s) {
+        t2c::mbar_init(&t2c_mbar0[t2c_s], 1);
+        t2c::mbar_init(&t2c_mbar0[4 + t2c_s], 8);
+      }
+      t2c::fence_mbarrier_init();  // visible to the async proxy (TMA's complete_tx)
     }
-    if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64)], B + (t2c_r2 < K && (n0 + t2c_c2) < N ? ((long long)t2c_r2) * N + (n0 + t2c_c2) : 0), t2c_r2 < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024], B + ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048], B + ((t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072], B + ((t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
+    __syncthreads();  // the TMA ring's mbarriers are initialized for every thread
+    if (tid == 0 && 0 < K) {  // a_s, b_s, 0 iterations ahead, by TMA
+      t2c::mbar_arrive_expect_tx(&t2c_mbar0[0], 32768);
+      t2c::tma_load_2d(&a_s[0], &t2c_tmap_A, 0, m0, &t2c_mbar0[0]);
+      t2c::tma_load_2d(&b_s[0], &t2c_tmap_B, n0, 0, &t2c_mbar0[0]);
+      t2c::tma_load_2d(&b_s[4096], &t2c_tmap_B, n0 + 64, 0, &t2c_mbar0[0]);
     }
-    t2c::cp_async_commit();
-    if (0 + 64 < K) {  // a_s, 1 iteration ahead
-      t2c::cp_async_16(&a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], A + ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], A + ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096], A + ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144], A + ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
+    if (tid == 0 && 0 + 64 < K) {  // a_s, b_s, 1 iteration ahead, by TMA
+      t2c::mbar_arrive_expect_tx(&t2c_mbar0[1], 32768);
+      t2c::tma_load_2d(&a_s[1 * 8192], &t2c_tmap_A, 0 + 64, m0, &t2c_mbar0[1]);
+      t2c::tma_load_2d(&b_s[1 * 8192], &t2c_tmap_B, n0, 0 + 64, &t2c_mbar0[1]);
+      t2c::tma_load_2d(&b_s[1 * 8192 + 4096], &t2c_tmap_B, n0 + 64, 0 + 64, &t2c_mbar0[1]);
     }
-    if (0 + 64 < K) {  // b_s, 1 iteration ahead
-      t2c::cp_async_16(&b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64)], B + ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024], B + ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048], B + ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072], B + ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
-    }
-    t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
-      t2c::cp_async_wait<1>();
-      t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-      __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
-      if (k0 + 2 * 64 < K) {  // a_s, 2 iterations ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], A + ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], A + ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096], A + ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144], A + ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      if (tid == 0 && k0 + 2 * 64 < K) {  // a_s, b_s, 2 iterations ahead, by TMA
+        if (t2c_it0 + 2 >= 4) t2c::mbar_wait_parity(&t2c_mbar0[4 + (t2c_it0 + 2) % 4], ((t2c_it0 + 2) / 4 + 1) & 1);  // no warp reads the stage any more
+        t2c::mbar_arrive_expect_tx(&t2c_mbar0[(t2c_it0 + 2) % 4], 32768);
+        t2c::tma_load_2d(&a_s[((t2c_it0 + 2) % 4) * 8192], &t2c_tmap_A, k0 + 2 * 64, m0, &t2c_mbar0[(t2c_it0 + 2) % 4]);
+        t2c::tma_load_2d(&b_s[((t2c_it0 + 2) % 4) * 8192], &t2c_tmap_B, n0, k0 + 2 * 64, &t2c_mbar0[(t2c_it0 + 2) % 4]);
+        t2c::tma_load_2d(&b_s[((t2c_it0 + 2) % 4) * 8192 + 4096], &t2c_tmap_B, n0 + 64, k0 + 2 * 64, &t2c_mbar0[(t2c_it0 + 2) % 4]);
       }
-      if (k0 + 2 * 64 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64)], B + ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024], B + ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048], B + ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072], B + ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
-      }
-      t2c::cp_async_commit();
+      t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 4], (t2c_it0 / 4) & 1);  // this iteration's stage has landed
       // wgmma-swizzle128-sm90a.tl:19: acc += dot(a, b)
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n128k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
       t2c::wgmma_fence_operand(acc);
@@ -160,11 +150,10 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
             t2c::wgmma_desc(&b_s[(t2c_it0 % 4) * 8192 + t2c_k0 * 64], 8192, 1024, 128));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
+      if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[4 + (t2c_it0 - 1) % 4]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
     }
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::wgmma_fence_operand(acc);
-    t2c::cp_async_wait<0>();
-    t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // wgmma-swizzle128-sm90a.tl:21: C[m0 :+ 128, n0 :+ 128] = f16(acc)
     __half t2c_epi3[64];
     t2c_epi3[0] = t2c::cvt<__half>(acc[0]);
@@ -688,3 +677,18 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
     if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 7)];
   }
 }
+
+#if !defined(__CUDACC_RTC__)
+#include <tile2cu/tma_host.h>
+// gemm reads A and B by TMA in its fast body, through 2 tensor maps after its sizes. gemm_tensor_maps
+// builds them from the arguments that come before them; pass them by value:
+//   t2c::TensorMap maps[2];
+//   if (gemm_tensor_maps(maps, A, B, C, M, K, N, err, sizeof err) != 0) ...  // err says why
+//   gemm<<<grid, 256, TILE2CU_DYNAMIC_SMEM_gemm, stream>>>(A, B, C, M, K, N, maps[0], maps[1]);
+// Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
+inline int gemm_tensor_maps(t2c::TensorMap *maps, const __half *A, const __half *B, __half *, int M, int K, int N, char *err, size_t errlen) {
+  if (t2c::tma_map(&maps[0], t2c::TMA_F16, 2, A, 2, 1, 1, M, K, 128, 64, 128, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[1], t2c::TMA_F16, 2, B, 2, 1, 1, K, N, 64, 64, 128, err, errlen) != 0) return -1;
+  return 0;
+}
+#endif

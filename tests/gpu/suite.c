@@ -180,13 +180,15 @@ static void t_layernorm(Tally *T) {
  * output: the reference is the exact product rounded once to the output type */
 static void t_gemm_lowp(Tally *T, Dt dt) {
   /* N and K multiples of 8, as gemm_bf16's @assume requires, but not of the tiles;
-   * gemm_f16 has no @assume: the last two (N, K not multiples of 8) take its general body */
-  static const int MNK[][3] = {{37, 104, 200}, {128, 64, 64}, {65, 136, 40}, {5, 8, 8}, {37, 50, 77}, {130, 3, 5}};
+   * gemm_f16 has no @assume: the last two (N, K not multiples of 8) take its general body.
+   * K = 584 is 10 iterations of BK = 64: every stage of the 4-stage ring is refilled
+   * (on sm_90a by TMA, after its empty barrier), the last one ragged */
+  static const int MNK[][3] = {{37, 104, 200}, {70, 136, 584}, {128, 64, 64}, {65, 136, 40}, {5, 8, 8}, {37, 50, 77}, {130, 3, 5}};
   const char *name = dt == F16 ? "gemm_f16" : "gemm_bf16";
   char test[64];
   label(test, sizeof test, "examples/%s", name);
   /* each size on the default target (mma.sync) and on sm_90a (wgmma) */
-  for (int c2 = 0; c2 < 2 * (dt == F16 ? 6 : 4); c2++) {
+  for (int c2 = 0; c2 < 2 * (dt == F16 ? 7 : 5); c2++) {
     int c = c2 / 2, M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
     Rng r = rng_seed(name, (uint64_t)c);
     Call k;
@@ -1293,6 +1295,40 @@ static void t_dot_wgmma_forms(Tally *T) {
  * for 64-row query blocks, each size on the default target (mma.sync) and on
  * sm_90a (wgmma, P packed from registers). The reference is exact (double) on the
  * f16 inputs; the kernel rounds P to f16 before P V, so the tolerance is a few times f16 rounding. */
+/* A batched GEMM of rank-3 tensors (tests/gpu/tma_batched.tl): on sm_90a its stage
+ * rings are filled by rank-3 TMA boxes. K = 584 refills every stage of the 3-stage
+ * ring (10 iterations), K = 77 takes the general body (K % 8 != 0), M = 70, 37 and 5
+ * leave a block's rows past M (zeros from TMA), and a second batch must read its own
+ * rows, not the next batch's. Exact products, f32 sums. */
+static void t_tma_batched(Tally *T) {
+  static const int BMK[][3] = {{2, 70, 200}, {3, 64, 584}, {1, 5, 8}, {2, 37, 77}};
+  for (int c2 = 0; c2 < 8; c2++) {
+    int Bt = BMK[c2 / 2][0], M = BMK[c2 / 2][1], K = BMK[c2 / 2][2], N = 64;
+    Rng r = rng_seed("tma_batched", (uint64_t)(c2 / 2));
+    Call k;
+    call_init(&k, "tma_batched.tl", "bgemm");
+    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
+    Ten *A = call_in(&k, "A", F16, 3, SHAPE(Bt, M, K));
+    Ten *B = call_in(&k, "B", F16, 3, SHAPE(Bt, K, N));
+    Ten *C = call_out(&k, "C", F32, 3, SHAPE(Bt, M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int b = 0; b < Bt; b++)
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = 0;
+          for (int kk = 0; kk < K; kk++)
+            s += A->v[((long long)b * M + i) * K + kk] * B->v[((long long)b * K + kk) * N + j];
+          C->ref[((long long)b * M + i) * N + j] = s;
+        }
+    C->tol = 1e-3;
+    char l[64];
+    label(l, sizeof l, "%sBt=%d M=%d K=%d", c2 % 2 ? "sm_90a " : "", Bt, M, K);
+    CHECK(T, call_check(&k, "tma_batched", l));
+    call_free(&k);
+  }
+}
+
 static void t_wgmma_register_a(Tally *T) {
   static const int Ss[] = {37, 64, 100, 1, 130};
   const int D = 64;
@@ -2766,6 +2802,7 @@ static const Test tests[] = {
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_wgmma_forms", t_dot_wgmma_forms},
     {"wgmma_register_a", t_wgmma_register_a},
+    {"tma_batched", t_tma_batched},
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
     {"dot_f8", t_dot_f8},

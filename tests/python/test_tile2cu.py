@@ -42,6 +42,23 @@ def test_the_installed_package_carries_its_library():
     assert tile2cu.version() == version
 
 
+def test_the_ctypes_mirrors_have_the_c_structs_fields():
+    # libtile2cu fills these structs in place: a ctypes mirror that lacks a field
+    # of the C struct (as KernelInfo lacked num_strides) lets the library write past it
+    import re
+    from tile2cu import _lib
+    with open(os.path.join(ROOT, "nvrtc_driver", "tile2cu.h")) as f:
+        header = f.read()
+    for cname, mirror in [("t2c_kernel_info", _lib.KernelInfo), ("t2c_param_info", _lib.ParamInfo),
+                          ("t2c_compile_options", _lib.CompileOptions), ("t2c_host_tensor", _lib.HostTensor),
+                          ("t2c_cpu_options", _lib.CpuOptions), ("t2c_launch_options", _lib.LaunchOptions)]:
+        body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (cname, cname), header, re.S).group(1)
+        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+        decls = [re.sub(r"\[.*?\]", "", d).strip() for d in body.split(";") if d.strip()]
+        names = [n for d in decls for n in re.findall(r"(\w+)\s*(?:,|$)", d)]
+        assert [f[0] for f in mirror._fields_] == names, cname
+
+
 # ---- examples/softmax.tl against NumPy
 
 

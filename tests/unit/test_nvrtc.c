@@ -5,11 +5,13 @@
  * hit, a corrupt or truncated entry recompiled, eight processes filling an
  * empty cache at once, TILE2CU_CACHE=0); loading without libcuda failing with
  * T2C_ERROR_NO_DEVICE; and diagnostics with file:line:col, NVRTC's mapped
- * back to .tl lines. Each test gets its own cache directory under /tmp
+ * back to .tl lines; the tensor maps t2c_launch makes for a kernel that TMA
+ * feeds, through a fake driver (tests/unit/fake/libcuda.c). Each test gets its own cache directory under /tmp
  * (Criterion runs each test in its own process, so setenv does not leak).
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -447,5 +449,112 @@ Test(nvrtc, compile_args_warning_options) {
   cr_assert_eq(t2c_compile_args(p, &o, werror, 1), T2C_ERROR_TRANSLATE);
   cr_assert_eq(count_severity(p, T2C_ERROR, "[-Werror,-Wbounds]"), 1, "%s", t2c_program_diagnostics_text(p));
   cr_assert_not_null(strstr(t2c_last_error(), "r.tl:4:"), "%s", t2c_last_error());
+  t2c_program_destroy(p);
+}
+
+#include "fake/fakemap.h"
+
+static void check_map(const void *param, unsigned long long base, unsigned long long rows, unsigned long long cols,
+                      unsigned box_rows, unsigned box_cols, const char *what) {
+  FakeMap m;
+  memcpy(&m, param, sizeof m);
+  cr_assert_eq(m.magic, FAKEMAP_MAGIC, "%s: not made by cuTensorMapEncodeTiled", what);
+  cr_assert_eq(m.dtype, 6, "%s: CU_TENSOR_MAP_DATA_TYPE_FLOAT16", what);
+  cr_assert_eq(m.rank, 2u);
+  cr_assert_eq(m.base, base, "%s: the tensor's address", what);
+  /* the driver API takes the innermost dimension first, and the strides of the others in bytes */
+  cr_assert_eq(m.dims[0], cols, "%s: dims[0] is the row length", what);
+  cr_assert_eq(m.dims[1], rows, "%s", what);
+  cr_assert_eq(m.strides[0], cols * 2, "%s: a row of f16 apart", what);
+  cr_assert_eq(m.box[0], box_cols, "%s: box[0]", what);
+  cr_assert_eq(m.box[1], box_rows, "%s: box[1]", what);
+  cr_assert(m.estr[0] == 1 && m.estr[1] == 1, "%s: element strides", what);
+  cr_assert_eq(m.swizzle, 3, "%s: CU_TENSOR_MAP_SWIZZLE_128B", what);
+  cr_assert_eq(m.interleave, 0, "%s: no interleave", what);
+  cr_assert_eq(m.oob, 0, "%s: out-of-range elements are zeros", what);
+}
+
+static bool all_zero(const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (((const unsigned char *)p)[i]) return false;
+  return true;
+}
+
+/* gemm_f16 on sm_90a reads A [M, K] in boxes of 128 x 64 and B [K, N] in boxes
+ * of 64 x 64 (128-byte rows of f16, the 128-byte swizzle) by TMA. t2c_launch
+ * takes the same arguments as for any kernel and passes the maps after them;
+ * a tensor its fast body cannot take (rows not 16 bytes apart, an address not
+ * 16-byte aligned) gets a map of zeros, which that body never reads. */
+Test(nvrtc, tensor_maps_of_a_tma_kernel) {
+  const char *lib = getenv("T2C_FAKE_LIBCUDA"); /* the Makefile's, next to the unit tests */
+  if (!lib || !*lib) lib = "build/libfakecuda.so";
+  setenv("TILE2CU_LIBCUDA", lib, 1);
+  void *fake = dlopen(lib, RTLD_NOW);
+  cr_assert_not_null(fake, "%s", dlerror());
+  void (*expect)(int, const size_t *) = (void (*)(int, const size_t *))dlsym(fake, "fake_cuda_expect");
+  const void *(*param)(int) = (const void *(*)(int))dlsym(fake, "fake_cuda_param");
+  int (*encodes)(void) = (int (*)(void))dlsym(fake, "fake_cuda_encodes");
+  const unsigned *(*grid)(void) = (const unsigned *(*)(void))dlsym(fake, "fake_cuda_grid");
+  cr_assert(expect && param && encodes && grid);
+  t2c_program *p = compile("examples/gemm_f16.tl", "sm_90a");
+  t2c_kernel_info ki;
+  cr_assert_eq(t2c_program_kernel_info(p, "gemm_f16", &ki), T2C_SUCCESS);
+  cr_assert_eq(ki.num_tensor_maps, 2);
+  t2c_module *m = NULL;
+  cr_assert_eq(t2c_module_load(p, &m), T2C_SUCCESS, "%s", t2c_last_error());
+  t2c_devptr A, B, C;
+  cr_assert_eq(t2c_mem_alloc(&A, 1 << 20), T2C_SUCCESS);
+  cr_assert_eq(t2c_mem_alloc(&B, 1 << 20), T2C_SUCCESS);
+  cr_assert_eq(t2c_mem_alloc(&C, 1 << 20), T2C_SUCCESS);
+  const size_t sizes[8] = {8, 8, 8, 4, 4, 4, 128, 128};
+  struct { int M, K, N; t2c_devptr a; int maps; } cases[] = {
+    {256, 512, 384, A, 2},     /* both maps */
+    {256, 100, 384, A, 1},     /* A's rows are 200 bytes apart: zeros; B [100, 384] has a map */
+    {256, 512, 384, A + 8, 1}, /* A not 16-byte aligned: zeros */
+  };
+  for (int c = 0; c < 3; c++) {
+    expect(8, sizes);
+    int M = cases[c].M, K = cases[c].K, N = cases[c].N;
+    t2c_devptr a = cases[c].a;
+    void *args[] = {&a, &B, &C, &M, &K, &N};
+    cr_assert_eq(t2c_launch(m, "gemm_f16", args, NULL), T2C_SUCCESS, "case %d: %s", c, t2c_last_error());
+    cr_assert_eq(encodes(), cases[c].maps, "case %d", c);
+    cr_assert_eq(*(const t2c_devptr *)param(0), a, "the caller's arguments come first");
+    cr_assert_eq(*(const int *)param(4), K);
+    cr_assert(grid()[0] == 3 && grid()[1] == 2 && grid()[2] == 1, "@grid(cdiv(N, 128), cdiv(M, 128))");
+    if (cases[c].maps == 2) check_map(param(6), a, (unsigned long long)M, (unsigned long long)K, 128, 64, "A");
+    else cr_assert(all_zero(param(6), 128), "case %d: A's map is zeros", c);
+    check_map(param(7), B, (unsigned long long)K, (unsigned long long)N, 64, 64, "B");
+  }
+  t2c_module_unload(m);
+  t2c_program_destroy(p);
+
+  /* attention_f16 reads K and V [B, H, S, D] by TMA: rank-4 maps, dims innermost
+   * first {D, S, H, B}, byte strides {D, S D, H S D} x 2, boxes {64, 64, 1, 1} */
+  p = compile("examples/attention_f16.tl", "sm_90a");
+  cr_assert_eq(t2c_program_kernel_info(p, "attention_f16", &ki), T2C_SUCCESS);
+  cr_assert_eq(ki.num_tensor_maps, 2);
+  cr_assert_eq(t2c_module_load(p, &m), T2C_SUCCESS, "%s", t2c_last_error());
+  const size_t asz[11] = {8, 8, 8, 8, 4, 4, 4, 4, 4, 128, 128}; /* Q K V O, scale causal, B H S, the maps */
+  expect(11, asz);
+  t2c_devptr Q = A, O = C;
+  float scale = 0.125f;
+  int causal = 0, Bn = 2, H = 3, S = 200;
+  void *aargs[] = {&Q, &B, &B, &O, &scale, &causal, &Bn, &H, &S};
+  cr_assert_eq(t2c_launch(m, "attention_f16", aargs, NULL), T2C_SUCCESS, "%s", t2c_last_error());
+  cr_assert_eq(encodes(), 2);
+  for (int i = 9; i < 11; i++) {
+    FakeMap fm;
+    memcpy(&fm, param(i), sizeof fm);
+    cr_assert_eq(fm.magic, FAKEMAP_MAGIC);
+    cr_assert_eq(fm.rank, 4u);
+    cr_assert_eq(fm.base, B);
+    cr_assert(fm.dims[0] == 64 && fm.dims[1] == 200 && fm.dims[2] == 3 && fm.dims[3] == 2, "dims %llu %llu %llu %llu",
+              fm.dims[0], fm.dims[1], fm.dims[2], fm.dims[3]);
+    cr_assert(fm.strides[0] == 128 && fm.strides[1] == 128 * 200 && fm.strides[2] == 128 * 200 * 3);
+    cr_assert(fm.box[0] == 64 && fm.box[1] == 64 && fm.box[2] == 1 && fm.box[3] == 1);
+    cr_assert_eq(fm.swizzle, 3);
+  }
+  t2c_module_unload(m);
   t2c_program_destroy(p);
 }

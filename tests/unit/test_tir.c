@@ -453,7 +453,8 @@ Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_cop
   cr_assert_eq(l->vec, 2);
   cr_assert_eq(layout_count(l), 64);
   cr_assert_eq(var_named(K, "acc")->layout, l);
-  cr_assert_eq(shared_bufs(K), 2);
+  cr_assert_eq(shared_bufs(K), 3, "the two stage rings and the TMA ring's mbarriers");
+  cr_assert_eq(shared_buf(K, 2)->mbar, 3);
   for (int i = 0; i < 2; i++) {
     const TirBuf *f = shared_buf(K, i);
     cr_assert(f->cm8, "%s in core matrices", f->cname);
@@ -589,7 +590,9 @@ Test(tir_pipeline, a_wgmma_dot_stays_in_flight_across_an_iteration) {
     if (op == wg) cr_assert(after, "the wait follows the loop");
     if (op->kind == TO_STORE) cr_assert(after && count_ops(&K->body, TO_WG_WAIT) == 1);
   }
-  cr_assert_eq(K->nbarriers, 1);
+  cr_assert_eq(K->nbarriers, 2, "the cp.async ring's in the general body, the TMA barriers' init in the fast one");
+  cr_assert_eq(find_op(&loop->body, TO_BARRIER)->only, TIR_GENERAL);
+  cr_assert_eq(find_op(&loop->body, TO_TMA_RELEASE)->pending, 1, "the stage of the previous iteration, whose wgmma is complete");
 
   const char *srcs[2];
   char two[1024], reads[1024];
@@ -1217,4 +1220,80 @@ Test(tir_epilogue, staged_only_within_the_shared_budget) {
   cr_assert(st->from_copy);
   cr_assert_eq(K->bufs[st->buf].bytes, 128 * 264 * 2);
   cr_assert_eq(K->ki->shared_bytes, 2 * (128 * 72 * 2 + 64 * 264 * 2) + 128 * 264 * 2);
+}
+
+/* On sm_90a the stage rings of a wgmma dot are filled by TMA in the fast body:
+ * one tensor map per (tensor, box), a box per swizzle atom (b [32, 128] f16 in
+ * 128-byte rows: two 32 x 64 boxes); the ring's mbarriers (full and empty per
+ * stage); before the loop the barriers' init, one barrier, and the issues of
+ * the stages ahead; in the loop the issue of the stage ahead, the wait for
+ * this one, the dot and the release; no __syncthreads in the fast body's loop.
+ * The general body keeps the cp.async ring. A ring in a loop inside another
+ * loop (its barriers' phases would not restart) keeps cp.async in both. */
+Test(tir_pipeline, tma_fills_the_wgmma_stage_rings_in_the_fast_body) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml", gemm_src(128, 128, 256, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_str_eq(K->hw->tma, "cp.async.bulk.tensor.2d (mbarrier)");
+  cr_assert(K->versioned);
+  cr_assert_eq(K->ki->ntmaps, 2);
+  const TmaMap *ma = &K->ki->tmaps[0], *mb = &K->ki->tmaps[1];
+  cr_assert_str_eq(ma->tensor->name, "A");
+  cr_assert_eq(ma->box_rows, 128);
+  cr_assert_eq(ma->box_cols, 32, "a [128, 32] f16 copy: one 64-byte swizzled box");
+  cr_assert_eq(ma->swizzle, 64);
+  cr_assert_str_eq(mb->tensor->name, "B");
+  cr_assert_eq(mb->box_rows, 32);
+  cr_assert_eq(mb->box_cols, 64, "b's 256-byte rows: atoms of 64 columns");
+  cr_assert_eq(mb->swizzle, 128);
+  const TirBuf *m = shared_buf(K, 2);
+  cr_assert_eq(m->mbar, 3);
+  cr_assert_eq(m->bytes, 2 * 3 * 8);
+  cr_assert_eq(m->offset % 8, 0);
+  const TirOp *loop = find_loop(&K->body);
+  int at_init = -1, at_bar = -1, at_loop = -1, issues = 0;
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op->kind == TO_TMA_INIT) at_init = i;
+    if (op->kind == TO_BARRIER && op->only == TIR_FAST) at_bar = i;
+    if (op == loop) at_loop = i;
+    if (op->kind == TO_TMA_ISSUE) {
+      cr_assert(at_bar >= 0 && op->pf_base, "stages issued before the loop follow the barrier");
+      cr_assert_eq(op->pf_k, issues++);
+      cr_assert_eq(op->body.ops.len, 2);
+      cr_assert_eq(((const TirOp *)op->body.ops.items[0])->kind, TO_TMA_LOAD);
+    }
+    if (op->kind == TO_ASYNC_COPY || op->kind == TO_ASYNC_COMMIT) cr_assert_eq(op->only, TIR_GENERAL);
+  }
+  cr_assert(at_init >= 0 && at_init < at_bar && at_bar < at_loop);
+  cr_assert_eq(issues, 1, "3 stages with the dot in flight: 1 ahead");
+  const TirOp *first = loop->body.ops.items[0], *wait = loop->body.ops.items[1];
+  cr_assert_eq(first->kind, TO_TMA_ISSUE);
+  cr_assert(!first->pf_base && first->pf_k == 1, "in the loop: the stage 1 iteration ahead");
+  cr_assert_eq(wait->kind, TO_TMA_WAIT);
+  const TirOp *last = loop->body.ops.items[loop->body.ops.len - 1];
+  cr_assert_eq(last->kind, TO_TMA_RELEASE);
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    if (op->kind == TO_BARRIER) cr_assert_eq(op->only, TIR_GENERAL, "no __syncthreads in the fast body's loop");
+  }
+  cr_assert(find_op(&loop->body, TO_DOT)->wgmma);
+
+  /* sm_90 (mma.sync) has no TMA row; a ring in a nested loop keeps cp.async */
+  K = build_for("configs/sm_90.yaml", gemm_src(128, 128, 256, ""), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->ki->ntmaps, 0);
+  cr_assert_eq(count_ops(&K->body, TO_TMA_ISSUE), 0);
+  char nested[1024];
+  snprintf(nested, sizeof nested,
+           "@launch(256)\n@registers(acc)\n"
+           "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) {\n"
+           "  for r in range(0, 2, 1) {\n"
+           "  var acc: tile<f32>[128, 128] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 32) {\n"
+           "    var a = A[0 :+ 128, k0 :+ 32]\n    var b = B[k0 :+ 32, 0 :+ 128]\n    acc += dot(a, b)\n  }\n"
+           "  C[0 :+ 128, 0 :+ 128] = acc\n  }\n}\n");
+  K = build_for("configs/sm_90a.yaml", nested, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->ki->ntmaps, 0, "a ring in a loop inside another keeps cp.async");
+  cr_assert_gt(count_ops(&K->body, TO_ASYNC_COPY), 0);
 }
