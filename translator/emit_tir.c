@@ -66,14 +66,14 @@ static bool col_base_zero(const Layout *p) { return p->lc == 1 && p->wc == 1; }
 static const char *row_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 0) return "0";
-  int k = at.ir * p->lr * (p->mma ? 1 : p->wr); /* mma: the warp's rows are contiguous */
+  int k = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr); /* mma: the warp's rows are contiguous */
   return row_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_r%d", p->id), k);
 }
 
 static const char *col_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 1) return "0";
-  int k = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec + at.v;
+  int k = at.ic * p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec + at.v;
   return col_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_c%d", p->id), k);
 }
 
@@ -407,6 +407,8 @@ static const char *element_read(Printer *P, const Expr *x) {
 
 static int access_vec(const Printer *P, const TirOp *op) { return P->fast ? op->vec : 1; }
 
+static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const char *c);
+
 static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   const Sym *X = op->slice->u.index.base->u.ident.sym;
@@ -472,6 +474,11 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   }
   const char *st = F("t2c::stg_vec<%d>(%s + %s, t2c::Vec<%s, %d>{{%s}});", n, X->cname, lin, ctype(X->ty.elem), n,
                      vals.data);
+  if (op->from_copy) { /* a staged store: the run in one shared read */
+    const TirBuf *f = &P->K->bufs[op->buf];
+    st = F("t2c::stg_vec<%d>(%s + %s, t2c::lds_vec<%d>(&%s[%s%s]));", n, X->cname, lin, n, f->cname, half_of(P, op->buf),
+           elem_idx(P, f, row_of(P, at), col_of(P, at)));
+  }
   buf_free(&vals);
   if (cond) line(P, "if (%s) %s", cond, st);
   else line(P, "%s", st);
@@ -757,10 +764,10 @@ static const char *line_of(Printer *P, const TirOp *op, int l, int k) {
   const Layout *p = parent_of(op->lay);
   if (op->lay->kind == LY_SLICE) return F("%d", k); /* one row or column */
   if (op->axis == 1) {
-    int r = at.ir * p->lr * (p->mma ? 1 : p->wr) + k;
+    int r = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr) + k;
     return row_base_zero(p) ? F("%d", r) : plus_k(P, F("t2c_r%d", p->id), r);
   }
-  int c = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec + at.v + k;
+  int c = at.ic * p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec + at.v + k;
   return col_base_zero(p) ? F("%d", c) : plus_k(P, F("t2c_c%d", p->id), c);
 }
 
@@ -954,7 +961,7 @@ static const char *at_idx(Printer *P, const TirBuf *f, At at) {
   const Layout *p = parent_of(at.lay);
   if (f->trans) return elem_idx(P, f, col_of(P, at), row_of(P, at)); /* stored transposed (an 8-bit wgmma operand) */
   if (!f->cm8 || at.lay->kind != LY_BLOCKED) return elem_idx(P, f, row_of(P, at), col_of(P, at));
-  int kr = at.ir * p->lr * (p->mma ? 1 : p->wr), kc = at.ic * p->lc * (p->mma ? 1 : p->wc) * p->vec;
+  int kr = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr), kc = at.ic * p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec;
   const char *rb = row_base_zero(p) ? "0" : F("t2c_r%d", p->id), *cb = col_base_zero(p) ? "0" : F("t2c_c%d", p->id);
   if (kr % 8 || kc % 8 || 8 % p->vec) return elem_idx(P, f, row_of(P, at), col_of(P, at));
   if (f->swz) { /* whole rows of 8 and whole atoms leave the swizzle's bits alone; so does a run inside a chunk */
@@ -998,9 +1005,35 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   else line(P, "%s", st);
 }
 
+/* TO_SPILL by stmatrix (op->stm matrices per instruction): the 8 x 8 block
+ * (ir, ic) of an mma layout is one matrix, its thread's pair of elements the
+ * matrix's fragment; lane 8 * j + q gives the address of row q of matrix j. */
+static void print_stmatrix(Printer *P, const TirOp *op) {
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const Layout *l = op->dst->layout;
+  const char *base = F("%s%s", half_of(P, op->buf),
+                       elem_idx(P, f, F("t2c_wr%d + lane %% 8", l->id), F("t2c_wc%d + lane / 8 %% %d * 8", l->id, op->stm)));
+  for (int ir = 0; ir < l->rr; ir++)
+    for (int ic = 0; ic < l->rc; ic += op->stm) {
+      Buf regs = {0};
+      for (int j = 0; j < op->stm; j++) {
+        int r = reg_of(l, (At){l, ir, ic + j, 0});
+        buf_printf(&regs, "%st2c::pack2(%s[%d], %s[%d])", j ? ", " : "", op->dst->cname, r, op->dst->cname, r + 1);
+      }
+      const char *at = plus_k(P, base, ir * 8 * f->pitch + ic * 8);
+      if (op->stm == 1) line(P, "t2c::stmatrix_x1(&%s[%s], %s);", f->cname, at, regs.data);
+      else line(P, "t2c::stmatrix_x%d(&%s[%s], {%s});", op->stm, f->cname, at, regs.data);
+      buf_free(&regs);
+    }
+}
+
 static void print_spill(Printer *P, const TirOp *op) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const Layout *l = op->dst->layout;
+  if (op->stm) {
+    print_stmatrix(P, op);
+    return;
+  }
   if (f->alternating) line(P, "t2c_ph%d ^= 1;  // %s: this turn writes the other half", op->buf, f->cname);
   bool runs = !f->trans && l->kind == LY_BLOCKED && l->vec > 1 && f->pitch % l->vec == 0 && !col_padded(l) &&
               l->vec * elem_bytes[f->elem] <= 16;
@@ -1627,13 +1660,14 @@ static void print_op(Printer *P, const TirOp *op) {
     print_decl(P, op->dst);
     print_sum(P, op);
     return;
-  case TO_BARRIER: line(P, "__syncthreads();  // %s", op->reason); return;
+  case TO_BARRIER: line(P, "%s();  // %s", op->warp ? "__syncwarp" : "__syncthreads", op->reason); return;
   case TO_ASYNC_COPY: print_async_copy(P, op); return;
   case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;
   case TO_WG_WAIT:
     line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
     line(P, "t2c::wgmma_fence_operand(%s);", op->dst->cname);
     return;
+  case TO_WG_PIN: line(P, "t2c::wgmma_fence_operand(%s);  // its registers hold it before the loop", op->dst->cname); return;
   case TO_ASYNC_WAIT:
     line(P, "t2c::cp_async_wait<%d>();", op->pending);
     if (cm8_ring(P->K)) line(P, "t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy");
@@ -1668,13 +1702,13 @@ static void print_block(Printer *P, const TirBlock *b) {
 /* ------------------------------------------------------------ the kernel */
 
 /* The barriers a body of the kernel has (TIR_FAST or TIR_GENERAL; the same when it is not versioned). */
-static int barriers_in(const TirBlock *b, int body) {
+static int barriers_in(const TirBlock *b, int body, bool warp) {
   int n = 0;
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
     if (op->only && op->only != body) continue;
-    n += op->kind == TO_BARRIER;
-    n += barriers_in(&op->body, body) + barriers_in(&op->els, body);
+    n += op->kind == TO_BARRIER && op->warp == warp;
+    n += barriers_in(&op->body, body, warp) + barriers_in(&op->els, body, warp);
   }
   return n;
 }
@@ -1696,6 +1730,10 @@ static const char *summary(Printer *P) {
     else if (l->mma)
       buf_printf(&b, "//   layout L%d: [%d, %d], the mma accumulator: warps %d x %d, each %d x %d tiles of 16 x 8: %d per thread\n",
                  l->id, l->rows, l->cols, l->wr, l->wc, l->rr / 2, l->rc, layout_count(l));
+    else if (l->wtiles)
+      buf_printf(&b, "//   layout L%d: [%d, %d], runs of %d, lanes %d x %d, warps %d x %d, each warp its own %d x %d tile: %d per thread\n",
+                 l->id, l->rows, l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, l->rr * l->lr, l->rc * l->lc * l->vec,
+                 layout_count(l));
     else
       buf_printf(&b, "//   layout L%d: [%d, %d], runs of %d, lanes %d x %d, warps %d x %d: %d per thread\n", l->id,
                  l->rows, l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, layout_count(l));
@@ -1733,10 +1771,14 @@ static const char *summary(Printer *P) {
       buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise 4-byte ones\n");
     }
   }
-  int fast = barriers_in(&K->body, TIR_FAST), general = barriers_in(&K->body, TIR_GENERAL);
-  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %s\n", K->ki->shared_bytes,
+  int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
+  int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);
+  buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %s%s\n", K->ki->shared_bytes,
              K->ki->dynamic_smem ? ", dynamic" : "",
-             fast == general ? F("%d", fast) : F("%d in the fast body, %d in the general one", fast, general));
+             fast == general ? F("%d", fast) : F("%d in the fast body, %d in the general one", fast, general),
+             !wfast && !wgeneral ? ""
+             : wfast == wgeneral ? F(", warp barriers (__syncwarp): %d", wfast)
+                                 : F(", warp barriers (__syncwarp): %d in the fast body, %d in the general one", wfast, wgeneral));
   const char *s = arena_strndup(P->a, b.data, b.len);
   buf_free(&b);
   return s;
@@ -1787,8 +1829,17 @@ static const char *ctx_vars(Printer *P) {
       const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * 8);
       const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * 8);
       buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
-      buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4, t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first row and column\n",
-                 l->id, l->id, l->id, l->id);
+      if (l->coords)
+        buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4, t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first row and column\n",
+                   l->id, l->id, l->id, l->id);
+      continue;
+    }
+    if (l->wtiles) { /* each warp's own block, as the mma layout it reads back */
+      const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * l->lr);
+      const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * l->lc * l->vec);
+      buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
+      buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / %d, t2c_c%d = t2c_wc%d + lane %% %d * %d;  // and this thread's first row and column\n",
+                 l->id, l->id, l->lc, l->id, l->id, l->lc, l->vec);
       continue;
     }
     const char *lr = l->lc == lanes ? "0" : l->lc == 1 ? "lane" : F("lane / %d", l->lc);
@@ -1961,7 +2012,7 @@ static void explain_barriers(TirKernel *K, const TirBlock *b, FILE *out) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
     if (op->kind == TO_BARRIER)
-      fprintf(out, "  barrier before line %d%s: %s\n", op->stmt->loc.line,
+      fprintf(out, "  %s before line %d%s: %s\n", op->warp ? "warp barrier (__syncwarp)" : "barrier", op->stmt->loc.line,
               op->only == TIR_FAST ? " (fast body)" : op->only == TIR_GENERAL ? " (general body)" : "", op->reason);
     explain_barriers(K, &op->body, out);
     explain_barriers(K, &op->els, out);
@@ -1995,9 +2046,13 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               : K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors"
                                : "");
   explain_barriers(K, &K->body, out);
-  int fast = barriers_in(&K->body, TIR_FAST), general = barriers_in(&K->body, TIR_GENERAL);
-  if (fast == general) fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d\n", K->ki->shared_bytes, fast);
+  int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
+  int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);
+  const char *w = !wfast && !wgeneral ? ""
+                  : wfast == wgeneral ? arena_printf(K->a, ", warp barriers (__syncwarp): %d", wfast)
+                                      : arena_printf(K->a, ", warp barriers (__syncwarp): %d in the fast body, %d in the general one", wfast, wgeneral);
+  if (fast == general) fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d%s\n", K->ki->shared_bytes, fast, w);
   else
-    fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d in the fast body, %d in the general one\n",
-            K->ki->shared_bytes, fast, general);
+    fprintf(out, "  shared memory: %" PRId64 " bytes; barriers: %d in the fast body, %d in the general one%s\n",
+            K->ki->shared_bytes, fast, general, w);
 }

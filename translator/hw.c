@@ -5,7 +5,9 @@
  * testing the target's number, so a new path joins by adding a row. sm90a
  * adds wgmma for f16/bf16 dots and, k32, for i8 and f8 ones (layout.c decides
  * which dots take it), and the bulk tensor copy (TMA) with mbarriers that
- * fills their stage rings (pipeline.c decides which rings take it). Rows are in order of
+ * fills their stage rings (pipeline.c decides which rings take it). stmatrix
+ * (sm_90 on, plain sm_90 included) writes a staged epilogue's 16-bit
+ * accumulator (layout.c). Rows are in order of
  * min_sm; a target takes the last row it reaches.
  */
 #include <string.h>
@@ -13,11 +15,12 @@
 #include "t2c.h"
 
 static const HwPath paths[] = {
-  /* name    min_sm  vec_bytes shfl   cp_async mma                  mma_i8               mma_f8               wgmma                       wgmma_b8                    tma                                   arch_a */
-  {"simt",   0,      16,       true,  false,   NULL,                NULL,                NULL,                NULL,                       NULL,                       NULL,                                 false},
-  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", NULL,                NULL,                       NULL,                       NULL,                                 false},
-  {"sm89",   89,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", NULL,                       NULL,                       NULL,                                 false},
-  {"sm90a",  90,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", "wgmma.mma_async.m64nNk16", "wgmma.mma_async.m64nNk32", "cp.async.bulk.tensor.2d (mbarrier)", true},
+  /* name    min_sm  vec_bytes shfl   cp_async mma                  mma_i8               mma_f8               wgmma                       wgmma_b8                    tma                                   arch_a stmatrix */
+  {"simt",   0,      16,       true,  false,   NULL,                NULL,                NULL,                NULL,                       NULL,                       NULL,                                 false, false},
+  {"sm80",   80,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", NULL,                NULL,                       NULL,                       NULL,                                 false, false},
+  {"sm89",   89,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", NULL,                       NULL,                       NULL,                                 false, false},
+  {"sm90",   90,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", NULL,                       NULL,                       NULL,                                 false, true},
+  {"sm90a",  90,     16,       true,  true,    "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mma.sync.m16n8k32", "wgmma.mma_async.m64nNk16", "wgmma.mma_async.m64nNk32", "cp.async.bulk.tensor.2d (mbarrier)", true,  true},
 };
 
 /* A row for architecture-specific targets only: wgmma exists on sm_90a, and

@@ -8,6 +8,8 @@
  * 2. Propagation. A [rows, 1] value (a row reduction's result, a tile var
  *    combined with one) takes the slice of the layout it is reduced from or
  *    broadcast against; values combined in one op share their class.
+ * 2b. Staged epilogues. A store of an mma layout's value whose rows allow
+ *    16-byte runs goes through a shared copy and leaves in them (epilogues).
  * 3. Checks. Every value an op reads must be where the op's thread has it
  *    (the same layout, or a slice of it). When not, the kernel needs a layout
  *    conversion, which the IR does not make yet: the kernel keeps emit.c.
@@ -566,7 +568,7 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
       c->lay = NULL;
       return;
     }
-    op->lay = store_layout(K, op);
+    if (!op->from_copy) op->lay = store_layout(K, op); /* a staged store's is set (epilogues) */
     break;
   case TO_SPILL: case TO_COLREDUCE: op->lay = op->dst->layout; return;
   case TO_SCAN:
@@ -1024,4 +1026,266 @@ bool layout_assign(TirKernel *K, const char **why) {
   accesses(K, &K->body, &w);
   element_bounds(K, &w);
   return true;
+}
+
+/* ------------------------------------------------------------ staged epilogues */
+
+/* A store of a value in an mma layout (a dot's accumulator, or one computed
+ * with it) would give each thread pairs of elements: one 4-byte access each,
+ * 8 rows x 16 bytes per warp instruction. When the stored tile's rows give
+ * every thread whole 16-byte runs, the store goes through shared memory
+ * instead, as a layout conversion made of the IR's usual ops:
+ *   decl t; t = expr      in the mma layout, in the stored type (a value of its own);
+ *   spill t -> t's copy   (stmatrix for 16-bit types where hw.c has it, plain
+ *                         shared stores of each thread's pairs otherwise);
+ *   store X[..] = t       read from the copy in a blocked layout of 16-byte runs
+ *                         (TirOp.from_copy: one 16-byte shared read per 16-byte store).
+ * The read-back layout keeps each warp inside its own warp tile (Layout.wtiles)
+ * when a warp tile's rows are at least 128 bytes: the copy is then each warp's
+ * own (TirBuf.warp_tiles) and sync.c orders it with __syncwarp. Otherwise a
+ * blocked layout of the whole tile, whose rows must be at least 128 bytes, and
+ * a __syncthreads; otherwise the store stays as it is. Only 8- and 16-bit
+ * stored types are staged (4-byte pairs of a warp already fill whole sectors),
+ * only outside thread-dependent control (stmatrix and the barrier are warp-
+ * and block-wide), and only where the copy fits the shared budget and its
+ * value the register budget (else the store stays as it is).
+ * Bank conflicts: the copy's pitch is padded so that a row is 16 bytes past a
+ * multiple of 128 (a tile of 128 f16 columns: 136). The 8 rows of an 8 x 8
+ * block that one stmatrix matrix (or a warp's pair stores: 8 rows x 4 lanes)
+ * writes then start in 8 different groups of 4 banks, and each quarter warp of
+ * the read-back (8 lanes, lc >= 8) reads 128 contiguous bytes of one row:
+ * neither side has a conflict. The runs, the vector width (its run-time test),
+ * the bounds checks at ragged edges are the store's as for any blocked store. */
+
+/* td: the thread-dependent regions around the ops walked (no warp-wide
+ * stmatrix nor barrier may go there). */
+typedef struct Epi {
+  int td;
+} Epi;
+
+/* The read-back layout of mma layout m for elements of eb bytes: each warp's
+ * own tile in runs of 16 bytes, else the whole tile's, else NULL. */
+static const Layout *epilogue_layout(TirKernel *K, const Layout *m, int eb) {
+  int vec = 16 / eb, tr = m->rr * 8, tc = m->rc * 8;
+  if (K->hw->vec_bytes < 16 || K->t->lanes != 32) return NULL;
+  if (tc * eb >= 128 && tc % vec == 0) {
+    int chunks = tc / vec, lc = 1;
+    while (lc * 2 <= chunks && lc * 2 <= 32) lc *= 2;
+    int lr = 32 / lc;
+    if (chunks % lc == 0 && tr % lr == 0) {
+      Layout *l = NEW(K->a, Layout);
+      *l = (Layout){.kind = LY_BLOCKED, .id = K->layouts.len, .rows = m->rows, .cols = m->cols, .vec = vec, .lc = lc,
+                    .lr = lr, .wr = m->wr, .wc = m->wc, .rr = tr / lr, .rc = chunks / lc, .wtiles = true};
+      vec_push(K->a, &K->layouts, l);
+      return l;
+    }
+  }
+  if (m->cols * eb < 128 || m->cols % vec) return NULL;
+  const Layout *b = blocked_as(K, m->rows, m->cols, eb, true);
+  return b->vec == vec && b->lc >= 8 && !layout_padded(b) ? b : NULL;
+}
+
+/* The copy's pitch: rows 16 bytes past a multiple of 128 (see above). */
+static int epilogue_pitch(int cols, int eb) {
+  int bytes = cols * eb;
+  return (bytes + (16 - bytes % 128 + 128) % 128) / eb;
+}
+
+/* The mma layout a 2-D store runs in (its value's), when the store may be staged. */
+static const Layout *staged_value(TirKernel *K, const TirOp *op, const Epi *e) {
+  if (op->kind != TO_STORE || op->td || e->td || op->rows < 2 || op->cols < 2 || op->op != TK_ASSIGN ||
+      op->atomic || op->gather || op->has_win || !op->expr || !op->lay || op->lay->kind != LY_BLOCKED || !op->lay->mma)
+    return NULL;
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  const Index *ix = &op->slice->u.index.idx[X->trank - 1];
+  int eb = elem_bytes[X->ty.elem];
+  /* where it pays: a warp's pair stores of 4-byte elements already fill whole
+   * 32-byte sectors (8 rows x 32 bytes); 16- and 8-bit ones fill half or a quarter */
+  if (eb > 2) return NULL;
+  if (!ix->len || !facts_multiple_of(K->ki, ix->start, 16 / eb)) return NULL;
+  if (!X->tdim_size[X->trank - 1] && X->tdim_const[X->trank - 1] % (16 / eb)) return NULL;
+  if (X->tstride[X->trank - 1]) return NULL;
+  return op->lay;
+}
+
+/* A staged store's wider runs add conditions that imply ones its pairs added
+ * (C aligned to 16 bytes, C aligned to 4): the stronger takes the weaker's place. */
+static void stronger_checks(TirKernel *K) {
+  for (int i = 0; i < K->nchecks; i++)
+    for (int j = i + 1; j < K->nchecks; j++) {
+      TirCheck *a = &K->checks[i], *b = &K->checks[j];
+      if (a->size != b->size || a->tensor != b->tensor || !a->mod || !b->mod || b->mod % a->mod) continue;
+      a->mod = b->mod;
+      memmove(b, b + 1, sizeof *b * (size_t)(K->nchecks - j - 1));
+      K->nchecks--;
+      j--;
+    }
+}
+
+/* The value expression x is, when it is one of type et in layout m that has no
+ * shared copy yet (the staging copy is then its copy), or NULL. */
+static TirVar *stored_value(TirKernel *K, const Expr *x, ElemType et, const Layout *m) {
+  TirVar *v = tir_hoisted(K, x);
+  for (int i = 0; !v && x->kind == E_IDENT && i < K->vars.len; i++) {
+    TirVar *w = K->vars.items[i];
+    if (w->sym && w->sym == x->u.ident.sym) v = w;
+  }
+  if (!v || v->elem != et || v->layout != m || v->direct) return NULL;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == v) return NULL;
+  return v;
+}
+
+/* Stages store op of block b at index *i: the ops above go in before it. */
+static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, const Layout *rd) {
+  TirOp *op = b->ops.items[*i];
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  ElemType et = X->ty.elem;
+  int eb = elem_bytes[et];
+  if (tir_value_regs(K) + layout_count(m) * (eb > 4 ? 2 : 1) > TIR_MAX_VALUE_REGS) return true; /* as it is */
+  int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
+  if (smem_total(K) + (bytes + 15) / 16 * 16 > K->t->smem_per_block) return true; /* no room: as it is */
+  TirVar *t = stored_value(K, op->expr, et, m);
+  bool own = !t; /* the value is not a value of the stored type already: one of its own */
+  if (own) {
+    t = tir_new_var(K, et, 2, op->rows, op->cols,
+                    arena_printf(K->a, "the value stored at line %d, in %s", op->stmt->loc.line, elem_names[et]));
+    t->cname = arena_printf(K->a, "t2c_epi%d", t->id); /* lower.c names its temporaries t2c_v<n> */
+    t->layout = m;
+  }
+  int bi = tir_copy_buf(K, t);
+  if (bi < 0) return false;
+  TirBuf *f = &K->bufs[bi];
+  f->pitch = epilogue_pitch(op->cols, eb);
+  f->warp_tiles = rd->wtiles;
+  tir_buf_size(f);
+  TirVar *h = tir_hoisted(K, op->expr);
+  Expr *x = h ? tir_read_of(K, h) : NEW(K->a, Expr);
+  if (!h) *x = *op->expr; /* the same value, a node the store's read of the copy is not keyed on */
+  TirOp *d = tir_new_op(K, NULL, TO_DECL, op->stmt), *a = tir_new_op(K, NULL, TO_ASSIGN, op->stmt);
+  TirOp *sp = tir_new_op(K, NULL, TO_SPILL, op->stmt);
+  d->dst = a->dst = sp->dst = t;
+  d->rows = a->rows = sp->rows = op->rows;
+  d->cols = a->cols = sp->cols = op->cols;
+  a->expr = x;
+  sp->buf = bi;
+  d->lay = a->lay = sp->lay = m;
+  /* stmatrix: each 8 x 8 block of a 16-bit mma layout is one of its matrices */
+  if (K->hw->stmatrix && (et == T_F16 || et == T_BF16)) sp->stm = m->rc % 4 == 0 ? 4 : m->rc % 2 == 0 ? 2 : 1;
+  f->what = arena_printf(K->a, "the store at line %d, staged: written in %s's layout by %s, read back in 16-byte runs%s",
+                         op->stmt->loc.line, m->wg ? "wgmma's accumulator" : "the mma accumulator",
+                         sp->stm ? arena_printf(K->a, "stmatrix.x%d", sp->stm) : "each thread's pairs",
+                         rd->wtiles ? " by the warp that wrote them" : "");
+  d->first = op->first;
+  op->first = false;
+  TirRead *r = NEW(K->a, TirRead);
+  *r = (TirRead){TR_WINDOW, bi, 2, {NULL, NULL}, {true, true}, 0};
+  vec_push(K->a, &K->rkeys, op->expr);
+  vec_push(K->a, &K->rvals, r);
+  op->lay = rd;
+  op->from_copy = true;
+  op->buf = bi;
+  /* what layout_assign found for the other ops, for these: shared accesses, the store's runs */
+  Reads acc = {NULL, false};
+  reads_fn(K, sp, &acc);
+  reads_fn(K, op, &acc);
+  reads_fn(K, a, &acc);
+  op->vec = 1;
+  vector_width(K, op);
+  stronger_checks(K);
+  TirOp *ins[3] = {d, a, sp};
+  int first = own ? 0 : 2; /* a value of its own: declared and computed first */
+  if (!own) sp->first = d->first;
+  PtrVec out = {0};
+  for (int k = 0; k < b->ops.len; k++) {
+    if (k == *i)
+      for (int j = first; j < 3; j++) vec_push(K->a, &out, ins[j]);
+    vec_push(K->a, &out, b->ops.items[k]);
+  }
+  b->ops = out;
+  *i += 3 - first;
+  return true;
+}
+
+/* false: out of buffers (the stores not staged yet stay as they are) */
+static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    bool td = op->td && (op->kind == TO_IF || op->kind == TO_FOR || op->kind == TO_WHILE);
+    e->td += td;
+    bool ok = epilogues(K, &op->body, e) && epilogues(K, &op->els, e);
+    e->td -= td;
+    if (!ok) return false;
+    const Layout *m = staged_value(K, op, e);
+    if (!m) continue;
+    const Layout *rd = epilogue_layout(K, m, elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem]);
+    if (rd && !stage_store(K, b, &i, m, rd)) return false;
+  }
+  return true;
+}
+
+/* A loop whose wgmma dot pipeline.c left in flight (a TO_WG_WAIT follows it)
+ * gets its accumulator pinned before it (TO_WG_PIN). Without it NVVM may sink
+ * the accumulator's initial moves into the path that skips the loop, and ptxas
+ * then serialises every wgmma (C7515): gemm_f16 on sm_90a did so once its store
+ * was staged. */
+static void wg_pins(TirKernel *K, TirBlock *b) {
+  PtrVec out = {0};
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    wg_pins(K, &op->body);
+    wg_pins(K, &op->els);
+    const TirOp *next = i + 1 < b->ops.len ? b->ops.items[i + 1] : NULL;
+    if ((op->kind == TO_FOR || op->kind == TO_WHILE) && next && next->kind == TO_WG_WAIT) {
+      TirOp *pin = tir_new_op(K, NULL, TO_WG_PIN, op->stmt);
+      pin->dst = next->dst;
+      vec_push(K->a, &out, pin);
+    }
+    vec_push(K->a, &out, op);
+  }
+  b->ops = out;
+}
+
+/* Whether evaluating x at an element reads the element's coordinates: a read
+ * of a shared copy, rows() or cols() (a hoisted value is its registers). */
+static bool expr_coords(const TirKernel *K, const Expr *x) {
+  if (!x || tir_read(K, x)) return x != NULL;
+  if (tir_hoisted(K, x)) return false;
+  switch (x->kind) {
+  case E_UNARY: return expr_coords(K, x->u.unary.a);
+  case E_BINARY: return expr_coords(K, x->u.binary.a) || expr_coords(K, x->u.binary.b);
+  case E_CALL:
+    if (x->u.call.cast == T_NONE && (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS)) return true;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (expr_coords(K, x->u.call.args[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Layout.coords: an op in an mma layout reads the thread's first row and
+ * column unless it only declares, computes without coordinates, writes by
+ * stmatrix, accumulates a dot (warp tile and lane) or waits for one. */
+static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)ctx;
+  if (op->alay && op->kind == TO_DOT && expr_coords(K, op->expr)) ((Layout *)op->alay)->coords = true;
+  if (!op->lay || op->lay->kind == LY_SCALAR) return;
+  Layout *l = (Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay);
+  bool none = op->lay->kind == LY_BLOCKED &&
+              (op->kind == TO_DECL || op->kind == TO_DOT || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
+               (op->kind == TO_SPILL && op->stm) ||
+               (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
+  if (!none) l->coords = true;
+}
+
+/* The staged epilogues (above), after pipeline.c: the stage rings' bytes are
+ * known then, and a store is staged only where its copy fits the budget. */
+void layout_epilogues(TirKernel *K) {
+  Epi e = {0};
+  if (epilogues(K, &K->body, &e)) {
+    mark_used(K);
+    lanes_warps(K);
+  }
+  wg_pins(K, &K->body);
+  walk(K, &K->body, coords_fn, NULL);
 }

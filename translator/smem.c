@@ -12,15 +12,23 @@
 
 #include <inttypes.h>
 
-bool smem_place(TirKernel *K) {
+/* Offsets in order (into f->offset when place); the total. */
+static int64_t layout_bufs(TirKernel *K, bool place) {
   int64_t off = 0;
   for (int i = 0; i < K->nbufs; i++) {
     TirBuf *f = &K->bufs[i];
     if (f->tensor) continue; /* global memory */
     if (f->swz) off = (off + 8 * f->swz - 1) / (8 * f->swz) * (8 * f->swz); /* the swizzle's pattern starts at the copy */
-    f->offset = off;
+    if (place) f->offset = off;
     off += (f->bytes + 15) / 16 * 16;
   }
+  return off;
+}
+
+int64_t smem_total(const TirKernel *K) { return layout_bufs((TirKernel *)K, false); }
+
+bool smem_place(TirKernel *K) {
+  int64_t off = layout_bufs(K, true);
   KernelInfo *ki = K->ki;
   ki->shared_bytes = off;
   ki->dynamic_smem = off > K->t->smem_static;

@@ -74,26 +74,51 @@ static bool same_elements(const TirOp *a, const TirOp *b) {
   return true;
 }
 
-/* Why op needs a barrier in state st, or NULL. */
-static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st) {
-  for (int i = 0; i < op->nacc; i++) {
-    int b = op->acc[i].buf;
-    if (K->bufs[b].stages) continue; /* a stage ring: its own wait and barrier (pipeline.c) */
-    const char *n = K->bufs[b].cname;
-    if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
-                              (!op->acc[i].write && same_elements(st->wop[b], op))))
-      continue;
-    if (!op->acc[i].write && (st->acc[b] & ST_W))
-      return arena_printf(K->a, "%s: written at line %d, read here by other threads", n, st->wline[b]);
-    if (op->acc[i].write && K->bufs[b].alternating) continue; /* the other half was read */
-    if (op->acc[i].write && (st->acc[b] & ST_R))
-      return arena_printf(K->a, "%s: read at line %d, overwritten here by other threads", n, st->rline[b]);
-    /* atomics of one kind commute: two of them need no order between them */
-    if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) continue;
-    if (op->acc[i].write && (st->acc[b] & ST_W) && st->wop[b] != op)
-      return arena_printf(K->a, "%s: written at line %d, overwritten here by other threads", n, st->wline[b]);
-  }
+/* The conflict of op's access i in state st, or NULL. */
+static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *st, int i) {
+  int b = op->acc[i].buf;
+  if (K->bufs[b].stages) return NULL; /* a stage ring: its own wait and barrier (pipeline.c) */
+  const char *n = K->bufs[b].cname;
+  if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
+                            (!op->acc[i].write && same_elements(st->wop[b], op))))
+    return NULL;
+  if (!op->acc[i].write && (st->acc[b] & ST_W))
+    return arena_printf(K->a, "%s: written at line %d, read here by other threads", n, st->wline[b]);
+  if (op->acc[i].write && K->bufs[b].alternating) return NULL; /* the other half was read */
+  if (op->acc[i].write && (st->acc[b] & ST_R))
+    return arena_printf(K->a, "%s: read at line %d, overwritten here by other threads", n, st->rline[b]);
+  /* atomics of one kind commute: two of them need no order between them */
+  if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) return NULL;
+  if (op->acc[i].write && (st->acc[b] & ST_W) && st->wop[b] != op)
+    return arena_printf(K->a, "%s: written at line %d, overwritten here by other threads", n, st->wline[b]);
   return NULL;
+}
+
+/* Why op needs a barrier in state st, or NULL; *block: a conflict on a buffer
+ * other threads than the warp's touch (TirBuf.warp_tiles: only __syncwarp is
+ * needed when every conflict is on such a buffer). */
+static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, bool *block) {
+  const char *why = NULL;
+  *block = false;
+  for (int i = 0; i < op->nacc; i++) {
+    const char *w = conflict_on(K, op, st, i);
+    if (!w) continue;
+    if (!K->bufs[op->acc[i].buf].warp_tiles) {
+      *block = true;
+      return w;
+    }
+    if (!why) why = w;
+  }
+  return why;
+}
+
+/* After a __syncwarp: what every warp did to its own tiles is ordered. */
+static void warp_clear(const TirKernel *K, SyncState *st) {
+  for (int b = 0; b < K->nbufs; b++)
+    if (K->bufs[b].warp_tiles) {
+      st->acc[b] = 0;
+      st->wop[b] = st->rop[b] = NULL;
+    }
 }
 
 static void record(const TirOp *op, SyncState *st) {
@@ -119,7 +144,8 @@ static bool region_conflicts(TirKernel *K, const TirBlock *b, const SyncState *s
     const TirOp *op = b->ops.items[i];
     SyncState s = *st;
     for (int k = 0; k < TIR_MAX_BUFS; k++) s.wop[k] = NULL; /* no op is the writer here */
-    if (conflict(K, op, &s) || region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st)) return true;
+    bool block;
+    if (conflict(K, op, &s, &block) || region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st)) return true;
   }
   return false;
 }
@@ -175,24 +201,31 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
       continue;
     }
     if (op->kind == TO_BARRIER) { /* one a stage ring's protocol placed (pipeline.c), or a view before this one */
-      memset(st, 0, sizeof *st);
+      if (op->warp) warp_clear(K, st);
+      else memset(st, 0, sizeof *st);
       if (real) vec_push(K->a, &out, op);
       continue;
     }
-    const char *why = nobar ? NULL : conflict(K, op, st);
-    if (!why && region && (region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st)))
+    bool block = true;
+    const char *why = nobar ? NULL : conflict(K, op, st, &block);
+    if (!why && region && (region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st))) {
       why = arena_printf(K->a, "before code that only some threads run (line %d), which touches what other "
                                "threads touched", op->stmt->loc.line);
+      block = true;
+    }
     if (why) {
-      memset(st, 0, sizeof *st);
+      if (block) memset(st, 0, sizeof *st);
+      else warp_clear(K, st);
       if (real) {
         TirOp *bar = tir_new_op(K, NULL, TO_BARRIER, op->stmt);
-        bar->reason = why;
+        bar->reason = block ? why : arena_printf(K->a, "%s, all of them in this warp", why);
+        bar->warp = !block;
         bar->only = view;
         bar->first = op->first; /* the statement's comment heads its barrier too */
         op->first = false;
         vec_push(K->a, &out, bar);
-        K->nbarriers++;
+        if (block) K->nbarriers++;
+        else K->nwarpbars++;
       }
     }
     if (real) vec_push(K->a, &out, op);
@@ -226,10 +259,11 @@ static void merge_views(TirKernel *K, TirBlock *b) {
     merge_views(K, &op->els);
     TirOp *prev = out.len ? out.items[out.len - 1] : NULL;
     if (op->kind == TO_BARRIER && prev && prev->kind == TO_BARRIER && prev->only == TIR_FAST && op->only == TIR_GENERAL &&
-        prev->reason && op->reason && !strcmp(prev->reason, op->reason)) {
+        prev->warp == op->warp && prev->reason && op->reason && !strcmp(prev->reason, op->reason)) {
       prev->only = 0;
       if (op->first) prev->first = true;
-      K->nbarriers--;
+      if (op->warp) K->nwarpbars--;
+      else K->nbarriers--;
       continue;
     }
     vec_push(K->a, &out, op);

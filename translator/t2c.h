@@ -594,6 +594,7 @@ typedef struct HwPath {
   const char *wgmma_b8;  /* for i8 (s32) and f8 (f32) operands, both K-major from shared memory, or NULL */
   const char *tma;       /* the bulk tensor copy that fills a wgmma operand's stage ring, with mbarriers, or NULL */
   bool arch_a;           /* only for architecture-specific targets (sm_90a: the config's arch_suffix "a") */
+  bool stmatrix;         /* stmatrix.sync.aligned.m8n8 (sm_90 on): 16-bit accumulators to shared memory */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
 
@@ -625,7 +626,17 @@ typedef struct Layout {
   bool wg;               /* mma: wgmma's m64nNk16 D fragments, a warpgroup per 64 rows: warps
                             wr x 1, each 16 rows (rr 2) of all the columns (rc = N / 8); the
                             same positions as mma.sync's, registers in this layout's order */
+  bool coords;           /* mma: some op reads a thread's first row and column (t2c_r<id>, t2c_c<id>);
+                            an accumulator only converted and written by stmatrix needs its warp tile's
+                            corner alone (layout.c, coords_fn) */
+  bool wtiles;           /* LY_BLOCKED, not mma: each warp holds one contiguous [rr * lr, rc * lc * vec]
+                            block (its warp tile), as an mma layout does: warp w is (w / wc, w % wc) and
+                              r = warp_r * rr * lr + ir * lr + lane_r,
+                              c = warp_c * rc * lc * vec + (ic * lc + lane_c) * vec + v
+                            (a staged epilogue's read-back of an mma layout's warp tiles, layout.c) */
 } Layout;
+/* The layout's warps hold contiguous blocks (an mma layout, or wtiles). */
+static inline bool layout_warp_tiles(const Layout *l) { return l->mma || l->wtiles; }
 int layout_count(const Layout *l);       /* registers per thread */
 bool layout_padded(const Layout *l);     /* some positions are past the tile */
 const char *layout_str(Arena *a, const Layout *l);
@@ -679,6 +690,9 @@ typedef enum TirOpKind {
   TO_ASYNC_WAIT,    /* cp.async.wait_group(pending) */
   TO_WG_WAIT,       /* wgmma.wait_group(pending): after a loop whose wgmma dot left its last group in flight;
                        dst: that dot's accumulator */
+  TO_WG_PIN,        /* wgmma_fence_operand(dst) before such a loop (layout.c): the accumulator's registers
+                       hold its value there, so the compiler cannot sink their definitions into the
+                       path that skips the loop, which makes ptxas serialise the wgmma (C7515) */
   /* A stage ring filled by TMA (pipeline.c), in the fast body; buf: the ring's
    * mbarriers (TirBuf.mbar), full[s] (one arrival, with the stage's bytes)
    * then empty[s] (an arrival from each warp once it no longer reads stage s): */
@@ -756,6 +770,11 @@ typedef struct TirOp {
   bool atrans, btrans;
   bool simt;             /* TO_DOT of f32/f64 operands: on the CUDA cores, in any blocked layout */
   bool wgmma;            /* TO_DOT: by wgmma (hw.c) from core-matrix copies (TirBuf.cm8), dst in a wg layout */
+  int stm;               /* TO_SPILL of a 16-bit value in an mma layout: stmatrix .x<stm> (1, 2 or 4 of its
+                            8 x 8 blocks, consecutive along the columns, per instruction); 0: plain stores */
+  bool from_copy;        /* TO_STORE: expr is read from its copy buf (a staged epilogue, layout.c): in the
+                            fast body each run of vec is one shared read of vec elements */
+  bool warp;             /* TO_BARRIER: only the warp's own threads need ordering (__syncwarp, sync.c) */
   const Layout *alay;    /* TO_DOT with A in registers: the layout expr is evaluated in */
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
@@ -807,6 +826,10 @@ typedef struct TirBuf {
    *   element (r, c) at swz((c / E) * rows * E + r * E + c % E)
    * Its offset (and each stage's size) is a multiple of 8 * swz bytes. */
   int swz;
+  /* A staged epilogue's buffer (layout.c) whose every access stays inside the
+   * accessing warp's tile (the writer's mma layout and the reader's wtiles one
+   * give each warp the same block): its conflicts need only __syncwarp (sync.c). */
+  bool warp_tiles;
   /* A TMA ring's mbarriers (pipeline.c): 2 * mbar 64-bit words, full[0 ..
    * mbar) then empty[0 .. mbar), for a ring of mbar stages; rows 2, cols mbar. */
   int mbar;
@@ -843,6 +866,7 @@ typedef struct TirKernel {
   int nchecks;
   bool versioned;        /* printed twice: vector accesses when the checks hold, scalar otherwise */
   int nbarriers;
+  int nwarpbars;         /* __syncwarp barriers (TO_BARRIER with warp) */
   int nrings;            /* loops with stage rings (pipeline.c) */
   bool use_lane, use_warp;
   const char *stage;     /* the last stage run */
@@ -904,12 +928,16 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
 TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why);
 /* layout.c: false with *why when a layout conversion the IR cannot make yet is needed. */
 bool layout_assign(TirKernel *K, const char **why);
+/* layout.c, after pipeline.c: stores of mma layouts staged through shared memory where they fit */
+void layout_epilogues(TirKernel *K);
 /* pipeline.c: @pipeline(n) loops load n - 1 iterations ahead into registers */
 void pipeline_loops(TirKernel *K);
 /* sync.c */
 void sync_place(TirKernel *K);
 /* smem.c: false when the budget is exceeded (reported) */
 bool smem_place(TirKernel *K);
+/* The shared bytes smem_place would give the buffers there are now. */
+int64_t smem_total(const TirKernel *K);
 /* emit_tir.c */
 void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, Buf *out);
 void emit_tir_explain(TirKernel *K, FILE *out);

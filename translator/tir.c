@@ -254,6 +254,9 @@ static const char *blocked_str(Arena *a, const Layout *l) {
   if (l->mma)
     return arena_printf(a, "[%d, %d] mma accumulator: warps %d x %d, each %d x %d tiles of 16 x 8", l->rows, l->cols,
                         l->wr, l->wc, l->rr / 2, l->rc);
+  if (l->wtiles)
+    return arena_printf(a, "[%d, %d] blocked in warp tiles: runs of %d, lanes %d x %d, warps %d x %d, each warp %d x %d, repeats %d x %d",
+                        l->rows, l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, l->rr * l->lr, l->rc * l->lc * l->vec, l->rr, l->rc);
   return arena_printf(a, "[%d, %d] blocked: runs of %d, lanes %d x %d, warps %d x %d, repeats %d x %d", l->rows,
                       l->cols, l->vec, l->lr, l->lc, l->wr, l->wc, l->rr, l->rc);
 }
@@ -266,7 +269,7 @@ static const char *op_names[] = {
   [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_DOT] = "dot",
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
-  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait",
+  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin",
   [TO_TMA_INIT] = "tma_init", [TO_TMA_ISSUE] = "tma_issue", [TO_TMA_LOAD] = "tma_load", [TO_TMA_WAIT] = "tma_wait",
   [TO_TMA_RELEASE] = "tma_release",
 };
@@ -402,7 +405,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     expr_str(K, op->expr, &b);
     buf_printf(&b, ") %s", op->axis == 1 ? "along rows" : "down columns");
     break;
-  case TO_SPILL: buf_printf(&b, " -> %s", K->bufs[op->buf].cname); break;
+  case TO_SPILL: buf_printf(&b, " -> %s%s", K->bufs[op->buf].cname, op->stm ? arena_printf(K->a, " by stmatrix.x%d", op->stm) : ""); break;
   case TO_COLREDUCE: buf_printf(&b, " = %s(%s)", builtin_names[op->red], K->bufs[op->buf].cname); break;
   case TO_SUM:
     buf_puts(&b, " = sum(");
@@ -435,6 +438,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     index_str(K, op->slice, &b);
     buf_printf(&b, " %s ", tok_str(op->op));
     expr_str(K, op->expr, &b);
+    if (op->from_copy) buf_puts(&b, " (runs read from the copy)");
     break;
   case TO_FOR:
     buf_printf(&b, " %s in range(", op->stmt->u.forr.var);
@@ -451,7 +455,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     buf_puts(&b, " ");
     expr_str(K, op->kind == TO_IF ? op->stmt->u.iff.cond : op->stmt->u.whil.cond, &b);
     break;
-  case TO_BARRIER: buf_printf(&b, " (%s)", op->reason); break;
+  case TO_BARRIER: buf_printf(&b, "%s (%s)", op->warp ? " __syncwarp" : "", op->reason); break;
   case TO_ASYNC_WAIT: case TO_WG_WAIT: buf_printf(&b, " (%d pending)", op->pending); break;
   case TO_ASYNC_COPY:
     buf_printf(&b, " %s stage +%d = ", K->bufs[op->buf].cname, op->pf_k);
@@ -550,6 +554,7 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
   K->stage = "layout";
   if (last && strcmp(last, "layout") == 0) return K;
   pipeline_loops(K);
+  layout_epilogues(K); /* needs the stage rings' bytes */
   K->stage = "pipeline";
   if (last && strcmp(last, "pipeline") == 0) return K;
   sync_place(K);

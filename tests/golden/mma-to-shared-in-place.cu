@@ -2,33 +2,36 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel r (mma-to-shared-in-place.tl:5): 128 threads
+// kernel r (mma-to-shared-in-place.tl:6): 128 threads
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
 //   layout L1: [64, 16], runs of 8, lanes 16 x 2, warps 4 x 1: 8 per thread
 //   layout L2: [16, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
+//   layout L3: [64, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 32 per thread
 //   a: registers, 8 x f16 per thread (L1)
 //   b: registers, 8 x f16 per thread (L2)
 //   s: registers, 32 x f32 per thread (L0)
 //   p: registers, 32 x f16 per thread (L0)
 //   a_s: shared, f16[64, 16], 3072 bytes (shared copy of a)
 //   b_s: shared, f16[16, 64], 2304 bytes (shared copy of b)
-//   16-byte accesses when A is 16-byte aligned, Bt is 16-byte aligned, O is 4-byte aligned; otherwise 4-byte ones
-//   shared memory: 5376 bytes; barriers: 1
+//   p_s: shared, f16[64, 64], 9216 bytes (the store at line 11, staged: written in the mma accumulator's layout by stmatrix.x4, read back in 16-byte runs)
+//   16-byte accesses when A is 16-byte aligned, Bt is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 14592 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restrict__ O)
 {
   __shared__ __align__(16) __half a_s[1536];
   __shared__ __align__(16) __half b_s[1152];
+  __shared__ __align__(16) __half p_s[4608];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
-  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 16 + lane / 2, t2c_c1 = (lane % 2) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
+  const int t2c_r3 = warp * 4 + lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(Bt, 16) && t2c::aligned(O, 4);
+  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(Bt, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
-    // mma-to-shared-in-place.tl:6: var a = A[0 :+ 64, 0 :+ 16]
+    // mma-to-shared-in-place.tl:7: var a = A[0 :+ 64, 0 :+ 16]
     __half a[8];
     const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r1 * 16 + t2c_c1);
     a[0] = t2c_w0.v[0];
@@ -40,7 +43,7 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     a[6] = t2c_w0.v[6];
     a[7] = t2c_w0.v[7];
     t2c::sts_vec<8>(&a_s[t2c_r1 * 24 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-    // mma-to-shared-in-place.tl:7: var b = Bt[0 :+ 16, 0 :+ 64]
+    // mma-to-shared-in-place.tl:8: var b = Bt[0 :+ 16, 0 :+ 64]
     __half b[8];
     const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(Bt + t2c_r2 * 64 + t2c_c2);
     b[0] = t2c_w1.v[0];
@@ -52,9 +55,9 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     b[6] = t2c_w1.v[6];
     b[7] = t2c_w1.v[7];
     t2c::sts_vec<8>(&b_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
-    // mma-to-shared-in-place.tl:8: var s: tile<f32>[64, 64] = dot(a, b)
+    // mma-to-shared-in-place.tl:9: var s: tile<f32>[64, 64] = dot(a, b)
     float s[32];
-    __syncthreads();  // a_s: written at line 8, read here by other threads
+    __syncthreads();  // a_s: written at line 9, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;
@@ -109,7 +112,7 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
       t2c::mma_16816_f16(s[20], s[21], s[28], s[29], t2c_a1, t2c_b2);
       t2c::mma_16816_f16(s[22], s[23], s[30], s[31], t2c_a1, t2c_b3);
     }
-    // mma-to-shared-in-place.tl:9: var p = f16(s * 2.0)
+    // mma-to-shared-in-place.tl:10: var p = f16(s * 2.0)
     __half p[32];
     p[0] = t2c::cvt<__half>((s[0] * 2.0f));
     p[1] = t2c::cvt<__half>((s[1] * 2.0f));
@@ -143,25 +146,18 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     p[29] = t2c::cvt<__half>((s[29] * 2.0f));
     p[30] = t2c::cvt<__half>((s[30] * 2.0f));
     p[31] = t2c::cvt<__half>((s[31] * 2.0f));
-    // mma-to-shared-in-place.tl:10: O[0 :+ 64, 0 :+ 64] = p
-    t2c::stg_vec<2>(O + t2c_r0 * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[0], p[1]}});
-    t2c::stg_vec<2>(O + t2c_r0 * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[2], p[3]}});
-    t2c::stg_vec<2>(O + t2c_r0 * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[4], p[5]}});
-    t2c::stg_vec<2>(O + t2c_r0 * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[6], p[7]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[8], p[9]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[10], p[11]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[12], p[13]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 8) * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[14], p[15]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[16], p[17]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[18], p[19]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[20], p[21]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 16) * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[22], p[23]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + t2c_c0, t2c::Vec<__half, 2>{{p[24], p[25]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + (t2c_c0 + 8), t2c::Vec<__half, 2>{{p[26], p[27]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + (t2c_c0 + 16), t2c::Vec<__half, 2>{{p[28], p[29]}});
-    t2c::stg_vec<2>(O + (t2c_r0 + 24) * 64 + (t2c_c0 + 24), t2c::Vec<__half, 2>{{p[30], p[31]}});
+    // mma-to-shared-in-place.tl:11: O[0 :+ 64, 0 :+ 64] = p
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8], {t2c::pack2(p[0], p[1]), t2c::pack2(p[2], p[3]), t2c::pack2(p[4], p[5]), t2c::pack2(p[6], p[7])});
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8 + 576], {t2c::pack2(p[8], p[9]), t2c::pack2(p[10], p[11]), t2c::pack2(p[12], p[13]), t2c::pack2(p[14], p[15])});
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8 + 1152], {t2c::pack2(p[16], p[17]), t2c::pack2(p[18], p[19]), t2c::pack2(p[20], p[21]), t2c::pack2(p[22], p[23])});
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8 + 1728], {t2c::pack2(p[24], p[25]), t2c::pack2(p[26], p[27]), t2c::pack2(p[28], p[29]), t2c::pack2(p[30], p[31])});
+    __syncthreads();  // p_s: written at line 11, read here by other threads
+    t2c::stg_vec<8>(O + t2c_r3 * 64 + t2c_c3, t2c::lds_vec<8>(&p_s[t2c_r3 * 72 + t2c_c3]));
+    t2c::stg_vec<8>(O + (t2c_r3 + 16) * 64 + t2c_c3, t2c::lds_vec<8>(&p_s[(t2c_r3 + 16) * 72 + t2c_c3]));
+    t2c::stg_vec<8>(O + (t2c_r3 + 32) * 64 + t2c_c3, t2c::lds_vec<8>(&p_s[(t2c_r3 + 32) * 72 + t2c_c3]));
+    t2c::stg_vec<8>(O + (t2c_r3 + 48) * 64 + t2c_c3, t2c::lds_vec<8>(&p_s[(t2c_r3 + 48) * 72 + t2c_c3]));
   } else {
-    // mma-to-shared-in-place.tl:6: var a = A[0 :+ 64, 0 :+ 16]
+    // mma-to-shared-in-place.tl:7: var a = A[0 :+ 64, 0 :+ 16]
     __half a[8];
     a[0] = A[t2c_r1 * 16 + t2c_c1];
     a[1] = A[t2c_r1 * 16 + (t2c_c1 + 1)];
@@ -172,7 +168,7 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     a[6] = A[t2c_r1 * 16 + (t2c_c1 + 6)];
     a[7] = A[t2c_r1 * 16 + (t2c_c1 + 7)];
     t2c::sts_vec<8>(&a_s[t2c_r1 * 24 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-    // mma-to-shared-in-place.tl:7: var b = Bt[0 :+ 16, 0 :+ 64]
+    // mma-to-shared-in-place.tl:8: var b = Bt[0 :+ 16, 0 :+ 64]
     __half b[8];
     b[0] = Bt[t2c_r2 * 64 + t2c_c2];
     b[1] = Bt[t2c_r2 * 64 + (t2c_c2 + 1)];
@@ -183,9 +179,9 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     b[6] = Bt[t2c_r2 * 64 + (t2c_c2 + 6)];
     b[7] = Bt[t2c_r2 * 64 + (t2c_c2 + 7)];
     t2c::sts_vec<8>(&b_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
-    // mma-to-shared-in-place.tl:8: var s: tile<f32>[64, 64] = dot(a, b)
+    // mma-to-shared-in-place.tl:9: var s: tile<f32>[64, 64] = dot(a, b)
     float s[32];
-    __syncthreads();  // a_s: written at line 8, read here by other threads
+    __syncthreads();  // a_s: written at line 9, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;
@@ -240,7 +236,7 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
       t2c::mma_16816_f16(s[20], s[21], s[28], s[29], t2c_a1, t2c_b2);
       t2c::mma_16816_f16(s[22], s[23], s[30], s[31], t2c_a1, t2c_b3);
     }
-    // mma-to-shared-in-place.tl:9: var p = f16(s * 2.0)
+    // mma-to-shared-in-place.tl:10: var p = f16(s * 2.0)
     __half p[32];
     p[0] = t2c::cvt<__half>((s[0] * 2.0f));
     p[1] = t2c::cvt<__half>((s[1] * 2.0f));
@@ -274,38 +270,43 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     p[29] = t2c::cvt<__half>((s[29] * 2.0f));
     p[30] = t2c::cvt<__half>((s[30] * 2.0f));
     p[31] = t2c::cvt<__half>((s[31] * 2.0f));
-    // mma-to-shared-in-place.tl:10: O[0 :+ 64, 0 :+ 64] = p
-    O[t2c_r0 * 64 + t2c_c0] = p[0];
-    O[t2c_r0 * 64 + (t2c_c0 + 1)] = p[1];
-    O[t2c_r0 * 64 + (t2c_c0 + 8)] = p[2];
-    O[t2c_r0 * 64 + (t2c_c0 + 9)] = p[3];
-    O[t2c_r0 * 64 + (t2c_c0 + 16)] = p[4];
-    O[t2c_r0 * 64 + (t2c_c0 + 17)] = p[5];
-    O[t2c_r0 * 64 + (t2c_c0 + 24)] = p[6];
-    O[t2c_r0 * 64 + (t2c_c0 + 25)] = p[7];
-    O[(t2c_r0 + 8) * 64 + t2c_c0] = p[8];
-    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 1)] = p[9];
-    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 8)] = p[10];
-    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 9)] = p[11];
-    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 16)] = p[12];
-    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 17)] = p[13];
-    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 24)] = p[14];
-    O[(t2c_r0 + 8) * 64 + (t2c_c0 + 25)] = p[15];
-    O[(t2c_r0 + 16) * 64 + t2c_c0] = p[16];
-    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 1)] = p[17];
-    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 8)] = p[18];
-    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 9)] = p[19];
-    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 16)] = p[20];
-    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 17)] = p[21];
-    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 24)] = p[22];
-    O[(t2c_r0 + 16) * 64 + (t2c_c0 + 25)] = p[23];
-    O[(t2c_r0 + 24) * 64 + t2c_c0] = p[24];
-    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 1)] = p[25];
-    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 8)] = p[26];
-    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 9)] = p[27];
-    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 16)] = p[28];
-    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 17)] = p[29];
-    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 24)] = p[30];
-    O[(t2c_r0 + 24) * 64 + (t2c_c0 + 25)] = p[31];
+    // mma-to-shared-in-place.tl:11: O[0 :+ 64, 0 :+ 64] = p
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8], {t2c::pack2(p[0], p[1]), t2c::pack2(p[2], p[3]), t2c::pack2(p[4], p[5]), t2c::pack2(p[6], p[7])});
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8 + 576], {t2c::pack2(p[8], p[9]), t2c::pack2(p[10], p[11]), t2c::pack2(p[12], p[13]), t2c::pack2(p[14], p[15])});
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8 + 1152], {t2c::pack2(p[16], p[17]), t2c::pack2(p[18], p[19]), t2c::pack2(p[20], p[21]), t2c::pack2(p[22], p[23])});
+    t2c::stmatrix_x4(&p_s[(t2c_wr0 + lane % 8) * 72 + t2c_wc0 + lane / 8 % 4 * 8 + 1728], {t2c::pack2(p[24], p[25]), t2c::pack2(p[26], p[27]), t2c::pack2(p[28], p[29]), t2c::pack2(p[30], p[31])});
+    __syncthreads();  // p_s: written at line 11, read here by other threads
+    O[t2c_r3 * 64 + t2c_c3] = p_s[t2c_r3 * 72 + t2c_c3];
+    O[t2c_r3 * 64 + (t2c_c3 + 1)] = p_s[t2c_r3 * 72 + (t2c_c3 + 1)];
+    O[t2c_r3 * 64 + (t2c_c3 + 2)] = p_s[t2c_r3 * 72 + (t2c_c3 + 2)];
+    O[t2c_r3 * 64 + (t2c_c3 + 3)] = p_s[t2c_r3 * 72 + (t2c_c3 + 3)];
+    O[t2c_r3 * 64 + (t2c_c3 + 4)] = p_s[t2c_r3 * 72 + (t2c_c3 + 4)];
+    O[t2c_r3 * 64 + (t2c_c3 + 5)] = p_s[t2c_r3 * 72 + (t2c_c3 + 5)];
+    O[t2c_r3 * 64 + (t2c_c3 + 6)] = p_s[t2c_r3 * 72 + (t2c_c3 + 6)];
+    O[t2c_r3 * 64 + (t2c_c3 + 7)] = p_s[t2c_r3 * 72 + (t2c_c3 + 7)];
+    O[(t2c_r3 + 16) * 64 + t2c_c3] = p_s[(t2c_r3 + 16) * 72 + t2c_c3];
+    O[(t2c_r3 + 16) * 64 + (t2c_c3 + 1)] = p_s[(t2c_r3 + 16) * 72 + (t2c_c3 + 1)];
+    O[(t2c_r3 + 16) * 64 + (t2c_c3 + 2)] = p_s[(t2c_r3 + 16) * 72 + (t2c_c3 + 2)];
+    O[(t2c_r3 + 16) * 64 + (t2c_c3 + 3)] = p_s[(t2c_r3 + 16) * 72 + (t2c_c3 + 3)];
+    O[(t2c_r3 + 16) * 64 + (t2c_c3 + 4)] = p_s[(t2c_r3 + 16) * 72 + (t2c_c3 + 4)];
+    O[(t2c_r3 + 16) * 64 + (t2c_c3 + 5)] = p_s[(t2c_r3 + 16) * 72 + (t2c_c3 + 5)];
+    O[(t2c_r3 + 16) * 64 + (t2c_c3 + 6)] = p_s[(t2c_r3 + 16) * 72 + (t2c_c3 + 6)];
+    O[(t2c_r3 + 16) * 64 + (t2c_c3 + 7)] = p_s[(t2c_r3 + 16) * 72 + (t2c_c3 + 7)];
+    O[(t2c_r3 + 32) * 64 + t2c_c3] = p_s[(t2c_r3 + 32) * 72 + t2c_c3];
+    O[(t2c_r3 + 32) * 64 + (t2c_c3 + 1)] = p_s[(t2c_r3 + 32) * 72 + (t2c_c3 + 1)];
+    O[(t2c_r3 + 32) * 64 + (t2c_c3 + 2)] = p_s[(t2c_r3 + 32) * 72 + (t2c_c3 + 2)];
+    O[(t2c_r3 + 32) * 64 + (t2c_c3 + 3)] = p_s[(t2c_r3 + 32) * 72 + (t2c_c3 + 3)];
+    O[(t2c_r3 + 32) * 64 + (t2c_c3 + 4)] = p_s[(t2c_r3 + 32) * 72 + (t2c_c3 + 4)];
+    O[(t2c_r3 + 32) * 64 + (t2c_c3 + 5)] = p_s[(t2c_r3 + 32) * 72 + (t2c_c3 + 5)];
+    O[(t2c_r3 + 32) * 64 + (t2c_c3 + 6)] = p_s[(t2c_r3 + 32) * 72 + (t2c_c3 + 6)];
+    O[(t2c_r3 + 32) * 64 + (t2c_c3 + 7)] = p_s[(t2c_r3 + 32) * 72 + (t2c_c3 + 7)];
+    O[(t2c_r3 + 48) * 64 + t2c_c3] = p_s[(t2c_r3 + 48) * 72 + t2c_c3];
+    O[(t2c_r3 + 48) * 64 + (t2c_c3 + 1)] = p_s[(t2c_r3 + 48) * 72 + (t2c_c3 + 1)];
+    O[(t2c_r3 + 48) * 64 + (t2c_c3 + 2)] = p_s[(t2c_r3 + 48) * 72 + (t2c_c3 + 2)];
+    O[(t2c_r3 + 48) * 64 + (t2c_c3 + 3)] = p_s[(t2c_r3 + 48) * 72 + (t2c_c3 + 3)];
+    O[(t2c_r3 + 48) * 64 + (t2c_c3 + 4)] = p_s[(t2c_r3 + 48) * 72 + (t2c_c3 + 4)];
+    O[(t2c_r3 + 48) * 64 + (t2c_c3 + 5)] = p_s[(t2c_r3 + 48) * 72 + (t2c_c3 + 5)];
+    O[(t2c_r3 + 48) * 64 + (t2c_c3 + 6)] = p_s[(t2c_r3 + 48) * 72 + (t2c_c3 + 6)];
+    O[(t2c_r3 + 48) * 64 + (t2c_c3 + 7)] = p_s[(t2c_r3 + 48) * 72 + (t2c_c3 + 7)];
   }
 }

@@ -1046,8 +1046,10 @@ template <int N> T2C_DEVICE void tma_store_wait() {
 }
 // stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16: lane 8*i + r
 // gives the address of row r of matrix i; register i holds matrix i's
-// elements in the ldmatrix fragment layout.
-#if T2C_HAS_SM90A_
+// elements in the ldmatrix fragment layout. Plain sm_90 has it too (PTX ISA:
+// sm_90 or higher, no architecture-specific feature), so it is compiled for
+// every __CUDA_ARCH__ >= 900 and traps below.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define T2C_STMATRIX_(shape, regs, ...) \
   asm volatile("stmatrix.sync.aligned.m8n8." shape ".shared.b16 [%0], " regs ";" :: "r"(smem_u32(row)), __VA_ARGS__ : "memory")
 #else

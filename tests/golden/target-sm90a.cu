@@ -65,6 +65,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::tma_load_2d(&a_s[0], &t2c_tmap_A, 0, m0, &t2c_mbar0[0]);
       t2c::tma_load_2d(&b_s[0], &t2c_tmap_B, n0, 0, &t2c_mbar0[0]);
     }
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       if (tid == 0 && k0 + 32 < K) {  // a_s, b_s, 1 iteration ahead, by TMA
         if (t2c_it0 + 1 >= 3) t2c::mbar_wait_parity(&t2c_mbar0[3 + (t2c_it0 + 1) % 3], ((t2c_it0 + 1) / 3 + 1) & 1);  // no warp reads the stage any more
@@ -188,6 +189,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy

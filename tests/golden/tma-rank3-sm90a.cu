@@ -85,6 +85,7 @@ bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
       t2c::tma_load_3d(&a_s[0], &t2c_tmap_A, 0, m0, b, &t2c_mbar0[0]);
       t2c::tma_load_3d(&w_s[0], &t2c_tmap_B, 0, 0, b, &t2c_mbar0[0]);
     }
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       if (tid == 0 && k0 + 64 < K) {  // a_s, w_s, 1 iteration ahead, by TMA
         if (t2c_it0 + 1 >= 3) t2c::mbar_wait_parity(&t2c_mbar0[3 + (t2c_it0 + 1) % 3], ((t2c_it0 + 1) / 3 + 1) & 1);  // no warp reads the stage any more
@@ -233,6 +234,7 @@ bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
       w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy

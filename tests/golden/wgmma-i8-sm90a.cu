@@ -117,6 +117,7 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
       t2c::tma_load_2d(&a_s[0], &t2c_tmap_A, 0, m0, &t2c_mbar0[0]);
       t2c::tma_load_2d(&b_s[0], &t2c_tmap_B, 0, n0, &t2c_mbar0[0]);
     }
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       if (tid == 0 && k0 + 64 < K) {  // a_s, b_s, 1 iteration ahead, by TMA
         if (t2c_it0 + 1 >= 3) t2c::mbar_wait_parity(&t2c_mbar0[3 + (t2c_it0 + 1) % 3], ((t2c_it0 + 1) / 3 + 1) & 1);  // no warp reads the stage any more
@@ -313,6 +314,7 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
       b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 15)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 15) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 15)] : (signed char)0);
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy

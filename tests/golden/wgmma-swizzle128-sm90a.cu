@@ -2,23 +2,25 @@
 #include <tile2cu/rt.cuh>
 
 
-// gemm uses 131136 bytes of dynamic shared memory, above the 49152-byte static
+// gemm uses 165952 bytes of dynamic shared memory, above the 49152-byte static
 // limit: launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
-#define TILE2CU_DYNAMIC_SMEM_gemm 131136
+#define TILE2CU_DYNAMIC_SMEM_gemm 165952
 
 // kernel gemm (wgmma-swizzle128-sm90a.tl:11): 256 threads
 //   layout L0: [128, 128], the wgmma accumulator: 2 warpgroups of 4 x 1 warps, each warp 16 x 128: 64 per thread
 //   layout L1: [128, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
 //   layout L2: [64, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 32 per thread
+//   layout L3: [128, 128], runs of 8, lanes 2 x 16, warps 8 x 1, each warp its own 16 x 128 tile: 64 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[128, 64] in 128-byte swizzled rows (wgmma), 65536 bytes (4 stages of a, filled ahead of the loop at line 16 by TMA (the fast body) or cp.async)
 //   b_s: shared, f16[64, 128] in 128-byte swizzled rows (wgmma), 65536 bytes (4 stages of b, filled ahead of the loop at line 16 by TMA (the fast body) or cp.async)
 //   t2c_mbar0: shared, 8 mbarriers, 64 bytes (the mbarriers of the TMA ring of the loop at line 16: 4 full, 4 empty)
+//   t2c_epi3_s: shared, f16[128, 128], 34816 bytes (the store at line 21, staged: written in wgmma's accumulator's layout by stmatrix.x4, read back in 16-byte runs by the warp that wrote them)
 //   t2c_tmap_A: the tensor map of A, boxes of 128 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise 4-byte ones
-//   shared memory: 131136 bytes, dynamic; barriers: 1
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 165952 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(256)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
@@ -26,14 +28,16 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
   __half *a_s = reinterpret_cast<__half *>(t2c_smem + 0);
   __half *b_s = reinterpret_cast<__half *>(t2c_smem + 65536);
   unsigned long long *t2c_mbar0 = reinterpret_cast<unsigned long long *>(t2c_smem + 131072);
+  __half *t2c_epi3_s = reinterpret_cast<__half *>(t2c_smem + 131136);
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
-  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
+  const int t2c_wr3 = warp * 16, t2c_wc3 = 0;  // L3: this warp's tile
+  const int t2c_r3 = t2c_wr3 + lane / 16, t2c_c3 = t2c_wc3 + lane % 16 * 8;  // and this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 4);
+  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // wgmma-swizzle128-sm90a.tl:12: var m0 = ctx.block.y * 128
     int m0 = (int)blockIdx.y * 128;
@@ -126,6 +130,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::tma_load_2d(&b_s[1 * 8192], &t2c_tmap_B, n0, 0 + 64, &t2c_mbar0[1]);
       t2c::tma_load_2d(&b_s[1 * 8192 + 4096], &t2c_tmap_B, n0 + 64, 0 + 64, &t2c_mbar0[1]);
     }
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       if (tid == 0 && k0 + 2 * 64 < K) {  // a_s, b_s, 2 iterations ahead, by TMA
         if (t2c_it0 + 2 >= 4) t2c::mbar_wait_parity(&t2c_mbar0[4 + (t2c_it0 + 2) % 4], ((t2c_it0 + 2) / 4 + 1) & 1);  // no warp reads the stage any more
@@ -150,38 +155,88 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::wgmma_fence_operand(acc);
     // wgmma-swizzle128-sm90a.tl:21: C[m0 :+ 128, n0 :+ 128] = f16(acc)
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[0]), t2c::cvt<__half>(acc[1])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[4]), t2c::cvt<__half>(acc[5])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[8]), t2c::cvt<__half>(acc[9])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[12]), t2c::cvt<__half>(acc[13])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[16]), t2c::cvt<__half>(acc[17])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 40) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[20]), t2c::cvt<__half>(acc[21])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 48) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[24]), t2c::cvt<__half>(acc[25])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 56) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[28]), t2c::cvt<__half>(acc[29])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 64) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 64), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[32]), t2c::cvt<__half>(acc[33])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 72) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 72), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[36]), t2c::cvt<__half>(acc[37])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 80) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 80), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[40]), t2c::cvt<__half>(acc[41])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 88) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 88), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[44]), t2c::cvt<__half>(acc[45])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 96) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 96), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[48]), t2c::cvt<__half>(acc[49])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 104) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 104), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[52]), t2c::cvt<__half>(acc[53])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 112) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 112), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[56]), t2c::cvt<__half>(acc[57])}});
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 120) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 120), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[60]), t2c::cvt<__half>(acc[61])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[2]), t2c::cvt<__half>(acc[3])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[6]), t2c::cvt<__half>(acc[7])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[10]), t2c::cvt<__half>(acc[11])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[14]), t2c::cvt<__half>(acc[15])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 32) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[18]), t2c::cvt<__half>(acc[19])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 40) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[22]), t2c::cvt<__half>(acc[23])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 48) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[26]), t2c::cvt<__half>(acc[27])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 56) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[30]), t2c::cvt<__half>(acc[31])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 64) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 64), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[34]), t2c::cvt<__half>(acc[35])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 72) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 72), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[38]), t2c::cvt<__half>(acc[39])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 80) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 80), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[42]), t2c::cvt<__half>(acc[43])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 88) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 88), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[46]), t2c::cvt<__half>(acc[47])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 96) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 96), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[50]), t2c::cvt<__half>(acc[51])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 104) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 104), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[54]), t2c::cvt<__half>(acc[55])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 112) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 112), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[58]), t2c::cvt<__half>(acc[59])}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 120) < N) t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 120), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[62]), t2c::cvt<__half>(acc[63])}});
+    __half t2c_epi3[64];
+    t2c_epi3[0] = t2c::cvt<__half>(acc[0]);
+    t2c_epi3[1] = t2c::cvt<__half>(acc[1]);
+    t2c_epi3[4] = t2c::cvt<__half>(acc[4]);
+    t2c_epi3[5] = t2c::cvt<__half>(acc[5]);
+    t2c_epi3[8] = t2c::cvt<__half>(acc[8]);
+    t2c_epi3[9] = t2c::cvt<__half>(acc[9]);
+    t2c_epi3[12] = t2c::cvt<__half>(acc[12]);
+    t2c_epi3[13] = t2c::cvt<__half>(acc[13]);
+    t2c_epi3[16] = t2c::cvt<__half>(acc[16]);
+    t2c_epi3[17] = t2c::cvt<__half>(acc[17]);
+    t2c_epi3[20] = t2c::cvt<__half>(acc[20]);
+    t2c_epi3[21] = t2c::cvt<__half>(acc[21]);
+    t2c_epi3[24] = t2c::cvt<__half>(acc[24]);
+    t2c_epi3[25] = t2c::cvt<__half>(acc[25]);
+    t2c_epi3[28] = t2c::cvt<__half>(acc[28]);
+    t2c_epi3[29] = t2c::cvt<__half>(acc[29]);
+    t2c_epi3[32] = t2c::cvt<__half>(acc[32]);
+    t2c_epi3[33] = t2c::cvt<__half>(acc[33]);
+    t2c_epi3[36] = t2c::cvt<__half>(acc[36]);
+    t2c_epi3[37] = t2c::cvt<__half>(acc[37]);
+    t2c_epi3[40] = t2c::cvt<__half>(acc[40]);
+    t2c_epi3[41] = t2c::cvt<__half>(acc[41]);
+    t2c_epi3[44] = t2c::cvt<__half>(acc[44]);
+    t2c_epi3[45] = t2c::cvt<__half>(acc[45]);
+    t2c_epi3[48] = t2c::cvt<__half>(acc[48]);
+    t2c_epi3[49] = t2c::cvt<__half>(acc[49]);
+    t2c_epi3[52] = t2c::cvt<__half>(acc[52]);
+    t2c_epi3[53] = t2c::cvt<__half>(acc[53]);
+    t2c_epi3[56] = t2c::cvt<__half>(acc[56]);
+    t2c_epi3[57] = t2c::cvt<__half>(acc[57]);
+    t2c_epi3[60] = t2c::cvt<__half>(acc[60]);
+    t2c_epi3[61] = t2c::cvt<__half>(acc[61]);
+    t2c_epi3[2] = t2c::cvt<__half>(acc[2]);
+    t2c_epi3[3] = t2c::cvt<__half>(acc[3]);
+    t2c_epi3[6] = t2c::cvt<__half>(acc[6]);
+    t2c_epi3[7] = t2c::cvt<__half>(acc[7]);
+    t2c_epi3[10] = t2c::cvt<__half>(acc[10]);
+    t2c_epi3[11] = t2c::cvt<__half>(acc[11]);
+    t2c_epi3[14] = t2c::cvt<__half>(acc[14]);
+    t2c_epi3[15] = t2c::cvt<__half>(acc[15]);
+    t2c_epi3[18] = t2c::cvt<__half>(acc[18]);
+    t2c_epi3[19] = t2c::cvt<__half>(acc[19]);
+    t2c_epi3[22] = t2c::cvt<__half>(acc[22]);
+    t2c_epi3[23] = t2c::cvt<__half>(acc[23]);
+    t2c_epi3[26] = t2c::cvt<__half>(acc[26]);
+    t2c_epi3[27] = t2c::cvt<__half>(acc[27]);
+    t2c_epi3[30] = t2c::cvt<__half>(acc[30]);
+    t2c_epi3[31] = t2c::cvt<__half>(acc[31]);
+    t2c_epi3[34] = t2c::cvt<__half>(acc[34]);
+    t2c_epi3[35] = t2c::cvt<__half>(acc[35]);
+    t2c_epi3[38] = t2c::cvt<__half>(acc[38]);
+    t2c_epi3[39] = t2c::cvt<__half>(acc[39]);
+    t2c_epi3[42] = t2c::cvt<__half>(acc[42]);
+    t2c_epi3[43] = t2c::cvt<__half>(acc[43]);
+    t2c_epi3[46] = t2c::cvt<__half>(acc[46]);
+    t2c_epi3[47] = t2c::cvt<__half>(acc[47]);
+    t2c_epi3[50] = t2c::cvt<__half>(acc[50]);
+    t2c_epi3[51] = t2c::cvt<__half>(acc[51]);
+    t2c_epi3[54] = t2c::cvt<__half>(acc[54]);
+    t2c_epi3[55] = t2c::cvt<__half>(acc[55]);
+    t2c_epi3[58] = t2c::cvt<__half>(acc[58]);
+    t2c_epi3[59] = t2c::cvt<__half>(acc[59]);
+    t2c_epi3[62] = t2c::cvt<__half>(acc[62]);
+    t2c_epi3[63] = t2c::cvt<__half>(acc[63]);
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8], {t2c::pack2(t2c_epi3[0], t2c_epi3[1]), t2c::pack2(t2c_epi3[4], t2c_epi3[5]), t2c::pack2(t2c_epi3[8], t2c_epi3[9]), t2c::pack2(t2c_epi3[12], t2c_epi3[13])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 32], {t2c::pack2(t2c_epi3[16], t2c_epi3[17]), t2c::pack2(t2c_epi3[20], t2c_epi3[21]), t2c::pack2(t2c_epi3[24], t2c_epi3[25]), t2c::pack2(t2c_epi3[28], t2c_epi3[29])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 64], {t2c::pack2(t2c_epi3[32], t2c_epi3[33]), t2c::pack2(t2c_epi3[36], t2c_epi3[37]), t2c::pack2(t2c_epi3[40], t2c_epi3[41]), t2c::pack2(t2c_epi3[44], t2c_epi3[45])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 96], {t2c::pack2(t2c_epi3[48], t2c_epi3[49]), t2c::pack2(t2c_epi3[52], t2c_epi3[53]), t2c::pack2(t2c_epi3[56], t2c_epi3[57]), t2c::pack2(t2c_epi3[60], t2c_epi3[61])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1088], {t2c::pack2(t2c_epi3[2], t2c_epi3[3]), t2c::pack2(t2c_epi3[6], t2c_epi3[7]), t2c::pack2(t2c_epi3[10], t2c_epi3[11]), t2c::pack2(t2c_epi3[14], t2c_epi3[15])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1120], {t2c::pack2(t2c_epi3[18], t2c_epi3[19]), t2c::pack2(t2c_epi3[22], t2c_epi3[23]), t2c::pack2(t2c_epi3[26], t2c_epi3[27]), t2c::pack2(t2c_epi3[30], t2c_epi3[31])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1152], {t2c::pack2(t2c_epi3[34], t2c_epi3[35]), t2c::pack2(t2c_epi3[38], t2c_epi3[39]), t2c::pack2(t2c_epi3[42], t2c_epi3[43]), t2c::pack2(t2c_epi3[46], t2c_epi3[47])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1184], {t2c::pack2(t2c_epi3[50], t2c_epi3[51]), t2c::pack2(t2c_epi3[54], t2c_epi3[55]), t2c::pack2(t2c_epi3[58], t2c_epi3[59]), t2c::pack2(t2c_epi3[62], t2c_epi3[63])});
+    __syncwarp();  // t2c_epi3_s: written at line 21, read here by other threads, all of them in this warp
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[t2c_r3 * 136 + t2c_c3]));
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 2) * 136 + t2c_c3]));
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 4) * 136 + t2c_c3]));
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 6) * 136 + t2c_c3]));
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 8) * 136 + t2c_c3]));
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 10) * 136 + t2c_c3]));
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 12) * 136 + t2c_c3]));
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 14) * 136 + t2c_c3]));
   } else {
     // wgmma-swizzle128-sm90a.tl:12: var m0 = ctx.block.y * 128
     int m0 = (int)blockIdx.y * 128;
@@ -392,6 +447,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3079] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
+    t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
@@ -481,70 +537,144 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // wgmma-swizzle128-sm90a.tl:21: C[m0 :+ 128, n0 :+ 128] = f16(acc)
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[0]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[1]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[4]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[5]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[8]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[9]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[12]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[13]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[16]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[17]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 40) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[20]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 41) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[21]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 48) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[24]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 49) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[25]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 56) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[28]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 57) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[29]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 64) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 64)] = t2c::cvt<__half>(acc[32]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 65) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 65)] = t2c::cvt<__half>(acc[33]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 72) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 72)] = t2c::cvt<__half>(acc[36]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 73) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 73)] = t2c::cvt<__half>(acc[37]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 80) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 80)] = t2c::cvt<__half>(acc[40]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 81) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 81)] = t2c::cvt<__half>(acc[41]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 88) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 88)] = t2c::cvt<__half>(acc[44]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 89) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 89)] = t2c::cvt<__half>(acc[45]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 96) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 96)] = t2c::cvt<__half>(acc[48]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 97) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 97)] = t2c::cvt<__half>(acc[49]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 104) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 104)] = t2c::cvt<__half>(acc[52]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 105) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 105)] = t2c::cvt<__half>(acc[53]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 112) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 112)] = t2c::cvt<__half>(acc[56]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 113) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 113)] = t2c::cvt<__half>(acc[57]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 120) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 120)] = t2c::cvt<__half>(acc[60]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 121) < N) C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 121)] = t2c::cvt<__half>(acc[61]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[2]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[3]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[6]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[7]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[10]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[11]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[14]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[15]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 32) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[18]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 33) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[19]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 40) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[22]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 41) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[23]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 48) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[26]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 49) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[27]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 56) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[30]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 57) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[31]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 64) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 64)] = t2c::cvt<__half>(acc[34]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 65) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 65)] = t2c::cvt<__half>(acc[35]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 72) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 72)] = t2c::cvt<__half>(acc[38]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 73) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 73)] = t2c::cvt<__half>(acc[39]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 80) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 80)] = t2c::cvt<__half>(acc[42]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 81) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 81)] = t2c::cvt<__half>(acc[43]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 88) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 88)] = t2c::cvt<__half>(acc[46]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 89) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 89)] = t2c::cvt<__half>(acc[47]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 96) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 96)] = t2c::cvt<__half>(acc[50]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 97) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 97)] = t2c::cvt<__half>(acc[51]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 104) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 104)] = t2c::cvt<__half>(acc[54]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 105) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 105)] = t2c::cvt<__half>(acc[55]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 112) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 112)] = t2c::cvt<__half>(acc[58]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 113) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 113)] = t2c::cvt<__half>(acc[59]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 120) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 120)] = t2c::cvt<__half>(acc[62]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 121) < N) C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 121)] = t2c::cvt<__half>(acc[63]);
+    __half t2c_epi3[64];
+    t2c_epi3[0] = t2c::cvt<__half>(acc[0]);
+    t2c_epi3[1] = t2c::cvt<__half>(acc[1]);
+    t2c_epi3[4] = t2c::cvt<__half>(acc[4]);
+    t2c_epi3[5] = t2c::cvt<__half>(acc[5]);
+    t2c_epi3[8] = t2c::cvt<__half>(acc[8]);
+    t2c_epi3[9] = t2c::cvt<__half>(acc[9]);
+    t2c_epi3[12] = t2c::cvt<__half>(acc[12]);
+    t2c_epi3[13] = t2c::cvt<__half>(acc[13]);
+    t2c_epi3[16] = t2c::cvt<__half>(acc[16]);
+    t2c_epi3[17] = t2c::cvt<__half>(acc[17]);
+    t2c_epi3[20] = t2c::cvt<__half>(acc[20]);
+    t2c_epi3[21] = t2c::cvt<__half>(acc[21]);
+    t2c_epi3[24] = t2c::cvt<__half>(acc[24]);
+    t2c_epi3[25] = t2c::cvt<__half>(acc[25]);
+    t2c_epi3[28] = t2c::cvt<__half>(acc[28]);
+    t2c_epi3[29] = t2c::cvt<__half>(acc[29]);
+    t2c_epi3[32] = t2c::cvt<__half>(acc[32]);
+    t2c_epi3[33] = t2c::cvt<__half>(acc[33]);
+    t2c_epi3[36] = t2c::cvt<__half>(acc[36]);
+    t2c_epi3[37] = t2c::cvt<__half>(acc[37]);
+    t2c_epi3[40] = t2c::cvt<__half>(acc[40]);
+    t2c_epi3[41] = t2c::cvt<__half>(acc[41]);
+    t2c_epi3[44] = t2c::cvt<__half>(acc[44]);
+    t2c_epi3[45] = t2c::cvt<__half>(acc[45]);
+    t2c_epi3[48] = t2c::cvt<__half>(acc[48]);
+    t2c_epi3[49] = t2c::cvt<__half>(acc[49]);
+    t2c_epi3[52] = t2c::cvt<__half>(acc[52]);
+    t2c_epi3[53] = t2c::cvt<__half>(acc[53]);
+    t2c_epi3[56] = t2c::cvt<__half>(acc[56]);
+    t2c_epi3[57] = t2c::cvt<__half>(acc[57]);
+    t2c_epi3[60] = t2c::cvt<__half>(acc[60]);
+    t2c_epi3[61] = t2c::cvt<__half>(acc[61]);
+    t2c_epi3[2] = t2c::cvt<__half>(acc[2]);
+    t2c_epi3[3] = t2c::cvt<__half>(acc[3]);
+    t2c_epi3[6] = t2c::cvt<__half>(acc[6]);
+    t2c_epi3[7] = t2c::cvt<__half>(acc[7]);
+    t2c_epi3[10] = t2c::cvt<__half>(acc[10]);
+    t2c_epi3[11] = t2c::cvt<__half>(acc[11]);
+    t2c_epi3[14] = t2c::cvt<__half>(acc[14]);
+    t2c_epi3[15] = t2c::cvt<__half>(acc[15]);
+    t2c_epi3[18] = t2c::cvt<__half>(acc[18]);
+    t2c_epi3[19] = t2c::cvt<__half>(acc[19]);
+    t2c_epi3[22] = t2c::cvt<__half>(acc[22]);
+    t2c_epi3[23] = t2c::cvt<__half>(acc[23]);
+    t2c_epi3[26] = t2c::cvt<__half>(acc[26]);
+    t2c_epi3[27] = t2c::cvt<__half>(acc[27]);
+    t2c_epi3[30] = t2c::cvt<__half>(acc[30]);
+    t2c_epi3[31] = t2c::cvt<__half>(acc[31]);
+    t2c_epi3[34] = t2c::cvt<__half>(acc[34]);
+    t2c_epi3[35] = t2c::cvt<__half>(acc[35]);
+    t2c_epi3[38] = t2c::cvt<__half>(acc[38]);
+    t2c_epi3[39] = t2c::cvt<__half>(acc[39]);
+    t2c_epi3[42] = t2c::cvt<__half>(acc[42]);
+    t2c_epi3[43] = t2c::cvt<__half>(acc[43]);
+    t2c_epi3[46] = t2c::cvt<__half>(acc[46]);
+    t2c_epi3[47] = t2c::cvt<__half>(acc[47]);
+    t2c_epi3[50] = t2c::cvt<__half>(acc[50]);
+    t2c_epi3[51] = t2c::cvt<__half>(acc[51]);
+    t2c_epi3[54] = t2c::cvt<__half>(acc[54]);
+    t2c_epi3[55] = t2c::cvt<__half>(acc[55]);
+    t2c_epi3[58] = t2c::cvt<__half>(acc[58]);
+    t2c_epi3[59] = t2c::cvt<__half>(acc[59]);
+    t2c_epi3[62] = t2c::cvt<__half>(acc[62]);
+    t2c_epi3[63] = t2c::cvt<__half>(acc[63]);
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8], {t2c::pack2(t2c_epi3[0], t2c_epi3[1]), t2c::pack2(t2c_epi3[4], t2c_epi3[5]), t2c::pack2(t2c_epi3[8], t2c_epi3[9]), t2c::pack2(t2c_epi3[12], t2c_epi3[13])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 32], {t2c::pack2(t2c_epi3[16], t2c_epi3[17]), t2c::pack2(t2c_epi3[20], t2c_epi3[21]), t2c::pack2(t2c_epi3[24], t2c_epi3[25]), t2c::pack2(t2c_epi3[28], t2c_epi3[29])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 64], {t2c::pack2(t2c_epi3[32], t2c_epi3[33]), t2c::pack2(t2c_epi3[36], t2c_epi3[37]), t2c::pack2(t2c_epi3[40], t2c_epi3[41]), t2c::pack2(t2c_epi3[44], t2c_epi3[45])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 96], {t2c::pack2(t2c_epi3[48], t2c_epi3[49]), t2c::pack2(t2c_epi3[52], t2c_epi3[53]), t2c::pack2(t2c_epi3[56], t2c_epi3[57]), t2c::pack2(t2c_epi3[60], t2c_epi3[61])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1088], {t2c::pack2(t2c_epi3[2], t2c_epi3[3]), t2c::pack2(t2c_epi3[6], t2c_epi3[7]), t2c::pack2(t2c_epi3[10], t2c_epi3[11]), t2c::pack2(t2c_epi3[14], t2c_epi3[15])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1120], {t2c::pack2(t2c_epi3[18], t2c_epi3[19]), t2c::pack2(t2c_epi3[22], t2c_epi3[23]), t2c::pack2(t2c_epi3[26], t2c_epi3[27]), t2c::pack2(t2c_epi3[30], t2c_epi3[31])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1152], {t2c::pack2(t2c_epi3[34], t2c_epi3[35]), t2c::pack2(t2c_epi3[38], t2c_epi3[39]), t2c::pack2(t2c_epi3[42], t2c_epi3[43]), t2c::pack2(t2c_epi3[46], t2c_epi3[47])});
+    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1184], {t2c::pack2(t2c_epi3[50], t2c_epi3[51]), t2c::pack2(t2c_epi3[54], t2c_epi3[55]), t2c::pack2(t2c_epi3[58], t2c_epi3[59]), t2c::pack2(t2c_epi3[62], t2c_epi3[63])});
+    __syncwarp();  // t2c_epi3_s: written at line 21, read here by other threads, all of them in this warp
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3)] = t2c_epi3_s[t2c_r3 * 136 + t2c_c3];
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[t2c_r3 * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[t2c_r3 * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[t2c_r3 * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[t2c_r3 * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[t2c_r3 * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[t2c_r3 * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[t2c_r3 * 136 + (t2c_c3 + 7)];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + t2c_c3];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 2) * 136 + (t2c_c3 + 7)];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + t2c_c3];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 4) * 136 + (t2c_c3 + 7)];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + t2c_c3];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 6) * 136 + (t2c_c3 + 7)];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + t2c_c3];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 8) * 136 + (t2c_c3 + 7)];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + t2c_c3];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 10) * 136 + (t2c_c3 + 7)];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + t2c_c3];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 12) * 136 + (t2c_c3 + 7)];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + t2c_c3];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 1) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 1)];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 2) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 2)];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 3) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 3)];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 4) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 4)];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 5) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 5)];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 6) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 6)];
+    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3 + 7) < N) C[((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 14) * 136 + (t2c_c3 + 7)];
   }
 }
 

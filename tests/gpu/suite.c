@@ -685,6 +685,35 @@ static void t_mma_shared(Tally *T) {
   }
 }
 
+/* epilogue_loop: staged stores of an f16 accumulator inside a loop over column
+ * blocks (one shared copy reused by every iteration), on sm_90 (stmatrix), sm_90a
+ * (wgmma, stmatrix) and sm_80 (plain shared stores), at ragged sizes: N a
+ * multiple of 8 (the 16-byte fast body, ragged last block), N not one (the
+ * element-by-element body), a tile exactly, a tile's corner. */
+static void t_epilogue_loop(Tally *T) {
+  static const int MNK[][3] = {{37, 200, 40}, {64, 128, 16}, {70, 260, 33}, {5, 3, 7}, {130, 136, 48}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 15; c++) {
+    int M = MNK[c % 5][0], N = MNK[c % 5][1], K = MNK[c % 5][2];
+    Rng r = rng_seed("epilogue_loop", (uint64_t)c);
+    Call k;
+    call_init(&k, "epilogue_loop.tl", "epilogue_loop");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 5]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, C, M, N, K, 1);
+    for (long long i = 0; i < C->n; i++) C->ref[i] = round_dt(F16, C->ref[i] + 1.0);
+    C->tol = 1e-3;
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", k.target, M, N, K);
+    CHECK(T, call_check(&k, "epilogue_loop", l));
+    call_free(&k);
+  }
+}
+
 /* vec_load: 16-byte tile loads (pad -1 past the edge; N a multiple of 4 or 8) */
 static void t_vec_load(Tally *T) {
   static const int MN[][2] = {{37, 200}, {8, 64}, {5, 4}, {20, 1000}};
@@ -2781,6 +2810,7 @@ static const Test tests[] = {
     {"strided_reject", t_strided_reject},
     {"vec_load", t_vec_load},
     {"mma_shared", t_mma_shared},
+    {"epilogue_loop", t_epilogue_loop},
     {"reduce_cols_shared", t_red_cols},
     {"reduce_sum_scalar", t_red_all},
     {"reduce_i32_shared", t_red_i32},

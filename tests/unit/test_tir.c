@@ -1042,6 +1042,186 @@ Test(tir_layout, strided_checks_past_the_table_fall_back_to_single_elements) {
   cr_assert_leq(K->nchecks, TIR_MAX_CHECKS);
 }
 
+/* ------------------------------------------------------------ staged epilogues (layout.c) */
+
+/* A [bm, bn] f32 accumulator of f16 dots, stored as `ty`, on `threads`; the
+ * loop's operands in @pipeline(stages) rings, k steps of bk. */
+static const char *epi_src(int bm, int bn, int threads, const char *ty, int stages, int bk) {
+  static char src[1024];
+  snprintf(src, sizeof src,
+           "@launch(%d)\n@registers(acc)\n"
+           "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<%s>[M, N]) {\n"
+           "  var acc: tile<f32>[%d, %d] = 0.0\n  @pipeline(%d)\n  for k0 in range(0, K, %d) {\n"
+           "    var a = A[0 :+ %d, k0 :+ %d]\n    var b = B[k0 :+ %d, 0 :+ %d]\n    acc += dot(a, b)\n  }\n"
+           "  C[0 :+ %d, 0 :+ %d] = %s(acc)\n}\n",
+           threads, ty, bm, bn, stages, bk, bm, bk, bk, bn, bm, bn, ty);
+  return src;
+}
+
+/* The top-level op index of the first op of kind (and, for a barrier, warp-ness), or -1. */
+static int top_index(const TirKernel *K, TirOpKind kind, int from) {
+  for (int i = from; i < K->body.ops.len; i++)
+    if (((const TirOp *)K->body.ops.items[i])->kind == kind) return i;
+  return -1;
+}
+
+static const TirOp *top_op(const TirKernel *K, int i) { return K->body.ops.items[i]; }
+
+static bool has_tensor_check(const TirKernel *K, const char *tensor, int mod) {
+  for (int i = 0; i < K->nchecks; i++)
+    if (K->checks[i].tensor && strcmp(K->checks[i].tensor->name, tensor) == 0 && K->checks[i].mod == mod) return true;
+  return false;
+}
+
+/* The staged store of an f16 accumulator on sm_90: converted in the mma layout,
+ * written by stmatrix.x4 into a copy whose rows are 16 bytes past a multiple of
+ * 128 (128 f16 columns: pitch 136), read back by each warp from its own warp
+ * tile in 16-byte runs (8 lanes along a row), with one __syncwarp between and
+ * no block barrier after the loop. */
+Test(tir_epilogue, f16_accumulator_goes_through_stmatrix_and_leaves_in_16_byte_runs) {
+  const char *why = NULL;
+  TirKernel *K = build(epi_src(128, 128, 256, "f16", 3, 32), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const Layout *m = var_named(K, "acc")->layout;
+  cr_assert(m->mma && !m->wg);
+  int is = top_index(K, TO_STORE, 0);
+  cr_assert_geq(is, 0);
+  const TirOp *st = top_op(K, is);
+  cr_assert(st->from_copy);
+  const Layout *l = st->lay;
+  cr_assert(l->wtiles && !l->mma);
+  cr_assert_eq(l->vec, 8, "16-byte runs of f16");
+  cr_assert_eq(st->vec, 8, "the fast body stores whole runs");
+  cr_assert_geq(l->lc, 8, "a quarter warp reads 128 contiguous bytes of one row");
+  cr_assert_eq(l->lr * l->lc, 32);
+  cr_assert_eq(l->wr, m->wr);
+  cr_assert_eq(l->wc, m->wc);
+  cr_assert_eq(l->rr * l->lr, m->rr * 8, "each warp reads back the rows it wrote");
+  cr_assert_eq(l->rc * l->lc * l->vec, m->rc * 8, "and the columns");
+  const TirBuf *f = &K->bufs[st->buf];
+  cr_assert(f->warp_tiles);
+  cr_assert_eq(f->elem, T_F16, "converted before it is staged");
+  cr_assert_eq(f->pitch, 136);
+  cr_assert_eq(f->bytes, 128 * 136 * 2);
+  int isp = top_index(K, TO_SPILL, 0);
+  cr_assert(isp >= 0 && isp < is);
+  const TirOp *sp = top_op(K, isp);
+  cr_assert_eq(sp->buf, st->buf);
+  cr_assert_eq(sp->stm, 4, "8 blocks of 8 columns per warp row: stmatrix.x4");
+  cr_assert_eq(sp->dst->layout, m, "written in the accumulator's layout");
+  cr_assert_eq(sp->dst->elem, T_F16);
+  int ib = top_index(K, TO_BARRIER, isp);
+  cr_assert(ib > isp && ib < is, "a barrier between the copy and the store");
+  cr_assert(top_op(K, ib)->warp, "__syncwarp: each warp reads only what it wrote");
+  cr_assert_eq(top_index(K, TO_BARRIER, ib + 1), -1);
+  cr_assert_eq(K->nwarpbars, 1);
+  cr_assert(has_tensor_check(K, "C", 16), "the fast body needs C 16-byte aligned");
+  cr_assert(!has_tensor_check(K, "C", 4));
+  /* KernelInfo has the copy */
+  cr_assert_eq(K->ki->nshared, shared_bufs(K));
+  cr_assert_geq(K->ki->shared_bytes, f->offset + f->bytes);
+}
+
+/* sm_90a: the wgmma accumulator (each warp 16 rows of every column) reads back
+ * its 16 x 128 tile as 2 rows x 16 lanes of 16-byte runs. */
+Test(tir_epilogue, wgmma_accumulator_reads_back_its_16_row_warp_tiles) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml", epi_src(128, 128, 256, "f16", 3, 32), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const Layout *m = var_named(K, "acc")->layout;
+  cr_assert(m->wg);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st->from_copy && st->lay->wtiles);
+  cr_assert_eq(st->lay->wr, 8);
+  cr_assert_eq(st->lay->wc, 1);
+  cr_assert_eq(st->lay->lr, 2);
+  cr_assert_eq(st->lay->lc, 16);
+  cr_assert_eq(st->lay->rr * st->lay->lr, 16);
+  const TirOp *sp = find_op(&K->body, TO_SPILL);
+  cr_assert_eq(sp->stm, 4);
+  cr_assert_eq(K->nwarpbars, 1);
+  /* the loop's wgmma stays in flight: its accumulator is pinned right before the loop */
+  int il = top_index(K, TO_FOR, 0);
+  cr_assert_gt(il, 0);
+  cr_assert_eq(top_op(K, il - 1)->kind, TO_WG_PIN);
+  cr_assert_eq(top_op(K, il - 1)->dst, var_named(K, "acc"));
+  cr_assert_eq(top_op(K, il + 1)->kind, TO_WG_WAIT);
+  cr_assert_eq(count_ops(&K->body, TO_WG_PIN), 1);
+}
+
+/* Without stmatrix (sm_80's row) the copy is written by each thread's pairs. */
+Test(tir_epilogue, no_stmatrix_on_sm_80_plain_shared_stores) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_80.yaml", epi_src(128, 128, 256, "bf16", 3, 32), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st->from_copy);
+  cr_assert_eq(K->bufs[st->buf].elem, T_BF16);
+  cr_assert_eq(find_op(&K->body, TO_SPILL)->stm, 0);
+}
+
+/* f32: a warp's 8-byte pairs already fill whole sectors; the store stays as it is. */
+Test(tir_epilogue, f32_stores_stay_in_the_accumulator_layout) {
+  const char *why = NULL;
+  TirKernel *K = build(epi_src(128, 128, 256, "f32", 3, 32), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(!st->from_copy);
+  cr_assert(st->lay->mma);
+  cr_assert_eq(st->vec, 2);
+  cr_assert_eq(K->nwarpbars, 0);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 0);
+}
+
+/* 64 x 64 on 4 warps: warp tiles of 32 x 32 (64-byte rows) are too narrow for
+ * conflict-free 16-byte reads, the tile's 128-byte rows are not: the whole
+ * tile's blocked layout reads back, after a __syncthreads. */
+Test(tir_epilogue, narrow_warp_tiles_read_back_the_whole_tile_after_a_block_barrier) {
+  const char *why = NULL;
+  TirKernel *K = build(epi_src(64, 64, 128, "f16", 2, 32), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const Layout *m = var_named(K, "acc")->layout;
+  cr_assert_eq(m->rc * 8, 32, "warp tiles of 32 columns");
+  int is = top_index(K, TO_STORE, 0), isp = top_index(K, TO_SPILL, 0);
+  const TirOp *st = top_op(K, is);
+  cr_assert(st->from_copy);
+  cr_assert(!st->lay->wtiles && !st->lay->mma);
+  cr_assert_eq(st->lay->vec, 8);
+  cr_assert_eq(st->lay->lc, 8);
+  cr_assert(!K->bufs[st->buf].warp_tiles);
+  cr_assert_eq(K->bufs[st->buf].pitch, 72);
+  int ib = top_index(K, TO_BARRIER, isp);
+  cr_assert(ib > isp && ib < is);
+  cr_assert(!top_op(K, ib)->warp);
+  cr_assert_eq(K->nwarpbars, 0);
+}
+
+/* Rows of 64 bytes give no thread a conflict-free 16-byte run: not staged. */
+Test(tir_epilogue, rows_under_128_bytes_stay_as_they_are) {
+  const char *why = NULL;
+  TirKernel *K = build(epi_src(32, 32, 128, "f16", 2, 32), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(!find_op(&K->body, TO_STORE)->from_copy);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 0);
+}
+
+/* The copy takes extra bytes only where they fit: 128 x 256 with 4 stages of
+ * BK 64 (208896 bytes of rings) leaves no room for 67584 more on sm_90; with 2
+ * stages (104448) it fits. */
+Test(tir_epilogue, staged_only_within_the_shared_budget) {
+  const char *why = NULL;
+  TirKernel *K = build(epi_src(128, 256, 512, "f16", 4, 64), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->ki->shared_bytes, 4 * (128 * 72 * 2 + 64 * 264 * 2));
+  cr_assert(!find_op(&K->body, TO_STORE)->from_copy);
+  K = build(epi_src(128, 256, 512, "f16", 2, 64), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st->from_copy);
+  cr_assert_eq(K->bufs[st->buf].bytes, 128 * 264 * 2);
+  cr_assert_eq(K->ki->shared_bytes, 2 * (128 * 72 * 2 + 64 * 264 * 2) + 128 * 264 * 2);
+}
+
 /* On sm_90a the stage rings of a wgmma dot are filled by TMA in the fast body:
  * one tensor map per (tensor, box), a box per swizzle atom (b [32, 128] f16 in
  * 128-byte rows: two 32 x 64 boxes); the ring's mbarriers (full and empty per
