@@ -77,7 +77,7 @@ static Layout *blocked_as(TirKernel *K, int rows, int cols, int ebytes, bool pla
   if (layout_padded(t)) spread(t, lanes, warps, widest);
   for (int i = 0; plain && i < K->layouts.len; i++) { /* the same plain layout made before */
     l = K->layouts.items[i];
-    if (!l->mma && l->rows == rows && l->cols == cols && l->vec == t->vec) return l;
+    if (!l->mma && l->rows == rows && l->cols == cols && l->vec == t->vec && l->lc == t->lc) return l;
   }
   t->id = K->layouts.len;
   vec_push(K->a, &K->layouts, t);
@@ -466,6 +466,33 @@ static void bound_fn(TirKernel *K, TirOp *op, void *ctx) {
   index_leaves(K, op, bound_leaf, bound);
 }
 
+/* A @registers row value [R, 1] holds R / threads rows per thread (LANGUAGE.md
+ * §8's @registers: thread i holds row i when R is the thread count), but a
+ * slice of a blocked [R, C] layout holds rr rows per thread, each in lc lanes.
+ * The blocked layouts of R rows then give every thread whole rows instead
+ * (lanes and warps down the rows, lc = wc = 1): the slice holds R / threads
+ * rows per thread, and every [R, C] value holds the same rows (same_rows), so
+ * that the row value is read where it is (attention's m and l, with its s and
+ * acc). A row's reduction is then the thread's own. The mma accumulator's
+ * layout is the dot's: a row value sliced from it keeps its count. */
+static void rows_per_thread(TirKernel *K) {
+  int lanes = K->t->lanes, warps = K->ki->threads / lanes;
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    if (!v->sym || v->sym->place != PL_REGISTER || v->rank != 2 || v->cols != 1 || v->rows != v->sym->per_thread * lanes * warps)
+      continue;
+    for (int j = 0; j < K->layouts.len; j++) {
+      Layout *l = K->layouts.items[j];
+      if (l->mma || l->rows != v->rows || l->cols < 2 || (l->lc == 1 && l->wc == 1 && l->rr == v->sym->per_thread)) continue;
+      l->lc = l->wc = 1;
+      l->lr = lanes;
+      l->wr = warps;
+      l->rr = v->sym->per_thread;
+      l->rc = l->cols / l->vec; /* the runs of a whole row, as the anchor made them */
+    }
+  }
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
@@ -479,6 +506,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   walk(K, &K->body, widest_fn, &w);
   if (w == 1) w = 4;
   walk(K, &K->body, anchor_fn, &w);
+  rows_per_thread(K);
   int n = K->vars.len;
   Classes c = {convs, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL,
                0, 0, NULL};

@@ -1297,3 +1297,38 @@ Test(tir_pipeline, tma_fills_the_wgmma_stage_rings_in_the_fast_body) {
   cr_assert_eq(K->ki->ntmaps, 0, "a ring in a loop inside another keeps cp.async");
   cr_assert_gt(count_ops(&K->body, TO_ASYNC_COPY), 0);
 }
+
+/* @registers(m, l): [64, 1] row values at 64 threads, one row per thread (the
+ * seed's count), read with the [64, 32] and [64, 64] values of the same rows:
+ * every layout of 64 rows gives each thread one whole row (attention.tl). */
+Test(tir_layout, register_row_values_hold_one_row_per_thread) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\n@registers(acc, m, l)\n"
+                       "kernel k(S: tensor<f32>[64, N], V: tensor<f32>[N, 64], O: tensor<f32>[64, 64]) {\n"
+                       "  var acc: tile<f32>[64, 64] = 0.0\n  var m: tile<f32>[64, 1] = -inf\n"
+                       "  var l: tile<f32>[64, 1] = 0.0\n"
+                       "  for k0 in range(0, N, 32) {\n"
+                       "    var s = S[0 :+ 64, k0 :+ 32]\n    var v = V[k0 :+ 32, 0 :+ 64]\n"
+                       "    var mnew = max(m, rowmax(s))\n    var p = exp(s - mnew)\n    var alpha = exp(m - mnew)\n"
+                       "    l = l * alpha + rowsum(p)\n    acc *= alpha\n    acc += dot(p, v)\n    m = mnew\n  }\n"
+                       "  O[0 :+ 64, 0 :+ 64] = acc / l\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirVar *m = var_named(K, "m"), *l = var_named(K, "l"), *acc = var_named(K, "acc"), *s = var_named(K, "s");
+  cr_assert_eq(m->layout->kind, LY_SLICE);
+  cr_assert_eq(layout_count(m->layout), 1, "thread i holds row i");
+  cr_assert_eq(layout_count(l->layout), 1);
+  cr_assert_eq(layout_count(acc->layout), acc->sym->per_thread);
+  const Layout *p = m->layout->parent;
+  cr_assert_eq(p, s->layout);
+  cr_assert_eq(p->lc, 1, "a whole row per thread");
+  cr_assert_eq(p->wc, 1);
+  cr_assert_eq(p->lr * p->wr, 64);
+  cr_assert_eq(acc->layout->lc, 1, "acc holds the same rows: alpha and l are read where they are");
+  cr_assert_eq(acc->layout->lr * acc->layout->wr, 64);
+  /* the reductions are each thread's own: no shuffles, no scratch */
+  cr_assert_eq(find_op(&K->body, TO_REDUCE)->lay->lc, 1);
+  cr_assert_eq(count_ops(&K->body, TO_SCRATCH_WRITE), 0);
+  /* the copies are the dot's operands only (p and v), none of a row value */
+  for (int i = 0; i < K->nbufs; i++)
+    cr_assert(!K->bufs[i].spill_of || K->bufs[i].spill_of->cols > 1, "%s", K->bufs[i].cname);
+}
