@@ -16,7 +16,8 @@
  * slice reads (pad too) and stores, element reads and stores of tensors,
  * every elementwise operator, cast, math function and rand/randn/randint, rows/cols/where,
  * writes of a tile through a window, transpose, element and sub-tile reads of tiles,
- * rowsum/rowmax/rowmin, colsum/colmax/colmin and sum() of f32, f64 and i32,
+ * rowsum/rowmax/rowmin of every numeric type (f16, bf16, f8 in f32, i8, u8 in
+ * i32, then converted), colsum/colmax/colmin and sum() of f32, f64, i32, u32 and i64,
  * the arg-reductions (rowargmax, colargmin, ...) and scans (cumsum, cumprod,
  * cummax, along rows or columns) of every numeric type,
  * and dot on the matrix unit: its operands are spilled to copies that ldmatrix
@@ -94,7 +95,12 @@ static bool is_tile_index(const Expr *x) {
   return y && y->kind == SY_VAR && y->ty.rank > 0;
 }
 
-static bool reducible(ElemType t) { return t == T_F32 || t == T_F64 || t == T_I32; }
+/* A reduction of t accumulates in tir_acc_type(t), as emit.c's: f16, bf16 and
+ * f8 in f32, i8 and u8 in i32, every other type in itself. colsum() and sum()
+ * fold t's own elements, so they take the types that accumulate in themselves. */
+static bool reducible(ElemType t) { return tir_acc_type(t) == t; }
+static const char *not_reducible = "a column reduction or sum() of a type that accumulates in a wider one (f16, bf16, "
+                                   "f8, i8, u8)";
 
 static const char *temp_name(Lower *L) { return arena_printf(L->K->a, "t2c_v%d", L->K->vars.len); }
 
@@ -229,20 +235,56 @@ static bool hoist_load(Lower *L, TirBlock *b, Expr *key, Expr *slice, Expr *pad)
 /* An arg-reduction compares any numeric type (f16 and bf16 as f32: tir_acc_type). */
 static bool is_arg(const Expr *x) { return builtin_class[x->u.call.builtin] == BC_ARG; }
 
+/* x converted to t: a cast node over x (x keeps its value). */
+static Expr *cast_to(Lower *L, Expr *x, ElemType t) {
+  Expr *c = NEW(L->K->a, Expr);
+  memset(c, 0, sizeof *c);
+  c->kind = E_CALL;
+  c->loc = x->loc;
+  c->u.call.name = elem_names[t];
+  c->u.call.name_loc = x->loc;
+  c->u.call.args = NEW_ARRAY(L->K->a, Expr *, 1);
+  c->u.call.args[0] = x;
+  c->u.call.nargs = c->u.call.shape_at = 1;
+  c->u.call.builtin = -1;
+  c->u.call.cast = t;
+  c->ty = x->ty;
+  c->ty.elem = t;
+  c->ty.untyped = false;
+  c->flags = x->flags & (EF_TD | EF_TILE);
+  return c;
+}
+
+/* A row reduction of f16 (bf16, f8, i8, u8) x: its elements are converted to
+ * the type it accumulates in (tir_acc_type), reduced into a value of that type,
+ * which is then converted back, once per row, into a value of x's type (what
+ * emit.c computes: t2c::cvt of the wider sum). */
 static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  if (!is_arg(x) && !reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
   if (arg->ty.rank != 2) return fail(L, "a row reduction of a rank-1 tile");
   if (!hoist(L, b, arg)) return false;
-  TirVar *v = tir_new_var(L->K, x->ty.elem, 2, arg->ty.dims[0], 1,
-                          arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line));
+  ElemType acc = is_arg(x) ? x->ty.elem : tir_acc_type(arg->ty.elem);
+  const char *what = arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line);
+  TirVar *v = tir_new_var(L->K, acc, 2, arg->ty.dims[0], 1,
+                          acc == x->ty.elem ? what : arena_printf(L->K->a, "%s, in %s", what, elem_names[acc]));
   v->cname = temp_name(L);
   TirOp *op = op_new(L, b, TO_REDUCE);
   op->dst = v;
-  op->expr = arg;
+  op->expr = is_arg(x) || acc == arg->ty.elem ? arg : cast_to(L, arg, acc);
   op->red = (BuiltinKind)x->u.call.builtin;
   op->rows = arg->ty.dims[0];
   op->cols = arg->ty.dims[1];
+  if (acc != x->ty.elem) {
+    TirVar *w = tir_new_var(L->K, x->ty.elem, 2, v->rows, 1, what);
+    w->cname = temp_name(L);
+    op_new(L, b, TO_DECL)->dst = w;
+    TirOp *o = op_new(L, b, TO_ASSIGN);
+    o->dst = w;
+    o->expr = cast_to(L, tir_read_of(L->K, v), x->ty.elem);
+    o->rows = v->rows;
+    o->cols = 1;
+    v = w;
+  }
   map_value(L, x, v);
   return true;
 }
@@ -389,7 +431,7 @@ static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
 
 static bool hoist_colreduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  if (!is_arg(x) && !reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
+  if (!is_arg(x) && !reducible(arg->ty.elem)) return fail(L, not_reducible);
   if (arg->ty.rank != 2) return fail(L, "a column reduction of a rank-1 tile");
   TirVar *v = value_of(L, b, arg);
   int bi = v ? spill(L, b, v, arena_printf(L->K->a, "%s() reads it across threads", builtin_names[x->u.call.builtin]))
@@ -438,7 +480,7 @@ static bool hoist_scan(Lower *L, TirBlock *b, Expr *x) {
 
 static bool hoist_sum(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  if (!reducible(arg->ty.elem)) return fail(L, "a reduction of a type other than f32, f64, i32");
+  if (!reducible(arg->ty.elem)) return fail(L, not_reducible);
   TirVar *v = value_of(L, b, arg);
   if (!v) return false;
   TirVar *d = tir_new_var(L->K, x->ty.elem, 0, 1, 1, arena_printf(L->K->a, "sum at line %d", x->loc.line));

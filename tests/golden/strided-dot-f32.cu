@@ -2,7 +2,7 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel gemm (strided-dot-f32.tl:9): 256 threads
+// kernel gemm (strided-dot-f32.tl:10): 256 threads
 //   acc: registers, 16 x f32 per thread
 //   a: shared, f32[64, 16], 4096 bytes (tile a)
 //   b: shared, f32[16, 64], 4096 bytes (tile b)
@@ -15,11 +15,11 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
   __shared__ __align__(16) float b[1024];
   __shared__ __align__(16) float acc_s[4096];
   const int tid = threadIdx.x;
-  // strided-dot-f32.tl:11: var m0 = ctx.block.y * 64
+  // strided-dot-f32.tl:12: var m0 = ctx.block.y * 64
   int m0 = ((int)blockIdx.y * 64);
-  // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
+  // strided-dot-f32.tl:13: var n0 = ctx.block.x * 64
   int n0 = ((int)blockIdx.x * 64);
-  // strided-dot-f32.tl:13: var acc: tile<f32>[64, 64] = 0.0
+  // strided-dot-f32.tl:14: var acc: tile<f32>[64, 64] = 0.0
   float acc[16];
   acc[0] = 0.0f;
   acc[1] = 0.0f;
@@ -37,21 +37,21 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
   acc[13] = 0.0f;
   acc[14] = 0.0f;
   acc[15] = 0.0f;
-  // strided-dot-f32.tl:14: for k0 in range(0, K, 16) {
+  // strided-dot-f32.tl:15: for k0 in range(0, K, 16) {
   for (int k0 = 0; k0 < K; k0 += 16) {
-    // strided-dot-f32.tl:15: var a = A[m0 :+ 64, k0 :+ 16]
-    __syncthreads();  // a: read at line 17, overwritten here by other threads
+    // strided-dot-f32.tl:16: var a = A[m0 :+ 64, k0 :+ 16]
+    __syncthreads();  // a: read at line 18, overwritten here by other threads
     for (int e = tid; e < 1024; e += 256) {
       const int r = e / 16, c = e % 16;
       a[e] = ((m0 + r) < M && (k0 + c) < K ? A[((long long)(m0 + r)) * K + (k0 + c)] : 0.0f);
     }
-    // strided-dot-f32.tl:16: var b = B[k0 :+ 16, n0 :+ 64]
+    // strided-dot-f32.tl:17: var b = B[k0 :+ 16, n0 :+ 64]
     for (int e = tid; e < 1024; e += 256) {
       const int r = e / 64, c = e % 64;
       b[e] = ((k0 + r) < K && (n0 + c) < N ? B[(long long)(k0 + r) * B_stride0 + (long long)(n0 + c) * B_stride1] : 0.0f);
     }
-    // strided-dot-f32.tl:17: acc += dot(a, b)
-    __syncthreads();  // b: written at line 16, read here by other threads
+    // strided-dot-f32.tl:18: acc += dot(a, b)
+    __syncthreads();  // b: written at line 17, read here by other threads
     // acc += dot: one loop over k for this thread's 16 elements (rows r + 4*i, column c)
     { const int r = tid / 64, c = tid % 64;
       for (int t2c_k0 = 0; t2c_k0 < 16; ++t2c_k0) {
@@ -75,7 +75,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       }
     }
   }
-  // strided-dot-f32.tl:19: C[m0 :+ 64, n0 :+ 64] = acc
+  // strided-dot-f32.tl:20: C[m0 :+ 64, n0 :+ 64] = acc
   // acc -> acc_s (shared): a store to a tensor reads it outside registers
   acc_s[tid] = acc[0];
   acc_s[tid + 256] = acc[1];
@@ -97,15 +97,12 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
     const int r = e / 64, c = e % 64;
     if ((m0 + r) < M && (n0 + c) < N) C[(long long)(m0 + r) * C_stride0 + (long long)(n0 + c) * C_stride1] = acc_s[e];
   }
-  // strided-dot-f32.tl:20: L[0 :+ 16, 0 :+ 1] = rowsum(I[0 :+ 16, 0 :+ 32])
-  { const int e = tid / 16, t2c_part = tid % 16;  // 16 threads per row
+  // strided-dot-f32.tl:21: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
+  if (tid < 128) { const int e = tid;
     long long t2c_r2 = 0LL;
-    if (e < 16) for (int t2c_k3 = t2c_part; t2c_k3 < 32; t2c_k3 += 16) {
-      t2c_r2 += I[e * 32 + t2c_k3];
+    for (int t2c_k3 = 0; t2c_k3 < 256; ++t2c_k3) {
+      t2c_r2 += I[e * 256 + t2c_k3];
     }
-    t2c_r2 = t2c::fold_sum<16>(t2c_r2);
-    if (t2c_part == 0 && e < 16) {
-      L[e] = t2c_r2;
-    }
+    L[e] = t2c_r2;
   }
 }

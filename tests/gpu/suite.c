@@ -838,6 +838,55 @@ static void t_red_i32(Tally *T) {
   }
 }
 
+/* red_types: row reductions of f16 (in f32) and i8 (in i32), converted back per
+ * row, and of u32 (in itself, wrapping), with colsum and sum of u32, in the tile
+ * IR; the tile is 16 x 64, so that ragged sizes leave zeros in max and min. */
+static void t_red_types(Tally *T) {
+  static const int MN[][2] = {{16, 64}, {13, 50}, {3, 17}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_types", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_types.tl", "red_types");
+    Ten *H = call_in(&k, "H", F16, 2, SHAPE(M, N));
+    Ten *B = call_in(&k, "B", I8, 2, SHAPE(M, N));
+    Ten *U = call_in(&k, "U", U32, 2, SHAPE(M, N));
+    Ten *HS = call_out(&k, "HS", F16, 2, SHAPE(M, 1));
+    Ten *HD = call_out(&k, "HD", F16, 2, SHAPE(M, N));
+    Ten *BS = call_out(&k, "BS", I8, 2, SHAPE(M, 1));
+    Ten *BN = call_out(&k, "BN", I8, 2, SHAPE(M, 1));
+    Ten *US = call_out(&k, "US", U32, 2, SHAPE(M, 1));
+    Ten *UC = call_out(&k, "UC", U32, 2, SHAPE(1, N));
+    Ten *UT = call_out(&k, "UT", U32, 1, SHAPE(1));
+    fill_uniform(H, &r, -1, 1);
+    fill_int(B, &r, -1, 1); /* a row's sum fits in i8 */
+    fill_int(U, &r, 0, 4000000000LL);
+    uint32_t tot = 0;
+    for (int i = 0; i < M; i++) {
+      double hs = 0, hx = N < 64 ? 0 : -1e9, bs = 0, bn = N < 64 ? 0 : 1e9;
+      uint32_t us = 0;
+      for (int j = 0; j < N; j++) {
+        hs += A2(H, i, j), hx = dmax(hx, A2(H, i, j));
+        bs += A2(B, i, j), bn = dmin(bn, A2(B, i, j));
+        us += (uint32_t)A2(U, i, j);
+      }
+      for (int j = 0; j < N; j++) R2(HD, i, j) = A2(H, i, j) - hx;
+      R2(HS, i, 0) = hs, R2(BS, i, 0) = bs, R2(BN, i, 0) = bn, R2(US, i, 0) = us;
+      tot += us;
+    }
+    for (int j = 0; j < N; j++) {
+      uint32_t s = 0;
+      for (int i = 0; i < M; i++) s += (uint32_t)A2(U, i, j);
+      UC->ref[j] = s;
+    }
+    UT->ref[0] = tot;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_types", l));
+    call_free(&k);
+  }
+}
+
 static void t_regs16(Tally *T) {
   static const int Ms[] = {64, 37, 200};
   for (int c = 0; c < 3; c++) {
@@ -2670,7 +2719,8 @@ static void t_strided_rowsum(Tally *T) {
 
 /* strided_dot / strided_dot_f32 / strided_dot_legacy: C = A B with B a view (the
  * tile IR's tensor cores with @pipeline, its f32 dot on the CUDA cores, and the
- * direct emitter's f32 dot, where a u32 row sum keeps the kernel). */
+ * direct emitter's f32 dot, where a u32 row sum too large for registers keeps
+ * the kernel). */
 static void t_strided_dot_one(Tally *T, int mode, int c, int M, int N, int K, int kb) {
   long long bs0, bs1;
   bool f32 = mode > 0;
@@ -2682,12 +2732,12 @@ static void t_strided_dot_one(Tally *T, int mode, int c, int M, int N, int K, in
   Ten *B = view_ten(&k, "B", f32 ? F32 : F16, false, kb, K, N, &bs0, &bs1);
   Ten *Cm = call_out(&k, "C", F32, 2, SHAPE(M, N));
   if (mode == 2) {
-    Ten *I = call_in(&k, "I", U32, 2, SHAPE(16, 32));
-    Ten *L = call_out(&k, "L", U32, 2, SHAPE(16, 1));
+    Ten *I = call_in(&k, "I", U32, 2, SHAPE(128, 256));
+    Ten *L = call_out(&k, "L", U32, 2, SHAPE(128, 1));
     fill_int(I, &r, 0, 4000000000LL);
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < 128; i++) {
       uint32_t s = 0;
-      for (int j = 0; j < 32; j++) s += (uint32_t)A2(I, i, j);
+      for (int j = 0; j < 256; j++) s += (uint32_t)A2(I, i, j);
       R2(L, i, 0) = s;
     }
   }
@@ -2814,6 +2864,7 @@ static const Test tests[] = {
     {"reduce_cols_shared", t_red_cols},
     {"reduce_sum_scalar", t_red_all},
     {"reduce_i32_shared", t_red_i32},
+    {"reduce_types", t_red_types},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},
     {"dot_f16", t_dot_f16},

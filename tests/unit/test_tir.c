@@ -192,10 +192,10 @@ Test(tir_smem, offsets_are_16_byte_aligned_and_kernel_info_is_filled) {
 
 Test(tir_lower, kernels_outside_the_ir_say_why) {
   const char *why = NULL;
-  TirKernel *K = build("@launch(128)\nkernel k(I: tensor<i64>[16, 16], L: tensor<i64>[16, 1]) {\n"
-                       "  L[0 :+ 16, 0 :+ 1] = rowsum(I[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
+  TirKernel *K = build("@launch(128)\nkernel k(H: tensor<f16>[16, 16], L: tensor<f16>[1, 16]) {\n"
+                       "  L[0 :+ 1, 0 :+ 16] = colsum(H[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "a reduction of a type other than f32, f64, i32");
+  cr_assert_str_eq(why, "a column reduction or sum() of a type that accumulates in a wider one (f16, bf16, f8, i8, u8)");
   /* an f32 dot is lowered, on the CUDA cores */
   why = NULL;
   K = build("@launch(128)\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 16], C: tensor<f32>[16, 16]) {\n"
@@ -1331,4 +1331,35 @@ Test(tir_layout, register_row_values_hold_one_row_per_thread) {
   /* the copies are the dot's operands only (p and v), none of a row value */
   for (int i = 0; i < K->nbufs; i++)
     cr_assert(!K->bufs[i].spill_of || K->bufs[i].spill_of->cols > 1, "%s", K->bufs[i].cname);
+}
+
+/* A row reduction of f16 accumulates in f32 (as emit.c's) and is converted
+ * back once per row; one of i64 or u32 accumulates in its own type. */
+Test(tir_lower, row_reductions_accumulate_in_the_wider_type) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(H: tensor<f16>[16, 64], S: tensor<f16>[16, 1], I: tensor<i64>[16, 64],\n"
+                       "         L: tensor<i64>[16, 1], T: tensor<i64>[1]) {\n"
+                       "  S[0 :+ 16, 0 :+ 1] = rowsum(H[0 :+ 16, 0 :+ 64])\n"
+                       "  var i = I[0 :+ 16, 0 :+ 64]\n  L[0 :+ 16, 0 :+ 1] = rowmax(i)\n  T[0] = sum(i)\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->dst->elem, T_F32, "rowsum of f16 accumulates in f32");
+  cr_assert_eq(red->expr->kind, E_CALL);
+  cr_assert_eq(red->expr->u.call.cast, T_F32, "each element converted to f32");
+  /* then an assign converts the row sums to f16, in the reduction's slice */
+  const TirOp *back = NULL;
+  for (int i = 0; i < K->body.ops.len && !back; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op->kind == TO_ASSIGN && op->dst->elem == T_F16 && op->dst->cols == 1) back = op;
+  }
+  cr_assert(back, "no conversion back to f16");
+  cr_assert_eq(back->expr->u.call.cast, T_F16);
+  cr_assert_eq(back->dst->layout, red->dst->layout);
+  int i64 = 0;
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if ((op->kind == TO_REDUCE || op->kind == TO_SUM) && op->dst->elem == T_I64) i64++;
+  }
+  cr_assert_eq(i64, 2, "rowmax and sum of i64 in i64");
 }
