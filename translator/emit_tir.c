@@ -1656,10 +1656,7 @@ static void print_op(Printer *P, const TirOp *op) {
     each_elem(P, op, op->dst->layout, false, builtin_class[op->red] == BC_ARG ? colarg_elem : colreduce_elem, NULL);
     return;
   case TO_SCAN: print_scan(P, op); return;
-  case TO_SUM:
-    print_decl(P, op->dst);
-    print_sum(P, op);
-    return;
+  case TO_SUM: print_sum(P, op); return;
   case TO_BARRIER: line(P, "%s();  // %s", op->warp ? "__syncwarp" : "__syncthreads", op->reason); return;
   case TO_ASYNC_COPY: print_async_copy(P, op); return;
   case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;

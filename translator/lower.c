@@ -485,6 +485,7 @@ static bool hoist_sum(Lower *L, TirBlock *b, Expr *x) {
   if (!v) return false;
   TirVar *d = tir_new_var(L->K, x->ty.elem, 0, 1, 1, arena_printf(L->K->a, "sum at line %d", x->loc.line));
   d->cname = temp_name(L);
+  op_new(L, b, TO_DECL)->dst = d;
   TirOp *op = op_new(L, b, TO_SUM);
   op->dst = d;
   op->expr = arg;
@@ -856,6 +857,32 @@ static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
   return lower_store(L, b, s);
 }
 
+/* A continue of the loop body b (not of a loop inside it). */
+static bool continues(const Block *b) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const Stmt *s = b->stmts[i];
+    if (s->kind == S_CONTINUE) return true;
+    if (s->kind == S_BLOCK && continues(&s->u.block)) return true;
+    if (s->kind == S_IF) {
+      Block one = {(Stmt **)&s->u.iff.els, s->u.iff.els ? 1 : 0, {0, 0}};
+      if (continues(&s->u.iff.then) || continues(&one)) return true;
+    }
+  }
+  return false;
+}
+
+/* A while condition with ops of its own (sum(), into a scalar value): they run
+ * before the loop, and again, the same ops into the same values, at the end of
+ * every iteration, before the next test. Every thread must run them (sum()'s
+ * fold across warps has a barrier), and every iteration must reach its end. */
+static bool while_cond_ok(Lower *L, const TirBlock *cond, const Stmt *s, bool td) {
+  for (int i = 0; i < cond->ops.len; i++)
+    if (((const TirOp *)cond->ops.items[i])->kind == TO_SPILL) return fail(L, "a tile element read in a while condition");
+  if (td || L->td) return fail(L, "sum() in the condition of a while that threads leave apart");
+  if (continues(&s->u.whil.body)) return fail(L, "sum() in the condition of a while with a continue");
+  return true;
+}
+
 static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
   TirOp *o = NULL;
   bool td;
@@ -879,9 +906,12 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     L->loops--;
     L->td -= td;
     return true;
-  case S_WHILE:
-    if (!scalar_ok(L, NULL, s->u.whil.cond)) return false;
+  case S_WHILE: {
+    TirBlock cond = {0};
+    if (!scalar_ok(L, &cond, s->u.whil.cond)) return false;
     td = check_expr_td(s->u.whil.cond) || check_loop_divergent(&s->u.whil.body);
+    if (cond.ops.len && !while_cond_ok(L, &cond, s, td)) return false;
+    for (int i = 0; i < cond.ops.len; i++) vec_push(L->K->a, &b->ops, cond.ops.items[i]);
     o = op_new(L, b, TO_WHILE);
     o->td = td || L->td;
     L->td += td;
@@ -889,10 +919,18 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     vec_push(L->K->a, &L->loops_op, o);
     vec_push(L->K->a, &L->loops_in, b);
     if (!lower_block(L, &o->body, &s->u.whil.body)) return false;
+    for (int i = 0; i < cond.ops.len; i++) { /* the condition's ops again, for the next test (declared once) */
+      const TirOp *c0 = cond.ops.items[i];
+      if (c0->kind == TO_DECL) continue;
+      TirOp *c = tir_new_op(L->K, &o->body, TO_DECL, s);
+      *c = *c0;
+      c->first = false;
+    }
     L->loops_op.len--, L->loops_in.len--;
     L->loops--;
     L->td -= td;
     return true;
+  }
   case S_IF:
     if (!scalar_ok(L, b, s->u.iff.cond)) return false;
     td = check_expr_td(s->u.iff.cond);

@@ -3,55 +3,121 @@
 
 
 // kernel normalize (sum-scalar.tl:3): 128 threads
-//   x: shared, f32[256], 1024 bytes (tile x)
-//   t2c_red_f32: shared, f32[32], 128 bytes (scratch row of sum())
-//   shared memory: 1152 bytes; barriers: 3
+//   layout L0: [1, 256], runs of 2, lanes 1 x 32, warps 1 x 4: 2 per thread
+//   x: registers, 2 x f32 per thread (L0)
+//   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 5, one value per warp)
+//   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
+//   t2c_red2: shared, f32[4, 1], 32 bytes (partials of sum at line 7, one value per warp)
+//   16-byte accesses when N % 2 == 0, X is 8-byte aligned, Y is 8-byte aligned; otherwise 4-byte ones
+//   shared memory: 64 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ T, int N)
 {
-  __shared__ __align__(16) float x[256];
-  __shared__ __align__(16) float t2c_red_f32[32];
+  __shared__ __align__(16) float t2c_red0[4];
+  __shared__ __align__(16) float t2c_red1[4];
+  __shared__ __align__(16) float t2c_red2[8];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  // sum-scalar.tl:4: var x = X[0 :+ 256]
-  for (int e = tid; e < 256; e += 128) {
-    x[e] = (e < N ? X[e] : 0.0f);
-  }
-  // sum-scalar.tl:5: var total = sum(x * x)
-  float t2c_sum0 = 0.0f;
-  for (int e = tid; e < 256; e += 128) {
-    t2c_sum0 += (x[e] * x[e]);
-  }
-  t2c_sum0 = t2c::fold_sum<32>(t2c_sum0);
-  if (lane == 0) t2c_red_f32[warp] = t2c_sum0;
-  __syncthreads();  // t2c_red_f32: written at line 5, read here by other threads
-  t2c_sum0 = t2c::fold_sum<32>(lane < 4 ? t2c_red_f32[lane] : 0.0f);
-  float total = t2c_sum0;
-  // sum-scalar.tl:6: var steps = 0
-  int steps = 0;
-  // sum-scalar.tl:7: while sum(x) > 1.0 && steps < 4 {
-  while (true) {
-    float t2c_sum1 = 0.0f;
-    for (int e = tid; e < 256; e += 128) {
-      t2c_sum1 += x[e];
+  int t2c_ph4 = 0;  // which half of t2c_red2 this turn uses
+  const int t2c_c0 = (warp * 32 + lane) * 2;  // L0: this thread's first column (every thread starts at row 0)
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = N % 2 == 0 && t2c::aligned(X, 8) && t2c::aligned(Y, 8);
+  if (t2c_fast) {
+    // sum-scalar.tl:4: var x = X[0 :+ 256]
+    float x[2];
+    if (t2c_c0 < N) {
+      const t2c::Vec<float, 2> t2c_w0 = t2c::ldg_vec<2>(X + t2c_c0);
+      x[0] = t2c_w0.v[0];
+      x[1] = t2c_w0.v[1];
+    } else {
+      x[0] = 0.0f;
+      x[1] = 0.0f;
     }
-    __syncthreads();  // t2c_red_f32: read at line 7, overwritten here by other threads
-    t2c_sum1 = t2c::fold_sum<32>(t2c_sum1);
-    if (lane == 0) t2c_red_f32[warp] = t2c_sum1;
-    __syncthreads();  // t2c_red_f32: written at line 7, read here by other threads
-    t2c_sum1 = t2c::fold_sum<32>(lane < 4 ? t2c_red_f32[lane] : 0.0f);
-    if (!(((t2c_sum1 > 1.0f) && (steps < 4)))) break;
-    // sum-scalar.tl:8: x = x * 0.5
-    for (int e = tid; e < 256; e += 128) {
-      x[e] = (x[e] * 0.5f);
+    // sum-scalar.tl:5: var total = sum(x * x)
+    float t2c_v2[2];
+    t2c_v2[0] = x[0] * x[0];
+    t2c_v2[1] = x[1] * x[1];
+    float t2c_v3[1];
+    t2c_v3[0] = t2c_v2[0];
+    t2c_v3[0] += t2c_v2[1];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
+    __syncthreads();  // t2c_red0: written at line 5, read here by other threads
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    float total = t2c_v3[0];
+    // sum-scalar.tl:6: var steps = 0
+    int steps = 0;
+    // sum-scalar.tl:7: while sum(x) > 1.0 && steps < 4 {
+    float t2c_v4[1];
+    t2c_v4[0] = x[0];
+    t2c_v4[0] += x[1];
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
+    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    while ((t2c_v4[0] > 1.0f) && (steps < 4)) {
+      // sum-scalar.tl:8: x = x * 0.5
+      x[0] = x[0] * 0.5f;
+      x[1] = x[1] * 0.5f;
+      // sum-scalar.tl:9: steps += 1
+      steps += 1;
+      t2c_v4[0] = x[0];
+      t2c_v4[0] += x[1];
+      t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+      if (lane == 0) t2c_red2[t2c_ph4 * 4 + warp] = t2c_v4[0];
+      __syncthreads();  // t2c_red2: written at line 7, read here by other threads
+      t2c_v4[0] = t2c_red2[t2c_ph4 * 4 + 0] + t2c_red2[t2c_ph4 * 4 + 1] + t2c_red2[t2c_ph4 * 4 + 2] + t2c_red2[t2c_ph4 * 4 + 3];
+      t2c_ph4 ^= 1;
     }
-    // sum-scalar.tl:9: steps += 1
-    steps += 1;
-  }
-  // sum-scalar.tl:11: T[0] = total
-  if (tid == 0) T[0] = total;
-  // sum-scalar.tl:12: Y[0 :+ 256] = x / sqrt(total + 1.0)
-  for (int e = tid; e < 256; e += 128) {
-    if (e < N) Y[e] = (x[e] / t2c::sqrt((total + 1.0f)));
+    // sum-scalar.tl:11: T[0] = total
+    if (tid == 0) T[0] = total;
+    // sum-scalar.tl:12: Y[0 :+ 256] = x / sqrt(total + 1.0)
+    if (t2c_c0 < N) t2c::stg_vec<2>(Y + t2c_c0, t2c::Vec<float, 2>{{x[0] / t2c::sqrt((total + 1.0f)), x[1] / t2c::sqrt((total + 1.0f))}});
+  } else {
+    // sum-scalar.tl:4: var x = X[0 :+ 256]
+    float x[2];
+    x[0] = (t2c_c0 < N ? X[t2c_c0] : 0.0f);
+    x[1] = ((t2c_c0 + 1) < N ? X[t2c_c0 + 1] : 0.0f);
+    // sum-scalar.tl:5: var total = sum(x * x)
+    float t2c_v2[2];
+    t2c_v2[0] = x[0] * x[0];
+    t2c_v2[1] = x[1] * x[1];
+    float t2c_v3[1];
+    t2c_v3[0] = t2c_v2[0];
+    t2c_v3[0] += t2c_v2[1];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
+    __syncthreads();  // t2c_red0: written at line 5, read here by other threads
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    float total = t2c_v3[0];
+    // sum-scalar.tl:6: var steps = 0
+    int steps = 0;
+    // sum-scalar.tl:7: while sum(x) > 1.0 && steps < 4 {
+    float t2c_v4[1];
+    t2c_v4[0] = x[0];
+    t2c_v4[0] += x[1];
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
+    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    while ((t2c_v4[0] > 1.0f) && (steps < 4)) {
+      // sum-scalar.tl:8: x = x * 0.5
+      x[0] = x[0] * 0.5f;
+      x[1] = x[1] * 0.5f;
+      // sum-scalar.tl:9: steps += 1
+      steps += 1;
+      t2c_v4[0] = x[0];
+      t2c_v4[0] += x[1];
+      t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+      if (lane == 0) t2c_red2[t2c_ph4 * 4 + warp] = t2c_v4[0];
+      __syncthreads();  // t2c_red2: written at line 7, read here by other threads
+      t2c_v4[0] = t2c_red2[t2c_ph4 * 4 + 0] + t2c_red2[t2c_ph4 * 4 + 1] + t2c_red2[t2c_ph4 * 4 + 2] + t2c_red2[t2c_ph4 * 4 + 3];
+      t2c_ph4 ^= 1;
+    }
+    // sum-scalar.tl:11: T[0] = total
+    if (tid == 0) T[0] = total;
+    // sum-scalar.tl:12: Y[0 :+ 256] = x / sqrt(total + 1.0)
+    if (t2c_c0 < N) Y[t2c_c0] = x[0] / t2c::sqrt((total + 1.0f));
+    if ((t2c_c0 + 1) < N) Y[t2c_c0 + 1] = x[1] / t2c::sqrt((total + 1.0f));
   }
 }

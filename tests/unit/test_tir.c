@@ -1363,3 +1363,39 @@ Test(tir_lower, row_reductions_accumulate_in_the_wider_type) {
   }
   cr_assert_eq(i64, 2, "rowmax and sum of i64 in i64");
 }
+
+/* sum() in a while condition: its ops run before the loop and again at the
+ * end of each iteration, into the same value (declared once); a continue,
+ * which would skip the second run, keeps the kernel out of the IR. */
+Test(tir_lower, sum_in_a_while_condition_runs_before_each_test) {
+  const char *why = NULL;
+  const char *src = "@launch(128)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n"
+                    "  var x = X[0 :+ 256]\n  var n = 0\n"
+                    "  while sum(abs(x)) > 1.0 && n < 8 {\n    x = x * 0.5\n    n += 1\n%s  }\n"
+                    "  Y[0 :+ 256] = x\n}\n";
+  char buf[512];
+  snprintf(buf, sizeof buf, src, "");
+  TirKernel *K = build(buf, NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *before = NULL, *loop = NULL;
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op->kind == TO_SUM && !loop) before = op;
+    if (op->kind == TO_WHILE) loop = op;
+  }
+  cr_assert(before && loop, "the condition's sum before the loop");
+  const TirOp *again = NULL;
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    cr_assert(op->kind != TO_DECL || op->dst != before->dst, "declared once");
+    if (op->kind == TO_SUM) again = op;
+  }
+  cr_assert(again, "the condition's sum again in the body");
+  cr_assert_eq(again->dst, before->dst, "into the same value");
+  cr_assert_eq(again->src, before->src);
+  cr_assert_eq(count_ops(&K->body, TO_SUM), 2);
+  snprintf(buf, sizeof buf, src, "    if n == 3 {\n      continue\n    }\n");
+  why = NULL;
+  cr_assert_null(build(buf, NULL, &why));
+  cr_assert_str_eq(why, "sum() in the condition of a while with a continue");
+}
