@@ -369,6 +369,15 @@ static void set_parent(Classes *c, int v, const Layout *p, int dim) {
   }
 }
 
+/* Two values of one shape already slices of layouts whose threads hold other
+ * rows (rowsum(x) + rowmax(y) of x [16, 32] and y [16, 64]): the op reads the
+ * second through its copy, a layout conversion, instead of joining them. */
+static bool other_rows(Classes *c, int a, int b) {
+  int ra = find(c, a), rb = find(c, b);
+  if (ra == rb || !c->parent[ra] || !c->parent[rb] || c->parent[ra] == c->parent[rb]) return false;
+  return !(c->dim[ra] == 1 && c->dim[rb] == 1 && same_rows(c->parent[ra], c->parent[rb]));
+}
+
 static void join(Classes *c, int a, int b) {
   int ra = find(c, a), rb = find(c, b);
   if (ra == rb) return;
@@ -404,6 +413,7 @@ static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   int R = c->R, C = c->C;
   if (v->rows == R && v->cols == C) {
     if (!c->first) c->first = v;
+    else if (x && other_rows(c, c->first->id, v->id)) return; /* read through its copy (check_leaf) */
     else join(c, c->first->id, v->id);
     return;
   }
@@ -559,7 +569,7 @@ static bool readable(const Layout *v, const Layout *at) {
 static void check_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   Check *c = ctx;
   if (readable(v->layout, c->lay)) return;
-  if (x && c->op->kind != TO_REDUCE) convert(K, c->convs, c->op, x, v);
+  if (x) convert(K, c->convs, c->op, x, v); /* a reduction too: its operand reads the copy */
   else c->why = "a value reduced in another layout (a layout conversion)";
 }
 

@@ -112,6 +112,7 @@ static void map_value(Lower *L, Expr *key, TirVar *v) {
 static bool hoist(Lower *L, TirBlock *b, Expr *x);
 static bool hoist_sum(Lower *L, TirBlock *b, Expr *x);
 static bool hoist_window(Lower *L, TirBlock *b, Expr *x);
+static TirVar *value_of(Lower *L, TirBlock *b, Expr *x);
 
 /* A scalar expression; what is not elementwise in it (sum(), t[i, j]) is
  * lowered into ops before the statement when b allows it. */
@@ -262,6 +263,12 @@ static Expr *cast_to(Lower *L, Expr *x, ElemType t) {
 static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
   if (arg->ty.rank != 2) return fail(L, "a row reduction of a rank-1 tile");
+  if (arg->ty.dims[1] == 1) { /* over one column: the sum, max and min of a row are its element */
+    if (is_arg(x)) return fail(L, "an arg-reduction of one column");
+    TirVar *v = value_of(L, b, arg);
+    if (v) map_value(L, x, v);
+    return v != NULL;
+  }
   if (!hoist(L, b, arg)) return false;
   ElemType acc = is_arg(x) ? x->ty.elem : tir_acc_type(arg->ty.elem);
   const char *what = arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line);

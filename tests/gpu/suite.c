@@ -887,6 +887,49 @@ static void t_red_types(Tally *T) {
   }
 }
 
+/* red_shapes: two row reductions of different widths in one statement, row
+ * reductions of one column, and a [1, 1] tile broadcast into the operands of
+ * rowargmax and rowsum (tile 16 rows; ragged M leaves rows unstored). */
+static void t_red_shapes(Tally *T) {
+  static const int Ms[] = {16, 11, 1};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("red_shapes", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_shapes.tl", "red_shapes");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 32));
+    Ten *Y = call_in(&k, "Y", F32, 2, SHAPE(M, 64));
+    Ten *C = call_in(&k, "C", F32, 2, SHAPE(M, 1));
+    Ten *Tt = call_in(&k, "T", F32, 2, SHAPE(1, 1));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(M, 1));
+    Ten *I = call_out(&k, "I", I32, 2, SHAPE(M, 1));
+    Ten *Q = call_out(&k, "Q", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(Y, &r, -1, 1);
+    fill_uniform(C, &r, -1, 1);
+    fill_uniform(Tt, &r, -2, 2);
+    double t = Tt->v[0];
+    for (int i = 0; i < M; i++) {
+      double s = 0, q = 0, mx = -1e30, best = -1e30;
+      int arg = 0;
+      for (int j = 0; j < 32; j++) {
+        s += A2(X, i, j), q += A2(X, i, j) + t;
+        if (A2(X, i, j) * t > best) best = A2(X, i, j) * t, arg = j;
+      }
+      for (int j = 0; j < 64; j++) mx = dmax(mx, A2(Y, i, j));
+      R2(S, i, 0) = s + mx;
+      R2(R, i, 0) = 3 * A2(C, i, 0);
+      R2(I, i, 0) = arg;
+      R2(Q, i, 0) = q;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "reduce_shapes", l));
+    call_free(&k);
+  }
+}
+
 static void t_regs16(Tally *T) {
   static const int Ms[] = {64, 37, 200};
   for (int c = 0; c < 3; c++) {
@@ -2865,6 +2908,7 @@ static const Test tests[] = {
     {"reduce_sum_scalar", t_red_all},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
+    {"reduce_shapes", t_red_shapes},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},
     {"dot_f16", t_dot_f16},

@@ -1399,3 +1399,36 @@ Test(tir_lower, sum_in_a_while_condition_runs_before_each_test) {
   cr_assert_null(build(buf, NULL, &why));
   cr_assert_str_eq(why, "sum() in the condition of a while with a continue");
 }
+
+/* Shapes the IR once declined: rowsum(x) + rowmax(y) of x [16, 32] and y
+ * [16, 64], whose layouts hold other rows (y's row maxima are read through
+ * their copy); a row reduction of one column (the element itself); a [1, 1]
+ * tile broadcast into rowargmax's operand (read through its copy). */
+Test(tir_layout, row_reductions_of_other_widths_one_column_and_broadcast_operands) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\n"
+                       "kernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[16, 64], S: tensor<f32>[16, 1]) {\n"
+                       "  var x = X[0 :+ 16, 0 :+ 32]\n  var y = Y[0 :+ 16, 0 :+ 64]\n"
+                       "  S[0 :+ 16, 0 :+ 1] = rowsum(x) + rowmax(y)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 2);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 1, "one row value converted through its copy");
+  const TirOp *sp = find_op(&K->body, TO_SPILL);
+  cr_assert_eq(sp->dst->cols, 1);
+  cr_assert_eq(sp->dst->layout->parent, var_named(K, "y")->layout);
+  cr_assert_eq(find_op(&K->body, TO_STORE)->lay->parent, var_named(K, "x")->layout);
+
+  K = build("@launch(128)\nkernel k(C: tensor<f32>[16, 1], S: tensor<f32>[16, 1]) {\n"
+            "  var c = C[0 :+ 16, 0 :+ 1]\n  S[0 :+ 16, 0 :+ 1] = rowsum(c) + rowmax(c)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 0, "a row of one element is its own sum and max");
+
+  K = build("@launch(128)\n"
+            "kernel k(X: tensor<f32>[16, 32], T: tensor<f32>[1, 1], I: tensor<i32>[16, 1]) {\n"
+            "  var x = X[0 :+ 16, 0 :+ 32]\n  var t = T[0 :+ 1, 0 :+ 1]\n"
+            "  I[0 :+ 16, 0 :+ 1] = rowargmax(x + t)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->nacc, 1, "the reduction reads t's copy");
+  cr_assert_eq(find_op(&K->body, TO_SPILL)->dst, var_named(K, "t"));
+}
