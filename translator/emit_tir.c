@@ -1189,7 +1189,8 @@ static const char *copy_at(Printer *P, int bi, const char *row, const char *col)
   return F("%s[%s%s * %d + %s]", f->cname, half_of(P, bi), paren(P, row), f->pitch, col);
 }
 
-/* A dot on the CUDA cores (f32, f64): each thread accumulates its own elements of
+/* A dot on the CUDA cores (f32, f64, or one the matrix unit cannot take, its
+ * products in the result's type): each thread accumulates its own elements of
  * the result in their layout, reading its rows of A and its columns of B from the
  * operands' shared copies, ku steps of k at a time: A's run along k and B's run
  * along n (the layout's vec columns) by one 16-byte read each where the copy is
@@ -1203,8 +1204,9 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
   while (ku > 1 && (op->kdim % ku || (nr + nc) * ku > 64)) ku /= 2;
   line(P, "// on the CUDA cores: each thread's %d x %d elements, A and B from shared copies, %d of k at a time", nr, nc,
        ku);
-  if (op->op == TK_ASSIGN)
-    for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, emit_literal(P->a, t, false, 0, 0));
+  if (op->op == TK_ASSIGN) /* in the result's type: f16, bf16 and f8 products in f32, i8 in i32 (as_acc) */
+    for (int k = 0; k < layout_count(l); k++)
+      line(P, "%s[%d] = %s;", op->dst->cname, k, emit_literal(P->a, op->dst->elem, false, 0, 0));
   const char *k = F("t2c_k%d", P->ctr++);
   /* whole when short (ptxas spilled under `unroll 2` in gemm_f32's 4 steps) */
   line(P, op->kdim / ku <= 16 ? "#pragma unroll" : "#pragma unroll 1");
@@ -1239,7 +1241,8 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
       }
       for (int i = 0; i < nr; i++)
         for (int v = 0; v < l->vec; v++)
-          line(P, "%s[%d] += t2c_a%d.v[%d] * %s.v[%d];", op->dst->cname, reg_of(l, (At){l, i, j, v}), i, kk, b, v);
+          line(P, "%s[%d] += %s * %s;", op->dst->cname, reg_of(l, (At){l, i, j, v}), as_acc(P, F("t2c_a%d.v[%d]", i, kk), t),
+               as_acc(P, F("%s.v[%d]", b, v), t));
     }
   }
   P->indent--;

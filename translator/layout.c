@@ -298,8 +298,14 @@ static void mma_fn(TirKernel *K, TirOp *op, void *ctx) {
   MmaScan *m = ctx;
   if (op->kind != TO_DOT || m->why || op->simt) return;
   const Layout *l = mma_layout(K, op->rows, op->cols, m->whole_rows, op->wgmma);
+  if (!l && op->src) { /* on the CUDA cores, from the operands' copies */
+    op->simt = true;
+    op->wgmma = false;
+    op->offunit = "a dot accumulator the warps cannot tile in 16 x 8 tiles";
+    return;
+  }
   if (!l) {
-    m->why = "a dot accumulator the warps cannot tile in 16 x 8 tiles";
+    m->why = "a dot accumulator the warps cannot tile in 16 x 8 tiles (its A operand in registers)";
     return;
   }
   op->wgmma &= l->wg; /* the shape's layout was made for another dot first */
@@ -833,6 +839,9 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
       diag_warning(K->d, W_REGISTERS_COPY, op->stmt->loc, "register tile '%s' is copied to shared memory here: %s", y->name, op->reason);
       diag_note(K->d, y->reg_loc, "'%s' is named in @registers here", y->name);
     }
+    if (op->kind == TO_DOT && op->offunit)
+      diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
+                   elem_names[op->src->elem], op->offunit);
     if (op->kind == TO_LOAD || op->kind == TO_STORE) {
       if (op->lay) vector_width(K, op);
       else op->vec = 1; /* one element */

@@ -26,9 +26,11 @@
  * v += dot(..) and v = e + dot(..) accumulate in v; a dot elsewhere goes into a
  * fresh value. Gathers and scatters (tile indices) are loads and stores whose
  * indices are elementwise expressions; atomics are stores (TirOp.atomic).
- * Anything else (a dot without a matrix instruction)
- * returns NULL with the reason, and the kernel keeps the direct
- * emitter (emit.c) until the IR covers it.
+ * A dot the matrix unit cannot take (its type, its shape, the target) runs on
+ * the CUDA cores (TirOp.simt, as f32 and f64 dots do), with a -Wdot warning
+ * for a type the unit takes in other shapes. Anything else returns NULL with
+ * the reason, and the kernel keeps the direct emitter (emit.c) until the IR
+ * covers it.
  */
 #include "t2c.h"
 
@@ -528,23 +530,23 @@ static bool names(const Expr *x, const Sym *y) {
   }
 }
 
-/* A dot the matrix unit runs (hw.c): f16 or bf16 operands (16 x 8 x 16), i8 or
- * f8 (16 x 8 x 32), a multiple of the instruction's shape. */
-static bool dot_ok(Lower *L, const Expr *x) {
+/* Why the matrix unit (hw.c) cannot run a dot, or NULL when it can: f16 or
+ * bf16 operands (16 x 8 x 16), i8 or f8 (16 x 8 x 32), a multiple of the
+ * instruction's shape. */
+static const char *off_unit(Lower *L, const Expr *x) {
   const Expr *a = x->u.call.args[0], *b = x->u.call.args[1];
   ElemType t = a->ty.elem;
-  if (!L->K->hw->mma) return fail(L, "a dot on a target without a matrix instruction");
-  if (t != T_F16 && t != T_BF16 && t != T_I8 && !elem_is_f8(t))
-    return fail(L, "a dot of operands other than f16, bf16, i8 and f8");
-  if (t == T_I8 && !L->K->hw->mma_i8) return fail(L, "an i8 dot on a target without an i8 matrix instruction");
-  if (elem_is_f8(t) && !L->K->hw->mma_f8) return fail(L, "an f8 dot on a target before sm_89 (no f8 matrix instruction)");
+  if (!L->K->hw->mma) return "a dot on a target without a matrix instruction";
+  if (t != T_F16 && t != T_BF16 && t != T_I8 && !elem_is_f8(t)) return "a dot of operands other than f16, bf16, i8 and f8";
+  if (t == T_I8 && !L->K->hw->mma_i8) return "an i8 dot on a target without an i8 matrix instruction";
+  if (elem_is_f8(t) && !L->K->hw->mma_f8) return "an f8 dot on a target before sm_89 (no f8 matrix instruction)";
   if (elem_bytes[t] == 1 ? a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 32
                          : a->ty.dims[0] % 16 || b->ty.dims[1] % 8 || a->ty.dims[1] % 16)
-    return fail(L, elem_bytes[t] == 1
-                       ? arena_printf(L->K->a, "an %s dot whose shape is not a multiple of the instruction's (16 x 8 x 32)",
-                                      elem_names[t])
-                       : "a dot whose shape is not a multiple of the instruction's (16 x 8 x 16)");
-  return true;
+    return elem_bytes[t] == 1
+               ? arena_printf(L->K->a, "an %s dot whose shape is not a multiple of the instruction's (16 x 8 x 32)",
+                              elem_names[t])
+               : "a dot whose shape is not a multiple of the instruction's (16 x 8 x 16)";
+  return NULL;
 }
 
 /* A operand computed in registers: a cast to f16/bf16 of f32 values (attention's
@@ -573,13 +575,12 @@ static bool simt_dot(const Expr *x) {
   return t == T_F32 || t == T_F64;
 }
 
-/* A dot the IR lowers: on the matrix unit, or on the CUDA cores. */
-static bool dot_lowerable(Lower *L, const Expr *x) { return simt_dot(x) || dot_ok(L, x); }
-
-/* dst op= dot(a, b) (op: = or +=). */
+/* dst op= dot(a, b) (op: = or +=): on the matrix unit, or on the CUDA cores
+ * (f32, f64, and a dot the unit cannot take, which a -Wdot warning names when
+ * its operands are of a type the unit takes in other shapes). */
 static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x) {
-  bool simt = simt_dot(x);
-  if (!dot_lowerable(L, x)) return false;
+  const char *off = simt_dot(x) ? NULL : off_unit(L, x);
+  bool simt = simt_dot(x) || off;
   Expr *a = x->u.call.args[0], *bx = x->u.call.args[1];
   TirVar *va = NULL, *vb;
   int ba = -1, bb = -1;
@@ -601,6 +602,9 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   o->buf2 = bb;
   o->btrans = bt;
   o->simt = simt;
+  o->dloc = x->loc;
+  ElemType t = a->ty.elem;
+  if (off && L->K->hw->mma && (t == T_F16 || t == T_BF16 || t == T_I8 || elem_is_f8(t))) o->offunit = off;
   o->kdim = a->ty.dims[1];
   o->rows = dst->rows;
   o->cols = dst->cols;
@@ -648,7 +652,7 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     case B_CUMSUM: case B_CUMPROD: case B_CUMMAX: return hoist_scan(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
     case B_RESHAPE: return hoist_reshape(L, b, x);
-    case B_DOT: return dot_lowerable(L, x) && hoist_dot(L, b, x);
+    case B_DOT: return hoist_dot(L, b, x);
     default: return fail(L, "a tile function");
     }
   }
@@ -676,7 +680,7 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
     Expr *d = is_dot(rhs->u.binary.b) ? rhs->u.binary.b : is_dot(rhs->u.binary.a) ? rhs->u.binary.a : NULL;
     Expr *e = d == rhs->u.binary.b ? rhs->u.binary.a : rhs->u.binary.b;
     if (d && v->elem == d->ty.elem && !names(d, y) && d->ty.dims[0] == v->rows && d->ty.dims[1] == v->cols)
-      return dot_lowerable(L, d) && lower_tile_assign(L, b, v, TK_ASSIGN, e) && lower_dot(L, b, v, TK_ADD_ASSIGN, d);
+      return lower_tile_assign(L, b, v, TK_ASSIGN, e) && lower_dot(L, b, v, TK_ADD_ASSIGN, d);
   }
   if (!hoist(L, b, rhs)) return false;
   TirOp *o = op_new(L, b, TO_ASSIGN);

@@ -768,7 +768,11 @@ typedef struct TirOp {
                             dot or by the TO_WG_WAIT after the loop) */
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
   bool atrans, btrans;
-  bool simt;             /* TO_DOT of f32/f64 operands: on the CUDA cores, in any blocked layout */
+  bool simt;             /* TO_DOT of f32/f64 operands, or one the matrix unit cannot take: on the CUDA
+                            cores, in any blocked layout, accumulating in the dot's result type */
+  const char *offunit;   /* a simt TO_DOT of operands a matrix instruction takes (f16, bf16, i8, f8): why
+                            this one does not (lower.c, layout.c), said in a -Wdot warning at dloc */
+  Loc dloc;              /* TO_DOT: the dot() call */
   bool wgmma;            /* TO_DOT: by wgmma (hw.c) from core-matrix copies (TirBuf.cm8), dst in a wg layout */
   int stm;               /* TO_SPILL of a 16-bit value in an mma layout: stmatrix .x<stm> (1, 2 or 4 of its
                             8 x 8 blocks, consecutive along the columns, per instruction); 0: plain stores */

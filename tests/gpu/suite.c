@@ -930,6 +930,40 @@ static void t_red_shapes(Tally *T) {
   }
 }
 
+/* dot_cuda_cores: an f16 dot of a [16, 16] accumulator over 4 warps and an i8
+ * dot of k 16, both on the CUDA cores (tile 16 x 16 x 16; ragged sizes). */
+static void t_dot_cuda_cores(Tally *T) {
+  static const int MNK[][3] = {{16, 16, 16}, {13, 9, 11}, {1, 16, 5}};
+  for (int c = 0; c < 6; c++) {
+    int M = MNK[c / 2][0], N = MNK[c / 2][1], K = MNK[c / 2][2];
+    bool i8 = c % 2;
+    Rng r = rng_seed("dot_cuda_cores", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot_cuda_cores.tl", i8 ? "dot_cc_i8" : "dot_cc_f16");
+    Ten *A = call_in(&k, i8 ? "X" : "A", i8 ? I8 : F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, i8 ? "Y" : "B", i8 ? I8 : F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, i8 ? "Z" : "C", i8 ? I32 : F32, 2, SHAPE(M, N));
+    if (i8) {
+      fill_int(A, &r, -128, 127);
+      fill_int(B, &r, -128, 127);
+    } else {
+      fill_uniform(A, &r, -1, 1);
+      fill_uniform(B, &r, -1, 1);
+    }
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, kk, j);
+        R2(C, i, j) = s;
+      }
+    if (!i8) C->tol = 1e-5; /* f16 products are exact in f32 */
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", i8 ? "i8" : "f16", M, N, K);
+    CHECK(T, call_check(&k, "dot_cuda_cores", l));
+    call_free(&k);
+  }
+}
+
 static void t_regs16(Tally *T) {
   static const int Ms[] = {64, 37, 200};
   for (int c = 0; c < 3; c++) {
@@ -2909,6 +2943,7 @@ static const Test tests[] = {
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
+    {"dot_cuda_cores", t_dot_cuda_cores},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},
     {"dot_f16", t_dot_f16},

@@ -202,12 +202,29 @@ Test(tir_lower, kernels_outside_the_ir_say_why) {
             "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
   cr_assert(K, "%s", why ? why : diag_text);
   cr_assert(find_op(&K->body, TO_DOT) && find_op(&K->body, TO_DOT)->simt);
-  /* 4 warps cannot share one 16 x 16 accumulator of 16 x 8 tiles */
+  /* 4 warps cannot share one 16 x 16 accumulator of 16 x 8 tiles: on the CUDA
+   * cores, in f32, with the warning's reason */
   why = NULL;
   K = build("@launch(128)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 16], C: tensor<f32>[16, 16]) {\n"
             "  C[0 :+ 16, 0 :+ 16] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
-  cr_assert_null(K);
-  cr_assert_str_eq(why, "a dot accumulator the warps cannot tile in 16 x 8 tiles");
+  cr_assert(K, "%s", why ? why : diag_text);
+  const TirOp *d = find_op(&K->body, TO_DOT);
+  cr_assert(d->simt && !d->wgmma);
+  cr_assert_eq(d->dst->elem, T_F32);
+  cr_assert_eq(d->src->elem, T_F16);
+  cr_assert_str_eq(d->offunit, "a dot accumulator the warps cannot tile in 16 x 8 tiles");
+  cr_assert_eq(d->lay->kind, LY_BLOCKED);
+  cr_assert_not(d->lay->mma);
+  cr_assert(strstr(diag_text, "this dot of f16 operands runs on the CUDA cores"), "%s", diag_text);
+  /* an i8 dot with k = 16, below the instruction's 32: on the CUDA cores, in i32 */
+  why = NULL;
+  K = build("@launch(64)\nkernel k(X: tensor<i8>[16, 16], Y: tensor<i8>[16, 16], Z: tensor<i32>[16, 16]) {\n"
+            "  Z[0 :+ 16, 0 :+ 16] = dot(X[0 :+ 16, 0 :+ 16], Y[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
+  cr_assert(K, "%s", why ? why : diag_text);
+  d = find_op(&K->body, TO_DOT);
+  cr_assert(d->simt);
+  cr_assert_eq(d->dst->elem, T_I32);
+  cr_assert_str_eq(d->offunit, "an i8 dot whose shape is not a multiple of the instruction's (16 x 8 x 32)");
 }
 
 static const TirOp *find_loop(const TirBlock *b) { return find_op(b, TO_FOR); }
