@@ -28,6 +28,7 @@ typedef struct Printer {
   const char *shift[2]; /* a window write's first row and column: expressions read relative to them */
   const Sym *subst;     /* a load issued ahead reads this loop variable as subst_text */
   const char *subst_text;
+  const struct TirOp *uop; /* printing this op's guarded version: its uwhere take their first branch */
 } Printer;
 
 /* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
@@ -241,6 +242,8 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
   switch (b) {
   case B_WHERE: {
     ElemType t = operand_type(args[1], args[2], want != T_NONE ? want : x->ty.elem);
+    for (int i = 0; P->uop && i < P->uop->nuwhere; i++) /* under its op's guard (uniform.c) */
+      if (P->uop->uwhere[i] == x) return ex(P, args[1], t, at);
     return F("(%s ? %s : %s)", ex(P, args[0], T_BOOL, at), ex(P, args[1], t, at), ex(P, args[2], t, at));
   }
   case B_CDIV: {
@@ -1642,7 +1645,23 @@ static void print_op(Printer *P, const TirOp *op) {
     if (!op->dst->sym) print_decl(P, op->dst); /* a tile var has its own declaration */
     each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
     return;
-  case TO_ASSIGN: each_elem(P, op, op->lay, false, assign_elem, NULL); return;
+  case TO_ASSIGN:
+    if (op->uguard) { /* uniform.c: the where()s hold over the whole tile under the guard */
+      line(P, "if (%s) {  // every element takes the where()'s first branch", strip(P, ex(P, op->uguard, T_BOOL, NULL)));
+      P->indent++;
+      P->uop = op;
+      each_elem(P, op, op->lay, false, assign_elem, NULL);
+      P->uop = NULL;
+      P->indent--;
+      line(P, "} else {");
+      P->indent++;
+      each_elem(P, op, op->lay, false, assign_elem, NULL);
+      P->indent--;
+      line(P, "}");
+      return;
+    }
+    each_elem(P, op, op->lay, false, assign_elem, NULL);
+    return;
   case TO_REDUCE:
     print_decl(P, op->dst);
     print_reduce(P, op);

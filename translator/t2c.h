@@ -731,6 +731,7 @@ typedef struct TirAccess {
   bool write;
 } TirAccess;
 
+enum { TIR_MAX_UWHERE = 4 };
 typedef struct TirOp {
   TirOpKind kind;
   Stmt *stmt;            /* the .tl statement it lowers */
@@ -786,6 +787,10 @@ typedef struct TirOp {
   int tmap;              /* TO_TMA_LOAD: its tensor map (KernelInfo.tmaps) */
   int only;              /* printed in one body of a versioned kernel only: TIR_FAST or TIR_GENERAL
                             (a TMA ring and the cp.async ring it replaces); 0: both */
+  Expr *uguard;          /* TO_ASSIGN (uniform.c): a scalar condition under which each where() of
+                            uwhere takes its first branch at every element; NULL: none */
+  const Expr *uwhere[TIR_MAX_UWHERE];
+  int nuwhere;
   TirBlock body, els;
   bool has_els;
 } TirOp;
@@ -932,6 +937,9 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
 TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why);
 /* layout.c: false with *why when a layout conversion the IR cannot make yet is needed. */
 bool layout_assign(TirKernel *K, const char **why);
+/* uniform.c, after layout.c: a guard per elementwise assign under which its where()s of rows() and
+ * cols() take their first branch at every element (TirOp.uguard) */
+void uniform_wheres(TirKernel *K);
 /* layout.c, after pipeline.c: stores of mma layouts staged through shared memory where they fit */
 void layout_epilogues(TirKernel *K);
 /* pipeline.c: @pipeline(n) loops load n - 1 iterations ahead into registers */

@@ -394,6 +394,11 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
   case TO_ASSIGN:
     buf_printf(&b, " %s ", tok_str(op->op));
     expr_str(K, op->expr, &b);
+    if (op->uguard) {
+      buf_printf(&b, "  {where() %s the first branch when ", op->nuwhere > 1 ? "each takes" : "takes");
+      expr_str(K, op->uguard, &b);
+      buf_puts(&b, "}");
+    }
     break;
   case TO_REDUCE:
     buf_printf(&b, " = %s(", builtin_names[op->red]);
@@ -551,6 +556,7 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
   K->stage = "lower";
   if (last && strcmp(last, "lower") == 0) return K;
   if (!layout_assign(K, why)) return NULL;
+  uniform_wheres(K);
   K->stage = "layout";
   if (last && strcmp(last, "layout") == 0) return K;
   pipeline_loops(K);

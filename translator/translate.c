@@ -2,7 +2,7 @@
  *
  *   lex -> parse -> (the -D consts) -> check -> emit
  *
- * emit_program() runs the tile IR's stages (lower -> layout -> sync -> smem, tir.c)
+ * emit_program() runs the tile IR's stages (lower -> layout -> uniform -> pipeline -> sync -> smem, tir.c)
  * for each kernel, and prints it with emit_tir.c; a kernel the IR does not cover
  * yet is printed by emit.c, which asks place.c for its placement and barriers.
  *

@@ -79,8 +79,28 @@ T2C_DEVICE float sigmoidf_(float x) { return 1.0f / (1.0f + expf(-x)); }
 T2C_DEVICE double sigmoid_(double x) { return 1.0 / (1.0 + ::exp(-x)); }
 T2C_DEVICE float rsqrtf_(float x) { return rsqrtf(x); }
 T2C_DEVICE double rsqrt_(double x) { return ::rsqrt(x); }
-T2C_MATH1(exp, expf, ::exp)
-T2C_MATH1(exp2, exp2f, ::exp2)
+// exp and exp2 of f32 (and so of f16 and bf16) are the hardware's approximate
+// 2^x, ex2.approx.ftz.f32 (one MUFU.EX2), exp's argument times log2(e) first
+// (one FMUL): the accuracy of CUDA's exp2f (2 ulp) and __expf (2 + 1.173 |x|
+// ulp), and results below 2^-126 are 0. libm's expf takes about eight
+// instructions for the same MUFU.EX2, which in attention's softmax costs more
+// issue slots than the tensor cores' work. The CPU backend computes 2^x by the
+// host's exp2f and flushes likewise (tests/sim checks both bounds). f64 is exact.
+#ifdef TILE2CU_SIM
+T2C_DEVICE float ex2_approx_(float x) {
+  const float r = exp2f(x);
+  return r < 1.17549435e-38f ? 0.0f : r; /* FLT_MIN; NaN stays NaN */
+}
+#else
+T2C_DEVICE float ex2_approx_(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+#endif
+T2C_DEVICE float exp_approx_(float x) { return ex2_approx_(x * 1.44269504088896341f); }
+T2C_MATH1(exp, exp_approx_, ::exp)
+T2C_MATH1(exp2, ex2_approx_, ::exp2)
 T2C_MATH1(log, logf, ::log)
 T2C_MATH1(log2, log2f, ::log2)
 T2C_MATH1(sqrt, sqrtf, ::sqrt)
@@ -115,8 +135,14 @@ T2C_DEVICE unsigned int abs(unsigned int x) { return x; }
 T2C_DEVICE unsigned char abs(unsigned char x) { return x; }
 
 // min/max: NaN-propagating order is not promised; ties keep the first operand.
+// f32 and f64 take fminf/fmaxf (one FMNMX instead of a compare and a select; a
+// NaN operand gives the other one, and of two zeros either sign may come back).
 template <typename T> T2C_DEVICE T min(T a, T b) { return b < a ? b : a; }
 template <typename T> T2C_DEVICE T max(T a, T b) { return a < b ? b : a; }
+T2C_DEVICE float min(float a, float b) { return fminf(a, b); }
+T2C_DEVICE float max(float a, float b) { return fmaxf(a, b); }
+T2C_DEVICE double min(double a, double b) { return ::fmin(a, b); }
+T2C_DEVICE double max(double a, double b) { return ::fmax(a, b); }
 #ifdef TILE2CU_SIM
 // In sim mode an element of a writable tensor is a t2c_sim::elem_ref<T>, not
 // a T &: a template that deduces T from it is given the element's value.

@@ -68,14 +68,25 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     t[7] = x_s[(t2c_c0 + 3) * 33 + (t2c_r0 + 16)];
     // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
     float m[8];
-    m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
-    m[1] = ((q0 + t2c_r0) >= (t2c_c0 + 1)) ? t[1] : -t2c::inf<float>();
-    m[2] = ((q0 + t2c_r0) >= (t2c_c0 + 2)) ? t[2] : -t2c::inf<float>();
-    m[3] = ((q0 + t2c_r0) >= (t2c_c0 + 3)) ? t[3] : -t2c::inf<float>();
-    m[4] = ((q0 + (t2c_r0 + 16)) >= t2c_c0) ? t[4] : -t2c::inf<float>();
-    m[5] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 1)) ? t[5] : -t2c::inf<float>();
-    m[6] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 2)) ? t[6] : -t2c::inf<float>();
-    m[7] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 3)) ? t[7] : -t2c::inf<float>();
+    if (q0 >= 31) {  // every element takes the where()'s first branch
+      m[0] = t[0];
+      m[1] = t[1];
+      m[2] = t[2];
+      m[3] = t[3];
+      m[4] = t[4];
+      m[5] = t[5];
+      m[6] = t[6];
+      m[7] = t[7];
+    } else {
+      m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
+      m[1] = ((q0 + t2c_r0) >= (t2c_c0 + 1)) ? t[1] : -t2c::inf<float>();
+      m[2] = ((q0 + t2c_r0) >= (t2c_c0 + 2)) ? t[2] : -t2c::inf<float>();
+      m[3] = ((q0 + t2c_r0) >= (t2c_c0 + 3)) ? t[3] : -t2c::inf<float>();
+      m[4] = ((q0 + (t2c_r0 + 16)) >= t2c_c0) ? t[4] : -t2c::inf<float>();
+      m[5] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 1)) ? t[5] : -t2c::inf<float>();
+      m[6] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 2)) ? t[6] : -t2c::inf<float>();
+      m[7] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 3)) ? t[7] : -t2c::inf<float>();
+    }
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
     float t2c_v5[2];
@@ -126,14 +137,25 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     t[7] = x_s[(t2c_c0 + 3) * 33 + (t2c_r0 + 16)];
     // transpose-pad-where.tl:6: var m = where(q0 + rows(32, 32) >= cols(32, 32), t, -inf)
     float m[8];
-    m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
-    m[1] = ((q0 + t2c_r0) >= (t2c_c0 + 1)) ? t[1] : -t2c::inf<float>();
-    m[2] = ((q0 + t2c_r0) >= (t2c_c0 + 2)) ? t[2] : -t2c::inf<float>();
-    m[3] = ((q0 + t2c_r0) >= (t2c_c0 + 3)) ? t[3] : -t2c::inf<float>();
-    m[4] = ((q0 + (t2c_r0 + 16)) >= t2c_c0) ? t[4] : -t2c::inf<float>();
-    m[5] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 1)) ? t[5] : -t2c::inf<float>();
-    m[6] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 2)) ? t[6] : -t2c::inf<float>();
-    m[7] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 3)) ? t[7] : -t2c::inf<float>();
+    if (q0 >= 31) {  // every element takes the where()'s first branch
+      m[0] = t[0];
+      m[1] = t[1];
+      m[2] = t[2];
+      m[3] = t[3];
+      m[4] = t[4];
+      m[5] = t[5];
+      m[6] = t[6];
+      m[7] = t[7];
+    } else {
+      m[0] = ((q0 + t2c_r0) >= t2c_c0) ? t[0] : -t2c::inf<float>();
+      m[1] = ((q0 + t2c_r0) >= (t2c_c0 + 1)) ? t[1] : -t2c::inf<float>();
+      m[2] = ((q0 + t2c_r0) >= (t2c_c0 + 2)) ? t[2] : -t2c::inf<float>();
+      m[3] = ((q0 + t2c_r0) >= (t2c_c0 + 3)) ? t[3] : -t2c::inf<float>();
+      m[4] = ((q0 + (t2c_r0 + 16)) >= t2c_c0) ? t[4] : -t2c::inf<float>();
+      m[5] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 1)) ? t[5] : -t2c::inf<float>();
+      m[6] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 2)) ? t[6] : -t2c::inf<float>();
+      m[7] = ((q0 + (t2c_r0 + 16)) >= (t2c_c0 + 3)) ? t[7] : -t2c::inf<float>();
+    }
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
     float t2c_v5[2];

@@ -1222,6 +1222,62 @@ static void t_rank_mix_unit(Tally *T) {
   }
 }
 
+/* ranks mixing in assignments: a rank-1 slice into a rank-2 var, two of its
+ * rows and a rank-2 tensor slice (the row broadcast down the rows), at ragged
+ * M and N */
+static void t_rank_mix_assign(Tally *T) {
+  static const int Ms[] = {37, 8, 1}, Ns[] = {45, 64, 7};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], N = Ns[c];
+    Rng r = rng_seed("rank_mix_assign", (uint64_t)c);
+    Call k;
+    call_init(&k, "rank_mix_assign.tl", "rank_mix_assign");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *B = call_in(&k, "B", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *Z = call_out(&k, "Z", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        R2(Y, i, j) = i % 8 < 2 ? 2.0 * B->v[j] : A2(X, i, j) + B->v[j];
+        R2(Z, i, j) = B->v[j];
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "rank_mix_assign", l));
+    call_free(&k);
+  }
+}
+
+/* where() of conditions affine in rows() and cols(), tested once per tile where
+ * they hold throughout (uniform.c): tiles on both sides of the guard */
+static void t_where_uniform(Tally *T) {
+  static const int Ms[] = {37, 16, 5}, Ns[] = {45, 64, 3}, Lo[] = {3, 40, 0}, Hi[] = {5, -20, 100};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], N = Ns[c], lo = Lo[c], hi = Hi[c];
+    Rng r = rng_seed("where_uniform", (uint64_t)c);
+    Call k;
+    call_init(&k, "where_uniform.tl", "where_uniform");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *Z = call_out(&k, "Z", F32, 2, SHAPE(M, N));
+    call_arg(&k, "lo=%d", lo);
+    call_arg(&k, "hi=%d", hi);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double x = A2(X, i, j);
+        R2(Y, i, j) = i - 2 * j < hi && -j <= -lo ? x : -x;
+        R2(Z, i, j) = x > 0.5 || j >= lo ? 2 * x : x;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d lo=%d hi=%d", M, N, lo, hi);
+    CHECK(T, call_check(&k, "where_uniform", l));
+    call_free(&k);
+  }
+}
+
 /* rows()/cols() as operands of * and % at every element of a thread, in values
  * and in a gather's indices (rows past M read pad's -1); rowsum of a where and
  * of a shift folded in-thread */
@@ -2954,6 +3010,8 @@ static const Test tests[] = {
     {"atomics", t_atomics},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},
+    {"rank_mix_assign", t_rank_mix_assign},
+    {"where_uniform", t_where_uniform},
     {"gather_scatter", t_gather},
     {"index_arith", t_index_arith},
     {"reshape", t_reshape},

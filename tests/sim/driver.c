@@ -5,6 +5,7 @@
  * computed here, in C; the planted bugs must fail with a message that names
  * what failed. Usage: driver ROOT BUILD_DIR
  */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -409,6 +410,49 @@ static void test_philox_kat(void) {
     if (f[2 * v] != u) fail("philox_kat", "vector %d: rand = %.9g, want %.9g", v, f[2 * v], u);
     if (fabs(f[2 * v + 1] - g) > 1e-5 * (1 + fabs(g))) fail("philox_kat", "vector %d: randn = %.9g, want %.9g", v, f[2 * v + 1], g);
   }
+}
+
+/* t2c::exp and t2c::exp2 of f32 against the specification of ex2.approx.ftz.f32
+ * (PTX ISA) as CUDA states its accuracy: exp2 within 2 ulp of 2^x, exp within
+ * 2 + 1.173 |x| ulp of e^x (__expf's bound: the product x * log2(e) is rounded
+ * first); a result below 2^-126 (FLT_MIN) is +0; inf, -inf and NaN map to inf, 0
+ * and NaN; 2^0 = 1 exactly. The exact values are computed in double. */
+static double ulps(double got, double want) {
+  int e;
+  frexp(want, &e); /* want = f * 2^e, f in [0.5, 1): an f32 ulp there is 2^(e - 24) */
+  return fabs(got - want) / ldexp(1.0, e - 24);
+}
+
+static void test_exp_approx(void) {
+  enum { N = 4096 };
+  static float x[N], e[N], e2[N];
+  for (int i = 0; i < N - 6; i++) x[i] = -100.0f + 200.0f * (float)i / (float)(N - 7); /* [-100, 100] */
+  x[N - 6] = INFINITY, x[N - 5] = -INFINITY, x[N - 4] = NAN, x[N - 3] = 0.0f, x[N - 2] = -126.5f, x[N - 1] = -125.5f;
+  T2cSimTensor tx = tensor(x, N, 4, "X"), te = tensor(e, N, 4, "E"), te2 = tensor(e2, N, 4, "E2");
+  int n = N;
+  void *args[] = {&tx, &te, &te2, &n};
+  Run r = {"exp_approx", {1, 1, 1}, 256, 0, 1};
+  char err[ERRLEN];
+  if (!expect_ok("exp_approx", launch(&r, args, 4, 6, err), err)) return;
+  checks++;
+  for (int i = 0; i < N; i++) {
+    double xi = x[i], we = exp(xi), w2 = exp2(xi);
+    if (isnan(xi)) {
+      if (!isnan(e[i]) || !isnan(e2[i])) fail("exp_approx", "x = NaN: exp %g, exp2 %g, want NaN", e[i], e2[i]);
+      continue;
+    }
+    if (isinf(xi)) {
+      double w = xi > 0 ? INFINITY : 0.0;
+      if (e[i] != w || e2[i] != w) fail("exp_approx", "x = %g: exp %g, exp2 %g, want %g", xi, e[i], e2[i], w);
+      continue;
+    }
+    if (we < FLT_MIN ? e[i] != 0.0f : we > FLT_MAX ? !isinf(e[i]) : ulps(e[i], we) > 2 + 1.173 * fabs(xi))
+      fail("exp_approx", "exp(%.9g) = %.9g, want %.9g (%.1f ulp)", xi, e[i], we, ulps(e[i], we));
+    if (w2 < FLT_MIN ? e2[i] != 0.0f : w2 > FLT_MAX ? !isinf(e2[i]) : ulps(e2[i], w2) > 2)
+      fail("exp_approx", "exp2(%.9g) = %.9g, want %.9g (%.1f ulp)", xi, e2[i], w2, ulps(e2[i], w2));
+  }
+  if (e[N - 3] != 1.0f || e2[N - 3] != 1.0f) fail("exp_approx", "exp(0) = %.9g, exp2(0) = %.9g, want 1", e[N - 3], e2[N - 3]);
+  if (e2[N - 2] != 0.0f || e2[N - 1] == 0.0f) fail("exp_approx", "exp2(-126.5) = %g (want 0), exp2(-125.5) = %g", e2[N - 2], e2[N - 1]);
 }
 
 /* ---- planted bugs */
@@ -1189,6 +1233,7 @@ int main(int argc, char **argv) {
   test_dyn_rotate();
   test_mathfns();
   test_philox_kat();
+  test_exp_approx();
   test_race();
   test_oob();
   test_strided();

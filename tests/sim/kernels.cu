@@ -401,6 +401,23 @@ static void t2c_sim_tramp_philox_kat(void *const *a) {
 }
 T2C_SIM_REGISTER(philox_kat, t2c_sim_tramp_philox_kat)
 
+// t2c::exp and t2c::exp2 of f32 (the CPU backend's ex2.approx.ftz.f32), one
+// element per thread.
+extern "C" __global__ void __launch_bounds__(256)
+exp_approx(t2c_sim::tensor<const float> X, t2c_sim::tensor<float> E, t2c_sim::tensor<float> E2, int n)
+{
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    E[i] = t2c::exp(X[i]);
+    E2[i] = t2c::exp2(X[i]);
+  }
+}
+static void t2c_sim_tramp_exp_approx(void *const *a) {
+  exp_approx(t2c_sim::tensor<const float>(static_cast<const T2cSimTensor *>(a[0])),
+             t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[1])),
+             t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[2])), *static_cast<const int *>(a[3]));
+}
+T2C_SIM_REGISTER(exp_approx, t2c_sim_tramp_exp_approx)
+
 // PLANTED: recursion deep enough to overflow a thread's stack.
 static int deep(int n) {
   volatile char buf[4096];

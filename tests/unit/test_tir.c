@@ -1449,3 +1449,121 @@ Test(tir_layout, row_reductions_of_other_widths_one_column_and_broadcast_operand
   cr_assert_eq(red->nacc, 1, "the reduction reads t's copy");
   cr_assert_eq(find_op(&K->body, TO_SPILL)->dst, var_named(K, "t"));
 }
+
+/* ---- uniform.c: where() guards */
+
+/* The first elementwise assign anywhere in b that has a where() guard, or NULL. */
+static const TirOp *guarded_assign(const TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->kind == TO_ASSIGN && op->uguard) return op;
+    const TirOp *in = guarded_assign(&op->body);
+    if (in) return in;
+  }
+  return NULL;
+}
+
+/* Evaluates a guard over integer scalars named in names/vals (an independent
+ * evaluator: the guard must be a scalar expression of these names and literals). */
+static int64_t eval_guard(const Expr *x, const char *const *names, const int64_t *vals) {
+  switch (x->kind) {
+  case E_INT: return x->u.ival;
+  case E_IDENT:
+    for (int i = 0; names[i]; i++)
+      if (strcmp(names[i], x->u.ident.name) == 0) return vals[i];
+    cr_assert_fail("the guard reads '%s'", x->u.ident.name);
+    return 0;
+  case E_UNARY: cr_assert_eq(x->u.unary.op, TK_MINUS); return -eval_guard(x->u.unary.a, names, vals);
+  case E_BINARY: {
+    int64_t a = eval_guard(x->u.binary.a, names, vals), b = eval_guard(x->u.binary.b, names, vals);
+    switch (x->u.binary.op) {
+    case TK_PLUS: return a + b;
+    case TK_MINUS: return a - b;
+    case TK_STAR: return a * b;
+    case TK_LT: return a < b;
+    case TK_LE: return a <= b;
+    case TK_GT: return a > b;
+    case TK_GE: return a >= b;
+    case TK_EQ: return a == b;
+    case TK_ANDAND: return a && b;
+    case TK_OROR: return a || b;
+    default: cr_assert_fail("operator %d in a guard", x->u.binary.op); return 0;
+    }
+  }
+  default: cr_assert_fail("expression kind %d in a guard", x->kind); return 0;
+  }
+}
+
+static const char *mask_src =
+    "@launch(128)\n"
+    "kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], causal: i32) {\n"
+    "  var q0 = ctx.block.x * 64\n"
+    "  for k0 in range(0, N, 32) {\n"
+    "    var s: tile<f32>[64, 32] = where(k0 + cols(64, 32) < N &&\n"
+    "                                     (causal == 0 || q0 + rows(64, 32) >= k0 + cols(64, 32)), 0.0, -inf)\n"
+    "    s += X[q0 :+ 64, k0 :+ 32]\n"
+    "    Y[q0 :+ 64, k0 :+ 32] = s\n"
+    "  }\n"
+    "}\n";
+
+Test(tir_uniform, an_attention_mask_is_tested_once_per_tile) {
+  const char *why = NULL;
+  TirKernel *K = build(mask_src, NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *op = guarded_assign(&K->body);
+  cr_assert(op, "the mask's assign has a guard");
+  cr_assert_eq(op->nuwhere, 1);
+  cr_assert_eq(op->uwhere[0]->u.call.builtin, B_WHERE);
+  static const char *const names[] = {"k0", "N", "causal", "q0", NULL};
+  /* the guard holds exactly when every (row, col) of the tile passes the mask */
+  for (int64_t k0 = 0; k0 <= 96; k0 += 32)
+    for (int64_t n = 1; n <= 130; n += 43)
+      for (int64_t causal = 0; causal <= 1; causal++)
+        for (int64_t q0 = 0; q0 <= 128; q0 += 64) {
+          const int64_t vals[] = {k0, n, causal, q0};
+          bool all = true;
+          for (int r = 0; r < 64; r++)
+            for (int c = 0; c < 32; c++) all = all && k0 + c < n && (causal == 0 || q0 + r >= k0 + c);
+          cr_assert_eq(eval_guard(op->uguard, names, vals) != 0, all, "k0 %d N %d causal %d q0 %d", (int)k0, (int)n,
+                       (int)causal, (int)q0);
+        }
+}
+
+Test(tir_uniform, conditions_without_an_affine_guard_keep_their_where) {
+  static const char *const conds[] = {
+      "x > 0.5",                               /* a float compare of a tile */
+      "rows(16, 32) == 3",                     /* == has no corner */
+      "rows(16, 32) * n < 5",                  /* a factor that is no constant */
+      "x > 0.5 && cols(16, 32) < n",           /* && needs both sides */
+      "n > 3",                                 /* no rows() or cols(): nothing to hoist */
+  };
+  for (size_t i = 0; i < sizeof conds / sizeof conds[0]; i++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "@launch(64)\n"
+             "kernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[16, 32], n: i32) {\n"
+             "  var x = X[0 :+ 16, 0 :+ 32]\n"
+             "  var y: tile<f32>[16, 32] = 0.0\n"
+             "  y = where(%s, x, -x)\n"
+             "  Y[0 :+ 16, 0 :+ 32] = y\n"
+             "}\n",
+             conds[i]);
+    const char *why = NULL;
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "%s: not lowered: %s", conds[i], why ? why : diag_text);
+    cr_assert_null(guarded_assign(&K->body), "%s: no guard", conds[i]);
+  }
+}
+
+Test(tir_uniform, a_window_write_keeps_its_where) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\n"
+                       "kernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[16, 32], n: i32) {\n"
+                       "  var y = X[0 :+ 16, 0 :+ 32]\n"
+                       "  y[0 :+ 8, 0 :+ 32] = where(cols(8, 32) < n, 1.0, 2.0)\n"
+                       "  Y[0 :+ 16, 0 :+ 32] = y\n"
+                       "}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_null(guarded_assign(&K->body));
+}
