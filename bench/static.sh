@@ -22,7 +22,7 @@
 #   smem             shared bytes ptxas reports (static allocations only)
 #   mma              mma.sync instructions in the PTX
 #   wgmma            wgmma.mma_async instructions in the PTX (sm_90a)
-#   tma / mbarrier   cp.async.bulk.tensor copies, and mbarrier instructions (init, arrive,
+#   tma / mbarrier   cp.async.bulk.tensor copies (loads and stores), and mbarrier instructions (init, arrive,
 #                    expect_tx, try_wait), in the PTX (sm_90a)
 #   ldmatrix         ldmatrix instructions
 #   cp.async         cp.async copies (commit/wait not counted) / of those 16 bytes wide

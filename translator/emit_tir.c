@@ -1011,11 +1011,24 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 /* TO_SPILL by stmatrix (op->stm matrices per instruction): the 8 x 8 block
  * (ir, ic) of an mma layout is one matrix, its thread's pair of elements the
  * matrix's fragment; lane 8 * j + q gives the address of row q of matrix j. */
+/* The fast body's view of a copy it stores by TMA (TirBuf.tma_swz): swizzled
+ * atoms as TirBuf.swz describes, no padding. */
+static TirBuf tma_view(const TirBuf *f) {
+  TirBuf g = *f;
+  g.swz = f->tma_swz;
+  g.cm8 = true;
+  g.pitch = f->cols;
+  return g;
+}
+
 static void print_stmatrix(Printer *P, const TirOp *op) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const Layout *l = op->dst->layout;
-  const char *base = F("%s%s", half_of(P, op->buf),
-                       elem_idx(P, f, F("t2c_wr%d + lane %% 8", l->id), F("t2c_wc%d + lane / 8 %% %d * 8", l->id, op->stm)));
+  const char *row = F("t2c_wr%d + lane %% 8", l->id), *col = F("t2c_wc%d + lane / 8 %% %d * 8", l->id, op->stm);
+  const char *base = F("%s%s", half_of(P, op->buf), elem_idx(P, f, row, col));
+  bool tma = P->fast && f->tma_swz;
+  TirBuf g = tma_view(f);
+  int e = swz_cols(&g);
   for (int ir = 0; ir < l->rr; ir++)
     for (int ic = 0; ic < l->rc; ic += op->stm) {
       Buf regs = {0};
@@ -1023,11 +1036,14 @@ static void print_stmatrix(Printer *P, const TirOp *op) {
         int r = reg_of(l, (At){l, ir, ic + j, 0});
         buf_printf(&regs, "%st2c::pack2(%s[%d], %s[%d])", j ? ", " : "", op->dst->cname, r, op->dst->cname, r + 1);
       }
-      const char *at = plus_k(P, base, ir * 8 * f->pitch + ic * 8);
+      /* swizzled: whole rows of 8 and whole atoms leave the swizzle's bits alone, a chunk inside an atom does not */
+      const char *at = tma ? plus_k(P, elem_idx(P, &g, row, plus_k(P, col, ic * 8 % e)), ir * 8 * e + ic * 8 / e * f->rows * e)
+                           : plus_k(P, base, ir * 8 * f->pitch + ic * 8);
       if (op->stm == 1) line(P, "t2c::stmatrix_x1(&%s[%s], %s);", f->cname, at, regs.data);
       else line(P, "t2c::stmatrix_x%d(&%s[%s], {%s});", op->stm, f->cname, at, regs.data);
       buf_free(&regs);
     }
+  if (tma) line(P, "t2c::fence_proxy_async();  // TMA reads %s through the async proxy", f->cname);
 }
 
 static void print_spill(Printer *P, const TirOp *op) {
@@ -1520,15 +1536,27 @@ static void print_tma_init(Printer *P, const TirOp *op) {
   line(P, "}");
 }
 
+/* A TMA box's slice: its first row and column, and the outer dims' indices,
+ * innermost first, as TMA takes coordinates (", i1, i0"). */
+typedef struct TmaAt {
+  const char *row, *col, *outer;
+} TmaAt;
+
+static TmaAt tma_at(Printer *P, const Expr *slice) {
+  int nd = slice->u.index.nidx;
+  TmaAt t = {strip(P, ex(P, slice->u.index.idx[nd - 2].start, T_I32, NULL)),
+             strip(P, ex(P, slice->u.index.idx[nd - 1].start, T_I32, NULL)), ""};
+  for (int d = nd - 3; d >= 0; d--) t.outer = F("%s, %s", t.outer, strip(P, ex(P, slice->u.index.idx[d].start, T_I32, NULL)));
+  return t;
+}
+
 /* One TMA box per atom of the copy (TirBuf.swz): atom a holds columns [a E, a E + E). */
 static void print_tma_load(Printer *P, const TirOp *l, const char *stage, const char *full) {
   const TirBuf *b = &P->K->bufs[l->buf];
   const TmaMap *m = &P->K->ki->tmaps[l->tmap];
   int nd = l->slice->u.index.nidx;
-  const char *row = strip(P, ex(P, l->slice->u.index.idx[nd - 2].start, T_I32, NULL));
-  const char *col = strip(P, ex(P, l->slice->u.index.idx[nd - 1].start, T_I32, NULL));
-  const char *outer = ""; /* the outer dims' indices, innermost first, as TMA takes coordinates */
-  for (int d = nd - 3; d >= 0; d--) outer = F("%s, %s", outer, strip(P, ex(P, l->slice->u.index.idx[d].start, T_I32, NULL)));
+  TmaAt t = tma_at(P, l->slice);
+  const char *row = t.row, *col = t.col, *outer = t.outer;
   int per = (int)tir_buf_elems(b), atom = b->rows * m->box_cols;
   for (int a = 0; a < b->cols / m->box_cols; a++) {
     const char *off = strcmp(stage, "0") == 0 ? (a ? F("%d", a * atom) : "0")
@@ -1564,6 +1592,27 @@ static void print_tma_issue(Printer *P, const TirOp *op) {
   for (int i = 0; i < op->body.ops.len; i++) print_tma_load(P, op->body.ops.items[i], stage, full);
   P->subst = NULL;
   P->indent--;
+  line(P, "}");
+}
+
+/* TO_TMA_STORE: lane 0 of each warp stores the warp's tile of the copy, one
+ * box per atom (atom a: columns [a E, a E + E) of the tile); a box starts at
+ * a multiple of 8 rows of an atom, where the swizzle leaves the index alone. */
+static void print_tma_store(Printer *P, const TirOp *op) {
+  const TirBuf *f = &P->K->bufs[op->buf];
+  const TmaMap *m = &P->K->ki->tmaps[op->tmap];
+  const Layout *l = op->lay;
+  TirBuf g = tma_view(f);
+  TmaAt t = tma_at(P, op->slice);
+  const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
+  line(P, "if (lane == 0) {  // this warp's %d x %d tile of %s, by TMA (elements out of range are clipped)", l->rr * 8,
+       l->rc * 8, f->cname);
+  for (int a = 0; a < l->rc * 8 / m->box_cols; a++)
+    line(P, "  t2c::tma_store_%dd(&%s, %s + %s, %s + %s%s, &%s[%s]);", op->slice->u.index.nidx, m->cname, paren(P, t.col),
+         plus_k(P, wc, a * m->box_cols), paren(P, t.row), wr, t.outer, f->cname,
+         plus_k(P, swz_logical(P, &g, wr, wc), a * f->rows * m->box_cols));
+  line(P, "  t2c::tma_store_commit();");
+  line(P, "  t2c::tma_store_wait_read<0>();  // %s may be written again after the next barrier", f->cname);
   line(P, "}");
 }
 
@@ -1696,6 +1745,7 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_TMA_LOAD: die("a TMA load outside its issue");
   case TO_TMA_WAIT: print_tma_wait(P, op); return;
   case TO_TMA_RELEASE: print_tma_release(P, op); return;
+  case TO_TMA_STORE: print_tma_store(P, op); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;
   case TO_FOR: print_for(P, op); break;
@@ -1808,7 +1858,7 @@ static const char *shared_decls(Printer *P) {
   Buf b = {0};
   int align = 16; /* a swizzled copy's pattern starts at its first byte (smem.c) */
   for (int i = 0; i < K->nbufs; i++)
-    if (!K->bufs[i].tensor && 8 * K->bufs[i].swz > align) align = 8 * K->bufs[i].swz;
+    if (!K->bufs[i].tensor && tir_buf_align(&K->bufs[i]) > align) align = tir_buf_align(&K->bufs[i]);
   if (K->ki->dynamic_smem) {
     if (P->o->sim) buf_puts(&b, "  T2C_SIM_DYNAMIC_SMEM(t2c_smem);\n"); /* at shared address 0 */
     else buf_printf(&b, "  extern __shared__ __align__(%d) unsigned char t2c_smem[];\n", align);
@@ -1818,7 +1868,7 @@ static const char *shared_decls(Printer *P) {
     if (f->tensor) continue;
     const char *t = f->mbar ? "unsigned long long" : ctype(f->elem);
     int64_t n = f->bytes / elem_bytes[f->elem];
-    int a = f->swz ? 8 * f->swz : 16;
+    int a = tir_buf_align(f);
     if (K->ki->dynamic_smem)
       buf_printf(&b, "  %s *%s = reinterpret_cast<%s *>(t2c_smem + %" PRId64 ");\n", t, f->cname, t, f->offset);
     else if (P->o->sim && a > 16) buf_printf(&b, "  T2C_SIM_SHARED_ALIGNED(%s, %s, %" PRId64 ", %d);\n", t, f->cname, n, a);
@@ -1974,9 +2024,18 @@ static void tensor_maps_helper(Printer *P, Buf *out) {
   }
   buf_puts(out, "\n#if !defined(__CUDACC_RTC__)\n");
   buf_puts(out, P->o->standalone ? embedded_tma_host_h : "#include <tile2cu/tma_host.h>\n");
-  buf_printf(out, "// %s reads ", name);
-  for (int i = 0; i < ki->ntmaps; i++)
-    buf_printf(out, "%s%s", i ? (i + 1 < ki->ntmaps ? ", " : " and ") : "", ki->tmaps[i].tensor->name);
+  buf_printf(out, "// %s ", name);
+  for (int st = 0; st < 2; st++) { /* the maps it reads through, then those it writes through */
+    int n = 0, k = 0;
+    for (int i = 0; i < ki->ntmaps; i++) n += ki->tmaps[i].store == st;
+    if (n && st && ki->ntmaps > n) buf_puts(out, " and ");
+    if (n) buf_puts(out, st ? "writes " : "reads ");
+    for (int i = 0; i < ki->ntmaps; i++)
+      if (ki->tmaps[i].store == st) {
+        buf_printf(out, "%s%s", k ? (k + 1 < n ? ", " : " and ") : "", ki->tmaps[i].tensor->name);
+        k++;
+      }
+  }
   buf_printf(out, " by TMA in its fast body, through %d tensor map%s after its sizes. %s_tensor_maps\n", ki->ntmaps,
              ki->ntmaps == 1 ? "" : "s", name);
   buf_printf(out, "// builds them from the arguments that come before them; pass them by value:\n");

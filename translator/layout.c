@@ -1104,6 +1104,28 @@ bool layout_assign(TirKernel *K, const char **why) {
  * neither side has a conflict. The runs, the vector width (its run-time test),
  * the bounds checks at ragged edges are the store's as for any blocked store. */
 
+/* By TMA (a path with it, hw.c): in the fast body a store whose copy each warp
+ * writes by stmatrix and reads back itself, of the last two dims of a
+ * row-major tensor of rank 2 to 4 (one element of each outer dim) that no other
+ * op of the kernel touches, leaves by the bulk tensor copy instead of the
+ * read-back (TO_TMA_STORE; the general body keeps the read-back, TirOp.only):
+ *   spill t -> t's copy   stmatrix into the copy in 128-byte swizzled atoms of
+ *                         128 / element-bytes columns (TirBuf.tma_swz: TMA's
+ *                         SWIZZLE_128B, and the 8 rows of each stmatrix matrix
+ *                         fall in 8 different 16-byte chunks: no bank conflict),
+ *                         then each thread's fence.proxy.async (its generic
+ *                         writes before the async proxy's reads);
+ *   __syncwarp            (sync.c, as for the read-back);
+ *   tma_store             lane 0 of each warp: one box of the warp tile's rows x
+ *                         one atom per atom, commit, wait_group.read 0 (the copy
+ *                         may be written again after the next barrier).
+ * The map's global dims are the tensor's sizes: TMA clips what falls outside,
+ * so a ragged edge needs no predicate. The fast body's entry test already
+ * proves what the map needs (the base 16-byte aligned, rows a multiple of 16
+ * bytes apart: the read-back's 16-byte runs). A tensor that another op reads
+ * or writes is left to the read-back: TMA's writes are the async proxy's,
+ * complete only at a wait_group that the kernel does not make. */
+
 /* td: the thread-dependent regions around the ops walked (no warp-wide
  * stmatrix nor barrier may go there). */
 typedef struct Epi {
@@ -1183,6 +1205,34 @@ static TirVar *stored_value(TirKernel *K, const Expr *x, ElemType et, const Layo
   return v;
 }
 
+/* Whether op touches tensor X: a load, a store, a TMA box or an element read. */
+static bool touches(const TirKernel *K, const TirBlock *b, const Sym *X, const TirOp *skip) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op != skip && op->slice && op->slice->kind == E_INDEX && op->slice->u.index.base->u.ident.sym == X) return true;
+    if (touches(K, &op->body, X, skip) || touches(K, &op->els, X, skip)) return true;
+  }
+  return false;
+}
+
+/* Whether the fast body stores op's tile by TMA (see above): m the copy's
+ * writer's layout, rd the read-back's, stm its stmatrix. */
+static bool tma_store_ok(const TirKernel *K, const TirOp *op, const Layout *m, const Layout *rd, int stm) {
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  int eb = elem_bytes[X->ty.elem], nd = op->slice->u.index.nidx, e = 128 / eb;
+  if (!K->hw->tma || !K->t->tma || !rd->wtiles || !stm || op->vec * eb != 16) return false;
+  if (X->trank < 2 || X->trank > 4 || nd != X->trank || (m->rc * 8) % e || m->rr * 8 > 256) return false;
+  for (int d = 0; d < nd; d++) {
+    const Index *ix = &op->slice->u.index.idx[d];
+    if (X->tstride[d] || ix->start->ty.rank || (d < nd - 2) != !ix->len) return false;
+  }
+  for (int i = 0; i < K->elems.len; i++) {
+    const Expr *x = K->elems.items[i];
+    if (x->u.index.base->u.ident.sym == X) return false;
+  }
+  return !touches(K, &K->body, X, op);
+}
+
 /* Stages store op of block b at index *i: the ops above go in before it. */
 static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, const Layout *rd) {
   TirOp *op = b->ops.items[*i];
@@ -1191,7 +1241,8 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   int eb = elem_bytes[et];
   if (tir_value_regs(K) + layout_count(m) * (eb > 4 ? 2 : 1) > TIR_MAX_VALUE_REGS) return true; /* as it is */
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
-  if (smem_total(K) + (bytes + 15) / 16 * 16 > K->t->smem_per_block) return true; /* no room: as it is */
+  int slack = K->hw->tma && K->t->tma ? 1024 - 16 : 0; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
+  if (smem_total(K) + slack + (bytes + 15) / 16 * 16 > K->t->smem_per_block) return true; /* no room: as it is */
   TirVar *t = stored_value(K, op->expr, et, m);
   bool own = !t; /* the value is not a value of the stored type already: one of its own */
   if (own) {
@@ -1240,6 +1291,24 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   op->vec = 1;
   vector_width(K, op);
   stronger_checks(K);
+  TirOp *ts = NULL; /* the fast body's TMA store (above) */
+  if (tma_store_ok(K, op, m, rd, sp->stm)) {
+    f->tma_swz = 128;
+    ts = tir_new_op(K, NULL, TO_TMA_STORE, op->stmt);
+    ts->slice = op->slice;
+    ts->buf = bi;
+    ts->lay = m;
+    ts->rows = op->rows;
+    ts->cols = op->cols;
+    ts->only = TIR_FAST;
+    ts->tmap = tir_tma_map(K, X, m->rr * 8, 128 / eb, 128);
+    K->ki->tmaps[ts->tmap].store = true;
+    memcpy(ts->acc, op->acc, sizeof op->acc);
+    ts->nacc = op->nacc;
+    op->only = TIR_GENERAL;
+    f->what = arena_printf(K->a, "%s; in the fast body stored by TMA from %d-byte swizzled rows, a box of %d x %d per "
+                           "warp and atom, by lane 0 of each warp", f->what, f->tma_swz, m->rr * 8, 128 / eb);
+  }
   TirOp *ins[3] = {d, a, sp};
   int first = own ? 0 : 2; /* a value of its own: declared and computed first */
   if (!own) sp->first = d->first;
@@ -1248,9 +1317,10 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
     if (k == *i)
       for (int j = first; j < 3; j++) vec_push(K->a, &out, ins[j]);
     vec_push(K->a, &out, b->ops.items[k]);
+    if (k == *i && ts) vec_push(K->a, &out, ts);
   }
   b->ops = out;
-  *i += 3 - first;
+  *i += 3 - first + (ts != NULL);
   return true;
 }
 
@@ -1312,7 +1382,7 @@ static bool expr_coords(const TirKernel *K, const Expr *x) {
 
 /* Layout.coords: an op in an mma layout reads the thread's first row and
  * column unless it only declares, computes without coordinates, writes by
- * stmatrix, accumulates a dot (warp tile and lane) or waits for one. */
+ * stmatrix, stores by TMA or accumulates a dot (warp tile and lane) or waits for one. */
 static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
   if (op->alay && op->kind == TO_DOT && expr_coords(K, op->expr)) ((Layout *)op->alay)->coords = true;
@@ -1320,7 +1390,7 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
   Layout *l = (Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay);
   bool none = op->lay->kind == LY_BLOCKED &&
               (op->kind == TO_DECL || op->kind == TO_DOT || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
-               (op->kind == TO_SPILL && op->stm) ||
+               (op->kind == TO_SPILL && op->stm) || op->kind == TO_TMA_STORE ||
                (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
   if (!none) l->coords = true;
 }

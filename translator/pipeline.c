@@ -274,8 +274,9 @@ static bool tma_load_ok(const TirKernel *K, const TirOp *l, const TirBuf *b) {
          K->ki->threads % K->t->lanes == 0;
 }
 
-/* The tensor map of KernelInfo for X in boxes of rows x cols, swizzled by swz. */
-static int tma_map(TirKernel *K, const Sym *X, int rows, int cols, int swz) {
+/* The tensor map of KernelInfo for X in boxes of rows x cols, swizzled by swz
+ * (a load's here, a staged store's in layout.c: the same map either way). */
+int tir_tma_map(TirKernel *K, const Sym *X, int rows, int cols, int swz) {
   KernelInfo *ki = K->ki;
   for (int i = 0; i < ki->ntmaps; i++)
     if (ki->tmaps[i].tensor == X && ki->tmaps[i].box_rows == rows && ki->tmaps[i].box_cols == cols && ki->tmaps[i].swizzle == swz)
@@ -285,7 +286,7 @@ static int tma_map(TirKernel *K, const Sym *X, int rows, int cols, int swz) {
   int same = 0;
   for (int i = 0; i < ki->ntmaps; i++) same += ki->tmaps[i].tensor == X;
   m[ki->ntmaps] = (TmaMap){X, same ? arena_printf(K->a, "t2c_tmap_%s_%d", X->cname, same) : arena_printf(K->a, "t2c_tmap_%s", X->cname),
-                           rows, cols, swz};
+                           rows, cols, swz, false};
   ki->tmaps = m;
   return ki->ntmaps++;
 }
@@ -309,7 +310,7 @@ static TirOp *tma_issue(TirKernel *K, TirOp **loads, const int *bufs, int n, con
     l->kind = TO_TMA_LOAD;
     l->only = TIR_FAST;
     l->first = false;
-    l->tmap = tma_map(K, loads[r]->slice->u.index.base->u.ident.sym, b->rows, b->swz / elem_bytes[b->elem], b->swz);
+    l->tmap = tir_tma_map(K, loads[r]->slice->u.index.base->u.ident.sym, b->rows, b->swz / elem_bytes[b->elem], b->swz);
     vec_push(K->a, &o->body.ops, l);
   }
   return o;

@@ -1,7 +1,7 @@
 /* smem.c: shared-memory placement, and KernelInfo complete before printing.
  *
  * Shared buffers (reduction scratch, values' shared copies) get 16-byte aligned offsets in the
- * order the layout stage made them; a swizzled copy (TirBuf.swz), one aligned to its
+ * order the layout stage made them; a swizzled copy (TirBuf.swz, tma_swz), one aligned to its
  * pattern (8 x its swizzle bytes: 1024 for 128), and the block's shared memory is declared
  * so aligned. Above the target's static limit they live
  * in one dynamic buffer; above the per-block limit the kernel is rejected
@@ -18,7 +18,8 @@ static int64_t layout_bufs(TirKernel *K, bool place) {
   for (int i = 0; i < K->nbufs; i++) {
     TirBuf *f = &K->bufs[i];
     if (f->tensor) continue; /* global memory */
-    if (f->swz) off = (off + 8 * f->swz - 1) / (8 * f->swz) * (8 * f->swz); /* the swizzle's pattern starts at the copy */
+    int a = tir_buf_align(f);
+    off = (off + a - 1) / a * a; /* a swizzle's pattern starts at the copy (TirBuf.swz, tma_swz) */
     if (place) f->offset = off;
     off += (f->bytes + 15) / 16 * 16;
   }

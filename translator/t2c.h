@@ -472,6 +472,7 @@ typedef struct TmaMap {
   const char *cname;      /* the parameter's name, t2c_tmap_<tensor> */
   int box_rows, box_cols;
   int swizzle;            /* 32, 64 or 128 */
+  bool store;             /* a staged epilogue's TMA store writes through it (layout.c; the same map) */
 } TmaMap;
 
 typedef struct KernelInfo {
@@ -705,6 +706,10 @@ typedef enum TirOpKind {
   TO_TMA_WAIT,      /* every thread waits until this iteration's stage has landed (full[s]'s parity) */
   TO_TMA_RELEASE,   /* lane 0 of each warp arrives on the empty barrier of the stage of pending
                        iterations back: this warp no longer reads it */
+  TO_TMA_STORE,     /* a staged epilogue's store in the fast body (layout.c): lane 0 of each warp
+                       stores the warp's tile of copy buf (TirBuf.tma_swz) to slice, one box of
+                       KernelInfo.tmaps[tmap] per atom, then commits and waits until they are read;
+                       lay: the copy's writer's (mma) layout, whose warp tiles the boxes are */
 } TirOpKind;
 
 typedef struct TirBlock {
@@ -784,7 +789,7 @@ typedef struct TirOp {
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
   const char *reason;    /* TO_BARRIER; TO_SPILL of a @registers tile: why it is copied (a warning) */
-  int tmap;              /* TO_TMA_LOAD: its tensor map (KernelInfo.tmaps) */
+  int tmap;              /* TO_TMA_LOAD, TO_TMA_STORE: its tensor map (KernelInfo.tmaps) */
   int only;              /* printed in one body of a versioned kernel only: TIR_FAST or TIR_GENERAL
                             (a TMA ring and the cp.async ring it replaces); 0: both */
   Expr *uguard;          /* TO_ASSIGN (uniform.c): a scalar condition under which each where() of
@@ -839,6 +844,11 @@ typedef struct TirBuf {
    * accessing warp's tile (the writer's mma layout and the reader's wtiles one
    * give each warp the same block): its conflicts need only __syncwarp (sync.c). */
   bool warp_tiles;
+  /* A staged epilogue's buffer that the fast body stores by TMA (layout.c): in
+   * that body it is laid out as TirBuf.swz says with swz = tma_swz (atoms of
+   * tma_swz / element-bytes columns, swizzled rows, no padding), which TMA
+   * reads with the same swizzle; the general body keeps the padded pitch. */
+  int tma_swz;
   /* A TMA ring's mbarriers (pipeline.c): 2 * mbar 64-bit words, full[0 ..
    * mbar) then empty[0 .. mbar), for a ring of mbar stages; rows 2, cols mbar. */
   int mbar;
@@ -908,6 +918,8 @@ TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
 TirRead *tir_read(const TirKernel *K, const Expr *x);
 /* v's shared copy (made on first use); -1 when there are too many buffers. */
 int tir_copy_buf(TirKernel *K, TirVar *v);
+/* pipeline.c: the index of KernelInfo's tensor map of X in boxes of rows x cols, swz-byte swizzled (made once). */
+int tir_tma_map(TirKernel *K, const Sym *X, int rows, int cols, int swz);
 /* The same copy read by ldmatrix: rows 16-byte aligned, padded by 16 bytes. */
 int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop, bool trans);
 /* A copy's rows and columns as stored: [cols, rows] when trans (an 8-bit
@@ -915,6 +927,11 @@ int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop, bool trans);
  * are of the stored matrix. */
 static inline int tir_buf_srows(const TirBuf *f) { return f->trans ? f->cols : f->rows; }
 static inline int tir_buf_scols(const TirBuf *f) { return f->trans ? f->rows : f->cols; }
+/* The alignment of a buffer's offset: a swizzled copy's pattern starts at it. */
+static inline int tir_buf_align(const TirBuf *f) {
+  int s = f->swz > f->tma_swz ? f->swz : f->tma_swz;
+  return s ? 8 * s : 16;
+}
 /* Elements of one copy of the buffer (rows x pitch, or cols x pitch when trans). */
 int64_t tir_buf_elems(const TirBuf *f);
 /* Bytes a buffer takes: rows x pitch elements, twice when alternating. */

@@ -271,7 +271,7 @@ static const char *op_names[] = {
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
   [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin",
   [TO_TMA_INIT] = "tma_init", [TO_TMA_ISSUE] = "tma_issue", [TO_TMA_LOAD] = "tma_load", [TO_TMA_WAIT] = "tma_wait",
-  [TO_TMA_RELEASE] = "tma_release",
+  [TO_TMA_RELEASE] = "tma_release", [TO_TMA_STORE] = "tma_store",
 };
 
 static const char *tok_str(TokenKind k) {
@@ -474,6 +474,14 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     buf_printf(&b, " %s = ", K->bufs[op->buf].cname);
     index_str(K, op->slice, &b);
     buf_printf(&b, " by %s (boxes of %d x %d, %d-byte swizzle)", m->cname, m->box_rows, m->box_cols, m->swizzle);
+    break;
+  }
+  case TO_TMA_STORE: {
+    const TmaMap *m = &K->ki->tmaps[op->tmap];
+    buf_puts(&b, " ");
+    index_str(K, op->slice, &b);
+    buf_printf(&b, " = %s by %s (each warp's tile, boxes of %d x %d, %d-byte swizzle, out-of-range elements clipped)",
+               K->bufs[op->buf].cname, m->cname, m->box_rows, m->box_cols, m->swizzle);
     break;
   }
   default: break;

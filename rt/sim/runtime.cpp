@@ -1104,9 +1104,14 @@ void tma_store(const T2cSimTensorMap *m, const int *coords, int ncoords, const v
     memcpy(c.b, c.p, 16);
     s.chunks.push_back(c);
   }
-  // global memory gets the in-range elements now; the rest is clipped
+  // global memory gets the in-range elements now; the rest is clipped. The
+  // race detector sees each write as the issuing thread's (two TMA stores of
+  // one element with no barrier between them race, as plain stores do).
+  RaceShadow *rs = m->tensor && m->tensor->data ? race_shadow(w->L, m->tensor) : nullptr;
   box_walk(m, coords, [&](unsigned char *g, size_t off) {
-    if (g) memcpy(g, s.chunks[off / 16].b + off % 16, (size_t)m->elem_bytes);
+    if (!g) return;
+    if (rs) race_access(rs, (long long)((g - (unsigned char *)m->tensor->data) / m->elem_bytes), 1, RACE_WRITE);
+    memcpy(g, s.chunks[off / 16].b + off % 16, (size_t)m->elem_bytes);
   });
 }
 

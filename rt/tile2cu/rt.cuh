@@ -666,6 +666,14 @@ T2C_DEVICE void tma_store_2d(const TensorMap *map, int c0, int c1, const void *s
   const int c[2] = {c0, c1};
   ::t2c_sim::tma_store(map, c, 2, smem);
 }
+T2C_DEVICE void tma_store_3d(const TensorMap *map, int c0, int c1, int c2, const void *smem) {
+  const int c[3] = {c0, c1, c2};
+  ::t2c_sim::tma_store(map, c, 3, smem);
+}
+T2C_DEVICE void tma_store_4d(const TensorMap *map, int c0, int c1, int c2, int c3, const void *smem) {
+  const int c[4] = {c0, c1, c2, c3};
+  ::t2c_sim::tma_store(map, c, 4, smem);
+}
 // The tensor map a launcher passes for a row-major tensor of rank 2 to 4,
 // rows x cols in its last two dims, read in boxes of box_rows x box_cols with
 // a swz-byte swizzle (tile2cu's kernel
@@ -1042,6 +1050,23 @@ T2C_DEVICE void tma_store_2d(const TensorMap *map, int c0, int c1, const void *s
 #if T2C_HAS_SM90A_
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
                :: "l"(map), "r"(c0), "r"(c1), "r"(smem_u32(smem)) : "memory");
+#else
+  __trap();
+#endif
+}
+// The same for a map of rank 3 and 4 (a box of one along the outer dims).
+T2C_DEVICE void tma_store_3d(const TensorMap *map, int c0, int c1, int c2, const void *smem) {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];"
+               :: "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_u32(smem)) : "memory");
+#else
+  __trap();
+#endif
+}
+T2C_DEVICE void tma_store_4d(const TensorMap *map, int c0, int c1, int c2, int c3, const void *smem) {
+#if T2C_HAS_SM90A_
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];"
+               :: "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(smem_u32(smem)) : "memory");
 #else
   __trap();
 #endif

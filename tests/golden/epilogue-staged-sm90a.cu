@@ -11,18 +11,19 @@
 //   t2c_v2_s: shared, f16[64, 32] in 64-byte swizzled rows (wgmma), 8192 bytes (2 stages of slice of A at line 16, filled ahead of the loop at line 15 by TMA (the fast body) or cp.async)
 //   t2c_v3_s: shared, f16[32, 128] in 128-byte swizzled rows (wgmma), 16384 bytes (2 stages of slice of B at line 16, filled ahead of the loop at line 15 by TMA (the fast body) or cp.async)
 //   t2c_mbar0: shared, 4 mbarriers, 32 bytes (the mbarriers of the TMA ring of the loop at line 15: 2 full, 2 empty)
-//   t2c_epi3_s: shared, f16[64, 128], 17408 bytes (the store at line 18, staged: written in wgmma's accumulator's layout by stmatrix.x4, read back in 16-byte runs by the warp that wrote them)
+//   t2c_epi3_s: shared, f16[64, 128], 17408 bytes (the store at line 18, staged: written in wgmma's accumulator's layout by stmatrix.x4, read back in 16-byte runs by the warp that wrote them; in the fast body stored by TMA from 128-byte swizzled rows, a box of 16 x 64 per warp and atom, by lane 0 of each warp)
 //   t2c_tmap_A: the tensor map of A, boxes of 64 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
+//   t2c_tmap_C: the tensor map of C, boxes of 16 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 42016 bytes; barriers: 1, warp barriers (__syncwarp): 1
+//   shared memory: 43008 bytes; barriers: 1, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(128)
-epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
+epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B, const __grid_constant__ t2c::TensorMap t2c_tmap_C)
 {
   __shared__ __align__(512) __half t2c_v2_s[4096];
   __shared__ __align__(1024) __half t2c_v3_s[8192];
   __shared__ __align__(16) unsigned long long t2c_mbar0[4];
-  __shared__ __align__(16) __half t2c_epi3_s[8704];
+  __shared__ __align__(1024) __half t2c_epi3_s[8704];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -206,23 +207,22 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
     t2c_epi3[59] = t2c::cvt<__half>(acc[59]);
     t2c_epi3[62] = t2c::cvt<__half>(acc[62]);
     t2c_epi3[63] = t2c::cvt<__half>(acc[63]);
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8], {t2c::pack2(t2c_epi3[0], t2c_epi3[1]), t2c::pack2(t2c_epi3[4], t2c_epi3[5]), t2c::pack2(t2c_epi3[8], t2c_epi3[9]), t2c::pack2(t2c_epi3[12], t2c_epi3[13])});
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 32], {t2c::pack2(t2c_epi3[16], t2c_epi3[17]), t2c::pack2(t2c_epi3[20], t2c_epi3[21]), t2c::pack2(t2c_epi3[24], t2c_epi3[25]), t2c::pack2(t2c_epi3[28], t2c_epi3[29])});
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 64], {t2c::pack2(t2c_epi3[32], t2c_epi3[33]), t2c::pack2(t2c_epi3[36], t2c_epi3[37]), t2c::pack2(t2c_epi3[40], t2c_epi3[41]), t2c::pack2(t2c_epi3[44], t2c_epi3[45])});
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 96], {t2c::pack2(t2c_epi3[48], t2c_epi3[49]), t2c::pack2(t2c_epi3[52], t2c_epi3[53]), t2c::pack2(t2c_epi3[56], t2c_epi3[57]), t2c::pack2(t2c_epi3[60], t2c_epi3[61])});
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1088], {t2c::pack2(t2c_epi3[2], t2c_epi3[3]), t2c::pack2(t2c_epi3[6], t2c_epi3[7]), t2c::pack2(t2c_epi3[10], t2c_epi3[11]), t2c::pack2(t2c_epi3[14], t2c_epi3[15])});
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1120], {t2c::pack2(t2c_epi3[18], t2c_epi3[19]), t2c::pack2(t2c_epi3[22], t2c_epi3[23]), t2c::pack2(t2c_epi3[26], t2c_epi3[27]), t2c::pack2(t2c_epi3[30], t2c_epi3[31])});
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1152], {t2c::pack2(t2c_epi3[34], t2c_epi3[35]), t2c::pack2(t2c_epi3[38], t2c_epi3[39]), t2c::pack2(t2c_epi3[42], t2c_epi3[43]), t2c::pack2(t2c_epi3[46], t2c_epi3[47])});
-    t2c::stmatrix_x4(&t2c_epi3_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1184], {t2c::pack2(t2c_epi3[50], t2c_epi3[51]), t2c::pack2(t2c_epi3[54], t2c_epi3[55]), t2c::pack2(t2c_epi3[58], t2c_epi3[59]), t2c::pack2(t2c_epi3[62], t2c_epi3[63])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8) % 64)], {t2c::pack2(t2c_epi3[0], t2c_epi3[1]), t2c::pack2(t2c_epi3[4], t2c_epi3[5]), t2c::pack2(t2c_epi3[8], t2c_epi3[9]), t2c::pack2(t2c_epi3[12], t2c_epi3[13])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) % 64)], {t2c::pack2(t2c_epi3[16], t2c_epi3[17]), t2c::pack2(t2c_epi3[20], t2c_epi3[21]), t2c::pack2(t2c_epi3[24], t2c_epi3[25]), t2c::pack2(t2c_epi3[28], t2c_epi3[29])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8) % 64) + 4096], {t2c::pack2(t2c_epi3[32], t2c_epi3[33]), t2c::pack2(t2c_epi3[36], t2c_epi3[37]), t2c::pack2(t2c_epi3[40], t2c_epi3[41]), t2c::pack2(t2c_epi3[44], t2c_epi3[45])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) % 64) + 4096], {t2c::pack2(t2c_epi3[48], t2c_epi3[49]), t2c::pack2(t2c_epi3[52], t2c_epi3[53]), t2c::pack2(t2c_epi3[56], t2c_epi3[57]), t2c::pack2(t2c_epi3[60], t2c_epi3[61])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8) % 64) + 512], {t2c::pack2(t2c_epi3[2], t2c_epi3[3]), t2c::pack2(t2c_epi3[6], t2c_epi3[7]), t2c::pack2(t2c_epi3[10], t2c_epi3[11]), t2c::pack2(t2c_epi3[14], t2c_epi3[15])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) % 64) + 512], {t2c::pack2(t2c_epi3[18], t2c_epi3[19]), t2c::pack2(t2c_epi3[22], t2c_epi3[23]), t2c::pack2(t2c_epi3[26], t2c_epi3[27]), t2c::pack2(t2c_epi3[30], t2c_epi3[31])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8) % 64) + 4608], {t2c::pack2(t2c_epi3[34], t2c_epi3[35]), t2c::pack2(t2c_epi3[38], t2c_epi3[39]), t2c::pack2(t2c_epi3[42], t2c_epi3[43]), t2c::pack2(t2c_epi3[46], t2c_epi3[47])});
+    t2c::stmatrix_x4(&t2c_epi3_s[t2c::swz<128, 2>((t2c_wr0 + lane % 8) * 64 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) / 64 * 4096 + (t2c_wc0 + lane / 8 % 4 * 8 + 32) % 64) + 4608], {t2c::pack2(t2c_epi3[50], t2c_epi3[51]), t2c::pack2(t2c_epi3[54], t2c_epi3[55]), t2c::pack2(t2c_epi3[58], t2c_epi3[59]), t2c::pack2(t2c_epi3[62], t2c_epi3[63])});
+    t2c::fence_proxy_async();  // TMA reads t2c_epi3_s through the async proxy
     __syncwarp();  // t2c_epi3_s: written at line 18, read here by other threads, all of them in this warp
-    if ((m0 + t2c_r3) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[t2c_r3 * 136 + t2c_c3]));
-    if ((m0 + t2c_r3 + 2) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 2)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 2) * 136 + t2c_c3]));
-    if ((m0 + t2c_r3 + 4) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 4) * 136 + t2c_c3]));
-    if ((m0 + t2c_r3 + 6) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 6)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 6) * 136 + t2c_c3]));
-    if ((m0 + t2c_r3 + 8) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 8) * 136 + t2c_c3]));
-    if ((m0 + t2c_r3 + 10) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 10)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 10) * 136 + t2c_c3]));
-    if ((m0 + t2c_r3 + 12) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 12) * 136 + t2c_c3]));
-    if ((m0 + t2c_r3 + 14) < M && (n0 + t2c_c3) < N) t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 14)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 14) * 136 + t2c_c3]));
+    if (lane == 0) {  // this warp's 16 x 128 tile of t2c_epi3_s, by TMA (elements out of range are clipped)
+      t2c::tma_store_2d(&t2c_tmap_C, n0 + t2c_wc0, m0 + t2c_wr0, &t2c_epi3_s[t2c_wr0 * 64 + t2c_wc0 / 64 * 4096 + t2c_wc0 % 64]);
+      t2c::tma_store_2d(&t2c_tmap_C, n0 + t2c_wc0 + 64, m0 + t2c_wr0, &t2c_epi3_s[t2c_wr0 * 64 + t2c_wc0 / 64 * 4096 + t2c_wc0 % 64 + 4096]);
+      t2c::tma_store_commit();
+      t2c::tma_store_wait_read<0>();  // t2c_epi3_s may be written again after the next barrier
+    }
   } else {
     // epilogue-staged-sm90a.tl:11: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
@@ -563,15 +563,16 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
 
 #if !defined(__CUDACC_RTC__)
 #include <tile2cu/tma_host.h>
-// epi reads A and B by TMA in its fast body, through 2 tensor maps after its sizes. epi_tensor_maps
+// epi reads A and B and writes C by TMA in its fast body, through 3 tensor maps after its sizes. epi_tensor_maps
 // builds them from the arguments that come before them; pass them by value:
-//   t2c::TensorMap maps[2];
+//   t2c::TensorMap maps[3];
 //   if (epi_tensor_maps(maps, A, B, C, M, K, N, err, sizeof err) != 0) ...  // err says why
-//   epi<<<grid, 128, 0, stream>>>(A, B, C, M, K, N, maps[0], maps[1]);
+//   epi<<<grid, 128, 0, stream>>>(A, B, C, M, K, N, maps[0], maps[1], maps[2]);
 // Returns 0, or -1 with a message in err: no driver (libcuda.so.1), or cuTensorMapEncodeTiled failed.
-inline int epi_tensor_maps(t2c::TensorMap *maps, const __half *A, const __half *B, __half *, int M, int K, int N, char *err, size_t errlen) {
+inline int epi_tensor_maps(t2c::TensorMap *maps, const __half *A, const __half *B, __half *C, int M, int K, int N, char *err, size_t errlen) {
   if (t2c::tma_map(&maps[0], t2c::TMA_F16, 2, A, 2, 1, 1, M, K, 64, 32, 64, err, errlen) != 0) return -1;
   if (t2c::tma_map(&maps[1], t2c::TMA_F16, 2, B, 2, 1, 1, K, N, 32, 64, 128, err, errlen) != 0) return -1;
+  if (t2c::tma_map(&maps[2], t2c::TMA_F16, 2, C, 2, 1, 1, M, N, 16, 64, 128, err, errlen) != 0) return -1;
   return 0;
 }
 #endif

@@ -1505,6 +1505,34 @@ static void t_dot_wgmma_forms(Tally *T) {
  * for 64-row query blocks, each size on the default target (mma.sync) and on
  * sm_90a (wgmma, P packed from registers). The reference is exact (double) on the
  * f16 inputs; the kernel rounds P to f16 before P V, so the tolerance is a few times f16 rounding. */
+/* One batched GEMM case of tl's kernel kern, C [Bt, M, 64] in type out (rounded once). */
+static void batched_gemm(Tally *T, const char *tl, const char *kern, const char *name, int out, int Bt, int M, int K,
+                         bool sm90a, uint64_t seed) {
+  int N = 64;
+  Rng r = rng_seed(name, seed);
+  Call k;
+  call_init(&k, tl, kern);
+  if (sm90a) snprintf(k.target, sizeof k.target, "sm_90a");
+  Ten *A = call_in(&k, "A", F16, 3, SHAPE(Bt, M, K));
+  Ten *B = call_in(&k, "B", F16, 3, SHAPE(Bt, K, N));
+  Ten *C = call_out(&k, "C", out, 3, SHAPE(Bt, M, N));
+  fill_uniform(A, &r, -1, 1);
+  fill_uniform(B, &r, -1, 1);
+  for (int b = 0; b < Bt; b++)
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++)
+          s += A->v[((long long)b * M + i) * K + kk] * B->v[((long long)b * K + kk) * N + j];
+        C->ref[((long long)b * M + i) * N + j] = out == F32 ? s : round_dt(out, s);
+      }
+  C->tol = 1e-3;
+  char l[64];
+  label(l, sizeof l, "%sBt=%d M=%d K=%d", sm90a ? "sm_90a " : "", Bt, M, K);
+  CHECK(T, call_check(&k, name, l));
+  call_free(&k);
+}
+
 /* A batched GEMM of rank-3 tensors (tests/gpu/tma_batched.tl): on sm_90a its stage
  * rings are filled by rank-3 TMA boxes. K = 584 refills every stage of the 3-stage
  * ring (10 iterations), K = 77 takes the general body (K % 8 != 0), M = 70, 37 and 5
@@ -1512,31 +1540,20 @@ static void t_dot_wgmma_forms(Tally *T) {
  * rows, not the next batch's. Exact products, f32 sums. */
 static void t_tma_batched(Tally *T) {
   static const int BMK[][3] = {{2, 70, 200}, {3, 64, 584}, {1, 5, 8}, {2, 37, 77}};
-  for (int c2 = 0; c2 < 8; c2++) {
-    int Bt = BMK[c2 / 2][0], M = BMK[c2 / 2][1], K = BMK[c2 / 2][2], N = 64;
-    Rng r = rng_seed("tma_batched", (uint64_t)(c2 / 2));
-    Call k;
-    call_init(&k, "tma_batched.tl", "bgemm");
-    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
-    Ten *A = call_in(&k, "A", F16, 3, SHAPE(Bt, M, K));
-    Ten *B = call_in(&k, "B", F16, 3, SHAPE(Bt, K, N));
-    Ten *C = call_out(&k, "C", F32, 3, SHAPE(Bt, M, N));
-    fill_uniform(A, &r, -1, 1);
-    fill_uniform(B, &r, -1, 1);
-    for (int b = 0; b < Bt; b++)
-      for (int i = 0; i < M; i++)
-        for (int j = 0; j < N; j++) {
-          double s = 0;
-          for (int kk = 0; kk < K; kk++)
-            s += A->v[((long long)b * M + i) * K + kk] * B->v[((long long)b * K + kk) * N + j];
-          C->ref[((long long)b * M + i) * N + j] = s;
-        }
-    C->tol = 1e-3;
-    char l[64];
-    label(l, sizeof l, "%sBt=%d M=%d K=%d", c2 % 2 ? "sm_90a " : "", Bt, M, K);
-    CHECK(T, call_check(&k, "tma_batched", l));
-    call_free(&k);
-  }
+  for (int c2 = 0; c2 < 8; c2++)
+    batched_gemm(T, "tma_batched.tl", "bgemm", "tma_batched", F32, BMK[c2 / 2][0], BMK[c2 / 2][1], BMK[c2 / 2][2],
+                 c2 % 2, (uint64_t)(c2 / 2));
+}
+
+/* The same GEMM with an f16 output (tests/gpu/tma_store_batched.tl): on sm_90a
+ * the fast body stores each warp's tile by a rank-3 TMA box; rows past M (M = 70,
+ * 37, 5) are clipped by TMA and must not land in the next batch's rows; K = 77
+ * takes the general body (its read-back). The output is rounded to f16 once. */
+static void t_tma_store_batched(Tally *T) {
+  static const int BMK[][3] = {{2, 70, 200}, {3, 64, 584}, {1, 5, 8}, {2, 37, 77}, {3, 37, 64}};
+  for (int c2 = 0; c2 < 10; c2++)
+    batched_gemm(T, "tma_store_batched.tl", "bgemm16", "tma_store_batched", F16, BMK[c2 / 2][0], BMK[c2 / 2][1],
+                 BMK[c2 / 2][2], c2 % 2, (uint64_t)(c2 / 2));
 }
 
 static void t_wgmma_register_a(Tally *T) {
@@ -3020,6 +3037,7 @@ static const Test tests[] = {
     {"dot_wgmma_forms", t_dot_wgmma_forms},
     {"wgmma_register_a", t_wgmma_register_a},
     {"tma_batched", t_tma_batched},
+    {"tma_store_batched", t_tma_store_batched},
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
     {"dot_f8", t_dot_f8},

@@ -311,6 +311,9 @@ static void test_tma_store(void) {
     expect_err("tma store of unfenced stmatrix", launch("hop_tma_store", 64, (size_t)span, args, 6, 0, 1, err), err,
                "cp.async.bulk.tensor (TMA store) reads shared memory at ", "that thread ",
                "wrote with stmatrix without a fence.proxy.async since", NULL);
+    mode = 4;
+    expect_err("tma stores of one box by two threads", launch("hop_tma_store", 64, (size_t)span, args, 6, 0, 1, err),
+               err, "race: tensor 'G' at index ", "in kernel 'hop_tma_store'", "with no barrier in between", NULL);
   }
 }
 

@@ -121,7 +121,8 @@ T2C_REGISTER_(hop_tma_bad, T2C_MAP(0), T2C_ARG(unsigned char, 1), T2C_INT(2))
 // A TMA store of the raw shared image IMG (span bytes) to map's box at (c0, c1).
 // PLANTED, by mode: 1 the image changes before cp.async.bulk.wait_group.read;
 // 2 no wait at all; 3 the image is written by stmatrix without
-// fence.proxy.async (warp 0's lanes give rows of the image).
+// fence.proxy.async (warp 0's lanes give rows of the image); 4 thread 32 stores
+// the same box too, with no barrier between the two (a race on the tensor).
 extern "C" __global__ void hop_tma_store(const t2c::TensorMap *map, t2c_sim::tensor<const unsigned char> IMG,
                                          int c0, int c1, int span, int mode) {
   T2C_SIM_DYNAMIC_SMEM(sm);
@@ -134,7 +135,7 @@ extern "C" __global__ void hop_tma_store(const t2c::TensorMap *map, t2c_sim::ten
     t2c::fence_proxy_async();
   }
   __syncthreads();
-  if (tid == 0) {
+  if (tid == 0 || (mode == 4 && tid == 32)) {
     t2c::tma_store_2d(map, c0, c1, sm);
     t2c::tma_store_commit();
     if (mode == 1) sm[5] ^= 1;

@@ -103,6 +103,8 @@ hopper_all(const __grid_constant__ t2c::TensorMap map, float *__restrict__ O, in
   __syncthreads();
   if (tid == 0) {
     t2c::tma_store_2d(&map, n, 0, buf);
+    t2c::tma_store_3d(&map, n, 0, 1, buf);
+    t2c::tma_store_4d(&map, n, 0, 1, 2, buf);
     t2c::tma_store_commit();
     t2c::tma_store_wait_read<0>();
     t2c::tma_store_wait<0>();

@@ -481,7 +481,8 @@ static bool all_zero(const void *p, size_t n) {
 }
 
 /* gemm_f16 on sm_90a reads A [M, K] in boxes of 128 x 64 and B [K, N] in boxes
- * of 64 x 64 (128-byte rows of f16, the 128-byte swizzle) by TMA. t2c_launch
+ * of 64 x 64 (128-byte rows of f16, the 128-byte swizzle) by TMA, and writes C
+ * [M, N] in boxes of 16 x 64 (each warp's rows, its staged epilogue). t2c_launch
  * takes the same arguments as for any kernel and passes the maps after them;
  * a tensor its fast body cannot take (rows not 16 bytes apart, an address not
  * 16-byte aligned) gets a map of zeros, which that body never reads. */
@@ -499,21 +500,21 @@ Test(nvrtc, tensor_maps_of_a_tma_kernel) {
   t2c_program *p = compile("examples/gemm_f16.tl", "sm_90a");
   t2c_kernel_info ki;
   cr_assert_eq(t2c_program_kernel_info(p, "gemm_f16", &ki), T2C_SUCCESS);
-  cr_assert_eq(ki.num_tensor_maps, 2);
+  cr_assert_eq(ki.num_tensor_maps, 3);
   t2c_module *m = NULL;
   cr_assert_eq(t2c_module_load(p, &m), T2C_SUCCESS, "%s", t2c_last_error());
   t2c_devptr A, B, C;
   cr_assert_eq(t2c_mem_alloc(&A, 1 << 20), T2C_SUCCESS);
   cr_assert_eq(t2c_mem_alloc(&B, 1 << 20), T2C_SUCCESS);
   cr_assert_eq(t2c_mem_alloc(&C, 1 << 20), T2C_SUCCESS);
-  const size_t sizes[8] = {8, 8, 8, 4, 4, 4, 128, 128};
+  const size_t sizes[9] = {8, 8, 8, 4, 4, 4, 128, 128, 128};
   struct { int M, K, N; t2c_devptr a; int maps; } cases[] = {
-    {256, 512, 384, A, 2},     /* both maps */
-    {256, 100, 384, A, 1},     /* A's rows are 200 bytes apart: zeros; B [100, 384] has a map */
-    {256, 512, 384, A + 8, 1}, /* A not 16-byte aligned: zeros */
+    {256, 512, 384, A, 3},     /* every map */
+    {256, 100, 384, A, 2},     /* A's rows are 200 bytes apart: zeros; B [100, 384] and C have maps */
+    {256, 512, 384, A + 8, 2}, /* A not 16-byte aligned: zeros */
   };
   for (int c = 0; c < 3; c++) {
-    expect(8, sizes);
+    expect(9, sizes);
     int M = cases[c].M, K = cases[c].K, N = cases[c].N;
     t2c_devptr a = cases[c].a;
     void *args[] = {&a, &B, &C, &M, &K, &N};
@@ -522,37 +523,39 @@ Test(nvrtc, tensor_maps_of_a_tma_kernel) {
     cr_assert_eq(*(const t2c_devptr *)param(0), a, "the caller's arguments come first");
     cr_assert_eq(*(const int *)param(4), K);
     cr_assert(grid()[0] == 3 && grid()[1] == 2 && grid()[2] == 1, "@grid(cdiv(N, 128), cdiv(M, 128))");
-    if (cases[c].maps == 2) check_map(param(6), a, (unsigned long long)M, (unsigned long long)K, 128, 64, "A");
+    if (cases[c].maps == 3) check_map(param(6), a, (unsigned long long)M, (unsigned long long)K, 128, 64, "A");
     else cr_assert(all_zero(param(6), 128), "case %d: A's map is zeros", c);
     check_map(param(7), B, (unsigned long long)K, (unsigned long long)N, 64, 64, "B");
+    check_map(param(8), C, (unsigned long long)M, (unsigned long long)N, 16, 64, "C");
   }
   t2c_module_unload(m);
   t2c_program_destroy(p);
 
   /* attention_f16 reads K and V [B, H, S, D] by TMA: rank-4 maps, dims innermost
-   * first {D, S, H, B}, byte strides {D, S D, H S D} x 2, boxes {64, 64, 1, 1} */
+   * first {D, S, H, B}, byte strides {D, S D, H S D} x 2, boxes {64, 64, 1, 1};
+   * and writes O [B, H, S, D] in boxes {64, 16, 1, 1} */
   p = compile("examples/attention_f16.tl", "sm_90a");
   cr_assert_eq(t2c_program_kernel_info(p, "attention_f16", &ki), T2C_SUCCESS);
-  cr_assert_eq(ki.num_tensor_maps, 2);
+  cr_assert_eq(ki.num_tensor_maps, 3);
   cr_assert_eq(t2c_module_load(p, &m), T2C_SUCCESS, "%s", t2c_last_error());
-  const size_t asz[11] = {8, 8, 8, 8, 4, 4, 4, 4, 4, 128, 128}; /* Q K V O, scale causal, B H S, the maps */
-  expect(11, asz);
+  const size_t asz[12] = {8, 8, 8, 8, 4, 4, 4, 4, 4, 128, 128, 128}; /* Q K V O, scale causal, B H S, the maps */
+  expect(12, asz);
   t2c_devptr Q = A, O = C;
   float scale = 0.125f;
   int causal = 0, Bn = 2, H = 3, S = 200;
   void *aargs[] = {&Q, &B, &B, &O, &scale, &causal, &Bn, &H, &S};
   cr_assert_eq(t2c_launch(m, "attention_f16", aargs, NULL), T2C_SUCCESS, "%s", t2c_last_error());
-  cr_assert_eq(encodes(), 2);
-  for (int i = 9; i < 11; i++) {
+  cr_assert_eq(encodes(), 3);
+  for (int i = 9; i < 12; i++) {
     FakeMap fm;
     memcpy(&fm, param(i), sizeof fm);
     cr_assert_eq(fm.magic, FAKEMAP_MAGIC);
     cr_assert_eq(fm.rank, 4u);
-    cr_assert_eq(fm.base, B);
+    cr_assert_eq(fm.base, i < 11 ? B : O);
     cr_assert(fm.dims[0] == 64 && fm.dims[1] == 200 && fm.dims[2] == 3 && fm.dims[3] == 2, "dims %llu %llu %llu %llu",
               fm.dims[0], fm.dims[1], fm.dims[2], fm.dims[3]);
     cr_assert(fm.strides[0] == 128 && fm.strides[1] == 128 * 200 && fm.strides[2] == 128 * 200 * 3);
-    cr_assert(fm.box[0] == 64 && fm.box[1] == 64 && fm.box[2] == 1 && fm.box[3] == 1);
+    cr_assert(fm.box[0] == 64 && fm.box[1] == (i < 11 ? 64u : 16u) && fm.box[2] == 1 && fm.box[3] == 1);
     cr_assert_eq(fm.swizzle, 3);
   }
   t2c_module_unload(m);

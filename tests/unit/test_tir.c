@@ -1156,7 +1156,7 @@ Test(tir_epilogue, wgmma_accumulator_reads_back_its_16_row_warp_tiles) {
   cr_assert_eq(st->lay->rr * st->lay->lr, 16);
   const TirOp *sp = find_op(&K->body, TO_SPILL);
   cr_assert_eq(sp->stm, 4);
-  cr_assert_eq(K->nwarpbars, 1);
+  cr_assert_eq(K->nwarpbars, 2, "one per body: before the fast body's TMA store, before the general one's read-back");
   /* the loop's wgmma stays in flight: its accumulator is pinned right before the loop */
   int il = top_index(K, TO_FOR, 0);
   cr_assert_gt(il, 0);
@@ -1164,6 +1164,64 @@ Test(tir_epilogue, wgmma_accumulator_reads_back_its_16_row_warp_tiles) {
   cr_assert_eq(top_op(K, il - 1)->dst, var_named(K, "acc"));
   cr_assert_eq(top_op(K, il + 1)->kind, TO_WG_WAIT);
   cr_assert_eq(count_ops(&K->body, TO_WG_PIN), 1);
+}
+
+/* sm_90a's fast body: the staged copy is written by stmatrix in 128-byte
+ * swizzled atoms, fenced for the async proxy, and each warp's lane 0 stores the
+ * warp's 16 x 128 tile by TMA in 2 boxes of 16 x 64; the general body keeps the
+ * 16-byte read-back from the padded copy. */
+Test(tir_epilogue, fast_body_stores_the_wgmma_accumulator_by_tma) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml", epi_src(128, 128, 256, "f16", 3, 32), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(K->versioned);
+  int its = top_index(K, TO_TMA_STORE, 0), is = top_index(K, TO_STORE, 0), isp = top_index(K, TO_SPILL, 0);
+  cr_assert(its >= 0 && is >= 0 && isp >= 0);
+  const TirOp *ts = top_op(K, its), *st = top_op(K, is), *sp = top_op(K, isp);
+  cr_assert_eq(ts->only, TIR_FAST);
+  cr_assert_eq(st->only, TIR_GENERAL, "the general body keeps the read-back");
+  cr_assert(st->from_copy);
+  cr_assert_eq(sp->only, 0, "both bodies write the copy by stmatrix");
+  cr_assert_eq(ts->buf, st->buf);
+  cr_assert_eq(ts->lay, sp->dst->layout, "boxes of the writer's warp tiles");
+  const TirBuf *f = &K->bufs[ts->buf];
+  cr_assert_eq(f->tma_swz, 128);
+  cr_assert_eq(f->pitch, 136, "the general body's padded rows");
+  cr_assert_eq(f->offset % 1024, 0, "the swizzle's pattern starts at the copy");
+  cr_assert(f->warp_tiles);
+  cr_assert_eq(K->ki->ntmaps, 3);
+  const TmaMap *m = &K->ki->tmaps[ts->tmap];
+  cr_assert_str_eq(m->tensor->name, "C");
+  cr_assert_eq(m->box_rows, 16, "a warp's rows of the wgmma accumulator");
+  cr_assert_eq(m->box_cols, 64, "one 128-byte atom of f16");
+  cr_assert_eq(m->swizzle, 128);
+  bool reads = false, writes_c = false;
+  for (int i = 0; i < ts->nacc; i++) {
+    reads |= ts->acc[i].buf == ts->buf && !ts->acc[i].write;
+    writes_c |= K->bufs[ts->acc[i].buf].tensor && ts->acc[i].write;
+  }
+  cr_assert(reads && writes_c, "sync.c sees it read the copy and write C");
+  /* the fast body's __syncwarp lies between the spill and the TMA store */
+  int ib = -1;
+  for (int i = isp + 1; i < its; i++) {
+    const TirOp *op = top_op(K, i);
+    if (op->kind == TO_BARRIER && op->only != TIR_GENERAL) ib = i;
+  }
+  cr_assert(ib > isp && top_op(K, ib)->warp, "a __syncwarp in the fast body between the copy and the TMA store");
+
+  /* sm_90 has no TMA; a tensor another op writes stays with the read-back */
+  K = build_for("configs/sm_90.yaml", epi_src(128, 128, 256, "f16", 3, 32), &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_TMA_STORE), 0);
+  K = build_for("configs/sm_90a.yaml",
+                "@launch(256)\n@registers(acc)\n"
+                "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f16>[M, N]) {\n"
+                "  var acc: tile<f32>[128, 128] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 32) {\n"
+                "    var a = A[0 :+ 128, k0 :+ 32]\n    var b = B[k0 :+ 32, 0 :+ 128]\n    acc += dot(a, b)\n  }\n"
+                "  C[0 :+ 128, 0 :+ 128] = f16(acc)\n  C[128 :+ 128, 0 :+ 128] = f16(acc)\n}\n",
+                &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_TMA_STORE), 0, "two stores of C: no TMA for either");
 }
 
 /* Without stmatrix (sm_80's row) the copy is written by each thread's pairs. */
