@@ -1074,11 +1074,11 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
     if (m == to->dims[0] || m == 1) return true;
   }
   /* and a rank-1 [N] into a rank-2 target is the row [1, N], broadcast down the rows */
-  if (from->rank == 1 && to->rank == 2 && (from->dims[0] == to->dims[1] || from->dims[0] == 1)) {
-    ir_only(C, loc, "assigning a rank-1 tile to a rank-2 target");
-    return true;
-  }
   if (from->rank == 1 && to->rank == 2) {
+    if (from->dims[0] == to->dims[1] || from->dims[0] == 1) {
+      ir_only(C, loc, "assigning a rank-1 tile to a rank-2 target");
+      return true;
+    }
     diag_error(C->d, loc, "cannot assign %s to %s %s: as the row [1, %d] it has %d columns, not %d", type_str(C, from),
                what, type_str(C, to), from->dims[0], from->dims[0], to->dims[1]);
     return false;

@@ -1008,9 +1008,6 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   else line(P, "%s", st);
 }
 
-/* TO_SPILL by stmatrix (op->stm matrices per instruction): the 8 x 8 block
- * (ir, ic) of an mma layout is one matrix, its thread's pair of elements the
- * matrix's fragment; lane 8 * j + q gives the address of row q of matrix j. */
 /* The fast body's view of a copy it stores by TMA (TirBuf.tma_swz): swizzled
  * atoms as TirBuf.swz describes, no padding. */
 static TirBuf tma_view(const TirBuf *f) {
@@ -1021,6 +1018,9 @@ static TirBuf tma_view(const TirBuf *f) {
   return g;
 }
 
+/* TO_SPILL by stmatrix (op->stm matrices per instruction): the 8 x 8 block
+ * (ir, ic) of an mma layout is one matrix, its thread's pair of elements the
+ * matrix's fragment; lane 8 * j + q gives the address of row q of matrix j. */
 static void print_stmatrix(Printer *P, const TirOp *op) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const Layout *l = op->dst->layout;
@@ -1704,12 +1704,12 @@ static void print_op(Printer *P, const TirOp *op) {
       P->indent--;
       line(P, "} else {");
       P->indent++;
-      each_elem(P, op, op->lay, false, assign_elem, NULL);
-      P->indent--;
-      line(P, "}");
-      return;
     }
     each_elem(P, op, op->lay, false, assign_elem, NULL);
+    if (op->uguard) {
+      P->indent--;
+      line(P, "}");
+    }
     return;
   case TO_REDUCE:
     print_decl(P, op->dst);

@@ -240,8 +240,7 @@ static bool is_arg(const Expr *x) { return builtin_class[x->u.call.builtin] == B
 
 /* x converted to t: a cast node over x (x keeps its value). */
 static Expr *cast_to(Lower *L, Expr *x, ElemType t) {
-  Expr *c = NEW(L->K->a, Expr);
-  memset(c, 0, sizeof *c);
+  Expr *c = NEW(L->K->a, Expr); /* zeroed */
   c->kind = E_CALL;
   c->loc = x->loc;
   c->u.call.name = elem_names[t];
@@ -933,8 +932,8 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     for (int i = 0; i < cond.ops.len; i++) { /* the condition's ops again, for the next test (declared once) */
       const TirOp *c0 = cond.ops.items[i];
       if (c0->kind == TO_DECL) continue;
-      TirOp *c = tir_new_op(L->K, &o->body, TO_DECL, s);
-      *c = *c0;
+      TirOp *c = tir_new_op(L->K, &o->body, c0->kind, s);
+      *c = *c0; /* a copy at the end of the body */
       c->first = false;
     }
     L->loops_op.len--, L->loops_in.len--;

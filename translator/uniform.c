@@ -20,11 +20,8 @@
  */
 #include "t2c.h"
 
-#include <string.h>
-
 static Expr *new_expr(const TirKernel *K, ExprKind kind, const Expr *like) {
-  Expr *e = NEW(K->a, Expr);
-  memset(e, 0, sizeof *e);
+  Expr *e = NEW(K->a, Expr); /* zeroed */
   e->kind = kind;
   e->loc = like->loc;
   e->ty = like->ty;
