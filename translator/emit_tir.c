@@ -3,8 +3,9 @@
  * Every choice was made by the stages: layouts (which thread holds which
  * element, in which register), vector widths and the run-time alignment test,
  * kept bounds checks, scratch buffers and their offsets, barriers and their
- * reasons. This file turns them into text: a register array per value, the
- * per-thread element loops unrolled with literal register indices, a thread's
+ * reasons. This file turns them into text: a register array per value (or
+ * its shared copy, TirVar.home), the per-thread element loops unrolled with
+ * literal register indices (a rolled op's rows, TirOp.rolled: a loop), a thread's
  * first row and column per layout computed once at entry, and, when the
  * layout stage versioned the kernel, the body twice under one uniform branch.
  */
@@ -29,6 +30,8 @@ typedef struct Printer {
   const Sym *subst;     /* a load issued ahead reads this loop variable as subst_text */
   const char *subst_text;
   const struct TirOp *uop; /* printing this op's guarded version: its uwhere take their first branch */
+  const Layout *roll;   /* printing a rolled op (TirOp.rolled) in this layout: its first row is roll_row */
+  const char *roll_row;
 } Printer;
 
 /* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
@@ -68,6 +71,7 @@ static const char *row_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 0) return "0";
   int k = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr); /* mma: the warp's rows are contiguous */
+  if (P->roll == p) return plus_k(P, P->roll_row, k);
   return row_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_r%d", p->id), k);
 }
 
@@ -131,9 +135,24 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, E
   int nr = l->kind == LY_SLICE && l->dim == 0 ? 1 : p->rr;
   int nc = l->kind == LY_SLICE && l->dim == 1 ? 1 : p->rc;
   int nv = l->kind == LY_SLICE && l->dim == 1 ? 1 : p->vec;
+  if (op->rolled && l == op->lay && l->kind == LY_BLOCKED) { /* the rows a loop, the repeats across unrolled */
+    const char *i = F("t2c_i%d", P->ctr++);
+    int step = p->lr * p->wr;
+    line(P, "for (int %s = 0; %s < %d; %s++) {", i, i, nr, i);
+    P->indent++;
+    const char *r = step == 1 ? i : F("%s * %d", i, step);
+    P->roll = p;
+    P->roll_row = row_base_zero(p) ? r : F("t2c_r%d + %s", p->id, r);
+    nr = 1;
+  }
   for (int ir = 0; ir < nr; ir++)
     for (int ic = 0; ic < nc; ic++)
       for (int v = 0; v < (runs ? 1 : nv); v++) fn(P, op, (At){l, ir, ic, v}, ctx);
+  if (P->roll) {
+    P->roll = NULL;
+    P->indent--;
+    line(P, "}");
+  }
 }
 
 /* ------------------------------------------------------------ expressions */
@@ -167,10 +186,53 @@ static ElemType operand_type(const Expr *a, const Expr *b, ElemType want) {
 }
 
 
+static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const char *c);
+
+/* Element at of value v, which lives in its shared copy (TirVar.home), as an lvalue. */
+static const char *home_ref(Printer *P, const TirVar *v, At at) {
+  const TirBuf *f = &P->K->bufs[v->home - 1];
+  at.lay = v->layout;
+  return F("%s[%s]", f->cname, elem_idx(P, f, row_of(P, at), col_of(P, at)));
+}
+
+/* Element at of value v: a register, or its shared home (a padding position reads 0). */
+static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond);
+
 static const char *value_at(Printer *P, const TirVar *v, const At *at) {
   if (v->layout->kind == LY_SCALAR) return F("%s[0]", v->cname);
   if (!at) die("a tile value in a scalar expression");
+  if (v->fused) { /* the tensor's element, or the load's pad outside it */
+    const TirOp *l = v->fused;
+    const Sym *X = l->slice->u.index.base->u.ident.sym;
+    const char *lin, *cond;
+    tensor_index(P, l, (At){v->layout, at->ir, at->ic, at->v}, &lin, &cond);
+    const char *pad = l->pad ? ex(P, l->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
+    const char *x = F("%s[%s]", X->cname, lin);
+    return cond ? F("(%s ? %s : %s)", cond, x, pad) : x;
+  }
+  if (v->home) {
+    const char *m = tile_mask(P, (At){v->layout, at->ir, at->ic, at->v});
+    const char *r = home_ref(P, v, *at);
+    return m ? F("(%s ? %s : %s)", m, r, emit_literal(P->a, v->elem, false, 0, 0)) : r;
+  }
   return F("%s[%d]", v->cname, reg_of(v->layout, *at));
+}
+
+/* Element at of op's dst as the lvalue it writes, and the condition of the
+ * write (a padding position of a shared home writes nothing), or NULL. */
+static const char *dst_at(Printer *P, const TirOp *op, At at, const char **mask) {
+  const TirVar *v = op->dst;
+  if (!v->home) {
+    *mask = NULL;
+    return F("%s[%d]", v->cname, reg_of(v->layout, at));
+  }
+  *mask = tile_mask(P, (At){v->layout, at.ir, at.ic, at.v});
+  return home_ref(P, v, at);
+}
+
+static void guarded_line(Printer *P, const char *m, const char *st) {
+  if (m) line(P, "if (%s) %s", m, st);
+  else line(P, "%s", st);
 }
 
 /* A read of a shared copy at element at of the op (at NULL: one element). A
@@ -410,18 +472,17 @@ static const char *element_read(Printer *P, const Expr *x) {
 
 static int access_vec(const Printer *P, const TirOp *op) { return P->fast ? op->vec : 1; }
 
-static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const char *c);
-
 static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;
   tensor_index(P, op, at, &lin, &cond);
   const char *pad = op->pad ? ex(P, op->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
-  int n = access_vec(P, op), r = reg_of(op->dst->layout, at);
+  int n = access_vec(P, op);
+  const char *m;
   if (n == 1) {
-    const char *v = F("%s[%s]", X->cname, lin);
-    line(P, "%s[%d] = %s;", op->dst->cname, r, cond ? F("(%s ? %s : %s)", cond, v, pad) : v);
+    const char *v = F("%s[%s]", X->cname, lin), *d = dst_at(P, op, at, &m);
+    guarded_line(P, m, F("%s = %s;", d, cond ? F("(%s ? %s : %s)", cond, v, pad) : v));
     return;
   }
   const char *w = F("t2c_w%d", P->ctr++);
@@ -432,12 +493,22 @@ static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     P->indent++;
   }
   if (cond || n > 1) line(P, "%s", load);
-  for (int k = 0; k < n; k++) line(P, "%s[%d] = %s.v[%d];", op->dst->cname, r + k, w, k);
+  for (int k = 0; k < n; k++) {
+    At e = at;
+    e.v = k;
+    const char *d = dst_at(P, op, e, &m);
+    guarded_line(P, m, F("%s = %s.v[%d];", d, w, k));
+  }
   if (cond) {
     P->indent--;
     line(P, "} else {");
     P->indent++;
-    for (int k = 0; k < n; k++) line(P, "%s[%d] = %s;", op->dst->cname, r + k, pad);
+    for (int k = 0; k < n; k++) {
+      At e = at;
+      e.v = k;
+      const char *d = dst_at(P, op, e, &m);
+      guarded_line(P, m, F("%s = %s;", d, pad));
+    }
     P->indent--;
     line(P, "}");
   }
@@ -513,9 +584,10 @@ static void assign_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   }
   const char *v = strip(P, ex(P, op->expr, op->dst->elem, &at));
   P->shift[0] = P->shift[1] = NULL;
-  const char *st = F("%s[%d] %s %s;", op->dst->cname, reg_of(op->dst->layout, at), op_text(op->op), v);
-  if (m) line(P, "if (%s) %s", m, st);
-  else line(P, "%s", st);
+  const char *hm;
+  const char *st = F("%s %s %s;", dst_at(P, op, at, &hm), op_text(op->op), v);
+  if (hm && !op->has_win) m = hm; /* a window's mask has the tile's */
+  guarded_line(P, m, st);
 }
 
 static const char *red_fold(Printer *P, BuiltinKind b, const char *a, const char *v) {
@@ -993,16 +1065,21 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     c = t;
   }
   const char *idx = F("%s%s", h, f->cm8 ? at_idx(P, f, at) : elem_idx(P, f, r, c)); /* at_idx transposes itself */
-  int reg = reg_of(op->dst->layout, at);
   const char *st;
   if (*runs) {
     int n = parent_of(at.lay)->vec;
     Buf vals = {0};
-    for (int k = 0; k < n; k++) buf_printf(&vals, "%s%s[%d]", k ? ", " : "", op->dst->cname, reg + k);
+    for (int k = 0; k < n; k++) {
+      At e = at;
+      e.v = k;
+      const char *d = op->dst->home ? home_ref(P, op->dst, e) : F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, e));
+      buf_printf(&vals, "%s%s", k ? ", " : "", d);
+    }
     st = F("t2c::sts_vec<%d>(&%s[%s], t2c::Vec<%s, %d>{{%s}});", n, f->cname, idx, ctype(f->elem), n, vals.data);
     buf_free(&vals);
   } else {
-    st = F("%s[%s] = %s[%d];", f->cname, idx, op->dst->cname, reg);
+    const char *d = op->dst->home ? home_ref(P, op->dst, at) : F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
+    st = F("%s[%s] = %s;", f->cname, idx, d);
   }
   if (m) line(P, "if (%s) %s", m, st);
   else line(P, "%s", st);
@@ -1113,7 +1190,7 @@ static void colreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 static void sum_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int *started = ctx;
   const char *d = F("%s[0]", op->dst->cname);
-  const char *v = F("%s[%d]", op->src->cname, reg_of(op->src->layout, at));
+  const char *v = op->src->home ? home_ref(P, op->src, at) : F("%s[%d]", op->src->cname, reg_of(op->src->layout, at));
   const char *m = tile_mask(P, at);
   if (m) v = F("(%s ? %s : %s)", m, v, emit_literal(P->a, op->dst->elem, false, 0, 0));
   line(P, *started ? "%s += %s;" : "%s = %s;", d, v);
@@ -1677,6 +1754,7 @@ static void print_for(Printer *P, const TirOp *op) {
 }
 
 static void print_decl(Printer *P, const TirVar *v) {
+  if (v->home) return; /* its shared copy */
   line(P, "%s %s[%d]%s;", ctype(v->elem), v->cname, layout_count(v->layout), layout_padded(v->layout) ? " = {}" : "");
 }
 
@@ -1691,6 +1769,7 @@ static void print_op(Printer *P, const TirOp *op) {
       print_early_load(P, op);
       return;
     }
+    if (op->dst->fused == op) return; /* its reader reads the tensor */
     if (!op->dst->sym) print_decl(P, op->dst); /* a tile var has its own declaration */
     each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
     return;
@@ -1810,8 +1889,12 @@ static const char *summary(Printer *P) {
   for (int i = 0; i < K->vars.len; i++) {
     const TirVar *v = K->vars.items[i];
     if (!v->sym || v->direct) continue;
-    buf_printf(&b, "//   %s: registers, %d x %s per thread (%s)\n", v->sym->name, layout_count(v->layout),
-               elem_names[v->elem], layout_str(P->a, v->layout));
+    if (v->home)
+      buf_printf(&b, "//   %s: shared, in %s, too large for registers (%s, %d x %s per thread)\n", v->sym->name,
+                 P->K->bufs[v->home - 1].cname, layout_str(P->a, v->layout), layout_count(v->layout), elem_names[v->elem]);
+    else
+      buf_printf(&b, "//   %s: registers, %d x %s per thread (%s)\n", v->sym->name, layout_count(v->layout),
+                 elem_names[v->elem], layout_str(P->a, v->layout));
   }
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];
@@ -2104,6 +2187,17 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
     const Layout *l = v->layout;
     if (v->direct) {
       fprintf(out, "  %s (%s): shared only: its load fills a stage ring that a dot reads\n", v->sym ? v->sym->name : v->cname, v->what);
+      continue;
+    }
+    if (v->fused) {
+      fprintf(out, "  %s (%s): never held, its reader at line %d reads the tensor element by element (%d per thread, %s): %s\n",
+              v->sym ? v->sym->name : v->cname, v->what, v->fused->stmt->loc.line, layout_count(l), layout_str(K->a, l),
+              v->home_why);
+      continue;
+    }
+    if (v->home) {
+      fprintf(out, "  %s (%s): shared, in %s, each thread at its %d elements of %s: %s\n", v->sym ? v->sym->name : v->cname,
+              v->what, K->bufs[v->home - 1].cname, layout_count(l), layout_str(K->a, l), v->home_why);
       continue;
     }
     const char *why = l->kind == LY_BLOCKED && l->wg

@@ -653,17 +653,255 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
   leaves(K, op->expr, check_leaf, c);
 }
 
-static bool registers_ok(TirKernel *K, const char **why) {
-  if (tir_value_regs(K) > TIR_MAX_VALUE_REGS) {
-    *why = "values too large for registers (shared tiles)";
-    return false;
+/* ------------------------------------------------------------ shared homes */
+
+/* A value too large for registers lives in its shared copy instead (TirVar.home):
+ * first every value over the MAX_REGS cap, then, while the values live at one
+ * op together exceed TIR_MAX_VALUE_REGS, the largest one (the first made among
+ * equals). A value may: a blocked one, not a @registers tile, not a stage
+ * ring's, written only by its declaration, loads and elementwise assignments
+ * that do not also read its copy at other elements, and whose copy is a plain
+ * one (not alternating, not core matrices). Each op then reads and writes the
+ * thread's own elements of the copy (TirAccess.own: sync.c orders them only
+ * against reads and writes at other elements), a padding position of the
+ * layout touching nothing; its spills to the copy go away, and a spill to
+ * another copy (a transposed dot operand) reads it. The copy's pitch is the
+ * plain one, cols + 1, or a dot operand's. */
+
+typedef struct HomeOk {
+  const TirVar *v;
+  int buf;  /* its plain copy, or -1 */
+  bool ok;
+  const char *why; /* why not */
+} HomeOk;
+
+static bool reads_buf(const TirOp *op, int buf) {
+  for (int i = 0; i < op->nacc; i++)
+    if (op->acc[i].buf == buf && !op->acc[i].write) return true;
+  return false;
+}
+
+static void home_ok_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)K;
+  HomeOk *h = ctx;
+  if (op->dst != h->v) return;
+  switch (op->kind) {
+  case TO_DECL: case TO_SPILL: return;
+  case TO_LOAD: case TO_ASSIGN:
+    if (h->buf >= 0 && reads_buf(op, h->buf)) { /* x = transpose(x): other threads' elements */
+      h->ok = false;
+      h->why = "it is assigned from its own elements at other threads";
+    }
+    return;
+  default:
+    h->ok = false;
+    h->why = op->kind == TO_DOT ? "a dot accumulates into it" : "an op other than a load or an elementwise assignment writes it";
+    return;
   }
+}
+
+static int plain_copy(const TirKernel *K, const TirVar *v) {
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == v && !K->bufs[i].trans) return i;
+  return -1;
+}
+
+static bool home_ok(TirKernel *K, const TirVar *v, const char **why) {
+  const Layout *l = v->layout;
+  const char *w = NULL;
+  if (!l || l->kind != LY_BLOCKED) w = "it is a row or column value";
+  else if (l->mma || l->wg) w = "a dot accumulates into it, or it is computed with a value that does";
+  else if (l->wtiles || v->direct || v->home) w = "it is staged";
+  else if (v->sym && v->sym->place == PL_REGISTER) w = "it is a @registers tile";
+  HomeOk h = {v, plain_copy(K, v), !w, w};
+  if (h.ok && h.buf >= 0) {
+    const TirBuf *f = &K->bufs[h.buf];
+    if (f->alternating || f->cm8 || f->stages || f->swz) h.ok = false, h.why = "its copy is a dot operand's, made in a loop";
+  }
+  if (h.ok) walk(K, &K->body, home_ok_fn, &h);
+  if (why) *why = h.why;
+  return h.ok;
+}
+
+static void drop_home_spills(TirKernel *K, TirBlock *b) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    drop_home_spills(K, &op->body);
+    drop_home_spills(K, &op->els);
+    if (op->kind == TO_SPILL && op->dst->home == op->buf + 1) continue;
+    b->ops.items[n++] = op;
+  }
+  b->ops.len = n;
+}
+
+static bool make_home(TirKernel *K, TirVar *v, const char *why) {
+  int bi = plain_copy(K, v);
+  if (bi < 0) bi = tir_copy_buf(K, v);
+  if (bi < 0) return false;
+  TirBuf *f = &K->bufs[bi];
+  f->what = arena_printf(K->a, "%s, too large for registers", v->sym ? v->sym->name : v->what);
+  v->home = bi + 1;
+  v->home_why = why;
+  return true;
+}
+
+typedef struct Own {
+  TirOp *op;
+  bool overflow;
+} Own;
+
+static void own_access(TirOp *op, int buf, bool write, bool *overflow) {
+  for (int i = 0; i < op->nacc; i++)
+    if (op->acc[i].buf == buf && op->acc[i].write == write && op->acc[i].own) return;
+  if (op->nacc == TIR_MAX_ACCESS) *overflow = true;
+  else op->acc[op->nacc++] = (TirAccess){buf, write, true};
+}
+
+static void own_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K, (void)x;
+  Own *o = ctx;
+  if (v->home) own_access(o->op, v->home - 1, false, &o->overflow);
+}
+
+static void own_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Own *o = ctx;
+  o->op = op;
+  if (op->dst && op->dst->home && (op->kind == TO_LOAD || op->kind == TO_ASSIGN)) {
+    own_access(op, op->dst->home - 1, true, &o->overflow);
+    if (op->kind == TO_ASSIGN && op->op != TK_ASSIGN) own_access(op, op->dst->home - 1, false, &o->overflow);
+  }
+  if (op->kind == TO_SPILL && op->dst->home) own_access(op, op->dst->home - 1, false, &o->overflow);
+  if (op->kind == TO_SUM && op->src->home) own_access(op, op->src->home - 1, false, &o->overflow);
+  if (op->kind == TO_SPILL || op->kind == TO_SUM || op->kind == TO_DECL) return;
+  index_leaves(K, op, own_leaf, o);
+  leaves(K, op->expr, own_leaf, o);
+}
+
+/* TirOp.rolled: an op whose tile values all live in shared memory. */
+typedef struct Roll {
+  bool ok;
+} Roll;
+
+static void roll_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K, (void)x;
+  Roll *r = ctx;
+  if (!v->home && !v->fused && v->layout && v->layout->kind != LY_SCALAR) r->ok = false;
+}
+
+static void roll_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)ctx;
+  if (op->kind != TO_LOAD && op->kind != TO_ASSIGN && op->kind != TO_STORE) return;
+  if (!op->lay || op->lay->kind != LY_BLOCKED || op->lay->rr < 2) return;
+  if (op->kind != TO_STORE && !op->dst->home) return;
+  if (op->kind == TO_STORE && op->td) return; /* one element */
+  Roll r = {true};
+  index_leaves(K, op, roll_leaf, &r);
+  leaves(K, op->expr, roll_leaf, &r);
+  op->rolled = r.ok;
+}
+
+static int value_count(const TirVar *v) { return layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1); }
+
+static int tensor_buf(const TirKernel *K, const Sym *X);
+
+/* TirVar.fused: a load's value whose one reader is an op of the load's
+ * statement in the load's layout, from a tensor the kernel does not write: the
+ * reader reads the tensor itself (a row sum of a slice, a store of one). */
+typedef struct Fuse {
+  const TirVar *v;
+  TirOp *load;
+  const TirOp *reader;
+  int loads, readers, other;
+} Fuse;
+
+static void fuse_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K, (void)x;
+  Fuse *f = ctx;
+  if (v == f->v) f->readers++;
+}
+
+static void fuse_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Fuse *f = ctx;
+  if (op->dst == f->v) {
+    if (op->kind == TO_LOAD && !op->gather) f->loads++, f->load = op;
+    else if (op->kind != TO_DECL) f->other++;
+  }
+  if (op->src == f->v || op->src2 == f->v) f->other++;
+  int before = f->readers;
+  index_leaves(K, op, fuse_leaf, f);
+  leaves(K, op->expr, fuse_leaf, f);
+  if (f->readers > before) f->reader = op;
+}
+
+static TirOp *fusable(TirKernel *K, const TirVar *v) {
+  if (v->sym || !v->layout || v->layout->kind != LY_BLOCKED || v->home || v->direct || v->fused) return NULL;
+  Fuse f = {v, NULL, NULL, 0, 0, 0};
+  walk(K, &K->body, fuse_fn, &f);
+  if (f.loads != 1 || f.readers != 1 || f.other || f.reader->stmt != f.load->stmt || f.reader->lay != v->layout) return NULL;
+  if (f.reader->kind != TO_REDUCE && f.reader->kind != TO_STORE && f.reader->kind != TO_ASSIGN) return NULL;
+  if (tensor_buf(K, f.load->slice->u.index.base->u.ident.sym) >= 0) return NULL;
+  return f.load;
+}
+
+static bool place_values(TirKernel *K, const char **why) {
+  bool any = false;
   for (int i = 0; i < K->vars.len; i++) {
-    const TirVar *v = K->vars.items[i];
-    if (layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1) > MAX_REGS) {
-      *why = "values too large for registers (shared tiles)";
+    TirVar *v = K->vars.items[i];
+    if (!v->layout || value_count(v) <= MAX_REGS) continue;
+    const char *w = arena_printf(K->a, "%d 32-bit registers per thread, more than the %d one value may hold", value_count(v), MAX_REGS);
+    TirOp *l = fusable(K, v);
+    if (l) {
+      v->fused = l;
+      v->home_why = w;
+      any = true;
+      continue;
+    }
+    const char *no = NULL;
+    if (!home_ok(K, v, &no) || !make_home(K, v, w)) {
+      *why = arena_printf(K->a, "%s holds %d per thread, too many for registers, and cannot live in shared memory: %s",
+                          v->sym ? v->sym->name : v->what, value_count(v), no ? no : "too many shared copies");
       return false;
     }
+    any = true;
+  }
+  while (tir_value_regs(K) > TIR_MAX_VALUE_REGS) {
+    /* the largest value that need not be held, or else can live in shared memory */
+    TirVar *best = NULL;
+    TirOp *load = NULL;
+    for (int i = 0; i < K->vars.len; i++) {
+      TirVar *v = K->vars.items[i];
+      if (!v->layout || v->home || v->fused || (best && value_count(v) < value_count(best))) continue;
+      TirOp *l = fusable(K, v);
+      bool better = !best || value_count(v) > value_count(best) || (l && !load);
+      if (better && (l || home_ok(K, v, NULL))) best = v, load = l;
+    }
+    const char *w = arena_printf(K->a, "the values live at one op together would take more than %d registers per thread, and it is one of the largest", TIR_MAX_VALUE_REGS);
+    if (best && load) {
+      best->fused = load;
+      best->home_why = w;
+    } else if (!best || !make_home(K, best, w)) {
+      *why = "values too large for registers together, none of which can live in shared memory";
+      return false;
+    }
+    any = true;
+  }
+  if (!any) return true;
+  drop_home_spills(K, &K->body);
+  Own o = {NULL, false};
+  walk(K, &K->body, own_fn, &o);
+  walk(K, &K->body, roll_fn, NULL);
+  if (o.overflow) {
+    *why = "too many shared copies read by one statement";
+    return false;
+  }
+  return true;
+}
+
+static bool registers_ok(TirKernel *K, const char **why) {
+  if (!place_values(K, why)) return false;
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
     if (v->sym && v->sym->place == PL_REGISTER &&
         (layout_count(v->layout) != v->sym->per_thread || layout_padded(v->layout))) {
       *why = "a @registers tile whose layout would hold another count per thread";
@@ -739,7 +977,7 @@ static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
       s->rows = op->rows;
       s->cols = op->cols;
       s->buf = bi;
-      s->acc[0] = (TirAccess){bi, k == 0};
+      s->acc[0] = (TirAccess){bi, k == 0, false};
       s->nacc = 1;
       vec_push(K->a, &out, s);
     }
@@ -905,7 +1143,7 @@ static void add_access(TirOp *op, int buf, bool write, bool *overflow) {
   for (int i = 0; i < op->nacc; i++)
     if (op->acc[i].buf == buf && op->acc[i].write == write) return;
   if (op->nacc == TIR_MAX_ACCESS) *overflow = true;
-  else op->acc[op->nacc++] = (TirAccess){buf, write};
+  else op->acc[op->nacc++] = (TirAccess){buf, write, false};
 }
 
 /* The tracked buffer of a tensor the kernel writes, or -1. */

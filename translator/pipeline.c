@@ -64,7 +64,7 @@ static bool written(const TirKernel *K, const Sym *X) {
 
 static bool candidate(const TirKernel *K, const TirOp *op, const Stmt *f) {
   /* a load an inner @pipeline loop issues ahead already has its ring */
-  if (op->kind != TO_LOAD || op->pf_var || written(K, op->slice->u.index.base->u.ident.sym)) return false;
+  if (op->kind != TO_LOAD || op->pf_var || op->dst->home || written(K, op->slice->u.index.base->u.ident.sym)) return false;
   for (int d = 0; d < op->slice->u.index.nidx; d++)
     if (!invariant(op->slice->u.index.idx[d].start, f)) return false;
   return invariant(op->pad, f);

@@ -40,6 +40,20 @@ bool smem_place(TirKernel *K) {
     for (int i = 0; i < K->nbufs; i++)
       if (!K->bufs[i].tensor)
         diag_note(K->d, (Loc){0, 0}, "%s: %" PRId64 " bytes (%s)", K->bufs[i].cname, K->bufs[i].bytes, K->bufs[i].what);
+    /* the most stages every ring could keep (alignment aside) */
+    int64_t rings = 0, stage = 0;
+    int most = 0;
+    for (int i = 0; i < K->nbufs; i++)
+      if (K->bufs[i].stages > 1) {
+        rings += K->bufs[i].bytes;
+        stage += K->bufs[i].bytes / K->bufs[i].stages;
+        if (K->bufs[i].stages > most) most = K->bufs[i].stages;
+      }
+    if (stage) {
+      int64_t fit = (K->t->smem_per_block - (off - rings)) / stage;
+      if (fit >= 2 && fit < most) diag_note(K->d, (Loc){0, 0}, "@pipeline(%d) would fit", (int)fit);
+      else if (fit < 2) diag_note(K->d, (Loc){0, 0}, "even @pipeline(2) would not fit: smaller tiles would");
+    }
     return false;
   }
   ki->shared = NEW_ARRAY(K->a, SharedTile, K->nbufs + 1);

@@ -13,6 +13,11 @@
  * then once for real. Only then are barriers inserted, so a loop whose body
  * needs a barrier at its top from the previous iteration gets it there.
  *
+ * A value living in its shared copy (TirVar.home) is read and written there
+ * by each thread at its own elements (TirAccess.own): such accesses conflict
+ * only with accesses at other elements (a transposed read, a column
+ * reduction), never with each other.
+ *
  * A versioned kernel whose bodies differ (a TMA ring in the fast one, its
  * cp.async ring in the general one: TirOp.only) gets the pass once per body,
  * each over the ops that body prints; a barrier both need at the same place
@@ -34,6 +39,7 @@ static bool absent(const TirOp *op) { return view && op->only && op->only != vie
 
 typedef struct SyncState {
   uint8_t acc[TIR_MAX_BUFS];
+  uint8_t cross[TIR_MAX_BUFS]; /* what of acc was not at the thread's own elements (TirAccess.own) */
   const TirOp *wop[TIR_MAX_BUFS]; /* the op that wrote it (NULL: several) */
   const TirOp *rop[TIR_MAX_BUFS]; /* the op that read it (NULL: several) */
   int wline[TIR_MAX_BUFS], rline[TIR_MAX_BUFS];
@@ -48,6 +54,7 @@ static SyncState join(const SyncState *a, const SyncState *b) {
   SyncState r = *a;
   for (int i = 0; i < TIR_MAX_BUFS; i++) {
     r.acc[i] = a->acc[i] | b->acc[i];
+    r.cross[i] = a->cross[i] | b->cross[i];
     if (!(a->acc[i] & ST_W)) r.wop[i] = b->wop[i], r.wline[i] = b->wline[i];
     else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) r.wop[i] = NULL;
     if (!(a->acc[i] & ST_R)) r.rline[i] = b->rline[i], r.rop[i] = b->rop[i];
@@ -57,7 +64,8 @@ static SyncState join(const SyncState *a, const SyncState *b) {
 }
 
 static bool same(const SyncState *a, const SyncState *b) {
-  return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->wop, b->wop, sizeof a->wop) == 0 &&
+  return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->cross, b->cross, sizeof a->cross) == 0 &&
+         memcmp(a->wop, b->wop, sizeof a->wop) == 0 &&
          memcmp(a->rop, b->rop, sizeof a->rop) == 0;
 }
 
@@ -82,14 +90,16 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
   if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
                             (!op->acc[i].write && same_elements(st->wop[b], op))))
     return NULL;
-  if (!op->acc[i].write && (st->acc[b] & ST_W))
+  /* the thread's own elements of a value living in b: only what other threads did conflicts */
+  uint8_t have = op->acc[i].own ? st->cross[b] : st->acc[b];
+  if (!op->acc[i].write && (have & ST_W))
     return arena_printf(K->a, "%s: written at line %d, read here by other threads", n, st->wline[b]);
   if (op->acc[i].write && K->bufs[b].alternating) return NULL; /* the other half was read */
-  if (op->acc[i].write && (st->acc[b] & ST_R))
+  if (op->acc[i].write && (have & ST_R))
     return arena_printf(K->a, "%s: read at line %d, overwritten here by other threads", n, st->rline[b]);
   /* atomics of one kind commute: two of them need no order between them */
   if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) return NULL;
-  if (op->acc[i].write && (st->acc[b] & ST_W) && st->wop[b] != op)
+  if (op->acc[i].write && (have & ST_W) && st->wop[b] != op)
     return arena_printf(K->a, "%s: written at line %d, overwritten here by other threads", n, st->wline[b]);
   return NULL;
 }
@@ -116,7 +126,7 @@ static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, 
 static void warp_clear(const TirKernel *K, SyncState *st) {
   for (int b = 0; b < K->nbufs; b++)
     if (K->bufs[b].warp_tiles) {
-      st->acc[b] = 0;
+      st->acc[b] = st->cross[b] = 0;
       st->wop[b] = st->rop[b] = NULL;
     }
 }
@@ -127,10 +137,12 @@ static void record(const TirOp *op, SyncState *st) {
     if (op->acc[i].write) {
       st->wop[b] = (st->acc[b] & ST_W) && st->wop[b] != op ? NULL : op;
       st->acc[b] |= ST_W;
+      if (!op->acc[i].own) st->cross[b] |= ST_W;
       st->wline[b] = line;
     } else {
       st->rop[b] = (st->acc[b] & ST_R) && st->rop[b] != op ? NULL : op;
       st->acc[b] |= ST_R;
+      if (!op->acc[i].own) st->cross[b] |= ST_R;
       st->rline[b] = line;
     }
   }

@@ -653,6 +653,15 @@ typedef struct TirVar {
   Sym *sym;              /* the tile var, or NULL */
   const Layout *layout;  /* layout.c */
   bool direct;           /* pipeline.c: never in registers; its load fills its copy's stage ring */
+  /* layout.c: too large for registers, it lives in its shared copy bufs[home - 1]
+   * (0: in registers): each op reads and writes the thread's own elements
+   * there (TirAccess.own), and the copy needs no spill. */
+  int home;
+  const char *home_why;  /* why it is not in registers (--explain) */
+  /* layout.c: never held at all: a load's value (this TO_LOAD, which prints
+   * nothing) that its one reader, an op of the same statement and layout,
+   * reads from the tensor element by element instead (too large for registers). */
+  const struct TirOp *fused;
 } TirVar;
 
 typedef enum TirOpKind {
@@ -734,6 +743,8 @@ typedef struct TirRead {
 typedef struct TirAccess {
   int buf;               /* index in TirKernel.bufs */
   bool write;
+  bool own;              /* only the elements the op's thread holds in the layout of the value
+                            that lives in buf (TirVar.home): two such accesses never conflict */
 } TirAccess;
 
 enum { TIR_MAX_UWHERE = 4 };
@@ -785,6 +796,9 @@ typedef struct TirOp {
   bool from_copy;        /* TO_STORE: expr is read from its copy buf (a staged epilogue, layout.c): in the
                             fast body each run of vec is one shared read of vec elements */
   bool warp;             /* TO_BARRIER: only the warp's own threads need ordering (__syncwarp, sync.c) */
+  bool rolled;           /* TO_LOAD, TO_ASSIGN, TO_STORE (layout.c): every tile value it reads or writes
+                            lives in shared memory (TirVar.home), so its repeats down the rows run
+                            as a loop instead of unrolled */
   const Layout *alay;    /* TO_DOT with A in registers: the layout expr is evaluated in */
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;

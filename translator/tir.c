@@ -173,7 +173,7 @@ int tir_value_regs(const TirKernel *K) {
     int sum = 0;
     for (int i = 0; i < n; i++) {
       const TirVar *v = K->vars.items[i];
-      if (v->layout && !v->direct && lv.first[i] >= 0 && lv.first[i] <= p && p <= lv.last[i])
+      if (v->layout && !v->direct && !v->home && !v->fused && lv.first[i] >= 0 && lv.first[i] <= p && p <= lv.last[i])
         sum += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
     }
     if (sum > peak) peak = sum;
@@ -519,6 +519,8 @@ void tir_dump(const TirKernel *K, FILE *out) {
     fprintf(out, "  value %%%s: %s[%d, %d] (%s)", v->cname, elem_names[v->elem], v->rows, v->cols, v->what);
     if (v->direct) fprintf(out, " in its copy's stage ring only");
     else if (v->layout) fprintf(out, " in %s, %d per thread", layout_str(K->a, v->layout), layout_count(v->layout));
+    if (v->home) fprintf(out, ", living in %s (too large for registers)", K->bufs[v->home - 1].cname);
+    if (v->fused) fprintf(out, ", never held: its one reader reads the tensor (too large for registers)");
     fprintf(out, "\n");
   }
   for (int i = 0; i < K->nbufs; i++) {

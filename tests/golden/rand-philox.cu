@@ -98,27 +98,33 @@ dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, floa
 }
 
 // kernel noise (rand-philox.tl:17): 32 threads
-//   off: shared, u32[32, 96], 12288 bytes (tile off)
-//   shared memory: 12288 bytes; barriers: 0
+//   layout L0: [32, 96], runs of 1, lanes 1 x 32, warps 1 x 1: 96 per thread
+//   off: shared, in off_s, too large for registers (L0, 96 x u32 per thread)
+//   off_s: shared, u32[32, 96], 12416 bytes (off, too large for registers)
+//   shared memory: 12416 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(32)
 noise(const float *__restrict__ X, float *__restrict__ Y, unsigned int *__restrict__ B, int s, int N)
 {
-  __shared__ __align__(16) unsigned int off[3072];
+  __shared__ __align__(16) unsigned int off_s[3104];
   const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  const int t2c_c0 = lane;  // L0: this thread's first column (every thread starts at row 0)
   // rand-philox.tl:18: var n0 = ctx.block.x * 96
-  int n0 = ((int)blockIdx.x * 96);
+  int n0 = (int)blockIdx.x * 96;
   // rand-philox.tl:19: var off = u32(rows(32, 96) * N + n0 + cols(32, 96))
-  for (int e = tid; e < 3072; e += 32) {
-    const int r = e / 96, c = e % 96;
-    off[e] = t2c::cvt<unsigned int>((((r * N) + n0) + c));
+  for (int t2c_i0 = 0; t2c_i0 < 32; t2c_i0++) {
+    off_s[t2c_i0 * 97 + t2c_c0] = t2c::cvt<unsigned int>((((t2c_i0 * N) + n0) + t2c_c0));
+    off_s[t2c_i0 * 97 + t2c_c0 + 32] = t2c::cvt<unsigned int>((((t2c_i0 * N) + n0) + (t2c_c0 + 32)));
+    off_s[t2c_i0 * 97 + t2c_c0 + 64] = t2c::cvt<unsigned int>((((t2c_i0 * N) + n0) + (t2c_c0 + 64)));
   }
   // rand-philox.tl:20: Y[0 :+ 32, n0 :+ 96] = X[0 :+ 32, n0 :+ 96] + 0.1 * randn(s, off)
-  for (int e = tid; e < 3072; e += 32) {
-    const int r = e / 96, c = e % 96;
-    if ((n0 + c) < N) Y[r * N + (n0 + c)] = (((n0 + c) < N ? X[r * N + (n0 + c)] : 0.0f) + (0.1f * t2c::randn(s, off[e])));
+  for (int t2c_i1 = 0; t2c_i1 < 32; t2c_i1++) {
+    if ((n0 + t2c_c0) < N) Y[t2c_i1 * N + (n0 + t2c_c0)] = ((n0 + t2c_c0) < N ? X[t2c_i1 * N + (n0 + t2c_c0)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0]));
+    if ((n0 + t2c_c0 + 32) < N) Y[t2c_i1 * N + (n0 + t2c_c0 + 32)] = ((n0 + t2c_c0 + 32) < N ? X[t2c_i1 * N + (n0 + t2c_c0 + 32)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0 + 32]));
+    if ((n0 + t2c_c0 + 64) < N) Y[t2c_i1 * N + (n0 + t2c_c0 + 64)] = ((n0 + t2c_c0 + 64) < N ? X[t2c_i1 * N + (n0 + t2c_c0 + 64)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0 + 64]));
   }
   // rand-philox.tl:21: B[n0] = randint(12345678901, n0) % 1000
-  if (tid == 0 && n0 < N) B[n0] = (t2c::randint(12345678901LL, (unsigned)(n0)) % 1000u);
+  if (tid == 0 && n0 < N) B[n0] = t2c::randint(12345678901LL, (unsigned)(n0)) % 1000u;
 }
 
 // kernel negoff (rand-philox.tl:27): 32 threads

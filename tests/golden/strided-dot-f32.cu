@@ -2,103 +2,57 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel gemm (strided-dot-f32.tl:10): 256 threads
-//   acc: registers, 16 x f32 per thread
+// kernel gemm (strided-dot-f32.tl:9): 32 threads
+//   acc: shared, f32[64, 64], 16384 bytes (tile acc)
 //   a: shared, f32[64, 16], 4096 bytes (tile a)
 //   b: shared, f32[16, 64], 4096 bytes (tile b)
-//   acc_s: shared, f32[64, 64], 16384 bytes (shared copy of register tile acc)
 //   shared memory: 24576 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(32)
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const long long *__restrict__ I, long long *__restrict__ L, int M, int K, int N, long long B_stride0, long long B_stride1, long long C_stride0, long long C_stride1)
 {
+  __shared__ __align__(16) float acc[4096];
   __shared__ __align__(16) float a[1024];
   __shared__ __align__(16) float b[1024];
-  __shared__ __align__(16) float acc_s[4096];
   const int tid = threadIdx.x;
-  // strided-dot-f32.tl:12: var m0 = ctx.block.y * 64
+  // strided-dot-f32.tl:11: var m0 = ctx.block.y * 64
   int m0 = ((int)blockIdx.y * 64);
-  // strided-dot-f32.tl:13: var n0 = ctx.block.x * 64
+  // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
   int n0 = ((int)blockIdx.x * 64);
-  // strided-dot-f32.tl:14: var acc: tile<f32>[64, 64] = 0.0
-  float acc[16];
-  acc[0] = 0.0f;
-  acc[1] = 0.0f;
-  acc[2] = 0.0f;
-  acc[3] = 0.0f;
-  acc[4] = 0.0f;
-  acc[5] = 0.0f;
-  acc[6] = 0.0f;
-  acc[7] = 0.0f;
-  acc[8] = 0.0f;
-  acc[9] = 0.0f;
-  acc[10] = 0.0f;
-  acc[11] = 0.0f;
-  acc[12] = 0.0f;
-  acc[13] = 0.0f;
-  acc[14] = 0.0f;
-  acc[15] = 0.0f;
-  // strided-dot-f32.tl:15: for k0 in range(0, K, 16) {
+  // strided-dot-f32.tl:13: var acc: tile<f32>[64, 64] = 0.0
+  for (int e = tid; e < 4096; e += 32) {
+    acc[e] = 0.0f;
+  }
+  // strided-dot-f32.tl:14: for k0 in range(0, K, 16) {
   for (int k0 = 0; k0 < K; k0 += 16) {
-    // strided-dot-f32.tl:16: var a = A[m0 :+ 64, k0 :+ 16]
-    __syncthreads();  // a: read at line 18, overwritten here by other threads
-    for (int e = tid; e < 1024; e += 256) {
+    // strided-dot-f32.tl:15: var a = A[m0 :+ 64, k0 :+ 16]
+    __syncthreads();  // a: read at line 17, overwritten here by other threads
+    for (int e = tid; e < 1024; e += 32) {
       const int r = e / 16, c = e % 16;
       a[e] = ((m0 + r) < M && (k0 + c) < K ? A[((long long)(m0 + r)) * K + (k0 + c)] : 0.0f);
     }
-    // strided-dot-f32.tl:17: var b = B[k0 :+ 16, n0 :+ 64]
-    for (int e = tid; e < 1024; e += 256) {
+    // strided-dot-f32.tl:16: var b = B[k0 :+ 16, n0 :+ 64]
+    for (int e = tid; e < 1024; e += 32) {
       const int r = e / 64, c = e % 64;
       b[e] = ((k0 + r) < K && (n0 + c) < N ? B[(long long)(k0 + r) * B_stride0 + (long long)(n0 + c) * B_stride1] : 0.0f);
     }
-    // strided-dot-f32.tl:18: acc += dot(a, b)
-    __syncthreads();  // b: written at line 17, read here by other threads
-    // acc += dot: one loop over k for this thread's 16 elements (rows r + 4*i, column c)
-    { const int r = tid / 64, c = tid % 64;
-      for (int t2c_k0 = 0; t2c_k0 < 16; ++t2c_k0) {
-        const float t2c_b1 = b[t2c_k0 * 64 + c];
-        acc[0] += a[r * 16 + t2c_k0] * t2c_b1;
-        acc[1] += a[(r + 4) * 16 + t2c_k0] * t2c_b1;
-        acc[2] += a[(r + 8) * 16 + t2c_k0] * t2c_b1;
-        acc[3] += a[(r + 12) * 16 + t2c_k0] * t2c_b1;
-        acc[4] += a[(r + 16) * 16 + t2c_k0] * t2c_b1;
-        acc[5] += a[(r + 20) * 16 + t2c_k0] * t2c_b1;
-        acc[6] += a[(r + 24) * 16 + t2c_k0] * t2c_b1;
-        acc[7] += a[(r + 28) * 16 + t2c_k0] * t2c_b1;
-        acc[8] += a[(r + 32) * 16 + t2c_k0] * t2c_b1;
-        acc[9] += a[(r + 36) * 16 + t2c_k0] * t2c_b1;
-        acc[10] += a[(r + 40) * 16 + t2c_k0] * t2c_b1;
-        acc[11] += a[(r + 44) * 16 + t2c_k0] * t2c_b1;
-        acc[12] += a[(r + 48) * 16 + t2c_k0] * t2c_b1;
-        acc[13] += a[(r + 52) * 16 + t2c_k0] * t2c_b1;
-        acc[14] += a[(r + 56) * 16 + t2c_k0] * t2c_b1;
-        acc[15] += a[(r + 60) * 16 + t2c_k0] * t2c_b1;
+    // strided-dot-f32.tl:17: acc += dot(a, b)
+    __syncthreads();  // a: written at line 15, read here by other threads
+    for (int e = tid; e < 4096; e += 32) {
+      const int r = e / 64, c = e % 64;
+      float t2c_d0 = 0.0f;
+      for (int t2c_k1 = 0; t2c_k1 < 16; ++t2c_k1) {
+        t2c_d0 += a[r * 16 + t2c_k1] * b[t2c_k1 * 64 + c];
       }
+      acc[e] += t2c_d0;
     }
   }
-  // strided-dot-f32.tl:20: C[m0 :+ 64, n0 :+ 64] = acc
-  // acc -> acc_s (shared): a store to a tensor reads it outside registers
-  acc_s[tid] = acc[0];
-  acc_s[tid + 256] = acc[1];
-  acc_s[tid + 512] = acc[2];
-  acc_s[tid + 768] = acc[3];
-  acc_s[tid + 1024] = acc[4];
-  acc_s[tid + 1280] = acc[5];
-  acc_s[tid + 1536] = acc[6];
-  acc_s[tid + 1792] = acc[7];
-  acc_s[tid + 2048] = acc[8];
-  acc_s[tid + 2304] = acc[9];
-  acc_s[tid + 2560] = acc[10];
-  acc_s[tid + 2816] = acc[11];
-  acc_s[tid + 3072] = acc[12];
-  acc_s[tid + 3328] = acc[13];
-  acc_s[tid + 3584] = acc[14];
-  acc_s[tid + 3840] = acc[15];
-  for (int e = tid; e < 4096; e += 256) {
+  // strided-dot-f32.tl:19: C[m0 :+ 64, n0 :+ 64] = acc
+  for (int e = tid; e < 4096; e += 32) {
     const int r = e / 64, c = e % 64;
-    if ((m0 + r) < M && (n0 + c) < N) C[(long long)(m0 + r) * C_stride0 + (long long)(n0 + c) * C_stride1] = acc_s[e];
+    if ((m0 + r) < M && (n0 + c) < N) C[(long long)(m0 + r) * C_stride0 + (long long)(n0 + c) * C_stride1] = acc[e];
   }
-  // strided-dot-f32.tl:21: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
-  if (tid < 128) { const int e = tid;
+  // strided-dot-f32.tl:20: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
+  for (int e = tid; e < 128; e += 32) {
     long long t2c_r2 = 0LL;
     for (int t2c_k3 = 0; t2c_k3 < 256; ++t2c_k3) {
       t2c_r2 += I[e * 256 + t2c_k3];

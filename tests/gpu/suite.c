@@ -930,6 +930,105 @@ static void t_red_shapes(Tally *T) {
   }
 }
 
+/* shared_home: values too large for registers in their shared copies (tiles
+ * 64 x 128, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
+static void t_shared_home(Tally *T) {
+  static const struct { int M, N; } rc[] = {{64, 128}, {150, 100}, {7, 3}};
+  for (int c = 0; c < 3; c++) {
+    int M = rc[c].M, N = rc[c].N;
+    Rng r = rng_seed("shared_home_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "shared_home.tl", "home_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(M, 1));
+    Ten *A = call_out(&k, "A", I32, 2, SHAPE(M, 1));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(1, N));
+    Ten *Z = call_out(&k, "Z", F32, 2, SHAPE(M, N));
+    Ten *Q = call_out(&k, "Q", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double q = 0;
+      for (int j = 0; j < N; j++) R2(Z, i, j) = 3 * A2(X, i, j), q += A2(X, i, j);
+      R2(Q, i, 0) = q;
+    }
+    S->init = calloc((size_t)S->n, sizeof(double));
+    for (int j = 0; j < N; j++) S->init[j] = rng_uniform(&r, -1, 1), R2(S, 0, j) = S->init[j];
+    int blocks = (int)cdivll(M, 64);
+    for (int b = 0; b < blocks; b++)
+      for (int i = b * 64; i < b * 64 + 64; i++) {
+        double s = 0, mx = -1e30;
+        int arg = 0;
+        for (int j = 0; j < 128; j++) { /* outside the tensor the slices read 0 */
+          double t = i < M && j < N ? A2(X, i, j) : 0, w = j < N ? W->v[j] : 0, u = t * w + 1;
+          s += u;
+          if (t > mx) mx = t, arg = j;
+          if (i < M && j < N) R2(Y, i, j) = u - t * 0.5;
+          if (j < N) R2(S, 0, j) += u;
+        }
+        if (i < M) R2(R, i, 0) = s + mx, R2(A, i, 0) = arg;
+      }
+    char l[64];
+    label(l, sizeof l, "home_rows M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "shared_home", l));
+    call_free(&k);
+  }
+  static const struct { int M, K; } lc[] = {{64, 128}, {100, 150}, {5, 9}};
+  for (int c = 0; c < 3; c++) {
+    int M = lc[c].M, K = lc[c].K;
+    Rng r = rng_seed("shared_home_loop", (uint64_t)c);
+    Call k;
+    call_init(&k, "shared_home.tl", "home_loop");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, K));
+    Ten *Tt = call_out(&k, "T", F32, 2, SHAPE(64, M));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double s = 0;
+      for (int j = 0; j < 64; j++) { /* T[j, i] = transpose(acc) + c: 3 x the sum over k0 of X[i, k0 + j] */
+        double x = 0;
+        for (int k0 = 0; k0 + j < K; k0 += 64) x += A2(X, i, k0 + j);
+        R2(Tt, j, i) = 3 * x;
+      }
+      for (int q = 0; q < K; q++) s += 2 * A2(X, i, q);
+      R2(S, i, 0) = s;
+    }
+    char l[64];
+    label(l, sizeof l, "home_loop M=%d K=%d", M, K);
+    CHECK(T, call_check(&k, "shared_home", l));
+    call_free(&k);
+  }
+  static const int Ns[] = {128, 300, 17};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("shared_home_budget", (uint64_t)c);
+    Call k;
+    call_init(&k, "shared_home.tl", "home_budget");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(64, N));
+    Ten *B = call_in(&k, "B", F32, 2, SHAPE(64, N));
+    Ten *C = call_in(&k, "C", F32, 2, SHAPE(64, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(64, N));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(16));
+    Ten *D = call_out(&k, "D", F32, 2, SHAPE(32, 1));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(C, &r, -1, 1);
+    for (int i = 0; i < 16; i++) I->v[i] = 2 * i + (c & 1); /* distinct rows of D */
+    for (int i = 0; i < 64; i++)
+      for (int j = 0; j < N; j++) {
+        double a = A2(A, i, j), b = A2(B, i, j);
+        R2(O, i, j) = A2(C, i, j) + a * b + a + b;
+      }
+    for (int i = 0; i < 16; i++) R2(D, (int)I->v[i], 0) = i < N ? A2(A, 0, i) : 0;
+    char l[64];
+    label(l, sizeof l, "home_budget N=%d", N);
+    CHECK(T, call_check(&k, "shared_home", l));
+    call_free(&k);
+  }
+}
+
 /* dot_cuda_cores: an f16 dot of a [16, 16] accumulator over 4 warps and an i8
  * dot of k 16, both on the CUDA cores (tile 16 x 16 x 16; ragged sizes). */
 static void t_dot_cuda_cores(Tally *T) {
@@ -2869,8 +2968,8 @@ static void t_strided_rowsum(Tally *T) {
 
 /* strided_dot / strided_dot_f32 / strided_dot_legacy: C = A B with B a view (the
  * tile IR's tensor cores with @pipeline, its f32 dot on the CUDA cores, and the
- * direct emitter's f32 dot, where a u32 row sum too large for registers keeps
- * the kernel). */
+ * direct emitter's f32 dot, where an accumulator too large for registers keeps
+ * the kernel, with a u32 row sum). */
 static void t_strided_dot_one(Tally *T, int mode, int c, int M, int N, int K, int kb) {
   long long bs0, bs1;
   bool f32 = mode > 0;
@@ -3016,6 +3115,7 @@ static const Test tests[] = {
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
+    {"shared_home", t_shared_home},
     {"dot_cuda_cores", t_dot_cuda_cores},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},

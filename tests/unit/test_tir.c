@@ -993,7 +993,8 @@ Test(tir_scan, values_too_large_for_registers_keep_a_scan_out_of_the_ir) {
   TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[256, 256], Y: tensor<f32>[256, 256]) {\n"
                        "  Y[0 :+ 256, 0 :+ 256] = cumsum(X[0 :+ 256, 0 :+ 256])\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "values too large for registers (shared tiles)");
+  cr_assert_str_eq(why, "cumsum at line 3 holds 512 per thread, too many for registers, and cannot live in shared memory: "
+                        "an op other than a load or an elementwise assignment writes it");
 }
 
 /* ---- @strided */
@@ -1624,4 +1625,93 @@ Test(tir_uniform, a_window_write_keeps_its_where) {
                        NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   cr_assert_null(guarded_assign(&K->body));
+}
+
+/* ---- values too large for registers */
+
+/* Every op's own accesses to buf, and whether some op writes it other than at its own elements. */
+static void own_accesses(const TirBlock *b, int buf, int *own, int *other) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    for (int a = 0; a < op->nacc; a++)
+      if (op->acc[a].buf == buf) {
+        if (op->acc[a].own) ++*own;
+        else ++*other;
+      }
+    own_accesses(&op->body, buf, own, other);
+    own_accesses(&op->els, buf, own, other);
+  }
+}
+
+Test(tir_home, a_value_over_the_cap_lives_in_its_copy_and_only_reads_elsewhere_need_a_barrier) {
+  const char *why = NULL;
+  /* 32 threads, [64, 64]: 128 per thread; b is written in the loop and read transposed */
+  TirKernel *K = build("@launch(32)\nkernel k(X: tensor<f32>[64, K], T: tensor<f32>[64, 64], S: tensor<f32>[64, 1]) {\n"
+                       "  var acc: tile<f32>[64, 64] = 0.0\n  var c: tile<f32>[64, 64] = 0.0\n"
+                       "  for k0 in range(0, K, 64) {\n    var b = X[0 :+ 64, k0 :+ 64]\n"
+                       "    acc += b * 2.0\n    c += transpose(b)\n  }\n"
+                       "  T[0 :+ 64, 0 :+ 64] = c\n  S[0 :+ 64, 0 :+ 1] = rowsum(acc)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const char *names[] = {"acc", "c", "b"};
+  for (int i = 0; i < 3; i++) {
+    const TirVar *v = var_named(K, names[i]);
+    cr_assert(v->home, "%s is in registers", names[i]);
+    cr_assert_eq(K->bufs[v->home - 1].spill_of, v);
+    cr_assert_eq(layout_count(v->layout), 128);
+  }
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 0, "a value living in its copy is never spilled");
+  cr_assert_leq(tir_value_regs(K), TIR_MAX_VALUE_REGS);
+  /* acc and c: only their own elements; b: its own, and the transposed read */
+  int own = 0, other = 0;
+  own_accesses(&K->body, var_named(K, "acc")->home - 1, &own, &other);
+  cr_assert(own >= 3 && other == 0, "acc: %d own, %d other", own, other);
+  own = other = 0;
+  own_accesses(&K->body, var_named(K, "b")->home - 1, &own, &other);
+  cr_assert(own >= 2 && other == 1, "b: %d own, %d other", own, other);
+  /* the loop: one barrier before the transposed read (b written), one before b's write
+   * (read transposed the iteration before); none between acc's own reads and writes */
+  const TirOp *loop = find_op(&K->body, TO_FOR);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 2);
+  cr_assert_eq(count_ops(&K->body, TO_BARRIER), 2, "T = c and rowsum(acc) read their own elements");
+  /* ops whose values all live in shared memory run their rows as a loop */
+  const TirOp *assign = NULL;
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    if (op->kind == TO_ASSIGN && op->dst == var_named(K, "acc")) assign = op;
+  }
+  cr_assert(assign && assign->rolled);
+}
+
+Test(tir_home, a_load_read_by_one_op_is_never_held) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(I: tensor<i64>[128, 256], L: tensor<i64>[128, 1]) {\n"
+                       "  L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *load = find_op(&K->body, TO_LOAD);
+  cr_assert(load && load->dst->fused == load, "the slice is held");
+  cr_assert_eq(load->dst->home, 0);
+  cr_assert_eq(shared_bufs(K), 0, "no copy of the slice");
+}
+
+Test(tir_home, over_the_budget_the_first_of_the_largest_moves_to_shared_memory) {
+  const char *why = NULL;
+  /* four values of 64 per thread live together: 256 registers */
+  TirKernel *K = build("@launch(128)\nkernel k(A: tensor<f32>[64, 128], B: tensor<f32>[64, 128], C: tensor<f32>[64, 128], "
+                       "O: tensor<f32>[64, 128]) {\n  var a = A[0 :+ 64, 0 :+ 128]\n  var b = B[0 :+ 64, 0 :+ 128]\n"
+                       "  var c = C[0 :+ 64, 0 :+ 128]\n  var d = a * b\n  O[0 :+ 64, 0 :+ 128] = c + d + a + b\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(var_named(K, "a")->home);
+  cr_assert(!var_named(K, "b")->home && !var_named(K, "c")->home && !var_named(K, "d")->home);
+  cr_assert_leq(tir_value_regs(K), TIR_MAX_VALUE_REGS);
+}
+
+Test(tir_home, a_dot_accumulator_over_the_cap_keeps_the_kernel_out_of_the_ir) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(32)\nkernel k(A: tensor<f32>[64, 16], B: tensor<f32>[16, 64], C: tensor<f32>[64, 64]) {\n"
+                       "  var acc: tile<f32>[64, 64] = 0.0\n  acc += dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])\n"
+                       "  C[0 :+ 64, 0 :+ 64] = acc\n}\n", NULL, &why);
+  cr_assert_null(K);
+  cr_assert_str_eq(why, "acc holds 128 per thread, too many for registers, and cannot live in shared memory: a dot "
+                        "accumulates into it");
 }
