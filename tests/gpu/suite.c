@@ -931,9 +931,9 @@ static void t_red_shapes(Tally *T) {
 }
 
 /* shared_home: values too large for registers in their shared copies (tiles
- * 64 x 128, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
+ * 32 x 256, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
 static void t_shared_home(Tally *T) {
-  static const struct { int M, N; } rc[] = {{64, 128}, {150, 100}, {7, 3}};
+  static const struct { int M, N; } rc[] = {{64, 256}, {150, 200}, {7, 3}};
   for (int c = 0; c < 3; c++) {
     int M = rc[c].M, N = rc[c].N;
     Rng r = rng_seed("shared_home_rows", (uint64_t)c);
@@ -956,12 +956,12 @@ static void t_shared_home(Tally *T) {
     }
     S->init = calloc((size_t)S->n, sizeof(double));
     for (int j = 0; j < N; j++) S->init[j] = rng_uniform(&r, -1, 1), R2(S, 0, j) = S->init[j];
-    int blocks = (int)cdivll(M, 64);
+    int blocks = (int)cdivll(M, 32);
     for (int b = 0; b < blocks; b++)
-      for (int i = b * 64; i < b * 64 + 64; i++) {
+      for (int i = b * 32; i < b * 32 + 32; i++) {
         double s = 0, mx = -1e30;
         int arg = 0;
-        for (int j = 0; j < 128; j++) { /* outside the tensor the slices read 0 */
+        for (int j = 0; j < 256; j++) { /* outside the tensor the slices read 0 */
           double t = i < M && j < N ? A2(X, i, j) : 0, w = j < N ? W->v[j] : 0, u = t * w + 1;
           s += u;
           if (t > mx) mx = t, arg = j;
