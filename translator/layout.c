@@ -751,12 +751,8 @@ typedef struct Own {
   bool overflow;
 } Own;
 
-static void own_access(TirOp *op, int buf, bool write, bool *overflow) {
-  for (int i = 0; i < op->nacc; i++)
-    if (op->acc[i].buf == buf && op->acc[i].write == write && op->acc[i].own) return;
-  if (op->nacc == TIR_MAX_ACCESS) *overflow = true;
-  else op->acc[op->nacc++] = (TirAccess){buf, write, true};
-}
+static void access_as(TirOp *op, int buf, bool write, bool own, bool *overflow);
+static void own_access(TirOp *op, int buf, bool write, bool *overflow) { access_as(op, buf, write, true, overflow); }
 
 static void own_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   (void)K, (void)x;
@@ -1139,12 +1135,14 @@ typedef struct Reads {
   bool overflow;
 } Reads;
 
-static void add_access(TirOp *op, int buf, bool write, bool *overflow) {
+static void access_as(TirOp *op, int buf, bool write, bool own, bool *overflow) {
   for (int i = 0; i < op->nacc; i++)
-    if (op->acc[i].buf == buf && op->acc[i].write == write) return;
+    if (op->acc[i].buf == buf && op->acc[i].write == write && op->acc[i].own == own) return;
   if (op->nacc == TIR_MAX_ACCESS) *overflow = true;
-  else op->acc[op->nacc++] = (TirAccess){buf, write, false};
+  else op->acc[op->nacc++] = (TirAccess){buf, write, own};
 }
+
+static void add_access(TirOp *op, int buf, bool write, bool *overflow) { access_as(op, buf, write, false, overflow); }
 
 /* The tracked buffer of a tensor the kernel writes, or -1. */
 static int tensor_buf(const TirKernel *K, const Sym *X) {
