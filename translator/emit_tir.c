@@ -192,7 +192,7 @@ static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const ch
 static const char *home_ref(Printer *P, const TirVar *v, At at) {
   const TirBuf *f = &P->K->bufs[v->home - 1];
   at.lay = v->layout;
-  return F("%s[%s]", f->cname, elem_idx(P, f, row_of(P, at), col_of(P, at)));
+  return F("%s[%s%s]", f->cname, half_of(P, v->home - 1), elem_idx(P, f, row_of(P, at), col_of(P, at)));
 }
 
 /* Element at of value v: a register, or its shared home (a padding position reads 0). */
@@ -2186,7 +2186,10 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
     const TirVar *v = K->vars.items[i];
     const Layout *l = v->layout;
     if (v->direct) {
-      fprintf(out, "  %s (%s): shared only: its load fills a stage ring that a dot reads\n", v->sym ? v->sym->name : v->cname, v->what);
+      fprintf(out, "  %s (%s): shared only: its load fills a stage ring that %s\n", v->sym ? v->sym->name : v->cname, v->what,
+              v->home ? arena_printf(K->a, "each thread reads at its %d elements of %s (%s)", layout_count(l), layout_str(K->a, l),
+                                     v->home_why)
+                      : "a dot reads");
       continue;
     }
     if (v->fused) {

@@ -64,7 +64,7 @@ static bool written(const TirKernel *K, const Sym *X) {
 
 static bool candidate(const TirKernel *K, const TirOp *op, const Stmt *f) {
   /* a load an inner @pipeline loop issues ahead already has its ring */
-  if (op->kind != TO_LOAD || op->pf_var || op->dst->home || written(K, op->slice->u.index.base->u.ident.sym)) return false;
+  if (op->kind != TO_LOAD || op->pf_var || written(K, op->slice->u.index.base->u.ident.sym)) return false;
   for (int d = 0; d < op->slice->u.index.nidx; d++)
     if (!invariant(op->slice->u.index.idx[d].start, f)) return false;
   return invariant(op->pad, f);
@@ -139,7 +139,8 @@ static bool has_exit(const TirBlock *b, TirOpKind kind) {
 typedef struct Uses {
   const TirVar *v;
   const TirOp *loop;
-  bool other;            /* v is used other than by its load and its copies in the loop's body */
+  bool other;            /* v is used other than by its load and its copies in the loop's body
+                            (and, living in its copy, by reads of it inside the loop) */
 } Uses;
 
 static bool expr_mentions(const TirKernel *K, const Expr *x, const TirVar *v) {
@@ -157,16 +158,16 @@ static bool expr_mentions(const TirKernel *K, const Expr *x, const TirVar *v) {
   }
 }
 
-static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top) {
+static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top, bool inside) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
     bool mine = top && (op->kind == TO_DECL || op->kind == TO_LOAD || op->kind == TO_SPILL);
-    /* a dot reads its operands from their copies */
-    if ((op->dst == u->v && !mine) || (op->src == u->v && op->kind != TO_DOT) || expr_mentions(K, op->expr, u->v) ||
-        expr_mentions(K, op->pad, u->v))
-      u->other = true;
-    uses_block(K, &op->body, u, op == u->loop);
-    uses_block(K, &op->els, u, false);
+    /* a dot reads its operands from their copies; so does every op inside the
+     * loop a value living in its copy (TirVar.home), at its own elements */
+    bool reads = expr_mentions(K, op->expr, u->v) || expr_mentions(K, op->pad, u->v) || (op->src == u->v && op->kind != TO_DOT);
+    if ((op->dst == u->v && !mine) || (reads && !(u->v->home && inside))) u->other = true;
+    uses_block(K, &op->body, u, op == u->loop, inside || op == u->loop);
+    uses_block(K, &op->els, u, false, inside);
   }
 }
 
@@ -174,6 +175,11 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top)
  * else (a dot reads the copy): the load can then fill the copy directly. */
 static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
   if (!K->hw->cp_async || l->pad || l->pf_var || l->gather || layout_padded(l->dst->layout)) return -1;
+  if (l->dst->home) { /* the ring is its home: each iteration's ops read their stage */
+    Uses u = {l->dst, f, false};
+    uses_block(K, &K->body, &u, false, false);
+    return u.other ? -1 : l->dst->home - 1;
+  }
   int bi = -1;
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].spill_of == l->dst) {
@@ -182,7 +188,7 @@ static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
     }
   if (bi < 0 || !K->bufs[bi].alternating || K->bufs[bi].stages) return -1; /* an operand copy made in a loop */
   Uses u = {l->dst, f, false};
-  uses_block(K, &K->body, &u, false);
+  uses_block(K, &K->body, &u, false, false);
   return u.other ? -1 : bi;
 }
 
@@ -380,6 +386,10 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
     b->what = arena_printf(K->a, "%d stages of %s, filled by cp.async ahead of the loop at line %d", stages,
                            loads[r]->dst->sym ? loads[r]->dst->sym->name : loads[r]->dst->what, f->stmt->loc.line);
     b->alternating = false;
+    if (loads[r]->dst->home) { /* 16-byte cp.async: rows 16-byte aligned, 16 bytes of padding apart */
+      int pad = 16 / elem_bytes[b->elem];
+      b->pitch = (b->cols + pad - 1) / pad * pad + pad;
+    }
     b->stages = stages;
     b->counter = it;
     tir_buf_size(b);
@@ -449,7 +459,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   PtrVec body = {0};
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
-    if (op->kind == TO_LOAD && candidate(K, op, f->stmt) &&
+    if (op->kind == TO_LOAD && !op->dst->home && candidate(K, op, f->stmt) &&
         tir_value_regs(K) + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS)
       ring(K, f, op, d, before, &body);
     else vec_push(K->a, &body, op);

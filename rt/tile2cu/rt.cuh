@@ -203,14 +203,22 @@ T2C_DEVICE float u01_24(unsigned w) { return (float)(w >> 8) * 5.960464477539062
 T2C_DEVICE unsigned randint(long long seed, unsigned off) { return philox_at(seed, off).w[0]; }
 T2C_DEVICE float rand(long long seed, unsigned off) { return u01_24(philox_at(seed, off).w[0]); }
 // Box-Muller on the first two words, in f32: u1 in (0, 1] keeps log finite.
-// logf, sqrtf and cosf are the GPU's (1, 0 and 2 ulp) or the host's libm in
-// the CPU backend, so randn may differ between them by a few ulp; the words
-// and rand never do.
+// cos(2 pi u2) is cospi(2 u2): 2 u2 is exact, and cospif reduces its argument
+// exactly, where cosf's path for huge arguments keeps a local array (a stack
+// frame in every kernel that calls randn). logf, sqrtf and cospif are the
+// GPU's (1, 0 and 1 ulp), or in the CPU backend the host's logf and sqrtf and
+// cos(pi x) in double, rounded; so randn may differ between them by a few ulp;
+// the words and rand never do.
+#ifdef TILE2CU_SIM
+T2C_DEVICE float cospi_(float x) { return (float)::cos(3.14159265358979323846 * (double)x); }
+#else
+T2C_DEVICE float cospi_(float x) { return cospif(x); }
+#endif
 T2C_DEVICE float randn(long long seed, unsigned off) {
   const Philox4x32 p = philox_at(seed, off);
   const float u1 = (float)((p.w[0] >> 8) + 1u) * 5.9604644775390625e-08f;
   const float u2 = u01_24(p.w[1]);
-  return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530717958647692f * u2);
+  return sqrtf(-2.0f * logf(u1)) * cospi_(2.0f * u2);
 }
 
 // ---- warp folds: every lane of each run of W lanes gets the run's result.

@@ -524,3 +524,129 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 62) < M) S[m0 + t2c_r0 + 62] = t2c_v4[31];
   }
 }
+
+// home_pipe uses 68864 bytes of dynamic shared memory, above the 49152-byte static
+// limit: launch it with that many dynamic bytes after raising
+// cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
+#define TILE2CU_DYNAMIC_SMEM_home_pipe 68864
+
+// kernel home_pipe (shared-home.tl:26): 32 threads
+//   layout L0: [64, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 128 per thread
+//   c: shared, in c__s, too large for registers (L0, 128 x f32 per thread)
+//   b_s: shared, f32[64, 64], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 30)
+//   c__s: shared, f32[64, 64], 16640 bytes (c, too large for registers)
+//   16-byte accesses when K % 4 == 0, X is 16-byte aligned, M % 4 == 0, T is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 68864 bytes, dynamic; barriers: 1
+extern "C" __global__ void __launch_bounds__(32)
+home_pipe(const float *__restrict__ X, float *__restrict__ T, int M, int K)
+{
+  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  float *b_s = reinterpret_cast<float *>(t2c_smem + 0);
+  float *c__s = reinterpret_cast<float *>(t2c_smem + 52224);
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  const int t2c_r0 = lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = K % 4 == 0 && t2c::aligned(X, 16) && M % 4 == 0 && t2c::aligned(T, 16);
+  if (t2c_fast) {
+    // shared-home.tl:27: var m0 = ctx.block.x * 64
+    int m0 = (int)blockIdx.x * 64;
+    // shared-home.tl:28: var c: tile<f32>[64, 64] = 0.0
+    for (int t2c_i0 = 0; t2c_i0 < 32; t2c_i0++) {
+      c__s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0] = 0.0f;
+      c__s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0 + 1] = 0.0f;
+      c__s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0 + 2] = 0.0f;
+      c__s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0 + 3] = 0.0f;
+    }
+    // shared-home.tl:31: var b = X[m0 :+ 64, k0 :+ 64]
+    if (0 < K) {  // b_s, 0 iterations ahead
+      for (int t2c_i1 = 0; t2c_i1 < 32; t2c_i1++) {
+        t2c::cp_async_16(&b_s[(t2c_r0 + t2c_i1 * 2) * 68 + t2c_c0], X + ((m0 + t2c_r0 + t2c_i1 * 2) < M && t2c_c0 < K ? ((long long)(m0 + t2c_r0 + t2c_i1 * 2)) * K + t2c_c0 : 0), (m0 + t2c_r0 + t2c_i1 * 2) < M && t2c_c0 < K ? 16 : 0);
+      }
+    }
+    t2c::cp_async_commit();
+    if (0 + 64 < K) {  // b_s, 1 iteration ahead
+      for (int t2c_i2 = 0; t2c_i2 < 32; t2c_i2++) {
+        t2c::cp_async_16(&b_s[1 * 4352 + (t2c_r0 + t2c_i2 * 2) * 68 + t2c_c0], X + ((m0 + t2c_r0 + t2c_i2 * 2) < M && (0 + 64 + t2c_c0) < K ? ((long long)(m0 + t2c_r0 + t2c_i2 * 2)) * K + (0 + 64 + t2c_c0) : 0), (m0 + t2c_r0 + t2c_i2 * 2) < M && (0 + 64 + t2c_c0) < K ? 16 : 0);
+      }
+    }
+    t2c::cp_async_commit();
+    for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
+      t2c::cp_async_wait<1>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      if (k0 + 2 * 64 < K) {  // b_s, 2 iterations ahead
+        for (int t2c_i3 = 0; t2c_i3 < 32; t2c_i3++) {
+          t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r0 + t2c_i3 * 2) * 68 + t2c_c0], X + ((m0 + t2c_r0 + t2c_i3 * 2) < M && (k0 + 2 * 64 + t2c_c0) < K ? ((long long)(m0 + t2c_r0 + t2c_i3 * 2)) * K + (k0 + 2 * 64 + t2c_c0) : 0), (m0 + t2c_r0 + t2c_i3 * 2) < M && (k0 + 2 * 64 + t2c_c0) < K ? 16 : 0);
+        }
+      }
+      t2c::cp_async_commit();
+      for (int t2c_i4 = 0; t2c_i4 < 32; t2c_i4++) {
+        c__s[(t2c_r0 + t2c_i4 * 2) * 65 + t2c_c0] += b_s[(t2c_it0 % 3) * 4352 + t2c_c0 * 68 + (t2c_r0 + t2c_i4 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i4 * 2) * 68 + t2c_c0];
+        c__s[(t2c_r0 + t2c_i4 * 2) * 65 + t2c_c0 + 1] += b_s[(t2c_it0 % 3) * 4352 + (t2c_c0 + 1) * 68 + (t2c_r0 + t2c_i4 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i4 * 2) * 68 + t2c_c0 + 1];
+        c__s[(t2c_r0 + t2c_i4 * 2) * 65 + t2c_c0 + 2] += b_s[(t2c_it0 % 3) * 4352 + (t2c_c0 + 2) * 68 + (t2c_r0 + t2c_i4 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i4 * 2) * 68 + t2c_c0 + 2];
+        c__s[(t2c_r0 + t2c_i4 * 2) * 65 + t2c_c0 + 3] += b_s[(t2c_it0 % 3) * 4352 + (t2c_c0 + 3) * 68 + (t2c_r0 + t2c_i4 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i4 * 2) * 68 + t2c_c0 + 3];
+      }
+    }
+    t2c::cp_async_wait<0>();
+    // shared-home.tl:34: T[0 :+ 64, m0 :+ 64] = c
+    for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
+      if ((m0 + t2c_c0) < M) t2c::stg_vec<4>(T + (t2c_r0 + t2c_i5 * 2) * M + (m0 + t2c_c0), t2c::Vec<float, 4>{{c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 1], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 2], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 3]}});
+    }
+  } else {
+    // shared-home.tl:27: var m0 = ctx.block.x * 64
+    int m0 = (int)blockIdx.x * 64;
+    // shared-home.tl:28: var c: tile<f32>[64, 64] = 0.0
+    for (int t2c_i6 = 0; t2c_i6 < 32; t2c_i6++) {
+      c__s[(t2c_r0 + t2c_i6 * 2) * 65 + t2c_c0] = 0.0f;
+      c__s[(t2c_r0 + t2c_i6 * 2) * 65 + t2c_c0 + 1] = 0.0f;
+      c__s[(t2c_r0 + t2c_i6 * 2) * 65 + t2c_c0 + 2] = 0.0f;
+      c__s[(t2c_r0 + t2c_i6 * 2) * 65 + t2c_c0 + 3] = 0.0f;
+    }
+    // shared-home.tl:31: var b = X[m0 :+ 64, k0 :+ 64]
+    if (0 < K) {  // b_s, 0 iterations ahead
+      for (int t2c_i7 = 0; t2c_i7 < 32; t2c_i7++) {
+        t2c::cp_async_4(&b_s[(t2c_r0 + t2c_i7 * 2) * 68 + t2c_c0], X + ((m0 + t2c_r0 + t2c_i7 * 2) < M && t2c_c0 < K ? ((long long)(m0 + t2c_r0 + t2c_i7 * 2)) * K + t2c_c0 : 0), (m0 + t2c_r0 + t2c_i7 * 2) < M && t2c_c0 < K ? 4 : 0);
+        t2c::cp_async_4(&b_s[(t2c_r0 + t2c_i7 * 2) * 68 + t2c_c0 + 1], X + ((m0 + t2c_r0 + t2c_i7 * 2) < M && (t2c_c0 + 1) < K ? ((long long)(m0 + t2c_r0 + t2c_i7 * 2)) * K + (t2c_c0 + 1) : 0), (m0 + t2c_r0 + t2c_i7 * 2) < M && (t2c_c0 + 1) < K ? 4 : 0);
+        t2c::cp_async_4(&b_s[(t2c_r0 + t2c_i7 * 2) * 68 + t2c_c0 + 2], X + ((m0 + t2c_r0 + t2c_i7 * 2) < M && (t2c_c0 + 2) < K ? ((long long)(m0 + t2c_r0 + t2c_i7 * 2)) * K + (t2c_c0 + 2) : 0), (m0 + t2c_r0 + t2c_i7 * 2) < M && (t2c_c0 + 2) < K ? 4 : 0);
+        t2c::cp_async_4(&b_s[(t2c_r0 + t2c_i7 * 2) * 68 + t2c_c0 + 3], X + ((m0 + t2c_r0 + t2c_i7 * 2) < M && (t2c_c0 + 3) < K ? ((long long)(m0 + t2c_r0 + t2c_i7 * 2)) * K + (t2c_c0 + 3) : 0), (m0 + t2c_r0 + t2c_i7 * 2) < M && (t2c_c0 + 3) < K ? 4 : 0);
+      }
+    }
+    t2c::cp_async_commit();
+    if (0 + 64 < K) {  // b_s, 1 iteration ahead
+      for (int t2c_i8 = 0; t2c_i8 < 32; t2c_i8++) {
+        t2c::cp_async_4(&b_s[1 * 4352 + (t2c_r0 + t2c_i8 * 2) * 68 + t2c_c0], X + ((m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0) < K ? ((long long)(m0 + t2c_r0 + t2c_i8 * 2)) * K + (0 + 64 + t2c_c0) : 0), (m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0) < K ? 4 : 0);
+        t2c::cp_async_4(&b_s[1 * 4352 + (t2c_r0 + t2c_i8 * 2) * 68 + t2c_c0 + 1], X + ((m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0 + 1) < K ? ((long long)(m0 + t2c_r0 + t2c_i8 * 2)) * K + (0 + 64 + t2c_c0 + 1) : 0), (m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0 + 1) < K ? 4 : 0);
+        t2c::cp_async_4(&b_s[1 * 4352 + (t2c_r0 + t2c_i8 * 2) * 68 + t2c_c0 + 2], X + ((m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0 + 2) < K ? ((long long)(m0 + t2c_r0 + t2c_i8 * 2)) * K + (0 + 64 + t2c_c0 + 2) : 0), (m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0 + 2) < K ? 4 : 0);
+        t2c::cp_async_4(&b_s[1 * 4352 + (t2c_r0 + t2c_i8 * 2) * 68 + t2c_c0 + 3], X + ((m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0 + 3) < K ? ((long long)(m0 + t2c_r0 + t2c_i8 * 2)) * K + (0 + 64 + t2c_c0 + 3) : 0), (m0 + t2c_r0 + t2c_i8 * 2) < M && (0 + 64 + t2c_c0 + 3) < K ? 4 : 0);
+      }
+    }
+    t2c::cp_async_commit();
+    for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
+      t2c::cp_async_wait<1>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      if (k0 + 2 * 64 < K) {  // b_s, 2 iterations ahead
+        for (int t2c_i9 = 0; t2c_i9 < 32; t2c_i9++) {
+          t2c::cp_async_4(&b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r0 + t2c_i9 * 2) * 68 + t2c_c0], X + ((m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0) < K ? ((long long)(m0 + t2c_r0 + t2c_i9 * 2)) * K + (k0 + 2 * 64 + t2c_c0) : 0), (m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0) < K ? 4 : 0);
+          t2c::cp_async_4(&b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r0 + t2c_i9 * 2) * 68 + t2c_c0 + 1], X + ((m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0 + 1) < K ? ((long long)(m0 + t2c_r0 + t2c_i9 * 2)) * K + (k0 + 2 * 64 + t2c_c0 + 1) : 0), (m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0 + 1) < K ? 4 : 0);
+          t2c::cp_async_4(&b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r0 + t2c_i9 * 2) * 68 + t2c_c0 + 2], X + ((m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0 + 2) < K ? ((long long)(m0 + t2c_r0 + t2c_i9 * 2)) * K + (k0 + 2 * 64 + t2c_c0 + 2) : 0), (m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0 + 2) < K ? 4 : 0);
+          t2c::cp_async_4(&b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r0 + t2c_i9 * 2) * 68 + t2c_c0 + 3], X + ((m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0 + 3) < K ? ((long long)(m0 + t2c_r0 + t2c_i9 * 2)) * K + (k0 + 2 * 64 + t2c_c0 + 3) : 0), (m0 + t2c_r0 + t2c_i9 * 2) < M && (k0 + 2 * 64 + t2c_c0 + 3) < K ? 4 : 0);
+        }
+      }
+      t2c::cp_async_commit();
+      for (int t2c_i10 = 0; t2c_i10 < 32; t2c_i10++) {
+        c__s[(t2c_r0 + t2c_i10 * 2) * 65 + t2c_c0] += b_s[(t2c_it0 % 3) * 4352 + t2c_c0 * 68 + (t2c_r0 + t2c_i10 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i10 * 2) * 68 + t2c_c0];
+        c__s[(t2c_r0 + t2c_i10 * 2) * 65 + t2c_c0 + 1] += b_s[(t2c_it0 % 3) * 4352 + (t2c_c0 + 1) * 68 + (t2c_r0 + t2c_i10 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i10 * 2) * 68 + t2c_c0 + 1];
+        c__s[(t2c_r0 + t2c_i10 * 2) * 65 + t2c_c0 + 2] += b_s[(t2c_it0 % 3) * 4352 + (t2c_c0 + 2) * 68 + (t2c_r0 + t2c_i10 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i10 * 2) * 68 + t2c_c0 + 2];
+        c__s[(t2c_r0 + t2c_i10 * 2) * 65 + t2c_c0 + 3] += b_s[(t2c_it0 % 3) * 4352 + (t2c_c0 + 3) * 68 + (t2c_r0 + t2c_i10 * 2)] + b_s[(t2c_it0 % 3) * 4352 + (t2c_r0 + t2c_i10 * 2) * 68 + t2c_c0 + 3];
+      }
+    }
+    t2c::cp_async_wait<0>();
+    // shared-home.tl:34: T[0 :+ 64, m0 :+ 64] = c
+    for (int t2c_i11 = 0; t2c_i11 < 32; t2c_i11++) {
+      if ((m0 + t2c_c0) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0];
+      if ((m0 + t2c_c0 + 1) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0 + 1)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 1];
+      if ((m0 + t2c_c0 + 2) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0 + 2)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 2];
+      if ((m0 + t2c_c0 + 3) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0 + 3)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 3];
+    }
+  }
+}

@@ -528,7 +528,7 @@ static void rand_ref(int64_t seed, uint32_t off, double *ri, double *ru, double 
   *rn = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
-/* The float math of randn (logf, sqrtf, cosf of f32 arguments) against the double
+/* The float math of randn (logf, sqrtf, cospif of f32 arguments) against the double
  * reference: within 1e-5 * (1 + |ref|) for every element; randint and rand exactly. */
 #define RANDN_ETOL 1e-5
 
@@ -975,12 +975,13 @@ static void t_shared_home(Tally *T) {
     CHECK(T, call_check(&k, "shared_home", l));
     call_free(&k);
   }
-  static const struct { int M, K; } lc[] = {{64, 128}, {100, 150}, {5, 9}};
-  for (int c = 0; c < 3; c++) {
+  static const struct { int M, K; } lc[] = {{64, 128}, {100, 150}, {5, 9}, {64, 320}, {70, 200}, {3, 64}};
+  for (int c = 0; c < 6; c++) { /* home_loop, then home_pipe (@pipeline) */
     int M = lc[c].M, K = lc[c].K;
+    const char *kernel = c < 3 ? "home_loop" : "home_pipe";
     Rng r = rng_seed("shared_home_loop", (uint64_t)c);
     Call k;
-    call_init(&k, "shared_home.tl", "home_loop");
+    call_init(&k, "shared_home.tl", kernel);
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, K));
     Ten *Tt = call_out(&k, "T", F32, 2, SHAPE(64, M));
     Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
@@ -996,7 +997,7 @@ static void t_shared_home(Tally *T) {
       R2(S, i, 0) = s;
     }
     char l[64];
-    label(l, sizeof l, "home_loop M=%d K=%d", M, K);
+    label(l, sizeof l, "%s M=%d K=%d", kernel, M, K);
     CHECK(T, call_check(&k, "shared_home", l));
     call_free(&k);
   }
