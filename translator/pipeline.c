@@ -459,7 +459,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   PtrVec body = {0};
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
-    if (op->kind == TO_LOAD && !op->dst->home && candidate(K, op, f->stmt) &&
+    if (op->kind == TO_LOAD && !op->dst->home && !op->dst->fused && candidate(K, op, f->stmt) &&
         tir_value_regs(K) + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS)
       ring(K, f, op, d, before, &body);
     else vec_push(K->a, &body, op);

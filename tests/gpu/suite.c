@@ -1001,6 +1001,24 @@ static void t_shared_home(Tally *T) {
     CHECK(T, call_check(&k, "shared_home", l));
     call_free(&k);
   }
+  for (int c = 0; c < 3; c++) {
+    int M = lc[c].M, K = lc[c].K;
+    Rng r = rng_seed("shared_home_fused", (uint64_t)c);
+    Call k;
+    call_init(&k, "shared_home.tl", "home_fused_pipe");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, K));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double s = 0;
+      for (int q = 0; q < K; q++) s += A2(X, i, q);
+      R2(S, i, 0) = s;
+    }
+    char l[64];
+    label(l, sizeof l, "home_fused_pipe M=%d K=%d", M, K);
+    CHECK(T, call_check(&k, "shared_home", l));
+    call_free(&k);
+  }
   static const int Ns[] = {128, 300, 17};
   for (int c = 0; c < 3; c++) {
     int N = Ns[c];
