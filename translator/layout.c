@@ -660,7 +660,7 @@ static bool registers_ok(TirKernel *K, const char **why) {
   }
   for (int i = 0; i < K->vars.len; i++) {
     const TirVar *v = K->vars.items[i];
-    if (layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1) > MAX_REGS) {
+    if (layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1) > tir_value_cap(v)) {
       *why = "values too large for registers (shared tiles)";
       return false;
     }
@@ -1239,7 +1239,9 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   ElemType et = X->ty.elem;
   int eb = elem_bytes[et];
-  if (tir_value_regs(K) + layout_count(m) * (eb > 4 ? 2 : 1) > TIR_MAX_VALUE_REGS) return true; /* as it is */
+  /* 16-bit elements in pairs, as cvt packs them for stmatrix: m64n256k16's 128 f32 and their 64 f16x2 fit */
+  int regs = eb > 4 ? 2 * layout_count(m) : eb == 4 ? layout_count(m) : (layout_count(m) * eb + 3) / 4;
+  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return true; /* as it is */
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
   int slack = K->hw->tma && K->t->tma ? 1024 - 16 : 0; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
   if (smem_total(K) + slack + (bytes + 15) / 16 * 16 > K->t->smem_per_block) return true; /* no room: as it is */
