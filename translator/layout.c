@@ -1240,7 +1240,7 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   ElemType et = X->ty.elem;
   int eb = elem_bytes[et];
   /* 16-bit elements in pairs, as cvt packs them for stmatrix: m64n256k16's 128 f32 and their 64 f16x2 fit */
-  int regs = eb > 4 ? 2 * layout_count(m) : eb == 4 ? layout_count(m) : (layout_count(m) * eb + 3) / 4;
+  int regs = eb == 2 ? (layout_count(m) + 1) / 2 : layout_count(m) * (eb > 4 ? 2 : 1);
   if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return true; /* as it is */
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
   int slack = K->hw->tma && K->t->tma ? 1024 - 16 : 0; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
