@@ -31,6 +31,8 @@
 #   stg16            16-byte global stores (st.global*.v4 / .v2 of 64-bit)
 #   stg              all global stores (so stg16 = 0 with stg > 0 means scalar stores)
 # Counts are static instruction counts in the PTX (unrolled loops count every copy).
+# A file whose header comment says "for --target sm_90a only" (examples/gemm_f16_256.tl)
+# is built for sm_90a alone.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TILE2CU=${TILE2CU:-$ROOT/build/tile2cu}
@@ -104,8 +106,15 @@ one() {
     "$dir/facts" > "$dir/rows"
 }
 
+# the targets of file $1 among $ARCHS
+archs_of() {
+  if grep -q 'for --target sm_90a only' "$1"; then
+    for a in $ARCHS; do [ "$a" = sm_90a ] && echo "$a"; done
+  else echo "$ARCHS"; fi
+}
+
 for f in $FILES; do
-  for a in $ARCHS; do one "$f" "$a" & done
+  for a in $(archs_of "$f"); do one "$f" "$a" & done
   wait
 done
 
@@ -117,7 +126,7 @@ status=0
 bad=""
 for f in $FILES; do
   b=$(basename "$f" .tl)
-  for a in $ARCHS; do
+  for a in $(archs_of "$f"); do
     while read -r file k arch rg st sps spl sh bars sm mma wg ldm cpa cp16 ldg lds stg16 stg tma mb; do
       if [ "$k" = "-" ]; then
         echo "| $file | - | $arch | $rg | | | | | | | | | | | | | |"

@@ -656,9 +656,9 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
 /* ------------------------------------------------------------ shared homes */
 
 /* A value too large for registers lives in its shared copy instead (TirVar.home):
- * first every value over the MAX_REGS cap, then, while the values live at one
- * op together exceed TIR_MAX_VALUE_REGS, the largest one (the first made among
- * equals). A value may: a blocked one, not a @registers tile, not a stage
+ * first every value over its cap (tir_value_cap: MAX_REGS, or a wgmma
+ * accumulator's), then, while the values live at one op together exceed
+ * TIR_MAX_VALUE_REGS, the largest one (the first made among equals). A value may: a blocked one, not a @registers tile, not a stage
  * ring's, written only by its declaration, loads and elementwise assignments
  * that do not also read its copy at other elements, and whose copy is a plain
  * one (not alternating, not core matrices). Each op then reads and writes the
@@ -844,8 +844,9 @@ static bool place_values(TirKernel *K, const char **why) {
   bool any = false;
   for (int i = 0; i < K->vars.len; i++) {
     TirVar *v = K->vars.items[i];
-    if (!v->layout || value_count(v) <= MAX_REGS) continue;
-    const char *w = arena_printf(K->a, "%d 32-bit registers per thread, more than the %d one value may hold", value_count(v), MAX_REGS);
+    if (!v->layout || value_count(v) <= tir_value_cap(v)) continue;
+    const char *w = arena_printf(K->a, "%d 32-bit registers per thread, more than the %d one value may hold", value_count(v),
+                                 tir_value_cap(v));
     TirOp *l = fusable(K, v);
     if (l) {
       v->fused = l;
@@ -1475,7 +1476,9 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   ElemType et = X->ty.elem;
   int eb = elem_bytes[et];
-  if (tir_value_regs(K) + layout_count(m) * (eb > 4 ? 2 : 1) > TIR_MAX_VALUE_REGS) return true; /* as it is */
+  /* 16-bit elements in pairs, as cvt packs them for stmatrix: m64n256k16's 128 f32 and their 64 f16x2 fit */
+  int regs = eb == 2 ? (layout_count(m) + 1) / 2 : layout_count(m) * (eb > 4 ? 2 : 1);
+  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return true; /* as it is */
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
   int slack = K->hw->tma && K->t->tma ? 1024 - 16 : 0; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
   if (smem_total(K) + slack + (bytes + 15) / 16 * 16 > K->t->smem_per_block) return true; /* no room: as it is */

@@ -953,12 +953,16 @@ void tir_buf_size(TirBuf *f);
 /* A fresh expression node that reads value v (through the hoisted map). */
 Expr *tir_read_of(TirKernel *K, TirVar *v);
 /* Register budget: a value holds at most MAX_REGS elements per thread (the
- * @registers cap), the values live at any one op together at most
+ * @registers cap; tir_value_cap below), the values live at any one op together at most
  * TIR_MAX_VALUE_REGS (32-bit registers; 64-bit elements count twice; a value
  * mentioned inside and outside a loop lives over the whole loop).
  * tir_value_regs: that peak, over the values with a layout now. */
 #define TIR_MAX_VALUE_REGS 192
 int tir_value_regs(const TirKernel *K);
+/* The most elements per thread v may hold: MAX_REGS, or TIR_MAX_WG_REGS for a
+ * wgmma accumulator (a wg layout) the user did not pin with @registers. */
+#define TIR_MAX_WG_REGS 128
+int tir_value_cap(const TirVar *v);
 void tir_dump(const TirKernel *K, FILE *out);
 /* Runs lower .. smem for k, stopping after `last` ("lower", "layout", "sync",
  * "smem"; NULL: all). NULL with *why set when the IR does not cover the kernel. */

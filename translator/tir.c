@@ -181,6 +181,14 @@ int tir_value_regs(const TirKernel *K) {
   return peak;
 }
 
+/* A @registers tile keeps the seed's cap of 64 per thread; a wgmma accumulator
+ * the translator placed itself may hold m64n256k16's 128 f32 per thread (the
+ * 128 x 256 tiles of a Hopper GEMM, two warpgroups). */
+int tir_value_cap(const TirVar *v) {
+  bool pinned = v->sym && v->sym->place == PL_REGISTER;
+  return v->layout && v->layout->wg && !pinned ? TIR_MAX_WG_REGS : MAX_REGS;
+}
+
 /* A new copy of v (plain, or transposed). */
 static int new_copy(TirKernel *K, TirVar *v, bool trans) {
   if (K->nbufs == TIR_MAX_BUFS) return -1;

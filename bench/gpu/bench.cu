@@ -37,6 +37,8 @@
 #ifdef HAVE_SM90A
 #include "gemm_f16_sm90a.h"
 #include "gemm_bf16_sm90a.h"
+#include "gemm_f16_256_sm90a.h"
+#include "gemm_bf16_256_sm90a.h"
 #endif
 #include "gemm_f32.h"
 #include "gemm_i8.h"
@@ -595,12 +597,16 @@ int main(int argc, char **argv) {
     bench_gemm<__half>("gemm_f16", tile2cu_launch_gemm_f16, s, s, s);
 #ifdef HAVE_SM90A
     if (prop.major == 9) bench_gemm<__half>("gemm_f16 sm_90a wgmma", tile2cu_launch_gemm_f16_sm90a, s, s, s);
+    // examples/gemm_f16_256.tl: 128 x 256 tiles, m64n256k16 per warpgroup
+    if (prop.major == 9) bench_gemm<__half>("gemm_f16_256 sm_90a", tile2cu_launch_gemm_f16_256_sm90a, s, s, s);
 #endif
   }
   for (int s : sizes) {
     bench_gemm<__nv_bfloat16>("gemm_bf16", tile2cu_launch_gemm_bf16, s, s, s);
 #ifdef HAVE_SM90A
     if (prop.major == 9) bench_gemm<__nv_bfloat16>("gemm_bf16 sm_90a wgmma", tile2cu_launch_gemm_bf16_sm90a, s, s, s);
+    if (prop.major == 9)
+      bench_gemm<__nv_bfloat16>("gemm_bf16_256 sm_90a", tile2cu_launch_gemm_bf16_256_sm90a, s, s, s);
 #endif
   }
   for (int s : sizes) bench_gemm<float>("gemm_f32", tile2cu_launch_gemm_f32, s, s, s);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char *examples_dir = "examples";
-static char ex_path[11][4200];
+static char ex_path[13][4200];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -176,38 +176,52 @@ static void t_layernorm(Tally *T) {
   }
 }
 
+/* One low-precision GEMM case of the example at ex_path[ex] (kernel name) on target
+ * (NULL: the default): the reference is the exact product rounded once to the output
+ * type, within about half an ulp of it (one rounding of an f32 sum). */
+static void gemm_lowp_case(Tally *T, Dt dt, int ex, const char *name, const char *target, int c, const int mnk[3]) {
+  int M = mnk[0], N = mnk[1], K = mnk[2];
+  char test[64];
+  label(test, sizeof test, "examples/%s", name);
+  Rng r = rng_seed(name, (uint64_t)c);
+  Call k;
+  call_init(&k, ex_path[ex], name);
+  if (target) snprintf(k.target, sizeof k.target, "%s", target);
+  Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
+  Ten *B = call_in(&k, "B", dt, 2, SHAPE(K, N));
+  Ten *C = call_out(&k, "C", dt, 2, SHAPE(M, N));
+  fill_uniform(A, &r, -1, 1);
+  fill_uniform(B, &r, -1, 1);
+  gemm_ref(A, B, C, M, N, K, 1);
+  for (long long i = 0; i < C->n; i++) C->ref[i] = round_dt(dt, C->ref[i]);
+  C->tol = dt == F16 ? 1e-3 : 8e-3;
+  char l[64];
+  label(l, sizeof l, "%s%sM=%d N=%d K=%d", target ? target : "", target ? " " : "", M, N, K);
+  CHECK(T, call_check(&k, test, l));
+  call_free(&k);
+}
+
 /* gemm_f16 / gemm_bf16: low-precision inputs, f32 accumulation, a low-precision
- * output: the reference is the exact product rounded once to the output type */
+ * output, each size on the default target (mma.sync) and on sm_90a (wgmma). */
 static void t_gemm_lowp(Tally *T, Dt dt) {
   /* N and K multiples of 8, as gemm_bf16's @assume requires, but not of the tiles;
    * gemm_f16 has no @assume: the last two (N, K not multiples of 8) take its general body.
    * K = 584 is 10 iterations of BK = 64: every stage of the 4-stage ring is refilled
    * (on sm_90a by TMA, after its empty barrier), the last one ragged */
   static const int MNK[][3] = {{37, 104, 200}, {70, 136, 584}, {128, 64, 64}, {65, 136, 40}, {5, 8, 8}, {37, 50, 77}, {130, 3, 5}};
-  const char *name = dt == F16 ? "gemm_f16" : "gemm_bf16";
-  char test[64];
-  label(test, sizeof test, "examples/%s", name);
-  /* each size on the default target (mma.sync) and on sm_90a (wgmma) */
-  for (int c2 = 0; c2 < 2 * (dt == F16 ? 7 : 5); c2++) {
-    int c = c2 / 2, M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
-    Rng r = rng_seed(name, (uint64_t)c);
-    Call k;
-    call_init(&k, ex_path[dt == F16 ? 4 : 5], name);
-    if (c2 % 2) snprintf(k.target, sizeof k.target, "sm_90a");
-    Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
-    Ten *B = call_in(&k, "B", dt, 2, SHAPE(K, N));
-    Ten *C = call_out(&k, "C", dt, 2, SHAPE(M, N));
-    fill_uniform(A, &r, -1, 1);
-    fill_uniform(B, &r, -1, 1);
-    gemm_ref(A, B, C, M, N, K, 1);
-    for (long long i = 0; i < C->n; i++) C->ref[i] = round_dt(dt, C->ref[i]);
-    /* one rounding of an f32 sum: about half an ulp of the output type */
-    C->tol = dt == F16 ? 1e-3 : 8e-3;
-    char l[64];
-    label(l, sizeof l, "%sM=%d N=%d K=%d", c2 % 2 ? "sm_90a " : "", M, N, K);
-    CHECK(T, call_check(&k, test, l));
-    call_free(&k);
-  }
+  for (int c2 = 0; c2 < 2 * (dt == F16 ? 7 : 5); c2++)
+    gemm_lowp_case(T, dt, dt == F16 ? 4 : 5, dt == F16 ? "gemm_f16" : "gemm_bf16", c2 % 2 ? "sm_90a" : NULL, c2 / 2,
+                   MNK[c2 / 2]);
+}
+/* gemm_f16_256 / gemm_bf16_256: 128 x 256 tiles, sm_90a only (wgmma m64n256k16, 128
+ * accumulators per thread, BK = 32 in 6 stages). K = 392 is 13 iterations: every stage is
+ * refilled twice, the last one ragged; N = 264 and M = 130 leave a second, ragged tile of
+ * 8 columns and 2 rows; 5 x 8 x 8 is one ragged tile; gemm_f16_256's last two (N, K not
+ * multiples of 8) take its general body. */
+static void t_gemm_256(Tally *T, Dt dt) {
+  static const int MNK[][3] = {{70, 264, 392}, {130, 104, 200}, {128, 256, 64}, {5, 8, 8}, {37, 50, 77}, {130, 3, 5}};
+  for (int c = 0; c < (dt == F16 ? 6 : 4); c++)
+    gemm_lowp_case(T, dt, dt == F16 ? 11 : 12, dt == F16 ? "gemm_f16_256" : "gemm_bf16_256", "sm_90a", c, MNK[c]);
 }
 /* gemm_i8: C = A B^T, i8 inputs (B stored [N, K]), i32 output, exact. K = 200 and
  * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. */
@@ -236,6 +250,8 @@ static void t_gemm_i8(Tally *T) {
   }
 }
 static void t_gemm_f16(Tally *T) { t_gemm_lowp(T, F16); }
+static void t_gemm_f16_256(Tally *T) { t_gemm_256(T, F16); }
+static void t_gemm_bf16_256(Tally *T) { t_gemm_256(T, BF16); }
 static void t_gemm_bf16(Tally *T) { t_gemm_lowp(T, BF16); }
 
 /* attention: softmax(Q K^T * scale) V per (batch, head), causal or not */
@@ -3103,6 +3119,8 @@ static const Test tests[] = {
     {"examples/layernorm", t_layernorm},
     {"examples/gemm_f16", t_gemm_f16},
     {"examples/gemm_bf16", t_gemm_bf16},
+    {"examples/gemm_f16_256", t_gemm_f16_256},
+    {"examples/gemm_bf16_256", t_gemm_bf16_256},
     {"examples/gemm_i8", t_gemm_i8},
     {"examples/attention", t_attention},
     {"examples/attention_causal", t_attention_causal},
@@ -3282,8 +3300,9 @@ int main(int argc, char **argv) {
   }
   static const char *exs[] = {"squares.tl",  "softmax.tl",  "gemm_f32.tl",   "layernorm.tl",
                               "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl",
-                              "attention_f16.tl", "softmax_row.tl", "gemm_i8.tl"};
-  for (int i = 0; i < 11; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+                              "attention_f16.tl", "softmax_row.tl", "gemm_i8.tl", "gemm_f16_256.tl",
+                              "gemm_bf16_256.tl"};
+  for (int i = 0; i < 13; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
   static char abs_tl[4096];
   if (!realpath(h_tldir, abs_tl)) {
     fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);

@@ -501,6 +501,37 @@ Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_cop
   cr_assert_eq(shared_buf(K, 0)->pitch, shared_buf(K, 0)->cols + 8);
 }
 
+/* A wgmma accumulator that no @registers pins may hold 128 f32 per thread
+ * (m64n256k16, examples/gemm_f16_256.tl); the same tile in mma.sync's layout
+ * (sm_90) and any other value keep the cap of 64. */
+Test(tir_dot, wgmma_accumulator_holds_128_per_thread_other_values_64) {
+  static const char *src =
+      "@launch(256)\n"
+      "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f16>[M, N]) {\n"
+      "  var acc: tile<f32>[128, 256] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 32) {\n"
+      "    acc += dot(A[0 :+ 128, k0 :+ 32], B[k0 :+ 32, 0 :+ 256])\n  }\n"
+      "  C[0 :+ 128, 0 :+ 256] = f16(acc)\n}\n";
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml", src, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot->wgmma && dot->lay->wg);
+  const TirVar *acc = var_named(K, "acc");
+  cr_assert_eq(layout_count(acc->layout), 128, "wgmma n256: 128 per thread");
+  cr_assert_eq(tir_value_cap(acc), TIR_MAX_WG_REGS);
+  cr_assert_eq(TIR_MAX_WG_REGS, 2 * MAX_REGS);
+  why = NULL;
+  cr_assert_null(build_for("configs/sm_90.yaml", src, &why), "mma.sync: 128 per thread is past the cap");
+  cr_assert_str_eq(why, "values too large for registers (shared tiles)");
+  /* an elementwise value of 128 per thread stays past the cap on sm_90a too */
+  why = NULL;
+  cr_assert_null(build_for("configs/sm_90a.yaml",
+                           "@launch(256)\nkernel e(X: tensor<f32>[128, 256], Y: tensor<f32>[128, 256]) {\n"
+                           "  Y[0 :+ 128, 0 :+ 256] = X[0 :+ 128, 0 :+ 256] * 2.0\n}\n",
+                           &why));
+  cr_assert_str_eq(why, "values too large for registers (shared tiles)");
+}
+
 /* Shapes wgmma does not take stay on mma.sync on sm_90a: 64 rows over 8 warps
  * (not 16 per warp), N = 40 (no such instruction width), and a copy that
  * something other than a wgmma dot reads (its layout would not be theirs). */
