@@ -195,9 +195,15 @@ static const char *home_ref(Printer *P, const TirVar *v, At at) {
   return F("%s[%s%s]", f->cname, half_of(P, v->home - 1), elem_idx(P, f, row_of(P, at), col_of(P, at)));
 }
 
-/* Element at of value v: a register, or its shared home (a padding position reads 0). */
+/* Element at of value v as an lvalue: its register, or its place in its shared home. */
+static const char *elem_ref(Printer *P, const TirVar *v, At at) {
+  return v->home ? home_ref(P, v, at) : F("%s[%d]", v->cname, reg_of(v->layout, at));
+}
+
 static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond);
 
+/* Element at of value v: a register, its shared home (a padding position reads
+ * 0), or for a load that is never held the tensor's element. */
 static const char *value_at(Printer *P, const TirVar *v, const At *at) {
   if (v->layout->kind == LY_SCALAR) return F("%s[0]", v->cname);
   if (!at) die("a tile value in a scalar expression");
@@ -210,24 +216,17 @@ static const char *value_at(Printer *P, const TirVar *v, const At *at) {
     const char *x = F("%s[%s]", X->cname, lin);
     return cond ? F("(%s ? %s : %s)", cond, x, pad) : x;
   }
-  if (v->home) {
-    const char *m = tile_mask(P, (At){v->layout, at->ir, at->ic, at->v});
-    const char *r = home_ref(P, v, *at);
-    return m ? F("(%s ? %s : %s)", m, r, emit_literal(P->a, v->elem, false, 0, 0)) : r;
-  }
-  return F("%s[%d]", v->cname, reg_of(v->layout, *at));
+  const char *m = v->home ? tile_mask(P, (At){v->layout, at->ir, at->ic, at->v}) : NULL;
+  const char *r = elem_ref(P, v, *at);
+  return m ? F("(%s ? %s : %s)", m, r, emit_literal(P->a, v->elem, false, 0, 0)) : r;
 }
 
 /* Element at of op's dst as the lvalue it writes, and the condition of the
  * write (a padding position of a shared home writes nothing), or NULL. */
 static const char *dst_at(Printer *P, const TirOp *op, At at, const char **mask) {
   const TirVar *v = op->dst;
-  if (!v->home) {
-    *mask = NULL;
-    return F("%s[%d]", v->cname, reg_of(v->layout, at));
-  }
-  *mask = tile_mask(P, (At){v->layout, at.ir, at.ic, at.v});
-  return home_ref(P, v, at);
+  *mask = v->home ? tile_mask(P, (At){v->layout, at.ir, at.ic, at.v}) : NULL;
+  return elem_ref(P, v, at);
 }
 
 static void guarded_line(Printer *P, const char *m, const char *st) {
@@ -1072,14 +1071,12 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     for (int k = 0; k < n; k++) {
       At e = at;
       e.v = k;
-      const char *d = op->dst->home ? home_ref(P, op->dst, e) : F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, e));
-      buf_printf(&vals, "%s%s", k ? ", " : "", d);
+      buf_printf(&vals, "%s%s", k ? ", " : "", elem_ref(P, op->dst, e));
     }
     st = F("t2c::sts_vec<%d>(&%s[%s], t2c::Vec<%s, %d>{{%s}});", n, f->cname, idx, ctype(f->elem), n, vals.data);
     buf_free(&vals);
   } else {
-    const char *d = op->dst->home ? home_ref(P, op->dst, at) : F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
-    st = F("%s[%s] = %s;", f->cname, idx, d);
+    st = F("%s[%s] = %s;", f->cname, idx, elem_ref(P, op->dst, at));
   }
   if (m) line(P, "if (%s) %s", m, st);
   else line(P, "%s", st);
@@ -1190,7 +1187,7 @@ static void colreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 static void sum_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int *started = ctx;
   const char *d = F("%s[0]", op->dst->cname);
-  const char *v = op->src->home ? home_ref(P, op->src, at) : F("%s[%d]", op->src->cname, reg_of(op->src->layout, at));
+  const char *v = elem_ref(P, op->src, at);
   const char *m = tile_mask(P, at);
   if (m) v = F("(%s ? %s : %s)", m, v, emit_literal(P->a, op->dst->elem, false, 0, 0));
   line(P, *started ? "%s += %s;" : "%s = %s;", d, v);

@@ -670,9 +670,8 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
 
 typedef struct HomeOk {
   const TirVar *v;
-  int buf;  /* its plain copy, or -1 */
-  bool ok;
-  const char *why; /* why not */
+  int buf;         /* its plain copy, or -1 */
+  const char *why; /* why it may not, or NULL */
 } HomeOk;
 
 static bool reads_buf(const TirOp *op, int buf) {
@@ -688,13 +687,10 @@ static void home_ok_fn(TirKernel *K, TirOp *op, void *ctx) {
   switch (op->kind) {
   case TO_DECL: case TO_SPILL: return;
   case TO_LOAD: case TO_ASSIGN:
-    if (h->buf >= 0 && reads_buf(op, h->buf)) { /* x = transpose(x): other threads' elements */
-      h->ok = false;
+    if (h->buf >= 0 && reads_buf(op, h->buf)) /* x = transpose(x): other threads' elements */
       h->why = "it is assigned from its own elements at other threads";
-    }
     return;
   default:
-    h->ok = false;
     h->why = op->kind == TO_DOT ? "a dot accumulates into it" : "an op other than a load or an elementwise assignment writes it";
     return;
   }
@@ -713,14 +709,14 @@ static bool home_ok(TirKernel *K, const TirVar *v, const char **why) {
   else if (l->mma || l->wg) w = "a dot accumulates into it, or it is computed with a value that does";
   else if (l->wtiles || v->direct || v->home) w = "it is staged";
   else if (v->sym && v->sym->place == PL_REGISTER) w = "it is a @registers tile";
-  HomeOk h = {v, plain_copy(K, v), !w, w};
-  if (h.ok && h.buf >= 0) {
+  HomeOk h = {v, plain_copy(K, v), w};
+  if (!h.why && h.buf >= 0) {
     const TirBuf *f = &K->bufs[h.buf];
-    if (f->alternating || f->cm8 || f->stages || f->swz) h.ok = false, h.why = "its copy is a dot operand's, made in a loop";
+    if (f->alternating || f->cm8 || f->stages || f->swz) h.why = "its copy is a dot operand's, made in a loop";
   }
-  if (h.ok) walk(K, &K->body, home_ok_fn, &h);
+  if (!h.why) walk(K, &K->body, home_ok_fn, &h);
   if (why) *why = h.why;
-  return h.ok;
+  return !h.why;
 }
 
 static void drop_home_spills(TirKernel *K, TirBlock *b) {
