@@ -1288,25 +1288,60 @@ static const char *copy_at(Printer *P, int bi, const char *row, const char *col)
  * operands' shared copies, ku steps of k at a time: A's run along k and B's run
  * along n (the layout's vec columns) by one 16-byte read each where the copy is
  * not read transposed. */
+/* A row (or column) of an operand's copy that a padding position of the
+ * result's layout reads: clamped into the copy (its product is never used). */
+static const char *clamped(Printer *P, const char *x, bool padded, int n) {
+  return padded ? F("(%s < %d ? %s : %d)", x, n, x, n - 1) : x;
+}
+
 static void print_dot_simt(Printer *P, const TirOp *op) {
-  const Layout *l = op->lay;
+  const Layout *l = op->lay, *p = parent_of(l);
   ElemType t = op->src->elem;
   const char *ct = ctype(t);
-  int eb = elem_bytes[t], nr = l->rr, nc = l->rc * l->vec;
+  int eb = elem_bytes[t];
+  /* the thread's rows (repeats) and columns (repeats x runs); a slice holds one of either */
+  bool rows1 = l->kind == LY_SLICE && l->dim == 0, cols1 = l->kind == LY_SLICE && l->dim == 1;
+  int nrep = rows1 ? 1 : p->rr, ncr = cols1 ? 1 : p->rc, nv = cols1 ? 1 : p->vec, nc = ncr * nv;
+  bool rpad = row_padded(l), cpad = col_padded(l);
+  /* an accumulator in shared memory (TirVar.home): a loop over the thread's
+   * rows, each row's elements in registers for the whole of k */
+  bool home = op->dst->home;
+  int nr = home ? 1 : nrep;
+  const char *d = op->dst->cname;
   int ku = 16 / eb;
   while (ku > 1 && (op->kdim % ku || (nr + nc) * ku > 64)) ku /= 2;
-  line(P, "// on the CUDA cores: each thread's %d x %d elements, A and B from shared copies, %d of k at a time", nr, nc,
-       ku);
-  if (op->op == TK_ASSIGN) /* in the result's type: f16, bf16 and f8 products in f32, i8 in i32 (as_acc) */
-    for (int k = 0; k < layout_count(l); k++)
-      line(P, "%s[%d] = %s;", op->dst->cname, k, emit_literal(P->a, op->dst->elem, false, 0, 0));
+  if (home) {
+    const TirBuf *f = &P->K->bufs[op->dst->home - 1];
+    line(P, "// on the CUDA cores into %s, which lives in shared memory (%s): each of the thread's %d rows in turn, its %d "
+            "elements in registers, A and B from shared copies, %d of k at a time",
+         op->dst->sym ? op->dst->sym->name : op->dst->what, f->cname, nrep, nc, ku);
+    const char *i = F("t2c_i%d", P->ctr++);
+    int step = l->lr * l->wr;
+    line(P, "#pragma unroll 1");
+    line(P, "for (int %s = 0; %s < %d; %s++) {", i, i, nrep, i);
+    P->indent++;
+    const char *r = step == 1 ? i : F("%s * %d", i, step);
+    P->roll = l;
+    P->roll_row = row_base_zero(l) ? r : F("t2c_r%d + %s", l->id, r);
+    d = F("t2c_d%d", P->ctr++);
+    line(P, "%s %s[%d];", ctype(op->dst->elem), d, nc);
+    for (int ic = 0; ic < ncr; ic++)
+      for (int v = 0; v < nv; v++)
+        line(P, "%s[%d] = %s;", d, ic * nv + v,
+             op->op == TK_ASSIGN ? emit_literal(P->a, op->dst->elem, false, 0, 0) : value_at(P, op->dst, &(At){l, 0, ic, v}));
+  } else {
+    line(P, "// on the CUDA cores: each thread's %d x %d elements, A and B from shared copies, %d of k at a time", nr, nc, ku);
+    if (op->op == TK_ASSIGN) /* in the result's type: f16, bf16 and f8 products in f32, i8 in i32 (as_acc) */
+      for (int k = 0; k < layout_count(l); k++)
+        line(P, "%s[%d] = %s;", d, k, emit_literal(P->a, op->dst->elem, false, 0, 0));
+  }
   const char *k = F("t2c_k%d", P->ctr++);
   /* whole when short (ptxas spilled under `unroll 2` in gemm_f32's 4 steps) */
   line(P, op->kdim / ku <= 16 ? "#pragma unroll" : "#pragma unroll 1");
   line(P, "for (int %s = 0; %s < %d; %s += %d) {", k, k, op->kdim, k, ku);
   P->indent++;
   for (int i = 0; i < nr; i++) {
-    const char *r = row_of(P, (At){l, i, 0, 0}), *a = F("t2c_a%d", i);
+    const char *r = clamped(P, row_of(P, (At){l, i, 0, 0}), rpad, op->rows), *a = F("t2c_a%d", i);
     if (!op->atrans && ku > 1) {
       line(P, "const t2c::Vec<%s, %d> %s = t2c::lds_vec<%d>(&%s);", ct, ku, a, ku, copy_at(P, op->buf, r, k));
       continue;
@@ -1317,27 +1352,38 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
       line(P, "%s.v[%d] = %s;", a, kk, op->atrans ? copy_at(P, op->buf, kx, r) : copy_at(P, op->buf, r, kx));
     }
   }
-  bool bvec = !op->btrans && l->vec > 1 && l->vec * eb <= 16;
+  bool bvec = !op->btrans && !cpad && nv > 1 && nv * eb <= 16;
   for (int kk = 0; kk < ku; kk++) {
     const char *kx = kk ? F("%s + %d", k, kk) : k;
-    for (int j = 0; j < l->rc; j++) {
+    for (int j = 0; j < ncr; j++) {
       const char *b = F("t2c_b%d_%d", j, kk);
       const char *c0 = col_of(P, (At){l, 0, j, 0});
       if (bvec) {
-        line(P, "const t2c::Vec<%s, %d> %s = t2c::lds_vec<%d>(&%s);", ct, l->vec, b, l->vec, copy_at(P, op->buf2, kx, c0));
+        line(P, "const t2c::Vec<%s, %d> %s = t2c::lds_vec<%d>(&%s);", ct, nv, b, nv, copy_at(P, op->buf2, kx, c0));
       } else {
-        line(P, "t2c::Vec<%s, %d> %s;", ct, l->vec, b);
-        for (int v = 0; v < l->vec; v++) {
-          const char *c = col_of(P, (At){l, 0, j, v});
+        line(P, "t2c::Vec<%s, %d> %s;", ct, nv, b);
+        for (int v = 0; v < nv; v++) {
+          const char *c = clamped(P, col_of(P, (At){l, 0, j, v}), cpad, op->cols);
           line(P, "%s.v[%d] = %s;", b, v, op->btrans ? copy_at(P, op->buf2, c, kx) : copy_at(P, op->buf2, kx, c));
         }
       }
       for (int i = 0; i < nr; i++)
-        for (int v = 0; v < l->vec; v++)
-          line(P, "%s[%d] += %s * %s;", op->dst->cname, reg_of(l, (At){l, i, j, v}), as_acc(P, F("t2c_a%d.v[%d]", i, kk), t),
-               as_acc(P, F("%s.v[%d]", b, v), t));
+        for (int v = 0; v < nv; v++)
+          line(P, "%s[%d] += %s * %s;", d, home ? j * nv + v : reg_of(l, (At){l, i, j, v}),
+               as_acc(P, F("t2c_a%d.v[%d]", i, kk), t), as_acc(P, F("%s.v[%d]", b, v), t));
     }
   }
+  P->indent--;
+  line(P, "}");
+  if (!home) return;
+  for (int ic = 0; ic < ncr; ic++)
+    for (int v = 0; v < nv; v++) {
+      const char *m = tile_mask(P, (At){l, 0, ic, v});
+      const char *st = F("%s = %s[%d];", home_ref(P, op->dst, (At){l, 0, ic, v}), d, ic * nv + v);
+      if (m) line(P, "if (%s) %s", m, st);
+      else line(P, "%s", st);
+    }
+  P->roll = NULL;
   P->indent--;
   line(P, "}");
 }
@@ -1771,6 +1817,10 @@ static void print_op(Printer *P, const TirOp *op) {
     each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
     return;
   case TO_ASSIGN:
+    if (op->lay->kind == LY_SCALAR) { /* a scalar value (a store's that reads its own tensor) */
+      line(P, "%s[0] %s %s;", op->dst->cname, op_text(op->op), strip(P, ex(P, op->expr, op->dst->elem, NULL)));
+      return;
+    }
     if (op->uguard) { /* uniform.c: the where()s hold over the whole tile under the guard */
       line(P, "if (%s) {  // every element takes the where()'s first branch", strip(P, ex(P, op->uguard, T_BOOL, NULL)));
       P->indent++;

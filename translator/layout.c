@@ -297,6 +297,18 @@ static void mma_scan_fn(TirKernel *K, TirOp *op, void *ctx) {
 static void mma_fn(TirKernel *K, TirOp *op, void *ctx) {
   MmaScan *m = ctx;
   if (op->kind != TO_DOT || m->why || op->simt) return;
+  /* the fragments of an accumulator larger than registers hold (TIR_MAX_WG_REGS
+   * per thread: tir_value_cap) cannot live anywhere else: the dot runs on the
+   * CUDA cores into a blocked accumulator, which then lives in shared memory */
+  int per = op->rows * op->cols / K->ki->threads;
+  if (per > TIR_MAX_WG_REGS && op->src) {
+    op->simt = true;
+    op->wgmma = false;
+    op->offunit = arena_printf(K->a, "its %d x %d accumulator would hold %d per thread in mma fragments, more than the %d registers "
+                                     "one value may take",
+                               op->rows, op->cols, per, TIR_MAX_WG_REGS);
+    return;
+  }
   const Layout *l = mma_layout(K, op->rows, op->cols, m->whole_rows, op->wgmma);
   if (!l && op->src) { /* on the CUDA cores, from the operands' copies */
     op->simt = true;
@@ -626,8 +638,8 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     break;
   case TO_DOT:
     op->lay = op->dst->layout;
-    if (op->simt && (op->lay->kind != LY_BLOCKED || layout_padded(op->lay))) {
-      c->why = "a dot on the CUDA cores into a value that is not a whole blocked tile";
+    if (op->simt && op->lay->kind == LY_SCALAR) {
+      c->why = "a dot on the CUDA cores into a scalar value";
       return;
     }
     if (op->simt) return;
@@ -690,8 +702,11 @@ static void home_ok_fn(TirKernel *K, TirOp *op, void *ctx) {
     if (h->buf >= 0 && reads_buf(op, h->buf)) /* x = transpose(x): other threads' elements */
       h->why = "it is assigned from its own elements at other threads";
     return;
+  case TO_DOT:
+    if (!op->simt) h->why = "a dot on tensor cores accumulates into it";
+    return;
   default:
-    h->why = op->kind == TO_DOT ? "a dot accumulates into it" : "an op other than a load or an elementwise assignment writes it";
+    h->why = "an op other than a load, an elementwise assignment or a dot on the CUDA cores writes it";
     return;
   }
 }
@@ -764,6 +779,11 @@ static void own_fn(TirKernel *K, TirOp *op, void *ctx) {
     if (op->kind == TO_ASSIGN && op->op != TK_ASSIGN) own_access(op, op->dst->home - 1, false, &o->overflow);
   }
   if (op->kind == TO_SPILL && op->dst->home) own_access(op, op->dst->home - 1, false, &o->overflow);
+  if (op->kind == TO_DOT && op->dst->home) { /* a dot on the CUDA cores: each thread its own elements */
+    own_access(op, op->dst->home - 1, true, &o->overflow);
+    if (op->op != TK_ASSIGN) own_access(op, op->dst->home - 1, false, &o->overflow);
+    return;
+  }
   if (op->kind == TO_SUM && op->src->home) own_access(op, op->src->home - 1, false, &o->overflow);
   if (op->kind == TO_SPILL || op->kind == TO_SUM || op->kind == TO_DECL) return;
   index_leaves(K, op, own_leaf, o);
@@ -836,6 +856,18 @@ static TirOp *fusable(TirKernel *K, const TirVar *v) {
   return f.load;
 }
 
+static void dot_home_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)K;
+  if (op->kind == TO_DOT && op->dst->home) *(bool *)ctx = true;
+}
+
+/* Some dot accumulates into a value living in shared memory. */
+static bool dot_home(TirKernel *K) {
+  bool any = false;
+  walk(K, &K->body, dot_home_fn, &any);
+  return any;
+}
+
 static bool place_values(TirKernel *K, const char **why) {
   bool any = false;
   for (int i = 0; i < K->vars.len; i++) {
@@ -880,6 +912,14 @@ static bool place_values(TirKernel *K, const char **why) {
     any = true;
   }
   if (!any) return true;
+  /* shared buffers are not reused (smem.c): a kernel whose dot accumulates
+   * into a shared home it cannot fit is left to the older printer, whose may */
+  if (smem_total(K) > K->t->smem_per_block && dot_home(K)) {
+    *why = arena_printf(K->a, "values too large for registers would not fit in shared memory with the other copies (%" PRId64
+                              " bytes; %s allows %d per block)",
+                        smem_total(K), K->t->name, K->t->smem_per_block);
+    return false;
+  }
   drop_home_spills(K, &K->body);
   Own o = {NULL, false};
   walk(K, &K->body, own_fn, &o);
@@ -1190,6 +1230,7 @@ static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
     expr_reads(K, s->kind == S_VAR ? s->u.decl.init : s->u.assign.rhs, r);
     return;
   case TO_IF: expr_reads(K, s->u.iff.cond, r); return;
+  case TO_WHILE: expr_reads(K, s->u.whil.cond, r); return;
   case TO_FOR:
     expr_reads(K, s->u.forr.lo, r);
     expr_reads(K, s->u.forr.hi, r);

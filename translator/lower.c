@@ -747,9 +747,19 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   if (reads_element(rhs, X)) {
     /* the value is read whole before any of it is stored: into a temporary first
      * (sync puts a barrier between), as a statement that reads its target does */
-    if (rhs->ty.rank == 0) return fail(L, "a store whose value reads an element of its own tensor");
-    TirVar *t = value_of(L, b, rhs);
-    if (!t) return false;
+    TirVar *t;
+    if (rhs->ty.rank == 0) { /* one value for every thread: a scalar of its own */
+      t = tir_new_var(L->K, rhs->ty.elem, 0, 1, 1, arena_printf(L->K->a, "value at line %d", rhs->loc.line));
+      t->cname = temp_name(L);
+      op_new(L, b, TO_DECL)->dst = t;
+      TirOp *a = op_new(L, b, TO_ASSIGN);
+      a->dst = t;
+      a->op = TK_ASSIGN;
+      a->expr = rhs;
+      a->rows = a->cols = 1;
+    } else if (!(t = value_of(L, b, rhs))) {
+      return false;
+    }
     rhs = tir_read_of(L->K, t);
   }
   note_tensor(L, &L->written, lhs->u.index.base->u.ident.sym);
@@ -886,8 +896,6 @@ static bool continues(const Block *b) {
  * every iteration, before the next test. Every thread must run them (sum()'s
  * fold across warps has a barrier), and every iteration must reach its end. */
 static bool while_cond_ok(Lower *L, const TirBlock *cond, const Stmt *s, bool td) {
-  for (int i = 0; i < cond->ops.len; i++)
-    if (((const TirOp *)cond->ops.items[i])->kind == TO_SPILL) return fail(L, "a tile element read in a while condition");
   if (td || L->td) return fail(L, "sum() in the condition of a while that threads leave apart");
   if (continues(&s->u.whil.body)) return fail(L, "sum() in the condition of a while with a continue");
   return true;

@@ -162,6 +162,30 @@ static bool region_conflicts(TirKernel *K, const TirBlock *b, const SyncState *s
   return false;
 }
 
+/* A while loop tests its condition again after each iteration: what the
+ * condition reads (a shared copy the body writes again, lower.c) needs a
+ * barrier at the end of the body when the iteration's accesses conflict with
+ * it. (A condition with ops of its own has no continue: lower.c.) */
+static void loop_tail(TirKernel *K, TirOp *op, SyncState *end, bool real, bool nobar) {
+  if (op->kind != TO_WHILE || !op->nacc) return;
+  bool block = true;
+  const char *why = nobar ? NULL : conflict(K, op, end, &block);
+  if (why) {
+    if (block) memset(end, 0, sizeof *end);
+    else warp_clear(K, end);
+    if (real) {
+      TirOp *bar = tir_new_op(K, &op->body, TO_BARRIER, op->stmt);
+      bar->reason = block ? arena_printf(K->a, "%s, before the next test", why)
+                          : arena_printf(K->a, "%s, all of them in this warp, before the next test", why);
+      bar->warp = !block;
+      bar->only = view;
+      if (block) K->nbarriers++;
+      else K->nwarpbars++;
+    }
+  }
+  record(op, end);
+}
+
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar) {
   SyncState head = *st;
   for (int round = 0; round < 64; round++) {
@@ -169,6 +193,7 @@ static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nob
     SyncLoop lp = {0};
     run_block(K, &op->body, &s, &lp, false, nobar);
     SyncState end = lp.has_cont ? join(&s, &lp.cont) : s;
+    loop_tail(K, op, &end, false, nobar);
     SyncState next = join(st, &end);
     if (same(&next, &head)) break;
     head = next;
@@ -176,6 +201,8 @@ static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nob
   SyncState s = head;
   SyncLoop lp = {0};
   run_block(K, &op->body, &s, &lp, real, nobar);
+  SyncState end = lp.has_cont ? join(&s, &lp.cont) : s;
+  loop_tail(K, op, &end, real, nobar);
   *st = lp.has_brk ? join(&head, &lp.brk) : head;
 }
 

@@ -181,12 +181,13 @@ int tir_value_regs(const TirKernel *K) {
   return peak;
 }
 
-/* A @registers tile keeps the seed's cap of 64 per thread; a wgmma accumulator
- * the translator placed itself may hold m64n256k16's 128 f32 per thread (the
- * 128 x 256 tiles of a Hopper GEMM, two warpgroups). */
+/* A @registers tile keeps the seed's cap of 64 per thread; an mma accumulator
+ * the translator placed itself may hold 128 f32 per thread: m64n256k16's (the
+ * 128 x 256 tiles of a Hopper GEMM, two warpgroups), or a 64 x 64 warp tile of
+ * mma.sync's (the 128 x 256 tiles of an sm_80 GEMM, eight warps). */
 int tir_value_cap(const TirVar *v) {
   bool pinned = v->sym && v->sym->place == PL_REGISTER;
-  return v->layout && v->layout->wg && !pinned ? TIR_MAX_WG_REGS : MAX_REGS;
+  return v->layout && v->layout->mma && !pinned ? TIR_MAX_WG_REGS : MAX_REGS;
 }
 
 /* A new copy of v (plain, or transposed). */

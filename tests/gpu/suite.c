@@ -946,6 +946,104 @@ static void t_red_shapes(Tally *T) {
   }
 }
 
+/* big_acc: dot accumulators of more than 64 per thread (tests/gpu/big_acc.tl): in
+ * registers as mma fragments (128 per thread), or, past that, on the CUDA cores in
+ * shared memory; and f32 dots on the CUDA cores into a column and into a tile
+ * smaller than the threads. Ragged sizes cut rows, columns and k. */
+static void t_big_acc(Tally *T) {
+  static const int MNK[][3] = {{64, 256, 64}, {70, 300, 40}, {5, 3, 7}};
+  static const char *const kernels[] = {"acc_mma128", "acc_home", "acc_home_f32", "dot_small"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 3][0], N = MNK[c % 3][1], K = MNK[c % 3][2];
+    const char *kernel = kernels[c / 3];
+    bool f16 = c / 3 < 2;
+    Rng r = rng_seed("big_acc", (uint64_t)c);
+    Call k;
+    call_init(&k, "big_acc.tl", kernel);
+    Ten *A = call_in(&k, "A", f16 ? F16 : F32, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", f16 ? F16 : F32, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, C, M, N, K, 1);
+    for (long long i = 0; i < C->n; i++)
+      C->ref[i] = c / 3 == 0 ? C->ref[i] * 0.5 : c / 3 == 1 ? C->ref[i] + 1 : c / 3 == 2 ? C->ref[i] - 2 : C->ref[i];
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", kernel, M, N, K);
+    CHECK(T, call_check(&k, "big_acc", l));
+    call_free(&k);
+  }
+  static const int Ms[] = {32, 100, 3};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("big_acc_col", (uint64_t)c);
+    Call k;
+    call_init(&k, "big_acc.tl", "dot_col");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, 8));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(8, 1));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(M, 1));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    gemm_ref(A, W, R, M, 1, 8, 1);
+    for (long long i = 0; i < R->n; i++) R->ref[i] += 1;
+    char l[64];
+    label(l, sizeof l, "dot_col M=%d", M);
+    CHECK(T, call_check(&k, "big_acc", l));
+    call_free(&k);
+  }
+}
+
+/* ir_more (tests/gpu/ir_more.tl): a one-element store that reads its own tensor,
+ * and a tile's element in a while condition, at ragged sizes. */
+static void t_ir_more(Tally *T) {
+  static const int Ns[] = {1, 100, 300};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("ir_more_own", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "own_store");
+    Ten *Z = call_out(&k, "Z", F32, 1, SHAPE(N));
+    Ten *W = call_out(&k, "W", F32, 1, SHAPE(N));
+    Z->init = calloc((size_t)N, sizeof(double));
+    for (int i = 0; i < N; i++) Z->init[i] = round_dt(F32, rng_uniform(&r, -1, 1)), Z->ref[i] = Z->init[i];
+    Z->ref[0] = (float)((float)Z->init[N - 1] + (float)Z->init[0] * 2.0f);
+    W->init = calloc((size_t)N, sizeof(double)); /* past 128: not written, still 0 */
+    for (int i = 0; i < N; i++) W->ref[i] = i < 128 ? Z->ref[i] + 1 : 0;
+    char l[64];
+    label(l, sizeof l, "own_store N=%d", N);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
+  static const int MN[][2] = {{16, 32}, {37, 70}, {3, 5}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("ir_more_while", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "while_elem");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *I = call_out(&k, "I", I32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -8, 6);
+    for (int by = 0; by * 16 < M; by++)
+      for (int bx = 0; bx * 32 < N; bx++) {
+        int r0 = by * 16 + 3, c0 = bx * 32 + 5, it = 0; /* t[3, 5]: 0 outside the tensor */
+        float v = r0 < M && c0 < N ? (float)A2(X, r0, c0) : 0.0f;
+        while (v < 4.0f && it < 20) v += 0.75f, it++;
+        for (int i = by * 16; i < by * 16 + 16 && i < M; i++)
+          for (int j = bx * 32; j < bx * 32 + 32 && j < N; j++) {
+            float y = (float)A2(X, i, j);
+            for (int q = 0; q < it; q++) y += 0.75f;
+            R2(Y, i, j) = y;
+            R2(I, i, j) = it;
+          }
+      }
+    char l[64];
+    label(l, sizeof l, "while_elem M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
+}
+
 /* shared_home: values too large for registers in their shared copies (tiles
  * 32 x 256, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
 static void t_shared_home(Tally *T) {
@@ -3153,6 +3251,8 @@ static const Test tests[] = {
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
     {"shared_home", t_shared_home},
+    {"big_acc", t_big_acc},
+    {"ir_more", t_ir_more},
     {"dot_cuda_cores", t_dot_cuda_cores},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},

@@ -501,10 +501,10 @@ Test(tir_dot, wgmma_on_sm_90a_only_with_the_warpgroup_layout_and_core_matrix_cop
   cr_assert_eq(shared_buf(K, 0)->pitch, shared_buf(K, 0)->cols + 8);
 }
 
-/* A wgmma accumulator that no @registers pins may hold 128 f32 per thread
- * (m64n256k16, examples/gemm_f16_256.tl); the same tile in mma.sync's layout
- * (sm_90) and any other value keep the cap of 64. */
-Test(tir_dot, wgmma_accumulator_holds_128_per_thread_other_values_64) {
+/* An mma accumulator that no @registers pins may hold 128 f32 per thread
+ * (wgmma m64n256k16, examples/gemm_f16_256.tl; the same tile in mma.sync's
+ * layout on sm_90, 64 x 64 per warp); any other value keeps the cap of 64. */
+Test(tir_dot, mma_accumulator_holds_128_per_thread_other_values_64) {
   static const char *src =
       "@launch(256)\n"
       "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f16>[M, N]) {\n"
@@ -521,9 +521,15 @@ Test(tir_dot, wgmma_accumulator_holds_128_per_thread_other_values_64) {
   cr_assert_eq(tir_value_cap(acc), TIR_MAX_WG_REGS);
   cr_assert_eq(TIR_MAX_WG_REGS, 2 * MAX_REGS);
   why = NULL;
-  cr_assert_null(build_for("configs/sm_90.yaml", src, &why), "mma.sync: 128 per thread is past the cap");
-  cr_assert_str_eq(why, "acc holds 128 per thread, too many for registers, and cannot live in shared memory: a dot "
-                        "accumulates into it, or it is computed with a value that does");
+  K = build_for("configs/sm_90.yaml", src, &why);
+  cr_assert(K, "mma.sync, not lowered: %s", why ? why : diag_text);
+  dot = find_op(&K->body, TO_DOT);
+  acc = var_named(K, "acc");
+  cr_assert(!dot->simt && !dot->wgmma && acc->layout->mma && !acc->layout->wg && !acc->home);
+  cr_assert_eq(layout_count(acc->layout), 128);
+  cr_assert_eq(acc->layout->wr * 64, 128, "warp tiles of 64 x 64: %d x %d warps", acc->layout->wr, acc->layout->wc);
+  cr_assert_eq(acc->layout->wc * 64, 256);
+  cr_assert_eq(tir_value_cap(acc), TIR_MAX_WG_REGS);
   /* an elementwise value of 128 per thread stays past the cap on sm_90a too: not held in registers */
   why = NULL;
   K = build_for("configs/sm_90a.yaml",
@@ -1029,7 +1035,7 @@ Test(tir_scan, values_too_large_for_registers_keep_a_scan_out_of_the_ir) {
                        "  Y[0 :+ 256, 0 :+ 256] = cumsum(X[0 :+ 256, 0 :+ 256])\n}\n", NULL, &why);
   cr_assert_null(K);
   cr_assert_str_eq(why, "cumsum at line 3 holds 512 per thread, too many for registers, and cannot live in shared memory: "
-                        "an op other than a load or an elementwise assignment writes it");
+                        "an op other than a load, an elementwise assignment or a dot on the CUDA cores writes it");
 }
 
 /* ---- @strided */
@@ -1741,12 +1747,49 @@ Test(tir_home, over_the_budget_the_first_of_the_largest_moves_to_shared_memory) 
   cr_assert_leq(tir_value_regs(K), TIR_MAX_VALUE_REGS);
 }
 
-Test(tir_home, a_dot_accumulator_over_the_cap_keeps_the_kernel_out_of_the_ir) {
+/* An f32 dot (CUDA cores) into an accumulator over the cap: the accumulator
+ * lives in its shared copy, and the dot reads and writes each thread's own
+ * elements of it. */
+Test(tir_home, a_cuda_core_dot_accumulates_into_a_shared_home) {
   const char *why = NULL;
   TirKernel *K = build("@launch(32)\nkernel k(A: tensor<f32>[64, 16], B: tensor<f32>[16, 64], C: tensor<f32>[64, 64]) {\n"
                        "  var acc: tile<f32>[64, 64] = 0.0\n  acc += dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])\n"
                        "  C[0 :+ 64, 0 :+ 64] = acc\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirVar *acc = var_named(K, "acc");
+  cr_assert(acc->home);
+  cr_assert_eq(layout_count(acc->layout), 128);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot->simt);
+  bool rd = false, wr = false;
+  for (int i = 0; i < dot->nacc; i++)
+    if (dot->acc[i].buf == acc->home - 1) {
+      cr_assert(dot->acc[i].own, "the dot touches only the thread's own elements of the home");
+      if (dot->acc[i].write) wr = true;
+      else rd = true;
+    }
+  cr_assert(rd && wr, "+= reads and writes the home");
+}
+
+/* An f16 dot whose accumulator would hold more than 128 per thread as mma
+ * fragments runs on the CUDA cores instead (a -Wdot warning says why), into a
+ * shared home; one whose home would not fit shared memory leaves the kernel to
+ * emit.c. */
+Test(tir_home, an_accumulator_past_128_per_thread_leaves_the_tensor_cores) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(A: tensor<f16>[64, 16], B: tensor<f16>[16, 256], C: tensor<f32>[64, 256]) {\n"
+                       "  var acc: tile<f32>[64, 256] = 0.0\n  acc += dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 256])\n"
+                       "  C[0 :+ 64, 0 :+ 256] = acc\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *dot = find_op(&K->body, TO_DOT);
+  cr_assert(dot->simt && !dot->wgmma);
+  cr_assert_str_eq(dot->offunit, "its 64 x 256 accumulator would hold 256 per thread in mma fragments, more than the 128 "
+                                 "registers one value may take");
+  cr_assert(var_named(K, "acc")->home);
+  why = NULL;
+  K = build("@launch(64)\nkernel k(A: tensor<f16>[128, 16], B: tensor<f16>[16, 512], C: tensor<f32>[128, 512]) {\n"
+            "  var acc: tile<f32>[128, 512] = 0.0\n  acc += dot(A[0 :+ 128, 0 :+ 16], B[0 :+ 16, 0 :+ 512])\n"
+            "  C[0 :+ 128, 0 :+ 512] = acc\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "acc holds 128 per thread, too many for registers, and cannot live in shared memory: a dot "
-                        "accumulates into it");
+  cr_assert(why && strstr(why, "values too large for registers would not fit in shared memory"), "%s", why ? why : "");
 }
