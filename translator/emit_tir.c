@@ -1183,20 +1183,31 @@ static void colreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   }
 }
 
-/* TO_SUM: in-thread over the value's elements (padding left out), then the warp. */
+/* TO_SUM: in-thread over the value's elements (padding left out), then the warp.
+ * A row or column value (a slice) is held by every thread of its row (column):
+ * only the first of them, at column (row) 0, counts it. */
+typedef struct SumCtx {
+  int started;
+  const char *holder; /* the thread counts its elements (NULL: always) */
+} SumCtx;
+
 static void sum_elem(Printer *P, const TirOp *op, At at, void *ctx) {
-  int *started = ctx;
+  SumCtx *s = ctx;
   const char *d = F("%s[0]", op->dst->cname);
   const char *v = elem_ref(P, op->src, at);
   const char *m = tile_mask(P, at);
+  if (s->holder) m = m ? F("%s && %s", s->holder, m) : s->holder;
   if (m) v = F("(%s ? %s : %s)", m, v, emit_literal(P->a, op->dst->elem, false, 0, 0));
-  line(P, *started ? "%s += %s;" : "%s = %s;", d, v);
-  *started = 1;
+  line(P, s->started ? "%s += %s;" : "%s = %s;", d, v);
+  s->started = 1;
 }
 
 static void print_sum(Printer *P, const TirOp *op) {
-  int started = 0;
-  each_elem(P, op, op->lay, false, sum_elem, &started);
+  SumCtx s = {0, NULL};
+  const Layout *l = op->lay, *p = parent_of(l);
+  if (l->kind == LY_SLICE && l->dim == 1 && !col_base_zero(p)) s.holder = F("t2c_c%d == 0", p->id);
+  if (l->kind == LY_SLICE && l->dim == 0 && !row_base_zero(p)) s.holder = F("t2c_r%d == 0", p->id);
+  each_elem(P, op, op->lay, false, sum_elem, &s);
   line(P, "%s[0] = t2c::fold_sum<%d>(%s[0]);", op->dst->cname, P->K->t->lanes, op->dst->cname);
 }
 

@@ -563,6 +563,15 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     }
     if (c.parent[r]) v->layout = slice_of(K, c.parent[r], c.dim[r]);
     else v->layout = blocked_as(K, v->rows, v->cols, bound[i] ? w : elem_bytes[v->elem], !bound[i]);
+    /* a @registers tile holds the seed's count per thread (no more registers
+     * than it promises): where the layout it shares would hold another, a plain
+     * one of its own, which the ops in the other layout read through its copy */
+    const Sym *y = v->sym;
+    if (y && y->place == PL_REGISTER && v->layout->kind != LY_SCALAR && !v->layout->mma &&
+        (layout_count(v->layout) != y->per_thread || layout_padded(v->layout))) {
+      const Layout *own = blocked_as(K, v->rows, v->cols, elem_bytes[v->elem], true);
+      if (layout_count(own) == y->per_thread && !layout_padded(own)) v->layout = own;
+    }
   }
   return true;
 }
@@ -654,7 +663,7 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
     return;
   case TO_SUM:
     op->lay = op->src->layout;
-    if (op->lay->kind != LY_BLOCKED) c->why = "sum() of a row or column value";
+    if (op->lay->kind == LY_SCALAR) c->why = "sum() of a scalar value";
     return;
   default: return;
   }

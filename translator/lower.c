@@ -891,13 +891,15 @@ static bool continues(const Block *b) {
   return false;
 }
 
-/* A while condition with ops of its own (sum(), into a scalar value): they run
- * before the loop, and again, the same ops into the same values, at the end of
- * every iteration, before the next test. Every thread must run them (sum()'s
- * fold across warps has a barrier), and every iteration must reach its end. */
+/* A while condition with ops of its own (sum() into a scalar value, a tile's
+ * element read from the tile's shared copy): they run before the loop, and
+ * again, the same ops into the same values, at the end of every iteration,
+ * before the next test. Every thread must run them (sum()'s fold across warps
+ * and the copy's read need barriers), and every iteration must reach its end. */
 static bool while_cond_ok(Lower *L, const TirBlock *cond, const Stmt *s, bool td) {
-  if (td || L->td) return fail(L, "sum() in the condition of a while that threads leave apart");
-  if (continues(&s->u.whil.body)) return fail(L, "sum() in the condition of a while with a continue");
+  (void)cond;
+  if (td || L->td) return fail(L, "sum() or a tile's element in the condition of a while that threads leave apart");
+  if (continues(&s->u.whil.body)) return fail(L, "sum() or a tile's element in the condition of a while with a continue");
   return true;
 }
 

@@ -1044,6 +1044,57 @@ static void t_ir_more(Tally *T) {
   }
 }
 
+/* ir_more, continued: sum() of row and column values, and a @registers tile in a
+ * layout of its own (the seed's count per thread). */
+static void t_ir_more2(Tally *T) {
+  static const int MN[][2] = {{16, 64}, {9, 40}, {30, 100}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("ir_more_slice_sum", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "slice_sum");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(1, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 1, SHAPE(3));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    double s0 = 0, s1 = 0, s2 = 0;
+    for (int i = 0; i < 16; i++) {
+      double mx = -INFINITY, sm = 0;
+      for (int j = 0; j < 64; j++) {
+        double t = i < M && j < N ? A2(X, i, j) : 0; /* the slice reads 0 outside */
+        mx = t > mx ? t : mx;
+        sm += t;
+        if (i < M && j < N) R2(O, i, j) = t * A2(W, 0, j);
+      }
+      s0 += mx, s1 += 2 * sm;
+    }
+    for (int j = 0; j < 64 && j < N; j++) s2 += A2(W, 0, j);
+    S->ref[0] = s0, S->ref[1] = s1, S->ref[2] = s2;
+    char l[64];
+    label(l, sizeof l, "slice_sum M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
+  static const int Ms[] = {4, 2, 7};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("ir_more_reg_own", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "reg_own");
+    Ten *R = call_in(&k, "R", F32, 2, SHAPE(M, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+    fill_uniform(R, &r, -1, 1);
+    for (int i = 0; i < M && i < 4; i++)
+      for (int j = 0; j < 64; j++) R2(O, i, j) = A2(R, i, j) + 3 * A2(R, 0, j);
+    char l[64];
+    label(l, sizeof l, "reg_own M=%d", M);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
+}
+
 /* shared_home: values too large for registers in their shared copies (tiles
  * 32 x 256, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
 static void t_shared_home(Tally *T) {
@@ -3253,6 +3304,7 @@ static const Test tests[] = {
     {"shared_home", t_shared_home},
     {"big_acc", t_big_acc},
     {"ir_more", t_ir_more},
+    {"ir_more_sums", t_ir_more2},
     {"dot_cuda_cores", t_dot_cuda_cores},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},

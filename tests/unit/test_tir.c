@@ -1514,7 +1514,7 @@ Test(tir_lower, sum_in_a_while_condition_runs_before_each_test) {
   snprintf(buf, sizeof buf, src, "    if n == 3 {\n      continue\n    }\n");
   why = NULL;
   cr_assert_null(build(buf, NULL, &why));
-  cr_assert_str_eq(why, "sum() in the condition of a while with a continue");
+  cr_assert_str_eq(why, "sum() or a tile's element in the condition of a while with a continue");
 }
 
 /* Shapes the IR once declined: rowsum(x) + rowmax(y) of x [16, 32] and y
@@ -1792,4 +1792,65 @@ Test(tir_home, an_accumulator_past_128_per_thread_leaves_the_tensor_cores) {
             "  C[0 :+ 128, 0 :+ 512] = acc\n}\n", NULL, &why);
   cr_assert_null(K);
   cr_assert(why && strstr(why, "values too large for registers would not fit in shared memory"), "%s", why ? why : "");
+}
+
+/* A tile's element in a while condition: the tile is spilled before the loop and
+ * again at the end of the body, and sync.c puts a barrier after that spill,
+ * before the next test (and one before the first). */
+Test(tir_sync, a_while_condition_reading_a_copy_gets_a_barrier_before_each_test) {
+  const char *why = NULL;
+  TirKernel *K = build("kernel k(X: tensor<f32>[8, 8], C: tensor<f32>[8, 8]) {\n"
+                       "  var t: tile<f32>[8, 8] = X[0 :+ 8, 0 :+ 8]\n  while t[0, 0] < 3.0 {\n    t = t + 1.0\n  }\n"
+                       "  C[0 :+ 8, 0 :+ 8] = t\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_op(&K->body, TO_WHILE);
+  cr_assert(loop);
+  int i = 0;
+  while (K->body.ops.items[i] != loop) i++;
+  cr_assert_eq(((const TirOp *)K->body.ops.items[i - 1])->kind, TO_BARRIER, "a barrier before the first test");
+  cr_assert_eq(((const TirOp *)K->body.ops.items[i - 2])->kind, TO_SPILL);
+  const TirBlock *b = &loop->body;
+  cr_assert_geq(b->ops.len, 2);
+  cr_assert_eq(((const TirOp *)b->ops.items[b->ops.len - 1])->kind, TO_BARRIER, "a barrier before the next test");
+  cr_assert_eq(((const TirOp *)b->ops.items[b->ops.len - 2])->kind, TO_SPILL, "the condition's spill again");
+}
+
+/* A one-element store whose value reads its own tensor: the value goes into a
+ * scalar of its own, then a barrier, then the store. */
+Test(tir_sync, an_element_store_reading_its_tensor_computes_first) {
+  const char *why = NULL;
+  TirKernel *K = build("kernel k(Z: tensor<f32>[4, 4]) {\n  Z[0, 0] = Z[1, 1] + 1.0\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *ops[4];
+  cr_assert_eq(K->body.ops.len, 4);
+  for (int i = 0; i < 4; i++) ops[i] = K->body.ops.items[i];
+  cr_assert(ops[0]->kind == TO_DECL && ops[1]->kind == TO_ASSIGN && ops[2]->kind == TO_BARRIER && ops[3]->kind == TO_STORE);
+  cr_assert_eq(ops[1]->dst, ops[0]->dst);
+  cr_assert_eq(ops[1]->lay->kind, LY_SCALAR);
+}
+
+/* sum() of a row value: over its slice layout, each row counted once. */
+Test(tir_layout, sum_of_a_row_value_runs_in_its_slice) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 64], S: tensor<f32>[1]) {\n"
+                       "  S[0] = sum(rowsum(X[0 :+ 16, 0 :+ 64]))\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *s = find_op(&K->body, TO_SUM);
+  cr_assert(s && s->lay->kind == LY_SLICE && s->lay->dim == 1);
+}
+
+/* A @registers tile whose shared layout would hold more than the seed's count
+ * per thread gets a plain layout of its own that holds exactly it. */
+Test(tir_layout, a_registers_tile_keeps_the_seeds_count) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(32)\n@registers(t)\nkernel k(R: tensor<f32>[4, 64], O: tensor<f32>[4, 64]) {\n"
+                       "  var t: tile<f32>[1, 64] = R[0 :+ 1, 0 :+ 64]\n  O[0 :+ 4, 0 :+ 64] = R[0 :+ 4, 0 :+ 64] + t\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirVar *t = var_named(K, "t");
+  cr_assert_eq(t->layout->kind, LY_BLOCKED);
+  cr_assert_eq(layout_count(t->layout), 2, "64 elements over 32 threads: 2 each");
+  cr_assert(!layout_padded(t->layout));
 }
