@@ -446,7 +446,16 @@ static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
     }
     set_parent(c, v->id, p, 1);
   }
-  else if (p && v->rows == 1 && v->cols == C) set_parent(c, v->id, p, 0);
+  else if (p && v->rows == 1 && v->cols == C) {
+    /* a column value already a slice of another layout (w [1, C] against tiles
+     * [R1, C] and [R2, C]): this op reads it through its copy */
+    int r = find(c, v->id);
+    if (x && c->parent[r] && (c->parent[r] != p || c->dim[r] != 0)) {
+      convert(K, c->convs, op, x, v);
+      return;
+    }
+    set_parent(c, v->id, p, 0);
+  }
   else if (x) convert(K, c->convs, op, x, v); /* any other broadcast: through its copy */
   else c->why = "a broadcast the IR does not make yet";
 }

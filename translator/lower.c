@@ -554,6 +554,15 @@ static bool register_a(const Expr *a) {
   return a->kind == E_CALL && (a->u.call.cast == T_F16 || a->u.call.cast == T_BF16) && a->u.call.args[0]->ty.elem == T_F32;
 }
 
+/* An A operand in registers is computed in the mma layout of its shape with
+ * whole rows per warp (layout.c's mma_fn): the warps must divide the rows' 16-row
+ * tiles, and the shapes be whole mma tiles. Otherwise A goes through a copy. */
+static bool register_a_fits(const Lower *L, const Expr *x) {
+  int warps = L->K->ki->threads / L->K->t->lanes;
+  int rows = x->u.call.args[0]->ty.dims[0], kdim = x->u.call.args[0]->ty.dims[1], cols = x->u.call.args[1]->ty.dims[1];
+  return L->K->t->lanes == 32 && rows % 16 == 0 && (rows / 16) % warps == 0 && kdim % 16 == 0 && cols % 8 == 0;
+}
+
 /* An operand read from its copy by ldmatrix: a value, or transpose(value) (trans).
  * ldmatrix reads 8-bit operands along k only (no .trans form), so an 8-bit
  * operand whose copy would run along the other dim gets a transposed copy
@@ -584,7 +593,7 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   TirVar *va = NULL, *vb;
   int ba = -1, bb = -1;
   bool at = false, bt = false;
-  if (!simt && register_a(a)) {
+  if (!simt && register_a(a) && register_a_fits(L, x)) {
     if (!hoist(L, b, a)) return false;
   } else if (!(va = dot_operand(L, b, a, false, &at, &ba))) {
     return false;

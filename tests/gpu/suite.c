@@ -1095,6 +1095,61 @@ static void t_ir_more2(Tally *T) {
   }
 }
 
+/* ir_more, continued: a column value against two layouts, and a register-A dot
+ * whose rows the warps cannot hold whole (integer values: every sum exact). */
+static void t_ir_more3(Tally *T) {
+  static const int Ms[] = {16, 3, 10};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("ir_more_col_two", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "col_two");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(1, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+    Ten *P = call_out(&k, "P", F32, 2, SHAPE(M, 64));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 64; j++) {
+        if (i < 16) R2(O, i, j) = A2(X, i, j) * A2(W, 0, j);
+        if (i < 4) R2(P, i, j) = A2(X, i, j) + A2(W, 0, j);
+      }
+    char l[64];
+    label(l, sizeof l, "col_two M=%d", M);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
+  static const int Ks[] = {16, 48, 5};
+  for (int c = 0; c < 3; c++) {
+    int K = Ks[c];
+    Rng r = rng_seed("ir_more_rega", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "rega_copy");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(16, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, 64));
+    Ten *V = call_in(&k, "V", F16, 2, SHAPE(64, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(16, 64));
+    fill_int(A, &r, -2, 2);
+    fill_int(B, &r, -2, 2);
+    fill_int(V, &r, -2, 2);
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 64; j++) {
+        double o = 1;
+        for (int q = 0; q < 64; q++) {
+          double acc = 0; /* at most 4 x 48: exact in f16 */
+          for (int kk = 0; kk < K; kk++) acc += A2(A, i, kk) * A2(B, kk, q);
+          o += acc * A2(V, q, j);
+        }
+        R2(O, i, j) = o;
+      }
+    char l[64];
+    label(l, sizeof l, "rega_copy K=%d", K);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
+}
+
 /* shared_home: values too large for registers in their shared copies (tiles
  * 32 x 256, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
 static void t_shared_home(Tally *T) {
@@ -3305,6 +3360,7 @@ static const Test tests[] = {
     {"big_acc", t_big_acc},
     {"ir_more", t_ir_more},
     {"ir_more_sums", t_ir_more2},
+    {"ir_more_layouts", t_ir_more3},
     {"dot_cuda_cores", t_dot_cuda_cores},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},
