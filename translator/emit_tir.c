@@ -324,6 +324,8 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
   const TirRead *rd = tir_read(P->K, x);
   if (rd) return shared_read(P, x, rd, at);
   TirVar *h = tir_hoisted(P->K, x);
+  if (h && h->elem != x->ty.elem) /* a sum() of f16, bf16, f8, i8, u8 accumulated in the wider type */
+    return F("t2c::cvt<%s>(%s)", ctype(x->ty.elem), value_at(P, h, at));
   if (h) return value_at(P, h, at);
   if ((x->flags & EF_CONST) && x->kind != E_CALL) {
     ElemType t = x->ty.untyped && want != T_NONE && want != T_BOOL ? want : x->ty.elem;
@@ -1173,10 +1175,20 @@ static void colreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     line(P, "if (%s) {", m);
     P->indent++;
   }
-  line(P, "%s = %s[%s];", d, f->cname, c);
-  if (f->rows > 1)
-    line(P, "for (int %s = 1; %s < %d; ++%s) %s = %s;", i, i, f->rows, i, d,
-         red_fold(P, b, d, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c)));
+  ElemType at_ = tir_acc_type(f->elem);
+  if (at_ != f->elem) { /* f16, bf16, f8, i8, u8: folded in the wider type, rounded once */
+    const char *a = F("t2c_f%d", P->ctr++);
+    line(P, "%s %s = %s;", ctype(at_), a, as_acc(P, F("%s[%s]", f->cname, c), f->elem));
+    if (f->rows > 1)
+      line(P, "for (int %s = 1; %s < %d; ++%s) %s = %s;", i, i, f->rows, i, a,
+           red_fold(P, b, a, as_acc(P, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c), f->elem)));
+    line(P, "%s = t2c::cvt<%s>(%s);", d, ctype(op->dst->elem), a);
+  } else {
+    line(P, "%s = %s[%s];", d, f->cname, c);
+    if (f->rows > 1)
+      line(P, "for (int %s = 1; %s < %d; ++%s) %s = %s;", i, i, f->rows, i, d,
+           red_fold(P, b, d, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c)));
+  }
   if (m) {
     P->indent--;
     line(P, "}");
@@ -1194,7 +1206,7 @@ typedef struct SumCtx {
 static void sum_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   SumCtx *s = ctx;
   const char *d = F("%s[0]", op->dst->cname);
-  const char *v = elem_ref(P, op->src, at);
+  const char *v = as_acc(P, elem_ref(P, op->src, at), op->src->elem); /* the sum's value is of the wider type */
   const char *m = tile_mask(P, at);
   if (s->holder) m = m ? F("%s && %s", s->holder, m) : s->holder;
   if (m) v = F("(%s ? %s : %s)", m, v, emit_literal(P->a, op->dst->elem, false, 0, 0));

@@ -1150,6 +1150,53 @@ static void t_ir_more3(Tally *T) {
   }
 }
 
+/* ir_more, continued: column and whole-tile sums of f16, bf16 and i8 tiles, folded
+ * in f32 / i32 (the reference in double, rounded once to the stored type). */
+static void t_ir_more4(Tally *T) {
+  static const int Ms[] = {32, 20, 3};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("ir_more_narrow", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "narrow_sums");
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, 64));
+    Ten *B = call_in(&k, "B", BF16, 2, SHAPE(M, 64));
+    Ten *Q = call_in(&k, "Q", I8, 2, SHAPE(M, 16));
+    Ten *Y = call_out(&k, "Y", F16, 2, SHAPE(1, 64));
+    Ten *Z = call_out(&k, "Z", BF16, 2, SHAPE(1, 64));
+    Ten *QM = call_out(&k, "QM", I8, 2, SHAPE(1, 16));
+    Ten *S = call_out(&k, "S", F16, 1, SHAPE(1));
+    Ten *Tt = call_out(&k, "T", BF16, 1, SHAPE(1));
+    Ten *U = call_out(&k, "U", I8, 1, SHAPE(1));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_int(Q, &r, -1, 1);
+    double sx = 0, sb = 0, sq = 0;
+    for (int j = 0; j < 64; j++) {
+      double cx = 0, cb = 0;
+      for (int i = 0; i < 32 && i < M; i++) cx += A2(X, i, j), cb += A2(B, i, j); /* rows past M read 0 */
+      R2(Y, 0, j) = round_dt(F16, cx), R2(Z, 0, j) = round_dt(BF16, cb);
+      sx += cx, sb += cb;
+    }
+    for (int j = 0; j < 16; j++) {
+      double mx = -1e30;
+      for (int i = 0; i < 4; i++) {
+        double q = i < M ? A2(Q, i, j) : 0;
+        mx = q > mx ? q : mx;
+        sq += q;
+      }
+      R2(QM, 0, j) = mx;
+    }
+    S->ref[0] = round_dt(F16, sx), Tt->ref[0] = round_dt(BF16, round_dt(BF16, sb) * 0.5), U->ref[0] = sq;
+    Y->tol = S->tol = 1e-3; /* within an ulp of the once-rounded sum (folds in f16 would drift past it) */
+    Z->tol = Tt->tol = 8e-3;
+    char l[64];
+    label(l, sizeof l, "narrow_sums M=%d", M);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
+}
+
 /* shared_home: values too large for registers in their shared copies (tiles
  * 32 x 256, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
 static void t_shared_home(Tally *T) {
@@ -3361,6 +3408,7 @@ static const Test tests[] = {
     {"ir_more", t_ir_more},
     {"ir_more_sums", t_ir_more2},
     {"ir_more_layouts", t_ir_more3},
+    {"ir_more_narrow", t_ir_more4},
     {"dot_cuda_cores", t_dot_cuda_cores},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},
