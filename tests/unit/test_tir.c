@@ -195,7 +195,7 @@ Test(tir_lower, kernels_outside_the_ir_say_why) {
   TirKernel *K = build("@launch(32)\nkernel k(I: tensor<f32>[128, 256], L: tensor<f32>[128, 1]) {\n"
                        "  L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "rowsum at line 2 holds 128 per thread, too many for registers, and cannot live in shared memory: "
+  cr_assert_str_eq(why, "rowsum at line 3 holds 128 per thread, too many for registers, and cannot live in shared memory: "
                         "it is a row or column value");
   /* a column sum of f16 is lowered: folded in f32, rounded once */
   why = NULL;
