@@ -635,7 +635,10 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
   case TO_LOAD: case TO_ASSIGN: case TO_DECL: op->lay = op->dst->layout; break;
   case TO_REDUCE:
     op->lay = blocked(K, op->rows, op->cols, 4);
-    if (op->dst->layout->kind != LY_SLICE || op->dst->layout->parent != op->lay) c->why = "a reduction into another layout";
+    /* into a row value of op's layout, or of one whose threads hold the same rows (same_rows) */
+    if (op->dst->layout->kind != LY_SLICE ||
+        (op->dst->layout->parent != op->lay && (op->dst->layout->dim != 1 || !same_rows(op->dst->layout->parent, op->lay))))
+      c->why = "a reduction into another layout";
     break;
   case TO_STORE:
     if (op->rows == 0) { /* one element: its value is a scalar expression */
