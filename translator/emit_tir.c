@@ -32,6 +32,8 @@ typedef struct Printer {
   const struct TirOp *uop; /* printing this op's guarded version: its uwhere take their first branch */
   const Layout *roll;   /* printing a rolled op (TirOp.rolled) in this layout: its first row is roll_row */
   const char *roll_row;
+  const Layout *rollc;  /* a reduction's column repeats as a loop (TirOp.rolled_cols): repeat ic is roll_col */
+  const char *roll_col;
 } Printer;
 
 /* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
@@ -78,7 +80,12 @@ static const char *row_of(Printer *P, At at) {
 static const char *col_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 1) return "0";
-  int k = at.ic * p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec + at.v;
+  int step = p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec, k = at.ic * step + at.v;
+  if (P->rollc == p) { /* repeat roll_col of the loop */
+    const char *j = F("%s * %d", P->roll_col, step);
+    const char *b = col_base_zero(p) ? j : F("t2c_c%d + %s", p->id, j);
+    return plus_k(P, b, at.v);
+  }
   return col_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_c%d", p->id), k);
 }
 
@@ -657,8 +664,25 @@ static void print_reduce(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   int *started = NEW_ARRAY(P->a, int, l->rr);
   bool arg = builtin_class[op->red] == BC_ARG;
+  ElemFn fn = arg ? argreduce_elem : reduce_elem;
   if (arg) line(P, "%s %s_v[%d];  // the values at those indices", ctype(tir_acc_type(op->expr->ty.elem)), op->dst->cname, l->rr);
-  each_elem(P, op, l, false, arg ? argreduce_elem : reduce_elem, started);
+  if (op->rolled_cols) { /* the first column repeat of every row, then the others in a loop */
+    for (int ir = 0; ir < l->rr; ir++)
+      for (int v = 0; v < l->vec; v++) fn(P, op, (At){l, ir, 0, v}, started);
+    const char *j = F("t2c_j%d", P->ctr++);
+    line(P, "#pragma unroll 1");
+    line(P, "for (int %s = 1; %s < %d; %s++) {", j, j, l->rc, j);
+    P->indent++;
+    P->rollc = l;
+    P->roll_col = j;
+    for (int ir = 0; ir < l->rr; ir++)
+      for (int v = 0; v < l->vec; v++) fn(P, op, (At){l, ir, 1, v}, started);
+    P->rollc = NULL;
+    P->indent--;
+    line(P, "}");
+  } else {
+    each_elem(P, op, l, false, fn, started);
+  }
   if (l->lc == 1) return;
   for (int ir = 0; ir < l->rr; ir++) {
     if (arg)

@@ -43,11 +43,12 @@ static Layout *find_blocked(TirKernel *K, int rows, int cols) {
   return NULL;
 }
 
-/* The lanes, warps and repeats of a [rows, cols] tile in runs of vec. */
-static void spread(Layout *l, int lanes, int warps, int vec) {
+/* The lanes, warps and repeats of a [rows, cols] tile in runs of vec, at most
+ * max_lc lanes across the columns. */
+static void spread_lc(Layout *l, int lanes, int warps, int vec, int max_lc) {
   l->vec = vec;
   int chunks = l->cols / vec;
-  for (l->lc = 1; l->lc < lanes && l->lc < chunks;) l->lc *= 2;
+  for (l->lc = 1; l->lc < lanes && l->lc < chunks && l->lc < max_lc;) l->lc *= 2;
   l->lr = lanes / l->lc;
   int groups = cdiv(l->rows, l->lr);
   for (l->wr = warps; l->wr > 1 && (warps % l->wr || l->wr > groups);) l->wr--;
@@ -55,6 +56,8 @@ static void spread(Layout *l, int lanes, int warps, int vec) {
   l->rr = cdiv(l->rows, l->lr * l->wr);
   l->rc = cdiv(chunks, l->lc * l->wc);
 }
+
+static void spread(Layout *l, int lanes, int warps, int vec) { spread_lc(l, lanes, warps, vec, lanes); }
 
 /* Runs as wide as a global access allows (hw.c) and the columns divide; a
  * narrower run when the widest would leave threads without elements (a tile
@@ -530,6 +533,24 @@ static void rows_per_thread(TirKernel *K) {
   }
 }
 
+/* A row reduction's result holds rr rows per thread (a slice of its operand's
+ * layout). Where that would be more than a value may hold (a tall tile over
+ * few warps: rowsum of [128, 256] over one warp, 128 rows in every lane), the
+ * operand's layout puts fewer lanes across the columns and more down the rows,
+ * halving until the rows fit: the result then holds rr rows, each row's lanes
+ * still moving whole runs. */
+typedef struct Tall {
+  int lanes, warps;
+} Tall;
+
+static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
+  const Tall *t = ctx;
+  if (op->kind != TO_REDUCE) return;
+  Layout *l = find_blocked(K, op->rows, op->cols);
+  if (!l || l->mma || l->rr <= MAX_REGS) return;
+  for (int lc = l->lc / 2; lc >= 1 && l->rr > MAX_REGS / 8; lc /= 2) spread_lc(l, t->lanes, t->warps, l->vec, lc);
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
@@ -543,6 +564,8 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   walk(K, &K->body, widest_fn, &w);
   if (w == 1) w = 4;
   walk(K, &K->body, anchor_fn, &w);
+  Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes};
+  walk(K, &K->body, tall_fn, &tall);
   rows_per_thread(K);
   int n = K->vars.len;
   Classes c = {convs, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL,
@@ -824,6 +847,12 @@ static void roll_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
 
 static void roll_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
+  if (op->kind == TO_REDUCE && op->lay && op->lay->kind == LY_BLOCKED && op->lay->rc >= 4) {
+    Roll r = {true};
+    leaves(K, op->expr, roll_leaf, &r);
+    op->rolled_cols = r.ok;
+    return;
+  }
   if (op->kind != TO_LOAD && op->kind != TO_ASSIGN && op->kind != TO_STORE) return;
   if (!op->lay || op->lay->kind != LY_BLOCKED || op->lay->rr < 2) return;
   if (op->kind != TO_STORE && !op->dst->home) return;

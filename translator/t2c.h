@@ -799,6 +799,8 @@ typedef struct TirOp {
   bool rolled;           /* TO_LOAD, TO_ASSIGN, TO_STORE (layout.c): every tile value it reads or writes
                             lives in shared memory (TirVar.home), so its repeats down the rows run
                             as a loop instead of unrolled */
+  bool rolled_cols;      /* TO_REDUCE (layout.c): its operand is never held (TirVar.fused) or lives in
+                            shared memory, and its column repeats run as a loop per row */
   const Layout *alay;    /* TO_DOT with A in registers: the layout expr is evaluated in */
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;

@@ -18,45 +18,64 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
   int m0 = ((int)blockIdx.y * 64);
   // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
   int n0 = ((int)blockIdx.x * 64);
-  // strided-dot-f32.tl:13: var acc: tile<f32>[64, 64] = 0.0
+  // strided-dot-f32.tl:13: var n = 0
+  int n = 0;
+  // strided-dot-f32.tl:14: while sum(A[0 :+ 8, 0 :+ 8]) > f32(n) && n < 2 {
+  while (true) {
+    float t2c_sum0 = 0.0f;
+    for (int e = tid; e < 64; e += 32) {
+      const int r = e / 8, c = e % 8;
+      t2c_sum0 += (r < M && c < K ? A[(long long)r * K + c] : 0.0f);
+    }
+    t2c_sum0 = t2c::fold_sum<32>(t2c_sum0);
+    if (!(((t2c_sum0 > t2c::cvt<float>(n)) && (n < 2)))) break;
+    // strided-dot-f32.tl:15: n += 1
+    n += 1;
+    // strided-dot-f32.tl:16: if n == 1 {
+    if (n == 1) {
+      // strided-dot-f32.tl:17: continue
+      continue;
+    }
+  }
+  // strided-dot-f32.tl:20: var acc: tile<f32>[64, 64] = 0.0
   for (int e = tid; e < 4096; e += 32) {
     acc[e] = 0.0f;
   }
-  // strided-dot-f32.tl:14: for k0 in range(0, K, 16) {
+  // strided-dot-f32.tl:21: for k0 in range(0, K, 16) {
   for (int k0 = 0; k0 < K; k0 += 16) {
-    // strided-dot-f32.tl:15: var a = A[m0 :+ 64, k0 :+ 16]
-    __syncthreads();  // a: read at line 17, overwritten here by other threads
+    // strided-dot-f32.tl:22: var a = A[m0 :+ 64, k0 :+ 16]
+    __syncthreads();  // a: read at line 24, overwritten here by other threads
     for (int e = tid; e < 1024; e += 32) {
       const int r = e / 16, c = e % 16;
       a[e] = ((m0 + r) < M && (k0 + c) < K ? A[((long long)(m0 + r)) * K + (k0 + c)] : 0.0f);
     }
-    // strided-dot-f32.tl:16: var b = B[k0 :+ 16, n0 :+ 64]
+    // strided-dot-f32.tl:23: var b = B[k0 :+ 16, n0 :+ 64]
     for (int e = tid; e < 1024; e += 32) {
       const int r = e / 64, c = e % 64;
       b[e] = ((k0 + r) < K && (n0 + c) < N ? B[(long long)(k0 + r) * B_stride0 + (long long)(n0 + c) * B_stride1] : 0.0f);
     }
-    // strided-dot-f32.tl:17: acc += dot(a, b)
-    __syncthreads();  // a: written at line 15, read here by other threads
+    // strided-dot-f32.tl:24: acc += dot(a, b)
+    __syncthreads();  // a: written at line 22, read here by other threads
     for (int e = tid; e < 4096; e += 32) {
       const int r = e / 64, c = e % 64;
-      float t2c_d0 = 0.0f;
-      for (int t2c_k1 = 0; t2c_k1 < 16; ++t2c_k1) {
-        t2c_d0 += a[r * 16 + t2c_k1] * b[t2c_k1 * 64 + c];
+      float t2c_d1 = 0.0f;
+      for (int t2c_k2 = 0; t2c_k2 < 16; ++t2c_k2) {
+        t2c_d1 += a[r * 16 + t2c_k2] * b[t2c_k2 * 64 + c];
       }
-      acc[e] += t2c_d0;
+      acc[e] += t2c_d1;
     }
   }
-  // strided-dot-f32.tl:19: C[m0 :+ 64, n0 :+ 64] = acc
+  // strided-dot-f32.tl:26: C[m0 :+ 64, n0 :+ 64] = acc
   for (int e = tid; e < 4096; e += 32) {
     const int r = e / 64, c = e % 64;
     if ((m0 + r) < M && (n0 + c) < N) C[(long long)(m0 + r) * C_stride0 + (long long)(n0 + c) * C_stride1] = acc[e];
   }
-  // strided-dot-f32.tl:20: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
+  // strided-dot-f32.tl:27: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
   for (int e = tid; e < 128; e += 32) {
-    long long t2c_r2 = 0LL;
-    for (int t2c_k3 = 0; t2c_k3 < 256; ++t2c_k3) {
-      t2c_r2 += I[e * 256 + t2c_k3];
+    long long t2c_r3 = 0LL;
+    for (int t2c_k4 = 0; t2c_k4 < 256; ++t2c_k4) {
+      t2c_r3 += I[e * 256 + t2c_k4];
     }
-    L[e] = t2c_r2;
+    L[e] = t2c_r3;
   }
 }

@@ -1197,6 +1197,36 @@ static void t_ir_more4(Tally *T) {
   }
 }
 
+/* tall_rows (tests/gpu/tall_rows.tl): row reductions of a tall slice over one
+ * warp (lanes down the rows), at ragged sizes (the slice reads 0 outside). */
+static void t_ir_more5(Tally *T) {
+  static const int MN[][2] = {{200, 100}, {5, 300}};
+  for (int c = 0; c < 2; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("ir_more_tall", (uint64_t)c);
+    Call k;
+    call_init(&k, "tall_rows.tl", "tall_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    Ten *A = call_out(&k, "A", I32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double s = 0, mx = -1e30;
+      int arg = 0;
+      for (int j = 0; j < 256; j++) {
+        double t = j < N ? A2(X, i, j) : 0;
+        s += t;
+        if (t > mx) mx = t, arg = j;
+      }
+      R2(S, i, 0) = s, R2(A, i, 0) = arg;
+    }
+    char l[64];
+    label(l, sizeof l, "tall_rows M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "tall_rows", l));
+    call_free(&k);
+  }
+}
+
 /* shared_home: values too large for registers in their shared copies (tiles
  * 32 x 256, 64 x 64 and 64 x 128; ragged sizes leave rows and columns out). */
 static void t_shared_home(Tally *T) {
@@ -3254,8 +3284,8 @@ static void t_strided_rowsum(Tally *T) {
 
 /* strided_dot / strided_dot_f32 / strided_dot_legacy: C = A B with B a view (the
  * tile IR's tensor cores with @pipeline, its f32 dot on the CUDA cores, and the
- * direct emitter's f32 dot, where an accumulator too large for registers keeps
- * the kernel, with a u32 row sum). */
+ * direct emitter's f32 dot, where sum() in a while condition with a continue
+ * keeps the kernel, with a u32 row sum). */
 static void t_strided_dot_one(Tally *T, int mode, int c, int M, int N, int K, int kb) {
   long long bs0, bs1;
   bool f32 = mode > 0;
@@ -3409,6 +3439,7 @@ static const Test tests[] = {
     {"ir_more_sums", t_ir_more2},
     {"ir_more_layouts", t_ir_more3},
     {"ir_more_narrow", t_ir_more4},
+    {"tall_rows", t_ir_more5},
     {"dot_cuda_cores", t_dot_cuda_cores},
     {"reduce_registers_f32", t_regs16},
     {"reduce_registers_i32_w32", t_regs32},

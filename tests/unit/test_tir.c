@@ -193,10 +193,19 @@ Test(tir_smem, offsets_are_16_byte_aligned_and_kernel_info_is_filled) {
 Test(tir_lower, kernels_outside_the_ir_say_why) {
   const char *why = NULL;
   TirKernel *K = build("@launch(32)\nkernel k(I: tensor<f32>[128, 256], L: tensor<f32>[128, 1]) {\n"
-                       "  L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])\n}\n", NULL, &why);
+                       "  var n = 0\n  while sum(I[0 :+ 8, 0 :+ 8]) > f32(n) && n < 2 {\n    n += 1\n"
+                       "    if n == 1 {\n      continue\n    }\n  }\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert_str_eq(why, "rowsum at line 3 holds 128 per thread, too many for registers, and cannot live in shared memory: "
-                        "it is a row or column value");
+  cr_assert_str_eq(why, "sum() or a tile's element in the condition of a while with a continue");
+  /* a row sum of a tall tile over one warp: the operand's layout puts more lanes
+   * down the rows, so that the [128, 1] result holds at most 64 per thread */
+  why = NULL;
+  K = build("@launch(32)\nkernel k(I: tensor<f32>[128, 256], L: tensor<f32>[128, 1]) {\n"
+            "  L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])\n}\n", NULL, &why);
+  cr_assert(K, "%s", why ? why : diag_text);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_leq(layout_count(red->dst->layout), MAX_REGS);
+  cr_assert_eq(red->lay->vec, 4, "whole 16-byte runs still");
   /* a column sum of f16 is lowered: folded in f32, rounded once */
   why = NULL;
   K = build("@launch(128)\nkernel k(H: tensor<f16>[16, 16], L: tensor<f16>[1, 16]) {\n"
