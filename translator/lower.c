@@ -552,11 +552,14 @@ static bool register_a(const Expr *a) {
 
 /* An A operand in registers is computed in the mma layout of its shape with
  * whole rows per warp (layout.c's mma_fn): the warps must divide the rows' 16-row
- * tiles, and the shapes be whole mma tiles. Otherwise A goes through a copy. */
+ * tiles, the shapes be whole mma tiles, and the accumulator fit the fragments'
+ * cap (tir_value_cap; past it the dot runs on the CUDA cores, from copies).
+ * Otherwise A goes through a copy. */
 static bool register_a_fits(const Lower *L, const Expr *x) {
   int warps = L->K->ki->threads / L->K->t->lanes;
   int rows = x->u.call.args[0]->ty.dims[0], kdim = x->u.call.args[0]->ty.dims[1], cols = x->u.call.args[1]->ty.dims[1];
-  return L->K->t->lanes == 32 && rows % 16 == 0 && (rows / 16) % warps == 0 && kdim % 16 == 0 && cols % 8 == 0;
+  return L->K->t->lanes == 32 && rows % 16 == 0 && (rows / 16) % warps == 0 && kdim % 16 == 0 && cols % 8 == 0 &&
+         rows * cols / L->K->ki->threads <= TIR_MAX_WG_REGS && rows * kdim / L->K->ki->threads <= TIR_MAX_WG_REGS;
 }
 
 /* An operand read from its copy by ldmatrix: a value, or transpose(value) (trans).

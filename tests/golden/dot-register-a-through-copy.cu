@@ -182,3 +182,720 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     O[(t2c_r0 + 8) * 64 + (t2c_c0 + 1)] = o[3];
   }
 }
+
+// rega_big uses 114176 bytes of dynamic shared memory, above the 49152-byte static
+// limit: launch it with that many dynamic bytes after raising
+// cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
+#define TILE2CU_DYNAMIC_SMEM_rega_big 114176
+
+// kernel rega_big (dot-register-a-through-copy.tl:15): 64 threads
+//   layout L0: [64, 64], the mma accumulator: warps 2 x 1, each 2 x 8 tiles of 16 x 8: 64 per thread
+//   layout L3: [64, 256], runs of 4, lanes 1 x 32, warps 2 x 1: 256 per thread
+//   layout L4: [64, 16], runs of 8, lanes 16 x 2, warps 2 x 1: 16 per thread
+//   layout L5: [16, 64], runs of 8, lanes 4 x 8, warps 2 x 1: 16 per thread
+//   layout L6: [64, 256], runs of 8, lanes 1 x 32, warps 2 x 1: 256 per thread
+//   acc: registers, 64 x f32 per thread (L0)
+//   o: shared, in o_s, too large for registers (L3, 256 x f32 per thread)
+//   t2c_v2_s: shared, f16[64, 16], 3072 bytes (shared copy of slice of A at line 16)
+//   t2c_v3_s: shared, f16[16, 64], 2304 bytes (shared copy of slice of B at line 16)
+//   t2c_v5_s: shared, f16[64, 64], 9216 bytes (shared copy of an operand at line 18)
+//   t2c_v6_s: shared, f16[64, 256], 33792 bytes (slice of V at line 18, too large for registers)
+//   o_s: shared, f32[64, 256], 65792 bytes (o, too large for registers)
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 114176 bytes, dynamic; barriers: 2
+extern "C" __global__ void __launch_bounds__(64)
+rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ V, float *__restrict__ O)
+{
+  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  __half *t2c_v2_s = reinterpret_cast<__half *>(t2c_smem + 0);
+  __half *t2c_v3_s = reinterpret_cast<__half *>(t2c_smem + 3072);
+  __half *t2c_v5_s = reinterpret_cast<__half *>(t2c_smem + 5376);
+  __half *t2c_v6_s = reinterpret_cast<__half *>(t2c_smem + 14592);
+  float *o_s = reinterpret_cast<float *>(t2c_smem + 48384);
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_wr0 = warp * 32, t2c_wc0 = 0;  // L0: this warp's tile
+  const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
+  const int t2c_r3 = warp, t2c_c3 = lane * 4;  // L3: this thread's first row and column
+  const int t2c_r4 = warp * 16 + lane / 2, t2c_c4 = (lane % 2) * 8;  // L4: this thread's first row and column
+  const int t2c_r5 = warp * 4 + lane / 8, t2c_c5 = (lane % 8) * 8;  // L5: this thread's first row and column
+  const int t2c_r6 = warp, t2c_c6 = lane * 8;  // L6: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 16);
+  if (t2c_fast) {
+    // dot-register-a-through-copy.tl:16: var acc: tile<f32>[64, 64] = dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
+    float acc[64];
+    __half t2c_v2[16];
+    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r4 * 16 + t2c_c4);
+    t2c_v2[0] = t2c_w0.v[0];
+    t2c_v2[1] = t2c_w0.v[1];
+    t2c_v2[2] = t2c_w0.v[2];
+    t2c_v2[3] = t2c_w0.v[3];
+    t2c_v2[4] = t2c_w0.v[4];
+    t2c_v2[5] = t2c_w0.v[5];
+    t2c_v2[6] = t2c_w0.v[6];
+    t2c_v2[7] = t2c_w0.v[7];
+    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + (t2c_r4 + 32) * 16 + t2c_c4);
+    t2c_v2[8] = t2c_w1.v[0];
+    t2c_v2[9] = t2c_w1.v[1];
+    t2c_v2[10] = t2c_w1.v[2];
+    t2c_v2[11] = t2c_w1.v[3];
+    t2c_v2[12] = t2c_w1.v[4];
+    t2c_v2[13] = t2c_w1.v[5];
+    t2c_v2[14] = t2c_w1.v[6];
+    t2c_v2[15] = t2c_w1.v[7];
+    t2c::sts_vec<8>(&t2c_v2_s[t2c_r4 * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r4 + 32) * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    __half t2c_v3[16];
+    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(B + t2c_r5 * 64 + t2c_c5);
+    t2c_v3[0] = t2c_w2.v[0];
+    t2c_v3[1] = t2c_w2.v[1];
+    t2c_v3[2] = t2c_w2.v[2];
+    t2c_v3[3] = t2c_w2.v[3];
+    t2c_v3[4] = t2c_w2.v[4];
+    t2c_v3[5] = t2c_w2.v[5];
+    t2c_v3[6] = t2c_w2.v[6];
+    t2c_v3[7] = t2c_w2.v[7];
+    const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(B + (t2c_r5 + 8) * 64 + t2c_c5);
+    t2c_v3[8] = t2c_w3.v[0];
+    t2c_v3[9] = t2c_w3.v[1];
+    t2c_v3[10] = t2c_w3.v[2];
+    t2c_v3[11] = t2c_w3.v[3];
+    t2c_v3[12] = t2c_w3.v[4];
+    t2c_v3[13] = t2c_w3.v[5];
+    t2c_v3[14] = t2c_w3.v[6];
+    t2c_v3[15] = t2c_w3.v[7];
+    t2c::sts_vec<8>(&t2c_v3_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
+    __syncthreads();  // t2c_v2_s: written at line 16, read here by other threads
+    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 1, each 2 x 8 tiles of 16 x 8
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[8] = 0.0f;
+    acc[9] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
+    acc[12] = 0.0f;
+    acc[13] = 0.0f;
+    acc[14] = 0.0f;
+    acc[15] = 0.0f;
+    acc[16] = 0.0f;
+    acc[17] = 0.0f;
+    acc[18] = 0.0f;
+    acc[19] = 0.0f;
+    acc[20] = 0.0f;
+    acc[21] = 0.0f;
+    acc[22] = 0.0f;
+    acc[23] = 0.0f;
+    acc[24] = 0.0f;
+    acc[25] = 0.0f;
+    acc[26] = 0.0f;
+    acc[27] = 0.0f;
+    acc[28] = 0.0f;
+    acc[29] = 0.0f;
+    acc[30] = 0.0f;
+    acc[31] = 0.0f;
+    acc[32] = 0.0f;
+    acc[33] = 0.0f;
+    acc[34] = 0.0f;
+    acc[35] = 0.0f;
+    acc[36] = 0.0f;
+    acc[37] = 0.0f;
+    acc[38] = 0.0f;
+    acc[39] = 0.0f;
+    acc[40] = 0.0f;
+    acc[41] = 0.0f;
+    acc[42] = 0.0f;
+    acc[43] = 0.0f;
+    acc[44] = 0.0f;
+    acc[45] = 0.0f;
+    acc[46] = 0.0f;
+    acc[47] = 0.0f;
+    acc[48] = 0.0f;
+    acc[49] = 0.0f;
+    acc[50] = 0.0f;
+    acc[51] = 0.0f;
+    acc[52] = 0.0f;
+    acc[53] = 0.0f;
+    acc[54] = 0.0f;
+    acc[55] = 0.0f;
+    acc[56] = 0.0f;
+    acc[57] = 0.0f;
+    acc[58] = 0.0f;
+    acc[59] = 0.0f;
+    acc[60] = 0.0f;
+    acc[61] = 0.0f;
+    acc[62] = 0.0f;
+    acc[63] = 0.0f;
+    #pragma unroll
+    for (int t2c_k4 = 0; t2c_k4 < 16; t2c_k4 += 16) {
+      unsigned t2c_a0[4];
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + t2c_k4 + (lane / 16) * 8]);
+      unsigned t2c_a1[4];
+      t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k4 + (lane / 16) * 8]);
+      unsigned t2c_q0[4];
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+      unsigned t2c_q2[4];
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+      unsigned t2c_q4[4];
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+      unsigned t2c_q6[4];
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
+    }
+    // dot-register-a-through-copy.tl:17: var o: tile<f32>[64, 256] = 0.5
+    for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 1] = 0.5f;
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 2] = 0.5f;
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 128] = 0.5f;
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 129] = 0.5f;
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 130] = 0.5f;
+      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 131] = 0.5f;
+    }
+    // dot-register-a-through-copy.tl:18: o += dot(f16(acc), V[0 :+ 64, 0 :+ 256])
+    __half t2c_v5[64];
+    t2c_v5[0] = t2c::cvt<__half>(acc[0]);
+    t2c_v5[1] = t2c::cvt<__half>(acc[1]);
+    t2c_v5[2] = t2c::cvt<__half>(acc[2]);
+    t2c_v5[3] = t2c::cvt<__half>(acc[3]);
+    t2c_v5[4] = t2c::cvt<__half>(acc[4]);
+    t2c_v5[5] = t2c::cvt<__half>(acc[5]);
+    t2c_v5[6] = t2c::cvt<__half>(acc[6]);
+    t2c_v5[7] = t2c::cvt<__half>(acc[7]);
+    t2c_v5[8] = t2c::cvt<__half>(acc[8]);
+    t2c_v5[9] = t2c::cvt<__half>(acc[9]);
+    t2c_v5[10] = t2c::cvt<__half>(acc[10]);
+    t2c_v5[11] = t2c::cvt<__half>(acc[11]);
+    t2c_v5[12] = t2c::cvt<__half>(acc[12]);
+    t2c_v5[13] = t2c::cvt<__half>(acc[13]);
+    t2c_v5[14] = t2c::cvt<__half>(acc[14]);
+    t2c_v5[15] = t2c::cvt<__half>(acc[15]);
+    t2c_v5[16] = t2c::cvt<__half>(acc[16]);
+    t2c_v5[17] = t2c::cvt<__half>(acc[17]);
+    t2c_v5[18] = t2c::cvt<__half>(acc[18]);
+    t2c_v5[19] = t2c::cvt<__half>(acc[19]);
+    t2c_v5[20] = t2c::cvt<__half>(acc[20]);
+    t2c_v5[21] = t2c::cvt<__half>(acc[21]);
+    t2c_v5[22] = t2c::cvt<__half>(acc[22]);
+    t2c_v5[23] = t2c::cvt<__half>(acc[23]);
+    t2c_v5[24] = t2c::cvt<__half>(acc[24]);
+    t2c_v5[25] = t2c::cvt<__half>(acc[25]);
+    t2c_v5[26] = t2c::cvt<__half>(acc[26]);
+    t2c_v5[27] = t2c::cvt<__half>(acc[27]);
+    t2c_v5[28] = t2c::cvt<__half>(acc[28]);
+    t2c_v5[29] = t2c::cvt<__half>(acc[29]);
+    t2c_v5[30] = t2c::cvt<__half>(acc[30]);
+    t2c_v5[31] = t2c::cvt<__half>(acc[31]);
+    t2c_v5[32] = t2c::cvt<__half>(acc[32]);
+    t2c_v5[33] = t2c::cvt<__half>(acc[33]);
+    t2c_v5[34] = t2c::cvt<__half>(acc[34]);
+    t2c_v5[35] = t2c::cvt<__half>(acc[35]);
+    t2c_v5[36] = t2c::cvt<__half>(acc[36]);
+    t2c_v5[37] = t2c::cvt<__half>(acc[37]);
+    t2c_v5[38] = t2c::cvt<__half>(acc[38]);
+    t2c_v5[39] = t2c::cvt<__half>(acc[39]);
+    t2c_v5[40] = t2c::cvt<__half>(acc[40]);
+    t2c_v5[41] = t2c::cvt<__half>(acc[41]);
+    t2c_v5[42] = t2c::cvt<__half>(acc[42]);
+    t2c_v5[43] = t2c::cvt<__half>(acc[43]);
+    t2c_v5[44] = t2c::cvt<__half>(acc[44]);
+    t2c_v5[45] = t2c::cvt<__half>(acc[45]);
+    t2c_v5[46] = t2c::cvt<__half>(acc[46]);
+    t2c_v5[47] = t2c::cvt<__half>(acc[47]);
+    t2c_v5[48] = t2c::cvt<__half>(acc[48]);
+    t2c_v5[49] = t2c::cvt<__half>(acc[49]);
+    t2c_v5[50] = t2c::cvt<__half>(acc[50]);
+    t2c_v5[51] = t2c::cvt<__half>(acc[51]);
+    t2c_v5[52] = t2c::cvt<__half>(acc[52]);
+    t2c_v5[53] = t2c::cvt<__half>(acc[53]);
+    t2c_v5[54] = t2c::cvt<__half>(acc[54]);
+    t2c_v5[55] = t2c::cvt<__half>(acc[55]);
+    t2c_v5[56] = t2c::cvt<__half>(acc[56]);
+    t2c_v5[57] = t2c::cvt<__half>(acc[57]);
+    t2c_v5[58] = t2c::cvt<__half>(acc[58]);
+    t2c_v5[59] = t2c::cvt<__half>(acc[59]);
+    t2c_v5[60] = t2c::cvt<__half>(acc[60]);
+    t2c_v5[61] = t2c::cvt<__half>(acc[61]);
+    t2c_v5[62] = t2c::cvt<__half>(acc[62]);
+    t2c_v5[63] = t2c::cvt<__half>(acc[63]);
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[0], t2c_v5[1]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[2], t2c_v5[3]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[4], t2c_v5[5]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[6], t2c_v5[7]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[8], t2c_v5[9]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[10], t2c_v5[11]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[12], t2c_v5[13]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[14], t2c_v5[15]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[16], t2c_v5[17]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[18], t2c_v5[19]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[20], t2c_v5[21]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[22], t2c_v5[23]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[24], t2c_v5[25]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[26], t2c_v5[27]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[28], t2c_v5[29]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[30], t2c_v5[31]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[32], t2c_v5[33]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[34], t2c_v5[35]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[36], t2c_v5[37]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[38], t2c_v5[39]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[40], t2c_v5[41]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[42], t2c_v5[43]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[44], t2c_v5[45]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[46], t2c_v5[47]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[48], t2c_v5[49]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[50], t2c_v5[51]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[52], t2c_v5[53]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[54], t2c_v5[55]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[56], t2c_v5[57]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[58], t2c_v5[59]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[60], t2c_v5[61]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[62], t2c_v5[63]}});
+    for (int t2c_i6 = 0; t2c_i6 < 32; t2c_i6++) {
+      const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(V + (t2c_r6 + t2c_i6 * 2) * 256 + t2c_c6);
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6] = t2c_w7.v[0];
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 1] = t2c_w7.v[1];
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 2] = t2c_w7.v[2];
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 3] = t2c_w7.v[3];
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 4] = t2c_w7.v[4];
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 5] = t2c_w7.v[5];
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 6] = t2c_w7.v[6];
+      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 7] = t2c_w7.v[7];
+    }
+    __syncthreads();  // t2c_v5_s: written at line 18, read here by other threads
+    // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
+    #pragma unroll 1
+    for (int t2c_i8 = 0; t2c_i8 < 32; t2c_i8++) {
+      float t2c_d9[8];
+      t2c_d9[0] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3];
+      t2c_d9[1] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 1];
+      t2c_d9[2] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 2];
+      t2c_d9[3] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 3];
+      t2c_d9[4] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 128];
+      t2c_d9[5] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 129];
+      t2c_d9[6] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 130];
+      t2c_d9[7] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 131];
+      #pragma unroll
+      for (int t2c_k10 = 0; t2c_k10 < 64; t2c_k10 += 4) {
+        const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i8 * 2) * 72 + t2c_k10]);
+        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k10 * 264 + t2c_c3]);
+        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
+        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
+        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
+        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k10 * 264 + t2c_c3 + 128]);
+        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
+        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
+        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
+        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 1) * 264 + t2c_c3]);
+        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
+        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
+        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
+        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 1) * 264 + t2c_c3 + 128]);
+        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
+        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
+        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
+        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 2) * 264 + t2c_c3]);
+        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
+        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
+        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
+        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 2) * 264 + t2c_c3 + 128]);
+        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
+        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
+        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
+        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 3) * 264 + t2c_c3]);
+        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
+        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
+        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
+        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 3) * 264 + t2c_c3 + 128]);
+        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
+        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
+        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
+        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
+      }
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3] = t2c_d9[0];
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 1] = t2c_d9[1];
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 2] = t2c_d9[2];
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 3] = t2c_d9[3];
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 128] = t2c_d9[4];
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 129] = t2c_d9[5];
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 130] = t2c_d9[6];
+      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 131] = t2c_d9[7];
+    }
+    // dot-register-a-through-copy.tl:19: O[0 :+ 64, 0 :+ 256] = o
+    for (int t2c_i11 = 0; t2c_i11 < 32; t2c_i11++) {
+      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i11 * 2) * 256 + t2c_c3, t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 1], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 2], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 3]}});
+      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i11 * 2) * 256 + (t2c_c3 + 128), t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 128], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 129], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 130], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 131]}});
+    }
+  } else {
+    // dot-register-a-through-copy.tl:16: var acc: tile<f32>[64, 64] = dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
+    float acc[64];
+    __half t2c_v2[16];
+    t2c_v2[0] = A[t2c_r4 * 16 + t2c_c4];
+    t2c_v2[1] = A[t2c_r4 * 16 + (t2c_c4 + 1)];
+    t2c_v2[2] = A[t2c_r4 * 16 + (t2c_c4 + 2)];
+    t2c_v2[3] = A[t2c_r4 * 16 + (t2c_c4 + 3)];
+    t2c_v2[4] = A[t2c_r4 * 16 + (t2c_c4 + 4)];
+    t2c_v2[5] = A[t2c_r4 * 16 + (t2c_c4 + 5)];
+    t2c_v2[6] = A[t2c_r4 * 16 + (t2c_c4 + 6)];
+    t2c_v2[7] = A[t2c_r4 * 16 + (t2c_c4 + 7)];
+    t2c_v2[8] = A[(t2c_r4 + 32) * 16 + t2c_c4];
+    t2c_v2[9] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 1)];
+    t2c_v2[10] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 2)];
+    t2c_v2[11] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 3)];
+    t2c_v2[12] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 4)];
+    t2c_v2[13] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 5)];
+    t2c_v2[14] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 6)];
+    t2c_v2[15] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 7)];
+    t2c::sts_vec<8>(&t2c_v2_s[t2c_r4 * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r4 + 32) * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    __half t2c_v3[16];
+    t2c_v3[0] = B[t2c_r5 * 64 + t2c_c5];
+    t2c_v3[1] = B[t2c_r5 * 64 + (t2c_c5 + 1)];
+    t2c_v3[2] = B[t2c_r5 * 64 + (t2c_c5 + 2)];
+    t2c_v3[3] = B[t2c_r5 * 64 + (t2c_c5 + 3)];
+    t2c_v3[4] = B[t2c_r5 * 64 + (t2c_c5 + 4)];
+    t2c_v3[5] = B[t2c_r5 * 64 + (t2c_c5 + 5)];
+    t2c_v3[6] = B[t2c_r5 * 64 + (t2c_c5 + 6)];
+    t2c_v3[7] = B[t2c_r5 * 64 + (t2c_c5 + 7)];
+    t2c_v3[8] = B[(t2c_r5 + 8) * 64 + t2c_c5];
+    t2c_v3[9] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 1)];
+    t2c_v3[10] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 2)];
+    t2c_v3[11] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 3)];
+    t2c_v3[12] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 4)];
+    t2c_v3[13] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 5)];
+    t2c_v3[14] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 6)];
+    t2c_v3[15] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 7)];
+    t2c::sts_vec<8>(&t2c_v3_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
+    __syncthreads();  // t2c_v2_s: written at line 16, read here by other threads
+    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 1, each 2 x 8 tiles of 16 x 8
+    acc[0] = 0.0f;
+    acc[1] = 0.0f;
+    acc[2] = 0.0f;
+    acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
+    acc[8] = 0.0f;
+    acc[9] = 0.0f;
+    acc[10] = 0.0f;
+    acc[11] = 0.0f;
+    acc[12] = 0.0f;
+    acc[13] = 0.0f;
+    acc[14] = 0.0f;
+    acc[15] = 0.0f;
+    acc[16] = 0.0f;
+    acc[17] = 0.0f;
+    acc[18] = 0.0f;
+    acc[19] = 0.0f;
+    acc[20] = 0.0f;
+    acc[21] = 0.0f;
+    acc[22] = 0.0f;
+    acc[23] = 0.0f;
+    acc[24] = 0.0f;
+    acc[25] = 0.0f;
+    acc[26] = 0.0f;
+    acc[27] = 0.0f;
+    acc[28] = 0.0f;
+    acc[29] = 0.0f;
+    acc[30] = 0.0f;
+    acc[31] = 0.0f;
+    acc[32] = 0.0f;
+    acc[33] = 0.0f;
+    acc[34] = 0.0f;
+    acc[35] = 0.0f;
+    acc[36] = 0.0f;
+    acc[37] = 0.0f;
+    acc[38] = 0.0f;
+    acc[39] = 0.0f;
+    acc[40] = 0.0f;
+    acc[41] = 0.0f;
+    acc[42] = 0.0f;
+    acc[43] = 0.0f;
+    acc[44] = 0.0f;
+    acc[45] = 0.0f;
+    acc[46] = 0.0f;
+    acc[47] = 0.0f;
+    acc[48] = 0.0f;
+    acc[49] = 0.0f;
+    acc[50] = 0.0f;
+    acc[51] = 0.0f;
+    acc[52] = 0.0f;
+    acc[53] = 0.0f;
+    acc[54] = 0.0f;
+    acc[55] = 0.0f;
+    acc[56] = 0.0f;
+    acc[57] = 0.0f;
+    acc[58] = 0.0f;
+    acc[59] = 0.0f;
+    acc[60] = 0.0f;
+    acc[61] = 0.0f;
+    acc[62] = 0.0f;
+    acc[63] = 0.0f;
+    #pragma unroll
+    for (int t2c_k12 = 0; t2c_k12 < 16; t2c_k12 += 16) {
+      unsigned t2c_a0[4];
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + t2c_k12 + (lane / 16) * 8]);
+      unsigned t2c_a1[4];
+      t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k12 + (lane / 16) * 8]);
+      unsigned t2c_q0[4];
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+      unsigned t2c_q2[4];
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+      unsigned t2c_q4[4];
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+      unsigned t2c_q6[4];
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
+    }
+    // dot-register-a-through-copy.tl:17: var o: tile<f32>[64, 256] = 0.5
+    for (int t2c_i13 = 0; t2c_i13 < 32; t2c_i13++) {
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 1] = 0.5f;
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 2] = 0.5f;
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 128] = 0.5f;
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 129] = 0.5f;
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 130] = 0.5f;
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 131] = 0.5f;
+    }
+    // dot-register-a-through-copy.tl:18: o += dot(f16(acc), V[0 :+ 64, 0 :+ 256])
+    __half t2c_v5[64];
+    t2c_v5[0] = t2c::cvt<__half>(acc[0]);
+    t2c_v5[1] = t2c::cvt<__half>(acc[1]);
+    t2c_v5[2] = t2c::cvt<__half>(acc[2]);
+    t2c_v5[3] = t2c::cvt<__half>(acc[3]);
+    t2c_v5[4] = t2c::cvt<__half>(acc[4]);
+    t2c_v5[5] = t2c::cvt<__half>(acc[5]);
+    t2c_v5[6] = t2c::cvt<__half>(acc[6]);
+    t2c_v5[7] = t2c::cvt<__half>(acc[7]);
+    t2c_v5[8] = t2c::cvt<__half>(acc[8]);
+    t2c_v5[9] = t2c::cvt<__half>(acc[9]);
+    t2c_v5[10] = t2c::cvt<__half>(acc[10]);
+    t2c_v5[11] = t2c::cvt<__half>(acc[11]);
+    t2c_v5[12] = t2c::cvt<__half>(acc[12]);
+    t2c_v5[13] = t2c::cvt<__half>(acc[13]);
+    t2c_v5[14] = t2c::cvt<__half>(acc[14]);
+    t2c_v5[15] = t2c::cvt<__half>(acc[15]);
+    t2c_v5[16] = t2c::cvt<__half>(acc[16]);
+    t2c_v5[17] = t2c::cvt<__half>(acc[17]);
+    t2c_v5[18] = t2c::cvt<__half>(acc[18]);
+    t2c_v5[19] = t2c::cvt<__half>(acc[19]);
+    t2c_v5[20] = t2c::cvt<__half>(acc[20]);
+    t2c_v5[21] = t2c::cvt<__half>(acc[21]);
+    t2c_v5[22] = t2c::cvt<__half>(acc[22]);
+    t2c_v5[23] = t2c::cvt<__half>(acc[23]);
+    t2c_v5[24] = t2c::cvt<__half>(acc[24]);
+    t2c_v5[25] = t2c::cvt<__half>(acc[25]);
+    t2c_v5[26] = t2c::cvt<__half>(acc[26]);
+    t2c_v5[27] = t2c::cvt<__half>(acc[27]);
+    t2c_v5[28] = t2c::cvt<__half>(acc[28]);
+    t2c_v5[29] = t2c::cvt<__half>(acc[29]);
+    t2c_v5[30] = t2c::cvt<__half>(acc[30]);
+    t2c_v5[31] = t2c::cvt<__half>(acc[31]);
+    t2c_v5[32] = t2c::cvt<__half>(acc[32]);
+    t2c_v5[33] = t2c::cvt<__half>(acc[33]);
+    t2c_v5[34] = t2c::cvt<__half>(acc[34]);
+    t2c_v5[35] = t2c::cvt<__half>(acc[35]);
+    t2c_v5[36] = t2c::cvt<__half>(acc[36]);
+    t2c_v5[37] = t2c::cvt<__half>(acc[37]);
+    t2c_v5[38] = t2c::cvt<__half>(acc[38]);
+    t2c_v5[39] = t2c::cvt<__half>(acc[39]);
+    t2c_v5[40] = t2c::cvt<__half>(acc[40]);
+    t2c_v5[41] = t2c::cvt<__half>(acc[41]);
+    t2c_v5[42] = t2c::cvt<__half>(acc[42]);
+    t2c_v5[43] = t2c::cvt<__half>(acc[43]);
+    t2c_v5[44] = t2c::cvt<__half>(acc[44]);
+    t2c_v5[45] = t2c::cvt<__half>(acc[45]);
+    t2c_v5[46] = t2c::cvt<__half>(acc[46]);
+    t2c_v5[47] = t2c::cvt<__half>(acc[47]);
+    t2c_v5[48] = t2c::cvt<__half>(acc[48]);
+    t2c_v5[49] = t2c::cvt<__half>(acc[49]);
+    t2c_v5[50] = t2c::cvt<__half>(acc[50]);
+    t2c_v5[51] = t2c::cvt<__half>(acc[51]);
+    t2c_v5[52] = t2c::cvt<__half>(acc[52]);
+    t2c_v5[53] = t2c::cvt<__half>(acc[53]);
+    t2c_v5[54] = t2c::cvt<__half>(acc[54]);
+    t2c_v5[55] = t2c::cvt<__half>(acc[55]);
+    t2c_v5[56] = t2c::cvt<__half>(acc[56]);
+    t2c_v5[57] = t2c::cvt<__half>(acc[57]);
+    t2c_v5[58] = t2c::cvt<__half>(acc[58]);
+    t2c_v5[59] = t2c::cvt<__half>(acc[59]);
+    t2c_v5[60] = t2c::cvt<__half>(acc[60]);
+    t2c_v5[61] = t2c::cvt<__half>(acc[61]);
+    t2c_v5[62] = t2c::cvt<__half>(acc[62]);
+    t2c_v5[63] = t2c::cvt<__half>(acc[63]);
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[0], t2c_v5[1]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[2], t2c_v5[3]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[4], t2c_v5[5]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[6], t2c_v5[7]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[8], t2c_v5[9]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[10], t2c_v5[11]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[12], t2c_v5[13]}});
+    t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[14], t2c_v5[15]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[16], t2c_v5[17]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[18], t2c_v5[19]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[20], t2c_v5[21]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[22], t2c_v5[23]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[24], t2c_v5[25]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[26], t2c_v5[27]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[28], t2c_v5[29]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[30], t2c_v5[31]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[32], t2c_v5[33]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[34], t2c_v5[35]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[36], t2c_v5[37]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[38], t2c_v5[39]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[40], t2c_v5[41]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[42], t2c_v5[43]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[44], t2c_v5[45]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 16) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[46], t2c_v5[47]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[48], t2c_v5[49]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v5[50], t2c_v5[51]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v5[52], t2c_v5[53]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v5[54], t2c_v5[55]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_v5[56], t2c_v5[57]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[58], t2c_v5[59]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[60], t2c_v5[61]}});
+    t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[62], t2c_v5[63]}});
+    for (int t2c_i14 = 0; t2c_i14 < 32; t2c_i14++) {
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6] = V[(t2c_r6 + t2c_i14 * 2) * 256 + t2c_c6];
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 1] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 1)];
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 2] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 2)];
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 3] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 3)];
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 4] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 4)];
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 5] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 5)];
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 6] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 6)];
+      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 7] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 7)];
+    }
+    __syncthreads();  // t2c_v5_s: written at line 18, read here by other threads
+    // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
+    #pragma unroll 1
+    for (int t2c_i15 = 0; t2c_i15 < 32; t2c_i15++) {
+      float t2c_d16[8];
+      t2c_d16[0] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3];
+      t2c_d16[1] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 1];
+      t2c_d16[2] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 2];
+      t2c_d16[3] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 3];
+      t2c_d16[4] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 128];
+      t2c_d16[5] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 129];
+      t2c_d16[6] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 130];
+      t2c_d16[7] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 131];
+      #pragma unroll
+      for (int t2c_k17 = 0; t2c_k17 < 64; t2c_k17 += 4) {
+        const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i15 * 2) * 72 + t2c_k17]);
+        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k17 * 264 + t2c_c3]);
+        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
+        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
+        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
+        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k17 * 264 + t2c_c3 + 128]);
+        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
+        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
+        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
+        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 1) * 264 + t2c_c3]);
+        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
+        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
+        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
+        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 1) * 264 + t2c_c3 + 128]);
+        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
+        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
+        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
+        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 2) * 264 + t2c_c3]);
+        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
+        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
+        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
+        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 2) * 264 + t2c_c3 + 128]);
+        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
+        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
+        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
+        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 3) * 264 + t2c_c3]);
+        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
+        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
+        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
+        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 3) * 264 + t2c_c3 + 128]);
+        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
+        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
+        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
+        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
+      }
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3] = t2c_d16[0];
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 1] = t2c_d16[1];
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 2] = t2c_d16[2];
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 3] = t2c_d16[3];
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 128] = t2c_d16[4];
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 129] = t2c_d16[5];
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 130] = t2c_d16[6];
+      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 131] = t2c_d16[7];
+    }
+    // dot-register-a-through-copy.tl:19: O[0 :+ 64, 0 :+ 256] = o
+    for (int t2c_i18 = 0; t2c_i18 < 32; t2c_i18++) {
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + t2c_c3] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3];
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 1)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 1];
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 2)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 2];
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 3)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 3];
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 128)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 128];
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 129)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 129];
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 130)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 130];
+      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 131)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 131];
+    }
+  }
+}

@@ -1148,6 +1148,34 @@ static void t_ir_more3(Tally *T) {
     CHECK(T, call_check(&k, "ir_more", l));
     call_free(&k);
   }
+  static const int Mb[] = {64, 37};
+  for (int c = 0; c < 2; c++) {
+    int M = Mb[c];
+    Rng r = rng_seed("ir_more_rega_big", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "rega_big");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, 16));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(16, 64));
+    Ten *V = call_in(&k, "V", F16, 2, SHAPE(64, 256));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 256));
+    fill_int(A, &r, -2, 2);
+    fill_int(B, &r, -2, 2);
+    fill_int(V, &r, -2, 2);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 256; j++) {
+        double o = 0.5;
+        for (int q = 0; q < 64; q++) {
+          double acc = 0; /* at most 64: exact in f16 */
+          for (int kk = 0; kk < 16; kk++) acc += A2(A, i, kk) * A2(B, kk, q);
+          o += acc * A2(V, q, j);
+        }
+        R2(O, i, j) = o;
+      }
+    char l[64];
+    label(l, sizeof l, "rega_big M=%d", M);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
 }
 
 /* ir_more, continued: column and whole-tile sums of f16, bf16 and i8 tiles, folded
