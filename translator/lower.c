@@ -48,6 +48,7 @@ typedef struct Lower {
   PtrVec spilled;        /* values spilled for the statement being lowered (TirVar *) */
   PtrVec current;        /* values whose shared copy holds their value here (straight-line code) */
   PtrVec loops_op, loops_in; /* the loops around the statement (TirOp *), and the blocks they are in */
+  PtrVec loops_cond;     /* for each of them, a while condition's ops (TirBlock *), or NULL */
   PtrVec hoisted;        /* spills moved before a loop: (TirOp *loop, TirVar *) pairs */
 } Lower;
 
@@ -885,30 +886,26 @@ static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
   return lower_store(L, b, s);
 }
 
-/* A continue of the loop body b (not of a loop inside it). */
-static bool continues(const Block *b) {
-  for (int i = 0; i < b->nstmts; i++) {
-    const Stmt *s = b->stmts[i];
-    if (s->kind == S_CONTINUE) return true;
-    if (s->kind == S_BLOCK && continues(&s->u.block)) return true;
-    if (s->kind == S_IF) {
-      Block one = {(Stmt **)&s->u.iff.els, s->u.iff.els ? 1 : 0, {0, 0}};
-      if (continues(&s->u.iff.then) || continues(&one)) return true;
-    }
-  }
-  return false;
-}
-
 /* A while condition with ops of its own (sum() into a scalar value, a tile's
  * element read from the tile's shared copy): they run before the loop, and
- * again, the same ops into the same values, at the end of every iteration,
- * before the next test. Every thread must run them (sum()'s fold across warps
- * and the copy's read need barriers), and every iteration must reach its end. */
-static bool while_cond_ok(Lower *L, const TirBlock *cond, const Stmt *s, bool td) {
-  (void)cond;
+ * again, the same ops into the same values, before each next test: at the end
+ * of the body and before each continue of the loop. Every thread must run
+ * them (sum()'s fold across warps and the copy's read need barriers): no
+ * thread may leave the loop, or an iteration, apart from the others. */
+static bool while_cond_ok(Lower *L, bool td) {
   if (td || L->td) return fail(L, "sum() or a tile's element in the condition of a while that threads leave apart");
-  if (continues(&s->u.whil.body)) return fail(L, "sum() or a tile's element in the condition of a while with a continue");
   return true;
+}
+
+/* The condition's ops again into b, for the next test (each value declared once, before the loop). */
+static void cond_again(Lower *L, TirBlock *b, const TirBlock *cond, Stmt *s) {
+  for (int i = 0; cond && i < cond->ops.len; i++) {
+    const TirOp *c0 = cond->ops.items[i];
+    if (c0->kind == TO_DECL) continue;
+    TirOp *c = tir_new_op(L->K, b, c0->kind, s);
+    *c = *c0;
+    c->first = false;
+  }
 }
 
 static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
@@ -929,8 +926,9 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     L->loops++;
     vec_push(L->K->a, &L->loops_op, o);
     vec_push(L->K->a, &L->loops_in, b);
+    vec_push(L->K->a, &L->loops_cond, NULL);
     if (!lower_block(L, &o->body, &s->u.forr.body)) return false;
-    L->loops_op.len--, L->loops_in.len--;
+    L->loops_op.len--, L->loops_in.len--, L->loops_cond.len--;
     L->loops--;
     L->td -= td;
     return true;
@@ -938,7 +936,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     TirBlock cond = {0};
     if (!scalar_ok(L, &cond, s->u.whil.cond)) return false;
     td = check_expr_td(s->u.whil.cond) || check_loop_divergent(&s->u.whil.body);
-    if (cond.ops.len && !while_cond_ok(L, &cond, s, td)) return false;
+    if (cond.ops.len && !while_cond_ok(L, td)) return false;
     for (int i = 0; i < cond.ops.len; i++) vec_push(L->K->a, &b->ops, cond.ops.items[i]);
     o = op_new(L, b, TO_WHILE);
     o->td = td || L->td;
@@ -946,15 +944,10 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     L->loops++;
     vec_push(L->K->a, &L->loops_op, o);
     vec_push(L->K->a, &L->loops_in, b);
+    vec_push(L->K->a, &L->loops_cond, cond.ops.len ? &cond : NULL);
     if (!lower_block(L, &o->body, &s->u.whil.body)) return false;
-    for (int i = 0; i < cond.ops.len; i++) { /* the condition's ops again, for the next test (declared once) */
-      const TirOp *c0 = cond.ops.items[i];
-      if (c0->kind == TO_DECL) continue;
-      TirOp *c = tir_new_op(L->K, &o->body, c0->kind, s);
-      *c = *c0; /* a copy at the end of the body */
-      c->first = false;
-    }
-    L->loops_op.len--, L->loops_in.len--;
+    cond_again(L, &o->body, L->loops_cond.items[L->loops_cond.len - 1], s);
+    L->loops_op.len--, L->loops_in.len--, L->loops_cond.len--;
     L->loops--;
     L->td -= td;
     return true;
@@ -996,7 +989,10 @@ static bool lower_stmt(Lower *L, TirBlock *b, Stmt *s) {
     L->current.len = 0;
     return ok;
   case S_BREAK: op_new(L, b, TO_BREAK); return true;
-  case S_CONTINUE: op_new(L, b, TO_CONTINUE); return true;
+  case S_CONTINUE: /* the loop's while condition first, for the next test */
+    cond_again(L, b, L->loops_cond.items[L->loops_cond.len - 1], s);
+    op_new(L, b, TO_CONTINUE);
+    return true;
   case S_BLOCK: return lower_block(L, b, &s->u.block);
   case S_EXPR: unreachable();
   default: unreachable();

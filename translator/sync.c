@@ -46,6 +46,7 @@ typedef struct SyncState {
 } SyncState;
 
 typedef struct SyncLoop {
+  const TirOp *op; /* the loop (NULL: none) */
   SyncState brk, cont;
   bool has_brk, has_cont;
 } SyncLoop;
@@ -164,45 +165,46 @@ static bool region_conflicts(TirKernel *K, const TirBlock *b, const SyncState *s
 
 /* A while loop tests its condition again after each iteration: what the
  * condition reads (a shared copy the body writes again, lower.c) needs a
- * barrier at the end of the body when the iteration's accesses conflict with
- * it. (A condition with ops of its own has no continue: lower.c.) */
-static void loop_tail(TirKernel *K, TirOp *op, SyncState *end, bool real, bool nobar) {
-  if (op->kind != TO_WHILE || !op->nacc) return;
+ * barrier before the next test, at the end of the body and before each of
+ * the loop's continues, when the iteration's accesses conflict with it. The
+ * barrier goes into out. */
+static void test_again(TirKernel *K, const TirOp *op, SyncState *st, bool real, bool nobar, PtrVec *out) {
+  if (!op || op->kind != TO_WHILE || !op->nacc) return;
   bool block = true;
-  const char *why = nobar ? NULL : conflict(K, op, end, &block);
+  const char *why = nobar ? NULL : conflict(K, op, st, &block);
   if (why) {
-    if (block) memset(end, 0, sizeof *end);
-    else warp_clear(K, end);
+    if (block) memset(st, 0, sizeof *st);
+    else warp_clear(K, st);
     if (real) {
-      TirOp *bar = tir_new_op(K, &op->body, TO_BARRIER, op->stmt);
+      TirOp *bar = tir_new_op(K, NULL, TO_BARRIER, op->stmt);
       bar->reason = block ? arena_printf(K->a, "%s, before the next test", why)
                           : arena_printf(K->a, "%s, all of them in this warp, before the next test", why);
       bar->warp = !block;
       bar->only = view;
+      vec_push(K->a, out, bar);
       if (block) K->nbarriers++;
       else K->nwarpbars++;
     }
   }
-  record(op, end);
+  record(op, st);
 }
 
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar) {
   SyncState head = *st;
   for (int round = 0; round < 64; round++) {
     SyncState s = head;
-    SyncLoop lp = {0};
+    SyncLoop lp = {.op = op};
     run_block(K, &op->body, &s, &lp, false, nobar);
+    test_again(K, op, &s, false, nobar, NULL);
     SyncState end = lp.has_cont ? join(&s, &lp.cont) : s;
-    loop_tail(K, op, &end, false, nobar);
     SyncState next = join(st, &end);
     if (same(&next, &head)) break;
     head = next;
   }
   SyncState s = head;
-  SyncLoop lp = {0};
+  SyncLoop lp = {.op = op};
   run_block(K, &op->body, &s, &lp, real, nobar);
-  SyncState end = lp.has_cont ? join(&s, &lp.cont) : s;
-  loop_tail(K, op, &end, real, nobar);
+  test_again(K, op, &s, real, nobar, &op->body.ops);
   *st = lp.has_brk ? join(&head, &lp.brk) : head;
 }
 
@@ -267,6 +269,7 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
         else K->nwarpbars++;
       }
     }
+    if (op->kind == TO_CONTINUE) test_again(K, loop->op, st, real, nobar, &out);
     if (real) vec_push(K->a, &out, op);
     record(op, st); /* what the op itself reads (a loop's bounds, a condition) comes first */
     bool nb = nobar || region;

@@ -1044,6 +1044,81 @@ static void t_ir_more(Tally *T) {
   }
 }
 
+/* while_continue (tests/gpu/while_continue.tl): a while condition with ops of its
+ * own (sum(), a tile's element) in a loop whose body has a continue, at ragged
+ * sizes. X holds quarters, so every sum is exact in any order. */
+static void t_while_continue(Tally *T) {
+  static const int Ms[] = {8, 13, 40};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("while_continue_sum", (uint64_t)c);
+    Call k;
+    call_init(&k, "while_continue.tl", "while_sum");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+    Ten *I = call_out(&k, "I", I32, 2, SHAPE(M, 64));
+    for (long long q = 0; q < X->n; q++) X->v[q] = rng_int(&r, -4, 4) * 0.25;
+    for (int m0 = 0; m0 < M; m0 += 8) {
+      float t[8][64];
+      for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 64; j++) t[i][j] = m0 + i < M ? (float)A2(X, m0 + i, j) : 0.0f;
+      int it = 0;
+      for (;;) {
+        double s = 0;
+        for (int i = 0; i < 8; i++)
+          for (int j = 0; j < 64; j++) s += t[i][j];
+        if (!(s < 3000.0 && it < 12)) break;
+        it++;
+        float add = it % 3 == 0 ? 2.0f : 0.5f;
+        for (int i = 0; i < 8; i++)
+          for (int j = 0; j < 64; j++) t[i][j] += add;
+      }
+      for (int i = 0; i < 8 && m0 + i < M; i++)
+        for (int j = 0; j < 64; j++) R2(Y, m0 + i, j) = t[i][j], R2(I, m0 + i, j) = it;
+    }
+    char l[64];
+    label(l, sizeof l, "while_sum M=%d", M);
+    CHECK(T, call_check(&k, "while_continue", l));
+    call_free(&k);
+  }
+  static const int MN[][2] = {{16, 32}, {37, 70}, {3, 5}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("while_continue_elem", (uint64_t)c);
+    Call k;
+    call_init(&k, "while_continue.tl", "while_elem");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *I = call_out(&k, "I", I32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -8, 6);
+    for (int by = 0; by * 16 < M; by++)
+      for (int bx = 0; bx * 32 < N; bx++) {
+        int r0 = by * 16 + 3, c0 = bx * 32 + 5, it = 0; /* t[3, 5]: 0 outside the tensor */
+        float v = r0 < M && c0 < N ? (float)A2(X, r0, c0) : 0.0f;
+        while (v < 4.0f && it < 20) {
+          it++;
+          v += 0.75f;
+          if (it % 2 == 1) continue;
+          v += 0.25f;
+        }
+        for (int i = by * 16; i < by * 16 + 16 && i < M; i++)
+          for (int j = bx * 32; j < bx * 32 + 32 && j < N; j++) {
+            float y = (float)A2(X, i, j);
+            for (int q = 1; q <= it; q++) {
+              y += 0.75f;
+              if (q % 2 == 0) y += 0.25f;
+            }
+            R2(Y, i, j) = y;
+            R2(I, i, j) = it;
+          }
+      }
+    char l[64];
+    label(l, sizeof l, "while_elem M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "while_continue", l));
+    call_free(&k);
+  }
+}
+
 /* ir_more, continued: sum() of row and column values, and a @registers tile in a
  * layout of its own (the seed's count per thread). */
 static void t_ir_more2(Tally *T) {
@@ -3464,6 +3539,7 @@ static const Test tests[] = {
     {"shared_home", t_shared_home},
     {"big_acc", t_big_acc},
     {"ir_more", t_ir_more},
+    {"while_continue", t_while_continue},
     {"ir_more_sums", t_ir_more2},
     {"ir_more_layouts", t_ir_more3},
     {"ir_more_narrow", t_ir_more4},
