@@ -112,6 +112,19 @@ static void map_value(Lower *L, Expr *key, TirVar *v) {
 static bool hoist(Lower *L, TirBlock *b, Expr *x);
 static bool hoist_sum(Lower *L, TirBlock *b, Expr *x);
 static bool hoist_window(Lower *L, TirBlock *b, Expr *x);
+/* A fresh value of its own, declared and assigned x here. */
+static TirVar *temp_of(Lower *L, TirBlock *b, Expr *x, ElemType elem, int rank, int rows, int cols, const char *what) {
+  TirVar *v = tir_new_var(L->K, elem, rank, rows, cols, what);
+  v->cname = temp_name(L);
+  op_new(L, b, TO_DECL)->dst = v;
+  TirOp *o = op_new(L, b, TO_ASSIGN);
+  o->dst = v;
+  o->expr = x;
+  o->rows = rows;
+  o->cols = cols;
+  return v;
+}
+
 static TirVar *value_of(Lower *L, TirBlock *b, Expr *x);
 
 /* A scalar expression; what is not elementwise in it (sum(), t[i, j]) is
@@ -280,17 +293,7 @@ static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   op->red = (BuiltinKind)x->u.call.builtin;
   op->rows = arg->ty.dims[0];
   op->cols = arg->ty.dims[1];
-  if (acc != x->ty.elem) {
-    TirVar *w = tir_new_var(L->K, x->ty.elem, 2, v->rows, 1, what);
-    w->cname = temp_name(L);
-    op_new(L, b, TO_DECL)->dst = w;
-    TirOp *o = op_new(L, b, TO_ASSIGN);
-    o->dst = w;
-    o->expr = cast_to(L, tir_read_of(L->K, v), x->ty.elem);
-    o->rows = v->rows;
-    o->cols = 1;
-    v = w;
-  }
+  if (acc != x->ty.elem) v = temp_of(L, b, cast_to(L, tir_read_of(L->K, v), x->ty.elem), x->ty.elem, 2, v->rows, 1, what);
   map_value(L, x, v);
   return true;
 }
@@ -302,16 +305,7 @@ static TirVar *value_of(Lower *L, TirBlock *b, Expr *x) {
   TirVar *h = tir_hoisted(L->K, x);
   if (h) return h;
   int rows = x->ty.rank == 2 ? x->ty.dims[0] : 1, cols = x->ty.rank == 2 ? x->ty.dims[1] : x->ty.dims[0];
-  TirVar *v = tir_new_var(L->K, x->ty.elem, x->ty.rank, rows, cols,
-                          arena_printf(L->K->a, "an operand at line %d", x->loc.line));
-  v->cname = temp_name(L);
-  op_new(L, b, TO_DECL)->dst = v;
-  TirOp *o = op_new(L, b, TO_ASSIGN);
-  o->dst = v;
-  o->expr = x;
-  o->rows = rows;
-  o->cols = cols;
-  return v;
+  return temp_of(L, b, x, x->ty.elem, x->ty.rank, rows, cols, arena_printf(L->K->a, "an operand at line %d", x->loc.line));
 }
 
 /* v's shared copy, written by a TO_SPILL before the statement reads it (once per
@@ -757,16 +751,9 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
     /* the value is read whole before any of it is stored: into a temporary first
      * (sync puts a barrier between), as a statement that reads its target does */
     TirVar *t;
-    if (rhs->ty.rank == 0) { /* one value for every thread: a scalar of its own */
-      t = tir_new_var(L->K, rhs->ty.elem, 0, 1, 1, arena_printf(L->K->a, "value at line %d", rhs->loc.line));
-      t->cname = temp_name(L);
-      op_new(L, b, TO_DECL)->dst = t;
-      TirOp *a = op_new(L, b, TO_ASSIGN);
-      a->dst = t;
-      a->op = TK_ASSIGN;
-      a->expr = rhs;
-      a->rows = a->cols = 1;
-    } else if (!(t = value_of(L, b, rhs))) {
+    if (rhs->ty.rank == 0) /* one value for every thread: a scalar of its own */
+      t = temp_of(L, b, rhs, rhs->ty.elem, 0, 1, 1, arena_printf(L->K->a, "value at line %d", rhs->loc.line));
+    else if (!(t = value_of(L, b, rhs))) {
       return false;
     }
     rhs = tir_read_of(L->K, t);
