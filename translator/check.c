@@ -2030,8 +2030,14 @@ static void rules_stmt(Checker *C, Stmt *s, Ctl ctl) {
   case S_FOR: {
     Ctl in = ctl;
     const Expr *b[3] = {s->u.forr.lo, s->u.forr.hi, s->u.forr.step};
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+      /* a bound reading a tile is collective, as a condition is */
+      if ((ctl.td_cond || ctl.td_exit) && b[i] && (b[i]->flags & EF_TILE)) {
+        diag_error(C->d, b[i]->loc, "a loop bound that reads a tile, under thread-dependent control");
+        note_td(C, ctl);
+      }
       if (!in.td_cond && !in.td_exit && expr_td(b[i])) in.td_cond = b[i];
+    }
     if (!in.td_cond && !in.td_exit) in.td_exit = divergent_exit(&s->u.forr.body, false);
     rules_block(C, &s->u.forr.body, in);
     return;
@@ -2047,6 +2053,9 @@ static void rules_stmt(Checker *C, Stmt *s, Ctl ctl) {
     if (outer_td && (c->flags & EF_TILE)) {
       diag_error(C->d, c->loc, "a condition that reads a tile, under thread-dependent control");
       note_td(C, ctl);
+    } else if (in.td_exit && (c->flags & EF_TILE)) { /* tested again after some threads left */
+      diag_error(C->d, c->loc, "a while condition that reads a tile, in a loop that threads leave apart");
+      note_td(C, in);
     }
     in.reg_ctl = s->kind == S_IF ? "an if" : "a while";
     in.reg_loc = s->loc;
