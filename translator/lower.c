@@ -669,7 +669,8 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
   bool padded = rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_PAD;
   Expr *sl = padded ? rhs->u.call.args[0] : rhs;
   if (op == TK_ASSIGN && is_tensor_slice(sl) && !check_is_gather(sl) && sl->ty.elem == v->elem && rhs->ty.rank == v->rank &&
-      (rhs->ty.rank == 1 || (rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols)) && !names(rhs, v->sym))
+      (rhs->ty.rank == 1 ? rhs->ty.dims[0] == v->cols : rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols) &&
+      !names(rhs, v->sym))
     return lower_load(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
   /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
    * registers (after v = e), when it does not read v and v has the dot's type

@@ -1042,6 +1042,23 @@ static void t_ir_more(Tally *T) {
     CHECK(T, call_check(&k, "ir_more", l));
     call_free(&k);
   }
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("ir_more_bcast", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "bcast_load");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *B = call_in(&k, "B", F32, 1, SHAPE(4));
+    Ten *O = call_out(&k, "O", F32, 1, SHAPE(N));
+    fill_uniform(X, &r, -2, 2);
+    fill_uniform(B, &r, -2, 2);
+    O->init = calloc((size_t)N, sizeof(double)); /* past 128: not written, still 0 */
+    for (int i = 0; i < N; i++) O->ref[i] = i < 128 ? (float)((float)X->v[i] + (float)B->v[2]) : 0;
+    char l[64];
+    label(l, sizeof l, "bcast_load N=%d", N);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
 }
 
 /* while_continue (tests/gpu/while_continue.tl): a while condition with ops of its
