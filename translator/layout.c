@@ -87,6 +87,30 @@ static Layout *blocked_as(TirKernel *K, int rows, int cols, int ebytes, bool pla
   return t;
 }
 
+/* A plain layout with no padding, runs as wide as the columns allow and as
+ * many lanes across as divide them: what a @registers tile takes when the
+ * greedy spread pads (a [3, 128] tile over 4 warps: the warps across the
+ * columns, 3 rows each). NULL if no split of lanes and warps divides the shape. */
+static Layout *exact_blocked(TirKernel *K, int rows, int cols, int ebytes) {
+  int lanes = K->t->lanes, warps = K->ki->threads / lanes;
+  for (int vec = K->hw->vec_bytes / ebytes; vec >= 1; vec /= 2) {
+    if (cols % vec) continue;
+    int chunks = cols / vec;
+    for (int lc = lanes; lc >= 1; lc /= 2)
+      for (int wr = 1; wr <= warps; wr++) {
+        int lr = lanes / lc, wc = warps / wr;
+        if (warps % wr || rows % (lr * wr) || chunks % (lc * wc)) continue;
+        Layout *t = NEW(K->a, Layout);
+        *t = (Layout){.kind = LY_BLOCKED, .rows = rows, .cols = cols, .vec = vec, .lc = lc, .lr = lr, .wc = wc, .wr = wr,
+                      .rr = rows / (lr * wr), .rc = chunks / (lc * wc)};
+        t->id = K->layouts.len;
+        vec_push(K->a, &K->layouts, t);
+        return t;
+      }
+  }
+  return NULL;
+}
+
 /* The layout of a [rows, cols] shape: the mma accumulator when a dot makes one. */
 static Layout *blocked(TirKernel *K, int rows, int cols, int ebytes) { return blocked_as(K, rows, cols, ebytes, false); }
 
@@ -602,7 +626,8 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     if (y && y->place == PL_REGISTER && v->layout->kind != LY_SCALAR && !v->layout->mma &&
         (layout_count(v->layout) != y->per_thread || layout_padded(v->layout))) {
       const Layout *own = blocked_as(K, v->rows, v->cols, elem_bytes[v->elem], true);
-      if (layout_count(own) == y->per_thread && !layout_padded(own)) v->layout = own;
+      if (layout_count(own) != y->per_thread || layout_padded(own)) own = exact_blocked(K, v->rows, v->cols, elem_bytes[v->elem]);
+      if (own && layout_count(own) == y->per_thread) v->layout = own;
     }
   }
   return true;

@@ -1185,6 +1185,25 @@ static void t_ir_more2(Tally *T) {
     CHECK(T, call_check(&k, "ir_more", l));
     call_free(&k);
   }
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("ir_more_reg_three", (uint64_t)c);
+    Call k;
+    call_init(&k, "ir_more.tl", "reg_three");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 128));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 128));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M && i < 3; i++)
+      for (int j = 0; j < 128; j++) {
+        float a = 0.0f;
+        for (int q = 0; q < 2; q++) a += i + q < M ? (float)A2(X, i + q, j) * 2.0f : 0.0f;
+        R2(O, i, j) = a;
+      }
+    char l[64];
+    label(l, sizeof l, "reg_three M=%d", M);
+    CHECK(T, call_check(&k, "ir_more", l));
+    call_free(&k);
+  }
 }
 
 /* ir_more, continued: a column value against two layouts, and a register-A dot

@@ -1880,4 +1880,12 @@ Test(tir_layout, a_registers_tile_keeps_the_seeds_count) {
   cr_assert_eq(t->layout->kind, LY_BLOCKED);
   cr_assert_eq(layout_count(t->layout), 2, "64 elements over 32 threads: 2 each");
   cr_assert(!layout_padded(t->layout));
+  /* [3, 128] over 4 warps: the greedy spread pads the rows; one with the warps across does not */
+  why = NULL;
+  K = build("@launch(128)\n@registers(t)\nkernel k(R: tensor<f32>[3, 128], O: tensor<f32>[3, 128]) {\n"
+            "  var t: tile<f32>[3, 128] = 0.0\n  t += R[0 :+ 3, 0 :+ 128]\n  O[0 :+ 3, 0 :+ 128] = t\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  t = var_named(K, "t");
+  cr_assert_eq(layout_count(t->layout), 3);
+  cr_assert(!layout_padded(t->layout));
 }
