@@ -796,7 +796,7 @@ static bool home_ok(TirKernel *K, const TirVar *v, const char **why) {
   HomeOk h = {v, plain_copy(K, v), w};
   if (!h.why && h.buf >= 0) {
     const TirBuf *f = &K->bufs[h.buf];
-    if (f->alternating || f->cm8 || f->stages || f->swz) h.why = "its copy is a dot operand's, made in a loop";
+    if (f->cm8 || f->stages || f->swz) h.why = "its copy is a dot operand's, laid out for the tensor cores";
   }
   if (!h.why) walk(K, &K->body, home_ok_fn, &h);
   if (why) *why = h.why;
@@ -820,6 +820,11 @@ static bool make_home(TirKernel *K, TirVar *v, const char *why) {
   if (bi < 0) bi = tir_copy_buf(K, v);
   if (bi < 0) return false;
   TirBuf *f = &K->bufs[bi];
+  /* an operand copy made in a loop alternates halves so that the next
+   * iteration's copy need not wait for this one's readers; a home is written
+   * in place, one half, after a barrier */
+  f->alternating = false;
+  tir_buf_size(f);
   f->what = arena_printf(K->a, "%s, too large for registers", v->sym ? v->sym->name : v->what);
   v->home = bi + 1;
   v->home_why = why;

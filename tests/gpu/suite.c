@@ -952,10 +952,11 @@ static void t_red_shapes(Tally *T) {
  * smaller than the threads. Ragged sizes cut rows, columns and k. */
 static void t_big_acc(Tally *T) {
   static const int MNK[][3] = {{64, 256, 64}, {70, 300, 40}, {5, 3, 7}};
-  static const char *const kernels[] = {"acc_mma128", "acc_home", "acc_home_f32", "dot_small"};
-  for (int c = 0; c < 12; c++) {
+  static const char *const kernels[] = {"acc_mma128", "acc_home", "acc_home_f32", "dot_small", "a_home"};
+  for (int c = 0; c < 15; c++) {
     int M = MNK[c % 3][0], N = MNK[c % 3][1], K = MNK[c % 3][2];
     const char *kernel = kernels[c / 3];
+    if (c / 3 == 4) K *= 5; /* a_home's k tile is 128: several iterations */
     bool f16 = c / 3 < 2;
     Rng r = rng_seed("big_acc", (uint64_t)c);
     Call k;
