@@ -948,6 +948,31 @@ static bool dot_home(TirKernel *K) {
   return any;
 }
 
+/* The values live together past TIR_MAX_VALUE_REGS, none of which can move to
+ * shared memory (dot accumulators on the tensor cores, @registers tiles): they
+ * stay, and the warning names them, largest first. */
+static void pressure_warning(TirKernel *K) {
+  PtrVec at = {0};
+  int peak = tir_value_peak(K, &at);
+  Buf b = {0};
+  for (int n = 0; n < at.len && n < 4; n++) {
+    int best = -1;
+    for (int i = 0; i < at.len; i++) {
+      const TirVar *v = at.items[i];
+      if (v && (best < 0 || layout_count(v->layout) > layout_count(((TirVar *)at.items[best])->layout))) best = i;
+    }
+    const TirVar *v = at.items[best];
+    at.items[best] = NULL;
+    buf_printf(&b, "%s%s: %d", n ? ", " : "", v->sym ? v->sym->name : v->what, layout_count(v->layout));
+  }
+  diag_warning(K->d, W_PRESSURE, K->k->name_loc,
+               "kernel '%s' keeps values of %d registers per thread live at one op, more than its budget of %d, "
+               "and none can live in shared memory: ptxas may spill (%s%s)",
+               K->k->name, peak, TIR_MAX_VALUE_REGS, b.data, at.len > 4 ? ", ..." : "");
+  diag_note(K->d, K->k->name_loc, "more threads in @launch, or smaller tiles, hold fewer per thread");
+  buf_free(&b);
+}
+
 static bool place_values(TirKernel *K, const char **why) {
   bool any = false;
   for (int i = 0; i < K->vars.len; i++) {
@@ -985,8 +1010,11 @@ static bool place_values(TirKernel *K, const char **why) {
     if (best && load) {
       best->fused = load;
       best->home_why = w;
-    } else if (!best || !make_home(K, best, w)) {
-      *why = "values too large for registers together, none of which can live in shared memory";
+    } else if (!best) {
+      pressure_warning(K);
+      break;
+    } else if (!make_home(K, best, w)) {
+      *why = "values too large for registers together, and no room for another shared copy";
       return false;
     }
     any = true;

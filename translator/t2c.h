@@ -961,6 +961,7 @@ Expr *tir_read_of(TirKernel *K, TirVar *v);
  * tir_value_regs: that peak, over the values with a layout now. */
 #define TIR_MAX_VALUE_REGS 192
 int tir_value_regs(const TirKernel *K);
+int tir_value_peak(const TirKernel *K, PtrVec *at);
 /* The most elements per thread v may hold: MAX_REGS, or TIR_MAX_WG_REGS for a
  * wgmma accumulator (a wg layout) the user did not pin with @registers. */
 #define TIR_MAX_WG_REGS 128

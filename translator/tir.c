@@ -152,7 +152,10 @@ static void live_block(Live *lv, const TirBlock *b) {
 }
 
 /* The most 32-bit registers the values with a layout hold at any one op. */
-int tir_value_regs(const TirKernel *K) {
+int tir_value_regs(const TirKernel *K) { return tir_value_peak(K, NULL); }
+
+/* The same, and the values live at the first op where they hold the most (into at, when not NULL). */
+int tir_value_peak(const TirKernel *K, PtrVec *at) {
   int n = K->vars.len;
   if (!n) return 0;
   Live lv = {K, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, int, n), 0, NEW_ARRAY(K->a, int, 256),
@@ -168,7 +171,7 @@ int tir_value_regs(const TirKernel *K) {
         if (lv.last[i] < lv.hi[l]) lv.last[i] = lv.hi[l];
       }
     }
-  int peak = 0;
+  int peak = 0, where = -1;
   for (int p = 0; p <= lv.pos; p++) {
     int sum = 0;
     for (int i = 0; i < n; i++) {
@@ -176,7 +179,12 @@ int tir_value_regs(const TirKernel *K) {
       if (v->layout && !v->direct && !v->home && !v->fused && lv.first[i] >= 0 && lv.first[i] <= p && p <= lv.last[i])
         sum += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
     }
-    if (sum > peak) peak = sum;
+    if (sum > peak) peak = sum, where = p;
+  }
+  for (int i = 0; at && where >= 0 && i < n; i++) {
+    TirVar *v = K->vars.items[i];
+    if (v->layout && !v->direct && !v->home && !v->fused && lv.first[i] >= 0 && lv.first[i] <= where && where <= lv.last[i])
+      vec_push(K->a, at, v);
   }
   return peak;
 }
