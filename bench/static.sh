@@ -17,8 +17,7 @@
 #                    (`d`: dynamic shared memory, so ptxas's smem shows 0)
 #   barriers / cross-warp reductions   barriers in the kernel's body (the header's count; of
 #                    a kernel with a fast and a general body, the fast one's), and, for
-#                    kernels lowered through the tile IR, its row reductions whose rows span
-#                    warps (one scratch buffer each; "-": emitted by emit.c)
+#                    kernel, its row reductions whose rows span warps (one scratch buffer each)
 #   smem             shared bytes ptxas reports (static allocations only)
 #   mma              mma.sync instructions in the PTX
 #   wgmma            wgmma.mma_async instructions in the PTX (sm_90a)
@@ -63,13 +62,11 @@ one() {
     echo "$f - $arch NVCC-FAILED" > "$dir/rows"; return
   fi
   # the generated header comments: "// kernel NAME (...)" then "//   shared memory: N bytes[, dynamic]"
-  # and "barriers: B"; kernels lowered through the tile IR list their layouts ("layout L0:") and one
-  # scratch buffer per row reduction across warps ("partials of ...")
-  awk '/^\/\/ kernel [A-Za-z_0-9]+ \(/ { k = $3; tir[k] = 0; red[k] = 0 }
-       /^\/\/   layout L[0-9]+:/ { tir[k] = 1 }
+  # and "barriers: B", and one scratch buffer per row reduction across warps ("partials of ...")
+  awk '/^\/\/ kernel [A-Za-z_0-9]+ \(/ { k = $3; red[k] = 0 }
        /^\/\/   t2c_red[0-9]+: shared, .*partials of/ { red[k]++ }
        /^\/\/   shared memory: [0-9]+ bytes/ { d = ($0 ~ /dynamic/) ? "d" : ""; b = $0; sub(/.*barriers: /, "", b); sub(/ .*/, "", b)
-                                          print "S", k, $4 d, b, tir[k] ? red[k] : "-" }' \
+                                          print "S", k, $4 d, b, red[k] }' \
     "$dir/$b.cu" > "$dir/facts"
   awk '/Compiling entry function/ { k = $0; sub(/.*function \047/, "", k); sub(/\047.*/, "", k); print "E", k }
        /Function properties for/ { k = $NF }

@@ -226,11 +226,6 @@ static bool check_expr(Checker *C, Expr *e, int depth);
 
 static bool is_numeric(ElemType t) { return t != T_BOOL && t != T_NONE; }
 
-/* Notes the kernel's first construct that only the tile IR lowers (emit.c refuses it). */
-static void ir_only(Checker *C, Loc loc, const char *what) {
-  if (C->k && !C->k->ir_only.line) C->k->ir_only = loc, C->k->ir_only_what = what;
-}
-
 /* Broadcasts two shapes (NumPy rules over equal rank; scalars go anywhere). */
 static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *out) {
   if (x->rank == 0) { out->rank = y->rank; memcpy(out->dims, y->dims, sizeof out->dims); return true; }
@@ -241,7 +236,6 @@ static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *o
   if (x->rank != y->rank && x->rank + y->rank == 3) {
     Type *r1 = x->rank == 1 ? &x2 : &y2;
     *r1 = (Type){r1->elem, 2, {1, r1->dims[0]}, r1->untyped};
-    ir_only(C, loc, "mixing a rank-1 tile with a rank-2 one");
     x = &x2, y = &y2;
   }
   if (x->rank != y->rank) {
@@ -695,7 +689,6 @@ static bool check_scan(Checker *C, Expr *e, BuiltinKind b) {
   }
   e->ty = args[0]->ty;
   settle(e);
-  ir_only(C, e->loc, arena_printf(C->a, "%s()", builtin_names[b]));
   return true;
 }
 
@@ -748,7 +741,6 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     e->ty = (Type){T_I32, 2, {args[0]->ty.dims[0], args[0]->ty.dims[1]}, false};
     if (b == B_ROWARGMAX || b == B_ROWARGMIN) e->ty.dims[1] = 1;
     else e->ty.dims[0] = 1;
-    ir_only(C, e->loc, arena_printf(C->a, "%s()", builtin_names[b]));
     return true;
   case BC_SCAN: return check_scan(C, e, b);
   case BC_SUM:
@@ -859,7 +851,6 @@ static bool check_reshape(Checker *C, Expr *e, int depth) {
   }
   e->ty = t;
   e->flags |= EF_TILE;
-  ir_only(C, e->loc, "reshape()");
   return true;
 }
 
@@ -970,7 +961,6 @@ static bool check_index(Checker *C, Expr *e, int depth) {
     for (int i = 0; i < e->u.index.nidx; i++) e->flags |= e->u.index.idx[i].start->flags & (EF_TD | EF_TILE);
     e->flags |= EF_TILE;
     e->ty = g;
-    ir_only(C, e->loc, "a gather or scatter");
     return check_tile_numel(C, e->loc, &e->ty);
   }
   for (int i = 0; i < e->u.index.nidx; i++) {
@@ -1070,13 +1060,11 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
   /* ranks mix as NumPy's: [M, 1] or [1, M] into a rank-1 [M] (the unit dim drops) */
   if (from->rank == 2 && to->rank == 1 && (from->dims[0] == 1 || from->dims[1] == 1)) {
     int m = from->dims[0] == 1 ? from->dims[1] : from->dims[0];
-    ir_only(C, loc, "storing a rank-2 value into a rank-1 slice");
     if (m == to->dims[0] || m == 1) return true;
   }
   /* and a rank-1 [N] into a rank-2 target is the row [1, N], broadcast down the rows */
   if (from->rank == 1 && to->rank == 2) {
     if (from->dims[0] == to->dims[1] || from->dims[0] == 1) {
-      ir_only(C, loc, "assigning a rank-1 tile to a rank-2 target");
       return true;
     }
     diag_error(C->d, loc, "cannot assign %s to %s %s: as the row [1, %d] it has %d columns, not %d", type_str(C, from),

@@ -39,7 +39,7 @@ void diag_init(Diag *d, const char *file, const char *src, FILE *out) {
 
 /* Start of source line `line` (1-based), or NULL when there is no such line.
  * The search starts at the line found last when it lies before, so a pass
- * that asks for lines in order (emit.c's comments, warnings) stays linear. */
+ * that asks for lines in order (the printer's comments, warnings) stays linear. */
 static const char *line_start(Diag *d, int line) {
   if (!d->src || line < 1)
     return NULL;

@@ -338,7 +338,7 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     ElemType t = x->ty.untyped && want != T_NONE && want != T_BOOL ? want : x->ty.elem;
     return emit_literal(P->a, t, x->cv.isf, x->cv.i, x->cv.f);
   }
-  /* an untyped integer expression that is not a constant works as an i32 (emit.c does the same) */
+  /* an untyped integer expression that is not a constant works as an i32 */
   if (x->ty.untyped && elem_is_int(x->ty.elem) && want != T_NONE && elem_is_float(want) &&
       ((x->kind == E_BINARY && (x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT ||
                                 x->u.binary.op == TK_SHL || x->u.binary.op == TK_SHR || x->u.binary.op == TK_AND ||

@@ -11,8 +11,8 @@
  * 2b. Staged epilogues. A store of an mma layout's value whose rows allow
  *    16-byte runs goes through a shared copy and leaves in them (epilogues).
  * 3. Checks. Every value an op reads must be where the op's thread has it
- *    (the same layout, or a slice of it). When not, the kernel needs a layout
- *    conversion, which the IR does not make yet: the kernel keeps emit.c.
+ *    (the same layout, or a slice of it). When not, the op reads it through
+ *    its shared copy (a layout conversion, placed where it is read).
  * 4. Reductions whose rows span warps get a scratch buffer: the first lane of
  *    each warp's row run writes its partial, and every thread folds the wc
  *    partials (TO_SCRATCH_WRITE, TO_SCRATCH_READ; sync.c puts the barrier);
@@ -936,16 +936,22 @@ static TirOp *fusable(TirKernel *K, const TirVar *v) {
   return f.load;
 }
 
-static void dot_home_fn(TirKernel *K, TirOp *op, void *ctx) {
+typedef struct Writer {
+  const TirVar *v;
+  const TirOp *op;
+} Writer;
+
+static void writer_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)K;
-  if (op->kind == TO_DOT && op->dst->home) *(bool *)ctx = true;
+  Writer *w = ctx;
+  if (!w->op && op->dst == w->v && op->kind != TO_DECL && op->stmt) w->op = op;
 }
 
-/* Some dot accumulates into a value living in shared memory. */
-static bool dot_home(TirKernel *K) {
-  bool any = false;
-  walk(K, &K->body, dot_home_fn, &any);
-  return any;
+/* A refusal about v points at the statement that first computes it. */
+static void refuse_at(TirKernel *K, const TirVar *v) {
+  Writer w = {v, NULL};
+  walk(K, &K->body, writer_fn, &w);
+  if (w.op) K->why_at = w.op->stmt->loc;
 }
 
 /* The values live together past TIR_MAX_VALUE_REGS, none of which can move to
@@ -989,6 +995,7 @@ static bool place_values(TirKernel *K, const char **why) {
     }
     const char *no = NULL;
     if (!home_ok(K, v, &no) || !make_home(K, v, w)) {
+      refuse_at(K, v);
       *why = arena_printf(K->a, "%s holds %d per thread, too many for registers, and cannot live in shared memory: %s",
                           v->sym ? v->sym->name : v->what, value_count(v), no ? no : "too many shared copies");
       return false;
@@ -1020,14 +1027,6 @@ static bool place_values(TirKernel *K, const char **why) {
     any = true;
   }
   if (!any) return true;
-  /* shared buffers are not reused (smem.c): a kernel whose dot accumulates
-   * into a shared home it cannot fit is left to the older printer, whose may */
-  if (smem_total(K) > K->t->smem_per_block && dot_home(K)) {
-    *why = arena_printf(K->a, "values too large for registers would not fit in shared memory with the other copies (%" PRId64
-                              " bytes; %s allows %d per block)",
-                        smem_total(K), K->t->name, K->t->smem_per_block);
-    return false;
-  }
   drop_home_spills(K, &K->body);
   Own o = {NULL, false};
   walk(K, &K->body, own_fn, &o);
@@ -1045,7 +1044,9 @@ static bool registers_ok(TirKernel *K, const char **why) {
     const TirVar *v = K->vars.items[i];
     if (v->sym && v->sym->place == PL_REGISTER &&
         (layout_count(v->layout) != v->sym->per_thread || layout_padded(v->layout))) {
-      *why = "a @registers tile whose layout would hold another count per thread";
+      refuse_at(K, v);
+      *why = arena_printf(K->a, "no layout of its shape holds @registers tile '%s''s %d per thread without padding",
+                          v->sym->name, v->sym->per_thread);
       return false;
     }
   }

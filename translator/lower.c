@@ -29,8 +29,7 @@
  * A dot the matrix unit cannot take (its type, its shape, the target) runs on
  * the CUDA cores (TirOp.simt, as f32 and f64 dots do), with a -Wdot warning
  * for a type the unit takes in other shapes. Anything else returns NULL with
- * the reason, and the kernel keeps the direct emitter (emit.c) until the IR
- * covers it.
+ * the reason and the statement: the kernel is an error there (emit.c).
  */
 #include "t2c.h"
 
@@ -40,6 +39,7 @@
 typedef struct Lower {
   TirKernel *K;
   const char *why;       /* the first thing not covered */
+  Loc at;                /* the statement it is in */
   Stmt *stmt;            /* the statement being lowered */
   bool first;            /* its first op is still to come */
   int td;                /* depth of thread-dependent control */
@@ -64,7 +64,10 @@ static void drop(PtrVec *v, const void *p) {
 }
 
 static bool fail(Lower *L, const char *why) {
-  if (!L->why) L->why = why;
+  if (!L->why) {
+    L->why = why;
+    if (L->stmt) L->at = L->stmt->loc;
+  }
   return false;
 }
 
@@ -98,7 +101,7 @@ static bool is_tile_index(const Expr *x) {
   return y && y->kind == SY_VAR && y->ty.rank > 0;
 }
 
-/* A reduction of t accumulates in tir_acc_type(t), as emit.c's: f16, bf16 and
+/* A reduction of t accumulates in tir_acc_type(t): f16, bf16 and
  * f8 in f32, i8 and u8 in i32, every other type in itself. colsum() and sum()
  * fold t's own elements, so they take the types that accumulate in themselves. */
 
@@ -270,8 +273,8 @@ static Expr *cast_to(Lower *L, Expr *x, ElemType t) {
 
 /* A row reduction of f16 (bf16, f8, i8, u8) x: its elements are converted to
  * the type it accumulates in (tir_acc_type), reduced into a value of that type,
- * which is then converted back, once per row, into a value of x's type (what
- * emit.c computes: t2c::cvt of the wider sum). */
+ * which is then converted back, once per row, into a value of x's type
+ * (t2c::cvt of the wider sum). */
 static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
   if (arg->ty.rank != 2) return fail(L, "a row reduction of a rank-1 tile");
@@ -1024,7 +1027,7 @@ static bool track_tensors(Lower *L) {
   return true;
 }
 
-TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why) {
+TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why, Loc *at) {
   TirKernel *K = NEW(a, TirKernel);
   K->a = a;
   K->d = d;
@@ -1036,6 +1039,7 @@ TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, con
   facts_mark_reassigned(&k->body);
   if (!lower_block(&L, &K->body, &k->body) || !track_tensors(&L)) {
     *why = L.why;
+    if (at) *at = L.at;
     return NULL;
   }
   return K;

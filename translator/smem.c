@@ -33,7 +33,6 @@ bool smem_place(TirKernel *K) {
   KernelInfo *ki = K->ki;
   ki->shared_bytes = off;
   ki->dynamic_smem = off > K->t->smem_static;
-  ki->pipeline_bytes = 0;
   if (off > K->t->smem_per_block) {
     diag_error(K->d, K->k->name_loc, "kernel '%s' needs %" PRId64 " bytes of shared memory; %s allows %d per block",
                K->k->name, off, K->t->name, K->t->smem_per_block);

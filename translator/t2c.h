@@ -300,7 +300,6 @@ struct Stmt {
   int line_end;     /* last source line of the statement header */
   Attr **attrs;     /* attributes written before the statement (only `for` may have them) */
   int nattrs;
-  void *place;      /* place.c's annotations */
   union {
     struct { const char *name; Loc name_loc; TypeRef *type; Expr *init; struct Sym *sym; } decl;
     struct { Expr *lhs; TokenKind op; /* TK_ASSIGN or TK_*_ASSIGN */ Expr *rhs;
@@ -331,10 +330,7 @@ typedef struct Kernel {
   Param *params;
   int nparams;
   Block body;
-  void *info;    /* check.c/place.c results (KernelInfo) */
-  Loc ir_only;   /* check.c: the first construct only the tile IR lowers (a gather or scatter,
-                    mixed ranks, reshape), or {0, 0}; ir_only_what names it */
-  const char *ir_only_what;
+  void *info;    /* check.c's results (KernelInfo), completed by smem.c */
 } Kernel;
 
 typedef struct Program {
@@ -419,19 +415,7 @@ typedef struct Sym {
   Loc reg_loc;              /* where @registers named it */
   bool thread_dep;          /* scalar var whose value may differ between threads */
   bool in_if_or_while;      /* declared inside an if/while (register update rule) */
-  /* place.c / emit.c */
-  const char *copy_cname;   /* PL_REGISTER: cname of its shared copy, once one is needed */
-  int smem_offset;          /* shared tiles: offset in the dynamic buffer */
-  bool reassigned;          /* scalar var assigned after its declaration (emit.c) */
-  /* emit.c: a register tile updated by tensor-core dots holds the mma fragment
-   * layout: warps wm x wn over the tile, mt x nt tiles of 16 x 8 per warp */
-  bool mma;
-  int wm, wn, mt, nt;
-  bool mma_operand;         /* a shared tile read by ldmatrix: rows padded by 8 elements */
-  bool read_transposed;     /* a shared tile read by transpose(): rows padded by 4 bytes */
-  bool read_across;         /* a shared tile some statement reads at other threads' elements */
-  int pipe_stages;          /* > 1: loaded ahead with cp.async into this many stages */
-  int pipe_vec;             /* elements per cp.async (16 bytes, or one 4-byte element) */
+  bool reassigned;          /* scalar var assigned after its declaration (facts.c) */
   bool used;
 } Sym;
 
@@ -449,14 +433,14 @@ typedef struct Assume {
   int64_t min;    /* SIZE >= min (INT64_MIN = not known) */
 } Assume;
 
-/* One shared buffer of a kernel, for reports (emit.c fills them). */
+/* One shared buffer of a kernel, for reports (smem.c fills them). */
 typedef struct SharedTile {
   const char *name;       /* its C name */
   const char *what;       /* what it holds, in .tl terms */
   ElemType elem;
   int rank;
   int dims[2];
-  int64_t bytes, offset;  /* bytes: padded rows, and every stage of an @pipeline ring (Sym.pipe_stages) */
+  int64_t bytes, offset;  /* bytes: padded rows, and every stage of an @pipeline ring */
 } SharedTile;
 
 /* A TMA tensor map a kernel takes (pipeline.c), as a `const __grid_constant__
@@ -493,11 +477,10 @@ typedef struct KernelInfo {
   PtrVec regs;        /* tile vars in @registers */
   PtrVec cnames;      /* C names taken in the kernel (const char *) */
   const TargetConfig *target;
-  int64_t shared_bytes;   /* emit.c: shared memory of the kernel */
-  bool dynamic_smem;      /* emit.c: above the static limit, in one dynamic buffer */
-  SharedTile *shared;     /* emit.c: the shared buffers, in layout order */
+  int64_t shared_bytes;   /* smem.c: shared memory of the kernel */
+  bool dynamic_smem;      /* smem.c: above the static limit, in one dynamic buffer */
+  SharedTile *shared;     /* smem.c: the shared buffers, in layout order */
   int nshared;
-  int64_t pipeline_bytes; /* emit.c: shared bytes of extra @pipeline stages (not in `shared`) */
   TmaMap *tmaps;          /* pipeline.c: the TMA tensor maps the kernel takes after its sizes and strides */
   int ntmaps;
 } KernelInfo;
@@ -553,8 +536,8 @@ typedef struct EmitOptions {
   const char *defines;   /* the header's line on the -D applied (translate() sets it), or NULL */
 } EmitOptions;
 
-/* Places tiles, decides copies and barriers, and writes the CUDA for every
- * kernel into out. Returns false when errors were reported. */
+/* Runs every kernel through the tile IR's stages and prints its CUDA into out
+ * (emit_tir.c). Returns false when errors were reported. */
 bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t,
                   const EmitOptions *o, Buf *out);
 /* A path as it may appear in generated code: control bytes become '?' (in a
@@ -563,7 +546,7 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t,
 const char *emit_file_name(Arena *a, const char *file, bool quoted);
 /* Expands the {{key}} placeholders of a template; kv is key, value, ..., NULL. */
 void emit_expand(Buf *out, const char *tmpl, const char *const *kv);
-/* Shared by both printers (emit.c, emit_tir.c). */
+/* Shared by the printer (emit_tir.c) and the host launchers (host.c). */
 const char *emit_literal(Arena *a, ElemType t, bool isf, int64_t iv, double fv);
 const char *emit_param_list(Arena *a, const KernelInfo *ki, bool sim);
 const char *emit_trampoline_args(Arena *a, const KernelInfo *ki);
@@ -578,8 +561,8 @@ void emit_stmt_comment(Diag *d, const EmitOptions *o, const char *line_file, int
  *   sync.c    barriers, by a dataflow pass over the ops (loops to a fixed point)
  *   smem.c    shared offsets and sizes; KernelInfo complete before printing
  *   emit_tir.c  prints the IR as CUDA and decides nothing
- * hw.c holds the hardware path's facts (one table per path). A kernel the IR
- * does not cover yet keeps the direct emitter (emit.c); lower() says why. */
+ * hw.c holds the hardware path's facts (one table per path). A kernel the
+ * stages cannot lower is an error at the construct they name (emit.c). */
 
 /* The hardware path a target selects (hw.c). */
 typedef struct HwPath {
@@ -883,6 +866,7 @@ typedef struct TirCheck {
 typedef struct TirKernel {
   Kernel *k;
   KernelInfo *ki;
+  Loc why_at;            /* layout.c: the statement a refusal's reason is about (line 0: none) */
   const TargetConfig *t;
   const HwPath *hw;
   Arena *a;
@@ -968,11 +952,13 @@ int tir_value_peak(const TirKernel *K, PtrVec *at);
 int tir_value_cap(const TirVar *v);
 void tir_dump(const TirKernel *K, FILE *out);
 /* Runs lower .. smem for k, stopping after `last` ("lower", "layout", "sync",
- * "smem"; NULL: all). NULL with *why set when the IR does not cover the kernel. */
-TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char *last, const char **why);
+ * "smem"; NULL: all). NULL with *why set (and *at, where at is not NULL: the
+ * statement, or line 0 when no one statement is the cause) when the stages
+ * cannot lower the kernel, or NULL with *why NULL after a reported error. */
+TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char *last, const char **why, Loc *at);
 
-/* lower.c: NULL with *why when the kernel uses something the IR does not cover yet. */
-TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why);
+/* lower.c: NULL with *why (and *at) when the kernel uses something the IR does not cover. */
+TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why, Loc *at);
 /* layout.c: false with *why when a layout conversion the IR cannot make yet is needed. */
 bool layout_assign(TirKernel *K, const char **why);
 /* uniform.c, after layout.c: a guard per elementwise assign under which its where()s of rows() and
@@ -1093,144 +1079,7 @@ int translate(const char *file, const char *src, const TargetConfig *t, const Em
 bool eval_launch_expr(const Expr *e, const KernelInfo *ki, const double *pvals, const int64_t *svals,
                       double *out);
 
-/* ---------------------------------------------------------------- emit.c / place.c internals
- * Shared by the emitter (text) and place.c (barriers, copies, shared layout). */
-#define MAX_BUFS 256
-#define MAX_REGS 64
-#define MAX_ACCESS 64
-
-/* A shared-memory buffer: a shared tile var, a register tile's shared copy,
- * a temporary, or reduction scratch. */
-typedef struct Buffer {
-  const void *key;    /* the Sym, Expr or scratch it stands for */
-  const char *cname;
-  ElemType elem;
-  int rank;
-  int dims[2];        /* [n, 1] for rank 1 */
-  int pitch;          /* elements from one row to the next (dims[1], or padded) */
-  int stages;         /* > 1: a ring of stages (an @pipeline load), declared as NAME_ring */
-  int64_t numel, bytes;
-  int64_t offset;     /* in the dynamic buffer (place.c) */
-  const char *what;   /* for budget errors and --explain */
-  bool global;        /* a tensor the kernel writes: tracked for barriers, not laid out */
-} Buffer;
-
-/* Which threads touch which elements: two accesses under the same mapping
- * (other than MAP_ANY) never touch an element another thread touched. */
-typedef enum Mapping {
-  MAP_ANY,      /* any thread may touch any element */
-  MAP_SPREAD,   /* thread tid touches elements tid, tid + threads, ... (aligned) */
-  MAP_THREAD0,  /* only thread 0 touches it (scalar stores) */
-} Mapping;
-
-typedef struct Access {
-  int buf;
-  bool write;
-  Mapping map;
-  const void *site;   /* the statement it belongs to */
-} Access;
-
-typedef struct Step {
-  Access acc[MAX_ACCESS];
-  int nacc;
-  bool overflow;      /* too many accesses to track: barrier before, conservatively */
-} Step;
-
-/* Access flags of one buffer since the last barrier: bit (2 * map + write). */
-#define SITE_MANY ((const void *)1)
-#define AC_BIT(map, write) (1u << (2 * (map) + (write)))
-
-typedef struct State {
-  uint8_t acc[MAX_BUFS];
-  int wline[MAX_BUFS], rline[MAX_BUFS]; /* .tl lines of the last write/read, for reasons */
-  const void *wsite[MAX_BUFS];          /* the statement that wrote it, or SITE_MANY */
-  uint8_t valid[MAX_REGS];              /* the register tile's shared copy is current */
-  uint8_t live[MAX_REGS];               /* the register tile's declaration was emitted */
-} State;
-
-typedef enum TargetKind {
-  TG_REGISTER, /* a whole register tile: u.sym */
-  TG_BUFFER,   /* a whole shared buffer: buf */
-  TG_PARTIAL,  /* t[a :+ m, b :+ n] of a shared tile: buf, lhs */
-  TG_TENSOR,   /* X[...] store: lhs */
-  TG_ACCUM,    /* a per-thread accumulator (sum() partials): accum */
-} TargetKind;
-
-typedef struct Target {
-  TargetKind kind;
-  Type shape;        /* the statement's shape */
-  Sym *sym;
-  int buf;
-  Expr *lhs;
-  const char *accum;
-  ElemType accum_type;
-} Target;
-
-typedef struct LoopCtx {
-  struct LoopCtx *up;
-  State brk, cont;
-  bool has_brk, has_cont;
-} LoopCtx;
-
-typedef struct Emitter {
-  Arena *a;
-  Diag *d;
-  const TargetConfig *t;
-  const EmitOptions *o;  /* o->file: the path with control bytes as '?' */
-  const char *line_file; /* the path as a string literal's contents, for #line */
-  Kernel *k;
-  KernelInfo *ki;
-  Buffer bufs[MAX_BUFS];
-  int nbufs;
-  int ntemps;
-  State st;
-  Step *step;         /* the step being generated */
-  Buf *out;           /* where prelude steps go (the current block) */
-  int dry;            /* > 0 inside a dry run: no diagnostics, output discarded */
-  int ctr;            /* fresh-name counter */
-  int indent;
-  int line;           /* .tl line of the statement being emitted */
-  Loc loc;            /* and its location */
-  int stmt_indent;    /* indentation of the statement being emitted */
-  Type sshape;        /* shape of the elementwise statement being emitted */
-  const Sym *slayout; /* the mma register tile whose layout the statement follows, or NULL */
-  bool no_reg_reads;  /* register tiles must be read through their copy */
-  const char *why;    /* why a register tile is read outside registers here */
-  const char *copy_why[MAX_REGS];
-  uint8_t copy_req[MAX_REGS];
-  LoopCtx *loop;
-  const Stmt *site;   /* the statement being emitted */
-  int loop_depth;
-  bool td_ctl;        /* inside thread-dependent control */
-  bool use_lane, use_warp;
-  int nbarriers;
-  int barriers_seen;  /* every barrier placed, dry runs included */
-  bool failed;
-  const void *memo_key[64];   /* per statement: temps and sums already emitted */
-  const char *memo_val[64];
-  int nmemo;
-  int coop;                   /* > 0: rows reduced by groups of this many threads */
-  void *pipe;                 /* the pipelined loop being emitted (emit.c's PipeCtx) */
-  const void *warned[256];    /* slices already warned about */
-  int nwarned;
-  bool td_conflict;           /* a barrier was wanted under thread-dependent control */
-  const char *tir_why;        /* why the tile IR does not lower the kernel being emitted */
-  int64_t pipeline_extra;     /* shared bytes of extra @pipeline stages */
-  const char *pipeline_what;
-} Emitter;
-
-/* place.c */
-void place_step(Emitter *E, const Step *s, Buf *out);   /* barrier if needed, then record */
-void place_overflow(Emitter *E, Step *s);
-State place_join(const State *a, const State *b);
-bool place_same(const State *a, const State *b);
-void place_barrier(Emitter *E, Buf *out, const char *reason);
-bool place_layout(Emitter *E);                           /* shared budget and offsets */
-bool place_dynamic(const Emitter *E);
-int64_t place_shared_bytes(const Emitter *E);
-/* KernelInfo's shared_bytes, dynamic_smem, shared and pipeline_bytes from the buffers
- * so far: before the body is emitted (for --explain), and again after place_layout. */
-void place_kernel_info(Emitter *E);
-void place_explain_tiles(Emitter *E);
+/* ---------------------------------------------------------------- limits */
+#define MAX_REGS 64 /* elements per thread of one @registers tile (the seed's cap) */
 
 #endif

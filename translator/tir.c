@@ -577,12 +577,15 @@ void tir_dump(const TirKernel *K, FILE *out) {
 
 /* ------------------------------------------------------------ the stages in order */
 
-TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char *last, const char **why) {
-  TirKernel *K = lower_kernel(a, d, k, t, why);
+TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char *last, const char **why, Loc *at) {
+  TirKernel *K = lower_kernel(a, d, k, t, why, at);
   if (!K) return NULL;
   K->stage = "lower";
   if (last && strcmp(last, "lower") == 0) return K;
-  if (!layout_assign(K, why)) return NULL;
+  if (!layout_assign(K, why)) {
+    if (at) *at = K->why_at;
+    return NULL;
+  }
   uniform_wheres(K);
   K->stage = "layout";
   if (last && strcmp(last, "layout") == 0) return K;

@@ -3,8 +3,8 @@
  *   lex -> parse -> (the -D consts) -> check -> emit
  *
  * emit_program() runs the tile IR's stages (lower -> layout -> uniform -> pipeline -> sync -> smem, tir.c)
- * for each kernel, and prints it with emit_tir.c; a kernel the IR does not cover
- * yet is printed by emit.c, which asks place.c for its placement and barriers.
+ * for each kernel, and prints it with emit_tir.c; a kernel the stages cannot
+ * lower is an error at the construct they name.
  *
  * The -D and -W options (options.c) are read first. Each phase
  * reports through the Diag; the pipeline stops after a phase with errors,

@@ -217,7 +217,6 @@ static void report_kernel(const char *file, const TargetConfig *t, const Kernel 
     else snprintf(shape, sizeof shape, "%s[%d, %d]", elem_names[s->elem], s->dims[0], s->dims[1]);
     printf("    %-14s %-16s %8" PRId64 " bytes  %s\n", s->name, shape, s->bytes, s->what);
   }
-  if (ki->pipeline_bytes) printf("    %-14s %-16s %8" PRId64 " bytes  extra @pipeline stages\n", "(pipeline)", "", ki->pipeline_bytes);
   Buf regs = {0};
   report_regs(ki, &regs);
   printf("  register tiles: %s\n", regs.data);

@@ -2,80 +2,529 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel gemm (strided-dot-f32.tl:9): 32 threads
-//   acc: shared, f32[64, 64], 16384 bytes (tile acc)
-//   a: shared, f32[64, 16], 4096 bytes (tile a)
-//   b: shared, f32[16, 64], 4096 bytes (tile b)
-//   shared memory: 24576 bytes; barriers: 2
+// kernel gemm (strided-dot-f32.tl:8): 32 threads
+//   layout L0: [64, 64], runs of 2, lanes 1 x 32, warps 1 x 1: 128 per thread
+//   layout L3: [128, 256], runs of 2, lanes 16 x 2, warps 1 x 1: 1024 per thread
+//   layout L4: [64, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 32 per thread
+//   layout L5: [16, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 32 per thread
+//   acc: shared, in acc_s, too large for registers (L0, 128 x f32 per thread)
+//   a: registers, 32 x f32 per thread (L4)
+//   b: registers, 32 x f32 per thread (L5)
+//   a_s: shared, f32[64, 16], 10240 bytes (shared copy of a)
+//   b_s: shared, f32[16, 64], 8704 bytes (shared copy of b)
+//   acc_s: shared, f32[64, 64], 16640 bytes (acc, too large for registers)
+//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B_stride1 == 1, B_stride0 % 4 == 0, B is 16-byte aligned, C_stride1 == 1, C_stride0 % 2 == 0, C is 8-byte aligned, I is 16-byte aligned; otherwise 4-byte ones
+//   shared memory: 35584 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(32)
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const long long *__restrict__ I, long long *__restrict__ L, int M, int K, int N, long long B_stride0, long long B_stride1, long long C_stride0, long long C_stride1)
 {
-  __shared__ __align__(16) float acc[4096];
-  __shared__ __align__(16) float a[1024];
-  __shared__ __align__(16) float b[1024];
+  __shared__ __align__(16) float a_s[2560];
+  __shared__ __align__(16) float b_s[2176];
+  __shared__ __align__(16) float acc_s[4160];
   const int tid = threadIdx.x;
-  // strided-dot-f32.tl:11: var m0 = ctx.block.y * 64
-  int m0 = ((int)blockIdx.y * 64);
-  // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
-  int n0 = ((int)blockIdx.x * 64);
-  // strided-dot-f32.tl:13: var n = 0
-  int n = 0;
-  // strided-dot-f32.tl:14: while sum(A[0 :+ 8, 0 :+ 8]) > f32(n) && n < 2 {
-  while (true) {
-    float t2c_sum0 = 0.0f;
-    for (int e = tid; e < 64; e += 32) {
-      const int r = e / 8, c = e % 8;
-      t2c_sum0 += (r < M && c < K ? A[(long long)r * K + c] : 0.0f);
+  const int lane = tid % 32;
+  int t2c_ph0 = 0;  // which half of a_s this turn uses
+  int t2c_ph1 = 0;  // which half of b_s this turn uses
+  const int t2c_c0 = lane * 2;  // L0: this thread's first column (every thread starts at row 0)
+  const int t2c_r3 = lane / 2, t2c_c3 = (lane % 2) * 2;  // L3: this thread's first row and column
+  const int t2c_r4 = lane / 4, t2c_c4 = (lane % 4) * 4;  // L4: this thread's first row and column
+  const int t2c_r5 = lane / 16, t2c_c5 = (lane % 16) * 4;  // L5: this thread's first row and column
+  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  const bool t2c_fast = K % 4 == 0 && t2c::aligned(A, 16) && N % 4 == 0 && B_stride1 == 1 && B_stride0 % 4 == 0 && t2c::aligned(B, 16) && C_stride1 == 1 && C_stride0 % 2 == 0 && t2c::aligned(C, 8) && t2c::aligned(I, 16);
+  if (t2c_fast) {
+    // strided-dot-f32.tl:10: var m0 = ctx.block.y * 64
+    int m0 = (int)blockIdx.y * 64;
+    // strided-dot-f32.tl:11: var n0 = ctx.block.x * 64
+    int n0 = (int)blockIdx.x * 64;
+    // strided-dot-f32.tl:12: var acc: tile<f32>[64, 64] = 0.0
+    for (int t2c_i0 = 0; t2c_i0 < 64; t2c_i0++) {
+      acc_s[t2c_i0 * 65 + t2c_c0] = 0.0f;
+      acc_s[t2c_i0 * 65 + t2c_c0 + 1] = 0.0f;
     }
-    t2c_sum0 = t2c::fold_sum<32>(t2c_sum0);
-    if (!(((t2c_sum0 > t2c::cvt<float>(n)) && (n < 2)))) break;
-    // strided-dot-f32.tl:15: n += 1
-    n += 1;
-    // strided-dot-f32.tl:16: if n == 1 {
-    if (n == 1) {
-      // strided-dot-f32.tl:17: continue
-      continue;
-    }
-  }
-  // strided-dot-f32.tl:20: var acc: tile<f32>[64, 64] = 0.0
-  for (int e = tid; e < 4096; e += 32) {
-    acc[e] = 0.0f;
-  }
-  // strided-dot-f32.tl:21: for k0 in range(0, K, 16) {
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    // strided-dot-f32.tl:22: var a = A[m0 :+ 64, k0 :+ 16]
-    __syncthreads();  // a: read at line 24, overwritten here by other threads
-    for (int e = tid; e < 1024; e += 32) {
-      const int r = e / 16, c = e % 16;
-      a[e] = ((m0 + r) < M && (k0 + c) < K ? A[((long long)(m0 + r)) * K + (k0 + c)] : 0.0f);
-    }
-    // strided-dot-f32.tl:23: var b = B[k0 :+ 16, n0 :+ 64]
-    for (int e = tid; e < 1024; e += 32) {
-      const int r = e / 64, c = e % 64;
-      b[e] = ((k0 + r) < K && (n0 + c) < N ? B[(long long)(k0 + r) * B_stride0 + (long long)(n0 + c) * B_stride1] : 0.0f);
-    }
-    // strided-dot-f32.tl:24: acc += dot(a, b)
-    __syncthreads();  // a: written at line 22, read here by other threads
-    for (int e = tid; e < 4096; e += 32) {
-      const int r = e / 64, c = e % 64;
-      float t2c_d1 = 0.0f;
-      for (int t2c_k2 = 0; t2c_k2 < 16; ++t2c_k2) {
-        t2c_d1 += a[r * 16 + t2c_k2] * b[t2c_k2 * 64 + c];
+    // strided-dot-f32.tl:13: for k0 in range(0, K, 16) {
+    for (int k0 = 0; k0 < K; k0 += 16) {
+      // strided-dot-f32.tl:14: var a = A[m0 :+ 64, k0 :+ 16]
+      float a[32];
+      if ((m0 + t2c_r4) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4));
+        a[0] = t2c_w1.v[0];
+        a[1] = t2c_w1.v[1];
+        a[2] = t2c_w1.v[2];
+        a[3] = t2c_w1.v[3];
+      } else {
+        a[0] = 0.0f;
+        a[1] = 0.0f;
+        a[2] = 0.0f;
+        a[3] = 0.0f;
       }
-      acc[e] += t2c_d1;
+      if ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4));
+        a[4] = t2c_w2.v[0];
+        a[5] = t2c_w2.v[1];
+        a[6] = t2c_w2.v[2];
+        a[7] = t2c_w2.v[3];
+      } else {
+        a[4] = 0.0f;
+        a[5] = 0.0f;
+        a[6] = 0.0f;
+        a[7] = 0.0f;
+      }
+      if ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4));
+        a[8] = t2c_w3.v[0];
+        a[9] = t2c_w3.v[1];
+        a[10] = t2c_w3.v[2];
+        a[11] = t2c_w3.v[3];
+      } else {
+        a[8] = 0.0f;
+        a[9] = 0.0f;
+        a[10] = 0.0f;
+        a[11] = 0.0f;
+      }
+      if ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4));
+        a[12] = t2c_w4.v[0];
+        a[13] = t2c_w4.v[1];
+        a[14] = t2c_w4.v[2];
+        a[15] = t2c_w4.v[3];
+      } else {
+        a[12] = 0.0f;
+        a[13] = 0.0f;
+        a[14] = 0.0f;
+        a[15] = 0.0f;
+      }
+      if ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4));
+        a[16] = t2c_w5.v[0];
+        a[17] = t2c_w5.v[1];
+        a[18] = t2c_w5.v[2];
+        a[19] = t2c_w5.v[3];
+      } else {
+        a[16] = 0.0f;
+        a[17] = 0.0f;
+        a[18] = 0.0f;
+        a[19] = 0.0f;
+      }
+      if ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4));
+        a[20] = t2c_w6.v[0];
+        a[21] = t2c_w6.v[1];
+        a[22] = t2c_w6.v[2];
+        a[23] = t2c_w6.v[3];
+      } else {
+        a[20] = 0.0f;
+        a[21] = 0.0f;
+        a[22] = 0.0f;
+        a[23] = 0.0f;
+      }
+      if ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4));
+        a[24] = t2c_w7.v[0];
+        a[25] = t2c_w7.v[1];
+        a[26] = t2c_w7.v[2];
+        a[27] = t2c_w7.v[3];
+      } else {
+        a[24] = 0.0f;
+        a[25] = 0.0f;
+        a[26] = 0.0f;
+        a[27] = 0.0f;
+      }
+      if ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4) < K) {
+        const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4));
+        a[28] = t2c_w8.v[0];
+        a[29] = t2c_w8.v[1];
+        a[30] = t2c_w8.v[2];
+        a[31] = t2c_w8.v[3];
+      } else {
+        a[28] = 0.0f;
+        a[29] = 0.0f;
+        a[30] = 0.0f;
+        a[31] = 0.0f;
+      }
+      t2c_ph0 ^= 1;  // a_s: this turn writes the other half
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r4 * 20 + t2c_c4], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 8) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 16) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[8], a[9], a[10], a[11]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 24) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 32) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[16], a[17], a[18], a[19]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 40) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 48) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 56) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
+      // strided-dot-f32.tl:15: var b = B[k0 :+ 16, n0 :+ 64]
+      float b[32];
+      if ((k0 + t2c_r5) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5) * B_stride0 + (n0 + t2c_c5));
+        b[0] = t2c_w9.v[0];
+        b[1] = t2c_w9.v[1];
+        b[2] = t2c_w9.v[2];
+        b[3] = t2c_w9.v[3];
+      } else {
+        b[0] = 0.0f;
+        b[1] = 0.0f;
+        b[2] = 0.0f;
+        b[3] = 0.0f;
+      }
+      if ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 2) * B_stride0 + (n0 + t2c_c5));
+        b[4] = t2c_w10.v[0];
+        b[5] = t2c_w10.v[1];
+        b[6] = t2c_w10.v[2];
+        b[7] = t2c_w10.v[3];
+      } else {
+        b[4] = 0.0f;
+        b[5] = 0.0f;
+        b[6] = 0.0f;
+        b[7] = 0.0f;
+      }
+      if ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 4) * B_stride0 + (n0 + t2c_c5));
+        b[8] = t2c_w11.v[0];
+        b[9] = t2c_w11.v[1];
+        b[10] = t2c_w11.v[2];
+        b[11] = t2c_w11.v[3];
+      } else {
+        b[8] = 0.0f;
+        b[9] = 0.0f;
+        b[10] = 0.0f;
+        b[11] = 0.0f;
+      }
+      if ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 6) * B_stride0 + (n0 + t2c_c5));
+        b[12] = t2c_w12.v[0];
+        b[13] = t2c_w12.v[1];
+        b[14] = t2c_w12.v[2];
+        b[15] = t2c_w12.v[3];
+      } else {
+        b[12] = 0.0f;
+        b[13] = 0.0f;
+        b[14] = 0.0f;
+        b[15] = 0.0f;
+      }
+      if ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 8) * B_stride0 + (n0 + t2c_c5));
+        b[16] = t2c_w13.v[0];
+        b[17] = t2c_w13.v[1];
+        b[18] = t2c_w13.v[2];
+        b[19] = t2c_w13.v[3];
+      } else {
+        b[16] = 0.0f;
+        b[17] = 0.0f;
+        b[18] = 0.0f;
+        b[19] = 0.0f;
+      }
+      if ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w14 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 10) * B_stride0 + (n0 + t2c_c5));
+        b[20] = t2c_w14.v[0];
+        b[21] = t2c_w14.v[1];
+        b[22] = t2c_w14.v[2];
+        b[23] = t2c_w14.v[3];
+      } else {
+        b[20] = 0.0f;
+        b[21] = 0.0f;
+        b[22] = 0.0f;
+        b[23] = 0.0f;
+      }
+      if ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w15 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 12) * B_stride0 + (n0 + t2c_c5));
+        b[24] = t2c_w15.v[0];
+        b[25] = t2c_w15.v[1];
+        b[26] = t2c_w15.v[2];
+        b[27] = t2c_w15.v[3];
+      } else {
+        b[24] = 0.0f;
+        b[25] = 0.0f;
+        b[26] = 0.0f;
+        b[27] = 0.0f;
+      }
+      if ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5) < N) {
+        const t2c::Vec<float, 4> t2c_w16 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 14) * B_stride0 + (n0 + t2c_c5));
+        b[28] = t2c_w16.v[0];
+        b[29] = t2c_w16.v[1];
+        b[30] = t2c_w16.v[2];
+        b[31] = t2c_w16.v[3];
+      } else {
+        b[28] = 0.0f;
+        b[29] = 0.0f;
+        b[30] = 0.0f;
+        b[31] = 0.0f;
+      }
+      // strided-dot-f32.tl:16: acc += dot(a, b)
+      t2c_ph1 ^= 1;  // b_s: this turn writes the other half
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r5 * 68 + t2c_c5], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 2) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 4) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[8], b[9], b[10], b[11]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 6) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[12], b[13], b[14], b[15]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 8) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[16], b[17], b[18], b[19]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
+      __syncthreads();  // a_s: written at line 16, read here by other threads
+      // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
+      #pragma unroll 1
+      for (int t2c_i17 = 0; t2c_i17 < 64; t2c_i17++) {
+        float t2c_d18[2];
+        t2c_d18[0] = acc_s[t2c_i17 * 65 + t2c_c0];
+        t2c_d18[1] = acc_s[t2c_i17 * 65 + t2c_c0 + 1];
+        #pragma unroll
+        for (int t2c_k19 = 0; t2c_k19 < 16; t2c_k19 += 4) {
+          const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_i17 * 20 + t2c_k19]);
+          const t2c::Vec<float, 2> t2c_b0_0 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + t2c_k19 * 68 + t2c_c0]);
+          t2c_d18[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+          t2c_d18[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+          const t2c::Vec<float, 2> t2c_b0_1 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 1) * 68 + t2c_c0]);
+          t2c_d18[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+          t2c_d18[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+          const t2c::Vec<float, 2> t2c_b0_2 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 2) * 68 + t2c_c0]);
+          t2c_d18[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+          t2c_d18[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+          const t2c::Vec<float, 2> t2c_b0_3 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 3) * 68 + t2c_c0]);
+          t2c_d18[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+          t2c_d18[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+        }
+        acc_s[t2c_i17 * 65 + t2c_c0] = t2c_d18[0];
+        acc_s[t2c_i17 * 65 + t2c_c0 + 1] = t2c_d18[1];
+      }
     }
-  }
-  // strided-dot-f32.tl:26: C[m0 :+ 64, n0 :+ 64] = acc
-  for (int e = tid; e < 4096; e += 32) {
-    const int r = e / 64, c = e % 64;
-    if ((m0 + r) < M && (n0 + c) < N) C[(long long)(m0 + r) * C_stride0 + (long long)(n0 + c) * C_stride1] = acc[e];
-  }
-  // strided-dot-f32.tl:27: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
-  for (int e = tid; e < 128; e += 32) {
-    long long t2c_r3 = 0LL;
-    for (int t2c_k4 = 0; t2c_k4 < 256; ++t2c_k4) {
-      t2c_r3 += I[e * 256 + t2c_k4];
+    // strided-dot-f32.tl:18: C[m0 :+ 64, n0 :+ 64] = acc
+    for (int t2c_i20 = 0; t2c_i20 < 64; t2c_i20++) {
+      if ((m0 + t2c_i20) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + (long long)(m0 + t2c_i20) * C_stride0 + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc_s[t2c_i20 * 65 + t2c_c0], acc_s[t2c_i20 * 65 + t2c_c0 + 1]}});
     }
-    L[e] = t2c_r3;
+    // strided-dot-f32.tl:19: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
+    long long t2c_v5[8];
+    t2c_v5[0] = I[t2c_r3 * 256 + t2c_c3];
+    t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 1)];
+    t2c_v5[1] = I[(t2c_r3 + 16) * 256 + t2c_c3];
+    t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 1)];
+    t2c_v5[2] = I[(t2c_r3 + 32) * 256 + t2c_c3];
+    t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 1)];
+    t2c_v5[3] = I[(t2c_r3 + 48) * 256 + t2c_c3];
+    t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 1)];
+    t2c_v5[4] = I[(t2c_r3 + 64) * 256 + t2c_c3];
+    t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 1)];
+    t2c_v5[5] = I[(t2c_r3 + 80) * 256 + t2c_c3];
+    t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 1)];
+    t2c_v5[6] = I[(t2c_r3 + 96) * 256 + t2c_c3];
+    t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 1)];
+    t2c_v5[7] = I[(t2c_r3 + 112) * 256 + t2c_c3];
+    t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 1)];
+    #pragma unroll 1
+    for (int t2c_j21 = 1; t2c_j21 < 64; t2c_j21++) {
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 4)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+    }
+    t2c_v5[0] = t2c::fold_sum<2>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_sum<2>(t2c_v5[1]);
+    t2c_v5[2] = t2c::fold_sum<2>(t2c_v5[2]);
+    t2c_v5[3] = t2c::fold_sum<2>(t2c_v5[3]);
+    t2c_v5[4] = t2c::fold_sum<2>(t2c_v5[4]);
+    t2c_v5[5] = t2c::fold_sum<2>(t2c_v5[5]);
+    t2c_v5[6] = t2c::fold_sum<2>(t2c_v5[6]);
+    t2c_v5[7] = t2c::fold_sum<2>(t2c_v5[7]);
+    if (t2c_c3 == 0) L[t2c_r3] = t2c_v5[0];
+    if (t2c_c3 == 0) L[t2c_r3 + 16] = t2c_v5[1];
+    if (t2c_c3 == 0) L[t2c_r3 + 32] = t2c_v5[2];
+    if (t2c_c3 == 0) L[t2c_r3 + 48] = t2c_v5[3];
+    if (t2c_c3 == 0) L[t2c_r3 + 64] = t2c_v5[4];
+    if (t2c_c3 == 0) L[t2c_r3 + 80] = t2c_v5[5];
+    if (t2c_c3 == 0) L[t2c_r3 + 96] = t2c_v5[6];
+    if (t2c_c3 == 0) L[t2c_r3 + 112] = t2c_v5[7];
+  } else {
+    // strided-dot-f32.tl:10: var m0 = ctx.block.y * 64
+    int m0 = (int)blockIdx.y * 64;
+    // strided-dot-f32.tl:11: var n0 = ctx.block.x * 64
+    int n0 = (int)blockIdx.x * 64;
+    // strided-dot-f32.tl:12: var acc: tile<f32>[64, 64] = 0.0
+    for (int t2c_i22 = 0; t2c_i22 < 64; t2c_i22++) {
+      acc_s[t2c_i22 * 65 + t2c_c0] = 0.0f;
+      acc_s[t2c_i22 * 65 + t2c_c0 + 1] = 0.0f;
+    }
+    // strided-dot-f32.tl:13: for k0 in range(0, K, 16) {
+    for (int k0 = 0; k0 < K; k0 += 16) {
+      // strided-dot-f32.tl:14: var a = A[m0 :+ 64, k0 :+ 16]
+      float a[32];
+      a[0] = ((m0 + t2c_r4) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[1] = ((m0 + t2c_r4) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[2] = ((m0 + t2c_r4) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[3] = ((m0 + t2c_r4) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[4] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[5] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[6] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[7] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[8] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[9] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[10] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[11] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[12] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[13] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[14] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[15] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[16] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[17] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[18] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[19] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[20] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[21] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[22] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[23] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[24] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[25] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[26] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[27] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[28] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4)] : 0.0f);
+      a[29] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
+      a[30] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
+      a[31] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      t2c_ph0 ^= 1;  // a_s: this turn writes the other half
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r4 * 20 + t2c_c4], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 8) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 16) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[8], a[9], a[10], a[11]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 24) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 32) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[16], a[17], a[18], a[19]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 40) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 48) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 56) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
+      // strided-dot-f32.tl:15: var b = B[k0 :+ 16, n0 :+ 64]
+      float b[32];
+      b[0] = ((k0 + t2c_r5) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[1] = ((k0 + t2c_r5) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[2] = ((k0 + t2c_r5) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[3] = ((k0 + t2c_r5) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[4] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[5] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[6] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[7] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[8] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[9] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[10] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[11] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[12] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[13] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[14] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[15] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[16] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[17] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[18] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[19] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[20] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[21] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[22] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[23] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[24] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[25] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[26] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[27] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[28] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
+      b[29] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
+      b[30] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
+      b[31] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      // strided-dot-f32.tl:16: acc += dot(a, b)
+      t2c_ph1 ^= 1;  // b_s: this turn writes the other half
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r5 * 68 + t2c_c5], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 2) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 4) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[8], b[9], b[10], b[11]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 6) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[12], b[13], b[14], b[15]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 8) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[16], b[17], b[18], b[19]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
+      __syncthreads();  // a_s: written at line 16, read here by other threads
+      // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
+      #pragma unroll 1
+      for (int t2c_i23 = 0; t2c_i23 < 64; t2c_i23++) {
+        float t2c_d24[2];
+        t2c_d24[0] = acc_s[t2c_i23 * 65 + t2c_c0];
+        t2c_d24[1] = acc_s[t2c_i23 * 65 + t2c_c0 + 1];
+        #pragma unroll
+        for (int t2c_k25 = 0; t2c_k25 < 16; t2c_k25 += 4) {
+          const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_i23 * 20 + t2c_k25]);
+          const t2c::Vec<float, 2> t2c_b0_0 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + t2c_k25 * 68 + t2c_c0]);
+          t2c_d24[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+          t2c_d24[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+          const t2c::Vec<float, 2> t2c_b0_1 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 1) * 68 + t2c_c0]);
+          t2c_d24[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+          t2c_d24[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+          const t2c::Vec<float, 2> t2c_b0_2 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 2) * 68 + t2c_c0]);
+          t2c_d24[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+          t2c_d24[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+          const t2c::Vec<float, 2> t2c_b0_3 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 3) * 68 + t2c_c0]);
+          t2c_d24[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+          t2c_d24[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+        }
+        acc_s[t2c_i23 * 65 + t2c_c0] = t2c_d24[0];
+        acc_s[t2c_i23 * 65 + t2c_c0 + 1] = t2c_d24[1];
+      }
+    }
+    // strided-dot-f32.tl:18: C[m0 :+ 64, n0 :+ 64] = acc
+    for (int t2c_i26 = 0; t2c_i26 < 64; t2c_i26++) {
+      if ((m0 + t2c_i26) < M && (n0 + t2c_c0) < N) C[(long long)(m0 + t2c_i26) * C_stride0 + (long long)(n0 + t2c_c0) * C_stride1] = acc_s[t2c_i26 * 65 + t2c_c0];
+      if ((m0 + t2c_i26) < M && (n0 + t2c_c0 + 1) < N) C[(long long)(m0 + t2c_i26) * C_stride0 + (long long)(n0 + t2c_c0 + 1) * C_stride1] = acc_s[t2c_i26 * 65 + t2c_c0 + 1];
+    }
+    // strided-dot-f32.tl:19: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
+    long long t2c_v5[8];
+    t2c_v5[0] = I[t2c_r3 * 256 + t2c_c3];
+    t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 1)];
+    t2c_v5[1] = I[(t2c_r3 + 16) * 256 + t2c_c3];
+    t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 1)];
+    t2c_v5[2] = I[(t2c_r3 + 32) * 256 + t2c_c3];
+    t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 1)];
+    t2c_v5[3] = I[(t2c_r3 + 48) * 256 + t2c_c3];
+    t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 1)];
+    t2c_v5[4] = I[(t2c_r3 + 64) * 256 + t2c_c3];
+    t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 1)];
+    t2c_v5[5] = I[(t2c_r3 + 80) * 256 + t2c_c3];
+    t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 1)];
+    t2c_v5[6] = I[(t2c_r3 + 96) * 256 + t2c_c3];
+    t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 1)];
+    t2c_v5[7] = I[(t2c_r3 + 112) * 256 + t2c_c3];
+    t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 1)];
+    #pragma unroll 1
+    for (int t2c_j27 = 1; t2c_j27 < 64; t2c_j27++) {
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 4)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+    }
+    t2c_v5[0] = t2c::fold_sum<2>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_sum<2>(t2c_v5[1]);
+    t2c_v5[2] = t2c::fold_sum<2>(t2c_v5[2]);
+    t2c_v5[3] = t2c::fold_sum<2>(t2c_v5[3]);
+    t2c_v5[4] = t2c::fold_sum<2>(t2c_v5[4]);
+    t2c_v5[5] = t2c::fold_sum<2>(t2c_v5[5]);
+    t2c_v5[6] = t2c::fold_sum<2>(t2c_v5[6]);
+    t2c_v5[7] = t2c::fold_sum<2>(t2c_v5[7]);
+    if (t2c_c3 == 0) L[t2c_r3] = t2c_v5[0];
+    if (t2c_c3 == 0) L[t2c_r3 + 16] = t2c_v5[1];
+    if (t2c_c3 == 0) L[t2c_r3 + 32] = t2c_v5[2];
+    if (t2c_c3 == 0) L[t2c_r3 + 48] = t2c_v5[3];
+    if (t2c_c3 == 0) L[t2c_r3 + 64] = t2c_v5[4];
+    if (t2c_c3 == 0) L[t2c_r3 + 80] = t2c_v5[5];
+    if (t2c_c3 == 0) L[t2c_r3 + 96] = t2c_v5[6];
+    if (t2c_c3 == 0) L[t2c_r3 + 112] = t2c_v5[7];
   }
 }

@@ -3422,17 +3422,16 @@ static void t_strided_rowsum(Tally *T) {
   }
 }
 
-/* strided_dot / strided_dot_f32 / strided_dot_legacy: C = A B with B a view (the
- * tile IR's tensor cores with @pipeline, its f32 dot on the CUDA cores, and the
- * direct emitter's f32 dot, where sum() in a while condition with a continue
- * keeps the kernel, with a u32 row sum). */
+/* strided_dot / strided_dot_f32 / strided_dot_rowsum: C = A B with B a view (on
+ * tensor cores with @pipeline, an f32 dot on the CUDA cores, and that over one
+ * warp with a tall u32 row sum). */
 static void t_strided_dot_one(Tally *T, int mode, int c, int M, int N, int K, int kb) {
   long long bs0, bs1;
   bool f32 = mode > 0;
-  const char *name = mode == 2 ? "strided_dot_legacy" : f32 ? "strided_dot_f32" : "strided_dot";
+  const char *name = mode == 2 ? "strided_dot_rowsum" : f32 ? "strided_dot_f32" : "strided_dot";
   Rng r = rng_seed(name, (uint64_t)c);
   Call k;
-  call_init(&k, mode == 2 ? "strided_dot_legacy.tl" : f32 ? "strided_dot_f32.tl" : "strided_dot.tl", name);
+  call_init(&k, mode == 2 ? "strided_dot_rowsum.tl" : f32 ? "strided_dot_f32.tl" : "strided_dot.tl", name);
   Ten *A = call_in(&k, "A", f32 ? F32 : F16, 2, SHAPE(M, K));
   Ten *B = view_ten(&k, "B", f32 ? F32 : F16, false, kb, K, N, &bs0, &bs1);
   Ten *Cm = call_out(&k, "C", F32, 2, SHAPE(M, N));

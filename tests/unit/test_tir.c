@@ -27,7 +27,7 @@ static TirKernel *build(const char *src, const char *last, const char **why) {
   Token *toks = lex(&arena, &d, src, &n);
   Program *p = parse(&arena, &d, toks, n);
   cr_assert(d.errors == 0 && check_program(&arena, &d, p, &target), "check failed");
-  TirKernel *K = tir_build(&arena, &d, p->kernels[0], &target, last, why);
+  TirKernel *K = tir_build(&arena, &d, p->kernels[0], &target, last, why, NULL);
   fclose(df);
   return K;
 }
@@ -1468,7 +1468,7 @@ Test(tir_layout, register_row_values_hold_one_row_per_thread) {
     cr_assert(!K->bufs[i].spill_of || K->bufs[i].spill_of->cols > 1, "%s", K->bufs[i].cname);
 }
 
-/* A row reduction of f16 accumulates in f32 (as emit.c's) and is converted
+/* A row reduction of f16 accumulates in f32 and is converted
  * back once per row; one of i64 or u32 accumulates in its own type. */
 Test(tir_lower, row_reductions_accumulate_in_the_wider_type) {
   const char *why = NULL;
@@ -1800,8 +1800,7 @@ Test(tir_home, a_cuda_core_dot_accumulates_into_a_shared_home) {
 
 /* An f16 dot whose accumulator would hold more than 128 per thread as mma
  * fragments runs on the CUDA cores instead (a -Wdot warning says why), into a
- * shared home; one whose home would not fit shared memory leaves the kernel to
- * emit.c. */
+ * shared home; one whose home would not fit shared memory is an error. */
 Test(tir_home, an_accumulator_past_128_per_thread_leaves_the_tensor_cores) {
   const char *why = NULL;
   TirKernel *K = build("@launch(64)\nkernel k(A: tensor<f16>[64, 16], B: tensor<f16>[16, 256], C: tensor<f32>[64, 256]) {\n"
@@ -1818,7 +1817,11 @@ Test(tir_home, an_accumulator_past_128_per_thread_leaves_the_tensor_cores) {
             "  var acc: tile<f32>[128, 512] = 0.0\n  acc += dot(A[0 :+ 128, 0 :+ 16], B[0 :+ 16, 0 :+ 512])\n"
             "  C[0 :+ 128, 0 :+ 512] = acc\n}\n", NULL, &why);
   cr_assert_null(K);
-  cr_assert(why && strstr(why, "values too large for registers would not fit in shared memory"), "%s", why ? why : "");
+  cr_assert_null(why, "reported, not refused: %s", why);
+  cr_assert(strstr(diag_text, "bytes of shared memory; sm_90 allows"), "%s", diag_text);
+  char home[64];
+  snprintf(home, sizeof home, "acc_s: %d bytes", 128 * (512 + 1) * 4); /* the home's rows padded by one */
+  cr_assert(strstr(diag_text, home), "%s", diag_text);
 }
 
 /* A tile's element in a while condition: the tile is spilled before the loop and
