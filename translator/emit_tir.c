@@ -1997,10 +1997,10 @@ static const char *summary(Printer *P) {
       buf_printf(&b, "//   %s: shared, %d mbarriers, %" PRId64 " bytes (%s)\n", f->cname, 2 * f->mbar, f->bytes, f->what);
       continue;
     }
-    buf_printf(&b, "//   %s: shared, %s[%d, %d]%s, %" PRId64 " bytes (%s)\n", f->cname, elem_names[f->elem], f->rows,
+    buf_printf(&b, "//   %s: shared, %s[%d, %d]%s, %" PRId64 " bytes (%s%s)\n", f->cname, elem_names[f->elem], f->rows,
                f->cols,
                f->swz ? F(" in %d-byte swizzled rows (wgmma)", f->swz) : f->cm8 ? " in 8 x 8 core matrices (wgmma)" : "",
-               f->bytes, f->what);
+               f->bytes, f->what, tir_buf_shares(K, i));
   }
   for (int i = 0; i < K->ki->ntmaps; i++) {
     const TmaMap *m = &K->ki->tmaps[i];
@@ -2245,8 +2245,10 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
   const char *body = body_text(P);
   const char *bounds = K->ki->min_blocks ? F("%d, %d", K->ki->threads, K->ki->min_blocks) : F("%d", K->ki->threads);
   if (K->ki->dynamic_smem) {
-    const char *kv[] = {"name", K->k->name, "bytes", F("%" PRId64, K->ki->shared_bytes),
-                        "static", F("%d", K->t->smem_static), NULL};
+    const char *why = K->ki->shared_bytes > K->t->smem_static
+                          ? F("above the %d-byte static limit", K->t->smem_static)
+                          : "one buffer, as its shared copies share bytes (smem.c)";
+    const char *kv[] = {"name", K->k->name, "bytes", F("%" PRId64, K->ki->shared_bytes), "why", why, NULL};
     buf_puts(out, "\n");
     emit_expand(out, tmpl_dynamic_smem, kv);
   }
@@ -2313,7 +2315,7 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               K->bufs[i].offset, K->bufs[i].what,
               K->bufs[i].swz ? arena_printf(K->a, ", in %d-byte swizzled rows that wgmma reads through descriptors", K->bufs[i].swz)
               : K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors"
-                               : "");
+                               : tir_buf_shares(K, i));
   explain_barriers(K, &K->body, out);
   int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
   int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);

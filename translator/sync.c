@@ -18,6 +18,10 @@
  * only with accesses at other elements (a transposed read, a column
  * reduction), never with each other.
  *
+ * Buffers that share bytes (smem.c's reuse: TirKernel.alias) conflict with
+ * each other as one buffer would, whatever the elements; smem.c runs the pass
+ * again once it has made them share.
+ *
  * A versioned kernel whose bodies differ (a TMA ring in the fast one, its
  * cp.async ring in the general one: TirOp.only) gets the pass once per body,
  * each over the ops that body prints; a barrier both need at the same place
@@ -108,9 +112,34 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
 /* Why op needs a barrier in state st, or NULL; *block: a conflict on a buffer
  * other threads than the warp's touch (TirBuf.warp_tiles: only __syncwarp is
  * needed when every conflict is on such a buffer). */
+/* A conflict through shared bytes (smem.c's reuse, TirKernel.alias): op's
+ * access i against what was done to another buffer in the same bytes. */
+static const char *alias_conflict(TirKernel *K, const TirOp *op, const SyncState *st, int i) {
+  int b = op->acc[i].buf;
+  for (int a = 0; K->alias[b] && a < K->nbufs; a++) {
+    if (!(K->alias[b] >> a & 1) || !st->acc[a]) continue;
+    if (op->acc[i].write) {
+      bool rd = (st->acc[a] & ST_R) && (!(st->acc[a] & ST_W) || st->rline[a] >= st->wline[a]);
+      return arena_printf(K->a, "%s: shares its bytes with %s, %s at line %d", K->bufs[b].cname, K->bufs[a].cname,
+                          rd ? "read" : "written", rd ? st->rline[a] : st->wline[a]);
+    }
+    if (st->acc[a] & ST_W)
+      return arena_printf(K->a, "%s: shares its bytes with %s, written at line %d", K->bufs[b].cname, K->bufs[a].cname,
+                          st->wline[a]);
+  }
+  return NULL;
+}
+
 static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, bool *block) {
   const char *why = NULL;
   *block = false;
+  for (int i = 0; i < op->nacc; i++) {
+    const char *w = alias_conflict(K, op, st, i);
+    if (w) {
+      *block = true;
+      return w;
+    }
+  }
   for (int i = 0; i < op->nacc; i++) {
     const char *w = conflict_on(K, op, st, i);
     if (!w) continue;

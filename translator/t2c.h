@@ -881,6 +881,7 @@ typedef struct TirKernel {
   TirChk *elem_chk;      /* layout.c: their bounds checks, as TirOp.chk */
   TirBuf bufs[TIR_MAX_BUFS];
   int nbufs;
+  uint64_t alias[TIR_MAX_BUFS]; /* smem.c: bit a of alias[b]: buffers a and b share bytes (sync.c orders them) */
   TirCheck checks[TIR_MAX_CHECKS];
   int nchecks;
   bool versioned;        /* printed twice: vector accesses when the checks hold, scalar otherwise */
@@ -933,6 +934,7 @@ static inline int tir_buf_align(const TirBuf *f) {
   return s ? 8 * s : 16;
 }
 /* Elements of one copy of the buffer (rows x pitch, or cols x pitch when trans). */
+const char *tir_buf_shares(const TirKernel *K, int b);
 int64_t tir_buf_elems(const TirBuf *f);
 /* Bytes a buffer takes: rows x pitch elements, twice when alternating. */
 void tir_buf_size(TirBuf *f);

@@ -221,6 +221,20 @@ int tir_copy_buf(TirKernel *K, TirVar *v) {
   return new_copy(K, v, false);
 }
 
+/* ", at byte O, sharing its bytes with a_s, b_s" for a buffer smem.c's reuse
+ * gave bytes another one has at other times; "" otherwise. */
+const char *tir_buf_shares(const TirKernel *K, int b) {
+  if (!K->alias[b]) return "";
+  Buf t = {0};
+  buf_printf(&t, ", at byte %" PRId64 ", sharing its bytes with ", K->bufs[b].offset);
+  int n = 0;
+  for (int a = 0; a < K->nbufs; a++)
+    if (K->alias[b] >> a & 1) buf_printf(&t, "%s%s", n++ ? ", " : "", K->bufs[a].cname);
+  const char *r = arena_strndup(K->a, t.data, t.len);
+  buf_free(&t);
+  return r;
+}
+
 int64_t tir_buf_elems(const TirBuf *f) { return (int64_t)(f->trans ? f->cols : f->rows) * f->pitch; }
 
 void tir_buf_size(TirBuf *f) {

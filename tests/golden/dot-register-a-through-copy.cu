@@ -183,8 +183,8 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
   }
 }
 
-// rega_big uses 114176 bytes of dynamic shared memory, above the 49152-byte static
-// limit: launch it with that many dynamic bytes after raising
+// rega_big uses 114176 bytes of dynamic shared memory, above the 49152-byte static limit:
+// launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_rega_big 114176
 

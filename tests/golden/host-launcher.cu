@@ -73,8 +73,8 @@ scale(const float *__restrict__ X, float *__restrict__ Y, float alpha, int M, in
   }
 }
 
-// big uses 66048 bytes of dynamic shared memory, above the 49152-byte static
-// limit: launch it with that many dynamic bytes after raising
+// big uses 66048 bytes of dynamic shared memory, above the 49152-byte static limit:
+// launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_big 66048
 

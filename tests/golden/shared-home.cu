@@ -2,8 +2,8 @@
 #include <tile2cu/rt.cuh>
 
 
-// home_loop uses 49920 bytes of dynamic shared memory, above the 49152-byte static
-// limit: launch it with that many dynamic bytes after raising
+// home_loop uses 49920 bytes of dynamic shared memory, above the 49152-byte static limit:
+// launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_home_loop 49920
 
@@ -525,8 +525,8 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
   }
 }
 
-// home_pipe uses 68864 bytes of dynamic shared memory, above the 49152-byte static
-// limit: launch it with that many dynamic bytes after raising
+// home_pipe uses 68864 bytes of dynamic shared memory, above the 49152-byte static limit:
+// launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_home_pipe 68864
 

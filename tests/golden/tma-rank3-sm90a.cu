@@ -2,8 +2,8 @@
 #include <tile2cu/rt.cuh>
 
 
-// bgemm uses 49200 bytes of dynamic shared memory, above the 49152-byte static
-// limit: launch it with that many dynamic bytes after raising
+// bgemm uses 49200 bytes of dynamic shared memory, above the 49152-byte static limit:
+// launch it with that many dynamic bytes after raising
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_bgemm 49200
 

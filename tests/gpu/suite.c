@@ -1137,6 +1137,40 @@ static void t_while_continue(Tally *T) {
   }
 }
 
+/* smem_reuse (tests/gpu/smem_reuse.tl), on sm_75 (64 KB per block): two shared
+ * homes in the same bytes, the second accumulated over ragged k. */
+static void t_smem_reuse(Tally *T) {
+  static const int Ks[] = {20, 5, 8};
+  for (int c = 0; c < 3; c++) {
+    int K = Ks[c];
+    Rng r = rng_seed("smem_reuse", (uint64_t)c);
+    Call k;
+    call_init(&k, "smem_reuse.tl", "reuse");
+    snprintf(k.target, sizeof k.target, "sm_75");
+    Ten *P = call_in(&k, "P", F32, 2, SHAPE(128, K));
+    Ten *Q = call_in(&k, "Q", F32, 2, SHAPE(K, 80));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(128, 80));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(128, 80));
+    fill_uniform(P, &r, -1, 1);
+    fill_uniform(Q, &r, -1, 1);
+    for (int i = 0; i < 128; i++)
+      for (int j = 0; j < 80; j++) {
+        double a = 0, b = 0;
+        for (int q = 0; q < K; q++) {
+          double p = A2(P, i, q) * A2(Q, q, j);
+          if (q < 8) a += p;
+          b += p;
+        }
+        R2(R, i, j) = a;
+        R2(S, i, j) = 2 * (1 + b);
+      }
+    char l[64];
+    label(l, sizeof l, "sm_75 K=%d", K);
+    CHECK(T, call_check(&k, "smem_reuse", l));
+    call_free(&k);
+  }
+}
+
 /* ir_more, continued: sum() of row and column values, and a @registers tile in a
  * layout of its own (the seed's count per thread). */
 static void t_ir_more2(Tally *T) {
@@ -3576,6 +3610,7 @@ static const Test tests[] = {
     {"big_acc", t_big_acc},
     {"ir_more", t_ir_more},
     {"while_continue", t_while_continue},
+    {"smem_reuse", t_smem_reuse},
     {"ir_more_sums", t_ir_more2},
     {"ir_more_layouts", t_ir_more3},
     {"ir_more_narrow", t_ir_more4},

@@ -1892,3 +1892,41 @@ Test(tir_layout, a_registers_tile_keeps_the_seeds_count) {
   cr_assert_eq(layout_count(t->layout), 3);
   cr_assert(!layout_padded(t->layout));
 }
+
+/* Two shared homes that do not fit side by side share their bytes when their
+ * spans of ops do not meet (a span touching a loop covers the loop); the
+ * second's first write waits at a barrier for the first's last readers, and
+ * the kernel takes one dynamic buffer. Without the reuse it would need both. */
+Test(tir_smem, homes_whose_spans_do_not_meet_share_their_bytes) {
+  const char *why = NULL;
+  const char *src = "@launch(128)\n"
+                    "kernel k(P: tensor<f32>[128, K], Q: tensor<f32>[K, 80], R: tensor<f32>[128, 80], S: tensor<f32>[128, 80]) {\n"
+                    "  var a: tile<f32>[128, 80] = 0.0\n  a += dot(P[0 :+ 128, 0 :+ 8], Q[0 :+ 8, 0 :+ 80])\n"
+                    "  R[0 :+ 128, 0 :+ 80] = a\n  var b: tile<f32>[128, 80] = 1.0\n"
+                    "  for k0 in range(0, K, 8) {\n    b += dot(P[0 :+ 128, k0 :+ 8], Q[k0 :+ 8, 0 :+ 80])\n  }\n"
+                    "  S[0 :+ 128, 0 :+ 80] = b * 2.0\n}\n";
+  TirKernel *K = build_for("configs/sm_75.yaml", src, &why);
+  cr_assert(K, "not lowered: %s%s", why ? why : "", diag_text);
+  int a = var_named(K, "a")->home - 1, b = var_named(K, "b")->home - 1;
+  cr_assert(a >= 0 && b >= 0);
+  cr_assert_eq(K->bufs[a].offset, K->bufs[b].offset);
+  cr_assert(K->alias[a] >> b & 1 && K->alias[b] >> a & 1);
+  int64_t sum = 0;
+  for (int i = 0; i < K->nbufs; i++) sum += K->bufs[i].tensor ? 0 : (K->bufs[i].bytes + 15) / 16 * 16;
+  cr_assert_gt(sum, K->t->smem_per_block, "side by side they would not fit");
+  cr_assert_leq(K->ki->shared_bytes, K->t->smem_per_block);
+  cr_assert(K->ki->dynamic_smem);
+  /* the barrier before b's first write, for a's readers */
+  const TirOp *prev = NULL, *first_b = NULL;
+  for (int i = 0; i < K->body.ops.len && !first_b; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op->dst == var_named(K, "b") && op->kind == TO_ASSIGN) first_b = op;
+    else prev = op;
+  }
+  cr_assert(first_b && prev && prev->kind == TO_BARRIER, "a barrier right before b = 1.0");
+  cr_assert(strstr(prev->reason, "shares its bytes with"), "%s", prev->reason);
+  /* on sm_90 they fit side by side: no reuse */
+  K = build(src, NULL, &why);
+  cr_assert(K);
+  for (int i = 0; i < K->nbufs; i++) cr_assert_eq(K->alias[i], 0);
+}
