@@ -1390,6 +1390,8 @@ static void early_spills(TirKernel *K, TirBlock *b) {
     if (op->first && i + 1 < b->ops.len && ((TirOp *)b->ops.items[i + 1])->stmt == op->stmt)
       ((TirOp *)b->ops.items[i + 1])->first = true; /* the statement's comment stays with it */
     op->first = false;
+    if (j > 0 && ((TirOp *)b->ops.items[j - 1])->dst == op->dst)
+      op->stmt = ((TirOp *)b->ops.items[j - 1])->stmt; /* made where its value was written */
     for (int k = i; k > j; k--) b->ops.items[k] = b->ops.items[k - 1];
     b->ops.items[j] = op;
   }

@@ -354,7 +354,7 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
       if (L->hoisted.items[i] == f && L->hoisted.items[i + 1] == cb) return bi;
     vec_push(K->a, &L->hoisted, f);
     vec_push(K->a, &L->hoisted, cb);
-    TirOp *op = tir_new_op(K, NULL, TO_SPILL, L->stmt);
+    TirOp *op = tir_new_op(K, NULL, TO_SPILL, f->stmt); /* made at the loop's head */
     op->dst = v;
     op->buf = bi;
     if (v->sym->place == PL_REGISTER) op->reason = why;

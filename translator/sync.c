@@ -12,6 +12,9 @@
  * state at its end and at its continues until that state stops changing,
  * then once for real. Only then are barriers inserted, so a loop whose body
  * needs a barrier at its top from the previous iteration gets it there.
+ * Before that, a loop whose body would need a block barrier only for what
+ * was done before the loop (a copy made once, read by other threads in each
+ * iteration) gets one barrier before the loop instead (before_loop).
  *
  * A value living in its shared copy (TirVar.home) is read and written there
  * by each thread at its own elements (TirAccess.own): such accesses conflict
@@ -40,6 +43,27 @@ enum { ST_W = 1, ST_R = 2 };
 static int view;
 
 static bool absent(const TirOp *op) { return view && op->only && op->only != view; }
+
+/* The barriers decided so far, in dry runs too (before_loop compares two
+ * runs): how many, and the first block barriers' ops and reasons; and the
+ * words a conflict uses for where the op that needs the barrier is. */
+enum { PLACED_KEEP = 16 };
+typedef struct Placed {
+  int block, warp, nkept;
+  const TirOp *op[PLACED_KEEP];
+  const char *why[PLACED_KEEP];
+} Placed;
+static Placed placed;
+static const char *here = "here";
+
+static void count(bool block, const TirOp *op, const char *why) {
+  if (!block) {
+    placed.warp++;
+    return;
+  }
+  placed.block++;
+  if (placed.nkept < PLACED_KEEP) placed.op[placed.nkept] = op, placed.why[placed.nkept++] = why;
+}
 
 typedef struct SyncState {
   uint8_t acc[TIR_MAX_BUFS];
@@ -98,14 +122,14 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
   /* the thread's own elements of a value living in b: only what other threads did conflicts */
   uint8_t have = op->acc[i].own ? st->cross[b] : st->acc[b];
   if (!op->acc[i].write && (have & ST_W))
-    return arena_printf(K->a, "%s: written at line %d, read here by other threads", n, st->wline[b]);
+    return arena_printf(K->a, "%s: written at line %d, read %s by other threads", n, st->wline[b], here);
   if (op->acc[i].write && K->bufs[b].alternating) return NULL; /* the other half was read */
   if (op->acc[i].write && (have & ST_R))
-    return arena_printf(K->a, "%s: read at line %d, overwritten here by other threads", n, st->rline[b]);
+    return arena_printf(K->a, "%s: read at line %d, overwritten %s by other threads", n, st->rline[b], here);
   /* atomics of one kind commute: two of them need no order between them */
   if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) return NULL;
   if (op->acc[i].write && (have & ST_W) && st->wop[b] != op)
-    return arena_printf(K->a, "%s: written at line %d, overwritten here by other threads", n, st->wline[b]);
+    return arena_printf(K->a, "%s: written at line %d, overwritten %s by other threads", n, st->wline[b], here);
   return NULL;
 }
 
@@ -204,6 +228,7 @@ static void test_again(TirKernel *K, const TirOp *op, SyncState *st, bool real, 
   if (why) {
     if (block) memset(st, 0, sizeof *st);
     else warp_clear(K, st);
+    count(block, op, why);
     if (real) {
       TirOp *bar = tir_new_op(K, NULL, TO_BARRIER, op->stmt);
       bar->reason = block ? arena_printf(K->a, "%s, before the next test", why)
@@ -220,6 +245,7 @@ static void test_again(TirKernel *K, const TirOp *op, SyncState *st, bool real, 
 
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar) {
   SyncState head = *st;
+  Placed before = placed; /* only the last pass's barriers are the loop's */
   for (int round = 0; round < 64; round++) {
     SyncState s = head;
     SyncLoop lp = {.op = op};
@@ -230,6 +256,7 @@ static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nob
     if (same(&next, &head)) break;
     head = next;
   }
+  placed = before;
   SyncState s = head;
   SyncLoop lp = {.op = op};
   run_block(K, &op->body, &s, &lp, real, nobar);
@@ -259,6 +286,44 @@ static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop, bool 
   }
 }
 
+/* A loop whose body needs a block barrier only for what was done before it
+ * (a copy made once, read in each iteration) gets that barrier once, before
+ * the loop: the loop runs dry from the state at its entry and from none, and
+ * when the second places fewer block barriers (and no more warp ones) the
+ * reason the first gave is returned. */
+static const char *before_loop(TirKernel *K, TirOp *op, const SyncState *st) {
+  bool any = false;
+  for (int b = 0; b < TIR_MAX_BUFS; b++) any |= st->acc[b] != 0;
+  if (!any) return NULL;
+  Placed saved = placed, entry;
+  const char *saved_here = here;
+  SyncState s = *st;
+  memset(&placed, 0, sizeof placed);
+  here = "in the loop";
+  record(op, &s);
+  run_loop(K, op, &s, false, false);
+  entry = placed;
+  here = saved_here;
+  memset(&s, 0, sizeof s);
+  memset(&placed, 0, sizeof placed);
+  record(op, &s);
+  run_loop(K, op, &s, false, false);
+  Placed none = placed;
+  placed = saved;
+  if (!(none.block < entry.block && none.warp <= entry.warp)) return NULL;
+  /* the reason: the first barrier the entry state asked for that no state did */
+  const char *why = entry.why[0];
+  for (int i = 0; i < entry.nkept; i++) {
+    bool also = false;
+    for (int j = 0; j < none.nkept; j++) also |= none.op[j] == entry.op[i];
+    if (!also) {
+      why = entry.why[i];
+      break;
+    }
+  }
+  return arena_printf(K->a, "%s: once before the loop, not in each iteration", why);
+}
+
 static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real, bool nobar) {
   PtrVec out = {0};
   for (int i = 0; i < b->ops.len; i++) {
@@ -283,9 +348,12 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
                                "threads touched", op->stmt->loc.line);
       block = true;
     }
+    if (!why && !nobar && !region && (op->kind == TO_FOR || op->kind == TO_WHILE) && (why = before_loop(K, op, st)))
+      block = true;
     if (why) {
       if (block) memset(st, 0, sizeof *st);
       else warp_clear(K, st);
+      count(block, op, why);
       if (real) {
         TirOp *bar = tir_new_op(K, NULL, TO_BARRIER, op->stmt);
         bar->reason = block ? why : arena_printf(K->a, "%s, all of them in this warp", why);

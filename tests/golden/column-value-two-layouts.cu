@@ -50,7 +50,7 @@ col_two(const float *__restrict__ X, const float *__restrict__ W, float *__restr
     const t2c::Vec<float, 2> t2c_w3 = t2c::ldg_vec<2>(X + t2c_r2 * 64 + t2c_c2);
     t2c_v3[0] = t2c_w3.v[0];
     t2c_v3[1] = t2c_w3.v[1];
-    __syncthreads();  // w_s: written at line 7, read here by other threads
+    __syncthreads();  // w_s: written at line 5, read here by other threads
     t2c::stg_vec<2>(P + t2c_r2 * 64 + t2c_c2, t2c::Vec<float, 2>{{t2c_v3[0] + w_s[t2c_c2], t2c_v3[1] + w_s[t2c_c2 + 1]}});
   } else {
     // column-value-two-layouts.tl:5: var w: tile<f32>[1, 64] = W[0 :+ 1, 0 :+ 64]
@@ -85,7 +85,7 @@ col_two(const float *__restrict__ X, const float *__restrict__ W, float *__restr
     float t2c_v3[2];
     t2c_v3[0] = X[t2c_r2 * 64 + t2c_c2];
     t2c_v3[1] = X[t2c_r2 * 64 + (t2c_c2 + 1)];
-    __syncthreads();  // w_s: written at line 7, read here by other threads
+    __syncthreads();  // w_s: written at line 5, read here by other threads
     P[t2c_r2 * 64 + t2c_c2] = t2c_v3[0] + w_s[t2c_c2];
     P[t2c_r2 * 64 + (t2c_c2 + 1)] = t2c_v3[1] + w_s[t2c_c2 + 1];
   }

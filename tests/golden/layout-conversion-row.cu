@@ -204,7 +204,7 @@ r(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ 
     t2c_v4[61] = t2c_w23.v[1];
     t2c_v4[62] = t2c_w23.v[2];
     t2c_v4[63] = t2c_w23.v[3];
-    __syncthreads();  // m_s: written at line 9, read here by other threads
+    __syncthreads();  // m_s: written at line 8, read here by other threads
     t2c::stg_vec<4>(O + t2c_r1 * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v4[0] - m_s[t2c_r1 * 1 + 0], t2c_v4[1] - m_s[t2c_r1 * 1 + 0], t2c_v4[2] - m_s[t2c_r1 * 1 + 0], t2c_v4[3] - m_s[t2c_r1 * 1 + 0]}});
     t2c::stg_vec<4>(O + (t2c_r1 + 4) * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v4[4] - m_s[(t2c_r1 + 4) * 1 + 0], t2c_v4[5] - m_s[(t2c_r1 + 4) * 1 + 0], t2c_v4[6] - m_s[(t2c_r1 + 4) * 1 + 0], t2c_v4[7] - m_s[(t2c_r1 + 4) * 1 + 0]}});
     t2c::stg_vec<4>(O + (t2c_r1 + 8) * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v4[8] - m_s[(t2c_r1 + 8) * 1 + 0], t2c_v4[9] - m_s[(t2c_r1 + 8) * 1 + 0], t2c_v4[10] - m_s[(t2c_r1 + 8) * 1 + 0], t2c_v4[11] - m_s[(t2c_r1 + 8) * 1 + 0]}});
@@ -381,7 +381,7 @@ r(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ 
     t2c_v4[61] = Y[(t2c_r1 + 60) * 64 + (t2c_c1 + 1)];
     t2c_v4[62] = Y[(t2c_r1 + 60) * 64 + (t2c_c1 + 2)];
     t2c_v4[63] = Y[(t2c_r1 + 60) * 64 + (t2c_c1 + 3)];
-    __syncthreads();  // m_s: written at line 9, read here by other threads
+    __syncthreads();  // m_s: written at line 8, read here by other threads
     O[t2c_r1 * 64 + t2c_c1] = t2c_v4[0] - m_s[t2c_r1 * 1 + 0];
     O[t2c_r1 * 64 + (t2c_c1 + 1)] = t2c_v4[1] - m_s[t2c_r1 * 1 + 0];
     O[t2c_r1 * 64 + (t2c_c1 + 2)] = t2c_v4[2] - m_s[t2c_r1 * 1 + 0];

@@ -237,7 +237,7 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
     t2c::sts_vec<8>(&v__s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{v_[24], v_[25], v_[26], v_[27], v_[28], v_[29], v_[30], v_[31]}});
     // mma-register-a-operand.tl:9: var s: tile<f32>[64, 64] = dot(q, kt)
     float s[32];
-    __syncthreads();  // kt_s: written at line 9, read here by other threads
+    __syncthreads();  // kt_s: written at line 7, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;
@@ -685,7 +685,7 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
     t2c::sts_vec<8>(&v__s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{v_[24], v_[25], v_[26], v_[27], v_[28], v_[29], v_[30], v_[31]}});
     // mma-register-a-operand.tl:9: var s: tile<f32>[64, 64] = dot(q, kt)
     float s[32];
-    __syncthreads();  // kt_s: written at line 9, read here by other threads
+    __syncthreads();  // kt_s: written at line 7, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;

@@ -64,7 +64,7 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
     if (t2c_c0 == 0) R[t2c_r0 + 8] = t2c_v3[1];
     // rank-mixing.tl:9: C[0 :+ 32] = colmax(x)
-    __syncthreads();  // x_s: written at line 9, read here by other threads
+    __syncthreads();  // x_s: written at line 6, read here by other threads
     float t2c_v4[4] = {};
     t2c_v4[0] = t2c::lowest<float>();
     if (t2c_c1 < 32) {
@@ -135,7 +135,7 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
     if (t2c_c0 == 0) R[t2c_r0 + 8] = t2c_v3[1];
     // rank-mixing.tl:9: C[0 :+ 32] = colmax(x)
-    __syncthreads();  // x_s: written at line 9, read here by other threads
+    __syncthreads();  // x_s: written at line 6, read here by other threads
     float t2c_v4[4] = {};
     t2c_v4[0] = t2c::lowest<float>();
     if (t2c_c1 < 32) {

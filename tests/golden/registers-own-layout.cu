@@ -51,7 +51,7 @@ reg_own(const float *__restrict__ R, float *__restrict__ O)
     t2c_v3[5] = t2c_w2.v[1];
     t2c_v3[6] = t2c_w2.v[2];
     t2c_v3[7] = t2c_w2.v[3];
-    __syncthreads();  // r__s: written at line 8, read here by other threads
+    __syncthreads();  // r__s: written at line 7, read here by other threads
     t2c::stg_vec<4>(O + t2c_r1 * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v3[0] + r__s[t2c_c1], t2c_v3[1] + r__s[t2c_c1 + 1], t2c_v3[2] + r__s[t2c_c1 + 2], t2c_v3[3] + r__s[t2c_c1 + 3]}});
     t2c::stg_vec<4>(O + (t2c_r1 + 2) * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v3[4] + r__s[t2c_c1], t2c_v3[5] + r__s[t2c_c1 + 1], t2c_v3[6] + r__s[t2c_c1 + 2], t2c_v3[7] + r__s[t2c_c1 + 3]}});
   } else {
@@ -81,7 +81,7 @@ reg_own(const float *__restrict__ R, float *__restrict__ O)
     t2c_v3[5] = R[(t2c_r1 + 2) * 64 + (t2c_c1 + 1)];
     t2c_v3[6] = R[(t2c_r1 + 2) * 64 + (t2c_c1 + 2)];
     t2c_v3[7] = R[(t2c_r1 + 2) * 64 + (t2c_c1 + 3)];
-    __syncthreads();  // r__s: written at line 8, read here by other threads
+    __syncthreads();  // r__s: written at line 7, read here by other threads
     O[t2c_r1 * 64 + t2c_c1] = t2c_v3[0] + r__s[t2c_c1];
     O[t2c_r1 * 64 + (t2c_c1 + 1)] = t2c_v3[1] + r__s[t2c_c1 + 1];
     O[t2c_r1 * 64 + (t2c_c1 + 2)] = t2c_v3[2] + r__s[t2c_c1 + 2];

@@ -173,7 +173,7 @@ big(const float *__restrict__ X, float *__restrict__ Y)
     a_s[(t2c_r0 + 120) * 129 + t2c_c0 + 3] = a[63];
     // shared-dynamic.tl:5: var b = transpose(a)
     float b[64];
-    __syncthreads();  // a_s: written at line 5, read here by other threads
+    __syncthreads();  // a_s: written at line 4, read here by other threads
     b[0] = a_s[t2c_c0 * 129 + t2c_r0];
     b[1] = a_s[(t2c_c0 + 1) * 129 + t2c_r0];
     b[2] = a_s[(t2c_c0 + 2) * 129 + t2c_r0];
@@ -388,7 +388,7 @@ big(const float *__restrict__ X, float *__restrict__ Y)
     a_s[(t2c_r0 + 120) * 129 + t2c_c0 + 3] = a[63];
     // shared-dynamic.tl:5: var b = transpose(a)
     float b[64];
-    __syncthreads();  // a_s: written at line 5, read here by other threads
+    __syncthreads();  // a_s: written at line 4, read here by other threads
     b[0] = a_s[t2c_c0 * 129 + t2c_r0];
     b[1] = a_s[(t2c_c0 + 1) * 129 + t2c_r0];
     b[2] = a_s[(t2c_c0 + 2) * 129 + t2c_r0];

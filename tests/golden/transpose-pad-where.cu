@@ -57,7 +57,7 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
     // transpose-pad-where.tl:5: var t = transpose(x)
     float t[8];
-    __syncthreads();  // x_s: written at line 5, read here by other threads
+    __syncthreads();  // x_s: written at line 4, read here by other threads
     t[0] = x_s[t2c_c0 * 33 + t2c_r0];
     t[1] = x_s[(t2c_c0 + 1) * 33 + t2c_r0];
     t[2] = x_s[(t2c_c0 + 2) * 33 + t2c_r0];
@@ -126,7 +126,7 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
     // transpose-pad-where.tl:5: var t = transpose(x)
     float t[8];
-    __syncthreads();  // x_s: written at line 5, read here by other threads
+    __syncthreads();  // x_s: written at line 4, read here by other threads
     t[0] = x_s[t2c_c0 * 33 + t2c_r0];
     t[1] = x_s[(t2c_c0 + 1) * 33 + t2c_r0];
     t[2] = x_s[(t2c_c0 + 2) * 33 + t2c_r0];

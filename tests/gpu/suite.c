@@ -2741,6 +2741,36 @@ static void t_partial(Tally *T) {
   }
 }
 
+/* copy_before_loop: a shared copy made before a loop, read transposed (by
+ * other threads) in each iteration; the loop may run no iteration */
+static void t_copy_before_loop(Tally *T) {
+  static const int Ns[] = {32, 37, 70, 5}, ns[] = {3, 4, 2, 0};
+  for (int c = 0; c < 4; c++) {
+    int N = Ns[c], n = ns[c];
+    Rng r = rng_seed("copy_before_loop", (uint64_t)c);
+    Call k;
+    call_init(&k, "copy_before_loop.tl", "copy_before_loop");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(N, 32));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(N, 32));
+    call_arg(&k, "n=%d", n);
+    fill_uniform(X, &r, -1, 1);
+    for (int b = 0; b < (int)cdivll(N, 32); b++) {
+      double t[32][32], acc[32][32];
+      for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 32; j++) t[i][j] = acc[i][j] = (b * 32 + i < N ? A2(X, b * 32 + i, j) : 0) + 1.0;
+      for (int it = 0; it < n; it++)
+        for (int i = 0; i < 32; i++)
+          for (int j = 0; j < 32; j++) acc[i][j] = acc[i][j] * 0.5 + t[j][i] * (it + 1);
+      for (int i = 0; i < 32 && b * 32 + i < N; i++)
+        for (int j = 0; j < 32; j++) R2(Y, b * 32 + i, j) = acc[i][j];
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d n=%d", N, n);
+    CHECK(T, call_check(&k, "copy_before_loop", l));
+    call_free(&k);
+  }
+}
+
 /* pipeline_regs: @pipeline loops without dot, their loads issued ahead into registers */
 static void t_pipe_rows(Tally *T) {
   static const int MN[][2] = {{37, 1000}, {8, 256}, {3, 5}, {5, 200}};
@@ -3652,6 +3682,7 @@ static const Test tests[] = {
     {"tensor_4d", t_t4d},
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
+    {"copy_before_loop", t_copy_before_loop},
     {"registers_through_loops", t_ema},
     {"pipeline_registers", t_pipe_rows},
     {"store_region_only", t_region},

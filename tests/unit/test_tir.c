@@ -271,6 +271,50 @@ Test(tir_sync, loop_war_hazard_on_a_shared_copy_gets_a_barrier_inside_the_loop) 
   cr_assert_eq(war, 1);
 }
 
+/* The index in b's ops of the first op of kind, or -1. */
+static int index_of(const TirBlock *b, TirOpKind kind) {
+  for (int i = 0; i < b->ops.len; i++)
+    if (((const TirOp *)b->ops.items[i])->kind == kind) return i;
+  return -1;
+}
+
+Test(tir_sync, a_copy_made_before_a_loop_gets_its_barrier_before_the_loop) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N, 32], n: i32) {\n"
+                       "  var t = X[0 :+ 32, 0 :+ 32]\n  var acc: tile<f32>[32, 32] = 0.0\n"
+                       "  for i in range(0, n) {\n    acc = acc + transpose(t)\n  }\n"
+                       "  Y[0 :+ 32, 0 :+ 32] = acc\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* t is copied once, before the loop; each iteration reads the copy at
+   * other threads' elements: one barrier after the copy, before the loop,
+   * and none in the loop (reads after reads need none) */
+  int at = index_of(&K->body, TO_FOR), spill = index_of(&K->body, TO_SPILL);
+  cr_assert(at >= 1 && spill >= 0 && spill < at);
+  const TirOp *loop = K->body.ops.items[at], *bar = K->body.ops.items[at - 1];
+  cr_assert_eq(bar->kind, TO_BARRIER);
+  cr_assert(!bar->warp);
+  cr_assert(strstr(bar->reason, "once before the loop"), "%s", bar->reason);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 0);
+  cr_assert_eq(K->nbarriers, 1);
+}
+
+Test(tir_sync, a_loop_that_needs_its_barrier_in_each_iteration_keeps_it_there) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N, 32], n: i32) {\n"
+                       "  var t = X[0 :+ 32, 0 :+ 32]\n"
+                       "  for i in range(0, n) {\n    t = transpose(t) * 0.5\n  }\n"
+                       "  Y[0 :+ 32, 0 :+ 32] = t\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* each iteration copies t and reads the copy transposed: the copy -> read
+   * barrier and the read -> next copy one are needed in every iteration, and
+   * a barrier before the loop would remove neither */
+  int at = index_of(&K->body, TO_FOR);
+  cr_assert(at >= 0);
+  const TirOp *loop = K->body.ops.items[at];
+  cr_assert(at == 0 || ((const TirOp *)K->body.ops.items[at - 1])->kind != TO_BARRIER);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 2);
+}
+
 Test(tir_smem, shared_copies_above_48k_use_dynamic_shared_memory) {
   const char *why = NULL;
   TirKernel *K = build("@launch(256)\nkernel big(X: tensor<f32>[128, 128], Y: tensor<f32>[128, 128]) {\n"
