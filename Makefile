@@ -183,7 +183,11 @@ python-test: lib
 tune-test: $(B)/tile2cu
 	TILE2CU=$(CURDIR)/$(B)/tile2cu sh tests/tune/run.sh
 
-test: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-wgmma examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
+# the binaries first, two compiles at a time (the steps after them run one by one)
+test-build:
+	$(MAKE) -j2 all $(B)/unit-tests $(B)/difftest
+
+test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-wgmma examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
@@ -196,7 +200,7 @@ $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h trans
 difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(DIFF_SEEDS) -j 2
 	[ ! -f tests/fuzz/regress-seeds.txt ] || $(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/regress-seeds.txt -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC)
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang
@@ -222,7 +226,8 @@ $(FZ)/fuzz_npy: tests/fuzz/fuzz_npy.c translator/npy.c translator/npy.h | $(FZ)
 fuzz-build: $(FZ)/fuzz_translate $(FZ)/fuzz_gen $(FZ)/fuzz_npy
 
 # make test: every past crash replayed, then about 60 s of fuzzing from the corpus
-fuzz-smoke: fuzz-build
+fuzz-smoke:
+	$(MAKE) -j2 fuzz-build
 	B=$(B) sh tests/fuzz/run.sh smoke 60
 
 # a campaign: new crashes land in tests/fuzz/crashes/, the corpus grows, the ledger
@@ -286,4 +291,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-wgmma examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test clean install
+.PHONY: all lib unit golden golden-update test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-wgmma examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test clean install

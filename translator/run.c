@@ -5,7 +5,9 @@
  *
  * The kernel is translated in sim mode, compiled with the host C++ compiler
  * and run on the CPU backend (rt/sim): the generated CUDA itself, every
- * thread a fiber. Tensors are .npy files, read when they exist; tensors the
+ * thread a fiber. The compiled object is kept in the cache directory's sim/
+ * (simrun.c's sim_build_kept), so running the same translation again
+ * compiles nothing; TILE2CU_CACHE=0 builds a private one. Tensors are .npy files, read when they exist; tensors the
  * kernel stores to are written back. Sizes and scalars come from NAME=VALUE;
  * a size left out is inferred from the arrays. @grid gives the grid unless
  * --grid does, and every @assume is checked before the launch (launch.c).
@@ -393,7 +395,10 @@ static int launch(const RunOpts *o, const KernelInfo *ki, const char *cu, Npy *a
     outfile_forget(so_slot);
     return fail("cannot write %s", cu_path);
   }
-  int st = sim_build(cu_path, so_path, rt_dir, sim_dir, err, sizeof err);
+  /* the object is kept for the next run of the same .cu unless TILE2CU_CACHE=0 */
+  const char *keep = getenv("TILE2CU_CACHE");
+  int st = (keep && strcmp(keep, "0") == 0 ? sim_build : sim_build_kept)(cu_path, so_path, rt_dir, sim_dir, err,
+                                                                         sizeof err);
   unlink(cu_path);
   outfile_forget(cu_slot);
   if (st) {

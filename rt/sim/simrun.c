@@ -11,6 +11,12 @@
  *   $CXX -std=c++17 -O1 -shared -fPIC -fvisibility=hidden -pthread
  *        -I rt_dir -I sim_dir -I $CUDA_HOME/include -x c++ FILE.cu -x none RUNTIME.o -o SO
  *
+ * sim_build_kept keeps the object in the directory as
+ * .t2c_sim_kernel-INPUTS-CONTENT.so, INPUTS hashing the .cu, the headers it
+ * includes, the runtime object's name and the command, CONTENT as above,
+ * and links the requested path to it: the same .cu again compiles nothing.
+ * The SIM_KEPT_KERNELS most recently used (mtime, touched on use) stay.
+ *
  * The compiler's output is captured and becomes the error message.
  *
  * Nothing is built in or loaded from a place another user could change: the
@@ -158,11 +164,12 @@ static bool hash_fd(int fd, uint64_t *h) {
   return true;
 }
 
-/* A cached runtime object in dir for the inputs' hash prefix
- * (".t2c_sim_runtime-INPUTS-"): one that is private (fsafe_open) and whose
- * bytes hash to the CONTENT part of its name. Others are deleted: a
- * suspicious one with a note on stderr, a corrupt one silently. */
-static bool find_runtime_object(const char *dir, const char *prefix, char *obj, size_t n) {
+/* A cached object in dir for the inputs' hash prefix (".t2c_sim_runtime-INPUTS-",
+ * ".t2c_sim_kernel-INPUTS-") and suffix (".o", ".so"): one that is private
+ * (fsafe_open) and whose bytes hash to the CONTENT part of its name. Others
+ * are deleted: a suspicious one with a note on stderr, a corrupt one
+ * silently. A kernel object found is touched (its mtime orders the pruning). */
+static bool find_cached(const char *dir, const char *prefix, const char *suffix, char *obj, size_t n) {
   DIR *d = opendir(dir);
   if (!d) return false;
   size_t plen = strlen(prefix);
@@ -171,8 +178,8 @@ static bool find_runtime_object(const char *dir, const char *prefix, char *obj, 
   while (!found && (e = readdir(d))) {
     unsigned long long want;
     char tail[8];
-    if (strncmp(e->d_name, prefix, plen) != 0 || strlen(e->d_name) != plen + 18 ||
-        sscanf(e->d_name + plen, "%16llx%7s", &want, tail) != 2 || strcmp(tail, ".o") != 0)
+    if (strncmp(e->d_name, prefix, plen) != 0 || strlen(e->d_name) != plen + 16 + strlen(suffix) ||
+        sscanf(e->d_name + plen, "%16llx%7s", &want, tail) != 2 || strcmp(tail, suffix) != 0)
       continue;
     char path[4400], why[4600];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -187,12 +194,36 @@ static bool find_runtime_object(const char *dir, const char *prefix, char *obj, 
       continue;
     }
     found = hash_fd(fd, &got) && got == want;
+    if (found && strcmp(suffix, ".so") == 0) futimens(fd, NULL);
     close(fd);
     if (found) snprintf(obj, n, "%s", path);
     else unlink(path); /* corrupt or truncated: rebuilt */
   }
   closedir(d);
   return found;
+}
+
+/* Renames the object just built at tmp into dir as PREFIX-CONTENT.SUFFIX
+ * (CONTENT: the hash of its bytes), that path into out. */
+static int keep(const char *tmp, const char *dir, const char *prefix, const char *suffix, char *out, size_t n,
+                char *err, size_t errlen) {
+  bool suspicious;
+  uint64_t content;
+  int fd = fsafe_open(tmp, geteuid(), &suspicious, err, errlen);
+  bool hashed = fd >= 0 && hash_fd(fd, &content);
+  if (fd >= 0) close(fd);
+  if (!hashed) {
+    if (fd >= 0) seterr(err, errlen, "sim build: cannot read %s: %s", tmp, strerror(errno));
+    unlink(tmp);
+    return 1;
+  }
+  snprintf(out, n, "%s/%s%016llx%s", dir, prefix, (unsigned long long)content, suffix);
+  if (rename(tmp, out) != 0) {
+    seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, out, strerror(errno));
+    unlink(tmp);
+    return 1;
+  }
+  return 0;
 }
 
 /* The cached runtime object next to so_path; compiled when missing. */
@@ -209,7 +240,7 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
   h = hash_str(h, cuda_include(cuda, sizeof cuda));
   dir_of(so_path, dir, sizeof dir);
   snprintf(prefix, sizeof prefix, ".t2c_sim_runtime-%016llx-", (unsigned long long)h);
-  if (find_runtime_object(dir, prefix, obj, n)) return 0;
+  if (find_cached(dir, prefix, ".o", obj, n)) return 0;
 
   snprintf(inc, sizeof inc, "-I%s", sim_dir);
   snprintf(src, sizeof src, "%s/runtime.cpp", sim_dir);
@@ -227,41 +258,21 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
     unlink(tmp);
     return 1;
   }
-  bool suspicious;
-  uint64_t content;
-  int fd = fsafe_open(tmp, geteuid(), &suspicious, err, errlen);
-  bool hashed = fd >= 0 && hash_fd(fd, &content);
-  if (fd >= 0) close(fd);
-  if (!hashed) {
-    if (fd >= 0) seterr(err, errlen, "sim build: cannot read %s: %s", tmp, strerror(errno));
-    unlink(tmp);
-    return 1;
-  }
-  snprintf(obj, n, "%s/%s%016llx.o", dir, prefix, (unsigned long long)content);
-  if (rename(tmp, obj) != 0) {
-    seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, obj, strerror(errno));
-    unlink(tmp);
-    return 1;
-  }
-  return 0;
+  return keep(tmp, dir, prefix, ".o", obj, n, err, errlen);
 }
 
-int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
-              char *err, size_t errlen) {
-  char obj[4400], rt_inc[4200], sim_inc[4200], cuda[4200], tmp[4500], dir[4096], why[4400];
-  dir_of(so_path, dir, sizeof dir);
-  if (fsafe_dir_check(dir, geteuid(), false, why, sizeof why)) {
-    seterr(err, errlen, "sim build: will not build in %s: %s", dir, why);
-    return 1;
-  }
-  if (runtime_object(so_path, sim_dir, obj, sizeof obj, err, errlen)) return 1;
+/* A kernel's object: the command without its file names (part of the cached objects' key). */
+static const char *const kernel_flags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread"};
+
+/* Compiles cu_path, linked with the runtime object obj, into out. */
+static int compile_kernel(const char *cu_path, const char *out, const char *obj, const char *rt_dir,
+                          const char *sim_dir, char *err, size_t errlen) {
+  char rt_inc[4200], sim_inc[4200], cuda[4200];
   snprintf(rt_inc, sizeof rt_inc, "-I%s", rt_dir);
   snprintf(sim_inc, sizeof sim_inc, "-I%s", sim_dir);
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so_path, (long)getpid());
   Argv a = {.n = 0};
   add_cxx(&a);
-  const char *flags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread"};
-  for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) add(&a, flags[i]);
+  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++) add(&a, kernel_flags[i]);
   add(&a, rt_inc);
   add(&a, sim_inc);
   add(&a, cuda_include(cuda, sizeof cuda));
@@ -272,12 +283,114 @@ int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, cons
   add(&a, "none");
   add(&a, obj);
   add(&a, "-o");
-  add(&a, tmp);
+  add(&a, out);
   if (run_cmd(&a, err, errlen)) {
+    unlink(out);
+    return 1;
+  }
+  return 0;
+}
+
+/* The directory so_path goes in, checked, and the runtime object for it. */
+static int prepare(const char *so_path, const char *sim_dir, char *dir, size_t dn, char *obj, size_t on, char *err,
+                   size_t errlen) {
+  char why[4400];
+  dir_of(so_path, dir, dn);
+  if (fsafe_dir_check(dir, geteuid(), false, why, sizeof why)) {
+    seterr(err, errlen, "sim build: will not build in %s: %s", dir, why);
+    return 1;
+  }
+  return runtime_object(so_path, sim_dir, obj, on, err, errlen);
+}
+
+int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
+              char *err, size_t errlen) {
+  char obj[4400], tmp[4500], dir[4096];
+  if (prepare(so_path, sim_dir, dir, sizeof dir, obj, sizeof obj, err, errlen)) return 1;
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so_path, (long)getpid());
+  if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
+  /* A new inode, so a process that still maps the old object is unaffected. */
+  if (rename(tmp, so_path) != 0) {
+    seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, so_path, strerror(errno));
     unlink(tmp);
     return 1;
   }
-  /* A new inode, so a process that still maps the old object is unaffected. */
+  return 0;
+}
+
+/* ------------------------------------------------------------ kept kernel objects */
+
+#define KERNEL_PREFIX ".t2c_sim_kernel-"
+
+typedef struct Kept {
+  struct timespec at;
+  char name[64];
+} Kept;
+
+static int older(const void *a, const void *b) {
+  const Kept *x = a, *y = b;
+  if (x->at.tv_sec != y->at.tv_sec) return x->at.tv_sec < y->at.tv_sec ? -1 : 1;
+  if (x->at.tv_nsec != y->at.tv_nsec) return x->at.tv_nsec < y->at.tv_nsec ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Removes the least recently used kernel objects of dir beyond SIM_KEPT_KERNELS. */
+static void prune(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  Kept *k = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    struct stat st;
+    if (strncmp(e->d_name, KERNEL_PREFIX, strlen(KERNEL_PREFIX)) != 0 || strlen(e->d_name) >= sizeof k->name ||
+        fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    if (n == cap) {
+      Kept *m = realloc(k, (cap = cap ? 2 * cap : 64) * sizeof *k);
+      if (!m) break;
+      k = m;
+    }
+    k[n].at = st.st_mtim;
+    snprintf(k[n++].name, sizeof k->name, "%s", e->d_name);
+  }
+  if (n > SIM_KEPT_KERNELS) {
+    qsort(k, n, sizeof *k, older);
+    for (size_t i = 0; i < n - SIM_KEPT_KERNELS; i++) unlinkat(dirfd(d), k[i].name, 0);
+  }
+  closedir(d);
+  free(k);
+}
+
+int sim_build_kept(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
+                   char *err, size_t errlen) {
+  char obj[4400], tmp[4500], dir[4096], path[4200], kept[4400], prefix[64];
+  if (prepare(so_path, sim_dir, dir, sizeof dir, obj, sizeof obj, err, errlen)) return 1;
+  /* the key: the command, the headers the .cu includes, the runtime object
+   * (its name hashes its sources and bytes) and the .cu */
+  uint64_t h = hash_str(0xcbf29ce484222325ULL, "tile2cu sim kernel 1");
+  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++) h = hash_str(h, kernel_flags[i]);
+  h = hash_str(h, getenv("CXX"));
+  h = hash_str(h, cuda_include(path, sizeof path));
+  static const char *const hdrs[] = {"tile2cu/rt.cuh", "tile2cu/tma_host.h"};
+  for (size_t i = 0; i < sizeof hdrs / sizeof *hdrs; i++) {
+    snprintf(path, sizeof path, "%s/%s", rt_dir, hdrs[i]);
+    h = hash_file(h, path);
+  }
+  h = hash_str(h, strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj);
+  h = hash_file(h, cu_path);
+  snprintf(prefix, sizeof prefix, KERNEL_PREFIX "%016llx-", (unsigned long long)h);
+  if (!find_cached(dir, prefix, ".so", kept, sizeof kept)) {
+    snprintf(tmp, sizeof tmp, "%s/%s%ld.tmp", dir, prefix, (long)getpid());
+    if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
+    if (keep(tmp, dir, prefix, ".so", kept, sizeof kept, err, errlen)) return 1;
+    prune(dir);
+  }
+  unlink(so_path);
+  if (link(kept, so_path) == 0) return 0;
+  /* gone meanwhile (another process pruned it): a private build */
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so_path, (long)getpid());
+  if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
   if (rename(tmp, so_path) != 0) {
     seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, so_path, strerror(errno));
     unlink(tmp);

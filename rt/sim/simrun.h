@@ -21,6 +21,14 @@
  * The CUDA headers come from $CUDA_HOME/include (default /usr/local/cuda). */
 int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
               char *err, size_t errlen);
+/* sim_build_kept: as sim_build, but the object is kept in so_path's
+ * directory, named after a hash of what it is built from (the .cu, the
+ * runtime's sources and the compiler command) and of its own bytes, and
+ * so_path becomes a link to it: a second build of the same .cu compiles
+ * nothing. The SIM_KEPT_KERNELS most recently used are kept. */
+enum { SIM_KEPT_KERNELS = 256 };
+int sim_build_kept(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
+                   char *err, size_t errlen);
 int sim_run(const char *so_path, const T2cSimLaunch *l, char *err, size_t errlen);
 
 #endif /* SIMRUN_H */

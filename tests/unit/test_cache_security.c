@@ -434,3 +434,123 @@ Test(cache_security, sim_build_rebuilds_a_damaged_runtime_object, .timeout = 600
   cr_assert_neq(sim_run(so, &l, err, sizeof err), 0);
   cr_assert(strstr(err, "unknown kernel 'nope'"), "the object did not load: %s", err);
 }
+
+/* The kept kernel objects (.t2c_sim_kernel-*.so) in dir: their count, and the
+ * path of the last one. */
+static int kept_kernels(const char *dir, char *last, size_t n) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  int count = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (!strncmp(e->d_name, ".t2c_sim_kernel-", 16) && !strstr(e->d_name, ".tmp")) {
+      if (last) snprintf(last, n, "%s/%s", dir, e->d_name);
+      count++;
+    }
+  closedir(d);
+  return count;
+}
+
+static void write_cu(const char *cu, const char *extra) {
+  FILE *f = fopen(cu, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "#define TILE2CU_SIM 1\n#include <tile2cu/rt.cuh>\n%s", extra);
+  fclose(f);
+}
+
+/* sim_run loads so: it reaches the kernel lookup, which fails for "nope". */
+static void loads(const char *so) {
+  char err[2048];
+  T2cSimLaunch l = {"nope", {1, 1, 1}, 32, 0, NULL, 0, NULL, 0, 1};
+  cr_assert_neq(sim_run(so, &l, err, sizeof err), 0);
+  cr_assert(strstr(err, "unknown kernel 'nope'"), "the object did not load: %s", err);
+}
+
+/* Lines in path (the compiler wrapper's log: one per compile). */
+static int lines_in(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  int n = 0;
+  for (int c; (c = getc(f)) != EOF;) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+Test(cache_security, sim_build_kept_reuses_only_sound_objects_and_prunes, .timeout = 600) {
+  char cwd[1024], rt[1100], sim[1100], cu[256], so[256], so2[256], kept[512], err[8192];
+  char wrap[256], calls[256], cxx[700];
+  cr_assert_not_null(getcwd(cwd, sizeof cwd));
+  snprintf(rt, sizeof rt, "%s/rt", cwd);
+  snprintf(sim, sizeof sim, "%s/rt/sim", cwd);
+  cr_assert_eq(access("rt/sim/runtime.cpp", R_OK), 0, "run from the repository root");
+  /* the compiler, through a wrapper that counts its runs */
+  const char *cxx0 = getenv("CXX");
+  char saved[256] = "";
+  if (cxx0) snprintf(saved, sizeof saved, "%s", cxx0);
+  snprintf(wrap, sizeof wrap, "%s/cxx.sh", root);
+  snprintf(calls, sizeof calls, "%s/calls", root);
+  FILE *w = fopen(wrap, "w");
+  cr_assert_not_null(w);
+  fprintf(w, "echo run >> '%s'\nexec %s \"$@\"\n", calls, cxx0 && *cxx0 ? cxx0 : "g++");
+  fclose(w);
+  snprintf(cxx, sizeof cxx, "sh %s", wrap);
+  setenv("CXX", cxx, 1);
+  snprintf(cu, sizeof cu, "%s/k.cu", root);
+  snprintf(so, sizeof so, "%s/run-1.so", root);
+  snprintf(so2, sizeof so2, "%s/run-2.so", root);
+  write_cu(cu, "");
+  cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 2, "the runtime and the kernel");
+  cr_assert_eq(kept_kernels(root, kept, sizeof kept), 1);
+  loads(so);
+  cr_assert_eq(unlink(so), 0);
+  cr_assert_eq(kept_kernels(root, NULL, 0), 1, "so is a link; the kept object stays");
+  /* the same .cu again compiles nothing */
+  cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 2, "the same .cu was compiled again");
+  loads(so2);
+  /* a damaged kept object is not linked: it is removed and built again */
+  size_t good = file_size(kept);
+  cr_assert_eq(truncate(kept, (off_t)(good / 2)), 0);
+  cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 3, "the damaged object was not rebuilt");
+  cr_assert_eq(kept_kernels(root, kept, sizeof kept), 1, "the damaged object was kept");
+  cr_assert_eq(file_size(kept), good);
+  loads(so2);
+  /* a group-writable one too */
+  cr_assert_eq(chmod(kept, 0660), 0);
+  cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 4, "the group-writable object was not rebuilt");
+  cr_assert_eq(kept_kernels(root, kept, sizeof kept), 1);
+  struct stat st;
+  cr_assert_eq(stat(kept, &st), 0);
+  cr_assert_eq(st.st_mode & 022, 0, "the group-writable object was kept");
+  loads(so2);
+  /* another .cu is another object */
+  write_cu(cu, "// another\n");
+  cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 5);
+  cr_assert_eq(kept_kernels(root, NULL, 0), 2);
+  /* past SIM_KEPT_KERNELS the least recently used go: 300 old ones, then a build */
+  for (int i = 0; i < 300; i++) {
+    char old[256];
+    snprintf(old, sizeof old, "%s/.t2c_sim_kernel-%016x-%016x.so", root, i, i);
+    touch(old, 0600);
+    struct timespec t[2] = {{1000 + i, 0}, {1000 + i, 0}};
+    cr_assert_eq(utimensat(AT_FDCWD, old, t, 0), 0);
+  }
+  write_cu(cu, "// a third\n");
+  cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(kept_kernels(root, NULL, 0), SIM_KEPT_KERNELS);
+  char first[256], last[256];
+  snprintf(first, sizeof first, "%s/.t2c_sim_kernel-%016x-%016x.so", root, 0, 0);
+  snprintf(last, sizeof last, "%s/.t2c_sim_kernel-%016x-%016x.so", root, 299, 299);
+  cr_assert_neq(access(first, F_OK), 0, "the least recently used was kept");
+  cr_assert_eq(access(last, F_OK), 0, "a more recently used one was pruned");
+  /* the recent real ones stay: the first .cu compiles nothing */
+  write_cu(cu, "");
+  cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 6, "a recently used object was pruned");
+  loads(so2);
+  if (cxx0) setenv("CXX", saved, 1);
+  else unsetenv("CXX");
+}
