@@ -2,7 +2,7 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel gemm (strided-dot-f32.tl:8): 32 threads
+// kernel gemm (strided-dot-f32.tl:9): 32 threads
 //   layout L0: [64, 64], runs of 2, lanes 1 x 32, warps 1 x 1: 128 per thread
 //   layout L3: [128, 256], runs of 2, lanes 16 x 2, warps 1 x 1: 1024 per thread
 //   layout L4: [64, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 32 per thread
@@ -32,18 +32,18 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(A, 16) && N % 4 == 0 && B_stride1 == 1 && B_stride0 % 4 == 0 && t2c::aligned(B, 16) && C_stride1 == 1 && C_stride0 % 2 == 0 && t2c::aligned(C, 8) && t2c::aligned(I, 16);
   if (t2c_fast) {
-    // strided-dot-f32.tl:10: var m0 = ctx.block.y * 64
+    // strided-dot-f32.tl:11: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // strided-dot-f32.tl:11: var n0 = ctx.block.x * 64
+    // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
-    // strided-dot-f32.tl:12: var acc: tile<f32>[64, 64] = 0.0
+    // strided-dot-f32.tl:13: var acc: tile<f32>[64, 64] = 0.0
     for (int t2c_i0 = 0; t2c_i0 < 64; t2c_i0++) {
       acc_s[t2c_i0 * 65 + t2c_c0] = 0.0f;
       acc_s[t2c_i0 * 65 + t2c_c0 + 1] = 0.0f;
     }
-    // strided-dot-f32.tl:13: for k0 in range(0, K, 16) {
+    // strided-dot-f32.tl:14: for k0 in range(0, K, 16) {
     for (int k0 = 0; k0 < K; k0 += 16) {
-      // strided-dot-f32.tl:14: var a = A[m0 :+ 64, k0 :+ 16]
+      // strided-dot-f32.tl:15: var a = A[m0 :+ 64, k0 :+ 16]
       float a[32];
       if ((m0 + t2c_r4) < M && (k0 + t2c_c4) < K) {
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4));
@@ -150,7 +150,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 40) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
       t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 48) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
       t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 56) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
-      // strided-dot-f32.tl:15: var b = B[k0 :+ 16, n0 :+ 64]
+      // strided-dot-f32.tl:16: var b = B[k0 :+ 16, n0 :+ 64]
       float b[32];
       if ((k0 + t2c_r5) < K && (n0 + t2c_c5) < N) {
         const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5) * B_stride0 + (n0 + t2c_c5));
@@ -248,7 +248,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[30] = 0.0f;
         b[31] = 0.0f;
       }
-      // strided-dot-f32.tl:16: acc += dot(a, b)
+      // strided-dot-f32.tl:17: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r5 * 68 + t2c_c5], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 2) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
@@ -258,7 +258,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
-      __syncthreads();  // a_s: written at line 14, read here by other threads
+      __syncthreads();  // a_s: written at line 15, read here by other threads
       // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i17 = 0; t2c_i17 < 64; t2c_i17++) {
@@ -285,11 +285,11 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         acc_s[t2c_i17 * 65 + t2c_c0 + 1] = t2c_d18[1];
       }
     }
-    // strided-dot-f32.tl:18: C[m0 :+ 64, n0 :+ 64] = acc
+    // strided-dot-f32.tl:19: C[m0 :+ 64, n0 :+ 64] = acc
     for (int t2c_i20 = 0; t2c_i20 < 64; t2c_i20++) {
       if ((m0 + t2c_i20) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + (long long)(m0 + t2c_i20) * C_stride0 + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc_s[t2c_i20 * 65 + t2c_c0], acc_s[t2c_i20 * 65 + t2c_c0 + 1]}});
     }
-    // strided-dot-f32.tl:19: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
+    // strided-dot-f32.tl:20: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
     long long t2c_v5[8];
     t2c_v5[0] = I[t2c_r3 * 256 + t2c_c3];
     t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 1)];
@@ -343,18 +343,18 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
     if (t2c_c3 == 0) L[t2c_r3 + 96] = t2c_v5[6];
     if (t2c_c3 == 0) L[t2c_r3 + 112] = t2c_v5[7];
   } else {
-    // strided-dot-f32.tl:10: var m0 = ctx.block.y * 64
+    // strided-dot-f32.tl:11: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // strided-dot-f32.tl:11: var n0 = ctx.block.x * 64
+    // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
-    // strided-dot-f32.tl:12: var acc: tile<f32>[64, 64] = 0.0
+    // strided-dot-f32.tl:13: var acc: tile<f32>[64, 64] = 0.0
     for (int t2c_i22 = 0; t2c_i22 < 64; t2c_i22++) {
       acc_s[t2c_i22 * 65 + t2c_c0] = 0.0f;
       acc_s[t2c_i22 * 65 + t2c_c0 + 1] = 0.0f;
     }
-    // strided-dot-f32.tl:13: for k0 in range(0, K, 16) {
+    // strided-dot-f32.tl:14: for k0 in range(0, K, 16) {
     for (int k0 = 0; k0 < K; k0 += 16) {
-      // strided-dot-f32.tl:14: var a = A[m0 :+ 64, k0 :+ 16]
+      // strided-dot-f32.tl:15: var a = A[m0 :+ 64, k0 :+ 16]
       float a[32];
       a[0] = ((m0 + t2c_r4) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4)] : 0.0f);
       a[1] = ((m0 + t2c_r4) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
@@ -397,7 +397,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 40) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
       t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 48) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
       t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 56) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
-      // strided-dot-f32.tl:15: var b = B[k0 :+ 16, n0 :+ 64]
+      // strided-dot-f32.tl:16: var b = B[k0 :+ 16, n0 :+ 64]
       float b[32];
       b[0] = ((k0 + t2c_r5) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
       b[1] = ((k0 + t2c_r5) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
@@ -431,7 +431,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       b[29] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
       b[30] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
       b[31] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      // strided-dot-f32.tl:16: acc += dot(a, b)
+      // strided-dot-f32.tl:17: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r5 * 68 + t2c_c5], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 2) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
@@ -441,7 +441,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
-      __syncthreads();  // a_s: written at line 14, read here by other threads
+      __syncthreads();  // a_s: written at line 15, read here by other threads
       // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i23 = 0; t2c_i23 < 64; t2c_i23++) {
@@ -468,12 +468,12 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         acc_s[t2c_i23 * 65 + t2c_c0 + 1] = t2c_d24[1];
       }
     }
-    // strided-dot-f32.tl:18: C[m0 :+ 64, n0 :+ 64] = acc
+    // strided-dot-f32.tl:19: C[m0 :+ 64, n0 :+ 64] = acc
     for (int t2c_i26 = 0; t2c_i26 < 64; t2c_i26++) {
       if ((m0 + t2c_i26) < M && (n0 + t2c_c0) < N) C[(long long)(m0 + t2c_i26) * C_stride0 + (long long)(n0 + t2c_c0) * C_stride1] = acc_s[t2c_i26 * 65 + t2c_c0];
       if ((m0 + t2c_i26) < M && (n0 + t2c_c0 + 1) < N) C[(long long)(m0 + t2c_i26) * C_stride0 + (long long)(n0 + t2c_c0 + 1) * C_stride1] = acc_s[t2c_i26 * 65 + t2c_c0 + 1];
     }
-    // strided-dot-f32.tl:19: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
+    // strided-dot-f32.tl:20: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
     long long t2c_v5[8];
     t2c_v5[0] = I[t2c_r3 * 256 + t2c_c3];
     t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 1)];
