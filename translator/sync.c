@@ -14,7 +14,9 @@
  * needs a barrier at its top from the previous iteration gets it there.
  * Before that, a loop whose body would need a block barrier only for what
  * was done before the loop (a copy made once, read by other threads in each
- * iteration) gets one barrier before the loop instead (before_loop).
+ * iteration) gets one barrier before the loop instead (before_loop). Dry
+ * runs of a loop from a state it was already run from reuse that result
+ * (dry_loop's memo).
  *
  * A value living in its shared copy (TirVar.home) is read and written there
  * by each thread at its own elements (TirAccess.own): such accesses conflict
@@ -32,17 +34,11 @@
  */
 #include "t2c.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { ST_W = 1, ST_R = 2 };
 
-/* The body of a versioned kernel the pass is placing barriers for (TIR_FAST,
- * TIR_GENERAL), or 0 when both bodies are the same ops: an op printed in the
- * other body only (TirOp.only) is not there, and the barriers placed carry
- * the view. */
-static int view;
-
-static bool absent(const TirOp *op) { return view && op->only && op->only != view; }
 
 /* The barriers decided so far, in dry runs too (before_loop compares two
  * runs): how many, and the first block barriers' ops and reasons; and the
@@ -53,16 +49,33 @@ typedef struct Placed {
   const TirOp *op[PLACED_KEEP];
   const char *why[PLACED_KEEP];
 } Placed;
-static Placed placed;
-static const char *here = "here";
+typedef struct Memo Memo;
+
+/* A pass's state (one per thread: libtile2cu translates programs on several
+ * at once). view: the body of a versioned kernel the pass is placing
+ * barriers for (TIR_FAST, TIR_GENERAL), or 0 when both bodies are the same
+ * ops: an op printed in the other body only (TirOp.only) is not there, and
+ * the barriers placed carry the view. placed: the barriers counted. here:
+ * the words a conflict uses for where the op that needs the barrier is.
+ * asking: in before_loop's dry runs. memo: dry_loop's. */
+typedef struct Pass {
+  int view;
+  Placed placed;
+  const char *here;
+  bool asking;
+  Memo *memo;
+} Pass;
+static _Thread_local Pass *ps;
+
+static bool absent(const TirOp *op) { return ps->view && op->only && op->only != ps->view; }
 
 static void count(bool block, const TirOp *op, const char *why) {
   if (!block) {
-    placed.warp++;
+    ps->placed.warp++;
     return;
   }
-  placed.block++;
-  if (placed.nkept < PLACED_KEEP) placed.op[placed.nkept] = op, placed.why[placed.nkept++] = why;
+  ps->placed.block++;
+  if (ps->placed.nkept < PLACED_KEEP) ps->placed.op[ps->placed.nkept] = op, ps->placed.why[ps->placed.nkept++] = why;
 }
 
 typedef struct SyncState {
@@ -122,14 +135,14 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
   /* the thread's own elements of a value living in b: only what other threads did conflicts */
   uint8_t have = op->acc[i].own ? st->cross[b] : st->acc[b];
   if (!op->acc[i].write && (have & ST_W))
-    return arena_printf(K->a, "%s: written at line %d, read %s by other threads", n, st->wline[b], here);
+    return arena_printf(K->a, "%s: written at line %d, read %s by other threads", n, st->wline[b], ps->here);
   if (op->acc[i].write && K->bufs[b].alternating) return NULL; /* the other half was read */
   if (op->acc[i].write && (have & ST_R))
-    return arena_printf(K->a, "%s: read at line %d, overwritten %s by other threads", n, st->rline[b], here);
+    return arena_printf(K->a, "%s: read at line %d, overwritten %s by other threads", n, st->rline[b], ps->here);
   /* atomics of one kind commute: two of them need no order between them */
   if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) return NULL;
   if (op->acc[i].write && (have & ST_W) && st->wop[b] != op)
-    return arena_printf(K->a, "%s: written at line %d, overwritten %s by other threads", n, st->wline[b], here);
+    return arena_printf(K->a, "%s: written at line %d, overwritten %s by other threads", n, st->wline[b], ps->here);
   return NULL;
 }
 
@@ -234,7 +247,7 @@ static void test_again(TirKernel *K, const TirOp *op, SyncState *st, bool real, 
       bar->reason = block ? arena_printf(K->a, "%s, before the next test", why)
                           : arena_printf(K->a, "%s, all of them in this warp, before the next test", why);
       bar->warp = !block;
-      bar->only = view;
+      bar->only = ps->view;
       vec_push(K->a, out, bar);
       if (block) K->nbarriers++;
       else K->nwarpbars++;
@@ -243,9 +256,67 @@ static void test_again(TirKernel *K, const TirOp *op, SyncState *st, bool real, 
   record(op, st);
 }
 
+/* A dry run of a loop from a state it was run from before gives what it
+ * gave then: the results of the last dry runs (the state after the loop and
+ * the barriers counted), by loop, state and the pass's settings. Without
+ * them a nest of loops costs the product of the fixpoint rounds of its
+ * levels. */
+enum { MEMO_SLOTS = 256 };
+struct Memo {
+  const TirOp *op; /* NULL: empty */
+  SyncState in, out;
+  bool nobar, asking;
+  int view;
+  const char *here;
+  Placed placed; /* the barriers the run counted */
+};
+
+static size_t memo_slot(const TirOp *op, const SyncState *st, bool nobar) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uintptr_t)op ^ (uint64_t)nobar << 1 ^ (uint64_t)ps->asking << 2;
+  const unsigned char *p = (const unsigned char *)st;
+  for (size_t i = 0; i < sizeof *st; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return (size_t)(h % MEMO_SLOTS);
+}
+
+static bool memo_is(const Memo *m, const TirOp *op, const SyncState *st, bool nobar) {
+  return m->op == op && m->nobar == nobar && m->asking == ps->asking && m->view == ps->view && m->here == ps->here &&
+         !memcmp(&m->in, st, sizeof *st);
+}
+
+static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar);
+
+/* Adds the barriers counted in d to placed. */
+static void add_placed(const Placed *d) {
+  ps->placed.block += d->block, ps->placed.warp += d->warp;
+  for (int i = 0; i < d->nkept && ps->placed.nkept < PLACED_KEEP; i++)
+    ps->placed.op[ps->placed.nkept] = d->op[i], ps->placed.why[ps->placed.nkept++] = d->why[i];
+}
+
+/* run_loop, dry, through the memo. */
+static void dry_loop(TirKernel *K, TirOp *op, SyncState *st, bool nobar) {
+  Memo *m = ps->memo ? &ps->memo[memo_slot(op, st, nobar)] : NULL;
+  if (!m) { /* no memory for it: the plain run */
+    run_loop(K, op, st, false, nobar);
+    return;
+  }
+  if (memo_is(m, op, st, nobar)) {
+    *st = m->out;
+    add_placed(&m->placed);
+    return;
+  }
+  Placed before = ps->placed;
+  SyncState in = *st;
+  memset(&ps->placed, 0, sizeof ps->placed); /* what this loop places, alone */
+  run_loop(K, op, st, false, nobar);
+  *m = (Memo){.op = op, .in = in, .out = *st, .nobar = nobar, .asking = ps->asking, .view = ps->view, .here = ps->here,
+              .placed = ps->placed};
+  ps->placed = before;
+  add_placed(&m->placed);
+}
+
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar) {
   SyncState head = *st;
-  Placed before = placed; /* only the last pass's barriers are the loop's */
+  Placed before = ps->placed; /* only the last pass's barriers are the loop's */
   for (int round = 0; round < 64; round++) {
     SyncState s = head;
     SyncLoop lp = {.op = op};
@@ -256,7 +327,7 @@ static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nob
     if (same(&next, &head)) break;
     head = next;
   }
-  placed = before;
+  ps->placed = before;
   SyncState s = head;
   SyncLoop lp = {.op = op};
   run_block(K, &op->body, &s, &lp, real, nobar);
@@ -266,7 +337,7 @@ static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nob
 
 static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop, bool nobar) {
   switch (op->kind) {
-  case TO_FOR: case TO_WHILE: run_loop(K, op, st, false, nobar); return; /* real runs come from run_block */
+  case TO_FOR: case TO_WHILE: dry_loop(K, op, st, nobar); return; /* real runs come from run_block */
   case TO_IF: {
     SyncState a = *st, b = *st;
     run_block(K, &op->body, &a, loop, false, nobar);
@@ -292,24 +363,28 @@ static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop, bool 
  * when the second places fewer block barriers (and no more warp ones) the
  * reason the first gave is returned. */
 static const char *before_loop(TirKernel *K, TirOp *op, const SyncState *st) {
+  /* the dry runs here do not ask again for the loops inside: the counts of
+   * both runs leave their hoists out alike */
   bool any = false;
   for (int b = 0; b < TIR_MAX_BUFS; b++) any |= st->acc[b] != 0;
-  if (!any) return NULL;
-  Placed saved = placed, entry;
-  const char *saved_here = here;
+  if (!any || ps->asking) return NULL;
+  ps->asking = true;
+  Placed saved = ps->placed, entry;
+  const char *saved_here = ps->here;
   SyncState s = *st;
-  memset(&placed, 0, sizeof placed);
-  here = "in the loop";
+  memset(&ps->placed, 0, sizeof ps->placed);
+  ps->here = "in the loop";
   record(op, &s);
-  run_loop(K, op, &s, false, false);
-  entry = placed;
-  here = saved_here;
+  dry_loop(K, op, &s, false);
+  entry = ps->placed;
+  ps->here = saved_here;
   memset(&s, 0, sizeof s);
-  memset(&placed, 0, sizeof placed);
+  memset(&ps->placed, 0, sizeof ps->placed);
   record(op, &s);
-  run_loop(K, op, &s, false, false);
-  Placed none = placed;
-  placed = saved;
+  dry_loop(K, op, &s, false);
+  Placed none = ps->placed;
+  ps->placed = saved;
+  ps->asking = false;
   if (!(none.block < entry.block && none.warp <= entry.warp)) return NULL;
   /* the reason: the first barrier the entry state asked for that no state did */
   const char *why = entry.why[0];
@@ -358,7 +433,7 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
         TirOp *bar = tir_new_op(K, NULL, TO_BARRIER, op->stmt);
         bar->reason = block ? why : arena_printf(K->a, "%s, all of them in this warp", why);
         bar->warp = !block;
-        bar->only = view;
+        bar->only = ps->view;
         bar->first = op->first; /* the statement's comment heads its barrier too */
         op->first = false;
         vec_push(K->a, &out, bar);
@@ -417,18 +492,27 @@ static void place(TirKernel *K) {
   run_block(K, &K->body, &st, &top, true, false);
 }
 
-void sync_place(TirKernel *K) {
+static void place_views(TirKernel *K) {
   if (!K->versioned || !has_only(&K->body)) {
-    view = 0;
+    ps->view = 0;
     place(K);
     return;
   }
   /* the fast body first: its barriers are in place (and absent from the
    * general view) when the general body's are placed */
-  view = TIR_FAST;
+  ps->view = TIR_FAST;
   place(K);
-  view = TIR_GENERAL;
+  ps->view = TIR_GENERAL;
   place(K);
-  view = 0;
+  ps->view = 0;
   merge_views(K, &K->body);
+}
+
+void sync_place(TirKernel *K) {
+  /* a fresh memo each time: smem.c runs the pass again once buffers share bytes */
+  Pass pass = {.here = "here", .memo = calloc(MEMO_SLOTS, sizeof(Memo))}, *outer = ps;
+  ps = &pass;
+  place_views(K);
+  free(pass.memo);
+  ps = outer;
 }

@@ -352,7 +352,7 @@ static void prune(const char *dir) {
       k = m;
     }
     k[n].at = st.st_mtim;
-    snprintf(k[n++].name, sizeof k->name, "%s", e->d_name);
+    memcpy(k[n++].name, e->d_name, strlen(e->d_name) + 1); /* shorter than name: checked above */
   }
   if (n > SIM_KEPT_KERNELS) {
     qsort(k, n, sizeof *k, older);
