@@ -168,8 +168,9 @@ static bool hash_fd(int fd, uint64_t *h) {
  * ".t2c_sim_kernel-INPUTS-") and suffix (".o", ".so"): one that is private
  * (fsafe_open) and whose bytes hash to the CONTENT part of its name. Others
  * are deleted: a suspicious one with a note on stderr, a corrupt one
- * silently. A kernel object found is touched (its mtime orders the pruning). */
-static bool find_cached(const char *dir, const char *prefix, const char *suffix, char *obj, size_t n) {
+ * silently. touch: the one found gets the current mtime (it orders the
+ * pruning of kernel objects). */
+static bool find_cached(const char *dir, const char *prefix, const char *suffix, bool touch, char *obj, size_t n) {
   DIR *d = opendir(dir);
   if (!d) return false;
   size_t plen = strlen(prefix);
@@ -194,7 +195,7 @@ static bool find_cached(const char *dir, const char *prefix, const char *suffix,
       continue;
     }
     found = hash_fd(fd, &got) && got == want;
-    if (found && strcmp(suffix, ".so") == 0) futimens(fd, NULL);
+    if (found && touch) futimens(fd, NULL);
     close(fd);
     if (found) snprintf(obj, n, "%s", path);
     else unlink(path); /* corrupt or truncated: rebuilt */
@@ -240,7 +241,7 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
   h = hash_str(h, cuda_include(cuda, sizeof cuda));
   dir_of(so_path, dir, sizeof dir);
   snprintf(prefix, sizeof prefix, ".t2c_sim_runtime-%016llx-", (unsigned long long)h);
-  if (find_cached(dir, prefix, ".o", obj, n)) return 0;
+  if (find_cached(dir, prefix, ".o", false, obj, n)) return 0;
 
   snprintf(inc, sizeof inc, "-I%s", sim_dir);
   snprintf(src, sizeof src, "%s/runtime.cpp", sim_dir);
@@ -303,19 +304,26 @@ static int prepare(const char *so_path, const char *sim_dir, char *dir, size_t d
   return runtime_object(so_path, sim_dir, obj, on, err, errlen);
 }
 
-int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
-              char *err, size_t errlen) {
-  char obj[4400], tmp[4500], dir[4096];
-  if (prepare(so_path, sim_dir, dir, sizeof dir, obj, sizeof obj, err, errlen)) return 1;
+/* Compiles cu_path into a temporary name and renames it to so_path: a new
+ * inode, so a process that still maps the old object is unaffected. */
+static int build_private(const char *cu_path, const char *so_path, const char *obj, const char *rt_dir,
+                         const char *sim_dir, char *err, size_t errlen) {
+  char tmp[4500];
   snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so_path, (long)getpid());
   if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
-  /* A new inode, so a process that still maps the old object is unaffected. */
   if (rename(tmp, so_path) != 0) {
     seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, so_path, strerror(errno));
     unlink(tmp);
     return 1;
   }
   return 0;
+}
+
+int sim_build(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
+              char *err, size_t errlen) {
+  char obj[4400], dir[4096];
+  if (prepare(so_path, sim_dir, dir, sizeof dir, obj, sizeof obj, err, errlen)) return 1;
+  return build_private(cu_path, so_path, obj, rt_dir, sim_dir, err, errlen);
 }
 
 /* ------------------------------------------------------------ kept kernel objects */
@@ -380,7 +388,7 @@ int sim_build_kept(const char *cu_path, const char *so_path, const char *rt_dir,
   h = hash_str(h, strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj);
   h = hash_file(h, cu_path);
   snprintf(prefix, sizeof prefix, KERNEL_PREFIX "%016llx-", (unsigned long long)h);
-  if (!find_cached(dir, prefix, ".so", kept, sizeof kept)) {
+  if (!find_cached(dir, prefix, ".so", true, kept, sizeof kept)) {
     snprintf(tmp, sizeof tmp, "%s/%s%ld.tmp", dir, prefix, (long)getpid());
     if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
     if (keep(tmp, dir, prefix, ".so", kept, sizeof kept, err, errlen)) return 1;
@@ -388,15 +396,8 @@ int sim_build_kept(const char *cu_path, const char *so_path, const char *rt_dir,
   }
   unlink(so_path);
   if (link(kept, so_path) == 0) return 0;
-  /* gone meanwhile (another process pruned it): a private build */
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so_path, (long)getpid());
-  if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
-  if (rename(tmp, so_path) != 0) {
-    seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, so_path, strerror(errno));
-    unlink(tmp);
-    return 1;
-  }
-  return 0;
+  /* gone meanwhile (another process pruned it) */
+  return build_private(cu_path, so_path, obj, rt_dir, sim_dir, err, errlen);
 }
 
 int sim_run(const char *so_path, const T2cSimLaunch *l, char *err, size_t errlen) {
