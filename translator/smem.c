@@ -11,13 +11,20 @@
  * Reuse. A kernel whose buffers in order pass the per-block limit gets a
  * second try: buffers whose accesses lie in disjoint spans of the ops (a
  * span that touches a loop covers the whole loop) share bytes, placed
- * largest first at the lowest offset free over their span. Only plain
- * buffers take part (values' copies and homes, reduction scratch, alternating
- * halves over their loop); stage rings, mbarriers and copies that the async
- * proxy reads (wgmma operands, a TMA store's) keep bytes of their own for the
- * whole kernel. The kernel then uses one dynamic buffer, and sync.c runs again:
- * an access to a buffer conflicts with what other threads did to the buffers
- * sharing its bytes since the last barrier (TirKernel.alias).
+ * largest first at the lowest offset free over their span. Plain buffers
+ * take part (values' copies and homes, reduction scratch, alternating halves
+ * over their loop), and cp.async stage rings, whose span ends at the wait for
+ * every group after their loop (their copies have landed there); TMA rings,
+ * mbarriers and copies that the async proxy reads (wgmma operands, a TMA
+ * store's) keep bytes of their own for the whole kernel. The kernel then uses
+ * one dynamic buffer, and sync.c runs again: an access to a buffer conflicts
+ * with what other threads did to the buffers sharing its bytes since the last
+ * barrier (TirKernel.alias).
+ *
+ * The layout stage asks (smem_with) whether one more buffer, made for one op,
+ * would fit, side by side or sharing bytes: a staged epilogue's copy after a
+ * GEMM's loop takes the bytes of its cp.async ring when the two do not fit
+ * side by side (examples/gemm_f16.tl on sm_80).
  */
 #include "t2c.h"
 
@@ -42,23 +49,34 @@ int64_t smem_total(const TirKernel *K) { return layout_bufs((TirKernel *)K, fals
 
 /* ------------------------------------------------------------ reuse by spans */
 
+/* Spans: the ops numbered in order (a loop's number before its body's); for
+ * each buffer the first and last op that touches it, and for the buffer
+ * asked about (X, one past the kernel's: smem_with) the op it is made for. */
+enum { X = TIR_MAX_BUFS };
 typedef struct Spans {
   int pos;
-  int lo[TIR_MAX_BUFS], hi[TIR_MAX_BUFS];
+  const TirOp *at;
+  int lo[TIR_MAX_BUFS + 1], hi[TIR_MAX_BUFS + 1];
   int llo[256], lhi[256], nloops;
 } Spans;
 
-static void span_block(Spans *S, const TirBlock *b) {
+static void touch(Spans *S, int f, int at) {
+  if (S->lo[f] < 0 || at < S->lo[f]) S->lo[f] = at;
+  if (at > S->hi[f]) S->hi[f] = at;
+}
+
+static void span_block(const TirKernel *K, Spans *S, const TirBlock *b) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
     int at = ++S->pos;
-    for (int a = 0; a < op->nacc; a++) {
-      int f = op->acc[a].buf;
-      if (S->lo[f] < 0 || at < S->lo[f]) S->lo[f] = at;
-      if (at > S->hi[f]) S->hi[f] = at;
-    }
-    span_block(S, &op->body);
-    span_block(S, &op->els);
+    for (int a = 0; a < op->nacc; a++) touch(S, op->acc[a].buf, at);
+    if (op == S->at) touch(S, X, at);
+    /* the wait for every group after a cp.async ring's loop: its copies land there */
+    if (op->kind == TO_ASYNC_WAIT && op->pending == 0)
+      for (int f = 0; f < K->nbufs; f++)
+        if (K->bufs[f].stages && S->lo[f] >= 0) touch(S, f, at);
+    span_block(K, S, &op->body);
+    span_block(K, S, &op->els);
     if ((op->kind == TO_FOR || op->kind == TO_WHILE) && S->nloops < 256) {
       S->llo[S->nloops] = at;
       S->lhi[S->nloops++] = S->pos;
@@ -66,68 +84,89 @@ static void span_block(Spans *S, const TirBlock *b) {
   }
 }
 
+/* Buffers that may share bytes: plain ones, and a cp.async stage ring (the
+ * wait for every group after its loop is in its span). Not TMA rings and
+ * their mbarriers, nor copies the async proxy reads (wgmma operands, a TMA
+ * store's): those keep bytes of their own for the whole kernel. */
 static bool reusable(const TirBuf *f) {
-  return !f->tensor && !f->stages && !f->mbar && !f->ring_mbar && !f->swz && !f->tma_swz && !f->cm8;
+  return !f->tensor && !f->mbar && !f->ring_mbar && !f->swz && !f->tma_swz && !f->cm8;
 }
 
-/* Offsets with reuse (into f->offset, K->alias); the total. */
-static int64_t reuse_bufs(TirKernel *K) {
+/* Offsets with reuse, the total; with place, into f->offset and K->alias.
+ * extra > 0: a plain buffer of that many bytes made for op at is counted too
+ * (smem_with). */
+static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t extra) {
   Spans S;
   memset(&S, 0, sizeof S);
-  for (int i = 0; i < K->nbufs; i++) S.lo[i] = S.hi[i] = -1;
-  span_block(&S, &K->body);
+  S.at = extra > 0 ? at : NULL;
+  for (int i = 0; i <= X; i++) S.lo[i] = S.hi[i] = -1;
+  span_block(K, &S, &K->body);
   /* a loop closes after the loops inside it: an outer loop extends what they extended */
   for (int l = 0; l < S.nloops; l++)
-    for (int i = 0; i < K->nbufs; i++)
+    for (int i = 0; i <= X; i++)
       if (S.lo[i] >= 0 && S.lo[i] <= S.lhi[l] && S.hi[i] >= S.llo[l]) {
         if (S.llo[l] < S.lo[i]) S.lo[i] = S.llo[l];
         if (S.lhi[l] > S.hi[i]) S.hi[i] = S.lhi[l];
       }
   for (int i = 0; i < K->nbufs; i++)
     if (S.lo[i] < 0 || !reusable(&K->bufs[i])) S.lo[i] = 0, S.hi[i] = S.pos + 1; /* the whole kernel */
-  int order[TIR_MAX_BUFS], n = 0;
+  if (S.at && S.lo[X] < 0) S.lo[X] = 0, S.hi[X] = S.pos + 1;
+  int64_t size[TIR_MAX_BUFS + 1], align[TIR_MAX_BUFS + 1], off[TIR_MAX_BUFS + 1];
+  int order[TIR_MAX_BUFS + 1], n = 0;
   for (int i = 0; i < K->nbufs; i++)
-    if (!K->bufs[i].tensor) order[n++] = i;
+    if (!K->bufs[i].tensor) {
+      order[n++] = i;
+      size[i] = (K->bufs[i].bytes + 15) / 16 * 16;
+      align[i] = tir_buf_align(&K->bufs[i]);
+    }
+  if (S.at) order[n++] = X, size[X] = (extra + 15) / 16 * 16, align[X] = 16;
   for (int i = 1; i < n; i++) /* largest first; among equals, in order */
-    for (int j = i; j > 0 && K->bufs[order[j]].bytes > K->bufs[order[j - 1]].bytes; j--) {
+    for (int j = i; j > 0 && size[order[j]] > size[order[j - 1]]; j--) {
       int t = order[j];
       order[j] = order[j - 1];
       order[j - 1] = t;
     }
   int64_t total = 0;
-  memset(K->alias, 0, sizeof K->alias);
+  if (place) memset(K->alias, 0, sizeof K->alias);
   for (int i = 0; i < n; i++) {
-    TirBuf *f = &K->bufs[order[i]];
-    int64_t a = tir_buf_align(f), size = (f->bytes + 15) / 16 * 16, off = 0;
+    int f = order[i];
+    int64_t a = align[f], o = 0;
     for (bool moved = true; moved;) { /* the lowest offset no placed buffer live with it covers */
       moved = false;
-      off = (off + a - 1) / a * a;
+      o = (o + a - 1) / a * a;
       for (int j = 0; j < i; j++) {
-        const TirBuf *g = &K->bufs[order[j]];
-        int64_t gsize = (g->bytes + 15) / 16 * 16;
-        bool live = S.lo[order[i]] <= S.hi[order[j]] && S.lo[order[j]] <= S.hi[order[i]];
-        if (live && off < g->offset + gsize && g->offset < off + size) off = g->offset + gsize, moved = true;
+        int g = order[j];
+        bool live = S.lo[f] <= S.hi[g] && S.lo[g] <= S.hi[f];
+        if (live && o < off[g] + size[g] && off[g] < o + size[f]) o = off[g] + size[g], moved = true;
       }
     }
-    f->offset = off;
-    if (off + size > total) total = off + size;
+    off[f] = o;
+    if (o + size[f] > total) total = o + size[f];
+    if (!place || f == X) continue;
+    K->bufs[f].offset = o;
     for (int j = 0; j < i; j++) {
-      const TirBuf *g = &K->bufs[order[j]];
-      int64_t gsize = (g->bytes + 15) / 16 * 16;
-      if (off < g->offset + gsize && g->offset < off + size) {
-        K->alias[order[i]] |= 1ull << order[j];
-        K->alias[order[j]] |= 1ull << order[i];
+      int g = order[j];
+      if (g != X && o < off[g] + size[g] && off[g] < o + size[f]) {
+        K->alias[f] |= 1ull << g;
+        K->alias[g] |= 1ull << f;
       }
     }
   }
   return total;
 }
 
+int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes) {
+  int64_t plain = layout_bufs((TirKernel *)K, false) + (bytes + 15) / 16 * 16;
+  if (plain <= K->t->smem_per_block) return plain;
+  int64_t r = reuse_bufs((TirKernel *)K, false, at, bytes);
+  return r < plain ? r : plain;
+}
+
 bool smem_place(TirKernel *K) {
   int64_t off = layout_bufs(K, true);
   bool reused = false;
   if (off > K->t->smem_per_block) {
-    int64_t r = reuse_bufs(K);
+    int64_t r = reuse_bufs(K, true, NULL, 0);
     if (r <= K->t->smem_per_block) {
       off = r;
       reused = true;

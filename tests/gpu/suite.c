@@ -212,16 +212,25 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
   for (int c2 = 0; c2 < 2 * (dt == F16 ? 7 : 5); c2++)
     gemm_lowp_case(T, dt, dt == F16 ? 4 : 5, dt == F16 ? "gemm_f16" : "gemm_bf16", c2 % 2 ? "sm_90a" : NULL, c2 / 2,
                    MNK[c2 / 2]);
+  /* sm_80's 163 KB hold the 4-stage ring or the staged epilogue's copy, not both side
+   * by side: the copy takes the ring's bytes after the loop (smem.c), behind a barrier */
+  static const int sm80[] = {1, 4, 5};
+  for (int i = 0; i < (dt == F16 ? 3 : 2); i++)
+    gemm_lowp_case(T, dt, dt == F16 ? 4 : 5, dt == F16 ? "gemm_f16" : "gemm_bf16", "sm_80", sm80[i], MNK[sm80[i]]);
 }
-/* gemm_f16_256 / gemm_bf16_256: 128 x 256 tiles, sm_90a only (wgmma m64n256k16, 128
+/* gemm_f16_256 / gemm_bf16_256: 128 x 256 tiles on sm_90a (wgmma m64n256k16, 128
  * accumulators per thread, BK = 32 in 6 stages). K = 392 is 13 iterations: every stage is
  * refilled twice, the last one ragged; N = 264 and M = 130 leave a second, ragged tile of
  * 8 columns and 2 rows; 5 x 8 x 8 is one ragged tile; gemm_f16_256's last two (N, K not
- * multiples of 8) take its general body. */
+ * multiples of 8) take its general body. gemm_f16_256 also on sm_80 (mma.sync, 64 x 64
+ * warp tiles), whose staged epilogue's copy takes the bytes of the cp.async ring once its
+ * loop is done (smem.c): a barrier orders the ring's last reads before the copy's writes. */
 static void t_gemm_256(Tally *T, Dt dt) {
   static const int MNK[][3] = {{70, 264, 392}, {130, 104, 200}, {128, 256, 64}, {5, 8, 8}, {37, 50, 77}, {130, 3, 5}};
   for (int c = 0; c < (dt == F16 ? 6 : 4); c++)
     gemm_lowp_case(T, dt, dt == F16 ? 11 : 12, dt == F16 ? "gemm_f16_256" : "gemm_bf16_256", "sm_90a", c, MNK[c]);
+  static const int sm80[] = {0, 3, 4};
+  for (int i = 0; dt == F16 && i < 3; i++) gemm_lowp_case(T, dt, 11, "gemm_f16_256", "sm_80", sm80[i], MNK[sm80[i]]);
 }
 /* gemm_i8: C = A B^T, i8 inputs (B stored [N, K]), i32 output, exact. K = 200 and
  * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. */
