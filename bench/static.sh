@@ -30,7 +30,7 @@
 #   stg16            16-byte global stores (st.global*.v4 / .v2 of 64-bit)
 #   stg              all global stores (so stg16 = 0 with stg > 0 means scalar stores)
 # Counts are static instruction counts in the PTX (unrolled loops count every copy).
-# A file whose header comment says "for --target sm_90a only" (examples/gemm_f16_256.tl)
+# A file whose header comment says "for --target sm_90a only" (examples/gemm_bf16_256.tl)
 # is built for sm_90a alone.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "gemm_f16.h"
+#include "gemm_f16_256.h"
 #include "gemm_bf16.h"
 #ifdef HAVE_SM90A
 #include "gemm_f16_sm90a.h"
@@ -595,6 +596,8 @@ int main(int argc, char **argv) {
   std::vector<int> sizes = quick ? std::vector<int>{4096} : std::vector<int>{4096, 8192};
   for (int s : sizes) {
     bench_gemm<__half>("gemm_f16", tile2cu_launch_gemm_f16, s, s, s);
+    // examples/gemm_f16_256.tl on mma.sync: 128 x 256 tiles, warp tiles of 64 x 64
+    bench_gemm<__half>("gemm_f16_256 mma.sync", tile2cu_launch_gemm_f16_256, s, s, s);
 #ifdef HAVE_SM90A
     if (prop.major == 9) bench_gemm<__half>("gemm_f16 sm_90a wgmma", tile2cu_launch_gemm_f16_sm90a, s, s, s);
     // examples/gemm_f16_256.tl: 128 x 256 tiles, m64n256k16 per warpgroup
