@@ -1628,10 +1628,9 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   int regs = eb == 2 ? (layout_count(m) + 1) / 2 : layout_count(m) * (eb > 4 ? 2 : 1);
   if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return true; /* as it is */
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
-  int slack = K->hw->tma && K->t->tma ? 1024 - 16 : 0; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
-  /* side by side, or in bytes that buffers dead by then had (smem.c's reuse: a cp.async ring after its loop) */
-  int64_t need = slack ? smem_total(K) + slack + (bytes + 15) / 16 * 16 : smem_with(K, op, bytes);
-  if (need > K->t->smem_per_block) return true; /* no room: as it is */
+  int align = K->hw->tma && K->t->tma ? 1024 : 16; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
+  /* side by side, or in bytes that buffers dead by then had (smem.c's reuse: a stage ring after its loop) */
+  if (smem_with(K, op, bytes, align) > K->t->smem_per_block) return true; /* no room: as it is */
   TirVar *t = stored_value(K, op->expr, et, m);
   bool own = !t; /* the value is not a value of the stored type already: one of its own */
   if (own) {

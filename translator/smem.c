@@ -11,20 +11,18 @@
  * Reuse. A kernel whose buffers in order pass the per-block limit gets a
  * second try: buffers whose accesses lie in disjoint spans of the ops (a
  * span that touches a loop covers the whole loop) share bytes, placed
- * largest first at the lowest offset free over their span. Plain buffers
- * take part (values' copies and homes, reduction scratch, alternating halves
- * over their loop), and cp.async stage rings, whose span ends at the wait for
- * every group after their loop (their copies have landed there); TMA rings,
- * mbarriers and copies that the async proxy reads (wgmma operands, a TMA
- * store's) keep bytes of their own for the whole kernel. The kernel then uses
- * one dynamic buffer, and sync.c runs again: an access to a buffer conflicts
- * with what other threads did to the buffers sharing its bytes since the last
+ * largest first at the lowest offset free over their span. Every shared
+ * buffer but mbarriers takes part: values' copies and homes, reduction
+ * scratch, alternating halves over their loop, stage rings and what the async
+ * proxy reads (reusable() says when each is done). The kernel then uses one
+ * dynamic buffer, and sync.c runs again: an access to a buffer conflicts with
+ * what other threads did to the buffers sharing its bytes since the last
  * barrier (TirKernel.alias).
  *
  * The layout stage asks (smem_with) whether one more buffer, made for one op,
  * would fit, side by side or sharing bytes: a staged epilogue's copy after a
- * GEMM's loop takes the bytes of its cp.async ring when the two do not fit
- * side by side (examples/gemm_f16.tl on sm_80).
+ * GEMM's loop takes the bytes of its stage ring when the two do not fit side
+ * by side (examples/gemm_f16.tl on sm_80, gemm_f16_256.tl at BK = 64 on sm_90a).
  */
 #include "t2c.h"
 
@@ -60,6 +58,10 @@ typedef struct Spans {
   int llo[256], lhi[256], nloops;
 } Spans;
 
+/* A buffer the async proxy writes or reads (a stage ring, cp.async's or TMA's; a wgmma
+ * operand's copy; a TMA store's copy). */
+static bool async_buf(const TirBuf *f) { return f->stages || f->ring_mbar || f->swz || f->cm8 || f->tma_swz; }
+
 static void touch(Spans *S, int f, int at) {
   if (S->lo[f] < 0 || at < S->lo[f]) S->lo[f] = at;
   if (at > S->hi[f]) S->hi[f] = at;
@@ -71,10 +73,11 @@ static void span_block(const TirKernel *K, Spans *S, const TirBlock *b) {
     int at = ++S->pos;
     for (int a = 0; a < op->nacc; a++) touch(S, op->acc[a].buf, at);
     if (op == S->at) touch(S, X, at);
-    /* the wait for every group after a cp.async ring's loop: its copies land there */
-    if (op->kind == TO_ASYNC_WAIT && op->pending == 0)
+    /* the wait for every group after a loop: a cp.async ring's copies land there, and a
+     * wgmma left in flight completes its reads there */
+    if ((op->kind == TO_ASYNC_WAIT || op->kind == TO_WG_WAIT) && op->pending == 0)
       for (int f = 0; f < K->nbufs; f++)
-        if (K->bufs[f].stages && S->lo[f] >= 0) touch(S, f, at);
+        if (async_buf(&K->bufs[f]) && S->lo[f] >= 0) touch(S, f, at);
     span_block(K, S, &op->body);
     span_block(K, S, &op->els);
     if ((op->kind == TO_FOR || op->kind == TO_WHILE) && S->nloops < 256) {
@@ -84,18 +87,19 @@ static void span_block(const TirKernel *K, Spans *S, const TirBlock *b) {
   }
 }
 
-/* Buffers that may share bytes: plain ones, and a cp.async stage ring (the
- * wait for every group after its loop is in its span). Not TMA rings and
- * their mbarriers, nor copies the async proxy reads (wgmma operands, a TMA
- * store's): those keep bytes of their own for the whole kernel. */
-static bool reusable(const TirBuf *f) {
-  return !f->tensor && !f->mbar && !f->ring_mbar && !f->swz && !f->tma_swz && !f->cm8;
-}
+/* Buffers that may share bytes: every shared buffer but mbarriers. What the
+ * async proxy reads or writes is done with it by the end of its span: a
+ * cp.async or TMA ring's copies have landed by the last wait of its loop (TMA
+ * fills only stages the loop reads) or by the wait for every group after it,
+ * a wgmma's reads by its wait (in the op, or after the loop for one left in
+ * flight), a TMA store's read by its bulk wait (in the op); and the
+ * completion of each is followed by an implicit generic-async proxy fence. */
+static bool reusable(const TirBuf *f) { return !f->tensor && !f->mbar; }
 
 /* Offsets with reuse, the total; with place, into f->offset and K->alias.
  * extra > 0: a plain buffer of that many bytes made for op at is counted too
  * (smem_with). */
-static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t extra) {
+static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t extra, int xalign) {
   Spans S;
   memset(&S, 0, sizeof S);
   S.at = extra > 0 ? at : NULL;
@@ -119,7 +123,7 @@ static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t ext
       size[i] = (K->bufs[i].bytes + 15) / 16 * 16;
       align[i] = tir_buf_align(&K->bufs[i]);
     }
-  if (S.at) order[n++] = X, size[X] = (extra + 15) / 16 * 16, align[X] = 16;
+  if (S.at) order[n++] = X, size[X] = (extra + 15) / 16 * 16, align[X] = xalign;
   for (int i = 1; i < n; i++) /* largest first; among equals, in order */
     for (int j = i; j > 0 && size[order[j]] > size[order[j - 1]]; j--) {
       int t = order[j];
@@ -155,10 +159,11 @@ static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t ext
   return total;
 }
 
-int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes) {
-  int64_t plain = layout_bufs((TirKernel *)K, false) + (bytes + 15) / 16 * 16;
+int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes, int align) {
+  int64_t plain = layout_bufs((TirKernel *)K, false);
+  plain = (plain + align - 1) / align * align + (bytes + 15) / 16 * 16;
   if (plain <= K->t->smem_per_block) return plain;
-  int64_t r = reuse_bufs((TirKernel *)K, false, at, bytes);
+  int64_t r = reuse_bufs((TirKernel *)K, false, at, bytes, align);
   return r < plain ? r : plain;
 }
 
@@ -166,7 +171,7 @@ bool smem_place(TirKernel *K) {
   int64_t off = layout_bufs(K, true);
   bool reused = false;
   if (off > K->t->smem_per_block) {
-    int64_t r = reuse_bufs(K, true, NULL, 0);
+    int64_t r = reuse_bufs(K, true, NULL, 0, 16);
     if (r <= K->t->smem_per_block) {
       off = r;
       reused = true;

@@ -976,9 +976,10 @@ void sync_place(TirKernel *K);
 bool smem_place(TirKernel *K);
 /* The shared bytes smem_place would give the buffers there are now. */
 int64_t smem_total(const TirKernel *K);
-/* The shared bytes the buffers there are now and one more, of bytes, made for
- * op at, would take: side by side, or sharing bytes where that is less. */
-int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes);
+/* The shared bytes the buffers there are now and one more, of bytes aligned to
+ * align, made for op at, would take: side by side, or sharing bytes where that
+ * is less. */
+int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes, int align);
 /* emit_tir.c */
 void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, Buf *out);
 void emit_tir_explain(TirKernel *K, FILE *out);

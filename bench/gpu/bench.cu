@@ -39,6 +39,7 @@
 #include "gemm_f16_sm90a.h"
 #include "gemm_bf16_sm90a.h"
 #include "gemm_f16_256_sm90a.h"
+#include "gemm_f16_256_bk64_sm90a.h"
 #include "gemm_bf16_256_sm90a.h"
 #endif
 #include "gemm_f32.h"
@@ -602,6 +603,9 @@ int main(int argc, char **argv) {
     if (prop.major == 9) bench_gemm<__half>("gemm_f16 sm_90a wgmma", tile2cu_launch_gemm_f16_sm90a, s, s, s);
     // examples/gemm_f16_256.tl: 128 x 256 tiles, m64n256k16 per warpgroup
     if (prop.major == 9) bench_gemm<__half>("gemm_f16_256 sm_90a", tile2cu_launch_gemm_f16_256_sm90a, s, s, s);
+    // the same with -D BK=64 -D STAGES=4: 128 x 256 x 64, the epilogue's copy in the ring's bytes
+    if (prop.major == 9)
+      bench_gemm<__half>("gemm_f16_256 BK64 sm_90a", tile2cu_launch_gemm_f16_256_bk64_sm90a, s, s, s);
 #endif
   }
   for (int s : sizes) {

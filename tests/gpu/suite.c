@@ -179,7 +179,14 @@ static void t_layernorm(Tally *T) {
 /* One low-precision GEMM case of the example at ex_path[ex] (kernel name) on target
  * (NULL: the default): the reference is the exact product rounded once to the output
  * type, within about half an ulp of it (one rounding of an f32 sum). */
+static void gemm_case_d(Tally *T, Dt dt, int ex, const char *name, const char *target, int c, const int mnk[3],
+                        const char *d1, const char *d2);
 static void gemm_lowp_case(Tally *T, Dt dt, int ex, const char *name, const char *target, int c, const int mnk[3]) {
+  gemm_case_d(T, dt, ex, name, target, c, mnk, NULL, NULL);
+}
+/* The same with up to two -D NAME=VALUE for tile2cu run (d1, d2, or NULL), in the label too. */
+static void gemm_case_d(Tally *T, Dt dt, int ex, const char *name, const char *target, int c, const int mnk[3],
+                        const char *d1, const char *d2) {
   int M = mnk[0], N = mnk[1], K = mnk[2];
   char test[64];
   label(test, sizeof test, "examples/%s", name);
@@ -195,8 +202,11 @@ static void gemm_lowp_case(Tally *T, Dt dt, int ex, const char *name, const char
   gemm_ref(A, B, C, M, N, K, 1);
   for (long long i = 0; i < C->n; i++) C->ref[i] = round_dt(dt, C->ref[i]);
   C->tol = dt == F16 ? 1e-3 : 8e-3;
-  char l[64];
-  label(l, sizeof l, "%s%sM=%d N=%d K=%d", target ? target : "", target ? " " : "", M, N, K);
+  if (d1) call_arg(&k, "-D%s", d1);
+  if (d2) call_arg(&k, "-D%s", d2);
+  char l[96];
+  label(l, sizeof l, "%s%s%s%s%s%sM=%d N=%d K=%d", target ? target : "", target ? " " : "", d1 ? d1 : "", d1 ? " " : "",
+        d2 ? d2 : "", d2 ? " " : "", M, N, K);
   CHECK(T, call_check(&k, test, l));
   call_free(&k);
 }
@@ -231,6 +241,11 @@ static void t_gemm_256(Tally *T, Dt dt) {
     gemm_lowp_case(T, dt, dt == F16 ? 11 : 12, dt == F16 ? "gemm_f16_256" : "gemm_bf16_256", "sm_90a", c, MNK[c]);
   static const int sm80[] = {0, 3, 4};
   for (int i = 0; dt == F16 && i < 3; i++) gemm_lowp_case(T, dt, 11, "gemm_f16_256", "sm_80", sm80[i], MNK[sm80[i]]);
+  /* -D BK=64 -D STAGES=4 on sm_90a: 128 x 256 x 64 in 4 TMA stages, the epilogue's copy in
+   * the ring's bytes after the loop (a block barrier after the wgmma wait orders every
+   * warpgroup's last reads before it); K = 392 is 7 iterations, the last ragged */
+  for (int i = 0; dt == F16 && i < 3; i++)
+    gemm_case_d(T, dt, 11, "gemm_f16_256", "sm_90a", sm80[i], MNK[sm80[i]], "BK=64", "STAGES=4");
 }
 /* gemm_i8: C = A B^T, i8 inputs (B stored [N, K]), i32 output, exact. K = 200 and
  * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. */

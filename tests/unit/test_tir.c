@@ -1425,9 +1425,39 @@ Test(tir_epilogue, staged_only_within_the_shared_budget) {
   cr_assert(isp > iw && ib > iw && ib < isp, "a barrier between the wait and the copy's writes");
   cr_assert(!top_op(K, ib)->warp, "the ring was read by every warp");
 
-  K = build_for("configs/sm_90a.yaml", epi_src(128, 256, 512, "f16", 4, 64), &why);
+  /* sm_90a: the rings TMA fills (and wgmma reads, its last group in flight after the
+   * loop until the wgmma wait there) share bytes the same way; the copy, stored by TMA,
+   * starts at a multiple of 1024 */
+  K = build_for("configs/sm_90a.yaml",
+                "@launch(256)\n"
+                "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f16>[M, N]) {\n"
+                "  var acc: tile<f32>[128, 256] = 0.0\n  @pipeline(4)\n  for k0 in range(0, K, 64) {\n"
+                "    acc += dot(A[0 :+ 128, k0 :+ 64], B[k0 :+ 64, 0 :+ 256])\n  }\n"
+                "  C[0 :+ 128, 0 :+ 256] = f16(acc)\n}\n",
+                &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  cr_assert(!find_op(&K->body, TO_STORE)->from_copy, "TMA rings share no bytes");
+  cr_assert(var_named(K, "acc")->layout->wg, "wgmma m64n256k16");
+  st = find_op(&K->body, TO_STORE);
+  cr_assert(st->from_copy);
+  cr_assert_eq(count_ops(&K->body, TO_TMA_STORE), 1);
+  const TirBuf *c = &K->bufs[st->buf];
+  cr_assert_eq(c->offset % 1024, 0);
+  ring = -1;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->alias[st->buf] >> i & 1) {
+      cr_assert(K->bufs[i].ring_mbar && K->bufs[i].stages == 4, "only a TMA ring shares its bytes");
+      ring = i;
+    }
+  cr_assert_geq(ring, 0);
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].mbar) cr_assert_eq(K->alias[i], 0, "mbarriers keep their bytes");
+  cr_assert_lt(K->ki->shared_bytes, 4 * (128 * 64 * 2 + 64 * 256 * 2) + 128 * 256 * 2, "less than side by side");
+  iw = top_index(K, TO_WG_WAIT, 0);
+  cr_assert_geq(iw, 0, "the wgmma left in flight completes after the loop");
+  isp = top_index(K, TO_SPILL, iw);
+  ib = top_index(K, TO_BARRIER, iw);
+  cr_assert(isp > iw && ib > iw && ib < isp && !top_op(K, ib)->warp,
+            "a block barrier after the wgmma wait, before the copy is written");
 }
 
 /* On sm_90a the stage rings of a wgmma dot are filled by TMA in the fast body:
