@@ -187,6 +187,39 @@ bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
 }
 
 
+/* As facts_multiple_of, but a size name (not @assume'd a multiple of v) or an
+ * integer scalar parameter may stand as a multiple of v when it is one: such
+ * names go to given[] (at most max; *n counts them), the conditions a kernel
+ * tests at entry to take its fast body. false: not a multiple even so. */
+bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
+  if (facts_multiple_of(ki, x, v)) return true;
+  x = facts_resolve(x);
+  switch (x->kind) {
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y) return false;
+    if (y->kind == SY_LOOP) {
+      Stmt *f = y->decl;
+      return facts_multiple_given(ki, f->u.forr.lo, v, given, n, max) &&
+             (!f->u.forr.step ? v == 1 : facts_multiple_given(ki, f->u.forr.step, v, given, n, max));
+    }
+    bool integer = y->ty.rank == 0 && (y->ty.elem == T_I32 || y->ty.elem == T_U32 || y->ty.elem == T_I64);
+    if (y->kind != SY_SIZE && !(y->kind == SY_SCALAR && integer)) return false;
+    for (int i = 0; i < *n; i++)
+      if (given[i] == y) return true;
+    if (*n >= max) return false;
+    given[(*n)++] = y;
+    return true;
+  }
+  case E_BINARY:
+    if (x->u.binary.op == TK_PLUS || x->u.binary.op == TK_MINUS)
+      return facts_multiple_given(ki, x->u.binary.a, v, given, n, max) &&
+             facts_multiple_given(ki, x->u.binary.b, v, given, n, max);
+    return false;
+  default: return false;
+  }
+}
+
 /* The @assume condition on X's size at dim d under which start + len fits,
  * as facts_fits itself decides with that condition added to the kernel's:
  * SIZE % m == 0 for m the loop's step or the block's stride, else the least

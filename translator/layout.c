@@ -1148,13 +1148,18 @@ static void vector_width(TirKernel *K, TirOp *op) {
   /* the run is along the tensor's last dim, from a multiple of the run; a
    * read-modify-write store (+=) goes element by element */
   if (op->kind == TO_STORE && (op->op != TK_ASSIGN || op->atomic)) return;
-  if (vec < 2 || !ix->len || op->cols == 1 || !facts_multiple_of(K->ki, ix->start, vec)) return;
+  /* a start made of size names or scalar parameters is a multiple of the run when
+   * they are: the fast body's entry test says so (given) */
+  const Sym *given[4];
+  int ngiven = 0;
+  if (vec < 2 || !ix->len || op->cols == 1 || !facts_multiple_given(K->ki, ix->start, vec, given, &ngiven, 4)) return;
   int64_t len;
   if (!check_const_int(ix->len, &len) || len % vec) return;
   if (!X->tdim_size[last] && X->tdim_const[last] % vec) return;
-  /* room for every condition this access may add (a size, its strides, its pointer):
-   * a condition left out would let the fast body run where it must not */
-  if (K->nchecks + X->trank + 2 > TIR_MAX_CHECKS) return;
+  /* room for every condition this access may add (its start's names, a size, its
+   * strides, its pointer): a condition left out would let the fast body run where it must not */
+  if (K->nchecks + ngiven + X->trank + 2 > TIR_MAX_CHECKS) return;
+  for (int i = 0; i < ngiven; i++) add_check(K, given[i], NULL, vec);
   if (X->tdim_size[last] && !facts_assumed_multiple(K->ki, X->tdim_size[last], vec))
     add_check(K, X->tdim_size[last], NULL, vec);
   /* @strided: runs only along a unit innermost stride, from rows that start aligned */

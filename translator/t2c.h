@@ -515,6 +515,7 @@ bool facts_assumed_at_least(const KernelInfo *ki, const Sym *size, int64_t v);
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d);
 /* x is a multiple of v in every execution (v a power of two). */
 bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v);
+bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max);
 /* a and b are the same expression (the same names, operators and constants). */
 bool facts_expr_equal(const Expr *a, const Expr *b);
 /* The warning for a bounds check on dim d of X kept inside a loop, with the

@@ -2795,6 +2795,47 @@ static void t_copy_before_loop(Tally *T) {
   }
 }
 
+/* slice_at_param: slices whose column start is a scalar parameter (off) or a loop from
+ * one: the fast body (16-byte runs) when off % 4 == 0 and N % 4 == 0, the general one
+ * otherwise; windows that run past N read 0 and store nothing there. */
+static void t_slice_at_param(Tally *T) {
+  static const int C[][3] = {{37, 100, 0}, {37, 100, 8}, {37, 100, 3}, {20, 99, 4}, {5, 200, 160}, {16, 64, 0}};
+  for (int c = 0; c < 6; c++) {
+    int M = C[c][0], N = C[c][1], off = C[c][2];
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d off=%d", M, N, off);
+    for (int kn = 0; kn < 3; kn++) {
+      static const char *names[] = {"load_at", "store_at", "sum_from"};
+      Rng r = rng_seed(names[kn], (uint64_t)c);
+      Call k;
+      call_init(&k, "slice_at_param.tl", names[kn]);
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, kn == 1 ? 64 : N));
+      fill_uniform(X, &r, -2, 2);
+      if (kn == 0) {
+        Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < 64; j++) R2(Y, i, j) = off + j < N ? A2(X, i, off + j) * 2.0 : 0.0;
+      } else if (kn == 1) {
+        Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+        for (int i = 0; i < M; i++)
+          for (int j = 0; j < 64 && off + 4 + j < N; j++) R2(Y, i, off + 4 + j) = A2(X, i, j) + 1.0;
+      } else {
+        Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+        for (int i = 0; i < M; i++) {
+          double t = 0;
+          for (int j = off; j < N; j++) t += A2(X, i, j);
+          R2(S, i, 0) = t;
+        }
+      }
+      call_arg(&k, "off=%d", off);
+      char test[64];
+      label(test, sizeof test, "slice_at_param/%s", names[kn]);
+      CHECK(T, call_check(&k, test, l));
+      call_free(&k);
+    }
+  }
+}
+
 /* pipeline_regs: @pipeline loops without dot, their loads issued ahead into registers */
 static void t_pipe_rows(Tally *T) {
   static const int MN[][2] = {{37, 1000}, {8, 256}, {3, 5}, {5, 200}};
@@ -2857,9 +2898,11 @@ static void t_ema(Tally *T) {
 }
 
 static void t_region(Tally *T) {
-  /* (M, N, r0, c0): inside, overhanging the bottom-right edge, and a start above/left of 0 */
-  static const int C4[][4] = {{40, 40, 5, 9}, {20, 37, 10, 30}, {16, 16, 0, 0}, {7, 5, 0, 0}, {30, 30, -4, -9}};
-  for (int c = 0; c < 5; c++) {
+  /* (M, N, r0, c0): inside, overhanging the bottom-right edge, and a start above/left of 0;
+   * the last two take the fast body (c0 % 4 == 0, N % 4 == 0): 16-byte runs, one left of 0 */
+  static const int C4[][4] = {{40, 40, 5, 9}, {20, 37, 10, 30}, {16, 16, 0, 0}, {7, 5, 0, 0}, {30, 30, -4, -9},
+                              {24, 36, -3, -8}, {24, 36, 11, 28}};
+  for (int c = 0; c < 7; c++) {
     int M = C4[c][0], N = C4[c][1], r0 = C4[c][2], c0 = C4[c][3];
     Rng r = rng_seed("region", (uint64_t)c);
     Call k;
@@ -3707,6 +3750,7 @@ static const Test tests[] = {
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
     {"copy_before_loop", t_copy_before_loop},
+    {"slice_at_param", t_slice_at_param},
     {"registers_through_loops", t_ema},
     {"pipeline_registers", t_pipe_rows},
     {"store_region_only", t_region},

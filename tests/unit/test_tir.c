@@ -1163,6 +1163,39 @@ Test(tir_layout, strided_checks_past_the_table_fall_back_to_single_elements) {
   cr_assert_leq(K->nchecks, TIR_MAX_CHECKS);
 }
 
+/* A slice whose column start is a scalar parameter moves 16-byte runs in the fast
+ * body, whose entry test then says off % 4 == 0; a loop from that parameter in steps of
+ * 64 the same; a start with a constant remainder (off + 1, 2 * off + 1) does not: the
+ * access moves single elements and tests nothing of off. */
+Test(tir_layout, a_slice_at_a_scalar_parameter_runs_when_the_parameter_allows) {
+  const char *why = NULL;
+  TirKernel *K = build("kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[16, 64], off: i32) {\n"
+                       "  Y[0 :+ 16, 0 :+ 64] = X[0 :+ 16, off :+ 64] * 2.0\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const Sym *off = K->k->params[2].sym;
+  cr_assert_str_eq(off->name, "off");
+  cr_assert_eq(find_op(&K->body, TO_LOAD)->vec, 4);
+  cr_assert(K->versioned);
+  cr_assert(has_check(K, off, 4), "off %% 4 == 0 in the entry test");
+
+  K = build("kernel k(X: tensor<f32>[M, N], S: tensor<f32>[16, 1], off: i32) {\n"
+            "  var s: tile<f32>[16, 1] = 0.0\n  for n0 in range(off, N, 64) {\n"
+            "    s += rowsum(X[0 :+ 16, n0 :+ 64])\n  }\n  S[0 :+ 16, 0 :+ 1] = s\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(has_check(K, K->k->params[2].sym, 4), "the loop starts at off");
+
+  for (int v = 0; v < 2; v++) {
+    K = build(v ? "kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[16, 64], off: i32) {\n"
+                  "  Y[0 :+ 16, 0 :+ 64] = X[0 :+ 16, 2 * off + 1 :+ 64]\n}\n"
+                : "kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[16, 64], off: i32) {\n"
+                  "  Y[0 :+ 16, 0 :+ 64] = X[0 :+ 16, off + 1 :+ 64]\n}\n",
+              NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    cr_assert_eq(find_op(&K->body, TO_LOAD)->vec, 1);
+    cr_assert(!has_check(K, K->k->params[2].sym, 0) && !has_check(K, K->k->params[2].sym, 4));
+  }
+}
+
 /* ------------------------------------------------------------ staged epilogues (layout.c) */
 
 /* A [bm, bn] f32 accumulator of f16 dots, stored as `ty`, on `threads`; the
