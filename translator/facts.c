@@ -160,8 +160,11 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
 }
 
 
-/* Whether x divides into multiples of v for every execution (v a power of two). */
-bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
+/* Whether x is a multiple of v (a power of two): for every execution, or, with
+ * given, when each name in given[] is one, a size name (not @assume'd a multiple
+ * of v) or an integer scalar parameter; those go to given[] (at most max; *n
+ * counts them), the conditions a kernel tests at entry to take its fast body. */
+static bool multiple(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
   x = facts_resolve(x);
   int64_t c;
   if (check_const_int(x, &c)) return c % v == 0;
@@ -171,40 +174,12 @@ bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
     if (!y) return false;
     if (y->kind == SY_LOOP) {
       Stmt *f = y->decl;
-      return facts_multiple_of(ki, f->u.forr.lo, v) && (!f->u.forr.step ? v == 1 : facts_multiple_of(ki, f->u.forr.step, v));
+      return multiple(ki, f->u.forr.lo, v, given, n, max) &&
+             (!f->u.forr.step ? v == 1 : multiple(ki, f->u.forr.step, v, given, n, max));
     }
-    if (y->kind == SY_SIZE) return facts_assumed_multiple(ki, y, v);
-    return false;
-  }
-  case E_BINARY:
-    switch (x->u.binary.op) {
-    case TK_PLUS: case TK_MINUS: return facts_multiple_of(ki, x->u.binary.a, v) && facts_multiple_of(ki, x->u.binary.b, v);
-    case TK_STAR: return facts_multiple_of(ki, x->u.binary.a, v) || facts_multiple_of(ki, x->u.binary.b, v);
-    default: return false;
-    }
-  default: return false;
-  }
-}
-
-
-/* As facts_multiple_of, but a size name (not @assume'd a multiple of v) or an
- * integer scalar parameter may stand as a multiple of v when it is one: such
- * names go to given[] (at most max; *n counts them), the conditions a kernel
- * tests at entry to take its fast body. false: not a multiple even so. */
-bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
-  if (facts_multiple_of(ki, x, v)) return true;
-  x = facts_resolve(x);
-  switch (x->kind) {
-  case E_IDENT: {
-    const Sym *y = x->u.ident.sym;
-    if (!y) return false;
-    if (y->kind == SY_LOOP) {
-      Stmt *f = y->decl;
-      return facts_multiple_given(ki, f->u.forr.lo, v, given, n, max) &&
-             (!f->u.forr.step ? v == 1 : facts_multiple_given(ki, f->u.forr.step, v, given, n, max));
-    }
+    if (y->kind == SY_SIZE && facts_assumed_multiple(ki, y, v)) return true;
     bool integer = y->ty.rank == 0 && (y->ty.elem == T_I32 || y->ty.elem == T_U32 || y->ty.elem == T_I64);
-    if (y->kind != SY_SIZE && !(y->kind == SY_SCALAR && integer)) return false;
+    if (!given || (y->kind != SY_SIZE && !(y->kind == SY_SCALAR && integer))) return false;
     for (int i = 0; i < *n; i++)
       if (given[i] == y) return true;
     if (*n >= max) return false;
@@ -212,12 +187,21 @@ bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const 
     return true;
   }
   case E_BINARY:
-    if (x->u.binary.op == TK_PLUS || x->u.binary.op == TK_MINUS)
-      return facts_multiple_given(ki, x->u.binary.a, v, given, n, max) &&
-             facts_multiple_given(ki, x->u.binary.b, v, given, n, max);
-    return false;
+    switch (x->u.binary.op) {
+    case TK_PLUS: case TK_MINUS:
+      return multiple(ki, x->u.binary.a, v, given, n, max) && multiple(ki, x->u.binary.b, v, given, n, max);
+    case TK_STAR: /* a factor that is a multiple for every execution */
+      return multiple(ki, x->u.binary.a, v, NULL, NULL, 0) || multiple(ki, x->u.binary.b, v, NULL, NULL, 0);
+    default: return false;
+    }
   default: return false;
   }
+}
+
+bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) { return multiple(ki, x, v, NULL, NULL, 0); }
+
+bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
+  return multiple(ki, x, v, given, n, max);
 }
 
 /* The @assume condition on X's size at dim d under which start + len fits,

@@ -515,6 +515,8 @@ bool facts_assumed_at_least(const KernelInfo *ki, const Sym *size, int64_t v);
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d);
 /* x is a multiple of v in every execution (v a power of two). */
 bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v);
+/* The same, or when each of the size names and integer scalar parameters it puts in
+ * given[] (at most max; *n counts them) is a multiple of v: the fast body's conditions. */
 bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max);
 /* a and b are the same expression (the same names, operators and constants). */
 bool facts_expr_equal(const Expr *a, const Expr *b);
