@@ -62,6 +62,9 @@ typedef struct Spans {
  * operand's copy; a TMA store's copy). */
 static bool async_buf(const TirBuf *f) { return f->stages || f->ring_mbar || f->swz || f->cm8 || f->tma_swz; }
 
+/* A ring TMA fills: the async proxy writes it first. */
+static bool tma_ring(const TirBuf *f) { return f->ring_mbar != 0; }
+
 static void touch(Spans *S, int f, int at) {
   if (S->lo[f] < 0 || at < S->lo[f]) S->lo[f] = at;
   if (at > S->hi[f]) S->hi[f] = at;
@@ -93,7 +96,12 @@ static void span_block(const TirKernel *K, Spans *S, const TirBlock *b) {
  * fills only stages the loop reads) or by the wait for every group after it,
  * a wgmma's reads by its wait (in the op, or after the loop for one left in
  * flight), a TMA store's read by its bulk wait (in the op); and the
- * completion of each is followed by an implicit generic-async proxy fence. */
+ * completion of each is followed by an implicit generic-async proxy fence.
+ * The other way round, a generic access before an async one in the same
+ * bytes needs fence.proxy.async: the copies wgmma and a TMA store read are
+ * written by the generic proxy first and fenced before they are read, but a
+ * TMA ring is written by TMA first, so it takes no bytes that a buffer used
+ * before it (reuse_bufs). */
 static bool reusable(const TirBuf *f) { return !f->tensor && !f->mbar; }
 
 /* Offsets with reuse, the total; with place, into f->offset and K->alias.
@@ -141,6 +149,8 @@ static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t ext
       for (int j = 0; j < i; j++) {
         int g = order[j];
         bool live = S.lo[f] <= S.hi[g] && S.lo[g] <= S.hi[f];
+        /* TMA's writes into bytes a buffer before it used would need a proxy fence */
+        live |= (f < X && tma_ring(&K->bufs[f]) && S.lo[g] < S.lo[f]) || (g < X && tma_ring(&K->bufs[g]) && S.lo[f] < S.lo[g]);
         if (live && o < off[g] + size[g] && off[g] < o + size[f]) o = off[g] + size[g], moved = true;
       }
     }
