@@ -2834,6 +2834,33 @@ static void t_slice_at_param(Tally *T) {
       call_free(&k);
     }
   }
+  /* gemm_from: C = A[:, ks:] B[ks:, :]; ks = 8 takes the fast body (on sm_90a its TMA
+   * ring), ks = 3 the general one; M, N ragged, K - ks not a multiple of 64 */
+  static const int G[][4] = {{70, 136, 200, 8}, {70, 136, 200, 3}};
+  for (int c = 0; c < 4; c++) {
+    int M = G[c % 2][0], N = G[c % 2][1], K = G[c % 2][2], ks = G[c % 2][3];
+    Rng r = rng_seed("gemm_from", (uint64_t)c);
+    Call k;
+    call_init(&k, "slice_at_param.tl", "gemm_from");
+    if (c >= 2) snprintf(k.target, sizeof k.target, "sm_90a");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *Cc = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double t = 0;
+        for (int q = ks; q < K; q++) t += A2(A, i, q) * A2(B, q, j);
+        R2(Cc, i, j) = round_dt(F16, t);
+      }
+    Cc->tol = 1e-3;
+    call_arg(&k, "ks=%d", ks);
+    char l[64];
+    label(l, sizeof l, "%sM=%d N=%d K=%d ks=%d", c >= 2 ? "sm_90a " : "", M, N, K, ks);
+    CHECK(T, call_check(&k, "slice_at_param/gemm_from", l));
+    call_free(&k);
+  }
 }
 
 /* pipeline_regs: @pipeline loops without dot, their loads issued ahead into registers */
