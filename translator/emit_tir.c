@@ -549,13 +549,39 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     return;
   }
   Buf vals = {0};
+  const char *w = NULL, *bop = NULL; /* a read-modify-write (+=): the run read first, and the operator */
+  if (op->op != TK_ASSIGN) {
+    w = F("t2c_w%d", P->ctr++);
+    const char *t = op_text(op->op);
+    bop = arena_strndup(P->a, t, strlen(t) - 1); /* "+=" -> "+" */
+  }
   for (int k = 0; k < n; k++) {
     At e = at;
     e.v = k;
-    buf_printf(&vals, "%s%s", k ? ", " : "", strip(P, ex(P, op->expr, X->ty.elem, &e)));
+    const char *v = strip(P, ex(P, op->expr, X->ty.elem, &e));
+    if (w) { /* narrow integers compute in int: the element converts back as X[..] op= v would */
+      bool narrow = X->ty.elem == T_I8 || X->ty.elem == T_U8 || X->ty.elem == T_BOOL;
+      v = F("%s.v[%d] %s %s", w, k, bop, paren(P, v));
+      if (narrow) v = F("static_cast<%s>(%s)", ctype(X->ty.elem), v);
+    }
+    buf_printf(&vals, "%s%s", k ? ", " : "", v);
   }
   const char *st = F("t2c::stg_vec<%d>(%s + %s, t2c::Vec<%s, %d>{{%s}});", n, X->cname, lin, ctype(X->ty.elem), n,
                      vals.data);
+  if (w) {
+    buf_free(&vals);
+    if (cond) {
+      line(P, "if (%s) {", cond);
+      P->indent++;
+    }
+    line(P, "const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s + %s);", ctype(X->ty.elem), n, w, n, X->cname, lin);
+    line(P, "%s", st);
+    if (cond) {
+      P->indent--;
+      line(P, "}");
+    }
+    return;
+  }
   if (op->from_copy) { /* a staged store: the run in one shared read */
     const TirBuf *f = &P->K->bufs[op->buf];
     st = F("t2c::stg_vec<%d>(%s + %s, t2c::lds_vec<%d>(&%s[%s%s]));", n, X->cname, lin, n, f->cname, half_of(P, op->buf),

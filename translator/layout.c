@@ -1146,8 +1146,9 @@ static void vector_width(TirKernel *K, TirOp *op) {
   op->vec = 1;
   Index *ix = &op->slice->u.index.idx[last];
   /* the run is along the tensor's last dim, from a multiple of the run; a
-   * read-modify-write store (+=) goes element by element */
-  if (op->kind == TO_STORE && (op->op != TK_ASSIGN || op->atomic)) return;
+   * read-modify-write store (+=) reads the run, then writes it (each element is
+   * its thread's); an atomic goes element by element */
+  if (op->kind == TO_STORE && op->atomic) return;
   /* a start made of size names or scalar parameters is a multiple of the run when
    * they are: the fast body's entry test says so (given) */
   const Sym *given[4];

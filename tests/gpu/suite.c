@@ -3025,6 +3025,42 @@ static void t_rmw(Tally *T) {
   }
 }
 
+/* rmw_runs: *=, -= and += (u8, wrapping) stores in the layout's runs of 4 elements in
+ * the fast body (N % 4 == 0: 16 bytes of f32, 8 of f16, 4 of u8), element by element
+ * otherwise; outputs with initial contents */
+static void t_rmw_runs(Tally *T) {
+  static const int MN[][2] = {{37, 128}, {37, 100}, {5, 70}, {16, 64}};
+  for (int c = 0; c < 4; c++) { /* N = 70: the general body */
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("rmw_runs", (uint64_t)c);
+    Call k;
+    call_init(&k, "rmw.tl", "rmw_runs");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *H = call_out(&k, "H", F16, 2, SHAPE(M, N));
+    Ten *V = call_in(&k, "V", U8, 2, SHAPE(M, N));
+    Ten *U = call_out(&k, "U", U8, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -2, 2);
+    fill_int(V, &r, 0, 255);
+    Y->init = calloc((size_t)Y->n, sizeof(double));
+    H->init = calloc((size_t)H->n, sizeof(double));
+    U->init = calloc((size_t)U->n, sizeof(double));
+    for (long long i = 0; i < Y->n; i++) {
+      Y->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      H->init[i] = round_dt(F16, rng_uniform(&r, -4, 4));
+      U->init[i] = (double)rng_int(&r, 0, 254);
+      if (((int)U->init[i] + (int)V->v[i]) % 256 == 255) U->init[i] -= 1; /* 255 is u8's poison: unwritten */
+      Y->ref[i] = round_dt(F32, Y->init[i] * X->v[i]);
+      H->ref[i] = round_dt(F16, H->init[i] - round_dt(F16, X->v[i]));
+      U->ref[i] = (double)(((int)U->init[i] + (int)V->v[i]) % 256);
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "tensor_read_modify_write_runs", l));
+    call_free(&k);
+  }
+}
+
 static void t_dynamic(Tally *T) {
   static const int MN[][2] = {{200, 130}, {128, 128}, {5, 3}};
   for (int c = 0; c < 3; c++) {
@@ -3783,6 +3819,7 @@ static const Test tests[] = {
     {"store_region_only", t_region},
     {"ctx_fields", t_ctx},
     {"tensor_read_modify_write", t_rmw},
+    {"tensor_read_modify_write_runs", t_rmw_runs},
     {"dynamic_shared_memory", t_dynamic},
     {"registers_softmax", t_regs_softmax},
     {"pipeline3_dot_f16", t_pipeline3},

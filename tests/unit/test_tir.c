@@ -1196,6 +1196,27 @@ Test(tir_layout, a_slice_at_a_scalar_parameter_runs_when_the_parameter_allows) {
   }
 }
 
+/* A read-modify-write store moves runs in the fast body like a plain one (each
+ * element is its thread's); an atomic one moves single elements. */
+Test(tir_layout, read_modify_write_stores_move_runs_and_atomics_do_not) {
+  const char *why = NULL;
+  TirKernel *K = build("kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n"
+                       "  Y[0 :+ 16, 0 :+ 64] -= X[0 :+ 16, 0 :+ 64] * 2.0\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert_eq(st->op, TK_SUB_ASSIGN);
+  cr_assert_eq(st->vec, 4);
+  bool y16 = false;
+  for (int i = 0; i < K->nchecks; i++) y16 |= K->checks[i].tensor && !strcmp(K->checks[i].tensor->name, "Y") && K->checks[i].mod == 16;
+  cr_assert(y16, "the fast body tests Y's alignment");
+  K = build("kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n"
+            "  atomic_add(Y[0 :+ 16, 0 :+ 64], X[0 :+ 16, 0 :+ 64])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  st = find_op(&K->body, TO_STORE);
+  cr_assert(st->atomic);
+  cr_assert_eq(st->vec, 1);
+}
+
 /* ------------------------------------------------------------ staged epilogues (layout.c) */
 
 /* A [bm, bn] f32 accumulator of f16 dots, stored as `ty`, on `threads`; the
