@@ -164,7 +164,7 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
  * given, when each name in given[] is one, a size name (not @assume'd a multiple
  * of v) or an integer scalar parameter; those go to given[] (at most max; *n
  * counts them), the conditions a kernel tests at entry to take its fast body. */
-static bool multiple(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
+bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
   x = facts_resolve(x);
   int64_t c;
   if (check_const_int(x, &c)) return c % v == 0;
@@ -174,8 +174,8 @@ static bool multiple(const KernelInfo *ki, const Expr *x, int64_t v, const Sym *
     if (!y) return false;
     if (y->kind == SY_LOOP) {
       Stmt *f = y->decl;
-      return multiple(ki, f->u.forr.lo, v, given, n, max) &&
-             (!f->u.forr.step ? v == 1 : multiple(ki, f->u.forr.step, v, given, n, max));
+      return facts_multiple_given(ki, f->u.forr.lo, v, given, n, max) &&
+             (!f->u.forr.step ? v == 1 : facts_multiple_given(ki, f->u.forr.step, v, given, n, max));
     }
     if (y->kind == SY_SIZE && facts_assumed_multiple(ki, y, v)) return true;
     bool integer = y->ty.rank == 0 && (y->ty.elem == T_I32 || y->ty.elem == T_U32 || y->ty.elem == T_I64);
@@ -189,19 +189,18 @@ static bool multiple(const KernelInfo *ki, const Expr *x, int64_t v, const Sym *
   case E_BINARY:
     switch (x->u.binary.op) {
     case TK_PLUS: case TK_MINUS:
-      return multiple(ki, x->u.binary.a, v, given, n, max) && multiple(ki, x->u.binary.b, v, given, n, max);
+      return facts_multiple_given(ki, x->u.binary.a, v, given, n, max) &&
+             facts_multiple_given(ki, x->u.binary.b, v, given, n, max);
     case TK_STAR: /* a factor that is a multiple for every execution */
-      return multiple(ki, x->u.binary.a, v, NULL, NULL, 0) || multiple(ki, x->u.binary.b, v, NULL, NULL, 0);
+      return facts_multiple_of(ki, x->u.binary.a, v) || facts_multiple_of(ki, x->u.binary.b, v);
     default: return false;
     }
   default: return false;
   }
 }
 
-bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) { return multiple(ki, x, v, NULL, NULL, 0); }
-
-bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
-  return multiple(ki, x, v, given, n, max);
+bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
+  return facts_multiple_given(ki, x, v, NULL, NULL, 0);
 }
 
 /* The @assume condition on X's size at dim d under which start + len fits,

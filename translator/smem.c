@@ -43,8 +43,6 @@ static int64_t layout_bufs(TirKernel *K, bool place) {
   return off;
 }
 
-int64_t smem_total(const TirKernel *K) { return layout_bufs((TirKernel *)K, false); }
-
 /* ------------------------------------------------------------ reuse by spans */
 
 /* Spans: the ops numbered in order (a loop's number before its body's); for
@@ -64,6 +62,16 @@ static bool async_buf(const TirBuf *f) { return f->stages || f->ring_mbar || f->
 
 /* A ring TMA fills: the async proxy writes it first. */
 static bool tma_ring(const TirBuf *f) { return f->ring_mbar != 0; }
+
+/* Whether buffers f and g (X: smem_with's) may share bytes: their spans do not
+ * meet, and neither is a TMA ring after the other (TMA's writes into bytes a
+ * buffer before it used would need a proxy fence). */
+static bool may_share(const TirKernel *K, const Spans *S, int f, int g) {
+  if (S->lo[f] <= S->hi[g] && S->lo[g] <= S->hi[f]) return false;
+  bool f_after = f < X && tma_ring(&K->bufs[f]) && S->lo[g] < S->lo[f];
+  bool g_after = g < X && tma_ring(&K->bufs[g]) && S->lo[f] < S->lo[g];
+  return !f_after && !g_after;
+}
 
 static void touch(Spans *S, int f, int at) {
   if (S->lo[f] < 0 || at < S->lo[f]) S->lo[f] = at;
@@ -148,10 +156,7 @@ static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t ext
       o = (o + a - 1) / a * a;
       for (int j = 0; j < i; j++) {
         int g = order[j];
-        bool live = S.lo[f] <= S.hi[g] && S.lo[g] <= S.hi[f];
-        /* TMA's writes into bytes a buffer before it used would need a proxy fence */
-        live |= (f < X && tma_ring(&K->bufs[f]) && S.lo[g] < S.lo[f]) || (g < X && tma_ring(&K->bufs[g]) && S.lo[f] < S.lo[g]);
-        if (live && o < off[g] + size[g] && off[g] < o + size[f]) o = off[g] + size[g], moved = true;
+        if (!may_share(K, &S, f, g) && o < off[g] + size[g] && off[g] < o + size[f]) o = off[g] + size[g], moved = true;
       }
     }
     off[f] = o;

@@ -977,8 +977,6 @@ void pipeline_loops(TirKernel *K);
 void sync_place(TirKernel *K);
 /* smem.c: false when the budget is exceeded (reported) */
 bool smem_place(TirKernel *K);
-/* The shared bytes smem_place would give the buffers there are now. */
-int64_t smem_total(const TirKernel *K);
 /* The shared bytes the buffers there are now and one more, of bytes aligned to
  * align, made for op at, would take: side by side, or sharing bytes where that
  * is less. */
