@@ -24,6 +24,7 @@ const char *emit_literal(Arena *a, ElemType t, bool isf, int64_t iv, double fv) 
   if (elem_is_float(t)) {
     const char *s;
     if (isinf(v)) s = arena_printf(a, "%st2c::inf<%s>()", v < 0 ? "-" : "", t == T_F64 ? "double" : "float");
+    else if (isnan(v)) s = arena_printf(a, "t2c::nan<%s>()", t == T_F64 ? "double" : "float");
     else {
       char num[64];
       snprintf(num, sizeof num, t == T_F64 ? "%.17g" : "%.9g", v);
@@ -31,13 +32,14 @@ const char *emit_literal(Arena *a, ElemType t, bool isf, int64_t iv, double fv) 
       s = t == T_F64 ? arena_printf(a, "%s", num) : arena_printf(a, "%sf", num);
     }
     if (t == T_F16 || t == T_BF16 || elem_is_f8(t)) return arena_printf(a, "t2c::cvt<%s>(%s)", ctype(t), s);
-    if (t == T_F64 && isinf(v)) return v < 0 ? "-t2c::inf<double>()" : "t2c::inf<double>()";
     return s;
   }
   int64_t n = isf ? (int64_t)fv : iv;
   switch (t) {
   case T_BOOL: return n ? "true" : "false";
-  case T_I64: return arena_printf(a, "%" PRId64 "LL", n);
+  case T_I64:
+    if (n == INT64_MIN) return "(-9223372036854775807LL - 1)";
+    return arena_printf(a, "%" PRId64 "LL", n);
   case T_U32: return arena_printf(a, "%" PRId64 "u", n);
   case T_I8: case T_U8: return arena_printf(a, "(%s)%" PRId64, ctype(t), n);
   default:

@@ -1876,6 +1876,7 @@ static void print_decl(Printer *P, const TirVar *v) {
 
 static void print_op(Printer *P, const TirOp *op) {
   if (op->first && op->stmt) emit_stmt_comment(P->K->d, P->o, P->line_file, P->indent, op->stmt, P->out);
+  if (op->note) line(P, "// %s", op->note);
   if (op->only && op->only != (P->fast ? TIR_FAST : TIR_GENERAL)) return; /* the other body's */
   switch (op->kind) {
   case TO_SCALAR: print_scalar(P, op); return;

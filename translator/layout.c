@@ -13,7 +13,8 @@
  * 3. Checks. Every value an op reads must be where the op's thread has it
  *    (the same layout, or a slice of it). When not, the op reads it through
  *    its shared copy (a layout conversion, placed where it is read).
- * 4. Reductions whose rows span warps get a scratch buffer: the first lane of
+ * 4. A row reduction accumulated into a tile across a loop folds across
+ *    threads once, after the loop (carry.c). Reductions whose rows span warps get a scratch buffer: the first lane of
  *    each warp's row run writes its partial, and every thread folds the wc
  *    partials (TO_SCRATCH_WRITE, TO_SCRATCH_READ; sync.c puts the barrier);
  *    an arg-reduction's partials are (value, index) pairs. A scan (TO_SCAN)
@@ -1444,6 +1445,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     *why = "too many shared copies";
     return false;
   }
+  carry_reductions(K);
   if (!add_scratch(K, &K->body, 0)) {
     *why = "too many reductions";
     return false;

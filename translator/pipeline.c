@@ -143,20 +143,8 @@ typedef struct Uses {
                             (and, living in its copy, by reads of it inside the loop) */
 } Uses;
 
-static bool expr_mentions(const TirKernel *K, const Expr *x, const TirVar *v) {
-  if (!x || tir_read(K, x)) return false;
-  if (tir_hoisted(K, x)) return tir_hoisted(K, x) == v;
-  switch (x->kind) {
-  case E_IDENT: return v->sym && x->u.ident.sym == v->sym;
-  case E_UNARY: return expr_mentions(K, x->u.unary.a, v);
-  case E_BINARY: return expr_mentions(K, x->u.binary.a, v) || expr_mentions(K, x->u.binary.b, v);
-  case E_CALL:
-    for (int i = 0; i < x->u.call.nargs; i++)
-      if (expr_mentions(K, x->u.call.args[i], v)) return true;
-    return false;
-  default: return false;
-  }
-}
+/* v read by name or as a hoisted value; reads of its copy count apart */
+static bool expr_mentions(const TirKernel *K, const Expr *x, const TirVar *v) { return tir_mentions(K, x, v, false); }
 
 static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top, bool inside) {
   for (int i = 0; i < b->ops.len; i++) {

@@ -559,7 +559,8 @@ void emit_stmt_comment(Diag *d, const EmitOptions *o, const char *line_file, int
 /* ---------------------------------------------------------------- tir.c: the tile IR
  * The stages between check and emit (LOWERING.md):
  *   lower.c   checked AST -> TirKernel (ops over tile values; loads and reductions hoisted)
- *   layout.c  a Layout for every tile value; reduction scratch; vector widths and
+ *   layout.c  a Layout for every tile value (carry.c: row reductions accumulated across a
+ *             loop fold after it); reduction scratch; vector widths and
  *             the run-time alignment test (the kernel's fast and general bodies)
  *   sync.c    barriers, by a dataflow pass over the ops (loops to a fixed point)
  *   smem.c    shared offsets and sizes; KernelInfo complete before printing
@@ -798,6 +799,7 @@ typedef struct TirOp {
                             uwhere takes its first branch at every element; NULL: none */
   const Expr *uwhere[TIR_MAX_UWHERE];
   int nuwhere;
+  const char *note;      /* a comment line printed before the op (carry.c) */
   TirBlock body, els;
   bool has_els;
 } TirOp;
@@ -943,6 +945,9 @@ int64_t tir_buf_elems(const TirBuf *f);
 void tir_buf_size(TirBuf *f);
 /* A fresh expression node that reads value v (through the hoisted map). */
 Expr *tir_read_of(TirKernel *K, TirVar *v);
+/* Whether expression x reads value v: by name or as a hoisted value, and, with
+ * copies, through v's shared copy (a TirRead of it). */
+bool tir_mentions(const TirKernel *K, const Expr *x, const TirVar *v, bool copies);
 /* Register budget: a value holds at most MAX_REGS elements per thread (the
  * @registers cap; tir_value_cap below), the values live at any one op together at most
  * TIR_MAX_VALUE_REGS (32-bit registers; 64-bit elements count twice; a value
@@ -966,6 +971,9 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
 TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char **why, Loc *at);
 /* layout.c: false with *why when a layout conversion the IR cannot make yet is needed. */
 bool layout_assign(TirKernel *K, const char **why);
+/* carry.c, run by layout.c before reductions get their scratch: a row reduction accumulated
+ * into a tile across a loop carries each thread's partials and folds across threads after it */
+void carry_reductions(TirKernel *K);
 /* uniform.c, after layout.c: a guard per elementwise assign under which its where()s of rows() and
  * cols() take their first branch at every element (TirOp.uguard) */
 void uniform_wheres(TirKernel *K);

@@ -47,6 +47,31 @@ TirRead *tir_read(const TirKernel *K, const Expr *x) {
   return NULL;
 }
 
+bool tir_mentions(const TirKernel *K, const Expr *x, const TirVar *v, bool copies) {
+  if (!x) return false;
+  const TirRead *rd = tir_read(K, x);
+  if (rd) return copies && K->bufs[rd->buf].spill_of == v;
+  const TirVar *h = tir_hoisted(K, x);
+  if (h) return h == v;
+  switch (x->kind) {
+  case E_IDENT: return v->sym && x->u.ident.sym == v->sym;
+  case E_MEMBER: return tir_mentions(K, x->u.member.base, v, copies);
+  case E_UNARY: return tir_mentions(K, x->u.unary.a, v, copies);
+  case E_BINARY: return tir_mentions(K, x->u.binary.a, v, copies) || tir_mentions(K, x->u.binary.b, v, copies);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (tir_mentions(K, x->u.call.args[i], v, copies)) return true;
+    return false;
+  case E_INDEX:
+    if (tir_mentions(K, x->u.index.base, v, copies)) return true;
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (tir_mentions(K, x->u.index.idx[i].start, v, copies) || tir_mentions(K, x->u.index.idx[i].len, v, copies))
+        return true;
+    return false;
+  default: return false;
+  }
+}
+
 Expr *tir_read_of(TirKernel *K, TirVar *v) {
   Expr *x = NEW(K->a, Expr);
   x->kind = E_IDENT;

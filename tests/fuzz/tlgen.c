@@ -41,7 +41,12 @@
  * - scans along rows, columns and rank-1 tiles (cumprod of clamped values);
  * - arg-reductions of exact tiles (ties: the first index);
  * - reshape, rank-1 tiles as rows against rank-2 ones, and [n, 1] / [1, n]
- *   values stored into rank-1 slices.
+ *   values stored into rank-1 slices;
+ * - a [bm, 1] var declared before a loop whose body starts by accumulating a
+ *   row reduction into it (+= rowsum, = max(.., rowmax), = min(rowmin, ..)),
+ *   the form the tile IR carries across the loop (carry.c). This choice comes
+ *   from a stream of its own (Gen.aux), so a seed's program without it is the
+ *   one it was before the choice existed.
  */
 #include "tlgen.h"
 
@@ -243,6 +248,8 @@ typedef struct Gen {
   int sM, sN, sK; /* size numbers, -1 when absent */
   int crank, cd[2]; /* the shape of the elementwise expression being generated (its layout) */
   int red[2][2];    /* in it, the operand shape of its row (0) and column (1) reductions, 0 when none */
+  Src aux;          /* choices of their own (a seed's programs without them stay as they were) */
+  int acc;          /* a [n, 1] var the next loop's body starts by accumulating into, else -1 */
 } Gen;
 
 #define MAX_STMTS 40
@@ -1253,8 +1260,9 @@ static const Shape *pick_tile_shape(Gen *G, Shape *out) {
 }
 
 /* var NAME[: type] = e */
+static Stmt *gen_decl_as(Gen *G, Shape t, int ty, int scalar);
+
 static Stmt *gen_decl(Gen *G, int scalar) {
-  TlgenProgram *p = G->p;
   Shape t;
   int ty;
   if (scalar) {
@@ -1266,6 +1274,12 @@ static Stmt *gen_decl(Gen *G, int scalar) {
     ty = c < 14 ? TY_F32 : c < 17 ? TY_I32 : c < 19 ? TY_F16 : TY_BOOL;
     if (ty == TY_F16 && t.rank != 2) ty = TY_F32;
   }
+  return gen_decl_as(G, t, ty, scalar);
+}
+
+/* var name: ty[t] = a random value of the shape. */
+static Stmt *gen_decl_as(Gen *G, Shape t, int ty, int scalar) {
+  TlgenProgram *p = G->p;
   Expr *init = gen_in(G, ty, t, 0);
   char name[16];
   sym_name(G, name, sizeof name, scalar ? (ty == TY_I32 ? "j" : "s") : "t");
@@ -1528,6 +1542,44 @@ static Stmt *gen_perthread(Gen *G) {
 }
 
 /* The elements of the var a target covers, for the envelope. */
+/* y += rowsum(a), y = max(y, rowmax(a)) or y = min(rowmin(a), y) for the
+   [n, 1] var sym; 0 when the operand does not fit y's envelope. */
+static Stmt *gen_accumulation(Gen *G, int sym) {
+  Sym *y = &G->p->syms[sym];
+  static const int ws[] = {4, 8, 16, 32, 64, 128, 3};
+  int w = chance(&G->s, 60) ? G->bn : ws[pick(&G->s, 7)], k = pick(&G->s, 3);
+  if (w < 2) w = 4;
+  Expr *a = 0;
+  int ok = 0;
+  for (int tries = 0; tries < 4 && !ok; tries++) { /* an operand of the whole shape, not one that broadcasts */
+    ctx_enter(G, shape(2, y->d[0], 1));
+    a = gen_in_k(G, y->ty, shape(2, y->d[0], w), 1, 1);
+    ok = a->rank == 2 && a->d[0] == y->d[0] && a->d[1] > 1 && red_ok(G, 1, a);
+    ctx_leave(G);
+  }
+  if (!ok) return 0;
+  Expr *r = fn(G, F_ROWSUM + k, y->ty, a, 0, 0);
+  set_shape(r, 2, y->d[0], 1);
+  r->in = a->in;
+  if (!k) r->in.B = a->in.B * a->d[1];
+  r->in = fix_info(y->ty, r->in);
+  if (!info_ok(y->ty, r->in) || (y->env.exact && (!r->in.exact || r->in.g > y->env.g))) return 0;
+  Stmt *st = new_stmt(G, S_ASSIGN);
+  st->lhs = sym_expr(G, sym);
+  if (!k) { /* each run adds at most the sum's bound */
+    double charge = runs_since(G, sym) * r->in.B;
+    if (y->used + charge > y->env.B) return 0;
+    y->used += charge;
+    st->op = '+';
+    st->rhs = r;
+    return st;
+  }
+  if (r->in.B > y->env.B) return 0; /* max and min stay within the larger bound */
+  st->op = '=';
+  st->rhs = k == 1 ? bin(G, 'M', sym_expr(G, sym), r) : bin(G, 'm', r, sym_expr(G, sym));
+  return st;
+}
+
 static Stmt *gen_update(Gen *G) {
   TlgenProgram *p = G->p;
   int cand[MAX_SYMS], n = 0;
@@ -1987,10 +2039,32 @@ static Stmt *gen_for(Gen *G) {
   G->loops[G->nloops].step = s->step;
   G->loops[G->nloops].trips = trips;
   G->nloops++;
-  s->body = gen_block(G, 1, 5);
+  int acc = G->acc;
+  G->acc = -1;
+  Stmt *first = acc >= 0 ? gen_accumulation(G, acc) : 0;
+  s->body = gen_block(G, first ? 0 : 1, first ? 4 : 5);
+  if (first) first->next = s->body, s->body = first;
   G->nloops--;
   G->nscope = mark;
   return s;
+}
+
+/* var a: ty[bm, 1] = ..; for .. { a += rowsum(..) (or max, min); .. }: a row
+   reduction accumulated across a loop, whose partials the tile IR carries
+   (carry.c) unless the rest of the body reads a too. */
+static Stmt *gen_reduce_loop(Gen *G) {
+  Stmt *d = gen_decl_as(G, shape(2, G->p->bm, 1), chance(&G->s, 70) ? TY_F32 : TY_I32, 0);
+  if (!d) return gen_for(G);
+  Sym *y = &G->p->syms[d->sym];
+  /* room for the loop's sums: an inexact f32, an i32 up to half its limit */
+  if (y->ty == TY_F32) y->env.exact = 0, y->env.B = y->env.B > 1e7 ? y->env.B : 1e7;
+  else y->env.B = I32_LIMIT / 2;
+  G->acc = d->sym;
+  Stmt *f = gen_for(G), *last = d;
+  G->acc = -1;
+  while (last->next) last = last->next;
+  last->next = f;
+  return d;
 }
 
 static Stmt *gen_if(Gen *G) {
@@ -2078,7 +2152,7 @@ static Stmt *gen_stmt(Gen *G) {
       s = gen_store(G);
       break;
     case 13: case 14:
-      s = gen_for(G);
+      s = G->p->ir && !G->in_cond && chance(&G->aux, 40) ? gen_reduce_loop(G) : gen_for(G);
       break;
     case 15: case 16:
       s = gen_if(G);
@@ -2156,6 +2230,8 @@ static void generate(TlgenProgram *p, Src src) {
   Gen G0, *G = &G0;
   memset(G, 0, sizeof *G);
   G->s = src;
+  G->aux.state = src.state ^ 0x6ull;
+  G->acc = -1;
   G->p = p;
   p->r0 = -1;
   static const int threads[] = {32, 64, 128, 256};

@@ -50,9 +50,11 @@ template <> struct Cvt<__nv_fp8_e4m3> : CvtF8<__nv_fp8_e4m3> {};
 template <> struct Cvt<__nv_fp8_e5m2> : CvtF8<__nv_fp8_e5m2> {};
 template <typename To, typename From> T2C_DEVICE To cvt(From x) { return Cvt<To>::from(x); }
 
-// ---- infinity of a float type.
+// ---- infinity and a quiet NaN of a float type.
 template <typename T> T2C_DEVICE T inf() { return cvt<T>(__int_as_float(0x7f800000)); }
+template <typename T> T2C_DEVICE T nan() { return cvt<T>(__int_as_float(0x7fffffff)); }
 template <> T2C_DEVICE double inf<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
+template <> T2C_DEVICE double nan<double>() { return __longlong_as_double(0x7ff8000000000000LL); }
 
 // ---- identities of max and min reductions.
 template <typename T> T2C_DEVICE T lowest() { return -inf<T>(); }

@@ -22,6 +22,12 @@ vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
     // vector-loads.tl:8: var acc: tile<f32>[8, 1] = 0.0
     float acc[1];
     acc[0] = 0.0f;
+    // t2c_p3: this thread's partials of the rowsum at line 11, folded across threads once, after the loop
+    float t2c_p3[4];
+    t2c_p3[0] = -0.0f;
+    t2c_p3[1] = -0.0f;
+    t2c_p3[2] = -0.0f;
+    t2c_p3[3] = -0.0f;
     // vector-loads.tl:9: for n0 in range(0, N, 64) {
     for (int n0 = 0; n0 < N; n0 += 64) {
       // vector-loads.tl:10: var x = pad(X[m0 :+ 8, n0 :+ 64], -1.0)
@@ -39,14 +45,20 @@ vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
         x[3] = -1.0f;
       }
       // vector-loads.tl:11: acc = acc + rowsum(x)
-      float t2c_v3[1];
-      t2c_v3[0] = x[0];
-      t2c_v3[0] = t2c_v3[0] + x[1];
-      t2c_v3[0] = t2c_v3[0] + x[2];
-      t2c_v3[0] = t2c_v3[0] + x[3];
-      t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
-      acc[0] = acc[0] + t2c_v3[0];
+      t2c_p3[0] += x[0];
+      t2c_p3[1] += x[1];
+      t2c_p3[2] += x[2];
+      t2c_p3[3] += x[3];
     }
+    // vector-loads.tl:11: acc = acc + rowsum(x)
+    // t2c_p3, carried across the loop above, folded across threads once
+    float t2c_v3[1];
+    t2c_v3[0] = t2c_p3[0];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[1];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[2];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[3];
+    t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+    acc[0] = acc[0] + t2c_v3[0];
     // vector-loads.tl:13: S[m0 :+ 8, 0 :+ 1] = acc
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = acc[0];
   } else {
@@ -55,6 +67,12 @@ vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
     // vector-loads.tl:8: var acc: tile<f32>[8, 1] = 0.0
     float acc[1];
     acc[0] = 0.0f;
+    // t2c_p3: this thread's partials of the rowsum at line 11, folded across threads once, after the loop
+    float t2c_p3[4];
+    t2c_p3[0] = -0.0f;
+    t2c_p3[1] = -0.0f;
+    t2c_p3[2] = -0.0f;
+    t2c_p3[3] = -0.0f;
     // vector-loads.tl:9: for n0 in range(0, N, 64) {
     for (int n0 = 0; n0 < N; n0 += 64) {
       // vector-loads.tl:10: var x = pad(X[m0 :+ 8, n0 :+ 64], -1.0)
@@ -64,14 +82,20 @@ vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
       x[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : -1.0f);
       x[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : -1.0f);
       // vector-loads.tl:11: acc = acc + rowsum(x)
-      float t2c_v3[1];
-      t2c_v3[0] = x[0];
-      t2c_v3[0] = t2c_v3[0] + x[1];
-      t2c_v3[0] = t2c_v3[0] + x[2];
-      t2c_v3[0] = t2c_v3[0] + x[3];
-      t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
-      acc[0] = acc[0] + t2c_v3[0];
+      t2c_p3[0] += x[0];
+      t2c_p3[1] += x[1];
+      t2c_p3[2] += x[2];
+      t2c_p3[3] += x[3];
     }
+    // vector-loads.tl:11: acc = acc + rowsum(x)
+    // t2c_p3, carried across the loop above, folded across threads once
+    float t2c_v3[1];
+    t2c_v3[0] = t2c_p3[0];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[1];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[2];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[3];
+    t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+    acc[0] = acc[0] + t2c_v3[0];
     // vector-loads.tl:13: S[m0 :+ 8, 0 :+ 1] = acc
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = acc[0];
   }

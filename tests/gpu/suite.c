@@ -2795,6 +2795,91 @@ static void t_copy_before_loop(Tally *T) {
   }
 }
 
+/* carry_sum: a row sum and a row max accumulated across a loop from k0
+ * (carry.c), rows across two warps; k0 >= N runs no iteration, and S and MX keep
+ * S0, whose row 1 is NaN: the sum stays NaN, the max is the row's (fmax). */
+static void t_carry_sum(Tally *T) {
+  static const int C[][3] = {{37, 700, 0}, {8, 256, 0}, {5, 3, 0}, {13, 1000, 300}, {9, 200, 256}};
+  for (int c = 0; c < 5; c++) {
+    int M = C[c][0], N = C[c][1], k0 = C[c][2];
+    Rng r = rng_seed("carry_sum", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_sum.tl", "carry_sum");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *S0 = call_in(&k, "S0", F32, 2, SHAPE(M, 1));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    Ten *MX = call_out(&k, "MX", F32, 2, SHAPE(M, 1));
+    call_arg(&k, "k0=%d", k0);
+    fill_uniform(X, &r, -2, 2);
+    fill_uniform(S0, &r, -1, 1);
+    A2(S0, 1, 0) = NAN;
+    for (int i = 0; i < M; i++) {
+      double s = A2(S0, i, 0), mx = A2(S0, i, 0);
+      for (int j = k0; j < N; j++) s += A2(X, i, j), mx = isnan(mx) ? A2(X, i, j) : dmax(mx, A2(X, i, j));
+      S->ref[i] = s, MX->ref[i] = mx;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d k0=%d", M, N, k0);
+    CHECK(T, call_check(&k, "carry_sum", l));
+    call_free(&k);
+  }
+}
+
+/* carry_nested: i32 row max and min accumulated across two nested loops, the
+ * inner one over chunks of an outer block of 192 columns */
+static void t_carry_nested(Tally *T) {
+  static const int MN[][2] = {{37, 500}, {8, 192}, {5, 3}, {20, 64}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("carry_nested", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_nested.tl", "carry_nested");
+    Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, N));
+    Ten *MX = call_out(&k, "MX", I32, 2, SHAPE(M, 1));
+    Ten *MN_ = call_out(&k, "MN", I32, 2, SHAPE(M, 1));
+    fill_int(X, &r, -1000, 1000);
+    for (int i = 0; i < M; i++) {
+      double mx = -1000000, mn = 1000000;
+      for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j)), mn = dmin(mn, A2(X, i, j));
+      MX->ref[i] = mx, MN_->ref[i] = mn;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "carry_nested", l));
+    call_free(&k);
+  }
+}
+
+/* carry_while: f64 row sums in a while loop, step apart (chunks of 128 that
+ * overlap when step < 128): s carried across the loop, q folded in each
+ * iteration because R reads its running value */
+static void t_carry_while(Tally *T) {
+  static const int C[][3] = {{7, 300, 128}, {4, 128, 128}, {3, 5, 100}, {9, 400, 96}};
+  for (int c = 0; c < 4; c++) {
+    int M = C[c][0], N = C[c][1], step = C[c][2];
+    Rng r = rng_seed("carry_while", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_while.tl", "carry_while");
+    Ten *X = call_in(&k, "X", F64, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F64, 2, SHAPE(M, 1));
+    Ten *R = call_out(&k, "R", F64, 2, SHAPE(M, N));
+    call_arg(&k, "step=%d", step);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double s = 0, q = 0;
+      for (int n0 = 0; n0 < N; n0 += step) {
+        for (int j = n0; j < n0 + 128 && j < N; j++) s += A2(X, i, j) * A2(X, i, j), q += A2(X, i, j);
+        for (int j = n0; j < n0 + 128 && j < N; j++) R2(R, i, j) = A2(X, i, j) - q;
+      }
+      S->ref[i] = s;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d step=%d", M, N, step);
+    CHECK(T, call_check(&k, "carry_while", l));
+    call_free(&k);
+  }
+}
+
 /* slice_at_param: slices whose column start is a scalar parameter (off) or a loop from
  * one: the fast body (16-byte runs) when off % 4 == 0 and N % 4 == 0, the general one
  * otherwise; windows that run past N read 0 and store nothing there. */
@@ -3813,6 +3898,9 @@ static const Test tests[] = {
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
     {"copy_before_loop", t_copy_before_loop},
+    {"carry_sum", t_carry_sum},
+    {"carry_nested", t_carry_nested},
+    {"carry_while", t_carry_while},
     {"slice_at_param", t_slice_at_param},
     {"registers_through_loops", t_ema},
     {"pipeline_registers", t_pipe_rows},

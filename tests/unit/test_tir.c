@@ -1,6 +1,8 @@
 /* test_tir.c: the tile IR's stages (layout.c, sync.c, smem.c), observed on
  * the IR itself: layouts, values, buffers and barrier ops, not the CUDA text. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "t2c.h"
@@ -136,9 +138,10 @@ Test(tir_layout, register_rows_of_16_fold_with_shuffles) {
 Test(tir_sync, row_across_warps_one_barrier_per_reduction_in_a_loop) {
   const char *why = NULL;
   /* [4, 256] over 8 warps: each row spans 2 warps */
+  /* s * 0.5 + rowsum(..) is no accumulation: the fold stays in the loop (carry.c) */
   TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
                        "  var s: tile<f32>[4, 1] = 0.0\n  for n0 in range(0, N, 256) {\n"
-                       "    s += rowsum(X[0 :+ 4, n0 :+ 256])\n  }\n  S[0 :+ 4, 0 :+ 1] = s\n}\n", NULL, &why);
+                       "    s = s * 0.5 + rowsum(X[0 :+ 4, n0 :+ 256])\n  }\n  S[0 :+ 4, 0 :+ 1] = s\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *red = find_op(&K->body, TO_REDUCE);
   cr_assert_eq(red->lay->wc, 2);
@@ -146,6 +149,108 @@ Test(tir_sync, row_across_warps_one_barrier_per_reduction_in_a_loop) {
   cr_assert(shared_buf(K, 0)->alternating, "a scratch written in a loop alternates halves");
   cr_assert_eq(count_ops(&K->body, TO_BARRIER), 1, "the write -> read barrier only");
   cr_assert_eq(K->nbarriers, 1);
+}
+
+/* ---- carry.c: row reductions accumulated across a loop */
+
+static const char *carry_src(const char *update, const char *extra) {
+  static char src[1024];
+  snprintf(src, sizeof src,
+           "@launch(256)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1], Y: tensor<f32>[M, N]) {\n"
+           "  var s: tile<f32>[4, 1] = 0.0\n  for n0 in range(0, N, 256) {\n    %s\n%s  }\n"
+           "  S[0 :+ 4, 0 :+ 1] = s\n}\n",
+           update, extra);
+  return src;
+}
+
+static int index_of(const TirBlock *b, TirOpKind kind);
+
+/* The ops of kind kind in the first loop's body. */
+static int in_loop(const TirKernel *K, TirOpKind kind) { return count_ops(&find_op(&K->body, TO_FOR)->body, kind); }
+
+Test(tir_carry, a_row_sum_accumulated_across_a_loop_folds_once_after_it) {
+  static const char *forms[] = {"s += rowsum(X[0 :+ 4, n0 :+ 256])", "s = s + rowsum(X[0 :+ 4, n0 :+ 256])",
+                                "s = rowsum(X[0 :+ 4, n0 :+ 256]) + s", "s -= rowsum(X[0 :+ 4, n0 :+ 256])",
+                                "s = max(s, rowmax(X[0 :+ 4, n0 :+ 256]))", "s = min(rowmin(X[0 :+ 4, n0 :+ 256]), s)"};
+  for (int f = 0; f < 6; f++) {
+    const char *why = NULL;
+    TirKernel *K = build(carry_src(forms[f], ""), NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    /* [4, 256] over 8 warps: each row spans 2 warps */
+    const TirOp *red = find_op(&K->body, TO_REDUCE);
+    cr_assert_eq(red->lay->wc, 2, "%s", forms[f]);
+    cr_assert_eq(in_loop(K, TO_REDUCE) + in_loop(K, TO_BARRIER) + in_loop(K, TO_SCRATCH_WRITE), 0,
+                 "%s: no fold, scratch or barrier in the loop", forms[f]);
+    cr_assert_eq(count_ops(&K->body, TO_REDUCE), 1, "%s", forms[f]);
+    cr_assert_eq(K->nbarriers, 1, "%s: the one fold's barrier", forms[f]);
+    cr_assert_not(shared_buf(K, 0)->alternating, "%s: the scratch is written once", forms[f]);
+    /* the partials: declared before the loop in the fold's layout, started at the
+       fold's identity, the step in the loop, and the fold after it reads them */
+    int li = index_of(&K->body, TO_FOR);
+    const TirOp *init = K->body.ops.items[li - 1], *step = find_op(&find_op(&K->body, TO_FOR)->body, TO_ASSIGN);
+    const TirVar *p = init->dst;
+    cr_assert_eq(((const TirOp *)K->body.ops.items[li - 2])->kind, TO_DECL);
+    cr_assert_eq(p->layout, red->lay);
+    cr_assert_eq(layout_count(p->layout), 4 * 256 / 256);
+    cr_assert_eq(step->dst, p, "%s", forms[f]);
+    cr_assert_eq(tir_hoisted(K, red->expr), p);
+    cr_assert(init->expr->flags & EF_CONST);
+    if (f < 4) {
+      cr_assert(init->expr->cv.f == 0 && signbit(init->expr->cv.f), "%s: a sum's partials start at -0.0", forms[f]);
+      cr_assert_eq(step->op, TK_ADD_ASSIGN, "%s: each thread adds its elements", forms[f]);
+    } else {
+      cr_assert(isnan(init->expr->cv.f), "%s: max and min start at NaN", forms[f]);
+      cr_assert_eq(step->op, TK_ASSIGN);
+    }
+  }
+}
+
+Test(tir_carry, the_fold_stays_in_the_loop_when_the_loop_reads_the_tile_or_the_rows_stay_in_a_thread) {
+  static const char *cases[][2] = {
+      {"s += rowsum(X[0 :+ 4, n0 :+ 256])", "    Y[0 :+ 4, n0 :+ 256] = X[0 :+ 4, n0 :+ 256] - s\n"}, /* read in the loop */
+      {"s += rowsum(X[0 :+ 4, n0 :+ 256])", "    s *= 0.5\n"},                                    /* written again */
+      {"s += rowsum(X[0 :+ 4, n0 :+ 256]) * 2.0", ""},                                             /* not the reduction alone */
+      {"s = rowsum(X[0 :+ 4, n0 :+ 256]) - s", ""},                                                /* not an accumulation */
+      {"s = max(s, rowmin(X[0 :+ 4, n0 :+ 256]))", ""},                                            /* another fold */
+  };
+  for (int c = 0; c < 5; c++) {
+    const char *why = NULL;
+    TirKernel *K = build(carry_src(cases[c][0], cases[c][1]), NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    cr_assert_eq(in_loop(K, TO_REDUCE), 1, "%s / %s", cases[c][0], cases[c][1]);
+    cr_assert_eq(in_loop(K, TO_BARRIER), 1, "%s / %s", cases[c][0], cases[c][1]);
+  }
+  /* [32, 4] over 32 threads: a row per thread, nothing crosses threads: nothing to carry */
+  const char *why = NULL;
+  TirKernel *K = build("@launch(32)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
+                       "  var s: tile<f32>[32, 1] = 0.0\n  for n0 in range(0, N, 4) {\n"
+                       "    s += rowsum(X[0 :+ 32, n0 :+ 4])\n  }\n  S[0 :+ 32, 0 :+ 1] = s\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(in_loop(K, TO_REDUCE), 1);
+  cr_assert_eq(find_op(&K->body, TO_REDUCE)->lay->lc, 1, "a row in one thread");
+}
+
+Test(tir_carry, f16_rows_and_nested_loops) {
+  /* a row sum of f16 rounds each row's f32 sum back to f16: carrying would not */
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f16>[M, N], S: tensor<f16>[M, 1]) {\n"
+                       "  var s: tile<f16>[4, 1] = 0.0\n  for n0 in range(0, N, 256) {\n"
+                       "    s += rowsum(X[0 :+ 4, n0 :+ 256])\n  }\n  S[0 :+ 4, 0 :+ 1] = s\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(in_loop(K, TO_REDUCE), 1);
+  /* nested loops: the partials are carried across both, and fold after the outer one */
+  K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
+            "  var s: tile<f32>[4, 1] = 0.0\n  for b0 in range(0, N, 1024) {\n"
+            "    for n0 in range(b0, min(b0 + 1024, N), 256) {\n      s += rowsum(X[0 :+ 4, n0 :+ 256])\n    }\n  }\n"
+            "  S[0 :+ 4, 0 :+ 1] = s\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *outer = find_op(&K->body, TO_FOR);
+  cr_assert_eq(count_ops(&outer->body, TO_REDUCE) + count_ops(&outer->body, TO_DECL), 0,
+               "no fold and no partials of their own inside the outer loop");
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 1);
+  cr_assert_eq(K->nbarriers, 1);
+  const TirOp *step = find_op(&find_op(&outer->body, TO_FOR)->body, TO_ASSIGN);
+  cr_assert_eq(tir_hoisted(K, find_op(&K->body, TO_REDUCE)->expr), step->dst, "one set of partials");
 }
 
 Test(tir_sync, scratch_outside_loops_write_read_barrier) {
