@@ -47,6 +47,7 @@
 #include "softmax.h"
 #include "softmax_row.h"
 #include "layernorm.h"
+#include "layernorm_row.h"
 #include "rowsum.h"
 #include "attention.h"
 #ifdef HAVE_ATTN_F16
@@ -465,7 +466,7 @@ static void bench_rowsum(int M, int N) {
   CK(cudaFree(X)); CK(cudaFree(S));
 }
 
-static void bench_layernorm(int M, int N) {
+template <typename F> static void bench_layernorm(const char *name, F launch, int M, int N) {
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%d f32", M, N);
   float *X, *W, *Bi, *Y;
@@ -477,7 +478,7 @@ static void bench_layernorm(int M, int N) {
   fill(X, (size_t)M * N, 3.0f);
   fill(W, N);
   fill(Bi, N);
-  CK(tile2cu_launch_layernorm(X, W, Bi, Y, eps, M, N, 0));
+  CK(launch(X, W, Bi, Y, eps, M, N, 0));
   CK(cudaDeviceSynchronize());
   std::vector<float> x(N), y(N), w(N), bi(N);
   CK(cudaMemcpy(w.data(), W, N * 4, cudaMemcpyDeviceToHost));
@@ -499,11 +500,11 @@ static void bench_layernorm(int M, int N) {
   }
   char note[96];
   snprintf(note, sizeof note, "check: 16 rows, max abs err %.2g", worst);
-  if (worst > 1e-3) failed("layernorm", shape, note);
+  if (worst > 1e-3) failed(name, shape, note);
   else {
-    double ms = time_ms([&] { CK(tile2cu_launch_layernorm(X, W, Bi, Y, eps, M, N, 0)); });
+    double ms = time_ms([&] { CK(launch(X, W, Bi, Y, eps, M, N, 0)); });
     CK(cudaGetLastError());
-    line("layernorm", shape, (2.0 * M * N * 4 + 2.0 * N * 4) / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+    line(name, shape, (2.0 * M * N * 4 + 2.0 * N * 4) / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
   }
   CK(cudaFree(X)); CK(cudaFree(Y)); CK(cudaFree(W)); CK(cudaFree(Bi));
 }
@@ -625,7 +626,8 @@ int main(int argc, char **argv) {
   bench_softmax("softmax", tile2cu_launch_softmax, M, N);
   bench_softmax("softmax_row (1 pass)", tile2cu_launch_softmax_row, M, N);
   bench_rowsum(M, N);
-  bench_layernorm(M, N);
+  bench_layernorm("layernorm", tile2cu_launch_layernorm, M, N);
+  bench_layernorm("layernorm_row (1 pass)", tile2cu_launch_layernorm_row, M, N);
   printf("\n");
 
   const int AB = 4, AH = 16, AS = 4096;

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 static const char *examples_dir = "examples";
-static char ex_path[13][4200];
+static char ex_path[14][4200];
 
 /* ------------------------------------------------------------ helpers */
 
@@ -143,15 +143,18 @@ static void t_gemm_f32(Tally *T) {
   }
 }
 
-/* layernorm: two-pass mean and variance over rows of any length, 1-D W, Bias */
-static void t_layernorm(Tally *T) {
-  static const int MN[][2] = {{37, 1000}, {8, 512}, {3, 5}, {13, 257}, {1, 1}, {3, 4100}};
-  for (int c = 0; c < 6; c++) {
+/* layernorm: two-pass mean and variance over rows of any length, 1-D W, Bias;
+ * layernorm_row (row, 1): the same in one pass, the row in registers (N <= 4096) */
+static void layernorm_cases(Tally *T, bool row) {
+  static const int MN[][2] = {{37, 1000}, {8, 512}, {3, 5}, {13, 257}, {1, 1}, {3, 4100}, {4, 4096}, {2, 4095}};
+  const char *name = row ? "layernorm_row" : "layernorm", *test = row ? "examples/layernorm_row" : "examples/layernorm";
+  for (int c = 0; c < 8; c++) {
     int M = MN[c][0], N = MN[c][1];
+    if (row && N > 4096) continue; /* past its @assume: layernorm_row_past_its_row below */
     Rng r = rng_seed("layernorm", (uint64_t)c);
     double eps = round_dt(F32, c == 4 ? 1e-2 : 1e-5);
     Call k;
-    call_init(&k, ex_path[3], "layernorm");
+    call_init(&k, ex_path[row ? 13 : 3], name);
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *W = call_in(&k, "W", F32, 1, SHAPE(N));
     Ten *Bi = call_in(&k, "Bias", F32, 1, SHAPE(N));
@@ -171,9 +174,28 @@ static void t_layernorm(Tally *T) {
     }
     char l[64];
     label(l, sizeof l, "M=%d N=%d", M, N);
-    CHECK(T, call_check(&k, "examples/layernorm", l));
+    CHECK(T, call_check(&k, test, l));
     call_free(&k);
   }
+}
+static void t_layernorm(Tally *T) { layernorm_cases(T, false); }
+static void t_layernorm_row(Tally *T) { layernorm_cases(T, true); }
+
+/* layernorm_row with N past its @assume(N <= BN): refused before the launch, nothing written */
+static void t_layernorm_row_past(Tally *T) {
+  Call k;
+  call_init(&k, ex_path[13], "layernorm_row");
+  Rng r = rng_seed("layernorm_row_past", 0);
+  Ten *X = call_in(&k, "X", F32, 2, SHAPE(2, 4097));
+  Ten *W = call_in(&k, "W", F32, 1, SHAPE(4097));
+  Ten *Bi = call_in(&k, "Bias", F32, 1, SHAPE(4097));
+  call_out(&k, "Y", F32, 2, SHAPE(2, 4097));
+  fill_uniform(X, &r, -1, 1);
+  fill_uniform(W, &r, -1, 1);
+  fill_uniform(Bi, &r, -1, 1);
+  call_arg(&k, "eps=1e-05");
+  CHECK(T, call_expect_fail(&k, "examples/layernorm_row", "N=4097", "@assume condition 1 of kernel 'layernorm_row'"));
+  call_free(&k);
 }
 
 /* One low-precision GEMM case of the example at ex_path[ex] (kernel name) on target
@@ -3814,6 +3836,8 @@ static const Test tests[] = {
     {"examples/squares", t_squares},
     {"examples/softmax", t_softmax},
     {"examples/softmax_row", t_softmax_row},
+    {"examples/layernorm_row", t_layernorm_row},
+    {"examples/layernorm_row_past_its_row", t_layernorm_row_past},
     {"examples/gemm_f32", t_gemm_f32},
     {"examples/layernorm", t_layernorm},
     {"examples/gemm_f16", t_gemm_f16},
@@ -4014,8 +4038,8 @@ int main(int argc, char **argv) {
   static const char *exs[] = {"squares.tl",  "softmax.tl",  "gemm_f32.tl",   "layernorm.tl",
                               "gemm_f16.tl", "gemm_bf16.tl", "attention.tl", "reduce.tl",
                               "attention_f16.tl", "softmax_row.tl", "gemm_i8.tl", "gemm_f16_256.tl",
-                              "gemm_bf16_256.tl"};
-  for (int i = 0; i < 13; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
+                              "gemm_bf16_256.tl", "layernorm_row.tl"};
+  for (int i = 0; i < 14; i++) snprintf(ex_path[i], sizeof ex_path[i], "%s/%s", abs_ex, exs[i]);
   static char abs_tl[4096];
   if (!realpath(h_tldir, abs_tl)) {
     fprintf(stderr, "gpu-tests: no test directory %s\n", h_tldir);
