@@ -213,7 +213,8 @@ static TirOp *partials_decl(const TirBlock *b, const TirVar *p, const PtrVec *ma
 }
 
 /* Carries R (accumulated by A) across loop, the op at li of block b; after
- * ops of b follow the loop already (the folds carried before, in order).
+ * ops of b follow the loop already: the folds carried before, then their
+ * assignments (so that the folds' scratch shares one barrier, layout.c).
  * Returns the ops put before the loop. When R folds partials carried across
  * an inner loop (made: the partials made so far), those partials are carried
  * on across this loop: their declaration and start move before it, and R
@@ -260,7 +261,8 @@ static int carry(TirKernel *K, TirBlock *b, int li, int after, TirOp *R, TirOp *
   for (int j = 0; j < b->ops.len; j++) {
     if (j == li) vec_push(K->a, &out, decl), vec_push(K->a, &out, init);
     vec_push(K->a, &out, b->ops.items[j]);
-    if (j == li + after) vec_push(K->a, &out, R), vec_push(K->a, &out, A);
+    if (j == li + after / 2) vec_push(K->a, &out, R);
+    if (j == li + after) vec_push(K->a, &out, A);
   }
   b->ops = out;
   return 2;

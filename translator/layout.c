@@ -1101,10 +1101,28 @@ static bool across_warps(const TirKernel *K, const TirOp *op) {
   }
 }
 
+/* Whether op reads the value of a scratch read held back in reads. */
+static bool reads_held(const TirKernel *K, const TirOp *op, const PtrVec *reads) {
+  for (int i = 0; i < reads->len; i++)
+    if (tir_mentions(K, op->expr, ((const TirOp *)reads->items[i])->dst, true)) return true;
+  return false;
+}
+
+static void flush_reads(TirKernel *K, PtrVec *out, PtrVec *reads) {
+  for (int i = 0; i < reads->len; i++) vec_push(K->a, out, reads->items[i]);
+  reads->len = 0;
+}
+
+/* Row reductions next to each other, none reading another's value (a fold
+ * after a loop next to another, two row sums of one statement), write their
+ * scratch one after the other and read it after: sync.c puts one barrier
+ * before the reads, not one per reduction. */
 static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
-  PtrVec out = {0};
+  PtrVec out = {0}, reads = {0}; /* the scratch reads held back */
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
+    bool grouped = op->kind == TO_REDUCE && across_warps(K, op) && !reads_held(K, op, &reads);
+    if (!grouped) flush_reads(K, &out, &reads);
     vec_push(K->a, &out, op);
     int d = depth + (op->kind == TO_FOR || op->kind == TO_WHILE);
     if (!add_scratch(K, &op->body, d) || !add_scratch(K, &op->els, d)) return false;
@@ -1122,10 +1140,11 @@ static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
       s->buf = bi;
       s->acc[0] = (TirAccess){bi, k == 0, false};
       s->nacc = 1;
-      vec_push(K->a, &out, s);
+      vec_push(K->a, k && grouped ? &reads : &out, s);
     }
     K->use_lane = K->use_warp = true;
   }
+  flush_reads(K, &out, &reads);
   b->ops = out;
   return true;
 }

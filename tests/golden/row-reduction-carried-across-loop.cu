@@ -12,7 +12,7 @@
 //   t2c_red1: shared, f32[2, 4], 32 bytes (partials of rowsum at line 16, one row per warp)
 //   t2c_red2: shared, f32[2, 4], 32 bytes (partials of rowmax at line 17, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 128 bytes; barriers: 3
+//   shared memory: 128 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(256)
 row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ MX, float *__restrict__ Y, int M, int N)
 {
@@ -112,9 +112,6 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     t2c_v5[0] = t2c_v5[0] + t2c_p8[3];
     t2c_v5[0] = t2c::fold_sum<32>(t2c_v5[0]);
     if (lane == 0) t2c_red1[(warp % 2) * 4 + t2c_r0] = t2c_v5[0];
-    __syncthreads();  // t2c_red1: written at line 16, read here by other threads
-    t2c_v5[0] = t2c_red1[t2c_r0] + t2c_red1[4 + t2c_r0];
-    s[0] += t2c_v5[0];
     // row-reduction-carried-across-loop.tl:17: mx = max(mx, rowmax(pad(X[m0 :+ 4, n0 :+ 256], -inf)))
     // t2c_p9, carried across the loop above, folded across threads once
     float t2c_v7[1];
@@ -124,8 +121,10 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[3]);
     t2c_v7[0] = t2c::fold_max<32>(t2c_v7[0]);
     if (lane == 0) t2c_red2[(warp % 2) * 4 + t2c_r0] = t2c_v7[0];
-    __syncthreads();  // t2c_red2: written at line 17, read here by other threads
+    __syncthreads();  // t2c_red1: written at line 16, read here by other threads
+    t2c_v5[0] = t2c_red1[t2c_r0] + t2c_red1[4 + t2c_r0];
     t2c_v7[0] = t2c::max(t2c_red2[t2c_r0], t2c_red2[4 + t2c_r0]);
+    s[0] += t2c_v5[0];
     mx[0] = t2c::max(mx[0], t2c_v7[0]);
     // row-reduction-carried-across-loop.tl:21: S[m0 :+ 4, 0 :+ 1] = s
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = s[0];
@@ -205,9 +204,6 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     t2c_v5[0] = t2c_v5[0] + t2c_p8[3];
     t2c_v5[0] = t2c::fold_sum<32>(t2c_v5[0]);
     if (lane == 0) t2c_red1[(warp % 2) * 4 + t2c_r0] = t2c_v5[0];
-    __syncthreads();  // t2c_red1: written at line 16, read here by other threads
-    t2c_v5[0] = t2c_red1[t2c_r0] + t2c_red1[4 + t2c_r0];
-    s[0] += t2c_v5[0];
     // row-reduction-carried-across-loop.tl:17: mx = max(mx, rowmax(pad(X[m0 :+ 4, n0 :+ 256], -inf)))
     // t2c_p9, carried across the loop above, folded across threads once
     float t2c_v7[1];
@@ -217,8 +213,10 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[3]);
     t2c_v7[0] = t2c::fold_max<32>(t2c_v7[0]);
     if (lane == 0) t2c_red2[(warp % 2) * 4 + t2c_r0] = t2c_v7[0];
-    __syncthreads();  // t2c_red2: written at line 17, read here by other threads
+    __syncthreads();  // t2c_red1: written at line 16, read here by other threads
+    t2c_v5[0] = t2c_red1[t2c_r0] + t2c_red1[4 + t2c_r0];
     t2c_v7[0] = t2c::max(t2c_red2[t2c_r0], t2c_red2[4 + t2c_r0]);
+    s[0] += t2c_v5[0];
     mx[0] = t2c::max(mx[0], t2c_v7[0]);
     // row-reduction-carried-across-loop.tl:21: S[m0 :+ 4, 0 :+ 1] = s
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) S[m0 + t2c_r0] = s[0];

@@ -2847,6 +2847,32 @@ static void t_carry_sum(Tally *T) {
   }
 }
 
+/* red_grouped: three independent row reductions of one statement share one
+ * barrier; a rowsum that reads a rowmax's value waits for it */
+static void t_red_grouped(Tally *T) {
+  static const int Ms[] = {37, 4, 1};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("red_grouped", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_grouped.tl", "red_grouped");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 256));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 256));
+    Ten *Z = call_out(&k, "Z", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, 0.5, 2); /* positive rows: no sum near 0 */
+    for (int i = 0; i < M; i++) {
+      double s = 0, mx = -INFINITY, mn = INFINITY, z = 0;
+      for (int j = 0; j < 256; j++) s += A2(X, i, j), mx = dmax(mx, A2(X, i, j)), mn = dmin(mn, A2(X, i, j));
+      for (int j = 0; j < 256; j++) R2(Y, i, j) = A2(X, i, j) / s + mx - mn, z += A2(X, i, j) - mx;
+      Z->ref[i] = z;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "red_grouped", l));
+    call_free(&k);
+  }
+}
+
 /* carry_nested: i32 row max and min accumulated across two nested loops, the
  * inner one over chunks of an outer block of 192 columns */
 static void t_carry_nested(Tally *T) {
@@ -3923,6 +3949,7 @@ static const Test tests[] = {
     {"partial_tile_writes", t_partial},
     {"copy_before_loop", t_copy_before_loop},
     {"carry_sum", t_carry_sum},
+    {"red_grouped", t_red_grouped},
     {"carry_nested", t_carry_nested},
     {"carry_while", t_carry_while},
     {"slice_at_param", t_slice_at_param},

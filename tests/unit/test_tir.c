@@ -230,6 +230,29 @@ Test(tir_carry, the_fold_stays_in_the_loop_when_the_loop_reads_the_tile_or_the_r
   cr_assert_eq(find_op(&K->body, TO_REDUCE)->lay->lc, 1, "a row in one thread");
 }
 
+Test(tir_sync, row_reductions_next_to_each_other_share_one_barrier) {
+  const char *why = NULL;
+  /* [4, 256] over 8 warps: rows span 2 warps; rowsum(x - rowmax(x)) reads rowmax's value */
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[4, 256], Y: tensor<f32>[4, 256], Z: tensor<f32>[4, 1]) {\n"
+                       "  var x = X[0 :+ 4, 0 :+ 256]\n  Y[0 :+ 4, 0 :+ 256] = x / rowsum(x) + rowmax(x) - rowmin(x)\n"
+                       "  Z[0 :+ 4, 0 :+ 1] = rowsum(x - rowmax(x))\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 5);
+  cr_assert_eq(K->nbarriers, 3, "one for the first statement's three, one each for the second's two");
+  /* the first three write, then one barrier, then the three reads */
+  int w = index_of(&K->body, TO_SCRATCH_WRITE), bar = index_of(&K->body, TO_BARRIER), rd = index_of(&K->body, TO_SCRATCH_READ);
+  cr_assert(w < bar && bar < rd);
+  for (int i = rd; i < rd + 3; i++) cr_assert_eq(((const TirOp *)K->body.ops.items[i])->kind, TO_SCRATCH_READ);
+  /* two accumulations carried across one loop: their folds share the barrier after it */
+  K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
+            "  var s: tile<f32>[4, 1] = 0.0\n  var q: tile<f32>[4, 1] = 0.0\n  for n0 in range(0, N, 256) {\n"
+            "    s += rowsum(X[0 :+ 4, n0 :+ 256])\n    q = max(q, rowmax(X[0 :+ 4, n0 :+ 256]))\n  }\n"
+            "  S[0 :+ 4, 0 :+ 1] = s + q\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(in_loop(K, TO_BARRIER), 0);
+  cr_assert_eq(K->nbarriers, 1);
+}
+
 Test(tir_carry, f16_rows_and_nested_loops) {
   /* a row sum of f16 rounds each row's f32 sum back to f16: carrying would not */
   const char *why = NULL;
