@@ -399,6 +399,23 @@ static const char *before_loop(TirKernel *K, TirOp *op, const SyncState *st) {
   return arena_printf(K->a, "%s: once before the loop, not in each iteration", why);
 }
 
+/* The scratch reads right after the op at i of b that need the same barrier
+ * (row reductions next to each other share one, layout.c): "; B too (written
+ * at line L)" for each, or "" when none. */
+static const char *served_too(TirKernel *K, const TirBlock *b, int i, const SyncState *st) {
+  Buf out = {0};
+  for (int j = i + 1; j < b->ops.len; j++) {
+    const TirOp *o = b->ops.items[j];
+    if (o->kind != TO_SCRATCH_READ || absent(o)) break;
+    bool blk;
+    if (conflict(K, o, st, &blk))
+      buf_printf(&out, "; %s too (written at line %d)", K->bufs[o->buf].cname, st->wline[o->buf]);
+  }
+  const char *s = arena_printf(K->a, "%s", out.data ? out.data : "");
+  buf_free(&out);
+  return s;
+}
+
 static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, bool real, bool nobar) {
   PtrVec out = {0};
   for (int i = 0; i < b->ops.len; i++) {
@@ -425,6 +442,7 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
     }
     if (!why && !nobar && !region && (op->kind == TO_FOR || op->kind == TO_WHILE) && (why = before_loop(K, op, st)))
       block = true;
+    if (why && real && block && op->kind == TO_SCRATCH_READ) why = arena_printf(K->a, "%s%s", why, served_too(K, b, i, st));
     if (why) {
       if (block) memset(st, 0, sizeof *st);
       else warp_clear(K, st);

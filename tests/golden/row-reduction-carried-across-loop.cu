@@ -121,7 +121,7 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[3]);
     t2c_v7[0] = t2c::fold_max<32>(t2c_v7[0]);
     if (lane == 0) t2c_red2[(warp % 2) * 4 + t2c_r0] = t2c_v7[0];
-    __syncthreads();  // t2c_red1: written at line 16, read here by other threads
+    __syncthreads();  // t2c_red1: written at line 16, read here by other threads; t2c_red2 too (written at line 17)
     t2c_v5[0] = t2c_red1[t2c_r0] + t2c_red1[4 + t2c_r0];
     t2c_v7[0] = t2c::max(t2c_red2[t2c_r0], t2c_red2[4 + t2c_r0]);
     s[0] += t2c_v5[0];
@@ -213,7 +213,7 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[3]);
     t2c_v7[0] = t2c::fold_max<32>(t2c_v7[0]);
     if (lane == 0) t2c_red2[(warp % 2) * 4 + t2c_r0] = t2c_v7[0];
-    __syncthreads();  // t2c_red1: written at line 16, read here by other threads
+    __syncthreads();  // t2c_red1: written at line 16, read here by other threads; t2c_red2 too (written at line 17)
     t2c_v5[0] = t2c_red1[t2c_r0] + t2c_red1[4 + t2c_r0];
     t2c_v7[0] = t2c::max(t2c_red2[t2c_r0], t2c_red2[4 + t2c_r0]);
     s[0] += t2c_v5[0];
