@@ -40,47 +40,77 @@
 
 enum { CARRY_MAX_REGS = 32 };
 
-static bool mentions(const TirKernel *K, const Expr *x, const TirVar *v) { return tir_mentions(K, x, v, true); }
+/* What is accumulated into: a tile (v) or a scalar var (y). */
+typedef struct Who {
+  const TirVar *v;
+  const Sym *y;
+} Who;
 
-/* The expressions of op's statement that the op itself evaluates (a scalar
- * statement, a loop's bounds, a condition). */
-static bool stmt_mentions(const TirKernel *K, const TirOp *op, const TirVar *v) {
-  const Stmt *s = op->stmt;
-  if (!s) return false;
-  switch (op->kind) {
-  case TO_SCALAR:
-    if (s->kind == S_ASSIGN) return mentions(K, s->u.assign.lhs, v) || mentions(K, s->u.assign.rhs, v);
-    return (s->kind == S_VAR || s->kind == S_CONST) && mentions(K, s->u.decl.init, v);
-  case TO_FOR: return mentions(K, s->u.forr.lo, v) || mentions(K, s->u.forr.hi, v) || mentions(K, s->u.forr.step, v);
-  case TO_WHILE: return mentions(K, s->u.whil.cond, v);
-  case TO_IF: return mentions(K, s->u.iff.cond, v);
+/* Whether x names scalar y anywhere in it. */
+static bool names_sym(const Expr *x, const Sym *y) {
+  if (!x) return false;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym == y;
+  case E_MEMBER: return names_sym(x->u.member.base, y);
+  case E_UNARY: return names_sym(x->u.unary.a, y);
+  case E_BINARY: return names_sym(x->u.binary.a, y) || names_sym(x->u.binary.b, y);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (names_sym(x->u.call.args[i], y)) return true;
+    return false;
+  case E_INDEX:
+    if (names_sym(x->u.index.base, y)) return true;
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (names_sym(x->u.index.idx[i].start, y) || names_sym(x->u.index.idx[i].len, y)) return true;
+    return false;
   default: return false;
   }
 }
 
-/* Whether op itself (not the ops inside it) writes or reads v. */
-static bool op_touches(const TirKernel *K, const TirOp *op, const TirVar *v) {
-  return op->dst == v || op->src == v || op->src2 == v || stmt_mentions(K, op, v) || mentions(K, op->expr, v) ||
-         mentions(K, op->slice, v) || mentions(K, op->pad, v) || mentions(K, op->uguard, v) || mentions(K, op->win[0], v) ||
-         mentions(K, op->win[1], v);
+static bool mentions(const TirKernel *K, const Expr *x, const Who *w) {
+  return w->v ? tir_mentions(K, x, w->v, true) : names_sym(x, w->y);
 }
 
-/* Whether an op of b, or inside one, other than except writes or reads v. */
-static bool block_touches(const TirKernel *K, const TirBlock *b, const TirVar *v, const TirOp *except) {
+/* The expressions of op's statement that the op itself evaluates (a scalar
+ * statement, a loop's bounds, a condition). */
+static bool stmt_mentions(const TirKernel *K, const TirOp *op, const Who *w) {
+  const Stmt *s = op->stmt;
+  if (!s) return false;
+  switch (op->kind) {
+  case TO_SCALAR:
+    if (s->kind == S_ASSIGN) return mentions(K, s->u.assign.lhs, w) || mentions(K, s->u.assign.rhs, w);
+    return (s->kind == S_VAR || s->kind == S_CONST) && (mentions(K, s->u.decl.init, w) || (w->y && s->u.decl.sym == w->y));
+  case TO_FOR: return mentions(K, s->u.forr.lo, w) || mentions(K, s->u.forr.hi, w) || mentions(K, s->u.forr.step, w);
+  case TO_WHILE: return mentions(K, s->u.whil.cond, w);
+  case TO_IF: return mentions(K, s->u.iff.cond, w);
+  default: return false;
+  }
+}
+
+/* Whether op itself (not the ops inside it) writes or reads w. */
+static bool op_touches(const TirKernel *K, const TirOp *op, const Who *w) {
+  if (w->v && (op->dst == w->v || op->src == w->v || op->src2 == w->v)) return true;
+  return stmt_mentions(K, op, w) || mentions(K, op->expr, w) || mentions(K, op->slice, w) || mentions(K, op->pad, w) ||
+         mentions(K, op->uguard, w) || mentions(K, op->win[0], w) || mentions(K, op->win[1], w);
+}
+
+/* Whether an op of b, or inside one, other than except writes or reads w. */
+static bool block_touches(const TirKernel *K, const TirBlock *b, const Who *w, const TirOp *except) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
-    if (op != except && op_touches(K, op, v)) return true;
-    if (block_touches(K, &op->body, v, except) || block_touches(K, &op->els, v, except)) return true;
+    if (op != except && op_touches(K, op, w)) return true;
+    if (block_touches(K, &op->body, w, except) || block_touches(K, &op->els, w, except)) return true;
   }
   return false;
 }
 
 /* How many ops of b, and inside them, write or read v. */
 static int uses(const TirKernel *K, const TirBlock *b, const TirVar *v) {
+  Who w = {v, NULL};
   int n = 0;
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
-    n += op_touches(K, op, v) + uses(K, &op->body, v) + uses(K, &op->els, v);
+    n += op_touches(K, op, &w) + uses(K, &op->body, v) + uses(K, &op->els, v);
   }
   return n;
 }
@@ -89,48 +119,67 @@ static bool is_call(const Expr *x, BuiltinKind b) {
   return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == (int)b && x->u.call.nargs == 2;
 }
 
-static bool names_var(const TirKernel *K, const Expr *x, const TirVar *v) {
-  return (x->kind == E_IDENT && v->sym && x->u.ident.sym == v->sym) || tir_hoisted(K, x) == v;
+static bool names_who(const TirKernel *K, const Expr *x, const Who *s) {
+  if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym == (s->v ? s->v->sym : s->y)) return true;
+  return s->v && tir_hoisted(K, x) == s->v;
 }
 
 /* Whether a's other operand is s when one of a, b is the reduction's value t. */
-static bool pair_of(const TirKernel *K, const Expr *a, const Expr *b, const TirVar *s, const TirVar *t) {
-  return (tir_hoisted(K, b) == t && names_var(K, a, s)) || (tir_hoisted(K, a) == t && names_var(K, b, s));
+static bool pair_of(const TirKernel *K, const Expr *a, const Expr *b, const Who *s, const TirVar *t) {
+  return (tir_hoisted(K, b) == t && names_who(K, a, s)) || (tir_hoisted(K, a) == t && names_who(K, b, s));
 }
 
-/* Whether assignment A accumulates R's value t into its destination s as R's reduction folds. */
-static bool accumulates(const TirKernel *K, const TirOp *R, const TirOp *A) {
-  const TirVar *s = A->dst, *t = R->dst;
-  const Expr *x = A->expr;
-  if (R->red == B_ROWSUM) { /* s += t, s -= t, s = s + t, s = t + s, s = s - t */
-    if (A->op == TK_ADD_ASSIGN || A->op == TK_SUB_ASSIGN) return tir_hoisted(K, x) == t;
-    if (A->op != TK_ASSIGN || x->kind != E_BINARY) return false;
-    if (x->u.binary.op == TK_MINUS) return names_var(K, x->u.binary.a, s) && tir_hoisted(K, x->u.binary.b) == t;
+/* Whether `s op= x` accumulates the value t of fold red into s. */
+static bool accumulates(const TirKernel *K, BuiltinKind red, TokenKind op, const Expr *x, const Who *s, const TirVar *t) {
+  if (red == B_ROWSUM || red == B_SUM) { /* s += t, s -= t, s = s + t, s = t + s, s = s - t */
+    if (op == TK_ADD_ASSIGN || op == TK_SUB_ASSIGN) return tir_hoisted(K, x) == t;
+    if (op != TK_ASSIGN || x->kind != E_BINARY) return false;
+    if (x->u.binary.op == TK_MINUS) return names_who(K, x->u.binary.a, s) && tir_hoisted(K, x->u.binary.b) == t;
     return x->u.binary.op == TK_PLUS && pair_of(K, x->u.binary.a, x->u.binary.b, s, t);
   }
-  BuiltinKind m = R->red == B_ROWMAX ? B_MAX : B_MIN;
-  return A->op == TK_ASSIGN && is_call(x, m) && pair_of(K, x->u.call.args[0], x->u.call.args[1], s, t);
+  BuiltinKind m = red == B_ROWMAX ? B_MAX : B_MIN;
+  return op == TK_ASSIGN && is_call(x, m) && pair_of(K, x->u.call.args[0], x->u.call.args[1], s, t);
 }
 
 static bool carried_type(ElemType t) { return t == T_F32 || t == T_F64 || t == T_I32 || t == T_U32 || t == T_I64; }
 
-/* Whether reduction R, the op at i of loop's body, can carry its partials across the loop. */
-static const TirOp *carriable(const TirKernel *K, const TirOp *loop, int i) {
+/* The op after the op at i of loop's body that reads t, or NULL. */
+static TirOp *reader_after(const TirKernel *K, const TirOp *loop, int i, const TirVar *t) {
+  Who w = {t, NULL};
+  for (int j = i + 1; j < loop->body.ops.len; j++)
+    if (op_touches(K, loop->body.ops.items[j], &w)) return loop->body.ops.items[j];
+  return NULL;
+}
+
+/* Whether fold R, the op at i of loop's body (a row reduction, or sum()),
+ * can carry its partials across the loop: its accumulation A, or NULL. */
+static TirOp *carriable(const TirKernel *K, const TirOp *loop, int i) {
   const TirOp *R = loop->body.ops.items[i];
-  if (R->kind != TO_REDUCE || (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN)) return NULL;
+  bool sum = R->kind == TO_SUM;
+  if (!sum && (R->kind != TO_REDUCE || (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN))) return NULL;
   const Layout *L = R->lay;
   const TirVar *t = R->dst;
-  if (!L || L->kind != LY_BLOCKED || L->mma || (L->lc == 1 && L->wc == 1)) return NULL;
-  if (!carried_type(t->elem) || R->expr->ty.elem != t->elem) return NULL;
+  if (!L || L->kind != LY_BLOCKED || L->mma) return NULL;
+  if (!sum && L->lc == 1 && L->wc == 1) return NULL; /* a row in one thread: nothing to save */
+  if (!carried_type(t->elem) || R->expr->ty.elem != t->elem || (sum && R->src->elem != t->elem)) return NULL;
   int regs = layout_count(L) * (elem_bytes[t->elem] > 4 ? 2 : 1);
   if (regs > CARRY_MAX_REGS) return NULL;
-  const TirOp *A = NULL; /* the op after R that reads t: R's one reader */
-  for (int j = i + 1; j < loop->body.ops.len && !A; j++)
-    if (op_touches(K, loop->body.ops.items[j], t)) A = loop->body.ops.items[j];
-  if (!A || A->kind != TO_ASSIGN || A->has_win || A->uguard || !A->dst->sym || A->dst->layout != t->layout) return NULL;
-  if (A->dst->elem != t->elem || A->expr->ty.elem != t->elem || !accumulates(K, R, A)) return NULL;
-  if (uses(K, &K->body, t) != 2) return NULL;
-  if (block_touches(K, &loop->body, A->dst, A)) return NULL;
+  TirOp *A = reader_after(K, loop, i, t); /* R's one reader */
+  if (!A || uses(K, &K->body, t) != (sum ? 3 : 2)) return NULL; /* a sum's value has a declaration too */
+  Who s = {NULL, NULL};
+  if (sum) { /* a scalar statement y op= x */
+    const Stmt *st = A->stmt;
+    if (A->kind != TO_SCALAR || st->kind != S_ASSIGN || st->u.assign.lhs->kind != E_IDENT) return NULL;
+    s.y = st->u.assign.lhs->u.ident.sym;
+    if (!s.y || st->u.assign.lhs->ty.elem != t->elem || st->u.assign.rhs->ty.elem != t->elem ||
+        !accumulates(K, B_SUM, st->u.assign.op, st->u.assign.rhs, &s, t))
+      return NULL;
+  } else {
+    if (A->kind != TO_ASSIGN || A->has_win || A->uguard || !A->dst->sym || A->dst->layout != t->layout) return NULL;
+    s.v = A->dst;
+    if (A->dst->elem != t->elem || A->expr->ty.elem != t->elem || !accumulates(K, R->red, A->op, A->expr, &s, t)) return NULL;
+  }
+  if (block_touches(K, &loop->body, &s, A) || stmt_mentions(K, loop, &s)) return NULL;
   /* the partials live across the whole loop: on top of the most held anywhere, within the budget */
   if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return NULL;
   return A;
@@ -144,19 +193,19 @@ static Expr *identity(TirKernel *K, BuiltinKind red, ElemType t, Loc at) {
   x->loc = at;
   x->ty = (Type){t, 0, {0, 0}, false};
   x->flags = EF_CONST;
+  bool add = red == B_ROWSUM || red == B_SUM, hi = red == B_ROWMIN;
   if (elem_is_float(t)) {
     x->kind = E_FLOAT;
-    x->u.fval = x->cv.f = red == B_ROWSUM ? -0.0 : NAN;
-    x->u.ftext = red == B_ROWSUM ? "-0.0" : "nan";
+    x->u.fval = x->cv.f = add ? -0.0 : NAN;
+    x->u.ftext = add ? "-0.0" : "nan";
     x->cv.isf = true;
     return x;
   }
   x->kind = E_INT;
-  bool hi = red == B_ROWMIN;
   switch (t) {
-  case T_I32: x->cv.i = red == B_ROWSUM ? 0 : hi ? INT32_MAX : INT32_MIN; break;
-  case T_U32: x->cv.i = red == B_ROWSUM ? 0 : hi ? (int64_t)UINT32_MAX : 0; break;
-  default: x->cv.i = red == B_ROWSUM ? 0 : hi ? INT64_MAX : INT64_MIN; break;
+  case T_I32: x->cv.i = add ? 0 : hi ? INT32_MAX : INT32_MIN; break;
+  case T_U32: x->cv.i = add ? 0 : hi ? (int64_t)UINT32_MAX : 0; break;
+  default: x->cv.i = add ? 0 : hi ? INT64_MAX : INT64_MIN; break;
   }
   x->u.ival = x->cv.i;
   return x;
@@ -212,19 +261,22 @@ static TirOp *partials_decl(const TirBlock *b, const TirVar *p, const PtrVec *ma
   return NULL;
 }
 
-/* Carries R (accumulated by A) across loop, the op at li of block b; after
- * ops of b follow the loop already: the folds carried before, then their
- * assignments (so that the folds' scratch shares one barrier, layout.c).
- * Returns the ops put before the loop. When R folds partials carried across
- * an inner loop (made: the partials made so far), those partials are carried
- * on across this loop: their declaration and start move before it, and R
- * leaves the loop. Else new partials p: declared and started before the loop,
- * and R becomes p's step in it. */
-static int carry(TirKernel *K, TirBlock *b, int li, int after, TirOp *R, TirOp *A, PtrVec *made) {
+/* Carries fold R (accumulated by A) across loop, the op at li of block b.
+ * After the loop come the folds carried before (nfold ops), then their
+ * assignments (nassign), so that the folds' scratch shares one barrier
+ * (layout.c); R (after its value's declaration, for sum()) joins the first,
+ * A the second. When R folds partials carried across an inner loop (made:
+ * the partials made so far), those are carried on across this loop: their
+ * declaration and start move before it, and R leaves the loop. Else new
+ * partials p: declared and started before the loop, and R becomes p's step. */
+static void carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, TirOp *R, TirOp *A, PtrVec *made) {
   TirOp *loop = b->ops.items[li];
   PtrVec *ops = &loop->body.ops;
+  bool sum = R->kind == TO_SUM;
   TirVar *t = R->dst, *p = tir_hoisted(K, R->expr);
-  TirOp *decl = p ? partials_decl(&loop->body, p, made) : NULL, *init;
+  TirOp *decl = p ? partials_decl(&loop->body, p, made) : NULL, *init, *tdecl = NULL;
+  for (int j = 0; sum && j < ops->len; j++) /* the sum's value's declaration */
+    if (((TirOp *)ops->items[j])->kind == TO_DECL && ((TirOp *)ops->items[j])->dst == t) tdecl = ops->items[j];
   if (decl) {
     int j = 0;
     while (ops->items[j] != decl) j++;
@@ -234,9 +286,11 @@ static int carry(TirKernel *K, TirBlock *b, int li, int after, TirOp *R, TirOp *
     drop_op(ops, R);
     p->what = arena_printf(K->a, "%s, and the loop at line %d", p->what, loop->stmt->loc.line);
   } else {
-    p = tir_new_var(K, t->elem, 2, R->rows, R->cols,
-                    arena_printf(K->a, "the partials of %s at line %d, carried across the loop at line %d",
-                                 builtin_names[R->red], R->stmt->loc.line, loop->stmt->loc.line));
+    const char *fold = builtin_names[R->red];
+    int rows = sum ? R->src->rows : R->rows, cols = sum ? R->src->cols : R->cols;
+    p = tir_new_var(K, t->elem, sum ? R->src->rank : 2, rows, cols,
+                    arena_printf(K->a, "the partials of %s at line %d, carried across the loop at line %d", fold,
+                                 R->stmt->loc.line, loop->stmt->loc.line));
     p->cname = arena_printf(K->a, "t2c_p%d", p->id);
     p->layout = R->lay;
     vec_push(K->a, made, p);
@@ -244,28 +298,37 @@ static int carry(TirKernel *K, TirBlock *b, int li, int after, TirOp *R, TirOp *
     decl->dst = p;
     decl->lay = p->layout;
     decl->note = arena_printf(K->a, "%s: this thread's partials of the %s at line %d, folded across threads once, after the loop",
-                              p->cname, builtin_names[R->red], R->stmt->loc.line);
+                              p->cname, fold, R->stmt->loc.line);
     init = assign_op(K, R, p, TK_ASSIGN, identity(K, R->red, t->elem, R->stmt->loc));
-    TirOp *step = R->red == B_ROWSUM ? assign_op(K, R, p, TK_ADD_ASSIGN, R->expr)
-                                     : assign_op(K, R, p, TK_ASSIGN, fold_call(K, R->red == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), R->expr));
+    Expr *e = sum ? tir_read_of(K, R->src) : R->expr;
+    TirOp *step = R->red == B_ROWSUM || sum ? assign_op(K, R, p, TK_ADD_ASSIGN, e)
+                                            : assign_op(K, R, p, TK_ASSIGN, fold_call(K, R->red == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), e));
     step->first = R->first;
     for (int j = 0; j < ops->len; j++)
       if (ops->items[j] == R) ops->items[j] = step;
     R->expr = tir_read_of(K, p);
+    if (sum) R->src = p;
   }
+  if (tdecl) drop_op(ops, tdecl);
   drop_op(ops, A);
-  R->first = true;
-  R->note = arena_printf(K->a, "%s, carried across the loop above, folded across threads once", p->cname);
+  TirOp *head = tdecl ? tdecl : R; /* the statement's comment heads what comes after the loop */
+  R->first = false;
+  head->first = true;
+  head->note = arena_printf(K->a, "%s, carried across the loop above, folded across threads once", p->cname);
   A->first = false;
   PtrVec out = {0};
   for (int j = 0; j < b->ops.len; j++) {
     if (j == li) vec_push(K->a, &out, decl), vec_push(K->a, &out, init);
     vec_push(K->a, &out, b->ops.items[j]);
-    if (j == li + after / 2) vec_push(K->a, &out, R);
-    if (j == li + after) vec_push(K->a, &out, A);
+    if (j == li + *nfold) {
+      if (tdecl) vec_push(K->a, &out, tdecl);
+      vec_push(K->a, &out, R);
+    }
+    if (j == li + *nfold + *nassign) vec_push(K->a, &out, A);
   }
   b->ops = out;
-  return 2;
+  *nfold += 1 + (tdecl != NULL);
+  *nassign += 1;
 }
 
 static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
@@ -275,14 +338,13 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
     carry_block(K, &op->body, inner, made);
     carry_block(K, &op->els, inner, made);
     if ((op->kind != TO_FOR && op->kind != TO_WHILE) || inner) continue;
-    int after = 0; /* ops carry put after the loop */
+    int nfold = 0, nassign = 0; /* the ops carry put after the loop */
     for (int i = 0; i < op->body.ops.len; i++) {
-      TirOp *R = op->body.ops.items[i];
-      TirOp *A = (TirOp *)carriable(K, op, i);
+      TirOp *R = op->body.ops.items[i], *A = carriable(K, op, i);
       if (!A) continue;
-      li += carry(K, b, li, after, R, A, made); /* the ops that went before the loop */
-      after += 2;
-      i = -1; /* the body changed: look again for another accumulation */
+      carry(K, b, li, &nfold, &nassign, R, A, made);
+      li += 2; /* the partials' declaration and start went before the loop */
+      i = -1;  /* the body changed: look again for another accumulation */
     }
   }
 }

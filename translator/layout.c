@@ -1103,8 +1103,10 @@ static bool across_warps(const TirKernel *K, const TirOp *op) {
 
 /* Whether op reads the value of a scratch read held back in reads. */
 static bool reads_held(const TirKernel *K, const TirOp *op, const PtrVec *reads) {
-  for (int i = 0; i < reads->len; i++)
-    if (tir_mentions(K, op->expr, ((const TirOp *)reads->items[i])->dst, true)) return true;
+  for (int i = 0; i < reads->len; i++) {
+    const TirVar *v = ((const TirOp *)reads->items[i])->dst;
+    if (op->src == v || tir_mentions(K, op->expr, v, true)) return true;
+  }
   return false;
 }
 
@@ -1113,16 +1115,17 @@ static void flush_reads(TirKernel *K, PtrVec *out, PtrVec *reads) {
   reads->len = 0;
 }
 
-/* Row reductions next to each other, none reading another's value (a fold
- * after a loop next to another, two row sums of one statement), write their
+/* Row reductions and sum()s next to each other (declarations between them
+ * aside), none reading another's value (the folds after a loop of several
+ * accumulations carried across it, two row sums of one statement), write their
  * scratch one after the other and read it after: sync.c puts one barrier
  * before the reads, not one per reduction. */
 static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
   PtrVec out = {0}, reads = {0}; /* the scratch reads held back */
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    bool grouped = op->kind == TO_REDUCE && across_warps(K, op) && !reads_held(K, op, &reads);
-    if (!grouped) flush_reads(K, &out, &reads);
+    bool grouped = (op->kind == TO_REDUCE || op->kind == TO_SUM) && across_warps(K, op) && !reads_held(K, op, &reads);
+    if (!grouped && op->kind != TO_DECL) flush_reads(K, &out, &reads);
     vec_push(K->a, &out, op);
     int d = depth + (op->kind == TO_FOR || op->kind == TO_WHILE);
     if (!add_scratch(K, &op->body, d) || !add_scratch(K, &op->els, d)) return false;

@@ -44,7 +44,8 @@
  *   values stored into rank-1 slices;
  * - a [bm, 1] var declared before a loop whose body starts by accumulating a
  *   row reduction into it (+= rowsum, = max(.., rowmax), = min(rowmin, ..)),
- *   the form the tile IR carries across the loop (carry.c). This choice comes
+ *   or a scalar one accumulating sum(), the forms the tile IR carries across
+ *   the loop (carry.c). This choice comes
  *   from a stream of its own (Gen.aux), so a seed's program without it is the
  *   one it was before the choice existed.
  */
@@ -1542,10 +1543,35 @@ static Stmt *gen_perthread(Gen *G) {
 }
 
 /* The elements of the var a target covers, for the envelope. */
+/* y += sum(a) for the scalar var sym; 0 when the operand does not fit y's envelope. */
+static Stmt *gen_sum_accumulation(Gen *G, int sym) {
+  Sym *y = &G->p->syms[sym];
+  static const int ws[] = {4, 8, 16, 32, 64, 128};
+  Shape at = chance(&G->s, 70) ? shape(2, G->p->bm, chance(&G->s, 50) ? G->bn : ws[pick(&G->s, 6)]) : shape(1, ws[pick(&G->s, 6)], 0);
+  Expr *a = gen_in_k(G, y->ty, at, 1, 3);
+  if (a->rank == 0 || (a->rank == 2 && (a->d[0] == 1 || a->d[1] == 1))) return 0; /* the IR declines sum() of a row or column */
+  Expr *r = fn(G, F_SUM, y->ty, a, 0, 0);
+  set_shape(r, 0, 0, 0);
+  r->in = a->in;
+  r->in.B = a->in.B * (a->rank == 1 ? a->d[0] : (double)a->d[0] * a->d[1]);
+  r->in = fix_info(y->ty, r->in);
+  if (!info_ok(y->ty, r->in) || (y->env.exact && (!r->in.exact || r->in.g > y->env.g))) return 0;
+  double charge = runs_since(G, sym) * r->in.B;
+  if (y->used + charge > y->env.B) return 0;
+  y->used += charge;
+  Stmt *st = new_stmt(G, S_ASSIGN);
+  st->lhs = sym_expr(G, sym);
+  st->op = '+';
+  st->rhs = r;
+  return st;
+}
+
 /* y += rowsum(a), y = max(y, rowmax(a)) or y = min(rowmin(a), y) for the
-   [n, 1] var sym; 0 when the operand does not fit y's envelope. */
+   [n, 1] var sym (y += sum(a) for a scalar var); 0 when the operand does not
+   fit y's envelope. */
 static Stmt *gen_accumulation(Gen *G, int sym) {
   Sym *y = &G->p->syms[sym];
+  if (y->rank == 0) return gen_sum_accumulation(G, sym);
   static const int ws[] = {4, 8, 16, 32, 64, 128, 3};
   int w = chance(&G->s, 60) ? G->bn : ws[pick(&G->s, 7)], k = pick(&G->s, 3);
   if (w < 2) w = 4;
@@ -2051,9 +2077,11 @@ static Stmt *gen_for(Gen *G) {
 
 /* var a: ty[bm, 1] = ..; for .. { a += rowsum(..) (or max, min); .. }: a row
    reduction accumulated across a loop, whose partials the tile IR carries
-   (carry.c) unless the rest of the body reads a too. */
+   (carry.c) unless the rest of the body reads a too; or var a = ..; for .. {
+   a += sum(..); .. } for a scalar a. */
 static Stmt *gen_reduce_loop(Gen *G) {
-  Stmt *d = gen_decl_as(G, shape(2, G->p->bm, 1), chance(&G->s, 70) ? TY_F32 : TY_I32, 0);
+  int scalar = chance(&G->s, 30);
+  Stmt *d = gen_decl_as(G, scalar ? shape(0, 0, 0) : shape(2, G->p->bm, 1), chance(&G->s, 70) ? TY_F32 : TY_I32, scalar);
   if (!d) return gen_for(G);
   Sym *y = &G->p->syms[d->sym];
   /* room for the loop's sums: an inexact f32, an i32 up to half its limit */

@@ -2873,6 +2873,36 @@ static void t_red_grouped(Tally *T) {
   }
 }
 
+/* carry_scalar: sum() accumulated into scalars across a loop from k0 (t: i32,
+ * t = t - sum; u: f32, u += sum), and one read in the loop (w, whose test leaves
+ * the loop once it passes 3000000) */
+static void t_carry_scalar(Tally *T) {
+  static const int C[][3] = {{37, 300, 0}, {8, 64, 0}, {5, 3, 0}, {20, 200, 100}, {9, 70, 64}, {6, 50, 64}};
+  for (int c = 0; c < 6; c++) {
+    int M = C[c][0], N = C[c][1], k0 = C[c][2], G = (M + 7) / 8;
+    Rng r = rng_seed("carry_scalar", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_scalar.tl", "carry_scalar");
+    Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, N));
+    Ten *Tt = call_out(&k, "T", I32, 1, SHAPE(G));
+    Ten *U = call_out(&k, "U", F32, 1, SHAPE(G));
+    Ten *V = call_out(&k, "V", I32, 1, SHAPE(G));
+    call_arg(&k, "k0=%d", k0);
+    fill_int(X, &r, -100, 100);
+    for (int g = 0; g < G; g++) {
+      double t = 7, u = 0.5, w = 0;
+      for (int n0 = k0; n0 < N && !(w > 3000000); n0 += 64) /* chunk by chunk, up to w's break */
+        for (int i = g * 8; i < g * 8 + 8 && i < M; i++)
+          for (int j = n0; j < n0 + 64 && j < N; j++) t -= A2(X, i, j), u += A2(X, i, j) * 0.25, w += A2(X, i, j) * A2(X, i, j);
+      Tt->ref[g] = t, U->ref[g] = u, V->ref[g] = w;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d k0=%d", M, N, k0);
+    CHECK(T, call_check(&k, "carry_scalar", l));
+    call_free(&k);
+  }
+}
+
 /* carry_nested: i32 row max and min accumulated across two nested loops, the
  * inner one over chunks of an outer block of 192 columns */
 static void t_carry_nested(Tally *T) {
@@ -3950,6 +3980,7 @@ static const Test tests[] = {
     {"copy_before_loop", t_copy_before_loop},
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
+    {"carry_scalar", t_carry_scalar},
     {"carry_nested", t_carry_nested},
     {"carry_while", t_carry_while},
     {"slice_at_param", t_slice_at_param},

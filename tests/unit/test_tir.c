@@ -253,6 +253,29 @@ Test(tir_sync, row_reductions_next_to_each_other_share_one_barrier) {
   cr_assert_eq(K->nbarriers, 1);
 }
 
+Test(tir_carry, a_sum_accumulated_into_a_scalar_folds_once_after_the_loop) {
+  static const char *forms[] = {"t += sum(X[i :+ 1024])", "t = t + sum(X[i :+ 1024])", "t = t - sum(X[i :+ 1024])",
+                                "t += sum(X[i :+ 1024])\n    if t > 1.0e30 {\n      break\n    }"};
+  for (int f = 0; f < 4; f++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "@launch(256)\nkernel k(X: tensor<f32>[N], P: tensor<f32>[1]) {\n  var t = 0.0\n"
+             "  for i in range(0, N, 1024) {\n    %s\n  }\n  P[0] = t\n}\n", forms[f]);
+    const char *why = NULL;
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    bool read_in_loop = f == 3;
+    cr_assert_eq(in_loop(K, TO_SUM), read_in_loop, "%s", forms[f]);
+    cr_assert_eq(in_loop(K, TO_BARRIER), read_in_loop, "%s", forms[f]);
+    cr_assert_eq(count_ops(&K->body, TO_SUM), 1);
+    cr_assert_eq(K->nbarriers, 1);
+    if (read_in_loop) continue;
+    const TirOp *sum = find_op(&K->body, TO_SUM);
+    cr_assert_eq(sum->src, find_op(&find_op(&K->body, TO_FOR)->body, TO_ASSIGN)->dst, "%s: the fold sums the partials", forms[f]);
+    cr_assert_eq(layout_count(sum->src->layout), 1024 / 256);
+  }
+}
+
 Test(tir_carry, f16_rows_and_nested_loops) {
   /* a row sum of f16 rounds each row's f32 sum back to f16: carrying would not */
   const char *why = NULL;
