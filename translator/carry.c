@@ -1,6 +1,6 @@
-/* carry.c: a row reduction accumulated across a loop folds across threads
- * once, after the loop (run by layout.c, once every op has its layout and
- * before reductions get their scratch).
+/* carry.c: a reduction accumulated across a loop folds across threads once,
+ * after the loop (run by layout.c, once every op has its layout and before
+ * reductions get their scratch).
  *
  * A loop that adds a row reduction into a tile made before it,
  *     for .. { s += rowsum(e) }    (s -= rowsum(e), s = s + rowsum(e), s = s - rowsum(e),
@@ -14,23 +14,30 @@
  *                                  the integer type's least or greatest value)
  *     for .. { p += e }            (p = max(p, e)): no shuffle, no barrier
  *     t = rowsum(p); s += t        after the loop: the one fold across threads (s -= t ...)
+ * The same holds for sum() into a scalar (t += sum(e): a block reduction, one
+ * barrier per iteration) and for a column reduction into a [1, n] tile
+ * (c += colsum(e), colmax, colmin: a copy of e to shared memory, two barriers
+ * and a walk down the columns per iteration; carried, p is copied into that
+ * buffer once, after the loop, and walked once).
  * The loop's floating-point adds then run in another order (each thread's
- * column first), as a row sum's own do; max and min give the same values.
+ * elements first), as a reduction's own do; max and min give the same values.
  * p starts at the fold's identity (identity()), so a loop that runs no
  * iteration leaves s as it was, bit for bit.
  *
- * When: the reduction (TO_REDUCE, no arg-reduction) and the assignment to s
- * are ops of the loop's own body, the reduction's value is read by that
- * assignment only, s is in that value's layout, and no other op of the loop
- * (a nested one, a while's condition, a for's bounds) reads or writes s; the
- * reduction spans threads (lanes or warps: else there is nothing to save);
- * it accumulates in its operand's own type (f32, f64, i32, u32, i64: a
- * reduction of f16 rounds each row's sum back to f16, which this would not);
- * e runs in a blocked layout that is not a dot's accumulator, of at most
- * CARRY_MAX_REGS registers per thread, and the values live at any op with the
- * partials added stay within TIR_MAX_VALUE_REGS (so that no value moves to
- * shared memory for them); the loop is not under thread-dependent control. Nested loops fold outward: the fold after an inner loop is again an
- * accumulation in the outer one.
+ * When: the reduction (no arg-reduction) and the accumulation are ops of the
+ * loop's own body, the reduction's value is read by that accumulation only,
+ * s is in that value's layout, and no other op of the loop (a nested one, a
+ * while's condition, the loop's own bounds) reads or writes s; a row
+ * reduction spans threads (lanes or warps: else there is nothing to save); a
+ * column reduction's copy is read by nothing else; the reduction accumulates
+ * in its operand's own type (f32, f64, i32, u32, i64: a row sum of f16 rounds
+ * each row's sum back to f16, which this would not); e runs in a blocked
+ * layout that is not a dot's accumulator, of at most CARRY_MAX_REGS registers
+ * per thread, and the values live at any op with the partials added stay
+ * within TIR_MAX_VALUE_REGS (so that no value moves to shared memory for
+ * them); the loop is not under thread-dependent control. Nested loops fold
+ * outward: the fold after an inner loop is again an accumulation in the
+ * outer one, and the same partials are carried on.
  */
 #include "t2c.h"
 
@@ -151,38 +158,103 @@ static TirOp *reader_after(const TirKernel *K, const TirOp *loop, int i, const T
   return NULL;
 }
 
-/* Whether fold R, the op at i of loop's body (a row reduction, or sum()),
- * can carry its partials across the loop: its accumulation A, or NULL. */
-static TirOp *carriable(const TirKernel *K, const TirOp *loop, int i) {
-  const TirOp *R = loop->body.ops.items[i];
-  bool sum = R->kind == TO_SUM;
-  if (!sum && (R->kind != TO_REDUCE || (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN))) return NULL;
-  const Layout *L = R->lay;
+/* A fold that can carry its partials across a loop: R folds across threads
+ * (a row reduction, sum(), a column reduction), A accumulates its value. The
+ * partials accumulate of (each thread its elements, in R's operand's
+ * layout); pre goes with R: a sum()'s value's declaration, or the spill of
+ * of to the shared copy a column reduction walks. */
+typedef struct Fold {
+  TirOp *R, *A, *pre;
+  TirVar *of;            /* the value folded, when it is one (else R->expr) */
+  BuiltinKind add;       /* B_ROWSUM, B_ROWMAX or B_ROWMIN: how partials combine */
+  const Layout *lay;
+} Fold;
+
+static BuiltinKind combine(BuiltinKind red) {
+  switch (red) {
+  case B_ROWMAX: case B_COLMAX: return B_ROWMAX;
+  case B_ROWMIN: case B_COLMIN: return B_ROWMIN;
+  default: return B_ROWSUM;
+  }
+}
+
+/* The spill before the op at i of loop's body to buf, or NULL. */
+static TirOp *spill_before(const TirOp *loop, int i, int buf) {
+  for (int j = i - 1; j >= 0; j--) {
+    TirOp *op = loop->body.ops.items[j];
+    if (op->kind == TO_SPILL && op->buf == buf) return op;
+  }
+  return NULL;
+}
+
+/* Whether shared buffer bi is touched by anything but spill S and column reduction R. */
+static bool buf_shared(const TirKernel *K, const TirBlock *b, int bi, const TirOp *S, const TirOp *R) {
+  for (int i = 0; i < K->rvals.len; i++)
+    if (((const TirRead *)K->rvals.items[i])->buf == bi) return true; /* an expression reads the copy */
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op != S && op != R && (op->buf == bi || (op->kind == TO_DOT && op->buf2 == bi))) return true;
+    if (buf_shared(K, &op->body, bi, S, R) || buf_shared(K, &op->els, bi, S, R)) return true;
+  }
+  return false;
+}
+
+/* Whether fold R, the op at i of loop's body, can carry its partials across the loop (into *f). */
+static bool carriable(const TirKernel *K, const TirOp *loop, int i, Fold *f) {
+  TirOp *R = loop->body.ops.items[i];
+  *f = (Fold){R, NULL, NULL, NULL, combine(R->red), R->lay};
   const TirVar *t = R->dst;
-  if (!L || L->kind != LY_BLOCKED || L->mma) return NULL;
-  if (!sum && L->lc == 1 && L->wc == 1) return NULL; /* a row in one thread: nothing to save */
-  if (!carried_type(t->elem) || R->expr->ty.elem != t->elem || (sum && R->src->elem != t->elem)) return NULL;
+  int users = 2; /* R writes t, A reads it */
+  switch (R->kind) {
+  case TO_REDUCE:
+    if (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN) return false;
+    if (R->lay && R->lay->lc == 1 && R->lay->wc == 1) return false; /* a row in one thread: nothing to save */
+    if (R->expr->ty.elem != t->elem) return false;
+    f->of = tir_hoisted(K, R->expr);
+    break;
+  case TO_SUM:
+    if (R->src->elem != t->elem) return false;
+    f->of = R->src;
+    users = 3; /* and its declaration */
+    for (int j = 0; j < i; j++)
+      if (((TirOp *)loop->body.ops.items[j])->kind == TO_DECL && ((TirOp *)loop->body.ops.items[j])->dst == t) f->pre = loop->body.ops.items[j];
+    if (!f->pre) return false;
+    break;
+  case TO_COLREDUCE:
+    if (R->red != B_COLSUM && R->red != B_COLMAX && R->red != B_COLMIN) return false;
+    f->pre = spill_before(loop, i, R->buf);
+    if (!f->pre || f->pre->stm || K->bufs[R->buf].trans || buf_shared(K, &K->body, R->buf, f->pre, R)) return false;
+    f->of = f->pre->dst;
+    f->lay = f->of->layout;
+    if (f->of->elem != t->elem || f->of->rank != 2) return false;
+    break;
+  default: return false;
+  }
+  const Layout *L = f->lay;
+  if (!L || L->kind != LY_BLOCKED || L->mma || !carried_type(t->elem)) return false;
   int regs = layout_count(L) * (elem_bytes[t->elem] > 4 ? 2 : 1);
-  if (regs > CARRY_MAX_REGS) return NULL;
+  if (regs > CARRY_MAX_REGS) return false;
   TirOp *A = reader_after(K, loop, i, t); /* R's one reader */
-  if (!A || uses(K, &K->body, t) != (sum ? 3 : 2)) return NULL; /* a sum's value has a declaration too */
+  if (!A || uses(K, &K->body, t) != users) return false;
+  BuiltinKind red = f->add;
   Who s = {NULL, NULL};
-  if (sum) { /* a scalar statement y op= x */
+  if (R->kind == TO_SUM) { /* a scalar statement y op= x */
     const Stmt *st = A->stmt;
-    if (A->kind != TO_SCALAR || st->kind != S_ASSIGN || st->u.assign.lhs->kind != E_IDENT) return NULL;
+    if (A->kind != TO_SCALAR || st->kind != S_ASSIGN || st->u.assign.lhs->kind != E_IDENT) return false;
     s.y = st->u.assign.lhs->u.ident.sym;
     if (!s.y || st->u.assign.lhs->ty.elem != t->elem || st->u.assign.rhs->ty.elem != t->elem ||
-        !accumulates(K, B_SUM, st->u.assign.op, st->u.assign.rhs, &s, t))
-      return NULL;
+        !accumulates(K, red, st->u.assign.op, st->u.assign.rhs, &s, t))
+      return false;
   } else {
-    if (A->kind != TO_ASSIGN || A->has_win || A->uguard || !A->dst->sym || A->dst->layout != t->layout) return NULL;
+    if (A->kind != TO_ASSIGN || A->has_win || A->uguard || !A->dst->sym || A->dst->layout != t->layout) return false;
     s.v = A->dst;
-    if (A->dst->elem != t->elem || A->expr->ty.elem != t->elem || !accumulates(K, R->red, A->op, A->expr, &s, t)) return NULL;
+    if (A->dst->elem != t->elem || A->expr->ty.elem != t->elem || !accumulates(K, red, A->op, A->expr, &s, t)) return false;
   }
-  if (block_touches(K, &loop->body, &s, A) || stmt_mentions(K, loop, &s)) return NULL;
+  if (block_touches(K, &loop->body, &s, A) || stmt_mentions(K, loop, &s)) return false;
   /* the partials live across the whole loop: on top of the most held anywhere, within the budget */
-  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return NULL;
-  return A;
+  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return false;
+  f->A = A;
+  return true;
 }
 
 /* The value red's fold leaves every value as it was: -0.0 (x + -0.0 is x,
@@ -261,22 +333,20 @@ static TirOp *partials_decl(const TirBlock *b, const TirVar *p, const PtrVec *ma
   return NULL;
 }
 
-/* Carries fold R (accumulated by A) across loop, the op at li of block b.
- * After the loop come the folds carried before (nfold ops), then their
- * assignments (nassign), so that the folds' scratch shares one barrier
- * (layout.c); R (after its value's declaration, for sum()) joins the first,
- * A the second. When R folds partials carried across an inner loop (made:
- * the partials made so far), those are carried on across this loop: their
- * declaration and start move before it, and R leaves the loop. Else new
- * partials p: declared and started before the loop, and R becomes p's step. */
-static void carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, TirOp *R, TirOp *A, PtrVec *made) {
-  TirOp *loop = b->ops.items[li];
+/* Carries fold f across loop, the op at li of block b. After the loop come
+ * the folds carried before (nfold ops), then their assignments (nassign), so
+ * that the folds' scratch shares one barrier (layout.c); f's R (after its
+ * pre) joins the first, its A the second. When R folds partials carried
+ * across an inner loop (made: the partials made so far), those are carried on
+ * across this loop: their declaration and start move before it, and R (with
+ * its pre) leaves the loop. Else new partials p: declared and started before
+ * the loop, and the step p op= (what R folds) takes R's place (a column
+ * reduction's: its spill's). */
+static void carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, const Fold *f, PtrVec *made) {
+  TirOp *loop = b->ops.items[li], *R = f->R, *A = f->A, *pre = f->pre;
   PtrVec *ops = &loop->body.ops;
-  bool sum = R->kind == TO_SUM;
-  TirVar *t = R->dst, *p = tir_hoisted(K, R->expr);
-  TirOp *decl = p ? partials_decl(&loop->body, p, made) : NULL, *init, *tdecl = NULL;
-  for (int j = 0; sum && j < ops->len; j++) /* the sum's value's declaration */
-    if (((TirOp *)ops->items[j])->kind == TO_DECL && ((TirOp *)ops->items[j])->dst == t) tdecl = ops->items[j];
+  TirVar *t = R->dst, *p = f->of;
+  TirOp *decl = p ? partials_decl(&loop->body, p, made) : NULL, *init;
   if (decl) {
     int j = 0;
     while (ops->items[j] != decl) j++;
@@ -287,47 +357,56 @@ static void carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, T
     p->what = arena_printf(K->a, "%s, and the loop at line %d", p->what, loop->stmt->loc.line);
   } else {
     const char *fold = builtin_names[R->red];
-    int rows = sum ? R->src->rows : R->rows, cols = sum ? R->src->cols : R->cols;
-    p = tir_new_var(K, t->elem, sum ? R->src->rank : 2, rows, cols,
+    int rank = f->of ? f->of->rank : 2, rows = f->of ? f->of->rows : R->rows, cols = f->of ? f->of->cols : R->cols;
+    p = tir_new_var(K, t->elem, rank, rows, cols,
                     arena_printf(K->a, "the partials of %s at line %d, carried across the loop at line %d", fold,
                                  R->stmt->loc.line, loop->stmt->loc.line));
     p->cname = arena_printf(K->a, "t2c_p%d", p->id);
-    p->layout = R->lay;
+    p->layout = f->lay;
     vec_push(K->a, made, p);
     decl = tir_new_op(K, NULL, TO_DECL, R->stmt);
     decl->dst = p;
     decl->lay = p->layout;
     decl->note = arena_printf(K->a, "%s: this thread's partials of the %s at line %d, folded across threads once, after the loop",
                               p->cname, fold, R->stmt->loc.line);
-    init = assign_op(K, R, p, TK_ASSIGN, identity(K, R->red, t->elem, R->stmt->loc));
-    Expr *e = sum ? tir_read_of(K, R->src) : R->expr;
-    TirOp *step = R->red == B_ROWSUM || sum ? assign_op(K, R, p, TK_ADD_ASSIGN, e)
-                                            : assign_op(K, R, p, TK_ASSIGN, fold_call(K, R->red == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), e));
-    step->first = R->first;
+    init = assign_op(K, R, p, TK_ASSIGN, identity(K, f->add, t->elem, R->stmt->loc));
+    Expr *e = f->of ? tir_read_of(K, f->of) : R->expr;
+    TirOp *step = f->add == B_ROWSUM ? assign_op(K, R, p, TK_ADD_ASSIGN, e)
+                                     : assign_op(K, R, p, TK_ASSIGN, fold_call(K, f->add == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), e));
+    TirOp *at = R->kind == TO_COLREDUCE ? pre : R; /* the op the step replaces */
+    step->first = at->first || R->first;
     for (int j = 0; j < ops->len; j++)
-      if (ops->items[j] == R) ops->items[j] = step;
-    R->expr = tir_read_of(K, p);
-    if (sum) R->src = p;
+      if (ops->items[j] == at) ops->items[j] = step;
+    if (R->kind == TO_COLREDUCE) { /* the copy the column reduction walks is p's now */
+      drop_op(ops, R);
+      pre->dst = p;
+      pre->reason = NULL;
+      K->bufs[pre->buf].spill_of = p;
+      K->bufs[pre->buf].cname = arena_printf(K->a, "%s_s", p->cname);
+      K->bufs[pre->buf].what = arena_printf(K->a, "shared copy of %s", p->what);
+    } else {
+      R->expr = tir_read_of(K, p);
+      if (R->kind == TO_SUM) R->src = p;
+    }
   }
-  if (tdecl) drop_op(ops, tdecl);
+  if (pre) drop_op(ops, pre);
   drop_op(ops, A);
-  TirOp *head = tdecl ? tdecl : R; /* the statement's comment heads what comes after the loop */
-  R->first = false;
+  TirOp *head = pre ? pre : R; /* the statement's comment heads what comes after the loop */
+  R->first = A->first = false;
   head->first = true;
   head->note = arena_printf(K->a, "%s, carried across the loop above, folded across threads once", p->cname);
-  A->first = false;
   PtrVec out = {0};
   for (int j = 0; j < b->ops.len; j++) {
     if (j == li) vec_push(K->a, &out, decl), vec_push(K->a, &out, init);
     vec_push(K->a, &out, b->ops.items[j]);
     if (j == li + *nfold) {
-      if (tdecl) vec_push(K->a, &out, tdecl);
+      if (pre) vec_push(K->a, &out, pre);
       vec_push(K->a, &out, R);
     }
     if (j == li + *nfold + *nassign) vec_push(K->a, &out, A);
   }
   b->ops = out;
-  *nfold += 1 + (tdecl != NULL);
+  *nfold += 1 + (pre != NULL);
   *nassign += 1;
 }
 
@@ -340,9 +419,9 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
     if ((op->kind != TO_FOR && op->kind != TO_WHILE) || inner) continue;
     int nfold = 0, nassign = 0; /* the ops carry put after the loop */
     for (int i = 0; i < op->body.ops.len; i++) {
-      TirOp *R = op->body.ops.items[i], *A = carriable(K, op, i);
-      if (!A) continue;
-      carry(K, b, li, &nfold, &nassign, R, A, made);
+      Fold f;
+      if (!carriable(K, op, i, &f)) continue;
+      carry(K, b, li, &nfold, &nassign, &f, made);
       li += 2; /* the partials' declaration and start went before the loop */
       i = -1;  /* the body changed: look again for another accumulation */
     }

@@ -44,8 +44,8 @@
  *   values stored into rank-1 slices;
  * - a [bm, 1] var declared before a loop whose body starts by accumulating a
  *   row reduction into it (+= rowsum, = max(.., rowmax), = min(rowmin, ..)),
- *   or a scalar one accumulating sum(), the forms the tile IR carries across
- *   the loop (carry.c). This choice comes
+ *   a [1, bn] var a column reduction, or a scalar one sum(): the forms the
+ *   tile IR carries across the loop (carry.c). This choice comes
  *   from a stream of its own (Gen.aux), so a seed's program without it is the
  *   one it was before the choice existed.
  */
@@ -1567,27 +1567,29 @@ static Stmt *gen_sum_accumulation(Gen *G, int sym) {
 }
 
 /* y += rowsum(a), y = max(y, rowmax(a)) or y = min(rowmin(a), y) for the
-   [n, 1] var sym (y += sum(a) for a scalar var); 0 when the operand does not
-   fit y's envelope. */
+   [n, 1] var sym (colsum, colmax, colmin for a [1, n] one; y += sum(a) for a
+   scalar one); 0 when the operand does not fit y's envelope. */
 static Stmt *gen_accumulation(Gen *G, int sym) {
   Sym *y = &G->p->syms[sym];
   if (y->rank == 0) return gen_sum_accumulation(G, sym);
+  int row = y->d[1] == 1; /* else a [1, n] var: a column reduction */
   static const int ws[] = {4, 8, 16, 32, 64, 128, 3};
-  int w = chance(&G->s, 60) ? G->bn : ws[pick(&G->s, 7)], k = pick(&G->s, 3);
+  int w = chance(&G->s, 60) ? (row ? G->bn : G->p->bm) : ws[pick(&G->s, 7)], k = pick(&G->s, 3);
   if (w < 2) w = 4;
+  Shape at = row ? shape(2, y->d[0], w) : shape(2, w, y->d[1]);
   Expr *a = 0;
   int ok = 0;
   for (int tries = 0; tries < 4 && !ok; tries++) { /* an operand of the whole shape, not one that broadcasts */
-    ctx_enter(G, shape(2, y->d[0], 1));
-    a = gen_in_k(G, y->ty, shape(2, y->d[0], w), 1, 1);
-    ok = a->rank == 2 && a->d[0] == y->d[0] && a->d[1] > 1 && red_ok(G, 1, a);
+    ctx_enter(G, shape(2, y->d[0], y->d[1]));
+    a = gen_in_k(G, y->ty, at, 1, 1 + !row);
+    ok = a->rank == 2 && a->d[0] == at.d[0] && a->d[1] == at.d[1] && red_ok(G, row, a);
     ctx_leave(G);
   }
   if (!ok) return 0;
-  Expr *r = fn(G, F_ROWSUM + k, y->ty, a, 0, 0);
-  set_shape(r, 2, y->d[0], 1);
+  Expr *r = fn(G, (row ? F_ROWSUM : F_COLSUM) + k, y->ty, a, 0, 0);
+  set_shape(r, 2, y->d[0], y->d[1]);
   r->in = a->in;
-  if (!k) r->in.B = a->in.B * a->d[1];
+  if (!k) r->in.B = a->in.B * (row ? a->d[1] : a->d[0]);
   r->in = fix_info(y->ty, r->in);
   if (!info_ok(y->ty, r->in) || (y->env.exact && (!r->in.exact || r->in.g > y->env.g))) return 0;
   Stmt *st = new_stmt(G, S_ASSIGN);
@@ -2077,11 +2079,12 @@ static Stmt *gen_for(Gen *G) {
 
 /* var a: ty[bm, 1] = ..; for .. { a += rowsum(..) (or max, min); .. }: a row
    reduction accumulated across a loop, whose partials the tile IR carries
-   (carry.c) unless the rest of the body reads a too; or var a = ..; for .. {
-   a += sum(..); .. } for a scalar a. */
+   (carry.c) unless the rest of the body reads a too; the same with a [1, bn]
+   var and a column reduction, or a scalar var and sum(). */
 static Stmt *gen_reduce_loop(Gen *G) {
-  int scalar = chance(&G->s, 30);
-  Stmt *d = gen_decl_as(G, scalar ? shape(0, 0, 0) : shape(2, G->p->bm, 1), chance(&G->s, 70) ? TY_F32 : TY_I32, scalar);
+  int c = pick(&G->s, 10), scalar = c < 3; /* a scalar, a [1, bn] (column reductions) or a [bm, 1] var */
+  Shape t = scalar ? shape(0, 0, 0) : c < 5 ? shape(2, 1, G->bn) : shape(2, G->p->bm, 1);
+  Stmt *d = gen_decl_as(G, t, chance(&G->s, 70) ? TY_F32 : TY_I32, scalar);
   if (!d) return gen_for(G);
   Sym *y = &G->p->syms[d->sym];
   /* room for the loop's sums: an inexact f32, an i32 up to half its limit */

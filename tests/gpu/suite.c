@@ -2903,6 +2903,46 @@ static void t_carry_scalar(Tally *T) {
   }
 }
 
+/* carry_cols: column sums, maxes (f32) and mins (i32) accumulated across a loop
+ * over row chunks from k0; cx's colsum shares its copy with a transpose */
+static void t_carry_cols(Tally *T) {
+  static const int C[][3] = {{100, 130, 0}, {32, 64, 0}, {5, 3, 0}, {70, 70, 40}, {20, 100, 32}};
+  for (int c = 0; c < 5; c++) {
+    int M = C[c][0], N = C[c][1], k0 = C[c][2], G = (N + 63) / 64 * 32;
+    Rng r = rng_seed("carry_cols", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_cols.tl", "carry_cols");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *CS = call_out(&k, "CS", F32, 2, SHAPE(1, N));
+    Ten *CM = call_out(&k, "CM", F32, 2, SHAPE(1, N));
+    Ten *CN = call_out(&k, "CN", I32, 2, SHAPE(1, N));
+    Ten *CX = call_out(&k, "CX", F32, 2, SHAPE(1, N));
+    Ten *I = call_in(&k, "I", I32, 2, SHAPE(M, N));
+    Ten *Tt = call_out(&k, "T", F32, 2, SHAPE(64, G));
+    call_arg(&k, "k0=%d", k0);
+    fill_uniform(X, &r, -2, 2);
+    fill_int(I, &r, -1000, 1000);
+    for (int j = 0; j < N; j++) {
+      double cs = 0.5, cm = -INFINITY, cn = 1000000, cx = 0;
+      for (int i = k0; i < M; i++) cs += A2(X, i, j), cm = dmax(cm, A2(X, i, j)), cn = dmin(cn, A2(I, i, j)), cx += A2(X, i, j);
+      CS->ref[j] = cs, CM->ref[j] = cm, CN->ref[j] = cn, CX->ref[j] = cx;
+    }
+    /* T[i][bx * 32 + j] = the sum over the chunks of X[m0 + j][bx * 64 + i] (0 past the edges) */
+    for (int bx = 0; bx < (N + 63) / 64; bx++)
+      for (int i = 0; i < 64; i++)
+        for (int j = 0; j < 32; j++) {
+          double t = 0;
+          for (int m0 = k0; m0 < M; m0 += 32)
+            if (m0 + j < M && bx * 64 + i < N) t += A2(X, m0 + j, bx * 64 + i);
+          R2(Tt, i, bx * 32 + j) = t;
+        }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d k0=%d", M, N, k0);
+    CHECK(T, call_check(&k, "carry_cols", l));
+    call_free(&k);
+  }
+}
+
 /* carry_nested: i32 row max and min accumulated across two nested loops, the
  * inner one over chunks of an outer block of 192 columns */
 static void t_carry_nested(Tally *T) {
@@ -3981,6 +4021,7 @@ static const Test tests[] = {
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
+    {"carry_cols", t_carry_cols},
     {"carry_nested", t_carry_nested},
     {"carry_while", t_carry_while},
     {"slice_at_param", t_slice_at_param},

@@ -276,6 +276,40 @@ Test(tir_carry, a_sum_accumulated_into_a_scalar_folds_once_after_the_loop) {
   }
 }
 
+Test(tir_carry, a_column_reduction_accumulated_across_a_loop_walks_its_copy_once_after_it) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], C: tensor<f32>[1, 64], D: tensor<f32>[1, 64]) {\n"
+                       "  var c: tile<f32>[1, 64] = 0.0\n  var d: tile<f32>[1, 64] = 0.0\n"
+                       "  for m0 in range(0, M, 32) {\n    c += colsum(X[m0 :+ 32, 0 :+ 64])\n"
+                       "    d = max(colmax(X[m0 :+ 32, 0 :+ 64]), d)\n  }\n"
+                       "  C[0 :+ 1, 0 :+ 64] = c\n  D[0 :+ 1, 0 :+ 64] = d\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(in_loop(K, TO_SPILL) + in_loop(K, TO_COLREDUCE) + in_loop(K, TO_BARRIER), 0, "no copy, walk or barrier in the loop");
+  cr_assert_eq(count_ops(&K->body, TO_COLREDUCE), 2);
+  cr_assert_eq(K->nbarriers, 1, "both copies written before one barrier");
+  /* each copy after the loop is of partials the loop accumulates in place of the chunk */
+  const TirBlock *body = &find_op(&K->body, TO_FOR)->body;
+  int spills = 0;
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *sp = K->body.ops.items[i];
+    if (sp->kind != TO_SPILL) continue;
+    bool stepped = false;
+    for (int j = 0; j < body->ops.len; j++) stepped |= ((const TirOp *)body->ops.items[j])->kind == TO_ASSIGN && ((const TirOp *)body->ops.items[j])->dst == sp->dst;
+    cr_assert(stepped, "the copy of %s, which the loop does not accumulate", sp->dst->cname);
+    cr_assert_eq(K->bufs[sp->buf].spill_of, sp->dst);
+    cr_assert_eq(layout_count(sp->dst->layout), 32 * 64 / 256);
+    spills++;
+  }
+  cr_assert_eq(spills, 2);
+  /* the copy read by a transpose too: the walk stays in the loop */
+  K = build("@launch(256)\nkernel k(X: tensor<f32>[M, 64], C: tensor<f32>[1, 64], T: tensor<f32>[64, 32]) {\n"
+            "  var c: tile<f32>[1, 64] = 0.0\n  var t: tile<f32>[64, 32] = 0.0\n"
+            "  for m0 in range(0, M, 32) {\n    var x = X[m0 :+ 32, 0 :+ 64]\n    c += colsum(x)\n    t += transpose(x)\n  }\n"
+            "  C[0 :+ 1, 0 :+ 64] = c\n  T[0 :+ 64, 0 :+ 32] = t\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(in_loop(K, TO_COLREDUCE), 1);
+}
+
 Test(tir_carry, f16_rows_and_nested_loops) {
   /* a row sum of f16 rounds each row's f32 sum back to f16: carrying would not */
   const char *why = NULL;
