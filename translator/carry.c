@@ -1,6 +1,7 @@
 /* carry.c: a reduction accumulated across a loop folds across threads once,
  * after the loop (run by layout.c, once every op has its layout and before
- * reductions get their scratch).
+ * reductions get their scratch). TirKernel.folds says, for --explain, what
+ * became of each such accumulation, and why one stays in the loop.
  *
  * A loop that adds a row reduction into a tile made before it,
  *     for .. { s += rowsum(e) }    (s -= rowsum(e), s = s + rowsum(e), s = s - rowsum(e),
@@ -199,62 +200,78 @@ static bool buf_shared(const TirKernel *K, const TirBlock *b, int bi, const TirO
   return false;
 }
 
-/* Whether fold R, the op at i of loop's body, can carry its partials across the loop (into *f). */
-static bool carriable(const TirKernel *K, const TirOp *loop, int i, Fold *f) {
+/* Whether fold R, the op at i of loop's body, accumulated into s by A: *f
+ * describes it, NULL when it is not such a fold. Then NULL when it can carry
+ * its partials across the loop, else why not (said by --explain). */
+static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold *f, const char **into) {
   TirOp *R = loop->body.ops.items[i];
   *f = (Fold){R, NULL, NULL, NULL, combine(R->red), R->lay};
   const TirVar *t = R->dst;
   int users = 2; /* R writes t, A reads it */
+  /* what R folds: f->of, and what goes with R */
   switch (R->kind) {
   case TO_REDUCE:
-    if (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN) return false;
-    if (R->lay && R->lay->lc == 1 && R->lay->wc == 1) return false; /* a row in one thread: nothing to save */
-    if (R->expr->ty.elem != t->elem) return false;
+    if (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN) return NULL;
     f->of = tir_hoisted(K, R->expr);
     break;
   case TO_SUM:
-    if (R->src->elem != t->elem) return false;
     f->of = R->src;
     users = 3; /* and its declaration */
     for (int j = 0; j < i; j++)
       if (((TirOp *)loop->body.ops.items[j])->kind == TO_DECL && ((TirOp *)loop->body.ops.items[j])->dst == t) f->pre = loop->body.ops.items[j];
-    if (!f->pre) return false;
+    if (!f->pre) return NULL;
     break;
   case TO_COLREDUCE:
-    if (R->red != B_COLSUM && R->red != B_COLMAX && R->red != B_COLMIN) return false;
+    if (R->red != B_COLSUM && R->red != B_COLMAX && R->red != B_COLMIN) return NULL;
     f->pre = spill_before(loop, i, R->buf);
-    if (!f->pre || f->pre->stm || K->bufs[R->buf].trans || buf_shared(K, &K->body, R->buf, f->pre, R)) return false;
+    if (!f->pre) return NULL;
     f->of = f->pre->dst;
     f->lay = f->of->layout;
-    if (f->of->elem != t->elem || f->of->rank != 2) return false;
     break;
-  default: return false;
+  default: return NULL;
   }
-  const Layout *L = f->lay;
-  if (!L || L->kind != LY_BLOCKED || L->mma || !carried_type(t->elem)) return false;
-  int regs = layout_count(L) * (elem_bytes[t->elem] > 4 ? 2 : 1);
-  if (regs > CARRY_MAX_REGS) return false;
-  TirOp *A = reader_after(K, loop, i, t); /* R's one reader */
-  if (!A || uses(K, &K->body, t) != users) return false;
-  BuiltinKind red = f->add;
+  /* the accumulation: A, R's one reader, s op= R's value */
+  TirOp *A = reader_after(K, loop, i, t);
+  if (!A) return NULL;
   Who s = {NULL, NULL};
   if (R->kind == TO_SUM) { /* a scalar statement y op= x */
     const Stmt *st = A->stmt;
-    if (A->kind != TO_SCALAR || st->kind != S_ASSIGN || st->u.assign.lhs->kind != E_IDENT) return false;
+    if (A->kind != TO_SCALAR || st->kind != S_ASSIGN || st->u.assign.lhs->kind != E_IDENT) return NULL;
     s.y = st->u.assign.lhs->u.ident.sym;
-    if (!s.y || st->u.assign.lhs->ty.elem != t->elem || st->u.assign.rhs->ty.elem != t->elem ||
-        !accumulates(K, red, st->u.assign.op, st->u.assign.rhs, &s, t))
-      return false;
+    if (!s.y || !accumulates(K, f->add, st->u.assign.op, st->u.assign.rhs, &s, t)) return NULL;
+    *into = s.y->name;
   } else {
-    if (A->kind != TO_ASSIGN || A->has_win || A->uguard || !A->dst->sym || A->dst->layout != t->layout) return false;
+    if (A->kind != TO_ASSIGN || !A->dst->sym) return NULL;
     s.v = A->dst;
-    if (A->dst->elem != t->elem || A->expr->ty.elem != t->elem || !accumulates(K, red, A->op, A->expr, &s, t)) return false;
+    if (!accumulates(K, f->add, A->op, A->expr, &s, t)) return NULL;
+    *into = A->dst->sym->name;
   }
-  if (block_touches(K, &loop->body, &s, A) || stmt_mentions(K, loop, &s)) return false;
-  /* the partials live across the whole loop: on top of the most held anywhere, within the budget */
-  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return false;
   f->A = A;
-  return true;
+  /* an accumulation: from here on, why it is not carried */
+  const Layout *L = f->lay;
+  if (uses(K, &K->body, t) != users) return "its value is read elsewhere too";
+  if (block_touches(K, &loop->body, &s, A) || stmt_mentions(K, loop, &s))
+    return arena_printf(K->a, "%s is read or written elsewhere in the loop", *into);
+  if (!L || L->kind != LY_BLOCKED || L->mma) return "it folds a value in a dot's accumulator layout";
+  if (R->kind == TO_REDUCE && L->lc == 1 && L->wc == 1) return "each row is in one thread: nothing to fold across threads";
+  if (R->kind == TO_COLREDUCE && (f->pre->stm || K->bufs[R->buf].trans || buf_shared(K, &K->body, R->buf, f->pre, R)))
+    return "the shared copy it walks is read by other ops too";
+  ElemType from = R->kind == TO_REDUCE ? R->expr->ty.elem : f->of->elem;
+  if (!carried_type(t->elem) || from != t->elem)
+    return arena_printf(K->a, "it folds %s in %s: each iteration's result is rounded, which carried partials would not be",
+                        elem_names[from], elem_names[t->elem]);
+  const Expr *lhs = R->kind == TO_SUM ? A->stmt->u.assign.lhs : NULL, *rhs = lhs ? A->stmt->u.assign.rhs : A->expr;
+  if ((lhs ? lhs->ty.elem : A->dst->elem) != t->elem || rhs->ty.elem != t->elem)
+    return arena_printf(K->a, "%s is not of the fold's type, %s", *into, elem_names[t->elem]);
+  if (A->has_win || A->uguard || (!lhs && A->dst->layout != t->layout) || (R->kind == TO_COLREDUCE && f->of->rank != 2))
+    return arena_printf(K->a, "%s is not in the fold's layout", *into);
+  int regs = layout_count(L) * (elem_bytes[t->elem] > 4 ? 2 : 1);
+  if (regs > CARRY_MAX_REGS)
+    return arena_printf(K->a, "its partials would take %d registers per thread, more than %d", regs, CARRY_MAX_REGS);
+  /* the partials live across the whole loop: on top of the most held anywhere, within the budget */
+  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS)
+    return arena_printf(K->a, "its %d partials per thread would pass the register budget of %d", regs, TIR_MAX_VALUE_REGS);
+  return NULL;
 }
 
 /* The value red's fold leaves every value as it was: -0.0 (x + -0.0 is x,
@@ -342,7 +359,7 @@ static TirOp *partials_decl(const TirBlock *b, const TirVar *p, const PtrVec *ma
  * its pre) leaves the loop. Else new partials p: declared and started before
  * the loop, and the step p op= (what R folds) takes R's place (a column
  * reduction's: its spill's). */
-static void carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, const Fold *f, PtrVec *made) {
+static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, const Fold *f, PtrVec *made) {
   TirOp *loop = b->ops.items[li], *R = f->R, *A = f->A, *pre = f->pre;
   PtrVec *ops = &loop->body.ops;
   TirVar *t = R->dst, *p = f->of;
@@ -408,6 +425,7 @@ static void carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, c
   b->ops = out;
   *nfold += 1 + (pre != NULL);
   *nassign += 1;
+  return p;
 }
 
 static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
@@ -420,8 +438,18 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
     int nfold = 0, nassign = 0; /* the ops carry put after the loop */
     for (int i = 0; i < op->body.ops.len; i++) {
       Fold f;
-      if (!carriable(K, op, i, &f)) continue;
-      carry(K, b, li, &nfold, &nassign, &f, made);
+      const char *into = NULL, *no = carriable(K, op, i, &f, &into);
+      if (!f.A) continue; /* no accumulation */
+      const char *what = arena_printf(K->a, "%s at line %d, accumulated into %s across the loop at line %d", builtin_names[f.R->red],
+                                      f.R->stmt->loc.line, into, op->stmt->loc.line);
+      if (no) {
+        vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: folded across threads in each iteration: %s", what, no));
+        continue;
+      }
+      const TirVar *p = carry(K, b, li, &nfold, &nassign, &f, made);
+      vec_push(K->a, &K->folds,
+               (void *)arena_printf(K->a, "%s: each thread carries its elements across the loop (%s, %d per thread), folded across threads once, after it",
+                                    what, p->cname, layout_count(p->layout)));
       li += 2; /* the partials' declaration and start went before the loop */
       i = -1;  /* the body changed: look again for another accumulation */
     }

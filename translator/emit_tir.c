@@ -2343,6 +2343,7 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               K->bufs[i].swz ? arena_printf(K->a, ", in %d-byte swizzled rows that wgmma reads through descriptors", K->bufs[i].swz)
               : K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors"
                                : tir_buf_shares(K, i));
+  for (int i = 0; i < K->folds.len; i++) fprintf(out, "  %s\n", (const char *)K->folds.items[i]);
   explain_barriers(K, &K->body, out);
   int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
   int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);

@@ -895,6 +895,7 @@ typedef struct TirKernel {
   int nrings;            /* loops with stage rings (pipeline.c) */
   bool use_lane, use_warp;
   const char *stage;     /* the last stage run */
+  PtrVec folds;          /* carry.c: each reduction a loop accumulates, carried or not and why (--explain) */
 } TirKernel;
 
 /* How a scan (TO_SCAN) runs over its layout. Each thread holds `lines`

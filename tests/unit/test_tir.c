@@ -310,6 +310,26 @@ Test(tir_carry, a_column_reduction_accumulated_across_a_loop_walks_its_copy_once
   cr_assert_eq(in_loop(K, TO_COLREDUCE), 1);
 }
 
+Test(tir_carry, explain_says_what_became_of_each_accumulation_and_why) {
+  const char *why = NULL;
+  TirKernel *K = build(carry_src("s += rowsum(X[0 :+ 4, n0 :+ 256])", "    Y[0 :+ 4, n0 :+ 256] = X[0 :+ 4, n0 :+ 256] - s\n"),
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->folds.len, 1);
+  cr_assert_str_eq(K->folds.items[0], "rowsum at line 5, accumulated into s across the loop at line 4: folded across threads "
+                                      "in each iteration: s is read or written elsewhere in the loop");
+  K = build(carry_src("s += rowsum(X[0 :+ 4, n0 :+ 256])", ""), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->folds.len, 1);
+  cr_assert(strstr(K->folds.items[0], "each thread carries its elements across the loop (t2c_p") &&
+                strstr(K->folds.items[0], ", 4 per thread), folded across threads once, after it"),
+            "%s", (const char *)K->folds.items[0]);
+  /* no accumulation, nothing said */
+  K = build(carry_src("s = s * 0.5 + rowsum(X[0 :+ 4, n0 :+ 256])", ""), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->folds.len, 0);
+}
+
 Test(tir_carry, f16_rows_and_nested_loops) {
   /* a row sum of f16 rounds each row's f32 sum back to f16: carrying would not */
   const char *why = NULL;
