@@ -252,7 +252,8 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   if (uses(K, &K->body, t) != users) return "its value is read elsewhere too";
   if (block_touches(K, &loop->body, &s, A) || stmt_mentions(K, loop, &s))
     return arena_printf(K->a, "%s is read or written elsewhere in the loop", *into);
-  if (!L || L->kind != LY_BLOCKED || L->mma) return "it folds a value in a dot's accumulator layout";
+  if (!L || L->kind != LY_BLOCKED) return "it folds a row or column value, which every thread of the row or column holds";
+  if (L->mma) return "it folds a value in a dot's accumulator layout";
   if (R->kind == TO_REDUCE && L->lc == 1 && L->wc == 1) return "each row is in one thread: nothing to fold across threads";
   if (R->kind == TO_COLREDUCE && (f->pre->stm || K->bufs[R->buf].trans || buf_shared(K, &K->body, R->buf, f->pre, R)))
     return "the shared copy it walks is read by other ops too";
