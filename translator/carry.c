@@ -437,6 +437,7 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
     carry_block(K, &op->els, inner, made);
     if ((op->kind != TO_FOR && op->kind != TO_WHILE) || inner) continue;
     int nfold = 0, nassign = 0; /* the ops carry put after the loop */
+    PtrVec told = {0};          /* the folds that stay in the loop, said once though the body is looked at again */
     for (int i = 0; i < op->body.ops.len; i++) {
       Fold f;
       const char *into = NULL, *no = carriable(K, op, i, &f, &into);
@@ -444,7 +445,10 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
       const char *what = arena_printf(K->a, "%s at line %d, accumulated into %s across the loop at line %d", builtin_names[f.R->red],
                                       f.R->stmt->loc.line, into, op->stmt->loc.line);
       if (no) {
-        vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: folded across threads in each iteration: %s", what, no));
+        bool said = false;
+        for (int k = 0; k < told.len; k++) said |= told.items[k] == f.R;
+        if (!said) vec_push(K->a, &told, f.R);
+        if (!said) vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: folded across threads in each iteration: %s", what, no));
         continue;
       }
       const TirVar *p = carry(K, b, li, &nfold, &nassign, &f, made);

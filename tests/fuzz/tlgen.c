@@ -1543,6 +1543,28 @@ static Stmt *gen_perthread(Gen *G) {
 }
 
 /* The elements of the var a target covers, for the envelope. */
+/* sym += r (k 0), sym = max(sym, r) (1) or sym = min(r, sym) (2) for the fold
+   r, charged to sym's envelope; 0 when r does not fit it. */
+static Stmt *accumulation_stmt(Gen *G, int sym, Expr *r, int k) {
+  Sym *y = &G->p->syms[sym];
+  r->in = fix_info(y->ty, r->in);
+  if (!info_ok(y->ty, r->in) || (y->env.exact && (!r->in.exact || r->in.g > y->env.g))) return 0;
+  Stmt *st = new_stmt(G, S_ASSIGN);
+  st->lhs = sym_expr(G, sym);
+  if (!k) { /* each run adds at most the sum's bound */
+    double charge = runs_since(G, sym) * r->in.B;
+    if (y->used + charge > y->env.B) return 0;
+    y->used += charge;
+    st->op = '+';
+    st->rhs = r;
+    return st;
+  }
+  if (r->in.B > y->env.B) return 0; /* max and min stay within the larger bound */
+  st->op = '=';
+  st->rhs = k == 1 ? bin(G, 'M', sym_expr(G, sym), r) : bin(G, 'm', r, sym_expr(G, sym));
+  return st;
+}
+
 /* y += sum(a) for the scalar var sym; 0 when the operand does not fit y's envelope. */
 static Stmt *gen_sum_accumulation(Gen *G, int sym) {
   Sym *y = &G->p->syms[sym];
@@ -1554,16 +1576,7 @@ static Stmt *gen_sum_accumulation(Gen *G, int sym) {
   set_shape(r, 0, 0, 0);
   r->in = a->in;
   r->in.B = a->in.B * (a->rank == 1 ? a->d[0] : (double)a->d[0] * a->d[1]);
-  r->in = fix_info(y->ty, r->in);
-  if (!info_ok(y->ty, r->in) || (y->env.exact && (!r->in.exact || r->in.g > y->env.g))) return 0;
-  double charge = runs_since(G, sym) * r->in.B;
-  if (y->used + charge > y->env.B) return 0;
-  y->used += charge;
-  Stmt *st = new_stmt(G, S_ASSIGN);
-  st->lhs = sym_expr(G, sym);
-  st->op = '+';
-  st->rhs = r;
-  return st;
+  return accumulation_stmt(G, sym, r, 0);
 }
 
 /* y += rowsum(a), y = max(y, rowmax(a)) or y = min(rowmin(a), y) for the
@@ -1590,22 +1603,7 @@ static Stmt *gen_accumulation(Gen *G, int sym) {
   set_shape(r, 2, y->d[0], y->d[1]);
   r->in = a->in;
   if (!k) r->in.B = a->in.B * (row ? a->d[1] : a->d[0]);
-  r->in = fix_info(y->ty, r->in);
-  if (!info_ok(y->ty, r->in) || (y->env.exact && (!r->in.exact || r->in.g > y->env.g))) return 0;
-  Stmt *st = new_stmt(G, S_ASSIGN);
-  st->lhs = sym_expr(G, sym);
-  if (!k) { /* each run adds at most the sum's bound */
-    double charge = runs_since(G, sym) * r->in.B;
-    if (y->used + charge > y->env.B) return 0;
-    y->used += charge;
-    st->op = '+';
-    st->rhs = r;
-    return st;
-  }
-  if (r->in.B > y->env.B) return 0; /* max and min stay within the larger bound */
-  st->op = '=';
-  st->rhs = k == 1 ? bin(G, 'M', sym_expr(G, sym), r) : bin(G, 'm', r, sym_expr(G, sym));
-  return st;
+  return accumulation_stmt(G, sym, r, k);
 }
 
 static Stmt *gen_update(Gen *G) {

@@ -324,6 +324,15 @@ Test(tir_carry, explain_says_what_became_of_each_accumulation_and_why) {
   cr_assert(strstr(K->folds.items[0], "each thread carries its elements across the loop (t2c_p") &&
                 strstr(K->folds.items[0], ", 4 per thread), folded across threads once, after it"),
             "%s", (const char *)K->folds.items[0]);
+  /* one that stays in the loop, before one carried: said once, though carrying looks at the body again */
+  K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1], Y: tensor<f32>[M, N]) {\n"
+            "  var q: tile<f32>[4, 1] = 0.0\n  var s: tile<f32>[4, 1] = 0.0\n  for n0 in range(0, N, 256) {\n"
+            "    q += rowsum(X[0 :+ 4, n0 :+ 256])\n    Y[0 :+ 4, n0 :+ 256] = X[0 :+ 4, n0 :+ 256] - q\n"
+            "    s += rowsum(X[0 :+ 4, n0 :+ 256])\n  }\n  S[0 :+ 4, 0 :+ 1] = s + q\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->folds.len, 2);
+  cr_assert(strstr(K->folds.items[0], "accumulated into q") && strstr(K->folds.items[0], "in each iteration"));
+  cr_assert(strstr(K->folds.items[1], "accumulated into s") && strstr(K->folds.items[1], "carries its elements"));
   /* no accumulation, nothing said */
   K = build(carry_src("s = s * 0.5 + rowsum(X[0 :+ 4, n0 :+ 256])", ""), NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
