@@ -8,7 +8,8 @@
  *                                   s = max(s, rowmax(e)), s = min(s, rowmin(e)))
  * folds each iteration's rows across the lanes that hold them (shuffles) and,
  * when a row spans warps, across warps (a scratch slot per warp and a
- * barrier), only to add one number per row to s. When nothing else in the
+ * barrier), only to add one number per row to s. A column reduction into a
+ * [1, n] tile (c += colsum(e), colmax, colmin) does the same down the columns. When nothing else in the
  * loop reads or writes s, each thread carries its own elements across the
  * loop instead, as a hand-written kernel does (bench/rowsum.tl):
  *     p = -0.0                     before the loop, p in e's layout (max, min: NaN, or
@@ -16,10 +17,7 @@
  *     for .. { p += e }            (p = max(p, e)): no shuffle, no barrier
  *     t = rowsum(p); s += t        after the loop: the one fold across threads (s -= t ...)
  * The same holds for sum() into a scalar (t += sum(e): a block reduction, one
- * barrier per iteration) and for a column reduction into a [1, n] tile
- * (c += colsum(e), colmax, colmin: a copy of e to shared memory, two barriers
- * and a walk down the columns per iteration; carried, p is copied into that
- * buffer once, after the loop, and walked once).
+ * barrier per iteration).
  * The loop's floating-point adds then run in another order (each thread's
  * elements first), as a reduction's own do; max and min give the same values.
  * p starts at the fold's identity (identity()), so a loop that runs no
@@ -28,9 +26,9 @@
  * When: the reduction (no arg-reduction) and the accumulation are ops of the
  * loop's own body, the reduction's value is read by that accumulation only,
  * s is in that value's layout, and no other op of the loop (a nested one, a
- * while's condition, the loop's own bounds) reads or writes s; a row
- * reduction spans threads (lanes or warps: else there is nothing to save); a
- * column reduction's copy is read by nothing else; the reduction accumulates
+ * while's condition, the loop's own bounds) reads or writes s; a row (column)
+ * reduction spans threads (lanes or warps: else there is nothing to save);
+ * the reduction accumulates
  * in its operand's own type (f32, f64, i32, u32, i64: a row sum of f16 rounds
  * each row's sum back to f16, which this would not); e runs in a blocked
  * layout that is not a dot's accumulator, of at most CARRY_MAX_REGS registers
@@ -160,10 +158,9 @@ static TirOp *reader_after(const TirKernel *K, const TirOp *loop, int i, const T
 }
 
 /* A fold that can carry its partials across a loop: R folds across threads
- * (a row reduction, sum(), a column reduction), A accumulates its value. The
- * partials accumulate of (each thread its elements, in R's operand's
- * layout); pre goes with R: a sum()'s value's declaration, or the spill of
- * of to the shared copy a column reduction walks. */
+ * (a row or column reduction, sum()), A accumulates its value. The partials
+ * accumulate of (each thread its elements, in R's operand's layout); pre
+ * goes with R: a sum()'s value's declaration. */
 typedef struct Fold {
   TirOp *R, *A, *pre;
   TirVar *of;            /* the value folded, when it is one (else R->expr) */
@@ -179,27 +176,6 @@ static BuiltinKind combine(BuiltinKind red) {
   }
 }
 
-/* The spill before the op at i of loop's body to buf, or NULL. */
-static TirOp *spill_before(const TirOp *loop, int i, int buf) {
-  for (int j = i - 1; j >= 0; j--) {
-    TirOp *op = loop->body.ops.items[j];
-    if (op->kind == TO_SPILL && op->buf == buf) return op;
-  }
-  return NULL;
-}
-
-/* Whether shared buffer bi is touched by anything but spill S and column reduction R. */
-static bool buf_shared(const TirKernel *K, const TirBlock *b, int bi, const TirOp *S, const TirOp *R) {
-  for (int i = 0; i < K->rvals.len; i++)
-    if (((const TirRead *)K->rvals.items[i])->buf == bi) return true; /* an expression reads the copy */
-  for (int i = 0; i < b->ops.len; i++) {
-    const TirOp *op = b->ops.items[i];
-    if (op != S && op != R && (op->buf == bi || (op->kind == TO_DOT && op->buf2 == bi))) return true;
-    if (buf_shared(K, &op->body, bi, S, R) || buf_shared(K, &op->els, bi, S, R)) return true;
-  }
-  return false;
-}
-
 /* Whether fold R, the op at i of loop's body, accumulated into s by A: *f
  * describes it, NULL when it is not such a fold. Then NULL when it can carry
  * its partials across the loop, else why not (said by --explain). */
@@ -211,7 +187,7 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   /* what R folds: f->of, and what goes with R */
   switch (R->kind) {
   case TO_REDUCE:
-    if (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN) return NULL;
+    if (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN && !tir_down_cols(R)) return NULL;
     f->of = tir_hoisted(K, R->expr);
     break;
   case TO_SUM:
@@ -220,13 +196,6 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
     for (int j = 0; j < i; j++)
       if (((TirOp *)loop->body.ops.items[j])->kind == TO_DECL && ((TirOp *)loop->body.ops.items[j])->dst == t) f->pre = loop->body.ops.items[j];
     if (!f->pre) return NULL;
-    break;
-  case TO_COLREDUCE:
-    if (R->red != B_COLSUM && R->red != B_COLMAX && R->red != B_COLMIN) return NULL;
-    f->pre = spill_before(loop, i, R->buf);
-    if (!f->pre) return NULL;
-    f->of = f->pre->dst;
-    f->lay = f->of->layout;
     break;
   default: return NULL;
   }
@@ -254,9 +223,9 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
     return arena_printf(K->a, "%s is read or written elsewhere in the loop", *into);
   if (!L || L->kind != LY_BLOCKED) return "it folds a row or column value, which every thread of the row or column holds";
   if (L->mma) return "it folds a value in a dot's accumulator layout";
-  if (R->kind == TO_REDUCE && L->lc == 1 && L->wc == 1) return "each row is in one thread: nothing to fold across threads";
-  if (R->kind == TO_COLREDUCE && (f->pre->stm || K->bufs[R->buf].trans || buf_shared(K, &K->body, R->buf, f->pre, R)))
-    return "the shared copy it walks is read by other ops too";
+  if (R->kind == TO_REDUCE && !tir_down_cols(R) && L->lc == 1 && L->wc == 1)
+    return "each row is in one thread: nothing to fold across threads";
+  if (tir_down_cols(R) && L->lr == 1 && L->wr == 1) return "each column is in one thread: nothing to fold across threads";
   ElemType from = R->kind == TO_REDUCE ? R->expr->ty.elem : f->of->elem;
   if (!carried_type(t->elem) || from != t->elem)
     return arena_printf(K->a, "it folds %s in %s: each iteration's result is rounded, which carried partials would not be",
@@ -264,7 +233,7 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   const Expr *lhs = R->kind == TO_SUM ? A->stmt->u.assign.lhs : NULL, *rhs = lhs ? A->stmt->u.assign.rhs : A->expr;
   if ((lhs ? lhs->ty.elem : A->dst->elem) != t->elem || rhs->ty.elem != t->elem)
     return arena_printf(K->a, "%s is not of the fold's type, %s", *into, elem_names[t->elem]);
-  if (A->has_win || A->uguard || (!lhs && A->dst->layout != t->layout) || (R->kind == TO_COLREDUCE && f->of->rank != 2))
+  if (A->has_win || A->uguard || (!lhs && A->dst->layout != t->layout))
     return arena_printf(K->a, "%s is not in the fold's layout", *into);
   int regs = layout_count(L) * (elem_bytes[t->elem] > 4 ? 2 : 1);
   if (regs > CARRY_MAX_REGS)
@@ -358,8 +327,7 @@ static TirOp *partials_decl(const TirBlock *b, const TirVar *p, const PtrVec *ma
  * across an inner loop (made: the partials made so far), those are carried on
  * across this loop: their declaration and start move before it, and R (with
  * its pre) leaves the loop. Else new partials p: declared and started before
- * the loop, and the step p op= (what R folds) takes R's place (a column
- * reduction's: its spill's). */
+ * the loop, and the step p op= (what R folds) takes R's place. */
 static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, const Fold *f, PtrVec *made) {
   TirOp *loop = b->ops.items[li], *R = f->R, *A = f->A, *pre = f->pre;
   PtrVec *ops = &loop->body.ops;
@@ -391,21 +359,11 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
     Expr *e = f->of ? tir_read_of(K, f->of) : R->expr;
     TirOp *step = f->add == B_ROWSUM ? assign_op(K, R, p, TK_ADD_ASSIGN, e)
                                      : assign_op(K, R, p, TK_ASSIGN, fold_call(K, f->add == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), e));
-    TirOp *at = R->kind == TO_COLREDUCE ? pre : R; /* the op the step replaces */
-    step->first = at->first || R->first;
+    step->first = R->first;
     for (int j = 0; j < ops->len; j++)
-      if (ops->items[j] == at) ops->items[j] = step;
-    if (R->kind == TO_COLREDUCE) { /* the copy the column reduction walks is p's now */
-      drop_op(ops, R);
-      pre->dst = p;
-      pre->reason = NULL;
-      K->bufs[pre->buf].spill_of = p;
-      K->bufs[pre->buf].cname = arena_printf(K->a, "%s_s", p->cname);
-      K->bufs[pre->buf].what = arena_printf(K->a, "shared copy of %s", p->what);
-    } else {
-      R->expr = tir_read_of(K, p);
-      if (R->kind == TO_SUM) R->src = p;
-    }
+      if (ops->items[j] == R) ops->items[j] = step;
+    R->expr = tir_read_of(K, p);
+    if (R->kind == TO_SUM) R->src = p;
   }
   if (pre) drop_op(ops, pre);
   drop_op(ops, A);

@@ -686,7 +686,45 @@ static void argreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   started[at.ir] = 1;
 }
 
+/* The row reduction that folds as column reduction b does. */
+static BuiltinKind row_fold(BuiltinKind b) {
+  return b == B_COLSUM ? B_ROWSUM : b == B_COLMAX ? B_ROWMAX : b == B_COLMIN ? B_ROWMIN : b;
+}
+
+/* A column reduction's element: register ic * vec + v of dst folds it (rows
+ * past the tile fold the identity). */
+static void colfold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  int *started = ctx;
+  BuiltinKind b = row_fold(op->red);
+  int k = reg_of(op->dst->layout, at);
+  const char *d = F("%s[%d]", op->dst->cname, k);
+  const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
+  const char *m = row_padded(op->lay) ? F("%s < %d", row_of(P, at), op->lay->rows) : NULL;
+  if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, b, op->dst->elem));
+  if (!started[k]) line(P, "%s = %s;", d, v);
+  else line(P, "%s = %s;", d, red_fold(P, b, d, b == B_ROWSUM ? e : v));
+  started[k] = 1;
+}
+
+/* colsum (colmax, colmin) in op's layout: in-thread down each column the
+ * thread holds, then across the lr lanes of the column (lc lanes apart); the
+ * warps down the column fold through scratch (print_scratch). */
+static void print_colfold(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  int n = l->rc * l->vec;
+  int *started = NEW_ARRAY(P->a, int, n);
+  each_elem(P, op, l, false, colfold_elem, started);
+  if (l->lr == 1) return;
+  for (int k = 0; k < n; k++)
+    line(P, "%s[%d] = t2c::%s<%d, %d>(%s[%d]);", op->dst->cname, k, fold_name(row_fold(op->red)), l->lr, l->lc,
+         op->dst->cname, k);
+}
+
 static void print_reduce(Printer *P, const TirOp *op) {
+  if (tir_down_cols(op)) {
+    print_colfold(P, op);
+    return;
+  }
   const Layout *l = op->lay;
   int *started = NEW_ARRAY(P->a, int, l->rr);
   bool arg = builtin_class[op->red] == BC_ARG;
@@ -1012,6 +1050,74 @@ static void print_sum_scratch(Printer *P, const TirOp *op, const char *half) {
   line(P, "%s = %s;", d, v);
 }
 
+/* A column reduction's partials across warps: buf[warp_r][col], written by
+ * the first lane of each column's lanes (lane < lc), folded by every thread
+ * over the wr rows; a whole run per access where the rows keep runs aligned. */
+static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
+  const Layout *l = op->lay;
+  const TirBuf *f = &P->K->bufs[op->buf];
+  BuiltinKind b = row_fold(op->red);
+  const char *who = l->lr == 1 ? NULL : l->lc == 1 ? "lane == 0" : F("lane < %d", l->lc);
+  const char *w = l->wc == 1 ? "warp" : F("(warp / %d)", l->wc);
+  int n = l->vec; /* runs of up to 16 bytes */
+  while (n > 1 && n * elem_bytes[f->elem] > 16) n /= 2;
+  if (n > 1 && f->pitch % n == 0 && (n * elem_bytes[f->elem]) % 4 == 0) {
+    for (int ic = 0; ic < l->rc; ic++)
+    for (int v0 = 0; v0 < l->vec; v0 += n) {
+      At at = {op->dst->layout, 0, ic, v0};
+      const char *col = col_of(P, at);
+      const char *cmask = col_padded(l) ? F("%s < %d", col, l->cols) : NULL; /* a whole run in or out */
+      int k0 = reg_of(op->dst->layout, at);
+      const char *vt = F("t2c::Vec<%s, %d>", ctype(f->elem), n);
+      if (op->kind == TO_SCRATCH_WRITE) {
+        Buf vals = {0};
+        for (int k = 0; k < n; k++) buf_printf(&vals, "%s%s[%d]", k ? ", " : "", op->dst->cname, k0 + k);
+        const char *c = who;
+        if (cmask) c = c ? F("%s && %s", c, cmask) : cmask;
+        const char *st = F("t2c::sts_vec<%d>(&%s[%s%s * %d + %s], %s{{%s}});", n, f->cname, half, w, f->pitch, col, vt, vals.data);
+        buf_free(&vals);
+        if (c) line(P, "if (%s) %s", c, st);
+        else line(P, "%s", st);
+        continue;
+      }
+      if (cmask) line(P, "if (%s) {", cmask);
+      else line(P, "{");
+      P->indent++;
+      const char *x = F("t2c_s%d", P->ctr++);
+      for (int r = 0; r < l->wr; r++) {
+        const char *src = F("&%s[%s%s]", f->cname, half, r ? F("%d + %s", r * f->pitch, col) : col);
+        line(P, "%s%s = t2c::lds_vec<%d>(%s);", r ? "" : F("%s ", vt), x, n, src);
+        for (int k = 0; k < n; k++) {
+          const char *d = F("%s[%d]", op->dst->cname, k0 + k), *e = F("%s.v[%d]", x, k);
+          line(P, "%s = %s;", d, r ? red_fold(P, b, d, e) : e);
+        }
+      }
+      P->indent--;
+      line(P, "}");
+    }
+    return;
+  }
+  for (int ic = 0; ic < l->rc; ic++)
+    for (int v = 0; v < l->vec; v++) {
+      At at = {op->dst->layout, 0, ic, v};
+      const char *col = col_of(P, at);
+      const char *cmask = col_padded(l) ? F("%s < %d", col, l->cols) : NULL;
+      const char *d = F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
+      if (op->kind == TO_SCRATCH_WRITE) {
+        const char *c = who;
+        if (cmask) c = c ? F("%s && %s", c, cmask) : cmask;
+        const char *st = F("%s[%s%s * %d + %s] = %s;", f->cname, half, w, f->pitch, col, d);
+        if (c) line(P, "if (%s) %s", c, st);
+        else line(P, "%s", st);
+        continue;
+      }
+      const char *x = F("%s[%s%s]", f->cname, half, col);
+      for (int r = 1; r < l->wr; r++) x = red_fold(P, b, x, F("%s[%s%d + %s]", f->cname, half, r * f->pitch, col));
+      if (cmask) line(P, "if (%s) %s = %s;", cmask, d, x);
+      else line(P, "%s = %s;", d, x);
+    }
+}
+
 static void print_scratch(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   const TirBuf *f = &P->K->bufs[op->buf];
@@ -1021,6 +1127,11 @@ static void print_scratch(Printer *P, const TirOp *op) {
     if (op->red == B_SUM) print_sum_scratch(P, op, half);
     else if (builtin_class[op->red] == BC_ARG) print_arg_scratch(P, op, half);
     else print_scan_scratch(P, op, half);
+    if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
+    return;
+  }
+  if (tir_down_cols(op)) {
+    print_col_scratch(P, op, half);
     if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
     return;
   }
@@ -2330,6 +2441,8 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
                           ? "wgmma's accumulator fragments (a warpgroup per 64 rows): a dot accumulates into it, or it is computed with a value that does"
                       : l->kind == LY_BLOCKED && l->mma
                           ? "the mma accumulator's fragments: a dot accumulates into it, or it is computed with a value that does"
+                      : l->kind == LY_SLICE && l->dim == 0
+                          ? "a column value: every thread that holds a column of the parent layout holds it, so it is read where it is"
                       : l->kind == LY_SLICE
                           ? "a row value: every thread that holds a row of the parent layout holds it, so it is read where it is"
                           : "no element is read by a thread other than the one that holds it";

@@ -13,11 +13,15 @@
  * 3. Checks. Every value an op reads must be where the op's thread has it
  *    (the same layout, or a slice of it). When not, the op reads it through
  *    its shared copy (a layout conversion, placed where it is read).
- * 4. A row reduction accumulated into a tile across a loop folds across
- *    threads once, after the loop (carry.c). Reductions whose rows span warps get a scratch buffer: the first lane of
- *    each warp's row run writes its partial, and every thread folds the wc
- *    partials (TO_SCRATCH_WRITE, TO_SCRATCH_READ; sync.c puts the barrier);
- *    an arg-reduction's partials are (value, index) pairs. A scan (TO_SCAN)
+ * 4. A reduction accumulated into a tile across a loop folds across
+ *    threads once, after the loop (carry.c). Reductions whose rows span warps
+ *    get a scratch buffer: the first lane of each warp's row run writes its
+ *    partial, and every thread folds the wc partials (TO_SCRATCH_WRITE,
+ *    TO_SCRATCH_READ; sync.c puts the barrier); an arg-reduction's partials
+ *    are (value, index) pairs. A column reduction (colsum, colmax, colmin)
+ *    is the same down the columns: in-thread over the rows, across the lr
+ *    lanes of a column, then a scratch row per warp when a column spans wr
+ *    warps. A scan (TO_SCAN)
  *    runs in its value's layout; when its lines span warps, the warps' run
  *    totals go through a scratch buffer the same way (tir_scan_geom).
  * 5. Vector widths. A load or store whose columns are the tensor's last dim,
@@ -315,7 +319,7 @@ typedef struct MmaScan {
 
 static void mma_scan_fn(TirKernel *K, TirOp *op, void *ctx) {
   MmaScan *m = ctx;
-  m->whole_rows |= op->kind == TO_REDUCE || (op->kind == TO_DOT && !op->src);
+  m->whole_rows |= (op->kind == TO_REDUCE && !tir_down_cols(op)) || (op->kind == TO_DOT && !op->src);
   if (op->kind == TO_DOT) op->wgmma = wgmma_shape(K, op);
 }
 
@@ -501,7 +505,7 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
     leaves(K, op->expr, relate_leaf, c);
     return;
   }
-  if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), 1);
+  if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), tir_down_cols(op) ? 0 : 1);
   if (op->kind == TO_ASSIGN || op->kind == TO_LOAD || op->kind == TO_SCAN) relate_leaf(K, op->dst, NULL, c);
   if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE || op->kind == TO_SCAN)
     leaves(K, op->expr, relate_leaf, c);
@@ -570,7 +574,7 @@ typedef struct Tall {
 
 static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
   const Tall *t = ctx;
-  if (op->kind != TO_REDUCE) return;
+  if (op->kind != TO_REDUCE || tir_down_cols(op)) return;
   Layout *l = find_blocked(K, op->rows, op->cols);
   if (!l || l->mma || l->rr <= MAX_REGS) return;
   for (int lc = l->lc / 2; lc >= 1 && l->rr > MAX_REGS / 8; lc /= 2) spread_lc(l, t->lanes, t->warps, l->vec, lc);
@@ -684,6 +688,11 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
   case TO_LOAD: case TO_ASSIGN: case TO_DECL: op->lay = op->dst->layout; break;
   case TO_REDUCE:
     op->lay = blocked(K, op->rows, op->cols, 4);
+    if (tir_down_cols(op)) { /* into a column value of op's layout */
+      if (op->dst->layout->kind != LY_SLICE || op->dst->layout->parent != op->lay || op->dst->layout->dim != 0)
+        c->why = "a reduction into another layout";
+      break;
+    }
     /* into a row value of op's layout, or of one whose threads hold the same rows (same_rows) */
     if (op->dst->layout->kind != LY_SLICE ||
         (op->dst->layout->parent != op->lay && (op->dst->layout->dim != 1 || !same_rows(op->dst->layout->parent, op->lay))))
@@ -878,7 +887,7 @@ static void roll_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
 
 static void roll_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
-  if (op->kind == TO_REDUCE && op->lay && op->lay->kind == LY_BLOCKED && op->lay->rc >= 4) {
+  if (op->kind == TO_REDUCE && !tir_down_cols(op) && op->lay && op->lay->kind == LY_BLOCKED && op->lay->rc >= 4) {
     Roll r = {true};
     leaves(K, op->expr, roll_leaf, &r);
     op->rolled_cols = r.ok;
@@ -1057,6 +1066,7 @@ static bool registers_ok(TirKernel *K, const char **why) {
 /* ------------------------------------------------------------ scratch for reductions across warps */
 
 /* The scratch of a reduction across warps: a row reduction's partials [wc, rows]
+ * (a column reduction's [wr, cols])
  * (an arg-reduction's values and then its indices, [2 * wc, rows], in the type
  * it compares in: an index below 2^20, a tile's most elements, is exact in every
  * one); sum()'s [warps, 1]; a scan's run totals [warps along a line, segments x
@@ -1075,6 +1085,10 @@ static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
   f->elem = op->dst->elem;
   f->rows = op->kind == TO_SUM ? K->ki->threads / K->t->lanes : op->lay->wc;
   f->cols = op->kind == TO_SUM ? 1 : op->rows;
+  if (tir_down_cols(op)) { /* a row of partials per warp down the columns */
+    f->rows = op->lay->wr;
+    f->cols = op->cols;
+  }
   if (arg) {
     f->elem = tir_acc_type(op->expr->ty.elem);
     f->rows *= 2;
@@ -1095,7 +1109,7 @@ static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
 static bool across_warps(const TirKernel *K, const TirOp *op) {
   switch (op->kind) {
   case TO_SUM: return K->ki->threads > K->t->lanes;
-  case TO_REDUCE: return op->lay->wc > 1;
+  case TO_REDUCE: return tir_down_cols(op) ? op->lay->wr > 1 : op->lay->wc > 1;
   case TO_SCAN: return tir_scan_geom(op).warps > 1;
   default: return false;
   }

@@ -656,13 +656,15 @@ typedef enum TirOpKind {
   TO_DECL,          /* dst: a tile var's registers (its initial value follows) */
   TO_LOAD,          /* dst = slice (a tensor slice), or pad: elements outside read as pad */
   TO_ASSIGN,        /* dst op= expr, elementwise in dst's layout */
-  TO_REDUCE,        /* dst = red(expr) over lay's columns (dim 1) in-thread, then across lc lanes;
+  TO_REDUCE,        /* dst = red(expr) over lay's columns (dim 1) in-thread, then across lc lanes
+                       (colsum, colmax, colmin: down its rows, tir_down_cols);
                        an arg-reduction (rowargmax) carries (value, index) pairs: dst holds the
                        indices, the printer's companion array the values */
-  TO_SCRATCH_WRITE, /* the first lane of each row run writes dst into buf[warp_c][row] (an
+  TO_SCRATCH_WRITE, /* the first lane of each row run writes dst into buf[warp_c][row] (down the
+                       columns: the first lane of each column run, buf[warp_r][col]; an
                        arg-reduction its value, then its index, in buf[wc + warp_c][row]); after a
                        TO_SCAN, the first lane of each line's lane group its run totals */
-  TO_SCRATCH_READ,  /* dst = red over the wc partials in buf; after a TO_SCAN, each element adds
+  TO_SCRATCH_READ,  /* dst = red over the wc partials in buf (wr down the columns); after a TO_SCAN, each element adds
                        the totals of the warps before its own */
   TO_SCAN,          /* dst = red(expr), an inclusive scan along axis (1: each row, 0: each column),
                        in lay: in-thread, across the lanes of a line (shuffles); across the warps
@@ -913,6 +915,10 @@ typedef struct ScanGeom {
                             order is (warp, segment, lane, inner) */
 } ScanGeom;
 ScanGeom tir_scan_geom(const TirOp *op);
+/* Whether op (a TO_REDUCE, or its TO_SCRATCH_*) folds down the columns (colsum,
+ * colmax, colmin: in-thread over its rows, across lr lanes lc apart, then wr
+ * warps) into a [1, cols] value, a slice of lay along dim 0. */
+bool tir_down_cols(const TirOp *op);
 /* An element (line l, segment s, inner i) of a scan as (ir, ic, v) of its layout. */
 void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v);
 /* The type a scan accumulates in and an arg-reduction compares in: f32 for f16

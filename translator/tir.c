@@ -107,6 +107,11 @@ ScanGeom tir_scan_geom(const TirOp *op) {
   return (ScanGeom){one_col ? 1 : p->rc * p->vec, p->rr, 1, p->lr, p->lc, p->wr, one_col ? 1 : p->cols, p->mma};
 }
 
+bool tir_down_cols(const TirOp *op) {
+  return (op->kind == TO_REDUCE || op->kind == TO_SCRATCH_WRITE || op->kind == TO_SCRATCH_READ) &&
+         (op->red == B_COLSUM || op->red == B_COLMAX || op->red == B_COLMIN);
+}
+
 void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v) {
   const Layout *p = op->lay->kind == LY_SLICE ? op->lay->parent : op->lay;
   if (op->axis == 1) {

@@ -4,17 +4,15 @@
 
 // kernel hist (atomics.tl:6): 128 threads
 //   layout L0: [4, 32], runs of 1, lanes 1 x 32, warps 4 x 1: 1 per thread
-//   layout L1: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 4: 4 per thread
-//   t2c_v1_s: shared, f32[4, 32], 528 bytes (shared copy of slice of Y at line 11)
-//   shared memory: 528 bytes; barriers: 1
+//   t2c_red0: shared, f32[4, 32], 512 bytes (partials of colsum at line 11, one row per warp)
+//   shared memory: 512 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 hist(const int *__restrict__ X, int *__restrict__ H, float *__restrict__ S, float *__restrict__ T, const float *__restrict__ Y, int N)
 {
-  __shared__ __align__(16) float t2c_v1_s[132];
+  __shared__ __align__(16) float t2c_red0[128];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp, t2c_c0 = lane;  // L0: this thread's first row and column
-  const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 4;  // L1: this thread's first row and column
   // atomics.tl:7: var i = ctx.block.x * 128 + ctx.thread
   int i_ = ((int)blockIdx.x * 128) + tid;
   // atomics.tl:8: if i < N {
@@ -25,33 +23,12 @@ hist(const int *__restrict__ X, int *__restrict__ H, float *__restrict__ S, floa
   // atomics.tl:11: atomic_add(T[0 :+ 32], colsum(Y[0 :+ 4, 0 :+ 32]))
   float t2c_v1[1];
   t2c_v1[0] = Y[t2c_r0 * 32 + t2c_c0];
-  t2c_v1_s[t2c_r0 * 33 + t2c_c0] = t2c_v1[0];
-  __syncthreads();  // t2c_v1_s: written at line 11, read here by other threads
-  float t2c_v2[4] = {};
-  t2c_v2[0] = 0.0f;
-  if (t2c_c1 < 32) {
-    t2c_v2[0] = t2c_v1_s[t2c_c1];
-    for (int t2c_i0 = 1; t2c_i0 < 4; ++t2c_i0) t2c_v2[0] = t2c_v2[0] + t2c_v1_s[t2c_i0 * 33 + t2c_c1];
-  }
-  t2c_v2[1] = 0.0f;
-  if (t2c_c1 + 1 < 32) {
-    t2c_v2[1] = t2c_v1_s[t2c_c1 + 1];
-    for (int t2c_i1 = 1; t2c_i1 < 4; ++t2c_i1) t2c_v2[1] = t2c_v2[1] + t2c_v1_s[t2c_i1 * 33 + t2c_c1 + 1];
-  }
-  t2c_v2[2] = 0.0f;
-  if (t2c_c1 + 2 < 32) {
-    t2c_v2[2] = t2c_v1_s[t2c_c1 + 2];
-    for (int t2c_i2 = 1; t2c_i2 < 4; ++t2c_i2) t2c_v2[2] = t2c_v2[2] + t2c_v1_s[t2c_i2 * 33 + t2c_c1 + 2];
-  }
-  t2c_v2[3] = 0.0f;
-  if (t2c_c1 + 3 < 32) {
-    t2c_v2[3] = t2c_v1_s[t2c_c1 + 3];
-    for (int t2c_i3 = 1; t2c_i3 < 4; ++t2c_i3) t2c_v2[3] = t2c_v2[3] + t2c_v1_s[t2c_i3 * 33 + t2c_c1 + 3];
-  }
-  if (t2c_r1 < 1 && t2c_c1 < 32) t2c::atomic_add(T + t2c_c1, t2c_v2[0]);
-  if (t2c_r1 < 1 && t2c_c1 + 1 < 32) t2c::atomic_add(T + (t2c_c1 + 1), t2c_v2[1]);
-  if (t2c_r1 < 1 && t2c_c1 + 2 < 32) t2c::atomic_add(T + (t2c_c1 + 2), t2c_v2[2]);
-  if (t2c_r1 < 1 && t2c_c1 + 3 < 32) t2c::atomic_add(T + (t2c_c1 + 3), t2c_v2[3]);
+  float t2c_v2[1];
+  t2c_v2[0] = t2c_v1[0];
+  t2c_red0[warp * 32 + t2c_c0] = t2c_v2[0];
+  __syncthreads();  // t2c_red0: written at line 11, read here by other threads
+  t2c_v2[0] = t2c_red0[t2c_c0] + t2c_red0[32 + t2c_c0] + t2c_red0[64 + t2c_c0] + t2c_red0[96 + t2c_c0];
+  if (t2c_r0 == 0) t2c::atomic_add(T + t2c_c0, t2c_v2[0]);
   // atomics.tl:12: atomic_max(S[0 :+ 4, 0 :+ 32], Y[0 :+ 4, 0 :+ 32])
   float t2c_v3[1];
   t2c_v3[0] = Y[t2c_r0 * 32 + t2c_c0];

@@ -3,19 +3,17 @@
 
 
 // kernel col_sums (colsum-carried-across-loop.tl:8): 256 threads
-//   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 8: 4 per thread
 //   layout L1: [32, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 8 per thread
-//   c: registers, 4 x f32 per thread (L0)
-//   t2c_p3_s: shared, f32[32, 64], 8320 bytes (shared copy of the partials of colsum at line 12, carried across the loop at line 11)
+//   c: registers, 4 x f32 per thread (slice(L1, dim 0))
+//   t2c_red0: shared, f32[8, 64], 2048 bytes (partials of colsum at line 12, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 8320 bytes; barriers: 1
+//   shared memory: 2048 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 col_sums(const float *__restrict__ X, float *__restrict__ C, int M, int N)
 {
-  __shared__ __align__(16) float t2c_p3_s[2080];
+  __shared__ __align__(16) float t2c_red0[512];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = lane / 16, t2c_c0 = (warp * 16 + lane % 16) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(C, 16);
@@ -23,7 +21,7 @@ col_sums(const float *__restrict__ X, float *__restrict__ C, int M, int N)
     // colsum-carried-across-loop.tl:9: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
     // colsum-carried-across-loop.tl:10: var c: tile<f32>[1, 64] = 0.0
-    float c_[4] = {};
+    float c_[4];
     c_[0] = 0.0f;
     c_[1] = 0.0f;
     c_[2] = 0.0f;
@@ -77,47 +75,74 @@ col_sums(const float *__restrict__ X, float *__restrict__ C, int M, int N)
     }
     // colsum-carried-across-loop.tl:12: c += colsum(X[m0 :+ 32, n0 :+ 64])
     // t2c_p3, carried across the loop above, folded across threads once
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1] = t2c_p3[0];
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1 + 1] = t2c_p3[1];
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1 + 2] = t2c_p3[2];
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1 + 3] = t2c_p3[3];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1] = t2c_p3[4];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1 + 1] = t2c_p3[5];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1 + 2] = t2c_p3[6];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1 + 3] = t2c_p3[7];
-    __syncthreads();  // t2c_p3_s: written at line 12, read here by other threads
-    float t2c_v3[4] = {};
-    t2c_v3[0] = 0.0f;
-    if (t2c_c0 < 64) {
-      t2c_v3[0] = t2c_p3_s[t2c_c0];
-      for (int t2c_i2 = 1; t2c_i2 < 32; ++t2c_i2) t2c_v3[0] = t2c_v3[0] + t2c_p3_s[t2c_i2 * 65 + t2c_c0];
-    }
-    t2c_v3[1] = 0.0f;
-    if (t2c_c0 + 1 < 64) {
-      t2c_v3[1] = t2c_p3_s[t2c_c0 + 1];
-      for (int t2c_i3 = 1; t2c_i3 < 32; ++t2c_i3) t2c_v3[1] = t2c_v3[1] + t2c_p3_s[t2c_i3 * 65 + t2c_c0 + 1];
-    }
-    t2c_v3[2] = 0.0f;
-    if (t2c_c0 + 2 < 64) {
-      t2c_v3[2] = t2c_p3_s[t2c_c0 + 2];
-      for (int t2c_i4 = 1; t2c_i4 < 32; ++t2c_i4) t2c_v3[2] = t2c_v3[2] + t2c_p3_s[t2c_i4 * 65 + t2c_c0 + 2];
-    }
-    t2c_v3[3] = 0.0f;
-    if (t2c_c0 + 3 < 64) {
-      t2c_v3[3] = t2c_p3_s[t2c_c0 + 3];
-      for (int t2c_i5 = 1; t2c_i5 < 32; ++t2c_i5) t2c_v3[3] = t2c_v3[3] + t2c_p3_s[t2c_i5 * 65 + t2c_c0 + 3];
+    float t2c_v3[4];
+    t2c_v3[0] = t2c_p3[0];
+    t2c_v3[1] = t2c_p3[1];
+    t2c_v3[2] = t2c_p3[2];
+    t2c_v3[3] = t2c_p3[3];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[4];
+    t2c_v3[1] = t2c_v3[1] + t2c_p3[5];
+    t2c_v3[2] = t2c_v3[2] + t2c_p3[6];
+    t2c_v3[3] = t2c_v3[3] + t2c_p3[7];
+    t2c_v3[0] = t2c::fold_sum<2, 16>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<2, 16>(t2c_v3[1]);
+    t2c_v3[2] = t2c::fold_sum<2, 16>(t2c_v3[2]);
+    t2c_v3[3] = t2c::fold_sum<2, 16>(t2c_v3[3]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
+    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s2 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
+      t2c_v3[0] = t2c_s2.v[0];
+      t2c_v3[1] = t2c_s2.v[1];
+      t2c_v3[2] = t2c_s2.v[2];
+      t2c_v3[3] = t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s2.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s2.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s2.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s2.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s2.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s2.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s2.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s2.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s2.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s2.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s2.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s2.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[320 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s2.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s2.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s2.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s2.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s2.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s2.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[448 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s2.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s2.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s2.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s2.v[3];
     }
     c_[0] += t2c_v3[0];
     c_[1] += t2c_v3[1];
     c_[2] += t2c_v3[2];
     c_[3] += t2c_v3[3];
     // colsum-carried-across-loop.tl:14: C[0 :+ 1, n0 :+ 64] = c
-    if (t2c_r0 < 1 && t2c_c0 < 64 && (n0 + t2c_c0) < N) t2c::stg_vec<4>(C + t2c_r0 * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{c_[0], c_[1], c_[2], c_[3]}});
+    if (t2c_r1 == 0 && (n0 + t2c_c1) < N) t2c::stg_vec<4>(C + n0 + t2c_c1, t2c::Vec<float, 4>{{c_[0], c_[1], c_[2], c_[3]}});
   } else {
     // colsum-carried-across-loop.tl:9: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
     // colsum-carried-across-loop.tl:10: var c: tile<f32>[1, 64] = 0.0
-    float c_[4] = {};
+    float c_[4];
     c_[0] = 0.0f;
     c_[1] = 0.0f;
     c_[2] = 0.0f;
@@ -155,44 +180,71 @@ col_sums(const float *__restrict__ X, float *__restrict__ C, int M, int N)
     }
     // colsum-carried-across-loop.tl:12: c += colsum(X[m0 :+ 32, n0 :+ 64])
     // t2c_p3, carried across the loop above, folded across threads once
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1] = t2c_p3[0];
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1 + 1] = t2c_p3[1];
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1 + 2] = t2c_p3[2];
-    t2c_p3_s[t2c_r1 * 65 + t2c_c1 + 3] = t2c_p3[3];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1] = t2c_p3[4];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1 + 1] = t2c_p3[5];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1 + 2] = t2c_p3[6];
-    t2c_p3_s[(t2c_r1 + 16) * 65 + t2c_c1 + 3] = t2c_p3[7];
-    __syncthreads();  // t2c_p3_s: written at line 12, read here by other threads
-    float t2c_v3[4] = {};
-    t2c_v3[0] = 0.0f;
-    if (t2c_c0 < 64) {
-      t2c_v3[0] = t2c_p3_s[t2c_c0];
-      for (int t2c_i6 = 1; t2c_i6 < 32; ++t2c_i6) t2c_v3[0] = t2c_v3[0] + t2c_p3_s[t2c_i6 * 65 + t2c_c0];
-    }
-    t2c_v3[1] = 0.0f;
-    if (t2c_c0 + 1 < 64) {
-      t2c_v3[1] = t2c_p3_s[t2c_c0 + 1];
-      for (int t2c_i7 = 1; t2c_i7 < 32; ++t2c_i7) t2c_v3[1] = t2c_v3[1] + t2c_p3_s[t2c_i7 * 65 + t2c_c0 + 1];
-    }
-    t2c_v3[2] = 0.0f;
-    if (t2c_c0 + 2 < 64) {
-      t2c_v3[2] = t2c_p3_s[t2c_c0 + 2];
-      for (int t2c_i8 = 1; t2c_i8 < 32; ++t2c_i8) t2c_v3[2] = t2c_v3[2] + t2c_p3_s[t2c_i8 * 65 + t2c_c0 + 2];
-    }
-    t2c_v3[3] = 0.0f;
-    if (t2c_c0 + 3 < 64) {
-      t2c_v3[3] = t2c_p3_s[t2c_c0 + 3];
-      for (int t2c_i9 = 1; t2c_i9 < 32; ++t2c_i9) t2c_v3[3] = t2c_v3[3] + t2c_p3_s[t2c_i9 * 65 + t2c_c0 + 3];
+    float t2c_v3[4];
+    t2c_v3[0] = t2c_p3[0];
+    t2c_v3[1] = t2c_p3[1];
+    t2c_v3[2] = t2c_p3[2];
+    t2c_v3[3] = t2c_p3[3];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[4];
+    t2c_v3[1] = t2c_v3[1] + t2c_p3[5];
+    t2c_v3[2] = t2c_v3[2] + t2c_p3[6];
+    t2c_v3[3] = t2c_v3[3] + t2c_p3[7];
+    t2c_v3[0] = t2c::fold_sum<2, 16>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<2, 16>(t2c_v3[1]);
+    t2c_v3[2] = t2c::fold_sum<2, 16>(t2c_v3[2]);
+    t2c_v3[3] = t2c::fold_sum<2, 16>(t2c_v3[3]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
+    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s3 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
+      t2c_v3[0] = t2c_s3.v[0];
+      t2c_v3[1] = t2c_s3.v[1];
+      t2c_v3[2] = t2c_s3.v[2];
+      t2c_v3[3] = t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s3.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s3.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s3.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s3.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s3.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s3.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s3.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s3.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s3.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s3.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s3.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s3.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[320 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s3.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s3.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s3.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s3.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s3.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s3.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[448 + t2c_c1]);
+      t2c_v3[0] = t2c_v3[0] + t2c_s3.v[0];
+      t2c_v3[1] = t2c_v3[1] + t2c_s3.v[1];
+      t2c_v3[2] = t2c_v3[2] + t2c_s3.v[2];
+      t2c_v3[3] = t2c_v3[3] + t2c_s3.v[3];
     }
     c_[0] += t2c_v3[0];
     c_[1] += t2c_v3[1];
     c_[2] += t2c_v3[2];
     c_[3] += t2c_v3[3];
     // colsum-carried-across-loop.tl:14: C[0 :+ 1, n0 :+ 64] = c
-    if (t2c_r0 < 1 && t2c_c0 < 64 && (n0 + t2c_c0) < N) C[t2c_r0 * N + (n0 + t2c_c0)] = c_[0];
-    if (t2c_r0 < 1 && t2c_c0 + 1 < 64 && (n0 + t2c_c0 + 1) < N) C[t2c_r0 * N + (n0 + t2c_c0 + 1)] = c_[1];
-    if (t2c_r0 < 1 && t2c_c0 + 2 < 64 && (n0 + t2c_c0 + 2) < N) C[t2c_r0 * N + (n0 + t2c_c0 + 2)] = c_[2];
-    if (t2c_r0 < 1 && t2c_c0 + 3 < 64 && (n0 + t2c_c0 + 3) < N) C[t2c_r0 * N + (n0 + t2c_c0 + 3)] = c_[3];
+    if (t2c_r1 == 0 && (n0 + t2c_c1) < N) C[n0 + t2c_c1] = c_[0];
+    if (t2c_r1 == 0 && (n0 + t2c_c1 + 1) < N) C[n0 + t2c_c1 + 1] = c_[1];
+    if (t2c_r1 == 0 && (n0 + t2c_c1 + 2) < N) C[n0 + t2c_c1 + 2] = c_[2];
+    if (t2c_r1 == 0 && (n0 + t2c_c1 + 3) < N) C[n0 + t2c_c1 + 3] = c_[3];
   }
 }

@@ -4,21 +4,19 @@
 
 // kernel narrow (narrow-sums.tl:4): 128 threads
 //   layout L0: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
-//   layout L1: [1, 64], runs of 8, lanes 4 x 8, warps 1 x 4: 8 per thread
 //   x: registers, 16 x f16 per thread (L0)
-//   x_s: shared, f16[32, 64], 4160 bytes (shared copy of x)
-//   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
+//   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 6, one row per warp)
+//   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 4176 bytes; barriers: 2
+//   shared memory: 1040 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict__ S)
 {
-  __shared__ __align__(16) __half x_s[2080];
-  __shared__ __align__(16) float t2c_red0[4];
+  __shared__ __align__(16) float t2c_red0[256];
+  __shared__ __align__(16) float t2c_red1[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 8;  // L0: this thread's first row and column
-  const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 8;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
@@ -43,96 +41,111 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     x[14] = t2c_w1.v[6];
     x[15] = t2c_w1.v[7];
     // narrow-sums.tl:6: Y[0 :+ 1, 0 :+ 64] = colsum(x)
-    x_s[t2c_r0 * 65 + t2c_c0] = x[0];
-    x_s[t2c_r0 * 65 + t2c_c0 + 1] = x[1];
-    x_s[t2c_r0 * 65 + t2c_c0 + 2] = x[2];
-    x_s[t2c_r0 * 65 + t2c_c0 + 3] = x[3];
-    x_s[t2c_r0 * 65 + t2c_c0 + 4] = x[4];
-    x_s[t2c_r0 * 65 + t2c_c0 + 5] = x[5];
-    x_s[t2c_r0 * 65 + t2c_c0 + 6] = x[6];
-    x_s[t2c_r0 * 65 + t2c_c0 + 7] = x[7];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0] = x[8];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 1] = x[9];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 2] = x[10];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 3] = x[11];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 4] = x[12];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 5] = x[13];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 6] = x[14];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 7] = x[15];
-    __syncthreads();  // x_s: written at line 6, read here by other threads
-    __half t2c_v2[8] = {};
-    t2c_v2[0] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 < 64) {
-      float t2c_f3 = t2c::cvt<float>(x_s[t2c_c1]);
-      for (int t2c_i2 = 1; t2c_i2 < 32; ++t2c_i2) t2c_f3 = t2c_f3 + t2c::cvt<float>(x_s[t2c_i2 * 65 + t2c_c1]);
-      t2c_v2[0] = t2c::cvt<__half>(t2c_f3);
+    float t2c_v2[8];
+    t2c_v2[0] = t2c::cvt<float>(x[0]);
+    t2c_v2[1] = t2c::cvt<float>(x[1]);
+    t2c_v2[2] = t2c::cvt<float>(x[2]);
+    t2c_v2[3] = t2c::cvt<float>(x[3]);
+    t2c_v2[4] = t2c::cvt<float>(x[4]);
+    t2c_v2[5] = t2c::cvt<float>(x[5]);
+    t2c_v2[6] = t2c::cvt<float>(x[6]);
+    t2c_v2[7] = t2c::cvt<float>(x[7]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<float>(x[8]);
+    t2c_v2[1] = t2c_v2[1] + t2c::cvt<float>(x[9]);
+    t2c_v2[2] = t2c_v2[2] + t2c::cvt<float>(x[10]);
+    t2c_v2[3] = t2c_v2[3] + t2c::cvt<float>(x[11]);
+    t2c_v2[4] = t2c_v2[4] + t2c::cvt<float>(x[12]);
+    t2c_v2[5] = t2c_v2[5] + t2c::cvt<float>(x[13]);
+    t2c_v2[6] = t2c_v2[6] + t2c::cvt<float>(x[14]);
+    t2c_v2[7] = t2c_v2[7] + t2c::cvt<float>(x[15]);
+    t2c_v2[0] = t2c::fold_sum<4, 8>(t2c_v2[0]);
+    t2c_v2[1] = t2c::fold_sum<4, 8>(t2c_v2[1]);
+    t2c_v2[2] = t2c::fold_sum<4, 8>(t2c_v2[2]);
+    t2c_v2[3] = t2c::fold_sum<4, 8>(t2c_v2[3]);
+    t2c_v2[4] = t2c::fold_sum<4, 8>(t2c_v2[4]);
+    t2c_v2[5] = t2c::fold_sum<4, 8>(t2c_v2[5]);
+    t2c_v2[6] = t2c::fold_sum<4, 8>(t2c_v2[6]);
+    t2c_v2[7] = t2c::fold_sum<4, 8>(t2c_v2[7]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0 + 4], t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    __half t2c_v3[8];
+    __syncthreads();  // t2c_red0: written at line 6, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s2 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v2[0] = t2c_s2.v[0];
+      t2c_v2[1] = t2c_s2.v[1];
+      t2c_v2[2] = t2c_s2.v[2];
+      t2c_v2[3] = t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s2.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s2.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s2.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s2.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s2.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s2.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s2.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s2.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s2.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s2.v[3];
     }
-    t2c_v2[1] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 1 < 64) {
-      float t2c_f5 = t2c::cvt<float>(x_s[t2c_c1 + 1]);
-      for (int t2c_i4 = 1; t2c_i4 < 32; ++t2c_i4) t2c_f5 = t2c_f5 + t2c::cvt<float>(x_s[t2c_i4 * 65 + t2c_c1 + 1]);
-      t2c_v2[1] = t2c::cvt<__half>(t2c_f5);
+    {
+      t2c::Vec<float, 4> t2c_s3 = t2c::lds_vec<4>(&t2c_red0[t2c_c0 + 4]);
+      t2c_v2[4] = t2c_s3.v[0];
+      t2c_v2[5] = t2c_s3.v[1];
+      t2c_v2[6] = t2c_s3.v[2];
+      t2c_v2[7] = t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c0 + 4]);
+      t2c_v2[4] = t2c_v2[4] + t2c_s3.v[0];
+      t2c_v2[5] = t2c_v2[5] + t2c_s3.v[1];
+      t2c_v2[6] = t2c_v2[6] + t2c_s3.v[2];
+      t2c_v2[7] = t2c_v2[7] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c0 + 4]);
+      t2c_v2[4] = t2c_v2[4] + t2c_s3.v[0];
+      t2c_v2[5] = t2c_v2[5] + t2c_s3.v[1];
+      t2c_v2[6] = t2c_v2[6] + t2c_s3.v[2];
+      t2c_v2[7] = t2c_v2[7] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c0 + 4]);
+      t2c_v2[4] = t2c_v2[4] + t2c_s3.v[0];
+      t2c_v2[5] = t2c_v2[5] + t2c_s3.v[1];
+      t2c_v2[6] = t2c_v2[6] + t2c_s3.v[2];
+      t2c_v2[7] = t2c_v2[7] + t2c_s3.v[3];
     }
-    t2c_v2[2] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 2 < 64) {
-      float t2c_f7 = t2c::cvt<float>(x_s[t2c_c1 + 2]);
-      for (int t2c_i6 = 1; t2c_i6 < 32; ++t2c_i6) t2c_f7 = t2c_f7 + t2c::cvt<float>(x_s[t2c_i6 * 65 + t2c_c1 + 2]);
-      t2c_v2[2] = t2c::cvt<__half>(t2c_f7);
-    }
-    t2c_v2[3] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 3 < 64) {
-      float t2c_f9 = t2c::cvt<float>(x_s[t2c_c1 + 3]);
-      for (int t2c_i8 = 1; t2c_i8 < 32; ++t2c_i8) t2c_f9 = t2c_f9 + t2c::cvt<float>(x_s[t2c_i8 * 65 + t2c_c1 + 3]);
-      t2c_v2[3] = t2c::cvt<__half>(t2c_f9);
-    }
-    t2c_v2[4] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 4 < 64) {
-      float t2c_f11 = t2c::cvt<float>(x_s[t2c_c1 + 4]);
-      for (int t2c_i10 = 1; t2c_i10 < 32; ++t2c_i10) t2c_f11 = t2c_f11 + t2c::cvt<float>(x_s[t2c_i10 * 65 + t2c_c1 + 4]);
-      t2c_v2[4] = t2c::cvt<__half>(t2c_f11);
-    }
-    t2c_v2[5] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 5 < 64) {
-      float t2c_f13 = t2c::cvt<float>(x_s[t2c_c1 + 5]);
-      for (int t2c_i12 = 1; t2c_i12 < 32; ++t2c_i12) t2c_f13 = t2c_f13 + t2c::cvt<float>(x_s[t2c_i12 * 65 + t2c_c1 + 5]);
-      t2c_v2[5] = t2c::cvt<__half>(t2c_f13);
-    }
-    t2c_v2[6] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 6 < 64) {
-      float t2c_f15 = t2c::cvt<float>(x_s[t2c_c1 + 6]);
-      for (int t2c_i14 = 1; t2c_i14 < 32; ++t2c_i14) t2c_f15 = t2c_f15 + t2c::cvt<float>(x_s[t2c_i14 * 65 + t2c_c1 + 6]);
-      t2c_v2[6] = t2c::cvt<__half>(t2c_f15);
-    }
-    t2c_v2[7] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 7 < 64) {
-      float t2c_f17 = t2c::cvt<float>(x_s[t2c_c1 + 7]);
-      for (int t2c_i16 = 1; t2c_i16 < 32; ++t2c_i16) t2c_f17 = t2c_f17 + t2c::cvt<float>(x_s[t2c_i16 * 65 + t2c_c1 + 7]);
-      t2c_v2[7] = t2c::cvt<__half>(t2c_f17);
-    }
-    if (t2c_r1 < 1 && t2c_c1 < 64) t2c::stg_vec<8>(Y + t2c_r1 * 64 + t2c_c1, t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c_v3[0] = t2c::cvt<__half>(t2c_v2[0]);
+    t2c_v3[1] = t2c::cvt<__half>(t2c_v2[1]);
+    t2c_v3[2] = t2c::cvt<__half>(t2c_v2[2]);
+    t2c_v3[3] = t2c::cvt<__half>(t2c_v2[3]);
+    t2c_v3[4] = t2c::cvt<__half>(t2c_v2[4]);
+    t2c_v3[5] = t2c::cvt<__half>(t2c_v2[5]);
+    t2c_v3[6] = t2c::cvt<__half>(t2c_v2[6]);
+    t2c_v3[7] = t2c::cvt<__half>(t2c_v2[7]);
+    if (t2c_r0 == 0) t2c::stg_vec<8>(Y + t2c_c0, t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
     // narrow-sums.tl:7: S[0] = sum(x)
-    float t2c_v3[1];
-    t2c_v3[0] = t2c::cvt<float>(x[0]);
-    t2c_v3[0] += t2c::cvt<float>(x[1]);
-    t2c_v3[0] += t2c::cvt<float>(x[2]);
-    t2c_v3[0] += t2c::cvt<float>(x[3]);
-    t2c_v3[0] += t2c::cvt<float>(x[4]);
-    t2c_v3[0] += t2c::cvt<float>(x[5]);
-    t2c_v3[0] += t2c::cvt<float>(x[6]);
-    t2c_v3[0] += t2c::cvt<float>(x[7]);
-    t2c_v3[0] += t2c::cvt<float>(x[8]);
-    t2c_v3[0] += t2c::cvt<float>(x[9]);
-    t2c_v3[0] += t2c::cvt<float>(x[10]);
-    t2c_v3[0] += t2c::cvt<float>(x[11]);
-    t2c_v3[0] += t2c::cvt<float>(x[12]);
-    t2c_v3[0] += t2c::cvt<float>(x[13]);
-    t2c_v3[0] += t2c::cvt<float>(x[14]);
-    t2c_v3[0] += t2c::cvt<float>(x[15]);
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 7, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) S[0] = t2c::cvt<__half>(t2c_v3[0]);
+    float t2c_v4[1];
+    t2c_v4[0] = t2c::cvt<float>(x[0]);
+    t2c_v4[0] += t2c::cvt<float>(x[1]);
+    t2c_v4[0] += t2c::cvt<float>(x[2]);
+    t2c_v4[0] += t2c::cvt<float>(x[3]);
+    t2c_v4[0] += t2c::cvt<float>(x[4]);
+    t2c_v4[0] += t2c::cvt<float>(x[5]);
+    t2c_v4[0] += t2c::cvt<float>(x[6]);
+    t2c_v4[0] += t2c::cvt<float>(x[7]);
+    t2c_v4[0] += t2c::cvt<float>(x[8]);
+    t2c_v4[0] += t2c::cvt<float>(x[9]);
+    t2c_v4[0] += t2c::cvt<float>(x[10]);
+    t2c_v4[0] += t2c::cvt<float>(x[11]);
+    t2c_v4[0] += t2c::cvt<float>(x[12]);
+    t2c_v4[0] += t2c::cvt<float>(x[13]);
+    t2c_v4[0] += t2c::cvt<float>(x[14]);
+    t2c_v4[0] += t2c::cvt<float>(x[15]);
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
+    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    if (tid == 0) S[0] = t2c::cvt<__half>(t2c_v4[0]);
   } else {
     // narrow-sums.tl:5: var x = X[0 :+ 32, 0 :+ 64]
     __half x[16];
@@ -153,102 +166,117 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     x[14] = X[(t2c_r0 + 16) * 64 + (t2c_c0 + 6)];
     x[15] = X[(t2c_r0 + 16) * 64 + (t2c_c0 + 7)];
     // narrow-sums.tl:6: Y[0 :+ 1, 0 :+ 64] = colsum(x)
-    x_s[t2c_r0 * 65 + t2c_c0] = x[0];
-    x_s[t2c_r0 * 65 + t2c_c0 + 1] = x[1];
-    x_s[t2c_r0 * 65 + t2c_c0 + 2] = x[2];
-    x_s[t2c_r0 * 65 + t2c_c0 + 3] = x[3];
-    x_s[t2c_r0 * 65 + t2c_c0 + 4] = x[4];
-    x_s[t2c_r0 * 65 + t2c_c0 + 5] = x[5];
-    x_s[t2c_r0 * 65 + t2c_c0 + 6] = x[6];
-    x_s[t2c_r0 * 65 + t2c_c0 + 7] = x[7];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0] = x[8];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 1] = x[9];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 2] = x[10];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 3] = x[11];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 4] = x[12];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 5] = x[13];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 6] = x[14];
-    x_s[(t2c_r0 + 16) * 65 + t2c_c0 + 7] = x[15];
-    __syncthreads();  // x_s: written at line 6, read here by other threads
-    __half t2c_v2[8] = {};
-    t2c_v2[0] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 < 64) {
-      float t2c_f19 = t2c::cvt<float>(x_s[t2c_c1]);
-      for (int t2c_i18 = 1; t2c_i18 < 32; ++t2c_i18) t2c_f19 = t2c_f19 + t2c::cvt<float>(x_s[t2c_i18 * 65 + t2c_c1]);
-      t2c_v2[0] = t2c::cvt<__half>(t2c_f19);
+    float t2c_v2[8];
+    t2c_v2[0] = t2c::cvt<float>(x[0]);
+    t2c_v2[1] = t2c::cvt<float>(x[1]);
+    t2c_v2[2] = t2c::cvt<float>(x[2]);
+    t2c_v2[3] = t2c::cvt<float>(x[3]);
+    t2c_v2[4] = t2c::cvt<float>(x[4]);
+    t2c_v2[5] = t2c::cvt<float>(x[5]);
+    t2c_v2[6] = t2c::cvt<float>(x[6]);
+    t2c_v2[7] = t2c::cvt<float>(x[7]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<float>(x[8]);
+    t2c_v2[1] = t2c_v2[1] + t2c::cvt<float>(x[9]);
+    t2c_v2[2] = t2c_v2[2] + t2c::cvt<float>(x[10]);
+    t2c_v2[3] = t2c_v2[3] + t2c::cvt<float>(x[11]);
+    t2c_v2[4] = t2c_v2[4] + t2c::cvt<float>(x[12]);
+    t2c_v2[5] = t2c_v2[5] + t2c::cvt<float>(x[13]);
+    t2c_v2[6] = t2c_v2[6] + t2c::cvt<float>(x[14]);
+    t2c_v2[7] = t2c_v2[7] + t2c::cvt<float>(x[15]);
+    t2c_v2[0] = t2c::fold_sum<4, 8>(t2c_v2[0]);
+    t2c_v2[1] = t2c::fold_sum<4, 8>(t2c_v2[1]);
+    t2c_v2[2] = t2c::fold_sum<4, 8>(t2c_v2[2]);
+    t2c_v2[3] = t2c::fold_sum<4, 8>(t2c_v2[3]);
+    t2c_v2[4] = t2c::fold_sum<4, 8>(t2c_v2[4]);
+    t2c_v2[5] = t2c::fold_sum<4, 8>(t2c_v2[5]);
+    t2c_v2[6] = t2c::fold_sum<4, 8>(t2c_v2[6]);
+    t2c_v2[7] = t2c::fold_sum<4, 8>(t2c_v2[7]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0 + 4], t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    __half t2c_v3[8];
+    __syncthreads();  // t2c_red0: written at line 6, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s4 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v2[0] = t2c_s4.v[0];
+      t2c_v2[1] = t2c_s4.v[1];
+      t2c_v2[2] = t2c_s4.v[2];
+      t2c_v2[3] = t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s4.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s4.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s4.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s4.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s4.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s4.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s4.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s4.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s4.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s4.v[3];
     }
-    t2c_v2[1] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 1 < 64) {
-      float t2c_f21 = t2c::cvt<float>(x_s[t2c_c1 + 1]);
-      for (int t2c_i20 = 1; t2c_i20 < 32; ++t2c_i20) t2c_f21 = t2c_f21 + t2c::cvt<float>(x_s[t2c_i20 * 65 + t2c_c1 + 1]);
-      t2c_v2[1] = t2c::cvt<__half>(t2c_f21);
+    {
+      t2c::Vec<float, 4> t2c_s5 = t2c::lds_vec<4>(&t2c_red0[t2c_c0 + 4]);
+      t2c_v2[4] = t2c_s5.v[0];
+      t2c_v2[5] = t2c_s5.v[1];
+      t2c_v2[6] = t2c_s5.v[2];
+      t2c_v2[7] = t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c0 + 4]);
+      t2c_v2[4] = t2c_v2[4] + t2c_s5.v[0];
+      t2c_v2[5] = t2c_v2[5] + t2c_s5.v[1];
+      t2c_v2[6] = t2c_v2[6] + t2c_s5.v[2];
+      t2c_v2[7] = t2c_v2[7] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c0 + 4]);
+      t2c_v2[4] = t2c_v2[4] + t2c_s5.v[0];
+      t2c_v2[5] = t2c_v2[5] + t2c_s5.v[1];
+      t2c_v2[6] = t2c_v2[6] + t2c_s5.v[2];
+      t2c_v2[7] = t2c_v2[7] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c0 + 4]);
+      t2c_v2[4] = t2c_v2[4] + t2c_s5.v[0];
+      t2c_v2[5] = t2c_v2[5] + t2c_s5.v[1];
+      t2c_v2[6] = t2c_v2[6] + t2c_s5.v[2];
+      t2c_v2[7] = t2c_v2[7] + t2c_s5.v[3];
     }
-    t2c_v2[2] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 2 < 64) {
-      float t2c_f23 = t2c::cvt<float>(x_s[t2c_c1 + 2]);
-      for (int t2c_i22 = 1; t2c_i22 < 32; ++t2c_i22) t2c_f23 = t2c_f23 + t2c::cvt<float>(x_s[t2c_i22 * 65 + t2c_c1 + 2]);
-      t2c_v2[2] = t2c::cvt<__half>(t2c_f23);
-    }
-    t2c_v2[3] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 3 < 64) {
-      float t2c_f25 = t2c::cvt<float>(x_s[t2c_c1 + 3]);
-      for (int t2c_i24 = 1; t2c_i24 < 32; ++t2c_i24) t2c_f25 = t2c_f25 + t2c::cvt<float>(x_s[t2c_i24 * 65 + t2c_c1 + 3]);
-      t2c_v2[3] = t2c::cvt<__half>(t2c_f25);
-    }
-    t2c_v2[4] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 4 < 64) {
-      float t2c_f27 = t2c::cvt<float>(x_s[t2c_c1 + 4]);
-      for (int t2c_i26 = 1; t2c_i26 < 32; ++t2c_i26) t2c_f27 = t2c_f27 + t2c::cvt<float>(x_s[t2c_i26 * 65 + t2c_c1 + 4]);
-      t2c_v2[4] = t2c::cvt<__half>(t2c_f27);
-    }
-    t2c_v2[5] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 5 < 64) {
-      float t2c_f29 = t2c::cvt<float>(x_s[t2c_c1 + 5]);
-      for (int t2c_i28 = 1; t2c_i28 < 32; ++t2c_i28) t2c_f29 = t2c_f29 + t2c::cvt<float>(x_s[t2c_i28 * 65 + t2c_c1 + 5]);
-      t2c_v2[5] = t2c::cvt<__half>(t2c_f29);
-    }
-    t2c_v2[6] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 6 < 64) {
-      float t2c_f31 = t2c::cvt<float>(x_s[t2c_c1 + 6]);
-      for (int t2c_i30 = 1; t2c_i30 < 32; ++t2c_i30) t2c_f31 = t2c_f31 + t2c::cvt<float>(x_s[t2c_i30 * 65 + t2c_c1 + 6]);
-      t2c_v2[6] = t2c::cvt<__half>(t2c_f31);
-    }
-    t2c_v2[7] = t2c::cvt<__half>(0.0f);
-    if (t2c_c1 + 7 < 64) {
-      float t2c_f33 = t2c::cvt<float>(x_s[t2c_c1 + 7]);
-      for (int t2c_i32 = 1; t2c_i32 < 32; ++t2c_i32) t2c_f33 = t2c_f33 + t2c::cvt<float>(x_s[t2c_i32 * 65 + t2c_c1 + 7]);
-      t2c_v2[7] = t2c::cvt<__half>(t2c_f33);
-    }
-    if (t2c_r1 < 1 && t2c_c1 < 64) Y[t2c_r1 * 64 + t2c_c1] = t2c_v2[0];
-    if (t2c_r1 < 1 && t2c_c1 + 1 < 64) Y[t2c_r1 * 64 + (t2c_c1 + 1)] = t2c_v2[1];
-    if (t2c_r1 < 1 && t2c_c1 + 2 < 64) Y[t2c_r1 * 64 + (t2c_c1 + 2)] = t2c_v2[2];
-    if (t2c_r1 < 1 && t2c_c1 + 3 < 64) Y[t2c_r1 * 64 + (t2c_c1 + 3)] = t2c_v2[3];
-    if (t2c_r1 < 1 && t2c_c1 + 4 < 64) Y[t2c_r1 * 64 + (t2c_c1 + 4)] = t2c_v2[4];
-    if (t2c_r1 < 1 && t2c_c1 + 5 < 64) Y[t2c_r1 * 64 + (t2c_c1 + 5)] = t2c_v2[5];
-    if (t2c_r1 < 1 && t2c_c1 + 6 < 64) Y[t2c_r1 * 64 + (t2c_c1 + 6)] = t2c_v2[6];
-    if (t2c_r1 < 1 && t2c_c1 + 7 < 64) Y[t2c_r1 * 64 + (t2c_c1 + 7)] = t2c_v2[7];
+    t2c_v3[0] = t2c::cvt<__half>(t2c_v2[0]);
+    t2c_v3[1] = t2c::cvt<__half>(t2c_v2[1]);
+    t2c_v3[2] = t2c::cvt<__half>(t2c_v2[2]);
+    t2c_v3[3] = t2c::cvt<__half>(t2c_v2[3]);
+    t2c_v3[4] = t2c::cvt<__half>(t2c_v2[4]);
+    t2c_v3[5] = t2c::cvt<__half>(t2c_v2[5]);
+    t2c_v3[6] = t2c::cvt<__half>(t2c_v2[6]);
+    t2c_v3[7] = t2c::cvt<__half>(t2c_v2[7]);
+    if (t2c_r0 == 0) Y[t2c_c0] = t2c_v3[0];
+    if (t2c_r0 == 0) Y[t2c_c0 + 1] = t2c_v3[1];
+    if (t2c_r0 == 0) Y[t2c_c0 + 2] = t2c_v3[2];
+    if (t2c_r0 == 0) Y[t2c_c0 + 3] = t2c_v3[3];
+    if (t2c_r0 == 0) Y[t2c_c0 + 4] = t2c_v3[4];
+    if (t2c_r0 == 0) Y[t2c_c0 + 5] = t2c_v3[5];
+    if (t2c_r0 == 0) Y[t2c_c0 + 6] = t2c_v3[6];
+    if (t2c_r0 == 0) Y[t2c_c0 + 7] = t2c_v3[7];
     // narrow-sums.tl:7: S[0] = sum(x)
-    float t2c_v3[1];
-    t2c_v3[0] = t2c::cvt<float>(x[0]);
-    t2c_v3[0] += t2c::cvt<float>(x[1]);
-    t2c_v3[0] += t2c::cvt<float>(x[2]);
-    t2c_v3[0] += t2c::cvt<float>(x[3]);
-    t2c_v3[0] += t2c::cvt<float>(x[4]);
-    t2c_v3[0] += t2c::cvt<float>(x[5]);
-    t2c_v3[0] += t2c::cvt<float>(x[6]);
-    t2c_v3[0] += t2c::cvt<float>(x[7]);
-    t2c_v3[0] += t2c::cvt<float>(x[8]);
-    t2c_v3[0] += t2c::cvt<float>(x[9]);
-    t2c_v3[0] += t2c::cvt<float>(x[10]);
-    t2c_v3[0] += t2c::cvt<float>(x[11]);
-    t2c_v3[0] += t2c::cvt<float>(x[12]);
-    t2c_v3[0] += t2c::cvt<float>(x[13]);
-    t2c_v3[0] += t2c::cvt<float>(x[14]);
-    t2c_v3[0] += t2c::cvt<float>(x[15]);
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 7, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) S[0] = t2c::cvt<__half>(t2c_v3[0]);
+    float t2c_v4[1];
+    t2c_v4[0] = t2c::cvt<float>(x[0]);
+    t2c_v4[0] += t2c::cvt<float>(x[1]);
+    t2c_v4[0] += t2c::cvt<float>(x[2]);
+    t2c_v4[0] += t2c::cvt<float>(x[3]);
+    t2c_v4[0] += t2c::cvt<float>(x[4]);
+    t2c_v4[0] += t2c::cvt<float>(x[5]);
+    t2c_v4[0] += t2c::cvt<float>(x[6]);
+    t2c_v4[0] += t2c::cvt<float>(x[7]);
+    t2c_v4[0] += t2c::cvt<float>(x[8]);
+    t2c_v4[0] += t2c::cvt<float>(x[9]);
+    t2c_v4[0] += t2c::cvt<float>(x[10]);
+    t2c_v4[0] += t2c::cvt<float>(x[11]);
+    t2c_v4[0] += t2c::cvt<float>(x[12]);
+    t2c_v4[0] += t2c::cvt<float>(x[13]);
+    t2c_v4[0] += t2c::cvt<float>(x[14]);
+    t2c_v4[0] += t2c::cvt<float>(x[15]);
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
+    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    if (tid == 0) S[0] = t2c::cvt<__half>(t2c_v4[0]);
   }
 }

@@ -4,19 +4,17 @@
 
 // kernel mix (rank-mixing.tl:5): 64 threads
 //   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 8 per thread
-//   layout L1: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 2: 4 per thread
 //   x: registers, 8 x f32 per thread (L0)
-//   x_s: shared, f32[16, 32], 2112 bytes (shared copy of x)
+//   t2c_red0: shared, f32[2, 32], 256 bytes (partials of colmax at line 9, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 2112 bytes; barriers: 1
+//   shared memory: 256 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(64)
 mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, float *__restrict__ R, float *__restrict__ C)
 {
-  __shared__ __align__(16) float x_s[528];
+  __shared__ __align__(16) float t2c_red0[64];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 4;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(W, 16) && t2c::aligned(Y, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
@@ -32,14 +30,6 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     x[5] = t2c_w1.v[1];
     x[6] = t2c_w1.v[2];
     x[7] = t2c_w1.v[3];
-    x_s[t2c_r0 * 33 + t2c_c0] = x[0];
-    x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
-    x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
-    x_s[t2c_r0 * 33 + t2c_c0 + 3] = x[3];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0] = x[4];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = x[5];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = x[6];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = x[7];
     // rank-mixing.tl:7: Y[0 :+ 16, 0 :+ 32] = x * W[0 :+ 32]
     float t2c_v2[4];
     const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(W + t2c_c0);
@@ -64,29 +54,34 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
     if (t2c_c0 == 0) R[t2c_r0 + 8] = t2c_v3[1];
     // rank-mixing.tl:9: C[0 :+ 32] = colmax(x)
-    __syncthreads();  // x_s: written at line 6, read here by other threads
-    float t2c_v4[4] = {};
-    t2c_v4[0] = t2c::lowest<float>();
-    if (t2c_c1 < 32) {
-      t2c_v4[0] = x_s[t2c_c1];
-      for (int t2c_i3 = 1; t2c_i3 < 16; ++t2c_i3) t2c_v4[0] = t2c::max(t2c_v4[0], x_s[t2c_i3 * 33 + t2c_c1]);
+    float t2c_v4[4];
+    t2c_v4[0] = x[0];
+    t2c_v4[1] = x[1];
+    t2c_v4[2] = x[2];
+    t2c_v4[3] = x[3];
+    t2c_v4[0] = t2c::max(t2c_v4[0], x[4]);
+    t2c_v4[1] = t2c::max(t2c_v4[1], x[5]);
+    t2c_v4[2] = t2c::max(t2c_v4[2], x[6]);
+    t2c_v4[3] = t2c::max(t2c_v4[3], x[7]);
+    t2c_v4[0] = t2c::fold_max<4, 8>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_max<4, 8>(t2c_v4[1]);
+    t2c_v4[2] = t2c::fold_max<4, 8>(t2c_v4[2]);
+    t2c_v4[3] = t2c::fold_max<4, 8>(t2c_v4[3]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 32 + t2c_c0], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s3 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v4[0] = t2c_s3.v[0];
+      t2c_v4[1] = t2c_s3.v[1];
+      t2c_v4[2] = t2c_s3.v[2];
+      t2c_v4[3] = t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[32 + t2c_c0]);
+      t2c_v4[0] = t2c::max(t2c_v4[0], t2c_s3.v[0]);
+      t2c_v4[1] = t2c::max(t2c_v4[1], t2c_s3.v[1]);
+      t2c_v4[2] = t2c::max(t2c_v4[2], t2c_s3.v[2]);
+      t2c_v4[3] = t2c::max(t2c_v4[3], t2c_s3.v[3]);
     }
-    t2c_v4[1] = t2c::lowest<float>();
-    if (t2c_c1 + 1 < 32) {
-      t2c_v4[1] = x_s[t2c_c1 + 1];
-      for (int t2c_i4 = 1; t2c_i4 < 16; ++t2c_i4) t2c_v4[1] = t2c::max(t2c_v4[1], x_s[t2c_i4 * 33 + t2c_c1 + 1]);
-    }
-    t2c_v4[2] = t2c::lowest<float>();
-    if (t2c_c1 + 2 < 32) {
-      t2c_v4[2] = x_s[t2c_c1 + 2];
-      for (int t2c_i5 = 1; t2c_i5 < 16; ++t2c_i5) t2c_v4[2] = t2c::max(t2c_v4[2], x_s[t2c_i5 * 33 + t2c_c1 + 2]);
-    }
-    t2c_v4[3] = t2c::lowest<float>();
-    if (t2c_c1 + 3 < 32) {
-      t2c_v4[3] = x_s[t2c_c1 + 3];
-      for (int t2c_i6 = 1; t2c_i6 < 16; ++t2c_i6) t2c_v4[3] = t2c::max(t2c_v4[3], x_s[t2c_i6 * 33 + t2c_c1 + 3]);
-    }
-    if (t2c_r1 < 1 && t2c_c1 < 32) t2c::stg_vec<4>(C + t2c_c1, t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
+    if (t2c_r0 == 0) t2c::stg_vec<4>(C + t2c_c0, t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
   } else {
     // rank-mixing.tl:6: var x = X[0 :+ 16, 0 :+ 32]
     float x[8];
@@ -98,14 +93,6 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     x[5] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 1)];
     x[6] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 2)];
     x[7] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 3)];
-    x_s[t2c_r0 * 33 + t2c_c0] = x[0];
-    x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
-    x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
-    x_s[t2c_r0 * 33 + t2c_c0 + 3] = x[3];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0] = x[4];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = x[5];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = x[6];
-    x_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = x[7];
     // rank-mixing.tl:7: Y[0 :+ 16, 0 :+ 32] = x * W[0 :+ 32]
     float t2c_v2[4];
     t2c_v2[0] = W[t2c_c0];
@@ -135,31 +122,36 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
     if (t2c_c0 == 0) R[t2c_r0 + 8] = t2c_v3[1];
     // rank-mixing.tl:9: C[0 :+ 32] = colmax(x)
-    __syncthreads();  // x_s: written at line 6, read here by other threads
-    float t2c_v4[4] = {};
-    t2c_v4[0] = t2c::lowest<float>();
-    if (t2c_c1 < 32) {
-      t2c_v4[0] = x_s[t2c_c1];
-      for (int t2c_i7 = 1; t2c_i7 < 16; ++t2c_i7) t2c_v4[0] = t2c::max(t2c_v4[0], x_s[t2c_i7 * 33 + t2c_c1]);
+    float t2c_v4[4];
+    t2c_v4[0] = x[0];
+    t2c_v4[1] = x[1];
+    t2c_v4[2] = x[2];
+    t2c_v4[3] = x[3];
+    t2c_v4[0] = t2c::max(t2c_v4[0], x[4]);
+    t2c_v4[1] = t2c::max(t2c_v4[1], x[5]);
+    t2c_v4[2] = t2c::max(t2c_v4[2], x[6]);
+    t2c_v4[3] = t2c::max(t2c_v4[3], x[7]);
+    t2c_v4[0] = t2c::fold_max<4, 8>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_max<4, 8>(t2c_v4[1]);
+    t2c_v4[2] = t2c::fold_max<4, 8>(t2c_v4[2]);
+    t2c_v4[3] = t2c::fold_max<4, 8>(t2c_v4[3]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 32 + t2c_c0], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s4 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v4[0] = t2c_s4.v[0];
+      t2c_v4[1] = t2c_s4.v[1];
+      t2c_v4[2] = t2c_s4.v[2];
+      t2c_v4[3] = t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[32 + t2c_c0]);
+      t2c_v4[0] = t2c::max(t2c_v4[0], t2c_s4.v[0]);
+      t2c_v4[1] = t2c::max(t2c_v4[1], t2c_s4.v[1]);
+      t2c_v4[2] = t2c::max(t2c_v4[2], t2c_s4.v[2]);
+      t2c_v4[3] = t2c::max(t2c_v4[3], t2c_s4.v[3]);
     }
-    t2c_v4[1] = t2c::lowest<float>();
-    if (t2c_c1 + 1 < 32) {
-      t2c_v4[1] = x_s[t2c_c1 + 1];
-      for (int t2c_i8 = 1; t2c_i8 < 16; ++t2c_i8) t2c_v4[1] = t2c::max(t2c_v4[1], x_s[t2c_i8 * 33 + t2c_c1 + 1]);
-    }
-    t2c_v4[2] = t2c::lowest<float>();
-    if (t2c_c1 + 2 < 32) {
-      t2c_v4[2] = x_s[t2c_c1 + 2];
-      for (int t2c_i9 = 1; t2c_i9 < 16; ++t2c_i9) t2c_v4[2] = t2c::max(t2c_v4[2], x_s[t2c_i9 * 33 + t2c_c1 + 2]);
-    }
-    t2c_v4[3] = t2c::lowest<float>();
-    if (t2c_c1 + 3 < 32) {
-      t2c_v4[3] = x_s[t2c_c1 + 3];
-      for (int t2c_i10 = 1; t2c_i10 < 16; ++t2c_i10) t2c_v4[3] = t2c::max(t2c_v4[3], x_s[t2c_i10 * 33 + t2c_c1 + 3]);
-    }
-    if (t2c_r1 < 1 && t2c_c1 < 32) C[t2c_c1] = t2c_v4[0];
-    if (t2c_r1 < 1 && t2c_c1 + 1 < 32) C[t2c_c1 + 1] = t2c_v4[1];
-    if (t2c_r1 < 1 && t2c_c1 + 2 < 32) C[t2c_c1 + 2] = t2c_v4[2];
-    if (t2c_r1 < 1 && t2c_c1 + 3 < 32) C[t2c_c1 + 3] = t2c_v4[3];
+    if (t2c_r0 == 0) C[t2c_c0] = t2c_v4[0];
+    if (t2c_r0 == 0) C[t2c_c0 + 1] = t2c_v4[1];
+    if (t2c_r0 == 0) C[t2c_c0 + 2] = t2c_v4[2];
+    if (t2c_r0 == 0) C[t2c_c0 + 3] = t2c_v4[3];
   }
 }

@@ -10,32 +10,34 @@
 //   rs: registers, 6 x f32 per thread (slice(L0, dim 1))
 //   rx: registers, 6 x f32 per thread (slice(L0, dim 1))
 //   rn: registers, 6 x f32 per thread (slice(L0, dim 1))
-//   cs: registers, 4 x f32 per thread (L2)
-//   cx: registers, 4 x f32 per thread (L2)
-//   cn: registers, 4 x f32 per thread (L2)
+//   cs: registers, 4 x f32 per thread (slice(L0, dim 0))
+//   cx: registers, 4 x f32 per thread (slice(L0, dim 0))
+//   cn: registers, 4 x f32 per thread (slice(L0, dim 0))
 //   rs_s: shared, f32[24, 1], 96 bytes (shared copy of rs)
 //   rx_s: shared, f32[24, 1], 96 bytes (shared copy of rx)
 //   rn_s: shared, f32[24, 1], 96 bytes (shared copy of rn)
-//   x_s: shared, f32[24, 40], 3936 bytes (shared copy of x)
 //   cs_s: shared, f32[1, 40], 164 bytes (shared copy of cs)
 //   cx_s: shared, f32[1, 40], 164 bytes (shared copy of cx)
-//   t2c_v13_s: shared, f32[24, 40], 3936 bytes (shared copy of an operand at line 16)
 //   cn_s: shared, f32[1, 40], 164 bytes (shared copy of cn)
-//   t2c_red0: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
+//   t2c_red0: shared, f32[2, 40], 320 bytes (partials of colsum at line 12, one row per warp)
+//   t2c_red1: shared, f32[2, 40], 320 bytes (partials of colmax at line 14, one row per warp)
+//   t2c_red2: shared, f32[2, 40], 320 bytes (partials of colmin at line 16, one row per warp)
+//   t2c_red3: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, N % 4 == 0, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 8704 bytes; barriers: 8
+//   shared memory: 1792 bytes; barriers: 10
 extern "C" __global__ void __launch_bounds__(64)
 reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restrict__ RX, float *__restrict__ RN, float *__restrict__ CS, float *__restrict__ CX, float *__restrict__ CN, float *__restrict__ T, int N)
 {
   __shared__ __align__(16) float rs_s[24];
   __shared__ __align__(16) float rx_s[24];
   __shared__ __align__(16) float rn_s[24];
-  __shared__ __align__(16) float x_s[984];
   __shared__ __align__(16) float cs_s[41];
   __shared__ __align__(16) float cx_s[41];
-  __shared__ __align__(16) float t2c_v13_s[984];
   __shared__ __align__(16) float cn_s[41];
-  __shared__ __align__(16) float t2c_red0[2];
+  __shared__ __align__(16) float t2c_red0[80];
+  __shared__ __align__(16) float t2c_red1[80];
+  __shared__ __align__(16) float t2c_red2[80];
+  __shared__ __align__(16) float t2c_red3[2];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
@@ -118,30 +120,6 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
       x[22] = 0.0f;
       x[23] = 0.0f;
     }
-    if (t2c_c0 < 40) x_s[t2c_r0 * 41 + t2c_c0] = x[0];
-    if (t2c_c0 + 1 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 1] = x[1];
-    if (t2c_c0 + 2 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 2] = x[2];
-    if (t2c_c0 + 3 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 3] = x[3];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0] = x[4];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = x[5];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = x[6];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = x[7];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0] = x[8];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = x[9];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = x[10];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = x[11];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0] = x[12];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = x[13];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = x[14];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = x[15];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0] = x[16];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = x[17];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = x[18];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = x[19];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0] = x[20];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = x[21];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = x[22];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = x[23];
     // reductions-shared.tl:6: var rs = rowsum(x)
     float rs[6] = {};
     float t2c_v3[6] = {};
@@ -289,186 +267,202 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     // reductions-shared.tl:12: var cs = colsum(x)
     float cs[4] = {};
     float t2c_v9[4] = {};
-    t2c_v9[0] = 0.0f;
-    if (t2c_c2 < 40) {
-      t2c_v9[0] = x_s[t2c_c2];
-      for (int t2c_i6 = 1; t2c_i6 < 24; ++t2c_i6) t2c_v9[0] = t2c_v9[0] + x_s[t2c_i6 * 41 + t2c_c2];
-    }
-    t2c_v9[1] = 0.0f;
-    if (t2c_c2 + 1 < 40) {
-      t2c_v9[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i7 = 1; t2c_i7 < 24; ++t2c_i7) t2c_v9[1] = t2c_v9[1] + x_s[t2c_i7 * 41 + t2c_c2 + 1];
-    }
-    t2c_v9[2] = 0.0f;
-    if (t2c_c2 + 2 < 40) {
-      t2c_v9[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i8 = 1; t2c_i8 < 24; ++t2c_i8) t2c_v9[2] = t2c_v9[2] + x_s[t2c_i8 * 41 + t2c_c2 + 2];
-    }
-    t2c_v9[3] = 0.0f;
-    if (t2c_c2 + 3 < 40) {
-      t2c_v9[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i9 = 1; t2c_i9 < 24; ++t2c_i9) t2c_v9[3] = t2c_v9[3] + x_s[t2c_i9 * 41 + t2c_c2 + 3];
+    t2c_v9[0] = x[0];
+    t2c_v9[1] = x[1];
+    t2c_v9[2] = x[2];
+    t2c_v9[3] = x[3];
+    t2c_v9[0] = t2c_v9[0] + x[4];
+    t2c_v9[1] = t2c_v9[1] + x[5];
+    t2c_v9[2] = t2c_v9[2] + x[6];
+    t2c_v9[3] = t2c_v9[3] + x[7];
+    t2c_v9[0] = t2c_v9[0] + x[8];
+    t2c_v9[1] = t2c_v9[1] + x[9];
+    t2c_v9[2] = t2c_v9[2] + x[10];
+    t2c_v9[3] = t2c_v9[3] + x[11];
+    t2c_v9[0] = t2c_v9[0] + x[12];
+    t2c_v9[1] = t2c_v9[1] + x[13];
+    t2c_v9[2] = t2c_v9[2] + x[14];
+    t2c_v9[3] = t2c_v9[3] + x[15];
+    t2c_v9[0] = t2c_v9[0] + x[16];
+    t2c_v9[1] = t2c_v9[1] + x[17];
+    t2c_v9[2] = t2c_v9[2] + x[18];
+    t2c_v9[3] = t2c_v9[3] + x[19];
+    t2c_v9[0] = t2c_v9[0] + x[20];
+    t2c_v9[1] = t2c_v9[1] + x[21];
+    t2c_v9[2] = t2c_v9[2] + x[22];
+    t2c_v9[3] = t2c_v9[3] + x[23];
+    t2c_v9[0] = t2c::fold_sum<2, 16>(t2c_v9[0]);
+    t2c_v9[1] = t2c::fold_sum<2, 16>(t2c_v9[1]);
+    t2c_v9[2] = t2c::fold_sum<2, 16>(t2c_v9[2]);
+    t2c_v9[3] = t2c::fold_sum<2, 16>(t2c_v9[3]);
+    if (lane < 16 && t2c_c0 < 40) t2c::sts_vec<4>(&t2c_red0[warp * 40 + t2c_c0], t2c::Vec<float, 4>{{t2c_v9[0], t2c_v9[1], t2c_v9[2], t2c_v9[3]}});
+    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
+    if (t2c_c0 < 40) {
+      t2c::Vec<float, 4> t2c_s6 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v9[0] = t2c_s6.v[0];
+      t2c_v9[1] = t2c_s6.v[1];
+      t2c_v9[2] = t2c_s6.v[2];
+      t2c_v9[3] = t2c_s6.v[3];
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[40 + t2c_c0]);
+      t2c_v9[0] = t2c_v9[0] + t2c_s6.v[0];
+      t2c_v9[1] = t2c_v9[1] + t2c_s6.v[1];
+      t2c_v9[2] = t2c_v9[2] + t2c_s6.v[2];
+      t2c_v9[3] = t2c_v9[3] + t2c_s6.v[3];
     }
     cs[0] = t2c_v9[0];
     cs[1] = t2c_v9[1];
     cs[2] = t2c_v9[2];
     cs[3] = t2c_v9[3];
     // reductions-shared.tl:13: CS[0 :+ 40] = cs[0, 0 :+ 40]
-    if (t2c_r2 < 1 && t2c_c2 < 40) cs_s[t2c_r2 * 41 + t2c_c2] = cs[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 1] = cs[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 2] = cs[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 3] = cs[3];
+    if (t2c_r0 == 0 && t2c_c0 < 40) cs_s[t2c_c0] = cs[0];
+    if (t2c_r0 == 0 && t2c_c0 + 1 < 40) cs_s[t2c_c0 + 1] = cs[1];
+    if (t2c_r0 == 0 && t2c_c0 + 2 < 40) cs_s[t2c_c0 + 2] = cs[2];
+    if (t2c_r0 == 0 && t2c_c0 + 3 < 40) cs_s[t2c_c0 + 3] = cs[3];
     __syncthreads();  // cs_s: written at line 13, read here by other threads
     if (t2c_r2 < 1 && t2c_c2 < 40) t2c::stg_vec<4>(CS + t2c_c2, t2c::Vec<float, 4>{{t2c_r2 < 1 && t2c_c2 < 40 ? cs_s[t2c_c2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cs_s[t2c_c2 + 1] : 0.0f, t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cs_s[t2c_c2 + 2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cs_s[t2c_c2 + 3] : 0.0f}});
     // reductions-shared.tl:14: var cx = colmax(x)
     float cx[4] = {};
     float t2c_v11[4] = {};
-    t2c_v11[0] = t2c::lowest<float>();
-    if (t2c_c2 < 40) {
-      t2c_v11[0] = x_s[t2c_c2];
-      for (int t2c_i10 = 1; t2c_i10 < 24; ++t2c_i10) t2c_v11[0] = t2c::max(t2c_v11[0], x_s[t2c_i10 * 41 + t2c_c2]);
-    }
-    t2c_v11[1] = t2c::lowest<float>();
-    if (t2c_c2 + 1 < 40) {
-      t2c_v11[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i11 = 1; t2c_i11 < 24; ++t2c_i11) t2c_v11[1] = t2c::max(t2c_v11[1], x_s[t2c_i11 * 41 + t2c_c2 + 1]);
-    }
-    t2c_v11[2] = t2c::lowest<float>();
-    if (t2c_c2 + 2 < 40) {
-      t2c_v11[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i12 = 1; t2c_i12 < 24; ++t2c_i12) t2c_v11[2] = t2c::max(t2c_v11[2], x_s[t2c_i12 * 41 + t2c_c2 + 2]);
-    }
-    t2c_v11[3] = t2c::lowest<float>();
-    if (t2c_c2 + 3 < 40) {
-      t2c_v11[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i13 = 1; t2c_i13 < 24; ++t2c_i13) t2c_v11[3] = t2c::max(t2c_v11[3], x_s[t2c_i13 * 41 + t2c_c2 + 3]);
+    t2c_v11[0] = x[0];
+    t2c_v11[1] = x[1];
+    t2c_v11[2] = x[2];
+    t2c_v11[3] = x[3];
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[4]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[5]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[6]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[7]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[8]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[9]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[10]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[11]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[12]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[13]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[14]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[15]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[16]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[17]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[18]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[19]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[20]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[21]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[22]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[23]);
+    t2c_v11[0] = t2c::fold_max<2, 16>(t2c_v11[0]);
+    t2c_v11[1] = t2c::fold_max<2, 16>(t2c_v11[1]);
+    t2c_v11[2] = t2c::fold_max<2, 16>(t2c_v11[2]);
+    t2c_v11[3] = t2c::fold_max<2, 16>(t2c_v11[3]);
+    if (lane < 16 && t2c_c0 < 40) t2c::sts_vec<4>(&t2c_red1[warp * 40 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
+    __syncthreads();  // t2c_red1: written at line 14, read here by other threads
+    if (t2c_c0 < 40) {
+      t2c::Vec<float, 4> t2c_s7 = t2c::lds_vec<4>(&t2c_red1[t2c_c0]);
+      t2c_v11[0] = t2c_s7.v[0];
+      t2c_v11[1] = t2c_s7.v[1];
+      t2c_v11[2] = t2c_s7.v[2];
+      t2c_v11[3] = t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[40 + t2c_c0]);
+      t2c_v11[0] = t2c::max(t2c_v11[0], t2c_s7.v[0]);
+      t2c_v11[1] = t2c::max(t2c_v11[1], t2c_s7.v[1]);
+      t2c_v11[2] = t2c::max(t2c_v11[2], t2c_s7.v[2]);
+      t2c_v11[3] = t2c::max(t2c_v11[3], t2c_s7.v[3]);
     }
     cx[0] = t2c_v11[0];
     cx[1] = t2c_v11[1];
     cx[2] = t2c_v11[2];
     cx[3] = t2c_v11[3];
     // reductions-shared.tl:15: CX[0 :+ 40] = cx[0, 0 :+ 40]
-    if (t2c_r2 < 1 && t2c_c2 < 40) cx_s[t2c_r2 * 41 + t2c_c2] = cx[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 1] = cx[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 2] = cx[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 3] = cx[3];
+    if (t2c_r0 == 0 && t2c_c0 < 40) cx_s[t2c_c0] = cx[0];
+    if (t2c_r0 == 0 && t2c_c0 + 1 < 40) cx_s[t2c_c0 + 1] = cx[1];
+    if (t2c_r0 == 0 && t2c_c0 + 2 < 40) cx_s[t2c_c0 + 2] = cx[2];
+    if (t2c_r0 == 0 && t2c_c0 + 3 < 40) cx_s[t2c_c0 + 3] = cx[3];
     __syncthreads();  // cx_s: written at line 15, read here by other threads
     if (t2c_r2 < 1 && t2c_c2 < 40) t2c::stg_vec<4>(CX + t2c_c2, t2c::Vec<float, 4>{{t2c_r2 < 1 && t2c_c2 < 40 ? cx_s[t2c_c2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cx_s[t2c_c2 + 1] : 0.0f, t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cx_s[t2c_c2 + 2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cx_s[t2c_c2 + 3] : 0.0f}});
     // reductions-shared.tl:16: var cn = colmin(x * 1.0)
     float cn[4] = {};
-    float t2c_v13[24] = {};
+    float t2c_v13[4] = {};
     t2c_v13[0] = x[0] * 1.0f;
     t2c_v13[1] = x[1] * 1.0f;
     t2c_v13[2] = x[2] * 1.0f;
     t2c_v13[3] = x[3] * 1.0f;
-    t2c_v13[4] = x[4] * 1.0f;
-    t2c_v13[5] = x[5] * 1.0f;
-    t2c_v13[6] = x[6] * 1.0f;
-    t2c_v13[7] = x[7] * 1.0f;
-    t2c_v13[8] = x[8] * 1.0f;
-    t2c_v13[9] = x[9] * 1.0f;
-    t2c_v13[10] = x[10] * 1.0f;
-    t2c_v13[11] = x[11] * 1.0f;
-    t2c_v13[12] = x[12] * 1.0f;
-    t2c_v13[13] = x[13] * 1.0f;
-    t2c_v13[14] = x[14] * 1.0f;
-    t2c_v13[15] = x[15] * 1.0f;
-    t2c_v13[16] = x[16] * 1.0f;
-    t2c_v13[17] = x[17] * 1.0f;
-    t2c_v13[18] = x[18] * 1.0f;
-    t2c_v13[19] = x[19] * 1.0f;
-    t2c_v13[20] = x[20] * 1.0f;
-    t2c_v13[21] = x[21] * 1.0f;
-    t2c_v13[22] = x[22] * 1.0f;
-    t2c_v13[23] = x[23] * 1.0f;
-    if (t2c_c0 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0] = t2c_v13[0];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 1] = t2c_v13[1];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 2] = t2c_v13[2];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 3] = t2c_v13[3];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0] = t2c_v13[4];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = t2c_v13[5];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = t2c_v13[6];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = t2c_v13[7];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0] = t2c_v13[8];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = t2c_v13[9];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = t2c_v13[10];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = t2c_v13[11];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0] = t2c_v13[12];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = t2c_v13[13];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = t2c_v13[14];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = t2c_v13[15];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0] = t2c_v13[16];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = t2c_v13[17];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = t2c_v13[18];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = t2c_v13[19];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0] = t2c_v13[20];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = t2c_v13[21];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = t2c_v13[22];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = t2c_v13[23];
-    __syncthreads();  // t2c_v13_s: written at line 16, read here by other threads
-    float t2c_v14[4] = {};
-    t2c_v14[0] = t2c::highest<float>();
-    if (t2c_c2 < 40) {
-      t2c_v14[0] = t2c_v13_s[t2c_c2];
-      for (int t2c_i14 = 1; t2c_i14 < 24; ++t2c_i14) t2c_v14[0] = t2c::min(t2c_v14[0], t2c_v13_s[t2c_i14 * 41 + t2c_c2]);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[4] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[5] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[6] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[7] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[8] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[9] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[10] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[11] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[12] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[13] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[14] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[15] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[16] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[17] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[18] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[19] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[20] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[21] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[22] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[23] * 1.0f);
+    t2c_v13[0] = t2c::fold_min<2, 16>(t2c_v13[0]);
+    t2c_v13[1] = t2c::fold_min<2, 16>(t2c_v13[1]);
+    t2c_v13[2] = t2c::fold_min<2, 16>(t2c_v13[2]);
+    t2c_v13[3] = t2c::fold_min<2, 16>(t2c_v13[3]);
+    if (lane < 16 && t2c_c0 < 40) t2c::sts_vec<4>(&t2c_red2[warp * 40 + t2c_c0], t2c::Vec<float, 4>{{t2c_v13[0], t2c_v13[1], t2c_v13[2], t2c_v13[3]}});
+    __syncthreads();  // t2c_red2: written at line 16, read here by other threads
+    if (t2c_c0 < 40) {
+      t2c::Vec<float, 4> t2c_s8 = t2c::lds_vec<4>(&t2c_red2[t2c_c0]);
+      t2c_v13[0] = t2c_s8.v[0];
+      t2c_v13[1] = t2c_s8.v[1];
+      t2c_v13[2] = t2c_s8.v[2];
+      t2c_v13[3] = t2c_s8.v[3];
+      t2c_s8 = t2c::lds_vec<4>(&t2c_red2[40 + t2c_c0]);
+      t2c_v13[0] = t2c::min(t2c_v13[0], t2c_s8.v[0]);
+      t2c_v13[1] = t2c::min(t2c_v13[1], t2c_s8.v[1]);
+      t2c_v13[2] = t2c::min(t2c_v13[2], t2c_s8.v[2]);
+      t2c_v13[3] = t2c::min(t2c_v13[3], t2c_s8.v[3]);
     }
-    t2c_v14[1] = t2c::highest<float>();
-    if (t2c_c2 + 1 < 40) {
-      t2c_v14[1] = t2c_v13_s[t2c_c2 + 1];
-      for (int t2c_i15 = 1; t2c_i15 < 24; ++t2c_i15) t2c_v14[1] = t2c::min(t2c_v14[1], t2c_v13_s[t2c_i15 * 41 + t2c_c2 + 1]);
-    }
-    t2c_v14[2] = t2c::highest<float>();
-    if (t2c_c2 + 2 < 40) {
-      t2c_v14[2] = t2c_v13_s[t2c_c2 + 2];
-      for (int t2c_i16 = 1; t2c_i16 < 24; ++t2c_i16) t2c_v14[2] = t2c::min(t2c_v14[2], t2c_v13_s[t2c_i16 * 41 + t2c_c2 + 2]);
-    }
-    t2c_v14[3] = t2c::highest<float>();
-    if (t2c_c2 + 3 < 40) {
-      t2c_v14[3] = t2c_v13_s[t2c_c2 + 3];
-      for (int t2c_i17 = 1; t2c_i17 < 24; ++t2c_i17) t2c_v14[3] = t2c::min(t2c_v14[3], t2c_v13_s[t2c_i17 * 41 + t2c_c2 + 3]);
-    }
-    cn[0] = t2c_v14[0];
-    cn[1] = t2c_v14[1];
-    cn[2] = t2c_v14[2];
-    cn[3] = t2c_v14[3];
+    cn[0] = t2c_v13[0];
+    cn[1] = t2c_v13[1];
+    cn[2] = t2c_v13[2];
+    cn[3] = t2c_v13[3];
     // reductions-shared.tl:17: CN[0 :+ 40] = cn[0, 0 :+ 40]
-    if (t2c_r2 < 1 && t2c_c2 < 40) cn_s[t2c_r2 * 41 + t2c_c2] = cn[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 1] = cn[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 2] = cn[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 3] = cn[3];
+    if (t2c_r0 == 0 && t2c_c0 < 40) cn_s[t2c_c0] = cn[0];
+    if (t2c_r0 == 0 && t2c_c0 + 1 < 40) cn_s[t2c_c0 + 1] = cn[1];
+    if (t2c_r0 == 0 && t2c_c0 + 2 < 40) cn_s[t2c_c0 + 2] = cn[2];
+    if (t2c_r0 == 0 && t2c_c0 + 3 < 40) cn_s[t2c_c0 + 3] = cn[3];
     __syncthreads();  // cn_s: written at line 17, read here by other threads
     if (t2c_r2 < 1 && t2c_c2 < 40) t2c::stg_vec<4>(CN + t2c_c2, t2c::Vec<float, 4>{{t2c_r2 < 1 && t2c_c2 < 40 ? cn_s[t2c_c2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cn_s[t2c_c2 + 1] : 0.0f, t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cn_s[t2c_c2 + 2] : 0.0f, t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cn_s[t2c_c2 + 3] : 0.0f}});
     // reductions-shared.tl:18: T[0] = sum(x)
-    float t2c_v15[1];
-    t2c_v15[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
-    t2c_v15[0] = t2c::fold_sum<32>(t2c_v15[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v15[0];
-    __syncthreads();  // t2c_red0: written at line 18, read here by other threads
-    t2c_v15[0] = t2c_red0[0] + t2c_red0[1];
-    if (tid == 0) T[0] = t2c_v15[0];
+    float t2c_v14[1];
+    t2c_v14[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
+    t2c_v14[0] = t2c::fold_sum<32>(t2c_v14[0]);
+    if (lane == 0) t2c_red3[warp] = t2c_v14[0];
+    __syncthreads();  // t2c_red3: written at line 18, read here by other threads
+    t2c_v14[0] = t2c_red3[0] + t2c_red3[1];
+    if (tid == 0) T[0] = t2c_v14[0];
   } else {
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
@@ -496,30 +490,6 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     x[21] = (t2c_c0 + 1 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 1)] : 0.0f);
     x[22] = (t2c_c0 + 2 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 2)] : 0.0f);
     x[23] = (t2c_c0 + 3 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 3)] : 0.0f);
-    if (t2c_c0 < 40) x_s[t2c_r0 * 41 + t2c_c0] = x[0];
-    if (t2c_c0 + 1 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 1] = x[1];
-    if (t2c_c0 + 2 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 2] = x[2];
-    if (t2c_c0 + 3 < 40) x_s[t2c_r0 * 41 + t2c_c0 + 3] = x[3];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0] = x[4];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = x[5];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = x[6];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = x[7];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0] = x[8];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = x[9];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = x[10];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = x[11];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0] = x[12];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = x[13];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = x[14];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = x[15];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0] = x[16];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = x[17];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = x[18];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = x[19];
-    if (t2c_c0 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0] = x[20];
-    if (t2c_c0 + 1 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = x[21];
-    if (t2c_c0 + 2 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = x[22];
-    if (t2c_c0 + 3 < 40) x_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = x[23];
     // reductions-shared.tl:6: var rs = rowsum(x)
     float rs[6] = {};
     float t2c_v3[6] = {};
@@ -676,35 +646,57 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     // reductions-shared.tl:12: var cs = colsum(x)
     float cs[4] = {};
     float t2c_v9[4] = {};
-    t2c_v9[0] = 0.0f;
-    if (t2c_c2 < 40) {
-      t2c_v9[0] = x_s[t2c_c2];
-      for (int t2c_i18 = 1; t2c_i18 < 24; ++t2c_i18) t2c_v9[0] = t2c_v9[0] + x_s[t2c_i18 * 41 + t2c_c2];
-    }
-    t2c_v9[1] = 0.0f;
-    if (t2c_c2 + 1 < 40) {
-      t2c_v9[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i19 = 1; t2c_i19 < 24; ++t2c_i19) t2c_v9[1] = t2c_v9[1] + x_s[t2c_i19 * 41 + t2c_c2 + 1];
-    }
-    t2c_v9[2] = 0.0f;
-    if (t2c_c2 + 2 < 40) {
-      t2c_v9[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i20 = 1; t2c_i20 < 24; ++t2c_i20) t2c_v9[2] = t2c_v9[2] + x_s[t2c_i20 * 41 + t2c_c2 + 2];
-    }
-    t2c_v9[3] = 0.0f;
-    if (t2c_c2 + 3 < 40) {
-      t2c_v9[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i21 = 1; t2c_i21 < 24; ++t2c_i21) t2c_v9[3] = t2c_v9[3] + x_s[t2c_i21 * 41 + t2c_c2 + 3];
+    t2c_v9[0] = x[0];
+    t2c_v9[1] = x[1];
+    t2c_v9[2] = x[2];
+    t2c_v9[3] = x[3];
+    t2c_v9[0] = t2c_v9[0] + x[4];
+    t2c_v9[1] = t2c_v9[1] + x[5];
+    t2c_v9[2] = t2c_v9[2] + x[6];
+    t2c_v9[3] = t2c_v9[3] + x[7];
+    t2c_v9[0] = t2c_v9[0] + x[8];
+    t2c_v9[1] = t2c_v9[1] + x[9];
+    t2c_v9[2] = t2c_v9[2] + x[10];
+    t2c_v9[3] = t2c_v9[3] + x[11];
+    t2c_v9[0] = t2c_v9[0] + x[12];
+    t2c_v9[1] = t2c_v9[1] + x[13];
+    t2c_v9[2] = t2c_v9[2] + x[14];
+    t2c_v9[3] = t2c_v9[3] + x[15];
+    t2c_v9[0] = t2c_v9[0] + x[16];
+    t2c_v9[1] = t2c_v9[1] + x[17];
+    t2c_v9[2] = t2c_v9[2] + x[18];
+    t2c_v9[3] = t2c_v9[3] + x[19];
+    t2c_v9[0] = t2c_v9[0] + x[20];
+    t2c_v9[1] = t2c_v9[1] + x[21];
+    t2c_v9[2] = t2c_v9[2] + x[22];
+    t2c_v9[3] = t2c_v9[3] + x[23];
+    t2c_v9[0] = t2c::fold_sum<2, 16>(t2c_v9[0]);
+    t2c_v9[1] = t2c::fold_sum<2, 16>(t2c_v9[1]);
+    t2c_v9[2] = t2c::fold_sum<2, 16>(t2c_v9[2]);
+    t2c_v9[3] = t2c::fold_sum<2, 16>(t2c_v9[3]);
+    if (lane < 16 && t2c_c0 < 40) t2c::sts_vec<4>(&t2c_red0[warp * 40 + t2c_c0], t2c::Vec<float, 4>{{t2c_v9[0], t2c_v9[1], t2c_v9[2], t2c_v9[3]}});
+    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
+    if (t2c_c0 < 40) {
+      t2c::Vec<float, 4> t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v9[0] = t2c_s9.v[0];
+      t2c_v9[1] = t2c_s9.v[1];
+      t2c_v9[2] = t2c_s9.v[2];
+      t2c_v9[3] = t2c_s9.v[3];
+      t2c_s9 = t2c::lds_vec<4>(&t2c_red0[40 + t2c_c0]);
+      t2c_v9[0] = t2c_v9[0] + t2c_s9.v[0];
+      t2c_v9[1] = t2c_v9[1] + t2c_s9.v[1];
+      t2c_v9[2] = t2c_v9[2] + t2c_s9.v[2];
+      t2c_v9[3] = t2c_v9[3] + t2c_s9.v[3];
     }
     cs[0] = t2c_v9[0];
     cs[1] = t2c_v9[1];
     cs[2] = t2c_v9[2];
     cs[3] = t2c_v9[3];
     // reductions-shared.tl:13: CS[0 :+ 40] = cs[0, 0 :+ 40]
-    if (t2c_r2 < 1 && t2c_c2 < 40) cs_s[t2c_r2 * 41 + t2c_c2] = cs[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 1] = cs[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 2] = cs[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 40) cs_s[t2c_r2 * 41 + t2c_c2 + 3] = cs[3];
+    if (t2c_r0 == 0 && t2c_c0 < 40) cs_s[t2c_c0] = cs[0];
+    if (t2c_r0 == 0 && t2c_c0 + 1 < 40) cs_s[t2c_c0 + 1] = cs[1];
+    if (t2c_r0 == 0 && t2c_c0 + 2 < 40) cs_s[t2c_c0 + 2] = cs[2];
+    if (t2c_r0 == 0 && t2c_c0 + 3 < 40) cs_s[t2c_c0 + 3] = cs[3];
     __syncthreads();  // cs_s: written at line 13, read here by other threads
     if (t2c_r2 < 1 && t2c_c2 < 40) CS[t2c_c2] = t2c_r2 < 1 && t2c_c2 < 40 ? cs_s[t2c_c2] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) CS[t2c_c2 + 1] = t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cs_s[t2c_c2 + 1] : 0.0f;
@@ -713,35 +705,57 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     // reductions-shared.tl:14: var cx = colmax(x)
     float cx[4] = {};
     float t2c_v11[4] = {};
-    t2c_v11[0] = t2c::lowest<float>();
-    if (t2c_c2 < 40) {
-      t2c_v11[0] = x_s[t2c_c2];
-      for (int t2c_i22 = 1; t2c_i22 < 24; ++t2c_i22) t2c_v11[0] = t2c::max(t2c_v11[0], x_s[t2c_i22 * 41 + t2c_c2]);
-    }
-    t2c_v11[1] = t2c::lowest<float>();
-    if (t2c_c2 + 1 < 40) {
-      t2c_v11[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i23 = 1; t2c_i23 < 24; ++t2c_i23) t2c_v11[1] = t2c::max(t2c_v11[1], x_s[t2c_i23 * 41 + t2c_c2 + 1]);
-    }
-    t2c_v11[2] = t2c::lowest<float>();
-    if (t2c_c2 + 2 < 40) {
-      t2c_v11[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i24 = 1; t2c_i24 < 24; ++t2c_i24) t2c_v11[2] = t2c::max(t2c_v11[2], x_s[t2c_i24 * 41 + t2c_c2 + 2]);
-    }
-    t2c_v11[3] = t2c::lowest<float>();
-    if (t2c_c2 + 3 < 40) {
-      t2c_v11[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i25 = 1; t2c_i25 < 24; ++t2c_i25) t2c_v11[3] = t2c::max(t2c_v11[3], x_s[t2c_i25 * 41 + t2c_c2 + 3]);
+    t2c_v11[0] = x[0];
+    t2c_v11[1] = x[1];
+    t2c_v11[2] = x[2];
+    t2c_v11[3] = x[3];
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[4]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[5]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[6]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[7]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[8]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[9]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[10]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[11]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[12]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[13]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[14]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[15]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[16]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[17]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[18]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[19]);
+    t2c_v11[0] = t2c::max(t2c_v11[0], x[20]);
+    t2c_v11[1] = t2c::max(t2c_v11[1], x[21]);
+    t2c_v11[2] = t2c::max(t2c_v11[2], x[22]);
+    t2c_v11[3] = t2c::max(t2c_v11[3], x[23]);
+    t2c_v11[0] = t2c::fold_max<2, 16>(t2c_v11[0]);
+    t2c_v11[1] = t2c::fold_max<2, 16>(t2c_v11[1]);
+    t2c_v11[2] = t2c::fold_max<2, 16>(t2c_v11[2]);
+    t2c_v11[3] = t2c::fold_max<2, 16>(t2c_v11[3]);
+    if (lane < 16 && t2c_c0 < 40) t2c::sts_vec<4>(&t2c_red1[warp * 40 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
+    __syncthreads();  // t2c_red1: written at line 14, read here by other threads
+    if (t2c_c0 < 40) {
+      t2c::Vec<float, 4> t2c_s10 = t2c::lds_vec<4>(&t2c_red1[t2c_c0]);
+      t2c_v11[0] = t2c_s10.v[0];
+      t2c_v11[1] = t2c_s10.v[1];
+      t2c_v11[2] = t2c_s10.v[2];
+      t2c_v11[3] = t2c_s10.v[3];
+      t2c_s10 = t2c::lds_vec<4>(&t2c_red1[40 + t2c_c0]);
+      t2c_v11[0] = t2c::max(t2c_v11[0], t2c_s10.v[0]);
+      t2c_v11[1] = t2c::max(t2c_v11[1], t2c_s10.v[1]);
+      t2c_v11[2] = t2c::max(t2c_v11[2], t2c_s10.v[2]);
+      t2c_v11[3] = t2c::max(t2c_v11[3], t2c_s10.v[3]);
     }
     cx[0] = t2c_v11[0];
     cx[1] = t2c_v11[1];
     cx[2] = t2c_v11[2];
     cx[3] = t2c_v11[3];
     // reductions-shared.tl:15: CX[0 :+ 40] = cx[0, 0 :+ 40]
-    if (t2c_r2 < 1 && t2c_c2 < 40) cx_s[t2c_r2 * 41 + t2c_c2] = cx[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 1] = cx[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 2] = cx[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 40) cx_s[t2c_r2 * 41 + t2c_c2 + 3] = cx[3];
+    if (t2c_r0 == 0 && t2c_c0 < 40) cx_s[t2c_c0] = cx[0];
+    if (t2c_r0 == 0 && t2c_c0 + 1 < 40) cx_s[t2c_c0 + 1] = cx[1];
+    if (t2c_r0 == 0 && t2c_c0 + 2 < 40) cx_s[t2c_c0 + 2] = cx[2];
+    if (t2c_r0 == 0 && t2c_c0 + 3 < 40) cx_s[t2c_c0 + 3] = cx[3];
     __syncthreads();  // cx_s: written at line 15, read here by other threads
     if (t2c_r2 < 1 && t2c_c2 < 40) CX[t2c_c2] = t2c_r2 < 1 && t2c_c2 < 40 ? cx_s[t2c_c2] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) CX[t2c_c2 + 1] = t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cx_s[t2c_c2 + 1] : 0.0f;
@@ -749,121 +763,93 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_r2 < 1 && t2c_c2 + 3 < 40) CX[t2c_c2 + 3] = t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cx_s[t2c_c2 + 3] : 0.0f;
     // reductions-shared.tl:16: var cn = colmin(x * 1.0)
     float cn[4] = {};
-    float t2c_v13[24] = {};
+    float t2c_v13[4] = {};
     t2c_v13[0] = x[0] * 1.0f;
     t2c_v13[1] = x[1] * 1.0f;
     t2c_v13[2] = x[2] * 1.0f;
     t2c_v13[3] = x[3] * 1.0f;
-    t2c_v13[4] = x[4] * 1.0f;
-    t2c_v13[5] = x[5] * 1.0f;
-    t2c_v13[6] = x[6] * 1.0f;
-    t2c_v13[7] = x[7] * 1.0f;
-    t2c_v13[8] = x[8] * 1.0f;
-    t2c_v13[9] = x[9] * 1.0f;
-    t2c_v13[10] = x[10] * 1.0f;
-    t2c_v13[11] = x[11] * 1.0f;
-    t2c_v13[12] = x[12] * 1.0f;
-    t2c_v13[13] = x[13] * 1.0f;
-    t2c_v13[14] = x[14] * 1.0f;
-    t2c_v13[15] = x[15] * 1.0f;
-    t2c_v13[16] = x[16] * 1.0f;
-    t2c_v13[17] = x[17] * 1.0f;
-    t2c_v13[18] = x[18] * 1.0f;
-    t2c_v13[19] = x[19] * 1.0f;
-    t2c_v13[20] = x[20] * 1.0f;
-    t2c_v13[21] = x[21] * 1.0f;
-    t2c_v13[22] = x[22] * 1.0f;
-    t2c_v13[23] = x[23] * 1.0f;
-    if (t2c_c0 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0] = t2c_v13[0];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 1] = t2c_v13[1];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 2] = t2c_v13[2];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[t2c_r0 * 41 + t2c_c0 + 3] = t2c_v13[3];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0] = t2c_v13[4];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 1] = t2c_v13[5];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 2] = t2c_v13[6];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 4) * 41 + t2c_c0 + 3] = t2c_v13[7];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0] = t2c_v13[8];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 1] = t2c_v13[9];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 2] = t2c_v13[10];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 8) * 41 + t2c_c0 + 3] = t2c_v13[11];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0] = t2c_v13[12];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 1] = t2c_v13[13];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 2] = t2c_v13[14];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 12) * 41 + t2c_c0 + 3] = t2c_v13[15];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0] = t2c_v13[16];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 1] = t2c_v13[17];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 2] = t2c_v13[18];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 16) * 41 + t2c_c0 + 3] = t2c_v13[19];
-    if (t2c_c0 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0] = t2c_v13[20];
-    if (t2c_c0 + 1 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 1] = t2c_v13[21];
-    if (t2c_c0 + 2 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 2] = t2c_v13[22];
-    if (t2c_c0 + 3 < 40) t2c_v13_s[(t2c_r0 + 20) * 41 + t2c_c0 + 3] = t2c_v13[23];
-    __syncthreads();  // t2c_v13_s: written at line 16, read here by other threads
-    float t2c_v14[4] = {};
-    t2c_v14[0] = t2c::highest<float>();
-    if (t2c_c2 < 40) {
-      t2c_v14[0] = t2c_v13_s[t2c_c2];
-      for (int t2c_i26 = 1; t2c_i26 < 24; ++t2c_i26) t2c_v14[0] = t2c::min(t2c_v14[0], t2c_v13_s[t2c_i26 * 41 + t2c_c2]);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[4] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[5] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[6] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[7] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[8] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[9] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[10] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[11] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[12] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[13] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[14] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[15] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[16] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[17] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[18] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[19] * 1.0f);
+    t2c_v13[0] = t2c::min(t2c_v13[0], x[20] * 1.0f);
+    t2c_v13[1] = t2c::min(t2c_v13[1], x[21] * 1.0f);
+    t2c_v13[2] = t2c::min(t2c_v13[2], x[22] * 1.0f);
+    t2c_v13[3] = t2c::min(t2c_v13[3], x[23] * 1.0f);
+    t2c_v13[0] = t2c::fold_min<2, 16>(t2c_v13[0]);
+    t2c_v13[1] = t2c::fold_min<2, 16>(t2c_v13[1]);
+    t2c_v13[2] = t2c::fold_min<2, 16>(t2c_v13[2]);
+    t2c_v13[3] = t2c::fold_min<2, 16>(t2c_v13[3]);
+    if (lane < 16 && t2c_c0 < 40) t2c::sts_vec<4>(&t2c_red2[warp * 40 + t2c_c0], t2c::Vec<float, 4>{{t2c_v13[0], t2c_v13[1], t2c_v13[2], t2c_v13[3]}});
+    __syncthreads();  // t2c_red2: written at line 16, read here by other threads
+    if (t2c_c0 < 40) {
+      t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red2[t2c_c0]);
+      t2c_v13[0] = t2c_s11.v[0];
+      t2c_v13[1] = t2c_s11.v[1];
+      t2c_v13[2] = t2c_s11.v[2];
+      t2c_v13[3] = t2c_s11.v[3];
+      t2c_s11 = t2c::lds_vec<4>(&t2c_red2[40 + t2c_c0]);
+      t2c_v13[0] = t2c::min(t2c_v13[0], t2c_s11.v[0]);
+      t2c_v13[1] = t2c::min(t2c_v13[1], t2c_s11.v[1]);
+      t2c_v13[2] = t2c::min(t2c_v13[2], t2c_s11.v[2]);
+      t2c_v13[3] = t2c::min(t2c_v13[3], t2c_s11.v[3]);
     }
-    t2c_v14[1] = t2c::highest<float>();
-    if (t2c_c2 + 1 < 40) {
-      t2c_v14[1] = t2c_v13_s[t2c_c2 + 1];
-      for (int t2c_i27 = 1; t2c_i27 < 24; ++t2c_i27) t2c_v14[1] = t2c::min(t2c_v14[1], t2c_v13_s[t2c_i27 * 41 + t2c_c2 + 1]);
-    }
-    t2c_v14[2] = t2c::highest<float>();
-    if (t2c_c2 + 2 < 40) {
-      t2c_v14[2] = t2c_v13_s[t2c_c2 + 2];
-      for (int t2c_i28 = 1; t2c_i28 < 24; ++t2c_i28) t2c_v14[2] = t2c::min(t2c_v14[2], t2c_v13_s[t2c_i28 * 41 + t2c_c2 + 2]);
-    }
-    t2c_v14[3] = t2c::highest<float>();
-    if (t2c_c2 + 3 < 40) {
-      t2c_v14[3] = t2c_v13_s[t2c_c2 + 3];
-      for (int t2c_i29 = 1; t2c_i29 < 24; ++t2c_i29) t2c_v14[3] = t2c::min(t2c_v14[3], t2c_v13_s[t2c_i29 * 41 + t2c_c2 + 3]);
-    }
-    cn[0] = t2c_v14[0];
-    cn[1] = t2c_v14[1];
-    cn[2] = t2c_v14[2];
-    cn[3] = t2c_v14[3];
+    cn[0] = t2c_v13[0];
+    cn[1] = t2c_v13[1];
+    cn[2] = t2c_v13[2];
+    cn[3] = t2c_v13[3];
     // reductions-shared.tl:17: CN[0 :+ 40] = cn[0, 0 :+ 40]
-    if (t2c_r2 < 1 && t2c_c2 < 40) cn_s[t2c_r2 * 41 + t2c_c2] = cn[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 1] = cn[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 2] = cn[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 40) cn_s[t2c_r2 * 41 + t2c_c2 + 3] = cn[3];
+    if (t2c_r0 == 0 && t2c_c0 < 40) cn_s[t2c_c0] = cn[0];
+    if (t2c_r0 == 0 && t2c_c0 + 1 < 40) cn_s[t2c_c0 + 1] = cn[1];
+    if (t2c_r0 == 0 && t2c_c0 + 2 < 40) cn_s[t2c_c0 + 2] = cn[2];
+    if (t2c_r0 == 0 && t2c_c0 + 3 < 40) cn_s[t2c_c0 + 3] = cn[3];
     __syncthreads();  // cn_s: written at line 17, read here by other threads
     if (t2c_r2 < 1 && t2c_c2 < 40) CN[t2c_c2] = t2c_r2 < 1 && t2c_c2 < 40 ? cn_s[t2c_c2] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 + 1 < 40) CN[t2c_c2 + 1] = t2c_r2 < 1 && t2c_c2 + 1 < 40 ? cn_s[t2c_c2 + 1] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 + 2 < 40) CN[t2c_c2 + 2] = t2c_r2 < 1 && t2c_c2 + 2 < 40 ? cn_s[t2c_c2 + 2] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 + 3 < 40) CN[t2c_c2 + 3] = t2c_r2 < 1 && t2c_c2 + 3 < 40 ? cn_s[t2c_c2 + 3] : 0.0f;
     // reductions-shared.tl:18: T[0] = sum(x)
-    float t2c_v15[1];
-    t2c_v15[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
-    t2c_v15[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
-    t2c_v15[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
-    t2c_v15[0] = t2c::fold_sum<32>(t2c_v15[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v15[0];
-    __syncthreads();  // t2c_red0: written at line 18, read here by other threads
-    t2c_v15[0] = t2c_red0[0] + t2c_red0[1];
-    if (tid == 0) T[0] = t2c_v15[0];
+    float t2c_v14[1];
+    t2c_v14[0] = (t2c_c0 < 40 ? x[0] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[1] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[2] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[3] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[4] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[5] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[6] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[7] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[8] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[9] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[10] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[11] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[12] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[13] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[14] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[15] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[16] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[17] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[18] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[19] : 0.0f);
+    t2c_v14[0] += (t2c_c0 < 40 ? x[20] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 1 < 40 ? x[21] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 2 < 40 ? x[22] : 0.0f);
+    t2c_v14[0] += (t2c_c0 + 3 < 40 ? x[23] : 0.0f);
+    t2c_v14[0] = t2c::fold_sum<32>(t2c_v14[0]);
+    if (lane == 0) t2c_red3[warp] = t2c_v14[0];
+    __syncthreads();  // t2c_red3: written at line 18, read here by other threads
+    t2c_v14[0] = t2c_red3[0] + t2c_red3[1];
+    if (tid == 0) T[0] = t2c_v14[0];
   }
 }

@@ -5,22 +5,22 @@
 // kernel k (shared-copy-reads.tl:5): 128 threads
 //   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 4 per thread
 //   layout L1: [32, 16], runs of 4, lanes 8 x 4, warps 4 x 1: 4 per thread
-//   layout L2: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 4: 4 per thread
 //   x: registers, 4 x f32 per thread (L0)
 //   x_s: shared, f32[16, 32], 2112 bytes (shared copy of x)
-//   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
+//   t2c_red0: shared, f32[4, 32], 512 bytes (partials of colsum at line 9, one row per warp)
+//   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned, Z is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 2128 bytes; barriers: 2
+//   shared memory: 2640 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, float *__restrict__ S, float *__restrict__ Z, int M)
 {
   __shared__ __align__(16) float x_s[528];
-  __shared__ __align__(16) float t2c_red0[4];
+  __shared__ __align__(16) float t2c_red0[128];
+  __shared__ __align__(16) float t2c_red1[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 4;  // L1: this thread's first row and column
-  const int t2c_r2 = lane / 8, t2c_c2 = (warp * 8 + lane % 8) * 4;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16) && t2c::aligned(C, 16) && t2c::aligned(Z, 16);
   if (t2c_fast) {
@@ -46,28 +46,40 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     __syncthreads();  // x_s: written at line 8, read here by other threads
     t2c::stg_vec<4>(Y + t2c_r1 * 16 + t2c_c1, t2c::Vec<float, 4>{{x_s[t2c_c1 * 33 + t2c_r1] * 2.0f, x_s[(t2c_c1 + 1) * 33 + t2c_r1] * 2.0f, x_s[(t2c_c1 + 2) * 33 + t2c_r1] * 2.0f, x_s[(t2c_c1 + 3) * 33 + t2c_r1] * 2.0f}});
     // shared-copy-reads.tl:9: C[0 :+ 1, 0 :+ 32] = colsum(x)
-    float t2c_v2[4] = {};
-    t2c_v2[0] = 0.0f;
-    if (t2c_c2 < 32) {
-      t2c_v2[0] = x_s[t2c_c2];
-      for (int t2c_i1 = 1; t2c_i1 < 16; ++t2c_i1) t2c_v2[0] = t2c_v2[0] + x_s[t2c_i1 * 33 + t2c_c2];
+    float t2c_v2[4];
+    t2c_v2[0] = x[0];
+    t2c_v2[1] = x[1];
+    t2c_v2[2] = x[2];
+    t2c_v2[3] = x[3];
+    t2c_v2[0] = t2c::fold_sum<4, 8>(t2c_v2[0]);
+    t2c_v2[1] = t2c::fold_sum<4, 8>(t2c_v2[1]);
+    t2c_v2[2] = t2c::fold_sum<4, 8>(t2c_v2[2]);
+    t2c_v2[3] = t2c::fold_sum<4, 8>(t2c_v2[3]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 32 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s1 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v2[0] = t2c_s1.v[0];
+      t2c_v2[1] = t2c_s1.v[1];
+      t2c_v2[2] = t2c_s1.v[2];
+      t2c_v2[3] = t2c_s1.v[3];
+      t2c_s1 = t2c::lds_vec<4>(&t2c_red0[32 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s1.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s1.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s1.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s1.v[3];
+      t2c_s1 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s1.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s1.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s1.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s1.v[3];
+      t2c_s1 = t2c::lds_vec<4>(&t2c_red0[96 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s1.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s1.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s1.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s1.v[3];
     }
-    t2c_v2[1] = 0.0f;
-    if (t2c_c2 + 1 < 32) {
-      t2c_v2[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i2 = 1; t2c_i2 < 16; ++t2c_i2) t2c_v2[1] = t2c_v2[1] + x_s[t2c_i2 * 33 + t2c_c2 + 1];
-    }
-    t2c_v2[2] = 0.0f;
-    if (t2c_c2 + 2 < 32) {
-      t2c_v2[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i3 = 1; t2c_i3 < 16; ++t2c_i3) t2c_v2[2] = t2c_v2[2] + x_s[t2c_i3 * 33 + t2c_c2 + 2];
-    }
-    t2c_v2[3] = 0.0f;
-    if (t2c_c2 + 3 < 32) {
-      t2c_v2[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i4 = 1; t2c_i4 < 16; ++t2c_i4) t2c_v2[3] = t2c_v2[3] + x_s[t2c_i4 * 33 + t2c_c2 + 3];
-    }
-    if (t2c_r2 < 1 && t2c_c2 < 32) t2c::stg_vec<4>(C + t2c_r2 * 32 + t2c_c2, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    if (t2c_r0 == 0) t2c::stg_vec<4>(C + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
     // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
     float t2c_v3[1];
     t2c_v3[0] = x[0];
@@ -75,9 +87,9 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     t2c_v3[0] += x[2];
     t2c_v3[0] += x[3];
     t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 10, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (lane == 0) t2c_red1[warp] = t2c_v3[0];
+    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    t2c_v3[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
     if (tid == 0) S[0] = t2c_v3[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     t2c::stg_vec<4>(Z + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{x[0] - x_s[3 * 33 + t2c_c0], x[1] - x_s[3 * 33 + (t2c_c0 + 1)], x[2] - x_s[3 * 33 + (t2c_c0 + 2)], x[3] - x_s[3 * 33 + (t2c_c0 + 3)]}});
@@ -99,31 +111,43 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     Y[t2c_r1 * 16 + (t2c_c1 + 2)] = x_s[(t2c_c1 + 2) * 33 + t2c_r1] * 2.0f;
     Y[t2c_r1 * 16 + (t2c_c1 + 3)] = x_s[(t2c_c1 + 3) * 33 + t2c_r1] * 2.0f;
     // shared-copy-reads.tl:9: C[0 :+ 1, 0 :+ 32] = colsum(x)
-    float t2c_v2[4] = {};
-    t2c_v2[0] = 0.0f;
-    if (t2c_c2 < 32) {
-      t2c_v2[0] = x_s[t2c_c2];
-      for (int t2c_i5 = 1; t2c_i5 < 16; ++t2c_i5) t2c_v2[0] = t2c_v2[0] + x_s[t2c_i5 * 33 + t2c_c2];
+    float t2c_v2[4];
+    t2c_v2[0] = x[0];
+    t2c_v2[1] = x[1];
+    t2c_v2[2] = x[2];
+    t2c_v2[3] = x[3];
+    t2c_v2[0] = t2c::fold_sum<4, 8>(t2c_v2[0]);
+    t2c_v2[1] = t2c::fold_sum<4, 8>(t2c_v2[1]);
+    t2c_v2[2] = t2c::fold_sum<4, 8>(t2c_v2[2]);
+    t2c_v2[3] = t2c::fold_sum<4, 8>(t2c_v2[3]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 32 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s2 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
+      t2c_v2[0] = t2c_s2.v[0];
+      t2c_v2[1] = t2c_s2.v[1];
+      t2c_v2[2] = t2c_s2.v[2];
+      t2c_v2[3] = t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[32 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s2.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s2.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s2.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s2.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s2.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s2.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s2.v[3];
+      t2c_s2 = t2c::lds_vec<4>(&t2c_red0[96 + t2c_c0]);
+      t2c_v2[0] = t2c_v2[0] + t2c_s2.v[0];
+      t2c_v2[1] = t2c_v2[1] + t2c_s2.v[1];
+      t2c_v2[2] = t2c_v2[2] + t2c_s2.v[2];
+      t2c_v2[3] = t2c_v2[3] + t2c_s2.v[3];
     }
-    t2c_v2[1] = 0.0f;
-    if (t2c_c2 + 1 < 32) {
-      t2c_v2[1] = x_s[t2c_c2 + 1];
-      for (int t2c_i6 = 1; t2c_i6 < 16; ++t2c_i6) t2c_v2[1] = t2c_v2[1] + x_s[t2c_i6 * 33 + t2c_c2 + 1];
-    }
-    t2c_v2[2] = 0.0f;
-    if (t2c_c2 + 2 < 32) {
-      t2c_v2[2] = x_s[t2c_c2 + 2];
-      for (int t2c_i7 = 1; t2c_i7 < 16; ++t2c_i7) t2c_v2[2] = t2c_v2[2] + x_s[t2c_i7 * 33 + t2c_c2 + 2];
-    }
-    t2c_v2[3] = 0.0f;
-    if (t2c_c2 + 3 < 32) {
-      t2c_v2[3] = x_s[t2c_c2 + 3];
-      for (int t2c_i8 = 1; t2c_i8 < 16; ++t2c_i8) t2c_v2[3] = t2c_v2[3] + x_s[t2c_i8 * 33 + t2c_c2 + 3];
-    }
-    if (t2c_r2 < 1 && t2c_c2 < 32) C[t2c_r2 * 32 + t2c_c2] = t2c_v2[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 32) C[t2c_r2 * 32 + (t2c_c2 + 1)] = t2c_v2[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 32) C[t2c_r2 * 32 + (t2c_c2 + 2)] = t2c_v2[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 32) C[t2c_r2 * 32 + (t2c_c2 + 3)] = t2c_v2[3];
+    if (t2c_r0 == 0) C[t2c_c0] = t2c_v2[0];
+    if (t2c_r0 == 0) C[t2c_c0 + 1] = t2c_v2[1];
+    if (t2c_r0 == 0) C[t2c_c0 + 2] = t2c_v2[2];
+    if (t2c_r0 == 0) C[t2c_c0 + 3] = t2c_v2[3];
     // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
     float t2c_v3[1];
     t2c_v3[0] = x[0];
@@ -131,9 +155,9 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     t2c_v3[0] += x[2];
     t2c_v3[0] += x[3];
     t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 10, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
+    if (lane == 0) t2c_red1[warp] = t2c_v3[0];
+    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    t2c_v3[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
     if (tid == 0) S[0] = t2c_v3[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     Z[t2c_r0 * 32 + t2c_c0] = x[0] - x_s[3 * 33 + t2c_c0];

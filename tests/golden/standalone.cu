@@ -226,26 +226,29 @@ T2C_DEVICE float randn(long long seed, unsigned off) {
 
 // ---- warp folds: every lane of each run of W lanes gets the run's result.
 // W is a power of two <= 32; the runs are aligned (lanes k*W .. k*W+W-1).
-template <int W, typename T> T2C_DEVICE T fold_sum(T v) {
+// With a stride S (a power of two, W * S <= 32), a run is W lanes S apart
+// (lanes j, j+S, .., j+(W-1)*S of each aligned group of W * S): a column's
+// lanes in a layout of S lanes across the columns.
+template <int W, int S = 1, typename T> T2C_DEVICE T fold_sum(T v) {
 #pragma unroll
-  for (int off = W / 2; off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
+  for (int off = W / 2 * S; off >= S && off > 0; off /= 2) v += __shfl_xor_sync(0xffffffffu, v, off);
   return v;
 }
-template <int W, typename T> T2C_DEVICE T fold_max(T v) {
+template <int W, int S = 1, typename T> T2C_DEVICE T fold_max(T v) {
 #pragma unroll
-  for (int off = W / 2; off > 0; off /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, off));
+  for (int off = W / 2 * S; off >= S && off > 0; off /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, off));
   return v;
 }
-template <int W, typename T> T2C_DEVICE T fold_min(T v) {
+template <int W, int S = 1, typename T> T2C_DEVICE T fold_min(T v) {
 #pragma unroll
-  for (int off = W / 2; off > 0; off /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, off));
+  for (int off = W / 2 * S; off >= S && off > 0; off /= 2) v = min(v, __shfl_xor_sync(0xffffffffu, v, off));
   return v;
 }
 #ifdef TILE2CU_SIM
 // A fold of a tensor element folds its value (the fold assigns to v).
-template <int W, typename T> T2C_DEVICE T fold_sum(::t2c_sim::elem_ref<T> v) { return fold_sum<W>(v.get()); }
-template <int W, typename T> T2C_DEVICE T fold_max(::t2c_sim::elem_ref<T> v) { return fold_max<W>(v.get()); }
-template <int W, typename T> T2C_DEVICE T fold_min(::t2c_sim::elem_ref<T> v) { return fold_min<W>(v.get()); }
+template <int W, int S = 1, typename T> T2C_DEVICE T fold_sum(::t2c_sim::elem_ref<T> v) { return fold_sum<W, S>(v.get()); }
+template <int W, int S = 1, typename T> T2C_DEVICE T fold_max(::t2c_sim::elem_ref<T> v) { return fold_max<W, S>(v.get()); }
+template <int W, int S = 1, typename T> T2C_DEVICE T fold_min(::t2c_sim::elem_ref<T> v) { return fold_min<W, S>(v.get()); }
 #endif
 
 // ---- NaN: x != x, which only a NaN is; false for integer types.

@@ -846,6 +846,107 @@ static void t_red_cols(Tally *T) {
   }
 }
 
+/* red_cols_pad: column reductions in registers over [20, 40] tiles, whose
+ * layout pads rows 20..31; rows past M read 0, and so take part */
+static void t_red_cols_pad(Tally *T) {
+  static const int MN[][2] = {{20, 40}, {50, 70}, {7, 3}, {33, 121}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_cols_pad", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_cols_pad.tl", "red_cols_pad");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *CS = call_out(&k, "CS", F32, 2, SHAPE(1, N));
+    Ten *CX = call_out(&k, "CX", F32, 2, SHAPE(1, N));
+    Ten *CN = call_out(&k, "CN", F32, 2, SHAPE(1, N));
+    /* x in [-3, -1.5]: x * 2 - 1 <= -4 and x * x - 9 >= -6.75, so a padding
+     * row folded as its value (-1, -9) would win the max and the min */
+    fill_uniform(X, &r, -3, -1.5);
+    for (int j = 0; j < N; j++) {
+      double s = 0, mx = -INFINITY, mn = INFINITY;
+      for (int i = 0; i < 20; i++) {
+        double x = i < M ? A2(X, i, j) : 0;
+        s += exp(x), mx = dmax(mx, x * 2 - 1), mn = dmin(mn, x * x - 9);
+      }
+      CS->ref[j] = s, CX->ref[j] = mx, CN->ref[j] = mn;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_cols_padded_rows", l));
+    call_free(&k);
+  }
+}
+
+/* red_cols_types: column reductions of f16 (in f32), i8 (in i32), i32, f64
+ * and u32 over [64, 32] tiles; rows past M read 0 */
+static void t_red_cols_types(Tally *T) {
+  static const int MN[][2] = {{64, 32}, {37, 50}, {3, 5}, {64, 100}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_cols_types", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_cols_types.tl", "red_cols_types");
+    Ten *H = call_in(&k, "H", F16, 2, SHAPE(M, N));
+    Ten *B = call_in(&k, "B", I8, 2, SHAPE(M, N));
+    Ten *I = call_in(&k, "I", I32, 2, SHAPE(M, N));
+    Ten *D = call_in(&k, "D", F64, 2, SHAPE(M, N));
+    Ten *U = call_in(&k, "U", U32, 2, SHAPE(M, N));
+    Ten *HS = call_out(&k, "HS", F16, 2, SHAPE(1, N));
+    Ten *BX = call_out(&k, "BX", I8, 2, SHAPE(1, N));
+    Ten *IN = call_out(&k, "IN", I32, 2, SHAPE(1, N));
+    Ten *DS = call_out(&k, "DS", F64, 2, SHAPE(1, N));
+    Ten *US = call_out(&k, "US", U32, 2, SHAPE(1, N));
+    fill_uniform(H, &r, -1, 1);
+    fill_int(B, &r, -100, -2); /* all below 0: rows past M (0) win the max */
+    fill_int(I, &r, 1, 1000000);
+    fill_uniform(D, &r, -1, 1);
+    fill_int(U, &r, 0, 4000000000LL);
+    for (int j = 0; j < N; j++) {
+      double hs = 0, bx = M < 64 ? 0 : -1e9, in = M < 64 ? 0 : 1e9, ds = 0;
+      uint32_t us = 0;
+      for (int i = 0; i < M; i++) {
+        hs += A2(H, i, j), bx = dmax(bx, A2(B, i, j)), in = dmin(in, A2(I, i, j)), ds += A2(D, i, j);
+        us += (uint32_t)A2(U, i, j);
+      }
+      HS->ref[j] = hs, BX->ref[j] = bx, IN->ref[j] = in, DS->ref[j] = ds, US->ref[j] = us;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_cols_types", l));
+    call_free(&k);
+  }
+}
+
+/* red_cols_dot: colsum and colmax of a dot's accumulator (rows past M are 0) */
+static void t_red_cols_dot(Tally *T) {
+  static const int MNK[][3] = {{64, 64, 64}, {37, 100, 50}, {5, 3, 7}};
+  for (int c = 0; c < 3; c++) {
+    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+    Rng r = rng_seed("red_cols_dot", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_cols_dot.tl", "red_cols_dot");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *CS = call_out(&k, "CS", F32, 2, SHAPE(1, N));
+    Ten *CX = call_out(&k, "CX", F32, 2, SHAPE(1, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int j = 0; j < N; j++) {
+      double s = 0, mx = M < 64 ? 0 : -INFINITY;
+      for (int i = 0; i < M; i++) {
+        double d = 0;
+        for (int kk = 0; kk < K; kk++) d += A2(A, i, kk) * A2(B, kk, j);
+        s += d, mx = dmax(mx, d);
+      }
+      CS->ref[j] = s, CX->ref[j] = mx;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "reduce_cols_dot", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_all(Tally *T) {
   static const int MN[][2] = {{37, 200}, {64, 128}, {5, 3}};
   for (int c = 0; c < 3; c++) {
@@ -2904,7 +3005,7 @@ static void t_carry_scalar(Tally *T) {
 }
 
 /* carry_cols: column sums, maxes (f32) and mins (i32) accumulated across a loop
- * over row chunks from k0; cx's colsum shares its copy with a transpose */
+ * over row chunks from k0; cx's chunk is transposed too */
 static void t_carry_cols(Tally *T) {
   static const int C[][3] = {{100, 130, 0}, {32, 64, 0}, {5, 3, 0}, {70, 70, 40}, {20, 100, 32}};
   for (int c = 0; c < 5; c++) {
@@ -3967,6 +4068,9 @@ static const Test tests[] = {
     {"mma_shared", t_mma_shared},
     {"epilogue_loop", t_epilogue_loop},
     {"reduce_cols_shared", t_red_cols},
+    {"reduce_cols_padded_rows", t_red_cols_pad},
+    {"reduce_cols_types", t_red_cols_types},
+    {"reduce_cols_dot", t_red_cols_dot},
     {"reduce_sum_scalar", t_red_all},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},

@@ -270,6 +270,33 @@ static void test_halfmath(void) {
     if (h2f(sum[k]) != 112.0f) fail("halfmath", "warp %d f16 fold_sum = %g, want 112", k, h2f(sum[k]));
 }
 
+/* t2c::fold_sum<W, S> (max, min): every lane gets the fold of the W lanes S
+ * apart in its aligned group of W * S lanes, the lanes that hold one column */
+static void test_strided_folds(void) {
+  static const int WS[][3] = {{2, 16, 0}, {4, 8, 0}, {8, 4, 0}, {32, 1, 0}, {1, 4, 0}, {4, 2, 1}, {16, 2, 2}};
+  int x[32], o[7 * 32];
+  for (int i = 0; i < 32; i++) x[i] = (int)(rnd() % 2001) - 1000;
+  T2cSimTensor tx = tensor(x, 32, 4, "X"), to = tensor(o, 7 * 32, 4, "O");
+  void *args[] = {&tx, &to};
+  Run r = {"strided_folds", {1, 1, 1}, 32, 0, 3};
+  char err[ERRLEN];
+  if (!expect_ok("strided_folds", launch(&r, args, 2, 2, err), err)) return;
+  for (int k = 0; k < 7; k++) {
+    int W = WS[k][0], S = WS[k][1], op = WS[k][2];
+    for (int l = 0; l < 32; l++) {
+      int want = op == 1 ? -1000000 : op == 2 ? 1000000 : 0;
+      for (int j = 0; j < 32; j++) {
+        if (j / (W * S) != l / (W * S) || j % S != l % S) continue;
+        want = op == 0 ? want + x[j] : op == 1 ? (x[j] > want ? x[j] : want) : (x[j] < want ? x[j] : want);
+      }
+      if (o[k * 32 + l] != want) {
+        fail("strided_folds", "fold %d (W %d, S %d) at lane %d = %d, want %d", k, W, S, l, o[k * 32 + l], want);
+        return;
+      }
+    }
+  }
+}
+
 static void test_block_sum(void) {
   enum { NB = 5, T = 1024 };
   float *x = malloc(sizeof(float) * NB * T), o[NB];
@@ -1228,6 +1255,7 @@ int main(int argc, char **argv) {
   test_grid(37, 1, 1);
   test_grid(4, 3, 2);
   test_halfmath();
+  test_strided_folds();
   test_block_sum();
   test_scan_arg();
   test_dyn_rotate();

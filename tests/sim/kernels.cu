@@ -261,6 +261,27 @@ static void t2c_sim_tramp_halfmath(void *const *a) {
 }
 T2C_SIM_REGISTER(halfmath, t2c_sim_tramp_halfmath)
 
+// Warp folds over runs of W lanes S apart (a column's lanes): O[k * 32 + lane]
+// is fold k of X over lane's run, for (W, S) = (2, 16), (4, 8), (8, 4), (32, 1), (1, 4)
+// (sum), (4, 2) (max), (16, 2) (min), in that order.
+extern "C" __global__ void __launch_bounds__(32)
+strided_folds(t2c_sim::tensor<const int> X, t2c_sim::tensor<int> O)
+{
+  const int l = threadIdx.x, x = X[l];
+  O[0 * 32 + l] = t2c::fold_sum<2, 16>(x);
+  O[1 * 32 + l] = t2c::fold_sum<4, 8>(x);
+  O[2 * 32 + l] = t2c::fold_sum<8, 4>(x);
+  O[3 * 32 + l] = t2c::fold_sum<32, 1>(x);
+  O[4 * 32 + l] = t2c::fold_sum<1, 4>(x);
+  O[5 * 32 + l] = t2c::fold_max<4, 2>(x);
+  O[6 * 32 + l] = t2c::fold_min<16, 2>(x);
+}
+static void t2c_sim_tramp_strided_folds(void *const *a) {
+  strided_folds(t2c_sim::tensor<const int>(static_cast<const T2cSimTensor *>(a[0])),
+                t2c_sim::tensor<int>(static_cast<const T2cSimTensor *>(a[1])));
+}
+T2C_SIM_REGISTER(strided_folds, t2c_sim_tramp_strided_folds)
+
 // A 1024-thread block sums its 1024 elements: warp folds, then shared memory.
 extern "C" __global__ void __launch_bounds__(1024)
 block_sum(t2c_sim::tensor<const float> X, t2c_sim::tensor<float> O)

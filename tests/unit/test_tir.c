@@ -135,6 +135,46 @@ Test(tir_layout, register_rows_of_16_fold_with_shuffles) {
   cr_assert_eq(shared_bufs(K), 0);
 }
 
+Test(tir_layout, column_reductions_fold_in_registers_then_one_row_per_warp) {
+  const char *why = NULL;
+  /* [32, 64] over 8 warps: runs of 4, 16 lanes across, 2 lanes and 8 warps down a column */
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[32, 64], C: tensor<f32>[1, 64]) {\n"
+                       "  var x = X[0 :+ 32, 0 :+ 64]\n  C[0 :+ 1, 0 :+ 64] = colsum(x) + colmax(x * 2.0)\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL) + count_ops(&K->body, TO_COLREDUCE), 0, "no copy of x");
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 2);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert(tir_down_cols(red));
+  cr_assert_eq(red->lay, var_named(K, "x")->layout, "in x's layout");
+  cr_assert_eq(red->dst->layout->kind, LY_SLICE);
+  cr_assert_eq(red->dst->layout->dim, 0);
+  cr_assert_eq(red->dst->layout->parent, red->lay);
+  cr_assert_eq(red->lay->lr, 2);
+  cr_assert_eq(red->lay->wr, 8);
+  cr_assert_eq(layout_count(red->dst->layout), 4, "the thread's 4 columns");
+  /* one scratch row per warp each, both written before one barrier */
+  cr_assert_eq(shared_bufs(K), 2);
+  cr_assert_eq(shared_buf(K, 0)->rows, 8);
+  cr_assert_eq(shared_buf(K, 0)->cols, 64);
+  cr_assert_eq(K->nbarriers, 1);
+  cr_assert_eq(K->ki->shared_bytes, 2 * 8 * 64 * 4);
+  /* a column inside one warp: shuffles only */
+  K = build("@launch(32)\nkernel k(X: tensor<i32>[16, 64], C: tensor<i32>[1, 64]) {\n"
+            "  C[0 :+ 1, 0 :+ 64] = colmin(X[0 :+ 16, 0 :+ 64])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  red = find_op(&K->body, TO_REDUCE);
+  cr_assert(red && tir_down_cols(red));
+  cr_assert_eq(red->lay->wr, 1);
+  cr_assert_eq(red->lay->lr, 2);
+  cr_assert_eq(shared_bufs(K), 0);
+  cr_assert_eq(K->nbarriers, 0);
+  /* an arg-reduction down the columns still walks the copy */
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], C: tensor<i32>[1, 32]) {\n"
+            "  C[0 :+ 1, 0 :+ 32] = colargmax(X[0 :+ 16, 0 :+ 32])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_COLREDUCE), 1);
+}
+
 Test(tir_sync, row_across_warps_one_barrier_per_reduction_in_a_loop) {
   const char *why = NULL;
   /* [4, 256] over 8 warps: each row spans 2 warps */
@@ -276,7 +316,7 @@ Test(tir_carry, a_sum_accumulated_into_a_scalar_folds_once_after_the_loop) {
   }
 }
 
-Test(tir_carry, a_column_reduction_accumulated_across_a_loop_walks_its_copy_once_after_it) {
+Test(tir_carry, a_column_reduction_accumulated_across_a_loop_folds_once_after_it) {
   const char *why = NULL;
   TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], C: tensor<f32>[1, 64], D: tensor<f32>[1, 64]) {\n"
                        "  var c: tile<f32>[1, 64] = 0.0\n  var d: tile<f32>[1, 64] = 0.0\n"
@@ -284,30 +324,36 @@ Test(tir_carry, a_column_reduction_accumulated_across_a_loop_walks_its_copy_once
                        "    d = max(colmax(X[m0 :+ 32, 0 :+ 64]), d)\n  }\n"
                        "  C[0 :+ 1, 0 :+ 64] = c\n  D[0 :+ 1, 0 :+ 64] = d\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  cr_assert_eq(in_loop(K, TO_SPILL) + in_loop(K, TO_COLREDUCE) + in_loop(K, TO_BARRIER), 0, "no copy, walk or barrier in the loop");
-  cr_assert_eq(count_ops(&K->body, TO_COLREDUCE), 2);
-  cr_assert_eq(K->nbarriers, 1, "both copies written before one barrier");
-  /* each copy after the loop is of partials the loop accumulates in place of the chunk */
+  cr_assert_eq(in_loop(K, TO_SPILL) + in_loop(K, TO_REDUCE) + in_loop(K, TO_BARRIER) + in_loop(K, TO_SCRATCH_WRITE), 0,
+               "no copy, fold or barrier in the loop");
+  cr_assert_eq(count_ops(&K->body, TO_SPILL) + count_ops(&K->body, TO_COLREDUCE), 0, "no copy walked");
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 2);
+  cr_assert_eq(K->nbarriers, 1, "both folds' scratch written before one barrier");
+  /* each fold after the loop is of partials the loop accumulates in place of the chunk */
   const TirBlock *body = &find_op(&K->body, TO_FOR)->body;
-  int spills = 0;
+  int folds = 0;
   for (int i = 0; i < K->body.ops.len; i++) {
-    const TirOp *sp = K->body.ops.items[i];
-    if (sp->kind != TO_SPILL) continue;
+    const TirOp *r = K->body.ops.items[i];
+    if (r->kind != TO_REDUCE) continue;
+    cr_assert(tir_down_cols(r));
+    const TirVar *p = tir_hoisted(K, r->expr);
+    cr_assert(p, "the fold reads a value");
     bool stepped = false;
-    for (int j = 0; j < body->ops.len; j++) stepped |= ((const TirOp *)body->ops.items[j])->kind == TO_ASSIGN && ((const TirOp *)body->ops.items[j])->dst == sp->dst;
-    cr_assert(stepped, "the copy of %s, which the loop does not accumulate", sp->dst->cname);
-    cr_assert_eq(K->bufs[sp->buf].spill_of, sp->dst);
-    cr_assert_eq(layout_count(sp->dst->layout), 32 * 64 / 256);
-    spills++;
+    for (int j = 0; j < body->ops.len; j++) stepped |= ((const TirOp *)body->ops.items[j])->kind == TO_ASSIGN && ((const TirOp *)body->ops.items[j])->dst == p;
+    cr_assert(stepped, "the fold of %s, which the loop does not accumulate", p->cname);
+    cr_assert_eq(layout_count(p->layout), 32 * 64 / 256);
+    folds++;
   }
-  cr_assert_eq(spills, 2);
-  /* the copy read by a transpose too: the walk stays in the loop */
+  cr_assert_eq(folds, 2);
+  /* the chunk read by a transpose too: its copy stays in the loop for the
+   * transpose, and the column sum is carried all the same */
   K = build("@launch(256)\nkernel k(X: tensor<f32>[M, 64], C: tensor<f32>[1, 64], T: tensor<f32>[64, 32]) {\n"
             "  var c: tile<f32>[1, 64] = 0.0\n  var t: tile<f32>[64, 32] = 0.0\n"
             "  for m0 in range(0, M, 32) {\n    var x = X[m0 :+ 32, 0 :+ 64]\n    c += colsum(x)\n    t += transpose(x)\n  }\n"
             "  C[0 :+ 1, 0 :+ 64] = c\n  T[0 :+ 64, 0 :+ 32] = t\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  cr_assert_eq(in_loop(K, TO_COLREDUCE), 1);
+  cr_assert_eq(in_loop(K, TO_REDUCE), 0);
+  cr_assert_eq(in_loop(K, TO_SPILL), 1, "the transpose's copy");
 }
 
 Test(tir_carry, explain_says_what_became_of_each_accumulation_and_why) {
@@ -427,7 +473,10 @@ Test(tir_lower, kernels_outside_the_ir_say_why) {
   K = build("@launch(128)\nkernel k(H: tensor<f16>[16, 16], L: tensor<f16>[1, 16]) {\n"
             "  L[0 :+ 1, 0 :+ 16] = colsum(H[0 :+ 16, 0 :+ 16])\n}\n", NULL, &why);
   cr_assert(K, "%s", why ? why : diag_text);
-  cr_assert(find_op(&K->body, TO_COLREDUCE));
+  const TirOp *cred = find_op(&K->body, TO_REDUCE);
+  cr_assert(cred && tir_down_cols(cred), "in registers");
+  cr_assert_eq(cred->dst->elem, T_F32);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 0);
   /* an f32 dot is lowered, on the CUDA cores */
   why = NULL;
   K = build("@launch(128)\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 16], C: tensor<f32>[16, 16]) {\n"
@@ -546,12 +595,12 @@ Test(tir_smem, shared_copies_above_48k_use_dynamic_shared_memory) {
 
 Test(tir_lower, one_copy_serves_reads_until_the_value_changes) {
   const char *why = NULL;
-  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[32, 16], C: tensor<f32>[1, 32],\n"
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[32, 16], C: tensor<i32>[1, 32],\n"
                        "         Z: tensor<f32>[16, 32]) {\n  var x = X[0 :+ 16, 0 :+ 32]\n"
-                       "  Y[0 :+ 32, 0 :+ 16] = transpose(x)\n  C[0 :+ 1, 0 :+ 32] = colsum(x)\n"
+                       "  Y[0 :+ 32, 0 :+ 16] = transpose(x)\n  C[0 :+ 1, 0 :+ 32] = colargmax(x)\n"
                        "  x += 1.0\n  Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  /* transpose and colsum share the first copy; x += 1.0 makes it stale */
+  /* transpose and colargmax share the first copy; x += 1.0 makes it stale */
   cr_assert_eq(count_ops(&K->body, TO_SPILL), 2);
   cr_assert_eq(count_ops(&K->body, TO_COLREDUCE), 1);
   /* after the first copy; before the second (WAR); after the second */
