@@ -2402,13 +2402,31 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
   }
 }
 
+/* Whether an op of b, or inside one, lowers statement s. */
+static bool lowers_stmt(const TirBlock *b, const Stmt *s) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->stmt == s || lowers_stmt(&op->body, s) || lowers_stmt(&op->els, s)) return true;
+  }
+  return false;
+}
+
 /* --explain for a kernel lowered through the IR: where each value lives and why, each barrier's reason. */
 static void explain_barriers(TirKernel *K, const TirBlock *b, FILE *out) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
-    if (op->kind == TO_BARRIER)
-      fprintf(out, "  %s before line %d%s: %s\n", op->warp ? "warp barrier (__syncwarp)" : "barrier", op->stmt->loc.line,
+    if (op->kind == TO_BARRIER) {
+      /* a barrier for a statement of a loop before it (a fold carried out of the loop: carry.c) */
+      const TirOp *loop = NULL;
+      for (int j = i - 1; j >= 0 && !loop; j--) {
+        const TirOp *o = b->ops.items[j];
+        if ((o->kind == TO_FOR || o->kind == TO_WHILE) && lowers_stmt(&o->body, op->stmt)) loop = o;
+      }
+      const char *where = loop ? arena_printf(K->a, "after the loop at line %d (for line %d)", loop->stmt->loc.line, op->stmt->loc.line)
+                               : arena_printf(K->a, "before line %d", op->stmt->loc.line);
+      fprintf(out, "  %s %s%s: %s\n", op->warp ? "warp barrier (__syncwarp)" : "barrier", where,
               op->only == TIR_FAST ? " (fast body)" : op->only == TIR_GENERAL ? " (general body)" : "", op->reason);
+    }
     explain_barriers(K, &op->body, out);
     explain_barriers(K, &op->els, out);
   }

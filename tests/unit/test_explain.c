@@ -165,3 +165,23 @@ Test(explain, stages_without_cp_async_are_registers_and_explained, .fini = ex_te
   cr_assert_eq(header_bytes("x_s"), bytes, "%s", ex_out.data);
   totals_agree(ki);
 }
+
+/* A barrier for folds carried out of a loop (carry.c) is placed after the loop:
+ * --explain says so, not "before" the line of the loop's body it comes from. */
+Test(explain, a_barrier_after_a_loop_for_its_carried_folds_says_where_it_is, .fini = ex_teardown) {
+  cr_assert_eq(ex_translate("sm_90", "@launch(256)\nkernel k(X: tensor<f32>[M, 64], C: tensor<f32>[1, 64]) {\n"
+                                     "  var c: tile<f32>[1, 64] = 0.0\n"
+                                     "  for m0 in range(0, M, 32) {\n    c += colsum(X[m0 :+ 32, 0 :+ 64])\n  }\n"
+                                     "  C[0 :+ 1, 0 :+ 64] = c\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, "  barrier after the loop at line 4 (for line 5): t2c_red0: written at line 5"),
+            "%s", ex_explain);
+  cr_assert_null(strstr(ex_explain, "barrier before line 5"), "%s", ex_explain);
+  /* a barrier inside the loop's body keeps its line */
+  ex_teardown();
+  cr_assert_eq(ex_translate("sm_90", "@launch(256)\nkernel k(X: tensor<f32>[M, 64], C: tensor<f32>[M, 64]) {\n"
+                                     "  for m0 in range(0, M, 32) {\n    var x = X[m0 :+ 32, 0 :+ 64]\n"
+                                     "    C[m0 :+ 32, 0 :+ 64] = x - colsum(x)\n  }\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, "  barrier before line 5: t2c_red0"), "%s", ex_explain);
+}
