@@ -52,29 +52,8 @@ typedef struct Who {
   const Sym *y;
 } Who;
 
-/* Whether x names scalar y anywhere in it. */
-static bool names_sym(const Expr *x, const Sym *y) {
-  if (!x) return false;
-  switch (x->kind) {
-  case E_IDENT: return x->u.ident.sym == y;
-  case E_MEMBER: return names_sym(x->u.member.base, y);
-  case E_UNARY: return names_sym(x->u.unary.a, y);
-  case E_BINARY: return names_sym(x->u.binary.a, y) || names_sym(x->u.binary.b, y);
-  case E_CALL:
-    for (int i = 0; i < x->u.call.nargs; i++)
-      if (names_sym(x->u.call.args[i], y)) return true;
-    return false;
-  case E_INDEX:
-    if (names_sym(x->u.index.base, y)) return true;
-    for (int i = 0; i < x->u.index.nidx; i++)
-      if (names_sym(x->u.index.idx[i].start, y) || names_sym(x->u.index.idx[i].len, y)) return true;
-    return false;
-  default: return false;
-  }
-}
-
 static bool mentions(const TirKernel *K, const Expr *x, const Who *w) {
-  return w->v ? tir_mentions(K, x, w->v, true) : names_sym(x, w->y);
+  return w->v ? tir_mentions(K, x, w->v, true) : tir_names_sym(x, w->y);
 }
 
 /* The expressions of op's statement that the op itself evaluates (a scalar

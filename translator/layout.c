@@ -1124,22 +1124,118 @@ static bool reads_held(const TirKernel *K, const TirOp *op, const PtrVec *reads)
   return false;
 }
 
-static void flush_reads(TirKernel *K, PtrVec *out, PtrVec *reads) {
+/* The held scratch reads, then the ops held back after them (their readers). */
+static void flush_reads(TirKernel *K, PtrVec *out, PtrVec *reads, PtrVec *after) {
   for (int i = 0; i < reads->len; i++) vec_push(K->a, out, reads->items[i]);
-  reads->len = 0;
+  for (int i = 0; i < after->len; i++) vec_push(K->a, out, after->items[i]);
+  reads->len = after->len = 0;
 }
 
-/* Row reductions and sum()s next to each other (declarations between them
- * aside), none reading another's value (the folds after a loop of several
- * accumulations carried across it, two row sums of one statement), write their
- * scratch one after the other and read it after: sync.c puts one barrier
- * before the reads, not one per reduction. */
+/* The tensor a store writes (NULL for any other op). */
+static const Sym *stored_tensor(const TirOp *op) {
+  return op->kind == TO_STORE && op->slice ? op->slice->u.index.base->u.ident.sym : NULL;
+}
+
+/* Whether op reads or writes what an op of held writes (a value, or a tensor
+ * one of its stores writes). */
+static bool after_held(const TirKernel *K, const TirOp *op, const PtrVec *held) {
+  for (int i = 0; i < held->len; i++) {
+    const TirOp *h = held->items[i];
+    const Sym *t = stored_tensor(h);
+    if ((h->dst && tir_op_touches(K, op, h->dst)) ||
+        (t && (tir_names_sym(op->expr, t) || tir_names_sym(op->slice, t) || tir_names_sym(op->pad, t))))
+      return true;
+  }
+  return false;
+}
+
+/* Whether an op of held reads or writes what op writes. */
+static bool before_held(const TirKernel *K, const TirOp *op, const PtrVec *held) {
+  for (int i = 0; i < held->len; i++)
+    if (op->dst && tir_op_touches(K, held->items[i], op->dst)) return true;
+  return false;
+}
+
+static bool groupable(const TirKernel *K, const TirOp *op) {
+  return (op->kind == TO_REDUCE || op->kind == TO_SUM) && across_warps(K, op);
+}
+
+/* With scratch reads held back (reads) and ops held after them (after): the
+ * index of the next reduction from i on that can write its scratch before
+ * the held reads, or -1. The ops before it must each either read or write
+ * what is held (a value a held op writes, a tensor a held store writes),
+ * and then be an assignment, load or store that waits with the held ops, or
+ * else touch nothing held and be a declaration, assignment or load that goes
+ * before (one that writes nothing a held op reads). The reduction must touch
+ * nothing held. Into *wait, the ops that wait. */
+static int next_groupable(const TirKernel *K, const TirBlock *b, int i, const PtrVec *reads, const PtrVec *after,
+                          PtrVec *wait) {
+  PtrVec held = {0};
+  for (int k = 0; k < reads->len; k++) vec_push(K->a, &held, reads->items[k]);
+  for (int k = 0; k < after->len; k++) vec_push(K->a, &held, after->items[k]);
+  wait->len = 0;
+  for (int j = i; j < b->ops.len; j++) {
+    TirOp *op = b->ops.items[j];
+    if (op->body.ops.len || op->els.ops.len) return -1;
+    bool dep = after_held(K, op, &held);
+    if (groupable(K, op)) {
+      if (dep) return -1;
+      return j;
+    }
+    if (dep) {
+      if (op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_STORE) return -1;
+      vec_push(K->a, &held, op);
+      vec_push(K->a, wait, op);
+      continue;
+    }
+    if ((op->kind != TO_DECL && op->kind != TO_ASSIGN && op->kind != TO_LOAD) || before_held(K, op, &held)) return -1;
+  }
+  return -1;
+}
+
+/* Row and column reductions and sum()s next to each other (declarations
+ * between them aside), none reading another's value (the folds after a loop
+ * of several accumulations carried across it, two row sums of one statement),
+ * write their scratch one after the other and read it after: sync.c puts one
+ * barrier before the reads, not one per reduction. A reduction a few ops
+ * further on joins them (next_groupable) when the ops in between either wait
+ * with the held reads (var m = rowmax(x) waits, var s = rowsum(x) joins) or
+ * are independent of them; the first op that waits says so in a comment. */
 static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
-  PtrVec out = {0}, reads = {0}; /* the scratch reads held back */
+  PtrVec out = {0}, reads = {0}, after = {0}, wait = {0}; /* the scratch reads held back, the ops after them */
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    bool grouped = (op->kind == TO_REDUCE || op->kind == TO_SUM) && across_warps(K, op) && !reads_held(K, op, &reads);
-    if (!grouped && op->kind != TO_DECL) flush_reads(K, &out, &reads);
+    bool grouped = groupable(K, op) && !reads_held(K, op, &reads) && !after_held(K, op, &after);
+    if (!grouped && op->kind != TO_DECL && reads.len) {
+      int j = next_groupable(K, b, i, &reads, &after, &wait);
+      if (j > i) { /* the ops up to j go before it or wait */
+        const TirOp *R = b->ops.items[j];
+        for (int k = i; k < j; k++) {
+          TirOp *o = b->ops.items[k];
+          bool waits = false;
+          for (int w = 0; w < wait.len; w++) waits |= wait.items[w] == o;
+          if (!waits) {
+            vec_push(K->a, &out, o);
+            continue;
+          }
+          bool first = true; /* of its statement among the ops that wait */
+          for (int w = 0; w < after.len; w++) first &= ((TirOp *)after.items[w])->stmt != o->stmt;
+          if (first && !o->note && o->stmt && R->stmt && o->stmt != R->stmt)
+            o->note = arena_printf(K->a, "line %d, after the reduction at line %d, which shares its barrier", o->stmt->loc.line,
+                                   R->stmt->loc.line);
+          vec_push(K->a, &after, o);
+        }
+        i = j;
+        op = b->ops.items[i];
+        grouped = true;
+      }
+    }
+    if (!grouped && op->kind != TO_DECL) {
+      const TirOp *last = after.len ? after.items[after.len - 1] : NULL;
+      flush_reads(K, &out, &reads, &after);
+      if (last && last->stmt != op->stmt && !op->first && !op->note && op->stmt) /* back to op's statement */
+        op->note = arena_printf(K->a, "line %d", op->stmt->loc.line);
+    }
     vec_push(K->a, &out, op);
     int d = depth + (op->kind == TO_FOR || op->kind == TO_WHILE);
     if (!add_scratch(K, &op->body, d) || !add_scratch(K, &op->els, d)) return false;
@@ -1161,7 +1257,7 @@ static bool add_scratch(TirKernel *K, TirBlock *b, int depth) {
     }
     K->use_lane = K->use_warp = true;
   }
-  flush_reads(K, &out, &reads);
+  flush_reads(K, &out, &reads, &after);
   b->ops = out;
   return true;
 }

@@ -124,6 +124,9 @@ static bool same_elements(const TirOp *a, const TirOp *b) {
   return true;
 }
 
+/* A store of one element under uniform control: thread 0 makes it. */
+static bool thread0_store(const TirOp *op) { return op->kind == TO_STORE && op->rows == 0 && !op->td; }
+
 /* The conflict of op's access i in state st, or NULL. */
 static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *st, int i) {
   int b = op->acc[i].buf;
@@ -141,6 +144,8 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
     return arena_printf(K->a, "%s: read at line %d, overwritten %s by other threads", n, st->rline[b], ps->here);
   /* atomics of one kind commute: two of them need no order between them */
   if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) return NULL;
+  /* two element stores of thread 0: one thread, in program order */
+  if (op->acc[i].write && st->wop[b] && thread0_store(op) && thread0_store(st->wop[b])) return NULL;
   if (op->acc[i].write && (have & ST_W) && st->wop[b] != op)
     return arena_printf(K->a, "%s: written at line %d, overwritten %s by other threads", n, st->wline[b], ps->here);
   return NULL;
@@ -202,7 +207,9 @@ static void record(const TirOp *op, SyncState *st) {
   for (int i = 0; i < op->nacc; i++) {
     int b = op->acc[i].buf, line = op->stmt ? op->stmt->loc.line : 0;
     if (op->acc[i].write) {
-      st->wop[b] = (st->acc[b] & ST_W) && st->wop[b] != op ? NULL : op;
+      /* several writers: NULL, but for element stores of thread 0 (one thread, in order) */
+      bool one = st->wop[b] && thread0_store(op) && thread0_store(st->wop[b]);
+      st->wop[b] = (st->acc[b] & ST_W) && st->wop[b] != op && !one ? NULL : op;
       st->acc[b] |= ST_W;
       if (!op->acc[i].own) st->cross[b] |= ST_W;
       st->wline[b] = line;

@@ -955,6 +955,11 @@ Expr *tir_read_of(TirKernel *K, TirVar *v);
 /* Whether expression x reads value v: by name or as a hoisted value, and, with
  * copies, through v's shared copy (a TirRead of it). */
 bool tir_mentions(const TirKernel *K, const Expr *x, const TirVar *v, bool copies);
+/* Whether x names symbol y anywhere in it (a tensor's element or slice, a scalar). */
+bool tir_names_sym(const Expr *x, const Sym *y);
+/* Whether op itself (not the ops inside it) writes or reads value v: its dst,
+ * src, src2, or a mention in its expression, slice, pad, guard or window. */
+bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v);
 /* Register budget: a value holds at most MAX_REGS elements per thread (the
  * @registers cap; tir_value_cap below), the values live at any one op together at most
  * TIR_MAX_VALUE_REGS (32-bit registers; 64-bit elements count twice; a value

@@ -72,6 +72,32 @@ bool tir_mentions(const TirKernel *K, const Expr *x, const TirVar *v, bool copie
   }
 }
 
+bool tir_names_sym(const Expr *x, const Sym *y) {
+  if (!x) return false;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym == y;
+  case E_MEMBER: return tir_names_sym(x->u.member.base, y);
+  case E_UNARY: return tir_names_sym(x->u.unary.a, y);
+  case E_BINARY: return tir_names_sym(x->u.binary.a, y) || tir_names_sym(x->u.binary.b, y);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (tir_names_sym(x->u.call.args[i], y)) return true;
+    return false;
+  case E_INDEX:
+    if (tir_names_sym(x->u.index.base, y)) return true;
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (tir_names_sym(x->u.index.idx[i].start, y) || tir_names_sym(x->u.index.idx[i].len, y)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v) {
+  if (op->dst == v || op->src == v || op->src2 == v) return true;
+  return tir_mentions(K, op->expr, v, true) || tir_mentions(K, op->slice, v, true) || tir_mentions(K, op->pad, v, true) ||
+         tir_mentions(K, op->uguard, v, true) || tir_mentions(K, op->win[0], v, true) || tir_mentions(K, op->win[1], v, true);
+}
+
 Expr *tir_read_of(TirKernel *K, TirVar *v) {
   Expr *x = NEW(K->a, Expr);
   x->kind = E_IDENT;

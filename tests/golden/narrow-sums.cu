@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 6, one row per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 1040 bytes; barriers: 2
+//   shared memory: 1040 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict__ S)
 {
@@ -69,7 +69,27 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0 + 4], t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
     __half t2c_v3[8];
-    __syncthreads();  // t2c_red0: written at line 6, read here by other threads
+    // narrow-sums.tl:7: S[0] = sum(x)
+    float t2c_v4[1];
+    t2c_v4[0] = t2c::cvt<float>(x[0]);
+    t2c_v4[0] += t2c::cvt<float>(x[1]);
+    t2c_v4[0] += t2c::cvt<float>(x[2]);
+    t2c_v4[0] += t2c::cvt<float>(x[3]);
+    t2c_v4[0] += t2c::cvt<float>(x[4]);
+    t2c_v4[0] += t2c::cvt<float>(x[5]);
+    t2c_v4[0] += t2c::cvt<float>(x[6]);
+    t2c_v4[0] += t2c::cvt<float>(x[7]);
+    t2c_v4[0] += t2c::cvt<float>(x[8]);
+    t2c_v4[0] += t2c::cvt<float>(x[9]);
+    t2c_v4[0] += t2c::cvt<float>(x[10]);
+    t2c_v4[0] += t2c::cvt<float>(x[11]);
+    t2c_v4[0] += t2c::cvt<float>(x[12]);
+    t2c_v4[0] += t2c::cvt<float>(x[13]);
+    t2c_v4[0] += t2c::cvt<float>(x[14]);
+    t2c_v4[0] += t2c::cvt<float>(x[15]);
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red0: written at line 6, read here by other threads; t2c_red1 too (written at line 7)
     {
       t2c::Vec<float, 4> t2c_s2 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
       t2c_v2[0] = t2c_s2.v[0];
@@ -114,6 +134,8 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
       t2c_v2[6] = t2c_v2[6] + t2c_s3.v[2];
       t2c_v2[7] = t2c_v2[7] + t2c_s3.v[3];
     }
+    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 6, after the reduction at line 7, which shares its barrier
     t2c_v3[0] = t2c::cvt<__half>(t2c_v2[0]);
     t2c_v3[1] = t2c::cvt<__half>(t2c_v2[1]);
     t2c_v3[2] = t2c::cvt<__half>(t2c_v2[2]);
@@ -123,28 +145,7 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     t2c_v3[6] = t2c::cvt<__half>(t2c_v2[6]);
     t2c_v3[7] = t2c::cvt<__half>(t2c_v2[7]);
     if (t2c_r0 == 0) t2c::stg_vec<8>(Y + t2c_c0, t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    // narrow-sums.tl:7: S[0] = sum(x)
-    float t2c_v4[1];
-    t2c_v4[0] = t2c::cvt<float>(x[0]);
-    t2c_v4[0] += t2c::cvt<float>(x[1]);
-    t2c_v4[0] += t2c::cvt<float>(x[2]);
-    t2c_v4[0] += t2c::cvt<float>(x[3]);
-    t2c_v4[0] += t2c::cvt<float>(x[4]);
-    t2c_v4[0] += t2c::cvt<float>(x[5]);
-    t2c_v4[0] += t2c::cvt<float>(x[6]);
-    t2c_v4[0] += t2c::cvt<float>(x[7]);
-    t2c_v4[0] += t2c::cvt<float>(x[8]);
-    t2c_v4[0] += t2c::cvt<float>(x[9]);
-    t2c_v4[0] += t2c::cvt<float>(x[10]);
-    t2c_v4[0] += t2c::cvt<float>(x[11]);
-    t2c_v4[0] += t2c::cvt<float>(x[12]);
-    t2c_v4[0] += t2c::cvt<float>(x[13]);
-    t2c_v4[0] += t2c::cvt<float>(x[14]);
-    t2c_v4[0] += t2c::cvt<float>(x[15]);
-    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
-    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 7
     if (tid == 0) S[0] = t2c::cvt<__half>(t2c_v4[0]);
   } else {
     // narrow-sums.tl:5: var x = X[0 :+ 32, 0 :+ 64]
@@ -194,7 +195,27 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c0 + 4], t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
     __half t2c_v3[8];
-    __syncthreads();  // t2c_red0: written at line 6, read here by other threads
+    // narrow-sums.tl:7: S[0] = sum(x)
+    float t2c_v4[1];
+    t2c_v4[0] = t2c::cvt<float>(x[0]);
+    t2c_v4[0] += t2c::cvt<float>(x[1]);
+    t2c_v4[0] += t2c::cvt<float>(x[2]);
+    t2c_v4[0] += t2c::cvt<float>(x[3]);
+    t2c_v4[0] += t2c::cvt<float>(x[4]);
+    t2c_v4[0] += t2c::cvt<float>(x[5]);
+    t2c_v4[0] += t2c::cvt<float>(x[6]);
+    t2c_v4[0] += t2c::cvt<float>(x[7]);
+    t2c_v4[0] += t2c::cvt<float>(x[8]);
+    t2c_v4[0] += t2c::cvt<float>(x[9]);
+    t2c_v4[0] += t2c::cvt<float>(x[10]);
+    t2c_v4[0] += t2c::cvt<float>(x[11]);
+    t2c_v4[0] += t2c::cvt<float>(x[12]);
+    t2c_v4[0] += t2c::cvt<float>(x[13]);
+    t2c_v4[0] += t2c::cvt<float>(x[14]);
+    t2c_v4[0] += t2c::cvt<float>(x[15]);
+    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
+    __syncthreads();  // t2c_red0: written at line 6, read here by other threads; t2c_red1 too (written at line 7)
     {
       t2c::Vec<float, 4> t2c_s4 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
       t2c_v2[0] = t2c_s4.v[0];
@@ -239,6 +260,8 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
       t2c_v2[6] = t2c_v2[6] + t2c_s5.v[2];
       t2c_v2[7] = t2c_v2[7] + t2c_s5.v[3];
     }
+    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 6, after the reduction at line 7, which shares its barrier
     t2c_v3[0] = t2c::cvt<__half>(t2c_v2[0]);
     t2c_v3[1] = t2c::cvt<__half>(t2c_v2[1]);
     t2c_v3[2] = t2c::cvt<__half>(t2c_v2[2]);
@@ -255,28 +278,7 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     if (t2c_r0 == 0) Y[t2c_c0 + 5] = t2c_v3[5];
     if (t2c_r0 == 0) Y[t2c_c0 + 6] = t2c_v3[6];
     if (t2c_r0 == 0) Y[t2c_c0 + 7] = t2c_v3[7];
-    // narrow-sums.tl:7: S[0] = sum(x)
-    float t2c_v4[1];
-    t2c_v4[0] = t2c::cvt<float>(x[0]);
-    t2c_v4[0] += t2c::cvt<float>(x[1]);
-    t2c_v4[0] += t2c::cvt<float>(x[2]);
-    t2c_v4[0] += t2c::cvt<float>(x[3]);
-    t2c_v4[0] += t2c::cvt<float>(x[4]);
-    t2c_v4[0] += t2c::cvt<float>(x[5]);
-    t2c_v4[0] += t2c::cvt<float>(x[6]);
-    t2c_v4[0] += t2c::cvt<float>(x[7]);
-    t2c_v4[0] += t2c::cvt<float>(x[8]);
-    t2c_v4[0] += t2c::cvt<float>(x[9]);
-    t2c_v4[0] += t2c::cvt<float>(x[10]);
-    t2c_v4[0] += t2c::cvt<float>(x[11]);
-    t2c_v4[0] += t2c::cvt<float>(x[12]);
-    t2c_v4[0] += t2c::cvt<float>(x[13]);
-    t2c_v4[0] += t2c::cvt<float>(x[14]);
-    t2c_v4[0] += t2c::cvt<float>(x[15]);
-    t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
-    if (lane == 0) t2c_red1[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
-    t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 7
     if (tid == 0) S[0] = t2c::cvt<__half>(t2c_v4[0]);
   }
 }

@@ -10,7 +10,7 @@
 //   t2c_red0: shared, f32[4, 32], 512 bytes (partials of colsum at line 9, one row per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned, Z is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 2640 bytes; barriers: 3
+//   shared memory: 2640 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, float *__restrict__ S, float *__restrict__ Z, int M)
 {
@@ -56,7 +56,15 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     t2c_v2[2] = t2c::fold_sum<4, 8>(t2c_v2[2]);
     t2c_v2[3] = t2c::fold_sum<4, 8>(t2c_v2[3]);
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 32 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
+    float t2c_v3[1];
+    t2c_v3[0] = x[0];
+    t2c_v3[0] += x[1];
+    t2c_v3[0] += x[2];
+    t2c_v3[0] += x[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v3[0];
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads; t2c_red1 too (written at line 10)
     {
       t2c::Vec<float, 4> t2c_s1 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
       t2c_v2[0] = t2c_s1.v[0];
@@ -79,17 +87,10 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
       t2c_v2[2] = t2c_v2[2] + t2c_s1.v[2];
       t2c_v2[3] = t2c_v2[3] + t2c_s1.v[3];
     }
-    if (t2c_r0 == 0) t2c::stg_vec<4>(C + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
-    float t2c_v3[1];
-    t2c_v3[0] = x[0];
-    t2c_v3[0] += x[1];
-    t2c_v3[0] += x[2];
-    t2c_v3[0] += x[3];
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red1[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
     t2c_v3[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 9, after the reduction at line 10, which shares its barrier
+    if (t2c_r0 == 0) t2c::stg_vec<4>(C + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    // line 10
     if (tid == 0) S[0] = t2c_v3[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     t2c::stg_vec<4>(Z + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{x[0] - x_s[3 * 33 + t2c_c0], x[1] - x_s[3 * 33 + (t2c_c0 + 1)], x[2] - x_s[3 * 33 + (t2c_c0 + 2)], x[3] - x_s[3 * 33 + (t2c_c0 + 3)]}});
@@ -121,7 +122,15 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     t2c_v2[2] = t2c::fold_sum<4, 8>(t2c_v2[2]);
     t2c_v2[3] = t2c::fold_sum<4, 8>(t2c_v2[3]);
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 32 + t2c_c0], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
+    float t2c_v3[1];
+    t2c_v3[0] = x[0];
+    t2c_v3[0] += x[1];
+    t2c_v3[0] += x[2];
+    t2c_v3[0] += x[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (lane == 0) t2c_red1[warp] = t2c_v3[0];
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads; t2c_red1 too (written at line 10)
     {
       t2c::Vec<float, 4> t2c_s2 = t2c::lds_vec<4>(&t2c_red0[t2c_c0]);
       t2c_v2[0] = t2c_s2.v[0];
@@ -144,20 +153,13 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
       t2c_v2[2] = t2c_v2[2] + t2c_s2.v[2];
       t2c_v2[3] = t2c_v2[3] + t2c_s2.v[3];
     }
+    t2c_v3[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 9, after the reduction at line 10, which shares its barrier
     if (t2c_r0 == 0) C[t2c_c0] = t2c_v2[0];
     if (t2c_r0 == 0) C[t2c_c0 + 1] = t2c_v2[1];
     if (t2c_r0 == 0) C[t2c_c0 + 2] = t2c_v2[2];
     if (t2c_r0 == 0) C[t2c_c0 + 3] = t2c_v2[3];
-    // shared-copy-reads.tl:10: S[0] = sum(x) + x[1, 2]
-    float t2c_v3[1];
-    t2c_v3[0] = x[0];
-    t2c_v3[0] += x[1];
-    t2c_v3[0] += x[2];
-    t2c_v3[0] += x[3];
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red1[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
-    t2c_v3[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 10
     if (tid == 0) S[0] = t2c_v3[0] + x_s[1 * 33 + 2];
     // shared-copy-reads.tl:11: Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]
     Z[t2c_r0 * 32 + t2c_c0] = x[0] - x_s[3 * 33 + t2c_c0];

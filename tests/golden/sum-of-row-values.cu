@@ -9,7 +9,7 @@
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 9, one value per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 32 bytes; barriers: 2
+//   shared memory: 32 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ O, float *__restrict__ S)
 {
@@ -60,9 +60,6 @@ sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict
     t2c_v4[0] += (t2c_c0 == 0 ? t2c_v3[1] : 0.0f);
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
     if (lane == 0) t2c_red0[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
-    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) S[0] = t2c_v4[0];
     // sum-of-row-values.tl:10: S[1] = sum(w)
     float t2c_v5[1];
     t2c_v5[0] = (t2c_r0 == 0 ? w[0] : 0.0f);
@@ -71,8 +68,12 @@ sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict
     t2c_v5[0] += (t2c_r0 == 0 ? w[3] : 0.0f);
     t2c_v5[0] = t2c::fold_sum<32>(t2c_v5[0]);
     if (lane == 0) t2c_red1[warp] = t2c_v5[0];
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads; t2c_red1 too (written at line 10)
+    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
     t2c_v5[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 9, after the reduction at line 10, which shares its barrier
+    if (tid == 0) S[0] = t2c_v4[0];
+    // line 10
     if (tid == 0) S[1] = t2c_v5[0];
   } else {
     // sum-of-row-values.tl:6: var t = X[0 :+ 16, 0 :+ 64]
@@ -117,9 +118,6 @@ sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict
     t2c_v4[0] += (t2c_c0 == 0 ? t2c_v3[1] : 0.0f);
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
     if (lane == 0) t2c_red0[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
-    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    if (tid == 0) S[0] = t2c_v4[0];
     // sum-of-row-values.tl:10: S[1] = sum(w)
     float t2c_v5[1];
     t2c_v5[0] = (t2c_r0 == 0 ? w[0] : 0.0f);
@@ -128,8 +126,12 @@ sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict
     t2c_v5[0] += (t2c_r0 == 0 ? w[3] : 0.0f);
     t2c_v5[0] = t2c::fold_sum<32>(t2c_v5[0]);
     if (lane == 0) t2c_red1[warp] = t2c_v5[0];
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads; t2c_red1 too (written at line 10)
+    t2c_v4[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
     t2c_v5[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 9, after the reduction at line 10, which shares its barrier
+    if (tid == 0) S[0] = t2c_v4[0];
+    // line 10
     if (tid == 0) S[1] = t2c_v5[0];
   }
 }

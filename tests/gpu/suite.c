@@ -947,6 +947,39 @@ static void t_red_cols_dot(Tally *T) {
   }
 }
 
+/* red_deferred: later reductions join an earlier one's barrier while the
+ * stores between wait; what reads a waiting op's result keeps its order */
+static void t_red_deferred(Tally *T) {
+  static const int MN[][2] = {{4, 256}, {10, 200}, {3, 7}, {33, 130}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("red_deferred", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_deferred.tl", "red_deferred");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *Z = call_out(&k, "Z", F32, 2, SHAPE(M, 1));
+    Ten *V = call_out(&k, "V", F32, 2, SHAPE(M, 1));
+    Ten *W = call_out(&k, "W", F32, 2, SHAPE(M, 1));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -2, 2);
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, mn = INFINITY, s = 0, q = 0;
+      for (int j = 0; j < N; j++) {
+        double x = A2(X, i, j);
+        mx = dmax(mx, x), mn = dmin(mn, x), s += x, q += x * x;
+      }
+      for (int j = 0; j < N; j++) R2(Y, i, j) = A2(X, i, j) - mx;
+      double z = round_dt(F32, 3 * s);
+      R2(Z, i, 0) = z, R2(V, i, 0) = q, R2(W, i, 0) = 2 * s * z, R2(C, i, 0) = mn + 2 * s;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reduce_deferred", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_all(Tally *T) {
   static const int MN[][2] = {{37, 200}, {64, 128}, {5, 3}};
   for (int c = 0; c < 3; c++) {
@@ -4069,6 +4102,7 @@ static const Test tests[] = {
     {"epilogue_loop", t_epilogue_loop},
     {"reduce_cols_shared", t_red_cols},
     {"reduce_cols_padded_rows", t_red_cols_pad},
+    {"reduce_deferred", t_red_deferred},
     {"reduce_cols_types", t_red_cols_types},
     {"reduce_cols_dot", t_red_cols_dot},
     {"reduce_sum_scalar", t_red_all},

@@ -278,11 +278,13 @@ Test(tir_sync, row_reductions_next_to_each_other_share_one_barrier) {
                        "  Z[0 :+ 4, 0 :+ 1] = rowsum(x - rowmax(x))\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   cr_assert_eq(count_ops(&K->body, TO_REDUCE), 5);
-  cr_assert_eq(K->nbarriers, 3, "one for the first statement's three, one each for the second's two");
-  /* the first three write, then one barrier, then the three reads */
+  cr_assert_eq(K->nbarriers, 2, "one for the first statement's three and the second's rowmax (the store to Y waits), "
+                                "one for the rowsum that reads that rowmax");
+  /* the first four write, then one barrier, then the four reads, then the store to Y */
   int w = index_of(&K->body, TO_SCRATCH_WRITE), bar = index_of(&K->body, TO_BARRIER), rd = index_of(&K->body, TO_SCRATCH_READ);
   cr_assert(w < bar && bar < rd);
-  for (int i = rd; i < rd + 3; i++) cr_assert_eq(((const TirOp *)K->body.ops.items[i])->kind, TO_SCRATCH_READ);
+  for (int i = rd; i < rd + 4; i++) cr_assert_eq(((const TirOp *)K->body.ops.items[i])->kind, TO_SCRATCH_READ);
+  cr_assert(index_of(&K->body, TO_STORE) > rd + 3);
   /* two accumulations carried across one loop: their folds share the barrier after it */
   K = build("@launch(256)\nkernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1]) {\n"
             "  var s: tile<f32>[4, 1] = 0.0\n  var q: tile<f32>[4, 1] = 0.0\n  for n0 in range(0, N, 256) {\n"
@@ -408,6 +410,56 @@ Test(tir_carry, f16_rows_and_nested_loops) {
   cr_assert_eq(tir_hoisted(K, find_op(&K->body, TO_REDUCE)->expr), step->dst, "one set of partials");
 }
 
+/* A reduction a few statements on writes its scratch before the held reads
+ * when what lies between waits or is independent; what depends on it does not. */
+Test(tir_sync, a_later_independent_reduction_joins_the_barrier_of_an_earlier_one) {
+  const char *why = NULL;
+  const char *head = "@launch(256)\nkernel k(X: tensor<f32>[4, 256], Y: tensor<f32>[4, 256], Z: tensor<f32>[4, 1],\n"
+                     "         W: tensor<f32>[4, 1]) {\n  var x = X[0 :+ 4, 0 :+ 256]\n";
+  static const struct {
+    const char *body;
+    int barriers;
+    const char *what;
+  } cases[] = {
+    {"  var m = rowmax(x)\n  var s = rowsum(x)\n  Y[0 :+ 4, 0 :+ 256] = x / s + m\n}\n", 1, "two var statements"},
+    {"  Z[0 :+ 4, 0 :+ 1] = rowmax(x)\n  var y = Y[0 :+ 4, 0 :+ 256]\n  W[0 :+ 4, 0 :+ 1] = rowsum(y)\n}\n", 1,
+     "a store that waits, a load of another tensor that goes before"},
+    {"  var m = rowmax(x)\n  x += m\n  var s = rowsum(x)\n  Y[0 :+ 4, 0 :+ 256] = x / s\n}\n", 2,
+     "the second reduction reads x, which an op that waits writes"},
+    {"  Z[0 :+ 4, 0 :+ 1] = rowmax(x)\n  var z = Z[0 :+ 4, 0 :+ 1]\n  W[0 :+ 4, 0 :+ 1] = rowsum(x + z)\n}\n", 3,
+     "a load of the tensor a waiting store writes waits (Z's own barrier between), and the reduction reads it"},
+    {"  var m = rowmax(x)\n  Y[0 :+ 4, 0 :+ 256] = x - m\n  x = X[0 :+ 4, 0 :+ 256] * 2.0\n  W[0 :+ 4, 0 :+ 1] = rowsum(x)\n}\n",
+     2, "an op that would go before writes x, which a waiting store reads"},
+    {"  var m = rowmax(x)\n  var n = 0\n  var s = rowsum(x)\n  Y[0 :+ 4, 0 :+ 256] = x / s + m\n}\n", 2,
+     "a scalar statement in between"},
+  };
+  for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s", head, cases[c].body);
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "%s: not lowered: %s", cases[c].what, why ? why : diag_text);
+    cr_assert_eq(K->nbarriers, cases[c].barriers, "%s: %d barriers", cases[c].what, K->nbarriers);
+  }
+}
+
+Test(tir_sync, element_stores_of_thread_0_need_no_barrier_between_them) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[4, 32], S: tensor<f32>[4]) {\n"
+                       "  S[0] = 1.0\n  S[1] = 2.0\n  S[0] = 3.0\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->nbarriers, 0, "one thread stores them, in order");
+  /* a store by every thread after one of thread 0 is another thread's write */
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[4, 32], S: tensor<f32>[4]) {\n"
+            "  S[0] = 1.0\n  S[0 :+ 4] = X[0, 0 :+ 4]\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->nbarriers, 1);
+  /* and under thread-dependent control each thread stores its own */
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[4, 32], S: tensor<f32>[4]) {\n"
+            "  if ctx.thread == 5 {\n    S[0] = 1.0\n  }\n  S[0] = 2.0\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(K->nbarriers, 1);
+}
+
 Test(tir_sync, scratch_outside_loops_write_read_barrier) {
   const char *why = NULL;
   TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[4, 256], S: tensor<f32>[4, 1], T: tensor<f32>[4, 1]) {\n"
@@ -416,10 +468,13 @@ Test(tir_sync, scratch_outside_loops_write_read_barrier) {
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   cr_assert_eq(shared_bufs(K), 2);
   cr_assert_not(shared_buf(K, 0)->alternating);
-  /* one per reduction: each writes its own buffer, so the second needs no WAR barrier */
-  cr_assert_eq(K->nbarriers, 2);
+  /* each writes its own buffer; the store to S waits, so that rowmax's scratch
+   * is written before the one barrier */
+  cr_assert_eq(K->nbarriers, 1);
   const TirOp *bar = find_op(&K->body, TO_BARRIER);
   cr_assert(strstr(bar->reason, "written at line 4, read here"), "%s", bar->reason);
+  cr_assert(strstr(bar->reason, "(written at line 5)"), "%s", bar->reason);
+  cr_assert(index_of(&K->body, TO_STORE) > index_of(&K->body, TO_BARRIER));
 }
 
 Test(tir_sync, stages_stop_where_asked) {
