@@ -75,7 +75,8 @@ static bool stmt_mentions(const TirKernel *K, const TirOp *op, const Who *w) {
 /* Whether op itself (not the ops inside it) writes or reads w. */
 static bool op_touches(const TirKernel *K, const TirOp *op, const Who *w) {
   if (w->v && (op->dst == w->v || op->src == w->v || op->src2 == w->v)) return true;
-  return stmt_mentions(K, op, w) || mentions(K, op->expr, w) || mentions(K, op->slice, w) || mentions(K, op->pad, w) ||
+  bool slice = w->v ? tir_slice_mentions(K, op->slice, w->v) : tir_names_sym(op->slice, w->y);
+  return stmt_mentions(K, op, w) || mentions(K, op->expr, w) || slice || mentions(K, op->pad, w) ||
          mentions(K, op->uguard, w) || mentions(K, op->win[0], w) || mentions(K, op->win[1], w);
 }
 

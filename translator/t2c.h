@@ -960,6 +960,8 @@ bool tir_names_sym(const Expr *x, const Sym *y);
 /* Whether op itself (not the ops inside it) writes or reads value v: its dst,
  * src, src2, or a mention in its expression, slice, pad, guard or window. */
 bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v);
+/* Whether the indices of a load's or store's slice mention v. */
+bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v);
 /* Register budget: a value holds at most MAX_REGS elements per thread (the
  * @registers cap; tir_value_cap below), the values live at any one op together at most
  * TIR_MAX_VALUE_REGS (32-bit registers; 64-bit elements count twice; a value

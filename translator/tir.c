@@ -92,9 +92,20 @@ bool tir_names_sym(const Expr *x, const Sym *y) {
   }
 }
 
+/* Whether the indices of slice (a load's or a store's) mention v. A load's
+ * slice is also the key of the value it loads (tir_hoisted), so it is not
+ * looked up as a whole. */
+bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v) {
+  if (!slice || slice->kind != E_INDEX) return tir_mentions(K, slice, v, true);
+  for (int i = 0; i < slice->u.index.nidx; i++)
+    if (tir_mentions(K, slice->u.index.idx[i].start, v, true) || tir_mentions(K, slice->u.index.idx[i].len, v, true))
+      return true;
+  return false;
+}
+
 bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v) {
   if (op->dst == v || op->src == v || op->src2 == v) return true;
-  return tir_mentions(K, op->expr, v, true) || tir_mentions(K, op->slice, v, true) || tir_mentions(K, op->pad, v, true) ||
+  return tir_mentions(K, op->expr, v, true) || tir_slice_mentions(K, op->slice, v) || tir_mentions(K, op->pad, v, true) ||
          tir_mentions(K, op->uguard, v, true) || tir_mentions(K, op->win[0], v, true) || tir_mentions(K, op->win[1], v, true);
 }
 

@@ -3037,6 +3037,32 @@ static void t_carry_scalar(Tally *T) {
   }
 }
 
+/* carry_gather: a running row sum read by a gather's index in the loop */
+static void t_carry_gather(Tally *T) {
+  static const int Ms[] = {4, 13, 30, 1};
+  for (int c = 0; c < 4; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("carry_gather", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_gather.tl", "carry_gather");
+    Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, 64));
+    Ten *Tt = call_in(&k, "T", I32, 1, SHAPE(64));
+    Ten *Y = call_out(&k, "Y", I32, 2, SHAPE(M, 1));
+    fill_int(X, &r, -50, 50);
+    fill_int(Tt, &r, -1000, 1000);
+    long long s[4] = {0, 0, 0, 0};
+    for (int n0 = 0; n0 < M; n0 += 4)
+      for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 64 && n0 + i < M; j++) s[i] += (long long)A2(X, n0 + i, j);
+        if (n0 + i < M) R2(Y, n0 + i, 0) = Tt->v[llabs(s[i]) % 64];
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "carry_gather", l));
+    call_free(&k);
+  }
+}
+
 /* carry_cols: column sums, maxes (f32) and mins (i32) accumulated across a loop
  * over row chunks from k0; cx's chunk is transposed too */
 static void t_carry_cols(Tally *T) {
@@ -4160,6 +4186,7 @@ static const Test tests[] = {
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
     {"carry_cols", t_carry_cols},
+    {"carry_gather", t_carry_gather},
     {"carry_nested", t_carry_nested},
     {"carry_while", t_carry_while},
     {"slice_at_param", t_slice_at_param},

@@ -252,8 +252,9 @@ Test(tir_carry, the_fold_stays_in_the_loop_when_the_loop_reads_the_tile_or_the_r
       {"s += rowsum(X[0 :+ 4, n0 :+ 256]) * 2.0", ""},                                             /* not the reduction alone */
       {"s = rowsum(X[0 :+ 4, n0 :+ 256]) - s", ""},                                                /* not an accumulation */
       {"s = max(s, rowmin(X[0 :+ 4, n0 :+ 256]))", ""},                                            /* another fold */
+      {"s += rowsum(X[0 :+ 4, n0 :+ 256])", "    Y[0 :+ 4, 0 :+ 1] = X[i32(abs(s)) % M, 0]\n"},   /* a gather's index */
   };
-  for (int c = 0; c < 5; c++) {
+  for (int c = 0; c < 6; c++) {
     const char *why = NULL;
     TirKernel *K = build(carry_src(cases[c][0], cases[c][1]), NULL, &why);
     cr_assert(K, "not lowered: %s", why ? why : diag_text);
@@ -432,6 +433,8 @@ Test(tir_sync, a_later_independent_reduction_joins_the_barrier_of_an_earlier_one
      2, "an op that would go before writes x, which a waiting store reads"},
     {"  var m = rowmax(x)\n  var n = 0\n  var s = rowsum(x)\n  Y[0 :+ 4, 0 :+ 256] = x / s + m\n}\n", 2,
      "a scalar statement in between"},
+    {"  W[0 :+ 4, 0 :+ 1] = rowsum(X[i32(abs(sum(x))) % 4 :+ 4, 0 :+ 256])\n}\n", 2,
+     "a load whose index reads the held sum waits, and the reduction reads what it loads"},
   };
   for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
     char src[1024];
