@@ -167,7 +167,9 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   /* what R folds: f->of, and what goes with R */
   switch (R->kind) {
   case TO_REDUCE:
-    if (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN && !tir_down_cols(R)) return NULL;
+    if (R->red != B_ROWSUM && R->red != B_ROWMAX && R->red != B_ROWMIN && R->red != B_COLSUM && R->red != B_COLMAX &&
+        R->red != B_COLMIN)
+      return NULL;
     f->of = tir_hoisted(K, R->expr);
     break;
   case TO_SUM:

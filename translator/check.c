@@ -1001,7 +1001,9 @@ static bool check_index(Checker *C, Expr *e, int depth) {
 }
 
 bool check_is_gather(const Expr *x) {
-  if (x->kind != E_INDEX || !x->u.index.base->u.ident.sym || x->u.index.base->u.ident.sym->kind != SY_TENSOR) return false;
+  if (x->kind != E_INDEX || x->u.index.base->kind != E_IDENT || !x->u.index.base->u.ident.sym ||
+      x->u.index.base->u.ident.sym->kind != SY_TENSOR)
+    return false;
   for (int i = 0; i < x->u.index.nidx; i++)
     if (x->u.index.idx[i].start->ty.rank > 0) return true;
   return false;
@@ -1986,7 +1988,7 @@ static Sym *register_target(const Stmt *s) {
   if (s->kind != S_ASSIGN) return NULL;
   l = s->u.assign.lhs;
   if (l->kind == E_IDENT && l->u.ident.sym && l->u.ident.sym->place == PL_REGISTER) return l->u.ident.sym;
-  if (l->kind == E_INDEX && l->u.index.base->u.ident.sym &&
+  if (l->kind == E_INDEX && l->u.index.base->kind == E_IDENT && l->u.index.base->u.ident.sym &&
       l->u.index.base->u.ident.sym->place == PL_REGISTER)
     return l->u.index.base->u.ident.sym;
   return NULL;
@@ -2097,7 +2099,7 @@ static void uninit_read(Checker *C, Block *b, int decl) {
         r = l;                                   /* t += e reads t */
       }
       if (!r && l->kind == E_INDEX) {
-        if (l->u.index.base->u.ident.sym == y) return; /* a partial write: no longer provable */
+        if (l->u.index.base->kind == E_IDENT && l->u.index.base->u.ident.sym == y) return; /* a partial write: no longer provable */
         r = reads_sym(l, y);
       }
     } else if (s->kind == S_IF) r = reads_sym(s->u.iff.cond, y);

@@ -706,18 +706,45 @@ static void colfold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   started[k] = 1;
 }
 
-/* colsum (colmax, colmin) in op's layout: in-thread down each column the
- * thread holds, then across the lr lanes of the column (lc lanes apart); the
- * warps down the column fold through scratch (print_scratch). */
+/* A column arg-reduction's element: the pair (value, row) joins register
+ * ic * vec + v of dst (the indices) and dst_v (the values); rows past the tile
+ * hold the value every element beats. A thread's rows come in increasing order. */
+static void colarg_fold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  int *started = ctx;
+  ElemType t = op->expr->ty.elem, a = tir_acc_type(t);
+  int k = reg_of(op->dst->layout, at);
+  const char *i = F("%s[%d]", op->dst->cname, k), *v = F("%s_v[%d]", op->dst->cname, k);
+  const char *x = as_acc(P, strip(P, ex(P, op->expr, t, &at)), t), *r = row_of(P, at);
+  const char *m = row_padded(op->lay) ? F("%s < %d", r, op->lay->rows) : NULL;
+  if (m) x = F("(%s ? %s : %s)", m, x, arg_none(P, op->red, a));
+  if (!started[k]) {
+    line(P, "%s = %s;", v, x);
+    line(P, "%s = %s;", i, r);
+  } else {
+    line(P, "t2c::%s_step(%s, %s, %s, %s);", arg_max(op->red) ? "argmax" : "argmin", v, i, x, r);
+  }
+  started[k] = 1;
+}
+
+/* colsum (colmax, colmin, colargmax, colargmin) in op's layout: in-thread down
+ * each column the thread holds, then across the lr lanes of the column (lc
+ * lanes apart); the warps down the column fold through scratch (print_scratch). */
 static void print_colfold(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   int n = l->rc * l->vec;
   int *started = NEW_ARRAY(P->a, int, n);
-  each_elem(P, op, l, false, colfold_elem, started);
+  bool arg = builtin_class[op->red] == BC_ARG;
+  if (arg) line(P, "%s %s_v[%d];  // the values at those indices", ctype(tir_acc_type(op->expr->ty.elem)), op->dst->cname, n);
+  each_elem(P, op, l, false, arg ? colarg_fold_elem : colfold_elem, started);
   if (l->lr == 1) return;
-  for (int k = 0; k < n; k++)
-    line(P, "%s[%d] = t2c::%s<%d, %d>(%s[%d]);", op->dst->cname, k, fold_name(row_fold(op->red)), l->lr, l->lc,
-         op->dst->cname, k);
+  for (int k = 0; k < n; k++) {
+    if (arg)
+      line(P, "t2c::fold_%s<%d, %d>(%s_v[%d], %s[%d]);", arg_max(op->red) ? "argmax" : "argmin", l->lr, l->lc,
+           op->dst->cname, k, op->dst->cname, k);
+    else
+      line(P, "%s[%d] = t2c::%s<%d, %d>(%s[%d]);", op->dst->cname, k, fold_name(row_fold(op->red)), l->lr, l->lc,
+           op->dst->cname, k);
+  }
 }
 
 static void print_reduce(Printer *P, const TirOp *op) {
@@ -1059,9 +1086,10 @@ static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
   BuiltinKind b = row_fold(op->red);
   const char *who = l->lr == 1 ? NULL : l->lc == 1 ? "lane == 0" : F("lane < %d", l->lc);
   const char *w = l->wc == 1 ? "warp" : F("(warp / %d)", l->wc);
+  bool arg = builtin_class[op->red] == BC_ARG;
   int n = l->vec; /* runs of up to 16 bytes */
   while (n > 1 && n * elem_bytes[f->elem] > 16) n /= 2;
-  if (n > 1 && f->pitch % n == 0 && (n * elem_bytes[f->elem]) % 4 == 0) {
+  if (!arg && n > 1 && f->pitch % n == 0 && (n * elem_bytes[f->elem]) % 4 == 0) {
     for (int ic = 0; ic < l->rc; ic++)
     for (int v0 = 0; v0 < l->vec; v0 += n) {
       At at = {op->dst->layout, 0, ic, v0};
@@ -1103,6 +1131,29 @@ static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
       const char *col = col_of(P, at);
       const char *cmask = col_padded(l) ? F("%s < %d", col, l->cols) : NULL;
       const char *d = F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
+      if (arg) { /* values in rows 0 .. wr - 1, indices in rows wr .. 2 wr - 1 */
+        const char *dv = F("%s_v[%d]", op->dst->cname, reg_of(op->dst->layout, at));
+        if (op->kind == TO_SCRATCH_WRITE) {
+          const char *c = who;
+          if (cmask) c = c ? F("%s && %s", c, cmask) : cmask;
+          const char *st = F("%s[%s%s * %d + %s] = %s; %s[%s(%d + %s) * %d + %s] = %s;", f->cname, half, w, f->pitch, col, dv,
+                             f->cname, half, l->wr, w, f->pitch, col, f->elem == T_I32 ? d : F("t2c::cvt<%s>(%s)", ctype(f->elem), d));
+          if (c) line(P, "if (%s) { %s }", c, st);
+          else line(P, "%s", st);
+          continue;
+        }
+        if (cmask) line(P, "if (%s) {", cmask);
+        else line(P, "{");
+        P->indent++;
+        line(P, "%s = %s[%s%s];", dv, f->cname, half, col);
+        line(P, "%s = %s;", d, stored_index(P, f, F("%s[%s%d + %s]", f->cname, half, l->wr * f->pitch, col)));
+        for (int r = 1; r < l->wr; r++)
+          line(P, "t2c::%s_step(%s, %s, %s[%s%d + %s], %s);", arg_max(op->red) ? "argmax" : "argmin", dv, d, f->cname, half,
+               r * f->pitch, col, stored_index(P, f, F("%s[%s%d + %s]", f->cname, half, (l->wr + r) * f->pitch, col)));
+        P->indent--;
+        line(P, "}");
+        continue;
+      }
       if (op->kind == TO_SCRATCH_WRITE) {
         const char *c = who;
         if (cmask) c = c ? F("%s && %s", c, cmask) : cmask;
@@ -1125,6 +1176,7 @@ static void print_scratch(Printer *P, const TirOp *op) {
   const char *half = f->alternating ? F("t2c_ph%d * %d + ", op->buf, f->rows * f->cols) : "";
   if (op->red == B_SUM || builtin_class[op->red] == BC_ARG || builtin_class[op->red] == BC_SCAN) {
     if (op->red == B_SUM) print_sum_scratch(P, op, half);
+    else if (tir_down_cols(op)) print_col_scratch(P, op, half);
     else if (builtin_class[op->red] == BC_ARG) print_arg_scratch(P, op, half);
     else print_scan_scratch(P, op, half);
     if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);

@@ -432,26 +432,27 @@ static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
   return true;
 }
 
-/* colsum(t) (colmax, colmin) of t with more than one column: a TO_REDUCE down
- * the columns into a fresh [1, cols] value, in t's layout (in-thread, then
- * shuffles, then a scratch row per warp: layout.c), accumulated in the wider
- * type as a row reduction is. Over one row, the reduction is t itself. */
+/* colsum(t) (colmax, colmin, colargmax, colargmin) of t with more than one
+ * column: a TO_REDUCE down the columns into a fresh [1, cols] value, in t's
+ * layout (in-thread, then shuffles, then a scratch row per warp: layout.c),
+ * accumulated in the wider type as a row reduction is (an arg-reduction
+ * compares in it). Over one row, a reduction is t itself. */
 static bool hoist_colfold(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  if (arg->ty.dims[0] == 1) {
+  if (arg->ty.dims[0] == 1 && !is_arg(x)) {
     TirVar *v = value_of(L, b, arg);
     if (v) map_value(L, x, v);
     return v != NULL;
   }
   if (!hoist(L, b, arg)) return false;
-  ElemType acc = tir_acc_type(arg->ty.elem);
+  ElemType acc = is_arg(x) ? x->ty.elem : tir_acc_type(arg->ty.elem);
   const char *what = arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line);
   TirVar *v = tir_new_var(L->K, acc, 2, 1, arg->ty.dims[1],
                           acc == x->ty.elem ? what : arena_printf(L->K->a, "%s, in %s", what, elem_names[acc]));
   v->cname = temp_name(L);
   TirOp *op = op_new(L, b, TO_REDUCE);
   op->dst = v;
-  op->expr = acc == arg->ty.elem ? arg : cast_to(L, arg, acc);
+  op->expr = is_arg(x) || acc == arg->ty.elem ? arg : cast_to(L, arg, acc);
   op->red = (BuiltinKind)x->u.call.builtin;
   op->rows = arg->ty.dims[0];
   op->cols = arg->ty.dims[1];
@@ -460,13 +461,13 @@ static bool hoist_colfold(Lower *L, TirBlock *b, Expr *x) {
   return true;
 }
 
-/* colargmax(t) (colargmin), and a column reduction of a [rows, 1] value: t is
- * spilled to its shared copy, and each element of the result walks its column
- * there (TO_COLREDUCE). */
+/* A column reduction of a [rows, 1] value (a row value): it is spilled to its
+ * shared copy, and the element of the result walks its column there
+ * (TO_COLREDUCE). */
 static bool hoist_colreduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
   if (arg->ty.rank != 2) return fail(L, "a column reduction of a rank-1 tile");
-  if (!is_arg(x) && arg->ty.dims[1] > 1) return hoist_colfold(L, b, x);
+  if (arg->ty.dims[1] > 1) return hoist_colfold(L, b, x);
   TirVar *v = value_of(L, b, arg);
   int bi = v ? spill(L, b, v, arena_printf(L->K->a, "%s() reads it across threads", builtin_names[x->u.call.builtin]))
              : -1;

@@ -916,8 +916,9 @@ typedef struct ScanGeom {
 } ScanGeom;
 ScanGeom tir_scan_geom(const TirOp *op);
 /* Whether op (a TO_REDUCE, or its TO_SCRATCH_*) folds down the columns (colsum,
- * colmax, colmin: in-thread over its rows, across lr lanes lc apart, then wr
- * warps) into a [1, cols] value, a slice of lay along dim 0. */
+ * colmax, colmin, colargmax, colargmin: in-thread over its rows, across lr
+ * lanes lc apart, then wr warps) into a [1, cols] value, a slice of lay along
+ * dim 0. */
 bool tir_down_cols(const TirOp *op);
 /* An element (line l, segment s, inner i) of a scan as (ir, ic, v) of its layout. */
 void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v);

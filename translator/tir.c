@@ -146,7 +146,8 @@ ScanGeom tir_scan_geom(const TirOp *op) {
 
 bool tir_down_cols(const TirOp *op) {
   return (op->kind == TO_REDUCE || op->kind == TO_SCRATCH_WRITE || op->kind == TO_SCRATCH_READ) &&
-         (op->red == B_COLSUM || op->red == B_COLMAX || op->red == B_COLMIN);
+         (op->red == B_COLSUM || op->red == B_COLMAX || op->red == B_COLMIN || op->red == B_COLARGMAX ||
+          op->red == B_COLARGMIN);
 }
 
 void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v) {

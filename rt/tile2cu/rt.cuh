@@ -277,18 +277,18 @@ template <typename T> T2C_DEVICE void argmax_step(T &v, int &i, T w, int j) {
 template <typename T> T2C_DEVICE void argmin_step(T &v, int &i, T w, int j) {
   if (arg_wins<false>(w, j, v, i)) v = w, i = j;
 }
-// Every lane of each run of W lanes gets the run's winning pair.
-template <int W, typename T> T2C_DEVICE void fold_argmax(T &v, int &i) {
+// Every lane of each run of W lanes (S apart, as fold_sum) gets the run's winning pair.
+template <int W, int S = 1, typename T> T2C_DEVICE void fold_argmax(T &v, int &i) {
 #pragma unroll
-  for (int off = W / 2; off > 0; off /= 2) {
+  for (int off = W / 2 * S; off >= S && off > 0; off /= 2) {
     const T w = __shfl_xor_sync(0xffffffffu, v, off);
     const int j = __shfl_xor_sync(0xffffffffu, i, off);
     argmax_step(v, i, w, j);
   }
 }
-template <int W, typename T> T2C_DEVICE void fold_argmin(T &v, int &i) {
+template <int W, int S = 1, typename T> T2C_DEVICE void fold_argmin(T &v, int &i) {
 #pragma unroll
-  for (int off = W / 2; off > 0; off /= 2) {
+  for (int off = W / 2 * S; off >= S && off > 0; off /= 2) {
     const T w = __shfl_xor_sync(0xffffffffu, v, off);
     const int j = __shfl_xor_sync(0xffffffffu, i, off);
     argmin_step(v, i, w, j);

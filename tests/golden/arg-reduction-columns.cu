@@ -2,25 +2,25 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel k (arg-reduction-columns.tl:4): 128 threads
+// kernel k (arg-reduction-columns.tl:5): 128 threads
 //   layout L0: [64, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 16 per thread
-//   layout L1: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 4: 4 per thread
 //   x: registers, 16 x f32 per thread (L0)
-//   x_s: shared, f32[64, 32], 8448 bytes (shared copy of x)
+//   t2c_red0: shared, f32[8, 32], 1024 bytes (partials of colargmax at line 7, values, then indices, one row per warp)
+//   t2c_red1: shared, f32[8, 32], 1024 bytes (partials of colargmin at line 8, values, then indices, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, I is 16-byte aligned, J is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 8448 bytes; barriers: 1
+//   shared memory: 2048 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, int *__restrict__ I, int *__restrict__ J)
 {
-  __shared__ __align__(16) float x_s[2112];
+  __shared__ __align__(16) float t2c_red0[256];
+  __shared__ __align__(16) float t2c_red1[256];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 4;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(I, 16) && t2c::aligned(J, 16);
   if (t2c_fast) {
-    // arg-reduction-columns.tl:5: var x = X[0 :+ 64, 0 :+ 32]
+    // arg-reduction-columns.tl:6: var x = X[0 :+ 64, 0 :+ 32]
     float x[16];
     const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
     x[0] = t2c_w0.v[0];
@@ -42,71 +42,131 @@ k(const float *__restrict__ X, int *__restrict__ I, int *__restrict__ J)
     x[13] = t2c_w3.v[1];
     x[14] = t2c_w3.v[2];
     x[15] = t2c_w3.v[3];
-    // arg-reduction-columns.tl:6: I[0 :+ 1, 0 :+ 32] = colargmax(x)
-    x_s[t2c_r0 * 33 + t2c_c0] = x[0];
-    x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
-    x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
-    x_s[t2c_r0 * 33 + t2c_c0 + 3] = x[3];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0] = x[4];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 1] = x[5];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 2] = x[6];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0] = x[8];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0 + 1] = x[9];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0 + 2] = x[10];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0 + 3] = x[11];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0] = x[12];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0 + 1] = x[13];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0 + 2] = x[14];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0 + 3] = x[15];
-    __syncthreads();  // x_s: written at line 6, read here by other threads
-    int t2c_v2[4] = {};
-    t2c_v2[0] = 0;
-    if (t2c_c1 < 32) {
-      float t2c_b4 = x_s[t2c_c1];
-      for (int t2c_i5 = 1; t2c_i5 < 64; ++t2c_i5) t2c::argmax_step(t2c_b4, t2c_v2[0], x_s[t2c_i5 * 33 + t2c_c1], t2c_i5);
+    // arg-reduction-columns.tl:7: I[0 :+ 1, 0 :+ 32] = colargmax(x)
+    int t2c_v2[4];
+    float t2c_v2_v[4];  // the values at those indices
+    t2c_v2_v[0] = x[0];
+    t2c_v2[0] = t2c_r0;
+    t2c_v2_v[1] = x[1];
+    t2c_v2[1] = t2c_r0;
+    t2c_v2_v[2] = x[2];
+    t2c_v2[2] = t2c_r0;
+    t2c_v2_v[3] = x[3];
+    t2c_v2[3] = t2c_r0;
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], x[4], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], x[5], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], x[6], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], x[7], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], x[8], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], x[9], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], x[10], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], x[11], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], x[12], t2c_r0 + 48);
+    t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], x[13], t2c_r0 + 48);
+    t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], x[14], t2c_r0 + 48);
+    t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], x[15], t2c_r0 + 48);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[0], t2c_v2[0]);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[1], t2c_v2[1]);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[2], t2c_v2[2]);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[3], t2c_v2[3]);
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0] = t2c_v2_v[0]; t2c_red0[(4 + warp) * 32 + t2c_c0] = t2c::cvt<float>(t2c_v2[0]); }
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0 + 1] = t2c_v2_v[1]; t2c_red0[(4 + warp) * 32 + t2c_c0 + 1] = t2c::cvt<float>(t2c_v2[1]); }
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0 + 2] = t2c_v2_v[2]; t2c_red0[(4 + warp) * 32 + t2c_c0 + 2] = t2c::cvt<float>(t2c_v2[2]); }
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0 + 3] = t2c_v2_v[3]; t2c_red0[(4 + warp) * 32 + t2c_c0 + 3] = t2c::cvt<float>(t2c_v2[3]); }
+    // arg-reduction-columns.tl:8: J[0 :+ 1, 0 :+ 32] = colargmin(x)
+    int t2c_v3[4];
+    float t2c_v3_v[4];  // the values at those indices
+    t2c_v3_v[0] = x[0];
+    t2c_v3[0] = t2c_r0;
+    t2c_v3_v[1] = x[1];
+    t2c_v3[1] = t2c_r0;
+    t2c_v3_v[2] = x[2];
+    t2c_v3[2] = t2c_r0;
+    t2c_v3_v[3] = x[3];
+    t2c_v3[3] = t2c_r0;
+    t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], x[4], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], x[5], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], x[6], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], x[7], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], x[8], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], x[9], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], x[10], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], x[11], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], x[12], t2c_r0 + 48);
+    t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], x[13], t2c_r0 + 48);
+    t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], x[14], t2c_r0 + 48);
+    t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], x[15], t2c_r0 + 48);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[0], t2c_v3[0]);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[1], t2c_v3[1]);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[2], t2c_v3[2]);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[3], t2c_v3[3]);
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0] = t2c_v3_v[0]; t2c_red1[(4 + warp) * 32 + t2c_c0] = t2c::cvt<float>(t2c_v3[0]); }
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0 + 1] = t2c_v3_v[1]; t2c_red1[(4 + warp) * 32 + t2c_c0 + 1] = t2c::cvt<float>(t2c_v3[1]); }
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0 + 2] = t2c_v3_v[2]; t2c_red1[(4 + warp) * 32 + t2c_c0 + 2] = t2c::cvt<float>(t2c_v3[2]); }
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0 + 3] = t2c_v3_v[3]; t2c_red1[(4 + warp) * 32 + t2c_c0 + 3] = t2c::cvt<float>(t2c_v3[3]); }
+    __syncthreads();  // t2c_red0: written at line 7, read here by other threads; t2c_red1 too (written at line 8)
+    {
+      t2c_v2_v[0] = t2c_red0[t2c_c0];
+      t2c_v2[0] = t2c::cvt<int>(t2c_red0[128 + t2c_c0]);
+      t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[32 + t2c_c0], t2c::cvt<int>(t2c_red0[160 + t2c_c0]));
+      t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[64 + t2c_c0], t2c::cvt<int>(t2c_red0[192 + t2c_c0]));
+      t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[96 + t2c_c0], t2c::cvt<int>(t2c_red0[224 + t2c_c0]));
     }
-    t2c_v2[1] = 0;
-    if (t2c_c1 + 1 < 32) {
-      float t2c_b6 = x_s[t2c_c1 + 1];
-      for (int t2c_i7 = 1; t2c_i7 < 64; ++t2c_i7) t2c::argmax_step(t2c_b6, t2c_v2[1], x_s[t2c_i7 * 33 + t2c_c1 + 1], t2c_i7);
+    {
+      t2c_v2_v[1] = t2c_red0[t2c_c0 + 1];
+      t2c_v2[1] = t2c::cvt<int>(t2c_red0[128 + t2c_c0 + 1]);
+      t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], t2c_red0[32 + t2c_c0 + 1], t2c::cvt<int>(t2c_red0[160 + t2c_c0 + 1]));
+      t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], t2c_red0[64 + t2c_c0 + 1], t2c::cvt<int>(t2c_red0[192 + t2c_c0 + 1]));
+      t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], t2c_red0[96 + t2c_c0 + 1], t2c::cvt<int>(t2c_red0[224 + t2c_c0 + 1]));
     }
-    t2c_v2[2] = 0;
-    if (t2c_c1 + 2 < 32) {
-      float t2c_b8 = x_s[t2c_c1 + 2];
-      for (int t2c_i9 = 1; t2c_i9 < 64; ++t2c_i9) t2c::argmax_step(t2c_b8, t2c_v2[2], x_s[t2c_i9 * 33 + t2c_c1 + 2], t2c_i9);
+    {
+      t2c_v2_v[2] = t2c_red0[t2c_c0 + 2];
+      t2c_v2[2] = t2c::cvt<int>(t2c_red0[128 + t2c_c0 + 2]);
+      t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], t2c_red0[32 + t2c_c0 + 2], t2c::cvt<int>(t2c_red0[160 + t2c_c0 + 2]));
+      t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], t2c_red0[64 + t2c_c0 + 2], t2c::cvt<int>(t2c_red0[192 + t2c_c0 + 2]));
+      t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], t2c_red0[96 + t2c_c0 + 2], t2c::cvt<int>(t2c_red0[224 + t2c_c0 + 2]));
     }
-    t2c_v2[3] = 0;
-    if (t2c_c1 + 3 < 32) {
-      float t2c_b10 = x_s[t2c_c1 + 3];
-      for (int t2c_i11 = 1; t2c_i11 < 64; ++t2c_i11) t2c::argmax_step(t2c_b10, t2c_v2[3], x_s[t2c_i11 * 33 + t2c_c1 + 3], t2c_i11);
+    {
+      t2c_v2_v[3] = t2c_red0[t2c_c0 + 3];
+      t2c_v2[3] = t2c::cvt<int>(t2c_red0[128 + t2c_c0 + 3]);
+      t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], t2c_red0[32 + t2c_c0 + 3], t2c::cvt<int>(t2c_red0[160 + t2c_c0 + 3]));
+      t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], t2c_red0[64 + t2c_c0 + 3], t2c::cvt<int>(t2c_red0[192 + t2c_c0 + 3]));
+      t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], t2c_red0[96 + t2c_c0 + 3], t2c::cvt<int>(t2c_red0[224 + t2c_c0 + 3]));
     }
-    if (t2c_r1 < 1 && t2c_c1 < 32) t2c::stg_vec<4>(I + t2c_r1 * 32 + t2c_c1, t2c::Vec<int, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    // arg-reduction-columns.tl:7: J[0 :+ 1, 0 :+ 32] = colargmin(x)
-    int t2c_v3[4] = {};
-    t2c_v3[0] = 0;
-    if (t2c_c1 < 32) {
-      float t2c_b12 = x_s[t2c_c1];
-      for (int t2c_i13 = 1; t2c_i13 < 64; ++t2c_i13) t2c::argmin_step(t2c_b12, t2c_v3[0], x_s[t2c_i13 * 33 + t2c_c1], t2c_i13);
+    {
+      t2c_v3_v[0] = t2c_red1[t2c_c0];
+      t2c_v3[0] = t2c::cvt<int>(t2c_red1[128 + t2c_c0]);
+      t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], t2c_red1[32 + t2c_c0], t2c::cvt<int>(t2c_red1[160 + t2c_c0]));
+      t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], t2c_red1[64 + t2c_c0], t2c::cvt<int>(t2c_red1[192 + t2c_c0]));
+      t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], t2c_red1[96 + t2c_c0], t2c::cvt<int>(t2c_red1[224 + t2c_c0]));
     }
-    t2c_v3[1] = 0;
-    if (t2c_c1 + 1 < 32) {
-      float t2c_b14 = x_s[t2c_c1 + 1];
-      for (int t2c_i15 = 1; t2c_i15 < 64; ++t2c_i15) t2c::argmin_step(t2c_b14, t2c_v3[1], x_s[t2c_i15 * 33 + t2c_c1 + 1], t2c_i15);
+    {
+      t2c_v3_v[1] = t2c_red1[t2c_c0 + 1];
+      t2c_v3[1] = t2c::cvt<int>(t2c_red1[128 + t2c_c0 + 1]);
+      t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], t2c_red1[32 + t2c_c0 + 1], t2c::cvt<int>(t2c_red1[160 + t2c_c0 + 1]));
+      t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], t2c_red1[64 + t2c_c0 + 1], t2c::cvt<int>(t2c_red1[192 + t2c_c0 + 1]));
+      t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], t2c_red1[96 + t2c_c0 + 1], t2c::cvt<int>(t2c_red1[224 + t2c_c0 + 1]));
     }
-    t2c_v3[2] = 0;
-    if (t2c_c1 + 2 < 32) {
-      float t2c_b16 = x_s[t2c_c1 + 2];
-      for (int t2c_i17 = 1; t2c_i17 < 64; ++t2c_i17) t2c::argmin_step(t2c_b16, t2c_v3[2], x_s[t2c_i17 * 33 + t2c_c1 + 2], t2c_i17);
+    {
+      t2c_v3_v[2] = t2c_red1[t2c_c0 + 2];
+      t2c_v3[2] = t2c::cvt<int>(t2c_red1[128 + t2c_c0 + 2]);
+      t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], t2c_red1[32 + t2c_c0 + 2], t2c::cvt<int>(t2c_red1[160 + t2c_c0 + 2]));
+      t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], t2c_red1[64 + t2c_c0 + 2], t2c::cvt<int>(t2c_red1[192 + t2c_c0 + 2]));
+      t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], t2c_red1[96 + t2c_c0 + 2], t2c::cvt<int>(t2c_red1[224 + t2c_c0 + 2]));
     }
-    t2c_v3[3] = 0;
-    if (t2c_c1 + 3 < 32) {
-      float t2c_b18 = x_s[t2c_c1 + 3];
-      for (int t2c_i19 = 1; t2c_i19 < 64; ++t2c_i19) t2c::argmin_step(t2c_b18, t2c_v3[3], x_s[t2c_i19 * 33 + t2c_c1 + 3], t2c_i19);
+    {
+      t2c_v3_v[3] = t2c_red1[t2c_c0 + 3];
+      t2c_v3[3] = t2c::cvt<int>(t2c_red1[128 + t2c_c0 + 3]);
+      t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], t2c_red1[32 + t2c_c0 + 3], t2c::cvt<int>(t2c_red1[160 + t2c_c0 + 3]));
+      t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], t2c_red1[64 + t2c_c0 + 3], t2c::cvt<int>(t2c_red1[192 + t2c_c0 + 3]));
+      t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], t2c_red1[96 + t2c_c0 + 3], t2c::cvt<int>(t2c_red1[224 + t2c_c0 + 3]));
     }
-    if (t2c_r1 < 1 && t2c_c1 < 32) t2c::stg_vec<4>(J + t2c_r1 * 32 + t2c_c1, t2c::Vec<int, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
+    // line 7, after the reduction at line 8, which shares its barrier
+    if (t2c_r0 == 0) t2c::stg_vec<4>(I + t2c_c0, t2c::Vec<int, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    // line 8
+    if (t2c_r0 == 0) t2c::stg_vec<4>(J + t2c_c0, t2c::Vec<int, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
   } else {
-    // arg-reduction-columns.tl:5: var x = X[0 :+ 64, 0 :+ 32]
+    // arg-reduction-columns.tl:6: var x = X[0 :+ 64, 0 :+ 32]
     float x[16];
     x[0] = X[t2c_r0 * 32 + t2c_c0];
     x[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
@@ -124,74 +184,134 @@ k(const float *__restrict__ X, int *__restrict__ I, int *__restrict__ J)
     x[13] = X[(t2c_r0 + 48) * 32 + (t2c_c0 + 1)];
     x[14] = X[(t2c_r0 + 48) * 32 + (t2c_c0 + 2)];
     x[15] = X[(t2c_r0 + 48) * 32 + (t2c_c0 + 3)];
-    // arg-reduction-columns.tl:6: I[0 :+ 1, 0 :+ 32] = colargmax(x)
-    x_s[t2c_r0 * 33 + t2c_c0] = x[0];
-    x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];
-    x_s[t2c_r0 * 33 + t2c_c0 + 2] = x[2];
-    x_s[t2c_r0 * 33 + t2c_c0 + 3] = x[3];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0] = x[4];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 1] = x[5];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 2] = x[6];
-    x_s[(t2c_r0 + 16) * 33 + t2c_c0 + 3] = x[7];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0] = x[8];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0 + 1] = x[9];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0 + 2] = x[10];
-    x_s[(t2c_r0 + 32) * 33 + t2c_c0 + 3] = x[11];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0] = x[12];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0 + 1] = x[13];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0 + 2] = x[14];
-    x_s[(t2c_r0 + 48) * 33 + t2c_c0 + 3] = x[15];
-    __syncthreads();  // x_s: written at line 6, read here by other threads
-    int t2c_v2[4] = {};
-    t2c_v2[0] = 0;
-    if (t2c_c1 < 32) {
-      float t2c_b20 = x_s[t2c_c1];
-      for (int t2c_i21 = 1; t2c_i21 < 64; ++t2c_i21) t2c::argmax_step(t2c_b20, t2c_v2[0], x_s[t2c_i21 * 33 + t2c_c1], t2c_i21);
+    // arg-reduction-columns.tl:7: I[0 :+ 1, 0 :+ 32] = colargmax(x)
+    int t2c_v2[4];
+    float t2c_v2_v[4];  // the values at those indices
+    t2c_v2_v[0] = x[0];
+    t2c_v2[0] = t2c_r0;
+    t2c_v2_v[1] = x[1];
+    t2c_v2[1] = t2c_r0;
+    t2c_v2_v[2] = x[2];
+    t2c_v2[2] = t2c_r0;
+    t2c_v2_v[3] = x[3];
+    t2c_v2[3] = t2c_r0;
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], x[4], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], x[5], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], x[6], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], x[7], t2c_r0 + 16);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], x[8], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], x[9], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], x[10], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], x[11], t2c_r0 + 32);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], x[12], t2c_r0 + 48);
+    t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], x[13], t2c_r0 + 48);
+    t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], x[14], t2c_r0 + 48);
+    t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], x[15], t2c_r0 + 48);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[0], t2c_v2[0]);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[1], t2c_v2[1]);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[2], t2c_v2[2]);
+    t2c::fold_argmax<4, 8>(t2c_v2_v[3], t2c_v2[3]);
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0] = t2c_v2_v[0]; t2c_red0[(4 + warp) * 32 + t2c_c0] = t2c::cvt<float>(t2c_v2[0]); }
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0 + 1] = t2c_v2_v[1]; t2c_red0[(4 + warp) * 32 + t2c_c0 + 1] = t2c::cvt<float>(t2c_v2[1]); }
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0 + 2] = t2c_v2_v[2]; t2c_red0[(4 + warp) * 32 + t2c_c0 + 2] = t2c::cvt<float>(t2c_v2[2]); }
+    if (lane < 8) { t2c_red0[warp * 32 + t2c_c0 + 3] = t2c_v2_v[3]; t2c_red0[(4 + warp) * 32 + t2c_c0 + 3] = t2c::cvt<float>(t2c_v2[3]); }
+    // arg-reduction-columns.tl:8: J[0 :+ 1, 0 :+ 32] = colargmin(x)
+    int t2c_v3[4];
+    float t2c_v3_v[4];  // the values at those indices
+    t2c_v3_v[0] = x[0];
+    t2c_v3[0] = t2c_r0;
+    t2c_v3_v[1] = x[1];
+    t2c_v3[1] = t2c_r0;
+    t2c_v3_v[2] = x[2];
+    t2c_v3[2] = t2c_r0;
+    t2c_v3_v[3] = x[3];
+    t2c_v3[3] = t2c_r0;
+    t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], x[4], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], x[5], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], x[6], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], x[7], t2c_r0 + 16);
+    t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], x[8], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], x[9], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], x[10], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], x[11], t2c_r0 + 32);
+    t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], x[12], t2c_r0 + 48);
+    t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], x[13], t2c_r0 + 48);
+    t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], x[14], t2c_r0 + 48);
+    t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], x[15], t2c_r0 + 48);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[0], t2c_v3[0]);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[1], t2c_v3[1]);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[2], t2c_v3[2]);
+    t2c::fold_argmin<4, 8>(t2c_v3_v[3], t2c_v3[3]);
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0] = t2c_v3_v[0]; t2c_red1[(4 + warp) * 32 + t2c_c0] = t2c::cvt<float>(t2c_v3[0]); }
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0 + 1] = t2c_v3_v[1]; t2c_red1[(4 + warp) * 32 + t2c_c0 + 1] = t2c::cvt<float>(t2c_v3[1]); }
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0 + 2] = t2c_v3_v[2]; t2c_red1[(4 + warp) * 32 + t2c_c0 + 2] = t2c::cvt<float>(t2c_v3[2]); }
+    if (lane < 8) { t2c_red1[warp * 32 + t2c_c0 + 3] = t2c_v3_v[3]; t2c_red1[(4 + warp) * 32 + t2c_c0 + 3] = t2c::cvt<float>(t2c_v3[3]); }
+    __syncthreads();  // t2c_red0: written at line 7, read here by other threads; t2c_red1 too (written at line 8)
+    {
+      t2c_v2_v[0] = t2c_red0[t2c_c0];
+      t2c_v2[0] = t2c::cvt<int>(t2c_red0[128 + t2c_c0]);
+      t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[32 + t2c_c0], t2c::cvt<int>(t2c_red0[160 + t2c_c0]));
+      t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[64 + t2c_c0], t2c::cvt<int>(t2c_red0[192 + t2c_c0]));
+      t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[96 + t2c_c0], t2c::cvt<int>(t2c_red0[224 + t2c_c0]));
     }
-    t2c_v2[1] = 0;
-    if (t2c_c1 + 1 < 32) {
-      float t2c_b22 = x_s[t2c_c1 + 1];
-      for (int t2c_i23 = 1; t2c_i23 < 64; ++t2c_i23) t2c::argmax_step(t2c_b22, t2c_v2[1], x_s[t2c_i23 * 33 + t2c_c1 + 1], t2c_i23);
+    {
+      t2c_v2_v[1] = t2c_red0[t2c_c0 + 1];
+      t2c_v2[1] = t2c::cvt<int>(t2c_red0[128 + t2c_c0 + 1]);
+      t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], t2c_red0[32 + t2c_c0 + 1], t2c::cvt<int>(t2c_red0[160 + t2c_c0 + 1]));
+      t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], t2c_red0[64 + t2c_c0 + 1], t2c::cvt<int>(t2c_red0[192 + t2c_c0 + 1]));
+      t2c::argmax_step(t2c_v2_v[1], t2c_v2[1], t2c_red0[96 + t2c_c0 + 1], t2c::cvt<int>(t2c_red0[224 + t2c_c0 + 1]));
     }
-    t2c_v2[2] = 0;
-    if (t2c_c1 + 2 < 32) {
-      float t2c_b24 = x_s[t2c_c1 + 2];
-      for (int t2c_i25 = 1; t2c_i25 < 64; ++t2c_i25) t2c::argmax_step(t2c_b24, t2c_v2[2], x_s[t2c_i25 * 33 + t2c_c1 + 2], t2c_i25);
+    {
+      t2c_v2_v[2] = t2c_red0[t2c_c0 + 2];
+      t2c_v2[2] = t2c::cvt<int>(t2c_red0[128 + t2c_c0 + 2]);
+      t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], t2c_red0[32 + t2c_c0 + 2], t2c::cvt<int>(t2c_red0[160 + t2c_c0 + 2]));
+      t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], t2c_red0[64 + t2c_c0 + 2], t2c::cvt<int>(t2c_red0[192 + t2c_c0 + 2]));
+      t2c::argmax_step(t2c_v2_v[2], t2c_v2[2], t2c_red0[96 + t2c_c0 + 2], t2c::cvt<int>(t2c_red0[224 + t2c_c0 + 2]));
     }
-    t2c_v2[3] = 0;
-    if (t2c_c1 + 3 < 32) {
-      float t2c_b26 = x_s[t2c_c1 + 3];
-      for (int t2c_i27 = 1; t2c_i27 < 64; ++t2c_i27) t2c::argmax_step(t2c_b26, t2c_v2[3], x_s[t2c_i27 * 33 + t2c_c1 + 3], t2c_i27);
+    {
+      t2c_v2_v[3] = t2c_red0[t2c_c0 + 3];
+      t2c_v2[3] = t2c::cvt<int>(t2c_red0[128 + t2c_c0 + 3]);
+      t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], t2c_red0[32 + t2c_c0 + 3], t2c::cvt<int>(t2c_red0[160 + t2c_c0 + 3]));
+      t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], t2c_red0[64 + t2c_c0 + 3], t2c::cvt<int>(t2c_red0[192 + t2c_c0 + 3]));
+      t2c::argmax_step(t2c_v2_v[3], t2c_v2[3], t2c_red0[96 + t2c_c0 + 3], t2c::cvt<int>(t2c_red0[224 + t2c_c0 + 3]));
     }
-    if (t2c_r1 < 1 && t2c_c1 < 32) I[t2c_r1 * 32 + t2c_c1] = t2c_v2[0];
-    if (t2c_r1 < 1 && t2c_c1 + 1 < 32) I[t2c_r1 * 32 + (t2c_c1 + 1)] = t2c_v2[1];
-    if (t2c_r1 < 1 && t2c_c1 + 2 < 32) I[t2c_r1 * 32 + (t2c_c1 + 2)] = t2c_v2[2];
-    if (t2c_r1 < 1 && t2c_c1 + 3 < 32) I[t2c_r1 * 32 + (t2c_c1 + 3)] = t2c_v2[3];
-    // arg-reduction-columns.tl:7: J[0 :+ 1, 0 :+ 32] = colargmin(x)
-    int t2c_v3[4] = {};
-    t2c_v3[0] = 0;
-    if (t2c_c1 < 32) {
-      float t2c_b28 = x_s[t2c_c1];
-      for (int t2c_i29 = 1; t2c_i29 < 64; ++t2c_i29) t2c::argmin_step(t2c_b28, t2c_v3[0], x_s[t2c_i29 * 33 + t2c_c1], t2c_i29);
+    {
+      t2c_v3_v[0] = t2c_red1[t2c_c0];
+      t2c_v3[0] = t2c::cvt<int>(t2c_red1[128 + t2c_c0]);
+      t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], t2c_red1[32 + t2c_c0], t2c::cvt<int>(t2c_red1[160 + t2c_c0]));
+      t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], t2c_red1[64 + t2c_c0], t2c::cvt<int>(t2c_red1[192 + t2c_c0]));
+      t2c::argmin_step(t2c_v3_v[0], t2c_v3[0], t2c_red1[96 + t2c_c0], t2c::cvt<int>(t2c_red1[224 + t2c_c0]));
     }
-    t2c_v3[1] = 0;
-    if (t2c_c1 + 1 < 32) {
-      float t2c_b30 = x_s[t2c_c1 + 1];
-      for (int t2c_i31 = 1; t2c_i31 < 64; ++t2c_i31) t2c::argmin_step(t2c_b30, t2c_v3[1], x_s[t2c_i31 * 33 + t2c_c1 + 1], t2c_i31);
+    {
+      t2c_v3_v[1] = t2c_red1[t2c_c0 + 1];
+      t2c_v3[1] = t2c::cvt<int>(t2c_red1[128 + t2c_c0 + 1]);
+      t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], t2c_red1[32 + t2c_c0 + 1], t2c::cvt<int>(t2c_red1[160 + t2c_c0 + 1]));
+      t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], t2c_red1[64 + t2c_c0 + 1], t2c::cvt<int>(t2c_red1[192 + t2c_c0 + 1]));
+      t2c::argmin_step(t2c_v3_v[1], t2c_v3[1], t2c_red1[96 + t2c_c0 + 1], t2c::cvt<int>(t2c_red1[224 + t2c_c0 + 1]));
     }
-    t2c_v3[2] = 0;
-    if (t2c_c1 + 2 < 32) {
-      float t2c_b32 = x_s[t2c_c1 + 2];
-      for (int t2c_i33 = 1; t2c_i33 < 64; ++t2c_i33) t2c::argmin_step(t2c_b32, t2c_v3[2], x_s[t2c_i33 * 33 + t2c_c1 + 2], t2c_i33);
+    {
+      t2c_v3_v[2] = t2c_red1[t2c_c0 + 2];
+      t2c_v3[2] = t2c::cvt<int>(t2c_red1[128 + t2c_c0 + 2]);
+      t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], t2c_red1[32 + t2c_c0 + 2], t2c::cvt<int>(t2c_red1[160 + t2c_c0 + 2]));
+      t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], t2c_red1[64 + t2c_c0 + 2], t2c::cvt<int>(t2c_red1[192 + t2c_c0 + 2]));
+      t2c::argmin_step(t2c_v3_v[2], t2c_v3[2], t2c_red1[96 + t2c_c0 + 2], t2c::cvt<int>(t2c_red1[224 + t2c_c0 + 2]));
     }
-    t2c_v3[3] = 0;
-    if (t2c_c1 + 3 < 32) {
-      float t2c_b34 = x_s[t2c_c1 + 3];
-      for (int t2c_i35 = 1; t2c_i35 < 64; ++t2c_i35) t2c::argmin_step(t2c_b34, t2c_v3[3], x_s[t2c_i35 * 33 + t2c_c1 + 3], t2c_i35);
+    {
+      t2c_v3_v[3] = t2c_red1[t2c_c0 + 3];
+      t2c_v3[3] = t2c::cvt<int>(t2c_red1[128 + t2c_c0 + 3]);
+      t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], t2c_red1[32 + t2c_c0 + 3], t2c::cvt<int>(t2c_red1[160 + t2c_c0 + 3]));
+      t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], t2c_red1[64 + t2c_c0 + 3], t2c::cvt<int>(t2c_red1[192 + t2c_c0 + 3]));
+      t2c::argmin_step(t2c_v3_v[3], t2c_v3[3], t2c_red1[96 + t2c_c0 + 3], t2c::cvt<int>(t2c_red1[224 + t2c_c0 + 3]));
     }
-    if (t2c_r1 < 1 && t2c_c1 < 32) J[t2c_r1 * 32 + t2c_c1] = t2c_v3[0];
-    if (t2c_r1 < 1 && t2c_c1 + 1 < 32) J[t2c_r1 * 32 + (t2c_c1 + 1)] = t2c_v3[1];
-    if (t2c_r1 < 1 && t2c_c1 + 2 < 32) J[t2c_r1 * 32 + (t2c_c1 + 2)] = t2c_v3[2];
-    if (t2c_r1 < 1 && t2c_c1 + 3 < 32) J[t2c_r1 * 32 + (t2c_c1 + 3)] = t2c_v3[3];
+    // line 7, after the reduction at line 8, which shares its barrier
+    if (t2c_r0 == 0) I[t2c_c0] = t2c_v2[0];
+    if (t2c_r0 == 0) I[t2c_c0 + 1] = t2c_v2[1];
+    if (t2c_r0 == 0) I[t2c_c0 + 2] = t2c_v2[2];
+    if (t2c_r0 == 0) I[t2c_c0 + 3] = t2c_v2[3];
+    // line 8
+    if (t2c_r0 == 0) J[t2c_c0] = t2c_v3[0];
+    if (t2c_r0 == 0) J[t2c_c0 + 1] = t2c_v3[1];
+    if (t2c_r0 == 0) J[t2c_c0 + 2] = t2c_v3[2];
+    if (t2c_r0 == 0) J[t2c_c0 + 3] = t2c_v3[3];
   }
 }

@@ -3617,6 +3617,67 @@ static void t_arg_cols(Tally *T) {
   }
 }
 
+/* arg_cols_types: colargmax / colargmin of f16, i8 and i32 in registers over
+ * [20, 40] tiles whose layout pads rows 20..31; zeros past the tensor's edge */
+static void t_arg_cols_types(Tally *T) {
+  static const int MN[][2] = {{20, 40}, {13, 50}, {3, 5}, {25, 81}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("arg_cols_types", (uint64_t)c);
+    Call k;
+    call_init(&k, "arg_cols_types.tl", "arg_cols_types");
+    Ten *H = call_in(&k, "H", F16, 2, SHAPE(M, N));
+    Ten *B = call_in(&k, "B", I8, 2, SHAPE(M, N));
+    Ten *I = call_in(&k, "I", I32, 2, SHAPE(M, N));
+    Ten *HX = call_out(&k, "HX", I32, 2, SHAPE(1, N));
+    Ten *BN = call_out(&k, "BN", I32, 2, SHAPE(1, N));
+    Ten *IX = call_out(&k, "IX", I32, 2, SHAPE(1, N));
+    for (long long e = 0; e < H->n; e++) H->v[e] = round_dt(F16, -(double)rng_int(&r, 1, 8) / 4); /* ties */
+    fill_int(B, &r, 1, 6);
+    fill_int(I, &r, -9, -1);
+    double h[20], b[20], x[20];
+    for (int j = 0; j < N; j++) {
+      for (int i = 0; i < 20; i++) {
+        h[i] = i < M ? A2(H, i, j) : 0, b[i] = i < M ? A2(B, i, j) : 0, x[i] = i < M ? 2 * A2(I, i, j) : 0;
+      }
+      HX->ref[j] = arg_ref(h, 20, 1, true);
+      BN->ref[j] = arg_ref(b, 20, 1, false);
+      IX->ref[j] = arg_ref(x, 20, 1, true);
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "argmax_cols_types", l));
+    call_free(&k);
+  }
+}
+
+/* red_col_of_rows: colsum, colargmax and colmin of a [16, 1] row value */
+static void t_red_col_of_rows(Tally *T) {
+  static const int Ms[] = {16, 9, 1, 40};
+  for (int c = 0; c < 4; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("red_col_of_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_col_of_rows.tl", "red_col_of_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 32));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(1, 1));
+    Ten *A = call_out(&k, "A", I32, 2, SHAPE(1, 1));
+    Ten *N = call_out(&k, "N", F32, 2, SHAPE(1, 1));
+    fill_int(X, &r, -5, 5); /* exact sums; ties go to the smaller row */
+    double rs[16], s = 0, mn = INFINITY;
+    for (int i = 0; i < 16; i++) {
+      rs[i] = 0;
+      for (int j = 0; j < 32 && i < M; j++) rs[i] += A2(X, i, j);
+      s += rs[i], mn = dmin(mn, rs[i]);
+    }
+    S->ref[0] = s, A->ref[0] = arg_ref(rs, 16, 1, true), N->ref[0] = mn;
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "reduce_cols_of_a_row_value", l));
+    call_free(&k);
+  }
+}
+
 /* arg_types: rowargmax / rowargmin of f16, i32 and f64 in one warp per row; zeros past the edge */
 static void t_arg_types(Tally *T) {
   static const int MN[][2] = {{37, 20}, {16, 32}, {3, 3}, {50, 31}};
@@ -4208,6 +4269,8 @@ static const Test tests[] = {
     {"scan_dot_accumulator", t_scan_dot},
     {"scan_broadcast", t_scan_broadcast},
     {"argmax_cols_f32", t_arg_cols},
+    {"argmax_cols_types", t_arg_cols_types},
+    {"reduce_cols_of_a_row_value", t_red_col_of_rows},
     {"argmax_types", t_arg_types},
     {"argmax_dot_accumulator", t_arg_dot},
 };

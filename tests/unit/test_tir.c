@@ -168,9 +168,9 @@ Test(tir_layout, column_reductions_fold_in_registers_then_one_row_per_warp) {
   cr_assert_eq(red->lay->lr, 2);
   cr_assert_eq(shared_bufs(K), 0);
   cr_assert_eq(K->nbarriers, 0);
-  /* an arg-reduction down the columns still walks the copy */
-  K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], C: tensor<i32>[1, 32]) {\n"
-            "  C[0 :+ 1, 0 :+ 32] = colargmax(X[0 :+ 16, 0 :+ 32])\n}\n", NULL, &why);
+  /* a column reduction of a row value walks its copy */
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], C: tensor<f32>[1, 1]) {\n"
+            "  C[0 :+ 1, 0 :+ 1] = colsum(rowsum(X[0 :+ 16, 0 :+ 32]))\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   cr_assert_eq(count_ops(&K->body, TO_COLREDUCE), 1);
 }
@@ -653,14 +653,13 @@ Test(tir_smem, shared_copies_above_48k_use_dynamic_shared_memory) {
 
 Test(tir_lower, one_copy_serves_reads_until_the_value_changes) {
   const char *why = NULL;
-  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[32, 16], C: tensor<i32>[1, 32],\n"
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 32], Y: tensor<f32>[32, 16], C: tensor<f32>[1, 32],\n"
                        "         Z: tensor<f32>[16, 32]) {\n  var x = X[0 :+ 16, 0 :+ 32]\n"
-                       "  Y[0 :+ 32, 0 :+ 16] = transpose(x)\n  C[0 :+ 1, 0 :+ 32] = colargmax(x)\n"
+                       "  Y[0 :+ 32, 0 :+ 16] = transpose(x)\n  C[0 :+ 1, 0 :+ 32] = x[2 :+ 1, 0 :+ 32]\n"
                        "  x += 1.0\n  Z[0 :+ 16, 0 :+ 32] = x - x[3 :+ 1, 0 :+ 32]\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  /* transpose and colargmax share the first copy; x += 1.0 makes it stale */
+  /* transpose and the sub-tile read share the first copy; x += 1.0 makes it stale */
   cr_assert_eq(count_ops(&K->body, TO_SPILL), 2);
-  cr_assert_eq(count_ops(&K->body, TO_COLREDUCE), 1);
   /* after the first copy; before the second (WAR); after the second */
   cr_assert_eq(K->nbarriers, 3);
 }
@@ -1303,17 +1302,24 @@ Test(tir_arg, f16_compares_as_f32_and_a_loop_alternates_halves) {
   cr_assert_eq(count_ops(&find_loop(&K->body)->body, TO_BARRIER), 1, "one barrier per iteration");
 }
 
-Test(tir_arg, colargmax_folds_the_shared_copy) {
+Test(tir_arg, colargmax_folds_in_registers_values_then_indices) {
   const char *why = NULL;
+  /* [64, 32] over 128 threads: 8 lanes across, 4 lanes and 4 warps down a column */
   TirKernel *K = build("@launch(128)\nkernel k(X: tensor<i32>[64, 32], I: tensor<i32>[1, 32]) {\n"
                        "  I[0 :+ 1, 0 :+ 32] = colargmax(X[0 :+ 64, 0 :+ 32])\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  const TirOp *col = find_op(&K->body, TO_COLREDUCE);
+  const TirOp *col = find_op(&K->body, TO_REDUCE);
+  cr_assert(col && tir_down_cols(col));
   cr_assert_eq(col->red, B_COLARGMAX);
   cr_assert_eq(col->dst->elem, T_I32);
   cr_assert_eq(col->dst->cols, 32);
-  cr_assert_eq(count_ops(&K->body, TO_SPILL), 1);
-  cr_assert_eq(K->nbarriers, 1, "the copy, then its reads");
+  cr_assert_eq(col->dst->layout->kind, LY_SLICE);
+  cr_assert_eq(col->dst->layout->dim, 0);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL) + count_ops(&K->body, TO_COLREDUCE), 0, "no copy walked");
+  cr_assert_eq(shared_bufs(K), 1);
+  cr_assert_eq(shared_buf(K, 0)->rows, 2 * col->lay->wr, "the warps' values, then their indices");
+  cr_assert_eq(shared_buf(K, 0)->cols, 32);
+  cr_assert_eq(K->nbarriers, 1);
 }
 
 Test(tir_scan, row_scan_across_two_warps_one_barrier) {
