@@ -1100,8 +1100,7 @@ static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
       if (op->kind == TO_SCRATCH_WRITE) {
         Buf vals = {0};
         for (int k = 0; k < n; k++) buf_printf(&vals, "%s%s[%d]", k ? ", " : "", op->dst->cname, k0 + k);
-        const char *c = who;
-        if (cmask) c = c ? F("%s && %s", c, cmask) : cmask;
+        const char *c = and_then(P, who, cmask);
         const char *st = F("t2c::sts_vec<%d>(&%s[%s%s * %d + %s], %s{{%s}});", n, f->cname, half, w, f->pitch, col, vt, vals.data);
         buf_free(&vals);
         if (c) line(P, "if (%s) %s", c, st);
@@ -1134,8 +1133,7 @@ static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
       if (arg) { /* values in rows 0 .. wr - 1, indices in rows wr .. 2 wr - 1 */
         const char *dv = F("%s_v[%d]", op->dst->cname, reg_of(op->dst->layout, at));
         if (op->kind == TO_SCRATCH_WRITE) {
-          const char *c = who;
-          if (cmask) c = c ? F("%s && %s", c, cmask) : cmask;
+          const char *c = and_then(P, who, cmask);
           const char *st = F("%s[%s%s * %d + %s] = %s; %s[%s(%d + %s) * %d + %s] = %s;", f->cname, half, w, f->pitch, col, dv,
                              f->cname, half, l->wr, w, f->pitch, col, f->elem == T_I32 ? d : F("t2c::cvt<%s>(%s)", ctype(f->elem), d));
           if (c) line(P, "if (%s) { %s }", c, st);
@@ -1155,8 +1153,7 @@ static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
         continue;
       }
       if (op->kind == TO_SCRATCH_WRITE) {
-        const char *c = who;
-        if (cmask) c = c ? F("%s && %s", c, cmask) : cmask;
+        const char *c = and_then(P, who, cmask);
         const char *st = F("%s[%s%s * %d + %s] = %s;", f->cname, half, w, f->pitch, col, d);
         if (c) line(P, "if (%s) %s", c, st);
         else line(P, "%s", st);
@@ -1174,16 +1171,11 @@ static void print_scratch(Printer *P, const TirOp *op) {
   const TirBuf *f = &P->K->bufs[op->buf];
   /* an alternating buffer: this turn's half */
   const char *half = f->alternating ? F("t2c_ph%d * %d + ", op->buf, f->rows * f->cols) : "";
-  if (op->red == B_SUM || builtin_class[op->red] == BC_ARG || builtin_class[op->red] == BC_SCAN) {
+  if (op->red == B_SUM || tir_down_cols(op) || builtin_class[op->red] == BC_ARG || builtin_class[op->red] == BC_SCAN) {
     if (op->red == B_SUM) print_sum_scratch(P, op, half);
     else if (tir_down_cols(op)) print_col_scratch(P, op, half);
     else if (builtin_class[op->red] == BC_ARG) print_arg_scratch(P, op, half);
     else print_scan_scratch(P, op, half);
-    if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
-    return;
-  }
-  if (tir_down_cols(op)) {
-    print_col_scratch(P, op, half);
     if (op->kind == TO_SCRATCH_READ && f->alternating) line(P, "t2c_ph%d ^= 1;", op->buf);
     return;
   }
@@ -1379,7 +1371,7 @@ static void colarg_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 static void colreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   const TirBuf *f = &P->K->bufs[op->buf];
-  BuiltinKind b = op->red == B_COLSUM ? B_ROWSUM : op->red == B_COLMAX ? B_ROWMAX : B_ROWMIN;
+  BuiltinKind b = row_fold(op->red);
   const char *c = col_of(P, at), *d = F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
   const char *i = F("t2c_i%d", P->ctr++);
   const char *m = col_padded(at.lay) ? F("%s < %d", c, f->cols) : NULL;

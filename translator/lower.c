@@ -4,20 +4,21 @@
  * are not elementwise, which are lowered first, into ops of their own:
  * - a tensor slice read becomes a TO_LOAD into a fresh value;
  * - a row reduction (rowargmax too) a TO_REDUCE into a fresh [rows, 1] value,
- *   sum() a TO_SUM into a fresh scalar, a scan (cumsum) a TO_SCAN into a fresh
- *   value of its operand's shape;
+ *   a column reduction (colargmax too) one into a fresh [1, cols] value, sum()
+ *   a TO_SUM into a fresh scalar, a scan (cumsum) a TO_SCAN into a fresh value
+ *   of its operand's shape;
  * - a read of a tile at other threads' elements (transpose(t), t[i, j],
- *   t[a :+ m, b :+ n], colsum(t), colargmax(t)) spills the value to its shared copy first
- *   (TO_SPILL, once per statement), and the expression then reads the copy
- *   (TirKernel.rkeys), or a TO_COLREDUCE folds its columns.
+ *   t[a :+ m, b :+ n], colsum(r) of a row value r) spills the value to its shared
+ *   copy first (TO_SPILL, once per statement), and the expression then reads the
+ *   copy (TirKernel.rkeys), or a TO_COLREDUCE folds its column.
  * Fusion is the default: an elementwise intermediate is never a value.
  *
  * What the IR covers: scalar statements and control flow, tile vars, tensor
  * slice reads (pad too) and stores, element reads and stores of tensors,
  * every elementwise operator, cast, math function and rand/randn/randint, rows/cols/where,
  * writes of a tile through a window, transpose, element and sub-tile reads of tiles,
- * rowsum/rowmax/rowmin of every numeric type (f16, bf16, f8 in f32, i8, u8 in
- * i32, then converted), colsum/colmax/colmin and sum() of f32, f64, i32, u32 and i64,
+ * rowsum/rowmax/rowmin and colsum/colmax/colmin of every numeric type (f16, bf16,
+ * f8 in f32, i8, u8 in i32, then converted), sum() of f32, f64, i32, u32 and i64,
  * the arg-reductions (rowargmax, colargmin, ...) and scans (cumsum, cumprod,
  * cummax, along rows or columns) of every numeric type,
  * and dot on the matrix unit: its operands are spilled to copies that ldmatrix
@@ -271,14 +272,19 @@ static Expr *cast_to(Lower *L, Expr *x, ElemType t) {
   return c;
 }
 
-/* A row reduction of f16 (bf16, f8, i8, u8) x: its elements are converted to
- * the type it accumulates in (tir_acc_type), reduced into a value of that type,
- * which is then converted back, once per row, into a value of x's type
- * (t2c::cvt of the wider sum). */
+/* A row reduction (rowargmax too) into a fresh [rows, 1] value, or down the
+ * columns (colsum, colargmax, ...: layout.c, tir_down_cols) into a fresh
+ * [1, cols] one. Of f16 (bf16, f8, i8, u8) x, the elements are converted to
+ * the type it accumulates in (tir_acc_type), reduced into a value of that
+ * type, which is then converted back, once per row (column), into a value of
+ * x's type (t2c::cvt of the wider sum); an arg-reduction compares in it. Over
+ * one element, a sum, max or min is x itself. */
 static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
-  if (arg->ty.rank != 2) return fail(L, "a row reduction of a rank-1 tile");
-  if (arg->ty.dims[1] == 1) { /* over one column: the sum, max and min of a row are its element */
+  int bk = x->u.call.builtin;
+  bool down = bk == B_COLSUM || bk == B_COLMAX || bk == B_COLMIN || bk == B_COLARGMAX || bk == B_COLARGMIN;
+  if (arg->ty.rank != 2) return fail(L, down ? "a column reduction of a rank-1 tile" : "a row reduction of a rank-1 tile");
+  if (arg->ty.dims[down ? 0 : 1] == 1 && !(down && is_arg(x))) { /* over one element: its sum, max and min are it */
     if (is_arg(x)) return fail(L, "an arg-reduction of one column");
     TirVar *v = value_of(L, b, arg);
     if (v) map_value(L, x, v);
@@ -287,7 +293,8 @@ static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   if (!hoist(L, b, arg)) return false;
   ElemType acc = is_arg(x) ? x->ty.elem : tir_acc_type(arg->ty.elem);
   const char *what = arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line);
-  TirVar *v = tir_new_var(L->K, acc, 2, arg->ty.dims[0], 1,
+  int rows = down ? 1 : arg->ty.dims[0], cols = down ? arg->ty.dims[1] : 1;
+  TirVar *v = tir_new_var(L->K, acc, 2, rows, cols,
                           acc == x->ty.elem ? what : arena_printf(L->K->a, "%s, in %s", what, elem_names[acc]));
   v->cname = temp_name(L);
   TirOp *op = op_new(L, b, TO_REDUCE);
@@ -296,7 +303,7 @@ static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   op->red = (BuiltinKind)x->u.call.builtin;
   op->rows = arg->ty.dims[0];
   op->cols = arg->ty.dims[1];
-  if (acc != x->ty.elem) v = temp_of(L, b, cast_to(L, tir_read_of(L->K, v), x->ty.elem), x->ty.elem, 2, v->rows, 1, what);
+  if (acc != x->ty.elem) v = temp_of(L, b, cast_to(L, tir_read_of(L->K, v), x->ty.elem), x->ty.elem, 2, rows, cols, what);
   map_value(L, x, v);
   return true;
 }
@@ -432,42 +439,13 @@ static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
   return true;
 }
 
-/* colsum(t) (colmax, colmin, colargmax, colargmin) of t with more than one
- * column: a TO_REDUCE down the columns into a fresh [1, cols] value, in t's
- * layout (in-thread, then shuffles, then a scratch row per warp: layout.c),
- * accumulated in the wider type as a row reduction is (an arg-reduction
- * compares in it). Over one row, a reduction is t itself. */
-static bool hoist_colfold(Lower *L, TirBlock *b, Expr *x) {
-  Expr *arg = x->u.call.args[0];
-  if (arg->ty.dims[0] == 1 && !is_arg(x)) {
-    TirVar *v = value_of(L, b, arg);
-    if (v) map_value(L, x, v);
-    return v != NULL;
-  }
-  if (!hoist(L, b, arg)) return false;
-  ElemType acc = is_arg(x) ? x->ty.elem : tir_acc_type(arg->ty.elem);
-  const char *what = arena_printf(L->K->a, "%s at line %d", builtin_names[x->u.call.builtin], x->loc.line);
-  TirVar *v = tir_new_var(L->K, acc, 2, 1, arg->ty.dims[1],
-                          acc == x->ty.elem ? what : arena_printf(L->K->a, "%s, in %s", what, elem_names[acc]));
-  v->cname = temp_name(L);
-  TirOp *op = op_new(L, b, TO_REDUCE);
-  op->dst = v;
-  op->expr = is_arg(x) || acc == arg->ty.elem ? arg : cast_to(L, arg, acc);
-  op->red = (BuiltinKind)x->u.call.builtin;
-  op->rows = arg->ty.dims[0];
-  op->cols = arg->ty.dims[1];
-  if (acc != x->ty.elem) v = temp_of(L, b, cast_to(L, tir_read_of(L->K, v), x->ty.elem), x->ty.elem, 2, 1, v->cols, what);
-  map_value(L, x, v);
-  return true;
-}
-
 /* A column reduction of a [rows, 1] value (a row value): it is spilled to its
  * shared copy, and the element of the result walks its column there
  * (TO_COLREDUCE). */
 static bool hoist_colreduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
   if (arg->ty.rank != 2) return fail(L, "a column reduction of a rank-1 tile");
-  if (arg->ty.dims[1] > 1) return hoist_colfold(L, b, x);
+  if (arg->ty.dims[1] > 1) return hoist_reduce(L, b, x);
   TirVar *v = value_of(L, b, arg);
   int bi = v ? spill(L, b, v, arena_printf(L->K->a, "%s() reads it across threads", builtin_names[x->u.call.builtin]))
              : -1;
