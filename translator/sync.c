@@ -50,6 +50,7 @@ typedef struct Placed {
   const char *why[PLACED_KEEP];
 } Placed;
 typedef struct Memo Memo;
+typedef struct MemoTable MemoTable;
 
 /* A pass's state (one per thread: libtile2cu translates programs on several
  * at once). view: the body of a versioned kernel the pass is placing
@@ -63,7 +64,7 @@ typedef struct Pass {
   Placed placed;
   const char *here;
   bool asking;
-  Memo *memo;
+  MemoTable *memo;
 } Pass;
 static _Thread_local Pass *ps;
 
@@ -264,30 +265,80 @@ static void test_again(TirKernel *K, const TirOp *op, SyncState *st, bool real, 
 }
 
 /* A dry run of a loop from a state it was run from before gives what it
- * gave then: the results of the last dry runs (the state after the loop and
- * the barriers counted), by loop, state and the pass's settings. Without
- * them a nest of loops costs the product of the fixpoint rounds of its
- * levels. */
-enum { MEMO_SLOTS = 256 };
+ * gave then: the results of every dry run (the state after the loop and the
+ * barriers counted), by loop, state and the pass's settings, in a table that
+ * grows and forgets nothing. Without them a nest of loops costs the product
+ * of the fixpoint rounds of its levels; a table that evicted (a slot per
+ * hash, as it once was) gave that product back whenever two levels' entries
+ * collided, which depended on where the ops were allocated. Past MEMO_MAX
+ * entries (some 60 MB), new runs are not kept. */
+enum { MEMO_MAX = 1 << 14 };
 struct Memo {
-  const TirOp *op; /* NULL: empty */
+  const TirOp *op;
   SyncState in, out;
   bool nobar, asking;
   int view;
   const char *here;
   Placed placed; /* the barriers the run counted */
+  uint64_t hash;
 };
+typedef struct MemoTable {
+  Memo *ents;        /* n of them */
+  int n, nalloc;
+  int *slots;        /* cap of them, a power of two: index + 1 into ents, 0 when empty */
+  int cap;
+  long runs;         /* run_loop's runs, real and dry (not taken from the table) */
+} MemoTable;
 
-static size_t memo_slot(const TirOp *op, const SyncState *st, bool nobar) {
-  uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uintptr_t)op ^ (uint64_t)nobar << 1 ^ (uint64_t)ps->asking << 2;
+static uint64_t memo_hash(const TirOp *op, const SyncState *st, bool nobar) {
+  uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uintptr_t)op ^ (uint64_t)nobar << 1 ^ (uint64_t)ps->asking << 2 ^
+               (uint64_t)ps->view << 3 ^ (uint64_t)(uintptr_t)ps->here << 5;
   const unsigned char *p = (const unsigned char *)st;
   for (size_t i = 0; i < sizeof *st; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-  return (size_t)(h % MEMO_SLOTS);
+  return h;
 }
 
-static bool memo_is(const Memo *m, const TirOp *op, const SyncState *st, bool nobar) {
-  return m->op == op && m->nobar == nobar && m->asking == ps->asking && m->view == ps->view && m->here == ps->here &&
-         !memcmp(&m->in, st, sizeof *st);
+static bool memo_is(const Memo *m, uint64_t h, const TirOp *op, const SyncState *st, bool nobar) {
+  return m->hash == h && m->op == op && m->nobar == nobar && m->asking == ps->asking && m->view == ps->view &&
+         m->here == ps->here && !memcmp(&m->in, st, sizeof *st);
+}
+
+/* The entry of (op, st, nobar, the pass's settings), or NULL. */
+static Memo *memo_find(MemoTable *t, uint64_t h, const TirOp *op, const SyncState *st, bool nobar) {
+  if (!t->cap) return NULL;
+  for (size_t i = h & (size_t)(t->cap - 1);; i = (i + 1) & (size_t)(t->cap - 1)) {
+    if (!t->slots[i]) return NULL;
+    Memo *m = &t->ents[t->slots[i] - 1];
+    if (memo_is(m, h, op, st, nobar)) return m;
+  }
+}
+
+static void memo_slot_in(MemoTable *t, int e) {
+  size_t i = t->ents[e].hash & (size_t)(t->cap - 1);
+  while (t->slots[i]) i = (i + 1) & (size_t)(t->cap - 1);
+  t->slots[i] = e + 1;
+}
+
+/* Keeps m (not there yet); false when the table is full or out of memory. */
+static bool memo_add(MemoTable *t, const Memo *m) {
+  if (t->n >= MEMO_MAX) return false;
+  if (t->n == t->nalloc) {
+    int na = t->nalloc ? 2 * t->nalloc : 64;
+    Memo *e = realloc(t->ents, (size_t)na * sizeof *e);
+    if (!e) return false;
+    t->ents = e, t->nalloc = na;
+  }
+  if (2 * (t->n + 1) > t->cap) { /* at most half full */
+    int nc = t->cap ? 2 * t->cap : 128;
+    int *sl = calloc((size_t)nc, sizeof *sl);
+    if (!sl) return false;
+    free(t->slots);
+    t->slots = sl, t->cap = nc;
+    for (int i = 0; i < t->n; i++) memo_slot_in(t, i);
+  }
+  t->ents[t->n] = *m;
+  memo_slot_in(t, t->n++);
+  return true;
 }
 
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar);
@@ -301,12 +352,9 @@ static void add_placed(const Placed *d) {
 
 /* run_loop, dry, through the memo. */
 static void dry_loop(TirKernel *K, TirOp *op, SyncState *st, bool nobar) {
-  Memo *m = ps->memo ? &ps->memo[memo_slot(op, st, nobar)] : NULL;
-  if (!m) { /* no memory for it: the plain run */
-    run_loop(K, op, st, false, nobar);
-    return;
-  }
-  if (memo_is(m, op, st, nobar)) {
+  uint64_t h = memo_hash(op, st, nobar);
+  const Memo *m = memo_find(ps->memo, h, op, st, nobar);
+  if (m) {
     *st = m->out;
     add_placed(&m->placed);
     return;
@@ -315,13 +363,15 @@ static void dry_loop(TirKernel *K, TirOp *op, SyncState *st, bool nobar) {
   SyncState in = *st;
   memset(&ps->placed, 0, sizeof ps->placed); /* what this loop places, alone */
   run_loop(K, op, st, false, nobar);
-  *m = (Memo){.op = op, .in = in, .out = *st, .nobar = nobar, .asking = ps->asking, .view = ps->view, .here = ps->here,
-              .placed = ps->placed};
+  Memo e = {.op = op, .in = in, .out = *st, .nobar = nobar, .asking = ps->asking, .view = ps->view, .here = ps->here,
+            .placed = ps->placed, .hash = h};
+  memo_add(ps->memo, &e); /* not kept: the next run from there runs again */
   ps->placed = before;
-  add_placed(&m->placed);
+  add_placed(&e.placed);
 }
 
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar) {
+  ps->memo->runs++;
   SyncState head = *st;
   Placed before = ps->placed; /* only the last pass's barriers are the loop's */
   for (int round = 0; round < 64; round++) {
@@ -535,9 +585,12 @@ static void place_views(TirKernel *K) {
 
 void sync_place(TirKernel *K) {
   /* a fresh memo each time: smem.c runs the pass again once buffers share bytes */
-  Pass pass = {.here = "here", .memo = calloc(MEMO_SLOTS, sizeof(Memo))}, *outer = ps;
+  MemoTable memo = {0};
+  Pass pass = {.here = "here", .memo = &memo}, *outer = ps;
   ps = &pass;
   place_views(K);
-  free(pass.memo);
+  K->sync_loop_runs = memo.runs;
+  free(memo.ents);
+  free(memo.slots);
   ps = outer;
 }

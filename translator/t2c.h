@@ -894,6 +894,7 @@ typedef struct TirKernel {
   bool versioned;        /* printed twice: vector accesses when the checks hold, scalar otherwise */
   int nbarriers;
   int nwarpbars;         /* __syncwarp barriers (TO_BARRIER with warp) */
+  long sync_loop_runs;   /* sync.c: the runs of loops its last pass made (real and dry, not taken from its memo) */
   int nrings;            /* loops with stage rings (pipeline.c) */
   bool use_lane, use_warp;
   const char *stage;     /* the last stage run */

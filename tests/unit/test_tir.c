@@ -191,6 +191,41 @@ Test(tir_sync, row_across_warps_one_barrier_per_reduction_in_a_loop) {
   cr_assert_eq(K->nbarriers, 1);
 }
 
+/* A nest of loops whose bodies need barriers: every (loop, state) is run dry
+ * once (sync.c's memo forgets nothing), so the dry runs grow with the depth,
+ * not as the product of the levels' rounds; and the barriers are those of a
+ * single loop. */
+static TirKernel *nest(int depth) {
+  char src[4096];
+  int n = snprintf(src, sizeof src,
+                   "@launch(128)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N, 32], n: i32) {\n"
+                   "  var t = X[0 :+ 32, 0 :+ 32]\n  var acc: tile<f32>[32, 32] = 0.0\n");
+  for (int i = 0; i < depth; i++) n += snprintf(src + n, sizeof src - (size_t)n, "for j%d in range(0, n) {\n", i);
+  n += snprintf(src + n, sizeof src - (size_t)n, "acc = acc * 0.5 + transpose(t)\nt = t + acc\n");
+  for (int i = 0; i < depth; i++) n += snprintf(src + n, sizeof src - (size_t)n, "}\n");
+  snprintf(src + n, sizeof src - (size_t)n, "  Y[1 :+ 32, 0 :+ 32] = acc\n}\n");
+  const char *why = NULL;
+  TirKernel *K = build(src, NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  return K;
+}
+
+Test(tir_sync, a_nest_of_loops_costs_runs_in_proportion_to_its_depth) {
+  long runs[21];
+  int bars = nest(1)->nbarriers;
+  cr_assert_gt(bars, 0, "the transpose's copy needs barriers");
+  for (int d = 1; d <= 20; d++) {
+    TirKernel *K = nest(d);
+    cr_assert_eq(K->nbarriers, bars, "depth %d: the innermost body's barriers, as in one loop", d);
+    runs[d] = K->sync_loop_runs;
+  }
+  /* each level adds what the third added (a run of it from each state its
+   * parent reaches), not a multiple of the levels inside it */
+  for (int d = 4; d <= 20; d++)
+    cr_assert_leq(runs[d] - runs[d - 1], runs[3] - runs[2], "depth %d: %ld loop runs, %ld at depth %d", d, runs[d],
+                  runs[d - 1], d - 1);
+}
+
 /* ---- carry.c: row reductions accumulated across a loop */
 
 static const char *carry_src(const char *update, const char *extra) {
