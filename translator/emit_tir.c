@@ -109,11 +109,38 @@ static bool col_padded(const Layout *l) {
   return !(l->kind == LY_SLICE && l->dim == 1) && p->rc * p->wc * p->lc * p->vec != p->cols;
 }
 
+/* Whether element at lies inside the tile's rows (columns) in every thread,
+ * though the layout has padding: a repeat that ends before the padding starts.
+ * In a blocked layout (no mma fragment, no warp tiles, not rolled into a
+ * loop) a thread's first row is below lr * wr and its first column below
+ * lc * wc * vec (ctx_vars). */
+static bool row_always_in(Printer *P, At at) {
+  const Layout *p = parent_of(at.lay);
+  if (p->mma || p->wtiles || P->roll == p) return false;
+  return (at.ir + 1) * p->lr * p->wr <= p->rows;
+}
+
+static bool col_always_in(Printer *P, At at) {
+  const Layout *p = parent_of(at.lay);
+  if (p->mma || p->wtiles || P->rollc == p) return false;
+  return at.ic * p->lc * p->wc * p->vec + (p->lc * p->wc - 1) * p->vec + at.v < p->cols;
+}
+
+/* The condition that element at lies inside the tile's rows (columns): NULL
+ * when it always does. */
+static const char *row_mask(Printer *P, At at) {
+  if (!row_padded(at.lay) || row_always_in(P, at)) return NULL;
+  return F("%s < %d", row_of(P, at), parent_of(at.lay)->rows);
+}
+
+static const char *col_mask(Printer *P, At at) {
+  if (!col_padded(at.lay) || col_always_in(P, at)) return NULL;
+  return F("%s < %d", col_of(P, at), parent_of(at.lay)->cols);
+}
+
 /* The condition that the element lies inside the tile (NULL: always). */
 static const char *tile_mask(Printer *P, At at) {
-  const Layout *p = parent_of(at.lay);
-  const char *r = row_padded(at.lay) ? F("%s < %d", row_of(P, at), p->rows) : NULL;
-  const char *c = col_padded(at.lay) ? F("%s < %d", col_of(P, at), p->cols) : NULL;
+  const char *r = row_mask(P, at), *c = col_mask(P, at);
   if (r && c) return F("%s && %s", r, c);
   return r ? r : c;
 }
@@ -642,7 +669,7 @@ static void reduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int *started = ctx;
   const char *d = F("%s[%d]", op->dst->cname, at.ir);
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
-  const char *m = col_padded(op->lay) ? F("%s < %d", col_of(P, at), op->lay->cols) : NULL;
+  const char *m = col_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
   if (!started[at.ir]) line(P, "%s = %s;", d, v);
   else line(P, "%s = %s;", d, red_fold(P, op->red, d, op->red == B_ROWSUM ? e : v)); /* a + (c ? x : y) */
@@ -675,7 +702,7 @@ static void argreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   ElemType t = op->expr->ty.elem, a = tir_acc_type(t);
   const char *i = F("%s[%d]", op->dst->cname, at.ir), *v = F("%s_v[%d]", op->dst->cname, at.ir);
   const char *x = as_acc(P, strip(P, ex(P, op->expr, t, &at)), t), *c = col_of(P, at);
-  const char *m = col_padded(op->lay) ? F("%s < %d", c, op->lay->cols) : NULL;
+  const char *m = col_mask(P, at);
   if (m) x = F("(%s ? %s : %s)", m, x, arg_none(P, op->red, a));
   if (!started[at.ir]) {
     line(P, "%s = %s;", v, x);
@@ -699,7 +726,7 @@ static void colfold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int k = reg_of(op->dst->layout, at);
   const char *d = F("%s[%d]", op->dst->cname, k);
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
-  const char *m = row_padded(op->lay) ? F("%s < %d", row_of(P, at), op->lay->rows) : NULL;
+  const char *m = row_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, b, op->dst->elem));
   if (!started[k]) line(P, "%s = %s;", d, v);
   else line(P, "%s = %s;", d, red_fold(P, b, d, b == B_ROWSUM ? e : v));
@@ -715,7 +742,7 @@ static void colarg_fold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int k = reg_of(op->dst->layout, at);
   const char *i = F("%s[%d]", op->dst->cname, k), *v = F("%s_v[%d]", op->dst->cname, k);
   const char *x = as_acc(P, strip(P, ex(P, op->expr, t, &at)), t), *r = row_of(P, at);
-  const char *m = row_padded(op->lay) ? F("%s < %d", r, op->lay->rows) : NULL;
+  const char *m = row_mask(P, at);
   if (m) x = F("(%s ? %s : %s)", m, x, arg_none(P, op->red, a));
   if (!started[k]) {
     line(P, "%s = %s;", v, x);
@@ -797,7 +824,7 @@ static void print_arg_scratch(Printer *P, const TirOp *op, const char *half) {
   const char *fn = arg_max(op->red) ? "argmax" : "argmin";
   for (int ir = 0; ir < l->rr; ir++) {
     const char *row = row_of(P, (At){l, ir, 0, 0});
-    const char *rmask = row_padded(l) ? F("%s < %d", row, l->rows) : NULL;
+    const char *rmask = row_mask(P, (At){l, ir, 0, 0});
     const char *i = F("%s[%d]", op->dst->cname, ir), *v = F("%s_v[%d]", op->dst->cname, ir);
     if (op->kind == TO_SCRATCH_WRITE) {
       const char *c = l->lc == P->K->t->lanes ? "lane == 0" : l->lc > 1 ? F("lane %% %d == 0", l->lc) : NULL;
@@ -1094,7 +1121,7 @@ static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
     for (int v0 = 0; v0 < l->vec; v0 += n) {
       At at = {op->dst->layout, 0, ic, v0};
       const char *col = col_of(P, at);
-      const char *cmask = col_padded(l) ? F("%s < %d", col, l->cols) : NULL; /* a whole run in or out */
+      const char *cmask = col_mask(P, at); /* a whole run in or out */
       int k0 = reg_of(op->dst->layout, at);
       const char *vt = F("t2c::Vec<%s, %d>", ctype(f->elem), n);
       if (op->kind == TO_SCRATCH_WRITE) {
@@ -1128,7 +1155,7 @@ static void print_col_scratch(Printer *P, const TirOp *op, const char *half) {
     for (int v = 0; v < l->vec; v++) {
       At at = {op->dst->layout, 0, ic, v};
       const char *col = col_of(P, at);
-      const char *cmask = col_padded(l) ? F("%s < %d", col, l->cols) : NULL;
+      const char *cmask = col_mask(P, at);
       const char *d = F("%s[%d]", op->dst->cname, reg_of(op->dst->layout, at));
       if (arg) { /* values in rows 0 .. wr - 1, indices in rows wr .. 2 wr - 1 */
         const char *dv = F("%s_v[%d]", op->dst->cname, reg_of(op->dst->layout, at));
@@ -1182,7 +1209,7 @@ static void print_scratch(Printer *P, const TirOp *op) {
   for (int ir = 0; ir < l->rr; ir++) {
     At at = {l, ir, 0, 0};
     const char *row = row_of(P, at);
-    const char *rmask = row_padded(l) ? F("%s < %d", row, l->rows) : NULL;
+    const char *rmask = row_mask(P, at);
     const char *d = F("%s[%d]", op->dst->cname, ir);
     if (op->kind == TO_SCRATCH_WRITE) {
       const char *c = l->lc == P->K->t->lanes ? "lane == 0" : l->lc > 1 ? F("lane %% %d == 0", l->lc) : NULL;

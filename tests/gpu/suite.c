@@ -877,6 +877,36 @@ static void t_red_cols_pad(Tally *T) {
   }
 }
 
+/* pad_repeats: row reductions over [5, 1100] tiles whose layout's last row
+ * and column repeats reach past the tile (padding tests there only); columns
+ * past N read 0 and count, the layout's padding must not */
+static void t_pad_repeats(Tally *T) {
+  static const int MN[][2] = {{5, 1100}, {13, 1000}, {4, 1300}, {9, 37}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("pad_repeats", (uint64_t)c);
+    Call k;
+    call_init(&k, "pad_repeats.tl", "pad_repeats");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    Ten *MX = call_out(&k, "MX", F32, 2, SHAPE(M, 1));
+    /* x in [1, 2]: -x * x - 3 <= -4, below what a padding element (-3) gives */
+    fill_uniform(X, &r, 1, 2);
+    for (int i = 0; i < M; i++) {
+      double s = 0, mx = -INFINITY;
+      for (int j = 0; j < 1100; j++) {
+        double x = j < N ? A2(X, i, j) : 0;
+        s += exp(x), mx = dmax(mx, 0.0 - x * x - 3);
+      }
+      S->ref[i] = s, MX->ref[i] = mx;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "pad_repeats", l));
+    call_free(&k);
+  }
+}
+
 /* red_cols_types: column reductions of f16 (in f32), i8 (in i32), i32, f64
  * and u32 over [64, 32] tiles; rows past M read 0 */
 static void t_red_cols_types(Tally *T) {
@@ -4189,6 +4219,7 @@ static const Test tests[] = {
     {"epilogue_loop", t_epilogue_loop},
     {"reduce_cols_shared", t_red_cols},
     {"reduce_cols_padded_rows", t_red_cols_pad},
+    {"pad_repeats", t_pad_repeats},
     {"reduce_deferred", t_red_deferred},
     {"reduce_cols_types", t_red_cols_types},
     {"reduce_cols_dot", t_red_cols_dot},
