@@ -196,6 +196,11 @@ static const char *element_read(Printer *P, const Expr *x);
 static const char *strip(Printer *P, const char *s);
 /* s in parentheses when it has an operator at its top */
 static const char *paren(Printer *P, const char *s) { return strchr(s, ' ') ? F("(%s)", s) : s; }
+/* X + lin, the address of a tensor's element: lin in parentheses when it
+ * subtracts, so that no pointer before X's first element is formed on the way */
+static const char *elem_ptr(Printer *P, const Sym *X, const char *lin) {
+  return F("%s + %s", X->cname, strstr(lin, " - ") ? F("(%s)", lin) : lin);
+}
 
 static const char *ctx_str(Printer *P, CtxField f) {
   static const char *const axis[] = {"x", "y", "z"};
@@ -521,8 +526,8 @@ static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     return;
   }
   const char *w = F("t2c_w%d", P->ctr++);
-  const char *load = F("const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s + %s);", ctype(X->ty.elem), n, w, n,
-                       X->cname, lin);
+  const char *load = F("const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s);", ctype(X->ty.elem), n, w, n,
+                       elem_ptr(P, X, lin));
   if (cond) {
     line(P, "if (%s) {", cond);
     P->indent++;
@@ -593,7 +598,7 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     }
     buf_printf(&vals, "%s%s", k ? ", " : "", v);
   }
-  const char *st = F("t2c::stg_vec<%d>(%s + %s, t2c::Vec<%s, %d>{{%s}});", n, X->cname, lin, ctype(X->ty.elem), n,
+  const char *st = F("t2c::stg_vec<%d>(%s, t2c::Vec<%s, %d>{{%s}});", n, elem_ptr(P, X, lin), ctype(X->ty.elem), n,
                      vals.data);
   if (w) {
     buf_free(&vals);
@@ -601,7 +606,7 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
       line(P, "if (%s) {", cond);
       P->indent++;
     }
-    line(P, "const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s + %s);", ctype(X->ty.elem), n, w, n, X->cname, lin);
+    line(P, "const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s);", ctype(X->ty.elem), n, w, n, elem_ptr(P, X, lin));
     line(P, "%s", st);
     if (cond) {
       P->indent--;
@@ -611,7 +616,7 @@ static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   }
   if (op->from_copy) { /* a staged store: the run in one shared read */
     const TirBuf *f = &P->K->bufs[op->buf];
-    st = F("t2c::stg_vec<%d>(%s + %s, t2c::lds_vec<%d>(&%s[%s%s]));", n, X->cname, lin, n, f->cname, half_of(P, op->buf),
+    st = F("t2c::stg_vec<%d>(%s, t2c::lds_vec<%d>(&%s[%s%s]));", n, elem_ptr(P, X, lin), n, f->cname, half_of(P, op->buf),
            elem_idx(P, f, row_of(P, at), col_of(P, at)));
   }
   buf_free(&vals);

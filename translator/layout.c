@@ -626,9 +626,11 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     else v->layout = blocked_as(K, v->rows, v->cols, bound[i] ? w : elem_bytes[v->elem], !bound[i]);
     /* a @registers tile holds the seed's count per thread (no more registers
      * than it promises): where the layout it shares would hold another, a plain
-     * one of its own, which the ops in the other layout read through its copy */
+     * one of its own, which the ops in the other layout read through its copy
+     * (a slice of an mma accumulator's layout too; not the accumulator) */
     const Sym *y = v->sym;
-    if (y && y->place == PL_REGISTER && v->layout->kind != LY_SCALAR && !v->layout->mma &&
+    if (y && y->place == PL_REGISTER && v->layout->kind != LY_SCALAR &&
+        !(v->layout->kind == LY_BLOCKED && v->layout->mma) &&
         (layout_count(v->layout) != y->per_thread || layout_padded(v->layout))) {
       const Layout *own = blocked_as(K, v->rows, v->cols, elem_bytes[v->elem], true);
       if (layout_count(own) != y->per_thread || layout_padded(own)) own = exact_blocked(K, v->rows, v->cols, elem_bytes[v->elem]);

@@ -687,11 +687,12 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
       !names(rhs, v->sym))
     return lower_load(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
   /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
-   * registers (after v = e), when it does not read v and v has the dot's type
-   * (f32; i32 for i8 operands; f64 for f64) */
+   * registers (after v = e), when it does not read v, v has the dot's type
+   * (f32; i32 for i8 operands; f64 for f64) and its shape (a product of one
+   * row or column broadcast over v is made on its own, then added) */
   const Sym *y = v->sym;
   if (v->rank == 2 && is_dot(rhs) && v->elem == rhs->ty.elem && (op == TK_ASSIGN || op == TK_ADD_ASSIGN) &&
-      !names(rhs, y))
+      !names(rhs, y) && rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols)
     return lower_dot(L, b, v, op, rhs);
   if (v->rank == 2 && op == TK_ASSIGN && rhs->kind == E_BINARY && rhs->u.binary.op == TK_PLUS) {
     Expr *d = is_dot(rhs->u.binary.b) ? rhs->u.binary.b : is_dot(rhs->u.binary.a) ? rhs->u.binary.a : NULL;

@@ -395,8 +395,15 @@ template <int N, typename T> T2C_DEVICE Vec<T, N> lds_vec(const T *p) {
 
 // ---- atomics: atomic_add / atomic_max / atomic_min(X + i, v) update one tensor
 // element atomically (the language's atomic_*() statements). The order between
-// updates is unspecified; max and min of floats compare as the C operators do.
+// updates is unspecified; max and min of floats compare as the C operators do,
+// except that -0.0 counts as less than 0.0, so that the result
+// does not depend on that order. A NaN neither replaces nor is replaced.
 #ifdef TILE2CU_SIM
+// a before b: a < b, or -0.0 against 0.0
+template <typename T> T2C_DEVICE bool atomic_before_(T a, T b) {
+  if constexpr (std::is_floating_point<T>::value) return a < b || (a == b && std::signbit(a) && !std::signbit(b));
+  else return a < b;
+}
 // The CPU backend runs the blocks on two worker threads at once, so an update
 // is a real atomic of the host (a compare-and-swap loop on the element's
 // bytes); the element is checked against the tensor. Atomics go around the
@@ -414,10 +421,10 @@ template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, T 
   if (!std::is_integral<T>::value) ::t2c_sim::float_atomic(g.t); /* the sum depends on the order */
 }
 template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, T v) {
-  atomic_update_(g, [v](T e) { return e < v ? v : e; });
+  atomic_update_(g, [v](T e) { return atomic_before_(e, v) ? v : e; });
 }
 template <typename T> T2C_DEVICE void atomic_min(::t2c_sim::checked_ptr<T> g, T v) {
-  atomic_update_(g, [v](T e) { return v < e ? v : e; });
+  atomic_update_(g, [v](T e) { return atomic_before_(v, e) ? v : e; });
 }
 #else
 T2C_DEVICE void atomic_add(float *p, float v) { atomicAdd(p, v); }
@@ -440,25 +447,28 @@ T2C_DEVICE void atomic_min(int *p, int v) { atomicMin(p, v); }
 T2C_DEVICE void atomic_min(unsigned *p, unsigned v) { atomicMin(p, v); }
 T2C_DEVICE void atomic_min(long long *p, long long v) { atomicMin(p, v); }
 // Floats: a compare-and-swap loop on the bits, which stops once the element is
-// no longer to be replaced.
+// no longer to be replaced. Equal values with other bits are -0.0 and 0.0: the
+// one with the sign bit is the lesser.
 template <bool Max> T2C_DEVICE void atomic_cas_(float *p, float v) {
   unsigned *a = reinterpret_cast<unsigned *>(p);
-  unsigned old = *a, assumed;
+  unsigned vb = __float_as_uint(v), old = *a, assumed;
   do {
     assumed = old;
     float cur = __uint_as_float(assumed);
-    if (!(Max ? cur < v : v < cur)) return;
-    old = atomicCAS(a, assumed, __float_as_uint(v));
+    bool zero = cur == v && assumed != vb; /* -0.0 and 0.0 */
+    if (!(Max ? cur < v || (zero && (assumed >> 31)) : v < cur || (zero && (vb >> 31)))) return;
+    old = atomicCAS(a, assumed, vb);
   } while (old != assumed);
 }
 template <bool Max> T2C_DEVICE void atomic_cas_(double *p, double v) {
   unsigned long long *a = reinterpret_cast<unsigned long long *>(p);
-  unsigned long long old = *a, assumed;
+  unsigned long long vb = (unsigned long long)__double_as_longlong(v), old = *a, assumed;
   do {
     assumed = old;
     double cur = __longlong_as_double((long long)assumed);
-    if (!(Max ? cur < v : v < cur)) return;
-    old = atomicCAS(a, assumed, (unsigned long long)__double_as_longlong(v));
+    bool zero = cur == v && assumed != vb;
+    if (!(Max ? cur < v || (zero && (assumed >> 63)) : v < cur || (zero && (vb >> 63)))) return;
+    old = atomicCAS(a, assumed, vb);
   } while (old != assumed);
 }
 T2C_DEVICE void atomic_max(float *p, float v) { atomic_cas_<true>(p, v); }

@@ -1963,6 +1963,135 @@ static void t_atomics(Tally *T) {
   }
 }
 
+/* atomic_zeros: float atomic_min / atomic_max over signed zeros take -0.0 as
+ * the lesser (checked by the sign bits of the results, which the tolerance
+ * of call_check cannot see), in whatever order the blocks come */
+static void t_atomic_zeros(Tally *T) {
+  static const int Ns[] = {1000, 77, 1};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("atomic_zeros", (uint64_t)c);
+    Call k;
+    call_init(&k, "atomic_zeros.tl", "atomic_zeros");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *D = call_in(&k, "D", F64, 1, SHAPE(N));
+    Ten *Z = call_out(&k, "Z", F32, 1, SHAPE(2));
+    Ten *ZD = call_out(&k, "ZD", F64, 1, SHAPE(2));
+    bool neg = false, pos = false; /* which signs X holds */
+    for (int i = 0; i < N; i++) {
+      X->v[i] = rng_int(&r, 0, 1) ? -0.0 : 0.0, D->v[i] = -X->v[i];
+      neg |= signbit(X->v[i]) != 0, pos |= signbit(X->v[i]) == 0;
+    }
+    Ten *outs[] = {Z, ZD};
+    for (int o = 0; o < 2; o++) {
+      outs[o]->init = calloc(2, sizeof(double));
+      outs[o]->init[0] = 0.0, outs[o]->init[1] = -0.0;
+      outs[o]->ref[0] = outs[o]->ref[1] = 0.0;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    bool ok = call_check(&k, "atomic_zeros", l);
+    /* the min is -0.0 when any value is, the max 0.0 when any value is (D holds X's negations) */
+    bool want_z0 = neg, want_z1 = !pos, want_d0 = pos, want_d1 = !neg; /* sign bits */
+    if (ok && ((signbit(Z->v[0]) != 0) != want_z0 || (signbit(Z->v[1]) != 0) != want_z1 ||
+               (signbit(ZD->v[0]) != 0) != want_d0 || (signbit(ZD->v[1]) != 0) != want_d1)) {
+      printf("  %-26s %-34s sign bits Z {%d, %d}, ZD {%d, %d}; want {%d, %d}, {%d, %d}   FAIL\n", "atomic_zeros", l,
+             signbit(Z->v[0]) != 0, signbit(Z->v[1]) != 0, signbit(ZD->v[0]) != 0, signbit(ZD->v[1]) != 0, want_z0,
+             want_z1, want_d0, want_d1);
+      ok = false;
+    }
+    CHECK(T, ok);
+    call_free(&k);
+  }
+}
+
+/* dot_bcast: a one-row (one-column) product broadcast over a whole product's tile */
+static void t_dot_bcast(Tally *T) {
+  static const int Ms[] = {16, 37, 5};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], G = (M + 15) / 16;
+    Rng r = rng_seed("dot_bcast", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot_bcast.tl", "dot_bcast");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, 16));
+    Ten *B = call_in(&k, "B", F32, 2, SHAPE(16, 16));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 16));
+    Ten *P = call_out(&k, "P", F32, 2, SHAPE(M, 16));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int b = 0; b < G; b++)
+      for (int i = 0; i < 16 && 16 * b + i < M; i++) {
+        int m = 16 * b + i;
+        for (int j = 0; j < 16; j++) {
+          double first = 0, whole = 0, col = 0;
+          for (int q = 0; q < 16; q++) {
+            first += A2(A, 16 * b, q) * A2(B, q, j);
+            whole += A2(A, m, q) * A2(B, q, j);
+            col += A2(A, m, q) * A2(B, q, 0);
+          }
+          R2(O, m, j) = first + whole;
+          R2(P, m, j) = col + whole;
+        }
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "dot_bcast", l));
+    call_free(&k);
+  }
+}
+
+/* neg_offset: a slice starting at c - 8, in runs when c % 4 == 0 */
+static void t_neg_offset(Tally *T) {
+  static const int CN[][3] = {{8, 300, 2}, {20, 130, 1}, {9, 141, 3}, {100, 101, 1}};
+  for (int q = 0; q < 4; q++) {
+    int c = CN[q][0], N = CN[q][1], M = CN[q][2];
+    Rng r = rng_seed("neg_offset", (uint64_t)q);
+    Call k;
+    call_init(&k, "neg_offset.tl", "neg_offset");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    call_arg(&k, "c=%d", c);
+    fill_uniform(X, &r, -1, 1);
+    for (long long e = 0; e < Y->n; e++) Y->ref[e] = NAN; /* untouched: stays poison */
+    for (int j = 0; j < 128 && c + j < N; j++) {
+      int s = c - 8 + j;
+      R2(Y, 0, c + j) = 2 * (s < N ? A2(X, 0, s) : 0);
+    }
+    char l[64];
+    label(l, sizeof l, "c=%d N=%d M=%d", c, N, M);
+    CHECK(T, call_check(&k, "neg_offset", l));
+    call_free(&k);
+  }
+}
+
+/* reg_bcast_mma: a @registers [1, 64] tile added down an mma accumulator's rows */
+static void t_reg_bcast_mma(Tally *T) {
+  static const int Ms[] = {32, 45, 7};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("reg_bcast_mma", (uint64_t)c);
+    Call k;
+    call_init(&k, "reg_bcast_mma.tl", "reg_bcast_mma");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, 16));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(16, 64));
+    Ten *R = call_in(&k, "R", F32, 2, SHAPE(1, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(R, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 64; j++) {
+        double s = 0;
+        for (int q = 0; q < 16; q++) s += A2(A, i, q) * A2(B, q, j);
+        R2(O, i, j) = s + 2 * A2(R, 0, j);
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "reg_bcast_mma", l));
+    call_free(&k);
+  }
+}
+
 /* ranks mixing: a rank-1 slice broadcast as a row, a [M, 1] value stored into a rank-1 slice */
 static void t_rank_mix(Tally *T) {
   static const int Ms[] = {37, 8, 1};
@@ -4245,6 +4374,10 @@ static const Test tests[] = {
     {"dot_transposed_b", t_dot_abt},
     {"dot_i8", t_dot_i8},
     {"atomics", t_atomics},
+    {"reg_bcast_mma", t_reg_bcast_mma},
+    {"neg_offset", t_neg_offset},
+    {"dot_bcast", t_dot_bcast},
+    {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},
     {"rank_mix_assign", t_rank_mix_assign},

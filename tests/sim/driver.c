@@ -1119,6 +1119,24 @@ static void test_tensor_races_atomics(void) {
          f[0], NB * 256, NB * 256 - 1, -(NB * 256 - 1), NB * 256);
 }
 
+/* t2c::atomic_min and atomic_max of floats take -0.0 as less than 0.0, so that
+ * the result does not depend on the order of the updates: every schedule (in
+ * order, reversed, shuffled) gives the same bits. */
+static void test_atomic_zeros(void) {
+  float z[3] = {0.0f, -0.0f, 1.0f};
+  double d[3] = {0.0, -0.0, 1.0};
+  T2cSimTensor tz = tensor(z, 3, 4, "Z"), td = tensor(d, 3, 8, "D");
+  void *args[] = {&tz, &td};
+  Run r = {"tr_atomic_zeros", {4, 1, 1}, 64, 0, 3}; /* three schedules, their outputs compared bit for bit */
+  char err[ERRLEN];
+  if (!expect_ok("atomics: signed zeros", launch(&r, args, 2, 3, err), err)) return;
+  bool ok = z[0] == 0 && signbit(z[0]) && z[1] == 0 && !signbit(z[1]) && z[2] == 0 && signbit(z[2]) && d[0] == 0 &&
+            signbit(d[0]) && d[1] == 0 && !signbit(d[1]) && d[2] == 0 && signbit(d[2]);
+  if (!ok)
+    fail("atomics: signed zeros", "Z = {%g, %g, %g}, D = {%g, %g, %g}, want {-0, 0, -0} twice", (double)z[0],
+         (double)z[1], (double)z[2], d[0], d[1], d[2]);
+}
+
 /* t2c::ldg_vec and stg_vec move exactly the run at the index, and refuse a run
  * that leaves the tensor or is not aligned to its size; t2c::aligned tests the
  * real address. */
@@ -1287,6 +1305,7 @@ int main(int argc, char **argv) {
   test_tensor_races_vec();
   test_tensor_races_refs();
   test_tensor_races_atomics();
+  test_atomic_zeros();
   test_stack_overflow();
   test_bad_launches(argv[2]);
   printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);

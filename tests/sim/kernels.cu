@@ -1012,6 +1012,28 @@ static void t2c_sim_tramp_tr_atomics(void *const *a) {
 }
 T2C_SIM_REGISTER(tr_atomics, t2c_sim_tramp_tr_atomics)
 
+// Float atomic_min and atomic_max where the only difference is the sign of
+// zero: odd threads give -0.0, even ones 0.0, in whatever order the schedule
+// runs them. Z[0] (from 0.0) takes the min, Z[1] (from -0.0) the max, Z[2]
+// (from 1.0) the min; D the same in f64. -0.0 is the lesser, whatever the order.
+extern "C" __global__ void __launch_bounds__(64)
+tr_atomic_zeros(t2c_sim::tensor<float> Z, t2c_sim::tensor<double> D)
+{
+  const int i = blockIdx.x * 64 + threadIdx.x;
+  const float z = i % 2 ? -0.0f : 0.0f;
+  const double zd = i % 2 ? -0.0 : 0.0;
+  t2c::atomic_min(Z + 0, z);
+  t2c::atomic_max(Z + 1, z);
+  t2c::atomic_min(Z + 2, z);
+  t2c::atomic_min(D + 0, zd);
+  t2c::atomic_max(D + 1, zd);
+  t2c::atomic_min(D + 2, zd);
+}
+static void t2c_sim_tramp_tr_atomic_zeros(void *const *a) {
+  tr_atomic_zeros(T2C_ARG(float, 0), T2C_ARG(double, 1));
+}
+T2C_SIM_REGISTER(tr_atomic_zeros, t2c_sim_tramp_tr_atomic_zeros)
+
 // A strided view X [R, C] (strides s0, s1) copied into row-major O, one
 // element per thread; `shift` moves every read that many elements along the
 // buffer (PLANTED when nonzero: reads fall between the view's elements).
