@@ -93,17 +93,19 @@ typedef struct SyncLoop {
   bool has_brk, has_cont;
 } SyncLoop;
 
-static SyncState join(const SyncState *a, const SyncState *b) {
-  SyncState r = *a;
+/* Joins b into a: what either path accessed, and the op that did when both
+ * paths name the same one (a's when only a accessed it). In place: the states
+ * are large, and the loops' recursion keeps few of them on the stack. */
+static void join_in(SyncState *a, const SyncState *b) {
   for (int i = 0; i < TIR_MAX_BUFS; i++) {
-    r.acc[i] = a->acc[i] | b->acc[i];
-    r.cross[i] = a->cross[i] | b->cross[i];
-    if (!(a->acc[i] & ST_W)) r.wop[i] = b->wop[i], r.wline[i] = b->wline[i];
-    else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) r.wop[i] = NULL;
-    if (!(a->acc[i] & ST_R)) r.rline[i] = b->rline[i], r.rop[i] = b->rop[i];
-    else if ((b->acc[i] & ST_R) && b->rop[i] != a->rop[i]) r.rop[i] = NULL;
+    uint8_t had = a->acc[i];
+    a->acc[i] = had | b->acc[i];
+    a->cross[i] |= b->cross[i];
+    if (!(had & ST_W)) a->wop[i] = b->wop[i], a->wline[i] = b->wline[i];
+    else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) a->wop[i] = NULL;
+    if (!(had & ST_R)) a->rline[i] = b->rline[i], a->rop[i] = b->rop[i];
+    else if ((b->acc[i] & ST_R) && b->rop[i] != a->rop[i]) a->rop[i] = NULL;
   }
-  return r;
 }
 
 static bool same(const SyncState *a, const SyncState *b) {
@@ -319,8 +321,10 @@ static void memo_slot_in(MemoTable *t, int e) {
   t->slots[i] = e + 1;
 }
 
-/* Keeps m (not there yet); false when the table is full or out of memory. */
-static bool memo_add(MemoTable *t, const Memo *m) {
+/* Keeps the run of op from in, which gave out and placed (not there yet);
+ * false when the table is full or out of memory. */
+static bool memo_add(MemoTable *t, uint64_t h, const TirOp *op, const SyncState *in, const SyncState *out, bool nobar,
+                     const Placed *placed) {
   if (t->n >= MEMO_MAX) return false;
   if (t->n == t->nalloc) {
     int na = t->nalloc ? 2 * t->nalloc : 64;
@@ -336,7 +340,9 @@ static bool memo_add(MemoTable *t, const Memo *m) {
     t->slots = sl, t->cap = nc;
     for (int i = 0; i < t->n; i++) memo_slot_in(t, i);
   }
-  t->ents[t->n] = *m;
+  Memo *m = &t->ents[t->n];
+  m->op = op, m->in = *in, m->out = *out, m->nobar = nobar, m->asking = ps->asking, m->view = ps->view,
+  m->here = ps->here, m->placed = *placed, m->hash = h;
   memo_slot_in(t, t->n++);
   return true;
 }
@@ -363,51 +369,55 @@ static void dry_loop(TirKernel *K, TirOp *op, SyncState *st, bool nobar) {
   SyncState in = *st;
   memset(&ps->placed, 0, sizeof ps->placed); /* what this loop places, alone */
   run_loop(K, op, st, false, nobar);
-  Memo e = {.op = op, .in = in, .out = *st, .nobar = nobar, .asking = ps->asking, .view = ps->view, .here = ps->here,
-            .placed = ps->placed, .hash = h};
-  memo_add(ps->memo, &e); /* not kept: the next run from there runs again */
+  Placed mine = ps->placed;
+  memo_add(ps->memo, h, op, &in, st, nobar, &mine); /* not kept: the next run from there runs again */
   ps->placed = before;
-  add_placed(&e.placed);
+  add_placed(&mine);
 }
 
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar) {
   ps->memo->runs++;
-  SyncState head = *st;
+  SyncState head = *st, s;
+  SyncLoop lp;
   Placed before = ps->placed; /* only the last pass's barriers are the loop's */
   for (int round = 0; round < 64; round++) {
-    SyncState s = head;
-    SyncLoop lp = {.op = op};
+    s = head;
+    lp = (SyncLoop){.op = op};
     run_block(K, &op->body, &s, &lp, false, nobar);
     test_again(K, op, &s, false, nobar, NULL);
-    SyncState end = lp.has_cont ? join(&s, &lp.cont) : s;
-    SyncState next = join(st, &end);
-    if (same(&next, &head)) break;
-    head = next;
+    if (lp.has_cont) join_in(&s, &lp.cont); /* the state at the end of an iteration */
+    lp.brk = *st; /* no longer needed this round: the next head, the entry's state joined with it */
+    join_in(&lp.brk, &s);
+    if (same(&lp.brk, &head)) break;
+    head = lp.brk;
   }
   ps->placed = before;
-  SyncState s = head;
-  SyncLoop lp = {.op = op};
+  s = head;
+  lp = (SyncLoop){.op = op};
   run_block(K, &op->body, &s, &lp, real, nobar);
   test_again(K, op, &s, real, nobar, &op->body.ops);
-  *st = lp.has_brk ? join(&head, &lp.brk) : head;
+  *st = head;
+  if (lp.has_brk) join_in(st, &lp.brk);
 }
 
 static void run_op(TirKernel *K, TirOp *op, SyncState *st, SyncLoop *loop, bool nobar) {
   switch (op->kind) {
   case TO_FOR: case TO_WHILE: dry_loop(K, op, st, nobar); return; /* real runs come from run_block */
   case TO_IF: {
-    SyncState a = *st, b = *st;
-    run_block(K, &op->body, &a, loop, false, nobar);
+    SyncState b = *st;
+    run_block(K, &op->body, st, loop, false, nobar);
     run_block(K, &op->els, &b, loop, false, nobar);
-    *st = join(&a, &b);
+    join_in(st, &b);
     return;
   }
   case TO_BREAK:
-    loop->brk = loop->has_brk ? join(&loop->brk, st) : *st;
+    if (loop->has_brk) join_in(&loop->brk, st);
+    else loop->brk = *st;
     loop->has_brk = true;
     return;
   case TO_CONTINUE:
-    loop->cont = loop->has_cont ? join(&loop->cont, st) : *st;
+    if (loop->has_cont) join_in(&loop->cont, st);
+    else loop->cont = *st;
     loop->has_cont = true;
     return;
   default: return;
@@ -522,10 +532,10 @@ static void run_block(TirKernel *K, TirBlock *b, SyncState *st, SyncLoop *loop, 
     bool nb = nobar || region;
     if (real && (op->kind == TO_FOR || op->kind == TO_WHILE)) run_loop(K, op, st, true, nb);
     else if (real && op->kind == TO_IF) {
-      SyncState a = *st, c = *st;
-      run_block(K, &op->body, &a, loop, true, nb);
+      SyncState c = *st;
+      run_block(K, &op->body, st, loop, true, nb);
       run_block(K, &op->els, &c, loop, true, nb);
-      *st = join(&a, &c);
+      join_in(st, &c);
     } else run_op(K, op, st, loop, nb);
   }
   if (real) b->ops = out;
