@@ -828,8 +828,8 @@ static void print_arg_scratch(Printer *P, const TirOp *op, const char *half) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const char *fn = arg_max(op->red) ? "argmax" : "argmin";
   for (int ir = 0; ir < l->rr; ir++) {
-    const char *row = row_of(P, (At){l, ir, 0, 0});
-    const char *rmask = row_mask(P, (At){l, ir, 0, 0});
+    At at = {l, ir, 0, 0};
+    const char *row = row_of(P, at), *rmask = row_mask(P, at);
     const char *i = F("%s[%d]", op->dst->cname, ir), *v = F("%s_v[%d]", op->dst->cname, ir);
     if (op->kind == TO_SCRATCH_WRITE) {
       const char *c = l->lc == P->K->t->lanes ? "lane == 0" : l->lc > 1 ? F("lane %% %d == 0", l->lc) : NULL;

@@ -321,21 +321,21 @@ static void memo_slot_in(MemoTable *t, int e) {
   t->slots[i] = e + 1;
 }
 
-/* Keeps the run of op from in, which gave out and placed (not there yet);
- * false when the table is full or out of memory. */
-static bool memo_add(MemoTable *t, uint64_t h, const TirOp *op, const SyncState *in, const SyncState *out, bool nobar,
+/* Keeps the run of op from in, which gave out and placed (not there yet),
+ * unless the table is full or out of memory: a run not kept runs again. */
+static void memo_add(MemoTable *t, uint64_t h, const TirOp *op, const SyncState *in, const SyncState *out, bool nobar,
                      const Placed *placed) {
-  if (t->n >= MEMO_MAX) return false;
+  if (t->n >= MEMO_MAX) return;
   if (t->n == t->nalloc) {
     int na = t->nalloc ? 2 * t->nalloc : 64;
     Memo *e = realloc(t->ents, (size_t)na * sizeof *e);
-    if (!e) return false;
+    if (!e) return;
     t->ents = e, t->nalloc = na;
   }
   if (2 * (t->n + 1) > t->cap) { /* at most half full */
     int nc = t->cap ? 2 * t->cap : 128;
     int *sl = calloc((size_t)nc, sizeof *sl);
-    if (!sl) return false;
+    if (!sl) return;
     free(t->slots);
     t->slots = sl, t->cap = nc;
     for (int i = 0; i < t->n; i++) memo_slot_in(t, i);
@@ -344,7 +344,6 @@ static bool memo_add(MemoTable *t, uint64_t h, const TirOp *op, const SyncState 
   m->op = op, m->in = *in, m->out = *out, m->nobar = nobar, m->asking = ps->asking, m->view = ps->view,
   m->here = ps->here, m->placed = *placed, m->hash = h;
   memo_slot_in(t, t->n++);
-  return true;
 }
 
 static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nobar);
@@ -370,7 +369,7 @@ static void dry_loop(TirKernel *K, TirOp *op, SyncState *st, bool nobar) {
   memset(&ps->placed, 0, sizeof ps->placed); /* what this loop places, alone */
   run_loop(K, op, st, false, nobar);
   Placed mine = ps->placed;
-  memo_add(ps->memo, h, op, &in, st, nobar, &mine); /* not kept: the next run from there runs again */
+  memo_add(ps->memo, h, op, &in, st, nobar, &mine);
   ps->placed = before;
   add_placed(&mine);
 }

@@ -395,8 +395,8 @@ template <int N, typename T> T2C_DEVICE Vec<T, N> lds_vec(const T *p) {
 // ---- atomics: atomic_add / atomic_max / atomic_min(X + i, v) update one tensor
 // element atomically (the language's atomic_*() statements). The order between
 // updates is unspecified; max and min of floats compare as the C operators do,
-// except that -0.0 counts as less than 0.0, so that the result
-// does not depend on that order. A NaN neither replaces nor is replaced.
+// except that -0.0 counts as less than 0.0, so that the result does not depend
+// on that order. A NaN neither replaces nor is replaced.
 #ifdef TILE2CU_SIM
 // a before b: a < b, or -0.0 against 0.0
 template <typename T> T2C_DEVICE bool atomic_before_(T a, T b) {
