@@ -964,6 +964,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     if (!lower_block(L, &o->body, &s->u.iff.then)) return false;
     if (s->u.iff.els) {
       o->has_els = true;
+      L->current.len = 0; /* the copies the then-branch made are not made on this path */
       if (s->u.iff.els->kind == S_BLOCK) {
         if (!lower_block(L, &o->els, &s->u.iff.els->u.block)) return false;
       } else {

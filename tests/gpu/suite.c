@@ -2064,6 +2064,30 @@ static void t_neg_offset(Tally *T) {
   }
 }
 
+/* else_copy: a register tile read through its shared copy in both branches of an if */
+static void t_else_copy(Tally *T) {
+  static const int MF[][2] = {{32, 0}, {45, 0}, {7, 0}, {32, 1}, {7, 1}};
+  for (int q = 0; q < 5; q++) {
+    int M = MF[q][0], flag = MF[q][1];
+    Rng r = rng_seed("else_copy", (uint64_t)q);
+    Call k;
+    call_init(&k, "else_copy.tl", "else_copy");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 32));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 2));
+    call_arg(&k, "flag=%d", flag);
+    fill_uniform(X, &r, -1, 1);
+    for (long long e = 0; e < O->n; e++) O->ref[e] = NAN; /* untouched: stays poison */
+    for (int m = 0; m < 32 && m < M; m++) {
+      if (flag) R2(O, m, 0) = 2 * A2(X, m, 5);
+      else R2(O, m, 1) = 2 * A2(X, m, 7) + 1;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d flag=%d", M, flag);
+    CHECK(T, call_check(&k, "else_copy", l));
+    call_free(&k);
+  }
+}
+
 /* reg_bcast_mma: a @registers [1, 64] tile added down an mma accumulator's rows */
 static void t_reg_bcast_mma(Tally *T) {
   static const int Ms[] = {32, 45, 7};
@@ -4376,6 +4400,7 @@ static const Test tests[] = {
     {"atomics", t_atomics},
     {"reg_bcast_mma", t_reg_bcast_mma},
     {"neg_offset", t_neg_offset},
+    {"else_copy", t_else_copy},
     {"dot_bcast", t_dot_bcast},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
