@@ -2247,12 +2247,13 @@ static const char *summary(Printer *P) {
 static const char *shared_decls(Printer *P) {
   TirKernel *K = P->K;
   Buf b = {0};
-  int align = 16; /* a swizzled copy's pattern starts at its first byte (smem.c) */
-  for (int i = 0; i < K->nbufs; i++)
-    if (!K->bufs[i].tensor && tir_buf_align(&K->bufs[i]) > align) align = tir_buf_align(&K->bufs[i]);
   if (K->ki->dynamic_smem) {
     if (P->o->sim) buf_puts(&b, "  T2C_SIM_DYNAMIC_SMEM(t2c_smem);\n"); /* at shared address 0 */
-    else buf_printf(&b, "  extern __shared__ __align__(%d) unsigned char t2c_smem[];\n", align);
+    /* aligned to 1024 bytes (a 128-byte swizzle's pattern starts at a
+     * copy's first byte, smem.c) in every kernel, whatever its copies need:
+     * the declarations of every kernel of a file are one array to nvcc, and
+     * two alignments of it are a warning (#1886) */
+    else buf_puts(&b, "  extern __shared__ __align__(1024) unsigned char t2c_smem[];\n");
   }
   for (int i = 0; i < K->nbufs; i++) {
     const TirBuf *f = &K->bufs[i];

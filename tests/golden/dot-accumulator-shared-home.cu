@@ -20,7 +20,7 @@
 extern "C" __global__ void __launch_bounds__(32)
 home_dot(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
-  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   float *t2c_v2_s = reinterpret_cast<float *>(t2c_smem + 0);
   float *t2c_v3_s = reinterpret_cast<float *>(t2c_smem + 3072);
   float *acc_s = reinterpret_cast<float *>(t2c_smem + 19712);

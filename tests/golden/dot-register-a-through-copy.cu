@@ -206,7 +206,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
 extern "C" __global__ void __launch_bounds__(64)
 rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ V, float *__restrict__ O)
 {
-  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   __half *t2c_v2_s = reinterpret_cast<__half *>(t2c_smem + 0);
   __half *t2c_v3_s = reinterpret_cast<__half *>(t2c_smem + 3072);
   __half *t2c_v5_s = reinterpret_cast<__half *>(t2c_smem + 5376);

@@ -21,7 +21,7 @@
 extern "C" __global__ void __launch_bounds__(256)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
 {
-  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   __half *t2c_v2_s = reinterpret_cast<__half *>(t2c_smem + 0);
   __half *t2c_v3_s = reinterpret_cast<__half *>(t2c_smem + 73728);
   __half *t2c_epi3_s = reinterpret_cast<__half *>(t2c_smem + 0);

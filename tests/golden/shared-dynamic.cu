@@ -17,7 +17,7 @@
 extern "C" __global__ void __launch_bounds__(256)
 big(const float *__restrict__ X, float *__restrict__ Y)
 {
-  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   float *a_s = reinterpret_cast<float *>(t2c_smem + 0);
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;

@@ -20,7 +20,7 @@
 extern "C" __global__ void __launch_bounds__(32)
 home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict__ S, int M, int K)
 {
-  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   float *b_s = reinterpret_cast<float *>(t2c_smem + 0);
   float *acc_s = reinterpret_cast<float *>(t2c_smem + 16640);
   float *c__s = reinterpret_cast<float *>(t2c_smem + 33280);
@@ -540,7 +540,7 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
 extern "C" __global__ void __launch_bounds__(32)
 home_pipe(const float *__restrict__ X, float *__restrict__ T, int M, int K)
 {
-  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   float *b_s = reinterpret_cast<float *>(t2c_smem + 0);
   float *c__s = reinterpret_cast<float *>(t2c_smem + 52224);
   const int tid = threadIdx.x;

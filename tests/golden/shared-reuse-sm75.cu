@@ -24,7 +24,7 @@
 extern "C" __global__ void __launch_bounds__(128)
 reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restrict__ R, float *__restrict__ S, int K)
 {
-  extern __shared__ __align__(16) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   float *t2c_v2_s = reinterpret_cast<float *>(t2c_smem + 41472);
   float *t2c_v3_s = reinterpret_cast<float *>(t2c_smem + 47616);
   float *t2c_v5_s = reinterpret_cast<float *>(t2c_smem + 41472);

@@ -21,7 +21,7 @@
 extern "C" __global__ void __launch_bounds__(256)
 gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
-  extern __shared__ __align__(512) unsigned char t2c_smem[];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
   signed char *a_s = reinterpret_cast<signed char *>(t2c_smem + 0);
   signed char *b_s = reinterpret_cast<signed char *>(t2c_smem + 24576);
   unsigned long long *t2c_mbar0 = reinterpret_cast<unsigned long long *>(t2c_smem + 49152);
