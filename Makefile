@@ -191,7 +191,8 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
-# with nvcc. DIFF_SEEDS / NVCC_SEEDS: A:B ranges of program seeds.
+# with nvcc. DIFF_SEEDS / NVCC_SEEDS: A:B ranges of program seeds. tests/fuzz/wg-seeds.txt:
+# programs whose GEMMs take wgmma, run and compiled for sm_90a.
 DIFF_SEEDS ?= 1:151
 NVCC_SEEDS ?= 1:301
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
@@ -201,6 +202,8 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(DIFF_SEEDS) -j 2
 	[ ! -f tests/fuzz/regress-seeds.txt ] || $(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/regress-seeds.txt -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

@@ -1,15 +1,17 @@
 /* difftest.c: differential testing of tile2cu with programs from tlgen.
  *
  *   difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S]
- *            [-j N] [--keep DIR] [--seed-file F]
+ *            [-j N] [--keep DIR] [--seed-file F] [--target T]
  *       generates the programs of seeds A .. B-1 (and those listed in F), runs
  *       each R times on the CPU backend at random ragged sizes on random data,
- *       and compares every output element with tlgen's evaluation.
- *   difftest --print SEED
- *       prints the program of SEED.
+ *       and compares every output element with tlgen's evaluation. --target
+ *       translates for T; for sm_90a (wgmma, TMA and mbarriers, emulated) the
+ *       programs come from tlgen_from_seed_wg, with wgmma-shaped GEMMs.
+ *   difftest --print SEED [--target T]
+ *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
- *       warning is a failure.
+ *       warning is a failure. --target T is --arch T (sm_90a: tlgen_from_seed_wg).
  *
  * A program that tile2cu rejects counts as rejected (its diagnostics are
  * printed); more than 3% rejected is a failure too. Failing programs keep
@@ -36,6 +38,14 @@ enum { R_PASS = 0, R_FAIL = 1, R_REJECT = 2 };
 static const char *tile2cu = "build/tile2cu";
 static const char *nvcc_path = "nvcc";
 static const char *arch = "sm_90";
+static const char *run_target = 0; /* --target: tile2cu run's target (default: its own) */
+
+/* The program of seed: for an architecture-specific target (sm_90a), from
+   the family with wgmma-shaped GEMMs more often. */
+static TlgenProgram *program(uint64_t seed) {
+  size_t n = strlen(arch);
+  return n && arch[n - 1] == 'a' ? tlgen_from_seed_wg(seed) : tlgen_from_seed(seed);
+}
 static int runs_per_program = 2, schedules = 3, jobs = 1;
 static char workdir[4096];
 static int keep;
@@ -234,6 +244,10 @@ static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *di
   argv[na++] = (char *)tlgen_kernel_name(p);
   argv[na++] = "--backend";
   argv[na++] = "sim";
+  if (run_target) {
+    argv[na++] = "--target";
+    argv[na++] = (char *)run_target;
+  }
   argv[na++] = "--schedules";
   char sch[16];
   snprintf(sch, sizeof sch, "%d", schedules);
@@ -306,7 +320,7 @@ out:
 }
 
 static int test_program(uint64_t seed, int *runs_done) {
-  TlgenProgram *p = tlgen_from_seed(seed);
+  TlgenProgram *p = program(seed);
   if (!p) return R_FAIL;
   char dir[4400], tl[4500], log[4500];
   snprintf(dir, sizeof dir, "%s/seed-%llu", workdir, (unsigned long long)seed);
@@ -425,7 +439,7 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
     }
   }
   for (int i = 0; i < n; i++) {
-    TlgenProgram *p = tlgen_from_seed(seeds[i]);
+    TlgenProgram *p = program(seeds[i]);
     char tl[4500];
     snprintf(tl, sizeof tl, "%s/s%llu.tl", dir, (unsigned long long)seeds[i]);
     snprintf(cu, sizeof cu, "%s/s%llu.cu", dir, (unsigned long long)seeds[i]);
@@ -478,8 +492,8 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
 static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
-          "                [--seed-file F]\n"
-          "       difftest --print SEED\n"
+          "                [--seed-file F] [--target T]\n"
+          "       difftest --print SEED [--target T]\n"
           "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n");
   exit(2);
 }
@@ -487,16 +501,12 @@ static void usage(void) {
 int main(int argc, char **argv) {
   unsigned long long a = 0, b = 0;
   int have_seeds = 0, nvcc = 0;
-  const char *keep_dir = 0, *seed_file = 0;
+  const char *keep_dir = 0, *seed_file = 0, *print = 0;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : 0;
-    if (!strcmp(o, "--print") && v) {
-      TlgenProgram *p = tlgen_from_seed(strtoull(v, 0, 0));
-      fputs(tlgen_source(p), stdout);
-      tlgen_free(p);
-      return 0;
-    } else if (!strcmp(o, "--tile2cu") && v) tile2cu = argv[++i];
+    if (!strcmp(o, "--print") && v) print = argv[++i];
+    else if (!strcmp(o, "--tile2cu") && v) tile2cu = argv[++i];
     else if (!strcmp(o, "--seeds") && v) {
       if (sscanf(v, "%llu:%llu", &a, &b) != 2 || b < a) usage();
       have_seeds = 1;
@@ -509,7 +519,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--nvcc")) nvcc = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if (!strcmp(o, "--arch") && v) arch = argv[++i];
+    else if (!strcmp(o, "--target") && v) arch = run_target = argv[++i];
     else usage();
+  }
+  if (print) {
+    TlgenProgram *p = program(strtoull(print, 0, 0));
+    fputs(tlgen_source(p), stdout);
+    tlgen_free(p);
+    return 0;
   }
   if (!have_seeds && !seed_file) usage();
   if (runs_per_program < 1 || schedules < 1 || jobs < 1) usage();

@@ -47,7 +47,12 @@
  *   a [1, bn] var a column reduction, or a scalar one sum(): the forms the
  *   tile IR carries across the loop (carry.c). This choice comes
  *   from a stream of its own (Gen.aux), so a seed's program without it is the
- *   one it was before the choice existed.
+ *   one it was before the choice existed;
+ * - tlgen_from_seed_wg only (difftest --target sm_90a): about 18% of its
+ *   programs start with an f16 GEMM idiom whose accumulator has 16 rows per
+ *   warp in warps of 4 (128 or 256 threads), wgmma's shape on sm_90a. The
+ *   choice comes from a stream of its own (Gen.wg); a seed's program without
+ *   it is tlgen_from_seed's.
  */
 #include "tlgen.h"
 
@@ -64,6 +69,7 @@ typedef struct Src {
   const uint8_t *d;
   size_t n, pos;
   int bytes;
+  int wg; /* tlgen_from_seed_wg's programs */
 } Src;
 
 static uint64_t splitmix64(uint64_t *s) {
@@ -250,6 +256,7 @@ typedef struct Gen {
   int crank, cd[2]; /* the shape of the elementwise expression being generated (its layout) */
   int red[2][2];    /* in it, the operand shape of its row (0) and column (1) reductions, 0 when none */
   Src aux;          /* choices of their own (a seed's programs without them stay as they were) */
+  Src wg;           /* the same for the GEMM idiom's warpgroup-sized accumulators */
   int acc;          /* a [n, 1] var the next loop's body starts by accumulating into, else -1 */
 } Gen;
 
@@ -1336,15 +1343,16 @@ static Stmt *gen_decl_as(Gen *G, Shape t, int ty, int scalar) {
 }
 
 /* The GEMM idiom: an accumulator (in registers when it can be), a loop over K
-   loading operand tiles, acc += dot(a, b). */
-static Stmt *gen_gemm(Gen *G) {
+   loading operand tiles, acc += dot(a, b). wg: f16, with 16 accumulator rows
+   per warp (warps in 4s). */
+static Stmt *gen_gemm(Gen *G, int wg) {
   TlgenProgram *p = G->p;
   if (G->sK < 0 || G->in_cond || G->nloops || p->ir) return 0;
   int f16 = 0, pa = -1, pb = -1;
   for (int i = 0; i < p->nparams; i++) {
     if (!strcmp(p->params[i].name, "H")) f16 = 1;
   }
-  f16 = f16 && chance(&G->s, 70);
+  f16 = wg || (f16 && chance(&G->s, 70));
   for (int i = 0; i < p->nparams; i++) {
     if (!strcmp(p->params[i].name, f16 ? "H" : "A")) pa = i;
     if (!strcmp(p->params[i].name, f16 ? "G" : "B")) pb = i;
@@ -1352,6 +1360,7 @@ static Stmt *gen_gemm(Gen *G) {
   int oty = f16 ? TY_F16 : TY_F32;
   static const int ns[] = {8, 16, 32, 64};
   int m = p->bm >= 16 ? p->bm : 16, n = chance(&G->s, 50) ? G->bn : ns[pick(&G->s, 4)];
+  if (wg) m = 16 * (p->threads / 32); /* the shape wgmma takes on sm_90a */
   if (m * n > 2048) n = 2048 / m;
   int ks = chance(&G->s, 60) ? 16 : 32;
   char name[16];
@@ -2187,7 +2196,7 @@ static Stmt *gen_stmt(Gen *G) {
       s = gen_if(G);
       break;
     case 17:
-      s = chance(&G->s, 50) ? gen_while(G) : chance(&G->s, 50) ? gen_gemm(G) : gen_perthread(G);
+      s = chance(&G->s, 50) ? gen_while(G) : chance(&G->s, 50) ? gen_gemm(G, 0) : gen_perthread(G);
       break;
     default:
       if (G->nloops > 0 && chance(&G->s, 60)) {
@@ -2260,6 +2269,7 @@ static void generate(TlgenProgram *p, Src src) {
   memset(G, 0, sizeof *G);
   G->s = src;
   G->aux.state = src.state ^ 0x6ull;
+  G->wg.state = src.state ^ 0x7ull;
   G->acc = -1;
   G->p = p;
   p->r0 = -1;
@@ -2304,6 +2314,11 @@ static void generate(TlgenProgram *p, Src src) {
   d2[0] = M; d2[1] = N;
   add_tensor(p, "X", TY_F32, 2, d2, 0);
   int extra = pick(&G->s, 64);
+  /* tlgen_from_seed_wg: a program that starts with an f16 GEMM idiom in
+     wgmma's shape (a choice of its own stream: without it, the program is
+     tlgen_from_seed's) */
+  int wg = src.wg && hasK && !p->ir && p->threads >= 128 && chance(&G->wg, 60);
+  if (wg) extra |= 2;
   if (extra & 1) { d2[0] = M; d2[1] = N; add_tensor(p, "Y", TY_I32, 2, d2, 0); }
   if (hasK) {
     d2[0] = M; d2[1] = K; add_tensor(p, "A", TY_F32, 2, d2, 0);
@@ -2377,6 +2392,8 @@ static void generate(TlgenProgram *p, Src src) {
     tail = &s->next;
     scope_add(G, sym);
   }
+  if (wg && (*tail = gen_gemm(G, 1)) != 0)
+    while (*tail) tail = &(*tail)->next;
   *tail = gen_block(G, 2, 10);
   while (*tail) tail = &(*tail)->next;
   /* a final store of a whole tile to O */
@@ -2715,6 +2732,15 @@ static TlgenProgram *build(Src src, const char *kname) {
 TlgenProgram *tlgen_from_seed(uint64_t seed) {
   Src s = {0};
   s.state = seed;
+  char name[40];
+  snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
+  return build(s, name);
+}
+
+TlgenProgram *tlgen_from_seed_wg(uint64_t seed) {
+  Src s = {0};
+  s.state = seed;
+  s.wg = 1;
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);

@@ -17,6 +17,7 @@ typedef struct TlgenProgram TlgenProgram;
 
 /* Both constructors are deterministic and never fail (0 only when out of memory). */
 TlgenProgram *tlgen_from_seed(uint64_t seed);              /* choices from splitmix64(seed) */
+TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 GEMMs in wgmma's shape more often */
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
 const char *tlgen_kernel_name(const TlgenProgram *p);
