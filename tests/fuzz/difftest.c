@@ -5,13 +5,13 @@
  *       generates the programs of seeds A .. B-1 (and those listed in F), runs
  *       each R times on the CPU backend at random ragged sizes on random data,
  *       and compares every output element with tlgen's evaluation. --target
- *       translates for T; for sm_90a (wgmma, TMA and mbarriers, emulated) the
+ *       translates for T (default sm_90); for sm_90a (wgmma, TMA and mbarriers, emulated) the
  *       programs come from tlgen_from_seed_wg, with wgmma-shaped GEMMs.
  *   difftest --print SEED [--target T]
  *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
- *       warning is a failure. --target T is --arch T (sm_90a: tlgen_from_seed_wg).
+ *       warning is a failure. --arch T is --target T (sm_90a: tlgen_from_seed_wg).
  *
  * A program that tile2cu rejects counts as rejected (its diagnostics are
  * printed); more than 3% rejected is a failure too. Failing programs keep
@@ -37,8 +37,7 @@ enum { R_PASS = 0, R_FAIL = 1, R_REJECT = 2 };
 
 static const char *tile2cu = "build/tile2cu";
 static const char *nvcc_path = "nvcc";
-static const char *arch = "sm_90";
-static const char *run_target = 0; /* --target: tile2cu run's target (default: its own) */
+static const char *arch = "sm_90"; /* --arch or --target: the target tile2cu translates for */
 
 /* The program of seed: for an architecture-specific target (sm_90a), from
    the family with wgmma-shaped GEMMs more often. */
@@ -244,10 +243,8 @@ static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *di
   argv[na++] = (char *)tlgen_kernel_name(p);
   argv[na++] = "--backend";
   argv[na++] = "sim";
-  if (run_target) {
-    argv[na++] = "--target";
-    argv[na++] = (char *)run_target;
-  }
+  argv[na++] = "--target";
+  argv[na++] = (char *)arch;
   argv[na++] = "--schedules";
   char sch[16];
   snprintf(sch, sizeof sch, "%d", schedules);
@@ -518,8 +515,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--seed-file") && v) seed_file = argv[++i];
     else if (!strcmp(o, "--nvcc")) nvcc = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
-    else if (!strcmp(o, "--arch") && v) arch = argv[++i];
-    else if (!strcmp(o, "--target") && v) arch = run_target = argv[++i];
+    else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
     else usage();
   }
   if (print) {
