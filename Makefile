@@ -192,9 +192,12 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
 # with nvcc. DIFF_SEEDS / NVCC_SEEDS: A:B ranges of program seeds. tests/fuzz/wg-seeds.txt:
-# programs whose GEMMs take wgmma, run and compiled for sm_90a.
+# programs whose GEMMs take wgmma, run and compiled for sm_90a. STRIDED_SEEDS: programs
+# with @strided tensors (difftest --strided), run on views of wider buffers and compiled;
+# wg-seeds.txt's programs with @strided too, for sm_90a (TMA over strided views).
 DIFF_SEEDS ?= 1:151
 NVCC_SEEDS ?= 1:301
+STRIDED_SEEDS ?= 1:51
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
@@ -204,6 +207,9 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

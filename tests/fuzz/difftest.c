@@ -7,7 +7,14 @@
  *       and compares every output element with tlgen's evaluation. --target
  *       translates for T (default sm_90); for sm_90a (wgmma, TMA and mbarriers, emulated) the
  *       programs come from tlgen_from_seed_wg, with wgmma-shaped GEMMs.
- *   difftest --print SEED [--target T]
+ *   difftest ... --strided
+ *       programs with @strided tensors (tlgen_from_seed_opts with TLGEN_STRIDED):
+ *       each run lays every strided tensor out in a buffer of its own, in
+ *       row-major, column-major or (inputs) any dim order, with gaps between
+ *       rows, an innermost stride of 1 or 2, and for inputs sometimes a stride
+ *       of 0; the buffer holds a sentinel outside the view, and an output's
+ *       buffer must hold it still after the run.
+ *   difftest --print SEED [--target T] [--strided]
  *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
@@ -39,11 +46,14 @@ static const char *tile2cu = "build/tile2cu";
 static const char *nvcc_path = "nvcc";
 static const char *arch = "sm_90"; /* --arch or --target: the target tile2cu translates for */
 
+static int strided; /* --strided: programs with @strided tensors, run on views of wider buffers */
+
 /* The program of seed: for an architecture-specific target (sm_90a), from
    the family with wgmma-shaped GEMMs more often. */
 static TlgenProgram *program(uint64_t seed) {
   size_t n = strlen(arch);
-  return n && arch[n - 1] == 'a' ? tlgen_from_seed_wg(seed) : tlgen_from_seed(seed);
+  unsigned opts = (n && arch[n - 1] == 'a' ? TLGEN_WG : 0) | (strided ? TLGEN_STRIDED : 0);
+  return tlgen_from_seed_opts(seed, opts);
 }
 static int runs_per_program = 2, schedules = 3, jobs = 1;
 static char workdir[4096];
@@ -161,51 +171,6 @@ static double from_half(uint16_t h) {
 
 static const char *descr_of(int elem) { return elem == TLGEN_I32 ? "<i4" : elem == TLGEN_F16 ? "<f2" : "<f4"; }
 
-static int save_npy(const char *path, const TlgenProgram *p, int i, const long long *sizes, const double *d) {
-  const TlgenParam *q = tlgen_param(p, i);
-  Npy n;
-  memset(&n, 0, sizeof n);
-  snprintf(n.descr, sizeof n.descr, "%s", descr_of(q->elem));
-  n.rank = q->rank;
-  for (int j = 0; j < q->rank; j++) n.shape[j] = q->dim[j] >= 0 ? q->dim[j] : sizes[-q->dim[j] - 1];
-  long long cnt = tlgen_tensor_elems(p, i, sizes);
-  int eb = q->elem == TLGEN_F16 ? 2 : 4;
-  n.nbytes = (size_t)cnt * (size_t)eb;
-  n.data = malloc(n.nbytes ? n.nbytes : 1);
-  if (!n.data) return -1;
-  for (long long j = 0; j < cnt; j++) {
-    if (q->elem == TLGEN_I32) ((int32_t *)n.data)[j] = (int32_t)d[j];
-    else if (q->elem == TLGEN_F16) ((uint16_t *)n.data)[j] = to_half(d[j]);
-    else ((float *)n.data)[j] = (float)d[j];
-  }
-  char err[512];
-  int rc = npy_write(path, &n, err, sizeof err);
-  if (rc) say("difftest: %s\n", err);
-  free(n.data);
-  return rc;
-}
-
-static int load_npy(const char *path, const TlgenProgram *p, int i, const long long *sizes, double *d, char *why,
-                    size_t whylen) {
-  const TlgenParam *q = tlgen_param(p, i);
-  Npy n;
-  if (npy_read(path, &n, why, whylen)) return -1;
-  long long cnt = tlgen_tensor_elems(p, i, sizes);
-  if (strcmp(n.descr, descr_of(q->elem)) || npy_nelems(&n) != cnt) {
-    snprintf(why, whylen, "%.400s: dtype %s, %lld elements; expected %s, %lld", path, n.descr, npy_nelems(&n),
-             descr_of(q->elem), cnt);
-    npy_free(&n);
-    return -1;
-  }
-  for (long long j = 0; j < cnt; j++) {
-    if (q->elem == TLGEN_I32) d[j] = ((int32_t *)n.data)[j];
-    else if (q->elem == TLGEN_F16) d[j] = from_half(((uint16_t *)n.data)[j]);
-    else d[j] = ((float *)n.data)[j];
-  }
-  npy_free(&n);
-  return 0;
-}
-
 /* ------------------------------------------------------------ one program */
 
 /* Element index -> "(i, j, ...)" for a report. */
@@ -223,6 +188,119 @@ static void coords(const TlgenProgram *p, int i, const long long *sizes, long lo
   if (o < n) snprintf(b + o, n - o, ")");
 }
 
+/* ------------------------------------------------------------ @strided views */
+
+/* A strided tensor's view in its buffer: element (i0, i1, ..) of the view is
+   buffer[i0 * stride[0] + i1 * stride[1] + ..]. */
+typedef struct View {
+  int rank;
+  long long dim[TLGEN_MAX_RANK], stride[TLGEN_MAX_RANK];
+  long long nbuf;  /* the buffer's elements */
+  int overlaps;    /* a stride of 0: several elements of the view share one of the buffer */
+} View;
+
+static int rnd(uint64_t *s, int n) { *s = mix(*s, 0x5bd1e995u); return (int)(*s % (uint64_t)n); }
+
+/* The strides of a view of tensor i: its dims laid out in a random order
+   (row-major, column-major or any for inputs), each dim's stride past the
+   dims inside it, plus a gap of 0 to 8 elements (4 and 8 keep 16-byte runs
+   possible), the innermost stride 1 or (sometimes) 2; an input sometimes
+   gets a stride of 0 (a broadcast view). Outputs never overlap. The buffer
+   ends 0 to 3 elements past the view's last element. */
+static void pick_view(const TlgenProgram *p, int i, const long long *sizes, uint64_t s, View *v) {
+  const TlgenParam *q = tlgen_param(p, i);
+  static const int gaps[] = {0, 0, 0, 1, 3, 4, 8, 5};
+  v->rank = q->rank;
+  for (int d = 0; d < q->rank; d++) v->dim[d] = q->dim[d] >= 0 ? q->dim[d] : sizes[-q->dim[d] - 1];
+  int order[TLGEN_MAX_RANK]; /* order[0] innermost */
+  int kind = rnd(&s, 4);
+  for (int d = 0; d < q->rank; d++) order[d] = kind == 1 ? d : q->rank - 1 - d; /* 1: column-major */
+  if (kind == 3 && !q->is_output)
+    for (int d = q->rank - 1; d > 0; d--) { /* any order */
+      int k = rnd(&s, d + 1), t = order[d];
+      order[d] = order[k], order[k] = t;
+    }
+  long long st = rnd(&s, 6) == 0 ? 2 : 1;
+  for (int k = 0; k < q->rank; k++) {
+    int d = order[k];
+    v->stride[d] = st;
+    st = st * v->dim[d] + (kind == 0 ? 0 : gaps[rnd(&s, 8)]);
+  }
+  v->overlaps = 0;
+  if (!q->is_output && rnd(&s, 6) == 0) {
+    v->stride[rnd(&s, q->rank)] = 0;
+    v->overlaps = 1;
+  }
+  long long last = 0;
+  for (int d = 0; d < q->rank; d++) last += (v->dim[d] - 1) * v->stride[d];
+  v->nbuf = last + 1 + rnd(&s, 4);
+}
+
+/* The buffer offset of the view's element k (row-major over the view's dims). */
+static long long view_off(const View *v, long long k) {
+  long long off = 0;
+  for (int d = v->rank - 1; d >= 0; d--) {
+    off += (k % v->dim[d]) * v->stride[d];
+    k /= v->dim[d];
+  }
+  return off;
+}
+
+/* What a strided buffer holds outside its view: exact in every element type. */
+static double sentinel(int elem) { return elem == TLGEN_I32 ? 12345678 : elem == TLGEN_F16 ? -1000.0 : -12345.5; }
+
+/* Tensor i's contents d as path: its elements in its shape, or, with a view,
+   v->nbuf elements of the buffer the view lies in, flat. */
+static int save_npy(const char *path, const TlgenProgram *p, int i, const long long *sizes, const double *d,
+                    const View *v) {
+  const TlgenParam *q = tlgen_param(p, i);
+  Npy n;
+  memset(&n, 0, sizeof n);
+  snprintf(n.descr, sizeof n.descr, "%s", descr_of(q->elem));
+  n.rank = v ? 1 : q->rank;
+  if (v) n.shape[0] = v->nbuf;
+  else
+    for (int j = 0; j < q->rank; j++) n.shape[j] = q->dim[j] >= 0 ? q->dim[j] : sizes[-q->dim[j] - 1];
+  long long cnt = v ? v->nbuf : tlgen_tensor_elems(p, i, sizes);
+  int eb = q->elem == TLGEN_F16 ? 2 : 4;
+  n.nbytes = (size_t)cnt * (size_t)eb;
+  n.data = malloc(n.nbytes ? n.nbytes : 1);
+  if (!n.data) return -1;
+  for (long long j = 0; j < cnt; j++) {
+    if (q->elem == TLGEN_I32) ((int32_t *)n.data)[j] = (int32_t)d[j];
+    else if (q->elem == TLGEN_F16) ((uint16_t *)n.data)[j] = to_half(d[j]);
+    else ((float *)n.data)[j] = (float)d[j];
+  }
+  char err[512];
+  int rc = npy_write(path, &n, err, sizeof err);
+  if (rc) say("difftest: %s\n", err);
+  free(n.data);
+  return rc;
+}
+
+/* Reads what save_npy wrote (the same count of elements of the same type) back into d. */
+static int load_npy(const char *path, const TlgenProgram *p, int i, const long long *sizes, const View *v, double *d,
+                    char *why, size_t whylen) {
+  const TlgenParam *q = tlgen_param(p, i);
+  Npy n;
+  if (npy_read(path, &n, why, whylen)) return -1;
+  long long cnt = v ? v->nbuf : tlgen_tensor_elems(p, i, sizes);
+  if (strcmp(n.descr, descr_of(q->elem)) || npy_nelems(&n) != cnt) {
+    snprintf(why, whylen, "%.400s: dtype %s, %lld elements; expected %s, %lld", path, n.descr, npy_nelems(&n),
+             descr_of(q->elem), cnt);
+    npy_free(&n);
+    return -1;
+  }
+  for (long long j = 0; j < cnt; j++) {
+    if (q->elem == TLGEN_I32) d[j] = ((int32_t *)n.data)[j];
+    else if (q->elem == TLGEN_F16) d[j] = from_half(((uint16_t *)n.data)[j]);
+    else d[j] = ((float *)n.data)[j];
+  }
+  npy_free(&n);
+  return 0;
+}
+
+
 static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *dir, const char *tl) {
   int np = tlgen_num_params(p), ns = tlgen_num_sizes(p);
   long long sizes[TLGEN_MAX_SIZES];
@@ -230,10 +308,11 @@ static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *di
   uint64_t rs = mix(seed, (uint64_t)run + 1);
   tlgen_pick_sizes(p, rs, sizes);
   tlgen_pick_scalars(p, rs, scalars);
-  double *data[32] = {0}, *mag[32] = {0}, *got = 0;
+  double *data[32] = {0}, *mag[32] = {0}, *got = 0, *buf = 0;
+  View views[32];
   int result = R_FAIL;
-  char log[4400], path[4400], argbuf[32][4440];
-  char *argv[80];
+  char log[4400], path[4400], argbuf[32][4440], stridebuf[32][160];
+  char *argv[128];
   int na = 0;
   snprintf(log, sizeof log, "%.4000s/log-%d.txt", dir, run);
   argv[na++] = (char *)tile2cu;
@@ -263,7 +342,25 @@ static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *di
     if (!data[i] || !mag[i]) goto out;
     tlgen_fill_tensor(p, i, rs, sizes, data[i]);
     snprintf(path, sizeof path, "%.4000s/%.15s-%d.npy", dir, q->name, run);
-    if (save_npy(path, p, i, sizes, data[i])) goto out;
+    if (q->is_strided) {
+      /* the view's elements in a buffer that holds the sentinel elsewhere; where
+         the view overlaps itself, the element written last is what it holds */
+      View *v = &views[i];
+      pick_view(p, i, sizes, mix(rs, 0x57000u + (uint64_t)i), v);
+      free(buf);
+      if (!(buf = malloc((size_t)v->nbuf * sizeof(double)))) goto out;
+      for (long long k = 0; k < v->nbuf; k++) buf[k] = sentinel(q->elem);
+      for (long long k = 0; k < cnt; k++) buf[view_off(v, k)] = data[i][k];
+      for (long long k = 0; k < cnt && v->overlaps; k++) data[i][k] = buf[view_off(v, k)];
+      if (save_npy(path, p, i, sizes, buf, v)) goto out;
+      size_t o = (size_t)snprintf(stridebuf[i], sizeof stridebuf[i], "%.15s=", q->name);
+      for (int d = 0; d < v->rank; d++)
+        o += (size_t)snprintf(stridebuf[i] + o, sizeof stridebuf[i] - o, "%s%lld", d ? "," : "", v->stride[d]);
+      argv[na++] = "--stride";
+      argv[na++] = stridebuf[i];
+    } else if (save_npy(path, p, i, sizes, data[i], 0)) {
+      goto out;
+    }
     snprintf(argbuf[i], sizeof argbuf[i], "%.15s=%.4400s", q->name, path);
     argv[na++] = argbuf[i];
   }
@@ -273,9 +370,12 @@ static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *di
     argv[na++] = sz[i];
   }
   argv[na] = 0;
-  char sizestr[256] = "";
+  char sizestr[1024] = "";
   for (int i = 0; i < ns; i++)
     snprintf(sizestr + strlen(sizestr), sizeof sizestr - strlen(sizestr), "%s%s", i ? " " : "", sz[i]);
+  for (int i = 0; i < np; i++)
+    if (tlgen_param(p, i)->is_strided)
+      snprintf(sizestr + strlen(sizestr), sizeof sizestr - strlen(sizestr), " --stride %.150s", stridebuf[i]);
   int rc = run_cmd(argv, log);
   if (rc != 0) {
     say("difftest: seed %llu run %d (%s): tile2cu run exited with %d\n", (unsigned long long)seed, run, sizestr, rc);
@@ -288,14 +388,38 @@ static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *di
     const TlgenParam *q = tlgen_param(p, i);
     if (q->kind != TLGEN_PARAM_TENSOR || !q->is_output) continue;
     long long cnt = tlgen_tensor_elems(p, i, sizes);
+    const View *v = q->is_strided ? &views[i] : 0;
+    long long nread = v ? v->nbuf : cnt;
     free(got);
-    got = malloc((size_t)(cnt ? cnt : 1) * sizeof(double));
+    got = malloc((size_t)(nread ? nread : 1) * sizeof(double));
     char why[600];
     snprintf(path, sizeof path, "%.4000s/%.15s-%d.npy", dir, q->name, run);
-    if (!got || load_npy(path, p, i, sizes, got, why, sizeof why)) {
+    if (!got || load_npy(path, p, i, sizes, v, got, why, sizeof why)) {
       say("difftest: seed %llu run %d: %s\n", (unsigned long long)seed, run, got ? why : "out of memory");
       bad++;
       continue;
+    }
+    if (v) { /* the buffer outside the view is as it was; then the view, in order */
+      free(buf);
+      char *in = calloc((size_t)v->nbuf, 1);
+      buf = malloc((size_t)cnt * sizeof(double) + 1);
+      if (!in || !buf) {
+        free(in);
+        say("difftest: seed %llu run %d: out of memory\n", (unsigned long long)seed, run);
+        bad++;
+        continue;
+      }
+      for (long long k = 0; k < cnt; k++) in[view_off(v, k)] = 1;
+      for (long long k = 0; k < v->nbuf && bad < 5; k++) {
+        if (in[k] || got[k] == sentinel(q->elem)) continue;
+        say("difftest: seed %llu run %d (%s): %s's buffer at %lld, outside the view, = %.9g, was %.9g\n",
+            (unsigned long long)seed, run, sizestr, q->name, k, got[k], sentinel(q->elem));
+        bad++;
+      }
+      free(in);
+      for (long long k = 0; k < cnt; k++) buf[k] = got[view_off(v, k)];
+      double *t = got;
+      got = buf, buf = t;
     }
     for (long long k = 0; k < cnt && bad < 5; k++) {
       if (tlgen_close(q->elem, data[i][k], mag[i][k], got[k])) continue;
@@ -313,6 +437,7 @@ out:
     free(mag[i]);
   }
   free(got);
+  free(buf);
   return result;
 }
 
@@ -346,9 +471,9 @@ static int test_program(uint64_t seed, int *runs_done) {
   }
   if (result == R_FAIL)
     say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
-        "--keep DIR (files in %s)\n",
+        "--target %s%s --keep DIR (files in %s)\n",
         (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
-        keep ? dir : "DIR/seed-N");
+        arch, strided ? " --strided" : "", keep ? dir : "DIR/seed-N");
 out:
   if (result != R_FAIL || !keep) rm_rf(dir);
   tlgen_free(p);
@@ -489,9 +614,10 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
 static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
-          "                [--seed-file F] [--target T]\n"
-          "       difftest --print SEED [--target T]\n"
-          "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n");
+          "                [--seed-file F] [--target T] [--strided]\n"
+          "       difftest --print SEED [--target T] [--strided]\n"
+          "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n"
+          "                [--strided]\n");
   exit(2);
 }
 
@@ -514,6 +640,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--keep") && v) keep_dir = argv[++i];
     else if (!strcmp(o, "--seed-file") && v) seed_file = argv[++i];
     else if (!strcmp(o, "--nvcc")) nvcc = 1;
+    else if (!strcmp(o, "--strided")) strided = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
     else usage();

@@ -53,6 +53,10 @@
  *   warp in warps of 4 (128 or 256 threads), wgmma's shape on sm_90a. The
  *   choice comes from a stream of its own (Gen.wg); a seed's program without
  *   it is tlgen_from_seed's.
+ * - TLGEN_STRIDED (tlgen_from_seed_opts; difftest --strided): about half of
+ *   the tensors, at least one, are named in @strided; a stream of its own
+ *   chooses them, so the program is otherwise the seed's. Nothing else
+ *   changes: the view's layout is the caller's (difftest picks one per run).
  */
 #include "tlgen.h"
 
@@ -69,7 +73,8 @@ typedef struct Src {
   const uint8_t *d;
   size_t n, pos;
   int bytes;
-  int wg; /* tlgen_from_seed_wg's programs */
+  int wg;      /* tlgen_from_seed_wg's programs */
+  int strided; /* TLGEN_STRIDED */
 } Src;
 
 static uint64_t splitmix64(uint64_t *s) {
@@ -2355,6 +2360,18 @@ static void generate(TlgenProgram *p, Src src) {
     }
     if (a & 4) { d2[0] = M; p->akind[add_tensor(p, "AI", TY_I32, 1, d2, 1)] = "+Mm"[pick(&G->s, 3)]; }
   }
+  if (src.strided) { /* @strided: choices of a stream of their own */
+    Src st = {0};
+    st.state = src.state ^ 0x8ull;
+    int any = 0, ntensors = 0;
+    for (int i = 0; i < p->nparams; i++)
+      if (p->params[i].kind == TLGEN_PARAM_TENSOR) ntensors++, any |= p->params[i].is_strided = chance(&st, 50);
+    if (!any && ntensors) {
+      int k = pick(&st, ntensors);
+      for (int i = 0; i < p->nparams; i++)
+        if (p->params[i].kind == TLGEN_PARAM_TENSOR && k-- == 0) p->params[i].is_strided = 1;
+    }
+  }
   for (int i = 0; i < p->nsizes; i++) {
     int sym = add_sym(p, p->size_name[i], SY_SIZE, TY_I32, 0, 0, 0);
     p->syms[sym].index = i;
@@ -2693,6 +2710,10 @@ static char *print_program(const TlgenProgram *p) {
     else put(&b, "%s >= %d", p->size_name[i], p->size_min[i]);
   }
   if (na) put(&b, ")\n");
+  int ns = 0;
+  for (int i = 0; i < p->nparams; i++)
+    if (p->params[i].is_strided) put(&b, "%s%s", ns++ ? ", " : "@strided(", p->params[i].name);
+  if (ns) put(&b, ")\n");
   put(&b, "kernel %s(", p->kname);
   for (int i = 0; i < p->nparams; i++) {
     const TlgenParam *q = &p->params[i];
@@ -2737,10 +2758,13 @@ TlgenProgram *tlgen_from_seed(uint64_t seed) {
   return build(s, name);
 }
 
-TlgenProgram *tlgen_from_seed_wg(uint64_t seed) {
+TlgenProgram *tlgen_from_seed_wg(uint64_t seed) { return tlgen_from_seed_opts(seed, TLGEN_WG); }
+
+TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   Src s = {0};
   s.state = seed;
-  s.wg = 1;
+  s.wg = !!(opts & TLGEN_WG);
+  s.strided = !!(opts & TLGEN_STRIDED);
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);

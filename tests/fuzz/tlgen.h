@@ -18,6 +18,12 @@ typedef struct TlgenProgram TlgenProgram;
 /* Both constructors are deterministic and never fail (0 only when out of memory). */
 TlgenProgram *tlgen_from_seed(uint64_t seed);              /* choices from splitmix64(seed) */
 TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 GEMMs in wgmma's shape more often */
+/* The program of a seed with options: TLGEN_WG as tlgen_from_seed_wg;
+   TLGEN_STRIDED names about half of the tensors (at least one) in @strided.
+   Without an option, the program is tlgen_from_seed's; an option adds only
+   what it says (the choices come from streams of their own). */
+enum { TLGEN_WG = 1, TLGEN_STRIDED = 2 };
+TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
 const char *tlgen_kernel_name(const TlgenProgram *p);
@@ -35,6 +41,7 @@ typedef struct TlgenParam {
   int rank;                /* tensors: 1 .. TLGEN_MAX_RANK; scalars: 0 */
   int dim[TLGEN_MAX_RANK]; /* a constant dim when >= 0, else size number -dim - 1 */
   int is_output;           /* tensors the kernel stores to */
+  int is_strided;          /* named in @strided: takes one stride per dim at launch */
 } TlgenParam;
 
 /* The declared parameters, in order (the size names are not among them). */
