@@ -34,7 +34,16 @@ typedef struct Printer {
   const char *roll_row;
   const Layout *rollc;  /* a reduction's column repeats as a loop (TirOp.rolled_cols): repeat ic is roll_col */
   const char *roll_col;
+  struct OpenLoop *open; /* the for loops being printed, innermost first */
 } Printer;
+
+/* A for loop being printed: the names its end and step go by inside it (a
+ * copy made before the loop, or the expression itself). */
+typedef struct OpenLoop {
+  const Stmt *f;
+  const char *end, *step;
+  struct OpenLoop *up;
+} OpenLoop;
 
 /* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
 typedef struct At {
@@ -1801,18 +1810,33 @@ static void print_dot(Printer *P, const TirOp *op) {
 
 static void print_block(Printer *P, const TirBlock *b);
 
+static bool simple_bound(const Expr *x) { return (x->flags & EF_CONST) || x->kind == E_IDENT; }
+
+/* The end and the step of a loop f, as read inside it (or ahead of it, where
+ * they are the expressions themselves). */
+static const char *loop_end(Printer *P, const Stmt *f) {
+  for (const OpenLoop *l = P->open; l; l = l->up)
+    if (l->f == f) return l->end;
+  return strip(P, ex(P, f->u.forr.hi, T_I32, NULL));
+}
+static const char *loop_step(Printer *P, const Stmt *f) {
+  for (const OpenLoop *l = P->open; l; l = l->up)
+    if (l->f == f) return l->step;
+  return f->u.forr.step ? strip(P, ex(P, f->u.forr.step, T_I32, NULL)) : "1";
+}
+
 /* A load issued k iterations ahead (pipeline.c), into registers declared before
  * the loop: the loop variable reads as base + k * step, and the load runs only
  * while that iteration is inside the loop's range. */
 static void print_early_load(Printer *P, const TirOp *op) {
   const Stmt *f = op->pf_loop;
   const char *base = op->pf_base ? strip(P, ex(P, op->pf_base, T_I32, NULL)) : op->pf_var->cname;
-  const char *step = f->u.forr.step ? strip(P, ex(P, f->u.forr.step, T_I32, NULL)) : "1";
+  const char *step = loop_step(P, f);
   const char *it = op->pf_k == 0 ? base
                    : strcmp(step, "1") == 0 ? F("%s + %d", paren(P, base), op->pf_k)
                                             : F("%s + %d * %s", paren(P, base), op->pf_k, paren(P, step));
   if (op->pf_k == 1 && strcmp(step, "1") != 0) it = F("%s + %s", paren(P, base), paren(P, step));
-  line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, strip(P, ex(P, f->u.forr.hi, T_I32, NULL))),
+  line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, loop_end(P, f)),
        op->dst->cname, op->pf_k, op->pf_k == 1 ? "" : "s");
   P->indent++;
   P->subst = op->pf_var;
@@ -1864,7 +1888,7 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 static const char *ahead_iter(Printer *P, const TirOp *op) {
   const Stmt *f = op->pf_loop;
   const char *base = op->pf_base ? strip(P, ex(P, op->pf_base, T_I32, NULL)) : op->pf_var->cname;
-  const char *step = f->u.forr.step ? strip(P, ex(P, f->u.forr.step, T_I32, NULL)) : "1";
+  const char *step = loop_step(P, f);
   const char *it = op->pf_k == 0 ? base
                    : strcmp(step, "1") == 0 ? F("%s + %d", paren(P, base), op->pf_k)
                                             : F("%s + %d * %s", paren(P, base), op->pf_k, paren(P, step));
@@ -1880,7 +1904,7 @@ static void print_async_copy(Printer *P, const TirOp *op) {
   const char *stage = op->pf_base ? F("%d * %d + ", op->pf_k, per)
                                   : F("((%s + %d) %% %d) * %d + ", b->counter, op->pf_k, b->stages, per);
   if (op->pf_base && op->pf_k == 0) stage = "";
-  line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, strip(P, ex(P, f->u.forr.hi, T_I32, NULL))),
+  line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, loop_end(P, f)),
        b->cname, op->pf_k, op->pf_k == 1 ? "" : "s");
   P->indent++;
   P->subst = op->pf_var;
@@ -1958,7 +1982,7 @@ static void print_tma_issue(Printer *P, const TirOp *op) {
     names = i ? F("%s, %s", names, b->cname) : b->cname;
   }
   line(P, "if (tid == 0 && %s < %s) {  // %s, %d iteration%s ahead, by TMA", it,
-       paren(P, strip(P, ex(P, op->pf_loop->u.forr.hi, T_I32, NULL))), names, op->pf_k, op->pf_k == 1 ? "" : "s");
+       paren(P, loop_end(P, op->pf_loop)), names, op->pf_k, op->pf_k == 1 ? "" : "s");
   P->indent++;
   if (!op->pf_base) { /* a stage used before: every warp has released it (TO_TMA_RELEASE) */
     const char *ctr = mbar_counter(P, op->buf);
@@ -2028,23 +2052,26 @@ static void print_scalar(Printer *P, const TirOp *op) {
   line(P, "%s %s %s;", y->cname, op_text(s->u.assign.op), strip(P, ex(P, s->u.assign.rhs, y->ty.elem, NULL)));
 }
 
-static bool simple_bound(const Expr *x) { return (x->flags & EF_CONST) || x->kind == E_IDENT; }
-
-static void print_for(Printer *P, const TirOp *op) {
+/* The loop's head; its end and step are copied to consts first when they are
+ * not a constant or a name, or when the body writes what they read
+ * (TirOp.once): range() takes them as they are when the loop starts. */
+static void print_for(Printer *P, const TirOp *op, OpenLoop *open) {
   const Stmt *s = op->stmt;
   const Sym *v = s->u.forr.sym;
   const char *lo = strip(P, ex(P, s->u.forr.lo, T_I32, NULL)), *hi = strip(P, ex(P, s->u.forr.hi, T_I32, NULL));
   const char *step = s->u.forr.step ? strip(P, ex(P, s->u.forr.step, T_I32, NULL)) : "1";
-  if (!simple_bound(s->u.forr.hi)) {
+  if (!simple_bound(s->u.forr.hi) || (op->once & TIR_ONCE_END)) {
     const char *n = F("t2c_end%d", P->ctr++);
     line(P, "const int %s = %s;", n, hi);
     hi = n;
   }
-  if (s->u.forr.step && !simple_bound(s->u.forr.step)) {
+  if (s->u.forr.step && (!simple_bound(s->u.forr.step) || (op->once & TIR_ONCE_STEP))) {
     const char *n = F("t2c_step%d", P->ctr++);
     line(P, "const int %s = %s;", n, step);
     step = n;
   }
+  *open = (OpenLoop){s, hi, step, P->open};
+  P->open = open;
   for (int i = 0; i < s->nattrs; i++)
     if (s->attrs[i]->kind == A_UNROLL)
       line(P, s->attrs[i]->nargs ? "#pragma unroll %" PRId64 : "#pragma unroll",
@@ -2062,6 +2089,7 @@ static void print_decl(Printer *P, const TirVar *v) {
 }
 
 static void print_op(Printer *P, const TirOp *op) {
+  OpenLoop open;
   if (op->first && op->stmt) emit_stmt_comment(P->K->d, P->o, P->line_file, P->indent, op->stmt, P->out);
   if (op->note) line(P, "// %s", op->note);
   if (op->only && op->only != (P->fast ? TIR_FAST : TIR_GENERAL)) return; /* the other body's */
@@ -2135,13 +2163,14 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_TMA_STORE: print_tma_store(P, op); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;
-  case TO_FOR: print_for(P, op); break;
+  case TO_FOR: print_for(P, op, &open); break;
   case TO_WHILE: line(P, "while (%s) {", strip(P, ex(P, op->stmt->u.whil.cond, T_BOOL, NULL))); break;
   case TO_IF: line(P, "if (%s) {", strip(P, ex(P, op->stmt->u.iff.cond, T_BOOL, NULL))); break;
   }
   P->indent++;
   print_block(P, &op->body);
   P->indent--;
+  if (op->kind == TO_FOR) P->open = open.up;
   if (op->has_els) {
     line(P, "} else {");
     P->indent++;

@@ -911,6 +911,36 @@ static void cond_again(Lower *L, TirBlock *b, const TirBlock *cond, Stmt *s) {
   }
 }
 
+/* The var, tile or tensor an assignment (or atomic) writes. */
+static const Sym *written_sym(const Expr *l) {
+  while (l && l->kind == E_INDEX) l = l->u.index.base;
+  return l && l->kind == E_IDENT ? l->u.ident.sym : NULL;
+}
+
+static bool block_writes_named(const Block *b, const Expr *x);
+
+/* Whether s (or a statement inside it) writes something x names. */
+static bool stmt_writes_named(const Stmt *s, const Expr *x) {
+  if (!s) return false;
+  switch (s->kind) {
+  case S_ASSIGN: {
+    const Sym *y = written_sym(s->u.assign.lhs);
+    return y && tir_names_sym(x, y);
+  }
+  case S_FOR: return block_writes_named(&s->u.forr.body, x);
+  case S_WHILE: return block_writes_named(&s->u.whil.body, x);
+  case S_IF: return block_writes_named(&s->u.iff.then, x) || stmt_writes_named(s->u.iff.els, x);
+  case S_BLOCK: return block_writes_named(&s->u.block, x);
+  default: return false;
+  }
+}
+
+static bool block_writes_named(const Block *b, const Expr *x) {
+  for (int i = 0; i < b->nstmts; i++)
+    if (stmt_writes_named(b->stmts[i], x)) return true;
+  return false;
+}
+
 static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
   TirOp *o = NULL;
   bool td;
@@ -924,6 +954,10 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     td = check_expr_td(s->u.forr.lo) || check_expr_td(s->u.forr.hi) ||
          (s->u.forr.step && check_expr_td(s->u.forr.step)) || check_loop_divergent(&s->u.forr.body);
     o = op_new(L, b, TO_FOR);
+    /* range(a, b, step) takes b and step as they are when the loop starts */
+    if (!(s->u.forr.hi->flags & EF_CONST) && block_writes_named(&s->u.forr.body, s->u.forr.hi)) o->once |= TIR_ONCE_END;
+    if (s->u.forr.step && !(s->u.forr.step->flags & EF_CONST) && block_writes_named(&s->u.forr.body, s->u.forr.step))
+      o->once |= TIR_ONCE_STEP;
     o->td = td || L->td;
     L->td += td;
     L->loops++;

@@ -773,6 +773,8 @@ typedef struct TirOp {
                             (pipeline.c: 1 in a stage ring's loop, completed by the next iteration's
                             dot or by the TO_WG_WAIT after the loop) */
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
+  uint8_t once;          /* TO_FOR: TIR_ONCE_END, TIR_ONCE_STEP: that bound names something the body
+                            assigns, so it is evaluated once, before the loop (lower.c) */
   bool atrans, btrans;
   bool simt;             /* TO_DOT of f32/f64 operands, or one the matrix unit cannot take: on the CUDA
                             cores, in any blocked layout, accumulating in the dot's result type */
@@ -806,6 +808,7 @@ typedef struct TirOp {
   bool has_els;
 } TirOp;
 enum { TIR_FAST = 1, TIR_GENERAL = 2 };
+enum { TIR_ONCE_END = 1, TIR_ONCE_STEP = 2 };
 
 typedef struct TirBuf {
   const char *cname, *what;

@@ -554,6 +554,10 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
       expr_str(K, op->stmt->u.forr.step, &b);
     }
     buf_puts(&b, ")");
+    if (op->once)
+      buf_printf(&b, " (%s taken once: the body assigns what %s)",
+                 op->once == (TIR_ONCE_END | TIR_ONCE_STEP) ? "end and step" : op->once & TIR_ONCE_END ? "end" : "step",
+                 op->once == (TIR_ONCE_END | TIR_ONCE_STEP) ? "they read" : "it reads");
     break;
   case TO_WHILE: case TO_IF:
     buf_puts(&b, " ");

@@ -2088,6 +2088,62 @@ static void t_else_copy(Tally *T) {
   }
 }
 
+/* loop_bounds: a loop's end and step are taken when it starts, whatever its body assigns */
+static void t_loop_bounds(Tally *T) {
+  static const int MNn[][3] = {{16, 200, 5}, {21, 64, 0}, {7, 1, 3}, {40, 300, 12}};
+  for (int q = 0; q < 4; q++) {
+    int M = MNn[q][0], N = MNn[q][1], n = MNn[q][2];
+    Rng r = rng_seed("loop_bounds", (uint64_t)q);
+    Call k;
+    call_init(&k, "loop_bounds.tl", "loop_bounds");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+    call_arg(&k, "n=%d", n);
+    fill_uniform(X, &r, -1, 1);
+    int trips = 0, end = N, step = 64;
+    for (int k0 = 0; k0 < N; k0 += 64) trips++, end -= 64, step += 64; /* the first end and step, as written */
+    for (int m = 0; m < M; m++)
+      for (int c = 0; c < 64; c++) {
+        double s = 0;
+        for (int t = 0; t < trips; t++)
+          if (t * 64 + c < N) s += A2(X, m, t * 64 + c);
+        R2(O, m, c) = s + n + (end - N + step);
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d n=%d", M, N, n);
+    CHECK(T, call_check(&k, "loop_bounds", l));
+    call_free(&k);
+  }
+}
+
+/* ring_bounds: a pipelined GEMM whose body lowers the var its loop's end reads */
+static void t_ring_bounds(Tally *T) {
+  static const int MNK[][3] = {{64, 64, 100}, {70, 33, 32}, {9, 130, 7}};
+  for (int q = 0; q < 3; q++) {
+    int M = MNK[q][0], N = MNK[q][1], K = MNK[q][2];
+    Rng r = rng_seed("ring_bounds", (uint64_t)q);
+    Call k;
+    call_init(&k, "loop_bounds.tl", "ring_bounds");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    int kend = K;
+    for (int k0 = 0; k0 < K; k0 += 32) kend -= 32;
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int t = 0; t < K; t++) s += A2(A, i, t) * A2(B, t, j);
+        R2(C, i, j) = s + kend;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "ring_bounds", l));
+    call_free(&k);
+  }
+}
+
 /* reg_bcast_mma: a @registers [1, 64] tile added down an mma accumulator's rows */
 static void t_reg_bcast_mma(Tally *T) {
   static const int Ms[] = {32, 45, 7};
@@ -4401,6 +4457,8 @@ static const Test tests[] = {
     {"reg_bcast_mma", t_reg_bcast_mma},
     {"neg_offset", t_neg_offset},
     {"else_copy", t_else_copy},
+    {"loop_bounds", t_loop_bounds},
+    {"ring_bounds", t_ring_bounds},
     {"dot_bcast", t_dot_bcast},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},

@@ -2487,3 +2487,41 @@ Test(tir_smem, homes_whose_spans_do_not_meet_share_their_bytes) {
   cr_assert(K);
   for (int i = 0; i < K->nbufs; i++) cr_assert_eq(K->alias[i], 0);
 }
+
+/* range() takes its end and step when the loop starts: lower.c marks a bound
+ * that names something the body assigns (a var, or a tensor the body stores
+ * to), and only such a bound. */
+Test(tir_lower, loop_bounds_the_body_assigns_are_taken_once) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\n"
+                       "kernel k(X: tensor<i32>[N], O: tensor<f32>[N]) {\n"
+                       "  var e = N\n"
+                       "  var s = 1\n"
+                       "  for i in range(0, e, s) {\n"
+                       "    e -= 1\n"
+                       "  }\n"
+                       "  for i in range(0, N, s) {\n"
+                       "    if e > 2 {\n"
+                       "      s += 1\n"
+                       "    }\n"
+                       "  }\n"
+                       "  for i in range(0, X[0]) {\n"
+                       "    X[0] = 1\n"
+                       "  }\n"
+                       "  for i in range(0, e, s) {\n"
+                       "    O[0] = 1.0\n"
+                       "  }\n"
+                       "}\n",
+                       NULL, &why);
+  cr_assert(K, "%s", why ? why : "?");
+  int once[4], n = 0;
+  for (int i = 0; i < K->body.ops.len; i++) {
+    const TirOp *op = K->body.ops.items[i];
+    if (op->kind == TO_FOR && n < 4) once[n++] = op->once;
+  }
+  cr_assert_eq(n, 4);
+  cr_assert_eq(once[0], TIR_ONCE_END, "e -= 1 in the body: the end is taken once, the step (s) is not written");
+  cr_assert_eq(once[1], TIR_ONCE_STEP, "s += 1 under an if: the step is taken once");
+  cr_assert_eq(once[2], TIR_ONCE_END, "the end reads X[0], which the body stores to");
+  cr_assert_eq(once[3], 0, "a body that writes neither e nor s");
+}
