@@ -150,7 +150,7 @@ gpu-sim-sm90a: $(B)/tile2cu
 
 # in make test: the tests whose kernels take wgmma on sm_90a (the rest translate for
 # sm_90a as for sm_90), one schedule each; make gpu-sim-sm90a runs the whole suite
-SM90A_WGMMA_TESTS = examples/gemm_f16 examples/gemm_bf16 examples/gemm_f16_256 examples/gemm_bf16_256 examples/attention_f16 wgmma dot_f16 dot_bf16 examples/gemm_i8 dot_f8 tma_batched tma_store_batched ring_bounds
+SM90A_WGMMA_TESTS = examples/gemm_f16 examples/gemm_bf16 examples/gemm_f16_256 examples/gemm_bf16_256 examples/attention_f16 wgmma dot_f16 dot_bf16 examples/gemm_i8 dot_f8 tma_batched tma_store_batched ring_bounds simt_dot_wg
 gpu-sim-sm90a-wgmma: $(B)/tile2cu
 	sh tests/gpu/run.sh --backend sim --target sm_90a --schedules 1 $(SM90A_WGMMA_TESTS)
 

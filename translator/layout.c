@@ -1912,14 +1912,16 @@ static bool expr_coords(const TirKernel *K, const Expr *x) {
 
 /* Layout.coords: an op in an mma layout reads the thread's first row and
  * column unless it only declares, computes without coordinates, writes by
- * stmatrix, stores by TMA or accumulates a dot (warp tile and lane) or waits for one. */
+ * stmatrix, stores by TMA or accumulates a dot on the matrix unit (warp tile
+ * and lane) or waits for one. A dot on the CUDA cores (TirOp.simt) reads its
+ * operands' rows and columns at the thread's elements. */
 static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
   if (op->alay && op->kind == TO_DOT && expr_coords(K, op->expr)) ((Layout *)op->alay)->coords = true;
   if (!op->lay || op->lay->kind == LY_SCALAR) return;
   Layout *l = (Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay);
   bool none = op->lay->kind == LY_BLOCKED &&
-              (op->kind == TO_DECL || op->kind == TO_DOT || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
+              (op->kind == TO_DECL || (op->kind == TO_DOT && !op->simt) || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
                (op->kind == TO_SPILL && op->stm) || op->kind == TO_TMA_STORE ||
                (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
   if (!none) l->coords = true;

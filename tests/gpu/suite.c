@@ -2144,6 +2144,46 @@ static void t_ring_bounds(Tally *T) {
   }
 }
 
+/* simt_dot_wg: a CUDA-core dot accumulating into a matrix-unit accumulator that feeds a register-A dot */
+static void t_simt_dot_wg(Tally *T) {
+  static const int MK[][2] = {{64, 48}, {50, 20}, {9, 5}};
+  for (int q = 0; q < 3; q++) {
+    int M = MK[q][0], K = MK[q][1];
+    Rng r = rng_seed("simt_dot_wg", (uint64_t)q);
+    Call k;
+    call_init(&k, "simt_dot_wg.tl", "simt_dot_wg");
+    Ten *H = call_in(&k, "H", F16, 2, SHAPE(M, K));
+    Ten *G = call_in(&k, "G", F16, 2, SHAPE(K, 16));
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, 8));
+    Ten *Z = call_in(&k, "Z", F32, 2, SHAPE(8, 16));
+    Ten *V = call_in(&k, "V", F16, 2, SHAPE(16, 32));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 32));
+    fill_uniform(H, &r, -1, 1);
+    fill_uniform(G, &r, -1, 1);
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(Z, &r, -1, 1);
+    fill_uniform(V, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double acc[16];
+      for (int j = 0; j < 16; j++) {
+        double s = 0;
+        for (int t = 0; t < K; t++) s += A2(H, i, t) * A2(G, t, j);
+        for (int t = 0; t < 8; t++) s -= A2(A, i, t) * A2(Z, t, j);
+        acc[j] = round_dt(F16, s); /* f16(acc): the A operand of the second dot */
+      }
+      for (int j = 0; j < 32; j++) {
+        double s = 0;
+        for (int t = 0; t < 16; t++) s += acc[t] * A2(V, t, j);
+        R2(O, i, j) = s;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d K=%d", M, K);
+    CHECK(T, call_check(&k, "simt_dot_wg", l));
+    call_free(&k);
+  }
+}
+
 /* reg_bcast_mma: a @registers [1, 64] tile added down an mma accumulator's rows */
 static void t_reg_bcast_mma(Tally *T) {
   static const int Ms[] = {32, 45, 7};
@@ -4459,6 +4499,7 @@ static const Test tests[] = {
     {"else_copy", t_else_copy},
     {"loop_bounds", t_loop_bounds},
     {"ring_bounds", t_ring_bounds},
+    {"simt_dot_wg", t_simt_dot_wg},
     {"dot_bcast", t_dot_bcast},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
