@@ -195,9 +195,12 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 # programs whose GEMMs take wgmma, run and compiled for sm_90a. STRIDED_SEEDS: programs
 # with @strided tensors (difftest --strided), run on views of wider buffers and compiled;
 # wg-seeds.txt's programs with @strided too, for sm_90a (TMA over strided views).
+# BF16_SEEDS: programs whose 16-bit float type is bf16 (difftest --bf16); wg-seeds.txt's
+# too, for sm_90a (wgmma on bf16).
 DIFF_SEEDS ?= 1:151
 NVCC_SEEDS ?= 1:301
 STRIDED_SEEDS ?= 1:51
+BF16_SEEDS ?= 1:41
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
@@ -210,6 +213,9 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(BF16_SEEDS) --bf16 -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --bf16 --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

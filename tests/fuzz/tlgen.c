@@ -57,6 +57,11 @@
  *   the tensors, at least one, are named in @strided; a stream of its own
  *   chooses them, so the program is otherwise the seed's. Nothing else
  *   changes: the view's layout is the caller's (difftest picks one per run).
+ * - TLGEN_HALF_BF16: the 16-bit float type (TY_F16 inside) prints as bf16,
+ *   its exactness rule is bf16's (8 significant bits) and the evaluator rounds
+ *   its casts to bf16; its tensors' public elem is TLGEN_BF16. The choices
+ *   follow the exactness rule, so such a program may differ from the seed's
+ *   f16 one beyond the type's name.
  */
 #include "tlgen.h"
 
@@ -75,7 +80,12 @@ typedef struct Src {
   int bytes;
   int wg;      /* tlgen_from_seed_wg's programs */
   int strided; /* TLGEN_STRIDED */
+  int bf16;    /* TLGEN_HALF_BF16 */
 } Src;
+
+/* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
+   is generated, printed or evaluated (tlgen is not used from several threads). */
+static int half_bf16;
 
 static uint64_t splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -235,6 +245,8 @@ struct TlgenProgram {
   int akind[MAX_PARAMS];     /* an atomic target: '+', 'M' or 'm' (every update of it), else 0 */
   double acharge[MAX_PARAMS]; /* atomic_add targets: bound of the sum of all updates of an element */
   int ag[MAX_PARAMS];        /* f32 atomic_add targets: granularity of the updates */
+  int bf16;                  /* TLGEN_HALF_BF16: TY_F16 is bf16 */
+  TlgenParam pub[MAX_PARAMS]; /* params as tlgen_param gives them (TLGEN_BF16 for TY_F16 in a bf16 program) */
 };
 
 /* ------------------------------------------------------------ generator state */
@@ -331,7 +343,9 @@ static double exec_count(const Gen *G) {
  * when its values and granularity fit the mantissa. */
 static Info fix_info(int ty, Info in) {
   if (ty == TY_F32 && in.exact && (in.g > 40 || in.B * ldexp(1, in.g) >= EXACT_LIMIT)) in.exact = 0;
-  if (ty == TY_F16 && in.exact && (in.g > 14 || in.B * ldexp(1, in.g) >= 2048)) in.exact = 0;
+  /* f16: 11 significant bits, subnormals down to 2^-24; bf16: 8 bits, down to 2^-133 */
+  if (ty == TY_F16 && in.exact && !half_bf16 && (in.g > 14 || in.B * ldexp(1, in.g) >= 2048)) in.exact = 0;
+  if (ty == TY_F16 && in.exact && half_bf16 && (in.g > 100 || in.B * ldexp(1, in.g) >= 256)) in.exact = 0;
   if (ty == TY_I32) in.g = 0;
   return in;
 }
@@ -1008,7 +1022,8 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
       if (x->in.exact && x->in.B < 60000) { /* rounded to nearest even, exactly modelled */
         Expr *c = fn(G, F_CVT_F16, TY_F16, x, 0, 0);
         c->in = x->in;
-        if (!(x->in.B * ldexp(1, x->in.g) < 2048 && x->in.g <= 14)) c->in.exact = 0, c->in.g = 24;
+        c->in = fix_info(TY_F16, c->in);
+        if (!c->in.exact) c->in.g = 24;
         return c;
       }
       Expr *c = fn(G, F_CVT_F16, TY_F16, rand_lit(G, TY_F32), 0, 0);
@@ -2503,7 +2518,7 @@ static void put(Buf *b, const char *fmt, ...) {
 }
 
 static const char *ty_name(int ty) {
-  return ty == TY_F32 ? "f32" : ty == TY_I32 ? "i32" : ty == TY_F16 ? "f16" : "bool";
+  return ty == TY_F32 ? "f32" : ty == TY_I32 ? "i32" : ty == TY_F16 ? (half_bf16 ? "bf16" : "f16") : "bool";
 }
 
 static void print_num(Buf *b, int ty, double v) {
@@ -2560,7 +2575,7 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   case E_NEG: put(b, "(-"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_NOT: put(b, "(!"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_FN:
-    put(b, "%s(", fn_name[e->op]);
+    put(b, "%s(", e->op == F_CVT_F16 && half_bf16 ? "bf16" : fn_name[e->op]);
     if (e->op == F_ROWS || e->op == F_COLS) {
       put(b, "%d, %d)", e->d[0], e->d[1]);
       break;
@@ -2745,8 +2760,14 @@ static TlgenProgram *build(Src src, const char *kname) {
   TlgenProgram *p = calloc(1, sizeof *p);
   if (!p) return 0;
   snprintf(p->kname, sizeof p->kname, "%s", kname);
+  p->bf16 = half_bf16 = src.bf16;
   generate(p, src);
   p->src = print_program(p);
+  half_bf16 = 0;
+  for (int i = 0; i < p->nparams; i++) {
+    p->pub[i] = p->params[i];
+    if (p->bf16 && p->pub[i].elem == TY_F16) p->pub[i].elem = TLGEN_BF16;
+  }
   return p;
 }
 
@@ -2765,6 +2786,7 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.state = seed;
   s.wg = !!(opts & TLGEN_WG);
   s.strided = !!(opts & TLGEN_STRIDED);
+  s.bf16 = !!(opts & TLGEN_HALF_BF16);
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);
@@ -2797,7 +2819,7 @@ void tlgen_free(TlgenProgram *p) {
 }
 
 int tlgen_num_params(const TlgenProgram *p) { return p->nparams; }
-const TlgenParam *tlgen_param(const TlgenProgram *p, int i) { return &p->params[i]; }
+const TlgenParam *tlgen_param(const TlgenProgram *p, int i) { return &p->pub[i]; }
 int tlgen_num_sizes(const TlgenProgram *p) { return p->nsizes; }
 const char *tlgen_size_name(const TlgenProgram *p, int i) { return p->size_name[i]; }
 
@@ -2851,7 +2873,7 @@ int tlgen_close(int elem, double expected, double mag, double got) {
   if (isnan(expected) || isnan(got)) return isnan(expected) && isnan(got);
   if (isinf(expected) || isinf(got)) return expected == got;
   if (elem == TY_I32) return expected == got;
-  double tol = (elem == TY_F16 ? 2e-3 : 1e-4) * (1 + fabs(mag));
+  double tol = (elem == TLGEN_BF16 ? 1.6e-2 : elem == TY_F16 ? 2e-3 : 1e-4) * (1 + fabs(mag));
   return fabs(expected - got) <= tol;
 }
 
@@ -2915,6 +2937,20 @@ static double round_f16(double x) {
   frexp(a, &e);
   int q = e - 11 < -24 ? -24 : e - 11;
   double r = ldexp(nearbyint(ldexp(a, -q)), q);
+  return copysign(r, x);
+}
+
+/* x rounded to the nearest bf16 value, ties to even (8 significant bits, the
+   exponent range of f32: subnormals spaced 2^-133, infinity past the largest
+   finite value 0x7f7f). */
+static double round_bf16(double x) {
+  if (x == 0 || isnan(x) || isinf(x)) return x;
+  double a = fabs(x);
+  int e;
+  frexp(a, &e);
+  int q = e - 8 < -133 ? -133 : e - 8;
+  double r = ldexp(nearbyint(ldexp(a, -q)), q);
+  if (r > ldexp(255, 120)) return copysign(INFINITY, x);
   return copysign(r, x);
 }
 
@@ -3130,7 +3166,7 @@ static Val *eval(Ev *E, const Expr *e) {
         case F_EXP: v = exp(x); m = v * (1 + m); break;
         case F_SQRT: v = sqrt(x); m = v + m / (2 * v); break;
         case F_CVT_I32: v = trunc(x); m = fabs(v); break;
-        case F_CVT_F16: v = round_f16(x); break;
+        case F_CVT_F16: v = E->p->bf16 ? round_bf16(x) : round_f16(x); break;
         case F_EXP2: v = exp2(x); m = v * (1 + m); break;
         case F_LOG: v = log(x); m = fabs(v) + m / x; break;
         case F_LOG2: v = log2(x); m = fabs(v) + m / x; break;

@@ -19,17 +19,19 @@ typedef struct TlgenProgram TlgenProgram;
 TlgenProgram *tlgen_from_seed(uint64_t seed);              /* choices from splitmix64(seed) */
 TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 GEMMs in wgmma's shape more often */
 /* The program of a seed with options: TLGEN_WG as tlgen_from_seed_wg;
-   TLGEN_STRIDED names about half of the tensors (at least one) in @strided.
+   TLGEN_STRIDED names about half of the tensors (at least one) in @strided;
+   TLGEN_HALF_BF16 makes the program's 16-bit float type bf16 instead of f16
+   (tensors, tiles, casts and dots; its params' elem is TLGEN_BF16).
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
-enum { TLGEN_WG = 1, TLGEN_STRIDED = 2 };
+enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
 const char *tlgen_kernel_name(const TlgenProgram *p);
 void tlgen_free(TlgenProgram *p);
 
-enum { TLGEN_F32, TLGEN_I32, TLGEN_F16 };
+enum { TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16 };
 enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 #define TLGEN_MAX_RANK 4
 #define TLGEN_MAX_SIZES 4
@@ -37,7 +39,7 @@ enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 typedef struct TlgenParam {
   char name[16];
   int kind;                /* TLGEN_PARAM_TENSOR or TLGEN_PARAM_SCALAR */
-  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16 */
+  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16 */
   int rank;                /* tensors: 1 .. TLGEN_MAX_RANK; scalars: 0 */
   int dim[TLGEN_MAX_RANK]; /* a constant dim when >= 0, else size number -dim - 1 */
   int is_output;           /* tensors the kernel stores to */
