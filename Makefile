@@ -196,7 +196,8 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 # with @strided tensors (difftest --strided), run on views of wider buffers and compiled;
 # wg-seeds.txt's programs with @strided too, for sm_90a (TMA over strided views).
 # BF16_SEEDS: programs whose 16-bit float type is bf16 (difftest --bf16); wg-seeds.txt's
-# too, for sm_90a (wgmma on bf16).
+# too, for sm_90a (wgmma on bf16). tests/fuzz/i8-seeds.txt: programs with i8 GEMMs
+# (difftest --i8), run and compiled; wg-seeds.txt's with --i8 for sm_90a (wgmma on s8).
 DIFF_SEEDS ?= 1:151
 NVCC_SEEDS ?= 1:301
 STRIDED_SEEDS ?= 1:51
@@ -216,6 +217,9 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(BF16_SEEDS) --bf16 -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --bf16 --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --i8 -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

@@ -160,21 +160,26 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top,
 }
 
 /* The operand copy a load's value goes to, when the value is used for nothing
- * else (a dot reads the copy): the load can then fill the copy directly. */
+ * else (a dot reads the copy): the load can then fill the copy directly. A
+ * value with a copy besides that one (or besides its home: an 8-bit B
+ * operand's transposed copy) keeps its load, since the ring would replace the
+ * copies it is made into. */
 static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
   if (!K->hw->cp_async || l->pad || l->pf_var || l->gather || layout_padded(l->dst->layout)) return -1;
+  int bi = -1, copies = 0;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == l->dst && i != l->dst->home - 1) {
+      if (K->bufs[i].trans) return -1; /* cp.async cannot transpose */
+      bi = i;
+      copies++;
+    }
   if (l->dst->home) { /* the ring is its home: each iteration's ops read their stage */
+    if (copies) return -1;
     Uses u = {l->dst, f, false};
     uses_block(K, &K->body, &u, false, false);
     return u.other ? -1 : l->dst->home - 1;
   }
-  int bi = -1;
-  for (int i = 0; i < K->nbufs; i++)
-    if (K->bufs[i].spill_of == l->dst) {
-      if (K->bufs[i].trans) return -1; /* cp.async cannot transpose */
-      bi = i;
-    }
-  if (bi < 0 || !K->bufs[bi].alternating || K->bufs[bi].stages) return -1; /* an operand copy made in a loop */
+  if (copies != 1 || !K->bufs[bi].alternating || K->bufs[bi].stages) return -1; /* an operand copy made in a loop */
   Uses u = {l->dst, f, false};
   uses_block(K, &K->body, &u, false, false);
   return u.other ? -1 : bi;

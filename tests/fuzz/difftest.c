@@ -17,7 +17,10 @@
  *   difftest ... --bf16
  *       programs whose 16-bit float type is bf16 (TLGEN_HALF_BF16): tensors,
  *       tiles, casts and dots; tensors of it go to tile2cu run as <u2 bits.
- *   difftest --print SEED [--target T] [--strided] [--bf16]
+ *   difftest ... --i8
+ *       programs with i8 tensors I and J, which the GEMM idiom takes in most
+ *       programs that have one (an i32 accumulator: mma and wgmma on s8).
+ *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8]
  *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
@@ -51,12 +54,14 @@ static const char *arch = "sm_90"; /* --arch or --target: the target tile2cu tra
 
 static int strided; /* --strided: programs with @strided tensors, run on views of wider buffers */
 static int bf16;    /* --bf16: the programs' 16-bit float type is bf16 */
+static int i8;      /* --i8: i8 GEMMs */
 
 /* The program of seed: for an architecture-specific target (sm_90a), from
    the family with wgmma-shaped GEMMs more often. */
 static TlgenProgram *program(uint64_t seed) {
   size_t n = strlen(arch);
-  unsigned opts = (n && arch[n - 1] == 'a' ? TLGEN_WG : 0) | (strided ? TLGEN_STRIDED : 0) | (bf16 ? TLGEN_HALF_BF16 : 0);
+  unsigned opts = (n && arch[n - 1] == 'a' ? TLGEN_WG : 0) | (strided ? TLGEN_STRIDED : 0) | (bf16 ? TLGEN_HALF_BF16 : 0) |
+                   (i8 ? TLGEN_I8 : 0);
   return tlgen_from_seed_opts(seed, opts);
 }
 static int runs_per_program = 2, schedules = 3, jobs = 1;
@@ -188,7 +193,7 @@ static double from_bf16(uint16_t h) {
 }
 
 static const char *descr_of(int elem) {
-  return elem == TLGEN_I32 ? "<i4" : elem == TLGEN_F16 ? "<f2" : elem == TLGEN_BF16 ? "<u2" : "<f4";
+  return elem == TLGEN_I32 ? "<i4" : elem == TLGEN_F16 ? "<f2" : elem == TLGEN_BF16 ? "<u2" : elem == TLGEN_I8I ? "|i1" : "<f4";
 }
 
 /* ------------------------------------------------------------ one program */
@@ -268,7 +273,7 @@ static long long view_off(const View *v, long long k) {
 
 /* What a strided buffer holds outside its view: exact in every element type. */
 static double sentinel(int elem) {
-  return elem == TLGEN_I32 ? 12345678 : elem == TLGEN_F16 || elem == TLGEN_BF16 ? -1000.0 : -12345.5;
+  return elem == TLGEN_I32 ? 12345678 : elem == TLGEN_I8I ? -100 : elem == TLGEN_F16 || elem == TLGEN_BF16 ? -1000.0 : -12345.5;
 }
 
 /* Tensor i's contents d as path: its elements in its shape, or, with a view,
@@ -284,12 +289,13 @@ static int save_npy(const char *path, const TlgenProgram *p, int i, const long l
   else
     for (int j = 0; j < q->rank; j++) n.shape[j] = q->dim[j] >= 0 ? q->dim[j] : sizes[-q->dim[j] - 1];
   long long cnt = v ? v->nbuf : tlgen_tensor_elems(p, i, sizes);
-  int eb = q->elem == TLGEN_F16 || q->elem == TLGEN_BF16 ? 2 : 4;
+  int eb = q->elem == TLGEN_I8I ? 1 : q->elem == TLGEN_F16 || q->elem == TLGEN_BF16 ? 2 : 4;
   n.nbytes = (size_t)cnt * (size_t)eb;
   n.data = malloc(n.nbytes ? n.nbytes : 1);
   if (!n.data) return -1;
   for (long long j = 0; j < cnt; j++) {
     if (q->elem == TLGEN_I32) ((int32_t *)n.data)[j] = (int32_t)d[j];
+    else if (q->elem == TLGEN_I8I) ((int8_t *)n.data)[j] = (int8_t)d[j];
     else if (q->elem == TLGEN_F16) ((uint16_t *)n.data)[j] = to_half(d[j]);
     else if (q->elem == TLGEN_BF16) ((uint16_t *)n.data)[j] = to_bf16(d[j]);
     else ((float *)n.data)[j] = (float)d[j];
@@ -316,6 +322,7 @@ static int load_npy(const char *path, const TlgenProgram *p, int i, const long l
   }
   for (long long j = 0; j < cnt; j++) {
     if (q->elem == TLGEN_I32) d[j] = ((int32_t *)n.data)[j];
+    else if (q->elem == TLGEN_I8I) d[j] = ((int8_t *)n.data)[j];
     else if (q->elem == TLGEN_F16) d[j] = from_half(((uint16_t *)n.data)[j]);
     else if (q->elem == TLGEN_BF16) d[j] = from_bf16(((uint16_t *)n.data)[j]);
     else d[j] = ((float *)n.data)[j];
@@ -495,9 +502,9 @@ static int test_program(uint64_t seed, int *runs_done) {
   }
   if (result == R_FAIL)
     say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
-        "--target %s%s%s --keep DIR (files in %s)\n",
+        "--target %s%s%s%s --keep DIR (files in %s)\n",
         (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
-        arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", keep ? dir : "DIR/seed-N");
+        arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", i8 ? " --i8" : "", keep ? dir : "DIR/seed-N");
 out:
   if (result != R_FAIL || !keep) rm_rf(dir);
   tlgen_free(p);
@@ -638,10 +645,10 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
 static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
-          "                [--seed-file F] [--target T] [--strided] [--bf16]\n"
-          "       difftest --print SEED [--target T] [--strided] [--bf16]\n"
+          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8]\n"
+          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8]\n"
           "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n"
-          "                [--strided] [--bf16]\n");
+          "                [--strided] [--bf16] [--i8]\n");
   exit(2);
 }
 
@@ -666,6 +673,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--nvcc")) nvcc = 1;
     else if (!strcmp(o, "--strided")) strided = 1;
     else if (!strcmp(o, "--bf16")) bf16 = 1;
+    else if (!strcmp(o, "--i8")) i8 = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
     else usage();

@@ -62,6 +62,9 @@
  *   its casts to bf16; its tensors' public elem is TLGEN_BF16. The choices
  *   follow the exactness rule, so such a program may differ from the seed's
  *   f16 one beyond the type's name.
+ * - TLGEN_I8: i8 tensors I[M, K] and J[K, N], which gen_gemm takes in 75% of
+ *   its idioms (an i32 accumulator, k in 32s or 64s), and half the programs
+ *   that can start with the idiom do (choices of a stream of their own).
  */
 #include "tlgen.h"
 
@@ -81,6 +84,7 @@ typedef struct Src {
   int wg;      /* tlgen_from_seed_wg's programs */
   int strided; /* TLGEN_STRIDED */
   int bf16;    /* TLGEN_HALF_BF16 */
+  int i8;      /* TLGEN_I8 */
 } Src;
 
 /* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
@@ -136,7 +140,7 @@ static void *arena_alloc(Chunk **a, size_t n) {
 
 /* ------------------------------------------------------------ AST */
 
-enum { TY_F32 = TLGEN_F32, TY_I32 = TLGEN_I32, TY_F16 = TLGEN_F16, TY_BOOL };
+enum { TY_F32 = TLGEN_F32, TY_I32 = TLGEN_I32, TY_F16 = TLGEN_F16, TY_BOOL, TY_I8 = TLGEN_I8I };
 
 enum {
   E_NUM,    /* num */
@@ -355,7 +359,7 @@ static Expr *lit(Gen *G, int ty, double v) {
   Expr *e = new_expr(G, E_NUM, ty);
   e->num = v;
   e->in.B = fabs(v);
-  e->in.g = ty == TY_I32 ? 0 : 3;
+  e->in.g = ty == TY_I32 || ty == TY_I8 ? 0 : 3;
   return e;
 }
 static Expr *rand_lit(Gen *G, int ty) {
@@ -1373,25 +1377,31 @@ static Stmt *gen_gemm(Gen *G, int wg) {
     if (!strcmp(p->params[i].name, "H")) f16 = 1;
   }
   f16 = wg || (f16 && chance(&G->s, 70));
+  /* TLGEN_I8: i8 operands, an i32 accumulator (in most programs that have them) */
+  int i8 = 0;
+  for (int i = 0; i < p->nparams; i++)
+    if (!strcmp(p->params[i].name, "I")) i8 = chance(&G->s, 75);
+  if (i8) f16 = 0;
   for (int i = 0; i < p->nparams; i++) {
-    if (!strcmp(p->params[i].name, f16 ? "H" : "A")) pa = i;
-    if (!strcmp(p->params[i].name, f16 ? "G" : "B")) pb = i;
+    if (!strcmp(p->params[i].name, i8 ? "I" : f16 ? "H" : "A")) pa = i;
+    if (!strcmp(p->params[i].name, i8 ? "J" : f16 ? "G" : "B")) pb = i;
   }
-  int oty = f16 ? TY_F16 : TY_F32;
+  int oty = i8 ? TY_I8 : f16 ? TY_F16 : TY_F32;
   static const int ns[] = {8, 16, 32, 64};
   int m = p->bm >= 16 ? p->bm : 16, n = chance(&G->s, 50) ? G->bn : ns[pick(&G->s, 4)];
   if (wg) m = 16 * (p->threads / 32); /* the shape wgmma takes on sm_90a */
   if (m * n > 2048) n = 2048 / m;
   int ks = chance(&G->s, 60) ? 16 : 32;
+  if (i8) ks *= 2; /* the 8-bit matrix instructions take k in 32s */
   char name[16];
   snprintf(name, sizeof name, "acc%d", p->nsyms);
-  int acc = add_sym(p, name, SY_VAR, TY_F32, 2, m, n);
+  int acc = add_sym(p, name, SY_VAR, i8 ? TY_I32 : TY_F32, 2, m, n);
   if (acc < 0) return 0;
   double kmax = p->size_max[G->sK] + ks;
-  p->syms[acc].env.B = kmax * 4 * 4 + 8;
-  p->syms[acc].env.g = 6;
+  p->syms[acc].env.B = i8 ? kmax * 8 * 8 + 8 : kmax * 4 * 4 + 8;
+  p->syms[acc].env.g = i8 ? 0 : 6;
   p->syms[acc].env.exact = 1;
-  p->syms[acc].used = kmax * 4;
+  p->syms[acc].used = i8 ? kmax * 64 : kmax * 4;
   if (m * n % p->threads == 0 && m * n / p->threads <= 64 && p->nregs < 8 && chance(&G->s, 80)) {
     p->syms[acc].is_reg = 1;
     p->regs[p->nregs++] = acc;
@@ -1399,7 +1409,7 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   Stmt *d = new_stmt(G, S_VAR);
   d->sym = acc;
   d->op = 1;
-  d->rhs = lit(G, TY_F32, 0);
+  d->rhs = lit(G, i8 ? TY_I32 : TY_F32, 0);
   Stmt *f = new_stmt(G, S_FOR);
   d->next = f;
   snprintf(name, sizeof name, "k%d", p->nsyms);
@@ -1422,8 +1432,8 @@ static Stmt *gen_gemm(Gen *G, int wg) {
     snprintf(name, sizeof name, "%c%d", w ? 'b' : 'a', p->nsyms);
     ab[w] = add_sym(p, name, SY_VAR, oty, 2, w ? ks : m, w ? n : ks);
     if (ab[w] < 0) return 0;
-    p->syms[ab[w]].env.B = 2;
-    p->syms[ab[w]].env.g = 3;
+    p->syms[ab[w]].env.B = i8 ? 8 : 2;
+    p->syms[ab[w]].env.g = i8 ? 0 : 3;
     p->syms[ab[w]].env.exact = 1;
     p->syms[ab[w]].depth = 1;
     Expr *e = new_expr(G, E_SLICE, oty);
@@ -1448,7 +1458,7 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   Stmt *u = new_stmt(G, S_ASSIGN);
   u->op = '+';
   u->lhs = sym_expr(G, acc);
-  u->rhs = fn(G, F_DOT, TY_F32, sym_expr(G, ab[0]), sym_expr(G, ab[1]), 0);
+  u->rhs = fn(G, F_DOT, i8 ? TY_I32 : TY_F32, sym_expr(G, ab[0]), sym_expr(G, ab[1]), 0);
   set_shape(u->rhs, 2, m, n);
   ld[0]->next = ld[1];
   ld[1]->next = u;
@@ -1640,7 +1650,8 @@ static Stmt *gen_update(Gen *G) {
   int cand[MAX_SYMS], n = 0;
   for (int i = 0; i < G->nscope; i++) {
     const Sym *y = &p->syms[G->scope[i]];
-    if (y->kind != SY_VAR || y->fixed || G->scope[i] == p->r0 || y->ty == TY_F16 || y->ty == TY_BOOL) continue;
+    if (y->kind != SY_VAR || y->fixed || G->scope[i] == p->r0 || y->ty == TY_F16 || y->ty == TY_BOOL || y->ty == TY_I8)
+      continue;
     if (y->is_reg && G->in_cond) continue;
     cand[n++] = G->scope[i];
   }
@@ -2348,6 +2359,10 @@ static void generate(TlgenProgram *p, Src src) {
       d2[0] = K; d2[1] = N; add_tensor(p, "G", TY_F16, 2, d2, 0);
     }
   }
+  if (src.i8 && hasK) { /* TLGEN_I8: the GEMM idiom's i8 operands */
+    d2[0] = M; d2[1] = K; add_tensor(p, "I", TY_I8, 2, d2, 0);
+    d2[0] = K; d2[1] = N; add_tensor(p, "J", TY_I8, 2, d2, 0);
+  }
   if (extra & 4) { d2[0] = N; add_tensor(p, "V", TY_F32, 1, d2, 0); }
   if (extra & 8) {
     if (chance(&G->s, 50)) { int d[3] = {2, M, N}; add_tensor(p, "Z", TY_F32, 3, d, 0); }
@@ -2424,7 +2439,11 @@ static void generate(TlgenProgram *p, Src src) {
     tail = &s->next;
     scope_add(G, sym);
   }
-  if (wg && (*tail = gen_gemm(G, 1)) != 0)
+  /* TLGEN_I8: half the programs that can start with the GEMM idiom do (a stream of its own) */
+  Src i8s = {0};
+  i8s.state = src.state ^ 0x9ull;
+  int i8first = !wg && src.i8 && hasK && !p->ir && chance(&i8s, 50);
+  if ((wg || i8first) && (*tail = gen_gemm(G, wg)) != 0)
     while (*tail) tail = &(*tail)->next;
   *tail = gen_block(G, 2, 10);
   while (*tail) tail = &(*tail)->next;
@@ -2453,7 +2472,7 @@ static void generate(TlgenProgram *p, Src src) {
     for (int i = G->nscope - 1; i >= 0 && terms < 4; i--) {
       int sym = G->scope[i];
       const Sym *y = &p->syms[sym];
-      if (y->kind != SY_VAR || y->rank == 0 || y->ty == TY_F16) continue;
+      if (y->kind != SY_VAR || y->rank == 0 || y->ty == TY_F16 || y->ty == TY_I8) continue;
       if ((fits(y->rank, y->d, t) || (y->rank == 1 && y->d[0] == t.d[1])) && !whole_read_ok(G, sym, 1)) continue;
       Expr *v = sym_expr(G, sym), *x = 0;
       if (y->ty == TY_BOOL) {
@@ -2518,12 +2537,12 @@ static void put(Buf *b, const char *fmt, ...) {
 }
 
 static const char *ty_name(int ty) {
-  return ty == TY_F32 ? "f32" : ty == TY_I32 ? "i32" : ty == TY_F16 ? (half_bf16 ? "bf16" : "f16") : "bool";
+  return ty == TY_F32 ? "f32" : ty == TY_I32 ? "i32" : ty == TY_F16 ? (half_bf16 ? "bf16" : "f16") : ty == TY_I8 ? "i8" : "bool";
 }
 
 static void print_num(Buf *b, int ty, double v) {
   if (ty == TY_BOOL) { put(b, v ? "true" : "false"); return; }
-  if (ty == TY_I32) { put(b, v < 0 ? "(%.0f)" : "%.0f", v); return; }
+  if (ty == TY_I32 || ty == TY_I8) { put(b, v < 0 ? "(%.0f)" : "%.0f", v); return; }
   if (isinf(v)) { put(b, v < 0 ? "(-inf)" : "inf"); return; }
   char t[64];
   snprintf(t, sizeof t, "%.10g", v);
@@ -2768,6 +2787,7 @@ static TlgenProgram *build(Src src, const char *kname) {
     p->pub[i] = p->params[i];
     if (p->bf16 && p->pub[i].elem == TY_F16) p->pub[i].elem = TLGEN_BF16;
   }
+  /* (TY_I8 is TLGEN_I8I, TY_F16 TLGEN_F16: the other elems are their own) */
   return p;
 }
 
@@ -2787,6 +2807,7 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.wg = !!(opts & TLGEN_WG);
   s.strided = !!(opts & TLGEN_STRIDED);
   s.bf16 = !!(opts & TLGEN_HALF_BF16);
+  s.i8 = !!(opts & TLGEN_I8);
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);
@@ -2866,13 +2887,14 @@ void tlgen_fill_tensor(const TlgenProgram *p, int i, uint64_t seed, const long l
   s.state = seed * 31 + (uint64_t)i;
   long long n = tlgen_tensor_elems(p, i, sizes);
   int ty = p->params[i].elem;
-  for (long long j = 0; j < n; j++) data[j] = ty == TY_I32 ? range_pick(&s, -8, 8) : range_pick(&s, -16, 16) / 8.0;
+  for (long long j = 0; j < n; j++)
+    data[j] = ty == TY_I32 || ty == TY_I8 ? range_pick(&s, -8, 8) : range_pick(&s, -16, 16) / 8.0;
 }
 
 int tlgen_close(int elem, double expected, double mag, double got) {
   if (isnan(expected) || isnan(got)) return isnan(expected) && isnan(got);
   if (isinf(expected) || isinf(got)) return expected == got;
-  if (elem == TY_I32) return expected == got;
+  if (elem == TY_I32 || elem == TY_I8) return expected == got;
   double tol = (elem == TLGEN_BF16 ? 1.6e-2 : elem == TY_F16 ? 2e-3 : 1e-4) * (1 + fabs(mag));
   return fabs(expected - got) <= tol;
 }

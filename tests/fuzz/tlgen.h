@@ -21,17 +21,19 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
 /* The program of a seed with options: TLGEN_WG as tlgen_from_seed_wg;
    TLGEN_STRIDED names about half of the tensors (at least one) in @strided;
    TLGEN_HALF_BF16 makes the program's 16-bit float type bf16 instead of f16
-   (tensors, tiles, casts and dots; its params' elem is TLGEN_BF16).
+   (tensors, tiles, casts and dots; its params' elem is TLGEN_BF16);
+   TLGEN_I8 adds i8 tensors I[M, K] and J[K, N] (TLGEN_I8I), which the GEMM
+   idiom takes in most programs that have it: acc (i32) += dot(I.., J..).
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
-enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4 };
+enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
 const char *tlgen_kernel_name(const TlgenProgram *p);
 void tlgen_free(TlgenProgram *p);
 
-enum { TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16 };
+enum { TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I };
 enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 #define TLGEN_MAX_RANK 4
 #define TLGEN_MAX_SIZES 4
@@ -39,7 +41,7 @@ enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 typedef struct TlgenParam {
   char name[16];
   int kind;                /* TLGEN_PARAM_TENSOR or TLGEN_PARAM_SCALAR */
-  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16 */
+  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I (i8) */
   int rank;                /* tensors: 1 .. TLGEN_MAX_RANK; scalars: 0 */
   int dim[TLGEN_MAX_RANK]; /* a constant dim when >= 0, else size number -dim - 1 */
   int is_output;           /* tensors the kernel stores to */

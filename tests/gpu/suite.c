@@ -2184,6 +2184,32 @@ static void t_simt_dot_wg(Tally *T) {
   }
 }
 
+/* dot_i8_pipelined: an i8 GEMM whose B (too large for registers) is copied transposed, in a @pipeline loop */
+static void t_dot_i8_pipelined(Tally *T) {
+  static const int MNK[][3] = {{11, 99, 45}, {20, 64, 128}, {3, 130, 200}};
+  for (int q = 0; q < 3; q++) {
+    int M = MNK[q][0], N = MNK[q][1], K = MNK[q][2];
+    Rng r = rng_seed("dot_i8_pipelined", (uint64_t)q);
+    Call k;
+    call_init(&k, "dot_i8_pipelined.tl", "dot_i8_pipelined");
+    Ten *A = call_in(&k, "I", I8, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "J", I8, 2, SHAPE(K, N));
+    Ten *O = call_out(&k, "O", I32, 2, SHAPE(M, N));
+    fill_int(A, &r, -128, 127);
+    fill_int(B, &r, -128, 127);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int t = 0; t < K; t++) s += A2(A, i, t) * A2(B, t, j);
+        R2(O, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "dot_i8_pipelined", l));
+    call_free(&k);
+  }
+}
+
 /* reg_bcast_mma: a @registers [1, 64] tile added down an mma accumulator's rows */
 static void t_reg_bcast_mma(Tally *T) {
   static const int Ms[] = {32, 45, 7};
@@ -4500,6 +4526,7 @@ static const Test tests[] = {
     {"loop_bounds", t_loop_bounds},
     {"ring_bounds", t_ring_bounds},
     {"simt_dot_wg", t_simt_dot_wg},
+    {"dot_i8_pipelined", t_dot_i8_pipelined},
     {"dot_bcast", t_dot_bcast},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
