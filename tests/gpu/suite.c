@@ -2210,6 +2210,30 @@ static void t_dot_i8_pipelined(Tally *T) {
   }
 }
 
+/* slice_rmw: a [1, 32] slice read and stored back in one statement, in a column reduction's layout */
+static void t_slice_rmw(Tally *T) {
+  static const int MN[][2] = {{64, 71}, {3, 20}, {1, 32}};
+  for (int q = 0; q < 3; q++) {
+    int M = MN[q][0], N = MN[q][1];
+    Rng r = rng_seed("slice_rmw", (uint64_t)q);
+    Call k;
+    call_init(&k, "slice_rmw.tl", "slice_rmw");
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, N));
+    O->init = calloc((size_t)O->n, sizeof(double));
+    for (long long e = 0; e < O->n; e++) O->init[e] = round_dt(F32, rng_uniform(&r, -2, 2)), O->ref[e] = O->init[e];
+    for (int j = 0; j < 32 && j < N; j++) {
+      double o = O->init[j], m = -1; /* rows 0..7 of the where: O[0, j] where row > j, else -1 */
+      for (int i = 0; i < 8; i++)
+        if (i > j && o > m) m = o;
+      R2(O, 0, j) = m - exp(-fabs(o));
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "slice_rmw", l));
+    call_free(&k);
+  }
+}
+
 /* reg_bcast_mma: a @registers [1, 64] tile added down an mma accumulator's rows */
 static void t_reg_bcast_mma(Tally *T) {
   static const int Ms[] = {32, 45, 7};
@@ -4527,6 +4551,7 @@ static const Test tests[] = {
     {"ring_bounds", t_ring_bounds},
     {"simt_dot_wg", t_simt_dot_wg},
     {"dot_i8_pipelined", t_dot_i8_pipelined},
+    {"slice_rmw", t_slice_rmw},
     {"dot_bcast", t_dot_bcast},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
