@@ -566,11 +566,8 @@ static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 
 /* The first replica of a slice stores (its values are the same in every replica). */
 static const char *replica_guard(Printer *P, const Layout *l) {
-  if (l->kind != LY_SLICE) return NULL;
-  const Layout *p = l->parent;
-  if (l->dim == 1 && p->lc * p->wc > 1) return F("t2c_c%d == 0", p->id);
-  if (l->dim == 0 && p->lr * p->wr > 1) return F("t2c_r%d == 0", p->id);
-  return NULL;
+  if (!layout_replicated(l)) return NULL;
+  return l->dim == 1 ? F("t2c_c%d == 0", l->parent->id) : F("t2c_r%d == 0", l->parent->id);
 }
 
 static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {

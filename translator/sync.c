@@ -114,20 +114,12 @@ static bool same(const SyncState *a, const SyncState *b) {
          memcmp(a->rop, b->rop, sizeof a->rop) == 0;
 }
 
-/* A slice layout whose reduced dim spans threads: every replica of an element
- * loads it, and only the first stores it (emit_tir.c replica_guard). */
-static bool replicated(const Layout *l) {
-  if (!l || l->kind != LY_SLICE) return false;
-  const Layout *p = l->parent;
-  return l->dim == 1 ? p->lc * p->wc > 1 : p->lr * p->wr > 1;
-}
-
 /* A load and a store of one statement at the same slice of a tensor, in one
  * layout that does not replicate it: each element is read and written by the
  * same thread. */
 static bool same_elements(const TirOp *a, const TirOp *b) {
   if (!a || !b || a->stmt != b->stmt || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
-  if (replicated(a->lay)) return false;
+  if (layout_replicated(a->lay)) return false;
   if (a->slice->u.index.base->u.ident.sym != b->slice->u.index.base->u.ident.sym) return false;
   for (int d = 0; d < a->slice->u.index.nidx; d++) {
     const Index *x = &a->slice->u.index.idx[d], *y = &b->slice->u.index.idx[d];

@@ -625,6 +625,12 @@ typedef struct Layout {
 } Layout;
 /* The layout's warps hold contiguous blocks (an mma layout, or wtiles). */
 static inline bool layout_warp_tiles(const Layout *l) { return l->mma || l->wtiles; }
+/* A slice whose reduced dim spans threads: several threads (replicas) hold each
+ * element; the first one stores it (emit_tir.c), every one loads it (sync.c). */
+static inline bool layout_replicated(const Layout *l) {
+  if (!l || l->kind != LY_SLICE) return false;
+  return l->dim == 1 ? l->parent->lc * l->parent->wc > 1 : l->parent->lr * l->parent->wr > 1;
+}
 int layout_count(const Layout *l);       /* registers per thread */
 bool layout_padded(const Layout *l);     /* some positions are past the tile */
 const char *layout_str(Arena *a, const Layout *l);
