@@ -198,6 +198,8 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 # BF16_SEEDS: programs whose 16-bit float type is bf16 (difftest --bf16); wg-seeds.txt's
 # too, for sm_90a (wgmma on bf16). tests/fuzz/i8-seeds.txt: programs with i8 GEMMs
 # (difftest --i8), run and compiled; wg-seeds.txt's with --i8 for sm_90a (wgmma on s8).
+# tests/fuzz/f8-seeds.txt: programs with f8 GEMMs (difftest --f8), run and compiled;
+# wg-seeds.txt's with --f8 for sm_90a (wgmma on e4m3 and e5m2).
 DIFF_SEEDS ?= 1:151
 NVCC_SEEDS ?= 1:301
 STRIDED_SEEDS ?= 1:51
@@ -220,6 +222,10 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 --nvcc-path $(NVCC) -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --i8 -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --f8 -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --f8 --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

@@ -20,7 +20,12 @@
  *   difftest ... --i8
  *       programs with i8 tensors I and J, which the GEMM idiom takes in most
  *       programs that have one (an i32 accumulator: mma and wgmma on s8).
- *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8]
+ *   difftest ... --f8
+ *       programs with f8 tensors E and F (f8e4m3 or f8e5m2; F sometimes
+ *       stored [N, K] for dot(a, transpose(b))), which the GEMM idiom takes
+ *       in most programs that have one (an f32 accumulator: mma and wgmma on
+ *       8-bit floats); tensors of them go to tile2cu run as |u1 bits.
+ *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8]
  *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
@@ -55,13 +60,14 @@ static const char *arch = "sm_90"; /* --arch or --target: the target tile2cu tra
 static int strided; /* --strided: programs with @strided tensors, run on views of wider buffers */
 static int bf16;    /* --bf16: the programs' 16-bit float type is bf16 */
 static int i8;      /* --i8: i8 GEMMs */
+static int f8;      /* --f8: f8 GEMMs */
 
 /* The program of seed: for an architecture-specific target (sm_90a), from
    the family with wgmma-shaped GEMMs more often. */
 static TlgenProgram *program(uint64_t seed) {
   size_t n = strlen(arch);
   unsigned opts = (n && arch[n - 1] == 'a' ? TLGEN_WG : 0) | (strided ? TLGEN_STRIDED : 0) | (bf16 ? TLGEN_HALF_BF16 : 0) |
-                   (i8 ? TLGEN_I8 : 0);
+                   (i8 ? TLGEN_I8 : 0) | (f8 ? TLGEN_F8 : 0);
   return tlgen_from_seed_opts(seed, opts);
 }
 static int runs_per_program = 2, schedules = 3, jobs = 1;
@@ -192,8 +198,42 @@ static double from_bf16(uint16_t h) {
   return f;
 }
 
+/* The 8-bit floats as tile2cu run takes them: the bit patterns, |u1. The
+   value of a pattern, from the formats' definitions: 1 sign bit, then 4
+   exponent bits (bias 7) and 3 mantissa bits for e4m3, whose only non-finite
+   patterns are S.1111.111 (NaN); 5 exponent bits (bias 15) and 2 mantissa
+   bits for e5m2, IEEE-like (exponent 31: infinity or NaN). */
+static double from_f8(uint8_t h, int e5m2) {
+  int mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  int e = (h & 0x7f) >> mb, m = h & ((1 << mb) - 1);
+  double v;
+  if (e5m2 && e == 31) v = m ? NAN : INFINITY;
+  else if (!e5m2 && (h & 0x7f) == 0x7f) v = NAN;
+  else v = e == 0 ? ldexp(m, 1 - bias - mb) : ldexp(m | 1 << mb, e - bias - mb);
+  return h & 0x80 ? -v : v;
+}
+/* The pattern nearest to v among the finite ones (ties to the even
+   pattern), by search: the values written are exact in the type. */
+static uint8_t to_f8(double v, int e5m2) {
+  int best = 0;
+  double bd = INFINITY;
+  for (int h = 0; h < 256; h++) {
+    double x = from_f8((uint8_t)h, e5m2);
+    if (!isfinite(x) || (x == 0 && signbit(x) != signbit(v))) continue;
+    double d = fabs(x - v);
+    if (d < bd || (d == bd && !(h & 1))) bd = d, best = h;
+  }
+  return (uint8_t)best;
+}
+static int is_f8(int elem) { return elem == TLGEN_F8E4M3 || elem == TLGEN_F8E5M2; }
+
 static const char *descr_of(int elem) {
-  return elem == TLGEN_I32 ? "<i4" : elem == TLGEN_F16 ? "<f2" : elem == TLGEN_BF16 ? "<u2" : elem == TLGEN_I8I ? "|i1" : "<f4";
+  return elem == TLGEN_I32    ? "<i4"
+         : elem == TLGEN_F16  ? "<f2"
+         : elem == TLGEN_BF16 ? "<u2"
+         : elem == TLGEN_I8I  ? "|i1"
+         : is_f8(elem)        ? "|u1"
+                              : "<f4";
 }
 
 /* ------------------------------------------------------------ one program */
@@ -273,7 +313,7 @@ static long long view_off(const View *v, long long k) {
 
 /* What a strided buffer holds outside its view: exact in every element type. */
 static double sentinel(int elem) {
-  return elem == TLGEN_I32 ? 12345678 : elem == TLGEN_I8I ? -100 : elem == TLGEN_F16 || elem == TLGEN_BF16 ? -1000.0 : -12345.5;
+  return elem == TLGEN_I32 ? 12345678 : elem == TLGEN_I8I ? -100 : is_f8(elem) ? -96 : elem == TLGEN_F16 || elem == TLGEN_BF16 ? -1000.0 : -12345.5;
 }
 
 /* Tensor i's contents d as path: its elements in its shape, or, with a view,
@@ -289,7 +329,7 @@ static int save_npy(const char *path, const TlgenProgram *p, int i, const long l
   else
     for (int j = 0; j < q->rank; j++) n.shape[j] = q->dim[j] >= 0 ? q->dim[j] : sizes[-q->dim[j] - 1];
   long long cnt = v ? v->nbuf : tlgen_tensor_elems(p, i, sizes);
-  int eb = q->elem == TLGEN_I8I ? 1 : q->elem == TLGEN_F16 || q->elem == TLGEN_BF16 ? 2 : 4;
+  int eb = q->elem == TLGEN_I8I || is_f8(q->elem) ? 1 : q->elem == TLGEN_F16 || q->elem == TLGEN_BF16 ? 2 : 4;
   n.nbytes = (size_t)cnt * (size_t)eb;
   n.data = malloc(n.nbytes ? n.nbytes : 1);
   if (!n.data) return -1;
@@ -298,6 +338,7 @@ static int save_npy(const char *path, const TlgenProgram *p, int i, const long l
     else if (q->elem == TLGEN_I8I) ((int8_t *)n.data)[j] = (int8_t)d[j];
     else if (q->elem == TLGEN_F16) ((uint16_t *)n.data)[j] = to_half(d[j]);
     else if (q->elem == TLGEN_BF16) ((uint16_t *)n.data)[j] = to_bf16(d[j]);
+    else if (is_f8(q->elem)) ((uint8_t *)n.data)[j] = to_f8(d[j], q->elem == TLGEN_F8E5M2);
     else ((float *)n.data)[j] = (float)d[j];
   }
   char err[512];
@@ -325,6 +366,7 @@ static int load_npy(const char *path, const TlgenProgram *p, int i, const long l
     else if (q->elem == TLGEN_I8I) d[j] = ((int8_t *)n.data)[j];
     else if (q->elem == TLGEN_F16) d[j] = from_half(((uint16_t *)n.data)[j]);
     else if (q->elem == TLGEN_BF16) d[j] = from_bf16(((uint16_t *)n.data)[j]);
+    else if (is_f8(q->elem)) d[j] = from_f8(((uint8_t *)n.data)[j], q->elem == TLGEN_F8E5M2);
     else d[j] = ((float *)n.data)[j];
   }
   npy_free(&n);
@@ -502,9 +544,10 @@ static int test_program(uint64_t seed, int *runs_done) {
   }
   if (result == R_FAIL)
     say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
-        "--target %s%s%s%s --keep DIR (files in %s)\n",
+        "--target %s%s%s%s%s --keep DIR (files in %s)\n",
         (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
-        arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", i8 ? " --i8" : "", keep ? dir : "DIR/seed-N");
+        arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", i8 ? " --i8" : "", f8 ? " --f8" : "",
+        keep ? dir : "DIR/seed-N");
 out:
   if (result != R_FAIL || !keep) rm_rf(dir);
   tlgen_free(p);
@@ -645,10 +688,10 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
 static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
-          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8]\n"
-          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8]\n"
+          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8] [--f8]\n"
+          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8]\n"
           "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n"
-          "                [--strided] [--bf16] [--i8]\n");
+          "                [--strided] [--bf16] [--i8] [--f8]\n");
   exit(2);
 }
 
@@ -674,6 +717,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--strided")) strided = 1;
     else if (!strcmp(o, "--bf16")) bf16 = 1;
     else if (!strcmp(o, "--i8")) i8 = 1;
+    else if (!strcmp(o, "--f8")) f8 = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
     else usage();

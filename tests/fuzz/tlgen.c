@@ -65,6 +65,11 @@
  * - TLGEN_I8: i8 tensors I[M, K] and J[K, N], which gen_gemm takes in 75% of
  *   its idioms (an i32 accumulator, k in 32s or 64s), and half the programs
  *   that can start with the idiom do (choices of a stream of their own).
+ * - TLGEN_F8: f8 tensors E[M, K] and F[K, N] or F[N, K] of one 8-bit float
+ *   type (f8e4m3 or f8e5m2), which gen_gemm takes in 75% of its idioms when
+ *   I8's do not (an f32 accumulator, k in 32s or 64s, dot(a, transpose(b))
+ *   of F[N, K]); half the programs that can start with the idiom do, and on
+ *   sm_90a the wgmma-shaped idiom takes them as often (streams of their own).
  */
 #include "tlgen.h"
 
@@ -85,11 +90,14 @@ typedef struct Src {
   int strided; /* TLGEN_STRIDED */
   int bf16;    /* TLGEN_HALF_BF16 */
   int i8;      /* TLGEN_I8 */
+  int f8;      /* TLGEN_F8 */
 } Src;
 
 /* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
    is generated, printed or evaluated (tlgen is not used from several threads). */
 static int half_bf16;
+/* The 8-bit float type (TY_F8) is f8e5m2, not f8e4m3: set as half_bf16 is. */
+static int f8_e5m2;
 
 static uint64_t splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -140,7 +148,7 @@ static void *arena_alloc(Chunk **a, size_t n) {
 
 /* ------------------------------------------------------------ AST */
 
-enum { TY_F32 = TLGEN_F32, TY_I32 = TLGEN_I32, TY_F16 = TLGEN_F16, TY_BOOL, TY_I8 = TLGEN_I8I };
+enum { TY_F32 = TLGEN_F32, TY_I32 = TLGEN_I32, TY_F16 = TLGEN_F16, TY_BOOL, TY_I8 = TLGEN_I8I, TY_F8 = TLGEN_F8E4M3 };
 
 enum {
   E_NUM,    /* num */
@@ -250,6 +258,7 @@ struct TlgenProgram {
   double acharge[MAX_PARAMS]; /* atomic_add targets: bound of the sum of all updates of an element */
   int ag[MAX_PARAMS];        /* f32 atomic_add targets: granularity of the updates */
   int bf16;                  /* TLGEN_HALF_BF16: TY_F16 is bf16 */
+  int f8e5m2;                /* TLGEN_F8: TY_F8 is f8e5m2 (else f8e4m3) */
   TlgenParam pub[MAX_PARAMS]; /* params as tlgen_param gives them (TLGEN_BF16 for TY_F16 in a bf16 program) */
 };
 
@@ -1381,18 +1390,24 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   int i8 = 0;
   for (int i = 0; i < p->nparams; i++)
     if (!strcmp(p->params[i].name, "I")) i8 = chance(&G->s, 75);
-  if (i8) f16 = 0;
+  /* TLGEN_F8: f8 operands, an f32 accumulator (as often) */
+  int f8 = 0;
+  for (int i = 0; i < p->nparams && !i8; i++)
+    if (!strcmp(p->params[i].name, "E")) f8 = chance(&G->s, 75);
+  if (i8 || f8) f16 = 0;
   for (int i = 0; i < p->nparams; i++) {
-    if (!strcmp(p->params[i].name, i8 ? "I" : f16 ? "H" : "A")) pa = i;
-    if (!strcmp(p->params[i].name, i8 ? "J" : f16 ? "G" : "B")) pb = i;
+    if (!strcmp(p->params[i].name, i8 ? "I" : f8 ? "E" : f16 ? "H" : "A")) pa = i;
+    if (!strcmp(p->params[i].name, i8 ? "J" : f8 ? "F" : f16 ? "G" : "B")) pb = i;
   }
-  int oty = i8 ? TY_I8 : f16 ? TY_F16 : TY_F32;
+  int oty = i8 ? TY_I8 : f8 ? TY_F8 : f16 ? TY_F16 : TY_F32;
+  /* B stored [N, K]: dot(a, transpose(b)), the 8-bit dots' fast form */
+  int bt = f8 && p->params[pb].dim[0] == -1 - G->sN;
   static const int ns[] = {8, 16, 32, 64};
   int m = p->bm >= 16 ? p->bm : 16, n = chance(&G->s, 50) ? G->bn : ns[pick(&G->s, 4)];
   if (wg) m = 16 * (p->threads / 32); /* the shape wgmma takes on sm_90a */
   if (m * n > 2048) n = 2048 / m;
   int ks = chance(&G->s, 60) ? 16 : 32;
-  if (i8) ks *= 2; /* the 8-bit matrix instructions take k in 32s */
+  if (i8 || f8) ks *= 2; /* the 8-bit matrix instructions take k in 32s */
   char name[16];
   snprintf(name, sizeof name, "acc%d", p->nsyms);
   int acc = add_sym(p, name, SY_VAR, i8 ? TY_I32 : TY_F32, 2, m, n);
@@ -1430,7 +1445,8 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   Stmt *ld[2];
   for (int w = 0; w < 2; w++) {
     snprintf(name, sizeof name, "%c%d", w ? 'b' : 'a', p->nsyms);
-    ab[w] = add_sym(p, name, SY_VAR, oty, 2, w ? ks : m, w ? n : ks);
+    int d0 = w ? (bt ? n : ks) : m, d1 = w ? (bt ? ks : n) : ks;
+    ab[w] = add_sym(p, name, SY_VAR, oty, 2, d0, d1);
     if (ab[w] < 0) return 0;
     p->syms[ab[w]].env.B = i8 ? 8 : 2;
     p->syms[ab[w]].env.g = i8 ? 0 : 3;
@@ -1442,10 +1458,11 @@ static Stmt *gen_gemm(Gen *G, int wg) {
     e->in = p->syms[ab[w]].env;
     Expr *other = w ? lit(G, TY_I32, chance(&G->s, 70) ? 0 : n * pick(&G->s, 3))
                     : p->r0 >= 0 ? sym_expr(G, p->r0) : lit(G, TY_I32, chance(&G->s, 70) ? 0 : pick(&G->s, 20));
-    e->start[w ? 1 : 0] = other;
-    e->start[w ? 0 : 1] = sym_expr(G, kv);
-    e->len[0] = w ? ks : m;
-    e->len[1] = w ? n : ks;
+    int kd = w && !bt ? 0 : 1; /* the dim k runs along */
+    e->start[1 - kd] = other;
+    e->start[kd] = sym_expr(G, kv);
+    e->len[0] = d0;
+    e->len[1] = d1;
     if (!w && chance(&G->s, 20)) {
       e->pad = 1;
       e->a[0] = lit(G, oty, 0);
@@ -1458,7 +1475,13 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   Stmt *u = new_stmt(G, S_ASSIGN);
   u->op = '+';
   u->lhs = sym_expr(G, acc);
-  u->rhs = fn(G, F_DOT, i8 ? TY_I32 : TY_F32, sym_expr(G, ab[0]), sym_expr(G, ab[1]), 0);
+  Expr *bop = sym_expr(G, ab[1]);
+  if (bt) {
+    bop = fn(G, F_TRANSPOSE, oty, bop, 0, 0);
+    set_shape(bop, 2, ks, n);
+    bop->in = p->syms[ab[1]].env;
+  }
+  u->rhs = fn(G, F_DOT, i8 ? TY_I32 : TY_F32, sym_expr(G, ab[0]), bop, 0);
   set_shape(u->rhs, 2, m, n);
   ld[0]->next = ld[1];
   ld[1]->next = u;
@@ -1650,7 +1673,8 @@ static Stmt *gen_update(Gen *G) {
   int cand[MAX_SYMS], n = 0;
   for (int i = 0; i < G->nscope; i++) {
     const Sym *y = &p->syms[G->scope[i]];
-    if (y->kind != SY_VAR || y->fixed || G->scope[i] == p->r0 || y->ty == TY_F16 || y->ty == TY_BOOL || y->ty == TY_I8)
+    if (y->kind != SY_VAR || y->fixed || G->scope[i] == p->r0 || y->ty == TY_F16 || y->ty == TY_BOOL || y->ty == TY_I8 ||
+        y->ty == TY_F8)
       continue;
     if (y->is_reg && G->in_cond) continue;
     cand[n++] = G->scope[i];
@@ -2363,6 +2387,15 @@ static void generate(TlgenProgram *p, Src src) {
     d2[0] = M; d2[1] = K; add_tensor(p, "I", TY_I8, 2, d2, 0);
     d2[0] = K; d2[1] = N; add_tensor(p, "J", TY_I8, 2, d2, 0);
   }
+  Src f8s = {0}; /* TLGEN_F8: choices of a stream of their own */
+  f8s.state = src.state ^ 0xaull;
+  if (src.f8 && hasK) { /* the GEMM idiom's f8 operands: F is [K, N], or [N, K] for dot(a, transpose(b)) */
+    p->f8e5m2 = f8_e5m2 = chance(&f8s, 50);
+    d2[0] = M; d2[1] = K; add_tensor(p, "E", TY_F8, 2, d2, 0);
+    if (chance(&f8s, 50)) d2[0] = N, d2[1] = K;
+    else d2[0] = K, d2[1] = N;
+    add_tensor(p, "F", TY_F8, 2, d2, 0);
+  }
   if (extra & 4) { d2[0] = N; add_tensor(p, "V", TY_F32, 1, d2, 0); }
   if (extra & 8) {
     if (chance(&G->s, 50)) { int d[3] = {2, M, N}; add_tensor(p, "Z", TY_F32, 3, d, 0); }
@@ -2443,7 +2476,8 @@ static void generate(TlgenProgram *p, Src src) {
   Src i8s = {0};
   i8s.state = src.state ^ 0x9ull;
   int i8first = !wg && src.i8 && hasK && !p->ir && chance(&i8s, 50);
-  if ((wg || i8first) && (*tail = gen_gemm(G, wg)) != 0)
+  int f8first = !wg && !i8first && src.f8 && hasK && !p->ir && chance(&f8s, 50);
+  if ((wg || i8first || f8first) && (*tail = gen_gemm(G, wg)) != 0)
     while (*tail) tail = &(*tail)->next;
   *tail = gen_block(G, 2, 10);
   while (*tail) tail = &(*tail)->next;
@@ -2472,7 +2506,7 @@ static void generate(TlgenProgram *p, Src src) {
     for (int i = G->nscope - 1; i >= 0 && terms < 4; i--) {
       int sym = G->scope[i];
       const Sym *y = &p->syms[sym];
-      if (y->kind != SY_VAR || y->rank == 0 || y->ty == TY_F16 || y->ty == TY_I8) continue;
+      if (y->kind != SY_VAR || y->rank == 0 || y->ty == TY_F16 || y->ty == TY_I8 || y->ty == TY_F8) continue;
       if ((fits(y->rank, y->d, t) || (y->rank == 1 && y->d[0] == t.d[1])) && !whole_read_ok(G, sym, 1)) continue;
       Expr *v = sym_expr(G, sym), *x = 0;
       if (y->ty == TY_BOOL) {
@@ -2537,7 +2571,12 @@ static void put(Buf *b, const char *fmt, ...) {
 }
 
 static const char *ty_name(int ty) {
-  return ty == TY_F32 ? "f32" : ty == TY_I32 ? "i32" : ty == TY_F16 ? (half_bf16 ? "bf16" : "f16") : ty == TY_I8 ? "i8" : "bool";
+  return ty == TY_F32   ? "f32"
+         : ty == TY_I32 ? "i32"
+         : ty == TY_F16 ? (half_bf16 ? "bf16" : "f16")
+         : ty == TY_I8  ? "i8"
+         : ty == TY_F8  ? (f8_e5m2 ? "f8e5m2" : "f8e4m3")
+                        : "bool";
 }
 
 static void print_num(Buf *b, int ty, double v) {
@@ -2780,14 +2819,16 @@ static TlgenProgram *build(Src src, const char *kname) {
   if (!p) return 0;
   snprintf(p->kname, sizeof p->kname, "%s", kname);
   p->bf16 = half_bf16 = src.bf16;
+  f8_e5m2 = 0;
   generate(p, src);
   p->src = print_program(p);
-  half_bf16 = 0;
+  half_bf16 = f8_e5m2 = 0;
   for (int i = 0; i < p->nparams; i++) {
     p->pub[i] = p->params[i];
     if (p->bf16 && p->pub[i].elem == TY_F16) p->pub[i].elem = TLGEN_BF16;
+    if (p->f8e5m2 && p->pub[i].elem == TY_F8) p->pub[i].elem = TLGEN_F8E5M2;
   }
-  /* (TY_I8 is TLGEN_I8I, TY_F16 TLGEN_F16: the other elems are their own) */
+  /* (TY_I8 is TLGEN_I8I, TY_F16 TLGEN_F16, TY_F8 TLGEN_F8E4M3: the other elems are their own) */
   return p;
 }
 
@@ -2808,6 +2849,7 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.strided = !!(opts & TLGEN_STRIDED);
   s.bf16 = !!(opts & TLGEN_HALF_BF16);
   s.i8 = !!(opts & TLGEN_I8);
+  s.f8 = !!(opts & TLGEN_F8);
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);
@@ -2887,8 +2929,12 @@ void tlgen_fill_tensor(const TlgenProgram *p, int i, uint64_t seed, const long l
   s.state = seed * 31 + (uint64_t)i;
   long long n = tlgen_tensor_elems(p, i, sizes);
   int ty = p->params[i].elem;
-  for (long long j = 0; j < n; j++)
+  for (long long j = 0; j < n; j++) {
     data[j] = ty == TY_I32 || ty == TY_I8 ? range_pick(&s, -8, 8) : range_pick(&s, -16, 16) / 8.0;
+    /* f8e5m2 holds 3 significant bits: 9/8, 11/8, 13/8 and 15/8 move one eighth toward 0 */
+    if (ty == TY_F8 && p->f8e5m2 && fabs(data[j]) > 1 && fmod(fabs(data[j]) * 8, 2) == 1)
+      data[j] -= copysign(0.125, data[j]);
+  }
 }
 
 int tlgen_close(int elem, double expected, double mag, double got) {

@@ -23,17 +23,21 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
    TLGEN_HALF_BF16 makes the program's 16-bit float type bf16 instead of f16
    (tensors, tiles, casts and dots; its params' elem is TLGEN_BF16);
    TLGEN_I8 adds i8 tensors I[M, K] and J[K, N] (TLGEN_I8I), which the GEMM
-   idiom takes in most programs that have it: acc (i32) += dot(I.., J..).
+   idiom takes in most programs that have it: acc (i32) += dot(I.., J..);
+   TLGEN_F8 adds f8 tensors E[M, K] and F[K, N] or F[N, K] of one 8-bit float
+   type (f8e4m3 or f8e5m2; TLGEN_F8E4M3 or TLGEN_F8E5M2), which the GEMM idiom
+   takes in most programs that have them: acc (f32) += dot(E.., F..), or
+   dot(a, transpose(b)) of F[N, K].
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
-enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8 };
+enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
 const char *tlgen_kernel_name(const TlgenProgram *p);
 void tlgen_free(TlgenProgram *p);
 
-enum { TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I };
+enum { TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I, TLGEN_F8E4M3, TLGEN_F8E5M2 };
 enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 #define TLGEN_MAX_RANK 4
 #define TLGEN_MAX_SIZES 4
@@ -41,7 +45,7 @@ enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 typedef struct TlgenParam {
   char name[16];
   int kind;                /* TLGEN_PARAM_TENSOR or TLGEN_PARAM_SCALAR */
-  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I (i8) */
+  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I (i8), TLGEN_F8E4M3, TLGEN_F8E5M2 */
   int rank;                /* tensors: 1 .. TLGEN_MAX_RANK; scalars: 0 */
   int dim[TLGEN_MAX_RANK]; /* a constant dim when >= 0, else size number -dim - 1 */
   int is_output;           /* tensors the kernel stores to */
@@ -63,7 +67,8 @@ void tlgen_pick_scalars(const TlgenProgram *p, uint64_t seed, double *values);
 /* The element count of tensor parameter i at these sizes. */
 long long tlgen_tensor_elems(const TlgenProgram *p, int i, const long long *sizes);
 /* Random contents for tensor parameter i: multiples of 1/8 in [-2, 2] for
- * floats, small integers for i32 (both exact in every element type used). */
+ * floats (with 3 significant bits for f8e5m2), small integers for i32 and i8
+ * (all exact in their element types). */
 void tlgen_fill_tensor(const TlgenProgram *p, int i, uint64_t seed, const long long *sizes, double *data);
 
 /* Evaluates the kernel over its whole grid. data[i] holds the contents of
