@@ -331,6 +331,10 @@ static const char *ex_ident(Printer *P, const Expr *x, ElemType want, const At *
 static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *at) {
   Expr **args = x->u.call.args;
   if (x->u.call.cast != T_NONE) {
+    /* the literals of an f8 cast's operand take f32, not the cast's type: f8
+       values are storage, with no arithmetic of their own (f8e5m2(min(-0.875, -1.5))) */
+    if (elem_is_f8(x->u.call.cast) && !elem_is_f8(args[0]->ty.elem))
+      return F("t2c::cvt<%s>(%s)", ctype(x->u.call.cast), ex(P, args[0], T_F32, at));
     const char *v = ex(P, args[0], x->u.call.cast, at);
     if (args[0]->ty.untyped || args[0]->ty.elem == x->u.call.cast) return v;
     return F("t2c::cvt<%s>(%s)", ctype(x->u.call.cast), v);

@@ -227,6 +227,33 @@ static uint8_t to_f8(double v, int e5m2) {
 }
 static int is_f8(int elem) { return elem == TLGEN_F8E4M3 || elem == TLGEN_F8E5M2; }
 
+/* tlgen's rounding to f8 (its evaluator's f8e4m3(x) and f8e5m2(x)) against the
+   search above, at every finite value, every midpoint of two neighbours (a tie)
+   and just either side of it, past the largest value, and at both signs; the
+   number of disagreements (each printed). */
+static int check_round_f8(void) {
+  int bad = 0;
+  for (int e5m2 = 0; e5m2 < 2; e5m2++) {
+    double v[128];
+    int n = 0;
+    for (int h = 0; h < 128; h++)
+      if (isfinite(from_f8((uint8_t)h, e5m2))) v[n++] = from_f8((uint8_t)h, e5m2);
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < 6; k++) {
+        double next = i + 1 < n ? v[i + 1] : v[i] * 2, mid = (v[i] + next) / 2;
+        double x = k == 0 ? v[i] : k == 1 ? mid : k == 2 ? nextafter(mid, 0) : k == 3 ? nextafter(mid, INFINITY)
+                 : k == 4 ? next * 1.75 : v[i] / 3;
+        for (int sg = 0; sg < 2; sg++) {
+          double y = sg ? -x : x, want = from_f8(to_f8(y, e5m2), e5m2), got = tlgen_round_f8(y, e5m2);
+          if (want != got && bad++ < 10)
+            say("difftest: tlgen_round_f8(%.17g) for %s: %.17g, but the nearest value is %.17g\n", y,
+                e5m2 ? "f8e5m2" : "f8e4m3", got, want);
+        }
+      }
+  }
+  return bad;
+}
+
 static const char *descr_of(int elem) {
   return elem == TLGEN_I32    ? "<i4"
          : elem == TLGEN_F16  ? "<f2"
@@ -730,6 +757,10 @@ int main(int argc, char **argv) {
   }
   if (!have_seeds && !seed_file) usage();
   if (runs_per_program < 1 || schedules < 1 || jobs < 1) usage();
+  if (f8 && !nvcc && check_round_f8()) {
+    say("difftest: tlgen's rounding to f8 disagrees with the formats' definitions; no programs run\n");
+    return 1;
+  }
   /* the seed list */
   size_t nseeds = 0, cap = 64;
   uint64_t *seeds = malloc(cap * sizeof *seeds);

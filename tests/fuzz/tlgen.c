@@ -70,6 +70,11 @@
  *   I8's do not (an f32 accumulator, k in 32s or 64s, dot(a, transpose(b))
  *   of F[N, K]); half the programs that can start with the idiom do, and on
  *   sm_90a the wgmma-shaped idiom takes them as often (streams of their own).
+ *   Such a program also has an f8 output U[M, N] (60%), which only '='
+ *   stores (f8 += is an error) of f8 values; f8 values are slices of E and F,
+ *   f8 tile vars and casts f8e4m3(x) of exact f32 values, which the evaluator
+ *   rounds to nearest even and saturates (tlgen_round_f8); f32(f8 value)
+ *   joins f32 expressions.
  */
 #include "tlgen.h"
 
@@ -172,12 +177,14 @@ enum {
   F_EXP2, F_LOG, F_LOG2, F_RSQRT, F_SIN, F_COS, F_TANH, F_SIGMOID, F_FLOOR, F_CEIL,
   F_CUMSUM, F_CUMPROD, F_CUMMAX, /* num: the axis, -1 when not printed */
   F_ROWARGMAX, F_ROWARGMIN, F_COLARGMAX, F_COLARGMIN, F_RESHAPE, /* reshape: to the expression's shape */
+  F_CVT_F8, /* to the program's 8-bit float type */
 };
 static const char *fn_name[] = {
     "abs", "exp", "sqrt", "f32", "i32", "f16", "where", "dot", "transpose",
     "rowsum", "rowmax", "rowmin", "colsum", "colmax", "colmin", "sum", "rows", "cols", "cdiv",
     "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
     "cumsum", "cumprod", "cummax", "rowargmax", "rowargmin", "colargmax", "colargmin", "reshape",
+    "f8e4m3",
 };
 
 typedef struct Info {
@@ -258,6 +265,7 @@ struct TlgenProgram {
   double acharge[MAX_PARAMS]; /* atomic_add targets: bound of the sum of all updates of an element */
   int ag[MAX_PARAMS];        /* f32 atomic_add targets: granularity of the updates */
   int bf16;                  /* TLGEN_HALF_BF16: TY_F16 is bf16 */
+  int f8;                    /* TLGEN_F8: f8 GEMMs, f8 casts, vars, reads and stores */
   int f8e5m2;                /* TLGEN_F8: TY_F8 is f8e5m2 (else f8e4m3) */
   TlgenParam pub[MAX_PARAMS]; /* params as tlgen_param gives them (TLGEN_BF16 for TY_F16 in a bf16 program) */
 };
@@ -376,6 +384,10 @@ static Expr *rand_lit(Gen *G, int ty) {
   if (ty == TY_BOOL) {
     Expr *e = lit(G, TY_BOOL, pick(&G->s, 2));
     return e;
+  }
+  if (ty == TY_F8) {
+    static const double v[] = {0, 1, -1, 0.5, -2, 1.5};
+    return lit(G, ty, v[pick(&G->s, 6)]);
   }
   return lit(G, ty, range_pick(&G->s, -16, 16) / 8.0);
 }
@@ -1027,6 +1039,21 @@ static Expr *gen_reshape(Gen *G, int ty, Shape t, int depth) {
 static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   Src *s = &G->s;
   if (ty == TY_BOOL) return gen_cond(G, t, depth);
+  if (ty == TY_F8) { /* an f8 var, a slice of E or F, or a cast (rounded and saturated, exactly modelled) */
+    Expr *e = chance(s, 40) ? gen_tile_read(G, TY_F8, t) : 0;
+    if (!e && chance(s, 40)) e = gen_slice(G, TY_F8, t);
+    if (e) return e;
+    Expr *x = gen_exact(G, TY_F32, t, depth + 1);
+    if (!x->in.exact) x = rand_lit(G, TY_F32);
+    Expr *c = fn(G, F_CVT_F8, TY_F8, x, 0, 0);
+    double fmax = G->p->f8e5m2 ? 57344 : 448;
+    int fg = G->p->f8e5m2 ? 16 : 9; /* every value is a multiple of the smallest subnormal */
+    c->in = x->in;
+    if (c->in.B > fmax) c->in.B = fmax;
+    if (c->in.g > fg) c->in.g = fg;
+    c->in.exact = 1;
+    return c;
+  }
   if (ty == TY_F16) {
     Expr *e = gen_slice(G, TY_F16, t);
     if (e && !e->pad && chance(s, 70)) return e;
@@ -1166,7 +1193,9 @@ static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
         e->in.B = sqrt(x->in.B) + 1;
         e->in.exact = 0;
       } else {
-        Expr *a = chance(s, 50) ? gen_exact(G, TY_I32, t, depth + 1) : gen_expr(G, TY_F16, t, depth + 1);
+        Expr *a = chance(s, 50)                    ? gen_exact(G, TY_I32, t, depth + 1)
+                  : G->p->f8 && chance(s, 50) ? gen_expr(G, TY_F8, t, depth + 1)
+                                              : gen_expr(G, TY_F16, t, depth + 1);
         e = fn(G, F_CVT_F32, TY_F32, a, 0, 0);
         e->in = a->in;
         e->in = fix_info(TY_F32, e->in);
@@ -1314,6 +1343,7 @@ static Stmt *gen_decl(Gen *G, int scalar) {
     int c = pick(&G->s, 20);
     ty = c < 14 ? TY_F32 : c < 17 ? TY_I32 : c < 19 ? TY_F16 : TY_BOOL;
     if (ty == TY_F16 && t.rank != 2) ty = TY_F32;
+    if (ty == TY_BOOL && G->p->f8 && chance(&G->s, 50)) ty = TY_F8;
   }
   return gen_decl_as(G, t, ty, scalar);
 }
@@ -1330,7 +1360,7 @@ static Stmt *gen_decl_as(Gen *G, Shape t, int ty, int scalar) {
   y->depth = G->nloops;
   Info env = init->in;
   if (env.B < 1) env.B = 1;
-  if (ty == TY_F16 || ty == TY_BOOL) {
+  if (ty == TY_F16 || ty == TY_BOOL || ty == TY_F8) {
     env.B = init->in.B;
   } else if (ty == TY_I32) {
     env.B = env.B * (1 << pick(&G->s, 8)) + 8;
@@ -1541,7 +1571,8 @@ static Stmt *gen_perthread(Gen *G) {
   int cand[MAX_PARAMS], n = 0;
   for (int i = 0; i < p->nparams; i++) {
     const TlgenParam *q = &p->params[i];
-    if (q->is_output && !p->akind[i] && q->rank >= 2 && q->dim[q->rank - 1] == -1 - G->sN && q->dim[q->rank - 2] == -1 - G->sM)
+    if (q->is_output && !p->akind[i] && q->elem != TY_F8 && q->rank >= 2 && q->dim[q->rank - 1] == -1 - G->sN &&
+        q->dim[q->rank - 2] == -1 - G->sM)
       cand[n++] = i;
   }
   if (!n) return 0;
@@ -1797,6 +1828,7 @@ static Stmt *gen_store(Gen *G) {
   Shape t = shape(kept, kd[0], kd[1]);
   Stmt *s = new_stmt(G, S_ASSIGN);
   s->op = chance(&G->s, 75) ? '=' : chance(&G->s, 50) ? '+' : '-';
+  if (q->elem == TY_F8) s->op = '='; /* f8 += is an error */
   s->lhs = e;
   if (p->ir && kept == 1 && chance(&G->s, 30)) /* ranks mix: a [n, 1] or [1, n] value into a rank-1 slice */
     s->rhs = gen_in(G, q->elem, chance(&G->s, 50) ? shape(2, kd[0], 1) : shape(2, 1, kd[0]), 0);
@@ -2059,6 +2091,7 @@ static Stmt *gen_scatter(Gen *G) {
   set_shape(e, 2, h, w);
   Stmt *s = new_stmt(G, S_ASSIGN);
   s->op = chance(&G->s, 80) ? '=' : '+';
+  if (q->elem == TY_F8) s->op = '='; /* f8 += is an error */
   s->lhs = e;
   s->rhs = gen_expr(G, q->elem, shape(2, h, w), 0);
   ctx_leave(G);
@@ -2389,8 +2422,8 @@ static void generate(TlgenProgram *p, Src src) {
   }
   Src f8s = {0}; /* TLGEN_F8: choices of a stream of their own */
   f8s.state = src.state ^ 0xaull;
+  if (src.f8) p->f8 = 1, p->f8e5m2 = f8_e5m2 = chance(&f8s, 50);
   if (src.f8 && hasK) { /* the GEMM idiom's f8 operands: F is [K, N], or [N, K] for dot(a, transpose(b)) */
-    p->f8e5m2 = f8_e5m2 = chance(&f8s, 50);
     d2[0] = M; d2[1] = K; add_tensor(p, "E", TY_F8, 2, d2, 0);
     if (chance(&f8s, 50)) d2[0] = N, d2[1] = K;
     else d2[0] = K, d2[1] = N;
@@ -2411,6 +2444,7 @@ static void generate(TlgenProgram *p, Src src) {
   if (outs & 2) { d2[0] = M; d2[1] = 1; add_tensor(p, "R", TY_F32, 2, d2, 1); }
   if (outs & 4) { int d[3] = {2, M, N}; add_tensor(p, "Q", TY_F32, 3, d, 1); }
   if (outs & 8) { d2[0] = 8; add_tensor(p, "S", TY_F32, 1, d2, 1); }
+  if (src.f8 && chance(&f8s, 60)) { d2[0] = M; d2[1] = N; add_tensor(p, "U", TY_F8, 2, d2, 1); }
   if (p->ir) { /* atomic targets */
     int a = pick(&G->s, 8);
     if (!a) a = 1 << pick(&G->s, 3);
@@ -2633,7 +2667,7 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   case E_NEG: put(b, "(-"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_NOT: put(b, "(!"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_FN:
-    put(b, "%s(", e->op == F_CVT_F16 && half_bf16 ? "bf16" : fn_name[e->op]);
+    put(b, "%s(", e->op == F_CVT_F16 && half_bf16 ? "bf16" : e->op == F_CVT_F8 && f8_e5m2 ? "f8e5m2" : fn_name[e->op]);
     if (e->op == F_ROWS || e->op == F_COLS) {
       put(b, "%d, %d)", e->d[0], e->d[1]);
       break;
@@ -2941,6 +2975,7 @@ int tlgen_close(int elem, double expected, double mag, double got) {
   if (isnan(expected) || isnan(got)) return isnan(expected) && isnan(got);
   if (isinf(expected) || isinf(got)) return expected == got;
   if (elem == TY_I32 || elem == TY_I8) return expected == got;
+  if (elem == TLGEN_F8E4M3 || elem == TLGEN_F8E5M2) return expected == got; /* rounded from exact values */
   double tol = (elem == TLGEN_BF16 ? 1.6e-2 : elem == TY_F16 ? 2e-3 : 1e-4) * (1 + fabs(mag));
   return fabs(expected - got) <= tol;
 }
@@ -3020,6 +3055,21 @@ static double round_bf16(double x) {
   double r = ldexp(nearbyint(ldexp(a, -q)), q);
   if (r > ldexp(255, 120)) return copysign(INFINITY, x);
   return copysign(r, x);
+}
+
+/* x rounded to the nearest value of an 8-bit float, ties to even, saturated
+   to the largest finite one: f8e4m3 (4 significant bits, subnormals spaced
+   2^-9, largest 448) or f8e5m2 (3 bits, 2^-16, 57344), as cvt.rn.satfinite. */
+double tlgen_round_f8(double x, int e5m2) {
+  if (x == 0 || isnan(x)) return x;
+  double a = fabs(x), max = e5m2 ? 57344 : 448;
+  if (a >= max) return copysign(max, x);
+  int e;
+  frexp(a, &e);
+  int bits = e5m2 ? 3 : 4, qmin = e5m2 ? -16 : -9;
+  int q = e - bits < qmin ? qmin : e - bits;
+  double r = ldexp(nearbyint(ldexp(a, -q)), q);
+  return copysign(r > max ? max : r, x);
 }
 
 static double eval_scalar(Ev *E, const Expr *e) {
@@ -3224,7 +3274,7 @@ static Val *eval(Ev *E, const Expr *e) {
     Val *b = e->a[1] ? eval(E, e->a[1]) : 0;
     Val *c = e->a[2] ? eval(E, e->a[2]) : 0;
     switch (f) {
-    case F_ABS: case F_EXP: case F_SQRT: case F_CVT_F32: case F_CVT_I32: case F_CVT_F16:
+    case F_ABS: case F_EXP: case F_SQRT: case F_CVT_F32: case F_CVT_I32: case F_CVT_F16: case F_CVT_F8:
     case F_EXP2: case F_LOG: case F_LOG2: case F_RSQRT: case F_SIN: case F_COS: case F_TANH: case F_SIGMOID:
     case F_FLOOR: case F_CEIL:
       for (long long k = 0; k < r->n; k++) {
@@ -3235,6 +3285,7 @@ static Val *eval(Ev *E, const Expr *e) {
         case F_SQRT: v = sqrt(x); m = v + m / (2 * v); break;
         case F_CVT_I32: v = trunc(x); m = fabs(v); break;
         case F_CVT_F16: v = E->p->bf16 ? round_bf16(x) : round_f16(x); break;
+        case F_CVT_F8: v = tlgen_round_f8(x, E->p->f8e5m2); m = fabs(v); break;
         case F_EXP2: v = exp2(x); m = v * (1 + m); break;
         case F_LOG: v = log(x); m = fabs(v) + m / x; break;
         case F_LOG2: v = log2(x); m = fabs(v) + m / x; break;

@@ -81,6 +81,10 @@ void tlgen_fill_tensor(const TlgenProgram *p, int i, uint64_t seed, const long l
 int tlgen_eval(const TlgenProgram *p, const long long *sizes, const double *scalars,
                double *const *data, double *const *mag);
 
+/* x rounded to f8e4m3 (e5m2 0) or f8e5m2: to nearest, ties to even, saturated to
+ * the largest finite value (what tlgen's f8e4m3(x) and f8e5m2(x) evaluate to). */
+double tlgen_round_f8(double x, int e5m2);
+
 /* Whether got matches expected for an element of this type and magnitude. */
 int tlgen_close(int elem, double expected, double mag, double got);
 

@@ -2780,6 +2780,34 @@ static void t_f8(Tally *T) {
   }
 }
 
+/* f8_literals (tests/gpu/f8.tl): f8 casts of min, max and where of untyped
+ * literals, computed in f32 and converted once (0.3 rounds to 0.3125 in e4m3,
+ * 1.0625 ties to 1.0); ragged M and N. */
+static void t_f8_literals(Tally *T) {
+  static const int MN[][2] = {{37, 50}, {16, 32}, {5, 97}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("f8_literals", (uint64_t)c);
+    Call k;
+    call_init(&k, "f8.tl", "f8_literals");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Z = call_out(&k, "Z", F8E4M3, 2, SHAPE(M, N));
+    Ten *W = call_out(&k, "W", F8E5M2, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -8, 8);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        float x = (float)A2(X, i, j);
+        R2(Z, i, j) = f8_to_f64(F8E4M3, f64_to_f8(F8E4M3, x > 0 ? 0.3f : 1.0625f));
+        R2(W, i, j) = f8_to_f64(F8E5M2, f64_to_f8(F8E5M2, x * 2.0f + -1.5f));
+      }
+    Z->tol = W->tol = 0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "f8_literals", l));
+    call_free(&k);
+  }
+}
+
 /* f8 dots: C = A B^T in e4m3 (tensor cores, @pipeline(2)) and C = A B + C0 in
  * e5m2 (B's copy stored transposed), on sm_90a (e4m3: wgmma m64nNk32, both
  * operands K-major; e5m2's transposed copy stays on mma.sync), on sm_90
@@ -4569,6 +4597,7 @@ static const Test tests[] = {
     {"tma_store_batched", t_tma_store_batched},
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
+    {"f8_literals", t_f8_literals},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
