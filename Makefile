@@ -199,11 +199,13 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 # too, for sm_90a (wgmma on bf16). tests/fuzz/i8-seeds.txt: programs with i8 GEMMs
 # (difftest --i8), run and compiled; wg-seeds.txt's with --i8 for sm_90a (wgmma on s8).
 # tests/fuzz/f8-seeds.txt: programs with f8 GEMMs (difftest --f8), run and compiled;
-# wg-seeds.txt's with --f8 for sm_90a (wgmma on e4m3 and e5m2).
+# wg-seeds.txt's with --f8 for sm_90a (wgmma on e4m3 and e5m2). F64_SEEDS: programs whose
+# 32-bit float type is f64 (difftest --f64), run and compiled.
 DIFF_SEEDS ?= 1:151
 NVCC_SEEDS ?= 1:301
 STRIDED_SEEDS ?= 1:51
 BF16_SEEDS ?= 1:41
+F64_SEEDS ?= 1:41
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
@@ -226,6 +228,8 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 --nvcc-path $(NVCC) -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --f8 -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --f8 --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

@@ -25,7 +25,10 @@
  *       stored [N, K] for dot(a, transpose(b))), which the GEMM idiom takes
  *       in most programs that have one (an f32 accumulator: mma and wgmma on
  *       8-bit floats); tensors of them go to tile2cu run as |u1 bits.
- *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8]
+ *   difftest ... --f64
+ *       programs whose 32-bit float type is f64 (TLGEN_WIDE_F64): tensors,
+ *       scalars, tiles and casts; tensors of it go to tile2cu run as <f8.
+ *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64]
  *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
@@ -61,13 +64,14 @@ static int strided; /* --strided: programs with @strided tensors, run on views o
 static int bf16;    /* --bf16: the programs' 16-bit float type is bf16 */
 static int i8;      /* --i8: i8 GEMMs */
 static int f8;      /* --f8: f8 GEMMs */
+static int f64;     /* --f64: the programs' 32-bit float type is f64 */
 
 /* The program of seed: for an architecture-specific target (sm_90a), from
    the family with wgmma-shaped GEMMs more often. */
 static TlgenProgram *program(uint64_t seed) {
   size_t n = strlen(arch);
   unsigned opts = (n && arch[n - 1] == 'a' ? TLGEN_WG : 0) | (strided ? TLGEN_STRIDED : 0) | (bf16 ? TLGEN_HALF_BF16 : 0) |
-                   (i8 ? TLGEN_I8 : 0) | (f8 ? TLGEN_F8 : 0);
+                   (i8 ? TLGEN_I8 : 0) | (f8 ? TLGEN_F8 : 0) | (f64 ? TLGEN_WIDE_F64 : 0);
   return tlgen_from_seed_opts(seed, opts);
 }
 static int runs_per_program = 2, schedules = 3, jobs = 1;
@@ -260,6 +264,7 @@ static const char *descr_of(int elem) {
          : elem == TLGEN_BF16 ? "<u2"
          : elem == TLGEN_I8I  ? "|i1"
          : is_f8(elem)        ? "|u1"
+         : elem == TLGEN_F64  ? "<f8"
                               : "<f4";
 }
 
@@ -356,7 +361,7 @@ static int save_npy(const char *path, const TlgenProgram *p, int i, const long l
   else
     for (int j = 0; j < q->rank; j++) n.shape[j] = q->dim[j] >= 0 ? q->dim[j] : sizes[-q->dim[j] - 1];
   long long cnt = v ? v->nbuf : tlgen_tensor_elems(p, i, sizes);
-  int eb = q->elem == TLGEN_I8I || is_f8(q->elem) ? 1 : q->elem == TLGEN_F16 || q->elem == TLGEN_BF16 ? 2 : 4;
+  int eb = q->elem == TLGEN_I8I || is_f8(q->elem) ? 1 : q->elem == TLGEN_F16 || q->elem == TLGEN_BF16 ? 2 : q->elem == TLGEN_F64 ? 8 : 4;
   n.nbytes = (size_t)cnt * (size_t)eb;
   n.data = malloc(n.nbytes ? n.nbytes : 1);
   if (!n.data) return -1;
@@ -366,6 +371,7 @@ static int save_npy(const char *path, const TlgenProgram *p, int i, const long l
     else if (q->elem == TLGEN_F16) ((uint16_t *)n.data)[j] = to_half(d[j]);
     else if (q->elem == TLGEN_BF16) ((uint16_t *)n.data)[j] = to_bf16(d[j]);
     else if (is_f8(q->elem)) ((uint8_t *)n.data)[j] = to_f8(d[j], q->elem == TLGEN_F8E5M2);
+    else if (q->elem == TLGEN_F64) ((double *)n.data)[j] = d[j];
     else ((float *)n.data)[j] = (float)d[j];
   }
   char err[512];
@@ -394,6 +400,7 @@ static int load_npy(const char *path, const TlgenProgram *p, int i, const long l
     else if (q->elem == TLGEN_F16) d[j] = from_half(((uint16_t *)n.data)[j]);
     else if (q->elem == TLGEN_BF16) d[j] = from_bf16(((uint16_t *)n.data)[j]);
     else if (is_f8(q->elem)) d[j] = from_f8(((uint8_t *)n.data)[j], q->elem == TLGEN_F8E5M2);
+    else if (q->elem == TLGEN_F64) d[j] = ((double *)n.data)[j];
     else d[j] = ((float *)n.data)[j];
   }
   npy_free(&n);
@@ -571,10 +578,10 @@ static int test_program(uint64_t seed, int *runs_done) {
   }
   if (result == R_FAIL)
     say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
-        "--target %s%s%s%s%s --keep DIR (files in %s)\n",
+        "--target %s%s%s%s%s%s --keep DIR (files in %s)\n",
         (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
         arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", i8 ? " --i8" : "", f8 ? " --f8" : "",
-        keep ? dir : "DIR/seed-N");
+        f64 ? " --f64" : "", keep ? dir : "DIR/seed-N");
 out:
   if (result != R_FAIL || !keep) rm_rf(dir);
   tlgen_free(p);
@@ -715,10 +722,10 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
 static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
-          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8] [--f8]\n"
-          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8]\n"
+          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64]\n"
+          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64]\n"
           "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n"
-          "                [--strided] [--bf16] [--i8] [--f8]\n");
+          "                [--strided] [--bf16] [--i8] [--f8] [--f64]\n");
   exit(2);
 }
 
@@ -745,6 +752,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--bf16")) bf16 = 1;
     else if (!strcmp(o, "--i8")) i8 = 1;
     else if (!strcmp(o, "--f8")) f8 = 1;
+    else if (!strcmp(o, "--f64")) f64 = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
     else usage();

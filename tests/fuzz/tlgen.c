@@ -96,6 +96,7 @@ typedef struct Src {
   int bf16;    /* TLGEN_HALF_BF16 */
   int i8;      /* TLGEN_I8 */
   int f8;      /* TLGEN_F8 */
+  int f64;     /* TLGEN_WIDE_F64 */
 } Src;
 
 /* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
@@ -103,6 +104,8 @@ typedef struct Src {
 static int half_bf16;
 /* The 8-bit float type (TY_F8) is f8e5m2, not f8e4m3: set as half_bf16 is. */
 static int f8_e5m2;
+/* The 32-bit float type (TY_F32) is f64: set as half_bf16 is. */
+static int wide_f64;
 
 static uint64_t splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -267,6 +270,7 @@ struct TlgenProgram {
   int bf16;                  /* TLGEN_HALF_BF16: TY_F16 is bf16 */
   int f8;                    /* TLGEN_F8: f8 GEMMs, f8 casts, vars, reads and stores */
   int f8e5m2;                /* TLGEN_F8: TY_F8 is f8e5m2 (else f8e4m3) */
+  int f64;                   /* TLGEN_WIDE_F64: TY_F32 is f64 */
   TlgenParam pub[MAX_PARAMS]; /* params as tlgen_param gives them (TLGEN_BF16 for TY_F16 in a bf16 program) */
 };
 
@@ -2605,7 +2609,7 @@ static void put(Buf *b, const char *fmt, ...) {
 }
 
 static const char *ty_name(int ty) {
-  return ty == TY_F32   ? "f32"
+  return ty == TY_F32   ? (wide_f64 ? "f64" : "f32")
          : ty == TY_I32 ? "i32"
          : ty == TY_F16 ? (half_bf16 ? "bf16" : "f16")
          : ty == TY_I8  ? "i8"
@@ -2635,6 +2639,31 @@ static void print_index(Buf *b, const TlgenProgram *p, const Expr *e) {
   put(b, "]");
 }
 
+/* Whether e is a float value of literals only (an untyped one, which takes the
+   other operand's type). tile2cu gives a function of such a value (abs(-1.5),
+   min(-0.75, 0.625)) the default type f32: with f64 for f32 it is cast. */
+static int lit_only(const Expr *e) {
+  if (e->ty != TY_F32) return 0;
+  switch (e->k) {
+  case E_NUM: return 1;
+  case E_NEG: return lit_only(e->a[0]);
+  case E_BIN: return e->op != 'm' && e->op != 'M' && strchr("+-*/", e->op) && lit_only(e->a[0]) && lit_only(e->a[1]);
+  case E_FN: return e->op == F_WHERE && lit_only(e->a[1]) && lit_only(e->a[2]);
+  default: return 0;
+  }
+}
+static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e);
+/* e, cast to f64 when it is a function of literals only and f64 is the 32-bit float type */
+static void print_typed(Buf *b, const TlgenProgram *p, const Expr *e) {
+  if (!wide_f64 || !lit_only(e)) {
+    print_expr(b, p, e);
+    return;
+  }
+  put(b, "f64(");
+  print_expr(b, p, e);
+  put(b, ")");
+}
+
 static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   switch (e->k) {
   case E_NUM: print_num(b, e->ty, e->num); break;
@@ -2647,9 +2676,9 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   case E_BIN: {
     if (e->op == 'm' || e->op == 'M') {
       put(b, "%s(", e->op == 'm' ? "min" : "max");
-      print_expr(b, p, e->a[0]);
+      print_typed(b, p, e->a[0]);
       put(b, ", ");
-      print_expr(b, p, e->a[1]);
+      print_typed(b, p, e->a[1]);
       put(b, ")");
       break;
     }
@@ -2667,26 +2696,41 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   case E_NEG: put(b, "(-"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_NOT: put(b, "(!"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_FN:
-    put(b, "%s(", e->op == F_CVT_F16 && half_bf16 ? "bf16" : e->op == F_CVT_F8 && f8_e5m2 ? "f8e5m2" : fn_name[e->op]);
+    /* with f64 for f32, a dot of 16- or 8-bit floats (an f32 result) is cast */
+    if (wide_f64 && e->op == F_DOT && e->ty == TY_F32 && e->a[0]->ty != TY_F32) {
+      put(b, "f64(");
+      Expr d = *e;
+      d.ty = -1;
+      print_expr(b, p, &d);
+      put(b, ")");
+      break;
+    }
+    put(b, "%s(", e->op == F_CVT_F16 && half_bf16 ? "bf16"
+                  : e->op == F_CVT_F8 && f8_e5m2 ? "f8e5m2"
+                  : e->op == F_CVT_F32 && wide_f64 ? "f64"
+                                                 : fn_name[e->op]);
     if (e->op == F_ROWS || e->op == F_COLS) {
       put(b, "%d, %d)", e->d[0], e->d[1]);
       break;
     }
     if (e->op == F_RESHAPE) {
-      print_expr(b, p, e->a[0]);
+      print_typed(b, p, e->a[0]);
       if (e->rank == 1) put(b, ", [%d])", e->d[0]);
       else put(b, ", [%d, %d])", e->d[0], e->d[1]);
       break;
     }
     if (e->op >= F_CUMSUM && e->op <= F_CUMMAX) {
-      print_expr(b, p, e->a[0]);
+      print_typed(b, p, e->a[0]);
       if (e->num >= 0) put(b, ", %d", (int)e->num);
       put(b, ")");
       break;
     }
     for (int i = 0; i < 3 && e->a[i]; i++) {
       if (i) put(b, ", ");
-      print_expr(b, p, e->a[i]);
+      if (e->op == F_WHERE || e->op == F_CVT_F32 || e->op == F_CVT_I32 || e->op == F_CVT_F16 || e->op == F_CVT_F8)
+        print_expr(b, p, e->a[i]);
+      else
+        print_typed(b, p, e->a[i]);
     }
     put(b, ")");
     break;
@@ -2719,7 +2763,8 @@ static void print_stmt(Buf *b, const TlgenProgram *p, const Stmt *s, int ind) {
     }
     if (s->rhs) {
       put(b, " = ");
-      print_expr(b, p, s->rhs);
+      if (s->op) print_expr(b, p, s->rhs);
+      else print_typed(b, p, s->rhs); /* var s = where(c, 1.5, 0.5): f32 without the cast */
     }
     put(b, "\n");
     break;
@@ -2853,14 +2898,16 @@ static TlgenProgram *build(Src src, const char *kname) {
   if (!p) return 0;
   snprintf(p->kname, sizeof p->kname, "%s", kname);
   p->bf16 = half_bf16 = src.bf16;
+  p->f64 = wide_f64 = src.f64;
   f8_e5m2 = 0;
   generate(p, src);
   p->src = print_program(p);
-  half_bf16 = f8_e5m2 = 0;
+  half_bf16 = f8_e5m2 = wide_f64 = 0;
   for (int i = 0; i < p->nparams; i++) {
     p->pub[i] = p->params[i];
     if (p->bf16 && p->pub[i].elem == TY_F16) p->pub[i].elem = TLGEN_BF16;
     if (p->f8e5m2 && p->pub[i].elem == TY_F8) p->pub[i].elem = TLGEN_F8E5M2;
+    if (p->f64 && p->pub[i].elem == TY_F32) p->pub[i].elem = TLGEN_F64;
   }
   /* (TY_I8 is TLGEN_I8I, TY_F16 TLGEN_F16, TY_F8 TLGEN_F8E4M3: the other elems are their own) */
   return p;
@@ -2884,6 +2931,7 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.bf16 = !!(opts & TLGEN_HALF_BF16);
   s.i8 = !!(opts & TLGEN_I8);
   s.f8 = !!(opts & TLGEN_F8);
+  s.f64 = !!(opts & TLGEN_WIDE_F64);
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);
@@ -2976,7 +3024,7 @@ int tlgen_close(int elem, double expected, double mag, double got) {
   if (isinf(expected) || isinf(got)) return expected == got;
   if (elem == TY_I32 || elem == TY_I8) return expected == got;
   if (elem == TLGEN_F8E4M3 || elem == TLGEN_F8E5M2) return expected == got; /* rounded from exact values */
-  double tol = (elem == TLGEN_BF16 ? 1.6e-2 : elem == TY_F16 ? 2e-3 : 1e-4) * (1 + fabs(mag));
+  double tol = (elem == TLGEN_BF16 ? 1.6e-2 : elem == TY_F16 ? 2e-3 : 1e-4) * (1 + fabs(mag)); /* f64 as f32 */
   return fabs(expected - got) <= tol;
 }
 

@@ -27,17 +27,21 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
    TLGEN_F8 adds f8 tensors E[M, K] and F[K, N] or F[N, K] of one 8-bit float
    type (f8e4m3 or f8e5m2; TLGEN_F8E4M3 or TLGEN_F8E5M2), which the GEMM idiom
    takes in most programs that have them: acc (f32) += dot(E.., F..), or
-   dot(a, transpose(b)) of F[N, K].
+   dot(a, transpose(b)) of F[N, K];
+   TLGEN_WIDE_F64 makes the program's 32-bit float type f64 instead of f32
+   (tensors, scalars, tiles, literals' context, casts; its params' elem is
+   TLGEN_F64), and a dot of 16- or 8-bit floats (an f32 result) is cast to
+   f64.
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
-enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16 };
+enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16, TLGEN_WIDE_F64 = 32 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
 const char *tlgen_kernel_name(const TlgenProgram *p);
 void tlgen_free(TlgenProgram *p);
 
-enum { TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I, TLGEN_F8E4M3, TLGEN_F8E5M2 };
+enum { TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I, TLGEN_F8E4M3, TLGEN_F8E5M2, TLGEN_F64 };
 enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 #define TLGEN_MAX_RANK 4
 #define TLGEN_MAX_SIZES 4
@@ -45,7 +49,7 @@ enum { TLGEN_PARAM_TENSOR, TLGEN_PARAM_SCALAR };
 typedef struct TlgenParam {
   char name[16];
   int kind;                /* TLGEN_PARAM_TENSOR or TLGEN_PARAM_SCALAR */
-  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I (i8), TLGEN_F8E4M3, TLGEN_F8E5M2 */
+  int elem;                /* TLGEN_F32, TLGEN_I32, TLGEN_F16, TLGEN_BF16, TLGEN_I8I (i8), TLGEN_F8E4M3, TLGEN_F8E5M2, TLGEN_F64 */
   int rank;                /* tensors: 1 .. TLGEN_MAX_RANK; scalars: 0 */
   int dim[TLGEN_MAX_RANK]; /* a constant dim when >= 0, else size number -dim - 1 */
   int is_output;           /* tensors the kernel stores to */
