@@ -200,12 +200,14 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 # (difftest --i8), run and compiled; wg-seeds.txt's with --i8 for sm_90a (wgmma on s8).
 # tests/fuzz/f8-seeds.txt: programs with f8 GEMMs (difftest --f8), run and compiled;
 # wg-seeds.txt's with --f8 for sm_90a (wgmma on e4m3 and e5m2). F64_SEEDS: programs whose
-# 32-bit float type is f64 (difftest --f64), run and compiled.
+# 32-bit float type is f64 (difftest --f64), run and compiled. RAND_SEEDS: programs with
+# rand, randn and randint (difftest --rand), run and compiled.
 DIFF_SEEDS ?= 1:151
 NVCC_SEEDS ?= 1:301
 STRIDED_SEEDS ?= 1:51
 BF16_SEEDS ?= 1:41
 F64_SEEDS ?= 1:41
+RAND_SEEDS ?= 1:41
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
@@ -230,6 +232,8 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --f8 --nvcc-path $(NVCC) -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 --nvcc-path $(NVCC) -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand -j 2
+	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

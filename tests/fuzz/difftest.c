@@ -28,7 +28,10 @@
  *   difftest ... --f64
  *       programs whose 32-bit float type is f64 (TLGEN_WIDE_F64): tensors,
  *       scalars, tiles and casts; tensors of it go to tile2cu run as <f8.
- *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64]
+ *   difftest ... --rand
+ *       programs with rand, randn and randint in their expressions (TLGEN_RAND);
+ *       tlgen's Philox is checked against Random123's known answers first.
+ *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand]
  *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
@@ -65,13 +68,14 @@ static int bf16;    /* --bf16: the programs' 16-bit float type is bf16 */
 static int i8;      /* --i8: i8 GEMMs */
 static int f8;      /* --f8: f8 GEMMs */
 static int f64;     /* --f64: the programs' 32-bit float type is f64 */
+static int rng_fns; /* --rand: random numbers */
 
 /* The program of seed: for an architecture-specific target (sm_90a), from
    the family with wgmma-shaped GEMMs more often. */
 static TlgenProgram *program(uint64_t seed) {
   size_t n = strlen(arch);
   unsigned opts = (n && arch[n - 1] == 'a' ? TLGEN_WG : 0) | (strided ? TLGEN_STRIDED : 0) | (bf16 ? TLGEN_HALF_BF16 : 0) |
-                   (i8 ? TLGEN_I8 : 0) | (f8 ? TLGEN_F8 : 0) | (f64 ? TLGEN_WIDE_F64 : 0);
+                   (i8 ? TLGEN_I8 : 0) | (f8 ? TLGEN_F8 : 0) | (f64 ? TLGEN_WIDE_F64 : 0) | (rng_fns ? TLGEN_RAND : 0);
   return tlgen_from_seed_opts(seed, opts);
 }
 static int runs_per_program = 2, schedules = 3, jobs = 1;
@@ -578,10 +582,10 @@ static int test_program(uint64_t seed, int *runs_done) {
   }
   if (result == R_FAIL)
     say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
-        "--target %s%s%s%s%s%s --keep DIR (files in %s)\n",
+        "--target %s%s%s%s%s%s%s --keep DIR (files in %s)\n",
         (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
         arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", i8 ? " --i8" : "", f8 ? " --f8" : "",
-        f64 ? " --f64" : "", keep ? dir : "DIR/seed-N");
+        f64 ? " --f64" : "", rng_fns ? " --rand" : "", keep ? dir : "DIR/seed-N");
 out:
   if (result != R_FAIL || !keep) rm_rf(dir);
   tlgen_free(p);
@@ -722,10 +726,10 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
 static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
-          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64]\n"
-          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64]\n"
+          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand]\n"
+          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand]\n"
           "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n"
-          "                [--strided] [--bf16] [--i8] [--f8] [--f64]\n");
+          "                [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand]\n");
   exit(2);
 }
 
@@ -753,6 +757,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--i8")) i8 = 1;
     else if (!strcmp(o, "--f8")) f8 = 1;
     else if (!strcmp(o, "--f64")) f64 = 1;
+    else if (!strcmp(o, "--rand")) rng_fns = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
     else usage();
@@ -765,6 +770,23 @@ int main(int argc, char **argv) {
   }
   if (!have_seeds && !seed_file) usage();
   if (runs_per_program < 1 || schedules < 1 || jobs < 1) usage();
+  if (rng_fns && !nvcc) { /* tlgen's Philox against Random123's known-answer vectors (kat_vectors) */
+    static const uint32_t kat[3][10] = {
+        {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+        {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d, 0x41c83b0e, 0xa20bc7c6,
+         0x6d5451fd},
+        {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09, 0x94fdcceb, 0x5001e420,
+         0x24126ea1}};
+    for (int i = 0; i < 3; i++) {
+      uint32_t w[4];
+      tlgen_philox4x32_10(kat[i], kat[i] + 4, w);
+      if (memcmp(w, kat[i] + 6, sizeof w)) {
+        say("difftest: tlgen's philox4x32_10 misses Random123's known answer %d (%08x %08x %08x %08x); no programs run\n",
+            i, w[0], w[1], w[2], w[3]);
+        return 1;
+      }
+    }
+  }
   if (f8 && !nvcc && check_round_f8()) {
     say("difftest: tlgen's rounding to f8 disagrees with the formats' definitions; no programs run\n");
     return 1;

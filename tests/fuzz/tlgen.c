@@ -75,6 +75,14 @@
  *   f8 tile vars and casts f8e4m3(x) of exact f32 values, which the evaluator
  *   rounds to nearest even and saturates (tlgen_round_f8); f32(f8 value)
  *   joins f32 expressions.
+ * - TLGEN_WIDE_F64: TY_F32 prints as f64 (tensors, scalars, tiles, casts);
+ *   a dot of 16- or 8-bit floats and rand/randn (f32 values) are cast to f64,
+ *   and a function of literals only takes f64() operands (tile2cu types
+ *   abs(-1.5) and min(-0.75, 0.625) f32). The evaluator is unchanged: it
+ *   computes in double, and f32's exactness rules are stricter than f64's.
+ * - TLGEN_RAND: gen_rand puts rand, randn and i32(randint(..) % m) of exact
+ *   i32 offsets into about one f32 or i32 expression in ten; the evaluator
+ *   computes them with its own Philox4x32-10 (tlgen_philox4x32_10).
  */
 #include "tlgen.h"
 
@@ -97,6 +105,7 @@ typedef struct Src {
   int i8;      /* TLGEN_I8 */
   int f8;      /* TLGEN_F8 */
   int f64;     /* TLGEN_WIDE_F64 */
+  int rnd;     /* TLGEN_RAND */
 } Src;
 
 /* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
@@ -181,13 +190,14 @@ enum {
   F_CUMSUM, F_CUMPROD, F_CUMMAX, /* num: the axis, -1 when not printed */
   F_ROWARGMAX, F_ROWARGMIN, F_COLARGMAX, F_COLARGMIN, F_RESHAPE, /* reshape: to the expression's shape */
   F_CVT_F8, /* to the program's 8-bit float type */
+  F_RAND, F_RANDN, F_RANDINT, /* (seed, off); randint: i32(randint(seed, off) % num) */
 };
 static const char *fn_name[] = {
     "abs", "exp", "sqrt", "f32", "i32", "f16", "where", "dot", "transpose",
     "rowsum", "rowmax", "rowmin", "colsum", "colmax", "colmin", "sum", "rows", "cols", "cdiv",
     "exp2", "log", "log2", "rsqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
     "cumsum", "cumprod", "cummax", "rowargmax", "rowargmin", "colargmax", "colargmin", "reshape",
-    "f8e4m3",
+    "f8e4m3", "rand", "randn", "randint",
 };
 
 typedef struct Info {
@@ -271,6 +281,7 @@ struct TlgenProgram {
   int f8;                    /* TLGEN_F8: f8 GEMMs, f8 casts, vars, reads and stores */
   int f8e5m2;                /* TLGEN_F8: TY_F8 is f8e5m2 (else f8e4m3) */
   int f64;                   /* TLGEN_WIDE_F64: TY_F32 is f64 */
+  int rnd;                   /* TLGEN_RAND: random numbers in expressions */
   TlgenParam pub[MAX_PARAMS]; /* params as tlgen_param gives them (TLGEN_BF16 for TY_F16 in a bf16 program) */
 };
 
@@ -1040,9 +1051,42 @@ static Expr *gen_reshape(Gen *G, int ty, Shape t, int depth) {
   return e;
 }
 
+/* rand(seed, off) or randn(seed, off) (f32), or i32(randint(seed, off) % m):
+   off an i32 value of shape t (any bits: a negative one is its two's
+   complement), seed an i32 scalar or an integer literal (an i64 one past
+   32 bits). */
+static Expr *gen_rand(Gen *G, int ty, Shape t, int depth) {
+  Src *s = &G->s;
+  Expr *seed = 0;
+  if (chance(s, 40)) seed = gen_scalar_sym(G, TY_I32, 1);
+  if (!seed) {
+    static const double lits[] = {0, 7, -1, 12345678901.0, 4294967296.0, 2147483647};
+    seed = lit(G, TY_I32, lits[pick(s, 6)]);
+  }
+  Expr *off = gen_exact(G, TY_I32, t, depth + 1);
+  if (!off->in.exact) return 0;
+  int f = ty == TY_I32 ? F_RANDINT : chance(s, 75) ? F_RAND : F_RANDN;
+  Expr *e = fn(G, f, ty, seed, off, 0);
+  set_shape(e, off->rank, off->d[0], off->d[1]);
+  if (f == F_RANDINT) {
+    static const double mods[] = {1000, 2, 65536, 7};
+    e->num = mods[pick(s, 4)];
+    e->in = (Info){e->num - 1, 0, 1};
+  } else if (f == F_RAND) {
+    e->in = (Info){1 - ldexp(1, -24), 24, 1}; /* multiples of 2^-24 below 1 */
+  } else {
+    e->in = (Info){6, 24, 0}; /* Box-Muller on 24-bit words: |x| <= sqrt(-2 ln 2^-24) < 5.8 */
+  }
+  return e;
+}
+
 static Expr *gen_expr(Gen *G, int ty, Shape t, int depth) {
   Src *s = &G->s;
   if (ty == TY_BOOL) return gen_cond(G, t, depth);
+  if (G->p->rnd && (ty == TY_F32 || ty == TY_I32) && depth < 4 && chance(s, 10)) {
+    Expr *e = gen_rand(G, ty, t, depth);
+    if (e && fits(e->rank, e->d, t)) return e;
+  }
   if (ty == TY_F8) { /* an f8 var, a slice of E or F, or a cast (rounded and saturated, exactly modelled) */
     Expr *e = chance(s, 40) ? gen_tile_read(G, TY_F8, t) : 0;
     if (!e && chance(s, 40)) e = gen_slice(G, TY_F8, t);
@@ -2696,6 +2740,22 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
   case E_NEG: put(b, "(-"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_NOT: put(b, "(!"); print_expr(b, p, e->a[0]); put(b, ")"); break;
   case E_FN:
+    if (e->op == F_RANDINT) {
+      put(b, "i32(randint(");
+      print_expr(b, p, e->a[0]);
+      put(b, ", ");
+      print_expr(b, p, e->a[1]);
+      put(b, ") %% %.0f)", e->num);
+      break;
+    }
+    if (wide_f64 && e->ty == TY_F32 && (e->op == F_RAND || e->op == F_RANDN)) { /* f32 values */
+      put(b, "f64(");
+      Expr d = *e;
+      d.ty = -1;
+      print_expr(b, p, &d);
+      put(b, ")");
+      break;
+    }
     /* with f64 for f32, a dot of 16- or 8-bit floats (an f32 result) is cast */
     if (wide_f64 && e->op == F_DOT && e->ty == TY_F32 && e->a[0]->ty != TY_F32) {
       put(b, "f64(");
@@ -2727,7 +2787,8 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
     }
     for (int i = 0; i < 3 && e->a[i]; i++) {
       if (i) put(b, ", ");
-      if (e->op == F_WHERE || e->op == F_CVT_F32 || e->op == F_CVT_I32 || e->op == F_CVT_F16 || e->op == F_CVT_F8)
+      if (e->op == F_WHERE || e->op == F_CVT_F32 || e->op == F_CVT_I32 || e->op == F_CVT_F16 || e->op == F_CVT_F8 ||
+          e->op == F_RAND || e->op == F_RANDN)
         print_expr(b, p, e->a[i]);
       else
         print_typed(b, p, e->a[i]);
@@ -2899,6 +2960,7 @@ static TlgenProgram *build(Src src, const char *kname) {
   snprintf(p->kname, sizeof p->kname, "%s", kname);
   p->bf16 = half_bf16 = src.bf16;
   p->f64 = wide_f64 = src.f64;
+  p->rnd = src.rnd;
   f8_e5m2 = 0;
   generate(p, src);
   p->src = print_program(p);
@@ -2932,6 +2994,7 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.i8 = !!(opts & TLGEN_I8);
   s.f8 = !!(opts & TLGEN_F8);
   s.f64 = !!(opts & TLGEN_WIDE_F64);
+  s.rnd = !!(opts & TLGEN_RAND);
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);
@@ -3118,6 +3181,32 @@ double tlgen_round_f8(double x, int e5m2) {
   int q = e - bits < qmin ? qmin : e - bits;
   double r = ldexp(nearbyint(ldexp(a, -q)), q);
   return copysign(r > max ? max : r, x);
+}
+
+/* Philox4x32-10 from its definition: ten rounds of (c0, c1, c2, c3) ->
+   (hi(M1 c2) ^ c1 ^ k0, lo(M1 c2), hi(M0 c0) ^ c3 ^ k1, lo(M0 c0)), the key
+   bumped by the Weyl constants between rounds. */
+void tlgen_philox4x32_10(const uint32_t c[4], const uint32_t k[2], uint32_t w[4]) {
+  uint32_t x[4] = {c[0], c[1], c[2], c[3]}, k0 = k[0], k1 = k[1];
+  for (int r = 0; r < 10; r++) {
+    if (r) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;
+    uint64_t p0 = (uint64_t)0xD2511F53u * x[0], p1 = (uint64_t)0xCD9E8D57u * x[2];
+    uint32_t y0 = (uint32_t)(p1 >> 32) ^ x[1] ^ k0, y1 = (uint32_t)p1, y2 = (uint32_t)(p0 >> 32) ^ x[3] ^ k1, y3 = (uint32_t)p0;
+    x[0] = y0, x[1] = y1, x[2] = y2, x[3] = y3;
+  }
+  memcpy(w, x, sizeof x);
+}
+/* rand / randn / randint(seed, off) as the language defines them: counter
+   (off's bits, 0, 0, 0), key (seed's low and high words, an i32 seed
+   sign-extended). */
+static double eval_rand(int f, double seed, double off, double mod) {
+  int64_t sd = (int64_t)seed;
+  uint32_t c[4] = {(uint32_t)(int32_t)(int64_t)off, 0, 0, 0}, k[2] = {(uint32_t)sd, (uint32_t)((uint64_t)sd >> 32)}, w[4];
+  tlgen_philox4x32_10(c, k, w);
+  if (f == F_RANDINT) return (double)(w[0] % (uint32_t)mod);
+  if (f == F_RAND) return ldexp(w[0] >> 8, -24);
+  double u1 = ldexp((w[0] >> 8) + 1.0, -24), u2 = ldexp(w[1] >> 8, -24);
+  return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
 static double eval_scalar(Ev *E, const Expr *e) {
@@ -3348,6 +3437,12 @@ static Val *eval(Ev *E, const Expr *e) {
         }
         r->v[k] = v;
         r->m[k] = m;
+      }
+      break;
+    case F_RAND: case F_RANDN: case F_RANDINT:
+      for (long long k = 0; k < r->n; k++) {
+        r->v[k] = eval_rand(f, a->v[0], b->v[k], e->num);
+        r->m[k] = fabs(r->v[k]) + 1;
       }
       break;
     case F_WHERE:

@@ -31,10 +31,11 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
    TLGEN_WIDE_F64 makes the program's 32-bit float type f64 instead of f32
    (tensors, scalars, tiles, literals' context, casts; its params' elem is
    TLGEN_F64), and a dot of 16- or 8-bit floats (an f32 result) is cast to
-   f64.
+   f64; TLGEN_RAND puts rand, randn and randint (i32(randint(..) % m)) of
+   i32 offsets into expressions.
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
-enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16, TLGEN_WIDE_F64 = 32 };
+enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16, TLGEN_WIDE_F64 = 32, TLGEN_RAND = 64 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
@@ -88,6 +89,10 @@ int tlgen_eval(const TlgenProgram *p, const long long *sizes, const double *scal
 /* x rounded to f8e4m3 (e5m2 0) or f8e5m2: to nearest, ties to even, saturated to
  * the largest finite value (what tlgen's f8e4m3(x) and f8e5m2(x) evaluate to). */
 double tlgen_round_f8(double x, int e5m2);
+
+/* Philox4x32-10 (Salmon et al., SC11; Random123's philox4x32) of counter c
+ * and key k: the four words, into w (tlgen's own, for rand, randn and randint). */
+void tlgen_philox4x32_10(const uint32_t c[4], const uint32_t k[2], uint32_t w[4]);
 
 /* Whether got matches expected for an element of this type and magnitude. */
 int tlgen_close(int elem, double expected, double mag, double got);
