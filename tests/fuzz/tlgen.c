@@ -2748,16 +2748,10 @@ static void print_expr(Buf *b, const TlgenProgram *p, const Expr *e) {
       put(b, ") %% %.0f)", e->num);
       break;
     }
-    if (wide_f64 && e->ty == TY_F32 && (e->op == F_RAND || e->op == F_RANDN)) { /* f32 values */
-      put(b, "f64(");
-      Expr d = *e;
-      d.ty = -1;
-      print_expr(b, p, &d);
-      put(b, ")");
-      break;
-    }
-    /* with f64 for f32, a dot of 16- or 8-bit floats (an f32 result) is cast */
-    if (wide_f64 && e->op == F_DOT && e->ty == TY_F32 && e->a[0]->ty != TY_F32) {
+    /* with f64 for f32, what tile2cu types f32 is cast: rand and randn, a dot of
+       16- or 8-bit floats */
+    if (wide_f64 && e->ty == TY_F32 &&
+        (e->op == F_RAND || e->op == F_RANDN || (e->op == F_DOT && e->a[0]->ty != TY_F32))) {
       put(b, "f64(");
       Expr d = *e;
       d.ty = -1;
