@@ -719,6 +719,7 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     }
     e->ty = shape;
     e->ty.elem = el;
+    e->ty.untyped = untyped; /* min(-0.75, 0.625) takes its context's type, as a literal and where() do */
     return true;
   }
   case BC_RED:

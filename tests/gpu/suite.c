@@ -2808,6 +2808,38 @@ static void t_f8_literals(Tally *T) {
   }
 }
 
+/* literal_types (tests/gpu/literal_types.tl): min and max of two literals take
+ * the type of their context: the double 0.1 against f64 values (its f32 rounding
+ * is 1.5e-9 off, far past the 1e-14 allowed), 0.25 in f16 (sums of multiples of
+ * 1/8 below 4: exact), f64 in a comparison with an f64 scalar. Ragged N. */
+static void t_literal_types(Tally *T) {
+  static const int Ns[] = {100, 64, 7};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    double alpha = c == 1 ? -1.0 : 0.5;
+    Rng r = rng_seed("literal_types", (uint64_t)c);
+    Call k;
+    call_init(&k, "literal_types.tl", "literal_types");
+    Ten *X = call_in(&k, "X", F64, 1, SHAPE(N));
+    Ten *H = call_in(&k, "H", F16, 1, SHAPE(N));
+    Ten *O = call_out(&k, "O", F64, 1, SHAPE(N));
+    Ten *P = call_out(&k, "P", F16, 1, SHAPE(N));
+    call_arg(&k, "alpha=%.17g", alpha);
+    fill_uniform(X, &r, -4, 4);
+    for (int i = 0; i < N; i++) {
+      H->v[i] = rng_int(&r, -24, 24) / 8.0;
+      O->ref[i] = X->v[i] * 0.1 + (alpha <= -0.75 ? 1.0 : 2.0);
+      P->ref[i] = H->v[i] + 0.25;
+    }
+    O->tol = 1e-14;
+    P->tol = 0;
+    char l[64];
+    label(l, sizeof l, "N=%d alpha=%g", N, alpha);
+    CHECK(T, call_check(&k, "literal_types", l));
+    call_free(&k);
+  }
+}
+
 /* f8 dots: C = A B^T in e4m3 (tensor cores, @pipeline(2)) and C = A B + C0 in
  * e5m2 (B's copy stored transposed), on sm_90a (e4m3: wgmma m64nNk32, both
  * operands K-major; e5m2's transposed copy stays on mma.sync), on sm_90
@@ -4598,6 +4630,7 @@ static const Test tests[] = {
     {"dot_i8_forms", t_dot_i8_forms},
     {"f8_storage", t_f8},
     {"f8_literals", t_f8_literals},
+    {"literal_types", t_literal_types},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
