@@ -371,6 +371,14 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
   }
 }
 
+/* The value of an operation on 8-bit integers, v, back in its type: C++ computes it in
+   int (b - 200 of a u8 b is -190 there, 66 as a u8), and a fused use (a comparison, a
+   division, a reduction) must see what a materialized tile holds. */
+static const char *narrow(Printer *P, ElemType t, const char *v) {
+  if (t != T_I8 && t != T_U8) return v;
+  return F("((%s)%s)", ctype(t), v);
+}
+
 /* x at element at of the op's layout (at NULL: a scalar expression). */
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
   const TirRead *rd = tir_read(P->K, x);
@@ -398,17 +406,19 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
   case E_CTX: return ctx_str(P, x->u.ctx);
   case E_IDENT: return ex_ident(P, x, want, at);
   case E_UNARY: {
-    const char *v = ex(P, x->u.unary.a, x->ty.untyped ? want : x->ty.elem, at);
+    ElemType t = x->ty.untyped ? want : x->ty.elem;
+    const char *v = ex(P, x->u.unary.a, t, at);
     const char *op = x->u.unary.op == TK_MINUS ? "-" : x->u.unary.op == TK_NOT ? "!" : "~";
-    return F(v[0] == '-' ? "(%s(%s))" : "(%s%s)", op, v);
+    return narrow(P, t, F(v[0] == '-' ? "(%s(%s))" : "(%s%s)", op, v));
   }
   case E_BINARY: {
     const Expr *a = x->u.binary.a, *b = x->u.binary.b;
     ElemType t = operand_type(a, b, x->ty.elem == T_BOOL ? T_NONE : want != T_NONE ? want : x->ty.elem);
     if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
     const char *p = ex(P, a, t, at), *q = ex(P, b, t, at);
-    if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64)) return F("t2c::shl(%s, %s)", p, q);
-    return F("(%s %s %s)", p, op_text(x->u.binary.op), q);
+    if (x->ty.elem == T_BOOL) return F("(%s %s %s)", p, op_text(x->u.binary.op), q);
+    if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64)) return narrow(P, t, F("t2c::shl(%s, %s)", p, q));
+    return narrow(P, t, F("(%s %s %s)", p, op_text(x->u.binary.op), q));
   }
   case E_CALL: return ex_call(P, x, want, at);
   case E_INDEX: return element_read(P, x);

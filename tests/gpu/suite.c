@@ -2840,6 +2840,48 @@ static void t_literal_types(Tally *T) {
   }
 }
 
+/* int8_arith (tests/gpu/int8_arith.tl): arithmetic on u8 and i8 wraps in the
+ * type even where it is fused into a reduction, a comparison, a division or a
+ * conversion (C++ computes it in int). The reference wraps each operation
+ * explicitly; columns past N read 0. Ragged M and N. */
+static void t_int8_arith(Tally *T) {
+  static const int MN[][2] = {{37, 50}, {16, 64}, {5, 13}};
+  for (int q = 0; q < 3; q++) {
+    int M = MN[q][0], N = MN[q][1];
+    Rng r = rng_seed("int8_arith", (uint64_t)q);
+    Call k;
+    call_init(&k, "int8_arith.tl", "int8_arith");
+    Ten *B = call_in(&k, "B", U8, 2, SHAPE(M, N));
+    Ten *C = call_in(&k, "C", I8, 2, SHAPE(M, N));
+    Ten *R = call_out(&k, "R", I32, 2, SHAPE(M, 4));
+    Ten *S = call_out(&k, "S", U8, 2, SHAPE(M, N));
+    Ten *F = call_out(&k, "F", F32, 2, SHAPE(M, N));
+    for (long long i = 0; i < (long long)M * N; i++) B->v[i] = rng_int(&r, 0, 255), C->v[i] = rng_int(&r, -128, 127);
+    for (int i = 0; i < M; i++) {
+      int mx = 0, sum = 0, mn = 255, cnt = 0;
+      for (int j = 0; j < 64; j++) {
+        uint8_t b = j < N ? (uint8_t)A2(B, i, j) : 0;
+        int8_t c = j < N ? (int8_t)A2(C, i, j) : 0;
+        uint8_t d = (uint8_t)(b - 200), e = (uint8_t)-b, f = (uint8_t)(b * 2);
+        mx = d > mx ? d : mx;
+        mn = e < mn ? e : mn;
+        sum += (int8_t)(c + c);
+        cnt += f > 100;
+        if (j < N) {
+          R2(S, i, j) = (uint8_t)((uint8_t)(b + 100) / 3 + (uint8_t)((uint8_t)~b >> 1)); /* below 255, the harness's poison */
+          R2(F, i, j) = (float)(int8_t)(c * 3) + (float)(uint8_t)(b >> 1);
+        }
+      }
+      R2(R, i, 0) = mx, R2(R, i, 1) = sum, R2(R, i, 2) = mn, R2(R, i, 3) = cnt;
+    }
+    R->tol = S->tol = F->tol = 0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "int8_arith", l));
+    call_free(&k);
+  }
+}
+
 /* f8 dots: C = A B^T in e4m3 (tensor cores, @pipeline(2)) and C = A B + C0 in
  * e5m2 (B's copy stored transposed), on sm_90a (e4m3: wgmma m64nNk32, both
  * operands K-major; e5m2's transposed copy stays on mma.sync), on sm_90
@@ -4631,6 +4673,7 @@ static const Test tests[] = {
     {"f8_storage", t_f8},
     {"f8_literals", t_f8_literals},
     {"literal_types", t_literal_types},
+    {"int8_arith", t_int8_arith},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
