@@ -21,12 +21,62 @@ namespace t2c {
 // (cuda_fp8.h) convert through f32 (exactly: every f8 value is an f32), and
 // to f8 by round-to-nearest-even with saturation to the largest finite value
 // (cvt.rn.satfinite; NaN stays NaN).
+//
+// A float converts to an integer type as PTX's cvt.rzi does: truncated toward
+// zero, saturated to the type's range, NaN to 0. The GPU's conversions to 32-
+// and 64-bit integers are that instruction; the 8-bit ones (a 32-bit conversion,
+// then the low byte) and the CPU backend's (C++ leaves out-of-range values
+// undefined; x86 gives INT_MIN) spell it out. Between integer types a value
+// wraps (two's complement), on both.
+template <typename T> struct IntRange { enum { yes = 0 }; };
+template <> struct IntRange<signed char> {
+  enum { yes = 1, hw = 0 };
+  static T2C_DEVICE signed char lo() { return -128; }
+  static T2C_DEVICE signed char hi() { return 127; }
+};
+template <> struct IntRange<unsigned char> {
+  enum { yes = 1, hw = 0 };
+  static T2C_DEVICE unsigned char lo() { return 0; }
+  static T2C_DEVICE unsigned char hi() { return 255; }
+};
+template <> struct IntRange<int> {
+  enum { yes = 1, hw = 1 };
+  static T2C_DEVICE int lo() { return -2147483647 - 1; }
+  static T2C_DEVICE int hi() { return 2147483647; }
+};
+template <> struct IntRange<unsigned> {
+  enum { yes = 1, hw = 1 };
+  static T2C_DEVICE unsigned lo() { return 0u; }
+  static T2C_DEVICE unsigned hi() { return 0xffffffffu; }
+};
+template <> struct IntRange<long long> {
+  enum { yes = 1, hw = 1 };
+  static T2C_DEVICE long long lo() { return -9223372036854775807LL - 1; }
+  static T2C_DEVICE long long hi() { return 9223372036854775807LL; }
+};
+template <typename To, int I = IntRange<To>::yes> struct FromFloat {
+  template <typename F> static T2C_DEVICE To from(F x) { return static_cast<To>(x); }
+};
+template <typename To> struct FromFloat<To, 1> {
+  template <typename F> static T2C_DEVICE To from(F x) {
+#ifdef __CUDA_ARCH__
+    if (IntRange<To>::hw) return static_cast<To>(x);
+#endif
+    if (!(x == x)) return 0;
+    /* the bounds as F: lo() is a power of two (or 0), exact; hi() rounds up to one */
+    if (x <= static_cast<F>(IntRange<To>::lo())) return IntRange<To>::lo();
+    if (x >= static_cast<F>(IntRange<To>::hi())) return IntRange<To>::hi();
+    return static_cast<To>(x);
+  }
+};
 template <typename To> struct Cvt {
   template <typename From> static T2C_DEVICE To from(From x) { return static_cast<To>(x); }
-  static T2C_DEVICE To from(__half x) { return static_cast<To>(__half2float(x)); }
-  static T2C_DEVICE To from(__nv_bfloat16 x) { return static_cast<To>(__bfloat162float(x)); }
-  static T2C_DEVICE To from(__nv_fp8_e4m3 x) { return static_cast<To>(static_cast<float>(x)); }
-  static T2C_DEVICE To from(__nv_fp8_e5m2 x) { return static_cast<To>(static_cast<float>(x)); }
+  static T2C_DEVICE To from(float x) { return FromFloat<To>::from(x); }
+  static T2C_DEVICE To from(double x) { return FromFloat<To>::from(x); }
+  static T2C_DEVICE To from(__half x) { return FromFloat<To>::from(__half2float(x)); }
+  static T2C_DEVICE To from(__nv_bfloat16 x) { return FromFloat<To>::from(__bfloat162float(x)); }
+  static T2C_DEVICE To from(__nv_fp8_e4m3 x) { return FromFloat<To>::from(static_cast<float>(x)); }
+  static T2C_DEVICE To from(__nv_fp8_e5m2 x) { return FromFloat<To>::from(static_cast<float>(x)); }
 };
 template <> struct Cvt<__half> {
   template <typename From> static T2C_DEVICE __half from(From x) { return __float2half(static_cast<float>(x)); }

@@ -2882,6 +2882,49 @@ static void t_int8_arith(Tally *T) {
   }
 }
 
+/* cast_saturate (tests/gpu/cast_saturate.tl): f32 and f64 values converted to
+ * i32, u8, i8, u32 and i64: truncated toward zero, saturated to the type's range,
+ * NaN to 0 (PTX cvt.rzi). The values include NaN, the infinities, values past
+ * every range and just inside one; ragged N. */
+static double sat_trunc(double v, double lo, double hi) {
+  if (isnan(v)) return 0;
+  return v <= lo ? lo : v >= hi ? hi : trunc(v);
+}
+static void t_cast_saturate(Tally *T) {
+  static const double vals[32] = {3e9, -3e9, NAN, INFINITY, -INFINITY, 300.5, -200.7, -0.9,
+                                  1e20, -1e20, 127.9, -128.9, 255.5, -1.0, 2147483520.0, 4294967040.0,
+                                  1e19, -9.3e18, 5.5, -5.5, 0.0, -0.0, 4294901760.0, 7e9,
+                                  128.0, -129.0, 254.99, 1.5, 2.5, -2.5, 100.0, 42.7};
+  static const int Ns[] = {32, 29, 1};
+  for (int q = 0; q < 3; q++) {
+    int N = Ns[q];
+    Call k;
+    call_init(&k, "cast_saturate.tl", "cast_saturate");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *D = call_in(&k, "D", F64, 1, SHAPE(N));
+    Ten *O = call_out(&k, "O", F64, 2, SHAPE(N, 5));
+    Ten *P = call_out(&k, "P", F64, 2, SHAPE(N, 5));
+    for (int i = 0; i < N; i++) {
+      double v = vals[(i + 7 * q) % 32];
+      X->v[i] = (float)v, D->v[i] = v;
+      for (int w = 0; w < 2; w++) {
+        Ten *R = w ? P : O;
+        double x = w ? v : (double)(float)v;
+        R2(R, i, 0) = sat_trunc(x, -2147483648.0, 2147483647.0);
+        R2(R, i, 1) = sat_trunc(x, 0, 255);
+        R2(R, i, 2) = sat_trunc(x, -128, 127);
+        R2(R, i, 3) = sat_trunc(x, 0, 4294967295.0);
+        R2(R, i, 4) = sat_trunc(x, -9223372036854775808.0, 9223372036854775807.0); /* 2^63 as f64 */
+      }
+    }
+    O->tol = P->tol = 0;
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "cast_saturate", l));
+    call_free(&k);
+  }
+}
+
 /* f8 dots: C = A B^T in e4m3 (tensor cores, @pipeline(2)) and C = A B + C0 in
  * e5m2 (B's copy stored transposed), on sm_90a (e4m3: wgmma m64nNk32, both
  * operands K-major; e5m2's transposed copy stays on mma.sync), on sm_90
@@ -4674,6 +4717,7 @@ static const Test tests[] = {
     {"f8_literals", t_f8_literals},
     {"literal_types", t_literal_types},
     {"int8_arith", t_int8_arith},
+    {"cast_saturate", t_cast_saturate},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
