@@ -328,6 +328,14 @@ static const char *ex_ident(Printer *P, const Expr *x, ElemType want, const At *
   unreachable();
 }
 
+/* Whether an integer divisor is a constant other than 0 and -1: a plain / or %
+   cannot trap on it (the rest go through t2c::idiv and t2c::imod, which the CPU
+   backend checks). */
+static bool safe_divisor(const Expr *d) {
+  if (!(d->flags & EF_CONST) || d->cv.isf) return false;
+  return d->cv.i != 0 && d->cv.i != -1;
+}
+
 static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *at) {
   Expr **args = x->u.call.args;
   if (x->u.call.cast != T_NONE) {
@@ -361,6 +369,7 @@ static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *a
   }
   case B_CDIV: {
     const char *p = ex(P, args[0], T_I32, at), *q = ex(P, args[1], T_I32, at);
+    if (!safe_divisor(args[1])) return F("t2c::idiv<int>(%s + %s - 1, %s)", p, q, q);
     return F("((%s + %s - 1) / %s)", p, q, q);
   }
   /* broadcast along a unit dim: the index there is 0; a coordinate plus an
@@ -417,6 +426,8 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
     const char *p = ex(P, a, t, at), *q = ex(P, b, t, at);
     if (x->ty.elem == T_BOOL) return F("(%s %s %s)", p, op_text(x->u.binary.op), q);
+    if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && elem_is_int(t) && !safe_divisor(b))
+      return narrow(P, t, F("t2c::%s<%s>(%s, %s)", x->u.binary.op == TK_SLASH ? "idiv" : "imod", ctype(t), p, q));
     if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64)) return narrow(P, t, F("t2c::shl(%s, %s)", p, q));
     return narrow(P, t, F("(%s %s %s)", p, op_text(x->u.binary.op), q));
   }

@@ -179,6 +179,27 @@ template <int W, int EB> T2C_DEVICE int swz(int i) {
 // does; a plain << of a negative value is undefined behaviour in C++17.
 T2C_DEVICE int shl(int a, int b) { return (int)((unsigned int)a << b); }
 T2C_DEVICE long long shl(long long a, long long b) { return (long long)((unsigned long long)a << b); }
+// a / b and a % b of integers (C's, truncating) whose divisor the translator
+// cannot prove to be neither 0 nor -1. The GPU gives an unspecified value for a
+// division by 0 (and wraps the lowest value divided by -1); x86 traps on both,
+// so the CPU backend reports either as an error of the launch instead.
+template <typename T> T2C_DEVICE void check_div(T a, T b) {
+#ifdef TILE2CU_SIM
+  if (b == 0) t2c_sim::failf("integer division by zero (%lld / 0)", (long long)a);
+  if (sizeof(T) >= 4 && T(-1) < T(0) && b == T(-1) && a == lowest<T>())
+    t2c_sim::failf("integer division overflow (%lld / -1)", (long long)a);
+#else
+  (void)a, (void)b;
+#endif
+}
+template <typename T> T2C_DEVICE T idiv(T a, T b) {
+  check_div(a, b);
+  return a / b;
+}
+template <typename T> T2C_DEVICE T imod(T a, T b) {
+  check_div(a, b);
+  return a % b;
+}
 
 T2C_DEVICE int abs(int x) { return x < 0 ? -x : x; }
 T2C_DEVICE long long abs(long long x) { return x < 0 ? -x : x; }

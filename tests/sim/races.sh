@@ -1,6 +1,7 @@
 #!/bin/sh
 # races.sh TILE2CU OUT: `tile2cu run` of racy kernels on the CPU backend must
-# exit 1 and print the race report (one worker, so the blocks run in order).
+# exit 1 and print the race report (one worker, so the blocks run in order);
+# so must kernels that divide an integer by zero or overflow a division.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 t2c=$1
@@ -18,13 +19,20 @@ expect_race() { # FILE KERNEL REPORT ARGS...
   echo "$got" >&2
   failed=$((failed + 1))
 }
-rm -f "$out/race_y.npy" "$out/race_s.npy"
+rm -f "$out/race_y.npy" "$out/race_s.npy" "$out/div_o.npy"
 expect_race race_store.tl race_store \
   "tile2cu run: race: tensor 'Y' at index 0 in kernel 'race_store': block (0,0,0), thread 0 wrote it and block (0,0,0), thread 1 writes it, with no barrier in between" \
   Y=race_y.npy N=8
 expect_race race_blocks.tl race_blocks \
   "tile2cu run: race: tensor 'S' at index 3 ([1, 1] of shape [2, 2]) in kernel 'race_blocks': block (0,0,0), thread 0 wrote it and block (1,0,0), thread 0 reads it, from two blocks of one launch" \
   S=race_s.npy
-[ -e "$out/race_y.npy" ] || [ -e "$out/race_s.npy" ] && { echo "FAIL races.sh: a failed run wrote its outputs" >&2; failed=$((failed + 1)); }
-echo "races: 2 tile2cu runs, $failed failed"
+expect_race div_zero.tl div_zero \
+  "tile2cu run: integer division by zero (1 / 0) in kernel 'div_zero', block (0,0,0), thread " \
+  O=div_o.npy N=5
+expect_race div_zero.tl div_overflow \
+  "tile2cu run: integer division overflow (-2147483648 / -1) in kernel 'div_overflow', block (0,0,0), thread " \
+  O=div_o.npy N=5 b=-1
+[ -e "$out/race_y.npy" ] || [ -e "$out/race_s.npy" ] || [ -e "$out/div_o.npy" ] &&
+  { echo "FAIL races.sh: a failed run wrote its outputs" >&2; failed=$((failed + 1)); }
+echo "races: 4 tile2cu runs, $failed failed"
 [ "$failed" = 0 ]
