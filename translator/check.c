@@ -255,6 +255,25 @@ static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *o
   return true;
 }
 
+/* Whether an untyped integer constant e fits integer type t; if not, an error
+   at e (u > -1 of a u32 u would compare with 4294967295, b + 300 of a u8 b add 44). */
+static bool literal_fits(Checker *C, const Expr *e, ElemType t) {
+  if (!(e->flags & EF_CONST) || e->cv.isf || !elem_is_int(t)) return true;
+  int64_t lo = 0, v = e->cv.i;
+  uint64_t hi = 0;
+  switch (t) {
+  case T_I8: lo = -128, hi = 127; break;
+  case T_U8: hi = 255; break;
+  case T_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+  case T_U32: hi = UINT32_MAX; break;
+  case T_I64: lo = INT64_MIN, hi = INT64_MAX; break;
+  default: return true;
+  }
+  if (v >= lo && (v < 0 || (uint64_t)v <= hi)) return true;
+  diag_error(C->d, e->loc, "the constant %" PRId64 " does not fit %s (%" PRId64 " .. %" PRIu64 ")", v, elem_names[t], lo, hi);
+  return false;
+}
+
 /* Unifies element types: an untyped literal takes the other operand's type. */
 static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, ElemType *out, bool *untyped) {
   Type *a = &x->ty, *b = &y->ty;
@@ -275,6 +294,7 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, ElemType *out, boo
       diag_error(C->d, loc, "a number cannot take the type bool");
       return false;
     }
+    if (!literal_fits(C, a->untyped ? x : y, typed->elem)) return false;
     *out = typed->elem;
     return true;
   }
@@ -1054,6 +1074,7 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
       diag_error(C->d, loc, "a number cannot be assigned to %s %s", what, type_str(C, to));
       return false;
     }
+    if (!literal_fits(C, rhs, to->elem)) return false;
   } else if (from->elem != to->elem) {
     diag_error(C->d, loc, "cannot assign %s to %s %s", type_str(C, from), what, type_str(C, to));
     diag_note(C->d, loc, "convert explicitly, e.g. %s(...)", elem_names[to->elem]);
