@@ -582,6 +582,12 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
     diag_error(C->d, e->loc, "'%s' needs integer operands, not %s", token_names[op], elem_names[el]);
     return false;
   }
+  if ((op == TK_SHL || op == TK_SHR) && !untyped && (y->flags & EF_CONST) && !y->cv.isf &&
+      (y->cv.i < 0 || y->cv.i >= 8 * elem_bytes[el])) {
+    diag_error(C->d, y->loc, "shift count %" PRId64 " is outside 0 .. %d for %s", y->cv.i, 8 * elem_bytes[el] - 1,
+               elem_names[el]);
+    return false;
+  }
   e->ty = shape;
   e->ty.elem = cmp ? T_BOOL : el;
   e->ty.untyped = cmp ? false : untyped;
