@@ -4620,6 +4620,19 @@ static void t_strided_reject(Tally *T) {
   call_free(&k);
 }
 
+/* scalar_range: a scalar outside its type's range is refused by tile2cu run (exit 2)
+ * before the launch, not wrapped (3000000000 for the i32 n of loop_bounds.tl). */
+static void t_scalar_range(Tally *T) {
+  Call k;
+  call_init(&k, "loop_bounds.tl", "loop_bounds");
+  Ten *X = call_in(&k, "X", F32, 2, SHAPE(4, 8));
+  call_out(&k, "O", F32, 2, SHAPE(4, 64));
+  call_arg(&k, "n=3000000000");
+  for (long long i = 0; i < X->n; i++) X->v[i] = 1;
+  CHECK(T, call_expect_fail(&k, "scalar_range", "n=3000000000 (i32)", "outside [-2147483648, 2147483647], the range of i32"));
+  call_free(&k);
+}
+
 /* ------------------------------------------------------------ the table */
 
 typedef struct Test { const char *name; void (*fn)(Tally *); } Test;
@@ -4718,6 +4731,7 @@ static const Test tests[] = {
     {"literal_types", t_literal_types},
     {"int8_arith", t_int8_arith},
     {"cast_saturate", t_cast_saturate},
+    {"scalar_range", t_scalar_range},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
