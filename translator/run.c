@@ -200,6 +200,8 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
     if (strcmp(a->descr, descr_of(X->ty.elem)) != 0)
       return fail("%s: dtype '%s', but tensor %s is %s (dtype '%s')", path, a->descr, X->name,
                   elem_names[X->ty.elem], descr_of(X->ty.elem));
+    if (X->ty.elem == T_BOOL) /* a |b1 byte other than 0 and 1 is true, as numpy reads it (a C++ bool must be 0 or 1) */
+      for (size_t j = 0; j < a->nbytes; j++) ((unsigned char *)a->data)[j] = ((unsigned char *)a->data)[j] != 0;
     if (find_stride(o, X->name)) continue; /* the buffer of a strided view: any shape */
     if (a->rank != X->trank)
       return fail("%s: %d dims, but tensor %s has %d", path, a->rank, X->name, X->trank);
