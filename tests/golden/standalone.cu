@@ -180,6 +180,29 @@ template <int W, int EB> T2C_DEVICE int swz(int i) {
 // does; a plain << of a negative value is undefined behaviour in C++17.
 T2C_DEVICE int shl(int a, int b) { return (int)((unsigned int)a << b); }
 T2C_DEVICE long long shl(long long a, long long b) { return (long long)((unsigned long long)a << b); }
+// a << b and a >> b of a count the translator cannot prove to be in 0 .. bits - 1:
+// undefined (the GPU gives 0 past the width, x86 shifts by the count's low bits),
+// so the CPU backend reports one outside as an error of the launch.
+template <typename T> T2C_DEVICE void check_shift(long long b) {
+#ifdef TILE2CU_SIM
+  if (b < 0 || b >= 8 * (long long)sizeof(T))
+    t2c_sim::failf("shift count %lld is outside 0 .. %d for %s %d-bit integer", b, 8 * (int)sizeof(T) - 1,
+                   sizeof(T) == 1 ? "an" : "a", 8 * (int)sizeof(T));
+#else
+  (void)b;
+#endif
+}
+T2C_DEVICE unsigned shl(unsigned a, unsigned b) { return a << b; }
+T2C_DEVICE signed char shl(signed char a, signed char b) { return (signed char)shl((int)a, (int)b); }
+T2C_DEVICE unsigned char shl(unsigned char a, unsigned char b) { return (unsigned char)(a << b); }
+template <typename T> T2C_DEVICE T shlv(T a, T b) {
+  check_shift<T>(b);
+  return shl(a, b);
+}
+template <typename T> T2C_DEVICE T shrv(T a, T b) {
+  check_shift<T>(b);
+  return (T)(a >> b);
+}
 // a / b and a % b of integers (C's, truncating) whose divisor the translator
 // cannot prove to be neither 0 nor -1. The GPU gives an unspecified value for a
 // division by 0 (and wraps the lowest value divided by -1); x86 traps on both,

@@ -1,7 +1,8 @@
 #!/bin/sh
 # races.sh TILE2CU OUT: `tile2cu run` of racy kernels on the CPU backend must
 # exit 1 and print the race report (one worker, so the blocks run in order);
-# so must kernels that divide an integer by zero or overflow a division. A bool
+# so must kernels that divide an integer by zero, overflow a division or shift by
+# a count outside the type's width. A bool
 # input's bytes other than 0 and 1 read as true.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +34,9 @@ expect_race div_zero.tl div_zero \
 expect_race div_zero.tl div_overflow \
   "tile2cu run: integer division overflow (-2147483648 / -1) in kernel 'div_overflow', block (0,0,0), thread " \
   O=div_o.npy N=5 b=-1
+expect_race div_zero.tl shift_count \
+  "tile2cu run: shift count 32 is outside 0 .. 31 for a 32-bit integer in kernel 'shift_count', block (0,0,0), thread " \
+  O=div_o.npy N=5 s=32
 # a bool input whose bytes are 2, 1, 0, 255: read as true, true, false, true
 h="{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }"
 { printf '\223NUMPY\001\000\166\000%s' "$h"; printf "%$((117 - ${#h}))s\n" ''; printf '\002\001\000\377'; } > "$out/bool_b.npy"
@@ -42,5 +46,5 @@ got=$(tail -c 16 "$out/bool_o.npy" 2>/dev/null | od -An -td4 -v | tr -s ' ' | se
 [ "$got" = "10 10 1 10" ] || { echo "FAIL races.sh bool_bytes.tl: O = '$got', want '10 10 1 10'" >&2; failed=$((failed + 1)); }
 [ -e "$out/race_y.npy" ] || [ -e "$out/race_s.npy" ] || [ -e "$out/div_o.npy" ] &&
   { echo "FAIL races.sh: a failed run wrote its outputs" >&2; failed=$((failed + 1)); }
-echo "races: 5 tile2cu runs, $failed failed"
+echo "races: 6 tile2cu runs, $failed failed"
 [ "$failed" = 0 ]
