@@ -2094,6 +2094,8 @@ static void print_for(Printer *P, const TirOp *op, OpenLoop *open) {
     line(P, "const int %s = %s;", n, step);
     step = n;
   }
+  if (s->u.forr.step && !(s->u.forr.step->flags & EF_CONST)) /* a step <= 0 never ends: checked on the CPU backend */
+    line(P, "t2c::check_step(%s);", step);
   *open = (OpenLoop){s, hi, step, P->open};
   P->open = open;
   for (int i = 0; i < s->nattrs; i++)

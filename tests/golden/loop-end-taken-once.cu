@@ -62,6 +62,7 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
     }
     const int t2c_end0 = end;
     const int t2c_step1 = step;
+    t2c::check_step(t2c_step1);
     for (int k0 = 0; k0 < t2c_end0; k0 += t2c_step1) {
       // loop-end-taken-once.tl:13: acc += X[m0 :+ 16, k0 :+ 64]
       float t2c_v2[16];
@@ -180,6 +181,7 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
     }
     const int t2c_end3 = end;
     const int t2c_step4 = step;
+    t2c::check_step(t2c_step4);
     for (int k0 = 0; k0 < t2c_end3; k0 += t2c_step4) {
       // loop-end-taken-once.tl:13: acc += X[m0 :+ 16, k0 :+ 64]
       float t2c_v2[16];

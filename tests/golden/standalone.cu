@@ -203,6 +203,15 @@ template <typename T> T2C_DEVICE T shrv(T a, T b) {
   check_shift<T>(b);
   return (T)(a >> b);
 }
+// The step of a range() loop taken at run time: one that is not positive never
+// ends the loop (on the GPU it hangs); the CPU backend reports it as an error.
+T2C_DEVICE void check_step(int step) {
+#ifdef TILE2CU_SIM
+  if (step <= 0) t2c_sim::failf("range() step %d is not positive (the loop would never end)", step);
+#else
+  (void)step;
+#endif
+}
 // a / b and a % b of integers (C's, truncating) whose divisor the translator
 // cannot prove to be neither 0 nor -1. The GPU gives an unspecified value for a
 // division by 0 (and wraps the lowest value divided by -1); x86 traps on both,

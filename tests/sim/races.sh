@@ -2,7 +2,7 @@
 # races.sh TILE2CU OUT: `tile2cu run` of racy kernels on the CPU backend must
 # exit 1 and print the race report (one worker, so the blocks run in order);
 # so must kernels that divide an integer by zero, overflow a division or shift by
-# a count outside the type's width. A bool
+# a count outside the type's width, or loop with a step that is not positive. A bool
 # input's bytes other than 0 and 1 read as true.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,6 +37,9 @@ expect_race div_zero.tl div_overflow \
 expect_race div_zero.tl shift_count \
   "tile2cu run: shift count 32 is outside 0 .. 31 for a 32-bit integer in kernel 'shift_count', block (0,0,0), thread " \
   O=div_o.npy N=5 s=32
+expect_race div_zero.tl step_zero \
+  "tile2cu run: range() step 0 is not positive (the loop would never end) in kernel 'step_zero', block (0,0,0), thread " \
+  O=div_o.npy N=5 s=0
 # a bool input whose bytes are 2, 1, 0, 255: read as true, true, false, true
 h="{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }"
 { printf '\223NUMPY\001\000\166\000%s' "$h"; printf "%$((117 - ${#h}))s\n" ''; printf '\002\001\000\377'; } > "$out/bool_b.npy"
@@ -46,5 +49,5 @@ got=$(tail -c 16 "$out/bool_o.npy" 2>/dev/null | od -An -td4 -v | tr -s ' ' | se
 [ "$got" = "10 10 1 10" ] || { echo "FAIL races.sh bool_bytes.tl: O = '$got', want '10 10 1 10'" >&2; failed=$((failed + 1)); }
 [ -e "$out/race_y.npy" ] || [ -e "$out/race_s.npy" ] || [ -e "$out/div_o.npy" ] &&
   { echo "FAIL races.sh: a failed run wrote its outputs" >&2; failed=$((failed + 1)); }
-echo "races: 6 tile2cu runs, $failed failed"
+echo "races: 7 tile2cu runs, $failed failed"
 [ "$failed" = 0 ]
