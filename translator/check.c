@@ -258,17 +258,9 @@ static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *o
 /* Whether an untyped integer constant e fits integer type t; if not, an error
    at e (u > -1 of a u32 u would compare with 4294967295, b + 300 of a u8 b add 44). */
 static bool literal_fits(Checker *C, const Expr *e, ElemType t) {
-  if (!(e->flags & EF_CONST) || e->cv.isf || !elem_is_int(t)) return true;
-  int64_t lo = 0, v = e->cv.i;
-  uint64_t hi = 0;
-  switch (t) {
-  case T_I8: lo = -128, hi = 127; break;
-  case T_U8: hi = 255; break;
-  case T_I32: lo = INT32_MIN, hi = INT32_MAX; break;
-  case T_U32: hi = UINT32_MAX; break;
-  case T_I64: lo = INT64_MIN, hi = INT64_MAX; break;
-  default: return true;
-  }
+  int64_t lo, v = e->cv.i;
+  uint64_t hi;
+  if (!(e->flags & EF_CONST) || e->cv.isf || !elem_int_range(t, &lo, &hi)) return true;
   if (v >= lo && (v < 0 || (uint64_t)v <= hi)) return true;
   diag_error(C->d, e->loc, "the constant %" PRId64 " does not fit %s (%" PRId64 " .. %" PRIu64 ")", v, elem_names[t], lo, hi);
   return false;

@@ -426,10 +426,11 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
     const char *p = ex(P, a, t, at), *q = ex(P, b, t, at);
     if (x->ty.elem == T_BOOL) return F("(%s %s %s)", p, op_text(x->u.binary.op), q);
+    /* (the templates return their T: nothing to narrow) */
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && elem_is_int(t) && !safe_divisor(b))
-      return narrow(P, t, F("t2c::%s<%s>(%s, %s)", x->u.binary.op == TK_SLASH ? "idiv" : "imod", ctype(t), p, q));
+      return F("t2c::%s<%s>(%s, %s)", x->u.binary.op == TK_SLASH ? "idiv" : "imod", ctype(t), p, q);
     if ((x->u.binary.op == TK_SHL || x->u.binary.op == TK_SHR) && !(b->flags & EF_CONST)) /* checked on the CPU backend */
-      return narrow(P, t, F("t2c::%s<%s>(%s, %s)", x->u.binary.op == TK_SHL ? "shlv" : "shrv", ctype(t), p, q));
+      return F("t2c::%s<%s>(%s, %s)", x->u.binary.op == TK_SHL ? "shlv" : "shrv", ctype(t), p, q);
     if (x->u.binary.op == TK_SHL && (t == T_I8 || t == T_I32 || t == T_I64)) return narrow(P, t, F("t2c::shl(%s, %s)", p, q));
     return narrow(P, t, F("(%s %s %s)", p, op_text(x->u.binary.op), q));
   }

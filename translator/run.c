@@ -25,6 +25,7 @@
 #include "t2c.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -258,12 +259,11 @@ static int bind_scalar(const RunOpts *o, Sym *p, Scalar *v, double *dv) {
   double d = strtod(s, &end);
   if (errno || end == s || *end) return fail("scalar %s=%s: expected a number", p->name, s);
   if (elem_is_int(p->ty.elem) && d != floor(d)) return fail("scalar %s=%s: %s takes an integer", p->name, s, elem_names[p->ty.elem]);
-  if (elem_is_int(p->ty.elem) && p->ty.elem != T_I64) {
-    double lo = p->ty.elem == T_I32 ? -2147483648.0 : p->ty.elem == T_I8 ? -128 : 0;
-    double hi = p->ty.elem == T_I32 ? 2147483647.0 : p->ty.elem == T_U32 ? 4294967295.0 : p->ty.elem == T_I8 ? 127 : 255;
-    if (d < lo || d > hi)
-      return fail("scalar %s=%s: outside [%.0f, %.0f], the range of %s", p->name, s, lo, hi, elem_names[p->ty.elem]);
-  }
+  int64_t lo;
+  uint64_t hi;
+  if (elem_int_range(p->ty.elem, &lo, &hi) && p->ty.elem != T_I64 && (d < (double)lo || d > (double)hi))
+    return fail("scalar %s=%s: outside [%" PRId64 ", %" PRIu64 "], the range of %s", p->name, s, lo, hi,
+                elem_names[p->ty.elem]);
   if (p->ty.elem == T_I64 && !(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
     return fail("scalar %s=%s: outside the range of i64", p->name, s);
   *dv = d;

@@ -169,6 +169,7 @@ extern const int elem_bytes[T_COUNT];
 bool elem_is_f8(ElemType t); /* f8e4m3, f8e5m2: storage and dot operands, arithmetic in f32 */
 bool elem_is_float(ElemType t);
 bool elem_is_int(ElemType t);
+bool elem_int_range(ElemType t, int64_t *lo, uint64_t *hi); /* an integer type's values; false for others */
 int elem_lookup(const char *name, int len); /* -1 when not a type name */
 
 /* ---------------------------------------------------------------- parse.c */

@@ -43,6 +43,17 @@ bool elem_is_int(ElemType t) {
   return t == T_I8 || t == T_U8 || t == T_I32 || t == T_U32 || t == T_I64;
 }
 
+bool elem_int_range(ElemType t, int64_t *lo, uint64_t *hi) {
+  switch (t) {
+  case T_I8: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+  case T_U8: *lo = 0, *hi = UINT8_MAX; return true;
+  case T_I32: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+  case T_U32: *lo = 0, *hi = UINT32_MAX; return true;
+  case T_I64: *lo = INT64_MIN, *hi = INT64_MAX; return true;
+  default: return false;
+  }
+}
+
 int elem_lookup(const char *name, int len) {
   for (int i = 0; i < T_COUNT; i++)
     if ((int)strlen(elem_names[i]) == len && memcmp(elem_names[i], name, (size_t)len) == 0)

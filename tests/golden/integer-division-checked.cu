@@ -22,5 +22,5 @@ integer_division_checked(const int *__restrict__ A, int *__restrict__ O, unsigne
   __syncthreads();  // a_s: written at line 7, read here by other threads
   if (t2c_c0 < N) O[t2c_c0] = ((t2c::idiv<int>(a[0], b) + (a[0] % 7)) + t2c::idiv<int>(b + a_s[0] - 1, a_s[0])) + t2c::idiv<int>(a[0], -1);
   // integer-division-checked.tl:8: P[0 :+ 32] = u8(a) % u8(b)
-  if (t2c_c0 < N) P[t2c_c0] = (unsigned char)t2c::imod<unsigned char>(t2c::cvt<unsigned char>(a[0]), t2c::cvt<unsigned char>(b));
+  if (t2c_c0 < N) P[t2c_c0] = t2c::imod<unsigned char>(t2c::cvt<unsigned char>(a[0]), t2c::cvt<unsigned char>(b));
 }

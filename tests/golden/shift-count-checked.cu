@@ -20,5 +20,5 @@ shift_count_checked(const int *__restrict__ A, const unsigned int *__restrict__ 
   t2c_v2[0] = (t2c_c0 < N ? U[t2c_c0] : 0u);
   unsigned char t2c_v3[1];
   t2c_v3[0] = (t2c_c0 < N ? B[t2c_c0] : (unsigned char)0);
-  if (t2c_c0 < N) O[t2c_c0] = (((t2c::shlv<int>(a[0], s) + t2c::shrv<int>(a[0], s)) + t2c::shl(a[0], 3)) + t2c::cvt<int>(t2c::shrv<unsigned int>(t2c_v2[0], t2c::cvt<unsigned int>(s)))) + t2c::cvt<int>(((unsigned char)t2c::shlv<unsigned char>(t2c_v3[0], t2c::cvt<unsigned char>(s))));
+  if (t2c_c0 < N) O[t2c_c0] = (((t2c::shlv<int>(a[0], s) + t2c::shrv<int>(a[0], s)) + t2c::shl(a[0], 3)) + t2c::cvt<int>(t2c::shrv<unsigned int>(t2c_v2[0], t2c::cvt<unsigned int>(s)))) + t2c::cvt<int>(t2c::shlv<unsigned char>(t2c_v3[0], t2c::cvt<unsigned char>(s)));
 }

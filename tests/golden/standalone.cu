@@ -106,19 +106,15 @@ template <typename T> T2C_DEVICE T nan() { return cvt<T>(__int_as_float(0x7fffff
 template <> T2C_DEVICE double inf<double>() { return __longlong_as_double(0x7ff0000000000000LL); }
 template <> T2C_DEVICE double nan<double>() { return __longlong_as_double(0x7ff8000000000000LL); }
 
-// ---- identities of max and min reductions.
-template <typename T> T2C_DEVICE T lowest() { return -inf<T>(); }
-template <typename T> T2C_DEVICE T highest() { return inf<T>(); }
-template <> T2C_DEVICE int lowest<int>() { return -2147483647 - 1; }
-template <> T2C_DEVICE int highest<int>() { return 2147483647; }
-template <> T2C_DEVICE unsigned lowest<unsigned>() { return 0u; }
-template <> T2C_DEVICE unsigned highest<unsigned>() { return 0xffffffffu; }
-template <> T2C_DEVICE long long lowest<long long>() { return (-9223372036854775807LL - 1); }
-template <> T2C_DEVICE long long highest<long long>() { return 9223372036854775807LL; }
-template <> T2C_DEVICE signed char lowest<signed char>() { return -128; }
-template <> T2C_DEVICE signed char highest<signed char>() { return 127; }
-template <> T2C_DEVICE unsigned char lowest<unsigned char>() { return 0; }
-template <> T2C_DEVICE unsigned char highest<unsigned char>() { return 255; }
+// ---- identities of max and min reductions: -inf and inf of a float type, the
+// range of an integer one (IntRange above).
+template <typename T, int I = IntRange<T>::yes> struct Extremes {
+  static T2C_DEVICE T lo() { return -inf<T>(); }
+  static T2C_DEVICE T hi() { return inf<T>(); }
+};
+template <typename T> struct Extremes<T, 1> : IntRange<T> {};
+template <typename T> T2C_DEVICE T lowest() { return Extremes<T>::lo(); }
+template <typename T> T2C_DEVICE T highest() { return Extremes<T>::hi(); }
 
 // ---- elementwise math. f16 and bf16 compute in f32 and round once.
 #define T2C_MATH1(name, f32, f64)                                              \
