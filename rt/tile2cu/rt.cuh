@@ -23,11 +23,13 @@ namespace t2c {
 // (cvt.rn.satfinite; NaN stays NaN).
 //
 // A float converts to an integer type as PTX's cvt.rzi does: truncated toward
-// zero, saturated to the type's range, NaN to 0. The GPU's conversions to 32-
-// and 64-bit integers are that instruction; the 8-bit ones (a 32-bit conversion,
-// then the low byte) and the CPU backend's (C++ leaves out-of-range values
-// undefined; x86 gives INT_MIN) spell it out. Between integer types a value
-// wraps (two's complement), on both.
+// zero and saturated to the type's range. NaN gives 0, but 1 << (bits - 1) (a
+// signed type's lowest value; 128 or 2^31 unsigned) when the source is f64 or
+// the target 64-bit (PTX ISA 9.0, cvt; an H200 gave exactly that, 2026-12-04).
+// The GPU's conversions to 32- and 64-bit integers are that instruction; the
+// 8-bit ones and the CPU backend's (C++ leaves out-of-range values undefined;
+// x86 gives INT_MIN) spell it out. Between integer types a value wraps (two's
+// complement), on both.
 template <typename T> struct IntRange { enum { yes = 0 }; };
 template <> struct IntRange<signed char> {
   enum { yes = 1, hw = 0 };
@@ -58,11 +60,15 @@ template <typename To, int I = IntRange<To>::yes> struct FromFloat {
   template <typename F> static T2C_DEVICE To from(F x) { return static_cast<To>(x); }
 };
 template <typename To> struct FromFloat<To, 1> {
+  /* 1 << (bits - 1): lo() of a signed type, hi() / 2 + 1 of an unsigned one */
+  static T2C_DEVICE To nan_int() {
+    return IntRange<To>::lo() != 0 ? IntRange<To>::lo() : static_cast<To>(IntRange<To>::hi() / 2 + 1);
+  }
   template <typename F> static T2C_DEVICE To from(F x) {
 #ifdef __CUDA_ARCH__
     if (IntRange<To>::hw) return static_cast<To>(x);
 #endif
-    if (!(x == x)) return 0;
+    if (!(x == x)) return sizeof(F) == 8 || sizeof(To) == 8 ? nan_int() : To(0);
     /* the bounds as F: lo() is a power of two (or 0), exact; hi() rounds up to one */
     if (x <= static_cast<F>(IntRange<To>::lo())) return IntRange<To>::lo();
     if (x >= static_cast<F>(IntRange<To>::hi())) return IntRange<To>::hi();

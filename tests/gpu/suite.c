@@ -2883,11 +2883,13 @@ static void t_int8_arith(Tally *T) {
 }
 
 /* cast_saturate (tests/gpu/cast_saturate.tl): f32 and f64 values converted to
- * i32, u8, i8, u32 and i64: truncated toward zero, saturated to the type's range,
- * NaN to 0 (PTX cvt.rzi). The values include NaN, the infinities, values past
- * every range and just inside one; ragged N. */
-static double sat_trunc(double v, double lo, double hi) {
-  if (isnan(v)) return 0;
+ * i32, u8, i8, u32 and i64: truncated toward zero, saturated to the type's range
+ * (PTX cvt.rzi). NaN gives 0 when the source is f32 and the target narrower than
+ * 64 bits, else 1 << (bits - 1): the signed type's lowest value, 128 or 2^31
+ * unsigned (PTX ISA 9.0, cvt). The values include NaN, the infinities, values
+ * past every range and just inside one; ragged N. */
+static double sat_trunc(double v, double lo, double hi, double nan) {
+  if (isnan(v)) return nan;
   return v <= lo ? lo : v >= hi ? hi : trunc(v);
 }
 static void t_cast_saturate(Tally *T) {
@@ -2910,11 +2912,12 @@ static void t_cast_saturate(Tally *T) {
       for (int w = 0; w < 2; w++) {
         Ten *R = w ? P : O;
         double x = w ? v : (double)(float)v;
-        R2(R, i, 0) = sat_trunc(x, -2147483648.0, 2147483647.0);
-        R2(R, i, 1) = sat_trunc(x, 0, 255);
-        R2(R, i, 2) = sat_trunc(x, -128, 127);
-        R2(R, i, 3) = sat_trunc(x, 0, 4294967295.0);
-        R2(R, i, 4) = sat_trunc(x, -9223372036854775808.0, 9223372036854775807.0); /* 2^63 as f64 */
+        R2(R, i, 0) = sat_trunc(x, -2147483648.0, 2147483647.0, w ? -2147483648.0 : 0);
+        R2(R, i, 1) = sat_trunc(x, 0, 255, w ? 128 : 0);
+        R2(R, i, 2) = sat_trunc(x, -128, 127, w ? -128 : 0);
+        R2(R, i, 3) = sat_trunc(x, 0, 4294967295.0, w ? 2147483648.0 : 0);
+        /* 2^63 as f64 */
+        R2(R, i, 4) = sat_trunc(x, -9223372036854775808.0, 9223372036854775807.0, -9223372036854775808.0);
       }
     }
     O->tol = P->tol = 0;
