@@ -41,6 +41,7 @@
 #include "gemm_f16_256_sm90a.h"
 #include "gemm_f16_256_bk64_sm90a.h"
 #include "gemm_bf16_256_sm90a.h"
+#include "gemm_bf16_256_bk64_sm90a.h"
 #endif
 #include "gemm_f32.h"
 #include "gemm_i8.h"
@@ -615,6 +616,8 @@ int main(int argc, char **argv) {
     if (prop.major == 9) bench_gemm<__nv_bfloat16>("gemm_bf16 sm_90a wgmma", tile2cu_launch_gemm_bf16_sm90a, s, s, s);
     if (prop.major == 9)
       bench_gemm<__nv_bfloat16>("gemm_bf16_256 sm_90a", tile2cu_launch_gemm_bf16_256_sm90a, s, s, s);
+    if (prop.major == 9)
+      bench_gemm<__nv_bfloat16>("gemm_bf16_256 BK64 sm_90a", tile2cu_launch_gemm_bf16_256_bk64_sm90a, s, s, s);
 #endif
   }
   for (int s : sizes) bench_gemm<float>("gemm_f32", tile2cu_launch_gemm_f32, s, s, s);

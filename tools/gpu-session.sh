@@ -1,0 +1,109 @@
+#!/bin/bash
+# tools/gpu-session.sh [PHASE ...]: every GPU check of the project, sized for a lease of
+# about 15 minutes of device time (two calls of 4-5 minutes each, the first one starting
+# the machine). Logs under $OUT (or /tmp/gpu-session), a summary on stdout.
+#
+#   testgpu   the suite of make test-gpu (tests/gpu and examples; -j 15)
+#   sanwg     memcheck, racecheck and synccheck side by side on the wgmma/TMA tests
+#             (SM90A_WGMMA_TESTS below, --target sm_90a): about 3 minutes on an H200
+#   sanall    the same three tools on the whole suite, side by side (longer: give it a
+#             call of its own; SAN_LIMIT seconds, default 500)
+#   bench     make bench's binary (about 10 s), with cuBLAS from /usr/local/cuda
+#   peer      Triton and PyTorch on the same problems (peer.py, about 20 s)
+#   pytest    tests/python/test_gpu.py on torch tensors (about 10 s)
+#   tune      tile2cu tune of examples/gemm_f16.tl on sm_90a, 16 candidates (about 50 s)
+# Default: testgpu bench peer pytest tune (about 4 minutes with a cold compile cache).
+# On 2026-12-04 the first call ran testgpu, sanwg, bench, peer, pytest and tune.
+#
+# Prepare on the build machine, from the project root (the device has nvcc but no libyaml,
+# so build here and carry the build), then call the device with
+#   carry: .gpu build/tile2cu build/libtile2cu.so.0 build/bench/bench
+#   command: bash tools/gpu-session.sh [PHASE ...]
+#     make all bench-build
+#     mkdir -p .gpu && cp ../shared/bench/peer.py .gpu/
+#     cp -L "$(ldconfig -p | awk '/libyaml-0.so.2 /{print $NF; exit}')" .gpu/
+#     cc -std=c11 -D_GNU_SOURCE -O1 -Itranslator -o .gpu/gpu-tests tests/gpu/suite.c \
+#        tests/gpu/harness.c translator/npy.c -lm
+#     grep -qx '/.gpu/' .git/info/exclude || echo /.gpu/ >> .git/info/exclude
+cd "$(dirname "$0")/.." || exit 2
+R=$PWD
+OUT=${OUT:-/tmp/gpu-session}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH TILE2CU_CACHE_DIR=/tmp/t2c-cache PYTHONUNBUFFERED=1
+mkdir -m 700 /tmp/t2c-cache 2>/dev/null
+ldd build/tile2cu | grep -q "not found" && export LD_LIBRARY_PATH=$R/.gpu
+T0=$(date +%s)
+el() { echo "[$(($(date +%s) - T0)) s]"; }
+{
+  nvidia-smi -L
+  nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+  nvcc --version | tail -1
+  build/tile2cu --version
+  git log -1 --format='commit %h' 2>/dev/null
+} > "$OUT/env.log" 2>&1
+cat "$OUT/env.log"
+GT=.gpu/gpu-tests
+SUITE="--backend gpu --tile2cu build/tile2cu --dir tests/gpu --examples examples"
+SM90A_WGMMA_TESTS=$(sed -n 's/^SM90A_WGMMA_TESTS = //p' Makefile)
+
+# sanitize NAME LIMIT_S JOBS [gpu-tests args]: the three tools side by side, one log
+sanitize() {
+  local name=$1 limit=$2 jobs=$3 t x
+  shift 3
+  for t in memcheck racecheck synccheck; do
+    x=""
+    [ $t = memcheck ] && x="--leak-check full"
+    # shellcheck disable=SC2086
+    timeout -k 5 "$limit" compute-sanitizer --tool $t $x --target-processes all --error-exitcode 86 \
+      --print-limit 20 $GT $SUITE -j "$jobs" "$@" > "$OUT/$name-$t.log" 2>&1 &
+  done
+  wait
+  echo "== $name $(el)"
+  for t in memcheck racecheck synccheck; do
+    echo "$name $t: $(grep -E '^tests/gpu: [0-9]+ cases' "$OUT/$name-$t.log" | tail -1);" \
+      "$(grep -cE '^  [a-z]' "$OUT/$name-$t.log") case lines;" \
+      "$(grep -cE 'ERROR SUMMARY: [1-9]|[1-9][0-9]* hazards? displayed \([1-9]' "$OUT/$name-$t.log") reports"
+  done
+}
+
+[ $# -gt 0 ] || set -- testgpu bench peer pytest tune
+for p in "$@"; do
+  case $p in
+  testgpu)
+    # shellcheck disable=SC2086
+    timeout -k 5 300 $GT $SUITE -j 15 > "$OUT/testgpu.log" 2>&1
+    echo "== testgpu $(el) exit $?"
+    grep -E "FAIL|cases|skipped" "$OUT/testgpu.log" | tail -15 ;;
+  sanwg)
+    # shellcheck disable=SC2086
+    sanitize sanwg 280 5 --target sm_90a $SM90A_WGMMA_TESTS ;;
+  sanall)
+    sanitize sanall "${SAN_LIMIT:-500}" 5 ;;
+  bench)
+    CUBLAS_LIB=$(find /usr/local/cuda/lib64/ -name 'libcublas.so*' 2>/dev/null | sort | head -1)
+    export CUBLAS_LIB
+    timeout -k 5 150 build/bench/bench > "$OUT/bench.log" 2>&1
+    echo "== bench $(el) exit $? (cuBLAS: $CUBLAS_LIB)"
+    grep -vE "^\s*$" "$OUT/bench.log" | tail -45 ;;
+  peer)
+    timeout -k 5 120 python3 .gpu/peer.py > "$OUT/peer.log" 2>&1
+    echo "== peer $(el) exit $?"
+    grep "^peer" "$OUT/peer.log" ;;
+  pytest)
+    TILE2CU_LIB=$R/build/libtile2cu.so.0 PYTHONPATH=$R/python timeout -k 5 90 \
+      python3 -m pytest -q -p no:cacheprovider -rs tests/python/test_gpu.py > "$OUT/pytest.log" 2>&1
+    echo "== pytest $(el) exit $?"
+    tail -5 "$OUT/pytest.log" ;;
+  tune)
+    timeout -k 5 150 build/tile2cu tune examples/gemm_f16.tl --kernel gemm_f16 \
+      --space 'BM=64,128 BN=128,256 BK=32,64 STAGES=3,4' --sizes 'M=4096 N=4096 K=4096' --target sm_90a \
+      -o "$OUT/gemm_f16.tuned.yaml" > "$OUT/tune.log" 2>&1
+    echo "== tune $(el) exit $?"
+    grep -vE "^candidate" "$OUT/tune.log" | tail -20 ;;
+  *)
+    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune)"
+    exit 2 ;;
+  esac
+done
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader
+echo "== done $(el)"
