@@ -126,13 +126,16 @@ bench-compile: lib
 	$(CC) $(CFLAGS) -Invrtc_driver -o $(B)/bench-compile bench/compile/bench.c $(B)/libtile2cu.a $(LIBS)
 	$(B)/bench-compile examples/squares.tl examples/softmax.tl examples/gemm_f32.tl
 
-# bench/README.md: a measurement, never a pass/fail test. BENCH_ARCH: the target of make bench.
+# bench/README.md: a measurement, never a pass/fail test. BENCH_ARCH: the target of make bench;
+# BENCH_TUNED: a tuning file that every bench translation takes as --tuned.
 BENCH_ARCH ?= sm_90
+BENCH_TUNED ?=
 bench-static: $(B)/tile2cu
 	sh bench/static.sh
 
 bench-build: $(B)/tile2cu
-	$(MAKE) -C bench/gpu TILE2CU=$(CURDIR)/$(B)/tile2cu OUT=$(CURDIR)/$(B)/bench CUDA=$(CUDA) NVCC=$(NVCC) ARCH=$(BENCH_ARCH)
+	$(MAKE) -C bench/gpu TILE2CU=$(CURDIR)/$(B)/tile2cu OUT=$(CURDIR)/$(B)/bench CUDA=$(CUDA) NVCC=$(NVCC) ARCH=$(BENCH_ARCH) \
+	  TUNED=$(if $(BENCH_TUNED),$(abspath $(BENCH_TUNED)))
 
 bench: bench-build
 	$(B)/bench/bench
