@@ -34,6 +34,7 @@ typedef struct Printer {
   const char *roll_row;
   const Layout *rollc;  /* a reduction's column repeats as a loop (TirOp.rolled_cols): repeat ic is roll_col */
   const char *roll_col;
+  const char *vsym;     /* a run printed as a loop (copy_elem): the element in the run is this name, not At.v */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
 } Printer;
 
@@ -89,6 +90,13 @@ static const char *row_of(Printer *P, At at) {
 static const char *col_of(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (at.lay->kind == LY_SLICE && at.lay->dim == 1) return "0";
+  if (P->vsym) { /* the run's first column, then + vsym */
+    const char *v = P->vsym, *b;
+    P->vsym = NULL;
+    b = col_of(P, (At){at.lay, at.ir, at.ic, 0});
+    P->vsym = v;
+    return strcmp(b, "0") == 0 ? v : F("%s + %s", b, v);
+  }
   int step = p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec, k = at.ic * step + at.v;
   if (P->rollc == p) { /* repeat roll_col of the loop */
     const char *j = F("%s * %d", P->roll_col, step);
@@ -132,7 +140,8 @@ static bool row_always_in(Printer *P, At at) {
 static bool col_always_in(Printer *P, At at) {
   const Layout *p = parent_of(at.lay);
   if (p->mma || p->wtiles || P->rollc == p) return false;
-  return at.ic * p->lc * p->wc * p->vec + (p->lc * p->wc - 1) * p->vec + at.v < p->cols;
+  int v = P->vsym ? p->vec - 1 : at.v; /* a run as a loop: its last element decides */
+  return at.ic * p->lc * p->wc * p->vec + (p->lc * p->wc - 1) * p->vec + v < p->cols;
 }
 
 /* The condition that element at lies inside the tile's rows (columns): NULL
@@ -1315,11 +1324,13 @@ static const char *at_idx(Printer *P, const TirBuf *f, At at) {
     int e = swz_cols(f);
     if (kc % e || p->vec * elem_bytes[f->elem] > 16) return elem_idx(P, f, row_of(P, at), col_of(P, at));
     const char *b = elem_idx(P, f, rb, cb);
+    if (P->vsym) return F("%s + %s", plus_k(P, b, kr * e + kc / e * f->rows * e), P->vsym);
     return plus_k(P, b, kr * e + kc / e * f->rows * e + at.v);
   }
   const char *b = elem_idx(P, f, rb, cb);
-  int off = kr / 8 * 8 * f->pitch + kc / 8 * 64 + at.v;
-  return strcmp(b, "0") == 0 ? F("%d", off) : plus_k(P, b, off);
+  int off = kr / 8 * 8 * f->pitch + kc / 8 * 64 + (P->vsym ? 0 : at.v);
+  const char *r = strcmp(b, "0") == 0 ? F("%d", off) : plus_k(P, b, off);
+  return P->vsym ? (strcmp(r, "0") == 0 ? P->vsym : F("%s + %s", r, P->vsym)) : r;
 }
 
 /* TO_SPILL: each thread writes its elements to the shared copy (one replica of a
@@ -1881,6 +1892,15 @@ static void cp_async_line(Printer *P, const char *dst, const Sym *X, const char 
   line(P, "t2c::cp_async_%d(&%s, %s, %s);", bytes, dst, src, cond ? F("%s ? %d : 0", cond, bytes) : F("%d", bytes));
 }
 
+/* Whether a slice op reads a tile index (a gather): its index is read at each element. */
+static bool gathers(const TirOp *op) {
+  const Expr *s = op->slice;
+  const Sym *X = s->u.index.base->u.ident.sym;
+  for (int d = 0; d < X->trank; d++)
+    if (s->u.index.idx[d].start->ty.rank) return true;
+  return false;
+}
+
 static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *stage = ctx;
   const TirBuf *f = &P->K->bufs[op->buf];
@@ -1895,6 +1915,24 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     return;
   }
   int eb = elem_bytes[X->ty.elem];
+  const Layout *pl = parent_of(at.lay);
+  if ((eb == 1 || eb == 2) && pl->vec > 1 && pl->rr * pl->rc * pl->vec >= 32 && !gathers(op)) {
+    /* a run of 8- or 16-bit elements, element by element (the general body), where a thread
+     * copies 32 or more: one loop over the run, a few iterations unrolled, rather than every
+     * element's load in flight at once (fully unrolled, ptxas hoists them all: gemm_i8.tl on
+     * sm_90a took 159 registers for this body where the fast one takes 90, and with BK = 128
+     * it spilled; with 16 per thread, as in attention_f16.tl, the unrolled copy takes fewer) */
+    At e = at;
+    e.v = 0;
+    P->vsym = "t2c_v";
+    tensor_index(P, op, e, &lin, &cond);
+    const char *v = F("%s[%s]", X->cname, lin), *dst = F("%s[%s%s]", f->cname, stage, at_idx(P, f, e));
+    P->vsym = NULL;
+    line(P, "#pragma unroll 4");
+    line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s = %s;", parent_of(at.lay)->vec, dst,
+         cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
+    return;
+  }
   for (int k = 0; k < parent_of(at.lay)->vec; k++) {
     At e = at;
     e.v = k;

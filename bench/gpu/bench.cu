@@ -42,6 +42,8 @@
 #include "gemm_f16_256_bk64_sm90a.h"
 #include "gemm_bf16_256_sm90a.h"
 #include "gemm_bf16_256_bk64_sm90a.h"
+#include "gemm_i8_sm90a.h"
+#include "gemm_i8_bk128_sm90a.h"
 #endif
 #include "gemm_f32.h"
 #include "gemm_i8.h"
@@ -327,7 +329,7 @@ static long long sample_bad_i8(const signed char *dA, const signed char *dB, con
   }
   return bad;
 }
-static void bench_gemm_i8(int M, int N, int K) {
+static void bench_gemm_i8(const char *name, cudaError_t (*launch)(const signed char *, const signed char *, int *, int, int, int, cudaStream_t), int M, int N, int K) {
   char shape[64], note[160];
   snprintf(shape, sizeof shape, "%dx%dx%d", M, N, K);
   signed char *A, *B;
@@ -353,7 +355,7 @@ static void bench_gemm_i8(int M, int N, int K) {
       ref_tops = flop / ms_ref / 1e9;
     }
   }
-  CK(tile2cu_launch_gemm_i8(A, B, C, M, K, N, (cudaStream_t)0));
+  CK(launch(A, B, C, M, K, N, (cudaStream_t)0));
   CK(cudaDeviceSynchronize());
   long long bad = sample_bad_i8(A, B, C, M, N, K);
   unsigned long long ndiff = 0, *d;
@@ -367,11 +369,11 @@ static void bench_gemm_i8(int M, int N, int K) {
   snprintf(note, sizeof note, "check: %lld of 24 sampled wrong%s", bad, cb.h && ref_tops > 0 ? "" : "");
   if (cb.h && ref_tops > 0) snprintf(note + strlen(note), sizeof note - strlen(note), ", %llu elements differ from cuBLAS", ndiff);
   if (bad || ndiff) {
-    failed("gemm_i8", shape, note);
+    failed(name, shape, note);
   } else {
-    double ms = time_ms([&] { CK(tile2cu_launch_gemm_i8(A, B, C, M, K, N, (cudaStream_t)0)); });
+    double ms = time_ms([&] { CK(launch(A, B, C, M, K, N, (cudaStream_t)0)); });
     CK(cudaGetLastError());
-    line("gemm_i8", shape, flop / ms / 1e9, "TOP/s", ms, "cuBLAS", ref_tops, note);
+    line(name, shape, flop / ms / 1e9, "TOP/s", ms, "cuBLAS", ref_tops, note);
     if (ref_tops > 0) line("  cuBLAS", shape, ref_tops, "TOP/s", ms_ref, "", 0, "cublasGemmEx, i8 x i8 -> i32 (TN)");
   }
   CK(cudaFree(A)); CK(cudaFree(B)); CK(cudaFree(C)); CK(cudaFree(R));
@@ -621,7 +623,15 @@ int main(int argc, char **argv) {
 #endif
   }
   for (int s : sizes) bench_gemm<float>("gemm_f32", tile2cu_launch_gemm_f32, s, s, s);
-  for (int s : sizes) bench_gemm_i8(s, s, s);
+  for (int s : sizes) {
+    bench_gemm_i8("gemm_i8", tile2cu_launch_gemm_i8, s, s, s);
+#ifdef HAVE_SM90A
+    // the same example translated for sm_90a: wgmma m64n128k32 (s8) from TMA-filled rings
+    if (prop.major == 9) bench_gemm_i8("gemm_i8 sm_90a wgmma", tile2cu_launch_gemm_i8_sm90a, s, s, s);
+    // -D BK=128 -D STAGES=4: 128-byte rows, 4 k32 steps per stage
+    if (prop.major == 9) bench_gemm_i8("gemm_i8 BK128 sm_90a", tile2cu_launch_gemm_i8_bk128_sm90a, s, s, s);
+#endif
+  }
   printf("\n");
 
   const int M = 16384, N = 4096;  // 256 MiB of f32: well past the L2

@@ -661,141 +661,45 @@ mm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
     acc[31] = 0.0f;
     // dynamic-smem-two-kernels.tl:15: acc += dot(A[0 :+ 64, k :+ 64], B[k :+ 64, 0 :+ 64])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = (t2c_r1 < M && t2c_c1 < K ? A[((long long)t2c_r1) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = (t2c_r1 < M && (t2c_c1 + 1) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = (t2c_r1 < M && (t2c_c1 + 2) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = (t2c_r1 < M && (t2c_c1 + 3) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = (t2c_r1 < M && (t2c_c1 + 4) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = (t2c_r1 < M && (t2c_c1 + 5) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = (t2c_r1 < M && (t2c_c1 + 6) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = (t2c_r1 < M && (t2c_c1 + 7) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((t2c_r1 + 16) < M && t2c_c1 < K ? A[((long long)(t2c_r1 + 16)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((t2c_r1 + 16) < M && (t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((t2c_r1 + 16) < M && (t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((t2c_r1 + 16) < M && (t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((t2c_r1 + 16) < M && (t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((t2c_r1 + 16) < M && (t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((t2c_r1 + 16) < M && (t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((t2c_r1 + 16) < M && (t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((t2c_r1 + 48) < M && t2c_c1 < K ? A[((long long)(t2c_r1 + 48)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((t2c_r1 + 48) < M && (t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((t2c_r1 + 48) < M && (t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((t2c_r1 + 48) < M && (t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((t2c_r1 + 48) < M && (t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((t2c_r1 + 48) < M && (t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((t2c_r1 + 48) < M && (t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < M && (t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < M && (t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = (t2c_r1 < K && t2c_c1 < N ? B[((long long)t2c_r1) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = (t2c_r1 < K && (t2c_c1 + 1) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = (t2c_r1 < K && (t2c_c1 + 2) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = (t2c_r1 < K && (t2c_c1 + 3) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = (t2c_r1 < K && (t2c_c1 + 4) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = (t2c_r1 < K && (t2c_c1 + 5) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = (t2c_r1 < K && (t2c_c1 + 6) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = (t2c_r1 < K && (t2c_c1 + 7) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((t2c_r1 + 16) < K && t2c_c1 < N ? B[((long long)(t2c_r1 + 16)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((t2c_r1 + 16) < K && (t2c_c1 + 1) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((t2c_r1 + 16) < K && (t2c_c1 + 2) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((t2c_r1 + 16) < K && (t2c_c1 + 3) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((t2c_r1 + 16) < K && (t2c_c1 + 4) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((t2c_r1 + 16) < K && (t2c_c1 + 5) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((t2c_r1 + 16) < K && (t2c_c1 + 6) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((t2c_r1 + 16) < K && (t2c_c1 + 7) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((t2c_r1 + 32) < K && t2c_c1 < N ? B[((long long)(t2c_r1 + 32)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((t2c_r1 + 32) < K && (t2c_c1 + 1) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((t2c_r1 + 32) < K && (t2c_c1 + 2) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((t2c_r1 + 32) < K && (t2c_c1 + 3) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((t2c_r1 + 32) < K && (t2c_c1 + 4) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((t2c_r1 + 32) < K && (t2c_c1 + 5) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((t2c_r1 + 32) < K && (t2c_c1 + 6) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((t2c_r1 + 32) < K && (t2c_c1 + 7) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((t2c_r1 + 48) < K && t2c_c1 < N ? B[((long long)(t2c_r1 + 48)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((t2c_r1 + 48) < K && (t2c_c1 + 1) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((t2c_r1 + 48) < K && (t2c_c1 + 2) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((t2c_r1 + 48) < K && (t2c_c1 + 3) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((t2c_r1 + 48) < K && (t2c_c1 + 4) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((t2c_r1 + 48) < K && (t2c_c1 + 5) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((t2c_r1 + 48) < K && (t2c_c1 + 6) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < K && (t2c_c1 + 7) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < K && (t2c_c1 + t2c_v) < N ? B[((long long)t2c_r1) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(t2c_r1 + 16)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(t2c_r1 + 32)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(t2c_r1 + 48)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // t2c_v2_s, 1 iteration ahead
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = (t2c_r1 < M && (0 + 64 + t2c_c1) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = (t2c_r1 < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = (t2c_r1 < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = (t2c_r1 < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = (t2c_r1 < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = (t2c_r1 < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = (t2c_r1 < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = (t2c_r1 < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 64 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((0 + 64 + t2c_r1) < K && t2c_c1 < N ? B[((long long)(0 + 64 + t2c_r1)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + 1) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + 2) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + 3) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + 4) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + 5) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + 6) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + 7) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((0 + 64 + t2c_r1 + 16) < K && t2c_c1 < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + 1) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + 2) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + 3) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + 4) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + 5) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + 6) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + 7) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((0 + 64 + t2c_r1 + 32) < K && t2c_c1 < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + 1) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + 2) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + 3) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + 4) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + 5) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + 6) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + 7) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((0 + 64 + t2c_r1 + 48) < K && t2c_c1 < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + 1) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + 2) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + 3) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + 4) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + 5) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + 6) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + 7) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((0 + 64 + t2c_r1) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r1)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((0 + 64 + t2c_r1 + 16) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r1 + 16)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((0 + 64 + t2c_r1 + 32) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r1 + 32)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((0 + 64 + t2c_r1 + 48) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r1 + 48)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -804,72 +708,24 @@ mm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k + 2 * 64 < K) {  // t2c_v2_s, 2 iterations ahead
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < M && (k + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (k + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < M && (k + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (k + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < M && (k + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (k + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < M && (k + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (k + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       if (k + 2 * 64 < K) {  // t2c_v3_s, 2 iterations ahead
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((k + 2 * 64 + t2c_r1) < K && t2c_c1 < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + 1) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + 2) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + 3) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + 4) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + 5) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + 6) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + 7) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((k + 2 * 64 + t2c_r1 + 16) < K && t2c_c1 < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + 1) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + 2) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + 3) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + 4) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + 5) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + 6) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + 7) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((k + 2 * 64 + t2c_r1 + 32) < K && t2c_c1 < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + 1) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + 2) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + 3) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + 4) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + 5) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + 6) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + 7) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((k + 2 * 64 + t2c_r1 + 48) < K && t2c_c1 < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + 1) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + 2) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + 3) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + 4) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + 5) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + 6) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + 7) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k + 2 * 64 + t2c_r1) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(k + 2 * 64 + t2c_r1)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k + 2 * 64 + t2c_r1 + 16) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 16)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k + 2 * 64 + t2c_r1 + 32) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 32)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 2) % 4) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k + 2 * 64 + t2c_r1 + 48) < K && (t2c_c1 + t2c_v) < N ? B[((long long)(k + 2 * 64 + t2c_r1 + 48)) * N + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // dynamic-smem-two-kernels.tl:15: acc += dot(A[0 :+ 64, k :+ 64], B[k :+ 64, 0 :+ 64])

@@ -382,282 +382,90 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
     acc[63] = 0.0f;
     // epilogue-in-ring-bytes-sm80.tl:16: acc += dot(A[m0 :+ 128, k0 :+ 64], B[k0 :+ 64, n0 :+ 128])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 72 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 64) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2] = ((t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2] = ((t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + 1] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + 2] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + 3] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + 4] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + 5] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + 6] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + 7] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c_r2 * 136 + t2c_c2 + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // t2c_v2_s, 1 iteration ahead
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 64 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 1] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 2] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 3] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 4] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 5] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 6] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 7] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 2 * 64 < K) {  // t2c_v2_s, 2 iterations ahead
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 9216 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 2 * 64 < K) {  // t2c_v3_s, 2 iterations ahead
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 1] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 2] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 3] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 4] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 5] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 6] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 7] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 8704 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<2>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 3 * 64 < K) {  // t2c_v2_s, 3 iterations ahead
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 3 * 64 < K) {  // t2c_v3_s, 3 iterations ahead
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + 1] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + 2] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + 3] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + 4] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + 5] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + 6] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + 7] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 1] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 2] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 3] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 4] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 5] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 6] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + 7] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((k0 + 3 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // epilogue-in-ring-bytes-sm80.tl:16: acc += dot(A[m0 :+ 128, k0 :+ 64], B[k0 :+ 64, n0 :+ 128])

@@ -314,38 +314,14 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
       t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 512] = ((t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 513] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 514] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 515] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 516] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 517] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 518] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 519] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1025] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1026] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1027] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1028] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1029] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1030] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1031] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536] = ((t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1537] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1538] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1539] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1540] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1541] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1542] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1543] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 512 + t2c_v] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024 + t2c_v] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536 + t2c_v] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -371,38 +347,14 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
         t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 2] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 3] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 4] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 5] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 6] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 7] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 512] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 513] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 514] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 515] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 516] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 517] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 518] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 519] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1025] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1026] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1027] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1028] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1029] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1030] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1031] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1537] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1538] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1539] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1540] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1541] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1542] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1543] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + t2c_v] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 512 + t2c_v] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024 + t2c_v] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536 + t2c_v] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // epilogue-staged-sm90a.tl:16: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 128])

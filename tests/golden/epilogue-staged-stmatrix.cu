@@ -338,38 +338,14 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
       t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2] = ((t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + 1] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + 2] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + 3] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + 4] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + 5] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + 6] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + 7] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2] = ((t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + 1] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + 2] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + 3] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + 4] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + 5] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + 6] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + 7] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c_r2 * 136 + t2c_c2 + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 8) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 8) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 8)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 24) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -394,38 +370,14 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
         t2c_v2_s[((t2c_it0 + 1) % 2) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + 1] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + 2] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + 3] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + 4] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + 5] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + 6] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + 7] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 1] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 2] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 3] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 4] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 5] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 6] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 7] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 8) * 136 + t2c_c2 + t2c_v] = ((k0 + 32 + t2c_r2 + 8) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2 + 8)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 1) % 2) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + t2c_v] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // epilogue-staged-stmatrix.tl:15: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 128])

@@ -199,72 +199,24 @@ bgemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__re
     acc[31] = 0.0f;
     // epilogue-tma-rank3-sm90a.tl:14: var a = A[b, m0 :+ 64, k0 :+ 64]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((m0 + t2c_r1 + 16) < M && t2c_c1 < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((m0 + t2c_r1 + 48) < M && t2c_c1 < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((m0 + t2c_r1 + 16) < M && (t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((m0 + t2c_r1 + 48) < M && (t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // w_s, 0 iterations ahead
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < K ? B[(((long long)b) * K + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < K ? B[(((long long)b) * K + (t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < K ? B[(((long long)b) * K + (t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < K ? B[(((long long)b) * K + (t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -273,72 +225,24 @@ bgemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__re
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 64 < K) {  // a_s, 1 iteration ahead
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + 1) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + 2) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + 3) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + 4) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + 5) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + 6) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + 7) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 64 + t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1)) * K + (k0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((m0 + t2c_r1 + 16) < M && (k0 + 64 + t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 16)) * K + (k0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (k0 + 64 + t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 32)) * K + (k0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((m0 + t2c_r1 + 48) < M && (k0 + 64 + t2c_c1 + t2c_v) < K ? A[(((long long)b) * M + (m0 + t2c_r1 + 48)) * K + (k0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 64 < K) {  // w_s, 1 iteration ahead
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) w_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < K ? B[(((long long)b) * K + (k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // epilogue-tma-rank3-sm90a.tl:16: acc += dot(a, w)

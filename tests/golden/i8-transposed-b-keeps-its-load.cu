@@ -359,76 +359,20 @@ i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed c
     acc[31] = 0;
     // i8-transposed-b-keeps-its-load.tl:14: var a = I[r0 :+ 16, k0 :+ 64]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c_r3 * 80 + t2c_c3] = ((r0 + t2c_r3) < M && t2c_c3 < K ? I[((long long)(r0 + t2c_r3)) * K + t2c_c3] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 1] = ((r0 + t2c_r3) < M && (t2c_c3 + 1) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 1)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 2] = ((r0 + t2c_r3) < M && (t2c_c3 + 2) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 2)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 3] = ((r0 + t2c_r3) < M && (t2c_c3 + 3) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 3)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 4] = ((r0 + t2c_r3) < M && (t2c_c3 + 4) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 4)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 5] = ((r0 + t2c_r3) < M && (t2c_c3 + 5) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 5)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 6] = ((r0 + t2c_r3) < M && (t2c_c3 + 6) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 6)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 7] = ((r0 + t2c_r3) < M && (t2c_c3 + 7) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 7)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 8] = ((r0 + t2c_r3) < M && (t2c_c3 + 8) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 8)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 9] = ((r0 + t2c_r3) < M && (t2c_c3 + 9) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 9)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 10] = ((r0 + t2c_r3) < M && (t2c_c3 + 10) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 10)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 11] = ((r0 + t2c_r3) < M && (t2c_c3 + 11) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 11)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 12] = ((r0 + t2c_r3) < M && (t2c_c3 + 12) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 12)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 13] = ((r0 + t2c_r3) < M && (t2c_c3 + 13) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 13)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 14] = ((r0 + t2c_r3) < M && (t2c_c3 + 14) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 14)] : (signed char)0);
-      a_s[t2c_r3 * 80 + t2c_c3 + 15] = ((r0 + t2c_r3) < M && (t2c_c3 + 15) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + 15)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3] = ((r0 + t2c_r3 + 8) < M && t2c_c3 < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + t2c_c3] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 1] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 1) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 1)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 2] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 2) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 2)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 3] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 3) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 3)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 4] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 4) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 4)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 5] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 5) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 5)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 6] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 6) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 6)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 7] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 7) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 7)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 8] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 8) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 8)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 9] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 9) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 9)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 10] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 10) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 10)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 11] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 11) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 11)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 12] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 12) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 12)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 13] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 13) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 13)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 14] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 14) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 14)] : (signed char)0);
-      a_s[(t2c_r3 + 8) * 80 + t2c_c3 + 15] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + 15) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + 15)] : (signed char)0);
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[t2c_r3 * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3) < M && (t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3)) * K + (t2c_c3 + t2c_v)] : (signed char)0);
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[(t2c_r3 + 8) * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3 + 8) < M && (t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (t2c_c3 + t2c_v)] : (signed char)0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 64 < K) {  // a_s, 1 iteration ahead
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 1] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 1) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 1)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 2] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 2) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 2)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 3] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 3) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 3)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 4] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 4) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 4)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 5] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 5) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 5)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 6] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 6) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 6)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 7] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 7) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 7)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 8] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 8) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 8)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 9] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 9) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 9)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 10] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 10) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 10)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 11] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 11) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 11)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 12] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 12) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 12)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 13] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 13) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 13)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 14] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 14) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 14)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + 15] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + 15) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + 15)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 1] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 1) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 1)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 2] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 2) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 2)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 3] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 3) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 3)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 4] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 4) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 4)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 5] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 5) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 5)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 6] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 6) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 6)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 7] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 7) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 7)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 8] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 8) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 8)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 9] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 9) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 9)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 10] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 10) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 10)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 11] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 11) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 11)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 12] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 12) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 12)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 13] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 13) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 13)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 14] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 14) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 14)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + 15] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + 15) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + 15)] : (signed char)0);
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + t2c_v)] : (signed char)0);
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + t2c_v)] : (signed char)0);
       }
       t2c::cp_async_commit();
       // i8-transposed-b-keeps-its-load.tl:15: var b = J[k0 :+ 64, c0 :+ 64]

@@ -246,72 +246,16 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
     acc[63] = 0;
     // wgmma-i8-sm90a.tl:18: var a = A[m0 :+ BM, k0 :+ BK]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)] = ((m0 + t2c_r2) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2)) * K + t2c_c2] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 1)] = ((m0 + t2c_r2) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 1)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 2)] = ((m0 + t2c_r2) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 2)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 3)] = ((m0 + t2c_r2) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 3)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 4)] = ((m0 + t2c_r2) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 4)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 5)] = ((m0 + t2c_r2) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 5)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 6)] = ((m0 + t2c_r2) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 6)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 7)] = ((m0 + t2c_r2) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 7)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 8)] = ((m0 + t2c_r2) < M && (t2c_c2 + 8) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 8)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 9)] = ((m0 + t2c_r2) < M && (t2c_c2 + 9) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 9)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 10)] = ((m0 + t2c_r2) < M && (t2c_c2 + 10) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 10)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 11)] = ((m0 + t2c_r2) < M && (t2c_c2 + 11) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 11)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 12)] = ((m0 + t2c_r2) < M && (t2c_c2 + 12) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 12)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 13)] = ((m0 + t2c_r2) < M && (t2c_c2 + 13) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 13)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 14)] = ((m0 + t2c_r2) < M && (t2c_c2 + 14) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 14)] : (signed char)0);
-      a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 15)] = ((m0 + t2c_r2) < M && (t2c_c2 + 15) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + 15)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)] = ((m0 + t2c_r2 + 64) < M && t2c_c2 < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + t2c_c2] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 1)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 1)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 2)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 2)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 3)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 3)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 4)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 4)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 5)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 5)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 6)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 6)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 7)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 7)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 8)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 8) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 8)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 9)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 9) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 9)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 10)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 10) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 10)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 11)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 11) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 11)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 12)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 12) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 12)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 13)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 13) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 13)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 14)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 14) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 14)] : (signed char)0);
-      a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 15)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + 15) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + 15)] : (signed char)0);
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + t2c_v)] = ((m0 + t2c_r2) < M && (t2c_c2 + t2c_v) < K ? A[((long long)(m0 + t2c_r2)) * K + (t2c_c2 + t2c_v)] : (signed char)0);
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + t2c_v)] = ((m0 + t2c_r2 + 64) < M && (t2c_c2 + t2c_v) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (t2c_c2 + t2c_v)] : (signed char)0);
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)] = ((n0 + t2c_r2) < N && t2c_c2 < K ? B[((long long)(n0 + t2c_r2)) * K + t2c_c2] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 1)] = ((n0 + t2c_r2) < N && (t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 1)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 2)] = ((n0 + t2c_r2) < N && (t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 2)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 3)] = ((n0 + t2c_r2) < N && (t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 3)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 4)] = ((n0 + t2c_r2) < N && (t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 4)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 5)] = ((n0 + t2c_r2) < N && (t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 5)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 6)] = ((n0 + t2c_r2) < N && (t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 6)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 7)] = ((n0 + t2c_r2) < N && (t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 7)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 8)] = ((n0 + t2c_r2) < N && (t2c_c2 + 8) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 8)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 9)] = ((n0 + t2c_r2) < N && (t2c_c2 + 9) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 9)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 10)] = ((n0 + t2c_r2) < N && (t2c_c2 + 10) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 10)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 11)] = ((n0 + t2c_r2) < N && (t2c_c2 + 11) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 11)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 12)] = ((n0 + t2c_r2) < N && (t2c_c2 + 12) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 12)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 13)] = ((n0 + t2c_r2) < N && (t2c_c2 + 13) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 13)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 14)] = ((n0 + t2c_r2) < N && (t2c_c2 + 14) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 14)] : (signed char)0);
-      b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 15)] = ((n0 + t2c_r2) < N && (t2c_c2 + 15) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + 15)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)] = ((n0 + t2c_r2 + 64) < N && t2c_c2 < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + t2c_c2] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 1)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 1)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 2)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 2)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 3)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 3)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 4)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 4)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 5)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 5)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 6)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 6)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 7)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 7)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 8)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 8) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 8)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 9)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 9) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 9)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 10)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 10) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 10)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 11)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 11) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 11)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 12)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 12) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 12)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 13)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 13) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 13)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 14)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 14) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 14)] : (signed char)0);
-      b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 15)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + 15) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + 15)] : (signed char)0);
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) b_s[t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + t2c_v)] = ((n0 + t2c_r2) < N && (t2c_c2 + t2c_v) < K ? B[((long long)(n0 + t2c_r2)) * K + (t2c_c2 + t2c_v)] : (signed char)0);
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) b_s[t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + t2c_v)] = ((n0 + t2c_r2 + 64) < N && (t2c_c2 + t2c_v) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (t2c_c2 + t2c_v)] : (signed char)0);
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -320,72 +264,16 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 64 < K) {  // a_s, 1 iteration ahead
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 1)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 1)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 2)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 2)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 3)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 3)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 4)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 4)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 5)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 5)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 6)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 6)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 7)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 7)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 8)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 8) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 8)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 9)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 9) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 9)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 10)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 10) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 10)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 11)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 11) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 11)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 12)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 12) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 12)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 13)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 13) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 13)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 14)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 14) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 14)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 15)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + 15) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 15)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 1)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 1)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 2)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 2)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 3)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 3)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 4)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 4)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 5)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 5)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 6)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 6)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 7)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 7)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 8)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 8) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 8)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 9)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 9) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 9)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 10)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 10) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 10)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 11)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 11) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 11)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 12)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 12) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 12)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 13)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 13) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 13)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 14)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 14) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 14)] : (signed char)0);
-        a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 15)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + 15) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 15)] : (signed char)0);
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + t2c_v)] = ((m0 + t2c_r2) < M && (k0 + 64 + t2c_c2 + t2c_v) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + t2c_v)] : (signed char)0);
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + t2c_v)] = ((m0 + t2c_r2 + 64) < M && (k0 + 64 + t2c_c2 + t2c_v) < K ? A[((long long)(m0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + t2c_v)] : (signed char)0);
       }
       if (k0 + 64 < K) {  // b_s, 1 iteration ahead
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 1)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 1)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 2)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 2)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 3)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 3)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 4)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 4)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 5)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 5)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 6)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 6)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 7)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 7)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 8)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 8) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 8)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 9)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 9) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 9)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 10)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 10) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 10)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 11)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 11) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 11)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 12)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 12) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 12)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 13)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 13) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 13)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 14)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 14) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 14)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + 15)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + 15) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + 15)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 1)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 1)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 2)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 2)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 3)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 3)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 4)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 4)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 5)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 5)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 6)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 6)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 7)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 7)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 8)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 8) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 8)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 9)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 9) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 9)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 10)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 10) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 10)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 11)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 11) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 11)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 12)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 12) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 12)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 13)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 13) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 13)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 14)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 14) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 14)] : (signed char)0);
-        b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + 15)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + 15) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + 15)] : (signed char)0);
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>(t2c_r2 * 64 + t2c_c2 + t2c_v)] = ((n0 + t2c_r2) < N && (k0 + 64 + t2c_c2 + t2c_v) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + 64 + t2c_c2 + t2c_v)] : (signed char)0);
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) b_s[((t2c_it0 + 1) % 3) * 8192 + t2c::swz<64, 1>((t2c_r2 + 64) * 64 + t2c_c2 + t2c_v)] = ((n0 + t2c_r2 + 64) < N && (k0 + 64 + t2c_c2 + t2c_v) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + 64 + t2c_c2 + t2c_v)] : (signed char)0);
       }
       t2c::cp_async_commit();
       // wgmma-i8-sm90a.tl:20: acc += dot(a, transpose(b))

@@ -552,72 +552,24 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     l[1] = 0.0f;
     // wgmma-register-a-sm90a.tl:19: var k = K[k0 :+ 64, 0 :+ 64]
     if (0 < S) {  // k_s, 0 iterations ahead
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = (t2c_r1 < S ? K[t2c_r1 * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < S) {  // v__s, 0 iterations ahead
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = (t2c_r1 < S ? V[t2c_r1 * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < S; k0 += 64, ++t2c_it0) {
@@ -625,72 +577,24 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 64 < S) {  // k_s, 1 iteration ahead
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 64 < S) {  // v__s, 1 iteration ahead
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1025] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1026] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1027] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1028] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1029] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1030] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1031] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3073] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3074] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3075] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3076] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3077] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3078] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3079] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 2) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // wgmma-register-a-sm90a.tl:21: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))

@@ -310,141 +310,45 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
     acc[63] = 0.0f;
     // wgmma-swizzle128-sm90a.tl:17: var a = A[m0 :+ 128, k0 :+ 64]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096] = ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4097] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4098] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4099] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4100] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4101] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4102] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4103] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144] = ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6145] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6146] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6147] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6148] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6149] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6150] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6151] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64)] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1025] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1026] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1027] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1028] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1029] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1030] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1031] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048] = ((t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2049] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2050] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2051] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2052] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2053] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2054] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2055] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072] = ((t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3073] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3074] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3075] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3076] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3077] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3078] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3079] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024 + t2c_v] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048 + t2c_v] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072 + t2c_v] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // a_s, 1 iteration ahead
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4097] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4098] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4099] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4100] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4101] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4102] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4103] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6145] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6146] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6147] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6148] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6149] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6150] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6151] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 64 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64)] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 4] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 5] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 6] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 7] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1025] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1026] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1027] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1028] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1029] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1030] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1031] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2049] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2050] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2051] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2052] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2053] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2054] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2055] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3073] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3074] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3075] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3076] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3077] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3078] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3079] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + t2c_v] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024 + t2c_v] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048 + t2c_v] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072 + t2c_v] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -453,72 +357,24 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 2 * 64 < K) {  // a_s, 2 iterations ahead
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2049] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2050] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2051] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2052] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2053] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2054] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2055] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4097] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4098] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4099] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4100] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4101] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4102] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4103] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6145] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6146] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6147] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6148] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6149] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6150] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6151] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 4096 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 6144 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 2 * 64 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64)] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 4] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 5] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 6] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 7] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1025] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1026] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1027] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1028] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1029] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1030] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1031] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2049] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2050] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2051] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2052] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2053] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2054] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2055] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3073] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3074] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3075] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3076] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3077] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3078] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3079] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + t2c_v] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 1024 + t2c_v] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 2048 + t2c_v] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 4) * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 4096 + t2c_c2 % 64) + 3072 + t2c_v] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // wgmma-swizzle128-sm90a.tl:19: acc += dot(a, b)

@@ -272,11 +272,14 @@ static void t_gemm_256(Tally *T, Dt dt) {
                 MNK[sm80[i]], "BK=64", "STAGES=4");
 }
 /* gemm_i8: C = A B^T, i8 inputs (B stored [N, K]), i32 output, exact. K = 200 and
- * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. */
+ * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. Then -D BK=128
+ * -D STAGES=4 on sm_90a (make bench times it): 128-byte swizzled stages; K = 400 is 4
+ * iterations, the last ragged, and 77 and 5 take the general body, whose runs of 16
+ * bytes are copied by a loop (emit_tir.c copy_elem). */
 static void t_gemm_i8(Tally *T) {
-  static const int MNK[][3] = {{37, 104, 200}, {128, 128, 64}, {130, 50, 77}, {5, 3, 5}};
-  for (int c = 0; c < 4; c++) {
-    int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+  static const int MNK[][3] = {{37, 104, 200}, {128, 128, 64}, {130, 50, 77}, {5, 3, 5}, {70, 136, 400}};
+  for (int c = 0; c < 8; c++) {
+    int M = MNK[c < 4 ? c : c - 3][0], N = MNK[c < 4 ? c : c - 3][1], K = MNK[c < 4 ? c : c - 3][2];
     Rng r = rng_seed("gemm_i8", (uint64_t)c);
     Call k;
     call_init(&k, ex_path[10], "gemm_i8");
@@ -291,8 +294,13 @@ static void t_gemm_i8(Tally *T) {
         for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, j, kk);
         R2(C, i, j) = s;
       }
+    if (c >= 4) {
+      snprintf(k.target, sizeof k.target, "sm_90a");
+      call_arg(&k, "-DBK=128");
+      call_arg(&k, "-DSTAGES=4");
+    }
     char l[64];
-    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    label(l, sizeof l, "%sM=%d N=%d K=%d", c >= 4 ? "sm_90a BK=128 STAGES=4 " : "", M, N, K);
     CHECK(T, call_check(&k, "examples/gemm_i8", l));
     call_free(&k);
   }
