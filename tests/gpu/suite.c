@@ -244,6 +244,10 @@ static void t_gemm_lowp(Tally *T, Dt dt) {
   for (int c2 = 0; c2 < 2 * (dt == F16 ? 7 : 5); c2++)
     gemm_lowp_case(T, dt, dt == F16 ? 4 : 5, dt == F16 ? "gemm_f16" : "gemm_bf16", c2 % 2 ? "sm_90a" : NULL, c2 / 2,
                    MNK[c2 / 2]);
+  /* 9 rows of tiles: two of the example's groups of 8 (GROUP), the second of one row */
+  static const int grouped[3] = {1100, 136, 24};
+  for (int t = 0; t < 2; t++)
+    gemm_lowp_case(T, dt, dt == F16 ? 4 : 5, dt == F16 ? "gemm_f16" : "gemm_bf16", t ? "sm_90a" : NULL, 7, grouped);
   /* sm_80's 163 KB hold the 4-stage ring or the staged epilogue's copy, not both side
    * by side: the copy takes the ring's bytes after the loop (smem.c), behind a barrier */
   static const int sm80[] = {1, 4, 5};
@@ -270,6 +274,9 @@ static void t_gemm_256(Tally *T, Dt dt) {
   for (int i = 0; i < (dt == F16 ? 3 : 2); i++)
     gemm_case_d(T, dt, dt == F16 ? 11 : 12, dt == F16 ? "gemm_f16_256" : "gemm_bf16_256", "sm_90a", sm80[i],
                 MNK[sm80[i]], "BK=64", "STAGES=4");
+  /* 9 rows of tiles: two of the example's groups of 8 (GROUP), the second of one row */
+  static const int grouped[3] = {1100, 264, 32};
+  gemm_lowp_case(T, dt, dt == F16 ? 11 : 12, dt == F16 ? "gemm_f16_256" : "gemm_bf16_256", "sm_90a", 6, grouped);
 }
 /* gemm_i8: C = A B^T, i8 inputs (B stored [N, K]), i32 output, exact. K = 200 and
  * 64 take the 16-byte body (K % 16 == 0), 77 and 5 the general one. Then -D BK=128
@@ -277,9 +284,11 @@ static void t_gemm_256(Tally *T, Dt dt) {
  * iterations, the last ragged, and 77 and 5 take the general body, whose runs of 16
  * bytes are copied by a loop (emit_tir.c copy_elem). */
 static void t_gemm_i8(Tally *T) {
-  static const int MNK[][3] = {{37, 104, 200}, {128, 128, 64}, {130, 50, 77}, {5, 3, 5}, {70, 136, 400}};
-  for (int c = 0; c < 8; c++) {
-    int M = MNK[c < 4 ? c : c - 3][0], N = MNK[c < 4 ? c : c - 3][1], K = MNK[c < 4 ? c : c - 3][2];
+  static const int MNK[][3] = {{37, 104, 200}, {128, 128, 64}, {130, 50, 77}, {5, 3, 5}, {70, 136, 400}, {1100, 136, 32}};
+  /* c = 8, 9: 9 rows of tiles, two of the example's groups of 8 (GROUP), the second of one row */
+  for (int c = 0; c < 10; c++) {
+    int m = c < 4 ? c : c < 8 ? c - 3 : 5;
+    int M = MNK[m][0], N = MNK[m][1], K = MNK[m][2];
     Rng r = rng_seed("gemm_i8", (uint64_t)c);
     Call k;
     call_init(&k, ex_path[10], "gemm_i8");
@@ -294,13 +303,14 @@ static void t_gemm_i8(Tally *T) {
         for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, j, kk);
         R2(C, i, j) = s;
       }
-    if (c >= 4) {
+    if (c >= 4 && c < 8) {
       snprintf(k.target, sizeof k.target, "sm_90a");
       call_arg(&k, "-DBK=128");
       call_arg(&k, "-DSTAGES=4");
     }
+    if (c == 9) snprintf(k.target, sizeof k.target, "sm_90a");
     char l[64];
-    label(l, sizeof l, "%sM=%d N=%d K=%d", c >= 4 ? "sm_90a BK=128 STAGES=4 " : "", M, N, K);
+    label(l, sizeof l, "%sM=%d N=%d K=%d", c >= 4 && c < 8 ? "sm_90a BK=128 STAGES=4 " : c == 9 ? "sm_90a " : "", M, N, K);
     CHECK(T, call_check(&k, "examples/gemm_i8", l));
     call_free(&k);
   }
