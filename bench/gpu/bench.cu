@@ -512,10 +512,12 @@ template <typename F> static void bench_layernorm(const char *name, F launch, in
   CK(cudaFree(X)); CK(cudaFree(Y)); CK(cudaFree(W)); CK(cudaFree(Bi));
 }
 
-// ---- attention forward, non-causal: 4 * B * H * S * S * D flops
-template <class T, class L> static void bench_attention(const char *what, L launch, int B, int H, int S, int D, double tol) {
+// ---- attention forward: 4 * B * H * S * S * D flops, non-causal; causal (key j masked
+// out of query i when j > i) counts the products it needs, 4 * B * H * D * S * (S + 1) / 2
+template <class T, class L>
+static void bench_attention(const char *what, L launch, int B, int H, int S, int D, double tol, int causal = 0) {
   char shape[64];
-  snprintf(shape, sizeof shape, "B%d H%d S%d D%d", B, H, S, D);
+  snprintf(shape, sizeof shape, "B%d H%d S%d D%d%s", B, H, S, D, causal ? " causal" : "");
   size_t n = (size_t)B * H * S * D;
   T *Q, *K, *V, *O;
   CK(cudaMalloc(&Q, n * sizeof(T)));
@@ -527,7 +529,7 @@ template <class T, class L> static void bench_attention(const char *what, L laun
   fill(V, n);
   fill(O, n);
   const float scale = 1.0f / sqrtf((float)D);
-  CK(launch(Q, K, V, O, scale, 0, B, H, S, (cudaStream_t)0));
+  CK(launch(Q, K, V, O, scale, causal, B, H, S, (cudaStream_t)0));
   CK(cudaDeviceSynchronize());
   // the CPU reference on 16 query rows of 4 (batch, head) pairs
   size_t sd = (size_t)S * D;
@@ -544,16 +546,17 @@ template <class T, class L> static void bench_attention(const char *what, L laun
     CK(cudaMemcpy(q.data(), Q + base + (size_t)i * D, D * sizeof(T), cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(o.data(), O + base + (size_t)i * D, D * sizeof(T), cudaMemcpyDeviceToHost));
     double mx = -INFINITY, l = 0;
-    for (int j = 0; j < S; j++) {
+    int nj = causal ? i + 1 : S;  // the keys query i sees
+    for (int j = 0; j < nj; j++) {
       double dotv = 0;
       for (int d = 0; d < D; d++) dotv += (double)h2f(q[d]) * h2f(k[(size_t)j * D + d]);
       p[j] = dotv * scale;
       mx = std::max(mx, p[j]);
     }
-    for (int j = 0; j < S; j++) l += (p[j] = exp(p[j] - mx));
+    for (int j = 0; j < nj; j++) l += (p[j] = exp(p[j] - mx));
     for (int d = 0; d < D; d++) {
       double ref = 0;
-      for (int j = 0; j < S; j++) ref += p[j] * h2f(v[(size_t)j * D + d]);
+      for (int j = 0; j < nj; j++) ref += p[j] * h2f(v[(size_t)j * D + d]);
       ref /= l;
       double e = fabs(h2f(o[d]) - ref);
       if (!(e == e)) e = 1e30;
@@ -566,9 +569,10 @@ template <class T, class L> static void bench_attention(const char *what, L laun
   snprintf(note, sizeof note, "check: 16 rows, max err %.2g of max|O|", worst);
   if (worst > tol) failed(what, shape, note);
   else {
-    double ms = time_ms([&] { CK(launch(Q, K, V, O, scale, 0, B, H, S, (cudaStream_t)0)); });
+    double ms = time_ms([&] { CK(launch(Q, K, V, O, scale, causal, B, H, S, (cudaStream_t)0)); });
     CK(cudaGetLastError());
-    line(what, shape, 4.0 * B * H * (double)S * S * D / ms / 1e9, "TFLOP/s", ms, "", 0, note);
+    double flop = causal ? 4.0 * B * H * D * (double)S * (S + 1) / 2 : 4.0 * B * H * (double)S * S * D;
+    line(what, shape, flop / ms / 1e9, "TFLOP/s", ms, "", 0, note);
   }
   CK(cudaFree(Q)); CK(cudaFree(K)); CK(cudaFree(V)); CK(cudaFree(O));
 }
@@ -648,11 +652,16 @@ int main(int argc, char **argv) {
 #ifdef HAVE_ATTN_F16
   bench_attention<__half>("attention_f16", tile2cu_launch_attention_f16, AB, AH, AS, 64, 1e-2);
   bench_attention<__half>("attention_f16 D128", tile2cu_launch_attention_f16_d128, AB, AH, AS, 128, 1e-2);
+  bench_attention<__half>("attention_f16 causal", tile2cu_launch_attention_f16, AB, AH, AS, 64, 1e-2, 1);
 #ifdef HAVE_SM90A
   if (prop.major == 9) {
     bench_attention<__half>("attention_f16 sm_90a wgmma", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a wgmma", tile2cu_launch_attention_f16_d128_sm90a, AB, AH, AS, 128,
                             1e-2);
+    // causal: the key loop of a query block stops after its diagonal block
+    bench_attention<__half>("attention_f16 sm_90a causal", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2, 1);
+    bench_attention<__half>("attention_f16 D128 sm_90a causal", tile2cu_launch_attention_f16_d128_sm90a, AB, AH, AS,
+                            128, 1e-2, 1);
   }
 #endif
   printf("(attention_f16 D128: examples/attention_f16.tl with const D = 128, made at build time;\n"
