@@ -12,6 +12,8 @@
 #   peer      Triton and PyTorch on the same problems (peer.py, about 20 s)
 #   pytest    tests/python/test_gpu.py on torch tensors (about 10 s)
 #   tune      tile2cu tune of examples/gemm_f16.tl on sm_90a, 16 candidates (about 50 s)
+#   tune90    the same on sm_90 (mma.sync): BK 32 at 3 or 4 stages fits 2 blocks per SM
+#             (92-111 KB, 128 registers) where the example's BK 64, 4 stages fits 1
 # Default: testgpu bench peer pytest tune (about 4 minutes with a cold compile cache).
 # On 2026-12-04 the first call ran testgpu, sanwg, bench, peer, pytest and tune.
 #
@@ -100,8 +102,14 @@ for p in "$@"; do
       -o "$OUT/gemm_f16.tuned.yaml" > "$OUT/tune.log" 2>&1
     echo "== tune $(el) exit $?"
     grep -vE "^candidate" "$OUT/tune.log" | tail -20 ;;
+  tune90)
+    timeout -k 5 150 build/tile2cu tune examples/gemm_f16.tl --kernel gemm_f16 \
+      --space 'BM=64,128 BN=128 BK=32,64 STAGES=2,3,4' --sizes 'M=4096 N=4096 K=4096' --target sm_90 \
+      -o "$OUT/gemm_f16.sm90.tuned.yaml" > "$OUT/tune90.log" 2>&1
+    echo "== tune90 $(el) exit $?"
+    grep -vE "^candidate" "$OUT/tune90.log" | tail -16 ;;
   *)
-    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune)"
+    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune tune90)"
     exit 2 ;;
   esac
 done
