@@ -575,7 +575,7 @@ Test(nvrtc, tensor_maps_of_a_tma_kernel) {
     cr_assert_eq(encodes(), cases[c].maps, "case %d", c);
     cr_assert_eq(*(const t2c_devptr *)param(0), a, "the caller's arguments come first");
     cr_assert_eq(*(const int *)param(4), K);
-    cr_assert(grid()[0] == 3 && grid()[1] == 2 && grid()[2] == 1, "@grid(cdiv(N, 128), cdiv(M, 128))");
+    cr_assert(grid()[0] == 6 && grid()[1] == 1 && grid()[2] == 1, "@grid(cdiv(M, BM) * cdiv(N, BN)): 2 x 3 tiles");
     if (cases[c].maps == 3) check_map(param(6), a, (unsigned long long)M, (unsigned long long)K, 128, 64, "A");
     else cr_assert(all_zero(param(6), 128), "case %d: A's map is zeros", c);
     check_map(param(7), B, (unsigned long long)K, (unsigned long long)N, 64, 64, "B");
