@@ -237,6 +237,12 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 --nvcc-path $(NVCC) -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
+	@# --backend gpu without a GPU (no driver here, on any machine): one message, exit 2, no program run
+	@TILE2CU_LIBCUDA=/nonexistent/libcuda.so.1 $(B)/difftest --tile2cu $(B)/tile2cu --seeds 1:3 --backend gpu \
+	  > $(B)/difftest-nogpu.txt 2>&1; st=$$?; \
+	  if [ $$st = 2 ] && grep -q "^difftest: --backend gpu: tile2cu run cannot run a kernel on the GPU:" $(B)/difftest-nogpu.txt \
+	    && ! grep -q "programs," $(B)/difftest-nogpu.txt; then echo "difftest: --backend gpu without a GPU: exit 2, said so"; \
+	  else echo "difftest: --backend gpu without a GPU: exit $$st:"; cat $(B)/difftest-nogpu.txt; exit 1; fi
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

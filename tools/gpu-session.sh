@@ -14,12 +14,15 @@
 #   tune      tile2cu tune of examples/gemm_f16.tl on sm_90a, 16 candidates (about 50 s)
 #   tune90    the same on sm_90 (mma.sync): BK 32 at 3 or 4 stages fits 2 blocks per SM
 #             (92-111 KB, 128 registers) where the example's BK 64, 4 stages fits 1
+#   difftest  tlgen's programs on the GPU against tlgen's evaluation (difftest --backend
+#             gpu): plain, sm_90a, strided, bf16, i8, f8, f64 and rand samples; needs
+#             build/difftest carried too (make build/difftest)
 # Default: testgpu bench peer pytest tune (about 4 minutes with a cold compile cache).
 # On 2026-12-04 the first call ran testgpu, sanwg, bench, peer, pytest and tune.
 #
 # Prepare on the build machine, from the project root (the device has nvcc but no libyaml,
 # so build here and carry the build), then call the device with
-#   carry: .gpu build/tile2cu build/libtile2cu.so.0 build/bench/bench
+#   carry: .gpu build/tile2cu build/libtile2cu.so.0 build/bench/bench (build/difftest for difftest)
 #   command: bash tools/gpu-session.sh [PHASE ...]
 #     make all bench-build
 #     mkdir -p .gpu && cp ../shared/bench/peer.py .gpu/
@@ -102,6 +105,17 @@ for p in "$@"; do
       -o "$OUT/gemm_f16.tuned.yaml" > "$OUT/tune.log" 2>&1
     echo "== tune $(el) exit $?"
     grep -vE "^candidate" "$OUT/tune.log" | tail -20 ;;
+  difftest)
+    : > "$OUT/difftest.log"
+    DT="timeout -k 5 60 build/difftest --tile2cu build/tile2cu --backend gpu -j 14"
+    for o in "--seeds 1:201" "--seed-file tests/fuzz/wg-seeds.txt --target sm_90a" "--seeds 1:61 --strided" \
+      "--seeds 1:61 --bf16" "--seed-file tests/fuzz/i8-seeds.txt --i8" "--seed-file tests/fuzz/f8-seeds.txt --f8" \
+      "--seeds 1:61 --f64" "--seeds 1:61 --rand"; do
+      # shellcheck disable=SC2086
+      $DT $o >> "$OUT/difftest.log" 2>&1
+      echo "difftest $o: exit $? $(grep -E '^difftest: [0-9]+ programs' "$OUT/difftest.log" | tail -1)"
+    done
+    echo "== difftest $(el)" ;;
   tune90)
     timeout -k 5 150 build/tile2cu tune examples/gemm_f16.tl --kernel gemm_f16 \
       --space 'BM=64,128 BN=128 BK=32,64 STAGES=2,3,4' --sizes 'M=4096 N=4096 K=4096' --target sm_90 \
@@ -109,7 +123,7 @@ for p in "$@"; do
     echo "== tune90 $(el) exit $?"
     grep -vE "^candidate" "$OUT/tune90.log" | tail -16 ;;
   *)
-    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune tune90)"
+    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune tune90 difftest)"
     exit 2 ;;
   esac
 done

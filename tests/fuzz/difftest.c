@@ -4,7 +4,9 @@
  *            [-j N] [--keep DIR] [--seed-file F] [--target T]
  *       generates the programs of seeds A .. B-1 (and those listed in F), runs
  *       each R times on the CPU backend at random ragged sizes on random data,
- *       and compares every output element with tlgen's evaluation. --target
+ *       and compares every output element with tlgen's evaluation (--backend gpu:
+ *       on the GPU, through tile2cu run --backend gpu; a probe kernel first, and
+ *       without a usable GPU it says so and exits 2). --target
  *       translates for T (default sm_90); for sm_90a (wgmma, TMA and mbarriers, emulated) the
  *       programs come from tlgen_from_seed_wg, with wgmma-shaped GEMMs.
  *   difftest ... --strided
@@ -62,6 +64,7 @@ enum { R_PASS = 0, R_FAIL = 1, R_REJECT = 2 };
 static const char *tile2cu = "build/tile2cu";
 static const char *nvcc_path = "nvcc";
 static const char *arch = "sm_90"; /* --arch or --target: the target tile2cu translates for */
+static const char *backend = "sim"; /* --backend: where tile2cu run runs the programs */
 
 static int strided; /* --strided: programs with @strided tensors, run on views of wider buffers */
 static int bf16;    /* --bf16: the programs' 16-bit float type is bf16 */
@@ -432,7 +435,7 @@ static int one_run(const TlgenProgram *p, uint64_t seed, int run, const char *di
   argv[na++] = "--kernel";
   argv[na++] = (char *)tlgen_kernel_name(p);
   argv[na++] = "--backend";
-  argv[na++] = "sim";
+  argv[na++] = (char *)backend;
   argv[na++] = "--target";
   argv[na++] = (char *)arch;
   argv[na++] = "--schedules";
@@ -726,7 +729,8 @@ static int nvcc_batch(const uint64_t *seeds, int n, int batch_no) {
 static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
-          "                [--seed-file F] [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand]\n"
+          "                [--seed-file F] [--target T] [--backend sim|gpu] [--strided] [--bf16] [--i8] [--f8]\n"
+          "                [--f64] [--rand]\n"
           "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand]\n"
           "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n"
           "                [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand]\n");
@@ -760,6 +764,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--rand")) rng_fns = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
+    else if (!strcmp(o, "--backend") && v && (!strcmp(v, "sim") || !strcmp(v, "gpu"))) backend = argv[++i];
     else usage();
   }
   if (print) {
@@ -831,6 +836,24 @@ int main(int argc, char **argv) {
   if (!getenv("TILE2CU_CACHE_DIR")) {
     snprintf(cache, sizeof cache, "%s/cache", workdir);
     setenv("TILE2CU_CACHE_DIR", cache, 1);
+  }
+  if (!nvcc && !strcmp(backend, "gpu")) { /* one kernel first: without a usable GPU, say so once */
+    char tl[4200], y[4200], log[4200], ya[4300];
+    snprintf(tl, sizeof tl, "%s/probe.tl", workdir);
+    snprintf(y, sizeof y, "%s/probe-y.npy", workdir);
+    snprintf(log, sizeof log, "%s/probe.log", workdir);
+    FILE *f = fopen(tl, "w");
+    if (!f) return 2;
+    fputs("@launch(32)\nkernel probe(Y: tensor<f32>[N]) {\n  Y[0 :+ 32] = 1.0\n}\n", f);
+    fclose(f);
+    snprintf(ya, sizeof ya, "Y=%s", y);
+    char *pv[] = {(char *)tile2cu, "run", tl, "--kernel", "probe", "--backend", "gpu", ya, "N=32", 0};
+    if (run_cmd(pv, log)) {
+      fprintf(stderr, "difftest: --backend gpu: tile2cu run cannot run a kernel on the GPU:\n");
+      say_log(log, 4);
+      if (!keep) rm_rf(workdir);
+      return 2;
+    }
   }
   time_t t0 = time(0);
   int programs = 0, runs = 0, rejected = 0, failed = 0;
