@@ -92,13 +92,28 @@ static TirOp *early_load(TirKernel *K, const TirOp *l, TirVar *dst, const Stmt *
   return o;
 }
 
+/* name, or name_2, name_3, ...: the first that no var of the kernel has yet (two loads
+ * into one tile var in one loop each get a ring of their own) */
+static const char *fresh_cname(TirKernel *K, const char *name) {
+  const char *c = name;
+  for (int n = 2;; n++) {
+    bool taken = false;
+    for (int i = 0; i < K->vars.len && !taken; i++) {
+      const TirVar *v = K->vars.items[i];
+      taken = v->cname && strcmp(v->cname, c) == 0;
+    }
+    if (!taken) return c;
+    c = arena_printf(K->a, "%s_%d", name, n);
+  }
+}
+
 /* The ring for load l of loop f (its op in block b at index at), n - 1 deep. */
 static void ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec *body) {
   TirVar **p = NEW_ARRAY(K->a, TirVar *, d + 1);
   for (int j = 1; j <= d; j++) {
     p[j] = tir_new_var(K, l->dst->elem, l->dst->rank, l->dst->rows, l->dst->cols,
                        arena_printf(K->a, "%s, %d iteration%s ahead", l->dst->what, j, j > 1 ? "s" : ""));
-    p[j]->cname = arena_printf(K->a, "%s_p%d", l->dst->cname, j);
+    p[j]->cname = fresh_cname(K, arena_printf(K->a, "%s_p%d", l->dst->cname, j));
     p[j]->layout = l->dst->layout;
     TirOp *dc = tir_new_op(K, NULL, TO_DECL, f->stmt);
     dc->dst = p[j];
@@ -139,6 +154,7 @@ static bool has_exit(const TirBlock *b, TirOpKind kind) {
 typedef struct Uses {
   const TirVar *v;
   const TirOp *loop;
+  const TirOp *load;     /* the load that would fill the copy: another load of v is another use */
   bool other;            /* v is used other than by its load and its copies in the loop's body
                             (and, living in its copy, by reads of it inside the loop) */
 } Uses;
@@ -149,7 +165,8 @@ static bool expr_mentions(const TirKernel *K, const Expr *x, const TirVar *v) { 
 static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top, bool inside) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
-    bool mine = top && (op->kind == TO_DECL || op->kind == TO_LOAD || op->kind == TO_SPILL);
+    /* a second load of v in the loop (v = A[...] twice) would fill the same copy: not mine */
+    bool mine = top && (op->kind == TO_DECL || op == u->load || op->kind == TO_SPILL);
     /* a dot reads its operands from their copies; so does every op inside the
      * loop a value living in its copy (TirVar.home), at its own elements */
     bool reads = expr_mentions(K, op->expr, u->v) || expr_mentions(K, op->pad, u->v) || (op->src == u->v && op->kind != TO_DOT);
@@ -175,12 +192,12 @@ static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
     }
   if (l->dst->home) { /* the ring is its home: each iteration's ops read their stage */
     if (copies) return -1;
-    Uses u = {l->dst, f, false};
+    Uses u = {l->dst, f, l, false};
     uses_block(K, &K->body, &u, false, false);
     return u.other ? -1 : l->dst->home - 1;
   }
   if (copies != 1 || !K->bufs[bi].alternating || K->bufs[bi].stages) return -1; /* an operand copy made in a loop */
-  Uses u = {l->dst, f, false};
+  Uses u = {l->dst, f, l, false};
   uses_block(K, &K->body, &u, false, false);
   return u.other ? -1 : bi;
 }

@@ -2912,6 +2912,59 @@ static double sat_trunc(double v, double lo, double hi, double nan) {
   if (isnan(v)) return nan;
   return v <= lo ? lo : v >= hi ? hi : trunc(v);
 }
+/* pipeline_reload (tests/gpu/pipeline_reload.tl, pipeline_reload_dot.tl): a tile var
+ * loaded twice in one @pipeline loop. regs: O = sum over column blocks c of 2 X[:, c + j] + X[:, j] (zero past
+ * N); dot: C = sum over k blocks of A[:, k0 + kk] B[k0 + kk, :] + A[:, kk] B[k0 + kk, :]
+ * (zero past K). Ragged M, N, K; several iterations so that every ring refills. */
+static void t_pipeline_reload(Tally *T) {
+  static const int MN[][2] = {{37, 100}, {64, 32}, {5, 7}, {70, 161}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("pipeline_reload_regs", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_reload.tl", "pipeline_reload_regs");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 32));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 32; j++) {
+        double s = 0;
+        for (int c0 = 0; c0 < N; c0 += 32) s += (c0 + j < N ? 2 * A2(X, i, c0 + j) : 0) + (j < N ? A2(X, i, j) : 0);
+        R2(O, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "regs M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "pipeline_reload", l));
+    call_free(&k);
+  }
+  static const int MNK[][3] = {{37, 100, 200}, {64, 64, 96}, {70, 136, 20}, {5, 8, 8}};
+  static const char *const targets[] = {NULL, "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    Rng r = rng_seed("pipeline_reload_dot", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_reload_dot.tl", "pipeline_reload_dot");
+    if (targets[c / 4]) snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int k0 = 0; k0 < K; k0 += 32)
+          for (int kk = 0; kk < 32 && k0 + kk < K; kk++)
+            s += (A2(A, i, k0 + kk) + (kk < K ? A2(A, i, kk) : 0)) * A2(B, k0 + kk, j);
+        R2(C, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "dot %s%sM=%d N=%d K=%d", targets[c / 4] ? targets[c / 4] : "", targets[c / 4] ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "pipeline_reload", l));
+    call_free(&k);
+  }
+}
+
 static void t_cast_saturate(Tally *T) {
   static const double vals[32] = {3e9, -3e9, NAN, INFINITY, -INFINITY, 300.5, -200.7, -0.9,
                                   1e20, -1e20, 127.9, -128.9, 255.5, -1.0, 2147483520.0, 4294967040.0,
@@ -4754,6 +4807,7 @@ static const Test tests[] = {
     {"literal_types", t_literal_types},
     {"int8_arith", t_int8_arith},
     {"cast_saturate", t_cast_saturate},
+    {"pipeline_reload", t_pipeline_reload},
     {"scalar_range", t_scalar_range},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
