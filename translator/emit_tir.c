@@ -73,6 +73,13 @@ static const Layout *parent_of(const Layout *l) { return l->kind == LY_SLICE ? l
 /* a + k, dropping a zero */
 static const char *plus_k(Printer *P, const char *a, int k) { return k ? F("%s + %d", a, k) : a; }
 
+/* x + off + element at's place in its run: At.v, or P->vsym where the run is printed as a loop */
+static const char *plus_run(Printer *P, const char *x, int off, At at) {
+  int k = off + (P->vsym ? 0 : at.v);
+  const char *r = strcmp(x, "0") == 0 ? F("%d", k) : plus_k(P, x, k);
+  return !P->vsym ? r : strcmp(r, "0") == 0 ? P->vsym : F("%s + %s", r, P->vsym);
+}
+
 /* A layout whose lanes and warps all lie along one dim starts every thread at
  * row (or column) 0 of the other: no per-thread base is printed for it. */
 static bool row_base_zero(const Layout *p) { return p->lr == 1 && p->wr == 1; }
@@ -1323,14 +1330,9 @@ static const char *at_idx(Printer *P, const TirBuf *f, At at) {
   if (f->swz) { /* whole rows of 8 and whole atoms leave the swizzle's bits alone; so does a run inside a chunk */
     int e = swz_cols(f);
     if (kc % e || p->vec * elem_bytes[f->elem] > 16) return elem_idx(P, f, row_of(P, at), col_of(P, at));
-    const char *b = elem_idx(P, f, rb, cb);
-    if (P->vsym) return F("%s + %s", plus_k(P, b, kr * e + kc / e * f->rows * e), P->vsym);
-    return plus_k(P, b, kr * e + kc / e * f->rows * e + at.v);
+    return plus_run(P, elem_idx(P, f, rb, cb), kr * e + kc / e * f->rows * e, at);
   }
-  const char *b = elem_idx(P, f, rb, cb);
-  int off = kr / 8 * 8 * f->pitch + kc / 8 * 64 + (P->vsym ? 0 : at.v);
-  const char *r = strcmp(b, "0") == 0 ? F("%d", off) : plus_k(P, b, off);
-  return P->vsym ? (strcmp(r, "0") == 0 ? P->vsym : F("%s + %s", r, P->vsym)) : r;
+  return plus_run(P, elem_idx(P, f, rb, cb), kr / 8 * 8 * f->pitch + kc / 8 * 64, at);
 }
 
 /* TO_SPILL: each thread writes its elements to the shared copy (one replica of a
@@ -1929,11 +1931,11 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     const char *v = F("%s[%s]", X->cname, lin), *dst = F("%s[%s%s]", f->cname, stage, at_idx(P, f, e));
     P->vsym = NULL;
     line(P, "#pragma unroll 4");
-    line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s = %s;", parent_of(at.lay)->vec, dst,
+    line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s = %s;", pl->vec, dst,
          cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
     return;
   }
-  for (int k = 0; k < parent_of(at.lay)->vec; k++) {
+  for (int k = 0; k < pl->vec; k++) {
     At e = at;
     e.v = k;
     tensor_index(P, op, e, &lin, &cond);

@@ -285,10 +285,12 @@ static void t_gemm_256(Tally *T, Dt dt) {
  * bytes are copied by a loop (emit_tir.c copy_elem). */
 static void t_gemm_i8(Tally *T) {
   static const int MNK[][3] = {{37, 104, 200}, {128, 128, 64}, {130, 50, 77}, {5, 3, 5}, {70, 136, 400}, {1100, 136, 32}};
-  /* c = 8, 9: 9 rows of tiles, two of the example's groups of 8 (GROUP), the second of one row */
-  for (int c = 0; c < 10; c++) {
-    int m = c < 4 ? c : c < 8 ? c - 3 : 5;
-    int M = MNK[m][0], N = MNK[m][1], K = MNK[m][2];
+  /* the last two: 9 rows of tiles, two of the example's groups of 8 (GROUP), the second of one row */
+  static const struct { int mnk; const char *target; bool bk128; } cases[] = {
+      {0, NULL, false},    {1, NULL, false},    {2, NULL, false},    {3, NULL, false}, {1, "sm_90a", true},
+      {2, "sm_90a", true}, {3, "sm_90a", true}, {4, "sm_90a", true}, {5, NULL, false}, {5, "sm_90a", false}};
+  for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+    int M = MNK[cases[c].mnk][0], N = MNK[cases[c].mnk][1], K = MNK[cases[c].mnk][2];
     Rng r = rng_seed("gemm_i8", (uint64_t)c);
     Call k;
     call_init(&k, ex_path[10], "gemm_i8");
@@ -303,14 +305,14 @@ static void t_gemm_i8(Tally *T) {
         for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, j, kk);
         R2(C, i, j) = s;
       }
-    if (c >= 4 && c < 8) {
-      snprintf(k.target, sizeof k.target, "sm_90a");
+    if (cases[c].target) snprintf(k.target, sizeof k.target, "%s", cases[c].target);
+    if (cases[c].bk128) {
       call_arg(&k, "-DBK=128");
       call_arg(&k, "-DSTAGES=4");
     }
-    if (c == 9) snprintf(k.target, sizeof k.target, "sm_90a");
     char l[64];
-    label(l, sizeof l, "%sM=%d N=%d K=%d", c >= 4 && c < 8 ? "sm_90a BK=128 STAGES=4 " : c == 9 ? "sm_90a " : "", M, N, K);
+    label(l, sizeof l, "%s%s%sM=%d N=%d K=%d", cases[c].target ? cases[c].target : "", cases[c].target ? " " : "",
+          cases[c].bk128 ? "BK=128 STAGES=4 " : "", M, N, K);
     CHECK(T, call_check(&k, "examples/gemm_i8", l));
     call_free(&k);
   }
