@@ -36,6 +36,7 @@ typedef struct Printer {
   const char *roll_col;
   const char *vsym;     /* a run printed as a loop (copy_elem): the element in the run is this name, not At.v */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
+  bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
 } Printer;
 
 /* A for loop being printed: the names its end and step go by inside it (a
@@ -1569,12 +1570,16 @@ static void load_a(Printer *P, const TirOp *op, const char *k, const char *m, in
 
 /* The A fragment of m tile i, k step kc, from registers: the A operand's
  * elements in its accumulator layout, rounded and packed in pairs. */
-static void pack_a(Printer *P, const TirOp *op, int kc, int i, int name) {
+static void pack_a(Printer *P, const TirOp *op, int kc, int i, int name, const char *into) {
   ElemType t = op->expr->u.call.cast;
   const char *e[8];
   for (int q = 0; q < 8; q++) { /* a0: rows g, a1: rows g + 8; a2, a3: the next 8 columns */
     At at = {op->alay, 2 * i + (q / 2) % 2, 2 * kc + q / 4, q % 2};
     e[q] = strip(P, ex(P, op->expr, t, &at));
+  }
+  if (into) { /* an array declared before (a deferred dot's saved fragments) */
+    for (int r = 0; r < 4; r++) line(P, "%s[%d] = t2c::pack2(%s, %s);", into, r, e[2 * r], e[2 * r + 1]);
+    return;
   }
   line(P, "const unsigned t2c_a%d[4] = {", name);
   line(P, "    t2c::pack2(%s, %s),", e[0], e[1]);
@@ -1701,13 +1706,49 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
  * sbo: the next 8 columns). Swizzled (TirBuf.swz): K-major, sbo the next 8
  * rows (8 swz bytes) and lbo unused (a k16 step stays inside an atom);
  * MN-major, sbo the next 8 rows of k and lbo the next atom of columns. */
-static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
+static const char *wg_desc_in(Printer *P, int bi, const char *stage, const char *at, bool kmajor) {
   const TirBuf *f = &P->K->bufs[bi];
   if (f->swz)
-    return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, %d)", f->cname, half_of(P, bi), at, kmajor ? 16 : f->rows * f->swz,
-             8 * f->swz, f->swz);
+    return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, %d)", f->cname, stage, at, kmajor ? 16 : f->rows * f->swz, 8 * f->swz,
+             f->swz);
   int lbo = kmajor ? 128 : 16 * f->pitch, sbo = kmajor ? 16 * f->pitch : 128;
-  return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, 0)", f->cname, half_of(P, bi), at, lbo, sbo);
+  return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, 0)", f->cname, stage, at, lbo, sbo);
+}
+static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
+  return wg_desc_in(P, bi, half_of(P, bi), at, kmajor);
+}
+
+/* The register-A form's wgmmas of dot op, k16 step kc from fragment a[kc]
+ * (a: "t2c_a%d" for t2c_a<kc>), B from stage `stage` of its copy. */
+static void wgmma_rs(Printer *P, const TirOp *op, const char *a, const char *stage) {
+  const TirBuf *fb = &P->K->bufs[op->buf2];
+  for (int kc = 0; kc < op->kdim / 16; kc++) {
+    const char *at = fb->swz ? (op->btrans ? swz_logical(P, fb, "0", F("%d", kc * 16)) : swz_logical(P, fb, F("%d", kc * 16), "0"))
+                     : op->btrans ? F("%d", kc * 16 * 8)
+                                  : F("%d", kc * 16 * fb->pitch);
+    line(P, "t2c::wgmma_%s_rs<%d, %d>(%s, %s, %s);", elem_names[op->expr->u.call.cast], op->cols, !op->btrans,
+         op->dst->cname, F(a, kc), wg_desc_in(P, op->buf2, stage, at, op->btrans));
+  }
+}
+
+/* A dot deferred from the previous iteration (TirOp.defer), issued into the
+ * open fence: from its saved A fragments and B's saved stage, when an
+ * iteration saved them. */
+static void issue_deferred(Printer *P, const TirOp *d, bool tail) {
+  const char *saved = F("t2c_df%d", d->defer);
+  if (tail) {
+    line(P, "if (%s >= 0) {  // the dot at line %d, deferred from the last iteration", saved, d->stmt->loc.line);
+    P->indent++;
+  } else line(P, "// the dot at line %d, deferred from the previous iteration", d->stmt->loc.line);
+  line(P, "t2c::wgmma_fence_operand(%s);", d->dst->cname);
+  line(P, "t2c::wgmma_fence();");
+  wgmma_rs(P, d, F("%s_a[%%d]", saved), F("%s + ", saved));
+  if (!tail) return;
+  line(P, "t2c::wgmma_commit();");
+  line(P, "t2c::wgmma_wait<0>();");
+  line(P, "t2c::wgmma_fence_operand(%s);", d->dst->cname);
+  P->indent--;
+  line(P, "}");
 }
 
 /* A dot by wgmma m64nNk16 (m64nNk32 for i8 and f8 operands, both K-major),
@@ -1747,16 +1788,19 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
      * mma.sync's; packed for every k16 step before the fence, which orders those
      * register writes before wgmma reads them */
     int steps = op->kdim / 16;
-    for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc); /* t2c_a<kc>: k 16 kc .. + 15 */
+    if (op->defer) { /* saved for the next iteration, which issues it (issue_deferred) */
+      const char *saved = F("t2c_df%d", op->defer);
+      line(P, "// deferred: the next iteration issues it after its first dot and waits for it before %s is used again "
+              "(the last iteration's after the loop); its A fragments and B's stage are saved here",
+           acc);
+      for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc, F("%s_a[%d]", saved, kc));
+      line(P, "%s = %s0;", saved, half_of(P, op->buf2));
+      return;
+    }
+    for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc, NULL); /* t2c_a<kc>: k 16 kc .. + 15 */
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
-    for (int kc = 0; kc < steps; kc++) {
-      line(P, "t2c::wgmma_%s_rs<%d, %d>(%s, t2c_a%d, %s);", elem_names[op->expr->u.call.cast], n, !op->btrans, acc, kc,
-           wg_desc(P, op->buf2, fb->swz ? (op->btrans ? swz_logical(P, fb, "0", F("%d", kc * 16))
-                                                     : swz_logical(P, fb, F("%d", kc * 16), "0"))
-                                        : op->btrans ? F("%d", kc * 16 * 8) : F("%d", kc * 16 * fb->pitch),
-                   op->btrans));
-    }
+    wgmma_rs(P, op, "t2c_a%d", half_of(P, op->buf2));
   } else {
     /* A [M, K] (K-major): warpgroup g's rows from 64 g, k along the columns; transpose(copy)
      * [K, M] (MN-major): k along the rows, the warpgroup's columns from 64 g. */
@@ -1777,7 +1821,12 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
     line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
   }
   line(P, "t2c::wgmma_commit();");
-  if (op->pending) {
+  if (op->dop && !P->peeled) {
+    issue_deferred(P, op->dop, false);
+    line(P, "t2c::wgmma_commit();");
+    line(P, "t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run");
+    line(P, "t2c::wgmma_fence_operand(%s);", acc);
+  } else if (op->pending) {
     line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's wgmma has completed: its stage may be refilled", op->pending);
   } else {
     line(P, "t2c::wgmma_wait<0>();");
@@ -1824,7 +1873,7 @@ static void print_dot(Printer *P, const TirOp *op) {
     }
     for (int i = 0; i < mt; i++) {
       if (op->src) load_a(P, op, k, plus_k(P, wr, i * 16), i);
-      else pack_a(P, op, kc, i, i);
+      else pack_a(P, op, kc, i, i, NULL);
     }
     for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
     for (int i = 0; i < mt; i++)
@@ -2120,7 +2169,7 @@ static void print_scalar(Printer *P, const TirOp *op) {
 /* The loop's head; its end and step are copied to consts first when they are
  * not a constant or a name, or when the body writes what they read
  * (TirOp.once): range() takes them as they are when the loop starts. */
-static void print_for(Printer *P, const TirOp *op, OpenLoop *open) {
+static void print_for(Printer *P, const TirOp *op, OpenLoop *open, bool peel) {
   const Stmt *s = op->stmt;
   const Sym *v = s->u.forr.sym;
   const char *lo = strip(P, ex(P, s->u.forr.lo, T_I32, NULL)), *hi = strip(P, ex(P, s->u.forr.hi, T_I32, NULL));
@@ -2144,10 +2193,37 @@ static void print_for(Printer *P, const TirOp *op, OpenLoop *open) {
       line(P, s->attrs[i]->nargs ? "#pragma unroll %" PRId64 : "#pragma unroll",
            s->attrs[i]->nargs ? s->attrs[i]->args[0]->cv.i : (int64_t)0);
   const char *inc = strcmp(step, "1") == 0 ? F("++%s", v->cname) : F("%s += %s", v->cname, step);
-  if (op->counter) /* the stage rings' iteration count */
-    line(P, "for (int %s = %s, %s = 0; %s < %s; %s, ++%s) {", v->cname, lo, op->counter, v->cname, hi, inc, op->counter);
-  else
-    line(P, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
+  if (op->counter) inc = F("%s, ++%s", inc, op->counter); /* the stage rings' iteration count */
+  if (!peel) {
+    if (op->counter)
+      line(P, "for (int %s = %s, %s = 0; %s < %s; %s) {", v->cname, lo, op->counter, v->cname, hi, inc);
+    else
+      line(P, "for (int %s = %s; %s < %s; %s) {", v->cname, lo, v->cname, hi, inc);
+    return;
+  }
+  /* a loop with a deferred dot (TirOp.dop): its first iteration on its own,
+   * where no dot from an iteration before it is issued or waited for (a
+   * branch around those would make ptxas wait for every wgmma after it) */
+  line(P, "{");
+  P->indent++;
+  if (op->counter) line(P, "int %s = %s, %s = 0;", v->cname, lo, op->counter);
+  else line(P, "int %s = %s;", v->cname, lo);
+  line(P, "if (%s < %s) {  // the first iteration: no dot deferred into it", v->cname, hi);
+  P->indent++;
+  P->peeled = true;
+  print_block(P, &op->body);
+  P->peeled = false;
+  line(P, "%s;", inc);
+  P->indent--;
+  line(P, "}");
+  line(P, "for (; %s < %s; %s) {", v->cname, hi, inc);
+}
+
+/* Whether loop op's body has a dot that issues one deferred from the iteration before. */
+static bool defers(const TirOp *op) {
+  for (int i = 0; i < op->body.ops.len; i++)
+    if (((const TirOp *)op->body.ops.items[i])->dop) return true;
+  return false;
 }
 
 static void print_decl(Printer *P, const TirVar *v) {
@@ -2214,8 +2290,25 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_ASYNC_COPY: print_async_copy(P, op); return;
   case TO_ASYNC_COMMIT: line(P, "t2c::cp_async_commit();"); return;
   case TO_WG_WAIT:
-    line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
+    if (op->dop && P->peeled) return; /* nothing deferred into the first iteration */
+    if (op->dop)
+      line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's dot at line %d, deferred, has completed", op->pending,
+           op->dop->stmt->loc.line);
+    else line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
     line(P, "t2c::wgmma_fence_operand(%s);", op->dst->cname);
+    /* its A fragments too: their next values are packed after the wait, not
+     * moved above it (ptxas would then wait here early, for the whole body) */
+    for (int kc = 0; op->dop && kc < op->dop->kdim / 16; kc++)
+      line(P, "t2c::wgmma_fence_operand(t2c_df%d_a[%d]);", op->dop->defer, kc);
+    return;
+  case TO_WG_DEFER:
+    if (op->pending) {
+      issue_deferred(P, op->dop, true);
+      return;
+    }
+    line(P, "unsigned t2c_df%d_a[%d][4];  // the dot at line %d, deferred into the next iteration: its A fragments",
+         op->dop->defer, op->dop->kdim / 16, op->dop->stmt->loc.line);
+    line(P, "int t2c_df%d = -1;  // and B's stage (-1: none yet)", op->dop->defer);
     return;
   case TO_WG_PIN: line(P, "t2c::wgmma_fence_operand(%s);  // its registers hold it before the loop", op->dst->cname); return;
   case TO_ASYNC_WAIT:
@@ -2230,7 +2323,7 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_TMA_STORE: print_tma_store(P, op); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;
-  case TO_FOR: print_for(P, op, &open); break;
+  case TO_FOR: print_for(P, op, &open, defers(op)); break;
   case TO_WHILE: line(P, "while (%s) {", strip(P, ex(P, op->stmt->u.whil.cond, T_BOOL, NULL))); break;
   case TO_IF: line(P, "if (%s) {", strip(P, ex(P, op->stmt->u.iff.cond, T_BOOL, NULL))); break;
   }
@@ -2245,6 +2338,10 @@ static void print_op(Printer *P, const TirOp *op) {
     P->indent--;
   }
   line(P, "}");
+  if (op->kind == TO_FOR && defers(op)) { /* print_for's peeled first iteration */
+    P->indent--;
+    line(P, "}");
+  }
 }
 
 static void print_block(Printer *P, const TirBlock *b) {

@@ -265,6 +265,73 @@ static TirOp *wgmma_in_flight(const TirKernel *K, const TirOp *f, const PtrVec *
   return uses_other(K, &b, dot->dst, dot) ? NULL : dot;
 }
 
+/* Whether op (or an op inside it) reads or writes v. */
+static bool touches(const TirKernel *K, const TirOp *op, const TirVar *v) {
+  if (op->dst == v || op->src == v || op->src2 == v || expr_mentions(K, op->expr, v) || expr_mentions(K, op->pad, v) ||
+      expr_mentions(K, op->slice, v) || expr_mentions(K, op->win[0], v) || expr_mentions(K, op->win[1], v))
+    return true;
+  TirBlock body = op->body, els = op->els;
+  return uses_other(K, &body, v, NULL) || uses_other(K, &els, v, NULL);
+}
+
+static int wgmma_dots(const TirBlock *b) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    n += (op->kind == TO_DOT && op->wgmma) + wgmma_dots(&op->body) + wgmma_dots(&op->els);
+  }
+  return n;
+}
+
+static bool declares(const TirBlock *b, const TirVar *v) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if ((op->kind == TO_DECL && op->dst == v) || declares(&op->body, v) || declares(&op->els, v)) return true;
+  }
+  return false;
+}
+
+/* The overlap of attention's two products (FlashAttention-3's intra-warpgroup
+ * pipelining), for a loop body of this shape:
+ *   ... s = dot(..) [D1] ... r: the first use of acc ... acc += dot(f(s), v) [D2] ...
+ * with D1 and D2 its only wgmma dots, D2's A in registers and B from this
+ * loop's ring, acc a value from before the loop that nothing before r or after
+ * D2 touches. D2 is deferred into the next iteration: there its A fragments
+ * (packed where D2 stood) and B's stage are issued right after D1, and waited
+ * for just before r, so the tensor cores run it while the body works on D1's
+ * result; the last iteration's runs after the loop. Every op that D2 moves
+ * past leaves acc alone, and D2's operands are its own registers and a stage
+ * released only after it completes (3 stages or more, as for a dot left in
+ * flight), so each value is the one the program order gives. Returns D2, with
+ * r's index in *at, or NULL. */
+static TirOp *wgmma_deferred(const TirKernel *K, const TirOp *f, const PtrVec *body, int stages, int *at) {
+  TirBlock b = {*body};
+  if (stages < 3 || wgmma_dots(&b) != 2 || has_exit(&f->body, TO_BREAK)) return NULL;
+  int i1 = -1, i2 = -1;
+  for (int i = 0; i < body->len; i++) {
+    const TirOp *op = body->items[i];
+    if (op->kind == TO_DOT && op->wgmma) {
+      if (i1 < 0) i1 = i;
+      else i2 = i;
+    }
+  }
+  if (i2 < 0) return NULL;
+  TirOp *d1 = body->items[i1], *d2 = body->items[i2];
+  const TirVar *acc = d2->dst;
+  if (d2->op != TK_ADD_ASSIGN || d2->src || !d2->alay || d2->buf2 < 0 || K->bufs[d2->buf2].counter != f->counter ||
+      d1->dst == acc || expr_mentions(K, d2->expr, acc) || declares(&f->body, acc))
+    return NULL;
+  int r = -1;
+  for (int i = 0; i < body->len; i++) {
+    const TirOp *op = body->items[i];
+    if (i == i2 || !touches(K, op, acc)) continue;
+    if (i <= i1 || i > i2) return NULL;
+    if (r < 0) r = i;
+  }
+  *at = r < 0 ? i2 : r;
+  return d2;
+}
+
 /* ------------------------------------------------------------ TMA rings */
 
 /* Whether TMA can fill load l's ring buffer b: a slice [rows, cols] of the
@@ -416,8 +483,28 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
     if (!gone) vec_push(K->a, &body, op);
   }
   TirOp *dot = wgmma_in_flight(K, f, &body, stages);
-  int ahead = dot ? stages - 2 : stages - 1;
+  int at = -1;
+  TirOp *late = dot ? NULL : wgmma_deferred(K, f, &body, stages, &at);
+  int ahead = dot || late ? stages - 2 : stages - 1;
   if (dot) dot->pending = 1;
+  if (late) {
+    for (int i = 0; i < body.len; i++) {
+      TirOp *op = body.items[i];
+      if (op->kind == TO_DOT && op->wgmma && op != late) op->dop = late;
+    }
+    late->defer = ++K->ndefer;
+    TirOp *wg = new_op(K, TO_WG_WAIT, late->stmt);
+    wg->pending = 0;
+    wg->dst = late->dst;
+    wg->dop = late;
+    vec_push(K->a, &body, NULL);
+    memmove(&body.items[at + 1], &body.items[at], (size_t)(body.len - 1 - at) * sizeof body.items[0]);
+    body.items[at] = wg;
+    TirOp *saved = new_op(K, TO_WG_DEFER, f->stmt); /* before the loop: under its comment */
+    saved->dop = late;
+    saved->pending = 0;
+    vec_push(K->a, before, saved);
+  }
   bool tma = tma_rings(K, f, loads, bufs, n, depth);
   for (int r = 0; tma && r < n; r++)
     K->bufs[bufs[r]].what = arena_printf(K->a, "%d stages of %s, filled ahead of the loop at line %d by TMA (the fast body) "
@@ -434,7 +521,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   w->pending = ahead - 1;
   vec_push(K->a, &head, w);
   TirOp *bar = only(new_op(K, TO_BARRIER, f->stmt), gen);
-  bar->reason = dot ? "this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, "
+  bar->reason = dot || late ? "this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, "
                       "which read the stage refilled next, has completed"
                     : "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
   vec_push(K->a, &head, bar);
@@ -445,7 +532,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   if (tma) {
     TirOp *rel = only(new_op(K, TO_TMA_RELEASE, f->stmt), TIR_FAST);
     rel->buf = K->bufs[bufs[0]].ring_mbar - 1;
-    rel->pending = dot ? 1 : 0;
+    rel->pending = dot || late ? 1 : 0;
     vec_push(K->a, &head, rel);
   }
   f->body.ops = head;
@@ -454,6 +541,15 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
     wg->pending = 0;
     wg->dst = dot->dst; /* the accumulator it completes */
     vec_push(K->a, after, wg);
+  }
+  if (late) {
+    TirOp *tail = new_op(K, TO_WG_DEFER, late->stmt);
+    tail->dop = late;
+    tail->dst = late->dst;
+    tail->pending = 1;
+    tail->nacc = late->nacc; /* it reads the last iteration's stage */
+    memcpy(tail->acc, late->acc, sizeof tail->acc);
+    vec_push(K->a, after, tail);
   }
   TirOp *drain = only(new_op(K, TO_ASYNC_WAIT, f->stmt), gen);
   drain->pending = 0;

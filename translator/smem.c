@@ -85,8 +85,8 @@ static void span_block(const TirKernel *K, Spans *S, const TirBlock *b) {
     for (int a = 0; a < op->nacc; a++) touch(S, op->acc[a].buf, at);
     if (op == S->at) touch(S, X, at);
     /* the wait for every group after a loop: a cp.async ring's copies land there, and a
-     * wgmma left in flight completes its reads there */
-    if ((op->kind == TO_ASYNC_WAIT || op->kind == TO_WG_WAIT) && op->pending == 0)
+     * wgmma left in flight (or deferred: issued and completed there) completes its reads there */
+    if (((op->kind == TO_ASYNC_WAIT || op->kind == TO_WG_WAIT) && op->pending == 0) || (op->kind == TO_WG_DEFER && op->pending))
       for (int f = 0; f < K->nbufs; f++)
         if (async_buf(&K->bufs[f]) && S->lo[f] >= 0) touch(S, f, at);
     span_block(K, S, &op->body);

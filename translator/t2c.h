@@ -695,7 +695,11 @@ typedef enum TirOpKind {
   TO_ASYNC_COMMIT,  /* cp.async.commit_group */
   TO_ASYNC_WAIT,    /* cp.async.wait_group(pending) */
   TO_WG_WAIT,       /* wgmma.wait_group(pending): after a loop whose wgmma dot left its last group in flight;
-                       dst: that dot's accumulator */
+                       dst: that dot's accumulator; or, with dop, in the loop before the first use of the
+                       accumulator of the dot dop deferred from the previous iteration (pipeline.c) */
+  TO_WG_DEFER,      /* dop: a dot deferred into the next iteration (pipeline.c); pending 0: before the loop,
+                       its saved operands (none yet); 1: after it, the last iteration's deferred dot issued
+                       and completed */
   TO_WG_PIN,        /* wgmma_fence_operand(dst) before such a loop (layout.c): the accumulator's registers
                        hold its value there, so the compiler cannot sink their definitions into the
                        path that skips the loop, which makes ptxas serialise the wgmma (C7515) */
@@ -776,6 +780,10 @@ typedef struct TirOp {
   int buf;               /* TO_SCRATCH_*: the scratch buffer */
   TirVar *src2;          /* TO_DOT: B's value, read from its copy buf2 */
   int buf2, kdim;
+  struct TirOp *dop;     /* a wgmma TO_DOT: the dot deferred from the previous iteration, issued after
+                            this one's (pipeline.c); TO_WG_WAIT, TO_WG_DEFER: that deferred dot */
+  int defer;             /* a wgmma TO_DOT, n > 0: deferred into the next iteration; here its A
+                            fragments and B's stage are saved in t2c_df<n>_a and t2c_df<n> */
   int pending;           /* TO_ASYNC_WAIT, TO_WG_WAIT; a wgmma TO_DOT: the groups it leaves in flight
                             (pipeline.c: 1 in a stage ring's loop, completed by the next iteration's
                             dot or by the TO_WG_WAIT after the loop) */
@@ -906,6 +914,7 @@ typedef struct TirKernel {
   int nwarpbars;         /* __syncwarp barriers (TO_BARRIER with warp) */
   long sync_loop_runs;   /* sync.c: the runs of loops its last pass made (real and dry, not taken from its memo) */
   int nrings;            /* loops with stage rings (pipeline.c) */
+  int ndefer;            /* dots deferred into the next iteration (pipeline.c) */
   bool use_lane, use_warp;
   const char *stage;     /* the last stage run */
   PtrVec folds;          /* carry.c: each reduction a loop accumulates, carried or not and why (--explain) */

@@ -368,7 +368,7 @@ static const char *op_names[] = {
   [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_DOT] = "dot",
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
-  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin",
+  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin", [TO_WG_DEFER] = "wgmma_defer",
   [TO_TMA_INIT] = "tma_init", [TO_TMA_ISSUE] = "tma_issue", [TO_TMA_LOAD] = "tma_load", [TO_TMA_WAIT] = "tma_wait",
   [TO_TMA_RELEASE] = "tma_release", [TO_TMA_STORE] = "tma_store",
 };
@@ -530,6 +530,8 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
       bool b8 = op->src && elem_bytes[op->src->elem] == 1;
       buf_printf(&b, " by %s (m64n%dk%d)%s", b8 ? K->hw->wgmma_b8 : K->hw->wgmma, op->cols, b8 ? 32 : 16,
                  op->pending ? ", left in flight" : "");
+      if (op->defer) buf_puts(&b, ", deferred into the next iteration");
+      if (op->dop) buf_printf(&b, ", then the deferred dot of line %d", op->dop->stmt->loc.line);
     }
     break;
   }
@@ -564,7 +566,14 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     expr_str(K, op->kind == TO_IF ? op->stmt->u.iff.cond : op->stmt->u.whil.cond, &b);
     break;
   case TO_BARRIER: buf_printf(&b, "%s (%s)", op->warp ? " __syncwarp" : "", op->reason); break;
-  case TO_ASYNC_WAIT: case TO_WG_WAIT: buf_printf(&b, " (%d pending)", op->pending); break;
+  case TO_ASYNC_WAIT: case TO_WG_WAIT:
+    buf_printf(&b, " (%d pending)", op->pending);
+    if (op->dop) buf_printf(&b, ": the deferred dot of line %d has completed", op->dop->stmt->loc.line);
+    break;
+  case TO_WG_DEFER:
+    buf_printf(&b, op->pending ? " the last iteration's dot of line %d, issued and completed" : " the saved operands of the dot of line %d",
+               op->dop->stmt->loc.line);
+    break;
   case TO_ASYNC_COPY:
     buf_printf(&b, " %s stage +%d = ", K->bufs[op->buf].cname, op->pf_k);
     index_str(K, op->slice, &b);

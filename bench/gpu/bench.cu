@@ -59,6 +59,8 @@
 #ifdef HAVE_SM90A
 #include "attention_f16_sm90a.h"
 #include "attention_f16_d128_sm90a.h"
+#include "attention_f16_s2_sm90a.h"
+#include "attention_f16_d128_s2_sm90a.h"
 #endif
 #endif
 
@@ -658,6 +660,10 @@ int main(int argc, char **argv) {
     bench_attention<__half>("attention_f16 sm_90a wgmma", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a wgmma", tile2cu_launch_attention_f16_d128_sm90a, AB, AH, AS, 128,
                             1e-2);
+    // 2 stages: P V not deferred into the next iteration (3 stages, above: deferred)
+    bench_attention<__half>("attention_f16 sm_90a 2 stages", tile2cu_launch_attention_f16_s2_sm90a, AB, AH, AS, 64, 1e-2);
+    bench_attention<__half>("attention_f16 D128 sm_90a 2 stages", tile2cu_launch_attention_f16_d128_s2_sm90a, AB, AH, AS,
+                            128, 1e-2);
     // causal: the key loop of a query block stops after its diagonal block
     bench_attention<__half>("attention_f16 sm_90a causal", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2, 1);
     bench_attention<__half>("attention_f16 D128 sm_90a causal", tile2cu_launch_attention_f16_d128_sm90a, AB, AH, AS,

@@ -385,9 +385,11 @@ static void t_attention_rows_causal(Tally *T) {
  * reference is exact (double) on the f16 inputs, rounded once to f16; the kernel
  * also rounds P to f16 before P V, so the tolerance is the f16 default (1e-2). */
 static void t_attention_f16_k(Tally *T, int causal) {
-  static const int Ss[] = {37, 1, 100, 128};
+  /* 300: 5 key blocks of 64, the last ragged, so that a 3-stage ring wraps
+   * and the dot deferred into the next iteration (sm_90a) crosses 4 of them */
+  static const int Ss[] = {37, 1, 100, 128, 300};
   const int Bn = 2, H = 2, D = 64;
-  for (int c = 0; c < 4; c++) {
+  for (int c = 0; c < 5; c++) {
     int S = Ss[c];
     Rng r = rng_seed("attention_f16", (uint64_t)(2 * c + causal));
     double scale = round_dt(F32, 1 / sqrt((double)D));
@@ -2914,6 +2916,56 @@ static double sat_trunc(double v, double lo, double hi, double nan) {
   if (isnan(v)) return nan;
   return v <= lo ? lo : v >= hi ? hi : trunc(v);
 }
+/* defer_dot (tests/gpu/defer_dot.tl): two wgmma dots in a @pipeline loop, the
+ * second's A the first's result; on sm_90a with 3 stages the second is deferred
+ * into the next iteration (defer_dot_late and defer_dot_2 are not). M and N
+ * ragged, N up to 5 iterations so that the 3-stage ring wraps; D = 70 takes the
+ * general body. The reference rounds s / 4 to f16 as the kernel's A does; s is
+ * exact in f32 but for its last bits, which move the f16 rounding by an ulp at
+ * most, so the tolerance is f16's. */
+static void t_defer_dot(Tally *T) {
+  static const int C[][3] = {{200, 300, 64}, {37, 193, 70}, {130, 64, 70}, {128, 1, 64}};
+  static const char *const kernels[] = {"defer_dot", "defer_dot_late", "defer_dot_2"};
+  static const char *const targets[] = {"sm_90a", NULL};
+  for (int c = 0; c < 4 * 3 * 2; c++) {
+    int M = C[c % 4][0], N = C[c % 4][1], D = C[c % 4][2], kn = c / 4 % 3;
+    const char *tg = targets[c / 12];
+    Rng r = rng_seed("defer_dot", (uint64_t)c);
+    Call k;
+    call_init(&k, "defer_dot.tl", kernels[kn]);
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *Q = call_in(&k, "Q", F16, 2, SHAPE(M, D));
+    Ten *K = call_in(&k, "K", F16, 2, SHAPE(N, D));
+    Ten *V = call_in(&k, "V", F16, 2, SHAPE(N, D));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+    fill_uniform(Q, &r, -1, 1);
+    fill_uniform(K, &r, -1, 1);
+    fill_uniform(V, &r, -1, 1);
+    O->tol = 1e-2;
+    const double decay = 0.75;
+    call_arg(&k, "decay=%.9g", decay);
+    for (int i = 0; i < M; i++) {
+      double acc[64] = {0};
+      for (int n0 = 0; n0 < N; n0 += 64) {
+        for (int e = 0; e < 64; e++) acc[e] *= decay;
+        for (int j = n0; j < n0 + 64 && j < N; j++) {
+          double d = 0;
+          for (int e = 0; e < 64; e++) d += A2(Q, i, e) * A2(K, j, e);
+          double p = round_dt(F16, d * 0.25);
+          for (int e = 0; e < 64; e++) acc[e] += p * A2(V, j, e);
+        }
+        if (kn == 1)
+          for (int e = 0; e < 64; e++) acc[e] = acc[e] < 1000 ? acc[e] : 1000;
+      }
+      for (int e = 0; e < 64; e++) R2(O, i, e) = acc[e];
+    }
+    char l[80];
+    label(l, sizeof l, "%s %s M=%d N=%d D=%d", kernels[kn], tg ? tg : "", M, N, D);
+    CHECK(T, call_check(&k, "defer_dot", l));
+    call_free(&k);
+  }
+}
+
 /* pipeline_reload (tests/gpu/pipeline_reload.tl, pipeline_reload_dot.tl): a tile var
  * loaded twice in one @pipeline loop. regs: O = sum over column blocks c of 2 X[:, c + j] + X[:, j] (zero past
  * N); dot: C = sum over k blocks of A[:, k0 + kk] B[k0 + kk, :] + A[:, kk] B[k0 + kk, :]
@@ -4810,6 +4862,7 @@ static const Test tests[] = {
     {"int8_arith", t_int8_arith},
     {"cast_saturate", t_cast_saturate},
     {"pipeline_reload", t_pipeline_reload},
+    {"defer_dot", t_defer_dot},
     {"scalar_range", t_scalar_range},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
