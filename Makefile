@@ -198,6 +198,8 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-w
 # programs whose GEMMs take wgmma, run and compiled for sm_90a. STRIDED_SEEDS: programs
 # with @strided tensors (difftest --strided), run on views of wider buffers and compiled;
 # wg-seeds.txt's programs with @strided too, for sm_90a (TMA over strided views).
+# tests/fuzz/wgloop-seeds.txt: programs with attention's loop of two wgmma products
+# (difftest --wg-loop), the second deferred into the next iteration, for sm_90a.
 # BF16_SEEDS: programs whose 16-bit float type is bf16 (difftest --bf16); wg-seeds.txt's
 # too, for sm_90a (wgmma on bf16). tests/fuzz/i8-seeds.txt: programs with i8 GEMMs
 # (difftest --i8), run and compiled; wg-seeds.txt's with --i8 for sm_90a (wgmma on s8).
@@ -223,6 +225,7 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
+	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wgloop-seeds.txt --target sm_90a --wg-loop -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(BF16_SEEDS) --bf16 -j 2
 	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
 	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --bf16 --nvcc-path $(NVCC) -j 2

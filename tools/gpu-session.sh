@@ -14,6 +14,9 @@
 #   tune      tile2cu tune of examples/gemm_f16.tl on sm_90a, 16 candidates (about 50 s)
 #   tune90    the same on sm_90 (mma.sync): BK 32 at 3 or 4 stages fits 2 blocks per SM
 #             (92-111 KB, 128 registers) where the example's BK 64, 4 stages fits 1
+#   ncu       Nsight Compute (--clock-control none) on one launch each of attention_f16 D128
+#             sm_90a with P V deferred and in 2 stages, and gemm_f16 mma.sync in 1 and 2
+#             blocks per SM: tensor pipe, issue slots and warp stalls (about 2 minutes)
 #   difftest  tlgen's programs on the GPU against tlgen's evaluation (difftest --backend
 #             gpu): plain, sm_90a, strided, bf16, i8, f8, f64 and rand samples; needs
 #             build/difftest carried too (make build/difftest)
@@ -116,6 +119,21 @@ for p in "$@"; do
       echo "difftest $o: exit $? $(grep -E '^difftest: [0-9]+ programs' "$OUT/difftest.log" | tail -1)"
     done
     echo "== difftest $(el)" ;;
+  ncu)
+    CUBLAS_LIB=$(find /usr/local/cuda/lib64/ -name 'libcublas.so*' 2>/dev/null | sort | head -1)
+    export CUBLAS_LIB
+    : > "$OUT/ncu.log"
+    for rk in "attention_f16 D128 sm_90a wgmma=attention_f16_d128_sm90a" \
+      "attention_f16 D128 sm_90a 2 stages=attention_f16_d128_s2_sm90a" "gemm_f16=gemm_f16" \
+      "gemm_f16 2 blocks/SM=gemm_f16_mb2"; do
+      timeout -k 5 60 ncu --clock-control none --kernel-name "${rk#*=}" --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+        --section Occupancy --section LaunchStats build/bench/bench --quick --reps 10 --only "${rk%%=*}" >> "$OUT/ncu.log" 2>&1
+      echo "ncu ${rk#*=}: exit $?"
+    done
+    echo "== ncu $(el)"
+    grep -E '^  [a-z_0-9]+\(|Warp Cycles Per Issued|No Eligible|Issued Warp Per|Achieved Occupancy|Registers Per|Compute \(SM\) Throughput|Duration' \
+      "$OUT/ncu.log" | head -60 ;;
   tune90)
     timeout -k 5 150 build/tile2cu tune examples/gemm_f16.tl --kernel gemm_f16 \
       --space 'BM=64,128 BN=128 BK=32,64 STAGES=2,3,4' --sizes 'M=4096 N=4096 K=4096' --target sm_90 \
@@ -123,7 +141,7 @@ for p in "$@"; do
     echo "== tune90 $(el) exit $?"
     grep -vE "^candidate" "$OUT/tune90.log" | tail -16 ;;
   *)
-    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune tune90 difftest)"
+    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune tune90 ncu difftest)"
     exit 2 ;;
   esac
 done

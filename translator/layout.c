@@ -1772,7 +1772,7 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
   int align = K->hw->tma && K->t->tma ? 1024 : 16; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
   /* side by side, or in bytes that buffers dead by then had (smem.c's reuse: a stage ring after its loop) */
-  if (smem_with(K, op, bytes, align) > K->t->smem_per_block) return true; /* no room: as it is */
+  if (smem_with(K, op, bytes, align) > smem_budget(K)) return true; /* no room: as it is */
   TirVar *t = stored_value(K, op->expr, et, m);
   bool own = !t; /* the value is not a value of the stored type already: one of its own */
   if (own) {

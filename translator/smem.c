@@ -174,20 +174,35 @@ static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t ext
   return total;
 }
 
+/* The shared bytes a block may take: the target's per-block maximum, or with
+ * @launch(threads, n) an SM's share for n blocks, less the 1 KiB the driver
+ * reserves per block from sm_80 on (in 128-byte units), so that n blocks fit. */
+int64_t smem_budget(const TirKernel *K) {
+  const TargetConfig *t = K->t;
+  int64_t b = t->smem_per_block;
+  int n = K->ki->min_blocks;
+  if (n > 1) {
+    int64_t share = (t->smem_per_sm / n - (t->sm >= 80 ? 1024 : 0)) / 128 * 128;
+    if (share < b) b = share;
+  }
+  return b;
+}
+
 int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes, int align) {
   int64_t plain = layout_bufs((TirKernel *)K, false);
   plain = (plain + align - 1) / align * align + (bytes + 15) / 16 * 16;
-  if (plain <= K->t->smem_per_block) return plain;
+  if (plain <= smem_budget(K)) return plain;
   int64_t r = reuse_bufs((TirKernel *)K, false, at, bytes, align);
   return r < plain ? r : plain;
 }
 
 bool smem_place(TirKernel *K) {
-  int64_t off = layout_bufs(K, true);
+  int64_t off = layout_bufs(K, true), cap = smem_budget(K);
   bool reused = false;
-  if (off > K->t->smem_per_block) {
+  if (off > cap) {
+    /* shared bytes where the buffers fit the budget only so (or a block at all) */
     int64_t r = reuse_bufs(K, true, NULL, 0, 16);
-    if (r <= K->t->smem_per_block) {
+    if (r <= cap || (off > K->t->smem_per_block && r <= K->t->smem_per_block)) {
       off = r;
       reused = true;
       sync_place(K); /* the barriers the shared bytes need */
@@ -199,6 +214,17 @@ bool smem_place(TirKernel *K) {
   KernelInfo *ki = K->ki;
   ki->shared_bytes = off;
   ki->dynamic_smem = reused || off > K->t->smem_static;
+  if (off > cap && off <= K->t->smem_per_block) {
+    const Loc *where = &K->k->name_loc;
+    for (int i = 0; i < K->k->nattrs; i++)
+      if (K->k->attrs[i]->kind == A_LAUNCH) where = &K->k->attrs[i]->loc;
+    int64_t per = (off + 127) / 128 * 128 + (K->t->sm >= 80 ? 1024 : 0);
+    diag_warning(K->d, W_OCCUPANCY, *where,
+                 "@launch(%d, %d): kernel '%s' needs %" PRId64 " bytes of shared memory per block, so %d block%s per SM of %s "
+                 "fit, not %d (each of %d may have %" PRId64 ")",
+                 ki->threads, ki->min_blocks, K->k->name, off, (int)(K->t->smem_per_sm / per), K->t->smem_per_sm / per == 1 ? "" : "s",
+                 K->t->name, ki->min_blocks, ki->min_blocks, cap);
+  }
   if (off > K->t->smem_per_block) {
     diag_error(K->d, K->k->name_loc, "kernel '%s' needs %" PRId64 " bytes of shared memory; %s allows %d per block",
                K->k->name, off, K->t->name, K->t->smem_per_block);

@@ -1024,6 +1024,9 @@ bool smem_place(TirKernel *K);
  * align, made for op at, would take: side by side, or sharing bytes where that
  * is less. */
 int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes, int align);
+/* The shared bytes a block may take: the target's maximum, or with
+ * @launch(threads, n) what lets n blocks fit on an SM */
+int64_t smem_budget(const TirKernel *K);
 /* emit_tir.c */
 void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, Buf *out);
 void emit_tir_explain(TirKernel *K, FILE *out);

@@ -2,7 +2,7 @@
 // on the GPU, in one run. A measurement, not a test: it never fails on speed.
 //
 //   make bench            (translates the .tl files with --host, builds, runs)
-//   build/bench/bench [--reps N] [--quick]
+//   build/bench/bench [--reps N] [--quick] [--only NAME]... (NAME: a row's name, up to 8)
 //
 // Methodology: every problem gets fresh uniform random inputs in [-1, 1) (a new
 // seed each time, never zeros); each kernel's output is checked against a
@@ -33,10 +33,12 @@
 #include <vector>
 
 #include "gemm_f16.h"
+#include "gemm_f16_mb2.h"
 #include "gemm_f16_256.h"
 #include "gemm_bf16.h"
 #ifdef HAVE_SM90A
 #include "gemm_f16_sm90a.h"
+#include "gemm_f16_mb2_sm90a.h"
 #include "gemm_bf16_sm90a.h"
 #include "gemm_f16_256_sm90a.h"
 #include "gemm_f16_256_bk64_sm90a.h"
@@ -173,6 +175,15 @@ template <class T> static void maxdiff(const T *a, const T *b, size_t n, float *
 
 // ---- timing: events around one launch, warm-ups, the median of the repeats
 static int g_reps = 20, g_warm = 3;
+// --only NAME: only the rows whose name is NAME (for a profiler run on a few kernels)
+static const char *g_only[8];
+static int g_nonly;
+static bool skipped(const char *name) {
+  if (!g_nonly) return false;
+  for (int i = 0; i < g_nonly; i++)
+    if (!strcmp(name, g_only[i])) return false;
+  return true;
+}
 template <class F> static double time_ms(F f) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
@@ -245,6 +256,7 @@ template <class T> static double sample_err(const T *dA, const T *dB, const T *d
 }
 
 template <class T, class L> static void bench_gemm(const char *what, L launch, int M, int N, int K) {
+  if (skipped(what)) return;
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%dx%d", M, N, K);
   T *A, *B, *C, *R;
@@ -332,6 +344,7 @@ static long long sample_bad_i8(const signed char *dA, const signed char *dB, con
   return bad;
 }
 static void bench_gemm_i8(const char *name, cudaError_t (*launch)(const signed char *, const signed char *, int *, int, int, int, cudaStream_t), int M, int N, int K) {
+  if (skipped(name)) return;
   char shape[64], note[160];
   snprintf(shape, sizeof shape, "%dx%dx%d", M, N, K);
   signed char *A, *B;
@@ -386,6 +399,7 @@ static void bench_gemm_i8(const char *name, cudaError_t (*launch)(const signed c
 static double g_copy_gbs = 0;
 
 static void bench_copy(size_t bytes) {
+  if (skipped("copy")) return;
   void *a, *b;
   CK(cudaMalloc(&a, bytes));
   CK(cudaMalloc(&b, bytes));
@@ -406,6 +420,7 @@ static std::vector<int> sample_rows(int M, int n) {
 }
 
 template <typename F> static void bench_softmax(const char *name, F launch, int M, int N) {
+  if (skipped(name)) return;
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%d f32", M, N);
   float *X, *Y;
@@ -440,6 +455,7 @@ template <typename F> static void bench_softmax(const char *name, F launch, int 
 }
 
 static void bench_rowsum(int M, int N) {
+  if (skipped("rowsum")) return;
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%d f32", M, N);
   float *X, *S;
@@ -472,6 +488,7 @@ static void bench_rowsum(int M, int N) {
 }
 
 template <typename F> static void bench_layernorm(const char *name, F launch, int M, int N) {
+  if (skipped(name)) return;
   char shape[64];
   snprintf(shape, sizeof shape, "%dx%d f32", M, N);
   float *X, *W, *Bi, *Y;
@@ -518,6 +535,7 @@ template <typename F> static void bench_layernorm(const char *name, F launch, in
 // out of query i when j > i) counts the products it needs, 4 * B * H * D * S * (S + 1) / 2
 template <class T, class L>
 static void bench_attention(const char *what, L launch, int B, int H, int S, int D, double tol, int causal = 0) {
+  if (skipped(what)) return;
   char shape[64];
   snprintf(shape, sizeof shape, "B%d H%d S%d D%d%s", B, H, S, D, causal ? " causal" : "");
   size_t n = (size_t)B * H * S * D;
@@ -584,7 +602,8 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) g_reps = std::max(10, atoi(argv[++i]));
     else if (!strcmp(argv[i], "--quick")) quick = true;
-    else { fprintf(stderr, "usage: %s [--reps N (>= 10)] [--quick]\n", argv[0]); return 2; }
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc && g_nonly < 8) g_only[g_nonly++] = argv[++i];
+    else { fprintf(stderr, "usage: %s [--reps N (>= 10)] [--quick] [--only NAME]...\n", argv[0]); return 2; }
   }
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
@@ -607,10 +626,15 @@ int main(int argc, char **argv) {
   std::vector<int> sizes = quick ? std::vector<int>{4096} : std::vector<int>{4096, 8192};
   for (int s : sizes) {
     bench_gemm<__half>("gemm_f16", tile2cu_launch_gemm_f16, s, s, s);
+    // 3 stages and @launch(256, 2): 2 blocks per SM (105 KiB of shared memory, the
+    // epilogue's copy in the ring's bytes; 128 registers)
+    bench_gemm<__half>("gemm_f16 2 blocks/SM", tile2cu_launch_gemm_f16_mb2, s, s, s);
     // examples/gemm_f16_256.tl on mma.sync: 128 x 256 tiles, warp tiles of 64 x 64
     bench_gemm<__half>("gemm_f16_256 mma.sync", tile2cu_launch_gemm_f16_256, s, s, s);
 #ifdef HAVE_SM90A
     if (prop.major == 9) bench_gemm<__half>("gemm_f16 sm_90a wgmma", tile2cu_launch_gemm_f16_sm90a, s, s, s);
+    if (prop.major == 9)
+      bench_gemm<__half>("gemm_f16 sm_90a 2 blocks/SM", tile2cu_launch_gemm_f16_mb2_sm90a, s, s, s);
     // examples/gemm_f16_256.tl: 128 x 256 tiles, m64n256k16 per warpgroup
     if (prop.major == 9) bench_gemm<__half>("gemm_f16_256 sm_90a", tile2cu_launch_gemm_f16_256_sm90a, s, s, s);
     // the same with -D BK=64 -D STAGES=4: 128 x 256 x 64, the epilogue's copy in the ring's bytes

@@ -106,6 +106,7 @@ typedef struct Src {
   int f8;      /* TLGEN_F8 */
   int f64;     /* TLGEN_WIDE_F64 */
   int rnd;     /* TLGEN_RAND */
+  int wgloop;  /* TLGEN_WG_LOOP */
 } Src;
 
 /* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
@@ -1483,6 +1484,9 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   static const int ns[] = {8, 16, 32, 64};
   int m = p->bm >= 16 ? p->bm : 16, n = chance(&G->s, 50) ? G->bn : ns[pick(&G->s, 4)];
   if (wg) m = 16 * (p->threads / 32); /* the shape wgmma takes on sm_90a */
+  /* TLGEN_WG_LOOP: attention's loop (below), s's columns the second product's k */
+  int loop2 = wg && G->s.wgloop && chance(&G->wg, 70);
+  if (loop2) n = 16 << pick(&G->wg, 3);
   if (m * n > 2048) n = 2048 / m;
   int ks = chance(&G->s, 60) ? 16 : 32;
   if (i8 || f8) ks *= 2; /* the 8-bit matrix instructions take k in 32s */
@@ -1565,6 +1569,83 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   ld[1]->next = u;
   f->body = ld[0];
   scope_add(G, acc);
+  if (loop2) {
+    /* TLGEN_WG_LOOP: attention's two products in the loop, the second's A the first's
+       result in registers (on sm_90a with 3 stages, the second is deferred into the
+       next iteration):
+         var acc2 = 0
+         for k .. { var a, b (as above); var s = dot(a, b); [acc2 += 1.0];
+                    var v = G[k :+ n, 0 :+ n2]; acc2 += dot(f16(s), v) }
+       acc stays 0. */
+    int n2 = ns[1 + pick(&G->wg, 3)];
+    snprintf(name, sizeof name, "s%d", p->nsyms);
+    int sv = add_sym(p, name, SY_VAR, TY_F32, 2, m, n);
+    snprintf(name, sizeof name, "v%d", p->nsyms);
+    int v = add_sym(p, name, SY_VAR, TY_F16, 2, n, n2);
+    snprintf(name, sizeof name, "acc%d", p->nsyms);
+    int acc2 = add_sym(p, name, SY_VAR, TY_F32, 2, m, n2);
+    if (sv < 0 || v < 0 || acc2 < 0) return d;
+    int bump = chance(&G->wg, 50);
+    double iters = kmax / ks + 1, sb = ks * 4.0 + 8;
+    p->syms[sv].env = (Info){sb, 6, 1};
+    p->syms[sv].used = sb;
+    p->syms[sv].depth = 1;
+    p->syms[v].env = (Info){2, 3, 1};
+    p->syms[v].depth = 1;
+    p->syms[acc2].env = (Info){iters * (sb * 2 * n + 1) + 8, 30, 0};
+    p->syms[acc2].used = iters * (sb * 2 * n + 1);
+    if (m * n2 % p->threads == 0 && m * n2 / p->threads <= 64 && p->nregs < 7) {
+      p->syms[acc2].is_reg = 1;
+      p->regs[p->nregs++] = acc2;
+      if (m * n % p->threads == 0 && m * n / p->threads <= 64) {
+        p->syms[sv].is_reg = 1;
+        p->regs[p->nregs++] = sv;
+      }
+    }
+    /* var s = dot(a, b) in place of acc += dot(a, b) */
+    u->k = S_VAR;
+    u->sym = sv;
+    u->op = 0;
+    u->lhs = 0;
+    Expr *e = new_expr(G, E_SLICE, TY_F16);
+    e->sym = p->param_sym[pb];
+    e->nidx = 2;
+    e->start[0] = sym_expr(G, kv);
+    e->start[1] = lit(G, TY_I32, 0);
+    e->len[0] = n;
+    e->len[1] = n2;
+    e->in = p->syms[v].env;
+    set_shape(e, 2, n, n2);
+    Stmt *lv = new_stmt(G, S_VAR);
+    lv->sym = v;
+    lv->rhs = e;
+    Stmt *u2 = new_stmt(G, S_ASSIGN);
+    u2->op = '+';
+    u2->lhs = sym_expr(G, acc2);
+    Expr *cv = fn(G, F_CVT_F16, TY_F16, sym_expr(G, sv), 0, 0);
+    u2->rhs = fn(G, F_DOT, TY_F32, cv, sym_expr(G, v), 0);
+    set_shape(u2->rhs, 2, m, n2);
+    Stmt *tail = u;
+    if (bump) {
+      Stmt *b1 = new_stmt(G, S_ASSIGN);
+      b1->op = '+';
+      b1->lhs = sym_expr(G, acc2);
+      b1->rhs = lit(G, TY_F32, 1);
+      tail->next = b1;
+      tail = b1;
+    }
+    tail->next = lv;
+    lv->next = u2;
+    Stmt *d2 = new_stmt(G, S_VAR);
+    d2->sym = acc2;
+    d2->op = 1;
+    d2->rhs = lit(G, TY_F32, 0);
+    d->next = d2;
+    d2->next = f;
+    if (chance(&G->wg, 70)) f->pipeline = 3;
+    scope_add(G, acc2);
+    return d;
+  }
   if (f16 && chance(&G->s, 50)) {
     /* attention's second product: var v = G[..]; var acc2 = 0; acc2 += dot(f16(acc), v) */
     int n2 = ns[pick(&G->s, 4)];
@@ -2989,6 +3070,8 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.f8 = !!(opts & TLGEN_F8);
   s.f64 = !!(opts & TLGEN_WIDE_F64);
   s.rnd = !!(opts & TLGEN_RAND);
+  s.wgloop = !!(opts & TLGEN_WG_LOOP);
+  s.wg |= s.wgloop;
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
   return build(s, name);

@@ -32,10 +32,14 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
    (tensors, scalars, tiles, literals' context, casts; its params' elem is
    TLGEN_F64), and a dot of 16- or 8-bit floats (an f32 result) is cast to
    f64; TLGEN_RAND puts rand, randn and randint (i32(randint(..) % m)) of
-   i32 offsets into expressions.
+   i32 offsets into expressions; TLGEN_WG_LOOP (with TLGEN_WG's programs) turns
+   most wgmma-shaped GEMM idioms into attention's loop of two products, the
+   second's A the first's result: var s = dot(a, b); [acc2 += 1.0]; var v =
+   G[k :+ n, 0 :+ n2]; acc2 += dot(f16(s), v), most of them in @pipeline(3).
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
-enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16, TLGEN_WIDE_F64 = 32, TLGEN_RAND = 64 };
+enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16, TLGEN_WIDE_F64 = 32, TLGEN_RAND = 64,
+       TLGEN_WG_LOOP = 128 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */

@@ -2916,6 +2916,38 @@ static double sat_trunc(double v, double lo, double hi, double nan) {
   if (isnan(v)) return nan;
   return v <= lo ? lo : v >= hi ? hi : trunc(v);
 }
+/* launch_min_blocks (tests/gpu/launch_min_blocks.tl): @launch(256, 2) leaves a block
+ * half an SM's shared memory, so the staged epilogue takes the stage ring's bytes
+ * after the loop (sm_90 and sm_90a). M, N ragged; K = 77 takes the general body;
+ * K = 200 runs 4 iterations, the ring wrapping. f16 products are exact in f32,
+ * and C is rounded once. */
+static void t_launch_min_blocks(Tally *T) {
+  static const int MNK[][3] = {{200, 136, 200}, {70, 72, 77}, {130, 250, 64}};
+  static const char *const targets[] = {NULL, "sm_90a"};
+  for (int c = 0; c < 6; c++) {
+    int M = MNK[c % 3][0], N = MNK[c % 3][1], K = MNK[c % 3][2];
+    Rng r = rng_seed("launch_min_blocks", (uint64_t)c);
+    Call k;
+    call_init(&k, "launch_min_blocks.tl", "launch_min_blocks");
+    if (targets[c / 3]) snprintf(k.target, sizeof k.target, "%s", targets[c / 3]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double t = 0;
+        for (int kk = 0; kk < K; kk++) t += A2(A, i, kk) * A2(B, kk, j);
+        R2(C, i, j) = t;
+      }
+    char l[64];
+    label(l, sizeof l, "%s%sM=%d N=%d K=%d", targets[c / 3] ? targets[c / 3] : "", targets[c / 3] ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "launch_min_blocks", l));
+    call_free(&k);
+  }
+}
+
 /* defer_dot (tests/gpu/defer_dot.tl): two wgmma dots in a @pipeline loop, the
  * second's A the first's result; on sm_90a with 3 stages the second is deferred
  * into the next iteration (defer_dot_late and defer_dot_2 are not). M and N
@@ -4863,6 +4895,7 @@ static const Test tests[] = {
     {"cast_saturate", t_cast_saturate},
     {"pipeline_reload", t_pipeline_reload},
     {"defer_dot", t_defer_dot},
+    {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},
     {"dot_f8", t_dot_f8},
     {"dot_in_expression", t_dot_in_expr},
