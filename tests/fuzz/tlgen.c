@@ -1454,6 +1454,32 @@ static Stmt *gen_decl_as(Gen *G, Shape t, int ty, int scalar) {
   return s;
 }
 
+/* attention's second product: var v = G[row0 :+ n, 0 :+ n2]; acc2 += dot(f16(x), v)
+   (x: [m, n]); returns the first statement, the second after it */
+static Stmt *gen_pv(Gen *G, int pb, int v, Expr *row0, int n, int n2, int acc2, int x, int m) {
+  TlgenProgram *p = G->p;
+  Expr *e = new_expr(G, E_SLICE, TY_F16);
+  e->sym = p->param_sym[pb];
+  e->nidx = 2;
+  e->start[0] = row0;
+  e->start[1] = lit(G, TY_I32, 0);
+  e->len[0] = n;
+  e->len[1] = n2;
+  e->in = p->syms[v].env;
+  set_shape(e, 2, n, n2);
+  Stmt *lv = new_stmt(G, S_VAR);
+  lv->sym = v;
+  lv->rhs = e;
+  Stmt *u2 = new_stmt(G, S_ASSIGN);
+  u2->op = '+';
+  u2->lhs = sym_expr(G, acc2);
+  Expr *cv = fn(G, F_CVT_F16, TY_F16, sym_expr(G, x), 0, 0);
+  u2->rhs = fn(G, F_DOT, TY_F32, cv, sym_expr(G, v), 0);
+  set_shape(u2->rhs, 2, m, n2);
+  lv->next = u2;
+  return lv;
+}
+
 /* The GEMM idiom: an accumulator (in registers when it can be), a loop over K
    loading operand tiles, acc += dot(a, b). wg: f16, with 16 accumulator rows
    per warp (warps in 4s). */
@@ -1607,24 +1633,7 @@ static Stmt *gen_gemm(Gen *G, int wg) {
     u->sym = sv;
     u->op = 0;
     u->lhs = 0;
-    Expr *e = new_expr(G, E_SLICE, TY_F16);
-    e->sym = p->param_sym[pb];
-    e->nidx = 2;
-    e->start[0] = sym_expr(G, kv);
-    e->start[1] = lit(G, TY_I32, 0);
-    e->len[0] = n;
-    e->len[1] = n2;
-    e->in = p->syms[v].env;
-    set_shape(e, 2, n, n2);
-    Stmt *lv = new_stmt(G, S_VAR);
-    lv->sym = v;
-    lv->rhs = e;
-    Stmt *u2 = new_stmt(G, S_ASSIGN);
-    u2->op = '+';
-    u2->lhs = sym_expr(G, acc2);
-    Expr *cv = fn(G, F_CVT_F16, TY_F16, sym_expr(G, sv), 0, 0);
-    u2->rhs = fn(G, F_DOT, TY_F32, cv, sym_expr(G, v), 0);
-    set_shape(u2->rhs, 2, m, n2);
+    Stmt *lv = gen_pv(G, pb, v, sym_expr(G, kv), n, n2, acc2, sv, m);
     Stmt *tail = u;
     if (bump) {
       Stmt *b1 = new_stmt(G, S_ASSIGN);
@@ -1635,7 +1644,6 @@ static Stmt *gen_gemm(Gen *G, int wg) {
       tail = b1;
     }
     tail->next = lv;
-    lv->next = u2;
     Stmt *d2 = new_stmt(G, S_VAR);
     d2->sym = acc2;
     d2->op = 1;
@@ -1661,28 +1669,11 @@ static Stmt *gen_gemm(Gen *G, int wg) {
       p->syms[acc2].is_reg = 1;
       p->regs[p->nregs++] = acc2;
     }
-    Expr *e = new_expr(G, E_SLICE, TY_F16);
-    e->sym = p->param_sym[pb];
-    e->nidx = 2;
-    e->start[0] = lit(G, TY_I32, 0);
-    e->start[1] = lit(G, TY_I32, 0);
-    e->len[0] = n;
-    e->len[1] = n2;
-    e->in = p->syms[v].env;
-    set_shape(e, 2, n, n2);
-    Stmt *lv = new_stmt(G, S_VAR);
-    lv->sym = v;
-    lv->rhs = e;
+    Stmt *lv = gen_pv(G, pb, v, lit(G, TY_I32, 0), n, n2, acc2, acc, m), *u2 = lv->next;
     Stmt *d2 = new_stmt(G, S_VAR);
     d2->sym = acc2;
     d2->op = 1;
     d2->rhs = lit(G, TY_F32, 0);
-    Stmt *u2 = new_stmt(G, S_ASSIGN);
-    u2->op = '+';
-    u2->lhs = sym_expr(G, acc2);
-    Expr *cv = fn(G, F_CVT_F16, TY_F16, sym_expr(G, acc), 0, 0);
-    u2->rhs = fn(G, F_DOT, TY_F32, cv, sym_expr(G, v), 0);
-    set_shape(u2->rhs, 2, m, n2);
     f->next = lv;
     lv->next = d2;
     d2->next = u2;
