@@ -2169,6 +2169,14 @@ static void print_scalar(Printer *P, const TirOp *op) {
 /* The loop's head; its end and step are copied to consts first when they are
  * not a constant or a name, or when the body writes what they read
  * (TirOp.once): range() takes them as they are when the loop starts. */
+/* A loop's @unroll, right before its for. */
+static void print_unroll(Printer *P, const Stmt *s) {
+  for (int i = 0; i < s->nattrs; i++)
+    if (s->attrs[i]->kind == A_UNROLL)
+      line(P, s->attrs[i]->nargs ? "#pragma unroll %" PRId64 : "#pragma unroll",
+           s->attrs[i]->nargs ? s->attrs[i]->args[0]->cv.i : (int64_t)0);
+}
+
 static void print_for(Printer *P, const TirOp *op, OpenLoop *open, bool peel) {
   const Stmt *s = op->stmt;
   const Sym *v = s->u.forr.sym;
@@ -2188,13 +2196,10 @@ static void print_for(Printer *P, const TirOp *op, OpenLoop *open, bool peel) {
     line(P, "t2c::check_step(%s);", step);
   *open = (OpenLoop){s, hi, step, P->open};
   P->open = open;
-  for (int i = 0; i < s->nattrs; i++)
-    if (s->attrs[i]->kind == A_UNROLL)
-      line(P, s->attrs[i]->nargs ? "#pragma unroll %" PRId64 : "#pragma unroll",
-           s->attrs[i]->nargs ? s->attrs[i]->args[0]->cv.i : (int64_t)0);
   const char *inc = strcmp(step, "1") == 0 ? F("++%s", v->cname) : F("%s += %s", v->cname, step);
   if (op->counter) inc = F("%s, ++%s", inc, op->counter); /* the stage rings' iteration count */
   if (!peel) {
+    print_unroll(P, s);
     if (op->counter)
       line(P, "for (int %s = %s, %s = 0; %s < %s; %s) {", v->cname, lo, op->counter, v->cname, hi, inc);
     else
@@ -2216,6 +2221,7 @@ static void print_for(Printer *P, const TirOp *op, OpenLoop *open, bool peel) {
   line(P, "%s;", inc);
   P->indent--;
   line(P, "}");
+  print_unroll(P, s);
   line(P, "for (; %s < %s; %s) {", v->cname, hi, inc);
 }
 

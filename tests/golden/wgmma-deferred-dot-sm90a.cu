@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_attn 57392
 
-// kernel attn (wgmma-deferred-dot-sm90a.tl:14): 128 threads
+// kernel attn (wgmma-deferred-dot-sm90a.tl:15): 128 threads
 //   layout L0: [64, 64], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 64: 32 per thread
 //   layout L1: [64, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 32 per thread
 //   q: registers, 32 x f16 per thread (L1)
@@ -18,9 +18,9 @@
 //   mnew: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   alpha: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   q_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 8192 bytes (shared copy of q)
-//   k_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 24576 bytes (3 stages of k, filled ahead of the loop at line 21 by TMA (the fast body) or cp.async)
-//   v__s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 24576 bytes (3 stages of v, filled ahead of the loop at line 21 by TMA (the fast body) or cp.async)
-//   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 21: 3 full, 3 empty)
+//   k_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 24576 bytes (3 stages of k, filled ahead of the loop at line 23 by TMA (the fast body) or cp.async)
+//   v__s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 24576 bytes (3 stages of v, filled ahead of the loop at line 23 by TMA (the fast body) or cp.async)
+//   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 23: 3 full, 3 empty)
 //   t2c_tmap_K: the tensor map of K, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_V: the tensor map of V, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   16-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise 4-byte ones
@@ -41,9 +41,9 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(K, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
-    // wgmma-deferred-dot-sm90a.tl:15: var q0 = ctx.block.x * 64
+    // wgmma-deferred-dot-sm90a.tl:16: var q0 = ctx.block.x * 64
     int q0 = (int)blockIdx.x * 64;
-    // wgmma-deferred-dot-sm90a.tl:16: var q = Q[q0 :+ 64, 0 :+ 64]
+    // wgmma-deferred-dot-sm90a.tl:17: var q = Q[q0 :+ 64, 0 :+ 64]
     __half q[32];
     if ((q0 + t2c_r1) < S) {
       const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(Q + (q0 + t2c_r1) * 64 + t2c_c1);
@@ -130,7 +130,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     t2c::sts_vec<8>(&q_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], t2c::Vec<__half, 8>{{q[16], q[17], q[18], q[19], q[20], q[21], q[22], q[23]}});
     t2c::sts_vec<8>(&q_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], t2c::Vec<__half, 8>{{q[24], q[25], q[26], q[27], q[28], q[29], q[30], q[31]}});
     t2c::fence_proxy_async();  // wgmma reads q_s through the async proxy
-    // wgmma-deferred-dot-sm90a.tl:17: var acc: tile<f32>[64, 64] = 0.0
+    // wgmma-deferred-dot-sm90a.tl:18: var acc: tile<f32>[64, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -164,16 +164,16 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     acc[27] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // wgmma-deferred-dot-sm90a.tl:18: var m: tile<f32>[64, 1] = -inf
+    // wgmma-deferred-dot-sm90a.tl:19: var m: tile<f32>[64, 1] = -inf
     float m[2];
     m[0] = -t2c::inf<float>();
     m[1] = -t2c::inf<float>();
-    // wgmma-deferred-dot-sm90a.tl:19: var l: tile<f32>[64, 1] = 0.0
+    // wgmma-deferred-dot-sm90a.tl:20: var l: tile<f32>[64, 1] = 0.0
     float l[2];
     l[0] = 0.0f;
     l[1] = 0.0f;
-    // wgmma-deferred-dot-sm90a.tl:21: for k0 in range(0, S, 64) {
-    unsigned t2c_df1_a[4][4];  // the dot at line 29, deferred into the next iteration: its A fragments
+    // wgmma-deferred-dot-sm90a.tl:23: for k0 in range(0, S, 64) {
+    unsigned t2c_df1_a[4][4];  // the dot at line 31, deferred into the next iteration: its A fragments
     int t2c_df1 = -1;  // and B's stage (-1: none yet)
     if (tid == 0) {  // t2c_mbar0: full (one arrival and the stage's bytes), empty (one arrival per warp)
       for (int t2c_s = 0; t2c_s < 3; ++t2c_s) {
@@ -199,7 +199,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           t2c::tma_load_2d(&v__s[((t2c_it0 + 1) % 3) * 4096], &t2c_tmap_V, 0, k0 + 64, &t2c_mbar0[(t2c_it0 + 1) % 3]);
         }
         t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 3], (t2c_it0 / 3) & 1);  // this iteration's stage has landed
-        // wgmma-deferred-dot-sm90a.tl:24: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
+        // wgmma-deferred-dot-sm90a.tl:26: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
         float s[32];
         if ((k0 + 63) < S) {  // every element takes the where()'s first branch
           s[0] = 0.0f;
@@ -278,7 +278,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_commit();
         t2c::wgmma_wait<0>();
         t2c::wgmma_fence_operand(s);
-        // wgmma-deferred-dot-sm90a.tl:25: var mnew = max(m, rowmax(s))
+        // wgmma-deferred-dot-sm90a.tl:27: var mnew = max(m, rowmax(s))
         float mnew[2];
         float t2c_v9[2];
         t2c_v9[0] = s[0];
@@ -317,11 +317,11 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v9[1] = t2c::fold_max<4>(t2c_v9[1]);
         mnew[0] = t2c::max(m[0], t2c_v9[0]);
         mnew[1] = t2c::max(m[1], t2c_v9[1]);
-        // wgmma-deferred-dot-sm90a.tl:26: var alpha = exp(m - mnew)
+        // wgmma-deferred-dot-sm90a.tl:28: var alpha = exp(m - mnew)
         float alpha[2];
         alpha[0] = t2c::exp((m[0] - mnew[0]));
         alpha[1] = t2c::exp((m[1] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:27: s = exp(s - mnew)
+        // wgmma-deferred-dot-sm90a.tl:29: s = exp(s - mnew)
         s[0] = t2c::exp((s[0] - mnew[0]));
         s[1] = t2c::exp((s[1] - mnew[0]));
         s[4] = t2c::exp((s[4] - mnew[0]));
@@ -354,7 +354,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         s[27] = t2c::exp((s[27] - mnew[1]));
         s[30] = t2c::exp((s[30] - mnew[1]));
         s[31] = t2c::exp((s[31] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:28: l = l * alpha + rowsum(s)
+        // wgmma-deferred-dot-sm90a.tl:30: l = l * alpha + rowsum(s)
         float t2c_v11[2];
         t2c_v11[0] = s[0];
         t2c_v11[0] = t2c_v11[0] + s[1];
@@ -392,7 +392,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v11[1] = t2c::fold_sum<4>(t2c_v11[1]);
         l[0] = (l[0] * alpha[0]) + t2c_v11[0];
         l[1] = (l[1] * alpha[1]) + t2c_v11[1];
-        // wgmma-deferred-dot-sm90a.tl:29: acc = acc * alpha + dot(f16(s), v)
+        // wgmma-deferred-dot-sm90a.tl:31: acc = acc * alpha + dot(f16(s), v)
         acc[0] = acc[0] * alpha[0];
         acc[1] = acc[1] * alpha[0];
         acc[4] = acc[4] * alpha[0];
@@ -444,12 +444,13 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_df1_a[3][2] = t2c::pack2(t2c::cvt<__half>(s[28]), t2c::cvt<__half>(s[29]));
         t2c_df1_a[3][3] = t2c::pack2(t2c::cvt<__half>(s[30]), t2c::cvt<__half>(s[31]));
         t2c_df1 = (t2c_it0 % 3) * 4096 + 0;
-        // wgmma-deferred-dot-sm90a.tl:30: m = mnew
+        // wgmma-deferred-dot-sm90a.tl:32: m = mnew
         m[0] = mnew[0];
         m[1] = mnew[1];
         if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[3 + (t2c_it0 - 1) % 3]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
         k0 += 64, ++t2c_it0;
       }
+      #pragma unroll 2
       for (; k0 < S; k0 += 64, ++t2c_it0) {
         if (tid == 0 && k0 + 64 < S) {  // k_s, v__s, 1 iteration ahead, by TMA
           if (t2c_it0 + 1 >= 3) t2c::mbar_wait_parity(&t2c_mbar0[3 + (t2c_it0 + 1) % 3], ((t2c_it0 + 1) / 3 + 1) & 1);  // no warp reads the stage any more
@@ -458,7 +459,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           t2c::tma_load_2d(&v__s[((t2c_it0 + 1) % 3) * 4096], &t2c_tmap_V, 0, k0 + 64, &t2c_mbar0[(t2c_it0 + 1) % 3]);
         }
         t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 3], (t2c_it0 / 3) & 1);  // this iteration's stage has landed
-        // wgmma-deferred-dot-sm90a.tl:24: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
+        // wgmma-deferred-dot-sm90a.tl:26: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
         float s[32];
         if ((k0 + 63) < S) {  // every element takes the where()'s first branch
           s[0] = 0.0f;
@@ -535,7 +536,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc(&q_s[(warp / 4 * 64) * 64 + t2c_k6], 16, 1024, 128),
               t2c::wgmma_desc(&k_s[(t2c_it0 % 3) * 4096 + t2c_k6], 16, 1024, 128));
         t2c::wgmma_commit();
-        // the dot at line 29, deferred from the previous iteration
+        // the dot at line 31, deferred from the previous iteration
         t2c::wgmma_fence_operand(acc);
         t2c::wgmma_fence();
         t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
@@ -545,7 +546,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_commit();
         t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run
         t2c::wgmma_fence_operand(s);
-        // wgmma-deferred-dot-sm90a.tl:25: var mnew = max(m, rowmax(s))
+        // wgmma-deferred-dot-sm90a.tl:27: var mnew = max(m, rowmax(s))
         float mnew[2];
         float t2c_v9[2];
         t2c_v9[0] = s[0];
@@ -584,11 +585,11 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v9[1] = t2c::fold_max<4>(t2c_v9[1]);
         mnew[0] = t2c::max(m[0], t2c_v9[0]);
         mnew[1] = t2c::max(m[1], t2c_v9[1]);
-        // wgmma-deferred-dot-sm90a.tl:26: var alpha = exp(m - mnew)
+        // wgmma-deferred-dot-sm90a.tl:28: var alpha = exp(m - mnew)
         float alpha[2];
         alpha[0] = t2c::exp((m[0] - mnew[0]));
         alpha[1] = t2c::exp((m[1] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:27: s = exp(s - mnew)
+        // wgmma-deferred-dot-sm90a.tl:29: s = exp(s - mnew)
         s[0] = t2c::exp((s[0] - mnew[0]));
         s[1] = t2c::exp((s[1] - mnew[0]));
         s[4] = t2c::exp((s[4] - mnew[0]));
@@ -621,7 +622,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         s[27] = t2c::exp((s[27] - mnew[1]));
         s[30] = t2c::exp((s[30] - mnew[1]));
         s[31] = t2c::exp((s[31] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:28: l = l * alpha + rowsum(s)
+        // wgmma-deferred-dot-sm90a.tl:30: l = l * alpha + rowsum(s)
         float t2c_v11[2];
         t2c_v11[0] = s[0];
         t2c_v11[0] = t2c_v11[0] + s[1];
@@ -659,13 +660,13 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v11[1] = t2c::fold_sum<4>(t2c_v11[1]);
         l[0] = (l[0] * alpha[0]) + t2c_v11[0];
         l[1] = (l[1] * alpha[1]) + t2c_v11[1];
-        t2c::wgmma_wait<0>();  // the previous iteration's dot at line 29, deferred, has completed
+        t2c::wgmma_wait<0>();  // the previous iteration's dot at line 31, deferred, has completed
         t2c::wgmma_fence_operand(acc);
         t2c::wgmma_fence_operand(t2c_df1_a[0]);
         t2c::wgmma_fence_operand(t2c_df1_a[1]);
         t2c::wgmma_fence_operand(t2c_df1_a[2]);
         t2c::wgmma_fence_operand(t2c_df1_a[3]);
-        // wgmma-deferred-dot-sm90a.tl:29: acc = acc * alpha + dot(f16(s), v)
+        // wgmma-deferred-dot-sm90a.tl:31: acc = acc * alpha + dot(f16(s), v)
         acc[0] = acc[0] * alpha[0];
         acc[1] = acc[1] * alpha[0];
         acc[4] = acc[4] * alpha[0];
@@ -717,13 +718,13 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_df1_a[3][2] = t2c::pack2(t2c::cvt<__half>(s[28]), t2c::cvt<__half>(s[29]));
         t2c_df1_a[3][3] = t2c::pack2(t2c::cvt<__half>(s[30]), t2c::cvt<__half>(s[31]));
         t2c_df1 = (t2c_it0 % 3) * 4096 + 0;
-        // wgmma-deferred-dot-sm90a.tl:30: m = mnew
+        // wgmma-deferred-dot-sm90a.tl:32: m = mnew
         m[0] = mnew[0];
         m[1] = mnew[1];
         if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[3 + (t2c_it0 - 1) % 3]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
       }
     }
-    if (t2c_df1 >= 0) {  // the dot at line 29, deferred from the last iteration
+    if (t2c_df1 >= 0) {  // the dot at line 31, deferred from the last iteration
       t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
@@ -734,7 +735,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
     }
-    // wgmma-deferred-dot-sm90a.tl:32: O[q0 :+ 64, 0 :+ 64] = acc / l
+    // wgmma-deferred-dot-sm90a.tl:34: O[q0 :+ 64, 0 :+ 64] = acc / l
     if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[0] / l[0], acc[1] / l[0]}});
     if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4] / l[0], acc[5] / l[0]}});
     if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[8] / l[0], acc[9] / l[0]}});
@@ -752,9 +753,9 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 48), t2c::Vec<float, 2>{{acc[26] / l[1], acc[27] / l[1]}});
     if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 56), t2c::Vec<float, 2>{{acc[30] / l[1], acc[31] / l[1]}});
   } else {
-    // wgmma-deferred-dot-sm90a.tl:15: var q0 = ctx.block.x * 64
+    // wgmma-deferred-dot-sm90a.tl:16: var q0 = ctx.block.x * 64
     int q0 = (int)blockIdx.x * 64;
-    // wgmma-deferred-dot-sm90a.tl:16: var q = Q[q0 :+ 64, 0 :+ 64]
+    // wgmma-deferred-dot-sm90a.tl:17: var q = Q[q0 :+ 64, 0 :+ 64]
     __half q[32];
     q[0] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
     q[1] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
@@ -793,7 +794,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     t2c::sts_vec<8>(&q_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], t2c::Vec<__half, 8>{{q[16], q[17], q[18], q[19], q[20], q[21], q[22], q[23]}});
     t2c::sts_vec<8>(&q_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], t2c::Vec<__half, 8>{{q[24], q[25], q[26], q[27], q[28], q[29], q[30], q[31]}});
     t2c::fence_proxy_async();  // wgmma reads q_s through the async proxy
-    // wgmma-deferred-dot-sm90a.tl:17: var acc: tile<f32>[64, 64] = 0.0
+    // wgmma-deferred-dot-sm90a.tl:18: var acc: tile<f32>[64, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -827,16 +828,16 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     acc[27] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // wgmma-deferred-dot-sm90a.tl:18: var m: tile<f32>[64, 1] = -inf
+    // wgmma-deferred-dot-sm90a.tl:19: var m: tile<f32>[64, 1] = -inf
     float m[2];
     m[0] = -t2c::inf<float>();
     m[1] = -t2c::inf<float>();
-    // wgmma-deferred-dot-sm90a.tl:19: var l: tile<f32>[64, 1] = 0.0
+    // wgmma-deferred-dot-sm90a.tl:20: var l: tile<f32>[64, 1] = 0.0
     float l[2];
     l[0] = 0.0f;
     l[1] = 0.0f;
-    // wgmma-deferred-dot-sm90a.tl:21: for k0 in range(0, S, 64) {
-    unsigned t2c_df1_a[4][4];  // the dot at line 29, deferred into the next iteration: its A fragments
+    // wgmma-deferred-dot-sm90a.tl:23: for k0 in range(0, S, 64) {
+    unsigned t2c_df1_a[4][4];  // the dot at line 31, deferred into the next iteration: its A fragments
     int t2c_df1 = -1;  // and B's stage (-1: none yet)
     if (0 < S) {  // k_s, 0 iterations ahead
       #pragma unroll 4
@@ -887,7 +888,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
         t2c::cp_async_commit();
-        // wgmma-deferred-dot-sm90a.tl:24: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
+        // wgmma-deferred-dot-sm90a.tl:26: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
         float s[32];
         if ((k0 + 63) < S) {  // every element takes the where()'s first branch
           s[0] = 0.0f;
@@ -966,7 +967,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_commit();
         t2c::wgmma_wait<0>();
         t2c::wgmma_fence_operand(s);
-        // wgmma-deferred-dot-sm90a.tl:25: var mnew = max(m, rowmax(s))
+        // wgmma-deferred-dot-sm90a.tl:27: var mnew = max(m, rowmax(s))
         float mnew[2];
         float t2c_v9[2];
         t2c_v9[0] = s[0];
@@ -1005,11 +1006,11 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v9[1] = t2c::fold_max<4>(t2c_v9[1]);
         mnew[0] = t2c::max(m[0], t2c_v9[0]);
         mnew[1] = t2c::max(m[1], t2c_v9[1]);
-        // wgmma-deferred-dot-sm90a.tl:26: var alpha = exp(m - mnew)
+        // wgmma-deferred-dot-sm90a.tl:28: var alpha = exp(m - mnew)
         float alpha[2];
         alpha[0] = t2c::exp((m[0] - mnew[0]));
         alpha[1] = t2c::exp((m[1] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:27: s = exp(s - mnew)
+        // wgmma-deferred-dot-sm90a.tl:29: s = exp(s - mnew)
         s[0] = t2c::exp((s[0] - mnew[0]));
         s[1] = t2c::exp((s[1] - mnew[0]));
         s[4] = t2c::exp((s[4] - mnew[0]));
@@ -1042,7 +1043,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         s[27] = t2c::exp((s[27] - mnew[1]));
         s[30] = t2c::exp((s[30] - mnew[1]));
         s[31] = t2c::exp((s[31] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:28: l = l * alpha + rowsum(s)
+        // wgmma-deferred-dot-sm90a.tl:30: l = l * alpha + rowsum(s)
         float t2c_v11[2];
         t2c_v11[0] = s[0];
         t2c_v11[0] = t2c_v11[0] + s[1];
@@ -1080,7 +1081,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v11[1] = t2c::fold_sum<4>(t2c_v11[1]);
         l[0] = (l[0] * alpha[0]) + t2c_v11[0];
         l[1] = (l[1] * alpha[1]) + t2c_v11[1];
-        // wgmma-deferred-dot-sm90a.tl:29: acc = acc * alpha + dot(f16(s), v)
+        // wgmma-deferred-dot-sm90a.tl:31: acc = acc * alpha + dot(f16(s), v)
         acc[0] = acc[0] * alpha[0];
         acc[1] = acc[1] * alpha[0];
         acc[4] = acc[4] * alpha[0];
@@ -1132,11 +1133,12 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_df1_a[3][2] = t2c::pack2(t2c::cvt<__half>(s[28]), t2c::cvt<__half>(s[29]));
         t2c_df1_a[3][3] = t2c::pack2(t2c::cvt<__half>(s[30]), t2c::cvt<__half>(s[31]));
         t2c_df1 = (t2c_it0 % 3) * 4096 + 0;
-        // wgmma-deferred-dot-sm90a.tl:30: m = mnew
+        // wgmma-deferred-dot-sm90a.tl:32: m = mnew
         m[0] = mnew[0];
         m[1] = mnew[1];
         k0 += 64, ++t2c_it0;
       }
+      #pragma unroll 2
       for (; k0 < S; k0 += 64, ++t2c_it0) {
         t2c::cp_async_wait<0>();
         t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
@@ -1162,7 +1164,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
         t2c::cp_async_commit();
-        // wgmma-deferred-dot-sm90a.tl:24: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
+        // wgmma-deferred-dot-sm90a.tl:26: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
         float s[32];
         if ((k0 + 63) < S) {  // every element takes the where()'s first branch
           s[0] = 0.0f;
@@ -1239,7 +1241,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
           t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc(&q_s[(warp / 4 * 64) * 64 + t2c_k10], 16, 1024, 128),
               t2c::wgmma_desc(&k_s[(t2c_it0 % 3) * 4096 + t2c_k10], 16, 1024, 128));
         t2c::wgmma_commit();
-        // the dot at line 29, deferred from the previous iteration
+        // the dot at line 31, deferred from the previous iteration
         t2c::wgmma_fence_operand(acc);
         t2c::wgmma_fence();
         t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
@@ -1249,7 +1251,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_commit();
         t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run
         t2c::wgmma_fence_operand(s);
-        // wgmma-deferred-dot-sm90a.tl:25: var mnew = max(m, rowmax(s))
+        // wgmma-deferred-dot-sm90a.tl:27: var mnew = max(m, rowmax(s))
         float mnew[2];
         float t2c_v9[2];
         t2c_v9[0] = s[0];
@@ -1288,11 +1290,11 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v9[1] = t2c::fold_max<4>(t2c_v9[1]);
         mnew[0] = t2c::max(m[0], t2c_v9[0]);
         mnew[1] = t2c::max(m[1], t2c_v9[1]);
-        // wgmma-deferred-dot-sm90a.tl:26: var alpha = exp(m - mnew)
+        // wgmma-deferred-dot-sm90a.tl:28: var alpha = exp(m - mnew)
         float alpha[2];
         alpha[0] = t2c::exp((m[0] - mnew[0]));
         alpha[1] = t2c::exp((m[1] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:27: s = exp(s - mnew)
+        // wgmma-deferred-dot-sm90a.tl:29: s = exp(s - mnew)
         s[0] = t2c::exp((s[0] - mnew[0]));
         s[1] = t2c::exp((s[1] - mnew[0]));
         s[4] = t2c::exp((s[4] - mnew[0]));
@@ -1325,7 +1327,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         s[27] = t2c::exp((s[27] - mnew[1]));
         s[30] = t2c::exp((s[30] - mnew[1]));
         s[31] = t2c::exp((s[31] - mnew[1]));
-        // wgmma-deferred-dot-sm90a.tl:28: l = l * alpha + rowsum(s)
+        // wgmma-deferred-dot-sm90a.tl:30: l = l * alpha + rowsum(s)
         float t2c_v11[2];
         t2c_v11[0] = s[0];
         t2c_v11[0] = t2c_v11[0] + s[1];
@@ -1363,13 +1365,13 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_v11[1] = t2c::fold_sum<4>(t2c_v11[1]);
         l[0] = (l[0] * alpha[0]) + t2c_v11[0];
         l[1] = (l[1] * alpha[1]) + t2c_v11[1];
-        t2c::wgmma_wait<0>();  // the previous iteration's dot at line 29, deferred, has completed
+        t2c::wgmma_wait<0>();  // the previous iteration's dot at line 31, deferred, has completed
         t2c::wgmma_fence_operand(acc);
         t2c::wgmma_fence_operand(t2c_df1_a[0]);
         t2c::wgmma_fence_operand(t2c_df1_a[1]);
         t2c::wgmma_fence_operand(t2c_df1_a[2]);
         t2c::wgmma_fence_operand(t2c_df1_a[3]);
-        // wgmma-deferred-dot-sm90a.tl:29: acc = acc * alpha + dot(f16(s), v)
+        // wgmma-deferred-dot-sm90a.tl:31: acc = acc * alpha + dot(f16(s), v)
         acc[0] = acc[0] * alpha[0];
         acc[1] = acc[1] * alpha[0];
         acc[4] = acc[4] * alpha[0];
@@ -1421,12 +1423,12 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c_df1_a[3][2] = t2c::pack2(t2c::cvt<__half>(s[28]), t2c::cvt<__half>(s[29]));
         t2c_df1_a[3][3] = t2c::pack2(t2c::cvt<__half>(s[30]), t2c::cvt<__half>(s[31]));
         t2c_df1 = (t2c_it0 % 3) * 4096 + 0;
-        // wgmma-deferred-dot-sm90a.tl:30: m = mnew
+        // wgmma-deferred-dot-sm90a.tl:32: m = mnew
         m[0] = mnew[0];
         m[1] = mnew[1];
       }
     }
-    if (t2c_df1 >= 0) {  // the dot at line 29, deferred from the last iteration
+    if (t2c_df1 >= 0) {  // the dot at line 31, deferred from the last iteration
       t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
       t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
@@ -1439,7 +1441,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     }
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
-    // wgmma-deferred-dot-sm90a.tl:32: O[q0 :+ 64, 0 :+ 64] = acc / l
+    // wgmma-deferred-dot-sm90a.tl:34: O[q0 :+ 64, 0 :+ 64] = acc / l
     if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + t2c_c0] = acc[0] / l[0];
     if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 1)] = acc[1] / l[0];
     if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 8)] = acc[4] / l[0];
