@@ -1723,7 +1723,8 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
 static void wgmma_rs(Printer *P, const TirOp *op, const char *a, const char *stage) {
   const TirBuf *fb = &P->K->bufs[op->buf2];
   for (int kc = 0; kc < op->kdim / 16; kc++) {
-    const char *at = fb->swz ? (op->btrans ? swz_logical(P, fb, "0", F("%d", kc * 16)) : swz_logical(P, fb, F("%d", kc * 16), "0"))
+    const char *k = F("%d", kc * 16);
+    const char *at = fb->swz     ? (op->btrans ? swz_logical(P, fb, "0", k) : swz_logical(P, fb, k, "0"))
                      : op->btrans ? F("%d", kc * 16 * 8)
                                   : F("%d", kc * 16 * fb->pitch);
     line(P, "t2c::wgmma_%s_rs<%d, %d>(%s, %s, %s);", elem_names[op->expr->u.call.cast], op->cols, !op->btrans,
@@ -2302,10 +2303,6 @@ static void print_op(Printer *P, const TirOp *op) {
            op->dop->stmt->loc.line);
     else line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
     line(P, "t2c::wgmma_fence_operand(%s);", op->dst->cname);
-    /* its A fragments too: their next values are packed after the wait, not
-     * moved above it (ptxas would then wait here early, for the whole body) */
-    for (int kc = 0; op->dop && kc < op->dop->kdim / 16; kc++)
-      line(P, "t2c::wgmma_fence_operand(t2c_df%d_a[%d]);", op->dop->defer, kc);
     return;
   case TO_WG_DEFER:
     if (op->pending) {

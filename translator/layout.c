@@ -1872,7 +1872,8 @@ static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
 }
 
 /* A loop whose wgmma dot pipeline.c left in flight (a TO_WG_WAIT follows it)
- * or deferred (a TO_WG_DEFER issues its last one after it) gets its accumulator pinned before it (TO_WG_PIN). Without it NVVM may sink
+ * or deferred (a TO_WG_DEFER issues its last one after it) gets its accumulator
+ * pinned before it (TO_WG_PIN). Without it NVVM may sink
  * the accumulator's initial moves into the path that skips the loop, and ptxas
  * then serialises every wgmma (C7515): gemm_f16 on sm_90a did so once its store
  * was staged. */
@@ -1883,7 +1884,8 @@ static void wg_pins(TirKernel *K, TirBlock *b) {
     wg_pins(K, &op->body);
     wg_pins(K, &op->els);
     const TirOp *next = i + 1 < b->ops.len ? b->ops.items[i + 1] : NULL;
-    if ((op->kind == TO_FOR || op->kind == TO_WHILE) && next && (next->kind == TO_WG_WAIT || (next->kind == TO_WG_DEFER && next->pending))) {
+    bool completes = next && (next->kind == TO_WG_WAIT || (next->kind == TO_WG_DEFER && next->pending));
+    if ((op->kind == TO_FOR || op->kind == TO_WHILE) && completes) {
       TirOp *pin = tir_new_op(K, NULL, TO_WG_PIN, op->stmt);
       pin->dst = next->dst;
       vec_push(K->a, &out, pin);

@@ -485,7 +485,8 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   TirOp *dot = wgmma_in_flight(K, f, &body, stages);
   int at = -1;
   TirOp *late = dot ? NULL : wgmma_deferred(K, f, &body, stages, &at);
-  int ahead = dot || late ? stages - 2 : stages - 1;
+  bool behind = dot || late; /* a wgmma reads a stage into the next iteration */
+  int ahead = behind ? stages - 2 : stages - 1;
   if (dot) dot->pending = 1;
   if (late) {
     for (int i = 0; i < body.len; i++) {
@@ -521,7 +522,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   w->pending = ahead - 1;
   vec_push(K->a, &head, w);
   TirOp *bar = only(new_op(K, TO_BARRIER, f->stmt), gen);
-  bar->reason = dot || late ? "this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, "
+  bar->reason = behind ? "this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, "
                       "which read the stage refilled next, has completed"
                     : "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
   vec_push(K->a, &head, bar);
@@ -532,7 +533,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   if (tma) {
     TirOp *rel = only(new_op(K, TO_TMA_RELEASE, f->stmt), TIR_FAST);
     rel->buf = K->bufs[bufs[0]].ring_mbar - 1;
-    rel->pending = dot || late ? 1 : 0;
+    rel->pending = behind ? 1 : 0;
     vec_push(K->a, &head, rel);
   }
   f->body.ops = head;

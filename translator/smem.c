@@ -86,7 +86,8 @@ static void span_block(const TirKernel *K, Spans *S, const TirBlock *b) {
     if (op == S->at) touch(S, X, at);
     /* the wait for every group after a loop: a cp.async ring's copies land there, and a
      * wgmma left in flight (or deferred: issued and completed there) completes its reads there */
-    if (((op->kind == TO_ASYNC_WAIT || op->kind == TO_WG_WAIT) && op->pending == 0) || (op->kind == TO_WG_DEFER && op->pending))
+    bool drain = (op->kind == TO_ASYNC_WAIT || op->kind == TO_WG_WAIT) && op->pending == 0;
+    if (drain || (op->kind == TO_WG_DEFER && op->pending))
       for (int f = 0; f < K->nbufs; f++)
         if (async_buf(&K->bufs[f]) && S->lo[f] >= 0) touch(S, f, at);
     span_block(K, S, &op->body);
@@ -175,14 +176,13 @@ static int64_t reuse_bufs(TirKernel *K, bool place, const TirOp *at, int64_t ext
 }
 
 /* The shared bytes a block may take: the target's per-block maximum, or with
- * @launch(threads, n) an SM's share for n blocks, less the 1 KiB the driver
- * reserves per block from sm_80 on (in 128-byte units), so that n blocks fit. */
+ * @launch(threads, n) the most whose footprint (smem_footprint) n blocks fit. */
 int64_t smem_budget(const TirKernel *K) {
   const TargetConfig *t = K->t;
   int64_t b = t->smem_per_block;
   int n = K->ki->min_blocks;
   if (n > 1) {
-    int64_t share = (t->smem_per_sm / n - (t->sm >= 80 ? 1024 : 0)) / 128 * 128;
+    int64_t share = (t->smem_per_sm / n - smem_footprint(t, 0)) / 128 * 128;
     if (share < b) b = share;
   }
   return b;
@@ -218,12 +218,12 @@ bool smem_place(TirKernel *K) {
     const Loc *where = &K->k->name_loc;
     for (int i = 0; i < K->k->nattrs; i++)
       if (K->k->attrs[i]->kind == A_LAUNCH) where = &K->k->attrs[i]->loc;
-    int64_t per = (off + 127) / 128 * 128 + (K->t->sm >= 80 ? 1024 : 0);
+    int fit = (int)(K->t->smem_per_sm / smem_footprint(K->t, off));
     diag_warning(K->d, W_OCCUPANCY, *where,
-                 "@launch(%d, %d): kernel '%s' needs %" PRId64 " bytes of shared memory per block, so %d block%s per SM of %s "
-                 "fit, not %d (each of %d may have %" PRId64 ")",
-                 ki->threads, ki->min_blocks, K->k->name, off, (int)(K->t->smem_per_sm / per), K->t->smem_per_sm / per == 1 ? "" : "s",
-                 K->t->name, ki->min_blocks, ki->min_blocks, cap);
+                 "@launch(%d, %d): kernel '%s' needs %" PRId64 " bytes of shared memory per block, so %d block%s "
+                 "per SM of %s fit, not %d (each of %d may have %" PRId64 ")",
+                 ki->threads, ki->min_blocks, K->k->name, off, fit, fit == 1 ? "" : "s", K->t->name, ki->min_blocks,
+                 ki->min_blocks, cap);
   }
   if (off > K->t->smem_per_block) {
     diag_error(K->d, K->k->name_loc, "kernel '%s' needs %" PRId64 " bytes of shared memory; %s allows %d per block",

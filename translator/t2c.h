@@ -1104,6 +1104,9 @@ int tune_main(int argc, char **argv);    /* tile2cu tune (tune.c) */
 /* "N blocks/SM, W of T warps (limited by ...)", as tile2cu report prints it,
  * for a block of threads with regs registers per thread (0 or less: not
  * counted) and smem shared bytes; returns the blocks per SM (0: does not fit). */
+/* The shared memory a block takes on an SM, as the CUDA occupancy calculator counts
+ * it: 128-byte units, plus the 1 KiB the driver reserves per block from sm_80 on. */
+int64_t smem_footprint(const TargetConfig *t, int64_t smem);
 int report_occupancy(const TargetConfig *t, int threads, int regs, int64_t smem, char *out, size_t n);
 
 /* ---------------------------------------------------------------- tuned.c: tuning files */

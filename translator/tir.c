@@ -368,7 +368,8 @@ static const char *op_names[] = {
   [TO_STORE] = "store", [TO_SPILL] = "spill", [TO_COLREDUCE] = "colreduce", [TO_SUM] = "sum", [TO_DOT] = "dot",
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
-  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin", [TO_WG_DEFER] = "wgmma_defer",
+  [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin",
+  [TO_WG_DEFER] = "wgmma_defer",
   [TO_TMA_INIT] = "tma_init", [TO_TMA_ISSUE] = "tma_issue", [TO_TMA_LOAD] = "tma_load", [TO_TMA_WAIT] = "tma_wait",
   [TO_TMA_RELEASE] = "tma_release", [TO_TMA_STORE] = "tma_store",
 };
@@ -571,7 +572,8 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (op->dop) buf_printf(&b, ": the deferred dot of line %d has completed", op->dop->stmt->loc.line);
     break;
   case TO_WG_DEFER:
-    buf_printf(&b, op->pending ? " the last iteration's dot of line %d, issued and completed" : " the saved operands of the dot of line %d",
+    buf_printf(&b, op->pending ? " the last iteration's dot of line %d, issued and completed"
+                               : " the saved operands of the dot of line %d",
                op->dop->stmt->loc.line);
     break;
   case TO_ASYNC_COPY:

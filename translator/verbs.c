@@ -150,13 +150,17 @@ typedef struct Occupancy {
 /* Blocks per SM, as the CUDA occupancy calculator counts them: registers in
  * units of 256 per warp, shared memory in units of 128 bytes plus the 1 KiB
  * the driver reserves per block from sm_80 on. */
+int64_t smem_footprint(const TargetConfig *t, int64_t smem) {
+  return (smem + 127) / 128 * 128 + (t->sm >= 80 ? 1024 : 0);
+}
+
 static Occupancy occupancy(const TargetConfig *t, int threads, int regs, int64_t smem) {
   Occupancy oc;
   int warps = (threads + t->lanes - 1) / t->lanes;
   oc.by_threads = t->max_warps_per_sm / warps;
   int regs_warp = (regs * t->lanes + 255) / 256 * 256;
   oc.by_regs = regs > 0 ? t->regs_per_sm / regs_warp / warps : t->max_blocks_per_sm;
-  int64_t per_block = (smem + 127) / 128 * 128 + (t->sm >= 80 ? 1024 : 0);
+  int64_t per_block = smem_footprint(t, smem);
   oc.by_smem = per_block > 0 ? (int)(t->smem_per_sm / per_block) : t->max_blocks_per_sm;
   oc.blocks = t->max_blocks_per_sm;
   if (oc.by_threads < oc.blocks) oc.blocks = oc.by_threads;

@@ -662,10 +662,6 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         l[1] = (l[1] * alpha[1]) + t2c_v11[1];
         t2c::wgmma_wait<0>();  // the previous iteration's dot at line 31, deferred, has completed
         t2c::wgmma_fence_operand(acc);
-        t2c::wgmma_fence_operand(t2c_df1_a[0]);
-        t2c::wgmma_fence_operand(t2c_df1_a[1]);
-        t2c::wgmma_fence_operand(t2c_df1_a[2]);
-        t2c::wgmma_fence_operand(t2c_df1_a[3]);
         // wgmma-deferred-dot-sm90a.tl:31: acc = acc * alpha + dot(f16(s), v)
         acc[0] = acc[0] * alpha[0];
         acc[1] = acc[1] * alpha[0];
@@ -1367,10 +1363,6 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         l[1] = (l[1] * alpha[1]) + t2c_v11[1];
         t2c::wgmma_wait<0>();  // the previous iteration's dot at line 31, deferred, has completed
         t2c::wgmma_fence_operand(acc);
-        t2c::wgmma_fence_operand(t2c_df1_a[0]);
-        t2c::wgmma_fence_operand(t2c_df1_a[1]);
-        t2c::wgmma_fence_operand(t2c_df1_a[2]);
-        t2c::wgmma_fence_operand(t2c_df1_a[3]);
         // wgmma-deferred-dot-sm90a.tl:31: acc = acc * alpha + dot(f16(s), v)
         acc[0] = acc[0] * alpha[0];
         acc[1] = acc[1] * alpha[0];
