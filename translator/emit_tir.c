@@ -1532,6 +1532,11 @@ static const char *frag_addr(Printer *P, int bi, const char *row, const char *co
   return F("&%s[%s(%s) * %d + %s]", f->cname, half_of(P, bi), row, f->pitch, col);
 }
 
+/* k + rest, as read: rest alone at k step 0 */
+static const char *kplus(Printer *P, const char *k, const char *rest) {
+  return strcmp(k, "0") == 0 ? rest : F("%s + %s", k, rest);
+}
+
 /* B fragments of tiles j (and j + 1 when pair) at k step k: b[k .. k+16, n .. n+8]
  * of B = the copy ([K, N], ldmatrix .trans), or of B = transpose(copy) ([N, K],
  * plain ldmatrix: the copy's rows are B's columns). */
@@ -1543,17 +1548,17 @@ static void load_b(Printer *P, const TirOp *op, const char *k, const char *n, in
     line(P, "unsigned %s[4];", q);
     if (op->btrans)
       line(P, "t2c::ldmatrix_x4(%s, %s);", q,
-           frag_addr(P, op->buf2, F("%s + (lane / 16) * 8 + lane %% 8", n), F("%s + (lane / 8 %% 2) * %d", k, e)));
+           frag_addr(P, op->buf2, F("%s + (lane / 16) * 8 + lane %% 8", n), kplus(P, k, F("(lane / 8 %% 2) * %d", e))));
     else
-      line(P, "t2c::ldmatrix_x4_trans(%s, %s);", q, frag_addr(P, op->buf2, F("%s + lane %% 16", k), F("%s + (lane / 16) * 8", n)));
+      line(P, "t2c::ldmatrix_x4_trans(%s, %s);", q, frag_addr(P, op->buf2, kplus(P, k, "lane % 16"), F("%s + (lane / 16) * 8", n)));
     line(P, "const unsigned %s[2] = {%s[0], %s[1]}, t2c_b%d[2] = {%s[2], %s[3]};", dst, q, q, j + 1, q, q);
     return;
   }
   line(P, "unsigned %s[2];", dst);
   if (op->btrans)
-    line(P, "t2c::ldmatrix_x2(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 8", n), F("%s + (lane / 8 %% 2) * %d", k, e)));
+    line(P, "t2c::ldmatrix_x2(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 8", n), kplus(P, k, F("(lane / 8 %% 2) * %d", e))));
   else
-    line(P, "t2c::ldmatrix_x2_trans(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 16", k), n));
+    line(P, "t2c::ldmatrix_x2_trans(%s, %s);", dst, frag_addr(P, op->buf2, kplus(P, k, "lane % 16"), n));
 }
 
 /* The A fragment of m tile i at k step k from A's copy: [M, K] by ldmatrix, or
@@ -1562,10 +1567,10 @@ static void load_a(Printer *P, const TirOp *op, const char *k, const char *m, in
   line(P, "unsigned t2c_a%d[4];", i);
   if (op->atrans)
     line(P, "t2c::ldmatrix_x4_trans(t2c_a%d, %s);", i,
-         frag_addr(P, op->buf, F("%s + (lane / 16) * 8 + lane %% 8", k), F("%s + (lane / 8 %% 2) * 8", m)));
+         frag_addr(P, op->buf, kplus(P, k, "(lane / 16) * 8 + lane % 8"), F("%s + (lane / 8 %% 2) * 8", m)));
   else
     line(P, "t2c::ldmatrix_x4(t2c_a%d, %s);", i,
-         frag_addr(P, op->buf, F("%s + lane %% 16", m), F("%s + (lane / 16) * %d", k, 16 / elem_bytes[op->src->elem])));
+         frag_addr(P, op->buf, F("%s + lane %% 16", m), kplus(P, k, F("(lane / 16) * %d", 16 / elem_bytes[op->src->elem]))));
 }
 
 /* The A fragment of m tile i, k step kc, from registers: the A operand's
@@ -1850,26 +1855,34 @@ static void print_dot(Printer *P, const TirOp *op) {
   bool i8 = t == T_I8, b8 = elem_bytes[t] == 1;
   int ks = b8 ? 32 : 16; /* the instruction's k */
   const char *fn = b8 ? F("mma_16832_%s", elem_names[t]) : F("mma_16816_%s", elem_names[t]);
-  line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8",
-       i8 ? P->K->hw->mma_i8 : b8 ? P->K->hw->mma_f8 : P->K->hw->mma,
-       op->src ? "A and B from shared memory by ldmatrix" : "A from registers, B from shared memory by ldmatrix", l->wr,
-       l->wc, mt, nt);
+  int kbeg = op->kbeg, kend = op->kend ? op->kend : op->kdim; /* a part of a cut dot (pipeline.c) */
+  bool one = op->src && kend - kbeg == ks;
+  if (kbeg && !one)
+    line(P, "// k %d .. %d of the dot above", kbeg, kend - 1);
+  else if (!kbeg)
+    line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8%s",
+         i8 ? P->K->hw->mma_i8 : b8 ? P->K->hw->mma_f8 : P->K->hw->mma,
+         op->src ? "A and B from shared memory by ldmatrix" : "A from registers, B from shared memory by ldmatrix", l->wr,
+         l->wc, mt, nt, kend < op->kdim ? F("; k %d .. %d, the rest after the copies below", kbeg, kend - 1) : "");
   if (op->op == TK_ASSIGN)
     for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, i8 ? "0" : "0.0f");
   const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
-  /* an A operand in registers is indexed by literals: its k steps are unrolled here */
-  int steps = op->src ? 1 : op->kdim / 16;
+  /* an A operand in registers is indexed by literals: its k steps are unrolled here; so is
+   * a part of one k step */
+  int steps = op->src && !one ? 1 : op->kdim / 16;
   const char *k = NULL;
-  if (op->src) {
+  if (op->src && !one) {
     k = F("t2c_k%d", P->ctr++);
     line(P, "#pragma unroll");
-    line(P, "for (int %s = 0; %s < %d; %s += %d) {", k, k, op->kdim, k, ks);
+    line(P, "for (int %s = %d; %s < %d; %s += %d) {", k, kbeg, k, kend, k, ks);
     P->indent++;
   }
   for (int kc = 0; kc < steps; kc++) {
-    if (!op->src) {
-      k = F("%d", kc * 16);
-      line(P, "{  // k %d .. %d", kc * 16, kc * 16 + 15);
+    if (!op->src || one) {
+      if (one && kc) break;
+      int k0 = one ? kbeg : kc * 16;
+      k = F("%d", k0);
+      line(P, "{  // k %d .. %d%s", k0, k0 + ks - 1, one && kbeg ? " of the dot above" : "");
       P->indent++;
     }
     for (int i = 0; i < mt; i++) {
@@ -1883,12 +1896,12 @@ static void print_dot(Printer *P, const TirOp *op) {
         line(P, "t2c::%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_a%d, t2c_b%d);", fn, op->dst->cname, r0,
              op->dst->cname, r0 + 1, op->dst->cname, r2, op->dst->cname, r2 + 1, i, j);
       }
-    if (!op->src) {
+    if (!op->src || one) {
       P->indent--;
       line(P, "}");
     }
   }
-  if (op->src) {
+  if (op->src && !one) {
     P->indent--;
     line(P, "}");
   }

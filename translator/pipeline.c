@@ -219,6 +219,48 @@ static TirOp *async_copy(TirKernel *K, const TirOp *l, int bi, const Stmt *f, co
   return o;
 }
 
+/* The loop body's first dot by mma.sync from shared memory (ldmatrix) of two
+ * k steps or more, at the top level, or -1. */
+static int dot_to_cut(const PtrVec *body) {
+  for (int i = 0; i < body->len; i++) {
+    const TirOp *op = body->items[i];
+    if (op->kind != TO_DOT || op->wgmma || op->simt || !op->src || op->dst->home) continue;
+    int ks = elem_bytes[op->src->elem] == 1 ? 32 : 16;
+    return op->kdim >= 2 * ks ? i : -1;
+  }
+  return -1;
+}
+
+/* The dot cut into parts of its k steps, the next stages' copies issued between
+ * them: after the first step the first ring's, after the second the second's,
+ * and so on, all of them before the last part (the commit after the last copy).
+ * At the top of the iteration every warp has just passed the barrier; with the
+ * copies first, the tensor cores idled while each warp computed and issued
+ * them (ptxas keeps the copies, which write shared memory, ahead of the
+ * ldmatrix reads after them). Now the first step's mma run meanwhile.
+ * (gemm_f16.tl on sm_80: 16 mma of the first step, then the copies of A; 16,
+ * then those of B; then the last 32.) */
+static void cut_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit, PtrVec *head) {
+  int ks = elem_bytes[d->src->elem] == 1 ? 32 : 16, steps = d->kdim / ks;
+  int g = n < steps - 1 ? n : steps - 1; /* the groups of copies */
+  for (int j = 0; j <= g; j++) {
+    TirOp *p = d;
+    if (j) {
+      p = new_op(K, TO_DOT, d->stmt);
+      *p = *d;
+      p->first = false;
+      if (p->op == TK_ASSIGN) p->op = TK_ADD_ASSIGN; /* the first part zeroed the accumulator */
+    }
+    p->kbeg = j * ks;
+    p->kend = j == g ? d->kdim : (j + 1) * ks;
+    vec_push(K->a, head, p);
+    if (j == g) break;
+    for (int r = 0; r < n; r++)
+      if ((r < g - 1 ? r : g - 1) == j) vec_push(K->a, head, copies[r]);
+    if (j == g - 1) vec_push(K->a, head, commit);
+  }
+}
+
 /* Loads whose values only fill operand copies become a ring of `stages` copies
  * in shared memory, filled stages - 1 iterations ahead:
  *   before the loop:  copy(i := lo + j step) -> stage j, commit   (j < stages - 1)
@@ -527,9 +569,25 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
                     : "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
   vec_push(K->a, &head, bar);
   K->nbarriers++;
-  for (int r = 0; r < n; r++) vec_push(K->a, &head, only(async_copy(K, loads[r], bufs[r], f->stmt, NULL, ahead), gen));
-  vec_push(K->a, &head, only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen));
-  for (int i = 0; i < body.len; i++) vec_push(K->a, &head, body.items[i]);
+  TirOp *copies[TIR_MAX_BUFS];
+  for (int r = 0; r < n; r++) copies[r] = only(async_copy(K, loads[r], bufs[r], f->stmt, NULL, ahead), gen);
+  TirOp *commit = only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen);
+  int cut = tma || behind ? -1 : dot_to_cut(&body);
+  for (int i = 0; i < body.len; i++) {
+    if (i == cut) {
+      cut_dot(K, body.items[i], copies, n, commit, &head);
+      continue;
+    }
+    if (i == 0 && cut < 0) {
+      for (int r = 0; r < n; r++) vec_push(K->a, &head, copies[r]);
+      vec_push(K->a, &head, commit);
+    }
+    vec_push(K->a, &head, body.items[i]);
+  }
+  if (!body.len) {
+    for (int r = 0; r < n; r++) vec_push(K->a, &head, copies[r]);
+    vec_push(K->a, &head, commit);
+  }
   if (tma) {
     TirOp *rel = only(new_op(K, TO_TMA_RELEASE, f->stmt), TIR_FAST);
     rel->buf = K->bufs[bufs[0]].ring_mbar - 1;

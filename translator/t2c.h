@@ -780,6 +780,8 @@ typedef struct TirOp {
   int buf;               /* TO_SCRATCH_*: the scratch buffer */
   TirVar *src2;          /* TO_DOT: B's value, read from its copy buf2 */
   int buf2, kdim;
+  int kbeg, kend;        /* TO_DOT by mma.sync from shared memory: the k range this op runs (kend 0: all
+                            of kdim); pipeline.c cuts a stage ring's dot, the next stages' copies between */
   struct TirOp *dop;     /* a wgmma TO_DOT: the dot deferred from the previous iteration, issued after
                             this one's (pipeline.c); TO_WG_WAIT, TO_WG_DEFER: that deferred dot */
   int defer;             /* a wgmma TO_DOT, n > 0: deferred into the next iteration; here its A

@@ -527,6 +527,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (op->src && op->buf >= 0) buf_printf(&b, " A from %s%s", K->bufs[op->buf].cname, ta ? " (stored transposed)" : "");
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
     if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
+    if (op->kend) buf_printf(&b, ", k %d .. %d of %d", op->kbeg, op->kend - 1, op->kdim);
     if (op->wgmma) {
       bool b8 = op->src && elem_bytes[op->src->elem] == 1;
       buf_printf(&b, " by %s (m64n%dk%d)%s", b8 ? K->hw->wgmma_b8 : K->hw->wgmma, op->cols, b8 ? 32 : 16,

@@ -179,15 +179,14 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = t2c_v3[15];
       __syncthreads();  // t2c_v2_s: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k10 = 0; t2c_k10 < 32; t2c_k10 += 32) {
+      {  // k 0 .. 31
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + t2c_k10 + (lane / 16) * 16]);
+        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k10 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k10 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_f8e5m2(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_f8e5m2(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -277,15 +276,14 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = t2c_v3[15];
       __syncthreads();  // t2c_v2_s: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k11 = 0; t2c_k11 < 32; t2c_k11 += 32) {
+      {  // k 0 .. 31
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + t2c_k11 + (lane / 16) * 16]);
+        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k11 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k11 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v3_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_f8e5m2(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_f8e5m2(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

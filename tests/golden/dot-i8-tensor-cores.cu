@@ -158,15 +158,14 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
       acc[15] = acc[15];
       __syncthreads();  // a_t: written at line 16, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k2 = 0; t2c_k2 < 32; t2c_k2 += 32) {
+      {  // k 0 .. 31
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_t[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + t2c_k2 + (lane / 16) * 16]);
+        t2c::ldmatrix_x4(t2c_a0, &a_t[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k2 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k2 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -177,33 +176,33 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
     // dot-i8-tensor-cores.tl:20: C[m0 :+ BM, n0 :+ BN] = acc + bias[n0 :+ BN]
     int t2c_v4[8];
     if ((n0 + t2c_c0) < N) {
-      const t2c::Vec<int, 2> t2c_w3 = t2c::ldg_vec<2>(bias + n0 + t2c_c0);
-      t2c_v4[0] = t2c_w3.v[0];
-      t2c_v4[1] = t2c_w3.v[1];
+      const t2c::Vec<int, 2> t2c_w2 = t2c::ldg_vec<2>(bias + n0 + t2c_c0);
+      t2c_v4[0] = t2c_w2.v[0];
+      t2c_v4[1] = t2c_w2.v[1];
     } else {
       t2c_v4[0] = 0;
       t2c_v4[1] = 0;
     }
     if ((n0 + t2c_c0 + 8) < N) {
-      const t2c::Vec<int, 2> t2c_w4 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 8);
-      t2c_v4[2] = t2c_w4.v[0];
-      t2c_v4[3] = t2c_w4.v[1];
+      const t2c::Vec<int, 2> t2c_w3 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 8);
+      t2c_v4[2] = t2c_w3.v[0];
+      t2c_v4[3] = t2c_w3.v[1];
     } else {
       t2c_v4[2] = 0;
       t2c_v4[3] = 0;
     }
     if ((n0 + t2c_c0 + 16) < N) {
-      const t2c::Vec<int, 2> t2c_w5 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 16);
-      t2c_v4[4] = t2c_w5.v[0];
-      t2c_v4[5] = t2c_w5.v[1];
+      const t2c::Vec<int, 2> t2c_w4 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 16);
+      t2c_v4[4] = t2c_w4.v[0];
+      t2c_v4[5] = t2c_w4.v[1];
     } else {
       t2c_v4[4] = 0;
       t2c_v4[5] = 0;
     }
     if ((n0 + t2c_c0 + 24) < N) {
-      const t2c::Vec<int, 2> t2c_w6 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 24);
-      t2c_v4[6] = t2c_w6.v[0];
-      t2c_v4[7] = t2c_w6.v[1];
+      const t2c::Vec<int, 2> t2c_w5 = t2c::ldg_vec<2>(bias + n0 + t2c_c0 + 24);
+      t2c_v4[6] = t2c_w5.v[0];
+      t2c_v4[7] = t2c_w5.v[1];
     } else {
       t2c_v4[6] = 0;
       t2c_v4[7] = 0;
@@ -314,15 +313,14 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
       acc[15] = acc[15];
       __syncthreads();  // a_t: written at line 16, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k7 = 0; t2c_k7 < 32; t2c_k7 += 32) {
+      {  // k 0 .. 31
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_t[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + t2c_k7 + (lane / 16) * 16]);
+        t2c::ldmatrix_x4(t2c_a0, &a_t[t2c_ph0 * 1536 + (t2c_wr0 + lane % 16) * 48 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k7 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + t2c_k7 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 3072 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 48 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

@@ -50,12 +50,11 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
-    #pragma unroll
-    for (int t2c_k1 = 0; t2c_k1 < 16; t2c_k1 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + t2c_k1 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_b0[2];
-      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v3_s[(t2c_k1 + lane % 16) * 72 + t2c_wc0]);
+      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0]);
       t2c::mma_16816_f16(acc[0], acc[1], acc[2], acc[3], t2c_a0, t2c_b0);
     }
     // dot-register-a-through-copy.tl:7: var o: tile<f32>[16, 64] = 1.0
@@ -73,34 +72,34 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[0], t2c_v5[1]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[2], t2c_v5[3]}});
     __half t2c_v6[16];
-    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(V + t2c_r4 * 64 + t2c_c4);
-    t2c_v6[0] = t2c_w2.v[0];
-    t2c_v6[1] = t2c_w2.v[1];
-    t2c_v6[2] = t2c_w2.v[2];
-    t2c_v6[3] = t2c_w2.v[3];
-    t2c_v6[4] = t2c_w2.v[4];
-    t2c_v6[5] = t2c_w2.v[5];
-    t2c_v6[6] = t2c_w2.v[6];
-    t2c_v6[7] = t2c_w2.v[7];
-    const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(V + (t2c_r4 + 32) * 64 + t2c_c4);
-    t2c_v6[8] = t2c_w3.v[0];
-    t2c_v6[9] = t2c_w3.v[1];
-    t2c_v6[10] = t2c_w3.v[2];
-    t2c_v6[11] = t2c_w3.v[3];
-    t2c_v6[12] = t2c_w3.v[4];
-    t2c_v6[13] = t2c_w3.v[5];
-    t2c_v6[14] = t2c_w3.v[6];
-    t2c_v6[15] = t2c_w3.v[7];
+    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(V + t2c_r4 * 64 + t2c_c4);
+    t2c_v6[0] = t2c_w1.v[0];
+    t2c_v6[1] = t2c_w1.v[1];
+    t2c_v6[2] = t2c_w1.v[2];
+    t2c_v6[3] = t2c_w1.v[3];
+    t2c_v6[4] = t2c_w1.v[4];
+    t2c_v6[5] = t2c_w1.v[5];
+    t2c_v6[6] = t2c_w1.v[6];
+    t2c_v6[7] = t2c_w1.v[7];
+    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(V + (t2c_r4 + 32) * 64 + t2c_c4);
+    t2c_v6[8] = t2c_w2.v[0];
+    t2c_v6[9] = t2c_w2.v[1];
+    t2c_v6[10] = t2c_w2.v[2];
+    t2c_v6[11] = t2c_w2.v[3];
+    t2c_v6[12] = t2c_w2.v[4];
+    t2c_v6[13] = t2c_w2.v[5];
+    t2c_v6[14] = t2c_w2.v[6];
+    t2c_v6[15] = t2c_w2.v[7];
     t2c::sts_vec<8>(&t2c_v6_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r4 + 32) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
     __syncthreads();  // t2c_v5_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     #pragma unroll
-    for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 16) {
+    for (int t2c_k3 = 0; t2c_k3 < 64; t2c_k3 += 16) {
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v5_s[(t2c_wr0 + lane % 16) * 72 + t2c_k4 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v5_s[(t2c_wr0 + lane % 16) * 72 + t2c_k3 + (lane / 16) * 8]);
       unsigned t2c_b0[2];
-      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v6_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0]);
+      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v6_s[(t2c_k3 + lane % 16) * 72 + t2c_wc0]);
       t2c::mma_16816_f16(o[0], o[1], o[2], o[3], t2c_a0, t2c_b0);
     }
     // dot-register-a-through-copy.tl:9: O[0 :+ 16, 0 :+ 64] = o
@@ -124,12 +123,11 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
-    #pragma unroll
-    for (int t2c_k5 = 0; t2c_k5 < 16; t2c_k5 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + t2c_k5 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_b0[2];
-      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v3_s[(t2c_k5 + lane % 16) * 72 + t2c_wc0]);
+      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0]);
       t2c::mma_16816_f16(acc[0], acc[1], acc[2], acc[3], t2c_a0, t2c_b0);
     }
     // dot-register-a-through-copy.tl:7: var o: tile<f32>[16, 64] = 1.0
@@ -168,11 +166,11 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     __syncthreads();  // t2c_v5_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     #pragma unroll
-    for (int t2c_k6 = 0; t2c_k6 < 64; t2c_k6 += 16) {
+    for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 16) {
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v5_s[(t2c_wr0 + lane % 16) * 72 + t2c_k6 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v5_s[(t2c_wr0 + lane % 16) * 72 + t2c_k4 + (lane / 16) * 8]);
       unsigned t2c_b0[2];
-      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v6_s[(t2c_k6 + lane % 16) * 72 + t2c_wc0]);
+      t2c::ldmatrix_x2_trans(t2c_b0, &t2c_v6_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0]);
       t2c::mma_16816_f16(o[0], o[1], o[2], o[3], t2c_a0, t2c_b0);
     }
     // dot-register-a-through-copy.tl:9: O[0 :+ 16, 0 :+ 64] = o
@@ -333,23 +331,22 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     acc[61] = 0.0f;
     acc[62] = 0.0f;
     acc[63] = 0.0f;
-    #pragma unroll
-    for (int t2c_k4 = 0; t2c_k4 < 16; t2c_k4 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + t2c_k4 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_a1[4];
-      t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k4 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
       const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
       unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k4 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
       const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
       t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
@@ -369,15 +366,15 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
     }
     // dot-register-a-through-copy.tl:17: var o: tile<f32>[64, 256] = 0.5
-    for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3] = 0.5f;
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 1] = 0.5f;
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 2] = 0.5f;
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 3] = 0.5f;
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 128] = 0.5f;
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 129] = 0.5f;
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 130] = 0.5f;
-      o_s[(t2c_r3 + t2c_i5 * 2) * 257 + t2c_c3 + 131] = 0.5f;
+    for (int t2c_i4 = 0; t2c_i4 < 32; t2c_i4++) {
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 1] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 2] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 128] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 129] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 130] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 131] = 0.5f;
     }
     // dot-register-a-through-copy.tl:18: o += dot(f16(acc), V[0 :+ 64, 0 :+ 256])
     __half t2c_v5[64];
@@ -477,87 +474,87 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[58], t2c_v5[59]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[60], t2c_v5[61]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[62], t2c_v5[63]}});
-    for (int t2c_i6 = 0; t2c_i6 < 32; t2c_i6++) {
-      const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(V + (t2c_r6 + t2c_i6 * 2) * 256 + t2c_c6);
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6] = t2c_w7.v[0];
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 1] = t2c_w7.v[1];
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 2] = t2c_w7.v[2];
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 3] = t2c_w7.v[3];
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 4] = t2c_w7.v[4];
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 5] = t2c_w7.v[5];
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 6] = t2c_w7.v[6];
-      t2c_v6_s[(t2c_r6 + t2c_i6 * 2) * 264 + t2c_c6 + 7] = t2c_w7.v[7];
+    for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
+      const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(V + (t2c_r6 + t2c_i5 * 2) * 256 + t2c_c6);
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6] = t2c_w6.v[0];
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 1] = t2c_w6.v[1];
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 2] = t2c_w6.v[2];
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 3] = t2c_w6.v[3];
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 4] = t2c_w6.v[4];
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 5] = t2c_w6.v[5];
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 6] = t2c_w6.v[6];
+      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 7] = t2c_w6.v[7];
     }
     __syncthreads();  // t2c_v5_s: written at line 18, read here by other threads
     // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
     #pragma unroll 1
-    for (int t2c_i8 = 0; t2c_i8 < 32; t2c_i8++) {
-      float t2c_d9[8];
-      t2c_d9[0] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3];
-      t2c_d9[1] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 1];
-      t2c_d9[2] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 2];
-      t2c_d9[3] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 3];
-      t2c_d9[4] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 128];
-      t2c_d9[5] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 129];
-      t2c_d9[6] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 130];
-      t2c_d9[7] = o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 131];
+    for (int t2c_i7 = 0; t2c_i7 < 32; t2c_i7++) {
+      float t2c_d8[8];
+      t2c_d8[0] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3];
+      t2c_d8[1] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 1];
+      t2c_d8[2] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 2];
+      t2c_d8[3] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 3];
+      t2c_d8[4] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 128];
+      t2c_d8[5] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 129];
+      t2c_d8[6] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 130];
+      t2c_d8[7] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 131];
       #pragma unroll
-      for (int t2c_k10 = 0; t2c_k10 < 64; t2c_k10 += 4) {
-        const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i8 * 2) * 72 + t2c_k10]);
-        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k10 * 264 + t2c_c3]);
-        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
-        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
-        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
-        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k10 * 264 + t2c_c3 + 128]);
-        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
-        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
-        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
-        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 1) * 264 + t2c_c3]);
-        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
-        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
-        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
-        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 1) * 264 + t2c_c3 + 128]);
-        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
-        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
-        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
-        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 2) * 264 + t2c_c3]);
-        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
-        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
-        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
-        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 2) * 264 + t2c_c3 + 128]);
-        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
-        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
-        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
-        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 3) * 264 + t2c_c3]);
-        t2c_d9[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
-        t2c_d9[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
-        t2c_d9[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
-        t2c_d9[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k10 + 3) * 264 + t2c_c3 + 128]);
-        t2c_d9[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
-        t2c_d9[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
-        t2c_d9[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
-        t2c_d9[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
+      for (int t2c_k9 = 0; t2c_k9 < 64; t2c_k9 += 4) {
+        const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i7 * 2) * 72 + t2c_k9]);
+        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k9 * 264 + t2c_c3]);
+        t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
+        t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
+        t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
+        t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k9 * 264 + t2c_c3 + 128]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 1) * 264 + t2c_c3]);
+        t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
+        t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
+        t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
+        t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 1) * 264 + t2c_c3 + 128]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 2) * 264 + t2c_c3]);
+        t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
+        t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
+        t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
+        t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 2) * 264 + t2c_c3 + 128]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 3) * 264 + t2c_c3]);
+        t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
+        t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
+        t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
+        t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 3) * 264 + t2c_c3 + 128]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
       }
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3] = t2c_d9[0];
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 1] = t2c_d9[1];
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 2] = t2c_d9[2];
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 3] = t2c_d9[3];
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 128] = t2c_d9[4];
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 129] = t2c_d9[5];
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 130] = t2c_d9[6];
-      o_s[(t2c_r3 + t2c_i8 * 2) * 257 + t2c_c3 + 131] = t2c_d9[7];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3] = t2c_d8[0];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 1] = t2c_d8[1];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 2] = t2c_d8[2];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 3] = t2c_d8[3];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 128] = t2c_d8[4];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 129] = t2c_d8[5];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 130] = t2c_d8[6];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 131] = t2c_d8[7];
     }
     // dot-register-a-through-copy.tl:19: O[0 :+ 64, 0 :+ 256] = o
-    for (int t2c_i11 = 0; t2c_i11 < 32; t2c_i11++) {
-      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i11 * 2) * 256 + t2c_c3, t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 1], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 2], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 3]}});
-      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i11 * 2) * 256 + (t2c_c3 + 128), t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 128], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 129], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 130], o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 131]}});
+    for (int t2c_i10 = 0; t2c_i10 < 32; t2c_i10++) {
+      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i10 * 2) * 256 + t2c_c3, t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 1], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 2], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 3]}});
+      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i10 * 2) * 256 + (t2c_c3 + 128), t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 128], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 129], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 130], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 131]}});
     }
   } else {
     // dot-register-a-through-copy.tl:16: var acc: tile<f32>[64, 64] = dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
@@ -666,23 +663,22 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     acc[61] = 0.0f;
     acc[62] = 0.0f;
     acc[63] = 0.0f;
-    #pragma unroll
-    for (int t2c_k12 = 0; t2c_k12 < 16; t2c_k12 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + t2c_k12 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_a1[4];
-      t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k12 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
       const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
       unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k12 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
       const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
       t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
@@ -702,15 +698,15 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
     }
     // dot-register-a-through-copy.tl:17: var o: tile<f32>[64, 256] = 0.5
-    for (int t2c_i13 = 0; t2c_i13 < 32; t2c_i13++) {
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3] = 0.5f;
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 1] = 0.5f;
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 2] = 0.5f;
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 3] = 0.5f;
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 128] = 0.5f;
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 129] = 0.5f;
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 130] = 0.5f;
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 131] = 0.5f;
+    for (int t2c_i11 = 0; t2c_i11 < 32; t2c_i11++) {
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 1] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 2] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 3] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 128] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 129] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 130] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 131] = 0.5f;
     }
     // dot-register-a-through-copy.tl:18: o += dot(f16(acc), V[0 :+ 64, 0 :+ 256])
     __half t2c_v5[64];
@@ -810,92 +806,92 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_v5[58], t2c_v5[59]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[60], t2c_v5[61]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[62], t2c_v5[63]}});
-    for (int t2c_i14 = 0; t2c_i14 < 32; t2c_i14++) {
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6] = V[(t2c_r6 + t2c_i14 * 2) * 256 + t2c_c6];
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 1] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 1)];
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 2] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 2)];
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 3] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 3)];
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 4] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 4)];
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 5] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 5)];
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 6] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 6)];
-      t2c_v6_s[(t2c_r6 + t2c_i14 * 2) * 264 + t2c_c6 + 7] = V[(t2c_r6 + t2c_i14 * 2) * 256 + (t2c_c6 + 7)];
+    for (int t2c_i12 = 0; t2c_i12 < 32; t2c_i12++) {
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6] = V[(t2c_r6 + t2c_i12 * 2) * 256 + t2c_c6];
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 1] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 1)];
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 2] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 2)];
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 3] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 3)];
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 4] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 4)];
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 5] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 5)];
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 6] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 6)];
+      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 7] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 7)];
     }
     __syncthreads();  // t2c_v5_s: written at line 18, read here by other threads
     // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
     #pragma unroll 1
-    for (int t2c_i15 = 0; t2c_i15 < 32; t2c_i15++) {
-      float t2c_d16[8];
-      t2c_d16[0] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3];
-      t2c_d16[1] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 1];
-      t2c_d16[2] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 2];
-      t2c_d16[3] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 3];
-      t2c_d16[4] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 128];
-      t2c_d16[5] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 129];
-      t2c_d16[6] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 130];
-      t2c_d16[7] = o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 131];
+    for (int t2c_i13 = 0; t2c_i13 < 32; t2c_i13++) {
+      float t2c_d14[8];
+      t2c_d14[0] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3];
+      t2c_d14[1] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 1];
+      t2c_d14[2] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 2];
+      t2c_d14[3] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 3];
+      t2c_d14[4] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 128];
+      t2c_d14[5] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 129];
+      t2c_d14[6] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 130];
+      t2c_d14[7] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 131];
       #pragma unroll
-      for (int t2c_k17 = 0; t2c_k17 < 64; t2c_k17 += 4) {
-        const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i15 * 2) * 72 + t2c_k17]);
-        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k17 * 264 + t2c_c3]);
-        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
-        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
-        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
-        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k17 * 264 + t2c_c3 + 128]);
-        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
-        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
-        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
-        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 1) * 264 + t2c_c3]);
-        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
-        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
-        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
-        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 1) * 264 + t2c_c3 + 128]);
-        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
-        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
-        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
-        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 2) * 264 + t2c_c3]);
-        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
-        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
-        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
-        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 2) * 264 + t2c_c3 + 128]);
-        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
-        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
-        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
-        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 3) * 264 + t2c_c3]);
-        t2c_d16[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
-        t2c_d16[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
-        t2c_d16[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
-        t2c_d16[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k17 + 3) * 264 + t2c_c3 + 128]);
-        t2c_d16[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
-        t2c_d16[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
-        t2c_d16[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
-        t2c_d16[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
+      for (int t2c_k15 = 0; t2c_k15 < 64; t2c_k15 += 4) {
+        const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i13 * 2) * 72 + t2c_k15]);
+        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k15 * 264 + t2c_c3]);
+        t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
+        t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
+        t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
+        t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k15 * 264 + t2c_c3 + 128]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 1) * 264 + t2c_c3]);
+        t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
+        t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
+        t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
+        t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 1) * 264 + t2c_c3 + 128]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 2) * 264 + t2c_c3]);
+        t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
+        t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
+        t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
+        t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 2) * 264 + t2c_c3 + 128]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
+        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 3) * 264 + t2c_c3]);
+        t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
+        t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
+        t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
+        t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
+        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 3) * 264 + t2c_c3 + 128]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
       }
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3] = t2c_d16[0];
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 1] = t2c_d16[1];
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 2] = t2c_d16[2];
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 3] = t2c_d16[3];
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 128] = t2c_d16[4];
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 129] = t2c_d16[5];
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 130] = t2c_d16[6];
-      o_s[(t2c_r3 + t2c_i15 * 2) * 257 + t2c_c3 + 131] = t2c_d16[7];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3] = t2c_d14[0];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 1] = t2c_d14[1];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 2] = t2c_d14[2];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 3] = t2c_d14[3];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 128] = t2c_d14[4];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 129] = t2c_d14[5];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 130] = t2c_d14[6];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 131] = t2c_d14[7];
     }
     // dot-register-a-through-copy.tl:19: O[0 :+ 64, 0 :+ 256] = o
-    for (int t2c_i18 = 0; t2c_i18 < 32; t2c_i18++) {
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + t2c_c3] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3];
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 1)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 1];
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 2)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 2];
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 3)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 3];
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 128)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 128];
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 129)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 129];
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 130)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 130];
-      O[(t2c_r3 + t2c_i18 * 2) * 256 + (t2c_c3 + 131)] = o_s[(t2c_r3 + t2c_i18 * 2) * 257 + t2c_c3 + 131];
+    for (int t2c_i16 = 0; t2c_i16 < 32; t2c_i16++) {
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + t2c_c3] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 1)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 1];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 2)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 2];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 3)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 3];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 128)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 128];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 129)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 129];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 130)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 130];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 131)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 131];
     }
   }
 }

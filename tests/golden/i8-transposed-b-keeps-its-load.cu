@@ -80,11 +80,6 @@ i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed c
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 64 < K) {  // a_s, 1 iteration ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3], I + ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3) < K ? ((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3) : 0), (r0 + t2c_r3) < M && (k0 + 64 + t2c_c3) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3], I + ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3) < K ? ((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3) : 0), (r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3) < K ? 16 : 0);
-      }
-      t2c::cp_async_commit();
       // i8-transposed-b-keeps-its-load.tl:15: var b = J[k0 :+ 64, c0 :+ 64]
       for (int t2c_i0 = 0; t2c_i0 < 8; t2c_i0++) {
         if ((k0 + t2c_r4 + t2c_i0 * 8) < K && (c0_ + t2c_c4) < N) {
@@ -255,22 +250,50 @@ i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed c
       b_t[t2c_ph1 * 5120 + (t2c_c4 + 14) * 80 + t2c_r4 + 56] = b_s[(t2c_r4 + 56) * 65 + t2c_c4 + 14];
       b_t[t2c_ph1 * 5120 + (t2c_c4 + 15) * 80 + t2c_r4 + 56] = b_s[(t2c_r4 + 56) * 65 + t2c_c4 + 15];
       __syncthreads();  // b_t: written at line 16, read here by other threads
-      // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 1 x 1, each 1 x 8 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k2 = 0; t2c_k2 < 64; t2c_k2 += 32) {
+      // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 1 x 1, each 1 x 8 tiles of 16 x 8; k 0 .. 31, the rest after the copies below
+      {  // k 0 .. 31
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 2) * 1280 + (t2c_wr0 + lane % 16) * 80 + t2c_k2 + (lane / 16) * 16]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 2) * 1280 + (t2c_wr0 + lane % 16) * 80 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k2 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k2 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         unsigned t2c_q4[4];
-        t2c::ldmatrix_x4(t2c_q4, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k2 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q4, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
         unsigned t2c_q6[4];
-        t2c::ldmatrix_x4(t2c_q6, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k2 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q6, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16832_i8(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
+        t2c::mma_16832_i8(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
+        t2c::mma_16832_i8(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
+        t2c::mma_16832_i8(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
+        t2c::mma_16832_i8(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
+        t2c::mma_16832_i8(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
+        t2c::mma_16832_i8(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
+        t2c::mma_16832_i8(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
+      }
+      if (k0 + 64 < K) {  // a_s, 1 iteration ahead
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3], I + ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3) < K ? ((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3) : 0), (r0 + t2c_r3) < M && (k0 + 64 + t2c_c3) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3], I + ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3) < K ? ((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3) : 0), (r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3) < K ? 16 : 0);
+      }
+      t2c::cp_async_commit();
+      {  // k 32 .. 63 of the dot above
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 2) * 1280 + (t2c_wr0 + lane % 16) * 80 + 32 + (lane / 16) * 16]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4(t2c_q4, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4(t2c_q6, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
@@ -368,31 +391,24 @@ i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed c
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       t2c::cp_async_wait<0>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 64 < K) {  // a_s, 1 iteration ahead
-        #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + t2c_v)] : (signed char)0);
-        #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + t2c_v)] : (signed char)0);
-      }
-      t2c::cp_async_commit();
       // i8-transposed-b-keeps-its-load.tl:15: var b = J[k0 :+ 64, c0 :+ 64]
-      for (int t2c_i3 = 0; t2c_i3 < 8; t2c_i3++) {
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 1] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 1) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 1)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 2] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 2) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 2)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 3] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 3) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 3)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 4] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 4) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 4)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 5] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 5) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 5)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 6] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 6) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 6)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 7] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 7) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 7)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 8] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 8) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 8)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 9] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 9) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 9)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 10] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 10) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 10)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 11] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 11) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 11)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 12] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 12) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 12)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 13] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 13) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 13)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 14] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 14) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 14)] : (signed char)0);
-        b_s[(t2c_r4 + t2c_i3 * 8) * 65 + t2c_c4 + 15] = ((k0 + t2c_r4 + t2c_i3 * 8) < K && (c0_ + t2c_c4 + 15) < N ? J[((long long)(k0 + t2c_r4 + t2c_i3 * 8)) * N + (c0_ + t2c_c4 + 15)] : (signed char)0);
+      for (int t2c_i2 = 0; t2c_i2 < 8; t2c_i2++) {
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 1] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 1) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 1)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 2] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 2) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 2)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 3] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 3) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 3)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 4] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 4) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 4)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 5] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 5) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 5)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 6] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 6) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 6)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 7] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 7) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 7)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 8] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 8) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 8)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 9] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 9) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 9)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 10] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 10) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 10)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 11] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 11) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 11)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 12] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 12) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 12)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 13] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 13) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 13)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 14] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 14) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 14)] : (signed char)0);
+        b_s[(t2c_r4 + t2c_i2 * 8) * 65 + t2c_c4 + 15] = ((k0 + t2c_r4 + t2c_i2 * 8) < K && (c0_ + t2c_c4 + 15) < N ? J[((long long)(k0 + t2c_r4 + t2c_i2 * 8)) * N + (c0_ + t2c_c4 + 15)] : (signed char)0);
       }
       // i8-transposed-b-keeps-its-load.tl:16: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_t: this turn writes the other half
@@ -525,22 +541,52 @@ i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed c
       b_t[t2c_ph1 * 5120 + (t2c_c4 + 14) * 80 + t2c_r4 + 56] = b_s[(t2c_r4 + 56) * 65 + t2c_c4 + 14];
       b_t[t2c_ph1 * 5120 + (t2c_c4 + 15) * 80 + t2c_r4 + 56] = b_s[(t2c_r4 + 56) * 65 + t2c_c4 + 15];
       __syncthreads();  // b_t: written at line 16, read here by other threads
-      // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 1 x 1, each 1 x 8 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 32) {
+      // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 1 x 1, each 1 x 8 tiles of 16 x 8; k 0 .. 31, the rest after the copies below
+      {  // k 0 .. 31
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 2) * 1280 + (t2c_wr0 + lane % 16) * 80 + t2c_k4 + (lane / 16) * 16]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 2) * 1280 + (t2c_wr0 + lane % 16) * 80 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k4 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k4 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         unsigned t2c_q4[4];
-        t2c::ldmatrix_x4(t2c_q4, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k4 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q4, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
         unsigned t2c_q6[4];
-        t2c::ldmatrix_x4(t2c_q6, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 80 + t2c_k4 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q6, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16832_i8(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
+        t2c::mma_16832_i8(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
+        t2c::mma_16832_i8(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
+        t2c::mma_16832_i8(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
+        t2c::mma_16832_i8(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
+        t2c::mma_16832_i8(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
+        t2c::mma_16832_i8(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
+        t2c::mma_16832_i8(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
+      }
+      if (k0 + 64 < K) {  // a_s, 1 iteration ahead
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 2) * 1280 + t2c_r3 * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3) < M && (k0 + 64 + t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3)) * K + (k0 + 64 + t2c_c3 + t2c_v)] : (signed char)0);
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) a_s[((t2c_it0 + 1) % 2) * 1280 + (t2c_r3 + 8) * 80 + t2c_c3 + t2c_v] = ((r0 + t2c_r3 + 8) < M && (k0 + 64 + t2c_c3 + t2c_v) < K ? I[((long long)(r0 + t2c_r3 + 8)) * K + (k0 + 64 + t2c_c3 + t2c_v)] : (signed char)0);
+      }
+      t2c::cp_async_commit();
+      {  // k 32 .. 63 of the dot above
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 2) * 1280 + (t2c_wr0 + lane % 16) * 80 + 32 + (lane / 16) * 16]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4(t2c_q0, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4(t2c_q2, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4(t2c_q4, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4(t2c_q6, &b_t[t2c_ph1 * 5120 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);

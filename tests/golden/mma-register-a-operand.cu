@@ -372,16 +372,16 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
           t2c::pack2(t2c::cvt<__half>(s[2]), t2c::cvt<__half>(s[3])),
           t2c::pack2(t2c::cvt<__half>(s[18]), t2c::cvt<__half>(s[19]))};
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &v__s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &v__s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q4, &v__s[(lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
       const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
       unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q6, &v__s[(lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
       const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
       t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
@@ -820,16 +820,16 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
           t2c::pack2(t2c::cvt<__half>(s[2]), t2c::cvt<__half>(s[3])),
           t2c::pack2(t2c::cvt<__half>(s[18]), t2c::cvt<__half>(s[19]))};
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &v__s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &v__s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q4, &v__s[(lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
       const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
       unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &v__s[(0 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q6, &v__s[(lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
       const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
       t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);

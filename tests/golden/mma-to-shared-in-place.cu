@@ -91,17 +91,16 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     s[29] = 0.0f;
     s[30] = 0.0f;
     s[31] = 0.0f;
-    #pragma unroll
-    for (int t2c_k2 = 0; t2c_k2 < 16; t2c_k2 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_wr0 + lane % 16) * 24 + t2c_k2 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_a1[4];
-      t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k2 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_wr0 + 16 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_k2 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_k2 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       t2c::mma_16816_f16(s[0], s[1], s[8], s[9], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(s[2], s[3], s[10], s[11], t2c_a0, t2c_b1);
@@ -215,17 +214,16 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     s[29] = 0.0f;
     s[30] = 0.0f;
     s[31] = 0.0f;
-    #pragma unroll
-    for (int t2c_k3 = 0; t2c_k3 < 16; t2c_k3 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_wr0 + lane % 16) * 24 + t2c_k3 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_a1[4];
-      t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k3 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_wr0 + 16 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_k3 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_k3 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       t2c::mma_16816_f16(s[0], s[1], s[8], s[9], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(s[2], s[3], s[10], s[11], t2c_a0, t2c_b1);

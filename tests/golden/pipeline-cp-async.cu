@@ -67,6 +67,22 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      // pipeline-cp-async.tl:17: acc += dot(a, b)
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      {  // k 0 .. 15
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        t2c::mma_16816_bf16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16816_bf16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16816_bf16(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16816_bf16(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
+      }
       if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
         t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2], A + ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
         t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
@@ -75,17 +91,14 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
         t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3], B + ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? ((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
-      // pipeline-cp-async.tl:17: acc += dot(a, b)
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16) {
+      {  // k 16 .. 31 of the dot above
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k0 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (16 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k0 + lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (16 + lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_bf16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_bf16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -227,6 +240,22 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
+      // pipeline-cp-async.tl:17: acc += dot(a, b)
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      {  // k 0 .. 15
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        t2c::mma_16816_bf16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16816_bf16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16816_bf16(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16816_bf16(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
+      }
       if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
         a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2)] : t2c::cvt<__nv_bfloat16>(0.0f));
         a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((m0 + t2c_r2) < M && (k0 + 2 * 32 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + 2 * 32 + t2c_c2 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
@@ -256,17 +285,14 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
         b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       t2c::cp_async_commit();
-      // pipeline-cp-async.tl:17: acc += dot(a, b)
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16) {
+      {  // k 16 .. 31 of the dot above
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k1 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k1 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 1280 + (16 + lane % 16) * 40 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (t2c_k1 + lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 1280 + (16 + lane % 16) * 40 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_bf16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_bf16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

@@ -251,11 +251,6 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      }
-      t2c::cp_async_commit();
       // pipeline-reload-dot-operand.tl:12: var a = A[m0 :+ 64, k0 :+ 32]
       __half a[16];
       a[0] = a_p1[0];
@@ -337,18 +332,42 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       // pipeline-reload-dot-operand.tl:14: acc += dot(a, b)
       __syncthreads();  // a_s: written at line 12, read here by other threads
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k10 = 0; t2c_k10 < 32; t2c_k10 += 16) {
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      {  // k 0 .. 15
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k10 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k10 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k10 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k10 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16816_f16(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16816_f16(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
+        t2c::mma_16816_f16(acc[16], acc[17], acc[24], acc[25], t2c_a1, t2c_b0);
+        t2c::mma_16816_f16(acc[18], acc[19], acc[26], acc[27], t2c_a1, t2c_b1);
+        t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_a1, t2c_b2);
+        t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
+      }
+      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      }
+      t2c::cp_async_commit();
+      {  // k 16 .. 31 of the dot above
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        unsigned t2c_a1[4];
+        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -394,15 +413,15 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1_2[15] = a_p2_2[15];
       if (k0 + 2 * 32 < K) {  // a_p2_2, 2 iterations ahead
         if ((m0 + t2c_r3) < M && t2c_c3 < K) {
-          const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + t2c_c3);
-          a_p2_2[0] = t2c_w11.v[0];
-          a_p2_2[1] = t2c_w11.v[1];
-          a_p2_2[2] = t2c_w11.v[2];
-          a_p2_2[3] = t2c_w11.v[3];
-          a_p2_2[4] = t2c_w11.v[4];
-          a_p2_2[5] = t2c_w11.v[5];
-          a_p2_2[6] = t2c_w11.v[6];
-          a_p2_2[7] = t2c_w11.v[7];
+          const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + t2c_c3);
+          a_p2_2[0] = t2c_w10.v[0];
+          a_p2_2[1] = t2c_w10.v[1];
+          a_p2_2[2] = t2c_w10.v[2];
+          a_p2_2[3] = t2c_w10.v[3];
+          a_p2_2[4] = t2c_w10.v[4];
+          a_p2_2[5] = t2c_w10.v[5];
+          a_p2_2[6] = t2c_w10.v[6];
+          a_p2_2[7] = t2c_w10.v[7];
         } else {
           a_p2_2[0] = t2c::cvt<__half>(0.0f);
           a_p2_2[1] = t2c::cvt<__half>(0.0f);
@@ -414,15 +433,15 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
           a_p2_2[7] = t2c::cvt<__half>(0.0f);
         }
         if ((m0 + t2c_r3 + 32) < M && t2c_c3 < K) {
-          const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3);
-          a_p2_2[8] = t2c_w12.v[0];
-          a_p2_2[9] = t2c_w12.v[1];
-          a_p2_2[10] = t2c_w12.v[2];
-          a_p2_2[11] = t2c_w12.v[3];
-          a_p2_2[12] = t2c_w12.v[4];
-          a_p2_2[13] = t2c_w12.v[5];
-          a_p2_2[14] = t2c_w12.v[6];
-          a_p2_2[15] = t2c_w12.v[7];
+          const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3);
+          a_p2_2[8] = t2c_w11.v[0];
+          a_p2_2[9] = t2c_w11.v[1];
+          a_p2_2[10] = t2c_w11.v[2];
+          a_p2_2[11] = t2c_w11.v[3];
+          a_p2_2[12] = t2c_w11.v[4];
+          a_p2_2[13] = t2c_w11.v[5];
+          a_p2_2[14] = t2c_w11.v[6];
+          a_p2_2[15] = t2c_w11.v[7];
         } else {
           a_p2_2[8] = t2c::cvt<__half>(0.0f);
           a_p2_2[9] = t2c::cvt<__half>(0.0f);
@@ -441,16 +460,16 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       __syncthreads();  // a_s: written at line 16, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k13 = 0; t2c_k13 < 32; t2c_k13 += 16) {
+      for (int t2c_k12 = 0; t2c_k12 < 32; t2c_k12 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k13 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k12 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k13 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k12 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k12 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k12 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -637,25 +656,6 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      }
-      t2c::cp_async_commit();
       // pipeline-reload-dot-operand.tl:12: var a = A[m0 :+ 64, k0 :+ 32]
       __half a[16];
       a[0] = a_p1[0];
@@ -713,18 +713,56 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       // pipeline-reload-dot-operand.tl:14: acc += dot(a, b)
       __syncthreads();  // a_s: written at line 12, read here by other threads
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k14 = 0; t2c_k14 < 32; t2c_k14 += 16) {
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      {  // k 0 .. 15
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k14 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k14 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k14 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k14 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+        t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
+        t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
+        t2c::mma_16816_f16(acc[4], acc[5], acc[12], acc[13], t2c_a0, t2c_b2);
+        t2c::mma_16816_f16(acc[6], acc[7], acc[14], acc[15], t2c_a0, t2c_b3);
+        t2c::mma_16816_f16(acc[16], acc[17], acc[24], acc[25], t2c_a1, t2c_b0);
+        t2c::mma_16816_f16(acc[18], acc[19], acc[26], acc[27], t2c_a1, t2c_b1);
+        t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_a1, t2c_b2);
+        t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
+      }
+      if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      }
+      t2c::cp_async_commit();
+      {  // k 16 .. 31 of the dot above
+        unsigned t2c_a0[4];
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        unsigned t2c_a1[4];
+        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        unsigned t2c_q0[4];
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+        unsigned t2c_q2[4];
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -793,16 +831,16 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       __syncthreads();  // a_s: written at line 16, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k15 = 0; t2c_k15 < 32; t2c_k15 += 16) {
+      for (int t2c_k13 = 0; t2c_k13 < 32; t2c_k13 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k15 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k15 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k15 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k15 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &b_s[(t2c_it0 % 3) * 2304 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

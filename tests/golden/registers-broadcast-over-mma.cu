@@ -234,23 +234,22 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     acc[61] = 0.0f;
     acc[62] = 0.0f;
     acc[63] = 0.0f;
-    #pragma unroll
-    for (int t2c_k14 = 0; t2c_k14 < 16; t2c_k14 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[(t2c_wr0 + lane % 16) * 24 + t2c_k14 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_a1[4];
-      t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k14 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[(t2c_wr0 + 16 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v5_s[(t2c_k14 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v5_s[(t2c_k14 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v5_s[(t2c_k14 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
       const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
       unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v5_s[(t2c_k14 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
       const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
       t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
@@ -534,23 +533,22 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     acc[61] = 0.0f;
     acc[62] = 0.0f;
     acc[63] = 0.0f;
-    #pragma unroll
-    for (int t2c_k15 = 0; t2c_k15 < 16; t2c_k15 += 16) {
+    {  // k 0 .. 15
       unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[(t2c_wr0 + lane % 16) * 24 + t2c_k15 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[(t2c_wr0 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_a1[4];
-      t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[(t2c_wr0 + 16 + lane % 16) * 24 + t2c_k15 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[(t2c_wr0 + 16 + lane % 16) * 24 + (lane / 16) * 8]);
       unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v5_s[(t2c_k15 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
       const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
       unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v5_s[(t2c_k15 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
       const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
       unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v5_s[(t2c_k15 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
       const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
       unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v5_s[(t2c_k15 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v5_s[(lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
       const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
       t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
       t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
