@@ -35,6 +35,8 @@
 #include "gemm_f16.h"
 #include "gemm_f16_mb2.h"
 #include "gemm_f16_256.h"
+#include "gemm_f16_w4.h"
+#include "gemm_f16_256_bk64.h"
 #include "gemm_bf16.h"
 #ifdef HAVE_SM90A
 #include "gemm_f16_sm90a.h"
@@ -63,6 +65,8 @@
 #include "attention_f16_d128_sm90a.h"
 #include "attention_f16_s2_sm90a.h"
 #include "attention_f16_d128_s2_sm90a.h"
+#include "attention_f16_bk128_sm90a.h"
+#include "attention_f16_d128_bk128_sm90a.h"
 #endif
 #endif
 
@@ -631,6 +635,11 @@ int main(int argc, char **argv) {
     bench_gemm<__half>("gemm_f16 2 blocks/SM", tile2cu_launch_gemm_f16_mb2, s, s, s);
     // examples/gemm_f16_256.tl on mma.sync: 128 x 256 tiles, warp tiles of 64 x 64
     bench_gemm<__half>("gemm_f16_256 mma.sync", tile2cu_launch_gemm_f16_256, s, s, s);
+    // 4 warps of 64 x 64 (@launch(128, 2), no @registers: 128 accumulator elements a thread),
+    // 3 stages: 2 blocks per SM (216 registers, 105 KiB)
+    bench_gemm<__half>("gemm_f16 4 warps 2 blocks/SM", tile2cu_launch_gemm_f16_w4, s, s, s);
+    // gemm_f16_256 at -D BK=64 -D STAGES=4 on mma.sync (211 registers, 204 KiB)
+    bench_gemm<__half>("gemm_f16_256 BK64 mma.sync", tile2cu_launch_gemm_f16_256_bk64, s, s, s);
 #ifdef HAVE_SM90A
     if (prop.major == 9) bench_gemm<__half>("gemm_f16 sm_90a wgmma", tile2cu_launch_gemm_f16_sm90a, s, s, s);
     if (prop.major == 9)
@@ -687,6 +696,10 @@ int main(int argc, char **argv) {
     // 2 stages: P V not deferred into the next iteration (3 stages, above: deferred)
     bench_attention<__half>("attention_f16 sm_90a 2 stages", tile2cu_launch_attention_f16_s2_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a 2 stages", tile2cu_launch_attention_f16_d128_s2_sm90a, AB, AH, AS,
+                            128, 1e-2);
+    // key blocks of 128 (-D BK=128 -D MINB=1): half the iterations, Q K^T by m64n128
+    bench_attention<__half>("attention_f16 sm_90a BK128", tile2cu_launch_attention_f16_bk128_sm90a, AB, AH, AS, 64, 1e-2);
+    bench_attention<__half>("attention_f16 D128 sm_90a BK128", tile2cu_launch_attention_f16_d128_bk128_sm90a, AB, AH, AS,
                             128, 1e-2);
     // causal: the key loop of a query block stops after its diagonal block
     bench_attention<__half>("attention_f16 sm_90a causal", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2, 1);
