@@ -721,15 +721,41 @@ static const char *red_ident(Printer *P, BuiltinKind b, ElemType t) {
   return F("t2c::%s<%s>()", b == B_ROWMAX ? "lowest" : "highest", ctype(t));
 }
 
+/* Row reductions in-thread: started[ir] counts the elements of row ir folded so far.
+ * A max or min of f32, f64 or integers whose rows hold 8 or more elements a thread
+ * folds them into RED_PARTS partials in turn (element c into partial c % RED_PARTS:
+ * dst itself, then dst_t), joined by a tree after the last: the dependent chain is
+ * n / 4 + 2 instructions instead of n - 1 (attention's rowmax(s), 16 a row, is on the
+ * path from the scores to P). Exact: a max or min does not depend on the order (f32
+ * and f64 take fmaxf and fminf: a NaN is dropped wherever it stands). A sum keeps its
+ * order. */
+enum { RED_PARTS = 4 };
+
+static int red_parts(const TirOp *op, const Layout *l) {
+  ElemType t = op->dst->elem;
+  bool order_free = op->red == B_ROWMAX || op->red == B_ROWMIN;
+  bool exact = t == T_F32 || t == T_F64 || !elem_is_float(t);
+  return order_free && exact && !op->rolled && !op->rolled_cols && l->rc * l->vec >= 2 * RED_PARTS ? RED_PARTS : 1;
+}
+
+static const char *red_part(Printer *P, const TirOp *op, int rr, int ir, int part) {
+  return part ? F("%s_t[%d]", op->dst->cname, (part - 1) * rr + ir) : F("%s[%d]", op->dst->cname, ir);
+}
+
+typedef struct RedCtx {
+  int *started;
+  int parts, rr;
+} RedCtx;
+
 static void reduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
-  int *started = ctx;
-  const char *d = F("%s[%d]", op->dst->cname, at.ir);
+  RedCtx *c = ctx;
+  int n = c->started[at.ir]++;
+  const char *d = red_part(P, op, c->rr, at.ir, c->parts > 1 ? n % c->parts : 0);
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = col_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
-  if (!started[at.ir]) line(P, "%s = %s;", d, v);
+  if (n < c->parts) line(P, "%s = %s;", d, v);
   else line(P, "%s = %s;", d, red_fold(P, op->red, d, op->red == B_ROWSUM ? e : v)); /* a + (c ? x : y) */
-  started[at.ir] = 1;
 }
 
 static const char *fold_name(BuiltinKind b) {
@@ -839,10 +865,15 @@ static void print_reduce(Printer *P, const TirOp *op) {
   int *started = NEW_ARRAY(P->a, int, l->rr);
   bool arg = builtin_class[op->red] == BC_ARG;
   ElemFn fn = arg ? argreduce_elem : reduce_elem;
+  RedCtx rc = {started, arg ? 1 : red_parts(op, l), l->rr};
+  void *ctx = arg ? (void *)started : (void *)&rc;
   if (arg) line(P, "%s %s_v[%d];  // the values at those indices", ctype(tir_acc_type(op->expr->ty.elem)), op->dst->cname, l->rr);
+  if (rc.parts > 1)
+    line(P, "%s %s_t[%d];  // partials: each row's elements in %d chains", ctype(op->dst->elem), op->dst->cname,
+         (rc.parts - 1) * l->rr, rc.parts);
   if (op->rolled_cols) { /* the first column repeat of every row, then the others in a loop */
     for (int ir = 0; ir < l->rr; ir++)
-      for (int v = 0; v < l->vec; v++) fn(P, op, (At){l, ir, 0, v}, started);
+      for (int v = 0; v < l->vec; v++) fn(P, op, (At){l, ir, 0, v}, ctx);
     const char *j = F("t2c_j%d", P->ctr++);
     line(P, "#pragma unroll 1");
     line(P, "for (int %s = 1; %s < %d; %s++) {", j, j, l->rc, j);
@@ -850,12 +881,18 @@ static void print_reduce(Printer *P, const TirOp *op) {
     P->rollc = l;
     P->roll_col = j;
     for (int ir = 0; ir < l->rr; ir++)
-      for (int v = 0; v < l->vec; v++) fn(P, op, (At){l, ir, 1, v}, started);
+      for (int v = 0; v < l->vec; v++) fn(P, op, (At){l, ir, 1, v}, ctx);
     P->rollc = NULL;
     P->indent--;
     line(P, "}");
   } else {
-    each_elem(P, op, l, false, fn, started);
+    each_elem(P, op, l, false, fn, ctx);
+  }
+  for (int ir = 0; rc.parts > 1 && ir < l->rr; ir++) { /* the partials' tree: (0, 1), (2, 3), then both */
+    const char *d = red_part(P, op, l->rr, ir, 0);
+    line(P, "%s = %s;", d,
+         red_fold(P, op->red, red_fold(P, op->red, d, red_part(P, op, l->rr, ir, 1)),
+                  red_fold(P, op->red, red_part(P, op, l->rr, ir, 2), red_part(P, op, l->rr, ir, 3))));
   }
   if (l->lc == 1) return;
   for (int ir = 0; ir < l->rr; ir++) {

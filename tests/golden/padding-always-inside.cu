@@ -131,14 +131,16 @@ padding(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ 
       t2c_v5[7] = 0.0f;
     }
     float t2c_v6[1] = {};
+    float t2c_v6_t[3];  // partials: each row's elements in 4 chains
     t2c_v6[0] = t2c_v5[0];
-    t2c_v6[0] = t2c::max(t2c_v6[0], t2c_v5[1]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], t2c_v5[2]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], t2c_v5[3]);
+    t2c_v6_t[0] = t2c_v5[1];
+    t2c_v6_t[1] = t2c_v5[2];
+    t2c_v6_t[2] = t2c_v5[3];
     t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1024 < 1100 ? t2c_v5[4] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1025 < 1100 ? t2c_v5[5] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1026 < 1100 ? t2c_v5[6] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1027 < 1100 ? t2c_v5[7] : t2c::lowest<float>()));
+    t2c_v6_t[0] = t2c::max(t2c_v6_t[0], (t2c_c3 + 1025 < 1100 ? t2c_v5[5] : t2c::lowest<float>()));
+    t2c_v6_t[1] = t2c::max(t2c_v6_t[1], (t2c_c3 + 1026 < 1100 ? t2c_v5[6] : t2c::lowest<float>()));
+    t2c_v6_t[2] = t2c::max(t2c_v6_t[2], (t2c_c3 + 1027 < 1100 ? t2c_v5[7] : t2c::lowest<float>()));
+    t2c_v6[0] = t2c::max(t2c::max(t2c_v6[0], t2c_v6_t[0]), t2c::max(t2c_v6_t[1], t2c_v6_t[2]));
     t2c_v6[0] = t2c::fold_max<32>(t2c_v6[0]);
     if (lane == 0) t2c_red2[(warp % 8) * 1 + 0] = t2c_v6[0];
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads; t2c_red1 too (written at line 11); t2c_red2 too (written at line 12)
@@ -253,14 +255,16 @@ padding(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ 
     t2c_v5[6] = (t2c_c3 + 1026 < 1100 && 0 < M && (t2c_c3 + 1026) < N ? X[t2c_c3 + 1026] : 0.0f);
     t2c_v5[7] = (t2c_c3 + 1027 < 1100 && 0 < M && (t2c_c3 + 1027) < N ? X[t2c_c3 + 1027] : 0.0f);
     float t2c_v6[1] = {};
+    float t2c_v6_t[3];  // partials: each row's elements in 4 chains
     t2c_v6[0] = t2c_v5[0];
-    t2c_v6[0] = t2c::max(t2c_v6[0], t2c_v5[1]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], t2c_v5[2]);
-    t2c_v6[0] = t2c::max(t2c_v6[0], t2c_v5[3]);
+    t2c_v6_t[0] = t2c_v5[1];
+    t2c_v6_t[1] = t2c_v5[2];
+    t2c_v6_t[2] = t2c_v5[3];
     t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1024 < 1100 ? t2c_v5[4] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1025 < 1100 ? t2c_v5[5] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1026 < 1100 ? t2c_v5[6] : t2c::lowest<float>()));
-    t2c_v6[0] = t2c::max(t2c_v6[0], (t2c_c3 + 1027 < 1100 ? t2c_v5[7] : t2c::lowest<float>()));
+    t2c_v6_t[0] = t2c::max(t2c_v6_t[0], (t2c_c3 + 1025 < 1100 ? t2c_v5[5] : t2c::lowest<float>()));
+    t2c_v6_t[1] = t2c::max(t2c_v6_t[1], (t2c_c3 + 1026 < 1100 ? t2c_v5[6] : t2c::lowest<float>()));
+    t2c_v6_t[2] = t2c::max(t2c_v6_t[2], (t2c_c3 + 1027 < 1100 ? t2c_v5[7] : t2c::lowest<float>()));
+    t2c_v6[0] = t2c::max(t2c::max(t2c_v6[0], t2c_v6_t[0]), t2c::max(t2c_v6_t[1], t2c_v6_t[2]));
     t2c_v6[0] = t2c::fold_max<32>(t2c_v6[0]);
     if (lane == 0) t2c_red2[(warp % 8) * 1 + 0] = t2c_v6[0];
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads; t2c_red1 too (written at line 11); t2c_red2 too (written at line 12)
