@@ -1748,13 +1748,19 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
  * sbo: the next 8 columns). Swizzled (TirBuf.swz): K-major, sbo the next 8
  * rows (8 swz bytes) and lbo unused (a k16 step stays inside an atom);
  * MN-major, sbo the next 8 rows of k and lbo the next atom of columns. */
+/* Printed as the copy's own descriptor plus the stage's and the element's offsets
+ * (t2c::wgmma_desc_at): the first is the same in every iteration, a constant element
+ * offset folds, and a stage costs one multiply an iteration, where a descriptor made
+ * from each address took 6 to 8 instructions a wgmma. stage: "" or "X + " (half_of). */
 static const char *wg_desc_in(Printer *P, int bi, const char *stage, const char *at, bool kmajor) {
   const TirBuf *f = &P->K->bufs[bi];
+  size_t n = strlen(stage);
+  const char *st = n > 3 && strcmp(stage + n - 3, " + ") == 0 ? arena_printf(P->a, "%.*s", (int)(n - 3), stage) : "0";
   if (f->swz)
-    return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, %d)", f->cname, stage, at, kmajor ? 16 : f->rows * f->swz, 8 * f->swz,
-             f->swz);
+    return F("t2c::wgmma_desc_at(%s, %d, %d, %d, %s, %s)", f->cname, kmajor ? 16 : f->rows * f->swz, 8 * f->swz, f->swz,
+             st, at);
   int lbo = kmajor ? 128 : 16 * f->pitch, sbo = kmajor ? 16 * f->pitch : 128;
-  return F("t2c::wgmma_desc(&%s[%s%s], %d, %d, 0)", f->cname, stage, at, lbo, sbo);
+  return F("t2c::wgmma_desc_at(%s, %d, %d, 0, %s, %s)", f->cname, lbo, sbo, st, at);
 }
 static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
   return wg_desc_in(P, bi, half_of(P, bi), at, kmajor);
@@ -2523,9 +2529,14 @@ static const char *ctx_vars(Printer *P) {
   TirKernel *K = P->K;
   Buf b = {0};
   int lanes = K->t->lanes;
-  if (K->use_lane && K->use_warp) buf_printf(&b, "  const int lane = tid %% %d, warp = tid / %d;\n", lanes, lanes);
+  /* K->warp_uniform: warp through a shuffle from lane 0, which the compiler knows is the same
+   * in every lane: what is computed from it stays in uniform registers (attention_f16 on
+   * sm_90a: the wgmma descriptors of each warpgroup's rows of q, 127 -> 118 registers);
+   * every lane of every warp is there (threads are a multiple of ctx.lanes) */
+  const char *warp = K->warp_uniform ? F("__shfl_sync(0xffffffffu, tid / %d, 0)", lanes) : F("tid / %d", lanes);
+  if (K->use_lane && K->use_warp) buf_printf(&b, "  const int lane = tid %% %d, warp = %s;\n", lanes, warp);
   else if (K->use_lane) buf_printf(&b, "  const int lane = tid %% %d;\n", lanes);
-  else if (K->use_warp) buf_printf(&b, "  const int warp = tid / %d;\n", lanes);
+  else if (K->use_warp) buf_printf(&b, "  const int warp = %s;\n", warp);
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].alternating)
       buf_printf(&b, "  int t2c_ph%d = 0;  // which half of %s this turn uses\n", i, K->bufs[i].cname);

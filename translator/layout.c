@@ -310,6 +310,9 @@ static void wgmma_copies(TirKernel *K) {
     changed = count_wgmma(K) != before;
   }
   walk(K, &K->body, wg_mark_fn, NULL);
+  /* elsewhere the shuffle helped some kernels and cost others registers (softmax_row
+   * 40 -> 47; launch-min-blocks-shares-smem spilled at its cap of 128) */
+  K->warp_uniform = count_wgmma(K) > 0;
 }
 
 typedef struct MmaScan {

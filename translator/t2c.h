@@ -918,6 +918,9 @@ typedef struct TirKernel {
   int nrings;            /* loops with stage rings (pipeline.c) */
   int ndefer;            /* dots deferred into the next iteration (pipeline.c) */
   bool use_lane, use_warp;
+  bool warp_uniform;     /* warp is read through a shuffle from lane 0, so that the compiler keeps what
+                            is computed from it in uniform registers: a kernel with wgmma dots, whose
+                            descriptors must be uniform (layout.c) */
   const char *stage;     /* the last stage run */
   PtrVec folds;          /* carry.c: each reduction a loop accumulates, carried or not and why (--explain) */
 } TirKernel;

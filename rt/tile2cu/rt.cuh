@@ -1855,6 +1855,20 @@ T2C_DEVICE unsigned long long wgmma_desc(const void *smem, unsigned lbo_bytes, u
          (unsigned long long)((sbo_bytes & 0x3ffffu) >> 4) << 32 | mode << 62;
 }
 
+// The descriptor of the copy at base + stage + at elements (each offset a multiple of 16
+// bytes): base's own descriptor plus their 16-byte units, added to the start address field
+// (bits 0-13: a block's shared memory, under 256 KiB, never carries out of it). Each
+// offset is shifted on its own, so that base's descriptor is computed once, before any
+// loop, a constant `at` folds, and a stage ((counter % stages) * elements) costs one
+// multiply an iteration.
+// (base: a pointer into shared memory or a static shared array.)
+template <typename A>
+T2C_DEVICE unsigned long long wgmma_desc_at(const A &base, unsigned lbo_bytes, unsigned sbo_bytes, unsigned swizzle_bytes,
+                                            unsigned stage, unsigned at) {
+  const unsigned e = (unsigned)sizeof(base[0]);
+  return wgmma_desc(&base[0], lbo_bytes, sbo_bytes, swizzle_bytes) + ((stage * e) >> 4) + ((at * e) >> 4);
+}
+
 }  // namespace t2c
 
 #endif  // TILE2CU_RT_CUH

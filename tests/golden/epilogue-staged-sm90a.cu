@@ -25,7 +25,7 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
   __shared__ __align__(16) unsigned long long t2c_mbar0[4];
   __shared__ __align__(1024) __half t2c_epi3_s[8704];
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
@@ -134,8 +134,8 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16)
-        t2c::wgmma_f16<128, 0, 1>(acc, t2c::wgmma_desc(&t2c_v2_s[(t2c_it0 % 2) * 2048 + (warp / 4 * 64) * 32 + t2c_k0], 16, 512, 64),
-            t2c::wgmma_desc(&t2c_v3_s[(t2c_it0 % 2) * 4096 + t2c_k0 * 64], 4096, 1024, 128));
+        t2c::wgmma_f16<128, 0, 1>(acc, t2c::wgmma_desc_at(t2c_v2_s, 16, 512, 64, (t2c_it0 % 2) * 2048, (warp / 4 * 64) * 32 + t2c_k0),
+            t2c::wgmma_desc_at(t2c_v3_s, 4096, 1024, 128, (t2c_it0 % 2) * 4096, t2c_k0 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
@@ -363,8 +363,8 @@ epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restri
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
-        t2c::wgmma_f16<128, 0, 1>(acc, t2c::wgmma_desc(&t2c_v2_s[(t2c_it0 % 2) * 2048 + (warp / 4 * 64) * 32 + t2c_k1], 16, 512, 64),
-            t2c::wgmma_desc(&t2c_v3_s[(t2c_it0 % 2) * 4096 + t2c_k1 * 64], 4096, 1024, 128));
+        t2c::wgmma_f16<128, 0, 1>(acc, t2c::wgmma_desc_at(t2c_v2_s, 16, 512, 64, (t2c_it0 % 2) * 2048, (warp / 4 * 64) * 32 + t2c_k1),
+            t2c::wgmma_desc_at(t2c_v3_s, 4096, 1024, 128, (t2c_it0 % 2) * 4096, t2c_k1 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);

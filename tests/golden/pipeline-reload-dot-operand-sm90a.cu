@@ -21,7 +21,7 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
   __shared__ __align__(1024) __half b_s[6144];
   __shared__ __align__(16) unsigned long long t2c_mbar0[6];
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   int t2c_ph0 = 0;  // which half of a_s this turn uses
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
@@ -351,8 +351,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k10 = 0; t2c_k10 < 32; t2c_k10 += 16)
-        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc(&a_s[t2c_ph0 * 2048 + (warp / 4 * 64) * 32 + t2c_k10], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 2048 + t2c_k10 * 64], 4096, 1024, 128));
+        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, t2c_ph0 * 2048, (warp / 4 * 64) * 32 + t2c_k10),
+            t2c::wgmma_desc_at(b_s, 4096, 1024, 128, (t2c_it0 % 3) * 2048, t2c_k10 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
@@ -442,8 +442,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k13 = 0; t2c_k13 < 32; t2c_k13 += 16)
-        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc(&a_s[t2c_ph0 * 2048 + (warp / 4 * 64) * 32 + t2c_k13], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 2048 + t2c_k13 * 64], 4096, 1024, 128));
+        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, t2c_ph0 * 2048, (warp / 4 * 64) * 32 + t2c_k13),
+            t2c::wgmma_desc_at(b_s, 4096, 1024, 128, (t2c_it0 % 3) * 2048, t2c_k13 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
@@ -706,8 +706,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k14 = 0; t2c_k14 < 32; t2c_k14 += 16)
-        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc(&a_s[t2c_ph0 * 2048 + (warp / 4 * 64) * 32 + t2c_k14], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 2048 + t2c_k14 * 64], 4096, 1024, 128));
+        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, t2c_ph0 * 2048, (warp / 4 * 64) * 32 + t2c_k14),
+            t2c::wgmma_desc_at(b_s, 4096, 1024, 128, (t2c_it0 % 3) * 2048, t2c_k14 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
@@ -773,8 +773,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k15 = 0; t2c_k15 < 32; t2c_k15 += 16)
-        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc(&a_s[t2c_ph0 * 2048 + (warp / 4 * 64) * 32 + t2c_k15], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 2048 + t2c_k15 * 64], 4096, 1024, 128));
+        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, t2c_ph0 * 2048, (warp / 4 * 64) * 32 + t2c_k15),
+            t2c::wgmma_desc_at(b_s, 4096, 1024, 128, (t2c_it0 % 3) * 2048, t2c_k15 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);

@@ -28,7 +28,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
   __shared__ __align__(16) float t2c_v6_s[160];
   __shared__ __align__(512) __half t2c_v8_s[512];
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   int t2c_ph0 = 0;  // which half of t2c_v2_s this turn uses
   int t2c_ph1 = 0;  // which half of t2c_v3_s this turn uses
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
@@ -98,8 +98,8 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k2 = 0; t2c_k2 < 16; t2c_k2 += 16)
-        t2c::wgmma_f16<16, 0, 1>(acc, t2c::wgmma_desc(&t2c_v2_s[t2c_ph0 * 1024 + (warp / 4 * 64) * 16 + t2c_k2], 16, 256, 32),
-            t2c::wgmma_desc(&t2c_v3_s[t2c_ph1 * 256 + t2c_k2 * 16], 512, 256, 32));
+        t2c::wgmma_f16<16, 0, 1>(acc, t2c::wgmma_desc_at(t2c_v2_s, 16, 256, 32, t2c_ph0 * 1024, (warp / 4 * 64) * 16 + t2c_k2),
+            t2c::wgmma_desc_at(t2c_v3_s, 512, 256, 32, t2c_ph1 * 256, t2c_k2 * 16));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
@@ -221,7 +221,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
         t2c::pack2(t2c::cvt<__half>(acc[6]), t2c::cvt<__half>(acc[7]))};
     t2c::wgmma_fence_operand(o);
     t2c::wgmma_fence();
-    t2c::wgmma_f16_rs<32, 1>(o, t2c_a0, t2c::wgmma_desc(&t2c_v8_s[0], 1024, 512, 64));
+    t2c::wgmma_f16_rs<32, 1>(o, t2c_a0, t2c::wgmma_desc_at(t2c_v8_s, 1024, 512, 64, 0, 0));
     t2c::wgmma_commit();
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(o);
@@ -272,8 +272,8 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k7 = 0; t2c_k7 < 16; t2c_k7 += 16)
-        t2c::wgmma_f16<16, 0, 1>(acc, t2c::wgmma_desc(&t2c_v2_s[t2c_ph0 * 1024 + (warp / 4 * 64) * 16 + t2c_k7], 16, 256, 32),
-            t2c::wgmma_desc(&t2c_v3_s[t2c_ph1 * 256 + t2c_k7 * 16], 512, 256, 32));
+        t2c::wgmma_f16<16, 0, 1>(acc, t2c::wgmma_desc_at(t2c_v2_s, 16, 256, 32, t2c_ph0 * 1024, (warp / 4 * 64) * 16 + t2c_k7),
+            t2c::wgmma_desc_at(t2c_v3_s, 512, 256, 32, t2c_ph1 * 256, t2c_k7 * 16));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
@@ -386,7 +386,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
         t2c::pack2(t2c::cvt<__half>(acc[6]), t2c::cvt<__half>(acc[7]))};
     t2c::wgmma_fence_operand(o);
     t2c::wgmma_fence();
-    t2c::wgmma_f16_rs<32, 1>(o, t2c_a0, t2c::wgmma_desc(&t2c_v8_s[0], 1024, 512, 64));
+    t2c::wgmma_f16_rs<32, 1>(o, t2c_a0, t2c::wgmma_desc_at(t2c_v8_s, 1024, 512, 64, 0, 0));
     t2c::wgmma_commit();
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(o);

@@ -21,7 +21,7 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
   __shared__ __align__(512) __nv_bfloat16 b_s[3072];
   __shared__ __align__(16) unsigned long long t2c_mbar0[6];
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 8;  // L2: this thread's first row and column
@@ -80,8 +80,8 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k0 = 0; t2c_k0 < 32; t2c_k0 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + (warp / 4 * 64) * 32 + t2c_k0], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k0 * 32], 2048, 512, 64));
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, (t2c_it0 % 3) * 2048, (warp / 4 * 64) * 32 + t2c_k0),
+            t2c::wgmma_desc_at(b_s, 2048, 512, 64, (t2c_it0 % 3) * 1024, t2c_k0 * 32));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
       if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[3 + (t2c_it0 - 1) % 3]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
@@ -229,8 +229,8 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k1 = 0; t2c_k1 < 32; t2c_k1 += 16)
-        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 2048 + (warp / 4 * 64) * 32 + t2c_k1], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 1024 + t2c_k1 * 32], 2048, 512, 64));
+        t2c::wgmma_bf16<32, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, (t2c_it0 % 3) * 2048, (warp / 4 * 64) * 32 + t2c_k1),
+            t2c::wgmma_desc_at(b_s, 2048, 512, 64, (t2c_it0 % 3) * 1024, t2c_k1 * 32));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }

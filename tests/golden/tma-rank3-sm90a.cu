@@ -26,7 +26,7 @@ bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
   __half *w_s = reinterpret_cast<__half *>(t2c_smem + 24576);
   unsigned long long *t2c_mbar0 = reinterpret_cast<unsigned long long *>(t2c_smem + 49152);
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
@@ -100,8 +100,8 @@ bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k0 = 0; t2c_k0 < 64; t2c_k0 += 16)
-        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 4096 + (warp / 4 * 64) * 64 + t2c_k0], 16, 1024, 128),
-            t2c::wgmma_desc(&w_s[(t2c_it0 % 3) * 4096 + t2c_k0 * 64], 8192, 1024, 128));
+        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, (warp / 4 * 64) * 64 + t2c_k0),
+            t2c::wgmma_desc_at(w_s, 8192, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k0 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
       if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[3 + (t2c_it0 - 1) % 3]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
@@ -218,8 +218,8 @@ bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k1 = 0; t2c_k1 < 64; t2c_k1 += 16)
-        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 4096 + (warp / 4 * 64) * 64 + t2c_k1], 16, 1024, 128),
-            t2c::wgmma_desc(&w_s[(t2c_it0 % 3) * 4096 + t2c_k1 * 64], 8192, 1024, 128));
+        t2c::wgmma_f16<64, 0, 1>(acc, t2c::wgmma_desc_at(a_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, (warp / 4 * 64) * 64 + t2c_k1),
+            t2c::wgmma_desc_at(w_s, 8192, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k1 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }

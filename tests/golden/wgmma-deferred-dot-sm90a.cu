@@ -34,7 +34,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
   __half *v__s = reinterpret_cast<__half *>(t2c_smem + 32768);
   unsigned long long *t2c_mbar0 = reinterpret_cast<unsigned long long *>(t2c_smem + 57344);
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
@@ -273,8 +273,8 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_fence();
         #pragma unroll
         for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 16)
-          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc(&q_s[(warp / 4 * 64) * 64 + t2c_k4], 16, 1024, 128),
-              t2c::wgmma_desc(&k_s[(t2c_it0 % 3) * 4096 + t2c_k4], 16, 1024, 128));
+          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc_at(q_s, 16, 1024, 128, 0, (warp / 4 * 64) * 64 + t2c_k4),
+              t2c::wgmma_desc_at(k_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k4));
         t2c::wgmma_commit();
         t2c::wgmma_wait<0>();
         t2c::wgmma_fence_operand(s);
@@ -536,16 +536,16 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_fence();
         #pragma unroll
         for (int t2c_k6 = 0; t2c_k6 < 64; t2c_k6 += 16)
-          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc(&q_s[(warp / 4 * 64) * 64 + t2c_k6], 16, 1024, 128),
-              t2c::wgmma_desc(&k_s[(t2c_it0 % 3) * 4096 + t2c_k6], 16, 1024, 128));
+          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc_at(q_s, 16, 1024, 128, 0, (warp / 4 * 64) * 64 + t2c_k6),
+              t2c::wgmma_desc_at(k_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k6));
         t2c::wgmma_commit();
         // the dot at line 31, deferred from the previous iteration
         t2c::wgmma_fence_operand(acc);
         t2c::wgmma_fence();
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc(&v__s[t2c_df1 + 16 * 64], 8192, 1024, 128));
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc(&v__s[t2c_df1 + 32 * 64], 8192, 1024, 128));
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc(&v__s[t2c_df1 + 48 * 64], 8192, 1024, 128));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 0));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 16 * 64));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 32 * 64));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 48 * 64));
         t2c::wgmma_commit();
         t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run
         t2c::wgmma_fence_operand(s);
@@ -729,10 +729,10 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     if (t2c_df1 >= 0) {  // the dot at line 31, deferred from the last iteration
       t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc(&v__s[t2c_df1 + 16 * 64], 8192, 1024, 128));
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc(&v__s[t2c_df1 + 32 * 64], 8192, 1024, 128));
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc(&v__s[t2c_df1 + 48 * 64], 8192, 1024, 128));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 0));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 16 * 64));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 32 * 64));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 48 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
@@ -964,8 +964,8 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_fence();
         #pragma unroll
         for (int t2c_k8 = 0; t2c_k8 < 64; t2c_k8 += 16)
-          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc(&q_s[(warp / 4 * 64) * 64 + t2c_k8], 16, 1024, 128),
-              t2c::wgmma_desc(&k_s[(t2c_it0 % 3) * 4096 + t2c_k8], 16, 1024, 128));
+          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc_at(q_s, 16, 1024, 128, 0, (warp / 4 * 64) * 64 + t2c_k8),
+              t2c::wgmma_desc_at(k_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k8));
         t2c::wgmma_commit();
         t2c::wgmma_wait<0>();
         t2c::wgmma_fence_operand(s);
@@ -1243,16 +1243,16 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         t2c::wgmma_fence();
         #pragma unroll
         for (int t2c_k10 = 0; t2c_k10 < 64; t2c_k10 += 16)
-          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc(&q_s[(warp / 4 * 64) * 64 + t2c_k10], 16, 1024, 128),
-              t2c::wgmma_desc(&k_s[(t2c_it0 % 3) * 4096 + t2c_k10], 16, 1024, 128));
+          t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc_at(q_s, 16, 1024, 128, 0, (warp / 4 * 64) * 64 + t2c_k10),
+              t2c::wgmma_desc_at(k_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k10));
         t2c::wgmma_commit();
         // the dot at line 31, deferred from the previous iteration
         t2c::wgmma_fence_operand(acc);
         t2c::wgmma_fence();
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc(&v__s[t2c_df1 + 16 * 64], 8192, 1024, 128));
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc(&v__s[t2c_df1 + 32 * 64], 8192, 1024, 128));
-        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc(&v__s[t2c_df1 + 48 * 64], 8192, 1024, 128));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 0));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 16 * 64));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 32 * 64));
+        t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 48 * 64));
         t2c::wgmma_commit();
         t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run
         t2c::wgmma_fence_operand(s);
@@ -1435,10 +1435,10 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     if (t2c_df1 >= 0) {  // the dot at line 31, deferred from the last iteration
       t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc(&v__s[t2c_df1 + 0], 8192, 1024, 128));
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc(&v__s[t2c_df1 + 16 * 64], 8192, 1024, 128));
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc(&v__s[t2c_df1 + 32 * 64], 8192, 1024, 128));
-      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc(&v__s[t2c_df1 + 48 * 64], 8192, 1024, 128));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[0], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 0));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[1], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 16 * 64));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 32 * 64));
+      t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 48 * 64));
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);

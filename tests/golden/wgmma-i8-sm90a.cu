@@ -26,7 +26,7 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
   signed char *b_s = reinterpret_cast<signed char *>(t2c_smem + 24576);
   unsigned long long *t2c_mbar0 = reinterpret_cast<unsigned long long *>(t2c_smem + 49152);
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 16;  // L2: this thread's first row and column
@@ -132,8 +132,8 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k0 = 0; t2c_k0 < 64; t2c_k0 += 32)
-        t2c::wgmma_i8<128>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 8192 + (warp / 4 * 64) * 64 + t2c_k0], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 8192 + t2c_k0], 16, 512, 64));
+        t2c::wgmma_i8<128>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, (t2c_it0 % 3) * 8192, (warp / 4 * 64) * 64 + t2c_k0),
+            t2c::wgmma_desc_at(b_s, 16, 512, 64, (t2c_it0 % 3) * 8192, t2c_k0));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
       if (lane == 0 && t2c_it0 >= 1) t2c::mbar_arrive(&t2c_mbar0[3 + (t2c_it0 - 1) % 3]);  // this warp's wgmma of 1 iteration back has completed: its stage may be refilled
@@ -282,8 +282,8 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
       t2c::wgmma_fence();
       #pragma unroll
       for (int t2c_k1 = 0; t2c_k1 < 64; t2c_k1 += 32)
-        t2c::wgmma_i8<128>(acc, t2c::wgmma_desc(&a_s[(t2c_it0 % 3) * 8192 + (warp / 4 * 64) * 64 + t2c_k1], 16, 512, 64),
-            t2c::wgmma_desc(&b_s[(t2c_it0 % 3) * 8192 + t2c_k1], 16, 512, 64));
+        t2c::wgmma_i8<128>(acc, t2c::wgmma_desc_at(a_s, 16, 512, 64, (t2c_it0 % 3) * 8192, (warp / 4 * 64) * 64 + t2c_k1),
+            t2c::wgmma_desc_at(b_s, 16, 512, 64, (t2c_it0 % 3) * 8192, t2c_k1));
       t2c::wgmma_commit();
       t2c::wgmma_wait<1>();  // the previous iteration's wgmma has completed: its stage may be refilled
     }
@@ -387,7 +387,7 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
   __shared__ __align__(512) __nv_fp8_e4m3 t2c_v2_s[4096];
   __shared__ __align__(512) __nv_fp8_e4m3 t2c_v3_s[4096];
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 16;  // L1: this thread's first row and column
@@ -510,8 +510,8 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
     t2c::wgmma_fence();
     #pragma unroll
     for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 32)
-      t2c::wgmma_f8e4m3<64>(t2c_v1, t2c::wgmma_desc(&t2c_v2_s[(warp / 4 * 64) * 64 + t2c_k4], 16, 512, 64),
-          t2c::wgmma_desc(&t2c_v3_s[t2c_k4], 16, 512, 64));
+      t2c::wgmma_f8e4m3<64>(t2c_v1, t2c::wgmma_desc_at(t2c_v2_s, 16, 512, 64, 0, (warp / 4 * 64) * 64 + t2c_k4),
+          t2c::wgmma_desc_at(t2c_v3_s, 16, 512, 64, 0, t2c_k4));
     t2c::wgmma_commit();
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(t2c_v1);
@@ -644,8 +644,8 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
     t2c::wgmma_fence();
     #pragma unroll
     for (int t2c_k5 = 0; t2c_k5 < 64; t2c_k5 += 32)
-      t2c::wgmma_f8e4m3<64>(t2c_v1, t2c::wgmma_desc(&t2c_v2_s[(warp / 4 * 64) * 64 + t2c_k5], 16, 512, 64),
-          t2c::wgmma_desc(&t2c_v3_s[t2c_k5], 16, 512, 64));
+      t2c::wgmma_f8e4m3<64>(t2c_v1, t2c::wgmma_desc_at(t2c_v2_s, 16, 512, 64, 0, (warp / 4 * 64) * 64 + t2c_k5),
+          t2c::wgmma_desc_at(t2c_v3_s, 16, 512, 64, 0, t2c_k5));
     t2c::wgmma_commit();
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(t2c_v1);
@@ -697,7 +697,7 @@ dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict
   __shared__ __align__(512) signed char t2c_v2_s[4096];
   __shared__ __align__(512) signed char t2c_v3_t[4096];
   const int tid = threadIdx.x;
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 16;  // L1: this thread's first row and column
@@ -850,8 +850,8 @@ dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict
     t2c::wgmma_fence();
     #pragma unroll
     for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 32)
-      t2c::wgmma_i8<64>(t2c_v1, t2c::wgmma_desc(&t2c_v2_s[(warp / 4 * 64) * 64 + t2c_k4], 16, 512, 64),
-          t2c::wgmma_desc(&t2c_v3_t[t2c_k4], 16, 512, 64));
+      t2c::wgmma_i8<64>(t2c_v1, t2c::wgmma_desc_at(t2c_v2_s, 16, 512, 64, 0, (warp / 4 * 64) * 64 + t2c_k4),
+          t2c::wgmma_desc_at(t2c_v3_t, 16, 512, 64, 0, t2c_k4));
     t2c::wgmma_commit();
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(t2c_v1);
@@ -1014,8 +1014,8 @@ dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict
     t2c::wgmma_fence();
     #pragma unroll
     for (int t2c_k5 = 0; t2c_k5 < 64; t2c_k5 += 32)
-      t2c::wgmma_i8<64>(t2c_v1, t2c::wgmma_desc(&t2c_v2_s[(warp / 4 * 64) * 64 + t2c_k5], 16, 512, 64),
-          t2c::wgmma_desc(&t2c_v3_t[t2c_k5], 16, 512, 64));
+      t2c::wgmma_i8<64>(t2c_v1, t2c::wgmma_desc_at(t2c_v2_s, 16, 512, 64, 0, (warp / 4 * 64) * 64 + t2c_k5),
+          t2c::wgmma_desc_at(t2c_v3_t, 16, 512, 64, 0, t2c_k5));
     t2c::wgmma_commit();
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(t2c_v1);
