@@ -15,8 +15,8 @@
 #   tune90    the same on sm_90 (mma.sync): BK 32 at 3 or 4 stages fits 2 blocks per SM
 #             (92-111 KB, 128 registers) where the example's BK 64, 4 stages fits 1
 #   ncu       Nsight Compute (--clock-control none) on one launch each of attention_f16 D128
-#             sm_90a with P V deferred and in 2 stages, and gemm_f16 mma.sync in 1 and 2
-#             blocks per SM: tensor pipe, issue slots and warp stalls (about 2 minutes)
+#             sm_90a at key blocks of 64 and 128, and gemm_f16 mma.sync as the example and at
+#             4 warps, 2 blocks per SM: tensor pipe, issue slots and warp stalls (about 2 minutes)
 #   difftest  tlgen's programs on the GPU against tlgen's evaluation (difftest --backend
 #             gpu): plain, sm_90a, strided, bf16, i8, f8, f64 and rand samples; needs
 #             build/difftest carried too (make build/difftest)
@@ -124,8 +124,8 @@ for p in "$@"; do
     export CUBLAS_LIB
     : > "$OUT/ncu.log"
     for rk in "attention_f16 D128 sm_90a wgmma=attention_f16_d128_sm90a" \
-      "attention_f16 D128 sm_90a 2 stages=attention_f16_d128_s2_sm90a" "gemm_f16=gemm_f16" \
-      "gemm_f16 2 blocks/SM=gemm_f16_mb2"; do
+      "attention_f16 D128 sm_90a BK128=attention_f16_d128_bk128_sm90a" "gemm_f16=gemm_f16" \
+      "gemm_f16 4 warps 2 blocks/SM=gemm_f16_w4"; do
       timeout -k 5 60 ncu --clock-control none --kernel-name "${rk#*=}" --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
         --section Occupancy --section LaunchStats build/bench/bench --quick --reps 10 --only "${rk%%=*}" >> "$OUT/ncu.log" 2>&1
