@@ -14,6 +14,8 @@
 #   tune      tile2cu tune of examples/gemm_f16.tl on sm_90a, 16 candidates (about 50 s)
 #   tune90    the same on sm_90 (mma.sync): BK 32 at 3 or 4 stages fits 2 blocks per SM
 #             (92-111 KB, 128 registers) where the example's BK 64, 4 stages fits 1
+#   tuneattn  tile2cu tune of examples/attention_f16.tl (D 64) on sm_90a: BK 64/128, 2/3
+#             stages, 1/2 blocks per SM (8 candidates; B4 H16 S4096, about a minute)
 #   ncu       Nsight Compute (--clock-control none) on one launch each of attention_f16 D128
 #             sm_90a at key blocks of 64 and 128, and gemm_f16 mma.sync as the example and at
 #             4 warps, 2 blocks per SM: tensor pipe, issue slots and warp stalls (about 2 minutes)
@@ -134,6 +136,12 @@ for p in "$@"; do
     echo "== ncu $(el)"
     grep -E '^  [a-z_0-9]+\(|Warp Cycles Per Issued|No Eligible|Issued Warp Per|Achieved Occupancy|Registers Per|Compute \(SM\) Throughput|Duration' \
       "$OUT/ncu.log" | head -60 ;;
+  tuneattn)
+    timeout -k 5 200 build/tile2cu tune examples/attention_f16.tl --kernel attention_f16 \
+      --space 'BK=64,128 STAGES=2,3 MINB=1,2' --sizes 'B=4 H=16 S=4096 scale=0.125 causal=0' --target sm_90a \
+      -o "$OUT/attention_f16.tuned.yaml" > "$OUT/tuneattn.log" 2>&1
+    echo "== tuneattn $(el) exit $?"
+    grep -vE "^candidate" "$OUT/tuneattn.log" | tail -16 ;;
   tune90)
     timeout -k 5 150 build/tile2cu tune examples/gemm_f16.tl --kernel gemm_f16 \
       --space 'BM=64,128 BN=128 BK=32,64 STAGES=2,3,4' --sizes 'M=4096 N=4096 K=4096' --target sm_90 \
@@ -141,7 +149,7 @@ for p in "$@"; do
     echo "== tune90 $(el) exit $?"
     grep -vE "^candidate" "$OUT/tune90.log" | tail -16 ;;
   *)
-    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune tune90 ncu difftest)"
+    echo "gpu-session: unknown phase $p (testgpu sanwg sanall bench peer pytest tune tune90 tuneattn ncu difftest)"
     exit 2 ;;
   esac
 done

@@ -67,6 +67,7 @@
 #include "attention_f16_d128_s2_sm90a.h"
 #include "attention_f16_bk128_sm90a.h"
 #include "attention_f16_d128_bk128_sm90a.h"
+#include "attention_f16_bk128_s2_sm90a.h"
 #endif
 #endif
 
@@ -701,6 +702,9 @@ int main(int argc, char **argv) {
     bench_attention<__half>("attention_f16 sm_90a BK128", tile2cu_launch_attention_f16_bk128_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a BK128", tile2cu_launch_attention_f16_d128_bk128_sm90a, AB, AH, AS,
                             128, 1e-2);
+    // and at D 64 in 2 stages, 2 blocks per SM (128 registers; nothing deferred)
+    bench_attention<__half>("attention_f16 sm_90a BK128 2 stages", tile2cu_launch_attention_f16_bk128_s2_sm90a, AB, AH, AS,
+                            64, 1e-2);
     // causal: the key loop of a query block stops after its diagonal block
     bench_attention<__half>("attention_f16 sm_90a causal", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2, 1);
     bench_attention<__half>("attention_f16 D128 sm_90a causal", tile2cu_launch_attention_f16_d128_sm90a, AB, AH, AS,
