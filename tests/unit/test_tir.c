@@ -1121,6 +1121,45 @@ Test(tir_dot, pipelined_operands_fill_cp_async_stage_rings_one_barrier_per_itera
   cr_assert_eq(K->nbarriers, 1);
 }
 
+/* The loop's copies go between the mma.sync dot's k steps: BK 32 (two steps) puts both
+ * rings' copies and the commit after the first; BK 64 (four) the first ring's after the
+ * first step, the second's and the commit after the second, the last two steps together. */
+Test(tir_dot, stage_ring_copies_go_between_the_dots_k_steps) {
+  const char *why = NULL;
+  static const TirOpKind two[] = {TO_ASYNC_WAIT, TO_BARRIER, TO_DOT, TO_ASYNC_COPY, TO_ASYNC_COPY, TO_ASYNC_COMMIT, TO_DOT};
+  static const TirOpKind four[] = {TO_ASYNC_WAIT, TO_BARRIER, TO_DOT, TO_ASYNC_COPY, TO_DOT, TO_ASYNC_COPY,
+                                   TO_ASYNC_COMMIT, TO_DOT};
+  static const int parts2[][2] = {{0, 16}, {16, 32}}, parts4[][2] = {{0, 16}, {16, 32}, {32, 64}};
+  for (int c = 0; c < 2; c++) {
+    char src[1024];
+    snprintf(src, sizeof src, "%s", gemm_src(128, 128, 256, ""));
+    if (c) { /* BK 64 */
+      char *p;
+      while ((p = strstr(src, ":+ 32"))) p[3] = '6', p[4] = '4';
+      p = strstr(src, "range(0, K, 32)");
+      cr_assert(p);
+      p[12] = '6', p[13] = '4';
+    }
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "case %d not lowered: %s", c, why ? why : diag_text);
+    const TirOp *loop = find_loop(&K->body);
+    const TirOpKind *want = c ? four : two;
+    int n = c ? 8 : 7, d = 0;
+    cr_assert_eq(loop->body.ops.len, n, "case %d: %d ops", c, loop->body.ops.len);
+    for (int i = 0; i < n; i++) {
+      const TirOp *op = loop->body.ops.items[i];
+      cr_assert_eq(op->kind, want[i], "case %d, op %d", c, i);
+      if (op->kind != TO_DOT) continue;
+      const int *k = c ? parts4[d] : parts2[d];
+      cr_assert_eq(op->kbeg, k[0], "case %d, part %d", c, d);
+      cr_assert_eq(op->kend, k[1], "case %d, part %d", c, d);
+      cr_assert_eq(op->op, TK_ADD_ASSIGN);
+      d++;
+    }
+    cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 1, "case %d: still one barrier an iteration", c);
+  }
+}
+
 Test(tir_dot, attention_forms_transpose_read_register_a_operand_invariant_copy) {
   const char *why = NULL;
   TirKernel *K = build("@launch(128)\n@registers(acc, s)\n"
