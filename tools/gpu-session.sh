@@ -34,7 +34,7 @@
 #     cp -L "$(ldconfig -p | awk '/libyaml-0.so.2 /{print $NF; exit}')" .gpu/
 #     cc -std=c11 -D_GNU_SOURCE -O1 -Itranslator -o .gpu/gpu-tests tests/gpu/suite.c \
 #        tests/gpu/harness.c translator/npy.c -lm
-#     grep -qx '/.gpu/' .git/info/exclude || echo /.gpu/ >> .git/info/exclude
+#     mkdir -p .git/info; grep -qx '/.gpu/' .git/info/exclude || echo /.gpu/ >> .git/info/exclude
 cd "$(dirname "$0")/.." || exit 2
 R=$PWD
 OUT=${OUT:-/tmp/gpu-session}
