@@ -180,11 +180,17 @@ static int reg_of(const Layout *v, At at) {
   return (at.ir * p->rc + at.ic) * p->vec + at.v;
 }
 
-/* The first element of the half of buffer bi this turn uses ("" when it does not alternate). */
-static const char *half_of(Printer *P, int bi) {
+/* The first element of the stage or half of buffer bi this turn uses, or NULL (neither). */
+static const char *stage_of(Printer *P, int bi) {
   const TirBuf *f = &P->K->bufs[bi];
-  if (f->stages) return F("(%s %% %d) * %d + ", f->counter, f->stages, (int)tir_buf_elems(f)); /* a stage ring */
-  return f->alternating ? F("t2c_ph%d * %d + ", bi, (int)tir_buf_elems(f)) : "";
+  if (f->stages) return F("(%s %% %d) * %d", f->counter, f->stages, (int)tir_buf_elems(f)); /* a stage ring */
+  return f->alternating ? F("t2c_ph%d * %d", bi, (int)tir_buf_elems(f)) : NULL;
+}
+
+/* The same as a prefix of an index: "X + ", or "". */
+static const char *half_of(Printer *P, int bi) {
+  const char *st = stage_of(P, bi);
+  return st ? F("%s + ", st) : "";
 }
 
 /* Calls fn for every element a thread holds in layout l (runs: v == 0 only when runs). */
@@ -1751,11 +1757,11 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
 /* Printed as the copy's own descriptor plus the stage's and the element's offsets
  * (t2c::wgmma_desc_at): the first is the same in every iteration, a constant element
  * offset folds, and a stage costs one multiply an iteration, where a descriptor made
- * from each address took 6 to 8 instructions a wgmma. stage: "" or "X + " (half_of). */
+ * from each address took 6 to 8 instructions a wgmma. stage: the stage's first element, or
+ * NULL (stage_of). */
 static const char *wg_desc_in(Printer *P, int bi, const char *stage, const char *at, bool kmajor) {
   const TirBuf *f = &P->K->bufs[bi];
-  size_t n = strlen(stage);
-  const char *st = n > 3 && strcmp(stage + n - 3, " + ") == 0 ? arena_printf(P->a, "%.*s", (int)(n - 3), stage) : "0";
+  const char *st = stage ? stage : "0";
   if (f->swz)
     return F("t2c::wgmma_desc_at(%s, %d, %d, %d, %s, %s)", f->cname, kmajor ? 16 : f->rows * f->swz, 8 * f->swz, f->swz,
              st, at);
@@ -1763,7 +1769,7 @@ static const char *wg_desc_in(Printer *P, int bi, const char *stage, const char 
   return F("t2c::wgmma_desc_at(%s, %d, %d, 0, %s, %s)", f->cname, lbo, sbo, st, at);
 }
 static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
-  return wg_desc_in(P, bi, half_of(P, bi), at, kmajor);
+  return wg_desc_in(P, bi, stage_of(P, bi), at, kmajor);
 }
 
 /* The register-A form's wgmmas of dot op, k16 step kc from fragment a[kc]
@@ -1791,7 +1797,7 @@ static void issue_deferred(Printer *P, const TirOp *d, bool tail) {
   } else line(P, "// the dot at line %d, deferred from the previous iteration", d->stmt->loc.line);
   line(P, "t2c::wgmma_fence_operand(%s);", d->dst->cname);
   line(P, "t2c::wgmma_fence();");
-  wgmma_rs(P, d, F("%s_a[%%d]", saved), F("%s + ", saved));
+  wgmma_rs(P, d, F("%s_a[%%d]", saved), saved);
   if (!tail) return;
   line(P, "t2c::wgmma_commit();");
   line(P, "t2c::wgmma_wait<0>();");
@@ -1849,7 +1855,7 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
     for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc, NULL); /* t2c_a<kc>: k 16 kc .. + 15 */
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
-    wgmma_rs(P, op, "t2c_a%d", half_of(P, op->buf2));
+    wgmma_rs(P, op, "t2c_a%d", stage_of(P, op->buf2));
   } else {
     /* A [M, K] (K-major): warpgroup g's rows from 64 g, k along the columns; transpose(copy)
      * [K, M] (MN-major): k along the rows, the warpgroup's columns from 64 g. */
@@ -1910,9 +1916,9 @@ static void print_dot(Printer *P, const TirOp *op) {
   if (op->op == TK_ASSIGN)
     for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, i8 ? "0" : "0.0f");
   const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
-  /* an A operand in registers is indexed by literals: its k steps are unrolled here; so is
-   * a part of one k step */
-  int steps = op->src && !one ? 1 : op->kdim / 16;
+  /* an A operand in registers is indexed by literals: its k steps are unrolled here; a part
+   * of one k step is printed with its literal k too */
+  int steps = op->src ? 1 : op->kdim / 16;
   const char *k = NULL;
   if (op->src && !one) {
     k = F("t2c_k%d", P->ctr++);
@@ -1922,7 +1928,6 @@ static void print_dot(Printer *P, const TirOp *op) {
   }
   for (int kc = 0; kc < steps; kc++) {
     if (!op->src || one) {
-      if (one && kc) break;
       int k0 = one ? kbeg : kc * 16;
       k = F("%d", k0);
       line(P, "{  // k %d .. %d%s", k0, k0 + ks - 1, one && kbeg ? " of the dot above" : "");

@@ -219,14 +219,16 @@ static TirOp *async_copy(TirKernel *K, const TirOp *l, int bi, const Stmt *f, co
   return o;
 }
 
+/* An mma.sync dot's k step: m16n8k32 for 8-bit operands, m16n8k16 otherwise. */
+static int mma_k(const TirOp *d) { return elem_bytes[d->src->elem] == 1 ? 32 : 16; }
+
 /* The loop body's first dot by mma.sync from shared memory (ldmatrix) of two
  * k steps or more, at the top level, or -1. */
 static int dot_to_cut(const PtrVec *body) {
   for (int i = 0; i < body->len; i++) {
     const TirOp *op = body->items[i];
     if (op->kind != TO_DOT || op->wgmma || op->simt || !op->src || op->dst->home) continue;
-    int ks = elem_bytes[op->src->elem] == 1 ? 32 : 16;
-    return op->kdim >= 2 * ks ? i : -1;
+    return op->kdim >= 2 * mma_k(op) ? i : -1;
   }
   return -1;
 }
@@ -241,7 +243,7 @@ static int dot_to_cut(const PtrVec *body) {
  * (gemm_f16.tl on sm_80: 16 mma of the first step, then the copies of A; 16,
  * then those of B; then the last 32.) */
 static void cut_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit, PtrVec *head) {
-  int ks = elem_bytes[d->src->elem] == 1 ? 32 : 16, steps = d->kdim / ks;
+  int ks = mma_k(d), steps = d->kdim / ks;
   int g = n < steps - 1 ? n : steps - 1; /* the groups of copies */
   for (int j = 0; j <= g; j++) {
     TirOp *p = d;
@@ -573,21 +575,13 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   for (int r = 0; r < n; r++) copies[r] = only(async_copy(K, loads[r], bufs[r], f->stmt, NULL, ahead), gen);
   TirOp *commit = only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen);
   int cut = tma || behind ? -1 : dot_to_cut(&body);
-  for (int i = 0; i < body.len; i++) {
-    if (i == cut) {
-      cut_dot(K, body.items[i], copies, n, commit, &head);
-      continue;
-    }
-    if (i == 0 && cut < 0) {
-      for (int r = 0; r < n; r++) vec_push(K->a, &head, copies[r]);
-      vec_push(K->a, &head, commit);
-    }
-    vec_push(K->a, &head, body.items[i]);
-  }
-  if (!body.len) {
+  if (cut < 0) {
     for (int r = 0; r < n; r++) vec_push(K->a, &head, copies[r]);
     vec_push(K->a, &head, commit);
   }
+  for (int i = 0; i < body.len; i++)
+    if (i == cut) cut_dot(K, body.items[i], copies, n, commit, &head);
+    else vec_push(K->a, &head, body.items[i]);
   if (tma) {
     TirOp *rel = only(new_op(K, TO_TMA_RELEASE, f->stmt), TIR_FAST);
     rel->buf = K->bufs[bufs[0]].ring_mbar - 1;
