@@ -3,9 +3,11 @@
 # about 15 minutes of device time (two calls of 4-5 minutes each, the first one starting
 # the machine). Logs under $OUT (or /tmp/gpu-session), a summary on stdout.
 #
-#   testgpu   the suite of make test-gpu (tests/gpu and examples; -j 15)
-#   sanwg     memcheck, racecheck and synccheck side by side on the wgmma/TMA tests
-#             (SM90A_WGMMA_TESTS below, --target sm_90a): about 3 minutes on an H200
+#   testgpu   the suite of make test-gpu (tests/gpu and examples; -j 15), then its sm_90a
+#             pass (--target sm_90a --skip-same-as sm_90: the cases whose code differs)
+#   sanwg     memcheck, racecheck and synccheck side by side on that sm_90a pass (before
+#             2026-12-05 the harness passed no --target to a GPU run: the sm_90a cases ran
+#             as sm_90, mma.sync)
 #   sanall    the same three tools on the whole suite, side by side (longer: give it a
 #             call of its own; SAN_LIMIT seconds, default 500)
 #   bench     make bench's binary (about 10 s), with cuBLAS from /usr/local/cuda
@@ -54,7 +56,6 @@ el() { echo "[$(($(date +%s) - T0)) s]"; }
 cat "$OUT/env.log"
 GT=.gpu/gpu-tests
 SUITE="--backend gpu --tile2cu build/tile2cu --dir tests/gpu --examples examples"
-SM90A_WGMMA_TESTS=$(sed -n 's/^SM90A_WGMMA_TESTS = //p' Makefile)
 
 # sanitize NAME LIMIT_S JOBS [gpu-tests args]: the three tools side by side, one log
 sanitize() {
@@ -83,10 +84,14 @@ for p in "$@"; do
     # shellcheck disable=SC2086
     timeout -k 5 300 $GT $SUITE -j 15 > "$OUT/testgpu.log" 2>&1
     echo "== testgpu $(el) exit $?"
-    grep -E "FAIL|cases|skipped" "$OUT/testgpu.log" | tail -15 ;;
+    grep -E "FAIL|cases|skipped" "$OUT/testgpu.log" | tail -15
+    # shellcheck disable=SC2086
+    timeout -k 5 200 $GT $SUITE -j 15 --target sm_90a --skip-same-as sm_90 > "$OUT/testgpu-sm90a.log" 2>&1
+    echo "== testgpu sm_90a $(el) exit $?"
+    grep -E "FAIL|cases|skipped" "$OUT/testgpu-sm90a.log" | tail -15 ;;
   sanwg)
     # shellcheck disable=SC2086
-    sanitize sanwg 280 5 --target sm_90a $SM90A_WGMMA_TESTS ;;
+    sanitize sanwg 280 5 --target sm_90a --skip-same-as sm_90 ;;
   sanall)
     sanitize sanall "${SAN_LIMIT:-500}" 5 ;;
   bench)

@@ -15,6 +15,8 @@
 
 const char *h_tile2cu = "build/tile2cu", *h_backend = "sim", *h_tldir = "tests/gpu", *h_tmpdir = "/tmp";
 const char *h_target = ""; /* --target: for the calls that name none (CPU backend) */
+const char *h_skip_same = ""; /* --skip-same-as T: see call_same_as_base */
+int h_same = 0;
 int h_schedules = 3;
 bool h_verbose = false;
 
@@ -300,13 +302,115 @@ static void print_log(const char *log, int maxlines) {
   fclose(f);
 }
 
+/* The target the call runs for: its own or --target's. The CPU backend takes any; on a GPU
+ * only the arch-specific ones (sm_90a: wgmma, TMA) are passed on, which the device must
+ * be (an H100 or H200), and the older targets' code runs as the device's own target. */
+static const char *call_target(const Call *c) {
+  const char *t = c->target[0] ? c->target : h_target;
+  size_t n = strlen(t);
+  return strcmp(h_backend, "sim") == 0 || (n && t[n - 1] == 'a') ? t : "";
+}
+
+static void tl_path(const Call *c, char *tl, size_t n) {
+  if (c->tl[0] == '/') snprintf(tl, n, "%s", c->tl);
+  else snprintf(tl, n, "%s/%s", h_tldir, c->tl);
+}
+
+/* Runs argv with stdout in the file out, and stderr there too (with_stderr) or in /dev/null;
+ * its exit status, or -1. */
+static int run_argv(char **argv, const char *out, bool with_stderr) {
+  fflush(stdout);
+  pid_t p = fork();
+  if (p < 0) return -1;
+  if (p == 0) {
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fe = with_stderr ? fd : open("/dev/null", O_WRONLY);
+    if (fd >= 0) dup2(fd, 1);
+    if (fe >= 0) dup2(fe, 2);
+    execv(argv[0], argv);
+    perror(argv[0]);
+    _exit(127);
+  }
+  int st;
+  if (waitpid(p, &st, 0) < 0) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* The file's text after its first line, or NULL. */
+static char *text_after_line1(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, len = 0;
+  char *b = malloc(cap);
+  size_t r;
+  while (b && (r = fread(b + len, 1, cap - len - 1, f)) > 0)
+    if ((len += r) + 1 == cap) b = realloc(b, cap *= 2);
+  fclose(f);
+  if (!b) return NULL;
+  b[len] = 0;
+  char *nl = strchr(b, '\n');
+  if (!nl) { free(b); return NULL; }
+  memmove(b, nl + 1, strlen(nl + 1) + 1);
+  return b;
+}
+
+/* With --skip-same-as T (a pass for h_target next to the pass for T): true when the call
+ * would run exactly what T's pass runs, so that this pass need not. That is a call that
+ * names its own target (both passes give it that one), or one whose kernel file, with
+ * the call's -D options, translates to the same CUDA for h_target as for T (for the CPU
+ * backend, as tile2cu --sim), apart from the first line, the comment naming the target:
+ * the CPU backend builds that text with no target of its own, and NVRTC compiles it for
+ * the target's arch, which for sm_90a and sm_90 is one device. Either translation
+ * failing: false (the call runs, and its own failure shows). Remembered per file and
+ * options. */
+static bool call_same_as_base(const Call *c) {
+  if (!h_skip_same[0] || !h_target[0]) return false;
+  if (c->target[0]) return true;
+  static struct { char key[4096 + 256]; bool same; } memo[16];
+  static int nmemo;
+  char tl[4096], key[sizeof memo[0].key];
+  tl_path(c, tl, sizeof tl);
+  size_t k = (size_t)snprintf(key, sizeof key, "%s", tl);
+  for (int i = 0; i < c->na && k < sizeof key; i++)
+    if (!strncmp(c->args[i], "-D", 2)) k += (size_t)snprintf(key + k, sizeof key - k, " %s", c->args[i]);
+  for (int i = 0; i < nmemo; i++)
+    if (!strcmp(memo[i].key, key)) return memo[i].same;
+  char out[2][4200];
+  bool ok = true;
+  for (int t = 0; t < 2 && ok; t++) {
+    char *argv[8 + MAXA];
+    int n = 0;
+    argv[n++] = (char *)h_tile2cu;
+    if (strcmp(h_backend, "sim") == 0) argv[n++] = "--sim";
+    argv[n++] = "--target";
+    argv[n++] = (char *)(t ? h_skip_same : h_target);
+    for (int i = 0; i < c->na; i++)
+      if (!strncmp(c->args[i], "-D", 2)) argv[n++] = (char *)c->args[i];
+    argv[n++] = tl;
+    argv[n] = NULL;
+    snprintf(out[t], sizeof out[t], "%s/same-%d-%d.cu", h_tmpdir, (int)getpid(), t);
+    ok = run_argv(argv, out[t], false) == 0;
+  }
+  bool same = false;
+  if (ok) {
+    char *a = text_after_line1(out[0]), *b = text_after_line1(out[1]);
+    same = a && b && !strcmp(a, b);
+    free(a), free(b);
+  }
+  unlink(out[0]), unlink(out[1]);
+  if (nmemo < (int)(sizeof memo / sizeof *memo)) {
+    snprintf(memo[nmemo].key, sizeof memo[nmemo].key, "%s", key);
+    memo[nmemo++].same = same;
+  }
+  return same;
+}
+
 /* Runs tile2cu; returns its exit status (or -1), with stdout+stderr in log. */
 static int run_tile2cu(Call *c, const char *dir, const char *log) {
   char *argv[64 + MAXT + MAXA];
   char tl[4096], sched[16], paths[MAXT][4200];
   int n = 0;
-  if (c->tl[0] == '/') snprintf(tl, sizeof tl, "%s", c->tl);
-  else snprintf(tl, sizeof tl, "%s/%s", h_tldir, c->tl);
+  tl_path(c, tl, sizeof tl);
   snprintf(sched, sizeof sched, "%d", h_schedules);
   argv[n++] = (char *)h_tile2cu;
   argv[n++] = "run";
@@ -318,8 +422,8 @@ static int run_tile2cu(Call *c, const char *dir, const char *log) {
   argv[n++] = "--schedules";
   argv[n++] = sched;
   if (c->grid[0]) argv[n++] = "--grid", argv[n++] = c->grid;
-  const char *target = c->target[0] ? c->target : h_target;
-  if (target[0] && strcmp(h_backend, "sim") == 0) argv[n++] = "--target", argv[n++] = (char *)target;
+  const char *target = call_target(c);
+  if (target[0]) argv[n++] = "--target", argv[n++] = (char *)target;
   for (int i = 0; i < c->nt; i++) {
     snprintf(paths[i], sizeof paths[i], "%s=%s/%s.npy", c->t[i].name, dir, c->t[i].name);
     argv[n++] = paths[i];
@@ -330,19 +434,7 @@ static int run_tile2cu(Call *c, const char *dir, const char *log) {
     for (int i = 0; i < n; i++) fprintf(stderr, "%s ", argv[i]);
     fputc('\n', stderr);
   }
-  fflush(stdout);
-  pid_t p = fork();
-  if (p < 0) return -1;
-  if (p == 0) {
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
-    execv(argv[0], argv);
-    perror(argv[0]);
-    _exit(127);
-  }
-  int st;
-  if (waitpid(p, &st, 0) < 0) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return run_argv(argv, log, true);
 }
 
 static void sizes_label(const Call *c, char *out, size_t n) {
@@ -375,6 +467,7 @@ bool call_check(Call *c, const char *test, const char *label) {
   double worst = 0;
   char detail[1024] = "";
   size_t dl = 0;
+  if ((c->same = call_same_as_base(c))) return h_same++, true;
   if (!prepare(c, test, dir, sizeof dir, err, sizeof err)) {
     printf("  %-26s %-34s %-11s FAIL  harness: %s\n", test, label, "-", err);
     return false;
@@ -441,6 +534,7 @@ bool call_check(Call *c, const char *test, const char *label) {
 
 bool call_expect_fail(Call *c, const char *test, const char *label, const char *needle) {
   char dir[4096], log[4200], err[1024];
+  if ((c->same = call_same_as_base(c))) return h_same++, true;
   if (!prepare(c, test, dir, sizeof dir, err, sizeof err)) {
     printf("  %-26s %-34s %-11s FAIL  harness: %s\n", test, label, "-", err);
     return false;

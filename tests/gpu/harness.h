@@ -54,11 +54,16 @@ typedef struct Call {
   char args[MAXA][64];
   int na;
   char grid[32]; /* "" or X,Y,Z for --grid */
-  char target[16]; /* "" or sm_XX for --target on the CPU backend (a GPU run keeps the device's) */
+  char target[16]; /* "" or sm_XX for --target (on a GPU only sm_90a is passed on: harness.c's call_target) */
+  bool same;       /* call_check left it out (--skip-same-as): its outputs hold nothing */
 } Call;
 
 /* ---- the run context (set by suite.c's main) */
 extern const char *h_tile2cu, *h_backend, *h_tldir, *h_tmpdir, *h_target;
+/* --skip-same-as T: the calls that would run just what a pass for T runs are left out
+ * and counted in h_same (call_check and call_expect_fail return true for them) */
+extern const char *h_skip_same;
+extern int h_same;
 extern int h_schedules;
 extern bool h_verbose;
 
