@@ -16,8 +16,9 @@
 #   tune      tile2cu tune of examples/gemm_f16.tl on sm_90a, 16 candidates (about 50 s)
 #   tune90    the same on sm_90 (mma.sync): BK 32 at 3 or 4 stages fits 2 blocks per SM
 #             (92-111 KB, 128 registers) where the example's BK 64, 4 stages fits 1
-#   tuneattn  tile2cu tune of examples/attention_f16.tl (D 64) on sm_90a: BK 64/128, 2/3
-#             stages, 1/2 blocks per SM (8 candidates; B4 H16 S4096, about a minute)
+#   tuneattn  tile2cu tune of examples/attention_f16.tl (D 64) on sm_90a: BK 64/128, 2/3/4
+#             stages, 1/2 blocks per SM (12 candidates, some over the shared memory; B4 H16
+#             S4096, about a minute)
 #   ncu       Nsight Compute (--clock-control none) on one launch each of attention_f16 D128
 #             sm_90a at key blocks of 64 and 128, and gemm_f16 mma.sync as the example and at
 #             4 warps, 2 blocks per SM: tensor pipe, issue slots and warp stalls (about 2 minutes)
@@ -143,7 +144,7 @@ for p in "$@"; do
       "$OUT/ncu.log" | head -60 ;;
   tuneattn)
     timeout -k 5 200 build/tile2cu tune examples/attention_f16.tl --kernel attention_f16 \
-      --space 'BK=64,128 STAGES=2,3 MINB=1,2' --sizes 'B=4 H=16 S=4096 scale=0.125 causal=0' --target sm_90a \
+      --space 'BK=64,128 STAGES=2,3,4 MINB=1,2' --sizes 'B=4 H=16 S=4096 scale=0.125 causal=0' --target sm_90a \
       -o "$OUT/attention_f16.tuned.yaml" > "$OUT/tuneattn.log" 2>&1
     echo "== tuneattn $(el) exit $?"
     grep -vE "^candidate" "$OUT/tuneattn.log" | tail -16 ;;

@@ -68,6 +68,8 @@
 #include "attention_f16_bk128_sm90a.h"
 #include "attention_f16_d128_bk128_sm90a.h"
 #include "attention_f16_bk128_s2_sm90a.h"
+#include "attention_f16_s4_sm90a.h"
+#include "attention_f16_d128_s4_sm90a.h"
 #endif
 #endif
 
@@ -697,6 +699,10 @@ int main(int argc, char **argv) {
     // 2 stages: P V not deferred into the next iteration (3 stages, above: deferred)
     bench_attention<__half>("attention_f16 sm_90a 2 stages", tile2cu_launch_attention_f16_s2_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a 2 stages", tile2cu_launch_attention_f16_d128_s2_sm90a, AB, AH, AS,
+                            128, 1e-2);
+    // 4 stages: filled 2 iterations ahead (3 stages: 1, the deferred P V holding a stage)
+    bench_attention<__half>("attention_f16 sm_90a 4 stages", tile2cu_launch_attention_f16_s4_sm90a, AB, AH, AS, 64, 1e-2);
+    bench_attention<__half>("attention_f16 D128 sm_90a 4 stages", tile2cu_launch_attention_f16_d128_s4_sm90a, AB, AH, AS,
                             128, 1e-2);
     // key blocks of 128 (-D BK=128 -D MINB=1): half the iterations, Q K^T by m64n128
     bench_attention<__half>("attention_f16 sm_90a BK128", tile2cu_launch_attention_f16_bk128_sm90a, AB, AH, AS, 64, 1e-2);
