@@ -67,7 +67,7 @@ sanitize() {
     [ $t = memcheck ] && x="--leak-check full"
     # shellcheck disable=SC2086
     timeout -k 5 "$limit" compute-sanitizer --tool $t $x --target-processes all --error-exitcode 86 \
-      --print-limit 20 $GT $SUITE -j "$jobs" "$@" > "$OUT/$name-$t.log" 2>&1 &
+      --print-limit 20 $GT $SUITE -j "$jobs" --timeout 600 "$@" > "$OUT/$name-$t.log" 2>&1 &
   done
   wait
   echo "== $name $(el)"

@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ const char *h_target = ""; /* --target: for the calls that name none (CPU backen
 const char *h_skip_same = ""; /* --skip-same-as T: see call_same_as_base */
 int h_same = 0;
 int h_schedules = 3;
+int h_timeout = 0; /* seconds a `tile2cu run` may take (SIGALRM ends it); 0: no limit */
 bool h_verbose = false;
 
 /* ------------------------------------------------------------ random numbers */
@@ -323,6 +325,7 @@ static int run_argv(char **argv, const char *out, bool with_stderr) {
   pid_t p = fork();
   if (p < 0) return -1;
   if (p == 0) {
+    if (h_timeout > 0) alarm((unsigned)h_timeout); /* kept across execv: a hung kernel ends here */
     int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int fe = with_stderr ? fd : open("/dev/null", O_WRONLY);
     if (fd >= 0) dup2(fd, 1);
@@ -476,7 +479,10 @@ bool call_check(Call *c, const char *test, const char *label) {
   int st = run_tile2cu(c, dir, log);
   if (st != 0) {
     sizes_label(c, what, sizeof what);
-    printf("  %-26s %-34s %-11s FAIL  tile2cu run exited %d (%s)\n", test, label, "-", st, what);
+    if (st == 128 + SIGALRM)
+      printf("  %-26s %-34s %-11s FAIL  tile2cu run did not finish in %d s (a hang?) (%s)\n", test, label, "-",
+             h_timeout, what);
+    else printf("  %-26s %-34s %-11s FAIL  tile2cu run exited %d (%s)\n", test, label, "-", st, what);
     print_log(log, 6);
     printf("      (files kept in %s)\n", dir);
     return false;

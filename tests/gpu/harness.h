@@ -65,6 +65,7 @@ extern const char *h_tile2cu, *h_backend, *h_tldir, *h_tmpdir, *h_target;
 extern const char *h_skip_same;
 extern int h_same;
 extern int h_schedules;
+extern int h_timeout; /* --timeout: seconds a `tile2cu run` may take; 0: no limit */
 extern bool h_verbose;
 
 /* ---- random numbers: splitmix64, seeded per test */

@@ -45,7 +45,7 @@ for tool in memcheck racecheck synccheck; do
   [ "$tool" = memcheck ] && extra="--leak-check full"
   # shellcheck disable=SC2086
   "$cs" --tool "$tool" $extra --target-processes all --error-exitcode 86 --print-limit 20 \
-    build/gpu-tests --backend gpu --tile2cu build/tile2cu --dir tests/gpu --examples examples -j 1 "$@" \
+    build/gpu-tests --backend gpu --tile2cu build/tile2cu --dir tests/gpu --examples examples -j 1 --timeout 600 "$@" \
     > "$log" 2>&1
   rc=$?
   summary=$(grep -E '^tests/gpu: [0-9]+ cases' "$log" | tail -1)

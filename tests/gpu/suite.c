@@ -5006,6 +5006,7 @@ static bool gpu_available(char *why, size_t n) {
 
 int main(int argc, char **argv) {
   int jobs = 2;
+  bool timeout_given = false;
   const char *only[64];
   int nonly = 0;
   for (int i = 1; i < argc; i++) {
@@ -5018,14 +5019,18 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--schedules") && v) h_schedules = atoi(argv[++i]);
     else if (!strcmp(a, "--target") && v) h_target = argv[++i];
     else if (!strcmp(a, "--skip-same-as") && v) h_skip_same = argv[++i];
+    else if (!strcmp(a, "--timeout") && v) h_timeout = atoi(argv[++i]), timeout_given = true;
     else if (!strcmp(a, "-j") && v) jobs = atoi(argv[++i]);
     else if (!strcmp(a, "-v")) h_verbose = true;
     else if (a[0] == '-') {
-      fprintf(stderr, "usage: %s [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR] [-j N] [--schedules N] [--target T [--skip-same-as T0]] [-v] [TEST ...]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--backend sim|gpu] [--tile2cu PATH] [--dir TLDIR] [--examples DIR] [-j N] [--schedules N] [--target T [--skip-same-as T0]] [--timeout S] [-v] [TEST ...]\n", argv[0]);
       return 2;
     } else if (nonly < 64) only[nonly++] = a;
   }
   if (jobs < 1) jobs = 1;
+  /* on a GPU a kernel that hangs would stop the whole suite: each case gets 120 s unless
+   * --timeout says otherwise (0: none); the CPU backend reports its own deadlocks */
+  if (h_timeout == 0 && strcmp(h_backend, "sim") != 0 && !timeout_given) h_timeout = 120;
   char abs_ex[4096];
   if (!realpath(examples_dir, abs_ex)) {
     fprintf(stderr, "gpu-tests: no examples directory %s\n", examples_dir);
