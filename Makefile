@@ -221,30 +221,33 @@ RAND_SEEDS ?= 1:41
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
+# every run of difftest below shares one cache: the CPU backend's runtime object is
+# compiled once, not once per run (each run's own cache would be its work directory)
+DIFFTEST = TILE2CU_CACHE_DIR=$(CURDIR)/$(B)/difftest-cache $(B)/difftest
 difftest: $(B)/tile2cu $(B)/difftest
-	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(DIFF_SEEDS) -j 2
-	[ ! -f tests/fuzz/regress-seeds.txt ] || $(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/regress-seeds.txt -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wgloop-seeds.txt --target sm_90a --wg-loop -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(BF16_SEEDS) --bf16 -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --bf16 --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --i8 -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --f8 -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --f8 --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 --nvcc-path $(NVCC) -j 2
-	$(B)/difftest --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand -j 2
-	$(B)/difftest --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(DIFF_SEEDS) -j 2
+	[ ! -f tests/fuzz/regress-seeds.txt ] || $(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/regress-seeds.txt -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wgloop-seeds.txt --target sm_90a --wg-loop -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(BF16_SEEDS) --bf16 -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --bf16 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --i8 -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --f8 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --f8 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
 	@# --backend gpu without a GPU (no driver here, on any machine): one message, exit 2, no program run
 	@TILE2CU_LIBCUDA=/nonexistent/libcuda.so.1 $(B)/difftest --tile2cu $(B)/tile2cu --seeds 1:3 --backend gpu \
 	  > $(B)/difftest-nogpu.txt 2>&1; st=$$?; \

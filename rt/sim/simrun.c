@@ -9,7 +9,19 @@
  * file is then one compile and link:
  *
  *   $CXX -std=c++17 -O1 -shared -fPIC -fvisibility=hidden -pthread
- *        -I rt_dir -I sim_dir -I $CUDA_HOME/include -x c++ FILE.cu -x none RUNTIME.o -o SO
+ *        -I rt_dir -I sim_dir -I $CUDA_HOME/include [-include PCH.h] -x c++ FILE.cu
+ *        -x none RUNTIME.o -o SO
+ *
+ * The runtime's headers (tile2cu/rt.cuh, which a sim-mode .cu includes
+ * first, after `#define TILE2CU_SIM 1`, and the CUDA half and bf16 headers it
+ * includes) take about 0.3 s of every compile. They are precompiled once,
+ * with the kernels' own flags, into .t2c_sim_pch-INPUTS-CONTENT.h.gch next to
+ * a two-line .t2c_sim_pch-INPUTS-CONTENT.h, and a kernel whose .cu starts
+ * with those two lines is compiled with `-include` of that .h: the compiler
+ * takes the .gch beside it (g++ and clang++ both look for one). INPUTS hashes
+ * the runtime's headers, their directories and the command; when one is
+ * built, any other not used for a day goes. Without one
+ * (it failed to build, or went meanwhile) the kernel compiles without it.
  *
  * sim_build_kept keeps the object in the directory as
  * .t2c_sim_kernel-INPUTS-CONTENT.so, INPUTS hashing the .cu, the headers it
@@ -42,6 +54,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -265,9 +278,145 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
 /* A kernel's object: the command without its file names (part of the cached objects' key). */
 static const char *const kernel_flags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread"};
 
-/* Compiles cu_path, linked with the runtime object obj, into out. */
-static int compile_kernel(const char *cu_path, const char *out, const char *obj, const char *rt_dir,
-                          const char *sim_dir, char *err, size_t errlen) {
+/* ------------------------------------------------------------ the precompiled runtime header */
+
+#define PCH_PREFIX ".t2c_sim_pch-"
+/* what a sim-mode .cu starts with, after its comment lines; the header precompiled */
+static const char pch_text[] = "#define TILE2CU_SIM 1\n#include <tile2cu/rt.cuh>\n";
+enum { PCH_UNUSED_SECONDS = 24 * 3600 };
+
+/* Whether cu_path starts, after lines of // comments and blank lines, with pch_text:
+ * then nothing before the header could change what it means. */
+static bool starts_with_runtime(const char *cu_path) {
+  char buf[8192];
+  FILE *f = fopen(cu_path, "rb");
+  if (!f) return false;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = buf;
+  while (*p == '\n' || (p[0] == '/' && p[1] == '/')) {
+    const char *nl = strchr(p, '\n');
+    if (!nl) return false;
+    p = nl + 1;
+  }
+  return strncmp(p, pch_text, strlen(pch_text)) == 0;
+}
+
+/* Writes text to path through a temporary name in the same directory. */
+static bool write_file(const char *path, const char *text) {
+  char tmp[4600];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+  if (fd < 0) return false;
+  size_t len = strlen(text);
+  bool ok = write(fd, text, len) == (ssize_t)len;
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return false;
+  }
+  return true;
+}
+
+/* Whether path is a private file (fsafe_open) holding exactly text. */
+static bool holds(const char *path, const char *text) {
+  char why[4600], buf[256];
+  bool suspicious;
+  int fd = fsafe_open(path, geteuid(), &suspicious, why, sizeof why);
+  if (fd < 0) return false;
+  ssize_t k = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  return k == (ssize_t)strlen(text) && memcmp(buf, text, (size_t)k) == 0;
+}
+
+/* Removes the precompiled headers in dir other than keep (a path) that no
+ * build has used for PCH_UNUSED_SECONDS (their mtime: find_cached touches the
+ * one it finds), with their .h: those of other INPUTS, and a twin that a
+ * concurrent build made of the same. */
+static void prune_pch(const char *dir, const char *keep) {
+  const char *kept = strrchr(keep, '/') ? strrchr(keep, '/') + 1 : keep;
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    struct stat st;
+    size_t len = strlen(e->d_name);
+    if (strncmp(e->d_name, PCH_PREFIX, strlen(PCH_PREFIX)) != 0 || !strcmp(e->d_name, kept) ||
+        len < 7 || strcmp(e->d_name + len - 6, ".h.gch") != 0 ||
+        fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        now.tv_sec - st.st_mtim.tv_sec < PCH_UNUSED_SECONDS)
+      continue;
+    char h[256];
+    snprintf(h, sizeof h, "%.*s", (int)(len - 4), e->d_name);
+    unlinkat(dirfd(d), e->d_name, 0);
+    unlinkat(dirfd(d), h, 0);
+  }
+  closedir(d);
+}
+
+/* The precompiled runtime header for kernels built in dir: its .h into h,
+ * built when missing. False when there is none (then kernels compile
+ * without it; nothing is reported). obj: the runtime object, whose name
+ * hashes the sim headers rt.cuh includes. */
+static bool runtime_pch(const char *dir, const char *obj, const char *rt_dir, const char *sim_dir, char *h,
+                        size_t n) {
+  char path[4400], prefix[64], gch[4500], tmp[4600], tmp_h[4500], err[512];
+  uint64_t x = hash_str(0xcbf29ce484222325ULL, "tile2cu sim pch 1");
+  x = hash_str(x, pch_text);
+  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++) x = hash_str(x, kernel_flags[i]);
+  x = hash_str(x, getenv("CXX"));
+  x = hash_str(x, cuda_include(path, sizeof path));
+  x = hash_str(x, rt_dir);
+  x = hash_str(x, sim_dir);
+  static const char *const hdrs[] = {"tile2cu/rt.cuh", "tile2cu/tma_host.h"};
+  for (size_t i = 0; i < sizeof hdrs / sizeof *hdrs; i++) {
+    snprintf(path, sizeof path, "%s/%s", rt_dir, hdrs[i]);
+    x = hash_file(x, path);
+  }
+  x = hash_str(x, strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj);
+  snprintf(prefix, sizeof prefix, PCH_PREFIX "%016llx-", (unsigned long long)x);
+  if (!find_cached(dir, prefix, ".h.gch", true, gch, sizeof gch)) {
+    /* compiled from a temporary .h; the .gch does not depend on the .h's name */
+    snprintf(tmp_h, sizeof tmp_h, "%s/%s%ld.tmp.h", dir, prefix, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.gch", tmp_h);
+    if (!write_file(tmp_h, pch_text)) return false;
+    char rt_inc[4200], sim_inc[4200], cuda[4200];
+    snprintf(rt_inc, sizeof rt_inc, "-I%s", rt_dir);
+    snprintf(sim_inc, sizeof sim_inc, "-I%s", sim_dir);
+    Argv a = {.n = 0};
+    add_cxx(&a);
+    for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++)
+      if (strcmp(kernel_flags[i], "-shared") != 0) add(&a, kernel_flags[i]);
+    add(&a, rt_inc);
+    add(&a, sim_inc);
+    add(&a, cuda_include(cuda, sizeof cuda));
+    add(&a, "-x");
+    add(&a, "c++-header");
+    add(&a, tmp_h);
+    add(&a, "-o");
+    add(&a, tmp);
+    bool built = run_cmd(&a, err, sizeof err) == 0;
+    unlink(tmp_h);
+    if (!built) {
+      unlink(tmp);
+      return false;
+    }
+    if (keep(tmp, dir, prefix, ".h.gch", gch, sizeof gch, err, sizeof err)) return false;
+    prune_pch(dir, gch);
+  }
+  /* its .h: the same name without .gch */
+  size_t len = strlen(gch);
+  snprintf(h, n, "%.*s", (int)(len - 4), gch);
+  return holds(h, pch_text) || write_file(h, pch_text);
+}
+
+/* Compiles cu_path, linked with the runtime object obj, into out; with
+ * `-include pch` when pch is not NULL. */
+static int compile_with(const char *cu_path, const char *out, const char *obj, const char *pch, const char *rt_dir,
+                        const char *sim_dir, char *err, size_t errlen) {
   char rt_inc[4200], sim_inc[4200], cuda[4200];
   snprintf(rt_inc, sizeof rt_inc, "-I%s", rt_dir);
   snprintf(sim_inc, sizeof sim_inc, "-I%s", sim_dir);
@@ -277,6 +426,10 @@ static int compile_kernel(const char *cu_path, const char *out, const char *obj,
   add(&a, rt_inc);
   add(&a, sim_inc);
   add(&a, cuda_include(cuda, sizeof cuda));
+  if (pch) {
+    add(&a, "-include");
+    add(&a, pch);
+  }
   add(&a, "-x");
   add(&a, "c++");
   add(&a, cu_path);
@@ -290,6 +443,23 @@ static int compile_kernel(const char *cu_path, const char *out, const char *obj,
     return 1;
   }
   return 0;
+}
+
+/* Compiles cu_path, linked with the runtime object obj, into out: with the
+ * precompiled runtime header when the .cu starts as one from tile2cu --sim
+ * does, and again without it when that failed because the header has gone
+ * meanwhile (removed by another process). */
+static int compile_kernel(const char *cu_path, const char *out, const char *obj, const char *rt_dir,
+                          const char *sim_dir, char *err, size_t errlen) {
+  char dir[4096], pch[4500];
+  dir_of(out, dir, sizeof dir);
+  if (!starts_with_runtime(cu_path) || !runtime_pch(dir, obj, rt_dir, sim_dir, pch, sizeof pch))
+    return compile_with(cu_path, out, obj, NULL, rt_dir, sim_dir, err, errlen);
+  if (compile_with(cu_path, out, obj, pch, rt_dir, sim_dir, err, errlen) == 0) return 0;
+  char gch[4600];
+  snprintf(gch, sizeof gch, "%s.gch", pch);
+  if (access(pch, F_OK) == 0 && access(gch, F_OK) == 0) return 1;
+  return compile_with(cu_path, out, obj, NULL, rt_dir, sim_dir, err, errlen);
 }
 
 /* The directory so_path goes in, checked, and the runtime object for it. */

@@ -8,8 +8,11 @@
  * Ownership is checked through fsafe_dir_check and fsafe_open
  * (common/fsafe.c, which both caches use) with another uid, which needs no
  * privileges. The CPU backend (simrun.c): sim_run loads no symlinked,
- * group-writable or misplaced shared object, and sim_build rebuilds a
- * damaged runtime object instead of linking it.
+ * group-writable or misplaced shared object, sim_build rebuilds a
+ * damaged runtime object instead of linking it, and the precompiled runtime
+ * header is built once, used only by a .cu that starts with the runtime's
+ * two lines, rebuilt when damaged, pruned when unused, and done without when
+ * the compiler cannot make one.
  * Each test gets its own cache directory under /tmp.
  */
 #include <criterion/criterion.h>
@@ -499,27 +502,27 @@ Test(cache_security, sim_build_kept_reuses_only_sound_objects_and_prunes, .timeo
   snprintf(so2, sizeof so2, "%s/run-2.so", root);
   write_cu(cu, "");
   cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
-  cr_assert_eq(lines_in(calls), 2, "the runtime and the kernel");
+  cr_assert_eq(lines_in(calls), 3, "the runtime, the precompiled header and the kernel");
   cr_assert_eq(kept_kernels(root, kept, sizeof kept), 1);
   loads(so);
   cr_assert_eq(unlink(so), 0);
   cr_assert_eq(kept_kernels(root, NULL, 0), 1, "so is a link; the kept object stays");
   /* the same .cu again compiles nothing */
   cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
-  cr_assert_eq(lines_in(calls), 2, "the same .cu was compiled again");
+  cr_assert_eq(lines_in(calls), 3, "the same .cu was compiled again");
   loads(so2);
   /* a damaged kept object is not linked: it is removed and built again */
   size_t good = file_size(kept);
   cr_assert_eq(truncate(kept, (off_t)(good / 2)), 0);
   cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
-  cr_assert_eq(lines_in(calls), 3, "the damaged object was not rebuilt");
+  cr_assert_eq(lines_in(calls), 4, "the damaged object was not rebuilt");
   cr_assert_eq(kept_kernels(root, kept, sizeof kept), 1, "the damaged object was kept");
   cr_assert_eq(file_size(kept), good);
   loads(so2);
   /* a group-writable one too */
   cr_assert_eq(chmod(kept, 0660), 0);
   cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
-  cr_assert_eq(lines_in(calls), 4, "the group-writable object was not rebuilt");
+  cr_assert_eq(lines_in(calls), 5, "the group-writable object was not rebuilt");
   cr_assert_eq(kept_kernels(root, kept, sizeof kept), 1);
   struct stat st;
   cr_assert_eq(stat(kept, &st), 0);
@@ -528,7 +531,7 @@ Test(cache_security, sim_build_kept_reuses_only_sound_objects_and_prunes, .timeo
   /* another .cu is another object */
   write_cu(cu, "// another\n");
   cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
-  cr_assert_eq(lines_in(calls), 5);
+  cr_assert_eq(lines_in(calls), 6);
   cr_assert_eq(kept_kernels(root, NULL, 0), 2);
   /* past SIM_KEPT_KERNELS the least recently used go: 300 old ones, then a build */
   for (int i = 0; i < 300; i++) {
@@ -549,8 +552,172 @@ Test(cache_security, sim_build_kept_reuses_only_sound_objects_and_prunes, .timeo
   /* the recent real ones stay: the first .cu compiles nothing */
   write_cu(cu, "");
   cr_assert_eq(sim_build_kept(cu, so2, rt, sim, err, sizeof err), 0, "%s", err);
-  cr_assert_eq(lines_in(calls), 6, "a recently used object was pruned");
+  cr_assert_eq(lines_in(calls), 7, "a recently used object was pruned");
   loads(so2);
   if (cxx0) setenv("CXX", saved, 1);
   else unsetenv("CXX");
+}
+
+/* The precompiled runtime headers (.t2c_sim_pch-*.h.gch) in dir: their count,
+ * and the path of the last one. */
+static int pch_files(const char *dir, char *last, size_t n) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  int count = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t len = strlen(e->d_name);
+    if (!strncmp(e->d_name, ".t2c_sim_pch-", 13) && len > 6 && !strcmp(e->d_name + len - 6, ".h.gch")) {
+      if (last) snprintf(last, n, "%s/%s", dir, e->d_name);
+      count++;
+    }
+  }
+  closedir(d);
+  return count;
+}
+
+/* Lines of path (the wrapper's log of its arguments) that contain what. */
+static int lines_with(const char *path, const char *what) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[8192];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) n += strstr(line, what) != NULL;
+  fclose(f);
+  return n;
+}
+
+/* CXX becomes a wrapper that logs its arguments to calls, one line a run, and
+ * fails the precompiling of a header when fail_pch; the old CXX into saved. */
+static void log_compiler(const char *wrap, const char *calls, bool fail_pch, char *saved, size_t n) {
+  const char *cxx0 = getenv("CXX");
+  snprintf(saved, n, "%s", cxx0 ? cxx0 : "");
+  FILE *w = fopen(wrap, "w");
+  cr_assert_not_null(w);
+  fprintf(w, "echo \"$*\" >> '%s'\n", calls);
+  if (fail_pch) fprintf(w, "case \"$*\" in *c++-header*) echo no precompiled headers >&2; exit 1;; esac\n");
+  fprintf(w, "exec %s \"$@\"\n", cxx0 && *cxx0 ? cxx0 : "g++");
+  fclose(w);
+  char cxx[512];
+  snprintf(cxx, sizeof cxx, "sh %s", wrap);
+  setenv("CXX", cxx, 1);
+}
+
+static void restore_compiler(const char *saved) {
+  if (*saved) setenv("CXX", saved, 1);
+  else unsetenv("CXX");
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The paths the two tests below use: the runtime's directories, the compiler
+ * wrapper and its log, a .cu and its shared object. */
+typedef struct PchPaths {
+  char rt[1100], sim[1100], wrap[256], calls[256], cu[256], so[256];
+} PchPaths;
+
+static void pch_paths(PchPaths *p) {
+  char cwd[1024];
+  cr_assert_not_null(getcwd(cwd, sizeof cwd));
+  snprintf(p->rt, sizeof p->rt, "%s/rt", cwd);
+  snprintf(p->sim, sizeof p->sim, "%s/rt/sim", cwd);
+  cr_assert_eq(access("rt/sim/runtime.cpp", R_OK), 0, "run from the repository root");
+  snprintf(p->wrap, sizeof p->wrap, "%s/cxx.sh", root);
+  snprintf(p->calls, sizeof p->calls, "%s/calls", root);
+  snprintf(p->cu, sizeof p->cu, "%s/k.cu", root);
+  snprintf(p->so, sizeof p->so, "%s/run-1.so", root);
+}
+
+Test(cache_security, sim_pch_is_built_once_checked_and_pruned, .timeout = 600) {
+  PchPaths p;
+  pch_paths(&p);
+  const char *rt = p.rt, *sim = p.sim, *cu = p.cu, *so = p.so, *calls = p.calls;
+  char gch[512], h[512], err[8192], saved[512];
+  log_compiler(p.wrap, calls, false, saved, sizeof saved);
+
+  /* the first build: the runtime, the header, then the kernel with it */
+  write_text(cu, "// Generated by a test\n\n#define TILE2CU_SIM 1\n#include <tile2cu/rt.cuh>\n");
+  cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 3);
+  cr_assert_eq(lines_with(calls, "c++-header"), 1);
+  cr_assert_eq(lines_with(calls, "-include"), 1, "the kernel was compiled without the header");
+  cr_assert_eq(pch_files(root, gch, sizeof gch), 1);
+  snprintf(h, sizeof h, "%.*s", (int)(strlen(gch) - 4), gch);
+  cr_assert_eq(access(h, R_OK), 0, "no .h next to the .gch");
+  loads(so);
+  size_t good = file_size(gch);
+
+  /* another kernel takes the same header */
+  write_cu(cu, "// two\n");
+  cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 4);
+  cr_assert_eq(lines_with(calls, "c++-header"), 1, "the header was built again");
+  cr_assert_eq(lines_with(calls, "-include"), 2);
+  loads(so);
+
+  /* a .cu with anything else before the header: no -include */
+  write_text(cu, "#define T2C_SOMETHING 1\n#define TILE2CU_SIM 1\n#include <tile2cu/rt.cuh>\n");
+  cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_in(calls), 5);
+  cr_assert_eq(lines_with(calls, "-include"), 2, "a .cu that defines a macro first took the header");
+  loads(so);
+
+  /* a damaged header is not used: it is removed and built again */
+  cr_assert_eq(truncate(gch, (off_t)(good / 2)), 0);
+  write_cu(cu, "// three\n");
+  cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_with(calls, "c++-header"), 2, "the damaged header was not rebuilt");
+  cr_assert_eq(lines_with(calls, "-include"), 3);
+  cr_assert_eq(pch_files(root, gch, sizeof gch), 1, "the damaged header was kept");
+  cr_assert_geq(file_size(gch), good / 2 + 1);
+  loads(so);
+
+  /* its .h gone: written again, nothing rebuilt */
+  snprintf(h, sizeof h, "%.*s", (int)(strlen(gch) - 4), gch);
+  cr_assert_eq(unlink(h), 0);
+  write_cu(cu, "// four\n");
+  cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_with(calls, "c++-header"), 2);
+  cr_assert_eq(lines_with(calls, "-include"), 4);
+  cr_assert_eq(access(h, R_OK), 0, "the .h was not written again");
+  loads(so);
+
+  /* a new header removes the others not used for a day, and only those */
+  char old_gch[256], old_h[256], recent_gch[256];
+  snprintf(old_gch, sizeof old_gch, "%s/.t2c_sim_pch-%016x-%016x.h.gch", root, 1, 1);
+  snprintf(old_h, sizeof old_h, "%s/.t2c_sim_pch-%016x-%016x.h", root, 1, 1);
+  snprintf(recent_gch, sizeof recent_gch, "%s/.t2c_sim_pch-%016x-%016x.h.gch", root, 2, 2);
+  touch(old_gch, 0600);
+  touch(old_h, 0600);
+  touch(recent_gch, 0600);
+  struct timespec t[2] = {{1000, 0}, {1000, 0}};
+  cr_assert_eq(utimensat(AT_FDCWD, old_gch, t, 0), 0);
+  cr_assert_eq(truncate(gch, 1), 0); /* so that the next build makes a new one */
+  write_cu(cu, "// five\n");
+  cr_assert_eq(sim_build_kept(cu, so, rt, sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_with(calls, "c++-header"), 3);
+  cr_assert_neq(access(old_gch, F_OK), 0, "an old header was kept");
+  cr_assert_neq(access(old_h, F_OK), 0, "an old header's .h was kept");
+  cr_assert_eq(access(recent_gch, F_OK), 0, "a recently used header was removed");
+  loads(so);
+  restore_compiler(saved);
+}
+
+Test(cache_security, sim_build_without_a_precompiled_header, .timeout = 600) {
+  PchPaths p;
+  pch_paths(&p);
+  char err[8192], saved[512];
+  /* a compiler that cannot precompile a header: the kernel builds without one */
+  log_compiler(p.wrap, p.calls, true, saved, sizeof saved);
+  write_cu(p.cu, "");
+  cr_assert_eq(sim_build(p.cu, p.so, p.rt, p.sim, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(lines_with(p.calls, "c++-header"), 1);
+  cr_assert_eq(lines_with(p.calls, "-include"), 0);
+  cr_assert_eq(pch_files(root, NULL, 0), 0, "a failed header was kept");
+  loads(p.so);
+  restore_compiler(saved);
 }
