@@ -35,6 +35,7 @@ typedef struct Printer {
   const Layout *rollc;  /* a reduction's column repeats as a loop (TirOp.rolled_cols): repeat ic is roll_col */
   const char *roll_col;
   const char *vsym;     /* a run printed as a loop (copy_elem): the element in the run is this name, not At.v */
+  bool masked;          /* the statement printed is guarded by the tile mask already (copy_elem): tensor_index leaves it out */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
   bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
 } Printer;
@@ -539,7 +540,7 @@ static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, c
   const char *coord[2];
   if (nkept == 2) coord[0] = row_of(P, at), coord[1] = col_of(P, at);
   else coord[0] = op->cols == 1 ? row_of(P, at) : col_of(P, at);
-  const char *p[4] = {"0", "0", "0", "0"}, *cnd = tile_mask(P, at);
+  const char *p[4] = {"0", "0", "0", "0"}, *cnd = P->masked ? NULL : tile_mask(P, at);
   for (int d = 0, k = 0; d < X->trank; d++) {
     const Index *ix = &s->u.index.idx[d];
     /* a gather's tile index is read at the element, as any value of the op */
@@ -1999,10 +2000,12 @@ static void print_early_load(Printer *P, const TirOp *op) {
 /* TO_ASYNC_COPY: each thread's runs of the slice into its stage of the ring;
  * cp.async of whole 16-, 8- or 4-byte runs in the fast body (bytes_valid 0 outside
  * the tensor: zeros), element by element otherwise. */
-/* One cp.async of `bytes` from X + lin (none, zeros, outside the tensor: !cond) to dst. */
-static void cp_async_line(Printer *P, const char *dst, const Sym *X, const char *lin, const char *cond, int bytes) {
+/* One cp.async of `bytes` from X + lin (none, zeros, outside the tensor: !cond) to dst;
+ * none at all where mask (a padding position of the layout: outside the stage) fails. */
+static void cp_async_line(Printer *P, const char *dst, const Sym *X, const char *lin, const char *cond, const char *mask,
+                          int bytes) {
   const char *src = cond ? F("%s + (%s ? %s : 0)", X->cname, cond, lin) : F("%s + %s", X->cname, paren(P, lin));
-  line(P, "t2c::cp_async_%d(&%s, %s, %s);", bytes, dst, src, cond ? F("%s ? %d : 0", cond, bytes) : F("%d", bytes));
+  guarded_line(P, mask, F("t2c::cp_async_%d(&%s, %s, %s);", bytes, dst, src, cond ? F("%s ? %d : 0", cond, bytes) : F("%d", bytes)));
 }
 
 /* Whether a slice op reads a tile index (a gather): its index is read at each element. */
@@ -2014,17 +2017,21 @@ static bool gathers(const TirOp *op) {
   return false;
 }
 
+/* A padding position of the layout (a thread past the tile's rows or columns, when
+ * the threads do not divide it) copies nothing: its place is outside the stage. */
 static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *stage = ctx;
   const TirBuf *f = &P->K->bufs[op->buf];
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;
+  P->masked = true; /* each copy below is guarded by the tile mask, its bounds test need not repeat it */
   tensor_index(P, op, at, &lin, &cond);
   const char *idx = F("%s%s", stage, at_idx(P, f, at));
   int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
   /* one cp.async for the whole run (in the general body a run of one element) */
   if (n == parent_of(at.lay)->vec && (bytes == 16 || bytes == 8 || bytes == 4)) {
-    cp_async_line(P, F("%s[%s]", f->cname, idx), X, lin, cond, bytes);
+    cp_async_line(P, F("%s[%s]", f->cname, idx), X, lin, cond, tile_mask(P, at), bytes);
+    P->masked = false;
     return;
   }
   int eb = elem_bytes[X->ty.elem];
@@ -2040,10 +2047,21 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     P->vsym = "t2c_v";
     tensor_index(P, op, e, &lin, &cond);
     const char *v = F("%s[%s]", X->cname, lin), *dst = F("%s[%s%s]", f->cname, stage, at_idx(P, f, e));
+    P->vsym = "t2c_v";
+    const char *mask = tile_mask(P, e);
     P->vsym = NULL;
+    if (mask) {
+      line(P, "if (%s) {", mask);
+      P->indent++;
+    }
     line(P, "#pragma unroll 4");
     line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s = %s;", pl->vec, dst,
          cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
+    if (mask) {
+      P->indent--;
+      line(P, "}");
+    }
+    P->masked = false;
     return;
   }
   for (int k = 0; k < pl->vec; k++) {
@@ -2051,13 +2069,14 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     e.v = k;
     tensor_index(P, op, e, &lin, &cond);
     if (eb == 4 || eb == 8) { /* still asynchronous, one element per cp.async */
-      cp_async_line(P, F("%s[%s%s]", f->cname, stage, at_idx(P, f, e)), X, lin, cond, eb);
+      cp_async_line(P, F("%s[%s%s]", f->cname, stage, at_idx(P, f, e)), X, lin, cond, tile_mask(P, e), eb);
       continue;
     }
     const char *v = F("%s[%s]", X->cname, lin);
-    line(P, "%s[%s%s] = %s;", f->cname, stage, at_idx(P, f, e),
-         cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
+    guarded_line(P, tile_mask(P, e), F("%s[%s%s] = %s;", f->cname, stage, at_idx(P, f, e),
+                                        cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v));
   }
+  P->masked = false;
 }
 
 /* The loop variable's value in the iteration an op issued ahead fills (pf_k on). */

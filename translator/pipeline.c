@@ -182,7 +182,7 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top,
  * operand's transposed copy) keeps its load, since the ring would replace the
  * copies it is made into. */
 static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
-  if (!K->hw->cp_async || l->pad || l->pf_var || l->gather || layout_padded(l->dst->layout)) return -1;
+  if (!K->hw->cp_async || l->pad || l->pf_var || l->gather) return -1;
   int bi = -1, copies = 0;
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].spill_of == l->dst && i != l->dst->home - 1) {

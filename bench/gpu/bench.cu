@@ -70,6 +70,7 @@
 #include "attention_f16_bk128_s2_sm90a.h"
 #include "attention_f16_s4_sm90a.h"
 #include "attention_f16_d128_s4_sm90a.h"
+#include "attention_f16_d128_bq192_sm90a.h"
 #endif
 #endif
 
@@ -704,6 +705,9 @@ int main(int argc, char **argv) {
     bench_attention<__half>("attention_f16 sm_90a 4 stages", tile2cu_launch_attention_f16_s4_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a 4 stages", tile2cu_launch_attention_f16_d128_s4_sm90a, AB, AH, AS,
                             128, 1e-2);
+    // 192 query rows a block in 3 warpgroups (-D BQ=192 -D THREADS=384): 12 warps per SM
+    bench_attention<__half>("attention_f16 D128 sm_90a BQ192", tile2cu_launch_attention_f16_d128_bq192_sm90a, AB, AH,
+                            AS, 128, 1e-2);
     // key blocks of 128 (-D BK=128 -D MINB=1): half the iterations, Q K^T by m64n128
     bench_attention<__half>("attention_f16 sm_90a BK128", tile2cu_launch_attention_f16_bk128_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a BK128", tile2cu_launch_attention_f16_d128_bk128_sm90a, AB, AH, AS,

@@ -384,17 +384,26 @@ static void t_attention_rows_causal(Tally *T) {
 /* attention_f16: the same computation with f16 Q, K, V, O on tensor cores. The
  * reference is exact (double) on the f16 inputs, rounded once to f16; the kernel
  * also rounds P to f16 before P V, so the tolerance is the f16 default (1e-2). */
-static void t_attention_f16_k(Tally *T, int causal) {
+/* bq192: -D D=128 -D BQ=192 -D THREADS=384 -D MINB=1, 192 query rows a block in 3
+ * warpgroups (whose key and value copies, 3 runs of 16 bytes for 2 threads, have padding
+ * positions): 450 is 3 query blocks, the last of 66 rows, and 8 key blocks. */
+static void t_attention_f16_k(Tally *T, int causal, bool bq192) {
   /* 300: 5 key blocks of 64, the last ragged, so that a 3-stage ring wraps
    * and the dot deferred into the next iteration (sm_90a) crosses 4 of them */
-  static const int Ss[] = {37, 1, 100, 128, 300};
-  const int Bn = 2, H = 2, D = 64;
-  for (int c = 0; c < 5; c++) {
-    int S = Ss[c];
-    Rng r = rng_seed("attention_f16", (uint64_t)(2 * c + causal));
+  static const int Ss[] = {37, 1, 100, 128, 300}, Ss192[] = {37, 200, 450};
+  const int Bn = bq192 ? 1 : 2, H = 2, D = bq192 ? 128 : 64;
+  for (int c = 0; c < (bq192 ? 3 : 5); c++) {
+    int S = bq192 ? Ss192[c] : Ss[c];
+    Rng r = rng_seed(bq192 ? "attention_f16_bq192" : "attention_f16", (uint64_t)(2 * c + causal));
     double scale = round_dt(F32, 1 / sqrt((double)D));
     Call k;
     call_init(&k, ex_path[8], "attention_f16");
+    if (bq192) {
+      call_arg(&k, "-DD=128");
+      call_arg(&k, "-DBQ=192");
+      call_arg(&k, "-DTHREADS=384");
+      call_arg(&k, "-DMINB=1");
+    }
     const long long *sh = SHAPE(Bn, H, S, D);
     Ten *Q = call_in(&k, "Q", F16, 4, sh);
     Ten *K = call_in(&k, "K", F16, 4, sh);
@@ -428,13 +437,17 @@ static void t_attention_f16_k(Tally *T, int causal) {
     }
     free(p);
     char l[64];
-    label(l, sizeof l, "B=%d H=%d S=%d causal=%d", Bn, H, S, causal);
-    CHECK(T, call_check(&k, causal ? "examples/attention_f16_causal" : "examples/attention_f16", l));
+    label(l, sizeof l, "%sB=%d H=%d S=%d causal=%d", bq192 ? "D=128 BQ=192 " : "", Bn, H, S, causal);
+    const char *test = bq192 ? (causal ? "examples/attention_f16_bq192_causal" : "examples/attention_f16_bq192")
+                             : (causal ? "examples/attention_f16_causal" : "examples/attention_f16");
+    CHECK(T, call_check(&k, test, l));
     call_free(&k);
   }
 }
-static void t_attention_f16(Tally *T) { t_attention_f16_k(T, 0); }
-static void t_attention_f16_causal(Tally *T) { t_attention_f16_k(T, 1); }
+static void t_attention_f16(Tally *T) { t_attention_f16_k(T, 0, false); }
+static void t_attention_f16_causal(Tally *T) { t_attention_f16_k(T, 1, false); }
+static void t_attention_f16_bq192(Tally *T) { t_attention_f16_k(T, 0, true); }
+static void t_attention_f16_bq192_causal(Tally *T) { t_attention_f16_k(T, 1, true); }
 
 /* reduce: per-block partial sums of a 1-D tensor, then the final fold */
 static void t_reduce(Tally *T) {
@@ -3051,6 +3064,34 @@ static void t_pipeline_reload(Tally *T) {
   }
 }
 
+/* pipeline_padded: stage rings filled by 384 threads, which do not divide B's stage (its
+ * copy's layout has padding positions, which must copy nothing: a zero-filling cp.async
+ * there writes past the stage). K = 584 is 19 iterations of 32, every stage refilled
+ * (sm_90a: by TMA after its empty barrier), the last ragged; 37 x 50 x 77 (N, K not
+ * multiples of 8) takes the general body, whose element copies leave out the padding as
+ * well; each on the default target, sm_90a (wgmma, 3 warpgroups) and sm_80. */
+static void t_pipeline_padded(Tally *T) {
+  static const int MNK[][3] = {{200, 136, 584}, {37, 50, 77}, {192, 128, 64}, {5, 8, 8}};
+  static const char *const targets[] = {NULL, "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    Rng r = rng_seed("pipeline_padded", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_padded.tl", "pipeline_padded");
+    if (targets[c / 4]) snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, C, M, N, K, 1);
+    char l[64];
+    label(l, sizeof l, "%s%sM=%d N=%d K=%d", targets[c / 4] ? targets[c / 4] : "", targets[c / 4] ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "pipeline_padded", l));
+    call_free(&k);
+  }
+}
+
 static void t_cast_saturate(Tally *T) {
   static const double vals[32] = {3e9, -3e9, NAN, INFINITY, -INFINITY, 300.5, -200.7, -0.9,
                                   1e20, -1e20, 127.9, -128.9, 255.5, -1.0, 2147483520.0, 4294967040.0,
@@ -4817,6 +4858,8 @@ static const Test tests[] = {
     {"attention_rows_causal", t_attention_rows_causal},
     {"examples/attention_f16", t_attention_f16},
     {"examples/attention_f16_causal", t_attention_f16_causal},
+    {"examples/attention_f16_bq192", t_attention_f16_bq192},
+    {"examples/attention_f16_bq192_causal", t_attention_f16_bq192_causal},
     {"examples/reduce", t_reduce},
     {"elementwise_f32", t_ew_f32},
     {"elementwise_i32", t_ew_i32},
@@ -4894,6 +4937,7 @@ static const Test tests[] = {
     {"int8_arith", t_int8_arith},
     {"cast_saturate", t_cast_saturate},
     {"pipeline_reload", t_pipeline_reload},
+    {"pipeline_padded", t_pipeline_padded},
     {"defer_dot", t_defer_dot},
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},
