@@ -164,16 +164,36 @@ static void dir_of(const char *path, char *buf, size_t n) {
   else snprintf(buf, n, "%.*s", (int)(slash - path), path);
 }
 
-/* FNV-1a over what is left of fd; false on a read error. */
+/* FNV-1a over what is left of fd, in 8-byte words of the host's byte order (the
+ * last one zero-padded; the cache is the host's own) and then its length: the precompiled header is 34 MB, which byte by
+ * byte took about 50 ms of every kernel's build. false on a read error. */
 static bool hash_fd(int fd, uint64_t *h) {
   unsigned char buf[65536];
-  ssize_t k;
+  uint64_t len = 0;
   *h = 0xcbf29ce484222325ULL;
-  while ((k = read(fd, buf, sizeof buf)) != 0) {
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return false;
-    for (ssize_t i = 0; i < k; i++) *h = (*h ^ buf[i]) * 0x100000001b3ULL;
+  for (;;) {
+    size_t n = 0; /* a full buffer, or what is left: the words do not depend on read()'s sizes */
+    ssize_t k;
+    while (n < sizeof buf && (k = read(fd, buf + n, sizeof buf - n)) != 0) {
+      if (k < 0 && errno == EINTR) continue;
+      if (k < 0) return false;
+      n += (size_t)k;
+    }
+    if (n == 0) break;
+    size_t i = 0;
+    for (uint64_t w; i + 8 <= n; i += 8) {
+      memcpy(&w, buf + i, 8);
+      *h = (*h ^ w) * 0x100000001b3ULL;
+    }
+    if (i < n) {
+      uint64_t w = 0;
+      memcpy(&w, buf + i, n - i);
+      *h = (*h ^ w) * 0x100000001b3ULL;
+    }
+    len += n;
+    if (n < sizeof buf) break;
   }
+  *h = (*h ^ len) * 0x100000001b3ULL;
   return true;
 }
 
