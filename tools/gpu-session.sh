@@ -20,8 +20,9 @@
 #             stages, 1/2 blocks per SM (12 candidates, some over the shared memory; B4 H16
 #             S4096, about a minute)
 #   ncu       Nsight Compute (--clock-control none) on one launch each of attention_f16 D128
-#             sm_90a at key blocks of 64 and 128, and gemm_f16 mma.sync as the example and at
-#             4 warps, 2 blocks per SM: tensor pipe, issue slots and warp stalls (about 2 minutes)
+#             sm_90a at key blocks of 64 and 128 and at 192 query rows (3 warpgroups), and
+#             gemm_f16 mma.sync as the example and at 4 warps, 2 blocks per SM: tensor pipe,
+#             issue slots and warp stalls (about 2.5 minutes)
 #   difftest  tlgen's programs on the GPU against tlgen's evaluation (difftest --backend
 #             gpu): plain, sm_90a, strided, bf16, i8, f8, f64 and rand samples; needs
 #             build/difftest carried too (make build/difftest)
@@ -132,7 +133,8 @@ for p in "$@"; do
     export CUBLAS_LIB
     : > "$OUT/ncu.log"
     for rk in "attention_f16 D128 sm_90a wgmma=attention_f16_d128_sm90a" \
-      "attention_f16 D128 sm_90a BK128=attention_f16_d128_bk128_sm90a" "gemm_f16=gemm_f16" \
+      "attention_f16 D128 sm_90a BK128=attention_f16_d128_bk128_sm90a" \
+      "attention_f16 D128 sm_90a BQ192=attention_f16_d128_bq192_sm90a" "gemm_f16=gemm_f16" \
       "gemm_f16 4 warps 2 blocks/SM=gemm_f16_w4"; do
       timeout -k 5 60 ncu --clock-control none --kernel-name "${rk#*=}" --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
