@@ -35,7 +35,7 @@ typedef struct Printer {
   const Layout *rollc;  /* a reduction's column repeats as a loop (TirOp.rolled_cols): repeat ic is roll_col */
   const char *roll_col;
   const char *vsym;     /* a run printed as a loop (copy_elem): the element in the run is this name, not At.v */
-  bool masked;          /* the statement printed is guarded by the tile mask already (copy_elem): tensor_index leaves it out */
+  bool masked;          /* copy_elem guards each copy by the tile mask: tensor_index leaves it out */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
   bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
 } Printer;
@@ -2018,20 +2018,19 @@ static bool gathers(const TirOp *op) {
 }
 
 /* A padding position of the layout (a thread past the tile's rows or columns, when
- * the threads do not divide it) copies nothing: its place is outside the stage. */
-static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
-  const char *stage = ctx;
+ * the threads do not divide it) copies nothing: its place is outside the stage. Each
+ * copy is guarded by the tile mask (copy_elem sets P->masked: the bounds tests leave
+ * it out). */
+static void copy_elem_at(Printer *P, const TirOp *op, At at, const char *stage) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;
-  P->masked = true; /* each copy below is guarded by the tile mask, its bounds test need not repeat it */
   tensor_index(P, op, at, &lin, &cond);
   const char *idx = F("%s%s", stage, at_idx(P, f, at));
   int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
   /* one cp.async for the whole run (in the general body a run of one element) */
   if (n == parent_of(at.lay)->vec && (bytes == 16 || bytes == 8 || bytes == 4)) {
     cp_async_line(P, F("%s[%s]", f->cname, idx), X, lin, cond, tile_mask(P, at), bytes);
-    P->masked = false;
     return;
   }
   int eb = elem_bytes[X->ty.elem];
@@ -2047,7 +2046,6 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     P->vsym = "t2c_v";
     tensor_index(P, op, e, &lin, &cond);
     const char *v = F("%s[%s]", X->cname, lin), *dst = F("%s[%s%s]", f->cname, stage, at_idx(P, f, e));
-    P->vsym = "t2c_v";
     const char *mask = tile_mask(P, e);
     P->vsym = NULL;
     if (mask) {
@@ -2061,7 +2059,6 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
       P->indent--;
       line(P, "}");
     }
-    P->masked = false;
     return;
   }
   for (int k = 0; k < pl->vec; k++) {
@@ -2076,6 +2073,11 @@ static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     guarded_line(P, tile_mask(P, e), F("%s[%s%s] = %s;", f->cname, stage, at_idx(P, f, e),
                                         cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v));
   }
+}
+
+static void copy_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  P->masked = true;
+  copy_elem_at(P, op, at, ctx);
   P->masked = false;
 }
 

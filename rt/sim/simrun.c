@@ -165,8 +165,9 @@ static void dir_of(const char *path, char *buf, size_t n) {
 }
 
 /* FNV-1a over what is left of fd, in 8-byte words of the host's byte order (the
- * last one zero-padded; the cache is the host's own) and then its length: the precompiled header is 34 MB, which byte by
- * byte took about 50 ms of every kernel's build. false on a read error. */
+ * last one zero-padded; the cache is the host's own) and then its length: the
+ * precompiled header is 34 MB, which byte by byte took about 50 ms of every
+ * kernel's build. false on a read error. */
 static bool hash_fd(int fd, uint64_t *h) {
   unsigned char buf[65536];
   uint64_t len = 0;
@@ -298,6 +299,43 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
 /* A kernel's object: the command without its file names (part of the cached objects' key). */
 static const char *const kernel_flags[] = {"-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread"};
 
+/* A kernel's compile command up to its input: $CXX, kernel_flags (without -shared
+ * when !link: the precompiled header is compiled, not linked) and the include
+ * directories, whose texts live in the KernelCmd. */
+typedef struct KernelCmd {
+  Argv a;
+  char rt_inc[4200], sim_inc[4200], cuda[4200];
+} KernelCmd;
+
+static void kernel_cmd(KernelCmd *c, const char *rt_dir, const char *sim_dir, bool link) {
+  snprintf(c->rt_inc, sizeof c->rt_inc, "-I%s", rt_dir);
+  snprintf(c->sim_inc, sizeof c->sim_inc, "-I%s", sim_dir);
+  c->a.n = 0;
+  add_cxx(&c->a);
+  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++)
+    if (link || strcmp(kernel_flags[i], "-shared") != 0) add(&c->a, kernel_flags[i]);
+  add(&c->a, c->rt_inc);
+  add(&c->a, c->sim_inc);
+  add(&c->a, cuda_include(c->cuda, sizeof c->cuda));
+}
+
+/* What a kernel's build depends on besides its .cu, hashed on from seed: the
+ * command, the runtime's headers and the runtime object (its name hashes its
+ * sources and bytes). */
+static uint64_t hash_kernel_inputs(const char *seed, const char *rt_dir, const char *obj) {
+  char path[4400];
+  uint64_t h = hash_str(0xcbf29ce484222325ULL, seed);
+  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++) h = hash_str(h, kernel_flags[i]);
+  h = hash_str(h, getenv("CXX"));
+  h = hash_str(h, cuda_include(path, sizeof path));
+  static const char *const hdrs[] = {"tile2cu/rt.cuh", "tile2cu/tma_host.h"};
+  for (size_t i = 0; i < sizeof hdrs / sizeof *hdrs; i++) {
+    snprintf(path, sizeof path, "%s/%s", rt_dir, hdrs[i]);
+    h = hash_file(h, path);
+  }
+  return hash_str(h, strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj);
+}
+
 /* ------------------------------------------------------------ the precompiled runtime header */
 
 #define PCH_PREFIX ".t2c_sim_pch-"
@@ -383,42 +421,23 @@ static void prune_pch(const char *dir, const char *keep) {
  * hashes the sim headers rt.cuh includes. */
 static bool runtime_pch(const char *dir, const char *obj, const char *rt_dir, const char *sim_dir, char *h,
                         size_t n) {
-  char path[4400], prefix[64], gch[4500], tmp[4600], tmp_h[4500], err[512];
-  uint64_t x = hash_str(0xcbf29ce484222325ULL, "tile2cu sim pch 1");
-  x = hash_str(x, pch_text);
-  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++) x = hash_str(x, kernel_flags[i]);
-  x = hash_str(x, getenv("CXX"));
-  x = hash_str(x, cuda_include(path, sizeof path));
-  x = hash_str(x, rt_dir);
-  x = hash_str(x, sim_dir);
-  static const char *const hdrs[] = {"tile2cu/rt.cuh", "tile2cu/tma_host.h"};
-  for (size_t i = 0; i < sizeof hdrs / sizeof *hdrs; i++) {
-    snprintf(path, sizeof path, "%s/%s", rt_dir, hdrs[i]);
-    x = hash_file(x, path);
-  }
-  x = hash_str(x, strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj);
+  char prefix[64], gch[4500], tmp[4600], tmp_h[4500], err[512];
+  uint64_t x = hash_kernel_inputs("tile2cu sim pch 1", rt_dir, obj);
+  x = hash_str(hash_str(hash_str(x, pch_text), rt_dir), sim_dir);
   snprintf(prefix, sizeof prefix, PCH_PREFIX "%016llx-", (unsigned long long)x);
   if (!find_cached(dir, prefix, ".h.gch", true, gch, sizeof gch)) {
     /* compiled from a temporary .h; the .gch does not depend on the .h's name */
     snprintf(tmp_h, sizeof tmp_h, "%s/%s%ld.tmp.h", dir, prefix, (long)getpid());
     snprintf(tmp, sizeof tmp, "%s.gch", tmp_h);
     if (!write_file(tmp_h, pch_text)) return false;
-    char rt_inc[4200], sim_inc[4200], cuda[4200];
-    snprintf(rt_inc, sizeof rt_inc, "-I%s", rt_dir);
-    snprintf(sim_inc, sizeof sim_inc, "-I%s", sim_dir);
-    Argv a = {.n = 0};
-    add_cxx(&a);
-    for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++)
-      if (strcmp(kernel_flags[i], "-shared") != 0) add(&a, kernel_flags[i]);
-    add(&a, rt_inc);
-    add(&a, sim_inc);
-    add(&a, cuda_include(cuda, sizeof cuda));
-    add(&a, "-x");
-    add(&a, "c++-header");
-    add(&a, tmp_h);
-    add(&a, "-o");
-    add(&a, tmp);
-    bool built = run_cmd(&a, err, sizeof err) == 0;
+    KernelCmd c;
+    kernel_cmd(&c, rt_dir, sim_dir, false);
+    add(&c.a, "-x");
+    add(&c.a, "c++-header");
+    add(&c.a, tmp_h);
+    add(&c.a, "-o");
+    add(&c.a, tmp);
+    bool built = run_cmd(&c.a, err, sizeof err) == 0;
     unlink(tmp_h);
     if (!built) {
       unlink(tmp);
@@ -437,28 +456,22 @@ static bool runtime_pch(const char *dir, const char *obj, const char *rt_dir, co
  * `-include pch` when pch is not NULL. */
 static int compile_with(const char *cu_path, const char *out, const char *obj, const char *pch, const char *rt_dir,
                         const char *sim_dir, char *err, size_t errlen) {
-  char rt_inc[4200], sim_inc[4200], cuda[4200];
-  snprintf(rt_inc, sizeof rt_inc, "-I%s", rt_dir);
-  snprintf(sim_inc, sizeof sim_inc, "-I%s", sim_dir);
-  Argv a = {.n = 0};
-  add_cxx(&a);
-  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++) add(&a, kernel_flags[i]);
-  add(&a, rt_inc);
-  add(&a, sim_inc);
-  add(&a, cuda_include(cuda, sizeof cuda));
+  KernelCmd c;
+  kernel_cmd(&c, rt_dir, sim_dir, true);
+  Argv *a = &c.a;
   if (pch) {
-    add(&a, "-include");
-    add(&a, pch);
+    add(a, "-include");
+    add(a, pch);
   }
-  add(&a, "-x");
-  add(&a, "c++");
-  add(&a, cu_path);
-  add(&a, "-x");
-  add(&a, "none");
-  add(&a, obj);
-  add(&a, "-o");
-  add(&a, out);
-  if (run_cmd(&a, err, errlen)) {
+  add(a, "-x");
+  add(a, "c++");
+  add(a, cu_path);
+  add(a, "-x");
+  add(a, "none");
+  add(a, obj);
+  add(a, "-o");
+  add(a, out);
+  if (run_cmd(a, err, errlen)) {
     unlink(out);
     return 1;
   }
@@ -562,21 +575,10 @@ static void prune(const char *dir) {
 
 int sim_build_kept(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
                    char *err, size_t errlen) {
-  char obj[4400], tmp[4500], dir[4096], path[4200], kept[4400], prefix[64];
+  char obj[4400], tmp[4500], dir[4096], kept[4400], prefix[64];
   if (prepare(so_path, sim_dir, dir, sizeof dir, obj, sizeof obj, err, errlen)) return 1;
-  /* the key: the command, the headers the .cu includes, the runtime object
-   * (its name hashes its sources and bytes) and the .cu */
-  uint64_t h = hash_str(0xcbf29ce484222325ULL, "tile2cu sim kernel 1");
-  for (size_t i = 0; i < sizeof kernel_flags / sizeof *kernel_flags; i++) h = hash_str(h, kernel_flags[i]);
-  h = hash_str(h, getenv("CXX"));
-  h = hash_str(h, cuda_include(path, sizeof path));
-  static const char *const hdrs[] = {"tile2cu/rt.cuh", "tile2cu/tma_host.h"};
-  for (size_t i = 0; i < sizeof hdrs / sizeof *hdrs; i++) {
-    snprintf(path, sizeof path, "%s/%s", rt_dir, hdrs[i]);
-    h = hash_file(h, path);
-  }
-  h = hash_str(h, strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj);
-  h = hash_file(h, cu_path);
+  /* the key: what every kernel's build depends on, and the .cu */
+  uint64_t h = hash_file(hash_kernel_inputs("tile2cu sim kernel 1", rt_dir, obj), cu_path);
   snprintf(prefix, sizeof prefix, KERNEL_PREFIX "%016llx-", (unsigned long long)h);
   if (!find_cached(dir, prefix, ".so", true, kept, sizeof kept)) {
     snprintf(tmp, sizeof tmp, "%s/%s%ld.tmp", dir, prefix, (long)getpid());
