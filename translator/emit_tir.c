@@ -2539,7 +2539,9 @@ static const char *shared_decls(Printer *P) {
     const char *t = f->mbar ? "unsigned long long" : ctype(f->elem);
     int64_t n = f->bytes / elem_bytes[f->elem];
     int a = tir_buf_align(f);
-    if (K->ki->dynamic_smem)
+    if (K->ki->dynamic_smem && P->o->sim) /* a checked, race-tracked view (rt/sim/tile2cu_sim.h) */
+      buf_printf(&b, "  T2C_SIM_SHARED_AT(%s, %s, t2c_smem, %" PRId64 ", %" PRId64 ");\n", t, f->cname, f->offset, n);
+    else if (K->ki->dynamic_smem)
       buf_printf(&b, "  %s *%s = reinterpret_cast<%s *>(t2c_smem + %" PRId64 ");\n", t, f->cname, t, f->offset);
     else if (P->o->sim && a > 16) buf_printf(&b, "  T2C_SIM_SHARED_ALIGNED(%s, %s, %" PRId64 ", %d);\n", t, f->cname, n, a);
     else if (P->o->sim) buf_printf(&b, "  T2C_SIM_SHARED(%s, %s, %" PRId64 ");\n", t, f->cname, n);

@@ -141,6 +141,19 @@ struct RaceCell {
   uint64_t w, r1, r2;
 };
 
+// The shared-memory race detector's state of one byte of the shared window
+// ("shared races"): the block run it belongs to, its last write and up to two
+// of its reads, as stamps (sh_stamp; 0 for none).
+struct ShCell {
+  uint32_t gen, w, r1, r2;
+};
+
+// A tile of dynamic shared memory, named for race reports (shared_view).
+struct ShName {
+  size_t off, bytes;
+  const char *name;
+};
+
 struct RaceShadow {
   const T2cSimTensor *t;
   RaceCell *cells;  // nelems cells, mapped lazily: untouched pages cost nothing
@@ -157,6 +170,10 @@ struct Mbar {
   unsigned phase;       // phases completed so far; the current one has parity phase & 1
   unsigned init_tid, init_epoch;
   bool fenced;          // fence.mbarrier_init or fence.proxy.async by its initializer since
+  // the shared race detector's vector clocks: what the arrivals of the
+  // current phase released, and what its last completed phase did (empty: nothing)
+  // (done0/done1: by the phase's parity)
+  std::vector<uint32_t> acc, done0, done1;
 };
 
 // A TMA load in flight: the box, read from global memory at the issue, lands
@@ -220,6 +237,17 @@ struct alignas(128) Worker {
   std::vector<TmaLoad> tma_loads;
   std::vector<Unfenced> unfenced;
   std::vector<WgState> wgs;  // one per warpgroup
+  // the shared-memory race detector ("shared races")
+  ShCell *sh_cells;      // one per byte of the shared window, mapped lazily
+  size_t sh_ncells;
+  uint32_t sh_gen;       // this block run's cell generation
+  std::vector<uint32_t> sh_clk;   // each thread's clock
+  std::vector<uint32_t> sh_base;  // each thread's clock at the block's last barrier
+  std::vector<std::vector<uint32_t>> sh_know;  // what each thread acquired since
+  std::vector<uint32_t> sh_know_gen;           // sh_know[u] is valid when this is sh_bgen
+  uint32_t sh_bgen;      // barrier generation
+  std::vector<uint32_t> sh_join;  // scratch of a __syncwarp
+  std::vector<ShName> sh_names;
 #ifdef T2C_ASAN
   void *asan_fake;             // the scheduler's fake stack while a fiber runs
   const void *sched_bottom;    // the scheduler's stack, learnt at the first switch
@@ -387,6 +415,7 @@ static void free_worker(Worker *w) {
     if (f.map) munmap(f.map, STACK_BYTES);
   free(w->arena);
   free(w->dyn);
+  if (w->sh_cells) munmap(w->sh_cells, w->sh_ncells * sizeof(ShCell));
 }
 
 // ---------------------------------------------------------------- errors
@@ -799,6 +828,9 @@ void cp_async(void *dst, const void *src, int size, int valid) {
   c.group = -1;
   memset(c.data, 0, sizeof c.data);
   if (valid > 0) memcpy(c.data, src, (size_t)valid);
+  // the race detector sees the write at the issue (no earlier access may be
+  // unordered with it) and again where the wait lands it
+  shared_access(dst, (size_t)size, RACE_WRITE);
   // Until the wait, the destination holds nothing a thread may rely on.
   memset(dst, 0xff, (size_t)size);
   f->cp.push_back(c);
@@ -818,8 +850,12 @@ void cp_async_wait(int n) {
   size_t k = 0;
   for (size_t i = 0; i < f->cp.size(); i++) {
     CpAsync &c = f->cp[i];
-    if (c.group >= 0 && c.group < upto) memcpy(c.dst, c.data, (size_t)c.size);
-    else f->cp[k++] = c;
+    if (c.group >= 0 && c.group < upto) {
+      shared_access(c.dst, (size_t)c.size, RACE_WRITE);
+      memcpy(c.dst, c.data, (size_t)c.size);
+    } else {
+      f->cp[k++] = c;
+    }
   }
   f->cp.resize(k);
 }
@@ -892,17 +928,256 @@ unsigned smem_window(const void *p, size_t bytes, const char *what) {
   return win;
 }
 
-// "'bars' + 8" or "dynamic shared memory + 64": where a barrier lives.
-static void shared_name(Worker *w, const void *p, char *buf, size_t n) {
+// The static shared array holding the byte at p, or null.
+static const SharedAlloc *static_array_at(const Worker *w, const void *p) {
   uintptr_t a = (uintptr_t)p;
   for (const SharedAlloc &s : w->allocs) {
     uintptr_t lo = (uintptr_t)(w->arena + s.off);
-    if (a >= lo && a < lo + s.bytes) {
-      snprintf(buf, n, "'%s' + %zu bytes", s.name, (size_t)(a - lo));
-      return;
+    if (a >= lo && a < lo + s.bytes) return &s;
+  }
+  return nullptr;
+}
+
+// "'bars' + 8" or "dynamic shared memory + 64": where a barrier lives.
+static void shared_name(Worker *w, const void *p, char *buf, size_t n) {
+  if (const SharedAlloc *s = static_array_at(w, p)) {
+    snprintf(buf, n, "'%s' + %zu bytes", s->name, (size_t)((const unsigned char *)p - (w->arena + s->off)));
+    return;
+  }
+  snprintf(buf, n, "dynamic shared memory + %zu bytes", (size_t)((const unsigned char *)p - w->dyn));
+}
+
+// ---------------------------------------------------------------- shared races
+// Shared memory belongs to one block, and a block runs on one worker, so the
+// worker keeps the shadow: a cell per byte of the shared window (dynamic
+// shared memory at 0, the static arrays after it), valid in the block run
+// whose generation it carries. A cell holds the last write and up to two
+// reads, each as a stamp: the thread (bits 22-31) and its clock (bits 0-21).
+//
+// Happens-before is a vector clock per thread. A thread's clock advances at
+// each of its release points: a __syncthreads(), a __syncwarp(), an
+// mbarrier arrive. What thread u knows of thread t is
+//   max(base[t], know[u][t]):
+//   - base[t]: t's clock at the block's last barrier (every thread knows it);
+//   - know[u]: what u acquired since, by a __syncwarp() with t's warp lanes
+//     or an mbarrier wait whose phase t's arrive (or a chain of them) reached;
+//     valid only while know_gen[u] equals the barrier generation.
+// An access by u races with an earlier access at stamp (t, c), one of the two
+// a write, when t != u and u knows less than c of t. Reads that an access
+// dominates (it knows them) are replaced by it; a third concurrent read is
+// not kept, so a race with it alone can go unseen.
+//
+// Only the generic proxy is shadowed: loads and stores, ldmatrix, stmatrix
+// and cp.async (a write at its issue and again when its wait lands it). TMA
+// and wgmma go through the async proxy, which the hopper checks above cover
+// (poison until a load lands, reads that change before the wait); a TMA
+// load that lands clears the shadow of its box.
+static bool fail_block(Worker *w, const std::string &msg);
+
+enum : uint32_t { SH_CLK_BITS = 22, SH_CLK_MAX = (1u << SH_CLK_BITS) - 1 };
+
+static uint32_t sh_stamp(unsigned tid, uint32_t clk) { return (uint32_t)tid << SH_CLK_BITS | clk; }
+static unsigned sh_tid(uint32_t s) { return s >> SH_CLK_BITS; }
+static uint32_t sh_clk(uint32_t s) { return s & SH_CLK_MAX; }
+
+// What thread u knows of thread t's clock.
+static inline uint32_t sh_knows(const Worker *w, unsigned u, unsigned t) {
+  uint32_t b = w->sh_base[t];
+  if (w->sh_know_gen[u] == w->sh_bgen) {
+    uint32_t k = w->sh_know[u][t];
+    if (k > b) b = k;
+  }
+  return b;
+}
+
+static inline bool sh_ordered(const Worker *w, uint32_t s, unsigned u) {
+  return sh_tid(s) == u || sh_knows(w, u, sh_tid(s)) >= sh_clk(s);
+}
+
+// u's row of acquired knowledge, valid (zero when it was not).
+static uint32_t *sh_know_row(Worker *w, unsigned u) {
+  std::vector<uint32_t> &k = w->sh_know[u];
+  if (k.size() != w->fibers.size()) k.assign(w->fibers.size(), 0);
+  if (w->sh_know_gen[u] != w->sh_bgen) {
+    std::fill(k.begin(), k.end(), 0);
+    w->sh_know_gen[u] = w->sh_bgen;
+  }
+  return k.data();
+}
+
+// A release point of thread t: later accesses of t are not covered by what
+// it released. False when t's clock would overflow.
+static bool sh_tick(Worker *w, unsigned t) {
+  if (w->sh_clk[t] >= SH_CLK_MAX) return false;
+  w->sh_clk[t]++;
+  return true;
+}
+
+// The window offset of host address p, or -1 when p is not shared memory.
+static long long sh_offset(const Worker *w, const void *p) {
+  uintptr_t a = (uintptr_t)p, dyn = (uintptr_t)w->dyn, ar = (uintptr_t)w->arena;
+  if (a >= dyn && a - dyn < w->L->l->dyn_smem) return (long long)(a - dyn);
+  if (a >= ar && a - ar < STATIC_SMEM_MAX) return (long long)(static_window((Worker *)w) + (a - ar));
+  return -1;
+}
+
+// A race found in the shadow: the byte, the earlier access and the later one.
+struct ShRace {
+  const unsigned char *p;
+  uint32_t other;
+  bool other_wrote, me_writes;
+  unsigned me;
+};
+
+// Thread u reads or writes the n bytes at p. False (and r filled in) on a race.
+static bool sh_note(Worker *w, unsigned u, const void *p, size_t n, int access, ShRace *r) {
+  long long off = sh_offset(w, p);
+  if (off < 0 || !w->sh_cells) return true;
+  if ((size_t)off + n > w->sh_ncells) n = w->sh_ncells - (size_t)off;
+  const uint32_t me = sh_stamp(u, w->sh_clk[u]), gen = w->sh_gen;
+  for (size_t k = 0; k < n; k++) {
+    ShCell *c = &w->sh_cells[off + (long long)k];
+    if (c->gen != gen) *c = ShCell{gen, 0, 0, 0};
+    uint32_t other = 0;
+    bool wrote = false;
+    if (c->w && !sh_ordered(w, c->w, u)) {
+      other = c->w;
+      wrote = true;
+    } else if (access == RACE_WRITE) {
+      if (c->r1 && !sh_ordered(w, c->r1, u)) other = c->r1;
+      else if (c->r2 && !sh_ordered(w, c->r2, u)) other = c->r2;
+      else {
+        c->w = me;
+        c->r1 = c->r2 = 0;
+      }
+    } else if (!c->r1 || sh_ordered(w, c->r1, u)) {
+      c->r1 = me;
+      if (c->r2 && sh_ordered(w, c->r2, u)) c->r2 = 0;
+    } else if (!c->r2 || sh_ordered(w, c->r2, u)) {
+      c->r2 = me;
+    }
+    if (other) {
+      *r = ShRace{(const unsigned char *)p + k, other, wrote, access == RACE_WRITE, u};
+      return false;
     }
   }
-  snprintf(buf, n, "dynamic shared memory + %zu bytes", (size_t)(a - (uintptr_t)w->dyn));
+  return true;
+}
+
+// "shared array 'x' + byte 12" or "shared tile 'a_s' + byte 144 (dynamic shared memory + 73872)".
+static void sh_where(Worker *w, const unsigned char *p, char *buf, size_t n) {
+  if (const SharedAlloc *s = static_array_at(w, p)) {
+    snprintf(buf, n, "shared array '%s' + byte %zu", s->name, (size_t)(p - (w->arena + s->off)));
+    return;
+  }
+  size_t d = (size_t)(p - w->dyn);
+  for (const ShName &s : w->sh_names)
+    if (d >= s.off && d < s.off + s.bytes) {
+      snprintf(buf, n, "shared tile '%s' + byte %zu (dynamic shared memory + %zu)", s.name, d - s.off, d);
+      return;
+    }
+  snprintf(buf, n, "dynamic shared memory + %zu", d);
+}
+
+static void sh_race_msg(Worker *w, const ShRace &r, char *buf, size_t n) {
+  char at[256];
+  sh_where(w, r.p, at, sizeof at);
+  snprintf(buf, n,
+           "race: %s in kernel '%s', block (%u,%u,%u): thread %u %s it and thread %u %s it, and no "
+           "__syncthreads(), __syncwarp() or mbarrier wait orders the two",
+           at, w->L->k->name, w->bid.x, w->bid.y, w->bid.z, sh_tid(r.other), r.other_wrote ? "wrote" : "read", r.me,
+           r.me_writes ? "writes" : "reads");
+}
+
+// The running thread reads or writes n bytes of shared memory at p (a plain
+// access, lds_vec/sts_vec, cp.async): fails the launch on a race.
+void shared_access(const void *p, size_t n, int access) {
+  Worker *w = tw;
+  ShRace r;
+  if (sh_note(w, w->cur->tid, p, n, access, &r)) return;
+  char buf[1024];
+  sh_race_msg(w, r, buf, sizeof buf);
+  Fiber *f = w->cur;
+  set_error(w->L, buf);
+  f->state = F_FAILED;
+  fiber_yield(w, f);
+  abort();
+}
+
+// The same from the scheduler (ldmatrix, stmatrix: lane u's row).
+static bool sh_note_block(Worker *w, unsigned u, const void *p, size_t n, int access) {
+  ShRace r;
+  if (sh_note(w, u, p, n, access, &r)) return true;
+  char buf[1024];
+  sh_race_msg(w, r, buf, sizeof buf);
+  return fail_block(w, buf);
+}
+
+// Thread u's arrive on an mbarrier: what it knows joins what the phase
+// releases. False when u's clock would overflow.
+static bool sh_release_into(Worker *w, unsigned u, std::vector<uint32_t> &acc) {
+  const size_t n = w->fibers.size();
+  if (acc.size() != n) acc.assign(n, 0);
+  for (size_t t = 0; t < n; t++) {
+    uint32_t k = sh_knows(w, u, (unsigned)t);
+    if (k > acc[t]) acc[t] = k;
+  }
+  if (w->sh_clk[u] > acc[u]) acc[u] = w->sh_clk[u];
+  return sh_tick(w, u);
+}
+
+// Thread u's wait on an mbarrier phase returned: it acquires what the phase released.
+static void sh_acquire(Worker *w, unsigned u, const std::vector<uint32_t> &rel) {
+  if (rel.empty()) return;
+  uint32_t *row = sh_know_row(w, u);
+  for (size_t t = 0; t < rel.size(); t++)
+    if (rel[t] > row[t]) row[t] = rel[t];
+}
+
+// A __syncwarp() of the lanes in mask of warp wp: each learns what all know.
+static bool sh_syncwarp(Worker *w, unsigned wp, unsigned mask) {
+  const size_t n = w->fibers.size();
+  std::vector<uint32_t> &j = w->sh_join;
+  j.assign(n, 0);
+  for (unsigned l = 0; l < 32; l++) {
+    if (!(mask >> l & 1)) continue;
+    const unsigned u = wp * 32 + l;
+    for (size_t t = 0; t < n; t++) {
+      uint32_t k = sh_knows(w, u, (unsigned)t);
+      if (k > j[t]) j[t] = k;
+    }
+    if (w->sh_clk[u] > j[u]) j[u] = w->sh_clk[u];
+  }
+  for (unsigned l = 0; l < 32; l++) {
+    if (!(mask >> l & 1)) continue;
+    const unsigned u = wp * 32 + l;
+    std::copy(j.begin(), j.end(), sh_know_row(w, u));
+    if (!sh_tick(w, u))
+      return fail_block(w, fmt("more than %u release points (barriers, __syncwarp(), mbarrier arrives) of thread %u %s: too many for the race detector",
+                               SH_CLK_MAX - 1, u, where(w).c_str()));
+  }
+  return true;
+}
+
+// A TMA load landed on [p, p + n): no earlier access is kept.
+static void sh_clear(Worker *w, const void *p, size_t n) {
+  long long off = sh_offset(w, p);
+  if (off < 0 || !w->sh_cells) return;
+  for (size_t k = 0; k < n && (size_t)off + k < w->sh_ncells; k++) w->sh_cells[off + (long long)k] = ShCell{w->sh_gen, 0, 0, 0};
+}
+
+// A tile of dynamic shared memory (T2C_SIM_SHARED_AT): checked to lie inside
+// it, and named for race reports.
+void *shared_view(void *p, size_t bytes, const char *name) {
+  Worker *w = tw;
+  const size_t off = (size_t)((unsigned char *)p - w->dyn);
+  if ((unsigned char *)p < w->dyn || off > w->L->l->dyn_smem || bytes > w->L->l->dyn_smem - off)
+    failf("shared tile '%s' of %zu bytes at dynamic shared memory + %lld reaches past its %zu bytes", name, bytes,
+          (long long)((unsigned char *)p - w->dyn), w->L->l->dyn_smem);
+  for (const ShName &s : w->sh_names)
+    if (s.off == off && s.bytes == bytes && !strcmp(s.name, name)) return p;
+  w->sh_names.push_back(ShName{off, bytes, name});
+  return p;
 }
 
 static Mbar *mbar_find(Worker *w, const void *bar) {
@@ -928,6 +1203,9 @@ static Mbar *mbar_use(const void *bar, const char *what) {
 
 static void mbar_advance(Mbar *m) {
   if (m->pending == 0 && m->tx == 0) {
+    std::vector<uint32_t> &d = m->phase & 1 ? m->done1 : m->done0;
+    d.swap(m->acc);
+    m->acc.assign(d.size(), 0);
     m->phase++;
     m->pending = m->count;
   }
@@ -943,7 +1221,7 @@ void mbar_init(void *bar, unsigned count) {
     w->mbars.push_back(Mbar());
     m = &w->mbars.back();
   }
-  *m = Mbar{(unsigned char *)bar, count, count, 0, 0, w->cur->tid, w->epoch, false};
+  *m = Mbar{(unsigned char *)bar, count, count, 0, 0, w->cur->tid, w->epoch, false, {}, {}, {}};
   memset(bar, 0, 8);  // opaque to the kernel; no longer poison
 }
 
@@ -958,6 +1236,9 @@ void mbar_arrive(void *bar, unsigned tx_bytes, bool arrive, const char *what) {
             name, m->count, m->phase, m->tx);
     }
     m->pending--;
+    if (!sh_release_into(tw, tw->cur->tid, m->acc))
+      failf("more than %u release points (barriers, __syncwarp(), mbarrier arrives) of one thread: too many for the race detector",
+            SH_CLK_MAX - 1);
   }
   mbar_advance(m);
 }
@@ -967,7 +1248,10 @@ bool mbar_wait(void *bar, unsigned parity, const char *file, int line) {
   Fiber *f = w->cur;
   Mbar *m = mbar_use(bar, "mbarrier.try_wait.parity");
   // true when the phase of that parity has completed: the current one has the other parity
-  if ((m->phase & 1) != (parity & 1)) return true;
+  if ((m->phase & 1) != (parity & 1)) {
+    sh_acquire(w, f->tid, parity & 1 ? m->done1 : m->done0);
+    return true;
+  }
   f->state = F_MBAR;
   f->what = "mbarrier.try_wait.parity";
   f->file = file;
@@ -976,6 +1260,7 @@ bool mbar_wait(void *bar, unsigned parity, const char *file, int line) {
   f->size = (int)(parity & 1);
   f->val = m->phase;
   fiber_yield(w, f);
+  if ((m = mbar_find(w, bar))) sh_acquire(w, f->tid, parity & 1 ? m->done1 : m->done0);
   return true;
 }
 
@@ -1377,6 +1662,7 @@ static bool ldmatrix(Worker *w, Fiber *lanes, unsigned wp, int nmat, bool trans)
         return fail_block(w, fmt("%s (%s:%d) %s, warp %u: thread %u gives row address %p (row %d of matrix %d), which is not %s",
                                  f.what, f.file, f.line, where(w).c_str(), wp, f.tid, p, r, i,
                                  (uintptr_t)p % 16 ? "16-byte aligned" : "16 bytes inside one shared array or dynamic shared memory"));
+      if (!sh_note_block(w, f.tid, p, 16, RACE_READ)) return false;
       memcpy(M[i][r], p, 16);
     }
   for (unsigned l = 0; l < 32; l++) {
@@ -1415,6 +1701,7 @@ static bool stmatrix(Worker *w, Fiber *lanes, unsigned wp, int nmat, bool trans)
         return fail_block(w, fmt("%s (%s:%d) %s, warp %u: thread %u gives row address %p (row %d of matrix %d), which is not %s",
                                  f.what, f.file, f.line, where(w).c_str(), wp, f.tid, p, r, i,
                                  (uintptr_t)p % 16 ? "16-byte aligned" : "16 bytes inside one shared array or dynamic shared memory"));
+      if (!sh_note_block(w, f.tid, p, 16, RACE_WRITE)) return false;
       memcpy(p, M[i][r], 16);
       w->unfenced.push_back(Unfenced{(uintptr_t)p, (uintptr_t)p + 16, f.tid});
     }
@@ -1653,8 +1940,11 @@ static bool resolve_warpgroups(Worker *w, std::vector<unsigned> &ready) {
 // (a wrong parity, too few expected bytes) reads the poison it left.
 static bool complete_tma_load(Worker *w) {
   TmaLoad &t = w->tma_loads.front();
-  for (size_t off = 0; off < t.data.size(); off += 16)
-    memcpy(box_chunk(w, t.win, t.swizzle, off), &t.data[off], 16);
+  for (size_t off = 0; off < t.data.size(); off += 16) {
+    unsigned char *c = box_chunk(w, t.win, t.swizzle, off);
+    memcpy(c, &t.data[off], 16);
+    sh_clear(w, c, 16);
+  }
   Mbar *m = mbar_find(w, t.bar);
   if (!m) return fail_block(w, fmt("a TMA load completes on mbarrier %p %s, which is no longer initialized", (void *)t.bar, where(w).c_str()));
   m->tx -= (long long)t.data.size();
@@ -1722,6 +2012,7 @@ static bool complete_warp(Worker *w, unsigned wp, unsigned mask, std::vector<uns
       if (!stmatrix(w, lanes, wp, a.size, a.op == OP_STMATRIX_T)) return false;
     } else if (!ldmatrix(w, lanes, wp, a.size, a.op == OP_LDMATRIX_T)) return false;
   }
+  if (a.op == OP_SYNCWARP && !sh_syncwarp(w, wp, mask)) return false;
   for (unsigned l = 0; l < 32; l++) {
     if (!(mask >> l & 1)) continue;
     Fiber &f = lanes[l];
@@ -1804,6 +2095,13 @@ static bool resolve(Worker *w, std::vector<unsigned> &ready) {
                                where(w).c_str()));
     w->epoch++;  // a new epoch: no access before the barrier races with one after it
     w->stamp = race_stamp(w->lin, w->epoch, 0);
+    for (size_t t = 0; t < n; t++) {  // every thread knows what every thread did before it
+      w->sh_base[t] = w->sh_clk[t];
+      if (!sh_tick(w, (unsigned)t))
+        return fail_block(w, fmt("more than %u release points (barriers, __syncwarp(), mbarrier arrives) of thread %zu %s: too many for the race detector",
+                                 SH_CLK_MAX - 1, t, where(w).c_str()));
+    }
+    w->sh_bgen++;
     for (Fiber &f : w->fibers) {
       f.state = F_READY;
       ready.push_back(f.tid);
@@ -1842,6 +2140,17 @@ static bool run_block(Worker *w, unsigned lin) {
   w->tma_loads.clear();
   w->unfenced.clear();
   w->wgs.assign((w->fibers.size() + 127) / 128, WgState());
+  if (++w->sh_gen == 0) {  // every 2^32 blocks of a worker: no cell may look current
+    if (w->sh_cells) madvise(w->sh_cells, w->sh_ncells * sizeof(ShCell), MADV_DONTNEED);
+    w->sh_gen = 1;
+  }
+  const size_t nt = w->fibers.size();
+  w->sh_clk.assign(nt, 1);
+  w->sh_base.assign(nt, 0);
+  w->sh_know.resize(nt);
+  w->sh_know_gen.assign(nt, 0);
+  w->sh_bgen = 1;
+  w->sh_names.clear();
   for (Fiber &f : w->fibers) {
     f.state = F_READY;
     f.shared_next = 0;
@@ -2085,6 +2394,16 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
       for (Worker &x : ws) free_worker(&x);
       return report(fmt("kernel '%s': out of memory for %u fiber stacks", l->kernel, l->threads));
     }
+    // the shared race detector's cells: one per byte of the shared window
+    w.sh_ncells = (l->dyn_smem + 1023) / 1024 * 1024 + STATIC_SMEM_MAX;
+    void *cells = mmap(nullptr, w.sh_ncells * sizeof(ShCell), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (cells == MAP_FAILED) {
+      w.sh_ncells = 0;
+      for (Worker &x : ws) free_worker(&x);
+      return report(fmt("kernel '%s': out of memory for the shared-memory race detector", l->kernel));
+    }
+    w.sh_cells = (ShCell *)cells;
   }
 
   L.shared_cells = ws.size() > 1;

@@ -144,6 +144,14 @@ void float_atomic(const T2cSimTensor *t);
 // null for a row-major tensor.
 const unsigned char *view_mask(const T2cSimTensor *t);
 [[noreturn]] void shared_oob(const char *name, long long i, long long n);
+// The running thread reads or writes the n bytes of shared memory at p: the
+// shared-memory race detector (runtime.cpp, "shared races") fails the launch
+// when no __syncthreads(), __syncwarp() or mbarrier wait orders that access
+// after an earlier one of another thread to the same byte (one of the two a write).
+void shared_access(const void *p, size_t n, int access);
+// A tile of dynamic shared memory: checked to lie inside it, named for race
+// reports; returns p.
+void *shared_view(void *p, size_t bytes, const char *name);
 // A warp collective whose operands and results are more than 8 bytes per lane:
 // `in` and `out` point into the calling fiber's frame until it completes.
 // mma: op OP_MMA_F16/BF16/E4M3/E5M2, size 0, in a MmaIn, out float[4];
@@ -215,26 +223,34 @@ template <typename T> struct checked_ptr {
   }
 };
 
-// An element of a writable tensor, as X[i] gives it: reading it (converting
-// it to T) and writing it (assigning, or op= which does both) are told to the
-// race detector, through the tensor's shadow (never null). An atomic goes through atomic(), which the detector never
+// An element of a writable tensor, as X[i] gives it, or of a shared array:
+// reading it (converting it to T) and writing it (assigning, or op= which does
+// both) are told to the race detector, through the tensor's shadow, or (a
+// null shadow) to the shared-memory one. An atomic goes through atomic(), which the detector never
 // sees: t2c::atomic_* in sim mode is atomicAdd(X[i].atomic(), v) and so on.
 template <typename T> class elem_ref {
   T *p_;
   RaceShadow *s_;
   long long i_;
+  void note(int access) const {
+    if (s_) race_access(s_, i_, 1, access);
+    else shared_access(p_, sizeof(T), access);
+  }
 
  public:
   elem_ref(T *p, RaceShadow *s, long long i) : p_(p), s_(s), i_(i) {}
   T get() const {
-    race_access(s_, i_, 1, RACE_READ);
+    note(RACE_READ);
     return *p_;
   }
   void put(const T &v) const {
-    race_access(s_, i_, 1, RACE_WRITE);
+    note(RACE_WRITE);
     *p_ = v;
   }
   T *atomic() const { return p_; }
+  // &s[i] of a shared array: the address, for cp.async, ldmatrix, lds_vec
+  // and the like, which tell the detector themselves.
+  T *operator&() const { return p_; }
   operator T() const { return get(); }
   // static_cast<float>(X[i]) of an f16 X, as t2c::cvt does: explicit, so
   // that implicit conversions stay unambiguous.
@@ -289,17 +305,20 @@ template <typename T> class tensor {
   }
 };
 
-// A static shared array: one per block, every index checked.
-template <typename T, long long N> class shared_array {
+// A shared array (static, or a tile of dynamic shared memory): one per
+// block, every index checked, every element access told to the
+// shared-memory race detector.
+template <typename T> class shared_array {
   T *p_;
+  long long n_;
   const char *name_;
 
  public:
-  shared_array(void *p, const char *name) : p_(static_cast<T *>(p)), name_(name) {}
+  shared_array(void *p, long long n, const char *name) : p_(static_cast<T *>(p)), n_(n), name_(name) {}
   template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
-  T &operator[](I i) const {
-    if (i < 0 || (long long)i >= N) shared_oob(name_, (long long)i, N);
-    return p_[i];
+  elem_ref<T> operator[](I i) const {
+    if (i < 0 || (long long)i >= n_) shared_oob(name_, (long long)i, n_);
+    return elem_ref<T>(p_ + i, nullptr, (long long)i);
   }
   operator T *() const { return p_; }
 };
@@ -393,13 +412,17 @@ struct Syncwarp {
 #define T2C_SIM_SHARED(T, name, n) T(&name)[n] = *static_cast<T(*)[n]>(T2C_SIM_SHARED_ALLOC_(T, name, n))
 #else
 #define T2C_SIM_SHARED(T, name, n) \
-  ::t2c_sim::shared_array<T, (n)> name(T2C_SIM_SHARED_ALLOC_(T, name, n), #name)
+  ::t2c_sim::shared_array<T> name(T2C_SIM_SHARED_ALLOC_(T, name, n), (n), #name)
 #endif
 // A static shared array aligned to `align` bytes (a power of two up to 1024),
 // as `__shared__ alignas(align) T name[n]`: a swizzled TMA or wgmma buffer.
 #define T2C_SIM_SHARED_ALIGNED(T, name, n, align) \
-  ::t2c_sim::shared_array<T, (n)> name(::t2c_sim::shared_alloc(sizeof(T) * (n), (align), #name), #name)
+  ::t2c_sim::shared_array<T> name(::t2c_sim::shared_alloc(sizeof(T) * (n), (align), #name), (n), #name)
 #define T2C_SIM_DYNAMIC_SMEM(name) unsigned char *name = ::t2c_sim::dyn_smem()
+// A tile of n elements at byte off of dynamic shared memory smem, as
+// `T *name = reinterpret_cast<T *>(smem + off)`: a checked shared array.
+#define T2C_SIM_SHARED_AT(T, name, smem, off, n) \
+  ::t2c_sim::shared_array<T> name(::t2c_sim::shared_view((smem) + (off), sizeof(T) * (n), #name), (n), #name)
 #define T2C_SIM_REGISTER(name, tramp) static ::t2c_sim::Registrar t2c_sim_reg_##name(#name, tramp);
 
 // ---- device functions that <cmath> lacks.

@@ -251,8 +251,9 @@ T2C_DEVICE float max(float a, float b) { return fmaxf(a, b); }
 T2C_DEVICE double min(double a, double b) { return ::fmin(a, b); }
 T2C_DEVICE double max(double a, double b) { return ::fmax(a, b); }
 #ifdef TILE2CU_SIM
-// In sim mode an element of a writable tensor is a t2c_sim::elem_ref<T>, not
-// a T &: a template that deduces T from it is given the element's value.
+// In sim mode an element of a writable tensor or a shared array is a
+// t2c_sim::elem_ref<T>, not a T &: a template that deduces T from it is given
+// the element's value.
 #define T2C_SIM_REF2_(name)                                                                 \
   template <typename T> T2C_DEVICE T name(::t2c_sim::elem_ref<T> a, T b) { return name(a.get(), b); } \
   template <typename T> T2C_DEVICE T name(T a, ::t2c_sim::elem_ref<T> b) { return name(a, b.get()); } \
@@ -404,6 +405,14 @@ template <int W, int S = 1, typename T> T2C_DEVICE void fold_argmin(T &v, int &i
 // objects for scan_lanes. cummax propagates NaN: from the first NaN on, every
 // element is NaN (as NumPy's maximum.accumulate).
 template <typename T> T2C_DEVICE T max_nan(T a, T b) { return is_nan(a) ? a : is_nan(b) ? b : a < b ? b : a; }
+#ifdef TILE2CU_SIM
+// A shared array's element is an elem_ref too (the shared-memory race detector).
+template <typename T> T2C_DEVICE void argmax_step(T &v, int &i, ::t2c_sim::elem_ref<T> w, int j) { argmax_step(v, i, w.get(), j); }
+template <typename T> T2C_DEVICE void argmin_step(T &v, int &i, ::t2c_sim::elem_ref<T> w, int j) { argmin_step(v, i, w.get(), j); }
+template <typename T> T2C_DEVICE T max_nan(::t2c_sim::elem_ref<T> a, T b) { return max_nan(a.get(), b); }
+template <typename T> T2C_DEVICE T max_nan(T a, ::t2c_sim::elem_ref<T> b) { return max_nan(a, b.get()); }
+template <typename T> T2C_DEVICE T max_nan(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) { return max_nan(a.get(), b.get()); }
+#endif
 struct Add {
   template <typename T> T2C_DEVICE T operator()(T a, T b) const { return a + b; }
 };
@@ -484,6 +493,7 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
 #ifdef TILE2CU_SIM
   if (reinterpret_cast<uintptr_t>(p) % sizeof w != 0)
     ::t2c_sim::failf("misaligned %d-byte shared store", (int)sizeof w);
+  ::t2c_sim::shared_access(p, sizeof w, ::t2c_sim::RACE_WRITE);
 #endif
   *reinterpret_cast<Vec<T, N> *>(p) = w;
 }
@@ -493,6 +503,7 @@ template <int N, typename T> T2C_DEVICE Vec<T, N> lds_vec(const T *p) {
 #ifdef TILE2CU_SIM
   if (reinterpret_cast<uintptr_t>(p) % sizeof(Vec<T, N>) != 0)
     ::t2c_sim::failf("misaligned %d-byte shared load", (int)sizeof(Vec<T, N>));
+  ::t2c_sim::shared_access(p, sizeof(Vec<T, N>), ::t2c_sim::RACE_READ);
 #endif
   return *reinterpret_cast<const Vec<T, N> *>(p);
 }
@@ -1865,7 +1876,7 @@ T2C_DEVICE unsigned long long wgmma_desc(const void *smem, unsigned lbo_bytes, u
 template <typename A>
 T2C_DEVICE unsigned long long wgmma_desc_at(const A &base, unsigned lbo_bytes, unsigned sbo_bytes, unsigned swizzle_bytes,
                                             unsigned stage, unsigned at) {
-  const unsigned e = (unsigned)sizeof(base[0]);
+  const unsigned e = (unsigned)sizeof(*&base[0]);  // (in sim mode base[0] is an elem_ref; &base[0] a T *)
   return wgmma_desc(&base[0], lbo_bytes, sbo_bytes, swizzle_bytes) + ((stage * e) >> 4) + ((at * e) >> 4);
 }
 

@@ -144,6 +144,56 @@ static void test_mbar_phases(void) {
     }
 }
 
+/* hop_sh_race's output for mode m, computed from the kernel's comment. */
+static int sh_race_want(int mode, int t) {
+  if (mode == 0) return 10 * (t ^ 1);
+  if (mode == 2) return t < 32 ? 0 : 10 * (t - 32);
+  return t < 32 ? t + 32 : 0; /* mode 5: lane t's low half of ldmatrix row t / 4, column 2 (t % 4): s[t] = t + 32 */
+}
+
+/* The shared-memory race detector: __syncwarp() and an mbarrier wait order
+ * accesses, their planted absence is reported with the tile, the byte and
+ * both threads; ldmatrix's reads are seen too. */
+static void test_sh_race(void) {
+  int o[64], mode = 0;
+  T2cSimTensor to = tensor(o, 64, 4, "O");
+  void *args[] = {&to, &mode};
+  char err[ERRLEN];
+  const size_t dyn = 64 + 64 * 4;
+  static const struct {
+    int mode;
+    const char *name, *msg, *msg2;
+  } cases[] = {
+      {0, "shared race: __syncwarp orders a warp's exchange", NULL, NULL},
+      {1, "shared race: __syncwarp does not order two warps",
+       "race: shared tile 's' + byte 128 (dynamic shared memory + 192) in kernel 'hop_sh_race', block (0,0,0): "
+       "thread 32 wrote it and thread 0 reads it, and no __syncthreads(), __syncwarp() or mbarrier wait orders the two",
+       NULL},
+      {2, "shared race: an mbarrier wait orders the arrivals' writes", NULL, NULL},
+      {3, "shared race: no mbarrier wait",
+       "race: shared tile 's' + byte 0 (dynamic shared memory + 64) in kernel 'hop_sh_race', block (0,0,0): ",
+       "thread 0 wrote it and thread 32 reads it"},
+      {4, "shared race: ldmatrix reads another warp's writes",
+       "race: shared tile 's' + byte 0 (dynamic shared memory + 64) in kernel 'hop_sh_race', block (0,0,0): ",
+       "thread 32 wrote it and thread 0 reads it"},
+      {5, "shared race: a barrier before ldmatrix", NULL, NULL},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    mode = cases[c].mode;
+    if (cases[c].msg) {
+      expect_err(cases[c].name, launch("hop_sh_race", 64, dyn, args, 2, 1, 1, err), err, cases[c].msg, cases[c].msg2,
+                 NULL);
+      continue;
+    }
+    if (!expect_ok(cases[c].name, launch("hop_sh_race", 64, dyn, args, 2, 1, 3, err), err)) continue;
+    for (int t = 0; t < 64; t++)
+      if (o[t] != sh_race_want(mode, t)) {
+        fail(cases[c].name, "O[%d] = %d, want %d", t, o[t], sh_race_want(mode, t));
+        break;
+      }
+  }
+}
+
 static void test_mbar_bad(void) {
   int o[64], mode;
   T2cSimTensor to = tensor(o, 64, 4, "O");
@@ -722,6 +772,7 @@ int main(int argc, char **argv) {
   test_swizzle();
   test_mbar_phases();
   test_mbar_bad();
+  test_sh_race();
   test_tma_load();
   test_tma_bad();
   test_tma_store();

@@ -38,6 +38,53 @@ extern "C" __global__ void hop_mbar_phases(t2c_sim::tensor<int> O) {
 }
 T2C_REGISTER_(hop_mbar_phases, T2C_ARG(int, 0))
 
+// The shared-memory race detector over a tile of dynamic shared memory (s:
+// 64 ints at byte 64; an mbarrier at 0), 64 threads, by mode:
+// 0 correct: each thread writes s[tid], __syncwarp(), reads its warp
+//   neighbour's s[tid ^ 1];
+// 1 PLANTED: the same, reading s[(tid + 32) % 64] of the other warp;
+// 2 correct: warp 0 writes s[tid] and arrives on the mbarrier (count 32),
+//   warp 1 waits for phase 0 and reads s[tid - 32];
+// 3 PLANTED: the same without the wait;
+// 4 PLANTED: warp 1 writes s[0..31], warp 0 reads them by ldmatrix.x2 with no barrier;
+// 5 correct: the same with a __syncthreads() between.
+extern "C" __global__ void hop_sh_race(t2c_sim::tensor<int> O, int mode) {
+  T2C_SIM_DYNAMIC_SMEM(t2c_smem);
+  T2C_SIM_SHARED_AT(u64, bar, t2c_smem, 0, 1);
+  T2C_SIM_SHARED_AT(int, s, t2c_smem, 64, 64);
+  const int tid = threadIdx.x, lane = tid % 32;
+  if (mode <= 1) {
+    s[tid] = 10 * tid;
+    __syncwarp();
+    O[tid] = s[mode == 0 ? tid ^ 1 : (tid + 32) % 64];
+  } else if (mode <= 3) {
+    if (tid == 0) {
+      t2c::mbar_init(&bar[0], 32);
+      t2c::fence_mbarrier_init();
+    }
+    __syncthreads();
+    if (tid < 32) {
+      s[tid] = 10 * tid;
+      t2c::mbar_arrive(&bar[0]);
+      O[tid] = 0;
+    } else {
+      if (mode == 2) t2c::mbar_wait_parity(&bar[0], 0);
+      O[tid] = s[tid - 32];
+    }
+  } else {
+    if (tid >= 32) s[tid - 32] = tid;
+    if (mode == 5) __syncthreads();
+    if (tid < 32) {
+      unsigned r[2];
+      t2c::ldmatrix_x2(r, &s[4 * (lane % 16)]);
+      O[tid] = (int)(r[0] & 0xffff);
+    } else {
+      O[tid] = 0;
+    }
+  }
+}
+T2C_REGISTER_(hop_sh_race, T2C_ARG(int, 0), T2C_INT(1))
+
 // PLANTED, by mode: 0 a wait for the wrong parity (phase 0 has completed, the
 // threads wait for parity 1: the next phase, which nobody completes); 1 a
 // phase expecting 64 bytes that never come; 2 a wait on a barrier never
@@ -371,7 +418,7 @@ T2C_REGISTER_(hop_gemm_tma, *T2C_MAP(0), *T2C_MAP(1), T2C_ARG(float, 2), T2C_INT
 extern "C" __global__ void hop_smem_align(t2c_sim::tensor<int> O) {
   T2C_SIM_SHARED(unsigned char, pad, 16);
   T2C_SIM_SHARED_ALIGNED(unsigned short, s, 512, 1024);
-  pad[threadIdx.x % 16] = 0;
+  if (threadIdx.x < 16) pad[threadIdx.x] = 0;
   if (threadIdx.x == 0) {
     O[0] = (int)(t2c::smem_u32(&s[0]) % 1024);
     O[1] = (int)(reinterpret_cast<unsigned long long>(&s[0]) % 1024);

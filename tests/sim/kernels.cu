@@ -682,7 +682,8 @@ tc_bad(t2c_sim::tensor<unsigned> O, int mode)
   T2C_SIM_SHARED(unsigned short, s, 32 * 8);
   unsigned short local[8] __attribute__((aligned(16))) = {0};
   const int tid = threadIdx.x, lane = tid % 32;
-  for (int i = 0; i < 8; i++) s[lane * 8 + i] = (unsigned short)(tid * 8 + i);
+  if (tid < 32)
+    for (int i = 0; i < 8; i++) s[lane * 8 + i] = (unsigned short)(tid * 8 + i);
   __syncthreads();
   unsigned r[4] = {0, 0, 0, 0}, r2[2] = {0, 0};
   if (mode == 0) {
