@@ -235,6 +235,21 @@ template <typename T> T2C_DEVICE T imod(T a, T b) {
   check_div(a, b);
   return a % b;
 }
+#ifdef TILE2CU_SIM
+// An operand that is a shared array's element (an elem_ref) gives its value.
+#define T2C_SIM_REFV_(name)                                                                              \
+  template <typename T> T2C_DEVICE auto name(::t2c_sim::elem_ref<T> a, T b) { return name(a.get(), b); } \
+  template <typename T> T2C_DEVICE auto name(T a, ::t2c_sim::elem_ref<T> b) { return name(a, b.get()); } \
+  template <typename T> T2C_DEVICE auto name(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) {       \
+    return name(a.get(), b.get());                                                                        \
+  }
+T2C_SIM_REFV_(shlv)
+T2C_SIM_REFV_(shrv)
+T2C_SIM_REFV_(check_div)
+T2C_SIM_REFV_(idiv)
+T2C_SIM_REFV_(imod)
+#undef T2C_SIM_REFV_
+#endif
 
 T2C_DEVICE int abs(int x) { return x < 0 ? -x : x; }
 T2C_DEVICE long long abs(long long x) { return x < 0 ? -x : x; }
@@ -523,7 +538,8 @@ template <typename T> T2C_DEVICE bool atomic_before_(T a, T b) {
 // The CPU backend runs the blocks on two worker threads at once, so an update
 // is a real atomic of the host (a compare-and-swap loop on the element's
 // bytes); the element is checked against the tensor. Atomics go around the
-// race detector (checked_ptr::note): they never race.
+// race detector (checked_ptr::note): they never race. T comes from the address
+// alone: the value may be a shared array's element (an elem_ref).
 template <typename T, typename F> T2C_DEVICE void atomic_update_(::t2c_sim::checked_ptr<T> g, F f) {
   if (g.bad(0)) ::t2c_sim::tensor_oob(g.t, g.i, false);
   T *p = g.base + g.i, old, nv;
@@ -532,14 +548,14 @@ template <typename T, typename F> T2C_DEVICE void atomic_update_(::t2c_sim::chec
     nv = f(old);
   while (!__atomic_compare_exchange(p, &old, &nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 }
-template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, T v) {
+template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, typename std::common_type<T>::type v) {
   atomic_update_(g, [v](T e) { return static_cast<T>(e + v); });
   if (!std::is_integral<T>::value) ::t2c_sim::float_atomic(g.t); /* the sum depends on the order */
 }
-template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, T v) {
+template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, typename std::common_type<T>::type v) {
   atomic_update_(g, [v](T e) { return atomic_before_(e, v) ? v : e; });
 }
-template <typename T> T2C_DEVICE void atomic_min(::t2c_sim::checked_ptr<T> g, T v) {
+template <typename T> T2C_DEVICE void atomic_min(::t2c_sim::checked_ptr<T> g, typename std::common_type<T>::type v) {
   atomic_update_(g, [v](T e) { return atomic_before_(v, e) ? v : e; });
 }
 #else
@@ -610,10 +626,13 @@ T2C_DEVICE unsigned bits32(float x) { return __float_as_uint(x); }
 T2C_DEVICE unsigned bits32(int x) { return (unsigned)x; }
 T2C_DEVICE unsigned bits32(unsigned x) { return x; }
 template <typename P> T2C_DEVICE void store16_words(P dst, unsigned w0, unsigned w1, unsigned w2, unsigned w3);
-template <typename P, typename T> T2C_DEVICE void store16(P dst, T a, T b, T c, T d) {
+// (each value its own type: in sim mode a shared array's element is an elem_ref)
+template <typename P, typename A, typename B, typename C, typename D>
+T2C_DEVICE void store16(P dst, A a, B b, C c, D d) {
   store16_words(dst, bits32(a), bits32(b), bits32(c), bits32(d));
 }
-template <typename P, typename T> T2C_DEVICE void store16(P dst, T a, T b, T c, T d, T e, T f, T g, T h) {
+template <typename P, typename A, typename B, typename C, typename D, typename E, typename F, typename G, typename H>
+T2C_DEVICE void store16(P dst, A a, B b, C c, D d, E e, F f, G g, H h) {
   store16_words(dst, pack2(a, b), pack2(c, d), pack2(e, f), pack2(g, h));
 }
 template <typename T> T2C_DEVICE T unpack_lo(unsigned x);

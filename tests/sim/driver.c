@@ -1134,6 +1134,24 @@ static void test_atomic_zeros(void) {
 /* t2c::ldg_vec and stg_vec move exactly the run at the index, and refuse a run
  * that leaves the tensor or is not aligned to its size; t2c::aligned tests the
  * real address. */
+/* shared_operands: rt.cuh's templates take a shared array's element (an
+ * elem_ref in sim mode) as an operand; the results, as C computes them. */
+static void test_shared_operands(void) {
+  int o[9] = {0, 0, 0, 0, 0, 0, 10, 5, 9};
+  float f[4] = {0};
+  T2cSimTensor to = tensor(o, 9, 4, "O"), tf = tensor(f, 4, 4, "F");
+  void *args[] = {&to, &tf};
+  Run r = {"shared_operands", {1, 1, 1}, 32, 0, 1};
+  char err[ERRLEN];
+  if (!expect_ok("shared elements as operands", launch(&r, args, 2, 3, err), err)) return;
+  const int want[9] = {7 / 2, 7 % 3, 2 << 3, 40 >> 2, 5, 4, 10 + 7, 7, 7};
+  const float fw[4] = {1.5f, 2.0f, -2.5f, 4.0f};
+  for (int i = 0; i < 9; i++)
+    if (o[i] != want[i]) fail("shared elements as operands", "O[%d] = %d, want %d", i, o[i], want[i]);
+  for (int i = 0; i < 4; i++)
+    if (f[i] != fw[i]) fail("shared elements as operands", "F[%d] = %g, want %g", i, f[i], fw[i]);
+}
+
 static void test_vec_runs(void) {
   static float xbuf[129] __attribute__((aligned(16)));
   float *x = xbuf, o[128];
@@ -1294,6 +1312,7 @@ int main(int argc, char **argv) {
   test_cp_async_bad();
   test_vec_runs();
   test_tensor_races_intra();
+  test_shared_operands();
   test_tensor_races_inter();
   test_tensor_races_atomic();
   test_tensor_races_vec();

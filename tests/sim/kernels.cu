@@ -1082,3 +1082,30 @@ static void t2c_sim_tramp_strided_race(void *const *a) {
                *static_cast<const long long *>(a[2]));
 }
 T2C_SIM_REGISTER(strided_race, t2c_sim_tramp_strided_race)
+
+// A shared array's elements as operands of rt.cuh's templates (in sim mode an
+// element is an elem_ref, which a template must not take for its type): one
+// thread, s = {7, 2, 40, 3}; O (int) gets idiv(s0, s1), imod(s0, 3), shlv(s1, s3),
+// shrv(s2, s1), min(s2, 5), max(4, s1), and atomic_add/max/min of s0 on O[6..8];
+// F (float) gets store16 of {f0, 2, f1, 4} (f = {1.5, -2.5}).
+extern "C" __global__ void __launch_bounds__(32)
+shared_operands(t2c_sim::tensor<int> O, t2c_sim::tensor<float> F)
+{
+  T2C_SIM_SHARED(int, s, 4);
+  T2C_SIM_SHARED(float, f, 2);
+  if (threadIdx.x != 0) return;
+  s[0] = 7, s[1] = 2, s[2] = 40, s[3] = 3;
+  f[0] = 1.5f, f[1] = -2.5f;
+  O[0] = t2c::idiv(s[0], s[1]);
+  O[1] = t2c::imod(s[0], 3);
+  O[2] = t2c::shlv(s[1], s[3]);
+  O[3] = t2c::shrv(s[2], s[1]);
+  O[4] = t2c::min(s[2], 5);
+  O[5] = t2c::max(4, s[1]);
+  t2c::atomic_add(O + 6, s[0]);
+  t2c::atomic_max(O + 7, s[0]);
+  t2c::atomic_min(O + 8, s[0]);
+  t2c::store16(F + 0, f[0], 2.0f, f[1], 4.0f);
+}
+static void t2c_sim_tramp_shared_operands(void *const *a) { shared_operands(T2C_ARG(int, 0), T2C_ARG(float, 1)); }
+T2C_SIM_REGISTER(shared_operands, t2c_sim_tramp_shared_operands)
