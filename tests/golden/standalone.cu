@@ -235,21 +235,6 @@ template <typename T> T2C_DEVICE T imod(T a, T b) {
   check_div(a, b);
   return a % b;
 }
-#ifdef TILE2CU_SIM
-// An operand that is a shared array's element (an elem_ref) gives its value.
-#define T2C_SIM_REFV_(name)                                                                              \
-  template <typename T> T2C_DEVICE auto name(::t2c_sim::elem_ref<T> a, T b) { return name(a.get(), b); } \
-  template <typename T> T2C_DEVICE auto name(T a, ::t2c_sim::elem_ref<T> b) { return name(a, b.get()); } \
-  template <typename T> T2C_DEVICE auto name(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) {       \
-    return name(a.get(), b.get());                                                                        \
-  }
-T2C_SIM_REFV_(shlv)
-T2C_SIM_REFV_(shrv)
-T2C_SIM_REFV_(check_div)
-T2C_SIM_REFV_(idiv)
-T2C_SIM_REFV_(imod)
-#undef T2C_SIM_REFV_
-#endif
 
 T2C_DEVICE int abs(int x) { return x < 0 ? -x : x; }
 T2C_DEVICE long long abs(long long x) { return x < 0 ? -x : x; }
@@ -268,17 +253,21 @@ T2C_DEVICE double min(double a, double b) { return ::fmin(a, b); }
 T2C_DEVICE double max(double a, double b) { return ::fmax(a, b); }
 #ifdef TILE2CU_SIM
 // In sim mode an element of a writable tensor or a shared array is a
-// t2c_sim::elem_ref<T>, not a T &: a template that deduces T from it is given
-// the element's value.
-#define T2C_SIM_REF2_(name)                                                                 \
-  template <typename T> T2C_DEVICE T name(::t2c_sim::elem_ref<T> a, T b) { return name(a.get(), b); } \
-  template <typename T> T2C_DEVICE T name(T a, ::t2c_sim::elem_ref<T> b) { return name(a, b.get()); } \
-  template <typename T> T2C_DEVICE T name(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) {      \
-    return name(a.get(), b.get());                                                          \
+// t2c_sim::elem_ref<T>, not a T &: a template of two operands that deduces T
+// from it is given the element's value (max_nan below too).
+#define T2C_SIM_REF2_(name)                                                                              \
+  template <typename T> T2C_DEVICE auto name(::t2c_sim::elem_ref<T> a, T b) { return name(a.get(), b); } \
+  template <typename T> T2C_DEVICE auto name(T a, ::t2c_sim::elem_ref<T> b) { return name(a, b.get()); } \
+  template <typename T> T2C_DEVICE auto name(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) {       \
+    return name(a.get(), b.get());                                                                        \
   }
 T2C_SIM_REF2_(min)
 T2C_SIM_REF2_(max)
-#undef T2C_SIM_REF2_
+T2C_SIM_REF2_(shlv)
+T2C_SIM_REF2_(shrv)
+T2C_SIM_REF2_(check_div)
+T2C_SIM_REF2_(idiv)
+T2C_SIM_REF2_(imod)
 #endif
 
 // ---- random numbers: rand, randn, randint(seed, off). Philox4x32-10 (Salmon,
@@ -425,9 +414,8 @@ template <typename T> T2C_DEVICE T max_nan(T a, T b) { return is_nan(a) ? a : is
 // A shared array's element is an elem_ref too (the shared-memory race detector).
 template <typename T> T2C_DEVICE void argmax_step(T &v, int &i, ::t2c_sim::elem_ref<T> w, int j) { argmax_step(v, i, w.get(), j); }
 template <typename T> T2C_DEVICE void argmin_step(T &v, int &i, ::t2c_sim::elem_ref<T> w, int j) { argmin_step(v, i, w.get(), j); }
-template <typename T> T2C_DEVICE T max_nan(::t2c_sim::elem_ref<T> a, T b) { return max_nan(a.get(), b); }
-template <typename T> T2C_DEVICE T max_nan(T a, ::t2c_sim::elem_ref<T> b) { return max_nan(a, b.get()); }
-template <typename T> T2C_DEVICE T max_nan(::t2c_sim::elem_ref<T> a, ::t2c_sim::elem_ref<T> b) { return max_nan(a.get(), b.get()); }
+T2C_SIM_REF2_(max_nan)
+#undef T2C_SIM_REF2_
 #endif
 struct Add {
   template <typename T> T2C_DEVICE T operator()(T a, T b) const { return a + b; }
