@@ -557,7 +557,15 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
                                          f->stmt->loc.line);
   int gen = tma ? TIR_GENERAL : 0; /* the cp.async ring's ops: the general body's only, under TMA */
   for (int j = 0; j < ahead; j++) {
-    for (int r = 0; r < n; r++) vec_push(K->a, before, only(async_copy(K, loads[r], bufs[r], f->stmt, f->stmt->u.forr.lo, j), gen));
+    for (int r = 0; r < n; r++) {
+      /* the copies before the loop write the ring: in a loop around this one they refill
+       * stages the previous run's last iterations read (sync.c puts a barrier between),
+       * and no other buffer may share the ring's bytes from here on (smem.c) */
+      TirOp *c = async_copy(K, loads[r], bufs[r], f->stmt, f->stmt->u.forr.lo, j);
+      c->acc[0] = (TirAccess){bufs[r], true, false};
+      c->nacc = 1;
+      vec_push(K->a, before, only(c, gen));
+    }
     vec_push(K->a, before, only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen));
   }
   PtrVec head = {0};

@@ -135,7 +135,14 @@ static bool thread0_store(const TirOp *op) { return op->kind == TO_STORE && op->
 /* The conflict of op's access i in state st, or NULL. */
 static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *st, int i) {
   int b = op->acc[i].buf;
-  if (K->bufs[b].stages) return NULL; /* a stage ring: its own wait and barrier (pipeline.c) */
+  if (K->bufs[b].stages) {
+    /* a stage ring: its own wait and barrier in its loop (pipeline.c); a copy before the loop
+     * refills stages that the loop's previous run (in an enclosing loop) may still read */
+    if (op->kind == TO_ASYNC_COPY && op->acc[i].write && (st->acc[b] & ST_R))
+      return arena_printf(K->a, "%s: read at line %d, refilled %s before the loop by other threads", K->bufs[b].cname,
+                          st->rline[b], ps->here);
+    return NULL;
+  }
   const char *n = K->bufs[b].cname;
   if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
                             (!op->acc[i].write && same_elements(st->wop[b], op))))

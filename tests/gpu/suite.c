@@ -3064,6 +3064,36 @@ static void t_pipeline_reload(Tally *T) {
   }
 }
 
+/* pipeline_nested: a @pipeline loop run twice by an enclosing loop. K = 200 is 7
+ * iterations of 32: the last reads stage 0, which the second run's first copy
+ * refills; K = 77 takes the general body (element copies). */
+static void t_pipeline_nested(Tally *T) {
+  static const int MNK[][3] = {{37, 100, 200}, {64, 64, 96}, {70, 136, 77}, {5, 8, 8}};
+  static const char *const targets[] = {NULL, "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    Rng r = rng_seed("pipeline_nested", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_nested.tl", "pipeline_nested");
+    if (targets[c / 4]) snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 3, SHAPE(2, M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, kk, j);
+        for (int q = 0; q < 2; q++) C->ref[((size_t)q * M + i) * N + j] = (q + 1) * s;
+      }
+    char l[64];
+    label(l, sizeof l, "%s%sM=%d N=%d K=%d", targets[c / 4] ? targets[c / 4] : "", targets[c / 4] ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "pipeline_nested", l));
+    call_free(&k);
+  }
+}
+
 /* pipeline_padded: stage rings filled by 384 threads, which do not divide B's stage (its
  * copy's layout has padding positions, which must copy nothing: a zero-filling cp.async
  * there writes past the stage). K = 584 is 19 iterations of 32, every stage refilled
@@ -4938,6 +4968,7 @@ static const Test tests[] = {
     {"cast_saturate", t_cast_saturate},
     {"pipeline_reload", t_pipeline_reload},
     {"pipeline_padded", t_pipeline_padded},
+    {"pipeline_nested", t_pipeline_nested},
     {"defer_dot", t_defer_dot},
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},
