@@ -1030,14 +1030,27 @@ struct ShRace {
 };
 
 // Thread u reads or writes the n bytes at p. False (and r filled in) on a race.
+static bool sh_cell_eq(const ShCell &a, const ShCell &b) {
+  return a.gen == b.gen && a.w == b.w && a.r1 == b.r1 && a.r2 == b.r2;
+}
+
 static bool sh_note(Worker *w, unsigned u, const void *p, size_t n, int access, ShRace *r) {
   long long off = sh_offset(w, p);
   if (off < 0 || !w->sh_cells) return true;
   if ((size_t)off + n > w->sh_ncells) n = w->sh_ncells - (size_t)off;
   const uint32_t me = sh_stamp(u, w->sh_clk[u]), gen = w->sh_gen;
+  // the bytes of one access mostly have equal cells (one writer, the same
+  // readers): a cell equal to the last one checked gets the same outcome
+  ShCell in = {}, out = {};
+  bool have = false;
   for (size_t k = 0; k < n; k++) {
     ShCell *c = &w->sh_cells[off + (long long)k];
     if (c->gen != gen) *c = ShCell{gen, 0, 0, 0};
+    if (have && sh_cell_eq(*c, in)) {
+      *c = out;
+      continue;
+    }
+    in = *c;
     uint32_t other = 0;
     bool wrote = false;
     if (c->w && !sh_ordered(w, c->w, u)) {
@@ -1050,6 +1063,8 @@ static bool sh_note(Worker *w, unsigned u, const void *p, size_t n, int access, 
         c->w = me;
         c->r1 = c->r2 = 0;
       }
+    } else if (c->r1 == me || c->r2 == me) {
+      // read again by the same thread in the same clock: nothing new
     } else if (!c->r1 || sh_ordered(w, c->r1, u)) {
       c->r1 = me;
       if (c->r2 && sh_ordered(w, c->r2, u)) c->r2 = 0;
@@ -1060,6 +1075,8 @@ static bool sh_note(Worker *w, unsigned u, const void *p, size_t n, int access, 
       *r = ShRace{(const unsigned char *)p + k, other, wrote, access == RACE_WRITE, u};
       return false;
     }
+    out = *c;
+    have = true;
   }
   return true;
 }
