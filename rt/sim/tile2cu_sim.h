@@ -202,6 +202,8 @@ struct Registrar {
 
 // The address of element i of a tensor, from `X + i`: what t2c::cp_async_*
 // takes as its source in sim mode, so the bytes it reads can be checked.
+template <typename T> class elem_ref;
+
 template <typename T> struct checked_ptr {
   T *base;
   long long n;  // elements in the tensor
@@ -211,6 +213,8 @@ template <typename T> struct checked_ptr {
   const unsigned char *vm;  // a strided view's mask of the buffer (view_mask), or null
   template <typename I, typename = typename std::enable_if<std::is_integral<I>::value>::type>
   checked_ptr operator+(I k) const { return checked_ptr{base, n, t, i + (long long)k, rs, vm}; }
+  // an index read from a shared array (a gather's): its value
+  template <typename I> checked_ptr operator+(const elem_ref<I> &k) const { return *this + k.get(); }
   // Whether element i + k is outside the tensor (or outside its strided view).
   bool bad(long long k) const {
     const long long j = i + k;
@@ -303,6 +307,8 @@ template <typename T> class tensor {
   checked_ptr<T> operator+(I i) const {
     return checked_ptr<T>{p_, n_, t_, (long long)i, rs_, vm_};
   }
+  // an index read from a shared array (a gather's, a scatter's): its value
+  template <typename I> checked_ptr<T> operator+(const elem_ref<I> &i) const { return *this + i.get(); }
 };
 
 // A shared array (static, or a tile of dynamic shared memory): one per
@@ -320,6 +326,7 @@ template <typename T> class shared_array {
     if (i < 0 || (long long)i >= n_) shared_oob(name_, (long long)i, n_);
     return elem_ref<T>(p_ + i, nullptr, (long long)i);
   }
+  template <typename I> elem_ref<T> operator[](const elem_ref<I> &i) const { return (*this)[i.get()]; }
   operator T *() const { return p_; }
 };
 

@@ -1137,16 +1137,16 @@ static void test_atomic_zeros(void) {
 /* shared_operands: rt.cuh's templates take a shared array's element (an
  * elem_ref in sim mode) as an operand; the results, as C computes them. */
 static void test_shared_operands(void) {
-  int o[9] = {0, 0, 0, 0, 0, 0, 10, 5, 9};
+  int o[10] = {0, 0, 0, 0, 0, 0, 10, 5, 9, 0};
   float f[4] = {0};
-  T2cSimTensor to = tensor(o, 9, 4, "O"), tf = tensor(f, 4, 4, "F");
+  T2cSimTensor to = tensor(o, 10, 4, "O"), tf = tensor(f, 4, 4, "F");
   void *args[] = {&to, &tf};
   Run r = {"shared_operands", {1, 1, 1}, 32, 0, 1};
   char err[ERRLEN];
   if (!expect_ok("shared elements as operands", launch(&r, args, 2, 3, err), err)) return;
-  const int want[9] = {7 / 2, 7 % 3, 2 << 3, 40 >> 2, 5, 4, 10 + 7, 7, 7};
+  const int want[10] = {7 / 2, 7 % 3, (2 << 3) + 5, 40 >> 2, 5, 4, 10 + 7, 7, 7, 3};
   const float fw[4] = {1.5f, 2.0f, -2.5f, 4.0f};
-  for (int i = 0; i < 9; i++)
+  for (int i = 0; i < 10; i++)
     if (o[i] != want[i]) fail("shared elements as operands", "O[%d] = %d, want %d", i, o[i], want[i]);
   for (int i = 0; i < 4; i++)
     if (f[i] != fw[i]) fail("shared elements as operands", "F[%d] = %g, want %g", i, f[i], fw[i]);

@@ -1087,7 +1087,8 @@ T2C_SIM_REGISTER(strided_race, t2c_sim_tramp_strided_race)
 // element is an elem_ref, which a template must not take for its type): one
 // thread, s = {7, 2, 40, 3}; O (int) gets idiv(s0, s1), imod(s0, 3), shlv(s1, s3),
 // shrv(s2, s1), min(s2, 5), max(4, s1), and atomic_add/max/min of s0 on O[6..8];
-// F (float) gets store16 of {f0, 2, f1, 4} (f = {1.5, -2.5}).
+// then O[s1] += 5 through an atomic at O + s1 (an index from shared memory, as a
+// gather's) and O[9] = s[s3]; F (float) gets store16 of {f0, 2, f1, 4} (f = {1.5, -2.5}).
 extern "C" __global__ void __launch_bounds__(32)
 shared_operands(t2c_sim::tensor<int> O, t2c_sim::tensor<float> F)
 {
@@ -1105,6 +1106,8 @@ shared_operands(t2c_sim::tensor<int> O, t2c_sim::tensor<float> F)
   t2c::atomic_add(O + 6, s[0]);
   t2c::atomic_max(O + 7, s[0]);
   t2c::atomic_min(O + 8, s[0]);
+  t2c::atomic_add(O + s[1], 5);
+  O[9] = s[s[3]];
   t2c::store16(F + 0, f[0], 2.0f, f[1], 4.0f);
 }
 static void t2c_sim_tramp_shared_operands(void *const *a) { shared_operands(T2C_ARG(int, 0), T2C_ARG(float, 1)); }
