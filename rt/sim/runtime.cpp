@@ -1013,6 +1013,14 @@ static bool sh_tick(Worker *w, unsigned t) {
   return true;
 }
 
+// The same from the scheduler (a barrier, a __syncwarp()): fails the block on overflow.
+static bool sh_tick_block(Worker *w, unsigned t) {
+  return sh_tick(w, t) ||
+         fail_block(w, fmt("more than %u release points (barriers, __syncwarp(), mbarrier arrives) of thread %u %s: "
+                           "too many for the race detector",
+                           SH_CLK_MAX - 1, t, where(w).c_str()));
+}
+
 // The window offset of host address p, or -1 when p is not shared memory.
 static long long sh_offset(const Worker *w, const void *p) {
   uintptr_t a = (uintptr_t)p, dyn = (uintptr_t)w->dyn, ar = (uintptr_t)w->arena;
@@ -1169,9 +1177,7 @@ static bool sh_syncwarp(Worker *w, unsigned wp, unsigned mask) {
     if (!(mask >> l & 1)) continue;
     const unsigned u = wp * 32 + l;
     std::copy(j.begin(), j.end(), sh_know_row(w, u));
-    if (!sh_tick(w, u))
-      return fail_block(w, fmt("more than %u release points (barriers, __syncwarp(), mbarrier arrives) of thread %u %s: too many for the race detector",
-                               SH_CLK_MAX - 1, u, where(w).c_str()));
+    if (!sh_tick_block(w, u)) return false;
   }
   return true;
 }
@@ -2114,9 +2120,7 @@ static bool resolve(Worker *w, std::vector<unsigned> &ready) {
     w->stamp = race_stamp(w->lin, w->epoch, 0);
     for (size_t t = 0; t < n; t++) {  // every thread knows what every thread did before it
       w->sh_base[t] = w->sh_clk[t];
-      if (!sh_tick(w, (unsigned)t))
-        return fail_block(w, fmt("more than %u release points (barriers, __syncwarp(), mbarrier arrives) of thread %zu %s: too many for the race detector",
-                                 SH_CLK_MAX - 1, t, where(w).c_str()));
+      if (!sh_tick_block(w, (unsigned)t)) return false;
     }
     w->sh_bgen++;
     for (Fiber &f : w->fibers) {
