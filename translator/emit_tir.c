@@ -38,6 +38,8 @@ typedef struct Printer {
   bool masked;          /* copy_elem guards each copy by the tile mask: tensor_index leaves it out */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
   bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
+  int ring_at;          /* TO_FRAGS: stage rings read at the stage of their loop's next iteration (1), or
+                           at the first stage, before the loop (2); 0: this iteration's */
 } Printer;
 
 /* A for loop being printed: the names its end and step go by inside it (a
@@ -184,6 +186,8 @@ static int reg_of(const Layout *v, At at) {
 /* The first element of the stage or half of buffer bi this turn uses, or NULL (neither). */
 static const char *stage_of(Printer *P, int bi) {
   const TirBuf *f = &P->K->bufs[bi];
+  if (f->stages && P->ring_at == 2) return NULL;
+  if (f->stages && P->ring_at == 1) return F("((%s + 1) %% %d) * %d", f->counter, f->stages, (int)tir_buf_elems(f));
   if (f->stages) return F("(%s %% %d) * %d", f->counter, f->stages, (int)tir_buf_elems(f)); /* a stage ring */
   return f->alternating ? F("t2c_ph%d * %d", bi, (int)tir_buf_elems(f)) : NULL;
 }
@@ -1585,20 +1589,21 @@ static const char *kplus(Printer *P, const char *k, const char *rest) {
  * of B = the copy ([K, N], ldmatrix .trans), or of B = transpose(copy) ([N, K],
  * plain ldmatrix: the copy's rows are B's columns). */
 static void load_b(Printer *P, const TirOp *op, const char *k, const char *n, int j, bool pair) {
-  const char *dst = F("t2c_b%d", j);
+  const char *set = op->kind == TO_FRAGS ? F("t2c_fb%d[%d]", op->frag, op->fset) : NULL; /* into a fragment set */
+  const char *dst = set ? F("%s[%d]", set, j) : F("t2c_b%d", j);
   int e = 16 / elem_bytes[op->src2->elem]; /* elements in the 16 bytes of a matrix row */
   if (pair) {
-    const char *q = F("t2c_q%d", j);
-    line(P, "unsigned %s[4];", q);
+    const char *q = set ? F("%s, %s[%d]", dst, set, j + 1) : F("t2c_q%d", j);
+    if (!set) line(P, "unsigned %s[4];", q);
     if (op->btrans)
       line(P, "t2c::ldmatrix_x4(%s, %s);", q,
            frag_addr(P, op->buf2, F("%s + (lane / 16) * 8 + lane %% 8", n), kplus(P, k, F("(lane / 8 %% 2) * %d", e))));
     else
       line(P, "t2c::ldmatrix_x4_trans(%s, %s);", q, frag_addr(P, op->buf2, kplus(P, k, "lane % 16"), F("%s + (lane / 16) * 8", n)));
-    line(P, "const unsigned %s[2] = {%s[0], %s[1]}, t2c_b%d[2] = {%s[2], %s[3]};", dst, q, q, j + 1, q, q);
+    if (!set) line(P, "const unsigned %s[2] = {%s[0], %s[1]}, t2c_b%d[2] = {%s[2], %s[3]};", dst, q, q, j + 1, q, q);
     return;
   }
-  line(P, "unsigned %s[2];", dst);
+  if (!set) line(P, "unsigned %s[2];", dst);
   if (op->btrans)
     line(P, "t2c::ldmatrix_x2(%s, %s);", dst, frag_addr(P, op->buf2, F("%s + lane %% 8", n), kplus(P, k, F("(lane / 8 %% 2) * %d", e))));
   else
@@ -1608,13 +1613,33 @@ static void load_b(Printer *P, const TirOp *op, const char *k, const char *n, in
 /* The A fragment of m tile i at k step k from A's copy: [M, K] by ldmatrix, or
  * [K, M] (A = transpose(copy)) by ldmatrix .trans. */
 static void load_a(Printer *P, const TirOp *op, const char *k, const char *m, int i) {
-  line(P, "unsigned t2c_a%d[4];", i);
+  const char *dst = op->kind == TO_FRAGS ? F("t2c_fa%d[%d][%d]", op->frag, op->fset, i) : F("t2c_a%d", i);
+  if (op->kind != TO_FRAGS) line(P, "unsigned %s[4];", dst);
   if (op->atrans)
-    line(P, "t2c::ldmatrix_x4_trans(t2c_a%d, %s);", i,
+    line(P, "t2c::ldmatrix_x4_trans(%s, %s);", dst,
          frag_addr(P, op->buf, kplus(P, k, "(lane / 16) * 8 + lane % 8"), F("%s + (lane / 8 %% 2) * 8", m)));
   else
-    line(P, "t2c::ldmatrix_x4(t2c_a%d, %s);", i,
+    line(P, "t2c::ldmatrix_x4(%s, %s);", dst,
          frag_addr(P, op->buf, F("%s + lane %% 16", m), kplus(P, k, F("(lane / 16) * %d", 16 / elem_bytes[op->src->elem]))));
+}
+
+/* TO_FRAGS: a k step's fragments into a set of the arrays declared with the
+ * first (pipeline.c rotate_dot). */
+static void print_frags(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  int mt = l->rr / 2, nt = l->rc;
+  if (op->nsets)
+    line(P, "unsigned t2c_fa%d[%d][%d][4], t2c_fb%d[%d][%d][2];  // %d sets of a k step's A and B fragments, each loaded "
+         "a step ahead of its mma", op->frag, op->nsets, mt, op->frag, op->nsets, nt, op->nsets);
+  if (op->pf_k)
+    line(P, "// the next iteration's k %d .. %d, from its stage, into set %d", op->kbeg, op->kend - 1, op->fset);
+  else
+    line(P, "// k %d .. %d into set %d", op->kbeg, op->kend - 1, op->fset);
+  const char *k = F("%d", op->kbeg), *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
+  P->ring_at = op->nsets ? 2 : op->pf_k; /* the op that declares the sets is before the loop */
+  for (int i = 0; i < mt; i++) load_a(P, op, k, plus_k(P, wr, i * 16), i);
+  for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
+  P->ring_at = 0;
 }
 
 /* The A fragment of m tile i, k step kc, from registers: the A operand's
@@ -1906,6 +1931,18 @@ static void print_dot(Printer *P, const TirOp *op) {
   int ks = b8 ? 32 : 16; /* the instruction's k */
   const char *fn = b8 ? F("mma_16832_%s", elem_names[t]) : F("mma_16816_%s", elem_names[t]);
   int kbeg = op->kbeg, kend = op->kend ? op->kend : op->kdim; /* a part of a cut dot (pipeline.c) */
+  if (op->frag) { /* a k step of a dot whose fragments are loaded a step ahead */
+    if (op->op == TK_ASSIGN)
+      for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, i8 ? "0" : "0.0f");
+    line(P, "// k %d .. %d of the dot, from set %d", kbeg, kend - 1, op->fset);
+    for (int i = 0; i < mt; i++)
+      for (int j = 0; j < nt; j++) {
+        int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
+        line(P, "t2c::%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_fa%d[%d][%d], t2c_fb%d[%d][%d]);", fn, op->dst->cname, r0,
+             op->dst->cname, r0 + 1, op->dst->cname, r2, op->dst->cname, r2 + 1, op->frag, op->fset, i, op->frag, op->fset, j);
+      }
+    return;
+  }
   bool one = op->src && kend - kbeg == ks;
   if (kbeg && !one)
     line(P, "// k %d .. %d of the dot above", kbeg, kend - 1);
@@ -2046,14 +2083,18 @@ static void copy_elem_at(Printer *P, const TirOp *op, At at, const char *stage) 
     P->vsym = "t2c_v";
     tensor_index(P, op, e, &lin, &cond);
     const char *v = F("%s[%s]", X->cname, lin), *dst = F("%s[%s%s]", f->cname, stage, at_idx(P, f, e));
-    const char *mask = tile_mask(P, e);
+    /* a run lies inside the tile or outside it as a whole when the tile's columns are whole
+     * runs: its first element decides, before the loop (the loop's t2c_v is not declared
+     * there); else each element does, in the loop */
+    const char *each = pl->cols % pl->vec ? tile_mask(P, e) : NULL;
     P->vsym = NULL;
+    const char *mask = pl->cols % pl->vec ? NULL : tile_mask(P, e);
     if (mask) {
       line(P, "if (%s) {", mask);
       P->indent++;
     }
     line(P, "#pragma unroll 4");
-    line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s = %s;", pl->vec, dst,
+    line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s%s = %s;", pl->vec, each ? F("if (%s) ", each) : "", dst,
          cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
     if (mask) {
       P->indent--;
@@ -2369,6 +2410,7 @@ static void print_op(Printer *P, const TirOp *op) {
     return;
   case TO_SPILL: print_spill(P, op); return;
   case TO_DOT: print_dot(P, op); return;
+  case TO_FRAGS: print_frags(P, op); return;
   case TO_COLREDUCE:
     print_decl(P, op->dst);
     each_elem(P, op, op->dst->layout, false, builtin_class[op->red] == BC_ARG ? colarg_elem : colreduce_elem, NULL);
@@ -2454,6 +2496,9 @@ static const char *summary(Printer *P) {
   base = base ? base + 1 : P->o->file;
   buf_printf(&b, "// kernel %s (%s:%d): %d threads", K->k->name, base, K->k->loc.line, K->ki->threads);
   if (K->ki->min_blocks) buf_printf(&b, ", at least %d blocks per SM", K->ki->min_blocks);
+  else if (K->ki->plan_blocks)
+    buf_printf(&b, ", registers planned for %d block%s per SM (as many as its stage rings' shared memory allows)",
+               K->ki->plan_blocks, K->ki->plan_blocks == 1 ? "" : "s");
   buf_puts(&b, "\n");
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
@@ -2743,7 +2788,8 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
   Printer pr = {.K = K, .a = K->a, .o = o, .line_file = line_file};
   Printer *P = &pr;
   const char *body = body_text(P);
-  const char *bounds = K->ki->min_blocks ? F("%d, %d", K->ki->threads, K->ki->min_blocks) : F("%d", K->ki->threads);
+  int minb = K->ki->min_blocks ? K->ki->min_blocks : K->ki->plan_blocks;
+  const char *bounds = minb ? F("%d, %d", K->ki->threads, minb) : F("%d", K->ki->threads);
   if (K->ki->dynamic_smem) {
     const char *why = K->ki->shared_bytes > K->t->smem_static
                           ? F("above the %d-byte static limit", K->t->smem_static)

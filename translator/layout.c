@@ -1926,7 +1926,7 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
   if (!op->lay || op->lay->kind == LY_SCALAR) return;
   Layout *l = (Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay);
   bool none = op->lay->kind == LY_BLOCKED &&
-              (op->kind == TO_DECL || (op->kind == TO_DOT && !op->simt) || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
+              (op->kind == TO_DECL || (op->kind == TO_DOT && !op->simt) || op->kind == TO_FRAGS || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
                (op->kind == TO_SPILL && op->stm) || op->kind == TO_TMA_STORE ||
                (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
   if (!none) l->coords = true;

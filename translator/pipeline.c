@@ -263,6 +263,120 @@ static void cut_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit
   }
 }
 
+/* Whether the dot that loop f's body (its rings' loads gone) consists of
+ * alone can take its fragments a k step ahead (rotate_dot): an mma.sync dot
+ * from shared memory of two k steps or more, whose operand copies are this
+ * loop's rings or copies the loop does not write (it writes nothing else). */
+static bool rotatable(const TirKernel *K, const TirOp *f, const PtrVec *body, int cut) {
+  if (cut < 0 || body->len != 1 || has_exit(&f->body, TO_BREAK)) return false;
+  const TirOp *d = body->items[cut];
+  const TirBuf *a = &K->bufs[d->buf], *b = &K->bufs[d->buf2];
+  return (!a->stages || a->counter == f->counter) && (!b->stages || b->counter == f->counter);
+}
+
+/* Whether dot d's fragments a step ahead keep the blocks per SM: a thread then
+ * holds the accumulator, two sets of fragments (an m16 tile's A 4 registers,
+ * an n8 tile's B 2) and about 48 registers of addresses and indices (within 4
+ * of ptxas 13.0's count for each GEMM example), which must fit what the
+ * blocks that the stage rings' shared memory lets an SM hold (or @launch's
+ * min_blocks, if more) leave each thread. Where more blocks fit, they hide
+ * the barrier's wait as well; where they would no longer fit, the second set
+ * is not worth them (gemm_i8: 2 blocks per SM at 120 registers without it, 1 at
+ * 158 with it). */
+static bool rotation_fits(TirKernel *K, const TirOp *d) {
+  const TargetConfig *t = K->t;
+  int set = d->lay->rr / 2 * 4 + d->lay->rc * 2;
+  int regs = layout_count(d->dst->layout) + 2 * set + 48;
+  int64_t rings = 0;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].stages) rings += K->bufs[i].bytes;
+  int blocks = (int)(t->smem_per_sm / smem_footprint(t, rings)), threads = K->ki->threads;
+  if (blocks < K->ki->min_blocks) blocks = K->ki->min_blocks;
+  if (blocks > t->max_blocks_per_sm) blocks = t->max_blocks_per_sm;
+  if (blocks * threads > t->max_warps_per_sm * t->lanes) blocks = t->max_warps_per_sm * t->lanes / threads;
+  if (blocks < 1) blocks = 1;
+  int cap = t->regs_per_sm / (threads * blocks) / 8 * 8;
+  if (cap > t->max_regs_per_thread) cap = t->max_regs_per_thread;
+  if (regs > cap) return false;
+  /* ptxas is told (__launch_bounds__): left to itself, it held a kernel of one block per
+   * SM to 128 registers and spilled (the sm_80 translation of the golden
+   * epilogue-in-ring-bytes-sm80, compiled for sm_90) */
+  if (!K->ki->min_blocks && (!K->ki->plan_blocks || blocks < K->ki->plan_blocks)) K->ki->plan_blocks = blocks;
+  return true;
+}
+
+/* The fragments of dot d's k step k into set `set` (next: of the next
+ * iteration's stage). */
+static TirOp *frags_op(TirKernel *K, const TirOp *d, int frag, int k, int set, bool next) {
+  TirOp *o = new_op(K, TO_FRAGS, d->stmt);
+  *o = *d;
+  o->kind = TO_FRAGS;
+  o->first = false;
+  o->frag = frag;
+  o->fset = set;
+  o->kbeg = k;
+  o->kend = k + mma_k(d);
+  o->pf_k = next;
+  return o;
+}
+
+/* The loop body of a GEMM (one mma.sync dot from the stage rings) with each k
+ * step's fragments loaded one step ahead, the first step's of the next stage
+ * in the last step of this one, as CUTLASS's sm80 main loop does:
+ *   before the loop:  wait for stage 0, barrier, fragments of (stage 0, k 0) -> set 0
+ *   step j:           fragments of step j + 1 (the last step: of the next stage's k 0,
+ *                     into set 0), the mma of step j from its set, the copies of
+ *                     group j (as cut_dot), and after step steps - 2: wait for the next
+ *                     stage, barrier
+ * Step j >= 1 takes set 1 or 2 by its parity, so that the set being loaded is never
+ * the one the mma reads. The barrier orders the copies that landed the next stage
+ * and the reads of the stage the next iteration refills: its last fragments were
+ * loaded before it (in step steps - 2). The tensor cores have step steps - 2's mma to
+ * run while every warp waits for it, and the last step's while the next stage's
+ * first fragments load; before, each iteration began with the barrier and then
+ * that ldmatrix, with no mma issued. The last iteration loads fragments of a
+ * stage it never uses (still inside the ring: harmless). */
+static void rotate_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit, TirOp *wait, TirOp *bar,
+                       PtrVec *before, PtrVec *head) {
+  int ks = mma_k(d), steps = d->kdim / ks, frag = ++K->nfrags;
+  int g = n < steps - 1 ? n : steps - 1; /* the groups of copies */
+  TirOp *w0 = new_op(K, TO_ASYNC_WAIT, d->stmt), *b0 = new_op(K, TO_BARRIER, d->stmt);
+  *w0 = *wait;
+  *b0 = *bar;
+  b0->reason = "the first stage has arrived for every thread";
+  K->nbarriers++;
+  vec_push(K->a, before, w0);
+  vec_push(K->a, before, b0);
+  TirOp *f0 = frags_op(K, d, frag, 0, 0, false);
+  f0->nsets = steps > 2 ? 3 : 2;
+  vec_push(K->a, before, f0);
+  bar->reason = "the next iteration's stage has arrived for every thread, and this one's, refilled next, is no "
+                "longer read (its last fragments are in registers)";
+  for (int j = 0; j < steps; j++) {
+    bool last = j + 1 == steps;
+    TirOp *fl = frags_op(K, d, frag, last ? 0 : (j + 1) * ks, last ? 0 : 2 - (j + 1) % 2, last);
+    fl->first = j == 0 && d->first;
+    vec_push(K->a, head, fl);
+    TirOp *p = new_op(K, TO_DOT, d->stmt);
+    *p = *d;
+    p->first = false;
+    if (j && p->op == TK_ASSIGN) p->op = TK_ADD_ASSIGN; /* the first step zeroed the accumulator */
+    p->kbeg = j * ks;
+    p->kend = (j + 1) * ks;
+    p->frag = frag;
+    p->fset = j ? 2 - j % 2 : 0;
+    p->nacc = 0; /* its operands are registers */
+    vec_push(K->a, head, p);
+    for (int r = 0; r < n; r++)
+      if ((r < g - 1 ? r : g - 1) == j) vec_push(K->a, head, copies[r]);
+    if (j == g - 1) vec_push(K->a, head, commit);
+    if (j == steps - 2) {
+      vec_push(K->a, head, wait);
+      vec_push(K->a, head, bar);
+    }
+  }
+}
+
 /* Loads whose values only fill operand copies become a ring of `stages` copies
  * in shared memory, filled stages - 1 iterations ahead:
  *   before the loop:  copy(i := lo + j step) -> stage j, commit   (j < stages - 1)
@@ -570,25 +684,29 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   }
   PtrVec head = {0};
   if (tma) tma_protocol(K, f, loads, bufs, n, stages, ahead, before, &head);
+  int cut = tma || behind ? -1 : dot_to_cut(&body);
+  bool rotate = rotatable(K, f, &body, cut) && rotation_fits(K, body.items[cut]);
   TirOp *w = only(new_op(K, TO_ASYNC_WAIT, f->stmt), gen);
   w->pending = ahead - 1;
-  vec_push(K->a, &head, w);
   TirOp *bar = only(new_op(K, TO_BARRIER, f->stmt), gen);
   bar->reason = behind ? "this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, "
                       "which read the stage refilled next, has completed"
                     : "this iteration's stage has arrived for every thread, and the stage refilled next is no longer read";
-  vec_push(K->a, &head, bar);
+  if (!rotate) {
+    vec_push(K->a, &head, w);
+    vec_push(K->a, &head, bar);
+  }
   K->nbarriers++;
   TirOp *copies[TIR_MAX_BUFS];
   for (int r = 0; r < n; r++) copies[r] = only(async_copy(K, loads[r], bufs[r], f->stmt, NULL, ahead), gen);
   TirOp *commit = only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen);
-  int cut = tma || behind ? -1 : dot_to_cut(&body);
   if (cut < 0) {
     for (int r = 0; r < n; r++) vec_push(K->a, &head, copies[r]);
     vec_push(K->a, &head, commit);
   }
   for (int i = 0; i < body.len; i++)
-    if (i == cut) cut_dot(K, body.items[i], copies, n, commit, &head);
+    if (i == cut && rotate) rotate_dot(K, body.items[i], copies, n, commit, w, bar, before, &head);
+    else if (i == cut) cut_dot(K, body.items[i], copies, n, commit, &head);
     else vec_push(K->a, &head, body.items[i]);
   if (tma) {
     TirOp *rel = only(new_op(K, TO_TMA_RELEASE, f->stmt), TIR_FAST);

@@ -463,6 +463,9 @@ typedef struct TmaMap {
 typedef struct KernelInfo {
   int threads;        /* @launch, default 128 */
   int min_blocks;     /* 0 = not given */
+  int plan_blocks;    /* without min_blocks: the blocks per SM the registers were planned for (pipeline.c,
+                         a dot's fragments a step ahead), in __launch_bounds__ so that ptxas keeps to
+                         that plan rather than its own; 0: none */
   Expr *grid[3];      /* NULL = 1 */
   Assume *assumes;
   int nassumes;
@@ -700,6 +703,11 @@ typedef enum TirOpKind {
   TO_WG_DEFER,      /* dop: a dot deferred into the next iteration (pipeline.c); pending 0: before the loop,
                        its saved operands (none yet); 1: after it, the last iteration's deferred dot issued
                        and completed */
+  TO_FRAGS,         /* ldmatrix of the A and B fragments of k step kbeg of mma.sync dot (the op's
+                       src, buf, src2, buf2, lay, atrans, btrans are the dot's) into set fset of the
+                       fragment arrays t2c_fa<frag>, t2c_fb<frag> (nsets > 0: declares them first);
+                       pf_k 1: from the stage of the next iteration of the dot's loop (pipeline.c
+                       loads a dot's fragments a k step ahead, across iterations) */
   TO_WG_PIN,        /* wgmma_fence_operand(dst) before such a loop (layout.c): the accumulator's registers
                        hold its value there, so the compiler cannot sink their definitions into the
                        path that skips the loop, which makes ptxas serialise the wgmma (C7515) */
@@ -786,6 +794,8 @@ typedef struct TirOp {
                             this one's (pipeline.c); TO_WG_WAIT, TO_WG_DEFER: that deferred dot */
   int defer;             /* a wgmma TO_DOT, n > 0: deferred into the next iteration; here its A
                             fragments and B's stage are saved in t2c_df<n>_a and t2c_df<n> */
+  int frag, fset, nsets; /* TO_FRAGS, and a TO_DOT part that takes its fragments from set fset of the
+                            arrays t2c_fa<frag> / t2c_fb<frag> (frag 0: it loads its own) */
   int pending;           /* TO_ASYNC_WAIT, TO_WG_WAIT; a wgmma TO_DOT: the groups it leaves in flight
                             (pipeline.c: 1 in a stage ring's loop, completed by the next iteration's
                             dot or by the TO_WG_WAIT after the loop) */
@@ -917,6 +927,7 @@ typedef struct TirKernel {
   long sync_loop_runs;   /* sync.c: the runs of loops its last pass made (real and dry, not taken from its memo) */
   int nrings;            /* loops with stage rings (pipeline.c) */
   int ndefer;            /* dots deferred into the next iteration (pipeline.c) */
+  int nfrags;            /* dots whose fragments are loaded a k step ahead (pipeline.c, TO_FRAGS) */
   bool use_lane, use_warp;
   bool warp_uniform;     /* warp is read through a shuffle from lane 0, so that the compiler keeps what
                             is computed from it in uniform registers: a kernel with wgmma dots, whose

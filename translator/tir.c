@@ -369,7 +369,7 @@ static const char *op_names[] = {
   [TO_FOR] = "for", [TO_WHILE] = "while", [TO_IF] = "if", [TO_BREAK] = "break",
   [TO_CONTINUE] = "continue", [TO_BARRIER] = "barrier", [TO_ASYNC_COPY] = "async_copy", [TO_SCAN] = "scan",
   [TO_ASYNC_COMMIT] = "async_commit", [TO_ASYNC_WAIT] = "async_wait", [TO_WG_WAIT] = "wgmma_wait", [TO_WG_PIN] = "wgmma_pin",
-  [TO_WG_DEFER] = "wgmma_defer",
+  [TO_WG_DEFER] = "wgmma_defer", [TO_FRAGS] = "fragments",
   [TO_TMA_INIT] = "tma_init", [TO_TMA_ISSUE] = "tma_issue", [TO_TMA_LOAD] = "tma_load", [TO_TMA_WAIT] = "tma_wait",
   [TO_TMA_RELEASE] = "tma_release", [TO_TMA_STORE] = "tma_store",
 };
@@ -528,6 +528,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
     if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
     if (op->kend) buf_printf(&b, ", k %d .. %d of %d", op->kbeg, op->kend - 1, op->kdim);
+    if (op->frag) buf_printf(&b, ", from fragment set %d", op->fset);
     if (op->wgmma) {
       bool b8 = op->src && elem_bytes[op->src->elem] == 1;
       buf_printf(&b, " by %s (m64n%dk%d)%s", b8 ? K->hw->wgmma_b8 : K->hw->wgmma, op->cols, b8 ? 32 : 16,
@@ -537,6 +538,12 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     }
     break;
   }
+  case TO_FRAGS:
+    buf_printf(&b, " of dot(%%%s, %%%s), k %d .. %d, from %s%s and %s%s -> set %d%s", op->src->cname, op->src2->cname, op->kbeg,
+               op->kend - 1, K->bufs[op->buf].cname, op->pf_k && K->bufs[op->buf].stages ? " (the next iteration's stage)" : "",
+               K->bufs[op->buf2].cname, op->pf_k && K->bufs[op->buf2].stages ? " (the next iteration's stage)" : "", op->fset,
+               op->nsets ? arena_printf(K->a, " (declares %d sets)", op->nsets) : "");
+    break;
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ:
     buf_printf(&b, " %s %s (%s)", op->kind == TO_SCRATCH_WRITE ? "->" : "<-", K->bufs[op->buf].cname,
                builtin_names[op->red]);

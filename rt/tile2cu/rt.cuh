@@ -1887,6 +1887,20 @@ T2C_DEVICE unsigned long long wgmma_desc_at(const A &base, unsigned lbo_bytes, u
   return wgmma_desc(&base[0], lbo_bytes, sbo_bytes, swizzle_bytes) + ((stage * e) >> 4) + ((at * e) >> 4);
 }
 
+// ---- both backends: ldmatrix .x4 into two B fragments of two registers each
+// (the n tiles j and j + 1 of an mma.sync k step): how a dot whose fragments
+// are loaded a k step ahead keeps them (t2c_fb<n>[set][j]).
+T2C_DEVICE void ldmatrix_x4(unsigned (&lo)[2], unsigned (&hi)[2], const void *row) {
+  unsigned r[4];
+  ldmatrix_x4(r, row);
+  lo[0] = r[0], lo[1] = r[1], hi[0] = r[2], hi[1] = r[3];
+}
+T2C_DEVICE void ldmatrix_x4_trans(unsigned (&lo)[2], unsigned (&hi)[2], const void *row) {
+  unsigned r[4];
+  ldmatrix_x4_trans(r, row);
+  lo[0] = r[0], lo[1] = r[1], hi[0] = r[2], hi[1] = r[3];
+}
+
 }  // namespace t2c
 
 #endif  // TILE2CU_RT_CUH

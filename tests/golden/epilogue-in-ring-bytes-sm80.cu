@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_gemm 143360
 
-// kernel gemm (epilogue-in-ring-bytes-sm80.tl:10): 256 threads
+// kernel gemm (epilogue-in-ring-bytes-sm80.tl:10): 256 threads, registers planned for 1 block per SM (as many as its stage rings' shared memory allows)
 //   layout L0: [128, 128], the mma accumulator: warps 4 x 2, each 2 x 8 tiles of 16 x 8: 64 per thread
 //   layout L1: [128, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
 //   layout L2: [64, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 32 per thread
@@ -17,8 +17,8 @@
 //   t2c_v3_s: shared, f16[64, 128], 69632 bytes (4 stages of slice of B at line 16, filled by cp.async ahead of the loop at line 15)
 //   t2c_epi3_s: shared, f16[128, 128], 34816 bytes (the store at line 18, staged: written in the mma accumulator's layout by each thread's pairs, read back in 16-byte runs by the warp that wrote them, at byte 0, sharing its bytes with t2c_v2_s)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 143360 bytes, dynamic; barriers: 2, warp barriers (__syncwarp): 1
-extern "C" __global__ void __launch_bounds__(256)
+//   shared memory: 143360 bytes, dynamic; barriers: 3, warp barriers (__syncwarp): 1
+extern "C" __global__ void __launch_bounds__(256, 1)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];
@@ -146,85 +146,72 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       t2c::cp_async_16(&t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2], B + ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
+    t2c::cp_async_wait<2>();
+    __syncthreads();  // the first stage has arrived for every thread
+    unsigned t2c_fa1[3][2][4], t2c_fb1[3][8][2];  // 3 sets of a k step's A and B fragments, each loaded a step ahead of its mma
+    // k 0 .. 15 into set 0
+    t2c::ldmatrix_x4(t2c_fa1[0][0], &t2c_v2_s[(t2c_wr0 + lane % 16) * 72 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4(t2c_fa1[0][1], &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 72 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][0], t2c_fb1[0][1], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][2], t2c_fb1[0][3], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][4], t2c_fb1[0][5], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][6], t2c_fb1[0][7], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
-      t2c::cp_async_wait<2>();
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       // epilogue-in-ring-bytes-sm80.tl:16: acc += dot(A[m0 :+ 128, k0 :+ 64], B[k0 :+ 64, n0 :+ 128])
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 8 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
-      {  // k 0 .. 15
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        unsigned t2c_q4[4];
-        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
-        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-        unsigned t2c_q6[4];
-        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
-        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-        t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
-        t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
-        t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
-        t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
-        t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
-        t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
-        t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
-        t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
-        t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
-      }
+      // k 16 .. 31 into set 1
+      t2c::ldmatrix_x4(t2c_fa1[1][0], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[1][1], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][0], t2c_fb1[1][1], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][2], t2c_fb1[1][3], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][4], t2c_fb1[1][5], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][6], t2c_fb1[1][7], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 0 .. 15 of the dot, from set 0
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[0][0], t2c_fb1[0][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[0][0], t2c_fb1[0][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[0][0], t2c_fb1[0][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[0][0], t2c_fb1[0][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[0][0], t2c_fb1[0][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[0][0], t2c_fb1[0][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[0][0], t2c_fb1[0][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[0][0], t2c_fb1[0][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[0][1], t2c_fb1[0][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[0][1], t2c_fb1[0][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[0][1], t2c_fb1[0][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[0][1], t2c_fb1[0][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[0][1], t2c_fb1[0][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[0][1], t2c_fb1[0][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[0][1], t2c_fb1[0][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[0][1], t2c_fb1[0][7]);
       if (k0 + 3 * 64 < K) {  // t2c_v2_s, 3 iterations ahead
         t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1], A + ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
         t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 3 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (k0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
         t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 3 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (k0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
         t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
       }
-      {  // k 16 .. 31 of the dot above
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        unsigned t2c_q4[4];
-        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
-        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-        unsigned t2c_q6[4];
-        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
-        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-        t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
-        t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
-        t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
-        t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
-        t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
-        t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
-        t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
-        t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
-        t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
-      }
+      // k 32 .. 47 into set 2
+      t2c::ldmatrix_x4(t2c_fa1[2][0], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[2][1], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][0], t2c_fb1[2][1], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][2], t2c_fb1[2][3], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][4], t2c_fb1[2][5], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][6], t2c_fb1[2][7], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 16 .. 31 of the dot, from set 1
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[1][0], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[1][0], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[1][0], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[1][0], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[1][0], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[1][0], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[1][0], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[1][0], t2c_fb1[1][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[1][1], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[1][1], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[1][1], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[1][1], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[1][1], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[1][1], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[1][1], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[1][1], t2c_fb1[1][7]);
       if (k0 + 3 * 64 < K) {  // t2c_v3_s, 3 iterations ahead
         t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2], B + ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
         t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 3 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (k0 + 3 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
@@ -232,42 +219,56 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
         t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2], B + ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
-      // k 32 .. 63 of the dot above
-      #pragma unroll
-      for (int t2c_k0 = 32; t2c_k0 < 64; t2c_k0 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + t2c_k0 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k0 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k0 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k0 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        unsigned t2c_q4[4];
-        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k0 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
-        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-        unsigned t2c_q6[4];
-        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k0 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
-        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-        t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
-        t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
-        t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
-        t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
-        t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
-        t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
-        t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
-        t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
-        t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
-      }
+      // k 48 .. 63 into set 1
+      t2c::ldmatrix_x4(t2c_fa1[1][0], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[1][1], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][0], t2c_fb1[1][1], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][2], t2c_fb1[1][3], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][4], t2c_fb1[1][5], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][6], t2c_fb1[1][7], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 32 .. 47 of the dot, from set 2
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[2][0], t2c_fb1[2][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[2][0], t2c_fb1[2][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[2][0], t2c_fb1[2][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[2][0], t2c_fb1[2][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[2][0], t2c_fb1[2][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[2][0], t2c_fb1[2][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[2][0], t2c_fb1[2][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[2][0], t2c_fb1[2][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[2][1], t2c_fb1[2][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[2][1], t2c_fb1[2][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[2][1], t2c_fb1[2][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[2][1], t2c_fb1[2][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[2][1], t2c_fb1[2][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[2][1], t2c_fb1[2][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[2][1], t2c_fb1[2][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[2][1], t2c_fb1[2][7]);
+      t2c::cp_async_wait<2>();
+      __syncthreads();  // the next iteration's stage has arrived for every thread, and this one's, refilled next, is no longer read (its last fragments are in registers)
+      // the next iteration's k 0 .. 15, from its stage, into set 0
+      t2c::ldmatrix_x4(t2c_fa1[0][0], &t2c_v2_s[((t2c_it0 + 1) % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[0][1], &t2c_v2_s[((t2c_it0 + 1) % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][0], t2c_fb1[0][1], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][2], t2c_fb1[0][3], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][4], t2c_fb1[0][5], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][6], t2c_fb1[0][7], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 48 .. 63 of the dot, from set 1
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[1][0], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[1][0], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[1][0], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[1][0], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[1][0], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[1][0], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[1][0], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[1][0], t2c_fb1[1][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[1][1], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[1][1], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[1][1], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[1][1], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[1][1], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[1][1], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[1][1], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[1][1], t2c_fb1[1][7]);
     }
     t2c::cp_async_wait<0>();
     // epilogue-in-ring-bytes-sm80.tl:18: C[m0 :+ 128, n0 :+ 128] = f16(acc)
@@ -513,45 +514,42 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
       for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
+    t2c::cp_async_wait<2>();
+    __syncthreads();  // the first stage has arrived for every thread
+    unsigned t2c_fa1[3][2][4], t2c_fb1[3][8][2];  // 3 sets of a k step's A and B fragments, each loaded a step ahead of its mma
+    // k 0 .. 15 into set 0
+    t2c::ldmatrix_x4(t2c_fa1[0][0], &t2c_v2_s[(t2c_wr0 + lane % 16) * 72 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4(t2c_fa1[0][1], &t2c_v2_s[(t2c_wr0 + 16 + lane % 16) * 72 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][0], t2c_fb1[0][1], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][2], t2c_fb1[0][3], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][4], t2c_fb1[0][5], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+    t2c::ldmatrix_x4_trans(t2c_fb1[0][6], t2c_fb1[0][7], &t2c_v3_s[(lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
-      t2c::cp_async_wait<2>();
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       // epilogue-in-ring-bytes-sm80.tl:16: acc += dot(A[m0 :+ 128, k0 :+ 64], B[k0 :+ 64, n0 :+ 128])
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 8 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
-      {  // k 0 .. 15
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        unsigned t2c_q4[4];
-        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
-        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-        unsigned t2c_q6[4];
-        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
-        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-        t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
-        t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
-        t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
-        t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
-        t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
-        t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
-        t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
-        t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
-        t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
-      }
+      // k 16 .. 31 into set 1
+      t2c::ldmatrix_x4(t2c_fa1[1][0], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[1][1], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][0], t2c_fb1[1][1], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][2], t2c_fb1[1][3], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][4], t2c_fb1[1][5], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][6], t2c_fb1[1][7], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 0 .. 15 of the dot, from set 0
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[0][0], t2c_fb1[0][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[0][0], t2c_fb1[0][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[0][0], t2c_fb1[0][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[0][0], t2c_fb1[0][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[0][0], t2c_fb1[0][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[0][0], t2c_fb1[0][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[0][0], t2c_fb1[0][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[0][0], t2c_fb1[0][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[0][1], t2c_fb1[0][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[0][1], t2c_fb1[0][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[0][1], t2c_fb1[0][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[0][1], t2c_fb1[0][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[0][1], t2c_fb1[0][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[0][1], t2c_fb1[0][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[0][1], t2c_fb1[0][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[0][1], t2c_fb1[0][7]);
       if (k0 + 3 * 64 < K) {  // t2c_v2_s, 3 iterations ahead
         #pragma unroll 4
         for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
@@ -562,40 +560,30 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
         #pragma unroll 4
         for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 3) % 4) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (k0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      {  // k 16 .. 31 of the dot above
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 16 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        unsigned t2c_q4[4];
-        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
-        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-        unsigned t2c_q6[4];
-        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (16 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
-        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-        t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
-        t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
-        t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
-        t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
-        t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
-        t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
-        t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
-        t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
-        t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
-      }
+      // k 32 .. 47 into set 2
+      t2c::ldmatrix_x4(t2c_fa1[2][0], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[2][1], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][0], t2c_fb1[2][1], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][2], t2c_fb1[2][3], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][4], t2c_fb1[2][5], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[2][6], t2c_fb1[2][7], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (32 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 16 .. 31 of the dot, from set 1
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[1][0], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[1][0], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[1][0], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[1][0], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[1][0], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[1][0], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[1][0], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[1][0], t2c_fb1[1][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[1][1], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[1][1], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[1][1], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[1][1], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[1][1], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[1][1], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[1][1], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[1][1], t2c_fb1[1][7]);
       if (k0 + 3 * 64 < K) {  // t2c_v3_s, 3 iterations ahead
         #pragma unroll 4
         for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((k0 + 3 * 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
@@ -607,42 +595,56 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
         for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 3) % 4) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((k0 + 3 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 3 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
-      // k 32 .. 63 of the dot above
-      #pragma unroll
-      for (int t2c_k1 = 32; t2c_k1 < 64; t2c_k1 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + t2c_k1 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k1 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k1 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k1 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        unsigned t2c_q4[4];
-        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k1 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
-        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-        unsigned t2c_q6[4];
-        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_it0 % 4) * 8704 + (t2c_k1 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
-        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-        t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_a0, t2c_b4);
-        t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_a0, t2c_b5);
-        t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_a0, t2c_b6);
-        t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_a0, t2c_b7);
-        t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_a1, t2c_b3);
-        t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_a1, t2c_b4);
-        t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_a1, t2c_b5);
-        t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_a1, t2c_b6);
-        t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
-      }
+      // k 48 .. 63 into set 1
+      t2c::ldmatrix_x4(t2c_fa1[1][0], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[1][1], &t2c_v2_s[(t2c_it0 % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + 48 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][0], t2c_fb1[1][1], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][2], t2c_fb1[1][3], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][4], t2c_fb1[1][5], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[1][6], t2c_fb1[1][7], &t2c_v3_s[(t2c_it0 % 4) * 8704 + (48 + lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 32 .. 47 of the dot, from set 2
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[2][0], t2c_fb1[2][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[2][0], t2c_fb1[2][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[2][0], t2c_fb1[2][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[2][0], t2c_fb1[2][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[2][0], t2c_fb1[2][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[2][0], t2c_fb1[2][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[2][0], t2c_fb1[2][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[2][0], t2c_fb1[2][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[2][1], t2c_fb1[2][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[2][1], t2c_fb1[2][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[2][1], t2c_fb1[2][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[2][1], t2c_fb1[2][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[2][1], t2c_fb1[2][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[2][1], t2c_fb1[2][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[2][1], t2c_fb1[2][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[2][1], t2c_fb1[2][7]);
+      t2c::cp_async_wait<2>();
+      __syncthreads();  // the next iteration's stage has arrived for every thread, and this one's, refilled next, is no longer read (its last fragments are in registers)
+      // the next iteration's k 0 .. 15, from its stage, into set 0
+      t2c::ldmatrix_x4(t2c_fa1[0][0], &t2c_v2_s[((t2c_it0 + 1) % 4) * 9216 + (t2c_wr0 + lane % 16) * 72 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4(t2c_fa1[0][1], &t2c_v2_s[((t2c_it0 + 1) % 4) * 9216 + (t2c_wr0 + 16 + lane % 16) * 72 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][0], t2c_fb1[0][1], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][2], t2c_fb1[0][3], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][4], t2c_fb1[0][5], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      t2c::ldmatrix_x4_trans(t2c_fb1[0][6], t2c_fb1[0][7], &t2c_v3_s[((t2c_it0 + 1) % 4) * 8704 + (lane % 16) * 136 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      // k 48 .. 63 of the dot, from set 1
+      t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_fa1[1][0], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_fa1[1][0], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[4], acc[5], acc[20], acc[21], t2c_fa1[1][0], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[6], acc[7], acc[22], acc[23], t2c_fa1[1][0], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[8], acc[9], acc[24], acc[25], t2c_fa1[1][0], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[10], acc[11], acc[26], acc[27], t2c_fa1[1][0], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[12], acc[13], acc[28], acc[29], t2c_fa1[1][0], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[14], acc[15], acc[30], acc[31], t2c_fa1[1][0], t2c_fb1[1][7]);
+      t2c::mma_16816_f16(acc[32], acc[33], acc[48], acc[49], t2c_fa1[1][1], t2c_fb1[1][0]);
+      t2c::mma_16816_f16(acc[34], acc[35], acc[50], acc[51], t2c_fa1[1][1], t2c_fb1[1][1]);
+      t2c::mma_16816_f16(acc[36], acc[37], acc[52], acc[53], t2c_fa1[1][1], t2c_fb1[1][2]);
+      t2c::mma_16816_f16(acc[38], acc[39], acc[54], acc[55], t2c_fa1[1][1], t2c_fb1[1][3]);
+      t2c::mma_16816_f16(acc[40], acc[41], acc[56], acc[57], t2c_fa1[1][1], t2c_fb1[1][4]);
+      t2c::mma_16816_f16(acc[42], acc[43], acc[58], acc[59], t2c_fa1[1][1], t2c_fb1[1][5]);
+      t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[1][1], t2c_fb1[1][6]);
+      t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[1][1], t2c_fb1[1][7]);
     }
     t2c::cp_async_wait<0>();
     // epilogue-in-ring-bytes-sm80.tl:18: C[m0 :+ 128, n0 :+ 128] = f16(acc)

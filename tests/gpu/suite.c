@@ -114,6 +114,17 @@ static void t_softmax_row(Tally *T) {
   }
 }
 
+/* A dot's operands: every i8 value, or uniform in [-1, 1) (f16/bf16 rounding). */
+static void fill_operands(Ten *A, Ten *B, Rng *r, bool i8) {
+  if (i8) {
+    fill_int(A, r, -128, 127);
+    fill_int(B, r, -128, 127);
+  } else {
+    fill_uniform(A, r, -1, 1);
+    fill_uniform(B, r, -1, 1);
+  }
+}
+
 static void gemm_ref(const Ten *A, const Ten *B, Ten *C, int M, int N, int K, double scale) {
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
@@ -1779,13 +1790,7 @@ static void t_dot_cuda_cores(Tally *T) {
     Ten *A = call_in(&k, i8 ? "X" : "A", i8 ? I8 : F16, 2, SHAPE(M, K));
     Ten *B = call_in(&k, i8 ? "Y" : "B", i8 ? I8 : F16, 2, SHAPE(K, N));
     Ten *C = call_out(&k, i8 ? "Z" : "C", i8 ? I32 : F32, 2, SHAPE(M, N));
-    if (i8) {
-      fill_int(A, &r, -128, 127);
-      fill_int(B, &r, -128, 127);
-    } else {
-      fill_uniform(A, &r, -1, 1);
-      fill_uniform(B, &r, -1, 1);
-    }
+    fill_operands(A, B, &r, i8);
     for (int i = 0; i < M; i++)
       for (int j = 0; j < N; j++) {
         double s = 0;
@@ -3120,6 +3125,53 @@ static void t_pipeline_padded(Tally *T) {
     CHECK(T, call_check(&k, "pipeline_padded", l));
     call_free(&k);
   }
+}
+
+/* pipeline_rotated: GEMMs whose mma.sync dot loads each k step's fragments a step
+ * ahead, the next stage's first ones after a barrier moved before the last step
+ * (pipeline.c rotate_dot; each kernel's translation declares its t2c_fa1 sets).
+ * The f16 kernels at 2 k steps an iteration (BK 32, 7 stages: rot_ab, rot_twice),
+ * 3 (BK 48, 5 stages: rot_abt) and 4 (BK 64: rot_atb); rot_i8 at 4 k32 steps (BK8
+ * 128) and 2 (BK8 64, 6 stages). Sizes: ragged, many iterations (200 x 136 x 584:
+ * 19 at 32, every stage refilled; i8 at K = 1040); N or K not multiples of 8 (the
+ * general body's element copies); one iteration shorter than BK (its unused
+ * next fragments read a stage never filled). Each on the default target and sm_80. */
+static void t_pipeline_rotated(Tally *T) {
+  static const struct { const char *kn, *bk, *st; int i8, twice; } V[] = {
+      {"rot_ab", "BK=32", "STAGES=7", 0, 0},      {"rot_abt", "BK=48", "STAGES=5", 0, 0},
+      {"rot_atb", "BK=64", "STAGES=4", 0, 0},     {"rot_twice", "BK=32", "STAGES=7", 0, 1},
+      {"rot_i8", "BK8=128", "STAGES8=4", 1, 0},   {"rot_i8", "BK8=64", "STAGES8=6", 1, 0}};
+  static const int MNK[][3] = {{200, 136, 584}, {37, 100, 77}, {128, 128, 8}};
+  static const char *const targets[] = {NULL, "sm_80"};
+  for (int v = 0; v < 6; v++)
+    for (int c = 0; c < 6; c++) {
+      int sz = c % 3, M = MNK[sz][0], N = MNK[sz][1], K = MNK[sz][2];
+      if (sz == 2 && (v % 3 || c >= 3)) continue; /* the short case: rot_ab and rot_twice, default target */
+      if (V[v].i8 && sz == 0) K = 1040;
+      const char *tg = targets[c / 3];
+      Rng r = rng_seed("pipeline_rotated", (uint64_t)(v * 8 + c));
+      Call k;
+      call_init(&k, "pipeline_rotated.tl", V[v].kn);
+      if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+      call_arg(&k, "-D%s", V[v].bk);
+      call_arg(&k, "-D%s", V[v].st);
+      bool ta = !strcmp(V[v].kn, "rot_atb"), tb = !strcmp(V[v].kn, "rot_abt") || V[v].i8;
+      Dt dt = V[v].i8 ? I8 : F16;
+      Ten *A = ta ? call_in(&k, "At", dt, 2, SHAPE(K, M)) : call_in(&k, "A", dt, 2, SHAPE(M, K));
+      Ten *B = tb ? call_in(&k, V[v].i8 ? "B" : "Bt", dt, 2, SHAPE(N, K)) : call_in(&k, "B", dt, 2, SHAPE(K, N));
+      Ten *C = call_out(&k, "C", V[v].i8 ? I32 : F32, 2, SHAPE(M, N));
+      fill_operands(A, B, &r, V[v].i8);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = 0;
+          for (int kk = 0; kk < K; kk++) s += (ta ? A2(A, kk, i) : A2(A, i, kk)) * (tb ? A2(B, j, kk) : A2(B, kk, j));
+          R2(C, i, j) = V[v].twice ? 2 * s : s;
+        }
+      char l[80];
+      label(l, sizeof l, "%s %s%s%s M=%d N=%d K=%d", V[v].kn, V[v].bk, tg ? " " : "", tg ? tg : "", M, N, K);
+      CHECK(T, call_check(&k, "pipeline_rotated", l));
+      call_free(&k);
+    }
 }
 
 static void t_cast_saturate(Tally *T) {
@@ -4969,6 +5021,7 @@ static const Test tests[] = {
     {"pipeline_reload", t_pipeline_reload},
     {"pipeline_padded", t_pipeline_padded},
     {"pipeline_nested", t_pipeline_nested},
+    {"pipeline_rotated", t_pipeline_rotated},
     {"defer_dot", t_defer_dot},
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},

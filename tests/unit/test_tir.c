@@ -1160,6 +1160,80 @@ Test(tir_dot, stage_ring_copies_go_between_the_dots_k_steps) {
   }
 }
 
+/* A GEMM whose stage rings take an SM's shared memory (BK 64, 4 stages: 143 KB, one
+ * block per SM) loads each k step's fragments a step ahead (pipeline.c rotate_dot):
+ * the first stage's first ones before the loop, after its wait and barrier; in the
+ * loop each step's mma reads the set loaded in the step before, the barrier comes
+ * after the third step's mma, and the last step loads the next stage's first
+ * fragments. At @launch(256, 2) the second set of fragments would not fit the 128
+ * registers a thread of two blocks has: the dot is cut as before. */
+Test(tir_dot, a_gemm_of_one_block_per_sm_loads_its_fragments_a_k_step_ahead) {
+  const char *why = NULL;
+  static const TirOpKind body[] = {TO_FRAGS, TO_DOT, TO_ASYNC_COPY, TO_FRAGS, TO_DOT, TO_ASYNC_COPY, TO_ASYNC_COMMIT,
+                                   TO_FRAGS, TO_DOT, TO_ASYNC_WAIT, TO_BARRIER, TO_FRAGS, TO_DOT};
+  static const int fk[] = {16, 32, 48, 0}, fset[] = {1, 2, 1, 0}, dset[] = {0, 1, 2, 1};
+  for (int c = 0; c < 2; c++) {
+    char src[1024];
+    snprintf(src, sizeof src, "%s", gemm_src(128, 128, 256, ""));
+    char *p;
+    while ((p = strstr(src, ":+ 32"))) p[3] = '6', p[4] = '4';
+    cr_assert((p = strstr(src, "range(0, K, 32)")));
+    p[12] = '6', p[13] = '4';
+    cr_assert((p = strstr(src, "@pipeline(3)")));
+    p[10] = '4';
+    if (c) {
+      char two[1040];
+      cr_assert(strncmp(src, "@launch(256)", 12) == 0);
+      snprintf(two, sizeof two, "@launch(256, 2)%s", src + 12);
+      snprintf(src, sizeof src, "%s", two);
+    }
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "case %d not lowered: %s", c, why ? why : diag_text);
+    const TirOp *loop = find_loop(&K->body);
+    if (c) {
+      cr_assert_eq(count_ops(&K->body, TO_FRAGS), 0, "two blocks per SM: no second set");
+      cr_assert_eq(((const TirOp *)loop->body.ops.items[1])->kind, TO_BARRIER, "the barrier at the top, as before");
+      continue;
+    }
+    /* before the loop: the first stage's wait, a barrier, its first fragments */
+    int at = -1;
+    for (int i = 0; i < K->body.ops.len; i++)
+      if (K->body.ops.items[i] == loop) at = i;
+    cr_assert(at >= 3);
+    const TirOp *f0 = K->body.ops.items[at - 1];
+    cr_assert_eq(f0->kind, TO_FRAGS);
+    cr_assert_eq(f0->nsets, 3);
+    cr_assert_eq(f0->fset, 0);
+    cr_assert_eq(f0->kbeg, 0);
+    cr_assert_eq(f0->pf_k, 0);
+    cr_assert_eq(((const TirOp *)K->body.ops.items[at - 2])->kind, TO_BARRIER);
+    cr_assert_eq(((const TirOp *)K->body.ops.items[at - 3])->kind, TO_ASYNC_WAIT);
+    cr_assert_eq(((const TirOp *)K->body.ops.items[at - 3])->pending, 2);
+    cr_assert_eq(loop->body.ops.len, 13, "%d ops", loop->body.ops.len);
+    int nf = 0, nd = 0;
+    for (int i = 0; i < 13; i++) {
+      const TirOp *op = loop->body.ops.items[i];
+      cr_assert_eq(op->kind, body[i], "op %d", i);
+      if (op->kind == TO_FRAGS) {
+        cr_assert_eq(op->kbeg, fk[nf], "fragments %d", nf);
+        cr_assert_eq(op->fset, fset[nf], "fragments %d", nf);
+        cr_assert_eq(op->pf_k, nf == 3, "fragments %d: the next stage's only in the last step", nf);
+        cr_assert_eq(op->nsets, 0);
+        cr_assert_eq(op->nacc, 2, "fragments %d read both rings", nf);
+        nf++;
+      } else if (op->kind == TO_DOT) {
+        cr_assert_eq(op->kbeg, 16 * nd);
+        cr_assert_eq(op->kend, 16 * nd + 16);
+        cr_assert_eq(op->fset, dset[nd], "step %d", nd);
+        cr_assert_eq(op->nacc, 0, "step %d reads registers only", nd);
+        nd++;
+      } else if (op->kind == TO_ASYNC_WAIT)
+        cr_assert_eq(op->pending, 2, "the next stage has landed: stages - 2 groups in flight");
+    }
+    cr_assert_eq(K->nbarriers, 2, "one before the loop, one an iteration");
+  }
+}
+
 Test(tir_dot, attention_forms_transpose_read_register_a_operand_invariant_copy) {
   const char *why = NULL;
   TirKernel *K = build("@launch(128)\n@registers(acc, s)\n"
