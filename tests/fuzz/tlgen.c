@@ -107,6 +107,7 @@ typedef struct Src {
   int f64;     /* TLGEN_WIDE_F64 */
   int rnd;     /* TLGEN_RAND */
   int wgloop;  /* TLGEN_WG_LOOP */
+  int deep;    /* TLGEN_DEEP */
 } Src;
 
 /* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
@@ -1516,6 +1517,7 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   if (m * n > 2048) n = 2048 / m;
   int ks = chance(&G->s, 60) ? 16 : 32;
   if (i8 || f8) ks *= 2; /* the 8-bit matrix instructions take k in 32s */
+  if (G->s.deep) ks = i8 || f8 ? 128 : 64; /* TLGEN_DEEP: 4 k steps of the matrix instruction */
   char name[16];
   snprintf(name, sizeof name, "acc%d", p->nsyms);
   int acc = add_sym(p, name, SY_VAR, i8 ? TY_I32 : TY_F32, 2, m, n);
@@ -1548,6 +1550,7 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   f->hi = sym_expr(G, ksym);
   f->step = ks;
   if (chance(&G->s, 50)) f->pipeline = range_pick(&G->s, 2, 3);
+  if (G->s.deep) f->pipeline = 8; /* TLGEN_DEEP: no draw of its own */
   /* var a = A[r :+ m, k :+ ks]; var b = B[k :+ ks, c :+ n] */
   int ab[2];
   Stmt *ld[2];
@@ -2631,7 +2634,11 @@ static void generate(TlgenProgram *p, Src src) {
   i8s.state = src.state ^ 0x9ull;
   int i8first = !wg && src.i8 && hasK && !p->ir && chance(&i8s, 50);
   int f8first = !wg && !i8first && src.f8 && hasK && !p->ir && chance(&f8s, 50);
-  if ((wg || i8first || f8first) && (*tail = gen_gemm(G, wg)) != 0)
+  /* TLGEN_DEEP: most programs that can start with the GEMM idiom do (a stream of its own) */
+  Src deeps = {0};
+  deeps.state = src.state ^ 0xbull;
+  int deepfirst = !wg && !i8first && !f8first && src.deep && hasK && !p->ir && chance(&deeps, 70);
+  if ((wg || i8first || f8first || deepfirst) && (*tail = gen_gemm(G, wg)) != 0)
     while (*tail) tail = &(*tail)->next;
   *tail = gen_block(G, 2, 10);
   while (*tail) tail = &(*tail)->next;
@@ -3062,6 +3069,7 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.f64 = !!(opts & TLGEN_WIDE_F64);
   s.rnd = !!(opts & TLGEN_RAND);
   s.wgloop = !!(opts & TLGEN_WG_LOOP);
+  s.deep = !!(opts & TLGEN_DEEP);
   s.wg |= s.wgloop;
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);

@@ -35,11 +35,16 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
    i32 offsets into expressions; TLGEN_WG_LOOP (with TLGEN_WG's programs) turns
    most wgmma-shaped GEMM idioms into attention's loop of two products, the
    second's A the first's result: var s = dot(a, b); [acc2 += 1.0]; var v =
-   G[k :+ n, 0 :+ n2]; acc2 += dot(f16(s), v), most of them in @pipeline(3).
+   G[k :+ n, 0 :+ n2]; acc2 += dot(f16(s), v), most of them in @pipeline(3);
+   TLGEN_DEEP starts most programs that can with the GEMM idiom, whose loop
+   then steps k by 4 steps of the matrix instruction (64, 128 for 8-bit
+   operands) in @pipeline(8): stage rings that leave an SM few enough blocks
+   that mma.sync dots load their fragments a k step ahead (pipeline.c
+   rotate_dot).
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
 enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16, TLGEN_WIDE_F64 = 32, TLGEN_RAND = 64,
-       TLGEN_WG_LOOP = 128 };
+       TLGEN_WG_LOOP = 128, TLGEN_DEEP = 256 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
