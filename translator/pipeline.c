@@ -352,6 +352,7 @@ static void rotate_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *com
   vec_push(K->a, before, f0);
   bar->reason = "the next iteration's stage has arrived for every thread, and this one's, refilled next, is no "
                 "longer read (its last fragments are in registers)";
+  bar->stmt = d->stmt; /* between the dot's last two k steps */
   for (int j = 0; j < steps; j++) {
     bool last = j + 1 == steps;
     TirOp *fl = frags_op(K, d, frag, last ? 0 : (j + 1) * ks, last ? 0 : 2 - (j + 1) % 2, last);

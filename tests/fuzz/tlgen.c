@@ -1517,7 +1517,8 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   if (m * n > 2048) n = 2048 / m;
   int ks = chance(&G->s, 60) ? 16 : 32;
   if (i8 || f8) ks *= 2; /* the 8-bit matrix instructions take k in 32s */
-  if (G->s.deep) ks = i8 || f8 ? 128 : 64; /* TLGEN_DEEP: 4 k steps of the matrix instruction */
+  int deep = G->s.deep && (f16 || i8 || f8); /* TLGEN_DEEP, for a dot the matrix unit takes */
+  if (deep) ks = i8 || f8 ? 128 : 64;         /* 4 k steps of the matrix instruction */
   char name[16];
   snprintf(name, sizeof name, "acc%d", p->nsyms);
   int acc = add_sym(p, name, SY_VAR, i8 ? TY_I32 : TY_F32, 2, m, n);
@@ -1550,7 +1551,7 @@ static Stmt *gen_gemm(Gen *G, int wg) {
   f->hi = sym_expr(G, ksym);
   f->step = ks;
   if (chance(&G->s, 50)) f->pipeline = range_pick(&G->s, 2, 3);
-  if (G->s.deep) f->pipeline = 8; /* TLGEN_DEEP: no draw of its own */
+  if (deep) f->pipeline = 8; /* no draw of its own */
   /* var a = A[r :+ m, k :+ ks]; var b = B[k :+ ks, c :+ n] */
   int ab[2];
   Stmt *ld[2];

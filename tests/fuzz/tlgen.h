@@ -36,9 +36,10 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
    most wgmma-shaped GEMM idioms into attention's loop of two products, the
    second's A the first's result: var s = dot(a, b); [acc2 += 1.0]; var v =
    G[k :+ n, 0 :+ n2]; acc2 += dot(f16(s), v), most of them in @pipeline(3);
-   TLGEN_DEEP starts most programs that can with the GEMM idiom, whose loop
-   then steps k by 4 steps of the matrix instruction (64, 128 for 8-bit
-   operands) in @pipeline(8): stage rings that leave an SM few enough blocks
+   TLGEN_DEEP starts most programs that can with the GEMM idiom, whose loop,
+   for 16- and 8-bit operands, then steps k by 4 steps of the matrix
+   instruction (64, 128 for 8-bit ones) in @pipeline(8): stage rings that
+   leave an SM few enough blocks
    that mma.sync dots load their fragments a k step ahead (pipeline.c
    rotate_dot).
    Without an option, the program is tlgen_from_seed's; an option adds only
