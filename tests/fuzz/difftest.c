@@ -577,7 +577,8 @@ static int test_program(uint64_t seed, int *runs_done) {
     result = R_FAIL;
     goto out;
   }
-  char *argv[] = {(char *)tile2cu, "--check", tl, 0};
+  /* for the target the runs take: a program too large for its shared memory is rejected */
+  char *argv[] = {(char *)tile2cu, "--check", "--target", (char *)arch, tl, 0};
   int rc = run_cmd(argv, log);
   if (rc != 0) {
     say("difftest: seed %llu: %s (exit %d): build/difftest --print %llu\n", (unsigned long long)seed,
@@ -592,10 +593,11 @@ static int test_program(uint64_t seed, int *runs_done) {
   }
   if (result == R_FAIL)
     say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
-        "--target %s%s%s%s%s%s%s --keep DIR (files in %s)\n",
+        "--target %s%s%s%s%s%s%s%s%s --keep DIR (files in %s)\n",
         (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
         arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", i8 ? " --i8" : "", f8 ? " --f8" : "",
-        f64 ? " --f64" : "", rng_fns ? " --rand" : "", keep ? dir : "DIR/seed-N");
+        f64 ? " --f64" : "", rng_fns ? " --rand" : "", wg_loop ? " --wg-loop" : "", deep ? " --deep" : "",
+        keep ? dir : "DIR/seed-N");
 out:
   if (result != R_FAIL || !keep) rm_rf(dir);
   tlgen_free(p);
