@@ -15,14 +15,17 @@
 #   pytest    tests/python/test_gpu.py on torch tensors (about 10 s)
 #   tune      tile2cu tune of examples/gemm_f16.tl on sm_90a, 16 candidates (about 50 s)
 #   tune90    the same on sm_90 (mma.sync): BK 32 at 3 or 4 stages fits 2 blocks per SM
-#             (92-111 KB, 128 registers) where the example's BK 64, 4 stages fits 1
+#             (92-111 KB, 128 registers, the dot cut between its k steps) where the
+#             example's BK 64, 4 stages fits 1 (160 registers, its fragments loaded a k
+#             step ahead): the two forms side by side
 #   tuneattn  tile2cu tune of examples/attention_f16.tl (D 64) on sm_90a: BK 64/128, 2/3/4
 #             stages, 1/2 blocks per SM (12 candidates, some over the shared memory; B4 H16
 #             S4096, about a minute)
 #   ncu       Nsight Compute (--clock-control none) on one launch each of attention_f16 D128
 #             sm_90a at key blocks of 64 and 128 and at 192 query rows (3 warpgroups), and
-#             gemm_f16 mma.sync as the example and at 4 warps, 2 blocks per SM: tensor pipe,
-#             issue slots and warp stalls (about 2.5 minutes)
+#             gemm_f16 mma.sync as the example (fragments a k step ahead, 1 block per SM), at
+#             4 warps, 2 blocks per SM, and at 2 blocks per SM of 8 warps (the dot cut
+#             between its k steps): tensor pipe, issue slots and warp stalls (about 3 minutes)
 #   difftest  tlgen's programs on the GPU against tlgen's evaluation (difftest --backend
 #             gpu): plain, sm_90a, strided, bf16, i8, f8, f64 and rand samples; needs
 #             build/difftest carried too (make build/difftest)
@@ -135,7 +138,7 @@ for p in "$@"; do
     for rk in "attention_f16 D128 sm_90a wgmma=attention_f16_d128_sm90a" \
       "attention_f16 D128 sm_90a BK128=attention_f16_d128_bk128_sm90a" \
       "attention_f16 D128 sm_90a BQ192=attention_f16_d128_bq192_sm90a" "gemm_f16=gemm_f16" \
-      "gemm_f16 4 warps 2 blocks/SM=gemm_f16_w4"; do
+      "gemm_f16 4 warps 2 blocks/SM=gemm_f16_w4" "gemm_f16 2 blocks/SM=gemm_f16_mb2"; do
       timeout -k 5 60 ncu --clock-control none --kernel-name "${rk#*=}" --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
         --section Occupancy --section LaunchStats build/bench/bench --quick --reps 10 --only "${rk%%=*}" >> "$OUT/ncu.log" 2>&1
