@@ -3132,7 +3132,8 @@ static void t_pipeline_padded(Tally *T) {
  * (pipeline.c rotate_dot; each kernel's translation declares its t2c_fa1 sets).
  * The f16 kernels at 2 k steps an iteration (BK 32, 7 stages: rot_ab, rot_twice),
  * 3 (BK 48, 5 stages: rot_abt) and 4 (BK 64: rot_atb); rot_i8 at 4 k32 steps (BK8
- * 128) and 2 (BK8 64, 6 stages). Sizes: ragged, many iterations (200 x 136 x 584:
+ * 128) and 2 (BK8 64, 6 stages); rot_w4 at 4 warps of 64 x 64 and @launch(128, 2)
+ * (BK 64, 3 stages: 2 blocks per SM). Sizes: ragged, many iterations (200 x 136 x 584:
  * 19 at 32, every stage refilled; i8 at K = 1040); N or K not multiples of 8 (the
  * general body's element copies); one iteration shorter than BK (its unused
  * next fragments read a stage never filled). Each on the default target and sm_80. */
@@ -3140,10 +3141,11 @@ static void t_pipeline_rotated(Tally *T) {
   static const struct { const char *kn, *bk, *st; int i8, twice; } V[] = {
       {"rot_ab", "BK=32", "STAGES=7", 0, 0},      {"rot_abt", "BK=48", "STAGES=5", 0, 0},
       {"rot_atb", "BK=64", "STAGES=4", 0, 0},     {"rot_twice", "BK=32", "STAGES=7", 0, 1},
-      {"rot_i8", "BK8=128", "STAGES8=4", 1, 0},   {"rot_i8", "BK8=64", "STAGES8=6", 1, 0}};
+      {"rot_i8", "BK8=128", "STAGES8=4", 1, 0},   {"rot_i8", "BK8=64", "STAGES8=6", 1, 0},
+      {"rot_w4", "BK=64", "STAGES=4", 0, 0}};
   static const int MNK[][3] = {{200, 136, 584}, {37, 100, 77}, {128, 128, 8}};
   static const char *const targets[] = {NULL, "sm_80"};
-  for (int v = 0; v < 6; v++)
+  for (int v = 0; v < 7; v++)
     for (int c = 0; c < 6; c++) {
       int sz = c % 3, M = MNK[sz][0], N = MNK[sz][1], K = MNK[sz][2];
       if (sz == 2 && (v % 3 || c >= 3)) continue; /* the short case: rot_ab and rot_twice, default target */
