@@ -3133,7 +3133,8 @@ static void t_pipeline_padded(Tally *T) {
  * The f16 kernels at 2 k steps an iteration (BK 32, 7 stages: rot_ab, rot_twice),
  * 3 (BK 48, 5 stages: rot_abt) and 4 (BK 64: rot_atb); rot_i8 at 4 k32 steps (BK8
  * 128) and 2 (BK8 64, 6 stages); rot_w4 at 4 warps of 64 x 64 and @launch(128, 2)
- * (BK 64, 3 stages: 2 blocks per SM). Sizes: ragged, many iterations (200 x 136 x 584:
+ * (BK 64, 3 stages: 2 blocks per SM); rot_qb with A loaded once before the loop (as
+ * attention's Q) and B in 8 stages. Sizes: ragged, many iterations (200 x 136 x 584:
  * 19 at 32, every stage refilled; i8 at K = 1040); N or K not multiples of 8 (the
  * general body's element copies); one iteration shorter than BK (its unused
  * next fragments read a stage never filled). Each on the default target and sm_80. */
@@ -3142,10 +3143,10 @@ static void t_pipeline_rotated(Tally *T) {
       {"rot_ab", "BK=32", "STAGES=7", 0, 0},      {"rot_abt", "BK=48", "STAGES=5", 0, 0},
       {"rot_atb", "BK=64", "STAGES=4", 0, 0},     {"rot_twice", "BK=32", "STAGES=7", 0, 1},
       {"rot_i8", "BK8=128", "STAGES8=4", 1, 0},   {"rot_i8", "BK8=64", "STAGES8=6", 1, 0},
-      {"rot_w4", "BK=64", "STAGES=4", 0, 0}};
+      {"rot_w4", "BK=64", "STAGES=4", 0, 0},     {"rot_qb", "BK=64", "STAGES=4", 0, 0}};
   static const int MNK[][3] = {{200, 136, 584}, {37, 100, 77}, {128, 128, 8}};
   static const char *const targets[] = {NULL, "sm_80"};
-  for (int v = 0; v < 7; v++)
+  for (int v = 0; v < 8; v++)
     for (int c = 0; c < 6; c++) {
       int sz = c % 3, M = MNK[sz][0], N = MNK[sz][1], K = MNK[sz][2];
       if (sz == 2 && (v % 3 || c >= 3)) continue; /* the short case: rot_ab and rot_twice, default target */
@@ -3158,15 +3159,17 @@ static void t_pipeline_rotated(Tally *T) {
       call_arg(&k, "-D%s", V[v].bk);
       call_arg(&k, "-D%s", V[v].st);
       bool ta = !strcmp(V[v].kn, "rot_atb"), tb = !strcmp(V[v].kn, "rot_abt") || V[v].i8;
+      bool qb = !strcmp(V[v].kn, "rot_qb"); /* A [M, 64], read in every iteration */
       Dt dt = V[v].i8 ? I8 : F16;
-      Ten *A = ta ? call_in(&k, "At", dt, 2, SHAPE(K, M)) : call_in(&k, "A", dt, 2, SHAPE(M, K));
+      Ten *A = ta ? call_in(&k, "At", dt, 2, SHAPE(K, M)) : call_in(&k, "A", dt, 2, SHAPE(M, qb ? 64 : K));
       Ten *B = tb ? call_in(&k, V[v].i8 ? "B" : "Bt", dt, 2, SHAPE(N, K)) : call_in(&k, "B", dt, 2, SHAPE(K, N));
       Ten *C = call_out(&k, "C", V[v].i8 ? I32 : F32, 2, SHAPE(M, N));
       fill_operands(A, B, &r, V[v].i8);
       for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
           double s = 0;
-          for (int kk = 0; kk < K; kk++) s += (ta ? A2(A, kk, i) : A2(A, i, kk)) * (tb ? A2(B, j, kk) : A2(B, kk, j));
+          for (int kk = 0; kk < K; kk++)
+            s += (ta ? A2(A, kk, i) : qb ? A2(A, i, kk % 64) : A2(A, i, kk)) * (tb ? A2(B, j, kk) : A2(B, kk, j));
           R2(C, i, j) = V[v].twice ? 2 * s : s;
         }
       char l[80];
