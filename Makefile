@@ -211,7 +211,7 @@ test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-d
 # 32-bit float type is f64 (difftest --f64), run and compiled. RAND_SEEDS: programs with
 # rand, randn and randint (difftest --rand), run and compiled. tests/fuzz/deep-seeds.txt:
 # programs whose GEMM loop (difftest --deep: 8 stages) loads its fragments a k step ahead,
-# run for sm_90 and sm_80 and compiled. The random samples are
+# run and compiled. The random samples are
 # small to keep make test near 10 minutes on 2 cores (difftest is about 40% of it): every
 # session runs wider campaigns of its own (bench/RESULTS.md lists the ranges).
 DIFF_SEEDS ?= 1:101
@@ -251,7 +251,6 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep -j 2
-	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep --target sm_80 -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep --nvcc-path $(NVCC) -j 2
 	@# --backend gpu without a GPU (no driver here, on any machine): one message, exit 2, no program run
 	@TILE2CU_LIBCUDA=/nonexistent/libcuda.so.1 $(B)/difftest --tile2cu $(B)/tile2cu --seeds 1:3 --backend gpu \
