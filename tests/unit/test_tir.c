@@ -1173,20 +1173,16 @@ Test(tir_dot, a_gemm_of_one_block_per_sm_loads_its_fragments_a_k_step_ahead) {
                                    TO_FRAGS, TO_DOT, TO_ASYNC_WAIT, TO_BARRIER, TO_FRAGS, TO_DOT};
   static const int fk[] = {16, 32, 48, 0}, fset[] = {1, 2, 1, 0}, dset[] = {0, 1, 2, 1};
   for (int c = 0; c < 2; c++) {
-    char src[1024];
-    snprintf(src, sizeof src, "%s", gemm_src(128, 128, 256, ""));
+    const char *g = gemm_src(128, 128, 256, "");
+    cr_assert(strncmp(g, "@launch(256)", 12) == 0);
+    char src[1100];
+    snprintf(src, sizeof src, "%s%s", c ? "@launch(256, 2)" : "@launch(256)", g + 12);
     char *p;
     while ((p = strstr(src, ":+ 32"))) p[3] = '6', p[4] = '4';
     cr_assert((p = strstr(src, "range(0, K, 32)")));
     p[12] = '6', p[13] = '4';
     cr_assert((p = strstr(src, "@pipeline(3)")));
     p[10] = '4';
-    if (c) {
-      char two[1040];
-      cr_assert(strncmp(src, "@launch(256)", 12) == 0);
-      snprintf(two, sizeof two, "@launch(256, 2)%s", src + 12);
-      snprintf(src, sizeof src, "%s", two);
-    }
     TirKernel *K = build(src, NULL, &why);
     cr_assert(K, "case %d not lowered: %s", c, why ? why : diag_text);
     const TirOp *loop = find_loop(&K->body);
