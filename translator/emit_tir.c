@@ -1915,6 +1915,20 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
   }
 }
 
+/* One k step's mma per 16 x 8 tile of the accumulator, from the fragments just
+ * loaded (t2c_a<i>, t2c_b<j>) or from set fset of a dot's loaded a step ahead. */
+static void print_mmas(Printer *P, const TirOp *op, const char *fn) {
+  const Layout *l = op->lay;
+  const char *d = op->dst->cname;
+  for (int i = 0; i < l->rr / 2; i++)
+    for (int j = 0; j < l->rc; j++) {
+      int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
+      const char *a = op->frag ? F("t2c_fa%d[%d][%d]", op->frag, op->fset, i) : F("t2c_a%d", i);
+      const char *b = op->frag ? F("t2c_fb%d[%d][%d]", op->frag, op->fset, j) : F("t2c_b%d", j);
+      line(P, "t2c::%s(%s[%d], %s[%d], %s[%d], %s[%d], %s, %s);", fn, d, r0, d, r0 + 1, d, r2, d, r2 + 1, a, b);
+    }
+}
+
 static void print_dot(Printer *P, const TirOp *op) {
   if (op->simt) {
     print_dot_simt(P, op);
@@ -1935,12 +1949,7 @@ static void print_dot(Printer *P, const TirOp *op) {
     if (op->op == TK_ASSIGN)
       for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, i8 ? "0" : "0.0f");
     line(P, "// k %d .. %d of the dot, from set %d", kbeg, kend - 1, op->fset);
-    for (int i = 0; i < mt; i++)
-      for (int j = 0; j < nt; j++) {
-        int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
-        line(P, "t2c::%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_fa%d[%d][%d], t2c_fb%d[%d][%d]);", fn, op->dst->cname, r0,
-             op->dst->cname, r0 + 1, op->dst->cname, r2, op->dst->cname, r2 + 1, op->frag, op->fset, i, op->frag, op->fset, j);
-      }
+    print_mmas(P, op, fn);
     return;
   }
   bool one = op->src && kend - kbeg == ks;
@@ -1976,12 +1985,7 @@ static void print_dot(Printer *P, const TirOp *op) {
       else pack_a(P, op, kc, i, i, NULL);
     }
     for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
-    for (int i = 0; i < mt; i++)
-      for (int j = 0; j < nt; j++) {
-        int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
-        line(P, "t2c::%s(%s[%d], %s[%d], %s[%d], %s[%d], t2c_a%d, t2c_b%d);", fn, op->dst->cname, r0,
-             op->dst->cname, r0 + 1, op->dst->cname, r2, op->dst->cname, r2 + 1, i, j);
-      }
+    print_mmas(P, op, fn);
     if (!op->src || one) {
       P->indent--;
       line(P, "}");
@@ -2083,18 +2087,16 @@ static void copy_elem_at(Printer *P, const TirOp *op, At at, const char *stage) 
     P->vsym = "t2c_v";
     tensor_index(P, op, e, &lin, &cond);
     const char *v = F("%s[%s]", X->cname, lin), *dst = F("%s[%s%s]", f->cname, stage, at_idx(P, f, e));
-    /* a run lies inside the tile or outside it as a whole when the tile's columns are whole
-     * runs: its first element decides, before the loop (the loop's t2c_v is not declared
-     * there); else each element does, in the loop */
-    const char *each = pl->cols % pl->vec ? tile_mask(P, e) : NULL;
     P->vsym = NULL;
-    const char *mask = pl->cols % pl->vec ? NULL : tile_mask(P, e);
+    /* a run lies inside the tile or outside it as a whole (layout.c's runs divide the
+     * columns): its first element decides, before the loop, which declares t2c_v */
+    const char *mask = tile_mask(P, e);
     if (mask) {
       line(P, "if (%s) {", mask);
       P->indent++;
     }
     line(P, "#pragma unroll 4");
-    line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s%s = %s;", pl->vec, each ? F("if (%s) ", each) : "", dst,
+    line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s = %s;", pl->vec, dst,
          cond ? F("(%s ? %s : %s)", cond, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v);
     if (mask) {
       P->indent--;

@@ -242,6 +242,16 @@ static int dot_to_cut(const PtrVec *body) {
  * ldmatrix reads after them). Now the first step's mma run meanwhile.
  * (gemm_f16.tl on sm_80: 16 mma of the first step, then the copies of A; 16,
  * then those of B; then the last 32.) */
+/* After the dot's k step j (of steps): the copies of group j, then the commit
+ * after the last group. Ring r is group r, the rings past the groups the last
+ * one, so that every copy is issued before the last step. */
+static void copies_after_step(TirKernel *K, TirOp **copies, int n, TirOp *commit, int steps, int j, PtrVec *head) {
+  int g = n < steps - 1 ? n : steps - 1; /* the groups */
+  for (int r = 0; r < n; r++)
+    if ((r < g - 1 ? r : g - 1) == j) vec_push(K->a, head, copies[r]);
+  if (j == g - 1) vec_push(K->a, head, commit);
+}
+
 static void cut_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit, PtrVec *head) {
   int ks = mma_k(d), steps = d->kdim / ks;
   int g = n < steps - 1 ? n : steps - 1; /* the groups of copies */
@@ -257,9 +267,7 @@ static void cut_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit
     p->kend = j == g ? d->kdim : (j + 1) * ks;
     vec_push(K->a, head, p);
     if (j == g) break;
-    for (int r = 0; r < n; r++)
-      if ((r < g - 1 ? r : g - 1) == j) vec_push(K->a, head, copies[r]);
-    if (j == g - 1) vec_push(K->a, head, commit);
+    copies_after_step(K, copies, n, commit, steps, j, head);
   }
 }
 
@@ -339,7 +347,6 @@ static TirOp *frags_op(TirKernel *K, const TirOp *d, int frag, int k, int set, b
 static void rotate_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit, TirOp *wait, TirOp *bar,
                        PtrVec *before, PtrVec *head) {
   int ks = mma_k(d), steps = d->kdim / ks, frag = ++K->nfrags;
-  int g = n < steps - 1 ? n : steps - 1; /* the groups of copies */
   TirOp *w0 = new_op(K, TO_ASYNC_WAIT, d->stmt), *b0 = new_op(K, TO_BARRIER, d->stmt);
   *w0 = *wait;
   *b0 = *bar;
@@ -368,9 +375,7 @@ static void rotate_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *com
     p->fset = j ? 2 - j % 2 : 0;
     p->nacc = 0; /* its operands are registers */
     vec_push(K->a, head, p);
-    for (int r = 0; r < n; r++)
-      if ((r < g - 1 ? r : g - 1) == j) vec_push(K->a, head, copies[r]);
-    if (j == g - 1) vec_push(K->a, head, commit);
+    copies_after_step(K, copies, n, commit, steps, j, head);
     if (j == steps - 2) {
       vec_push(K->a, head, wait);
       vec_push(K->a, head, bar);
