@@ -187,6 +187,7 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
       tir_dump(K, o->explain_out);
       continue;
     }
+    if (o->only && strcmp(k->name, o->only) != 0) continue;
     if (o->explain) emit_tir_explain(K, o->explain_out);
     emit_tir_kernel(K, o, line_file, out);
   }

@@ -14,7 +14,7 @@
 #define NPY_MAX_RANK 4
 
 typedef struct Npy {
-  char descr[8];                 /* "<f4" "<f2" "<f8" "<i4" "<i8" "<u2" "<u4" "|u1" "|i1" "|b1" */
+  char descr[8];                 /* "<f4" "<f2" "<f8" "<i4" "<i8" "<u2" "<u4" "|u1" "|i1" "|b1", or raw "<V2" "<V1" */
   int rank;                      /* 0 .. NPY_MAX_RANK; rank 0 holds one element */
   long long shape[NPY_MAX_RANK]; /* shape[0] is the slowest-varying dimension */
   void *data;                    /* malloc'd, nbytes bytes; freed by npy_free */

@@ -198,7 +198,11 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
     char err[512];
     if (npy_read(path, &arrays[i], err, sizeof err)) return fail("%s", err);
     Npy *a = &arrays[i];
-    if (strcmp(a->descr, descr_of(X->ty.elem)) != 0)
+    /* bf16 and f8 as their bits (<u2, |u1), or as NumPy saves ml_dtypes' arrays (<V2, <V1):
+     * written back with the dtype they came with */
+    bool raw = (X->ty.elem == T_BF16 && (!strcmp(a->descr, "<V2") || !strcmp(a->descr, "|V2"))) ||
+               ((X->ty.elem == T_F8E4M3 || X->ty.elem == T_F8E5M2) && (!strcmp(a->descr, "<V1") || !strcmp(a->descr, "|V1")));
+    if (!raw && strcmp(a->descr, descr_of(X->ty.elem)) != 0)
       return fail("%s: dtype '%s', but tensor %s is %s (dtype '%s')", path, a->descr, X->name,
                   elem_names[X->ty.elem], descr_of(X->ty.elem));
     if (X->ty.elem == T_BOOL) /* a |b1 byte other than 0 and 1 is true, as numpy reads it (a C++ bool must be 0 or 1) */
@@ -531,7 +535,8 @@ static int run_kernel(RunOpts *o, const char *argv0) {
   Arena a = {0};
   Buf cu = {0};
   Program *p = NULL;
-  EmitOptions eo = {.sim = true, .file = o->file, .opts = o->opts, .nopts = o->nopts};
+  /* only the kernel to run is compiled: a file of many kernels builds in a fraction of the time */
+  EmitOptions eo = {.sim = true, .file = o->file, .opts = o->opts, .nopts = o->nopts, .only = o->kernel};
   st = translate(o->file, src.data, &t, &eo, &cu, stderr, &p, &a);
   Kernel *k = NULL;
   for (int i = 0; st == 0 && i < p->nkernels; i++)

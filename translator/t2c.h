@@ -541,6 +541,8 @@ typedef struct EmitOptions {
   const char *const *opts; /* -D, -Wno-NAME, -Werror, -w as written (options.c) */
   int nopts;
   const char *defines;   /* the header's line on the -D applied (translate() sets it), or NULL */
+  const char *only;      /* tile2cu run: print this kernel's CUDA only (every kernel is still checked
+                            and lowered, so the diagnostics are the file's), or NULL: all */
 } EmitOptions;
 
 /* Runs every kernel through the tile IR's stages and prints its CUDA into out

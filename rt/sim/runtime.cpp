@@ -267,6 +267,11 @@ struct Launch {
   std::string err;
   std::vector<std::atomic<int>> out_kind;  // ElemKind of each output
   std::vector<std::atomic<bool>> out_fatomic;  // an output a float atomic_add updated
+  // per element of such an output, in the first schedule: the sum of the
+  // magnitudes its float atomic adds added, and their count (float_atomic);
+  // allocated at its first float atomic add, under mu
+  std::vector<std::atomic<double *>> fa_mag;
+  std::vector<std::atomic<unsigned *>> fa_count;
   bool shared_cells;     // more than one worker: shadow cells are locked
   std::vector<RaceShadow *> shadows;  // [0, noutputs): the outputs'; then others
   // strided views' masks (view_mask), under mu
@@ -728,11 +733,37 @@ RaceShadow *check_tensor(const T2cSimTensor *t, int elem_bytes, int kind, bool w
   return writable ? race_shadow(L, t) : nullptr;
 }
 
-void float_atomic(const T2cSimTensor *t) {
+void float_atomic(const T2cSimTensor *t, long long e, double v) {
   Launch *L = tw->L;
-  for (int i = 0; i < L->l->noutputs; i++)
-    if (L->l->outputs[i] == t && !L->out_fatomic[i].load(std::memory_order_relaxed))
-      L->out_fatomic[i].store(true, std::memory_order_relaxed);
+  for (int i = 0; i < L->l->noutputs; i++) {
+    if (L->l->outputs[i] != t) continue;
+    if (!L->out_fatomic[i].load(std::memory_order_relaxed)) L->out_fatomic[i].store(true, std::memory_order_relaxed);
+    if (L->schedule != 0 || e < 0 || e >= t->nelems) continue;
+    double *mag = L->fa_mag[i].load(std::memory_order_acquire);
+    unsigned *cnt = L->fa_count[i].load(std::memory_order_acquire);
+    if (!mag || !cnt) {
+      std::lock_guard<std::mutex> g(L->mu);
+      mag = L->fa_mag[i].load(std::memory_order_relaxed);
+      cnt = L->fa_count[i].load(std::memory_order_relaxed);
+      if (!mag) {
+        mag = (double *)calloc((size_t)t->nelems, sizeof *mag);
+        if (!mag) failf("out of memory for the rounding bounds of tensor '%s'", t->name ? t->name : "?");
+        L->fa_mag[i].store(mag, std::memory_order_release);
+      }
+      if (!cnt) {
+        cnt = (unsigned *)calloc((size_t)t->nelems, sizeof *cnt);
+        if (!cnt) failf("out of memory for the rounding bounds of tensor '%s'", t->name ? t->name : "?");
+        L->fa_count[i].store(cnt, std::memory_order_release);
+      }
+    }
+    /* two workers may add to one element at once */
+    double old, nv;
+    __atomic_load(&mag[e], &old, __ATOMIC_RELAXED);
+    do
+      nv = old + fabs(v);
+    while (!__atomic_compare_exchange(&mag[e], &old, &nv, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    __atomic_fetch_add(&cnt[e], 1u, __ATOMIC_RELAXED);
+  }
 }
 
 // ---------------------------------------------------------------- thread API
@@ -2316,16 +2347,28 @@ static double float_value(const unsigned char *p, int bytes, int kind) {
   return NAN;
 }
 
-// Two results of float atomic adds in different orders: equal up to rounding
-// (a relative 2^-16 of the sizes for f32 and f64, 2^-6 for f16 and bf16).
-static bool within_rounding(const unsigned char *a, const unsigned char *b, int bytes, int kind) {
-  double x = float_value(a, bytes, kind), y = float_value(b, bytes, kind);
-  double rel = kind == K_F16 || kind == K_BF16 ? 0x1p-6 : 0x1p-16;
-  return x == y || fabs(x - y) <= rel * (fabs(x) + fabs(y));
+// Two results of n float atomic adds to one element in different orders,
+// from the value init: equal up to rounding. Each add rounds its sum once, by
+// at most u of its magnitude (u the type's unit roundoff), or by half the
+// smallest subnormal eta below the normal range; every partial sum is at most
+// m = |init| + the sum of the added magnitudes. So each order's result lies
+// within n (u m + eta) of the exact sum, and two orders' within twice that.
+// This holds under cancellation, where the result is far smaller than its
+// terms (split-K GEMM's partial sums), as a bound relative to the results
+// does not.
+static bool within_rounding(const unsigned char *a, const unsigned char *b, const unsigned char *init, int bytes,
+                            int kind, double mag, unsigned n) {
+  double x = float_value(a, bytes, kind), y = float_value(b, bytes, kind), z = float_value(init, bytes, kind);
+  double u = kind == K_F16 ? 0x1p-11 : kind == K_BF16 ? 0x1p-8 : kind == K_F64 ? 0x1p-53 : 0x1p-24;
+  double eta = kind == K_F16 ? 0x1p-25 : kind == K_BF16 ? 0x1p-134 : kind == K_F64 ? 0x1p-1075 : 0x1p-150;
+  if (x == y) return true;
+  if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z)) return false;
+  return fabs(x - y) <= 2.0 * n * (u * (fabs(z) + mag) + eta);
 }
 
 // "" when the outputs equal the first run's; otherwise the race report.
-static std::string compare(Launch *L, const std::vector<std::vector<unsigned char>> &first, int s) {
+static std::string compare(Launch *L, const std::vector<std::vector<unsigned char>> &first,
+                           const std::vector<std::vector<unsigned char>> &init, int s) {
   for (int i = 0; i < L->l->noutputs; i++) {
     const T2cSimTensor *t = L->l->outputs[i];
     const unsigned char *a = first[i].data(), *b = (const unsigned char *)t->data;
@@ -2333,9 +2376,12 @@ static std::string compare(Launch *L, const std::vector<std::vector<unsigned cha
     if (!memcmp(a, b, out_bytes(t))) continue;
     long long at = -1, ndiff = 0;
     int kind = L->out_kind[i].load();
-    bool fatomic = L->out_fatomic[i].load();
+    const double *mag = L->out_fatomic[i].load() ? L->fa_mag[i].load() : nullptr;
+    const unsigned *cnt = mag ? L->fa_count[i].load() : nullptr;
+    const unsigned char *z = init[i].data();
     for (long long e = 0; e < t->nelems; e++)
-      if (memcmp(a + e * eb, b + e * eb, eb) && !(fatomic && within_rounding(a + e * eb, b + e * eb, t->elem_bytes, kind))) {
+      if (memcmp(a + e * eb, b + e * eb, eb) &&
+          !(cnt && within_rounding(a + e * eb, b + e * eb, z + e * eb, t->elem_bytes, kind, mag[e], cnt[e]))) {
         if (at < 0) at = e;
         ndiff++;
       }
@@ -2401,6 +2447,10 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
   for (auto &a : L.out_kind) a = K_OTHER;
   L.out_fatomic = std::vector<std::atomic<bool>>(l->noutputs);
   for (auto &a : L.out_fatomic) a = false;
+  L.fa_mag = std::vector<std::atomic<double *>>(l->noutputs);
+  for (auto &a : L.fa_mag) a = nullptr;
+  L.fa_count = std::vector<std::atomic<unsigned *>>(l->noutputs);
+  for (auto &a : L.fa_count) a = nullptr;
 
   std::vector<Worker> ws(workers_for(l));
   for (Worker &w : ws) {
@@ -2469,12 +2519,16 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
         const unsigned char *p = (const unsigned char *)l->outputs[i]->data;
         first[i].assign(p, p + out_bytes(l->outputs[i]));
       }
-    else msg = compare(&L, first, s);
+    else msg = compare(&L, first, init, s);
   }
   sigaction(SIGSEGV, &old_segv, nullptr);
   sigaction(SIGBUS, &old_bus, nullptr);
   for (Worker &w : ws) free_worker(&w);
   free_shadows(&L);
+  for (int i = 0; i < l->noutputs; i++) {
+    free(L.fa_mag[i].load());
+    free(L.fa_count[i].load());
+  }
   restore(msg.empty() ? first : init);
   return msg.empty() ? 0 : report(msg);
 }

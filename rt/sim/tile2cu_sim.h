@@ -135,9 +135,10 @@ RaceShadow *check_tensor(const T2cSimTensor *t, int elem_bytes, int kind, bool w
 // The running thread reads or writes elements [i, i + n) of the tensor:
 // fails the launch when that races with another thread's access.
 void race_access(RaceShadow *s, long long i, long long n, int access);
-// t received a floating-point atomic add: its sums depend on the order of the
-// updates, so schedules are compared within rounding for it.
-void float_atomic(const T2cSimTensor *t);
+// Element e of t received a floating-point atomic add of v: its sums depend on
+// the order of the updates, so schedules are compared within rounding for it,
+// a bound from the magnitudes added (runtime.cpp, within_rounding).
+void float_atomic(const T2cSimTensor *t, long long e, double v);
 [[noreturn]] void tensor_oob(const T2cSimTensor *t, long long i, bool read_only);
 // A strided view's mask over its buffer: 1 where an element of the view
 // lies, computed once per launch (fails it when the view leaves the buffer);

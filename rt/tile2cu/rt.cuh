@@ -537,7 +537,8 @@ template <typename T, typename F> T2C_DEVICE void atomic_update_(::t2c_sim::chec
 }
 template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, typename std::common_type<T>::type v) {
   atomic_update_(g, [v](T e) { return static_cast<T>(e + v); });
-  if (!std::is_integral<T>::value) ::t2c_sim::float_atomic(g.t); /* the sum depends on the order */
+  if constexpr (std::is_same<T, double>::value) ::t2c_sim::float_atomic(g.t, g.i, v); /* the sum depends on the order */
+  else if constexpr (!std::is_integral<T>::value) ::t2c_sim::float_atomic(g.t, g.i, static_cast<double>(static_cast<float>(v)));
 }
 template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, typename std::common_type<T>::type v) {
   atomic_update_(g, [v](T e) { return atomic_before_(e, v) ? v : e; });

@@ -3183,6 +3183,38 @@ static void t_pipeline_rotated(Tally *T) {
     }
 }
 
+/* splitk: C += A B by split-K (tests/gpu/splitk.tl): 3 z blocks per tile each
+ * fold their part of k into C by f32 atomic_add, onto C's own values. Ragged M
+ * and N, K not a multiple of BK (a last part shorter than the others), N odd
+ * (the general body), and K = 40, where the third part has no k at all and adds
+ * its zeros. Its sums cancel for some elements, where the order of the parts
+ * changes the result by far more than rounding of the result would allow
+ * (before, the CPU backend took that for a race). sm_90 and sm_80 here; make
+ * test's sm_90a pass runs it on wgmma. */
+static void t_splitk(Tally *T) {
+  static const int MNK[][3] = {{70, 100, 300}, {37, 129, 200}, {130, 64, 40}};
+  for (int c = 0; c < 6; c++) {
+    int M = MNK[c % 3][0], N = MNK[c % 3][1], K = MNK[c % 3][2];
+    Rng r = rng_seed("splitk", (uint64_t)c);
+    Call k;
+    call_init(&k, "splitk.tl", "splitk");
+    if (c >= 3) snprintf(k.target, sizeof k.target, "sm_80");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_operands(A, B, &r, false);
+    C->init = calloc((size_t)C->n, sizeof(double));
+    for (long long e = 0; e < C->n; e++) C->init[e] = round_dt(F32, rng_uniform(&r, -1, 1));
+    gemm_ref(A, B, C, M, N, K, 1);
+    for (long long e = 0; e < C->n; e++) C->ref[e] += C->init[e];
+    C->etol = 1e-5;
+    char l[80];
+    label(l, sizeof l, "M=%d N=%d K=%d%s", M, N, K, c >= 3 ? " sm_80" : "");
+    CHECK(T, call_check(&k, "splitk", l));
+    call_free(&k);
+  }
+}
+
 static void t_cast_saturate(Tally *T) {
   static const double vals[32] = {3e9, -3e9, NAN, INFINITY, -INFINITY, 300.5, -200.7, -0.9,
                                   1e20, -1e20, 127.9, -128.9, 255.5, -1.0, 2147483520.0, 4294967040.0,
@@ -5031,6 +5063,7 @@ static const Test tests[] = {
     {"pipeline_padded", t_pipeline_padded},
     {"pipeline_nested", t_pipeline_nested},
     {"pipeline_rotated", t_pipeline_rotated},
+    {"splitk", t_splitk},
     {"defer_dot", t_defer_dot},
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},

@@ -1113,6 +1113,36 @@ static void test_tensor_races_atomics(void) {
          f[0], NB * 256, NB * 256 - 1, -(NB * 256 - 1), NB * 256);
 }
 
+/* Float atomic adds in another order are compared within rounding, by a bound
+ * from the magnitudes added (runtime.cpp within_rounding), not from the
+ * results: with V = {1, 2^27, -2^27} the f32 sum is 0 in block order and 1
+ * reversed (the host computes both below, so the case does differ), which a
+ * bound relative to the results (the one before) took for a race. f64 and f16
+ * (V / 2^14: 2^-14 lost against 2^13) likewise. A sum that depends on the
+ * order beyond rounding (tr_atomic_order) still fails as a race. */
+static void test_atomic_cancel(void) {
+  float v[3] = {1.0f, 0x1p27f, -0x1p27f}, f[1] = {0.0f};
+  double d[1] = {0.0};
+  uint16_t h[1] = {0};
+  volatile float fwd = ((0.0f + v[0]) + v[1]) + v[2], rev = ((0.0f + v[2]) + v[1]) + v[0];
+  if (fwd == rev) fail("atomics: cancellation", "the two orders give the same f32 sum %g: the case tests nothing", fwd);
+  T2cSimTensor tv = tensor(v, 3, 4, "V"), tf = tensor(f, 1, 4, "F"), td = tensor(d, 1, 8, "D"), th = tensor(h, 1, 2, "H");
+  void *args[] = {&tv, &tf, &td, &th};
+  Run r = {"tr_atomic_cancel", {3, 1, 1}, 32, 0, 3};
+  char err[ERRLEN];
+  if (expect_ok("atomics: cancellation within rounding", launch(&r, args, 4, 14, err), err) &&
+      (f[0] != fwd || d[0] != 1.0 || h2f(h[0]) != 0.0f))
+    fail("atomics: cancellation within rounding", "F = %g, D = %g, H = %g, want %g, 1, 0 (schedule 0: block order)",
+         (double)f[0], d[0], (double)h2f(h[0]), (double)fwd);
+  float o[2] = {0.0f, 0.0f};
+  T2cSimTensor to = tensor(o, 2, 4, "F");
+  void *oargs[] = {&to};
+  Run ro = {"tr_atomic_order", {3, 1, 1}, 32, 0, 2};
+  expect_err("atomics: an order-dependent sum", launch(&ro, oargs, 1, 1, err), err,
+             "race: outputs of kernel 'tr_atomic_order' differ between schedule 0 (in order) and schedule 1 (reversed): "
+             "tensor 'F' first differs at index 0 (8 vs 4)", NULL);
+}
+
 /* t2c::atomic_min and atomic_max of floats take -0.0 as less than 0.0, so that
  * the result does not depend on the order of the updates: every schedule (in
  * order, reversed, shuffled) gives the same bits. */
@@ -1319,6 +1349,7 @@ int main(int argc, char **argv) {
   test_tensor_races_refs();
   test_tensor_races_atomics();
   test_atomic_zeros();
+  test_atomic_cancel();
   test_stack_overflow();
   test_bad_launches(argv[2]);
   printf("sim: %d checks, %d failed (build %.2fs, runs %.2fs)\n", checks, failures, t1 - t0, now() - t1);

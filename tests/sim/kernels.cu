@@ -1035,6 +1035,43 @@ static void t2c_sim_tramp_tr_atomic_zeros(void *const *a) {
 }
 T2C_SIM_REGISTER(tr_atomic_zeros, t2c_sim_tramp_tr_atomic_zeros)
 
+// Float atomic adds whose sum cancels: block b adds V[b] to F[0] (f32), to
+// D[0] (f64, the same values) and to H[0] (f16, V[b] / 2^14): one worker for 3
+// blocks, so schedule 0 adds them in block order and schedule 1 in reverse.
+// With V = {1, 2^27, -2^27} the f32 orders give 0 and 1.
+extern "C" __global__ void __launch_bounds__(32)
+tr_atomic_cancel(t2c_sim::tensor<const float> V, t2c_sim::tensor<float> F, t2c_sim::tensor<double> D,
+                 t2c_sim::tensor<__half> H)
+{
+  if (threadIdx.x == 0) {
+    const float v = V[blockIdx.x];
+    t2c::atomic_add(F + 0, v);
+    t2c::atomic_add(D + 0, (double)v);
+    t2c::atomic_add(H + 0, __float2half(v * 0x1p-14f));
+  }
+}
+static void t2c_sim_tramp_tr_atomic_cancel(void *const *a) {
+  tr_atomic_cancel(t2c_sim::tensor<const float>(static_cast<const T2cSimTensor *>(a[0])), T2C_ARG(float, 1),
+                   T2C_ARG(double, 2), T2C_ARG(__half, 3));
+}
+T2C_SIM_REGISTER(tr_atomic_cancel, t2c_sim_tramp_tr_atomic_cancel)
+
+// PLANTED: block b adds (b + 1) times the count in F[1] to F[0], then counts
+// itself in F[1] (both float atomic adds); F[1]'s read is no atomic, so F[0]
+// depends on the order of the blocks by far more than rounding: 0 + 2 + 6 in
+// block order, 0 + 2 + 2 reversed.
+extern "C" __global__ void __launch_bounds__(32)
+tr_atomic_order(t2c_sim::tensor<float> F)
+{
+  if (threadIdx.x == 0) {
+    const float c = F[1];
+    t2c::atomic_add(F + 0, c * (float)(blockIdx.x + 1));
+    t2c::atomic_add(F + 1, 1.0f);
+  }
+}
+static void t2c_sim_tramp_tr_atomic_order(void *const *a) { tr_atomic_order(T2C_ARG(float, 0)); }
+T2C_SIM_REGISTER(tr_atomic_order, t2c_sim_tramp_tr_atomic_order)
+
 // A strided view X [R, C] (strides s0, s1) copied into row-major O, one
 // element per thread; `shift` moves every read that many elements along the
 // buffer (PLANTED when nonzero: reads fall between the view's elements).

@@ -147,3 +147,65 @@ Test(run_args, stride_counts_and_signs) {
   unlink(path);
   unlink(z);
 }
+
+/* ---- bf16 and f8 arrays as NumPy saves ml_dtypes' (descr <V2, <V1): read as
+ * the bits they hold, and written back with the dtype they came with; an array
+ * of such raw elements for another type is refused. */
+static void raw_npy(const char *path, const char *descr, int eb, const void *bits, long long n) {
+  Npy a = {"", 1, {n}, (void *)bits, (size_t)(n * eb)};
+  snprintf(a.descr, sizeof a.descr, "%s", descr);
+  char err[256];
+  cr_assert_eq(npy_write(path, &a, err, sizeof err), 0, "%s", err);
+}
+
+Test(run_args, raw_bf16_and_f8_arrays, .timeout = 120) {
+  char dir[] = "/tmp/t2c-run-raw-XXXXXX", tl[4200], x[4200], y[4200], f[4200], g[4200], ax[4300], ay[4300], af[4300], ag[4300];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(tl, sizeof tl, "%s/k.tl", dir);
+  snprintf(x, sizeof x, "%s/x.npy", dir);
+  snprintf(y, sizeof y, "%s/y.npy", dir);
+  snprintf(f, sizeof f, "%s/f.npy", dir);
+  snprintf(g, sizeof g, "%s/g.npy", dir);
+  FILE *fp = fopen(tl, "w");
+  cr_assert_not_null(fp);
+  fputs("@launch(32)\nkernel k(X: tensor<bf16>[N], Y: tensor<bf16>[N], F: tensor<f8e4m3>[N], G: tensor<f8e4m3>[N]) {\n"
+        "  Y[0 :+ 32] = bf16(f32(X[0 :+ 32]) * 2.0)\n  G[0 :+ 32] = F[0 :+ 32]\n}\n", fp);
+  fclose(fp);
+  uint16_t xb[5] = {0x3fc0, 0xbf80, 0x4000, 0, 0x3f80}; /* 1.5, -1, 2, 0, 1 */
+  uint16_t yb[5] = {0};
+  uint8_t fb[5] = {0x38, 0x40, 0xb8, 0, 0x30}; /* e4m3: 1, 2, -1, 0, 0.5 */
+  raw_npy(x, "<V2", 2, xb, 5);
+  raw_npy(y, "<V2", 2, yb, 5);
+  raw_npy(f, "<V1", 1, fb, 5);
+  snprintf(ax, sizeof ax, "X=%s", x);
+  snprintf(ay, sizeof ay, "Y=%s", y);
+  snprintf(af, sizeof af, "F=%s", f);
+  snprintf(ag, sizeof ag, "G=%s", g);
+  char *argv[] = {"run", tl, "--kernel", "k", "--backend", "sim", ax, ay, af, ag, NULL};
+  char msg[2048];
+  int st = unit_run_main(10, argv, msg, sizeof msg);
+  cr_assert_eq(st, 0, "exit status %d: %s", st, msg);
+  Npy out;
+  char err[256];
+  cr_assert_eq(npy_read(y, &out, err, sizeof err), 0, "%s", err);
+  cr_assert_str_eq(out.descr, "<V2");
+  const uint16_t want[5] = {0x4040, 0xc000, 0x4080, 0, 0x4000}; /* 3, -2, 4, 0, 2 */
+  for (int i = 0; i < 5; i++) cr_assert_eq(((uint16_t *)out.data)[i], want[i], "Y[%d] = %#x, want %#x", i, ((uint16_t *)out.data)[i], want[i]);
+  free(out.data);
+  cr_assert_eq(npy_read(g, &out, err, sizeof err), 0, "%s", err);
+  cr_assert_str_eq(out.descr, "|u1"); /* created by the run: the bits' own dtype */
+  for (int i = 0; i < 5; i++) cr_assert_eq(((uint8_t *)out.data)[i], fb[i], "G[%d] = %#x, want %#x", i, ((uint8_t *)out.data)[i], fb[i]);
+  free(out.data);
+  /* raw 2-byte elements for an f16 tensor: refused */
+  fp = fopen(tl, "w");
+  cr_assert_not_null(fp);
+  fputs("@launch(32)\nkernel k(X: tensor<f16>[N], Y: tensor<f16>[N]) {\n  Y[0 :+ 32] = X[0 :+ 32]\n}\n", fp);
+  fclose(fp);
+  char *argv2[] = {"run", tl, "--kernel", "k", "--backend", "sim", ax, ay, NULL};
+  st = unit_run_main(8, argv2, msg, sizeof msg);
+  cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
+  cr_assert(strstr(msg, "dtype '<V2', but tensor X is f16 (dtype '<f2')"), "%s", msg);
+  char cmd[4300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
