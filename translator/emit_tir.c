@@ -2622,9 +2622,13 @@ static const char *ctx_vars(Printer *P) {
       const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * 8);
       const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * 8);
       buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
-      if (l->coords)
+      if (l->coord_r && l->coord_c)
         buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4, t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first row and column\n",
                    l->id, l->id, l->id, l->id);
+      else if (l->coord_r)
+        buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4;  // and this thread's first row\n", l->id, l->id);
+      else if (l->coord_c)
+        buf_printf(&b, "  const int t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first column\n", l->id, l->id);
       continue;
     }
     if (l->wtiles) { /* each warp's own block, as the mma layout it reads back */

@@ -1915,21 +1915,26 @@ static bool expr_coords(const TirKernel *K, const Expr *x) {
   }
 }
 
-/* Layout.coords: an op in an mma layout reads the thread's first row and
- * column unless it only declares, computes without coordinates, writes by
- * stmatrix, stores by TMA or accumulates a dot on the matrix unit (warp tile
- * and lane) or waits for one. A dot on the CUDA cores (TirOp.simt) reads its
- * operands' rows and columns at the thread's elements. */
+/* Layout.coord_r and coord_c: an op in an mma layout reads the thread's first
+ * row and column unless it only declares, computes without coordinates, writes
+ * by stmatrix, stores by TMA or accumulates a dot on the matrix unit (warp tile
+ * and lane) or waits for one. An op in a slice of it reads the row alone (a
+ * [M, 1] slice, dim 1 reduced) or the column alone ([1, N]). A dot on the CUDA
+ * cores (TirOp.simt) reads its operands' rows and columns at the thread's
+ * elements. */
 static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
-  if (op->alay && op->kind == TO_DOT && expr_coords(K, op->expr)) ((Layout *)op->alay)->coords = true;
+  if (op->alay && op->kind == TO_DOT && expr_coords(K, op->expr))
+    ((Layout *)op->alay)->coord_r = ((Layout *)op->alay)->coord_c = true;
   if (!op->lay || op->lay->kind == LY_SCALAR) return;
   Layout *l = (Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay);
   bool none = op->lay->kind == LY_BLOCKED &&
               (op->kind == TO_DECL || (op->kind == TO_DOT && !op->simt) || op->kind == TO_FRAGS || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
                (op->kind == TO_SPILL && op->stm) || op->kind == TO_TMA_STORE ||
                (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
-  if (!none) l->coords = true;
+  if (none) return;
+  if (op->lay->kind != LY_SLICE || op->lay->dim == 1) l->coord_r = true;
+  if (op->lay->kind != LY_SLICE || op->lay->dim == 0) l->coord_c = true;
 }
 
 /* The staged epilogues (above), after pipeline.c: the stage rings' bytes are
