@@ -114,18 +114,80 @@ static bool same(const SyncState *a, const SyncState *b) {
          memcmp(a->rop, b->rop, sizeof a->rop) == 0;
 }
 
-/* A load and a store of one statement at the same slice of a tensor, in one
- * layout that does not replicate it: each element is read and written by the
- * same thread. */
+/* Whether scalar x has one value in the whole launch, for every thread of a
+ * block: constants, the block's ctx fields, sizes, scalar parameters, and vars
+ * assigned only at their declaration from such (facts_resolve), through
+ * arithmetic, min, max and cdiv. A loop variable, a var assigned again, a
+ * tensor element or a thread's own ctx field is not. */
+static bool launch_invariant(const Expr *x) {
+  x = facts_resolve(x);
+  if (x->ty.rank) return false;
+  if (x->flags & EF_CONST) return true;
+  switch (x->kind) {
+  case E_INT: case E_BOOL: return true;
+  case E_CTX:
+    return x->u.ctx != CTX_THREAD && x->u.ctx != CTX_LANE && x->u.ctx != CTX_WARP;
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    return y && (y->kind == SY_CONST || y->kind == SY_SIZE || y->kind == SY_SCALAR);
+  }
+  case E_UNARY: return launch_invariant(x->u.unary.a);
+  case E_BINARY: return launch_invariant(x->u.binary.a) && launch_invariant(x->u.binary.b);
+  case E_CALL:
+    if (x->u.call.cast == T_NONE && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX &&
+        x->u.call.builtin != B_CDIV)
+      return false;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!launch_invariant(x->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* Whether x reads an element of tensor X. */
+static bool reads_tensor(const Expr *x, const Sym *X) {
+  if (!x) return false;
+  switch (x->kind) {
+  case E_INDEX:
+    if (x->u.index.base->u.ident.sym == X) return true;
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (reads_tensor(x->u.index.idx[i].start, X)) return true;
+    return false;
+  case E_UNARY: return reads_tensor(x->u.unary.a, X);
+  case E_BINARY: return reads_tensor(x->u.binary.a, X) || reads_tensor(x->u.binary.b, X);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (reads_tensor(x->u.call.args[i], X)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* A load and a store at the same slice of a tensor, in one layout that does
+ * not replicate it: each element is read and written by the same thread. Of
+ * one statement; or of two (a tensor updated in place: Adam's moments, read
+ * at one line and stored at a later one) when every index of the slice has
+ * one value in the launch, and each op touches the tensor through its slice
+ * alone (a loop variable's slice moves between iterations, and overlapping
+ * windows would meet other threads' elements). */
 static bool same_elements(const TirOp *a, const TirOp *b) {
-  if (!a || !b || a->stmt != b->stmt || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
+  if (!a || !b || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
   if (layout_replicated(a->lay)) return false;
-  if (a->slice->u.index.base->u.ident.sym != b->slice->u.index.base->u.ident.sym) return false;
+  const Sym *X = a->slice->u.index.base->u.ident.sym;
+  if (X != b->slice->u.index.base->u.ident.sym) return false;
   for (int d = 0; d < a->slice->u.index.nidx; d++) {
     const Index *x = &a->slice->u.index.idx[d], *y = &b->slice->u.index.idx[d];
     if (!facts_expr_equal(x->start, y->start) || !x->len != !y->len || (x->len && !facts_expr_equal(x->len, y->len)))
       return false;
   }
+  if (a->stmt == b->stmt) return true;
+  for (int k = 0; k < 2; k++) {
+    const TirOp *o = k ? b : a;
+    if ((o->kind != TO_LOAD && o->kind != TO_STORE) || o->has_win || reads_tensor(o->expr, X) || reads_tensor(o->pad, X))
+      return false;
+  }
+  for (int d = 0; d < a->slice->u.index.nidx; d++)
+    if (!launch_invariant(a->slice->u.index.idx[d].start)) return false;
   return true;
 }
 

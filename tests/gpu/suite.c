@@ -3242,6 +3242,54 @@ static void t_epilogue_bias(Tally *T) {
   }
 }
 
+/* inplace (tests/gpu/inplace.tl): Adam's moments updated in place with no barrier
+ * between each read and its store, and overlapping windows moved by a loop
+ * variable, whose barriers must stay (without them the CPU backend reports the
+ * race between iterations); ragged N, a single partial block. */
+static void t_inplace(Tally *T) {
+  static const int Ns[] = {5000, 1024, 37};
+  for (int c = 0; c < 6; c++) {
+    int N = Ns[c % 3];
+    bool win = c >= 3;
+    Rng r = rng_seed("inplace", (uint64_t)c);
+    Call k;
+    call_init(&k, "inplace.tl", win ? "inplace_windows" : "inplace_moments");
+    char l[64];
+    if (win) {
+      Ten *X = call_out(&k, "X", F32, 1, SHAPE(N));
+      X->init = calloc((size_t)N, sizeof(double));
+      for (int i = 0; i < N; i++) X->init[i] = (round_dt(F32, rng_uniform(&r, -1, 1)));
+      for (int i = 0; i < N; i++) {
+        double x = X->init[i];
+        int o = i % 64, times = (o < 32) + (o >= 16 && o < 48) + (o >= 32);
+        for (int t = 0; t < times; t++) x = round_dt(F32, round_dt(F32, x * 2.0) + 1.0);
+        X->ref[i] = x;
+      }
+      X->etol = 0;
+      label(l, sizeof l, "windows N=%d", N);
+    } else {
+      Ten *G = call_in(&k, "G", F32, 1, SHAPE(N));
+      Ten *M = call_out(&k, "M", F32, 1, SHAPE(N));
+      Ten *V = call_out(&k, "V", F32, 1, SHAPE(N));
+      fill_uniform(G, &r, -1, 1);
+      M->init = calloc((size_t)N, sizeof(double));
+      V->init = calloc((size_t)N, sizeof(double));
+      for (int i = 0; i < N; i++) M->init[i] = round_dt(F32, rng_uniform(&r, -1, 1)), V->init[i] = round_dt(F32, rng_uniform(&r, 0, 1));
+      call_arg(&k, "b1=0.875");
+      call_arg(&k, "b2=0.9990234375");
+      for (int i = 0; i < N; i++) {
+        double g = G->v[i];
+        M->ref[i] = M->init[i] * 0.875 + 0.125 * g;
+        V->ref[i] = V->init[i] * 0.9990234375 + 0.0009765625 * g * g;
+      }
+      M->etol = V->etol = 1e-6;
+      label(l, sizeof l, "moments N=%d", N);
+    }
+    CHECK(T, call_check(&k, "inplace", l));
+    call_free(&k);
+  }
+}
+
 static void t_cast_saturate(Tally *T) {
   static const double vals[32] = {3e9, -3e9, NAN, INFINITY, -INFINITY, 300.5, -200.7, -0.9,
                                   1e20, -1e20, 127.9, -128.9, 255.5, -1.0, 2147483520.0, 4294967040.0,
@@ -5092,6 +5140,7 @@ static const Test tests[] = {
     {"pipeline_rotated", t_pipeline_rotated},
     {"splitk", t_splitk},
     {"epilogue_bias", t_epilogue_bias},
+    {"inplace", t_inplace},
     {"defer_dot", t_defer_dot},
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},
