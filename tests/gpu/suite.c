@@ -3290,6 +3290,88 @@ static void t_inplace(Tally *T) {
   }
 }
 
+/* decode (tests/gpu/decode.tl): one query row per (batch, head) against S keys,
+ * its P V product as a dot of one row (decode_dot) and as a column sum
+ * (decode_colsum); S ragged (past a key block, one block exactly, under one
+ * block), B 2, H 3, D 128, f16 in and out, against softmax in double. */
+static void t_decode(Tally *T) {
+  static const int Ss[] = {200, 64, 5};
+  const int Bn = 2, H = 3, D = 128;
+  for (int c = 0; c < 6; c++) {
+    int S = Ss[c % 3];
+    const char *kn = c < 3 ? "decode_dot" : "decode_colsum";
+    Rng r = rng_seed("decode", (uint64_t)c);
+    double scale = round_dt(F32, 1 / sqrt((double)D));
+    Call k;
+    call_init(&k, "decode.tl", kn);
+    Ten *Q = call_in(&k, "Q", F16, 3, SHAPE(Bn, H, D));
+    Ten *K = call_in(&k, "K", F16, 4, SHAPE(Bn, H, S, D));
+    Ten *V = call_in(&k, "V", F16, 4, SHAPE(Bn, H, S, D));
+    Ten *O = call_out(&k, "O", F16, 3, SHAPE(Bn, H, D));
+    fill_uniform(Q, &r, -2, 2);
+    fill_uniform(K, &r, -2, 2);
+    fill_uniform(V, &r, -1, 1);
+    call_arg(&k, "scale=%.9g", scale);
+    double *p = malloc(sizeof(double) * (size_t)S);
+    for (long long bh = 0; bh < (long long)Bn * H; bh++) {
+      const double *q = Q->v + bh * D, *kk = K->v + bh * S * D, *v = V->v + bh * S * D;
+      double mx = -INFINITY, l = 0;
+      for (int j = 0; j < S; j++) {
+        double d = 0;
+        for (int e = 0; e < D; e++) d += q[e] * kk[j * D + e];
+        p[j] = d * scale;
+        mx = dmax(mx, p[j]);
+      }
+      for (int j = 0; j < S; j++) l += p[j] = exp(p[j] - mx);
+      for (int e = 0; e < D; e++) {
+        double a = 0;
+        for (int j = 0; j < S; j++) a += p[j] * v[j * D + e];
+        O->ref[bh * D + e] = round_dt(F16, a / l);
+      }
+    }
+    free(p);
+    O->etol = 2e-3;
+    char l[64];
+    label(l, sizeof l, "%s S=%d", kn, S);
+    CHECK(T, call_check(&k, "decode", l));
+    call_free(&k);
+  }
+}
+
+/* rope (tests/gpu/rope.tl): gathers of a row's even and odd columns and scatter
+ * stores back, T ragged (two blocks and a part, one part), D 64. */
+static void t_rope(Tally *T) {
+  static const int Ts[] = {37, 16, 5};
+  const int D = 64, H = 32;
+  for (int c = 0; c < 3; c++) {
+    int Tn = Ts[c];
+    Rng r = rng_seed("rope", (uint64_t)c);
+    Call k;
+    call_init(&k, "rope.tl", "rope");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(Tn, D));
+    Ten *C = call_in(&k, "C", F32, 2, SHAPE(Tn, H));
+    Ten *S = call_in(&k, "S", F32, 2, SHAPE(Tn, H));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(Tn, D));
+    fill_uniform(X, &r, -2, 2);
+    for (long long i = 0; i < C->n; i++) {
+      double th = rng_uniform(&r, -3.14, 3.14);
+      C->v[i] = round_dt(F32, cos(th));
+      S->v[i] = round_dt(F32, sin(th));
+    }
+    for (int t = 0; t < Tn; t++)
+      for (int i = 0; i < H; i++) {
+        double xe = X->v[t * D + 2 * i], xo = X->v[t * D + 2 * i + 1], cs = C->v[t * H + i], sn = S->v[t * H + i];
+        Y->ref[t * D + 2 * i] = xe * cs - xo * sn;
+        Y->ref[t * D + 2 * i + 1] = xe * sn + xo * cs;
+      }
+    Y->etol = 1e-6;
+    char l[64];
+    label(l, sizeof l, "T=%d D=%d", Tn, D);
+    CHECK(T, call_check(&k, "rope", l));
+    call_free(&k);
+  }
+}
+
 static void t_cast_saturate(Tally *T) {
   static const double vals[32] = {3e9, -3e9, NAN, INFINITY, -INFINITY, 300.5, -200.7, -0.9,
                                   1e20, -1e20, 127.9, -128.9, 255.5, -1.0, 2147483520.0, 4294967040.0,
@@ -5141,6 +5223,8 @@ static const Test tests[] = {
     {"splitk", t_splitk},
     {"epilogue_bias", t_epilogue_bias},
     {"inplace", t_inplace},
+    {"decode", t_decode},
+    {"rope", t_rope},
     {"defer_dot", t_defer_dot},
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},
