@@ -118,6 +118,20 @@ static int block_times(const Expr *x, int64_t *c) {
   return -1;
 }
 
+/* The largest value loop variable v takes, when its range's end b is a constant:
+ * lo + (b - 1 - lo) / step * step with a constant start lo and a positive
+ * constant step (range(0, 256, 64): 192), else b - 1. */
+static bool loop_max(const Sym *v, int64_t *max) {
+  const Stmt *f = v->decl;
+  int64_t lo, hi, st = 1;
+  if (!check_const_int(f->u.forr.hi, &hi)) return false;
+  *max = hi - 1;
+  if (check_const_int(f->u.forr.lo, &lo) && (!f->u.forr.step || check_const_int(f->u.forr.step, &st)) && st > 0 &&
+      lo < hi)
+    *max = lo + (hi - 1 - lo) / st * st;
+  return true;
+}
+
 /* Whether start + len <= dim d of X for every execution the translator can see. */
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
   start = facts_resolve(start);
@@ -126,14 +140,28 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
   if (check_const_int(start, &c)) return S ? facts_assumed_at_least(ki, S, c + len) : c + len <= D;
   if (start->kind == E_IDENT && start->u.ident.sym && start->u.ident.sym->kind == SY_LOOP) {
     Stmt *f = start->u.ident.sym->decl;
-    int64_t lo, hi, st = 1;
+    int64_t lo, st = 1;
     bool has_lo = check_const_int(f->u.forr.lo, &lo);
     bool has_st = !f->u.forr.step || check_const_int(f->u.forr.step, &st);
-    if (check_const_int(f->u.forr.hi, &hi)) /* v <= hi - 1 */
-      return S ? facts_assumed_at_least(ki, S, hi - 1 + len) : hi - 1 + len <= D;
+    int64_t vmax;
+    if (loop_max(start->u.ident.sym, &vmax)) /* v <= its last value */
+      return S ? facts_assumed_at_least(ki, S, vmax + len) : vmax + len <= D;
     if (S && facts_as_size(f->u.forr.hi) == S && has_lo && has_st && st > 0 && lo % st == 0 && len <= st)
       return len == 1 || facts_assumed_multiple(ki, S, st);
     return false;
+  }
+  /* v * c or c * v, with v a loop variable of a range whose end is a constant and c > 0:
+   * the start is at most c times v's last value (`for i in range(0, 4) { X[i * 128 :+ 128] }`) */
+  if (start->kind == E_BINARY && start->u.binary.op == TK_STAR) {
+    const Expr *v = facts_resolve(start->u.binary.a), *k = start->u.binary.b;
+    if (check_const_int(v, &c)) {
+      k = v;
+      v = facts_resolve(start->u.binary.b);
+    }
+    int64_t vmax;
+    if (check_const_int(k, &c) && c > 0 && v->kind == E_IDENT && v->u.ident.sym && v->u.ident.sym->kind == SY_LOOP &&
+        loop_max(v->u.ident.sym, &vmax))
+      return S ? facts_assumed_at_least(ki, S, vmax * c + len) : vmax * c + len <= D;
   }
   if (start->kind == E_CTX && (start->u.ctx == CTX_THREAD || start->u.ctx == CTX_LANE || start->u.ctx == CTX_WARP)) {
     int64_t top = start->u.ctx == CTX_THREAD ? ki->threads : start->u.ctx == CTX_LANE ? ki->target->lanes

@@ -3372,6 +3372,40 @@ static void t_rope(Tally *T) {
   }
 }
 
+/* loop_last (tests/gpu/loop_last.tl): stores whose checks are dropped at a loop
+ * variable's last value and at a constant times it, with Y exactly as long as
+ * they reach (N 512) and longer (700: past 512, Y keeps its contents); N 500 is
+ * refused by @assume(N >= 512) before the launch. */
+static void t_loop_last(Tally *T) {
+  static const int Ns[] = {512, 700};
+  for (int c = 0; c < 2; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("loop_last", (uint64_t)c);
+    Call k;
+    call_init(&k, "loop_last.tl", "loop_last");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(256));
+    Ten *O = call_out(&k, "O", F32, 1, SHAPE(256));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    fill_uniform(X, &r, -1, 1);
+    Y->init = calloc((size_t)N, sizeof(double));
+    for (int i = 0; i < N; i++) Y->init[i] = -7.0;
+    for (int i = 0; i < 256; i++) O->ref[i] = 2.0 * X->v[i];
+    for (int i = 0; i < N; i++) Y->ref[i] = i < 512 ? i / 128 + 0.5 : -7.0;
+    Y->etol = O->etol = 1e-12;
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "loop_last", l));
+    call_free(&k);
+  }
+  Call k;
+  call_init(&k, "loop_last.tl", "loop_last");
+  call_in(&k, "X", F32, 1, SHAPE(256));
+  call_out(&k, "O", F32, 1, SHAPE(256));
+  call_out(&k, "Y", F32, 1, SHAPE(500));
+  CHECK(T, call_expect_fail(&k, "loop_last", "N=500 (under @assume(N >= 512))", "@assume"));
+  call_free(&k);
+}
+
 static void t_cast_saturate(Tally *T) {
   static const double vals[32] = {3e9, -3e9, NAN, INFINITY, -INFINITY, 300.5, -200.7, -0.9,
                                   1e20, -1e20, 127.9, -128.9, 255.5, -1.0, 2147483520.0, 4294967040.0,
@@ -5225,6 +5259,7 @@ static const Test tests[] = {
     {"inplace", t_inplace},
     {"decode", t_decode},
     {"rope", t_rope},
+    {"loop_last", t_loop_last},
     {"defer_dot", t_defer_dot},
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},

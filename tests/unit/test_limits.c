@@ -440,6 +440,11 @@ static pid_t start(const char *pause, const char *const *args, rlim_t fsize) {
   cr_assert_geq(pid, 0);
   if (pid == 0) {
     if (chdir(lm_dir) != 0) _exit(126);
+    /* the signals the tests send take their default action, even where this runner's
+     * environment ignores some (a shell's background job ignores SIGINT, and tile2cu
+     * keeps an ignored signal ignored) */
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+    for (int i = 0; i < 4; i++) signal(sigs[i], SIG_DFL);
     if (pause) setenv("TILE2CU_TEST_PAUSE_BEFORE_RENAME", pause, 1);
     else unsetenv("TILE2CU_TEST_PAUSE_BEFORE_RENAME");
     if (fsize) {
