@@ -153,13 +153,11 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
   /* v * c or c * v, with v a loop variable of a range whose end is a constant and c > 0:
    * the start is at most c times v's last value (`for i in range(0, 4) { X[i * 128 :+ 128] }`) */
   if (start->kind == E_BINARY && start->u.binary.op == TK_STAR) {
-    const Expr *v = facts_resolve(start->u.binary.a), *k = start->u.binary.b;
-    if (check_const_int(v, &c)) {
-      k = v;
-      v = facts_resolve(start->u.binary.b);
-    }
+    const Expr *v = facts_resolve(start->u.binary.a), *k = facts_resolve(start->u.binary.b);
+    if (check_const_int(v, &c)) v = k; /* c * v */
+    else if (!check_const_int(k, &c)) c = 0;
     int64_t vmax;
-    if (check_const_int(k, &c) && c > 0 && v->kind == E_IDENT && v->u.ident.sym && v->u.ident.sym->kind == SY_LOOP &&
+    if (c > 0 && v->kind == E_IDENT && v->u.ident.sym && v->u.ident.sym->kind == SY_LOOP &&
         loop_max(v->u.ident.sym, &vmax))
       return S ? facts_assumed_at_least(ki, S, vmax * c + len) : vmax * c + len <= D;
   }

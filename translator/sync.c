@@ -144,25 +144,6 @@ static bool launch_invariant(const Expr *x) {
   }
 }
 
-/* Whether x reads an element of tensor X. */
-static bool reads_tensor(const Expr *x, const Sym *X) {
-  if (!x) return false;
-  switch (x->kind) {
-  case E_INDEX:
-    if (x->u.index.base->u.ident.sym == X) return true;
-    for (int i = 0; i < x->u.index.nidx; i++)
-      if (reads_tensor(x->u.index.idx[i].start, X)) return true;
-    return false;
-  case E_UNARY: return reads_tensor(x->u.unary.a, X);
-  case E_BINARY: return reads_tensor(x->u.binary.a, X) || reads_tensor(x->u.binary.b, X);
-  case E_CALL:
-    for (int i = 0; i < x->u.call.nargs; i++)
-      if (reads_tensor(x->u.call.args[i], X)) return true;
-    return false;
-  default: return false;
-  }
-}
-
 /* A load and a store at the same slice of a tensor, in one layout that does
  * not replicate it: each element is read and written by the same thread. Of
  * one statement; or of two (a tensor updated in place: Adam's moments, read
@@ -183,7 +164,7 @@ static bool same_elements(const TirOp *a, const TirOp *b) {
   if (a->stmt == b->stmt) return true;
   for (int k = 0; k < 2; k++) {
     const TirOp *o = k ? b : a;
-    if ((o->kind != TO_LOAD && o->kind != TO_STORE) || o->has_win || reads_tensor(o->expr, X) || reads_tensor(o->pad, X))
+    if ((o->kind != TO_LOAD && o->kind != TO_STORE) || o->has_win || tir_names_sym(o->expr, X) || tir_names_sym(o->pad, X))
       return false;
   }
   for (int d = 0; d < a->slice->u.index.nidx; d++)

@@ -270,8 +270,11 @@ struct Launch {
   // per element of such an output, in the first schedule: the sum of the
   // magnitudes its float atomic adds added, and their count (float_atomic);
   // allocated at its first float atomic add, under mu
-  std::vector<std::atomic<double *>> fa_mag;
-  std::vector<std::atomic<unsigned *>> fa_count;
+  struct FaBound {
+    double mag;
+    unsigned n;
+  };
+  std::vector<std::atomic<FaBound *>> fa_bound;
   bool shared_cells;     // more than one worker: shadow cells are locked
   std::vector<RaceShadow *> shadows;  // [0, noutputs): the outputs'; then others
   // strided views' masks (view_mask), under mu
@@ -739,30 +742,22 @@ void float_atomic(const T2cSimTensor *t, long long e, double v) {
     if (L->l->outputs[i] != t) continue;
     if (!L->out_fatomic[i].load(std::memory_order_relaxed)) L->out_fatomic[i].store(true, std::memory_order_relaxed);
     if (L->schedule != 0 || e < 0 || e >= t->nelems) continue;
-    double *mag = L->fa_mag[i].load(std::memory_order_acquire);
-    unsigned *cnt = L->fa_count[i].load(std::memory_order_acquire);
-    if (!mag || !cnt) {
+    Launch::FaBound *f = L->fa_bound[i].load(std::memory_order_acquire);
+    if (!f) {
       std::lock_guard<std::mutex> g(L->mu);
-      mag = L->fa_mag[i].load(std::memory_order_relaxed);
-      cnt = L->fa_count[i].load(std::memory_order_relaxed);
-      if (!mag) {
-        mag = (double *)calloc((size_t)t->nelems, sizeof *mag);
-        if (!mag) failf("out of memory for the rounding bounds of tensor '%s'", t->name ? t->name : "?");
-        L->fa_mag[i].store(mag, std::memory_order_release);
-      }
-      if (!cnt) {
-        cnt = (unsigned *)calloc((size_t)t->nelems, sizeof *cnt);
-        if (!cnt) failf("out of memory for the rounding bounds of tensor '%s'", t->name ? t->name : "?");
-        L->fa_count[i].store(cnt, std::memory_order_release);
+      if (!(f = L->fa_bound[i].load(std::memory_order_relaxed))) {
+        f = (Launch::FaBound *)calloc((size_t)t->nelems, sizeof *f);
+        if (!f) failf("out of memory for the rounding bounds of tensor '%s'", t->name ? t->name : "?");
+        L->fa_bound[i].store(f, std::memory_order_release);
       }
     }
     /* two workers may add to one element at once */
     double old, nv;
-    __atomic_load(&mag[e], &old, __ATOMIC_RELAXED);
+    __atomic_load(&f[e].mag, &old, __ATOMIC_RELAXED);
     do
       nv = old + fabs(v);
-    while (!__atomic_compare_exchange(&mag[e], &old, &nv, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-    __atomic_fetch_add(&cnt[e], 1u, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange(&f[e].mag, &old, &nv, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    __atomic_fetch_add(&f[e].n, 1u, __ATOMIC_RELAXED);
   }
 }
 
@@ -2376,12 +2371,11 @@ static std::string compare(Launch *L, const std::vector<std::vector<unsigned cha
     if (!memcmp(a, b, out_bytes(t))) continue;
     long long at = -1, ndiff = 0;
     int kind = L->out_kind[i].load();
-    const double *mag = L->out_fatomic[i].load() ? L->fa_mag[i].load() : nullptr;
-    const unsigned *cnt = mag ? L->fa_count[i].load() : nullptr;
+    const Launch::FaBound *f = L->out_fatomic[i].load() ? L->fa_bound[i].load() : nullptr;
     const unsigned char *z = init[i].data();
     for (long long e = 0; e < t->nelems; e++)
       if (memcmp(a + e * eb, b + e * eb, eb) &&
-          !(cnt && within_rounding(a + e * eb, b + e * eb, z + e * eb, t->elem_bytes, kind, mag[e], cnt[e]))) {
+          !(f && within_rounding(a + e * eb, b + e * eb, z + e * eb, t->elem_bytes, kind, f[e].mag, f[e].n))) {
         if (at < 0) at = e;
         ndiff++;
       }
@@ -2447,10 +2441,8 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
   for (auto &a : L.out_kind) a = K_OTHER;
   L.out_fatomic = std::vector<std::atomic<bool>>(l->noutputs);
   for (auto &a : L.out_fatomic) a = false;
-  L.fa_mag = std::vector<std::atomic<double *>>(l->noutputs);
-  for (auto &a : L.fa_mag) a = nullptr;
-  L.fa_count = std::vector<std::atomic<unsigned *>>(l->noutputs);
-  for (auto &a : L.fa_count) a = nullptr;
+  L.fa_bound = std::vector<std::atomic<Launch::FaBound *>>(l->noutputs);
+  for (auto &a : L.fa_bound) a = nullptr;
 
   std::vector<Worker> ws(workers_for(l));
   for (Worker &w : ws) {
@@ -2525,10 +2517,7 @@ static int launch(const T2cSimLaunch *l, char *err, size_t errlen) {
   sigaction(SIGBUS, &old_bus, nullptr);
   for (Worker &w : ws) free_worker(&w);
   free_shadows(&L);
-  for (int i = 0; i < l->noutputs; i++) {
-    free(L.fa_mag[i].load());
-    free(L.fa_count[i].load());
-  }
+  for (auto &a : L.fa_bound) free(a.load());
   restore(msg.empty() ? first : init);
   return msg.empty() ? 0 : report(msg);
 }
