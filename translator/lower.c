@@ -591,9 +591,73 @@ static bool simt_dot(const Expr *x) {
   return t == T_F32 || t == T_F64;
 }
 
+/* A call node of built-in bk over arg, of type ty. */
+static Expr *call_node(Lower *L, BuiltinKind bk, Expr *arg, Type ty) {
+  Expr *c = NEW(L->K->a, Expr); /* zeroed */
+  c->kind = E_CALL;
+  c->loc = arg->loc;
+  c->ty = ty;
+  c->flags = arg->flags & (EF_TD | EF_TILE);
+  c->u.call.name = builtin_names[bk];
+  c->u.call.name_loc = arg->loc;
+  c->u.call.args = NEW_ARRAY(L->K->a, Expr *, 1);
+  c->u.call.args[0] = arg;
+  c->u.call.nargs = c->u.call.shape_at = 1;
+  c->u.call.builtin = bk;
+  c->u.call.cast = T_NONE;
+  return c;
+}
+
+/* x as a [rows, cols] tile of the same elements in the same order: the
+ * operand of transpose(y) when y has that shape (a [1, K] or [K, 1] tile is
+ * its own transpose, read in order), else reshape(x). */
+static Expr *as_shape(Lower *L, Expr *x, int rows, int cols) {
+  if (x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_TRANSPOSE) {
+    Expr *y = x->u.call.args[0];
+    if (y->ty.rank == 2 && y->ty.dims[0] == rows && y->ty.dims[1] == cols) return y;
+  }
+  return call_node(L, B_RESHAPE, x, (Type){x->ty.elem, 2, {rows, cols}, false});
+}
+
+/* A dot of one row, dot(a[1, K], b[K, N]), or of one column, dot(a[M, K],
+ * b[K, 1]), on the CUDA cores: a vector-matrix product, which no tensor-core
+ * shape takes. It is the reduction a CUDA developer writes, with the matrix in
+ * registers (read once, by 16-byte loads) and no shared copy of it:
+ * colsum(reshape(a, [K, 1]) * b), or rowsum(a * reshape(b, [1, K])) (also when
+ * both are vectors), each operand converted to the dot's type first. The
+ * products are exact in that type for f16, bf16, f8 and i8 operands, as on
+ * tensor cores; the sums are a reduction's. NULL for any other dot. */
+static Expr *vector_dot(Lower *L, Expr *x) {
+  Expr *a = x->u.call.args[0], *bx = x->u.call.args[1];
+  int m = a->ty.dims[0], k = a->ty.dims[1], n = bx->ty.dims[1];
+  ElemType t = x->ty.elem;
+  bool rows = n == 1;
+  Expr *va = rows ? a : as_shape(L, a, k, 1), *vb = rows ? as_shape(L, bx, 1, k) : bx;
+  if (va->ty.elem != t) va = cast_to(L, va, t);
+  if (vb->ty.elem != t) vb = cast_to(L, vb, t);
+  Expr *p = NEW(L->K->a, Expr); /* zeroed */
+  p->kind = E_BINARY;
+  p->loc = x->loc;
+  p->ty = (Type){t, 2, {rows ? m : k, rows ? k : n}, false};
+  p->flags = (va->flags | vb->flags) & (EF_TD | EF_TILE);
+  p->u.binary.op = TK_STAR;
+  p->u.binary.a = va;
+  p->u.binary.b = vb;
+  return call_node(L, rows ? B_ROWSUM : B_COLSUM, p, x->ty);
+}
+
+/* Whether dot x runs on the CUDA cores (f32, f64, and a dot the unit cannot
+ * take, which a -Wdot warning names when its operands are of a type the unit
+ * takes in other shapes). */
+static bool on_cuda_cores(Lower *L, const Expr *x) { return simt_dot(x) || off_unit(L, x); }
+
+/* Whether dot x is lowered as a reduction (vector_dot): one row or one column, on the CUDA cores. */
+static bool is_vector_dot(Lower *L, const Expr *x) {
+  return is_dot(x) && (x->u.call.args[0]->ty.dims[0] == 1 || x->u.call.args[1]->ty.dims[1] == 1) && on_cuda_cores(L, x);
+}
+
 /* dst op= dot(a, b) (op: = or +=): on the matrix unit, or on the CUDA cores
- * (f32, f64, and a dot the unit cannot take, which a -Wdot warning names when
- * its operands are of a type the unit takes in other shapes). */
+ * (on_cuda_cores; not a vector_dot, which hoist() lowers as its reduction). */
 static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x) {
   const char *off = simt_dot(x) ? NULL : off_unit(L, x);
   bool simt = simt_dot(x) || off;
@@ -668,7 +732,14 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     case B_CUMSUM: case B_CUMPROD: case B_CUMMAX: return hoist_scan(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
     case B_RESHAPE: return hoist_reshape(L, b, x);
-    case B_DOT: return hoist_dot(L, b, x);
+    case B_DOT:
+      if (is_vector_dot(L, x)) { /* its reduction's value is the dot's */
+        Expr *r = vector_dot(L, x);
+        if (!hoist(L, b, r)) return false;
+        map_value(L, x, tir_hoisted(L->K, r));
+        return true;
+      }
+      return hoist_dot(L, b, x);
     default: return fail(L, "a tile function");
     }
   }
@@ -691,13 +762,13 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
    * (f32; i32 for i8 operands; f64 for f64) and its shape (a product of one
    * row or column broadcast over v is made on its own, then added) */
   const Sym *y = v->sym;
-  if (v->rank == 2 && is_dot(rhs) && v->elem == rhs->ty.elem && (op == TK_ASSIGN || op == TK_ADD_ASSIGN) &&
+  if (v->rank == 2 && is_dot(rhs) && !is_vector_dot(L, rhs) && v->elem == rhs->ty.elem && (op == TK_ASSIGN || op == TK_ADD_ASSIGN) &&
       !names(rhs, y) && rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols)
     return lower_dot(L, b, v, op, rhs);
   if (v->rank == 2 && op == TK_ASSIGN && rhs->kind == E_BINARY && rhs->u.binary.op == TK_PLUS) {
     Expr *d = is_dot(rhs->u.binary.b) ? rhs->u.binary.b : is_dot(rhs->u.binary.a) ? rhs->u.binary.a : NULL;
     Expr *e = d == rhs->u.binary.b ? rhs->u.binary.a : rhs->u.binary.b;
-    if (d && v->elem == d->ty.elem && !names(d, y) && d->ty.dims[0] == v->rows && d->ty.dims[1] == v->cols)
+    if (d && !is_vector_dot(L, d) && v->elem == d->ty.elem && !names(d, y) && d->ty.dims[0] == v->rows && d->ty.dims[1] == v->cols)
       return lower_tile_assign(L, b, v, TK_ASSIGN, e) && lower_dot(L, b, v, TK_ADD_ASSIGN, d);
   }
   if (!hoist(L, b, rhs)) return false;

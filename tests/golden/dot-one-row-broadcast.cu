@@ -8,25 +8,21 @@
 //   layout L2: [16, 1], runs of 1, lanes 32 x 1, warps 1 x 1: 1 per thread
 //   t: registers, 8 x f32 per thread (L1)
 //   u: registers, 8 x f32 per thread (L1)
-//   t2c_v3_s: shared, f32[1, 16], 80 bytes (shared copy of slice of A at line 10)
-//   t2c_v4_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of B at line 10)
+//   t2c_v2_s: shared, f32[1, 16], 68 bytes (shared copy of slice of A at line 10)
 //   t2c_v5_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of A at line 10)
 //   t2c_v6_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of B at line 10)
-//   t2c_v9_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of A at line 12)
-//   t2c_v10_s: shared, f32[16, 1], 512 bytes (shared copy of slice of B at line 12)
+//   t2c_v9_s: shared, f32[16, 1], 64 bytes (shared copy of slice of B at line 12)
 //   t2c_v11_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of A at line 12)
 //   t2c_v12_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of B at line 12)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, O is 16-byte aligned, P is 16-byte aligned; otherwise 4-byte ones
-//   shared memory: 8272 bytes; barriers: 4
+//   shared memory: 5264 bytes; barriers: 4
 extern "C" __global__ void __launch_bounds__(32)
 dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ O, float *__restrict__ P, int M)
 {
-  __shared__ __align__(16) float t2c_v3_s[20];
-  __shared__ __align__(16) float t2c_v4_s[320];
+  __shared__ __align__(16) float t2c_v2_s[17];
   __shared__ __align__(16) float t2c_v5_s[320];
   __shared__ __align__(16) float t2c_v6_s[320];
-  __shared__ __align__(16) float t2c_v9_s[320];
-  __shared__ __align__(16) float t2c_v10_s[128];
+  __shared__ __align__(16) float t2c_v9_s[16];
   __shared__ __align__(16) float t2c_v11_s[320];
   __shared__ __align__(16) float t2c_v12_s[320];
   const int tid = threadIdx.x;
@@ -41,79 +37,63 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     int m0 = (int)blockIdx.x * 16;
     // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float t[8];
-    float t2c_v2[4];
-    float t2c_v3[4] = {};
+    float t2c_v2[4] = {};
     if (t2c_r0 < 1 && (m0 + t2c_r0) < M) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
-      t2c_v3[0] = t2c_w0.v[0];
-      t2c_v3[1] = t2c_w0.v[1];
-      t2c_v3[2] = t2c_w0.v[2];
-      t2c_v3[3] = t2c_w0.v[3];
+      t2c_v2[0] = t2c_w0.v[0];
+      t2c_v2[1] = t2c_w0.v[1];
+      t2c_v2[2] = t2c_w0.v[2];
+      t2c_v2[3] = t2c_w0.v[3];
     } else {
-      t2c_v3[0] = 0.0f;
-      t2c_v3[1] = 0.0f;
-      t2c_v3[2] = 0.0f;
-      t2c_v3[3] = 0.0f;
+      t2c_v2[0] = 0.0f;
+      t2c_v2[1] = 0.0f;
+      t2c_v2[2] = 0.0f;
+      t2c_v2[3] = 0.0f;
     }
-    if (t2c_r0 < 1) t2c::sts_vec<4>(&t2c_v3_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
-    float t2c_v4[8];
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0] = t2c_v2[0];
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v2[1];
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v2[2];
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v2[3];
+    float t2c_v3[8];
     const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
-    t2c_v4[0] = t2c_w1.v[0];
-    t2c_v4[1] = t2c_w1.v[1];
-    t2c_v4[2] = t2c_w1.v[2];
-    t2c_v4[3] = t2c_w1.v[3];
+    t2c_v3[0] = t2c_w1.v[0];
+    t2c_v3[1] = t2c_w1.v[1];
+    t2c_v3[2] = t2c_w1.v[2];
+    t2c_v3[3] = t2c_w1.v[3];
     const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
-    t2c_v4[4] = t2c_w2.v[0];
-    t2c_v4[5] = t2c_w2.v[1];
-    t2c_v4[6] = t2c_w2.v[2];
-    t2c_v4[7] = t2c_w2.v[3];
-    t2c::sts_vec<4>(&t2c_v4_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
-    t2c::sts_vec<4>(&t2c_v4_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-    __syncthreads();  // t2c_v3_s: written at line 10, read here by other threads
-    // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
-    t2c_v2[0] = 0.0f;
-    t2c_v2[1] = 0.0f;
-    t2c_v2[2] = 0.0f;
-    t2c_v2[3] = 0.0f;
-    #pragma unroll
-    for (int t2c_k3 = 0; t2c_k3 < 16; t2c_k3 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v3_s[0 * 20 + t2c_k3]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v4_s[t2c_k3 * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
-      t2c_v2[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
-      t2c_v2[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
-      t2c_v2[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v4_s[(t2c_k3 + 1) * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
-      t2c_v2[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
-      t2c_v2[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
-      t2c_v2[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v4_s[(t2c_k3 + 2) * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
-      t2c_v2[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
-      t2c_v2[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
-      t2c_v2[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v4_s[(t2c_k3 + 3) * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
-      t2c_v2[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
-      t2c_v2[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
-      t2c_v2[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
-    }
-    t[0] = t2c_v2[0];
-    t[1] = t2c_v2[1];
-    t[2] = t2c_v2[2];
-    t[3] = t2c_v2[3];
-    t[4] = t2c_v2[0];
-    t[5] = t2c_v2[1];
-    t[6] = t2c_v2[2];
-    t[7] = t2c_v2[3];
+    t2c_v3[4] = t2c_w2.v[0];
+    t2c_v3[5] = t2c_w2.v[1];
+    t2c_v3[6] = t2c_w2.v[2];
+    t2c_v3[7] = t2c_w2.v[3];
+    __syncthreads();  // t2c_v2_s: written at line 10, read here by other threads
+    float t2c_v4[4];
+    t2c_v4[0] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[0];
+    t2c_v4[1] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[1];
+    t2c_v4[2] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[2];
+    t2c_v4[3] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[3];
+    t2c_v4[0] = t2c_v4[0] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[4]);
+    t2c_v4[1] = t2c_v4[1] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[5]);
+    t2c_v4[2] = t2c_v4[2] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[6]);
+    t2c_v4[3] = t2c_v4[3] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[7]);
+    t2c_v4[0] = t2c::fold_sum<8, 4>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<8, 4>(t2c_v4[1]);
+    t2c_v4[2] = t2c::fold_sum<8, 4>(t2c_v4[2]);
+    t2c_v4[3] = t2c::fold_sum<8, 4>(t2c_v4[3]);
+    t[0] = t2c_v4[0];
+    t[1] = t2c_v4[1];
+    t[2] = t2c_v4[2];
+    t[3] = t2c_v4[3];
+    t[4] = t2c_v4[0];
+    t[5] = t2c_v4[1];
+    t[6] = t2c_v4[2];
+    t[7] = t2c_v4[3];
     float t2c_v5[8];
     if ((m0 + t2c_r1) < M) {
-      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
-      t2c_v5[0] = t2c_w4.v[0];
-      t2c_v5[1] = t2c_w4.v[1];
-      t2c_v5[2] = t2c_w4.v[2];
-      t2c_v5[3] = t2c_w4.v[3];
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
+      t2c_v5[0] = t2c_w3.v[0];
+      t2c_v5[1] = t2c_w3.v[1];
+      t2c_v5[2] = t2c_w3.v[2];
+      t2c_v5[3] = t2c_w3.v[3];
     } else {
       t2c_v5[0] = 0.0f;
       t2c_v5[1] = 0.0f;
@@ -121,11 +101,11 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t2c_v5[3] = 0.0f;
     }
     if ((m0 + t2c_r1 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
-      t2c_v5[4] = t2c_w5.v[0];
-      t2c_v5[5] = t2c_w5.v[1];
-      t2c_v5[6] = t2c_w5.v[2];
-      t2c_v5[7] = t2c_w5.v[3];
+      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
+      t2c_v5[4] = t2c_w4.v[0];
+      t2c_v5[5] = t2c_w4.v[1];
+      t2c_v5[6] = t2c_w4.v[2];
+      t2c_v5[7] = t2c_w4.v[3];
     } else {
       t2c_v5[4] = 0.0f;
       t2c_v5[5] = 0.0f;
@@ -135,25 +115,25 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t2c::sts_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
     t2c::sts_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
     float t2c_v6[8];
-    const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
-    t2c_v6[0] = t2c_w6.v[0];
-    t2c_v6[1] = t2c_w6.v[1];
-    t2c_v6[2] = t2c_w6.v[2];
-    t2c_v6[3] = t2c_w6.v[3];
-    const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
-    t2c_v6[4] = t2c_w7.v[0];
-    t2c_v6[5] = t2c_w7.v[1];
-    t2c_v6[6] = t2c_w7.v[2];
-    t2c_v6[7] = t2c_w7.v[3];
+    const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
+    t2c_v6[0] = t2c_w5.v[0];
+    t2c_v6[1] = t2c_w5.v[1];
+    t2c_v6[2] = t2c_w5.v[2];
+    t2c_v6[3] = t2c_w5.v[3];
+    const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
+    t2c_v6[4] = t2c_w6.v[0];
+    t2c_v6[5] = t2c_w6.v[1];
+    t2c_v6[6] = t2c_w6.v[2];
+    t2c_v6[7] = t2c_w6.v[3];
     t2c::sts_vec<4>(&t2c_v6_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
     t2c::sts_vec<4>(&t2c_v6_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     __syncthreads();  // t2c_v5_s: written at line 10, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
-    for (int t2c_k8 = 0; t2c_k8 < 16; t2c_k8 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_k8]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_k8]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k8 * 20 + t2c_c1]);
+    for (int t2c_k7 = 0; t2c_k7 < 16; t2c_k7 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_k7]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_k7]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k7 * 20 + t2c_c1]);
       t[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
       t[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
       t[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
@@ -162,7 +142,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
       t[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
       t[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k8 + 1) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k7 + 1) * 20 + t2c_c1]);
       t[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
       t[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
       t[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
@@ -171,7 +151,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
       t[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
       t[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k8 + 2) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k7 + 2) * 20 + t2c_c1]);
       t[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
       t[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
       t[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
@@ -180,7 +160,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
       t[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
       t[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k8 + 3) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k7 + 3) * 20 + t2c_c1]);
       t[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       t[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       t[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
@@ -195,77 +175,61 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(O + (m0 + t2c_r1 + 8) * 16 + t2c_c1, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     // dot-one-row-broadcast.tl:12: var u = dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 1]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float u[8];
-    float t2c_v8[2];
-    float t2c_v9[8];
+    float t2c_v8[8];
     if ((m0 + t2c_r1) < M) {
-      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
-      t2c_v9[0] = t2c_w9.v[0];
-      t2c_v9[1] = t2c_w9.v[1];
-      t2c_v9[2] = t2c_w9.v[2];
-      t2c_v9[3] = t2c_w9.v[3];
+      const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
+      t2c_v8[0] = t2c_w8.v[0];
+      t2c_v8[1] = t2c_w8.v[1];
+      t2c_v8[2] = t2c_w8.v[2];
+      t2c_v8[3] = t2c_w8.v[3];
     } else {
-      t2c_v9[0] = 0.0f;
-      t2c_v9[1] = 0.0f;
-      t2c_v9[2] = 0.0f;
-      t2c_v9[3] = 0.0f;
+      t2c_v8[0] = 0.0f;
+      t2c_v8[1] = 0.0f;
+      t2c_v8[2] = 0.0f;
+      t2c_v8[3] = 0.0f;
     }
     if ((m0 + t2c_r1 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
-      t2c_v9[4] = t2c_w10.v[0];
-      t2c_v9[5] = t2c_w10.v[1];
-      t2c_v9[6] = t2c_w10.v[2];
-      t2c_v9[7] = t2c_w10.v[3];
+      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
+      t2c_v8[4] = t2c_w9.v[0];
+      t2c_v8[5] = t2c_w9.v[1];
+      t2c_v8[6] = t2c_w9.v[2];
+      t2c_v8[7] = t2c_w9.v[3];
     } else {
-      t2c_v9[4] = 0.0f;
-      t2c_v9[5] = 0.0f;
-      t2c_v9[6] = 0.0f;
-      t2c_v9[7] = 0.0f;
+      t2c_v8[4] = 0.0f;
+      t2c_v8[5] = 0.0f;
+      t2c_v8[6] = 0.0f;
+      t2c_v8[7] = 0.0f;
     }
-    t2c::sts_vec<4>(&t2c_v9_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v9[0], t2c_v9[1], t2c_v9[2], t2c_v9[3]}});
-    t2c::sts_vec<4>(&t2c_v9_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v9[4], t2c_v9[5], t2c_v9[6], t2c_v9[7]}});
-    float t2c_v10[1] = {};
-    t2c_v10[0] = (t2c_r2 < 16 ? B[t2c_r2 * 16 + 0] : 0.0f);
-    if (t2c_r2 < 16) t2c_v10_s[t2c_r2 * 8 + 0] = t2c_v10[0];
+    float t2c_v9[1] = {};
+    t2c_v9[0] = (t2c_r2 < 16 ? B[t2c_r2 * 16 + 0] : 0.0f);
+    if (t2c_r2 < 16) t2c_v9_s[t2c_r2 * 1 + 0] = t2c_v9[0];
     __syncthreads();  // t2c_v9_s: written at line 12, read here by other threads
-    // on the CUDA cores: each thread's 2 x 1 elements, A and B from shared copies, 4 of k at a time
-    t2c_v8[0] = 0.0f;
-    t2c_v8[1] = 0.0f;
-    #pragma unroll
-    for (int t2c_k11 = 0; t2c_k11 < 16; t2c_k11 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v9_s[t2c_r1 * 20 + t2c_k11]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v9_s[(t2c_r1 + 8) * 20 + t2c_k11]);
-      t2c::Vec<float, 1> t2c_b0_0;
-      t2c_b0_0.v[0] = t2c_v10_s[t2c_k11 * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
-      t2c_v8[1] += t2c_a1.v[0] * t2c_b0_0.v[0];
-      t2c::Vec<float, 1> t2c_b0_1;
-      t2c_b0_1.v[0] = t2c_v10_s[(t2c_k11 + 1) * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
-      t2c_v8[1] += t2c_a1.v[1] * t2c_b0_1.v[0];
-      t2c::Vec<float, 1> t2c_b0_2;
-      t2c_b0_2.v[0] = t2c_v10_s[(t2c_k11 + 2) * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
-      t2c_v8[1] += t2c_a1.v[2] * t2c_b0_2.v[0];
-      t2c::Vec<float, 1> t2c_b0_3;
-      t2c_b0_3.v[0] = t2c_v10_s[(t2c_k11 + 3) * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
-      t2c_v8[1] += t2c_a1.v[3] * t2c_b0_3.v[0];
-    }
-    u[0] = t2c_v8[0];
-    u[1] = t2c_v8[0];
-    u[2] = t2c_v8[0];
-    u[3] = t2c_v8[0];
-    u[4] = t2c_v8[1];
-    u[5] = t2c_v8[1];
-    u[6] = t2c_v8[1];
-    u[7] = t2c_v8[1];
+    float t2c_v10[2];
+    t2c_v10[0] = t2c_v8[0] * t2c_v9_s[t2c_c1 * 1 + 0];
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[2] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[3] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
+    t2c_v10[1] = t2c_v8[4] * t2c_v9_s[t2c_c1 * 1 + 0];
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[5] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[6] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[7] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
+    t2c_v10[0] = t2c::fold_sum<4>(t2c_v10[0]);
+    t2c_v10[1] = t2c::fold_sum<4>(t2c_v10[1]);
+    u[0] = t2c_v10[0];
+    u[1] = t2c_v10[0];
+    u[2] = t2c_v10[0];
+    u[3] = t2c_v10[0];
+    u[4] = t2c_v10[1];
+    u[5] = t2c_v10[1];
+    u[6] = t2c_v10[1];
+    u[7] = t2c_v10[1];
     float t2c_v11[8];
     if ((m0 + t2c_r1) < M) {
-      const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
-      t2c_v11[0] = t2c_w12.v[0];
-      t2c_v11[1] = t2c_w12.v[1];
-      t2c_v11[2] = t2c_w12.v[2];
-      t2c_v11[3] = t2c_w12.v[3];
+      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
+      t2c_v11[0] = t2c_w10.v[0];
+      t2c_v11[1] = t2c_w10.v[1];
+      t2c_v11[2] = t2c_w10.v[2];
+      t2c_v11[3] = t2c_w10.v[3];
     } else {
       t2c_v11[0] = 0.0f;
       t2c_v11[1] = 0.0f;
@@ -273,11 +237,11 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t2c_v11[3] = 0.0f;
     }
     if ((m0 + t2c_r1 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
-      t2c_v11[4] = t2c_w13.v[0];
-      t2c_v11[5] = t2c_w13.v[1];
-      t2c_v11[6] = t2c_w13.v[2];
-      t2c_v11[7] = t2c_w13.v[3];
+      const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
+      t2c_v11[4] = t2c_w11.v[0];
+      t2c_v11[5] = t2c_w11.v[1];
+      t2c_v11[6] = t2c_w11.v[2];
+      t2c_v11[7] = t2c_w11.v[3];
     } else {
       t2c_v11[4] = 0.0f;
       t2c_v11[5] = 0.0f;
@@ -287,16 +251,237 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t2c::sts_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
     t2c::sts_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
     float t2c_v12[8];
-    const t2c::Vec<float, 4> t2c_w14 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
-    t2c_v12[0] = t2c_w14.v[0];
-    t2c_v12[1] = t2c_w14.v[1];
-    t2c_v12[2] = t2c_w14.v[2];
-    t2c_v12[3] = t2c_w14.v[3];
-    const t2c::Vec<float, 4> t2c_w15 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
-    t2c_v12[4] = t2c_w15.v[0];
-    t2c_v12[5] = t2c_w15.v[1];
-    t2c_v12[6] = t2c_w15.v[2];
-    t2c_v12[7] = t2c_w15.v[3];
+    const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
+    t2c_v12[0] = t2c_w12.v[0];
+    t2c_v12[1] = t2c_w12.v[1];
+    t2c_v12[2] = t2c_w12.v[2];
+    t2c_v12[3] = t2c_w12.v[3];
+    const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
+    t2c_v12[4] = t2c_w13.v[0];
+    t2c_v12[5] = t2c_w13.v[1];
+    t2c_v12[6] = t2c_w13.v[2];
+    t2c_v12[7] = t2c_w13.v[3];
+    t2c::sts_vec<4>(&t2c_v12_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
+    t2c::sts_vec<4>(&t2c_v12_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
+    __syncthreads();  // t2c_v11_s: written at line 12, read here by other threads
+    // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
+    #pragma unroll
+    for (int t2c_k14 = 0; t2c_k14 < 16; t2c_k14 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_k14]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_k14]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v12_s[t2c_k14 * 20 + t2c_c1]);
+      u[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+      u[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+      u[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+      u[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+      u[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
+      u[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
+      u[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
+      u[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k14 + 1) * 20 + t2c_c1]);
+      u[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+      u[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+      u[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+      u[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+      u[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
+      u[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
+      u[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
+      u[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k14 + 2) * 20 + t2c_c1]);
+      u[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+      u[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+      u[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+      u[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+      u[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
+      u[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
+      u[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
+      u[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k14 + 3) * 20 + t2c_c1]);
+      u[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+      u[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+      u[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+      u[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
+      u[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
+      u[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
+      u[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
+      u[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
+    }
+    // dot-one-row-broadcast.tl:13: P[m0 :+ 16, 0 :+ 16] = u
+    if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(P + (m0 + t2c_r1) * 16 + t2c_c1, t2c::Vec<float, 4>{{u[0], u[1], u[2], u[3]}});
+    if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(P + (m0 + t2c_r1 + 8) * 16 + t2c_c1, t2c::Vec<float, 4>{{u[4], u[5], u[6], u[7]}});
+  } else {
+    // dot-one-row-broadcast.tl:9: var m0 = ctx.block.x * 16
+    int m0 = (int)blockIdx.x * 16;
+    // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
+    float t[8];
+    float t2c_v2[4] = {};
+    t2c_v2[0] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0] = t2c_v2[0];
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v2[1];
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v2[2];
+    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v2[3];
+    float t2c_v3[8];
+    t2c_v3[0] = B[t2c_r1 * 16 + t2c_c1];
+    t2c_v3[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
+    t2c_v3[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
+    t2c_v3[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
+    t2c_v3[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
+    t2c_v3[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
+    t2c_v3[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
+    t2c_v3[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
+    __syncthreads();  // t2c_v2_s: written at line 10, read here by other threads
+    float t2c_v4[4];
+    t2c_v4[0] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[0];
+    t2c_v4[1] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[1];
+    t2c_v4[2] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[2];
+    t2c_v4[3] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[3];
+    t2c_v4[0] = t2c_v4[0] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[4]);
+    t2c_v4[1] = t2c_v4[1] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[5]);
+    t2c_v4[2] = t2c_v4[2] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[6]);
+    t2c_v4[3] = t2c_v4[3] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[7]);
+    t2c_v4[0] = t2c::fold_sum<8, 4>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<8, 4>(t2c_v4[1]);
+    t2c_v4[2] = t2c::fold_sum<8, 4>(t2c_v4[2]);
+    t2c_v4[3] = t2c::fold_sum<8, 4>(t2c_v4[3]);
+    t[0] = t2c_v4[0];
+    t[1] = t2c_v4[1];
+    t[2] = t2c_v4[2];
+    t[3] = t2c_v4[3];
+    t[4] = t2c_v4[0];
+    t[5] = t2c_v4[1];
+    t[6] = t2c_v4[2];
+    t[7] = t2c_v4[3];
+    float t2c_v5[8];
+    t2c_v5[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
+    t2c_v5[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
+    t2c_v5[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
+    t2c_v5[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
+    t2c_v5[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
+    t2c_v5[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
+    t2c_v5[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
+    t2c_v5[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
+    t2c::sts_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
+    t2c::sts_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
+    float t2c_v6[8];
+    t2c_v6[0] = B[t2c_r1 * 16 + t2c_c1];
+    t2c_v6[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
+    t2c_v6[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
+    t2c_v6[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
+    t2c_v6[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
+    t2c_v6[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
+    t2c_v6[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
+    t2c_v6[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
+    t2c::sts_vec<4>(&t2c_v6_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    t2c::sts_vec<4>(&t2c_v6_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
+    __syncthreads();  // t2c_v5_s: written at line 10, read here by other threads
+    // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
+    #pragma unroll
+    for (int t2c_k15 = 0; t2c_k15 < 16; t2c_k15 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_k15]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_k15]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k15 * 20 + t2c_c1]);
+      t[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
+      t[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
+      t[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+      t[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+      t[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
+      t[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
+      t[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
+      t[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 1) * 20 + t2c_c1]);
+      t[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
+      t[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
+      t[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+      t[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+      t[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
+      t[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
+      t[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
+      t[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 2) * 20 + t2c_c1]);
+      t[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
+      t[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
+      t[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+      t[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+      t[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
+      t[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
+      t[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
+      t[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 3) * 20 + t2c_c1]);
+      t[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
+      t[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+      t[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+      t[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
+      t[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
+      t[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
+      t[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
+      t[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
+    }
+    // dot-one-row-broadcast.tl:11: O[m0 :+ 16, 0 :+ 16] = t
+    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + t2c_c1] = t[0];
+    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] = t[1];
+    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] = t[2];
+    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] = t[3];
+    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + t2c_c1] = t[4];
+    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] = t[5];
+    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] = t[6];
+    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] = t[7];
+    // dot-one-row-broadcast.tl:12: var u = dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 1]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
+    float u[8];
+    float t2c_v8[8];
+    t2c_v8[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
+    t2c_v8[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
+    t2c_v8[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
+    t2c_v8[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
+    t2c_v8[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
+    t2c_v8[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
+    t2c_v8[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
+    t2c_v8[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
+    float t2c_v9[1] = {};
+    t2c_v9[0] = (t2c_r2 < 16 ? B[t2c_r2 * 16 + 0] : 0.0f);
+    if (t2c_r2 < 16) t2c_v9_s[t2c_r2 * 1 + 0] = t2c_v9[0];
+    __syncthreads();  // t2c_v9_s: written at line 12, read here by other threads
+    float t2c_v10[2];
+    t2c_v10[0] = t2c_v8[0] * t2c_v9_s[t2c_c1 * 1 + 0];
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[2] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[3] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
+    t2c_v10[1] = t2c_v8[4] * t2c_v9_s[t2c_c1 * 1 + 0];
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[5] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[6] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[7] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
+    t2c_v10[0] = t2c::fold_sum<4>(t2c_v10[0]);
+    t2c_v10[1] = t2c::fold_sum<4>(t2c_v10[1]);
+    u[0] = t2c_v10[0];
+    u[1] = t2c_v10[0];
+    u[2] = t2c_v10[0];
+    u[3] = t2c_v10[0];
+    u[4] = t2c_v10[1];
+    u[5] = t2c_v10[1];
+    u[6] = t2c_v10[1];
+    u[7] = t2c_v10[1];
+    float t2c_v11[8];
+    t2c_v11[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
+    t2c_v11[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
+    t2c_v11[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
+    t2c_v11[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
+    t2c_v11[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
+    t2c_v11[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
+    t2c_v11[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
+    t2c_v11[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
+    t2c::sts_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
+    t2c::sts_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
+    float t2c_v12[8];
+    t2c_v12[0] = B[t2c_r1 * 16 + t2c_c1];
+    t2c_v12[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
+    t2c_v12[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
+    t2c_v12[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
+    t2c_v12[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
+    t2c_v12[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
+    t2c_v12[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
+    t2c_v12[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
     t2c::sts_vec<4>(&t2c_v12_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
     t2c::sts_vec<4>(&t2c_v12_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
     __syncthreads();  // t2c_v11_s: written at line 12, read here by other threads
@@ -333,259 +518,6 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
       u[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
       const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k16 + 3) * 20 + t2c_c1]);
-      u[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
-      u[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
-      u[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
-      u[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
-      u[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
-      u[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
-      u[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
-      u[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
-    }
-    // dot-one-row-broadcast.tl:13: P[m0 :+ 16, 0 :+ 16] = u
-    if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(P + (m0 + t2c_r1) * 16 + t2c_c1, t2c::Vec<float, 4>{{u[0], u[1], u[2], u[3]}});
-    if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(P + (m0 + t2c_r1 + 8) * 16 + t2c_c1, t2c::Vec<float, 4>{{u[4], u[5], u[6], u[7]}});
-  } else {
-    // dot-one-row-broadcast.tl:9: var m0 = ctx.block.x * 16
-    int m0 = (int)blockIdx.x * 16;
-    // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
-    float t[8];
-    float t2c_v2[4];
-    float t2c_v3[4] = {};
-    t2c_v3[0] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
-    t2c_v3[1] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v3[2] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v3[3] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
-    if (t2c_r0 < 1) t2c::sts_vec<4>(&t2c_v3_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
-    float t2c_v4[8];
-    t2c_v4[0] = B[t2c_r1 * 16 + t2c_c1];
-    t2c_v4[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
-    t2c_v4[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
-    t2c_v4[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
-    t2c_v4[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
-    t2c_v4[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
-    t2c_v4[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
-    t2c_v4[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
-    t2c::sts_vec<4>(&t2c_v4_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
-    t2c::sts_vec<4>(&t2c_v4_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-    __syncthreads();  // t2c_v3_s: written at line 10, read here by other threads
-    // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
-    t2c_v2[0] = 0.0f;
-    t2c_v2[1] = 0.0f;
-    t2c_v2[2] = 0.0f;
-    t2c_v2[3] = 0.0f;
-    #pragma unroll
-    for (int t2c_k17 = 0; t2c_k17 < 16; t2c_k17 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v3_s[0 * 20 + t2c_k17]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v4_s[t2c_k17 * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
-      t2c_v2[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
-      t2c_v2[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
-      t2c_v2[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v4_s[(t2c_k17 + 1) * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
-      t2c_v2[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
-      t2c_v2[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
-      t2c_v2[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v4_s[(t2c_k17 + 2) * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
-      t2c_v2[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
-      t2c_v2[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
-      t2c_v2[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v4_s[(t2c_k17 + 3) * 20 + t2c_c1]);
-      t2c_v2[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
-      t2c_v2[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
-      t2c_v2[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
-      t2c_v2[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
-    }
-    t[0] = t2c_v2[0];
-    t[1] = t2c_v2[1];
-    t[2] = t2c_v2[2];
-    t[3] = t2c_v2[3];
-    t[4] = t2c_v2[0];
-    t[5] = t2c_v2[1];
-    t[6] = t2c_v2[2];
-    t[7] = t2c_v2[3];
-    float t2c_v5[8];
-    t2c_v5[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
-    t2c_v5[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v5[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v5[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c_v5[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
-    t2c_v5[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v5[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v5[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c::sts_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
-    t2c::sts_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
-    float t2c_v6[8];
-    t2c_v6[0] = B[t2c_r1 * 16 + t2c_c1];
-    t2c_v6[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
-    t2c_v6[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
-    t2c_v6[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
-    t2c_v6[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
-    t2c_v6[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
-    t2c_v6[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
-    t2c_v6[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
-    t2c::sts_vec<4>(&t2c_v6_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
-    t2c::sts_vec<4>(&t2c_v6_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
-    __syncthreads();  // t2c_v5_s: written at line 10, read here by other threads
-    // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
-    #pragma unroll
-    for (int t2c_k18 = 0; t2c_k18 < 16; t2c_k18 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_k18]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_k18]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k18 * 20 + t2c_c1]);
-      t[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
-      t[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
-      t[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
-      t[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
-      t[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
-      t[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
-      t[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
-      t[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k18 + 1) * 20 + t2c_c1]);
-      t[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
-      t[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
-      t[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
-      t[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
-      t[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
-      t[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
-      t[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
-      t[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k18 + 2) * 20 + t2c_c1]);
-      t[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
-      t[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
-      t[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
-      t[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
-      t[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
-      t[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
-      t[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
-      t[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k18 + 3) * 20 + t2c_c1]);
-      t[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
-      t[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
-      t[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
-      t[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
-      t[4] += t2c_a1.v[3] * t2c_b0_3.v[0];
-      t[5] += t2c_a1.v[3] * t2c_b0_3.v[1];
-      t[6] += t2c_a1.v[3] * t2c_b0_3.v[2];
-      t[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
-    }
-    // dot-one-row-broadcast.tl:11: O[m0 :+ 16, 0 :+ 16] = t
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + t2c_c1] = t[0];
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] = t[1];
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] = t[2];
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] = t[3];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + t2c_c1] = t[4];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] = t[5];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] = t[6];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] = t[7];
-    // dot-one-row-broadcast.tl:12: var u = dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 1]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
-    float u[8];
-    float t2c_v8[2];
-    float t2c_v9[8];
-    t2c_v9[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
-    t2c_v9[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v9[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v9[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c_v9[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
-    t2c_v9[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v9[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v9[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c::sts_vec<4>(&t2c_v9_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v9[0], t2c_v9[1], t2c_v9[2], t2c_v9[3]}});
-    t2c::sts_vec<4>(&t2c_v9_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v9[4], t2c_v9[5], t2c_v9[6], t2c_v9[7]}});
-    float t2c_v10[1] = {};
-    t2c_v10[0] = (t2c_r2 < 16 ? B[t2c_r2 * 16 + 0] : 0.0f);
-    if (t2c_r2 < 16) t2c_v10_s[t2c_r2 * 8 + 0] = t2c_v10[0];
-    __syncthreads();  // t2c_v9_s: written at line 12, read here by other threads
-    // on the CUDA cores: each thread's 2 x 1 elements, A and B from shared copies, 4 of k at a time
-    t2c_v8[0] = 0.0f;
-    t2c_v8[1] = 0.0f;
-    #pragma unroll
-    for (int t2c_k19 = 0; t2c_k19 < 16; t2c_k19 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v9_s[t2c_r1 * 20 + t2c_k19]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v9_s[(t2c_r1 + 8) * 20 + t2c_k19]);
-      t2c::Vec<float, 1> t2c_b0_0;
-      t2c_b0_0.v[0] = t2c_v10_s[t2c_k19 * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
-      t2c_v8[1] += t2c_a1.v[0] * t2c_b0_0.v[0];
-      t2c::Vec<float, 1> t2c_b0_1;
-      t2c_b0_1.v[0] = t2c_v10_s[(t2c_k19 + 1) * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
-      t2c_v8[1] += t2c_a1.v[1] * t2c_b0_1.v[0];
-      t2c::Vec<float, 1> t2c_b0_2;
-      t2c_b0_2.v[0] = t2c_v10_s[(t2c_k19 + 2) * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
-      t2c_v8[1] += t2c_a1.v[2] * t2c_b0_2.v[0];
-      t2c::Vec<float, 1> t2c_b0_3;
-      t2c_b0_3.v[0] = t2c_v10_s[(t2c_k19 + 3) * 8 + 0];
-      t2c_v8[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
-      t2c_v8[1] += t2c_a1.v[3] * t2c_b0_3.v[0];
-    }
-    u[0] = t2c_v8[0];
-    u[1] = t2c_v8[0];
-    u[2] = t2c_v8[0];
-    u[3] = t2c_v8[0];
-    u[4] = t2c_v8[1];
-    u[5] = t2c_v8[1];
-    u[6] = t2c_v8[1];
-    u[7] = t2c_v8[1];
-    float t2c_v11[8];
-    t2c_v11[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
-    t2c_v11[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v11[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v11[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c_v11[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
-    t2c_v11[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v11[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v11[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c::sts_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
-    t2c::sts_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
-    float t2c_v12[8];
-    t2c_v12[0] = B[t2c_r1 * 16 + t2c_c1];
-    t2c_v12[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
-    t2c_v12[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
-    t2c_v12[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
-    t2c_v12[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
-    t2c_v12[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
-    t2c_v12[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
-    t2c_v12[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
-    t2c::sts_vec<4>(&t2c_v12_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
-    t2c::sts_vec<4>(&t2c_v12_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
-    __syncthreads();  // t2c_v11_s: written at line 12, read here by other threads
-    // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
-    #pragma unroll
-    for (int t2c_k20 = 0; t2c_k20 < 16; t2c_k20 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_k20]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_k20]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v12_s[t2c_k20 * 20 + t2c_c1]);
-      u[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
-      u[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
-      u[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
-      u[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
-      u[4] += t2c_a1.v[0] * t2c_b0_0.v[0];
-      u[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
-      u[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
-      u[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k20 + 1) * 20 + t2c_c1]);
-      u[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
-      u[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
-      u[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
-      u[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
-      u[4] += t2c_a1.v[1] * t2c_b0_1.v[0];
-      u[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
-      u[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
-      u[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k20 + 2) * 20 + t2c_c1]);
-      u[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
-      u[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
-      u[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
-      u[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
-      u[4] += t2c_a1.v[2] * t2c_b0_2.v[0];
-      u[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
-      u[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
-      u[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k20 + 3) * 20 + t2c_c1]);
       u[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       u[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       u[2] += t2c_a0.v[3] * t2c_b0_3.v[2];

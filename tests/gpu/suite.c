@@ -2082,6 +2082,103 @@ static void t_dot_bcast(Tally *T) {
   }
 }
 
+/* dot_vector (tests/gpu/dot_vector.tl): dots of one row or one column, lowered as
+ * reductions; K ragged (slices past K read 0), N and M past one block and inside
+ * one. Each case runs one kernel (c % 7) at one size (c / 7); references in double
+ * from the rounded inputs. */
+static void t_dot_vector(Tally *T) {
+  static const char *const kn[] = {"gemv_row", "gemv_col", "row_i8", "row_f8", "row_t", "col_t", "vdot"};
+  static const int KN[][3] = {{200, 300, 37}, {64, 100, 5}}; /* K, N, M */
+  for (int c = 0; c < 14; c++) {
+    int w = c % 7, K = KN[c / 7][0], N = KN[c / 7][1], M = KN[c / 7][2];
+    if (w == 2) K = c < 7 ? 90 : 96;  /* row_i8 reads 96 of K */
+    if (w == 3) K = c < 7 ? 50 : 64;  /* row_f8: 64 */
+    if (w == 4) K = c < 7 ? 45 : 48;  /* row_t: 48 */
+    if (w == 5) K = c < 7 ? 33 : 40;  /* col_t: 40 */
+    if (w == 6) K = c < 7 ? 250 : 256; /* vdot: 256 */
+    Rng r = rng_seed("dot_vector", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot_vector.tl", kn[w]);
+    Ten *O = NULL;
+    if (w == 0) {
+      Ten *X = call_in(&k, "X", F16, 2, SHAPE(1, K)), *W = call_in(&k, "W", F16, 2, SHAPE(K, N));
+      O = call_out(&k, "Y", F16, 2, SHAPE(1, N));
+      fill_uniform(X, &r, -1, 1);
+      fill_uniform(W, &r, -1, 1);
+      for (int n = 0; n < N; n++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += X->v[q] * A2(W, q, n);
+        O->ref[n] = round_dt(F16, a);
+      }
+    } else if (w == 1) {
+      Ten *A = call_in(&k, "A", BF16, 2, SHAPE(M, K)), *X = call_in(&k, "X", BF16, 2, SHAPE(K, 1));
+      O = call_out(&k, "Y", F32, 2, SHAPE(M, 1));
+      fill_uniform(A, &r, -1, 1);
+      fill_uniform(X, &r, -1, 1);
+      for (int m = 0; m < M; m++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += A2(A, m, q) * X->v[q];
+        O->ref[m] = a;
+      }
+    } else if (w == 2) {
+      Ten *X = call_in(&k, "X", I8, 2, SHAPE(1, K)), *W = call_in(&k, "W", I8, 2, SHAPE(K, N));
+      O = call_out(&k, "Y", I32, 2, SHAPE(1, N));
+      fill_int(X, &r, -128, 127);
+      fill_int(W, &r, -128, 127);
+      for (int n = 0; n < N; n++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += X->v[q] * A2(W, q, n);
+        O->ref[n] = a;
+      }
+      O->tol = 0;
+    } else if (w == 3) {
+      Ten *X = call_in(&k, "X", F8E4M3, 2, SHAPE(1, K)), *W = call_in(&k, "W", F8E4M3, 2, SHAPE(K, N));
+      O = call_out(&k, "Y", F32, 2, SHAPE(1, N));
+      fill_uniform(X, &r, -4, 4);
+      fill_uniform(W, &r, -4, 4);
+      call_arg(&k, "s=0.5");
+      for (int n = 0; n < N; n++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += X->v[q] * A2(W, q, n);
+        O->ref[n] = a * 0.5;
+      }
+    } else if (w == 4) {
+      Ten *X = call_in(&k, "XT", F32, 2, SHAPE(K, 1)), *W = call_in(&k, "W", F32, 2, SHAPE(K, N));
+      O = call_out(&k, "Y", F32, 2, SHAPE(1, N));
+      fill_uniform(X, &r, -1, 1);
+      fill_uniform(W, &r, -1, 1);
+      for (int n = 0; n < N; n++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += X->v[q] * A2(W, q, n);
+        O->ref[n] = a * 2 + 1;
+      }
+    } else if (w == 5) {
+      Ten *A = call_in(&k, "A", F64, 2, SHAPE(M, K)), *V = call_in(&k, "V", F64, 2, SHAPE(1, K));
+      O = call_out(&k, "Y", F64, 2, SHAPE(M, 1));
+      fill_uniform(A, &r, -1, 1);
+      fill_uniform(V, &r, -1, 1);
+      for (int m = 0; m < M; m++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += A2(A, m, q) * V->v[q];
+        O->ref[m] = a;
+      }
+    } else {
+      Ten *U = call_in(&k, "U", F16, 2, SHAPE(1, K)), *V = call_in(&k, "V", F16, 2, SHAPE(K, 1));
+      O = call_out(&k, "D", F32, 2, SHAPE(1, 1));
+      fill_uniform(U, &r, -1, 1);
+      fill_uniform(V, &r, -1, 1);
+      double a = 0;
+      for (int q = 0; q < K; q++) a += U->v[q] * V->v[q];
+      O->ref[0] = a;
+    }
+    if (w != 2) O->etol = w == 5 ? 1e-12 : w == 0 ? 2e-3 : 1e-5;
+    char l[64];
+    label(l, sizeof l, "%s K=%d N=%d M=%d", kn[w], K, N, M);
+    CHECK(T, call_check(&k, "dot_vector", l));
+    call_free(&k);
+  }
+}
+
 /* neg_offset: a slice starting at c - 8, in runs when c % 4 == 0 */
 static void t_neg_offset(Tally *T) {
   static const int CN[][3] = {{8, 300, 2}, {20, 130, 1}, {9, 141, 3}, {100, 101, 1}};
@@ -5230,6 +5327,7 @@ static const Test tests[] = {
     {"dot_i8_pipelined", t_dot_i8_pipelined},
     {"slice_rmw", t_slice_rmw},
     {"dot_bcast", t_dot_bcast},
+    {"dot_vector", t_dot_vector},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},
