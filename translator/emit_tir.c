@@ -486,9 +486,12 @@ static const char *dim_text(Printer *P, const Sym *X, int d) {
   return X->tdim_size[d] ? X->tdim_size[d]->cname : F("%" PRId64, X->tdim_const[d]);
 }
 
-/* The bounds test of index p on dim d of X that the layout stage kept (chk: TirChk), or NULL. */
-static const char *bound(Printer *P, const Sym *X, int d, const char *p, uint8_t chk) {
+/* The bounds test of index p on dim d of X that the layout stage kept (chk: TirChk), or
+ * NULL. An index of a 64-bit type (ix: its start) is tested in 64 bits: i64 index
+ * data (PyTorch's positions) past 2^32 are out of bounds, not their low 32 bits. */
+static const char *bound(Printer *P, const Sym *X, int d, const char *p, uint8_t chk, const Expr *ix) {
   const char *D = dim_text(P, X, d);
+  if (chk == 3 && ix->ty.elem == T_I64) return F("(unsigned long long)(%s) < (unsigned long long)%s", p, D);
   if (chk == 3) return F("(unsigned)(%s) < (unsigned)%s", p, D);
   if (chk == 1) return F("%s >= 0", paren(P, p));
   if (chk == 2) return F("%s < %s", paren(P, p), D);
@@ -554,7 +557,7 @@ static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, c
       const char *c = coord[k++];
       p[d] = strcmp(st, "0") == 0 ? c : strcmp(c, "0") == 0 ? st : F("%s + %s", st, c);
     }
-    cnd = and_then(P, cnd, bound(P, X, d, p[d], op->chk[d]));
+    cnd = and_then(P, cnd, bound(P, X, d, p[d], op->chk[d], ix->start));
   }
   *lin = linear(P, X, p);
   *cond = cnd;
@@ -569,7 +572,7 @@ static const char *element_read(Printer *P, const Expr *x) {
   const char *p[4] = {"0", "0", "0", "0"}, *cnd = NULL;
   for (int d = 0; d < X->trank; d++) {
     p[d] = strip(P, ex(P, x->u.index.idx[d].start, T_I32, NULL));
-    cnd = and_then(P, cnd, bound(P, X, d, p[d], P->K->elem_chk[k][d]));
+    cnd = and_then(P, cnd, bound(P, X, d, p[d], P->K->elem_chk[k][d], x->u.index.idx[d].start));
   }
   const char *v = F("%s[%s]", X->cname, linear(P, X, p));
   return cnd ? F("(%s ? %s : %s)", cnd, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v;
@@ -1563,7 +1566,7 @@ static void print_element_store(Printer *P, const TirOp *op) {
   const char *p[4] = {"0", "0", "0", "0"}, *cnd = op->td ? NULL : "tid == 0";
   for (int d = 0; d < X->trank; d++) {
     p[d] = strip(P, ex(P, op->slice->u.index.idx[d].start, T_I32, NULL));
-    cnd = and_then(P, cnd, bound(P, X, d, p[d], op->chk[d]));
+    cnd = and_then(P, cnd, bound(P, X, d, p[d], op->chk[d], op->slice->u.index.idx[d].start));
   }
   const char *v = strip(P, ex(P, op->expr, X->ty.elem, NULL)), *lin = linear(P, X, p);
   const char *st = op->atomic ? F("t2c::%s(%s + %s, %s);", builtin_names[op->atomic], X->cname, paren(P, lin), v)

@@ -131,23 +131,26 @@ double round_dt(Dt dt, double x) {
   case U8: return (double)(uint8_t)x;
   case U32: return (double)(uint32_t)x;
   case F8E4M3: case F8E5M2: return f8_to_f64(dt, f64_to_f8(dt, (float)x));
+  case I64: return (double)(int64_t)x;
   }
   return x;
 }
 
 static const char *descr(Dt dt) {
-  static const char *d[] = {"<f4", "<f2", "<u2", "<f8", "<i4", "|i1", "|u1", "<u4", "|u1", "|u1"};
+  static const char *d[] = {"<f4", "<f2", "<u2", "<f8", "<i4", "|i1", "|u1", "<u4", "|u1", "|u1", "<i8"};
   return d[dt];
 }
 static const char *dtname(Dt dt) {
-  static const char *d[] = {"f32", "f16", "bf16", "f64", "i32", "i8", "u8", "u32", "f8e4m3", "f8e5m2"};
+  static const char *d[] = {"f32", "f16", "bf16", "f64", "i32", "i8", "u8", "u32", "f8e4m3", "f8e5m2", "i64"};
   return d[dt];
 }
-static bool is_int(Dt dt) { return dt == I32 || dt == I8 || dt == U8 || dt == U32; }
+static bool is_int(Dt dt) { return dt == I32 || dt == I8 || dt == U8 || dt == U32 || dt == I64; }
 static double default_tol(Dt dt) {
   return dt == F16 || dt == BF16 ? 1e-2 : dt == F32 ? 1e-5 : dt == F64 ? 1e-12 : dt == F8E4M3 || dt == F8E5M2 ? 1e-1 : 0;
 }
-static double int_poison(Dt dt) { return dt == I32 ? POISON_INT : dt == I8 ? 0x7f : dt == U8 ? 0xff : 0xffffffffu; }
+static double int_poison(Dt dt) {
+  return dt == I32 ? POISON_INT : dt == I8 ? 0x7f : dt == U8 ? 0xff : dt == I64 ? -0x1p63 : 0xffffffffu;
+}
 
 /* ------------------------------------------------------------ calls */
 
@@ -228,6 +231,7 @@ static int write_ten(const char *path, const Ten *t, const double *vals, char *e
     case U8: { uint8_t v = (uint8_t)x; memcpy(p, &v, 1); break; }
     case U32: { uint32_t v = (uint32_t)x; memcpy(p, &v, 4); break; }
     case F8E4M3: case F8E5M2: { uint8_t v = f64_to_f8(t->dt, x); memcpy(p, &v, 1); break; }
+    case I64: { int64_t v = (int64_t)x; memcpy(p, &v, 8); break; }
     }
   }
   int st = npy_write(path, &a, err, n);
@@ -261,6 +265,7 @@ static int read_ten(const char *path, Ten *t, char *err, size_t n) {
     case U8: { uint8_t v; memcpy(&v, p, 1); x = v; break; }
     case U32: { uint32_t v; memcpy(&v, p, 4); x = v; break; }
     case F8E4M3: case F8E5M2: { uint8_t v; memcpy(&v, p, 1); x = f8_to_f64(t->dt, v); break; }
+    case I64: { int64_t v; memcpy(&v, p, 8); x = (double)v; break; }
     }
     if (is_int(t->dt) && x == int_poison(t->dt)) x = NAN;
     t->v[i] = x;

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum Dt { F32, F16, BF16, F64, I32, I8, U8, U32, F8E4M3, F8E5M2 } Dt;
+typedef enum Dt { F32, F16, BF16, F64, I32, I8, U8, U32, F8E4M3, F8E5M2, I64 } Dt; /* I64: values exact up to 2^53 */
 
 #define POISON_INT 0x7fffffff /* the poison of an i32 output; i8/u8/u32 outputs use 0x7f / 0xff / 0xffffffff */
 #define MAXT 16

@@ -2179,6 +2179,72 @@ static void t_dot_vector(Tally *T) {
   }
 }
 
+/* index_i64 (tests/gpu/index_i64.tl): i64 indices past 2^32 (and negative ones)
+ * are out of bounds: read as 0, not written. Their low 32 bits are in bounds, so a
+ * test of them in 32 bits reads and writes outside the tensors. */
+static double i64_index(Rng *r, int i, int n) {
+  switch (i % 4) {
+  case 0: return 4294967296.0 + (double)rng_int(r, 0, n - 1); /* 2^32 + k: out, k in */
+  case 1: return -4294967296.0 + (double)rng_int(r, 0, n - 1);
+  default: return (double)i; /* in bounds, distinct */
+  }
+}
+
+static void t_index_i64(Tally *T) {
+  static const int Vs[] = {100, 64};
+  for (int c = 0; c < 8; c++) {
+    int w = c % 4, V = Vs[c / 4];
+    Rng r = rng_seed("index_i64", (uint64_t)c);
+    Call k;
+    static const char *const kn[] = {"kv_append", "gather", "scatter", "window"};
+    call_init(&k, "index_i64.tl", kn[w]);
+    if (w == 0) {
+      int B = c < 4 ? 5 : 3, S = V / 10;
+      Ten *Kn = call_in(&k, "Kn", F32, 2, SHAPE(B, 64)), *Pos = call_in(&k, "Pos", I64, 1, SHAPE(B));
+      Ten *Kc = call_out(&k, "Kc", F32, 3, SHAPE(B, S, 64));
+      fill_uniform(Kn, &r, -1, 1);
+      Kc->init = calloc((size_t)Kc->n, sizeof(double));
+      for (long long i = 0; i < Kc->n; i++) Kc->ref[i] = Kc->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      for (int b = 0; b < B; b++) {
+        Pos->v[b] = b % 2 ? 4294967296.0 + b : (double)(b % S);
+        if (b % 2 == 0)
+          for (int e = 0; e < 64; e++) Kc->ref[((long long)b * S + b % S) * 64 + e] = A2(Kn, b, e);
+      }
+    } else if (w == 1) {
+      Ten *I = call_in(&k, "I", I64, 1, SHAPE(64)), *E = call_in(&k, "E", F32, 1, SHAPE(V));
+      Ten *O = call_out(&k, "Out", F32, 1, SHAPE(64));
+      fill_uniform(E, &r, -1, 1);
+      for (int i = 0; i < 64; i++) {
+        I->v[i] = i64_index(&r, i, V);
+        O->ref[i] = I->v[i] >= 0 && I->v[i] < V ? E->v[(int)I->v[i]] : 0;
+      }
+    } else if (w == 2) {
+      Ten *I = call_in(&k, "I", I64, 1, SHAPE(64)), *X = call_in(&k, "X", F32, 1, SHAPE(64));
+      Ten *H = call_out(&k, "H", F32, 1, SHAPE(V));
+      fill_uniform(X, &r, -1, 1);
+      H->init = calloc((size_t)V, sizeof(double));
+      for (int i = 0; i < V; i++) H->ref[i] = H->init[i] = -2;
+      for (int i = 0; i < 64; i++) {
+        I->v[i] = i64_index(&r, i, V);
+        if (I->v[i] >= 0 && I->v[i] < V) H->ref[(int)I->v[i]] = X->v[i];
+      }
+    } else {
+      Ten *Off = call_in(&k, "Off", I64, 1, SHAPE(1)), *X = call_in(&k, "X", F32, 1, SHAPE(V));
+      Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(64));
+      fill_uniform(X, &r, -1, 1);
+      Off->v[0] = c < 4 ? 4294967296.0 + 2 : (double)(V - 40); /* past 2^32; or partly in */
+      for (int i = 0; i < 64; i++) {
+        double j = Off->v[0] + i;
+        Y->ref[i] = j < V ? X->v[(int)j] : 0;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "%s V=%d", kn[w], V);
+    CHECK(T, call_check(&k, "index_i64", l));
+    call_free(&k);
+  }
+}
+
 /* neg_offset: a slice starting at c - 8, in runs when c % 4 == 0 */
 static void t_neg_offset(Tally *T) {
   static const int CN[][3] = {{8, 300, 2}, {20, 130, 1}, {9, 141, 3}, {100, 101, 1}};
@@ -5328,6 +5394,7 @@ static const Test tests[] = {
     {"slice_rmw", t_slice_rmw},
     {"dot_bcast", t_dot_bcast},
     {"dot_vector", t_dot_vector},
+    {"index_i64", t_index_i64},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},
