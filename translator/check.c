@@ -1261,7 +1261,7 @@ static void check_assign(Checker *C, Stmt *s) {
     diag_error(C->d, s->loc, "'%s' needs a number, not %s", token_names[s->u.assign.op], type_str(C, &l->ty));
     return;
   }
-  if (s->u.assign.op != TK_ASSIGN && elem_is_f8(l->ty.elem)) {
+  if (s->u.assign.op != TK_ASSIGN && elem_is_f8(l->ty.elem) && !s->u.assign.atomic) { /* (an atomic: check_atomic) */
     char op[3] = {token_names[s->u.assign.op][0], 0, 0};
     diag_error(C->d, s->loc, "'%s' on %s: f8 values are storage, and their arithmetic is in f32",
                token_names[s->u.assign.op], type_str(C, &l->ty));
