@@ -72,9 +72,12 @@ bool facts_nonneg(const Expr *x) {
   case E_CALL:
     if (x->u.call.builtin != B_CDIV && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX)
       return false;
-    for (int i = 0; i < x->u.call.nargs; i++)
-      if (!facts_nonneg(x->u.call.args[i])) return false;
-    return true;
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      bool nn = facts_nonneg(x->u.call.args[i]);
+      if (x->u.call.builtin == B_MAX && nn) return true; /* max(e, 0) */
+      if (x->u.call.builtin != B_MAX && !nn) return false;
+    }
+    return x->u.call.builtin != B_MAX;
   default: return false;
   }
 }
@@ -107,7 +110,7 @@ static int block_times(const Expr *x, int64_t *c) {
     return x->u.ctx - CTX_BLOCK_X;
   }
   if (x->kind != E_BINARY || x->u.binary.op != TK_STAR) return -1;
-  const Expr *a = x->u.binary.a, *b = x->u.binary.b;
+  const Expr *a = facts_resolve(x->u.binary.a), *b = facts_resolve(x->u.binary.b); /* var g = ctx.block.x; g * 4 */
   if (b->kind == E_CTX && b->u.ctx >= CTX_BLOCK_X && b->u.ctx <= CTX_BLOCK_Z) {
     const Expr *t = a;
     a = b;

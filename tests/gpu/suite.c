@@ -3567,6 +3567,27 @@ static void t_loop_last(Tally *T) {
   call_out(&k, "Y", F32, 1, SHAPE(500));
   CHECK(T, call_expect_fail(&k, "loop_last", "N=500 (under @assume(N >= 512))", "@assume"));
   call_free(&k);
+  /* var_chain: C ragged (rows past C / 4 * 4 stay as they were), HW past and short of
+   * s + 64, q under 5 (s = 0) and over it */
+  static const int CHQ[][3] = {{10, 70, 2}, {8, 100, 40}, {7, 64, 9}};
+  for (int c = 0; c < 3; c++) {
+    int C = CHQ[c][0], HW = CHQ[c][1], q = CHQ[c][2], s = q - 5 > 0 ? q - 5 : 0;
+    Rng r = rng_seed("loop_last_var_chain", (uint64_t)c);
+    call_init(&k, "loop_last.tl", "var_chain");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(C, HW));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(C, HW));
+    fill_uniform(X, &r, -1, 1);
+    call_arg(&k, "q=%d", q);
+    Y->init = calloc((size_t)Y->n, sizeof(double));
+    for (long long i = 0; i < Y->n; i++) Y->ref[i] = Y->init[i] = -7.0;
+    for (int i = 0; i < C / 4 * 4; i++)
+      for (int j = 0; j < 64 && j < HW; j++) R2(Y, i, j) = s + j < HW ? 2.0 * A2(X, i, s + j) : 0.0;
+    Y->etol = 1e-12;
+    char l[64];
+    label(l, sizeof l, "var_chain C=%d HW=%d q=%d", C, HW, q);
+    CHECK(T, call_check(&k, "loop_last", l));
+    call_free(&k);
+  }
 }
 
 static void t_cast_saturate(Tally *T) {
