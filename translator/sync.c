@@ -227,6 +227,23 @@ static const char *alias_conflict(TirKernel *K, const TirOp *op, const SyncState
   return NULL;
 }
 
+/* Reasons "a: written at line 7, read here ..." and "b: <the same>" as "a and b:
+ * <it>" (a, b and c: ...); different ones as "first; second". */
+static const char *join_reasons(Arena *a, const char *acc, const char *w) {
+  const char *wt = strstr(w, ": "), *last = strrchr(acc, ';');
+  const char *group = last ? last + 2 : acc, *gt = strstr(group, ": ");
+  if (!wt || !gt || strcmp(wt, gt) != 0) return arena_printf(a, "%s; %s", acc, w);
+  /* the group's names, then w's: "x: t" -> "x and y: t", "x and y: t" -> "x, y and z: t" */
+  int head = (int)(group - acc), names = (int)(gt - group);
+  const char *and_at = strstr(group, " and ");
+  if (and_at && and_at < gt) {
+    int before = (int)(and_at - group);
+    return arena_printf(a, "%.*s%.*s, %.*s and %.*s%s", head, acc, before, group, (int)(gt - and_at - 5), and_at + 5,
+                        (int)(wt - w), w, gt);
+  }
+  return arena_printf(a, "%.*s%.*s and %.*s%s", head, acc, names, group, (int)(wt - w), w, gt);
+}
+
 static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, bool *block) {
   const char *why = NULL;
   *block = false;
@@ -237,16 +254,24 @@ static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, 
       return w;
     }
   }
+  /* every buffer the barrier orders is named (the dot's A copy made before the loop
+   * and its B copy made in it: both), each once */
+  const char *blk = NULL;
+  int named[TIR_MAX_ACCESS], nnamed = 0;
   for (int i = 0; i < op->nacc; i++) {
     const char *w = conflict_on(K, op, st, i);
     if (!w) continue;
+    bool seen = false;
+    for (int j = 0; j < nnamed; j++) seen |= named[j] == op->acc[i].buf;
+    if (seen) continue;
+    named[nnamed++] = op->acc[i].buf;
     if (!K->bufs[op->acc[i].buf].warp_tiles) {
       *block = true;
-      return w;
+      blk = blk ? join_reasons(K->a, blk, w) : w;
     }
     if (!why) why = w;
   }
-  return why;
+  return blk ? blk : why;
 }
 
 /* After a __syncwarp: what every warp did to its own tiles is ordered. */

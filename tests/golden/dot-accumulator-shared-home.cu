@@ -164,7 +164,7 @@ home_dot(const float *__restrict__ A, const float *__restrict__ B, float *__rest
       t2c::sts_vec<4>(&t2c_v3_s[t2c_ph1 * 2080 + 6 * 260 + t2c_c2 + 128], t2c::Vec<float, 4>{{t2c_v3[52], t2c_v3[53], t2c_v3[54], t2c_v3[55]}});
       t2c::sts_vec<4>(&t2c_v3_s[t2c_ph1 * 2080 + 7 * 260 + t2c_c2], t2c::Vec<float, 4>{{t2c_v3[56], t2c_v3[57], t2c_v3[58], t2c_v3[59]}});
       t2c::sts_vec<4>(&t2c_v3_s[t2c_ph1 * 2080 + 7 * 260 + t2c_c2 + 128], t2c::Vec<float, 4>{{t2c_v3[60], t2c_v3[61], t2c_v3[62], t2c_v3[63]}});
-      __syncthreads();  // t2c_v2_s: written at line 12, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 12, read here by other threads
       // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i19 = 0; t2c_i19 < 32; t2c_i19++) {
@@ -349,7 +349,7 @@ home_dot(const float *__restrict__ A, const float *__restrict__ B, float *__rest
       t2c::sts_vec<4>(&t2c_v3_s[t2c_ph1 * 2080 + 6 * 260 + t2c_c2 + 128], t2c::Vec<float, 4>{{t2c_v3[52], t2c_v3[53], t2c_v3[54], t2c_v3[55]}});
       t2c::sts_vec<4>(&t2c_v3_s[t2c_ph1 * 2080 + 7 * 260 + t2c_c2], t2c::Vec<float, 4>{{t2c_v3[56], t2c_v3[57], t2c_v3[58], t2c_v3[59]}});
       t2c::sts_vec<4>(&t2c_v3_s[t2c_ph1 * 2080 + 7 * 260 + t2c_c2 + 128], t2c::Vec<float, 4>{{t2c_v3[60], t2c_v3[61], t2c_v3[62], t2c_v3[63]}});
-      __syncthreads();  // t2c_v2_s: written at line 12, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 12, read here by other threads
       // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i24 = 0; t2c_i24 < 32; t2c_i24++) {

@@ -75,7 +75,7 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
     if (t2c_r1 < 8 && t2c_c1 + 1 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 1] = t2c_v6[1];
     if (t2c_r1 < 8 && t2c_c1 + 2 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 2] = t2c_v6[2];
     if (t2c_r1 < 8 && t2c_c1 + 3 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 3] = t2c_v6[3];
-    __syncthreads();  // t2c_v5_s: written at line 9, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 9, read here by other threads
     // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
     t2c_v4[0] = 0.0f;
     t2c_v4[1] = 0.0f;
@@ -156,7 +156,7 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
     if (t2c_r1 < 8 && t2c_c1 + 1 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 1] = t2c_v6[1];
     if (t2c_r1 < 8 && t2c_c1 + 2 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 2] = t2c_v6[2];
     if (t2c_r1 < 8 && t2c_c1 + 3 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 3] = t2c_v6[3];
-    __syncthreads();  // t2c_v5_s: written at line 9, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 9, read here by other threads
     // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
     t2c_v4[0] = 0.0f;
     t2c_v4[1] = 0.0f;

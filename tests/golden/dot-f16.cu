@@ -88,7 +88,7 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       // dot-f16.tl:9: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
       t2c::sts_vec<8>(&b_s[t2c_ph1 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
-      __syncthreads();  // a_s: written at line 7, read here by other threads
+      __syncthreads();  // a_s: written at line 7, read here by other threads; b_s: written at line 9, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 2 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k2 = 0; t2c_k2 < 32; t2c_k2 += 16) {
@@ -144,7 +144,7 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       // dot-f16.tl:9: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
       t2c::sts_vec<8>(&b_s[t2c_ph1 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
-      __syncthreads();  // a_s: written at line 7, read here by other threads
+      __syncthreads();  // a_s: written at line 7, read here by other threads; b_s: written at line 9, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 2 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k3 = 0; t2c_k3 < 32; t2c_k3 += 16) {

@@ -85,7 +85,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       // dot-f32.tl:12: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r2 * 68 + t2c_c2], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
-      __syncthreads();  // a_s: written at line 10, read here by other threads
+      __syncthreads();  // a_s: written at line 10, read here by other threads; b_s: written at line 12, read here by other threads
       // on the CUDA cores: each thread's 4 x 4 elements, A and B from shared copies, 4 of k at a time
       #pragma unroll
       for (int t2c_k2 = 0; t2c_k2 < 16; t2c_k2 += 4) {
@@ -210,7 +210,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       // dot-f32.tl:12: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r2 * 68 + t2c_c2], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
-      __syncthreads();  // a_s: written at line 10, read here by other threads
+      __syncthreads();  // a_s: written at line 10, read here by other threads; b_s: written at line 12, read here by other threads
       // on the CUDA cores: each thread's 4 x 4 elements, A and B from shared copies, 4 of k at a time
       #pragma unroll
       for (int t2c_k3 = 0; t2c_k3 < 16; t2c_k3 += 4) {

@@ -177,7 +177,7 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 13) * 48 + t2c_r3] = t2c_v3[13];
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 14) * 48 + t2c_r3] = t2c_v3[14];
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = t2c_v3[15];
-      __syncthreads();  // t2c_v2_s: written at line 15, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_t: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
       {  // k 0 .. 31
         unsigned t2c_a0[4];
@@ -274,7 +274,7 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 13) * 48 + t2c_r3] = t2c_v3[13];
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 14) * 48 + t2c_r3] = t2c_v3[14];
       t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = t2c_v3[15];
-      __syncthreads();  // t2c_v2_s: written at line 15, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_t: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
       {  // k 0 .. 31
         unsigned t2c_a0[4];

@@ -156,7 +156,7 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
       acc[13] = acc[13];
       acc[14] = acc[14];
       acc[15] = acc[15];
-      __syncthreads();  // a_t: written at line 16, read here by other threads
+      __syncthreads();  // a_t: written at line 16, read here by other threads; b_t: written at line 17, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
       {  // k 0 .. 31
         unsigned t2c_a0[4];
@@ -311,7 +311,7 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
       acc[13] = acc[13];
       acc[14] = acc[14];
       acc[15] = acc[15];
-      __syncthreads();  // a_t: written at line 16, read here by other threads
+      __syncthreads();  // a_t: written at line 16, read here by other threads; b_t: written at line 17, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
       {  // k 0 .. 31
         unsigned t2c_a0[4];

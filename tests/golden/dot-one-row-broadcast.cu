@@ -127,7 +127,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t2c_v6[7] = t2c_w6.v[3];
     t2c::sts_vec<4>(&t2c_v6_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
     t2c::sts_vec<4>(&t2c_v6_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
-    __syncthreads();  // t2c_v5_s: written at line 10, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 10, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
     for (int t2c_k7 = 0; t2c_k7 < 16; t2c_k7 += 4) {
@@ -263,7 +263,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t2c_v12[7] = t2c_w13.v[3];
     t2c::sts_vec<4>(&t2c_v12_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
     t2c::sts_vec<4>(&t2c_v12_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
-    __syncthreads();  // t2c_v11_s: written at line 12, read here by other threads
+    __syncthreads();  // t2c_v11_s and t2c_v12_s: written at line 12, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
     for (int t2c_k14 = 0; t2c_k14 < 16; t2c_k14 += 4) {
@@ -376,7 +376,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t2c_v6[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
     t2c::sts_vec<4>(&t2c_v6_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
     t2c::sts_vec<4>(&t2c_v6_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
-    __syncthreads();  // t2c_v5_s: written at line 10, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 10, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
     for (int t2c_k15 = 0; t2c_k15 < 16; t2c_k15 += 4) {
@@ -484,7 +484,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t2c_v12[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
     t2c::sts_vec<4>(&t2c_v12_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
     t2c::sts_vec<4>(&t2c_v12_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
-    __syncthreads();  // t2c_v11_s: written at line 12, read here by other threads
+    __syncthreads();  // t2c_v11_s and t2c_v12_s: written at line 12, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
     for (int t2c_k16 = 0; t2c_k16 < 16; t2c_k16 += 4) {

@@ -44,7 +44,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c_v3[2] = t2c_w0.v[2];
     t2c_v3[3] = t2c_w0.v[3];
     t2c::sts_vec<4>(&t2c_v3_s[t2c_r3 * 72 + t2c_c3], t2c::Vec<__half, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
-    __syncthreads();  // t2c_v2_s: written at line 6, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 6, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -92,7 +92,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c_v6[15] = t2c_w2.v[7];
     t2c::sts_vec<8>(&t2c_v6_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r4 + 32) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
-    __syncthreads();  // t2c_v5_s: written at line 8, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     #pragma unroll
     for (int t2c_k3 = 0; t2c_k3 < 64; t2c_k3 += 16) {
@@ -117,7 +117,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c_v3[2] = B[t2c_r3 * 64 + (t2c_c3 + 2)];
     t2c_v3[3] = B[t2c_r3 * 64 + (t2c_c3 + 3)];
     t2c::sts_vec<4>(&t2c_v3_s[t2c_r3 * 72 + t2c_c3], t2c::Vec<__half, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
-    __syncthreads();  // t2c_v2_s: written at line 6, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 6, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -163,7 +163,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c_v6[15] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 7)];
     t2c::sts_vec<8>(&t2c_v6_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r4 + 32) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
-    __syncthreads();  // t2c_v5_s: written at line 8, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     #pragma unroll
     for (int t2c_k4 = 0; t2c_k4 < 64; t2c_k4 += 16) {
@@ -265,7 +265,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c_v3[15] = t2c_w3.v[7];
     t2c::sts_vec<8>(&t2c_v3_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
-    __syncthreads();  // t2c_v2_s: written at line 16, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 16, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -485,7 +485,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 6] = t2c_w6.v[6];
       t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 7] = t2c_w6.v[7];
     }
-    __syncthreads();  // t2c_v5_s: written at line 18, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 18, read here by other threads
     // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
     #pragma unroll 1
     for (int t2c_i7 = 0; t2c_i7 < 32; t2c_i7++) {
@@ -597,7 +597,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c_v3[15] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 7)];
     t2c::sts_vec<8>(&t2c_v3_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
-    __syncthreads();  // t2c_v2_s: written at line 16, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 16, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -816,7 +816,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 6] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 6)];
       t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 7] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 7)];
     }
-    __syncthreads();  // t2c_v5_s: written at line 18, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 18, read here by other threads
     // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
     #pragma unroll 1
     for (int t2c_i13 = 0; t2c_i13 < 32; t2c_i13++) {

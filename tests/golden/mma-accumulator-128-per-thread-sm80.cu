@@ -268,7 +268,7 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 20) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[40], t2c_v3[41], t2c_v3[42], t2c_v3[43], t2c_v3[44], t2c_v3[45], t2c_v3[46], t2c_v3[47]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 24) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[48], t2c_v3[49], t2c_v3[50], t2c_v3[51], t2c_v3[52], t2c_v3[53], t2c_v3[54], t2c_v3[55]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 28) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[56], t2c_v3[57], t2c_v3[58], t2c_v3[59], t2c_v3[60], t2c_v3[61], t2c_v3[62], t2c_v3[63]}});
-      __syncthreads();  // t2c_v2_s: written at line 13, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 13, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 4, each 4 x 8 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k10 = 0; t2c_k10 < 32; t2c_k10 += 16) {
@@ -623,7 +623,7 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 20) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[40], t2c_v3[41], t2c_v3[42], t2c_v3[43], t2c_v3[44], t2c_v3[45], t2c_v3[46], t2c_v3[47]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 24) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[48], t2c_v3[49], t2c_v3[50], t2c_v3[51], t2c_v3[52], t2c_v3[53], t2c_v3[54], t2c_v3[55]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 28) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[56], t2c_v3[57], t2c_v3[58], t2c_v3[59], t2c_v3[60], t2c_v3[61], t2c_v3[62], t2c_v3[63]}});
-      __syncthreads();  // t2c_v2_s: written at line 13, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 13, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 4, each 4 x 8 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k11 = 0; t2c_k11 < 32; t2c_k11 += 16) {

@@ -57,7 +57,7 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     t2c::sts_vec<8>(&b_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
     // mma-to-shared-in-place.tl:9: var s: tile<f32>[64, 64] = dot(a, b)
     float s[32];
-    __syncthreads();  // a_s: written at line 7, read here by other threads
+    __syncthreads();  // a_s: written at line 7, read here by other threads; b_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;
@@ -180,7 +180,7 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
     t2c::sts_vec<8>(&b_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});
     // mma-to-shared-in-place.tl:9: var s: tile<f32>[64, 64] = dot(a, b)
     float s[32];
-    __syncthreads();  // a_s: written at line 7, read here by other threads
+    __syncthreads();  // a_s: written at line 7, read here by other threads; b_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;

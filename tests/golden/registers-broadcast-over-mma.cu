@@ -168,7 +168,7 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 4) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
     t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
     t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 12) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
-    __syncthreads();  // t2c_v4_s: written at line 12, read here by other threads
+    __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 12, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -467,7 +467,7 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 4) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
     t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
     t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 12) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
-    __syncthreads();  // t2c_v4_s: written at line 12, read here by other threads
+    __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 12, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;
     acc[1] = 0.0f;

@@ -61,7 +61,7 @@ pv(const float *__restrict__ P, const float *__restrict__ V, float *__restrict__
     t2c::sts_vec<4>(&v__s[(t2c_r0 + 16) * 36 + t2c_c0], t2c::Vec<float, 4>{{v_[4], v_[5], v_[6], v_[7]}});
     // registers-copy-dot-operand.tl:8: var o = dot(p, v)
     float o[8];
-    __syncthreads();  // p_s: written at line 6, read here by other threads
+    __syncthreads();  // p_s: written at line 6, read here by other threads; v__s: written at line 7, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     o[0] = 0.0f;
     o[1] = 0.0f;
@@ -151,7 +151,7 @@ pv(const float *__restrict__ P, const float *__restrict__ V, float *__restrict__
     t2c::sts_vec<4>(&v__s[(t2c_r0 + 16) * 36 + t2c_c0], t2c::Vec<float, 4>{{v_[4], v_[5], v_[6], v_[7]}});
     // registers-copy-dot-operand.tl:8: var o = dot(p, v)
     float o[8];
-    __syncthreads();  // p_s: written at line 6, read here by other threads
+    __syncthreads();  // p_s: written at line 6, read here by other threads; v__s: written at line 7, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     o[0] = 0.0f;
     o[1] = 0.0f;

@@ -71,7 +71,7 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     t2c_v3[15] = t2c_w3.v[7];
     t2c::sts_vec<8>(&t2c_v3_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
-    __syncthreads();  // t2c_v2_s: written at line 6, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 6, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;
@@ -337,7 +337,7 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     t2c_v3[15] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 7)];
     t2c::sts_vec<8>(&t2c_v3_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
-    __syncthreads();  // t2c_v2_s: written at line 6, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 6, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;
     s[1] = 0.0f;

@@ -109,7 +109,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
     if (t2c_c2 + 1 < 80) t2c_v3_s[(t2c_r2 + 4) * 84 + t2c_c2 + 1] = t2c_v3[5];
     if (t2c_c2 + 2 < 80) t2c_v3_s[(t2c_r2 + 4) * 84 + t2c_c2 + 2] = t2c_v3[6];
     if (t2c_c2 + 3 < 80) t2c_v3_s[(t2c_r2 + 4) * 84 + t2c_c2 + 3] = t2c_v3[7];
-    __syncthreads();  // t2c_v2_s: written at line 8, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 8, read here by other threads
     // on the CUDA cores into a, which lives in shared memory (a_s): each of the thread's 32 rows in turn, its 4 elements in registers, A and B from shared copies, 4 of k at a time
     #pragma unroll 1
     for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
@@ -240,7 +240,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
       if (t2c_c2 + 1 < 80) t2c_v6_s[t2c_ph3 * 672 + (t2c_r2 + 4) * 84 + t2c_c2 + 1] = t2c_v6[5];
       if (t2c_c2 + 2 < 80) t2c_v6_s[t2c_ph3 * 672 + (t2c_r2 + 4) * 84 + t2c_c2 + 2] = t2c_v6[6];
       if (t2c_c2 + 3 < 80) t2c_v6_s[t2c_ph3 * 672 + (t2c_r2 + 4) * 84 + t2c_c2 + 3] = t2c_v6[7];
-      __syncthreads();  // t2c_v5_s: written at line 12, read here by other threads
+      __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 12, read here by other threads
       // on the CUDA cores into b, which lives in shared memory (b_s): each of the thread's 32 rows in turn, its 4 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i14 = 0; t2c_i14 < 32; t2c_i14++) {
@@ -336,7 +336,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
     if (t2c_c2 + 1 < 80) t2c_v3_s[(t2c_r2 + 4) * 84 + t2c_c2 + 1] = t2c_v3[5];
     if (t2c_c2 + 2 < 80) t2c_v3_s[(t2c_r2 + 4) * 84 + t2c_c2 + 2] = t2c_v3[6];
     if (t2c_c2 + 3 < 80) t2c_v3_s[(t2c_r2 + 4) * 84 + t2c_c2 + 3] = t2c_v3[7];
-    __syncthreads();  // t2c_v2_s: written at line 8, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 8, read here by other threads
     // on the CUDA cores into a, which lives in shared memory (a_s): each of the thread's 32 rows in turn, its 4 elements in registers, A and B from shared copies, 4 of k at a time
     #pragma unroll 1
     for (int t2c_i19 = 0; t2c_i19 < 32; t2c_i19++) {
@@ -438,7 +438,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
       if (t2c_c2 + 1 < 80) t2c_v6_s[t2c_ph3 * 672 + (t2c_r2 + 4) * 84 + t2c_c2 + 1] = t2c_v6[5];
       if (t2c_c2 + 2 < 80) t2c_v6_s[t2c_ph3 * 672 + (t2c_r2 + 4) * 84 + t2c_c2 + 2] = t2c_v6[6];
       if (t2c_c2 + 3 < 80) t2c_v6_s[t2c_ph3 * 672 + (t2c_r2 + 4) * 84 + t2c_c2 + 3] = t2c_v6[7];
-      __syncthreads();  // t2c_v5_s: written at line 12, read here by other threads
+      __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 12, read here by other threads
       // on the CUDA cores into b, which lives in shared memory (b_s): each of the thread's 32 rows in turn, its 4 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i24 = 0; t2c_i24 < 32; t2c_i24++) {

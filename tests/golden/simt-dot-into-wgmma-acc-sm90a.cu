@@ -92,7 +92,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
       t2c_ph1 ^= 1;  // t2c_v3_s: this turn writes the other half
       t2c::sts_vec<2>(&t2c_v3_s[t2c_ph1 * 256 + t2c::swz<32, 2>(t2c_r2 * 16 + t2c_c2)], t2c::Vec<__half, 2>{{t2c_v3[0], t2c_v3[1]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v3_s through the async proxy
-      __syncthreads();  // t2c_v2_s: written at line 10, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 10, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n16k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (32- and 32-byte swizzled)
       t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
@@ -123,7 +123,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
     float t2c_v6[1];
     t2c_v6[0] = Z[t2c_r4 * 16 + t2c_c4];
     t2c_v6_s[t2c_r4 * 20 + t2c_c4] = t2c_v6[0];
-    __syncthreads();  // t2c_v5_s: written at line 12, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 12, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     t2c_v4[0] = 0.0f;
     t2c_v4[1] = 0.0f;
@@ -266,7 +266,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
       t2c_ph1 ^= 1;  // t2c_v3_s: this turn writes the other half
       t2c::sts_vec<2>(&t2c_v3_s[t2c_ph1 * 256 + t2c::swz<32, 2>(t2c_r2 * 16 + t2c_c2)], t2c::Vec<__half, 2>{{t2c_v3[0], t2c_v3[1]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v3_s through the async proxy
-      __syncthreads();  // t2c_v2_s: written at line 10, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 10, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n16k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (32- and 32-byte swizzled)
       t2c::wgmma_fence_operand(acc);
       t2c::wgmma_fence();
@@ -289,7 +289,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
     float t2c_v6[1];
     t2c_v6[0] = Z[t2c_r4 * 16 + t2c_c4];
     t2c_v6_s[t2c_r4 * 20 + t2c_c4] = t2c_v6[0];
-    __syncthreads();  // t2c_v5_s: written at line 12, read here by other threads
+    __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 12, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     t2c_v4[0] = 0.0f;
     t2c_v4[1] = 0.0f;

@@ -258,7 +258,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
-      __syncthreads();  // a_s: written at line 15, read here by other threads
+      __syncthreads();  // a_s: written at line 15, read here by other threads; b_s: written at line 17, read here by other threads
       // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i17 = 0; t2c_i17 < 64; t2c_i17++) {
@@ -441,7 +441,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
       t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
-      __syncthreads();  // a_s: written at line 15, read here by other threads
+      __syncthreads();  // a_s: written at line 15, read here by other threads; b_s: written at line 17, read here by other threads
       // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
       for (int t2c_i23 = 0; t2c_i23 < 64; t2c_i23++) {

@@ -472,7 +472,7 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
     t2c::sts_vec<16>(&t2c_v3_s[t2c::swz<64, 1>(t2c_r1 * 64 + t2c_c1)], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7], t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     t2c::sts_vec<16>(&t2c_v3_s[t2c::swz<64, 1>((t2c_r1 + 32) * 64 + t2c_c1)], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v3[16], t2c_v3[17], t2c_v3[18], t2c_v3[19], t2c_v3[20], t2c_v3[21], t2c_v3[22], t2c_v3[23], t2c_v3[24], t2c_v3[25], t2c_v3[26], t2c_v3[27], t2c_v3[28], t2c_v3[29], t2c_v3[30], t2c_v3[31]}});
     t2c::fence_proxy_async();  // wgmma reads t2c_v3_s through the async proxy
-    __syncthreads();  // t2c_v2_s: written at line 28, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 28, read here by other threads
     // on tensor cores (wgmma.mma_async.m64nNk32): m64n64k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
     t2c_v1[0] = 0.0f;
     t2c_v1[1] = 0.0f;
@@ -606,7 +606,7 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
     t2c::sts_vec<16>(&t2c_v3_s[t2c::swz<64, 1>(t2c_r1 * 64 + t2c_c1)], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7], t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     t2c::sts_vec<16>(&t2c_v3_s[t2c::swz<64, 1>((t2c_r1 + 32) * 64 + t2c_c1)], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v3[16], t2c_v3[17], t2c_v3[18], t2c_v3[19], t2c_v3[20], t2c_v3[21], t2c_v3[22], t2c_v3[23], t2c_v3[24], t2c_v3[25], t2c_v3[26], t2c_v3[27], t2c_v3[28], t2c_v3[29], t2c_v3[30], t2c_v3[31]}});
     t2c::fence_proxy_async();  // wgmma reads t2c_v3_s through the async proxy
-    __syncthreads();  // t2c_v2_s: written at line 28, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 28, read here by other threads
     // on tensor cores (wgmma.mma_async.m64nNk32): m64n64k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
     t2c_v1[0] = 0.0f;
     t2c_v1[1] = 0.0f;
@@ -812,7 +812,7 @@ dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict
     t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 14) * 64 + t2c_r1 + 32)] = t2c_v3[30];
     t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 15) * 64 + t2c_r1 + 32)] = t2c_v3[31];
     t2c::fence_proxy_async();  // wgmma reads t2c_v3_t through the async proxy
-    __syncthreads();  // t2c_v2_s: written at line 35, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_t: written at line 35, read here by other threads
     // on tensor cores (wgmma.mma_async.m64nNk32): m64n64k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
     t2c_v1[0] = 0;
     t2c_v1[1] = 0;
@@ -976,7 +976,7 @@ dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict
     t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 14) * 64 + t2c_r1 + 32)] = t2c_v3[30];
     t2c_v3_t[t2c::swz<64, 1>((t2c_c1 + 15) * 64 + t2c_r1 + 32)] = t2c_v3[31];
     t2c::fence_proxy_async();  // wgmma reads t2c_v3_t through the async proxy
-    __syncthreads();  // t2c_v2_s: written at line 35, read here by other threads
+    __syncthreads();  // t2c_v2_s and t2c_v3_t: written at line 35, read here by other threads
     // on tensor cores (wgmma.mma_async.m64nNk32): m64n64k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 64-byte swizzled)
     t2c_v1[0] = 0;
     t2c_v1[1] = 0;
