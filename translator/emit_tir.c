@@ -2556,7 +2556,7 @@ static const char *summary(Printer *P) {
       if (c->size && !c->mod) buf_printf(&b, " %s == 1", c->size->name);
       else if (c->size) buf_printf(&b, " %s %% %d == 0", c->size->name, c->mod);
       else buf_printf(&b, " %s is %d-byte aligned", c->tensor->name, c->mod);
-      buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise 4-byte ones\n");
+      buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise single elements\n");
     }
   }
   int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);

@@ -7,7 +7,7 @@
 //   x: registers, 16 x f32 per thread (L0)
 //   t2c_red0: shared, f32[8, 32], 1024 bytes (partials of colargmax at line 7, values, then indices, one row per warp)
 //   t2c_red1: shared, f32[8, 32], 1024 bytes (partials of colargmin at line 8, values, then indices, one row per warp)
-//   16-byte accesses when X is 16-byte aligned, I is 16-byte aligned, J is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, I is 16-byte aligned, J is 16-byte aligned; otherwise single elements
 //   shared memory: 2048 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, int *__restrict__ I, int *__restrict__ J)

@@ -5,7 +5,7 @@
 // kernel across_warps (arg-reduction-rows.tl:7): 256 threads
 //   layout L0: [4, 256], runs of 4, lanes 1 x 32, warps 4 x 2: 4 per thread
 //   t2c_red0: shared, f32[4, 4], 64 bytes (partials of rowargmax at line 9, values, then indices, one row per warp)
-//   16-byte accesses when X is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
@@ -75,7 +75,7 @@ across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
 
 // kernel in_one_warp (arg-reduction-rows.tl:13): 64 threads
 //   layout L0: [8, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 4 per thread
-//   16-byte accesses when X is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 in_one_warp(const __half *__restrict__ X, int *__restrict__ I)

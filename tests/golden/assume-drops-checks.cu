@@ -5,7 +5,7 @@
 // kernel rows (assume-drops-checks.tl:6): 256 threads
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 4 per thread
 //   acc: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when X is 16-byte aligned, S is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, S is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(256)
 rows(const float *__restrict__ X, float *__restrict__ S, int M, int K)

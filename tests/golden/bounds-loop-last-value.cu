@@ -5,7 +5,7 @@
 // kernel loop_last (bounds-loop-last-value.tl:6): 128 threads
 //   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
 //   layout L1: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
-//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 loop_last(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ Y, int N)
@@ -65,7 +65,7 @@ loop_last(const float *__restrict__ X, float *__restrict__ O, float *__restrict_
 // kernel kept_short (bounds-loop-last-value.tl:16): 128 threads
 //   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
 //   layout L1: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
-//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 kept_short(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ Y, int N)

@@ -4,7 +4,7 @@
 
 // kernel k (bounds-var-chain.tl:7): 128 threads
 //   layout L0: [4, 64], runs of 2, lanes 1 x 32, warps 4 x 1: 2 per thread
-//   16-byte accesses when HW % 2 == 0, Y is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when HW % 2 == 0, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ Y, int q, int C, int HW)

@@ -6,7 +6,7 @@
 //   layout L1: [32, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 8 per thread
 //   c: registers, 4 x f32 per thread (slice(L1, dim 0))
 //   t2c_red0: shared, f32[8, 64], 2048 bytes (partials of colsum at line 12, one row per warp)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 2048 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 col_sums(const float *__restrict__ X, float *__restrict__ C, int M, int N)

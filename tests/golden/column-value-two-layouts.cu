@@ -7,7 +7,7 @@
 //   layout L2: [4, 64], runs of 2, lanes 1 x 32, warps 4 x 1: 2 per thread
 //   w: registers, 4 x f32 per thread (slice(L1, dim 0))
 //   w_s: shared, f32[1, 64], 260 bytes (shared copy of w)
-//   16-byte accesses when W is 16-byte aligned, X is 16-byte aligned, O is 16-byte aligned, P is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when W is 16-byte aligned, X is 16-byte aligned, O is 16-byte aligned, P is 8-byte aligned; otherwise single elements
 //   shared memory: 272 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 col_two(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ O, float *__restrict__ P)

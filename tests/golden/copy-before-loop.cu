@@ -7,7 +7,7 @@
 //   t: registers, 8 x f32 per thread (L0)
 //   acc: registers, 8 x f32 per thread (L0)
 //   t_s: shared, f32[32, 32], 4224 bytes (shared copy of t)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 4224 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 copy_before_loop(const float *__restrict__ X, float *__restrict__ Y, int n, int N)

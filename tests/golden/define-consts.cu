@@ -5,7 +5,7 @@
 
 // kernel scale_rows (define-consts.tl:10): 128 threads
 //   layout L0: [64, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 16 per thread
-//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 scale_rows(const float *__restrict__ X, float *__restrict__ O, int M, int N)

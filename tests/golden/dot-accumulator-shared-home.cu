@@ -15,7 +15,7 @@
 //   t2c_v2_s: shared, f32[32, 8], 3072 bytes (shared copy of slice of A at line 12)
 //   t2c_v3_s: shared, f32[8, 256], 16640 bytes (shared copy of slice of B at line 12)
 //   acc_s: shared, f32[32, 256], 32896 bytes (acc, too large for registers)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 52608 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(32)
 home_dot(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N)

@@ -11,7 +11,7 @@
 //   b: registers, 4 x f32 per thread (L2)
 //   a_s: shared, f32[64, 16], 10240 bytes (shared copy of a)
 //   b_s: shared, f32[16, 64], 8704 bytes (shared copy of b)
-//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 18944 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N)

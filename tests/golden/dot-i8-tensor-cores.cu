@@ -11,7 +11,7 @@
 //   b: registers, 16 x i8 per thread (L4)
 //   a_t: shared, i8[32, 32], 3072 bytes (transposed shared copy of a)
 //   b_t: shared, i8[32, 64], 6144 bytes (transposed shared copy of b)
-//   16-byte accesses when M % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when M % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 9216 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__restrict__ B, const int *__restrict__ bias, int *__restrict__ C, int K, int M, int N)

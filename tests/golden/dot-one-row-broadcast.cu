@@ -14,7 +14,7 @@
 //   t2c_v9_s: shared, f32[16, 1], 64 bytes (shared copy of slice of B at line 12)
 //   t2c_v11_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of A at line 12)
 //   t2c_v12_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of B at line 12)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, O is 16-byte aligned, P is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, O is 16-byte aligned, P is 16-byte aligned; otherwise single elements
 //   shared memory: 5264 bytes; barriers: 4
 extern "C" __global__ void __launch_bounds__(32)
 dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ O, float *__restrict__ P, int M)

@@ -13,7 +13,7 @@
 //   t2c_v3_s: shared, f16[16, 64], 2304 bytes (shared copy of slice of B at line 6)
 //   t2c_v5_s: shared, f16[16, 64], 2304 bytes (shared copy of an operand at line 8)
 //   t2c_v6_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of V at line 8)
-//   16-byte accesses when B is 8-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when B is 8-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 14592 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(256)
 rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ V, float *__restrict__ O)
@@ -199,7 +199,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
 //   t2c_v5_s: shared, f16[64, 64], 9216 bytes (shared copy of an operand at line 18)
 //   t2c_v6_s: shared, f16[64, 256], 33792 bytes (slice of V at line 18, too large for registers)
 //   o_s: shared, f32[64, 256], 65792 bytes (o, too large for registers)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 114176 bytes, dynamic; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ V, float *__restrict__ O)

@@ -8,7 +8,7 @@
 //   acc: registers, 8 x f32 per thread (slice(L2, dim 0))
 //   t2c_v2_s: shared, f16[1, 64], 130 bytes (shared copy of slice of X at line 17)
 //   t2c_red0: shared, f32[4, 128], 4096 bytes (partials of colsum at line 17, one row per warp)
-//   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 4240 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int K, int N)

@@ -11,7 +11,7 @@
 //   layout L0: [128, 128], runs of 4, lanes 1 x 32, warps 8 x 1: 64 per thread
 //   t: registers, 64 x f32 per thread (L0)
 //   t_s: shared, f32[128, 128], 66048 bytes (shared copy of t)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 66048 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 big(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
@@ -514,7 +514,7 @@ big(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
 //   t2c_mbar0: shared, 8 mbarriers, 64 bytes (the mbarriers of the TMA ring of the loop at line 14: 4 full, 4 empty)
 //   t2c_tmap_A: the tensor map of A, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 65600 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 mm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)

@@ -7,7 +7,7 @@
 //   x: registers, 16 x f32 per thread (L0)
 //   b: registers, 4 x f32 per thread (slice(L0, dim 0))
 //   r: registers, 4 x f32 per thread (slice(L0, dim 1))
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, float alpha, int M)

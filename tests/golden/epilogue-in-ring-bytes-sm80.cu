@@ -16,7 +16,7 @@
 //   t2c_v2_s: shared, f16[128, 64], 73728 bytes (4 stages of slice of A at line 16, filled by cp.async ahead of the loop at line 15, at byte 0, sharing its bytes with t2c_epi3_s)
 //   t2c_v3_s: shared, f16[64, 128], 69632 bytes (4 stages of slice of B at line 16, filled by cp.async ahead of the loop at line 15)
 //   t2c_epi3_s: shared, f16[128, 128], 34816 bytes (the store at line 18, staged: written in the mma accumulator's layout by each thread's pairs, read back in 16-byte runs by the warp that wrote them, at byte 0, sharing its bytes with t2c_v2_s)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 143360 bytes, dynamic; barriers: 3, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(256, 1)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)

@@ -4,7 +4,7 @@
 
 // kernel f8_cast_of_literals (f8-cast-of-literals.tl:6): 64 threads
 //   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 8 per thread
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Z is 4-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Z is 4-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, int M, int N)

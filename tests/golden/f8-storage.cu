@@ -6,7 +6,7 @@
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   x: registers, 8 x f8e4m3 per thread (L0)
 //   y: registers, 8 x f8e5m2 per thread (L0)
-//   16-byte accesses when N % 4 == 0, X is 4-byte aligned, Y is 4-byte aligned, S is 16-byte aligned, Z is 4-byte aligned, W is 4-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 4-byte aligned, Y is 4-byte aligned, S is 16-byte aligned, Z is 4-byte aligned, W is 4-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict__ Y, float *__restrict__ S, float *__restrict__ R, __nv_fp8_e4m3 *__restrict__ Z, __nv_fp8_e5m2 *__restrict__ W, int M, int N)

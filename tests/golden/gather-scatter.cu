@@ -6,7 +6,7 @@
 //   layout L0: [128, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 32 per thread
 //   layout L1: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   x: registers, 1 x i32 per thread (L1)
-//   16-byte accesses when O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 gather(const float *__restrict__ E, const int *__restrict__ I, const int *__restrict__ J, const int *__restrict__ X, float *__restrict__ O, int *__restrict__ H, float *__restrict__ P, int V, int N)

@@ -7,7 +7,7 @@
 //   g: registers, 4 x f32 per thread (L0)
 //   m: registers, 4 x f32 per thread (L0)
 //   v: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when N % 4 == 0, G is 16-byte aligned, M is 16-byte aligned, V is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, G is 16-byte aligned, M is 16-byte aligned, V is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(256)
 inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__restrict__ V, float b1, float b2, int N)
@@ -123,7 +123,7 @@ inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__res
 // kernel inplace_windows (inplace-update.tl:19): 64 threads
 //   layout L0: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 2: 4 per thread
 //   x: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 inplace_windows(float *__restrict__ X, int N)

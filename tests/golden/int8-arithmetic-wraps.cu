@@ -6,7 +6,7 @@
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 2 x 1: 16 per thread
 //   b: registers, 16 x u8 per thread (L0)
 //   c: registers, 16 x i8 per thread (L0)
-//   16-byte accesses when N % 4 == 0, B is 4-byte aligned, C is 4-byte aligned, S is 4-byte aligned, F is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, B is 4-byte aligned, C is 4-byte aligned, S is 4-byte aligned, F is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__restrict__ C, int *__restrict__ R, unsigned char *__restrict__ S, float *__restrict__ F, int M, int N)

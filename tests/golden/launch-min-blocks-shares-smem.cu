@@ -16,7 +16,7 @@
 //   a_s: shared, f16[128, 64], 55296 bytes (3 stages of a, filled by cp.async ahead of the loop at line 15, at byte 0, sharing its bytes with t2c_epi3_s)
 //   b_s: shared, f16[64, 128], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 15)
 //   t2c_epi3_s: shared, f16[128, 128], 34816 bytes (the store at line 20, staged: written in the mma accumulator's layout by stmatrix.x4, read back in 16-byte runs by the warp that wrote them, at byte 0, sharing its bytes with a_s)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 107520 bytes, dynamic; barriers: 2, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(256, 2)
 launch_min_blocks(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)

@@ -8,7 +8,7 @@
 //   s: registers, 32 x f32 per thread (L0)
 //   m: registers, 8 x f32 per thread (slice(L0, dim 1))
 //   m_s: shared, f32[64, 1], 256 bytes (shared copy of m)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 256 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(64)
 r(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ O)

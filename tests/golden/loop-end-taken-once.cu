@@ -5,7 +5,7 @@
 // kernel loop_end_taken_once (loop-end-taken-once.tl:6): 64 threads
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 2 x 1: 16 per thread
 //   acc: registers, 16 x f32 per thread (L0)
-//   16-byte accesses when O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, int M, int N)

@@ -14,7 +14,7 @@
 //   a_s: shared, f16[64, 16], 3072 bytes (shared copy of a)
 //   b_s: shared, f16[16, 64], 2304 bytes (shared copy of b)
 //   p_s: shared, f16[64, 64], 9216 bytes (the store at line 11, staged: written in the mma accumulator's layout by stmatrix.x4, read back in 16-byte runs)
-//   16-byte accesses when A is 16-byte aligned, Bt is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, Bt is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 14592 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restrict__ O)

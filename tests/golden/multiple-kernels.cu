@@ -4,7 +4,7 @@
 
 // kernel first (multiple-kernels.tl:4): 128 threads
 //   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 first(const float *__restrict__ X, float *__restrict__ Y)

@@ -8,7 +8,7 @@
 //   layout L2: [1, 1], runs of 1, lanes 32 x 1, warps 1 x 1: 1 per thread
 //   acc: registers, 4 x f32 per thread (L1)
 //   c: registers, 4 x f32 per thread (L1)
-//   16-byte accesses when C is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when C is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(32)
 nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, float *__restrict__ O, float *__restrict__ S, int N)

@@ -9,7 +9,7 @@
 //   t2c_v2_s: shared, f32[16, 16], 1088 bytes (shared copy of slice of X at line 5)
 //   t2c_v3_s: shared, f32[16, 16], 1088 bytes (shared copy of slice of X at line 6)
 //   t_s: shared, f32[16, 32], 2112 bytes (shared copy of t)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 4288 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(64)
 halves(const float *__restrict__ X, float *__restrict__ Y)

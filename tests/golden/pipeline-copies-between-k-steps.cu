@@ -14,7 +14,7 @@
 //   acc: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[128, 64], 55296 bytes (3 stages of a, filled by cp.async ahead of the loop at line 14)
 //   b_s: shared, f16[64, 128], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 14)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 107520 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)

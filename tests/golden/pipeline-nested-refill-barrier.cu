@@ -9,7 +9,7 @@
 //   acc: registers, 32 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[64, 32], 15360 bytes (3 stages of slice of A at line 14, filled by cp.async ahead of the loop at line 13)
 //   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of B at line 14, filled by cp.async ahead of the loop at line 13)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 29184 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)

@@ -14,7 +14,7 @@
 //   acc: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[192, 32], 46080 bytes (3 stages of a, filled by cp.async ahead of the loop at line 15)
 //   b_s: shared, f16[32, 128], 26112 bytes (3 stages of b, filled by cp.async ahead of the loop at line 15)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 72192 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(384)
 pipeline_padded(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)

@@ -12,7 +12,7 @@
 //   b_s: shared, f16[32, 64] in 128-byte swizzled rows (wgmma), 12288 bytes (3 stages of b, filled ahead of the loop at line 12 by TMA (the fast body) or cp.async)
 //   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 12: 3 full, 3 empty)
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 20528 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_B)

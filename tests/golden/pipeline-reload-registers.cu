@@ -6,7 +6,7 @@
 //   layout L0: [32, 32], runs of 4, lanes 4 x 8, warps 1 x 1: 32 per thread
 //   acc: registers, 32 x f32 per thread (L0)
 //   t: registers, 32 x f32 per thread (L0)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(32)
 pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, int N)

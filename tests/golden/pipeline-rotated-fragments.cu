@@ -14,7 +14,7 @@
 //   acc: registers, 64 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[128, 48], 71680 bytes (5 stages of slice of A at line 21, filled by cp.async ahead of the loop at line 20)
 //   t2c_v3_s: shared, f16[48, 128], 65280 bytes (5 stages of slice of B at line 21, filled by cp.async ahead of the loop at line 20)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 136960 bytes, dynamic; barriers: 2
 extern "C" __global__ void __launch_bounds__(256, 1)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)

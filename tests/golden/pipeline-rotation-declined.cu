@@ -14,7 +14,7 @@
 //   acc: registers, 64 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[128, 32], 30720 bytes (3 stages of slice of A at line 19, filled by cp.async ahead of the loop at line 18)
 //   t2c_v3_s: shared, f16[32, 128], 26112 bytes (3 stages of slice of B at line 19, filled by cp.async ahead of the loop at line 18)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 56832 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256, 2)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)

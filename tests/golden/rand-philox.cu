@@ -6,7 +6,7 @@
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   off: registers, 8 x i32 per thread (L0)
 //   x: registers, 8 x f32 per thread (L0)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, float p, int M, int N)
@@ -130,7 +130,7 @@ noise(const float *__restrict__ X, float *__restrict__ Y, unsigned int *__restri
 // kernel negoff (rand-philox.tl:27): 32 threads
 //   layout L0: [4, 8], runs of 1, lanes 4 x 8, warps 1 x 1: 1 per thread
 //   layout L1: [1, 4], runs of 4, lanes 32 x 1, warps 1 x 1: 4 per thread
-//   16-byte accesses when W is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when W is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(32)
 negoff(float *__restrict__ O, unsigned int *__restrict__ W)

@@ -5,7 +5,7 @@
 // kernel mix_assign (rank-mix-assign.tl:5): 64 threads
 //   layout L1: [16, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 8 per thread
 //   y: registers, 8 x f32 per thread (L1)
-//   16-byte accesses when W is 16-byte aligned, X is 16-byte aligned, Y is 16-byte aligned, Z is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when W is 16-byte aligned, X is 16-byte aligned, Y is 16-byte aligned, Z is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 mix_assign(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, float *__restrict__ Z)

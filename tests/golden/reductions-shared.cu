@@ -23,7 +23,7 @@
 //   t2c_red1: shared, f32[2, 40], 320 bytes (partials of colmax at line 14, one row per warp)
 //   t2c_red2: shared, f32[2, 40], 320 bytes (partials of colmin at line 16, one row per warp)
 //   t2c_red3: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
-//   16-byte accesses when X is 16-byte aligned, N % 4 == 0, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, N % 4 == 0, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise single elements
 //   shared memory: 1792 bytes; barriers: 10
 extern "C" __global__ void __launch_bounds__(64)
 reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restrict__ RX, float *__restrict__ RN, float *__restrict__ CS, float *__restrict__ CX, float *__restrict__ CN, float *__restrict__ T, int N)

@@ -7,7 +7,7 @@
 //   layout L1: [32, 1], runs of 1, lanes 32 x 1, warps 1 x 2: 1 per thread
 //   t: registers, 16 x f32 per thread (L0)
 //   t_s: shared, f32[32, 32], 4224 bytes (shared copy of t)
-//   16-byte accesses when X is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 4224 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)

@@ -13,7 +13,7 @@
 //   t2c_v5_s: shared, f16[16, 64], 2304 bytes (shared copy of slice of B at line 12)
 //   t2c_v2_s: shared, f32[1, 64], 260 bytes (shared copy of slice of R at line 11)
 //   b_s: shared, f32[1, 64], 260 bytes (shared copy of b)
-//   16-byte accesses when R is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, O is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when R is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 4384 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(32)
 reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const float *__restrict__ R, float *__restrict__ O, int M)

@@ -9,7 +9,7 @@
 //   o: registers, 8 x f32 per thread (L0)
 //   p_s: shared, f32[32, 32], 4608 bytes (shared copy of p)
 //   v__s: shared, f32[32, 32], 4608 bytes (shared copy of v)
-//   16-byte accesses when P is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when P is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 9216 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 pv(const float *__restrict__ P, const float *__restrict__ V, float *__restrict__ O)

@@ -10,7 +10,7 @@
 //   x: registers, 1 x f32 per thread (L1)
 //   x_s: shared, f32[8, 16], 1280 bytes (shared copy of x)
 //   w_s: shared, f32[16, 32], 2304 bytes (shared copy of w)
-//   16-byte accesses when W is 16-byte aligned, Y is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 3584 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restrict__ Y, int N)

@@ -6,7 +6,7 @@
 //   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 4 per thread
 //   t: registers, 4 x f32 per thread (L0)
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
-//   16-byte accesses when X is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 16 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 other(const float *__restrict__ X, float *__restrict__ R, float *__restrict__ T)

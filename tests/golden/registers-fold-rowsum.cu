@@ -8,7 +8,7 @@
 //   acc: registers, 8 x f32 per thread (L0)
 //   s: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   wide: registers, 2 x i32 per thread (L1)
-//   16-byte accesses when X is 16-byte aligned, W is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, W is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__ S, int *__restrict__ M)

@@ -8,7 +8,7 @@
 //   r: registers, 2 x f32 per thread (L0)
 //   t2c_v2_s: shared, f32[1, 64], 260 bytes (shared copy of slice of R at line 7)
 //   r__s: shared, f32[1, 64], 260 bytes (shared copy of r)
-//   16-byte accesses when R is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when R is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 544 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(32)
 reg_own(const float *__restrict__ R, float *__restrict__ O)

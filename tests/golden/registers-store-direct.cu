@@ -5,7 +5,7 @@
 // kernel k (registers-store-direct.tl:7): 128 threads
 //   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 4 per thread
 //   t: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ R)

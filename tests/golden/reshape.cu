@@ -10,7 +10,7 @@
 //   x: registers, 4 x f32 per thread (L0)
 //   x_s: shared, f32[4, 8], 144 bytes (shared copy of x)
 //   t2c_v2_s: shared, f32[1, 32], 132 bytes (shared copy of slice of V at line 7)
-//   16-byte accesses when X is 16-byte aligned, A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, C is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 288 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 rs(const float *__restrict__ X, const float *__restrict__ V, float *__restrict__ A, float *__restrict__ B, float *__restrict__ C)

@@ -11,7 +11,7 @@
 //   t2c_red0: shared, f32[2, 4], 64 bytes (partials of rowsum at line 18, one row per warp)
 //   t2c_red1: shared, f32[2, 4], 32 bytes (partials of rowsum at line 16, one row per warp)
 //   t2c_red2: shared, f32[2, 4], 32 bytes (partials of rowmax at line 17, one row per warp)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 128 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(256)
 row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ MX, float *__restrict__ Y, int M, int N)

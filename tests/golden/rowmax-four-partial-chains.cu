@@ -5,7 +5,7 @@
 // kernel rows (rowmax-four-partial-chains.tl:8): 128 threads
 //   layout L0: [4, 512], runs of 4, lanes 1 x 32, warps 4 x 1: 16 per thread
 //   x: registers, 16 x f32 per thread (L0)
-//   16-byte accesses when X is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S, int M)

@@ -7,7 +7,7 @@
 //   x: registers, 16 x f32 per thread (L0)
 //   t2c_red0: shared, f32[4, 128], 2048 bytes (partials of cumsum at line 7, run totals, one row per warp)
 //   t2c_red1: shared, f32[4, 4], 64 bytes (partials of cumsum at line 8, run totals, one row per warp)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 2112 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)

@@ -10,7 +10,7 @@
 //   t2c_v2_s: shared, f16[64, 32], 5120 bytes (shared copy of slice of A at line 6)
 //   t2c_v3_s: shared, f16[32, 64], 4608 bytes (shared copy of slice of B at line 6)
 //   t2c_red0: shared, f32[2, 64], 512 bytes (partials of cumsum at line 7, run totals, one row per warp)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 10240 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C)

@@ -8,7 +8,7 @@
 //   x: registers, 4 x f32 per thread (L0)
 //   t2c_red0: shared, f32[2, 4], 64 bytes (partials of cumsum at line 11, run totals, one row per warp)
 //   t2c_red1: shared, f32[2, 4], 64 bytes (partials of rowsum at line 12, one row per warp)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 128 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(256)
 across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
@@ -129,7 +129,7 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
 // kernel in_one_warp (scan-rows.tl:17): 64 threads
 //   layout L0: [8, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 4 per thread
 //   x: registers, 4 x f16 per thread (L0)
-//   16-byte accesses when X is 8-byte aligned, P is 8-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 8-byte aligned, P is 8-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 in_one_warp(const __half *__restrict__ X, __half *__restrict__ P, __half *__restrict__ C)

@@ -9,7 +9,7 @@
 //   x_s: shared, f32[16, 32], 2112 bytes (shared copy of x)
 //   t2c_red0: shared, f32[4, 32], 512 bytes (partials of colsum at line 9, one row per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned, Z is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned, Z is 16-byte aligned; otherwise single elements
 //   shared memory: 2640 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, float *__restrict__ S, float *__restrict__ Z, int M)

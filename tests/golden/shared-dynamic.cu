@@ -12,7 +12,7 @@
 //   a: registers, 64 x f32 per thread (L0)
 //   b: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f32[128, 128], 66048 bytes (shared copy of a)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 66048 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 big(const float *__restrict__ X, float *__restrict__ Y)

@@ -15,7 +15,7 @@
 //   b_s: shared, f32[64, 64], 16640 bytes (b, too large for registers)
 //   acc_s: shared, f32[64, 64], 16640 bytes (acc, too large for registers)
 //   c__s: shared, f32[64, 64], 16640 bytes (c, too large for registers)
-//   16-byte accesses when K % 4 == 0, X is 16-byte aligned, M % 4 == 0, T is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 4 == 0, X is 16-byte aligned, M % 4 == 0, T is 16-byte aligned; otherwise single elements
 //   shared memory: 49920 bytes, dynamic; barriers: 3
 extern "C" __global__ void __launch_bounds__(32)
 home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict__ S, int M, int K)
@@ -535,7 +535,7 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
 //   c: shared, in c__s, too large for registers (L0, 128 x f32 per thread)
 //   b_s: shared, f32[64, 64], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 30)
 //   c__s: shared, f32[64, 64], 16640 bytes (c, too large for registers)
-//   16-byte accesses when K % 4 == 0, X is 16-byte aligned, M % 4 == 0, T is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 4 == 0, X is 16-byte aligned, M % 4 == 0, T is 16-byte aligned; otherwise single elements
 //   shared memory: 68864 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(32)
 home_pipe(const float *__restrict__ X, float *__restrict__ T, int M, int K)

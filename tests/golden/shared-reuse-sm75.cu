@@ -19,7 +19,7 @@
 //   t2c_v6_s: shared, f32[8, 80], 5376 bytes (shared copy of slice of Q at line 12)
 //   a_s: shared, f32[128, 80], 41472 bytes (a, too large for registers, at byte 0, sharing its bytes with b_s)
 //   b_s: shared, f32[128, 80], 41472 bytes (b, too large for registers, at byte 0, sharing its bytes with a_s)
-//   16-byte accesses when K % 4 == 0, P is 16-byte aligned, Q is 16-byte aligned, R is 16-byte aligned, S is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 4 == 0, P is 16-byte aligned, Q is 16-byte aligned, R is 16-byte aligned, S is 16-byte aligned; otherwise single elements
 //   shared memory: 59136 bytes, dynamic; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restrict__ R, float *__restrict__ S, int K)

@@ -4,7 +4,7 @@
 
 // kernel shift (slice-at-parameter-runs.tl:6): 128 threads
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
-//   16-byte accesses when off % 4 == 0, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when off % 4 == 0, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 shift(const float *__restrict__ X, float *__restrict__ Y, int off, int M, int N)

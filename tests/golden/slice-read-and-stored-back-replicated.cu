@@ -5,7 +5,7 @@
 // kernel slice_rmw (slice-read-and-stored-back-replicated.tl:5): 64 threads
 //   layout L1: [8, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 4 per thread
 //   t2c_red0: shared, f32[2, 32], 256 bytes (partials of colmax at line 6, one row per warp)
-//   16-byte accesses when N % 4 == 0, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, O is 16-byte aligned; otherwise single elements
 //   shared memory: 256 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 slice_rmw(float *__restrict__ O, int M, int N)

@@ -13,7 +13,7 @@
 //   a_s: shared, f32[64, 16], 10240 bytes (shared copy of a)
 //   b_s: shared, f32[16, 64], 8704 bytes (shared copy of b)
 //   acc_s: shared, f32[64, 64], 16640 bytes (acc, too large for registers)
-//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B_stride1 == 1, B_stride0 % 4 == 0, B is 16-byte aligned, C_stride1 == 1, C_stride0 % 2 == 0, C is 8-byte aligned, I is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B_stride1 == 1, B_stride0 % 4 == 0, B is 16-byte aligned, C_stride1 == 1, C_stride0 % 2 == 0, C is 8-byte aligned, I is 16-byte aligned; otherwise single elements
 //   shared memory: 35584 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(32)
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const long long *__restrict__ I, long long *__restrict__ L, int M, int K, int N, long long B_stride0, long long B_stride1, long long C_stride0, long long C_stride1)

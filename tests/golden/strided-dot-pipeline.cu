@@ -9,7 +9,7 @@
 //   acc: registers, 16 x f32 per thread (L0)
 //   a_s: shared, f16[64, 32], 15360 bytes (3 stages of a, filled by cp.async ahead of the loop at line 15)
 //   b_s: shared, f16[32, 32], 7680 bytes (3 stages of b, filled by cp.async ahead of the loop at line 15)
-//   16-byte accesses when A is 16-byte aligned, B_stride1 == 1, B_stride0 % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B_stride1 == 1, B_stride0 % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 23040 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, long long B_stride0, long long B_stride1)

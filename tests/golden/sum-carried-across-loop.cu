@@ -6,7 +6,7 @@
 //   layout L0: [1, 1024], runs of 4, lanes 1 x 32, warps 1 x 8: 4 per thread
 //   t2c_red0: shared, f32[8, 1], 32 bytes (partials of sum at line 14, one value per warp)
 //   t2c_red1: shared, i32[8, 1], 32 bytes (partials of sum at line 15, one value per warp)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, I is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, I is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 block_sums(const float *__restrict__ X, const int *__restrict__ I, float *__restrict__ P, int *__restrict__ Q, int N, int G)

@@ -8,7 +8,7 @@
 //   w: registers, 4 x f32 per thread (slice(L0, dim 0))
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 9, one value per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
-//   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, O is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 32 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ O, float *__restrict__ S)

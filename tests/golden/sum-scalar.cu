@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 5, one value per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   t2c_red2: shared, f32[4, 1], 32 bytes (partials of sum at line 7, one value per warp)
-//   16-byte accesses when N % 2 == 0, X is 8-byte aligned, Y is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 2 == 0, X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ T, int N)

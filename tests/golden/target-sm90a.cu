@@ -12,7 +12,7 @@
 //   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 17: 3 full, 3 empty)
 //   t2c_tmap_A: the tensor map of A, boxes of 64 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 18480 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)

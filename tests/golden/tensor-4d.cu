@@ -5,7 +5,7 @@
 // kernel scale4 (tensor-4d.tl:4): 128 threads
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   x: registers, 8 x f32 per thread (L0)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 scale4(const float *__restrict__ X, float *__restrict__ Y, float scale, int B, int H, int S)

@@ -9,7 +9,7 @@
 //   m: registers, 8 x f32 per thread (L0)
 //   mx: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   x_s: shared, f32[32, 32], 4224 bytes (shared copy of x)
-//   16-byte accesses when S % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when S % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 4224 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)

@@ -6,7 +6,7 @@
 //   layout L0: [8, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 4 per thread
 //   acc: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   x: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when X is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)

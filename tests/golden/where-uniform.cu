@@ -5,7 +5,7 @@
 // kernel masked (where-uniform.tl:5): 128 threads
 //   layout L0: [64, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 16 per thread
 //   s: registers, 16 x f32 per thread (L0)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 masked(const float *__restrict__ X, float *__restrict__ Y, int M, int N)

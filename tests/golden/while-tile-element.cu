@@ -6,7 +6,7 @@
 //   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 8 per thread
 //   t: registers, 8 x f32 per thread (L0)
 //   t_s: shared, f32[16, 32], 2112 bytes (shared copy of t)
-//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise 4-byte ones
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 2112 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(64)
 grow(const float *__restrict__ X, float *__restrict__ Y)
