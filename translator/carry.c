@@ -32,7 +32,11 @@
  * in its operand's own type (f32, f64, i32, u32, i64: a row sum of f16 rounds
  * each row's sum back to f16, which this would not); e runs in a blocked
  * layout that is not a dot's accumulator, of at most CARRY_MAX_REGS registers
- * per thread, and the values live at any op with the partials added stay
+ * per thread (past that, a row or column reduction carries each thread's own
+ * fold of each row or column it holds instead: p in layout_partials' layout,
+ * and in the loop a TO_REDUCE marked intra, p += rowsum(e) in each thread with
+ * no shuffle; the fold after the loop reads p), and the values live at any op
+ * with the partials added stay
  * within TIR_MAX_VALUE_REGS (so that no value moves to shared memory for
  * them); the loop is not under thread-dependent control. Nested loops fold
  * outward: the fold after an inner loop is again an accumulation in the
@@ -146,6 +150,9 @@ typedef struct Fold {
   TirVar *of;            /* the value folded, when it is one (else R->expr) */
   BuiltinKind add;       /* B_ROWSUM, B_ROWMAX or B_ROWMIN: how partials combine */
   const Layout *lay;
+  bool intra;            /* the partials are each thread's own fold of its elements
+                            (layout_partials): a row's (column's) elements in e's layout
+                            would take more than CARRY_MAX_REGS registers */
 } Fold;
 
 static BuiltinKind combine(BuiltinKind red) {
@@ -161,7 +168,7 @@ static BuiltinKind combine(BuiltinKind red) {
  * its partials across the loop, else why not (said by --explain). */
 static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold *f, const char **into) {
   TirOp *R = loop->body.ops.items[i];
-  *f = (Fold){R, NULL, NULL, NULL, combine(R->red), R->lay};
+  *f = (Fold){R, NULL, NULL, NULL, combine(R->red), R->lay, false};
   const TirVar *t = R->dst;
   int users = 2; /* R writes t, A reads it */
   /* what R folds: f->of, and what goes with R */
@@ -217,7 +224,14 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
     return arena_printf(K->a, "%s is not of the fold's type, %s", *into, elem_names[t->elem]);
   if (A->has_win || A->uguard || (!lhs && A->dst->layout != t->layout))
     return arena_printf(K->a, "%s is not in the fold's layout", *into);
-  int regs = layout_count(L) * (elem_bytes[t->elem] > 4 ? 2 : 1);
+  int w = elem_bytes[t->elem] > 4 ? 2 : 1, regs = layout_count(L) * w;
+  if (regs > CARRY_MAX_REGS && R->kind == TO_REDUCE && !L->wtiles) {
+    /* too many elements to carry one by one: each thread first folds its own
+     * elements of each row (column) it holds, and carries those */
+    bool down = tir_down_cols(R);
+    int folded = (down ? L->rc * L->vec : L->rr) * w;
+    if ((down ? L->rr > 1 : L->rc * L->vec > 1) && folded <= CARRY_MAX_REGS) f->intra = true, regs = folded;
+  }
   if (regs > CARRY_MAX_REGS)
     return arena_printf(K->a, "its partials would take %d registers per thread, more than %d", regs, CARRY_MAX_REGS);
   /* the partials live across the whole loop: on top of the most held anywhere, within the budget */
@@ -323,6 +337,34 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
     drop_op(ops, init);
     drop_op(ops, R);
     p->what = arena_printf(K->a, "%s, and the loop at line %d", p->what, loop->stmt->loc.line);
+  } else if (f->intra) {
+    const char *fold = builtin_names[R->red];
+    const Layout *pl = layout_partials(K, f->lay, tir_down_cols(R));
+    p = tir_new_var(K, t->elem, 2, pl->rows, pl->cols,
+                    arena_printf(K->a, "the partials of %s at line %d, each thread's own fold, carried across the loop at line %d",
+                                 fold, R->stmt->loc.line, loop->stmt->loc.line));
+    p->cname = arena_printf(K->a, "t2c_p%d", p->id);
+    p->layout = pl;
+    vec_push(K->a, made, p);
+    decl = tir_new_op(K, NULL, TO_DECL, R->stmt);
+    decl->dst = p;
+    decl->lay = pl;
+    decl->note = arena_printf(K->a, "%s: this thread's own fold of its elements of each %s of the %s at line %d, folded across "
+                              "threads once, after the loop", p->cname, tir_down_cols(R) ? "column" : "row", fold,
+                              R->stmt->loc.line);
+    init = assign_op(K, R, p, TK_ASSIGN, identity(K, f->add, t->elem, R->stmt->loc));
+    TirOp *step = tir_new_op(K, NULL, TO_REDUCE, R->stmt);
+    *step = *R; /* the same fold of the same elements, in each thread only, into p */
+    step->dst = p;
+    step->intra = true;
+    if (f->of) step->expr = tir_read_of(K, f->of);
+    for (int j = 0; j < ops->len; j++)
+      if (ops->items[j] == R) ops->items[j] = step;
+    R->expr = tir_read_of(K, p); /* after the loop: the fold across threads of p */
+    R->lay = pl;
+    R->rows = pl->rows;
+    R->cols = pl->cols;
+    R->rolled_cols = false;
   } else {
     const char *fold = builtin_names[R->red];
     int rank = f->of ? f->of->rank : 2, rows = f->of ? f->of->rows : R->rows, cols = f->of ? f->of->cols : R->cols;
@@ -393,8 +435,10 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
       }
       const TirVar *p = carry(K, b, li, &nfold, &nassign, &f, made);
       vec_push(K->a, &K->folds,
-               (void *)arena_printf(K->a, "%s: each thread carries its elements across the loop (%s, %d per thread), folded across threads once, after it",
-                                    what, p->cname, layout_count(p->layout)));
+               (void *)arena_printf(K->a, "%s: each thread carries %s across the loop (%s, %d per thread), folded across threads once, after it",
+                                    what, f.intra ? (tir_down_cols(f.R) ? "its own fold of each column it holds" : "its own fold of each row it holds")
+                                                  : "its elements",
+                                    p->cname, layout_count(p->layout)));
       li += 2; /* the partials' declaration and start went before the loop */
       i = -1;  /* the body changed: look again for another accumulation */
     }

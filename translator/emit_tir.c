@@ -819,7 +819,7 @@ static BuiltinKind row_fold(BuiltinKind b) {
 static void colfold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   int *started = ctx;
   BuiltinKind b = row_fold(op->red);
-  int k = reg_of(op->dst->layout, at);
+  int k = op->intra ? at.ic * at.lay->vec + at.v : reg_of(op->dst->layout, at); /* partials: one row (layout_partials) */
   const char *d = F("%s[%d]", op->dst->cname, k);
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = row_mask(P, at);
@@ -858,8 +858,9 @@ static void print_colfold(Printer *P, const TirOp *op) {
   int *started = NEW_ARRAY(P->a, int, n);
   bool arg = builtin_class[op->red] == BC_ARG;
   if (arg) line(P, "%s %s_v[%d];  // the values at those indices", ctype(tir_acc_type(op->expr->ty.elem)), op->dst->cname, n);
+  for (int k = 0; op->intra && k < n; k++) started[k] = 1; /* into the carried partials */
   each_elem(P, op, l, false, arg ? colarg_fold_elem : colfold_elem, started);
-  if (l->lr == 1) return;
+  if (l->lr == 1 || op->intra) return;
   for (int k = 0; k < n; k++) {
     if (arg)
       line(P, "t2c::fold_%s<%d, %d>(%s_v[%d], %s[%d]);", arg_max(op->red) ? "argmax" : "argmin", l->lr, l->lc,
@@ -879,8 +880,9 @@ static void print_reduce(Printer *P, const TirOp *op) {
   int *started = NEW_ARRAY(P->a, int, l->rr);
   bool arg = builtin_class[op->red] == BC_ARG;
   ElemFn fn = arg ? argreduce_elem : reduce_elem;
-  RedCtx rc = {started, arg ? 1 : red_parts(op, l), l->rr};
+  RedCtx rc = {started, arg || op->intra ? 1 : red_parts(op, l), l->rr};
   void *ctx = arg ? (void *)started : (void *)&rc;
+  for (int ir = 0; op->intra && ir < l->rr; ir++) started[ir] = 1; /* into the carried partials, one per row */
   if (arg) line(P, "%s %s_v[%d];  // the values at those indices", ctype(tir_acc_type(op->expr->ty.elem)), op->dst->cname, l->rr);
   if (rc.parts > 1)
     line(P, "%s %s_t[%d];  // partials: each row's elements in %d chains", ctype(op->dst->elem), op->dst->cname,
@@ -908,7 +910,7 @@ static void print_reduce(Printer *P, const TirOp *op) {
          red_fold(P, op->red, red_fold(P, op->red, d, red_part(P, op, l->rr, ir, 1)),
                   red_fold(P, op->red, red_part(P, op, l->rr, ir, 2), red_part(P, op, l->rr, ir, 3))));
   }
-  if (l->lc == 1) return;
+  if (l->lc == 1 || op->intra) return;
   for (int ir = 0; ir < l->rr; ir++) {
     if (arg)
       line(P, "t2c::fold_%s<%d>(%s_v[%d], %s[%d]);", arg_max(op->red) ? "argmax" : "argmin", l->lc, op->dst->cname, ir,
@@ -2405,7 +2407,7 @@ static void print_op(Printer *P, const TirOp *op) {
     }
     return;
   case TO_REDUCE:
-    print_decl(P, op->dst);
+    if (!op->intra) print_decl(P, op->dst); /* (an in-thread fold adds to partials declared before the loop) */
     print_reduce(P, op);
     return;
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ: print_scratch(P, op); return;
@@ -2655,15 +2657,16 @@ static const char *ctx_vars(Printer *P) {
                                             : F("%s * %d + %s", pwc, l->lc, lc);
     const char *c = strcmp(cw, "0") == 0 ? "0" : l->vec == 1 ? cw : F("(%s) * %d", cw, l->vec);
     if (strcmp(cw, "0") != 0 && l->vec > 1 && !strchr(cw, ' ')) c = F("%s * %d", cw, l->vec);
-    if (!row_base_zero(l) && !col_base_zero(l))
+    bool need_r = !row_base_zero(l) && (!l->partials || l->coord_r), need_c = !col_base_zero(l) && (!l->partials || l->coord_c);
+    if (need_r && need_c)
       buf_printf(&b, "  const int t2c_r%d = %s, t2c_c%d = %s;  // L%d: this thread's first row and column\n", l->id,
                  r, l->id, c, l->id);
-    else if (!row_base_zero(l))
-      buf_printf(&b, "  const int t2c_r%d = %s;  // L%d: this thread's first row (every thread starts at column 0)\n",
-                 l->id, r, l->id);
-    else if (!col_base_zero(l))
-      buf_printf(&b, "  const int t2c_c%d = %s;  // L%d: this thread's first column (every thread starts at row 0)\n",
-                 l->id, c, l->id);
+    else if (need_r)
+      buf_printf(&b, "  const int t2c_r%d = %s;  // L%d: this thread's first row%s\n", l->id, r, l->id,
+                 col_base_zero(l) ? " (every thread starts at column 0)" : "");
+    else if (need_c)
+      buf_printf(&b, "  const int t2c_c%d = %s;  // L%d: this thread's first column%s\n", l->id, c, l->id,
+                 row_base_zero(l) ? " (every thread starts at row 0)" : "");
   }
   const char *s = arena_strndup(P->a, b.data ? b.data : "", b.len);
   buf_free(&b);

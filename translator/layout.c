@@ -116,6 +116,31 @@ static Layout *exact_blocked(TirKernel *K, int rows, int cols, int ebytes) {
   return NULL;
 }
 
+/* The layout of the per-thread partials of a fold over blocked layout l
+ * (carry.c): l's threads, each holding one element per row of l it holds (down,
+ * for a column fold: per column), of a [l->rows, l->lc * l->wc] tile ([l->lr *
+ * l->wr, l->cols]). The element a thread holds there is its own fold of that
+ * row's (column's) elements in l: the same rows (columns) at the same threads,
+ * since a blocked layout puts row ir * lr * wr + warp_r * lr + lane_r and column
+ * ic * lc * wc * vec + (warp_c * lc + lane_c) * vec + v at (lane, warp). */
+const Layout *layout_partials(TirKernel *K, const Layout *l, bool down) {
+  Layout t = {.kind = LY_BLOCKED, .rows = l->rows, .cols = l->cols, .vec = l->vec, .lc = l->lc, .lr = l->lr,
+              .wc = l->wc, .wr = l->wr, .rc = l->rc, .rr = l->rr, .partials = true};
+  if (down) t.rows = l->lr * l->wr, t.rr = 1;
+  else t.cols = l->lc * l->wc, t.vec = 1, t.rc = 1;
+  for (int i = 0; i < K->layouts.len; i++) {
+    Layout *o = K->layouts.items[i];
+    if (o->partials && o->rows == t.rows && o->cols == t.cols && o->vec == t.vec && o->lc == t.lc &&
+        o->lr == t.lr && o->wc == t.wc && o->wr == t.wr && o->rc == t.rc && o->rr == t.rr)
+      return o;
+  }
+  Layout *n = NEW(K->a, Layout);
+  *n = t;
+  n->id = K->layouts.len;
+  vec_push(K->a, &K->layouts, n);
+  return n;
+}
+
 /* The layout of a [rows, cols] shape: the mma accumulator when a dot makes one. */
 static Layout *blocked(TirKernel *K, int rows, int cols, int ebytes) { return blocked_as(K, rows, cols, ebytes, false); }
 
@@ -1114,7 +1139,7 @@ static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
 static bool across_warps(const TirKernel *K, const TirOp *op) {
   switch (op->kind) {
   case TO_SUM: return K->ki->threads > K->t->lanes;
-  case TO_REDUCE: return tir_down_cols(op) ? op->lay->wr > 1 : op->lay->wc > 1;
+  case TO_REDUCE: return !op->intra && (tir_down_cols(op) ? op->lay->wr > 1 : op->lay->wc > 1);
   case TO_SCAN: return tir_scan_geom(op).warps > 1;
   default: return false;
   }
@@ -1933,6 +1958,14 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
                (op->kind == TO_SPILL && op->stm) || op->kind == TO_TMA_STORE ||
                (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
   if (none) return;
+  if (l->partials && op->lay == l) { /* the partials' fold: unpadded along it; a row fold's scratch at the
+                                        rows (a column fold's is at its result's columns, emit_tir.c) */
+    if (op->kind == TO_REDUCE) return;
+    if (op->kind == TO_SCRATCH_WRITE || op->kind == TO_SCRATCH_READ) {
+      if (!tir_down_cols(op)) l->coord_r = true;
+      return;
+    }
+  }
   if (op->lay->kind != LY_SLICE || op->lay->dim == 1) l->coord_r = true;
   if (op->lay->kind != LY_SLICE || op->lay->dim == 0) l->coord_c = true;
 }

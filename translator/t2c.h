@@ -623,6 +623,8 @@ typedef struct Layout {
   bool coord_r, coord_c; /* mma: some op reads a thread's first row (t2c_r<id>), column (t2c_c<id>);
                             an accumulator only converted and written by stmatrix needs its warp tile's
                             corner alone, a [1, N] slice of it the column alone (layout.c, coords_fn) */
+  bool partials;         /* LY_BLOCKED: a fold's per-thread partials (layout_partials): its first row
+                            and column are declared only where coord_r, coord_c say an op reads them */
   bool wtiles;           /* LY_BLOCKED, not mma: each warp holds one contiguous [rr * lr, rc * lc * vec]
                             block (its warp tile), as an mma layout does: warp w is (w / wc, w % wc) and
                               r = warp_r * rr * lr + ir * lr + lane_r,
@@ -821,6 +823,9 @@ typedef struct TirOp {
                             as a loop instead of unrolled */
   bool rolled_cols;      /* TO_REDUCE (layout.c): its operand is never held (TirVar.fused) or lives in
                             shared memory, and its column repeats run as a loop per row */
+  bool intra;            /* TO_REDUCE (carry.c): folds in each thread only, into dst's partials
+                            (layout_partials), which it adds to (max, min: folds into): no shuffle,
+                            no scratch; the fold across threads comes after the loop */
   const Layout *alay;    /* TO_DOT with A in registers: the layout expr is evaluated in */
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
@@ -958,6 +963,7 @@ ScanGeom tir_scan_geom(const TirOp *op);
  * lanes lc apart, then wr warps) into a [1, cols] value, a slice of lay along
  * dim 0. */
 bool tir_down_cols(const TirOp *op);
+const Layout *layout_partials(TirKernel *K, const Layout *l, bool down); /* layout.c: a fold's per-thread partials */
 /* An element (line l, segment s, inner i) of a scan as (ir, ic, v) of its layout. */
 void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v);
 /* The type a scan accumulates in and an arg-reduction compares in: f32 for f16

@@ -501,9 +501,10 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     }
     break;
   case TO_REDUCE:
-    buf_printf(&b, " = %s(", builtin_names[op->red]);
+    buf_printf(&b, " %s %s(", op->intra ? (op->red == B_ROWSUM || op->red == B_COLSUM ? "+=" : "<-") : "=",
+               builtin_names[op->red]);
     expr_str(K, op->expr, &b);
-    buf_puts(&b, ")");
+    buf_puts(&b, op->intra ? ") in each thread" : ")");
     break;
   case TO_SCAN:
     buf_printf(&b, " = %s(", builtin_names[op->red]);

@@ -5,19 +5,19 @@
 // kernel gemv (dot-vector-gemv.tl:13): 128 threads
 //   layout L1: [1, 64], runs of 8, lanes 4 x 8, warps 1 x 4: 8 per thread
 //   layout L2: [64, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 64 per thread
+//   layout L3: [8, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   acc: registers, 8 x f32 per thread (slice(L2, dim 0))
 //   t2c_v2_s: shared, f16[1, 64], 130 bytes (shared copy of slice of X at line 17)
-//   t2c_red0: shared, f32[4, 128], 4096 bytes (partials of colsum at line 17, one row per warp)
+//   t2c_red0: shared, f32[4, 128], 2048 bytes (partials of colsum at line 17, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 4240 bytes; barriers: 2
+//   shared memory: 2192 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int K, int N)
 {
   __shared__ __align__(16) __half t2c_v2_s[65];
-  __shared__ __align__(16) float t2c_red0[1024];
+  __shared__ __align__(16) float t2c_red0[512];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  int t2c_ph2 = 0;  // which half of t2c_red0 this turn uses
   const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
@@ -35,6 +35,16 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 17, folded across threads once, after the loop
+    float t2c_p4[8];
+    t2c_p4[0] = -0.0f;
+    t2c_p4[1] = -0.0f;
+    t2c_p4[2] = -0.0f;
+    t2c_p4[3] = -0.0f;
+    t2c_p4[4] = -0.0f;
+    t2c_p4[5] = -0.0f;
+    t2c_p4[6] = -0.0f;
+    t2c_p4[7] = -0.0f;
     // dot-vector-gemv.tl:16: for k0 in range(0, K, BK) {
     for (int k0 = 0; k0 < K; k0 += 64) {
       // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
@@ -59,6 +69,7 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
         t2c_v2[6] = t2c::cvt<__half>(0.0f);
         t2c_v2[7] = t2c::cvt<__half>(0.0f);
       }
+      __syncthreads();  // t2c_v2_s: read at line 17, overwritten here by other threads
       if (t2c_r1 < 1 && t2c_c1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1] = t2c_v2[0];
       if (t2c_r1 < 1 && t2c_c1 + 1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 1] = t2c_v2[1];
       if (t2c_r1 < 1 && t2c_c1 + 2 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 2] = t2c_v2[2];
@@ -141,136 +152,145 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
       t2c_v3[62] = t2c_w8.v[6];
       t2c_v3[63] = t2c_w8.v[7];
       __syncthreads();  // t2c_v2_s: written at line 17, read here by other threads
-      float t2c_v4[8];
-      t2c_v4[0] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]);
-      t2c_v4[1] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]);
-      t2c_v4[2] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]);
-      t2c_v4[3] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]);
-      t2c_v4[4] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]);
-      t2c_v4[5] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]);
-      t2c_v4[6] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]);
-      t2c_v4[7] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]);
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
-      t2c_v4[0] = t2c::fold_sum<2, 16>(t2c_v4[0]);
-      t2c_v4[1] = t2c::fold_sum<2, 16>(t2c_v4[1]);
-      t2c_v4[2] = t2c::fold_sum<2, 16>(t2c_v4[2]);
-      t2c_v4[3] = t2c::fold_sum<2, 16>(t2c_v4[3]);
-      t2c_v4[4] = t2c::fold_sum<2, 16>(t2c_v4[4]);
-      t2c_v4[5] = t2c::fold_sum<2, 16>(t2c_v4[5]);
-      t2c_v4[6] = t2c::fold_sum<2, 16>(t2c_v4[6]);
-      t2c_v4[7] = t2c::fold_sum<2, 16>(t2c_v4[7]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph2 * 512 + warp * 128 + t2c_c2], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph2 * 512 + warp * 128 + t2c_c2 + 4], t2c::Vec<float, 4>{{t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-      __syncthreads();  // t2c_red0: written at line 17, read here by other threads
-      {
-        t2c::Vec<float, 4> t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + t2c_c2]);
-        t2c_v4[0] = t2c_s9.v[0];
-        t2c_v4[1] = t2c_s9.v[1];
-        t2c_v4[2] = t2c_s9.v[2];
-        t2c_v4[3] = t2c_s9.v[3];
-        t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 128 + t2c_c2]);
-        t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
-        t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
-        t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
-        t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
-        t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 256 + t2c_c2]);
-        t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
-        t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
-        t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
-        t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
-        t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 384 + t2c_c2]);
-        t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
-        t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
-        t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
-        t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
-      }
-      {
-        t2c::Vec<float, 4> t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_s10.v[0];
-        t2c_v4[5] = t2c_s10.v[1];
-        t2c_v4[6] = t2c_s10.v[2];
-        t2c_v4[7] = t2c_s10.v[3];
-        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 128 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_v4[4] + t2c_s10.v[0];
-        t2c_v4[5] = t2c_v4[5] + t2c_s10.v[1];
-        t2c_v4[6] = t2c_v4[6] + t2c_s10.v[2];
-        t2c_v4[7] = t2c_v4[7] + t2c_s10.v[3];
-        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 256 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_v4[4] + t2c_s10.v[0];
-        t2c_v4[5] = t2c_v4[5] + t2c_s10.v[1];
-        t2c_v4[6] = t2c_v4[6] + t2c_s10.v[2];
-        t2c_v4[7] = t2c_v4[7] + t2c_s10.v[3];
-        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 384 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_v4[4] + t2c_s10.v[0];
-        t2c_v4[5] = t2c_v4[5] + t2c_s10.v[1];
-        t2c_v4[6] = t2c_v4[6] + t2c_s10.v[2];
-        t2c_v4[7] = t2c_v4[7] + t2c_s10.v[3];
-      }
-      t2c_ph2 ^= 1;
-      acc[0] += t2c_v4[0];
-      acc[1] += t2c_v4[1];
-      acc[2] += t2c_v4[2];
-      acc[3] += t2c_v4[3];
-      acc[4] += t2c_v4[4];
-      acc[5] += t2c_v4[5];
-      acc[6] += t2c_v4[6];
-      acc[7] += t2c_v4[7];
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
     }
+    // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
+    // t2c_p4, carried across the loop above, folded across threads once
+    float t2c_v4[8];
+    t2c_v4[0] = t2c_p4[0];
+    t2c_v4[1] = t2c_p4[1];
+    t2c_v4[2] = t2c_p4[2];
+    t2c_v4[3] = t2c_p4[3];
+    t2c_v4[4] = t2c_p4[4];
+    t2c_v4[5] = t2c_p4[5];
+    t2c_v4[6] = t2c_p4[6];
+    t2c_v4[7] = t2c_p4[7];
+    t2c_v4[0] = t2c::fold_sum<2, 16>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<2, 16>(t2c_v4[1]);
+    t2c_v4[2] = t2c::fold_sum<2, 16>(t2c_v4[2]);
+    t2c_v4[3] = t2c::fold_sum<2, 16>(t2c_v4[3]);
+    t2c_v4[4] = t2c::fold_sum<2, 16>(t2c_v4[4]);
+    t2c_v4[5] = t2c::fold_sum<2, 16>(t2c_v4[5]);
+    t2c_v4[6] = t2c::fold_sum<2, 16>(t2c_v4[6]);
+    t2c_v4[7] = t2c::fold_sum<2, 16>(t2c_v4[7]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c2], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c2 + 4], t2c::Vec<float, 4>{{t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+    __syncthreads();  // t2c_red0: written at line 17, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_c2]);
+      t2c_v4[0] = t2c_s9.v[0];
+      t2c_v4[1] = t2c_s9.v[1];
+      t2c_v4[2] = t2c_s9.v[2];
+      t2c_v4[3] = t2c_s9.v[3];
+      t2c_s9 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c2]);
+      t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
+      t2c_s9 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c2]);
+      t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
+      t2c_s9 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c2]);
+      t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
+    }
+    {
+      t2c::Vec<float, 4> t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_c2 + 4]);
+      t2c_v4[4] = t2c_s10.v[0];
+      t2c_v4[5] = t2c_s10.v[1];
+      t2c_v4[6] = t2c_s10.v[2];
+      t2c_v4[7] = t2c_s10.v[3];
+      t2c_s10 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c2 + 4]);
+      t2c_v4[4] = t2c_v4[4] + t2c_s10.v[0];
+      t2c_v4[5] = t2c_v4[5] + t2c_s10.v[1];
+      t2c_v4[6] = t2c_v4[6] + t2c_s10.v[2];
+      t2c_v4[7] = t2c_v4[7] + t2c_s10.v[3];
+      t2c_s10 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c2 + 4]);
+      t2c_v4[4] = t2c_v4[4] + t2c_s10.v[0];
+      t2c_v4[5] = t2c_v4[5] + t2c_s10.v[1];
+      t2c_v4[6] = t2c_v4[6] + t2c_s10.v[2];
+      t2c_v4[7] = t2c_v4[7] + t2c_s10.v[3];
+      t2c_s10 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c2 + 4]);
+      t2c_v4[4] = t2c_v4[4] + t2c_s10.v[0];
+      t2c_v4[5] = t2c_v4[5] + t2c_s10.v[1];
+      t2c_v4[6] = t2c_v4[6] + t2c_s10.v[2];
+      t2c_v4[7] = t2c_v4[7] + t2c_s10.v[3];
+    }
+    acc[0] += t2c_v4[0];
+    acc[1] += t2c_v4[1];
+    acc[2] += t2c_v4[2];
+    acc[3] += t2c_v4[3];
+    acc[4] += t2c_v4[4];
+    acc[5] += t2c_v4[5];
+    acc[6] += t2c_v4[6];
+    acc[7] += t2c_v4[7];
     // dot-vector-gemv.tl:19: Y[0 :+ 1, n0 :+ BN] = f16(acc)
     if (t2c_r2 == 0) t2c::stg_vec<8>(Y + n0 + t2c_c2, t2c::Vec<__half, 8>{{t2c::cvt<__half>(acc[0]), t2c::cvt<__half>(acc[1]), t2c::cvt<__half>(acc[2]), t2c::cvt<__half>(acc[3]), t2c::cvt<__half>(acc[4]), t2c::cvt<__half>(acc[5]), t2c::cvt<__half>(acc[6]), t2c::cvt<__half>(acc[7])}});
   } else {
@@ -286,6 +306,16 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 17, folded across threads once, after the loop
+    float t2c_p4[8];
+    t2c_p4[0] = -0.0f;
+    t2c_p4[1] = -0.0f;
+    t2c_p4[2] = -0.0f;
+    t2c_p4[3] = -0.0f;
+    t2c_p4[4] = -0.0f;
+    t2c_p4[5] = -0.0f;
+    t2c_p4[6] = -0.0f;
+    t2c_p4[7] = -0.0f;
     // dot-vector-gemv.tl:16: for k0 in range(0, K, BK) {
     for (int k0 = 0; k0 < K; k0 += 64) {
       // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
@@ -298,6 +328,7 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
       t2c_v2[5] = (t2c_r1 < 1 && t2c_c1 + 5 < 64 ? X[t2c_r1 * K + (k0 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
       t2c_v2[6] = (t2c_r1 < 1 && t2c_c1 + 6 < 64 ? X[t2c_r1 * K + (k0 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
       t2c_v2[7] = (t2c_r1 < 1 && t2c_c1 + 7 < 64 ? X[t2c_r1 * K + (k0 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      __syncthreads();  // t2c_v2_s: read at line 17, overwritten here by other threads
       if (t2c_r1 < 1 && t2c_c1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1] = t2c_v2[0];
       if (t2c_r1 < 1 && t2c_c1 + 1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 1] = t2c_v2[1];
       if (t2c_r1 < 1 && t2c_c1 + 2 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 2] = t2c_v2[2];
@@ -372,136 +403,145 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
       t2c_v3[62] = W[((long long)(k0 + t2c_r2 + 56)) * N + (n0 + t2c_c2 + 6)];
       t2c_v3[63] = W[((long long)(k0 + t2c_r2 + 56)) * N + (n0 + t2c_c2 + 7)];
       __syncthreads();  // t2c_v2_s: written at line 17, read here by other threads
-      float t2c_v4[8];
-      t2c_v4[0] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]);
-      t2c_v4[1] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]);
-      t2c_v4[2] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]);
-      t2c_v4[3] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]);
-      t2c_v4[4] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]);
-      t2c_v4[5] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]);
-      t2c_v4[6] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]);
-      t2c_v4[7] = t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]);
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
-      t2c_v4[0] = t2c_v4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
-      t2c_v4[1] = t2c_v4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
-      t2c_v4[2] = t2c_v4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
-      t2c_v4[3] = t2c_v4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
-      t2c_v4[4] = t2c_v4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
-      t2c_v4[5] = t2c_v4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
-      t2c_v4[6] = t2c_v4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
-      t2c_v4[7] = t2c_v4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
-      t2c_v4[0] = t2c::fold_sum<2, 16>(t2c_v4[0]);
-      t2c_v4[1] = t2c::fold_sum<2, 16>(t2c_v4[1]);
-      t2c_v4[2] = t2c::fold_sum<2, 16>(t2c_v4[2]);
-      t2c_v4[3] = t2c::fold_sum<2, 16>(t2c_v4[3]);
-      t2c_v4[4] = t2c::fold_sum<2, 16>(t2c_v4[4]);
-      t2c_v4[5] = t2c::fold_sum<2, 16>(t2c_v4[5]);
-      t2c_v4[6] = t2c::fold_sum<2, 16>(t2c_v4[6]);
-      t2c_v4[7] = t2c::fold_sum<2, 16>(t2c_v4[7]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph2 * 512 + warp * 128 + t2c_c2], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph2 * 512 + warp * 128 + t2c_c2 + 4], t2c::Vec<float, 4>{{t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-      __syncthreads();  // t2c_red0: written at line 17, read here by other threads
-      {
-        t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + t2c_c2]);
-        t2c_v4[0] = t2c_s11.v[0];
-        t2c_v4[1] = t2c_s11.v[1];
-        t2c_v4[2] = t2c_s11.v[2];
-        t2c_v4[3] = t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 128 + t2c_c2]);
-        t2c_v4[0] = t2c_v4[0] + t2c_s11.v[0];
-        t2c_v4[1] = t2c_v4[1] + t2c_s11.v[1];
-        t2c_v4[2] = t2c_v4[2] + t2c_s11.v[2];
-        t2c_v4[3] = t2c_v4[3] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 256 + t2c_c2]);
-        t2c_v4[0] = t2c_v4[0] + t2c_s11.v[0];
-        t2c_v4[1] = t2c_v4[1] + t2c_s11.v[1];
-        t2c_v4[2] = t2c_v4[2] + t2c_s11.v[2];
-        t2c_v4[3] = t2c_v4[3] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 384 + t2c_c2]);
-        t2c_v4[0] = t2c_v4[0] + t2c_s11.v[0];
-        t2c_v4[1] = t2c_v4[1] + t2c_s11.v[1];
-        t2c_v4[2] = t2c_v4[2] + t2c_s11.v[2];
-        t2c_v4[3] = t2c_v4[3] + t2c_s11.v[3];
-      }
-      {
-        t2c::Vec<float, 4> t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_s12.v[0];
-        t2c_v4[5] = t2c_s12.v[1];
-        t2c_v4[6] = t2c_s12.v[2];
-        t2c_v4[7] = t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 128 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_v4[4] + t2c_s12.v[0];
-        t2c_v4[5] = t2c_v4[5] + t2c_s12.v[1];
-        t2c_v4[6] = t2c_v4[6] + t2c_s12.v[2];
-        t2c_v4[7] = t2c_v4[7] + t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 256 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_v4[4] + t2c_s12.v[0];
-        t2c_v4[5] = t2c_v4[5] + t2c_s12.v[1];
-        t2c_v4[6] = t2c_v4[6] + t2c_s12.v[2];
-        t2c_v4[7] = t2c_v4[7] + t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph2 * 512 + 384 + t2c_c2 + 4]);
-        t2c_v4[4] = t2c_v4[4] + t2c_s12.v[0];
-        t2c_v4[5] = t2c_v4[5] + t2c_s12.v[1];
-        t2c_v4[6] = t2c_v4[6] + t2c_s12.v[2];
-        t2c_v4[7] = t2c_v4[7] + t2c_s12.v[3];
-      }
-      t2c_ph2 ^= 1;
-      acc[0] += t2c_v4[0];
-      acc[1] += t2c_v4[1];
-      acc[2] += t2c_v4[2];
-      acc[3] += t2c_v4[3];
-      acc[4] += t2c_v4[4];
-      acc[5] += t2c_v4[5];
-      acc[6] += t2c_v4[6];
-      acc[7] += t2c_v4[7];
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
     }
+    // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
+    // t2c_p4, carried across the loop above, folded across threads once
+    float t2c_v4[8];
+    t2c_v4[0] = t2c_p4[0];
+    t2c_v4[1] = t2c_p4[1];
+    t2c_v4[2] = t2c_p4[2];
+    t2c_v4[3] = t2c_p4[3];
+    t2c_v4[4] = t2c_p4[4];
+    t2c_v4[5] = t2c_p4[5];
+    t2c_v4[6] = t2c_p4[6];
+    t2c_v4[7] = t2c_p4[7];
+    t2c_v4[0] = t2c::fold_sum<2, 16>(t2c_v4[0]);
+    t2c_v4[1] = t2c::fold_sum<2, 16>(t2c_v4[1]);
+    t2c_v4[2] = t2c::fold_sum<2, 16>(t2c_v4[2]);
+    t2c_v4[3] = t2c::fold_sum<2, 16>(t2c_v4[3]);
+    t2c_v4[4] = t2c::fold_sum<2, 16>(t2c_v4[4]);
+    t2c_v4[5] = t2c::fold_sum<2, 16>(t2c_v4[5]);
+    t2c_v4[6] = t2c::fold_sum<2, 16>(t2c_v4[6]);
+    t2c_v4[7] = t2c::fold_sum<2, 16>(t2c_v4[7]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c2], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c2 + 4], t2c::Vec<float, 4>{{t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+    __syncthreads();  // t2c_red0: written at line 17, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_c2]);
+      t2c_v4[0] = t2c_s11.v[0];
+      t2c_v4[1] = t2c_s11.v[1];
+      t2c_v4[2] = t2c_s11.v[2];
+      t2c_v4[3] = t2c_s11.v[3];
+      t2c_s11 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c2]);
+      t2c_v4[0] = t2c_v4[0] + t2c_s11.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s11.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s11.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s11.v[3];
+      t2c_s11 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c2]);
+      t2c_v4[0] = t2c_v4[0] + t2c_s11.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s11.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s11.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s11.v[3];
+      t2c_s11 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c2]);
+      t2c_v4[0] = t2c_v4[0] + t2c_s11.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s11.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s11.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s11.v[3];
+    }
+    {
+      t2c::Vec<float, 4> t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_c2 + 4]);
+      t2c_v4[4] = t2c_s12.v[0];
+      t2c_v4[5] = t2c_s12.v[1];
+      t2c_v4[6] = t2c_s12.v[2];
+      t2c_v4[7] = t2c_s12.v[3];
+      t2c_s12 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c2 + 4]);
+      t2c_v4[4] = t2c_v4[4] + t2c_s12.v[0];
+      t2c_v4[5] = t2c_v4[5] + t2c_s12.v[1];
+      t2c_v4[6] = t2c_v4[6] + t2c_s12.v[2];
+      t2c_v4[7] = t2c_v4[7] + t2c_s12.v[3];
+      t2c_s12 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c2 + 4]);
+      t2c_v4[4] = t2c_v4[4] + t2c_s12.v[0];
+      t2c_v4[5] = t2c_v4[5] + t2c_s12.v[1];
+      t2c_v4[6] = t2c_v4[6] + t2c_s12.v[2];
+      t2c_v4[7] = t2c_v4[7] + t2c_s12.v[3];
+      t2c_s12 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c2 + 4]);
+      t2c_v4[4] = t2c_v4[4] + t2c_s12.v[0];
+      t2c_v4[5] = t2c_v4[5] + t2c_s12.v[1];
+      t2c_v4[6] = t2c_v4[6] + t2c_s12.v[2];
+      t2c_v4[7] = t2c_v4[7] + t2c_s12.v[3];
+    }
+    acc[0] += t2c_v4[0];
+    acc[1] += t2c_v4[1];
+    acc[2] += t2c_v4[2];
+    acc[3] += t2c_v4[3];
+    acc[4] += t2c_v4[4];
+    acc[5] += t2c_v4[5];
+    acc[6] += t2c_v4[6];
+    acc[7] += t2c_v4[7];
     // dot-vector-gemv.tl:19: Y[0 :+ 1, n0 :+ BN] = f16(acc)
     if (t2c_r2 == 0) Y[n0 + t2c_c2] = t2c::cvt<__half>(acc[0]);
     if (t2c_r2 == 0) Y[n0 + t2c_c2 + 1] = t2c::cvt<__half>(acc[1]);

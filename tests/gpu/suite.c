@@ -2245,6 +2245,40 @@ static void t_index_i64(Tally *T) {
   }
 }
 
+/* carry_fold (tests/gpu/carry_fold.tl): folds carried across a loop as each thread's
+ * own fold of its rows (columns); sizes past one tile and short of it, ragged. */
+static void t_carry_fold(Tally *T) {
+  static const char *const kn[] = {"row_sum", "row_max", "col_sum", "col_min", "nested"};
+  static const int MN[][2] = {{9, 5000}, {3, 700}, {130, 300}, {250, 70}, {6, 2100}, /* M, N per kernel */
+                              {4, 2048}, {8, 1100}, {64, 256}, {99, 64}, {5, 100}};
+  for (int c = 0; c < 10; c++) {
+    int w = c % 5, M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("carry_fold", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_fold.tl", kn[w]);
+    bool rows = w == 0 || w == 1 || w == 4;
+    Dt dt = w == 1 ? F64 : w == 3 ? I32 : F32;
+    Ten *X = call_in(&k, "X", dt, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, rows ? "S" : "C", dt, 1, SHAPE(rows ? M : N));
+    if (w == 3) fill_int(X, &r, -100000, 100000);
+    else fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < (rows ? M : N); i++) {
+      double a = w == 1 ? -INFINITY : w == 3 ? 2147483647.0 : 0;
+      for (int j = 0; j < (rows ? N : M); j++) {
+        double x = rows ? A2(X, i, j) : A2(X, j, i);
+        a = w == 1 ? fmax(a, x) : w == 3 ? fmin(a, x) : a + x;
+      }
+      O->ref[i] = w == 4 ? 2 * a : a;
+    }
+    if (w == 3 || w == 1) O->tol = 0;
+    else O->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d", kn[w], M, N);
+    CHECK(T, call_check(&k, "carry_fold", l));
+    call_free(&k);
+  }
+}
+
 /* neg_offset: a slice starting at c - 8, in runs when c % 4 == 0 */
 static void t_neg_offset(Tally *T) {
   static const int CN[][3] = {{8, 300, 2}, {20, 130, 1}, {9, 141, 3}, {100, 101, 1}};
@@ -5416,6 +5450,7 @@ static const Test tests[] = {
     {"dot_bcast", t_dot_bcast},
     {"dot_vector", t_dot_vector},
     {"index_i64", t_index_i64},
+    {"carry_fold", t_carry_fold},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},
