@@ -354,6 +354,13 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
   int at = invariant_loop(L, v);
   int bi = operand ? tir_operand_buf(K, v, (at >= 0 ? at : L->loops) > 0, trans) : tir_copy_buf(K, v);
   if (bi < 0) return fail(L, "too many shared copies"), -1;
+  /* a small copy made in a loop alternates halves, as an operand copy does: the next
+   * iteration's copy need not wait for this one's readers (one barrier an iteration,
+   * not two), for at most TIR_ALT_COPY_BYTES more */
+  if (!operand && at < 0 && L->loops > 0 && !K->bufs[bi].alternating && K->bufs[bi].bytes <= TIR_ALT_COPY_BYTES) {
+    K->bufs[bi].alternating = true;
+    tir_buf_size(&K->bufs[bi]);
+  }
   TirBuf *cb = &K->bufs[bi];
   if (at >= 0) {
     TirOp *f = L->loops_op.items[at];

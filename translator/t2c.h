@@ -739,6 +739,7 @@ typedef struct TirBlock {
 
 typedef uint8_t TirChk[4]; /* per tensor dim, 1: check >= 0, 2: check < dim */
 #define TIR_MAX_ACCESS 8
+#define TIR_ALT_COPY_BYTES 4096 /* a plain copy made in a loop of at most this alternates halves (lower.c) */
 
 /* A read of a spilled value's shared copy inside an expression: transpose(t),
  * t[i, j] or t[a :+ m, b :+ n]; any thread reads any element. */

@@ -7,17 +7,18 @@
 //   layout L2: [64, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 64 per thread
 //   layout L3: [8, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   acc: registers, 8 x f32 per thread (slice(L2, dim 0))
-//   t2c_v2_s: shared, f16[1, 64], 130 bytes (shared copy of slice of X at line 17)
+//   t2c_v2_s: shared, f16[1, 64], 260 bytes (shared copy of slice of X at line 17)
 //   t2c_red0: shared, f32[4, 128], 2048 bytes (partials of colsum at line 17, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 2192 bytes; barriers: 3
+//   shared memory: 2320 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int K, int N)
 {
-  __shared__ __align__(16) __half t2c_v2_s[65];
+  __shared__ __align__(16) __half t2c_v2_s[130];
   __shared__ __align__(16) float t2c_red0[512];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
+  int t2c_ph0 = 0;  // which half of t2c_v2_s this turn uses
   const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
@@ -69,15 +70,15 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
         t2c_v2[6] = t2c::cvt<__half>(0.0f);
         t2c_v2[7] = t2c::cvt<__half>(0.0f);
       }
-      __syncthreads();  // t2c_v2_s: read at line 17, overwritten here by other threads
-      if (t2c_r1 < 1 && t2c_c1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1] = t2c_v2[0];
-      if (t2c_r1 < 1 && t2c_c1 + 1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 1] = t2c_v2[1];
-      if (t2c_r1 < 1 && t2c_c1 + 2 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 2] = t2c_v2[2];
-      if (t2c_r1 < 1 && t2c_c1 + 3 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 3] = t2c_v2[3];
-      if (t2c_r1 < 1 && t2c_c1 + 4 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 4] = t2c_v2[4];
-      if (t2c_r1 < 1 && t2c_c1 + 5 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 5] = t2c_v2[5];
-      if (t2c_r1 < 1 && t2c_c1 + 6 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 6] = t2c_v2[6];
-      if (t2c_r1 < 1 && t2c_c1 + 7 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 7] = t2c_v2[7];
+      t2c_ph0 ^= 1;  // t2c_v2_s: this turn writes the other half
+      if (t2c_r1 < 1 && t2c_c1 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1] = t2c_v2[0];
+      if (t2c_r1 < 1 && t2c_c1 + 1 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 1] = t2c_v2[1];
+      if (t2c_r1 < 1 && t2c_c1 + 2 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 2] = t2c_v2[2];
+      if (t2c_r1 < 1 && t2c_c1 + 3 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 3] = t2c_v2[3];
+      if (t2c_r1 < 1 && t2c_c1 + 4 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 4] = t2c_v2[4];
+      if (t2c_r1 < 1 && t2c_c1 + 5 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 5] = t2c_v2[5];
+      if (t2c_r1 < 1 && t2c_c1 + 6 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 6] = t2c_v2[6];
+      if (t2c_r1 < 1 && t2c_c1 + 7 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 7] = t2c_v2[7];
       __half t2c_v3[64];
       const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(W + ((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2));
       t2c_v3[0] = t2c_w1.v[0];
@@ -152,70 +153,70 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
       t2c_v3[62] = t2c_w8.v[6];
       t2c_v3[63] = t2c_w8.v[7];
       __syncthreads();  // t2c_v2_s: written at line 17, read here by other threads
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
     }
     // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
     // t2c_p4, carried across the loop above, folded across threads once
@@ -328,15 +329,15 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
       t2c_v2[5] = (t2c_r1 < 1 && t2c_c1 + 5 < 64 ? X[t2c_r1 * K + (k0 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
       t2c_v2[6] = (t2c_r1 < 1 && t2c_c1 + 6 < 64 ? X[t2c_r1 * K + (k0 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
       t2c_v2[7] = (t2c_r1 < 1 && t2c_c1 + 7 < 64 ? X[t2c_r1 * K + (k0 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      __syncthreads();  // t2c_v2_s: read at line 17, overwritten here by other threads
-      if (t2c_r1 < 1 && t2c_c1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1] = t2c_v2[0];
-      if (t2c_r1 < 1 && t2c_c1 + 1 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 1] = t2c_v2[1];
-      if (t2c_r1 < 1 && t2c_c1 + 2 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 2] = t2c_v2[2];
-      if (t2c_r1 < 1 && t2c_c1 + 3 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 3] = t2c_v2[3];
-      if (t2c_r1 < 1 && t2c_c1 + 4 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 4] = t2c_v2[4];
-      if (t2c_r1 < 1 && t2c_c1 + 5 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 5] = t2c_v2[5];
-      if (t2c_r1 < 1 && t2c_c1 + 6 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 6] = t2c_v2[6];
-      if (t2c_r1 < 1 && t2c_c1 + 7 < 64) t2c_v2_s[t2c_r1 * 65 + t2c_c1 + 7] = t2c_v2[7];
+      t2c_ph0 ^= 1;  // t2c_v2_s: this turn writes the other half
+      if (t2c_r1 < 1 && t2c_c1 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1] = t2c_v2[0];
+      if (t2c_r1 < 1 && t2c_c1 + 1 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 1] = t2c_v2[1];
+      if (t2c_r1 < 1 && t2c_c1 + 2 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 2] = t2c_v2[2];
+      if (t2c_r1 < 1 && t2c_c1 + 3 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 3] = t2c_v2[3];
+      if (t2c_r1 < 1 && t2c_c1 + 4 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 4] = t2c_v2[4];
+      if (t2c_r1 < 1 && t2c_c1 + 5 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 5] = t2c_v2[5];
+      if (t2c_r1 < 1 && t2c_c1 + 6 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 6] = t2c_v2[6];
+      if (t2c_r1 < 1 && t2c_c1 + 7 < 64) t2c_v2_s[t2c_ph0 * 65 + t2c_r1 * 65 + t2c_c1 + 7] = t2c_v2[7];
       __half t2c_v3[64];
       t2c_v3[0] = W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2)];
       t2c_v3[1] = W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 1)];
@@ -403,70 +404,70 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
       t2c_v3[62] = W[((long long)(k0 + t2c_r2 + 56)) * N + (n0 + t2c_c2 + 6)];
       t2c_v3[63] = W[((long long)(k0 + t2c_r2 + 56)) * N + (n0 + t2c_c2 + 7)];
       __syncthreads();  // t2c_v2_s: written at line 17, read here by other threads
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
-      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
-      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
-      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
-      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
-      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
-      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
-      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
-      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[(((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + ((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[7]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[8]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[9]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[10]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[11]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[12]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[13]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[14]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 8) * 1 + 0) / 64) * 65 + (((t2c_r2 + 8) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[15]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[16]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[17]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[18]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[19]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[20]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[21]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[22]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 16) * 1 + 0) / 64) * 65 + (((t2c_r2 + 16) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[23]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[24]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[25]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[26]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[27]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[28]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[29]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[30]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 24) * 1 + 0) / 64) * 65 + (((t2c_r2 + 24) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[31]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[32]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[33]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[34]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[35]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[36]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[37]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[38]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[39]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[40]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[41]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[42]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[43]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[44]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[45]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[46]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 40) * 1 + 0) / 64) * 65 + (((t2c_r2 + 40) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[47]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[48]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[49]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[50]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[51]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[52]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[53]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[54]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 48) * 1 + 0) / 64) * 65 + (((t2c_r2 + 48) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[55]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[56]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[57]));
+      t2c_p4[2] = t2c_p4[2] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[58]));
+      t2c_p4[3] = t2c_p4[3] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[59]));
+      t2c_p4[4] = t2c_p4[4] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[60]));
+      t2c_p4[5] = t2c_p4[5] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[61]));
+      t2c_p4[6] = t2c_p4[6] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[62]));
+      t2c_p4[7] = t2c_p4[7] + (t2c::cvt<float>(t2c_v2_s[t2c_ph0 * 65 + (((t2c_r2 + 56) * 1 + 0) / 64) * 65 + (((t2c_r2 + 56) * 1 + 0) % 64)]) * t2c::cvt<float>(t2c_v3[63]));
     }
     // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
     // t2c_p4, carried across the loop above, folded across threads once
