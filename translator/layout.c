@@ -1391,6 +1391,9 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
     if (op->kind == TO_DOT && op->offunit)
       diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
                    elem_names[op->src->elem], op->offunit);
+    if (op->kind == TO_DOT && op->offreg && !op->offunit && !op->simt)
+      diag_warning(K->d, W_DOT, op->dloc, "this dot's A operand, a cast of f32 values to %s, goes through a shared copy "
+                   "and a barrier instead of being packed from registers: %s", elem_names[op->src->elem], op->offreg);
     if (op->kind == TO_LOAD || op->kind == TO_STORE) {
       if (op->lay) vector_width(K, op);
       else op->vec = 1; /* one element */

@@ -578,6 +578,25 @@ static bool register_a_fits(const Lower *L, const Expr *x) {
          rows * cols / L->K->ki->threads <= TIR_MAX_WG_REGS && rows * kdim / L->K->ki->threads <= TIR_MAX_WG_REGS;
 }
 
+/* Why register_a_fits declines dot x, for -Wdot (the shape's own multiples are
+ * the matrix unit's, checked before: only the warps and the cap are said). */
+static const char *register_a_why(const Lower *L, const Expr *x) {
+  int threads = L->K->ki->threads, warps = threads / L->K->t->lanes;
+  int rows = x->u.call.args[0]->ty.dims[0], kdim = x->u.call.args[0]->ty.dims[1], cols = x->u.call.args[1]->ty.dims[1];
+  if (L->K->t->lanes == 32 && rows % 16 == 0 && (rows / 16) % warps) {
+    int tiles = rows / 16, d = warps;
+    while (tiles % d) d--; /* the most warps that share the tiles out whole */
+    const char *rows_ok = arena_printf(L->K->a, "%d rows", 16 * warps * ((tiles + warps - 1) / warps));
+    return arena_printf(L->K->a,
+                        "its %d rows make %s of 16 rows, which %d warps cannot share out whole, so rows span warps (a "
+                        "rowmax or rowsum of them crosses warps too); %s, or @launch(%d), keep it in registers",
+                        rows, tiles == 1 ? "one tile" : arena_printf(L->K->a, "%d tiles", tiles), warps, rows_ok, d * 32);
+  }
+  if (rows * cols / threads > TIR_MAX_WG_REGS || rows * kdim / threads > TIR_MAX_WG_REGS)
+    return arena_printf(L->K->a, "it or the accumulator would hold more than %d per thread", TIR_MAX_WG_REGS);
+  return NULL;
+}
+
 /* An operand read from its copy by ldmatrix: a value, or transpose(value) (trans).
  * ldmatrix reads 8-bit operands along k only (no .trans form), so an 8-bit
  * operand whose copy would run along the other dim gets a transposed copy
@@ -672,10 +691,13 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   TirVar *va = NULL, *vb;
   int ba = -1, bb = -1;
   bool at = false, bt = false;
+  const char *offreg = NULL;
   if (!simt && register_a(a) && register_a_fits(L, x)) {
     if (!hoist(L, b, a)) return false;
   } else if (!(va = dot_operand(L, b, a, false, &at, &ba))) {
     return false;
+  } else if (!simt && register_a(a)) {
+    offreg = register_a_why(L, x);
   }
   if (!(vb = dot_operand(L, b, bx, true, &bt, &bb))) return false;
   TirOp *o = op_new(L, b, TO_DOT);
@@ -689,6 +711,7 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   o->buf2 = bb;
   o->btrans = bt;
   o->simt = simt;
+  o->offreg = offreg;
   o->dloc = x->loc;
   ElemType t = a->ty.elem;
   if (off && L->K->hw->mma && (t == T_F16 || t == T_BF16 || t == T_I8 || elem_is_f8(t))) o->offunit = off;

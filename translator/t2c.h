@@ -812,6 +812,8 @@ typedef struct TirOp {
                             cores, in any blocked layout, accumulating in the dot's result type */
   const char *offunit;   /* a simt TO_DOT of operands a matrix instruction takes (f16, bf16, i8, f8): why
                             this one does not (lower.c, layout.c), said in a -Wdot warning at dloc */
+  const char *offreg;    /* a TO_DOT on the matrix unit whose A operand, a cast to f16/bf16 of f32 values,
+                            goes through a shared copy: why it is not packed from registers (-Wdot) */
   Loc dloc;              /* TO_DOT: the dot() call */
   bool wgmma;            /* TO_DOT: by wgmma (hw.c) from core-matrix copies (TirBuf.cm8), dst in a wg layout */
   int stm;               /* TO_SPILL of a 16-bit value in an mma layout: stmatrix .x<stm> (1, 2 or 4 of its
