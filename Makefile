@@ -233,6 +233,7 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/strided-regress-seeds.txt --strided -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wgloop-seeds.txt --target sm_90a --wg-loop -j 2

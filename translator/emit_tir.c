@@ -1492,10 +1492,11 @@ static void colarg_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   if (m) line(P, "if (%s) {", m);
   else line(P, "{");
   P->indent++;
-  line(P, "%s %s = %s;", ctype(tir_acc_type(f->elem)), v, as_acc(P, F("%s[%s]", f->cname, c), f->elem));
+  const char *h = half_of(P, op->buf); /* a copy made in a loop: this turn's half */
+  line(P, "%s %s = %s;", ctype(tir_acc_type(f->elem)), v, as_acc(P, F("%s[%s%s]", f->cname, h, c), f->elem));
   if (f->rows > 1)
     line(P, "for (int %s = 1; %s < %d; ++%s) t2c::%s_step(%s, %s, %s, %s);", i, i, f->rows, i,
-         arg_max(op->red) ? "argmax" : "argmin", v, d, as_acc(P, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c), f->elem), i);
+         arg_max(op->red) ? "argmax" : "argmin", v, d, as_acc(P, F("%s[%s%s * %d + %s]", f->cname, h, i, f->pitch, c), f->elem), i);
   P->indent--;
   line(P, "}");
 }
@@ -1514,18 +1515,19 @@ static void colreduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
     P->indent++;
   }
   ElemType at_ = tir_acc_type(f->elem);
+  const char *h = half_of(P, op->buf); /* a copy made in a loop: this turn's half */
   if (at_ != f->elem) { /* f16, bf16, f8, i8, u8: folded in the wider type, rounded once */
     const char *a = F("t2c_f%d", P->ctr++);
-    line(P, "%s %s = %s;", ctype(at_), a, as_acc(P, F("%s[%s]", f->cname, c), f->elem));
+    line(P, "%s %s = %s;", ctype(at_), a, as_acc(P, F("%s[%s%s]", f->cname, h, c), f->elem));
     if (f->rows > 1)
       line(P, "for (int %s = 1; %s < %d; ++%s) %s = %s;", i, i, f->rows, i, a,
-           red_fold(P, b, a, as_acc(P, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c), f->elem)));
+           red_fold(P, b, a, as_acc(P, F("%s[%s%s * %d + %s]", f->cname, h, i, f->pitch, c), f->elem)));
     line(P, "%s = t2c::cvt<%s>(%s);", d, ctype(op->dst->elem), a);
   } else {
-    line(P, "%s = %s[%s];", d, f->cname, c);
+    line(P, "%s = %s[%s%s];", d, f->cname, h, c);
     if (f->rows > 1)
       line(P, "for (int %s = 1; %s < %d; ++%s) %s = %s;", i, i, f->rows, i, d,
-           red_fold(P, b, d, F("%s[%s * %d + %s]", f->cname, i, f->pitch, c)));
+           red_fold(P, b, d, F("%s[%s%s * %d + %s]", f->cname, h, i, f->pitch, c)));
   }
   if (m) {
     P->indent--;

@@ -357,11 +357,15 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
   /* a small copy made in a loop alternates halves, as an operand copy does: the next
    * iteration's copy need not wait for this one's readers (one barrier an iteration,
    * not two), for at most TIR_ALT_COPY_BYTES more */
-  if (!operand && at < 0 && L->loops > 0 && !K->bufs[bi].alternating && K->bufs[bi].bytes <= TIR_ALT_COPY_BYTES) {
-    K->bufs[bi].alternating = true;
-    tir_buf_size(&K->bufs[bi]);
-  }
   TirBuf *cb = &K->bufs[bi];
+  if (!operand && !cb->operand) {
+    if (at >= 0 || L->loops == 0) cb->one_half = true; /* written outside a loop too: in place, always */
+    bool alt = L->loops > 0 && !cb->one_half && cb->bytes / (cb->alternating ? 2 : 1) <= TIR_ALT_COPY_BYTES;
+    if (alt != cb->alternating) {
+      cb->alternating = alt;
+      tir_buf_size(cb);
+    }
+  }
   if (at >= 0) {
     TirOp *f = L->loops_op.items[at];
     for (int i = 0; i + 1 < L->hoisted.len; i += 2)

@@ -196,7 +196,8 @@ static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
     uses_block(K, &K->body, &u, false, false);
     return u.other ? -1 : l->dst->home - 1;
   }
-  if (copies != 1 || !K->bufs[bi].alternating || K->bufs[bi].stages) return -1; /* an operand copy made in a loop */
+  if (copies != 1 || !K->bufs[bi].operand || !K->bufs[bi].alternating || K->bufs[bi].stages)
+    return -1; /* an operand copy made in a loop */
   Uses u = {l->dst, f, l, false};
   uses_block(K, &K->body, &u, false, false);
   return u.other ? -1 : bi;

@@ -862,6 +862,11 @@ typedef struct TirBuf {
    * write -> read needs a barrier (sync.c). A dot operand's copy inside a
    * loop alternates too: each spill first turns to the other half. */
   bool alternating;
+  bool one_half;         /* a plain copy also written outside a loop (or once before one): never
+                            alternates (lower.c) */
+  bool operand;          /* a dot operand's copy (tir_operand_buf): rows 16-byte aligned, so a load in
+                            an @pipeline loop may fill it by cp.async (pipeline.c); a plain copy made
+                            in a loop alternates too (lower.c, TIR_ALT_COPY_BYTES) but is never a ring */
   /* A stage ring (pipeline.c): `stages` copies, filled by cp.async ahead of the
    * loop's iterations; an iteration reads stage `counter % stages`. sync.c
    * leaves it to the ring's own wait and barrier. */

@@ -322,6 +322,7 @@ int tir_operand_buf(TirKernel *K, TirVar *v, bool in_loop, bool trans) {
   int pad = 16 / elem_bytes[f->elem], n = f->trans ? f->rows : f->cols;
   f->pitch = (n + pad - 1) / pad * pad + pad;
   f->alternating |= in_loop;
+  f->operand = true;
   tir_buf_size(f);
   return bi;
 }

@@ -2279,6 +2279,87 @@ static void t_carry_fold(Tally *T) {
   }
 }
 
+/* copy_halves (tests/gpu/copy_halves.tl): small copies made in a loop alternate
+ * halves; column walks of them (colsum, colargmax of a row value) and a transposed
+ * read of a slice an @pipeline loop loads read this turn's half. M ragged. */
+static void t_copy_halves(Tally *T) {
+  static const int MN[][2] = {{50, 20}, {16, 8}, {100, 13}};
+  for (int c = 0; c < 6; c++) {
+    int M = MN[c % 3][0], N = MN[c % 3][1];
+    Rng r = rng_seed("copy_halves", (uint64_t)c);
+    Call k;
+    char l[64];
+    if (c < 3) {
+      int G = (N + 7) / 8, Tn = (M + 15) / 16;
+      call_init(&k, "copy_halves.tl", "colred");
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+      Ten *C = call_out(&k, "C", F32, 1, SHAPE(N));
+      Ten *I = call_out(&k, "I", I32, 2, SHAPE(G, Tn));
+      fill_uniform(X, &r, -1, 1);
+      for (int b = 0; b < G; b++) {
+        double tot = 0;
+        for (int t = 0; t < Tn; t++) {
+          double best = -INFINITY;
+          int at = 0;
+          for (int i = 0; i < 16; i++) {
+            double rs = 0; /* rows past M read 0 */
+            for (int j = 0; j < 8; j++)
+              if (16 * t + i < M && 8 * b + j < N) rs += A2(X, 16 * t + i, 8 * b + j);
+            tot += rs;
+            if (rs > best) best = rs, at = i;
+          }
+          R2(I, b, t) = at + 16 * t;
+        }
+        C->ref[8 * b] = tot;
+      }
+      C->etol = 1e-5;
+      label(l, sizeof l, "colred M=%d N=%d", M, N);
+    } else {
+      call_init(&k, "copy_halves.tl", "piped");
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 32));
+      Ten *S = call_out(&k, "S", F32, 1, SHAPE(1));
+      fill_uniform(X, &r, -1, 1);
+      double t = 0;
+      for (long long i = 0; i < X->n; i++) t += 2 * X->v[i];
+      S->ref[0] = t;
+      S->etol = 1e-5;
+      label(l, sizeof l, "piped M=%d", M);
+    }
+    CHECK(T, call_check(&k, "copy_halves", l));
+    call_free(&k);
+  }
+  /* mixed: a copy made before a loop and in another (in a branch) */
+  static const int Ms[] = {7, 70, 1};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("copy_halves_mixed", (uint64_t)c);
+    Call k;
+    call_init(&k, "copy_halves.tl", "mixed");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *S = call_out(&k, "S", F32, 1, SHAPE(M));
+    Ten *P = call_out(&k, "P", F32, 1, SHAPE(M));
+    Ten *O = call_out(&k, "O", F32, 1, SHAPE(64));
+    fill_uniform(X, &r, -1, 1);
+    double t[64];
+    for (int j = 0; j < 64; j++) t[j] = A2(X, 0, j);
+    for (int i = 0; i < M; i++) S->ref[i] = t[i % 64];
+    P->ref[0] = NAN; /* not written */
+    for (int i = 1; i < M; i++) {
+      if (i % 2 == 0) {
+        double t5 = t[5];
+        for (int j = 0; j < 64; j++) t[j] = (float)(A2(X, i, j) + t5);
+      }
+      P->ref[i] = t[3] + i;
+    }
+    for (int j = 0; j < 64; j++) O->ref[j] = t[j];
+    S->etol = P->etol = O->etol = 1e-6;
+    char l[64];
+    label(l, sizeof l, "mixed M=%d", M);
+    CHECK(T, call_check(&k, "copy_halves", l));
+    call_free(&k);
+  }
+}
+
 /* neg_offset: a slice starting at c - 8, in runs when c % 4 == 0 */
 static void t_neg_offset(Tally *T) {
   static const int CN[][3] = {{8, 300, 2}, {20, 130, 1}, {9, 141, 3}, {100, 101, 1}};
@@ -5451,6 +5532,7 @@ static const Test tests[] = {
     {"dot_vector", t_dot_vector},
     {"index_i64", t_index_i64},
     {"carry_fold", t_carry_fold},
+    {"copy_halves", t_copy_halves},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},
