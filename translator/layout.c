@@ -1380,6 +1380,84 @@ static void element_bounds(TirKernel *K, Bounds *w) {
   }
 }
 
+/* The load of b (or of the blocks inside its ops) into v, or NULL. */
+static const TirOp *load_into(const TirBlock *b, const TirVar *v) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i], *in;
+    if (op->kind == TO_LOAD && op->dst == v) return op;
+    if ((in = load_into(&op->body, v)) || (in = load_into(&op->els, v))) return in;
+  }
+  return NULL;
+}
+
+/* The tensor slice x reads (a slice itself, or a tile var declared as one and never
+ * assigned again), or NULL. */
+static const Expr *index_slice(const Expr *x) {
+  if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_VAR && !x->u.ident.sym->reassigned &&
+      x->u.ident.sym->decl && x->u.ident.sym->decl->kind == S_VAR && x->u.ident.sym->decl->u.decl.init)
+    x = x->u.ident.sym->decl->u.decl.init;
+  if (x->kind != E_INDEX || !x->u.index.base->u.ident.sym || x->u.index.base->u.ident.sym->kind != SY_TENSOR ||
+      check_is_gather(x))
+    return NULL;
+  return x;
+}
+
+/* The first leaf of index x (a slice, or a var of one, that elementwise operators
+ * and calls combine) whose load kept a bounds check and has no pad(), or NULL. */
+static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
+  const Expr *sl = index_slice(x);
+  if (sl) {
+    const TirVar *v = sl == x ? tir_hoisted(K, x) : NULL;
+    for (int i = 0; !v && i < K->vars.len; i++)
+      if (((const TirVar *)K->vars.items[i])->sym == x->u.ident.sym) v = K->vars.items[i];
+    const TirOp *l = v ? load_into(&K->body, v) : NULL;
+    if (!l || l->pad || l->slice != sl) return NULL;
+    for (int k = 0; k < sl->u.index.base->u.ident.sym->trank; k++)
+      if (l->chk[k]) return x;
+    return NULL;
+  }
+  switch (x->kind) {
+  case E_UNARY: return unpadded_leaf(K, x->u.unary.a);
+  case E_BINARY: {
+    const Expr *a = unpadded_leaf(K, x->u.binary.a);
+    return a ? a : unpadded_leaf(K, x->u.binary.b);
+  }
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs && x->u.call.builtin != B_PAD; i++) {
+      const Expr *a = unpadded_leaf(K, x->u.call.args[i]);
+      if (a) return a;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}
+
+/* -Wscatter-index: a scatter's (or atomic's) tile index that reads a tensor slice
+ * (X[J[t0 :+ 128]]; also through a var declared as one, or inside an expression)
+ * whose bounds check was kept: its elements past J's end read 0 (no pad()), so they
+ * all go where an index of 0 leads (a race for a store; extra updates for an atomic). */
+static void scatter_index(TirKernel *K, const TirOp *st) {
+  const Expr *g = st->slice;
+  for (int d = 0; d < g->u.index.nidx; d++) {
+    const Expr *ix = g->u.index.idx[d].start, *leaf = ix->ty.rank ? unpadded_leaf(K, ix) : NULL;
+    if (!leaf) continue;
+    const Expr *sl = index_slice(leaf);
+    const char *J = sl->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
+    const char *what = st->atomic ? builtin_names[st->atomic] : "scatter", *does = st->atomic ? "update" : "write";
+    if (leaf == ix)
+      diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
+                   "the indices of this %s are read from a slice of '%s' that may reach past its end: those elements "
+                   "read 0, so they %s element 0 of '%s'", what, J, does, X);
+    else
+      diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
+                   "the indices of this %s are computed from a slice of '%s' that may reach past its end: those "
+                   "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, J,
+                   does, X);
+    if (leaf == ix) diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
+    else diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
+  }
+}
+
 static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
@@ -1398,6 +1476,7 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
       if (op->lay) vector_width(K, op);
       else op->vec = 1; /* one element */
       bounds(K, op, w);
+      if (op->kind == TO_STORE && op->gather) scatter_index(K, op);
     }
     bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
     w->depth += loop;
