@@ -56,6 +56,7 @@
 #include "layernorm.h"
 #include "layernorm_row.h"
 #include "rowsum.h"
+#include "decode.h"
 #include "attention.h"
 #ifdef HAVE_ATTN_F16
 #include "attention_f16.h"
@@ -495,6 +496,61 @@ static void bench_rowsum(int M, int N) {
   CK(cudaFree(X)); CK(cudaFree(S));
 }
 
+// tests/gpu/decode.tl: one query row per (batch, head) against S keys of D = 128, f16,
+// an online softmax over key blocks of 64; memory-bound (K and V read once): GB/s of K
+// and V against the copy. Checked on 4 (batch, head) pairs against softmax in double.
+template <typename F> static void bench_decode(const char *name, F launch, int B, int H, int S) {
+  if (skipped(name)) return;
+  const int D = 128;
+  char shape[64];
+  snprintf(shape, sizeof shape, "B%d H%d S%d D%d f16", B, H, S, D);
+  size_t nq = (size_t)B * H * D, nk = (size_t)B * H * S * D;
+  __half *Q, *K, *V, *O;
+  CK(cudaMalloc(&Q, nq * 2));
+  CK(cudaMalloc(&K, nk * 2));
+  CK(cudaMalloc(&V, nk * 2));
+  CK(cudaMalloc(&O, nq * 2));
+  fill(Q, nq);
+  fill(K, nk);
+  fill(V, nk);
+  const float scale = 1.0f / sqrtf((float)D);
+  CK(launch(Q, K, V, O, scale, B, H, S, 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<__half> q(D), k((size_t)S * D), v((size_t)S * D), o(D);
+  std::vector<double> p(S);
+  double worst = 0;
+  for (int bh : sample_rows(B * H, 4)) {
+    CK(cudaMemcpy(q.data(), Q + (size_t)bh * D, D * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(k.data(), K + (size_t)bh * S * D, (size_t)S * D * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(v.data(), V + (size_t)bh * S * D, (size_t)S * D * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(o.data(), O + (size_t)bh * D, D * 2, cudaMemcpyDeviceToHost));
+    double mx = -INFINITY, l = 0;
+    for (int j = 0; j < S; j++) {
+      double d = 0;
+      for (int e = 0; e < D; e++) d += (double)h2f(q[e]) * (double)h2f(k[(size_t)j * D + e]);
+      p[j] = d * scale;
+      mx = std::max(mx, p[j]);
+    }
+    for (int j = 0; j < S; j++) l += p[j] = exp(p[j] - mx);
+    for (int e = 0; e < D; e++) {
+      double a = 0;
+      for (int j = 0; j < S; j++) a += p[j] * (double)h2f(v[(size_t)j * D + e]);
+      double err = fabs(h2f(o[e]) - a / l);
+      if (!(err == err)) err = 1e30;
+      worst = std::max(worst, err);
+    }
+  }
+  char note[96];
+  snprintf(note, sizeof note, "check: 4 (b, h), max abs err %.2g", worst);
+  if (worst > 2e-3) failed(name, shape, note);
+  else {
+    double ms = time_ms([&] { CK(launch(Q, K, V, O, scale, B, H, S, 0)); });
+    CK(cudaGetLastError());
+    line(name, shape, 2.0 * nk * 2 / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+  }
+  CK(cudaFree(Q)); CK(cudaFree(K)); CK(cudaFree(V)); CK(cudaFree(O));
+}
+
 template <typename F> static void bench_layernorm(const char *name, F launch, int M, int N) {
   if (skipped(name)) return;
   char shape[64];
@@ -684,6 +740,10 @@ int main(int argc, char **argv) {
   bench_rowsum(M, N);
   bench_layernorm("layernorm", tile2cu_launch_layernorm, M, N);
   bench_layernorm("layernorm_row (1 pass)", tile2cu_launch_layernorm_row, M, N);
+  // decoding attention, P V as dot(p, v) of one query row (a column sum since session 27)
+  // and written as colsum(reshape(p, [BK, 1]) * v)
+  bench_decode("decode dot(p, v)", tile2cu_launch_decode_dot, 16, 32, 4096);
+  bench_decode("decode colsum", tile2cu_launch_decode_colsum, 16, 32, 4096);
   printf("\n");
 
   const int AB = 4, AH = 16, AS = 4096;
