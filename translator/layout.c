@@ -1469,6 +1469,11 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
     if (op->kind == TO_DOT && op->offunit)
       diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
                    elem_names[op->src->elem], op->offunit);
+    if (op->kind == TO_DOT && op->offflip && !op->simt)
+      diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands copies %s, to shared memory transposed, one byte at "
+                   "a time (8-bit ldmatrix and wgmma read along k only): %s", elem_names[op->src2->elem], op->offflip,
+                   op->offflip[0] == 'B' ? "B stored [N, K] and written dot(a, transpose(b)) is read as it is stored"
+                                         : "A stored [M, K] is read as it is stored");
     if (op->kind == TO_DOT && op->offreg && !op->offunit && !op->simt)
       diag_warning(K->d, W_DOT, op->dloc, "this dot's A operand, a cast of f32 values to %s, goes through a shared copy "
                    "and a barrier instead of being packed from registers: %s", elem_names[op->src->elem], op->offreg);

@@ -716,6 +716,12 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   o->btrans = bt;
   o->simt = simt;
   o->offreg = offreg;
+  if (!simt && elem_bytes[a->ty.elem] == 1) { /* an operand that runs along the other dim than k */
+    bool aflip = va && at != (a->kind == E_CALL && a->u.call.cast == T_NONE && a->u.call.builtin == B_TRANSPOSE);
+    bool bflip = bt != (bx->kind == E_CALL && bx->u.call.cast == T_NONE && bx->u.call.builtin == B_TRANSPOSE);
+    if (bflip) o->offflip = "B, stored [K, N]";
+    else if (aflip) o->offflip = "A, read as transpose of a [K, M] tile";
+  }
   o->dloc = x->loc;
   ElemType t = a->ty.elem;
   if (off && L->K->hw->mma && (t == T_F16 || t == T_BF16 || t == T_I8 || elem_is_f8(t))) o->offunit = off;

@@ -812,6 +812,8 @@ typedef struct TirOp {
                             cores, in any blocked layout, accumulating in the dot's result type */
   const char *offunit;   /* a simt TO_DOT of operands a matrix instruction takes (f16, bf16, i8, f8): why
                             this one does not (lower.c, layout.c), said in a -Wdot warning at dloc */
+  const char *offflip;   /* a TO_DOT on the matrix unit of 8-bit operands whose copy is stored transposed
+                            (8-bit ldmatrix and wgmma read along k only): which operand, for -Wdot */
   const char *offreg;    /* a TO_DOT on the matrix unit whose A operand, a cast to f16/bf16 of f32 values,
                             goes through a shared copy: why it is not packed from registers (-Wdot) */
   Loc dloc;              /* TO_DOT: the dot() call */
