@@ -337,57 +337,51 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
     drop_op(ops, init);
     drop_op(ops, R);
     p->what = arena_printf(K->a, "%s, and the loop at line %d", p->what, loop->stmt->loc.line);
-  } else if (f->intra) {
+  } else {
+    /* p: the partials in e's layout, or each thread's own fold of its rows (columns) of e
+     * in layout_partials' (f->intra) */
     const char *fold = builtin_names[R->red];
-    const Layout *pl = layout_partials(K, f->lay, tir_down_cols(R));
-    p = tir_new_var(K, t->elem, 2, pl->rows, pl->cols,
-                    arena_printf(K->a, "the partials of %s at line %d, each thread's own fold, carried across the loop at line %d",
-                                 fold, R->stmt->loc.line, loop->stmt->loc.line));
+    bool down = tir_down_cols(R);
+    const Layout *pl = f->intra ? layout_partials(K, f->lay, down) : f->lay;
+    int rank = f->intra || !f->of ? 2 : f->of->rank;
+    int rows = f->intra ? pl->rows : f->of ? f->of->rows : R->rows, cols = f->intra ? pl->cols : f->of ? f->of->cols : R->cols;
+    p = tir_new_var(K, t->elem, rank, rows, cols,
+                    arena_printf(K->a, "the partials of %s at line %d%s, carried across the loop at line %d", fold,
+                                 R->stmt->loc.line, f->intra ? ", each thread's own fold" : "", loop->stmt->loc.line));
     p->cname = arena_printf(K->a, "t2c_p%d", p->id);
     p->layout = pl;
     vec_push(K->a, made, p);
     decl = tir_new_op(K, NULL, TO_DECL, R->stmt);
     decl->dst = p;
     decl->lay = pl;
-    decl->note = arena_printf(K->a, "%s: this thread's own fold of its elements of each %s of the %s at line %d, folded across "
-                              "threads once, after the loop", p->cname, tir_down_cols(R) ? "column" : "row", fold,
-                              R->stmt->loc.line);
+    decl->note = arena_printf(K->a, "%s: this thread's %s of the %s at line %d, folded across threads once, after the loop",
+                              p->cname, !f->intra ? "partials" : down ? "own fold of its elements of each column"
+                                                                      : "own fold of its elements of each row",
+                              fold, R->stmt->loc.line);
     init = assign_op(K, R, p, TK_ASSIGN, identity(K, f->add, t->elem, R->stmt->loc));
-    TirOp *step = tir_new_op(K, NULL, TO_REDUCE, R->stmt);
-    *step = *R; /* the same fold of the same elements, in each thread only, into p */
-    step->dst = p;
-    step->intra = true;
-    if (f->of) step->expr = tir_read_of(K, f->of);
+    Expr *e = f->of ? tir_read_of(K, f->of) : R->expr;
+    TirOp *step;
+    if (f->intra) { /* the same fold of the same elements, in each thread only, into p */
+      step = tir_new_op(K, NULL, TO_REDUCE, R->stmt);
+      *step = *R;
+      step->dst = p;
+      step->intra = true;
+      step->expr = e;
+    } else {
+      step = f->add == B_ROWSUM ? assign_op(K, R, p, TK_ADD_ASSIGN, e)
+                                : assign_op(K, R, p, TK_ASSIGN, fold_call(K, f->add == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), e));
+      step->first = R->first;
+    }
     for (int j = 0; j < ops->len; j++)
       if (ops->items[j] == R) ops->items[j] = step;
     R->expr = tir_read_of(K, p); /* after the loop: the fold across threads of p */
-    R->lay = pl;
-    R->rows = pl->rows;
-    R->cols = pl->cols;
-    R->rolled_cols = false;
-  } else {
-    const char *fold = builtin_names[R->red];
-    int rank = f->of ? f->of->rank : 2, rows = f->of ? f->of->rows : R->rows, cols = f->of ? f->of->cols : R->cols;
-    p = tir_new_var(K, t->elem, rank, rows, cols,
-                    arena_printf(K->a, "the partials of %s at line %d, carried across the loop at line %d", fold,
-                                 R->stmt->loc.line, loop->stmt->loc.line));
-    p->cname = arena_printf(K->a, "t2c_p%d", p->id);
-    p->layout = f->lay;
-    vec_push(K->a, made, p);
-    decl = tir_new_op(K, NULL, TO_DECL, R->stmt);
-    decl->dst = p;
-    decl->lay = p->layout;
-    decl->note = arena_printf(K->a, "%s: this thread's partials of the %s at line %d, folded across threads once, after the loop",
-                              p->cname, fold, R->stmt->loc.line);
-    init = assign_op(K, R, p, TK_ASSIGN, identity(K, f->add, t->elem, R->stmt->loc));
-    Expr *e = f->of ? tir_read_of(K, f->of) : R->expr;
-    TirOp *step = f->add == B_ROWSUM ? assign_op(K, R, p, TK_ADD_ASSIGN, e)
-                                     : assign_op(K, R, p, TK_ASSIGN, fold_call(K, f->add == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), e));
-    step->first = R->first;
-    for (int j = 0; j < ops->len; j++)
-      if (ops->items[j] == R) ops->items[j] = step;
-    R->expr = tir_read_of(K, p);
     if (R->kind == TO_SUM) R->src = p;
+    if (f->intra) {
+      R->lay = pl;
+      R->rows = pl->rows;
+      R->cols = pl->cols;
+      R->rolled_cols = false;
+    }
   }
   if (pre) drop_op(ops, pre);
   drop_op(ops, A);

@@ -1380,6 +1380,16 @@ static void element_bounds(TirKernel *K, Bounds *w) {
   }
 }
 
+/* The value x is: a hoisted one (a load, a reduction), or a tile var's. */
+static TirVar *value_named(const TirKernel *K, const Expr *x) {
+  TirVar *v = tir_hoisted(K, x);
+  for (int i = 0; !v && x->kind == E_IDENT && i < K->vars.len; i++) {
+    TirVar *w = K->vars.items[i];
+    if (w->sym && w->sym == x->u.ident.sym) v = w;
+  }
+  return v;
+}
+
 /* The load of b (or of the blocks inside its ops) into v, or NULL. */
 static const TirOp *load_into(const TirBlock *b, const TirVar *v) {
   for (int i = 0; i < b->ops.len; i++) {
@@ -1407,9 +1417,7 @@ static const Expr *index_slice(const Expr *x) {
 static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
   const Expr *sl = index_slice(x);
   if (sl) {
-    const TirVar *v = sl == x ? tir_hoisted(K, x) : NULL;
-    for (int i = 0; !v && i < K->vars.len; i++)
-      if (((const TirVar *)K->vars.items[i])->sym == x->u.ident.sym) v = K->vars.items[i];
+    const TirVar *v = value_named(K, x);
     const TirOp *l = v ? load_into(&K->body, v) : NULL;
     if (!l || l->pad || l->slice != sl) return NULL;
     for (int k = 0; k < sl->u.index.base->u.ident.sym->trank; k++)
@@ -1444,17 +1452,18 @@ static void scatter_index(TirKernel *K, const TirOp *st) {
     const Expr *sl = index_slice(leaf);
     const char *J = sl->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
     const char *what = st->atomic ? builtin_names[st->atomic] : "scatter", *does = st->atomic ? "update" : "write";
-    if (leaf == ix)
+    if (leaf == ix) {
       diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
                    "the indices of this %s are read from a slice of '%s' that may reach past its end: those elements "
                    "read 0, so they %s element 0 of '%s'", what, J, does, X);
-    else
+      diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
+    } else {
       diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
                    "the indices of this %s are computed from a slice of '%s' that may reach past its end: those "
                    "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, J,
                    does, X);
-    if (leaf == ix) diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
-    else diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
+      diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
+    }
   }
 }
 
@@ -1836,11 +1845,7 @@ static void stronger_checks(TirKernel *K) {
 /* The value expression x is, when it is one of type et in layout m that has no
  * shared copy yet (the staging copy is then its copy), or NULL. */
 static TirVar *stored_value(TirKernel *K, const Expr *x, ElemType et, const Layout *m) {
-  TirVar *v = tir_hoisted(K, x);
-  for (int i = 0; !v && x->kind == E_IDENT && i < K->vars.len; i++) {
-    TirVar *w = K->vars.items[i];
-    if (w->sym && w->sym == x->u.ident.sym) v = w;
-  }
+  TirVar *v = value_named(K, x);
   if (!v || v->elem != et || v->layout != m || v->direct) return NULL;
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].spill_of == v) return NULL;

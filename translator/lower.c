@@ -524,6 +524,9 @@ static bool hoist_sum(Lower *L, TirBlock *b, Expr *x) {
 /* ------------------------------------------------------------ dot */
 
 static bool is_dot(const Expr *x) { return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_DOT; }
+static bool is_transpose(const Expr *x) {
+  return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_TRANSPOSE;
+}
 
 /* Whether x names tile var y anywhere. */
 static bool names(const Expr *x, const Sym *y) {
@@ -605,13 +608,13 @@ static const char *register_a_why(const Lower *L, const Expr *x) {
  * ldmatrix reads 8-bit operands along k only (no .trans form), so an 8-bit
  * operand whose copy would run along the other dim gets a transposed copy
  * (`kmajor`: B; A is the other way round) and is read as its transpose. */
-static TirVar *dot_operand(Lower *L, TirBlock *b, Expr *x, bool kmajor, bool *trans, int *buf) {
-  *trans = x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_TRANSPOSE;
+static TirVar *dot_operand(Lower *L, TirBlock *b, Expr *x, bool kmajor, bool *trans, bool *flip, int *buf) {
+  *trans = is_transpose(x);
   TirVar *v = value_of(L, b, *trans ? x->u.call.args[0] : x);
   if (!v) return NULL;
-  bool flip = elem_bytes[v->elem] == 1 && *trans != kmajor;
-  *buf = spill_as(L, b, v, "dot reads it as an operand", true, flip);
-  if (flip) *trans = !*trans;
+  *flip = elem_bytes[v->elem] == 1 && *trans != kmajor;
+  *buf = spill_as(L, b, v, "dot reads it as an operand", true, *flip);
+  if (*flip) *trans = !*trans;
   return *buf < 0 ? NULL : v;
 }
 
@@ -642,7 +645,7 @@ static Expr *call_node(Lower *L, BuiltinKind bk, Expr *arg, Type ty) {
  * operand of transpose(y) when y has that shape (a [1, K] or [K, 1] tile is
  * its own transpose, read in order), else reshape(x). */
 static Expr *as_shape(Lower *L, Expr *x, int rows, int cols) {
-  if (x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_TRANSPOSE) {
+  if (is_transpose(x)) {
     Expr *y = x->u.call.args[0];
     if (y->ty.rank == 2 && y->ty.dims[0] == rows && y->ty.dims[1] == cols) return y;
   }
@@ -694,16 +697,16 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   Expr *a = x->u.call.args[0], *bx = x->u.call.args[1];
   TirVar *va = NULL, *vb;
   int ba = -1, bb = -1;
-  bool at = false, bt = false;
+  bool at = false, bt = false, aflip = false, bflip = false;
   const char *offreg = NULL;
   if (!simt && register_a(a) && register_a_fits(L, x)) {
     if (!hoist(L, b, a)) return false;
-  } else if (!(va = dot_operand(L, b, a, false, &at, &ba))) {
+  } else if (!(va = dot_operand(L, b, a, false, &at, &aflip, &ba))) {
     return false;
   } else if (!simt && register_a(a)) {
     offreg = register_a_why(L, x);
   }
-  if (!(vb = dot_operand(L, b, bx, true, &bt, &bb))) return false;
+  if (!(vb = dot_operand(L, b, bx, true, &bt, &bflip, &bb))) return false;
   TirOp *o = op_new(L, b, TO_DOT);
   o->dst = dst;
   o->op = op;
@@ -716,12 +719,8 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
   o->btrans = bt;
   o->simt = simt;
   o->offreg = offreg;
-  if (!simt && elem_bytes[a->ty.elem] == 1) { /* an operand that runs along the other dim than k */
-    bool aflip = va && at != (a->kind == E_CALL && a->u.call.cast == T_NONE && a->u.call.builtin == B_TRANSPOSE);
-    bool bflip = bt != (bx->kind == E_CALL && bx->u.call.cast == T_NONE && bx->u.call.builtin == B_TRANSPOSE);
-    if (bflip) o->offflip = "B, stored [K, N]";
-    else if (aflip) o->offflip = "A, read as transpose of a [K, M] tile";
-  }
+  if (!simt) /* an 8-bit operand that runs along the other dim than k: copied transposed */
+    o->offflip = bflip ? "B, stored [K, N]" : aflip ? "A, read as transpose of a [K, M] tile" : NULL;
   o->dloc = x->loc;
   ElemType t = a->ty.elem;
   if (off && L->K->hw->mma && (t == T_F16 || t == T_BF16 || t == T_I8 || elem_is_f8(t))) o->offunit = off;

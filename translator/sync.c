@@ -175,34 +175,33 @@ static bool same_elements(const TirOp *a, const TirOp *b) {
 /* A store of one element under uniform control: thread 0 makes it. */
 static bool thread0_store(const TirOp *op) { return op->kind == TO_STORE && op->rows == 0 && !op->td; }
 
-/* The conflict of op's access i in state st, or NULL. */
+/* The conflict of op's access i in state st (what was done to its buffer, and by
+ * whom; conflict() prefixes the buffer's name), or NULL. */
 static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *st, int i) {
   int b = op->acc[i].buf;
   if (K->bufs[b].stages) {
     /* a stage ring: its own wait and barrier in its loop (pipeline.c); a copy before the loop
      * refills stages that the loop's previous run (in an enclosing loop) may still read */
     if (op->kind == TO_ASYNC_COPY && op->acc[i].write && (st->acc[b] & ST_R))
-      return arena_printf(K->a, "%s: read at line %d, refilled %s before the loop by other threads", K->bufs[b].cname,
-                          st->rline[b], ps->here);
+      return arena_printf(K->a, "read at line %d, refilled %s before the loop by other threads", st->rline[b], ps->here);
     return NULL;
   }
-  const char *n = K->bufs[b].cname;
   if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
                             (!op->acc[i].write && same_elements(st->wop[b], op))))
     return NULL;
   /* the thread's own elements of a value living in b: only what other threads did conflicts */
   uint8_t have = op->acc[i].own ? st->cross[b] : st->acc[b];
   if (!op->acc[i].write && (have & ST_W))
-    return arena_printf(K->a, "%s: written at line %d, read %s by other threads", n, st->wline[b], ps->here);
+    return arena_printf(K->a, "written at line %d, read %s by other threads", st->wline[b], ps->here);
   if (op->acc[i].write && K->bufs[b].alternating) return NULL; /* the other half was read */
   if (op->acc[i].write && (have & ST_R))
-    return arena_printf(K->a, "%s: read at line %d, overwritten %s by other threads", n, st->rline[b], ps->here);
+    return arena_printf(K->a, "read at line %d, overwritten %s by other threads", st->rline[b], ps->here);
   /* atomics of one kind commute: two of them need no order between them */
   if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) return NULL;
   /* two element stores of thread 0: one thread, in program order */
   if (op->acc[i].write && st->wop[b] && thread0_store(op) && thread0_store(st->wop[b])) return NULL;
   if (op->acc[i].write && (have & ST_W) && st->wop[b] != op)
-    return arena_printf(K->a, "%s: written at line %d, overwritten %s by other threads", n, st->wline[b], ps->here);
+    return arena_printf(K->a, "written at line %d, overwritten %s by other threads", st->wline[b], ps->here);
   return NULL;
 }
 
@@ -227,25 +226,7 @@ static const char *alias_conflict(TirKernel *K, const TirOp *op, const SyncState
   return NULL;
 }
 
-/* Reasons "a: written at line 7, read here ..." and "b: <the same>" as "a and b:
- * <it>" (a, b and c: ...); different ones as "first; second". */
-static const char *join_reasons(Arena *a, const char *acc, const char *w) {
-  const char *wt = strstr(w, ": "), *last = strrchr(acc, ';');
-  const char *group = last ? last + 2 : acc, *gt = strstr(group, ": ");
-  if (!wt || !gt || strcmp(wt, gt) != 0) return arena_printf(a, "%s; %s", acc, w);
-  /* the group's names, then w's: "x: t" -> "x and y: t", "x and y: t" -> "x, y and z: t" */
-  int head = (int)(group - acc), names = (int)(gt - group);
-  const char *and_at = strstr(group, " and ");
-  if (and_at && and_at < gt) {
-    int before = (int)(and_at - group);
-    return arena_printf(a, "%.*s%.*s, %.*s and %.*s%s", head, acc, before, group, (int)(gt - and_at - 5), and_at + 5,
-                        (int)(wt - w), w, gt);
-  }
-  return arena_printf(a, "%.*s%.*s and %.*s%s", head, acc, names, group, (int)(wt - w), w, gt);
-}
-
 static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, bool *block) {
-  const char *why = NULL;
   *block = false;
   for (int i = 0; i < op->nacc; i++) {
     const char *w = alias_conflict(K, op, st, i);
@@ -254,24 +235,42 @@ static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, 
       return w;
     }
   }
-  /* every buffer the barrier orders is named (the dot's A copy made before the loop
-   * and its B copy made in it: both), each once */
-  const char *blk = NULL;
-  int named[TIR_MAX_ACCESS], nnamed = 0;
+  /* every buffer the barrier orders is named, once (the dot's A copy made before the loop
+   * and its B copy made in it: both); buffers with the same conflict share it ("a_s and
+   * b_s: written at line 9, ..."), others follow ("q_s: ...; k_s: ...") */
+  const char *why[TIR_MAX_ACCESS];
+  int buf[TIR_MAX_ACCESS], n = 0;
+  bool warp_only = true;
   for (int i = 0; i < op->nacc; i++) {
     const char *w = conflict_on(K, op, st, i);
-    if (!w) continue;
     bool seen = false;
-    for (int j = 0; j < nnamed; j++) seen |= named[j] == op->acc[i].buf;
-    if (seen) continue;
-    named[nnamed++] = op->acc[i].buf;
-    if (!K->bufs[op->acc[i].buf].warp_tiles) {
-      *block = true;
-      blk = blk ? join_reasons(K->a, blk, w) : w;
-    }
-    if (!why) why = w;
+    for (int j = 0; j < n; j++) seen |= buf[j] == op->acc[i].buf;
+    if (!w || seen) continue;
+    bool blk = !K->bufs[op->acc[i].buf].warp_tiles;
+    if (blk && warp_only) n = 0; /* only the block conflicts are said when there is one */
+    if (!blk && !warp_only) continue;
+    warp_only &= !blk;
+    why[n] = w;
+    buf[n++] = op->acc[i].buf;
   }
-  return blk ? blk : why;
+  *block = !warp_only;
+  if (!n) return NULL;
+  if (warp_only) n = 1; /* the first, as before */
+  Buf r = {0};
+  for (int g = 0; g < n; g++) {
+    if (!why[g]) continue; /* said with an earlier group */
+    int names[TIR_MAX_ACCESS], k = 0;
+    for (int h = g; h < n; h++)
+      if (why[h] && strcmp(why[h], why[g]) == 0) names[k++] = h;
+    buf_puts(&r, r.len ? "; " : "");
+    for (int m = 0; m < k; m++)
+      buf_printf(&r, "%s%s", m == 0 ? "" : m + 1 == k ? " and " : ", ", K->bufs[buf[names[m]]].cname);
+    buf_printf(&r, ": %s", why[g]);
+    for (int m = 1; m < k; m++) why[names[m]] = NULL;
+  }
+  const char *out = arena_strndup(K->a, r.data, r.len);
+  buf_free(&r);
+  return out;
 }
 
 /* After a __syncwarp: what every warp did to its own tiles is ordered. */
