@@ -193,7 +193,12 @@ tune-test: $(B)/tile2cu
 test-build:
 	$(MAKE) -j2 all $(B)/unit-tests $(B)/difftest
 
-test: test-build all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-diff examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
+# the steps one by one, after the binaries, even under make -j (a parallel top level
+# would otherwise build the binaries twice at once)
+test: test-build
+	$(MAKE) -j1 test-steps
+
+test-steps: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-diff examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
@@ -349,4 +354,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test clean install
+.PHONY: all lib unit golden golden-update test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test test-steps clean install
