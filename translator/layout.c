@@ -475,9 +475,14 @@ static int op_ebytes(TirKernel *K, const TirOp *op) {
 }
 
 /* The widest element a load or store at this shape moves (runs are at most 16 bytes of it). */
+static bool gather_per_row(TirKernel *K, const TirOp *op);
+
+/* The widest element a load or store moves (a gather of one element per row moves
+ * no run: an embedding's i32 ids leave its f16 rows runs of 16 bytes) */
 static void widest_fn(TirKernel *K, TirOp *op, void *ctx) {
   int *w = ctx;
-  if ((op->kind == TO_LOAD || op->kind == TO_STORE) && anchored(op->rows, op->cols) && op_ebytes(K, op) > *w)
+  if ((op->kind == TO_LOAD || op->kind == TO_STORE) && anchored(op->rows, op->cols) && op_ebytes(K, op) > *w &&
+      !(op->kind == TO_LOAD && op->gather && gather_per_row(K, op)))
     *w = op_ebytes(K, op);
 }
 
@@ -1303,6 +1308,105 @@ static void add_check(TirKernel *K, const Sym *size, const Sym *tensor, int mod)
 /* The run a load or store may move at once: the layout's run along columns. */
 static int run_of(const Layout *l) { return l->kind == LY_SLICE && l->dim == 1 ? 1 : l->vec; }
 
+/* Whether x has one value along each row of the op it indexes: scalars, rows(),
+ * a column ([R, 1]) broadcast, elementwise math of such, a gather at such indices,
+ * and a tile var every write of which is such (vars: those being decided, taken
+ * as such: a var is such when each of its writes is, given that it is). */
+typedef struct RowOnly {
+  const Sym *deciding[8];
+  int n;
+} RowOnly;
+
+static bool row_only(TirKernel *K, const Expr *x, RowOnly *ro);
+
+typedef struct VarWrites {
+  const Sym *y;
+  RowOnly *ro;
+  bool ok;
+} VarWrites;
+
+static void var_writes_fn(TirKernel *K, TirOp *op, void *ctx) {
+  VarWrites *w = ctx;
+  if (!w->ok || !op->dst || op->dst->sym != w->y || op->kind == TO_DECL) return;
+  if (op->kind == TO_ASSIGN && !op->has_win && !op->win[0] && !op->win[1] && op->expr)
+    w->ok = row_only(K, op->expr, w->ro);
+  else if (op->kind == TO_LOAD)
+    w->ok = op->cols == 1 || (op->gather && row_only(K, op->slice, w->ro));
+  else
+    w->ok = op->cols == 1;
+}
+
+static bool row_only(TirKernel *K, const Expr *x, RowOnly *ro) {
+  if (x->ty.rank == 0 || (x->ty.rank == 2 && x->ty.dims[1] == 1) || (x->ty.rank == 1 && x->ty.dims[0] == 1))
+    return true;
+  switch (x->kind) {
+  case E_UNARY: return row_only(K, x->u.unary.a, ro);
+  case E_BINARY: return row_only(K, x->u.binary.a, ro) && row_only(K, x->u.binary.b, ro);
+  case E_CALL: {
+    int b = x->u.call.builtin;
+    if (x->u.call.cast == T_NONE && b == B_ROWS) return x->ty.rank == 2;
+    if (x->u.call.cast == T_NONE && !(b >= 0 && (builtin_class[b] == BC_MATH1 || builtin_class[b] == BC_MATH2 ||
+                                                  b == B_WHERE || b == B_PAD)))
+      return false;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!row_only(K, x->u.call.args[i], ro)) return false;
+    return true;
+  }
+  case E_INDEX: {
+    /* a gather (a slice of more than one column is not) */
+    if (!check_is_gather(x)) return false;
+    for (int d = 0; d < x->u.index.nidx; d++)
+      if (x->u.index.idx[d].len || !row_only(K, x->u.index.idx[d].start, ro)) return false;
+    return true;
+  }
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y || x->ty.rank != 2) return false;
+    for (int i = 0; i < ro->n; i++)
+      if (ro->deciding[i] == y) return true;
+    if (ro->n == (int)(sizeof ro->deciding / sizeof ro->deciding[0])) return false;
+    ro->deciding[ro->n++] = y;
+    VarWrites w = {y, ro, true};
+    walk(K, &K->body, var_writes_fn, &w);
+    ro->n--;
+    return w.ok;
+  }
+  default: return false;
+  }
+}
+
+/* Whether every index of a gather has one value along each row. */
+static bool gather_per_row(TirKernel *K, const TirOp *op) {
+  const Expr *s = op->slice;
+  RowOnly ro = {.n = 0};
+  for (int d = 0; d < s->u.index.nidx; d++)
+    if (s->u.index.idx[d].len || !row_only(K, s->u.index.idx[d].start, &ro)) return false;
+  return true;
+}
+
+/* The first column of the run a gather X[i, .., e + cols(R, C)] reads at each element: e
+ * (NULL for cols() alone) when the last index steps by one along each row and every
+ * other index has one value along it, so that a run of the op's layout is a run of X. */
+static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
+  const Expr *s = op->slice;
+  int last = s->u.index.nidx - 1;
+  const Expr *c = s->u.index.idx[last].start;
+  *first = NULL;
+  if (c->kind == E_BINARY && c->u.binary.op == TK_PLUS) {
+    bool right = c->u.binary.b->ty.rank == 0;
+    *first = right ? c->u.binary.b : c->u.binary.a;
+    c = right ? c->u.binary.a : c->u.binary.b;
+    if ((*first)->ty.rank != 0) return false;
+  }
+  if (c->kind != E_CALL || c->u.call.cast != T_NONE || c->u.call.builtin != B_COLS || c->ty.rank != 2 ||
+      c->ty.dims[1] != op->cols || s->u.index.idx[last].len)
+    return false;
+  RowOnly ro = {.n = 0};
+  for (int d = 0; d < last; d++)
+    if (s->u.index.idx[d].len || !row_only(K, s->u.index.idx[d].start, &ro)) return false;
+  return true;
+}
+
 static void vector_width(TirKernel *K, TirOp *op) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   int last = X->trank - 1, vec = run_of(op->lay);
@@ -1312,13 +1416,17 @@ static void vector_width(TirKernel *K, TirOp *op) {
    * read-modify-write store (+=) reads the run, then writes it (each element is
    * its thread's); an atomic goes element by element */
   if (op->kind == TO_STORE && op->atomic) return;
+  if (vec < 2 || op->cols == 1) return;
+  /* a slice's first column, or a gather's along each row (gather_run) */
+  const Expr *first = ix->start;
+  int64_t len = op->cols;
+  if (op->gather ? op->cols % vec || !gather_run(K, op, &first) : !ix->len || !check_const_int(ix->len, &len) || len % vec)
+    return;
   /* a start made of size names or scalar parameters is a multiple of the run when
    * they are: the fast body's entry test says so (given) */
   const Sym *given[4];
   int ngiven = 0;
-  if (vec < 2 || !ix->len || op->cols == 1 || !facts_multiple_given(K->ki, ix->start, vec, given, &ngiven, 4)) return;
-  int64_t len;
-  if (!check_const_int(ix->len, &len) || len % vec) return;
+  if (first && !facts_multiple_given(K->ki, first, vec, given, &ngiven, 4)) return;
   if (!X->tdim_size[last] && X->tdim_const[last] % vec) return;
   /* room for every condition this access may add (its start's names, a size, its
    * strides, its pointer): a condition left out would let the fast body run where it must not */

@@ -57,6 +57,7 @@
 #include "layernorm_row.h"
 #include "rowsum.h"
 #include "decode.h"
+#include "embedding.h"
 #include "attention.h"
 #ifdef HAVE_ATTN_F16
 #include "attention_f16.h"
@@ -551,6 +552,46 @@ template <typename F> static void bench_decode(const char *name, F launch, int B
   CK(cudaFree(Q)); CK(cudaFree(K)); CK(cudaFree(V)); CK(cudaFree(O));
 }
 
+// bench/embedding.tl: O[n, :] = E[I[n], :], f16 rows of 1024, ids at random over V rows:
+// GB/s of the rows read and written (2 N D 2 bytes) against the copy
+static void bench_embedding(int N, int V) {
+  if (skipped("embedding")) return;
+  const int D = 1024;
+  char shape[64];
+  snprintf(shape, sizeof shape, "N%d V%d D%d f16", N, V, D);
+  __half *E, *O;
+  int *I;
+  CK(cudaMalloc(&E, (size_t)V * D * 2));
+  CK(cudaMalloc(&O, (size_t)N * D * 2));
+  CK(cudaMalloc(&I, (size_t)N * 4));
+  fill(E, (size_t)V * D);
+  std::vector<int> ids(N);
+  for (int n = 0; n < N; n++) ids[n] = (int)(((uint64_t)n * 2654435761u + 12345u) % (unsigned)V);
+  CK(cudaMemcpy(I, ids.data(), (size_t)N * 4, cudaMemcpyHostToDevice));
+  CK(tile2cu_launch_embedding(E, I, O, V, N, 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<__half> e(D), o(D);
+  double worst = 0;
+  for (int n : sample_rows(N, 16)) {
+    CK(cudaMemcpy(e.data(), E + (size_t)ids[n] * D, D * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(o.data(), O + (size_t)n * D, D * 2, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < D; j++) {
+      double err = fabs((double)h2f(o[j]) - (double)h2f(e[j]));
+      if (!(err == err)) err = 1e30;
+      worst = std::max(worst, err);
+    }
+  }
+  char note[96];
+  snprintf(note, sizeof note, "check: 16 rows, max abs err %.2g", worst);
+  if (worst != 0) failed("embedding", shape, note);
+  else {
+    double ms = time_ms([&] { CK(tile2cu_launch_embedding(E, I, O, V, N, 0)); });
+    CK(cudaGetLastError());
+    line("embedding", shape, 2.0 * N * D * 2 / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+  }
+  CK(cudaFree(E)); CK(cudaFree(O)); CK(cudaFree(I));
+}
+
 template <typename F> static void bench_layernorm(const char *name, F launch, int M, int N) {
   if (skipped(name)) return;
   char shape[64];
@@ -744,6 +785,8 @@ int main(int argc, char **argv) {
   // and written as colsum(reshape(p, [BK, 1]) * v)
   bench_decode("decode dot(p, v)", tile2cu_launch_decode_dot, 16, 32, 4096);
   bench_decode("decode colsum", tile2cu_launch_decode_colsum, 16, 32, 4096);
+  // an embedding lookup: 16-byte runs of gathered f16 rows (session 28)
+  bench_embedding(65536, 50000);
   printf("\n");
 
   const int AB = 4, AH = 16, AS = 4096;

@@ -6,7 +6,7 @@
 //   layout L0: [128, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 32 per thread
 //   layout L1: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   x: registers, 1 x i32 per thread (L1)
-//   16-byte accesses when O is 16-byte aligned; otherwise single elements
+//   16-byte accesses when E is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 gather(const float *__restrict__ E, const int *__restrict__ I, const int *__restrict__ J, const int *__restrict__ X, float *__restrict__ O, int *__restrict__ H, float *__restrict__ P, int V, int N)
@@ -16,7 +16,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_c1 = warp * 32 + lane;  // L1: this thread's first column (every thread starts at row 0)
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(O, 16);
+  const bool t2c_fast = t2c::aligned(E, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // gather-scatter.tl:9: var n0 = ctx.block.x * 128
     int n0 = (int)blockIdx.x * 128;
@@ -55,38 +55,102 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
     t2c_v1[30] = ((unsigned)(n0 + (t2c_r0 + 112)) < (unsigned)N ? I[n0 + (t2c_r0 + 112)] : 0);
     t2c_v1[31] = ((unsigned)(n0 + (t2c_r0 + 112)) < (unsigned)N ? I[n0 + (t2c_r0 + 112)] : 0);
     float t2c_v2[32];
-    t2c_v2[0] = ((unsigned)(t2c_v1[0]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[0] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[1] = ((unsigned)(t2c_v1[1]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[1] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[2] = ((unsigned)(t2c_v1[2]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[2] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[3] = ((unsigned)(t2c_v1[3]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[3] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[4] = ((unsigned)(t2c_v1[4]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[4] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[5] = ((unsigned)(t2c_v1[5]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[5] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[6] = ((unsigned)(t2c_v1[6]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[6] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[7] = ((unsigned)(t2c_v1[7]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[7] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[8] = ((unsigned)(t2c_v1[8]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[8] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[9] = ((unsigned)(t2c_v1[9]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[9] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[10] = ((unsigned)(t2c_v1[10]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[10] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[11] = ((unsigned)(t2c_v1[11]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[11] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[12] = ((unsigned)(t2c_v1[12]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[12] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[13] = ((unsigned)(t2c_v1[13]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[13] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[14] = ((unsigned)(t2c_v1[14]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[14] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[15] = ((unsigned)(t2c_v1[15]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[15] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[16] = ((unsigned)(t2c_v1[16]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[16] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[17] = ((unsigned)(t2c_v1[17]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[17] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[18] = ((unsigned)(t2c_v1[18]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[18] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[19] = ((unsigned)(t2c_v1[19]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[19] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[20] = ((unsigned)(t2c_v1[20]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[20] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[21] = ((unsigned)(t2c_v1[21]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[21] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[22] = ((unsigned)(t2c_v1[22]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[22] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[23] = ((unsigned)(t2c_v1[23]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[23] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[24] = ((unsigned)(t2c_v1[24]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[24] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[25] = ((unsigned)(t2c_v1[25]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[25] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[26] = ((unsigned)(t2c_v1[26]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[26] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[27] = ((unsigned)(t2c_v1[27]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[27] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[28] = ((unsigned)(t2c_v1[28]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[28] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[29] = ((unsigned)(t2c_v1[29]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[29] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[30] = ((unsigned)(t2c_v1[30]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[30] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[31] = ((unsigned)(t2c_v1[31]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[31] * 32 + (t2c_c0 + 3)] : -1.0f);
+    if ((unsigned)(t2c_v1[0]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + t2c_v1[0] * 32 + t2c_c0);
+      t2c_v2[0] = t2c_w0.v[0];
+      t2c_v2[1] = t2c_w0.v[1];
+      t2c_v2[2] = t2c_w0.v[2];
+      t2c_v2[3] = t2c_w0.v[3];
+    } else {
+      t2c_v2[0] = -1.0f;
+      t2c_v2[1] = -1.0f;
+      t2c_v2[2] = -1.0f;
+      t2c_v2[3] = -1.0f;
+    }
+    if ((unsigned)(t2c_v1[4]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + t2c_v1[4] * 32 + t2c_c0);
+      t2c_v2[4] = t2c_w1.v[0];
+      t2c_v2[5] = t2c_w1.v[1];
+      t2c_v2[6] = t2c_w1.v[2];
+      t2c_v2[7] = t2c_w1.v[3];
+    } else {
+      t2c_v2[4] = -1.0f;
+      t2c_v2[5] = -1.0f;
+      t2c_v2[6] = -1.0f;
+      t2c_v2[7] = -1.0f;
+    }
+    if ((unsigned)(t2c_v1[8]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + t2c_v1[8] * 32 + t2c_c0);
+      t2c_v2[8] = t2c_w2.v[0];
+      t2c_v2[9] = t2c_w2.v[1];
+      t2c_v2[10] = t2c_w2.v[2];
+      t2c_v2[11] = t2c_w2.v[3];
+    } else {
+      t2c_v2[8] = -1.0f;
+      t2c_v2[9] = -1.0f;
+      t2c_v2[10] = -1.0f;
+      t2c_v2[11] = -1.0f;
+    }
+    if ((unsigned)(t2c_v1[12]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + t2c_v1[12] * 32 + t2c_c0);
+      t2c_v2[12] = t2c_w3.v[0];
+      t2c_v2[13] = t2c_w3.v[1];
+      t2c_v2[14] = t2c_w3.v[2];
+      t2c_v2[15] = t2c_w3.v[3];
+    } else {
+      t2c_v2[12] = -1.0f;
+      t2c_v2[13] = -1.0f;
+      t2c_v2[14] = -1.0f;
+      t2c_v2[15] = -1.0f;
+    }
+    if ((unsigned)(t2c_v1[16]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + t2c_v1[16] * 32 + t2c_c0);
+      t2c_v2[16] = t2c_w4.v[0];
+      t2c_v2[17] = t2c_w4.v[1];
+      t2c_v2[18] = t2c_w4.v[2];
+      t2c_v2[19] = t2c_w4.v[3];
+    } else {
+      t2c_v2[16] = -1.0f;
+      t2c_v2[17] = -1.0f;
+      t2c_v2[18] = -1.0f;
+      t2c_v2[19] = -1.0f;
+    }
+    if ((unsigned)(t2c_v1[20]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + t2c_v1[20] * 32 + t2c_c0);
+      t2c_v2[20] = t2c_w5.v[0];
+      t2c_v2[21] = t2c_w5.v[1];
+      t2c_v2[22] = t2c_w5.v[2];
+      t2c_v2[23] = t2c_w5.v[3];
+    } else {
+      t2c_v2[20] = -1.0f;
+      t2c_v2[21] = -1.0f;
+      t2c_v2[22] = -1.0f;
+      t2c_v2[23] = -1.0f;
+    }
+    if ((unsigned)(t2c_v1[24]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + t2c_v1[24] * 32 + t2c_c0);
+      t2c_v2[24] = t2c_w6.v[0];
+      t2c_v2[25] = t2c_w6.v[1];
+      t2c_v2[26] = t2c_w6.v[2];
+      t2c_v2[27] = t2c_w6.v[3];
+    } else {
+      t2c_v2[24] = -1.0f;
+      t2c_v2[25] = -1.0f;
+      t2c_v2[26] = -1.0f;
+      t2c_v2[27] = -1.0f;
+    }
+    if ((unsigned)(t2c_v1[28]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+      const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + t2c_v1[28] * 32 + t2c_c0);
+      t2c_v2[28] = t2c_w7.v[0];
+      t2c_v2[29] = t2c_w7.v[1];
+      t2c_v2[30] = t2c_w7.v[2];
+      t2c_v2[31] = t2c_w7.v[3];
+    } else {
+      t2c_v2[28] = -1.0f;
+      t2c_v2[29] = -1.0f;
+      t2c_v2[30] = -1.0f;
+      t2c_v2[31] = -1.0f;
+    }
     if ((n0 + t2c_r0) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
     if ((n0 + t2c_r0 + 16) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 16) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
     if ((n0 + t2c_r0 + 32) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 32) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11]}});

@@ -2179,6 +2179,103 @@ static void t_dot_vector(Tally *T) {
   }
 }
 
+/* gather_runs (tests/gpu/gather_runs.tl): gathers and scatters at cols() whose other
+ * indices have one value along each row move runs in one access in the fast body; the
+ * sizes and starts that are not multiples of the run take the general body. */
+static void t_gather_runs(Tally *T) {
+  for (int c = 0; c < 15; c++) {
+    int w = c % 5, v = c / 5;
+    Rng r = rng_seed("gather_runs", (uint64_t)c);
+    Call k;
+    static const char *const kn[] = {"embed", "rope", "cache", "paged", "skew"};
+    call_init(&k, "gather_runs.tl", kn[w]);
+    char l[80];
+    if (w == 0) { /* D % 8 == 0, D % 4 == 0 (runs of 4), D odd (one element) */
+      static const int NVD[][3] = {{300, 50, 128}, {77, 9, 104}, {45, 20, 100}};
+      int N = NVD[v][0], V = NVD[v][1], D = NVD[v][2];
+      Ten *E = call_in(&k, "E", F16, 2, SHAPE(V, D)), *I = call_in(&k, "I", I32, 1, SHAPE(N));
+      Ten *O = call_out(&k, "O", F16, 2, SHAPE(N, D));
+      fill_uniform(E, &r, -1, 1);
+      fill_int(I, &r, -3, V + 2);
+      for (int n = 0; n < N; n++) {
+        int id = (int)I->v[n];
+        for (int j = 0; j < D; j++) R2(O, n, j) = id >= 0 && id < V ? A2(E, id, j) : -1.0;
+      }
+      label(l, sizeof l, "embed N=%d V=%d D=%d", N, V, D);
+    } else if (w == 1) { /* c0 % 2 == 0 and W even: runs of 2; else elements */
+      static const int TPWC[][4] = {{50, 13, 40, 4}, {17, 5, 37, 0}, {33, 8, 40, 3}};
+      int Tn = TPWC[v][0], P = TPWC[v][1], W = TPWC[v][2], c0 = TPWC[v][3];
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(Tn, 64)), *C = call_in(&k, "C", F32, 2, SHAPE(P, W));
+      Ten *S = call_in(&k, "S", F32, 2, SHAPE(P, W)), *Pos = call_in(&k, "Pos", I64, 1, SHAPE(Tn));
+      Ten *O = call_out(&k, "O", F32, 2, SHAPE(Tn, 64));
+      fill_uniform(X, &r, -1, 1);
+      fill_uniform(C, &r, -1, 1);
+      fill_uniform(S, &r, -1, 1);
+      fill_int(Pos, &r, -2, P + 1);
+      call_arg(&k, "c0=%d", c0);
+      for (int t = 0; t < Tn; t++) {
+        int p = (int)Pos->v[t];
+        for (int j = 0; j < 32; j++) {
+          bool in = p >= 0 && p < P && c0 + j < W;
+          double cv = in ? A2(C, p, c0 + j) : 0, sv = in ? A2(S, p, c0 + j) : 0;
+          double x1 = A2(X, t, j), x2 = A2(X, t, j + 32);
+          R2(O, t, j) = x1 * cv - x2 * sv;
+          R2(O, t, j + 32) = x2 * cv + x1 * sv;
+        }
+      }
+      label(l, sizeof l, "rope T=%d P=%d W=%d c0=%d", Tn, P, W, c0);
+    } else if (w == 2) { /* distinct slots, some -1 (skipped), rows past T padded -1 */
+      static const int TS[][2] = {{40, 64}, {16, 16}, {7, 30}};
+      int Tn = TS[v][0], NS = TS[v][1];
+      Ten *K = call_in(&k, "K", F32, 2, SHAPE(Tn, 64)), *Slot = call_in(&k, "Slot", I32, 1, SHAPE(Tn));
+      Ten *KC = call_out(&k, "KC", F32, 2, SHAPE(NS, 64));
+      fill_uniform(K, &r, -1, 1);
+      int perm[64];
+      for (int i = 0; i < NS; i++) perm[i] = i;
+      for (int i = NS - 1; i > 0; i--) {
+        int j = (int)rng_int(&r, 0, i), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+      }
+      KC->init = calloc((size_t)KC->n, sizeof(double));
+      for (long long i = 0; i < KC->n; i++) KC->ref[i] = KC->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      for (int t = 0; t < Tn; t++) {
+        Slot->v[t] = t % 5 == 3 ? -1 : perm[t];
+        if (Slot->v[t] >= 0)
+          for (int j = 0; j < 64; j++) R2(KC, perm[t], j) = A2(K, t, j);
+      }
+      label(l, sizeof l, "cache T=%d NS=%d", Tn, NS);
+    } else if (w == 3) { /* lengths ragged, one 0, block ids at random */
+      static const int BN[][2] = {{5, 12}, {3, 40}, {2, 7}};
+      int B = BN[v][0], NB = BN[v][1], MAXB = 6;
+      Ten *KC = call_in(&k, "KC", BF16, 3, SHAPE(NB, 16, 64)), *BT = call_in(&k, "BT", I32, 2, SHAPE(B, MAXB));
+      Ten *L = call_in(&k, "L", I32, 1, SHAPE(B));
+      Ten *O = call_out(&k, "O", F32, 2, SHAPE(B, 64));
+      fill_uniform(KC, &r, -1, 1);
+      fill_int(BT, &r, 0, NB - 1);
+      for (int b = 0; b < B; b++) {
+        L->v[b] = b == 1 ? 0 : (double)rng_int(&r, 1, MAXB * 16);
+        for (int j = 0; j < 64; j++) {
+          double sum = 0;
+          for (int t = 0; t < (int)L->v[b]; t++) sum += KC->v[((long long)A2(BT, b, t / 16) * 16 + t % 16) * 64 + j];
+          R2(O, b, j) = sum;
+        }
+      }
+      label(l, sizeof l, "paged B=%d NB=%d", B, NB);
+    } else { /* rows past M read 0 */
+      static const int Ms[] = {40, 16, 9};
+      int M = Ms[v];
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+      Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 64));
+      fill_uniform(X, &r, -1, 1);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < 64; j++) R2(O, i, j) = i + j % 4 < M ? A2(X, i + j % 4, j) : 0;
+      label(l, sizeof l, "skew M=%d", M);
+    }
+    CHECK(T, call_check(&k, "gather_runs", l));
+    call_free(&k);
+  }
+}
+
 /* index_i64 (tests/gpu/index_i64.tl): i64 indices past 2^32 (and negative ones)
  * are out of bounds: read as 0, not written. Their low 32 bits are in bounds, so a
  * test of them in 32 bits reads and writes outside the tensors. */
@@ -5531,6 +5628,7 @@ static const Test tests[] = {
     {"dot_bcast", t_dot_bcast},
     {"dot_vector", t_dot_vector},
     {"index_i64", t_index_i64},
+    {"gather_runs", t_gather_runs},
     {"carry_fold", t_carry_fold},
     {"copy_halves", t_copy_halves},
     {"atomic_zeros", t_atomic_zeros},

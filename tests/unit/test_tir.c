@@ -122,6 +122,56 @@ Test(tir_layout, seed_squares_stays_in_registers_with_16_byte_accesses) {
   cr_assert_eq(red->lay->lc, 16, "a 64-wide row is 16 lanes of 4");
 }
 
+/* The first load or store of tensor name. */
+static const TirOp *access_of(const TirBlock *b, const char *name) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if ((op->kind == TO_LOAD || op->kind == TO_STORE) && op->slice &&
+        strcmp(op->slice->u.index.base->u.ident.sym->name, name) == 0)
+      return op;
+    const TirOp *r = access_of(&op->body, name);
+    if (!r) r = access_of(&op->els, name);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+Test(tir_layout, gathers_along_rows_at_cols_move_runs) {
+  const char *why = NULL;
+  /* the row index: a gather at rows(), through a var; the last: a scalar plus cols() */
+  TirKernel *K = build("@launch(128)\nkernel k(E: tensor<f32>[V, D], I: tensor<i32>[16], O: tensor<f32>[16, 64], c0: i32) {\n"
+                       "  var p = I[rows(16, 64)] + 1\n  O[0 :+ 16, 0 :+ 64] = E[p, c0 + cols(16, 64)]\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(access_of(&K->body, "E")->vec, 4);
+  cr_assert_eq(access_of(&K->body, "I")->vec, 1, "one element of I per row");
+  cr_assert(K->versioned);
+  /* c0 % 4, D % 4 and the pointers E and O are tested at entry */
+  cr_assert_eq(K->nchecks, 4);
+  /* the row index moves along a row: elements */
+  K = build("@launch(128)\nkernel k(E: tensor<f32>[V, 64], O: tensor<f32>[16, 64]) {\n"
+            "  O[0 :+ 16, 0 :+ 64] = E[rows(16, 64) + cols(16, 64) / 8, cols(16, 64)]\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(access_of(&K->body, "E")->vec, 1);
+  /* a var one of whose writes moves along a row: elements */
+  K = build("@launch(128)\nkernel k(E: tensor<f32>[V, 64], I: tensor<i32>[16], O: tensor<f32>[16, 64], f: i32) {\n"
+            "  var p = I[rows(16, 64)]\n  if f > 0 {\n    p = cols(16, 64) % 3\n  }\n"
+            "  O[0 :+ 16, 0 :+ 64] = E[p, cols(16, 64)]\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(access_of(&K->body, "E")->vec, 1);
+  /* a start that is not a multiple of the run, and a last index of cols() times 2: elements */
+  K = build("@launch(128)\nkernel k(E: tensor<f32>[V, 256], I: tensor<i32>[16], O: tensor<f32>[16, 64]) {\n"
+            "  var p = I[rows(16, 64)]\n  O[0 :+ 16, 0 :+ 64] = E[p, 1 + cols(16, 64)] + E[p, cols(16, 64) * 2]\n}\n",
+            NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(access_of(&K->body, "E")->vec, 1);
+  /* a scatter of rows at slots */
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[16, 64], S: tensor<i32>[16], C: tensor<f32>[N, 64]) {\n"
+            "  C[S[rows(16, 64)], cols(16, 64)] = X[0 :+ 16, 0 :+ 64]\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(access_of(&K->body, "C")->vec, 4);
+}
+
 Test(tir_layout, register_rows_of_16_fold_with_shuffles) {
   const char *why = NULL;
   TirKernel *K = build("@launch(128)\n@registers(t)\nkernel k(X: tensor<f32>[32, 16], S: tensor<f32>[32, 1]) {\n"
