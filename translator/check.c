@@ -376,6 +376,11 @@ static void undeclared(Checker *C, Loc loc, const char *name) {
     diag_note(C->d, v->loc, "'%s' is declared here; @%s may use size names, scalar parameters and consts", name, C->attr);
     return;
   }
+  if (!v && strcmp(name, "return") == 0) {
+    diag_error(C->d, loc, "there is no 'return': a kernel runs to its closing brace");
+    diag_note(C->d, loc, "put what follows under an if (if s >= 0 { ... }), or leave a loop with break");
+    return;
+  }
   diag_error(C->d, loc, "use of undeclared name '%s'", name);
   if (v && v->loc.line) diag_note(C->d, v->loc, "a var '%s' is declared here, in a block that does not enclose this use", name);
 }

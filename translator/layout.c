@@ -1510,12 +1510,35 @@ static const TirOp *load_into(const TirBlock *b, const TirVar *v) {
 
 /* The tensor slice x reads (a slice itself, or a tile var declared as one and never
  * assigned again), or NULL. */
+/* Whether x reads a tensor anywhere. */
+static bool reads_tensor(const Expr *x) {
+  switch (x->kind) {
+  case E_INDEX: return x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->kind == SY_TENSOR;
+  case E_UNARY: return reads_tensor(x->u.unary.a);
+  case E_BINARY: return reads_tensor(x->u.binary.a) || reads_tensor(x->u.binary.b);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (reads_tensor(x->u.call.args[i])) return true;
+    return false;
+  case E_IDENT: return x->u.ident.sym && x->u.ident.sym->kind == SY_VAR && x->u.ident.sym->ty.rank > 0;
+  default: return false;
+  }
+}
+
+/* A gather at indices computed without reading data (Seg[n0 + cols(1, 32)]): like a
+ * slice, it reaches past its tensor where those indices do. */
+static bool computed_gather(const Expr *x) {
+  for (int d = 0; d < x->u.index.nidx; d++)
+    if (reads_tensor(x->u.index.idx[d].start)) return false;
+  return true;
+}
+
 static const Expr *index_slice(const Expr *x) {
   if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_VAR && !x->u.ident.sym->reassigned &&
       x->u.ident.sym->decl && x->u.ident.sym->decl->kind == S_VAR && x->u.ident.sym->decl->u.decl.init)
     x = x->u.ident.sym->decl->u.decl.init;
   if (x->kind != E_INDEX || !x->u.index.base->u.ident.sym || x->u.index.base->u.ident.sym->kind != SY_TENSOR ||
-      check_is_gather(x))
+      (check_is_gather(x) && !computed_gather(x)))
     return NULL;
   return x;
 }
@@ -1560,15 +1583,16 @@ static void scatter_index(TirKernel *K, const TirOp *st) {
     const Expr *sl = index_slice(leaf);
     const char *J = sl->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
     const char *what = st->atomic ? builtin_names[st->atomic] : "scatter", *does = st->atomic ? "update" : "write";
+    const char *from = check_is_gather(sl) ? "a gather of" : "a slice of";
     if (leaf == ix) {
       diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
-                   "the indices of this %s are read from a slice of '%s' that may reach past its end: those elements "
-                   "read 0, so they %s element 0 of '%s'", what, J, does, X);
+                   "the indices of this %s are read from %s '%s' that may reach past its end: those elements "
+                   "read 0, so they %s element 0 of '%s'", what, from, J, does, X);
       diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
     } else {
       diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
-                   "the indices of this %s are computed from a slice of '%s' that may reach past its end: those "
-                   "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, J,
+                   "the indices of this %s are computed from %s '%s' that may reach past its end: those "
+                   "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, from, J,
                    does, X);
       diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
     }

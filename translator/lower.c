@@ -665,6 +665,26 @@ static Expr *vector_dot(Lower *L, Expr *x) {
   int m = a->ty.dims[0], k = a->ty.dims[1], n = bx->ty.dims[1];
   ElemType t = x->ty.elem;
   bool rows = n == 1;
+  /* one row against a transposed matrix, dot(a[1, K], transpose(y[N, K])): rowsum(y * a) over
+   * y as it is stored, its N sums then made a row (a copy of N elements, not of y); one
+   * column, dot(transpose(z[K, M]), b[K, 1]): colsum(z * b), its M sums made a column */
+  bool row_t = !rows && m == 1 && is_transpose(bx) && bx->u.call.args[0]->ty.rank == 2;
+  bool col_t = rows && m > 1 && is_transpose(a) && a->u.call.args[0]->ty.rank == 2;
+  if (row_t || col_t) {
+    Expr *w = row_t ? bx->u.call.args[0] : a->u.call.args[0], *v = row_t ? a : bx;
+    if (w->ty.elem != t) w = cast_to(L, w, t);
+    if (v->ty.elem != t) v = cast_to(L, v, t);
+    Expr *p = NEW(L->K->a, Expr); /* zeroed */
+    p->kind = E_BINARY;
+    p->loc = x->loc;
+    p->ty = (Type){t, 2, {w->ty.dims[0], w->ty.dims[1]}, false};
+    p->flags = (w->flags | v->flags) & (EF_TD | EF_TILE);
+    p->u.binary.op = TK_STAR;
+    p->u.binary.a = w;
+    p->u.binary.b = v;
+    Expr *r = call_node(L, row_t ? B_ROWSUM : B_COLSUM, p, (Type){t, 2, {row_t ? n : 1, row_t ? 1 : m}, false});
+    return call_node(L, B_RESHAPE, r, x->ty);
+  }
   Expr *va = rows ? a : as_shape(L, a, k, 1), *vb = rows ? as_shape(L, bx, 1, k) : bx;
   if (va->ty.elem != t) va = cast_to(L, va, t);
   if (vb->ty.elem != t) vb = cast_to(L, vb, t);
@@ -773,9 +793,9 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     case B_RESHAPE: return hoist_reshape(L, b, x);
     case B_DOT:
       if (is_vector_dot(L, x)) { /* its reduction's value is the dot's */
-        Expr *r = vector_dot(L, x);
-        if (!hoist(L, b, r)) return false;
-        map_value(L, x, tir_hoisted(L->K, r));
+        TirVar *v = value_of(L, b, vector_dot(L, x));
+        if (!v) return false;
+        map_value(L, x, v);
         return true;
       }
       return hoist_dot(L, b, x);
@@ -789,6 +809,10 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
 static bool lower_block(Lower *L, TirBlock *out, Block *b);
 
 static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Expr *rhs) {
+  /* a column [M, 1] into a rank-1 var [M] (the unit dim drops): its elements in order, as
+   * the row [1, M] a rank-1 value is, read through a shared copy */
+  if (v->rank == 1 && rhs->ty.rank == 2 && rhs->ty.dims[1] == 1 && rhs->ty.dims[0] > 1)
+    rhs = call_node(L, B_RESHAPE, rhs, (Type){rhs->ty.elem, 2, {1, rhs->ty.dims[0]}, false});
   /* v = X[..] and v = pad(X[..], p) of v's element type load into v's registers */
   bool padded = rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_PAD;
   Expr *sl = padded ? rhs->u.call.args[0] : rhs;

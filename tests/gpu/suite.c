@@ -2087,15 +2087,17 @@ static void t_dot_bcast(Tally *T) {
  * one. Each case runs one kernel (c % 7) at one size (c / 7); references in double
  * from the rounded inputs. */
 static void t_dot_vector(Tally *T) {
-  static const char *const kn[] = {"gemv_row", "gemv_col", "row_i8", "row_f8", "row_t", "col_t", "vdot"};
+  static const char *const kn[] = {"gemv_row", "gemv_col", "row_i8", "row_f8", "row_t", "col_t", "vdot", "row_bt", "col_at"};
   static const int KN[][3] = {{200, 300, 37}, {64, 100, 5}}; /* K, N, M */
-  for (int c = 0; c < 14; c++) {
-    int w = c % 7, K = KN[c / 7][0], N = KN[c / 7][1], M = KN[c / 7][2];
-    if (w == 2) K = c < 7 ? 90 : 96;  /* row_i8 reads 96 of K */
-    if (w == 3) K = c < 7 ? 50 : 64;  /* row_f8: 64 */
-    if (w == 4) K = c < 7 ? 45 : 48;  /* row_t: 48 */
-    if (w == 5) K = c < 7 ? 33 : 40;  /* col_t: 40 */
-    if (w == 6) K = c < 7 ? 250 : 256; /* vdot: 256 */
+  for (int c = 0; c < 18; c++) {
+    int w = c % 9, K = KN[c / 9][0], N = KN[c / 9][1], M = KN[c / 9][2];
+    if (w == 2) K = c < 9 ? 90 : 96;  /* row_i8 reads 96 of K */
+    if (w == 3) K = c < 9 ? 50 : 64;  /* row_f8: 64 */
+    if (w == 4) K = c < 9 ? 45 : 48;  /* row_t: 48 */
+    if (w == 5) K = c < 9 ? 33 : 40;  /* col_t: 40 */
+    if (w == 6) K = c < 9 ? 250 : 256; /* vdot: 256 */
+    if (w == 7) K = c < 9 ? 120 : 128; /* row_bt: 128 */
+    if (w == 8) K = c < 9 ? 45 : 48;  /* col_at: 48 */
     Rng r = rng_seed("dot_vector", (uint64_t)c);
     Call k;
     call_init(&k, "dot_vector.tl", kn[w]);
@@ -2162,6 +2164,26 @@ static void t_dot_vector(Tally *T) {
         for (int q = 0; q < K; q++) a += A2(A, m, q) * V->v[q];
         O->ref[m] = a;
       }
+    } else if (w == 7) {
+      Ten *Q = call_in(&k, "Q", F16, 2, SHAPE(1, K)), *KT = call_in(&k, "KT", F16, 2, SHAPE(N, K));
+      O = call_out(&k, "S", F32, 2, SHAPE(1, N));
+      fill_uniform(Q, &r, -1, 1);
+      fill_uniform(KT, &r, -1, 1);
+      for (int n = 0; n < N; n++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += Q->v[q] * A2(KT, n, q);
+        O->ref[n] = a;
+      }
+    } else if (w == 8) {
+      Ten *Z = call_in(&k, "Z", BF16, 2, SHAPE(K, M)), *X = call_in(&k, "X", BF16, 2, SHAPE(K, 1));
+      O = call_out(&k, "Y", F32, 2, SHAPE(M, 1));
+      fill_uniform(Z, &r, -1, 1);
+      fill_uniform(X, &r, -1, 1);
+      for (int m = 0; m < M; m++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += A2(Z, q, m) * X->v[q];
+        O->ref[m] = a - 1;
+      }
     } else {
       Ten *U = call_in(&k, "U", F16, 2, SHAPE(1, K)), *V = call_in(&k, "V", F16, 2, SHAPE(K, 1));
       O = call_out(&k, "D", F32, 2, SHAPE(1, 1));
@@ -2175,6 +2197,39 @@ static void t_dot_vector(Tally *T) {
     char l[64];
     label(l, sizeof l, "%s K=%d N=%d M=%d", kn[w], K, N, M);
     CHECK(T, call_check(&k, "dot_vector", l));
+    call_free(&k);
+  }
+}
+
+/* rank1_col (tests/gpu/rank1_col.tl): a column [M, 1] assigned to a rank-1 tile var
+ * [M] gives it the column's elements in order */
+static void t_rank1_col(Tally *T) {
+  static const int MN[][2] = {{37, 300}, {8, 128}, {3, 1}};
+  for (int c = 0; c < 6; c++) {
+    int w = c % 2, M = MN[c / 2][0], N = MN[c / 2][1];
+    Rng r = rng_seed("rank1_col", (uint64_t)c);
+    Call k;
+    call_init(&k, "rank1_col.tl", w ? "column" : "rowsums");
+    char l[64];
+    if (w == 0) {
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+      Ten *O = call_out(&k, "O", F32, 1, SHAPE(M));
+      fill_uniform(X, &r, -1, 1);
+      for (int i = 0; i < M; i++) {
+        double a = 0;
+        for (int j = 0; j < N; j++) a += A2(X, i, j);
+        O->ref[i] = a;
+      }
+      label(l, sizeof l, "rowsums M=%d N=%d", M, N);
+    } else {
+      Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, 2)), *B = call_in(&k, "B", I32, 1, SHAPE(16));
+      Ten *O = call_out(&k, "O", I32, 1, SHAPE(M));
+      fill_int(X, &r, -1000, 1000);
+      fill_int(B, &r, -1000, 1000);
+      for (int i = 0; i < M; i++) O->ref[i] = 3 * A2(X, i, 0) + A2(X, i, 1) + B->v[i % 16];
+      label(l, sizeof l, "column M=%d", M);
+    }
+    CHECK(T, call_check(&k, "rank1_col", l));
     call_free(&k);
   }
 }
@@ -5629,6 +5684,7 @@ static const Test tests[] = {
     {"dot_vector", t_dot_vector},
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
+    {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
     {"copy_halves", t_copy_halves},
     {"atomic_zeros", t_atomic_zeros},
