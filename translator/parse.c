@@ -159,6 +159,12 @@ static Expr *primary(Parser *p) {
     advance(p);
     return e;
   default:
+    if (t->kind == TK_COLON && t != p->last_error) { /* NumPy's x[:, 3] */
+      diag_error(p->d, t->loc, "expected expression");
+      diag_note(p->d, t->loc, "a slice is written start :+ length, as x[0 :+ 8, 3]; there is no ':' alone");
+      p->last_error = t;
+      longjmp(*p->recover, 1);
+    }
     syntax_error(p, t, "expected expression");
   }
   advance(p);
