@@ -1794,6 +1794,61 @@ static void early_spills(TirKernel *K, TirBlock *b) {
   }
 }
 
+/* A reader of shared copies (an assignment whose expression reads them, as a
+ * reshape's or a transpose's) moves down its block past the ops that touch
+ * neither its value nor what it reads, and touch no shared memory but by copies
+ * of their own (loads, declarations, register assignments, copies): up to the
+ * first op that uses its value. Copies made one after the other in a statement
+ * each (s = reshape(S[..]), t = reshape(T[..])) then share the barrier before
+ * their readers, one barrier instead of one each. */
+static bool reads_shared(const TirKernel *K, const TirOp *op) {
+  bool any = false;
+  for (int i = 0; i < op->nacc; i++) {
+    if (op->acc[i].write) return false;
+    any |= !K->bufs[op->acc[i].buf].tensor;
+  }
+  return any;
+}
+
+static bool sinks_past(const TirKernel *K, const TirOp *r, const TirOp *p) {
+  if (p->body.ops.len || p->els.ops.len || tir_op_touches(K, p, r->dst) || (p->dst && tir_op_touches(K, r, p->dst)))
+    return false;
+  switch (p->kind) {
+  case TO_DECL: case TO_LOAD: case TO_SPILL: case TO_ASSIGN: break;
+  default: return false;
+  }
+  if (p->kind == TO_LOAD && (p->pf_var || p->gather)) return false;
+  for (int i = 0; i < p->nacc; i++) {
+    if (p->kind != TO_SPILL || !p->acc[i].write) return false;
+    for (int j = 0; j < r->nacc; j++)
+      if (r->acc[j].buf == p->acc[i].buf) return false;
+  }
+  return true;
+}
+
+static void late_reads(TirKernel *K, TirBlock *b) {
+  for (int i = b->ops.len - 1; i >= 0; i--) {
+    TirOp *op = b->ops.items[i];
+    late_reads(K, &op->body);
+    late_reads(K, &op->els);
+    if (op->kind != TO_ASSIGN || op->has_win || op->win[0] || op->win[1] || !op->dst || op->first || !reads_shared(K, op))
+      continue;
+    /* just past the last copy it can pass; nowhere when it passes none */
+    int j = i;
+    for (int k = i + 1; k < b->ops.len && sinks_past(K, op, b->ops.items[k]); k++)
+      if (((TirOp *)b->ops.items[k])->kind == TO_SPILL) j = k;
+    if (j == i) continue;
+    /* it runs where the next statement's ops are: its line is said there */
+    const TirOp *next = j + 1 < b->ops.len ? b->ops.items[j + 1] : NULL;
+    const TirOp *copy = b->ops.items[j];
+    if (!op->note && op->stmt && copy->stmt && (!next || next->stmt != op->stmt))
+      op->note = arena_printf(K->a, "line %d, read after the copy at line %d: one barrier serves both", op->stmt->loc.line,
+                              copy->stmt->loc.line);
+    for (int k = i; k < j; k++) b->ops.items[k] = b->ops.items[k + 1];
+    b->ops.items[j] = op;
+  }
+}
+
 /* ------------------------------------------------------------ the stage */
 
 static void used_fn(TirKernel *K, TirOp *op, void *ctx) {
@@ -1847,6 +1902,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     return false;
   }
   early_spills(K, &K->body);
+  late_reads(K, &K->body);
   /* the budget counts live ranges, which the early copies shorten */
   if (!registers_ok(K, why)) return false;
   mark_used(K);

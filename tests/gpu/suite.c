@@ -2205,11 +2205,12 @@ static void t_dot_vector(Tally *T) {
  * [M] gives it the column's elements in order */
 static void t_rank1_col(Tally *T) {
   static const int MN[][2] = {{37, 300}, {8, 128}, {3, 1}};
-  for (int c = 0; c < 6; c++) {
-    int w = c % 2, M = MN[c / 2][0], N = MN[c / 2][1];
+  for (int c = 0; c < 9; c++) {
+    int w = c % 3, M = MN[c / 3][0], N = MN[c / 3][1];
     Rng r = rng_seed("rank1_col", (uint64_t)c);
     Call k;
-    call_init(&k, "rank1_col.tl", w ? "column" : "rowsums");
+    static const char *const kn[] = {"rowsums", "column", "rowscale"};
+    call_init(&k, "rank1_col.tl", kn[w]);
     char l[64];
     if (w == 0) {
       Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
@@ -2221,6 +2222,16 @@ static void t_rank1_col(Tally *T) {
         O->ref[i] = a;
       }
       label(l, sizeof l, "rowsums M=%d N=%d", M, N);
+    } else if (w == 2) {
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N)), *S = call_in(&k, "S", F32, 1, SHAPE(M));
+      Ten *Tt = call_in(&k, "T", F32, 1, SHAPE(M));
+      Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+      fill_uniform(X, &r, -1, 1);
+      fill_uniform(S, &r, -1, 1);
+      fill_uniform(Tt, &r, -1, 1);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) R2(Y, i, j) = A2(X, i, j) * S->v[i] + Tt->v[i];
+      label(l, sizeof l, "rowscale M=%d N=%d", M, N);
     } else {
       Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, 2)), *B = call_in(&k, "B", I32, 1, SHAPE(16));
       Ten *O = call_out(&k, "O", I32, 1, SHAPE(M));

@@ -172,6 +172,27 @@ Test(tir_layout, gathers_along_rows_at_cols_move_runs) {
   cr_assert_eq(access_of(&K->body, "C")->vec, 4);
 }
 
+static int index_of(const TirBlock *b, TirOpKind kind);
+
+Test(tir_sync, copies_of_two_statements_share_the_barrier_before_their_readers) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[M, 128], S: tensor<f32>[M], T: tensor<f32>[M], "
+                       "Y: tensor<f32>[M, 128]) {\n  for m0 in range(0, M, 32) {\n"
+                       "    var s = reshape(S[m0 :+ 32], [32, 1])\n    var t = reshape(T[m0 :+ 32], [32, 1])\n"
+                       "    Y[m0 :+ 32, 0 :+ 128] = X[m0 :+ 32, 0 :+ 128] * s + t\n  }\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_op(&K->body, TO_FOR);
+  cr_assert_eq(count_ops(&loop->body, TO_SPILL), 2);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 1, "one barrier for both copies");
+  /* both copies are made before it, and both readers come after it */
+  int bar = index_of(&loop->body, TO_BARRIER);
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    if (op->kind == TO_SPILL) cr_assert_lt(i, bar);
+    if (op->kind == TO_ASSIGN) cr_assert_gt(i, bar);
+  }
+}
+
 Test(tir_layout, register_rows_of_16_fold_with_shuffles) {
   const char *why = NULL;
   TirKernel *K = build("@launch(128)\n@registers(t)\nkernel k(X: tensor<f32>[32, 16], S: tensor<f32>[32, 1]) {\n"
