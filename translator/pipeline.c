@@ -30,8 +30,28 @@
 
 #include <string.h>
 
-/* x is the same in every iteration of the loop at f, but for f's variable. */
-static bool invariant(const Expr *x, const Stmt *f) {
+static bool written(const TirKernel *K, const Sym *X) {
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].tensor == X) return true;
+  return false;
+}
+
+/* The scalar var y declared at the top of the body of the loop at f, never assigned
+ * again, with an initial value (var blk = BT[b, j]): its declaration, else NULL. */
+static const Stmt *loop_local(const Sym *y, const Stmt *f) {
+  if (y->kind != SY_VAR || y->ty.rank || y->reassigned || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init)
+    return NULL;
+  const Block *b = &f->u.forr.body;
+  for (int i = 0; i < b->nstmts; i++)
+    if (b->stmts[i] == y->decl) return y->decl;
+  return NULL;
+}
+
+/* x is the same in every iteration of the loop at f, but for f's variable: an
+ * element of a tensor the kernel does not write at such indices (a block table's
+ * BT[b, j]) counts, and so does a scalar var declared at the top of the loop's body
+ * as such (local: then x must be printed with it inlined, inline_locals). */
+static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int depth) {
   if (!x) return true;
   switch (x->kind) {
   case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return true;
@@ -41,33 +61,105 @@ static bool invariant(const Expr *x, const Stmt *f) {
     if (!y) return false;
     if (y == f->u.forr.sym || y->kind == SY_SIZE || y->kind == SY_SCALAR || y->kind == SY_CONST) return true;
     if (y->kind == SY_LOOP) return y->decl != f; /* an enclosing loop's variable */
+    const Stmt *d = depth < 4 ? loop_local(y, f) : NULL;
+    if (d) return invariant(K, d->u.decl.init, f, depth + 1);
     /* a scalar var assigned only where it is declared, outside this loop */
     if (y->kind != SY_VAR || y->ty.rank || y->reassigned) return false;
     return y->decl->loc.line < f->loc.line;
   }
-  case E_UNARY: return invariant(x->u.unary.a, f);
-  case E_BINARY: return invariant(x->u.binary.a, f) && invariant(x->u.binary.b, f);
+  case E_UNARY: return invariant(K, x->u.unary.a, f, depth);
+  case E_BINARY: return invariant(K, x->u.binary.a, f, depth) && invariant(K, x->u.binary.b, f, depth);
   case E_CALL:
     for (int i = 0; i < x->u.call.nargs; i++)
-      if (!invariant(x->u.call.args[i], f)) return false;
+      if (!invariant(K, x->u.call.args[i], f, depth)) return false;
     return x->u.call.builtin != B_SUM && builtin_class[x->u.call.builtin] != BC_RED &&
            builtin_class[x->u.call.builtin] != BC_ARG && builtin_class[x->u.call.builtin] != BC_SCAN;
+  case E_INDEX: {
+    const Sym *X = x->u.index.base->u.ident.sym;
+    if (x->ty.rank || !X || X->kind != SY_TENSOR || written(K, X)) return false;
+    for (int d = 0; d < x->u.index.nidx; d++)
+      if (x->u.index.idx[d].len || !invariant(K, x->u.index.idx[d].start, f, 5)) return false; /* no locals */
+    return true;
+  }
   default: return false;
   }
 }
 
-static bool written(const TirKernel *K, const Sym *X) {
-  for (int i = 0; i < K->nbufs; i++)
-    if (K->bufs[i].tensor == X) return true;
-  return false;
+/* x with each loop-local var (loop_local) replaced by its initial value, the nodes
+ * above it copied (the values' own nodes are shared: an element read keeps its
+ * identity, lower.c's K->elems); x itself when it names none. */
+static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth) {
+  if (!x || depth > 4) return x;
+  switch (x->kind) {
+  case E_IDENT: {
+    const Stmt *d = x->u.ident.sym ? loop_local(x->u.ident.sym, f) : NULL;
+    return d ? inline_locals(K, d->u.decl.init, f, depth + 1) : x;
+  }
+  case E_UNARY: {
+    Expr *a = inline_locals(K, x->u.unary.a, f, depth);
+    if (a == x->u.unary.a) return x;
+    Expr *c = NEW(K->a, Expr);
+    *c = *x;
+    c->u.unary.a = a;
+    return c;
+  }
+  case E_BINARY: {
+    Expr *a = inline_locals(K, x->u.binary.a, f, depth), *b = inline_locals(K, x->u.binary.b, f, depth);
+    if (a == x->u.binary.a && b == x->u.binary.b) return x;
+    Expr *c = NEW(K->a, Expr);
+    *c = *x;
+    c->u.binary.a = a;
+    c->u.binary.b = b;
+    return c;
+  }
+  case E_CALL: {
+    Expr **args = NULL;
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      Expr *a = inline_locals(K, x->u.call.args[i], f, depth);
+      if (a == x->u.call.args[i] && !args) continue;
+      if (!args) {
+        args = NEW_ARRAY(K->a, Expr *, x->u.call.nargs);
+        for (int k = 0; k < x->u.call.nargs; k++) args[k] = x->u.call.args[k];
+      }
+      args[i] = a;
+    }
+    if (!args) return x;
+    Expr *c = NEW(K->a, Expr);
+    *c = *x;
+    c->u.call.args = args;
+    return c;
+  }
+  default: return x; /* an element read's indices name no local (invariant refused them) */
+  }
 }
 
 static bool candidate(const TirKernel *K, const TirOp *op, const Stmt *f) {
   /* a load an inner @pipeline loop issues ahead already has its ring */
   if (op->kind != TO_LOAD || op->pf_var || written(K, op->slice->u.index.base->u.ident.sym)) return false;
   for (int d = 0; d < op->slice->u.index.nidx; d++)
-    if (!invariant(op->slice->u.index.idx[d].start, f)) return false;
-  return invariant(op->pad, f);
+    if (!invariant(K, op->slice->u.index.idx[d].start, f, 0)) return false;
+  return invariant(K, op->pad, f, 0);
+}
+
+/* A candidate's slice with its loop-local vars inlined (its early loads read them
+ * for their own iteration). */
+static void inline_slice(TirKernel *K, TirOp *op, const Stmt *f) {
+  Expr *s = op->slice;
+  Index *ix = NULL;
+  for (int d = 0; d < s->u.index.nidx; d++) {
+    Expr *e = inline_locals(K, s->u.index.idx[d].start, f, 0);
+    if (e == s->u.index.idx[d].start) continue;
+    if (!ix) {
+      ix = NEW_ARRAY(K->a, Index, s->u.index.nidx);
+      for (int k = 0; k < s->u.index.nidx; k++) ix[k] = s->u.index.idx[k];
+    }
+    ix[d].start = e;
+  }
+  if (!ix) return;
+  Expr *c = NEW(K->a, Expr);
+  *c = *s;
+  c->u.index.idx = ix;
+  op->slice = c;
 }
 
 static TirOp *copy_op(TirKernel *K, TirVar *dst, TirVar *src, Stmt *s) {
@@ -617,7 +709,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   for (int i = 0; i < f->body.ops.len && n < TIR_MAX_BUFS; i++) {
     TirOp *op = f->body.ops.items[i];
     int bi = op->kind == TO_LOAD && candidate(K, op, f->stmt) ? direct_copy(K, f, op) : -1;
-    if (bi >= 0) loads[n] = op, bufs[n++] = bi;
+    if (bi >= 0) inline_slice(K, op, f->stmt), loads[n] = op, bufs[n++] = bi;
   }
   if (!n) return false;
   const char *it = arena_printf(K->a, "t2c_it%d", K->nrings++);
@@ -752,8 +844,10 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
     if (op->kind == TO_LOAD && !op->dst->home && !op->dst->fused && candidate(K, op, f->stmt) &&
-        tir_value_regs(K) + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS)
+        tir_value_regs(K) + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS) {
+      inline_slice(K, op, f->stmt);
       ring(K, f, op, d, before, &body);
+    }
     else vec_push(K->a, &body, op);
   }
   f->body.ops = body;

@@ -2245,6 +2245,74 @@ static void t_rank1_col(Tally *T) {
   }
 }
 
+/* paged_pipeline (tests/gpu/paged_pipeline.tl): @pipeline loads at a block table's
+ * entry for the loop variable, issued ahead */
+static void t_paged_pipeline(Tally *T) {
+  static const int Ls[][3] = {{37, 70, 1}, {16, 80, 33}, {5, 1, 64}};
+  for (int c = 0; c < 6; c++) {
+    int w = c % 2, B = 3, H = 2, NB = 13, MAXB = 6, D = 64;
+    Rng r = rng_seed("paged_pipeline", (uint64_t)c);
+    Call k;
+    call_init(&k, "paged_pipeline.tl", w ? "scores" : "decode");
+    Ten *KC = call_in(&k, "KC", F16, 4, SHAPE(NB, 16, H, D));
+    Ten *BT = call_in(&k, "BT", I32, 2, SHAPE(B, MAXB)), *L = call_in(&k, "L", I32, 1, SHAPE(B));
+    fill_uniform(KC, &r, -1, 1);
+    fill_int(BT, &r, 0, NB - 1);
+    for (int b = 0; b < B; b++) L->v[b] = Ls[c / 2][b];
+#define KCAT(p, t, h, d) (KC->v[(((long long)(p) * 16 + (t)) * H + (h)) * D + (d)])
+    char l[64];
+    if (w == 0) {
+      Ten *Q = call_in(&k, "Q", F16, 3, SHAPE(B, H, D)), *VC = call_in(&k, "VC", F16, 4, SHAPE(NB, 16, H, D));
+      Ten *O = call_out(&k, "O", F32, 3, SHAPE(B, H, D));
+      fill_uniform(Q, &r, -1, 1);
+      fill_uniform(VC, &r, -1, 1);
+      for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++) {
+          int len = (int)L->v[b];
+          double sc[96], mx = -INFINITY, sum = 0;
+          for (int t = 0; t < len; t++) {
+            int pg = (int)A2(BT, b, t / 16);
+            double a = 0;
+            for (int d = 0; d < D; d++) a += Q->v[((long long)b * H + h) * D + d] * KCAT(pg, t % 16, h, d);
+            sc[t] = a;
+            mx = a > mx ? a : mx;
+          }
+          for (int t = 0; t < len; t++) sum += sc[t] = exp(sc[t] - mx);
+          for (int d = 0; d < D; d++) {
+            double a = 0;
+            for (int t = 0; t < len; t++) {
+              int pg = (int)A2(BT, b, t / 16);
+              a += sc[t] * VC->v[(((long long)pg * 16 + t % 16) * H + h) * D + d];
+            }
+            O->ref[((long long)b * H + h) * D + d] = a / sum;
+          }
+        }
+      label(l, sizeof l, "decode L=%d,%d,%d", (int)L->v[0], (int)L->v[1], (int)L->v[2]);
+    } else {
+      int N = MAXB * 16;
+      Ten *Q = call_in(&k, "Q", F16, 4, SHAPE(B, H, 16, D));
+      Ten *S = call_out(&k, "S", F32, 4, SHAPE(B, H, 16, N));
+      fill_uniform(Q, &r, -1, 1);
+      for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+          for (int i = 0; i < 16; i++)
+            for (int t = 0; t < N; t++) {
+              double a = NAN;
+              if (t < (int)cdivll((long long)L->v[b], 16) * 16) {
+                int pg = (int)A2(BT, b, t / 16);
+                a = 0;
+                for (int d = 0; d < D; d++) a += Q->v[(((long long)b * H + h) * 16 + i) * D + d] * KCAT(pg, t % 16, h, d);
+              }
+              S->ref[(((long long)b * H + h) * 16 + i) * N + t] = a;
+            }
+      label(l, sizeof l, "scores L=%d,%d,%d", (int)L->v[0], (int)L->v[1], (int)L->v[2]);
+    }
+#undef KCAT
+    CHECK(T, call_check(&k, "paged_pipeline", l));
+    call_free(&k);
+  }
+}
+
 /* gather_runs (tests/gpu/gather_runs.tl): gathers and scatters at cols() whose other
  * indices have one value along each row move runs in one access in the fast body; the
  * sizes and starts that are not multiples of the run take the general body. */
@@ -5695,6 +5763,7 @@ static const Test tests[] = {
     {"dot_vector", t_dot_vector},
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
+    {"paged_pipeline", t_paged_pipeline},
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
     {"copy_halves", t_copy_halves},
