@@ -2076,11 +2076,25 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   int eb = elem_bytes[et];
   /* 16-bit elements in pairs, as cvt packs them for stmatrix: m64n256k16's 128 f32 and their 64 f16x2 fit */
   int regs = eb == 2 ? (layout_count(m) + 1) / 2 : layout_count(m) * (eb > 4 ? 2 : 1);
-  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) return true; /* as it is */
+  const char *store = arena_printf(K->a, "the store at line %d", op->stmt->loc.line);
+  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) { /* as it is (--explain says why) */
+    vec_push(K->a, &K->folds,
+             (void *)arena_printf(K->a, "%s: pairs of elements from the accumulator's layout, not staged through shared "
+                                  "memory into 16-byte runs: its staged value's %d registers a thread would take the "
+                                  "values live there to %d, past the budget of %d",
+                                  store, regs, tir_value_regs(K) + regs, TIR_MAX_VALUE_REGS));
+    return true;
+  }
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
   int align = K->hw->tma && K->t->tma ? 1024 : 16; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
   /* side by side, or in bytes that buffers dead by then had (smem.c's reuse: a stage ring after its loop) */
-  if (smem_with(K, op, bytes, align) > smem_budget(K)) return true; /* no room: as it is */
+  if (smem_with(K, op, bytes, align) > smem_budget(K)) { /* no room: as it is */
+    vec_push(K->a, &K->folds,
+             (void *)arena_printf(K->a, "%s: pairs of elements from the accumulator's layout, not staged through shared "
+                                  "memory into 16-byte runs: its copy's %" PRId64 " bytes do not fit the shared budget of "
+                                  "%" PRId64 " next to the kernel's other buffers", store, bytes, (int64_t)smem_budget(K)));
+    return true;
+  }
   TirVar *t = stored_value(K, op->expr, et, m);
   bool own = !t; /* the value is not a value of the stored type already: one of its own */
   if (own) {
