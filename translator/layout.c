@@ -602,15 +602,63 @@ static void rows_per_thread(TirKernel *K) {
  * halving until the rows fit: the result then holds rr rows, each row's lanes
  * still moving whole runs. */
 typedef struct Tall {
-  int lanes, warps;
+  int lanes, warps, widest;
 } Tall;
 
+/* Whether l is the only blocked layout of its rows (no other shares its rows: same_rows). */
+static bool rows_alone(const TirKernel *K, const Layout *l) {
+  for (int i = 0; i < K->layouts.len; i++) {
+    const Layout *o = K->layouts.items[i];
+    if (o != l && o->kind == LY_BLOCKED && o->rows == l->rows) return false;
+  }
+  return true;
+}
+
+/* Whether a value of l's columns and one row ([1, C]: a column value, a slice of l
+ * along dim 0, held by every thread of its columns), or a column reduction, may
+ * meet l: fewer lanes across the columns would give each thread more of them; or a
+ * scan runs over l's shape (its lanes stay as they are). */
+static bool col_fn_hit;
+static void columns_fn(TirKernel *K, TirOp *op, void *ctx) {
+  const Layout *l = ctx;
+  (void)K;
+  if (op->kind == TO_REDUCE && tir_down_cols(op) && op->cols == l->cols) col_fn_hit = true;
+  if (op->kind == TO_SCAN && op->rows == l->rows && op->cols == l->cols) col_fn_hit = true; /* scans keep their lanes */
+}
+
+static bool columns_along(TirKernel *K, const Layout *l) {
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    if (v->rows == 1 && v->cols == l->cols) return true;
+  }
+  col_fn_hit = false;
+  walk(K, &K->body, columns_fn, (void *)l);
+  return col_fn_hit;
+}
+
+/* And a row reduction of a tile of several rows per thread whose rows span more
+ * lanes than whole 128-byte lines need (dot(q, transpose(k)) as rowsum(k * q): 64
+ * rows of 128 f16 over 4 warps, each row across 32 lanes, 5 shuffles for each of a
+ * thread's 16 rows) puts fewer lanes across the columns while a row's lanes still
+ * move a line: the same elements per thread in fewer rows, fewer shuffles. Only a
+ * layout no other shares its rows with (a changed one would be read through copies). */
 static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
   const Tall *t = ctx;
   if (op->kind != TO_REDUCE || tir_down_cols(op)) return;
   Layout *l = find_blocked(K, op->rows, op->cols);
-  if (!l || l->mma || l->rr <= MAX_REGS) return;
-  for (int lc = l->lc / 2; lc >= 1 && l->rr > MAX_REGS / 8; lc /= 2) spread_lc(l, t->lanes, t->warps, l->vec, lc);
+  if (!l || l->mma) return;
+  if (l->rr > MAX_REGS) {
+    for (int lc = l->lc / 2; lc >= 1 && l->rr > MAX_REGS / 8; lc /= 2) spread_lc(l, t->lanes, t->warps, l->vec, lc);
+    return;
+  }
+  if (l->wc != 1 || !rows_alone(K, l) || columns_along(K, l)) return;
+  int line = 128 / (l->vec * t->widest); /* lanes a 128-byte line of the widest element takes */
+  while (l->rr > 1 && l->lc / 2 >= line && l->lc / 2 >= 1 && !layout_padded(l)) {
+    Layout try = *l;
+    spread_lc(&try, t->lanes, t->warps, l->vec, l->lc / 2);
+    if (layout_padded(&try) || try.wc != 1) break;
+    *l = try;
+  }
 }
 
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
@@ -626,7 +674,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   walk(K, &K->body, widest_fn, &w);
   if (w == 1) w = 4;
   walk(K, &K->body, anchor_fn, &w);
-  Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes};
+  Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes, w};
   walk(K, &K->body, tall_fn, &tall);
   rows_per_thread(K);
   int n = K->vars.len;

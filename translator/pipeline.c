@@ -162,6 +162,69 @@ static void inline_slice(TirKernel *K, TirOp *op, const Stmt *f) {
   op->slice = c;
 }
 
+/* Whether the CUDA printed for x names y: values and copies it reads print as such. */
+static bool prints_sym(const TirKernel *K, const Expr *x, const Sym *y) {
+  if (!x || tir_hoisted(K, x) || tir_read(K, x)) return false;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym == y;
+  case E_UNARY: return prints_sym(K, x->u.unary.a, y);
+  case E_BINARY: return prints_sym(K, x->u.binary.a, y) || prints_sym(K, x->u.binary.b, y);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (prints_sym(K, x->u.call.args[i], y)) return true;
+    return false;
+  case E_INDEX:
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (prints_sym(K, x->u.index.idx[i].start, y)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+typedef struct SymUse {
+  const Sym *y;
+  const TirOp *decl;
+  bool used;
+} SymUse;
+
+static void sym_use_fn(TirKernel *K, const TirBlock *b, SymUse *u) {
+  for (int i = 0; i < b->ops.len && !u->used; i++) {
+    const TirOp *op = b->ops.items[i];
+    const Stmt *s = op->stmt;
+    if (op != u->decl) {
+      u->used |= prints_sym(K, op->expr, u->y) || prints_sym(K, op->slice, u->y) || prints_sym(K, op->pad, u->y) ||
+                 prints_sym(K, op->uguard, u->y) || prints_sym(K, op->win[0], u->y) || prints_sym(K, op->win[1], u->y);
+      if (s && (op->kind == TO_SCALAR || op->kind == TO_IF || op->kind == TO_FOR || op->kind == TO_WHILE)) {
+        if (s->kind == S_VAR) u->used |= tir_names_sym(s->u.decl.init, u->y);
+        if (s->kind == S_ASSIGN) u->used |= tir_names_sym(s->u.assign.lhs, u->y) || tir_names_sym(s->u.assign.rhs, u->y);
+        if (s->kind == S_IF) u->used |= tir_names_sym(s->u.iff.cond, u->y);
+        if (s->kind == S_WHILE) u->used |= tir_names_sym(s->u.whil.cond, u->y);
+        if (s->kind == S_FOR)
+          u->used |= tir_names_sym(s->u.forr.lo, u->y) || tir_names_sym(s->u.forr.hi, u->y) ||
+                     tir_names_sym(s->u.forr.step, u->y);
+      }
+    }
+    sym_use_fn(K, &op->body, u);
+    sym_use_fn(K, &op->els, u);
+  }
+}
+
+/* A loop-local var whose every use inline_slice replaced by its value is declared
+ * no more (nvcc: "declared but never referenced"). */
+static void drop_inlined(TirKernel *K, TirOp *f) {
+  PtrVec out = {0};
+  for (int i = 0; i < f->body.ops.len; i++) {
+    TirOp *op = f->body.ops.items[i];
+    if (op->kind == TO_SCALAR && op->stmt && op->stmt->kind == S_VAR && loop_local(op->stmt->u.decl.sym, f->stmt)) {
+      SymUse u = {op->stmt->u.decl.sym, op, false};
+      sym_use_fn(K, &K->body, &u);
+      if (!u.used) continue;
+    }
+    vec_push(K->a, &out, op);
+  }
+  f->body.ops = out;
+}
+
 static TirOp *copy_op(TirKernel *K, TirVar *dst, TirVar *src, Stmt *s) {
   TirOp *o = tir_new_op(K, NULL, TO_ASSIGN, s);
   o->dst = dst;
@@ -851,6 +914,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
     else vec_push(K->a, &body, op);
   }
   f->body.ops = body;
+  drop_inlined(K, f);
   return rings || before->len > 0;
 }
 

@@ -3,7 +3,7 @@
 
 
 // kernel f8_storage (f8-storage.tl:7): 128 threads
-//   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
+//   layout L0: [16, 64], runs of 4, lanes 4 x 8, warps 4 x 1: 8 per thread
 //   x: registers, 8 x f8e4m3 per thread (L0)
 //   y: registers, 8 x f8e5m2 per thread (L0)
 //   16-byte accesses when N % 4 == 0, X is 4-byte aligned, Y is 4-byte aligned, S is 16-byte aligned, Z is 4-byte aligned, W is 4-byte aligned; otherwise single elements
@@ -13,7 +13,7 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 4) && t2c::aligned(Y, 4) && t2c::aligned(S, 16) && t2c::aligned(Z, 4) && t2c::aligned(W, 4);
   if (t2c_fast) {
@@ -35,8 +35,8 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
         x[2] = t2c::cvt<__nv_fp8_e4m3>(0.0f);
         x[3] = t2c::cvt<__nv_fp8_e4m3>(0.0f);
       }
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) {
-        const t2c::Vec<__nv_fp8_e4m3, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) {
+        const t2c::Vec<__nv_fp8_e4m3, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32));
         x[4] = t2c_w1.v[0];
         x[5] = t2c_w1.v[1];
         x[6] = t2c_w1.v[2];
@@ -61,8 +61,8 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
         y[2] = t2c::cvt<__nv_fp8_e5m2>(0.0f);
         y[3] = t2c::cvt<__nv_fp8_e5m2>(0.0f);
       }
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) {
-        const t2c::Vec<__nv_fp8_e5m2, 4> t2c_w3 = t2c::ldg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) {
+        const t2c::Vec<__nv_fp8_e5m2, 4> t2c_w3 = t2c::ldg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32));
         y[4] = t2c_w3.v[0];
         y[5] = t2c_w3.v[1];
         y[6] = t2c_w3.v[2];
@@ -75,13 +75,13 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
       }
       // f8-storage.tl:13: S[m0 :+ 16, n0 :+ 64] = x * y - abs(x) + max(y, 0.5)
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{((t2c::cvt<float>(x[0]) * t2c::cvt<float>(y[0])) - t2c::abs(t2c::cvt<float>(x[0]))) + t2c::max(t2c::cvt<float>(y[0]), 0.5f), ((t2c::cvt<float>(x[1]) * t2c::cvt<float>(y[1])) - t2c::abs(t2c::cvt<float>(x[1]))) + t2c::max(t2c::cvt<float>(y[1]), 0.5f), ((t2c::cvt<float>(x[2]) * t2c::cvt<float>(y[2])) - t2c::abs(t2c::cvt<float>(x[2]))) + t2c::max(t2c::cvt<float>(y[2]), 0.5f), ((t2c::cvt<float>(x[3]) * t2c::cvt<float>(y[3])) - t2c::abs(t2c::cvt<float>(x[3]))) + t2c::max(t2c::cvt<float>(y[3]), 0.5f)}});
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{((t2c::cvt<float>(x[4]) * t2c::cvt<float>(y[4])) - t2c::abs(t2c::cvt<float>(x[4]))) + t2c::max(t2c::cvt<float>(y[4]), 0.5f), ((t2c::cvt<float>(x[5]) * t2c::cvt<float>(y[5])) - t2c::abs(t2c::cvt<float>(x[5]))) + t2c::max(t2c::cvt<float>(y[5]), 0.5f), ((t2c::cvt<float>(x[6]) * t2c::cvt<float>(y[6])) - t2c::abs(t2c::cvt<float>(x[6]))) + t2c::max(t2c::cvt<float>(y[6]), 0.5f), ((t2c::cvt<float>(x[7]) * t2c::cvt<float>(y[7])) - t2c::abs(t2c::cvt<float>(x[7]))) + t2c::max(t2c::cvt<float>(y[7]), 0.5f)}});
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32), t2c::Vec<float, 4>{{((t2c::cvt<float>(x[4]) * t2c::cvt<float>(y[4])) - t2c::abs(t2c::cvt<float>(x[4]))) + t2c::max(t2c::cvt<float>(y[4]), 0.5f), ((t2c::cvt<float>(x[5]) * t2c::cvt<float>(y[5])) - t2c::abs(t2c::cvt<float>(x[5]))) + t2c::max(t2c::cvt<float>(y[5]), 0.5f), ((t2c::cvt<float>(x[6]) * t2c::cvt<float>(y[6])) - t2c::abs(t2c::cvt<float>(x[6]))) + t2c::max(t2c::cvt<float>(y[6]), 0.5f), ((t2c::cvt<float>(x[7]) * t2c::cvt<float>(y[7])) - t2c::abs(t2c::cvt<float>(x[7]))) + t2c::max(t2c::cvt<float>(y[7]), 0.5f)}});
       // f8-storage.tl:14: Z[m0 :+ 16, n0 :+ 64] = f8e4m3(x * 40.0 + y)
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Z + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<__nv_fp8_e4m3, 4>{{t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[0]) * 40.0f) + t2c::cvt<float>(y[0]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[1]) * 40.0f) + t2c::cvt<float>(y[1]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[2]) * 40.0f) + t2c::cvt<float>(y[2]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[3]) * 40.0f) + t2c::cvt<float>(y[3])))}});
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Z + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<__nv_fp8_e4m3, 4>{{t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[4]) * 40.0f) + t2c::cvt<float>(y[4]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[5]) * 40.0f) + t2c::cvt<float>(y[5]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[6]) * 40.0f) + t2c::cvt<float>(y[6]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[7]) * 40.0f) + t2c::cvt<float>(y[7])))}});
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) t2c::stg_vec<4>(Z + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__nv_fp8_e4m3, 4>{{t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[4]) * 40.0f) + t2c::cvt<float>(y[4]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[5]) * 40.0f) + t2c::cvt<float>(y[5]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[6]) * 40.0f) + t2c::cvt<float>(y[6]))), t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[7]) * 40.0f) + t2c::cvt<float>(y[7])))}});
       // f8-storage.tl:15: W[m0 :+ 16, n0 :+ 64] = f8e5m2(-x * 1000.0)
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(W + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<__nv_fp8_e5m2, 4>{{t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[0])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[1])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[2])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[3])) * 1000.0f))}});
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(W + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<__nv_fp8_e5m2, 4>{{t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[4])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[5])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[6])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[7])) * 1000.0f))}});
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) t2c::stg_vec<4>(W + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__nv_fp8_e5m2, 4>{{t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[4])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[5])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[6])) * 1000.0f)), t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[7])) * 1000.0f))}});
     }
     // f8-storage.tl:17: R[m0 :+ 16, 0 :+ 1] = rowsum(f32(X[m0 :+ 16, 0 :+ 64]))
     __nv_fp8_e4m3 t2c_v3[8];
@@ -97,8 +97,8 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
       t2c_v3[2] = t2c::cvt<__nv_fp8_e4m3>(0.0f);
       t2c_v3[3] = t2c::cvt<__nv_fp8_e4m3>(0.0f);
     }
-    if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) {
-      const t2c::Vec<__nv_fp8_e4m3, 4> t2c_w5 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0);
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) {
+      const t2c::Vec<__nv_fp8_e4m3, 4> t2c_w5 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32));
       t2c_v3[4] = t2c_w5.v[0];
       t2c_v3[5] = t2c_w5.v[1];
       t2c_v3[6] = t2c_w5.v[2];
@@ -109,19 +109,17 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
       t2c_v3[6] = t2c::cvt<__nv_fp8_e4m3>(0.0f);
       t2c_v3[7] = t2c::cvt<__nv_fp8_e4m3>(0.0f);
     }
-    float t2c_v4[2];
+    float t2c_v4[1];
     t2c_v4[0] = t2c::cvt<float>(t2c_v3[0]);
     t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[1]);
     t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[2]);
     t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[3]);
-    t2c_v4[1] = t2c::cvt<float>(t2c_v3[4]);
-    t2c_v4[1] = t2c_v4[1] + t2c::cvt<float>(t2c_v3[5]);
-    t2c_v4[1] = t2c_v4[1] + t2c::cvt<float>(t2c_v3[6]);
-    t2c_v4[1] = t2c_v4[1] + t2c::cvt<float>(t2c_v3[7]);
-    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<16>(t2c_v4[1]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[4]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[5]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[6]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[7]);
+    t2c_v4[0] = t2c::fold_sum<8>(t2c_v4[0]);
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[m0 + t2c_r0] = t2c_v4[0];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[m0 + t2c_r0 + 8] = t2c_v4[1];
   } else {
     // f8-storage.tl:9: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -133,47 +131,47 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
       x[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
       x[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
       x[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-      x[4] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-      x[5] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-      x[6] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-      x[7] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+      x[4] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+      x[5] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+      x[6] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 34)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+      x[7] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 35)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
       // f8-storage.tl:12: var y = Y[m0 :+ 16, n0 :+ 64]
       __nv_fp8_e5m2 y[8];
       y[0] = ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
       y[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
       y[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
       y[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      y[4] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N ? Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      y[5] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N ? Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      y[6] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N ? Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      y[7] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N ? Y[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      y[4] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      y[5] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      y[6] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 34)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      y[7] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N ? Y[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 35)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
       // f8-storage.tl:13: S[m0 :+ 16, n0 :+ 64] = x * y - abs(x) + max(y, 0.5)
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = ((t2c::cvt<float>(x[0]) * t2c::cvt<float>(y[0])) - t2c::abs(t2c::cvt<float>(x[0]))) + t2c::max(t2c::cvt<float>(y[0]), 0.5f);
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = ((t2c::cvt<float>(x[1]) * t2c::cvt<float>(y[1])) - t2c::abs(t2c::cvt<float>(x[1]))) + t2c::max(t2c::cvt<float>(y[1]), 0.5f);
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] = ((t2c::cvt<float>(x[2]) * t2c::cvt<float>(y[2])) - t2c::abs(t2c::cvt<float>(x[2]))) + t2c::max(t2c::cvt<float>(y[2]), 0.5f);
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] = ((t2c::cvt<float>(x[3]) * t2c::cvt<float>(y[3])) - t2c::abs(t2c::cvt<float>(x[3]))) + t2c::max(t2c::cvt<float>(y[3]), 0.5f);
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = ((t2c::cvt<float>(x[4]) * t2c::cvt<float>(y[4])) - t2c::abs(t2c::cvt<float>(x[4]))) + t2c::max(t2c::cvt<float>(y[4]), 0.5f);
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = ((t2c::cvt<float>(x[5]) * t2c::cvt<float>(y[5])) - t2c::abs(t2c::cvt<float>(x[5]))) + t2c::max(t2c::cvt<float>(y[5]), 0.5f);
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] = ((t2c::cvt<float>(x[6]) * t2c::cvt<float>(y[6])) - t2c::abs(t2c::cvt<float>(x[6]))) + t2c::max(t2c::cvt<float>(y[6]), 0.5f);
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] = ((t2c::cvt<float>(x[7]) * t2c::cvt<float>(y[7])) - t2c::abs(t2c::cvt<float>(x[7]))) + t2c::max(t2c::cvt<float>(y[7]), 0.5f);
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] = ((t2c::cvt<float>(x[4]) * t2c::cvt<float>(y[4])) - t2c::abs(t2c::cvt<float>(x[4]))) + t2c::max(t2c::cvt<float>(y[4]), 0.5f);
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] = ((t2c::cvt<float>(x[5]) * t2c::cvt<float>(y[5])) - t2c::abs(t2c::cvt<float>(x[5]))) + t2c::max(t2c::cvt<float>(y[5]), 0.5f);
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 34)] = ((t2c::cvt<float>(x[6]) * t2c::cvt<float>(y[6])) - t2c::abs(t2c::cvt<float>(x[6]))) + t2c::max(t2c::cvt<float>(y[6]), 0.5f);
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N) S[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 35)] = ((t2c::cvt<float>(x[7]) * t2c::cvt<float>(y[7])) - t2c::abs(t2c::cvt<float>(x[7]))) + t2c::max(t2c::cvt<float>(y[7]), 0.5f);
       // f8-storage.tl:14: Z[m0 :+ 16, n0 :+ 64] = f8e4m3(x * 40.0 + y)
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[0]) * 40.0f) + t2c::cvt<float>(y[0])));
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[1]) * 40.0f) + t2c::cvt<float>(y[1])));
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[2]) * 40.0f) + t2c::cvt<float>(y[2])));
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[3]) * 40.0f) + t2c::cvt<float>(y[3])));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[4]) * 40.0f) + t2c::cvt<float>(y[4])));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[5]) * 40.0f) + t2c::cvt<float>(y[5])));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[6]) * 40.0f) + t2c::cvt<float>(y[6])));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[7]) * 40.0f) + t2c::cvt<float>(y[7])));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[4]) * 40.0f) + t2c::cvt<float>(y[4])));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[5]) * 40.0f) + t2c::cvt<float>(y[5])));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 34)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[6]) * 40.0f) + t2c::cvt<float>(y[6])));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N) Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 35)] = t2c::cvt<__nv_fp8_e4m3>(((t2c::cvt<float>(x[7]) * 40.0f) + t2c::cvt<float>(y[7])));
       // f8-storage.tl:15: W[m0 :+ 16, n0 :+ 64] = f8e5m2(-x * 1000.0)
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[0])) * 1000.0f));
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[1])) * 1000.0f));
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[2])) * 1000.0f));
       if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[3])) * 1000.0f));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) W[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[4])) * 1000.0f));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) W[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[5])) * 1000.0f));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N) W[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[6])) * 1000.0f));
-      if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N) W[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[7])) * 1000.0f));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[4])) * 1000.0f));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[5])) * 1000.0f));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 34)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[6])) * 1000.0f));
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N) W[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 35)] = t2c::cvt<__nv_fp8_e5m2>(((-t2c::cvt<float>(x[7])) * 1000.0f));
     }
     // f8-storage.tl:17: R[m0 :+ 16, 0 :+ 1] = rowsum(f32(X[m0 :+ 16, 0 :+ 64]))
     __nv_fp8_e4m3 t2c_v3[8];
@@ -181,22 +179,20 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
     t2c_v3[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
     t2c_v3[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
     t2c_v3[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-    t2c_v3[4] = ((m0 + t2c_r0 + 8) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-    t2c_v3[5] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-    t2c_v3[6] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-    t2c_v3[7] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
-    float t2c_v4[2];
+    t2c_v3[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+    t2c_v3[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+    t2c_v3[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+    t2c_v3[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] : t2c::cvt<__nv_fp8_e4m3>(0.0f));
+    float t2c_v4[1];
     t2c_v4[0] = t2c::cvt<float>(t2c_v3[0]);
     t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[1]);
     t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[2]);
     t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[3]);
-    t2c_v4[1] = t2c::cvt<float>(t2c_v3[4]);
-    t2c_v4[1] = t2c_v4[1] + t2c::cvt<float>(t2c_v3[5]);
-    t2c_v4[1] = t2c_v4[1] + t2c::cvt<float>(t2c_v3[6]);
-    t2c_v4[1] = t2c_v4[1] + t2c::cvt<float>(t2c_v3[7]);
-    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<16>(t2c_v4[1]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[4]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[5]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[6]);
+    t2c_v4[0] = t2c_v4[0] + t2c::cvt<float>(t2c_v3[7]);
+    t2c_v4[0] = t2c::fold_sum<8>(t2c_v4[0]);
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[m0 + t2c_r0] = t2c_v4[0];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[m0 + t2c_r0 + 8] = t2c_v4[1];
   }
 }

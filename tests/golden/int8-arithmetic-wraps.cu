@@ -3,7 +3,7 @@
 
 
 // kernel int8_arithmetic_wraps (int8-arithmetic-wraps.tl:6): 64 threads
-//   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 2 x 1: 16 per thread
+//   layout L0: [16, 64], runs of 4, lanes 4 x 8, warps 2 x 1: 16 per thread
 //   b: registers, 16 x u8 per thread (L0)
 //   c: registers, 16 x i8 per thread (L0)
 //   16-byte accesses when N % 4 == 0, B is 4-byte aligned, C is 4-byte aligned, S is 4-byte aligned, F is 16-byte aligned; otherwise single elements
@@ -13,7 +13,7 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(B, 4) && t2c::aligned(C, 4) && t2c::aligned(S, 4) && t2c::aligned(F, 16);
   if (t2c_fast) {
@@ -33,8 +33,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
       b[2] = (unsigned char)0;
       b[3] = (unsigned char)0;
     }
-    if ((m0 + t2c_r0 + 4) < M && t2c_c0 < N) {
-      const t2c::Vec<unsigned char, 4> t2c_w1 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0);
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) {
+      const t2c::Vec<unsigned char, 4> t2c_w1 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32));
       b[4] = t2c_w1.v[0];
       b[5] = t2c_w1.v[1];
       b[6] = t2c_w1.v[2];
@@ -57,8 +57,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
       b[10] = (unsigned char)0;
       b[11] = (unsigned char)0;
     }
-    if ((m0 + t2c_r0 + 12) < M && t2c_c0 < N) {
-      const t2c::Vec<unsigned char, 4> t2c_w3 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0);
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) {
+      const t2c::Vec<unsigned char, 4> t2c_w3 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32));
       b[12] = t2c_w3.v[0];
       b[13] = t2c_w3.v[1];
       b[14] = t2c_w3.v[2];
@@ -83,8 +83,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
       c_[2] = (signed char)0;
       c_[3] = (signed char)0;
     }
-    if ((m0 + t2c_r0 + 4) < M && t2c_c0 < N) {
-      const t2c::Vec<signed char, 4> t2c_w5 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0);
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) {
+      const t2c::Vec<signed char, 4> t2c_w5 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32));
       c_[4] = t2c_w5.v[0];
       c_[5] = t2c_w5.v[1];
       c_[6] = t2c_w5.v[2];
@@ -107,8 +107,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
       c_[10] = (signed char)0;
       c_[11] = (signed char)0;
     }
-    if ((m0 + t2c_r0 + 12) < M && t2c_c0 < N) {
-      const t2c::Vec<signed char, 4> t2c_w7 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0);
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) {
+      const t2c::Vec<signed char, 4> t2c_w7 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32));
       c_[12] = t2c_w7.v[0];
       c_[13] = t2c_w7.v[1];
       c_[14] = t2c_w7.v[2];
@@ -120,105 +120,95 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
       c_[15] = (signed char)0;
     }
     // int8-arithmetic-wraps.tl:11: R[m0 :+ 16, 0 :+ 1] = i32(rowmax(b - 200))
-    int t2c_v3[4];
+    int t2c_v3[2];
+    int t2c_v3_t[6];  // partials: each row's elements in 4 chains
     t2c_v3[0] = t2c::cvt<int>(((unsigned char)(b[0] - (unsigned char)200)));
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[1] - (unsigned char)200))));
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[2] - (unsigned char)200))));
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[3] - (unsigned char)200))));
-    t2c_v3[1] = t2c::cvt<int>(((unsigned char)(b[4] - (unsigned char)200)));
-    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[5] - (unsigned char)200))));
-    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[6] - (unsigned char)200))));
-    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[7] - (unsigned char)200))));
-    t2c_v3[2] = t2c::cvt<int>(((unsigned char)(b[8] - (unsigned char)200)));
-    t2c_v3[2] = t2c::max(t2c_v3[2], t2c::cvt<int>(((unsigned char)(b[9] - (unsigned char)200))));
-    t2c_v3[2] = t2c::max(t2c_v3[2], t2c::cvt<int>(((unsigned char)(b[10] - (unsigned char)200))));
-    t2c_v3[2] = t2c::max(t2c_v3[2], t2c::cvt<int>(((unsigned char)(b[11] - (unsigned char)200))));
-    t2c_v3[3] = t2c::cvt<int>(((unsigned char)(b[12] - (unsigned char)200)));
-    t2c_v3[3] = t2c::max(t2c_v3[3], t2c::cvt<int>(((unsigned char)(b[13] - (unsigned char)200))));
-    t2c_v3[3] = t2c::max(t2c_v3[3], t2c::cvt<int>(((unsigned char)(b[14] - (unsigned char)200))));
-    t2c_v3[3] = t2c::max(t2c_v3[3], t2c::cvt<int>(((unsigned char)(b[15] - (unsigned char)200))));
-    t2c_v3[0] = t2c::fold_max<16>(t2c_v3[0]);
-    t2c_v3[1] = t2c::fold_max<16>(t2c_v3[1]);
-    t2c_v3[2] = t2c::fold_max<16>(t2c_v3[2]);
-    t2c_v3[3] = t2c::fold_max<16>(t2c_v3[3]);
-    unsigned char t2c_v4[4];
+    t2c_v3_t[0] = t2c::cvt<int>(((unsigned char)(b[1] - (unsigned char)200)));
+    t2c_v3_t[2] = t2c::cvt<int>(((unsigned char)(b[2] - (unsigned char)200)));
+    t2c_v3_t[4] = t2c::cvt<int>(((unsigned char)(b[3] - (unsigned char)200)));
+    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[4] - (unsigned char)200))));
+    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c::cvt<int>(((unsigned char)(b[5] - (unsigned char)200))));
+    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c::cvt<int>(((unsigned char)(b[6] - (unsigned char)200))));
+    t2c_v3_t[4] = t2c::max(t2c_v3_t[4], t2c::cvt<int>(((unsigned char)(b[7] - (unsigned char)200))));
+    t2c_v3[1] = t2c::cvt<int>(((unsigned char)(b[8] - (unsigned char)200)));
+    t2c_v3_t[1] = t2c::cvt<int>(((unsigned char)(b[9] - (unsigned char)200)));
+    t2c_v3_t[3] = t2c::cvt<int>(((unsigned char)(b[10] - (unsigned char)200)));
+    t2c_v3_t[5] = t2c::cvt<int>(((unsigned char)(b[11] - (unsigned char)200)));
+    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[12] - (unsigned char)200))));
+    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c::cvt<int>(((unsigned char)(b[13] - (unsigned char)200))));
+    t2c_v3_t[3] = t2c::max(t2c_v3_t[3], t2c::cvt<int>(((unsigned char)(b[14] - (unsigned char)200))));
+    t2c_v3_t[5] = t2c::max(t2c_v3_t[5], t2c::cvt<int>(((unsigned char)(b[15] - (unsigned char)200))));
+    t2c_v3[0] = t2c::max(t2c::max(t2c_v3[0], t2c_v3_t[0]), t2c::max(t2c_v3_t[2], t2c_v3_t[4]));
+    t2c_v3[1] = t2c::max(t2c::max(t2c_v3[1], t2c_v3_t[1]), t2c::max(t2c_v3_t[3], t2c_v3_t[5]));
+    t2c_v3[0] = t2c::fold_max<8>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_max<8>(t2c_v3[1]);
+    unsigned char t2c_v4[2];
     t2c_v4[0] = t2c::cvt<unsigned char>(t2c_v3[0]);
     t2c_v4[1] = t2c::cvt<unsigned char>(t2c_v3[1]);
-    t2c_v4[2] = t2c::cvt<unsigned char>(t2c_v3[2]);
-    t2c_v4[3] = t2c::cvt<unsigned char>(t2c_v3[3]);
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 0] = t2c::cvt<int>(t2c_v4[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 4) < M) R[(m0 + t2c_r0 + 4) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 0] = t2c::cvt<int>(t2c_v4[2]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 12) < M) R[(m0 + t2c_r0 + 12) * 4 + 0] = t2c::cvt<int>(t2c_v4[3]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
     // int8-arithmetic-wraps.tl:12: R[m0 :+ 16, 2 :+ 1] = i32(rowmin(0 - b))
-    int t2c_v5[4];
+    int t2c_v5[2];
+    int t2c_v5_t[6];  // partials: each row's elements in 4 chains
     t2c_v5[0] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[0])));
-    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[1]))));
-    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[2]))));
-    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[3]))));
-    t2c_v5[1] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[4])));
-    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[5]))));
-    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[6]))));
-    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[7]))));
-    t2c_v5[2] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[8])));
-    t2c_v5[2] = t2c::min(t2c_v5[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[9]))));
-    t2c_v5[2] = t2c::min(t2c_v5[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[10]))));
-    t2c_v5[2] = t2c::min(t2c_v5[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[11]))));
-    t2c_v5[3] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[12])));
-    t2c_v5[3] = t2c::min(t2c_v5[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[13]))));
-    t2c_v5[3] = t2c::min(t2c_v5[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[14]))));
-    t2c_v5[3] = t2c::min(t2c_v5[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[15]))));
-    t2c_v5[0] = t2c::fold_min<16>(t2c_v5[0]);
-    t2c_v5[1] = t2c::fold_min<16>(t2c_v5[1]);
-    t2c_v5[2] = t2c::fold_min<16>(t2c_v5[2]);
-    t2c_v5[3] = t2c::fold_min<16>(t2c_v5[3]);
-    unsigned char t2c_v6[4];
+    t2c_v5_t[0] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[1])));
+    t2c_v5_t[2] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[2])));
+    t2c_v5_t[4] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[3])));
+    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[4]))));
+    t2c_v5_t[0] = t2c::min(t2c_v5_t[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[5]))));
+    t2c_v5_t[2] = t2c::min(t2c_v5_t[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[6]))));
+    t2c_v5_t[4] = t2c::min(t2c_v5_t[4], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[7]))));
+    t2c_v5[1] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[8])));
+    t2c_v5_t[1] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[9])));
+    t2c_v5_t[3] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[10])));
+    t2c_v5_t[5] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[11])));
+    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[12]))));
+    t2c_v5_t[1] = t2c::min(t2c_v5_t[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[13]))));
+    t2c_v5_t[3] = t2c::min(t2c_v5_t[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[14]))));
+    t2c_v5_t[5] = t2c::min(t2c_v5_t[5], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[15]))));
+    t2c_v5[0] = t2c::min(t2c::min(t2c_v5[0], t2c_v5_t[0]), t2c::min(t2c_v5_t[2], t2c_v5_t[4]));
+    t2c_v5[1] = t2c::min(t2c::min(t2c_v5[1], t2c_v5_t[1]), t2c::min(t2c_v5_t[3], t2c_v5_t[5]));
+    t2c_v5[0] = t2c::fold_min<8>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_min<8>(t2c_v5[1]);
+    unsigned char t2c_v6[2];
     t2c_v6[0] = t2c::cvt<unsigned char>(t2c_v5[0]);
     t2c_v6[1] = t2c::cvt<unsigned char>(t2c_v5[1]);
-    t2c_v6[2] = t2c::cvt<unsigned char>(t2c_v5[2]);
-    t2c_v6[3] = t2c::cvt<unsigned char>(t2c_v5[3]);
     __syncthreads();  // R: written at line 11, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 2] = t2c::cvt<int>(t2c_v6[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 4) < M) R[(m0 + t2c_r0 + 4) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 2] = t2c::cvt<int>(t2c_v6[2]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 12) < M) R[(m0 + t2c_r0 + 12) * 4 + 2] = t2c::cvt<int>(t2c_v6[3]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
     // int8-arithmetic-wraps.tl:13: R[m0 :+ 16, 3 :+ 1] = rowsum(where(b * 2 > 100, 1, 0))
-    int t2c_v7[4];
+    int t2c_v7[2];
     t2c_v7[0] = (((unsigned char)(b[0] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
     t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[1] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
     t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[2] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
     t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[3] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[1] = (((unsigned char)(b[4] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
-    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[5] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[6] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[7] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[2] = (((unsigned char)(b[8] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
-    t2c_v7[2] = t2c_v7[2] + ((((unsigned char)(b[9] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[2] = t2c_v7[2] + ((((unsigned char)(b[10] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[2] = t2c_v7[2] + ((((unsigned char)(b[11] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[3] = (((unsigned char)(b[12] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
-    t2c_v7[3] = t2c_v7[3] + ((((unsigned char)(b[13] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[3] = t2c_v7[3] + ((((unsigned char)(b[14] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[3] = t2c_v7[3] + ((((unsigned char)(b[15] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[0] = t2c::fold_sum<16>(t2c_v7[0]);
-    t2c_v7[1] = t2c::fold_sum<16>(t2c_v7[1]);
-    t2c_v7[2] = t2c::fold_sum<16>(t2c_v7[2]);
-    t2c_v7[3] = t2c::fold_sum<16>(t2c_v7[3]);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[4] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[5] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[6] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[7] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = (((unsigned char)(b[8] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[9] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[10] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[11] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[12] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[13] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[14] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[15] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c::fold_sum<8>(t2c_v7[0]);
+    t2c_v7[1] = t2c::fold_sum<8>(t2c_v7[1]);
     __syncthreads();  // R: written at line 12, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 3] = t2c_v7[0];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 4) < M) R[(m0 + t2c_r0 + 4) * 4 + 3] = t2c_v7[1];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 3] = t2c_v7[2];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 12) < M) R[(m0 + t2c_r0 + 12) * 4 + 3] = t2c_v7[3];
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 3] = t2c_v7[1];
     // int8-arithmetic-wraps.tl:14: S[m0 :+ 16, 0 :+ 64] = (b + 100) / 3 + (~b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[0] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[0])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[1] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[1])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[2] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[2])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[3] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[3])) >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0 + 4) < M && t2c_c0 < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0, t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32), t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)))}});
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0, t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[8] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[8])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[9] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[9])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[10] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[10])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[11] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[11])) >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0 + 12) < M && t2c_c0 < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0, t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32), t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)))}});
     // int8-arithmetic-wraps.tl:15: F[m0 :+ 16, 0 :+ 64] = f32(c * 3) + f32(b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[0] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[0] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[1] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[1] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[2] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[2] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[3] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[3] >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0 + 4) < M && t2c_c0 < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32), t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)))}});
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[8] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[8] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[9] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[9] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[10] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[10] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[11] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[11] >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0 + 12) < M && t2c_c0 < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32), t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)))}});
   } else {
     // int8-arithmetic-wraps.tl:8: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -228,159 +218,149 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     b[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : (unsigned char)0);
     b[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : (unsigned char)0);
     b[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : (unsigned char)0);
-    b[4] = ((m0 + t2c_r0 + 4) < M && t2c_c0 < N ? B[((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0] : (unsigned char)0);
-    b[5] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N ? B[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] : (unsigned char)0);
-    b[6] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N ? B[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] : (unsigned char)0);
-    b[7] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N ? B[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] : (unsigned char)0);
+    b[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] : (unsigned char)0);
+    b[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] : (unsigned char)0);
+    b[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] : (unsigned char)0);
+    b[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] : (unsigned char)0);
     b[8] = ((m0 + t2c_r0 + 8) < M && t2c_c0 < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] : (unsigned char)0);
     b[9] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : (unsigned char)0);
     b[10] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : (unsigned char)0);
     b[11] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : (unsigned char)0);
-    b[12] = ((m0 + t2c_r0 + 12) < M && t2c_c0 < N ? B[((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0] : (unsigned char)0);
-    b[13] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N ? B[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] : (unsigned char)0);
-    b[14] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N ? B[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] : (unsigned char)0);
-    b[15] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N ? B[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] : (unsigned char)0);
+    b[12] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] : (unsigned char)0);
+    b[13] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] : (unsigned char)0);
+    b[14] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] : (unsigned char)0);
+    b[15] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] : (unsigned char)0);
     // int8-arithmetic-wraps.tl:10: var c = C[m0 :+ 16, 0 :+ 64]
     signed char c_[16];
     c_[0] = ((m0 + t2c_r0) < M && t2c_c0 < N ? C[((long long)(m0 + t2c_r0)) * N + t2c_c0] : (signed char)0);
     c_[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : (signed char)0);
     c_[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : (signed char)0);
     c_[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : (signed char)0);
-    c_[4] = ((m0 + t2c_r0 + 4) < M && t2c_c0 < N ? C[((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0] : (signed char)0);
-    c_[5] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N ? C[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] : (signed char)0);
-    c_[6] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N ? C[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] : (signed char)0);
-    c_[7] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N ? C[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] : (signed char)0);
+    c_[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] : (signed char)0);
+    c_[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] : (signed char)0);
+    c_[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] : (signed char)0);
+    c_[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] : (signed char)0);
     c_[8] = ((m0 + t2c_r0 + 8) < M && t2c_c0 < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] : (signed char)0);
     c_[9] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : (signed char)0);
     c_[10] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : (signed char)0);
     c_[11] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : (signed char)0);
-    c_[12] = ((m0 + t2c_r0 + 12) < M && t2c_c0 < N ? C[((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0] : (signed char)0);
-    c_[13] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N ? C[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] : (signed char)0);
-    c_[14] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N ? C[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] : (signed char)0);
-    c_[15] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N ? C[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] : (signed char)0);
+    c_[12] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] : (signed char)0);
+    c_[13] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] : (signed char)0);
+    c_[14] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] : (signed char)0);
+    c_[15] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] : (signed char)0);
     // int8-arithmetic-wraps.tl:11: R[m0 :+ 16, 0 :+ 1] = i32(rowmax(b - 200))
-    int t2c_v3[4];
+    int t2c_v3[2];
+    int t2c_v3_t[6];  // partials: each row's elements in 4 chains
     t2c_v3[0] = t2c::cvt<int>(((unsigned char)(b[0] - (unsigned char)200)));
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[1] - (unsigned char)200))));
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[2] - (unsigned char)200))));
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[3] - (unsigned char)200))));
-    t2c_v3[1] = t2c::cvt<int>(((unsigned char)(b[4] - (unsigned char)200)));
-    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[5] - (unsigned char)200))));
-    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[6] - (unsigned char)200))));
-    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[7] - (unsigned char)200))));
-    t2c_v3[2] = t2c::cvt<int>(((unsigned char)(b[8] - (unsigned char)200)));
-    t2c_v3[2] = t2c::max(t2c_v3[2], t2c::cvt<int>(((unsigned char)(b[9] - (unsigned char)200))));
-    t2c_v3[2] = t2c::max(t2c_v3[2], t2c::cvt<int>(((unsigned char)(b[10] - (unsigned char)200))));
-    t2c_v3[2] = t2c::max(t2c_v3[2], t2c::cvt<int>(((unsigned char)(b[11] - (unsigned char)200))));
-    t2c_v3[3] = t2c::cvt<int>(((unsigned char)(b[12] - (unsigned char)200)));
-    t2c_v3[3] = t2c::max(t2c_v3[3], t2c::cvt<int>(((unsigned char)(b[13] - (unsigned char)200))));
-    t2c_v3[3] = t2c::max(t2c_v3[3], t2c::cvt<int>(((unsigned char)(b[14] - (unsigned char)200))));
-    t2c_v3[3] = t2c::max(t2c_v3[3], t2c::cvt<int>(((unsigned char)(b[15] - (unsigned char)200))));
-    t2c_v3[0] = t2c::fold_max<16>(t2c_v3[0]);
-    t2c_v3[1] = t2c::fold_max<16>(t2c_v3[1]);
-    t2c_v3[2] = t2c::fold_max<16>(t2c_v3[2]);
-    t2c_v3[3] = t2c::fold_max<16>(t2c_v3[3]);
-    unsigned char t2c_v4[4];
+    t2c_v3_t[0] = t2c::cvt<int>(((unsigned char)(b[1] - (unsigned char)200)));
+    t2c_v3_t[2] = t2c::cvt<int>(((unsigned char)(b[2] - (unsigned char)200)));
+    t2c_v3_t[4] = t2c::cvt<int>(((unsigned char)(b[3] - (unsigned char)200)));
+    t2c_v3[0] = t2c::max(t2c_v3[0], t2c::cvt<int>(((unsigned char)(b[4] - (unsigned char)200))));
+    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c::cvt<int>(((unsigned char)(b[5] - (unsigned char)200))));
+    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c::cvt<int>(((unsigned char)(b[6] - (unsigned char)200))));
+    t2c_v3_t[4] = t2c::max(t2c_v3_t[4], t2c::cvt<int>(((unsigned char)(b[7] - (unsigned char)200))));
+    t2c_v3[1] = t2c::cvt<int>(((unsigned char)(b[8] - (unsigned char)200)));
+    t2c_v3_t[1] = t2c::cvt<int>(((unsigned char)(b[9] - (unsigned char)200)));
+    t2c_v3_t[3] = t2c::cvt<int>(((unsigned char)(b[10] - (unsigned char)200)));
+    t2c_v3_t[5] = t2c::cvt<int>(((unsigned char)(b[11] - (unsigned char)200)));
+    t2c_v3[1] = t2c::max(t2c_v3[1], t2c::cvt<int>(((unsigned char)(b[12] - (unsigned char)200))));
+    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c::cvt<int>(((unsigned char)(b[13] - (unsigned char)200))));
+    t2c_v3_t[3] = t2c::max(t2c_v3_t[3], t2c::cvt<int>(((unsigned char)(b[14] - (unsigned char)200))));
+    t2c_v3_t[5] = t2c::max(t2c_v3_t[5], t2c::cvt<int>(((unsigned char)(b[15] - (unsigned char)200))));
+    t2c_v3[0] = t2c::max(t2c::max(t2c_v3[0], t2c_v3_t[0]), t2c::max(t2c_v3_t[2], t2c_v3_t[4]));
+    t2c_v3[1] = t2c::max(t2c::max(t2c_v3[1], t2c_v3_t[1]), t2c::max(t2c_v3_t[3], t2c_v3_t[5]));
+    t2c_v3[0] = t2c::fold_max<8>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_max<8>(t2c_v3[1]);
+    unsigned char t2c_v4[2];
     t2c_v4[0] = t2c::cvt<unsigned char>(t2c_v3[0]);
     t2c_v4[1] = t2c::cvt<unsigned char>(t2c_v3[1]);
-    t2c_v4[2] = t2c::cvt<unsigned char>(t2c_v3[2]);
-    t2c_v4[3] = t2c::cvt<unsigned char>(t2c_v3[3]);
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 0] = t2c::cvt<int>(t2c_v4[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 4) < M) R[(m0 + t2c_r0 + 4) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 0] = t2c::cvt<int>(t2c_v4[2]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 12) < M) R[(m0 + t2c_r0 + 12) * 4 + 0] = t2c::cvt<int>(t2c_v4[3]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
     // int8-arithmetic-wraps.tl:12: R[m0 :+ 16, 2 :+ 1] = i32(rowmin(0 - b))
-    int t2c_v5[4];
+    int t2c_v5[2];
+    int t2c_v5_t[6];  // partials: each row's elements in 4 chains
     t2c_v5[0] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[0])));
-    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[1]))));
-    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[2]))));
-    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[3]))));
-    t2c_v5[1] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[4])));
-    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[5]))));
-    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[6]))));
-    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[7]))));
-    t2c_v5[2] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[8])));
-    t2c_v5[2] = t2c::min(t2c_v5[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[9]))));
-    t2c_v5[2] = t2c::min(t2c_v5[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[10]))));
-    t2c_v5[2] = t2c::min(t2c_v5[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[11]))));
-    t2c_v5[3] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[12])));
-    t2c_v5[3] = t2c::min(t2c_v5[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[13]))));
-    t2c_v5[3] = t2c::min(t2c_v5[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[14]))));
-    t2c_v5[3] = t2c::min(t2c_v5[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[15]))));
-    t2c_v5[0] = t2c::fold_min<16>(t2c_v5[0]);
-    t2c_v5[1] = t2c::fold_min<16>(t2c_v5[1]);
-    t2c_v5[2] = t2c::fold_min<16>(t2c_v5[2]);
-    t2c_v5[3] = t2c::fold_min<16>(t2c_v5[3]);
-    unsigned char t2c_v6[4];
+    t2c_v5_t[0] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[1])));
+    t2c_v5_t[2] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[2])));
+    t2c_v5_t[4] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[3])));
+    t2c_v5[0] = t2c::min(t2c_v5[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[4]))));
+    t2c_v5_t[0] = t2c::min(t2c_v5_t[0], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[5]))));
+    t2c_v5_t[2] = t2c::min(t2c_v5_t[2], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[6]))));
+    t2c_v5_t[4] = t2c::min(t2c_v5_t[4], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[7]))));
+    t2c_v5[1] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[8])));
+    t2c_v5_t[1] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[9])));
+    t2c_v5_t[3] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[10])));
+    t2c_v5_t[5] = t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[11])));
+    t2c_v5[1] = t2c::min(t2c_v5[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[12]))));
+    t2c_v5_t[1] = t2c::min(t2c_v5_t[1], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[13]))));
+    t2c_v5_t[3] = t2c::min(t2c_v5_t[3], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[14]))));
+    t2c_v5_t[5] = t2c::min(t2c_v5_t[5], t2c::cvt<int>(((unsigned char)((unsigned char)0 - b[15]))));
+    t2c_v5[0] = t2c::min(t2c::min(t2c_v5[0], t2c_v5_t[0]), t2c::min(t2c_v5_t[2], t2c_v5_t[4]));
+    t2c_v5[1] = t2c::min(t2c::min(t2c_v5[1], t2c_v5_t[1]), t2c::min(t2c_v5_t[3], t2c_v5_t[5]));
+    t2c_v5[0] = t2c::fold_min<8>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_min<8>(t2c_v5[1]);
+    unsigned char t2c_v6[2];
     t2c_v6[0] = t2c::cvt<unsigned char>(t2c_v5[0]);
     t2c_v6[1] = t2c::cvt<unsigned char>(t2c_v5[1]);
-    t2c_v6[2] = t2c::cvt<unsigned char>(t2c_v5[2]);
-    t2c_v6[3] = t2c::cvt<unsigned char>(t2c_v5[3]);
     __syncthreads();  // R: written at line 11, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 2] = t2c::cvt<int>(t2c_v6[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 4) < M) R[(m0 + t2c_r0 + 4) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 2] = t2c::cvt<int>(t2c_v6[2]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 12) < M) R[(m0 + t2c_r0 + 12) * 4 + 2] = t2c::cvt<int>(t2c_v6[3]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
     // int8-arithmetic-wraps.tl:13: R[m0 :+ 16, 3 :+ 1] = rowsum(where(b * 2 > 100, 1, 0))
-    int t2c_v7[4];
+    int t2c_v7[2];
     t2c_v7[0] = (((unsigned char)(b[0] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
     t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[1] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
     t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[2] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
     t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[3] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[1] = (((unsigned char)(b[4] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
-    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[5] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[6] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[7] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[2] = (((unsigned char)(b[8] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
-    t2c_v7[2] = t2c_v7[2] + ((((unsigned char)(b[9] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[2] = t2c_v7[2] + ((((unsigned char)(b[10] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[2] = t2c_v7[2] + ((((unsigned char)(b[11] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[3] = (((unsigned char)(b[12] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
-    t2c_v7[3] = t2c_v7[3] + ((((unsigned char)(b[13] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[3] = t2c_v7[3] + ((((unsigned char)(b[14] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[3] = t2c_v7[3] + ((((unsigned char)(b[15] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
-    t2c_v7[0] = t2c::fold_sum<16>(t2c_v7[0]);
-    t2c_v7[1] = t2c::fold_sum<16>(t2c_v7[1]);
-    t2c_v7[2] = t2c::fold_sum<16>(t2c_v7[2]);
-    t2c_v7[3] = t2c::fold_sum<16>(t2c_v7[3]);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[4] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[5] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[6] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c_v7[0] + ((((unsigned char)(b[7] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = (((unsigned char)(b[8] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[9] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[10] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[11] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[12] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[13] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[14] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[1] = t2c_v7[1] + ((((unsigned char)(b[15] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
+    t2c_v7[0] = t2c::fold_sum<8>(t2c_v7[0]);
+    t2c_v7[1] = t2c::fold_sum<8>(t2c_v7[1]);
     __syncthreads();  // R: written at line 12, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 3] = t2c_v7[0];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 4) < M) R[(m0 + t2c_r0 + 4) * 4 + 3] = t2c_v7[1];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 3] = t2c_v7[2];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 12) < M) R[(m0 + t2c_r0 + 12) * 4 + 3] = t2c_v7[3];
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 3] = t2c_v7[1];
     // int8-arithmetic-wraps.tl:14: S[m0 :+ 16, 0 :+ 64] = (b + 100) / 3 + (~b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) S[((long long)(m0 + t2c_r0)) * N + t2c_c0] = (unsigned char)(((unsigned char)(((unsigned char)(b[0] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[0])) >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] = (unsigned char)(((unsigned char)(((unsigned char)(b[1] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[1])) >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] = (unsigned char)(((unsigned char)(((unsigned char)(b[2] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[2])) >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] = (unsigned char)(((unsigned char)(((unsigned char)(b[3] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[3])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && t2c_c0 < N) S[((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0] = (unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] = (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] = (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] = (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] = (unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] = (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] = (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] = (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) S[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] = (unsigned char)(((unsigned char)(((unsigned char)(b[8] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[8])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] = (unsigned char)(((unsigned char)(((unsigned char)(b[9] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[9])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] = (unsigned char)(((unsigned char)(((unsigned char)(b[10] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[10])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] = (unsigned char)(((unsigned char)(((unsigned char)(b[11] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[11])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && t2c_c0 < N) S[((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0] = (unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] = (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] = (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] = (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] = (unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] = (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] = (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] = (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)));
     // int8-arithmetic-wraps.tl:15: F[m0 :+ 16, 0 :+ 64] = f32(c * 3) + f32(b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) F[((long long)(m0 + t2c_r0)) * N + t2c_c0] = t2c::cvt<float>(((signed char)(c_[0] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[0] >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] = t2c::cvt<float>(((signed char)(c_[1] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[1] >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] = t2c::cvt<float>(((signed char)(c_[2] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[2] >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] = t2c::cvt<float>(((signed char)(c_[3] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[3] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && t2c_c0 < N) F[((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0] = t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N) F[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] = t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N) F[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] = t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N) F[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] = t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] = t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] = t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] = t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] = t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) F[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] = t2c::cvt<float>(((signed char)(c_[8] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[8] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] = t2c::cvt<float>(((signed char)(c_[9] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[9] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] = t2c::cvt<float>(((signed char)(c_[10] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[10] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] = t2c::cvt<float>(((signed char)(c_[11] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[11] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && t2c_c0 < N) F[((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0] = t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N) F[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] = t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N) F[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] = t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N) F[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] = t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] = t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] = t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] = t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] = t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)));
   }
 }

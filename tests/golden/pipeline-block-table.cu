@@ -183,8 +183,6 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     }
     const int t2c_end9 = (len + 16 - 1) / 16;
     for (int j_ = 0; j_ < t2c_end9; ++j_) {
-      // pipeline-block-table.tl:20: var blk = BT[b, j]
-      int blk = j_ < MAXB ? BT[((long long)b) * MAXB + j_] : 0;
       // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
       float k[8];
       __half t2c_v7[8];
@@ -467,8 +465,6 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     }
     const int t2c_end17 = (len + 16 - 1) / 16;
     for (int j_ = 0; j_ < t2c_end17; ++j_) {
-      // pipeline-block-table.tl:20: var blk = BT[b, j]
-      int blk = j_ < MAXB ? BT[((long long)b) * MAXB + j_] : 0;
       // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
       float k[8];
       __half t2c_v7[8];

@@ -3,9 +3,9 @@
 
 
 // kernel strided_ew (strided-elementwise.tl:8): 128 threads
-//   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
+//   layout L0: [16, 64], runs of 4, lanes 4 x 8, warps 4 x 1: 8 per thread
 //   x: registers, 8 x f32 per thread (L0)
-//   s: registers, 2 x f32 per thread (slice(L0, dim 1))
+//   s: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   16-byte accesses when N % 4 == 0, X_stride1 == 1, X_stride0 % 4 == 0, X is 16-byte aligned, Z is 16-byte aligned, Y_stride1 == 1, Y_stride0 % 4 == 0, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
@@ -13,7 +13,7 @@ strided_ew(const float *__restrict__ X, float *__restrict__ Y, const float *__re
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && X_stride1 == 1 && X_stride0 % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Z, 16) && Y_stride1 == 1 && Y_stride0 % 4 == 0 && t2c::aligned(Y, 16);
   if (t2c_fast) {
@@ -35,8 +35,8 @@ strided_ew(const float *__restrict__ X, float *__restrict__ Y, const float *__re
       x[2] = 0.0f;
       x[3] = 0.0f;
     }
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (long long)(m0 + t2c_r0 + 8) * X_stride0 + (n0 + t2c_c0));
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (long long)(m0 + t2c_r0) * X_stride0 + (n0 + t2c_c0 + 32));
       x[4] = t2c_w1.v[0];
       x[5] = t2c_w1.v[1];
       x[6] = t2c_w1.v[2];
@@ -61,8 +61,8 @@ strided_ew(const float *__restrict__ X, float *__restrict__ Y, const float *__re
       t2c_v2[2] = 0.0f;
       t2c_v2[3] = 0.0f;
     }
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(Z + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0));
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) {
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(Z + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32));
       t2c_v2[4] = t2c_w3.v[0];
       t2c_v2[5] = t2c_w3.v[1];
       t2c_v2[6] = t2c_w3.v[2];
@@ -74,25 +74,22 @@ strided_ew(const float *__restrict__ X, float *__restrict__ Y, const float *__re
       t2c_v2[7] = 0.0f;
     }
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + (long long)(m0 + t2c_r0) * Y_stride0 + (n0 + t2c_c0), t2c::Vec<float, 4>{{(x[0] * 2.0f) + t2c_v2[0], (x[1] * 2.0f) + t2c_v2[1], (x[2] * 2.0f) + t2c_v2[2], (x[3] * 2.0f) + t2c_v2[3]}});
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + (long long)(m0 + t2c_r0 + 8) * Y_stride0 + (n0 + t2c_c0), t2c::Vec<float, 4>{{(x[4] * 2.0f) + t2c_v2[4], (x[5] * 2.0f) + t2c_v2[5], (x[6] * 2.0f) + t2c_v2[6], (x[7] * 2.0f) + t2c_v2[7]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) t2c::stg_vec<4>(Y + (long long)(m0 + t2c_r0) * Y_stride0 + (n0 + t2c_c0 + 32), t2c::Vec<float, 4>{{(x[4] * 2.0f) + t2c_v2[4], (x[5] * 2.0f) + t2c_v2[5], (x[6] * 2.0f) + t2c_v2[6], (x[7] * 2.0f) + t2c_v2[7]}});
     // strided-elementwise.tl:13: var s: tile<f32>[16, 1] = rowsum(x)
-    float s[2];
-    float t2c_v4[2];
+    float s[1];
+    float t2c_v4[1];
     t2c_v4[0] = x[0];
     t2c_v4[0] = t2c_v4[0] + x[1];
     t2c_v4[0] = t2c_v4[0] + x[2];
     t2c_v4[0] = t2c_v4[0] + x[3];
-    t2c_v4[1] = x[4];
-    t2c_v4[1] = t2c_v4[1] + x[5];
-    t2c_v4[1] = t2c_v4[1] + x[6];
-    t2c_v4[1] = t2c_v4[1] + x[7];
-    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<16>(t2c_v4[1]);
+    t2c_v4[0] = t2c_v4[0] + x[4];
+    t2c_v4[0] = t2c_v4[0] + x[5];
+    t2c_v4[0] = t2c_v4[0] + x[6];
+    t2c_v4[0] = t2c_v4[0] + x[7];
+    t2c_v4[0] = t2c::fold_sum<8>(t2c_v4[0]);
     s[0] = t2c_v4[0];
-    s[1] = t2c_v4[1];
     // strided-elementwise.tl:14: atomic_add(R[m0 :+ 16, 0 :+ 1], s)
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) t2c::atomic_add(R + (m0 + t2c_r0), s[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) t2c::atomic_add(R + (m0 + t2c_r0 + 8), s[1]);
   } else {
     // strided-elementwise.tl:9: var m0 = ctx.block.y * 16
     int m0 = (int)blockIdx.y * 16;
@@ -104,45 +101,42 @@ strided_ew(const float *__restrict__ X, float *__restrict__ Y, const float *__re
     x[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? X[(long long)(m0 + t2c_r0) * X_stride0 + (long long)(n0 + t2c_c0 + 1) * X_stride1] : 0.0f);
     x[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? X[(long long)(m0 + t2c_r0) * X_stride0 + (long long)(n0 + t2c_c0 + 2) * X_stride1] : 0.0f);
     x[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? X[(long long)(m0 + t2c_r0) * X_stride0 + (long long)(n0 + t2c_c0 + 3) * X_stride1] : 0.0f);
-    x[4] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N ? X[(long long)(m0 + t2c_r0 + 8) * X_stride0 + (long long)(n0 + t2c_c0) * X_stride1] : 0.0f);
-    x[5] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N ? X[(long long)(m0 + t2c_r0 + 8) * X_stride0 + (long long)(n0 + t2c_c0 + 1) * X_stride1] : 0.0f);
-    x[6] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N ? X[(long long)(m0 + t2c_r0 + 8) * X_stride0 + (long long)(n0 + t2c_c0 + 2) * X_stride1] : 0.0f);
-    x[7] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N ? X[(long long)(m0 + t2c_r0 + 8) * X_stride0 + (long long)(n0 + t2c_c0 + 3) * X_stride1] : 0.0f);
+    x[4] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N ? X[(long long)(m0 + t2c_r0) * X_stride0 + (long long)(n0 + t2c_c0 + 32) * X_stride1] : 0.0f);
+    x[5] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N ? X[(long long)(m0 + t2c_r0) * X_stride0 + (long long)(n0 + t2c_c0 + 33) * X_stride1] : 0.0f);
+    x[6] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N ? X[(long long)(m0 + t2c_r0) * X_stride0 + (long long)(n0 + t2c_c0 + 34) * X_stride1] : 0.0f);
+    x[7] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N ? X[(long long)(m0 + t2c_r0) * X_stride0 + (long long)(n0 + t2c_c0 + 35) * X_stride1] : 0.0f);
     // strided-elementwise.tl:12: Y[m0 :+ 16, n0 :+ 64] = x * 2.0 + Z[m0 :+ 16, n0 :+ 64]
     float t2c_v2[8];
     t2c_v2[0] = ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : 0.0f);
     t2c_v2[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : 0.0f);
     t2c_v2[2] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 2)] : 0.0f);
     t2c_v2[3] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 3)] : 0.0f);
-    t2c_v2[4] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N ? Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] : 0.0f);
-    t2c_v2[5] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N ? Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] : 0.0f);
-    t2c_v2[6] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N ? Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 2)] : 0.0f);
-    t2c_v2[7] = ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N ? Z[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 3)] : 0.0f);
+    t2c_v2[4] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] : 0.0f);
+    t2c_v2[5] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] : 0.0f);
+    t2c_v2[6] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 34)] : 0.0f);
+    t2c_v2[7] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N ? Z[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 35)] : 0.0f);
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0) * Y_stride1] = (x[0] * 2.0f) + t2c_v2[0];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0 + 1) * Y_stride1] = (x[1] * 2.0f) + t2c_v2[1];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 2) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0 + 2) * Y_stride1] = (x[2] * 2.0f) + t2c_v2[2];
     if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 3) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0 + 3) * Y_stride1] = (x[3] * 2.0f) + t2c_v2[3];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) Y[(long long)(m0 + t2c_r0 + 8) * Y_stride0 + (long long)(n0 + t2c_c0) * Y_stride1] = (x[4] * 2.0f) + t2c_v2[4];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) Y[(long long)(m0 + t2c_r0 + 8) * Y_stride0 + (long long)(n0 + t2c_c0 + 1) * Y_stride1] = (x[5] * 2.0f) + t2c_v2[5];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 2) < N) Y[(long long)(m0 + t2c_r0 + 8) * Y_stride0 + (long long)(n0 + t2c_c0 + 2) * Y_stride1] = (x[6] * 2.0f) + t2c_v2[6];
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 3) < N) Y[(long long)(m0 + t2c_r0 + 8) * Y_stride0 + (long long)(n0 + t2c_c0 + 3) * Y_stride1] = (x[7] * 2.0f) + t2c_v2[7];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0 + 32) * Y_stride1] = (x[4] * 2.0f) + t2c_v2[4];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0 + 33) * Y_stride1] = (x[5] * 2.0f) + t2c_v2[5];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 34) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0 + 34) * Y_stride1] = (x[6] * 2.0f) + t2c_v2[6];
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 35) < N) Y[(long long)(m0 + t2c_r0) * Y_stride0 + (long long)(n0 + t2c_c0 + 35) * Y_stride1] = (x[7] * 2.0f) + t2c_v2[7];
     // strided-elementwise.tl:13: var s: tile<f32>[16, 1] = rowsum(x)
-    float s[2];
-    float t2c_v4[2];
+    float s[1];
+    float t2c_v4[1];
     t2c_v4[0] = x[0];
     t2c_v4[0] = t2c_v4[0] + x[1];
     t2c_v4[0] = t2c_v4[0] + x[2];
     t2c_v4[0] = t2c_v4[0] + x[3];
-    t2c_v4[1] = x[4];
-    t2c_v4[1] = t2c_v4[1] + x[5];
-    t2c_v4[1] = t2c_v4[1] + x[6];
-    t2c_v4[1] = t2c_v4[1] + x[7];
-    t2c_v4[0] = t2c::fold_sum<16>(t2c_v4[0]);
-    t2c_v4[1] = t2c::fold_sum<16>(t2c_v4[1]);
+    t2c_v4[0] = t2c_v4[0] + x[4];
+    t2c_v4[0] = t2c_v4[0] + x[5];
+    t2c_v4[0] = t2c_v4[0] + x[6];
+    t2c_v4[0] = t2c_v4[0] + x[7];
+    t2c_v4[0] = t2c::fold_sum<8>(t2c_v4[0]);
     s[0] = t2c_v4[0];
-    s[1] = t2c_v4[1];
     // strided-elementwise.tl:14: atomic_add(R[m0 :+ 16, 0 :+ 1], s)
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) t2c::atomic_add(R + (m0 + t2c_r0), s[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) t2c::atomic_add(R + (m0 + t2c_r0 + 8), s[1]);
   }
 }

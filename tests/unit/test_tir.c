@@ -172,6 +172,25 @@ Test(tir_layout, gathers_along_rows_at_cols_move_runs) {
   cr_assert_eq(access_of(&K->body, "C")->vec, 4);
 }
 
+Test(tir_layout, row_sums_of_many_rows_a_thread_put_a_line_of_lanes_across_a_row) {
+  const char *why = NULL;
+  /* [64, 128] f32 over 4 warps: 32 lanes across a row held 16 rows a thread, 5 shuffles
+   * each; 8 lanes (a 128-byte line of 16-byte runs) hold 4 rows, 3 shuffles each */
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[64, 128], S: tensor<f32>[64, 1]) {\n"
+                       "  S[0 :+ 64, 0 :+ 1] = rowsum(X[0 :+ 64, 0 :+ 128])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *red = find_op(&K->body, TO_REDUCE);
+  cr_assert_eq(red->lay->vec, 4);
+  cr_assert_eq(red->lay->lc, 8);
+  cr_assert_eq(red->lay->rr, 4);
+  /* a column value of the same columns keeps 32 lanes across (fewer would give each
+   * thread more of its columns) */
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[64, 128], W: tensor<f32>[1, 128], S: tensor<f32>[64, 1]) {\n"
+            "  S[0 :+ 64, 0 :+ 1] = rowsum(X[0 :+ 64, 0 :+ 128] * W[0 :+ 1, 0 :+ 128])\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(find_op(&K->body, TO_REDUCE)->lay->lc, 32);
+}
+
 static int index_of(const TirBlock *b, TirOpKind kind);
 
 Test(tir_sync, copies_of_two_statements_share_the_barrier_before_their_readers) {
