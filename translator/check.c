@@ -1273,7 +1273,22 @@ static void check_assign(Checker *C, Stmt *s) {
     diag_note(C->d, (Loc){0, 0}, "convert the result back: x = %s(x %s ...)", elem_names[l->ty.elem], op);
     return;
   }
-  check_assignable(C, r->loc, r, &l->ty, "a target of type");
+  bool ok = check_assignable(C, r->loc, r, &l->ty, "a target of type");
+  if (!ok && l->kind == E_INDEX && l->ty.rank == 0 && r->ty.rank > 0 && r->ty.dims[0] == 1 &&
+      (r->ty.rank == 1 || r->ty.dims[1] == 1) && l->u.index.base->u.ident.sym &&
+      l->u.index.base->u.ident.sym->kind == SY_TENSOR)
+    diag_note(C->d, l->loc, "a tile of one element is stored through a slice of one: %s[.. :+ 1] (the last index as "
+                            "start :+ 1)", l->u.index.base->u.ident.name);
+  if (!ok && l->kind == E_IDENT && l->u.ident.sym &&
+      l->ty.elem != r->ty.elem && !r->ty.untyped) {
+    /* a var typed by its initial literal (var t = 0.0: f32) meeting a value of another type */
+    const Sym *y = l->u.ident.sym;
+    const Stmt *d = y->decl;
+    if (y->kind == SY_VAR && d && d->kind == S_VAR && !d->u.decl.type && d->u.decl.init && d->u.decl.init->ty.untyped)
+      diag_note(C->d, d->u.decl.name_loc, "'%s' is %s because its initial value is a literal; declare it as var %s: %s = ...",
+                y->name, elem_names[l->ty.elem], y->name, type_str(C, &(Type){r->ty.elem, l->ty.rank,
+                                                                               {l->ty.dims[0], l->ty.dims[1]}, false}));
+  }
 }
 
 /* atomic_add(X[...], v), atomic_max, atomic_min: checked as the store X[...] += v

@@ -40,6 +40,10 @@ typedef struct Printer {
   bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
   int ring_at;          /* TO_FRAGS: stage rings read at the stage of their loop's next iteration (1), or
                            at the first stage, before the loop (2); 0: this iteration's */
+  /* register-A wgmma dots: the first of each one's A fragment names t2c_a<n> (two
+   * such dots in one scope must not both declare t2c_a0; both bodies use the same) */
+  const struct TirOp *aop[32];
+  int abase[32], naop, anext;
 } Printer;
 
 /* A for loop being printed: the names its end and step go by inside it (a
@@ -281,7 +285,7 @@ static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, c
 /* Element at of value v: a register, its shared home (a padding position reads
  * 0), or for a load that is never held the tensor's element. */
 static const char *value_at(Printer *P, const TirVar *v, const At *at) {
-  if (v->layout->kind == LY_SCALAR) return F("%s[0]", v->cname);
+  if (v->layout->kind == LY_SCALAR || (layout_everywhere(v->layout) && !v->home && !v->fused)) return F("%s[0]", v->cname);
   if (!at) die("a tile value in a scalar expression");
   if (v->fused) { /* the tensor's element, or the load's pad outside it */
     const TirOp *l = v->fused;
@@ -580,13 +584,48 @@ static const char *element_read(Printer *P, const Expr *x) {
 
 static int access_vec(const Printer *P, const TirOp *op) { return P->fast ? op->vec : 1; }
 
+/* A run of a rank-1 tensor that may reach past its end (TirOp.vtail): whether all of it
+ * is inside (its first and last elements are), or NULL where no check is kept. */
+static const char *run_inside(Printer *P, const TirOp *op, At at, int n) {
+  const char *lin, *c0, *c1;
+  tensor_index(P, op, at, &lin, &c0);
+  at.v = n - 1;
+  tensor_index(P, op, at, &lin, &c1);
+  return c0 && c1 ? F("%s && %s", c0, c1) : c0 ? c0 : c1;
+}
+
+static void load_at(Printer *P, const TirOp *op, At at, int n);
+
 static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
+  int n = access_vec(P, op);
+  const char *full = n > 1 && op->vtail ? run_inside(P, op, at, n) : NULL;
+  if (!full) {
+    load_at(P, op, at, n);
+    return;
+  }
+  line(P, "if (%s) {  // the whole run is inside", full);
+  P->indent++;
+  load_at(P, op, at, -n); /* its test is made: the run's access needs none */
+  P->indent--;
+  line(P, "} else {");
+  P->indent++;
+  for (int k = 0; k < n; k++) {
+    At e = at;
+    e.v = k;
+    load_at(P, op, e, 1);
+  }
+  P->indent--;
+  line(P, "}");
+}
+
+/* n elements from at (n < 0: -n, the run known inside, no test) */
+static void load_at(Printer *P, const TirOp *op, At at, int n) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;
   tensor_index(P, op, at, &lin, &cond);
+  if (n < 0) n = -n, cond = NULL;
   const char *pad = op->pad ? ex(P, op->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
-  int n = access_vec(P, op);
   const char *m;
   if (n == 1) {
     const char *v = F("%s[%s]", X->cname, lin), *d = dst_at(P, op, at, &m);
@@ -629,14 +668,39 @@ static const char *replica_guard(Printer *P, const Layout *l) {
   return l->dim == 1 ? F("t2c_c%d == 0", l->parent->id) : F("t2c_r%d == 0", l->parent->id);
 }
 
+static void store_at(Printer *P, const TirOp *op, At at, int n);
+
 static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
+  int n = access_vec(P, op);
+  const char *full = n > 1 && op->vtail ? run_inside(P, op, at, n) : NULL;
+  if (!full) {
+    store_at(P, op, at, n);
+    return;
+  }
+  line(P, "if (%s) {  // the whole run is inside", full);
+  P->indent++;
+  store_at(P, op, at, -n); /* its test is made (a replica's guard aside) */
+  P->indent--;
+  line(P, "} else {");
+  P->indent++;
+  for (int k = 0; k < n; k++) {
+    At e = at;
+    e.v = k;
+    store_at(P, op, e, 1);
+  }
+  P->indent--;
+  line(P, "}");
+}
+
+/* n elements from at (n < 0: -n, the run known inside the tensor and the tile) */
+static void store_at(Printer *P, const TirOp *op, At at, int n) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;
   tensor_index(P, op, at, &lin, &cond);
+  if (n < 0) n = -n, cond = NULL;
   const char *g = replica_guard(P, op->lay);
   if (g) cond = cond ? F("%s && %s", g, cond) : g;
-  int n = access_vec(P, op);
   if (n == 1) {
     const char *v = strip(P, ex(P, op->expr, X->ty.elem, &at));
     const char *st = op->atomic ? F("t2c::%s(%s + %s, %s);", builtin_names[op->atomic], X->cname, paren(P, lin), v)
@@ -1807,7 +1871,18 @@ static const char *wg_desc(Printer *P, int bi, const char *at, bool kmajor) {
 
 /* The register-A form's wgmmas of dot op, k16 step kc from fragment a[kc]
  * (a: "t2c_a%d" for t2c_a<kc>), B from stage `stage` of its copy. */
-static void wgmma_rs(Printer *P, const TirOp *op, const char *a, const char *stage) {
+/* The first number of dot op's A fragment names (Printer.aop). */
+static int a_names(Printer *P, const TirOp *op, int steps) {
+  for (int i = 0; i < P->naop; i++)
+    if (P->aop[i] == op) return P->abase[i];
+  if (P->naop == (int)(sizeof P->aop / sizeof P->aop[0])) die("more than 32 register-A wgmma dots in one kernel");
+  P->aop[P->naop] = op;
+  P->abase[P->naop++] = P->anext;
+  P->anext += steps;
+  return P->abase[P->naop - 1];
+}
+
+static void wgmma_rs(Printer *P, const TirOp *op, const char *a, int abase, const char *stage) {
   const TirBuf *fb = &P->K->bufs[op->buf2];
   for (int kc = 0; kc < op->kdim / 16; kc++) {
     const char *k = F("%d", kc * 16);
@@ -1815,7 +1890,7 @@ static void wgmma_rs(Printer *P, const TirOp *op, const char *a, const char *sta
                      : op->btrans ? F("%d", kc * 16 * 8)
                                   : F("%d", kc * 16 * fb->pitch);
     line(P, "t2c::wgmma_%s_rs<%d, %d>(%s, %s, %s);", elem_names[op->expr->u.call.cast], op->cols, !op->btrans,
-         op->dst->cname, F(a, kc), wg_desc_in(P, op->buf2, stage, at, op->btrans));
+         op->dst->cname, F(a, abase + kc), wg_desc_in(P, op->buf2, stage, at, op->btrans));
   }
 }
 
@@ -1830,7 +1905,7 @@ static void issue_deferred(Printer *P, const TirOp *d, bool tail) {
   } else line(P, "// the dot at line %d, deferred from the previous iteration", d->stmt->loc.line);
   line(P, "t2c::wgmma_fence_operand(%s);", d->dst->cname);
   line(P, "t2c::wgmma_fence();");
-  wgmma_rs(P, d, F("%s_a[%%d]", saved), saved);
+  wgmma_rs(P, d, F("%s_a[%%d]", saved), 0, saved);
   if (!tail) return;
   line(P, "t2c::wgmma_commit();");
   line(P, "t2c::wgmma_wait<0>();");
@@ -1885,10 +1960,11 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
       line(P, "%s = %s0;", saved, half_of(P, op->buf2));
       return;
     }
-    for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, kc, NULL); /* t2c_a<kc>: k 16 kc .. + 15 */
+    int base = a_names(P, op, steps);
+    for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, base + kc, NULL); /* t2c_a<base + kc>: k 16 kc .. + 15 */
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
-    wgmma_rs(P, op, "t2c_a%d", stage_of(P, op->buf2));
+    wgmma_rs(P, op, "t2c_a%d", base, stage_of(P, op->buf2));
   } else {
     /* A [M, K] (K-major): warpgroup g's rows from 64 g, k along the columns; transpose(copy)
      * [K, M] (MN-major): k along the rows, the warpgroup's columns from 64 g. */

@@ -731,7 +731,7 @@ typedef struct Check {
 } Check;
 
 static bool readable(const Layout *v, const Layout *at) {
-  if (v == at || v->kind == LY_SCALAR) return true;
+  if (v == at || v->kind == LY_SCALAR || layout_everywhere(v)) return true;
   if (v->kind == LY_SLICE && at->kind == LY_BLOCKED && v->dim == 1 && same_rows(v->parent, at)) return true;
   if (v->kind == LY_SLICE && at->kind == LY_BLOCKED && v->parent == at) return true;
   if (v->kind == LY_SLICE && at->kind == LY_SLICE && v->parent == at->parent && v->dim == at->dim) return true;
@@ -1459,6 +1459,7 @@ static void vector_width(TirKernel *K, TirOp *op) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   int last = X->trank - 1, vec = run_of(op->lay);
   op->vec = 1;
+  op->vtail = false;
   Index *ix = &op->slice->u.index.idx[last];
   /* the run is along the tensor's last dim, from a multiple of the run; a
    * read-modify-write store (+=) reads the run, then writes it (each element is
@@ -1480,14 +1481,29 @@ static void vector_width(TirKernel *K, TirOp *op) {
    * strides, its pointer): a condition left out would let the fast body run where it must not */
   if (K->nchecks + ngiven + X->trank + 2 > TIR_MAX_CHECKS) return;
   for (int i = 0; i < ngiven; i++) add_check(K, given[i], NULL, vec);
-  if (X->tdim_size[last] && !facts_assumed_multiple(K->ki, X->tdim_size[last], vec))
-    add_check(K, X->tdim_size[last], NULL, vec);
+  /* a rank-1 tensor has no rows to align: a run past its end moves element by element
+   * (TirOp.vtail) rather than every run of the kernel (a ragged N of an elementwise
+   * kernel took the general body) */
+  if (X->tdim_size[last] && !facts_assumed_multiple(K->ki, X->tdim_size[last], vec)) {
+    if (X->trank == 1 && !X->tstride[last] && !op->atomic) op->vtail = true;
+    else add_check(K, X->tdim_size[last], NULL, vec);
+  }
   /* @strided: runs only along a unit innermost stride, from rows that start aligned */
   if (X->tstride[last]) add_check(K, X->tstride[last], NULL, 0);
   for (int d = 0; d < last && X->tstride[d]; d++) add_check(K, X->tstride[d], NULL, vec);
   add_check(K, NULL, X, vec * elem_bytes[X->ty.elem]);
   op->vec = vec;
   K->versioned = true;
+}
+
+/* A rank-1 tensor's runs need no test of their own (TirOp.vtail) where the fast body's
+ * entry test already makes its size a multiple of the run (another access's rows). */
+static void vtail_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)ctx;
+  if (!op->vtail) return;
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  for (int i = 0; i < K->nchecks; i++)
+    if (K->checks[i].size == X->tdim_size[0] && !K->checks[i].tensor && K->checks[i].mod % op->vec == 0) op->vtail = false;
 }
 
 typedef struct Bounds {
@@ -1831,7 +1847,11 @@ static void early_spills(TirKernel *K, TirBlock *b) {
           p->kind == TO_IF || p->kind == TO_BREAK || p->kind == TO_CONTINUE)
         break;
     }
-    if (j == i) continue;
+    if (j == i) { /* made where its value was written already: said so (a copy made before a loop for it) */
+      const TirOp *p = j > 0 ? b->ops.items[j - 1] : NULL;
+      if (p && p->dst == op->dst && p->stmt && p->stmt != op->stmt && !op->first) op->stmt = p->stmt;
+      continue;
+    }
     if (op->first && i + 1 < b->ops.len && ((TirOp *)b->ops.items[i + 1])->stmt == op->stmt)
       ((TirOp *)b->ops.items[i + 1])->first = true; /* the statement's comment stays with it */
     op->first = false;
@@ -1958,6 +1978,7 @@ bool layout_assign(TirKernel *K, const char **why) {
   /* from here on the kernel is the IR's: warnings are given */
   Bounds w = {0};
   accesses(K, &K->body, &w);
+  walk(K, &K->body, vtail_fn, NULL);
   element_bounds(K, &w);
   return true;
 }
@@ -2235,8 +2256,15 @@ static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
     if (!ok) return false;
     const Layout *m = staged_value(K, op, e);
     if (!m) continue;
-    const Layout *rd = epilogue_layout(K, m, elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem]);
+    int eb = elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem];
+    const Layout *rd = epilogue_layout(K, m, eb);
     if (rd && !stage_store(K, b, &i, m, rd)) return false;
+    if (!rd && K->hw->vec_bytes >= 16)
+      vec_push(K->a, &K->folds,
+               (void *)arena_printf(K->a, "the store at line %d: pairs of elements from the accumulator's layout, not "
+                                    "staged through shared memory: a warp's rows of %d bytes (and the tile's of %d) are "
+                                    "under the 128 bytes a read-back in 16-byte runs needs",
+                                    op->stmt->loc.line, m->rc * 8 * eb, m->cols * eb));
   }
   return true;
 }
@@ -2267,6 +2295,26 @@ static void wg_pins(TirKernel *K, TirBlock *b) {
 
 /* Whether evaluating x at an element reads the element's coordinates: a read
  * of a shared copy, rows() or cols() (a hoisted value is its registers). */
+/* Which coordinates x reads at an element: 1 its row (rows()), 2 its column (cols()),
+ * both for a read of a shared copy (at the element's row and column). */
+static int expr_coord_bits(const TirKernel *K, const Expr *x) {
+  if (!x) return 0;
+  if (tir_read(K, x)) return 3;
+  if (tir_hoisted(K, x)) return 0;
+  switch (x->kind) {
+  case E_UNARY: return expr_coord_bits(K, x->u.unary.a);
+  case E_BINARY: return expr_coord_bits(K, x->u.binary.a) | expr_coord_bits(K, x->u.binary.b);
+  case E_CALL: {
+    if (x->u.call.cast == T_NONE && x->u.call.builtin == B_ROWS) return 1;
+    if (x->u.call.cast == T_NONE && x->u.call.builtin == B_COLS) return 2;
+    int b = 0;
+    for (int i = 0; i < x->u.call.nargs; i++) b |= expr_coord_bits(K, x->u.call.args[i]);
+    return b;
+  }
+  default: return 0;
+  }
+}
+
 static bool expr_coords(const TirKernel *K, const Expr *x) {
   if (!x || tir_read(K, x)) return x != NULL;
   if (tir_hoisted(K, x)) return false;
@@ -2295,8 +2343,12 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
     ((Layout *)op->alay)->coord_r = ((Layout *)op->alay)->coord_c = true;
   if (!op->lay || op->lay->kind == LY_SCALAR) return;
   Layout *l = (Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay);
-  bool none = op->lay->kind == LY_BLOCKED &&
-              (op->kind == TO_DECL || (op->kind == TO_DOT && !op->simt) || op->kind == TO_FRAGS || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
+  /* (a slice of an mma layout has no padding positions either: its declaration and
+   * assignments of values read where they are need no coordinates) */
+  bool none = (op->lay->kind == LY_BLOCKED || (l->mma && (op->kind == TO_DECL || op->kind == TO_ASSIGN))) &&
+              ((op->kind == TO_REDUCE && builtin_class[op->red] == BC_RED && l->mma && !tir_down_cols(op) && op->expr &&
+                !expr_coords(K, op->expr)) ||
+               op->kind == TO_DECL || (op->kind == TO_DOT && !op->simt) || op->kind == TO_FRAGS || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
                (op->kind == TO_SPILL && op->stm) || op->kind == TO_TMA_STORE ||
                (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
   if (none) return;
@@ -2308,8 +2360,15 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
       return;
     }
   }
-  if (op->lay->kind != LY_SLICE || op->lay->dim == 1) l->coord_r = true;
-  if (op->lay->kind != LY_SLICE || op->lay->dim == 0) l->coord_c = true;
+  /* an elementwise assignment over an mma layout reads the coordinates its
+   * expression names (a mask of cols() alone: the column) */
+  int bits = op->kind == TO_ASSIGN && l->mma && op->lay == l && !op->has_win ? expr_coord_bits(K, op->expr) : 3;
+  /* an op of a replicated slice but for a computation may guard by the other
+   * coordinate (its first replica stores, writes the scratch: t2c_c0 == 0) */
+  if (layout_replicated(op->lay) && (op->kind == TO_STORE || op->kind == TO_SCRATCH_WRITE || op->kind == TO_SPILL))
+    l->coord_r = l->coord_c = true;
+  if ((op->lay->kind != LY_SLICE || op->lay->dim == 1) && (bits & 1)) l->coord_r = true;
+  if ((op->lay->kind != LY_SLICE || op->lay->dim == 0) && (bits & 2)) l->coord_c = true;
 }
 
 /* The staged epilogues (above), after pipeline.c: the stage rings' bytes are

@@ -36,6 +36,23 @@ static bool written(const TirKernel *K, const Sym *X) {
   return false;
 }
 
+typedef struct Assigned {
+  const Sym *y;
+  bool any;
+} Assigned;
+
+static void assigned_fn(Stmt *s, void *ctx) {
+  Assigned *a = ctx;
+  if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym == a->y) a->any = true;
+}
+
+/* Whether a statement of b (nested ones too) assigns scalar var y. */
+static bool assigned_in(const Block *b, const Sym *y) {
+  Assigned a = {y, false};
+  facts_walk_stmts((Block *)b, assigned_fn, &a);
+  return a.any;
+}
+
 /* The scalar var y declared at the top of the body of the loop at f, never assigned
  * again, with an initial value (var blk = BT[b, j]): its declaration, else NULL. */
 static const Stmt *loop_local(const Sym *y, const Stmt *f) {
@@ -63,9 +80,10 @@ static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int dept
     if (y->kind == SY_LOOP) return y->decl != f; /* an enclosing loop's variable */
     const Stmt *d = depth < 4 ? loop_local(y, f) : NULL;
     if (d) return invariant(K, d->u.decl.init, f, depth + 1);
-    /* a scalar var assigned only where it is declared, outside this loop */
-    if (y->kind != SY_VAR || y->ty.rank || y->reassigned) return false;
-    return y->decl->loc.line < f->loc.line;
+    /* a scalar var declared before this loop and never assigned in it (also one
+     * assigned again before it: var m0 = 0; if n > 0 { m0 = 16 }) */
+    if (y->kind != SY_VAR || y->ty.rank || !y->decl || y->decl->loc.line >= f->loc.line) return false;
+    return !y->reassigned || !assigned_in(&f->u.forr.body, y);
   }
   case E_UNARY: return invariant(K, x->u.unary.a, f, depth);
   case E_BINARY: return invariant(K, x->u.binary.a, f, depth) && invariant(K, x->u.binary.b, f, depth);
@@ -304,6 +322,20 @@ static bool has_exit(const TirBlock *b, TirOpKind kind) {
   return false;
 }
 
+/* The first op of kind in b or its ifs (as has_exit), or NULL. */
+static const TirOp *find_exit(const TirBlock *b, TirOpKind kind) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->kind == kind) return op;
+    if (op->kind == TO_IF) {
+      const TirOp *e = find_exit(&op->body, kind);
+      if (!e) e = find_exit(&op->els, kind);
+      if (e) return e;
+    }
+  }
+  return NULL;
+}
+
 /* ------------------------------------------------------------ stage rings (cp.async) */
 
 typedef struct Uses {
@@ -337,7 +369,7 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top,
  * operand's transposed copy) keeps its load, since the ring would replace the
  * copies it is made into. */
 static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
-  if (!K->hw->cp_async || l->pad || l->pf_var || l->gather) return -1;
+  if (!K->hw->cp_async || l->pad || l->pf_var || l->gather || l->vtail) return -1;
   int bi = -1, copies = 0;
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].spill_of == l->dst && i != l->dst->home - 1) {
@@ -918,6 +950,63 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   return rings || before->len > 0;
 }
 
+/* The first name in x that makes it change in the loop at f (invariant), or NULL. */
+static const char *changing_name(const TirKernel *K, const Expr *x, const Stmt *f) {
+  if (!x || invariant(K, x, f, 0)) return NULL;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.name;
+  case E_UNARY: return changing_name(K, x->u.unary.a, f);
+  case E_BINARY: {
+    const char *a = changing_name(K, x->u.binary.a, f);
+    return a ? a : changing_name(K, x->u.binary.b, f);
+  }
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      const char *a = changing_name(K, x->u.call.args[i], f);
+      if (a) return a;
+    }
+    return x->u.call.name;
+  case E_INDEX:
+    for (int d = 0; d < x->u.index.nidx; d++) {
+      const char *a = changing_name(K, x->u.index.idx[d].start, f);
+      if (a) return a;
+    }
+    return x->u.index.base->u.ident.name;
+  default: return NULL;
+  }
+}
+
+/* Why no load of the loop at f is issued ahead, and where (*at). */
+static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *at) {
+  const TirOp *c = find_exit(&f->body, TO_CONTINUE);
+  if (c) {
+    *at = c->stmt ? c->stmt->loc : f->stmt->loc;
+    return "the loop has a continue, which would skip its rings' shift (put the rest of the body under an if, or "
+           "walk a list of the iterations that do work)";
+  }
+  for (int i = 0; i < f->body.ops.len; i++) {
+    const TirOp *op = f->body.ops.items[i];
+    if (op->kind != TO_LOAD) continue;
+    const Sym *X = op->slice->u.index.base->u.ident.sym;
+    *at = op->stmt->loc;
+    if (written(K, X)) return arena_printf(K->a, "the load of '%s' at line %d reads a tensor the kernel writes", X->name, op->stmt->loc.line);
+    for (int d = 0; d < op->slice->u.index.nidx; d++) {
+      const char *n = changing_name(K, op->slice->u.index.idx[d].start, f->stmt);
+      if (n)
+        return arena_printf(K->a, "the slice of '%s' at line %d depends on '%s', which the loop changes (only the loop "
+                                  "variable, values set before the loop, and tensor elements at such indices may vary)",
+                            X->name, op->stmt->loc.line, n);
+    }
+    if (op->dst->home || op->dst->fused)
+      return arena_printf(K->a, "the value loaded from '%s' at line %d is too large for registers", X->name, op->stmt->loc.line);
+    return arena_printf(K->a, "a ring of %d values of the load of '%s' at line %d would take the kernel past its register "
+                              "budget of %d (fewer stages, or a smaller tile)",
+                        stages - 1, X->name, op->stmt->loc.line, TIR_MAX_VALUE_REGS);
+  }
+  *at = f->stmt->loc;
+  return "its body has no load at its top level (loads inside an if or an inner loop are not issued ahead)";
+}
+
 /* depth: the loops around b */
 static void pipeline_block(TirKernel *K, TirBlock *b, int depth) {
   PtrVec out = {0};
@@ -931,9 +1020,13 @@ static void pipeline_block(TirKernel *K, TirBlock *b, int depth) {
         const Attr *at = op->stmt->attrs[a];
         if (at->kind == A_PIPELINE && at->args[0]->cv.i > 1) {
           PtrVec before = {0}, after = {0};
-          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, depth, &before, &after))
-            diag_warning(K->d, W_PIPELINE, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead (see --dump-tir); "
-                         "they are not overlapped", (int)at->args[0]->cv.i);
+          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, depth, &before, &after)) {
+            Loc where;
+            const char *why = no_ahead_why(K, op, (int)at->args[0]->cv.i, &where);
+            diag_warning(K->d, W_PIPELINE, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead; they "
+                         "are not overlapped", (int)at->args[0]->cv.i);
+            diag_note(K->d, where, "%s", why);
+          }
           if (before.len) { /* the ring's first loads go after the loop's comment */
             ((TirOp *)before.items[0])->first = op->first;
             op->first = false;

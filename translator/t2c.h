@@ -639,6 +639,15 @@ static inline bool layout_replicated(const Layout *l) {
   if (!l || l->kind != LY_SLICE) return false;
   return l->dim == 1 ? l->parent->lc * l->parent->wc > 1 : l->parent->lr * l->parent->wr > 1;
 }
+/* A slice of one element that every thread holds: the [1, 1] value of a [1, C] layout
+ * all of whose threads hold its row (or of an [R, 1] one all of whose threads hold its
+ * column), as attention's running max of one query row is. Any op reads it where it is. */
+static inline bool layout_everywhere(const Layout *l) {
+  if (!l || l->kind != LY_SLICE || l->parent->mma) return false;
+  const struct Layout *p = l->parent;
+  return l->dim == 1 ? p->rows == 1 && p->lr == 1 && p->wr == 1 && p->rr == 1
+                     : p->cols == 1 && p->lc == 1 && p->wc == 1 && p->rc == 1 && p->vec == 1;
+}
 int layout_count(const Layout *l);       /* registers per thread */
 bool layout_padded(const Layout *l);     /* some positions are past the tile */
 const char *layout_str(Arena *a, const Layout *l);
@@ -820,6 +829,9 @@ typedef struct TirOp {
   bool wgmma;            /* TO_DOT: by wgmma (hw.c) from core-matrix copies (TirBuf.cm8), dst in a wg layout */
   int stm;               /* TO_SPILL of a 16-bit value in an mma layout: stmatrix .x<stm> (1, 2 or 4 of its
                             8 x 8 blocks, consecutive along the columns, per instruction); 0: plain stores */
+  bool vtail;            /* TO_LOAD / TO_STORE of a rank-1 tensor whose size is not known to be a multiple
+                            of the run (layout.c vector_width): in the fast body a run that reaches past
+                            the end moves element by element, the others in one access */
   bool from_copy;        /* TO_STORE: expr is read from its copy buf (a staged epilogue, layout.c): in the
                             fast body each run of vec is one shared read of vec elements */
   bool warp;             /* TO_BARRIER: only the warp's own threads need ordering (__syncwarp, sync.c) */

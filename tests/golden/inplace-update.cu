@@ -7,7 +7,7 @@
 //   g: registers, 4 x f32 per thread (L0)
 //   m: registers, 4 x f32 per thread (L0)
 //   v: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when N % 4 == 0, G is 16-byte aligned, M is 16-byte aligned, V is 16-byte aligned; otherwise single elements
+//   16-byte accesses when G is 16-byte aligned, M is 16-byte aligned, V is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(256)
 inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__restrict__ V, float b1, float b2, int N)
@@ -16,38 +16,38 @@ inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__res
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(G, 16) && t2c::aligned(M, 16) && t2c::aligned(V, 16);
+  const bool t2c_fast = t2c::aligned(G, 16) && t2c::aligned(M, 16) && t2c::aligned(V, 16);
   if (t2c_fast) {
     // inplace-update.tl:9: var n0 = ctx.block.x * BN
     int n0 = (int)blockIdx.x * 1024;
     // inplace-update.tl:10: var g = G[n0 :+ BN]
     float g[4];
-    if ((n0 + t2c_c0) < N) {
+    if ((n0 + t2c_c0) < N && (n0 + t2c_c0 + 3) < N) {  // the whole run is inside
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(G + n0 + t2c_c0);
       g[0] = t2c_w0.v[0];
       g[1] = t2c_w0.v[1];
       g[2] = t2c_w0.v[2];
       g[3] = t2c_w0.v[3];
     } else {
-      g[0] = 0.0f;
-      g[1] = 0.0f;
-      g[2] = 0.0f;
-      g[3] = 0.0f;
+      g[0] = ((n0 + t2c_c0) < N ? G[n0 + t2c_c0] : 0.0f);
+      g[1] = ((n0 + t2c_c0 + 1) < N ? G[n0 + t2c_c0 + 1] : 0.0f);
+      g[2] = ((n0 + t2c_c0 + 2) < N ? G[n0 + t2c_c0 + 2] : 0.0f);
+      g[3] = ((n0 + t2c_c0 + 3) < N ? G[n0 + t2c_c0 + 3] : 0.0f);
     }
     // inplace-update.tl:11: var m = M[n0 :+ BN] * b1 + (1.0 - b1) * g
     float m[4];
     float t2c_v3[4];
-    if ((n0 + t2c_c0) < N) {
+    if ((n0 + t2c_c0) < N && (n0 + t2c_c0 + 3) < N) {  // the whole run is inside
       const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(M + n0 + t2c_c0);
       t2c_v3[0] = t2c_w1.v[0];
       t2c_v3[1] = t2c_w1.v[1];
       t2c_v3[2] = t2c_w1.v[2];
       t2c_v3[3] = t2c_w1.v[3];
     } else {
-      t2c_v3[0] = 0.0f;
-      t2c_v3[1] = 0.0f;
-      t2c_v3[2] = 0.0f;
-      t2c_v3[3] = 0.0f;
+      t2c_v3[0] = ((n0 + t2c_c0) < N ? M[n0 + t2c_c0] : 0.0f);
+      t2c_v3[1] = ((n0 + t2c_c0 + 1) < N ? M[n0 + t2c_c0 + 1] : 0.0f);
+      t2c_v3[2] = ((n0 + t2c_c0 + 2) < N ? M[n0 + t2c_c0 + 2] : 0.0f);
+      t2c_v3[3] = ((n0 + t2c_c0 + 3) < N ? M[n0 + t2c_c0 + 3] : 0.0f);
     }
     m[0] = (t2c_v3[0] * b1) + ((1.0f - b1) * g[0]);
     m[1] = (t2c_v3[1] * b1) + ((1.0f - b1) * g[1]);
@@ -56,26 +56,40 @@ inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__res
     // inplace-update.tl:12: var v = V[n0 :+ BN] * b2 + (1.0 - b2) * g * g
     float v_[4];
     float t2c_v5[4];
-    if ((n0 + t2c_c0) < N) {
+    if ((n0 + t2c_c0) < N && (n0 + t2c_c0 + 3) < N) {  // the whole run is inside
       const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(V + n0 + t2c_c0);
       t2c_v5[0] = t2c_w2.v[0];
       t2c_v5[1] = t2c_w2.v[1];
       t2c_v5[2] = t2c_w2.v[2];
       t2c_v5[3] = t2c_w2.v[3];
     } else {
-      t2c_v5[0] = 0.0f;
-      t2c_v5[1] = 0.0f;
-      t2c_v5[2] = 0.0f;
-      t2c_v5[3] = 0.0f;
+      t2c_v5[0] = ((n0 + t2c_c0) < N ? V[n0 + t2c_c0] : 0.0f);
+      t2c_v5[1] = ((n0 + t2c_c0 + 1) < N ? V[n0 + t2c_c0 + 1] : 0.0f);
+      t2c_v5[2] = ((n0 + t2c_c0 + 2) < N ? V[n0 + t2c_c0 + 2] : 0.0f);
+      t2c_v5[3] = ((n0 + t2c_c0 + 3) < N ? V[n0 + t2c_c0 + 3] : 0.0f);
     }
     v_[0] = (t2c_v5[0] * b2) + (((1.0f - b2) * g[0]) * g[0]);
     v_[1] = (t2c_v5[1] * b2) + (((1.0f - b2) * g[1]) * g[1]);
     v_[2] = (t2c_v5[2] * b2) + (((1.0f - b2) * g[2]) * g[2]);
     v_[3] = (t2c_v5[3] * b2) + (((1.0f - b2) * g[3]) * g[3]);
     // inplace-update.tl:13: M[n0 :+ BN] = m
-    if ((n0 + t2c_c0) < N) t2c::stg_vec<4>(M + n0 + t2c_c0, t2c::Vec<float, 4>{{m[0], m[1], m[2], m[3]}});
+    if ((n0 + t2c_c0) < N && (n0 + t2c_c0 + 3) < N) {  // the whole run is inside
+      t2c::stg_vec<4>(M + n0 + t2c_c0, t2c::Vec<float, 4>{{m[0], m[1], m[2], m[3]}});
+    } else {
+      if ((n0 + t2c_c0) < N) M[n0 + t2c_c0] = m[0];
+      if ((n0 + t2c_c0 + 1) < N) M[n0 + t2c_c0 + 1] = m[1];
+      if ((n0 + t2c_c0 + 2) < N) M[n0 + t2c_c0 + 2] = m[2];
+      if ((n0 + t2c_c0 + 3) < N) M[n0 + t2c_c0 + 3] = m[3];
+    }
     // inplace-update.tl:14: V[n0 :+ BN] = v
-    if ((n0 + t2c_c0) < N) t2c::stg_vec<4>(V + n0 + t2c_c0, t2c::Vec<float, 4>{{v_[0], v_[1], v_[2], v_[3]}});
+    if ((n0 + t2c_c0) < N && (n0 + t2c_c0 + 3) < N) {  // the whole run is inside
+      t2c::stg_vec<4>(V + n0 + t2c_c0, t2c::Vec<float, 4>{{v_[0], v_[1], v_[2], v_[3]}});
+    } else {
+      if ((n0 + t2c_c0) < N) V[n0 + t2c_c0] = v_[0];
+      if ((n0 + t2c_c0 + 1) < N) V[n0 + t2c_c0 + 1] = v_[1];
+      if ((n0 + t2c_c0 + 2) < N) V[n0 + t2c_c0 + 2] = v_[2];
+      if ((n0 + t2c_c0 + 3) < N) V[n0 + t2c_c0 + 3] = v_[3];
+    }
   } else {
     // inplace-update.tl:9: var n0 = ctx.block.x * BN
     int n0 = (int)blockIdx.x * 1024;
@@ -123,7 +137,7 @@ inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__res
 // kernel inplace_windows (inplace-update.tl:19): 64 threads
 //   layout L0: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 2: 4 per thread
 //   x: registers, 4 x f32 per thread (L0)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned; otherwise single elements
+//   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 inplace_windows(float *__restrict__ X, int N)
@@ -132,7 +146,7 @@ inplace_windows(float *__restrict__ X, int N)
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane / 8, t2c_c0 = (warp * 8 + lane % 8) * 4;  // L0: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16);
+  const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // inplace-update.tl:20: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
@@ -141,21 +155,28 @@ inplace_windows(float *__restrict__ X, int N)
       // inplace-update.tl:22: var x = X[n0 + i * 16 :+ 32]
       float x[4] = {};
       __syncthreads();  // X: written at line 23, read here by other threads
-      if (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N) {
+      if (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N && t2c_r0 < 1 && t2c_c0 + 3 < 32 && (n0 + (i_ * 16) + t2c_c0 + 3) < N) {  // the whole run is inside
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + n0 + (i_ * 16) + t2c_c0);
         x[0] = t2c_w0.v[0];
         x[1] = t2c_w0.v[1];
         x[2] = t2c_w0.v[2];
         x[3] = t2c_w0.v[3];
       } else {
-        x[0] = 0.0f;
-        x[1] = 0.0f;
-        x[2] = 0.0f;
-        x[3] = 0.0f;
+        x[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N ? X[n0 + (i_ * 16) + t2c_c0] : 0.0f);
+        x[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (n0 + (i_ * 16) + t2c_c0 + 1) < N ? X[n0 + (i_ * 16) + t2c_c0 + 1] : 0.0f);
+        x[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (n0 + (i_ * 16) + t2c_c0 + 2) < N ? X[n0 + (i_ * 16) + t2c_c0 + 2] : 0.0f);
+        x[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (n0 + (i_ * 16) + t2c_c0 + 3) < N ? X[n0 + (i_ * 16) + t2c_c0 + 3] : 0.0f);
       }
       // inplace-update.tl:23: X[n0 + i * 16 :+ 32] = x * 2.0 + 1.0
       __syncthreads();  // X: read at line 22, overwritten here by other threads
-      if (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N) t2c::stg_vec<4>(X + n0 + (i_ * 16) + t2c_c0, t2c::Vec<float, 4>{{(x[0] * 2.0f) + 1.0f, (x[1] * 2.0f) + 1.0f, (x[2] * 2.0f) + 1.0f, (x[3] * 2.0f) + 1.0f}});
+      if (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N && t2c_r0 < 1 && t2c_c0 + 3 < 32 && (n0 + (i_ * 16) + t2c_c0 + 3) < N) {  // the whole run is inside
+        t2c::stg_vec<4>(X + n0 + (i_ * 16) + t2c_c0, t2c::Vec<float, 4>{{(x[0] * 2.0f) + 1.0f, (x[1] * 2.0f) + 1.0f, (x[2] * 2.0f) + 1.0f, (x[3] * 2.0f) + 1.0f}});
+      } else {
+        if (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N) X[n0 + (i_ * 16) + t2c_c0] = (x[0] * 2.0f) + 1.0f;
+        if (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (n0 + (i_ * 16) + t2c_c0 + 1) < N) X[n0 + (i_ * 16) + t2c_c0 + 1] = (x[1] * 2.0f) + 1.0f;
+        if (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (n0 + (i_ * 16) + t2c_c0 + 2) < N) X[n0 + (i_ * 16) + t2c_c0 + 2] = (x[2] * 2.0f) + 1.0f;
+        if (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (n0 + (i_ * 16) + t2c_c0 + 3) < N) X[n0 + (i_ * 16) + t2c_c0 + 3] = (x[3] * 2.0f) + 1.0f;
+      }
     }
   } else {
     // inplace-update.tl:20: var n0 = ctx.block.x * 64

@@ -7,7 +7,7 @@
 //   layout L1: [8, 128], runs of 4, lanes 1 x 32, warps 8 x 1: 4 per thread
 //   s: registers, 4 x f32 per thread (L0)
 //   t2c_v3_s: shared, f32[8, 1], 64 bytes (shared copy of rowsum at line 10)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, M % 4 == 0, O is 16-byte aligned; otherwise single elements
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
@@ -19,7 +19,7 @@ rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
   const int t2c_r0 = lane / 2, t2c_c0 = (warp * 2 + lane % 2) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp, t2c_c1 = lane * 4;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && M % 4 == 0 && t2c::aligned(O, 16);
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // rank1-var-from-column.tl:7: var m0 = ctx.block.x * 8
     int m0 = (int)blockIdx.x * 8;
@@ -60,7 +60,14 @@ rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
       s[3] += t2c_r0 < 1 && t2c_c0 + 3 < 8 ? t2c_v3_s[t2c_ph0 * 8 + (t2c_c0 + 3) * 1 + 0] : 0.0f;
     }
     // rank1-var-from-column.tl:12: O[m0 :+ 8] = s
-    if (t2c_r0 < 1 && t2c_c0 < 8 && (m0 + t2c_c0) < M) t2c::stg_vec<4>(O + m0 + t2c_c0, t2c::Vec<float, 4>{{s[0], s[1], s[2], s[3]}});
+    if (t2c_r0 < 1 && t2c_c0 < 8 && (m0 + t2c_c0) < M && t2c_r0 < 1 && t2c_c0 + 3 < 8 && (m0 + t2c_c0 + 3) < M) {  // the whole run is inside
+      t2c::stg_vec<4>(O + m0 + t2c_c0, t2c::Vec<float, 4>{{s[0], s[1], s[2], s[3]}});
+    } else {
+      if (t2c_r0 < 1 && t2c_c0 < 8 && (m0 + t2c_c0) < M) O[m0 + t2c_c0] = s[0];
+      if (t2c_r0 < 1 && t2c_c0 + 1 < 8 && (m0 + t2c_c0 + 1) < M) O[m0 + t2c_c0 + 1] = s[1];
+      if (t2c_r0 < 1 && t2c_c0 + 2 < 8 && (m0 + t2c_c0 + 2) < M) O[m0 + t2c_c0 + 2] = s[2];
+      if (t2c_r0 < 1 && t2c_c0 + 3 < 8 && (m0 + t2c_c0 + 3) < M) O[m0 + t2c_c0 + 3] = s[3];
+    }
   } else {
     // rank1-var-from-column.tl:7: var m0 = ctx.block.x * 8
     int m0 = (int)blockIdx.x * 8;

@@ -23,7 +23,7 @@
 //   t2c_red1: shared, f32[2, 40], 320 bytes (partials of colmax at line 14, one row per warp)
 //   t2c_red2: shared, f32[2, 40], 320 bytes (partials of colmin at line 16, one row per warp)
 //   t2c_red3: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
-//   16-byte accesses when X is 16-byte aligned, N % 4 == 0, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise single elements
+//   16-byte accesses when X is 16-byte aligned, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise single elements
 //   shared memory: 1792 bytes; barriers: 10
 extern "C" __global__ void __launch_bounds__(64)
 reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restrict__ RX, float *__restrict__ RN, float *__restrict__ CS, float *__restrict__ CX, float *__restrict__ CN, float *__restrict__ T, int N)
@@ -44,7 +44,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
   const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 4;  // L1: this thread's first row and column
   const int t2c_r2 = lane / 16, t2c_c2 = (warp * 16 + lane % 16) * 4;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(X, 16) && N % 4 == 0 && t2c::aligned(RS, 16) && t2c::aligned(RX, 16) && t2c::aligned(RN, 16) && t2c::aligned(CS, 16) && t2c::aligned(CX, 16) && t2c::aligned(CN, 16);
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(RS, 16) && t2c::aligned(RX, 16) && t2c::aligned(RN, 16) && t2c::aligned(CS, 16) && t2c::aligned(CX, 16) && t2c::aligned(CN, 16);
   if (t2c_fast) {
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
@@ -167,7 +167,14 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rs_s[(t2c_r0 + 16) * 1 + 0] = rs[4];
     if (t2c_c0 == 0) rs_s[(t2c_r0 + 20) * 1 + 0] = rs[5];
     __syncthreads();  // rs_s: written at line 7, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RS + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N && t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) {  // the whole run is inside
+      t2c::stg_vec<4>(RS + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    } else {
+      if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) RS[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rs_s[t2c_c1 * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 1 < 24 && (t2c_c1 + 1) < N) RS[t2c_c1 + 1] = t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rs_s[(t2c_c1 + 1) * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 2 < 24 && (t2c_c1 + 2) < N) RS[t2c_c1 + 2] = t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rs_s[(t2c_c1 + 2) * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RS[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rs_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
+    }
     // reductions-shared.tl:8: var rx = rowmax(x)
     float rx[6] = {};
     float t2c_v5[6] = {};
@@ -215,7 +222,14 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rx_s[(t2c_r0 + 16) * 1 + 0] = rx[4];
     if (t2c_c0 == 0) rx_s[(t2c_r0 + 20) * 1 + 0] = rx[5];
     __syncthreads();  // rx_s: written at line 9, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RX + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N && t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) {  // the whole run is inside
+      t2c::stg_vec<4>(RX + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    } else {
+      if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) RX[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rx_s[t2c_c1 * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 1 < 24 && (t2c_c1 + 1) < N) RX[t2c_c1 + 1] = t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rx_s[(t2c_c1 + 1) * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 2 < 24 && (t2c_c1 + 2) < N) RX[t2c_c1 + 2] = t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rx_s[(t2c_c1 + 2) * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RX[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rx_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
+    }
     // reductions-shared.tl:10: var rn = rowmin(x)
     float rn[6] = {};
     float t2c_v7[6] = {};
@@ -263,7 +277,14 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     if (t2c_c0 == 0) rn_s[(t2c_r0 + 16) * 1 + 0] = rn[4];
     if (t2c_c0 == 0) rn_s[(t2c_r0 + 20) * 1 + 0] = rn[5];
     __syncthreads();  // rn_s: written at line 11, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) t2c::stg_vec<4>(RN + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N && t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) {  // the whole run is inside
+      t2c::stg_vec<4>(RN + t2c_c1, t2c::Vec<float, 4>{{t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f, t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f}});
+    } else {
+      if (t2c_r1 < 1 && t2c_c1 < 24 && t2c_c1 < N) RN[t2c_c1] = t2c_r1 < 1 && t2c_c1 < 24 ? rn_s[t2c_c1 * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 1 < 24 && (t2c_c1 + 1) < N) RN[t2c_c1 + 1] = t2c_r1 < 1 && t2c_c1 + 1 < 24 ? rn_s[(t2c_c1 + 1) * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 2 < 24 && (t2c_c1 + 2) < N) RN[t2c_c1 + 2] = t2c_r1 < 1 && t2c_c1 + 2 < 24 ? rn_s[(t2c_c1 + 2) * 1 + 0] : 0.0f;
+      if (t2c_r1 < 1 && t2c_c1 + 3 < 24 && (t2c_c1 + 3) < N) RN[t2c_c1 + 3] = t2c_r1 < 1 && t2c_c1 + 3 < 24 ? rn_s[(t2c_c1 + 3) * 1 + 0] : 0.0f;
+    }
     // reductions-shared.tl:12: var cs = colsum(x)
     float cs[4] = {};
     float t2c_v9[4] = {};

@@ -48,7 +48,7 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
       x_s[t2c_ph0 * 160 + t2c_r1 * 20 + t2c_c1] = x[0];
       // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
       float t2c_v3[2];
-      __syncthreads();  // x_s: written at line 9, read here by other threads; w_s: written at line 8, read here by other threads
+      __syncthreads();  // x_s: written at line 9, read here by other threads; w_s: written at line 7, read here by other threads
       // on the CUDA cores: each thread's 1 x 2 elements, A and B from shared copies, 4 of k at a time
       t2c_v3[0] = 0.0f;
       t2c_v3[1] = 0.0f;
@@ -92,7 +92,7 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
       x_s[t2c_ph0 * 160 + t2c_r1 * 20 + t2c_c1] = x[0];
       // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
       float t2c_v3[2];
-      __syncthreads();  // x_s: written at line 9, read here by other threads; w_s: written at line 8, read here by other threads
+      __syncthreads();  // x_s: written at line 9, read here by other threads; w_s: written at line 7, read here by other threads
       // on the CUDA cores: each thread's 1 x 2 elements, A and B from shared copies, 4 of k at a time
       t2c_v3[0] = 0.0f;
       t2c_v3[1] = 0.0f;

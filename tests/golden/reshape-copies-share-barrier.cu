@@ -9,7 +9,7 @@
 //   t: registers, 4 x f32 per thread (slice(L1, dim 1))
 //   t2c_v2_s: shared, f32[1, 32], 264 bytes (shared copy of slice of S at line 8)
 //   t2c_v4_s: shared, f32[1, 32], 264 bytes (shared copy of slice of T at line 9)
-//   16-byte accesses when M % 4 == 0, S is 16-byte aligned, T is 16-byte aligned, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
+//   16-byte accesses when S is 16-byte aligned, T is 16-byte aligned, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 544 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *__restrict__ T, float *__restrict__ Y, int M, int N)
@@ -23,7 +23,7 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
   const int t2c_r0 = lane / 8, t2c_c0 = (warp * 8 + lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp, t2c_c1 = lane * 4;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = M % 4 == 0 && t2c::aligned(S, 16) && t2c::aligned(T, 16) && N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  const bool t2c_fast = t2c::aligned(S, 16) && t2c::aligned(T, 16) && N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // reshape-copies-share-barrier.tl:6: var n0 = ctx.block.x * 128
     int n0 = (int)blockIdx.x * 128;
@@ -32,17 +32,17 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
       // reshape-copies-share-barrier.tl:8: var s = reshape(S[m0 :+ 32], [32, 1])
       float s[4];
       float t2c_v2[4] = {};
-      if (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M) {
+      if (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M && t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M) {  // the whole run is inside
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(S + m0 + t2c_c0);
         t2c_v2[0] = t2c_w0.v[0];
         t2c_v2[1] = t2c_w0.v[1];
         t2c_v2[2] = t2c_w0.v[2];
         t2c_v2[3] = t2c_w0.v[3];
       } else {
-        t2c_v2[0] = 0.0f;
-        t2c_v2[1] = 0.0f;
-        t2c_v2[2] = 0.0f;
-        t2c_v2[3] = 0.0f;
+        t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M ? S[m0 + t2c_c0] : 0.0f);
+        t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (m0 + t2c_c0 + 1) < M ? S[m0 + t2c_c0 + 1] : 0.0f);
+        t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? S[m0 + t2c_c0 + 2] : 0.0f);
+        t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? S[m0 + t2c_c0 + 3] : 0.0f);
       }
       t2c_ph0 ^= 1;  // t2c_v2_s: this turn writes the other half
       if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v2[0];
@@ -52,17 +52,17 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
       // reshape-copies-share-barrier.tl:9: var t = reshape(T[m0 :+ 32], [32, 1])
       float t[4];
       float t2c_v4[4] = {};
-      if (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M) {
+      if (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M && t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M) {  // the whole run is inside
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(T + m0 + t2c_c0);
         t2c_v4[0] = t2c_w1.v[0];
         t2c_v4[1] = t2c_w1.v[1];
         t2c_v4[2] = t2c_w1.v[2];
         t2c_v4[3] = t2c_w1.v[3];
       } else {
-        t2c_v4[0] = 0.0f;
-        t2c_v4[1] = 0.0f;
-        t2c_v4[2] = 0.0f;
-        t2c_v4[3] = 0.0f;
+        t2c_v4[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M ? T[m0 + t2c_c0] : 0.0f);
+        t2c_v4[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (m0 + t2c_c0 + 1) < M ? T[m0 + t2c_c0 + 1] : 0.0f);
+        t2c_v4[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? T[m0 + t2c_c0 + 2] : 0.0f);
+        t2c_v4[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? T[m0 + t2c_c0 + 3] : 0.0f);
       }
       t2c_ph1 ^= 1;  // t2c_v4_s: this turn writes the other half
       if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v4[0];

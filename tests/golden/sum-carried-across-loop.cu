@@ -6,7 +6,7 @@
 //   layout L0: [1, 1024], runs of 4, lanes 1 x 32, warps 1 x 8: 4 per thread
 //   t2c_red0: shared, f32[8, 1], 32 bytes (partials of sum at line 14, one value per warp)
 //   t2c_red1: shared, i32[8, 1], 32 bytes (partials of sum at line 15, one value per warp)
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, I is 16-byte aligned; otherwise single elements
+//   16-byte accesses when X is 16-byte aligned, I is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 block_sums(const float *__restrict__ X, const int *__restrict__ I, float *__restrict__ P, int *__restrict__ Q, int N, int G)
@@ -17,7 +17,7 @@ block_sums(const float *__restrict__ X, const int *__restrict__ I, float *__rest
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(I, 16);
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(I, 16);
   if (t2c_fast) {
     // sum-carried-across-loop.tl:10: var base = ctx.block.x * 4096
     int base = (int)blockIdx.x * 4096;
@@ -41,17 +41,17 @@ block_sums(const float *__restrict__ X, const int *__restrict__ I, float *__rest
     for (int i_ = 0; i_ < 4096; i_ += 1024) {
       // sum-carried-across-loop.tl:14: t += sum(X[base + i :+ 1024])
       float t2c_v1[4];
-      if ((base + i_ + t2c_c0) < N) {
+      if ((base + i_ + t2c_c0) < N && (base + i_ + t2c_c0 + 3) < N) {  // the whole run is inside
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + base + i_ + t2c_c0);
         t2c_v1[0] = t2c_w0.v[0];
         t2c_v1[1] = t2c_w0.v[1];
         t2c_v1[2] = t2c_w0.v[2];
         t2c_v1[3] = t2c_w0.v[3];
       } else {
-        t2c_v1[0] = 0.0f;
-        t2c_v1[1] = 0.0f;
-        t2c_v1[2] = 0.0f;
-        t2c_v1[3] = 0.0f;
+        t2c_v1[0] = ((base + i_ + t2c_c0) < N ? X[base + i_ + t2c_c0] : 0.0f);
+        t2c_v1[1] = ((base + i_ + t2c_c0 + 1) < N ? X[base + i_ + t2c_c0 + 1] : 0.0f);
+        t2c_v1[2] = ((base + i_ + t2c_c0 + 2) < N ? X[base + i_ + t2c_c0 + 2] : 0.0f);
+        t2c_v1[3] = ((base + i_ + t2c_c0 + 3) < N ? X[base + i_ + t2c_c0 + 3] : 0.0f);
       }
       t2c_p4[0] += t2c_v1[0];
       t2c_p4[1] += t2c_v1[1];
@@ -59,17 +59,17 @@ block_sums(const float *__restrict__ X, const int *__restrict__ I, float *__rest
       t2c_p4[3] += t2c_v1[3];
       // sum-carried-across-loop.tl:15: c = c - sum(I[base + i :+ 1024])
       int t2c_v3[4];
-      if ((base + i_ + t2c_c0) < N) {
+      if ((base + i_ + t2c_c0) < N && (base + i_ + t2c_c0 + 3) < N) {  // the whole run is inside
         const t2c::Vec<int, 4> t2c_w1 = t2c::ldg_vec<4>(I + base + i_ + t2c_c0);
         t2c_v3[0] = t2c_w1.v[0];
         t2c_v3[1] = t2c_w1.v[1];
         t2c_v3[2] = t2c_w1.v[2];
         t2c_v3[3] = t2c_w1.v[3];
       } else {
-        t2c_v3[0] = 0;
-        t2c_v3[1] = 0;
-        t2c_v3[2] = 0;
-        t2c_v3[3] = 0;
+        t2c_v3[0] = ((base + i_ + t2c_c0) < N ? I[base + i_ + t2c_c0] : 0);
+        t2c_v3[1] = ((base + i_ + t2c_c0 + 1) < N ? I[base + i_ + t2c_c0 + 1] : 0);
+        t2c_v3[2] = ((base + i_ + t2c_c0 + 2) < N ? I[base + i_ + t2c_c0 + 2] : 0);
+        t2c_v3[3] = ((base + i_ + t2c_c0 + 3) < N ? I[base + i_ + t2c_c0 + 3] : 0);
       }
       t2c_p5[0] += t2c_v3[0];
       t2c_p5[1] += t2c_v3[1];

@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 5, one value per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   t2c_red2: shared, f32[4, 1], 32 bytes (partials of sum at line 7, one value per warp)
-//   16-byte accesses when N % 2 == 0, X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
+//   16-byte accesses when X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ T, int N)
@@ -21,17 +21,17 @@ normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict_
   int t2c_ph4 = 0;  // which half of t2c_red2 this turn uses
   const int t2c_c0 = (warp * 32 + lane) * 2;  // L0: this thread's first column (every thread starts at row 0)
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 2 == 0 && t2c::aligned(X, 8) && t2c::aligned(Y, 8);
+  const bool t2c_fast = t2c::aligned(X, 8) && t2c::aligned(Y, 8);
   if (t2c_fast) {
     // sum-scalar.tl:4: var x = X[0 :+ 256]
     float x[2];
-    if (t2c_c0 < N) {
+    if (t2c_c0 < N && (t2c_c0 + 1) < N) {  // the whole run is inside
       const t2c::Vec<float, 2> t2c_w0 = t2c::ldg_vec<2>(X + t2c_c0);
       x[0] = t2c_w0.v[0];
       x[1] = t2c_w0.v[1];
     } else {
-      x[0] = 0.0f;
-      x[1] = 0.0f;
+      x[0] = (t2c_c0 < N ? X[t2c_c0] : 0.0f);
+      x[1] = ((t2c_c0 + 1) < N ? X[t2c_c0 + 1] : 0.0f);
     }
     // sum-scalar.tl:5: var total = sum(x * x)
     float t2c_v2[2];
@@ -72,7 +72,12 @@ normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict_
     // sum-scalar.tl:11: T[0] = total
     if (tid == 0) T[0] = total;
     // sum-scalar.tl:12: Y[0 :+ 256] = x / sqrt(total + 1.0)
-    if (t2c_c0 < N) t2c::stg_vec<2>(Y + t2c_c0, t2c::Vec<float, 2>{{x[0] / t2c::sqrt((total + 1.0f)), x[1] / t2c::sqrt((total + 1.0f))}});
+    if (t2c_c0 < N && (t2c_c0 + 1) < N) {  // the whole run is inside
+      t2c::stg_vec<2>(Y + t2c_c0, t2c::Vec<float, 2>{{x[0] / t2c::sqrt((total + 1.0f)), x[1] / t2c::sqrt((total + 1.0f))}});
+    } else {
+      if (t2c_c0 < N) Y[t2c_c0] = x[0] / t2c::sqrt((total + 1.0f));
+      if ((t2c_c0 + 1) < N) Y[t2c_c0 + 1] = x[1] / t2c::sqrt((total + 1.0f));
+    }
   } else {
     // sum-scalar.tl:4: var x = X[0 :+ 256]
     float x[2];

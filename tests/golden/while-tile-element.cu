@@ -59,7 +59,7 @@ grow(const float *__restrict__ X, float *__restrict__ Y)
       t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = t[5];
       t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = t[6];
       t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = t[7];
-      __syncthreads();  // t_s: written at line 6, read here by other threads, before the next test
+      __syncthreads();  // t_s: written at line 7, read here by other threads, before the next test
     }
     // while-tile-element.tl:9: Y[0 :+ 16, 0 :+ 32] = t
     t2c::stg_vec<4>(Y + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
@@ -104,7 +104,7 @@ grow(const float *__restrict__ X, float *__restrict__ Y)
       t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = t[5];
       t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = t[6];
       t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = t[7];
-      __syncthreads();  // t_s: written at line 6, read here by other threads, before the next test
+      __syncthreads();  // t_s: written at line 7, read here by other threads, before the next test
     }
     // while-tile-element.tl:9: Y[0 :+ 16, 0 :+ 32] = t
     Y[t2c_r0 * 32 + t2c_c0] = t[0];

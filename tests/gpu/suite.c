@@ -2311,6 +2311,68 @@ static void t_paged_pipeline(Tally *T) {
     CHECK(T, call_check(&k, "paged_pipeline", l));
     call_free(&k);
   }
+  for (int c = 0; c < 2; c++) { /* offset: m0 = 16 when n > 0, else 0 */
+    int M = 40, K = 100, m0 = c ? 16 : 0;
+    Rng r = rng_seed("paged_pipeline_offset", (uint64_t)c);
+    Call k;
+    call_init(&k, "paged_pipeline.tl", "offset");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K)), *B = call_in(&k, "B", F32, 2, SHAPE(M, K));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(16, 32));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    call_arg(&k, "n=%d", c);
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 32; j++) {
+        double a = 0;
+        for (int k0 = 0; k0 + j < K; k0 += 32) a += A2(A, m0 + i, k0 + j) * A2(B, m0 + i, k0 + j);
+        R2(C, i, j) = a;
+      }
+    char l[64];
+    label(l, sizeof l, "offset n=%d", c);
+    CHECK(T, call_check(&k, "paged_pipeline", l));
+    call_free(&k);
+  }
+}
+
+/* wgmma_two_rega (tests/gpu/wgmma_two_rega.tl): two register-A dots in one block, on
+ * the default target and on sm_90a; p rounded to f16 as the dots' A operand is */
+static void t_wgmma_two_rega(Tally *T) {
+  static const int Ms[] = {100, 64, 7};
+  for (int c = 0; c < 6; c++) {
+    int M = Ms[c % 3];
+    Rng r = rng_seed("wgmma_two_rega", (uint64_t)c);
+    Call k;
+    call_init(&k, "wgmma_two_rega.tl", "two");
+    if (c >= 3) snprintf(k.target, sizeof k.target, "sm_90a");
+    Ten *Pt = call_in(&k, "P", F16, 2, SHAPE(M, 64)), *B = call_in(&k, "B", F16, 2, SHAPE(64, 64));
+    Ten *C = call_in(&k, "C", F16, 2, SHAPE(64, 64));
+    Ten *O1 = call_out(&k, "O1", F32, 2, SHAPE(M, 64)), *O2 = call_out(&k, "O2", F32, 2, SHAPE(M, 64));
+    fill_uniform(Pt, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(C, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double p[64], p1[64], p2[64];
+      for (int j = 0; j < 64; j++) {
+        double a = 0;
+        for (int q = 0; q < 64; q++) a += A2(Pt, i, q) * A2(C, q, j);
+        p[j] = a;
+        p1[j] = round_dt(F16, (float)a);
+        p2[j] = round_dt(F16, (float)a * 0.5f);
+      }
+      for (int j = 0; j < 64; j++) {
+        double a1 = 0, a2 = 0;
+        for (int q = 0; q < 64; q++) a1 += p1[q] * A2(B, q, j), a2 += p2[q] * A2(C, q, j);
+        R2(O1, i, j) = a1;
+        R2(O2, i, j) = a2;
+      }
+      (void)p;
+    }
+    O1->tol = O2->tol = 1e-3; /* p is f32 before its rounding: a last-bit difference moves one f16 */
+    char l[64];
+    label(l, sizeof l, "%s M=%d", c >= 3 ? "sm_90a" : "default", M);
+    CHECK(T, call_check(&k, "wgmma_two_rega", l));
+    call_free(&k);
+  }
 }
 
 /* gather_runs (tests/gpu/gather_runs.tl): gathers and scatters at cols() whose other
@@ -5763,6 +5825,7 @@ static const Test tests[] = {
     {"dot_vector", t_dot_vector},
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
+    {"wgmma_two_rega", t_wgmma_two_rega},
     {"paged_pipeline", t_paged_pipeline},
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
