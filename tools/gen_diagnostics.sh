@@ -154,6 +154,10 @@ register tiles:
 - `warning: kernel 'NAME' spills (N bytes stored, M loaded) with R registers per thread;
   fewer or smaller @registers tiles, or more threads in @launch, would need fewer
   [-Wspills]`.
+
+Under `@launch(T, B)` with B > 1 both say instead that B blocks per SM hold each thread to
+65536 / (T B) registers (`@launch(256, 2)`: 128), and the spill warning that one block per
+SM, or smaller tiles, would need fewer.
 MID
 printf '\n## Errors in detail\n'
 section errors ""

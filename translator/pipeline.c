@@ -106,15 +106,16 @@ static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int dept
 /* x with each loop-local var (loop_local) replaced by its initial value, the nodes
  * above it copied (the values' own nodes are shared: an element read keeps its
  * identity, lower.c's K->elems); x itself when it names none. */
-static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth) {
+static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth, PtrVec *used) {
   if (!x || depth > 4) return x;
   switch (x->kind) {
   case E_IDENT: {
     const Stmt *d = x->u.ident.sym ? loop_local(x->u.ident.sym, f) : NULL;
-    return d ? inline_locals(K, d->u.decl.init, f, depth + 1) : x;
+    if (d) vec_push(K->a, used, x->u.ident.sym);
+    return d ? inline_locals(K, d->u.decl.init, f, depth + 1, used) : x;
   }
   case E_UNARY: {
-    Expr *a = inline_locals(K, x->u.unary.a, f, depth);
+    Expr *a = inline_locals(K, x->u.unary.a, f, depth, used);
     if (a == x->u.unary.a) return x;
     Expr *c = NEW(K->a, Expr);
     *c = *x;
@@ -122,7 +123,7 @@ static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth) {
     return c;
   }
   case E_BINARY: {
-    Expr *a = inline_locals(K, x->u.binary.a, f, depth), *b = inline_locals(K, x->u.binary.b, f, depth);
+    Expr *a = inline_locals(K, x->u.binary.a, f, depth, used), *b = inline_locals(K, x->u.binary.b, f, depth, used);
     if (a == x->u.binary.a && b == x->u.binary.b) return x;
     Expr *c = NEW(K->a, Expr);
     *c = *x;
@@ -133,7 +134,7 @@ static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth) {
   case E_CALL: {
     Expr **args = NULL;
     for (int i = 0; i < x->u.call.nargs; i++) {
-      Expr *a = inline_locals(K, x->u.call.args[i], f, depth);
+      Expr *a = inline_locals(K, x->u.call.args[i], f, depth, used);
       if (a == x->u.call.args[i] && !args) continue;
       if (!args) {
         args = NEW_ARRAY(K->a, Expr *, x->u.call.nargs);
@@ -161,11 +162,11 @@ static bool candidate(const TirKernel *K, const TirOp *op, const Stmt *f) {
 
 /* A candidate's slice with its loop-local vars inlined (its early loads read them
  * for their own iteration). */
-static void inline_slice(TirKernel *K, TirOp *op, const Stmt *f) {
+static void inline_slice(TirKernel *K, TirOp *op, const Stmt *f, PtrVec *used) {
   Expr *s = op->slice;
   Index *ix = NULL;
   for (int d = 0; d < s->u.index.nidx; d++) {
-    Expr *e = inline_locals(K, s->u.index.idx[d].start, f, 0);
+    Expr *e = inline_locals(K, s->u.index.idx[d].start, f, 0, used);
     if (e == s->u.index.idx[d].start) continue;
     if (!ix) {
       ix = NEW_ARRAY(K->a, Index, s->u.index.nidx);
@@ -227,20 +228,30 @@ static void sym_use_fn(TirKernel *K, const TirBlock *b, SymUse *u) {
   }
 }
 
-/* A loop-local var whose every use inline_slice replaced by its value is declared
- * no more (nvcc: "declared but never referenced"). */
-static void drop_inlined(TirKernel *K, TirOp *f) {
-  PtrVec out = {0};
-  for (int i = 0; i < f->body.ops.len; i++) {
-    TirOp *op = f->body.ops.items[i];
-    if (op->kind == TO_SCALAR && op->stmt && op->stmt->kind == S_VAR && loop_local(op->stmt->u.decl.sym, f->stmt)) {
-      SymUse u = {op->stmt->u.decl.sym, op, false};
-      sym_use_fn(K, &K->body, &u);
-      if (!u.used) continue;
+/* A loop-local var that inline_slice inlined (used) and whose every use it replaced
+ * is declared no more (nvcc: "declared but never referenced"). */
+static void drop_inlined(TirKernel *K, TirOp *f, const PtrVec *used) {
+  /* until none is dropped: one may have been another's only use */
+  for (bool again = used->len > 0; again;) {
+    again = false;
+    PtrVec out = {0};
+    for (int i = 0; i < f->body.ops.len; i++) {
+      TirOp *op = f->body.ops.items[i];
+      bool inlined = false;
+      for (int k = 0; op->kind == TO_SCALAR && op->stmt && op->stmt->kind == S_VAR && k < used->len; k++)
+        inlined |= used->items[k] == op->stmt->u.decl.sym;
+      if (inlined) {
+        SymUse u = {op->stmt->u.decl.sym, op, false};
+        sym_use_fn(K, &K->body, &u);
+        if (!u.used) {
+          again = true;
+          continue;
+        }
+      }
+      vec_push(K->a, &out, op);
     }
-    vec_push(K->a, &out, op);
+    f->body.ops = out;
   }
-  f->body.ops = out;
 }
 
 static TirOp *copy_op(TirKernel *K, TirVar *dst, TirVar *src, Stmt *s) {
@@ -804,7 +815,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
   for (int i = 0; i < f->body.ops.len && n < TIR_MAX_BUFS; i++) {
     TirOp *op = f->body.ops.items[i];
     int bi = op->kind == TO_LOAD && candidate(K, op, f->stmt) ? direct_copy(K, f, op) : -1;
-    if (bi >= 0) inline_slice(K, op, f->stmt), loads[n] = op, bufs[n++] = bi;
+    if (bi >= 0) inline_slice(K, op, f->stmt, &f->inlined), loads[n] = op, bufs[n++] = bi;
   }
   if (!n) return false;
   const char *it = arena_printf(K->a, "t2c_it%d", K->nrings++);
@@ -940,13 +951,13 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
     TirOp *op = f->body.ops.items[i];
     if (op->kind == TO_LOAD && !op->dst->home && !op->dst->fused && candidate(K, op, f->stmt) &&
         tir_value_regs(K) + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS) {
-      inline_slice(K, op, f->stmt);
+      inline_slice(K, op, f->stmt, &f->inlined);
       ring(K, f, op, d, before, &body);
     }
     else vec_push(K->a, &body, op);
   }
   f->body.ops = body;
-  drop_inlined(K, f);
+  drop_inlined(K, f, &f->inlined);
   return rings || before->len > 0;
 }
 

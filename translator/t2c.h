@@ -829,6 +829,7 @@ typedef struct TirOp {
   bool wgmma;            /* TO_DOT: by wgmma (hw.c) from core-matrix copies (TirBuf.cm8), dst in a wg layout */
   int stm;               /* TO_SPILL of a 16-bit value in an mma layout: stmatrix .x<stm> (1, 2 or 4 of its
                             8 x 8 blocks, consecutive along the columns, per instruction); 0: plain stores */
+  PtrVec inlined;        /* TO_FOR with @pipeline: the loop-local scalar vars pipeline.c inlined into slices */
   bool vtail;            /* TO_LOAD / TO_STORE of a rank-1 tensor whose size is not known to be a multiple
                             of the run (layout.c vector_width): in the fast body a run that reaches past
                             the end moves element by element, the others in one access */

@@ -194,15 +194,28 @@ static void report_regs(const KernelInfo *ki, Buf *b) {
 static void report_warn(Diag *d, const Kernel *k, const KernelInfo *ki, const t2c_kernel_info *ii) {
   Buf regs = {0};
   report_regs(ki, &regs);
+  /* @launch(threads, min_blocks) caps each thread's registers (__launch_bounds__) */
+  int cap = ki->min_blocks > 1 ? 65536 / (ki->threads * ki->min_blocks) / 8 * 8 : 0;
+  if (cap > 255) cap = 0;
   if (ii->stack_bytes > 0) {
-    diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): a register tile is "
-                 "indexed dynamically or is too large to stay in registers", k->name, ii->stack_bytes);
+    if (cap)
+      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): @launch(%d, %d) "
+                   "asks for %d blocks per SM, which holds each thread to %d registers", k->name, ii->stack_bytes,
+                   ki->threads, ki->min_blocks, ki->min_blocks, cap);
+    else
+      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): a register tile is "
+                   "indexed dynamically or is too large to stay in registers", k->name, ii->stack_bytes);
     diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
   }
   if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0) {
-    diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
-                 "thread; fewer or smaller @registers tiles, or more threads in @launch, would need fewer",
-                 k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers);
+    if (cap)
+      diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
+                   "thread: @launch(%d, %d) holds each thread to %d; one block per SM, or smaller tiles, would need fewer",
+                   k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers, ki->threads, ki->min_blocks, cap);
+    else
+      diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
+                   "thread; fewer or smaller @registers tiles, or more threads in @launch, would need fewer",
+                   k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers);
     diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
   }
   buf_free(&regs);
