@@ -618,12 +618,16 @@ static bool rows_alone(const TirKernel *K, const Layout *l) {
  * along dim 0, held by every thread of its columns), or a column reduction, may
  * meet l: fewer lanes across the columns would give each thread more of them; or a
  * scan runs over l's shape (its lanes stay as they are). */
-static bool col_fn_hit;
+typedef struct ColumnsAlong {
+  const Layout *l;
+  bool hit;
+} ColumnsAlong;
+
 static void columns_fn(TirKernel *K, TirOp *op, void *ctx) {
-  const Layout *l = ctx;
+  ColumnsAlong *c = ctx;
   (void)K;
-  if (op->kind == TO_REDUCE && tir_down_cols(op) && op->cols == l->cols) col_fn_hit = true;
-  if (op->kind == TO_SCAN && op->rows == l->rows && op->cols == l->cols) col_fn_hit = true; /* scans keep their lanes */
+  if (op->kind == TO_REDUCE && tir_down_cols(op) && op->cols == c->l->cols) c->hit = true;
+  if (op->kind == TO_SCAN && op->rows == c->l->rows && op->cols == c->l->cols) c->hit = true; /* scans keep their lanes */
 }
 
 static bool columns_along(TirKernel *K, const Layout *l) {
@@ -631,9 +635,9 @@ static bool columns_along(TirKernel *K, const Layout *l) {
     const TirVar *v = K->vars.items[i];
     if (v->rows == 1 && v->cols == l->cols) return true;
   }
-  col_fn_hit = false;
-  walk(K, &K->body, columns_fn, (void *)l);
-  return col_fn_hit;
+  ColumnsAlong c = {l, false};
+  walk(K, &K->body, columns_fn, &c);
+  return c.hit;
 }
 
 /* And a row reduction of a tile of several rows per thread whose rows span more
