@@ -594,32 +594,38 @@ static const char *run_inside(Printer *P, const TirOp *op, At at, int n) {
   return c0 && c1 ? F("%s && %s", c0, c1) : c0 ? c0 : c1;
 }
 
-static void load_at(Printer *P, const TirOp *op, At at, int n);
+typedef void (*RunFn)(Printer *P, const TirOp *op, At at, int n);
 
-static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
-  (void)ctx;
-  int n = access_vec(P, op);
+/* A vtail op's run: in one access when all of it is inside (fn with -n: no test), else
+ * element by element; false where no test is kept (the caller prints the run as it is). */
+static bool tail_run(Printer *P, const TirOp *op, At at, int n, RunFn fn) {
   const char *full = n > 1 && op->vtail ? run_inside(P, op, at, n) : NULL;
-  if (!full) {
-    load_at(P, op, at, n);
-    return;
-  }
+  if (!full) return false;
   line(P, "if (%s) {  // the whole run is inside", full);
   P->indent++;
-  load_at(P, op, at, -n); /* its test is made: the run's access needs none */
+  fn(P, op, at, -n);
   P->indent--;
   line(P, "} else {");
   P->indent++;
   for (int k = 0; k < n; k++) {
     At e = at;
     e.v = k;
-    load_at(P, op, e, 1);
+    fn(P, op, e, 1);
   }
   P->indent--;
   line(P, "}");
+  return true;
 }
 
-/* n elements from at (n < 0: -n, the run known inside, no test) */
+static void load_at(Printer *P, const TirOp *op, At at, int n);
+
+static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  int n = access_vec(P, op);
+  if (!tail_run(P, op, at, n, load_at)) load_at(P, op, at, n);
+}
+
+/* n elements from at (n < 0: -n, the run known inside: no test) */
 static void load_at(Printer *P, const TirOp *op, At at, int n) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;
@@ -673,27 +679,10 @@ static void store_at(Printer *P, const TirOp *op, At at, int n);
 static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   int n = access_vec(P, op);
-  const char *full = n > 1 && op->vtail ? run_inside(P, op, at, n) : NULL;
-  if (!full) {
-    store_at(P, op, at, n);
-    return;
-  }
-  line(P, "if (%s) {  // the whole run is inside", full);
-  P->indent++;
-  store_at(P, op, at, -n); /* its test is made (a replica's guard aside) */
-  P->indent--;
-  line(P, "} else {");
-  P->indent++;
-  for (int k = 0; k < n; k++) {
-    At e = at;
-    e.v = k;
-    store_at(P, op, e, 1);
-  }
-  P->indent--;
-  line(P, "}");
+  if (!tail_run(P, op, at, n, store_at)) store_at(P, op, at, n);
 }
 
-/* n elements from at (n < 0: -n, the run known inside the tensor and the tile) */
+/* n elements from at (n < 0: -n, the run known inside: no test but a replica's guard) */
 static void store_at(Printer *P, const TirOp *op, At at, int n) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const char *lin, *cond;

@@ -474,11 +474,11 @@ static int op_ebytes(TirKernel *K, const TirOp *op) {
   return 4;
 }
 
-/* The widest element a load or store at this shape moves (runs are at most 16 bytes of it). */
 static bool gather_per_row(TirKernel *K, const TirOp *op);
 
-/* The widest element a load or store moves (a gather of one element per row moves
- * no run: an embedding's i32 ids leave its f16 rows runs of 16 bytes) */
+/* The widest element a load or store at this shape moves (runs are at most 16 bytes of
+ * it); a gather of one element per row moves no run (an embedding's i32 ids leave its
+ * f16 rows runs of 16 bytes). */
 static void widest_fn(TirKernel *K, TirOp *op, void *ctx) {
   int *w = ctx;
   if ((op->kind == TO_LOAD || op->kind == TO_STORE) && anchored(op->rows, op->cols) && op_ebytes(K, op) > *w &&
@@ -655,9 +655,9 @@ static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
     for (int lc = l->lc / 2; lc >= 1 && l->rr > MAX_REGS / 8; lc /= 2) spread_lc(l, t->lanes, t->warps, l->vec, lc);
     return;
   }
-  if (l->wc != 1 || !rows_alone(K, l) || columns_along(K, l)) return;
+  if (l->wc != 1 || layout_padded(l) || !rows_alone(K, l) || columns_along(K, l)) return;
   int line = 128 / (l->vec * t->widest); /* lanes a 128-byte line of the widest element takes */
-  while (l->rr > 1 && l->lc / 2 >= line && l->lc / 2 >= 1 && !layout_padded(l)) {
+  while (l->rr > 1 && l->lc / 2 >= line) {
     Layout try = *l;
     spread_lc(&try, t->lanes, t->warps, l->vec, l->lc / 2);
     if (layout_padded(&try) || try.wc != 1) break;
@@ -1427,13 +1427,17 @@ static bool row_only(TirKernel *K, const Expr *x, RowOnly *ro) {
   }
 }
 
-/* Whether every index of a gather has one value along each row. */
-static bool gather_per_row(TirKernel *K, const TirOp *op) {
-  const Expr *s = op->slice;
+/* Whether the first n indices of slice s have one value along each row. */
+static bool indices_row_only(TirKernel *K, const Expr *s, int n) {
   RowOnly ro = {.n = 0};
-  for (int d = 0; d < s->u.index.nidx; d++)
+  for (int d = 0; d < n; d++)
     if (s->u.index.idx[d].len || !row_only(K, s->u.index.idx[d].start, &ro)) return false;
   return true;
+}
+
+/* Whether every index of a gather has one value along each row. */
+static bool gather_per_row(TirKernel *K, const TirOp *op) {
+  return indices_row_only(K, op->slice, op->slice->u.index.nidx);
 }
 
 /* The first column of the run a gather X[i, .., e + cols(R, C)] reads at each element: e
@@ -1453,10 +1457,7 @@ static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
   if (c->kind != E_CALL || c->u.call.cast != T_NONE || c->u.call.builtin != B_COLS || c->ty.rank != 2 ||
       c->ty.dims[1] != op->cols || s->u.index.idx[last].len)
     return false;
-  RowOnly ro = {.n = 0};
-  for (int d = 0; d < last; d++)
-    if (s->u.index.idx[d].len || !row_only(K, s->u.index.idx[d].start, &ro)) return false;
-  return true;
+  return indices_row_only(K, s, last);
 }
 
 static void vector_width(TirKernel *K, TirOp *op) {
@@ -1576,9 +1577,7 @@ static const TirOp *load_into(const TirBlock *b, const TirVar *v) {
   return NULL;
 }
 
-/* The tensor slice x reads (a slice itself, or a tile var declared as one and never
- * assigned again), or NULL. */
-/* Whether x reads a tensor anywhere. */
+/* Whether x reads a tensor anywhere (a tile var's values may come from one). */
 static bool reads_tensor(const Expr *x) {
   switch (x->kind) {
   case E_INDEX: return x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->kind == SY_TENSOR;
@@ -1601,6 +1600,8 @@ static bool computed_gather(const Expr *x) {
   return true;
 }
 
+/* The tensor slice x reads (a slice itself, a gather at computed indices, or a tile var
+ * declared as one and never assigned again), or NULL. */
 static const Expr *index_slice(const Expr *x) {
   if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_VAR && !x->u.ident.sym->reassigned &&
       x->u.ident.sym->decl && x->u.ident.sym->decl->kind == S_VAR && x->u.ident.sym->decl->u.decl.init)
@@ -2141,6 +2142,13 @@ static bool tma_store_ok(const TirKernel *K, const TirOp *op, const Layout *m, c
   return !touches(K, &K->body, X, op);
 }
 
+/* --explain: why the store at line keeps its pairs of elements (not staged). */
+static void unstaged(TirKernel *K, int line, const char *why) {
+  vec_push(K->a, &K->folds,
+           (void *)arena_printf(K->a, "the store at line %d: pairs of elements from the accumulator's layout, not staged "
+                                "through shared memory%s", line, why));
+}
+
 /* Stages store op of block b at index *i: the ops above go in before it. */
 static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, const Layout *rd) {
   TirOp *op = b->ops.items[*i];
@@ -2149,23 +2157,19 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   int eb = elem_bytes[et];
   /* 16-bit elements in pairs, as cvt packs them for stmatrix: m64n256k16's 128 f32 and their 64 f16x2 fit */
   int regs = eb == 2 ? (layout_count(m) + 1) / 2 : layout_count(m) * (eb > 4 ? 2 : 1);
-  const char *store = arena_printf(K->a, "the store at line %d", op->stmt->loc.line);
-  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) { /* as it is (--explain says why) */
-    vec_push(K->a, &K->folds,
-             (void *)arena_printf(K->a, "%s: pairs of elements from the accumulator's layout, not staged through shared "
-                                  "memory into 16-byte runs: its staged value's %d registers a thread would take the "
-                                  "values live there to %d, past the budget of %d",
-                                  store, regs, tir_value_regs(K) + regs, TIR_MAX_VALUE_REGS));
+  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) { /* as it is */
+    unstaged(K, op->stmt->loc.line,
+             arena_printf(K->a, " into 16-byte runs: its staged value's %d registers a thread would take the values live there to %d, "
+                          "past the budget of %d", regs, tir_value_regs(K) + regs, TIR_MAX_VALUE_REGS));
     return true;
   }
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
   int align = K->hw->tma && K->t->tma ? 1024 : 16; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
   /* side by side, or in bytes that buffers dead by then had (smem.c's reuse: a stage ring after its loop) */
   if (smem_with(K, op, bytes, align) > smem_budget(K)) { /* no room: as it is */
-    vec_push(K->a, &K->folds,
-             (void *)arena_printf(K->a, "%s: pairs of elements from the accumulator's layout, not staged through shared "
-                                  "memory into 16-byte runs: its copy's %" PRId64 " bytes do not fit the shared budget of "
-                                  "%" PRId64 " next to the kernel's other buffers", store, bytes, (int64_t)smem_budget(K)));
+    unstaged(K, op->stmt->loc.line,
+             arena_printf(K->a, " into 16-byte runs: its copy's %" PRId64 " bytes do not fit the shared budget of %" PRId64
+                          " next to the kernel's other buffers", bytes, (int64_t)smem_budget(K)));
     return true;
   }
   TirVar *t = stored_value(K, op->expr, et, m);
@@ -2264,11 +2268,9 @@ static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
     const Layout *rd = epilogue_layout(K, m, eb);
     if (rd && !stage_store(K, b, &i, m, rd)) return false;
     if (!rd && K->hw->vec_bytes >= 16)
-      vec_push(K->a, &K->folds,
-               (void *)arena_printf(K->a, "the store at line %d: pairs of elements from the accumulator's layout, not "
-                                    "staged through shared memory: a warp's rows of %d bytes (and the tile's of %d) are "
-                                    "under the 128 bytes a read-back in 16-byte runs needs",
-                                    op->stmt->loc.line, m->rc * 8 * eb, m->cols * eb));
+      unstaged(K, op->stmt->loc.line,
+               arena_printf(K->a, ": a warp's rows of %d bytes (and the tile's of %d) are under the 128 bytes a read-back "
+                            "in 16-byte runs needs", m->rc * 8 * eb, m->cols * eb));
   }
   return true;
 }
@@ -2297,10 +2299,9 @@ static void wg_pins(TirKernel *K, TirBlock *b) {
   b->ops = out;
 }
 
-/* Whether evaluating x at an element reads the element's coordinates: a read
- * of a shared copy, rows() or cols() (a hoisted value is its registers). */
-/* Which coordinates x reads at an element: 1 its row (rows()), 2 its column (cols()),
- * both for a read of a shared copy (at the element's row and column). */
+/* Which coordinates evaluating x at an element reads: 1 its row (rows()), 2 its column
+ * (cols()), both for a read of a shared copy (at the element's row and column); a
+ * hoisted value is its registers. */
 static int expr_coord_bits(const TirKernel *K, const Expr *x) {
   if (!x) return 0;
   if (tir_read(K, x)) return 3;
@@ -2319,20 +2320,7 @@ static int expr_coord_bits(const TirKernel *K, const Expr *x) {
   }
 }
 
-static bool expr_coords(const TirKernel *K, const Expr *x) {
-  if (!x || tir_read(K, x)) return x != NULL;
-  if (tir_hoisted(K, x)) return false;
-  switch (x->kind) {
-  case E_UNARY: return expr_coords(K, x->u.unary.a);
-  case E_BINARY: return expr_coords(K, x->u.binary.a) || expr_coords(K, x->u.binary.b);
-  case E_CALL:
-    if (x->u.call.cast == T_NONE && (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS)) return true;
-    for (int i = 0; i < x->u.call.nargs; i++)
-      if (expr_coords(K, x->u.call.args[i])) return true;
-    return false;
-  default: return false;
-  }
-}
+static bool expr_coords(const TirKernel *K, const Expr *x) { return expr_coord_bits(K, x) != 0; }
 
 /* Layout.coord_r and coord_c: an op in an mma layout reads the thread's first
  * row and column unless it only declares, computes without coordinates, writes

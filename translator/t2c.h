@@ -641,7 +641,8 @@ static inline bool layout_replicated(const Layout *l) {
 }
 /* A slice of one element that every thread holds: the [1, 1] value of a [1, C] layout
  * all of whose threads hold its row (or of an [R, 1] one all of whose threads hold its
- * column), as attention's running max of one query row is. Any op reads it where it is. */
+ * column), as decoding attention's running max of one query row is. Any op reads it
+ * where it is (layout.c readable), as a scalar (emit_tir.c value_at). */
 static inline bool layout_everywhere(const Layout *l) {
   if (!l || l->kind != LY_SLICE || l->parent->mma) return false;
   const struct Layout *p = l->parent;

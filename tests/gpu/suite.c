@@ -2334,6 +2334,55 @@ static void t_paged_pipeline(Tally *T) {
   }
 }
 
+/* paged_decode (tests/gpu/paged_decode.tl): paged decoding attention with [1, 1] running
+ * max and sum read where they are; ragged lengths, one of a single key */
+static void t_paged_decode(Tally *T) {
+  static const int Ls[][3] = {{37, 70, 1}, {16, 100, 33}};
+  for (int c = 0; c < 2; c++) {
+    int B = 3, H = 2, NB = 13, MAXB = 7, D = 128;
+    double scale = 0.125;
+    Rng r = rng_seed("paged_decode", (uint64_t)c);
+    Call k;
+    call_init(&k, "paged_decode.tl", "paged_decode");
+    Ten *Q = call_in(&k, "Q", F16, 3, SHAPE(B, H, D));
+    Ten *KC = call_in(&k, "KC", F16, 4, SHAPE(NB, 16, H, D)), *VC = call_in(&k, "VC", F16, 4, SHAPE(NB, 16, H, D));
+    Ten *BT = call_in(&k, "BT", I32, 2, SHAPE(B, MAXB)), *L = call_in(&k, "L", I32, 1, SHAPE(B));
+    Ten *O = call_out(&k, "O", F16, 3, SHAPE(B, H, D));
+    fill_uniform(Q, &r, -1, 1);
+    fill_uniform(KC, &r, -1, 1);
+    fill_uniform(VC, &r, -1, 1);
+    fill_int(BT, &r, 0, NB - 1);
+    for (int b = 0; b < B; b++) L->v[b] = Ls[c][b];
+    call_arg(&k, "scale=%g", scale);
+    for (int b = 0; b < B; b++)
+      for (int h = 0; h < H; h++) {
+        int len = (int)L->v[b];
+        double sc[112], mx = -INFINITY, sum = 0;
+        for (int t = 0; t < len; t++) {
+          long long pg = (long long)A2(BT, b, t / 16);
+          double a = 0;
+          for (int d = 0; d < D; d++)
+            a += (double)(float)(Q->v[((long long)b * H + h) * D + d] * scale) * KC->v[((pg * 16 + t % 16) * H + h) * D + d];
+          sc[t] = a;
+          mx = a > mx ? a : mx;
+        }
+        for (int t = 0; t < len; t++) sum += sc[t] = exp(sc[t] - mx);
+        for (int d = 0; d < D; d++) {
+          double a = 0;
+          for (int t = 0; t < len; t++) {
+            long long pg = (long long)A2(BT, b, t / 16);
+            a += sc[t] * VC->v[((pg * 16 + t % 16) * H + h) * D + d];
+          }
+          O->ref[((long long)b * H + h) * D + d] = a / sum;
+        }
+      }
+    char l[64];
+    label(l, sizeof l, "L=%d,%d,%d", Ls[c][0], Ls[c][1], Ls[c][2]);
+    CHECK(T, call_check(&k, "paged_decode", l));
+    call_free(&k);
+  }
+}
+
 /* wgmma_two_rega (tests/gpu/wgmma_two_rega.tl): two register-A dots in one block, on
  * the default target and on sm_90a; p rounded to f16 as the dots' A operand is */
 static void t_wgmma_two_rega(Tally *T) {
@@ -5826,6 +5875,7 @@ static const Test tests[] = {
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
     {"wgmma_two_rega", t_wgmma_two_rega},
+    {"paged_decode", t_paged_decode},
     {"paged_pipeline", t_paged_pipeline},
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
