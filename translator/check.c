@@ -998,7 +998,16 @@ static bool check_index(Checker *C, Expr *e, int depth) {
       ok = false;
       continue;
     }
-    if (!ix->len) continue;
+    if (!ix->len) {
+      /* an element of a tile var at a constant index: inside the tile, as a slice's is */
+      if (y->kind == SY_VAR && (ix->start->flags & EF_CONST) && i < y->ty.rank &&
+          (ix->start->cv.i < 0 || ix->start->cv.i >= y->ty.dims[i])) {
+        diag_error(C->d, ix->start->loc, "index %" PRId64 " is outside dim %d of %s (size %d)", ix->start->cv.i, i,
+                   y->name, y->ty.dims[i]);
+        ok = false;
+      }
+      continue;
+    }
     if (!check_expr(C, ix->len, depth + 1)) { ok = false; continue; }
     int len;
     if (!const_dim(C, ix->len, "a slice length", &len)) { ok = false; continue; }
