@@ -674,9 +674,9 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     *why = m.why;
     return false;
   }
-  int w = 1;
+  int w = 0; /* no load or store of more than one column: as for 4-byte elements */
   walk(K, &K->body, widest_fn, &w);
-  if (w == 1) w = 4;
+  if (w == 0) w = 4;
   walk(K, &K->body, anchor_fn, &w);
   Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes, w};
   walk(K, &K->body, tall_fn, &tall);

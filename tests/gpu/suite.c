@@ -2424,6 +2424,44 @@ static void t_wgmma_two_rega(Tally *T) {
   }
 }
 
+/* byte_runs (tests/gpu/byte_runs.tl): 1-byte tensors move 16-byte runs in the fast
+ * body; sizes and starts that are not multiples of 16 take the general body (2-D) or
+ * move the run past N element by element (rank 1). */
+static void t_byte_runs(Tally *T) {
+  for (int c = 0; c < 7; c++) {
+    Rng r = rng_seed("byte_runs", (uint64_t)c);
+    Call k;
+    char l[80];
+    if (c < 3) {
+      static const int Ns[] = {6144, 5000, 4099};
+      int N = Ns[c];
+      call_init(&k, "byte_runs.tl", "inv");
+      Ten *X = call_in(&k, "X", U8, 1, SHAPE(N));
+      Ten *Y = call_out(&k, "Y", U8, 1, SHAPE(N));
+      fill_int(X, &r, 1, 255); /* no 0: 255 is the u8 poison (unwritten) */
+      for (int i = 0; i < N; i++) Y->ref[i] = 255 - X->v[i];
+      label(l, sizeof l, "inv N=%d", N);
+    } else {
+      static const int MNC[][3] = {{19, 600, 0}, {20, 512, 16}, {9, 1000, 3}, {8, 256, 32}};
+      int M = MNC[c - 3][0], N = MNC[c - 3][1], c0 = MNC[c - 3][2], W = N + c0;
+      call_init(&k, "byte_runs.tl", "blend");
+      Ten *A = call_in(&k, "A", U8, 2, SHAPE(M, W)), *B = call_in(&k, "B", I8, 2, SHAPE(M, N));
+      Ten *Y = call_out(&k, "Y", U8, 2, SHAPE(M, N));
+      fill_int(A, &r, 0, 255); /* (a >> 1) + (b & 15) <= 142: never the poison 255 */
+      fill_int(B, &r, -128, 127);
+      call_arg(&k, "c0=%d", c0);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          int a = (int)A2(A, i, c0 + j), b = (int)A2(B, i, j);
+          R2(Y, i, j) = ((a >> 1) + (b & 15)) & 255; /* b & 15: the low 4 bits of b's two's complement */
+        }
+      label(l, sizeof l, "blend M=%d N=%d c0=%d", M, N, c0);
+    }
+    CHECK(T, call_check(&k, "byte_runs", l));
+    call_free(&k);
+  }
+}
+
 /* gather_runs (tests/gpu/gather_runs.tl): gathers and scatters at cols() whose other
  * indices have one value along each row move runs in one access in the fast body; the
  * sizes and starts that are not multiples of the run take the general body. */
@@ -5874,6 +5912,7 @@ static const Test tests[] = {
     {"dot_vector", t_dot_vector},
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
+    {"byte_runs", t_byte_runs},
     {"wgmma_two_rega", t_wgmma_two_rega},
     {"paged_decode", t_paged_decode},
     {"paged_pipeline", t_paged_pipeline},
