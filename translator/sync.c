@@ -85,6 +85,7 @@ typedef struct SyncState {
   const TirOp *wop[TIR_MAX_BUFS]; /* the op that wrote it (NULL: several) */
   const TirOp *rop[TIR_MAX_BUFS]; /* the op that read it (NULL: several) */
   int wline[TIR_MAX_BUFS], rline[TIR_MAX_BUFS];
+  int atom[TIR_MAX_BUFS]; /* when written: the atomic kind of every write (B_ATOMIC_*), or -1 */
 } SyncState;
 
 typedef struct SyncLoop {
@@ -99,6 +100,8 @@ typedef struct SyncLoop {
 static void join_in(SyncState *a, const SyncState *b) {
   for (int i = 0; i < TIR_MAX_BUFS; i++) {
     uint8_t had = a->acc[i];
+    if (!(had & ST_W)) a->atom[i] = b->atom[i];
+    else if ((b->acc[i] & ST_W) && b->atom[i] != a->atom[i]) a->atom[i] = -1;
     a->acc[i] = had | b->acc[i];
     a->cross[i] |= b->cross[i];
     if (!(had & ST_W)) a->wop[i] = b->wop[i], a->wline[i] = b->wline[i];
@@ -111,7 +114,7 @@ static void join_in(SyncState *a, const SyncState *b) {
 static bool same(const SyncState *a, const SyncState *b) {
   return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->cross, b->cross, sizeof a->cross) == 0 &&
          memcmp(a->wop, b->wop, sizeof a->wop) == 0 &&
-         memcmp(a->rop, b->rop, sizeof a->rop) == 0;
+         memcmp(a->rop, b->rop, sizeof a->rop) == 0 && memcmp(a->atom, b->atom, sizeof a->atom) == 0;
 }
 
 /* Whether scalar x has one value in the whole launch, for every thread of a
@@ -196,8 +199,9 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
   if (op->acc[i].write && K->bufs[b].alternating) return NULL; /* the other half was read */
   if (op->acc[i].write && (have & ST_R))
     return arena_printf(K->a, "read at line %d, overwritten %s by other threads", st->rline[b], ps->here);
-  /* atomics of one kind commute: two of them need no order between them */
-  if (op->acc[i].write && op->atomic && st->wop[b] && st->wop[b]->atomic == op->atomic) return NULL;
+  /* atomics of one kind commute: two of them need no order between them (of one op
+   * or several, in a thread-dependent region too) */
+  if (op->acc[i].write && op->atomic && (st->acc[b] & ST_W) && st->atom[b] == op->atomic) return NULL;
   /* two element stores of thread 0: one thread, in program order */
   if (op->acc[i].write && st->wop[b] && thread0_store(op) && thread0_store(st->wop[b])) return NULL;
   if (op->acc[i].write && (have & ST_W) && st->wop[b] != op)
@@ -279,6 +283,7 @@ static void warp_clear(const TirKernel *K, SyncState *st) {
     if (K->bufs[b].warp_tiles) {
       st->acc[b] = st->cross[b] = 0;
       st->wop[b] = st->rop[b] = NULL;
+      st->atom[b] = 0;
     }
 }
 
@@ -289,6 +294,7 @@ static void record(const TirOp *op, SyncState *st) {
       /* several writers: NULL, but for element stores of thread 0 (one thread, in order) */
       bool one = st->wop[b] && thread0_store(op) && thread0_store(st->wop[b]);
       st->wop[b] = (st->acc[b] & ST_W) && st->wop[b] != op && !one ? NULL : op;
+      st->atom[b] = !(st->acc[b] & ST_W) ? (op->atomic ? op->atomic : -1) : st->atom[b] == op->atomic ? op->atomic : -1;
       st->acc[b] |= ST_W;
       if (!op->acc[i].own) st->cross[b] |= ST_W;
       st->wline[b] = line;

@@ -2005,6 +2005,33 @@ static void t_atomics(Tally *T) {
   }
 }
 
+/* atomics hist_loop: one block, atomic_adds under thread-dependent ifs in a loop (no
+ * barrier between them), H read back after the loop into G */
+static void t_atomics_loop(Tally *T) {
+  static const int Ns[] = {1000, 129, 64, 1};
+  for (int c = 0; c < 4; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("atomics_loop", (uint64_t)c);
+    Call k;
+    call_init(&k, "atomics.tl", "hist_loop");
+    Ten *X = call_in(&k, "X", I32, 1, SHAPE(N));
+    Ten *H = call_out(&k, "H", I32, 1, SHAPE(16));
+    Ten *G = call_out(&k, "G", I32, 1, SHAPE(16));
+    fill_int(X, &r, 0, 1000);
+    H->init = calloc(16, sizeof(double));
+    for (int e = 0; e < 16; e++) H->ref[e] = H->init[e] = (double)rng_int(&r, 0, 5);
+    for (int i = 0; i < N; i++) {
+      H->ref[(int)X->v[i] % 16] += 1;
+      if (i + 64 < N && (int)X->v[i] % 2 == 0) H->ref[(int)X->v[i + 64] % 16] += 2;
+    }
+    for (int e = 0; e < 16; e++) G->ref[e] = H->ref[e];
+    char l[64];
+    label(l, sizeof l, "hist_loop N=%d", N);
+    CHECK(T, call_check(&k, "atomics", l));
+    call_free(&k);
+  }
+}
+
 /* atomic_zeros: float atomic_min / atomic_max over signed zeros take -0.0 as
  * the lesser (checked by the sign bits of the results, which the tolerance
  * of call_check cannot see), in whatever order the blocks come */
@@ -5900,6 +5927,7 @@ static const Test tests[] = {
     {"dot_transposed_b", t_dot_abt},
     {"dot_i8", t_dot_i8},
     {"atomics", t_atomics},
+    {"atomics_loop", t_atomics_loop},
     {"reg_bcast_mma", t_reg_bcast_mma},
     {"neg_offset", t_neg_offset},
     {"else_copy", t_else_copy},
