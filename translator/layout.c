@@ -1228,8 +1228,8 @@ static const Sym *stored_tensor(const TirOp *op) {
 static bool after_held(const TirKernel *K, const TirOp *op, const PtrVec *held) {
   for (int i = 0; i < held->len; i++) {
     const TirOp *h = held->items[i];
-    const Sym *t = stored_tensor(h);
-    if ((h->dst && tir_op_touches(K, op, h->dst)) ||
+    const Sym *t = stored_tensor(h), *y = tir_scalar_written(h);
+    if ((h->dst && tir_op_touches(K, op, h->dst)) || (y && tir_op_names_sym(op, y)) ||
         (t && (tir_names_sym(op->expr, t) || tir_names_sym(op->slice, t) || tir_names_sym(op->pad, t))))
       return true;
   }
@@ -1238,13 +1238,14 @@ static bool after_held(const TirKernel *K, const TirOp *op, const PtrVec *held) 
 
 /* Whether an op of held reads or writes what op writes. */
 static bool before_held(const TirKernel *K, const TirOp *op, const PtrVec *held) {
+  const Sym *y = tir_scalar_written(op);
   for (int i = 0; i < held->len; i++)
-    if (op->dst && tir_op_touches(K, held->items[i], op->dst)) return true;
+    if ((op->dst && tir_op_touches(K, held->items[i], op->dst)) || (y && tir_op_names_sym(held->items[i], y))) return true;
   return false;
 }
 
 static bool groupable(const TirKernel *K, const TirOp *op) {
-  return (op->kind == TO_REDUCE || op->kind == TO_SUM) && across_warps(K, op);
+  return (op->kind == TO_REDUCE || op->kind == TO_SUM || op->kind == TO_SCAN) && across_warps(K, op);
 }
 
 /* With scratch reads held back (reads) and ops held after them (after): the
@@ -1270,12 +1271,14 @@ static int next_groupable(const TirKernel *K, const TirBlock *b, int i, const Pt
       return j;
     }
     if (dep) {
-      if (op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_STORE) return -1;
+      if (op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_STORE && op->kind != TO_SCALAR) return -1;
       vec_push(K->a, &held, op);
       vec_push(K->a, wait, op);
       continue;
     }
-    if ((op->kind != TO_DECL && op->kind != TO_ASSIGN && op->kind != TO_LOAD) || before_held(K, op, &held)) return -1;
+    if ((op->kind != TO_DECL && op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_SCALAR) ||
+        before_held(K, op, &held))
+      return -1;
   }
   return -1;
 }

@@ -1027,8 +1027,14 @@ bool tir_mentions(const TirKernel *K, const Expr *x, const TirVar *v, bool copie
 /* Whether x names symbol y anywhere in it (a tensor's element or slice, a scalar). */
 bool tir_names_sym(const Expr *x, const Sym *y);
 /* Whether op itself (not the ops inside it) writes or reads value v: its dst,
- * src, src2, or a mention in its expression, slice, pad, guard or window. */
+ * src, src2, or a mention in its expression, slice, pad, guard or window (or a
+ * scalar statement's value). */
 bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v);
+/* The scalar var a scalar statement's op (TO_SCALAR) assigns, or NULL. */
+const Sym *tir_scalar_written(const TirOp *op);
+/* Whether op itself names symbol y: in a scalar statement, a loop's bounds, a
+ * condition, or its expression, slice, pad, guard or window. */
+bool tir_op_names_sym(const TirOp *op, const Sym *y);
 /* Whether the indices of a load's or store's slice mention v. */
 bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v);
 /* Register budget: a value holds at most MAX_REGS elements per thread (the

@@ -103,8 +103,23 @@ bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v) 
   return false;
 }
 
+/* The expressions a scalar statement's op evaluates (TO_SCALAR: its value, and the var
+ * a compound assignment reads), or NULL. */
+static const Expr *scalar_rhs(const TirOp *op, const Expr **lhs) {
+  const Stmt *s = op->stmt;
+  *lhs = NULL;
+  if (op->kind != TO_SCALAR || !s) return NULL;
+  if (s->kind == S_ASSIGN) {
+    *lhs = s->u.assign.lhs;
+    return s->u.assign.rhs;
+  }
+  return s->kind == S_VAR || s->kind == S_CONST ? s->u.decl.init : NULL;
+}
+
 bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v) {
   if (op->dst == v || op->src == v || op->src2 == v) return true;
+  const Expr *lhs, *rhs = scalar_rhs(op, &lhs);
+  if (rhs && tir_mentions(K, rhs, v, true)) return true;
   return tir_mentions(K, op->expr, v, true) || tir_slice_mentions(K, op->slice, v) || tir_mentions(K, op->pad, v, true) ||
          tir_mentions(K, op->uguard, v, true) || tir_mentions(K, op->win[0], v, true) || tir_mentions(K, op->win[1], v, true);
 }
@@ -709,4 +724,23 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
   }
   K->stage = "smem";
   return K;
+}
+
+const Sym *tir_scalar_written(const TirOp *op) {
+  const Stmt *s = op->stmt;
+  if (op->kind != TO_SCALAR || !s) return NULL;
+  if (s->kind == S_ASSIGN) return s->u.assign.lhs->kind == E_IDENT ? s->u.assign.lhs->u.ident.sym : NULL;
+  return s->kind == S_VAR ? s->u.decl.sym : NULL;
+}
+
+bool tir_op_names_sym(const TirOp *op, const Sym *y) {
+  const Expr *lhs, *rhs = scalar_rhs(op, &lhs);
+  const Stmt *s = op->stmt;
+  if (tir_names_sym(rhs, y) || tir_names_sym(lhs, y)) return true;
+  if (s && op->kind == TO_FOR && (tir_names_sym(s->u.forr.lo, y) || tir_names_sym(s->u.forr.hi, y) || tir_names_sym(s->u.forr.step, y)))
+    return true;
+  if (s && op->kind == TO_WHILE && tir_names_sym(s->u.whil.cond, y)) return true;
+  if (s && op->kind == TO_IF && tir_names_sym(s->u.iff.cond, y)) return true;
+  return tir_names_sym(op->expr, y) || tir_names_sym(op->slice, y) || tir_names_sym(op->pad, y) || tir_names_sym(op->uguard, y) ||
+         tir_names_sym(op->win[0], y) || tir_names_sym(op->win[1], y);
 }

@@ -9,7 +9,7 @@
 //   t2c_red0: shared, f32[2, 4], 64 bytes (partials of cumsum at line 11, run totals, one row per warp)
 //   t2c_red1: shared, f32[2, 4], 64 bytes (partials of rowsum at line 12, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 128 bytes; barriers: 2
+//   shared memory: 128 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
 {
@@ -54,14 +54,6 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
       if (lane == 0) {
         t2c_red0[t2c_ph1 * 8 + (warp % 2) * 4 + t2c_r0] = t2c_v3_t[0];
       }
-      __syncthreads();  // t2c_red0: written at line 11, read here by other threads
-      for (int t2c_w1 = 0; t2c_w1 < warp % 2; ++t2c_w1) t2c_v3_x[0] = t2c_red0[t2c_ph1 * 8 + t2c_w1 * 4 + t2c_r0] + t2c_v3_x[0];
-      t2c_v3[0] = t2c_v3_x[0] + t2c_v3[0];
-      t2c_v3[1] = t2c_v3_x[0] + t2c_v3[1];
-      t2c_v3[2] = t2c_v3_x[0] + t2c_v3[2];
-      t2c_v3[3] = t2c_v3_x[0] + t2c_v3[3];
-      t2c_ph1 ^= 1;
-      if ((n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + t2c_r0 * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{carry[0] + t2c_v3[0], carry[0] + t2c_v3[1], carry[0] + t2c_v3[2], carry[0] + t2c_v3[3]}});
       // scan-rows.tl:12: carry += rowsum(x)
       float t2c_v4[1];
       t2c_v4[0] = x[0];
@@ -70,9 +62,18 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
       t2c_v4[0] = t2c_v4[0] + x[3];
       t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
       if (lane == 0) t2c_red1[t2c_ph2 * 8 + (warp % 2) * 4 + t2c_r0] = t2c_v4[0];
-      __syncthreads();  // t2c_red1: written at line 12, read here by other threads
+      __syncthreads();  // t2c_red0: written at line 11, read here by other threads; t2c_red1 too (written at line 12)
+      for (int t2c_w1 = 0; t2c_w1 < warp % 2; ++t2c_w1) t2c_v3_x[0] = t2c_red0[t2c_ph1 * 8 + t2c_w1 * 4 + t2c_r0] + t2c_v3_x[0];
+      t2c_v3[0] = t2c_v3_x[0] + t2c_v3[0];
+      t2c_v3[1] = t2c_v3_x[0] + t2c_v3[1];
+      t2c_v3[2] = t2c_v3_x[0] + t2c_v3[2];
+      t2c_v3[3] = t2c_v3_x[0] + t2c_v3[3];
+      t2c_ph1 ^= 1;
       t2c_v4[0] = t2c_red1[t2c_ph2 * 8 + t2c_r0] + t2c_red1[t2c_ph2 * 8 + 4 + t2c_r0];
       t2c_ph2 ^= 1;
+      // line 11, after the reduction at line 12, which shares its barrier
+      if ((n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + t2c_r0 * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{carry[0] + t2c_v3[0], carry[0] + t2c_v3[1], carry[0] + t2c_v3[2], carry[0] + t2c_v3[3]}});
+      // line 12
       carry[0] += t2c_v4[0];
     }
   } else {
@@ -99,17 +100,6 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
       if (lane == 0) {
         t2c_red0[t2c_ph1 * 8 + (warp % 2) * 4 + t2c_r0] = t2c_v3_t[0];
       }
-      __syncthreads();  // t2c_red0: written at line 11, read here by other threads
-      for (int t2c_w3 = 0; t2c_w3 < warp % 2; ++t2c_w3) t2c_v3_x[0] = t2c_red0[t2c_ph1 * 8 + t2c_w3 * 4 + t2c_r0] + t2c_v3_x[0];
-      t2c_v3[0] = t2c_v3_x[0] + t2c_v3[0];
-      t2c_v3[1] = t2c_v3_x[0] + t2c_v3[1];
-      t2c_v3[2] = t2c_v3_x[0] + t2c_v3[2];
-      t2c_v3[3] = t2c_v3_x[0] + t2c_v3[3];
-      t2c_ph1 ^= 1;
-      if ((n0 + t2c_c0) < N) Y[t2c_r0 * N + (n0 + t2c_c0)] = carry[0] + t2c_v3[0];
-      if ((n0 + t2c_c0 + 1) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 1)] = carry[0] + t2c_v3[1];
-      if ((n0 + t2c_c0 + 2) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 2)] = carry[0] + t2c_v3[2];
-      if ((n0 + t2c_c0 + 3) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 3)] = carry[0] + t2c_v3[3];
       // scan-rows.tl:12: carry += rowsum(x)
       float t2c_v4[1];
       t2c_v4[0] = x[0];
@@ -118,9 +108,21 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
       t2c_v4[0] = t2c_v4[0] + x[3];
       t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
       if (lane == 0) t2c_red1[t2c_ph2 * 8 + (warp % 2) * 4 + t2c_r0] = t2c_v4[0];
-      __syncthreads();  // t2c_red1: written at line 12, read here by other threads
+      __syncthreads();  // t2c_red0: written at line 11, read here by other threads; t2c_red1 too (written at line 12)
+      for (int t2c_w3 = 0; t2c_w3 < warp % 2; ++t2c_w3) t2c_v3_x[0] = t2c_red0[t2c_ph1 * 8 + t2c_w3 * 4 + t2c_r0] + t2c_v3_x[0];
+      t2c_v3[0] = t2c_v3_x[0] + t2c_v3[0];
+      t2c_v3[1] = t2c_v3_x[0] + t2c_v3[1];
+      t2c_v3[2] = t2c_v3_x[0] + t2c_v3[2];
+      t2c_v3[3] = t2c_v3_x[0] + t2c_v3[3];
+      t2c_ph1 ^= 1;
       t2c_v4[0] = t2c_red1[t2c_ph2 * 8 + t2c_r0] + t2c_red1[t2c_ph2 * 8 + 4 + t2c_r0];
       t2c_ph2 ^= 1;
+      // line 11, after the reduction at line 12, which shares its barrier
+      if ((n0 + t2c_c0) < N) Y[t2c_r0 * N + (n0 + t2c_c0)] = carry[0] + t2c_v3[0];
+      if ((n0 + t2c_c0 + 1) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 1)] = carry[0] + t2c_v3[1];
+      if ((n0 + t2c_c0 + 2) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 2)] = carry[0] + t2c_v3[2];
+      if ((n0 + t2c_c0 + 3) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 3)] = carry[0] + t2c_v3[3];
+      // line 12
       carry[0] += t2c_v4[0];
     }
   }

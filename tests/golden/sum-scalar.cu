@@ -9,7 +9,7 @@
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   t2c_red2: shared, f32[4, 1], 32 bytes (partials of sum at line 7, one value per warp)
 //   16-byte accesses when X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
-//   shared memory: 64 bytes; barriers: 3
+//   shared memory: 64 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ T, int N)
 {
@@ -42,9 +42,6 @@ normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict_
     t2c_v3[0] += t2c_v2[1];
     t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
     if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 5, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    float total = t2c_v3[0];
     // sum-scalar.tl:6: var steps = 0
     int steps = 0;
     // sum-scalar.tl:7: while sum(x) > 1.0 && steps < 4 {
@@ -53,8 +50,12 @@ normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict_
     t2c_v4[0] += x[1];
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
     if (lane == 0) t2c_red1[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 5, read here by other threads; t2c_red1 too (written at line 7)
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
     t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 5, after the reduction at line 7, which shares its barrier
+    float total = t2c_v3[0];
+    // line 7
     while ((t2c_v4[0] > 1.0f) && (steps < 4)) {
       // sum-scalar.tl:8: x = x * 0.5
       x[0] = x[0] * 0.5f;
@@ -92,9 +93,6 @@ normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict_
     t2c_v3[0] += t2c_v2[1];
     t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
     if (lane == 0) t2c_red0[warp] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 5, read here by other threads
-    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
-    float total = t2c_v3[0];
     // sum-scalar.tl:6: var steps = 0
     int steps = 0;
     // sum-scalar.tl:7: while sum(x) > 1.0 && steps < 4 {
@@ -103,8 +101,12 @@ normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict_
     t2c_v4[0] += x[1];
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
     if (lane == 0) t2c_red1[warp] = t2c_v4[0];
-    __syncthreads();  // t2c_red1: written at line 7, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 5, read here by other threads; t2c_red1 too (written at line 7)
+    t2c_v3[0] = t2c_red0[0] + t2c_red0[1] + t2c_red0[2] + t2c_red0[3];
     t2c_v4[0] = t2c_red1[0] + t2c_red1[1] + t2c_red1[2] + t2c_red1[3];
+    // line 5, after the reduction at line 7, which shares its barrier
+    float total = t2c_v3[0];
+    // line 7
     while ((t2c_v4[0] > 1.0f) && (steps < 4)) {
       // sum-scalar.tl:8: x = x * 0.5
       x[0] = x[0] * 0.5f;

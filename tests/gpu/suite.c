@@ -1078,6 +1078,38 @@ static void t_red_all(Tally *T) {
   }
 }
 
+/* red_all sum_pair: two sum()s, a cumsum and a sum of one tile sharing one barrier, with
+ * scalar statements between them; elements past N read 0 */
+static void t_sum_pair(Tally *T) {
+  static const int Ns[] = {3000, 1024, 77};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c], G = (N + 1023) / 1024;
+    Rng r = rng_seed("sum_pair", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_all.tl", "sum_pair");
+    Ten *X = call_in(&k, "X", I32, 1, SHAPE(N));
+    Ten *C = call_out(&k, "C", I32, 2, SHAPE(G, 3));
+    Ten *P = call_out(&k, "P", I32, 2, SHAPE(G, 1024));
+    fill_int(X, &r, -50, 50);
+    for (int g = 0; g < G; g++) {
+      long long a = 0, b = 0, s = 0, p = 0;
+      for (int i = 0; i < 1024; i++) {
+        long long f = g * 1024 + i < N ? (long long)X->v[g * 1024 + i] : 0;
+        a += f, b += f * f % 7, s += f % 5; /* C's truncating %, as the language's */
+        p += f % 5;
+        R2(P, g, i) = (double)p;
+      }
+      R2(C, g, 0) = (double)(a + 1);
+      R2(C, g, 1) = (double)(b + 2 * g);
+      R2(C, g, 2) = (double)(a * 3 - b + s);
+    }
+    char l[64];
+    label(l, sizeof l, "sum_pair N=%d", N);
+    CHECK(T, call_check(&k, "reduce_sum_scalar", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_i32(Tally *T) {
   static const int MN[][2] = {{20, 24}, {13, 7}};
   for (int c = 0; c < 2; c++) {
@@ -5906,6 +5938,7 @@ static const Test tests[] = {
     {"reduce_cols_types", t_red_cols_types},
     {"reduce_cols_dot", t_red_cols_dot},
     {"reduce_sum_scalar", t_red_all},
+    {"sum_pair", t_sum_pair},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
