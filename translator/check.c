@@ -532,9 +532,11 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
       int a = t->ty.dims[d], b = o->ty.dims[od];
       if (a == b || a == 1 || b == 1) continue;
       const Expr *from = dim_origin(t, d);
-      if (from->kind == E_IDENT && from->u.ident.sym && from->u.ident.sym->decl)
+      if (from->kind == E_IDENT && from->u.ident.sym && from->u.ident.sym->decl && from->u.ident.sym->ty.rank > 0)
         diag_note(C->d, from->u.ident.sym->decl->loc, "'%s' is declared %s here", from->u.ident.sym->name,
                   type_str(C, &from->u.ident.sym->ty));
+      else if (from->kind == E_IDENT && from->u.ident.sym) /* a const's name: where it sets the size */
+        diag_note(C->d, from->loc, "the size %d comes from here ('%s')", a, from->u.ident.sym->name);
       else if (from != t)
         diag_note(C->d, from->loc, "the size %d comes from here", a);
     }
