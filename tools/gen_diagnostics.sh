@@ -157,7 +157,11 @@ register tiles:
 
 Under `@launch(T, B)` with B > 1 both say instead that B blocks per SM hold each thread to
 65536 / (T B) registers (`@launch(256, 2)`: 128), and the spill warning that one block per
-SM, or smaller tiles, would need fewer.
+SM, or smaller tiles, would need fewer. In a kernel with no `@registers` tile (and no such
+cap) they say what ptxas did instead: `has a N-byte stack frame (ptxas) at R registers per
+thread: ptxas kept values in local memory (spilled, or an array it indexes at run time)`,
+and `spills (...) with R registers per thread, with no @registers tile and no register cap
+from @launch (ptxas's choice)`.
 MID
 printf '\n## Errors in detail\n'
 section errors ""

@@ -202,9 +202,13 @@ static void report_warn(Diag *d, const Kernel *k, const KernelInfo *ki, const t2
       diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): @launch(%d, %d) "
                    "asks for %d blocks per SM, which holds each thread to %d registers", k->name, ii->stack_bytes,
                    ki->threads, ki->min_blocks, ki->min_blocks, cap);
-    else
+    else if (ki->regs.len)
       diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): a register tile is "
                    "indexed dynamically or is too large to stay in registers", k->name, ii->stack_bytes);
+    else /* no @registers tile: values ptxas did not keep in registers (its spills, or an array) */
+      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) at %d registers per "
+                   "thread: ptxas kept values in local memory (spilled, or an array it indexes at run time)", k->name,
+                   ii->stack_bytes, ii->registers);
     diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
   }
   if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0) {
@@ -212,9 +216,13 @@ static void report_warn(Diag *d, const Kernel *k, const KernelInfo *ki, const t2
       diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
                    "thread: @launch(%d, %d) holds each thread to %d; one block per SM, or smaller tiles, would need fewer",
                    k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers, ki->threads, ki->min_blocks, cap);
-    else
+    else if (ki->regs.len)
       diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
                    "thread; fewer or smaller @registers tiles, or more threads in @launch, would need fewer",
+                   k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers);
+    else
+      diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
+                   "thread, with no @registers tile and no register cap from @launch (ptxas's choice)",
                    k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers);
     diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
   }
