@@ -1628,6 +1628,12 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
     return NULL;
   }
   switch (x->kind) {
+  case E_IDENT: { /* a var declared as an expression of such (reshape(Slot[t0 :+ 16], [16, 1])) */
+    const Sym *y = x->u.ident.sym;
+    if (y && y->kind == SY_VAR && !y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)
+      return unpadded_leaf(K, y->decl->u.decl.init);
+    return NULL;
+  }
   case E_UNARY: return unpadded_leaf(K, x->u.unary.a);
   case E_BINARY: {
     const Expr *a = unpadded_leaf(K, x->u.binary.a);
@@ -1666,7 +1672,12 @@ static void scatter_index(TirKernel *K, const TirOp *st) {
                    "the indices of this %s are computed from %s '%s' that may reach past its end: those "
                    "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, from, J,
                    does, X);
-      diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
+      if (elem_bytes[sl->u.index.base->u.ident.sym->ty.elem] == 1) /* 8-bit: maybe no value of J leads outside X */
+        diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing; "
+                  "where no %s value does, where() can give the positions past the end an index outside '%s'", J, X,
+                  elem_names[sl->u.index.base->u.ident.sym->ty.elem], X);
+      else
+        diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
     }
   }
 }
