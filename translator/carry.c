@@ -147,6 +147,8 @@ static TirOp *reader_after(const TirKernel *K, const TirOp *loop, int i, const T
  * goes with R: a sum()'s value's declaration. */
 typedef struct Fold {
   TirOp *R, *A, *pre;
+  TirOp *copy;           /* the copy of R's value that A reads it through (A's tile in
+                            another layout: a @registers tile's own), or NULL */
   TirVar *of;            /* the value folded, when it is one (else R->expr) */
   BuiltinKind add;       /* B_ROWSUM, B_ROWMAX or B_ROWMIN: how partials combine */
   const Layout *lay;
@@ -168,7 +170,7 @@ static BuiltinKind combine(BuiltinKind red) {
  * its partials across the loop, else why not (said by --explain). */
 static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold *f, const char **into) {
   TirOp *R = loop->body.ops.items[i];
-  *f = (Fold){R, NULL, NULL, NULL, combine(R->red), R->lay, false};
+  *f = (Fold){R, NULL, NULL, NULL, NULL, combine(R->red), R->lay, false};
   const TirVar *t = R->dst;
   int users = 2; /* R writes t, A reads it */
   /* what R folds: f->of, and what goes with R */
@@ -190,6 +192,14 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   }
   /* the accumulation: A, R's one reader, s op= R's value */
   TirOp *A = reader_after(K, loop, i, t);
+  if (A && A->kind == TO_SPILL && A->dst == t && R->kind == TO_REDUCE) {
+    /* s in another layout than R's value (@registers(s): its own) reads it through its copy */
+    f->copy = A;
+    int j = i + 1;
+    while (loop->body.ops.items[j] != A) j++;
+    A = reader_after(K, loop, j, t);
+    users++;
+  }
   if (!A) return NULL;
   Who s = {NULL, NULL};
   if (R->kind == TO_SUM) { /* a scalar statement y op= x */
@@ -222,7 +232,7 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   const Expr *lhs = R->kind == TO_SUM ? A->stmt->u.assign.lhs : NULL, *rhs = lhs ? A->stmt->u.assign.rhs : A->expr;
   if ((lhs ? lhs->ty.elem : A->dst->elem) != t->elem || rhs->ty.elem != t->elem)
     return arena_printf(K->a, "%s is not of the fold's type, %s", *into, elem_names[t->elem]);
-  if (A->has_win || A->uguard || (!lhs && A->dst->layout != t->layout))
+  if (A->has_win || A->uguard || (!lhs && A->dst->layout != t->layout && !f->copy))
     return arena_printf(K->a, "%s is not in the fold's layout", *into);
   int w = elem_bytes[t->elem] > 4 ? 2 : 1, regs = layout_count(L) * w;
   if (regs > CARRY_MAX_REGS && R->kind == TO_REDUCE && !L->wtiles) {
@@ -384,9 +394,11 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
     }
   }
   if (pre) drop_op(ops, pre);
+  if (f->copy) drop_op(ops, f->copy);
   drop_op(ops, A);
   TirOp *head = pre ? pre : R; /* the statement's comment heads what comes after the loop */
   R->first = A->first = false;
+  if (f->copy) f->copy->first = false;
   head->first = true;
   head->note = arena_printf(K->a, "%s, carried across the loop above, folded across threads once", p->cname);
   PtrVec out = {0};
@@ -397,11 +409,14 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
       if (pre) vec_push(K->a, &out, pre);
       vec_push(K->a, &out, R);
     }
-    if (j == li + *nfold + *nassign) vec_push(K->a, &out, A);
+    if (j == li + *nfold + *nassign) {
+      if (f->copy) vec_push(K->a, &out, f->copy); /* A reads R's value through it */
+      vec_push(K->a, &out, A);
+    }
   }
   b->ops = out;
   *nfold += 1 + (pre != NULL);
-  *nassign += 1;
+  *nassign += 1 + (f->copy != NULL);
   return p;
 }
 

@@ -1110,6 +1110,44 @@ static void t_sum_pair(Tally *T) {
   }
 }
 
+/* carry_registers (tests/gpu/carry_registers.tl): column reductions accumulated across a
+ * loop into @registers tiles of their own layout, carried and folded once after the loop;
+ * rows past N read 0 (so a ragged N's last slice adds zeros to the max) */
+static void t_carry_registers(Tally *T) {
+  static const int Ns[] = {100, 64, 1, 33};
+  for (int c = 0; c < 8; c++) {
+    int N = Ns[c % 4], w = c / 4;
+    Rng r = rng_seed("carry_registers", (uint64_t)c);
+    Call k;
+    char l[64];
+    if (w == 0) {
+      call_init(&k, "carry_registers.tl", "colsum_acc");
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(N, 256));
+      Ten *H = call_out(&k, "H", F32, 1, SHAPE(256));
+      fill_uniform(X, &r, -1, 1);
+      for (int j = 0; j < 256; j++) {
+        double a = 0;
+        for (int i = 0; i < N; i++) a += A2(X, i, j);
+        H->ref[j] = a;
+      }
+      label(l, sizeof l, "colsum_acc N=%d", N);
+    } else {
+      call_init(&k, "carry_registers.tl", "colmax_acc");
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(N, 128));
+      Ten *M = call_out(&k, "M", F32, 1, SHAPE(128)), *S = call_out(&k, "S", F32, 1, SHAPE(128));
+      fill_uniform(X, &r, -3, -1); /* all negative: the zeros past a ragged N show in the max */
+      for (int j = 0; j < 128; j++) {
+        double m = N % 16 ? 0.0 : -INFINITY, a = 1.0;
+        for (int i = 0; i < N; i++) m = A2(X, i, j) > m ? A2(X, i, j) : m, a += A2(X, i, j);
+        M->ref[j] = m, S->ref[j] = a;
+      }
+      label(l, sizeof l, "colmax_acc N=%d", N);
+    }
+    CHECK(T, call_check(&k, "carry_registers", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_i32(Tally *T) {
   static const int MN[][2] = {{20, 24}, {13, 7}};
   for (int c = 0; c < 2; c++) {
@@ -5939,6 +5977,7 @@ static const Test tests[] = {
     {"reduce_cols_dot", t_red_cols_dot},
     {"reduce_sum_scalar", t_red_all},
     {"sum_pair", t_sum_pair},
+    {"carry_registers", t_carry_registers},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
