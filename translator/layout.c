@@ -1640,6 +1640,16 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
     return a ? a : unpadded_leaf(K, x->u.binary.b);
   }
   case E_CALL:
+    if (x->u.call.cast == T_NONE && x->u.call.builtin == B_RESHAPE) {
+      /* a slice made a column or row loads as a gather in that shape (lower.c) */
+      const TirVar *v = value_named(K, x);
+      const TirOp *l = v ? load_into(&K->body, v) : NULL;
+      if (l && l->gather) {
+        for (int k = 0; !l->pad && k < l->slice->u.index.base->u.ident.sym->trank; k++)
+          if (l->chk[k]) return x->u.call.args[0];
+        return NULL;
+      }
+    }
     for (int i = 0; i < x->u.call.nargs && x->u.call.builtin != B_PAD; i++) {
       const Expr *a = unpadded_leaf(K, x->u.call.args[i]);
       if (a) return a;

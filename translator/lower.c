@@ -439,8 +439,74 @@ static bool hoist_window(Lower *L, TirBlock *b, Expr *x) {
   return true;
 }
 
+static Expr *int_node(Lower *L, int v, Loc at) {
+  Expr *n = NEW(L->K->a, Expr); /* zeroed */
+  n->kind = E_INT;
+  n->loc = at;
+  n->ty = (Type){T_I32, 0, {0, 0}, true};
+  n->flags = EF_CONST;
+  n->u.ival = n->cv.i = v;
+  return n;
+}
+
+/* reshape(X[.., a :+ n, ..], [n, 1]) or [1, n], of a tensor slice with one ranged
+ * index (no pad, no gather): the gather X[.., a + rows(n, 1), ..] (a + cols(1, n)),
+ * the same elements loaded in the shape asked for, no copy (a slice and a gather both
+ * read 0 past the tensor's end). NULL for any other reshape. */
+static Expr *reshape_as_gather(Lower *L, const Expr *x) {
+  const Expr *a = x->u.call.args[0];
+  if (x->ty.rank != 2 || (x->ty.dims[0] != 1 && x->ty.dims[1] != 1) || a->kind != E_INDEX ||
+      !a->u.index.base->u.ident.sym || a->u.index.base->u.ident.sym->kind != SY_TENSOR || check_is_gather(a))
+    return NULL;
+  int ranged = -1, n = x->ty.dims[0] * x->ty.dims[1];
+  for (int d = 0; d < a->u.index.nidx; d++) {
+    int64_t len;
+    if (!a->u.index.idx[d].len || (check_const_int(a->u.index.idx[d].len, &len) && len == 1)) continue;
+    if (ranged >= 0) return NULL;
+    ranged = d;
+  }
+  if (ranged < 0 || n < 2) return NULL;
+  bool col = x->ty.dims[1] == 1;
+  Expr *c = NEW(L->K->a, Expr); /* rows(n, 1) or cols(1, n) */
+  c->kind = E_CALL;
+  c->loc = x->loc;
+  c->ty = (Type){T_I32, 2, {x->ty.dims[0], x->ty.dims[1]}, false};
+  c->flags = EF_TILE;
+  c->u.call.builtin = col ? B_ROWS : B_COLS;
+  c->u.call.name = builtin_names[c->u.call.builtin];
+  c->u.call.name_loc = x->loc;
+  c->u.call.cast = T_NONE;
+  c->u.call.args = NEW_ARRAY(L->K->a, Expr *, 2);
+  c->u.call.args[0] = int_node(L, x->ty.dims[0], x->loc);
+  c->u.call.args[1] = int_node(L, x->ty.dims[1], x->loc);
+  c->u.call.nargs = c->u.call.shape_at = 2;
+  const Expr *st = a->u.index.idx[ranged].start;
+  Expr *i = NEW(L->K->a, Expr); /* a + rows(n, 1) */
+  i->kind = E_BINARY;
+  i->loc = st->loc;
+  i->ty = c->ty;
+  i->flags = (st->flags & EF_TD) | EF_TILE;
+  i->u.binary.op = TK_PLUS;
+  i->u.binary.a = (Expr *)st;
+  i->u.binary.b = c;
+  Expr *g = NEW(L->K->a, Expr);
+  *g = *a;
+  g->ty = x->ty;
+  g->flags = a->flags | EF_TILE;
+  g->u.index.idx = NEW_ARRAY(L->K->a, Index, a->u.index.nidx);
+  for (int d = 0; d < a->u.index.nidx; d++) g->u.index.idx[d] = (Index){a->u.index.idx[d].start, NULL}; /* a :+ 1: a */
+  g->u.index.idx[ranged].start = i;
+  return g;
+}
+
 /* reshape(t, [a, b]): t's elements in row-major order, read from its shared copy. */
 static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
+  Expr *g = reshape_as_gather(L, x);
+  if (g) {
+    TirVar *v = value_of(L, b, g);
+    if (v) map_value(L, x, v);
+    return v != NULL;
+  }
   TirVar *v = value_of(L, b, x->u.call.args[0]);
   int bi = v ? spill(L, b, v, "reshape() reads it at other elements") : -1;
   if (bi < 0) return false;

@@ -4,24 +4,20 @@
 
 // kernel small_dots (dot-cuda-cores-column.tl:6): 128 threads
 //   layout L0: [32, 8], runs of 2, lanes 8 x 4, warps 4 x 1: 2 per thread
-//   layout L1: [8, 8], runs of 4, lanes 16 x 2, warps 1 x 4: 4 per thread
-//   layout L2: [8, 1], runs of 1, lanes 32 x 1, warps 1 x 4: 1 per thread
-//   t2c_v2_s: shared, f32[8, 1], 32 bytes (shared copy of slice of W at line 8)
+//   layout L2: [8, 8], runs of 4, lanes 16 x 2, warps 1 x 4: 4 per thread
 //   t2c_v5_s: shared, f32[8, 8], 384 bytes (shared copy of slice of A at line 9)
 //   t2c_v6_s: shared, f32[8, 8], 384 bytes (shared copy of slice of B at line 9)
 //   16-byte accesses when A is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
-//   shared memory: 800 bytes; barriers: 2
+//   shared memory: 768 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__restrict__ R, const float *__restrict__ B, float *__restrict__ C)
 {
-  __shared__ __align__(16) float t2c_v2_s[8];
   __shared__ __align__(16) float t2c_v5_s[96];
   __shared__ __align__(16) float t2c_v6_s[96];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 2;  // L0: this thread's first row and column
-  const int t2c_r1 = lane / 2, t2c_c1 = (warp * 2 + lane % 2) * 4;  // L1: this thread's first row and column
-  const int t2c_r2 = lane, t2c_c2 = warp;  // L2: this thread's first row and column
+  const int t2c_r2 = lane / 2, t2c_c2 = (warp * 2 + lane % 2) * 4;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 8) && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
@@ -30,20 +26,19 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
     const t2c::Vec<float, 2> t2c_w0 = t2c::ldg_vec<2>(A + t2c_r0 * 8 + t2c_c0);
     t2c_v1[0] = t2c_w0.v[0];
     t2c_v1[1] = t2c_w0.v[1];
-    float t2c_v2[1] = {};
-    t2c_v2[0] = (t2c_r2 < 8 && t2c_c2 < 1 ? W[t2c_r2 + t2c_c2] : 0.0f);
-    if (t2c_r2 < 8 && t2c_c2 < 1) t2c_v2_s[t2c_r2 * 1 + t2c_c2] = t2c_v2[0];
-    __syncthreads();  // t2c_v2_s: written at line 8, read here by other threads
+    float t2c_v2[2];
+    t2c_v2[0] = ((unsigned)(0 + t2c_c0) < (unsigned)8 ? W[0 + t2c_c0] : 0.0f);
+    t2c_v2[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)8 ? W[0 + (t2c_c0 + 1)] : 0.0f);
     float t2c_v3[1];
-    t2c_v3[0] = t2c_v1[0] * t2c_v2_s[t2c_c0 * 1 + 0];
-    t2c_v3[0] = t2c_v3[0] + (t2c_v1[1] * t2c_v2_s[(t2c_c0 + 1) * 1 + 0]);
+    t2c_v3[0] = t2c_v1[0] * t2c_v2[0];
+    t2c_v3[0] = t2c_v3[0] + (t2c_v1[1] * t2c_v2[1]);
     t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
     if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
     // dot-cuda-cores-column.tl:9: C[0 :+ 8, 0 :+ 8] = dot(A[0 :+ 8, 0 :+ 8], B[0 :+ 8, 0 :+ 8])
     float t2c_v4[4] = {};
     float t2c_v5[4] = {};
-    if (t2c_r1 < 8 && t2c_c1 < 8) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(A + t2c_r1 * 8 + t2c_c1);
+    if (t2c_r2 < 8 && t2c_c2 < 8) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(A + t2c_r2 * 8 + t2c_c2);
       t2c_v5[0] = t2c_w1.v[0];
       t2c_v5[1] = t2c_w1.v[1];
       t2c_v5[2] = t2c_w1.v[2];
@@ -54,13 +49,13 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
       t2c_v5[2] = 0.0f;
       t2c_v5[3] = 0.0f;
     }
-    if (t2c_r1 < 8 && t2c_c1 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1] = t2c_v5[0];
-    if (t2c_r1 < 8 && t2c_c1 + 1 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1 + 1] = t2c_v5[1];
-    if (t2c_r1 < 8 && t2c_c1 + 2 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1 + 2] = t2c_v5[2];
-    if (t2c_r1 < 8 && t2c_c1 + 3 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1 + 3] = t2c_v5[3];
+    if (t2c_r2 < 8 && t2c_c2 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2] = t2c_v5[0];
+    if (t2c_r2 < 8 && t2c_c2 + 1 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2 + 1] = t2c_v5[1];
+    if (t2c_r2 < 8 && t2c_c2 + 2 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2 + 2] = t2c_v5[2];
+    if (t2c_r2 < 8 && t2c_c2 + 3 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2 + 3] = t2c_v5[3];
     float t2c_v6[4] = {};
-    if (t2c_r1 < 8 && t2c_c1 < 8) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(B + t2c_r1 * 8 + t2c_c1);
+    if (t2c_r2 < 8 && t2c_c2 < 8) {
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(B + t2c_r2 * 8 + t2c_c2);
       t2c_v6[0] = t2c_w2.v[0];
       t2c_v6[1] = t2c_w2.v[1];
       t2c_v6[2] = t2c_w2.v[2];
@@ -71,10 +66,10 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
       t2c_v6[2] = 0.0f;
       t2c_v6[3] = 0.0f;
     }
-    if (t2c_r1 < 8 && t2c_c1 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1] = t2c_v6[0];
-    if (t2c_r1 < 8 && t2c_c1 + 1 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 1] = t2c_v6[1];
-    if (t2c_r1 < 8 && t2c_c1 + 2 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 2] = t2c_v6[2];
-    if (t2c_r1 < 8 && t2c_c1 + 3 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 3] = t2c_v6[3];
+    if (t2c_r2 < 8 && t2c_c2 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2] = t2c_v6[0];
+    if (t2c_r2 < 8 && t2c_c2 + 1 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2 + 1] = t2c_v6[1];
+    if (t2c_r2 < 8 && t2c_c2 + 2 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2 + 2] = t2c_v6[2];
+    if (t2c_r2 < 8 && t2c_c2 + 3 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2 + 3] = t2c_v6[3];
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 9, read here by other threads
     // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
     t2c_v4[0] = 0.0f;
@@ -83,79 +78,78 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
     t2c_v4[3] = 0.0f;
     #pragma unroll
     for (int t2c_k3 = 0; t2c_k3 < 8; t2c_k3 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[((t2c_r1 < 8 ? t2c_r1 : 7)) * 12 + t2c_k3]);
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[((t2c_r2 < 8 ? t2c_r2 : 7)) * 12 + t2c_k3]);
       t2c::Vec<float, 4> t2c_b0_0;
-      t2c_b0_0.v[0] = t2c_v6_s[t2c_k3 * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_0.v[1] = t2c_v6_s[t2c_k3 * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_0.v[2] = t2c_v6_s[t2c_k3 * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_0.v[3] = t2c_v6_s[t2c_k3 * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_0.v[0] = t2c_v6_s[t2c_k3 * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_0.v[1] = t2c_v6_s[t2c_k3 * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_0.v[2] = t2c_v6_s[t2c_k3 * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_0.v[3] = t2c_v6_s[t2c_k3 * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
       t2c_v4[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
       t2c_v4[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
       t2c_v4[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
       t2c::Vec<float, 4> t2c_b0_1;
-      t2c_b0_1.v[0] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_1.v[1] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_1.v[2] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_1.v[3] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_1.v[0] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_1.v[1] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_1.v[2] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_1.v[3] = t2c_v6_s[(t2c_k3 + 1) * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
       t2c_v4[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
       t2c_v4[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
       t2c_v4[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
       t2c::Vec<float, 4> t2c_b0_2;
-      t2c_b0_2.v[0] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_2.v[1] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_2.v[2] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_2.v[3] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_2.v[0] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_2.v[1] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_2.v[2] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_2.v[3] = t2c_v6_s[(t2c_k3 + 2) * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
       t2c_v4[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
       t2c_v4[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
       t2c_v4[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
       t2c::Vec<float, 4> t2c_b0_3;
-      t2c_b0_3.v[0] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_3.v[1] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_3.v[2] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_3.v[3] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_3.v[0] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_3.v[1] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_3.v[2] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_3.v[3] = t2c_v6_s[(t2c_k3 + 3) * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       t2c_v4[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       t2c_v4[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
       t2c_v4[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
     }
-    if (t2c_r1 < 8 && t2c_c1 < 8) t2c::stg_vec<4>(C + t2c_r1 * 8 + t2c_c1, t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
+    if (t2c_r2 < 8 && t2c_c2 < 8) t2c::stg_vec<4>(C + t2c_r2 * 8 + t2c_c2, t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
   } else {
     // dot-cuda-cores-column.tl:8: R[0 :+ 32, 0 :+ 1] = dot(A[0 :+ 32, 0 :+ 8], W[0 :+ 8, 0 :+ 1])
     float t2c_v1[2];
     t2c_v1[0] = A[t2c_r0 * 8 + t2c_c0];
     t2c_v1[1] = A[t2c_r0 * 8 + (t2c_c0 + 1)];
-    float t2c_v2[1] = {};
-    t2c_v2[0] = (t2c_r2 < 8 && t2c_c2 < 1 ? W[t2c_r2 + t2c_c2] : 0.0f);
-    if (t2c_r2 < 8 && t2c_c2 < 1) t2c_v2_s[t2c_r2 * 1 + t2c_c2] = t2c_v2[0];
-    __syncthreads();  // t2c_v2_s: written at line 8, read here by other threads
+    float t2c_v2[2];
+    t2c_v2[0] = ((unsigned)(0 + t2c_c0) < (unsigned)8 ? W[0 + t2c_c0] : 0.0f);
+    t2c_v2[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)8 ? W[0 + (t2c_c0 + 1)] : 0.0f);
     float t2c_v3[1];
-    t2c_v3[0] = t2c_v1[0] * t2c_v2_s[t2c_c0 * 1 + 0];
-    t2c_v3[0] = t2c_v3[0] + (t2c_v1[1] * t2c_v2_s[(t2c_c0 + 1) * 1 + 0]);
+    t2c_v3[0] = t2c_v1[0] * t2c_v2[0];
+    t2c_v3[0] = t2c_v3[0] + (t2c_v1[1] * t2c_v2[1]);
     t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
     if (t2c_c0 == 0) R[t2c_r0] = t2c_v3[0];
     // dot-cuda-cores-column.tl:9: C[0 :+ 8, 0 :+ 8] = dot(A[0 :+ 8, 0 :+ 8], B[0 :+ 8, 0 :+ 8])
     float t2c_v4[4] = {};
     float t2c_v5[4] = {};
-    t2c_v5[0] = (t2c_r1 < 8 && t2c_c1 < 8 ? A[t2c_r1 * 8 + t2c_c1] : 0.0f);
-    t2c_v5[1] = (t2c_r1 < 8 && t2c_c1 + 1 < 8 ? A[t2c_r1 * 8 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v5[2] = (t2c_r1 < 8 && t2c_c1 + 2 < 8 ? A[t2c_r1 * 8 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v5[3] = (t2c_r1 < 8 && t2c_c1 + 3 < 8 ? A[t2c_r1 * 8 + (t2c_c1 + 3)] : 0.0f);
-    if (t2c_r1 < 8 && t2c_c1 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1] = t2c_v5[0];
-    if (t2c_r1 < 8 && t2c_c1 + 1 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1 + 1] = t2c_v5[1];
-    if (t2c_r1 < 8 && t2c_c1 + 2 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1 + 2] = t2c_v5[2];
-    if (t2c_r1 < 8 && t2c_c1 + 3 < 8) t2c_v5_s[t2c_r1 * 12 + t2c_c1 + 3] = t2c_v5[3];
+    t2c_v5[0] = (t2c_r2 < 8 && t2c_c2 < 8 ? A[t2c_r2 * 8 + t2c_c2] : 0.0f);
+    t2c_v5[1] = (t2c_r2 < 8 && t2c_c2 + 1 < 8 ? A[t2c_r2 * 8 + (t2c_c2 + 1)] : 0.0f);
+    t2c_v5[2] = (t2c_r2 < 8 && t2c_c2 + 2 < 8 ? A[t2c_r2 * 8 + (t2c_c2 + 2)] : 0.0f);
+    t2c_v5[3] = (t2c_r2 < 8 && t2c_c2 + 3 < 8 ? A[t2c_r2 * 8 + (t2c_c2 + 3)] : 0.0f);
+    if (t2c_r2 < 8 && t2c_c2 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2] = t2c_v5[0];
+    if (t2c_r2 < 8 && t2c_c2 + 1 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2 + 1] = t2c_v5[1];
+    if (t2c_r2 < 8 && t2c_c2 + 2 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2 + 2] = t2c_v5[2];
+    if (t2c_r2 < 8 && t2c_c2 + 3 < 8) t2c_v5_s[t2c_r2 * 12 + t2c_c2 + 3] = t2c_v5[3];
     float t2c_v6[4] = {};
-    t2c_v6[0] = (t2c_r1 < 8 && t2c_c1 < 8 ? B[t2c_r1 * 8 + t2c_c1] : 0.0f);
-    t2c_v6[1] = (t2c_r1 < 8 && t2c_c1 + 1 < 8 ? B[t2c_r1 * 8 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v6[2] = (t2c_r1 < 8 && t2c_c1 + 2 < 8 ? B[t2c_r1 * 8 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v6[3] = (t2c_r1 < 8 && t2c_c1 + 3 < 8 ? B[t2c_r1 * 8 + (t2c_c1 + 3)] : 0.0f);
-    if (t2c_r1 < 8 && t2c_c1 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1] = t2c_v6[0];
-    if (t2c_r1 < 8 && t2c_c1 + 1 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 1] = t2c_v6[1];
-    if (t2c_r1 < 8 && t2c_c1 + 2 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 2] = t2c_v6[2];
-    if (t2c_r1 < 8 && t2c_c1 + 3 < 8) t2c_v6_s[t2c_r1 * 12 + t2c_c1 + 3] = t2c_v6[3];
+    t2c_v6[0] = (t2c_r2 < 8 && t2c_c2 < 8 ? B[t2c_r2 * 8 + t2c_c2] : 0.0f);
+    t2c_v6[1] = (t2c_r2 < 8 && t2c_c2 + 1 < 8 ? B[t2c_r2 * 8 + (t2c_c2 + 1)] : 0.0f);
+    t2c_v6[2] = (t2c_r2 < 8 && t2c_c2 + 2 < 8 ? B[t2c_r2 * 8 + (t2c_c2 + 2)] : 0.0f);
+    t2c_v6[3] = (t2c_r2 < 8 && t2c_c2 + 3 < 8 ? B[t2c_r2 * 8 + (t2c_c2 + 3)] : 0.0f);
+    if (t2c_r2 < 8 && t2c_c2 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2] = t2c_v6[0];
+    if (t2c_r2 < 8 && t2c_c2 + 1 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2 + 1] = t2c_v6[1];
+    if (t2c_r2 < 8 && t2c_c2 + 2 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2 + 2] = t2c_v6[2];
+    if (t2c_r2 < 8 && t2c_c2 + 3 < 8) t2c_v6_s[t2c_r2 * 12 + t2c_c2 + 3] = t2c_v6[3];
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 9, read here by other threads
     // on the CUDA cores: each thread's 1 x 4 elements, A and B from shared copies, 4 of k at a time
     t2c_v4[0] = 0.0f;
@@ -164,47 +158,47 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
     t2c_v4[3] = 0.0f;
     #pragma unroll
     for (int t2c_k4 = 0; t2c_k4 < 8; t2c_k4 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[((t2c_r1 < 8 ? t2c_r1 : 7)) * 12 + t2c_k4]);
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[((t2c_r2 < 8 ? t2c_r2 : 7)) * 12 + t2c_k4]);
       t2c::Vec<float, 4> t2c_b0_0;
-      t2c_b0_0.v[0] = t2c_v6_s[t2c_k4 * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_0.v[1] = t2c_v6_s[t2c_k4 * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_0.v[2] = t2c_v6_s[t2c_k4 * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_0.v[3] = t2c_v6_s[t2c_k4 * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_0.v[0] = t2c_v6_s[t2c_k4 * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_0.v[1] = t2c_v6_s[t2c_k4 * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_0.v[2] = t2c_v6_s[t2c_k4 * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_0.v[3] = t2c_v6_s[t2c_k4 * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
       t2c_v4[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
       t2c_v4[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
       t2c_v4[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
       t2c::Vec<float, 4> t2c_b0_1;
-      t2c_b0_1.v[0] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_1.v[1] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_1.v[2] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_1.v[3] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_1.v[0] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_1.v[1] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_1.v[2] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_1.v[3] = t2c_v6_s[(t2c_k4 + 1) * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
       t2c_v4[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
       t2c_v4[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
       t2c_v4[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
       t2c::Vec<float, 4> t2c_b0_2;
-      t2c_b0_2.v[0] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_2.v[1] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_2.v[2] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_2.v[3] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_2.v[0] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_2.v[1] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_2.v[2] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_2.v[3] = t2c_v6_s[(t2c_k4 + 2) * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
       t2c_v4[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
       t2c_v4[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
       t2c_v4[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
       t2c::Vec<float, 4> t2c_b0_3;
-      t2c_b0_3.v[0] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c1 < 8 ? t2c_c1 : 7)];
-      t2c_b0_3.v[1] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c1 + 1 < 8 ? t2c_c1 + 1 : 7)];
-      t2c_b0_3.v[2] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c1 + 2 < 8 ? t2c_c1 + 2 : 7)];
-      t2c_b0_3.v[3] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c1 + 3 < 8 ? t2c_c1 + 3 : 7)];
+      t2c_b0_3.v[0] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c2 < 8 ? t2c_c2 : 7)];
+      t2c_b0_3.v[1] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c2 + 1 < 8 ? t2c_c2 + 1 : 7)];
+      t2c_b0_3.v[2] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c2 + 2 < 8 ? t2c_c2 + 2 : 7)];
+      t2c_b0_3.v[3] = t2c_v6_s[(t2c_k4 + 3) * 12 + (t2c_c2 + 3 < 8 ? t2c_c2 + 3 : 7)];
       t2c_v4[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       t2c_v4[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       t2c_v4[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
       t2c_v4[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
     }
-    if (t2c_r1 < 8 && t2c_c1 < 8) C[t2c_r1 * 8 + t2c_c1] = t2c_v4[0];
-    if (t2c_r1 < 8 && t2c_c1 + 1 < 8) C[t2c_r1 * 8 + (t2c_c1 + 1)] = t2c_v4[1];
-    if (t2c_r1 < 8 && t2c_c1 + 2 < 8) C[t2c_r1 * 8 + (t2c_c1 + 2)] = t2c_v4[2];
-    if (t2c_r1 < 8 && t2c_c1 + 3 < 8) C[t2c_r1 * 8 + (t2c_c1 + 3)] = t2c_v4[3];
+    if (t2c_r2 < 8 && t2c_c2 < 8) C[t2c_r2 * 8 + t2c_c2] = t2c_v4[0];
+    if (t2c_r2 < 8 && t2c_c2 + 1 < 8) C[t2c_r2 * 8 + (t2c_c2 + 1)] = t2c_v4[1];
+    if (t2c_r2 < 8 && t2c_c2 + 2 < 8) C[t2c_r2 * 8 + (t2c_c2 + 2)] = t2c_v4[2];
+    if (t2c_r2 < 8 && t2c_c2 + 3 < 8) C[t2c_r2 * 8 + (t2c_c2 + 3)] = t2c_v4[3];
   }
 }

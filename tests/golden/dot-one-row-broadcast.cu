@@ -3,78 +3,55 @@
 
 
 // kernel dot_bcast (dot-one-row-broadcast.tl:8): 32 threads
-//   layout L0: [1, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 4 per thread
-//   layout L1: [16, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 8 per thread
-//   layout L2: [16, 1], runs of 1, lanes 32 x 1, warps 1 x 1: 1 per thread
-//   t: registers, 8 x f32 per thread (L1)
-//   u: registers, 8 x f32 per thread (L1)
-//   t2c_v2_s: shared, f32[1, 16], 68 bytes (shared copy of slice of A at line 10)
+//   layout L0: [16, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 8 per thread
+//   t: registers, 8 x f32 per thread (L0)
+//   u: registers, 8 x f32 per thread (L0)
 //   t2c_v5_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of A at line 10)
 //   t2c_v6_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of B at line 10)
-//   t2c_v9_s: shared, f32[16, 1], 64 bytes (shared copy of slice of B at line 12)
 //   t2c_v11_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of A at line 12)
 //   t2c_v12_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of B at line 12)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, O is 16-byte aligned, P is 16-byte aligned; otherwise single elements
-//   shared memory: 5264 bytes; barriers: 4
+//   16-byte accesses when B is 16-byte aligned, A is 16-byte aligned, O is 16-byte aligned, P is 16-byte aligned; otherwise single elements
+//   shared memory: 5120 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(32)
 dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ O, float *__restrict__ P, int M)
 {
-  __shared__ __align__(16) float t2c_v2_s[17];
   __shared__ __align__(16) float t2c_v5_s[320];
   __shared__ __align__(16) float t2c_v6_s[320];
-  __shared__ __align__(16) float t2c_v9_s[16];
   __shared__ __align__(16) float t2c_v11_s[320];
   __shared__ __align__(16) float t2c_v12_s[320];
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   const int t2c_r0 = lane / 4, t2c_c0 = (lane % 4) * 4;  // L0: this thread's first row and column
-  const int t2c_r1 = lane / 4, t2c_c1 = (lane % 4) * 4;  // L1: this thread's first row and column
-  const int t2c_r2 = lane;  // L2: this thread's first row (every thread starts at column 0)
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(O, 16) && t2c::aligned(P, 16);
+  const bool t2c_fast = t2c::aligned(B, 16) && t2c::aligned(A, 16) && t2c::aligned(O, 16) && t2c::aligned(P, 16);
   if (t2c_fast) {
     // dot-one-row-broadcast.tl:9: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
     // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float t[8];
-    float t2c_v2[4] = {};
-    if (t2c_r0 < 1 && (m0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
-      t2c_v2[0] = t2c_w0.v[0];
-      t2c_v2[1] = t2c_w0.v[1];
-      t2c_v2[2] = t2c_w0.v[2];
-      t2c_v2[3] = t2c_w0.v[3];
-    } else {
-      t2c_v2[0] = 0.0f;
-      t2c_v2[1] = 0.0f;
-      t2c_v2[2] = 0.0f;
-      t2c_v2[3] = 0.0f;
-    }
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0] = t2c_v2[0];
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v2[1];
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v2[2];
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v2[3];
+    float t2c_v2[2];
+    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[m0 * 16 + (0 + t2c_r0)] : 0.0f);
+    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[m0 * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
     float t2c_v3[8];
-    const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
-    t2c_v3[0] = t2c_w1.v[0];
-    t2c_v3[1] = t2c_w1.v[1];
-    t2c_v3[2] = t2c_w1.v[2];
-    t2c_v3[3] = t2c_w1.v[3];
-    const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
-    t2c_v3[4] = t2c_w2.v[0];
-    t2c_v3[5] = t2c_w2.v[1];
-    t2c_v3[6] = t2c_w2.v[2];
-    t2c_v3[7] = t2c_w2.v[3];
-    __syncthreads();  // t2c_v2_s: written at line 10, read here by other threads
+    const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(B + t2c_r0 * 16 + t2c_c0);
+    t2c_v3[0] = t2c_w0.v[0];
+    t2c_v3[1] = t2c_w0.v[1];
+    t2c_v3[2] = t2c_w0.v[2];
+    t2c_v3[3] = t2c_w0.v[3];
+    const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(B + (t2c_r0 + 8) * 16 + t2c_c0);
+    t2c_v3[4] = t2c_w1.v[0];
+    t2c_v3[5] = t2c_w1.v[1];
+    t2c_v3[6] = t2c_w1.v[2];
+    t2c_v3[7] = t2c_w1.v[3];
     float t2c_v4[4];
-    t2c_v4[0] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[0];
-    t2c_v4[1] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[1];
-    t2c_v4[2] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[2];
-    t2c_v4[3] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[3];
-    t2c_v4[0] = t2c_v4[0] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[4]);
-    t2c_v4[1] = t2c_v4[1] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[5]);
-    t2c_v4[2] = t2c_v4[2] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[6]);
-    t2c_v4[3] = t2c_v4[3] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[7]);
+    t2c_v4[0] = t2c_v2[0] * t2c_v3[0];
+    t2c_v4[1] = t2c_v2[0] * t2c_v3[1];
+    t2c_v4[2] = t2c_v2[0] * t2c_v3[2];
+    t2c_v4[3] = t2c_v2[0] * t2c_v3[3];
+    t2c_v4[0] = t2c_v4[0] + (t2c_v2[1] * t2c_v3[4]);
+    t2c_v4[1] = t2c_v4[1] + (t2c_v2[1] * t2c_v3[5]);
+    t2c_v4[2] = t2c_v4[2] + (t2c_v2[1] * t2c_v3[6]);
+    t2c_v4[3] = t2c_v4[3] + (t2c_v2[1] * t2c_v3[7]);
     t2c_v4[0] = t2c::fold_sum<8, 4>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_sum<8, 4>(t2c_v4[1]);
     t2c_v4[2] = t2c::fold_sum<8, 4>(t2c_v4[2]);
@@ -88,52 +65,52 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t[6] = t2c_v4[2];
     t[7] = t2c_v4[3];
     float t2c_v5[8];
-    if ((m0 + t2c_r1) < M) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
-      t2c_v5[0] = t2c_w3.v[0];
-      t2c_v5[1] = t2c_w3.v[1];
-      t2c_v5[2] = t2c_w3.v[2];
-      t2c_v5[3] = t2c_w3.v[3];
+    if ((m0 + t2c_r0) < M) {
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
+      t2c_v5[0] = t2c_w2.v[0];
+      t2c_v5[1] = t2c_w2.v[1];
+      t2c_v5[2] = t2c_w2.v[2];
+      t2c_v5[3] = t2c_w2.v[3];
     } else {
       t2c_v5[0] = 0.0f;
       t2c_v5[1] = 0.0f;
       t2c_v5[2] = 0.0f;
       t2c_v5[3] = 0.0f;
     }
-    if ((m0 + t2c_r1 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
-      t2c_v5[4] = t2c_w4.v[0];
-      t2c_v5[5] = t2c_w4.v[1];
-      t2c_v5[6] = t2c_w4.v[2];
-      t2c_v5[7] = t2c_w4.v[3];
+    if ((m0 + t2c_r0 + 8) < M) {
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + (m0 + t2c_r0 + 8) * 16 + t2c_c0);
+      t2c_v5[4] = t2c_w3.v[0];
+      t2c_v5[5] = t2c_w3.v[1];
+      t2c_v5[6] = t2c_w3.v[2];
+      t2c_v5[7] = t2c_w3.v[3];
     } else {
       t2c_v5[4] = 0.0f;
       t2c_v5[5] = 0.0f;
       t2c_v5[6] = 0.0f;
       t2c_v5[7] = 0.0f;
     }
-    t2c::sts_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
-    t2c::sts_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
+    t2c::sts_vec<4>(&t2c_v5_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
+    t2c::sts_vec<4>(&t2c_v5_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
     float t2c_v6[8];
-    const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
-    t2c_v6[0] = t2c_w5.v[0];
-    t2c_v6[1] = t2c_w5.v[1];
-    t2c_v6[2] = t2c_w5.v[2];
-    t2c_v6[3] = t2c_w5.v[3];
-    const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
-    t2c_v6[4] = t2c_w6.v[0];
-    t2c_v6[5] = t2c_w6.v[1];
-    t2c_v6[6] = t2c_w6.v[2];
-    t2c_v6[7] = t2c_w6.v[3];
-    t2c::sts_vec<4>(&t2c_v6_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
-    t2c::sts_vec<4>(&t2c_v6_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
+    const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(B + t2c_r0 * 16 + t2c_c0);
+    t2c_v6[0] = t2c_w4.v[0];
+    t2c_v6[1] = t2c_w4.v[1];
+    t2c_v6[2] = t2c_w4.v[2];
+    t2c_v6[3] = t2c_w4.v[3];
+    const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(B + (t2c_r0 + 8) * 16 + t2c_c0);
+    t2c_v6[4] = t2c_w5.v[0];
+    t2c_v6[5] = t2c_w5.v[1];
+    t2c_v6[6] = t2c_w5.v[2];
+    t2c_v6[7] = t2c_w5.v[3];
+    t2c::sts_vec<4>(&t2c_v6_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    t2c::sts_vec<4>(&t2c_v6_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 10, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
-    for (int t2c_k7 = 0; t2c_k7 < 16; t2c_k7 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_k7]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_k7]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k7 * 20 + t2c_c1]);
+    for (int t2c_k6 = 0; t2c_k6 < 16; t2c_k6 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r0 * 20 + t2c_k6]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r0 + 8) * 20 + t2c_k6]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k6 * 20 + t2c_c0]);
       t[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
       t[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
       t[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
@@ -142,7 +119,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
       t[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
       t[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k7 + 1) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k6 + 1) * 20 + t2c_c0]);
       t[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
       t[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
       t[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
@@ -151,7 +128,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
       t[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
       t[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k7 + 2) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k6 + 2) * 20 + t2c_c0]);
       t[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
       t[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
       t[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
@@ -160,7 +137,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
       t[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
       t[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k7 + 3) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k6 + 3) * 20 + t2c_c0]);
       t[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       t[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       t[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
@@ -171,48 +148,49 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:11: O[m0 :+ 16, 0 :+ 16] = t
-    if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(O + (m0 + t2c_r1) * 16 + t2c_c1, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
-    if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(O + (m0 + t2c_r1 + 8) * 16 + t2c_c1, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
+    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0) * 16 + t2c_c0, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0 + 8) * 16 + t2c_c0, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     // dot-one-row-broadcast.tl:12: var u = dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 1]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float u[8];
     float t2c_v8[8];
-    if ((m0 + t2c_r1) < M) {
-      const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
-      t2c_v8[0] = t2c_w8.v[0];
-      t2c_v8[1] = t2c_w8.v[1];
-      t2c_v8[2] = t2c_w8.v[2];
-      t2c_v8[3] = t2c_w8.v[3];
+    if ((m0 + t2c_r0) < M) {
+      const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
+      t2c_v8[0] = t2c_w7.v[0];
+      t2c_v8[1] = t2c_w7.v[1];
+      t2c_v8[2] = t2c_w7.v[2];
+      t2c_v8[3] = t2c_w7.v[3];
     } else {
       t2c_v8[0] = 0.0f;
       t2c_v8[1] = 0.0f;
       t2c_v8[2] = 0.0f;
       t2c_v8[3] = 0.0f;
     }
-    if ((m0 + t2c_r1 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
-      t2c_v8[4] = t2c_w9.v[0];
-      t2c_v8[5] = t2c_w9.v[1];
-      t2c_v8[6] = t2c_w9.v[2];
-      t2c_v8[7] = t2c_w9.v[3];
+    if ((m0 + t2c_r0 + 8) < M) {
+      const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + (m0 + t2c_r0 + 8) * 16 + t2c_c0);
+      t2c_v8[4] = t2c_w8.v[0];
+      t2c_v8[5] = t2c_w8.v[1];
+      t2c_v8[6] = t2c_w8.v[2];
+      t2c_v8[7] = t2c_w8.v[3];
     } else {
       t2c_v8[4] = 0.0f;
       t2c_v8[5] = 0.0f;
       t2c_v8[6] = 0.0f;
       t2c_v8[7] = 0.0f;
     }
-    float t2c_v9[1] = {};
-    t2c_v9[0] = (t2c_r2 < 16 ? B[t2c_r2 * 16 + 0] : 0.0f);
-    if (t2c_r2 < 16) t2c_v9_s[t2c_r2 * 1 + 0] = t2c_v9[0];
-    __syncthreads();  // t2c_v9_s: written at line 12, read here by other threads
+    float t2c_v9[4];
+    t2c_v9[0] = ((unsigned)(0 + t2c_c0) < (unsigned)16 ? B[(0 + t2c_c0) * 16 + 0] : 0.0f);
+    t2c_v9[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)16 ? B[(0 + (t2c_c0 + 1)) * 16 + 0] : 0.0f);
+    t2c_v9[2] = ((unsigned)(0 + (t2c_c0 + 2)) < (unsigned)16 ? B[(0 + (t2c_c0 + 2)) * 16 + 0] : 0.0f);
+    t2c_v9[3] = ((unsigned)(0 + (t2c_c0 + 3)) < (unsigned)16 ? B[(0 + (t2c_c0 + 3)) * 16 + 0] : 0.0f);
     float t2c_v10[2];
-    t2c_v10[0] = t2c_v8[0] * t2c_v9_s[t2c_c1 * 1 + 0];
-    t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
-    t2c_v10[0] = t2c_v10[0] + (t2c_v8[2] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
-    t2c_v10[0] = t2c_v10[0] + (t2c_v8[3] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
-    t2c_v10[1] = t2c_v8[4] * t2c_v9_s[t2c_c1 * 1 + 0];
-    t2c_v10[1] = t2c_v10[1] + (t2c_v8[5] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
-    t2c_v10[1] = t2c_v10[1] + (t2c_v8[6] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
-    t2c_v10[1] = t2c_v10[1] + (t2c_v8[7] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
+    t2c_v10[0] = t2c_v8[0] * t2c_v9[0];
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9[1]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[2] * t2c_v9[2]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[3] * t2c_v9[3]);
+    t2c_v10[1] = t2c_v8[4] * t2c_v9[0];
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[5] * t2c_v9[1]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[6] * t2c_v9[2]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[7] * t2c_v9[3]);
     t2c_v10[0] = t2c::fold_sum<4>(t2c_v10[0]);
     t2c_v10[1] = t2c::fold_sum<4>(t2c_v10[1]);
     u[0] = t2c_v10[0];
@@ -224,52 +202,52 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     u[6] = t2c_v10[1];
     u[7] = t2c_v10[1];
     float t2c_v11[8];
-    if ((m0 + t2c_r1) < M) {
-      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(A + (m0 + t2c_r1) * 16 + t2c_c1);
-      t2c_v11[0] = t2c_w10.v[0];
-      t2c_v11[1] = t2c_w10.v[1];
-      t2c_v11[2] = t2c_w10.v[2];
-      t2c_v11[3] = t2c_w10.v[3];
+    if ((m0 + t2c_r0) < M) {
+      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
+      t2c_v11[0] = t2c_w9.v[0];
+      t2c_v11[1] = t2c_w9.v[1];
+      t2c_v11[2] = t2c_w9.v[2];
+      t2c_v11[3] = t2c_w9.v[3];
     } else {
       t2c_v11[0] = 0.0f;
       t2c_v11[1] = 0.0f;
       t2c_v11[2] = 0.0f;
       t2c_v11[3] = 0.0f;
     }
-    if ((m0 + t2c_r1 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(A + (m0 + t2c_r1 + 8) * 16 + t2c_c1);
-      t2c_v11[4] = t2c_w11.v[0];
-      t2c_v11[5] = t2c_w11.v[1];
-      t2c_v11[6] = t2c_w11.v[2];
-      t2c_v11[7] = t2c_w11.v[3];
+    if ((m0 + t2c_r0 + 8) < M) {
+      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(A + (m0 + t2c_r0 + 8) * 16 + t2c_c0);
+      t2c_v11[4] = t2c_w10.v[0];
+      t2c_v11[5] = t2c_w10.v[1];
+      t2c_v11[6] = t2c_w10.v[2];
+      t2c_v11[7] = t2c_w10.v[3];
     } else {
       t2c_v11[4] = 0.0f;
       t2c_v11[5] = 0.0f;
       t2c_v11[6] = 0.0f;
       t2c_v11[7] = 0.0f;
     }
-    t2c::sts_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
-    t2c::sts_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
+    t2c::sts_vec<4>(&t2c_v11_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
+    t2c::sts_vec<4>(&t2c_v11_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
     float t2c_v12[8];
-    const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(B + t2c_r1 * 16 + t2c_c1);
-    t2c_v12[0] = t2c_w12.v[0];
-    t2c_v12[1] = t2c_w12.v[1];
-    t2c_v12[2] = t2c_w12.v[2];
-    t2c_v12[3] = t2c_w12.v[3];
-    const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(B + (t2c_r1 + 8) * 16 + t2c_c1);
-    t2c_v12[4] = t2c_w13.v[0];
-    t2c_v12[5] = t2c_w13.v[1];
-    t2c_v12[6] = t2c_w13.v[2];
-    t2c_v12[7] = t2c_w13.v[3];
-    t2c::sts_vec<4>(&t2c_v12_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
-    t2c::sts_vec<4>(&t2c_v12_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
+    const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(B + t2c_r0 * 16 + t2c_c0);
+    t2c_v12[0] = t2c_w11.v[0];
+    t2c_v12[1] = t2c_w11.v[1];
+    t2c_v12[2] = t2c_w11.v[2];
+    t2c_v12[3] = t2c_w11.v[3];
+    const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(B + (t2c_r0 + 8) * 16 + t2c_c0);
+    t2c_v12[4] = t2c_w12.v[0];
+    t2c_v12[5] = t2c_w12.v[1];
+    t2c_v12[6] = t2c_w12.v[2];
+    t2c_v12[7] = t2c_w12.v[3];
+    t2c::sts_vec<4>(&t2c_v12_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
+    t2c::sts_vec<4>(&t2c_v12_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
     __syncthreads();  // t2c_v11_s and t2c_v12_s: written at line 12, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
-    for (int t2c_k14 = 0; t2c_k14 < 16; t2c_k14 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_k14]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_k14]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v12_s[t2c_k14 * 20 + t2c_c1]);
+    for (int t2c_k13 = 0; t2c_k13 < 16; t2c_k13 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v11_s[t2c_r0 * 20 + t2c_k13]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v11_s[(t2c_r0 + 8) * 20 + t2c_k13]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v12_s[t2c_k13 * 20 + t2c_c0]);
       u[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
       u[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
       u[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
@@ -278,7 +256,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
       u[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
       u[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k14 + 1) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k13 + 1) * 20 + t2c_c0]);
       u[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
       u[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
       u[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
@@ -287,7 +265,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
       u[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
       u[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k14 + 2) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k13 + 2) * 20 + t2c_c0]);
       u[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
       u[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
       u[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
@@ -296,7 +274,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
       u[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
       u[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k14 + 3) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k13 + 3) * 20 + t2c_c0]);
       u[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       u[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       u[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
@@ -307,41 +285,34 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:13: P[m0 :+ 16, 0 :+ 16] = u
-    if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(P + (m0 + t2c_r1) * 16 + t2c_c1, t2c::Vec<float, 4>{{u[0], u[1], u[2], u[3]}});
-    if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(P + (m0 + t2c_r1 + 8) * 16 + t2c_c1, t2c::Vec<float, 4>{{u[4], u[5], u[6], u[7]}});
+    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(P + (m0 + t2c_r0) * 16 + t2c_c0, t2c::Vec<float, 4>{{u[0], u[1], u[2], u[3]}});
+    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(P + (m0 + t2c_r0 + 8) * 16 + t2c_c0, t2c::Vec<float, 4>{{u[4], u[5], u[6], u[7]}});
   } else {
     // dot-one-row-broadcast.tl:9: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
     // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float t[8];
-    float t2c_v2[4] = {};
-    t2c_v2[0] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = (t2c_r0 < 1 && (m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0] = t2c_v2[0];
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v2[1];
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v2[2];
-    if (t2c_r0 < 1) t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v2[3];
+    float t2c_v2[2];
+    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[m0 * 16 + (0 + t2c_r0)] : 0.0f);
+    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[m0 * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
     float t2c_v3[8];
-    t2c_v3[0] = B[t2c_r1 * 16 + t2c_c1];
-    t2c_v3[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
-    t2c_v3[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
-    t2c_v3[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
-    t2c_v3[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
-    t2c_v3[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
-    t2c_v3[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
-    t2c_v3[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
-    __syncthreads();  // t2c_v2_s: written at line 10, read here by other threads
+    t2c_v3[0] = B[t2c_r0 * 16 + t2c_c0];
+    t2c_v3[1] = B[t2c_r0 * 16 + (t2c_c0 + 1)];
+    t2c_v3[2] = B[t2c_r0 * 16 + (t2c_c0 + 2)];
+    t2c_v3[3] = B[t2c_r0 * 16 + (t2c_c0 + 3)];
+    t2c_v3[4] = B[(t2c_r0 + 8) * 16 + t2c_c0];
+    t2c_v3[5] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 1)];
+    t2c_v3[6] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 2)];
+    t2c_v3[7] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 3)];
     float t2c_v4[4];
-    t2c_v4[0] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[0];
-    t2c_v4[1] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[1];
-    t2c_v4[2] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[2];
-    t2c_v4[3] = t2c_v2_s[((t2c_r1 * 1 + 0) / 16) * 17 + ((t2c_r1 * 1 + 0) % 16)] * t2c_v3[3];
-    t2c_v4[0] = t2c_v4[0] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[4]);
-    t2c_v4[1] = t2c_v4[1] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[5]);
-    t2c_v4[2] = t2c_v4[2] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[6]);
-    t2c_v4[3] = t2c_v4[3] + (t2c_v2_s[(((t2c_r1 + 8) * 1 + 0) / 16) * 17 + (((t2c_r1 + 8) * 1 + 0) % 16)] * t2c_v3[7]);
+    t2c_v4[0] = t2c_v2[0] * t2c_v3[0];
+    t2c_v4[1] = t2c_v2[0] * t2c_v3[1];
+    t2c_v4[2] = t2c_v2[0] * t2c_v3[2];
+    t2c_v4[3] = t2c_v2[0] * t2c_v3[3];
+    t2c_v4[0] = t2c_v4[0] + (t2c_v2[1] * t2c_v3[4]);
+    t2c_v4[1] = t2c_v4[1] + (t2c_v2[1] * t2c_v3[5]);
+    t2c_v4[2] = t2c_v4[2] + (t2c_v2[1] * t2c_v3[6]);
+    t2c_v4[3] = t2c_v4[3] + (t2c_v2[1] * t2c_v3[7]);
     t2c_v4[0] = t2c::fold_sum<8, 4>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_sum<8, 4>(t2c_v4[1]);
     t2c_v4[2] = t2c::fold_sum<8, 4>(t2c_v4[2]);
@@ -355,34 +326,34 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t[6] = t2c_v4[2];
     t[7] = t2c_v4[3];
     float t2c_v5[8];
-    t2c_v5[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
-    t2c_v5[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v5[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v5[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c_v5[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
-    t2c_v5[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v5[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v5[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c::sts_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
-    t2c::sts_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
+    t2c_v5[0] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
+    t2c_v5[1] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v5[2] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v5[3] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v5[4] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + t2c_c0] : 0.0f);
+    t2c_v5[5] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v5[6] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v5[7] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c::sts_vec<4>(&t2c_v5_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
+    t2c::sts_vec<4>(&t2c_v5_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
     float t2c_v6[8];
-    t2c_v6[0] = B[t2c_r1 * 16 + t2c_c1];
-    t2c_v6[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
-    t2c_v6[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
-    t2c_v6[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
-    t2c_v6[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
-    t2c_v6[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
-    t2c_v6[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
-    t2c_v6[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
-    t2c::sts_vec<4>(&t2c_v6_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
-    t2c::sts_vec<4>(&t2c_v6_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
+    t2c_v6[0] = B[t2c_r0 * 16 + t2c_c0];
+    t2c_v6[1] = B[t2c_r0 * 16 + (t2c_c0 + 1)];
+    t2c_v6[2] = B[t2c_r0 * 16 + (t2c_c0 + 2)];
+    t2c_v6[3] = B[t2c_r0 * 16 + (t2c_c0 + 3)];
+    t2c_v6[4] = B[(t2c_r0 + 8) * 16 + t2c_c0];
+    t2c_v6[5] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 1)];
+    t2c_v6[6] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 2)];
+    t2c_v6[7] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 3)];
+    t2c::sts_vec<4>(&t2c_v6_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    t2c::sts_vec<4>(&t2c_v6_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 10, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
-    for (int t2c_k15 = 0; t2c_k15 < 16; t2c_k15 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r1 * 20 + t2c_k15]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r1 + 8) * 20 + t2c_k15]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k15 * 20 + t2c_c1]);
+    for (int t2c_k14 = 0; t2c_k14 < 16; t2c_k14 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[t2c_r0 * 20 + t2c_k14]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r0 + 8) * 20 + t2c_k14]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k14 * 20 + t2c_c0]);
       t[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
       t[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
       t[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
@@ -391,7 +362,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
       t[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
       t[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 1) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k14 + 1) * 20 + t2c_c0]);
       t[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
       t[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
       t[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
@@ -400,7 +371,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
       t[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
       t[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 2) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k14 + 2) * 20 + t2c_c0]);
       t[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
       t[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
       t[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
@@ -409,7 +380,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
       t[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
       t[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 3) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k14 + 3) * 20 + t2c_c0]);
       t[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       t[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       t[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
@@ -420,38 +391,39 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:11: O[m0 :+ 16, 0 :+ 16] = t
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + t2c_c1] = t[0];
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] = t[1];
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] = t[2];
-    if ((m0 + t2c_r1) < M) O[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] = t[3];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + t2c_c1] = t[4];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] = t[5];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] = t[6];
-    if ((m0 + t2c_r1 + 8) < M) O[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] = t[7];
+    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + t2c_c0] = t[0];
+    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] = t[1];
+    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] = t[2];
+    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] = t[3];
+    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + t2c_c0] = t[4];
+    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] = t[5];
+    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] = t[6];
+    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] = t[7];
     // dot-one-row-broadcast.tl:12: var u = dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 1]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float u[8];
     float t2c_v8[8];
-    t2c_v8[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
-    t2c_v8[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v8[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v8[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c_v8[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
-    t2c_v8[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v8[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v8[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
-    float t2c_v9[1] = {};
-    t2c_v9[0] = (t2c_r2 < 16 ? B[t2c_r2 * 16 + 0] : 0.0f);
-    if (t2c_r2 < 16) t2c_v9_s[t2c_r2 * 1 + 0] = t2c_v9[0];
-    __syncthreads();  // t2c_v9_s: written at line 12, read here by other threads
+    t2c_v8[0] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
+    t2c_v8[1] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v8[2] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v8[3] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v8[4] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + t2c_c0] : 0.0f);
+    t2c_v8[5] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v8[6] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v8[7] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] : 0.0f);
+    float t2c_v9[4];
+    t2c_v9[0] = ((unsigned)(0 + t2c_c0) < (unsigned)16 ? B[(0 + t2c_c0) * 16 + 0] : 0.0f);
+    t2c_v9[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)16 ? B[(0 + (t2c_c0 + 1)) * 16 + 0] : 0.0f);
+    t2c_v9[2] = ((unsigned)(0 + (t2c_c0 + 2)) < (unsigned)16 ? B[(0 + (t2c_c0 + 2)) * 16 + 0] : 0.0f);
+    t2c_v9[3] = ((unsigned)(0 + (t2c_c0 + 3)) < (unsigned)16 ? B[(0 + (t2c_c0 + 3)) * 16 + 0] : 0.0f);
     float t2c_v10[2];
-    t2c_v10[0] = t2c_v8[0] * t2c_v9_s[t2c_c1 * 1 + 0];
-    t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
-    t2c_v10[0] = t2c_v10[0] + (t2c_v8[2] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
-    t2c_v10[0] = t2c_v10[0] + (t2c_v8[3] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
-    t2c_v10[1] = t2c_v8[4] * t2c_v9_s[t2c_c1 * 1 + 0];
-    t2c_v10[1] = t2c_v10[1] + (t2c_v8[5] * t2c_v9_s[(t2c_c1 + 1) * 1 + 0]);
-    t2c_v10[1] = t2c_v10[1] + (t2c_v8[6] * t2c_v9_s[(t2c_c1 + 2) * 1 + 0]);
-    t2c_v10[1] = t2c_v10[1] + (t2c_v8[7] * t2c_v9_s[(t2c_c1 + 3) * 1 + 0]);
+    t2c_v10[0] = t2c_v8[0] * t2c_v9[0];
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9[1]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[2] * t2c_v9[2]);
+    t2c_v10[0] = t2c_v10[0] + (t2c_v8[3] * t2c_v9[3]);
+    t2c_v10[1] = t2c_v8[4] * t2c_v9[0];
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[5] * t2c_v9[1]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[6] * t2c_v9[2]);
+    t2c_v10[1] = t2c_v10[1] + (t2c_v8[7] * t2c_v9[3]);
     t2c_v10[0] = t2c::fold_sum<4>(t2c_v10[0]);
     t2c_v10[1] = t2c::fold_sum<4>(t2c_v10[1]);
     u[0] = t2c_v10[0];
@@ -463,34 +435,34 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     u[6] = t2c_v10[1];
     u[7] = t2c_v10[1];
     float t2c_v11[8];
-    t2c_v11[0] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
-    t2c_v11[1] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v11[2] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v11[3] = ((m0 + t2c_r1) < M ? A[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c_v11[4] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + t2c_c1] : 0.0f);
-    t2c_v11[5] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] : 0.0f);
-    t2c_v11[6] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] : 0.0f);
-    t2c_v11[7] = ((m0 + t2c_r1 + 8) < M ? A[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] : 0.0f);
-    t2c::sts_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
-    t2c::sts_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
+    t2c_v11[0] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
+    t2c_v11[1] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v11[2] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v11[3] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v11[4] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + t2c_c0] : 0.0f);
+    t2c_v11[5] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v11[6] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v11[7] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c::sts_vec<4>(&t2c_v11_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
+    t2c::sts_vec<4>(&t2c_v11_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
     float t2c_v12[8];
-    t2c_v12[0] = B[t2c_r1 * 16 + t2c_c1];
-    t2c_v12[1] = B[t2c_r1 * 16 + (t2c_c1 + 1)];
-    t2c_v12[2] = B[t2c_r1 * 16 + (t2c_c1 + 2)];
-    t2c_v12[3] = B[t2c_r1 * 16 + (t2c_c1 + 3)];
-    t2c_v12[4] = B[(t2c_r1 + 8) * 16 + t2c_c1];
-    t2c_v12[5] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 1)];
-    t2c_v12[6] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 2)];
-    t2c_v12[7] = B[(t2c_r1 + 8) * 16 + (t2c_c1 + 3)];
-    t2c::sts_vec<4>(&t2c_v12_s[t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
-    t2c::sts_vec<4>(&t2c_v12_s[(t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
+    t2c_v12[0] = B[t2c_r0 * 16 + t2c_c0];
+    t2c_v12[1] = B[t2c_r0 * 16 + (t2c_c0 + 1)];
+    t2c_v12[2] = B[t2c_r0 * 16 + (t2c_c0 + 2)];
+    t2c_v12[3] = B[t2c_r0 * 16 + (t2c_c0 + 3)];
+    t2c_v12[4] = B[(t2c_r0 + 8) * 16 + t2c_c0];
+    t2c_v12[5] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 1)];
+    t2c_v12[6] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 2)];
+    t2c_v12[7] = B[(t2c_r0 + 8) * 16 + (t2c_c0 + 3)];
+    t2c::sts_vec<4>(&t2c_v12_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v12[0], t2c_v12[1], t2c_v12[2], t2c_v12[3]}});
+    t2c::sts_vec<4>(&t2c_v12_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v12[4], t2c_v12[5], t2c_v12[6], t2c_v12[7]}});
     __syncthreads();  // t2c_v11_s and t2c_v12_s: written at line 12, read here by other threads
     // on the CUDA cores: each thread's 2 x 4 elements, A and B from shared copies, 4 of k at a time
     #pragma unroll
-    for (int t2c_k16 = 0; t2c_k16 < 16; t2c_k16 += 4) {
-      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v11_s[t2c_r1 * 20 + t2c_k16]);
-      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v11_s[(t2c_r1 + 8) * 20 + t2c_k16]);
-      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v12_s[t2c_k16 * 20 + t2c_c1]);
+    for (int t2c_k15 = 0; t2c_k15 < 16; t2c_k15 += 4) {
+      const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v11_s[t2c_r0 * 20 + t2c_k15]);
+      const t2c::Vec<float, 4> t2c_a1 = t2c::lds_vec<4>(&t2c_v11_s[(t2c_r0 + 8) * 20 + t2c_k15]);
+      const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v12_s[t2c_k15 * 20 + t2c_c0]);
       u[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
       u[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
       u[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
@@ -499,7 +471,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[5] += t2c_a1.v[0] * t2c_b0_0.v[1];
       u[6] += t2c_a1.v[0] * t2c_b0_0.v[2];
       u[7] += t2c_a1.v[0] * t2c_b0_0.v[3];
-      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k16 + 1) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k15 + 1) * 20 + t2c_c0]);
       u[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
       u[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
       u[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
@@ -508,7 +480,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[5] += t2c_a1.v[1] * t2c_b0_1.v[1];
       u[6] += t2c_a1.v[1] * t2c_b0_1.v[2];
       u[7] += t2c_a1.v[1] * t2c_b0_1.v[3];
-      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k16 + 2) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k15 + 2) * 20 + t2c_c0]);
       u[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
       u[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
       u[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
@@ -517,7 +489,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[5] += t2c_a1.v[2] * t2c_b0_2.v[1];
       u[6] += t2c_a1.v[2] * t2c_b0_2.v[2];
       u[7] += t2c_a1.v[2] * t2c_b0_2.v[3];
-      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k16 + 3) * 20 + t2c_c1]);
+      const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v12_s[(t2c_k15 + 3) * 20 + t2c_c0]);
       u[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
       u[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       u[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
@@ -528,13 +500,13 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:13: P[m0 :+ 16, 0 :+ 16] = u
-    if ((m0 + t2c_r1) < M) P[(m0 + t2c_r1) * 16 + t2c_c1] = u[0];
-    if ((m0 + t2c_r1) < M) P[(m0 + t2c_r1) * 16 + (t2c_c1 + 1)] = u[1];
-    if ((m0 + t2c_r1) < M) P[(m0 + t2c_r1) * 16 + (t2c_c1 + 2)] = u[2];
-    if ((m0 + t2c_r1) < M) P[(m0 + t2c_r1) * 16 + (t2c_c1 + 3)] = u[3];
-    if ((m0 + t2c_r1 + 8) < M) P[(m0 + t2c_r1 + 8) * 16 + t2c_c1] = u[4];
-    if ((m0 + t2c_r1 + 8) < M) P[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 1)] = u[5];
-    if ((m0 + t2c_r1 + 8) < M) P[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 2)] = u[6];
-    if ((m0 + t2c_r1 + 8) < M) P[(m0 + t2c_r1 + 8) * 16 + (t2c_c1 + 3)] = u[7];
+    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + t2c_c0] = u[0];
+    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] = u[1];
+    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] = u[2];
+    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] = u[3];
+    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + t2c_c0] = u[4];
+    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] = u[5];
+    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] = u[6];
+    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] = u[7];
   }
 }

@@ -2,34 +2,34 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel rowscale (reshape-copies-share-barrier.tl:5): 256 threads
+// kernel rowscale (reshape-copies-share-barrier.tl:6): 256 threads
 //   layout L0: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 8: 4 per thread
 //   layout L1: [32, 128], runs of 4, lanes 1 x 32, warps 8 x 1: 16 per thread
 //   s: registers, 4 x f32 per thread (slice(L1, dim 1))
 //   t: registers, 4 x f32 per thread (slice(L1, dim 1))
-//   t2c_v2_s: shared, f32[1, 32], 264 bytes (shared copy of slice of S at line 8)
-//   t2c_v4_s: shared, f32[1, 32], 264 bytes (shared copy of slice of T at line 9)
+//   t2c_v3_s: shared, f32[1, 32], 264 bytes (shared copy of an operand at line 9)
+//   t2c_v6_s: shared, f32[1, 32], 264 bytes (shared copy of an operand at line 10)
 //   16-byte accesses when S is 16-byte aligned, T is 16-byte aligned, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 544 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *__restrict__ T, float *__restrict__ Y, int M, int N)
 {
-  __shared__ __align__(16) float t2c_v2_s[66];
-  __shared__ __align__(16) float t2c_v4_s[66];
+  __shared__ __align__(16) float t2c_v3_s[66];
+  __shared__ __align__(16) float t2c_v6_s[66];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  int t2c_ph0 = 0;  // which half of t2c_v2_s this turn uses
-  int t2c_ph1 = 0;  // which half of t2c_v4_s this turn uses
+  int t2c_ph0 = 0;  // which half of t2c_v3_s this turn uses
+  int t2c_ph1 = 0;  // which half of t2c_v6_s this turn uses
   const int t2c_r0 = lane / 8, t2c_c0 = (warp * 8 + lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp, t2c_c1 = lane * 4;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(S, 16) && t2c::aligned(T, 16) && N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
-    // reshape-copies-share-barrier.tl:6: var n0 = ctx.block.x * 128
+    // reshape-copies-share-barrier.tl:7: var n0 = ctx.block.x * 128
     int n0 = (int)blockIdx.x * 128;
-    // reshape-copies-share-barrier.tl:7: for m0 in range(0, M, 32) {
+    // reshape-copies-share-barrier.tl:8: for m0 in range(0, M, 32) {
     for (int m0 = 0; m0 < M; m0 += 32) {
-      // reshape-copies-share-barrier.tl:8: var s = reshape(S[m0 :+ 32], [32, 1])
+      // reshape-copies-share-barrier.tl:9: var s = reshape(S[m0 :+ 32] * 2.0, [32, 1])
       float s[4];
       float t2c_v2[4] = {};
       if (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M && t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M) {  // the whole run is inside
@@ -44,169 +44,189 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
         t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? S[m0 + t2c_c0 + 2] : 0.0f);
         t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? S[m0 + t2c_c0 + 3] : 0.0f);
       }
-      t2c_ph0 ^= 1;  // t2c_v2_s: this turn writes the other half
-      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v2[0];
-      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v2[1];
-      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v2[2];
-      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v2[3];
-      // reshape-copies-share-barrier.tl:9: var t = reshape(T[m0 :+ 32], [32, 1])
+      float t2c_v3[4] = {};
+      t2c_v3[0] = t2c_v2[0] * 2.0f;
+      t2c_v3[1] = t2c_v2[1] * 2.0f;
+      t2c_v3[2] = t2c_v2[2] * 2.0f;
+      t2c_v3[3] = t2c_v2[3] * 2.0f;
+      t2c_ph0 ^= 1;  // t2c_v3_s: this turn writes the other half
+      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v3[0];
+      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v3[1];
+      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v3[2];
+      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v3[3];
+      // reshape-copies-share-barrier.tl:10: var t = reshape(T[m0 :+ 32] + 1.0, [32, 1])
       float t[4];
-      float t2c_v4[4] = {};
+      float t2c_v5[4] = {};
       if (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M && t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M) {  // the whole run is inside
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(T + m0 + t2c_c0);
-        t2c_v4[0] = t2c_w1.v[0];
-        t2c_v4[1] = t2c_w1.v[1];
-        t2c_v4[2] = t2c_w1.v[2];
-        t2c_v4[3] = t2c_w1.v[3];
+        t2c_v5[0] = t2c_w1.v[0];
+        t2c_v5[1] = t2c_w1.v[1];
+        t2c_v5[2] = t2c_w1.v[2];
+        t2c_v5[3] = t2c_w1.v[3];
       } else {
-        t2c_v4[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M ? T[m0 + t2c_c0] : 0.0f);
-        t2c_v4[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (m0 + t2c_c0 + 1) < M ? T[m0 + t2c_c0 + 1] : 0.0f);
-        t2c_v4[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? T[m0 + t2c_c0 + 2] : 0.0f);
-        t2c_v4[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? T[m0 + t2c_c0 + 3] : 0.0f);
+        t2c_v5[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M ? T[m0 + t2c_c0] : 0.0f);
+        t2c_v5[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (m0 + t2c_c0 + 1) < M ? T[m0 + t2c_c0 + 1] : 0.0f);
+        t2c_v5[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? T[m0 + t2c_c0 + 2] : 0.0f);
+        t2c_v5[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? T[m0 + t2c_c0 + 3] : 0.0f);
       }
-      t2c_ph1 ^= 1;  // t2c_v4_s: this turn writes the other half
-      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v4[0];
-      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v4[1];
-      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v4[2];
-      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v4[3];
-      __syncthreads();  // t2c_v2_s: written at line 8, read here by other threads
-      // line 8, read after the copy at line 9: one barrier serves both
-      s[0] = t2c_v2_s[t2c_ph0 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      s[1] = t2c_v2_s[t2c_ph0 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      s[2] = t2c_v2_s[t2c_ph0 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      s[3] = t2c_v2_s[t2c_ph0 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
-      t[0] = t2c_v4_s[t2c_ph1 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      t[1] = t2c_v4_s[t2c_ph1 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      t[2] = t2c_v4_s[t2c_ph1 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      t[3] = t2c_v4_s[t2c_ph1 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
-      // reshape-copies-share-barrier.tl:10: Y[m0 :+ 32, n0 :+ 128] = X[m0 :+ 32, n0 :+ 128] * s + t
-      float t2c_v5[16];
+      float t2c_v6[4] = {};
+      t2c_v6[0] = t2c_v5[0] + 1.0f;
+      t2c_v6[1] = t2c_v5[1] + 1.0f;
+      t2c_v6[2] = t2c_v5[2] + 1.0f;
+      t2c_v6[3] = t2c_v5[3] + 1.0f;
+      t2c_ph1 ^= 1;  // t2c_v6_s: this turn writes the other half
+      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v6[0];
+      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v6[1];
+      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v6[2];
+      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v6[3];
+      __syncthreads();  // t2c_v3_s: written at line 9, read here by other threads
+      // line 9, read after the copy at line 10: one barrier serves both
+      s[0] = t2c_v3_s[t2c_ph0 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
+      s[1] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
+      s[2] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
+      s[3] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
+      t[0] = t2c_v6_s[t2c_ph1 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
+      t[1] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
+      t[2] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
+      t[3] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
+      // reshape-copies-share-barrier.tl:11: Y[m0 :+ 32, n0 :+ 128] = X[m0 :+ 32, n0 :+ 128] * s + t
+      float t2c_v7[16];
       if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) {
         const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1));
-        t2c_v5[0] = t2c_w2.v[0];
-        t2c_v5[1] = t2c_w2.v[1];
-        t2c_v5[2] = t2c_w2.v[2];
-        t2c_v5[3] = t2c_w2.v[3];
+        t2c_v7[0] = t2c_w2.v[0];
+        t2c_v7[1] = t2c_w2.v[1];
+        t2c_v7[2] = t2c_w2.v[2];
+        t2c_v7[3] = t2c_w2.v[3];
       } else {
-        t2c_v5[0] = 0.0f;
-        t2c_v5[1] = 0.0f;
-        t2c_v5[2] = 0.0f;
-        t2c_v5[3] = 0.0f;
+        t2c_v7[0] = 0.0f;
+        t2c_v7[1] = 0.0f;
+        t2c_v7[2] = 0.0f;
+        t2c_v7[3] = 0.0f;
       }
       if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1) < N) {
         const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1));
-        t2c_v5[4] = t2c_w3.v[0];
-        t2c_v5[5] = t2c_w3.v[1];
-        t2c_v5[6] = t2c_w3.v[2];
-        t2c_v5[7] = t2c_w3.v[3];
+        t2c_v7[4] = t2c_w3.v[0];
+        t2c_v7[5] = t2c_w3.v[1];
+        t2c_v7[6] = t2c_w3.v[2];
+        t2c_v7[7] = t2c_w3.v[3];
       } else {
-        t2c_v5[4] = 0.0f;
-        t2c_v5[5] = 0.0f;
-        t2c_v5[6] = 0.0f;
-        t2c_v5[7] = 0.0f;
+        t2c_v7[4] = 0.0f;
+        t2c_v7[5] = 0.0f;
+        t2c_v7[6] = 0.0f;
+        t2c_v7[7] = 0.0f;
       }
       if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N) {
         const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1));
-        t2c_v5[8] = t2c_w4.v[0];
-        t2c_v5[9] = t2c_w4.v[1];
-        t2c_v5[10] = t2c_w4.v[2];
-        t2c_v5[11] = t2c_w4.v[3];
+        t2c_v7[8] = t2c_w4.v[0];
+        t2c_v7[9] = t2c_w4.v[1];
+        t2c_v7[10] = t2c_w4.v[2];
+        t2c_v7[11] = t2c_w4.v[3];
       } else {
-        t2c_v5[8] = 0.0f;
-        t2c_v5[9] = 0.0f;
-        t2c_v5[10] = 0.0f;
-        t2c_v5[11] = 0.0f;
+        t2c_v7[8] = 0.0f;
+        t2c_v7[9] = 0.0f;
+        t2c_v7[10] = 0.0f;
+        t2c_v7[11] = 0.0f;
       }
       if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1) < N) {
         const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1));
-        t2c_v5[12] = t2c_w5.v[0];
-        t2c_v5[13] = t2c_w5.v[1];
-        t2c_v5[14] = t2c_w5.v[2];
-        t2c_v5[15] = t2c_w5.v[3];
+        t2c_v7[12] = t2c_w5.v[0];
+        t2c_v7[13] = t2c_w5.v[1];
+        t2c_v7[14] = t2c_w5.v[2];
+        t2c_v7[15] = t2c_w5.v[3];
       } else {
-        t2c_v5[12] = 0.0f;
-        t2c_v5[13] = 0.0f;
-        t2c_v5[14] = 0.0f;
-        t2c_v5[15] = 0.0f;
+        t2c_v7[12] = 0.0f;
+        t2c_v7[13] = 0.0f;
+        t2c_v7[14] = 0.0f;
+        t2c_v7[15] = 0.0f;
       }
-      if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v5[0] * s[0]) + t[0], (t2c_v5[1] * s[0]) + t[0], (t2c_v5[2] * s[0]) + t[0], (t2c_v5[3] * s[0]) + t[0]}});
-      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v5[4] * s[1]) + t[1], (t2c_v5[5] * s[1]) + t[1], (t2c_v5[6] * s[1]) + t[1], (t2c_v5[7] * s[1]) + t[1]}});
-      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v5[8] * s[2]) + t[2], (t2c_v5[9] * s[2]) + t[2], (t2c_v5[10] * s[2]) + t[2], (t2c_v5[11] * s[2]) + t[2]}});
-      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v5[12] * s[3]) + t[3], (t2c_v5[13] * s[3]) + t[3], (t2c_v5[14] * s[3]) + t[3], (t2c_v5[15] * s[3]) + t[3]}});
+      if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v7[0] * s[0]) + t[0], (t2c_v7[1] * s[0]) + t[0], (t2c_v7[2] * s[0]) + t[0], (t2c_v7[3] * s[0]) + t[0]}});
+      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v7[4] * s[1]) + t[1], (t2c_v7[5] * s[1]) + t[1], (t2c_v7[6] * s[1]) + t[1], (t2c_v7[7] * s[1]) + t[1]}});
+      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v7[8] * s[2]) + t[2], (t2c_v7[9] * s[2]) + t[2], (t2c_v7[10] * s[2]) + t[2], (t2c_v7[11] * s[2]) + t[2]}});
+      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1) < N) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1), t2c::Vec<float, 4>{{(t2c_v7[12] * s[3]) + t[3], (t2c_v7[13] * s[3]) + t[3], (t2c_v7[14] * s[3]) + t[3], (t2c_v7[15] * s[3]) + t[3]}});
     }
   } else {
-    // reshape-copies-share-barrier.tl:6: var n0 = ctx.block.x * 128
+    // reshape-copies-share-barrier.tl:7: var n0 = ctx.block.x * 128
     int n0 = (int)blockIdx.x * 128;
-    // reshape-copies-share-barrier.tl:7: for m0 in range(0, M, 32) {
+    // reshape-copies-share-barrier.tl:8: for m0 in range(0, M, 32) {
     for (int m0 = 0; m0 < M; m0 += 32) {
-      // reshape-copies-share-barrier.tl:8: var s = reshape(S[m0 :+ 32], [32, 1])
+      // reshape-copies-share-barrier.tl:9: var s = reshape(S[m0 :+ 32] * 2.0, [32, 1])
       float s[4];
       float t2c_v2[4] = {};
       t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M ? S[m0 + t2c_c0] : 0.0f);
       t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (m0 + t2c_c0 + 1) < M ? S[m0 + t2c_c0 + 1] : 0.0f);
       t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? S[m0 + t2c_c0 + 2] : 0.0f);
       t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? S[m0 + t2c_c0 + 3] : 0.0f);
-      t2c_ph0 ^= 1;  // t2c_v2_s: this turn writes the other half
-      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v2[0];
-      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v2[1];
-      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v2[2];
-      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v2_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v2[3];
-      // reshape-copies-share-barrier.tl:9: var t = reshape(T[m0 :+ 32], [32, 1])
+      float t2c_v3[4] = {};
+      t2c_v3[0] = t2c_v2[0] * 2.0f;
+      t2c_v3[1] = t2c_v2[1] * 2.0f;
+      t2c_v3[2] = t2c_v2[2] * 2.0f;
+      t2c_v3[3] = t2c_v2[3] * 2.0f;
+      t2c_ph0 ^= 1;  // t2c_v3_s: this turn writes the other half
+      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v3[0];
+      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v3[1];
+      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v3[2];
+      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v3_s[t2c_ph0 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v3[3];
+      // reshape-copies-share-barrier.tl:10: var t = reshape(T[m0 :+ 32] + 1.0, [32, 1])
       float t[4];
-      float t2c_v4[4] = {};
-      t2c_v4[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M ? T[m0 + t2c_c0] : 0.0f);
-      t2c_v4[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (m0 + t2c_c0 + 1) < M ? T[m0 + t2c_c0 + 1] : 0.0f);
-      t2c_v4[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? T[m0 + t2c_c0 + 2] : 0.0f);
-      t2c_v4[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? T[m0 + t2c_c0 + 3] : 0.0f);
-      t2c_ph1 ^= 1;  // t2c_v4_s: this turn writes the other half
-      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v4[0];
-      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v4[1];
-      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v4[2];
-      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v4_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v4[3];
-      __syncthreads();  // t2c_v2_s: written at line 8, read here by other threads
-      // line 8, read after the copy at line 9: one barrier serves both
-      s[0] = t2c_v2_s[t2c_ph0 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      s[1] = t2c_v2_s[t2c_ph0 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      s[2] = t2c_v2_s[t2c_ph0 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      s[3] = t2c_v2_s[t2c_ph0 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
-      t[0] = t2c_v4_s[t2c_ph1 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      t[1] = t2c_v4_s[t2c_ph1 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      t[2] = t2c_v4_s[t2c_ph1 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      t[3] = t2c_v4_s[t2c_ph1 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
-      // reshape-copies-share-barrier.tl:10: Y[m0 :+ 32, n0 :+ 128] = X[m0 :+ 32, n0 :+ 128] * s + t
-      float t2c_v5[16];
-      t2c_v5[0] = ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] : 0.0f);
-      t2c_v5[1] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
-      t2c_v5[2] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
-      t2c_v5[3] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
-      t2c_v5[4] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1)] : 0.0f);
-      t2c_v5[5] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
-      t2c_v5[6] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
-      t2c_v5[7] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
-      t2c_v5[8] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1)] : 0.0f);
-      t2c_v5[9] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
-      t2c_v5[10] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
-      t2c_v5[11] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
-      t2c_v5[12] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1)] : 0.0f);
-      t2c_v5[13] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
-      t2c_v5[14] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
-      t2c_v5[15] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
-      if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] = (t2c_v5[0] * s[0]) + t[0];
-      if ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] = (t2c_v5[1] * s[0]) + t[0];
-      if ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 2)] = (t2c_v5[2] * s[0]) + t[0];
-      if ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 3)] = (t2c_v5[3] * s[0]) + t[0];
-      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1)] = (t2c_v5[4] * s[1]) + t[1];
-      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 1)] = (t2c_v5[5] * s[1]) + t[1];
-      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 2)] = (t2c_v5[6] * s[1]) + t[1];
-      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 3)] = (t2c_v5[7] * s[1]) + t[1];
-      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1)] = (t2c_v5[8] * s[2]) + t[2];
-      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 1)] = (t2c_v5[9] * s[2]) + t[2];
-      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 2)] = (t2c_v5[10] * s[2]) + t[2];
-      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 3)] = (t2c_v5[11] * s[2]) + t[2];
-      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1)] = (t2c_v5[12] * s[3]) + t[3];
-      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 1)] = (t2c_v5[13] * s[3]) + t[3];
-      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 2)] = (t2c_v5[14] * s[3]) + t[3];
-      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 3)] = (t2c_v5[15] * s[3]) + t[3];
+      float t2c_v5[4] = {};
+      t2c_v5[0] = (t2c_r0 < 1 && t2c_c0 < 32 && (m0 + t2c_c0) < M ? T[m0 + t2c_c0] : 0.0f);
+      t2c_v5[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (m0 + t2c_c0 + 1) < M ? T[m0 + t2c_c0 + 1] : 0.0f);
+      t2c_v5[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (m0 + t2c_c0 + 2) < M ? T[m0 + t2c_c0 + 2] : 0.0f);
+      t2c_v5[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (m0 + t2c_c0 + 3) < M ? T[m0 + t2c_c0 + 3] : 0.0f);
+      float t2c_v6[4] = {};
+      t2c_v6[0] = t2c_v5[0] + 1.0f;
+      t2c_v6[1] = t2c_v5[1] + 1.0f;
+      t2c_v6[2] = t2c_v5[2] + 1.0f;
+      t2c_v6[3] = t2c_v5[3] + 1.0f;
+      t2c_ph1 ^= 1;  // t2c_v6_s: this turn writes the other half
+      if (t2c_r0 < 1 && t2c_c0 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0] = t2c_v6[0];
+      if (t2c_r0 < 1 && t2c_c0 + 1 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 1] = t2c_v6[1];
+      if (t2c_r0 < 1 && t2c_c0 + 2 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 2] = t2c_v6[2];
+      if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v6[3];
+      __syncthreads();  // t2c_v3_s: written at line 9, read here by other threads
+      // line 9, read after the copy at line 10: one barrier serves both
+      s[0] = t2c_v3_s[t2c_ph0 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
+      s[1] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
+      s[2] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
+      s[3] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
+      t[0] = t2c_v6_s[t2c_ph1 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
+      t[1] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
+      t[2] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
+      t[3] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
+      // reshape-copies-share-barrier.tl:11: Y[m0 :+ 32, n0 :+ 128] = X[m0 :+ 32, n0 :+ 128] * s + t
+      float t2c_v7[16];
+      t2c_v7[0] = ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] : 0.0f);
+      t2c_v7[1] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
+      t2c_v7[2] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
+      t2c_v7[3] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
+      t2c_v7[4] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1)] : 0.0f);
+      t2c_v7[5] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
+      t2c_v7[6] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
+      t2c_v7[7] = ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
+      t2c_v7[8] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1)] : 0.0f);
+      t2c_v7[9] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
+      t2c_v7[10] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
+      t2c_v7[11] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
+      t2c_v7[12] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1)] : 0.0f);
+      t2c_v7[13] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
+      t2c_v7[14] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
+      t2c_v7[15] = ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
+      if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] = (t2c_v7[0] * s[0]) + t[0];
+      if ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] = (t2c_v7[1] * s[0]) + t[0];
+      if ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 2)] = (t2c_v7[2] * s[0]) + t[0];
+      if ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 3)] = (t2c_v7[3] * s[0]) + t[0];
+      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1)] = (t2c_v7[4] * s[1]) + t[1];
+      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 1)] = (t2c_v7[5] * s[1]) + t[1];
+      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 2)] = (t2c_v7[6] * s[1]) + t[1];
+      if ((m0 + t2c_r1 + 8) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1 + 8)) * N + (n0 + t2c_c1 + 3)] = (t2c_v7[7] * s[1]) + t[1];
+      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1)] = (t2c_v7[8] * s[2]) + t[2];
+      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 1)] = (t2c_v7[9] * s[2]) + t[2];
+      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 2)] = (t2c_v7[10] * s[2]) + t[2];
+      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 3)] = (t2c_v7[11] * s[2]) + t[2];
+      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1)] = (t2c_v7[12] * s[3]) + t[3];
+      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 1) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 1)] = (t2c_v7[13] * s[3]) + t[3];
+      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 2) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 2)] = (t2c_v7[14] * s[3]) + t[3];
+      if ((m0 + t2c_r1 + 24) < M && (n0 + t2c_c1 + 3) < N) Y[((long long)(m0 + t2c_r1 + 24)) * N + (n0 + t2c_c1 + 3)] = (t2c_v7[15] * s[3]) + t[3];
     }
   }
 }

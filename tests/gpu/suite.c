@@ -1148,6 +1148,30 @@ static void t_carry_registers(Tally *T) {
   }
 }
 
+/* reshape_slice (tests/gpu/reshape_slice.tl): slices made a column or a row load in that
+ * shape; at ragged M and N */
+static void t_reshape_slice(Tally *T) {
+  static const int MN[][2] = {{70, 200}, {32, 128}, {5, 3}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("reshape_slice", (uint64_t)c);
+    Call k;
+    call_init(&k, "reshape_slice.tl", "rowscale");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N)), *S = call_in(&k, "S", F32, 1, SHAPE(M));
+    Ten *V = call_in(&k, "V", F32, 2, SHAPE(N, 1));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(S, &r, -1, 1);
+    fill_uniform(V, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) R2(Y, i, j) = A2(X, i, j) * S->v[i] + V->v[j];
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "reshape_slice", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_i32(Tally *T) {
   static const int MN[][2] = {{20, 24}, {13, 7}};
   for (int c = 0; c < 2; c++) {
@@ -5978,6 +6002,7 @@ static const Test tests[] = {
     {"reduce_sum_scalar", t_red_all},
     {"sum_pair", t_sum_pair},
     {"carry_registers", t_carry_registers},
+    {"reshape_slice", t_reshape_slice},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
