@@ -761,10 +761,13 @@ static void shape_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
 }
 
 /* A store runs where its value is: in the layout of a value of its shape,
- * else in the blocked layout of its shape. */
+ * else where a scatter's index of its shape is (atomic_add(H[idx], 1): idx a
+ * row value, read in place; a replicated slice's first replica stores), else in
+ * the blocked layout of its shape. */
 static const Layout *store_layout(TirKernel *K, const TirOp *op) {
   ShapeLeaf s = {op->rows, op->cols, NULL};
   leaves(K, op->expr, shape_leaf, &s);
+  if (!s.same) index_leaves(K, (TirOp *)op, shape_leaf, &s);
   if (s.same) return s.same;
   return blocked(K, op->rows, op->cols, 4);
 }

@@ -2126,6 +2126,34 @@ static void t_atomics_loop(Tally *T) {
   }
 }
 
+/* atomics argmin_counts: atomic_add at a rowargmin's indices, in the index's replicated
+ * layout (its first replica updates) */
+static void t_atomics_argmin(Tally *T) {
+  static const int Ms[] = {200, 64, 3};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], G = (M + 63) / 64;
+    Rng r = rng_seed("atomics_argmin", (uint64_t)c);
+    Call k;
+    call_init(&k, "atomics.tl", "argmin_counts");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *H = call_out(&k, "H", I32, 1, SHAPE(64));
+    fill_uniform(X, &r, -1, 1);
+    H->init = calloc(64, sizeof(double));
+    for (int e = 0; e < 64; e++) H->ref[e] = H->init[e] = (double)rng_int(&r, 0, 3);
+    for (int i = 0; i < M; i++) {
+      int b = 0;
+      for (int j = 1; j < 64; j++)
+        if (A2(X, i, j) < A2(X, i, b)) b = j;
+      H->ref[b] += 1;
+    }
+    H->ref[0] += 64 * G - M; /* rows past M: all 0, the first column the least */
+    char l[64];
+    label(l, sizeof l, "argmin_counts M=%d", M);
+    CHECK(T, call_check(&k, "atomics", l));
+    call_free(&k);
+  }
+}
+
 /* atomic_zeros: float atomic_min / atomic_max over signed zeros take -0.0 as
  * the lesser (checked by the sign bits of the results, which the tolerance
  * of call_check cannot see), in whatever order the blocks come */
@@ -6025,6 +6053,7 @@ static const Test tests[] = {
     {"dot_i8", t_dot_i8},
     {"atomics", t_atomics},
     {"atomics_loop", t_atomics_loop},
+    {"atomics_argmin", t_atomics_argmin},
     {"reg_bcast_mma", t_reg_bcast_mma},
     {"neg_offset", t_neg_offset},
     {"else_copy", t_else_copy},
