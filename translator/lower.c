@@ -793,6 +793,18 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
     offreg = register_a_why(L, x);
   }
   if (!(vb = dot_operand(L, b, bx, true, &bt, &bflip, &bb))) return false;
+  if (simt && bt && elem_bytes[vb->elem] == 4) {
+    /* dot(x, transpose(y)) on the CUDA cores reads y's copy down its columns, each lane
+     * rows a run apart (4 for f32): an odd pitch puts 8 of those rows in 8 banks, where
+     * the 16-byte padded one (K + 4) put 16 lanes' rows in 2 (the copy is then written
+     * by 4-byte stores, once, and read K times) */
+    TirBuf *f = &L->K->bufs[bb];
+    int n = f->cols;
+    if (!f->trans && f->pitch % 2 == 0) {
+      f->pitch = n % 2 ? n : n + 1;
+      tir_buf_size(f);
+    }
+  }
   TirOp *o = op_new(L, b, TO_DOT);
   o->dst = dst;
   o->op = op;
