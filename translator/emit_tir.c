@@ -2951,6 +2951,15 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
                       : l->kind == LY_SLICE
                           ? "a row value: every thread that holds a row of the parent layout holds it, so it is read where it is"
                           : "no element is read by a thread other than the one that holds it";
+    const char *copy = NULL; /* its shared copies: what reads it at other threads' elements reads them */
+    for (int b = 0; b < K->nbufs; b++)
+      if (K->bufs[b].spill_of == v && !K->bufs[b].tensor && !K->bufs[b].stages)
+        copy = copy ? arena_printf(K->a, "%s and %s", copy, K->bufs[b].cname) : K->bufs[b].cname;
+    if (copy && l->kind == LY_BLOCKED && !l->mma)
+      why = arena_printf(K->a, "each thread computes and reads its own elements here; what reads other threads' elements "
+                               "reads %s", copy);
+    else if (copy)
+      why = arena_printf(K->a, "%s; what reads it elsewhere reads %s", why, copy);
     fprintf(out, "  %s (%s): registers, %d per thread, %s: %s\n", v->sym ? v->sym->name : v->cname, v->what,
             layout_count(l), layout_str(K->a, l), why);
   }
