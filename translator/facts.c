@@ -50,9 +50,23 @@ static void reassigned_stmt(Stmt *s, void *ctx) {
 void facts_mark_reassigned(Block *b) { facts_walk_stmts(b, reassigned_stmt, NULL); }
 
 
+/* The bits of an unsigned integer type (bool: 1), or 0. */
+static int unsigned_bits(ElemType t) { return t == T_BOOL ? 1 : t == T_U8 ? 8 : t == T_U32 ? 32 : 0; }
+
+/* A cast of an unsigned value to an integer type that holds all of its values: i32(x) of
+ * a u8, i64(x) of a u32. */
+static bool widening_cast(const Expr *x) {
+  if (x->kind != E_CALL || x->u.call.cast == T_NONE || x->u.call.nargs != 1) return false;
+  int b = unsigned_bits(x->u.call.args[0]->ty.elem);
+  ElemType t = x->u.call.cast;
+  return b && (t == T_I64 || t == T_U32 || (t == T_I32 && b < 32));
+}
+
 bool facts_nonneg(const Expr *x) {
   x = facts_resolve(x);
   if (x->flags & EF_CONST) return !x->cv.isf && x->cv.i >= 0;
+  if (unsigned_bits(x->ty.elem) && unsigned_bits(x->ty.elem) < 32) return true; /* a u8 value, a bool */
+  if (widening_cast(x)) return true;
   switch (x->kind) {
   case E_CTX: return true;
   case E_IDENT: {
@@ -64,8 +78,10 @@ bool facts_nonneg(const Expr *x) {
   }
   case E_BINARY:
     switch (x->u.binary.op) {
+    case TK_AND: /* a non-negative mask: x & 255 of any x */
+      return facts_nonneg(x->u.binary.a) || facts_nonneg(x->u.binary.b);
     case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT: case TK_SHL: case TK_SHR:
-    case TK_AND: case TK_OR: case TK_XOR:
+    case TK_OR: case TK_XOR:
       return facts_nonneg(x->u.binary.a) && facts_nonneg(x->u.binary.b);
     default: return false;
     }
@@ -135,12 +151,37 @@ static bool loop_max(const Sym *v, int64_t *max) {
   return true;
 }
 
+/* The largest value a non-negative integer x takes, by its type or its form: a u8 value
+ * or a widening cast of one (255), x & c (c), x % c of a non-negative x (c - 1). */
+static bool value_max(const Expr *x, int64_t *m) {
+  x = facts_resolve(x);
+  int64_t c;
+  if (check_const_int(x, m)) return true;
+  int b = unsigned_bits(x->ty.elem);
+  if (b && b < 32) return *m = ((int64_t)1 << b) - 1, true;
+  if (widening_cast(x) && unsigned_bits(x->u.call.args[0]->ty.elem) < 32)
+    return *m = ((int64_t)1 << unsigned_bits(x->u.call.args[0]->ty.elem)) - 1, true;
+  if (x->kind != E_BINARY) return false;
+  const Expr *a = x->u.binary.a, *k = x->u.binary.b;
+  if (x->u.binary.op == TK_AND) {
+    int64_t ma, mk;
+    bool ha = facts_nonneg(a) && value_max(a, &ma), hk = facts_nonneg(k) && value_max(k, &mk);
+    if (ha && hk) return *m = ma < mk ? ma : mk, true;
+    if (ha || hk) return *m = ha ? ma : mk, true;
+    return false;
+  }
+  if (x->u.binary.op == TK_PERCENT && facts_nonneg(a) && check_const_int(k, &c) && c > 0) return *m = c - 1, true;
+  return false;
+}
+
 /* Whether start + len <= dim d of X for every execution the translator can see. */
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
   start = facts_resolve(start);
   const Sym *S = X->tdim_size[d];
   int64_t D = X->tdim_const[d], c;
   if (check_const_int(start, &c)) return S ? facts_assumed_at_least(ki, S, c + len) : c + len <= D;
+  if (facts_nonneg(start) && value_max(start, &c) && (S ? facts_assumed_at_least(ki, S, c + len) : c + len <= D))
+    return true; /* H[i32(X[i])] of a u8 X with H of 256, H[x & 15] of 16 */
   if (start->kind == E_IDENT && start->u.ident.sym && start->u.ident.sym->kind == SY_LOOP) {
     Stmt *f = start->u.ident.sym->decl;
     int64_t lo, st = 1;
@@ -149,6 +190,7 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
     int64_t vmax;
     if (loop_max(start->u.ident.sym, &vmax)) /* v <= its last value */
       return S ? facts_assumed_at_least(ki, S, vmax + len) : vmax + len <= D;
+    if (len == 1 && S && facts_as_size(f->u.forr.hi) == S) return true; /* v < S in the body, whatever the step */
     if (S && facts_as_size(f->u.forr.hi) == S && has_lo && has_st && st > 0 && lo % st == 0 && len <= st)
       return len == 1 || facts_assumed_multiple(ki, S, st);
     return false;
@@ -271,9 +313,13 @@ static const char *fits_condition(Arena *a, const KernelInfo *ki, const Expr *st
 
 void facts_bounds_warning(Diag *d, Arena *a, const KernelInfo *ki, const Sym *X, int dim, const Index *ix, int64_t len) {
   const char *cond = NULL, *why = "its start may be negative";
+  int64_t m;
   if (facts_nonneg(ix->start)) {
     cond = fits_condition(a, ki, ix->start, len, X, dim);
     why = "no condition on the sizes bounds its end";
+    if (!X->tdim_size[dim] && value_max(ix->start, &m)) /* a constant dim its values pass */
+      why = arena_printf(a, "its values reach %" PRId64 ", and the dim's last index is %" PRId64, m + len - 1,
+                         X->tdim_const[dim] - 1);
   }
   diag_bounds(d, ix->start->loc, X->name, dim, cond, why);
 }

@@ -15,12 +15,12 @@ hist(const int *__restrict__ X, int *__restrict__ H, int *__restrict__ G, int N)
     // atomics-in-regions.tl:8: if i < N {
     if (i_ < N) {
       // atomics-in-regions.tl:9: atomic_add(H[X[i] & 15], 1)
-      if ((unsigned)((i_ < N ? X[i_] : 0) & 15) < (unsigned)16) t2c::atomic_add(H + ((i_ < N ? X[i_] : 0) & 15), 1);
+      t2c::atomic_add(H + ((i_ < N ? X[i_] : 0) & 15), 1);
     }
     // atomics-in-regions.tl:11: if i + 1 < N {
     if ((i_ + 1) < N) {
       // atomics-in-regions.tl:12: atomic_add(H[X[i + 1] & 15], 1)
-      if ((unsigned)(((i_ + 1) < N ? X[i_ + 1] : 0) & 15) < (unsigned)16) t2c::atomic_add(H + (((i_ + 1) < N ? X[i_ + 1] : 0) & 15), 1);
+      t2c::atomic_add(H + (((i_ + 1) < N ? X[i_ + 1] : 0) & 15), 1);
     }
   }
   // atomics-in-regions.tl:15: for i0 in range(0, N, 256) {
@@ -31,7 +31,7 @@ hist(const int *__restrict__ X, int *__restrict__ H, int *__restrict__ G, int N)
     // atomics-in-regions.tl:17: if i < N {
     if (i__2 < N) {
       // atomics-in-regions.tl:18: atomic_max(H[X[i] & 15], X[i])
-      if ((unsigned)((i__2 < N ? X[i__2] : 0) & 15) < (unsigned)16) t2c::atomic_max(H + ((i__2 < N ? X[i__2] : 0) & 15), i__2 < N ? X[i__2] : 0);
+      t2c::atomic_max(H + ((i__2 < N ? X[i__2] : 0) & 15), i__2 < N ? X[i__2] : 0);
     }
   }
   // atomics-in-regions.tl:21: if ctx.thread < 16 {

@@ -2154,6 +2154,29 @@ static void t_atomics_argmin(Tally *T) {
   }
 }
 
+/* atomics hist_u8: a grid-stride u8 histogram whose indices need no bounds check */
+static void t_atomics_u8(Tally *T) {
+  static const int Ns[] = {5000, 384, 7};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("atomics_u8", (uint64_t)c);
+    Call k;
+    call_init(&k, "atomics.tl", "hist_u8");
+    Ten *X = call_in(&k, "X", U8, 1, SHAPE(N));
+    Ten *H = call_out(&k, "H", I32, 1, SHAPE(256)), *L = call_out(&k, "L", I32, 1, SHAPE(16));
+    fill_int(X, &r, 0, 255);
+    H->init = calloc(256, sizeof(double));
+    L->init = calloc(16, sizeof(double));
+    for (int e = 0; e < 256; e++) H->ref[e] = H->init[e] = (double)rng_int(&r, 0, 3);
+    for (int e = 0; e < 16; e++) L->ref[e] = L->init[e] = 0;
+    for (int i = 0; i < N; i++) H->ref[(int)X->v[i]] += 1, L->ref[(int)X->v[i] * 7 & 15] += 2;
+    char l[64];
+    label(l, sizeof l, "hist_u8 N=%d", N);
+    CHECK(T, call_check(&k, "atomics", l));
+    call_free(&k);
+  }
+}
+
 /* atomic_zeros: float atomic_min / atomic_max over signed zeros take -0.0 as
  * the lesser (checked by the sign bits of the results, which the tolerance
  * of call_check cannot see), in whatever order the blocks come */
@@ -6054,6 +6077,7 @@ static const Test tests[] = {
     {"atomics", t_atomics},
     {"atomics_loop", t_atomics_loop},
     {"atomics_argmin", t_atomics_argmin},
+    {"atomics_u8", t_atomics_u8},
     {"reg_bcast_mma", t_reg_bcast_mma},
     {"neg_offset", t_neg_offset},
     {"else_copy", t_else_copy},
