@@ -161,8 +161,22 @@ static bool value_max(const Expr *x, int64_t *m) {
   if (b && b < 32) return *m = ((int64_t)1 << b) - 1, true;
   if (widening_cast(x) && unsigned_bits(x->u.call.args[0]->ty.elem) < 32)
     return *m = ((int64_t)1 << unsigned_bits(x->u.call.args[0]->ty.elem)) - 1, true;
+  if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_LOOP) return loop_max(x->u.ident.sym, m);
   if (x->kind != E_BINARY) return false;
   const Expr *a = x->u.binary.a, *k = x->u.binary.b;
+  int64_t ma, mk;
+  switch (x->u.binary.op) { /* of non-negative operands (the caller's facts_nonneg(x) says so for + and *) */
+  case TK_PLUS:
+    if (value_max(a, &ma) && value_max(k, &mk) && ma <= INT32_MAX && mk <= INT32_MAX) return *m = ma + mk, true;
+    return false;
+  case TK_STAR:
+    if (value_max(a, &ma) && value_max(k, &mk) && ma <= INT32_MAX && mk <= INT32_MAX) return *m = ma * mk, true;
+    return false;
+  case TK_SLASH: /* t / 3 of a loop variable t < 9: at most 2 */
+    if (facts_nonneg(a) && check_const_int(k, &c) && c > 0 && value_max(a, &ma)) return *m = ma / c, true;
+    return false;
+  default: break;
+  }
   if (x->u.binary.op == TK_AND) {
     int64_t ma, mk;
     bool ha = facts_nonneg(a) && value_max(a, &ma), hk = facts_nonneg(k) && value_max(k, &mk);

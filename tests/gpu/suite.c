@@ -1172,6 +1172,39 @@ static void t_reshape_slice(Tally *T) {
   }
 }
 
+/* bounds_forms (tests/gpu/bounds_forms.tl): indices bounded by their form, unchecked */
+static void t_bounds_forms(Tally *T) {
+  static const int Ns[] = {1000, 256, 3};
+  for (int c = 0; c < 4; c++) {
+    Rng r = rng_seed("bounds_forms", (uint64_t)c);
+    Call k;
+    char l[64];
+    if (c == 0) {
+      call_init(&k, "bounds_forms.tl", "taps");
+      Ten *X = call_in(&k, "X", F32, 3, SHAPE(3, 3, 64)), *W = call_in(&k, "W", F32, 2, SHAPE(3, 64));
+      Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(64));
+      fill_uniform(X, &r, -1, 1);
+      fill_uniform(W, &r, -1, 1);
+      for (int j = 0; j < 64; j++) {
+        double a = 0;
+        for (int t = 0; t < 9; t++) a += X->v[(t / 3 * 3 + t % 3) * 64 + j] * (t + 1) + (t / 2 < 3 ? A2(W, t / 2, j) : 0);
+        Y->ref[j] = a;
+      }
+      label(l, sizeof l, "taps");
+    } else {
+      int N = Ns[c - 1];
+      call_init(&k, "bounds_forms.tl", "stride");
+      Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+      Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+      fill_uniform(X, &r, -1, 1);
+      for (int i = 0; i < N; i++) Y->ref[i] = 2 * X->v[i];
+      label(l, sizeof l, "stride N=%d", N);
+    }
+    CHECK(T, call_check(&k, "bounds_forms", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_i32(Tally *T) {
   static const int MN[][2] = {{20, 24}, {13, 7}};
   for (int c = 0; c < 2; c++) {
@@ -6054,6 +6087,7 @@ static const Test tests[] = {
     {"sum_pair", t_sum_pair},
     {"carry_registers", t_carry_registers},
     {"reshape_slice", t_reshape_slice},
+    {"bounds_forms", t_bounds_forms},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
