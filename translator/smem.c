@@ -51,6 +51,7 @@ static int64_t layout_bufs(TirKernel *K, bool place) {
 enum { X = TIR_MAX_BUFS };
 typedef struct Spans {
   int pos;
+  int drained; /* the last wait for every group: what was touched before it is done */
   const TirOp *at;
   int lo[TIR_MAX_BUFS + 1], hi[TIR_MAX_BUFS + 1];
   int llo[256], lhi[256], nloops;
@@ -88,8 +89,9 @@ static void span_block(const TirKernel *K, Spans *S, const TirBlock *b) {
      * wgmma left in flight (or deferred: issued and completed there) completes its reads there */
     bool drain = (op->kind == TO_ASYNC_WAIT || op->kind == TO_WG_WAIT) && op->pending == 0;
     if (drain || (op->kind == TO_WG_DEFER && op->pending))
-      for (int f = 0; f < K->nbufs; f++)
-        if (async_buf(&K->bufs[f]) && S->lo[f] >= 0) touch(S, f, at);
+      for (int f = 0; f < K->nbufs; f++) /* what it may still have in flight: touched since the last such wait */
+        if (async_buf(&K->bufs[f]) && S->lo[f] >= 0 && S->hi[f] > S->drained) touch(S, f, at);
+    if (drain) S->drained = at;
     span_block(K, S, &op->body);
     span_block(K, S, &op->els);
     if ((op->kind == TO_FOR || op->kind == TO_WHILE) && S->nloops < 256) {

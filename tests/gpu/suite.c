@@ -1205,6 +1205,34 @@ static void t_bounds_forms(Tally *T) {
   }
 }
 
+/* rings_share (tests/gpu/rings_share.tl): the stage rings of two loops share bytes */
+static void t_rings_share(Tally *T) {
+  static const int Ks[] = {200, 64, 1000};
+  for (int c = 0; c < 3; c++) {
+    int K = Ks[c];
+    Rng r = rng_seed("rings_share", (uint64_t)c);
+    Call k;
+    call_init(&k, "rings_share.tl", "two_loops");
+    if (!strcmp(h_target, "sm_90a")) call_arg(&k, "-DSTAGES=6"); /* TMA rings: side by side */
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(64, K)), *B = call_in(&k, "B", F16, 2, SHAPE(K, 64));
+    Ten *C = call_in(&k, "C", F16, 2, SHAPE(K, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(64, 64));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(C, &r, -1, 1);
+    for (int i = 0; i < 64; i++)
+      for (int j = 0; j < 64; j++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += A2(A, i, q) * (A2(B, q, j) + A2(C, q, j));
+        R2(O, i, j) = a;
+      }
+    char l[64];
+    label(l, sizeof l, "K=%d", K);
+    CHECK(T, call_check(&k, "rings_share", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_i32(Tally *T) {
   static const int MN[][2] = {{20, 24}, {13, 7}};
   for (int c = 0; c < 2; c++) {
@@ -6088,6 +6116,7 @@ static const Test tests[] = {
     {"carry_registers", t_carry_registers},
     {"reshape_slice", t_reshape_slice},
     {"bounds_forms", t_bounds_forms},
+    {"rings_share", t_rings_share},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
