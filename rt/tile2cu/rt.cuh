@@ -91,6 +91,11 @@ template <> struct Cvt<__half> {
 };
 template <> struct Cvt<__nv_bfloat16> {
   template <typename From> static T2C_DEVICE __nv_bfloat16 from(From x) { return __float2bfloat16(static_cast<float>(x)); }
+  // integers past 2^24 are not exact in f32: rounded once, to bf16 directly
+  static T2C_DEVICE __nv_bfloat16 from(int x) { return __int2bfloat16_rn(x); }
+  static T2C_DEVICE __nv_bfloat16 from(unsigned x) { return __uint2bfloat16_rn(x); }
+  static T2C_DEVICE __nv_bfloat16 from(long long x) { return __ll2bfloat16_rn(x); }
+  static T2C_DEVICE __nv_bfloat16 from(long x) { return __ll2bfloat16_rn(x); }
   static T2C_DEVICE __nv_bfloat16 from(__nv_bfloat16 x) { return x; }
   static T2C_DEVICE __nv_bfloat16 from(__half x) { return __float2bfloat16(__half2float(x)); }
 };

@@ -1233,6 +1233,53 @@ static void t_rings_share(Tally *T) {
   }
 }
 
+/* An integer rounded to bf16 once, to nearest even (8 significant bits), exactly. */
+static double int_to_bf16(int64_t v) {
+  uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  int e = 63;
+  if (a == 0) return 0;
+  while (!(a >> e)) e--;
+  if (e < 8) return (double)v;
+  int sh = e - 7;
+  uint64_t q = a >> sh, r = a & (((uint64_t)1 << sh) - 1), half = (uint64_t)1 << (sh - 1);
+  if (r > half || (r == half && (q & 1))) q++;
+  double m = ldexp((double)q, sh);
+  return v < 0 ? -m : m;
+}
+
+/* casts_bf16_int (tests/gpu/casts_bf16_int.tl): integers to bf16, rounded once */
+static void t_casts_bf16_int(Tally *T) {
+  static const int Ns[] = {700, 256, 5};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("casts_bf16_int", (uint64_t)c);
+    Call k;
+    call_init(&k, "casts_bf16_int.tl", "ibf");
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(N)), *U = call_in(&k, "U", U32, 1, SHAPE(N));
+    Ten *L = call_in(&k, "L", I64, 1, SHAPE(N));
+    Ten *OI = call_out(&k, "OI", BF16, 1, SHAPE(N)), *OU = call_out(&k, "OU", BF16, 1, SHAPE(N));
+    Ten *OL = call_out(&k, "OL", BF16, 1, SHAPE(N));
+    static const int64_t special[] = {16842753, -16842753, 16908288 + 65536, 2147483647, -2147483647 - 1, 0, 255, 257};
+    for (int i = 0; i < N; i++) {
+      /* ties and near-ties past 2^24, where f32 rounds first */
+      int64_t b = (int64_t)1 << rng_int(&r, 24, 30), t = b + (b >> 8) * rng_int(&r, 0, 255) + (b >> 9) + rng_int(&r, -1, 1);
+      I->v[i] = (double)(i < 8 ? special[i] : rng_int(&r, 0, 1) ? t : -t);
+      U->v[i] = (double)(i < 2 ? 4294967295.0 - i : (double)(uint32_t)(t * 2 + 1));
+      L->v[i] = (double)((int64_t)1 << 40) + (double)((int64_t)1 << 32) * (double)rng_int(&r, 0, 3) + (double)rng_int(&r, -2, 2);
+    }
+    for (int i = 0; i < N; i++) {
+      OI->ref[i] = int_to_bf16((int64_t)I->v[i]);
+      OU->ref[i] = int_to_bf16((int64_t)U->v[i]);
+      OL->ref[i] = int_to_bf16((int64_t)L->v[i]);
+    }
+    OI->tol = OU->tol = OL->tol = 0; /* exact */
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "casts_bf16_int", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_i32(Tally *T) {
   static const int MN[][2] = {{20, 24}, {13, 7}};
   for (int c = 0; c < 2; c++) {
@@ -6117,6 +6164,7 @@ static const Test tests[] = {
     {"reshape_slice", t_reshape_slice},
     {"bounds_forms", t_bounds_forms},
     {"rings_share", t_rings_share},
+    {"casts_bf16_int", t_casts_bf16_int},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
