@@ -42,6 +42,8 @@ static const struct {
   {"<u2", 2}, {"<u4", 4}, {"|u1", 1}, {"|i1", 1}, {"|b1", 1},
   /* raw 2- and 1-byte elements: NumPy saves ml_dtypes' bfloat16 and float8 arrays so */
   {"<V2", 2}, {"|V2", 2}, {"<V1", 1}, {"|V1", 1},
+  /* and float8_e5m2 so (ml_dtypes 0.7: its type character is 'f') */
+  {"<f1", 1}, {"|f1", 1},
 };
 
 static int npy_err(char *err, size_t errlen, const char *path, const char *fmt, ...)
@@ -248,7 +250,7 @@ static int parse_header(const char *path, const char *text, size_t len, Npy *out
     return npy_err(err, errlen, path, "big-endian dtype '%s' is not supported (use '<%s')", descr, descr + 1);
   if (!npy_elem_bytes(descr))
     return npy_err(err, errlen, path,
-                   "unsupported dtype '%s' (supported: <f4 <f2 <f8 <i4 <i8 <u2 <u4 |u1 |i1 |b1, and <V2 <V1 for bf16 and f8)", descr);
+                   "unsupported dtype '%s' (supported: <f4 <f2 <f8 <i4 <i8 <u2 <u4 |u1 |i1 |b1, and <V2 <V1 for bf16 and f8, <f1 for f8e5m2)", descr);
   if (out->rank > NPY_MAX_RANK)
     return npy_err(err, errlen, path, "rank %d is not supported (at most %d)", out->rank, NPY_MAX_RANK);
   /* rank 0 and 1 are laid out the same either way */

@@ -201,7 +201,8 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
     /* bf16 and f8 as their bits (<u2, |u1), or as NumPy saves ml_dtypes' arrays (<V2, <V1):
      * written back with the dtype they came with */
     bool raw = (X->ty.elem == T_BF16 && (!strcmp(a->descr, "<V2") || !strcmp(a->descr, "|V2"))) ||
-               ((X->ty.elem == T_F8E4M3 || X->ty.elem == T_F8E5M2) && (!strcmp(a->descr, "<V1") || !strcmp(a->descr, "|V1")));
+               ((X->ty.elem == T_F8E4M3 || X->ty.elem == T_F8E5M2) && (!strcmp(a->descr, "<V1") || !strcmp(a->descr, "|V1"))) ||
+               (X->ty.elem == T_F8E5M2 && (!strcmp(a->descr, "<f1") || !strcmp(a->descr, "|f1"))); /* ml_dtypes' e5m2 */
     if (!raw && strcmp(a->descr, descr_of(X->ty.elem)) != 0)
       return fail("%s: dtype '%s', but tensor %s is %s (dtype '%s')", path, a->descr, X->name,
                   elem_names[X->ty.elem], descr_of(X->ty.elem));

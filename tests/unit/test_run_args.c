@@ -205,6 +205,28 @@ Test(run_args, raw_bf16_and_f8_arrays, .timeout = 120) {
   st = unit_run_main(8, argv2, msg, sizeof msg);
   cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
   cr_assert(strstr(msg, "dtype '<V2', but tensor X is f16 (dtype '<f2')"), "%s", msg);
+  /* ml_dtypes' float8_e5m2 saved with descr <f1 (its type character): read as its bits for
+   * an f8e5m2 tensor, refused for an f8e4m3 one */
+  fp = fopen(tl, "w");
+  cr_assert_not_null(fp);
+  fputs("@launch(32)\nkernel k(F: tensor<f8e5m2>[N], G: tensor<f8e5m2>[N]) {\n  G[0 :+ 32] = F[0 :+ 32]\n}\n", fp);
+  fclose(fp);
+  unlink(g);
+  uint8_t eb[5] = {0x3c, 0x40, 0xbc, 0, 0x38}; /* e5m2: 1, 2, -1, 0, 0.5 */
+  raw_npy(f, "<f1", 1, eb, 5);
+  char *argv3[] = {"run", tl, "--kernel", "k", "--backend", "sim", af, ag, NULL};
+  st = unit_run_main(8, argv3, msg, sizeof msg);
+  cr_assert_eq(st, 0, "exit status %d: %s", st, msg);
+  cr_assert_eq(npy_read(g, &out, err, sizeof err), 0, "%s", err);
+  for (int i = 0; i < 5; i++) cr_assert_eq(((uint8_t *)out.data)[i], eb[i], "G[%d] = %#x, want %#x", i, ((uint8_t *)out.data)[i], eb[i]);
+  free(out.data);
+  fp = fopen(tl, "w");
+  cr_assert_not_null(fp);
+  fputs("@launch(32)\nkernel k(F: tensor<f8e4m3>[N], G: tensor<f8e4m3>[N]) {\n  G[0 :+ 32] = F[0 :+ 32]\n}\n", fp);
+  fclose(fp);
+  st = unit_run_main(8, argv3, msg, sizeof msg);
+  cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
+  cr_assert(strstr(msg, "dtype '<f1', but tensor F is f8e4m3"), "%s", msg);
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
