@@ -2100,6 +2100,13 @@ static int epilogue_pitch(int cols, int eb) {
   return (bytes + (16 - bytes % 128 + 128) % 128) / eb;
 }
 
+/* --explain: why the store at line keeps its pairs of elements (not staged). */
+static void unstaged(TirKernel *K, int line, const char *why) {
+  vec_push(K->a, &K->folds,
+           (void *)arena_printf(K->a, "the store at line %d: pairs of elements from the accumulator's layout, not staged "
+                                "through shared memory%s", line, why));
+}
+
 /* The mma layout a 2-D store runs in (its value's), when the store may be staged. */
 static const Layout *staged_value(TirKernel *K, const TirOp *op, const Epi *e) {
   if (op->kind != TO_STORE || op->td || e->td || op->rows < 2 || op->cols < 2 || op->op != TK_ASSIGN ||
@@ -2113,7 +2120,12 @@ static const Layout *staged_value(TirKernel *K, const TirOp *op, const Epi *e) {
   if (eb > 2) return NULL;
   if (!ix->len || !facts_multiple_of(K->ki, ix->start, 16 / eb)) return NULL;
   if (!X->tdim_size[X->trank - 1] && X->tdim_const[X->trank - 1] % (16 / eb)) return NULL;
-  if (X->tstride[X->trank - 1]) return NULL;
+  if (X->tstride[X->trank - 1]) { /* said: a CUDA developer would expect the 16-byte runs */
+    unstaged(K, op->stmt->loc.line,
+             arena_printf(K->a, ": '%s' is @strided, and its runs in 16 bytes would need its last dim's stride, known "
+                          "only at run time, to be 1", X->name));
+    return NULL;
+  }
   return op->lay;
 }
 
@@ -2167,13 +2179,6 @@ static bool tma_store_ok(const TirKernel *K, const TirOp *op, const Layout *m, c
     if (x->u.index.base->u.ident.sym == X) return false;
   }
   return !touches(K, &K->body, X, op);
-}
-
-/* --explain: why the store at line keeps its pairs of elements (not staged). */
-static void unstaged(TirKernel *K, int line, const char *why) {
-  vec_push(K->a, &K->folds,
-           (void *)arena_printf(K->a, "the store at line %d: pairs of elements from the accumulator's layout, not staged "
-                                "through shared memory%s", line, why));
 }
 
 /* Stages store op of block b at index *i: the ops above go in before it. */
