@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,4 +166,47 @@ Test(cpu_launch, bad_arguments_fail_before_the_build) {
   make_args(&g, 999);
   cr_assert_eq(t2c_cpu_launch(p, "axpc", g.argv, &o), T2C_ERROR_INVALID_VALUE);
   t2c_program_destroy(p);
+}
+
+/* Two threads launching two programs of one source at once on an empty cache: each
+ * builds the runtime object, its header and the kernel into temporary files of its
+ * own (their names were the process id's alone: the threads wrote into each other's
+ * files and both launches failed) and both run. */
+typedef struct Launch {
+  float y[128];
+  t2c_status st;
+  char err[256];
+} Launch;
+
+static void *launch_once(void *arg) {
+  Launch *l = arg;
+  t2c_program *p = NULL;
+  l->st = t2c_program_from_source("k.tl", "kernel k(Y: tensor<f32>[128]) {\n  Y[0 :+ 128] = Y[0 :+ 128] + 1.0\n}\n", &p);
+  long long shape[] = {128};
+  t2c_host_tensor Y = {l->y, 1, shape};
+  void *av[] = {&Y};
+  if (!l->st) l->st = t2c_cpu_launch(p, "k", av, NULL);
+  snprintf(l->err, sizeof l->err, "%s", l->st ? t2c_last_error() : "");
+  t2c_program_destroy(p);
+  return NULL;
+}
+
+Test(cpu_launch, threads_on_an_empty_cache, .timeout = 300) {
+  char dir[] = "/tmp/t2c-cpu-threads-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  setenv("TILE2CU_CACHE_DIR", dir, 1);
+  Launch l[2];
+  pthread_t t[2];
+  for (int k = 0; k < 2; k++) {
+    for (int i = 0; i < 128; i++) l[k].y[i] = (float)(i * (k + 1));
+    cr_assert_eq(pthread_create(&t[k], NULL, launch_once, &l[k]), 0);
+  }
+  for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(l[k].st, T2C_SUCCESS, "thread %d: %s", k, l[k].err);
+    for (int i = 0; i < 128; i++) cr_assert_eq(l[k].y[i], (float)(i * (k + 1)) + 1.0f, "thread %d, Y[%d] = %g", k, i, l[k].y[i]);
+  }
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
 }
