@@ -50,12 +50,13 @@ if(NOT TARGET Tile2cu::tile2cu)
   set_target_properties(Tile2cu::tile2cu PROPERTIES IMPORTED_LOCATION "${TILE2CU_EXECUTABLE}")
 endif()
 
-# The target's sm_XX from its CUDA_ARCHITECTURES when that names one architecture.
+# The target's sm_XX from its CUDA_ARCHITECTURES when that names one architecture
+# (90a, 90a-real: sm_90a).
 function(_tile2cu_arch_of target out)
   get_target_property(archs ${target} CUDA_ARCHITECTURES)
   set(${out} "" PARENT_SCOPE)
   list(LENGTH archs n)
-  if(n EQUAL 1 AND archs MATCHES "^([0-9]+)")
+  if(n EQUAL 1 AND archs MATCHES "^([0-9]+a?)")
     set(${out} "sm_${CMAKE_MATCH_1}" PARENT_SCOPE)
   endif()
 endfunction()
