@@ -119,6 +119,11 @@ nvcc-check: $(B)/tile2cu
 
 examples: $(B)/tile2cu lib
 	$(MAKE) -C examples/nvcc_host TILE2CU=$(CURDIR)/$(B)/tile2cu
+	# two --host translations #included into one file (their host helpers once)
+	$(B)/tile2cu -w --host examples/squares.tl -o $(B)/host_a.cu
+	$(B)/tile2cu -w --host examples/softmax.tl -o $(B)/host_b.cu
+	printf '#include "host_a.cu"\n#include "host_b.cu"\n' > $(B)/host_ab.cu
+	$(NVCC) -arch=sm_90 -I rt -c $(B)/host_ab.cu -o $(B)/host_ab.o
 	$(MAKE) -C examples/nvrtc_host T2C_BUILD=$(CURDIR)/$(B)
 	cd examples/nvrtc_host && ./nvrtc_host
 

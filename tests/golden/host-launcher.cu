@@ -593,9 +593,12 @@ big(const float *__restrict__ X, float *__restrict__ Y)
 }
 
 // ---- host launchers (tile2cu --host): one per kernel, declared in the --header file.
+#ifndef TILE2CU_HOST_HELPERS_ // several --host files may be #included into one file
+#define TILE2CU_HOST_HELPERS_
 inline long long t2c_host_cdiv(long long a, long long b) { return (a + b - 1) / b; }
 inline long long t2c_host_min(long long a, long long b) { return a < b ? a : b; }
 inline long long t2c_host_max(long long a, long long b) { return a < b ? b : a; }
+#endif
 
 // Launches scale on stream with the grid of @grid. Returns cudaErrorInvalidValue,
 // launching nothing, when a size is below 1 or an @assume is false.
