@@ -200,6 +200,48 @@ static int parse_args(int argc, char **argv, Options *o) {
   return 0;
 }
 
+/* Whether paths a and b name one file: the same string, or the same existing file. */
+static bool same_file(const char *a, const char *b) {
+  struct stat x, y;
+  if (strcmp(a, b) == 0) return true;
+  return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* The outputs (-o, --header, the depfile) before anything is written: each a file of its
+ * own, none the input, each in a directory that exists and can be written, so that a bad
+ * path writes nothing (it wrote the outputs before it and left them). 0, or 2. */
+static int check_outputs(const Options *o) {
+  char dep[PATH_MAX];
+  const char *paths[3] = {o->output, o->header, NULL}, *names[3] = {"-o", "--header", "the depfile"};
+  if (o->md) {
+    if (o->depfile) snprintf(dep, sizeof dep, "%s", o->depfile);
+    else snprintf(dep, sizeof dep, "%s.d", o->output);
+    paths[2] = dep;
+  }
+  for (int i = 0; i < 3; i++) {
+    if (!paths[i]) continue;
+    if (same_file(paths[i], o->input)) {
+      fprintf(stderr, "tile2cu: %s '%s' is the input file: it would be overwritten\n", names[i], paths[i]);
+      return 2;
+    }
+    for (int j = 0; j < i; j++)
+      if (paths[j] && same_file(paths[i], paths[j])) {
+        fprintf(stderr, "tile2cu: %s and %s are one file, '%s'\n", names[j], names[i], paths[i]);
+        return 2;
+      }
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s", paths[i]);
+    const char *dir = dirname(d);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+      fprintf(stderr, "tile2cu: cannot write %s '%s': %s %s\n", names[i], paths[i], dir,
+              stat(dir, &st) != 0 ? "does not exist" : !S_ISDIR(st.st_mode) ? "is not a directory" : "is not writable");
+      return 2;
+    }
+  }
+  return 0;
+}
+
 /* The options with the -D of the tuning file first (the command line's -D win):
  * 0, or an exit status. No entry for the source is a note, not an error. */
 static int apply_tuned(const Options *o, const char *src, const TargetConfig *t, Arena *a, const char ***opts,
@@ -230,6 +272,7 @@ static int translate_file(const Options *o, const char *argv0) {
   TargetConfig t;
   char config_path[PATH_MAX];
   int st;
+  if (!o->check && (st = check_outputs(o))) return st;
   if ((st = load_target(o, argv0, &t, config_path, sizeof config_path))) return st;
   char err[PATH_MAX + 128];
   char *src = read_tl_file(o->input, err, sizeof err, &st);

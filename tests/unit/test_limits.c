@@ -541,3 +541,30 @@ Test(limits, failed_write_leaves_nothing, .init = dir_setup, .fini = dir_teardow
   cr_assert_str_eq(t, "old\n");
   free(t);
 }
+
+/* Outputs that cannot all be written are refused before any is: a depfile in a directory
+ * that does not exist (it left -o's and --header's files written), an output that is the
+ * input, two outputs that are one file. */
+Test(limits, bad_output_paths_write_nothing, .init = dir_setup, .fini = dir_teardown) {
+  put_file("k.tl", KERNEL_TL);
+  struct { const char *args[10]; } runs[] = {
+      {{"k.tl", "-o", "out.cu", "--header", "out.h", "--deps", "nodir/out.d", NULL}},
+      {{"k.tl", "-o", "nodir/out.cu", "--header", "out.h", NULL}},
+      {{"k.tl", "-o", "k.tl", NULL}},
+      {{"k.tl", "-o", "./k.tl", NULL}},
+      {{"k.tl", "-o", "out.cu", "-MD", "-MF", "out.cu", NULL}},
+      {{"k.tl", "-o", "out.cu", "--header", "out.cu", NULL}},
+  };
+  for (int r = 0; r < 6; r++) {
+    pid_t pid = start(NULL, runs[r].args, 0);
+    int status;
+    waitpid(pid, &status, 0);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "run %d: status %#x", r, status);
+    char l[1024];
+    dir_list(l, sizeof l);
+    cr_assert_str_eq(l, "k.tl", "run %d left: %s", r, l);
+    char *t = get_file("k.tl");
+    cr_assert_str_eq(t, KERNEL_TL, "run %d changed the input", r);
+    free(t);
+  }
+}
