@@ -516,6 +516,34 @@ static const char run_usage[] =
     OPTS_HELP
     "  --help             print this help\n";
 
+/* Every NAME=VALUE names a tensor, scalar parameter or size of the kernel, once (a
+ * misspelt size or scalar was dropped, and the kernel ran without it). */
+static int check_binds(const RunOpts *o, const KernelInfo *ki) {
+  for (int i = 0; i < o->nbinds; i++) {
+    size_t n = (size_t)(strchr(o->binds[i], '=') - o->binds[i]);
+    bool known = false;
+    for (int j = 0; j < ki->ntensors && !known; j++)
+      known = strlen(ki->tensors[j]->name) == n && strncmp(ki->tensors[j]->name, o->binds[i], n) == 0;
+    for (int j = 0; j < ki->nparams && !known; j++)
+      known = strlen(ki->params[j]->name) == n && strncmp(ki->params[j]->name, o->binds[i], n) == 0;
+    for (int j = 0; j < ki->nsizes && !known; j++)
+      known = strlen(ki->sizes[j]->name) == n && strncmp(ki->sizes[j]->name, o->binds[i], n) == 0;
+    if (!known) {
+      Buf names = {0};
+      for (int j = 0; j < ki->nparams; j++) buf_printf(&names, "%s%s", names.len ? ", " : "", ki->params[j]->name);
+      for (int j = 0; j < ki->nsizes; j++) buf_printf(&names, "%s%s", names.len ? ", " : "", ki->sizes[j]->name);
+      int st = fail("'%.*s' in '%s' is no tensor, scalar or size of kernel '%s' (it takes %s)", (int)n, o->binds[i],
+                    o->binds[i], o->kernel, names.len ? names.data : "none");
+      buf_free(&names);
+      return st;
+    }
+    for (int j = 0; j < i; j++)
+      if (strncmp(o->binds[j], o->binds[i], n + 1) == 0)
+        return fail("'%.*s' is given twice ('%s' and '%s')", (int)n, o->binds[i], o->binds[j], o->binds[i]);
+  }
+  return 0;
+}
+
 /* Translates o->file, binds the arguments and runs the kernel; the exit status. */
 static int run_kernel(RunOpts *o, const char *argv0) {
   int st;
@@ -543,6 +571,7 @@ static int run_kernel(RunOpts *o, const char *argv0) {
   for (int i = 0; st == 0 && i < p->nkernels; i++)
     if (strcmp(p->kernels[i]->name, o->kernel) == 0) k = p->kernels[i];
   if (st == 0 && !k) st = fail("%s has no kernel '%s'", o->file, o->kernel);
+  if (st == 0) st = check_binds(o, k->info);
   if (st == 0) {
     KernelInfo *ki = k->info;
     Npy *arrays = calloc((size_t)ki->ntensors + 1, sizeof *arrays);

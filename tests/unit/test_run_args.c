@@ -231,3 +231,20 @@ Test(run_args, raw_bf16_and_f8_arrays, .timeout = 120) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
 }
+
+/* ---- NAME=VALUE names a tensor, scalar or size of the kernel, once: a misspelt scalar or
+ * size was dropped, and the kernel ran without it */
+static void run_binds(const char *extra, const char *want) {
+  char *argv[] = {"run", "tests/gpu/strided_ew.tl", "--kernel", "strided_ew", "--backend", "sim",
+                  "X=/nonexistent/x.npy", "alpha=1", "M=3", "N=5", (char *)extra, NULL};
+  char msg[1024];
+  int st = unit_run_main(11, argv, msg, sizeof msg);
+  cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
+  cr_assert(strstr(msg, want), "wanted '%s' in: %s", want, msg);
+}
+
+Test(run_args, unknown_name_is_refused) {
+  run_binds("alhpa=2", "'alhpa' in 'alhpa=2' is no tensor, scalar or size of kernel 'strided_ew' (it takes ");
+}
+
+Test(run_args, name_given_twice_is_refused) { run_binds("alpha=2", "'alpha' is given twice ('alpha=1' and 'alpha=2')"); }
