@@ -74,7 +74,10 @@ def autotune(path, kernel, space, sizes=None, target=None, dry_run=False, output
     if reps is not None:
         cmd += ["--reps", str(reps)]
     cmd += list(options or [])
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:  # no such executable (exe=): a tile2cu.Error, as every failure
+        raise Error("cannot run %s: %s" % (cmd[0], e.strerror or e), status="INVALID_VALUE", diagnostics="")
     if r.returncode != 0:
         err = r.stderr.strip()
         status = "NO_DEVICE" if "timing needs a GPU" in err else "INVALID_VALUE"

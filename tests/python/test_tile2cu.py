@@ -502,3 +502,10 @@ def test_autotune_without_a_gpu(monkeypatch):
     assert e.value.status == "NO_DEVICE"
     with pytest.raises(tile2cu.Error, match="--kernel NAME is required|unknown or incomplete"):
         tile2cu.autotune(TRANSPOSE, "tr", "BM=32", "M=512 N=300", options=["--bogus"])
+
+
+def test_autotune_missing_executable():
+    # exe= naming no file: a tile2cu.Error, as every failure (it was a FileNotFoundError)
+    with pytest.raises(tile2cu.Error, match="cannot run /nonexistent/tile2cu") as e:
+        tile2cu.autotune(TRANSPOSE, "tr", "BM=32", "M=512 N=300", dry_run=True, exe="/nonexistent/tile2cu")
+    assert e.value.status == "INVALID_VALUE"
