@@ -124,6 +124,10 @@ examples: $(B)/tile2cu lib
 	$(B)/tile2cu -w --host examples/softmax.tl -o $(B)/host_b.cu
 	printf '#include "host_a.cu"\n#include "host_b.cu"\n' > $(B)/host_ab.cu
 	$(NVCC) -arch=sm_90 -I rt -c $(B)/host_ab.cu -o $(B)/host_ab.o
+	# a --header of f16, bf16 and f8 launchers included from C (the types as their bits there)
+	$(B)/tile2cu -w --host --header $(B)/host_c.h tests/host/types.tl -o $(B)/host_c.cu
+	printf '#include "host_c.h"\nint main(void) { return 0; }\n' > $(B)/host_c.c
+	$(CC) -std=c11 -Wall -Wextra -Werror -I $(CUDA)/include -c $(B)/host_c.c -o $(B)/host_c.o
 	$(MAKE) -C examples/nvrtc_host T2C_BUILD=$(CURDIR)/$(B)
 	cd examples/nvrtc_host && ./nvrtc_host
 

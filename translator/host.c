@@ -138,7 +138,7 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
   const char *base = strrchr(file, '/');
   base = base ? base + 1 : file;
   Buf decls = {0}, guard = {0};
-  bool f16 = false, bf16 = false, f8 = false;
+  bool f16 = false, bf16 = false, f8 = false, b1 = false;
   emit_expand(cu, tmpl_host_prelude, (const char *const[]){NULL});
   for (int i = 0; i < p->nkernels; i++) {
     const KernelInfo *ki = p->kernels[i]->info;
@@ -146,6 +146,7 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
       f16 |= ki->params[j]->ty.elem == T_F16;
       bf16 |= ki->params[j]->ty.elem == T_BF16;
       f8 |= elem_is_f8(ki->params[j]->ty.elem);
+      b1 |= ki->params[j]->ty.elem == T_BOOL;
     }
     host_kernel(a, p->kernels[i], base, cu, &decls);
   }
@@ -156,11 +157,24 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
   buf_puts(&guard, "TILE2CU_HOST_");
   for (const char *s = base; *s; s++) buf_printf(&guard, "%c", isalnum((unsigned char)*s) ? toupper((unsigned char)*s) : '_');
   buf_puts(&guard, "_H");
-  /* cuda_fp8.h includes the other two */
-  const char *includes = f8          ? "#include <cuda_fp8.h>\n"
-                         : f16 && bf16 ? "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
-                         : f16       ? "#include <cuda_fp16.h>\n"
-                         : bf16      ? "#include <cuda_bf16.h>\n" : "";
+  /* cuda_fp8.h includes the other two; they define the types for C++ only: C gets
+   * structs of their bits (the launchers take pointers to them, or them by value) */
+  Buf inc = {0};
+  if (f16 || bf16 || f8 || b1) {
+    buf_puts(&inc, "#ifdef __cplusplus\n");
+    buf_puts(&inc, f8 ? "#include <cuda_fp8.h>\n"
+                   : f16 && bf16 ? "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+                   : f16 ? "#include <cuda_fp16.h>\n"
+                   : bf16 ? "#include <cuda_bf16.h>\n" : "");
+    buf_puts(&inc, "#else /* C: the types' bits */\n");
+    if (b1) buf_puts(&inc, "#include <stdbool.h>\n");
+    if (f16 || f8) buf_puts(&inc, "typedef struct { unsigned short x; } __half;\n");
+    if (bf16 || f8) buf_puts(&inc, "typedef struct { unsigned short x; } __nv_bfloat16;\n");
+    if (f8)
+      buf_puts(&inc, "typedef struct { unsigned char x; } __nv_fp8_e4m3;\ntypedef struct { unsigned char x; } __nv_fp8_e5m2;\n");
+    buf_puts(&inc, "#endif\n");
+  }
+  const char *includes = host_str(a, &inc);
   const char *kv[] = {"version", TILE2CU_VERSION, "file", base, "guard", host_str(a, &guard),
                       "includes", includes, "decls", host_str(a, &decls), NULL};
   emit_expand(header, tmpl_host_header, kv);
