@@ -905,6 +905,13 @@ static bool check_call(Checker *C, Expr *e, int depth) {
   if (want >= 0 && e->u.call.nargs != want) {
     diag_error(C->d, e->u.call.name_loc, "%s() takes %d argument%s, not %d", n, want,
                want == 1 ? "" : "s", e->u.call.nargs);
+    /* Triton's reductions spelt as they are there (tl.max(x, 1), tl.sum(x, 0)) */
+    if ((b == B_MAX || b == B_MIN) && e->u.call.nargs == 1)
+      diag_note(C->d, (Loc){0, 0}, "%s(a, b) is elementwise; a reduction is row%s(x) (each row's, [R, 1]) or col%s(x) "
+                "(each column's, [1, C]), of a rank-2 tile (a rank-1 one as reshape(x, [1, N]))", n, n, n);
+    if (b == B_SUM && e->u.call.nargs == 2)
+      diag_note(C->d, (Loc){0, 0}, "sum(x) adds every element; along a dim: rowsum(x) (dim 1: each row's, [R, 1]) "
+                "or colsum(x) (dim 0: each column's, [1, C])");
     return false;
   }
   bool ok = true;
