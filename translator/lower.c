@@ -51,6 +51,8 @@ typedef struct Lower {
   PtrVec loops_op, loops_in; /* the loops around the statement (TirOp *), and the blocks they are in */
   PtrVec loops_cond;     /* for each of them, a while condition's ops (TirBlock *), or NULL */
   PtrVec hoisted;        /* spills moved before a loop: (TirOp *loop, TirVar *) pairs */
+  PtrVec made_before;    /* copies made before a loop and current since: (TirBlock *, TirBuf *) pairs,
+                            the block the loop is in (a later loop there reads them as they are) */
 } Lower;
 
 static bool in_vec(const PtrVec *v, const void *p) {
@@ -372,6 +374,11 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
       if (L->hoisted.items[i] == f && L->hoisted.items[i + 1] == cb) return bi;
     vec_push(K->a, &L->hoisted, f);
     vec_push(K->a, &L->hoisted, cb);
+    /* made before an earlier loop of the same block, and v not written since: as it is */
+    for (int i = 0; i + 1 < L->made_before.len; i += 2)
+      if (L->made_before.items[i] == L->loops_in.items[at] && L->made_before.items[i + 1] == cb) return bi;
+    vec_push(K->a, &L->made_before, L->loops_in.items[at]);
+    vec_push(K->a, &L->made_before, cb);
     TirOp *op = tir_new_op(K, NULL, TO_SPILL, f->stmt); /* made at the loop's head */
     op->dst = v;
     op->buf = bi;
@@ -1252,7 +1259,16 @@ static bool lower_stmt(Lower *L, TirBlock *b, Stmt *s) {
     const TirOp *o = b->ops.items[i];
     if (o->dst && o->kind != TO_SPILL)
       for (int j = 0; j < L->K->nbufs; j++)
-        if (L->K->bufs[j].spill_of == o->dst) drop(&L->current, &L->K->bufs[j]);
+        if (L->K->bufs[j].spill_of == o->dst) {
+          drop(&L->current, &L->K->bufs[j]);
+          for (int k = 0; k + 1 < L->made_before.len; k += 2) /* (block, buf) pairs */
+            if (L->made_before.items[k + 1] == &L->K->bufs[j]) {
+              L->made_before.items[k] = L->made_before.items[L->made_before.len - 2];
+              L->made_before.items[k + 1] = L->made_before.items[L->made_before.len - 1];
+              L->made_before.len -= 2;
+              k -= 2;
+            }
+        }
   }
   /* a barrier may not sit under thread-dependent control: no shared traffic there */
   if (ok && L->td)

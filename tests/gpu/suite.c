@@ -1280,6 +1280,32 @@ static void t_casts_bf16_int(Tally *T) {
   }
 }
 
+/* copy_two_loops (tests/gpu/copy_two_loops.tl): q's copy made once for two loops, or again
+ * when q is written between them; acc = q S + q' S, S the sum of K's 64-row blocks */
+static void t_copy_two_loops(Tally *T) {
+  static const int Ns[] = {200, 64, 7};
+  for (int c = 0; c < 6; c++) {
+    int N = Ns[c % 3], w = c / 3;
+    Rng r = rng_seed("copy_two_loops", (uint64_t)c);
+    Call k;
+    call_init(&k, "copy_two_loops.tl", w ? "new_q" : "same_q");
+    Ten *Q = call_in(&k, "Q", F16, 2, SHAPE(64, 64)), *K = call_in(&k, "K", F16, 2, SHAPE(N, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(64, 64));
+    fill_uniform(Q, &r, -1, 1);
+    fill_uniform(K, &r, -1, 1);
+    for (int i = 0; i < 64; i++)
+      for (int j = 0; j < 64; j++) {
+        double a = 0;
+        for (int q = 0; q < N; q++) a += A2(Q, i, q % 64) * A2(K, q, j); /* block b: q[:, q - 64 b] */
+        R2(O, i, j) = a * (w ? 3 : 2);
+      }
+    char l[64];
+    label(l, sizeof l, "%s N=%d", w ? "new_q" : "same_q", N);
+    CHECK(T, call_check(&k, "copy_two_loops", l));
+    call_free(&k);
+  }
+}
+
 static void t_red_i32(Tally *T) {
   static const int MN[][2] = {{20, 24}, {13, 7}};
   for (int c = 0; c < 2; c++) {
@@ -6165,6 +6191,7 @@ static const Test tests[] = {
     {"bounds_forms", t_bounds_forms},
     {"rings_share", t_rings_share},
     {"casts_bf16_int", t_casts_bf16_int},
+    {"copy_two_loops", t_copy_two_loops},
     {"reduce_i32_shared", t_red_i32},
     {"reduce_types", t_red_types},
     {"reduce_shapes", t_red_shapes},
