@@ -228,6 +228,8 @@ static t2c_status translate_failed(const t2c_program *p) {
   for (int i = 0; i < p->ndiags; i++)
     if (p->diags[i].severity == T2C_ERROR) {
       const t2c_diagnostic *d = &p->diags[i];
+      if (d->line <= 0) /* no place in the file (a -D, an option): as the diagnostics text says it */
+        return drv_fail(T2C_ERROR_TRANSLATE, "%s: error: %s", d->file, d->message);
       return drv_fail(T2C_ERROR_TRANSLATE, "%s:%d:%d: error: %s", d->file, d->line, d->col, d->message);
     }
   return drv_fail(T2C_ERROR_TRANSLATE, "%s: errors in the .tl source", p->name);

@@ -78,8 +78,8 @@ class Module:
         if s or self._opts or target:
             arr, n = strings(self._opts)
             s = L.t2c_program_translate(p, target.encode() if target else None, arr, n)
-            if s:
-                raise fail(s, self.diagnostics)
+            if s:  # the diagnostics are this translation's only when it ran (an unknown target: the first's)
+                raise fail(s, self.diagnostics if status_name(s) == "TRANSLATE" else "")
         if self.diagnostics:
             warnings.warn(self.diagnostics, Tile2cuWarning, stacklevel=4)
         self._kernels = {}

@@ -376,6 +376,8 @@ def test_bad_defines():
     with pytest.raises(tile2cu.Error, match="NOPE") as e:
         tile2cu.load(AFFINE, defines={"NOPE": 1})
     assert e.value.status == "TRANSLATE"
+    # a -D has no place in the file: said once, without :0:0
+    assert str(e.value).count("the file has no file-level const 'NOPE'") == 1 and ":0:0" not in str(e.value)
     with pytest.raises(tile2cu.Error, match="a define takes an integer or a float"):
         tile2cu.load(AFFINE, defines={"BN": "64"})
     with pytest.raises(tile2cu.Error, match="is not a name"):
@@ -509,3 +511,10 @@ def test_autotune_missing_executable():
     with pytest.raises(tile2cu.Error, match="cannot run /nonexistent/tile2cu") as e:
         tile2cu.autotune(TRANSPOSE, "tr", "BM=32", "M=512 N=300", dry_run=True, exe="/nonexistent/tile2cu")
     assert e.value.status == "INVALID_VALUE"
+
+
+def test_unknown_target_has_no_diagnostics():
+    # the error is the target's: no diagnostics of the translation for the default target before it
+    with pytest.raises(tile2cu.Error, match="unknown target 'sm_99'") as e:
+        tile2cu.load(os.path.join(ROOT, "examples", "squares.tl"), target="sm_99")
+    assert e.value.diagnostics == "" and "warning" not in str(e.value)
