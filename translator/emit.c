@@ -168,12 +168,6 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
   const char *line_file = emit_file_name(a, opts->file, true);
   int before = d->errors;
   const char *runtime = o->standalone ? embedded_rt_cuh : "#include <tile2cu/rt.cuh>\n";
-  /* an architecture-specific target's code (wgmma, TMA: sm_90a) compiled for another
-   * architecture would trap at run time: it is an error at compile time instead */
-  if (t->arch_suffix[0] && !o->sim)
-    runtime = arena_printf(a, "%s#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM%d_ALL)\n"
-                              "#error \"translated for %s: compile it for that architecture (nvcc -gencode "
-                              "arch=compute_%d%s,code=%s)\"\n#endif\n", runtime, t->sm, t->name, t->sm, t->arch_suffix, t->name);
   const char *kv[] = {"version", TILE2CU_VERSION, "file", o->file, "target", t->name,
                       "sim", o->sim ? "#define TILE2CU_SIM 1\n" : "", "runtime", runtime,
                       "defines", o->defines ? o->defines : "", NULL};
