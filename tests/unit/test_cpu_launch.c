@@ -191,7 +191,7 @@ static void *launch_once(void *arg) {
   return NULL;
 }
 
-Test(cpu_launch, threads_on_an_empty_cache, .timeout = 300) {
+Test(cpu_launch, threads_on_an_empty_cache) {
   char dir[] = "/tmp/t2c-cpu-threads-XXXXXX";
   cr_assert_not_null(mkdtemp(dir));
   setenv("TILE2CU_CACHE_DIR", dir, 1);
