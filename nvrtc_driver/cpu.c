@@ -35,13 +35,6 @@
 #include "simsrc.h"
 #include "templates.h"
 
-/* A name no other thread or process uses at the same time: the process id and a
- * serial (libtile2cu builds from several threads at once; a pid alone was shared). */
-static unsigned long long tmp_serial(void) {
-  static unsigned long long n;
-  return __atomic_add_fetch(&n, 1, __ATOMIC_RELAXED);
-}
-
 void cpu_forget(t2c_program *p) {
   if (p->sim_so && !cache_enabled()) unlink(p->sim_so);
   free(p->sim_so);
@@ -80,7 +73,7 @@ static bool file_holds(const char *path, const char *text) {
 /* Writes text to path through a temporary file renamed into place. */
 static t2c_status write_file(const char *path, const char *text) {
   char tmp[PATH_MAX + 64];
-  snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", path, (long)getpid(), tmp_serial());
+  snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", path, (long)getpid(), sim_tmp_serial());
   unlink(tmp);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return drv_fail(T2C_ERROR_IO, "cannot write %s: %s", tmp, strerror(errno));
@@ -179,7 +172,7 @@ static t2c_status cpu_build(t2c_program *p) {
     free(cuda);
     return (p->sim_so = strdup(so)) ? T2C_SUCCESS : drv_fail(T2C_ERROR_OUT_OF_MEMORY, "out of memory");
   }
-  snprintf(cu, sizeof cu, "%s.%ld.%llu.cu", so, (long)getpid(), tmp_serial());
+  snprintf(cu, sizeof cu, "%s.%ld.%llu.cu", so, (long)getpid(), sim_tmp_serial());
   s = write_file(cu, cuda);
   free(cuda);
   if (s) return s;

@@ -56,33 +56,8 @@ typedef struct Who {
   const Sym *y;
 } Who;
 
-static bool mentions(const TirKernel *K, const Expr *x, const Who *w) {
-  return w->v ? tir_mentions(K, x, w->v, true) : tir_names_sym(x, w->y);
-}
-
-/* The expressions of op's statement that the op itself evaluates (a scalar
- * statement, a loop's bounds, a condition). */
-static bool stmt_mentions(const TirKernel *K, const TirOp *op, const Who *w) {
-  const Stmt *s = op->stmt;
-  if (!s) return false;
-  switch (op->kind) {
-  case TO_SCALAR:
-    if (s->kind == S_ASSIGN) return mentions(K, s->u.assign.lhs, w) || mentions(K, s->u.assign.rhs, w);
-    return (s->kind == S_VAR || s->kind == S_CONST) && (mentions(K, s->u.decl.init, w) || (w->y && s->u.decl.sym == w->y));
-  case TO_FOR: return mentions(K, s->u.forr.lo, w) || mentions(K, s->u.forr.hi, w) || mentions(K, s->u.forr.step, w);
-  case TO_WHILE: return mentions(K, s->u.whil.cond, w);
-  case TO_IF: return mentions(K, s->u.iff.cond, w);
-  default: return false;
-  }
-}
-
 /* Whether op itself (not the ops inside it) writes or reads w. */
-static bool op_touches(const TirKernel *K, const TirOp *op, const Who *w) {
-  if (w->v && (op->dst == w->v || op->src == w->v || op->src2 == w->v)) return true;
-  bool slice = w->v ? tir_slice_mentions(K, op->slice, w->v) : tir_names_sym(op->slice, w->y);
-  return stmt_mentions(K, op, w) || mentions(K, op->expr, w) || slice || mentions(K, op->pad, w) ||
-         mentions(K, op->uguard, w) || mentions(K, op->win[0], w) || mentions(K, op->win[1], w);
-}
+static bool op_touches(const TirKernel *K, const TirOp *op, const Who *w) { return tir_op_mentions(K, op, w->v, w->y); }
 
 /* Whether an op of b, or inside one, other than except writes or reads w. */
 static bool block_touches(const TirKernel *K, const TirBlock *b, const Who *w, const TirOp *except) {
@@ -218,7 +193,7 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   /* an accumulation: from here on, why it is not carried */
   const Layout *L = f->lay;
   if (uses(K, &K->body, t) != users) return "its value is read elsewhere too";
-  if (block_touches(K, &loop->body, &s, A) || stmt_mentions(K, loop, &s))
+  if (block_touches(K, &loop->body, &s, A) || tir_stmt_mentions(K, loop, s.v, s.y))
     return arena_printf(K->a, "%s is read or written elsewhere in the loop", *into);
   if (!L || L->kind != LY_BLOCKED) return "it folds a row or column value, which every thread of the row or column holds";
   if (L->mma) return "it folds a value in a dot's accumulator layout";

@@ -152,7 +152,8 @@ static bool loop_max(const Sym *v, int64_t *max) {
 }
 
 /* The largest value a non-negative integer x takes, by its type or its form: a u8 value
- * or a widening cast of one (255), x & c (c), x % c of a non-negative x (c - 1). */
+ * or a widening cast of one (255), x & c (c), x % c of a non-negative x (c - 1), a loop
+ * variable of a constant range, and sums, products and quotients by constants of those. */
 static bool value_max(const Expr *x, int64_t *m) {
   x = facts_resolve(x);
   int64_t c;
@@ -165,27 +166,23 @@ static bool value_max(const Expr *x, int64_t *m) {
   if (x->kind != E_BINARY) return false;
   const Expr *a = x->u.binary.a, *k = x->u.binary.b;
   int64_t ma, mk;
-  switch (x->u.binary.op) { /* of non-negative operands (the caller's facts_nonneg(x) says so for + and *) */
-  case TK_PLUS:
-    if (value_max(a, &ma) && value_max(k, &mk) && ma <= INT32_MAX && mk <= INT32_MAX) return *m = ma + mk, true;
-    return false;
-  case TK_STAR:
-    if (value_max(a, &ma) && value_max(k, &mk) && ma <= INT32_MAX && mk <= INT32_MAX) return *m = ma * mk, true;
-    return false;
+  bool ha, hk;
+  switch (x->u.binary.op) { /* + and * of non-negative operands: the caller's facts_nonneg(x) says so */
+  case TK_PLUS: case TK_STAR:
+    if (!value_max(a, &ma) || !value_max(k, &mk) || ma > INT32_MAX || mk > INT32_MAX) return false;
+    return *m = x->u.binary.op == TK_PLUS ? ma + mk : ma * mk, true;
   case TK_SLASH: /* t / 3 of a loop variable t < 9: at most 2 */
-    if (facts_nonneg(a) && check_const_int(k, &c) && c > 0 && value_max(a, &ma)) return *m = ma / c, true;
-    return false;
-  default: break;
+    if (!facts_nonneg(a) || !check_const_int(k, &c) || c <= 0 || !value_max(a, &ma)) return false;
+    return *m = ma / c, true;
+  case TK_AND: /* at most the least non-negative operand's largest value */
+    ha = facts_nonneg(a) && value_max(a, &ma), hk = facts_nonneg(k) && value_max(k, &mk);
+    if (!ha && !hk) return false;
+    return *m = ha && hk ? (ma < mk ? ma : mk) : ha ? ma : mk, true;
+  case TK_PERCENT:
+    if (!facts_nonneg(a) || !check_const_int(k, &c) || c <= 0) return false;
+    return *m = c - 1, true;
+  default: return false;
   }
-  if (x->u.binary.op == TK_AND) {
-    int64_t ma, mk;
-    bool ha = facts_nonneg(a) && value_max(a, &ma), hk = facts_nonneg(k) && value_max(k, &mk);
-    if (ha && hk) return *m = ma < mk ? ma : mk, true;
-    if (ha || hk) return *m = ha ? ma : mk, true;
-    return false;
-  }
-  if (x->u.binary.op == TK_PERCENT && facts_nonneg(a) && check_const_int(k, &c) && c > 0) return *m = c - 1, true;
-  return false;
 }
 
 /* Whether start + len <= dim d of X for every execution the translator can see. */

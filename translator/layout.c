@@ -1232,7 +1232,7 @@ static bool after_held(const TirKernel *K, const TirOp *op, const PtrVec *held) 
   for (int i = 0; i < held->len; i++) {
     const TirOp *h = held->items[i];
     const Sym *t = stored_tensor(h), *y = tir_scalar_written(h);
-    if ((h->dst && tir_op_touches(K, op, h->dst)) || (y && tir_op_names_sym(op, y)) ||
+    if ((h->dst && tir_op_touches(K, op, h->dst)) || (y && tir_op_mentions(K, op, NULL, y)) ||
         (t && (tir_names_sym(op->expr, t) || tir_names_sym(op->slice, t) || tir_names_sym(op->pad, t))))
       return true;
   }
@@ -1243,7 +1243,7 @@ static bool after_held(const TirKernel *K, const TirOp *op, const PtrVec *held) 
 static bool before_held(const TirKernel *K, const TirOp *op, const PtrVec *held) {
   const Sym *y = tir_scalar_written(op);
   for (int i = 0; i < held->len; i++)
-    if ((op->dst && tir_op_touches(K, held->items[i], op->dst)) || (y && tir_op_names_sym(held->items[i], y))) return true;
+    if ((op->dst && tir_op_touches(K, held->items[i], op->dst)) || (y && tir_op_mentions(K, held->items[i], NULL, y))) return true;
   return false;
 }
 

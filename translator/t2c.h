@@ -1032,9 +1032,13 @@ bool tir_names_sym(const Expr *x, const Sym *y);
 bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v);
 /* The scalar var a scalar statement's op (TO_SCALAR) assigns, or NULL. */
 const Sym *tir_scalar_written(const TirOp *op);
-/* Whether op itself names symbol y: in a scalar statement, a loop's bounds, a
- * condition, or its expression, slice, pad, guard or window. */
-bool tir_op_names_sym(const TirOp *op, const Sym *y);
+/* Whether the expressions of op's statement that the op itself evaluates (a scalar
+ * statement, a loop's bounds, a condition) read value v (v non-NULL) or name symbol y
+ * (a scalar statement's declaration of y too). */
+bool tir_stmt_mentions(const TirKernel *K, const TirOp *op, const TirVar *v, const Sym *y);
+/* Whether op itself (not the ops inside it) writes or reads value v, or names symbol y:
+ * tir_stmt_mentions, its dst, src, src2, expression, slice, pad, guard or window. */
+bool tir_op_mentions(const TirKernel *K, const TirOp *op, const TirVar *v, const Sym *y);
 /* Whether the indices of a load's or store's slice mention v. */
 bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v);
 /* Register budget: a value holds at most MAX_REGS elements per thread (the

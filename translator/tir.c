@@ -103,23 +103,9 @@ bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v) 
   return false;
 }
 
-/* The expressions a scalar statement's op evaluates (TO_SCALAR: its value, and the var
- * a compound assignment reads), or NULL. */
-static const Expr *scalar_rhs(const TirOp *op, const Expr **lhs) {
-  const Stmt *s = op->stmt;
-  *lhs = NULL;
-  if (op->kind != TO_SCALAR || !s) return NULL;
-  if (s->kind == S_ASSIGN) {
-    *lhs = s->u.assign.lhs;
-    return s->u.assign.rhs;
-  }
-  return s->kind == S_VAR || s->kind == S_CONST ? s->u.decl.init : NULL;
-}
-
 bool tir_op_touches(const TirKernel *K, const TirOp *op, const TirVar *v) {
   if (op->dst == v || op->src == v || op->src2 == v) return true;
-  const Expr *lhs, *rhs = scalar_rhs(op, &lhs);
-  if (rhs && tir_mentions(K, rhs, v, true)) return true;
+  if (op->kind == TO_SCALAR && tir_stmt_mentions(K, op, v, NULL)) return true; /* a scalar statement's value */
   return tir_mentions(K, op->expr, v, true) || tir_slice_mentions(K, op->slice, v) || tir_mentions(K, op->pad, v, true) ||
          tir_mentions(K, op->uguard, v, true) || tir_mentions(K, op->win[0], v, true) || tir_mentions(K, op->win[1], v, true);
 }
@@ -733,14 +719,30 @@ const Sym *tir_scalar_written(const TirOp *op) {
   return s->kind == S_VAR ? s->u.decl.sym : NULL;
 }
 
-bool tir_op_names_sym(const TirOp *op, const Sym *y) {
-  const Expr *lhs, *rhs = scalar_rhs(op, &lhs);
+/* Whether x reads value v (through its copy too) or names symbol y. */
+static bool mentions_either(const TirKernel *K, const Expr *x, const TirVar *v, const Sym *y) {
+  return v ? tir_mentions(K, x, v, true) : tir_names_sym(x, y);
+}
+
+bool tir_stmt_mentions(const TirKernel *K, const TirOp *op, const TirVar *v, const Sym *y) {
   const Stmt *s = op->stmt;
-  if (tir_names_sym(rhs, y) || tir_names_sym(lhs, y)) return true;
-  if (s && op->kind == TO_FOR && (tir_names_sym(s->u.forr.lo, y) || tir_names_sym(s->u.forr.hi, y) || tir_names_sym(s->u.forr.step, y)))
-    return true;
-  if (s && op->kind == TO_WHILE && tir_names_sym(s->u.whil.cond, y)) return true;
-  if (s && op->kind == TO_IF && tir_names_sym(s->u.iff.cond, y)) return true;
-  return tir_names_sym(op->expr, y) || tir_names_sym(op->slice, y) || tir_names_sym(op->pad, y) || tir_names_sym(op->uguard, y) ||
-         tir_names_sym(op->win[0], y) || tir_names_sym(op->win[1], y);
+  if (!s) return false;
+  switch (op->kind) {
+  case TO_SCALAR:
+    if (s->kind == S_ASSIGN) return mentions_either(K, s->u.assign.lhs, v, y) || mentions_either(K, s->u.assign.rhs, v, y);
+    return (s->kind == S_VAR || s->kind == S_CONST) && (mentions_either(K, s->u.decl.init, v, y) || (y && s->u.decl.sym == y));
+  case TO_FOR:
+    return mentions_either(K, s->u.forr.lo, v, y) || mentions_either(K, s->u.forr.hi, v, y) ||
+           mentions_either(K, s->u.forr.step, v, y);
+  case TO_WHILE: return mentions_either(K, s->u.whil.cond, v, y);
+  case TO_IF: return mentions_either(K, s->u.iff.cond, v, y);
+  default: return false;
+  }
+}
+
+bool tir_op_mentions(const TirKernel *K, const TirOp *op, const TirVar *v, const Sym *y) {
+  if (v && (op->dst == v || op->src == v || op->src2 == v)) return true;
+  bool slice = v ? tir_slice_mentions(K, op->slice, v) : tir_names_sym(op->slice, y);
+  return tir_stmt_mentions(K, op, v, y) || mentions_either(K, op->expr, v, y) || slice || mentions_either(K, op->pad, v, y) ||
+         mentions_either(K, op->uguard, v, y) || mentions_either(K, op->win[0], v, y) || mentions_either(K, op->win[1], v, y);
 }

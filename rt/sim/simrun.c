@@ -57,9 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A name no other thread or process uses at the same time: the process id and a
- * serial (libtile2cu builds from several threads at once; a pid alone was shared). */
-static unsigned long long tmp_serial(void) {
+unsigned long long sim_tmp_serial(void) {
   static unsigned long long n;
   return __atomic_add_fetch(&n, 1, __ATOMIC_RELAXED);
 }
@@ -286,7 +284,7 @@ static int runtime_object(const char *so_path, const char *sim_dir, char *obj, s
 
   snprintf(inc, sizeof inc, "-I%s", sim_dir);
   snprintf(src, sizeof src, "%s/runtime.cpp", sim_dir);
-  snprintf(tmp, sizeof tmp, "%s/%s%ld.%llu.tmp", dir, prefix, (long)getpid(), tmp_serial());
+  snprintf(tmp, sizeof tmp, "%s/%s%ld.%llu.tmp", dir, prefix, (long)getpid(), sim_tmp_serial());
   Argv a = {.n = 0};
   add_cxx(&a);
   const char *flags[] = {"-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden", "-pthread", "-w", "-c"};
@@ -371,7 +369,7 @@ static bool starts_with_runtime(const char *cu_path) {
 /* Writes text to path through a temporary name in the same directory. */
 static bool write_file(const char *path, const char *text) {
   char tmp[4600];
-  snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", path, (long)getpid(), tmp_serial());
+  snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", path, (long)getpid(), sim_tmp_serial());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (fd < 0) return false;
   size_t len = strlen(text);
@@ -434,7 +432,7 @@ static bool runtime_pch(const char *dir, const char *obj, const char *rt_dir, co
   snprintf(prefix, sizeof prefix, PCH_PREFIX "%016llx-", (unsigned long long)x);
   if (!find_cached(dir, prefix, ".h.gch", true, gch, sizeof gch)) {
     /* compiled from a temporary .h; the .gch does not depend on the .h's name */
-    snprintf(tmp_h, sizeof tmp_h, "%s/%s%ld.%llu.tmp.h", dir, prefix, (long)getpid(), tmp_serial());
+    snprintf(tmp_h, sizeof tmp_h, "%s/%s%ld.%llu.tmp.h", dir, prefix, (long)getpid(), sim_tmp_serial());
     snprintf(tmp, sizeof tmp, "%s.gch", tmp_h);
     if (!write_file(tmp_h, pch_text)) return false;
     KernelCmd c;
@@ -519,7 +517,7 @@ static int prepare(const char *so_path, const char *sim_dir, char *dir, size_t d
 static int build_private(const char *cu_path, const char *so_path, const char *obj, const char *rt_dir,
                          const char *sim_dir, char *err, size_t errlen) {
   char tmp[4500];
-  snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", so_path, (long)getpid(), tmp_serial());
+  snprintf(tmp, sizeof tmp, "%s.%ld.%llu.tmp", so_path, (long)getpid(), sim_tmp_serial());
   if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
   if (rename(tmp, so_path) != 0) {
     seterr(err, errlen, "sim build: cannot rename %s to %s: %s", tmp, so_path, strerror(errno));
@@ -588,7 +586,7 @@ int sim_build_kept(const char *cu_path, const char *so_path, const char *rt_dir,
   uint64_t h = hash_file(hash_kernel_inputs("tile2cu sim kernel 1", rt_dir, obj), cu_path);
   snprintf(prefix, sizeof prefix, KERNEL_PREFIX "%016llx-", (unsigned long long)h);
   if (!find_cached(dir, prefix, ".so", true, kept, sizeof kept)) {
-    snprintf(tmp, sizeof tmp, "%s/%s%ld.%llu.tmp", dir, prefix, (long)getpid(), tmp_serial());
+    snprintf(tmp, sizeof tmp, "%s/%s%ld.%llu.tmp", dir, prefix, (long)getpid(), sim_tmp_serial());
     if (compile_kernel(cu_path, tmp, obj, rt_dir, sim_dir, err, errlen)) return 1;
     if (keep(tmp, dir, prefix, ".so", kept, sizeof kept, err, errlen)) return 1;
     prune(dir);

@@ -30,5 +30,8 @@ enum { SIM_KEPT_KERNELS = 256 };
 int sim_build_kept(const char *cu_path, const char *so_path, const char *rt_dir, const char *sim_dir,
                    char *err, size_t errlen);
 int sim_run(const char *so_path, const T2cSimLaunch *l, char *err, size_t errlen);
+/* A serial for temporary names no other thread or process uses at once (with the process
+ * id: libtile2cu builds from several threads at the same time; a pid alone was shared). */
+unsigned long long sim_tmp_serial(void);
 
 #endif /* SIMRUN_H */
