@@ -190,9 +190,12 @@ static int reg_of(const Layout *v, At at) {
 /* The first element of the stage or half of buffer bi this turn uses, or NULL (neither). */
 static const char *stage_of(Printer *P, int bi) {
   const TirBuf *f = &P->K->bufs[bi];
+  /* a TMA ring inside another loop counts its stages over every run (TirBuf.gbase) in the fast body */
+  const char *ctr = f->ring_mbar && P->fast && P->K->bufs[f->ring_mbar - 1].gbase ? P->K->bufs[f->ring_mbar - 1].gbase
+                                                                                  : f->counter;
   if (f->stages && P->ring_at == 2) return NULL;
-  if (f->stages && P->ring_at == 1) return F("((%s + 1) %% %d) * %d", f->counter, f->stages, (int)tir_buf_elems(f));
-  if (f->stages) return F("(%s %% %d) * %d", f->counter, f->stages, (int)tir_buf_elems(f)); /* a stage ring */
+  if (f->stages && P->ring_at == 1) return F("((%s + 1) %% %d) * %d", ctr, f->stages, (int)tir_buf_elems(f));
+  if (f->stages) return F("(%s %% %d) * %d", ctr, f->stages, (int)tir_buf_elems(f)); /* a stage ring */
   return f->alternating ? F("t2c_ph%d * %d", bi, (int)tir_buf_elems(f)) : NULL;
 }
 
@@ -2229,20 +2232,44 @@ static void print_async_copy(Printer *P, const TirOp *op) {
 
 /* ------------------------------------------------------------ TMA rings (pipeline.c) */
 
-/* The stage (index into the ring) that op, issued pf_k iterations ahead, fills. */
-/* The ring counter of a TMA ring's barriers (the counter of the stage buffers it serves). */
-static const char *mbar_counter(Printer *P, int mb) {
+/* The loop's counter of a TMA ring's barriers (the counter of the stage buffers it serves):
+ * its iterations in this run. */
+static const char *run_counter(Printer *P, int mb) {
   for (int i = 0; i < P->K->nbufs; i++)
     if (P->K->bufs[i].ring_mbar == mb + 1) return P->K->bufs[i].counter;
   die("a TMA ring's barriers without a stage buffer");
 }
 
+/* The count a TMA ring's stage and phase follow: the run's iterations, or over every
+ * run for a ring inside another loop (TirBuf.gbase). */
+static const char *mbar_counter(Printer *P, int mb) {
+  const TirBuf *m = &P->K->bufs[mb];
+  return m->gbase ? m->gbase : run_counter(P, mb);
+}
+
+/* The stage (index into the ring) that op, issued pf_k iterations ahead, fills. */
 static const char *ahead_stage(Printer *P, const TirOp *op, int stages) {
-  return op->pf_base ? F("%d", op->pf_k) : F("(%s + %d) %% %d", mbar_counter(P, op->buf), op->pf_k, stages);
+  if (op->pf_base && !P->K->bufs[op->buf].gbase) return F("%d", op->pf_k);
+  return op->pf_k ? F("(%s + %d) %% %d", mbar_counter(P, op->buf), op->pf_k, stages)
+                  : F("%s %% %d", mbar_counter(P, op->buf), stages);
+}
+
+/* The gbase counter of loop op's TMA ring, if it has one. */
+static const char *loop_gbase(const Printer *P, const TirOp *op) {
+  if (!op->counter) return NULL;
+  for (int i = 0; i < P->K->nbufs; i++) {
+    const TirBuf *b = &P->K->bufs[i];
+    if (b->ring_mbar && b->counter == op->counter && P->K->bufs[b->ring_mbar - 1].gbase)
+      return P->K->bufs[b->ring_mbar - 1].gbase;
+  }
+  return NULL;
 }
 
 static void print_tma_init(Printer *P, const TirOp *op) {
   const TirBuf *m = &P->K->bufs[op->buf];
+  if (m->gbase)
+    line(P, "int %s = 0;  // the iterations of the loop at line %d over all its runs: %s's stage and phase", m->gbase,
+         op->stmt->loc.line, m->cname);
   line(P, "if (tid == 0) {  // %s: full (one arrival and the stage's bytes), empty (one arrival per warp)", m->cname);
   line(P, "  for (int t2c_s = 0; t2c_s < %d; ++t2c_s) {", m->mbar);
   line(P, "    t2c::mbar_init(&%s[t2c_s], 1);", m->cname);
@@ -2296,10 +2323,11 @@ static void print_tma_issue(Printer *P, const TirOp *op) {
   line(P, "if (tid == 0 && %s < %s) {  // %s, %d iteration%s ahead, by TMA", it,
        paren(P, loop_end(P, op->pf_loop)), names, op->pf_k, op->pf_k == 1 ? "" : "s");
   P->indent++;
-  if (!op->pf_base) { /* a stage used before: every warp has released it (TO_TMA_RELEASE) */
+  if (!op->pf_base || m->gbase) { /* a stage used before: every warp has released it (TO_TMA_RELEASE) */
     const char *ctr = mbar_counter(P, op->buf);
-    line(P, "if (%s + %d >= %d) t2c::mbar_wait_parity(&%s[%d + %s], ((%s + %d) / %d + 1) & 1);  // no warp reads the stage any more",
-         ctr, op->pf_k, m->mbar, m->cname, m->mbar, stage, ctr, op->pf_k, m->mbar);
+    const char *g = op->pf_k ? F("%s + %d", ctr, op->pf_k) : ctr;
+    line(P, "if (%s >= %d) t2c::mbar_wait_parity(&%s[%d + %s], (%s / %d + 1) & 1);  // no warp reads the stage any more", g,
+         m->mbar, m->cname, m->mbar, stage, op->pf_k ? F("(%s)", g) : g, m->mbar);
   }
   const char *full = F("&%s[%s]", m->cname, stage);
   line(P, "t2c::mbar_arrive_expect_tx(%s, %" PRId64 ");", full, bytes);
@@ -2345,10 +2373,25 @@ static void print_tma_release(Printer *P, const TirOp *op) {
   if (op->pending)
     line(P, "if (lane == 0 && %s >= %d) t2c::mbar_arrive(&%s[%d + (%s - %d) %% %d]);  // this warp's wgmma of %d iteration%s back has completed: "
             "its stage may be refilled",
-         ctr, op->pending, m->cname, m->mbar, ctr, op->pending, m->mbar, op->pending, op->pending == 1 ? "" : "s");
+         run_counter(P, op->buf), op->pending, m->cname, m->mbar, ctr, op->pending, m->mbar, op->pending,
+         op->pending == 1 ? "" : "s");
   else
     line(P, "if (lane == 0) t2c::mbar_arrive(&%s[%d + %s %% %d]);  // this warp no longer reads this iteration's stage",
          m->cname, m->mbar, ctr, m->mbar);
+}
+
+/* TO_TMA_BEGIN, TO_TMA_END: a ring inside another loop whose last wgmma of a run stays in
+ * flight past the run's last iteration, so that iteration's stage is released after the loop. */
+static void print_tma_begin(Printer *P, const TirOp *op) {
+  const TirBuf *m = &P->K->bufs[op->buf];
+  line(P, "const int %s = %s;  // where this run of the loop starts in %s's count", m->gstart, m->gbase, m->cname);
+}
+
+static void print_tma_end(Printer *P, const TirOp *op) {
+  const TirBuf *m = &P->K->bufs[op->buf];
+  line(P, "if (lane == 0 && %s != %s) t2c::mbar_arrive(&%s[%d + (%s - 1) %% %d]);  // this warp's last wgmma has completed: "
+          "the next run may refill its stage",
+       m->gbase, m->gstart, m->cname, m->mbar, m->gbase, m->mbar);
 }
 
 static void print_scalar(Printer *P, const TirOp *op) {
@@ -2396,6 +2439,8 @@ static void print_for(Printer *P, const TirOp *op, OpenLoop *open, bool peel) {
   P->open = open;
   const char *inc = strcmp(step, "1") == 0 ? F("++%s", v->cname) : F("%s += %s", v->cname, step);
   if (op->counter) inc = F("%s, ++%s", inc, op->counter); /* the stage rings' iteration count */
+  const char *g = P->fast ? loop_gbase(P, op) : NULL;
+  if (g) inc = F("%s, ++%s", inc, g); /* and the TMA ring's, over every run (TirBuf.gbase) */
   if (!peel) {
     print_unroll(P, s);
     if (op->counter)
@@ -2521,6 +2566,8 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_TMA_LOAD: die("a TMA load outside its issue");
   case TO_TMA_WAIT: print_tma_wait(P, op); return;
   case TO_TMA_RELEASE: print_tma_release(P, op); return;
+  case TO_TMA_BEGIN: print_tma_begin(P, op); return;
+  case TO_TMA_END: print_tma_end(P, op); return;
   case TO_TMA_STORE: print_tma_store(P, op); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;

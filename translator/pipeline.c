@@ -763,11 +763,13 @@ static TirOp *tma_issue(TirKernel *K, TirOp **loads, const int *bufs, int n, con
 }
 
 /* Whether loop f's rings (loads[0..n) into bufs) are filled by TMA: the path
- * has it, every ring is one TMA can fill, the loop runs once per kernel
- * (its barriers' phases count its iterations from 0) and leaves only at its
- * end (no TMA is left in flight). */
-static bool tma_rings(TirKernel *K, const TirOp *f, TirOp **loads, const int *bufs, int n, int depth) {
-  if (!K->hw->tma || !K->t->tma || depth > 0 || has_exit(&f->body, TO_BREAK) || K->nbufs == TIR_MAX_BUFS) return false;
+ * has it, every ring is one TMA can fill, and the loop leaves only at its end
+ * (no TMA is left in flight). Inside another loop (depth > 0: a persistent
+ * kernel's loop over tiles) its barriers' phases count on from one run to the
+ * next (TirBuf.gbase), and no dot may be deferred past the loop's end (late). */
+static bool tma_rings(TirKernel *K, const TirOp *f, TirOp **loads, const int *bufs, int n, int depth, bool late) {
+  if (!K->hw->tma || !K->t->tma || (depth > 0 && late) || has_exit(&f->body, TO_BREAK) || K->nbufs == TIR_MAX_BUFS)
+    return false;
   for (int r = 0; r < n; r++)
     if (!tma_load_ok(K, loads[r], &K->bufs[bufs[r]])) return false;
   return true;
@@ -782,7 +784,7 @@ static bool tma_rings(TirKernel *K, const TirOp *f, TirOp **loads, const int *bu
  *                     flight (its wgmma is complete after this one's wait),
  *                     else this iteration's. */
 static void tma_protocol(TirKernel *K, TirOp *f, TirOp **loads, const int *bufs, int n, int stages, int ahead,
-                         PtrVec *before, PtrVec *head) {
+                         int depth, bool behind, PtrVec *top, PtrVec *before, PtrVec *head) {
   int mb = K->nbufs++;
   TirBuf *m = &K->bufs[mb];
   memset(m, 0, sizeof *m);
@@ -795,13 +797,24 @@ static void tma_protocol(TirKernel *K, TirOp *f, TirOp **loads, const int *bufs,
   tir_buf_size(m);
   for (int r = 0; r < n; r++) K->bufs[bufs[r]].ring_mbar = mb + 1;
   K->use_lane = true;
+  PtrVec *at = before;
+  if (depth > 0) { /* initialized once, at the top of the kernel; the phases count every run's iterations */
+    m->gbase = arena_printf(K->a, "t2c_g%d", K->nrings - 1);
+    m->gstart = arena_printf(K->a, "t2c_gs%d", K->nrings - 1);
+    at = top;
+    if (behind) { /* where this run starts: the last stage of the run is released after the loop (TO_TMA_END) */
+      TirOp *b = only(new_op(K, TO_TMA_BEGIN, f->stmt), TIR_FAST);
+      b->buf = mb;
+      vec_push(K->a, before, b);
+    }
+  }
   TirOp *init = only(new_op(K, TO_TMA_INIT, f->stmt), TIR_FAST);
   init->buf = mb;
-  vec_push(K->a, before, init);
+  vec_push(K->a, at, init);
   TirOp *bar = only(new_op(K, TO_BARRIER, f->stmt), TIR_FAST);
   bar->reason = "the TMA ring's mbarriers are initialized for every thread";
   K->nbarriers++;
-  vec_push(K->a, before, bar);
+  vec_push(K->a, at, bar);
   for (int j = 0; j < ahead; j++) vec_push(K->a, before, tma_issue(K, loads, bufs, n, f->stmt, f->stmt->u.forr.lo, j, mb));
   vec_push(K->a, head, tma_issue(K, loads, bufs, n, f->stmt, NULL, ahead, mb));
   TirOp *w = only(new_op(K, TO_TMA_WAIT, f->stmt), TIR_FAST);
@@ -809,7 +822,7 @@ static void tma_protocol(TirKernel *K, TirOp *f, TirOp **loads, const int *bufs,
   vec_push(K->a, head, w);
 }
 
-static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *before, PtrVec *after) {
+static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after) {
   TirOp *loads[TIR_MAX_BUFS];
   int bufs[TIR_MAX_BUFS], n = 0;
   for (int i = 0; i < f->body.ops.len && n < TIR_MAX_BUFS; i++) {
@@ -869,7 +882,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
     saved->pending = 0;
     vec_push(K->a, before, saved);
   }
-  bool tma = tma_rings(K, f, loads, bufs, n, depth);
+  bool tma = tma_rings(K, f, loads, bufs, n, depth, late != NULL);
   for (int r = 0; tma && r < n; r++)
     K->bufs[bufs[r]].what = arena_printf(K->a, "%d stages of %s, filled ahead of the loop at line %d by TMA (the fast body) "
                                          "or cp.async", stages, loads[r]->dst->sym ? loads[r]->dst->sym->name : loads[r]->dst->what,
@@ -888,7 +901,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
     vec_push(K->a, before, only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen));
   }
   PtrVec head = {0};
-  if (tma) tma_protocol(K, f, loads, bufs, n, stages, ahead, before, &head);
+  if (tma) tma_protocol(K, f, loads, bufs, n, stages, ahead, depth, behind, top, before, &head);
   int cut = tma || behind ? -1 : dot_to_cut(&body);
   bool rotate = rotatable(K, f, &body, cut) && rotation_fits(K, body.items[cut]);
   TirOp *w = only(new_op(K, TO_ASYNC_WAIT, f->stmt), gen);
@@ -926,6 +939,11 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
     wg->dst = dot->dst; /* the accumulator it completes */
     vec_push(K->a, after, wg);
   }
+  if (tma && depth > 0 && behind) { /* the last iteration's stage, which no iteration after it released */
+    TirOp *end = only(new_op(K, TO_TMA_END, f->stmt), TIR_FAST);
+    end->buf = K->bufs[bufs[0]].ring_mbar - 1;
+    vec_push(K->a, after, end);
+  }
   if (late) {
     TirOp *tail = new_op(K, TO_WG_DEFER, late->stmt);
     tail->dop = late;
@@ -942,10 +960,10 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *b
 }
 
 /* Returns whether some load got a ring. */
-static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *before, PtrVec *after) {
+static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after) {
   int d = stages - 1;
   if (has_exit(&f->body, TO_CONTINUE)) return false;
-  bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, depth, before, after);
+  bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, depth, top, before, after);
   PtrVec body = {0};
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
@@ -1018,20 +1036,20 @@ static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *a
   return "its body has no load at its top level (loads inside an if or an inner loop are not issued ahead)";
 }
 
-/* depth: the loops around b */
-static void pipeline_block(TirKernel *K, TirBlock *b, int depth) {
+/* depth: the loops around b; top: ops for the top of the kernel (a nested TMA ring's barriers' init) */
+static void pipeline_block(TirKernel *K, TirBlock *b, int depth, PtrVec *top) {
   PtrVec out = {0};
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
     bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
-    pipeline_block(K, &op->body, depth + loop);
-    pipeline_block(K, &op->els, depth);
+    pipeline_block(K, &op->body, depth + loop, top);
+    pipeline_block(K, &op->els, depth, top);
     if (op->kind == TO_FOR)
       for (int a = 0; a < op->stmt->nattrs; a++) {
         const Attr *at = op->stmt->attrs[a];
         if (at->kind == A_PIPELINE && at->args[0]->cv.i > 1) {
           PtrVec before = {0}, after = {0};
-          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, depth, &before, &after)) {
+          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, depth, top, &before, &after)) {
             Loc where;
             const char *why = no_ahead_why(K, op, (int)at->args[0]->cv.i, &where);
             diag_warning(K->d, W_PIPELINE, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead; they "
@@ -1054,4 +1072,10 @@ static void pipeline_block(TirKernel *K, TirBlock *b, int depth) {
   b->ops = out;
 }
 
-void pipeline_loops(TirKernel *K) { pipeline_block(K, &K->body, 0); }
+void pipeline_loops(TirKernel *K) {
+  PtrVec top = {0};
+  pipeline_block(K, &K->body, 0, &top);
+  if (!top.len) return;
+  for (int i = 0; i < K->body.ops.len; i++) vec_push(K->a, &top, K->body.ops.items[i]);
+  K->body.ops = top;
+}

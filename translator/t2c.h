@@ -737,6 +737,10 @@ typedef enum TirOpKind {
   TO_TMA_WAIT,      /* every thread waits until this iteration's stage has landed (full[s]'s parity) */
   TO_TMA_RELEASE,   /* lane 0 of each warp arrives on the empty barrier of the stage of pending
                        iterations back: this warp no longer reads it */
+  TO_TMA_BEGIN,     /* a ring inside another loop (TirBuf.gbase), its wgmma left in flight: before the
+                       loop, where this run's iterations start (TirBuf.gstart) */
+  TO_TMA_END,       /* after such a loop, once its last wgmma has completed: lane 0 of each warp
+                       arrives on the empty barrier of the run's last stage, if the loop ran */
   TO_TMA_STORE,     /* a staged epilogue's store in the fast body (layout.c): lane 0 of each warp
                        stores the warp's tile of copy buf (TirBuf.tma_swz) to slice, one box of
                        KernelInfo.tmaps[tmap] per atom, then commits and waits until they are read;
@@ -920,6 +924,12 @@ typedef struct TirBuf {
    * mbar) then empty[0 .. mbar), for a ring of mbar stages; rows 2, cols mbar. */
   int mbar;
   int ring_mbar;         /* a stage ring filled by TMA: its barriers' buffer + 1 (0: cp.async) */
+  /* A TMA ring's mbarriers when its loop runs inside another (pipeline.c): they are
+   * initialized once, at the top of the kernel, and gbase counts the ring's iterations
+   * over every run (declared with the init, advanced with the loop's counter in the
+   * fast body), so a stage and its phase follow on from the run before; gstart: the
+   * count where the run began (TO_TMA_BEGIN). NULL at the kernel's top level. */
+  const char *gbase, *gstart;
 } TirBuf;
 
 /* A run-time condition of the fast body: size % mod == 0 or a pointer aligned to mod bytes. */

@@ -374,6 +374,7 @@ static const char *op_names[] = {
   [TO_WG_DEFER] = "wgmma_defer", [TO_FRAGS] = "fragments",
   [TO_TMA_INIT] = "tma_init", [TO_TMA_ISSUE] = "tma_issue", [TO_TMA_LOAD] = "tma_load", [TO_TMA_WAIT] = "tma_wait",
   [TO_TMA_RELEASE] = "tma_release", [TO_TMA_STORE] = "tma_store",
+  [TO_TMA_BEGIN] = "tma_begin", [TO_TMA_END] = "tma_end",
 };
 
 static const char *tok_str(TokenKind k) {
@@ -591,7 +592,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     buf_printf(&b, " %s stage +%d = ", K->bufs[op->buf].cname, op->pf_k);
     index_str(K, op->slice, &b);
     break;
-  case TO_TMA_INIT: case TO_TMA_WAIT: buf_printf(&b, " %s", K->bufs[op->buf].cname); break;
+  case TO_TMA_INIT: case TO_TMA_WAIT: case TO_TMA_BEGIN: case TO_TMA_END: buf_printf(&b, " %s", K->bufs[op->buf].cname); break;
   case TO_TMA_RELEASE: buf_printf(&b, " %s, the stage of %d iteration%s back", K->bufs[op->buf].cname, op->pending, op->pending == 1 ? "" : "s"); break;
   case TO_TMA_ISSUE: buf_printf(&b, " %s stage +%d:", K->bufs[op->buf].cname, op->pf_k); break;
   case TO_TMA_LOAD: {

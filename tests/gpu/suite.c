@@ -1233,6 +1233,33 @@ static void t_rings_share(Tally *T) {
   }
 }
 
+/* persistent_gemm (tests/gpu/persistent_gemm.tl): NPROG blocks walk C's tiles, a @pipeline
+ * k loop per tile (on sm_90a: TMA rings whose phases count over every run of the loop) */
+static void t_persistent_gemm(Tally *T) {
+  /* M, N, K, NPROG, STAGES: runs of 2 iterations against 4 stages (ahead of the loop only),
+   * of 3 wrapping 3 stages, of 9 in 4 stages with a ragged last one, the general body (K
+   * not a multiple of 8), runs of one iteration in 2 stages */
+  static const int C5[][5] = {{200, 136, 128, 2, 4}, {130, 72, 192, 3, 3}, {70, 64, 520, 1, 4}, {64, 70, 77, 2, 4},
+                              {129, 130, 64, 4, 2}};
+  for (int c = 0; c < 5; c++) {
+    int M = C5[c][0], N = C5[c][1], K = C5[c][2];
+    Rng r = rng_seed("persistent_gemm", (uint64_t)c);
+    Call k;
+    call_init(&k, "persistent_gemm.tl", "pgemm");
+    call_arg(&k, "-DNPROG=%d", C5[c][3]);
+    call_arg(&k, "-DSTAGES=%d", C5[c][4]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K)), *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    gemm_ref(A, B, C, M, N, K, 1);
+    char l[80];
+    label(l, sizeof l, "M=%d N=%d K=%d NPROG=%d STAGES=%d", M, N, K, C5[c][3], C5[c][4]);
+    CHECK(T, call_check(&k, "persistent_gemm", l));
+    call_free(&k);
+  }
+}
+
 /* An integer rounded to bf16 once, to nearest even (8 significant bits), exactly. */
 static double int_to_bf16(int64_t v) {
   uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -6190,6 +6217,7 @@ static const Test tests[] = {
     {"reshape_slice", t_reshape_slice},
     {"bounds_forms", t_bounds_forms},
     {"rings_share", t_rings_share},
+    {"persistent_gemm", t_persistent_gemm},
     {"casts_bf16_int", t_casts_bf16_int},
     {"copy_two_loops", t_copy_two_loops},
     {"reduce_i32_shared", t_red_i32},
