@@ -791,6 +791,15 @@ static const char *red_ident(Printer *P, BuiltinKind b, ElemType t) {
   return F("t2c::%s<%s>()", b == B_ROWMAX ? "lowest" : "highest", ctype(t));
 }
 
+/* A float max or min's first element, folded with the identity: fmaxf drops a NaN, so a
+ * row (column) of NaNs alone gives -inf (inf), as language.md says, and not NaN (the
+ * other partials, the other lanes' and warps' start from a number or NaN, which the
+ * folds drop). */
+static const char *nan_dropped(Printer *P, BuiltinKind b, ElemType t, const char *v) {
+  if (b == B_ROWSUM || !elem_is_float(t)) return v;
+  return red_fold(P, b, red_ident(P, b, t), v);
+}
+
 /* Row reductions in-thread: started[ir] counts the elements of row ir folded so far.
  * A max or min of f32, f64 or integers whose rows hold 8 or more elements a thread
  * folds them into RED_PARTS partials in turn (element c into partial c % RED_PARTS:
@@ -824,6 +833,7 @@ static void reduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = col_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
+  if (n == 0) v = nan_dropped(P, op->red, op->dst->elem, v);
   if (n < c->parts) line(P, "%s = %s;", d, v);
   else line(P, "%s = %s;", d, red_fold(P, op->red, d, op->red == B_ROWSUM ? e : v)); /* a + (c ? x : y) */
 }
@@ -880,7 +890,7 @@ static void colfold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = row_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, b, op->dst->elem));
-  if (!started[k]) line(P, "%s = %s;", d, v);
+  if (!started[k]) line(P, "%s = %s;", d, nan_dropped(P, b, op->dst->elem, v));
   else line(P, "%s = %s;", d, red_fold(P, b, d, b == B_ROWSUM ? e : v));
   started[k] = 1;
 }

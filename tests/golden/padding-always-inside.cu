@@ -132,7 +132,7 @@ padding(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ 
     }
     float t2c_v6[1] = {};
     float t2c_v6_t[3];  // partials: each row's elements in 4 chains
-    t2c_v6[0] = t2c_v5[0];
+    t2c_v6[0] = t2c::max(t2c::lowest<float>(), t2c_v5[0]);
     t2c_v6_t[0] = t2c_v5[1];
     t2c_v6_t[1] = t2c_v5[2];
     t2c_v6_t[2] = t2c_v5[3];
@@ -256,7 +256,7 @@ padding(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ 
     t2c_v5[7] = (t2c_c3 + 1027 < 1100 && 0 < M && (t2c_c3 + 1027) < N ? X[t2c_c3 + 1027] : 0.0f);
     float t2c_v6[1] = {};
     float t2c_v6_t[3];  // partials: each row's elements in 4 chains
-    t2c_v6[0] = t2c_v5[0];
+    t2c_v6[0] = t2c::max(t2c::lowest<float>(), t2c_v5[0]);
     t2c_v6_t[0] = t2c_v5[1];
     t2c_v6_t[1] = t2c_v5[2];
     t2c_v6_t[2] = t2c_v5[3];

@@ -55,10 +55,10 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     if (t2c_c0 == 0) R[t2c_r0 + 8] = t2c_v3[1];
     // rank-mixing.tl:9: C[0 :+ 32] = colmax(x)
     float t2c_v4[4];
-    t2c_v4[0] = x[0];
-    t2c_v4[1] = x[1];
-    t2c_v4[2] = x[2];
-    t2c_v4[3] = x[3];
+    t2c_v4[0] = t2c::max(t2c::lowest<float>(), x[0]);
+    t2c_v4[1] = t2c::max(t2c::lowest<float>(), x[1]);
+    t2c_v4[2] = t2c::max(t2c::lowest<float>(), x[2]);
+    t2c_v4[3] = t2c::max(t2c::lowest<float>(), x[3]);
     t2c_v4[0] = t2c::max(t2c_v4[0], x[4]);
     t2c_v4[1] = t2c::max(t2c_v4[1], x[5]);
     t2c_v4[2] = t2c::max(t2c_v4[2], x[6]);
@@ -123,10 +123,10 @@ mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict_
     if (t2c_c0 == 0) R[t2c_r0 + 8] = t2c_v3[1];
     // rank-mixing.tl:9: C[0 :+ 32] = colmax(x)
     float t2c_v4[4];
-    t2c_v4[0] = x[0];
-    t2c_v4[1] = x[1];
-    t2c_v4[2] = x[2];
-    t2c_v4[3] = x[3];
+    t2c_v4[0] = t2c::max(t2c::lowest<float>(), x[0]);
+    t2c_v4[1] = t2c::max(t2c::lowest<float>(), x[1]);
+    t2c_v4[2] = t2c::max(t2c::lowest<float>(), x[2]);
+    t2c_v4[3] = t2c::max(t2c::lowest<float>(), x[3]);
     t2c_v4[0] = t2c::max(t2c_v4[0], x[4]);
     t2c_v4[1] = t2c::max(t2c_v4[1], x[5]);
     t2c_v4[2] = t2c::max(t2c_v4[2], x[6]);

@@ -27,7 +27,7 @@ other(const float *__restrict__ X, float *__restrict__ R, float *__restrict__ T)
     t[3] = t2c_w0.v[3];
     // registers-copy-other-reduction.tl:6: R[0 :+ 16, 0 :+ 1] = rowmin(t)
     float t2c_v2[1];
-    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c::highest<float>(), t[0]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);
@@ -53,7 +53,7 @@ other(const float *__restrict__ X, float *__restrict__ R, float *__restrict__ T)
     t[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
     // registers-copy-other-reduction.tl:6: R[0 :+ 16, 0 :+ 1] = rowmin(t)
     float t2c_v2[1];
-    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c::highest<float>(), t[0]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);

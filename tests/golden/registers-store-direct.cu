@@ -32,7 +32,7 @@ k(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ R)
     t2c::stg_vec<4>(O + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
     // registers-store-direct.tl:11: R[0 :+ 16, 0 :+ 1] = rowmin(t)
     float t2c_v2[1];
-    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c::highest<float>(), t[0]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);
@@ -57,7 +57,7 @@ k(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ R)
     O[t2c_r0 * 32 + (t2c_c0 + 3)] = t[3];
     // registers-store-direct.tl:11: R[0 :+ 16, 0 :+ 1] = rowmin(t)
     float t2c_v2[1];
-    t2c_v2[0] = t[0];
+    t2c_v2[0] = t2c::min(t2c::highest<float>(), t[0]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[1]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[2]);
     t2c_v2[0] = t2c::min(t2c_v2[0], t[3]);

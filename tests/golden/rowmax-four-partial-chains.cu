@@ -71,7 +71,7 @@ rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S,
     // rowmax-four-partial-chains.tl:11: Mx[r0 :+ 4, 0 :+ 1] = rowmax(x)
     float t2c_v2[1];
     float t2c_v2_t[3];  // partials: each row's elements in 4 chains
-    t2c_v2[0] = x[0];
+    t2c_v2[0] = t2c::max(t2c::lowest<float>(), x[0]);
     t2c_v2_t[0] = x[1];
     t2c_v2_t[1] = x[2];
     t2c_v2_t[2] = x[3];
@@ -134,7 +134,7 @@ rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S,
     // rowmax-four-partial-chains.tl:11: Mx[r0 :+ 4, 0 :+ 1] = rowmax(x)
     float t2c_v2[1];
     float t2c_v2_t[3];  // partials: each row's elements in 4 chains
-    t2c_v2[0] = x[0];
+    t2c_v2[0] = t2c::max(t2c::lowest<float>(), x[0]);
     t2c_v2_t[0] = x[1];
     t2c_v2_t[1] = x[2];
     t2c_v2_t[2] = x[3];

@@ -32,10 +32,10 @@ slice_rmw(float *__restrict__ O, int M, int N)
       t2c_v1[3] = 0.0f;
     }
     float t2c_v2[4];
-    t2c_v2[0] = (t2c_r1 > t2c_c1) ? t2c_v1[0] : -1.0f;
-    t2c_v2[1] = (t2c_r1 > (t2c_c1 + 1)) ? t2c_v1[1] : -1.0f;
-    t2c_v2[2] = (t2c_r1 > (t2c_c1 + 2)) ? t2c_v1[2] : -1.0f;
-    t2c_v2[3] = (t2c_r1 > (t2c_c1 + 3)) ? t2c_v1[3] : -1.0f;
+    t2c_v2[0] = t2c::max(t2c::lowest<float>(), (t2c_r1 > t2c_c1) ? t2c_v1[0] : -1.0f);
+    t2c_v2[1] = t2c::max(t2c::lowest<float>(), (t2c_r1 > (t2c_c1 + 1)) ? t2c_v1[1] : -1.0f);
+    t2c_v2[2] = t2c::max(t2c::lowest<float>(), (t2c_r1 > (t2c_c1 + 2)) ? t2c_v1[2] : -1.0f);
+    t2c_v2[3] = t2c::max(t2c::lowest<float>(), (t2c_r1 > (t2c_c1 + 3)) ? t2c_v1[3] : -1.0f);
     t2c_v2[0] = t2c::fold_max<4, 8>(t2c_v2[0]);
     t2c_v2[1] = t2c::fold_max<4, 8>(t2c_v2[1]);
     t2c_v2[2] = t2c::fold_max<4, 8>(t2c_v2[2]);
@@ -77,10 +77,10 @@ slice_rmw(float *__restrict__ O, int M, int N)
     t2c_v1[2] = (0 < M && (t2c_c1 + 2) < N ? O[t2c_c1 + 2] : 0.0f);
     t2c_v1[3] = (0 < M && (t2c_c1 + 3) < N ? O[t2c_c1 + 3] : 0.0f);
     float t2c_v2[4];
-    t2c_v2[0] = (t2c_r1 > t2c_c1) ? t2c_v1[0] : -1.0f;
-    t2c_v2[1] = (t2c_r1 > (t2c_c1 + 1)) ? t2c_v1[1] : -1.0f;
-    t2c_v2[2] = (t2c_r1 > (t2c_c1 + 2)) ? t2c_v1[2] : -1.0f;
-    t2c_v2[3] = (t2c_r1 > (t2c_c1 + 3)) ? t2c_v1[3] : -1.0f;
+    t2c_v2[0] = t2c::max(t2c::lowest<float>(), (t2c_r1 > t2c_c1) ? t2c_v1[0] : -1.0f);
+    t2c_v2[1] = t2c::max(t2c::lowest<float>(), (t2c_r1 > (t2c_c1 + 1)) ? t2c_v1[1] : -1.0f);
+    t2c_v2[2] = t2c::max(t2c::lowest<float>(), (t2c_r1 > (t2c_c1 + 2)) ? t2c_v1[2] : -1.0f);
+    t2c_v2[3] = t2c::max(t2c::lowest<float>(), (t2c_r1 > (t2c_c1 + 3)) ? t2c_v1[3] : -1.0f);
     t2c_v2[0] = t2c::fold_max<4, 8>(t2c_v2[0]);
     t2c_v2[1] = t2c::fold_max<4, 8>(t2c_v2[1]);
     t2c_v2[2] = t2c::fold_max<4, 8>(t2c_v2[2]);

@@ -45,11 +45,11 @@ sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict
     t2c::stg_vec<4>(O + (t2c_r0 + 8) * 64 + t2c_c0, t2c::Vec<float, 4>{{t[4] * w[0], t[5] * w[1], t[6] * w[2], t[7] * w[3]}});
     // sum-of-row-values.tl:9: S[0] = sum(rowmax(t))
     float t2c_v3[2];
-    t2c_v3[0] = t[0];
+    t2c_v3[0] = t2c::max(t2c::lowest<float>(), t[0]);
     t2c_v3[0] = t2c::max(t2c_v3[0], t[1]);
     t2c_v3[0] = t2c::max(t2c_v3[0], t[2]);
     t2c_v3[0] = t2c::max(t2c_v3[0], t[3]);
-    t2c_v3[1] = t[4];
+    t2c_v3[1] = t2c::max(t2c::lowest<float>(), t[4]);
     t2c_v3[1] = t2c::max(t2c_v3[1], t[5]);
     t2c_v3[1] = t2c::max(t2c_v3[1], t[6]);
     t2c_v3[1] = t2c::max(t2c_v3[1], t[7]);
@@ -103,11 +103,11 @@ sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict
     O[(t2c_r0 + 8) * 64 + (t2c_c0 + 3)] = t[7] * w[3];
     // sum-of-row-values.tl:9: S[0] = sum(rowmax(t))
     float t2c_v3[2];
-    t2c_v3[0] = t[0];
+    t2c_v3[0] = t2c::max(t2c::lowest<float>(), t[0]);
     t2c_v3[0] = t2c::max(t2c_v3[0], t[1]);
     t2c_v3[0] = t2c::max(t2c_v3[0], t[2]);
     t2c_v3[0] = t2c::max(t2c_v3[0], t[3]);
-    t2c_v3[1] = t[4];
+    t2c_v3[1] = t2c::max(t2c::lowest<float>(), t[4]);
     t2c_v3[1] = t2c::max(t2c_v3[1], t[5]);
     t2c_v3[1] = t2c::max(t2c_v3[1], t[6]);
     t2c_v3[1] = t2c::max(t2c_v3[1], t[7]);

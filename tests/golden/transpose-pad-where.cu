@@ -90,11 +90,11 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
     float t2c_v5[2];
-    t2c_v5[0] = m[0];
+    t2c_v5[0] = t2c::max(t2c::lowest<float>(), m[0]);
     t2c_v5[0] = t2c::max(t2c_v5[0], m[1]);
     t2c_v5[0] = t2c::max(t2c_v5[0], m[2]);
     t2c_v5[0] = t2c::max(t2c_v5[0], m[3]);
-    t2c_v5[1] = m[4];
+    t2c_v5[1] = t2c::max(t2c::lowest<float>(), m[4]);
     t2c_v5[1] = t2c::max(t2c_v5[1], m[5]);
     t2c_v5[1] = t2c::max(t2c_v5[1], m[6]);
     t2c_v5[1] = t2c::max(t2c_v5[1], m[7]);
@@ -159,11 +159,11 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
     // transpose-pad-where.tl:7: var mx = rowmax(m)
     float mx[2];
     float t2c_v5[2];
-    t2c_v5[0] = m[0];
+    t2c_v5[0] = t2c::max(t2c::lowest<float>(), m[0]);
     t2c_v5[0] = t2c::max(t2c_v5[0], m[1]);
     t2c_v5[0] = t2c::max(t2c_v5[0], m[2]);
     t2c_v5[0] = t2c::max(t2c_v5[0], m[3]);
-    t2c_v5[1] = m[4];
+    t2c_v5[1] = t2c::max(t2c::lowest<float>(), m[4]);
     t2c_v5[1] = t2c::max(t2c_v5[1], m[5]);
     t2c_v5[1] = t2c::max(t2c_v5[1], m[6]);
     t2c_v5[1] = t2c::max(t2c_v5[1], m[7]);

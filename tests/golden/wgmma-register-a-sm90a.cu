@@ -271,7 +271,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       float mnew[2];
       float t2c_v9[2];
       float t2c_v9_t[6];  // partials: each row's elements in 4 chains
-      t2c_v9[0] = s[0];
+      t2c_v9[0] = t2c::max(t2c::lowest<float>(), s[0]);
       t2c_v9_t[0] = s[1];
       t2c_v9_t[2] = s[4];
       t2c_v9_t[4] = s[5];
@@ -287,7 +287,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       t2c_v9_t[0] = t2c::max(t2c_v9_t[0], s[25]);
       t2c_v9_t[2] = t2c::max(t2c_v9_t[2], s[28]);
       t2c_v9_t[4] = t2c::max(t2c_v9_t[4], s[29]);
-      t2c_v9[1] = s[2];
+      t2c_v9[1] = t2c::max(t2c::lowest<float>(), s[2]);
       t2c_v9_t[1] = s[3];
       t2c_v9_t[3] = s[6];
       t2c_v9_t[5] = s[7];
@@ -683,7 +683,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       float mnew[2];
       float t2c_v9[2];
       float t2c_v9_t[6];  // partials: each row's elements in 4 chains
-      t2c_v9[0] = s[0];
+      t2c_v9[0] = t2c::max(t2c::lowest<float>(), s[0]);
       t2c_v9_t[0] = s[1];
       t2c_v9_t[2] = s[4];
       t2c_v9_t[4] = s[5];
@@ -699,7 +699,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       t2c_v9_t[0] = t2c::max(t2c_v9_t[0], s[25]);
       t2c_v9_t[2] = t2c::max(t2c_v9_t[2], s[28]);
       t2c_v9_t[4] = t2c::max(t2c_v9_t[4], s[29]);
-      t2c_v9[1] = s[2];
+      t2c_v9[1] = t2c::max(t2c::lowest<float>(), s[2]);
       t2c_v9_t[1] = s[3];
       t2c_v9_t[3] = s[6];
       t2c_v9_t[5] = s[7];

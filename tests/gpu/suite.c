@@ -772,6 +772,45 @@ static void t_red_rows(Tally *T) {
   }
 }
 
+/* red_nan (tests/gpu/red_nan.tl): rows and columns of NaNs alone give -inf (max) and inf
+ * (min); rows and columns with some NaN give their numbers' max and min */
+static void t_red_nan(Tally *T) {
+  static const int Ms[] = {32, 37, 16};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], G = (M + 15) / 16;
+    Rng r = rng_seed("red_nan", (uint64_t)c);
+    Call k;
+    call_init(&k, "red_nan.tl", "red_nan");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *RX = call_out(&k, "RX", F32, 1, SHAPE(M)), *RN = call_out(&k, "RN", F32, 1, SHAPE(M));
+    Ten *CX = call_out(&k, "CX", F32, 2, SHAPE(G, 64)), *CN = call_out(&k, "CN", F32, 2, SHAPE(G, 64));
+    fill_uniform(X, &r, -2, 2);
+    /* rows 4i: all NaN; columns 8j + 3: all NaN; row 4i + 1 also NaN at even columns */
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 64; j++)
+        if (i % 4 == 0 || j % 8 == 3 || (i % 4 == 1 && j % 2 == 0)) A2(X, i, j) = NAN;
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, mn = INFINITY;
+      for (int j = 0; j < 64; j++)
+        if (!isnan(A2(X, i, j))) mx = dmax(mx, A2(X, i, j)), mn = dmin(mn, A2(X, i, j));
+      RX->ref[i] = mx, RN->ref[i] = mn;
+    }
+    for (int g = 0; g < G; g++)
+      for (int j = 0; j < 64; j++) {
+        double mx = -INFINITY, mn = INFINITY;
+        for (int i = g * 16; i < g * 16 + 16; i++) { /* rows past M read as 0 (no pad()) */
+          double x = i < M ? A2(X, i, j) : 0;
+          if (!isnan(x)) mx = dmax(mx, x), mn = dmin(mn, x);
+        }
+        R2(CX, g, j) = mx, R2(CN, g, j) = mn;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "red_nan", l));
+    call_free(&k);
+  }
+}
+
 /* mma_shared: a shared tile written from an mma-layout register tile, at ragged sizes */
 static void t_mma_shared(Tally *T) {
   static const int MNK[][3] = {{37, 100, 200}, {64, 64, 16}, {5, 3, 7}, {130, 65, 33}};
@@ -6217,6 +6256,7 @@ static const Test tests[] = {
     {"reshape_slice", t_reshape_slice},
     {"bounds_forms", t_bounds_forms},
     {"rings_share", t_rings_share},
+    {"red_nan", t_red_nan},
     {"persistent_gemm", t_persistent_gemm},
     {"casts_bf16_int", t_casts_bf16_int},
     {"copy_two_loops", t_copy_two_loops},
