@@ -368,6 +368,7 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
       R->rolled_cols = false;
     }
   }
+  R->carried = true;
   if (pre) drop_op(ops, pre);
   if (f->copy) drop_op(ops, f->copy);
   drop_op(ops, A);

@@ -529,9 +529,16 @@ static const char *strided_linear(Printer *P, const Sym *X, const char *const *p
  * strides); wide: in 64 bits. */
 static const char *linear(Printer *P, const Sym *X, const char *const *p) {
   if (X->tstride[0]) return strided_linear(P, X, p);
+  /* in 32 bits only when no offset can pass INT_MAX: a size (up to INT_MAX) with no other
+   * dim but 1s ([N], [M, 1]), or constant dims of at most 2^31 elements; [M, 65536] passes
+   * it from M = 32768 */
   int nsize = 0;
-  for (int d = 0; d < X->trank; d++) nsize += X->tdim_size[d] != NULL;
-  bool wide = nsize >= 2 || (nsize >= 1 && X->trank >= 3);
+  int64_t consts = 1;
+  for (int d = 0; d < X->trank; d++) {
+    nsize += X->tdim_size[d] != NULL;
+    if (!X->tdim_size[d] && consts <= INT32_MAX) consts *= X->tdim_const[d];
+  }
+  bool wide = nsize >= 2 || (nsize == 1 && consts > 1) || consts > (int64_t)INT32_MAX + 1;
   const char *idx = NULL;
   for (int d = 0; d < X->trank; d++) {
     const char *D = dim_text(P, X, d);
@@ -794,7 +801,8 @@ static const char *red_ident(Printer *P, BuiltinKind b, ElemType t) {
 /* A float max or min's first element, folded with the identity: fmaxf drops a NaN, so a
  * row (column) of NaNs alone gives -inf (inf), as language.md says, and not NaN (the
  * other partials, the other lanes' and warps' start from a number or NaN, which the
- * folds drop). */
+ * folds drop). Not for the fold of carried partials (TirOp.carried), whose NaN says that
+ * no element came, so that the accumulator keeps its value. */
 static const char *nan_dropped(Printer *P, BuiltinKind b, ElemType t, const char *v) {
   if (b == B_ROWSUM || !elem_is_float(t)) return v;
   return red_fold(P, b, red_ident(P, b, t), v);
@@ -833,7 +841,7 @@ static void reduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = col_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
-  if (n == 0) v = nan_dropped(P, op->red, op->dst->elem, v);
+  if (n == 0 && !op->carried) v = nan_dropped(P, op->red, op->dst->elem, v);
   if (n < c->parts) line(P, "%s = %s;", d, v);
   else line(P, "%s = %s;", d, red_fold(P, op->red, d, op->red == B_ROWSUM ? e : v)); /* a + (c ? x : y) */
 }
@@ -890,7 +898,7 @@ static void colfold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = row_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, b, op->dst->elem));
-  if (!started[k]) line(P, "%s = %s;", d, nan_dropped(P, b, op->dst->elem, v));
+  if (!started[k]) line(P, "%s = %s;", d, op->carried ? v : nan_dropped(P, b, op->dst->elem, v));
   else line(P, "%s = %s;", d, red_fold(P, b, d, b == B_ROWSUM ? e : v));
   started[k] = 1;
 }

@@ -719,7 +719,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
         (layout_count(v->layout) != y->per_thread || layout_padded(v->layout))) {
       const Layout *own = blocked_as(K, v->rows, v->cols, elem_bytes[v->elem], true);
       if (layout_count(own) != y->per_thread || layout_padded(own)) own = exact_blocked(K, v->rows, v->cols, elem_bytes[v->elem]);
-      if (own && layout_count(own) == y->per_thread) v->layout = own;
+      if (own && layout_count(own) == y->per_thread) v->layout = own, v->own_layout = true;
     }
   }
   return true;
@@ -1703,6 +1703,18 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
       diag_warning(K->d, W_REGISTERS_COPY, op->stmt->loc, "register tile '%s' is copied to shared memory here: %s", y->name, op->reason);
       diag_note(K->d, y->reg_loc, "'%s' is named in @registers here", y->name);
     }
+    if (op->kind == TO_SPILL && op->meets) { /* another value, copied because of a register tile's layout */
+      const Sym *y = op->meets;
+      const TirVar *t = NULL;
+      for (int v = 0; v < K->vars.len && !t; v++)
+        if (((const TirVar *)K->vars.items[v])->sym == y) t = K->vars.items[v];
+      diag_warning(K->d, W_REGISTERS_COPY, op->stmt->loc,
+                   "the value of %s is copied to shared memory here: register tile '%s' holds %d element%s per thread "
+                   "in a layout of its own, and this value, %d per thread in another, is read there", op->dst->what,
+                   y->name, t ? layout_count(t->layout) : 0, t && layout_count(t->layout) == 1 ? "" : "s",
+                   layout_count(op->dst->layout));
+      diag_note(K->d, y->reg_loc, "'%s' is named in @registers here; without it, it would share the value's layout", y->name);
+    }
     if (op->kind == TO_DOT && op->offunit)
       diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
                    elem_names[op->src->elem], op->offunit);
@@ -1757,6 +1769,8 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
       s->rows = c->v->rows;
       s->cols = c->v->cols;
       if (c->v->sym && c->v->sym->place == PL_REGISTER) s->reason = "it is read where other threads hold its elements";
+      else if (op->dst && op->dst->own_layout && op->lay == op->dst->layout)
+        s->meets = op->dst->sym;
       s->first = op->first; /* the statement's comment heads its copy */
       op->first = false;
       vec_push(K->a, &out, s);
@@ -2332,11 +2346,16 @@ static void wg_pins(TirKernel *K, TirBlock *b) {
 }
 
 /* Which coordinates evaluating x at an element reads: 1 its row (rows()), 2 its column
- * (cols()), both for a read of a shared copy (at the element's row and column); a
- * hoisted value is its registers. */
+ * (cols()); a read of a shared copy, the element's row and column but for a unit dim of
+ * what is read, which broadcasts (emit_tir.c shared_read: a row value [R, 1] reads at
+ * the row alone); a hoisted value is its registers. */
 static int expr_coord_bits(const TirKernel *K, const Expr *x) {
   if (!x) return 0;
-  if (tir_read(K, x)) return 3;
+  if (tir_read(K, x)) {
+    int rows = x->ty.rank == 2 ? (int)x->ty.dims[0] : 1;
+    int cols = x->ty.rank == 2 ? (int)x->ty.dims[1] : x->ty.rank ? (int)x->ty.dims[0] : 1;
+    return (rows > 1 ? 1 : 0) | (cols > 1 ? 2 : 0);
+  }
   if (tir_hoisted(K, x)) return 0;
   switch (x->kind) {
   case E_UNARY: return expr_coord_bits(K, x->u.unary.a);

@@ -664,6 +664,8 @@ typedef struct TirVar {
   Sym *sym;              /* the tile var, or NULL */
   const Layout *layout;  /* layout.c */
   bool direct;           /* pipeline.c: never in registers; its load fills its copy's stage ring */
+  bool own_layout;       /* layout.c: a @registers tile given a layout of its own, to hold the seed's
+                            count per thread where the layout it would share holds another */
   /* layout.c: too large for registers, it lives in its shared copy bufs[home - 1]
    * (0: in registers): each op reads and writes the thread's own elements
    * there (TirAccess.own), and the copy needs no spill. */
@@ -846,6 +848,9 @@ typedef struct TirOp {
                             as a loop instead of unrolled */
   bool rolled_cols;      /* TO_REDUCE (layout.c): its operand is never held (TirVar.fused) or lives in
                             shared memory, and its column repeats run as a loop per row */
+  bool carried;          /* TO_REDUCE after a loop (carry.c): folds the partials carried across it,
+                            which start at the identity (NaN for a float max or min), so an all-NaN
+                            result means no element: it is not made -inf (emit_tir.c nan_dropped) */
   bool intra;            /* TO_REDUCE (carry.c): folds in each thread only, into dst's partials
                             (layout_partials), which it adds to (max, min: folds into): no shuffle,
                             no scratch; the fold across threads comes after the loop */
@@ -853,6 +858,8 @@ typedef struct TirOp {
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
   const char *reason;    /* TO_BARRIER; TO_SPILL of a @registers tile: why it is copied (a warning) */
+  const Sym *meets;      /* TO_SPILL of another value, for an op that writes this @registers tile in
+                            the tile's own layout: the tile's layout is why it is copied (a warning) */
   int tmap;              /* TO_TMA_LOAD, TO_TMA_STORE: its tensor map (KernelInfo.tmaps) */
   int only;              /* printed in one body of a versioned kernel only: TIR_FAST or TIR_GENERAL
                             (a TMA ring and the cp.async ring it replaces); 0: both */

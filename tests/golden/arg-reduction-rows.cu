@@ -22,7 +22,7 @@ across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
     // arg-reduction-rows.tl:9: I[m0 :+ 4, 0 :+ 1] = rowargmax(pad(X[m0 :+ 4, 0 :+ 256], -inf))
     float t2c_v1[4];
     if ((m0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (m0 + t2c_r0) * 256 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * 256 + t2c_c0);
       t2c_v1[0] = t2c_w0.v[0];
       t2c_v1[1] = t2c_w0.v[1];
       t2c_v1[2] = t2c_w0.v[2];
@@ -52,10 +52,10 @@ across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
     int m0 = (int)blockIdx.x * 4;
     // arg-reduction-rows.tl:9: I[m0 :+ 4, 0 :+ 1] = rowargmax(pad(X[m0 :+ 4, 0 :+ 256], -inf))
     float t2c_v1[4];
-    t2c_v1[0] = ((m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 256 + t2c_c0] : -t2c::inf<float>());
-    t2c_v1[1] = ((m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 256 + (t2c_c0 + 1)] : -t2c::inf<float>());
-    t2c_v1[2] = ((m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 256 + (t2c_c0 + 2)] : -t2c::inf<float>());
-    t2c_v1[3] = ((m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 256 + (t2c_c0 + 3)] : -t2c::inf<float>());
+    t2c_v1[0] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 256 + t2c_c0] : -t2c::inf<float>());
+    t2c_v1[1] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 256 + (t2c_c0 + 1)] : -t2c::inf<float>());
+    t2c_v1[2] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 256 + (t2c_c0 + 2)] : -t2c::inf<float>());
+    t2c_v1[3] = ((m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 256 + (t2c_c0 + 3)] : -t2c::inf<float>());
     int t2c_v2[1];
     float t2c_v2_v[1];  // the values at those indices
     t2c_v2_v[0] = t2c_v1[0];

@@ -39,7 +39,7 @@ rows(const float *__restrict__ X, float *__restrict__ S, int M, int K)
       acc[3] += t2c_v2[3];
     }
     // assume-drops-checks.tl:12: S[m0 :+ 16, 0 :+ 64] = acc
-    t2c::stg_vec<4>(S + (m0 + t2c_r0) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
   } else {
     // assume-drops-checks.tl:7: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -63,9 +63,9 @@ rows(const float *__restrict__ X, float *__restrict__ S, int M, int K)
       acc[3] += t2c_v2[3];
     }
     // assume-drops-checks.tl:12: S[m0 :+ 16, 0 :+ 64] = acc
-    S[(m0 + t2c_r0) * 64 + t2c_c0] = acc[0];
-    S[(m0 + t2c_r0) * 64 + (t2c_c0 + 1)] = acc[1];
-    S[(m0 + t2c_r0) * 64 + (t2c_c0 + 2)] = acc[2];
-    S[(m0 + t2c_r0) * 64 + (t2c_c0 + 3)] = acc[3];
+    S[((long long)(m0 + t2c_r0)) * 64 + t2c_c0] = acc[0];
+    S[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = acc[1];
+    S[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 2)] = acc[2];
+    S[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 3)] = acc[3];
   }
 }

@@ -64,7 +64,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
       // carry-registers-tile.tl:10: cnt += colsum(X[i :+ 32, 0 :+ 256])
       float t2c_v2[32];
       if ((i_ + t2c_r1) < N) {
-        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (i_ + t2c_r1) * 256 + t2c_c1);
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1)) * 256 + t2c_c1);
         t2c_v2[0] = t2c_w0.v[0];
         t2c_v2[1] = t2c_w0.v[1];
         t2c_v2[2] = t2c_w0.v[2];
@@ -76,7 +76,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[3] = 0.0f;
       }
       if ((i_ + t2c_r1) < N) {
-        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (i_ + t2c_r1) * 256 + (t2c_c1 + 128));
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 128));
         t2c_v2[4] = t2c_w1.v[0];
         t2c_v2[5] = t2c_w1.v[1];
         t2c_v2[6] = t2c_w1.v[2];
@@ -88,7 +88,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[7] = 0.0f;
       }
       if ((i_ + t2c_r1 + 8) < N) {
-        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (i_ + t2c_r1 + 8) * 256 + t2c_c1);
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1 + 8)) * 256 + t2c_c1);
         t2c_v2[8] = t2c_w2.v[0];
         t2c_v2[9] = t2c_w2.v[1];
         t2c_v2[10] = t2c_w2.v[2];
@@ -100,7 +100,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[11] = 0.0f;
       }
       if ((i_ + t2c_r1 + 8) < N) {
-        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 128));
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 128));
         t2c_v2[12] = t2c_w3.v[0];
         t2c_v2[13] = t2c_w3.v[1];
         t2c_v2[14] = t2c_w3.v[2];
@@ -112,7 +112,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[15] = 0.0f;
       }
       if ((i_ + t2c_r1 + 16) < N) {
-        const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(X + (i_ + t2c_r1 + 16) * 256 + t2c_c1);
+        const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1 + 16)) * 256 + t2c_c1);
         t2c_v2[16] = t2c_w4.v[0];
         t2c_v2[17] = t2c_w4.v[1];
         t2c_v2[18] = t2c_w4.v[2];
@@ -124,7 +124,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[19] = 0.0f;
       }
       if ((i_ + t2c_r1 + 16) < N) {
-        const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + (i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 128));
+        const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 128));
         t2c_v2[20] = t2c_w5.v[0];
         t2c_v2[21] = t2c_w5.v[1];
         t2c_v2[22] = t2c_w5.v[2];
@@ -136,7 +136,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[23] = 0.0f;
       }
       if ((i_ + t2c_r1 + 24) < N) {
-        const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(X + (i_ + t2c_r1 + 24) * 256 + t2c_c1);
+        const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1 + 24)) * 256 + t2c_c1);
         t2c_v2[24] = t2c_w6.v[0];
         t2c_v2[25] = t2c_w6.v[1];
         t2c_v2[26] = t2c_w6.v[2];
@@ -148,7 +148,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[27] = 0.0f;
       }
       if ((i_ + t2c_r1 + 24) < N) {
-        const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(X + (i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 128));
+        const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(X + ((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 128));
         t2c_v2[28] = t2c_w7.v[0];
         t2c_v2[29] = t2c_w7.v[1];
         t2c_v2[30] = t2c_w7.v[2];
@@ -368,38 +368,38 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
     for (int i_ = 0; i_ < N; i_ += 32) {
       // carry-registers-tile.tl:10: cnt += colsum(X[i :+ 32, 0 :+ 256])
       float t2c_v2[32];
-      t2c_v2[0] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + t2c_c1] : 0.0f);
-      t2c_v2[1] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v2[2] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v2[3] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + (t2c_c1 + 3)] : 0.0f);
-      t2c_v2[4] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + (t2c_c1 + 128)] : 0.0f);
-      t2c_v2[5] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + (t2c_c1 + 129)] : 0.0f);
-      t2c_v2[6] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + (t2c_c1 + 130)] : 0.0f);
-      t2c_v2[7] = ((i_ + t2c_r1) < N ? X[(i_ + t2c_r1) * 256 + (t2c_c1 + 131)] : 0.0f);
-      t2c_v2[8] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + t2c_c1] : 0.0f);
-      t2c_v2[9] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v2[10] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v2[11] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 3)] : 0.0f);
-      t2c_v2[12] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 128)] : 0.0f);
-      t2c_v2[13] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 129)] : 0.0f);
-      t2c_v2[14] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 130)] : 0.0f);
-      t2c_v2[15] = ((i_ + t2c_r1 + 8) < N ? X[(i_ + t2c_r1 + 8) * 256 + (t2c_c1 + 131)] : 0.0f);
-      t2c_v2[16] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + t2c_c1] : 0.0f);
-      t2c_v2[17] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v2[18] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v2[19] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 3)] : 0.0f);
-      t2c_v2[20] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 128)] : 0.0f);
-      t2c_v2[21] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 129)] : 0.0f);
-      t2c_v2[22] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 130)] : 0.0f);
-      t2c_v2[23] = ((i_ + t2c_r1 + 16) < N ? X[(i_ + t2c_r1 + 16) * 256 + (t2c_c1 + 131)] : 0.0f);
-      t2c_v2[24] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + t2c_c1] : 0.0f);
-      t2c_v2[25] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v2[26] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v2[27] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 3)] : 0.0f);
-      t2c_v2[28] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 128)] : 0.0f);
-      t2c_v2[29] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 129)] : 0.0f);
-      t2c_v2[30] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 130)] : 0.0f);
-      t2c_v2[31] = ((i_ + t2c_r1 + 24) < N ? X[(i_ + t2c_r1 + 24) * 256 + (t2c_c1 + 131)] : 0.0f);
+      t2c_v2[0] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + t2c_c1] : 0.0f);
+      t2c_v2[1] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 1)] : 0.0f);
+      t2c_v2[2] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 2)] : 0.0f);
+      t2c_v2[3] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 3)] : 0.0f);
+      t2c_v2[4] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 128)] : 0.0f);
+      t2c_v2[5] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 129)] : 0.0f);
+      t2c_v2[6] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 130)] : 0.0f);
+      t2c_v2[7] = ((i_ + t2c_r1) < N ? X[((long long)(i_ + t2c_r1)) * 256 + (t2c_c1 + 131)] : 0.0f);
+      t2c_v2[8] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + t2c_c1] : 0.0f);
+      t2c_v2[9] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 1)] : 0.0f);
+      t2c_v2[10] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 2)] : 0.0f);
+      t2c_v2[11] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 3)] : 0.0f);
+      t2c_v2[12] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 128)] : 0.0f);
+      t2c_v2[13] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 129)] : 0.0f);
+      t2c_v2[14] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 130)] : 0.0f);
+      t2c_v2[15] = ((i_ + t2c_r1 + 8) < N ? X[((long long)(i_ + t2c_r1 + 8)) * 256 + (t2c_c1 + 131)] : 0.0f);
+      t2c_v2[16] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + t2c_c1] : 0.0f);
+      t2c_v2[17] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 1)] : 0.0f);
+      t2c_v2[18] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 2)] : 0.0f);
+      t2c_v2[19] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 3)] : 0.0f);
+      t2c_v2[20] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 128)] : 0.0f);
+      t2c_v2[21] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 129)] : 0.0f);
+      t2c_v2[22] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 130)] : 0.0f);
+      t2c_v2[23] = ((i_ + t2c_r1 + 16) < N ? X[((long long)(i_ + t2c_r1 + 16)) * 256 + (t2c_c1 + 131)] : 0.0f);
+      t2c_v2[24] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + t2c_c1] : 0.0f);
+      t2c_v2[25] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 1)] : 0.0f);
+      t2c_v2[26] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 2)] : 0.0f);
+      t2c_v2[27] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 3)] : 0.0f);
+      t2c_v2[28] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 128)] : 0.0f);
+      t2c_v2[29] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 129)] : 0.0f);
+      t2c_v2[30] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 130)] : 0.0f);
+      t2c_v2[31] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 131)] : 0.0f);
       t2c_p3[0] += t2c_v2[0];
       t2c_p3[1] += t2c_v2[1];
       t2c_p3[2] += t2c_v2[2];

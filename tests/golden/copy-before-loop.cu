@@ -24,7 +24,7 @@ copy_before_loop(const float *__restrict__ X, float *__restrict__ Y, int n, int 
     // copy-before-loop.tl:7: var t: tile<f32>[32, 32] = X[r0 :+ 32, 0 :+ 32]
     float t[8];
     if ((r0 + t2c_r0) < N) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (r0 + t2c_r0) * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * 32 + t2c_c0);
       t[0] = t2c_w0.v[0];
       t[1] = t2c_w0.v[1];
       t[2] = t2c_w0.v[2];
@@ -36,7 +36,7 @@ copy_before_loop(const float *__restrict__ X, float *__restrict__ Y, int n, int 
       t[3] = 0.0f;
     }
     if ((r0 + t2c_r0 + 16) < N) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (r0 + t2c_r0 + 16) * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 16)) * 32 + t2c_c0);
       t[4] = t2c_w1.v[0];
       t[5] = t2c_w1.v[1];
       t[6] = t2c_w1.v[2];
@@ -79,21 +79,21 @@ copy_before_loop(const float *__restrict__ X, float *__restrict__ Y, int n, int 
       acc[7] = (acc[7] * 0.5f) + (t_s[(t2c_c0 + 3) * 33 + (t2c_r0 + 16)] * t2c::cvt<float>(i_));
     }
     // copy-before-loop.tl:12: Y[r0 :+ 32, 0 :+ 32] = acc
-    if ((r0 + t2c_r0) < N) t2c::stg_vec<4>(Y + (r0 + t2c_r0) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
-    if ((r0 + t2c_r0 + 16) < N) t2c::stg_vec<4>(Y + (r0 + t2c_r0 + 16) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[4], acc[5], acc[6], acc[7]}});
+    if ((r0 + t2c_r0) < N) t2c::stg_vec<4>(Y + ((long long)(r0 + t2c_r0)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    if ((r0 + t2c_r0 + 16) < N) t2c::stg_vec<4>(Y + ((long long)(r0 + t2c_r0 + 16)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[4], acc[5], acc[6], acc[7]}});
   } else {
     // copy-before-loop.tl:6: var r0 = ctx.block.x * 32
     int r0 = (int)blockIdx.x * 32;
     // copy-before-loop.tl:7: var t: tile<f32>[32, 32] = X[r0 :+ 32, 0 :+ 32]
     float t[8];
-    t[0] = ((r0 + t2c_r0) < N ? X[(r0 + t2c_r0) * 32 + t2c_c0] : 0.0f);
-    t[1] = ((r0 + t2c_r0) < N ? X[(r0 + t2c_r0) * 32 + (t2c_c0 + 1)] : 0.0f);
-    t[2] = ((r0 + t2c_r0) < N ? X[(r0 + t2c_r0) * 32 + (t2c_c0 + 2)] : 0.0f);
-    t[3] = ((r0 + t2c_r0) < N ? X[(r0 + t2c_r0) * 32 + (t2c_c0 + 3)] : 0.0f);
-    t[4] = ((r0 + t2c_r0 + 16) < N ? X[(r0 + t2c_r0 + 16) * 32 + t2c_c0] : 0.0f);
-    t[5] = ((r0 + t2c_r0 + 16) < N ? X[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 1)] : 0.0f);
-    t[6] = ((r0 + t2c_r0 + 16) < N ? X[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 2)] : 0.0f);
-    t[7] = ((r0 + t2c_r0 + 16) < N ? X[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 3)] : 0.0f);
+    t[0] = ((r0 + t2c_r0) < N ? X[((long long)(r0 + t2c_r0)) * 32 + t2c_c0] : 0.0f);
+    t[1] = ((r0 + t2c_r0) < N ? X[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 1)] : 0.0f);
+    t[2] = ((r0 + t2c_r0) < N ? X[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 2)] : 0.0f);
+    t[3] = ((r0 + t2c_r0) < N ? X[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 3)] : 0.0f);
+    t[4] = ((r0 + t2c_r0 + 16) < N ? X[((long long)(r0 + t2c_r0 + 16)) * 32 + t2c_c0] : 0.0f);
+    t[5] = ((r0 + t2c_r0 + 16) < N ? X[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 1)] : 0.0f);
+    t[6] = ((r0 + t2c_r0 + 16) < N ? X[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 2)] : 0.0f);
+    t[7] = ((r0 + t2c_r0 + 16) < N ? X[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 3)] : 0.0f);
     t_s[t2c_r0 * 33 + t2c_c0] = t[0];
     t_s[t2c_r0 * 33 + t2c_c0 + 1] = t[1];
     t_s[t2c_r0 * 33 + t2c_c0 + 2] = t[2];
@@ -126,13 +126,13 @@ copy_before_loop(const float *__restrict__ X, float *__restrict__ Y, int n, int 
       acc[7] = (acc[7] * 0.5f) + (t_s[(t2c_c0 + 3) * 33 + (t2c_r0 + 16)] * t2c::cvt<float>(i_));
     }
     // copy-before-loop.tl:12: Y[r0 :+ 32, 0 :+ 32] = acc
-    if ((r0 + t2c_r0) < N) Y[(r0 + t2c_r0) * 32 + t2c_c0] = acc[0];
-    if ((r0 + t2c_r0) < N) Y[(r0 + t2c_r0) * 32 + (t2c_c0 + 1)] = acc[1];
-    if ((r0 + t2c_r0) < N) Y[(r0 + t2c_r0) * 32 + (t2c_c0 + 2)] = acc[2];
-    if ((r0 + t2c_r0) < N) Y[(r0 + t2c_r0) * 32 + (t2c_c0 + 3)] = acc[3];
-    if ((r0 + t2c_r0 + 16) < N) Y[(r0 + t2c_r0 + 16) * 32 + t2c_c0] = acc[4];
-    if ((r0 + t2c_r0 + 16) < N) Y[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 1)] = acc[5];
-    if ((r0 + t2c_r0 + 16) < N) Y[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 2)] = acc[6];
-    if ((r0 + t2c_r0 + 16) < N) Y[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 3)] = acc[7];
+    if ((r0 + t2c_r0) < N) Y[((long long)(r0 + t2c_r0)) * 32 + t2c_c0] = acc[0];
+    if ((r0 + t2c_r0) < N) Y[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 1)] = acc[1];
+    if ((r0 + t2c_r0) < N) Y[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 2)] = acc[2];
+    if ((r0 + t2c_r0) < N) Y[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 3)] = acc[3];
+    if ((r0 + t2c_r0 + 16) < N) Y[((long long)(r0 + t2c_r0 + 16)) * 32 + t2c_c0] = acc[4];
+    if ((r0 + t2c_r0 + 16) < N) Y[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 1)] = acc[5];
+    if ((r0 + t2c_r0 + 16) < N) Y[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 2)] = acc[6];
+    if ((r0 + t2c_r0 + 16) < N) Y[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 3)] = acc[7];
   }
 }

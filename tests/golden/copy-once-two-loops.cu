@@ -109,7 +109,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
       // copy-once-two-loops.tl:9: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v3[32];
       if ((k0 + t2c_r1) < N) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(K + (k0 + t2c_r1) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1)) * 64 + t2c_c1);
         t2c_v3[0] = t2c_w4.v[0];
         t2c_v3[1] = t2c_w4.v[1];
         t2c_v3[2] = t2c_w4.v[2];
@@ -129,7 +129,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
         t2c_v3[7] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 16) < N) {
-        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(K + (k0 + t2c_r1 + 16) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 16)) * 64 + t2c_c1);
         t2c_v3[8] = t2c_w5.v[0];
         t2c_v3[9] = t2c_w5.v[1];
         t2c_v3[10] = t2c_w5.v[2];
@@ -149,7 +149,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
         t2c_v3[15] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 32) < N) {
-        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(K + (k0 + t2c_r1 + 32) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 32)) * 64 + t2c_c1);
         t2c_v3[16] = t2c_w6.v[0];
         t2c_v3[17] = t2c_w6.v[1];
         t2c_v3[18] = t2c_w6.v[2];
@@ -169,7 +169,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
         t2c_v3[23] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 48) < N) {
-        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(K + (k0 + t2c_r1 + 48) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 48)) * 64 + t2c_c1);
         t2c_v3[24] = t2c_w7.v[0];
         t2c_v3[25] = t2c_w7.v[1];
         t2c_v3[26] = t2c_w7.v[2];
@@ -222,7 +222,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
       // copy-once-two-loops.tl:12: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v4[32];
       if ((k0_2 + t2c_r1) < N) {
-        const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1)) * 64 + t2c_c1);
         t2c_v4[0] = t2c_w9.v[0];
         t2c_v4[1] = t2c_w9.v[1];
         t2c_v4[2] = t2c_w9.v[2];
@@ -242,7 +242,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
         t2c_v4[7] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 16) < N) {
-        const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1 + 16) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 16)) * 64 + t2c_c1);
         t2c_v4[8] = t2c_w10.v[0];
         t2c_v4[9] = t2c_w10.v[1];
         t2c_v4[10] = t2c_w10.v[2];
@@ -262,7 +262,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
         t2c_v4[15] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 32) < N) {
-        const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1 + 32) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 32)) * 64 + t2c_c1);
         t2c_v4[16] = t2c_w11.v[0];
         t2c_v4[17] = t2c_w11.v[1];
         t2c_v4[18] = t2c_w11.v[2];
@@ -282,7 +282,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
         t2c_v4[23] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 48) < N) {
-        const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1 + 48) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 48)) * 64 + t2c_c1);
         t2c_v4[24] = t2c_w12.v[0];
         t2c_v4[25] = t2c_w12.v[1];
         t2c_v4[26] = t2c_w12.v[2];
@@ -424,38 +424,38 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
     for (int k0 = 0; k0 < N; k0 += 64) {
       // copy-once-two-loops.tl:9: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v3[32];
-      t2c_v3[0] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[1] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[2] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[3] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[4] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[5] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[6] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[7] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[8] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[9] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[10] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[11] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[12] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[13] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[14] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[15] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[16] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[17] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[18] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[19] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[20] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[21] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[22] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[23] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[24] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[25] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[26] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[27] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[28] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[29] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[30] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[31] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[0] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[1] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[2] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[3] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[4] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[5] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[6] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[7] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[8] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[9] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[10] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[11] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[12] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[13] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[14] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[15] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[16] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[17] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[18] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[19] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[20] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[21] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[22] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[23] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[24] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[25] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[26] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[27] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[28] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[29] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[30] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[31] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       t2c_ph1 ^= 1;  // t2c_v3_s: this turn writes the other half
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
@@ -489,38 +489,38 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
     for (int k0_2 = 0; k0_2 < N; k0_2 += 64) {
       // copy-once-two-loops.tl:12: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v4[32];
-      t2c_v4[0] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[1] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[2] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[3] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[4] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[5] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[6] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[7] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[8] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[9] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[10] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[11] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[12] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[13] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[14] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[15] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[16] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[17] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[18] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[19] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[20] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[21] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[22] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[23] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[24] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[25] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[26] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[27] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[28] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[29] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[30] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[31] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[0] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[1] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[2] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[3] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[4] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[5] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[6] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[7] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[8] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[9] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[10] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[11] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[12] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[13] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[14] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[15] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[16] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[17] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[18] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[19] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[20] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[21] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[22] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[23] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[24] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[25] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[26] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[27] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[28] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[29] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[30] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[31] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       t2c_ph2 ^= 1;  // t2c_v4_s: this turn writes the other half
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph2 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
@@ -717,7 +717,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
       // copy-once-two-loops.tl:22: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v3[32];
       if ((k0 + t2c_r1) < N) {
-        const t2c::Vec<__half, 8> t2c_w16 = t2c::ldg_vec<8>(K + (k0 + t2c_r1) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w16 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1)) * 64 + t2c_c1);
         t2c_v3[0] = t2c_w16.v[0];
         t2c_v3[1] = t2c_w16.v[1];
         t2c_v3[2] = t2c_w16.v[2];
@@ -737,7 +737,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v3[7] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 16) < N) {
-        const t2c::Vec<__half, 8> t2c_w17 = t2c::ldg_vec<8>(K + (k0 + t2c_r1 + 16) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w17 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 16)) * 64 + t2c_c1);
         t2c_v3[8] = t2c_w17.v[0];
         t2c_v3[9] = t2c_w17.v[1];
         t2c_v3[10] = t2c_w17.v[2];
@@ -757,7 +757,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v3[15] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 32) < N) {
-        const t2c::Vec<__half, 8> t2c_w18 = t2c::ldg_vec<8>(K + (k0 + t2c_r1 + 32) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w18 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 32)) * 64 + t2c_c1);
         t2c_v3[16] = t2c_w18.v[0];
         t2c_v3[17] = t2c_w18.v[1];
         t2c_v3[18] = t2c_w18.v[2];
@@ -777,7 +777,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v3[23] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 48) < N) {
-        const t2c::Vec<__half, 8> t2c_w19 = t2c::ldg_vec<8>(K + (k0 + t2c_r1 + 48) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w19 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 48)) * 64 + t2c_c1);
         t2c_v3[24] = t2c_w19.v[0];
         t2c_v3[25] = t2c_w19.v[1];
         t2c_v3[26] = t2c_w19.v[2];
@@ -880,7 +880,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
       // copy-once-two-loops.tl:26: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v4[32];
       if ((k0_2 + t2c_r1) < N) {
-        const t2c::Vec<__half, 8> t2c_w21 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w21 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1)) * 64 + t2c_c1);
         t2c_v4[0] = t2c_w21.v[0];
         t2c_v4[1] = t2c_w21.v[1];
         t2c_v4[2] = t2c_w21.v[2];
@@ -900,7 +900,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v4[7] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 16) < N) {
-        const t2c::Vec<__half, 8> t2c_w22 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1 + 16) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w22 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 16)) * 64 + t2c_c1);
         t2c_v4[8] = t2c_w22.v[0];
         t2c_v4[9] = t2c_w22.v[1];
         t2c_v4[10] = t2c_w22.v[2];
@@ -920,7 +920,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v4[15] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 32) < N) {
-        const t2c::Vec<__half, 8> t2c_w23 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1 + 32) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w23 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 32)) * 64 + t2c_c1);
         t2c_v4[16] = t2c_w23.v[0];
         t2c_v4[17] = t2c_w23.v[1];
         t2c_v4[18] = t2c_w23.v[2];
@@ -940,7 +940,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v4[23] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 48) < N) {
-        const t2c::Vec<__half, 8> t2c_w24 = t2c::ldg_vec<8>(K + (k0_2 + t2c_r1 + 48) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w24 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 48)) * 64 + t2c_c1);
         t2c_v4[24] = t2c_w24.v[0];
         t2c_v4[25] = t2c_w24.v[1];
         t2c_v4[26] = t2c_w24.v[2];
@@ -1094,38 +1094,38 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
     for (int k0 = 0; k0 < N; k0 += 64) {
       // copy-once-two-loops.tl:22: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v3[32];
-      t2c_v3[0] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[1] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[2] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[3] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[4] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[5] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[6] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[7] = ((k0 + t2c_r1) < N ? K[(k0 + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[8] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[9] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[10] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[11] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[12] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[13] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[14] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[15] = ((k0 + t2c_r1 + 16) < N ? K[(k0 + t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[16] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[17] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[18] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[19] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[20] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[21] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[22] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[23] = ((k0 + t2c_r1 + 32) < N ? K[(k0 + t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[24] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v3[25] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[26] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[27] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[28] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[29] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[30] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3[31] = ((k0 + t2c_r1 + 48) < N ? K[(k0 + t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[0] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[1] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[2] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[3] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[4] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[5] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[6] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[7] = ((k0 + t2c_r1) < N ? K[((long long)(k0 + t2c_r1)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[8] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[9] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[10] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[11] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[12] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[13] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[14] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[15] = ((k0 + t2c_r1 + 16) < N ? K[((long long)(k0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[16] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[17] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[18] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[19] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[20] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[21] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[22] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[23] = ((k0 + t2c_r1 + 32) < N ? K[((long long)(k0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[24] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v3[25] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[26] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[27] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[28] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[29] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[30] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[31] = ((k0 + t2c_r1 + 48) < N ? K[((long long)(k0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       t2c_ph1 ^= 1;  // t2c_v3_s: this turn writes the other half
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
@@ -1209,38 +1209,38 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
     for (int k0_2 = 0; k0_2 < N; k0_2 += 64) {
       // copy-once-two-loops.tl:26: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v4[32];
-      t2c_v4[0] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[1] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[2] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[3] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[4] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[5] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[6] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[7] = ((k0_2 + t2c_r1) < N ? K[(k0_2 + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[8] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[9] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[10] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[11] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[12] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[13] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[14] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[15] = ((k0_2 + t2c_r1 + 16) < N ? K[(k0_2 + t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[16] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[17] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[18] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[19] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[20] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[21] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[22] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[23] = ((k0_2 + t2c_r1 + 32) < N ? K[(k0_2 + t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[24] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v4[25] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[26] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[27] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[28] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[29] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[30] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[31] = ((k0_2 + t2c_r1 + 48) < N ? K[(k0_2 + t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[0] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[1] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[2] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[3] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[4] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[5] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[6] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[7] = ((k0_2 + t2c_r1) < N ? K[((long long)(k0_2 + t2c_r1)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[8] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[9] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[10] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[11] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[12] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[13] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[14] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[15] = ((k0_2 + t2c_r1 + 16) < N ? K[((long long)(k0_2 + t2c_r1 + 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[16] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[17] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[18] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[19] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[20] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[21] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[22] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[23] = ((k0_2 + t2c_r1 + 32) < N ? K[((long long)(k0_2 + t2c_r1 + 32)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[24] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v4[25] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[26] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[27] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[28] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[29] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[30] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[31] = ((k0_2 + t2c_r1 + 48) < N ? K[((long long)(k0_2 + t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       t2c_ph2 ^= 1;  // t2c_v4_s: this turn writes the other half
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph2 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});

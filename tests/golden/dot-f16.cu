@@ -42,7 +42,7 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       // dot-f16.tl:7: var a = A[0 :+ 32, k0 :+ 32]
       __half a[8];
       if ((k0 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r1 * K + (k0 + t2c_c1));
+        const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)t2c_r1) * K + (k0 + t2c_c1));
         a[0] = t2c_w0.v[0];
         a[1] = t2c_w0.v[1];
         a[2] = t2c_w0.v[2];
@@ -66,7 +66,7 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       // dot-f16.tl:8: var b = B[k0 :+ 32, 0 :+ 32]
       __half b[8];
       if ((k0 + t2c_r1) < K) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(B + (k0 + t2c_r1) * 32 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(B + ((long long)(k0 + t2c_r1)) * 32 + t2c_c1);
         b[0] = t2c_w1.v[0];
         b[1] = t2c_w1.v[1];
         b[2] = t2c_w1.v[2];
@@ -121,26 +121,26 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
     for (int k0 = 0; k0 < K; k0 += 32) {
       // dot-f16.tl:7: var a = A[0 :+ 32, k0 :+ 32]
       __half a[8];
-      a[0] = ((k0 + t2c_c1) < K ? A[t2c_r1 * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a[1] = ((k0 + t2c_c1 + 1) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a[2] = ((k0 + t2c_c1 + 2) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a[3] = ((k0 + t2c_c1 + 3) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a[4] = ((k0 + t2c_c1 + 4) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a[5] = ((k0 + t2c_c1 + 5) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a[6] = ((k0 + t2c_c1 + 6) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a[7] = ((k0 + t2c_c1 + 7) < K ? A[t2c_r1 * K + (k0 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a[0] = ((k0 + t2c_c1) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a[1] = ((k0 + t2c_c1 + 1) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a[2] = ((k0 + t2c_c1 + 2) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a[3] = ((k0 + t2c_c1 + 3) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a[4] = ((k0 + t2c_c1 + 4) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a[5] = ((k0 + t2c_c1 + 5) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a[6] = ((k0 + t2c_c1 + 6) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a[7] = ((k0 + t2c_c1 + 7) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
       // dot-f16.tl:8: var b = B[k0 :+ 32, 0 :+ 32]
       __half b[8];
-      b[0] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      b[1] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      b[2] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      b[3] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      b[4] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      b[5] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      b[6] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      b[7] = ((k0 + t2c_r1) < K ? B[(k0 + t2c_r1) * 32 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      b[0] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      b[1] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      b[2] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      b[3] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      b[4] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      b[5] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      b[6] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      b[7] = ((k0 + t2c_r1) < K ? B[((long long)(k0 + t2c_r1)) * 32 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       // dot-f16.tl:9: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
       t2c::sts_vec<8>(&b_s[t2c_ph1 * 1280 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]}});

@@ -30,8 +30,8 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float t[8];
     float t2c_v2[2];
-    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[m0 * 16 + (0 + t2c_r0)] : 0.0f);
-    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[m0 * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
+    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + t2c_r0)] : 0.0f);
+    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
     float t2c_v3[8];
     const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(B + t2c_r0 * 16 + t2c_c0);
     t2c_v3[0] = t2c_w0.v[0];
@@ -66,7 +66,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t[7] = t2c_v4[3];
     float t2c_v5[8];
     if ((m0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r0)) * 16 + t2c_c0);
       t2c_v5[0] = t2c_w2.v[0];
       t2c_v5[1] = t2c_w2.v[1];
       t2c_v5[2] = t2c_w2.v[2];
@@ -78,7 +78,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t2c_v5[3] = 0.0f;
     }
     if ((m0 + t2c_r0 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + (m0 + t2c_r0 + 8) * 16 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0);
       t2c_v5[4] = t2c_w3.v[0];
       t2c_v5[5] = t2c_w3.v[1];
       t2c_v5[6] = t2c_w3.v[2];
@@ -148,13 +148,13 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:11: O[m0 :+ 16, 0 :+ 16] = t
-    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0) * 16 + t2c_c0, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
-    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0 + 8) * 16 + t2c_c0, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
+    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(O + ((long long)(m0 + t2c_r0)) * 16 + t2c_c0, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(O + ((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     // dot-one-row-broadcast.tl:12: var u = dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 1]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float u[8];
     float t2c_v8[8];
     if ((m0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r0)) * 16 + t2c_c0);
       t2c_v8[0] = t2c_w7.v[0];
       t2c_v8[1] = t2c_w7.v[1];
       t2c_v8[2] = t2c_w7.v[2];
@@ -166,7 +166,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t2c_v8[3] = 0.0f;
     }
     if ((m0 + t2c_r0 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + (m0 + t2c_r0 + 8) * 16 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0);
       t2c_v8[4] = t2c_w8.v[0];
       t2c_v8[5] = t2c_w8.v[1];
       t2c_v8[6] = t2c_w8.v[2];
@@ -203,7 +203,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     u[7] = t2c_v10[1];
     float t2c_v11[8];
     if ((m0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(A + (m0 + t2c_r0) * 16 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r0)) * 16 + t2c_c0);
       t2c_v11[0] = t2c_w9.v[0];
       t2c_v11[1] = t2c_w9.v[1];
       t2c_v11[2] = t2c_w9.v[2];
@@ -215,7 +215,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t2c_v11[3] = 0.0f;
     }
     if ((m0 + t2c_r0 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(A + (m0 + t2c_r0 + 8) * 16 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0);
       t2c_v11[4] = t2c_w10.v[0];
       t2c_v11[5] = t2c_w10.v[1];
       t2c_v11[6] = t2c_w10.v[2];
@@ -285,16 +285,16 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:13: P[m0 :+ 16, 0 :+ 16] = u
-    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(P + (m0 + t2c_r0) * 16 + t2c_c0, t2c::Vec<float, 4>{{u[0], u[1], u[2], u[3]}});
-    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(P + (m0 + t2c_r0 + 8) * 16 + t2c_c0, t2c::Vec<float, 4>{{u[4], u[5], u[6], u[7]}});
+    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(P + ((long long)(m0 + t2c_r0)) * 16 + t2c_c0, t2c::Vec<float, 4>{{u[0], u[1], u[2], u[3]}});
+    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(P + ((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0, t2c::Vec<float, 4>{{u[4], u[5], u[6], u[7]}});
   } else {
     // dot-one-row-broadcast.tl:9: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
     // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float t[8];
     float t2c_v2[2];
-    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[m0 * 16 + (0 + t2c_r0)] : 0.0f);
-    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[m0 * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
+    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + t2c_r0)] : 0.0f);
+    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
     float t2c_v3[8];
     t2c_v3[0] = B[t2c_r0 * 16 + t2c_c0];
     t2c_v3[1] = B[t2c_r0 * 16 + (t2c_c0 + 1)];
@@ -326,14 +326,14 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t[6] = t2c_v4[2];
     t[7] = t2c_v4[3];
     float t2c_v5[8];
-    t2c_v5[0] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
-    t2c_v5[1] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v5[2] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v5[3] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v5[4] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + t2c_c0] : 0.0f);
-    t2c_v5[5] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v5[6] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v5[7] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v5[0] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + t2c_c0] : 0.0f);
+    t2c_v5[1] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v5[2] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v5[3] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v5[4] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0] : 0.0f);
+    t2c_v5[5] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v5[6] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v5[7] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 3)] : 0.0f);
     t2c::sts_vec<4>(&t2c_v5_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
     t2c::sts_vec<4>(&t2c_v5_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
     float t2c_v6[8];
@@ -391,25 +391,25 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:11: O[m0 :+ 16, 0 :+ 16] = t
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + t2c_c0] = t[0];
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] = t[1];
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] = t[2];
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] = t[3];
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + t2c_c0] = t[4];
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] = t[5];
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] = t[6];
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] = t[7];
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 16 + t2c_c0] = t[0];
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 1)] = t[1];
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 2)] = t[2];
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 3)] = t[3];
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0] = t[4];
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 1)] = t[5];
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 2)] = t[6];
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 3)] = t[7];
     // dot-one-row-broadcast.tl:12: var u = dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 1]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float u[8];
     float t2c_v8[8];
-    t2c_v8[0] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
-    t2c_v8[1] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v8[2] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v8[3] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v8[4] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + t2c_c0] : 0.0f);
-    t2c_v8[5] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v8[6] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v8[7] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v8[0] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + t2c_c0] : 0.0f);
+    t2c_v8[1] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v8[2] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v8[3] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v8[4] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0] : 0.0f);
+    t2c_v8[5] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v8[6] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v8[7] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 3)] : 0.0f);
     float t2c_v9[4];
     t2c_v9[0] = ((unsigned)(0 + t2c_c0) < (unsigned)16 ? B[(0 + t2c_c0) * 16 + 0] : 0.0f);
     t2c_v9[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)16 ? B[(0 + (t2c_c0 + 1)) * 16 + 0] : 0.0f);
@@ -435,14 +435,14 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     u[6] = t2c_v10[1];
     u[7] = t2c_v10[1];
     float t2c_v11[8];
-    t2c_v11[0] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + t2c_c0] : 0.0f);
-    t2c_v11[1] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v11[2] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v11[3] = ((m0 + t2c_r0) < M ? A[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v11[4] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + t2c_c0] : 0.0f);
-    t2c_v11[5] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v11[6] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v11[7] = ((m0 + t2c_r0 + 8) < M ? A[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v11[0] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + t2c_c0] : 0.0f);
+    t2c_v11[1] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v11[2] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v11[3] = ((m0 + t2c_r0) < M ? A[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v11[4] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0] : 0.0f);
+    t2c_v11[5] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v11[6] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v11[7] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 3)] : 0.0f);
     t2c::sts_vec<4>(&t2c_v11_s[t2c_r0 * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[0], t2c_v11[1], t2c_v11[2], t2c_v11[3]}});
     t2c::sts_vec<4>(&t2c_v11_s[(t2c_r0 + 8) * 20 + t2c_c0], t2c::Vec<float, 4>{{t2c_v11[4], t2c_v11[5], t2c_v11[6], t2c_v11[7]}});
     float t2c_v12[8];
@@ -500,13 +500,13 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       u[7] += t2c_a1.v[3] * t2c_b0_3.v[3];
     }
     // dot-one-row-broadcast.tl:13: P[m0 :+ 16, 0 :+ 16] = u
-    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + t2c_c0] = u[0];
-    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + (t2c_c0 + 1)] = u[1];
-    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + (t2c_c0 + 2)] = u[2];
-    if ((m0 + t2c_r0) < M) P[(m0 + t2c_r0) * 16 + (t2c_c0 + 3)] = u[3];
-    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + t2c_c0] = u[4];
-    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 1)] = u[5];
-    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 2)] = u[6];
-    if ((m0 + t2c_r0 + 8) < M) P[(m0 + t2c_r0 + 8) * 16 + (t2c_c0 + 3)] = u[7];
+    if ((m0 + t2c_r0) < M) P[((long long)(m0 + t2c_r0)) * 16 + t2c_c0] = u[0];
+    if ((m0 + t2c_r0) < M) P[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 1)] = u[1];
+    if ((m0 + t2c_r0) < M) P[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 2)] = u[2];
+    if ((m0 + t2c_r0) < M) P[((long long)(m0 + t2c_r0)) * 16 + (t2c_c0 + 3)] = u[3];
+    if ((m0 + t2c_r0 + 8) < M) P[((long long)(m0 + t2c_r0 + 8)) * 16 + t2c_c0] = u[4];
+    if ((m0 + t2c_r0 + 8) < M) P[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 1)] = u[5];
+    if ((m0 + t2c_r0 + 8) < M) P[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 2)] = u[6];
+    if ((m0 + t2c_r0 + 8) < M) P[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 3)] = u[7];
   }
 }

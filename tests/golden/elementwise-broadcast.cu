@@ -23,7 +23,7 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
     // elementwise-broadcast.tl:7: var x = X[m0 :+ BM, 0 :+ 48]
     float x[16] = {};
     if (t2c_c0 < 48 && (m0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (m0 + t2c_r0) * 48 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * 48 + t2c_c0);
       x[0] = t2c_w0.v[0];
       x[1] = t2c_w0.v[1];
       x[2] = t2c_w0.v[2];
@@ -35,7 +35,7 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
       x[3] = 0.0f;
     }
     if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (m0 + t2c_r0 + 8) * 48 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 8)) * 48 + t2c_c0);
       x[4] = t2c_w1.v[0];
       x[5] = t2c_w1.v[1];
       x[6] = t2c_w1.v[2];
@@ -47,7 +47,7 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
       x[7] = 0.0f;
     }
     if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (m0 + t2c_r0 + 16) * 48 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 16)) * 48 + t2c_c0);
       x[8] = t2c_w2.v[0];
       x[9] = t2c_w2.v[1];
       x[10] = t2c_w2.v[2];
@@ -59,7 +59,7 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
       x[11] = 0.0f;
     }
     if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (m0 + t2c_r0 + 24) * 48 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 24)) * 48 + t2c_c0);
       x[12] = t2c_w3.v[0];
       x[13] = t2c_w3.v[1];
       x[14] = t2c_w3.v[2];
@@ -99,31 +99,31 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
       if (t2c_r0 + 24 == i_) r_[3] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
     }
     // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
-    if (t2c_c0 < 48 && (m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[0] * alpha) + b[0]) - (r_[0] * 2.0f), ((x[1] * alpha) + b[1]) - (r_[0] * 2.0f), ((x[2] * alpha) + b[2]) - (r_[0] * 2.0f), ((x[3] * alpha) + b[3]) - (r_[0] * 2.0f)}});
-    if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0 + 8) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[4] * alpha) + b[0]) - (r_[1] * 2.0f), ((x[5] * alpha) + b[1]) - (r_[1] * 2.0f), ((x[6] * alpha) + b[2]) - (r_[1] * 2.0f), ((x[7] * alpha) + b[3]) - (r_[1] * 2.0f)}});
-    if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0 + 16) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[8] * alpha) + b[0]) - (r_[2] * 2.0f), ((x[9] * alpha) + b[1]) - (r_[2] * 2.0f), ((x[10] * alpha) + b[2]) - (r_[2] * 2.0f), ((x[11] * alpha) + b[3]) - (r_[2] * 2.0f)}});
-    if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0 + 24) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[12] * alpha) + b[0]) - (r_[3] * 2.0f), ((x[13] * alpha) + b[1]) - (r_[3] * 2.0f), ((x[14] * alpha) + b[2]) - (r_[3] * 2.0f), ((x[15] * alpha) + b[3]) - (r_[3] * 2.0f)}});
+    if (t2c_c0 < 48 && (m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[0] * alpha) + b[0]) - (r_[0] * 2.0f), ((x[1] * alpha) + b[1]) - (r_[0] * 2.0f), ((x[2] * alpha) + b[2]) - (r_[0] * 2.0f), ((x[3] * alpha) + b[3]) - (r_[0] * 2.0f)}});
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 8)) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[4] * alpha) + b[0]) - (r_[1] * 2.0f), ((x[5] * alpha) + b[1]) - (r_[1] * 2.0f), ((x[6] * alpha) + b[2]) - (r_[1] * 2.0f), ((x[7] * alpha) + b[3]) - (r_[1] * 2.0f)}});
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 16)) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[8] * alpha) + b[0]) - (r_[2] * 2.0f), ((x[9] * alpha) + b[1]) - (r_[2] * 2.0f), ((x[10] * alpha) + b[2]) - (r_[2] * 2.0f), ((x[11] * alpha) + b[3]) - (r_[2] * 2.0f)}});
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 24)) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[12] * alpha) + b[0]) - (r_[3] * 2.0f), ((x[13] * alpha) + b[1]) - (r_[3] * 2.0f), ((x[14] * alpha) + b[2]) - (r_[3] * 2.0f), ((x[15] * alpha) + b[3]) - (r_[3] * 2.0f)}});
   } else {
     // elementwise-broadcast.tl:6: var m0 = ctx.block.x * BM
     int m0 = (int)blockIdx.x * 32;
     // elementwise-broadcast.tl:7: var x = X[m0 :+ BM, 0 :+ 48]
     float x[16] = {};
-    x[0] = (t2c_c0 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + t2c_c0] : 0.0f);
-    x[1] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + (t2c_c0 + 1)] : 0.0f);
-    x[2] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + (t2c_c0 + 2)] : 0.0f);
-    x[3] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0) < M ? X[(m0 + t2c_r0) * 48 + (t2c_c0 + 3)] : 0.0f);
-    x[4] = (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + t2c_c0] : 0.0f);
-    x[5] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 1)] : 0.0f);
-    x[6] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 2)] : 0.0f);
-    x[7] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 8) < M ? X[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 3)] : 0.0f);
-    x[8] = (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + t2c_c0] : 0.0f);
-    x[9] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 1)] : 0.0f);
-    x[10] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 2)] : 0.0f);
-    x[11] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 16) < M ? X[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 3)] : 0.0f);
-    x[12] = (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + t2c_c0] : 0.0f);
-    x[13] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 1)] : 0.0f);
-    x[14] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 2)] : 0.0f);
-    x[15] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 24) < M ? X[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 3)] : 0.0f);
+    x[0] = (t2c_c0 < 48 && (m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 48 + t2c_c0] : 0.0f);
+    x[1] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 48 + (t2c_c0 + 1)] : 0.0f);
+    x[2] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 48 + (t2c_c0 + 2)] : 0.0f);
+    x[3] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0) < M ? X[((long long)(m0 + t2c_r0)) * 48 + (t2c_c0 + 3)] : 0.0f);
+    x[4] = (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * 48 + t2c_c0] : 0.0f);
+    x[5] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * 48 + (t2c_c0 + 1)] : 0.0f);
+    x[6] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * 48 + (t2c_c0 + 2)] : 0.0f);
+    x[7] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 8) < M ? X[((long long)(m0 + t2c_r0 + 8)) * 48 + (t2c_c0 + 3)] : 0.0f);
+    x[8] = (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M ? X[((long long)(m0 + t2c_r0 + 16)) * 48 + t2c_c0] : 0.0f);
+    x[9] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 16) < M ? X[((long long)(m0 + t2c_r0 + 16)) * 48 + (t2c_c0 + 1)] : 0.0f);
+    x[10] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 16) < M ? X[((long long)(m0 + t2c_r0 + 16)) * 48 + (t2c_c0 + 2)] : 0.0f);
+    x[11] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 16) < M ? X[((long long)(m0 + t2c_r0 + 16)) * 48 + (t2c_c0 + 3)] : 0.0f);
+    x[12] = (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M ? X[((long long)(m0 + t2c_r0 + 24)) * 48 + t2c_c0] : 0.0f);
+    x[13] = (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 24) < M ? X[((long long)(m0 + t2c_r0 + 24)) * 48 + (t2c_c0 + 1)] : 0.0f);
+    x[14] = (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 24) < M ? X[((long long)(m0 + t2c_r0 + 24)) * 48 + (t2c_c0 + 2)] : 0.0f);
+    x[15] = (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 24) < M ? X[((long long)(m0 + t2c_r0 + 24)) * 48 + (t2c_c0 + 3)] : 0.0f);
     // elementwise-broadcast.tl:8: var b: tile<f32>[1, 48] = 0.0
     float b[4] = {};
     b[0] = 0.0f;
@@ -153,21 +153,21 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
       if (t2c_r0 + 24 == i_) r_[3] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
     }
     // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
-    if (t2c_c0 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + t2c_c0] = ((x[0] * alpha) + b[0]) - (r_[0] * 2.0f);
-    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + (t2c_c0 + 1)] = ((x[1] * alpha) + b[1]) - (r_[0] * 2.0f);
-    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + (t2c_c0 + 2)] = ((x[2] * alpha) + b[2]) - (r_[0] * 2.0f);
-    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 48 + (t2c_c0 + 3)] = ((x[3] * alpha) + b[3]) - (r_[0] * 2.0f);
-    if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + t2c_c0] = ((x[4] * alpha) + b[0]) - (r_[1] * 2.0f);
-    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 1)] = ((x[5] * alpha) + b[1]) - (r_[1] * 2.0f);
-    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 2)] = ((x[6] * alpha) + b[2]) - (r_[1] * 2.0f);
-    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 48 + (t2c_c0 + 3)] = ((x[7] * alpha) + b[3]) - (r_[1] * 2.0f);
-    if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + t2c_c0] = ((x[8] * alpha) + b[0]) - (r_[2] * 2.0f);
-    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 1)] = ((x[9] * alpha) + b[1]) - (r_[2] * 2.0f);
-    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 2)] = ((x[10] * alpha) + b[2]) - (r_[2] * 2.0f);
-    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 16) < M) Y[(m0 + t2c_r0 + 16) * 48 + (t2c_c0 + 3)] = ((x[11] * alpha) + b[3]) - (r_[2] * 2.0f);
-    if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + t2c_c0] = ((x[12] * alpha) + b[0]) - (r_[3] * 2.0f);
-    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 1)] = ((x[13] * alpha) + b[1]) - (r_[3] * 2.0f);
-    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 2)] = ((x[14] * alpha) + b[2]) - (r_[3] * 2.0f);
-    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 24) < M) Y[(m0 + t2c_r0 + 24) * 48 + (t2c_c0 + 3)] = ((x[15] * alpha) + b[3]) - (r_[3] * 2.0f);
+    if (t2c_c0 < 48 && (m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 48 + t2c_c0] = ((x[0] * alpha) + b[0]) - (r_[0] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 48 + (t2c_c0 + 1)] = ((x[1] * alpha) + b[1]) - (r_[0] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 48 + (t2c_c0 + 2)] = ((x[2] * alpha) + b[2]) - (r_[0] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 48 + (t2c_c0 + 3)] = ((x[3] * alpha) + b[3]) - (r_[0] * 2.0f);
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 48 + t2c_c0] = ((x[4] * alpha) + b[0]) - (r_[1] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 48 + (t2c_c0 + 1)] = ((x[5] * alpha) + b[1]) - (r_[1] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 48 + (t2c_c0 + 2)] = ((x[6] * alpha) + b[2]) - (r_[1] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 48 + (t2c_c0 + 3)] = ((x[7] * alpha) + b[3]) - (r_[1] * 2.0f);
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 16) < M) Y[((long long)(m0 + t2c_r0 + 16)) * 48 + t2c_c0] = ((x[8] * alpha) + b[0]) - (r_[2] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 16) < M) Y[((long long)(m0 + t2c_r0 + 16)) * 48 + (t2c_c0 + 1)] = ((x[9] * alpha) + b[1]) - (r_[2] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 16) < M) Y[((long long)(m0 + t2c_r0 + 16)) * 48 + (t2c_c0 + 2)] = ((x[10] * alpha) + b[2]) - (r_[2] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 16) < M) Y[((long long)(m0 + t2c_r0 + 16)) * 48 + (t2c_c0 + 3)] = ((x[11] * alpha) + b[3]) - (r_[2] * 2.0f);
+    if (t2c_c0 < 48 && (m0 + t2c_r0 + 24) < M) Y[((long long)(m0 + t2c_r0 + 24)) * 48 + t2c_c0] = ((x[12] * alpha) + b[0]) - (r_[3] * 2.0f);
+    if (t2c_c0 + 1 < 48 && (m0 + t2c_r0 + 24) < M) Y[((long long)(m0 + t2c_r0 + 24)) * 48 + (t2c_c0 + 1)] = ((x[13] * alpha) + b[1]) - (r_[3] * 2.0f);
+    if (t2c_c0 + 2 < 48 && (m0 + t2c_r0 + 24) < M) Y[((long long)(m0 + t2c_r0 + 24)) * 48 + (t2c_c0 + 2)] = ((x[14] * alpha) + b[2]) - (r_[3] * 2.0f);
+    if (t2c_c0 + 3 < 48 && (m0 + t2c_r0 + 24) < M) Y[((long long)(m0 + t2c_r0 + 24)) * 48 + (t2c_c0 + 3)] = ((x[15] * alpha) + b[3]) - (r_[3] * 2.0f);
   }
 }

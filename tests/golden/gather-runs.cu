@@ -221,7 +221,7 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     acc[2] += t2c_v6[2];
     acc[3] += t2c_v6[3];
     // gather-runs.tl:15: O[b :+ 1, 0 :+ 64] = acc
-    if (t2c_r1 == 0) t2c::stg_vec<4>(O + b * 64 + t2c_c1, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    if (t2c_r1 == 0) t2c::stg_vec<4>(O + ((long long)b) * 64 + t2c_c1, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
   } else {
     // gather-runs.tl:8: var b = ctx.block.x
     int b = (int)blockIdx.x;
@@ -392,10 +392,10 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     acc[2] += t2c_v6[2];
     acc[3] += t2c_v6[3];
     // gather-runs.tl:15: O[b :+ 1, 0 :+ 64] = acc
-    if (t2c_r1 == 0) O[b * 64 + t2c_c1] = acc[0];
-    if (t2c_r1 == 0) O[b * 64 + (t2c_c1 + 1)] = acc[1];
-    if (t2c_r1 == 0) O[b * 64 + (t2c_c1 + 2)] = acc[2];
-    if (t2c_r1 == 0) O[b * 64 + (t2c_c1 + 3)] = acc[3];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + t2c_c1] = acc[0];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 1)] = acc[1];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 2)] = acc[2];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 3)] = acc[3];
   }
 }
 
@@ -426,7 +426,7 @@ cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restri
     t2c_v1[7] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
     float t2c_v2[8];
     if ((t0 + t2c_r0) < T) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(K + (t0 + t2c_r0) * 64 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(K + ((long long)(t0 + t2c_r0)) * 64 + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
       t2c_v2[2] = t2c_w0.v[2];
@@ -438,7 +438,7 @@ cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restri
       t2c_v2[3] = 0.0f;
     }
     if ((t0 + t2c_r0 + 8) < T) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(K + (t0 + t2c_r0 + 8) * 64 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(K + ((long long)(t0 + t2c_r0 + 8)) * 64 + t2c_c0);
       t2c_v2[4] = t2c_w1.v[0];
       t2c_v2[5] = t2c_w1.v[1];
       t2c_v2[6] = t2c_w1.v[2];
@@ -449,8 +449,8 @@ cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restri
       t2c_v2[6] = 0.0f;
       t2c_v2[7] = 0.0f;
     }
-    if ((unsigned)(t2c_v1[0]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) t2c::stg_vec<4>(KC + t2c_v1[0] * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    if ((unsigned)(t2c_v1[4]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) t2c::stg_vec<4>(KC + t2c_v1[4] * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    if ((unsigned)(t2c_v1[0]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) t2c::stg_vec<4>(KC + ((long long)t2c_v1[0]) * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    if ((unsigned)(t2c_v1[4]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) t2c::stg_vec<4>(KC + ((long long)t2c_v1[4]) * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
   } else {
     // gather-runs.tl:21: var t0 = ctx.block.x * 16
     int t0 = (int)blockIdx.x * 16;
@@ -465,21 +465,21 @@ cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restri
     t2c_v1[6] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
     t2c_v1[7] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
     float t2c_v2[8];
-    t2c_v2[0] = ((t0 + t2c_r0) < T ? K[(t0 + t2c_r0) * 64 + t2c_c0] : 0.0f);
-    t2c_v2[1] = ((t0 + t2c_r0) < T ? K[(t0 + t2c_r0) * 64 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = ((t0 + t2c_r0) < T ? K[(t0 + t2c_r0) * 64 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = ((t0 + t2c_r0) < T ? K[(t0 + t2c_r0) * 64 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[4] = ((t0 + t2c_r0 + 8) < T ? K[(t0 + t2c_r0 + 8) * 64 + t2c_c0] : 0.0f);
-    t2c_v2[5] = ((t0 + t2c_r0 + 8) < T ? K[(t0 + t2c_r0 + 8) * 64 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[6] = ((t0 + t2c_r0 + 8) < T ? K[(t0 + t2c_r0 + 8) * 64 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[7] = ((t0 + t2c_r0 + 8) < T ? K[(t0 + t2c_r0 + 8) * 64 + (t2c_c0 + 3)] : 0.0f);
-    if ((unsigned)(t2c_v1[0]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) KC[t2c_v1[0] * 64 + t2c_c0] = t2c_v2[0];
-    if ((unsigned)(t2c_v1[1]) < (unsigned)NS && (unsigned)(t2c_c0 + 1) < (unsigned)64) KC[t2c_v1[1] * 64 + (t2c_c0 + 1)] = t2c_v2[1];
-    if ((unsigned)(t2c_v1[2]) < (unsigned)NS && (unsigned)(t2c_c0 + 2) < (unsigned)64) KC[t2c_v1[2] * 64 + (t2c_c0 + 2)] = t2c_v2[2];
-    if ((unsigned)(t2c_v1[3]) < (unsigned)NS && (unsigned)(t2c_c0 + 3) < (unsigned)64) KC[t2c_v1[3] * 64 + (t2c_c0 + 3)] = t2c_v2[3];
-    if ((unsigned)(t2c_v1[4]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) KC[t2c_v1[4] * 64 + t2c_c0] = t2c_v2[4];
-    if ((unsigned)(t2c_v1[5]) < (unsigned)NS && (unsigned)(t2c_c0 + 1) < (unsigned)64) KC[t2c_v1[5] * 64 + (t2c_c0 + 1)] = t2c_v2[5];
-    if ((unsigned)(t2c_v1[6]) < (unsigned)NS && (unsigned)(t2c_c0 + 2) < (unsigned)64) KC[t2c_v1[6] * 64 + (t2c_c0 + 2)] = t2c_v2[6];
-    if ((unsigned)(t2c_v1[7]) < (unsigned)NS && (unsigned)(t2c_c0 + 3) < (unsigned)64) KC[t2c_v1[7] * 64 + (t2c_c0 + 3)] = t2c_v2[7];
+    t2c_v2[0] = ((t0 + t2c_r0) < T ? K[((long long)(t0 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+    t2c_v2[1] = ((t0 + t2c_r0) < T ? K[((long long)(t0 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[2] = ((t0 + t2c_r0) < T ? K[((long long)(t0 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[3] = ((t0 + t2c_r0) < T ? K[((long long)(t0 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[4] = ((t0 + t2c_r0 + 8) < T ? K[((long long)(t0 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+    t2c_v2[5] = ((t0 + t2c_r0 + 8) < T ? K[((long long)(t0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[6] = ((t0 + t2c_r0 + 8) < T ? K[((long long)(t0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[7] = ((t0 + t2c_r0 + 8) < T ? K[((long long)(t0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+    if ((unsigned)(t2c_v1[0]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) KC[((long long)t2c_v1[0]) * 64 + t2c_c0] = t2c_v2[0];
+    if ((unsigned)(t2c_v1[1]) < (unsigned)NS && (unsigned)(t2c_c0 + 1) < (unsigned)64) KC[((long long)t2c_v1[1]) * 64 + (t2c_c0 + 1)] = t2c_v2[1];
+    if ((unsigned)(t2c_v1[2]) < (unsigned)NS && (unsigned)(t2c_c0 + 2) < (unsigned)64) KC[((long long)t2c_v1[2]) * 64 + (t2c_c0 + 2)] = t2c_v2[2];
+    if ((unsigned)(t2c_v1[3]) < (unsigned)NS && (unsigned)(t2c_c0 + 3) < (unsigned)64) KC[((long long)t2c_v1[3]) * 64 + (t2c_c0 + 3)] = t2c_v2[3];
+    if ((unsigned)(t2c_v1[4]) < (unsigned)NS && (unsigned)(t2c_c0) < (unsigned)64) KC[((long long)t2c_v1[4]) * 64 + t2c_c0] = t2c_v2[4];
+    if ((unsigned)(t2c_v1[5]) < (unsigned)NS && (unsigned)(t2c_c0 + 1) < (unsigned)64) KC[((long long)t2c_v1[5]) * 64 + (t2c_c0 + 1)] = t2c_v2[5];
+    if ((unsigned)(t2c_v1[6]) < (unsigned)NS && (unsigned)(t2c_c0 + 2) < (unsigned)64) KC[((long long)t2c_v1[6]) * 64 + (t2c_c0 + 2)] = t2c_v2[6];
+    if ((unsigned)(t2c_v1[7]) < (unsigned)NS && (unsigned)(t2c_c0 + 3) < (unsigned)64) KC[((long long)t2c_v1[7]) * 64 + (t2c_c0 + 3)] = t2c_v2[7];
   }
 }

@@ -56,7 +56,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
     t2c_v1[31] = ((unsigned)(n0 + (t2c_r0 + 112)) < (unsigned)N ? I[n0 + (t2c_r0 + 112)] : 0);
     float t2c_v2[32];
     if ((unsigned)(t2c_v1[0]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + t2c_v1[0] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[0]) * 32 + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
       t2c_v2[2] = t2c_w0.v[2];
@@ -68,7 +68,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[3] = -1.0f;
     }
     if ((unsigned)(t2c_v1[4]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + t2c_v1[4] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[4]) * 32 + t2c_c0);
       t2c_v2[4] = t2c_w1.v[0];
       t2c_v2[5] = t2c_w1.v[1];
       t2c_v2[6] = t2c_w1.v[2];
@@ -80,7 +80,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[7] = -1.0f;
     }
     if ((unsigned)(t2c_v1[8]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + t2c_v1[8] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[8]) * 32 + t2c_c0);
       t2c_v2[8] = t2c_w2.v[0];
       t2c_v2[9] = t2c_w2.v[1];
       t2c_v2[10] = t2c_w2.v[2];
@@ -92,7 +92,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[11] = -1.0f;
     }
     if ((unsigned)(t2c_v1[12]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + t2c_v1[12] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[12]) * 32 + t2c_c0);
       t2c_v2[12] = t2c_w3.v[0];
       t2c_v2[13] = t2c_w3.v[1];
       t2c_v2[14] = t2c_w3.v[2];
@@ -104,7 +104,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[15] = -1.0f;
     }
     if ((unsigned)(t2c_v1[16]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + t2c_v1[16] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[16]) * 32 + t2c_c0);
       t2c_v2[16] = t2c_w4.v[0];
       t2c_v2[17] = t2c_w4.v[1];
       t2c_v2[18] = t2c_w4.v[2];
@@ -116,7 +116,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[19] = -1.0f;
     }
     if ((unsigned)(t2c_v1[20]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + t2c_v1[20] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[20]) * 32 + t2c_c0);
       t2c_v2[20] = t2c_w5.v[0];
       t2c_v2[21] = t2c_w5.v[1];
       t2c_v2[22] = t2c_w5.v[2];
@@ -128,7 +128,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[23] = -1.0f;
     }
     if ((unsigned)(t2c_v1[24]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + t2c_v1[24] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[24]) * 32 + t2c_c0);
       t2c_v2[24] = t2c_w6.v[0];
       t2c_v2[25] = t2c_w6.v[1];
       t2c_v2[26] = t2c_w6.v[2];
@@ -140,7 +140,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[27] = -1.0f;
     }
     if ((unsigned)(t2c_v1[28]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
-      const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + t2c_v1[28] * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[28]) * 32 + t2c_c0);
       t2c_v2[28] = t2c_w7.v[0];
       t2c_v2[29] = t2c_w7.v[1];
       t2c_v2[30] = t2c_w7.v[2];
@@ -151,14 +151,14 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[30] = -1.0f;
       t2c_v2[31] = -1.0f;
     }
-    if ((n0 + t2c_r0) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    if ((n0 + t2c_r0 + 16) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 16) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
-    if ((n0 + t2c_r0 + 32) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 32) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11]}});
-    if ((n0 + t2c_r0 + 48) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 48) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
-    if ((n0 + t2c_r0 + 64) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 64) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[16], t2c_v2[17], t2c_v2[18], t2c_v2[19]}});
-    if ((n0 + t2c_r0 + 80) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 80) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[20], t2c_v2[21], t2c_v2[22], t2c_v2[23]}});
-    if ((n0 + t2c_r0 + 96) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 96) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[24], t2c_v2[25], t2c_v2[26], t2c_v2[27]}});
-    if ((n0 + t2c_r0 + 112) < N) t2c::stg_vec<4>(O + (n0 + t2c_r0 + 112) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[28], t2c_v2[29], t2c_v2[30], t2c_v2[31]}});
+    if ((n0 + t2c_r0) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    if ((n0 + t2c_r0 + 16) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0 + 16)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    if ((n0 + t2c_r0 + 32) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0 + 32)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11]}});
+    if ((n0 + t2c_r0 + 48) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0 + 48)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    if ((n0 + t2c_r0 + 64) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0 + 64)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[16], t2c_v2[17], t2c_v2[18], t2c_v2[19]}});
+    if ((n0 + t2c_r0 + 80) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0 + 80)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[20], t2c_v2[21], t2c_v2[22], t2c_v2[23]}});
+    if ((n0 + t2c_r0 + 96) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0 + 96)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[24], t2c_v2[25], t2c_v2[26], t2c_v2[27]}});
+    if ((n0 + t2c_r0 + 112) < N) t2c::stg_vec<4>(O + ((long long)(n0 + t2c_r0 + 112)) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[28], t2c_v2[29], t2c_v2[30], t2c_v2[31]}});
     // gather-scatter.tl:11: var x = pad(X[n0 :+ 128], -1)         // -1 past N: H[-1] and P[-1] are not touched
     int x[1];
     x[0] = ((n0 + t2c_c1) < N ? X[n0 + t2c_c1] : -1);
@@ -206,70 +206,70 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
     t2c_v1[30] = ((unsigned)(n0 + (t2c_r0 + 112)) < (unsigned)N ? I[n0 + (t2c_r0 + 112)] : 0);
     t2c_v1[31] = ((unsigned)(n0 + (t2c_r0 + 112)) < (unsigned)N ? I[n0 + (t2c_r0 + 112)] : 0);
     float t2c_v2[32];
-    t2c_v2[0] = ((unsigned)(t2c_v1[0]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[0] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[1] = ((unsigned)(t2c_v1[1]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[1] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[2] = ((unsigned)(t2c_v1[2]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[2] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[3] = ((unsigned)(t2c_v1[3]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[3] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[4] = ((unsigned)(t2c_v1[4]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[4] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[5] = ((unsigned)(t2c_v1[5]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[5] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[6] = ((unsigned)(t2c_v1[6]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[6] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[7] = ((unsigned)(t2c_v1[7]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[7] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[8] = ((unsigned)(t2c_v1[8]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[8] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[9] = ((unsigned)(t2c_v1[9]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[9] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[10] = ((unsigned)(t2c_v1[10]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[10] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[11] = ((unsigned)(t2c_v1[11]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[11] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[12] = ((unsigned)(t2c_v1[12]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[12] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[13] = ((unsigned)(t2c_v1[13]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[13] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[14] = ((unsigned)(t2c_v1[14]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[14] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[15] = ((unsigned)(t2c_v1[15]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[15] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[16] = ((unsigned)(t2c_v1[16]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[16] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[17] = ((unsigned)(t2c_v1[17]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[17] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[18] = ((unsigned)(t2c_v1[18]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[18] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[19] = ((unsigned)(t2c_v1[19]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[19] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[20] = ((unsigned)(t2c_v1[20]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[20] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[21] = ((unsigned)(t2c_v1[21]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[21] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[22] = ((unsigned)(t2c_v1[22]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[22] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[23] = ((unsigned)(t2c_v1[23]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[23] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[24] = ((unsigned)(t2c_v1[24]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[24] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[25] = ((unsigned)(t2c_v1[25]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[25] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[26] = ((unsigned)(t2c_v1[26]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[26] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[27] = ((unsigned)(t2c_v1[27]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[27] * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[28] = ((unsigned)(t2c_v1[28]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[t2c_v1[28] * 32 + t2c_c0] : -1.0f);
-    t2c_v2[29] = ((unsigned)(t2c_v1[29]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[t2c_v1[29] * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[30] = ((unsigned)(t2c_v1[30]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[t2c_v1[30] * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[31] = ((unsigned)(t2c_v1[31]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[t2c_v1[31] * 32 + (t2c_c0 + 3)] : -1.0f);
-    if ((n0 + t2c_r0) < N) O[(n0 + t2c_r0) * 32 + t2c_c0] = t2c_v2[0];
-    if ((n0 + t2c_r0) < N) O[(n0 + t2c_r0) * 32 + (t2c_c0 + 1)] = t2c_v2[1];
-    if ((n0 + t2c_r0) < N) O[(n0 + t2c_r0) * 32 + (t2c_c0 + 2)] = t2c_v2[2];
-    if ((n0 + t2c_r0) < N) O[(n0 + t2c_r0) * 32 + (t2c_c0 + 3)] = t2c_v2[3];
-    if ((n0 + t2c_r0 + 16) < N) O[(n0 + t2c_r0 + 16) * 32 + t2c_c0] = t2c_v2[4];
-    if ((n0 + t2c_r0 + 16) < N) O[(n0 + t2c_r0 + 16) * 32 + (t2c_c0 + 1)] = t2c_v2[5];
-    if ((n0 + t2c_r0 + 16) < N) O[(n0 + t2c_r0 + 16) * 32 + (t2c_c0 + 2)] = t2c_v2[6];
-    if ((n0 + t2c_r0 + 16) < N) O[(n0 + t2c_r0 + 16) * 32 + (t2c_c0 + 3)] = t2c_v2[7];
-    if ((n0 + t2c_r0 + 32) < N) O[(n0 + t2c_r0 + 32) * 32 + t2c_c0] = t2c_v2[8];
-    if ((n0 + t2c_r0 + 32) < N) O[(n0 + t2c_r0 + 32) * 32 + (t2c_c0 + 1)] = t2c_v2[9];
-    if ((n0 + t2c_r0 + 32) < N) O[(n0 + t2c_r0 + 32) * 32 + (t2c_c0 + 2)] = t2c_v2[10];
-    if ((n0 + t2c_r0 + 32) < N) O[(n0 + t2c_r0 + 32) * 32 + (t2c_c0 + 3)] = t2c_v2[11];
-    if ((n0 + t2c_r0 + 48) < N) O[(n0 + t2c_r0 + 48) * 32 + t2c_c0] = t2c_v2[12];
-    if ((n0 + t2c_r0 + 48) < N) O[(n0 + t2c_r0 + 48) * 32 + (t2c_c0 + 1)] = t2c_v2[13];
-    if ((n0 + t2c_r0 + 48) < N) O[(n0 + t2c_r0 + 48) * 32 + (t2c_c0 + 2)] = t2c_v2[14];
-    if ((n0 + t2c_r0 + 48) < N) O[(n0 + t2c_r0 + 48) * 32 + (t2c_c0 + 3)] = t2c_v2[15];
-    if ((n0 + t2c_r0 + 64) < N) O[(n0 + t2c_r0 + 64) * 32 + t2c_c0] = t2c_v2[16];
-    if ((n0 + t2c_r0 + 64) < N) O[(n0 + t2c_r0 + 64) * 32 + (t2c_c0 + 1)] = t2c_v2[17];
-    if ((n0 + t2c_r0 + 64) < N) O[(n0 + t2c_r0 + 64) * 32 + (t2c_c0 + 2)] = t2c_v2[18];
-    if ((n0 + t2c_r0 + 64) < N) O[(n0 + t2c_r0 + 64) * 32 + (t2c_c0 + 3)] = t2c_v2[19];
-    if ((n0 + t2c_r0 + 80) < N) O[(n0 + t2c_r0 + 80) * 32 + t2c_c0] = t2c_v2[20];
-    if ((n0 + t2c_r0 + 80) < N) O[(n0 + t2c_r0 + 80) * 32 + (t2c_c0 + 1)] = t2c_v2[21];
-    if ((n0 + t2c_r0 + 80) < N) O[(n0 + t2c_r0 + 80) * 32 + (t2c_c0 + 2)] = t2c_v2[22];
-    if ((n0 + t2c_r0 + 80) < N) O[(n0 + t2c_r0 + 80) * 32 + (t2c_c0 + 3)] = t2c_v2[23];
-    if ((n0 + t2c_r0 + 96) < N) O[(n0 + t2c_r0 + 96) * 32 + t2c_c0] = t2c_v2[24];
-    if ((n0 + t2c_r0 + 96) < N) O[(n0 + t2c_r0 + 96) * 32 + (t2c_c0 + 1)] = t2c_v2[25];
-    if ((n0 + t2c_r0 + 96) < N) O[(n0 + t2c_r0 + 96) * 32 + (t2c_c0 + 2)] = t2c_v2[26];
-    if ((n0 + t2c_r0 + 96) < N) O[(n0 + t2c_r0 + 96) * 32 + (t2c_c0 + 3)] = t2c_v2[27];
-    if ((n0 + t2c_r0 + 112) < N) O[(n0 + t2c_r0 + 112) * 32 + t2c_c0] = t2c_v2[28];
-    if ((n0 + t2c_r0 + 112) < N) O[(n0 + t2c_r0 + 112) * 32 + (t2c_c0 + 1)] = t2c_v2[29];
-    if ((n0 + t2c_r0 + 112) < N) O[(n0 + t2c_r0 + 112) * 32 + (t2c_c0 + 2)] = t2c_v2[30];
-    if ((n0 + t2c_r0 + 112) < N) O[(n0 + t2c_r0 + 112) * 32 + (t2c_c0 + 3)] = t2c_v2[31];
+    t2c_v2[0] = ((unsigned)(t2c_v1[0]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[0]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[1] = ((unsigned)(t2c_v1[1]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[1]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[2] = ((unsigned)(t2c_v1[2]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[2]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[3] = ((unsigned)(t2c_v1[3]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[3]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[4] = ((unsigned)(t2c_v1[4]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[4]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[5] = ((unsigned)(t2c_v1[5]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[5]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[6] = ((unsigned)(t2c_v1[6]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[6]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[7] = ((unsigned)(t2c_v1[7]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[7]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[8] = ((unsigned)(t2c_v1[8]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[8]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[9] = ((unsigned)(t2c_v1[9]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[9]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[10] = ((unsigned)(t2c_v1[10]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[10]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[11] = ((unsigned)(t2c_v1[11]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[11]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[12] = ((unsigned)(t2c_v1[12]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[12]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[13] = ((unsigned)(t2c_v1[13]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[13]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[14] = ((unsigned)(t2c_v1[14]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[14]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[15] = ((unsigned)(t2c_v1[15]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[15]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[16] = ((unsigned)(t2c_v1[16]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[16]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[17] = ((unsigned)(t2c_v1[17]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[17]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[18] = ((unsigned)(t2c_v1[18]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[18]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[19] = ((unsigned)(t2c_v1[19]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[19]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[20] = ((unsigned)(t2c_v1[20]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[20]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[21] = ((unsigned)(t2c_v1[21]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[21]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[22] = ((unsigned)(t2c_v1[22]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[22]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[23] = ((unsigned)(t2c_v1[23]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[23]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[24] = ((unsigned)(t2c_v1[24]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[24]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[25] = ((unsigned)(t2c_v1[25]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[25]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[26] = ((unsigned)(t2c_v1[26]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[26]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[27] = ((unsigned)(t2c_v1[27]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[27]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[28] = ((unsigned)(t2c_v1[28]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[28]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[29] = ((unsigned)(t2c_v1[29]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[29]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[30] = ((unsigned)(t2c_v1[30]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[30]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[31] = ((unsigned)(t2c_v1[31]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[31]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    if ((n0 + t2c_r0) < N) O[((long long)(n0 + t2c_r0)) * 32 + t2c_c0] = t2c_v2[0];
+    if ((n0 + t2c_r0) < N) O[((long long)(n0 + t2c_r0)) * 32 + (t2c_c0 + 1)] = t2c_v2[1];
+    if ((n0 + t2c_r0) < N) O[((long long)(n0 + t2c_r0)) * 32 + (t2c_c0 + 2)] = t2c_v2[2];
+    if ((n0 + t2c_r0) < N) O[((long long)(n0 + t2c_r0)) * 32 + (t2c_c0 + 3)] = t2c_v2[3];
+    if ((n0 + t2c_r0 + 16) < N) O[((long long)(n0 + t2c_r0 + 16)) * 32 + t2c_c0] = t2c_v2[4];
+    if ((n0 + t2c_r0 + 16) < N) O[((long long)(n0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 1)] = t2c_v2[5];
+    if ((n0 + t2c_r0 + 16) < N) O[((long long)(n0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 2)] = t2c_v2[6];
+    if ((n0 + t2c_r0 + 16) < N) O[((long long)(n0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 3)] = t2c_v2[7];
+    if ((n0 + t2c_r0 + 32) < N) O[((long long)(n0 + t2c_r0 + 32)) * 32 + t2c_c0] = t2c_v2[8];
+    if ((n0 + t2c_r0 + 32) < N) O[((long long)(n0 + t2c_r0 + 32)) * 32 + (t2c_c0 + 1)] = t2c_v2[9];
+    if ((n0 + t2c_r0 + 32) < N) O[((long long)(n0 + t2c_r0 + 32)) * 32 + (t2c_c0 + 2)] = t2c_v2[10];
+    if ((n0 + t2c_r0 + 32) < N) O[((long long)(n0 + t2c_r0 + 32)) * 32 + (t2c_c0 + 3)] = t2c_v2[11];
+    if ((n0 + t2c_r0 + 48) < N) O[((long long)(n0 + t2c_r0 + 48)) * 32 + t2c_c0] = t2c_v2[12];
+    if ((n0 + t2c_r0 + 48) < N) O[((long long)(n0 + t2c_r0 + 48)) * 32 + (t2c_c0 + 1)] = t2c_v2[13];
+    if ((n0 + t2c_r0 + 48) < N) O[((long long)(n0 + t2c_r0 + 48)) * 32 + (t2c_c0 + 2)] = t2c_v2[14];
+    if ((n0 + t2c_r0 + 48) < N) O[((long long)(n0 + t2c_r0 + 48)) * 32 + (t2c_c0 + 3)] = t2c_v2[15];
+    if ((n0 + t2c_r0 + 64) < N) O[((long long)(n0 + t2c_r0 + 64)) * 32 + t2c_c0] = t2c_v2[16];
+    if ((n0 + t2c_r0 + 64) < N) O[((long long)(n0 + t2c_r0 + 64)) * 32 + (t2c_c0 + 1)] = t2c_v2[17];
+    if ((n0 + t2c_r0 + 64) < N) O[((long long)(n0 + t2c_r0 + 64)) * 32 + (t2c_c0 + 2)] = t2c_v2[18];
+    if ((n0 + t2c_r0 + 64) < N) O[((long long)(n0 + t2c_r0 + 64)) * 32 + (t2c_c0 + 3)] = t2c_v2[19];
+    if ((n0 + t2c_r0 + 80) < N) O[((long long)(n0 + t2c_r0 + 80)) * 32 + t2c_c0] = t2c_v2[20];
+    if ((n0 + t2c_r0 + 80) < N) O[((long long)(n0 + t2c_r0 + 80)) * 32 + (t2c_c0 + 1)] = t2c_v2[21];
+    if ((n0 + t2c_r0 + 80) < N) O[((long long)(n0 + t2c_r0 + 80)) * 32 + (t2c_c0 + 2)] = t2c_v2[22];
+    if ((n0 + t2c_r0 + 80) < N) O[((long long)(n0 + t2c_r0 + 80)) * 32 + (t2c_c0 + 3)] = t2c_v2[23];
+    if ((n0 + t2c_r0 + 96) < N) O[((long long)(n0 + t2c_r0 + 96)) * 32 + t2c_c0] = t2c_v2[24];
+    if ((n0 + t2c_r0 + 96) < N) O[((long long)(n0 + t2c_r0 + 96)) * 32 + (t2c_c0 + 1)] = t2c_v2[25];
+    if ((n0 + t2c_r0 + 96) < N) O[((long long)(n0 + t2c_r0 + 96)) * 32 + (t2c_c0 + 2)] = t2c_v2[26];
+    if ((n0 + t2c_r0 + 96) < N) O[((long long)(n0 + t2c_r0 + 96)) * 32 + (t2c_c0 + 3)] = t2c_v2[27];
+    if ((n0 + t2c_r0 + 112) < N) O[((long long)(n0 + t2c_r0 + 112)) * 32 + t2c_c0] = t2c_v2[28];
+    if ((n0 + t2c_r0 + 112) < N) O[((long long)(n0 + t2c_r0 + 112)) * 32 + (t2c_c0 + 1)] = t2c_v2[29];
+    if ((n0 + t2c_r0 + 112) < N) O[((long long)(n0 + t2c_r0 + 112)) * 32 + (t2c_c0 + 2)] = t2c_v2[30];
+    if ((n0 + t2c_r0 + 112) < N) O[((long long)(n0 + t2c_r0 + 112)) * 32 + (t2c_c0 + 3)] = t2c_v2[31];
     // gather-scatter.tl:11: var x = pad(X[n0 :+ 128], -1)         // -1 past N: H[-1] and P[-1] are not touched
     int x[1];
     x[0] = ((n0 + t2c_c1) < N ? X[n0 + t2c_c1] : -1);

@@ -15,7 +15,7 @@ kv_append(const __half *__restrict__ Kn, const long long *__restrict__ Pos, __ha
   int b = (int)blockIdx.x;
   // index-i64-bounds.tl:9: Kc[b, Pos[b], 0 :+ 64] = Kn[b, 0 :+ 64]
   __half t2c_v1[1];
-  t2c_v1[0] = Kn[b * 64 + t2c_c0];
+  t2c_v1[0] = Kn[((long long)b) * 64 + t2c_c0];
   if ((unsigned long long)(Pos[b]) < (unsigned long long)S) Kc[(((long long)b) * S + Pos[b]) * 64 + t2c_c0] = t2c_v1[0];
   // index-i64-bounds.tl:10: O[b, 0 :+ 64] = E[I[0 :+ 64]] + E[J[0 :+ 64]]
   int t2c_v2[1];
@@ -26,5 +26,5 @@ kv_append(const __half *__restrict__ Kn, const long long *__restrict__ Pos, __ha
   t2c_v4[0] = J[t2c_c0];
   float t2c_v5[1];
   t2c_v5[0] = ((unsigned long long)(t2c_v4[0]) < (unsigned long long)V ? E[t2c_v4[0]] : 0.0f);
-  O[b * 64 + t2c_c0] = t2c_v3[0] + t2c_v5[0];
+  O[((long long)b) * 64 + t2c_c0] = t2c_v3[0] + t2c_v5[0];
 }

@@ -145,8 +145,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     unsigned char t2c_v4[2];
     t2c_v4[0] = t2c::cvt<unsigned char>(t2c_v3[0]);
     t2c_v4[1] = t2c::cvt<unsigned char>(t2c_v3[1]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 0] = t2c::cvt<int>(t2c_v4[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 0] = t2c::cvt<int>(t2c_v4[0]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
     // int8-arithmetic-wraps.tl:12: R[m0 :+ 16, 2 :+ 1] = i32(rowmin(0 - b))
     int t2c_v5[2];
     int t2c_v5_t[6];  // partials: each row's elements in 4 chains
@@ -174,8 +174,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v6[0] = t2c::cvt<unsigned char>(t2c_v5[0]);
     t2c_v6[1] = t2c::cvt<unsigned char>(t2c_v5[1]);
     __syncthreads();  // R: written at line 11, overwritten here by other threads
-    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 2] = t2c::cvt<int>(t2c_v6[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 2] = t2c::cvt<int>(t2c_v6[0]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
     // int8-arithmetic-wraps.tl:13: R[m0 :+ 16, 3 :+ 1] = rowsum(where(b * 2 > 100, 1, 0))
     int t2c_v7[2];
     t2c_v7[0] = (((unsigned char)(b[0] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
@@ -197,8 +197,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v7[0] = t2c::fold_sum<8>(t2c_v7[0]);
     t2c_v7[1] = t2c::fold_sum<8>(t2c_v7[1]);
     __syncthreads();  // R: written at line 12, overwritten here by other threads
-    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 3] = t2c_v7[0];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 3] = t2c_v7[1];
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 3] = t2c_v7[0];
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 3] = t2c_v7[1];
     // int8-arithmetic-wraps.tl:14: S[m0 :+ 16, 0 :+ 64] = (b + 100) / 3 + (~b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[0] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[0])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[1] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[1])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[2] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[2])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[3] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[3])) >> (unsigned char)1)))}});
     if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32), t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)))}});
@@ -274,8 +274,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     unsigned char t2c_v4[2];
     t2c_v4[0] = t2c::cvt<unsigned char>(t2c_v3[0]);
     t2c_v4[1] = t2c::cvt<unsigned char>(t2c_v3[1]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 0] = t2c::cvt<int>(t2c_v4[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 0] = t2c::cvt<int>(t2c_v4[0]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 0] = t2c::cvt<int>(t2c_v4[1]);
     // int8-arithmetic-wraps.tl:12: R[m0 :+ 16, 2 :+ 1] = i32(rowmin(0 - b))
     int t2c_v5[2];
     int t2c_v5_t[6];  // partials: each row's elements in 4 chains
@@ -303,8 +303,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v6[0] = t2c::cvt<unsigned char>(t2c_v5[0]);
     t2c_v6[1] = t2c::cvt<unsigned char>(t2c_v5[1]);
     __syncthreads();  // R: written at line 11, overwritten here by other threads
-    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 2] = t2c::cvt<int>(t2c_v6[0]);
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 2] = t2c::cvt<int>(t2c_v6[0]);
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 2] = t2c::cvt<int>(t2c_v6[1]);
     // int8-arithmetic-wraps.tl:13: R[m0 :+ 16, 3 :+ 1] = rowsum(where(b * 2 > 100, 1, 0))
     int t2c_v7[2];
     t2c_v7[0] = (((unsigned char)(b[0] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0;
@@ -326,8 +326,8 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v7[0] = t2c::fold_sum<8>(t2c_v7[0]);
     t2c_v7[1] = t2c::fold_sum<8>(t2c_v7[1]);
     __syncthreads();  // R: written at line 12, overwritten here by other threads
-    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[(m0 + t2c_r0) * 4 + 3] = t2c_v7[0];
-    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[(m0 + t2c_r0 + 8) * 4 + 3] = t2c_v7[1];
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 3] = t2c_v7[0];
+    if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 3] = t2c_v7[1];
     // int8-arithmetic-wraps.tl:14: S[m0 :+ 16, 0 :+ 64] = (b + 100) / 3 + (~b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) S[((long long)(m0 + t2c_r0)) * N + t2c_c0] = (unsigned char)(((unsigned char)(((unsigned char)(b[0] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[0])) >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] = (unsigned char)(((unsigned char)(((unsigned char)(b[1] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[1])) >> (unsigned char)1)));

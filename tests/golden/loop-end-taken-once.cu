@@ -130,10 +130,10 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       cnt -= 1;
     }
     // loop-end-taken-once.tl:21: O[m0 :+ 16, 0 :+ 64] = acc + f32(cnt)
-    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0] + t2c::cvt<float>(cnt), acc[1] + t2c::cvt<float>(cnt), acc[2] + t2c::cvt<float>(cnt), acc[3] + t2c::cvt<float>(cnt)}});
-    if ((m0 + t2c_r0 + 4) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0 + 4) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[4] + t2c::cvt<float>(cnt), acc[5] + t2c::cvt<float>(cnt), acc[6] + t2c::cvt<float>(cnt), acc[7] + t2c::cvt<float>(cnt)}});
-    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0 + 8) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[8] + t2c::cvt<float>(cnt), acc[9] + t2c::cvt<float>(cnt), acc[10] + t2c::cvt<float>(cnt), acc[11] + t2c::cvt<float>(cnt)}});
-    if ((m0 + t2c_r0 + 12) < M) t2c::stg_vec<4>(O + (m0 + t2c_r0 + 12) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[12] + t2c::cvt<float>(cnt), acc[13] + t2c::cvt<float>(cnt), acc[14] + t2c::cvt<float>(cnt), acc[15] + t2c::cvt<float>(cnt)}});
+    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(O + ((long long)(m0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0] + t2c::cvt<float>(cnt), acc[1] + t2c::cvt<float>(cnt), acc[2] + t2c::cvt<float>(cnt), acc[3] + t2c::cvt<float>(cnt)}});
+    if ((m0 + t2c_r0 + 4) < M) t2c::stg_vec<4>(O + ((long long)(m0 + t2c_r0 + 4)) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[4] + t2c::cvt<float>(cnt), acc[5] + t2c::cvt<float>(cnt), acc[6] + t2c::cvt<float>(cnt), acc[7] + t2c::cvt<float>(cnt)}});
+    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(O + ((long long)(m0 + t2c_r0 + 8)) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[8] + t2c::cvt<float>(cnt), acc[9] + t2c::cvt<float>(cnt), acc[10] + t2c::cvt<float>(cnt), acc[11] + t2c::cvt<float>(cnt)}});
+    if ((m0 + t2c_r0 + 12) < M) t2c::stg_vec<4>(O + ((long long)(m0 + t2c_r0 + 12)) * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[12] + t2c::cvt<float>(cnt), acc[13] + t2c::cvt<float>(cnt), acc[14] + t2c::cvt<float>(cnt), acc[15] + t2c::cvt<float>(cnt)}});
   } else {
     // loop-end-taken-once.tl:7: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -249,21 +249,21 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       cnt -= 1;
     }
     // loop-end-taken-once.tl:21: O[m0 :+ 16, 0 :+ 64] = acc + f32(cnt)
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 64 + t2c_c0] = acc[0] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 64 + (t2c_c0 + 1)] = acc[1] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 64 + (t2c_c0 + 2)] = acc[2] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0) < M) O[(m0 + t2c_r0) * 64 + (t2c_c0 + 3)] = acc[3] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 4) < M) O[(m0 + t2c_r0 + 4) * 64 + t2c_c0] = acc[4] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 4) < M) O[(m0 + t2c_r0 + 4) * 64 + (t2c_c0 + 1)] = acc[5] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 4) < M) O[(m0 + t2c_r0 + 4) * 64 + (t2c_c0 + 2)] = acc[6] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 4) < M) O[(m0 + t2c_r0 + 4) * 64 + (t2c_c0 + 3)] = acc[7] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 64 + t2c_c0] = acc[8] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 64 + (t2c_c0 + 1)] = acc[9] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 64 + (t2c_c0 + 2)] = acc[10] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 8) < M) O[(m0 + t2c_r0 + 8) * 64 + (t2c_c0 + 3)] = acc[11] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 12) < M) O[(m0 + t2c_r0 + 12) * 64 + t2c_c0] = acc[12] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 12) < M) O[(m0 + t2c_r0 + 12) * 64 + (t2c_c0 + 1)] = acc[13] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 12) < M) O[(m0 + t2c_r0 + 12) * 64 + (t2c_c0 + 2)] = acc[14] + t2c::cvt<float>(cnt);
-    if ((m0 + t2c_r0 + 12) < M) O[(m0 + t2c_r0 + 12) * 64 + (t2c_c0 + 3)] = acc[15] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 64 + t2c_c0] = acc[0] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = acc[1] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 2)] = acc[2] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0) < M) O[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 3)] = acc[3] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 4) < M) O[((long long)(m0 + t2c_r0 + 4)) * 64 + t2c_c0] = acc[4] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 4) < M) O[((long long)(m0 + t2c_r0 + 4)) * 64 + (t2c_c0 + 1)] = acc[5] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 4) < M) O[((long long)(m0 + t2c_r0 + 4)) * 64 + (t2c_c0 + 2)] = acc[6] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 4) < M) O[((long long)(m0 + t2c_r0 + 4)) * 64 + (t2c_c0 + 3)] = acc[7] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 64 + t2c_c0] = acc[8] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] = acc[9] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] = acc[10] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 8) < M) O[((long long)(m0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] = acc[11] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 12) < M) O[((long long)(m0 + t2c_r0 + 12)) * 64 + t2c_c0] = acc[12] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 12) < M) O[((long long)(m0 + t2c_r0 + 12)) * 64 + (t2c_c0 + 1)] = acc[13] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 12) < M) O[((long long)(m0 + t2c_r0 + 12)) * 64 + (t2c_c0 + 2)] = acc[14] + t2c::cvt<float>(cnt);
+    if ((m0 + t2c_r0 + 12) < M) O[((long long)(m0 + t2c_r0 + 12)) * 64 + (t2c_c0 + 3)] = acc[15] + t2c::cvt<float>(cnt);
   }
 }

@@ -23,7 +23,7 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
   if (t2c_fast) {
     // nvcc-unused-helpers.tl:7: var s = sum(X[0 :+ 4, 0 :+ 8])
     float t2c_v1[1];
-    t2c_v1[0] = (t2c_c0 < N ? X[t2c_r0 * N + t2c_c0] : 0.0f);
+    t2c_v1[0] = (t2c_c0 < N ? X[((long long)t2c_r0) * N + t2c_c0] : 0.0f);
     float t2c_v2[1];
     t2c_v2[0] = t2c_v1[0];
     t2c_v2[0] = t2c::fold_sum<32>(t2c_v2[0]);
@@ -65,7 +65,7 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     }
     // nvcc-unused-helpers.tl:16: var s1 = sum(X[0 :+ 1, 0 :+ 1])
     float t2c_v5[1] = {};
-    t2c_v5[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
+    t2c_v5[0] = (t2c_r2 < 1 && 0 < N ? X[((long long)t2c_r2) * N + 0] : 0.0f);
     float t2c_v6[1];
     t2c_v6[0] = (t2c_r2 < 1 ? t2c_v5[0] : 0.0f);
     t2c_v6[0] = t2c::fold_sum<32>(t2c_v6[0]);
@@ -80,15 +80,15 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v7[0];
     // nvcc-unused-helpers.tl:19: O[0 :+ 16, 0 :+ 8] = X[0 :+ 16, 0 :+ 1]
     float t2c_v8[1];
-    t2c_v8[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
-    if (t2c_c1 < N) t2c::stg_vec<4>(O + t2c_r1 * N + t2c_c1, t2c::Vec<float, 4>{{t2c_v8[0], t2c_v8[0], t2c_v8[0], t2c_v8[0]}});
+    t2c_v8[0] = (0 < N ? X[((long long)t2c_r1) * N + 0] : 0.0f);
+    if (t2c_c1 < N) t2c::stg_vec<4>(O + ((long long)t2c_r1) * N + t2c_c1, t2c::Vec<float, 4>{{t2c_v8[0], t2c_v8[0], t2c_v8[0], t2c_v8[0]}});
     // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
     __syncthreads();  // O: written at line 19, overwritten here by other threads
-    if ((8 + t2c_c1) < N) t2c::stg_vec<4>(O + t2c_r1 * N + (8 + t2c_c1), t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    if ((8 + t2c_c1) < N) t2c::stg_vec<4>(O + ((long long)t2c_r1) * N + (8 + t2c_c1), t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
   } else {
     // nvcc-unused-helpers.tl:7: var s = sum(X[0 :+ 4, 0 :+ 8])
     float t2c_v1[1];
-    t2c_v1[0] = (t2c_c0 < N ? X[t2c_r0 * N + t2c_c0] : 0.0f);
+    t2c_v1[0] = (t2c_c0 < N ? X[((long long)t2c_r0) * N + t2c_c0] : 0.0f);
     float t2c_v2[1];
     t2c_v2[0] = t2c_v1[0];
     t2c_v2[0] = t2c::fold_sum<32>(t2c_v2[0]);
@@ -128,7 +128,7 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     }
     // nvcc-unused-helpers.tl:16: var s1 = sum(X[0 :+ 1, 0 :+ 1])
     float t2c_v5[1] = {};
-    t2c_v5[0] = (t2c_r2 < 1 && 0 < N ? X[t2c_r2 * N + 0] : 0.0f);
+    t2c_v5[0] = (t2c_r2 < 1 && 0 < N ? X[((long long)t2c_r2) * N + 0] : 0.0f);
     float t2c_v6[1];
     t2c_v6[0] = (t2c_r2 < 1 ? t2c_v5[0] : 0.0f);
     t2c_v6[0] = t2c::fold_sum<32>(t2c_v6[0]);
@@ -143,16 +143,16 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     if (t2c_r2 < 1) S[t2c_r2] = s1 + t2c_v7[0];
     // nvcc-unused-helpers.tl:19: O[0 :+ 16, 0 :+ 8] = X[0 :+ 16, 0 :+ 1]
     float t2c_v8[1];
-    t2c_v8[0] = (0 < N ? X[t2c_r1 * N + 0] : 0.0f);
-    if (t2c_c1 < N) O[t2c_r1 * N + t2c_c1] = t2c_v8[0];
-    if ((t2c_c1 + 1) < N) O[t2c_r1 * N + (t2c_c1 + 1)] = t2c_v8[0];
-    if ((t2c_c1 + 2) < N) O[t2c_r1 * N + (t2c_c1 + 2)] = t2c_v8[0];
-    if ((t2c_c1 + 3) < N) O[t2c_r1 * N + (t2c_c1 + 3)] = t2c_v8[0];
+    t2c_v8[0] = (0 < N ? X[((long long)t2c_r1) * N + 0] : 0.0f);
+    if (t2c_c1 < N) O[((long long)t2c_r1) * N + t2c_c1] = t2c_v8[0];
+    if ((t2c_c1 + 1) < N) O[((long long)t2c_r1) * N + (t2c_c1 + 1)] = t2c_v8[0];
+    if ((t2c_c1 + 2) < N) O[((long long)t2c_r1) * N + (t2c_c1 + 2)] = t2c_v8[0];
+    if ((t2c_c1 + 3) < N) O[((long long)t2c_r1) * N + (t2c_c1 + 3)] = t2c_v8[0];
     // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
     __syncthreads();  // O: written at line 19, overwritten here by other threads
-    if ((8 + t2c_c1) < N) O[t2c_r1 * N + (8 + t2c_c1)] = acc[0];
-    if ((8 + t2c_c1 + 1) < N) O[t2c_r1 * N + (8 + t2c_c1 + 1)] = acc[1];
-    if ((8 + t2c_c1 + 2) < N) O[t2c_r1 * N + (8 + t2c_c1 + 2)] = acc[2];
-    if ((8 + t2c_c1 + 3) < N) O[t2c_r1 * N + (8 + t2c_c1 + 3)] = acc[3];
+    if ((8 + t2c_c1) < N) O[((long long)t2c_r1) * N + (8 + t2c_c1)] = acc[0];
+    if ((8 + t2c_c1 + 1) < N) O[((long long)t2c_r1) * N + (8 + t2c_c1 + 1)] = acc[1];
+    if ((8 + t2c_c1 + 2) < N) O[((long long)t2c_r1) * N + (8 + t2c_c1 + 2)] = acc[2];
+    if ((8 + t2c_c1 + 3) < N) O[((long long)t2c_r1) * N + (8 + t2c_c1 + 3)] = acc[3];
   }
 }

@@ -30,7 +30,7 @@ p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__
     acc[3] = 0.0f;
     // pipeline-f32-cp-async4.tl:11: var x = X[0 :+ 16, k0 :+ 32]
     if (0 < K) {  // x_s, 0 iterations ahead
-      t2c::cp_async_16(&x_s[t2c_r0 * 36 + t2c_c0], X + (t2c_c0 < K ? t2c_r0 * K + t2c_c0 : 0), t2c_c0 < K ? 16 : 0);
+      t2c::cp_async_16(&x_s[t2c_r0 * 36 + t2c_c0], X + (t2c_c0 < K ? ((long long)t2c_r0) * K + t2c_c0 : 0), t2c_c0 < K ? 16 : 0);
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
       t2c::cp_async_16(&t2c_v3_s[t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 16);
@@ -41,7 +41,7 @@ p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__
       t2c::cp_async_wait<0>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 32 < K) {  // x_s, 1 iteration ahead
-        t2c::cp_async_16(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0], X + ((k0 + 32 + t2c_c0) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0) : 0), (k0 + 32 + t2c_c0) < K ? 16 : 0);
+        t2c::cp_async_16(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0], X + ((k0 + 32 + t2c_c0) < K ? ((long long)t2c_r0) * K + (k0 + 32 + t2c_c0) : 0), (k0 + 32 + t2c_c0) < K ? 16 : 0);
       }
       if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
         t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 16);
@@ -87,10 +87,10 @@ p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__
     acc[3] = 0.0f;
     // pipeline-f32-cp-async4.tl:11: var x = X[0 :+ 16, k0 :+ 32]
     if (0 < K) {  // x_s, 0 iterations ahead
-      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0], X + (t2c_c0 < K ? t2c_r0 * K + t2c_c0 : 0), t2c_c0 < K ? 4 : 0);
-      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 1], X + ((t2c_c0 + 1) < K ? t2c_r0 * K + (t2c_c0 + 1) : 0), (t2c_c0 + 1) < K ? 4 : 0);
-      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 2], X + ((t2c_c0 + 2) < K ? t2c_r0 * K + (t2c_c0 + 2) : 0), (t2c_c0 + 2) < K ? 4 : 0);
-      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 3], X + ((t2c_c0 + 3) < K ? t2c_r0 * K + (t2c_c0 + 3) : 0), (t2c_c0 + 3) < K ? 4 : 0);
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0], X + (t2c_c0 < K ? ((long long)t2c_r0) * K + t2c_c0 : 0), t2c_c0 < K ? 4 : 0);
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 1], X + ((t2c_c0 + 1) < K ? ((long long)t2c_r0) * K + (t2c_c0 + 1) : 0), (t2c_c0 + 1) < K ? 4 : 0);
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 2], X + ((t2c_c0 + 2) < K ? ((long long)t2c_r0) * K + (t2c_c0 + 2) : 0), (t2c_c0 + 2) < K ? 4 : 0);
+      t2c::cp_async_4(&x_s[t2c_r0 * 36 + t2c_c0 + 3], X + ((t2c_c0 + 3) < K ? ((long long)t2c_r0) * K + (t2c_c0 + 3) : 0), (t2c_c0 + 3) < K ? 4 : 0);
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
       t2c::cp_async_4(&t2c_v3_s[t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 4);
@@ -107,10 +107,10 @@ p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__
       t2c::cp_async_wait<0>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 32 < K) {  // x_s, 1 iteration ahead
-        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0], X + ((k0 + 32 + t2c_c0) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0) : 0), (k0 + 32 + t2c_c0) < K ? 4 : 0);
-        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 1], X + ((k0 + 32 + t2c_c0 + 1) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0 + 1) : 0), (k0 + 32 + t2c_c0 + 1) < K ? 4 : 0);
-        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 2], X + ((k0 + 32 + t2c_c0 + 2) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0 + 2) : 0), (k0 + 32 + t2c_c0 + 2) < K ? 4 : 0);
-        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 3], X + ((k0 + 32 + t2c_c0 + 3) < K ? t2c_r0 * K + (k0 + 32 + t2c_c0 + 3) : 0), (k0 + 32 + t2c_c0 + 3) < K ? 4 : 0);
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0], X + ((k0 + 32 + t2c_c0) < K ? ((long long)t2c_r0) * K + (k0 + 32 + t2c_c0) : 0), (k0 + 32 + t2c_c0) < K ? 4 : 0);
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 1], X + ((k0 + 32 + t2c_c0 + 1) < K ? ((long long)t2c_r0) * K + (k0 + 32 + t2c_c0 + 1) : 0), (k0 + 32 + t2c_c0 + 1) < K ? 4 : 0);
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 2], X + ((k0 + 32 + t2c_c0 + 2) < K ? ((long long)t2c_r0) * K + (k0 + 32 + t2c_c0 + 2) : 0), (k0 + 32 + t2c_c0 + 2) < K ? 4 : 0);
+        t2c::cp_async_4(&x_s[((t2c_it0 + 1) % 2) * 576 + t2c_r0 * 36 + t2c_c0 + 3], X + ((k0 + 32 + t2c_c0 + 3) < K ? ((long long)t2c_r0) * K + (k0 + 32 + t2c_c0 + 3) : 0), (k0 + 32 + t2c_c0 + 3) < K ? 4 : 0);
       }
       if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
         t2c::cp_async_4(&t2c_v3_s[((t2c_it0 + 1) % 2) * 1152 + t2c_r1 * 36 + t2c_c1], W + (t2c_r1 * 32 + t2c_c1), 4);

@@ -847,14 +847,14 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
       acc[31] += t[31];
     }
     // pipeline-reload-registers.tl:18: O[r0 :+ 32, 0 :+ 32] = acc
-    if ((r0 + t2c_r0) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
-    if ((r0 + t2c_r0 + 4) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0 + 4) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[4], acc[5], acc[6], acc[7]}});
-    if ((r0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0 + 8) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[8], acc[9], acc[10], acc[11]}});
-    if ((r0 + t2c_r0 + 12) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0 + 12) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[12], acc[13], acc[14], acc[15]}});
-    if ((r0 + t2c_r0 + 16) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0 + 16) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[16], acc[17], acc[18], acc[19]}});
-    if ((r0 + t2c_r0 + 20) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0 + 20) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[20], acc[21], acc[22], acc[23]}});
-    if ((r0 + t2c_r0 + 24) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0 + 24) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[24], acc[25], acc[26], acc[27]}});
-    if ((r0 + t2c_r0 + 28) < M) t2c::stg_vec<4>(O + (r0 + t2c_r0 + 28) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[28], acc[29], acc[30], acc[31]}});
+    if ((r0 + t2c_r0) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    if ((r0 + t2c_r0 + 4) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0 + 4)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[4], acc[5], acc[6], acc[7]}});
+    if ((r0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0 + 8)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[8], acc[9], acc[10], acc[11]}});
+    if ((r0 + t2c_r0 + 12) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0 + 12)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[12], acc[13], acc[14], acc[15]}});
+    if ((r0 + t2c_r0 + 16) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0 + 16)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[16], acc[17], acc[18], acc[19]}});
+    if ((r0 + t2c_r0 + 20) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0 + 20)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[20], acc[21], acc[22], acc[23]}});
+    if ((r0 + t2c_r0 + 24) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0 + 24)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[24], acc[25], acc[26], acc[27]}});
+    if ((r0 + t2c_r0 + 28) < M) t2c::stg_vec<4>(O + ((long long)(r0 + t2c_r0 + 28)) * 32 + t2c_c0, t2c::Vec<float, 4>{{acc[28], acc[29], acc[30], acc[31]}});
   } else {
     // pipeline-reload-registers.tl:8: var r0 = ctx.block.x * 32
     int r0 = (int)blockIdx.x * 32;
@@ -1302,37 +1302,37 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
       acc[31] += t[31];
     }
     // pipeline-reload-registers.tl:18: O[r0 :+ 32, 0 :+ 32] = acc
-    if ((r0 + t2c_r0) < M) O[(r0 + t2c_r0) * 32 + t2c_c0] = acc[0];
-    if ((r0 + t2c_r0) < M) O[(r0 + t2c_r0) * 32 + (t2c_c0 + 1)] = acc[1];
-    if ((r0 + t2c_r0) < M) O[(r0 + t2c_r0) * 32 + (t2c_c0 + 2)] = acc[2];
-    if ((r0 + t2c_r0) < M) O[(r0 + t2c_r0) * 32 + (t2c_c0 + 3)] = acc[3];
-    if ((r0 + t2c_r0 + 4) < M) O[(r0 + t2c_r0 + 4) * 32 + t2c_c0] = acc[4];
-    if ((r0 + t2c_r0 + 4) < M) O[(r0 + t2c_r0 + 4) * 32 + (t2c_c0 + 1)] = acc[5];
-    if ((r0 + t2c_r0 + 4) < M) O[(r0 + t2c_r0 + 4) * 32 + (t2c_c0 + 2)] = acc[6];
-    if ((r0 + t2c_r0 + 4) < M) O[(r0 + t2c_r0 + 4) * 32 + (t2c_c0 + 3)] = acc[7];
-    if ((r0 + t2c_r0 + 8) < M) O[(r0 + t2c_r0 + 8) * 32 + t2c_c0] = acc[8];
-    if ((r0 + t2c_r0 + 8) < M) O[(r0 + t2c_r0 + 8) * 32 + (t2c_c0 + 1)] = acc[9];
-    if ((r0 + t2c_r0 + 8) < M) O[(r0 + t2c_r0 + 8) * 32 + (t2c_c0 + 2)] = acc[10];
-    if ((r0 + t2c_r0 + 8) < M) O[(r0 + t2c_r0 + 8) * 32 + (t2c_c0 + 3)] = acc[11];
-    if ((r0 + t2c_r0 + 12) < M) O[(r0 + t2c_r0 + 12) * 32 + t2c_c0] = acc[12];
-    if ((r0 + t2c_r0 + 12) < M) O[(r0 + t2c_r0 + 12) * 32 + (t2c_c0 + 1)] = acc[13];
-    if ((r0 + t2c_r0 + 12) < M) O[(r0 + t2c_r0 + 12) * 32 + (t2c_c0 + 2)] = acc[14];
-    if ((r0 + t2c_r0 + 12) < M) O[(r0 + t2c_r0 + 12) * 32 + (t2c_c0 + 3)] = acc[15];
-    if ((r0 + t2c_r0 + 16) < M) O[(r0 + t2c_r0 + 16) * 32 + t2c_c0] = acc[16];
-    if ((r0 + t2c_r0 + 16) < M) O[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 1)] = acc[17];
-    if ((r0 + t2c_r0 + 16) < M) O[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 2)] = acc[18];
-    if ((r0 + t2c_r0 + 16) < M) O[(r0 + t2c_r0 + 16) * 32 + (t2c_c0 + 3)] = acc[19];
-    if ((r0 + t2c_r0 + 20) < M) O[(r0 + t2c_r0 + 20) * 32 + t2c_c0] = acc[20];
-    if ((r0 + t2c_r0 + 20) < M) O[(r0 + t2c_r0 + 20) * 32 + (t2c_c0 + 1)] = acc[21];
-    if ((r0 + t2c_r0 + 20) < M) O[(r0 + t2c_r0 + 20) * 32 + (t2c_c0 + 2)] = acc[22];
-    if ((r0 + t2c_r0 + 20) < M) O[(r0 + t2c_r0 + 20) * 32 + (t2c_c0 + 3)] = acc[23];
-    if ((r0 + t2c_r0 + 24) < M) O[(r0 + t2c_r0 + 24) * 32 + t2c_c0] = acc[24];
-    if ((r0 + t2c_r0 + 24) < M) O[(r0 + t2c_r0 + 24) * 32 + (t2c_c0 + 1)] = acc[25];
-    if ((r0 + t2c_r0 + 24) < M) O[(r0 + t2c_r0 + 24) * 32 + (t2c_c0 + 2)] = acc[26];
-    if ((r0 + t2c_r0 + 24) < M) O[(r0 + t2c_r0 + 24) * 32 + (t2c_c0 + 3)] = acc[27];
-    if ((r0 + t2c_r0 + 28) < M) O[(r0 + t2c_r0 + 28) * 32 + t2c_c0] = acc[28];
-    if ((r0 + t2c_r0 + 28) < M) O[(r0 + t2c_r0 + 28) * 32 + (t2c_c0 + 1)] = acc[29];
-    if ((r0 + t2c_r0 + 28) < M) O[(r0 + t2c_r0 + 28) * 32 + (t2c_c0 + 2)] = acc[30];
-    if ((r0 + t2c_r0 + 28) < M) O[(r0 + t2c_r0 + 28) * 32 + (t2c_c0 + 3)] = acc[31];
+    if ((r0 + t2c_r0) < M) O[((long long)(r0 + t2c_r0)) * 32 + t2c_c0] = acc[0];
+    if ((r0 + t2c_r0) < M) O[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 1)] = acc[1];
+    if ((r0 + t2c_r0) < M) O[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 2)] = acc[2];
+    if ((r0 + t2c_r0) < M) O[((long long)(r0 + t2c_r0)) * 32 + (t2c_c0 + 3)] = acc[3];
+    if ((r0 + t2c_r0 + 4) < M) O[((long long)(r0 + t2c_r0 + 4)) * 32 + t2c_c0] = acc[4];
+    if ((r0 + t2c_r0 + 4) < M) O[((long long)(r0 + t2c_r0 + 4)) * 32 + (t2c_c0 + 1)] = acc[5];
+    if ((r0 + t2c_r0 + 4) < M) O[((long long)(r0 + t2c_r0 + 4)) * 32 + (t2c_c0 + 2)] = acc[6];
+    if ((r0 + t2c_r0 + 4) < M) O[((long long)(r0 + t2c_r0 + 4)) * 32 + (t2c_c0 + 3)] = acc[7];
+    if ((r0 + t2c_r0 + 8) < M) O[((long long)(r0 + t2c_r0 + 8)) * 32 + t2c_c0] = acc[8];
+    if ((r0 + t2c_r0 + 8) < M) O[((long long)(r0 + t2c_r0 + 8)) * 32 + (t2c_c0 + 1)] = acc[9];
+    if ((r0 + t2c_r0 + 8) < M) O[((long long)(r0 + t2c_r0 + 8)) * 32 + (t2c_c0 + 2)] = acc[10];
+    if ((r0 + t2c_r0 + 8) < M) O[((long long)(r0 + t2c_r0 + 8)) * 32 + (t2c_c0 + 3)] = acc[11];
+    if ((r0 + t2c_r0 + 12) < M) O[((long long)(r0 + t2c_r0 + 12)) * 32 + t2c_c0] = acc[12];
+    if ((r0 + t2c_r0 + 12) < M) O[((long long)(r0 + t2c_r0 + 12)) * 32 + (t2c_c0 + 1)] = acc[13];
+    if ((r0 + t2c_r0 + 12) < M) O[((long long)(r0 + t2c_r0 + 12)) * 32 + (t2c_c0 + 2)] = acc[14];
+    if ((r0 + t2c_r0 + 12) < M) O[((long long)(r0 + t2c_r0 + 12)) * 32 + (t2c_c0 + 3)] = acc[15];
+    if ((r0 + t2c_r0 + 16) < M) O[((long long)(r0 + t2c_r0 + 16)) * 32 + t2c_c0] = acc[16];
+    if ((r0 + t2c_r0 + 16) < M) O[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 1)] = acc[17];
+    if ((r0 + t2c_r0 + 16) < M) O[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 2)] = acc[18];
+    if ((r0 + t2c_r0 + 16) < M) O[((long long)(r0 + t2c_r0 + 16)) * 32 + (t2c_c0 + 3)] = acc[19];
+    if ((r0 + t2c_r0 + 20) < M) O[((long long)(r0 + t2c_r0 + 20)) * 32 + t2c_c0] = acc[20];
+    if ((r0 + t2c_r0 + 20) < M) O[((long long)(r0 + t2c_r0 + 20)) * 32 + (t2c_c0 + 1)] = acc[21];
+    if ((r0 + t2c_r0 + 20) < M) O[((long long)(r0 + t2c_r0 + 20)) * 32 + (t2c_c0 + 2)] = acc[22];
+    if ((r0 + t2c_r0 + 20) < M) O[((long long)(r0 + t2c_r0 + 20)) * 32 + (t2c_c0 + 3)] = acc[23];
+    if ((r0 + t2c_r0 + 24) < M) O[((long long)(r0 + t2c_r0 + 24)) * 32 + t2c_c0] = acc[24];
+    if ((r0 + t2c_r0 + 24) < M) O[((long long)(r0 + t2c_r0 + 24)) * 32 + (t2c_c0 + 1)] = acc[25];
+    if ((r0 + t2c_r0 + 24) < M) O[((long long)(r0 + t2c_r0 + 24)) * 32 + (t2c_c0 + 2)] = acc[26];
+    if ((r0 + t2c_r0 + 24) < M) O[((long long)(r0 + t2c_r0 + 24)) * 32 + (t2c_c0 + 3)] = acc[27];
+    if ((r0 + t2c_r0 + 28) < M) O[((long long)(r0 + t2c_r0 + 28)) * 32 + t2c_c0] = acc[28];
+    if ((r0 + t2c_r0 + 28) < M) O[((long long)(r0 + t2c_r0 + 28)) * 32 + (t2c_c0 + 1)] = acc[29];
+    if ((r0 + t2c_r0 + 28) < M) O[((long long)(r0 + t2c_r0 + 28)) * 32 + (t2c_c0 + 2)] = acc[30];
+    if ((r0 + t2c_r0 + 28) < M) O[((long long)(r0 + t2c_r0 + 28)) * 32 + (t2c_c0 + 3)] = acc[31];
   }
 }

@@ -119,9 +119,9 @@ noise(const float *__restrict__ X, float *__restrict__ Y, unsigned int *__restri
   }
   // rand-philox.tl:20: Y[0 :+ 32, n0 :+ 96] = X[0 :+ 32, n0 :+ 96] + 0.1 * randn(s, off)
   for (int t2c_i1 = 0; t2c_i1 < 32; t2c_i1++) {
-    if ((n0 + t2c_c0) < N) Y[t2c_i1 * N + (n0 + t2c_c0)] = ((n0 + t2c_c0) < N ? X[t2c_i1 * N + (n0 + t2c_c0)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0]));
-    if ((n0 + t2c_c0 + 32) < N) Y[t2c_i1 * N + (n0 + t2c_c0 + 32)] = ((n0 + t2c_c0 + 32) < N ? X[t2c_i1 * N + (n0 + t2c_c0 + 32)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0 + 32]));
-    if ((n0 + t2c_c0 + 64) < N) Y[t2c_i1 * N + (n0 + t2c_c0 + 64)] = ((n0 + t2c_c0 + 64) < N ? X[t2c_i1 * N + (n0 + t2c_c0 + 64)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0 + 64]));
+    if ((n0 + t2c_c0) < N) Y[((long long)t2c_i1) * N + (n0 + t2c_c0)] = ((n0 + t2c_c0) < N ? X[((long long)t2c_i1) * N + (n0 + t2c_c0)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0]));
+    if ((n0 + t2c_c0 + 32) < N) Y[((long long)t2c_i1) * N + (n0 + t2c_c0 + 32)] = ((n0 + t2c_c0 + 32) < N ? X[((long long)t2c_i1) * N + (n0 + t2c_c0 + 32)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0 + 32]));
+    if ((n0 + t2c_c0 + 64) < N) Y[((long long)t2c_i1) * N + (n0 + t2c_c0 + 64)] = ((n0 + t2c_c0 + 64) < N ? X[((long long)t2c_i1) * N + (n0 + t2c_c0 + 64)] : 0.0f) + (0.1f * t2c::randn(s, off_s[t2c_i1 * 97 + t2c_c0 + 64]));
   }
   // rand-philox.tl:21: B[n0] = randint(12345678901, n0) % 1000
   if (tid == 0 && n0 < N) B[n0] = t2c::randint(12345678901LL, (unsigned)(n0)) % 1000u;

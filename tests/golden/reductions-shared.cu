@@ -49,7 +49,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
     if (t2c_c0 < 40 && t2c_r0 < N) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 40 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)t2c_r0) * 40 + t2c_c0);
       x[0] = t2c_w0.v[0];
       x[1] = t2c_w0.v[1];
       x[2] = t2c_w0.v[2];
@@ -61,7 +61,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
       x[3] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 4) < N) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (t2c_r0 + 4) * 40 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 4)) * 40 + t2c_c0);
       x[4] = t2c_w1.v[0];
       x[5] = t2c_w1.v[1];
       x[6] = t2c_w1.v[2];
@@ -73,7 +73,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
       x[7] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 8) < N) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (t2c_r0 + 8) * 40 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 8)) * 40 + t2c_c0);
       x[8] = t2c_w2.v[0];
       x[9] = t2c_w2.v[1];
       x[10] = t2c_w2.v[2];
@@ -85,7 +85,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
       x[11] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 12) < N) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (t2c_r0 + 12) * 40 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 12)) * 40 + t2c_c0);
       x[12] = t2c_w3.v[0];
       x[13] = t2c_w3.v[1];
       x[14] = t2c_w3.v[2];
@@ -97,7 +97,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
       x[15] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 16) < N) {
-      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(X + (t2c_r0 + 16) * 40 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 16)) * 40 + t2c_c0);
       x[16] = t2c_w4.v[0];
       x[17] = t2c_w4.v[1];
       x[18] = t2c_w4.v[2];
@@ -109,7 +109,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
       x[19] = 0.0f;
     }
     if (t2c_c0 < 40 && (t2c_r0 + 20) < N) {
-      const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + (t2c_r0 + 20) * 40 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 20)) * 40 + t2c_c0);
       x[20] = t2c_w5.v[0];
       x[21] = t2c_w5.v[1];
       x[22] = t2c_w5.v[2];
@@ -487,30 +487,30 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
   } else {
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]
     float x[24] = {};
-    x[0] = (t2c_c0 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + t2c_c0] : 0.0f);
-    x[1] = (t2c_c0 + 1 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 1)] : 0.0f);
-    x[2] = (t2c_c0 + 2 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 2)] : 0.0f);
-    x[3] = (t2c_c0 + 3 < 40 && t2c_r0 < N ? X[t2c_r0 * 40 + (t2c_c0 + 3)] : 0.0f);
-    x[4] = (t2c_c0 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + t2c_c0] : 0.0f);
-    x[5] = (t2c_c0 + 1 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 1)] : 0.0f);
-    x[6] = (t2c_c0 + 2 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 2)] : 0.0f);
-    x[7] = (t2c_c0 + 3 < 40 && (t2c_r0 + 4) < N ? X[(t2c_r0 + 4) * 40 + (t2c_c0 + 3)] : 0.0f);
-    x[8] = (t2c_c0 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + t2c_c0] : 0.0f);
-    x[9] = (t2c_c0 + 1 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 1)] : 0.0f);
-    x[10] = (t2c_c0 + 2 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 2)] : 0.0f);
-    x[11] = (t2c_c0 + 3 < 40 && (t2c_r0 + 8) < N ? X[(t2c_r0 + 8) * 40 + (t2c_c0 + 3)] : 0.0f);
-    x[12] = (t2c_c0 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + t2c_c0] : 0.0f);
-    x[13] = (t2c_c0 + 1 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 1)] : 0.0f);
-    x[14] = (t2c_c0 + 2 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 2)] : 0.0f);
-    x[15] = (t2c_c0 + 3 < 40 && (t2c_r0 + 12) < N ? X[(t2c_r0 + 12) * 40 + (t2c_c0 + 3)] : 0.0f);
-    x[16] = (t2c_c0 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + t2c_c0] : 0.0f);
-    x[17] = (t2c_c0 + 1 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 1)] : 0.0f);
-    x[18] = (t2c_c0 + 2 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 2)] : 0.0f);
-    x[19] = (t2c_c0 + 3 < 40 && (t2c_r0 + 16) < N ? X[(t2c_r0 + 16) * 40 + (t2c_c0 + 3)] : 0.0f);
-    x[20] = (t2c_c0 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + t2c_c0] : 0.0f);
-    x[21] = (t2c_c0 + 1 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 1)] : 0.0f);
-    x[22] = (t2c_c0 + 2 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 2)] : 0.0f);
-    x[23] = (t2c_c0 + 3 < 40 && (t2c_r0 + 20) < N ? X[(t2c_r0 + 20) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[0] = (t2c_c0 < 40 && t2c_r0 < N ? X[((long long)t2c_r0) * 40 + t2c_c0] : 0.0f);
+    x[1] = (t2c_c0 + 1 < 40 && t2c_r0 < N ? X[((long long)t2c_r0) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[2] = (t2c_c0 + 2 < 40 && t2c_r0 < N ? X[((long long)t2c_r0) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[3] = (t2c_c0 + 3 < 40 && t2c_r0 < N ? X[((long long)t2c_r0) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[4] = (t2c_c0 < 40 && (t2c_r0 + 4) < N ? X[((long long)(t2c_r0 + 4)) * 40 + t2c_c0] : 0.0f);
+    x[5] = (t2c_c0 + 1 < 40 && (t2c_r0 + 4) < N ? X[((long long)(t2c_r0 + 4)) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[6] = (t2c_c0 + 2 < 40 && (t2c_r0 + 4) < N ? X[((long long)(t2c_r0 + 4)) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[7] = (t2c_c0 + 3 < 40 && (t2c_r0 + 4) < N ? X[((long long)(t2c_r0 + 4)) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[8] = (t2c_c0 < 40 && (t2c_r0 + 8) < N ? X[((long long)(t2c_r0 + 8)) * 40 + t2c_c0] : 0.0f);
+    x[9] = (t2c_c0 + 1 < 40 && (t2c_r0 + 8) < N ? X[((long long)(t2c_r0 + 8)) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[10] = (t2c_c0 + 2 < 40 && (t2c_r0 + 8) < N ? X[((long long)(t2c_r0 + 8)) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[11] = (t2c_c0 + 3 < 40 && (t2c_r0 + 8) < N ? X[((long long)(t2c_r0 + 8)) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[12] = (t2c_c0 < 40 && (t2c_r0 + 12) < N ? X[((long long)(t2c_r0 + 12)) * 40 + t2c_c0] : 0.0f);
+    x[13] = (t2c_c0 + 1 < 40 && (t2c_r0 + 12) < N ? X[((long long)(t2c_r0 + 12)) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[14] = (t2c_c0 + 2 < 40 && (t2c_r0 + 12) < N ? X[((long long)(t2c_r0 + 12)) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[15] = (t2c_c0 + 3 < 40 && (t2c_r0 + 12) < N ? X[((long long)(t2c_r0 + 12)) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[16] = (t2c_c0 < 40 && (t2c_r0 + 16) < N ? X[((long long)(t2c_r0 + 16)) * 40 + t2c_c0] : 0.0f);
+    x[17] = (t2c_c0 + 1 < 40 && (t2c_r0 + 16) < N ? X[((long long)(t2c_r0 + 16)) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[18] = (t2c_c0 + 2 < 40 && (t2c_r0 + 16) < N ? X[((long long)(t2c_r0 + 16)) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[19] = (t2c_c0 + 3 < 40 && (t2c_r0 + 16) < N ? X[((long long)(t2c_r0 + 16)) * 40 + (t2c_c0 + 3)] : 0.0f);
+    x[20] = (t2c_c0 < 40 && (t2c_r0 + 20) < N ? X[((long long)(t2c_r0 + 20)) * 40 + t2c_c0] : 0.0f);
+    x[21] = (t2c_c0 + 1 < 40 && (t2c_r0 + 20) < N ? X[((long long)(t2c_r0 + 20)) * 40 + (t2c_c0 + 1)] : 0.0f);
+    x[22] = (t2c_c0 + 2 < 40 && (t2c_r0 + 20) < N ? X[((long long)(t2c_r0 + 20)) * 40 + (t2c_c0 + 2)] : 0.0f);
+    x[23] = (t2c_c0 + 3 < 40 && (t2c_r0 + 20) < N ? X[((long long)(t2c_r0 + 20)) * 40 + (t2c_c0 + 3)] : 0.0f);
     // reductions-shared.tl:6: var rs = rowsum(x)
     float rs[6] = {};
     float t2c_v3[6] = {};

@@ -24,7 +24,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
     float t[16];
     float t2c_v2[16];
     if (t2c_r0 < M) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)t2c_r0) * 32 + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
       t2c_v2[2] = t2c_w0.v[2];
@@ -36,7 +36,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
       t2c_v2[3] = 0.0f;
     }
     if ((t2c_r0 + 8) < M) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (t2c_r0 + 8) * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 8)) * 32 + t2c_c0);
       t2c_v2[4] = t2c_w1.v[0];
       t2c_v2[5] = t2c_w1.v[1];
       t2c_v2[6] = t2c_w1.v[2];
@@ -48,7 +48,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
       t2c_v2[7] = 0.0f;
     }
     if ((t2c_r0 + 16) < M) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (t2c_r0 + 16) * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 16)) * 32 + t2c_c0);
       t2c_v2[8] = t2c_w2.v[0];
       t2c_v2[9] = t2c_w2.v[1];
       t2c_v2[10] = t2c_w2.v[2];
@@ -60,7 +60,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
       t2c_v2[11] = 0.0f;
     }
     if ((t2c_r0 + 24) < M) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (t2c_r0 + 24) * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(t2c_r0 + 24)) * 32 + t2c_c0);
       t2c_v2[12] = t2c_w3.v[0];
       t2c_v2[13] = t2c_w3.v[1];
       t2c_v2[14] = t2c_w3.v[2];
@@ -107,7 +107,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 2] = t[14];
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 3] = t[15];
       __syncthreads();  // t_s: written at line 9, read here by other threads
-      if (t2c_c1 < 1 && t2c_r1 < M) O[t2c_r1 * 2 + t2c_c1] = t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 5] : 0.0f;
+      if (t2c_c1 < 1 && t2c_r1 < M) O[((long long)t2c_r1) * 2 + t2c_c1] = t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 5] : 0.0f;
     } else {
       // register-copy-in-each-branch.tl:11: O[0 :+ 32, 1 :+ 1] = t[0 :+ 32, 7 :+ 1] + 1.0
       t_s[t2c_r0 * 33 + t2c_c0] = t[0];
@@ -127,28 +127,28 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 2] = t[14];
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 3] = t[15];
       __syncthreads();  // t_s: written at line 11, read here by other threads
-      if (t2c_c1 < 1 && t2c_r1 < M) O[t2c_r1 * 2 + (1 + t2c_c1)] = (t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 7] : 0.0f) + 1.0f;
+      if (t2c_c1 < 1 && t2c_r1 < M) O[((long long)t2c_r1) * 2 + (1 + t2c_c1)] = (t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 7] : 0.0f) + 1.0f;
     }
   } else {
     // register-copy-in-each-branch.tl:7: var t: tile<f32>[32, 32] = X[0 :+ 32, 0 :+ 32] * 2.0
     float t[16];
     float t2c_v2[16];
-    t2c_v2[0] = (t2c_r0 < M ? X[t2c_r0 * 32 + t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[4] = ((t2c_r0 + 8) < M ? X[(t2c_r0 + 8) * 32 + t2c_c0] : 0.0f);
-    t2c_v2[5] = ((t2c_r0 + 8) < M ? X[(t2c_r0 + 8) * 32 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[6] = ((t2c_r0 + 8) < M ? X[(t2c_r0 + 8) * 32 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[7] = ((t2c_r0 + 8) < M ? X[(t2c_r0 + 8) * 32 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[8] = ((t2c_r0 + 16) < M ? X[(t2c_r0 + 16) * 32 + t2c_c0] : 0.0f);
-    t2c_v2[9] = ((t2c_r0 + 16) < M ? X[(t2c_r0 + 16) * 32 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[10] = ((t2c_r0 + 16) < M ? X[(t2c_r0 + 16) * 32 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[11] = ((t2c_r0 + 16) < M ? X[(t2c_r0 + 16) * 32 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v2[12] = ((t2c_r0 + 24) < M ? X[(t2c_r0 + 24) * 32 + t2c_c0] : 0.0f);
-    t2c_v2[13] = ((t2c_r0 + 24) < M ? X[(t2c_r0 + 24) * 32 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[14] = ((t2c_r0 + 24) < M ? X[(t2c_r0 + 24) * 32 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[15] = ((t2c_r0 + 24) < M ? X[(t2c_r0 + 24) * 32 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[0] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + t2c_c0] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[4] = ((t2c_r0 + 8) < M ? X[((long long)(t2c_r0 + 8)) * 32 + t2c_c0] : 0.0f);
+    t2c_v2[5] = ((t2c_r0 + 8) < M ? X[((long long)(t2c_r0 + 8)) * 32 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[6] = ((t2c_r0 + 8) < M ? X[((long long)(t2c_r0 + 8)) * 32 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[7] = ((t2c_r0 + 8) < M ? X[((long long)(t2c_r0 + 8)) * 32 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[8] = ((t2c_r0 + 16) < M ? X[((long long)(t2c_r0 + 16)) * 32 + t2c_c0] : 0.0f);
+    t2c_v2[9] = ((t2c_r0 + 16) < M ? X[((long long)(t2c_r0 + 16)) * 32 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[10] = ((t2c_r0 + 16) < M ? X[((long long)(t2c_r0 + 16)) * 32 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[11] = ((t2c_r0 + 16) < M ? X[((long long)(t2c_r0 + 16)) * 32 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[12] = ((t2c_r0 + 24) < M ? X[((long long)(t2c_r0 + 24)) * 32 + t2c_c0] : 0.0f);
+    t2c_v2[13] = ((t2c_r0 + 24) < M ? X[((long long)(t2c_r0 + 24)) * 32 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[14] = ((t2c_r0 + 24) < M ? X[((long long)(t2c_r0 + 24)) * 32 + (t2c_c0 + 2)] : 0.0f);
+    t2c_v2[15] = ((t2c_r0 + 24) < M ? X[((long long)(t2c_r0 + 24)) * 32 + (t2c_c0 + 3)] : 0.0f);
     t[0] = t2c_v2[0] * 2.0f;
     t[1] = t2c_v2[1] * 2.0f;
     t[2] = t2c_v2[2] * 2.0f;
@@ -185,7 +185,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 2] = t[14];
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 3] = t[15];
       __syncthreads();  // t_s: written at line 9, read here by other threads
-      if (t2c_c1 < 1 && t2c_r1 < M) O[t2c_r1 * 2 + t2c_c1] = t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 5] : 0.0f;
+      if (t2c_c1 < 1 && t2c_r1 < M) O[((long long)t2c_r1) * 2 + t2c_c1] = t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 5] : 0.0f;
     } else {
       // register-copy-in-each-branch.tl:11: O[0 :+ 32, 1 :+ 1] = t[0 :+ 32, 7 :+ 1] + 1.0
       t_s[t2c_r0 * 33 + t2c_c0] = t[0];
@@ -205,7 +205,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 2] = t[14];
       t_s[(t2c_r0 + 24) * 33 + t2c_c0 + 3] = t[15];
       __syncthreads();  // t_s: written at line 11, read here by other threads
-      if (t2c_c1 < 1 && t2c_r1 < M) O[t2c_r1 * 2 + (1 + t2c_c1)] = (t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 7] : 0.0f) + 1.0f;
+      if (t2c_c1 < 1 && t2c_r1 < M) O[((long long)t2c_r1) * 2 + (1 + t2c_c1)] = (t2c_c1 < 1 ? t_s[t2c_r1 * 33 + 7] : 0.0f) + 1.0f;
     }
   }
 }

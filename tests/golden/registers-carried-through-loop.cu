@@ -25,7 +25,7 @@ carry(const float *__restrict__ X, float *__restrict__ M, float *__restrict__ L,
   for (int r_ = 0; r_ < N; ++r_) {
     // registers-carried-through-loop.tl:8: var x = X[r, 0 :+ 64]
     float x[1];
-    x[0] = X[r_ * 64 + t2c_c0];
+    x[0] = X[((long long)r_) * 64 + t2c_c0];
     // registers-carried-through-loop.tl:9: var mnew = max(m, x)
     float mnew[1];
     mnew[0] = t2c::max(m[0], x[0]);

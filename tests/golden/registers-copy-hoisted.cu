@@ -43,7 +43,7 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
     for (int r0 = 0; r0 < N; r0 += 8) {
       // registers-copy-hoisted.tl:9: var x = X[r0 :+ 8, 0 :+ 16]
       float x[1];
-      x[0] = ((r0 + t2c_r1) < N ? X[(r0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
+      x[0] = ((r0 + t2c_r1) < N ? X[((long long)(r0 + t2c_r1)) * 16 + t2c_c1] : 0.0f);
       t2c_ph0 ^= 1;  // x_s: this turn writes the other half
       x_s[t2c_ph0 * 160 + t2c_r1 * 20 + t2c_c1] = x[0];
       // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
@@ -68,7 +68,7 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
         t2c_v3[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
         t2c_v3[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       }
-      if ((r0 + t2c_r2) < N) t2c::stg_vec<2>(Y + (r0 + t2c_r2) * 32 + t2c_c2, t2c::Vec<float, 2>{{t2c_v3[0], t2c_v3[1]}});
+      if ((r0 + t2c_r2) < N) t2c::stg_vec<2>(Y + ((long long)(r0 + t2c_r2)) * 32 + t2c_c2, t2c::Vec<float, 2>{{t2c_v3[0], t2c_v3[1]}});
     }
   } else {
     // registers-copy-hoisted.tl:6: var w: tile<f32>[16, 32] = W[0 :+ 16, 0 :+ 32]
@@ -87,7 +87,7 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
     for (int r0 = 0; r0 < N; r0 += 8) {
       // registers-copy-hoisted.tl:9: var x = X[r0 :+ 8, 0 :+ 16]
       float x[1];
-      x[0] = ((r0 + t2c_r1) < N ? X[(r0 + t2c_r1) * 16 + t2c_c1] : 0.0f);
+      x[0] = ((r0 + t2c_r1) < N ? X[((long long)(r0 + t2c_r1)) * 16 + t2c_c1] : 0.0f);
       t2c_ph0 ^= 1;  // x_s: this turn writes the other half
       x_s[t2c_ph0 * 160 + t2c_r1 * 20 + t2c_c1] = x[0];
       // registers-copy-hoisted.tl:10: Y[r0 :+ 8, 0 :+ 32] = dot(x, w)
@@ -112,8 +112,8 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
         t2c_v3[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
         t2c_v3[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
       }
-      if ((r0 + t2c_r2) < N) Y[(r0 + t2c_r2) * 32 + t2c_c2] = t2c_v3[0];
-      if ((r0 + t2c_r2) < N) Y[(r0 + t2c_r2) * 32 + (t2c_c2 + 1)] = t2c_v3[1];
+      if ((r0 + t2c_r2) < N) Y[((long long)(r0 + t2c_r2)) * 32 + t2c_c2] = t2c_v3[0];
+      if ((r0 + t2c_r2) < N) Y[((long long)(r0 + t2c_r2)) * 32 + (t2c_c2 + 1)] = t2c_v3[1];
     }
   }
 }

@@ -69,94 +69,94 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     acc[31] = 0.0f;
     // rings-share-two-loops.tl:11: acc += dot(A[0 :+ 64, k0 :+ 64], B[k0 :+ 64, 0 :+ 64])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 72 + t2c_c1], A + (t2c_c1 < K ? t2c_r1 * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 16) * 72 + t2c_c1], A + (t2c_c1 < K ? (t2c_r1 + 16) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1], A + (t2c_c1 < K ? (t2c_r1 + 32) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 48) * 72 + t2c_c1], A + (t2c_c1 < K ? (t2c_r1 + 48) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)t2c_r1) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 16) * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)(t2c_r1 + 16)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)(t2c_r1 + 32)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 48) * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)(t2c_r1 + 48)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[t2c_r1 * 72 + t2c_c1], B + (t2c_r1 < K ? t2c_r1 * 64 + t2c_c1 : 0), t2c_r1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[(t2c_r1 + 16) * 72 + t2c_c1], B + ((t2c_r1 + 16) < K ? (t2c_r1 + 16) * 64 + t2c_c1 : 0), (t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[(t2c_r1 + 32) * 72 + t2c_c1], B + ((t2c_r1 + 32) < K ? (t2c_r1 + 32) * 64 + t2c_c1 : 0), (t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[(t2c_r1 + 48) * 72 + t2c_c1], B + ((t2c_r1 + 48) < K ? (t2c_r1 + 48) * 64 + t2c_c1 : 0), (t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[t2c_r1 * 72 + t2c_c1], B + (t2c_r1 < K ? ((long long)t2c_r1) * 64 + t2c_c1 : 0), t2c_r1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[(t2c_r1 + 16) * 72 + t2c_c1], B + ((t2c_r1 + 16) < K ? ((long long)(t2c_r1 + 16)) * 64 + t2c_c1 : 0), (t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[(t2c_r1 + 32) * 72 + t2c_c1], B + ((t2c_r1 + 32) < K ? ((long long)(t2c_r1 + 32)) * 64 + t2c_c1 : 0), (t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[(t2c_r1 + 48) * 72 + t2c_c1], B + ((t2c_r1 + 48) < K ? ((long long)(t2c_r1 + 48)) * 64 + t2c_c1 : 0), (t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // t2c_v2_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 64 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 64 + t2c_r1) < K ? (0 + 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 64 + t2c_r1 + 16) < K ? (0 + 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 64 + t2c_r1 + 32) < K ? (0 + 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 64 + t2c_r1 + 48) < K ? (0 + 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 64 + t2c_r1) < K ? ((long long)(0 + 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 64 + t2c_r1 + 16) < K ? ((long long)(0 + 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 64 + t2c_r1 + 32) < K ? ((long long)(0 + 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 64 + t2c_r1 + 48) < K ? ((long long)(0 + 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 2 * 64 < K) {  // t2c_v2_s, 2 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 2 * 64 < K) {  // t2c_v3_s, 2 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1) < K ? (0 + 2 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1 + 16) < K ? (0 + 2 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1 + 32) < K ? (0 + 2 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1 + 48) < K ? (0 + 2 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1) < K ? ((long long)(0 + 2 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 2 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 2 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 2 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 2 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 3 * 64 < K) {  // t2c_v2_s, 3 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 3 * 64 < K) {  // t2c_v3_s, 3 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1) < K ? (0 + 3 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1 + 16) < K ? (0 + 3 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1 + 32) < K ? (0 + 3 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1 + 48) < K ? (0 + 3 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1) < K ? ((long long)(0 + 3 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 3 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 3 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 3 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 3 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 4 * 64 < K) {  // t2c_v2_s, 4 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 4 * 64 < K) {  // t2c_v3_s, 4 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1) < K ? (0 + 4 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1 + 16) < K ? (0 + 4 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1 + 32) < K ? (0 + 4 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1 + 48) < K ? (0 + 4 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1) < K ? ((long long)(0 + 4 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 4 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 4 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 4 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 4 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 5 * 64 < K) {  // t2c_v2_s, 5 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 5 * 64 < K) {  // t2c_v3_s, 5 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1) < K ? (0 + 5 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1 + 16) < K ? (0 + 5 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1 + 32) < K ? (0 + 5 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1 + 48) < K ? (0 + 5 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1) < K ? ((long long)(0 + 5 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 5 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 5 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 5 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 5 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 6 * 64 < K) {  // t2c_v2_s, 6 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 6 * 64 < K) {  // t2c_v3_s, 6 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1) < K ? (0 + 6 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1 + 16) < K ? (0 + 6 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1 + 32) < K ? (0 + 6 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1 + 48) < K ? (0 + 6 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1) < K ? ((long long)(0 + 6 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 6 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 6 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((0 + 6 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 6 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     t2c::cp_async_wait<6>();
@@ -184,10 +184,10 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_fa1[0][1], t2c_fb1[0][2]);
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa1[0][1], t2c_fb1[0][3]);
       if (k0 + 7 * 64 < K) {  // t2c_v2_s, 7 iterations ahead
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? t2c_r1 * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((k0 + 7 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (k0 + 7 * 64 + t2c_c1) : 0), (k0 + 7 * 64 + t2c_c1) < K ? 16 : 0);
       }
       // k 32 .. 47 into set 2
       t2c::ldmatrix_x4(t2c_fa1[2][0], &t2c_v2_s[(t2c_it0 % 8) * 4608 + (t2c_wr0 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
@@ -204,10 +204,10 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_fa1[1][1], t2c_fb1[1][2]);
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa1[1][1], t2c_fb1[1][3]);
       if (k0 + 7 * 64 < K) {  // t2c_v3_s, 7 iterations ahead
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1) < K ? (k0 + 7 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1 + 16) < K ? (k0 + 7 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1 + 32) < K ? (k0 + 7 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1 + 48) < K ? (k0 + 7 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1) < K ? ((long long)(k0 + 7 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1 + 16) < K ? ((long long)(k0 + 7 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1 + 32) < K ? ((long long)(k0 + 7 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], B + ((k0 + 7 * 64 + t2c_r1 + 48) < K ? ((long long)(k0 + 7 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (k0 + 7 * 64 + t2c_r1 + 48) < K ? 16 : 0);
       }
       t2c::cp_async_commit();
       // k 48 .. 63 into set 1
@@ -245,94 +245,94 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     // rings-share-two-loops.tl:15: acc += dot(A[0 :+ 64, k0 :+ 64], C[k0 :+ 64, 0 :+ 64])
     __syncthreads();  // t2c_v4_s: shares its bytes with t2c_v2_s, read at line 11
     if (0 < K) {  // t2c_v4_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v4_s[t2c_r1 * 72 + t2c_c1], A + (t2c_c1 < K ? t2c_r1 * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[(t2c_r1 + 16) * 72 + t2c_c1], A + (t2c_c1 < K ? (t2c_r1 + 16) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[(t2c_r1 + 32) * 72 + t2c_c1], A + (t2c_c1 < K ? (t2c_r1 + 32) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[(t2c_r1 + 48) * 72 + t2c_c1], A + (t2c_c1 < K ? (t2c_r1 + 48) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[t2c_r1 * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)t2c_r1) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[(t2c_r1 + 16) * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)(t2c_r1 + 16)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[(t2c_r1 + 32) * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)(t2c_r1 + 32)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[(t2c_r1 + 48) * 72 + t2c_c1], A + (t2c_c1 < K ? ((long long)(t2c_r1 + 48)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
     }
     if (0 < K) {  // t2c_v5_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v5_s[t2c_r1 * 72 + t2c_c1], C + (t2c_r1 < K ? t2c_r1 * 64 + t2c_c1 : 0), t2c_r1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[(t2c_r1 + 16) * 72 + t2c_c1], C + ((t2c_r1 + 16) < K ? (t2c_r1 + 16) * 64 + t2c_c1 : 0), (t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[(t2c_r1 + 32) * 72 + t2c_c1], C + ((t2c_r1 + 32) < K ? (t2c_r1 + 32) * 64 + t2c_c1 : 0), (t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[(t2c_r1 + 48) * 72 + t2c_c1], C + ((t2c_r1 + 48) < K ? (t2c_r1 + 48) * 64 + t2c_c1 : 0), (t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[t2c_r1 * 72 + t2c_c1], C + (t2c_r1 < K ? ((long long)t2c_r1) * 64 + t2c_c1 : 0), t2c_r1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[(t2c_r1 + 16) * 72 + t2c_c1], C + ((t2c_r1 + 16) < K ? ((long long)(t2c_r1 + 16)) * 64 + t2c_c1 : 0), (t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[(t2c_r1 + 32) * 72 + t2c_c1], C + ((t2c_r1 + 32) < K ? ((long long)(t2c_r1 + 32)) * 64 + t2c_c1 : 0), (t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[(t2c_r1 + 48) * 72 + t2c_c1], C + ((t2c_r1 + 48) < K ? ((long long)(t2c_r1 + 48)) * 64 + t2c_c1 : 0), (t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // t2c_v4_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 64 < K) {  // t2c_v5_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 64 + t2c_r1) < K ? (0 + 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 64 + t2c_r1 + 16) < K ? (0 + 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 64 + t2c_r1 + 32) < K ? (0 + 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 64 + t2c_r1 + 48) < K ? (0 + 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 64 + t2c_r1) < K ? ((long long)(0 + 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 64 + t2c_r1 + 16) < K ? ((long long)(0 + 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 64 + t2c_r1 + 32) < K ? ((long long)(0 + 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 64 + t2c_r1 + 48) < K ? ((long long)(0 + 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 2 * 64 < K) {  // t2c_v4_s, 2 iterations ahead
-      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 2 * 64 + t2c_c1) : 0), (0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 2 * 64 < K) {  // t2c_v5_s, 2 iterations ahead
-      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1) < K ? (0 + 2 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1 + 16) < K ? (0 + 2 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1 + 32) < K ? (0 + 2 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1 + 48) < K ? (0 + 2 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1) < K ? ((long long)(0 + 2 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 2 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 2 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 2 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 2 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 2 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 3 * 64 < K) {  // t2c_v4_s, 3 iterations ahead
-      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 3 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 3 * 64 + t2c_c1) : 0), (0 + 3 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 3 * 64 < K) {  // t2c_v5_s, 3 iterations ahead
-      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1) < K ? (0 + 3 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1 + 16) < K ? (0 + 3 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1 + 32) < K ? (0 + 3 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1 + 48) < K ? (0 + 3 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1) < K ? ((long long)(0 + 3 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 3 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 3 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 3 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 3 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 3 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 4 * 64 < K) {  // t2c_v4_s, 4 iterations ahead
-      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 4 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 4 * 64 + t2c_c1) : 0), (0 + 4 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 4 * 64 < K) {  // t2c_v5_s, 4 iterations ahead
-      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1) < K ? (0 + 4 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1 + 16) < K ? (0 + 4 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1 + 32) < K ? (0 + 4 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1 + 48) < K ? (0 + 4 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1) < K ? ((long long)(0 + 4 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 4 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 4 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 4 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 4 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 4 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 5 * 64 < K) {  // t2c_v4_s, 5 iterations ahead
-      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 5 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 5 * 64 + t2c_c1) : 0), (0 + 5 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 5 * 64 < K) {  // t2c_v5_s, 5 iterations ahead
-      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1) < K ? (0 + 5 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1 + 16) < K ? (0 + 5 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1 + 32) < K ? (0 + 5 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1 + 48) < K ? (0 + 5 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1) < K ? ((long long)(0 + 5 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 5 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 5 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 5 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 5 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 5 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 6 * 64 < K) {  // t2c_v4_s, 6 iterations ahead
-      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? t2c_r1 * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((0 + 6 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (0 + 6 * 64 + t2c_c1) : 0), (0 + 6 * 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 6 * 64 < K) {  // t2c_v5_s, 6 iterations ahead
-      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1) < K ? (0 + 6 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1 + 16) < K ? (0 + 6 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1 + 32) < K ? (0 + 6 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1 + 48) < K ? (0 + 6 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + t2c_r1 * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1) < K ? ((long long)(0 + 6 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1 + 16) < K ? ((long long)(0 + 6 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1 + 32) < K ? ((long long)(0 + 6 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v5_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((0 + 6 * 64 + t2c_r1 + 48) < K ? ((long long)(0 + 6 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (0 + 6 * 64 + t2c_r1 + 48) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     t2c::cp_async_wait<6>();
@@ -360,10 +360,10 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_fa2[0][1], t2c_fb2[0][2]);
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa2[0][1], t2c_fb2[0][3]);
       if (k0_2 + 7 * 64 < K) {  // t2c_v4_s, 7 iterations ahead
-        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? t2c_r1 * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? (t2c_r1 + 16) * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? (t2c_r1 + 32) * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? (t2c_r1 + 48) * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 16)) * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], A + ((k0_2 + 7 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 48)) * K + (k0_2 + 7 * 64 + t2c_c1) : 0), (k0_2 + 7 * 64 + t2c_c1) < K ? 16 : 0);
       }
       // k 32 .. 47 into set 2
       t2c::ldmatrix_x4(t2c_fa2[2][0], &t2c_v4_s[(t2c_it1 % 8) * 4608 + (t2c_wr0 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
@@ -380,10 +380,10 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_fa2[1][1], t2c_fb2[1][2]);
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa2[1][1], t2c_fb2[1][3]);
       if (k0_2 + 7 * 64 < K) {  // t2c_v5_s, 7 iterations ahead
-        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1) < K ? (k0_2 + 7 * 64 + t2c_r1) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1 + 16) < K ? (k0_2 + 7 * 64 + t2c_r1 + 16) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1 + 16) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1 + 32) < K ? (k0_2 + 7 * 64 + t2c_r1 + 32) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1 + 32) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1 + 48) < K ? (k0_2 + 7 * 64 + t2c_r1 + 48) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1 + 48) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1) < K ? ((long long)(k0_2 + 7 * 64 + t2c_r1)) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1 + 16) < K ? ((long long)(k0_2 + 7 * 64 + t2c_r1 + 16)) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1 + 16) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1 + 32) < K ? ((long long)(k0_2 + 7 * 64 + t2c_r1 + 32)) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1 + 32) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], C + ((k0_2 + 7 * 64 + t2c_r1 + 48) < K ? ((long long)(k0_2 + 7 * 64 + t2c_r1 + 48)) * 64 + t2c_c1 : 0), (k0_2 + 7 * 64 + t2c_r1 + 48) < K ? 16 : 0);
       }
       t2c::cp_async_commit();
       // k 48 .. 63 into set 1
@@ -473,149 +473,149 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     // rings-share-two-loops.tl:11: acc += dot(A[0 :+ 64, k0 :+ 64], B[k0 :+ 64, 0 :+ 64])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = (t2c_r1 < K ? B[t2c_r1 * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = (t2c_r1 < K ? B[((long long)t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 16) < K ? B[(t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 16) < K ? B[((long long)(t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 32) < K ? B[(t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 32) < K ? B[((long long)(t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 48) < K ? B[(t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 48) < K ? B[((long long)(t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // t2c_v2_s, 1 iteration ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 64 < K) {  // t2c_v3_s, 1 iteration ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1) < K ? B[(0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1) < K ? B[((long long)(0 + 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 16) < K ? B[(0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 16) < K ? B[((long long)(0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 32) < K ? B[(0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 32) < K ? B[((long long)(0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 48) < K ? B[(0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 48) < K ? B[((long long)(0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 2 * 64 < K) {  // t2c_v2_s, 2 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 2 * 64 < K) {  // t2c_v3_s, 2 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1) < K ? B[(0 + 2 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1) < K ? B[((long long)(0 + 2 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 16) < K ? B[(0 + 2 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 16) < K ? B[((long long)(0 + 2 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 32) < K ? B[(0 + 2 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 32) < K ? B[((long long)(0 + 2 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 48) < K ? B[(0 + 2 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 48) < K ? B[((long long)(0 + 2 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 3 * 64 < K) {  // t2c_v2_s, 3 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 3 * 64 < K) {  // t2c_v3_s, 3 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1) < K ? B[(0 + 3 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1) < K ? B[((long long)(0 + 3 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 16) < K ? B[(0 + 3 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 16) < K ? B[((long long)(0 + 3 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 32) < K ? B[(0 + 3 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 32) < K ? B[((long long)(0 + 3 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 48) < K ? B[(0 + 3 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 48) < K ? B[((long long)(0 + 3 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 4 * 64 < K) {  // t2c_v2_s, 4 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 4 * 64 < K) {  // t2c_v3_s, 4 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1) < K ? B[(0 + 4 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1) < K ? B[((long long)(0 + 4 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 16) < K ? B[(0 + 4 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 16) < K ? B[((long long)(0 + 4 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 32) < K ? B[(0 + 4 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 32) < K ? B[((long long)(0 + 4 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 48) < K ? B[(0 + 4 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 48) < K ? B[((long long)(0 + 4 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 5 * 64 < K) {  // t2c_v2_s, 5 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 5 * 64 < K) {  // t2c_v3_s, 5 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1) < K ? B[(0 + 5 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1) < K ? B[((long long)(0 + 5 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 16) < K ? B[(0 + 5 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 16) < K ? B[((long long)(0 + 5 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 32) < K ? B[(0 + 5 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 32) < K ? B[((long long)(0 + 5 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 48) < K ? B[(0 + 5 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 48) < K ? B[((long long)(0 + 5 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 6 * 64 < K) {  // t2c_v2_s, 6 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 6 * 64 < K) {  // t2c_v3_s, 6 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1) < K ? B[(0 + 6 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1) < K ? B[((long long)(0 + 6 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 16) < K ? B[(0 + 6 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 16) < K ? B[((long long)(0 + 6 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 32) < K ? B[(0 + 6 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 32) < K ? B[((long long)(0 + 6 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 48) < K ? B[(0 + 6 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 48) < K ? B[((long long)(0 + 6 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::cp_async_wait<6>();
@@ -644,13 +644,13 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa1[0][1], t2c_fb1[0][3]);
       if (k0 + 7 * 64 < K) {  // t2c_v2_s, 7 iterations ahead
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (k0 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       // k 32 .. 47 into set 2
       t2c::ldmatrix_x4(t2c_fa1[2][0], &t2c_v2_s[(t2c_it0 % 8) * 4608 + (t2c_wr0 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
@@ -668,13 +668,13 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa1[1][1], t2c_fb1[1][3]);
       if (k0 + 7 * 64 < K) {  // t2c_v3_s, 7 iterations ahead
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1) < K ? B[(k0 + 7 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1) < K ? B[((long long)(k0 + 7 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1 + 16) < K ? B[(k0 + 7 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1 + 16) < K ? B[((long long)(k0 + 7 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1 + 32) < K ? B[(k0 + 7 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1 + 32) < K ? B[((long long)(k0 + 7 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1 + 48) < K ? B[(k0 + 7 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0 + 7 * 64 + t2c_r1 + 48) < K ? B[((long long)(k0 + 7 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // k 48 .. 63 into set 1
@@ -713,149 +713,149 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     __syncthreads();  // t2c_v4_s: shares its bytes with t2c_v2_s, read at line 11
     if (0 < K) {  // t2c_v4_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v5_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = (t2c_r1 < K ? C[t2c_r1 * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = (t2c_r1 < K ? C[((long long)t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 16) < K ? C[(t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[(t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 16) < K ? C[((long long)(t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 32) < K ? C[(t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 32) < K ? C[((long long)(t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 48) < K ? C[(t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[(t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((t2c_r1 + 48) < K ? C[((long long)(t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // t2c_v4_s, 1 iteration ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 64 < K) {  // t2c_v5_s, 1 iteration ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1) < K ? C[(0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1) < K ? C[((long long)(0 + 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 16) < K ? C[(0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 16) < K ? C[((long long)(0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 32) < K ? C[(0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 32) < K ? C[((long long)(0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 48) < K ? C[(0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_r1 + 48) < K ? C[((long long)(0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 2 * 64 < K) {  // t2c_v4_s, 2 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 2 * 64 < K) {  // t2c_v5_s, 2 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1) < K ? C[(0 + 2 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1) < K ? C[((long long)(0 + 2 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 16) < K ? C[(0 + 2 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 16) < K ? C[((long long)(0 + 2 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 32) < K ? C[(0 + 2 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 32) < K ? C[((long long)(0 + 2 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 48) < K ? C[(0 + 2 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[2 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 2 * 64 + t2c_r1 + 48) < K ? C[((long long)(0 + 2 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 3 * 64 < K) {  // t2c_v4_s, 3 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 3 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 3 * 64 < K) {  // t2c_v5_s, 3 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1) < K ? C[(0 + 3 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1) < K ? C[((long long)(0 + 3 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 16) < K ? C[(0 + 3 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 16) < K ? C[((long long)(0 + 3 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 32) < K ? C[(0 + 3 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 32) < K ? C[((long long)(0 + 3 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 48) < K ? C[(0 + 3 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[3 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 3 * 64 + t2c_r1 + 48) < K ? C[((long long)(0 + 3 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 4 * 64 < K) {  // t2c_v4_s, 4 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 4 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 4 * 64 < K) {  // t2c_v5_s, 4 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1) < K ? C[(0 + 4 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1) < K ? C[((long long)(0 + 4 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 16) < K ? C[(0 + 4 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 16) < K ? C[((long long)(0 + 4 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 32) < K ? C[(0 + 4 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 32) < K ? C[((long long)(0 + 4 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 48) < K ? C[(0 + 4 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[4 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 4 * 64 + t2c_r1 + 48) < K ? C[((long long)(0 + 4 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 5 * 64 < K) {  // t2c_v4_s, 5 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 5 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 5 * 64 < K) {  // t2c_v5_s, 5 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1) < K ? C[(0 + 5 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1) < K ? C[((long long)(0 + 5 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 16) < K ? C[(0 + 5 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 16) < K ? C[((long long)(0 + 5 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 32) < K ? C[(0 + 5 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 32) < K ? C[((long long)(0 + 5 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 48) < K ? C[(0 + 5 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[5 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 5 * 64 + t2c_r1 + 48) < K ? C[((long long)(0 + 5 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 6 * 64 < K) {  // t2c_v4_s, 6 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (0 + 6 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 6 * 64 < K) {  // t2c_v5_s, 6 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1) < K ? C[(0 + 6 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1) < K ? C[((long long)(0 + 6 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 16) < K ? C[(0 + 6 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 16) < K ? C[((long long)(0 + 6 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 32) < K ? C[(0 + 6 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 32) < K ? C[((long long)(0 + 6 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 48) < K ? C[(0 + 6 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[6 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((0 + 6 * 64 + t2c_r1 + 48) < K ? C[((long long)(0 + 6 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::cp_async_wait<6>();
@@ -884,13 +884,13 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa2[0][1], t2c_fb2[0][3]);
       if (k0_2 + 7 * 64 < K) {  // t2c_v4_s, 7 iterations ahead
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[t2c_r1 * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)t2c_r1) * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 16) * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 16)) * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 32) * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 32)) * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[(t2c_r1 + 48) * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v4_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(t2c_r1 + 48)) * K + (k0_2 + 7 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       // k 32 .. 47 into set 2
       t2c::ldmatrix_x4(t2c_fa2[2][0], &t2c_v4_s[(t2c_it1 % 8) * 4608 + (t2c_wr0 + lane % 16) * 72 + 32 + (lane / 16) * 8]);
@@ -908,13 +908,13 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
       t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_fa2[1][1], t2c_fb2[1][3]);
       if (k0_2 + 7 * 64 < K) {  // t2c_v5_s, 7 iterations ahead
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1) < K ? C[(k0_2 + 7 * 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1) < K ? C[((long long)(k0_2 + 7 * 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1 + 16) < K ? C[(k0_2 + 7 * 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 16) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1 + 16) < K ? C[((long long)(k0_2 + 7 * 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1 + 32) < K ? C[(k0_2 + 7 * 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1 + 32) < K ? C[((long long)(k0_2 + 7 * 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1 + 48) < K ? C[(k0_2 + 7 * 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v5_s[((t2c_it1 + 7) % 8) * 4608 + (t2c_r1 + 48) * 72 + t2c_c1 + t2c_v] = ((k0_2 + 7 * 64 + t2c_r1 + 48) < K ? C[((long long)(k0_2 + 7 * 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // k 48 .. 63 into set 1

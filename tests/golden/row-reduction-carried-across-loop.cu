@@ -115,7 +115,7 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     // row-reduction-carried-across-loop.tl:17: mx = max(mx, rowmax(pad(X[m0 :+ 4, n0 :+ 256], -inf)))
     // t2c_p9, carried across the loop above, folded across threads once
     float t2c_v7[1];
-    t2c_v7[0] = t2c::max(t2c::lowest<float>(), t2c_p9[0]);
+    t2c_v7[0] = t2c_p9[0];
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[1]);
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[2]);
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[3]);
@@ -207,7 +207,7 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
     // row-reduction-carried-across-loop.tl:17: mx = max(mx, rowmax(pad(X[m0 :+ 4, n0 :+ 256], -inf)))
     // t2c_p9, carried across the loop above, folded across threads once
     float t2c_v7[1];
-    t2c_v7[0] = t2c::max(t2c::lowest<float>(), t2c_p9[0]);
+    t2c_v7[0] = t2c_p9[0];
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[1]);
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[2]);
     t2c_v7[0] = t2c::max(t2c_v7[0], t2c_p9[3]);

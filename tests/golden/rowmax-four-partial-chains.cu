@@ -21,7 +21,7 @@ rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S,
     // rowmax-four-partial-chains.tl:10: var x = X[r0 :+ 4, 0 :+ 512]
     float x[16];
     if ((r0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (r0 + t2c_r0) * 512 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * 512 + t2c_c0);
       x[0] = t2c_w0.v[0];
       x[1] = t2c_w0.v[1];
       x[2] = t2c_w0.v[2];
@@ -33,7 +33,7 @@ rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S,
       x[3] = 0.0f;
     }
     if ((r0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (r0 + t2c_r0) * 512 + (t2c_c0 + 128));
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 128));
       x[4] = t2c_w1.v[0];
       x[5] = t2c_w1.v[1];
       x[6] = t2c_w1.v[2];
@@ -45,7 +45,7 @@ rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S,
       x[7] = 0.0f;
     }
     if ((r0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (r0 + t2c_r0) * 512 + (t2c_c0 + 256));
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 256));
       x[8] = t2c_w2.v[0];
       x[9] = t2c_w2.v[1];
       x[10] = t2c_w2.v[2];
@@ -57,7 +57,7 @@ rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S,
       x[11] = 0.0f;
     }
     if ((r0 + t2c_r0) < M) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (r0 + t2c_r0) * 512 + (t2c_c0 + 384));
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 384));
       x[12] = t2c_w3.v[0];
       x[13] = t2c_w3.v[1];
       x[14] = t2c_w3.v[2];
@@ -115,22 +115,22 @@ rows(const float *__restrict__ X, float *__restrict__ Mx, float *__restrict__ S,
     int r0 = (int)blockIdx.x * 4;
     // rowmax-four-partial-chains.tl:10: var x = X[r0 :+ 4, 0 :+ 512]
     float x[16];
-    x[0] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + t2c_c0] : 0.0f);
-    x[1] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 1)] : 0.0f);
-    x[2] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 2)] : 0.0f);
-    x[3] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 3)] : 0.0f);
-    x[4] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 128)] : 0.0f);
-    x[5] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 129)] : 0.0f);
-    x[6] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 130)] : 0.0f);
-    x[7] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 131)] : 0.0f);
-    x[8] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 256)] : 0.0f);
-    x[9] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 257)] : 0.0f);
-    x[10] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 258)] : 0.0f);
-    x[11] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 259)] : 0.0f);
-    x[12] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 384)] : 0.0f);
-    x[13] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 385)] : 0.0f);
-    x[14] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 386)] : 0.0f);
-    x[15] = ((r0 + t2c_r0) < M ? X[(r0 + t2c_r0) * 512 + (t2c_c0 + 387)] : 0.0f);
+    x[0] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + t2c_c0] : 0.0f);
+    x[1] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 1)] : 0.0f);
+    x[2] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 2)] : 0.0f);
+    x[3] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 3)] : 0.0f);
+    x[4] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 128)] : 0.0f);
+    x[5] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 129)] : 0.0f);
+    x[6] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 130)] : 0.0f);
+    x[7] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 131)] : 0.0f);
+    x[8] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 256)] : 0.0f);
+    x[9] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 257)] : 0.0f);
+    x[10] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 258)] : 0.0f);
+    x[11] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 259)] : 0.0f);
+    x[12] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 384)] : 0.0f);
+    x[13] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 385)] : 0.0f);
+    x[14] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 386)] : 0.0f);
+    x[15] = ((r0 + t2c_r0) < M ? X[((long long)(r0 + t2c_r0)) * 512 + (t2c_c0 + 387)] : 0.0f);
     // rowmax-four-partial-chains.tl:11: Mx[r0 :+ 4, 0 :+ 1] = rowmax(x)
     float t2c_v2[1];
     float t2c_v2_t[3];  // partials: each row's elements in 4 chains

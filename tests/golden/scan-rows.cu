@@ -31,7 +31,7 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
       // scan-rows.tl:10: var x = X[0 :+ 4, n0 :+ 256]
       float x[4];
       if ((n0 + t2c_c0) < N) {
-        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * N + (n0 + t2c_c0));
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)t2c_r0) * N + (n0 + t2c_c0));
         x[0] = t2c_w0.v[0];
         x[1] = t2c_w0.v[1];
         x[2] = t2c_w0.v[2];
@@ -72,7 +72,7 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
       t2c_v4[0] = t2c_red1[t2c_ph2 * 8 + t2c_r0] + t2c_red1[t2c_ph2 * 8 + 4 + t2c_r0];
       t2c_ph2 ^= 1;
       // line 11, after the reduction at line 12, which shares its barrier
-      if ((n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + t2c_r0 * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{carry[0] + t2c_v3[0], carry[0] + t2c_v3[1], carry[0] + t2c_v3[2], carry[0] + t2c_v3[3]}});
+      if ((n0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)t2c_r0) * N + (n0 + t2c_c0), t2c::Vec<float, 4>{{carry[0] + t2c_v3[0], carry[0] + t2c_v3[1], carry[0] + t2c_v3[2], carry[0] + t2c_v3[3]}});
       // line 12
       carry[0] += t2c_v4[0];
     }
@@ -84,10 +84,10 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
     for (int n0 = 0; n0 < N; n0 += 256) {
       // scan-rows.tl:10: var x = X[0 :+ 4, n0 :+ 256]
       float x[4];
-      x[0] = ((n0 + t2c_c0) < N ? X[t2c_r0 * N + (n0 + t2c_c0)] : 0.0f);
-      x[1] = ((n0 + t2c_c0 + 1) < N ? X[t2c_r0 * N + (n0 + t2c_c0 + 1)] : 0.0f);
-      x[2] = ((n0 + t2c_c0 + 2) < N ? X[t2c_r0 * N + (n0 + t2c_c0 + 2)] : 0.0f);
-      x[3] = ((n0 + t2c_c0 + 3) < N ? X[t2c_r0 * N + (n0 + t2c_c0 + 3)] : 0.0f);
+      x[0] = ((n0 + t2c_c0) < N ? X[((long long)t2c_r0) * N + (n0 + t2c_c0)] : 0.0f);
+      x[1] = ((n0 + t2c_c0 + 1) < N ? X[((long long)t2c_r0) * N + (n0 + t2c_c0 + 1)] : 0.0f);
+      x[2] = ((n0 + t2c_c0 + 2) < N ? X[((long long)t2c_r0) * N + (n0 + t2c_c0 + 2)] : 0.0f);
+      x[3] = ((n0 + t2c_c0 + 3) < N ? X[((long long)t2c_r0) * N + (n0 + t2c_c0 + 3)] : 0.0f);
       // scan-rows.tl:11: Y[0 :+ 4, n0 :+ 256] = carry + cumsum(x)
       float t2c_v3[4];
       t2c_v3[0] = x[0];
@@ -118,10 +118,10 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
       t2c_v4[0] = t2c_red1[t2c_ph2 * 8 + t2c_r0] + t2c_red1[t2c_ph2 * 8 + 4 + t2c_r0];
       t2c_ph2 ^= 1;
       // line 11, after the reduction at line 12, which shares its barrier
-      if ((n0 + t2c_c0) < N) Y[t2c_r0 * N + (n0 + t2c_c0)] = carry[0] + t2c_v3[0];
-      if ((n0 + t2c_c0 + 1) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 1)] = carry[0] + t2c_v3[1];
-      if ((n0 + t2c_c0 + 2) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 2)] = carry[0] + t2c_v3[2];
-      if ((n0 + t2c_c0 + 3) < N) Y[t2c_r0 * N + (n0 + t2c_c0 + 3)] = carry[0] + t2c_v3[3];
+      if ((n0 + t2c_c0) < N) Y[((long long)t2c_r0) * N + (n0 + t2c_c0)] = carry[0] + t2c_v3[0];
+      if ((n0 + t2c_c0 + 1) < N) Y[((long long)t2c_r0) * N + (n0 + t2c_c0 + 1)] = carry[0] + t2c_v3[1];
+      if ((n0 + t2c_c0 + 2) < N) Y[((long long)t2c_r0) * N + (n0 + t2c_c0 + 2)] = carry[0] + t2c_v3[2];
+      if ((n0 + t2c_c0 + 3) < N) Y[((long long)t2c_r0) * N + (n0 + t2c_c0 + 3)] = carry[0] + t2c_v3[3];
       // line 12
       carry[0] += t2c_v4[0];
     }

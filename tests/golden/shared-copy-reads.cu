@@ -27,7 +27,7 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
     // shared-copy-reads.tl:7: var x = X[0 :+ 16, 0 :+ 32]
     float x[4];
     if (t2c_r0 < M) {
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)t2c_r0) * 32 + t2c_c0);
       x[0] = t2c_w0.v[0];
       x[1] = t2c_w0.v[1];
       x[2] = t2c_w0.v[2];
@@ -97,10 +97,10 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, flo
   } else {
     // shared-copy-reads.tl:7: var x = X[0 :+ 16, 0 :+ 32]
     float x[4];
-    x[0] = (t2c_r0 < M ? X[t2c_r0 * 32 + t2c_c0] : 0.0f);
-    x[1] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 1)] : 0.0f);
-    x[2] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 2)] : 0.0f);
-    x[3] = (t2c_r0 < M ? X[t2c_r0 * 32 + (t2c_c0 + 3)] : 0.0f);
+    x[0] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + t2c_c0] : 0.0f);
+    x[1] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + (t2c_c0 + 1)] : 0.0f);
+    x[2] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + (t2c_c0 + 2)] : 0.0f);
+    x[3] = (t2c_r0 < M ? X[((long long)t2c_r0) * 32 + (t2c_c0 + 3)] : 0.0f);
     // shared-copy-reads.tl:8: Y[0 :+ 32, 0 :+ 16] = transpose(x) * 2.0
     x_s[t2c_r0 * 33 + t2c_c0] = x[0];
     x_s[t2c_r0 * 33 + t2c_c0 + 1] = x[1];

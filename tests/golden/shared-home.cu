@@ -110,8 +110,8 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
     }
     __syncthreads();  // acc_s: written at line 10, read here by other threads
     for (int t2c_i7 = 0; t2c_i7 < 16; t2c_i7++) {
-      if ((m0 + t2c_c0) < M) t2c::stg_vec<4>(T + (t2c_r0 + t2c_i7 * 4) * M + (m0 + t2c_c0), t2c::Vec<float, 4>{{acc_s[t2c_c0 * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0], acc_s[(t2c_c0 + 1) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 1], acc_s[(t2c_c0 + 2) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 2], acc_s[(t2c_c0 + 3) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 3]}});
-      if ((m0 + t2c_c0 + 32) < M) t2c::stg_vec<4>(T + (t2c_r0 + t2c_i7 * 4) * M + (m0 + t2c_c0 + 32), t2c::Vec<float, 4>{{acc_s[(t2c_c0 + 32) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 32], acc_s[(t2c_c0 + 33) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 33], acc_s[(t2c_c0 + 34) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 34], acc_s[(t2c_c0 + 35) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 35]}});
+      if ((m0 + t2c_c0) < M) t2c::stg_vec<4>(T + ((long long)(t2c_r0 + t2c_i7 * 4)) * M + (m0 + t2c_c0), t2c::Vec<float, 4>{{acc_s[t2c_c0 * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0], acc_s[(t2c_c0 + 1) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 1], acc_s[(t2c_c0 + 2) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 2], acc_s[(t2c_c0 + 3) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 3]}});
+      if ((m0 + t2c_c0 + 32) < M) t2c::stg_vec<4>(T + ((long long)(t2c_r0 + t2c_i7 * 4)) * M + (m0 + t2c_c0 + 32), t2c::Vec<float, 4>{{acc_s[(t2c_c0 + 32) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 32], acc_s[(t2c_c0 + 33) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 33], acc_s[(t2c_c0 + 34) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 34], acc_s[(t2c_c0 + 35) * 65 + (t2c_r0 + t2c_i7 * 4)] + c__s[(t2c_r0 + t2c_i7 * 4) * 65 + t2c_c0 + 35]}});
     }
     // shared-home.tl:18: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[16];
@@ -340,14 +340,14 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
     }
     __syncthreads();  // acc_s: written at line 10, read here by other threads
     for (int t2c_i13 = 0; t2c_i13 < 16; t2c_i13++) {
-      if ((m0 + t2c_c0) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0)] = acc_s[t2c_c0 * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0];
-      if ((m0 + t2c_c0 + 1) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0 + 1)] = acc_s[(t2c_c0 + 1) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 1];
-      if ((m0 + t2c_c0 + 2) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0 + 2)] = acc_s[(t2c_c0 + 2) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 2];
-      if ((m0 + t2c_c0 + 3) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0 + 3)] = acc_s[(t2c_c0 + 3) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 3];
-      if ((m0 + t2c_c0 + 32) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0 + 32)] = acc_s[(t2c_c0 + 32) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 32];
-      if ((m0 + t2c_c0 + 33) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0 + 33)] = acc_s[(t2c_c0 + 33) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 33];
-      if ((m0 + t2c_c0 + 34) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0 + 34)] = acc_s[(t2c_c0 + 34) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 34];
-      if ((m0 + t2c_c0 + 35) < M) T[(t2c_r0 + t2c_i13 * 4) * M + (m0 + t2c_c0 + 35)] = acc_s[(t2c_c0 + 35) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 35];
+      if ((m0 + t2c_c0) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0)] = acc_s[t2c_c0 * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0];
+      if ((m0 + t2c_c0 + 1) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0 + 1)] = acc_s[(t2c_c0 + 1) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 1];
+      if ((m0 + t2c_c0 + 2) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0 + 2)] = acc_s[(t2c_c0 + 2) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 2];
+      if ((m0 + t2c_c0 + 3) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0 + 3)] = acc_s[(t2c_c0 + 3) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 3];
+      if ((m0 + t2c_c0 + 32) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0 + 32)] = acc_s[(t2c_c0 + 32) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 32];
+      if ((m0 + t2c_c0 + 33) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0 + 33)] = acc_s[(t2c_c0 + 33) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 33];
+      if ((m0 + t2c_c0 + 34) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0 + 34)] = acc_s[(t2c_c0 + 34) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 34];
+      if ((m0 + t2c_c0 + 35) < M) T[((long long)(t2c_r0 + t2c_i13 * 4)) * M + (m0 + t2c_c0 + 35)] = acc_s[(t2c_c0 + 35) * 65 + (t2c_r0 + t2c_i13 * 4)] + c__s[(t2c_r0 + t2c_i13 * 4) * 65 + t2c_c0 + 35];
     }
     // shared-home.tl:18: S[m0 :+ 64, 0 :+ 1] = rowsum(acc)
     float t2c_v4[16];
@@ -579,7 +579,7 @@ home_pipe(const float *__restrict__ X, float *__restrict__ T, int M, int K)
     t2c::cp_async_wait<0>();
     // shared-home.tl:34: T[0 :+ 64, m0 :+ 64] = c
     for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
-      if ((m0 + t2c_c0) < M) t2c::stg_vec<4>(T + (t2c_r0 + t2c_i5 * 2) * M + (m0 + t2c_c0), t2c::Vec<float, 4>{{c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 1], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 2], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 3]}});
+      if ((m0 + t2c_c0) < M) t2c::stg_vec<4>(T + ((long long)(t2c_r0 + t2c_i5 * 2)) * M + (m0 + t2c_c0), t2c::Vec<float, 4>{{c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 1], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 2], c__s[(t2c_r0 + t2c_i5 * 2) * 65 + t2c_c0 + 3]}});
     }
   } else {
     // shared-home.tl:27: var m0 = ctx.block.x * 64
@@ -632,10 +632,10 @@ home_pipe(const float *__restrict__ X, float *__restrict__ T, int M, int K)
     t2c::cp_async_wait<0>();
     // shared-home.tl:34: T[0 :+ 64, m0 :+ 64] = c
     for (int t2c_i11 = 0; t2c_i11 < 32; t2c_i11++) {
-      if ((m0 + t2c_c0) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0];
-      if ((m0 + t2c_c0 + 1) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0 + 1)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 1];
-      if ((m0 + t2c_c0 + 2) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0 + 2)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 2];
-      if ((m0 + t2c_c0 + 3) < M) T[(t2c_r0 + t2c_i11 * 2) * M + (m0 + t2c_c0 + 3)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 3];
+      if ((m0 + t2c_c0) < M) T[((long long)(t2c_r0 + t2c_i11 * 2)) * M + (m0 + t2c_c0)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0];
+      if ((m0 + t2c_c0 + 1) < M) T[((long long)(t2c_r0 + t2c_i11 * 2)) * M + (m0 + t2c_c0 + 1)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 1];
+      if ((m0 + t2c_c0 + 2) < M) T[((long long)(t2c_r0 + t2c_i11 * 2)) * M + (m0 + t2c_c0 + 2)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 2];
+      if ((m0 + t2c_c0 + 3) < M) T[((long long)(t2c_r0 + t2c_i11 * 2)) * M + (m0 + t2c_c0 + 3)] = c__s[(t2c_r0 + t2c_i11 * 2) * 65 + t2c_c0 + 3];
     }
   }
 }

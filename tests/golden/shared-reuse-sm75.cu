@@ -51,7 +51,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
     // shared-reuse-sm75.tl:8: a += dot(P[0 :+ 128, 0 :+ 8], Q[0 :+ 8, 0 :+ 80])
     float t2c_v2[8];
     if (t2c_c1 < K) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(P + t2c_r1 * K + t2c_c1);
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(P + ((long long)t2c_r1) * K + t2c_c1);
       t2c_v2[0] = t2c_w1.v[0];
       t2c_v2[1] = t2c_w1.v[1];
       t2c_v2[2] = t2c_w1.v[2];
@@ -63,7 +63,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
       t2c_v2[3] = 0.0f;
     }
     if (t2c_c1 < K) {
-      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(P + (t2c_r1 + 64) * K + t2c_c1);
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(P + ((long long)(t2c_r1 + 64)) * K + t2c_c1);
       t2c_v2[4] = t2c_w2.v[0];
       t2c_v2[5] = t2c_w2.v[1];
       t2c_v2[6] = t2c_w2.v[2];
@@ -78,7 +78,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
     t2c::sts_vec<4>(&t2c_v2_s[(t2c_r1 + 64) * 12 + t2c_c1], t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
     float t2c_v3[8] = {};
     if (t2c_c2 < 80 && t2c_r2 < K) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(Q + t2c_r2 * 80 + t2c_c2);
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(Q + ((long long)t2c_r2) * 80 + t2c_c2);
       t2c_v3[0] = t2c_w3.v[0];
       t2c_v3[1] = t2c_w3.v[1];
       t2c_v3[2] = t2c_w3.v[2];
@@ -90,7 +90,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
       t2c_v3[3] = 0.0f;
     }
     if (t2c_c2 < 80 && (t2c_r2 + 4) < K) {
-      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(Q + (t2c_r2 + 4) * 80 + t2c_c2);
+      const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(Q + ((long long)(t2c_r2 + 4)) * 80 + t2c_c2);
       t2c_v3[4] = t2c_w4.v[0];
       t2c_v3[5] = t2c_w4.v[1];
       t2c_v3[6] = t2c_w4.v[2];
@@ -180,7 +180,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
       // shared-reuse-sm75.tl:12: b += dot(P[0 :+ 128, k0 :+ 8], Q[k0 :+ 8, 0 :+ 80])
       float t2c_v5[8];
       if ((k0 + t2c_c1) < K) {
-        const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(P + t2c_r1 * K + (k0 + t2c_c1));
+        const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(P + ((long long)t2c_r1) * K + (k0 + t2c_c1));
         t2c_v5[0] = t2c_w10.v[0];
         t2c_v5[1] = t2c_w10.v[1];
         t2c_v5[2] = t2c_w10.v[2];
@@ -192,7 +192,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
         t2c_v5[3] = 0.0f;
       }
       if ((k0 + t2c_c1) < K) {
-        const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(P + (t2c_r1 + 64) * K + (k0 + t2c_c1));
+        const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(P + ((long long)(t2c_r1 + 64)) * K + (k0 + t2c_c1));
         t2c_v5[4] = t2c_w11.v[0];
         t2c_v5[5] = t2c_w11.v[1];
         t2c_v5[6] = t2c_w11.v[2];
@@ -208,7 +208,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
       t2c::sts_vec<4>(&t2c_v5_s[t2c_ph2 * 1536 + (t2c_r1 + 64) * 12 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
       float t2c_v6[8] = {};
       if (t2c_c2 < 80 && (k0 + t2c_r2) < K) {
-        const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(Q + (k0 + t2c_r2) * 80 + t2c_c2);
+        const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(Q + ((long long)(k0 + t2c_r2)) * 80 + t2c_c2);
         t2c_v6[0] = t2c_w12.v[0];
         t2c_v6[1] = t2c_w12.v[1];
         t2c_v6[2] = t2c_w12.v[2];
@@ -220,7 +220,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
         t2c_v6[3] = 0.0f;
       }
       if (t2c_c2 < 80 && (k0 + t2c_r2 + 4) < K) {
-        const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(Q + (k0 + t2c_r2 + 4) * 80 + t2c_c2);
+        const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(Q + ((long long)(k0 + t2c_r2 + 4)) * 80 + t2c_c2);
         t2c_v6[4] = t2c_w13.v[0];
         t2c_v6[5] = t2c_w13.v[1];
         t2c_v6[6] = t2c_w13.v[2];
@@ -309,25 +309,25 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
     }
     // shared-reuse-sm75.tl:8: a += dot(P[0 :+ 128, 0 :+ 8], Q[0 :+ 8, 0 :+ 80])
     float t2c_v2[8];
-    t2c_v2[0] = (t2c_c1 < K ? P[t2c_r1 * K + t2c_c1] : 0.0f);
-    t2c_v2[1] = ((t2c_c1 + 1) < K ? P[t2c_r1 * K + (t2c_c1 + 1)] : 0.0f);
-    t2c_v2[2] = ((t2c_c1 + 2) < K ? P[t2c_r1 * K + (t2c_c1 + 2)] : 0.0f);
-    t2c_v2[3] = ((t2c_c1 + 3) < K ? P[t2c_r1 * K + (t2c_c1 + 3)] : 0.0f);
-    t2c_v2[4] = (t2c_c1 < K ? P[(t2c_r1 + 64) * K + t2c_c1] : 0.0f);
-    t2c_v2[5] = ((t2c_c1 + 1) < K ? P[(t2c_r1 + 64) * K + (t2c_c1 + 1)] : 0.0f);
-    t2c_v2[6] = ((t2c_c1 + 2) < K ? P[(t2c_r1 + 64) * K + (t2c_c1 + 2)] : 0.0f);
-    t2c_v2[7] = ((t2c_c1 + 3) < K ? P[(t2c_r1 + 64) * K + (t2c_c1 + 3)] : 0.0f);
+    t2c_v2[0] = (t2c_c1 < K ? P[((long long)t2c_r1) * K + t2c_c1] : 0.0f);
+    t2c_v2[1] = ((t2c_c1 + 1) < K ? P[((long long)t2c_r1) * K + (t2c_c1 + 1)] : 0.0f);
+    t2c_v2[2] = ((t2c_c1 + 2) < K ? P[((long long)t2c_r1) * K + (t2c_c1 + 2)] : 0.0f);
+    t2c_v2[3] = ((t2c_c1 + 3) < K ? P[((long long)t2c_r1) * K + (t2c_c1 + 3)] : 0.0f);
+    t2c_v2[4] = (t2c_c1 < K ? P[((long long)(t2c_r1 + 64)) * K + t2c_c1] : 0.0f);
+    t2c_v2[5] = ((t2c_c1 + 1) < K ? P[((long long)(t2c_r1 + 64)) * K + (t2c_c1 + 1)] : 0.0f);
+    t2c_v2[6] = ((t2c_c1 + 2) < K ? P[((long long)(t2c_r1 + 64)) * K + (t2c_c1 + 2)] : 0.0f);
+    t2c_v2[7] = ((t2c_c1 + 3) < K ? P[((long long)(t2c_r1 + 64)) * K + (t2c_c1 + 3)] : 0.0f);
     t2c::sts_vec<4>(&t2c_v2_s[t2c_r1 * 12 + t2c_c1], t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
     t2c::sts_vec<4>(&t2c_v2_s[(t2c_r1 + 64) * 12 + t2c_c1], t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
     float t2c_v3[8] = {};
-    t2c_v3[0] = (t2c_c2 < 80 && t2c_r2 < K ? Q[t2c_r2 * 80 + t2c_c2] : 0.0f);
-    t2c_v3[1] = (t2c_c2 + 1 < 80 && t2c_r2 < K ? Q[t2c_r2 * 80 + (t2c_c2 + 1)] : 0.0f);
-    t2c_v3[2] = (t2c_c2 + 2 < 80 && t2c_r2 < K ? Q[t2c_r2 * 80 + (t2c_c2 + 2)] : 0.0f);
-    t2c_v3[3] = (t2c_c2 + 3 < 80 && t2c_r2 < K ? Q[t2c_r2 * 80 + (t2c_c2 + 3)] : 0.0f);
-    t2c_v3[4] = (t2c_c2 < 80 && (t2c_r2 + 4) < K ? Q[(t2c_r2 + 4) * 80 + t2c_c2] : 0.0f);
-    t2c_v3[5] = (t2c_c2 + 1 < 80 && (t2c_r2 + 4) < K ? Q[(t2c_r2 + 4) * 80 + (t2c_c2 + 1)] : 0.0f);
-    t2c_v3[6] = (t2c_c2 + 2 < 80 && (t2c_r2 + 4) < K ? Q[(t2c_r2 + 4) * 80 + (t2c_c2 + 2)] : 0.0f);
-    t2c_v3[7] = (t2c_c2 + 3 < 80 && (t2c_r2 + 4) < K ? Q[(t2c_r2 + 4) * 80 + (t2c_c2 + 3)] : 0.0f);
+    t2c_v3[0] = (t2c_c2 < 80 && t2c_r2 < K ? Q[((long long)t2c_r2) * 80 + t2c_c2] : 0.0f);
+    t2c_v3[1] = (t2c_c2 + 1 < 80 && t2c_r2 < K ? Q[((long long)t2c_r2) * 80 + (t2c_c2 + 1)] : 0.0f);
+    t2c_v3[2] = (t2c_c2 + 2 < 80 && t2c_r2 < K ? Q[((long long)t2c_r2) * 80 + (t2c_c2 + 2)] : 0.0f);
+    t2c_v3[3] = (t2c_c2 + 3 < 80 && t2c_r2 < K ? Q[((long long)t2c_r2) * 80 + (t2c_c2 + 3)] : 0.0f);
+    t2c_v3[4] = (t2c_c2 < 80 && (t2c_r2 + 4) < K ? Q[((long long)(t2c_r2 + 4)) * 80 + t2c_c2] : 0.0f);
+    t2c_v3[5] = (t2c_c2 + 1 < 80 && (t2c_r2 + 4) < K ? Q[((long long)(t2c_r2 + 4)) * 80 + (t2c_c2 + 1)] : 0.0f);
+    t2c_v3[6] = (t2c_c2 + 2 < 80 && (t2c_r2 + 4) < K ? Q[((long long)(t2c_r2 + 4)) * 80 + (t2c_c2 + 2)] : 0.0f);
+    t2c_v3[7] = (t2c_c2 + 3 < 80 && (t2c_r2 + 4) < K ? Q[((long long)(t2c_r2 + 4)) * 80 + (t2c_c2 + 3)] : 0.0f);
     if (t2c_c2 < 80) t2c_v3_s[t2c_r2 * 84 + t2c_c2] = t2c_v3[0];
     if (t2c_c2 + 1 < 80) t2c_v3_s[t2c_r2 * 84 + t2c_c2 + 1] = t2c_v3[1];
     if (t2c_c2 + 2 < 80) t2c_v3_s[t2c_r2 * 84 + t2c_c2 + 2] = t2c_v3[2];
@@ -409,26 +409,26 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
     for (int k0 = 0; k0 < K; k0 += 8) {
       // shared-reuse-sm75.tl:12: b += dot(P[0 :+ 128, k0 :+ 8], Q[k0 :+ 8, 0 :+ 80])
       float t2c_v5[8];
-      t2c_v5[0] = ((k0 + t2c_c1) < K ? P[t2c_r1 * K + (k0 + t2c_c1)] : 0.0f);
-      t2c_v5[1] = ((k0 + t2c_c1 + 1) < K ? P[t2c_r1 * K + (k0 + t2c_c1 + 1)] : 0.0f);
-      t2c_v5[2] = ((k0 + t2c_c1 + 2) < K ? P[t2c_r1 * K + (k0 + t2c_c1 + 2)] : 0.0f);
-      t2c_v5[3] = ((k0 + t2c_c1 + 3) < K ? P[t2c_r1 * K + (k0 + t2c_c1 + 3)] : 0.0f);
-      t2c_v5[4] = ((k0 + t2c_c1) < K ? P[(t2c_r1 + 64) * K + (k0 + t2c_c1)] : 0.0f);
-      t2c_v5[5] = ((k0 + t2c_c1 + 1) < K ? P[(t2c_r1 + 64) * K + (k0 + t2c_c1 + 1)] : 0.0f);
-      t2c_v5[6] = ((k0 + t2c_c1 + 2) < K ? P[(t2c_r1 + 64) * K + (k0 + t2c_c1 + 2)] : 0.0f);
-      t2c_v5[7] = ((k0 + t2c_c1 + 3) < K ? P[(t2c_r1 + 64) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      t2c_v5[0] = ((k0 + t2c_c1) < K ? P[((long long)t2c_r1) * K + (k0 + t2c_c1)] : 0.0f);
+      t2c_v5[1] = ((k0 + t2c_c1 + 1) < K ? P[((long long)t2c_r1) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      t2c_v5[2] = ((k0 + t2c_c1 + 2) < K ? P[((long long)t2c_r1) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      t2c_v5[3] = ((k0 + t2c_c1 + 3) < K ? P[((long long)t2c_r1) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      t2c_v5[4] = ((k0 + t2c_c1) < K ? P[((long long)(t2c_r1 + 64)) * K + (k0 + t2c_c1)] : 0.0f);
+      t2c_v5[5] = ((k0 + t2c_c1 + 1) < K ? P[((long long)(t2c_r1 + 64)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      t2c_v5[6] = ((k0 + t2c_c1 + 2) < K ? P[((long long)(t2c_r1 + 64)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      t2c_v5[7] = ((k0 + t2c_c1 + 3) < K ? P[((long long)(t2c_r1 + 64)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
       t2c_ph2 ^= 1;  // t2c_v5_s: this turn writes the other half
       t2c::sts_vec<4>(&t2c_v5_s[t2c_ph2 * 1536 + t2c_r1 * 12 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
       t2c::sts_vec<4>(&t2c_v5_s[t2c_ph2 * 1536 + (t2c_r1 + 64) * 12 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
       float t2c_v6[8] = {};
-      t2c_v6[0] = (t2c_c2 < 80 && (k0 + t2c_r2) < K ? Q[(k0 + t2c_r2) * 80 + t2c_c2] : 0.0f);
-      t2c_v6[1] = (t2c_c2 + 1 < 80 && (k0 + t2c_r2) < K ? Q[(k0 + t2c_r2) * 80 + (t2c_c2 + 1)] : 0.0f);
-      t2c_v6[2] = (t2c_c2 + 2 < 80 && (k0 + t2c_r2) < K ? Q[(k0 + t2c_r2) * 80 + (t2c_c2 + 2)] : 0.0f);
-      t2c_v6[3] = (t2c_c2 + 3 < 80 && (k0 + t2c_r2) < K ? Q[(k0 + t2c_r2) * 80 + (t2c_c2 + 3)] : 0.0f);
-      t2c_v6[4] = (t2c_c2 < 80 && (k0 + t2c_r2 + 4) < K ? Q[(k0 + t2c_r2 + 4) * 80 + t2c_c2] : 0.0f);
-      t2c_v6[5] = (t2c_c2 + 1 < 80 && (k0 + t2c_r2 + 4) < K ? Q[(k0 + t2c_r2 + 4) * 80 + (t2c_c2 + 1)] : 0.0f);
-      t2c_v6[6] = (t2c_c2 + 2 < 80 && (k0 + t2c_r2 + 4) < K ? Q[(k0 + t2c_r2 + 4) * 80 + (t2c_c2 + 2)] : 0.0f);
-      t2c_v6[7] = (t2c_c2 + 3 < 80 && (k0 + t2c_r2 + 4) < K ? Q[(k0 + t2c_r2 + 4) * 80 + (t2c_c2 + 3)] : 0.0f);
+      t2c_v6[0] = (t2c_c2 < 80 && (k0 + t2c_r2) < K ? Q[((long long)(k0 + t2c_r2)) * 80 + t2c_c2] : 0.0f);
+      t2c_v6[1] = (t2c_c2 + 1 < 80 && (k0 + t2c_r2) < K ? Q[((long long)(k0 + t2c_r2)) * 80 + (t2c_c2 + 1)] : 0.0f);
+      t2c_v6[2] = (t2c_c2 + 2 < 80 && (k0 + t2c_r2) < K ? Q[((long long)(k0 + t2c_r2)) * 80 + (t2c_c2 + 2)] : 0.0f);
+      t2c_v6[3] = (t2c_c2 + 3 < 80 && (k0 + t2c_r2) < K ? Q[((long long)(k0 + t2c_r2)) * 80 + (t2c_c2 + 3)] : 0.0f);
+      t2c_v6[4] = (t2c_c2 < 80 && (k0 + t2c_r2 + 4) < K ? Q[((long long)(k0 + t2c_r2 + 4)) * 80 + t2c_c2] : 0.0f);
+      t2c_v6[5] = (t2c_c2 + 1 < 80 && (k0 + t2c_r2 + 4) < K ? Q[((long long)(k0 + t2c_r2 + 4)) * 80 + (t2c_c2 + 1)] : 0.0f);
+      t2c_v6[6] = (t2c_c2 + 2 < 80 && (k0 + t2c_r2 + 4) < K ? Q[((long long)(k0 + t2c_r2 + 4)) * 80 + (t2c_c2 + 2)] : 0.0f);
+      t2c_v6[7] = (t2c_c2 + 3 < 80 && (k0 + t2c_r2 + 4) < K ? Q[((long long)(k0 + t2c_r2 + 4)) * 80 + (t2c_c2 + 3)] : 0.0f);
       t2c_ph3 ^= 1;  // t2c_v6_s: this turn writes the other half
       if (t2c_c2 < 80) t2c_v6_s[t2c_ph3 * 672 + t2c_r2 * 84 + t2c_c2] = t2c_v6[0];
       if (t2c_c2 + 1 < 80) t2c_v6_s[t2c_ph3 * 672 + t2c_r2 * 84 + t2c_c2 + 1] = t2c_v6[1];

@@ -82,7 +82,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
       t2c::fence_proxy_async();  // wgmma reads t2c_v2_s through the async proxy
       __half t2c_v3[2];
       if ((k0 + t2c_r2) < K) {
-        const t2c::Vec<__half, 2> t2c_w1 = t2c::ldg_vec<2>(G + (k0 + t2c_r2) * 16 + t2c_c2);
+        const t2c::Vec<__half, 2> t2c_w1 = t2c::ldg_vec<2>(G + ((long long)(k0 + t2c_r2)) * 16 + t2c_c2);
         t2c_v3[0] = t2c_w1.v[0];
         t2c_v3[1] = t2c_w1.v[1];
       } else {
@@ -108,7 +108,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
     float t2c_v4[8];
     float t2c_v5[4];
     if (t2c_r3 < M) {
-      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + t2c_r3 * 8 + t2c_c3);
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + ((long long)t2c_r3) * 8 + t2c_c3);
       t2c_v5[0] = t2c_w3.v[0];
       t2c_v5[1] = t2c_w3.v[1];
       t2c_v5[2] = t2c_w3.v[2];
@@ -226,14 +226,14 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(o);
     // simt-dot-into-wgmma-acc-sm90a.tl:14: O[0 :+ 64, 0 :+ 32] = o
-    if (t2c_r1 < M) t2c::stg_vec<2>(O + t2c_r1 * 32 + t2c_c1, t2c::Vec<float, 2>{{o[0], o[1]}});
-    if (t2c_r1 < M) t2c::stg_vec<2>(O + t2c_r1 * 32 + (t2c_c1 + 8), t2c::Vec<float, 2>{{o[4], o[5]}});
-    if (t2c_r1 < M) t2c::stg_vec<2>(O + t2c_r1 * 32 + (t2c_c1 + 16), t2c::Vec<float, 2>{{o[8], o[9]}});
-    if (t2c_r1 < M) t2c::stg_vec<2>(O + t2c_r1 * 32 + (t2c_c1 + 24), t2c::Vec<float, 2>{{o[12], o[13]}});
-    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + (t2c_r1 + 8) * 32 + t2c_c1, t2c::Vec<float, 2>{{o[2], o[3]}});
-    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + (t2c_r1 + 8) * 32 + (t2c_c1 + 8), t2c::Vec<float, 2>{{o[6], o[7]}});
-    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + (t2c_r1 + 8) * 32 + (t2c_c1 + 16), t2c::Vec<float, 2>{{o[10], o[11]}});
-    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + (t2c_r1 + 8) * 32 + (t2c_c1 + 24), t2c::Vec<float, 2>{{o[14], o[15]}});
+    if (t2c_r1 < M) t2c::stg_vec<2>(O + ((long long)t2c_r1) * 32 + t2c_c1, t2c::Vec<float, 2>{{o[0], o[1]}});
+    if (t2c_r1 < M) t2c::stg_vec<2>(O + ((long long)t2c_r1) * 32 + (t2c_c1 + 8), t2c::Vec<float, 2>{{o[4], o[5]}});
+    if (t2c_r1 < M) t2c::stg_vec<2>(O + ((long long)t2c_r1) * 32 + (t2c_c1 + 16), t2c::Vec<float, 2>{{o[8], o[9]}});
+    if (t2c_r1 < M) t2c::stg_vec<2>(O + ((long long)t2c_r1) * 32 + (t2c_c1 + 24), t2c::Vec<float, 2>{{o[12], o[13]}});
+    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + ((long long)(t2c_r1 + 8)) * 32 + t2c_c1, t2c::Vec<float, 2>{{o[2], o[3]}});
+    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + ((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 8), t2c::Vec<float, 2>{{o[6], o[7]}});
+    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + ((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 16), t2c::Vec<float, 2>{{o[10], o[11]}});
+    if ((t2c_r1 + 8) < M) t2c::stg_vec<2>(O + ((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 24), t2c::Vec<float, 2>{{o[14], o[15]}});
   } else {
     // simt-dot-into-wgmma-acc-sm90a.tl:8: var acc: tile<f32>[64, 16] = 0.0
     float acc[8];
@@ -261,8 +261,8 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
       t2c::sts_vec<8>(&t2c_v2_s[t2c_ph0 * 1024 + t2c::swz<32, 2>(t2c_r6 * 16 + t2c_c6)], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v2_s through the async proxy
       __half t2c_v3[2];
-      t2c_v3[0] = ((k0 + t2c_r2) < K ? G[(k0 + t2c_r2) * 16 + t2c_c2] : t2c::cvt<__half>(0.0f));
-      t2c_v3[1] = ((k0 + t2c_r2) < K ? G[(k0 + t2c_r2) * 16 + (t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[0] = ((k0 + t2c_r2) < K ? G[((long long)(k0 + t2c_r2)) * 16 + t2c_c2] : t2c::cvt<__half>(0.0f));
+      t2c_v3[1] = ((k0 + t2c_r2) < K ? G[((long long)(k0 + t2c_r2)) * 16 + (t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
       t2c_ph1 ^= 1;  // t2c_v3_s: this turn writes the other half
       t2c::sts_vec<2>(&t2c_v3_s[t2c_ph1 * 256 + t2c::swz<32, 2>(t2c_r2 * 16 + t2c_c2)], t2c::Vec<__half, 2>{{t2c_v3[0], t2c_v3[1]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v3_s through the async proxy
@@ -281,10 +281,10 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
     // simt-dot-into-wgmma-acc-sm90a.tl:12: acc -= dot(A[0 :+ 64, 0 :+ 8], Z[0 :+ 8, 0 :+ 16])
     float t2c_v4[8];
     float t2c_v5[4];
-    t2c_v5[0] = (t2c_r3 < M ? A[t2c_r3 * 8 + t2c_c3] : 0.0f);
-    t2c_v5[1] = (t2c_r3 < M ? A[t2c_r3 * 8 + (t2c_c3 + 1)] : 0.0f);
-    t2c_v5[2] = (t2c_r3 < M ? A[t2c_r3 * 8 + (t2c_c3 + 2)] : 0.0f);
-    t2c_v5[3] = (t2c_r3 < M ? A[t2c_r3 * 8 + (t2c_c3 + 3)] : 0.0f);
+    t2c_v5[0] = (t2c_r3 < M ? A[((long long)t2c_r3) * 8 + t2c_c3] : 0.0f);
+    t2c_v5[1] = (t2c_r3 < M ? A[((long long)t2c_r3) * 8 + (t2c_c3 + 1)] : 0.0f);
+    t2c_v5[2] = (t2c_r3 < M ? A[((long long)t2c_r3) * 8 + (t2c_c3 + 2)] : 0.0f);
+    t2c_v5[3] = (t2c_r3 < M ? A[((long long)t2c_r3) * 8 + (t2c_c3 + 3)] : 0.0f);
     t2c::sts_vec<4>(&t2c_v5_s[t2c_r3 * 12 + t2c_c3], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
     float t2c_v6[1];
     t2c_v6[0] = Z[t2c_r4 * 16 + t2c_c4];
@@ -391,21 +391,21 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
     t2c::wgmma_wait<0>();
     t2c::wgmma_fence_operand(o);
     // simt-dot-into-wgmma-acc-sm90a.tl:14: O[0 :+ 64, 0 :+ 32] = o
-    if (t2c_r1 < M) O[t2c_r1 * 32 + t2c_c1] = o[0];
-    if (t2c_r1 < M) O[t2c_r1 * 32 + (t2c_c1 + 1)] = o[1];
-    if (t2c_r1 < M) O[t2c_r1 * 32 + (t2c_c1 + 8)] = o[4];
-    if (t2c_r1 < M) O[t2c_r1 * 32 + (t2c_c1 + 9)] = o[5];
-    if (t2c_r1 < M) O[t2c_r1 * 32 + (t2c_c1 + 16)] = o[8];
-    if (t2c_r1 < M) O[t2c_r1 * 32 + (t2c_c1 + 17)] = o[9];
-    if (t2c_r1 < M) O[t2c_r1 * 32 + (t2c_c1 + 24)] = o[12];
-    if (t2c_r1 < M) O[t2c_r1 * 32 + (t2c_c1 + 25)] = o[13];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + t2c_c1] = o[2];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + (t2c_c1 + 1)] = o[3];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + (t2c_c1 + 8)] = o[6];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + (t2c_c1 + 9)] = o[7];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + (t2c_c1 + 16)] = o[10];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + (t2c_c1 + 17)] = o[11];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + (t2c_c1 + 24)] = o[14];
-    if ((t2c_r1 + 8) < M) O[(t2c_r1 + 8) * 32 + (t2c_c1 + 25)] = o[15];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + t2c_c1] = o[0];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + (t2c_c1 + 1)] = o[1];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + (t2c_c1 + 8)] = o[4];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + (t2c_c1 + 9)] = o[5];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + (t2c_c1 + 16)] = o[8];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + (t2c_c1 + 17)] = o[9];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + (t2c_c1 + 24)] = o[12];
+    if (t2c_r1 < M) O[((long long)t2c_r1) * 32 + (t2c_c1 + 25)] = o[13];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + t2c_c1] = o[2];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 1)] = o[3];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 8)] = o[6];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 9)] = o[7];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 16)] = o[10];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 17)] = o[11];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 24)] = o[14];
+    if ((t2c_r1 + 8) < M) O[((long long)(t2c_r1 + 8)) * 32 + (t2c_c1 + 25)] = o[15];
   }
 }

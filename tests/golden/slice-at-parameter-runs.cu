@@ -43,8 +43,8 @@ shift(const float *__restrict__ X, float *__restrict__ Y, int off, int M, int N)
       t2c_v1[6] = 0.0f;
       t2c_v1[7] = 0.0f;
     }
-    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0) * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v1[0] * 2.0f, t2c_v1[1] * 2.0f, t2c_v1[2] * 2.0f, t2c_v1[3] * 2.0f}});
-    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(Y + (m0 + t2c_r0 + 8) * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v1[4] * 2.0f, t2c_v1[5] * 2.0f, t2c_v1[6] * 2.0f, t2c_v1[7] * 2.0f}});
+    if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v1[0] * 2.0f, t2c_v1[1] * 2.0f, t2c_v1[2] * 2.0f, t2c_v1[3] * 2.0f}});
+    if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 8)) * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v1[4] * 2.0f, t2c_v1[5] * 2.0f, t2c_v1[6] * 2.0f, t2c_v1[7] * 2.0f}});
   } else {
     // slice-at-parameter-runs.tl:7: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -58,13 +58,13 @@ shift(const float *__restrict__ X, float *__restrict__ Y, int off, int M, int N)
     t2c_v1[5] = ((m0 + t2c_r0 + 8) < M && (unsigned)(off + t2c_c0 + 1) < (unsigned)N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (off + t2c_c0 + 1)] : 0.0f);
     t2c_v1[6] = ((m0 + t2c_r0 + 8) < M && (unsigned)(off + t2c_c0 + 2) < (unsigned)N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (off + t2c_c0 + 2)] : 0.0f);
     t2c_v1[7] = ((m0 + t2c_r0 + 8) < M && (unsigned)(off + t2c_c0 + 3) < (unsigned)N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (off + t2c_c0 + 3)] : 0.0f);
-    if ((m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 64 + t2c_c0] = t2c_v1[0] * 2.0f;
-    if ((m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 64 + (t2c_c0 + 1)] = t2c_v1[1] * 2.0f;
-    if ((m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 64 + (t2c_c0 + 2)] = t2c_v1[2] * 2.0f;
-    if ((m0 + t2c_r0) < M) Y[(m0 + t2c_r0) * 64 + (t2c_c0 + 3)] = t2c_v1[3] * 2.0f;
-    if ((m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 64 + t2c_c0] = t2c_v1[4] * 2.0f;
-    if ((m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 64 + (t2c_c0 + 1)] = t2c_v1[5] * 2.0f;
-    if ((m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 64 + (t2c_c0 + 2)] = t2c_v1[6] * 2.0f;
-    if ((m0 + t2c_r0 + 8) < M) Y[(m0 + t2c_r0 + 8) * 64 + (t2c_c0 + 3)] = t2c_v1[7] * 2.0f;
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + t2c_c0] = t2c_v1[0] * 2.0f;
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = t2c_v1[1] * 2.0f;
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 2)] = t2c_v1[2] * 2.0f;
+    if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 3)] = t2c_v1[3] * 2.0f;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 64 + t2c_c0] = t2c_v1[4] * 2.0f;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] = t2c_v1[5] * 2.0f;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] = t2c_v1[6] * 2.0f;
+    if ((m0 + t2c_r0 + 8) < M) Y[((long long)(m0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] = t2c_v1[7] * 2.0f;
   }
 }

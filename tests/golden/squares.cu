@@ -29,7 +29,7 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
       // squares.tl:7: var x = X[0 :+ 16, kt :+ 64]
       float x[4];
       if ((kt + t2c_c0) < K) {
-        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * K + (kt + t2c_c0));
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)t2c_r0) * K + (kt + t2c_c0));
         x[0] = t2c_w0.v[0];
         x[1] = t2c_w0.v[1];
         x[2] = t2c_w0.v[2];
@@ -70,10 +70,10 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
     for (int kt = 0; kt < K; kt += 64) {
       // squares.tl:7: var x = X[0 :+ 16, kt :+ 64]
       float x[4];
-      x[0] = ((kt + t2c_c0) < K ? X[t2c_r0 * K + (kt + t2c_c0)] : 0.0f);
-      x[1] = ((kt + t2c_c0 + 1) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 1)] : 0.0f);
-      x[2] = ((kt + t2c_c0 + 2) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 2)] : 0.0f);
-      x[3] = ((kt + t2c_c0 + 3) < K ? X[t2c_r0 * K + (kt + t2c_c0 + 3)] : 0.0f);
+      x[0] = ((kt + t2c_c0) < K ? X[((long long)t2c_r0) * K + (kt + t2c_c0)] : 0.0f);
+      x[1] = ((kt + t2c_c0 + 1) < K ? X[((long long)t2c_r0) * K + (kt + t2c_c0 + 1)] : 0.0f);
+      x[2] = ((kt + t2c_c0 + 2) < K ? X[((long long)t2c_r0) * K + (kt + t2c_c0 + 2)] : 0.0f);
+      x[3] = ((kt + t2c_c0 + 3) < K ? X[((long long)t2c_r0) * K + (kt + t2c_c0 + 3)] : 0.0f);
       // squares.tl:8: acc += x * x
       acc[0] += x[0] * x[0];
       acc[1] += x[1] * x[1];

@@ -46,7 +46,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     // wgmma-deferred-dot-sm90a.tl:17: var q = Q[q0 :+ 64, 0 :+ 64]
     __half q[32];
     if ((q0 + t2c_r1) < S) {
-      const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(Q + (q0 + t2c_r1) * 64 + t2c_c1);
+      const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(Q + ((long long)(q0 + t2c_r1)) * 64 + t2c_c1);
       q[0] = t2c_w0.v[0];
       q[1] = t2c_w0.v[1];
       q[2] = t2c_w0.v[2];
@@ -66,7 +66,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       q[7] = t2c::cvt<__half>(0.0f);
     }
     if ((q0 + t2c_r1 + 16) < S) {
-      const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(Q + (q0 + t2c_r1 + 16) * 64 + t2c_c1);
+      const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(Q + ((long long)(q0 + t2c_r1 + 16)) * 64 + t2c_c1);
       q[8] = t2c_w1.v[0];
       q[9] = t2c_w1.v[1];
       q[10] = t2c_w1.v[2];
@@ -86,7 +86,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       q[15] = t2c::cvt<__half>(0.0f);
     }
     if ((q0 + t2c_r1 + 32) < S) {
-      const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(Q + (q0 + t2c_r1 + 32) * 64 + t2c_c1);
+      const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(Q + ((long long)(q0 + t2c_r1 + 32)) * 64 + t2c_c1);
       q[16] = t2c_w2.v[0];
       q[17] = t2c_w2.v[1];
       q[18] = t2c_w2.v[2];
@@ -106,7 +106,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       q[23] = t2c::cvt<__half>(0.0f);
     }
     if ((q0 + t2c_r1 + 48) < S) {
-      const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(Q + (q0 + t2c_r1 + 48) * 64 + t2c_c1);
+      const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(Q + ((long long)(q0 + t2c_r1 + 48)) * 64 + t2c_c1);
       q[24] = t2c_w3.v[0];
       q[25] = t2c_w3.v[1];
       q[26] = t2c_w3.v[2];
@@ -738,59 +738,59 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
       t2c::wgmma_fence_operand(acc);
     }
     // wgmma-deferred-dot-sm90a.tl:34: O[q0 :+ 64, 0 :+ 64] = acc / l
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[0] / l[0], acc[1] / l[0]}});
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4] / l[0], acc[5] / l[0]}});
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[8] / l[0], acc[9] / l[0]}});
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 24), t2c::Vec<float, 2>{{acc[12] / l[0], acc[13] / l[0]}});
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 32), t2c::Vec<float, 2>{{acc[16] / l[0], acc[17] / l[0]}});
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 40), t2c::Vec<float, 2>{{acc[20] / l[0], acc[21] / l[0]}});
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 48), t2c::Vec<float, 2>{{acc[24] / l[0], acc[25] / l[0]}});
-    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0) * 64 + (t2c_c0 + 56), t2c::Vec<float, 2>{{acc[28] / l[0], acc[29] / l[0]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[2] / l[1], acc[3] / l[1]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[6] / l[1], acc[7] / l[1]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[10] / l[1], acc[11] / l[1]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 24), t2c::Vec<float, 2>{{acc[14] / l[1], acc[15] / l[1]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 32), t2c::Vec<float, 2>{{acc[18] / l[1], acc[19] / l[1]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 40), t2c::Vec<float, 2>{{acc[22] / l[1], acc[23] / l[1]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 48), t2c::Vec<float, 2>{{acc[26] / l[1], acc[27] / l[1]}});
-    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + (q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 56), t2c::Vec<float, 2>{{acc[30] / l[1], acc[31] / l[1]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[0] / l[0], acc[1] / l[0]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4] / l[0], acc[5] / l[0]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[8] / l[0], acc[9] / l[0]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 24), t2c::Vec<float, 2>{{acc[12] / l[0], acc[13] / l[0]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 32), t2c::Vec<float, 2>{{acc[16] / l[0], acc[17] / l[0]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 40), t2c::Vec<float, 2>{{acc[20] / l[0], acc[21] / l[0]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 48), t2c::Vec<float, 2>{{acc[24] / l[0], acc[25] / l[0]}});
+    if ((q0 + t2c_r0) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 56), t2c::Vec<float, 2>{{acc[28] / l[0], acc[29] / l[0]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[2] / l[1], acc[3] / l[1]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[6] / l[1], acc[7] / l[1]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[10] / l[1], acc[11] / l[1]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 24), t2c::Vec<float, 2>{{acc[14] / l[1], acc[15] / l[1]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 32), t2c::Vec<float, 2>{{acc[18] / l[1], acc[19] / l[1]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 40), t2c::Vec<float, 2>{{acc[22] / l[1], acc[23] / l[1]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 48), t2c::Vec<float, 2>{{acc[26] / l[1], acc[27] / l[1]}});
+    if ((q0 + t2c_r0 + 8) < S) t2c::stg_vec<2>(O + ((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 56), t2c::Vec<float, 2>{{acc[30] / l[1], acc[31] / l[1]}});
   } else {
     // wgmma-deferred-dot-sm90a.tl:16: var q0 = ctx.block.x * 64
     int q0 = (int)blockIdx.x * 64;
     // wgmma-deferred-dot-sm90a.tl:17: var q = Q[q0 :+ 64, 0 :+ 64]
     __half q[32];
-    q[0] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-    q[1] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-    q[2] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-    q[3] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-    q[4] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-    q[5] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-    q[6] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-    q[7] = ((q0 + t2c_r1) < S ? Q[(q0 + t2c_r1) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-    q[8] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-    q[9] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-    q[10] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-    q[11] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-    q[12] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-    q[13] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-    q[14] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-    q[15] = ((q0 + t2c_r1 + 16) < S ? Q[(q0 + t2c_r1 + 16) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-    q[16] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-    q[17] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-    q[18] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-    q[19] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-    q[20] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-    q[21] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-    q[22] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-    q[23] = ((q0 + t2c_r1 + 32) < S ? Q[(q0 + t2c_r1 + 32) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-    q[24] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-    q[25] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-    q[26] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-    q[27] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-    q[28] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-    q[29] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-    q[30] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-    q[31] = ((q0 + t2c_r1 + 48) < S ? Q[(q0 + t2c_r1 + 48) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+    q[0] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+    q[1] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+    q[2] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+    q[3] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+    q[4] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+    q[5] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+    q[6] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+    q[7] = ((q0 + t2c_r1) < S ? Q[((long long)(q0 + t2c_r1)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+    q[8] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+    q[9] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+    q[10] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+    q[11] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+    q[12] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+    q[13] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+    q[14] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+    q[15] = ((q0 + t2c_r1 + 16) < S ? Q[((long long)(q0 + t2c_r1 + 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+    q[16] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+    q[17] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+    q[18] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+    q[19] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+    q[20] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+    q[21] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+    q[22] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+    q[23] = ((q0 + t2c_r1 + 32) < S ? Q[((long long)(q0 + t2c_r1 + 32)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+    q[24] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+    q[25] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+    q[26] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+    q[27] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+    q[28] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+    q[29] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+    q[30] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+    q[31] = ((q0 + t2c_r1 + 48) < S ? Q[((long long)(q0 + t2c_r1 + 48)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     t2c::sts_vec<8>(&q_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1)], t2c::Vec<__half, 8>{{q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]}});
     t2c::sts_vec<8>(&q_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024], t2c::Vec<__half, 8>{{q[8], q[9], q[10], q[11], q[12], q[13], q[14], q[15]}});
     t2c::sts_vec<8>(&q_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], t2c::Vec<__half, 8>{{q[16], q[17], q[18], q[19], q[20], q[21], q[22], q[23]}});
@@ -843,23 +843,23 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     int t2c_df1 = -1;  // and B's stage (-1: none yet)
     if (0 < S) {  // k_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < S ? K[t2c_r1 * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < S ? K[((long long)t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < S ? K[(t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < S ? K[((long long)(t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < S ? K[(t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < S ? K[((long long)(t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < S ? K[(t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < S ? K[((long long)(t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < S) {  // v__s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < S ? V[t2c_r1 * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = (t2c_r1 < S ? V[((long long)t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < S ? V[(t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((t2c_r1 + 16) < S ? V[((long long)(t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < S ? V[(t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((t2c_r1 + 32) < S ? V[((long long)(t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < S ? V[(t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((t2c_r1 + 48) < S ? V[((long long)(t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -871,23 +871,23 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
         if (k0 + 64 < S) {  // k_s, 1 iteration ahead
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? K[((long long)(k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? K[((long long)(k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? K[((long long)(k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? K[((long long)(k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
         if (k0 + 64 < S) {  // v__s, 1 iteration ahead
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? V[((long long)(k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? V[((long long)(k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? V[((long long)(k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? V[((long long)(k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
         t2c::cp_async_commit();
         // wgmma-deferred-dot-sm90a.tl:26: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
@@ -1150,23 +1150,23 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
         __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
         if (k0 + 64 < S) {  // k_s, 1 iteration ahead
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? K[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? K[((long long)(k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? K[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? K[((long long)(k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? K[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? K[((long long)(k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? K[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) k_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? K[((long long)(k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
         if (k0 + 64 < S) {  // v__s, 1 iteration ahead
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? V[(k0 + 64 + t2c_r1) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + t2c_v] = ((k0 + 64 + t2c_r1) < S ? V[((long long)(k0 + 64 + t2c_r1)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? V[(k0 + 64 + t2c_r1 + 16) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 1024 + t2c_v] = ((k0 + 64 + t2c_r1 + 16) < S ? V[((long long)(k0 + 64 + t2c_r1 + 16)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? V[(k0 + 64 + t2c_r1 + 32) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048 + t2c_v] = ((k0 + 64 + t2c_r1 + 32) < S ? V[((long long)(k0 + 64 + t2c_r1 + 32)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? V[(k0 + 64 + t2c_r1 + 48) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) v__s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072 + t2c_v] = ((k0 + 64 + t2c_r1 + 48) < S ? V[((long long)(k0 + 64 + t2c_r1 + 48)) * 64 + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
         t2c::cp_async_commit();
         // wgmma-deferred-dot-sm90a.tl:26: var s: tile<f32>[64, 64] = where(k0 + cols(64, 64) < S, 0.0, -inf) + dot(q, transpose(k))
@@ -1446,38 +1446,38 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
     t2c::cp_async_wait<0>();
     t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
     // wgmma-deferred-dot-sm90a.tl:34: O[q0 :+ 64, 0 :+ 64] = acc / l
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + t2c_c0] = acc[0] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 1)] = acc[1] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 8)] = acc[4] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 9)] = acc[5] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 16)] = acc[8] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 17)] = acc[9] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 24)] = acc[12] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 25)] = acc[13] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 32)] = acc[16] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 33)] = acc[17] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 40)] = acc[20] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 41)] = acc[21] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 48)] = acc[24] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 49)] = acc[25] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 56)] = acc[28] / l[0];
-    if ((q0 + t2c_r0) < S) O[(q0 + t2c_r0) * 64 + (t2c_c0 + 57)] = acc[29] / l[0];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + t2c_c0] = acc[2] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 1)] = acc[3] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 8)] = acc[6] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 9)] = acc[7] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 16)] = acc[10] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 17)] = acc[11] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 24)] = acc[14] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 25)] = acc[15] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 32)] = acc[18] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 33)] = acc[19] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 40)] = acc[22] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 41)] = acc[23] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 48)] = acc[26] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 49)] = acc[27] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 56)] = acc[30] / l[1];
-    if ((q0 + t2c_r0 + 8) < S) O[(q0 + t2c_r0 + 8) * 64 + (t2c_c0 + 57)] = acc[31] / l[1];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + t2c_c0] = acc[0] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = acc[1] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 8)] = acc[4] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 9)] = acc[5] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 16)] = acc[8] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 17)] = acc[9] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 24)] = acc[12] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 25)] = acc[13] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 32)] = acc[16] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 33)] = acc[17] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 40)] = acc[20] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 41)] = acc[21] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 48)] = acc[24] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 49)] = acc[25] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 56)] = acc[28] / l[0];
+    if ((q0 + t2c_r0) < S) O[((long long)(q0 + t2c_r0)) * 64 + (t2c_c0 + 57)] = acc[29] / l[0];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + t2c_c0] = acc[2] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] = acc[3] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 8)] = acc[6] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 9)] = acc[7] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 16)] = acc[10] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 17)] = acc[11] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 24)] = acc[14] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 25)] = acc[15] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 32)] = acc[18] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 33)] = acc[19] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 40)] = acc[22] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 41)] = acc[23] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 48)] = acc[26] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 49)] = acc[27] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 56)] = acc[30] / l[1];
+    if ((q0 + t2c_r0 + 8) < S) O[((long long)(q0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 57)] = acc[31] / l[1];
   }
 }
 
