@@ -543,6 +543,19 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
   }
 }
 
+/* Whether x is the integer constant 0. */
+static bool const_zero(const Expr *x) {
+  return (x->flags & EF_CONST) && !x->cv.isf && x->cv.i == 0;
+}
+
+/* An integer / or % by the constant 0 (y): undefined in CUDA, an error here as a
+ * constant shift count outside the type is. */
+static void div_by_zero(Checker *C, const Expr *y, TokenKind op) {
+  diag_error(C->d, y->loc, "integer %s by zero", op == TK_PERCENT ? "remainder ('%')" : "division");
+  if (y->kind == E_IDENT && y->u.ident.sym && y->u.ident.sym->kind == SY_CONST && y->u.ident.sym->decl)
+    diag_note(C->d, y->u.ident.sym->decl->u.decl.name_loc, "'%s' is 0 here", y->u.ident.sym->name);
+}
+
 static bool check_binary(Checker *C, Expr *e, int depth) {
   bool okx = check_expr(C, e->u.binary.a, depth + 1);
   bool oky = check_expr(C, e->u.binary.b, depth + 1);
@@ -585,6 +598,11 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
       (y->cv.i < 0 || y->cv.i >= 8 * elem_bytes[el])) {
     diag_error(C->d, y->loc, "shift count %" PRId64 " is outside 0 .. %d for %s", y->cv.i, 8 * elem_bytes[el] - 1,
                elem_names[el]);
+    return false;
+  }
+  if ((op == TK_SLASH || op == TK_PERCENT) && elem_is_int(el) && !(x->flags & EF_CONST) && const_zero(y)) {
+    /* (of two constants, fold_binary says it) */
+    div_by_zero(C, y, op);
     return false;
   }
   e->ty = shape;
@@ -1289,6 +1307,10 @@ static void check_assign(Checker *C, Stmt *s) {
     diag_error(C->d, s->loc, "'%s' on %s: f8 values are storage, and their arithmetic is in f32",
                token_names[s->u.assign.op], type_str(C, &l->ty));
     diag_note(C->d, (Loc){0, 0}, "convert the result back: x = %s(x %s ...)", elem_names[l->ty.elem], op);
+    return;
+  }
+  if (s->u.assign.op == TK_DIV_ASSIGN && elem_is_int(l->ty.elem) && const_zero(r)) {
+    div_by_zero(C, r, TK_SLASH);
     return;
   }
   bool ok = check_assignable(C, r->loc, r, &l->ty, "a target of type");
