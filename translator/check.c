@@ -14,6 +14,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct Scope {
@@ -55,6 +56,18 @@ static const char *type_str(Checker *C, const Type *t) {
   if (t->rank == 0) return t->untyped ? (t->elem == T_I32 ? "an integer constant" : "a float constant") : el;
   if (t->rank == 1) return arena_printf(C->a, "tile<%s>[%d]", el, t->dims[0]);
   return arena_printf(C->a, "tile<%s>[%d, %d]", el, t->dims[0], t->dims[1]);
+}
+
+/* A float constant as the language writes it, in the fewest digits that read back
+ * the same: 70000.0, 1e+40, inf. */
+static const char *float_str(Checker *C, double v) {
+  if (isinf(v)) return v < 0 ? "-inf" : "inf";
+  char b[40];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(b, sizeof b, "%.*g", prec, v);
+    if (strtod(b, NULL) == v) break;
+  }
+  return arena_printf(C->a, "%s%s", b, strpbrk(b, ".en") ? "" : ".0");
 }
 
 /* ------------------------------------------------------------ names */
@@ -543,6 +556,18 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
   }
 }
 
+/* After an error about the value of x: when x names a const, where that value comes
+ * from (its declaration, or the -D that set it). */
+static void note_const(Checker *C, const Expr *x) {
+  const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
+  if (!y || y->kind != SY_CONST || !y->decl || !(x->flags & EF_CONST)) return;
+  const char *v = x->cv.isf ? float_str(C, x->cv.f) : arena_printf(C->a, "%" PRId64, x->cv.i);
+  if (y->decl->u.decl.define)
+    diag_note(C->d, y->decl->u.decl.name_loc, "'%s' is %s, set by %s", y->name, v, y->decl->u.decl.define);
+  else
+    diag_note(C->d, y->decl->u.decl.name_loc, "'%s' is %s here", y->name, v);
+}
+
 /* Whether x is the integer constant 0. */
 static bool const_zero(const Expr *x) {
   return (x->flags & EF_CONST) && !x->cv.isf && x->cv.i == 0;
@@ -552,8 +577,7 @@ static bool const_zero(const Expr *x) {
  * constant shift count outside the type is. */
 static void div_by_zero(Checker *C, const Expr *y, TokenKind op) {
   diag_error(C->d, y->loc, "integer %s by zero", op == TK_PERCENT ? "remainder ('%')" : "division");
-  if (y->kind == E_IDENT && y->u.ident.sym && y->u.ident.sym->kind == SY_CONST && y->u.ident.sym->decl)
-    diag_note(C->d, y->u.ident.sym->decl->u.decl.name_loc, "'%s' is 0 here", y->u.ident.sym->name);
+  note_const(C, y);
 }
 
 static bool check_binary(Checker *C, Expr *e, int depth) {
@@ -822,13 +846,15 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
         return false;
       }
     e->ty = SCALAR_I32;
-    if ((args[0]->flags & args[1]->flags & EF_CONST) && !args[0]->cv.isf && !args[1]->cv.isf) {
-      if (args[1]->cv.i <= 0) {
-        diag_error(C->d, args[1]->loc, "cdiv() by a non-positive constant");
-        return false;
-      }
-      set_const_int(e, (args[0]->cv.i + args[1]->cv.i - 1) / args[1]->cv.i);
+    /* a constant divisor is checked whatever a is: cdiv(M, 0) in @grid would divide
+       by zero on the host, in a kernel on the GPU */
+    if ((args[1]->flags & EF_CONST) && args[1]->cv.i <= 0) {
+      diag_error(C->d, args[1]->loc, "cdiv() by a non-positive constant (%" PRId64 ")", args[1]->cv.i);
+      note_const(C, args[1]);
+      return false;
     }
+    if ((args[0]->flags & args[1]->flags & EF_CONST))
+      set_const_int(e, (args[0]->cv.i + args[1]->cv.i - 1) / args[1]->cv.i);
     return true;
   case B_ROWS:
   case B_COLS: {

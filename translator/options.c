@@ -196,6 +196,7 @@ bool opts_define(Arena *a, Diag *d, Program *p, const Defines *defs) {
     }
     place(defs->v[i].value, c->u.decl.init ? c->u.decl.init->loc : c->u.decl.name_loc);
     c->u.decl.init = defs->v[i].value;
+    c->u.decl.define = arena_printf(a, "-D %s=%s", defs->v[i].name, defs->v[i].text);
   }
   /* which were applied, in the order of the file (the .cu's header says them) */
   Buf b = {0};

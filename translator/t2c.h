@@ -302,7 +302,8 @@ struct Stmt {
   Attr **attrs;     /* attributes written before the statement (only `for` may have them) */
   int nattrs;
   union {
-    struct { const char *name; Loc name_loc; TypeRef *type; Expr *init; struct Sym *sym; } decl;
+    struct { const char *name; Loc name_loc; TypeRef *type; Expr *init; struct Sym *sym;
+             const char *define; /* S_CONST: the "-D NAME=VALUE" that set init (options.c), or NULL */ } decl;
     struct { Expr *lhs; TokenKind op; /* TK_ASSIGN or TK_*_ASSIGN */ Expr *rhs;
              int atomic; /* B_ATOMIC_*: atomic_add(lhs, rhs) etc. (op +=, or = for max/min); 0: a plain store */
     } assign;
