@@ -560,8 +560,8 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
  * from (its declaration, or the -D that set it). */
 static void note_const(Checker *C, const Expr *x) {
   const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
-  if (!y || y->kind != SY_CONST || !y->decl || !(x->flags & EF_CONST)) return;
-  const char *v = x->cv.isf ? float_str(C, x->cv.f) : arena_printf(C->a, "%" PRId64, x->cv.i);
+  if (!y || y->kind != SY_CONST || !y->decl) return;
+  const char *v = y->const_float ? float_str(C, y->fval) : arena_printf(C->a, "%" PRId64, y->ival);
   if (y->decl->u.decl.define)
     diag_note(C->d, y->decl->u.decl.name_loc, "'%s' is %s, set by %s", y->name, v, y->decl->u.decl.define);
   else
@@ -1795,6 +1795,13 @@ static void check_tensor_param(Checker *C, Param *p, Sym *y) {
     }
     Sym *c = lookup(C, d->u.ident.name);
     if (c && c->kind == SY_CONST && !c->const_float) {
+      /* a const's value is checked as a literal's: [N, 0] would index nothing, and a
+         negative dim wrap every bounds check */
+      if (c->ival < 1 || c->ival > INT32_MAX) {
+        if (c->ival < 1) diag_error(C->d, d->loc, "a tensor dim must be at least 1, not %" PRId64, c->ival);
+        else diag_error(C->d, d->loc, "a tensor dim must be at most %d, not %" PRId64, INT32_MAX, c->ival);
+        note_const(C, &(Expr){.kind = E_IDENT, .u.ident.sym = c});
+      }
       y->tdim_const[i] = c->ival;
       continue;
     }
