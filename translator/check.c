@@ -982,6 +982,28 @@ static bool check_call(Checker *C, Expr *e, int depth) {
   return true;
 }
 
+/* Broadcasts the shape *g of a gather's tile indices so far (the first of them,
+ * `first`, when it is one) with index ix. An error names the indices' own types; a
+ * rank-1 index meeting a rank-2 one is a row [1, n], so where the first dims agree
+ * a column was likely meant: the note says reshape(.., [n, 1]). */
+static bool gather_shape(Checker *C, const Expr *first, const Expr *ix, Type *g) {
+  Type so_far = *g, out = {0};
+  so_far.elem = first->ty.elem;
+  if (!broadcast(C, ix->loc, &so_far, &ix->ty, &out)) {
+    const Expr *r1 = so_far.rank == 1 && ix->ty.rank == 2 ? first : so_far.rank == 2 && ix->ty.rank == 1 ? ix : NULL;
+    const Type *r2 = r1 == first ? &ix->ty : &so_far;
+    if (r1 && r1->ty.dims[0] == r2->dims[0]) {
+      const char *n = r1->kind == E_IDENT ? r1->u.ident.name : "..";
+      diag_note(C->d, r1->loc, "a rank-1 index is a row [1, %d] against a 2-D one; as a column, write reshape(%s, [%d, 1])",
+                r1->ty.dims[0], n, r1->ty.dims[0]);
+    }
+    return false;
+  }
+  out.elem = g->elem;
+  *g = out;
+  return true;
+}
+
 /* X[i, a :+ m, ...] on a tensor or t[i, a :+ m] on a tile. */
 static bool check_index(Checker *C, Expr *e, int depth) {
   Expr *base = e->u.index.base;
@@ -1012,6 +1034,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
   /* a gather: a tensor indexed by integer tiles (and scalars), one element per
    * element of the indices' broadcast shape */
   bool gather = false, ranged = false, bad[4] = {false}; /* a tensor has rank 1 to 4 */
+  const Expr *first = NULL; /* the first tile index */
   Type g = {y->ty.elem, 0, {0, 0}, false};
   for (int i = 0; i < e->u.index.nidx; i++) {
     Index *ix = &e->u.index.idx[i];
@@ -1026,8 +1049,8 @@ static bool check_index(Checker *C, Expr *e, int depth) {
       diag_error(C->d, ix->start->loc, "a gather index must be an integer tile, not %s", type_str(C, &ix->start->ty));
       return false;
     }
-    if (gather && !broadcast(C, ix->start->loc, &g, &ix->start->ty, &g)) return false;
-    if (!gather) g.rank = ix->start->ty.rank, memcpy(g.dims, ix->start->ty.dims, sizeof g.dims);
+    if (gather && !gather_shape(C, first, ix->start, &g)) return false;
+    if (!gather) g.rank = ix->start->ty.rank, memcpy(g.dims, ix->start->ty.dims, sizeof g.dims), first = ix->start;
     gather = true;
   }
   if (gather) {
