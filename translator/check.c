@@ -36,6 +36,7 @@ typedef struct Checker {
   const char *attr;   /* the kernel attribute whose arguments are being checked */
   bool deep_reported; /* "nested too deeply" said once for this statement */
   bool sizes_reported; /* MAX_SIZES said once for this kernel */
+  bool launch_bad;    /* @launch's thread count was rejected: what depends on it stays quiet */
 } Checker;
 
 /* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
@@ -345,7 +346,10 @@ static bool check_ctx(Checker *C, Expr *e) {
         if (direct[i].f == CTX_THREADS) v = C->ki->threads;
         if (direct[i].f == CTX_LANES) v = C->t->lanes;
         if (direct[i].f == CTX_WARPS) v = C->ki->threads / C->t->lanes;
-        if (v >= 0) set_const_int(e, v);
+        if (v >= 0 && C->launch_bad && (direct[i].f == CTX_THREADS || direct[i].f == CTX_WARPS))
+          e->flags |= EF_BADCONST; /* not the default's 128: a dim made of it stays quiet */
+        else if (v >= 0)
+          set_const_int(e, v);
         return true;
       }
     diag_error(C->d, e->u.member.name_loc, "ctx has no field '%s'", n);
@@ -1559,6 +1563,7 @@ static void check_kernel_attr_list(Checker *C, Kernel *k) {
 static void check_launch(Checker *C, Kernel *k) {
   C->ki->threads = 128;
   Attr *at = find_attr(k, A_LAUNCH);
+  C->launch_bad = at != NULL; /* until its thread count is taken */
   if (!at || !attr_nargs(C, at, 1, 2, "(threads) or (threads, min_blocks)")) return;
   int v;
   C->attr = "launch";
@@ -1569,8 +1574,10 @@ static void check_launch(Checker *C, Kernel *k) {
     else if (v > C->t->max_threads)
       diag_error(C->d, at->args[0]->loc, "@launch(%d): %s allows at most %d threads per block", v, C->t->name,
                  C->t->max_threads);
-    else
+    else {
       C->ki->threads = v;
+      C->launch_bad = false;
+    }
   }
   if (at->nargs == 2 && check_expr(C, at->args[1], 0) &&
       const_dim(C, at->args[1], "@launch min_blocks", &v)) {
@@ -1653,7 +1660,9 @@ static void check_registers_one(Checker *C, Kernel *k, Attr *at, Expr *arg) {
     int threads = C->ki->threads;
     Stmt *decl = y->decl;
     bool ok = true;
-    if (numel % threads != 0) {
+    if (C->launch_bad) { /* how the tile is shared waits for a valid @launch */
+      ok = false;
+    } else if (numel % threads != 0) {
       diag_error(C->d, arg->loc,
                  "@registers(%s): tile<%s>[%s] has %" PRId64 " elements, which %d threads cannot share evenly",
                  n, elem_names[y->ty.elem],
