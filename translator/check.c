@@ -183,6 +183,28 @@ static void set_const_float(Expr *e, double v) {
   e->cv.f = v;
 }
 
+/* After an error about the value of x: when x names a const, where that value comes
+ * from (its declaration, or the -D that set it). */
+static void note_const(Checker *C, const Expr *x) {
+  const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
+  if (!y || y->kind != SY_CONST || !y->decl) return;
+  const char *v = y->const_float ? float_str(C, y->fval) : arena_printf(C->a, "%" PRId64, y->ival);
+  if (y->decl->u.decl.define)
+    diag_note(C->d, y->decl->u.decl.name_loc, "'%s' is %s, set by %s", y->name, v, y->decl->u.decl.define);
+  else
+    diag_note(C->d, y->decl->u.decl.name_loc, "'%s' is %s here", y->name, v);
+}
+
+/* Whether x is the name of a const. */
+static bool is_const_name(const Expr *x) {
+  return x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_CONST;
+}
+
+/* Whether x is the integer constant 0. */
+static bool const_zero(const Expr *x) {
+  return (x->flags & EF_CONST) && !x->cv.isf && x->cv.i == 0;
+}
+
 /* Expr.flags, private to check.c: a constant expression whose folding failed
  * and was reported (division by zero, overflow); later checks stay quiet. */
 #define EF_BADCONST 0x100
@@ -293,7 +315,14 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, ElemType *out, boo
   const Type *typed = a->untyped ? b : a;
   if (lit) {
     if (lit->elem == T_F32 && !elem_is_float(typed->elem)) {
-      diag_error(C->d, loc, "a float literal cannot take the type %s", elem_names[typed->elem]);
+      Expr *le = a->untyped ? x : y;
+      if (is_const_name(le)) { /* the const, not the operator: its value may come from -D */
+        diag_error(C->d, le->loc, "the float const '%s' cannot take the type %s", le->u.ident.name,
+                   elem_names[typed->elem]);
+        note_const(C, le);
+      } else {
+        diag_error(C->d, loc, "a float literal cannot take the type %s", elem_names[typed->elem]);
+      }
       return false;
     }
     if (typed->elem == T_BOOL) {
@@ -560,23 +589,6 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
   }
 }
 
-/* After an error about the value of x: when x names a const, where that value comes
- * from (its declaration, or the -D that set it). */
-static void note_const(Checker *C, const Expr *x) {
-  const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
-  if (!y || y->kind != SY_CONST || !y->decl) return;
-  const char *v = y->const_float ? float_str(C, y->fval) : arena_printf(C->a, "%" PRId64, y->ival);
-  if (y->decl->u.decl.define)
-    diag_note(C->d, y->decl->u.decl.name_loc, "'%s' is %s, set by %s", y->name, v, y->decl->u.decl.define);
-  else
-    diag_note(C->d, y->decl->u.decl.name_loc, "'%s' is %s here", y->name, v);
-}
-
-/* Whether x is the integer constant 0. */
-static bool const_zero(const Expr *x) {
-  return (x->flags & EF_CONST) && !x->cv.isf && x->cv.i == 0;
-}
-
 /* An integer / or % by the constant 0 (y): undefined in CUDA, an error here as a
  * constant shift count outside the type is. */
 static void div_by_zero(Checker *C, const Expr *y, TokenKind op) {
@@ -688,14 +700,17 @@ static bool const_dim(Checker *C, Expr *x, const char *what, int *out) {
   if (x->flags & EF_BADCONST) return false; /* already reported */
   if (!check_const_int(x, &v)) {
     diag_error(C->d, x->loc, "%s must be a constant integer", what);
+    if (x->flags & EF_CONST) note_const(C, x); /* a float const: where its value is set */
     return false;
   }
   if (v < 1) {
     diag_error(C->d, x->loc, "%s must be at least 1, not %" PRId64, what, v);
+    note_const(C, x);
     return false;
   }
   if (v > MAX_DIM) {
     diag_error(C->d, x->loc, "%s must be at most %d, not %" PRId64, what, MAX_DIM, v);
+    note_const(C, x);
     return false;
   }
   *out = (int)v;
@@ -1160,6 +1175,7 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
   if (from->untyped) {
     if (from->elem == T_F32 && !elem_is_float(to->elem)) {
       diag_error(C->d, loc, "a float value cannot be assigned to %s %s", what, type_str(C, to));
+      note_const(C, rhs);
       return false;
     }
     if (to->elem == T_BOOL) {
@@ -1835,6 +1851,12 @@ static void check_tensor_param(Checker *C, Param *p, Sym *y) {
         note_const(C, &(Expr){.kind = E_IDENT, .u.ident.sym = c});
       }
       y->tdim_const[i] = c->ival;
+      continue;
+    }
+    if (c && c->kind == SY_CONST) { /* a float one, maybe by -D BN=32.0 */
+      diag_error(C->d, d->loc, "a tensor dim must be an integer, and '%s' is a float const", c->name);
+      note_const(C, &(Expr){.kind = E_IDENT, .u.ident.sym = c});
+      y->tdim_const[i] = 1;
       continue;
     }
     Sym *sz = size_sym(C, d);
