@@ -63,9 +63,10 @@ static const char *type_str(Checker *C, const Type *t) {
  * the same: 70000.0, 1e+40, inf. */
 static const char *float_str(Checker *C, double v) {
   if (isinf(v)) return v < 0 ? "-inf" : "inf";
-  char b[40];
+  char b[64];
+  bool fixed = fabs(v) >= 1e-4 && fabs(v) < 1e15; /* 70000.0 rather than 7e+04 */
   for (int prec = 1; prec <= 17; prec++) {
-    snprintf(b, sizeof b, "%.*g", prec, v);
+    snprintf(b, sizeof b, fixed ? "%.*f" : "%.*g", prec, v);
     if (strtod(b, NULL) == v) break;
   }
   return arena_printf(C->a, "%s%s", b, strpbrk(b, ".en") ? "" : ".0");
@@ -223,6 +224,11 @@ static void fold_binary(Checker *C, Expr *e) {
     case TK_SLASH: set_const_float(e, a / b); break;
     default: break;
     }
+    /* inf from finite operands (not a division by 0.0) would pass for a written inf */
+    if ((e->flags & EF_CONST) && isinf(e->cv.f) && isfinite(a) && isfinite(b) && !(op == TK_SLASH && b == 0)) {
+      diag_error(C->d, e->loc, "constant expression overflows");
+      e->flags = (e->flags & ~EF_CONST) | EF_BADCONST;
+    }
     return;
   }
   int64_t a = x->cv.i, b = y->cv.i, r = 0;
@@ -291,11 +297,31 @@ static bool broadcast(Checker *C, Loc loc, const Type *x, const Type *y, Type *o
   return true;
 }
 
+/* Whether the constant e, taking float type t, stays finite: CUDA rounds it to f32 and
+ * then to t (to nearest), and a finite one past the largest finite value would become
+ * inf unasked. inf itself, and what rounds down to the largest value, are fine; the
+ * 8-bit floats saturate. The error is the integers' (below), with how to ask for inf. */
+static bool float_fits(Checker *C, const Expr *e, ElemType t) {
+  double v = e->cv.f; /* (of an integer constant too) */
+  if (isinf(v) || isnan(v) || elem_is_f8(t)) return true;
+  float f = (float)v;
+  /* the midpoints between the largest finite values and the next power of two, which
+     round (to even) to inf */
+  double lim = t == T_F16 ? 65520.0 : t == T_BF16 ? ldexp(1.0, 128) - ldexp(1.0, 119) : INFINITY;
+  if (t == T_F64 ? isfinite(v) : isfinite(f) && fabs((double)f) < lim) return true;
+  const char *max = t == T_F16 ? "65504" : t == T_BF16 ? "3.38953e+38" : "3.40282e+38";
+  diag_error(C->d, e->loc, "the constant %s does not fit %s (largest finite %s); write inf if that is meant",
+             e->cv.isf ? float_str(C, v) : arena_printf(C->a, "%" PRId64, e->cv.i), elem_names[t], max);
+  note_const(C, e);
+  return false;
+}
+
 /* Whether an untyped integer constant e fits integer type t; if not, an error
    at e (u > -1 of a u32 u would compare with 4294967295, b + 300 of a u8 b add 44). */
 static bool literal_fits(Checker *C, const Expr *e, ElemType t) {
   int64_t lo, v = e->cv.i;
   uint64_t hi;
+  if ((e->flags & EF_CONST) && elem_is_float(t)) return float_fits(C, e, t);
   if (!(e->flags & EF_CONST) || e->cv.isf || !elem_int_range(t, &lo, &hi)) return true;
   if (v >= lo && (v < 0 || (uint64_t)v <= hi)) return true;
   diag_error(C->d, e->loc, "the constant %" PRId64 " does not fit %s (%" PRId64 " .. %" PRIu64 ")", v, elem_names[t], lo, hi);
@@ -1292,7 +1318,7 @@ static void check_var(Checker *C, Stmt *s) {
     else if (s->u.decl.type && ok) ok = check_assignable(C, s->u.decl.init->loc, s->u.decl.init, &t, "a var of type");
     else if (!s->u.decl.type) {
       t = s->u.decl.init->ty;
-      if (t.untyped) t.untyped = false; /* default: i32 or f32 */
+      if (t.untyped) t.untyped = false, ok = literal_fits(C, s->u.decl.init, t.elem); /* default: i32 or f32 */
     }
   } else if (!s->u.decl.type) {
     diag_error(C->d, s->u.decl.name_loc, "var '%s' needs a type or an initial value", s->u.decl.name);
