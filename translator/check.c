@@ -2347,9 +2347,106 @@ static void check_kernel(Checker *C, Kernel *k) {
   C->ki->cnames = C->cnames;
 }
 
+/* ------------------------------------------------------------ kernel names */
+
+/* A kernel's name is an extern "C" symbol the caller links to, so unlike a
+ * parameter's it cannot be renamed: what the C++ compiler or the generated code
+ * already means by it is an error here, not a compile failure later. */
+static const char *const cxx_keywords[] = {
+  "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+  "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+  "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+  "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+  "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+  "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+  "requires", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+  "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+  "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+  NULL,
+};
+
+/* Names the generated code or the CUDA headers declare at file scope. */
+static const char *const cuda_globals[] = {
+  "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "half", "half2", "t2c", "std", "NULL",
+  "INFINITY", "printf", "fprintf", "sprintf", "snprintf", "puts", "malloc", "calloc", "realloc", "free",
+  "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strcpy", "assert", "abort", "exit", "atexit",
+  "clock", "time", "rand", "srand", "qsort", "div", "atoi", "atof", NULL,
+};
+
+/* The C library's types that CUDA's headers bring in. */
+static const char *const c_types[] = {
+  "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t",
+  "uintptr_t", "intmax_t", "uintmax_t", "size_t", "ssize_t", "ptrdiff_t", "off_t", "time_t", "clock_t", "FILE",
+  NULL,
+};
+
+/* CUDA's vector types: int4, uchar2, float3, longlong1, ... */
+static bool cuda_vector_type(const char *n) {
+  static const char *const base[] = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                     "longlong", "ulonglong", "float", "double", NULL};
+  size_t len = strlen(n);
+  if (len < 2 || n[len - 1] < '1' || n[len - 1] > '4') return false;
+  for (int i = 0; base[i]; i++)
+    if (strlen(base[i]) == len - 1 && !strncmp(base[i], n, len - 1)) return true;
+  return false;
+}
+
+/* The C math library's functions (extern "C" in CUDA's headers too), and with a
+ * suffix f their float versions: expf, sqrtf. */
+static const char *const c_math[] = {
+  "acos", "asin", "atan", "atan2", "cos", "cosh", "sin", "sinh", "tan", "tanh", "exp", "exp2", "expm1",
+  "log", "log2", "log10", "log1p", "pow", "sqrt", "rsqrt", "cbrt", "hypot", "fabs", "abs", "labs", "floor",
+  "ceil", "round", "trunc", "fmod", "fmin", "fmax", "min", "max", "erf", "erfc", "lgamma", "tgamma", NULL,
+};
+
+static bool in_list(const char *const *list, const char *n) {
+  for (int i = 0; list[i]; i++)
+    if (strcmp(list[i], n) == 0) return true;
+  return false;
+}
+
+static bool c_math_name(const char *n) {
+  size_t len = strlen(n);
+  if (in_list(c_math, n)) return true;
+  if (len < 2 || len > 16 || n[len - 1] != 'f') return false;
+  char b[16];
+  memcpy(b, n, len - 1);
+  b[len - 1] = 0;
+  return in_list(c_math, b);
+}
+
+/* Why n cannot name a kernel, or NULL. */
+static const char *kernel_name_clash(const char *n) {
+  if (in_list(cxx_keywords, n)) return "it is a keyword of C or C++";
+  if (strcmp(n, "main") == 0) return "main is the program's entry point in C and C++";
+  if (n[0] == '_' && (n[1] == '_' || (n[1] >= 'A' && n[1] <= 'Z')))
+    return "names starting with __ or _ and a capital are reserved in C and C++";
+  if (!strncmp(n, "t2c_", 4) || !strncmp(n, "T2C_", 4) || !strncmp(n, "tile2cu_", 8) || !strncmp(n, "TILE2CU_", 8))
+    return "names starting with t2c_ or tile2cu_ (either case) are the generated code's, such as the launcher "
+           "tile2cu_launch_NAME of --host";
+  if (!strncmp(n, "cuda", 4) || (n[0] == 'C' && n[1] == 'U' && (n[2] == '_' || (n[2] >= 'a' && n[2] <= 'z'))) || (n[0] == 'c' && n[1] == 'u' && n[2] >= 'A' && n[2] <= 'Z'))
+    return "names starting with cuda, cu and a capital, CU_ or CU and a small letter are the CUDA runtime's "
+           "and driver's (cudaMalloc, cuInit, CUresult)";
+  if (cuda_vector_type(n) || !strncmp(n, "nv_", 3) || in_list(c_types, n))
+    return "CUDA's headers declare such type names (int4, nv_bfloat16, int32_t)";
+  if (c_math_name(n)) return "it is a function of the C math library, which CUDA's headers declare (as extern \"C\")";
+  if (in_list(cuda_globals, n)) return "CUDA's headers (the C library's functions among them) or the generated code declare it";
+  return NULL;
+}
+
+static void check_kernel_name(Diag *d, Kernel *k, bool *noted) {
+  const char *why = kernel_name_clash(k->name);
+  if (!why) return;
+  diag_error(d, k->name_loc, "'%s' cannot name a kernel: %s", k->name, why);
+  if (!*noted)
+    diag_note(d, (Loc){0, 0}, "a kernel's name is the extern \"C\" symbol its callers use, so tile2cu cannot rename it");
+  *noted = true;
+}
+
 bool check_program(Arena *a, Diag *d, Program *p, const TargetConfig *t) {
   Checker C = {.a = a, .d = d, .t = t, .prog = p};
   int before = d->errors;
+  bool name_noted = false;
   C.scope = &C.file_scope;
   for (int i = 0; i < p->nconsts; i++) check_const_stmt(&C, p->consts[i]);
   for (int i = 0; i < p->nkernels; i++) {
@@ -2359,6 +2456,7 @@ bool check_program(Arena *a, Diag *d, Program *p, const TargetConfig *t) {
         diag_error(d, k->name_loc, "kernel '%s' is defined twice", k->name);
         diag_note(d, p->kernels[j]->name_loc, "first defined here");
       }
+    check_kernel_name(d, k, &name_noted);
     check_kernel(&C, k);
   }
   return d->errors == before;
