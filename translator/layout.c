@@ -1625,6 +1625,8 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
   if (sl) {
     const TirVar *v = value_named(K, x);
     const TirOp *l = v ? load_into(&K->body, v) : NULL;
+    if (!l && sl != x && (v = value_named(K, sl))) /* a var of a gather: loaded to a value, then assigned */
+      l = load_into(&K->body, v);
     if (!l || l->pad || l->slice != sl) return NULL;
     for (int k = 0; k < sl->u.index.base->u.ident.sym->trank; k++)
       if (l->chk[k]) return x;
