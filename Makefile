@@ -13,6 +13,7 @@
 #   make bench           GEMM/softmax/rowsum/layernorm/attention on the GPU against cuBLAS and
 #                        a device copy (make bench-build: build only); neither is in make test
 #   make python-test  the Python package installed into a fresh venv, and its pytest tests
+#   make host-test  the --host and --header outputs through the host compilers, no GPU
 #   make tune-test  tile2cu tune without a GPU (argument errors, the no-GPU exit, --dry-run, --tuned)
 #   make test-asan  the unit, golden, CPU-backend and differential tests again, with the
 #                   translator, the tests and the generated kernels built with AddressSanitizer,
@@ -194,6 +195,10 @@ docs-check: $(B)/tile2cu
 python-test: lib
 	B=$(B) sh tests/python/run.sh
 
+# the --host and --header outputs through the host C and C++ compilers (tests/host/run.sh).
+host-test: $(B)/tile2cu
+	TILE2CU=$(CURDIR)/$(B)/tile2cu CUDA=$(CUDA) sh tests/host/run.sh
+
 # tile2cu tune without a GPU: argument errors, the no-GPU exit, --dry-run, --tuned.
 tune-test: $(B)/tile2cu
 	TILE2CU=$(CURDIR)/$(B)/tile2cu sh tests/tune/run.sh
@@ -207,7 +212,7 @@ test-build:
 test: test-build
 	$(MAKE) -j1 test-steps
 
-test-steps: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-diff examples cmake-example python-test tune-test docs-check difftest fuzz-smoke
+test-steps: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs-check difftest fuzz-smoke
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
@@ -363,4 +368,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test test-steps clean install
+.PHONY: all lib unit golden golden-update test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test test-steps clean install

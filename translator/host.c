@@ -133,6 +133,12 @@ static void host_kernel(Arena *a, const Kernel *k, const char *file, Buf *cu, Bu
   buf_printf(decls, "cudaError_t tile2cu_launch_%s(%s);\n", k->name, params);
 }
 
+/* A CUDA type for C as a struct of its bits, once in a translation unit. */
+static void host_c_type(Buf *b, const char *macro, const char *bits, const char *name) {
+  buf_printf(b, "#ifndef TILE2CU_C_%s_\n#define TILE2CU_C_%s_\ntypedef struct { %s x; } %s;\n#endif\n", macro, macro, bits,
+             name);
+}
+
 void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header) {
   const char *file = emit_file_name(a, o->file, false);
   const char *base = strrchr(file, '/');
@@ -158,7 +164,9 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
   for (const char *s = base; *s; s++) buf_printf(&guard, "%c", isalnum((unsigned char)*s) ? toupper((unsigned char)*s) : '_');
   buf_puts(&guard, "_H");
   /* cuda_fp8.h includes the other two; they define the types for C++ only: C gets
-   * structs of their bits (the launchers take pointers to them, or them by value) */
+   * structs of their bits (the launchers take pointers to them, or them by value),
+   * each under a guard of its own, since C cannot define a struct type twice and
+   * a C file may include the headers of several .tl files */
   Buf inc = {0};
   if (f16 || bf16 || f8 || b1) {
     buf_puts(&inc, "#ifdef __cplusplus\n");
@@ -168,10 +176,12 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
                    : bf16 ? "#include <cuda_bf16.h>\n" : "");
     buf_puts(&inc, "#else /* C: the types' bits */\n");
     if (b1) buf_puts(&inc, "#include <stdbool.h>\n");
-    if (f16 || f8) buf_puts(&inc, "typedef struct { unsigned short x; } __half;\n");
-    if (bf16 || f8) buf_puts(&inc, "typedef struct { unsigned short x; } __nv_bfloat16;\n");
-    if (f8)
-      buf_puts(&inc, "typedef struct { unsigned char x; } __nv_fp8_e4m3;\ntypedef struct { unsigned char x; } __nv_fp8_e5m2;\n");
+    if (f16 || f8) host_c_type(&inc, "HALF", "unsigned short", "__half");
+    if (bf16 || f8) host_c_type(&inc, "BFLOAT16", "unsigned short", "__nv_bfloat16");
+    if (f8) {
+      host_c_type(&inc, "FP8_E4M3", "unsigned char", "__nv_fp8_e4m3");
+      host_c_type(&inc, "FP8_E5M2", "unsigned char", "__nv_fp8_e5m2");
+    }
     buf_puts(&inc, "#endif\n");
   }
   const char *includes = host_str(a, &inc);
