@@ -160,8 +160,13 @@ void host_emit(Arena *a, Program *p, const EmitOptions *o, Buf *cu, Buf *header)
     buf_free(&decls);
     return;
   }
+  /* The guard is the file's base name and its first kernel's name: two .tl files of
+   * one name in different directories (f32/scale.tl, f16/scale.tl) get guards of
+   * their own, and the kernel names, extern "C", are unique in a program that
+   * includes both headers. */
   buf_puts(&guard, "TILE2CU_HOST_");
   for (const char *s = base; *s; s++) buf_printf(&guard, "%c", isalnum((unsigned char)*s) ? toupper((unsigned char)*s) : '_');
+  if (p->nkernels) buf_printf(&guard, "_%s", p->kernels[0]->name);
   buf_puts(&guard, "_H");
   /* cuda_fp8.h includes the other two; they define the types for C++ only: C gets
    * structs of their bits (the launchers take pointers to them, or them by value),

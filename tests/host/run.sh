@@ -1,9 +1,9 @@
 #!/bin/sh
 # tests/host/run.sh: the --host and --header outputs from the host compilers, no GPU
 # (make host-test, in make test):
-#   1. the headers of several .tl files in one translation unit, C and C++: f32/scale.tl
-#      (with an f16 scalar: C's __half) and types.tl (every type C gets as its bits),
-#      each header's C typedefs under guards of their own.
+#   1. the headers of several .tl files in one translation unit, C and C++: f16/scale.tl
+#      and f32/scale.tl (one base name; f16 tensor and scalar: C's __half) and types.tl
+#      (every type C gets as its bits), each header's guard and C typedefs its own.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -24,23 +24,24 @@ if [ ! -f "$CUDA/include/cuda_runtime.h" ]; then
   exit 0
 fi
 
-# 1. two headers in one C and one C++ file
-mkdir -p "$tmp/f32"
-for f in f32/scale types; do
+# 1. three headers, two from files named scale.tl, in one C and one C++ file
+mkdir -p "$tmp/f16" "$tmp/f32"
+for f in f16/scale f32/scale types; do
   "$T" -w --header "$tmp/$f.h" "$f.tl" -o "$tmp/$f.cu" || bad "translate $f.tl"
 done
 cat > "$tmp/main.c" <<'C'
 #include "f32/scale.h"
+#include "f16/scale.h"
 #include "types.h"
 #include "f32/scale.h"
-void *launchers[] = {(void *)tile2cu_launch_scale_f32, (void *)tile2cu_launch_k};
+void *launchers[] = {(void *)tile2cu_launch_scale_f32, (void *)tile2cu_launch_scale_f16, (void *)tile2cu_launch_k};
 int main(void) { return 0; }
 C
 cp "$tmp/main.c" "$tmp/main.cpp"
 if $CC -std=c11 -Wall -Wextra -Werror -I "$CUDA/include" -I "$tmp" -c "$tmp/main.c" -o "$tmp/main_c.o" 2> "$tmp/err"; then ok
-else bad "two --header files in one C file"; head -20 "$tmp/err"; fi
+else bad "three --header files in one C file"; head -20 "$tmp/err"; fi
 if $CXX -std=c++17 -Wall -Wextra -Werror -I "$CUDA/include" -I "$tmp" -c "$tmp/main.cpp" -o "$tmp/main_cpp.o" 2> "$tmp/err"; then ok
-else bad "two --header files in one C++ file"; head -20 "$tmp/err"; fi
+else bad "three --header files in one C++ file"; head -20 "$tmp/err"; fi
 
 echo "host: $pass passed, $fail failed"
 [ $fail = 0 ]
