@@ -130,6 +130,10 @@ int compile_main(int argc, char **argv) {
   if (st == 0) {
     size_t len;
     const void *bin = t2c_program_binary(p, &len);
+    /* NVRTC's PTX ends in a NUL (cuModuleLoadData reads it as a C string); a .ptx file
+     * is text without one, which ptxas would read as a stray character */
+    if (o.ptx)
+      while (len && ((const char *)bin)[len - 1] == 0) len--;
     char err[4096 + 256];
     if (outfile_write(o.output, bin, len, err, sizeof err) != 0) st = verb_fail("compile", "%s", err);
     else

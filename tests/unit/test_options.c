@@ -441,6 +441,37 @@ Test(options, run_takes_defines_and_warning_options, .timeout = 120) {
   cr_assert_eq(system(rm), 0);
 }
 
+/* compile --ptx writes PTX text, without the NUL that ends NVRTC's PTX: ptxas takes the
+ * file (it said "Unexpected EOF" to the NUL) */
+Test(options, compile_ptx_is_a_file_ptxas_takes) {
+  char dir[] = "/tmp/t2c-opts-XXXXXX", tl[128], out[128], cache[128];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  setenv("TILE2CU_CACHE_DIR", cache, 1);
+  write_file(dir, "k.tl", "kernel k(O: tensor<f32>[64]) {\n  O[0 :+ 64] = 1.0\n}\n", tl, sizeof tl);
+  snprintf(out, sizeof out, "%s/k.ptx", dir);
+  char msg[8192];
+  char *argv[] = {"compile", tl, "--ptx", "-o", out, NULL};
+  cr_assert_eq(unit_verb_main(compile_main, 5, argv, msg, sizeof msg), 0, "%s", msg);
+  FILE *f = fopen(out, "rb");
+  cr_assert_not_null(f);
+  char ptx[65536];
+  size_t n = fread(ptx, 1, sizeof ptx, f);
+  fclose(f);
+  cr_assert(n > 0 && n < sizeof ptx);
+  cr_assert_null(memchr(ptx, 0, n), "a NUL at byte %zu of %zu", (size_t)((char *)memchr(ptx, 0, n) - ptx), n);
+  cr_assert_eq(ptx[n - 1], '\n');
+  const char *cuda = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "%s/bin/ptxas", cuda);
+  if (access(cmd, X_OK) == 0) {
+    snprintf(cmd, sizeof cmd, "%s/bin/ptxas -arch=sm_90 '%s' -o /dev/null", cuda, out);
+    cr_assert_eq(system(cmd), 0, "ptxas refused %s", out);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
 Test(options, compile_and_report_take_warning_options, .timeout = 300) {
   char dir[] = "/tmp/t2c-opts-XXXXXX", tl[128], out[128], cache[128];
   cr_assert_not_null(mkdtemp(dir));
