@@ -24,6 +24,7 @@
  */
 #include "t2c.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -256,36 +257,79 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
 typedef union Scalar { float f32; double f64; int i32; unsigned u32; long long i64; signed char i8;
                        unsigned char u8; bool b; unsigned short u16; } Scalar;
 
+/* An integer literal, exactly: [+-] then decimal digits or 0x and hex digits. false when
+ * s is no such literal; *big when its magnitude passes 2^64 - 1. */
+static bool parse_exact_int(const char *s, bool *neg, uint64_t *mag, bool *big) {
+  *neg = *s == '-';
+  if (*s == '-' || *s == '+') s++;
+  bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const char *d = hex ? s + 2 : s;
+  if (!*d) return false;
+  for (const char *c = d; *c; c++)
+    if (hex ? !isxdigit((unsigned char)*c) : !isdigit((unsigned char)*c)) return false;
+  char *end;
+  errno = 0;
+  *mag = strtoull(d, &end, hex ? 16 : 10); /* base 10 for 010 too, as strtod reads it */
+  *big = errno == ERANGE;
+  return true;
+}
+
+/* An integer scalar: a literal taken exactly (an i64, a rand() seed say, may need all 64
+ * bits, which a double does not hold), else any number that is an integer (3.0, 1e3).
+ * 0, or the exit status of the error. */
+static int bind_int_scalar(const Sym *p, const char *s, int64_t *v, double *dv) {
+  int64_t lo;
+  uint64_t hi;
+  elem_int_range(p->ty.elem, &lo, &hi);
+  bool neg, big, in;
+  uint64_t mag;
+  if (parse_exact_int(s, &neg, &mag, &big)) {
+    /* -lo as an unsigned magnitude: 2^63 for i64 */
+    in = !big && (neg ? mag <= (uint64_t)0 - (uint64_t)lo : mag <= hi);
+    if (in) *v = neg ? (int64_t)((uint64_t)0 - mag) : (int64_t)mag;
+  } else {
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno || end == s || *end) return fail("scalar %s=%s: expected a number", p->name, s);
+    if (d != floor(d)) return fail("scalar %s=%s: %s takes an integer", p->name, s, elem_names[p->ty.elem]);
+    /* lo is a power of two's negation and 2^63 is exact: the comparisons are too */
+    in = d >= (double)lo && (p->ty.elem == T_I64 ? d < 9223372036854775808.0 : d <= (double)hi);
+    if (in) *v = (int64_t)d;
+  }
+  if (!in)
+    return fail("scalar %s=%s: outside [%" PRId64 ", %" PRIu64 "], the range of %s", p->name, s, lo, hi,
+                elem_names[p->ty.elem]);
+  *dv = (double)*v;
+  return 0;
+}
+
 static int bind_scalar(const RunOpts *o, Sym *p, Scalar *v, double *dv) {
   const char *s = find_bind(o, p->name);
   if (!s) return fail("scalar %s needs a value: %s=VALUE", p->name, p->name);
+  if (elem_is_int(p->ty.elem)) {
+    int64_t iv = 0;
+    int st = bind_int_scalar(p, s, &iv, dv);
+    if (st) return st;
+    switch (p->ty.elem) {
+    case T_I32: v->i32 = (int)iv; break;
+    case T_U32: v->u32 = (unsigned)iv; break;
+    case T_I64: v->i64 = (long long)iv; break;
+    case T_I8: v->i8 = (signed char)iv; break;
+    case T_U8: v->u8 = (unsigned char)iv; break;
+    default: unreachable();
+    }
+    return 0;
+  }
   char *end;
   errno = 0;
   double d = strtod(s, &end);
-  if (errno || end == s || *end) return fail("scalar %s=%s: expected a number", p->name, s);
-  if (elem_is_int(p->ty.elem) && d != floor(d)) return fail("scalar %s=%s: %s takes an integer", p->name, s, elem_names[p->ty.elem]);
-  int64_t lo;
-  uint64_t hi;
-  if (elem_int_range(p->ty.elem, &lo, &hi) && p->ty.elem != T_I64 && (d < (double)lo || d > (double)hi))
-    return fail("scalar %s=%s: outside [%" PRId64 ", %" PRIu64 "], the range of %s", p->name, s, lo, hi,
-                elem_names[p->ty.elem]);
-  if (p->ty.elem == T_I64 && !(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
-    return fail("scalar %s=%s: outside the range of i64", p->name, s);
+  if (errno || end == s || *end)
+    return fail("scalar %s=%s: expected a number", p->name, s);
   *dv = d;
-  /* an integer literal is taken exactly: an i64 (a rand() seed, say) may need all 64 bits */
-  int64_t iv;
-  if (p->ty.elem == T_I64 && parse_int(s, &iv)) {
-    v->i64 = (long long)iv;
-    return 0;
-  }
   switch (p->ty.elem) {
   case T_F32: v->f32 = (float)d; break;
   case T_F64: v->f64 = d; break;
-  case T_I32: v->i32 = (int)d; break;
-  case T_U32: v->u32 = (unsigned)d; break;
-  case T_I64: v->i64 = (long long)d; break;
-  case T_I8: v->i8 = (signed char)d; break;
-  case T_U8: v->u8 = (unsigned char)d; break;
   case T_BOOL: v->b = d != 0; break;
   default: return fail("scalar %s: %s scalars are not supported by tile2cu run", p->name, elem_names[p->ty.elem]);
   }

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -248,3 +249,78 @@ Test(run_args, unknown_name_is_refused) {
 }
 
 Test(run_args, name_given_twice_is_refused) { run_binds("alpha=2", "'alpha' is given twice ('alpha=1' and 'alpha=2')"); }
+
+/* ---- scalar values: each run writes its scalars into O (k.tl in a fresh directory) */
+typedef struct ScalarRun {
+  char dir[64], tl[128], out[128], arg_o[160];
+} ScalarRun;
+
+static void scalar_setup(ScalarRun *r, const char *src) {
+  snprintf(r->dir, sizeof r->dir, "/tmp/t2c-run-scalar-XXXXXX");
+  cr_assert_not_null(mkdtemp(r->dir));
+  snprintf(r->tl, sizeof r->tl, "%s/k.tl", r->dir);
+  snprintf(r->out, sizeof r->out, "%s/o.npy", r->dir);
+  snprintf(r->arg_o, sizeof r->arg_o, "O=%s", r->out);
+  FILE *f = fopen(r->tl, "w");
+  cr_assert_not_null(f);
+  fputs(src, f);
+  fclose(f);
+}
+
+/* Runs k with O and the scalars binds (NULL-ended); the exit status, stderr in msg. */
+static int scalar_run(ScalarRun *r, const char *const *binds, char *msg, size_t n) {
+  char *argv[16] = {"run", r->tl, "--kernel", "k", "--backend", "sim", r->arg_o};
+  int argc = 7;
+  for (int i = 0; binds[i]; i++) argv[argc++] = (char *)binds[i];
+  unlink(r->out);
+  return unit_run_main(argc, argv, msg, n);
+}
+
+/* O's element i, read as raw bytes of size eb. */
+static uint64_t scalar_out(ScalarRun *r, int i, int eb) {
+  Npy a;
+  char err[256];
+  cr_assert_eq(npy_read(r->out, &a, err, sizeof err), 0, "%s", err);
+  uint64_t v = 0;
+  memcpy(&v, (char *)a.data + (size_t)i * (size_t)eb, (size_t)eb);
+  free(a.data);
+  return v;
+}
+
+static void scalar_teardown(ScalarRun *r) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", r->dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* An i64 literal is taken exactly: 2^63 - 1 and 2^63 - 512 passed through a double were
+ * 2^63 and refused, and -2^63 - 1 was -2^63 and taken */
+Test(run_args, i64_scalars_are_exact) {
+  ScalarRun r;
+  scalar_setup(&r, "@launch(32)\nkernel k(O: tensor<i64>[1], e: i64) {\n  O[0] = e\n}\n");
+  const struct { const char *arg; int64_t want; } ok[] = {
+      {"e=9223372036854775807", INT64_MAX},       {"e=9223372036854775296", INT64_MAX - 511},
+      {"e=-9223372036854775808", INT64_MIN},      {"e=9007199254740993", 9007199254740993LL},
+      {"e=0x7fffffffffffffff", INT64_MAX},        {"e=-0x10", -16},
+      {"e=1e3", 1000}, {"e=010", 10},
+  };
+  char msg[2048];
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+    const char *binds[] = {ok[i].arg, NULL};
+    int st = scalar_run(&r, binds, msg, sizeof msg);
+    cr_assert_eq(st, 0, "%s: exit status %d: %s", ok[i].arg, st, msg);
+    cr_assert_eq((int64_t)scalar_out(&r, 0, 8), ok[i].want, "%s gave %" PRId64, ok[i].arg, (int64_t)scalar_out(&r, 0, 8));
+  }
+  const char *const out_of_range[] = {"e=-9223372036854775809", "e=9223372036854775808", "e=18446744073709551616",
+                                      "e=99999999999999999999999", "e=9.3e18"};
+  for (size_t i = 0; i < sizeof out_of_range / sizeof *out_of_range; i++) {
+    const char *binds[] = {out_of_range[i], NULL};
+    int st = scalar_run(&r, binds, msg, sizeof msg);
+    cr_assert_eq(st, 2, "%s: exit status %d: %s", out_of_range[i], st, msg);
+    cr_assert(strstr(msg, "outside [-9223372036854775808, 9223372036854775807], the range of i64"), "%s", msg);
+  }
+  const char *binds[] = {"e=2.5", NULL};
+  cr_assert_eq(scalar_run(&r, binds, msg, sizeof msg), 2, "%s", msg);
+  cr_assert(strstr(msg, "scalar e=2.5: i64 takes an integer"), "%s", msg);
+  scalar_teardown(&r);
+}
