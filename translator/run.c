@@ -304,9 +304,42 @@ static int bind_int_scalar(const Sym *p, const char *s, int64_t *v, double *dv) 
   return 0;
 }
 
+/* A binary float format of ebits exponent and mbits fraction bits: the largest finite
+ * bits, what an overflow gives (inf, or the largest finite under satfinite), NaN's bits. */
+typedef struct FloatFormat {
+  int ebits, mbits;
+  uint32_t max, over, nan;
+} FloatFormat;
+
+static const FloatFormat fmt_f16 = {5, 10, 0x7bff, 0x7c00, 0x7e00}, fmt_bf16 = {8, 7, 0x7f7f, 0x7f80, 0x7fc0},
+                         fmt_e4m3 = {4, 3, 0x7e, 0x7e, 0x7f}, fmt_e5m2 = {5, 2, 0x7b, 0x7b, 0x7f};
+
+/* d's bits in format f, rounded to nearest even as the device's cvt.rn does (f8 with
+ * .satfinite, as f8() converts: an overflow or an infinity is the largest finite). */
+static uint32_t float_bits(double d, const FloatFormat *f) {
+  uint32_t sign = signbit(d) ? 1u << (f->ebits + f->mbits) : 0;
+  if (isnan(d)) return sign | f->nan;
+  if (isinf(d)) return sign | f->over;
+  int bias = (1 << (f->ebits - 1)) - 1, e;
+  double a = fabs(d);
+  frexp(a, &e); /* a = 1.x * 2^(e - 1) */
+  int exp = e - 1 < 1 - bias ? 1 - bias : e - 1; /* a subnormal's quantum is the smallest normal's */
+  /* the fraction in units of the quantum, 2^(exp - mbits): scaling by a power of two is exact,
+   * and nearbyint rounds to nearest even (the default rounding mode) */
+  uint64_t m = (uint64_t)nearbyint(ldexp(a, f->mbits - exp)), one = 1ull << f->mbits;
+  /* a normal's implicit bit joins the exponent field; m == 2 * one carries into it */
+  uint64_t bits = m < one ? m : ((uint64_t)(exp + bias) << f->mbits) + (m - one);
+  return sign | (bits > f->max ? f->over : (uint32_t)bits);
+}
+
 static int bind_scalar(const RunOpts *o, Sym *p, Scalar *v, double *dv) {
   const char *s = find_bind(o, p->name);
   if (!s) return fail("scalar %s needs a value: %s=VALUE", p->name, p->name);
+  if (p->ty.elem == T_BOOL && (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)) {
+    v->b = s[0] == 't';
+    *dv = v->b;
+    return 0;
+  }
   if (elem_is_int(p->ty.elem)) {
     int64_t iv = 0;
     int st = bind_int_scalar(p, s, &iv, dv);
@@ -325,12 +358,16 @@ static int bind_scalar(const RunOpts *o, Sym *p, Scalar *v, double *dv) {
   errno = 0;
   double d = strtod(s, &end);
   if (errno || end == s || *end)
-    return fail("scalar %s=%s: expected a number", p->name, s);
+    return fail("scalar %s=%s: expected a number%s", p->name, s, p->ty.elem == T_BOOL ? ", true or false" : "");
   *dv = d;
   switch (p->ty.elem) {
   case T_F32: v->f32 = (float)d; break;
   case T_F64: v->f64 = d; break;
   case T_BOOL: v->b = d != 0; break;
+  case T_F16: v->u16 = (unsigned short)float_bits(d, &fmt_f16); break;
+  case T_BF16: v->u16 = (unsigned short)float_bits(d, &fmt_bf16); break;
+  case T_F8E4M3: v->u8 = (unsigned char)float_bits(d, &fmt_e4m3); break;
+  case T_F8E5M2: v->u8 = (unsigned char)float_bits(d, &fmt_e5m2); break;
   default: return fail("scalar %s: %s scalars are not supported by tile2cu run", p->name, elem_names[p->ty.elem]);
   }
   return 0;

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -322,5 +323,38 @@ Test(run_args, i64_scalars_are_exact) {
   const char *binds[] = {"e=2.5", NULL};
   cr_assert_eq(scalar_run(&r, binds, msg, sizeof msg), 2, "%s", msg);
   cr_assert(strstr(msg, "scalar e=2.5: i64 takes an integer"), "%s", msg);
+  scalar_teardown(&r);
+}
+
+/* f16, bf16 and f8 scalars: the value rounded to nearest even into the type's bits (f8
+ * saturating, as f8() converts); each was refused ("f16 scalars are not supported"). A bool
+ * takes true and false as well as a number. */
+Test(run_args, half_bf16_f8_and_bool_scalars) {
+  ScalarRun r;
+  scalar_setup(&r, "@launch(32)\nkernel k(O: tensor<f32>[5], h: f16, b: bf16, e: f8e4m3, g: f8e5m2, t: bool) {\n"
+                   "  O[0] = f32(h)\n  O[1] = f32(b)\n  O[2] = f32(e)\n  O[3] = f32(g)\n  O[4] = where(t, 1.0, 0.0)\n}\n");
+  const struct { const char *binds[6]; float want[5]; } runs[] = {
+      /* 1 + 2^-11 is halfway between f16's 1 and 1 + 2^-10: even is 1; 1 + 3 * 2^-8 halfway
+       * between bf16's 1 + 2^-7 and 1 + 2^-6: even is 1 + 2^-6 */
+      {{"h=1.00048828125", "b=1.01171875", "e=0.3", "g=-0.3", "t=true", NULL}, {1.0f, 1.015625f, 0.3125f, -0.3125f, 1}},
+      /* f16's largest and its smallest subnormal; f8 saturates */
+      {{"h=65504", "b=-3e38", "e=500", "g=1e6", "t=false", NULL}, {65504.0f, -3.00405527e38f, 448.0f, 57344.0f, 0}},
+      {{"h=6e-8", "b=0.1", "e=-inf", "g=0", "t=2", NULL}, {5.9604645e-08f, 0.10009765625f, -448.0f, 0.0f, 1}},
+      {{"h=65520", "b=1", "e=0", "g=0", "t=0", NULL}, {INFINITY, 1.0f, 0.0f, 0.0f, 0}},
+  };
+  char msg[2048];
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    int st = scalar_run(&r, runs[i].binds, msg, sizeof msg);
+    cr_assert_eq(st, 0, "run %zu: exit status %d: %s", i, st, msg);
+    for (int j = 0; j < 5; j++) {
+      uint32_t bits = (uint32_t)scalar_out(&r, j, 4);
+      float got;
+      memcpy(&got, &bits, 4);
+      cr_assert(got == runs[i].want[j], "run %zu, O[%d] = %.9g, want %.9g", i, j, got, runs[i].want[j]);
+    }
+  }
+  const char *binds[] = {"h=1", "b=1", "e=1", "g=1", "t=yes", NULL};
+  cr_assert_eq(scalar_run(&r, binds, msg, sizeof msg), 2, "%s", msg);
+  cr_assert(strstr(msg, "scalar t=yes: expected a number, true or false"), "%s", msg);
   scalar_teardown(&r);
 }
