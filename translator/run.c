@@ -651,7 +651,12 @@ static int run_kernel(RunOpts *o, const char *argv0) {
   Kernel *k = NULL;
   for (int i = 0; st == 0 && i < p->nkernels; i++)
     if (strcmp(p->kernels[i]->name, o->kernel) == 0) k = p->kernels[i];
-  if (st == 0 && !k) st = fail("%s has no kernel '%s'", o->file, o->kernel);
+  if (st == 0 && !k) { /* a misspelt name: the ones there are */
+    Buf names = {0};
+    for (int i = 0; i < p->nkernels; i++) buf_printf(&names, "%s%s", i ? ", " : "", p->kernels[i]->name);
+    st = fail("%s has no kernel '%s' (kernels: %s)", o->file, o->kernel, names.len ? names.data : "none");
+    buf_free(&names);
+  }
   if (st == 0) st = check_binds(o, k->info);
   if (st == 0) {
     KernelInfo *ki = k->info;
