@@ -47,6 +47,8 @@ static const char usage_text[] =
     "  --tuned FILE.yaml  apply the constants tile2cu tune recorded for this source and\n"
     "                     target (before any -D)\n"
     "  --tuned-sizes SPEC with --tuned: the entry for the size class of 'M=4096 N=4096'\n"
+    "  --tuned-kernel NAME  with --tuned: the entries for kernel NAME (the constants\n"
+    "                     apply to every kernel of the file)\n"
     OPTS_HELP
     "  --version          print the version\n"
     "  --help             print this help\n";
@@ -60,7 +62,7 @@ typedef struct Options {
   const char *config;
   const char *header;
   const char *after;
-  const char *tuned, *tuned_sizes; /* --tuned FILE, --tuned-sizes SPEC (tuned.c) */
+  const char *tuned, *tuned_sizes, *tuned_kernel; /* --tuned FILE, --tuned-sizes SPEC, --tuned-kernel NAME (tuned.c) */
   bool standalone, line, check, explain, sim, host, dump_tir;
   const char **opts; /* -D and -W options (options.c) */
   int nopts;
@@ -157,7 +159,8 @@ static int parse_args(int argc, char **argv, Options *o) {
     if (opts_take(argc, argv, &i, o->opts, &o->nopts)) continue;
     if (strcmp(s, "-o") == 0 || strcmp(s, "--target") == 0 || strcmp(s, "--config") == 0 ||
         strcmp(s, "--deps") == 0 || strcmp(s, "-MF") == 0 || strcmp(s, "--header") == 0 ||
-        strcmp(s, "--after") == 0 || strcmp(s, "--tuned") == 0 || strcmp(s, "--tuned-sizes") == 0) {
+        strcmp(s, "--after") == 0 || strcmp(s, "--tuned") == 0 || strcmp(s, "--tuned-sizes") == 0 ||
+        strcmp(s, "--tuned-kernel") == 0) {
       if (i + 1 >= argc) return usage_error("%s needs a value", s);
       const char *v = argv[++i];
       if (strcmp(s, "-o") == 0) o->output = v;
@@ -166,6 +169,7 @@ static int parse_args(int argc, char **argv, Options *o) {
       else if (strcmp(s, "--after") == 0) o->after = v;
       else if (strcmp(s, "--tuned") == 0) o->tuned = v;
       else if (strcmp(s, "--tuned-sizes") == 0) o->tuned_sizes = v;
+      else if (strcmp(s, "--tuned-kernel") == 0) o->tuned_kernel = v;
       else if (strcmp(s, "--header") == 0) {
         o->header = v;
         o->host = true;
@@ -192,6 +196,7 @@ static int parse_args(int argc, char **argv, Options *o) {
   if (o->host && o->sim) return usage_error("%s--host and --sim exclude each other", "");
   if (o->after && !o->dump_tir) return usage_error("%s--after needs --dump-tir", "");
   if (o->tuned_sizes && !o->tuned) return usage_error("%s--tuned-sizes needs --tuned", "");
+  if (o->tuned_kernel && !o->tuned) return usage_error("%s--tuned-kernel needs --tuned", "");
   if (o->after && strcmp(o->after, "lower") != 0 && strcmp(o->after, "layout") != 0 &&
       strcmp(o->after, "pipeline") != 0 && strcmp(o->after, "sync") != 0 && strcmp(o->after, "smem") != 0)
     return usage_error("unknown stage '%s' (lower, layout, pipeline, sync or smem)", o->after);
@@ -250,7 +255,7 @@ static int apply_tuned(const Options *o, const char *src, const TargetConfig *t,
   *opts = o->opts;
   *nopts = o->nopts;
   if (!o->tuned) return 0;
-  int st = tuned_defines(o->tuned, src, t->name, o->tuned_sizes, defs, sizeof defs, err, sizeof err);
+  int st = tuned_defines(o->tuned, src, t->name, o->tuned_kernel, o->tuned_sizes, defs, sizeof defs, err, sizeof err);
   if (st == 1) fprintf(stderr, "tile2cu: note: %s; the file's own constants are used\n", err);
   if (st == 2) fprintf(stderr, "tile2cu: %s\n", err);
   if (st) return st == 1 ? 0 : 2;

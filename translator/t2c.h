@@ -1195,10 +1195,10 @@ void tuned_size_class(const char *sizes, char *out, size_t n);
 int tuned_record(const char *out, const char *file, const char *src, const char *target, const char *kernel,
                  const char *sizes, const char *defines, double us, const char *base, double base_us);
 /* The defines ("BM=128 BN=64") the tuning file path holds for src on target
- * (and, with sizes, that size class): 0; 1 when it has none (err says so);
- * 2 when the file is bad or several entries disagree (err). */
-int tuned_defines(const char *path, const char *src, const char *target, const char *sizes, char *defines, size_t n,
-                  char *err, size_t errlen);
+ * (and, with kernel, that kernel's entries; with sizes, that size class): 0; 1 when
+ * it has none (err says so); 2 when the file is bad or several entries disagree (err). */
+int tuned_defines(const char *path, const char *src, const char *target, const char *kernel, const char *sizes,
+                  char *defines, size_t n, char *err, size_t errlen);
 /* Reads a whole .tl file (NUL-terminated, malloc'd); NULL with a message in err. */
 char *read_tl_file(const char *path, char *err, size_t n, int *status);
 /* The pipeline: lex, parse, check, emit. Returns the exit status (0, or 1 for

@@ -250,37 +250,63 @@ int tuned_record(const char *out, const char *file, const char *src, const char 
 
 /* ------------------------------------------------------------ applying */
 
-int tuned_defines(const char *path, const char *src, const char *target, const char *sizes, char *defines, size_t n,
-                  char *err, size_t errlen) {
+/* Adds ", 'v'" to list unless it holds 'v' already; the count of values in it. */
+static int add_distinct(char *list, size_t n, const char *v, int count) {
+  char q[1040];
+  snprintf(q, sizeof q, "'%s'", v);
+  if (strstr(list, q)) return count;
+  size_t l = strlen(list);
+  snprintf(list + l, n - l, "%s%s", l ? ", " : "", q);
+  return count + 1;
+}
+
+/* The entries of one source and target, and of kernel and sizes' class when given, must
+ * agree: the constants are the file's, one set for every kernel in it and for any sizes.
+ * When they do not, err names the kernels or size classes that differ and the option
+ * that picks one. */
+int tuned_defines(const char *path, const char *src, const char *target, const char *kernel, const char *sizes,
+                  char *defines, size_t n, char *err, size_t errlen) {
   TunedFile tf;
   if (tuned_read(path, false, &tf, err, errlen)) return 2;
   char sha[65], cls[1024];
   tuned_sha256(src, sha);
   if (sizes) tuned_size_class(sizes, cls, sizeof cls);
   const TunedEntry *hit = NULL;
-  int matches = 0;
-  char classes[1024] = "";
+  bool differ = false;
+  int nclasses = 0, nkernels = 0, nothers = 0;
+  char classes[1024] = "", kernels[1024] = "", others[1024] = "";
   for (int i = 0; i < tf.n; i++) {
     const TunedEntry *e = &tf.e[i];
     if (strcmp(e->f[F_SHA], sha) != 0 || strcmp(e->f[F_TARGET], target) != 0) continue;
+    if (kernel && strcmp(e->f[F_KERNEL], kernel) != 0) {
+      nothers = add_distinct(others, sizeof others, e->f[F_KERNEL], nothers);
+      continue;
+    }
     if (sizes && strcmp(e->f[F_CLASS], cls) != 0) continue;
-    if (!hit || strcmp(hit->f[F_DEFINES], e->f[F_DEFINES]) != 0) matches++;
-    size_t l = strlen(classes);
-    snprintf(classes + l, sizeof classes - l, "%s'%s'", l ? ", " : "", e->f[F_CLASS]);
-    hit = e;
+    differ |= hit && strcmp(hit->f[F_DEFINES], e->f[F_DEFINES]) != 0;
+    nclasses = add_distinct(classes, sizeof classes, e->f[F_CLASS], nclasses);
+    nkernels = add_distinct(kernels, sizeof kernels, e->f[F_KERNEL], nkernels);
+    if (!hit) hit = e;
   }
   int rc = 0;
   if (!hit) {
-    snprintf(err, errlen, "%s has no entry for this source (sha256 %.12s...) on %s%s%s", path, sha, target,
-             sizes ? " for sizes of class " : "", sizes ? cls : "");
+    snprintf(err, errlen, "%s has no entry for this source (sha256 %.12s...) on %s%s%s%s%s%s%s%s", path, sha, target,
+             kernel ? " for kernel '" : "", kernel ? kernel : "", kernel ? "'" : "", sizes ? " for sizes of class " : "",
+             sizes ? cls : "", nothers ? "; it has entries for kernels " : "", nothers ? others : "");
     rc = 1;
-  } else if (matches > 1) {
-    snprintf(err, errlen, "%s has entries of different constants for this source on %s (size classes %s): "
-             "pick one with --tuned-sizes", path, target, classes);
-    rc = 2;
+  } else if (differ && nkernels < 2 && nclasses < 2) { /* only where the file was edited by hand */
+    snprintf(err, errlen, "%s has entries of different constants for this source on %s, kernel %s and size class %s", path,
+             target, kernels, classes);
+  } else if (differ) {
+    snprintf(err, errlen, "%s has entries of different constants for this source on %s (%s%s%s%s%s): %spick one with %s",
+             path, target, nkernels > 1 ? "kernels " : "", nkernels > 1 ? kernels : "",
+             nkernels > 1 && nclasses > 1 ? "; " : "", nclasses > 1 ? "size classes " : "", nclasses > 1 ? classes : "",
+             nkernels > 1 ? "the constants apply to every kernel of the file: " : "",
+             nkernels > 1 && nclasses > 1 ? "--tuned-kernel and --tuned-sizes" : nkernels > 1 ? "--tuned-kernel" : "--tuned-sizes");
   } else {
     snprintf(defines, n, "%s", hit->f[F_DEFINES]);
   }
+  if (differ) rc = 2;
   tuned_free(&tf);
   return rc;
 }

@@ -10,7 +10,8 @@
 #   4. tuning files: `tile2cu --tuned` gives the CUDA that `tile2cu -D ...` gives
 #      for the entry of the source's SHA-256 (from sha256sum) and target, notes a
 #      file without an entry, refuses a malformed file and entries that disagree
-#      unless --tuned-sizes picks one.
+#      unless --tuned-sizes picks one; entries for two kernels of two.tl apply when they
+#      agree, and --tuned-kernel picks one when they do not.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -99,8 +100,8 @@ if grep -q "^candidate 1: BM=48:" "$tmp/dry2"; then pass=$((pass + 1)); else ech
 
 # 4. tuning files
 sha=$(sha256sum transpose.tl | cut -d' ' -f1)
-entry() { # SHA TARGET CLASS DEFINES
-  printf '  - source: "transpose.tl"\n    sha256: "%s"\n    target: "%s"\n    kernel: "tr"\n    size_class: "%s"\n    sizes: "%s"\n    defines: "%s"\n    median_us: 1.5\n' "$1" "$2" "$3" "$3" "$4"
+entry() { # SHA TARGET CLASS DEFINES [KERNEL]
+  printf '  - source: "transpose.tl"\n    sha256: "%s"\n    target: "%s"\n    kernel: "%s"\n    size_class: "%s"\n    sizes: "%s"\n    defines: "%s"\n    median_us: 1.5\n' "$1" "$2" "${5:-tr}" "$3" "$3" "$4"
 }
 { echo "entries:"; entry "$sha" sm_90 "M=512 N=512" "BM=64 BN=16"; entry "$sha" sm_80 "M=512 N=512" "BM=16 BN=16"
   entry 0000 sm_90 "M=512 N=512" "BM=8 BN=8"; } > "$tmp/t.yaml"
@@ -120,6 +121,19 @@ entry() { # SHA TARGET CLASS DEFINES
   pass=$((pass + 1)) || { echo "FAIL: disagreeing entries:"; cat "$tmp/err"; fail=1; }
 "$T" -DBM=128 -DBN=32 transpose.tl > "$tmp/want.cu" && "$T" --tuned "$tmp/two.yaml" --tuned-sizes "N=3000 M=4000" transpose.tl > "$tmp/got.cu" &&
   cmp -s "$tmp/want.cu" "$tmp/got.cu" && pass=$((pass + 1)) || { echo "FAIL: --tuned-sizes does not pick the class"; fail=1; }
+# two kernels' entries: one class, constants that agree, then differ
+sha2=$(sha256sum two.tl | cut -d' ' -f1)
+{ echo "entries:"; entry "$sha2" sm_90 "N=1024" "BN=64" a; entry "$sha2" sm_90 "N=1024" "BN=64" b; } > "$tmp/ab.yaml"
+"$T" -DBN=64 two.tl > "$tmp/want.cu" && "$T" --tuned "$tmp/ab.yaml" two.tl > "$tmp/got.cu" &&
+  cmp -s "$tmp/want.cu" "$tmp/got.cu" && pass=$((pass + 1)) || { echo "FAIL: two kernels' entries that agree"; fail=1; }
+{ echo "entries:"; entry "$sha2" sm_90 "N=1024" "BN=64" a; entry "$sha2" sm_90 "N=1024" "BN=256" b; } > "$tmp/ab.yaml"
+"$T" --tuned "$tmp/ab.yaml" --tuned-sizes N=1000 two.tl > /dev/null 2> "$tmp/err"
+[ $? = 2 ] && grep -q "entries of different constants for this source on sm_90 (kernels 'a', 'b'): the constants apply to every kernel of the file: pick one with --tuned-kernel" "$tmp/err" &&
+  pass=$((pass + 1)) || { echo "FAIL: two kernels' entries that differ:"; cat "$tmp/err"; fail=1; }
+"$T" -DBN=256 two.tl > "$tmp/want.cu" && "$T" --tuned "$tmp/ab.yaml" --tuned-kernel b two.tl > "$tmp/got.cu" &&
+  cmp -s "$tmp/want.cu" "$tmp/got.cu" && pass=$((pass + 1)) || { echo "FAIL: --tuned-kernel does not pick the kernel"; fail=1; }
+"$T" --tuned-kernel a two.tl > /dev/null 2> "$tmp/err"
+[ $? = 2 ] && grep -q "^tile2cu: --tuned-kernel needs --tuned" "$tmp/err" && pass=$((pass + 1)) || { echo "FAIL: --tuned-kernel alone"; fail=1; }
 printf 'entries: [1, 2\n' > "$tmp/bad.yaml"
 "$T" --tuned "$tmp/bad.yaml" transpose.tl > /dev/null 2> "$tmp/err"
 [ $? = 2 ] && grep -q "^tile2cu: $tmp/bad.yaml: line [0-9]*: " "$tmp/err" && pass=$((pass + 1)) || { echo "FAIL: malformed tuning file:"; cat "$tmp/err"; fail=1; }
