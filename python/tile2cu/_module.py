@@ -15,6 +15,7 @@ Sizes, @assume and @grid are checked by the library before either launch;
 every failure raises tile2cu.Error.
 """
 import ctypes
+import re
 import threading
 import warnings
 
@@ -26,14 +27,24 @@ from ._lib import (CompileOptions, CpuOptions, HostTensor, KernelInfo, LaunchOpt
                    status_name, strings)
 
 
+# A define given as a string: one integer or float literal as -D takes it (an optional -,
+# then decimal, 0x/0b/0o digits with _ separators, a fraction, an exponent), as
+# tile2cu.autotune returns them ({"BM": "64"}); the translator checks the literal itself.
+_LITERAL = re.compile(r"-?(0[xX][0-9a-fA-F_]+|0[bBoO][0-9_]+|[0-9][0-9_]*(\.[0-9_]*)?([eE][+-]?[0-9_]+)?"
+                      r"|\.[0-9][0-9_]*([eE][+-]?[0-9_]+)?)")
+
+
 def define_options(defines):
-    """{"BN": 256} -> ["-DBN=256"], in a stable order; Error on a bad name or value."""
+    """{"BN": 256} or {"BN": "256"} -> ["-DBN=256"], in a stable order; Error on a bad name or value."""
     out = []
     for name, value in sorted((defines or {}).items()):
         if not isinstance(name, str) or not name.isidentifier():
             raise Error("defines: %r is not a name" % (name,))
+        if isinstance(value, str) and _LITERAL.fullmatch(value):
+            out.append("-D%s=%s" % (name, value))
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise Error("defines: %s=%r: a define takes an integer or a float" % (name, value))
+            raise Error("defines: %s=%r: a define takes an integer or a float, or a string of one" % (name, value))
         out.append("-D%s=%s" % (name, repr(value.item() if isinstance(value, np.generic) else value)))
     return out
 

@@ -372,14 +372,35 @@ def test_defines_change_the_kernel():
     assert np.count_nonzero(Y2[0]) == 32 and not Y2[1:].any()
 
 
+def test_defines_as_strings_as_autotune_returns_them():
+    # docs/tune.md: tile2cu.load(path, defines=r["best"]["defines"]), whose values are strings
+    r = tile2cu.autotune(AFFINE, "affine", {"BN": [32]}, dry_run=True)
+    d = r["candidates"][0]["defines"]
+    assert d == {"BN": "32"}
+    m = tile2cu.load(AFFINE, defines=dict(d, SCALE="2.5"))
+    assert m is not tile2cu.load(AFFINE, defines={"BN": 32, "SCALE": 2.5})  # cached by the values as given
+    X, B, W, Y = _affine_args(3, 96)
+    Y2 = np.zeros_like(Y)
+    m.affine(X, B, W, Y2, 1.0, grid=(1, 1))  # BN=32: one block writes 32 columns
+    assert np.count_nonzero(Y2[0]) == 32 and not Y2[1:].any()
+    m.affine(X, B, W, Y, 1.0)
+    np.testing.assert_allclose(Y, affine_ref(X, B, W, 1.0, scale=2.5), rtol=1e-6)
+    # a string that is no literal the translator takes is its error, as for -D
+    with pytest.raises(tile2cu.Error, match="'1_' is not an integer or float literal") as e:
+        tile2cu.load(AFFINE, defines={"BN": "1_"})
+    assert e.value.status == "TRANSLATE"
+
+
 def test_bad_defines():
     with pytest.raises(tile2cu.Error, match="NOPE") as e:
         tile2cu.load(AFFINE, defines={"NOPE": 1})
     assert e.value.status == "TRANSLATE"
     # a -D has no place in the file: said once, without :0:0
     assert str(e.value).count("the file has no file-level const 'NOPE'") == 1 and ":0:0" not in str(e.value)
-    with pytest.raises(tile2cu.Error, match="a define takes an integer or a float"):
-        tile2cu.load(AFFINE, defines={"BN": "64"})
+    for bad in ["", "abc", "64 -Werror", "inf", "6 4", "--64", True, None]:
+        with pytest.raises(tile2cu.Error, match="a define takes an integer or a float") as e:
+            tile2cu.load(AFFINE, defines={"BN": bad})
+        assert e.value.status == "INVALID_VALUE"
     with pytest.raises(tile2cu.Error, match="is not a name"):
         tile2cu.load(AFFINE, defines={"B N": 64})
 
