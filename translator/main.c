@@ -115,7 +115,7 @@ static void dep_path(Buf *b, const char *p) {
   }
 }
 
-/* OUT: FILE.tl CONFIG.yaml, plus an empty rule for each prerequisite so a
+/* OUT [HEADER]: FILE.tl CONFIG.yaml, plus an empty rule for each prerequisite so a
  * deleted input does not break the build. */
 static int write_depfile(const Options *o, const char *config_arg) {
   Buf b = {0};
@@ -124,6 +124,10 @@ static int write_depfile(const Options *o, const char *config_arg) {
   if (o->depfile) snprintf(path, sizeof path, "%s", o->depfile);
   else snprintf(path, sizeof path, "%s.d", o->output);
   dep_path(&b, o->output);
+  if (o->header) {
+    buf_puts(&b, " ");
+    dep_path(&b, o->header);
+  }
   buf_puts(&b, ": ");
   dep_path(&b, o->input);
   buf_puts(&b, " ");

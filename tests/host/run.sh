@@ -3,7 +3,8 @@
 # (make host-test, in make test):
 #   1. the headers of several .tl files in one translation unit, C and C++: f16/scale.tl
 #      and f32/scale.tl (one base name; f16 tensor and scalar: C's __half) and types.tl
-#      (every type C gets as its bits), each header's guard and C typedefs its own.
+#      (every type C gets as its bits), each header's guard and C typedefs its own;
+#   2. --header with -MD: the depfile names the header as a target too.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -42,6 +43,13 @@ if $CC -std=c11 -Wall -Wextra -Werror -I "$CUDA/include" -I "$tmp" -c "$tmp/main
 else bad "three --header files in one C file"; head -20 "$tmp/err"; fi
 if $CXX -std=c++17 -Wall -Wextra -Werror -I "$CUDA/include" -I "$tmp" -c "$tmp/main.cpp" -o "$tmp/main_cpp.o" 2> "$tmp/err"; then ok
 else bad "three --header files in one C++ file"; head -20 "$tmp/err"; fi
+
+# 2. the depfile's targets
+mkdir "$tmp/dep"
+printf 'kernel k(X: tensor<f32>[N], s: f16) {\n  X[0 :+ 128] = X[0 :+ 128] * f32(s) * 3.0\n}\n' > "$tmp/dep/k.tl"
+(cd "$tmp/dep" && "$T" -w --header k.h k.tl -o k.cu -MD) || bad "translate with -MD"
+if head -1 "$tmp/dep/k.cu.d" | grep -q '^k\.cu k\.h: k\.tl '; then ok
+else bad "the depfile does not name the header"; cat "$tmp/dep/k.cu.d"; fi
 
 echo "host: $pass passed, $fail failed"
 [ $fail = 0 ]
