@@ -28,7 +28,7 @@ static const char usage_text[] =
     "Translates a tile-language file to CUDA C++ (on stdout unless -o).\n"
     "\n"
     "options:\n"
-    "  -o FILE            write the CUDA to FILE (nothing is written on errors)\n"
+    "  -o FILE            write the CUDA to FILE (nothing is written on errors); -o -: stdout\n"
     "  --target sm_XX     target architecture: configs/sm_XX.yaml (default sm_90)\n"
     "  --config FILE      read the target from a YAML file instead\n"
     "  --standalone       inline the tile2cu runtime header: no include path needed\n"
@@ -194,6 +194,7 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (o->input) return usage_error("more than one input file ('%s')", s);
     else o->input = s;
   }
+  if (o->output && strcmp(o->output, "-") == 0) o->output = NULL; /* -o -: stdout, as without -o */
   if (!o->input) return usage_error("%sno input file", "");
   if (o->target && o->config) return usage_error("%s--target and --config exclude each other", "");
   if (o->md && !o->output) return usage_error("%sa depfile (--deps, -MD) needs -o FILE", "");

@@ -4,7 +4,8 @@
 #   1. the headers of several .tl files in one translation unit, C and C++: f16/scale.tl
 #      and f32/scale.tl (one base name; f16 tensor and scalar: C's __half) and types.tl
 #      (every type C gets as its bits), each header's guard and C typedefs its own;
-#   2. --header with -MD: the depfile names the header as a target too.
+#   2. --header with -MD: the depfile names the header as a target too;
+#   3. -o - writes the CUDA on stdout, and no file named '-'.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -50,6 +51,13 @@ printf 'kernel k(X: tensor<f32>[N], s: f16) {\n  X[0 :+ 128] = X[0 :+ 128] * f32
 (cd "$tmp/dep" && "$T" -w --header k.h k.tl -o k.cu -MD) || bad "translate with -MD"
 if head -1 "$tmp/dep/k.cu.d" | grep -q '^k\.cu k\.h: k\.tl '; then ok
 else bad "the depfile does not name the header"; cat "$tmp/dep/k.cu.d"; fi
+
+# 3. -o -: stdout
+mkdir "$tmp/stdout"
+cp types.tl "$tmp/stdout/"
+(cd "$tmp/stdout" && "$T" -w types.tl -o - > out.cu && "$T" -w types.tl > want.cu) || bad "-o -"
+if [ ! -e "$tmp/stdout/-" ] && [ -s "$tmp/stdout/out.cu" ] && cmp -s "$tmp/stdout/want.cu" "$tmp/stdout/out.cu"; then ok
+else bad "-o - did not write stdout"; ls "$tmp/stdout"; fi
 
 echo "host: $pass passed, $fail failed"
 [ $fail = 0 ]
