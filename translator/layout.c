@@ -1057,7 +1057,7 @@ static void refuse_at(TirKernel *K, const TirVar *v) {
 /* The values live together past TIR_MAX_VALUE_REGS, none of which can move to
  * shared memory (dot accumulators on the tensor cores, @registers tiles): they
  * stay, and the warning names them, largest first. */
-static void pressure_warning(TirKernel *K) {
+static void pressure_warning(TirKernel *K, int budget, const char *why) {
   PtrVec at = {0};
   int peak = tir_value_peak(K, &at);
   Buf b = {0};
@@ -1071,12 +1071,42 @@ static void pressure_warning(TirKernel *K) {
     at.items[best] = NULL;
     buf_printf(&b, "%s%s: %d", n ? ", " : "", v->sym ? v->sym->name : v->what, layout_count(v->layout));
   }
-  diag_warning(K->d, W_PRESSURE, K->k->name_loc,
-               "kernel '%s' keeps values of %d registers per thread live at one op, more than its budget of %d, "
-               "and none can live in shared memory: ptxas may spill (%s%s)",
-               K->k->name, peak, TIR_MAX_VALUE_REGS, b.data, at.len > 4 ? ", ..." : "");
-  diag_note(K->d, K->k->name_loc, "more threads in @launch, or smaller tiles, hold fewer per thread");
+  if (why) {
+    diag_warning(K->d, W_PRESSURE, K->k->name_loc,
+                 "kernel '%s' keeps values of %d registers per thread live at one op, and %s: with the registers "
+                 "its indices and addresses need, ptxas will spill (%s%s)",
+                 K->k->name, peak, why, b.data, at.len > 4 ? ", ..." : "");
+    int half = K->ki->threads / 2, more = K->t->regs_per_sm / (half > 0 ? half : 1) / 8 * 8;
+    if (more > K->t->max_regs_per_thread) more = K->t->max_regs_per_thread;
+    diag_note(K->d, K->k->name_loc, "fewer threads in @launch leave each more registers (@launch(%d): %d), or smaller "
+              "tiles hold fewer values per thread", half, more);
+  } else {
+    diag_warning(K->d, W_PRESSURE, K->k->name_loc,
+                 "kernel '%s' keeps values of %d registers per thread live at one op, more than its budget of %d, "
+                 "and none can live in shared memory: ptxas may spill (%s%s)",
+                 K->k->name, peak, budget, b.data, at.len > 4 ? ", ..." : "");
+    diag_note(K->d, K->k->name_loc, "more threads in @launch, or smaller tiles, hold fewer per thread");
+  }
   buf_free(&b);
+}
+
+/* Registers a thread keeps beside its values (indices, addresses, loop counters): a
+ * thread's values past its hardware limit less these spill (PRESSURE_RESERVE). */
+enum { PRESSURE_RESERVE = 16 };
+
+/* The values against the registers a thread of this block size may have at all: the
+ * register file over the threads, in steps of 8, at most the target's per-thread limit
+ * (@launch(1024): 64). TIR_MAX_VALUE_REGS is the translator's budget below that. */
+static void thread_pressure(TirKernel *K) {
+  const TargetConfig *t = K->t;
+  int threads = K->ki->threads;
+  if (!t->regs_per_sm || !t->max_regs_per_thread || threads <= 0) return;
+  int limit = t->regs_per_sm / threads / 8 * 8;
+  if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
+  int peak = tir_value_regs(K);
+  if (peak <= TIR_MAX_VALUE_REGS && peak + PRESSURE_RESERVE > limit)
+    pressure_warning(K, limit, arena_printf(K->a, "@launch(%d) leaves a thread at most %d registers (%d per SM over %d "
+                                                  "threads)", threads, limit, t->regs_per_sm, threads));
 }
 
 static bool place_values(TirKernel *K, const char **why) {
@@ -1118,7 +1148,7 @@ static bool place_values(TirKernel *K, const char **why) {
       best->fused = load;
       best->home_why = w;
     } else if (!best) {
-      pressure_warning(K);
+      pressure_warning(K, TIR_MAX_VALUE_REGS, NULL);
       break;
     } else if (!make_home(K, best, w)) {
       *why = "values too large for registers together, and no room for another shared copy";
@@ -1126,6 +1156,7 @@ static bool place_values(TirKernel *K, const char **why) {
     }
     any = true;
   }
+  thread_pressure(K);
   if (!any) return true;
   drop_home_spills(K, &K->body);
   Own o = {NULL, false};
