@@ -249,15 +249,23 @@ static const Layout *mma_layout(TirKernel *K, int rows, int cols, bool whole_row
  * dot(f16(p), v): the register-A form), one warpgroup per 64 rows of the
  * accumulator, each warp 16 rows of all its columns, N one of the
  * instruction's widths that rt.cuh provides. */
-static bool wgmma_shape(TirKernel *K, const TirOp *op) {
+static bool wgmma_shape(TirKernel *K, TirOp *op) {
   static const int widths[] = {8, 16, 32, 64, 96, 128, 192, 256};
   int warps = K->ki->threads / K->t->lanes;
   ElemType t = op->src ? op->src->elem : op->expr ? op->expr->u.call.cast : T_NONE;
   bool b8 = t == T_I8 || elem_is_f8(t);
   if (!K->hw->wgmma || op->simt || (t != T_F16 && t != T_BF16 && !b8) || K->t->lanes != 32) return false;
-  if (warps % 4 || op->rows != 16 * warps || op->kdim % (b8 ? 32 : 16) ||
-      (!b8 && ((op->src && K->bufs[op->buf].trans) || K->bufs[op->buf2].trans)))
-    return false;
+  /* why not, for -Wdot, where the user can change it: a result of 64 rows a warpgroup
+   * (a multiple of 64) whose @launch does not give it that (a smaller result, a
+   * decode step's 16 rows, is mma.sync's without a word) */
+  if (op->rows % 64 == 0 && op->rows / 64 * 128 <= 1024 && op->rows != 16 * warps)
+    op->offwg = arena_printf(K->a, "wgmma gives each warpgroup (4 warps) 64 rows of the result: its %d rows take "
+                             "@launch(%d), and @launch(%d) is %d warp%s", op->rows, op->rows / 64 * 128,
+                             K->ki->threads, warps, warps == 1 ? "" : "s");
+  else if (op->rows == 16 * warps && warps % 4 == 0 && op->kdim % (b8 ? 32 : 16))
+    op->offwg = arena_printf(K->a, "its k of %d is not a multiple of wgmma's %d", op->kdim, b8 ? 32 : 16);
+  if (warps % 4 || op->rows != 16 * warps || op->kdim % (b8 ? 32 : 16)) return false;
+  if (!b8 && ((op->src && K->bufs[op->buf].trans) || K->bufs[op->buf2].trans)) return false;
   /* 8-bit operands (m64nNk32): both K-major from shared copies (the PTX ISA has
    * no transpose for them), A = a copy [M, K], B = transpose(a copy [N, K]),
    * which lower.c's dot_operand always gives them (an operand that runs the
@@ -268,6 +276,8 @@ static bool wgmma_shape(TirKernel *K, const TirOp *op) {
   if (b8 && (tir_buf_srows(&K->bufs[op->buf]) % 8 || tir_buf_srows(&K->bufs[op->buf2]) % 8)) return false;
   for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
     if (op->cols == widths[i]) return true;
+  op->offwg = arena_printf(K->a, "its %d columns are not one of wgmma's widths (8, 16, 32, 64, 96, 128, 192, 256)",
+                           op->cols);
   return false;
 }
 
@@ -283,7 +293,11 @@ static void wg_readers_fn(TirKernel *K, TirOp *op, void *ctx) {
 static void wg_demote_fn(TirKernel *K, TirOp *op, void *ctx) {
   const bool *other = ctx;
   (void)K;
-  if (op->kind == TO_DOT && op->wgmma && ((op->src && other[op->buf]) || other[op->buf2])) op->wgmma = false;
+  if (op->kind == TO_DOT && op->wgmma && ((op->src && other[op->buf]) || other[op->buf2])) {
+    op->wgmma = false;
+    op->offwg = "an operand's shared copy is also read by something other than a wgmma dot (wgmma wants it as "
+                "swizzled core matrices)";
+  }
 }
 
 /* The widest swizzle (128, 64 or 32 bytes) whose rows divide a copy's rows,
@@ -1751,6 +1765,8 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
     if (op->kind == TO_DOT && op->offunit)
       diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands runs on the CUDA cores, not on tensor cores: %s",
                    elem_names[op->src->elem], op->offunit);
+    if (op->kind == TO_DOT && op->offwg && !op->simt && !op->wgmma)
+      diag_warning(K->d, W_DOT, op->dloc, "this dot runs on mma.sync, not wgmma: %s", op->offwg);
     if (op->kind == TO_DOT && op->offflip && !op->simt)
       diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands copies %s, to shared memory transposed, one byte at "
                    "a time (8-bit ldmatrix and wgmma read along k only): %s", elem_names[op->src2->elem], op->offflip,

@@ -831,6 +831,8 @@ typedef struct TirOp {
                             this one does not (lower.c, layout.c), said in a -Wdot warning at dloc */
   const char *offflip;   /* a TO_DOT on the matrix unit of 8-bit operands whose copy is stored transposed
                             (8-bit ldmatrix and wgmma read along k only): which operand, for -Wdot */
+  const char *offwg;     /* a TO_DOT on mma.sync where the target has wgmma (sm_90a): why not on wgmma
+                            (layout.c), said in a -Wdot warning at dloc */
   const char *offreg;    /* a TO_DOT on the matrix unit whose A operand, a cast to f16/bf16 of f32 values,
                             goes through a shared copy: why it is not packed from registers (-Wdot) */
   Loc dloc;              /* TO_DOT: the dot() call */
