@@ -2443,6 +2443,39 @@ static void check_kernel_name(Diag *d, Kernel *k, bool *noted) {
   *noted = true;
 }
 
+/* The names the generated code derives from a kernel's name without a reserved
+ * prefix: a kernel that TMA feeds (sm_90a) gets a helper NAME_tensor_maps next to it
+ * (emit_tir.c), which a kernel of that name would clash with in the .cu and in the
+ * --host launcher's call. Rejected on every target, so that a file that translates
+ * for one target does not fail for another. (The other derived names,
+ * tile2cu_launch_NAME, TILE2CU_DYNAMIC_SMEM_NAME, t2c_sim_tramp_NAME, have prefixes
+ * kernel_name_clash reserves.) */
+static const char *const derived_suffixes[] = {"_tensor_maps", NULL};
+
+/* Whether n is base's name with suffix s appended. */
+static bool derived_from(const char *n, const char *base, const char *s) {
+  size_t bl = strlen(base);
+  return !strncmp(n, base, bl) && !strcmp(n + bl, s);
+}
+
+/* Reported at the later kernel of a clashing pair, as a kernel defined twice is. */
+static void check_derived_name(Diag *d, Program *p, int i) {
+  Kernel *k = p->kernels[i];
+  for (int j = 0; j < i; j++)
+    for (int s = 0; derived_suffixes[s]; s++) {
+      Kernel *o = p->kernels[j];
+      Kernel *base = derived_from(k->name, o->name, derived_suffixes[s]) ? o
+                     : derived_from(o->name, k->name, derived_suffixes[s]) ? k : NULL;
+      if (!base) continue;
+      diag_error(d, k->name_loc,
+                 "kernel '%s' clashes with kernel '%s': the generated code names the tensor-map builder of "
+                 "kernel '%s' %s%s (on sm_90a)",
+                 k->name, o->name, base->name, base->name, derived_suffixes[s]);
+      diag_note(d, o->name_loc, "'%s' is defined here; rename one of the two", o->name);
+      return;
+    }
+}
+
 bool check_program(Arena *a, Diag *d, Program *p, const TargetConfig *t) {
   Checker C = {.a = a, .d = d, .t = t, .prog = p};
   int before = d->errors;
@@ -2457,6 +2490,7 @@ bool check_program(Arena *a, Diag *d, Program *p, const TargetConfig *t) {
         diag_note(d, p->kernels[j]->name_loc, "first defined here");
       }
     check_kernel_name(d, k, &name_noted);
+    check_derived_name(d, p, i);
     check_kernel(&C, k);
   }
   return d->errors == before;
