@@ -244,7 +244,19 @@ static void fold_binary(Checker *C, Expr *e) {
       e->flags |= EF_BADCONST;
       return;
     }
-    if (a == INT64_MIN && b == -1) return;
+    /* the one quotient outside the type: undefined in CUDA C++, % as well as /
+       (the CPU backend traps on it at run time); the type is i64's for an untyped
+       constant, an i8 one wraps as its other arithmetic does */
+    if (b == -1 && ((a == INT64_MIN && (e->ty.untyped || e->ty.elem == T_I64)) ||
+                    (a == INT32_MIN && !e->ty.untyped && e->ty.elem == T_I32))) {
+      diag_error(C->d, e->loc, "integer %s %" PRId64 " %s -1 overflows %s (undefined in CUDA C++)",
+                 op == TK_PERCENT ? "remainder ('%')" : "division", a, op == TK_PERCENT ? "%" : "/",
+                 elem_names[e->ty.untyped ? T_I64 : e->ty.elem]);
+      note_const(C, x);
+      note_const(C, y);
+      e->flags |= EF_BADCONST;
+      return;
+    }
     r = op == TK_SLASH ? a / b : a % b;
     break;
   case TK_SHL: ok = b >= 0 && b < 63 && a >= 0 && a <= (INT64_MAX >> b); r = ok ? a << b : 0; break;
