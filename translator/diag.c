@@ -25,6 +25,7 @@
  */
 #include "t2c.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void diag_init(Diag *d, const char *file, const char *src, FILE *out) {
@@ -267,6 +268,39 @@ static int find_dim(const DiagBound *u, int n, const DiagBound *b) {
   return -1;
 }
 
+/* A condition of facts.c's fits_condition, "SIZE % M == 0" or "SIZE >= V": its
+ * size's name, the kind ('%' or '>') and M or V. False for any other text. */
+static bool cond_parse(const char *c, char *name, size_t cap, char *kind, long long *v) {
+  size_t len = strcspn(c, " ");
+  if (len == 0 || len >= cap || !c[len])
+    return false;
+  memcpy(name, c, len);
+  name[len] = 0;
+  int end = 0;
+  if (sscanf(c + len, " %% %lld == 0%n", v, &end) == 1 && !c[len + end]) {
+    *kind = '%';
+    return *v > 0;
+  }
+  if (sscanf(c + len, " >= %lld%n", v, &end) == 1 && !c[len + end]) {
+    *kind = '>';
+    return true;
+  }
+  return false;
+}
+
+/* Whether condition a implies the other, b, for the same size: SIZE % 512 == 0
+ * gives SIZE % 4 == 0 and SIZE >= 100 gives SIZE >= 64, and facts.c draws those
+ * consequences from an @assume too (facts_assumed_multiple, _at_least), so a
+ * note that names only a still drops b's checks. */
+static bool cond_implies(const char *a, const char *b) {
+  char na[128], nb[128], ka, kb;
+  long long va, vb;
+  if (!cond_parse(a, na, sizeof na, &ka, &va) || !cond_parse(b, nb, sizeof nb, &kb, &vb) || ka != kb ||
+      strcmp(na, nb) != 0)
+    return false;
+  return ka == '%' ? va % vb == 0 : va >= vb;
+}
+
 /* One warning for the bounds of one statement, and its notes: the @assume
  * conditions (each once) that drop the checks they can, and why the others
  * stay. A dim two accesses check is dropped only when both can be. */
@@ -286,14 +320,23 @@ static void bounds_warning(Diag *d, const DiagBound *all, int nall) {
   int nh = 0;
   for (int i = 0; i < n; i++)
     nh += e[i].assume != NULL;
+  const char *cs[MAX_PENDING_BOUNDS];
+  int nc = 0;
   for (int i = 0; i < nall; i++) { /* every condition of the dims that can go, each once */
     if (!all[i].assume || !e[find_dim(e, n, &all[i])].assume)
       continue;
     bool seen = false;
-    for (int j = 0; j < i && !seen; j++)
-      seen = all[j].assume && strcmp(all[j].assume, all[i].assume) == 0;
+    for (int j = 0; j < nc && !seen; j++)
+      seen = strcmp(cs[j], all[i].assume) == 0;
     if (!seen)
-      buf_printf(&conds, "%s%s", conds.len ? ", " : "", all[i].assume);
+      cs[nc++] = all[i].assume;
+  }
+  for (int i = 0; i < nc; i++) { /* less those a stronger one implies: T % 512 == 0 of T % 4 == 0 */
+    bool implied = false;
+    for (int j = 0; j < nc && !implied; j++)
+      implied = j != i && cond_implies(cs[j], cs[i]);
+    if (!implied)
+      buf_printf(&conds, "%s%s", conds.len ? ", " : "", cs[i]);
   }
   const char *them = n == 1 ? "it" : "them";
   if (nh == n) {
