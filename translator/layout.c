@@ -1576,15 +1576,43 @@ static bool warned(Bounds *w, const void *key) {
 }
 
 
+/* A gather's tile index that is a run, s + rows(R, C) or s + cols(R, C) (either way
+ * round) with s a scalar: the values s .. s + R - 1 (or C - 1), as the slice s :+ R
+ * has; the gather lower.c makes of a slice reshaped to a row or a column
+ * (reshape_as_gather: a vector-matrix dot's A) is one. Its start s, and the run's
+ * length in *len; NULL for any other index. */
+static const Expr *run_index(const Expr *x, int64_t *len) {
+  if (x->kind != E_BINARY || x->u.binary.op != TK_PLUS) return NULL;
+  for (int k = 0; k < 2; k++) {
+    const Expr *s = k ? x->u.binary.b : x->u.binary.a, *c = k ? x->u.binary.a : x->u.binary.b;
+    if (s->ty.rank != 0 || c->kind != E_CALL || c->u.call.cast != T_NONE || c->ty.rank != 2) continue;
+    if (c->u.call.builtin == B_ROWS) *len = c->ty.dims[0];
+    else if (c->u.call.builtin == B_COLS) *len = c->ty.dims[1];
+    else continue;
+    return s;
+  }
+  return NULL;
+}
+
 static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   for (int d = 0; d < X->trank; d++) {
     Index *ix = &op->slice->u.index.idx[d];
-    if (ix->start->ty.rank > 0) { /* a gather's tile index: always checked, as its values come from data */
-      op->chk[d] = 3;
+    int64_t len = 1;
+    if (ix->start->ty.rank > 0) {
+      /* a run's values are proved as the slice's, and its kept check said as one
+         (the index of the slice's start: the key and the place of its warning) */
+      const Expr *s = run_index(ix->start, &len);
+      if (s) {
+        op->chk[d] = (facts_nonneg(s) ? 0 : 1) | (facts_fits(K->ki, s, len, X, d) ? 0 : 2);
+        Index *run = NEW(K->a, Index);
+        *run = (Index){(Expr *)s, NULL};
+        if (op->chk[d] && w->depth > 0 && !warned(w, s)) facts_bounds_warning(K->d, K->a, K->ki, X, d, run, len);
+        continue;
+      }
+      op->chk[d] = 3; /* any other tile index: always checked, as its values come from data */
       continue;
     }
-    int64_t len = 1;
     if (ix->len) check_const_int(ix->len, &len);
     op->chk[d] = (facts_nonneg(ix->start) ? 0 : 1) | (facts_fits(K->ki, ix->start, len, X, d) ? 0 : 2);
     if (op->chk[d] && w->depth > 0 && !warned(w, ix)) facts_bounds_warning(K->d, K->a, K->ki, X, d, ix, len);

@@ -27,8 +27,8 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
     t2c_v1[0] = t2c_w0.v[0];
     t2c_v1[1] = t2c_w0.v[1];
     float t2c_v2[2];
-    t2c_v2[0] = ((unsigned)(0 + t2c_c0) < (unsigned)8 ? W[0 + t2c_c0] : 0.0f);
-    t2c_v2[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)8 ? W[0 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[0] = W[0 + t2c_c0];
+    t2c_v2[1] = W[0 + (t2c_c0 + 1)];
     float t2c_v3[1];
     t2c_v3[0] = t2c_v1[0] * t2c_v2[0];
     t2c_v3[0] = t2c_v3[0] + (t2c_v1[1] * t2c_v2[1]);
@@ -123,8 +123,8 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
     t2c_v1[0] = A[t2c_r0 * 8 + t2c_c0];
     t2c_v1[1] = A[t2c_r0 * 8 + (t2c_c0 + 1)];
     float t2c_v2[2];
-    t2c_v2[0] = ((unsigned)(0 + t2c_c0) < (unsigned)8 ? W[0 + t2c_c0] : 0.0f);
-    t2c_v2[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)8 ? W[0 + (t2c_c0 + 1)] : 0.0f);
+    t2c_v2[0] = W[0 + t2c_c0];
+    t2c_v2[1] = W[0 + (t2c_c0 + 1)];
     float t2c_v3[1];
     t2c_v3[0] = t2c_v1[0] * t2c_v2[0];
     t2c_v3[0] = t2c_v3[0] + (t2c_v1[1] * t2c_v2[1]);

@@ -30,8 +30,8 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float t[8];
     float t2c_v2[2];
-    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + t2c_r0)] : 0.0f);
-    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
+    t2c_v2[0] = (m0 < M ? A[((long long)m0) * 16 + (0 + t2c_r0)] : 0.0f);
+    t2c_v2[1] = (m0 < M ? A[((long long)m0) * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
     float t2c_v3[8];
     const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(B + t2c_r0 * 16 + t2c_c0);
     t2c_v3[0] = t2c_w0.v[0];
@@ -178,10 +178,10 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
       t2c_v8[7] = 0.0f;
     }
     float t2c_v9[4];
-    t2c_v9[0] = ((unsigned)(0 + t2c_c0) < (unsigned)16 ? B[(0 + t2c_c0) * 16 + 0] : 0.0f);
-    t2c_v9[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)16 ? B[(0 + (t2c_c0 + 1)) * 16 + 0] : 0.0f);
-    t2c_v9[2] = ((unsigned)(0 + (t2c_c0 + 2)) < (unsigned)16 ? B[(0 + (t2c_c0 + 2)) * 16 + 0] : 0.0f);
-    t2c_v9[3] = ((unsigned)(0 + (t2c_c0 + 3)) < (unsigned)16 ? B[(0 + (t2c_c0 + 3)) * 16 + 0] : 0.0f);
+    t2c_v9[0] = B[(0 + t2c_c0) * 16 + 0];
+    t2c_v9[1] = B[(0 + (t2c_c0 + 1)) * 16 + 0];
+    t2c_v9[2] = B[(0 + (t2c_c0 + 2)) * 16 + 0];
+    t2c_v9[3] = B[(0 + (t2c_c0 + 3)) * 16 + 0];
     float t2c_v10[2];
     t2c_v10[0] = t2c_v8[0] * t2c_v9[0];
     t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9[1]);
@@ -293,8 +293,8 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     // dot-one-row-broadcast.tl:10: var t = dot(A[m0 :+ 1, 0 :+ 16], B[0 :+ 16, 0 :+ 16]) + dot(A[m0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 16])
     float t[8];
     float t2c_v2[2];
-    t2c_v2[0] = (m0 < M && (unsigned)(0 + t2c_r0) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + t2c_r0)] : 0.0f);
-    t2c_v2[1] = (m0 < M && (unsigned)(0 + (t2c_r0 + 8)) < (unsigned)16 ? A[((long long)m0) * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
+    t2c_v2[0] = (m0 < M ? A[((long long)m0) * 16 + (0 + t2c_r0)] : 0.0f);
+    t2c_v2[1] = (m0 < M ? A[((long long)m0) * 16 + (0 + (t2c_r0 + 8))] : 0.0f);
     float t2c_v3[8];
     t2c_v3[0] = B[t2c_r0 * 16 + t2c_c0];
     t2c_v3[1] = B[t2c_r0 * 16 + (t2c_c0 + 1)];
@@ -411,10 +411,10 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
     t2c_v8[6] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 2)] : 0.0f);
     t2c_v8[7] = ((m0 + t2c_r0 + 8) < M ? A[((long long)(m0 + t2c_r0 + 8)) * 16 + (t2c_c0 + 3)] : 0.0f);
     float t2c_v9[4];
-    t2c_v9[0] = ((unsigned)(0 + t2c_c0) < (unsigned)16 ? B[(0 + t2c_c0) * 16 + 0] : 0.0f);
-    t2c_v9[1] = ((unsigned)(0 + (t2c_c0 + 1)) < (unsigned)16 ? B[(0 + (t2c_c0 + 1)) * 16 + 0] : 0.0f);
-    t2c_v9[2] = ((unsigned)(0 + (t2c_c0 + 2)) < (unsigned)16 ? B[(0 + (t2c_c0 + 2)) * 16 + 0] : 0.0f);
-    t2c_v9[3] = ((unsigned)(0 + (t2c_c0 + 3)) < (unsigned)16 ? B[(0 + (t2c_c0 + 3)) * 16 + 0] : 0.0f);
+    t2c_v9[0] = B[(0 + t2c_c0) * 16 + 0];
+    t2c_v9[1] = B[(0 + (t2c_c0 + 1)) * 16 + 0];
+    t2c_v9[2] = B[(0 + (t2c_c0 + 2)) * 16 + 0];
+    t2c_v9[3] = B[(0 + (t2c_c0 + 3)) * 16 + 0];
     float t2c_v10[2];
     t2c_v10[0] = t2c_v8[0] * t2c_v9[0];
     t2c_v10[0] = t2c_v10[0] + (t2c_v8[1] * t2c_v9[1]);

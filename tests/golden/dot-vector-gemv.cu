@@ -45,14 +45,14 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
     for (int k0 = 0; k0 < K; k0 += 64) {
       // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
       __half t2c_v2[8];
-      t2c_v2[0] = ((unsigned)(k0 + t2c_r1) < (unsigned)K ? X[k0 + t2c_r1] : t2c::cvt<__half>(0.0f));
-      t2c_v2[1] = ((unsigned)(k0 + (t2c_r1 + 8)) < (unsigned)K ? X[k0 + (t2c_r1 + 8)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[2] = ((unsigned)(k0 + (t2c_r1 + 16)) < (unsigned)K ? X[k0 + (t2c_r1 + 16)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[3] = ((unsigned)(k0 + (t2c_r1 + 24)) < (unsigned)K ? X[k0 + (t2c_r1 + 24)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[4] = ((unsigned)(k0 + (t2c_r1 + 32)) < (unsigned)K ? X[k0 + (t2c_r1 + 32)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[5] = ((unsigned)(k0 + (t2c_r1 + 40)) < (unsigned)K ? X[k0 + (t2c_r1 + 40)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[6] = ((unsigned)(k0 + (t2c_r1 + 48)) < (unsigned)K ? X[k0 + (t2c_r1 + 48)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[7] = ((unsigned)(k0 + (t2c_r1 + 56)) < (unsigned)K ? X[k0 + (t2c_r1 + 56)] : t2c::cvt<__half>(0.0f));
+      t2c_v2[0] = X[k0 + t2c_r1];
+      t2c_v2[1] = X[k0 + (t2c_r1 + 8)];
+      t2c_v2[2] = X[k0 + (t2c_r1 + 16)];
+      t2c_v2[3] = X[k0 + (t2c_r1 + 24)];
+      t2c_v2[4] = X[k0 + (t2c_r1 + 32)];
+      t2c_v2[5] = X[k0 + (t2c_r1 + 40)];
+      t2c_v2[6] = X[k0 + (t2c_r1 + 48)];
+      t2c_v2[7] = X[k0 + (t2c_r1 + 56)];
       __half t2c_v3[64];
       const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(W + ((long long)(k0 + t2c_r1)) * N + (n0 + t2c_c1));
       t2c_v3[0] = t2c_w0.v[0];
@@ -294,14 +294,14 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
     for (int k0 = 0; k0 < K; k0 += 64) {
       // dot-vector-gemv.tl:17: acc += dot(X[0 :+ 1, k0 :+ BK], W[k0 :+ BK, n0 :+ BN])
       __half t2c_v2[8];
-      t2c_v2[0] = ((unsigned)(k0 + t2c_r1) < (unsigned)K ? X[k0 + t2c_r1] : t2c::cvt<__half>(0.0f));
-      t2c_v2[1] = ((unsigned)(k0 + (t2c_r1 + 8)) < (unsigned)K ? X[k0 + (t2c_r1 + 8)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[2] = ((unsigned)(k0 + (t2c_r1 + 16)) < (unsigned)K ? X[k0 + (t2c_r1 + 16)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[3] = ((unsigned)(k0 + (t2c_r1 + 24)) < (unsigned)K ? X[k0 + (t2c_r1 + 24)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[4] = ((unsigned)(k0 + (t2c_r1 + 32)) < (unsigned)K ? X[k0 + (t2c_r1 + 32)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[5] = ((unsigned)(k0 + (t2c_r1 + 40)) < (unsigned)K ? X[k0 + (t2c_r1 + 40)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[6] = ((unsigned)(k0 + (t2c_r1 + 48)) < (unsigned)K ? X[k0 + (t2c_r1 + 48)] : t2c::cvt<__half>(0.0f));
-      t2c_v2[7] = ((unsigned)(k0 + (t2c_r1 + 56)) < (unsigned)K ? X[k0 + (t2c_r1 + 56)] : t2c::cvt<__half>(0.0f));
+      t2c_v2[0] = X[k0 + t2c_r1];
+      t2c_v2[1] = X[k0 + (t2c_r1 + 8)];
+      t2c_v2[2] = X[k0 + (t2c_r1 + 16)];
+      t2c_v2[3] = X[k0 + (t2c_r1 + 24)];
+      t2c_v2[4] = X[k0 + (t2c_r1 + 32)];
+      t2c_v2[5] = X[k0 + (t2c_r1 + 40)];
+      t2c_v2[6] = X[k0 + (t2c_r1 + 48)];
+      t2c_v2[7] = X[k0 + (t2c_r1 + 56)];
       __half t2c_v3[64];
       t2c_v3[0] = W[((long long)(k0 + t2c_r1)) * N + (n0 + t2c_c1)];
       t2c_v3[1] = W[((long long)(k0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)];

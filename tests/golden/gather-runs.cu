@@ -416,14 +416,14 @@ cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restri
     int t0 = (int)blockIdx.x * 16;
     // gather-runs.tl:22: KC[pad(Slot[t0 + rows(16, 64)], -1), cols(16, 64)] = K[t0 :+ 16, 0 :+ 64]
     int t2c_v1[8];
-    t2c_v1[0] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[1] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[2] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[3] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[4] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
-    t2c_v1[5] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
-    t2c_v1[6] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
-    t2c_v1[7] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[0] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[1] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[2] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[3] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[4] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[5] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[6] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[7] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
     float t2c_v2[8];
     if ((t0 + t2c_r0) < T) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(K + ((long long)(t0 + t2c_r0)) * 64 + t2c_c0);
@@ -456,14 +456,14 @@ cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restri
     int t0 = (int)blockIdx.x * 16;
     // gather-runs.tl:22: KC[pad(Slot[t0 + rows(16, 64)], -1), cols(16, 64)] = K[t0 :+ 16, 0 :+ 64]
     int t2c_v1[8];
-    t2c_v1[0] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[1] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[2] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[3] = ((unsigned)(t0 + t2c_r0) < (unsigned)T ? Slot[t0 + t2c_r0] : -1);
-    t2c_v1[4] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
-    t2c_v1[5] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
-    t2c_v1[6] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
-    t2c_v1[7] = ((unsigned)(t0 + (t2c_r0 + 8)) < (unsigned)T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[0] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[1] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[2] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[3] = ((t0 + t2c_r0) < T ? Slot[t0 + t2c_r0] : -1);
+    t2c_v1[4] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[5] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[6] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
+    t2c_v1[7] = ((t0 + (t2c_r0 + 8)) < T ? Slot[t0 + (t2c_r0 + 8)] : -1);
     float t2c_v2[8];
     t2c_v2[0] = ((t0 + t2c_r0) < T ? K[((long long)(t0 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
     t2c_v2[1] = ((t0 + t2c_r0) < T ? K[((long long)(t0 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);

@@ -2573,6 +2573,35 @@ static void t_dot_vector(Tally *T) {
   }
 }
 
+/* dot_vecmat (tests/gpu/dot_vecmat.tl): a vector-matrix dot whose A row is read as a
+ * run (k0 + rows(64, 1)): ragged K, N and M without @assume (the run's kept test reads
+ * 0 past K), and K, N multiples of 64 with it (no test; M still ragged). */
+static void t_dot_vecmat(Tally *T) {
+  static const int KNM[][3] = {{200, 100, 3}, {37, 65, 2}, {1, 1, 1}, {256, 192, 5}, {64, 64, 1}};
+  for (int c = 0; c < 5; c++) {
+    int K = KNM[c][0], N = KNM[c][1], M = KNM[c][2];
+    bool assume = c >= 3;
+    Rng r = rng_seed("dot_vecmat", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot_vecmat.tl", assume ? "vecmat_assume" : "vecmat");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K)), *B = call_in(&k, "B", F32, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < N; n++) {
+        double a = 0;
+        for (int q = 0; q < K; q++) a += A2(A, m, q) * A2(B, q, n);
+        R2(C, m, n) = a;
+      }
+    C->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "%s K=%d N=%d M=%d", assume ? "assume" : "ragged", K, N, M);
+    CHECK(T, call_check(&k, "dot_vecmat", l));
+    call_free(&k);
+  }
+}
+
 /* rank1_col (tests/gpu/rank1_col.tl): a column [M, 1] assigned to a rank-1 tile var
  * [M] gives it the column's elements in order */
 static void t_rank1_col(Tally *T) {
@@ -6294,6 +6323,7 @@ static const Test tests[] = {
     {"slice_rmw", t_slice_rmw},
     {"dot_bcast", t_dot_bcast},
     {"dot_vector", t_dot_vector},
+    {"dot_vecmat", t_dot_vecmat},
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
     {"byte_runs", t_byte_runs},
