@@ -488,11 +488,35 @@ template <int N, typename T> T2C_DEVICE void stg_vec(::t2c_sim::checked_ptr<T> g
 template <typename T> T2C_DEVICE bool aligned(const T *p, int bytes) {
   return reinterpret_cast<unsigned long long>(p) % (unsigned long long)bytes == 0;
 }
+#endif
+// A run of 4, 8 or 16 bytes stored as 32-bit words by one st.v4, st.v2 or st (inline
+// PTX): a Vec of __half (or float) assigned as a struct, through a uint4 cast in place
+// or a make_uint4 of its words, was split by NVVM into 2- and 4-byte stores where
+// nothing guarded it (a 64 x 64 f16 copy: 0 STG.128, 24 STG.U16, 4 STG.32 a thread).
+// Loads keep the plain form, which gives LDG.128 / LDS.128.
+template <typename T, int N> union VecWords_ {
+  Vec<T, N> v;
+  unsigned u[sizeof(Vec<T, N>) >= 4 ? sizeof(Vec<T, N>) / 4 : 1];
+};
+#ifndef TILE2CU_SIM
 template <int N, typename T> T2C_DEVICE Vec<T, N> ldg_vec(const T *p) {
   return *reinterpret_cast<const Vec<T, N> *>(p);
 }
 template <int N, typename T> T2C_DEVICE void stg_vec(T *p, const Vec<T, N> &w) {
-  *reinterpret_cast<Vec<T, N> *>(p) = w;
+  constexpr int B = (int)sizeof(Vec<T, N>);
+  if constexpr (B == 16 || B == 8 || B == 4) {
+    VecWords_<T, N> x;
+    x.v = w;
+    if constexpr (B == 16)
+      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]), "r"(x.u[2]),
+                   "r"(x.u[3]) : "memory");
+    else if constexpr (B == 8)
+      asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]) : "memory");
+    else
+      asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(x.u[0]) : "memory");
+  } else {
+    *reinterpret_cast<Vec<T, N> *>(p) = w;
+  }
 }
 #endif
 
@@ -503,8 +527,22 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
   if (reinterpret_cast<uintptr_t>(p) % sizeof w != 0)
     ::t2c_sim::failf("misaligned %d-byte shared store", (int)sizeof w);
   ::t2c_sim::shared_access(p, sizeof w, ::t2c_sim::RACE_WRITE);
-#endif
   *reinterpret_cast<Vec<T, N> *>(p) = w;
+#else
+  constexpr int B = (int)sizeof(Vec<T, N>);
+  if constexpr (B == 16 || B == 8) { /* as stg_vec: one st.shared.v4 / .v2 */
+    VecWords_<T, N> x;
+    x.v = w;
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if constexpr (B == 16)
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(x.u[0]), "r"(x.u[1]), "r"(x.u[2]),
+                   "r"(x.u[3]) : "memory");
+    else
+      asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(a), "r"(x.u[0]), "r"(x.u[1]) : "memory");
+  } else {
+    *reinterpret_cast<Vec<T, N> *>(p) = w;
+  }
+#endif
 }
 
 // The same run, read by one access (ld.shared.v4 for 16 bytes).
