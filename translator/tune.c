@@ -101,7 +101,7 @@ static const char tune_usage[] =
     "                     occupancy (as tile2cu report gives them); needs no GPU\n"
     "  --warmup N         launches before timing, 0 to 1000 (default 3)\n"
     "  --reps N           timed launches, 1 to 10000; the median counts (default 20)\n"
-    "  -o OUT.yaml        the tuning file to write or update (default FILE.tuned.yaml)\n"
+    "  -o OUT.yaml        the tuning file to write or update (default FILE.tuned.yaml); not -\n"
     OPTS_HELP
     "  --help             print this help\n";
 
@@ -222,6 +222,11 @@ static int parse_tune_args(int argc, char **argv, TuneOpts *o) {
   if (!o->kernel) return tfail("--kernel NAME is required");
   if (!o->space) return tfail("--space 'NAME=V1,V2 ...' is required");
   if (!o->sizes && !o->dry_run) return tfail("--sizes 'M=4096 ...' is required (but with --dry-run)");
+  /* the tuning file is updated in place (its other entries kept), and stdout carries the
+   * candidates' lines: neither leaves room for the file on stdout */
+  if (o->output && strcmp(o->output, "-") == 0)
+    return tfail("-o -: the tuning file cannot go to stdout (tune prints the candidates there, and updates "
+                 "the file in place); give -o FILE.yaml");
   int st = parse_space(o);
   return st ? st : parse_sizes(o);
 }

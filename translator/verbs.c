@@ -15,6 +15,7 @@
  */
 #include "t2c.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@
 #include "../nvrtc_driver/tile2cu.h"
 
 typedef struct VerbOpts {
-  const char *file, *target, *output;
-  bool ptx, no_cache;
+  const char *file, *target, *output; /* output NULL with to_stdout: -o - */
+  bool ptx, no_cache, to_stdout;
   const char **opts; /* -D and -W options (options.c) */
   int nopts;
 } VerbOpts;
@@ -48,7 +49,7 @@ static const char compile_usage[] =
     "through the disk cache.\n"
     "\n"
     "options:\n"
-    "  -o OUT             the cubin or PTX file to write (required)\n"
+    "  -o OUT             the cubin or PTX file to write (required); -o -: stdout\n"
     "  --target sm_XX     the target architecture (default sm_90)\n"
     "  --ptx              write PTX instead of a cubin\n"
     "  --no-cache         neither read nor write the compile cache\n"
@@ -96,6 +97,14 @@ static int parse_verb_args(const char *verb, int argc, char **argv, VerbOpts *o)
   }
   if (!o->file) return verb_fail(verb, "no .tl file");
   if (compile && !o->output) return verb_fail(verb, "-o OUT is required");
+  if (compile && strcmp(o->output, "-") == 0) {
+    /* -o -: stdout, as for a translation. A cubin is binary, which a terminal would show
+     * as garbage and may take as control sequences: refused there, as gzip refuses */
+    if (!o->ptx && isatty(STDOUT_FILENO))
+      return verb_fail(verb, "-o -: a cubin is binary and stdout is a terminal; redirect stdout, "
+                       "give -o FILE, or --ptx for text");
+    o->to_stdout = true;
+  }
   if (!o->target) o->target = "sm_90";
   return 0;
 }
@@ -117,6 +126,13 @@ static int verb_build(const char *verb, const VerbOpts *o, t2c_program **p) {
   return 0;
 }
 
+/* -o -: the whole output on stdout; 0, or -1 with a message in err. */
+static int write_stdout(const void *data, size_t len, char *err, size_t n) {
+  if (fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0) return 0;
+  snprintf(err, n, "cannot write stdout: %s", strerror(errno));
+  return -1;
+}
+
 int compile_main(int argc, char **argv) {
   if (verb_help("compile", argc, argv)) return 0;
   VerbOpts o = {0};
@@ -135,10 +151,11 @@ int compile_main(int argc, char **argv) {
     if (o.ptx)
       while (len && ((const char *)bin)[len - 1] == 0) len--;
     char err[4096 + 256];
-    if (outfile_write(o.output, bin, len, err, sizeof err) != 0) st = verb_fail("compile", "%s", err);
+    if (o.to_stdout ? write_stdout(bin, len, err, sizeof err) : outfile_write(o.output, bin, len, err, sizeof err))
+      st = verb_fail("compile", "%s", err);
     else
-      fprintf(stderr, "tile2cu compile: %s: %s for %s, %zu bytes (%s)\n", o.output, o.ptx ? "PTX" : "cubin", o.target,
-              len, t2c_program_cache_hit(p) ? "from the cache" : "compiled by NVRTC");
+      fprintf(stderr, "tile2cu compile: %s: %s for %s, %zu bytes (%s)\n", o.to_stdout ? "stdout" : o.output,
+              o.ptx ? "PTX" : "cubin", o.target, len, t2c_program_cache_hit(p) ? "from the cache" : "compiled by NVRTC");
   }
   t2c_program_destroy(p);
   free(o.opts);

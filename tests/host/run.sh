@@ -5,7 +5,9 @@
 #      and f32/scale.tl (one base name; f16 tensor and scalar: C's __half) and types.tl
 #      (every type C gets as its bits), each header's guard and C typedefs its own;
 #   2. --header with -MD: the depfile names the header as a target too;
-#   3. -o - writes the CUDA on stdout, and no file named '-'.
+#   3. -o - writes the CUDA on stdout, and no file named '-';
+#   4. compile -o - (when NVRTC loads): the PTX or cubin on stdout, the bytes -o FILE
+#      writes, and no file '-'; a cubin to a terminal (through script(1)) is refused.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -58,6 +60,26 @@ cp types.tl "$tmp/stdout/"
 (cd "$tmp/stdout" && "$T" -w types.tl -o - > out.cu && "$T" -w types.tl > want.cu) || bad "-o -"
 if [ ! -e "$tmp/stdout/-" ] && [ -s "$tmp/stdout/out.cu" ] && cmp -s "$tmp/stdout/want.cu" "$tmp/stdout/out.cu"; then ok
 else bad "-o - did not write stdout"; ls "$tmp/stdout"; fi
+
+# 4. compile -o -: stdout
+export TILE2CU_CACHE_DIR="$tmp/cache"
+if "$T" compile -w types.tl --ptx -o "$tmp/stdout/want.ptx" 2> "$tmp/err"; then
+  for kind in ptx cubin; do
+    flag=; [ $kind = ptx ] && flag=--ptx
+    (cd "$tmp/stdout" && "$T" compile -w types.tl $flag -o - > out.$kind && "$T" compile -w types.tl $flag -o want.$kind) \
+      2> "$tmp/err" || { bad "compile $flag -o -"; cat "$tmp/err"; }
+    if [ ! -e "$tmp/stdout/-" ] && [ -s "$tmp/stdout/out.$kind" ] && cmp -s "$tmp/stdout/want.$kind" "$tmp/stdout/out.$kind"
+    then ok; else bad "compile $flag -o - did not write stdout"; ls "$tmp/stdout"; fi
+  done
+  if command -v script > /dev/null; then
+    (cd "$tmp/stdout" && script -qec "'$T' compile -w types.tl -o -" /dev/null > "$tmp/tty" 2>&1)
+    st=$?
+    if [ $st = 2 ] && grep -q "a cubin is binary and stdout is a terminal" "$tmp/tty" && [ ! -e "$tmp/stdout/-" ]; then ok
+    else bad "compile -o - on a terminal: exit $st"; cat "$tmp/tty"; fi
+  fi
+else
+  echo "host: compile -o - skipped ($(head -1 "$tmp/err"))"
+fi
 
 echo "host: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -57,6 +57,7 @@ expect 2 "tile2cu tune: --sizes: M=0: a size is an integer from 1 to 2147483647"
 expect 2 "tile2cu tune: --warmup takes 0 to 1000, not '-1'" -- transpose.tl $K $S --warmup -1 --dry-run
 expect 2 "tile2cu tune: --reps takes 1 to 10000, not '0'" -- transpose.tl $K $S --reps 0 --dry-run
 expect 2 "tile2cu tune: unknown or incomplete option '--bogus'" -- transpose.tl $K $S --bogus
+expect 2 "tile2cu tune: -o -: the tuning file cannot go to stdout (tune prints the candidates there, and updates the file in place); give -o FILE.yaml" -- transpose.tl $K $S -o - --dry-run
 expect 2 "tile2cu tune: more than one .tl file ('b.tl')" -- transpose.tl b.tl $K $S --dry-run
 expect 2 "tile2cu tune: unknown target 'sm_12'" -- transpose.tl $K $S --target sm_12 --dry-run
 expect 2 "tile2cu tune: cannot open nothing.tl: No such file or directory" -- nothing.tl $K $S --dry-run
