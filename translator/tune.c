@@ -4,8 +4,9 @@
  *                [--target sm_XX] [--dry-run] [--warmup N] [--reps N] [-o OUT.yaml] [-D/-W ...]
  *
  * The candidates are the product of the --space values, each a set of -D
- * options after the command line's own. A candidate is skipped, with the
- * reason, when it does not translate, lacks the kernel, fails an @assume or
+ * options after the command line's own. A file without the kernel is an
+ * error (exit 2) that lists its kernels. A candidate is skipped, with the
+ * reason, when it does not translate, fails an @assume or
  * @grid at --sizes, does not compile with NVRTC, or fits no block on an SM.
  * --dry-run lists the candidates with the resources `tile2cu report` gives
  * (threads, shared bytes, ptxas registers, stack, spills, occupancy) and
@@ -317,8 +318,12 @@ static int candidate_facts(const TuneOpts *o, const TargetConfig *t, const char 
     first_error(dtext, c->why, sizeof c->why);
     rc = 1;
   } else if (!k) {
-    snprintf(c->why, sizeof c->why, "%s has no kernel '%s'", o->file, o->kernel);
-    rc = 1;
+    /* a misspelt name, not a candidate's fault: the kernels are the file's whatever the
+     * constants, so every candidate would lack it. The ones there are, as run says */
+    Buf names = {0};
+    for (int i = 0; i < p->nkernels; i++) buf_printf(&names, "%s%s", i ? ", " : "", p->kernels[i]->name);
+    rc = tfail("%s has no kernel '%s' (kernels: %s)", o->file, o->kernel, names.len ? names.data : "none");
+    buf_free(&names);
   } else {
     KernelInfo *ki = k->info;
     c->threads = ki->threads;

@@ -61,7 +61,9 @@ expect 2 "tile2cu tune: -o -: the tuning file cannot go to stdout (tune prints t
 expect 2 "tile2cu tune: more than one .tl file ('b.tl')" -- transpose.tl b.tl $K $S --dry-run
 expect 2 "tile2cu tune: unknown target 'sm_12'" -- transpose.tl $K $S --target sm_12 --dry-run
 expect 2 "tile2cu tune: cannot open nothing.tl: No such file or directory" -- nothing.tl $K $S --dry-run
-expect 1 "" -- transpose.tl --kernel nope $S --dry-run
+expect 2 "tile2cu tune: transpose.tl has no kernel 'nope' (kernels: tr)" -- transpose.tl --kernel nope $S --dry-run
+[ -s "$tmp/out" ] && { echo "FAIL: tune --kernel nope printed on stdout:"; cat "$tmp/out"; fail=1; }
+expect 2 "tile2cu tune: two.tl has no kernel 'ab' (kernels: a, b)" -- two.tl --kernel ab --space BN=32 --dry-run
 
 # 2. no GPU
 TILE2CU_LIBCUDA=/nonexistent/libcuda.so.1 expect 2 "tile2cu tune: timing needs a GPU, and there is none (no CUDA device: cannot load the CUDA driver (/nonexistent/libcuda.so.1): /nonexistent/libcuda.so.1: cannot open shared object file: No such file or directory); --dry-run lists the candidates without one" -- transpose.tl $K $S --sizes "M=512 N=300"
