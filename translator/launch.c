@@ -1,13 +1,17 @@
 /* launch.c: what every way of launching a kernel shares: evaluating @grid and
- * @assume for given sizes and scalars (tile2cu run, the NVRTC driver), and the
- * per-user cache directory.
+ * @assume for given sizes and scalars (tile2cu run, the NVRTC driver), a
+ * scalar's value from the command line's text (tile2cu run and tune, one
+ * conversion, so that both round an f16 or f8 alike), and the per-user cache
+ * directory.
  *
  * Values: pvals[i] is the value of KernelInfo.params[i] (scalars; tensors are
  * ignored) and svals[i] that of KernelInfo.sizes[i].
  */
 #include "t2c.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +140,157 @@ bool launch_check_assumes(const KernelInfo *ki, const char *kernel, const double
     snprintf(err, n, "@assume condition %d of kernel '%s' (line %d) is false (%s)", i + 1, kernel,
              ki->assumes[i].e->loc.line, vals.data ? vals.data : "no sizes");
     buf_free(&vals);
+    return false;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------ scalar values */
+
+/* A binary float format of ebits exponent and mbits fraction bits: the largest finite
+ * bits, what an overflow gives (inf, or the largest finite under satfinite), NaN's bits. */
+typedef struct FloatFormat {
+  int ebits, mbits;
+  uint32_t max, over, nan;
+} FloatFormat;
+
+static const FloatFormat fmt_f16 = {5, 10, 0x7bff, 0x7c00, 0x7e00}, fmt_bf16 = {8, 7, 0x7f7f, 0x7f80, 0x7fc0},
+                         fmt_e4m3 = {4, 3, 0x7e, 0x7e, 0x7f}, fmt_e5m2 = {5, 2, 0x7b, 0x7b, 0x7f};
+
+static const FloatFormat *float_format(ElemType e) {
+  switch (e) {
+  case T_F16: return &fmt_f16;
+  case T_BF16: return &fmt_bf16;
+  case T_F8E4M3: return &fmt_e4m3;
+  case T_F8E5M2: return &fmt_e5m2;
+  default: return NULL;
+  }
+}
+
+/* d's bits in format f, rounded to nearest even as the device's cvt.rn does (f8 with
+ * .satfinite, as f8() converts: an overflow or an infinity is the largest finite). */
+static uint32_t float_bits(double d, const FloatFormat *f) {
+  uint32_t sign = signbit(d) ? 1u << (f->ebits + f->mbits) : 0;
+  if (isnan(d)) return sign | f->nan;
+  if (isinf(d)) return sign | f->over;
+  int bias = (1 << (f->ebits - 1)) - 1, e;
+  double a = fabs(d);
+  frexp(a, &e); /* a = 1.x * 2^(e - 1) */
+  int exp = e - 1 < 1 - bias ? 1 - bias : e - 1; /* a subnormal's quantum is the smallest normal's */
+  /* the fraction in units of the quantum, 2^(exp - mbits): scaling by a power of two is exact,
+   * and nearbyint rounds to nearest even (the default rounding mode) */
+  uint64_t m = (uint64_t)nearbyint(ldexp(a, f->mbits - exp)), one = 1ull << f->mbits;
+  /* a normal's implicit bit joins the exponent field; m == 2 * one carries into it */
+  uint64_t bits = m < one ? m : ((uint64_t)(exp + bias) << f->mbits) + (m - one);
+  return sign | (bits > f->max ? f->over : (uint32_t)bits);
+}
+
+uint32_t elem_float_bits(ElemType e, double d) {
+  const FloatFormat *f = float_format(e);
+  if (!f) die("elem_float_bits: %s is no 16- or 8-bit float", elem_names[e]);
+  return float_bits(d, f);
+}
+
+double elem_float_value(ElemType e, uint32_t bits) {
+  const FloatFormat *f = float_format(e);
+  if (!f) die("elem_float_value: %s is no 16- or 8-bit float", elem_names[e]);
+  int bias = (1 << (f->ebits - 1)) - 1, emax = (1 << f->ebits) - 1;
+  uint32_t m = bits & ((1u << f->mbits) - 1), ef = (bits >> f->mbits) & (uint32_t)emax;
+  double v;
+  bool e4m3 = f == &fmt_e4m3; /* one NaN, all ones, and no infinity; the others IEEE's */
+  if (e4m3 ? (bits & 0x7f) == 0x7f : (int)ef == emax) v = e4m3 || m ? NAN : INFINITY;
+  else if (ef == 0) v = ldexp(m, 1 - bias - f->mbits);
+  else v = ldexp((double)((1u << f->mbits) + m), (int)ef - bias - f->mbits);
+  return bits >> (f->ebits + f->mbits) & 1 ? -v : v;
+}
+
+/* An integer literal, exactly: [+-] then decimal digits or 0x and hex digits. false when
+ * s is no such literal; *big when its magnitude passes 2^64 - 1. */
+static bool parse_exact_int(const char *s, bool *neg, uint64_t *mag, bool *big) {
+  *neg = *s == '-';
+  if (*s == '-' || *s == '+') s++;
+  bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const char *d = hex ? s + 2 : s;
+  if (!*d) return false;
+  for (const char *c = d; *c; c++)
+    if (hex ? !isxdigit((unsigned char)*c) : !isdigit((unsigned char)*c)) return false;
+  char *end;
+  errno = 0;
+  *mag = strtoull(d, &end, hex ? 16 : 10); /* base 10 for 010 too, as strtod reads it */
+  *big = errno == ERANGE;
+  return true;
+}
+
+/* An integer scalar: a literal taken exactly (an i64, a rand() seed say, may need all 64
+ * bits, which a double does not hold), else any number that is an integer (3.0, 1e3). */
+static bool int_scalar(ElemType e, const char *name, const char *s, int64_t *v, char *err, size_t n) {
+  int64_t lo;
+  uint64_t hi;
+  elem_int_range(e, &lo, &hi);
+  bool neg, big, in;
+  uint64_t mag;
+  if (parse_exact_int(s, &neg, &mag, &big)) {
+    /* -lo as an unsigned magnitude: 2^63 for i64 */
+    in = !big && (neg ? mag <= (uint64_t)0 - (uint64_t)lo : mag <= hi);
+    if (in) *v = neg ? (int64_t)((uint64_t)0 - mag) : (int64_t)mag;
+  } else {
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (errno || end == s || *end) {
+      snprintf(err, n, "scalar %s=%s: expected an integer (%s is %s)", name, s, name, elem_names[e]);
+      return false;
+    }
+    if (d != floor(d)) {
+      snprintf(err, n, "scalar %s=%s: %s takes an integer", name, s, elem_names[e]);
+      return false;
+    }
+    /* lo is a power of two's negation and 2^63 is exact: the comparisons are too */
+    in = d >= (double)lo && (e == T_I64 ? d < 9223372036854775808.0 : d <= (double)hi);
+    if (in) *v = (int64_t)d;
+  }
+  if (!in)
+    snprintf(err, n, "scalar %s=%s: outside [%" PRId64 ", %" PRIu64 "], the range of %s", name, s, lo, hi, elem_names[e]);
+  return in;
+}
+
+bool launch_scalar(ElemType e, const char *name, const char *s, ScalarArg *v, double *dv, char *err, size_t n) {
+  if (e == T_BOOL && (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)) {
+    v->b = s[0] == 't';
+    *dv = v->b;
+    return true;
+  }
+  if (elem_is_int(e)) {
+    int64_t iv = 0;
+    if (!int_scalar(e, name, s, &iv, err, n)) return false;
+    switch (e) {
+    case T_I32: v->i32 = (int)iv; break;
+    case T_U32: v->u32 = (unsigned)iv; break;
+    case T_I64: v->i64 = (long long)iv; break;
+    case T_I8: v->i8 = (signed char)iv; break;
+    case T_U8: v->u8 = (unsigned char)iv; break;
+    default: unreachable();
+    }
+    *dv = (double)iv;
+    return true;
+  }
+  char *end;
+  errno = 0;
+  double d = strtod(s, &end);
+  if (errno || end == s || *end) {
+    snprintf(err, n, "scalar %s=%s: expected a number%s (%s is %s)", name, s, e == T_BOOL ? ", true or false" : "", name,
+             elem_names[e]);
+    return false;
+  }
+  *dv = d;
+  switch (e) {
+  case T_F32: v->f32 = (float)d; break;
+  case T_F64: v->f64 = d; break;
+  case T_BOOL: v->b = d != 0; break;
+  case T_F16: case T_BF16: v->u16 = (unsigned short)elem_float_bits(e, d); break;
+  case T_F8E4M3: case T_F8E5M2: v->u8 = (unsigned char)elem_float_bits(e, d); break;
+  default:
+    snprintf(err, n, "scalar %s: %s scalars are not supported", name, elem_names[e]);
     return false;
   }
   return true;

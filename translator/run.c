@@ -254,122 +254,11 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
   return 0;
 }
 
-typedef union Scalar { float f32; double f64; int i32; unsigned u32; long long i64; signed char i8;
-                       unsigned char u8; bool b; unsigned short u16; } Scalar;
-
-/* An integer literal, exactly: [+-] then decimal digits or 0x and hex digits. false when
- * s is no such literal; *big when its magnitude passes 2^64 - 1. */
-static bool parse_exact_int(const char *s, bool *neg, uint64_t *mag, bool *big) {
-  *neg = *s == '-';
-  if (*s == '-' || *s == '+') s++;
-  bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const char *d = hex ? s + 2 : s;
-  if (!*d) return false;
-  for (const char *c = d; *c; c++)
-    if (hex ? !isxdigit((unsigned char)*c) : !isdigit((unsigned char)*c)) return false;
-  char *end;
-  errno = 0;
-  *mag = strtoull(d, &end, hex ? 16 : 10); /* base 10 for 010 too, as strtod reads it */
-  *big = errno == ERANGE;
-  return true;
-}
-
-/* An integer scalar: a literal taken exactly (an i64, a rand() seed say, may need all 64
- * bits, which a double does not hold), else any number that is an integer (3.0, 1e3).
- * 0, or the exit status of the error. */
-static int bind_int_scalar(const Sym *p, const char *s, int64_t *v, double *dv) {
-  int64_t lo;
-  uint64_t hi;
-  elem_int_range(p->ty.elem, &lo, &hi);
-  bool neg, big, in;
-  uint64_t mag;
-  if (parse_exact_int(s, &neg, &mag, &big)) {
-    /* -lo as an unsigned magnitude: 2^63 for i64 */
-    in = !big && (neg ? mag <= (uint64_t)0 - (uint64_t)lo : mag <= hi);
-    if (in) *v = neg ? (int64_t)((uint64_t)0 - mag) : (int64_t)mag;
-  } else {
-    char *end;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (errno || end == s || *end) return fail("scalar %s=%s: expected a number", p->name, s);
-    if (d != floor(d)) return fail("scalar %s=%s: %s takes an integer", p->name, s, elem_names[p->ty.elem]);
-    /* lo is a power of two's negation and 2^63 is exact: the comparisons are too */
-    in = d >= (double)lo && (p->ty.elem == T_I64 ? d < 9223372036854775808.0 : d <= (double)hi);
-    if (in) *v = (int64_t)d;
-  }
-  if (!in)
-    return fail("scalar %s=%s: outside [%" PRId64 ", %" PRIu64 "], the range of %s", p->name, s, lo, hi,
-                elem_names[p->ty.elem]);
-  *dv = (double)*v;
-  return 0;
-}
-
-/* A binary float format of ebits exponent and mbits fraction bits: the largest finite
- * bits, what an overflow gives (inf, or the largest finite under satfinite), NaN's bits. */
-typedef struct FloatFormat {
-  int ebits, mbits;
-  uint32_t max, over, nan;
-} FloatFormat;
-
-static const FloatFormat fmt_f16 = {5, 10, 0x7bff, 0x7c00, 0x7e00}, fmt_bf16 = {8, 7, 0x7f7f, 0x7f80, 0x7fc0},
-                         fmt_e4m3 = {4, 3, 0x7e, 0x7e, 0x7f}, fmt_e5m2 = {5, 2, 0x7b, 0x7b, 0x7f};
-
-/* d's bits in format f, rounded to nearest even as the device's cvt.rn does (f8 with
- * .satfinite, as f8() converts: an overflow or an infinity is the largest finite). */
-static uint32_t float_bits(double d, const FloatFormat *f) {
-  uint32_t sign = signbit(d) ? 1u << (f->ebits + f->mbits) : 0;
-  if (isnan(d)) return sign | f->nan;
-  if (isinf(d)) return sign | f->over;
-  int bias = (1 << (f->ebits - 1)) - 1, e;
-  double a = fabs(d);
-  frexp(a, &e); /* a = 1.x * 2^(e - 1) */
-  int exp = e - 1 < 1 - bias ? 1 - bias : e - 1; /* a subnormal's quantum is the smallest normal's */
-  /* the fraction in units of the quantum, 2^(exp - mbits): scaling by a power of two is exact,
-   * and nearbyint rounds to nearest even (the default rounding mode) */
-  uint64_t m = (uint64_t)nearbyint(ldexp(a, f->mbits - exp)), one = 1ull << f->mbits;
-  /* a normal's implicit bit joins the exponent field; m == 2 * one carries into it */
-  uint64_t bits = m < one ? m : ((uint64_t)(exp + bias) << f->mbits) + (m - one);
-  return sign | (bits > f->max ? f->over : (uint32_t)bits);
-}
-
-static int bind_scalar(const RunOpts *o, Sym *p, Scalar *v, double *dv) {
+static int bind_scalar(const RunOpts *o, Sym *p, ScalarArg *v, double *dv) {
   const char *s = find_bind(o, p->name);
   if (!s) return fail("scalar %s needs a value: %s=VALUE", p->name, p->name);
-  if (p->ty.elem == T_BOOL && (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)) {
-    v->b = s[0] == 't';
-    *dv = v->b;
-    return 0;
-  }
-  if (elem_is_int(p->ty.elem)) {
-    int64_t iv = 0;
-    int st = bind_int_scalar(p, s, &iv, dv);
-    if (st) return st;
-    switch (p->ty.elem) {
-    case T_I32: v->i32 = (int)iv; break;
-    case T_U32: v->u32 = (unsigned)iv; break;
-    case T_I64: v->i64 = (long long)iv; break;
-    case T_I8: v->i8 = (signed char)iv; break;
-    case T_U8: v->u8 = (unsigned char)iv; break;
-    default: unreachable();
-    }
-    return 0;
-  }
-  char *end;
-  errno = 0;
-  double d = strtod(s, &end);
-  if (errno || end == s || *end)
-    return fail("scalar %s=%s: expected a number%s", p->name, s, p->ty.elem == T_BOOL ? ", true or false" : "");
-  *dv = d;
-  switch (p->ty.elem) {
-  case T_F32: v->f32 = (float)d; break;
-  case T_F64: v->f64 = d; break;
-  case T_BOOL: v->b = d != 0; break;
-  case T_F16: v->u16 = (unsigned short)float_bits(d, &fmt_f16); break;
-  case T_BF16: v->u16 = (unsigned short)float_bits(d, &fmt_bf16); break;
-  case T_F8E4M3: v->u8 = (unsigned char)float_bits(d, &fmt_e4m3); break;
-  case T_F8E5M2: v->u8 = (unsigned char)float_bits(d, &fmt_e5m2); break;
-  default: return fail("scalar %s: %s scalars are not supported by tile2cu run", p->name, elem_names[p->ty.elem]);
-  }
+  char err[512];
+  if (!launch_scalar(p->ty.elem, p->name, s, v, dv, err, sizeof err)) return fail("%s", err);
   return 0;
 }
 
@@ -664,7 +553,7 @@ static int run_kernel(RunOpts *o, const char *argv0) {
     bool *exists = calloc((size_t)ki->ntensors + 1, sizeof *exists);
     int64_t *sizes = calloc((size_t)ki->nsizes + 1, sizeof *sizes);
     double *pv = calloc((size_t)ki->nparams + 1, sizeof *pv);
-    Scalar *sc = calloc((size_t)ki->nparams + 1, sizeof *sc);
+    ScalarArg *sc = calloc((size_t)ki->nparams + 1, sizeof *sc);
     int *sz = calloc((size_t)ki->nsizes + 1, sizeof *sz);
     View *views = calloc((size_t)ki->ntensors + 1, sizeof *views);
     long long *strides = calloc((size_t)ki->nstrides + 1, sizeof *strides);

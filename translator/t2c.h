@@ -1123,6 +1123,22 @@ bool launch_check_sizes(const KernelInfo *ki, const int64_t *sv, char *err, size
 /* Every @assume true; otherwise a message naming the first false one. */
 bool launch_check_assumes(const KernelInfo *ki, const char *kernel, const double *pv, const int64_t *sv,
                           char *err, size_t n);
+/* A scalar argument as a kernel takes it: f16 and bf16 as their bits in u16, f8 in u8. */
+typedef union ScalarArg {
+  float f32; double f64; int i32; unsigned u32; long long i64; signed char i8;
+  unsigned char u8; bool b; unsigned short u16;
+} ScalarArg;
+/* Scalar name of type e from the text s (tile2cu run's NAME=VALUE, tune's --sizes): an
+ * integer type takes an integer in its range (a literal exactly, all 64 bits), a float
+ * a number, rounded to nearest even into f16, bf16 or f8 (f8 saturating), a bool true,
+ * false or a number. *dv gets the value as a double (for @assume and @grid). False with
+ * a message in err ("scalar s=abc: expected a number (s is f32)"). */
+bool launch_scalar(ElemType e, const char *name, const char *s, ScalarArg *v, double *dv, char *err, size_t n);
+/* d's bits in f16, bf16, f8e4m3 or f8e5m2, rounded to nearest even (subnormals kept; an
+ * f16 or bf16 overflow is inf, an f8 one the largest finite, as f8() converts). */
+uint32_t elem_float_bits(ElemType e, double d);
+/* The value of those bits (NaN, inf and subnormals too). */
+double elem_float_value(ElemType e, uint32_t bits);
 /* $TILE2CU_CACHE_DIR, else $XDG_CACHE_HOME/tile2cu, else ~/.cache/tile2cu. */
 void launch_cache_dir(char *out, size_t n);
 int launch_mkdirs(const char *path); /* mkdir -p, new directories 0700; 0 or -1 with errno */

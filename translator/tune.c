@@ -39,8 +39,11 @@ typedef struct SpaceVar {
   int nvals;
 } SpaceVar;
 
+/* One NAME=VALUE of --sizes: the text, read against the kernel (check_binds); a size's
+ * value (NaN when the text is no number). */
 typedef struct Bind {
   char name[64];
+  const char *text;
   double value;
   int64_t ivalue;
 } Bind;
@@ -165,25 +168,29 @@ static int parse_space(TuneOpts *o) {
   return 0;
 }
 
+/* The words of --sizes; their values are read against the kernel (check_binds), whose
+ * types say what each takes. */
 static int parse_sizes(TuneOpts *o) {
-  char buf[4096];
+  static char buf[4096]; /* the binds' text: one tune per process */
   if (!o->sizes) return 0;
   if (strlen(o->sizes) >= sizeof buf) return tfail("--sizes is too long");
   snprintf(buf, sizeof buf, "%s", o->sizes);
   char *save = NULL;
   for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
     char *eq = strchr(w, '=');
-    double d;
-    if (!eq || !is_name(w, (size_t)(eq - w)) || !is_number(eq + 1, &d))
+    double d = NAN;
+    if (!eq || !is_name(w, (size_t)(eq - w)))
       return tfail("--sizes: '%s' is not NAME=VALUE", w);
+    is_number(eq + 1, &d);
     *eq = 0;
     for (int i = 0; i < o->nbinds; i++)
       if (strcmp(o->binds[i].name, w) == 0) return tfail("--sizes: %s is given twice", w);
     if (o->nbinds == MAX_BINDS) return tfail("--sizes: at most %d names", MAX_BINDS);
     Bind *b = &o->binds[o->nbinds++];
     snprintf(b->name, sizeof b->name, "%s", w);
+    b->text = eq + 1;
     b->value = d;
-    b->ivalue = (int64_t)d;
+    b->ivalue = d >= 1 && d <= 0x7fffffff ? (int64_t)d : 0;
   }
   return 0;
 }
@@ -272,7 +279,16 @@ static const Bind *find_bind(const TuneOpts *o, const char *name) {
   return NULL;
 }
 
-/* --sizes against the kernel: every size given, every name a size or scalar. */
+/* Scalar p's value: its --sizes text, or 1 when not given, as tile2cu run reads a
+ * scalar (launch_scalar). False with a message in err. */
+static bool scalar_value(const TuneOpts *o, ElemType e, const char *name, ScalarArg *v, double *dv, char *err,
+                         size_t n) {
+  const Bind *b = find_bind(o, name);
+  return launch_scalar(e, name, b ? b->text : "1", v, dv, err, n);
+}
+
+/* --sizes against the kernel: every size given, every name a size or scalar, every
+ * value one its size or scalar takes. */
 static int check_binds(const TuneOpts *o, const KernelInfo *ki) {
   for (int i = 0; i < o->nbinds; i++) {
     bool known = false;
@@ -285,16 +301,28 @@ static int check_binds(const TuneOpts *o, const KernelInfo *ki) {
     const Bind *b = find_bind(o, ki->sizes[s]->name);
     if (!b) return tfail("--sizes: size %s of kernel %s is not given", ki->sizes[s]->name, o->kernel);
     if (b->value != floor(b->value) || b->value < 1 || b->value > 0x7fffffff)
-      return tfail("--sizes: %s=%g: a size is an integer from 1 to 2147483647", b->name, b->value);
+      return tfail("--sizes: %s=%s: a size is an integer from 1 to 2147483647", b->name, b->text);
+  }
+  for (int p = 0; p < ki->nparams; p++) {
+    const Sym *y = ki->params[p];
+    ScalarArg v;
+    double d;
+    char err[512];
+    if (y->kind == SY_SCALAR && !scalar_value(o, y->ty.elem, y->name, &v, &d, err, sizeof err))
+      return tfail("--sizes: %s", err);
   }
   return 0;
 }
 
-/* The values of the scalars (1 unless given) and sizes, for @assume and @grid. */
+/* The values of the scalars (1 unless given) and sizes, for @assume and @grid (after
+ * check_binds, so every scalar reads). */
 static void launch_values(const TuneOpts *o, const KernelInfo *ki, double *pv, int64_t *sv) {
   for (int p = 0; p < ki->nparams; p++) {
-    const Bind *b = find_bind(o, ki->params[p]->name);
-    pv[p] = b ? b->value : 1;
+    const Sym *y = ki->params[p];
+    ScalarArg v;
+    char err[512];
+    pv[p] = 0;
+    if (y->kind == SY_SCALAR) scalar_value(o, y->ty.elem, y->name, &v, &pv[p], err, sizeof err);
   }
   for (int s = 0; s < ki->nsizes; s++) sv[s] = find_bind(o, ki->sizes[s]->name)->ivalue;
 }
@@ -424,18 +452,6 @@ static uint64_t rng_next(uint64_t *s) {
   return *s;
 }
 
-/* f16 bits of v, a normal number or zero (rounded to nearest; the random
- * inputs are multiples of 1/8 in [-1, 1], exact). */
-static uint16_t half_bits(float v) {
-  if (v == 0) return 0;
-  uint16_t sign = v < 0 ? 0x8000 : 0;
-  float a = fabsf(v);
-  int e = 0;
-  while (a >= 2) { a /= 2; e++; }
-  while (a < 1) { a *= 2; e--; }
-  return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)lrintf((a - 1) * 1024));
-}
-
 /* Random contents for a tensor of type dt: small values every candidate's arithmetic keeps exact or close. */
 static void fill_random(const char *dt, void *buf, size_t n, uint64_t *seed) {
   for (size_t i = 0; i < n; i++) {
@@ -443,12 +459,11 @@ static void fill_random(const char *dt, void *buf, size_t n, uint64_t *seed) {
     float f = (float)r / 8;
     if (!strcmp(dt, "f32")) ((float *)buf)[i] = f;
     else if (!strcmp(dt, "f64")) ((double *)buf)[i] = f;
-    else if (!strcmp(dt, "f16")) ((uint16_t *)buf)[i] = half_bits(f);
-    else if (!strcmp(dt, "bf16")) {
-      uint32_t u;
-      memcpy(&u, &f, 4);
-      ((uint16_t *)buf)[i] = (uint16_t)(u >> 16);
-    } else if (!strcmp(dt, "i8")) ((int8_t *)buf)[i] = (int8_t)r;
+    else if (!strcmp(dt, "f16")) ((uint16_t *)buf)[i] = (uint16_t)elem_float_bits(T_F16, f);
+    else if (!strcmp(dt, "bf16")) ((uint16_t *)buf)[i] = (uint16_t)elem_float_bits(T_BF16, f);
+    else if (!strcmp(dt, "f8e4m3")) ((uint8_t *)buf)[i] = (uint8_t)elem_float_bits(T_F8E4M3, f);
+    else if (!strcmp(dt, "f8e5m2")) ((uint8_t *)buf)[i] = (uint8_t)elem_float_bits(T_F8E5M2, f);
+    else if (!strcmp(dt, "i8")) ((int8_t *)buf)[i] = (int8_t)r;
     else if (!strcmp(dt, "u8")) ((uint8_t *)buf)[i] = (uint8_t)(r + 8);
     else if (!strcmp(dt, "i32")) ((int32_t *)buf)[i] = r;
     else if (!strcmp(dt, "u32")) ((uint32_t *)buf)[i] = (uint32_t)(r + 8);
@@ -460,18 +475,10 @@ static void fill_random(const char *dt, void *buf, size_t n, uint64_t *seed) {
 static double elem_value(const char *dt, const void *buf, size_t i) {
   if (!strcmp(dt, "f32")) return ((const float *)buf)[i];
   if (!strcmp(dt, "f64")) return ((const double *)buf)[i];
-  if (!strcmp(dt, "f16") || !strcmp(dt, "bf16")) {
-    uint16_t h = ((const uint16_t *)buf)[i];
-    if (dt[0] == 'b') {
-      uint32_t u = (uint32_t)h << 16;
-      float f;
-      memcpy(&f, &u, 4);
-      return f;
-    }
-    int e = (h >> 10) & 31, m = h & 1023;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
-    return h & 0x8000 ? -v : v;
-  }
+  if (!strcmp(dt, "f16")) return elem_float_value(T_F16, ((const uint16_t *)buf)[i]);
+  if (!strcmp(dt, "bf16")) return elem_float_value(T_BF16, ((const uint16_t *)buf)[i]);
+  if (!strcmp(dt, "f8e4m3")) return elem_float_value(T_F8E4M3, ((const uint8_t *)buf)[i]);
+  if (!strcmp(dt, "f8e5m2")) return elem_float_value(T_F8E5M2, ((const uint8_t *)buf)[i]);
   if (!strcmp(dt, "i8")) return ((const int8_t *)buf)[i];
   if (!strcmp(dt, "u8") || !strcmp(dt, "bool")) return ((const uint8_t *)buf)[i];
   if (!strcmp(dt, "i32")) return ((const int32_t *)buf)[i];
@@ -494,6 +501,8 @@ static double max_rel_error(const DevTensor *d, const void *got) {
 
 static double tolerance(const char *dt) {
   if (!strcmp(dt, "f16") || !strcmp(dt, "bf16")) return 2e-2;
+  if (!strcmp(dt, "f8e4m3")) return 1.25e-1; /* 3 fraction bits: an ulp is 2^-3 of the value */
+  if (!strcmp(dt, "f8e5m2")) return 2.5e-1;
   if (!strcmp(dt, "f32")) return 1e-4;
   if (!strcmp(dt, "f64")) return 1e-10;
   return 0;
@@ -534,8 +543,7 @@ static int run_candidate(const TuneOpts *o, Cand *c, DevTensor *ref, int nparams
   while (t2c_program_size_name(c->tp, o->kernel, nsizes)) nsizes++;
   DevTensor *ts = calloc((size_t)nparams + 1, sizeof *ts);
   void **args = calloc((size_t)(nparams + nsizes) + 1, sizeof *args);
-  union { double f64; float f32; int64_t i64; int32_t i32; uint32_t u32; int8_t i8; uint8_t u8; uint16_t u16; } *sc =
-      calloc((size_t)nparams + 1, sizeof *sc);
+  ScalarArg *sc = calloc((size_t)nparams + 1, sizeof *sc);
   int *sz = calloc((size_t)nsizes + 1, sizeof *sz);
   t2c_module *m = NULL;
   float *times = calloc((size_t)o->reps, sizeof *times);
@@ -545,19 +553,12 @@ static int run_candidate(const TuneOpts *o, Cand *c, DevTensor *ref, int nparams
       args[i] = &ts[i].dev;
       continue;
     }
-    const Bind *b = find_bind(o, ts[i].info.name);
-    double v = b ? b->value : 1;
+    /* as check_binds read it, and as tile2cu run would pass it */
     const char *dt = ts[i].info.dtype;
-    if (!strcmp(dt, "f32")) sc[i].f32 = (float)v; else if (!strcmp(dt, "f64")) sc[i].f64 = v;
-    else if (!strcmp(dt, "i64")) sc[i].i64 = (int64_t)v; else if (!strcmp(dt, "i32")) sc[i].i32 = (int32_t)v;
-    else if (!strcmp(dt, "u32")) sc[i].u32 = (uint32_t)v; else if (!strcmp(dt, "i8")) sc[i].i8 = (int8_t)v;
-    else if (!strcmp(dt, "f16")) sc[i].u16 = half_bits((float)v);
-    else if (!strcmp(dt, "bf16")) {
-      float f = (float)v;
-      uint32_t u;
-      memcpy(&u, &f, 4);
-      sc[i].u16 = (uint16_t)(u >> 16);
-    } else sc[i].u8 = (uint8_t)(!strcmp(dt, "bool") ? v != 0 : v);
+    double v;
+    int e = elem_lookup(dt, (int)strlen(dt));
+    if (e < 0 || !scalar_value(o, (ElemType)e, ts[i].info.name, &sc[i], &v, c->why, sizeof c->why))
+      s = T2C_ERROR_INVALID_VALUE;
     args[i] = &sc[i];
   }
   for (int i = 0; !s && i < nsizes; i++) {

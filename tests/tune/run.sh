@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/tune/run.sh: `tile2cu tune` without a GPU (make tune-test, in make test).
 #
-#   1. argument errors: each exits 2 with its one-line message (golden, below);
+#   1. argument errors: each exits 2 with its one-line message (golden, below), and
+#      --sizes values read against the kernel's scalar types (scalars.tl);
 #   2. no GPU: without --dry-run, tune says so and exits 2 (TILE2CU_LIBCUDA points
 #      at no driver, so the message is the same on every machine);
 #   3. --dry-run on transpose.tl: each candidate's line is rebuilt from
@@ -54,6 +55,19 @@ expect 2 "tile2cu tune: --sizes: M is given twice" -- transpose.tl $K $S --sizes
 expect 2 "tile2cu tune: --sizes: kernel tr has no size or scalar 'Q'" -- transpose.tl $K $S --sizes "M=512 N=300 Q=1" --dry-run
 expect 2 "tile2cu tune: --sizes: size N of kernel tr is not given" -- transpose.tl $K $S --sizes "M=512" --dry-run
 expect 2 "tile2cu tune: --sizes: M=0: a size is an integer from 1 to 2147483647" -- transpose.tl $K $S --sizes "M=0 N=3" --dry-run
+# a value that is no number for its scalar's type names the type (it said "'p=abc' is not NAME=VALUE")
+Q="--kernel sc --space BN=64 --dry-run"
+expect 2 "tile2cu tune: --sizes: scalar p=abc: expected a number (p is f32)" -- scalars.tl $Q --sizes "N=256 p=abc"
+expect 2 "tile2cu tune: --sizes: scalar n=abc: expected an integer (n is i32)" -- scalars.tl $Q --sizes "N=256 n=abc"
+expect 2 "tile2cu tune: --sizes: scalar n=2.5: i32 takes an integer" -- scalars.tl $Q --sizes "N=256 n=2.5"
+expect 2 "tile2cu tune: --sizes: scalar n=3000000000: outside [-2147483648, 2147483647], the range of i32" -- scalars.tl $Q --sizes "N=256 n=3000000000"
+expect 2 "tile2cu tune: --sizes: scalar h=abc: expected a number (h is f16)" -- scalars.tl $Q --sizes "N=256 h=abc"
+expect 2 "tile2cu tune: --sizes: scalar b=yes: expected a number, true or false (b is bool)" -- scalars.tl $Q --sizes "N=256 b=yes"
+expect 2 "tile2cu tune: --sizes: N=abc: a size is an integer from 1 to 2147483647" -- scalars.tl $Q --sizes "N=abc"
+"$T" tune scalars.tl $Q --sizes "N=256 p=0.5 n=0x10 h=6e-8 b=true" > "$tmp/out" 2> "$tmp/err" && grep -q "1 fit" "$tmp/out" \
+  && pass=$((pass + 1)) || { echo "FAIL: tune scalars.tl with good --sizes:"; cat "$tmp/out" "$tmp/err"; fail=1; }
+"$T" tune scalars.tl $Q --sizes "N=256 n=-1" > "$tmp/out" 2> "$tmp/err"; grep -q "@assume condition 1 of kernel 'sc' (line 5) is false" "$tmp/out" \
+  && pass=$((pass + 1)) || { echo "FAIL: tune scalars.tl n=-1 is not skipped by @assume:"; cat "$tmp/out" "$tmp/err"; fail=1; }
 expect 2 "tile2cu tune: --warmup takes 0 to 1000, not '-1'" -- transpose.tl $K $S --warmup -1 --dry-run
 expect 2 "tile2cu tune: --reps takes 1 to 10000, not '0'" -- transpose.tl $K $S --reps 0 --dry-run
 expect 2 "tile2cu tune: unknown or incomplete option '--bogus'" -- transpose.tl $K $S --bogus

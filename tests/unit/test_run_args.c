@@ -367,3 +367,46 @@ Test(run_args, unknown_kernel_lists_the_kernels) {
   cr_assert_eq(st, 2, "exit status %d: %s", st, msg);
   cr_assert(strstr(msg, "tests/gpu/copy_halves.tl has no kernel 'colsum' (kernels: colred, piped, mixed)"), "%s", msg);
 }
+
+/* The one conversion of a scalar's text (launch_scalar), which tile2cu run and tile2cu tune
+ * --sizes share: tune had its own, which took f16 normals only (6e-8 made a garbage
+ * exponent), truncated bf16 and read f8 as an integer. Round to nearest even, subnormals,
+ * an f16 overflow to inf and an f8 one saturating, as the run test above shows end to end. */
+Test(run_args, scalar_text_conversion_is_shared_with_tune) {
+  const struct { ElemType e; const char *text; uint32_t bits; } cases[] = {
+      {T_F16, "1.00048828125", 0x3c00}, {T_F16, "1.00146484375", 0x3c02}, /* ties to even, down and up */
+      {T_F16, "6e-8", 0x0001},          {T_F16, "-6.097555160522461e-05", 0x83ff}, /* subnormals */
+      {T_F16, "2e-8", 0x0000},          {T_F16, "-0", 0x8000},
+      {T_F16, "65504", 0x7bff},         {T_F16, "65519", 0x7bff}, {T_F16, "65520", 0x7c00}, {T_F16, "-1e9", 0xfc00},
+      {T_F16, "inf", 0x7c00},           {T_F16, "nan", 0x7e00},
+      {T_BF16, "1.01171875", 0x3f82},   {T_BF16, "0.1", 0x3dcd}, {T_BF16, "1e-40", 0x0001},
+      {T_F8E4M3, "0.3", 0x2a},          {T_F8E4M3, "500", 0x7e}, {T_F8E4M3, "-inf", 0xfe}, {T_F8E4M3, "0.001953125", 0x01},
+      {T_F8E5M2, "-0.3", 0xb5},         {T_F8E5M2, "1e6", 0x7b}, {T_F8E5M2, "1.52587890625e-05", 0x01},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    ScalarArg v = {0};
+    double d;
+    char err[256] = "";
+    cr_assert(launch_scalar(cases[i].e, "s", cases[i].text, &v, &d, err, sizeof err), "%s", err);
+    uint32_t got = elem_bytes[cases[i].e] == 2 ? v.u16 : v.u8;
+    cr_assert_eq(got, cases[i].bits, "%s %s: 0x%x, want 0x%x", elem_names[cases[i].e], cases[i].text, got,
+                 cases[i].bits);
+  }
+  /* every finite code decodes to a value that encodes back to it */
+  const ElemType fl[] = {T_F16, T_BF16, T_F8E4M3, T_F8E5M2};
+  for (size_t t = 0; t < 4; t++)
+    for (uint32_t b = 0; b < (elem_bytes[fl[t]] == 2 ? 0x10000u : 0x100u); b++) {
+      double v = elem_float_value(fl[t], b);
+      if (isnan(v) || isinf(v)) continue; /* f8 saturates: e5m2's inf encodes as its largest */
+      cr_assert_eq(elem_float_bits(fl[t], v), b, "%s 0x%x decodes to %g", elem_names[fl[t]], b, v);
+    }
+  cr_assert(isinf(elem_float_value(T_F8E5M2, 0x7c)) && isnan(elem_float_value(T_F8E4M3, 0x7f)));
+  cr_assert_eq(elem_float_value(T_F8E4M3, 0x7e), 448.0);
+  ScalarArg v;
+  double d;
+  char err[256];
+  cr_assert_not(launch_scalar(T_F32, "p", "abc", &v, &d, err, sizeof err));
+  cr_assert_str_eq(err, "scalar p=abc: expected a number (p is f32)");
+  cr_assert_not(launch_scalar(T_I32, "n", "abc", &v, &d, err, sizeof err));
+  cr_assert_str_eq(err, "scalar n=abc: expected an integer (n is i32)");
+}
