@@ -3,7 +3,9 @@
  * For each kernel, `cudaError_t tile2cu_launch_NAME(params..., sizes...,
  * strides..., cudaStream_t stream)` (strides: the long long X_strideD of each
  * @strided tensor, in elements) checks every size >= 1 and every @assume, computes
- * the grid from @grid, raises cudaFuncAttributeMaxDynamicSharedMemorySize
+ * the grid from @grid (an integer division or cdiv whose divisor the values make 0,
+ * or below 1 for cdiv, is cudaErrorInvalidValue rather than SIGFPE, as tile2cu run
+ * and t2c_launch refuse it), raises cudaFuncAttributeMaxDynamicSharedMemorySize
  * when the kernel's shared memory is dynamic, builds the TMA tensor maps of
  * a kernel that takes them (with the kernel's NAME_tensor_maps, emitted next
  * to it), and launches with <<<>>>.
@@ -13,6 +15,7 @@
  *   host_prelude   once per file: the cdiv/min/max helpers @grid uses
  *   host_launcher  {{name}} {{params}} {{checks}} {{gx}} {{gy}} {{gz}}
  *                  {{smem}} {{maps}} {{maps_doc}} {{threads}} {{dynamic}} {{args}}
+ *                  {{bad_decl}} {{bad_test}}: t2c_bad, when a division needs it
  *   host_smem      {{name}}: raising the dynamic shared memory limit
  *   host_header    {{version}} {{file}} {{guard}} {{includes}} {{decls}}
  */
@@ -24,8 +27,17 @@
 
 #include "templates.h"
 
+/* A divisor known to be positive: a literal or a file-level const (a constant cdiv
+ * divisor below 1 is an error of the translation). */
+static bool host_const_positive(const Expr *e) {
+  const Sym *y = e->kind == E_IDENT ? e->u.ident.sym : NULL;
+  return (e->kind == E_INT && e->u.ival > 0) || (y && y->kind == SY_CONST && !y->const_float && y->ival > 0);
+}
+
 /* A launch expression (@grid, @assume) as host C over the launcher's
- * parameters. Integer +, - and * are done in long long. */
+ * parameters. Integer +, - and * are done in long long; an integer division
+ * by a scalar or size goes through a helper that sets the launcher's t2c_bad
+ * when the divisor is 0 (below 1 for cdiv), where the host would take SIGFPE. */
 static void host_expr(Buf *b, const Expr *e) {
   switch (e->kind) {
   case E_INT: buf_printf(b, "%" PRId64, e->u.ival); return;
@@ -45,6 +57,14 @@ static void host_expr(Buf *b, const Expr *e) {
     return;
   case E_BINARY: {
     TokenKind op = e->u.binary.op;
+    if (elem_is_int(e->ty.elem) && (op == TK_SLASH || op == TK_PERCENT) && !host_const_positive(e->u.binary.b)) {
+      buf_printf(b, "t2c_host_%s(", op == TK_SLASH ? "div" : "mod");
+      host_expr(b, e->u.binary.a);
+      buf_puts(b, ", ");
+      host_expr(b, e->u.binary.b);
+      buf_puts(b, ", &t2c_bad)");
+      return;
+    }
     bool wide = elem_is_int(e->ty.elem) && (op == TK_PLUS || op == TK_MINUS || op == TK_STAR || op == TK_SHL);
     buf_puts(b, wide ? "((long long)" : "(");
     host_expr(b, e->u.binary.a);
@@ -60,7 +80,8 @@ static void host_expr(Buf *b, const Expr *e) {
       if (i) buf_puts(b, ", ");
       host_expr(b, e->u.call.args[i]);
     }
-    buf_puts(b, ")");
+    buf_puts(b, e->u.call.cast == T_NONE && e->u.call.builtin == B_CDIV && !host_const_positive(e->u.call.args[1])
+                    ? ", &t2c_bad)" : ")");
     return;
   default: buf_puts(b, "0"); return;
   }
@@ -94,9 +115,12 @@ static const char *host_checks(Arena *a, const KernelInfo *ki, const char *file)
   for (int i = 0; i < ki->nsizes; i++)
     buf_printf(&b, "  if (%s < 1) return cudaErrorInvalidValue;\n", ki->sizes[i]->cname);
   for (int i = 0; i < ki->nassumes; i++) {
-    buf_puts(&b, "  if (!");
-    host_expr(&b, ki->assumes[i].e);
-    buf_printf(&b, ") return cudaErrorInvalidValue; // @assume, %s:%d\n", file, ki->assumes[i].e->loc.line);
+    Buf c = {0};
+    host_expr(&c, ki->assumes[i].e);
+    /* a condition that divides by zero is false, as tile2cu run and t2c_launch take it */
+    buf_printf(&b, "  if (!%s%s) return cudaErrorInvalidValue; // @assume, %s:%d\n", c.data,
+               strstr(c.data, "&t2c_bad") ? " || t2c_bad" : "", file, ki->assumes[i].e->loc.line);
+    buf_free(&c);
   }
   return host_str(a, &b);
 }
@@ -124,8 +148,14 @@ static void host_kernel(Arena *a, const Kernel *k, const char *file, Buf *cu, Bu
     maps_doc = ", and cudaErrorNotSupported when\n// its TMA tensor maps cannot be built (no libcuda.so.1, or cuTensorMapEncodeTiled failed)";
     for (int i = 0; i < ki->ntmaps; i++) args = arena_printf(a, "%s, t2c_maps[%d]", args, i);
   }
-  const char *kv[] = {"name", k->name, "params", params, "checks", host_checks(a, ki, file), "maps", maps, "maps_doc", maps_doc,
-                      "gx", host_grid(a, ki, 0), "gy", host_grid(a, ki, 1), "gz", host_grid(a, ki, 2),
+  const char *checks = host_checks(a, ki, file), *gx = host_grid(a, ki, 0), *gy = host_grid(a, ki, 1),
+             *gz = host_grid(a, ki, 2);
+  /* the flag of the division helpers, where an expression divides by a scalar or size */
+  bool bad = strstr(checks, "&t2c_bad") || strstr(gx, "&t2c_bad") || strstr(gy, "&t2c_bad") || strstr(gz, "&t2c_bad");
+  const char *kv[] = {"name", k->name, "params", params, "checks", checks, "maps", maps, "maps_doc", maps_doc,
+                      "gx", gx, "gy", gy, "gz", gz,
+                      "bad_decl", bad ? "  bool t2c_bad = false; // set by a division by zero in @assume or @grid\n" : "",
+                      "bad_test", bad ? "t2c_bad || " : "",
                       "smem", host_str(a, &smem), "threads", arena_printf(a, "%d", ki->threads),
                       "dynamic", ki->dynamic_smem ? arena_printf(a, "TILE2CU_DYNAMIC_SMEM_%s", k->name) : "0",
                       "args", args, NULL};

@@ -593,15 +593,30 @@ big(const float *__restrict__ X, float *__restrict__ Y)
 }
 
 // ---- host launchers (tile2cu --host): one per kernel, declared in the --header file.
-#ifndef TILE2CU_HOST_HELPERS_ // several --host files may be #included into one file
-#define TILE2CU_HOST_HELPERS_
-inline long long t2c_host_cdiv(long long a, long long b) { return (a + b - 1) / b; }
+#ifndef TILE2CU_HOST_HELPERS_2_ // several --host files may be #included into one file
+#define TILE2CU_HOST_HELPERS_2_
+inline long long t2c_host_cdiv(long long a, long long b) { return (a + b - 1) / b; } // b a constant > 0
+// Integer division by a scalar or size in @grid and @assume: a divisor the values make 0 (or,
+// for cdiv, below 1) sets *bad, and the launcher returns cudaErrorInvalidValue instead.
+inline long long t2c_host_cdiv(long long a, long long b, bool *bad) {
+  if (b <= 0) { *bad = true; return 0; }
+  return (a + b - 1) / b;
+}
+inline long long t2c_host_div(long long a, long long b, bool *bad) {
+  if (b == 0) { *bad = true; return 0; }
+  return b == -1 ? (long long)(0ULL - (unsigned long long)a) : a / b; // LLONG_MIN / -1 overflows
+}
+inline long long t2c_host_mod(long long a, long long b, bool *bad) {
+  if (b == 0) { *bad = true; return 0; }
+  return b == -1 ? 0 : a % b;
+}
 inline long long t2c_host_min(long long a, long long b) { return a < b ? a : b; }
 inline long long t2c_host_max(long long a, long long b) { return a < b ? b : a; }
 #endif
 
 // Launches scale on stream with the grid of @grid. Returns cudaErrorInvalidValue,
-// launching nothing, when a size is below 1 or an @assume is false.
+// launching nothing, when a size is below 1, an @assume is false, or @grid divides by
+// zero or gives a dim out of range (x 1 to 2^31 - 1, y and z 1 to 65535).
 extern "C" cudaError_t tile2cu_launch_scale(const float *X, float *Y, float alpha, int M, int N, cudaStream_t stream)
 {
   if (M < 1) return cudaErrorInvalidValue;
@@ -616,7 +631,8 @@ extern "C" cudaError_t tile2cu_launch_scale(const float *X, float *Y, float alph
 }
 
 // Launches big on stream with the grid of @grid. Returns cudaErrorInvalidValue,
-// launching nothing, when a size is below 1 or an @assume is false.
+// launching nothing, when a size is below 1, an @assume is false, or @grid divides by
+// zero or gives a dim out of range (x 1 to 2^31 - 1, y and z 1 to 65535).
 extern "C" cudaError_t tile2cu_launch_big(const float *X, float *Y, cudaStream_t stream)
 {
   const long long t2c_gx = 1, t2c_gy = 1, t2c_gz = 1;

@@ -7,7 +7,10 @@
 #   2. --header with -MD: the depfile names the header as a target too;
 #   3. -o - writes the CUDA on stdout, and no file named '-';
 #   4. compile -o - (when NVRTC loads): the PTX or cubin on stdout, the bytes -o FILE
-#      writes, and no file '-'; a cubin to a terminal (through script(1)) is refused.
+#      writes, and no file '-'; a cubin to a terminal (through script(1)) is refused;
+#   5. with nvcc: a --host launcher whose @grid and @assume divide by scalars returns
+#      cudaErrorInvalidValue for a divisor of 0 or below (it took SIGFPE), and for a dim
+#      out of range, before any CUDA call (so no GPU is needed).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -79,6 +82,45 @@ if "$T" compile -w types.tl --ptx -o "$tmp/stdout/want.ptx" 2> "$tmp/err"; then
   fi
 else
   echo "host: compile -o - skipped ($(head -1 "$tmp/err"))"
+fi
+
+# 5. a divisor of 0 in @grid: an error from the launcher, not SIGFPE
+NVCC=${NVCC:-$CUDA/bin/nvcc}
+if [ -x "$NVCC" ]; then
+  mkdir "$tmp/div"
+  cat > "$tmp/div/div.tl" <<'TL'
+@launch(128)
+@assume(N % d == 0)
+@grid(cdiv(N, s), M / d)
+kernel divs(X: tensor<f32>[M, N], s: i32, d: i32) {
+  X[ctx.block.y, ctx.block.x] = 1.0
+}
+TL
+  cat > "$tmp/div/main.cpp" <<'CPP'
+#include <cstdio>
+#include "div.h"
+int main() {
+  struct { int s, d, M, N; } bad[] = {{0, 1, 4, 128}, {-64, 1, 4, 128}, {64, 0, 4, 128}, {64, -1, 4, 128},
+                                       {64, 1, 65536, 128}, {64, 1, 0, 128}};
+  int fails = 0;
+  for (auto &b : bad) {
+    cudaError_t e = tile2cu_launch_divs(nullptr, b.s, b.d, b.M, b.N, 0);
+    if (e != cudaErrorInvalidValue) {
+      std::printf("s=%d d=%d M=%d N=%d: %d, want cudaErrorInvalidValue\n", b.s, b.d, b.M, b.N, (int)e);
+      fails++;
+    }
+  }
+  return fails;
+}
+CPP
+  if "$T" -w --header "$tmp/div/div.h" "$tmp/div/div.tl" -o "$tmp/div/div.cu" &&
+     "$NVCC" -arch=sm_90 -I "$root/rt" -I "$tmp/div" -o "$tmp/div/app" "$tmp/div/main.cpp" "$tmp/div/div.cu" 2> "$tmp/err"; then
+    "$tmp/div/app" > "$tmp/out" 2>&1
+    st=$?
+    if [ $st = 0 ]; then ok; else bad "launcher with a divisor of 0: exit $st"; cat "$tmp/out"; fi
+  else bad "build the divisor launcher"; head -20 "$tmp/err"; fi
+else
+  echo "host: the divisor launcher skipped (no $NVCC)"
 fi
 
 echo "host: $pass passed, $fail failed"
