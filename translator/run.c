@@ -221,6 +221,11 @@ static int bind_tensors(const RunOpts *o, const KernelInfo *ki, Npy *arrays, boo
       }
       int si = 0;
       while (ki->sizes[si] != X->tdim_size[d]) si++;
+      /* an empty array: a size of 0, which no launch takes (t2c_launch, the --host launchers
+       * and M=0 refuse it too), said here, where the tensor it came from is known */
+      if (a->shape[d] == 0 && sizes[si] < 0)
+        return fail("%s: dim %d is 0: tensor %s is empty, which makes size %s 0; sizes are from 1 to 2147483647",
+                    path, d, X->name, ki->sizes[si]->name);
       if (sizes[si] < 0) sizes[si] = a->shape[d];
       else if (sizes[si] != a->shape[d])
         return fail("%s: dim %d is %lld, but size %s is %lld", path, d, a->shape[d], ki->sizes[si]->name,

@@ -254,6 +254,9 @@ class Kernel:
                 if not isinstance(dim, str):
                     continue
                 n = t.shape[d]
+                if n == 0 and dim not in sizes:  # no launch takes a size of 0: say which tensor made it
+                    raise Error("kernel %s: tensor %s is empty (%s.shape[%d] is 0), which makes size %s 0; "
+                                "sizes are from 1 to 2147483647" % (self.name, p.name, p.name, d, dim))
                 if dim not in sizes:
                     sizes[dim] = n
                     seen[dim] = (p.name, d)

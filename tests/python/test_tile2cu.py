@@ -337,6 +337,7 @@ def test_argument_errors():
         (lambda: m.affine(X, B, W, Y, 1.0, Q=1), "has no parameter or size 'Q'"),
         (lambda: m.affine(X, B, W, Y, 1.0, X=X), "X given twice"),
         (lambda: m.affine(X, B, W, Y, 1.0, M=0), "size M=0: a size is a positive integer"),
+        (lambda: m.affine(X[:0], B, W, Y[:0], 1.0), r"tensor X is empty \(X.shape\[0\] is 0\), which makes size M 0"),
         (lambda: m.affine(X.tolist(), B, W, Y, 1.0), "expected a NumPy array or a CUDA array"),
         (lambda: m.affine(X, B, W, Y[:, ::2], 1.0), "pass a C-contiguous array"),
         (lambda: m.affine(X, B, W, Y, 1.0, schedules=0), "schedules is 1 to 1000"),

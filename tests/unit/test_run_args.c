@@ -410,3 +410,32 @@ Test(run_args, scalar_text_conversion_is_shared_with_tune) {
   cr_assert_not(launch_scalar(T_I32, "n", "abc", &v, &d, err, sizeof err));
   cr_assert_str_eq(err, "scalar n=abc: expected an integer (n is i32)");
 }
+
+/* An empty array makes a size 0, which no launch takes: refused naming the tensor and the
+ * size, with @grid (it said "@grid dim 0 is 0", naming neither) and without (it ran). */
+Test(run_args, empty_array_is_refused_naming_tensor_and_size) {
+  char dir[] = "/tmp/t2c-run-empty-XXXXXX", tl[128], x[128], argx[160];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(tl, sizeof tl, "%s/k.tl", dir);
+  snprintf(x, sizeof x, "%s/x.npy", dir);
+  snprintf(argx, sizeof argx, "X=%s", x);
+  FILE *f = fopen(tl, "w");
+  cr_assert_not_null(f);
+  fputs("@grid(cdiv(M, 64))\nkernel g(X: tensor<f32>[M, 64]) {\n  X[ctx.block.x * 64 :+ 64, 0 :+ 64] = 1.0\n}\n"
+        "kernel n(X: tensor<f32>[M, 64]) {\n  X[0 :+ 1, 0 :+ 64] = 1.0\n}\n", f);
+  fclose(f);
+  Npy a = {.descr = "<f4", .rank = 2, .shape = {0, 64}, .nbytes = 0, .data = NULL};
+  char err[256], msg[2048], want[512];
+  cr_assert_eq(npy_write(x, &a, err, sizeof err), 0, "%s", err);
+  snprintf(want, sizeof want, "%s: dim 0 is 0: tensor X is empty, which makes size M 0; sizes are from 1 to 2147483647", x);
+  const char *kernels[] = {"g", "n"};
+  for (int i = 0; i < 2; i++) {
+    char *argv[] = {"run", tl, "--kernel", (char *)kernels[i], "--backend", "sim", argx, NULL};
+    int st = unit_run_main(7, argv, msg, sizeof msg);
+    cr_assert_eq(st, 2, "kernel %s: exit status %d: %s", kernels[i], st, msg);
+    cr_assert(strstr(msg, want), "kernel %s: %s", kernels[i], msg);
+  }
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
