@@ -504,7 +504,7 @@ template <int N, typename T> T2C_DEVICE Vec<T, N> ldg_vec(const T *p) {
 }
 template <int N, typename T> T2C_DEVICE void stg_vec(T *p, const Vec<T, N> &w) {
   constexpr int B = (int)sizeof(Vec<T, N>);
-  if constexpr (B == 16 || B == 8 || B == 4) {
+  if constexpr ((B == 16 || B == 8 || B == 4) && sizeof(T) >= 2) { /* 1-byte elements: the words went through a stack frame */
     VecWords_<T, N> x;
     x.v = w;
     if constexpr (B == 16)
@@ -530,7 +530,7 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
   *reinterpret_cast<Vec<T, N> *>(p) = w;
 #else
   constexpr int B = (int)sizeof(Vec<T, N>);
-  if constexpr (B == 16 || B == 8) { /* as stg_vec: one st.shared.v4 / .v2 */
+  if constexpr ((B == 16 || B == 8) && sizeof(T) >= 2) { /* as stg_vec: one st.shared.v4 / .v2 */
     VecWords_<T, N> x;
     x.v = w;
     const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
