@@ -722,6 +722,12 @@ static Expr *as_shape(Lower *L, Expr *x, int rows, int cols) {
     Expr *y = x->u.call.args[0];
     if (y->ty.rank == 2 && y->ty.dims[0] == rows && y->ty.dims[1] == cols) return y;
   }
+  /* a reshape of a reshape is one reshape of the first's operand (both keep row-major
+   * order): a GEMV's reshape(X[k0 :+ BK], [BK, 1]) read as the row [1, BK] is that slice
+   * loaded as a row (reshape_as_gather), not a column copied to shared memory */
+  while (x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_RESHAPE)
+    x = x->u.call.args[0]; /* (its shape's dims follow as args) */
+  if (x->ty.rank == 2 && x->ty.dims[0] == rows && x->ty.dims[1] == cols) return x;
   return call_node(L, B_RESHAPE, x, (Type){x->ty.elem, 2, {rows, cols}, false});
 }
 

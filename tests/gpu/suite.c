@@ -811,6 +811,30 @@ static void t_red_nan(Tally *T) {
   }
 }
 
+/* gemv_reshape (tests/gpu/gemv_reshape.tl): y = A x by dot with reshape(x, [BK, 1]) */
+static void t_gemv_reshape(Tally *T) {
+  static const int MK[][2] = {{37, 1000}, {16, 256}, {5, 3}, {33, 520}};
+  for (int c = 0; c < 4; c++) {
+    int M = MK[c][0], K = MK[c][1];
+    Rng r = rng_seed("gemv_reshape", (uint64_t)c);
+    Call k;
+    call_init(&k, "gemv_reshape.tl", "gemv");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K)), *X = call_in(&k, "X", F16, 1, SHAPE(K));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(M));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double a = 0;
+      for (int q = 0; q < K; q++) a += A2(A, i, q) * X->v[q];
+      Y->ref[i] = a;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d K=%d", M, K);
+    CHECK(T, call_check(&k, "gemv_reshape", l));
+    call_free(&k);
+  }
+}
+
 /* mma_shared: a shared tile written from an mma-layout register tile, at ragged sizes */
 static void t_mma_shared(Tally *T) {
   static const int MNK[][3] = {{37, 100, 200}, {64, 64, 16}, {5, 3, 7}, {130, 65, 33}};
@@ -6285,6 +6309,7 @@ static const Test tests[] = {
     {"reshape_slice", t_reshape_slice},
     {"bounds_forms", t_bounds_forms},
     {"rings_share", t_rings_share},
+    {"gemv_reshape", t_gemv_reshape},
     {"red_nan", t_red_nan},
     {"persistent_gemm", t_persistent_gemm},
     {"casts_bf16_int", t_casts_bf16_int},
