@@ -504,7 +504,11 @@ template <int N, typename T> T2C_DEVICE Vec<T, N> ldg_vec(const T *p) {
 }
 template <int N, typename T> T2C_DEVICE void stg_vec(T *p, const Vec<T, N> &w) {
   constexpr int B = (int)sizeof(Vec<T, N>);
-  if constexpr ((B == 16 || B == 8 || B == 4) && sizeof(T) >= 2) { /* 1-byte elements: the words went through a stack frame */
+  /* 16-byte runs of 2-, 4- and 8-byte elements, and 8- and 4-byte runs of 2-byte ones: the
+   * plain form keeps 8-byte runs of 4-byte elements whole (an int8 GEMM's i32 pairs: 184
+   * more address instructions through the asm), and 1-byte elements' words went through a
+   * stack frame */
+  if constexpr ((B == 16 && sizeof(T) >= 2) || (sizeof(T) == 2 && (B == 8 || B == 4))) {
     VecWords_<T, N> x;
     x.v = w;
     if constexpr (B == 16)
@@ -530,7 +534,7 @@ template <int N, typename T> T2C_DEVICE void sts_vec(T *p, const Vec<T, N> &w) {
   *reinterpret_cast<Vec<T, N> *>(p) = w;
 #else
   constexpr int B = (int)sizeof(Vec<T, N>);
-  if constexpr ((B == 16 || B == 8) && sizeof(T) >= 2) { /* as stg_vec: one st.shared.v4 / .v2 */
+  if constexpr ((B == 16 && sizeof(T) >= 2) || (sizeof(T) == 2 && B == 8)) { /* as stg_vec */
     VecWords_<T, N> x;
     x.v = w;
     const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
