@@ -266,6 +266,17 @@ static void fold_binary(Checker *C, Expr *e) {
   case TK_XOR: r = a ^ b; break;
   default: return; /* comparisons are not folded */
   }
+  /* an i32 result past i32 (i32(2147483647) + 1): signed overflow, undefined in CUDA C++,
+   * was folded to 2147483648 and printed so */
+  if (ok && !e->ty.untyped && e->ty.elem == T_I32 && (r < INT32_MIN || r > INT32_MAX) &&
+      (op == TK_PLUS || op == TK_MINUS || op == TK_STAR || op == TK_SHL)) {
+    diag_error(C->d, e->loc, "constant expression overflows i32: %" PRId64 " (signed overflow is undefined in CUDA "
+               "C++; compute in i64, or in u32 to wrap)", r);
+    note_const(C, x);
+    note_const(C, y);
+    e->flags |= EF_BADCONST;
+    return;
+  }
   if (!ok) {
     diag_error(C->d, e->loc, "constant expression overflows");
     e->flags |= EF_BADCONST;
