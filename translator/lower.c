@@ -43,6 +43,7 @@ typedef struct Lower {
   Loc at;                /* the statement it is in */
   Stmt *stmt;            /* the statement being lowered */
   bool first;            /* its first op is still to come */
+  int op_elems;          /* the elements of the op whose expression is being hoisted (0: none known) */
   int td;                /* depth of thread-dependent control */
   int loops;             /* loops around the statement */
   PtrVec read, written;  /* tensors (Sym *) read by loads, written by stores */
@@ -861,7 +862,21 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     if (!var_of(L, x->u.ident.sym)) return fail(L, "a tile var the IR has not seen declared");
     return true;
   case E_UNARY: return hoist(L, b, x->u.unary.a);
-  case E_BINARY: return hoist(L, b, x->u.binary.a) && hoist(L, b, x->u.binary.b);
+  case E_BINARY:
+    if (!hoist(L, b, x->u.binary.a) || !hoist(L, b, x->u.binary.b)) return false;
+    /* a float division of fewer elements than the op's (1.0 / l of a row value l, read
+     * across the columns of acc * (1.0 / l)) is computed once, into a value of its own:
+     * at each element it was a division (with a slow-path call under each element's
+     * bounds test, which the compiler does not hoist) where one a row serves */
+    if (x->u.binary.op == TK_SLASH && elem_is_float(x->ty.elem) && x->ty.rank == 2 && L->op_elems > 0 &&
+        x->ty.dims[0] * x->ty.dims[1] * 2 <= L->op_elems) {
+      Expr *c = NEW(L->K->a, Expr);
+      *c = *x; /* the value's own expression: x itself now reads the value */
+      TirVar *v = temp_of(L, b, c, x->ty.elem, 2, x->ty.dims[0], x->ty.dims[1],
+                          arena_printf(L->K->a, "a division at line %d, once for the elements that share it", x->loc.line));
+      map_value(L, x, v);
+    }
+    return true;
   case E_INDEX:
     if (is_tile_index(x)) return hoist_window(L, b, x);
     if (!is_tensor_slice(x)) return fail(L, "an index of something other than a tensor or tile");
@@ -925,7 +940,10 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
     if (d && !is_vector_dot(L, d) && v->elem == d->ty.elem && !names(d, y) && d->ty.dims[0] == v->rows && d->ty.dims[1] == v->cols)
       return lower_tile_assign(L, b, v, TK_ASSIGN, e) && lower_dot(L, b, v, TK_ADD_ASSIGN, d);
   }
-  if (!hoist(L, b, rhs)) return false;
+  L->op_elems = v->rows * v->cols;
+  bool hoisted = hoist(L, b, rhs);
+  L->op_elems = 0;
+  if (!hoisted) return false;
   TirOp *o = op_new(L, b, TO_ASSIGN);
   o->dst = v;
   o->op = op;
@@ -986,7 +1004,10 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   } else if (!slice_shape(L, b, lhs, &rank, &rows, &cols)) {
     return false;
   }
-  if (!hoist(L, b, rhs)) return false;
+  L->op_elems = rows * cols;
+  bool hoisted = hoist(L, b, rhs);
+  L->op_elems = 0;
+  if (!hoisted) return false;
   const Sym *X = lhs->u.index.base->u.ident.sym;
   if (reads_element(rhs, X)) {
     /* the value is read whole before any of it is stored: into a temporary first

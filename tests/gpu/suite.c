@@ -835,6 +835,30 @@ static void t_gemv_reshape(Tally *T) {
   }
 }
 
+/* division_row (tests/gpu/division_row.tl): a row softmax whose 1.0 / rowsum(e) is one value a row */
+static void t_division_row(Tally *T) {
+  static const int MN[][2] = {{5, 300}, {3, 512}, {4, 1}, {2, 77}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("division_row", (uint64_t)c);
+    Call k;
+    call_init(&k, "division_row.tl", "division_row");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -3, 3);
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j));
+      for (int j = 0; j < N; j++) s += exp(A2(X, i, j) - mx);
+      for (int j = 0; j < N; j++) R2(Y, i, j) = exp(A2(X, i, j) - mx) / s;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "division_row", l));
+    call_free(&k);
+  }
+}
+
 /* mma_shared: a shared tile written from an mma-layout register tile, at ragged sizes */
 static void t_mma_shared(Tally *T) {
   static const int MNK[][3] = {{37, 100, 200}, {64, 64, 16}, {5, 3, 7}, {130, 65, 33}};
@@ -6309,6 +6333,7 @@ static const Test tests[] = {
     {"reshape_slice", t_reshape_slice},
     {"bounds_forms", t_bounds_forms},
     {"rings_share", t_rings_share},
+    {"division_row", t_division_row},
     {"gemv_reshape", t_gemv_reshape},
     {"red_nan", t_red_nan},
     {"persistent_gemm", t_persistent_gemm},
