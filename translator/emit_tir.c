@@ -187,12 +187,17 @@ static int reg_of(const Layout *v, At at) {
   return (at.ir * p->rc + at.ic) * p->vec + at.v;
 }
 
+/* The count over every run of stage ring f's loop, when TMA fills it inside another loop
+ * (TirBuf.gbase of its barriers), else NULL. */
+static const char *ring_gbase(const TirKernel *K, const TirBuf *f) {
+  return f->ring_mbar ? K->bufs[f->ring_mbar - 1].gbase : NULL;
+}
+
 /* The first element of the stage or half of buffer bi this turn uses, or NULL (neither). */
 static const char *stage_of(Printer *P, int bi) {
   const TirBuf *f = &P->K->bufs[bi];
-  /* a TMA ring inside another loop counts its stages over every run (TirBuf.gbase) in the fast body */
-  const char *ctr = f->ring_mbar && P->fast && P->K->bufs[f->ring_mbar - 1].gbase ? P->K->bufs[f->ring_mbar - 1].gbase
-                                                                                  : f->counter;
+  /* a TMA ring inside another loop counts its stages over every run in the fast body */
+  const char *g = P->fast ? ring_gbase(P->K, f) : NULL, *ctr = g ? g : f->counter;
   if (f->stages && P->ring_at == 2) return NULL;
   if (f->stages && P->ring_at == 1) return F("((%s + 1) %% %d) * %d", ctr, f->stages, (int)tir_buf_elems(f));
   if (f->stages) return F("(%s %% %d) * %d", ctr, f->stages, (int)tir_buf_elems(f)); /* a stage ring */
@@ -803,9 +808,9 @@ static const char *red_ident(Printer *P, BuiltinKind b, ElemType t) {
  * other partials, the other lanes' and warps' start from a number or NaN, which the
  * folds drop). Not for the fold of carried partials (TirOp.carried), whose NaN says that
  * no element came, so that the accumulator keeps its value. */
-static const char *nan_dropped(Printer *P, BuiltinKind b, ElemType t, const char *v) {
-  if (b == B_ROWSUM || !elem_is_float(t)) return v;
-  return red_fold(P, b, red_ident(P, b, t), v);
+static const char *nan_dropped(Printer *P, const TirOp *op, BuiltinKind b, const char *v) {
+  if (op->carried || b == B_ROWSUM || !elem_is_float(op->dst->elem)) return v;
+  return red_fold(P, b, red_ident(P, b, op->dst->elem), v);
 }
 
 /* Row reductions in-thread: started[ir] counts the elements of row ir folded so far.
@@ -841,7 +846,7 @@ static void reduce_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = col_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, op->red, op->dst->elem));
-  if (n == 0 && !op->carried) v = nan_dropped(P, op->red, op->dst->elem, v);
+  if (n == 0) v = nan_dropped(P, op, op->red, v);
   if (n < c->parts) line(P, "%s = %s;", d, v);
   else line(P, "%s = %s;", d, red_fold(P, op->red, d, op->red == B_ROWSUM ? e : v)); /* a + (c ? x : y) */
 }
@@ -898,7 +903,7 @@ static void colfold_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *e = ex(P, op->expr, op->dst->elem, &at), *v = strip(P, e);
   const char *m = row_mask(P, at);
   if (m) v = e = F("(%s ? %s : %s)", m, v, red_ident(P, b, op->dst->elem));
-  if (!started[k]) line(P, "%s = %s;", d, op->carried ? v : nan_dropped(P, b, op->dst->elem, v));
+  if (!started[k]) line(P, "%s = %s;", d, nan_dropped(P, op, b, v));
   else line(P, "%s = %s;", d, red_fold(P, b, d, b == B_ROWSUM ? e : v));
   started[k] = 1;
 }
@@ -2274,12 +2279,8 @@ static const char *ahead_stage(Printer *P, const TirOp *op, int stages) {
 
 /* The gbase counter of loop op's TMA ring, if it has one. */
 static const char *loop_gbase(const Printer *P, const TirOp *op) {
-  if (!op->counter) return NULL;
-  for (int i = 0; i < P->K->nbufs; i++) {
-    const TirBuf *b = &P->K->bufs[i];
-    if (b->ring_mbar && b->counter == op->counter && P->K->bufs[b->ring_mbar - 1].gbase)
-      return P->K->bufs[b->ring_mbar - 1].gbase;
-  }
+  for (int i = 0; op->counter && i < P->K->nbufs; i++)
+    if (P->K->bufs[i].counter == op->counter && ring_gbase(P->K, &P->K->bufs[i])) return ring_gbase(P->K, &P->K->bufs[i]);
   return NULL;
 }
 

@@ -1605,9 +1605,11 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
       const Expr *s = run_index(ix->start, &len);
       if (s) {
         op->chk[d] = (facts_nonneg(s) ? 0 : 1) | (facts_fits(K->ki, s, len, X, d) ? 0 : 2);
-        Index *run = NEW(K->a, Index);
-        *run = (Index){(Expr *)s, NULL};
-        if (op->chk[d] && w->depth > 0 && !warned(w, s)) facts_bounds_warning(K->d, K->a, K->ki, X, d, run, len);
+        if (op->chk[d] && w->depth > 0 && !warned(w, s)) {
+          Index *run = NEW(K->a, Index);
+          *run = (Index){(Expr *)s, NULL};
+          facts_bounds_warning(K->d, K->a, K->ki, X, d, run, len);
+        }
         continue;
       }
       op->chk[d] = 3; /* any other tile index: always checked, as its values come from data */
@@ -1779,15 +1781,12 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
       diag_note(K->d, y->reg_loc, "'%s' is named in @registers here", y->name);
     }
     if (op->kind == TO_SPILL && op->meets) { /* another value, copied because of a register tile's layout */
-      const Sym *y = op->meets;
-      const TirVar *t = NULL;
-      for (int v = 0; v < K->vars.len && !t; v++)
-        if (((const TirVar *)K->vars.items[v])->sym == y) t = K->vars.items[v];
+      const Sym *y = op->meets->sym;
+      int n = layout_count(op->meets->layout);
       diag_warning(K->d, W_REGISTERS_COPY, op->stmt->loc,
                    "the value of %s is copied to shared memory here: register tile '%s' holds %d element%s per thread "
                    "in a layout of its own, and this value, %d per thread in another, is read there", op->dst->what,
-                   y->name, t ? layout_count(t->layout) : 0, t && layout_count(t->layout) == 1 ? "" : "s",
-                   layout_count(op->dst->layout));
+                   y->name, n, n == 1 ? "" : "s", layout_count(op->dst->layout));
       diag_note(K->d, y->reg_loc, "'%s' is named in @registers here; without it, it would share the value's layout", y->name);
     }
     if (op->kind == TO_DOT && op->offunit)
@@ -1847,7 +1846,7 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
       s->cols = c->v->cols;
       if (c->v->sym && c->v->sym->place == PL_REGISTER) s->reason = "it is read where other threads hold its elements";
       else if (op->dst && op->dst->own_layout && op->lay == op->dst->layout)
-        s->meets = op->dst->sym;
+        s->meets = op->dst;
       s->first = op->first; /* the statement's comment heads its copy */
       op->first = false;
       vec_push(K->a, &out, s);

@@ -861,7 +861,7 @@ typedef struct TirOp {
   TirAccess acc[TIR_MAX_ACCESS]; /* shared accesses (sync.c) */
   int nacc;
   const char *reason;    /* TO_BARRIER; TO_SPILL of a @registers tile: why it is copied (a warning) */
-  const Sym *meets;      /* TO_SPILL of another value, for an op that writes this @registers tile in
+  const TirVar *meets;   /* TO_SPILL of another value, for an op that writes this @registers tile in
                             the tile's own layout: the tile's layout is why it is copied (a warning) */
   int tmap;              /* TO_TMA_LOAD, TO_TMA_STORE: its tensor map (KernelInfo.tmaps) */
   int only;              /* printed in one body of a versioned kernel only: TIR_FAST or TIR_GENERAL
