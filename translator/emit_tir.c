@@ -210,9 +210,10 @@ static const char *half_of(Printer *P, int bi) {
   return st ? F("%s + ", st) : "";
 }
 
-/* Calls fn for every element a thread holds in layout l (runs: v == 0 only when runs). */
+/* Calls fn for every element a thread holds in layout l, or with step > 1 for every
+ * step-th element of each run (v = 0, step, ..: one access of step elements each). */
 typedef void (*ElemFn)(Printer *P, const TirOp *op, At at, void *ctx);
-static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, ElemFn fn, void *ctx) {
+static void each_elem(Printer *P, const TirOp *op, const Layout *l, int step, ElemFn fn, void *ctx) {
   if (l->kind == LY_SCALAR) die("an op over the scalar layout (line %d)", op->stmt ? op->stmt->loc.line : 0);
   const Layout *p = parent_of(l);
   int nr = l->kind == LY_SLICE && l->dim == 0 ? 1 : p->rr;
@@ -230,7 +231,7 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, bool runs, E
   }
   for (int ir = 0; ir < nr; ir++)
     for (int ic = 0; ic < nc; ic++)
-      for (int v = 0; v < (runs ? 1 : nv); v++) fn(P, op, (At){l, ir, ic, v}, ctx);
+      for (int v = 0; v < nv; v += step > 1 ? step : 1) fn(P, op, (At){l, ir, ic, v}, ctx);
   if (P->roll) {
     P->roll = NULL;
     P->indent--;
@@ -604,7 +605,7 @@ static int access_vec(const Printer *P, const TirOp *op) { return P->fast ? op->
 static const char *run_inside(Printer *P, const TirOp *op, At at, int n) {
   const char *lin, *c0, *c1;
   tensor_index(P, op, at, &lin, &c0);
-  at.v = n - 1;
+  at.v += n - 1;
   tensor_index(P, op, at, &lin, &c1);
   return c0 && c1 ? F("%s && %s", c0, c1) : c0 ? c0 : c1;
 }
@@ -624,7 +625,7 @@ static bool tail_run(Printer *P, const TirOp *op, At at, int n, RunFn fn) {
   P->indent++;
   for (int k = 0; k < n; k++) {
     At e = at;
-    e.v = k;
+    e.v = at.v + k;
     fn(P, op, e, 1);
   }
   P->indent--;
@@ -663,7 +664,7 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
   if (cond || n > 1) line(P, "%s", load);
   for (int k = 0; k < n; k++) {
     At e = at;
-    e.v = k;
+    e.v = at.v + k;
     const char *d = dst_at(P, op, e, &m);
     guarded_line(P, m, F("%s = %s.v[%d];", d, w, k));
   }
@@ -673,7 +674,7 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
     P->indent++;
     for (int k = 0; k < n; k++) {
       At e = at;
-      e.v = k;
+      e.v = at.v + k;
       const char *d = dst_at(P, op, e, &m);
       guarded_line(P, m, F("%s = %s;", d, pad));
     }
@@ -722,7 +723,7 @@ static void store_at(Printer *P, const TirOp *op, At at, int n) {
   }
   for (int k = 0; k < n; k++) {
     At e = at;
-    e.v = k;
+    e.v = at.v + k;
     const char *v = strip(P, ex(P, op->expr, X->ty.elem, &e));
     if (w) { /* narrow integers compute in int: the element converts back as X[..] op= v would */
       bool narrow = X->ty.elem == T_I8 || X->ty.elem == T_U8 || X->ty.elem == T_BOOL;
@@ -938,7 +939,7 @@ static void print_colfold(Printer *P, const TirOp *op) {
   bool arg = builtin_class[op->red] == BC_ARG;
   if (arg) line(P, "%s %s_v[%d];  // the values at those indices", ctype(tir_acc_type(op->expr->ty.elem)), op->dst->cname, n);
   for (int k = 0; op->intra && k < n; k++) started[k] = 1; /* into the carried partials */
-  each_elem(P, op, l, false, arg ? colarg_fold_elem : colfold_elem, started);
+  each_elem(P, op, l, 1, arg ? colarg_fold_elem : colfold_elem, started);
   if (l->lr == 1 || op->intra) return;
   for (int k = 0; k < n; k++) {
     if (arg)
@@ -981,7 +982,7 @@ static void print_reduce(Printer *P, const TirOp *op) {
     P->indent--;
     line(P, "}");
   } else {
-    each_elem(P, op, l, false, fn, ctx);
+    each_elem(P, op, l, 1, fn, ctx);
   }
   for (int ir = 0; rc.parts > 1 && ir < l->rr; ir++) { /* the partials' tree: (0, 1), (2, 3), then both */
     const char *d = red_part(P, op, l->rr, ir, 0);
@@ -1469,9 +1470,10 @@ static const char *at_idx(Printer *P, const TirBuf *f, At at) {
 }
 
 /* TO_SPILL: each thread writes its elements to the shared copy (one replica of a
- * slice); a whole run at once when the runs are whole and the pitch keeps them aligned. */
+ * slice); a whole run (or 16 bytes of it) at once when the runs are whole and the
+ * pitch keeps them aligned (*runs: the elements an access moves, 1: one by one). */
 static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
-  const bool *runs = ctx;
+  const int *runs = ctx;
   const TirBuf *f = &P->K->bufs[op->buf];
   const char *m = tile_mask(P, at), *g = replica_guard(P, at.lay);
   if (g) m = m ? F("%s && %s", g, m) : g;
@@ -1484,12 +1486,12 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   }
   const char *idx = F("%s%s", h, f->cm8 ? at_idx(P, f, at) : elem_idx(P, f, r, c)); /* at_idx transposes itself */
   const char *st;
-  if (*runs) {
-    int n = parent_of(at.lay)->vec;
+  if (*runs > 1) {
+    int n = *runs;
     Buf vals = {0};
     for (int k = 0; k < n; k++) {
       At e = at;
-      e.v = k;
+      e.v = at.v + k;
       buf_printf(&vals, "%s%s", k ? ", " : "", elem_ref(P, op->dst, e));
     }
     st = F("t2c::sts_vec<%d>(&%s[%s], t2c::Vec<%s, %d>{{%s}});", n, f->cname, idx, ctype(f->elem), n, vals.data);
@@ -1547,8 +1549,9 @@ static void print_spill(Printer *P, const TirOp *op) {
     return;
   }
   if (f->alternating) line(P, "t2c_ph%d ^= 1;  // %s: this turn writes the other half", op->buf, f->cname);
-  bool runs = !f->trans && l->kind == LY_BLOCKED && l->vec > 1 && f->pitch % l->vec == 0 && !col_padded(l) &&
-              l->vec * elem_bytes[f->elem] <= 16;
+  int runs = l->vec; /* 16 bytes at most an access */
+  while (runs > 1 && runs * elem_bytes[f->elem] > 16) runs /= 2;
+  if (f->trans || l->kind != LY_BLOCKED || f->pitch % runs || col_padded(l)) runs = 1;
   each_elem(P, op, l, runs, spill_elem, &runs);
   if (f->cm8) line(P, "t2c::fence_proxy_async();  // wgmma reads %s through the async proxy", f->cname);
 }
@@ -1638,7 +1641,7 @@ static void print_sum(Printer *P, const TirOp *op) {
   const Layout *l = op->lay, *p = parent_of(l);
   if (l->kind == LY_SLICE && l->dim == 1 && !col_base_zero(p)) s.holder = F("t2c_c%d == 0", p->id);
   if (l->kind == LY_SLICE && l->dim == 0 && !row_base_zero(p)) s.holder = F("t2c_r%d == 0", p->id);
-  each_elem(P, op, op->lay, false, sum_elem, &s);
+  each_elem(P, op, op->lay, 1, sum_elem, &s);
   line(P, "%s[0] = t2c::fold_sum<%d>(%s[0]);", op->dst->cname, P->K->t->lanes, op->dst->cname);
 }
 
@@ -2130,7 +2133,7 @@ static void print_early_load(Printer *P, const TirOp *op) {
   P->indent++;
   P->subst = op->pf_var;
   P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
-  each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
+  each_elem(P, op, op->dst->layout, access_vec(P, op), load_elem, NULL);
   P->subst = NULL;
   P->indent--;
   line(P, "}");
@@ -2167,9 +2170,19 @@ static void copy_elem_at(Printer *P, const TirOp *op, At at, const char *stage) 
   tensor_index(P, op, at, &lin, &cond);
   const char *idx = F("%s%s", stage, at_idx(P, f, at));
   int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
-  /* one cp.async for the whole run (in the general body a run of one element) */
+  /* one cp.async for the whole run (in the general body a run of one element), or for
+   * each 16 bytes of a longer one (f32 runs of 8 next to f16: TirOp.vec) */
   if (n == parent_of(at.lay)->vec && (bytes == 16 || bytes == 8 || bytes == 4)) {
     cp_async_line(P, F("%s[%s]", f->cname, idx), X, lin, cond, tile_mask(P, at), bytes);
+    return;
+  }
+  if (n > 1 && bytes == 16) {
+    for (int v0 = 0; v0 < parent_of(at.lay)->vec; v0 += n) {
+      At e = at;
+      e.v = v0;
+      tensor_index(P, op, e, &lin, &cond);
+      cp_async_line(P, F("%s[%s%s]", f->cname, stage, at_idx(P, f, e)), X, lin, cond, tile_mask(P, e), bytes);
+    }
     return;
   }
   int eb = elem_bytes[X->ty.elem];
@@ -2247,7 +2260,7 @@ static void print_async_copy(Printer *P, const TirOp *op) {
   P->indent++;
   P->subst = op->pf_var;
   P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
-  each_elem(P, op, op->lay, true, copy_elem, (void *)stage);
+  each_elem(P, op, op->lay, parent_of(op->lay)->vec, copy_elem, (void *)stage); /* copy_elem_at: a whole run */
   P->subst = NULL;
   P->indent--;
   line(P, "}");
@@ -2514,7 +2527,7 @@ static void print_op(Printer *P, const TirOp *op) {
     }
     if (op->dst->fused == op) return; /* its reader reads the tensor */
     if (!op->dst->sym) print_decl(P, op->dst); /* a tile var has its own declaration */
-    each_elem(P, op, op->dst->layout, access_vec(P, op) > 1, load_elem, NULL);
+    each_elem(P, op, op->dst->layout, access_vec(P, op), load_elem, NULL);
     return;
   case TO_ASSIGN:
     if (op->lay->kind == LY_SCALAR) { /* a scalar value (a store's that reads its own tensor) */
@@ -2525,13 +2538,13 @@ static void print_op(Printer *P, const TirOp *op) {
       line(P, "if (%s) {  // every element takes the where()'s first branch", strip(P, ex(P, op->uguard, T_BOOL, NULL)));
       P->indent++;
       P->uop = op;
-      each_elem(P, op, op->lay, false, assign_elem, NULL);
+      each_elem(P, op, op->lay, 1, assign_elem, NULL);
       P->uop = NULL;
       P->indent--;
       line(P, "} else {");
       P->indent++;
     }
-    each_elem(P, op, op->lay, false, assign_elem, NULL);
+    each_elem(P, op, op->lay, 1, assign_elem, NULL);
     if (op->uguard) {
       P->indent--;
       line(P, "}");
@@ -2544,14 +2557,14 @@ static void print_op(Printer *P, const TirOp *op) {
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ: print_scratch(P, op); return;
   case TO_STORE:
     if (op->rows == 0) print_element_store(P, op);
-    else each_elem(P, op, op->lay, access_vec(P, op) > 1, store_elem, NULL);
+    else each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
     return;
   case TO_SPILL: print_spill(P, op); return;
   case TO_DOT: print_dot(P, op); return;
   case TO_FRAGS: print_frags(P, op); return;
   case TO_COLREDUCE:
     print_decl(P, op->dst);
-    each_elem(P, op, op->dst->layout, false, builtin_class[op->red] == BC_ARG ? colarg_elem : colreduce_elem, NULL);
+    each_elem(P, op, op->dst->layout, 1, builtin_class[op->red] == BC_ARG ? colarg_elem : colreduce_elem, NULL);
     return;
   case TO_SCAN: print_scan(P, op); return;
   case TO_SUM: print_sum(P, op); return;

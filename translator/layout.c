@@ -1,8 +1,9 @@
 /* layout.c: a layout for every tile value, and what follows from them.
  *
  * 1. Anchors. Every [rows, cols] shape an op runs over gets one blocked
- *    layout (t2c.h): runs of up to 16 bytes along the columns (the widest
- *    global access, hw.c), lanes across the columns first, and warps down the
+ *    layout (t2c.h): runs along the columns of 16 bytes of the narrowest
+ *    element loaded or stored (the widest global access, hw.c; at most two
+ *    accesses of the widest element: run_ebytes), lanes across the columns first, and warps down the
  *    rows first, so that a row stays inside one warp whenever the tile has a
  *    row for every warp. Tile vars of that shape take it.
  * 2. Propagation. A [rows, 1] value (a row reduction's result, a tile var
@@ -25,8 +26,9 @@
  *    runs in its value's layout; when its lines span warps, the warps' run
  *    totals go through a scratch buffer the same way (tir_scan_geom).
  * 5. Vector widths. A load or store whose columns are the tensor's last dim,
- *    start at a multiple of the run and whose row pitch is a multiple of it
- *    moves a whole run per access. What is not proven at translation time (a
+ *    start at a multiple of the access and whose row pitch is a multiple of it
+ *    moves a whole run per access, or per 16 bytes where the run is longer (an
+ *    f32 run of 8 next to f16: two accesses, each its own bounds test). What is not proven at translation time (a
  *    size name's divisibility, the pointers' alignment) becomes a run-time test
  *    at entry: the kernel then has a fast body and a general one.
  * 6. Bounds checks kept, and their warnings (once per slice index).
@@ -490,14 +492,34 @@ static int op_ebytes(TirKernel *K, const TirOp *op) {
 
 static bool gather_per_row(TirKernel *K, const TirOp *op);
 
-/* The widest element a load or store at this shape moves (runs are at most 16 bytes of
- * it); a gather of one element per row moves no run (an embedding's i32 ids leave its
+/* The widest and the narrowest element the loads and stores of more than one column
+ * move; a gather of one element per row moves no run (an embedding's i32 ids leave its
  * f16 rows runs of 16 bytes). */
-static void widest_fn(TirKernel *K, TirOp *op, void *ctx) {
-  int *w = ctx;
-  if ((op->kind == TO_LOAD || op->kind == TO_STORE) && anchored(op->rows, op->cols) && op_ebytes(K, op) > *w &&
-      !(op->kind == TO_LOAD && op->gather && gather_per_row(K, op)))
-    *w = op_ebytes(K, op);
+typedef struct Widths {
+  int widest, narrowest;
+} Widths;
+
+static void widths_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Widths *w = ctx;
+  if ((op->kind != TO_LOAD && op->kind != TO_STORE) || !anchored(op->rows, op->cols) ||
+      (op->kind == TO_LOAD && op->gather && gather_per_row(K, op)))
+    return;
+  int e = op_ebytes(K, op);
+  if (e > w->widest) w->widest = e;
+  if (!w->narrowest || e < w->narrowest) w->narrowest = e;
+}
+
+/* The element size the runs are made for: a run is a whole access of the narrowest
+ * element (f16 next to f32: runs of 8, an f16 load of 16 bytes rather than 8, each f32
+ * run two accesses of 16), but at most two accesses of the widest (next to f32 an i8
+ * run is 8 bytes: a run of 16 would have each f32 access of a warp touch every other
+ * 16 bytes of 2 KB). Without loads or stores of runs: as for 4-byte elements. */
+static int run_ebytes(TirKernel *K) {
+  Widths w = {0, 0};
+  walk(K, &K->body, widths_fn, &w);
+  if (!w.widest) return 4;
+  int cap = w.widest / 2; /* runs of 16 / (widest / 2): two accesses of the widest */
+  return w.narrowest > cap ? w.narrowest : cap;
 }
 
 /* How an op over [R, C] reads value v: the same shape (one class), a row
@@ -616,7 +638,7 @@ static void rows_per_thread(TirKernel *K) {
  * halving until the rows fit: the result then holds rr rows, each row's lanes
  * still moving whole runs. */
 typedef struct Tall {
-  int lanes, warps, widest;
+  int lanes, warps, widest; /* widest: run_ebytes */
 } Tall;
 
 /* Whether l is the only blocked layout of its rows (no other shares its rows: same_rows). */
@@ -670,7 +692,7 @@ static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
     return;
   }
   if (l->wc != 1 || layout_padded(l) || !rows_alone(K, l) || columns_along(K, l)) return;
-  int line = 128 / (l->vec * t->widest); /* lanes a 128-byte line of the widest element takes */
+  int line = 128 / (l->vec * t->widest); /* lanes a 128-byte line of the runs' element takes (run_ebytes) */
   while (l->rr > 1 && l->lc / 2 >= line) {
     Layout try = *l;
     spread_lc(&try, t->lanes, t->warps, l->vec, l->lc / 2);
@@ -688,9 +710,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     *why = m.why;
     return false;
   }
-  int w = 0; /* no load or store of more than one column: as for 4-byte elements */
-  walk(K, &K->body, widest_fn, &w);
-  if (w == 0) w = 4;
+  int w = run_ebytes(K);
   walk(K, &K->body, anchor_fn, &w);
   Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes, w};
   walk(K, &K->body, tall_fn, &tall);
@@ -1514,6 +1534,8 @@ static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
 static void vector_width(TirKernel *K, TirOp *op) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   int last = X->trank - 1, vec = run_of(op->lay);
+  /* an access of at most 16 bytes: a longer run (of the narrowest element, run_ebytes) in several */
+  while (vec > 1 && vec * elem_bytes[X->ty.elem] > K->hw->vec_bytes) vec /= 2;
   op->vec = 1;
   op->vtail = false;
   Index *ix = &op->slice->u.index.idx[last];

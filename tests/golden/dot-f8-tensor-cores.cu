@@ -4,8 +4,8 @@
 
 // kernel dot_f8e5m2 (dot-f8-tensor-cores.tl:10): 128 threads
 //   layout L0: [32, 64], the mma accumulator: warps 2 x 2, each 1 x 4 tiles of 16 x 8: 16 per thread
-//   layout L2: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
-//   layout L3: [32, 64], runs of 16, lanes 8 x 4, warps 4 x 1: 16 per thread
+//   layout L1: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
+//   layout L2: [32, 64], runs of 16, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   acc: registers, 16 x f32 per thread (L0)
 //   t2c_v2_s: shared, f8e5m2[32, 32], 3072 bytes (shared copy of slice of A at line 15)
 //   t2c_v3_t: shared, f8e5m2[32, 64], 6144 bytes (transposed shared copy of slice of B at line 15)
@@ -22,8 +22,8 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
   int t2c_ph1 = 0;  // which half of t2c_v3_t this turn uses
   const int t2c_wr0 = (warp / 2) * 16, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 8;  // L2: this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 16;  // L3: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 16;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = N % 2 == 0 && t2c::aligned(C0, 8) && K % 8 == 0 && t2c::aligned(A, 8) && N % 16 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -101,8 +101,8 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
     for (int k0 = 0; k0 < K; k0 += 32) {
       // dot-f8-tensor-cores.tl:15: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
       __nv_fp8_e5m2 t2c_v2[8];
-      if ((m0 + t2c_r2) < M && (k0 + t2c_c2) < K) {
-        const t2c::Vec<__nv_fp8_e5m2, 8> t2c_w8 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2));
+      if ((m0 + t2c_r1) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<__nv_fp8_e5m2, 8> t2c_w8 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1));
         t2c_v2[0] = t2c_w8.v[0];
         t2c_v2[1] = t2c_w8.v[1];
         t2c_v2[2] = t2c_w8.v[2];
@@ -122,10 +122,10 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
         t2c_v2[7] = t2c::cvt<__nv_fp8_e5m2>(0.0f);
       }
       t2c_ph0 ^= 1;  // t2c_v2_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v2_s[t2c_ph0 * 1536 + t2c_r2 * 48 + t2c_c2], t2c::Vec<__nv_fp8_e5m2, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+      t2c::sts_vec<8>(&t2c_v2_s[t2c_ph0 * 1536 + t2c_r1 * 48 + t2c_c1], t2c::Vec<__nv_fp8_e5m2, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
       __nv_fp8_e5m2 t2c_v3[16];
-      if ((k0 + t2c_r3) < K && (n0 + t2c_c3) < N) {
-        const t2c::Vec<__nv_fp8_e5m2, 16> t2c_w9 = t2c::ldg_vec<16>(B + ((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3));
+      if ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<__nv_fp8_e5m2, 16> t2c_w9 = t2c::ldg_vec<16>(B + ((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2));
         t2c_v3[0] = t2c_w9.v[0];
         t2c_v3[1] = t2c_w9.v[1];
         t2c_v3[2] = t2c_w9.v[2];
@@ -161,22 +161,22 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
         t2c_v3[15] = t2c::cvt<__nv_fp8_e5m2>(0.0f);
       }
       t2c_ph1 ^= 1;  // t2c_v3_t: this turn writes the other half
-      t2c_v3_t[t2c_ph1 * 3072 + t2c_c3 * 48 + t2c_r3] = t2c_v3[0];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 1) * 48 + t2c_r3] = t2c_v3[1];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 2) * 48 + t2c_r3] = t2c_v3[2];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 3) * 48 + t2c_r3] = t2c_v3[3];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 4) * 48 + t2c_r3] = t2c_v3[4];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 5) * 48 + t2c_r3] = t2c_v3[5];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 6) * 48 + t2c_r3] = t2c_v3[6];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 7) * 48 + t2c_r3] = t2c_v3[7];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 8) * 48 + t2c_r3] = t2c_v3[8];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 9) * 48 + t2c_r3] = t2c_v3[9];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 10) * 48 + t2c_r3] = t2c_v3[10];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 11) * 48 + t2c_r3] = t2c_v3[11];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 12) * 48 + t2c_r3] = t2c_v3[12];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 13) * 48 + t2c_r3] = t2c_v3[13];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 14) * 48 + t2c_r3] = t2c_v3[14];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = t2c_v3[15];
+      t2c_v3_t[t2c_ph1 * 3072 + t2c_c2 * 48 + t2c_r2] = t2c_v3[0];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 1) * 48 + t2c_r2] = t2c_v3[1];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 2) * 48 + t2c_r2] = t2c_v3[2];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 3) * 48 + t2c_r2] = t2c_v3[3];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 4) * 48 + t2c_r2] = t2c_v3[4];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 5) * 48 + t2c_r2] = t2c_v3[5];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 6) * 48 + t2c_r2] = t2c_v3[6];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 7) * 48 + t2c_r2] = t2c_v3[7];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 8) * 48 + t2c_r2] = t2c_v3[8];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 9) * 48 + t2c_r2] = t2c_v3[9];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 10) * 48 + t2c_r2] = t2c_v3[10];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 11) * 48 + t2c_r2] = t2c_v3[11];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 12) * 48 + t2c_r2] = t2c_v3[12];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 13) * 48 + t2c_r2] = t2c_v3[13];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 14) * 48 + t2c_r2] = t2c_v3[14];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 15) * 48 + t2c_r2] = t2c_v3[15];
       __syncthreads();  // t2c_v2_s and t2c_v3_t: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
       {  // k 0 .. 31
@@ -230,50 +230,50 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
     for (int k0 = 0; k0 < K; k0 += 32) {
       // dot-f8-tensor-cores.tl:15: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
       __nv_fp8_e5m2 t2c_v2[8];
-      t2c_v2[0] = ((m0 + t2c_r2) < M && (k0 + t2c_c2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v2[1] = ((m0 + t2c_r2) < M && (k0 + t2c_c2 + 1) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v2[2] = ((m0 + t2c_r2) < M && (k0 + t2c_c2 + 2) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v2[3] = ((m0 + t2c_r2) < M && (k0 + t2c_c2 + 3) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v2[4] = ((m0 + t2c_r2) < M && (k0 + t2c_c2 + 4) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v2[5] = ((m0 + t2c_r2) < M && (k0 + t2c_c2 + 5) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v2[6] = ((m0 + t2c_r2) < M && (k0 + t2c_c2 + 6) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v2[7] = ((m0 + t2c_r2) < M && (k0 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[0] = ((m0 + t2c_r1) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[1] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 1)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[2] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[3] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 3)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[4] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 4)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[5] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 5)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[6] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 6)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v2[7] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 7)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
       t2c_ph0 ^= 1;  // t2c_v2_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v2_s[t2c_ph0 * 1536 + t2c_r2 * 48 + t2c_c2], t2c::Vec<__nv_fp8_e5m2, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+      t2c::sts_vec<8>(&t2c_v2_s[t2c_ph0 * 1536 + t2c_r1 * 48 + t2c_c1], t2c::Vec<__nv_fp8_e5m2, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
       __nv_fp8_e5m2 t2c_v3[16];
-      t2c_v3[0] = ((k0 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[1] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[2] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[3] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[4] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[5] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[6] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[7] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[8] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 8) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 8)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[9] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 9) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 9)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[10] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 10) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 10)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[11] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 11) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 11)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[12] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 12) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 12)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[13] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 13) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 13)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[14] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 14) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 14)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
-      t2c_v3[15] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 15) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 15)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[0] = ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[1] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[2] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[3] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[4] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[5] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[6] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[7] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[8] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 8) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 8)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[9] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 9) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 9)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[10] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 10) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 10)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[11] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 11) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 11)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[12] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 12) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 12)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[13] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 13) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 13)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[14] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 14) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 14)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
+      t2c_v3[15] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 15) < N ? B[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 15)] : t2c::cvt<__nv_fp8_e5m2>(0.0f));
       t2c_ph1 ^= 1;  // t2c_v3_t: this turn writes the other half
-      t2c_v3_t[t2c_ph1 * 3072 + t2c_c3 * 48 + t2c_r3] = t2c_v3[0];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 1) * 48 + t2c_r3] = t2c_v3[1];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 2) * 48 + t2c_r3] = t2c_v3[2];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 3) * 48 + t2c_r3] = t2c_v3[3];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 4) * 48 + t2c_r3] = t2c_v3[4];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 5) * 48 + t2c_r3] = t2c_v3[5];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 6) * 48 + t2c_r3] = t2c_v3[6];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 7) * 48 + t2c_r3] = t2c_v3[7];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 8) * 48 + t2c_r3] = t2c_v3[8];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 9) * 48 + t2c_r3] = t2c_v3[9];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 10) * 48 + t2c_r3] = t2c_v3[10];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 11) * 48 + t2c_r3] = t2c_v3[11];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 12) * 48 + t2c_r3] = t2c_v3[12];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 13) * 48 + t2c_r3] = t2c_v3[13];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 14) * 48 + t2c_r3] = t2c_v3[14];
-      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = t2c_v3[15];
+      t2c_v3_t[t2c_ph1 * 3072 + t2c_c2 * 48 + t2c_r2] = t2c_v3[0];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 1) * 48 + t2c_r2] = t2c_v3[1];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 2) * 48 + t2c_r2] = t2c_v3[2];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 3) * 48 + t2c_r2] = t2c_v3[3];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 4) * 48 + t2c_r2] = t2c_v3[4];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 5) * 48 + t2c_r2] = t2c_v3[5];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 6) * 48 + t2c_r2] = t2c_v3[6];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 7) * 48 + t2c_r2] = t2c_v3[7];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 8) * 48 + t2c_r2] = t2c_v3[8];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 9) * 48 + t2c_r2] = t2c_v3[9];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 10) * 48 + t2c_r2] = t2c_v3[10];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 11) * 48 + t2c_r2] = t2c_v3[11];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 12) * 48 + t2c_r2] = t2c_v3[12];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 13) * 48 + t2c_r2] = t2c_v3[13];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 14) * 48 + t2c_r2] = t2c_v3[14];
+      t2c_v3_t[t2c_ph1 * 3072 + (t2c_c2 + 15) * 48 + t2c_r2] = t2c_v3[15];
       __syncthreads();  // t2c_v2_s and t2c_v3_t: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 2 x 2, each 1 x 4 tiles of 16 x 8
       {  // k 0 .. 31

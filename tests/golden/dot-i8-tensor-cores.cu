@@ -4,11 +4,11 @@
 
 // kernel dot_i8_transposed_a (dot-i8-tensor-cores.tl:11): 128 threads
 //   layout L0: [32, 64], the mma accumulator: warps 2 x 2, each 1 x 4 tiles of 16 x 8: 16 per thread
-//   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
-//   layout L4: [32, 64], runs of 16, lanes 8 x 4, warps 4 x 1: 16 per thread
+//   layout L1: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
+//   layout L3: [32, 64], runs of 16, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   acc: registers, 16 x i32 per thread (L0)
-//   a: registers, 8 x i8 per thread (L3)
-//   b: registers, 16 x i8 per thread (L4)
+//   a: registers, 8 x i8 per thread (L1)
+//   b: registers, 16 x i8 per thread (L3)
 //   a_t: shared, i8[32, 32], 3072 bytes (transposed shared copy of a)
 //   b_t: shared, i8[32, 64], 6144 bytes (transposed shared copy of b)
 //   16-byte accesses when M % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 8-byte aligned; otherwise single elements
@@ -24,8 +24,8 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
   int t2c_ph1 = 0;  // which half of b_t this turn uses
   const int t2c_wr0 = (warp / 2) * 16, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 8 + lane / 4, t2c_c4 = (lane % 4) * 16;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 16;  // L3: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = M % 8 == 0 && t2c::aligned(A, 8) && N % 16 == 0 && t2c::aligned(B, 16) && t2c::aligned(bias, 8) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -55,8 +55,8 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
     for (int k0 = 0; k0 < K; k0 += 32) {
       // dot-i8-tensor-cores.tl:16: var a = A[k0 :+ BK, m0 :+ BM]
       signed char a[8];
-      if ((k0 + t2c_r3) < K && (m0 + t2c_c3) < M) {
-        const t2c::Vec<signed char, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3));
+      if ((k0 + t2c_r1) < K && (m0 + t2c_c1) < M) {
+        const t2c::Vec<signed char, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1));
         a[0] = t2c_w0.v[0];
         a[1] = t2c_w0.v[1];
         a[2] = t2c_w0.v[2];
@@ -76,18 +76,18 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
         a[7] = (signed char)0;
       }
       t2c_ph0 ^= 1;  // a_t: this turn writes the other half
-      a_t[t2c_ph0 * 1536 + t2c_c3 * 48 + t2c_r3] = a[0];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 1) * 48 + t2c_r3] = a[1];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 2) * 48 + t2c_r3] = a[2];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 3) * 48 + t2c_r3] = a[3];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 4) * 48 + t2c_r3] = a[4];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 5) * 48 + t2c_r3] = a[5];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 6) * 48 + t2c_r3] = a[6];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 7) * 48 + t2c_r3] = a[7];
+      a_t[t2c_ph0 * 1536 + t2c_c1 * 48 + t2c_r1] = a[0];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 1) * 48 + t2c_r1] = a[1];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 2) * 48 + t2c_r1] = a[2];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 3) * 48 + t2c_r1] = a[3];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 4) * 48 + t2c_r1] = a[4];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 5) * 48 + t2c_r1] = a[5];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 6) * 48 + t2c_r1] = a[6];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 7) * 48 + t2c_r1] = a[7];
       // dot-i8-tensor-cores.tl:17: var b = B[k0 :+ BK, n0 :+ BN]
       signed char b[16];
-      if ((k0 + t2c_r4) < K && (n0 + t2c_c4) < N) {
-        const t2c::Vec<signed char, 16> t2c_w1 = t2c::ldg_vec<16>(B + ((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4));
+      if ((k0 + t2c_r3) < K && (n0 + t2c_c3) < N) {
+        const t2c::Vec<signed char, 16> t2c_w1 = t2c::ldg_vec<16>(B + ((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3));
         b[0] = t2c_w1.v[0];
         b[1] = t2c_w1.v[1];
         b[2] = t2c_w1.v[2];
@@ -123,22 +123,22 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
         b[15] = (signed char)0;
       }
       t2c_ph1 ^= 1;  // b_t: this turn writes the other half
-      b_t[t2c_ph1 * 3072 + t2c_c4 * 48 + t2c_r4] = b[0];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 1) * 48 + t2c_r4] = b[1];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 2) * 48 + t2c_r4] = b[2];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 3) * 48 + t2c_r4] = b[3];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 4) * 48 + t2c_r4] = b[4];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 5) * 48 + t2c_r4] = b[5];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 6) * 48 + t2c_r4] = b[6];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 7) * 48 + t2c_r4] = b[7];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 8) * 48 + t2c_r4] = b[8];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 9) * 48 + t2c_r4] = b[9];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 10) * 48 + t2c_r4] = b[10];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 11) * 48 + t2c_r4] = b[11];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 12) * 48 + t2c_r4] = b[12];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 13) * 48 + t2c_r4] = b[13];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 14) * 48 + t2c_r4] = b[14];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 15) * 48 + t2c_r4] = b[15];
+      b_t[t2c_ph1 * 3072 + t2c_c3 * 48 + t2c_r3] = b[0];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 1) * 48 + t2c_r3] = b[1];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 2) * 48 + t2c_r3] = b[2];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 3) * 48 + t2c_r3] = b[3];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 4) * 48 + t2c_r3] = b[4];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 5) * 48 + t2c_r3] = b[5];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 6) * 48 + t2c_r3] = b[6];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 7) * 48 + t2c_r3] = b[7];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 8) * 48 + t2c_r3] = b[8];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 9) * 48 + t2c_r3] = b[9];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 10) * 48 + t2c_r3] = b[10];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 11) * 48 + t2c_r3] = b[11];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 12) * 48 + t2c_r3] = b[12];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 13) * 48 + t2c_r3] = b[13];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 14) * 48 + t2c_r3] = b[14];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = b[15];
       // dot-i8-tensor-cores.tl:18: acc = acc + dot(transpose(a), b)
       acc[0] = acc[0];
       acc[1] = acc[1];
@@ -242,58 +242,58 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
     for (int k0 = 0; k0 < K; k0 += 32) {
       // dot-i8-tensor-cores.tl:16: var a = A[k0 :+ BK, m0 :+ BM]
       signed char a[8];
-      a[0] = ((k0 + t2c_r3) < K && (m0 + t2c_c3) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3)] : (signed char)0);
-      a[1] = ((k0 + t2c_r3) < K && (m0 + t2c_c3 + 1) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3 + 1)] : (signed char)0);
-      a[2] = ((k0 + t2c_r3) < K && (m0 + t2c_c3 + 2) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3 + 2)] : (signed char)0);
-      a[3] = ((k0 + t2c_r3) < K && (m0 + t2c_c3 + 3) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3 + 3)] : (signed char)0);
-      a[4] = ((k0 + t2c_r3) < K && (m0 + t2c_c3 + 4) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3 + 4)] : (signed char)0);
-      a[5] = ((k0 + t2c_r3) < K && (m0 + t2c_c3 + 5) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3 + 5)] : (signed char)0);
-      a[6] = ((k0 + t2c_r3) < K && (m0 + t2c_c3 + 6) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3 + 6)] : (signed char)0);
-      a[7] = ((k0 + t2c_r3) < K && (m0 + t2c_c3 + 7) < M ? A[((long long)(k0 + t2c_r3)) * M + (m0 + t2c_c3 + 7)] : (signed char)0);
+      a[0] = ((k0 + t2c_r1) < K && (m0 + t2c_c1) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1)] : (signed char)0);
+      a[1] = ((k0 + t2c_r1) < K && (m0 + t2c_c1 + 1) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1 + 1)] : (signed char)0);
+      a[2] = ((k0 + t2c_r1) < K && (m0 + t2c_c1 + 2) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1 + 2)] : (signed char)0);
+      a[3] = ((k0 + t2c_r1) < K && (m0 + t2c_c1 + 3) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1 + 3)] : (signed char)0);
+      a[4] = ((k0 + t2c_r1) < K && (m0 + t2c_c1 + 4) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1 + 4)] : (signed char)0);
+      a[5] = ((k0 + t2c_r1) < K && (m0 + t2c_c1 + 5) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1 + 5)] : (signed char)0);
+      a[6] = ((k0 + t2c_r1) < K && (m0 + t2c_c1 + 6) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1 + 6)] : (signed char)0);
+      a[7] = ((k0 + t2c_r1) < K && (m0 + t2c_c1 + 7) < M ? A[((long long)(k0 + t2c_r1)) * M + (m0 + t2c_c1 + 7)] : (signed char)0);
       t2c_ph0 ^= 1;  // a_t: this turn writes the other half
-      a_t[t2c_ph0 * 1536 + t2c_c3 * 48 + t2c_r3] = a[0];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 1) * 48 + t2c_r3] = a[1];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 2) * 48 + t2c_r3] = a[2];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 3) * 48 + t2c_r3] = a[3];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 4) * 48 + t2c_r3] = a[4];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 5) * 48 + t2c_r3] = a[5];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 6) * 48 + t2c_r3] = a[6];
-      a_t[t2c_ph0 * 1536 + (t2c_c3 + 7) * 48 + t2c_r3] = a[7];
+      a_t[t2c_ph0 * 1536 + t2c_c1 * 48 + t2c_r1] = a[0];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 1) * 48 + t2c_r1] = a[1];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 2) * 48 + t2c_r1] = a[2];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 3) * 48 + t2c_r1] = a[3];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 4) * 48 + t2c_r1] = a[4];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 5) * 48 + t2c_r1] = a[5];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 6) * 48 + t2c_r1] = a[6];
+      a_t[t2c_ph0 * 1536 + (t2c_c1 + 7) * 48 + t2c_r1] = a[7];
       // dot-i8-tensor-cores.tl:17: var b = B[k0 :+ BK, n0 :+ BN]
       signed char b[16];
-      b[0] = ((k0 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4)] : (signed char)0);
-      b[1] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : (signed char)0);
-      b[2] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : (signed char)0);
-      b[3] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : (signed char)0);
-      b[4] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : (signed char)0);
-      b[5] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : (signed char)0);
-      b[6] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : (signed char)0);
-      b[7] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : (signed char)0);
-      b[8] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 8) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 8)] : (signed char)0);
-      b[9] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 9) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 9)] : (signed char)0);
-      b[10] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 10) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 10)] : (signed char)0);
-      b[11] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 11) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 11)] : (signed char)0);
-      b[12] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 12) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 12)] : (signed char)0);
-      b[13] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 13) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 13)] : (signed char)0);
-      b[14] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 14) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 14)] : (signed char)0);
-      b[15] = ((k0 + t2c_r4) < K && (n0 + t2c_c4 + 15) < N ? B[((long long)(k0 + t2c_r4)) * N + (n0 + t2c_c4 + 15)] : (signed char)0);
+      b[0] = ((k0 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3)] : (signed char)0);
+      b[1] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : (signed char)0);
+      b[2] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : (signed char)0);
+      b[3] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : (signed char)0);
+      b[4] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : (signed char)0);
+      b[5] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : (signed char)0);
+      b[6] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : (signed char)0);
+      b[7] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : (signed char)0);
+      b[8] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 8) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 8)] : (signed char)0);
+      b[9] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 9) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 9)] : (signed char)0);
+      b[10] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 10) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 10)] : (signed char)0);
+      b[11] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 11) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 11)] : (signed char)0);
+      b[12] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 12) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 12)] : (signed char)0);
+      b[13] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 13) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 13)] : (signed char)0);
+      b[14] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 14) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 14)] : (signed char)0);
+      b[15] = ((k0 + t2c_r3) < K && (n0 + t2c_c3 + 15) < N ? B[((long long)(k0 + t2c_r3)) * N + (n0 + t2c_c3 + 15)] : (signed char)0);
       t2c_ph1 ^= 1;  // b_t: this turn writes the other half
-      b_t[t2c_ph1 * 3072 + t2c_c4 * 48 + t2c_r4] = b[0];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 1) * 48 + t2c_r4] = b[1];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 2) * 48 + t2c_r4] = b[2];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 3) * 48 + t2c_r4] = b[3];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 4) * 48 + t2c_r4] = b[4];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 5) * 48 + t2c_r4] = b[5];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 6) * 48 + t2c_r4] = b[6];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 7) * 48 + t2c_r4] = b[7];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 8) * 48 + t2c_r4] = b[8];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 9) * 48 + t2c_r4] = b[9];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 10) * 48 + t2c_r4] = b[10];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 11) * 48 + t2c_r4] = b[11];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 12) * 48 + t2c_r4] = b[12];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 13) * 48 + t2c_r4] = b[13];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 14) * 48 + t2c_r4] = b[14];
-      b_t[t2c_ph1 * 3072 + (t2c_c4 + 15) * 48 + t2c_r4] = b[15];
+      b_t[t2c_ph1 * 3072 + t2c_c3 * 48 + t2c_r3] = b[0];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 1) * 48 + t2c_r3] = b[1];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 2) * 48 + t2c_r3] = b[2];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 3) * 48 + t2c_r3] = b[3];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 4) * 48 + t2c_r3] = b[4];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 5) * 48 + t2c_r3] = b[5];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 6) * 48 + t2c_r3] = b[6];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 7) * 48 + t2c_r3] = b[7];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 8) * 48 + t2c_r3] = b[8];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 9) * 48 + t2c_r3] = b[9];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 10) * 48 + t2c_r3] = b[10];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 11) * 48 + t2c_r3] = b[11];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 12) * 48 + t2c_r3] = b[12];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 13) * 48 + t2c_r3] = b[13];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 14) * 48 + t2c_r3] = b[14];
+      b_t[t2c_ph1 * 3072 + (t2c_c3 + 15) * 48 + t2c_r3] = b[15];
       // dot-i8-tensor-cores.tl:18: acc = acc + dot(transpose(a), b)
       acc[0] = acc[0];
       acc[1] = acc[1];

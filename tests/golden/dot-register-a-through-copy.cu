@@ -5,8 +5,8 @@
 // kernel rega_copy (dot-register-a-through-copy.tl:5): 256 threads
 //   layout L0: [16, 64], the mma accumulator: warps 1 x 8, each 1 x 1 tiles of 16 x 8: 4 per thread
 //   layout L1: [16, 16], runs of 1, lanes 2 x 16, warps 8 x 1: 1 per thread
+//   layout L2: [64, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 16 per thread
 //   layout L3: [16, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 4 per thread
-//   layout L4: [64, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 16 per thread
 //   acc: registers, 4 x f32 per thread (L0)
 //   o: registers, 4 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[16, 16], 768 bytes (shared copy of slice of A at line 6)
@@ -27,8 +27,8 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
   const int t2c_wr0 = 0, t2c_wc0 = warp * 8;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = lane % 16;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   const int t2c_r3 = warp * 2 + lane / 16, t2c_c3 = (lane % 16) * 4;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 4 + lane / 8, t2c_c4 = (lane % 8) * 8;  // L4: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(B, 8) && t2c::aligned(V, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
@@ -72,7 +72,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[0], t2c_v5[1]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[2], t2c_v5[3]}});
     __half t2c_v6[16];
-    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(V + t2c_r4 * 64 + t2c_c4);
+    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(V + t2c_r2 * 64 + t2c_c2);
     t2c_v6[0] = t2c_w1.v[0];
     t2c_v6[1] = t2c_w1.v[1];
     t2c_v6[2] = t2c_w1.v[2];
@@ -81,7 +81,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c_v6[5] = t2c_w1.v[5];
     t2c_v6[6] = t2c_w1.v[6];
     t2c_v6[7] = t2c_w1.v[7];
-    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(V + (t2c_r4 + 32) * 64 + t2c_c4);
+    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(V + (t2c_r2 + 32) * 64 + t2c_c2);
     t2c_v6[8] = t2c_w2.v[0];
     t2c_v6[9] = t2c_w2.v[1];
     t2c_v6[10] = t2c_w2.v[2];
@@ -90,8 +90,8 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c_v6[13] = t2c_w2.v[5];
     t2c_v6[14] = t2c_w2.v[6];
     t2c_v6[15] = t2c_w2.v[7];
-    t2c::sts_vec<8>(&t2c_v6_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
-    t2c::sts_vec<8>(&t2c_v6_s[(t2c_r4 + 32) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
+    t2c::sts_vec<8>(&t2c_v6_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
+    t2c::sts_vec<8>(&t2c_v6_s[(t2c_r2 + 32) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     #pragma unroll
@@ -145,24 +145,24 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
     t2c::sts_vec<2>(&t2c_v5_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[0], t2c_v5[1]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v5[2], t2c_v5[3]}});
     __half t2c_v6[16];
-    t2c_v6[0] = V[t2c_r4 * 64 + t2c_c4];
-    t2c_v6[1] = V[t2c_r4 * 64 + (t2c_c4 + 1)];
-    t2c_v6[2] = V[t2c_r4 * 64 + (t2c_c4 + 2)];
-    t2c_v6[3] = V[t2c_r4 * 64 + (t2c_c4 + 3)];
-    t2c_v6[4] = V[t2c_r4 * 64 + (t2c_c4 + 4)];
-    t2c_v6[5] = V[t2c_r4 * 64 + (t2c_c4 + 5)];
-    t2c_v6[6] = V[t2c_r4 * 64 + (t2c_c4 + 6)];
-    t2c_v6[7] = V[t2c_r4 * 64 + (t2c_c4 + 7)];
-    t2c_v6[8] = V[(t2c_r4 + 32) * 64 + t2c_c4];
-    t2c_v6[9] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 1)];
-    t2c_v6[10] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 2)];
-    t2c_v6[11] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 3)];
-    t2c_v6[12] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 4)];
-    t2c_v6[13] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 5)];
-    t2c_v6[14] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 6)];
-    t2c_v6[15] = V[(t2c_r4 + 32) * 64 + (t2c_c4 + 7)];
-    t2c::sts_vec<8>(&t2c_v6_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
-    t2c::sts_vec<8>(&t2c_v6_s[(t2c_r4 + 32) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
+    t2c_v6[0] = V[t2c_r2 * 64 + t2c_c2];
+    t2c_v6[1] = V[t2c_r2 * 64 + (t2c_c2 + 1)];
+    t2c_v6[2] = V[t2c_r2 * 64 + (t2c_c2 + 2)];
+    t2c_v6[3] = V[t2c_r2 * 64 + (t2c_c2 + 3)];
+    t2c_v6[4] = V[t2c_r2 * 64 + (t2c_c2 + 4)];
+    t2c_v6[5] = V[t2c_r2 * 64 + (t2c_c2 + 5)];
+    t2c_v6[6] = V[t2c_r2 * 64 + (t2c_c2 + 6)];
+    t2c_v6[7] = V[t2c_r2 * 64 + (t2c_c2 + 7)];
+    t2c_v6[8] = V[(t2c_r2 + 32) * 64 + t2c_c2];
+    t2c_v6[9] = V[(t2c_r2 + 32) * 64 + (t2c_c2 + 1)];
+    t2c_v6[10] = V[(t2c_r2 + 32) * 64 + (t2c_c2 + 2)];
+    t2c_v6[11] = V[(t2c_r2 + 32) * 64 + (t2c_c2 + 3)];
+    t2c_v6[12] = V[(t2c_r2 + 32) * 64 + (t2c_c2 + 4)];
+    t2c_v6[13] = V[(t2c_r2 + 32) * 64 + (t2c_c2 + 5)];
+    t2c_v6[14] = V[(t2c_r2 + 32) * 64 + (t2c_c2 + 6)];
+    t2c_v6[15] = V[(t2c_r2 + 32) * 64 + (t2c_c2 + 7)];
+    t2c::sts_vec<8>(&t2c_v6_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
+    t2c::sts_vec<8>(&t2c_v6_s[(t2c_r2 + 32) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 8, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 8, each 1 x 1 tiles of 16 x 8
     #pragma unroll
@@ -188,10 +188,9 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
 
 // kernel rega_big (dot-register-a-through-copy.tl:15): 64 threads
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 1, each 2 x 8 tiles of 16 x 8: 64 per thread
-//   layout L3: [64, 256], runs of 4, lanes 1 x 32, warps 2 x 1: 256 per thread
-//   layout L4: [64, 16], runs of 8, lanes 16 x 2, warps 2 x 1: 16 per thread
-//   layout L5: [16, 64], runs of 8, lanes 4 x 8, warps 2 x 1: 16 per thread
-//   layout L6: [64, 256], runs of 8, lanes 1 x 32, warps 2 x 1: 256 per thread
+//   layout L1: [64, 16], runs of 8, lanes 16 x 2, warps 2 x 1: 16 per thread
+//   layout L2: [16, 64], runs of 8, lanes 4 x 8, warps 2 x 1: 16 per thread
+//   layout L3: [64, 256], runs of 8, lanes 1 x 32, warps 2 x 1: 256 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   o: shared, in o_s, too large for registers (L3, 256 x f32 per thread)
 //   t2c_v2_s: shared, f16[64, 16], 3072 bytes (shared copy of slice of A at line 16)
@@ -214,17 +213,16 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 32, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp, t2c_c3 = lane * 4;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 16 + lane / 2, t2c_c4 = (lane % 2) * 8;  // L4: this thread's first row and column
-  const int t2c_r5 = warp * 4 + lane / 8, t2c_c5 = (lane % 8) * 8;  // L5: this thread's first row and column
-  const int t2c_r6 = warp, t2c_c6 = lane * 8;  // L6: this thread's first row and column
+  const int t2c_r1 = warp * 16 + lane / 2, t2c_c1 = (lane % 2) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
+  const int t2c_r3 = warp, t2c_c3 = lane * 8;  // L3: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // dot-register-a-through-copy.tl:16: var acc: tile<f32>[64, 64] = dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
     float acc[64];
     __half t2c_v2[16];
-    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r4 * 16 + t2c_c4);
+    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r1 * 16 + t2c_c1);
     t2c_v2[0] = t2c_w0.v[0];
     t2c_v2[1] = t2c_w0.v[1];
     t2c_v2[2] = t2c_w0.v[2];
@@ -233,7 +231,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c_v2[5] = t2c_w0.v[5];
     t2c_v2[6] = t2c_w0.v[6];
     t2c_v2[7] = t2c_w0.v[7];
-    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + (t2c_r4 + 32) * 16 + t2c_c4);
+    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + (t2c_r1 + 32) * 16 + t2c_c1);
     t2c_v2[8] = t2c_w1.v[0];
     t2c_v2[9] = t2c_w1.v[1];
     t2c_v2[10] = t2c_w1.v[2];
@@ -242,10 +240,10 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c_v2[13] = t2c_w1.v[5];
     t2c_v2[14] = t2c_w1.v[6];
     t2c_v2[15] = t2c_w1.v[7];
-    t2c::sts_vec<8>(&t2c_v2_s[t2c_r4 * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
-    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r4 + 32) * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    t2c::sts_vec<8>(&t2c_v2_s[t2c_r1 * 24 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r1 + 32) * 24 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
     __half t2c_v3[16];
-    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(B + t2c_r5 * 64 + t2c_c5);
+    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(B + t2c_r2 * 64 + t2c_c2);
     t2c_v3[0] = t2c_w2.v[0];
     t2c_v3[1] = t2c_w2.v[1];
     t2c_v3[2] = t2c_w2.v[2];
@@ -254,7 +252,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c_v3[5] = t2c_w2.v[5];
     t2c_v3[6] = t2c_w2.v[6];
     t2c_v3[7] = t2c_w2.v[7];
-    const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(B + (t2c_r5 + 8) * 64 + t2c_c5);
+    const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(B + (t2c_r2 + 8) * 64 + t2c_c2);
     t2c_v3[8] = t2c_w3.v[0];
     t2c_v3[9] = t2c_w3.v[1];
     t2c_v3[10] = t2c_w3.v[2];
@@ -263,8 +261,8 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c_v3[13] = t2c_w3.v[5];
     t2c_v3[14] = t2c_w3.v[6];
     t2c_v3[15] = t2c_w3.v[7];
-    t2c::sts_vec<8>(&t2c_v3_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
+    t2c::sts_vec<8>(&t2c_v3_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r2 + 8) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 16, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;
@@ -371,10 +369,10 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 1] = 0.5f;
       o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 2] = 0.5f;
       o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 3] = 0.5f;
-      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 128] = 0.5f;
-      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 129] = 0.5f;
-      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 130] = 0.5f;
-      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 131] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 4] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 5] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 6] = 0.5f;
+      o_s[(t2c_r3 + t2c_i4 * 2) * 257 + t2c_c3 + 7] = 0.5f;
     }
     // dot-register-a-through-copy.tl:18: o += dot(f16(acc), V[0 :+ 64, 0 :+ 256])
     __half t2c_v5[64];
@@ -475,15 +473,15 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[60], t2c_v5[61]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[62], t2c_v5[63]}});
     for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
-      const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(V + (t2c_r6 + t2c_i5 * 2) * 256 + t2c_c6);
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6] = t2c_w6.v[0];
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 1] = t2c_w6.v[1];
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 2] = t2c_w6.v[2];
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 3] = t2c_w6.v[3];
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 4] = t2c_w6.v[4];
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 5] = t2c_w6.v[5];
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 6] = t2c_w6.v[6];
-      t2c_v6_s[(t2c_r6 + t2c_i5 * 2) * 264 + t2c_c6 + 7] = t2c_w6.v[7];
+      const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(V + (t2c_r3 + t2c_i5 * 2) * 256 + t2c_c3);
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3] = t2c_w6.v[0];
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 1] = t2c_w6.v[1];
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 2] = t2c_w6.v[2];
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 3] = t2c_w6.v[3];
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 4] = t2c_w6.v[4];
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 5] = t2c_w6.v[5];
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 6] = t2c_w6.v[6];
+      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 7] = t2c_w6.v[7];
     }
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 18, read here by other threads
     // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
@@ -494,109 +492,105 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c_d8[1] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 1];
       t2c_d8[2] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 2];
       t2c_d8[3] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 3];
-      t2c_d8[4] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 128];
-      t2c_d8[5] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 129];
-      t2c_d8[6] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 130];
-      t2c_d8[7] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 131];
+      t2c_d8[4] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 4];
+      t2c_d8[5] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 5];
+      t2c_d8[6] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 6];
+      t2c_d8[7] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 7];
       #pragma unroll
       for (int t2c_k9 = 0; t2c_k9 < 64; t2c_k9 += 4) {
         const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i7 * 2) * 72 + t2c_k9]);
-        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k9 * 264 + t2c_c3]);
+        const t2c::Vec<__half, 8> t2c_b0_0 = t2c::lds_vec<8>(&t2c_v6_s[t2c_k9 * 264 + t2c_c3]);
         t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
         t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
         t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
         t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k9 * 264 + t2c_c3 + 128]);
-        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
-        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
-        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
-        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 1) * 264 + t2c_c3]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[4]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[5]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[6]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[7]);
+        const t2c::Vec<__half, 8> t2c_b0_1 = t2c::lds_vec<8>(&t2c_v6_s[(t2c_k9 + 1) * 264 + t2c_c3]);
         t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
         t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
         t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
         t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 1) * 264 + t2c_c3 + 128]);
-        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
-        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
-        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
-        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 2) * 264 + t2c_c3]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[4]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[5]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[6]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[7]);
+        const t2c::Vec<__half, 8> t2c_b0_2 = t2c::lds_vec<8>(&t2c_v6_s[(t2c_k9 + 2) * 264 + t2c_c3]);
         t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
         t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
         t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
         t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 2) * 264 + t2c_c3 + 128]);
-        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
-        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
-        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
-        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 3) * 264 + t2c_c3]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[4]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[5]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[6]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[7]);
+        const t2c::Vec<__half, 8> t2c_b0_3 = t2c::lds_vec<8>(&t2c_v6_s[(t2c_k9 + 3) * 264 + t2c_c3]);
         t2c_d8[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
         t2c_d8[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
         t2c_d8[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
         t2c_d8[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k9 + 3) * 264 + t2c_c3 + 128]);
-        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
-        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
-        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
-        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
+        t2c_d8[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[4]);
+        t2c_d8[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[5]);
+        t2c_d8[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[6]);
+        t2c_d8[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[7]);
       }
       o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3] = t2c_d8[0];
       o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 1] = t2c_d8[1];
       o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 2] = t2c_d8[2];
       o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 3] = t2c_d8[3];
-      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 128] = t2c_d8[4];
-      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 129] = t2c_d8[5];
-      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 130] = t2c_d8[6];
-      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 131] = t2c_d8[7];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 4] = t2c_d8[4];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 5] = t2c_d8[5];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 6] = t2c_d8[6];
+      o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 7] = t2c_d8[7];
     }
     // dot-register-a-through-copy.tl:19: O[0 :+ 64, 0 :+ 256] = o
     for (int t2c_i10 = 0; t2c_i10 < 32; t2c_i10++) {
       t2c::stg_vec<4>(O + (t2c_r3 + t2c_i10 * 2) * 256 + t2c_c3, t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 1], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 2], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 3]}});
-      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i10 * 2) * 256 + (t2c_c3 + 128), t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 128], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 129], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 130], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 131]}});
+      t2c::stg_vec<4>(O + (t2c_r3 + t2c_i10 * 2) * 256 + (t2c_c3 + 4), t2c::Vec<float, 4>{{o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 4], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 5], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 6], o_s[(t2c_r3 + t2c_i10 * 2) * 257 + t2c_c3 + 7]}});
     }
   } else {
     // dot-register-a-through-copy.tl:16: var acc: tile<f32>[64, 64] = dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
     float acc[64];
     __half t2c_v2[16];
-    t2c_v2[0] = A[t2c_r4 * 16 + t2c_c4];
-    t2c_v2[1] = A[t2c_r4 * 16 + (t2c_c4 + 1)];
-    t2c_v2[2] = A[t2c_r4 * 16 + (t2c_c4 + 2)];
-    t2c_v2[3] = A[t2c_r4 * 16 + (t2c_c4 + 3)];
-    t2c_v2[4] = A[t2c_r4 * 16 + (t2c_c4 + 4)];
-    t2c_v2[5] = A[t2c_r4 * 16 + (t2c_c4 + 5)];
-    t2c_v2[6] = A[t2c_r4 * 16 + (t2c_c4 + 6)];
-    t2c_v2[7] = A[t2c_r4 * 16 + (t2c_c4 + 7)];
-    t2c_v2[8] = A[(t2c_r4 + 32) * 16 + t2c_c4];
-    t2c_v2[9] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 1)];
-    t2c_v2[10] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 2)];
-    t2c_v2[11] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 3)];
-    t2c_v2[12] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 4)];
-    t2c_v2[13] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 5)];
-    t2c_v2[14] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 6)];
-    t2c_v2[15] = A[(t2c_r4 + 32) * 16 + (t2c_c4 + 7)];
-    t2c::sts_vec<8>(&t2c_v2_s[t2c_r4 * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
-    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r4 + 32) * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    t2c_v2[0] = A[t2c_r1 * 16 + t2c_c1];
+    t2c_v2[1] = A[t2c_r1 * 16 + (t2c_c1 + 1)];
+    t2c_v2[2] = A[t2c_r1 * 16 + (t2c_c1 + 2)];
+    t2c_v2[3] = A[t2c_r1 * 16 + (t2c_c1 + 3)];
+    t2c_v2[4] = A[t2c_r1 * 16 + (t2c_c1 + 4)];
+    t2c_v2[5] = A[t2c_r1 * 16 + (t2c_c1 + 5)];
+    t2c_v2[6] = A[t2c_r1 * 16 + (t2c_c1 + 6)];
+    t2c_v2[7] = A[t2c_r1 * 16 + (t2c_c1 + 7)];
+    t2c_v2[8] = A[(t2c_r1 + 32) * 16 + t2c_c1];
+    t2c_v2[9] = A[(t2c_r1 + 32) * 16 + (t2c_c1 + 1)];
+    t2c_v2[10] = A[(t2c_r1 + 32) * 16 + (t2c_c1 + 2)];
+    t2c_v2[11] = A[(t2c_r1 + 32) * 16 + (t2c_c1 + 3)];
+    t2c_v2[12] = A[(t2c_r1 + 32) * 16 + (t2c_c1 + 4)];
+    t2c_v2[13] = A[(t2c_r1 + 32) * 16 + (t2c_c1 + 5)];
+    t2c_v2[14] = A[(t2c_r1 + 32) * 16 + (t2c_c1 + 6)];
+    t2c_v2[15] = A[(t2c_r1 + 32) * 16 + (t2c_c1 + 7)];
+    t2c::sts_vec<8>(&t2c_v2_s[t2c_r1 * 24 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r1 + 32) * 24 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
     __half t2c_v3[16];
-    t2c_v3[0] = B[t2c_r5 * 64 + t2c_c5];
-    t2c_v3[1] = B[t2c_r5 * 64 + (t2c_c5 + 1)];
-    t2c_v3[2] = B[t2c_r5 * 64 + (t2c_c5 + 2)];
-    t2c_v3[3] = B[t2c_r5 * 64 + (t2c_c5 + 3)];
-    t2c_v3[4] = B[t2c_r5 * 64 + (t2c_c5 + 4)];
-    t2c_v3[5] = B[t2c_r5 * 64 + (t2c_c5 + 5)];
-    t2c_v3[6] = B[t2c_r5 * 64 + (t2c_c5 + 6)];
-    t2c_v3[7] = B[t2c_r5 * 64 + (t2c_c5 + 7)];
-    t2c_v3[8] = B[(t2c_r5 + 8) * 64 + t2c_c5];
-    t2c_v3[9] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 1)];
-    t2c_v3[10] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 2)];
-    t2c_v3[11] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 3)];
-    t2c_v3[12] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 4)];
-    t2c_v3[13] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 5)];
-    t2c_v3[14] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 6)];
-    t2c_v3[15] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 7)];
-    t2c::sts_vec<8>(&t2c_v3_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
+    t2c_v3[0] = B[t2c_r2 * 64 + t2c_c2];
+    t2c_v3[1] = B[t2c_r2 * 64 + (t2c_c2 + 1)];
+    t2c_v3[2] = B[t2c_r2 * 64 + (t2c_c2 + 2)];
+    t2c_v3[3] = B[t2c_r2 * 64 + (t2c_c2 + 3)];
+    t2c_v3[4] = B[t2c_r2 * 64 + (t2c_c2 + 4)];
+    t2c_v3[5] = B[t2c_r2 * 64 + (t2c_c2 + 5)];
+    t2c_v3[6] = B[t2c_r2 * 64 + (t2c_c2 + 6)];
+    t2c_v3[7] = B[t2c_r2 * 64 + (t2c_c2 + 7)];
+    t2c_v3[8] = B[(t2c_r2 + 8) * 64 + t2c_c2];
+    t2c_v3[9] = B[(t2c_r2 + 8) * 64 + (t2c_c2 + 1)];
+    t2c_v3[10] = B[(t2c_r2 + 8) * 64 + (t2c_c2 + 2)];
+    t2c_v3[11] = B[(t2c_r2 + 8) * 64 + (t2c_c2 + 3)];
+    t2c_v3[12] = B[(t2c_r2 + 8) * 64 + (t2c_c2 + 4)];
+    t2c_v3[13] = B[(t2c_r2 + 8) * 64 + (t2c_c2 + 5)];
+    t2c_v3[14] = B[(t2c_r2 + 8) * 64 + (t2c_c2 + 6)];
+    t2c_v3[15] = B[(t2c_r2 + 8) * 64 + (t2c_c2 + 7)];
+    t2c::sts_vec<8>(&t2c_v3_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r2 + 8) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 16, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;
@@ -703,10 +697,10 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 1] = 0.5f;
       o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 2] = 0.5f;
       o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 3] = 0.5f;
-      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 128] = 0.5f;
-      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 129] = 0.5f;
-      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 130] = 0.5f;
-      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 131] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 4] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 5] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 6] = 0.5f;
+      o_s[(t2c_r3 + t2c_i11 * 2) * 257 + t2c_c3 + 7] = 0.5f;
     }
     // dot-register-a-through-copy.tl:18: o += dot(f16(acc), V[0 :+ 64, 0 :+ 256])
     __half t2c_v5[64];
@@ -807,14 +801,14 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_v5[60], t2c_v5[61]}});
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[62], t2c_v5[63]}});
     for (int t2c_i12 = 0; t2c_i12 < 32; t2c_i12++) {
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6] = V[(t2c_r6 + t2c_i12 * 2) * 256 + t2c_c6];
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 1] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 1)];
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 2] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 2)];
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 3] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 3)];
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 4] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 4)];
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 5] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 5)];
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 6] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 6)];
-      t2c_v6_s[(t2c_r6 + t2c_i12 * 2) * 264 + t2c_c6 + 7] = V[(t2c_r6 + t2c_i12 * 2) * 256 + (t2c_c6 + 7)];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3] = V[(t2c_r3 + t2c_i12 * 2) * 256 + t2c_c3];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3 + 1] = V[(t2c_r3 + t2c_i12 * 2) * 256 + (t2c_c3 + 1)];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3 + 2] = V[(t2c_r3 + t2c_i12 * 2) * 256 + (t2c_c3 + 2)];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3 + 3] = V[(t2c_r3 + t2c_i12 * 2) * 256 + (t2c_c3 + 3)];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3 + 4] = V[(t2c_r3 + t2c_i12 * 2) * 256 + (t2c_c3 + 4)];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3 + 5] = V[(t2c_r3 + t2c_i12 * 2) * 256 + (t2c_c3 + 5)];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3 + 6] = V[(t2c_r3 + t2c_i12 * 2) * 256 + (t2c_c3 + 6)];
+      t2c_v6_s[(t2c_r3 + t2c_i12 * 2) * 264 + t2c_c3 + 7] = V[(t2c_r3 + t2c_i12 * 2) * 256 + (t2c_c3 + 7)];
     }
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 18, read here by other threads
     // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time
@@ -825,62 +819,58 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c_d14[1] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 1];
       t2c_d14[2] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 2];
       t2c_d14[3] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 3];
-      t2c_d14[4] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 128];
-      t2c_d14[5] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 129];
-      t2c_d14[6] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 130];
-      t2c_d14[7] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 131];
+      t2c_d14[4] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 4];
+      t2c_d14[5] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 5];
+      t2c_d14[6] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 6];
+      t2c_d14[7] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 7];
       #pragma unroll
       for (int t2c_k15 = 0; t2c_k15 < 64; t2c_k15 += 4) {
         const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i13 * 2) * 72 + t2c_k15]);
-        const t2c::Vec<__half, 4> t2c_b0_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k15 * 264 + t2c_c3]);
+        const t2c::Vec<__half, 8> t2c_b0_0 = t2c::lds_vec<8>(&t2c_v6_s[t2c_k15 * 264 + t2c_c3]);
         t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[0]);
         t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[1]);
         t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[2]);
         t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_0 = t2c::lds_vec<4>(&t2c_v6_s[t2c_k15 * 264 + t2c_c3 + 128]);
-        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[0]);
-        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[1]);
-        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[2]);
-        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b1_0.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 1) * 264 + t2c_c3]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[4]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[5]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[6]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[0]) * t2c::cvt<float>(t2c_b0_0.v[7]);
+        const t2c::Vec<__half, 8> t2c_b0_1 = t2c::lds_vec<8>(&t2c_v6_s[(t2c_k15 + 1) * 264 + t2c_c3]);
         t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[0]);
         t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[1]);
         t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[2]);
         t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_1 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 1) * 264 + t2c_c3 + 128]);
-        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[0]);
-        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[1]);
-        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[2]);
-        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b1_1.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 2) * 264 + t2c_c3]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[4]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[5]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[6]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[1]) * t2c::cvt<float>(t2c_b0_1.v[7]);
+        const t2c::Vec<__half, 8> t2c_b0_2 = t2c::lds_vec<8>(&t2c_v6_s[(t2c_k15 + 2) * 264 + t2c_c3]);
         t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[0]);
         t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[1]);
         t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[2]);
         t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_2 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 2) * 264 + t2c_c3 + 128]);
-        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[0]);
-        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[1]);
-        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[2]);
-        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b1_2.v[3]);
-        const t2c::Vec<__half, 4> t2c_b0_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 3) * 264 + t2c_c3]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[4]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[5]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[6]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[2]) * t2c::cvt<float>(t2c_b0_2.v[7]);
+        const t2c::Vec<__half, 8> t2c_b0_3 = t2c::lds_vec<8>(&t2c_v6_s[(t2c_k15 + 3) * 264 + t2c_c3]);
         t2c_d14[0] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[0]);
         t2c_d14[1] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[1]);
         t2c_d14[2] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[2]);
         t2c_d14[3] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[3]);
-        const t2c::Vec<__half, 4> t2c_b1_3 = t2c::lds_vec<4>(&t2c_v6_s[(t2c_k15 + 3) * 264 + t2c_c3 + 128]);
-        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[0]);
-        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[1]);
-        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[2]);
-        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b1_3.v[3]);
+        t2c_d14[4] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[4]);
+        t2c_d14[5] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[5]);
+        t2c_d14[6] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[6]);
+        t2c_d14[7] += t2c::cvt<float>(t2c_a0.v[3]) * t2c::cvt<float>(t2c_b0_3.v[7]);
       }
       o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3] = t2c_d14[0];
       o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 1] = t2c_d14[1];
       o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 2] = t2c_d14[2];
       o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 3] = t2c_d14[3];
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 128] = t2c_d14[4];
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 129] = t2c_d14[5];
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 130] = t2c_d14[6];
-      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 131] = t2c_d14[7];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 4] = t2c_d14[4];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 5] = t2c_d14[5];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 6] = t2c_d14[6];
+      o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 7] = t2c_d14[7];
     }
     // dot-register-a-through-copy.tl:19: O[0 :+ 64, 0 :+ 256] = o
     for (int t2c_i16 = 0; t2c_i16 < 32; t2c_i16++) {
@@ -888,10 +878,10 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 1)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 1];
       O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 2)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 2];
       O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 3)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 3];
-      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 128)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 128];
-      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 129)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 129];
-      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 130)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 130];
-      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 131)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 131];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 4)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 4];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 5)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 5];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 6)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 6];
+      O[(t2c_r3 + t2c_i16 * 2) * 256 + (t2c_c3 + 7)] = o_s[(t2c_r3 + t2c_i16 * 2) * 257 + t2c_c3 + 7];
     }
   }
 }

@@ -3,10 +3,10 @@
 
 
 // kernel scores (dot-vector-transposed.tl:7): 128 threads
-//   layout L0: [64, 128], runs of 4, lanes 1 x 32, warps 4 x 1: 64 per thread
-//   layout L2: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
+//   layout L0: [64, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 64 per thread
+//   layout L2: [1, 64], runs of 8, lanes 4 x 8, warps 1 x 4: 8 per thread
 //   t2c_v3_s: shared, f32[64, 1], 256 bytes (shared copy of rowsum at line 9)
-//   16-byte accesses when K % 4 == 0, KT is 8-byte aligned, Q is 8-byte aligned, N % 4 == 0, S is 16-byte aligned; otherwise single elements
+//   16-byte accesses when K % 8 == 0, KT is 16-byte aligned, Q is 16-byte aligned, N % 4 == 0, S is 16-byte aligned; otherwise single elements
 //   shared memory: 256 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 scores(const __half *__restrict__ Q, const __half *__restrict__ KT, float *__restrict__ S, int K, int N)
@@ -14,324 +14,289 @@ scores(const __half *__restrict__ Q, const __half *__restrict__ KT, float *__res
   __shared__ __align__(16) float t2c_v3_s[64];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp, t2c_c0 = lane * 4;  // L0: this thread's first row and column
-  const int t2c_r2 = lane / 16, t2c_c2 = (warp * 16 + lane % 16) * 4;  // L2: this thread's first row and column
+  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 8;  // L0: this thread's first row and column
+  const int t2c_r2 = lane / 8, t2c_c2 = (warp * 8 + lane % 8) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = K % 4 == 0 && t2c::aligned(KT, 8) && t2c::aligned(Q, 8) && N % 4 == 0 && t2c::aligned(S, 16);
+  const bool t2c_fast = K % 8 == 0 && t2c::aligned(KT, 16) && t2c::aligned(Q, 16) && N % 4 == 0 && t2c::aligned(S, 16);
   if (t2c_fast) {
     // dot-vector-transposed.tl:8: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
     // dot-vector-transposed.tl:9: S[0 :+ 1, n0 :+ 64] = dot(Q[0 :+ 1, 0 :+ 128], transpose(KT[n0 :+ 64, 0 :+ 128]))
     __half t2c_v1[64];
     if ((n0 + t2c_r0) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w0 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0)) * K + t2c_c0);
+      const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0)) * K + t2c_c0);
       t2c_v1[0] = t2c_w0.v[0];
       t2c_v1[1] = t2c_w0.v[1];
       t2c_v1[2] = t2c_w0.v[2];
       t2c_v1[3] = t2c_w0.v[3];
+      t2c_v1[4] = t2c_w0.v[4];
+      t2c_v1[5] = t2c_w0.v[5];
+      t2c_v1[6] = t2c_w0.v[6];
+      t2c_v1[7] = t2c_w0.v[7];
     } else {
       t2c_v1[0] = t2c::cvt<__half>(0.0f);
       t2c_v1[1] = t2c::cvt<__half>(0.0f);
       t2c_v1[2] = t2c::cvt<__half>(0.0f);
       t2c_v1[3] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 4) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w1 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 4)) * K + t2c_c0);
-      t2c_v1[4] = t2c_w1.v[0];
-      t2c_v1[5] = t2c_w1.v[1];
-      t2c_v1[6] = t2c_w1.v[2];
-      t2c_v1[7] = t2c_w1.v[3];
-    } else {
       t2c_v1[4] = t2c::cvt<__half>(0.0f);
       t2c_v1[5] = t2c::cvt<__half>(0.0f);
       t2c_v1[6] = t2c::cvt<__half>(0.0f);
       t2c_v1[7] = t2c::cvt<__half>(0.0f);
     }
     if ((n0 + t2c_r0 + 8) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w2 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 8)) * K + t2c_c0);
-      t2c_v1[8] = t2c_w2.v[0];
-      t2c_v1[9] = t2c_w2.v[1];
-      t2c_v1[10] = t2c_w2.v[2];
-      t2c_v1[11] = t2c_w2.v[3];
+      const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0 + 8)) * K + t2c_c0);
+      t2c_v1[8] = t2c_w1.v[0];
+      t2c_v1[9] = t2c_w1.v[1];
+      t2c_v1[10] = t2c_w1.v[2];
+      t2c_v1[11] = t2c_w1.v[3];
+      t2c_v1[12] = t2c_w1.v[4];
+      t2c_v1[13] = t2c_w1.v[5];
+      t2c_v1[14] = t2c_w1.v[6];
+      t2c_v1[15] = t2c_w1.v[7];
     } else {
       t2c_v1[8] = t2c::cvt<__half>(0.0f);
       t2c_v1[9] = t2c::cvt<__half>(0.0f);
       t2c_v1[10] = t2c::cvt<__half>(0.0f);
       t2c_v1[11] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 12) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w3 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 12)) * K + t2c_c0);
-      t2c_v1[12] = t2c_w3.v[0];
-      t2c_v1[13] = t2c_w3.v[1];
-      t2c_v1[14] = t2c_w3.v[2];
-      t2c_v1[15] = t2c_w3.v[3];
-    } else {
       t2c_v1[12] = t2c::cvt<__half>(0.0f);
       t2c_v1[13] = t2c::cvt<__half>(0.0f);
       t2c_v1[14] = t2c::cvt<__half>(0.0f);
       t2c_v1[15] = t2c::cvt<__half>(0.0f);
     }
     if ((n0 + t2c_r0 + 16) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w4 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 16)) * K + t2c_c0);
-      t2c_v1[16] = t2c_w4.v[0];
-      t2c_v1[17] = t2c_w4.v[1];
-      t2c_v1[18] = t2c_w4.v[2];
-      t2c_v1[19] = t2c_w4.v[3];
+      const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0 + 16)) * K + t2c_c0);
+      t2c_v1[16] = t2c_w2.v[0];
+      t2c_v1[17] = t2c_w2.v[1];
+      t2c_v1[18] = t2c_w2.v[2];
+      t2c_v1[19] = t2c_w2.v[3];
+      t2c_v1[20] = t2c_w2.v[4];
+      t2c_v1[21] = t2c_w2.v[5];
+      t2c_v1[22] = t2c_w2.v[6];
+      t2c_v1[23] = t2c_w2.v[7];
     } else {
       t2c_v1[16] = t2c::cvt<__half>(0.0f);
       t2c_v1[17] = t2c::cvt<__half>(0.0f);
       t2c_v1[18] = t2c::cvt<__half>(0.0f);
       t2c_v1[19] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 20) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w5 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 20)) * K + t2c_c0);
-      t2c_v1[20] = t2c_w5.v[0];
-      t2c_v1[21] = t2c_w5.v[1];
-      t2c_v1[22] = t2c_w5.v[2];
-      t2c_v1[23] = t2c_w5.v[3];
-    } else {
       t2c_v1[20] = t2c::cvt<__half>(0.0f);
       t2c_v1[21] = t2c::cvt<__half>(0.0f);
       t2c_v1[22] = t2c::cvt<__half>(0.0f);
       t2c_v1[23] = t2c::cvt<__half>(0.0f);
     }
     if ((n0 + t2c_r0 + 24) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w6 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 24)) * K + t2c_c0);
-      t2c_v1[24] = t2c_w6.v[0];
-      t2c_v1[25] = t2c_w6.v[1];
-      t2c_v1[26] = t2c_w6.v[2];
-      t2c_v1[27] = t2c_w6.v[3];
+      const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0 + 24)) * K + t2c_c0);
+      t2c_v1[24] = t2c_w3.v[0];
+      t2c_v1[25] = t2c_w3.v[1];
+      t2c_v1[26] = t2c_w3.v[2];
+      t2c_v1[27] = t2c_w3.v[3];
+      t2c_v1[28] = t2c_w3.v[4];
+      t2c_v1[29] = t2c_w3.v[5];
+      t2c_v1[30] = t2c_w3.v[6];
+      t2c_v1[31] = t2c_w3.v[7];
     } else {
       t2c_v1[24] = t2c::cvt<__half>(0.0f);
       t2c_v1[25] = t2c::cvt<__half>(0.0f);
       t2c_v1[26] = t2c::cvt<__half>(0.0f);
       t2c_v1[27] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 28) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w7 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 28)) * K + t2c_c0);
-      t2c_v1[28] = t2c_w7.v[0];
-      t2c_v1[29] = t2c_w7.v[1];
-      t2c_v1[30] = t2c_w7.v[2];
-      t2c_v1[31] = t2c_w7.v[3];
-    } else {
       t2c_v1[28] = t2c::cvt<__half>(0.0f);
       t2c_v1[29] = t2c::cvt<__half>(0.0f);
       t2c_v1[30] = t2c::cvt<__half>(0.0f);
       t2c_v1[31] = t2c::cvt<__half>(0.0f);
     }
     if ((n0 + t2c_r0 + 32) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w8 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 32)) * K + t2c_c0);
-      t2c_v1[32] = t2c_w8.v[0];
-      t2c_v1[33] = t2c_w8.v[1];
-      t2c_v1[34] = t2c_w8.v[2];
-      t2c_v1[35] = t2c_w8.v[3];
+      const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0 + 32)) * K + t2c_c0);
+      t2c_v1[32] = t2c_w4.v[0];
+      t2c_v1[33] = t2c_w4.v[1];
+      t2c_v1[34] = t2c_w4.v[2];
+      t2c_v1[35] = t2c_w4.v[3];
+      t2c_v1[36] = t2c_w4.v[4];
+      t2c_v1[37] = t2c_w4.v[5];
+      t2c_v1[38] = t2c_w4.v[6];
+      t2c_v1[39] = t2c_w4.v[7];
     } else {
       t2c_v1[32] = t2c::cvt<__half>(0.0f);
       t2c_v1[33] = t2c::cvt<__half>(0.0f);
       t2c_v1[34] = t2c::cvt<__half>(0.0f);
       t2c_v1[35] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 36) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w9 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 36)) * K + t2c_c0);
-      t2c_v1[36] = t2c_w9.v[0];
-      t2c_v1[37] = t2c_w9.v[1];
-      t2c_v1[38] = t2c_w9.v[2];
-      t2c_v1[39] = t2c_w9.v[3];
-    } else {
       t2c_v1[36] = t2c::cvt<__half>(0.0f);
       t2c_v1[37] = t2c::cvt<__half>(0.0f);
       t2c_v1[38] = t2c::cvt<__half>(0.0f);
       t2c_v1[39] = t2c::cvt<__half>(0.0f);
     }
     if ((n0 + t2c_r0 + 40) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w10 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 40)) * K + t2c_c0);
-      t2c_v1[40] = t2c_w10.v[0];
-      t2c_v1[41] = t2c_w10.v[1];
-      t2c_v1[42] = t2c_w10.v[2];
-      t2c_v1[43] = t2c_w10.v[3];
+      const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0 + 40)) * K + t2c_c0);
+      t2c_v1[40] = t2c_w5.v[0];
+      t2c_v1[41] = t2c_w5.v[1];
+      t2c_v1[42] = t2c_w5.v[2];
+      t2c_v1[43] = t2c_w5.v[3];
+      t2c_v1[44] = t2c_w5.v[4];
+      t2c_v1[45] = t2c_w5.v[5];
+      t2c_v1[46] = t2c_w5.v[6];
+      t2c_v1[47] = t2c_w5.v[7];
     } else {
       t2c_v1[40] = t2c::cvt<__half>(0.0f);
       t2c_v1[41] = t2c::cvt<__half>(0.0f);
       t2c_v1[42] = t2c::cvt<__half>(0.0f);
       t2c_v1[43] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 44) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w11 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 44)) * K + t2c_c0);
-      t2c_v1[44] = t2c_w11.v[0];
-      t2c_v1[45] = t2c_w11.v[1];
-      t2c_v1[46] = t2c_w11.v[2];
-      t2c_v1[47] = t2c_w11.v[3];
-    } else {
       t2c_v1[44] = t2c::cvt<__half>(0.0f);
       t2c_v1[45] = t2c::cvt<__half>(0.0f);
       t2c_v1[46] = t2c::cvt<__half>(0.0f);
       t2c_v1[47] = t2c::cvt<__half>(0.0f);
     }
     if ((n0 + t2c_r0 + 48) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w12 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 48)) * K + t2c_c0);
-      t2c_v1[48] = t2c_w12.v[0];
-      t2c_v1[49] = t2c_w12.v[1];
-      t2c_v1[50] = t2c_w12.v[2];
-      t2c_v1[51] = t2c_w12.v[3];
+      const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0 + 48)) * K + t2c_c0);
+      t2c_v1[48] = t2c_w6.v[0];
+      t2c_v1[49] = t2c_w6.v[1];
+      t2c_v1[50] = t2c_w6.v[2];
+      t2c_v1[51] = t2c_w6.v[3];
+      t2c_v1[52] = t2c_w6.v[4];
+      t2c_v1[53] = t2c_w6.v[5];
+      t2c_v1[54] = t2c_w6.v[6];
+      t2c_v1[55] = t2c_w6.v[7];
     } else {
       t2c_v1[48] = t2c::cvt<__half>(0.0f);
       t2c_v1[49] = t2c::cvt<__half>(0.0f);
       t2c_v1[50] = t2c::cvt<__half>(0.0f);
       t2c_v1[51] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 52) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w13 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 52)) * K + t2c_c0);
-      t2c_v1[52] = t2c_w13.v[0];
-      t2c_v1[53] = t2c_w13.v[1];
-      t2c_v1[54] = t2c_w13.v[2];
-      t2c_v1[55] = t2c_w13.v[3];
-    } else {
       t2c_v1[52] = t2c::cvt<__half>(0.0f);
       t2c_v1[53] = t2c::cvt<__half>(0.0f);
       t2c_v1[54] = t2c::cvt<__half>(0.0f);
       t2c_v1[55] = t2c::cvt<__half>(0.0f);
     }
     if ((n0 + t2c_r0 + 56) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w14 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 56)) * K + t2c_c0);
-      t2c_v1[56] = t2c_w14.v[0];
-      t2c_v1[57] = t2c_w14.v[1];
-      t2c_v1[58] = t2c_w14.v[2];
-      t2c_v1[59] = t2c_w14.v[3];
+      const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(KT + ((long long)(n0 + t2c_r0 + 56)) * K + t2c_c0);
+      t2c_v1[56] = t2c_w7.v[0];
+      t2c_v1[57] = t2c_w7.v[1];
+      t2c_v1[58] = t2c_w7.v[2];
+      t2c_v1[59] = t2c_w7.v[3];
+      t2c_v1[60] = t2c_w7.v[4];
+      t2c_v1[61] = t2c_w7.v[5];
+      t2c_v1[62] = t2c_w7.v[6];
+      t2c_v1[63] = t2c_w7.v[7];
     } else {
       t2c_v1[56] = t2c::cvt<__half>(0.0f);
       t2c_v1[57] = t2c::cvt<__half>(0.0f);
       t2c_v1[58] = t2c::cvt<__half>(0.0f);
       t2c_v1[59] = t2c::cvt<__half>(0.0f);
-    }
-    if ((n0 + t2c_r0 + 60) < N && t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w15 = t2c::ldg_vec<4>(KT + ((long long)(n0 + t2c_r0 + 60)) * K + t2c_c0);
-      t2c_v1[60] = t2c_w15.v[0];
-      t2c_v1[61] = t2c_w15.v[1];
-      t2c_v1[62] = t2c_w15.v[2];
-      t2c_v1[63] = t2c_w15.v[3];
-    } else {
       t2c_v1[60] = t2c::cvt<__half>(0.0f);
       t2c_v1[61] = t2c::cvt<__half>(0.0f);
       t2c_v1[62] = t2c::cvt<__half>(0.0f);
       t2c_v1[63] = t2c::cvt<__half>(0.0f);
     }
-    __half t2c_v2[4];
+    __half t2c_v2[8];
     if (t2c_c0 < K) {
-      const t2c::Vec<__half, 4> t2c_w16 = t2c::ldg_vec<4>(Q + t2c_c0);
-      t2c_v2[0] = t2c_w16.v[0];
-      t2c_v2[1] = t2c_w16.v[1];
-      t2c_v2[2] = t2c_w16.v[2];
-      t2c_v2[3] = t2c_w16.v[3];
+      const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(Q + t2c_c0);
+      t2c_v2[0] = t2c_w8.v[0];
+      t2c_v2[1] = t2c_w8.v[1];
+      t2c_v2[2] = t2c_w8.v[2];
+      t2c_v2[3] = t2c_w8.v[3];
+      t2c_v2[4] = t2c_w8.v[4];
+      t2c_v2[5] = t2c_w8.v[5];
+      t2c_v2[6] = t2c_w8.v[6];
+      t2c_v2[7] = t2c_w8.v[7];
     } else {
       t2c_v2[0] = t2c::cvt<__half>(0.0f);
       t2c_v2[1] = t2c::cvt<__half>(0.0f);
       t2c_v2[2] = t2c::cvt<__half>(0.0f);
       t2c_v2[3] = t2c::cvt<__half>(0.0f);
+      t2c_v2[4] = t2c::cvt<__half>(0.0f);
+      t2c_v2[5] = t2c::cvt<__half>(0.0f);
+      t2c_v2[6] = t2c::cvt<__half>(0.0f);
+      t2c_v2[7] = t2c::cvt<__half>(0.0f);
     }
-    float t2c_v3[16];
+    float t2c_v3[8];
     t2c_v3[0] = t2c::cvt<float>(t2c_v1[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[2]) * t2c::cvt<float>(t2c_v2[2]));
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[3]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[1] = t2c::cvt<float>(t2c_v1[4]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[5]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[6]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[7]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[2] = t2c::cvt<float>(t2c_v1[8]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[9]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[10]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[11]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[3] = t2c::cvt<float>(t2c_v1[12]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[13]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[14]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[15]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[4] = t2c::cvt<float>(t2c_v1[16]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[17]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[18]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[19]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[5] = t2c::cvt<float>(t2c_v1[20]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[21]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[22]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[23]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[6] = t2c::cvt<float>(t2c_v1[24]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[25]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[26]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[27]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[7] = t2c::cvt<float>(t2c_v1[28]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[29]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[30]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[31]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[8] = t2c::cvt<float>(t2c_v1[32]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_v1[33]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_v1[34]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_v1[35]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[9] = t2c::cvt<float>(t2c_v1[36]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_v1[37]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_v1[38]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_v1[39]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[10] = t2c::cvt<float>(t2c_v1[40]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_v1[41]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_v1[42]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_v1[43]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[11] = t2c::cvt<float>(t2c_v1[44]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_v1[45]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_v1[46]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_v1[47]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[12] = t2c::cvt<float>(t2c_v1[48]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_v1[49]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_v1[50]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_v1[51]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[13] = t2c::cvt<float>(t2c_v1[52]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_v1[53]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_v1[54]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_v1[55]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[14] = t2c::cvt<float>(t2c_v1[56]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_v1[57]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_v1[58]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_v1[59]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[15] = t2c::cvt<float>(t2c_v1[60]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_v1[61]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_v1[62]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_v1[63]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    t2c_v3[1] = t2c::fold_sum<32>(t2c_v3[1]);
-    t2c_v3[2] = t2c::fold_sum<32>(t2c_v3[2]);
-    t2c_v3[3] = t2c::fold_sum<32>(t2c_v3[3]);
-    t2c_v3[4] = t2c::fold_sum<32>(t2c_v3[4]);
-    t2c_v3[5] = t2c::fold_sum<32>(t2c_v3[5]);
-    t2c_v3[6] = t2c::fold_sum<32>(t2c_v3[6]);
-    t2c_v3[7] = t2c::fold_sum<32>(t2c_v3[7]);
-    t2c_v3[8] = t2c::fold_sum<32>(t2c_v3[8]);
-    t2c_v3[9] = t2c::fold_sum<32>(t2c_v3[9]);
-    t2c_v3[10] = t2c::fold_sum<32>(t2c_v3[10]);
-    t2c_v3[11] = t2c::fold_sum<32>(t2c_v3[11]);
-    t2c_v3[12] = t2c::fold_sum<32>(t2c_v3[12]);
-    t2c_v3[13] = t2c::fold_sum<32>(t2c_v3[13]);
-    t2c_v3[14] = t2c::fold_sum<32>(t2c_v3[14]);
-    t2c_v3[15] = t2c::fold_sum<32>(t2c_v3[15]);
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[4]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[5]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[6]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[7]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[1] = t2c::cvt<float>(t2c_v1[8]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[9]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[10]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[11]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[12]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[13]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[14]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[15]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[2] = t2c::cvt<float>(t2c_v1[16]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[17]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[18]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[19]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[20]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[21]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[22]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[23]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[3] = t2c::cvt<float>(t2c_v1[24]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[25]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[26]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[27]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[28]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[29]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[30]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[31]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[4] = t2c::cvt<float>(t2c_v1[32]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[33]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[34]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[35]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[36]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[37]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[38]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[39]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[5] = t2c::cvt<float>(t2c_v1[40]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[41]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[42]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[43]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[44]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[45]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[46]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[47]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[6] = t2c::cvt<float>(t2c_v1[48]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[49]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[50]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[51]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[52]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[53]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[54]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[55]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[7] = t2c::cvt<float>(t2c_v1[56]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[57]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[58]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[59]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[60]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[61]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[62]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[63]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<16>(t2c_v3[1]);
+    t2c_v3[2] = t2c::fold_sum<16>(t2c_v3[2]);
+    t2c_v3[3] = t2c::fold_sum<16>(t2c_v3[3]);
+    t2c_v3[4] = t2c::fold_sum<16>(t2c_v3[4]);
+    t2c_v3[5] = t2c::fold_sum<16>(t2c_v3[5]);
+    t2c_v3[6] = t2c::fold_sum<16>(t2c_v3[6]);
+    t2c_v3[7] = t2c::fold_sum<16>(t2c_v3[7]);
     if (t2c_c0 == 0) t2c_v3_s[t2c_r0 * 1 + 0] = t2c_v3[0];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 4) * 1 + 0] = t2c_v3[1];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 8) * 1 + 0] = t2c_v3[2];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 12) * 1 + 0] = t2c_v3[3];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 16) * 1 + 0] = t2c_v3[4];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 20) * 1 + 0] = t2c_v3[5];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 24) * 1 + 0] = t2c_v3[6];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 28) * 1 + 0] = t2c_v3[7];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 32) * 1 + 0] = t2c_v3[8];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 36) * 1 + 0] = t2c_v3[9];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 40) * 1 + 0] = t2c_v3[10];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 44) * 1 + 0] = t2c_v3[11];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 48) * 1 + 0] = t2c_v3[12];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 52) * 1 + 0] = t2c_v3[13];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 56) * 1 + 0] = t2c_v3[14];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 60) * 1 + 0] = t2c_v3[15];
-    float t2c_v4[4] = {};
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 8) * 1 + 0] = t2c_v3[1];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 16) * 1 + 0] = t2c_v3[2];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 24) * 1 + 0] = t2c_v3[3];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 32) * 1 + 0] = t2c_v3[4];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 40) * 1 + 0] = t2c_v3[5];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 48) * 1 + 0] = t2c_v3[6];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 56) * 1 + 0] = t2c_v3[7];
+    float t2c_v4[8] = {};
     __syncthreads();  // t2c_v3_s: written at line 9, read here by other threads
     t2c_v4[0] = t2c_r2 < 1 && t2c_c2 < 64 ? t2c_v3_s[t2c_c2 * 1 + 0] : 0.0f;
     t2c_v4[1] = t2c_r2 < 1 && t2c_c2 + 1 < 64 ? t2c_v3_s[(t2c_c2 + 1) * 1 + 0] : 0.0f;
     t2c_v4[2] = t2c_r2 < 1 && t2c_c2 + 2 < 64 ? t2c_v3_s[(t2c_c2 + 2) * 1 + 0] : 0.0f;
     t2c_v4[3] = t2c_r2 < 1 && t2c_c2 + 3 < 64 ? t2c_v3_s[(t2c_c2 + 3) * 1 + 0] : 0.0f;
+    t2c_v4[4] = t2c_r2 < 1 && t2c_c2 + 4 < 64 ? t2c_v3_s[(t2c_c2 + 4) * 1 + 0] : 0.0f;
+    t2c_v4[5] = t2c_r2 < 1 && t2c_c2 + 5 < 64 ? t2c_v3_s[(t2c_c2 + 5) * 1 + 0] : 0.0f;
+    t2c_v4[6] = t2c_r2 < 1 && t2c_c2 + 6 < 64 ? t2c_v3_s[(t2c_c2 + 6) * 1 + 0] : 0.0f;
+    t2c_v4[7] = t2c_r2 < 1 && t2c_c2 + 7 < 64 ? t2c_v3_s[(t2c_c2 + 7) * 1 + 0] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 < 64 && (n0 + t2c_c2) < N) t2c::stg_vec<4>(S + t2c_r2 * N + (n0 + t2c_c2), t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
+    if (t2c_r2 < 1 && t2c_c2 + 4 < 64 && (n0 + t2c_c2 + 4) < N) t2c::stg_vec<4>(S + t2c_r2 * N + (n0 + t2c_c2 + 4), t2c::Vec<float, 4>{{t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
   } else {
     // dot-vector-transposed.tl:8: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
@@ -341,178 +306,174 @@ scores(const __half *__restrict__ Q, const __half *__restrict__ KT, float *__res
     t2c_v1[1] = ((n0 + t2c_r0) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[2] = ((n0 + t2c_r0) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[3] = ((n0 + t2c_r0) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[4] = ((n0 + t2c_r0 + 4) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 4)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[5] = ((n0 + t2c_r0 + 4) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 4)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[6] = ((n0 + t2c_r0 + 4) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 4)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[7] = ((n0 + t2c_r0 + 4) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 4)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[4] = ((n0 + t2c_r0) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[5] = ((n0 + t2c_r0) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[6] = ((n0 + t2c_r0) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[7] = ((n0 + t2c_r0) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
     t2c_v1[8] = ((n0 + t2c_r0 + 8) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v1[9] = ((n0 + t2c_r0 + 8) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[10] = ((n0 + t2c_r0 + 8) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[11] = ((n0 + t2c_r0 + 8) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[12] = ((n0 + t2c_r0 + 12) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 12)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[13] = ((n0 + t2c_r0 + 12) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 12)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[14] = ((n0 + t2c_r0 + 12) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 12)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[15] = ((n0 + t2c_r0 + 12) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 12)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[12] = ((n0 + t2c_r0 + 8) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[13] = ((n0 + t2c_r0 + 8) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[14] = ((n0 + t2c_r0 + 8) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[15] = ((n0 + t2c_r0 + 8) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0 + 8)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
     t2c_v1[16] = ((n0 + t2c_r0 + 16) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v1[17] = ((n0 + t2c_r0 + 16) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[18] = ((n0 + t2c_r0 + 16) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[19] = ((n0 + t2c_r0 + 16) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[20] = ((n0 + t2c_r0 + 20) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 20)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[21] = ((n0 + t2c_r0 + 20) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 20)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[22] = ((n0 + t2c_r0 + 20) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 20)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[23] = ((n0 + t2c_r0 + 20) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 20)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[20] = ((n0 + t2c_r0 + 16) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[21] = ((n0 + t2c_r0 + 16) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[22] = ((n0 + t2c_r0 + 16) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[23] = ((n0 + t2c_r0 + 16) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0 + 16)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
     t2c_v1[24] = ((n0 + t2c_r0 + 24) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v1[25] = ((n0 + t2c_r0 + 24) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[26] = ((n0 + t2c_r0 + 24) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[27] = ((n0 + t2c_r0 + 24) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[28] = ((n0 + t2c_r0 + 28) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 28)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[29] = ((n0 + t2c_r0 + 28) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 28)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[30] = ((n0 + t2c_r0 + 28) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 28)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[31] = ((n0 + t2c_r0 + 28) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 28)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[28] = ((n0 + t2c_r0 + 24) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[29] = ((n0 + t2c_r0 + 24) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[30] = ((n0 + t2c_r0 + 24) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[31] = ((n0 + t2c_r0 + 24) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0 + 24)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
     t2c_v1[32] = ((n0 + t2c_r0 + 32) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v1[33] = ((n0 + t2c_r0 + 32) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[34] = ((n0 + t2c_r0 + 32) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[35] = ((n0 + t2c_r0 + 32) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[36] = ((n0 + t2c_r0 + 36) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 36)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[37] = ((n0 + t2c_r0 + 36) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 36)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[38] = ((n0 + t2c_r0 + 36) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 36)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[39] = ((n0 + t2c_r0 + 36) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 36)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[36] = ((n0 + t2c_r0 + 32) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[37] = ((n0 + t2c_r0 + 32) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[38] = ((n0 + t2c_r0 + 32) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[39] = ((n0 + t2c_r0 + 32) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0 + 32)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
     t2c_v1[40] = ((n0 + t2c_r0 + 40) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v1[41] = ((n0 + t2c_r0 + 40) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[42] = ((n0 + t2c_r0 + 40) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[43] = ((n0 + t2c_r0 + 40) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[44] = ((n0 + t2c_r0 + 44) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 44)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[45] = ((n0 + t2c_r0 + 44) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 44)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[46] = ((n0 + t2c_r0 + 44) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 44)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[47] = ((n0 + t2c_r0 + 44) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 44)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[44] = ((n0 + t2c_r0 + 40) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[45] = ((n0 + t2c_r0 + 40) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[46] = ((n0 + t2c_r0 + 40) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[47] = ((n0 + t2c_r0 + 40) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0 + 40)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
     t2c_v1[48] = ((n0 + t2c_r0 + 48) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v1[49] = ((n0 + t2c_r0 + 48) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[50] = ((n0 + t2c_r0 + 48) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[51] = ((n0 + t2c_r0 + 48) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[52] = ((n0 + t2c_r0 + 52) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 52)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[53] = ((n0 + t2c_r0 + 52) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 52)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[54] = ((n0 + t2c_r0 + 52) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 52)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[55] = ((n0 + t2c_r0 + 52) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 52)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[52] = ((n0 + t2c_r0 + 48) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[53] = ((n0 + t2c_r0 + 48) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[54] = ((n0 + t2c_r0 + 48) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[55] = ((n0 + t2c_r0 + 48) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0 + 48)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
     t2c_v1[56] = ((n0 + t2c_r0 + 56) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v1[57] = ((n0 + t2c_r0 + 56) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
     t2c_v1[58] = ((n0 + t2c_r0 + 56) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
     t2c_v1[59] = ((n0 + t2c_r0 + 56) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[60] = ((n0 + t2c_r0 + 60) < N && t2c_c0 < K ? KT[((long long)(n0 + t2c_r0 + 60)) * K + t2c_c0] : t2c::cvt<__half>(0.0f));
-    t2c_v1[61] = ((n0 + t2c_r0 + 60) < N && (t2c_c0 + 1) < K ? KT[((long long)(n0 + t2c_r0 + 60)) * K + (t2c_c0 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[62] = ((n0 + t2c_r0 + 60) < N && (t2c_c0 + 2) < K ? KT[((long long)(n0 + t2c_r0 + 60)) * K + (t2c_c0 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v1[63] = ((n0 + t2c_r0 + 60) < N && (t2c_c0 + 3) < K ? KT[((long long)(n0 + t2c_r0 + 60)) * K + (t2c_c0 + 3)] : t2c::cvt<__half>(0.0f));
-    __half t2c_v2[4];
+    t2c_v1[60] = ((n0 + t2c_r0 + 56) < N && (t2c_c0 + 4) < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + (t2c_c0 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[61] = ((n0 + t2c_r0 + 56) < N && (t2c_c0 + 5) < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[62] = ((n0 + t2c_r0 + 56) < N && (t2c_c0 + 6) < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v1[63] = ((n0 + t2c_r0 + 56) < N && (t2c_c0 + 7) < K ? KT[((long long)(n0 + t2c_r0 + 56)) * K + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
+    __half t2c_v2[8];
     t2c_v2[0] = (t2c_c0 < K ? Q[t2c_c0] : t2c::cvt<__half>(0.0f));
     t2c_v2[1] = ((t2c_c0 + 1) < K ? Q[t2c_c0 + 1] : t2c::cvt<__half>(0.0f));
     t2c_v2[2] = ((t2c_c0 + 2) < K ? Q[t2c_c0 + 2] : t2c::cvt<__half>(0.0f));
     t2c_v2[3] = ((t2c_c0 + 3) < K ? Q[t2c_c0 + 3] : t2c::cvt<__half>(0.0f));
-    float t2c_v3[16];
+    t2c_v2[4] = ((t2c_c0 + 4) < K ? Q[t2c_c0 + 4] : t2c::cvt<__half>(0.0f));
+    t2c_v2[5] = ((t2c_c0 + 5) < K ? Q[t2c_c0 + 5] : t2c::cvt<__half>(0.0f));
+    t2c_v2[6] = ((t2c_c0 + 6) < K ? Q[t2c_c0 + 6] : t2c::cvt<__half>(0.0f));
+    t2c_v2[7] = ((t2c_c0 + 7) < K ? Q[t2c_c0 + 7] : t2c::cvt<__half>(0.0f));
+    float t2c_v3[8];
     t2c_v3[0] = t2c::cvt<float>(t2c_v1[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[2]) * t2c::cvt<float>(t2c_v2[2]));
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[3]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[1] = t2c::cvt<float>(t2c_v1[4]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[5]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[6]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[7]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[2] = t2c::cvt<float>(t2c_v1[8]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[9]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[10]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[11]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[3] = t2c::cvt<float>(t2c_v1[12]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[13]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[14]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[15]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[4] = t2c::cvt<float>(t2c_v1[16]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[17]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[18]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[19]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[5] = t2c::cvt<float>(t2c_v1[20]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[21]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[22]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[23]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[6] = t2c::cvt<float>(t2c_v1[24]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[25]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[26]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[27]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[7] = t2c::cvt<float>(t2c_v1[28]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[29]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[30]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[31]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[8] = t2c::cvt<float>(t2c_v1[32]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_v1[33]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_v1[34]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_v1[35]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[9] = t2c::cvt<float>(t2c_v1[36]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_v1[37]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_v1[38]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_v1[39]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[10] = t2c::cvt<float>(t2c_v1[40]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_v1[41]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_v1[42]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_v1[43]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[11] = t2c::cvt<float>(t2c_v1[44]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_v1[45]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_v1[46]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_v1[47]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[12] = t2c::cvt<float>(t2c_v1[48]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_v1[49]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_v1[50]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_v1[51]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[13] = t2c::cvt<float>(t2c_v1[52]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_v1[53]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_v1[54]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_v1[55]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[14] = t2c::cvt<float>(t2c_v1[56]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_v1[57]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_v1[58]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_v1[59]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[15] = t2c::cvt<float>(t2c_v1[60]) * t2c::cvt<float>(t2c_v2[0]);
-    t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_v1[61]) * t2c::cvt<float>(t2c_v2[1]));
-    t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_v1[62]) * t2c::cvt<float>(t2c_v2[2]));
-    t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_v1[63]) * t2c::cvt<float>(t2c_v2[3]));
-    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-    t2c_v3[1] = t2c::fold_sum<32>(t2c_v3[1]);
-    t2c_v3[2] = t2c::fold_sum<32>(t2c_v3[2]);
-    t2c_v3[3] = t2c::fold_sum<32>(t2c_v3[3]);
-    t2c_v3[4] = t2c::fold_sum<32>(t2c_v3[4]);
-    t2c_v3[5] = t2c::fold_sum<32>(t2c_v3[5]);
-    t2c_v3[6] = t2c::fold_sum<32>(t2c_v3[6]);
-    t2c_v3[7] = t2c::fold_sum<32>(t2c_v3[7]);
-    t2c_v3[8] = t2c::fold_sum<32>(t2c_v3[8]);
-    t2c_v3[9] = t2c::fold_sum<32>(t2c_v3[9]);
-    t2c_v3[10] = t2c::fold_sum<32>(t2c_v3[10]);
-    t2c_v3[11] = t2c::fold_sum<32>(t2c_v3[11]);
-    t2c_v3[12] = t2c::fold_sum<32>(t2c_v3[12]);
-    t2c_v3[13] = t2c::fold_sum<32>(t2c_v3[13]);
-    t2c_v3[14] = t2c::fold_sum<32>(t2c_v3[14]);
-    t2c_v3[15] = t2c::fold_sum<32>(t2c_v3[15]);
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[4]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[5]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[6]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_v1[7]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[1] = t2c::cvt<float>(t2c_v1[8]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[9]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[10]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[11]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[12]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[13]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[14]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_v1[15]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[2] = t2c::cvt<float>(t2c_v1[16]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[17]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[18]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[19]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[20]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[21]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[22]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_v1[23]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[3] = t2c::cvt<float>(t2c_v1[24]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[25]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[26]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[27]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[28]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[29]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[30]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_v1[31]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[4] = t2c::cvt<float>(t2c_v1[32]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[33]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[34]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[35]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[36]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[37]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[38]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_v1[39]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[5] = t2c::cvt<float>(t2c_v1[40]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[41]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[42]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[43]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[44]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[45]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[46]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_v1[47]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[6] = t2c::cvt<float>(t2c_v1[48]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[49]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[50]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[51]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[52]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[53]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[54]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_v1[55]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[7] = t2c::cvt<float>(t2c_v1[56]) * t2c::cvt<float>(t2c_v2[0]);
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[57]) * t2c::cvt<float>(t2c_v2[1]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[58]) * t2c::cvt<float>(t2c_v2[2]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[59]) * t2c::cvt<float>(t2c_v2[3]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[60]) * t2c::cvt<float>(t2c_v2[4]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[61]) * t2c::cvt<float>(t2c_v2[5]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[62]) * t2c::cvt<float>(t2c_v2[6]));
+    t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_v1[63]) * t2c::cvt<float>(t2c_v2[7]));
+    t2c_v3[0] = t2c::fold_sum<16>(t2c_v3[0]);
+    t2c_v3[1] = t2c::fold_sum<16>(t2c_v3[1]);
+    t2c_v3[2] = t2c::fold_sum<16>(t2c_v3[2]);
+    t2c_v3[3] = t2c::fold_sum<16>(t2c_v3[3]);
+    t2c_v3[4] = t2c::fold_sum<16>(t2c_v3[4]);
+    t2c_v3[5] = t2c::fold_sum<16>(t2c_v3[5]);
+    t2c_v3[6] = t2c::fold_sum<16>(t2c_v3[6]);
+    t2c_v3[7] = t2c::fold_sum<16>(t2c_v3[7]);
     if (t2c_c0 == 0) t2c_v3_s[t2c_r0 * 1 + 0] = t2c_v3[0];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 4) * 1 + 0] = t2c_v3[1];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 8) * 1 + 0] = t2c_v3[2];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 12) * 1 + 0] = t2c_v3[3];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 16) * 1 + 0] = t2c_v3[4];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 20) * 1 + 0] = t2c_v3[5];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 24) * 1 + 0] = t2c_v3[6];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 28) * 1 + 0] = t2c_v3[7];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 32) * 1 + 0] = t2c_v3[8];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 36) * 1 + 0] = t2c_v3[9];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 40) * 1 + 0] = t2c_v3[10];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 44) * 1 + 0] = t2c_v3[11];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 48) * 1 + 0] = t2c_v3[12];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 52) * 1 + 0] = t2c_v3[13];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 56) * 1 + 0] = t2c_v3[14];
-    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 60) * 1 + 0] = t2c_v3[15];
-    float t2c_v4[4] = {};
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 8) * 1 + 0] = t2c_v3[1];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 16) * 1 + 0] = t2c_v3[2];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 24) * 1 + 0] = t2c_v3[3];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 32) * 1 + 0] = t2c_v3[4];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 40) * 1 + 0] = t2c_v3[5];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 48) * 1 + 0] = t2c_v3[6];
+    if (t2c_c0 == 0) t2c_v3_s[(t2c_r0 + 56) * 1 + 0] = t2c_v3[7];
+    float t2c_v4[8] = {};
     __syncthreads();  // t2c_v3_s: written at line 9, read here by other threads
     t2c_v4[0] = t2c_r2 < 1 && t2c_c2 < 64 ? t2c_v3_s[t2c_c2 * 1 + 0] : 0.0f;
     t2c_v4[1] = t2c_r2 < 1 && t2c_c2 + 1 < 64 ? t2c_v3_s[(t2c_c2 + 1) * 1 + 0] : 0.0f;
     t2c_v4[2] = t2c_r2 < 1 && t2c_c2 + 2 < 64 ? t2c_v3_s[(t2c_c2 + 2) * 1 + 0] : 0.0f;
     t2c_v4[3] = t2c_r2 < 1 && t2c_c2 + 3 < 64 ? t2c_v3_s[(t2c_c2 + 3) * 1 + 0] : 0.0f;
+    t2c_v4[4] = t2c_r2 < 1 && t2c_c2 + 4 < 64 ? t2c_v3_s[(t2c_c2 + 4) * 1 + 0] : 0.0f;
+    t2c_v4[5] = t2c_r2 < 1 && t2c_c2 + 5 < 64 ? t2c_v3_s[(t2c_c2 + 5) * 1 + 0] : 0.0f;
+    t2c_v4[6] = t2c_r2 < 1 && t2c_c2 + 6 < 64 ? t2c_v3_s[(t2c_c2 + 6) * 1 + 0] : 0.0f;
+    t2c_v4[7] = t2c_r2 < 1 && t2c_c2 + 7 < 64 ? t2c_v3_s[(t2c_c2 + 7) * 1 + 0] : 0.0f;
     if (t2c_r2 < 1 && t2c_c2 < 64 && (n0 + t2c_c2) < N) S[t2c_r2 * N + (n0 + t2c_c2)] = t2c_v4[0];
     if (t2c_r2 < 1 && t2c_c2 + 1 < 64 && (n0 + t2c_c2 + 1) < N) S[t2c_r2 * N + (n0 + t2c_c2 + 1)] = t2c_v4[1];
     if (t2c_r2 < 1 && t2c_c2 + 2 < 64 && (n0 + t2c_c2 + 2) < N) S[t2c_r2 * N + (n0 + t2c_c2 + 2)] = t2c_v4[2];
     if (t2c_r2 < 1 && t2c_c2 + 3 < 64 && (n0 + t2c_c2 + 3) < N) S[t2c_r2 * N + (n0 + t2c_c2 + 3)] = t2c_v4[3];
+    if (t2c_r2 < 1 && t2c_c2 + 4 < 64 && (n0 + t2c_c2 + 4) < N) S[t2c_r2 * N + (n0 + t2c_c2 + 4)] = t2c_v4[4];
+    if (t2c_r2 < 1 && t2c_c2 + 5 < 64 && (n0 + t2c_c2 + 5) < N) S[t2c_r2 * N + (n0 + t2c_c2 + 5)] = t2c_v4[5];
+    if (t2c_r2 < 1 && t2c_c2 + 6 < 64 && (n0 + t2c_c2 + 6) < N) S[t2c_r2 * N + (n0 + t2c_c2 + 6)] = t2c_v4[6];
+    if (t2c_r2 < 1 && t2c_c2 + 7 < 64 && (n0 + t2c_c2 + 7) < N) S[t2c_r2 * N + (n0 + t2c_c2 + 7)] = t2c_v4[7];
   }
 }
 

@@ -9,9 +9,9 @@
 
 // kernel gemm_bias_relu (epilogue-bias-relu-sm90a.tl:9): 256 threads
 //   layout L0: [128, 128], the wgmma accumulator: 2 warpgroups of 4 x 1 warps, each warp 16 x 128: 64 per thread
-//   layout L4: [128, 32], runs of 8, lanes 8 x 4, warps 8 x 1: 16 per thread
-//   layout L5: [32, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 16 per thread
-//   layout L6: [128, 128], runs of 8, lanes 2 x 16, warps 8 x 1, each warp its own 16 x 128 tile: 64 per thread
+//   layout L1: [128, 32], runs of 8, lanes 8 x 4, warps 8 x 1: 16 per thread
+//   layout L2: [32, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 16 per thread
+//   layout L4: [128, 128], runs of 8, lanes 2 x 16, warps 8 x 1, each warp its own 16 x 128 tile: 64 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[128, 32] in 64-byte swizzled rows (wgmma), 24576 bytes (3 stages of slice of A at line 15, filled ahead of the loop at line 14 by TMA (the fast body) or cp.async)
 //   t2c_v3_s: shared, f16[32, 128] in 128-byte swizzled rows (wgmma), 24576 bytes (3 stages of slice of B at line 15, filled ahead of the loop at line 14 by TMA (the fast body) or cp.async)
@@ -34,10 +34,10 @@ gemm_bias_relu(const __half *__restrict__ A, const __half *__restrict__ B, const
   const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first column
-  const int t2c_r4 = warp * 8 + lane / 4, t2c_c4 = (lane % 4) * 8;  // L4: this thread's first row and column
-  const int t2c_r5 = warp * 2 + lane / 16, t2c_c5 = (lane % 16) * 8;  // L5: this thread's first row and column
-  const int t2c_wr6 = warp * 16, t2c_wc6 = 0;  // L6: this warp's tile
-  const int t2c_r6 = t2c_wr6 + lane / 16, t2c_c6 = t2c_wc6 + lane % 16 * 8;  // and this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
+  const int t2c_wr4 = warp * 16, t2c_wc4 = 0;  // L4: this warp's tile
+  const int t2c_r4 = t2c_wr4 + lane / 16, t2c_c4 = t2c_wc4 + lane % 16 * 8;  // and this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(bias, 8) && t2c::aligned(C, 16);
   if (t2c_fast) {
@@ -434,40 +434,40 @@ gemm_bias_relu(const __half *__restrict__ A, const __half *__restrict__ B, const
     acc[63] = 0.0f;
     // epilogue-bias-relu-sm90a.tl:15: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4)] = ((m0 + t2c_r4) < M && t2c_c4 < K ? A[((long long)(m0 + t2c_r4)) * K + t2c_c4] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 1] = ((m0 + t2c_r4) < M && (t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4)) * K + (t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2] = ((m0 + t2c_r4) < M && (t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4)) * K + (t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 3] = ((m0 + t2c_r4) < M && (t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4)) * K + (t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 4] = ((m0 + t2c_r4) < M && (t2c_c4 + 4) < K ? A[((long long)(m0 + t2c_r4)) * K + (t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 5] = ((m0 + t2c_r4) < M && (t2c_c4 + 5) < K ? A[((long long)(m0 + t2c_r4)) * K + (t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 6] = ((m0 + t2c_r4) < M && (t2c_c4 + 6) < K ? A[((long long)(m0 + t2c_r4)) * K + (t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 7] = ((m0 + t2c_r4) < M && (t2c_c4 + 7) < K ? A[((long long)(m0 + t2c_r4)) * K + (t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2048] = ((m0 + t2c_r4 + 64) < M && t2c_c4 < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + t2c_c4] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2049] = ((m0 + t2c_r4 + 64) < M && (t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2050] = ((m0 + t2c_r4 + 64) < M && (t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2051] = ((m0 + t2c_r4 + 64) < M && (t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2052] = ((m0 + t2c_r4 + 64) < M && (t2c_c4 + 4) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2053] = ((m0 + t2c_r4 + 64) < M && (t2c_c4 + 5) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2054] = ((m0 + t2c_r4 + 64) < M && (t2c_c4 + 6) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2055] = ((m0 + t2c_r4 + 64) < M && (t2c_c4 + 7) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2048] = ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2049] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2050] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2051] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2052] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2053] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2054] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2055] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64)] = (t2c_r5 < K && (n0 + t2c_c5) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1] = (t2c_r5 < K && (n0 + t2c_c5 + 1) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 2] = (t2c_r5 < K && (n0 + t2c_c5 + 2) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 3] = (t2c_r5 < K && (n0 + t2c_c5 + 3) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 4] = (t2c_r5 < K && (n0 + t2c_c5 + 4) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 5] = (t2c_r5 < K && (n0 + t2c_c5 + 5) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 6] = (t2c_r5 < K && (n0 + t2c_c5 + 6) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 7] = (t2c_r5 < K && (n0 + t2c_c5 + 7) < N ? B[((long long)t2c_r5) * N + (n0 + t2c_c5 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1024] = ((t2c_r5 + 16) < K && (n0 + t2c_c5) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1025] = ((t2c_r5 + 16) < K && (n0 + t2c_c5 + 1) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1026] = ((t2c_r5 + 16) < K && (n0 + t2c_c5 + 2) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1027] = ((t2c_r5 + 16) < K && (n0 + t2c_c5 + 3) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1028] = ((t2c_r5 + 16) < K && (n0 + t2c_c5 + 4) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1029] = ((t2c_r5 + 16) < K && (n0 + t2c_c5 + 5) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1030] = ((t2c_r5 + 16) < K && (n0 + t2c_c5 + 6) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1031] = ((t2c_r5 + 16) < K && (n0 + t2c_c5 + 7) < N ? B[((long long)(t2c_r5 + 16)) * N + (n0 + t2c_c5 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1025] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1026] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1027] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1028] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1029] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1030] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1031] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -476,40 +476,40 @@ gemm_bias_relu(const __half *__restrict__ A, const __half *__restrict__ B, const
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4)] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 1] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 3] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 4] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4 + 4) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 5] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4 + 5) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 6] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4 + 6) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 7] = ((m0 + t2c_r4) < M && (k0 + 32 + t2c_c4 + 7) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + 32 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2048] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2049] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2050] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2051] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2052] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4 + 4) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2053] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4 + 5) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2054] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4 + 6) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r4 * 32 + t2c_c4) + 2055] = ((m0 + t2c_r4 + 64) < M && (k0 + 32 + t2c_c4 + 7) < K ? A[((long long)(m0 + t2c_r4 + 64)) * K + (k0 + 32 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2048] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2049] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2050] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2051] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2052] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2053] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2054] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2055] = ((m0 + t2c_r1 + 64) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64)] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5 + 1) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 2] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5 + 2) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 3] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5 + 3) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 4] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5 + 4) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 5] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5 + 5) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 6] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5 + 6) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 7] = ((k0 + 32 + t2c_r5) < K && (n0 + t2c_c5 + 7) < N ? B[((long long)(k0 + 32 + t2c_r5)) * N + (n0 + t2c_c5 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1024] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1025] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5 + 1) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1026] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5 + 2) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1027] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5 + 3) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1028] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5 + 4) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1029] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5 + 5) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1030] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5 + 6) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r5 * 64 + t2c_c5 / 64 * 2048 + t2c_c5 % 64) + 1031] = ((k0 + 32 + t2c_r5 + 16) < K && (n0 + t2c_c5 + 7) < N ? B[((long long)(k0 + 32 + t2c_r5 + 16)) * N + (n0 + t2c_c5 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 2] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 3] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 4] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 5] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 6] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 7] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1024] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1025] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1026] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1027] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1028] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1029] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1030] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1031] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // epilogue-bias-relu-sm90a.tl:15: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
@@ -635,70 +635,70 @@ gemm_bias_relu(const __half *__restrict__ A, const __half *__restrict__ B, const
     t2c::stmatrix_x4(&t2c_epi4_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1152], {t2c::pack2(t2c_epi4[34], t2c_epi4[35]), t2c::pack2(t2c_epi4[38], t2c_epi4[39]), t2c::pack2(t2c_epi4[42], t2c_epi4[43]), t2c::pack2(t2c_epi4[46], t2c_epi4[47])});
     t2c::stmatrix_x4(&t2c_epi4_s[(t2c_wr0 + lane % 8) * 136 + t2c_wc0 + lane / 8 % 4 * 8 + 1184], {t2c::pack2(t2c_epi4[50], t2c_epi4[51]), t2c::pack2(t2c_epi4[54], t2c_epi4[55]), t2c::pack2(t2c_epi4[58], t2c_epi4[59]), t2c::pack2(t2c_epi4[62], t2c_epi4[63])});
     __syncwarp();  // t2c_epi4_s: written at line 17, read here by other threads, all of them in this warp
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6)] = t2c_epi4_s[t2c_r6 * 136 + t2c_c6];
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[t2c_r6 * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[t2c_r6 * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[t2c_r6 * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[t2c_r6 * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[t2c_r6 * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[t2c_r6 * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[t2c_r6 * 136 + (t2c_c6 + 7)];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + t2c_c6];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6 + 2) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6 + 2)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[(t2c_r6 + 2) * 136 + (t2c_c6 + 7)];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + t2c_c6];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6 + 4) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6 + 4)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[(t2c_r6 + 4) * 136 + (t2c_c6 + 7)];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + t2c_c6];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6 + 6) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6 + 6)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[(t2c_r6 + 6) * 136 + (t2c_c6 + 7)];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + t2c_c6];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6 + 8) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6 + 8)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[(t2c_r6 + 8) * 136 + (t2c_c6 + 7)];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + t2c_c6];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6 + 10) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6 + 10)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[(t2c_r6 + 10) * 136 + (t2c_c6 + 7)];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + t2c_c6];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6 + 12) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6 + 12)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[(t2c_r6 + 12) * 136 + (t2c_c6 + 7)];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + t2c_c6];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6 + 1) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6 + 1)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + (t2c_c6 + 1)];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6 + 2) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6 + 2)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + (t2c_c6 + 2)];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6 + 3) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6 + 3)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + (t2c_c6 + 3)];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6 + 4) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6 + 4)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + (t2c_c6 + 4)];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6 + 5) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6 + 5)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + (t2c_c6 + 5)];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6 + 6) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6 + 6)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + (t2c_c6 + 6)];
-    if ((m0 + t2c_r6 + 14) < M && (n0 + t2c_c6 + 7) < N) C[((long long)(m0 + t2c_r6 + 14)) * N + (n0 + t2c_c6 + 7)] = t2c_epi4_s[(t2c_r6 + 14) * 136 + (t2c_c6 + 7)];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4)] = t2c_epi4_s[t2c_r4 * 136 + t2c_c4];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[t2c_r4 * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[t2c_r4 * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[t2c_r4 * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[t2c_r4 * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[t2c_r4 * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[t2c_r4 * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[t2c_r4 * 136 + (t2c_c4 + 7)];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + t2c_c4];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4 + 2) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4 + 2)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[(t2c_r4 + 2) * 136 + (t2c_c4 + 7)];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + t2c_c4];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4 + 4) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4 + 4)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[(t2c_r4 + 4) * 136 + (t2c_c4 + 7)];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + t2c_c4];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4 + 6) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4 + 6)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[(t2c_r4 + 6) * 136 + (t2c_c4 + 7)];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + t2c_c4];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4 + 8) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4 + 8)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[(t2c_r4 + 8) * 136 + (t2c_c4 + 7)];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + t2c_c4];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4 + 10) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4 + 10)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[(t2c_r4 + 10) * 136 + (t2c_c4 + 7)];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + t2c_c4];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4 + 12) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4 + 12)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[(t2c_r4 + 12) * 136 + (t2c_c4 + 7)];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + t2c_c4];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4 + 1) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4 + 1)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + (t2c_c4 + 1)];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4 + 2) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4 + 2)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + (t2c_c4 + 2)];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4 + 3) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4 + 3)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + (t2c_c4 + 3)];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4 + 4) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4 + 4)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + (t2c_c4 + 4)];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4 + 5) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4 + 5)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + (t2c_c4 + 5)];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4 + 6) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4 + 6)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + (t2c_c4 + 6)];
+    if ((m0 + t2c_r4 + 14) < M && (n0 + t2c_c4 + 7) < N) C[((long long)(m0 + t2c_r4 + 14)) * N + (n0 + t2c_c4 + 7)] = t2c_epi4_s[(t2c_r4 + 14) * 136 + (t2c_c4 + 7)];
   }
 }
 

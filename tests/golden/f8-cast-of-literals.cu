@@ -3,17 +3,17 @@
 
 
 // kernel f8_cast_of_literals (f8-cast-of-literals.tl:6): 64 threads
-//   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 8 per thread
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Z is 4-byte aligned; otherwise single elements
+//   layout L0: [16, 32], runs of 8, lanes 8 x 4, warps 2 x 1: 8 per thread
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, N % 8 == 0, Z is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, int M, int N)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 8;  // L0: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Z, 4);
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && N % 8 == 0 && t2c::aligned(Z, 8);
   if (t2c_fast) {
     // f8-cast-of-literals.tl:7: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -33,8 +33,8 @@ f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, 
       t2c_v1[2] = 0.0f;
       t2c_v1[3] = 0.0f;
     }
-    if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0);
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4));
       t2c_v1[4] = t2c_w1.v[0];
       t2c_v1[5] = t2c_w1.v[1];
       t2c_v1[6] = t2c_w1.v[2];
@@ -45,8 +45,7 @@ f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, 
       t2c_v1[6] = 0.0f;
       t2c_v1[7] = 0.0f;
     }
-    if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<4>(Z + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<__nv_fp8_e4m3, 4>{{t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[0] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[1] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[2] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[3] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo))}});
-    if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) t2c::stg_vec<4>(Z + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0, t2c::Vec<__nv_fp8_e4m3, 4>{{t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[4] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[5] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[6] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[7] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo))}});
+    if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<8>(Z + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<__nv_fp8_e4m3, 8>{{t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[0] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[1] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[2] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[3] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[4] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[5] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[6] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo)), t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[7] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo))}});
   } else {
     // f8-cast-of-literals.tl:7: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -58,17 +57,17 @@ f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, 
     t2c_v1[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : 0.0f);
     t2c_v1[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : 0.0f);
     t2c_v1[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : 0.0f);
-    t2c_v1[4] = ((m0 + t2c_r0 + 8) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] : 0.0f);
-    t2c_v1[5] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : 0.0f);
-    t2c_v1[6] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : 0.0f);
-    t2c_v1[7] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : 0.0f);
+    t2c_v1[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4)] : 0.0f);
+    t2c_v1[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 5) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 5)] : 0.0f);
+    t2c_v1[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 6) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 6)] : 0.0f);
+    t2c_v1[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 7) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 7)] : 0.0f);
     if ((m0 + t2c_r0) < M && t2c_c0 < N) Z[((long long)(m0 + t2c_r0)) * N + t2c_c0] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[0] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N) Z[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[1] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N) Z[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[2] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N) Z[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[3] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
-    if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[4] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[5] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[6] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N) Z[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[7] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N) Z[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[4] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 5) < N) Z[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 5)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[5] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 6) < N) Z[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 6)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[6] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 7) < N) Z[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 7)] = t2c::cvt<__nv_fp8_e4m3>((((t2c_v1[7] > 0.0f) ? t2c::max(0.3f, 0.2f) : 1.0625f) + lo));
   }
 }

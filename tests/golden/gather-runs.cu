@@ -3,12 +3,12 @@
 
 
 // kernel paged (gather-runs.tl:7): 128 threads
-//   layout L1: [32, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 16 per thread
-//   acc: registers, 4 x f32 per thread (slice(L1, dim 0))
+//   layout L1: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
+//   acc: registers, 8 x f32 per thread (slice(L1, dim 0))
 //   k: registers, 16 x i32 per thread (L1)
 //   blk: registers, 16 x i32 per thread (L1)
 //   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 13, one row per warp)
-//   16-byte accesses when KC is 8-byte aligned, O is 16-byte aligned; otherwise single elements
+//   16-byte accesses when KC is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 1024 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ O, int NB, int B, int MAXB)
@@ -16,18 +16,22 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
   __shared__ __align__(16) float t2c_red0[256];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
+  const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(KC, 8) && t2c::aligned(O, 16);
+  const bool t2c_fast = t2c::aligned(KC, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // gather-runs.tl:8: var b = ctx.block.x
     int b = (int)blockIdx.x;
     // gather-runs.tl:9: var acc: tile<f32>[1, 64] = 0.0
-    float acc[4];
+    float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
     // t2c_p6: this thread's partials of the colsum at line 13, folded across threads once, after the loop
     float t2c_p6[16];
     t2c_p6[0] = -0.0f;
@@ -55,18 +59,18 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       k[1] = k0 + t2c_r1;
       k[2] = k0 + t2c_r1;
       k[3] = k0 + t2c_r1;
-      k[4] = k0 + (t2c_r1 + 8);
-      k[5] = k0 + (t2c_r1 + 8);
-      k[6] = k0 + (t2c_r1 + 8);
-      k[7] = k0 + (t2c_r1 + 8);
+      k[4] = k0 + t2c_r1;
+      k[5] = k0 + t2c_r1;
+      k[6] = k0 + t2c_r1;
+      k[7] = k0 + t2c_r1;
       k[8] = k0 + (t2c_r1 + 16);
       k[9] = k0 + (t2c_r1 + 16);
       k[10] = k0 + (t2c_r1 + 16);
       k[11] = k0 + (t2c_r1 + 16);
-      k[12] = k0 + (t2c_r1 + 24);
-      k[13] = k0 + (t2c_r1 + 24);
-      k[14] = k0 + (t2c_r1 + 24);
-      k[15] = k0 + (t2c_r1 + 24);
+      k[12] = k0 + (t2c_r1 + 16);
+      k[13] = k0 + (t2c_r1 + 16);
+      k[14] = k0 + (t2c_r1 + 16);
+      k[15] = k0 + (t2c_r1 + 16);
       // gather-runs.tl:12: var blk = where(k < L[b], BT[b, k / PB], -1)
       int blk[16];
       int t2c_v4[16];
@@ -105,48 +109,40 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
       __nv_bfloat16 t2c_v5[16];
       if ((unsigned)(blk[0]) < (unsigned)NB && (unsigned)(k[0] % 16) < (unsigned)16 && (unsigned)(t2c_c1) < (unsigned)64) {
-        const t2c::Vec<__nv_bfloat16, 4> t2c_w1 = t2c::ldg_vec<4>(KC + (((long long)blk[0]) * 16 + (k[0] % 16)) * 64 + t2c_c1);
+        const t2c::Vec<__nv_bfloat16, 8> t2c_w1 = t2c::ldg_vec<8>(KC + (((long long)blk[0]) * 16 + (k[0] % 16)) * 64 + t2c_c1);
         t2c_v5[0] = t2c_w1.v[0];
         t2c_v5[1] = t2c_w1.v[1];
         t2c_v5[2] = t2c_w1.v[2];
         t2c_v5[3] = t2c_w1.v[3];
+        t2c_v5[4] = t2c_w1.v[4];
+        t2c_v5[5] = t2c_w1.v[5];
+        t2c_v5[6] = t2c_w1.v[6];
+        t2c_v5[7] = t2c_w1.v[7];
       } else {
         t2c_v5[0] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[1] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[2] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[3] = t2c::cvt<__nv_bfloat16>(0.0f);
-      }
-      if ((unsigned)(blk[4]) < (unsigned)NB && (unsigned)(k[4] % 16) < (unsigned)16 && (unsigned)(t2c_c1) < (unsigned)64) {
-        const t2c::Vec<__nv_bfloat16, 4> t2c_w2 = t2c::ldg_vec<4>(KC + (((long long)blk[4]) * 16 + (k[4] % 16)) * 64 + t2c_c1);
-        t2c_v5[4] = t2c_w2.v[0];
-        t2c_v5[5] = t2c_w2.v[1];
-        t2c_v5[6] = t2c_w2.v[2];
-        t2c_v5[7] = t2c_w2.v[3];
-      } else {
         t2c_v5[4] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[5] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[6] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[7] = t2c::cvt<__nv_bfloat16>(0.0f);
       }
       if ((unsigned)(blk[8]) < (unsigned)NB && (unsigned)(k[8] % 16) < (unsigned)16 && (unsigned)(t2c_c1) < (unsigned)64) {
-        const t2c::Vec<__nv_bfloat16, 4> t2c_w3 = t2c::ldg_vec<4>(KC + (((long long)blk[8]) * 16 + (k[8] % 16)) * 64 + t2c_c1);
-        t2c_v5[8] = t2c_w3.v[0];
-        t2c_v5[9] = t2c_w3.v[1];
-        t2c_v5[10] = t2c_w3.v[2];
-        t2c_v5[11] = t2c_w3.v[3];
+        const t2c::Vec<__nv_bfloat16, 8> t2c_w2 = t2c::ldg_vec<8>(KC + (((long long)blk[8]) * 16 + (k[8] % 16)) * 64 + t2c_c1);
+        t2c_v5[8] = t2c_w2.v[0];
+        t2c_v5[9] = t2c_w2.v[1];
+        t2c_v5[10] = t2c_w2.v[2];
+        t2c_v5[11] = t2c_w2.v[3];
+        t2c_v5[12] = t2c_w2.v[4];
+        t2c_v5[13] = t2c_w2.v[5];
+        t2c_v5[14] = t2c_w2.v[6];
+        t2c_v5[15] = t2c_w2.v[7];
       } else {
         t2c_v5[8] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[9] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[10] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[11] = t2c::cvt<__nv_bfloat16>(0.0f);
-      }
-      if ((unsigned)(blk[12]) < (unsigned)NB && (unsigned)(k[12] % 16) < (unsigned)16 && (unsigned)(t2c_c1) < (unsigned)64) {
-        const t2c::Vec<__nv_bfloat16, 4> t2c_w4 = t2c::ldg_vec<4>(KC + (((long long)blk[12]) * 16 + (k[12] % 16)) * 64 + t2c_c1);
-        t2c_v5[12] = t2c_w4.v[0];
-        t2c_v5[13] = t2c_w4.v[1];
-        t2c_v5[14] = t2c_w4.v[2];
-        t2c_v5[15] = t2c_w4.v[3];
-      } else {
         t2c_v5[12] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[13] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[14] = t2c::cvt<__nv_bfloat16>(0.0f);
@@ -171,66 +167,102 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     }
     // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
     // t2c_p6, carried across the loop above, folded across threads once
-    float t2c_v6[4];
+    float t2c_v6[8];
     t2c_v6[0] = t2c_p6[0];
     t2c_v6[1] = t2c_p6[1];
     t2c_v6[2] = t2c_p6[2];
     t2c_v6[3] = t2c_p6[3];
-    t2c_v6[0] = t2c_v6[0] + t2c_p6[4];
-    t2c_v6[1] = t2c_v6[1] + t2c_p6[5];
-    t2c_v6[2] = t2c_v6[2] + t2c_p6[6];
-    t2c_v6[3] = t2c_v6[3] + t2c_p6[7];
+    t2c_v6[4] = t2c_p6[4];
+    t2c_v6[5] = t2c_p6[5];
+    t2c_v6[6] = t2c_p6[6];
+    t2c_v6[7] = t2c_p6[7];
     t2c_v6[0] = t2c_v6[0] + t2c_p6[8];
     t2c_v6[1] = t2c_v6[1] + t2c_p6[9];
     t2c_v6[2] = t2c_v6[2] + t2c_p6[10];
     t2c_v6[3] = t2c_v6[3] + t2c_p6[11];
-    t2c_v6[0] = t2c_v6[0] + t2c_p6[12];
-    t2c_v6[1] = t2c_v6[1] + t2c_p6[13];
-    t2c_v6[2] = t2c_v6[2] + t2c_p6[14];
-    t2c_v6[3] = t2c_v6[3] + t2c_p6[15];
-    t2c_v6[0] = t2c::fold_sum<2, 16>(t2c_v6[0]);
-    t2c_v6[1] = t2c::fold_sum<2, 16>(t2c_v6[1]);
-    t2c_v6[2] = t2c::fold_sum<2, 16>(t2c_v6[2]);
-    t2c_v6[3] = t2c::fold_sum<2, 16>(t2c_v6[3]);
-    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    t2c_v6[4] = t2c_v6[4] + t2c_p6[12];
+    t2c_v6[5] = t2c_v6[5] + t2c_p6[13];
+    t2c_v6[6] = t2c_v6[6] + t2c_p6[14];
+    t2c_v6[7] = t2c_v6[7] + t2c_p6[15];
+    t2c_v6[0] = t2c::fold_sum<4, 8>(t2c_v6[0]);
+    t2c_v6[1] = t2c::fold_sum<4, 8>(t2c_v6[1]);
+    t2c_v6[2] = t2c::fold_sum<4, 8>(t2c_v6[2]);
+    t2c_v6[3] = t2c::fold_sum<4, 8>(t2c_v6[3]);
+    t2c_v6[4] = t2c::fold_sum<4, 8>(t2c_v6[4]);
+    t2c_v6[5] = t2c::fold_sum<4, 8>(t2c_v6[5]);
+    t2c_v6[6] = t2c::fold_sum<4, 8>(t2c_v6[6]);
+    t2c_v6[7] = t2c::fold_sum<4, 8>(t2c_v6[7]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     __syncthreads();  // t2c_red0: written at line 13, read here by other threads
     {
-      t2c::Vec<float, 4> t2c_s5 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
-      t2c_v6[0] = t2c_s5.v[0];
-      t2c_v6[1] = t2c_s5.v[1];
-      t2c_v6[2] = t2c_s5.v[2];
-      t2c_v6[3] = t2c_s5.v[3];
-      t2c_s5 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
-      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
-      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
-      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
-      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
-      t2c_s5 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
-      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
-      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
-      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
-      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
-      t2c_s5 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
-      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
-      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
-      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
-      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+      t2c::Vec<float, 4> t2c_s3 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
+      t2c_v6[0] = t2c_s3.v[0];
+      t2c_v6[1] = t2c_s3.v[1];
+      t2c_v6[2] = t2c_s3.v[2];
+      t2c_v6[3] = t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s3.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s3.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s3.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s3.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s3.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s3.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s3.v[3];
+      t2c_s3 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s3.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s3.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s3.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s3.v[3];
+    }
+    {
+      t2c::Vec<float, 4> t2c_s4 = t2c::lds_vec<4>(&t2c_red0[t2c_c1 + 4]);
+      t2c_v6[4] = t2c_s4.v[0];
+      t2c_v6[5] = t2c_s4.v[1];
+      t2c_v6[6] = t2c_s4.v[2];
+      t2c_v6[7] = t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1 + 4]);
+      t2c_v6[4] = t2c_v6[4] + t2c_s4.v[0];
+      t2c_v6[5] = t2c_v6[5] + t2c_s4.v[1];
+      t2c_v6[6] = t2c_v6[6] + t2c_s4.v[2];
+      t2c_v6[7] = t2c_v6[7] + t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1 + 4]);
+      t2c_v6[4] = t2c_v6[4] + t2c_s4.v[0];
+      t2c_v6[5] = t2c_v6[5] + t2c_s4.v[1];
+      t2c_v6[6] = t2c_v6[6] + t2c_s4.v[2];
+      t2c_v6[7] = t2c_v6[7] + t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1 + 4]);
+      t2c_v6[4] = t2c_v6[4] + t2c_s4.v[0];
+      t2c_v6[5] = t2c_v6[5] + t2c_s4.v[1];
+      t2c_v6[6] = t2c_v6[6] + t2c_s4.v[2];
+      t2c_v6[7] = t2c_v6[7] + t2c_s4.v[3];
     }
     acc[0] += t2c_v6[0];
     acc[1] += t2c_v6[1];
     acc[2] += t2c_v6[2];
     acc[3] += t2c_v6[3];
+    acc[4] += t2c_v6[4];
+    acc[5] += t2c_v6[5];
+    acc[6] += t2c_v6[6];
+    acc[7] += t2c_v6[7];
     // gather-runs.tl:15: O[b :+ 1, 0 :+ 64] = acc
     if (t2c_r1 == 0) t2c::stg_vec<4>(O + ((long long)b) * 64 + t2c_c1, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
+    if (t2c_r1 == 0) t2c::stg_vec<4>(O + ((long long)b) * 64 + (t2c_c1 + 4), t2c::Vec<float, 4>{{acc[4], acc[5], acc[6], acc[7]}});
   } else {
     // gather-runs.tl:8: var b = ctx.block.x
     int b = (int)blockIdx.x;
     // gather-runs.tl:9: var acc: tile<f32>[1, 64] = 0.0
-    float acc[4];
+    float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
     // t2c_p6: this thread's partials of the colsum at line 13, folded across threads once, after the loop
     float t2c_p6[16];
     t2c_p6[0] = -0.0f;
@@ -250,26 +282,26 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     t2c_p6[14] = -0.0f;
     t2c_p6[15] = -0.0f;
     // gather-runs.tl:10: for k0 in range(0, L[b], 32) {
-    const int t2c_end6 = L[b];
-    for (int k0 = 0; k0 < t2c_end6; k0 += 32) {
+    const int t2c_end5 = L[b];
+    for (int k0 = 0; k0 < t2c_end5; k0 += 32) {
       // gather-runs.tl:11: var k = k0 + rows(32, 64)
       int k[16];
       k[0] = k0 + t2c_r1;
       k[1] = k0 + t2c_r1;
       k[2] = k0 + t2c_r1;
       k[3] = k0 + t2c_r1;
-      k[4] = k0 + (t2c_r1 + 8);
-      k[5] = k0 + (t2c_r1 + 8);
-      k[6] = k0 + (t2c_r1 + 8);
-      k[7] = k0 + (t2c_r1 + 8);
+      k[4] = k0 + t2c_r1;
+      k[5] = k0 + t2c_r1;
+      k[6] = k0 + t2c_r1;
+      k[7] = k0 + t2c_r1;
       k[8] = k0 + (t2c_r1 + 16);
       k[9] = k0 + (t2c_r1 + 16);
       k[10] = k0 + (t2c_r1 + 16);
       k[11] = k0 + (t2c_r1 + 16);
-      k[12] = k0 + (t2c_r1 + 24);
-      k[13] = k0 + (t2c_r1 + 24);
-      k[14] = k0 + (t2c_r1 + 24);
-      k[15] = k0 + (t2c_r1 + 24);
+      k[12] = k0 + (t2c_r1 + 16);
+      k[13] = k0 + (t2c_r1 + 16);
+      k[14] = k0 + (t2c_r1 + 16);
+      k[15] = k0 + (t2c_r1 + 16);
       // gather-runs.tl:12: var blk = where(k < L[b], BT[b, k / PB], -1)
       int blk[16];
       int t2c_v4[16];
@@ -311,18 +343,18 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       t2c_v5[1] = ((unsigned)(blk[1]) < (unsigned)NB && (unsigned)(k[1] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 1) < (unsigned)64 ? KC[(((long long)blk[1]) * 16 + (k[1] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[2] = ((unsigned)(blk[2]) < (unsigned)NB && (unsigned)(k[2] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 2) < (unsigned)64 ? KC[(((long long)blk[2]) * 16 + (k[2] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[3] = ((unsigned)(blk[3]) < (unsigned)NB && (unsigned)(k[3] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 3) < (unsigned)64 ? KC[(((long long)blk[3]) * 16 + (k[3] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[4] = ((unsigned)(blk[4]) < (unsigned)NB && (unsigned)(k[4] % 16) < (unsigned)16 && (unsigned)(t2c_c1) < (unsigned)64 ? KC[(((long long)blk[4]) * 16 + (k[4] % 16)) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[5] = ((unsigned)(blk[5]) < (unsigned)NB && (unsigned)(k[5] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 1) < (unsigned)64 ? KC[(((long long)blk[5]) * 16 + (k[5] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[6] = ((unsigned)(blk[6]) < (unsigned)NB && (unsigned)(k[6] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 2) < (unsigned)64 ? KC[(((long long)blk[6]) * 16 + (k[6] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[7] = ((unsigned)(blk[7]) < (unsigned)NB && (unsigned)(k[7] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 3) < (unsigned)64 ? KC[(((long long)blk[7]) * 16 + (k[7] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[4] = ((unsigned)(blk[4]) < (unsigned)NB && (unsigned)(k[4] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 4) < (unsigned)64 ? KC[(((long long)blk[4]) * 16 + (k[4] % 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[5] = ((unsigned)(blk[5]) < (unsigned)NB && (unsigned)(k[5] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 5) < (unsigned)64 ? KC[(((long long)blk[5]) * 16 + (k[5] % 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[6] = ((unsigned)(blk[6]) < (unsigned)NB && (unsigned)(k[6] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 6) < (unsigned)64 ? KC[(((long long)blk[6]) * 16 + (k[6] % 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[7] = ((unsigned)(blk[7]) < (unsigned)NB && (unsigned)(k[7] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 7) < (unsigned)64 ? KC[(((long long)blk[7]) * 16 + (k[7] % 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[8] = ((unsigned)(blk[8]) < (unsigned)NB && (unsigned)(k[8] % 16) < (unsigned)16 && (unsigned)(t2c_c1) < (unsigned)64 ? KC[(((long long)blk[8]) * 16 + (k[8] % 16)) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[9] = ((unsigned)(blk[9]) < (unsigned)NB && (unsigned)(k[9] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 1) < (unsigned)64 ? KC[(((long long)blk[9]) * 16 + (k[9] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[10] = ((unsigned)(blk[10]) < (unsigned)NB && (unsigned)(k[10] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 2) < (unsigned)64 ? KC[(((long long)blk[10]) * 16 + (k[10] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[11] = ((unsigned)(blk[11]) < (unsigned)NB && (unsigned)(k[11] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 3) < (unsigned)64 ? KC[(((long long)blk[11]) * 16 + (k[11] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[12] = ((unsigned)(blk[12]) < (unsigned)NB && (unsigned)(k[12] % 16) < (unsigned)16 && (unsigned)(t2c_c1) < (unsigned)64 ? KC[(((long long)blk[12]) * 16 + (k[12] % 16)) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[13] = ((unsigned)(blk[13]) < (unsigned)NB && (unsigned)(k[13] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 1) < (unsigned)64 ? KC[(((long long)blk[13]) * 16 + (k[13] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[14] = ((unsigned)(blk[14]) < (unsigned)NB && (unsigned)(k[14] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 2) < (unsigned)64 ? KC[(((long long)blk[14]) * 16 + (k[14] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[15] = ((unsigned)(blk[15]) < (unsigned)NB && (unsigned)(k[15] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 3) < (unsigned)64 ? KC[(((long long)blk[15]) * 16 + (k[15] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[12] = ((unsigned)(blk[12]) < (unsigned)NB && (unsigned)(k[12] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 4) < (unsigned)64 ? KC[(((long long)blk[12]) * 16 + (k[12] % 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[13] = ((unsigned)(blk[13]) < (unsigned)NB && (unsigned)(k[13] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 5) < (unsigned)64 ? KC[(((long long)blk[13]) * 16 + (k[13] % 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[14] = ((unsigned)(blk[14]) < (unsigned)NB && (unsigned)(k[14] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 6) < (unsigned)64 ? KC[(((long long)blk[14]) * 16 + (k[14] % 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[15] = ((unsigned)(blk[15]) < (unsigned)NB && (unsigned)(k[15] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 7) < (unsigned)64 ? KC[(((long long)blk[15]) * 16 + (k[15] % 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_p6[0] += t2c::cvt<float>(t2c_v5[0]);
       t2c_p6[1] += t2c::cvt<float>(t2c_v5[1]);
       t2c_p6[2] += t2c::cvt<float>(t2c_v5[2]);
@@ -342,60 +374,95 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     }
     // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
     // t2c_p6, carried across the loop above, folded across threads once
-    float t2c_v6[4];
+    float t2c_v6[8];
     t2c_v6[0] = t2c_p6[0];
     t2c_v6[1] = t2c_p6[1];
     t2c_v6[2] = t2c_p6[2];
     t2c_v6[3] = t2c_p6[3];
-    t2c_v6[0] = t2c_v6[0] + t2c_p6[4];
-    t2c_v6[1] = t2c_v6[1] + t2c_p6[5];
-    t2c_v6[2] = t2c_v6[2] + t2c_p6[6];
-    t2c_v6[3] = t2c_v6[3] + t2c_p6[7];
+    t2c_v6[4] = t2c_p6[4];
+    t2c_v6[5] = t2c_p6[5];
+    t2c_v6[6] = t2c_p6[6];
+    t2c_v6[7] = t2c_p6[7];
     t2c_v6[0] = t2c_v6[0] + t2c_p6[8];
     t2c_v6[1] = t2c_v6[1] + t2c_p6[9];
     t2c_v6[2] = t2c_v6[2] + t2c_p6[10];
     t2c_v6[3] = t2c_v6[3] + t2c_p6[11];
-    t2c_v6[0] = t2c_v6[0] + t2c_p6[12];
-    t2c_v6[1] = t2c_v6[1] + t2c_p6[13];
-    t2c_v6[2] = t2c_v6[2] + t2c_p6[14];
-    t2c_v6[3] = t2c_v6[3] + t2c_p6[15];
-    t2c_v6[0] = t2c::fold_sum<2, 16>(t2c_v6[0]);
-    t2c_v6[1] = t2c::fold_sum<2, 16>(t2c_v6[1]);
-    t2c_v6[2] = t2c::fold_sum<2, 16>(t2c_v6[2]);
-    t2c_v6[3] = t2c::fold_sum<2, 16>(t2c_v6[3]);
-    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    t2c_v6[4] = t2c_v6[4] + t2c_p6[12];
+    t2c_v6[5] = t2c_v6[5] + t2c_p6[13];
+    t2c_v6[6] = t2c_v6[6] + t2c_p6[14];
+    t2c_v6[7] = t2c_v6[7] + t2c_p6[15];
+    t2c_v6[0] = t2c::fold_sum<4, 8>(t2c_v6[0]);
+    t2c_v6[1] = t2c::fold_sum<4, 8>(t2c_v6[1]);
+    t2c_v6[2] = t2c::fold_sum<4, 8>(t2c_v6[2]);
+    t2c_v6[3] = t2c::fold_sum<4, 8>(t2c_v6[3]);
+    t2c_v6[4] = t2c::fold_sum<4, 8>(t2c_v6[4]);
+    t2c_v6[5] = t2c::fold_sum<4, 8>(t2c_v6[5]);
+    t2c_v6[6] = t2c::fold_sum<4, 8>(t2c_v6[6]);
+    t2c_v6[7] = t2c::fold_sum<4, 8>(t2c_v6[7]);
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     __syncthreads();  // t2c_red0: written at line 13, read here by other threads
     {
-      t2c::Vec<float, 4> t2c_s7 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
-      t2c_v6[0] = t2c_s7.v[0];
-      t2c_v6[1] = t2c_s7.v[1];
-      t2c_v6[2] = t2c_s7.v[2];
-      t2c_v6[3] = t2c_s7.v[3];
-      t2c_s7 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
-      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
-      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
-      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
-      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
-      t2c_s7 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
-      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
-      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
-      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
-      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
-      t2c_s7 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
-      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
-      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
-      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
-      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+      t2c::Vec<float, 4> t2c_s6 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
+      t2c_v6[0] = t2c_s6.v[0];
+      t2c_v6[1] = t2c_s6.v[1];
+      t2c_v6[2] = t2c_s6.v[2];
+      t2c_v6[3] = t2c_s6.v[3];
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s6.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s6.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s6.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s6.v[3];
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s6.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s6.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s6.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s6.v[3];
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s6.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s6.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s6.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s6.v[3];
+    }
+    {
+      t2c::Vec<float, 4> t2c_s7 = t2c::lds_vec<4>(&t2c_red0[t2c_c1 + 4]);
+      t2c_v6[4] = t2c_s7.v[0];
+      t2c_v6[5] = t2c_s7.v[1];
+      t2c_v6[6] = t2c_s7.v[2];
+      t2c_v6[7] = t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1 + 4]);
+      t2c_v6[4] = t2c_v6[4] + t2c_s7.v[0];
+      t2c_v6[5] = t2c_v6[5] + t2c_s7.v[1];
+      t2c_v6[6] = t2c_v6[6] + t2c_s7.v[2];
+      t2c_v6[7] = t2c_v6[7] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1 + 4]);
+      t2c_v6[4] = t2c_v6[4] + t2c_s7.v[0];
+      t2c_v6[5] = t2c_v6[5] + t2c_s7.v[1];
+      t2c_v6[6] = t2c_v6[6] + t2c_s7.v[2];
+      t2c_v6[7] = t2c_v6[7] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1 + 4]);
+      t2c_v6[4] = t2c_v6[4] + t2c_s7.v[0];
+      t2c_v6[5] = t2c_v6[5] + t2c_s7.v[1];
+      t2c_v6[6] = t2c_v6[6] + t2c_s7.v[2];
+      t2c_v6[7] = t2c_v6[7] + t2c_s7.v[3];
     }
     acc[0] += t2c_v6[0];
     acc[1] += t2c_v6[1];
     acc[2] += t2c_v6[2];
     acc[3] += t2c_v6[3];
+    acc[4] += t2c_v6[4];
+    acc[5] += t2c_v6[5];
+    acc[6] += t2c_v6[6];
+    acc[7] += t2c_v6[7];
     // gather-runs.tl:15: O[b :+ 1, 0 :+ 64] = acc
     if (t2c_r1 == 0) O[((long long)b) * 64 + t2c_c1] = acc[0];
     if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 1)] = acc[1];
     if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 2)] = acc[2];
     if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 3)] = acc[3];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 4)] = acc[4];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 5)] = acc[5];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 6)] = acc[6];
+    if (t2c_r1 == 0) O[((long long)b) * 64 + (t2c_c1 + 7)] = acc[7];
   }
 }
 

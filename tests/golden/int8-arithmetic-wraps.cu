@@ -3,67 +3,59 @@
 
 
 // kernel int8_arithmetic_wraps (int8-arithmetic-wraps.tl:6): 64 threads
-//   layout L0: [16, 64], runs of 4, lanes 4 x 8, warps 2 x 1: 16 per thread
+//   layout L0: [16, 64], runs of 8, lanes 4 x 8, warps 2 x 1: 16 per thread
 //   b: registers, 16 x u8 per thread (L0)
 //   c: registers, 16 x i8 per thread (L0)
-//   16-byte accesses when N % 4 == 0, B is 4-byte aligned, C is 4-byte aligned, S is 4-byte aligned, F is 16-byte aligned; otherwise single elements
+//   16-byte accesses when N % 8 == 0, B is 8-byte aligned, C is 8-byte aligned, S is 8-byte aligned, F is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__restrict__ C, int *__restrict__ R, unsigned char *__restrict__ S, float *__restrict__ F, int M, int N)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 8;  // L0: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(B, 4) && t2c::aligned(C, 4) && t2c::aligned(S, 4) && t2c::aligned(F, 16);
+  const bool t2c_fast = N % 8 == 0 && t2c::aligned(B, 8) && t2c::aligned(C, 8) && t2c::aligned(S, 8) && t2c::aligned(F, 16);
   if (t2c_fast) {
     // int8-arithmetic-wraps.tl:8: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
     // int8-arithmetic-wraps.tl:9: var b = B[m0 :+ 16, 0 :+ 64]
     unsigned char b[16];
     if ((m0 + t2c_r0) < M && t2c_c0 < N) {
-      const t2c::Vec<unsigned char, 4> t2c_w0 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0)) * N + t2c_c0);
+      const t2c::Vec<unsigned char, 8> t2c_w0 = t2c::ldg_vec<8>(B + ((long long)(m0 + t2c_r0)) * N + t2c_c0);
       b[0] = t2c_w0.v[0];
       b[1] = t2c_w0.v[1];
       b[2] = t2c_w0.v[2];
       b[3] = t2c_w0.v[3];
+      b[4] = t2c_w0.v[4];
+      b[5] = t2c_w0.v[5];
+      b[6] = t2c_w0.v[6];
+      b[7] = t2c_w0.v[7];
     } else {
       b[0] = (unsigned char)0;
       b[1] = (unsigned char)0;
       b[2] = (unsigned char)0;
       b[3] = (unsigned char)0;
-    }
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) {
-      const t2c::Vec<unsigned char, 4> t2c_w1 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32));
-      b[4] = t2c_w1.v[0];
-      b[5] = t2c_w1.v[1];
-      b[6] = t2c_w1.v[2];
-      b[7] = t2c_w1.v[3];
-    } else {
       b[4] = (unsigned char)0;
       b[5] = (unsigned char)0;
       b[6] = (unsigned char)0;
       b[7] = (unsigned char)0;
     }
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) {
-      const t2c::Vec<unsigned char, 4> t2c_w2 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0);
-      b[8] = t2c_w2.v[0];
-      b[9] = t2c_w2.v[1];
-      b[10] = t2c_w2.v[2];
-      b[11] = t2c_w2.v[3];
+      const t2c::Vec<unsigned char, 8> t2c_w1 = t2c::ldg_vec<8>(B + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0);
+      b[8] = t2c_w1.v[0];
+      b[9] = t2c_w1.v[1];
+      b[10] = t2c_w1.v[2];
+      b[11] = t2c_w1.v[3];
+      b[12] = t2c_w1.v[4];
+      b[13] = t2c_w1.v[5];
+      b[14] = t2c_w1.v[6];
+      b[15] = t2c_w1.v[7];
     } else {
       b[8] = (unsigned char)0;
       b[9] = (unsigned char)0;
       b[10] = (unsigned char)0;
       b[11] = (unsigned char)0;
-    }
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) {
-      const t2c::Vec<unsigned char, 4> t2c_w3 = t2c::ldg_vec<4>(B + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32));
-      b[12] = t2c_w3.v[0];
-      b[13] = t2c_w3.v[1];
-      b[14] = t2c_w3.v[2];
-      b[15] = t2c_w3.v[3];
-    } else {
       b[12] = (unsigned char)0;
       b[13] = (unsigned char)0;
       b[14] = (unsigned char)0;
@@ -72,48 +64,40 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     // int8-arithmetic-wraps.tl:10: var c = C[m0 :+ 16, 0 :+ 64]
     signed char c_[16];
     if ((m0 + t2c_r0) < M && t2c_c0 < N) {
-      const t2c::Vec<signed char, 4> t2c_w4 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0)) * N + t2c_c0);
-      c_[0] = t2c_w4.v[0];
-      c_[1] = t2c_w4.v[1];
-      c_[2] = t2c_w4.v[2];
-      c_[3] = t2c_w4.v[3];
+      const t2c::Vec<signed char, 8> t2c_w2 = t2c::ldg_vec<8>(C + ((long long)(m0 + t2c_r0)) * N + t2c_c0);
+      c_[0] = t2c_w2.v[0];
+      c_[1] = t2c_w2.v[1];
+      c_[2] = t2c_w2.v[2];
+      c_[3] = t2c_w2.v[3];
+      c_[4] = t2c_w2.v[4];
+      c_[5] = t2c_w2.v[5];
+      c_[6] = t2c_w2.v[6];
+      c_[7] = t2c_w2.v[7];
     } else {
       c_[0] = (signed char)0;
       c_[1] = (signed char)0;
       c_[2] = (signed char)0;
       c_[3] = (signed char)0;
-    }
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) {
-      const t2c::Vec<signed char, 4> t2c_w5 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32));
-      c_[4] = t2c_w5.v[0];
-      c_[5] = t2c_w5.v[1];
-      c_[6] = t2c_w5.v[2];
-      c_[7] = t2c_w5.v[3];
-    } else {
       c_[4] = (signed char)0;
       c_[5] = (signed char)0;
       c_[6] = (signed char)0;
       c_[7] = (signed char)0;
     }
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) {
-      const t2c::Vec<signed char, 4> t2c_w6 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0);
-      c_[8] = t2c_w6.v[0];
-      c_[9] = t2c_w6.v[1];
-      c_[10] = t2c_w6.v[2];
-      c_[11] = t2c_w6.v[3];
+      const t2c::Vec<signed char, 8> t2c_w3 = t2c::ldg_vec<8>(C + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0);
+      c_[8] = t2c_w3.v[0];
+      c_[9] = t2c_w3.v[1];
+      c_[10] = t2c_w3.v[2];
+      c_[11] = t2c_w3.v[3];
+      c_[12] = t2c_w3.v[4];
+      c_[13] = t2c_w3.v[5];
+      c_[14] = t2c_w3.v[6];
+      c_[15] = t2c_w3.v[7];
     } else {
       c_[8] = (signed char)0;
       c_[9] = (signed char)0;
       c_[10] = (signed char)0;
       c_[11] = (signed char)0;
-    }
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) {
-      const t2c::Vec<signed char, 4> t2c_w7 = t2c::ldg_vec<4>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32));
-      c_[12] = t2c_w7.v[0];
-      c_[13] = t2c_w7.v[1];
-      c_[14] = t2c_w7.v[2];
-      c_[15] = t2c_w7.v[3];
-    } else {
       c_[12] = (signed char)0;
       c_[13] = (signed char)0;
       c_[14] = (signed char)0;
@@ -200,15 +184,13 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 3] = t2c_v7[0];
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 3] = t2c_v7[1];
     // int8-arithmetic-wraps.tl:14: S[m0 :+ 16, 0 :+ 64] = (b + 100) / 3 + (~b >> 1)
-    if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[0] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[0])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[1] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[1])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[2] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[2])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[3] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[3])) >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32), t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0, t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[8] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[8])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[9] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[9])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[10] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[10])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[11] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[11])) >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(S + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32), t2c::Vec<unsigned char, 4>{{(unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<8>(S + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<unsigned char, 8>{{(unsigned char)(((unsigned char)(((unsigned char)(b[0] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[0])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[1] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[1])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[2] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[2])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[3] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[3])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) t2c::stg_vec<8>(S + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0, t2c::Vec<unsigned char, 8>{{(unsigned char)(((unsigned char)(((unsigned char)(b[8] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[8])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[9] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[9])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[10] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[10])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[11] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[11])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1))), (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)))}});
     // int8-arithmetic-wraps.tl:15: F[m0 :+ 16, 0 :+ 64] = f32(c * 3) + f32(b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0)) * N + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[0] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[0] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[1] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[1] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[2] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[2] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[3] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[3] >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32), t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)))}});
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0, t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[8] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[8] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[9] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[9] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[10] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[10] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[11] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[11] >> (unsigned char)1)))}});
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32), t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)))}});
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 4) < N) t2c::stg_vec<4>(F + ((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1))), t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)))}});
   } else {
     // int8-arithmetic-wraps.tl:8: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -218,36 +200,36 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     b[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : (unsigned char)0);
     b[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : (unsigned char)0);
     b[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : (unsigned char)0);
-    b[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] : (unsigned char)0);
-    b[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] : (unsigned char)0);
-    b[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] : (unsigned char)0);
-    b[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] : (unsigned char)0);
+    b[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4)] : (unsigned char)0);
+    b[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 5) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 5)] : (unsigned char)0);
+    b[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 6) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 6)] : (unsigned char)0);
+    b[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 7) < N ? B[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 7)] : (unsigned char)0);
     b[8] = ((m0 + t2c_r0 + 8) < M && t2c_c0 < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] : (unsigned char)0);
     b[9] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : (unsigned char)0);
     b[10] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : (unsigned char)0);
     b[11] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : (unsigned char)0);
-    b[12] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] : (unsigned char)0);
-    b[13] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] : (unsigned char)0);
-    b[14] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] : (unsigned char)0);
-    b[15] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] : (unsigned char)0);
+    b[12] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 4) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 4)] : (unsigned char)0);
+    b[13] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 5) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 5)] : (unsigned char)0);
+    b[14] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 6) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 6)] : (unsigned char)0);
+    b[15] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 7) < N ? B[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 7)] : (unsigned char)0);
     // int8-arithmetic-wraps.tl:10: var c = C[m0 :+ 16, 0 :+ 64]
     signed char c_[16];
     c_[0] = ((m0 + t2c_r0) < M && t2c_c0 < N ? C[((long long)(m0 + t2c_r0)) * N + t2c_c0] : (signed char)0);
     c_[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : (signed char)0);
     c_[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : (signed char)0);
     c_[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : (signed char)0);
-    c_[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] : (signed char)0);
-    c_[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] : (signed char)0);
-    c_[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] : (signed char)0);
-    c_[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] : (signed char)0);
+    c_[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4)] : (signed char)0);
+    c_[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 5) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 5)] : (signed char)0);
+    c_[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 6) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 6)] : (signed char)0);
+    c_[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 7) < N ? C[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 7)] : (signed char)0);
     c_[8] = ((m0 + t2c_r0 + 8) < M && t2c_c0 < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] : (signed char)0);
     c_[9] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : (signed char)0);
     c_[10] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : (signed char)0);
     c_[11] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : (signed char)0);
-    c_[12] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] : (signed char)0);
-    c_[13] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] : (signed char)0);
-    c_[14] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] : (signed char)0);
-    c_[15] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] : (signed char)0);
+    c_[12] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 4) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 4)] : (signed char)0);
+    c_[13] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 5) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 5)] : (signed char)0);
+    c_[14] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 6) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 6)] : (signed char)0);
+    c_[15] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 7) < N ? C[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 7)] : (signed char)0);
     // int8-arithmetic-wraps.tl:11: R[m0 :+ 16, 0 :+ 1] = i32(rowmax(b - 200))
     int t2c_v3[2];
     int t2c_v3_t[6];  // partials: each row's elements in 4 chains
@@ -333,34 +315,34 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     if ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] = (unsigned char)(((unsigned char)(((unsigned char)(b[1] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[1])) >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] = (unsigned char)(((unsigned char)(((unsigned char)(b[2] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[2])) >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] = (unsigned char)(((unsigned char)(((unsigned char)(b[3] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[3])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] = (unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] = (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] = (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] = (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4)] = (unsigned char)(((unsigned char)(((unsigned char)(b[4] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[4])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 5) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 5)] = (unsigned char)(((unsigned char)(((unsigned char)(b[5] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[5])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 6) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 6)] = (unsigned char)(((unsigned char)(((unsigned char)(b[6] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[6])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 7) < N) S[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 7)] = (unsigned char)(((unsigned char)(((unsigned char)(b[7] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[7])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) S[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] = (unsigned char)(((unsigned char)(((unsigned char)(b[8] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[8])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] = (unsigned char)(((unsigned char)(((unsigned char)(b[9] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[9])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] = (unsigned char)(((unsigned char)(((unsigned char)(b[10] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[10])) >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] = (unsigned char)(((unsigned char)(((unsigned char)(b[11] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[11])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] = (unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] = (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] = (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] = (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 4) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 4)] = (unsigned char)(((unsigned char)(((unsigned char)(b[12] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[12])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 5) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 5)] = (unsigned char)(((unsigned char)(((unsigned char)(b[13] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[13])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 6) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 6)] = (unsigned char)(((unsigned char)(((unsigned char)(b[14] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[14])) >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 7) < N) S[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 7)] = (unsigned char)(((unsigned char)(((unsigned char)(b[15] + (unsigned char)100)) / (unsigned char)3)) + ((unsigned char)(((unsigned char)(~b[15])) >> (unsigned char)1)));
     // int8-arithmetic-wraps.tl:15: F[m0 :+ 16, 0 :+ 64] = f32(c * 3) + f32(b >> 1)
     if ((m0 + t2c_r0) < M && t2c_c0 < N) F[((long long)(m0 + t2c_r0)) * N + t2c_c0] = t2c::cvt<float>(((signed char)(c_[0] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[0] >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] = t2c::cvt<float>(((signed char)(c_[1] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[1] >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] = t2c::cvt<float>(((signed char)(c_[2] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[2] >> (unsigned char)1)));
     if ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] = t2c::cvt<float>(((signed char)(c_[3] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[3] >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 32) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 32)] = t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 33) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 33)] = t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 34) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 34)] = t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1)));
-    if ((m0 + t2c_r0) < M && (t2c_c0 + 35) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 35)] = t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 4) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 4)] = t2c::cvt<float>(((signed char)(c_[4] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[4] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 5) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 5)] = t2c::cvt<float>(((signed char)(c_[5] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[5] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 6) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 6)] = t2c::cvt<float>(((signed char)(c_[6] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[6] >> (unsigned char)1)));
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 7) < N) F[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 7)] = t2c::cvt<float>(((signed char)(c_[7] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[7] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) F[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] = t2c::cvt<float>(((signed char)(c_[8] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[8] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] = t2c::cvt<float>(((signed char)(c_[9] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[9] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] = t2c::cvt<float>(((signed char)(c_[10] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[10] >> (unsigned char)1)));
     if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] = t2c::cvt<float>(((signed char)(c_[11] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[11] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 32) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 32)] = t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 33) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 33)] = t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 34) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 34)] = t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1)));
-    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 35) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 35)] = t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 4) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 4)] = t2c::cvt<float>(((signed char)(c_[12] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[12] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 5) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 5)] = t2c::cvt<float>(((signed char)(c_[13] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[13] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 6) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 6)] = t2c::cvt<float>(((signed char)(c_[14] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[14] >> (unsigned char)1)));
+    if ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 7) < N) F[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 7)] = t2c::cvt<float>(((signed char)(c_[15] * (signed char)3))) + t2c::cvt<float>(((unsigned char)(b[15] >> (unsigned char)1)));
   }
 }

@@ -3,17 +3,17 @@
 
 
 // kernel decode (pipeline-block-table.tl:9): 128 threads
-//   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
-//   layout L1: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
-//   q: registers, 4 x f32 per thread (slice(L1, dim 0))
-//   acc: registers, 4 x f32 per thread (slice(L1, dim 0))
+//   layout L0: [1, 64], runs of 8, lanes 4 x 8, warps 1 x 4: 8 per thread
+//   layout L1: [16, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
+//   q: registers, 8 x f32 per thread (slice(L1, dim 0))
+//   acc: registers, 8 x f32 per thread (slice(L1, dim 0))
 //   m: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   l: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   k: registers, 8 x f32 per thread (L1)
 //   v: registers, 8 x f32 per thread (L1)
-//   s: registers, 2 x f32 per thread (slice(L1, dim 1))
+//   s: registers, 1 x f32 per thread (slice(L1, dim 1))
 //   mnew: registers, 1 x f32 per thread (slice(L0, dim 1))
-//   p: registers, 2 x f32 per thread (slice(L1, dim 1))
+//   p: registers, 1 x f32 per thread (slice(L1, dim 1))
 //   alpha: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   s_s: shared, f32[16, 1], 128 bytes (shared copy of s)
 //   p_s: shared, f32[16, 1], 128 bytes (shared copy of p)
@@ -21,7 +21,7 @@
 //   alpha_s: shared, f32[1, 1], 4 bytes (shared copy of alpha)
 //   l_s: shared, f32[1, 1], 4 bytes (shared copy of l)
 //   t2c_red0: shared, f32[4, 64], 2048 bytes (partials of colsum at line 28, one row per warp)
-//   16-byte accesses when Q is 8-byte aligned, KC is 8-byte aligned, VC is 8-byte aligned, O is 16-byte aligned; otherwise single elements
+//   16-byte accesses when Q is 16-byte aligned, KC is 16-byte aligned, VC is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 2352 bytes; barriers: 5
 extern "C" __global__ void __launch_bounds__(128)
 decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half *__restrict__ VC, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ O, int B, int H, int NB, int MAXB)
@@ -37,10 +37,10 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
   int t2c_ph0 = 0;  // which half of s_s this turn uses
   int t2c_ph1 = 0;  // which half of p_s this turn uses
   int t2c_ph6 = 0;  // which half of t2c_red0 this turn uses
-  const int t2c_r0 = lane / 16, t2c_c0 = (warp * 16 + lane % 16) * 4;  // L0: this thread's first row and column
-  const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
+  const int t2c_r0 = lane / 8, t2c_c0 = (warp * 8 + lane % 8) * 8;  // L0: this thread's first row and column
+  const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(Q, 8) && t2c::aligned(KC, 8) && t2c::aligned(VC, 8) && t2c::aligned(O, 16);
+  const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(KC, 16) && t2c::aligned(VC, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // pipeline-block-table.tl:11: var h = ctx.block.x
     int h = (int)blockIdx.x;
@@ -49,23 +49,35 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     // pipeline-block-table.tl:13: var len = L[b]
     int len = L[b];
     // pipeline-block-table.tl:14: var q = f32(Q[b, h, 0 :+ D])
-    float q[4];
-    __half t2c_v2[4];
-    const t2c::Vec<__half, 4> t2c_w0 = t2c::ldg_vec<4>(Q + (((long long)b) * H + h) * 64 + t2c_c1);
+    float q[8];
+    __half t2c_v2[8];
+    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(Q + (((long long)b) * H + h) * 64 + t2c_c1);
     t2c_v2[0] = t2c_w0.v[0];
     t2c_v2[1] = t2c_w0.v[1];
     t2c_v2[2] = t2c_w0.v[2];
     t2c_v2[3] = t2c_w0.v[3];
+    t2c_v2[4] = t2c_w0.v[4];
+    t2c_v2[5] = t2c_w0.v[5];
+    t2c_v2[6] = t2c_w0.v[6];
+    t2c_v2[7] = t2c_w0.v[7];
     q[0] = t2c::cvt<float>(t2c_v2[0]);
     q[1] = t2c::cvt<float>(t2c_v2[1]);
     q[2] = t2c::cvt<float>(t2c_v2[2]);
     q[3] = t2c::cvt<float>(t2c_v2[3]);
+    q[4] = t2c::cvt<float>(t2c_v2[4]);
+    q[5] = t2c::cvt<float>(t2c_v2[5]);
+    q[6] = t2c::cvt<float>(t2c_v2[6]);
+    q[7] = t2c::cvt<float>(t2c_v2[7]);
     // pipeline-block-table.tl:15: var acc: tile<f32>[1, D] = 0.0
-    float acc[4];
+    float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
     // pipeline-block-table.tl:16: var m: tile<f32>[1, 1] = -inf
     float m[1] = {};
     m[0] = -t2c::inf<float>();
@@ -77,24 +89,20 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     __half t2c_v7_p2[8];
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v7_p1, 0 iterations ahead
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w1 = t2c::ldg_vec<4>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v7_p1[0] = t2c_w1.v[0];
         t2c_v7_p1[1] = t2c_w1.v[1];
         t2c_v7_p1[2] = t2c_w1.v[2];
         t2c_v7_p1[3] = t2c_w1.v[3];
+        t2c_v7_p1[4] = t2c_w1.v[4];
+        t2c_v7_p1[5] = t2c_w1.v[5];
+        t2c_v7_p1[6] = t2c_w1.v[6];
+        t2c_v7_p1[7] = t2c_w1.v[7];
       } else {
         t2c_v7_p1[0] = t2c::cvt<__half>(0.0f);
         t2c_v7_p1[1] = t2c::cvt<__half>(0.0f);
         t2c_v7_p1[2] = t2c::cvt<__half>(0.0f);
         t2c_v7_p1[3] = t2c::cvt<__half>(0.0f);
-      }
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w2 = t2c::ldg_vec<4>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1);
-        t2c_v7_p1[4] = t2c_w2.v[0];
-        t2c_v7_p1[5] = t2c_w2.v[1];
-        t2c_v7_p1[6] = t2c_w2.v[2];
-        t2c_v7_p1[7] = t2c_w2.v[3];
-      } else {
         t2c_v7_p1[4] = t2c::cvt<__half>(0.0f);
         t2c_v7_p1[5] = t2c::cvt<__half>(0.0f);
         t2c_v7_p1[6] = t2c::cvt<__half>(0.0f);
@@ -103,24 +111,20 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v7_p2, 1 iteration ahead
       if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w3 = t2c::ldg_vec<4>(KC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
-        t2c_v7_p2[0] = t2c_w3.v[0];
-        t2c_v7_p2[1] = t2c_w3.v[1];
-        t2c_v7_p2[2] = t2c_w3.v[2];
-        t2c_v7_p2[3] = t2c_w3.v[3];
+        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(KC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        t2c_v7_p2[0] = t2c_w2.v[0];
+        t2c_v7_p2[1] = t2c_w2.v[1];
+        t2c_v7_p2[2] = t2c_w2.v[2];
+        t2c_v7_p2[3] = t2c_w2.v[3];
+        t2c_v7_p2[4] = t2c_w2.v[4];
+        t2c_v7_p2[5] = t2c_w2.v[5];
+        t2c_v7_p2[6] = t2c_w2.v[6];
+        t2c_v7_p2[7] = t2c_w2.v[7];
       } else {
         t2c_v7_p2[0] = t2c::cvt<__half>(0.0f);
         t2c_v7_p2[1] = t2c::cvt<__half>(0.0f);
         t2c_v7_p2[2] = t2c::cvt<__half>(0.0f);
         t2c_v7_p2[3] = t2c::cvt<__half>(0.0f);
-      }
-      if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w4 = t2c::ldg_vec<4>(KC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1);
-        t2c_v7_p2[4] = t2c_w4.v[0];
-        t2c_v7_p2[5] = t2c_w4.v[1];
-        t2c_v7_p2[6] = t2c_w4.v[2];
-        t2c_v7_p2[7] = t2c_w4.v[3];
-      } else {
         t2c_v7_p2[4] = t2c::cvt<__half>(0.0f);
         t2c_v7_p2[5] = t2c::cvt<__half>(0.0f);
         t2c_v7_p2[6] = t2c::cvt<__half>(0.0f);
@@ -131,24 +135,20 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     __half t2c_v9_p2[8];
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v9_p1, 0 iterations ahead
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w5 = t2c::ldg_vec<4>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
-        t2c_v9_p1[0] = t2c_w5.v[0];
-        t2c_v9_p1[1] = t2c_w5.v[1];
-        t2c_v9_p1[2] = t2c_w5.v[2];
-        t2c_v9_p1[3] = t2c_w5.v[3];
+        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        t2c_v9_p1[0] = t2c_w3.v[0];
+        t2c_v9_p1[1] = t2c_w3.v[1];
+        t2c_v9_p1[2] = t2c_w3.v[2];
+        t2c_v9_p1[3] = t2c_w3.v[3];
+        t2c_v9_p1[4] = t2c_w3.v[4];
+        t2c_v9_p1[5] = t2c_w3.v[5];
+        t2c_v9_p1[6] = t2c_w3.v[6];
+        t2c_v9_p1[7] = t2c_w3.v[7];
       } else {
         t2c_v9_p1[0] = t2c::cvt<__half>(0.0f);
         t2c_v9_p1[1] = t2c::cvt<__half>(0.0f);
         t2c_v9_p1[2] = t2c::cvt<__half>(0.0f);
         t2c_v9_p1[3] = t2c::cvt<__half>(0.0f);
-      }
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w6 = t2c::ldg_vec<4>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1);
-        t2c_v9_p1[4] = t2c_w6.v[0];
-        t2c_v9_p1[5] = t2c_w6.v[1];
-        t2c_v9_p1[6] = t2c_w6.v[2];
-        t2c_v9_p1[7] = t2c_w6.v[3];
-      } else {
         t2c_v9_p1[4] = t2c::cvt<__half>(0.0f);
         t2c_v9_p1[5] = t2c::cvt<__half>(0.0f);
         t2c_v9_p1[6] = t2c::cvt<__half>(0.0f);
@@ -157,32 +157,28 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v9_p2, 1 iteration ahead
       if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w7 = t2c::ldg_vec<4>(VC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
-        t2c_v9_p2[0] = t2c_w7.v[0];
-        t2c_v9_p2[1] = t2c_w7.v[1];
-        t2c_v9_p2[2] = t2c_w7.v[2];
-        t2c_v9_p2[3] = t2c_w7.v[3];
+        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(VC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        t2c_v9_p2[0] = t2c_w4.v[0];
+        t2c_v9_p2[1] = t2c_w4.v[1];
+        t2c_v9_p2[2] = t2c_w4.v[2];
+        t2c_v9_p2[3] = t2c_w4.v[3];
+        t2c_v9_p2[4] = t2c_w4.v[4];
+        t2c_v9_p2[5] = t2c_w4.v[5];
+        t2c_v9_p2[6] = t2c_w4.v[6];
+        t2c_v9_p2[7] = t2c_w4.v[7];
       } else {
         t2c_v9_p2[0] = t2c::cvt<__half>(0.0f);
         t2c_v9_p2[1] = t2c::cvt<__half>(0.0f);
         t2c_v9_p2[2] = t2c::cvt<__half>(0.0f);
         t2c_v9_p2[3] = t2c::cvt<__half>(0.0f);
-      }
-      if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 4> t2c_w8 = t2c::ldg_vec<4>(VC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1);
-        t2c_v9_p2[4] = t2c_w8.v[0];
-        t2c_v9_p2[5] = t2c_w8.v[1];
-        t2c_v9_p2[6] = t2c_w8.v[2];
-        t2c_v9_p2[7] = t2c_w8.v[3];
-      } else {
         t2c_v9_p2[4] = t2c::cvt<__half>(0.0f);
         t2c_v9_p2[5] = t2c::cvt<__half>(0.0f);
         t2c_v9_p2[6] = t2c::cvt<__half>(0.0f);
         t2c_v9_p2[7] = t2c::cvt<__half>(0.0f);
       }
     }
-    const int t2c_end9 = (len + 16 - 1) / 16;
-    for (int j_ = 0; j_ < t2c_end9; ++j_) {
+    const int t2c_end5 = (len + 16 - 1) / 16;
+    for (int j_ = 0; j_ < t2c_end5; ++j_) {
       // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
       float k[8];
       __half t2c_v7[8];
@@ -202,26 +198,22 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       t2c_v7_p1[5] = t2c_v7_p2[5];
       t2c_v7_p1[6] = t2c_v7_p2[6];
       t2c_v7_p1[7] = t2c_v7_p2[7];
-      if (j_ + 2 < t2c_end9) {  // t2c_v7_p2, 2 iterations ahead
+      if (j_ + 2 < t2c_end5) {  // t2c_v7_p2, 2 iterations ahead
         if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 4> t2c_w10 = t2c::ldg_vec<4>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
-          t2c_v7_p2[0] = t2c_w10.v[0];
-          t2c_v7_p2[1] = t2c_w10.v[1];
-          t2c_v7_p2[2] = t2c_w10.v[2];
-          t2c_v7_p2[3] = t2c_w10.v[3];
+          const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          t2c_v7_p2[0] = t2c_w6.v[0];
+          t2c_v7_p2[1] = t2c_w6.v[1];
+          t2c_v7_p2[2] = t2c_w6.v[2];
+          t2c_v7_p2[3] = t2c_w6.v[3];
+          t2c_v7_p2[4] = t2c_w6.v[4];
+          t2c_v7_p2[5] = t2c_w6.v[5];
+          t2c_v7_p2[6] = t2c_w6.v[6];
+          t2c_v7_p2[7] = t2c_w6.v[7];
         } else {
           t2c_v7_p2[0] = t2c::cvt<__half>(0.0f);
           t2c_v7_p2[1] = t2c::cvt<__half>(0.0f);
           t2c_v7_p2[2] = t2c::cvt<__half>(0.0f);
           t2c_v7_p2[3] = t2c::cvt<__half>(0.0f);
-        }
-        if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 4> t2c_w11 = t2c::ldg_vec<4>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1);
-          t2c_v7_p2[4] = t2c_w11.v[0];
-          t2c_v7_p2[5] = t2c_w11.v[1];
-          t2c_v7_p2[6] = t2c_w11.v[2];
-          t2c_v7_p2[7] = t2c_w11.v[3];
-        } else {
           t2c_v7_p2[4] = t2c::cvt<__half>(0.0f);
           t2c_v7_p2[5] = t2c::cvt<__half>(0.0f);
           t2c_v7_p2[6] = t2c::cvt<__half>(0.0f);
@@ -255,26 +247,22 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       t2c_v9_p1[5] = t2c_v9_p2[5];
       t2c_v9_p1[6] = t2c_v9_p2[6];
       t2c_v9_p1[7] = t2c_v9_p2[7];
-      if (j_ + 2 < t2c_end9) {  // t2c_v9_p2, 2 iterations ahead
+      if (j_ + 2 < t2c_end5) {  // t2c_v9_p2, 2 iterations ahead
         if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 4> t2c_w12 = t2c::ldg_vec<4>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
-          t2c_v9_p2[0] = t2c_w12.v[0];
-          t2c_v9_p2[1] = t2c_w12.v[1];
-          t2c_v9_p2[2] = t2c_w12.v[2];
-          t2c_v9_p2[3] = t2c_w12.v[3];
+          const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          t2c_v9_p2[0] = t2c_w7.v[0];
+          t2c_v9_p2[1] = t2c_w7.v[1];
+          t2c_v9_p2[2] = t2c_w7.v[2];
+          t2c_v9_p2[3] = t2c_w7.v[3];
+          t2c_v9_p2[4] = t2c_w7.v[4];
+          t2c_v9_p2[5] = t2c_w7.v[5];
+          t2c_v9_p2[6] = t2c_w7.v[6];
+          t2c_v9_p2[7] = t2c_w7.v[7];
         } else {
           t2c_v9_p2[0] = t2c::cvt<__half>(0.0f);
           t2c_v9_p2[1] = t2c::cvt<__half>(0.0f);
           t2c_v9_p2[2] = t2c::cvt<__half>(0.0f);
           t2c_v9_p2[3] = t2c::cvt<__half>(0.0f);
-        }
-        if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 4> t2c_w13 = t2c::ldg_vec<4>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1);
-          t2c_v9_p2[4] = t2c_w13.v[0];
-          t2c_v9_p2[5] = t2c_w13.v[1];
-          t2c_v9_p2[6] = t2c_w13.v[2];
-          t2c_v9_p2[7] = t2c_w13.v[3];
-        } else {
           t2c_v9_p2[4] = t2c::cvt<__half>(0.0f);
           t2c_v9_p2[5] = t2c::cvt<__half>(0.0f);
           t2c_v9_p2[6] = t2c::cvt<__half>(0.0f);
@@ -290,44 +278,38 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       v_[6] = t2c::cvt<float>(t2c_v9[6]);
       v_[7] = t2c::cvt<float>(t2c_v9[7]);
       // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
-      float s[2];
-      float t2c_v11[2];
+      float s[1];
+      float t2c_v11[1];
       t2c_v11[0] = k[0] * q[0];
       t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
       t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
       t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
-      t2c_v11[1] = k[4] * q[0];
-      t2c_v11[1] = t2c_v11[1] + (k[5] * q[1]);
-      t2c_v11[1] = t2c_v11[1] + (k[6] * q[2]);
-      t2c_v11[1] = t2c_v11[1] + (k[7] * q[3]);
-      t2c_v11[0] = t2c::fold_sum<16>(t2c_v11[0]);
-      t2c_v11[1] = t2c::fold_sum<16>(t2c_v11[1]);
+      t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
+      t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
+      t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
+      t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
+      t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
       if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
         s[0] = t2c_v11[0];
-        s[1] = t2c_v11[1];
       } else {
         s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
-        s[1] = (((j_ * 16) + (t2c_r1 + 8)) < len) ? t2c_v11[1] : -t2c::inf<float>();
       }
       t2c_ph0 ^= 1;  // s_s: this turn writes the other half
       if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
-      if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + (t2c_r1 + 8) * 1 + 0] = s[1];
       // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
       float mnew[1] = {};
       __syncthreads();  // s_s: written at line 23, read here by other threads
       float t2c_v13[1] = {};
       t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
-      for (int t2c_i14 = 1; t2c_i14 < 16; ++t2c_i14) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i14 * 1 + 0]);
+      for (int t2c_i8 = 1; t2c_i8 < 16; ++t2c_i8) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i8 * 1 + 0]);
       mnew[0] = t2c::max(m[0], t2c_v13[0]);
       if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
       // pipeline-block-table.tl:25: var p = exp(s - mnew)
-      float p[2];
+      float p[1];
       __syncthreads();  // mnew_s: written at line 24, read here by other threads
       p[0] = t2c::exp((s[0] - mnew_s[0]));
-      p[1] = t2c::exp((s[1] - mnew_s[0]));
       t2c_ph1 ^= 1;  // p_s: this turn writes the other half
       if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
-      if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + (t2c_r1 + 8) * 1 + 0] = p[1];
       // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
       float alpha[1] = {};
       alpha[0] = t2c::exp((m[0] - mnew[0]));
@@ -336,51 +318,82 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       __syncthreads();  // p_s: written at line 25, read here by other threads
       float t2c_v16[1] = {};
       t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
-      for (int t2c_i15 = 1; t2c_i15 < 16; ++t2c_i15) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i15 * 1 + 0];
+      for (int t2c_i9 = 1; t2c_i9 < 16; ++t2c_i9) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i9 * 1 + 0];
       l[0] = (l[0] * alpha[0]) + t2c_v16[0];
       // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
-      float t2c_v17[4];
+      float t2c_v17[8];
       t2c_v17[0] = p[0] * v_[0];
       t2c_v17[1] = p[0] * v_[1];
       t2c_v17[2] = p[0] * v_[2];
       t2c_v17[3] = p[0] * v_[3];
-      t2c_v17[0] = t2c_v17[0] + (p[1] * v_[4]);
-      t2c_v17[1] = t2c_v17[1] + (p[1] * v_[5]);
-      t2c_v17[2] = t2c_v17[2] + (p[1] * v_[6]);
-      t2c_v17[3] = t2c_v17[3] + (p[1] * v_[7]);
-      t2c_v17[0] = t2c::fold_sum<2, 16>(t2c_v17[0]);
-      t2c_v17[1] = t2c::fold_sum<2, 16>(t2c_v17[1]);
-      t2c_v17[2] = t2c::fold_sum<2, 16>(t2c_v17[2]);
-      t2c_v17[3] = t2c::fold_sum<2, 16>(t2c_v17[3]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+      t2c_v17[4] = p[0] * v_[4];
+      t2c_v17[5] = p[0] * v_[5];
+      t2c_v17[6] = p[0] * v_[6];
+      t2c_v17[7] = p[0] * v_[7];
+      t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
+      t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
+      t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
+      t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
+      t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
+      t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
+      t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
+      t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
+      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
       __syncthreads();  // t2c_red0: written at line 28, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
-        t2c_v17[0] = t2c_s16.v[0];
-        t2c_v17[1] = t2c_s16.v[1];
-        t2c_v17[2] = t2c_s16.v[2];
-        t2c_v17[3] = t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s16.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s16.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s16.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s16.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s16.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s16.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s16.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s16.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s16.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s16.v[3];
+        t2c::Vec<float, 4> t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
+        t2c_v17[0] = t2c_s10.v[0];
+        t2c_v17[1] = t2c_s10.v[1];
+        t2c_v17[2] = t2c_s10.v[2];
+        t2c_v17[3] = t2c_s10.v[3];
+        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s10.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s10.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s10.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s10.v[3];
+        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s10.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s10.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s10.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s10.v[3];
+        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s10.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s10.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s10.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s10.v[3];
+      }
+      {
+        t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_s11.v[0];
+        t2c_v17[5] = t2c_s11.v[1];
+        t2c_v17[6] = t2c_s11.v[2];
+        t2c_v17[7] = t2c_s11.v[3];
+        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s11.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s11.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s11.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s11.v[3];
+        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s11.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s11.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s11.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s11.v[3];
+        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s11.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s11.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s11.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s11.v[3];
       }
       t2c_ph6 ^= 1;
       acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
       acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
       acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
       acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
+      acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
+      acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
+      acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
+      acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
       // pipeline-block-table.tl:29: m = mnew
       m[0] = mnew[0];
     }
@@ -388,6 +401,7 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     if (t2c_c0 == 0 && t2c_r0 < 1) l_s[t2c_r0 * 1 + 0] = l[0];
     __syncthreads();  // l_s: written at line 31, read here by other threads
     if (t2c_r1 == 0) t2c::stg_vec<4>(O + (((long long)b) * H + h) * 64 + t2c_c1, t2c::Vec<float, 4>{{acc[0] / l_s[0], acc[1] / l_s[0], acc[2] / l_s[0], acc[3] / l_s[0]}});
+    if (t2c_r1 == 0) t2c::stg_vec<4>(O + (((long long)b) * H + h) * 64 + (t2c_c1 + 4), t2c::Vec<float, 4>{{acc[4] / l_s[0], acc[5] / l_s[0], acc[6] / l_s[0], acc[7] / l_s[0]}});
   } else {
     // pipeline-block-table.tl:11: var h = ctx.block.x
     int h = (int)blockIdx.x;
@@ -396,22 +410,34 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     // pipeline-block-table.tl:13: var len = L[b]
     int len = L[b];
     // pipeline-block-table.tl:14: var q = f32(Q[b, h, 0 :+ D])
-    float q[4];
-    __half t2c_v2[4];
+    float q[8];
+    __half t2c_v2[8];
     t2c_v2[0] = Q[(((long long)b) * H + h) * 64 + t2c_c1];
     t2c_v2[1] = Q[(((long long)b) * H + h) * 64 + (t2c_c1 + 1)];
     t2c_v2[2] = Q[(((long long)b) * H + h) * 64 + (t2c_c1 + 2)];
     t2c_v2[3] = Q[(((long long)b) * H + h) * 64 + (t2c_c1 + 3)];
+    t2c_v2[4] = Q[(((long long)b) * H + h) * 64 + (t2c_c1 + 4)];
+    t2c_v2[5] = Q[(((long long)b) * H + h) * 64 + (t2c_c1 + 5)];
+    t2c_v2[6] = Q[(((long long)b) * H + h) * 64 + (t2c_c1 + 6)];
+    t2c_v2[7] = Q[(((long long)b) * H + h) * 64 + (t2c_c1 + 7)];
     q[0] = t2c::cvt<float>(t2c_v2[0]);
     q[1] = t2c::cvt<float>(t2c_v2[1]);
     q[2] = t2c::cvt<float>(t2c_v2[2]);
     q[3] = t2c::cvt<float>(t2c_v2[3]);
+    q[4] = t2c::cvt<float>(t2c_v2[4]);
+    q[5] = t2c::cvt<float>(t2c_v2[5]);
+    q[6] = t2c::cvt<float>(t2c_v2[6]);
+    q[7] = t2c::cvt<float>(t2c_v2[7]);
     // pipeline-block-table.tl:15: var acc: tile<f32>[1, D] = 0.0
-    float acc[4];
+    float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
+    acc[4] = 0.0f;
+    acc[5] = 0.0f;
+    acc[6] = 0.0f;
+    acc[7] = 0.0f;
     // pipeline-block-table.tl:16: var m: tile<f32>[1, 1] = -inf
     float m[1] = {};
     m[0] = -t2c::inf<float>();
@@ -426,20 +452,20 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       t2c_v7_p1[1] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
       t2c_v7_p1[2] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
       t2c_v7_p1[3] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v7_p2, 1 iteration ahead
       t2c_v7_p2[0] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
       t2c_v7_p2[1] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
       t2c_v7_p2[2] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
       t2c_v7_p2[3] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[4] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[5] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[6] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[7] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p2[4] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p2[5] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p2[6] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v7_p2[7] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     __half t2c_v9_p1[8];
     __half t2c_v9_p2[8];
@@ -448,23 +474,23 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       t2c_v9_p1[1] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
       t2c_v9_p1[2] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
       t2c_v9_p1[3] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v9_p2, 1 iteration ahead
       t2c_v9_p2[0] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
       t2c_v9_p2[1] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
       t2c_v9_p2[2] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
       t2c_v9_p2[3] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[4] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[5] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[6] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[7] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p2[4] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p2[5] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p2[6] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v9_p2[7] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
-    const int t2c_end17 = (len + 16 - 1) / 16;
-    for (int j_ = 0; j_ < t2c_end17; ++j_) {
+    const int t2c_end12 = (len + 16 - 1) / 16;
+    for (int j_ = 0; j_ < t2c_end12; ++j_) {
       // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
       float k[8];
       __half t2c_v7[8];
@@ -484,15 +510,15 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       t2c_v7_p1[5] = t2c_v7_p2[5];
       t2c_v7_p1[6] = t2c_v7_p2[6];
       t2c_v7_p1[7] = t2c_v7_p2[7];
-      if (j_ + 2 < t2c_end17) {  // t2c_v7_p2, 2 iterations ahead
+      if (j_ + 2 < t2c_end12) {  // t2c_v7_p2, 2 iterations ahead
         t2c_v7_p2[0] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
         t2c_v7_p2[1] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
         t2c_v7_p2[2] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
         t2c_v7_p2[3] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[4] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[5] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[6] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[7] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v7_p2[4] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v7_p2[5] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v7_p2[6] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v7_p2[7] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       k[0] = t2c::cvt<float>(t2c_v7[0]);
       k[1] = t2c::cvt<float>(t2c_v7[1]);
@@ -521,15 +547,15 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       t2c_v9_p1[5] = t2c_v9_p2[5];
       t2c_v9_p1[6] = t2c_v9_p2[6];
       t2c_v9_p1[7] = t2c_v9_p2[7];
-      if (j_ + 2 < t2c_end17) {  // t2c_v9_p2, 2 iterations ahead
+      if (j_ + 2 < t2c_end12) {  // t2c_v9_p2, 2 iterations ahead
         t2c_v9_p2[0] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
         t2c_v9_p2[1] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
         t2c_v9_p2[2] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
         t2c_v9_p2[3] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[4] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[5] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[6] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[7] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v9_p2[4] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v9_p2[5] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v9_p2[6] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v9_p2[7] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       v_[0] = t2c::cvt<float>(t2c_v9[0]);
       v_[1] = t2c::cvt<float>(t2c_v9[1]);
@@ -540,44 +566,38 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       v_[6] = t2c::cvt<float>(t2c_v9[6]);
       v_[7] = t2c::cvt<float>(t2c_v9[7]);
       // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
-      float s[2];
-      float t2c_v11[2];
+      float s[1];
+      float t2c_v11[1];
       t2c_v11[0] = k[0] * q[0];
       t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
       t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
       t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
-      t2c_v11[1] = k[4] * q[0];
-      t2c_v11[1] = t2c_v11[1] + (k[5] * q[1]);
-      t2c_v11[1] = t2c_v11[1] + (k[6] * q[2]);
-      t2c_v11[1] = t2c_v11[1] + (k[7] * q[3]);
-      t2c_v11[0] = t2c::fold_sum<16>(t2c_v11[0]);
-      t2c_v11[1] = t2c::fold_sum<16>(t2c_v11[1]);
+      t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
+      t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
+      t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
+      t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
+      t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
       if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
         s[0] = t2c_v11[0];
-        s[1] = t2c_v11[1];
       } else {
         s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
-        s[1] = (((j_ * 16) + (t2c_r1 + 8)) < len) ? t2c_v11[1] : -t2c::inf<float>();
       }
       t2c_ph0 ^= 1;  // s_s: this turn writes the other half
       if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
-      if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + (t2c_r1 + 8) * 1 + 0] = s[1];
       // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
       float mnew[1] = {};
       __syncthreads();  // s_s: written at line 23, read here by other threads
       float t2c_v13[1] = {};
       t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
-      for (int t2c_i18 = 1; t2c_i18 < 16; ++t2c_i18) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i18 * 1 + 0]);
+      for (int t2c_i13 = 1; t2c_i13 < 16; ++t2c_i13) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i13 * 1 + 0]);
       mnew[0] = t2c::max(m[0], t2c_v13[0]);
       if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
       // pipeline-block-table.tl:25: var p = exp(s - mnew)
-      float p[2];
+      float p[1];
       __syncthreads();  // mnew_s: written at line 24, read here by other threads
       p[0] = t2c::exp((s[0] - mnew_s[0]));
-      p[1] = t2c::exp((s[1] - mnew_s[0]));
       t2c_ph1 ^= 1;  // p_s: this turn writes the other half
       if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
-      if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + (t2c_r1 + 8) * 1 + 0] = p[1];
       // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
       float alpha[1] = {};
       alpha[0] = t2c::exp((m[0] - mnew[0]));
@@ -586,51 +606,82 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       __syncthreads();  // p_s: written at line 25, read here by other threads
       float t2c_v16[1] = {};
       t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
-      for (int t2c_i19 = 1; t2c_i19 < 16; ++t2c_i19) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i19 * 1 + 0];
+      for (int t2c_i14 = 1; t2c_i14 < 16; ++t2c_i14) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i14 * 1 + 0];
       l[0] = (l[0] * alpha[0]) + t2c_v16[0];
       // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
-      float t2c_v17[4];
+      float t2c_v17[8];
       t2c_v17[0] = p[0] * v_[0];
       t2c_v17[1] = p[0] * v_[1];
       t2c_v17[2] = p[0] * v_[2];
       t2c_v17[3] = p[0] * v_[3];
-      t2c_v17[0] = t2c_v17[0] + (p[1] * v_[4]);
-      t2c_v17[1] = t2c_v17[1] + (p[1] * v_[5]);
-      t2c_v17[2] = t2c_v17[2] + (p[1] * v_[6]);
-      t2c_v17[3] = t2c_v17[3] + (p[1] * v_[7]);
-      t2c_v17[0] = t2c::fold_sum<2, 16>(t2c_v17[0]);
-      t2c_v17[1] = t2c::fold_sum<2, 16>(t2c_v17[1]);
-      t2c_v17[2] = t2c::fold_sum<2, 16>(t2c_v17[2]);
-      t2c_v17[3] = t2c::fold_sum<2, 16>(t2c_v17[3]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+      t2c_v17[4] = p[0] * v_[4];
+      t2c_v17[5] = p[0] * v_[5];
+      t2c_v17[6] = p[0] * v_[6];
+      t2c_v17[7] = p[0] * v_[7];
+      t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
+      t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
+      t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
+      t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
+      t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
+      t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
+      t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
+      t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
+      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
       __syncthreads();  // t2c_red0: written at line 28, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s20 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
-        t2c_v17[0] = t2c_s20.v[0];
-        t2c_v17[1] = t2c_s20.v[1];
-        t2c_v17[2] = t2c_s20.v[2];
-        t2c_v17[3] = t2c_s20.v[3];
-        t2c_s20 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s20.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s20.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s20.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s20.v[3];
-        t2c_s20 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s20.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s20.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s20.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s20.v[3];
-        t2c_s20 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s20.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s20.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s20.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s20.v[3];
+        t2c::Vec<float, 4> t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
+        t2c_v17[0] = t2c_s15.v[0];
+        t2c_v17[1] = t2c_s15.v[1];
+        t2c_v17[2] = t2c_s15.v[2];
+        t2c_v17[3] = t2c_s15.v[3];
+        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
+        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
+        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
+      }
+      {
+        t2c::Vec<float, 4> t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_s16.v[0];
+        t2c_v17[5] = t2c_s16.v[1];
+        t2c_v17[6] = t2c_s16.v[2];
+        t2c_v17[7] = t2c_s16.v[3];
+        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
+        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
+        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
       }
       t2c_ph6 ^= 1;
       acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
       acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
       acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
       acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
+      acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
+      acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
+      acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
+      acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
       // pipeline-block-table.tl:29: m = mnew
       m[0] = mnew[0];
     }
@@ -641,5 +692,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     if (t2c_r1 == 0) O[(((long long)b) * H + h) * 64 + (t2c_c1 + 1)] = acc[1] / l_s[0];
     if (t2c_r1 == 0) O[(((long long)b) * H + h) * 64 + (t2c_c1 + 2)] = acc[2] / l_s[0];
     if (t2c_r1 == 0) O[(((long long)b) * H + h) * 64 + (t2c_c1 + 3)] = acc[3] / l_s[0];
+    if (t2c_r1 == 0) O[(((long long)b) * H + h) * 64 + (t2c_c1 + 4)] = acc[4] / l_s[0];
+    if (t2c_r1 == 0) O[(((long long)b) * H + h) * 64 + (t2c_c1 + 5)] = acc[5] / l_s[0];
+    if (t2c_r1 == 0) O[(((long long)b) * H + h) * 64 + (t2c_c1 + 6)] = acc[6] / l_s[0];
+    if (t2c_r1 == 0) O[(((long long)b) * H + h) * 64 + (t2c_c1 + 7)] = acc[7] / l_s[0];
   }
 }

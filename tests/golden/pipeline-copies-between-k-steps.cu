@@ -9,8 +9,8 @@
 
 // kernel steps (pipeline-copies-between-k-steps.tl:9): 256 threads
 //   layout L0: [128, 128], the mma accumulator: warps 4 x 2, each 2 x 8 tiles of 16 x 8: 64 per thread
-//   layout L3: [128, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
-//   layout L4: [64, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 32 per thread
+//   layout L1: [128, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
+//   layout L2: [64, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 32 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[128, 64], 55296 bytes (3 stages of a, filled by cp.async ahead of the loop at line 14)
 //   b_s: shared, f16[64, 128], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 14)
@@ -26,8 +26,8 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 64;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 4 + lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 2 + lane / 16, t2c_c4 = (lane % 16) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -103,29 +103,29 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
     acc[63] = 0.0f;
     // pipeline-copies-between-k-steps.tl:15: var a = A[m0 :+ 128, k0 :+ 64]
     if (0 < K) {  // a_s, 0 iterations ahead
-      t2c::cp_async_16(&a_s[t2c_r3 * 72 + t2c_c3], A + ((m0 + t2c_r3) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3)) * K + t2c_c3 : 0), (m0 + t2c_r3) < M && t2c_c3 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[(t2c_r3 + 32) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 32) < M && t2c_c3 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[(t2c_r3 + 64) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 64)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 64) < M && t2c_c3 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[(t2c_r3 + 96) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 96)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 96) < M && t2c_c3 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[t2c_r1 * 72 + t2c_c1], A + ((m0 + t2c_r1) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1)) * K + t2c_c1 : 0), (m0 + t2c_r1) < M && t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[(t2c_r1 + 32) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 32) < M && t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[(t2c_r1 + 64) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 64) < M && t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[(t2c_r1 + 96) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 96) < M && t2c_c1 < K ? 16 : 0);
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c_r4 * 136 + t2c_c4], B + (t2c_r4 < K && (n0 + t2c_c4) < N ? ((long long)t2c_r4) * N + (n0 + t2c_c4) : 0), t2c_r4 < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[(t2c_r4 + 16) * 136 + t2c_c4], B + ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[(t2c_r4 + 32) * 136 + t2c_c4], B + ((t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[(t2c_r4 + 48) * 136 + t2c_c4], B + ((t2c_r4 + 48) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 48)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 48) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[t2c_r2 * 136 + t2c_c2], B + (t2c_r2 < K && (n0 + t2c_c2) < N ? ((long long)t2c_r2) * N + (n0 + t2c_c2) : 0), t2c_r2 < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[(t2c_r2 + 16) * 136 + t2c_c2], B + ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[(t2c_r2 + 32) * 136 + t2c_c2], B + ((t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[(t2c_r2 + 48) * 136 + t2c_c2], B + ((t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // a_s, 1 iteration ahead
-      t2c::cp_async_16(&a_s[1 * 9216 + t2c_r3 * 72 + t2c_c3], A + ((m0 + t2c_r3) < M && (0 + 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (0 + 64 + t2c_c3) : 0), (m0 + t2c_r3) < M && (0 + 64 + t2c_c3) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 9216 + (t2c_r3 + 32) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (0 + 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (0 + 64 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (0 + 64 + t2c_c3) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 9216 + (t2c_r3 + 64) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (0 + 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (0 + 64 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (0 + 64 + t2c_c3) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 9216 + (t2c_r3 + 96) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (0 + 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (0 + 64 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (0 + 64 + t2c_c3) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 9216 + t2c_r1 * 72 + t2c_c1], A + ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 64 < K) {  // b_s, 1 iteration ahead
-      t2c::cp_async_16(&b_s[1 * 8704 + t2c_r4 * 136 + t2c_c4], B + ((0 + 64 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 64 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (0 + 64 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[1 * 8704 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((0 + 64 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 64 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (0 + 64 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[1 * 8704 + (t2c_r4 + 32) * 136 + t2c_c4], B + ((0 + 64 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 64 + t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (0 + 64 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&b_s[1 * 8704 + (t2c_r4 + 48) * 136 + t2c_c4], B + ((0 + 64 + t2c_r4 + 48) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 64 + t2c_r4 + 48)) * N + (n0 + t2c_c4) : 0), (0 + 64 + t2c_r4 + 48) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[1 * 8704 + t2c_r2 * 136 + t2c_c2], B + ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2], B + ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2], B + ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
@@ -168,10 +168,10 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
         t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
       }
       if (k0 + 2 * 64 < K) {  // a_s, 2 iterations ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + t2c_r3 * 72 + t2c_c3], A + ((m0 + t2c_r3) < M && (k0 + 2 * 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 64 + t2c_c3) : 0), (m0 + t2c_r3) < M && (k0 + 2 * 64 + t2c_c3) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r3 + 32) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 64 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (k0 + 2 * 64 + t2c_c3) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r3 + 64) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 64 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (k0 + 2 * 64 + t2c_c3) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r3 + 96) * 72 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 64 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 64 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (k0 + 2 * 64 + t2c_c3) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + t2c_r1 * 72 + t2c_c1], A + ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
       }
       {  // k 16 .. 31 of the dot above
         unsigned t2c_a0[4];
@@ -208,10 +208,10 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
         t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
       }
       if (k0 + 2 * 64 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + t2c_r4 * 136 + t2c_c4], B + ((k0 + 2 * 64 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 64 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 64 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((k0 + 2 * 64 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 64 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 64 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r4 + 32) * 136 + t2c_c4], B + ((k0 + 2 * 64 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 64 + t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 64 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r4 + 48) * 136 + t2c_c4], B + ((k0 + 2 * 64 + t2c_r4 + 48) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 64 + t2c_r4 + 48)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 64 + t2c_r4 + 48) < K && (n0 + t2c_c4) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + t2c_r2 * 136 + t2c_c2], B + ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2], B + ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2], B + ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       // k 32 .. 63 of the dot above
@@ -359,44 +359,44 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
     // pipeline-copies-between-k-steps.tl:15: var a = A[m0 :+ 128, k0 :+ 64]
     if (0 < K) {  // a_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c_r3 * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[(t2c_r3 + 32) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[(t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[(t2c_r3 + 64) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[(t2c_r1 + 64) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[(t2c_r3 + 96) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[(t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[t2c_r4 * 136 + t2c_c4 + t2c_v] = (t2c_r4 < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[t2c_r2 * 136 + t2c_c2 + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[(t2c_r4 + 16) * 136 + t2c_c4 + t2c_v] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[(t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[(t2c_r4 + 32) * 136 + t2c_c4 + t2c_v] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[(t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[(t2c_r4 + 48) * 136 + t2c_c4 + t2c_v] = ((t2c_r4 + 48) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(t2c_r4 + 48)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[(t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // a_s, 1 iteration ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + t2c_r3 * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (0 + 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + (t2c_r3 + 32) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (0 + 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + (t2c_r3 + 64) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (0 + 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + (t2c_r3 + 96) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (0 + 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 64 < K) {  // b_s, 1 iteration ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + t2c_r4 * 136 + t2c_c4 + t2c_v] = ((0 + 64 + t2c_r4) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r4)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + (t2c_r4 + 16) * 136 + t2c_c4 + t2c_v] = ((0 + 64 + t2c_r4 + 16) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + (t2c_r4 + 32) * 136 + t2c_c4 + t2c_v] = ((0 + 64 + t2c_r4 + 32) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + (t2c_r4 + 48) * 136 + t2c_c4 + t2c_v] = ((0 + 64 + t2c_r4 + 48) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r4 + 48)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((0 + 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
@@ -440,13 +440,13 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
       }
       if (k0 + 2 * 64 < K) {  // a_s, 2 iterations ahead
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + t2c_r3 * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (k0 + 2 * 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + t2c_r1 * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r3 + 32) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r1 + 32) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r3 + 64) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r1 + 64) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r3 + 96) * 72 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 64 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 64 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[((t2c_it0 + 2) % 3) * 9216 + (t2c_r1 + 96) * 72 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       {  // k 16 .. 31 of the dot above
         unsigned t2c_a0[4];
@@ -484,13 +484,13 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
       }
       if (k0 + 2 * 64 < K) {  // b_s, 2 iterations ahead
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + t2c_r4 * 136 + t2c_c4 + t2c_v] = ((k0 + 2 * 64 + t2c_r4) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r4)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((k0 + 2 * 64 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r4 + 16) * 136 + t2c_c4 + t2c_v] = ((k0 + 2 * 64 + t2c_r4 + 16) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((k0 + 2 * 64 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r4 + 32) * 136 + t2c_c4 + t2c_v] = ((k0 + 2 * 64 + t2c_r4 + 32) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((k0 + 2 * 64 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r4 + 48) * 136 + t2c_c4 + t2c_v] = ((k0 + 2 * 64 + t2c_r4 + 48) < K && (n0 + t2c_c4 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r4 + 48)) * N + (n0 + t2c_c4 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[((t2c_it0 + 2) % 3) * 8704 + (t2c_r2 + 48) * 136 + t2c_c2 + t2c_v] = ((k0 + 2 * 64 + t2c_r2 + 48) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 64 + t2c_r2 + 48)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // k 32 .. 63 of the dot above

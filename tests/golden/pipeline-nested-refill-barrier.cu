@@ -4,8 +4,8 @@
 
 // kernel pipeline_nested (pipeline-nested-refill-barrier.tl:7): 128 threads
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
-//   layout L3: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
-//   layout L4: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
+//   layout L1: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
+//   layout L2: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
 //   acc: registers, 32 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[64, 32], 15360 bytes (3 stages of slice of A at line 14, filled by cp.async ahead of the loop at line 13)
 //   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of B at line 14, filled by cp.async ahead of the loop at line 13)
@@ -20,8 +20,8 @@ pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, floa
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 4 + lane / 8, t2c_c4 = (lane % 8) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -68,21 +68,21 @@ pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, floa
       // pipeline-nested-refill-barrier.tl:14: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 64])
       __syncthreads();  // t2c_v2_s: read at line 14, refilled here before the loop by other threads
       if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-        t2c::cp_async_16(&t2c_v2_s[t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3)) * K + t2c_c3 : 0), (m0 + t2c_r3) < M && t2c_c3 < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 32) < M && t2c_c3 < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1)) * K + t2c_c1 : 0), (m0 + t2c_r1) < M && t2c_c1 < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 32) < M && t2c_c1 < K ? 16 : 0);
       }
       if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-        t2c::cp_async_16(&t2c_v3_s[t2c_r4 * 72 + t2c_c4], B + (t2c_r4 < K && (n0 + t2c_c4) < N ? ((long long)t2c_r4) * N + (n0 + t2c_c4) : 0), t2c_r4 < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4], B + ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[t2c_r2 * 72 + t2c_c2], B + (t2c_r2 < K && (n0 + t2c_c2) < N ? ((long long)t2c_r2) * N + (n0 + t2c_c2) : 0), t2c_r2 < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2], B + ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       if (0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-        t2c::cp_async_16(&t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3) : 0), (m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? 16 : 0);
       }
       if (0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-        t2c::cp_async_16(&t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4], B + ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4], B + ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2], B + ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2], B + ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -111,12 +111,12 @@ pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, floa
           t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
         }
         if (k0 + 2 * 32 < K) {  // t2c_v2_s, 2 iterations ahead
-          t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3) : 0), (m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? 16 : 0);
-          t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3) < K ? 16 : 0);
+          t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? 16 : 0);
+          t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K ? 16 : 0);
         }
         if (k0 + 2 * 32 < K) {  // t2c_v3_s, 2 iterations ahead
-          t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-          t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
+          t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2], B + ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+          t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2], B + ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
         }
         t2c::cp_async_commit();
         {  // k 16 .. 31 of the dot above
@@ -203,77 +203,77 @@ pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, floa
       // pipeline-nested-refill-barrier.tl:14: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 64])
       __syncthreads();  // t2c_v2_s: read at line 14, refilled here before the loop by other threads
       if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3] = ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4] = (t2c_r4 < K && (n0 + t2c_c4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4 + 1] = (t2c_r4 < K && (n0 + t2c_c4 + 1) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4 + 2] = (t2c_r4 < K && (n0 + t2c_c4 + 2) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4 + 3] = (t2c_r4 < K && (n0 + t2c_c4 + 3) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4 + 4] = (t2c_r4 < K && (n0 + t2c_c4 + 4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4 + 5] = (t2c_r4 < K && (n0 + t2c_c4 + 5) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4 + 6] = (t2c_r4 < K && (n0 + t2c_c4 + 6) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[t2c_r4 * 72 + t2c_c4 + 7] = (t2c_r4 < K && (n0 + t2c_c4 + 7) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4] = ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4 + 1] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4 + 2] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4 + 3] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4 + 4] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4 + 5] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4 + 6] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4 + 7] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[t2c_r2 * 72 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2 + 1] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2 + 2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2 + 3] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2 + 4] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2 + 5] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2 + 6] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2 + 7] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       if (0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[1 * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[1 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4 + 1] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4 + 2] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4 + 3] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4 + 4] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4 + 5] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4 + 6] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + t2c_r4 * 72 + t2c_c4 + 7] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 1] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 2] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 3] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 4] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 5] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 6] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[1 * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 7] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2 + 1] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2 + 2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2 + 3] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2 + 4] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2 + 5] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2 + 6] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2 + 7] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 1] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 2] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 3] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 4] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 5] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 6] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 7] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -302,40 +302,40 @@ pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, floa
           t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
         }
         if (k0 + 2 * 32 < K) {  // t2c_v2_s, 2 iterations ahead
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r3 + 32) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c_v2_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
         }
         if (k0 + 2 * 32 < K) {  // t2c_v3_s, 2 iterations ahead
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r4 * 72 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r4 + 16) * 72 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
         }
         t2c::cp_async_commit();
         {  // k 16 .. 31 of the dot above

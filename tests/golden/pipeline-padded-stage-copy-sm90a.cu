@@ -9,8 +9,8 @@
 
 // kernel pipeline_padded_sm90a (pipeline-padded-stage-copy-sm90a.tl:4): 384 threads
 //   layout L0: [192, 128], the wgmma accumulator: 3 warpgroups of 4 x 1 warps, each warp 16 x 128: 64 per thread
-//   layout L3: [192, 32], runs of 8, lanes 8 x 4, warps 12 x 1: 16 per thread
-//   layout L4: [32, 128], runs of 8, lanes 2 x 16, warps 12 x 1: 16 per thread
+//   layout L1: [192, 32], runs of 8, lanes 8 x 4, warps 12 x 1: 16 per thread
+//   layout L2: [32, 128], runs of 8, lanes 2 x 16, warps 12 x 1: 16 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[192, 32] in 64-byte swizzled rows (wgmma), 36864 bytes (3 stages of a, filled ahead of the loop at line 9 by TMA (the fast body) or cp.async)
 //   b_s: shared, f16[32, 128] in 128-byte swizzled rows (wgmma), 24576 bytes (3 stages of b, filled ahead of the loop at line 9 by TMA (the fast body) or cp.async)
@@ -30,8 +30,8 @@ pipeline_padded_sm90a(const __half *__restrict__ A, const __half *__restrict__ B
   const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 2 + lane / 16, t2c_c4 = (lane % 16) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -250,40 +250,40 @@ pipeline_padded_sm90a(const __half *__restrict__ A, const __half *__restrict__ B
     acc[63] = 0.0f;
     // pipeline-padded-stage-copy-sm90a.tl:10: var a = A[m0 :+ 192, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3072] = ((m0 + t2c_r3 + 96) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3073] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3074] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3075] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3076] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3077] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3078] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3079] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3072] = ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3073] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3074] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3075] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3076] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3077] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3078] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3079] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64)] = (t2c_r4 < K && (n0 + t2c_c4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1] = (t2c_r4 < K && (n0 + t2c_c4 + 1) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 2] = (t2c_r4 < K && (n0 + t2c_c4 + 2) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 3] = (t2c_r4 < K && (n0 + t2c_c4 + 3) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 4] = (t2c_r4 < K && (n0 + t2c_c4 + 4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 5] = (t2c_r4 < K && (n0 + t2c_c4 + 5) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 6] = (t2c_r4 < K && (n0 + t2c_c4 + 6) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 7] = (t2c_r4 < K && (n0 + t2c_c4 + 7) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1536] = ((t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1537] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1538] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1539] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1540] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1541] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1542] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1543] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536] = ((t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1537] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1538] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1539] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1540] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1541] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1542] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1543] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -292,40 +292,40 @@ pipeline_padded_sm90a(const __half *__restrict__ A, const __half *__restrict__ B
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 32 < K) {  // a_s, 1 iteration ahead
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3072] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3073] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3074] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3075] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3076] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3077] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3078] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3079] = ((m0 + t2c_r3 + 96) < M && (k0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3072] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3073] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3074] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3075] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3076] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3077] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3078] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 1) % 3) * 6144 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3079] = ((m0 + t2c_r1 + 96) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 32 < K) {  // b_s, 1 iteration ahead
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64)] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 2] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 3] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 4] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 5] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 6] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 7] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1536] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1537] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1538] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1539] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1540] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1541] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1542] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4 / 64 * 2048 + t2c_c4 % 64) + 1543] = ((k0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64)] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 2] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 3] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 4] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 5] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 6] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 7] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1536] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1537] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1538] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1539] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1540] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1541] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1542] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 1) % 3) * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2 / 64 * 2048 + t2c_c2 % 64) + 1543] = ((k0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // pipeline-padded-stage-copy-sm90a.tl:12: acc += dot(a, b)

@@ -9,8 +9,8 @@
 
 // kernel pipeline_padded (pipeline-padded-stage-copy.tl:10): 384 threads
 //   layout L0: [192, 128], the mma accumulator: warps 6 x 2, each 2 x 8 tiles of 16 x 8: 64 per thread
-//   layout L3: [192, 32], runs of 8, lanes 8 x 4, warps 12 x 1: 16 per thread
-//   layout L4: [32, 128], runs of 8, lanes 2 x 16, warps 12 x 1: 16 per thread
+//   layout L1: [192, 32], runs of 8, lanes 8 x 4, warps 12 x 1: 16 per thread
+//   layout L2: [32, 128], runs of 8, lanes 2 x 16, warps 12 x 1: 16 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[192, 32], 46080 bytes (3 stages of a, filled by cp.async ahead of the loop at line 15)
 //   b_s: shared, f16[32, 128], 26112 bytes (3 stages of b, filled by cp.async ahead of the loop at line 15)
@@ -26,8 +26,8 @@ pipeline_padded(const __half *__restrict__ A, const __half *__restrict__ B, floa
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 64;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 2 + lane / 16, t2c_c4 = (lane % 16) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -103,21 +103,21 @@ pipeline_padded(const __half *__restrict__ A, const __half *__restrict__ B, floa
     acc[63] = 0.0f;
     // pipeline-padded-stage-copy.tl:16: var a = A[m0 :+ 192, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      t2c::cp_async_16(&a_s[t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3)) * K + t2c_c3 : 0), (m0 + t2c_r3) < M && t2c_c3 < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[(t2c_r3 + 96) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 96)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 96) < M && t2c_c3 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1)) * K + t2c_c1 : 0), (m0 + t2c_r1) < M && t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[(t2c_r1 + 96) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 96) < M && t2c_c1 < K ? 16 : 0);
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c_r4 * 136 + t2c_c4], B + (t2c_r4 < K && (n0 + t2c_c4) < N ? ((long long)t2c_r4) * N + (n0 + t2c_c4) : 0), t2c_r4 < K && (n0 + t2c_c4) < N ? 16 : 0);
-      if (t2c_r4 + 24 < 32) t2c::cp_async_16(&b_s[(t2c_r4 + 24) * 136 + t2c_c4], B + ((t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[t2c_r2 * 136 + t2c_c2], B + (t2c_r2 < K && (n0 + t2c_c2) < N ? ((long long)t2c_r2) * N + (n0 + t2c_c2) : 0), t2c_r2 < K && (n0 + t2c_c2) < N ? 16 : 0);
+      if (t2c_r2 + 24 < 32) t2c::cp_async_16(&b_s[(t2c_r2 + 24) * 136 + t2c_c2], B + ((t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      t2c::cp_async_16(&a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3) : 0), (m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? 16 : 0);
-      t2c::cp_async_16(&a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      t2c::cp_async_16(&b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4], B + ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      if (t2c_r4 + 24 < 32) t2c::cp_async_16(&b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4], B + ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4) : 0), (0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2], B + ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      if (t2c_r2 + 24 < 32) t2c::cp_async_16(&b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2], B + ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2) : 0), (0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -160,12 +160,12 @@ pipeline_padded(const __half *__restrict__ A, const __half *__restrict__ B, floa
         t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
       }
       if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3) : 0), (m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? 16 : 0);
-        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1) < K ? 16 : 0);
       }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        if (t2c_r4 + 24 < 32) t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2], B + ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        if (t2c_r2 + 24 < 32) t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2], B + ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above
@@ -310,77 +310,77 @@ pipeline_padded(const __half *__restrict__ A, const __half *__restrict__ B, floa
     acc[63] = 0.0f;
     // pipeline-padded-stage-copy.tl:16: var a = A[m0 :+ 192, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3] = ((m0 + t2c_r3 + 96) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r3 + 96) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c_r4 * 136 + t2c_c4] = (t2c_r4 < K && (n0 + t2c_c4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r4 * 136 + t2c_c4 + 1] = (t2c_r4 < K && (n0 + t2c_c4 + 1) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r4 * 136 + t2c_c4 + 2] = (t2c_r4 < K && (n0 + t2c_c4 + 2) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r4 * 136 + t2c_c4 + 3] = (t2c_r4 < K && (n0 + t2c_c4 + 3) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r4 * 136 + t2c_c4 + 4] = (t2c_r4 < K && (n0 + t2c_c4 + 4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r4 * 136 + t2c_c4 + 5] = (t2c_r4 < K && (n0 + t2c_c4 + 5) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r4 * 136 + t2c_c4 + 6] = (t2c_r4 < K && (n0 + t2c_c4 + 6) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r4 * 136 + t2c_c4 + 7] = (t2c_r4 < K && (n0 + t2c_c4 + 7) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4] = ((t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4 + 1] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4 + 2] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4 + 3] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4 + 4] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4 + 5] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4 + 6] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[(t2c_r4 + 24) * 136 + t2c_c4 + 7] = ((t2c_r4 + 24) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(t2c_r4 + 24)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2] = ((t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 1] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 2] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 3] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 4] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 5] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 6] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 7] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 96) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 1] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 2] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 3] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 4] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 5] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 6] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 7] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 1] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 2] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 3] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 4] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 5] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 6] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r4 + 24 < 32) b_s[1 * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 7] = ((0 + 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -423,40 +423,40 @@ pipeline_padded(const __half *__restrict__ A, const __half *__restrict__ B, floa
         t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
       }
       if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r3 + 96) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 96) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        if (t2c_r4 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 24) * 136 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4 + 24) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 24)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        if (t2c_r2 + 24 < 32) b_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above

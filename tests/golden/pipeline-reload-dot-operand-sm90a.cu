@@ -4,10 +4,10 @@
 
 // kernel pipeline_reload_dot (pipeline-reload-dot-operand-sm90a.tl:7): 128 threads
 //   layout L0: [64, 64], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 64: 32 per thread
-//   layout L3: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
-//   layout L4: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
+//   layout L1: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
+//   layout L2: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
 //   acc: registers, 32 x f32 per thread (L0)
-//   a: registers, 16 x f16 per thread (L3)
+//   a: registers, 16 x f16 per thread (L1)
 //   a_s: shared, f16[64, 32] in 64-byte swizzled rows (wgmma), 8192 bytes (shared copy of a)
 //   b_s: shared, f16[32, 64] in 128-byte swizzled rows (wgmma), 12288 bytes (3 stages of b, filled ahead of the loop at line 12 by TMA (the fast body) or cp.async)
 //   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 12: 3 full, 3 empty)
@@ -25,8 +25,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
   int t2c_ph0 = 0;  // which half of a_s this turn uses
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 4 + lane / 8, t2c_c4 = (lane % 8) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -88,8 +88,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
     __half a_p1[16];
     __half a_p2[16];
     if (0 < K) {  // a_p1, 0 iterations ahead
-      if ((m0 + t2c_r3) < M && t2c_c3 < K) {
-        const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + t2c_c3);
+      if ((m0 + t2c_r1) < M && t2c_c1 < K) {
+        const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
         a_p1[0] = t2c_w0.v[0];
         a_p1[1] = t2c_w0.v[1];
         a_p1[2] = t2c_w0.v[2];
@@ -108,8 +108,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         a_p1[6] = t2c::cvt<__half>(0.0f);
         a_p1[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((m0 + t2c_r3 + 32) < M && t2c_c3 < K) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3);
+      if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
+        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
         a_p1[8] = t2c_w1.v[0];
         a_p1[9] = t2c_w1.v[1];
         a_p1[10] = t2c_w1.v[2];
@@ -130,8 +130,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       }
     }
     if (0 + 32 < K) {  // a_p2, 1 iteration ahead
-      if ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K) {
-        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3));
+      if ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1));
         a_p2[0] = t2c_w2.v[0];
         a_p2[1] = t2c_w2.v[1];
         a_p2[2] = t2c_w2.v[2];
@@ -150,8 +150,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         a_p2[6] = t2c::cvt<__half>(0.0f);
         a_p2[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3) < K) {
-        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3));
+      if ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1));
         a_p2[8] = t2c_w3.v[0];
         a_p2[9] = t2c_w3.v[1];
         a_p2[10] = t2c_w3.v[2];
@@ -174,8 +174,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
     __half a_p1_2[16];
     __half a_p2_2[16];
     if (0 < K) {  // a_p1_2, 0 iterations ahead
-      if ((m0 + t2c_r3) < M && t2c_c3 < K) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + t2c_c3);
+      if ((m0 + t2c_r1) < M && t2c_c1 < K) {
+        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
         a_p1_2[0] = t2c_w4.v[0];
         a_p1_2[1] = t2c_w4.v[1];
         a_p1_2[2] = t2c_w4.v[2];
@@ -194,8 +194,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         a_p1_2[6] = t2c::cvt<__half>(0.0f);
         a_p1_2[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((m0 + t2c_r3 + 32) < M && t2c_c3 < K) {
-        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3);
+      if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
+        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
         a_p1_2[8] = t2c_w5.v[0];
         a_p1_2[9] = t2c_w5.v[1];
         a_p1_2[10] = t2c_w5.v[2];
@@ -216,8 +216,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       }
     }
     if (0 + 32 < K) {  // a_p2_2, 1 iteration ahead
-      if ((m0 + t2c_r3) < M && t2c_c3 < K) {
-        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + t2c_c3);
+      if ((m0 + t2c_r1) < M && t2c_c1 < K) {
+        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
         a_p2_2[0] = t2c_w6.v[0];
         a_p2_2[1] = t2c_w6.v[1];
         a_p2_2[2] = t2c_w6.v[2];
@@ -236,8 +236,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         a_p2_2[6] = t2c::cvt<__half>(0.0f);
         a_p2_2[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((m0 + t2c_r3 + 32) < M && t2c_c3 < K) {
-        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3);
+      if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
+        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
         a_p2_2[8] = t2c_w7.v[0];
         a_p2_2[9] = t2c_w7.v[1];
         a_p2_2[10] = t2c_w7.v[2];
@@ -299,8 +299,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1[14] = a_p2[14];
       a_p1[15] = a_p2[15];
       if (k0 + 2 * 32 < K) {  // a_p2, 2 iterations ahead
-        if ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K) {
-          const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3));
+        if ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K) {
+          const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1));
           a_p2[0] = t2c_w8.v[0];
           a_p2[1] = t2c_w8.v[1];
           a_p2[2] = t2c_w8.v[2];
@@ -319,8 +319,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
           a_p2[6] = t2c::cvt<__half>(0.0f);
           a_p2[7] = t2c::cvt<__half>(0.0f);
         }
-        if ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3) < K) {
-          const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3));
+        if ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K) {
+          const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1));
           a_p2[8] = t2c_w9.v[0];
           a_p2[9] = t2c_w9.v[1];
           a_p2[10] = t2c_w9.v[2];
@@ -341,8 +341,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         }
       }
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       t2c::fence_proxy_async();  // wgmma reads a_s through the async proxy
       // pipeline-reload-dot-operand-sm90a.tl:15: acc += dot(a, b)
       __syncthreads();  // a_s: written at line 13, read here by other threads
@@ -390,8 +390,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1_2[14] = a_p2_2[14];
       a_p1_2[15] = a_p2_2[15];
       if (k0 + 2 * 32 < K) {  // a_p2_2, 2 iterations ahead
-        if ((m0 + t2c_r3) < M && t2c_c3 < K) {
-          const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3)) * K + t2c_c3);
+        if ((m0 + t2c_r1) < M && t2c_c1 < K) {
+          const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
           a_p2_2[0] = t2c_w11.v[0];
           a_p2_2[1] = t2c_w11.v[1];
           a_p2_2[2] = t2c_w11.v[2];
@@ -410,8 +410,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
           a_p2_2[6] = t2c::cvt<__half>(0.0f);
           a_p2_2[7] = t2c::cvt<__half>(0.0f);
         }
-        if ((m0 + t2c_r3 + 32) < M && t2c_c3 < K) {
-          const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3);
+        if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
+          const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
           a_p2_2[8] = t2c_w12.v[0];
           a_p2_2[9] = t2c_w12.v[1];
           a_p2_2[10] = t2c_w12.v[2];
@@ -433,8 +433,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       }
       // pipeline-reload-dot-operand-sm90a.tl:17: acc += dot(a, b)
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       t2c::fence_proxy_async();  // wgmma reads a_s through the async proxy
       __syncthreads();  // a_s: written at line 17, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 128-byte swizzled)
@@ -507,140 +507,140 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
     acc[31] = 0.0f;
     // pipeline-reload-dot-operand-sm90a.tl:14: var b = B[k0 :+ 32, n0 :+ 64]
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4)] = (t2c_r4 < K && (n0 + t2c_c4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1] = (t2c_r4 < K && (n0 + t2c_c4 + 1) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 2] = (t2c_r4 < K && (n0 + t2c_c4 + 2) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 3] = (t2c_r4 < K && (n0 + t2c_c4 + 3) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 4] = (t2c_r4 < K && (n0 + t2c_c4 + 4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 5] = (t2c_r4 < K && (n0 + t2c_c4 + 5) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 6] = (t2c_r4 < K && (n0 + t2c_c4 + 6) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 7] = (t2c_r4 < K && (n0 + t2c_c4 + 7) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1024] = ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1025] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1026] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1027] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1028] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1029] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1030] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1031] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2)] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1024] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1025] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1026] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1027] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1028] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1029] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1030] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1031] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4)] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 2] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 3] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 4] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 5] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 6] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 7] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1024] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1025] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1026] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1027] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1028] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1029] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1030] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1031] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2)] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 4] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 5] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 6] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 7] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1024] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1025] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1026] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1027] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1028] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1029] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1030] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1031] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     __half a_p1[16];
     __half a_p2[16];
     if (0 < K) {  // a_p1, 0 iterations ahead
-      a_p1[0] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_p1[1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1[2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1[3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1[4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1[5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1[6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1[7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p1[8] = ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_p1[9] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1[10] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1[11] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1[12] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1[13] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1[14] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1[15] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p1[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_p1[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p1[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p1[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p1[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p1[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p1[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p1[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p1[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_p1[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p1[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p1[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p1[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p1[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p1[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p1[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // a_p2, 1 iteration ahead
-      a_p2[0] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      a_p2[1] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2[2] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2[3] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2[4] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2[5] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2[6] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2[7] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p2[8] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      a_p2[9] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2[10] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2[11] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2[12] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2[13] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2[14] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2[15] = ((m0 + t2c_r3 + 32) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p2[0] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_p2[1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p2[2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p2[3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p2[4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p2[5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p2[6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p2[7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p2[8] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_p2[9] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p2[10] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p2[11] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p2[12] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p2[13] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p2[14] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p2[15] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     __half a_p1_2[16];
     __half a_p2_2[16];
     if (0 < K) {  // a_p1_2, 0 iterations ahead
-      a_p1_2[0] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_p1_2[1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[8] = ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_p1_2[9] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[10] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[11] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[12] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[13] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[14] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[15] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_p1_2[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_p1_2[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // a_p2_2, 1 iteration ahead
-      a_p2_2[0] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_p2_2[1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[8] = ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      a_p2_2[9] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[10] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[11] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[12] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[13] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[14] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[15] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_p2_2[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4)] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 2] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 3] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 5] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 6] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 7] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1024] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1025] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1026] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1027] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1028] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1029] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1030] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1031] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2)] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 4] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 5] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 6] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 7] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1024] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1025] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1026] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1027] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1028] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1029] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1030] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1031] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // pipeline-reload-dot-operand-sm90a.tl:13: var a = A[m0 :+ 64, k0 :+ 32]
@@ -678,26 +678,26 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1[14] = a_p2[14];
       a_p1[15] = a_p2[15];
       if (k0 + 2 * 32 < K) {  // a_p2, 2 iterations ahead
-        a_p2[0] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        a_p2[1] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2[2] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2[3] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2[4] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2[5] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2[6] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2[7] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        a_p2[8] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        a_p2[9] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2[10] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2[11] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2[12] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2[13] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2[14] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2[15] = ((m0 + t2c_r3 + 32) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        a_p2[0] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_p2[1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_p2[2] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_p2[3] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_p2[4] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_p2[5] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_p2[6] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_p2[7] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        a_p2[8] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_p2[9] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_p2[10] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_p2[11] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_p2[12] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_p2[13] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_p2[14] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_p2[15] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       t2c::fence_proxy_async();  // wgmma reads a_s through the async proxy
       // pipeline-reload-dot-operand-sm90a.tl:15: acc += dot(a, b)
       __syncthreads();  // a_s: written at line 13, read here by other threads
@@ -745,27 +745,27 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1_2[14] = a_p2_2[14];
       a_p1_2[15] = a_p2_2[15];
       if (k0 + 2 * 32 < K) {  // a_p2_2, 2 iterations ahead
-        a_p2_2[0] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-        a_p2_2[1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[8] = ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-        a_p2_2[9] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[10] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[11] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[12] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[13] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[14] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[15] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+        a_p2_2[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+        a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       // pipeline-reload-dot-operand-sm90a.tl:17: acc += dot(a, b)
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       t2c::fence_proxy_async();  // wgmma reads a_s through the async proxy
       __syncthreads();  // a_s: written at line 17, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (64- and 128-byte swizzled)

@@ -9,8 +9,8 @@
 
 // kernel gemm (pipeline-rotated-fragments.tl:15): 256 threads, registers planned for 1 block per SM (as many as its stage rings' shared memory allows)
 //   layout L0: [128, 128], the mma accumulator: warps 4 x 2, each 2 x 8 tiles of 16 x 8: 64 per thread
-//   layout L3: [128, 48], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
-//   layout L4: [48, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 24 per thread
+//   layout L1: [128, 48], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
+//   layout L2: [48, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 24 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[128, 48], 71680 bytes (5 stages of slice of A at line 21, filled by cp.async ahead of the loop at line 20)
 //   t2c_v3_s: shared, f16[48, 128], 65280 bytes (5 stages of slice of B at line 21, filled by cp.async ahead of the loop at line 20)
@@ -26,8 +26,8 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 64;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 4 + lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 2 + lane / 16, t2c_c4 = (lane % 16) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -103,51 +103,51 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
     acc[63] = 0.0f;
     // pipeline-rotated-fragments.tl:21: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[t2c_r3 * 56 + t2c_c3], A + ((m0 + t2c_r3) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3)) * K + t2c_c3 : 0), (m0 + t2c_r3) < M && t2c_c3 < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[(t2c_r3 + 32) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 32)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 32) < M && t2c_c3 < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[(t2c_r3 + 64) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 64)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 64) < M && t2c_c3 < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[(t2c_r3 + 96) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 96)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 96) < M && t2c_c3 < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 56 + t2c_c1], A + ((m0 + t2c_r1) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1)) * K + t2c_c1 : 0), (m0 + t2c_r1) < M && t2c_c1 < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 32) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 32) < M && t2c_c1 < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 64) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 64) < M && t2c_c1 < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 96) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 96) < M && t2c_c1 < K ? 16 : 0);
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[t2c_r4 * 136 + t2c_c4], B + (t2c_r4 < K && (n0 + t2c_c4) < N ? ((long long)t2c_r4) * N + (n0 + t2c_c4) : 0), t2c_r4 < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4], B + ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4], B + ((t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[t2c_r2 * 136 + t2c_c2], B + (t2c_r2 < K && (n0 + t2c_c2) < N ? ((long long)t2c_r2) * N + (n0 + t2c_c2) : 0), t2c_r2 < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2], B + ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2], B + ((t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 48 < K) {  // t2c_v2_s, 1 iteration ahead
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + t2c_r3 * 56 + t2c_c3], A + ((m0 + t2c_r3) < M && (0 + 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (0 + 48 + t2c_c3) : 0), (m0 + t2c_r3) < M && (0 + 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + (t2c_r3 + 32) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (0 + 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (0 + 48 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (0 + 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + (t2c_r3 + 64) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (0 + 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (0 + 48 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (0 + 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + (t2c_r3 + 96) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (0 + 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (0 + 48 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (0 + 48 + t2c_c3) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + t2c_r1 * 56 + t2c_c1], A + ((m0 + t2c_r1) < M && (0 + 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 48 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + (t2c_r1 + 32) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (0 + 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 48 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (0 + 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + (t2c_r1 + 64) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (0 + 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (0 + 48 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (0 + 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[1 * 7168 + (t2c_r1 + 96) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (0 + 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (0 + 48 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (0 + 48 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 48 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4], B + ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (0 + 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4], B + ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2], B + ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2], B + ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 2 * 48 < K) {  // t2c_v2_s, 2 iterations ahead
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + t2c_r3 * 56 + t2c_c3], A + ((m0 + t2c_r3) < M && (0 + 2 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (0 + 2 * 48 + t2c_c3) : 0), (m0 + t2c_r3) < M && (0 + 2 * 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + (t2c_r3 + 32) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (0 + 2 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (0 + 2 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (0 + 2 * 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + (t2c_r3 + 64) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (0 + 2 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (0 + 2 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (0 + 2 * 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + (t2c_r3 + 96) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (0 + 2 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (0 + 2 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (0 + 2 * 48 + t2c_c3) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + t2c_r1 * 56 + t2c_c1], A + ((m0 + t2c_r1) < M && (0 + 2 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 2 * 48 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 2 * 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + (t2c_r1 + 32) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (0 + 2 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (0 + 2 * 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + (t2c_r1 + 64) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (0 + 2 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (0 + 2 * 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[2 * 7168 + (t2c_r1 + 96) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (0 + 2 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (0 + 2 * 48 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 2 * 48 < K) {  // t2c_v3_s, 2 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4], B + ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4], B + ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2], B + ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2], B + ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 3 * 48 < K) {  // t2c_v2_s, 3 iterations ahead
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + t2c_r3 * 56 + t2c_c3], A + ((m0 + t2c_r3) < M && (0 + 3 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (0 + 3 * 48 + t2c_c3) : 0), (m0 + t2c_r3) < M && (0 + 3 * 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + (t2c_r3 + 32) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (0 + 3 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (0 + 3 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (0 + 3 * 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + (t2c_r3 + 64) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (0 + 3 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (0 + 3 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (0 + 3 * 48 + t2c_c3) < K ? 16 : 0);
-      if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + (t2c_r3 + 96) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (0 + 3 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (0 + 3 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (0 + 3 * 48 + t2c_c3) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + t2c_r1 * 56 + t2c_c1], A + ((m0 + t2c_r1) < M && (0 + 3 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 3 * 48 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 3 * 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + (t2c_r1 + 32) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (0 + 3 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 3 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (0 + 3 * 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + (t2c_r1 + 64) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (0 + 3 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (0 + 3 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (0 + 3 * 48 + t2c_c1) < K ? 16 : 0);
+      if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[3 * 7168 + (t2c_r1 + 96) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (0 + 3 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (0 + 3 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (0 + 3 * 48 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 3 * 48 < K) {  // t2c_v3_s, 3 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4], B + ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4], B + ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2], B + ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2], B + ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     t2c::cp_async_wait<3>();
@@ -187,10 +187,10 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[0][1], t2c_fb1[0][6]);
       t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[0][1], t2c_fb1[0][7]);
       if (k0 + 4 * 48 < K) {  // t2c_v2_s, 4 iterations ahead
-        if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + t2c_r3 * 56 + t2c_c3], A + ((m0 + t2c_r3) < M && (k0 + 4 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (k0 + 4 * 48 + t2c_c3) : 0), (m0 + t2c_r3) < M && (k0 + 4 * 48 + t2c_c3) < K ? 16 : 0);
-        if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r3 + 32) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 32) < M && (k0 + 4 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 4 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 32) < M && (k0 + 4 * 48 + t2c_c3) < K ? 16 : 0);
-        if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r3 + 64) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (k0 + 4 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 4 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (k0 + 4 * 48 + t2c_c3) < K ? 16 : 0);
-        if (t2c_c3 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r3 + 96) * 56 + t2c_c3], A + ((m0 + t2c_r3 + 96) < M && (k0 + 4 * 48 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 4 * 48 + t2c_c3) : 0), (m0 + t2c_r3 + 96) < M && (k0 + 4 * 48 + t2c_c3) < K ? 16 : 0);
+        if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + t2c_r1 * 56 + t2c_c1], A + ((m0 + t2c_r1) < M && (k0 + 4 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 4 * 48 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 4 * 48 + t2c_c1) < K ? 16 : 0);
+        if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r1 + 32) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 32) < M && (k0 + 4 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 4 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 32) < M && (k0 + 4 * 48 + t2c_c1) < K ? 16 : 0);
+        if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r1 + 64) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (k0 + 4 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 4 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (k0 + 4 * 48 + t2c_c1) < K ? 16 : 0);
+        if (t2c_c1 < 48) t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r1 + 96) * 56 + t2c_c1], A + ((m0 + t2c_r1 + 96) < M && (k0 + 4 * 48 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 4 * 48 + t2c_c1) : 0), (m0 + t2c_r1 + 96) < M && (k0 + 4 * 48 + t2c_c1) < K ? 16 : 0);
       }
       // k 32 .. 47 into set 2
       t2c::ldmatrix_x4(t2c_fa1[2][0], &t2c_v2_s[(t2c_it0 % 5) * 7168 + (t2c_wr0 + lane % 16) * 56 + 32 + (lane / 16) * 8]);
@@ -217,9 +217,9 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[1][1], t2c_fb1[1][6]);
       t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[1][1], t2c_fb1[1][7]);
       if (k0 + 4 * 48 < K) {  // t2c_v3_s, 4 iterations ahead
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4], B + ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4], B + ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4) : 0), (k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2], B + ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2], B + ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2) : 0), (k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       t2c::cp_async_wait<3>();
@@ -356,183 +356,183 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
     acc[63] = 0.0f;
     // pipeline-rotated-fragments.tl:21: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c_r3 * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c_r1 * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r3 + 32) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 32) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r3 + 64) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 64) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r3 + 96) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 96) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4] = (t2c_r4 < K && (n0 + t2c_c4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 1] = (t2c_r4 < K && (n0 + t2c_c4 + 1) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 2] = (t2c_r4 < K && (n0 + t2c_c4 + 2) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 3] = (t2c_r4 < K && (n0 + t2c_c4 + 3) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 4] = (t2c_r4 < K && (n0 + t2c_c4 + 4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 5] = (t2c_r4 < K && (n0 + t2c_c4 + 5) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 6] = (t2c_r4 < K && (n0 + t2c_c4 + 6) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 7] = (t2c_r4 < K && (n0 + t2c_c4 + 7) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4] = ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4] = ((t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4 + 1] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4 + 2] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4 + 3] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4 + 4] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4 + 5] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4 + 6] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 32) * 136 + t2c_c4 + 7] = ((t2c_r4 + 32) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(t2c_r4 + 32)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2] = ((t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 48 < K) {  // t2c_v2_s, 1 iteration ahead
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + t2c_r3 * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (0 + 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + t2c_r1 * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + (t2c_r3 + 32) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (0 + 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + (t2c_r1 + 32) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (0 + 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + (t2c_r3 + 64) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (0 + 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + (t2c_r1 + 64) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + (t2c_r3 + 96) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (0 + 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 7168 + (t2c_r1 + 96) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
     }
     if (0 + 48 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4 + 1] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4 + 2] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4 + 3] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4 + 4] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4 + 5] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4 + 6] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r4 * 136 + t2c_c4 + 7] = ((0 + 48 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 48 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((0 + 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 1] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 2] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 3] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 4] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 5] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 6] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 7] = ((0 + 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 2 * 48 < K) {  // t2c_v2_s, 2 iterations ahead
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + t2c_r3 * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (0 + 2 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 2 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + t2c_r1 * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 2 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 2 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + (t2c_r3 + 32) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (0 + 2 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 2 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + (t2c_r1 + 32) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (0 + 2 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 2 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + (t2c_r3 + 64) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (0 + 2 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 2 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + (t2c_r1 + 64) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 2 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 2 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + (t2c_r3 + 96) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (0 + 2 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 2 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[2 * 7168 + (t2c_r1 + 96) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 2 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 2 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
     }
     if (0 + 2 * 48 < K) {  // t2c_v3_s, 2 iterations ahead
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4 + 1] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4 + 2] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4 + 3] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4 + 4] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4 + 5] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4 + 6] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r4 * 136 + t2c_c4 + 7] = ((0 + 2 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((0 + 2 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 1] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 2] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 3] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 4] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 5] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 6] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 7] = ((0 + 2 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 3 * 48 < K) {  // t2c_v2_s, 3 iterations ahead
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + t2c_r3 * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (0 + 3 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 3 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + t2c_r1 * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 3 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 3 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + (t2c_r3 + 32) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (0 + 3 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (0 + 3 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + (t2c_r1 + 32) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (0 + 3 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 3 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + (t2c_r3 + 64) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (0 + 3 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 3 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + (t2c_r1 + 64) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 3 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 3 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
-      if (t2c_c3 < 48) {
+      if (t2c_c1 < 48) {
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + (t2c_r3 + 96) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (0 + 3 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (0 + 3 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[3 * 7168 + (t2c_r1 + 96) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 3 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 3 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
     }
     if (0 + 3 * 48 < K) {  // t2c_v3_s, 3 iterations ahead
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4 + 1] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4 + 2] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4 + 3] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4 + 4] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4 + 5] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4 + 6] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r4 * 136 + t2c_c4 + 7] = ((0 + 3 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((0 + 3 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 1] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 2] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 3] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 4] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 5] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 6] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 7] = ((0 + 3 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::cp_async_wait<3>();
@@ -572,21 +572,21 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[0][1], t2c_fb1[0][6]);
       t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[0][1], t2c_fb1[0][7]);
       if (k0 + 4 * 48 < K) {  // t2c_v2_s, 4 iterations ahead
-        if (t2c_c3 < 48) {
+        if (t2c_c1 < 48) {
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + t2c_r3 * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3) < M && (k0 + 4 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 4 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + t2c_r1 * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 4 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 4 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
-        if (t2c_c3 < 48) {
+        if (t2c_c1 < 48) {
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r3 + 32) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 32) < M && (k0 + 4 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 4 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r1 + 32) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (k0 + 4 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 4 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
-        if (t2c_c3 < 48) {
+        if (t2c_c1 < 48) {
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r3 + 64) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 64) < M && (k0 + 4 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 4 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r1 + 64) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (k0 + 4 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 4 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
-        if (t2c_c3 < 48) {
+        if (t2c_c1 < 48) {
           #pragma unroll 4
-          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r3 + 96) * 56 + t2c_c3 + t2c_v] = ((m0 + t2c_r3 + 96) < M && (k0 + 4 * 48 + t2c_c3 + t2c_v) < K ? A[((long long)(m0 + t2c_r3 + 96)) * K + (k0 + 4 * 48 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+          for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 4) % 5) * 7168 + (t2c_r1 + 96) * 56 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (k0 + 4 * 48 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (k0 + 4 * 48 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
         }
       }
       // k 32 .. 47 into set 2
@@ -614,30 +614,30 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       t2c::mma_16816_f16(acc[44], acc[45], acc[60], acc[61], t2c_fa1[1][1], t2c_fb1[1][6]);
       t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_fa1[1][1], t2c_fb1[1][7]);
       if (k0 + 4 * 48 < K) {  // t2c_v3_s, 4 iterations ahead
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4 + 1] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4 + 2] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4 + 3] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4 + 4] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4 + 5] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4 + 6] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r4 * 136 + t2c_c4 + 7] = ((k0 + 4 * 48 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((k0 + 4 * 48 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 1] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 2] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 3] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 4] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 5] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 6] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r4 + 32) * 136 + t2c_c4 + 7] = ((k0 + 4 * 48 + t2c_r4 + 32) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 4 * 48 + t2c_r4 + 32)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2 + 1] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2 + 2] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2 + 3] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2 + 4] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2 + 5] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2 + 6] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + t2c_r2 * 136 + t2c_c2 + 7] = ((k0 + 4 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((k0 + 4 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 4) % 5) * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((k0 + 4 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 4 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       t2c::cp_async_wait<3>();

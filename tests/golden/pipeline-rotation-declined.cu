@@ -9,8 +9,8 @@
 
 // kernel gemm (pipeline-rotation-declined.tl:13): 256 threads, at least 2 blocks per SM
 //   layout L0: [128, 128], the mma accumulator: warps 4 x 2, each 2 x 8 tiles of 16 x 8: 64 per thread
-//   layout L3: [128, 32], runs of 8, lanes 8 x 4, warps 8 x 1: 16 per thread
-//   layout L4: [32, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 16 per thread
+//   layout L1: [128, 32], runs of 8, lanes 8 x 4, warps 8 x 1: 16 per thread
+//   layout L2: [32, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 16 per thread
 //   acc: registers, 64 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[128, 32], 30720 bytes (3 stages of slice of A at line 19, filled by cp.async ahead of the loop at line 18)
 //   t2c_v3_s: shared, f16[32, 128], 26112 bytes (3 stages of slice of B at line 19, filled by cp.async ahead of the loop at line 18)
@@ -26,8 +26,8 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 64;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 2 + lane / 16, t2c_c4 = (lane % 16) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -103,21 +103,21 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
     acc[63] = 0.0f;
     // pipeline-rotation-declined.tl:19: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3)) * K + t2c_c3 : 0), (m0 + t2c_r3) < M && t2c_c3 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && t2c_c3 < K ? ((long long)(m0 + t2c_r3 + 64)) * K + t2c_c3 : 0), (m0 + t2c_r3 + 64) < M && t2c_c3 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1)) * K + t2c_c1 : 0), (m0 + t2c_r1) < M && t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? ((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1 : 0), (m0 + t2c_r1 + 64) < M && t2c_c1 < K ? 16 : 0);
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v3_s[t2c_r4 * 136 + t2c_c4], B + (t2c_r4 < K && (n0 + t2c_c4) < N ? ((long long)t2c_r4) * N + (n0 + t2c_c4) : 0), t2c_r4 < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4], B + ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[t2c_r2 * 136 + t2c_c2], B + (t2c_r2 < K && (n0 + t2c_c2) < N ? ((long long)t2c_r2) * N + (n0 + t2c_c2) : 0), t2c_r2 < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2], B + ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3) : 0), (m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1) : 0), (m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1) < K ? 16 : 0);
     }
     if (0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4], B + ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-      t2c::cp_async_16(&t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2], B + ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+      t2c::cp_async_16(&t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -160,12 +160,12 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
         t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
       }
       if (k0 + 2 * 32 < K) {  // t2c_v2_s, 2 iterations ahead
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3], A + ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3) : 0), (m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3], A + ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3) < K ? ((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3) : 0), (m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1], A + ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1) : 0), (m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], A + ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1) < K ? ((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1) < K ? 16 : 0);
       }
       if (k0 + 2 * 32 < K) {  // t2c_v3_s, 2 iterations ahead
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? 16 : 0);
-        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4], B + ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? ((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4) : 0), (k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2], B + ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? 16 : 0);
+        t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2], B + ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? ((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2) : 0), (k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above
@@ -310,77 +310,77 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
     acc[63] = 0.0f;
     // pipeline-rotation-declined.tl:19: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3] = ((m0 + t2c_r3 + 64) < M && t2c_c3 < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + t2c_c3] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r3 + 64) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 64) < M && (t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4] = (t2c_r4 < K && (n0 + t2c_c4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 1] = (t2c_r4 < K && (n0 + t2c_c4 + 1) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 2] = (t2c_r4 < K && (n0 + t2c_c4 + 2) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 3] = (t2c_r4 < K && (n0 + t2c_c4 + 3) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 4] = (t2c_r4 < K && (n0 + t2c_c4 + 4) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 5] = (t2c_r4 < K && (n0 + t2c_c4 + 5) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 6] = (t2c_r4 < K && (n0 + t2c_c4 + 6) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r4 * 136 + t2c_c4 + 7] = (t2c_r4 < K && (n0 + t2c_c4 + 7) < N ? B[((long long)t2c_r4) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4] = ((t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 64) < M && (0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 1] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 2] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 3] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 4] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 5] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 6] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r4 * 136 + t2c_c4 + 7] = ((0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -423,40 +423,40 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
         t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
       }
       if (k0 + 2 * 32 < K) {  // t2c_v2_s, 2 iterations ahead
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3 + 1] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3 + 2] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3 + 3] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3 + 4] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3 + 5] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3 + 6] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r3 * 40 + t2c_c3 + 7] = ((m0 + t2c_r3) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 1] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 2] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 3] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 4] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 5] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 6] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r3 + 64) * 40 + t2c_c3 + 7] = ((m0 + t2c_r3 + 64) < M && (k0 + 2 * 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 64)) * K + (k0 + 2 * 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 2 * 32 < K) {  // t2c_v3_s, 2 iterations ahead
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r4 * 136 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 1] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 2] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 3] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 4] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 5] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 6] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r4 + 16) * 136 + t2c_c4 + 7] = ((k0 + 2 * 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above

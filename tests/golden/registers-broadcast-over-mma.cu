@@ -5,8 +5,8 @@
 // kernel reg_bcast_mma (registers-broadcast-over-mma.tl:9): 32 threads
 //   layout L0: [32, 64], the mma accumulator: warps 1 x 1, each 2 x 8 tiles of 16 x 8: 64 per thread
 //   layout L1: [1, 64], runs of 2, lanes 1 x 32, warps 1 x 1: 2 per thread
-//   layout L4: [32, 16], runs of 8, lanes 16 x 2, warps 1 x 1: 16 per thread
-//   layout L5: [16, 64], runs of 8, lanes 4 x 8, warps 1 x 1: 32 per thread
+//   layout L2: [32, 16], runs of 8, lanes 16 x 2, warps 1 x 1: 16 per thread
+//   layout L3: [16, 64], runs of 8, lanes 4 x 8, warps 1 x 1: 32 per thread
 //   b: registers, 2 x f32 per thread (L1)
 //   acc: registers, 64 x f32 per thread (L0)
 //   t2c_v4_s: shared, f16[32, 16], 1536 bytes (shared copy of slice of A at line 12)
@@ -27,8 +27,8 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
   const int t2c_wr0 = 0, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_c1 = lane * 2;  // L1: this thread's first column (every thread starts at row 0)
-  const int t2c_r4 = lane / 2, t2c_c4 = (lane % 2) * 8;  // L4: this thread's first row and column
-  const int t2c_r5 = lane / 8, t2c_c5 = (lane % 8) * 8;  // L5: this thread's first row and column
+  const int t2c_r2 = lane / 2, t2c_c2 = (lane % 2) * 8;  // L2: this thread's first row and column
+  const int t2c_r3 = lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(R, 8) && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
@@ -85,8 +85,8 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     // registers-broadcast-over-mma.tl:12: var acc: tile<f32>[32, 64] = dot(A[m0 :+ 32, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
     float acc[64];
     __half t2c_v4[16];
-    if ((m0 + t2c_r4) < M) {
-      const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r4)) * 16 + t2c_c4);
+    if ((m0 + t2c_r2) < M) {
+      const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r2)) * 16 + t2c_c2);
       t2c_v4[0] = t2c_w8.v[0];
       t2c_v4[1] = t2c_w8.v[1];
       t2c_v4[2] = t2c_w8.v[2];
@@ -105,8 +105,8 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
       t2c_v4[6] = t2c::cvt<__half>(0.0f);
       t2c_v4[7] = t2c::cvt<__half>(0.0f);
     }
-    if ((m0 + t2c_r4 + 16) < M) {
-      const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r4 + 16)) * 16 + t2c_c4);
+    if ((m0 + t2c_r2 + 16) < M) {
+      const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r2 + 16)) * 16 + t2c_c2);
       t2c_v4[8] = t2c_w9.v[0];
       t2c_v4[9] = t2c_w9.v[1];
       t2c_v4[10] = t2c_w9.v[2];
@@ -125,10 +125,10 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
       t2c_v4[14] = t2c::cvt<__half>(0.0f);
       t2c_v4[15] = t2c::cvt<__half>(0.0f);
     }
-    t2c::sts_vec<8>(&t2c_v4_s[t2c_r4 * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-    t2c::sts_vec<8>(&t2c_v4_s[(t2c_r4 + 16) * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+    t2c::sts_vec<8>(&t2c_v4_s[t2c_r2 * 24 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+    t2c::sts_vec<8>(&t2c_v4_s[(t2c_r2 + 16) * 24 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
     __half t2c_v5[32];
-    const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(B + t2c_r5 * 64 + t2c_c5);
+    const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(B + t2c_r3 * 64 + t2c_c3);
     t2c_v5[0] = t2c_w10.v[0];
     t2c_v5[1] = t2c_w10.v[1];
     t2c_v5[2] = t2c_w10.v[2];
@@ -137,7 +137,7 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     t2c_v5[5] = t2c_w10.v[5];
     t2c_v5[6] = t2c_w10.v[6];
     t2c_v5[7] = t2c_w10.v[7];
-    const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(B + (t2c_r5 + 4) * 64 + t2c_c5);
+    const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(B + (t2c_r3 + 4) * 64 + t2c_c3);
     t2c_v5[8] = t2c_w11.v[0];
     t2c_v5[9] = t2c_w11.v[1];
     t2c_v5[10] = t2c_w11.v[2];
@@ -146,7 +146,7 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     t2c_v5[13] = t2c_w11.v[5];
     t2c_v5[14] = t2c_w11.v[6];
     t2c_v5[15] = t2c_w11.v[7];
-    const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(B + (t2c_r5 + 8) * 64 + t2c_c5);
+    const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(B + (t2c_r3 + 8) * 64 + t2c_c3);
     t2c_v5[16] = t2c_w12.v[0];
     t2c_v5[17] = t2c_w12.v[1];
     t2c_v5[18] = t2c_w12.v[2];
@@ -155,7 +155,7 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     t2c_v5[21] = t2c_w12.v[5];
     t2c_v5[22] = t2c_w12.v[6];
     t2c_v5[23] = t2c_w12.v[7];
-    const t2c::Vec<__half, 8> t2c_w13 = t2c::ldg_vec<8>(B + (t2c_r5 + 12) * 64 + t2c_c5);
+    const t2c::Vec<__half, 8> t2c_w13 = t2c::ldg_vec<8>(B + (t2c_r3 + 12) * 64 + t2c_c3);
     t2c_v5[24] = t2c_w13.v[0];
     t2c_v5[25] = t2c_w13.v[1];
     t2c_v5[26] = t2c_w13.v[2];
@@ -164,10 +164,10 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     t2c_v5[29] = t2c_w13.v[5];
     t2c_v5[30] = t2c_w13.v[6];
     t2c_v5[31] = t2c_w13.v[7];
-    t2c::sts_vec<8>(&t2c_v5_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
-    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 4) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
-    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
-    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 12) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
+    t2c::sts_vec<8>(&t2c_v5_s[t2c_r3 * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
+    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r3 + 4) * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
+    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r3 + 8) * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
+    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r3 + 12) * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
     __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 12, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;
@@ -412,61 +412,61 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
     // registers-broadcast-over-mma.tl:12: var acc: tile<f32>[32, 64] = dot(A[m0 :+ 32, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
     float acc[64];
     __half t2c_v4[16];
-    t2c_v4[0] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + t2c_c4] : t2c::cvt<__half>(0.0f));
-    t2c_v4[1] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + (t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[2] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + (t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[3] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + (t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[4] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + (t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[5] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + (t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[6] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + (t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[7] = ((m0 + t2c_r4) < M ? A[((long long)(m0 + t2c_r4)) * 16 + (t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[8] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + t2c_c4] : t2c::cvt<__half>(0.0f));
-    t2c_v4[9] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + (t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[10] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + (t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[11] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + (t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[12] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + (t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[13] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + (t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[14] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + (t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-    t2c_v4[15] = ((m0 + t2c_r4 + 16) < M ? A[((long long)(m0 + t2c_r4 + 16)) * 16 + (t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-    t2c::sts_vec<8>(&t2c_v4_s[t2c_r4 * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-    t2c::sts_vec<8>(&t2c_v4_s[(t2c_r4 + 16) * 24 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+    t2c_v4[0] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + t2c_c2] : t2c::cvt<__half>(0.0f));
+    t2c_v4[1] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + (t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[2] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + (t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[3] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + (t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[4] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + (t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[5] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + (t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[6] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + (t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[7] = ((m0 + t2c_r2) < M ? A[((long long)(m0 + t2c_r2)) * 16 + (t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[8] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + t2c_c2] : t2c::cvt<__half>(0.0f));
+    t2c_v4[9] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + (t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[10] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + (t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[11] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + (t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[12] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + (t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[13] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + (t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[14] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + (t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+    t2c_v4[15] = ((m0 + t2c_r2 + 16) < M ? A[((long long)(m0 + t2c_r2 + 16)) * 16 + (t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+    t2c::sts_vec<8>(&t2c_v4_s[t2c_r2 * 24 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+    t2c::sts_vec<8>(&t2c_v4_s[(t2c_r2 + 16) * 24 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
     __half t2c_v5[32];
-    t2c_v5[0] = B[t2c_r5 * 64 + t2c_c5];
-    t2c_v5[1] = B[t2c_r5 * 64 + (t2c_c5 + 1)];
-    t2c_v5[2] = B[t2c_r5 * 64 + (t2c_c5 + 2)];
-    t2c_v5[3] = B[t2c_r5 * 64 + (t2c_c5 + 3)];
-    t2c_v5[4] = B[t2c_r5 * 64 + (t2c_c5 + 4)];
-    t2c_v5[5] = B[t2c_r5 * 64 + (t2c_c5 + 5)];
-    t2c_v5[6] = B[t2c_r5 * 64 + (t2c_c5 + 6)];
-    t2c_v5[7] = B[t2c_r5 * 64 + (t2c_c5 + 7)];
-    t2c_v5[8] = B[(t2c_r5 + 4) * 64 + t2c_c5];
-    t2c_v5[9] = B[(t2c_r5 + 4) * 64 + (t2c_c5 + 1)];
-    t2c_v5[10] = B[(t2c_r5 + 4) * 64 + (t2c_c5 + 2)];
-    t2c_v5[11] = B[(t2c_r5 + 4) * 64 + (t2c_c5 + 3)];
-    t2c_v5[12] = B[(t2c_r5 + 4) * 64 + (t2c_c5 + 4)];
-    t2c_v5[13] = B[(t2c_r5 + 4) * 64 + (t2c_c5 + 5)];
-    t2c_v5[14] = B[(t2c_r5 + 4) * 64 + (t2c_c5 + 6)];
-    t2c_v5[15] = B[(t2c_r5 + 4) * 64 + (t2c_c5 + 7)];
-    t2c_v5[16] = B[(t2c_r5 + 8) * 64 + t2c_c5];
-    t2c_v5[17] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 1)];
-    t2c_v5[18] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 2)];
-    t2c_v5[19] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 3)];
-    t2c_v5[20] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 4)];
-    t2c_v5[21] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 5)];
-    t2c_v5[22] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 6)];
-    t2c_v5[23] = B[(t2c_r5 + 8) * 64 + (t2c_c5 + 7)];
-    t2c_v5[24] = B[(t2c_r5 + 12) * 64 + t2c_c5];
-    t2c_v5[25] = B[(t2c_r5 + 12) * 64 + (t2c_c5 + 1)];
-    t2c_v5[26] = B[(t2c_r5 + 12) * 64 + (t2c_c5 + 2)];
-    t2c_v5[27] = B[(t2c_r5 + 12) * 64 + (t2c_c5 + 3)];
-    t2c_v5[28] = B[(t2c_r5 + 12) * 64 + (t2c_c5 + 4)];
-    t2c_v5[29] = B[(t2c_r5 + 12) * 64 + (t2c_c5 + 5)];
-    t2c_v5[30] = B[(t2c_r5 + 12) * 64 + (t2c_c5 + 6)];
-    t2c_v5[31] = B[(t2c_r5 + 12) * 64 + (t2c_c5 + 7)];
-    t2c::sts_vec<8>(&t2c_v5_s[t2c_r5 * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
-    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 4) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
-    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 8) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
-    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r5 + 12) * 72 + t2c_c5], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
+    t2c_v5[0] = B[t2c_r3 * 64 + t2c_c3];
+    t2c_v5[1] = B[t2c_r3 * 64 + (t2c_c3 + 1)];
+    t2c_v5[2] = B[t2c_r3 * 64 + (t2c_c3 + 2)];
+    t2c_v5[3] = B[t2c_r3 * 64 + (t2c_c3 + 3)];
+    t2c_v5[4] = B[t2c_r3 * 64 + (t2c_c3 + 4)];
+    t2c_v5[5] = B[t2c_r3 * 64 + (t2c_c3 + 5)];
+    t2c_v5[6] = B[t2c_r3 * 64 + (t2c_c3 + 6)];
+    t2c_v5[7] = B[t2c_r3 * 64 + (t2c_c3 + 7)];
+    t2c_v5[8] = B[(t2c_r3 + 4) * 64 + t2c_c3];
+    t2c_v5[9] = B[(t2c_r3 + 4) * 64 + (t2c_c3 + 1)];
+    t2c_v5[10] = B[(t2c_r3 + 4) * 64 + (t2c_c3 + 2)];
+    t2c_v5[11] = B[(t2c_r3 + 4) * 64 + (t2c_c3 + 3)];
+    t2c_v5[12] = B[(t2c_r3 + 4) * 64 + (t2c_c3 + 4)];
+    t2c_v5[13] = B[(t2c_r3 + 4) * 64 + (t2c_c3 + 5)];
+    t2c_v5[14] = B[(t2c_r3 + 4) * 64 + (t2c_c3 + 6)];
+    t2c_v5[15] = B[(t2c_r3 + 4) * 64 + (t2c_c3 + 7)];
+    t2c_v5[16] = B[(t2c_r3 + 8) * 64 + t2c_c3];
+    t2c_v5[17] = B[(t2c_r3 + 8) * 64 + (t2c_c3 + 1)];
+    t2c_v5[18] = B[(t2c_r3 + 8) * 64 + (t2c_c3 + 2)];
+    t2c_v5[19] = B[(t2c_r3 + 8) * 64 + (t2c_c3 + 3)];
+    t2c_v5[20] = B[(t2c_r3 + 8) * 64 + (t2c_c3 + 4)];
+    t2c_v5[21] = B[(t2c_r3 + 8) * 64 + (t2c_c3 + 5)];
+    t2c_v5[22] = B[(t2c_r3 + 8) * 64 + (t2c_c3 + 6)];
+    t2c_v5[23] = B[(t2c_r3 + 8) * 64 + (t2c_c3 + 7)];
+    t2c_v5[24] = B[(t2c_r3 + 12) * 64 + t2c_c3];
+    t2c_v5[25] = B[(t2c_r3 + 12) * 64 + (t2c_c3 + 1)];
+    t2c_v5[26] = B[(t2c_r3 + 12) * 64 + (t2c_c3 + 2)];
+    t2c_v5[27] = B[(t2c_r3 + 12) * 64 + (t2c_c3 + 3)];
+    t2c_v5[28] = B[(t2c_r3 + 12) * 64 + (t2c_c3 + 4)];
+    t2c_v5[29] = B[(t2c_r3 + 12) * 64 + (t2c_c3 + 5)];
+    t2c_v5[30] = B[(t2c_r3 + 12) * 64 + (t2c_c3 + 6)];
+    t2c_v5[31] = B[(t2c_r3 + 12) * 64 + (t2c_c3 + 7)];
+    t2c::sts_vec<8>(&t2c_v5_s[t2c_r3 * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
+    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r3 + 4) * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
+    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r3 + 8) * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
+    t2c::sts_vec<8>(&t2c_v5_s[(t2c_r3 + 12) * 72 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
     __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 12, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 1, each 2 x 8 tiles of 16 x 8
     acc[0] = 0.0f;

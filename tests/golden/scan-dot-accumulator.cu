@@ -4,8 +4,8 @@
 
 // kernel k (scan-dot-accumulator.tl:5): 128 threads
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
-//   layout L3: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
-//   layout L4: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
+//   layout L1: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
+//   layout L2: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
 //   s: registers, 32 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[64, 32], 5120 bytes (shared copy of slice of A at line 6)
 //   t2c_v3_s: shared, f16[32, 64], 4608 bytes (shared copy of slice of B at line 6)
@@ -22,15 +22,15 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 4 + lane / 8, t2c_c4 = (lane % 8) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // scan-dot-accumulator.tl:6: var s = dot(A[0 :+ 64, 0 :+ 32], B[0 :+ 32, 0 :+ 64])
     float s[32];
     __half t2c_v2[16];
-    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r3 * 32 + t2c_c3);
+    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + t2c_r1 * 32 + t2c_c1);
     t2c_v2[0] = t2c_w0.v[0];
     t2c_v2[1] = t2c_w0.v[1];
     t2c_v2[2] = t2c_w0.v[2];
@@ -39,7 +39,7 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     t2c_v2[5] = t2c_w0.v[5];
     t2c_v2[6] = t2c_w0.v[6];
     t2c_v2[7] = t2c_w0.v[7];
-    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + (t2c_r3 + 32) * 32 + t2c_c3);
+    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + (t2c_r1 + 32) * 32 + t2c_c1);
     t2c_v2[8] = t2c_w1.v[0];
     t2c_v2[9] = t2c_w1.v[1];
     t2c_v2[10] = t2c_w1.v[2];
@@ -48,10 +48,10 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     t2c_v2[13] = t2c_w1.v[5];
     t2c_v2[14] = t2c_w1.v[6];
     t2c_v2[15] = t2c_w1.v[7];
-    t2c::sts_vec<8>(&t2c_v2_s[t2c_r3 * 40 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
-    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    t2c::sts_vec<8>(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
     __half t2c_v3[16];
-    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(B + t2c_r4 * 64 + t2c_c4);
+    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(B + t2c_r2 * 64 + t2c_c2);
     t2c_v3[0] = t2c_w2.v[0];
     t2c_v3[1] = t2c_w2.v[1];
     t2c_v3[2] = t2c_w2.v[2];
@@ -60,7 +60,7 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     t2c_v3[5] = t2c_w2.v[5];
     t2c_v3[6] = t2c_w2.v[6];
     t2c_v3[7] = t2c_w2.v[7];
-    const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(B + (t2c_r4 + 16) * 64 + t2c_c4);
+    const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(B + (t2c_r2 + 16) * 64 + t2c_c2);
     t2c_v3[8] = t2c_w3.v[0];
     t2c_v3[9] = t2c_w3.v[1];
     t2c_v3[10] = t2c_w3.v[2];
@@ -69,8 +69,8 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     t2c_v3[13] = t2c_w3.v[5];
     t2c_v3[14] = t2c_w3.v[6];
     t2c_v3[15] = t2c_w3.v[7];
-    t2c::sts_vec<8>(&t2c_v3_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
+    t2c::sts_vec<8>(&t2c_v3_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 6, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;
@@ -300,43 +300,43 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     // scan-dot-accumulator.tl:6: var s = dot(A[0 :+ 64, 0 :+ 32], B[0 :+ 32, 0 :+ 64])
     float s[32];
     __half t2c_v2[16];
-    t2c_v2[0] = A[t2c_r3 * 32 + t2c_c3];
-    t2c_v2[1] = A[t2c_r3 * 32 + (t2c_c3 + 1)];
-    t2c_v2[2] = A[t2c_r3 * 32 + (t2c_c3 + 2)];
-    t2c_v2[3] = A[t2c_r3 * 32 + (t2c_c3 + 3)];
-    t2c_v2[4] = A[t2c_r3 * 32 + (t2c_c3 + 4)];
-    t2c_v2[5] = A[t2c_r3 * 32 + (t2c_c3 + 5)];
-    t2c_v2[6] = A[t2c_r3 * 32 + (t2c_c3 + 6)];
-    t2c_v2[7] = A[t2c_r3 * 32 + (t2c_c3 + 7)];
-    t2c_v2[8] = A[(t2c_r3 + 32) * 32 + t2c_c3];
-    t2c_v2[9] = A[(t2c_r3 + 32) * 32 + (t2c_c3 + 1)];
-    t2c_v2[10] = A[(t2c_r3 + 32) * 32 + (t2c_c3 + 2)];
-    t2c_v2[11] = A[(t2c_r3 + 32) * 32 + (t2c_c3 + 3)];
-    t2c_v2[12] = A[(t2c_r3 + 32) * 32 + (t2c_c3 + 4)];
-    t2c_v2[13] = A[(t2c_r3 + 32) * 32 + (t2c_c3 + 5)];
-    t2c_v2[14] = A[(t2c_r3 + 32) * 32 + (t2c_c3 + 6)];
-    t2c_v2[15] = A[(t2c_r3 + 32) * 32 + (t2c_c3 + 7)];
-    t2c::sts_vec<8>(&t2c_v2_s[t2c_r3 * 40 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
-    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r3 + 32) * 40 + t2c_c3], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    t2c_v2[0] = A[t2c_r1 * 32 + t2c_c1];
+    t2c_v2[1] = A[t2c_r1 * 32 + (t2c_c1 + 1)];
+    t2c_v2[2] = A[t2c_r1 * 32 + (t2c_c1 + 2)];
+    t2c_v2[3] = A[t2c_r1 * 32 + (t2c_c1 + 3)];
+    t2c_v2[4] = A[t2c_r1 * 32 + (t2c_c1 + 4)];
+    t2c_v2[5] = A[t2c_r1 * 32 + (t2c_c1 + 5)];
+    t2c_v2[6] = A[t2c_r1 * 32 + (t2c_c1 + 6)];
+    t2c_v2[7] = A[t2c_r1 * 32 + (t2c_c1 + 7)];
+    t2c_v2[8] = A[(t2c_r1 + 32) * 32 + t2c_c1];
+    t2c_v2[9] = A[(t2c_r1 + 32) * 32 + (t2c_c1 + 1)];
+    t2c_v2[10] = A[(t2c_r1 + 32) * 32 + (t2c_c1 + 2)];
+    t2c_v2[11] = A[(t2c_r1 + 32) * 32 + (t2c_c1 + 3)];
+    t2c_v2[12] = A[(t2c_r1 + 32) * 32 + (t2c_c1 + 4)];
+    t2c_v2[13] = A[(t2c_r1 + 32) * 32 + (t2c_c1 + 5)];
+    t2c_v2[14] = A[(t2c_r1 + 32) * 32 + (t2c_c1 + 6)];
+    t2c_v2[15] = A[(t2c_r1 + 32) * 32 + (t2c_c1 + 7)];
+    t2c::sts_vec<8>(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3], t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::sts_vec<8>(&t2c_v2_s[(t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11], t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
     __half t2c_v3[16];
-    t2c_v3[0] = B[t2c_r4 * 64 + t2c_c4];
-    t2c_v3[1] = B[t2c_r4 * 64 + (t2c_c4 + 1)];
-    t2c_v3[2] = B[t2c_r4 * 64 + (t2c_c4 + 2)];
-    t2c_v3[3] = B[t2c_r4 * 64 + (t2c_c4 + 3)];
-    t2c_v3[4] = B[t2c_r4 * 64 + (t2c_c4 + 4)];
-    t2c_v3[5] = B[t2c_r4 * 64 + (t2c_c4 + 5)];
-    t2c_v3[6] = B[t2c_r4 * 64 + (t2c_c4 + 6)];
-    t2c_v3[7] = B[t2c_r4 * 64 + (t2c_c4 + 7)];
-    t2c_v3[8] = B[(t2c_r4 + 16) * 64 + t2c_c4];
-    t2c_v3[9] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 1)];
-    t2c_v3[10] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 2)];
-    t2c_v3[11] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 3)];
-    t2c_v3[12] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 4)];
-    t2c_v3[13] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 5)];
-    t2c_v3[14] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 6)];
-    t2c_v3[15] = B[(t2c_r4 + 16) * 64 + (t2c_c4 + 7)];
-    t2c::sts_vec<8>(&t2c_v3_s[t2c_r4 * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r4 + 16) * 72 + t2c_c4], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
+    t2c_v3[0] = B[t2c_r2 * 64 + t2c_c2];
+    t2c_v3[1] = B[t2c_r2 * 64 + (t2c_c2 + 1)];
+    t2c_v3[2] = B[t2c_r2 * 64 + (t2c_c2 + 2)];
+    t2c_v3[3] = B[t2c_r2 * 64 + (t2c_c2 + 3)];
+    t2c_v3[4] = B[t2c_r2 * 64 + (t2c_c2 + 4)];
+    t2c_v3[5] = B[t2c_r2 * 64 + (t2c_c2 + 5)];
+    t2c_v3[6] = B[t2c_r2 * 64 + (t2c_c2 + 6)];
+    t2c_v3[7] = B[t2c_r2 * 64 + (t2c_c2 + 7)];
+    t2c_v3[8] = B[(t2c_r2 + 16) * 64 + t2c_c2];
+    t2c_v3[9] = B[(t2c_r2 + 16) * 64 + (t2c_c2 + 1)];
+    t2c_v3[10] = B[(t2c_r2 + 16) * 64 + (t2c_c2 + 2)];
+    t2c_v3[11] = B[(t2c_r2 + 16) * 64 + (t2c_c2 + 3)];
+    t2c_v3[12] = B[(t2c_r2 + 16) * 64 + (t2c_c2 + 4)];
+    t2c_v3[13] = B[(t2c_r2 + 16) * 64 + (t2c_c2 + 5)];
+    t2c_v3[14] = B[(t2c_r2 + 16) * 64 + (t2c_c2 + 6)];
+    t2c_v3[15] = B[(t2c_r2 + 16) * 64 + (t2c_c2 + 7)];
+    t2c::sts_vec<8>(&t2c_v3_s[t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+    t2c::sts_vec<8>(&t2c_v3_s[(t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 6, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
     s[0] = 0.0f;

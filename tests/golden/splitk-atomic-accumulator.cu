@@ -4,8 +4,8 @@
 
 // kernel splitk (splitk-atomic-accumulator.tl:10): 128 threads
 //   layout L0: [64, 64], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 64: 32 per thread
-//   layout L3: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
-//   layout L4: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
+//   layout L1: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
+//   layout L2: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
 //   acc: registers, 32 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of slice of A at line 18, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
 //   t2c_v3_s: shared, f16[32, 64] in 128-byte swizzled rows (wgmma), 12288 bytes (3 stages of slice of B at line 18, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
@@ -24,8 +24,8 @@ splitk(const __half *__restrict__ A, const __half *__restrict__ B, float *__rest
   const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
-  const int t2c_r4 = warp * 4 + lane / 8, t2c_c4 = (lane % 8) * 8;  // L4: this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16);
   if (t2c_fast) {
@@ -187,40 +187,40 @@ splitk(const __half *__restrict__ A, const __half *__restrict__ B, float *__rest
     acc[31] = 0.0f;
     // splitk-atomic-accumulator.tl:18: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
     if (kb < (t2c::min(K, (kb + per)))) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = ((m0 + t2c_r3) < M && (kb + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = ((m0 + t2c_r3) < M && (kb + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = ((m0 + t2c_r3) < M && (kb + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = ((m0 + t2c_r3) < M && (kb + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = ((m0 + t2c_r3) < M && (kb + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = ((m0 + t2c_r3) < M && (kb + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = ((m0 + t2c_r3) < M && (kb + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((m0 + t2c_r3) < M && (kb + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (kb + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1024] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1025] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1026] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1027] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1028] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1029] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1030] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1031] = ((m0 + t2c_r3 + 32) < M && (kb + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (kb + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && (kb + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (kb + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (kb + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (kb + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (kb + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (kb + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (kb + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (kb + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (kb + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1025] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1026] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1027] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1028] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1029] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1030] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 32) < M && (kb + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (kb + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (kb < (t2c::min(K, (kb + per)))) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4)] = ((kb + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1] = ((kb + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 2] = ((kb + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 3] = ((kb + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 4] = ((kb + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 5] = ((kb + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 6] = ((kb + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 7] = ((kb + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(kb + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1024] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1025] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1026] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1027] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1028] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1029] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1030] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1031] = ((kb + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(kb + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2)] = ((kb + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1] = ((kb + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2] = ((kb + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3] = ((kb + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 4] = ((kb + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 5] = ((kb + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 6] = ((kb + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 7] = ((kb + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(kb + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1024] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1025] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1026] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1027] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1028] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1029] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1030] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v3_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1031] = ((kb + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(kb + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -230,40 +230,40 @@ splitk(const __half *__restrict__ A, const __half *__restrict__ B, float *__rest
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and every warpgroup's wgmma of two iterations back, which read the stage refilled next, has completed
       if (k0 + 32 < t2c_end2) {  // t2c_v2_s, 1 iteration ahead
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((m0 + t2c_r3) < M && (k0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3)) * K + (k0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1024] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1025] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3 + 1) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1026] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3 + 2) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1027] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3 + 3) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1028] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3 + 4) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1029] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3 + 5) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1030] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3 + 6) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1031] = ((m0 + t2c_r3 + 32) < M && (k0 + 32 + t2c_c3 + 7) < K ? A[((long long)(m0 + t2c_r3 + 32)) * K + (k0 + 32 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1025] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1026] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1027] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1028] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1029] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1030] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 32 < t2c_end2) {  // t2c_v3_s, 1 iteration ahead
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4)] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 2] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 3] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 4] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 5] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 6] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 7] = ((k0 + 32 + t2c_r4) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 32 + t2c_r4)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1024] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1025] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 1) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1026] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 2) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1027] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 3) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1028] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 4) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1029] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 5) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1030] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 6) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r4 * 64 + t2c_c4) + 1031] = ((k0 + 32 + t2c_r4 + 16) < K && (n0 + t2c_c4 + 7) < N ? B[((long long)(k0 + 32 + t2c_r4 + 16)) * N + (n0 + t2c_c4 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2)] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 4] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 5] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 6] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 7] = ((k0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1024] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1025] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1026] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1027] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1028] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1029] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1030] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v3_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1031] = ((k0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       // splitk-atomic-accumulator.tl:18: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])

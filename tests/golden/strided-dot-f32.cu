@@ -3,17 +3,17 @@
 
 
 // kernel gemm (strided-dot-f32.tl:9): 32 threads
-//   layout L0: [64, 64], runs of 2, lanes 1 x 32, warps 1 x 1: 128 per thread
-//   layout L3: [128, 256], runs of 2, lanes 16 x 2, warps 1 x 1: 1024 per thread
-//   layout L4: [64, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 32 per thread
-//   layout L5: [16, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 32 per thread
+//   layout L0: [64, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 128 per thread
+//   layout L1: [64, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 32 per thread
+//   layout L2: [16, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 32 per thread
+//   layout L3: [128, 256], runs of 4, lanes 16 x 2, warps 1 x 1: 1024 per thread
 //   acc: shared, in acc_s, too large for registers (L0, 128 x f32 per thread)
-//   a: registers, 32 x f32 per thread (L4)
-//   b: registers, 32 x f32 per thread (L5)
+//   a: registers, 32 x f32 per thread (L1)
+//   b: registers, 32 x f32 per thread (L2)
 //   a_s: shared, f32[64, 16], 10240 bytes (shared copy of a)
 //   b_s: shared, f32[16, 64], 8704 bytes (shared copy of b)
 //   acc_s: shared, f32[64, 64], 16640 bytes (acc, too large for registers)
-//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B_stride1 == 1, B_stride0 % 4 == 0, B is 16-byte aligned, C_stride1 == 1, C_stride0 % 2 == 0, C is 8-byte aligned, I is 16-byte aligned; otherwise single elements
+//   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B_stride1 == 1, B_stride0 % 4 == 0, B is 16-byte aligned, C_stride1 == 1, C_stride0 % 4 == 0, C is 16-byte aligned, I is 16-byte aligned; otherwise single elements
 //   shared memory: 35584 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(32)
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const long long *__restrict__ I, long long *__restrict__ L, int M, int K, int N, long long B_stride0, long long B_stride1, long long C_stride0, long long C_stride1)
@@ -25,28 +25,30 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
   const int lane = tid % 32;
   int t2c_ph0 = 0;  // which half of a_s this turn uses
   int t2c_ph1 = 0;  // which half of b_s this turn uses
-  const int t2c_c0 = lane * 2;  // L0: this thread's first column (every thread starts at row 0)
-  const int t2c_r3 = lane / 2, t2c_c3 = (lane % 2) * 2;  // L3: this thread's first row and column
-  const int t2c_r4 = lane / 4, t2c_c4 = (lane % 4) * 4;  // L4: this thread's first row and column
-  const int t2c_r5 = lane / 16, t2c_c5 = (lane % 16) * 4;  // L5: this thread's first row and column
+  const int t2c_r0 = lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  const int t2c_r1 = lane / 4, t2c_c1 = (lane % 4) * 4;  // L1: this thread's first row and column
+  const int t2c_r2 = lane / 16, t2c_c2 = (lane % 16) * 4;  // L2: this thread's first row and column
+  const int t2c_r3 = lane / 2, t2c_c3 = (lane % 2) * 4;  // L3: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
-  const bool t2c_fast = K % 4 == 0 && t2c::aligned(A, 16) && N % 4 == 0 && B_stride1 == 1 && B_stride0 % 4 == 0 && t2c::aligned(B, 16) && C_stride1 == 1 && C_stride0 % 2 == 0 && t2c::aligned(C, 8) && t2c::aligned(I, 16);
+  const bool t2c_fast = K % 4 == 0 && t2c::aligned(A, 16) && N % 4 == 0 && B_stride1 == 1 && B_stride0 % 4 == 0 && t2c::aligned(B, 16) && C_stride1 == 1 && C_stride0 % 4 == 0 && t2c::aligned(C, 16) && t2c::aligned(I, 16);
   if (t2c_fast) {
     // strided-dot-f32.tl:11: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
     // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
     // strided-dot-f32.tl:13: var acc: tile<f32>[64, 64] = 0.0
-    for (int t2c_i0 = 0; t2c_i0 < 64; t2c_i0++) {
-      acc_s[t2c_i0 * 65 + t2c_c0] = 0.0f;
-      acc_s[t2c_i0 * 65 + t2c_c0 + 1] = 0.0f;
+    for (int t2c_i0 = 0; t2c_i0 < 32; t2c_i0++) {
+      acc_s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0] = 0.0f;
+      acc_s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0 + 1] = 0.0f;
+      acc_s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0 + 2] = 0.0f;
+      acc_s[(t2c_r0 + t2c_i0 * 2) * 65 + t2c_c0 + 3] = 0.0f;
     }
     // strided-dot-f32.tl:14: for k0 in range(0, K, 16) {
     for (int k0 = 0; k0 < K; k0 += 16) {
       // strided-dot-f32.tl:15: var a = A[m0 :+ 64, k0 :+ 16]
       float a[32];
-      if ((m0 + t2c_r4) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1));
         a[0] = t2c_w1.v[0];
         a[1] = t2c_w1.v[1];
         a[2] = t2c_w1.v[2];
@@ -57,8 +59,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[2] = 0.0f;
         a[3] = 0.0f;
       }
-      if ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1 + 8) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1 + 8)) * K + (k0 + t2c_c1));
         a[4] = t2c_w2.v[0];
         a[5] = t2c_w2.v[1];
         a[6] = t2c_w2.v[2];
@@ -69,8 +71,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[6] = 0.0f;
         a[7] = 0.0f;
       }
-      if ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1 + 16) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1 + 16)) * K + (k0 + t2c_c1));
         a[8] = t2c_w3.v[0];
         a[9] = t2c_w3.v[1];
         a[10] = t2c_w3.v[2];
@@ -81,8 +83,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[10] = 0.0f;
         a[11] = 0.0f;
       }
-      if ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1 + 24) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1 + 24)) * K + (k0 + t2c_c1));
         a[12] = t2c_w4.v[0];
         a[13] = t2c_w4.v[1];
         a[14] = t2c_w4.v[2];
@@ -93,8 +95,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[14] = 0.0f;
         a[15] = 0.0f;
       }
-      if ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1 + 32) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + t2c_c1));
         a[16] = t2c_w5.v[0];
         a[17] = t2c_w5.v[1];
         a[18] = t2c_w5.v[2];
@@ -105,8 +107,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[18] = 0.0f;
         a[19] = 0.0f;
       }
-      if ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1 + 40) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1 + 40)) * K + (k0 + t2c_c1));
         a[20] = t2c_w6.v[0];
         a[21] = t2c_w6.v[1];
         a[22] = t2c_w6.v[2];
@@ -117,8 +119,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[22] = 0.0f;
         a[23] = 0.0f;
       }
-      if ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1 + 48) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1 + 48)) * K + (k0 + t2c_c1));
         a[24] = t2c_w7.v[0];
         a[25] = t2c_w7.v[1];
         a[26] = t2c_w7.v[2];
@@ -129,8 +131,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[26] = 0.0f;
         a[27] = 0.0f;
       }
-      if ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4) < K) {
-        const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4));
+      if ((m0 + t2c_r1 + 56) < M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(A + ((long long)(m0 + t2c_r1 + 56)) * K + (k0 + t2c_c1));
         a[28] = t2c_w8.v[0];
         a[29] = t2c_w8.v[1];
         a[30] = t2c_w8.v[2];
@@ -142,18 +144,18 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         a[31] = 0.0f;
       }
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r4 * 20 + t2c_c4], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 8) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 16) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[8], a[9], a[10], a[11]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 24) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[12], a[13], a[14], a[15]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 32) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[16], a[17], a[18], a[19]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 40) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 48) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 56) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 16) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[8], a[9], a[10], a[11]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 24) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 32) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[16], a[17], a[18], a[19]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 40) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 48) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 56) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
       // strided-dot-f32.tl:16: var b = B[k0 :+ 16, n0 :+ 64]
       float b[32];
-      if ((k0 + t2c_r5) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2) * B_stride0 + (n0 + t2c_c2));
         b[0] = t2c_w9.v[0];
         b[1] = t2c_w9.v[1];
         b[2] = t2c_w9.v[2];
@@ -164,8 +166,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[2] = 0.0f;
         b[3] = 0.0f;
       }
-      if ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 2) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2 + 2) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2 + 2) * B_stride0 + (n0 + t2c_c2));
         b[4] = t2c_w10.v[0];
         b[5] = t2c_w10.v[1];
         b[6] = t2c_w10.v[2];
@@ -176,8 +178,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[6] = 0.0f;
         b[7] = 0.0f;
       }
-      if ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 4) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2 + 4) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2 + 4) * B_stride0 + (n0 + t2c_c2));
         b[8] = t2c_w11.v[0];
         b[9] = t2c_w11.v[1];
         b[10] = t2c_w11.v[2];
@@ -188,8 +190,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[10] = 0.0f;
         b[11] = 0.0f;
       }
-      if ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 6) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2 + 6) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2 + 6) * B_stride0 + (n0 + t2c_c2));
         b[12] = t2c_w12.v[0];
         b[13] = t2c_w12.v[1];
         b[14] = t2c_w12.v[2];
@@ -200,8 +202,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[14] = 0.0f;
         b[15] = 0.0f;
       }
-      if ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 8) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2 + 8) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2 + 8) * B_stride0 + (n0 + t2c_c2));
         b[16] = t2c_w13.v[0];
         b[17] = t2c_w13.v[1];
         b[18] = t2c_w13.v[2];
@@ -212,8 +214,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[18] = 0.0f;
         b[19] = 0.0f;
       }
-      if ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w14 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 10) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2 + 10) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w14 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2 + 10) * B_stride0 + (n0 + t2c_c2));
         b[20] = t2c_w14.v[0];
         b[21] = t2c_w14.v[1];
         b[22] = t2c_w14.v[2];
@@ -224,8 +226,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[22] = 0.0f;
         b[23] = 0.0f;
       }
-      if ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w15 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 12) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2 + 12) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w15 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2 + 12) * B_stride0 + (n0 + t2c_c2));
         b[24] = t2c_w15.v[0];
         b[25] = t2c_w15.v[1];
         b[26] = t2c_w15.v[2];
@@ -236,8 +238,8 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
         b[26] = 0.0f;
         b[27] = 0.0f;
       }
-      if ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5) < N) {
-        const t2c::Vec<float, 4> t2c_w16 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r5 + 14) * B_stride0 + (n0 + t2c_c5));
+      if ((k0 + t2c_r2 + 14) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<float, 4> t2c_w16 = t2c::ldg_vec<4>(B + (long long)(k0 + t2c_r2 + 14) * B_stride0 + (n0 + t2c_c2));
         b[28] = t2c_w16.v[0];
         b[29] = t2c_w16.v[1];
         b[30] = t2c_w16.v[2];
@@ -250,81 +252,125 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
       }
       // strided-dot-f32.tl:17: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r5 * 68 + t2c_c5], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 2) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 4) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[8], b[9], b[10], b[11]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 6) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[12], b[13], b[14], b[15]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 8) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[16], b[17], b[18], b[19]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r2 * 68 + t2c_c2], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 2) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 4) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[8], b[9], b[10], b[11]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 6) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[12], b[13], b[14], b[15]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 8) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[16], b[17], b[18], b[19]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 10) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 12) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 14) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
       __syncthreads();  // a_s: written at line 15, read here by other threads; b_s: written at line 17, read here by other threads
-      // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
+      // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 32 rows in turn, its 4 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
-      for (int t2c_i17 = 0; t2c_i17 < 64; t2c_i17++) {
-        float t2c_d18[2];
-        t2c_d18[0] = acc_s[t2c_i17 * 65 + t2c_c0];
-        t2c_d18[1] = acc_s[t2c_i17 * 65 + t2c_c0 + 1];
+      for (int t2c_i17 = 0; t2c_i17 < 32; t2c_i17++) {
+        float t2c_d18[4];
+        t2c_d18[0] = acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0];
+        t2c_d18[1] = acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0 + 1];
+        t2c_d18[2] = acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0 + 2];
+        t2c_d18[3] = acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0 + 3];
         #pragma unroll
         for (int t2c_k19 = 0; t2c_k19 < 16; t2c_k19 += 4) {
-          const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_i17 * 20 + t2c_k19]);
-          const t2c::Vec<float, 2> t2c_b0_0 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + t2c_k19 * 68 + t2c_c0]);
+          const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + t2c_i17 * 2) * 20 + t2c_k19]);
+          const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_k19 * 68 + t2c_c0]);
           t2c_d18[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
           t2c_d18[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
-          const t2c::Vec<float, 2> t2c_b0_1 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 1) * 68 + t2c_c0]);
+          t2c_d18[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+          t2c_d18[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+          const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 1) * 68 + t2c_c0]);
           t2c_d18[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
           t2c_d18[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
-          const t2c::Vec<float, 2> t2c_b0_2 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 2) * 68 + t2c_c0]);
+          t2c_d18[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+          t2c_d18[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+          const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 2) * 68 + t2c_c0]);
           t2c_d18[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
           t2c_d18[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
-          const t2c::Vec<float, 2> t2c_b0_3 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 3) * 68 + t2c_c0]);
+          t2c_d18[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+          t2c_d18[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+          const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k19 + 3) * 68 + t2c_c0]);
           t2c_d18[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
           t2c_d18[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+          t2c_d18[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+          t2c_d18[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
         }
-        acc_s[t2c_i17 * 65 + t2c_c0] = t2c_d18[0];
-        acc_s[t2c_i17 * 65 + t2c_c0 + 1] = t2c_d18[1];
+        acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0] = t2c_d18[0];
+        acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0 + 1] = t2c_d18[1];
+        acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0 + 2] = t2c_d18[2];
+        acc_s[(t2c_r0 + t2c_i17 * 2) * 65 + t2c_c0 + 3] = t2c_d18[3];
       }
     }
     // strided-dot-f32.tl:19: C[m0 :+ 64, n0 :+ 64] = acc
-    for (int t2c_i20 = 0; t2c_i20 < 64; t2c_i20++) {
-      if ((m0 + t2c_i20) < M && (n0 + t2c_c0) < N) t2c::stg_vec<2>(C + (long long)(m0 + t2c_i20) * C_stride0 + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc_s[t2c_i20 * 65 + t2c_c0], acc_s[t2c_i20 * 65 + t2c_c0 + 1]}});
+    for (int t2c_i20 = 0; t2c_i20 < 32; t2c_i20++) {
+      if ((m0 + t2c_r0 + t2c_i20 * 2) < M && (n0 + t2c_c0) < N) t2c::stg_vec<4>(C + (long long)(m0 + t2c_r0 + t2c_i20 * 2) * C_stride0 + (n0 + t2c_c0), t2c::Vec<float, 4>{{acc_s[(t2c_r0 + t2c_i20 * 2) * 65 + t2c_c0], acc_s[(t2c_r0 + t2c_i20 * 2) * 65 + t2c_c0 + 1], acc_s[(t2c_r0 + t2c_i20 * 2) * 65 + t2c_c0 + 2], acc_s[(t2c_r0 + t2c_i20 * 2) * 65 + t2c_c0 + 3]}});
     }
     // strided-dot-f32.tl:20: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
     long long t2c_v5[8];
     t2c_v5[0] = I[t2c_r3 * 256 + t2c_c3];
     t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 1)];
+    t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 2)];
+    t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 3)];
     t2c_v5[1] = I[(t2c_r3 + 16) * 256 + t2c_c3];
     t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 1)];
+    t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 2)];
+    t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 3)];
     t2c_v5[2] = I[(t2c_r3 + 32) * 256 + t2c_c3];
     t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 1)];
+    t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 2)];
+    t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 3)];
     t2c_v5[3] = I[(t2c_r3 + 48) * 256 + t2c_c3];
     t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 1)];
+    t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 2)];
+    t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 3)];
     t2c_v5[4] = I[(t2c_r3 + 64) * 256 + t2c_c3];
     t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 1)];
+    t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 2)];
+    t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 3)];
     t2c_v5[5] = I[(t2c_r3 + 80) * 256 + t2c_c3];
     t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 1)];
+    t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 2)];
+    t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 3)];
     t2c_v5[6] = I[(t2c_r3 + 96) * 256 + t2c_c3];
     t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 1)];
+    t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 2)];
+    t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 3)];
     t2c_v5[7] = I[(t2c_r3 + 112) * 256 + t2c_c3];
     t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 1)];
+    t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 2)];
+    t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 3)];
     #pragma unroll 1
-    for (int t2c_j21 = 1; t2c_j21 < 64; t2c_j21++) {
-      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
-      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
-      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
-      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
-      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
-      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
-      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
-      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 4)];
-      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 4 + 1)];
+    for (int t2c_j21 = 1; t2c_j21 < 32; t2c_j21++) {
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 8)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 8 + 1)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 8 + 2)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j21 * 8 + 3)];
     }
     t2c_v5[0] = t2c::fold_sum<2>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<2>(t2c_v5[1]);
@@ -348,167 +394,215 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
     // strided-dot-f32.tl:12: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
     // strided-dot-f32.tl:13: var acc: tile<f32>[64, 64] = 0.0
-    for (int t2c_i22 = 0; t2c_i22 < 64; t2c_i22++) {
-      acc_s[t2c_i22 * 65 + t2c_c0] = 0.0f;
-      acc_s[t2c_i22 * 65 + t2c_c0 + 1] = 0.0f;
+    for (int t2c_i22 = 0; t2c_i22 < 32; t2c_i22++) {
+      acc_s[(t2c_r0 + t2c_i22 * 2) * 65 + t2c_c0] = 0.0f;
+      acc_s[(t2c_r0 + t2c_i22 * 2) * 65 + t2c_c0 + 1] = 0.0f;
+      acc_s[(t2c_r0 + t2c_i22 * 2) * 65 + t2c_c0 + 2] = 0.0f;
+      acc_s[(t2c_r0 + t2c_i22 * 2) * 65 + t2c_c0 + 3] = 0.0f;
     }
     // strided-dot-f32.tl:14: for k0 in range(0, K, 16) {
     for (int k0 = 0; k0 < K; k0 += 16) {
       // strided-dot-f32.tl:15: var a = A[m0 :+ 64, k0 :+ 16]
       float a[32];
-      a[0] = ((m0 + t2c_r4) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[1] = ((m0 + t2c_r4) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[2] = ((m0 + t2c_r4) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[3] = ((m0 + t2c_r4) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
-      a[4] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[5] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[6] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[7] = ((m0 + t2c_r4 + 8) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 8)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
-      a[8] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[9] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[10] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[11] = ((m0 + t2c_r4 + 16) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 16)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
-      a[12] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[13] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[14] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[15] = ((m0 + t2c_r4 + 24) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 24)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
-      a[16] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[17] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[18] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[19] = ((m0 + t2c_r4 + 32) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 32)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
-      a[20] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[21] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[22] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[23] = ((m0 + t2c_r4 + 40) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 40)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
-      a[24] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[25] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[26] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[27] = ((m0 + t2c_r4 + 48) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 48)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
-      a[28] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4)] : 0.0f);
-      a[29] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4 + 1) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4 + 1)] : 0.0f);
-      a[30] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4 + 2) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4 + 2)] : 0.0f);
-      a[31] = ((m0 + t2c_r4 + 56) < M && (k0 + t2c_c4 + 3) < K ? A[((long long)(m0 + t2c_r4 + 56)) * K + (k0 + t2c_c4 + 3)] : 0.0f);
+      a[0] = ((m0 + t2c_r1) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[1] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[2] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[3] = ((m0 + t2c_r1) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      a[4] = ((m0 + t2c_r1 + 8) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 8)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[5] = ((m0 + t2c_r1 + 8) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 8)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[6] = ((m0 + t2c_r1 + 8) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 8)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[7] = ((m0 + t2c_r1 + 8) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 8)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      a[8] = ((m0 + t2c_r1 + 16) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 16)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[9] = ((m0 + t2c_r1 + 16) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 16)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[10] = ((m0 + t2c_r1 + 16) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 16)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[11] = ((m0 + t2c_r1 + 16) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 16)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      a[12] = ((m0 + t2c_r1 + 24) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 24)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[13] = ((m0 + t2c_r1 + 24) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 24)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[14] = ((m0 + t2c_r1 + 24) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 24)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[15] = ((m0 + t2c_r1 + 24) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 24)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      a[16] = ((m0 + t2c_r1 + 32) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[17] = ((m0 + t2c_r1 + 32) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[18] = ((m0 + t2c_r1 + 32) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[19] = ((m0 + t2c_r1 + 32) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      a[20] = ((m0 + t2c_r1 + 40) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 40)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[21] = ((m0 + t2c_r1 + 40) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 40)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[22] = ((m0 + t2c_r1 + 40) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 40)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[23] = ((m0 + t2c_r1 + 40) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 40)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      a[24] = ((m0 + t2c_r1 + 48) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 48)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[25] = ((m0 + t2c_r1 + 48) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 48)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[26] = ((m0 + t2c_r1 + 48) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 48)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[27] = ((m0 + t2c_r1 + 48) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 48)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
+      a[28] = ((m0 + t2c_r1 + 56) < M && (k0 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 56)) * K + (k0 + t2c_c1)] : 0.0f);
+      a[29] = ((m0 + t2c_r1 + 56) < M && (k0 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 56)) * K + (k0 + t2c_c1 + 1)] : 0.0f);
+      a[30] = ((m0 + t2c_r1 + 56) < M && (k0 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 56)) * K + (k0 + t2c_c1 + 2)] : 0.0f);
+      a[31] = ((m0 + t2c_r1 + 56) < M && (k0 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 56)) * K + (k0 + t2c_c1 + 3)] : 0.0f);
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r4 * 20 + t2c_c4], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 8) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 16) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[8], a[9], a[10], a[11]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 24) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[12], a[13], a[14], a[15]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 32) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[16], a[17], a[18], a[19]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 40) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 48) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
-      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r4 + 56) * 20 + t2c_c4], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_r1 * 20 + t2c_c1], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 8) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 16) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[8], a[9], a[10], a[11]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 24) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[12], a[13], a[14], a[15]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 32) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[16], a[17], a[18], a[19]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 40) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[20], a[21], a[22], a[23]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 48) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[24], a[25], a[26], a[27]}});
+      t2c::sts_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r1 + 56) * 20 + t2c_c1], t2c::Vec<float, 4>{{a[28], a[29], a[30], a[31]}});
       // strided-dot-f32.tl:16: var b = B[k0 :+ 16, n0 :+ 64]
       float b[32];
-      b[0] = ((k0 + t2c_r5) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[1] = ((k0 + t2c_r5) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[2] = ((k0 + t2c_r5) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[3] = ((k0 + t2c_r5) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      b[4] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[5] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[6] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[7] = ((k0 + t2c_r5 + 2) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 2) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      b[8] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[9] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[10] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[11] = ((k0 + t2c_r5 + 4) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 4) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      b[12] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[13] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[14] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[15] = ((k0 + t2c_r5 + 6) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 6) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      b[16] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[17] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[18] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[19] = ((k0 + t2c_r5 + 8) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 8) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      b[20] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[21] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[22] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[23] = ((k0 + t2c_r5 + 10) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 10) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      b[24] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[25] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[26] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[27] = ((k0 + t2c_r5 + 12) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 12) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
-      b[28] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5) * B_stride1] : 0.0f);
-      b[29] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 1) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 1) * B_stride1] : 0.0f);
-      b[30] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 2) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 2) * B_stride1] : 0.0f);
-      b[31] = ((k0 + t2c_r5 + 14) < K && (n0 + t2c_c5 + 3) < N ? B[(long long)(k0 + t2c_r5 + 14) * B_stride0 + (long long)(n0 + t2c_c5 + 3) * B_stride1] : 0.0f);
+      b[0] = ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[1] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[2] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[3] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
+      b[4] = ((k0 + t2c_r2 + 2) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2 + 2) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[5] = ((k0 + t2c_r2 + 2) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2 + 2) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[6] = ((k0 + t2c_r2 + 2) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2 + 2) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[7] = ((k0 + t2c_r2 + 2) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2 + 2) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
+      b[8] = ((k0 + t2c_r2 + 4) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2 + 4) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[9] = ((k0 + t2c_r2 + 4) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2 + 4) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[10] = ((k0 + t2c_r2 + 4) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2 + 4) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[11] = ((k0 + t2c_r2 + 4) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2 + 4) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
+      b[12] = ((k0 + t2c_r2 + 6) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2 + 6) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[13] = ((k0 + t2c_r2 + 6) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2 + 6) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[14] = ((k0 + t2c_r2 + 6) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2 + 6) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[15] = ((k0 + t2c_r2 + 6) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2 + 6) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
+      b[16] = ((k0 + t2c_r2 + 8) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2 + 8) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[17] = ((k0 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2 + 8) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[18] = ((k0 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2 + 8) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[19] = ((k0 + t2c_r2 + 8) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2 + 8) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
+      b[20] = ((k0 + t2c_r2 + 10) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2 + 10) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[21] = ((k0 + t2c_r2 + 10) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2 + 10) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[22] = ((k0 + t2c_r2 + 10) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2 + 10) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[23] = ((k0 + t2c_r2 + 10) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2 + 10) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
+      b[24] = ((k0 + t2c_r2 + 12) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2 + 12) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[25] = ((k0 + t2c_r2 + 12) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2 + 12) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[26] = ((k0 + t2c_r2 + 12) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2 + 12) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[27] = ((k0 + t2c_r2 + 12) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2 + 12) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
+      b[28] = ((k0 + t2c_r2 + 14) < K && (n0 + t2c_c2) < N ? B[(long long)(k0 + t2c_r2 + 14) * B_stride0 + (long long)(n0 + t2c_c2) * B_stride1] : 0.0f);
+      b[29] = ((k0 + t2c_r2 + 14) < K && (n0 + t2c_c2 + 1) < N ? B[(long long)(k0 + t2c_r2 + 14) * B_stride0 + (long long)(n0 + t2c_c2 + 1) * B_stride1] : 0.0f);
+      b[30] = ((k0 + t2c_r2 + 14) < K && (n0 + t2c_c2 + 2) < N ? B[(long long)(k0 + t2c_r2 + 14) * B_stride0 + (long long)(n0 + t2c_c2 + 2) * B_stride1] : 0.0f);
+      b[31] = ((k0 + t2c_r2 + 14) < K && (n0 + t2c_c2 + 3) < N ? B[(long long)(k0 + t2c_r2 + 14) * B_stride0 + (long long)(n0 + t2c_c2 + 3) * B_stride1] : 0.0f);
       // strided-dot-f32.tl:17: acc += dot(a, b)
       t2c_ph1 ^= 1;  // b_s: this turn writes the other half
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r5 * 68 + t2c_c5], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 2) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 4) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[8], b[9], b[10], b[11]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 6) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[12], b[13], b[14], b[15]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 8) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[16], b[17], b[18], b[19]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 10) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 12) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
-      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r5 + 14) * 68 + t2c_c5], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_r2 * 68 + t2c_c2], t2c::Vec<float, 4>{{b[0], b[1], b[2], b[3]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 2) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[4], b[5], b[6], b[7]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 4) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[8], b[9], b[10], b[11]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 6) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[12], b[13], b[14], b[15]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 8) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[16], b[17], b[18], b[19]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 10) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[20], b[21], b[22], b[23]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 12) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[24], b[25], b[26], b[27]}});
+      t2c::sts_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_r2 + 14) * 68 + t2c_c2], t2c::Vec<float, 4>{{b[28], b[29], b[30], b[31]}});
       __syncthreads();  // a_s: written at line 15, read here by other threads; b_s: written at line 17, read here by other threads
-      // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 64 rows in turn, its 2 elements in registers, A and B from shared copies, 4 of k at a time
+      // on the CUDA cores into acc, which lives in shared memory (acc_s): each of the thread's 32 rows in turn, its 4 elements in registers, A and B from shared copies, 4 of k at a time
       #pragma unroll 1
-      for (int t2c_i23 = 0; t2c_i23 < 64; t2c_i23++) {
-        float t2c_d24[2];
-        t2c_d24[0] = acc_s[t2c_i23 * 65 + t2c_c0];
-        t2c_d24[1] = acc_s[t2c_i23 * 65 + t2c_c0 + 1];
+      for (int t2c_i23 = 0; t2c_i23 < 32; t2c_i23++) {
+        float t2c_d24[4];
+        t2c_d24[0] = acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0];
+        t2c_d24[1] = acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0 + 1];
+        t2c_d24[2] = acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0 + 2];
+        t2c_d24[3] = acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0 + 3];
         #pragma unroll
         for (int t2c_k25 = 0; t2c_k25 < 16; t2c_k25 += 4) {
-          const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + t2c_i23 * 20 + t2c_k25]);
-          const t2c::Vec<float, 2> t2c_b0_0 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + t2c_k25 * 68 + t2c_c0]);
+          const t2c::Vec<float, 4> t2c_a0 = t2c::lds_vec<4>(&a_s[t2c_ph0 * 1280 + (t2c_r0 + t2c_i23 * 2) * 20 + t2c_k25]);
+          const t2c::Vec<float, 4> t2c_b0_0 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + t2c_k25 * 68 + t2c_c0]);
           t2c_d24[0] += t2c_a0.v[0] * t2c_b0_0.v[0];
           t2c_d24[1] += t2c_a0.v[0] * t2c_b0_0.v[1];
-          const t2c::Vec<float, 2> t2c_b0_1 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 1) * 68 + t2c_c0]);
+          t2c_d24[2] += t2c_a0.v[0] * t2c_b0_0.v[2];
+          t2c_d24[3] += t2c_a0.v[0] * t2c_b0_0.v[3];
+          const t2c::Vec<float, 4> t2c_b0_1 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 1) * 68 + t2c_c0]);
           t2c_d24[0] += t2c_a0.v[1] * t2c_b0_1.v[0];
           t2c_d24[1] += t2c_a0.v[1] * t2c_b0_1.v[1];
-          const t2c::Vec<float, 2> t2c_b0_2 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 2) * 68 + t2c_c0]);
+          t2c_d24[2] += t2c_a0.v[1] * t2c_b0_1.v[2];
+          t2c_d24[3] += t2c_a0.v[1] * t2c_b0_1.v[3];
+          const t2c::Vec<float, 4> t2c_b0_2 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 2) * 68 + t2c_c0]);
           t2c_d24[0] += t2c_a0.v[2] * t2c_b0_2.v[0];
           t2c_d24[1] += t2c_a0.v[2] * t2c_b0_2.v[1];
-          const t2c::Vec<float, 2> t2c_b0_3 = t2c::lds_vec<2>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 3) * 68 + t2c_c0]);
+          t2c_d24[2] += t2c_a0.v[2] * t2c_b0_2.v[2];
+          t2c_d24[3] += t2c_a0.v[2] * t2c_b0_2.v[3];
+          const t2c::Vec<float, 4> t2c_b0_3 = t2c::lds_vec<4>(&b_s[t2c_ph1 * 1088 + (t2c_k25 + 3) * 68 + t2c_c0]);
           t2c_d24[0] += t2c_a0.v[3] * t2c_b0_3.v[0];
           t2c_d24[1] += t2c_a0.v[3] * t2c_b0_3.v[1];
+          t2c_d24[2] += t2c_a0.v[3] * t2c_b0_3.v[2];
+          t2c_d24[3] += t2c_a0.v[3] * t2c_b0_3.v[3];
         }
-        acc_s[t2c_i23 * 65 + t2c_c0] = t2c_d24[0];
-        acc_s[t2c_i23 * 65 + t2c_c0 + 1] = t2c_d24[1];
+        acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0] = t2c_d24[0];
+        acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0 + 1] = t2c_d24[1];
+        acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0 + 2] = t2c_d24[2];
+        acc_s[(t2c_r0 + t2c_i23 * 2) * 65 + t2c_c0 + 3] = t2c_d24[3];
       }
     }
     // strided-dot-f32.tl:19: C[m0 :+ 64, n0 :+ 64] = acc
-    for (int t2c_i26 = 0; t2c_i26 < 64; t2c_i26++) {
-      if ((m0 + t2c_i26) < M && (n0 + t2c_c0) < N) C[(long long)(m0 + t2c_i26) * C_stride0 + (long long)(n0 + t2c_c0) * C_stride1] = acc_s[t2c_i26 * 65 + t2c_c0];
-      if ((m0 + t2c_i26) < M && (n0 + t2c_c0 + 1) < N) C[(long long)(m0 + t2c_i26) * C_stride0 + (long long)(n0 + t2c_c0 + 1) * C_stride1] = acc_s[t2c_i26 * 65 + t2c_c0 + 1];
+    for (int t2c_i26 = 0; t2c_i26 < 32; t2c_i26++) {
+      if ((m0 + t2c_r0 + t2c_i26 * 2) < M && (n0 + t2c_c0) < N) C[(long long)(m0 + t2c_r0 + t2c_i26 * 2) * C_stride0 + (long long)(n0 + t2c_c0) * C_stride1] = acc_s[(t2c_r0 + t2c_i26 * 2) * 65 + t2c_c0];
+      if ((m0 + t2c_r0 + t2c_i26 * 2) < M && (n0 + t2c_c0 + 1) < N) C[(long long)(m0 + t2c_r0 + t2c_i26 * 2) * C_stride0 + (long long)(n0 + t2c_c0 + 1) * C_stride1] = acc_s[(t2c_r0 + t2c_i26 * 2) * 65 + t2c_c0 + 1];
+      if ((m0 + t2c_r0 + t2c_i26 * 2) < M && (n0 + t2c_c0 + 2) < N) C[(long long)(m0 + t2c_r0 + t2c_i26 * 2) * C_stride0 + (long long)(n0 + t2c_c0 + 2) * C_stride1] = acc_s[(t2c_r0 + t2c_i26 * 2) * 65 + t2c_c0 + 2];
+      if ((m0 + t2c_r0 + t2c_i26 * 2) < M && (n0 + t2c_c0 + 3) < N) C[(long long)(m0 + t2c_r0 + t2c_i26 * 2) * C_stride0 + (long long)(n0 + t2c_c0 + 3) * C_stride1] = acc_s[(t2c_r0 + t2c_i26 * 2) * 65 + t2c_c0 + 3];
     }
     // strided-dot-f32.tl:20: L[0 :+ 128, 0 :+ 1] = rowsum(I[0 :+ 128, 0 :+ 256])
     long long t2c_v5[8];
     t2c_v5[0] = I[t2c_r3 * 256 + t2c_c3];
     t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 1)];
+    t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 2)];
+    t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + 3)];
     t2c_v5[1] = I[(t2c_r3 + 16) * 256 + t2c_c3];
     t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 1)];
+    t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 2)];
+    t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + 3)];
     t2c_v5[2] = I[(t2c_r3 + 32) * 256 + t2c_c3];
     t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 1)];
+    t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 2)];
+    t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + 3)];
     t2c_v5[3] = I[(t2c_r3 + 48) * 256 + t2c_c3];
     t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 1)];
+    t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 2)];
+    t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + 3)];
     t2c_v5[4] = I[(t2c_r3 + 64) * 256 + t2c_c3];
     t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 1)];
+    t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 2)];
+    t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + 3)];
     t2c_v5[5] = I[(t2c_r3 + 80) * 256 + t2c_c3];
     t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 1)];
+    t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 2)];
+    t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + 3)];
     t2c_v5[6] = I[(t2c_r3 + 96) * 256 + t2c_c3];
     t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 1)];
+    t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 2)];
+    t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + 3)];
     t2c_v5[7] = I[(t2c_r3 + 112) * 256 + t2c_c3];
     t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 1)];
+    t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 2)];
+    t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + 3)];
     #pragma unroll 1
-    for (int t2c_j27 = 1; t2c_j27 < 64; t2c_j27++) {
-      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
-      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
-      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
-      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
-      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
-      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
-      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
-      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 4)];
-      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 4 + 1)];
+    for (int t2c_j27 = 1; t2c_j27 < 32; t2c_j27++) {
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[0] = t2c_v5[0] + I[t2c_r3 * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[1] = t2c_v5[1] + I[(t2c_r3 + 16) * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[2] = t2c_v5[2] + I[(t2c_r3 + 32) * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[3] = t2c_v5[3] + I[(t2c_r3 + 48) * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[4] = t2c_v5[4] + I[(t2c_r3 + 64) * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[5] = t2c_v5[5] + I[(t2c_r3 + 80) * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[6] = t2c_v5[6] + I[(t2c_r3 + 96) * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 8)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 8 + 1)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 8 + 2)];
+      t2c_v5[7] = t2c_v5[7] + I[(t2c_r3 + 112) * 256 + (t2c_c3 + t2c_j27 * 8 + 3)];
     }
     t2c_v5[0] = t2c::fold_sum<2>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<2>(t2c_v5[1]);

@@ -4,8 +4,8 @@
 
 // kernel tc (strided-dot-pipeline.tl:10): 128 threads
 //   layout L0: [64, 32], the mma accumulator: warps 4 x 1, each 1 x 4 tiles of 16 x 8: 16 per thread
+//   layout L1: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
-//   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   acc: registers, 16 x f32 per thread (L0)
 //   a_s: shared, f16[64, 32], 15360 bytes (3 stages of a, filled by cp.async ahead of the loop at line 15)
 //   b_s: shared, f16[32, 32], 7680 bytes (3 stages of b, filled by cp.async ahead of the loop at line 15)
@@ -20,8 +20,8 @@ tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 8;  // L2: this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && B_stride1 == 1 && B_stride0 % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -53,7 +53,7 @@ tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
       t2c::cp_async_16(&a_s[(t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && t2c_c2 < K ? ((long long)(m0 + t2c_r2 + 32)) * K + t2c_c2 : 0), (m0 + t2c_r2 + 32) < M && t2c_c2 < K ? 16 : 0);
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      t2c::cp_async_16(&b_s[t2c_r3 * 40 + t2c_c3], B + (t2c_r3 < K && (n0 + t2c_c3) < N ? (long long)t2c_r3 * B_stride0 + (n0 + t2c_c3) : 0), t2c_r3 < K && (n0 + t2c_c3) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[t2c_r1 * 40 + t2c_c1], B + (t2c_r1 < K && (n0 + t2c_c1) < N ? (long long)t2c_r1 * B_stride0 + (n0 + t2c_c1) : 0), t2c_r1 < K && (n0 + t2c_c1) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // a_s, 1 iteration ahead
@@ -61,7 +61,7 @@ tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
       t2c::cp_async_16(&a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2) < K ? 16 : 0);
     }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      t2c::cp_async_16(&b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3], B + ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? (long long)(0 + 32 + t2c_r3) * B_stride0 + (n0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+      t2c::cp_async_16(&b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1], B + ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1) < N ? (long long)(0 + 32 + t2c_r1) * B_stride0 + (n0 + t2c_c1) : 0), (0 + 32 + t2c_r1) < K && (n0 + t2c_c1) < N ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -88,7 +88,7 @@ tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
         t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], A + ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? ((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2) < K ? 16 : 0);
       }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3], B + ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? (long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (n0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? 16 : 0);
+        t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1], B + ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1) < N ? (long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (n0 + t2c_c1) : 0), (k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1) < N ? 16 : 0);
       }
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above
@@ -159,14 +159,14 @@ tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
       a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c_r3 * 40 + t2c_c3] = (t2c_r3 < K && (n0 + t2c_c3) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r3 * 40 + t2c_c3 + 1] = (t2c_r3 < K && (n0 + t2c_c3 + 1) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3 + 1) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r3 * 40 + t2c_c3 + 2] = (t2c_r3 < K && (n0 + t2c_c3 + 2) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3 + 2) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r3 * 40 + t2c_c3 + 3] = (t2c_r3 < K && (n0 + t2c_c3 + 3) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3 + 3) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r3 * 40 + t2c_c3 + 4] = (t2c_r3 < K && (n0 + t2c_c3 + 4) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3 + 4) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r3 * 40 + t2c_c3 + 5] = (t2c_r3 < K && (n0 + t2c_c3 + 5) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3 + 5) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r3 * 40 + t2c_c3 + 6] = (t2c_r3 < K && (n0 + t2c_c3 + 6) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3 + 6) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r3 * 40 + t2c_c3 + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[(long long)t2c_r3 * B_stride0 + (long long)(n0 + t2c_c3 + 7) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1] = (t2c_r1 < K && (n0 + t2c_c1) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1 + 1] = (t2c_r1 < K && (n0 + t2c_c1 + 1) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1 + 1) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1 + 2] = (t2c_r1 < K && (n0 + t2c_c1 + 2) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1 + 2) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1 + 3] = (t2c_r1 < K && (n0 + t2c_c1 + 3) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1 + 3) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1 + 4] = (t2c_r1 < K && (n0 + t2c_c1 + 4) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1 + 4) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1 + 5] = (t2c_r1 < K && (n0 + t2c_c1 + 5) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1 + 5) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1 + 6] = (t2c_r1 < K && (n0 + t2c_c1 + 6) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1 + 6) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[t2c_r1 * 40 + t2c_c1 + 7] = (t2c_r1 < K && (n0 + t2c_c1 + 7) < N ? B[(long long)t2c_r1 * B_stride0 + (long long)(n0 + t2c_c1 + 7) * B_stride1] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // a_s, 1 iteration ahead
@@ -188,14 +188,14 @@ tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
       a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && (0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (0 + 32 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 1) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 2) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 3) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 4) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 5) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 6) * B_stride1] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = ((0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[(long long)(0 + 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 7) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1 + 1] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 1) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 1) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1 + 2] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 2) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 2) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1 + 3] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 3) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 3) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1 + 4] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 4) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 4) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1 + 5] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 5) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 5) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1 + 6] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 6) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 6) * B_stride1] : t2c::cvt<__half>(0.0f));
+      b_s[1 * 1280 + t2c_r1 * 40 + t2c_c1 + 7] = ((0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 7) < N ? B[(long long)(0 + 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 7) * B_stride1] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -236,14 +236,14 @@ tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
         a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((m0 + t2c_r2 + 32) < M && (k0 + 2 * 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 2 * 32 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3) * B_stride1] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 1] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 1) * B_stride1] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 2] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 2) * B_stride1] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 3] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 3) * B_stride1] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 4] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 4) * B_stride1] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 5] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 5) * B_stride1] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 6] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 6) * B_stride1] : t2c::cvt<__half>(0.0f));
-        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r3 * 40 + t2c_c3 + 7] = ((k0 + 2 * 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[(long long)(k0 + 2 * 32 + t2c_r3) * B_stride0 + (long long)(n0 + t2c_c3 + 7) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1 + 1] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1 + 1) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 1) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1 + 2] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1 + 2) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 2) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1 + 3] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1 + 3) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 3) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1 + 4] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1 + 4) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 4) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1 + 5] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1 + 5) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 5) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1 + 6] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1 + 6) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 6) * B_stride1] : t2c::cvt<__half>(0.0f));
+        b_s[((t2c_it0 + 2) % 3) * 1280 + t2c_r1 * 40 + t2c_c1 + 7] = ((k0 + 2 * 32 + t2c_r1) < K && (n0 + t2c_c1 + 7) < N ? B[(long long)(k0 + 2 * 32 + t2c_r1) * B_stride0 + (long long)(n0 + t2c_c1 + 7) * B_stride1] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above

@@ -4,8 +4,8 @@
 
 // kernel tc (target-sm90a.tl:12): 128 threads
 //   layout L0: [64, 32], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 32: 16 per thread
+//   layout L1: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
-//   layout L3: [32, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 8 per thread
 //   acc: registers, 16 x f32 per thread (L0)
 //   a_s: shared, bf16[64, 32] in 64-byte swizzled rows (wgmma), 12288 bytes (3 stages of a, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
 //   b_s: shared, bf16[32, 32] in 64-byte swizzled rows (wgmma), 6144 bytes (3 stages of b, filled ahead of the loop at line 17 by TMA (the fast body) or cp.async)
@@ -24,8 +24,8 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
   const int lane = tid % 32, warp = __shfl_sync(0xffffffffu, tid / 32, 0);
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
+  const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 8;  // L2: this thread's first row and column
-  const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 8;  // L3: this thread's first row and column
   // the fast body moves runs of up to 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
@@ -179,14 +179,14 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
       a_s[t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1031] = ((m0 + t2c_r2 + 32) < M && (t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = (t2c_r3 < K && (n0 + t2c_c3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = (t2c_r3 < K && (n0 + t2c_c3 + 1) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = (t2c_r3 < K && (n0 + t2c_c3 + 2) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = (t2c_r3 < K && (n0 + t2c_c3 + 3) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = (t2c_r3 < K && (n0 + t2c_c3 + 4) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = (t2c_r3 < K && (n0 + t2c_c3 + 5) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = (t2c_r3 < K && (n0 + t2c_c3 + 6) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      b_s[t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = (t2c_r3 < K && (n0 + t2c_c3 + 7) < N ? B[((long long)t2c_r3) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = (t2c_r1 < K && (n0 + t2c_c1) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = (t2c_r1 < K && (n0 + t2c_c1 + 1) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = (t2c_r1 < K && (n0 + t2c_c1 + 2) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = (t2c_r1 < K && (n0 + t2c_c1 + 3) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = (t2c_r1 < K && (n0 + t2c_c1 + 4) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = (t2c_r1 < K && (n0 + t2c_c1 + 5) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = (t2c_r1 < K && (n0 + t2c_c1 + 6) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      b_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = (t2c_r1 < K && (n0 + t2c_c1 + 7) < N ? B[((long long)t2c_r1) * N + (n0 + t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::wgmma_fence_operand(acc);  // its registers hold it before the loop
@@ -213,14 +213,14 @@ tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, flo
         a_s[((t2c_it0 + 1) % 3) * 2048 + t2c::swz<64, 2>(t2c_r2 * 32 + t2c_c2) + 1031] = ((m0 + t2c_r2 + 32) < M && (k0 + 32 + t2c_c2 + 7) < K ? A[((long long)(m0 + t2c_r2 + 32)) * K + (k0 + 32 + t2c_c2 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       if (k0 + 32 < K) {  // b_s, 1 iteration ahead
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3)] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 1] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 1) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 2] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 2) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 3] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 3) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 4] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 4) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 5] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 5) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 6] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 6) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r3 * 32 + t2c_c3) + 7] = ((k0 + 32 + t2c_r3) < K && (n0 + t2c_c3 + 7) < N ? B[((long long)(k0 + 32 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 1) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 2) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 3) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 4) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 5) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 6) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+        b_s[((t2c_it0 + 1) % 3) * 1024 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((k0 + 32 + t2c_r1) < K && (n0 + t2c_c1 + 7) < N ? B[((long long)(k0 + 32 + t2c_r1)) * N + (n0 + t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       }
       t2c::cp_async_commit();
       // target-sm90a.tl:20: acc += dot(a, b)

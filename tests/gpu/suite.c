@@ -2911,6 +2911,113 @@ static void t_byte_runs(Tally *T) {
   }
 }
 
+/* mixed_runs (tests/gpu/mixed_runs.tl): f16, f32 and i8 tensors in one kernel, each
+ * f32 run of 8 moved in two 16-byte accesses. X's values are 256ths, W's and G's
+ * eighths, so y = x * w + g is exact in f32 (fused or not) and i8(y * 4)
+ * (truncated toward zero) is checked exactly. N % 8 != 0 takes the general body; N
+ * a multiple of 8 but not of 64 the fast body with ragged runs. */
+static void t_mixed_runs(Tally *T) {
+  static const int MN[][2] = {{37, 50}, {16, 64}, {45, 136}, {5, 8}};
+  for (int q = 0; q < 4; q++) {
+    int M = MN[q][0], N = MN[q][1];
+    Rng r = rng_seed("mixed_runs", (uint64_t)q);
+    Call k;
+    call_init(&k, "mixed_runs.tl", "mixed_runs");
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(M, N));
+    Ten *G = call_in(&k, "G", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *Z = call_out(&k, "Z", F16, 2, SHAPE(M, N));
+    Ten *Q = call_out(&k, "Q", I8, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    /* |y * 4| < 127: 127 is the harness's poison for i8 (saturation: cast_saturate) */
+    for (long long i = 0; i < (long long)M * N; i++) X->v[i] = (double)rng_int(&r, -2048, 2048) / 256;
+    for (long long i = 0; i < (long long)M * N; i++) W->v[i] = (double)rng_int(&r, -16, 16) / 8;
+    for (int j = 0; j < N; j++) G->v[j] = (double)rng_int(&r, -32, 32) / 8;
+    for (int i = 0; i < M; i++) {
+      double sum = 0;
+      for (int j = 0; j < N; j++) {
+        double y = A2(X, i, j) * A2(W, i, j) + G->v[j], t = trunc(y * 4); /* |t| <= 96 */
+        R2(Y, i, j) = y;
+        R2(Z, i, j) = round_dt(F16, y * 0.5);
+        R2(Q, i, j) = t;
+        sum += y;
+      }
+      R2(S, i, 0) = sum;
+    }
+    Y->tol = Z->tol = Q->tol = 0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "mixed_runs", l));
+    call_free(&k);
+  }
+}
+
+/* mixed_runs_dot (tests/gpu/mixed_runs_dot.tl): an f32 dot on the CUDA cores whose
+ * A is also summed, in runs of 8 (an f16 bias) and stored to its shared copy 16 bytes
+ * at a time; ragged M, N, K, and K % 4 != 0 for the general body. */
+static void t_mixed_runs_dot(Tally *T) {
+  static const int MNK[][3] = {{45, 37, 70}, {64, 64, 96}, {45, 40, 72}, {7, 8, 4}};
+  for (int q = 0; q < 4; q++) {
+    int M = MNK[q][0], N = MNK[q][1], K = MNK[q][2];
+    Rng r = rng_seed("mixed_runs_dot", (uint64_t)q);
+    Call k;
+    call_init(&k, "mixed_runs_dot.tl", "mixed_runs_dot");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F32, 2, SHAPE(K, N));
+    Ten *Bi = call_in(&k, "Bias", F16, 2, SHAPE(M, N));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(Bi, &r, -4, 4);
+    for (int i = 0; i < M; i++) {
+      double sum = 0;
+      for (int kk = 0; kk < K; kk++) sum += A2(A, i, kk);
+      R2(S, i, 0) = sum;
+      for (int j = 0; j < N; j++) {
+        double c = A2(Bi, i, j);
+        for (int kk = 0; kk < K; kk++) c += A2(A, i, kk) * A2(B, kk, j);
+        R2(C, i, j) = c;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d K=%d", M, N, K);
+    CHECK(T, call_check(&k, "mixed_runs_dot", l));
+    call_free(&k);
+  }
+}
+
+/* gather_dot (tests/gpu/gather_dot.tl): a dot's A operand gathered by rows, X[r, k0 +
+ * cols()], r loaded before the loop; rows of R past T read index 0 (their Y rows are
+ * not stored). Ragged T, N and K; K % 8 != 0 takes the general body. */
+static void t_gather_dot(Tally *T) {
+  static const int TMNK[][4] = {{70, 50, 37, 45}, {64, 64, 64, 64}, {100, 9, 130, 96}, {3, 4, 5, 8}};
+  for (int q = 0; q < 4; q++) {
+    int Tn = TMNK[q][0], M = TMNK[q][1], N = TMNK[q][2], K = TMNK[q][3];
+    Rng r = rng_seed("gather_dot", (uint64_t)q);
+    Call k;
+    call_init(&k, "gather_dot.tl", "gather_dot");
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, K));
+    Ten *R = call_in(&k, "R", I32, 1, SHAPE(Tn));
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(K, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(Tn, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    fill_int(R, &r, 0, M - 1);
+    for (int t = 0; t < Tn; t++)
+      for (int j = 0; j < N; j++) {
+        double y = 0;
+        for (int kk = 0; kk < K; kk++) y += A2(X, (int)R->v[t], kk) * A2(W, kk, j);
+        R2(Y, t, j) = y;
+      }
+    char l[64];
+    label(l, sizeof l, "T=%d M=%d N=%d K=%d", Tn, M, N, K);
+    CHECK(T, call_check(&k, "gather_dot", l));
+    call_free(&k);
+  }
+}
+
 /* gather_runs (tests/gpu/gather_runs.tl): gathers and scatters at cols() whose other
  * indices have one value along each row move runs in one access in the fast body; the
  * sizes and starts that are not multiples of the run take the general body. */
@@ -6376,6 +6483,9 @@ static const Test tests[] = {
     {"dot_vecmat", t_dot_vecmat},
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
+    {"mixed_runs", t_mixed_runs},
+    {"gather_dot", t_gather_dot},
+    {"mixed_runs_dot", t_mixed_runs_dot},
     {"byte_runs", t_byte_runs},
     {"wgmma_two_rega", t_wgmma_two_rega},
     {"paged_decode", t_paged_decode},
