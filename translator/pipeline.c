@@ -965,10 +965,15 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   if (has_exit(&f->body, TO_CONTINUE)) return false;
   bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, depth, top, before, after);
   PtrVec body = {0};
+  /* the registers of the rings made so far: their loads in the loop are in body, not yet in
+   * f->body, so tir_value_regs sees them live only before the loop (decode attention's K and
+   * V rings of 64 each passed the budget together, and ptxas spilled) */
+  int ringed = 0;
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
     if (op->kind == TO_LOAD && !op->dst->home && !op->dst->fused && candidate(K, op, f->stmt) &&
-        tir_value_regs(K) + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS) {
+        tir_value_regs(K) + ringed + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS) {
+      ringed += layout_count(op->dst->layout) * d;
       inline_slice(K, op, f->stmt, &f->inlined);
       ring(K, f, op, d, before, &body);
     }
