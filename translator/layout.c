@@ -1680,7 +1680,8 @@ static const TirOp *load_into(const TirBlock *b, const TirVar *v) {
   return NULL;
 }
 
-/* Whether x reads a tensor anywhere (a tile var's values may come from one). */
+/* Whether x reads a tensor anywhere (a tile var's values may come from one, unless
+ * it is only ever its declaration's: var k = k0 + cols(1, 128) reads none). */
 static bool reads_tensor(const Expr *x) {
   switch (x->kind) {
   case E_INDEX: return x->u.index.base->u.ident.sym && x->u.index.base->u.ident.sym->kind == SY_TENSOR;
@@ -1690,7 +1691,13 @@ static bool reads_tensor(const Expr *x) {
     for (int i = 0; i < x->u.call.nargs; i++)
       if (reads_tensor(x->u.call.args[i])) return true;
     return false;
-  case E_IDENT: return x->u.ident.sym && x->u.ident.sym->kind == SY_VAR && x->u.ident.sym->ty.rank > 0;
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y || y->kind != SY_VAR || y->ty.rank == 0) return false;
+    if (!y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)
+      return reads_tensor(y->decl->u.decl.init);
+    return true;
+  }
   default: return false;
   }
 }
@@ -1773,17 +1780,19 @@ static void scatter_index(TirKernel *K, const TirOp *st) {
     const Expr *sl = index_slice(leaf);
     const char *J = sl->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
     const char *what = st->atomic ? builtin_names[st->atomic] : "scatter", *does = st->atomic ? "update" : "write";
+    /* a gather's own indices may be masked below 0 (J[where(k < e, k, -1)]), not only past the end */
     const char *from = check_is_gather(sl) ? "a gather of" : "a slice of";
+    const char *past = check_is_gather(sl) ? "index outside it" : "reach past its end";
     if (leaf == ix) {
       diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
-                   "the indices of this %s are read from %s '%s' that may reach past its end: those elements "
-                   "read 0, so they %s element 0 of '%s'", what, from, J, does, X);
+                   "the indices of this %s are read from %s '%s' that may %s: those elements "
+                   "read 0, so they %s element 0 of '%s'", what, from, J, past, does, X);
       diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
     } else {
       diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
-                   "the indices of this %s are computed from %s '%s' that may reach past its end: those "
+                   "the indices of this %s are computed from %s '%s' that may %s: those "
                    "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, from, J,
-                   does, X);
+                   past, does, X);
       if (elem_bytes[sl->u.index.base->u.ident.sym->ty.elem] == 1) /* 8-bit: maybe no value of J leads outside X */
         diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing; "
                   "where no %s value does, where() can give the positions past the end an index outside '%s'", J, X,
