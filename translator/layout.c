@@ -1722,9 +1722,74 @@ static const Expr *index_slice(const Expr *x) {
   return x;
 }
 
+/* The conditions of the where()s a leaf is reached through, by elementwise operators
+ * only: at a position where one is false, its where() gives the other branch there. */
+typedef struct Mask {
+  const Expr *c;
+  const struct Mask *up;
+} Mask;
+
+/* The declaration of the var x names, when it is only ever that; else x. */
+static const Expr *var_init(const Expr *x) {
+  const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
+  if (y && y->kind == SY_VAR && !y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)
+    return y->decl->u.decl.init;
+  return x;
+}
+
+/* s + cols(1, n) (or cols(1, n) + s), the positions n0 :+ n as a row: *s and n, or false. */
+static bool row_run(const Expr *x, const Expr **s, int64_t *n) {
+  x = var_init(x);
+  if (x->kind != E_BINARY || x->u.binary.op != TK_PLUS) return false;
+  for (int side = 0; side < 2; side++) {
+    const Expr *c = var_init(side ? x->u.binary.a : x->u.binary.b);
+    if (c->kind == E_CALL && c->u.call.builtin == B_COLS && c->u.call.cast == T_NONE &&
+        (c->u.call.args[0]->flags & EF_CONST) && c->u.call.args[0]->cv.i == 1 && (c->u.call.args[1]->flags & EF_CONST)) {
+      *s = side ? x->u.binary.b : x->u.binary.a;
+      *n = c->u.call.args[1]->cv.i;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Whether c is false wherever the rank-1 load sl (X[s :+ n], or the gather X[s + cols(1, n)])
+ * reaches past X's end: one of the terms && joins in it is that load's own bounds test,
+ * s + cols(1, n) < D (or D > ..) for X's dim D, and s >= 0. Only the test as written
+ * is recognised; a condition that merely implies it is not. */
+static bool tests_end(const Expr *c, const Expr *sl) {
+  const Sym *X = sl->u.index.base->u.ident.sym;
+  const Index *ix = &sl->u.index.idx[0];
+  const Expr *s, *ts, *p, *D;
+  int64_t n, tn;
+  if (X->trank != 1) return false;
+  if (ix->len) {
+    if (!(ix->len->flags & EF_CONST)) return false;
+    s = ix->start, n = ix->len->cv.i;
+  } else if (!row_run(ix->start, &s, &n))
+    return false;
+  c = var_init(c);
+  if (c->kind != E_BINARY) return false;
+  switch (c->u.binary.op) {
+  case TK_ANDAND: return tests_end(c->u.binary.a, sl) || tests_end(c->u.binary.b, sl);
+  case TK_LT: p = c->u.binary.a, D = c->u.binary.b; break;
+  case TK_GT: p = c->u.binary.b, D = c->u.binary.a; break;
+  default: return false;
+  }
+  D = facts_resolve(D);
+  if (X->tdim_size[0] ? D->kind != E_IDENT || D->u.ident.sym != X->tdim_size[0]
+                      : !(D->flags & EF_CONST) || D->cv.i != X->tdim_const[0])
+    return false;
+  return row_run(p, &ts, &tn) && tn == n && facts_nonneg(s) &&
+         (facts_expr_equal(ts, s) || facts_expr_equal(facts_resolve(ts), facts_resolve(s)));
+}
+
 /* The first leaf of index x (a slice, or a var of one, that elementwise operators
- * and calls combine) whose load kept a bounds check and has no pad(), or NULL. */
-static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
+ * and calls combine) whose load kept a bounds check and has no pad(), or NULL. A leaf
+ * inside a where() whose condition tests its end (masks) is none: its elements past the
+ * end take the other branch. *top: the expression of x the leaf was found through (the
+ * outermost var, whose declaration holds it), for the caret. */
+static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, const Expr **top) {
   const Expr *sl = index_slice(x);
   if (sl) {
     const TirVar *v = value_named(K, x);
@@ -1732,23 +1797,35 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
     if (!l && sl != x && (v = value_named(K, sl))) /* a var of a gather: loaded to a value, then assigned */
       l = load_into(&K->body, v);
     if (!l || l->pad || l->slice != sl) return NULL;
+    for (; m; m = m->up)
+      if (tests_end(m->c, sl)) return NULL;
     for (int k = 0; k < sl->u.index.base->u.ident.sym->trank; k++)
-      if (l->chk[k]) return x;
+      if (l->chk[k]) return *top = x;
     return NULL;
   }
   switch (x->kind) {
   case E_IDENT: { /* a var declared as an expression of such (reshape(Slot[t0 :+ 16], [16, 1])) */
-    const Sym *y = x->u.ident.sym;
-    if (y && y->kind == SY_VAR && !y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)
-      return unpadded_leaf(K, y->decl->u.decl.init);
-    return NULL;
+    const Expr *init = var_init(x), *r = init != x ? unpadded_leaf(K, init, m, top) : NULL;
+    if (r) *top = x; /* the outermost var's, set last */
+    return r;
   }
-  case E_UNARY: return unpadded_leaf(K, x->u.unary.a);
+  case E_UNARY: return unpadded_leaf(K, x->u.unary.a, m, top);
   case E_BINARY: {
-    const Expr *a = unpadded_leaf(K, x->u.binary.a);
-    return a ? a : unpadded_leaf(K, x->u.binary.b);
+    const Expr *a = unpadded_leaf(K, x->u.binary.a, m, top);
+    return a ? a : unpadded_leaf(K, x->u.binary.b, m, top);
   }
   case E_CALL:
+    if (x->u.call.cast == T_NONE && x->u.call.builtin == B_WHERE) {
+      Mask in = {x->u.call.args[0], m};
+      const Expr *a = unpadded_leaf(K, x->u.call.args[0], &in, top);
+      if (!a) a = unpadded_leaf(K, x->u.call.args[1], &in, top);
+      return a ? a : unpadded_leaf(K, x->u.call.args[2], m, top);
+    }
+    /* past a call that is not elementwise (a scan, a reduction), a position's value
+     * may come from others: the masks above it say nothing of them */
+    if (x->u.call.cast == T_NONE && (x->u.call.builtin < 0 || (builtin_class[x->u.call.builtin] != BC_MATH1 &&
+                                                                 builtin_class[x->u.call.builtin] != BC_MATH2)))
+      m = NULL;
     if (x->u.call.cast == T_NONE && x->u.call.builtin == B_RESHAPE) {
       /* a slice made a column or row loads as a gather in that shape (lower.c) */
       const TirVar *v = value_named(K, x);
@@ -1760,7 +1837,7 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
       }
     }
     for (int i = 0; i < x->u.call.nargs && x->u.call.builtin != B_PAD; i++) {
-      const Expr *a = unpadded_leaf(K, x->u.call.args[i]);
+      const Expr *a = unpadded_leaf(K, x->u.call.args[i], m, top);
       if (a) return a;
     }
     return NULL;
@@ -1775,24 +1852,31 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x) {
 static void scatter_index(TirKernel *K, const TirOp *st) {
   const Expr *g = st->slice;
   for (int d = 0; d < g->u.index.nidx; d++) {
-    const Expr *ix = g->u.index.idx[d].start, *leaf = ix->ty.rank ? unpadded_leaf(K, ix) : NULL;
+    const Expr *ix = g->u.index.idx[d].start, *top = NULL, *leaf = ix->ty.rank ? unpadded_leaf(K, ix, NULL, &top) : NULL;
     if (!leaf) continue;
     const Expr *sl = index_slice(leaf);
+    if (!top) top = leaf; /* reshape(Slot[t0 :+ 16], [16, 1]) written in the index */
+    /* the caret goes under this scatter's own index (the var the leaf was found through,
+     * not the leaf inside that var's declaration: a where()'s mask, say), and a note
+     * under the slice, when that is elsewhere */
+    Loc at = top->loc;
     const char *J = sl->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
     const char *what = st->atomic ? builtin_names[st->atomic] : "scatter", *does = st->atomic ? "update" : "write";
     /* a gather's own indices may be masked below 0 (J[where(k < e, k, -1)]), not only past the end */
     const char *from = check_is_gather(sl) ? "a gather of" : "a slice of";
     const char *past = check_is_gather(sl) ? "index outside it" : "reach past its end";
     if (leaf == ix) {
-      diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
+      diag_warning(K->d, W_SCATTER_INDEX, at,
                    "the indices of this %s are read from %s '%s' that may %s: those elements "
                    "read 0, so they %s element 0 of '%s'", what, from, J, past, does, X);
+      if (top != sl) diag_note(K->d, sl->loc, "%s '%s' is read here", from, J);
       diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
     } else {
-      diag_warning(K->d, W_SCATTER_INDEX, leaf->loc,
+      diag_warning(K->d, W_SCATTER_INDEX, at,
                    "the indices of this %s are computed from %s '%s' that may %s: those "
                    "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, from, J,
                    past, does, X);
+      if (top != sl) diag_note(K->d, sl->loc, "%s '%s' is read here", from, J);
       if (elem_bytes[sl->u.index.base->u.ident.sym->ty.elem] == 1) /* 8-bit: maybe no value of J leads outside X */
         diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing; "
                   "where no %s value does, where() can give the positions past the end an index outside '%s'", J, X,
