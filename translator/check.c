@@ -1072,6 +1072,32 @@ static bool gather_shape(Checker *C, const Expr *first, const Expr *ix, Type *g)
   return true;
 }
 
+/* A slice among a gather's tile indices (E[I[0 :+ 16], 0 :+ 64]): the caret under the
+ * first slice, and a note that spells it as the gather's form of a run, cols(R, n)
+ * against indices of R rows (g, their shape; a rank-1 one made a column). */
+static void gather_slice_error(Checker *C, const Expr *e, const Expr *first, const Type *g) {
+  const Index *ix = e->u.index.idx;
+  while (!ix->len) ix++;
+  const Expr *s = ix->start, *left = s;
+  while (left->kind == E_BINARY) left = left->u.binary.a; /* a binary's loc is its operator's */
+  diag_error(C->d, left->loc, "a gather takes tile or scalar indices only, not slices (a :+ n)");
+  char n[48] = "n", at[64] = ""; /* the length as written: it is not checked yet */
+  if (ix->len->kind == E_INT) snprintf(n, sizeof n, "%" PRId64, ix->len->u.ival);
+  else if (ix->len->kind == E_IDENT) snprintf(n, sizeof n, "%.40s", ix->len->u.ident.name);
+  if (s->flags & EF_CONST) {
+    if (s->cv.isf || s->cv.i != 0) snprintf(at, sizeof at, "%" PRId64 " + ", s->cv.i);
+  } else
+    snprintf(at, sizeof at, "%.40s + ", s->kind == E_IDENT ? s->u.ident.name : "a");
+  int r = g->dims[0];
+  if (g->rank == 2)
+    diag_note(C->d, (Loc){0, 0}, "%s elements of this dim in each of the %d rows of the indices are %scols(%d, %s)", n, r,
+              at, r, n);
+  else /* a rank-1 index is a row: as the rows of the result it is a column */
+    diag_note(C->d, (Loc){0, 0}, "%s elements of this dim in each of %d rows are %scols(%d, %s), with the [%d] index "
+              "made a column: reshape(%s, [%d, 1])", n, r, at, r, n, r, first->kind == E_IDENT ? first->u.ident.name : "..",
+              r);
+}
+
 /* X[i, a :+ m, ...] on a tensor or t[i, a :+ m] on a tile. */
 static bool check_index(Checker *C, Expr *e, int depth) {
   Expr *base = e->u.index.base;
@@ -1123,7 +1149,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
   }
   if (gather) {
     if (ranged) {
-      diag_error(C->d, e->loc, "a gather takes tile or scalar indices only, not slices (a :+ n)");
+      gather_slice_error(C, e, first, &g);
       return false;
     }
     for (int i = 0; i < e->u.index.nidx; i++) e->flags |= e->u.index.idx[i].start->flags & (EF_TD | EF_TILE);
