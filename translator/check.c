@@ -506,9 +506,11 @@ static bool check_ident(Checker *C, Expr *e) {
     if (y->const_float) set_const_float(e, y->fval);
     else set_const_int(e, y->ival);
     return true;
-  case SY_TENSOR:
-    diag_error(C->d, e->loc, "tensor '%s' must be indexed, e.g. %s[0 :+ 16, 0 :+ 16]", n, n);
+  case SY_TENSOR: { /* the example has one index a dim: scalars before the last two (a tile has rank 1 or 2) */
+    static const char *const eg[5] = {"", "0 :+ 16", "0 :+ 16, 0 :+ 16", "0, 0 :+ 16, 0 :+ 16", "0, 0, 0 :+ 16, 0 :+ 16"};
+    diag_error(C->d, e->loc, "tensor '%s' must be indexed, e.g. %s[%s]", n, n, eg[y->trank]);
     return false;
+  }
   case SY_SIZE:
   case SY_LOOP:
   case SY_SCALAR:
