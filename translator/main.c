@@ -191,7 +191,12 @@ static int parse_args(int argc, char **argv, Options *o) {
     else if (strcmp(s, "--sim") == 0) o->sim = true;
     else if (strcmp(s, "--host") == 0) o->host = true;
     else if (s[0] == '-' && s[1] && strcmp(s, "-") != 0) return usage_error("unknown option '%s'", s);
-    else if (o->input) return usage_error("more than one input file ('%s')", s);
+    else if ((strcmp(s, "run") == 0 || strcmp(s, "compile") == 0 || strcmp(s, "report") == 0 ||
+              strcmp(s, "tune") == 0) && access(s, F_OK) != 0) { /* tile2cu -w run FILE: a verb only picks in front */
+      fprintf(stderr, "tile2cu: '%s' is a verb: it must be the first argument, before the options (tile2cu %s FILE.tl ...)\n"
+              "(tile2cu %s --help lists its options)\n", s, s, s);
+      return 2;
+    } else if (o->input) return usage_error("more than one input file ('%s')", s);
     else o->input = s;
   }
   if (o->output && strcmp(o->output, "-") == 0) o->output = NULL; /* -o -: stdout, as without -o */

@@ -50,6 +50,20 @@ awk '/^## Environment/ { on = 1; next } /^## / { on = 0 }
 for e in $(comm -23 "$tmp/env.src" "$tmp/env.doc"); do echo "FAIL: the sources read \$$e, but docs/cli.md's environment table lacks it"; fail=1; done
 for e in $(comm -13 "$tmp/env.src" "$tmp/env.doc"); do echo "FAIL: docs/cli.md documents \$$e, which no source reads"; fail=1; done
 
+# "The first argument picks the verb": a verb after an option (tile2cu -w run FILE) or
+# after the file says so, exit 2 (it said "more than one input file").
+verb_later() { # VERB ARGS...: tile2cu ARGS names VERB as out of place
+  v=$1
+  shift
+  (cd "$tmp" && "$tile2cu" "$@") > "$tmp/out" 2> "$tmp/err"
+  st=$?
+  if [ $st != 2 ] || ! grep -qF "tile2cu: '$v' is a verb: it must be the first argument, before the options (tile2cu $v FILE.tl ...)" "$tmp/err"; then
+    echo "FAIL: tile2cu $*: exit $st (want 2), stderr:"; cat "$tmp/err"; fail=1
+  fi
+}
+verb_later run -w run x.tl --kernel k
+verb_later tune x.tl tune
+
 # The man page: every option and environment variable, the version, and a clean render.
 man=$root/man/tile2cu.1
 sed 's/\\-/-/g; s/\\f[BIRP]//g' "$man" > "$tmp/man.txt"
