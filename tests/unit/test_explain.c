@@ -206,3 +206,20 @@ Test(explain, an_epilogue_left_unstaged_says_why, .fini = ex_teardown) {
   cr_assert_null(strstr(ex_explain, "not staged"), "%s", ex_explain);
   cr_assert(strstr(ex_explain, "the store at line 10, staged"), "%s", ex_explain);
 }
+
+/* docs/language.md, "Arg-reductions": a column arg-reduction runs as colmax does,
+ * per-warp partials of values and indices, not through the operand's shared copy (the
+ * page said it read that copy); only a [M, 1] operand is read through its copy. */
+Test(explain, a_column_argmax_folds_per_warp_partials_as_colmax_does, .fini = ex_teardown) {
+  cr_assert_eq(ex_translate("sm_90", "@launch(256)\nkernel k(X: tensor<f32>[32, 64], AM: tensor<i32>[64]) {\n"
+                                     "  AM[0 :+ 64] = colargmax(X[0 :+ 32, 0 :+ 64])\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, ": partials of colargmax at line 3, values, then indices, one row per warp"), "%s",
+            ex_explain);
+  cr_assert_null(strstr(ex_explain, "shared copy of"), "%s", ex_explain);
+  ex_teardown();
+  cr_assert_eq(ex_translate("sm_90", "@launch(128)\nkernel k(X: tensor<f32>[64], AM: tensor<i32>[1]) {\n"
+                                     "  var x = reshape(X[0 :+ 64], [64, 1])\n  AM[0 :+ 1] = colargmax(x)\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, "  x_s: shared, 256 bytes at 0: shared copy of x"), "%s", ex_explain);
+}
