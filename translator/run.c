@@ -595,8 +595,9 @@ static int run_kernel(RunOpts *o, const char *argv0) {
       fprintf(stderr, "tile2cu run: kernel %s ran on the GPU: grid (%u, %u, %u), %d threads\n", o->kernel, grid[0],
               grid[1], grid[2], ki->threads);
     else if (st == 0)
-      fprintf(stderr, "tile2cu run: kernel %s ran on the CPU backend (sim): grid (%u, %u, %u), %d threads, %d schedule%s agree\n",
-              o->kernel, grid[0], grid[1], grid[2], ki->threads, o->schedules, o->schedules == 1 ? "" : "s");
+      fprintf(stderr, "tile2cu run: kernel %s ran on the CPU backend (sim): grid (%u, %u, %u), %d threads, %d %s\n",
+              o->kernel, grid[0], grid[1], grid[2], ki->threads, o->schedules,
+              o->schedules == 1 ? "schedule" : "schedules agree"); /* one has nothing to agree with */
     for (int i = 0; i < ki->ntensors; i++) npy_free(&arrays[i]);
     free(arrays); free(exists); free(sizes); free(pv); free(sc); free(sz); free(views); free(strides); free(args);
   }

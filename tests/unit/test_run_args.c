@@ -439,3 +439,17 @@ Test(run_args, empty_array_is_refused_naming_tensor_and_size) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
 }
+
+/* The closing line counts the schedules: one is "1 schedule" (it said "1 schedule agree":
+ * a schedule has nothing to agree with), more "N schedules agree". */
+Test(run_args, one_schedule_is_not_said_to_agree) {
+  ScalarRun r;
+  scalar_setup(&r, "@launch(32)\nkernel k(O: tensor<f32>[1]) {\n  O[0] = 1.0\n}\n");
+  char msg[2048];
+  const char *one[] = {"--schedules", "1", NULL}, *two[] = {"--schedules", "2", NULL};
+  cr_assert_eq(scalar_run(&r, one, msg, sizeof msg), 0, "%s", msg);
+  cr_assert(strstr(msg, "grid (1, 1, 1), 32 threads, 1 schedule\n"), "%s", msg);
+  cr_assert_eq(scalar_run(&r, two, msg, sizeof msg), 0, "%s", msg);
+  cr_assert(strstr(msg, "grid (1, 1, 1), 32 threads, 2 schedules agree\n"), "%s", msg);
+  scalar_teardown(&r);
+}
