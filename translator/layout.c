@@ -1723,11 +1723,27 @@ static const Expr *index_slice(const Expr *x) {
 }
 
 /* The conditions of the where()s a leaf is reached through, by elementwise operators
- * only: at a position where one is false, its where() gives the other branch there. */
+ * only: at a position where one is false, its where() gives the other branch there.
+ * A node with no condition (INDIRECT) stands for a scan or reduction passed on the way:
+ * the masks above it say nothing of the positions below it. */
 typedef struct Mask {
   const Expr *c;
   const struct Mask *up;
 } Mask;
+
+static const Mask INDIRECT = {NULL, NULL};
+
+/* Whether a where() masks the positions its condition is false at: where its value is the
+ * index itself (no scan or reduction between, m), only when the other branch is a negative
+ * constant, an index outside any tensor (where(ok, x, 0) sends them all to element 0); where
+ * its value is summed or scanned first, always (its other branch is what they add). */
+static bool where_masks(const Expr *w, const Mask *m) {
+  for (; m; m = m->up)
+    if (!m->c) return true;
+  const Expr *e = w->u.call.args[2];
+  while (e->kind == E_CALL && e->u.call.cast != T_NONE && e->u.call.nargs == 1) e = e->u.call.args[0]; /* i32(-1) */
+  return (e->flags & EF_CONST) && e->ty.rank == 0 && !elem_is_float(e->ty.elem) && e->cv.i < 0;
+}
 
 /* The declaration of the var x names, when it is only ever that; else x. */
 static const Expr *var_init(const Expr *x) {
@@ -1798,7 +1814,7 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, con
       l = load_into(&K->body, v);
     if (!l || l->pad || l->slice != sl) return NULL;
     for (; m; m = m->up)
-      if (tests_end(m->c, sl)) return NULL;
+      if (m->c && tests_end(m->c, sl)) return NULL;
     for (int k = 0; k < sl->u.index.base->u.ident.sym->trank; k++)
       if (l->chk[k]) return *top = x;
     return NULL;
@@ -1817,15 +1833,16 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, con
   case E_CALL:
     if (x->u.call.cast == T_NONE && x->u.call.builtin == B_WHERE) {
       Mask in = {x->u.call.args[0], m};
-      const Expr *a = unpadded_leaf(K, x->u.call.args[0], &in, top);
-      if (!a) a = unpadded_leaf(K, x->u.call.args[1], &in, top);
+      const Mask *mm = where_masks(x, m) ? &in : m;
+      const Expr *a = unpadded_leaf(K, x->u.call.args[0], mm, top);
+      if (!a) a = unpadded_leaf(K, x->u.call.args[1], mm, top);
       return a ? a : unpadded_leaf(K, x->u.call.args[2], m, top);
     }
     /* past a call that is not elementwise (a scan, a reduction), a position's value
      * may come from others: the masks above it say nothing of them */
     if (x->u.call.cast == T_NONE && (x->u.call.builtin < 0 || (builtin_class[x->u.call.builtin] != BC_MATH1 &&
                                                                  builtin_class[x->u.call.builtin] != BC_MATH2)))
-      m = NULL;
+      m = &INDIRECT;
     if (x->u.call.cast == T_NONE && x->u.call.builtin == B_RESHAPE) {
       /* a slice made a column or row loads as a gather in that shape (lower.c) */
       const TirVar *v = value_named(K, x);
