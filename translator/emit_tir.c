@@ -2642,6 +2642,40 @@ static int barriers_in(const TirBlock *b, int body, bool warp) {
   return n;
 }
 
+/* The byte widths of the fast body's runs of global memory, a bit per power of two: each
+ * tensor access's run of vec elements (a run is 2 bytes or more); bit 0: it has TMA boxes. */
+static unsigned run_widths(const TirBlock *b) {
+  unsigned w = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->only == TIR_GENERAL) continue;
+    if ((op->kind == TO_LOAD || op->kind == TO_STORE || op->kind == TO_ASYNC_COPY) && op->slice && op->vec > 1)
+      w |= (unsigned)(op->vec * elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem]);
+    w |= op->kind == TO_TMA_LOAD || op->kind == TO_TMA_STORE;
+    w |= run_widths(&op->body) | run_widths(&op->els);
+  }
+  return w;
+}
+
+/* What the fast body moves, for the comments that say what its entry test buys: "TMA
+ * boxes", then the runs' widths, widest first, as "16-, 8- and 4-byte accesses" (header)
+ * or "runs of 16, 8 or 4 bytes" (!header). */
+static const char *widths_str(Printer *P, bool header) {
+  unsigned w = run_widths(&P->K->body);
+  int n = 0, bytes[32];
+  for (int bit = 31; bit >= 1; bit--)
+    if (w >> bit & 1) bytes[n++] = 1 << bit;
+  Buf b = {0};
+  if (w & 1) buf_puts(&b, n > 1 ? "TMA boxes, " : n ? "TMA boxes and " : "TMA boxes");
+  if (n && !header) buf_puts(&b, "runs of ");
+  for (int k = 0; k < n; k++)
+    buf_printf(&b, "%s%d%s", k == 0 ? "" : k < n - 1 ? ", " : header ? " and " : " or ", bytes[k],
+               k < n - 1 ? (header ? "-" : "") : header ? "-byte accesses" : " bytes");
+  const char *s = b.len ? arena_strndup(P->a, b.data, b.len) : header ? "vector accesses" : "runs of elements";
+  buf_free(&b);
+  return s;
+}
+
 static const char *summary(Printer *P) {
   TirKernel *K = P->K;
   Buf b = {0};
@@ -2698,7 +2732,7 @@ static const char *summary(Printer *P) {
                    "the launcher builds it)\n", m->cname, m->tensor->name, m->box_rows, m->box_cols, m->swizzle);
   }
   if (K->versioned) {
-    buf_puts(&b, "//   16-byte accesses when");
+    buf_printf(&b, "//   %s when", widths_str(P, true));
     for (int i = 0; i < K->nchecks; i++) {
       const TirCheck *c = &K->checks[i];
       if (c->size && !c->mod) buf_printf(&b, " %s == 1", c->size->name);
@@ -2839,7 +2873,7 @@ static const char *body_text(Printer *P) {
   P->out = &body;
   P->indent = 1;
   if (P->K->versioned) {
-    line(P, "// the fast body moves runs of up to 16 bytes; the general one, single elements");
+    line(P, "// the fast body moves %s; the general one, single elements", widths_str(P, false));
     line(P, "const bool t2c_fast = %s;", fast_test(P));
     line(P, "if (t2c_fast) {");
     P->indent++;

@@ -14,7 +14,7 @@ across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp / 2, t2c_c0 = ((warp % 2) * 32 + lane) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // arg-reduction-rows.tl:8: var m0 = ctx.block.x * 4
@@ -75,7 +75,7 @@ across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
 
 // kernel in_one_warp (arg-reduction-rows.tl:13): 64 threads
 //   layout L0: [8, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 4 per thread
-//   16-byte accesses when X is 8-byte aligned; otherwise single elements
+//   8-byte accesses when X is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 in_one_warp(const __half *__restrict__ X, int *__restrict__ I)
@@ -83,7 +83,7 @@ in_one_warp(const __half *__restrict__ X, int *__restrict__ I)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 8);
   if (t2c_fast) {
     // arg-reduction-rows.tl:14: I[0 :+ 8, 0 :+ 1] = rowargmin(X[0 :+ 8, 0 :+ 32])

@@ -13,7 +13,7 @@ k(const float *__restrict__ X, int *__restrict__ H)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // atomic-at-row-index.tl:6: var idx = rowargmin(X[0 :+ 64, 0 :+ 64])

@@ -14,7 +14,7 @@ loop_last(const float *__restrict__ X, float *__restrict__ O, float *__restrict_
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane / 16, t2c_c0 = (warp * 16 + lane % 16) * 4;  // L0: this thread's first row and column
   const int t2c_c1 = warp * 32 + lane;  // L1: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // bounds-loop-last-value.tl:7: for i in range(0, 256, 64) {
@@ -74,7 +74,7 @@ kept_short(const float *__restrict__ X, float *__restrict__ O, float *__restrict
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane / 16, t2c_c0 = (warp * 16 + lane % 16) * 4;  // L0: this thread's first row and column
   const int t2c_c1 = warp * 32 + lane;  // L1: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // bounds-loop-last-value.tl:17: for i in range(0, 256, 64) {

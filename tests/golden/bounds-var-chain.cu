@@ -4,7 +4,7 @@
 
 // kernel k (bounds-var-chain.tl:7): 128 threads
 //   layout L0: [4, 64], runs of 2, lanes 1 x 32, warps 4 x 1: 2 per thread
-//   16-byte accesses when HW % 2 == 0, Y is 8-byte aligned; otherwise single elements
+//   8-byte accesses when HW % 2 == 0, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 k(const float *__restrict__ X, float *__restrict__ Y, int q, int C, int HW)
@@ -12,7 +12,7 @@ k(const float *__restrict__ X, float *__restrict__ Y, int q, int C, int HW)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp, t2c_c0 = lane * 2;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 8 bytes; the general one, single elements
   const bool t2c_fast = HW % 2 == 0 && t2c::aligned(Y, 8);
   if (t2c_fast) {
     // bounds-var-chain.tl:8: var g = ctx.block.x

@@ -12,7 +12,7 @@ blend(const unsigned char *__restrict__ A, const signed char *__restrict__ B, un
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 16;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 16 == 0 && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // byte-runs.tl:6: var m0 = ctx.block.y * 8

@@ -19,7 +19,7 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
   const int t2c_r1 = warp, t2c_c1 = lane * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // carry-registers-tile.tl:8: var cnt: tile<f32>[1, 256] = 0.0

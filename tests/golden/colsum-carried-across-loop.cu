@@ -15,7 +15,7 @@ col_sums(const float *__restrict__ X, float *__restrict__ C, int M, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // colsum-carried-across-loop.tl:9: var n0 = ctx.block.x * 64

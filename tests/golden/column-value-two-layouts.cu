@@ -7,7 +7,7 @@
 //   layout L2: [4, 64], runs of 2, lanes 1 x 32, warps 4 x 1: 2 per thread
 //   w: registers, 4 x f32 per thread (slice(L1, dim 0))
 //   w_s: shared, f32[1, 64], 260 bytes (shared copy of w)
-//   16-byte accesses when W is 16-byte aligned, X is 16-byte aligned, O is 16-byte aligned, P is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when W is 16-byte aligned, X is 16-byte aligned, O is 16-byte aligned, P is 8-byte aligned; otherwise single elements
 //   shared memory: 272 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 col_two(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ O, float *__restrict__ P)
@@ -17,7 +17,7 @@ col_two(const float *__restrict__ X, const float *__restrict__ W, float *__restr
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
   const int t2c_r2 = warp, t2c_c2 = lane * 2;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(W, 16) && t2c::aligned(X, 16) && t2c::aligned(O, 16) && t2c::aligned(P, 8);
   if (t2c_fast) {
     // column-value-two-layouts.tl:5: var w: tile<f32>[1, 64] = W[0 :+ 1, 0 :+ 64]

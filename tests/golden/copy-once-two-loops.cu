@@ -10,7 +10,7 @@
 //   q_s: shared, f16[64, 64], 9216 bytes (shared copy of q)
 //   t2c_v3_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 9)
 //   t2c_v4_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 12)
-//   16-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 46080 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restrict__ O, int N)
@@ -25,7 +25,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(K, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // copy-once-two-loops.tl:6: var q = Q[0 :+ 64, 0 :+ 64]
@@ -594,7 +594,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
 //   q_s: shared, f16[64, 64], 9216 bytes (shared copy of q)
 //   t2c_v3_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 22)
 //   t2c_v4_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 26)
-//   16-byte accesses when Q is 4-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16-, 8- and 4-byte accesses when Q is 4-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 46080 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restrict__ O, int N)
@@ -609,7 +609,7 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16, 8 or 4 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 4) && t2c::aligned(K, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // copy-once-two-loops.tl:19: var q = Q[0 :+ 64, 0 :+ 64]

@@ -18,7 +18,7 @@ softmax_row(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // division-once-a-row.tl:10: var m0 = ctx.block.x

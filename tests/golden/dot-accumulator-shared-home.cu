@@ -31,7 +31,7 @@ home_dot(const float *__restrict__ A, const float *__restrict__ B, float *__rest
   const int t2c_c0 = lane * 4;  // L0: this thread's first column (every thread starts at row 0)
   const int t2c_r1 = lane / 2, t2c_c1 = (lane % 2) * 4;  // L1: this thread's first row and column
   const int t2c_c2 = lane * 4;  // L2: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // dot-accumulator-shared-home.tl:8: var m0 = ctx.block.y * 32

@@ -7,7 +7,7 @@
 //   layout L2: [8, 8], runs of 4, lanes 16 x 2, warps 1 x 4: 4 per thread
 //   t2c_v5_s: shared, f32[8, 8], 384 bytes (shared copy of slice of A at line 9)
 //   t2c_v6_s: shared, f32[8, 8], 384 bytes (shared copy of slice of B at line 9)
-//   16-byte accesses when A is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when A is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 768 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__restrict__ R, const float *__restrict__ B, float *__restrict__ C)
@@ -18,7 +18,7 @@ small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__re
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 2;  // L0: this thread's first row and column
   const int t2c_r2 = lane / 2, t2c_c2 = (warp * 2 + lane % 2) * 4;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 8) && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // dot-cuda-cores-column.tl:8: R[0 :+ 32, 0 :+ 1] = dot(A[0 :+ 32, 0 :+ 8], W[0 :+ 8, 0 :+ 1])

@@ -10,7 +10,7 @@
 //   b: registers, 8 x f16 per thread (L1)
 //   a_s: shared, f16[32, 32], 5120 bytes (shared copy of a)
 //   b_s: shared, f16[32, 32], 5120 bytes (shared copy of b)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise single elements
+//   16- and 4-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise single elements
 //   shared memory: 10240 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int K)
@@ -24,7 +24,7 @@ gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
   const int t2c_wr0 = (warp / 2) * 16, t2c_wc0 = (warp % 2) * 16;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 4 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 4);
   if (t2c_fast) {
     // dot-f16.tl:5: var acc: tile<f32>[32, 32] = 0.0

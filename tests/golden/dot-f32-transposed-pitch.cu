@@ -18,7 +18,7 @@ k(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ 
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // dot-f32-transposed-pitch.tl:7: O[0 :+ 64, 0 :+ 64] = dot(X[0 :+ 64, 0 :+ 32], transpose(Y[0 :+ 64, 0 :+ 32]))

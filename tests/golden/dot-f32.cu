@@ -25,7 +25,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 4;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 4;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(A, 16) && N % 4 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // dot-f32.tl:6: var m0 = ctx.block.y * 64

@@ -9,7 +9,7 @@
 //   acc: registers, 16 x f32 per thread (L0)
 //   t2c_v2_s: shared, f8e5m2[32, 32], 3072 bytes (shared copy of slice of A at line 15)
 //   t2c_v3_t: shared, f8e5m2[32, 64], 6144 bytes (transposed shared copy of slice of B at line 15)
-//   16-byte accesses when N % 2 == 0, C0 is 8-byte aligned, K % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when N % 2 == 0, C0 is 8-byte aligned, K % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 9216 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict__ B, const float *__restrict__ C0, float *__restrict__ C, int M, int K, int N)
@@ -24,7 +24,7 @@ dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict_
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 16;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = N % 2 == 0 && t2c::aligned(C0, 8) && K % 8 == 0 && t2c::aligned(A, 8) && N % 16 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // dot-f8-tensor-cores.tl:11: var m0 = ctx.block.y * BM

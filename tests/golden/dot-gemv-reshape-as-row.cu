@@ -13,7 +13,7 @@ gemv(const __half *__restrict__ A, const __half *__restrict__ X, float *__restri
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp, t2c_c0 = lane * 8;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && t2c::aligned(X, 16);
   if (t2c_fast) {
     // dot-gemv-reshape-as-row.tl:12: var m0 = ctx.block.x * BM

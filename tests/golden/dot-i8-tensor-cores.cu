@@ -11,7 +11,7 @@
 //   b: registers, 16 x i8 per thread (L3)
 //   a_t: shared, i8[32, 32], 3072 bytes (transposed shared copy of a)
 //   b_t: shared, i8[32, 64], 6144 bytes (transposed shared copy of b)
-//   16-byte accesses when M % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when M % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 9216 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__restrict__ B, const int *__restrict__ bias, int *__restrict__ C, int K, int M, int N)
@@ -26,7 +26,7 @@ dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__rest
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r3 = warp * 8 + lane / 4, t2c_c3 = (lane % 4) * 16;  // L3: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = M % 8 == 0 && t2c::aligned(A, 8) && N % 16 == 0 && t2c::aligned(B, 16) && t2c::aligned(bias, 8) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // dot-i8-tensor-cores.tl:12: var m0 = ctx.block.y * BM

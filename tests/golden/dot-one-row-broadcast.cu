@@ -22,7 +22,7 @@ dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__res
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   const int t2c_r0 = lane / 4, t2c_c0 = (lane % 4) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(B, 16) && t2c::aligned(A, 16) && t2c::aligned(O, 16) && t2c::aligned(P, 16);
   if (t2c_fast) {
     // dot-one-row-broadcast.tl:9: var m0 = ctx.block.x * 16

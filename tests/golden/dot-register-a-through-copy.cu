@@ -13,7 +13,7 @@
 //   t2c_v3_s: shared, f16[16, 64], 2304 bytes (shared copy of slice of B at line 6)
 //   t2c_v5_s: shared, f16[16, 64], 2304 bytes (shared copy of an operand at line 8)
 //   t2c_v6_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of V at line 8)
-//   16-byte accesses when B is 8-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when B is 8-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 14592 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(256)
 rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ V, float *__restrict__ O)
@@ -29,7 +29,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = lane % 16;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   const int t2c_r3 = warp * 2 + lane / 16, t2c_c3 = (lane % 16) * 4;  // L3: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(B, 8) && t2c::aligned(V, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // dot-register-a-through-copy.tl:6: var acc: tile<f32>[16, 64] = dot(A[0 :+ 16, 0 :+ 16], B[0 :+ 16, 0 :+ 64])
@@ -216,7 +216,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
   const int t2c_r1 = warp * 16 + lane / 2, t2c_c1 = (lane % 2) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   const int t2c_r3 = warp, t2c_c3 = lane * 8;  // L3: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // dot-register-a-through-copy.tl:16: var acc: tile<f32>[64, 64] = dot(A[0 :+ 64, 0 :+ 16], B[0 :+ 16, 0 :+ 64])

@@ -16,7 +16,7 @@ gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restr
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(W, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // dot-vector-gemv.tl:14: var n0 = ctx.block.x * BN

@@ -15,7 +15,7 @@ k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ 
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // dot-vector-row-assume.tl:8: var acc: tile<f32>[1, 64] = 0.0

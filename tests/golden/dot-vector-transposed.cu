@@ -16,7 +16,7 @@ scores(const __half *__restrict__ Q, const __half *__restrict__ KT, float *__res
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 8;  // L0: this thread's first row and column
   const int t2c_r2 = lane / 8, t2c_c2 = (warp * 8 + lane % 8) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(KT, 16) && t2c::aligned(Q, 16) && N % 4 == 0 && t2c::aligned(S, 16);
   if (t2c_fast) {
     // dot-vector-transposed.tl:8: var n0 = ctx.block.x * 64
@@ -482,7 +482,7 @@ scores(const __half *__restrict__ Q, const __half *__restrict__ KT, float *__res
 //   layout L1: [32, 1], runs of 1, lanes 32 x 1, warps 1 x 4: 1 per thread
 //   t2c_v3_s: shared, f32[1, 32], 132 bytes (shared copy of colsum at line 16)
 //   t2c_red0: shared, f32[4, 32], 512 bytes (partials of colsum at line 16, one row per warp)
-//   16-byte accesses when M % 4 == 0, Z is 8-byte aligned; otherwise single elements
+//   8-byte accesses when M % 4 == 0, Z is 8-byte aligned; otherwise single elements
 //   shared memory: 656 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 col_at(const __nv_bfloat16 *__restrict__ Z, const __nv_bfloat16 *__restrict__ X, float *__restrict__ Y, int K, int M)
@@ -493,7 +493,7 @@ col_at(const __nv_bfloat16 *__restrict__ Z, const __nv_bfloat16 *__restrict__ X,
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = lane, t2c_c1 = warp;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 8 bytes; the general one, single elements
   const bool t2c_fast = M % 4 == 0 && t2c::aligned(Z, 8);
   if (t2c_fast) {
     // dot-vector-transposed.tl:15: var m0 = ctx.block.x * 32

@@ -21,7 +21,7 @@ big(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp, t2c_c0 = lane * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // dynamic-smem-two-kernels.tl:7: var t: tile<f32>[128, 128] = X[0 :+ 128, 0 :+ 128]
@@ -514,7 +514,7 @@ big(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
 //   t2c_mbar0: shared, 8 mbarriers, 64 bytes (the mbarriers of the TMA ring of the loop at line 14: 4 full, 4 empty)
 //   t2c_tmap_A: the tensor map of A, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   TMA boxes and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 65600 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 mm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
@@ -528,7 +528,7 @@ mm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves TMA boxes and runs of 8 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // dynamic-smem-two-kernels.tl:12: var acc: tile<f32>[64, 64] = 0.0

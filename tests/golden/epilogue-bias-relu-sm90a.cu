@@ -20,7 +20,7 @@
 //   t2c_tmap_A: the tensor map of A, boxes of 128 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_C: the tensor map of C, boxes of 16 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 16-byte aligned; otherwise single elements
+//   TMA boxes and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 84992 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(256)
 gemm_bias_relu(const __half *__restrict__ A, const __half *__restrict__ B, const float *__restrict__ bias, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B, const __grid_constant__ t2c::TensorMap t2c_tmap_C)
@@ -38,7 +38,7 @@ gemm_bias_relu(const __half *__restrict__ A, const __half *__restrict__ B, const
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   const int t2c_wr4 = warp * 16, t2c_wc4 = 0;  // L4: this warp's tile
   const int t2c_r4 = t2c_wr4 + lane / 16, t2c_c4 = t2c_wc4 + lane % 16 * 8;  // and this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves TMA boxes and runs of 8 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(bias, 8) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // epilogue-bias-relu-sm90a.tl:10: var m0 = ctx.block.y * BM

@@ -33,7 +33,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   const int t2c_wr3 = (warp / 2) * 32, t2c_wc3 = (warp % 2) * 64;  // L3: this warp's tile
   const int t2c_r3 = t2c_wr3 + lane / 8, t2c_c3 = t2c_wc3 + lane % 8 * 8;  // and this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // epilogue-in-ring-bytes-sm80.tl:11: var m0 = ctx.block.y * 128

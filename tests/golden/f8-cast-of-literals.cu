@@ -4,7 +4,7 @@
 
 // kernel f8_cast_of_literals (f8-cast-of-literals.tl:6): 64 threads
 //   layout L0: [16, 32], runs of 8, lanes 8 x 4, warps 2 x 1: 8 per thread
-//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, N % 8 == 0, Z is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when N % 4 == 0, X is 16-byte aligned, N % 8 == 0, Z is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, int M, int N)
@@ -12,7 +12,7 @@ f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, 
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 8;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && N % 8 == 0 && t2c::aligned(Z, 8);
   if (t2c_fast) {
     // f8-cast-of-literals.tl:7: var m0 = ctx.block.x * 16

@@ -6,7 +6,7 @@
 //   layout L0: [16, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
 //   x: registers, 8 x f8e4m3 per thread (L0)
 //   y: registers, 8 x f8e5m2 per thread (L0)
-//   16-byte accesses when N % 8 == 0, X is 8-byte aligned, Y is 8-byte aligned, S is 16-byte aligned, Z is 8-byte aligned, W is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when N % 8 == 0, X is 8-byte aligned, Y is 8-byte aligned, S is 16-byte aligned, Z is 8-byte aligned, W is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict__ Y, float *__restrict__ S, float *__restrict__ R, __nv_fp8_e4m3 *__restrict__ Z, __nv_fp8_e5m2 *__restrict__ W, int M, int N)
@@ -14,7 +14,7 @@ f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict_
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 8;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = N % 8 == 0 && t2c::aligned(X, 8) && t2c::aligned(Y, 8) && t2c::aligned(S, 16) && t2c::aligned(Z, 8) && t2c::aligned(W, 8);
   if (t2c_fast) {
     // f8-storage.tl:9: var m0 = ctx.block.x * 16

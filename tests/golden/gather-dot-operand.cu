@@ -10,7 +10,7 @@
 //   acc: registers, 32 x f32 per thread (L0)
 //   t2c_v4_s: shared, f16[64, 32], 10240 bytes (shared copy of gather of X at line 12)
 //   t2c_v5_s: shared, f16[32, 64], 9216 bytes (shared copy of slice of W at line 12)
-//   16-byte accesses when K % 8 == 0, X is 16-byte aligned, N % 8 == 0, W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when K % 8 == 0, X is 16-byte aligned, N % 8 == 0, W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 19456 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half *__restrict__ W, float *__restrict__ Y, int M, int K, int T, int N)
@@ -25,7 +25,7 @@ gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(X, 16) && N % 8 == 0 && t2c::aligned(W, 16) && t2c::aligned(Y, 8);
   if (t2c_fast) {
     // gather-dot-operand.tl:7: var t0 = ctx.block.y * 64

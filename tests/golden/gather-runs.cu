@@ -17,7 +17,7 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(KC, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // gather-runs.tl:8: var b = ctx.block.x
@@ -476,7 +476,7 @@ cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restri
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(K, 16) && t2c::aligned(KC, 16);
   if (t2c_fast) {
     // gather-runs.tl:21: var t0 = ctx.block.x * 16

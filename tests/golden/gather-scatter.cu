@@ -15,7 +15,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_c1 = warp * 32 + lane;  // L1: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(E, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // gather-scatter.tl:9: var n0 = ctx.block.x * 128

@@ -12,7 +12,7 @@ scale(const float *__restrict__ X, float *__restrict__ Y, float alpha, int M, in
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // host-launcher.tl:8: var m0 = ctx.block.x * 16
@@ -93,7 +93,7 @@ big(const float *__restrict__ X, float *__restrict__ Y)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp, t2c_c0 = lane * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // host-launcher.tl:15: var a = X[0 :+ 128, 0 :+ 128]

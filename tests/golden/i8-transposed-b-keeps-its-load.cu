@@ -13,7 +13,7 @@
 //   b_t: shared, i8[64, 64], 10240 bytes (transposed shared copy of b)
 //   acc_s: shared, i32[16, 64], 4160 bytes (shared copy of acc)
 //   b_s: shared, i8[64, 64], 4160 bytes (b, too large for registers)
-//   16-byte accesses when K % 16 == 0, I is 16-byte aligned, N % 16 == 0, J is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when K % 16 == 0, I is 16-byte aligned, N % 16 == 0, J is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 21120 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(32)
 i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed char *__restrict__ J, int *__restrict__ O, int M, int K, int N)
@@ -30,7 +30,7 @@ i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed c
   const int t2c_c2 = lane * 2;  // L2: this thread's first column (every thread starts at row 0)
   const int t2c_r3 = lane / 4, t2c_c3 = (lane % 4) * 16;  // L3: this thread's first row and column
   const int t2c_r4 = lane / 4, t2c_c4 = (lane % 4) * 16;  // L4: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = K % 16 == 0 && t2c::aligned(I, 16) && N % 16 == 0 && t2c::aligned(J, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // i8-transposed-b-keeps-its-load.tl:9: var r0 = ctx.block.y

@@ -15,7 +15,7 @@ inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__res
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(G, 16) && t2c::aligned(M, 16) && t2c::aligned(V, 16);
   if (t2c_fast) {
     // inplace-update.tl:9: var n0 = ctx.block.x * BN
@@ -145,7 +145,7 @@ inplace_windows(float *__restrict__ X, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane / 8, t2c_c0 = (warp * 8 + lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // inplace-update.tl:20: var n0 = ctx.block.x * 64

@@ -6,7 +6,7 @@
 //   layout L0: [16, 64], runs of 8, lanes 4 x 8, warps 2 x 1: 16 per thread
 //   b: registers, 16 x u8 per thread (L0)
 //   c: registers, 16 x i8 per thread (L0)
-//   16-byte accesses when N % 8 == 0, B is 8-byte aligned, C is 8-byte aligned, S is 8-byte aligned, F is 16-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when N % 8 == 0, B is 8-byte aligned, C is 8-byte aligned, S is 8-byte aligned, F is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(64)
 int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__restrict__ C, int *__restrict__ R, unsigned char *__restrict__ S, float *__restrict__ F, int M, int N)
@@ -14,7 +14,7 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 8;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = N % 8 == 0 && t2c::aligned(B, 8) && t2c::aligned(C, 8) && t2c::aligned(S, 8) && t2c::aligned(F, 16);
   if (t2c_fast) {
     // int8-arithmetic-wraps.tl:8: var m0 = ctx.block.x * 16

@@ -9,7 +9,7 @@
 //   acc: registers, 128 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[64, 32], 10240 bytes (shared copy of slice of A at line 13)
 //   t2c_v3_s: shared, f16[32, 256], 33792 bytes (shared copy of slice of B at line 13)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise single elements
+//   16- and 4-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise single elements
 //   shared memory: 44032 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
@@ -24,7 +24,7 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp, t2c_c2 = lane * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 4 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 4);
   if (t2c_fast) {
     // mma-accumulator-128-per-thread-sm80.tl:9: var m0 = ctx.block.y * 64

@@ -14,7 +14,7 @@
 //   q_s: shared, f16[64, 64], 9216 bytes (shared copy of q)
 //   kt_s: shared, f16[64, 64], 9216 bytes (shared copy of kt)
 //   v__s: shared, f16[64, 64], 9216 bytes (shared copy of v)
-//   16-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 35968 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, float *__restrict__ O)
@@ -28,7 +28,7 @@ pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__r
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(K, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // mma-register-a-operand.tl:6: var q = Q[0 :+ 64, 0 :+ 64]

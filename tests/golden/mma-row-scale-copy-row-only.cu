@@ -11,7 +11,7 @@
 //   t2c_v5_s: shared, f16[16, 128], 4352 bytes (shared copy of slice of V at line 7)
 //   t2c_v3_s: shared, f32[16, 1], 64 bytes (shared copy of rowmax at line 7)
 //   t2c_epi5_s: shared, f16[16, 128], 4352 bytes (the store at line 8, staged: written in the mma accumulator's layout by stmatrix.x4, read back in 16-byte runs)
-//   16-byte accesses when A is 4-byte aligned, V is 16-byte aligned, C is 16-byte aligned; otherwise single elements
+//   16- and 4-byte accesses when A is 4-byte aligned, V is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 9536 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 k(const __half *__restrict__ A, const __half *__restrict__ V, __half *__restrict__ C)
@@ -26,7 +26,7 @@ k(const __half *__restrict__ A, const __half *__restrict__ V, __half *__restrict
   const int t2c_r0 = t2c_wr0 + lane / 4;  // and this thread's first row
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 2;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 4 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 4) && t2c::aligned(V, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // mma-row-scale-copy-row-only.tl:6: var acc: tile<f32>[16, 128] = 0.0

@@ -28,7 +28,7 @@ r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restric
   const int t2c_r1 = warp * 16 + lane / 2, t2c_c1 = (lane % 2) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   const int t2c_r3 = warp * 4 + lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(Bt, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // mma-to-shared-in-place.tl:7: var a = A[0 :+ 64, 0 :+ 16]

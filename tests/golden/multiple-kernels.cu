@@ -12,7 +12,7 @@ first(const float *__restrict__ X, float *__restrict__ Y)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane / 16, t2c_c0 = (warp * 16 + lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // multiple-kernels.tl:5: Y[0 :+ N] = X[0 :+ N]

@@ -17,7 +17,7 @@ narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 8;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // narrow-sums.tl:5: var x = X[0 :+ 32, 0 :+ 64]

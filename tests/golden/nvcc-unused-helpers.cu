@@ -18,7 +18,7 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
   const int t2c_r0 = lane / 8, t2c_c0 = lane % 8;  // L0: this thread's first row and column
   const int t2c_r1 = lane / 2, t2c_c1 = (lane % 2) * 4;  // L1: this thread's first row and column
   const int t2c_r2 = lane;  // L2: this thread's first row (every thread starts at column 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(C, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // nvcc-unused-helpers.tl:7: var s = sum(X[0 :+ 4, 0 :+ 8])

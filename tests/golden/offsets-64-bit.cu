@@ -12,7 +12,7 @@ offsets(const float *__restrict__ X, const float *__restrict__ C, const float *_
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp, t2c_c0 = lane * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(C, 16) && t2c::aligned(V, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // offsets-64-bit.tl:7: var m0 = ctx.block.x * 4

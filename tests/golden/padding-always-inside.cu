@@ -22,7 +22,7 @@ padding(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ 
   const int t2c_r0 = warp / 2, t2c_c0 = ((warp % 2) * 32 + lane) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
   const int t2c_c3 = (warp * 32 + lane) * 4;  // L3: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // padding-always-inside.tl:10: S[0 :+ 5, 0 :+ 1] = rowsum(X[0 :+ 5, 0 :+ 256])

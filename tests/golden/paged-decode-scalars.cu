@@ -35,7 +35,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
   int t2c_ph4 = 0;  // which half of t2c_red0 this turn uses
   const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(KC, 16) && t2c::aligned(VC, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // paged-decode-scalars.tl:13: var h = ctx.block.x

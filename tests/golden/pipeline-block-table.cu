@@ -39,7 +39,7 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
   int t2c_ph6 = 0;  // which half of t2c_red0 this turn uses
   const int t2c_r0 = lane / 8, t2c_c0 = (warp * 8 + lane % 8) * 8;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(KC, 16) && t2c::aligned(VC, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // pipeline-block-table.tl:11: var h = ctx.block.x

@@ -14,7 +14,7 @@
 //   acc: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[128, 64], 55296 bytes (3 stages of a, filled by cp.async ahead of the loop at line 14)
 //   b_s: shared, f16[64, 128], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 14)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 107520 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)
@@ -28,7 +28,7 @@ steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // pipeline-copies-between-k-steps.tl:10: var m0 = ctx.block.y * 128

@@ -19,7 +19,7 @@ p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(W, 16) && t2c::aligned(S, 16);
   if (t2c_fast) {
     // pipeline-f32-cp-async4.tl:8: var acc: tile<f32>[16, 32] = 0.0

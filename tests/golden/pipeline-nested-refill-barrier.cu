@@ -9,7 +9,7 @@
 //   acc: registers, 32 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[64, 32], 15360 bytes (3 stages of slice of A at line 14, filled by cp.async ahead of the loop at line 13)
 //   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of B at line 14, filled by cp.async ahead of the loop at line 13)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 29184 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)
@@ -22,7 +22,7 @@ pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, floa
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // pipeline-nested-refill-barrier.tl:8: var m0 = ctx.block.y * 64

@@ -14,7 +14,7 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   const int t2c_r0 = lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // pipeline-reload-registers.tl:8: var r0 = ctx.block.x * 32

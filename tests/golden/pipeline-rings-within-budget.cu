@@ -42,7 +42,7 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
   int t2c_ph7 = 0;  // which half of t2c_red2 this turn uses
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = lane / 8, t2c_c2 = (warp * 8 + lane % 8) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(K, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // pipeline-rings-within-budget.tl:12: var h = ctx.block.x

@@ -14,7 +14,7 @@
 //   acc: registers, 64 x f32 per thread (L0)
 //   t2c_v2_s: shared, f16[128, 32], 30720 bytes (3 stages of slice of A at line 19, filled by cp.async ahead of the loop at line 18)
 //   t2c_v3_s: shared, f16[32, 128], 26112 bytes (3 stages of slice of B at line 19, filled by cp.async ahead of the loop at line 18)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 56832 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256, 2)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)
@@ -28,7 +28,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // pipeline-rotation-declined.tl:14: var m0 = ctx.block.y * BM

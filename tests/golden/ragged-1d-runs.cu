@@ -12,7 +12,7 @@ scale(const __half *__restrict__ X, __half *__restrict__ Y, float a, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = (warp * 32 + lane) * 8;  // L0: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // ragged-1d-runs.tl:7: var n0 = ctx.block.x * 2048

@@ -14,7 +14,7 @@ dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, floa
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // rand-philox.tl:8: var m0 = ctx.block.y * 16
@@ -139,7 +139,7 @@ negoff(float *__restrict__ O, unsigned int *__restrict__ W)
   const int lane = tid % 32;
   const int t2c_r0 = lane / 8, t2c_c0 = lane % 8;  // L0: this thread's first row and column
   const int t2c_r1 = lane;  // L1: this thread's first row (every thread starts at column 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(W, 16);
   if (t2c_fast) {
     // rand-philox.tl:28: O[0 :+ 4, 0 :+ 8] = rand(180, -2)

@@ -13,7 +13,7 @@ mix_assign(const float *__restrict__ X, const float *__restrict__ W, float *__re
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(W, 16) && t2c::aligned(X, 16) && t2c::aligned(Y, 16) && t2c::aligned(Z, 16);
   if (t2c_fast) {
     // rank-mix-assign.tl:6: var y: tile<f32>[16, 32] = W[0 :+ 32]

@@ -18,7 +18,7 @@ rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
   int t2c_ph0 = 0;  // which half of t2c_v3_s this turn uses
   const int t2c_r0 = lane / 2, t2c_c0 = (warp * 2 + lane % 2) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp, t2c_c1 = lane * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // rank1-var-from-column.tl:7: var m0 = ctx.block.x * 8

@@ -43,7 +43,7 @@ reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restric
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = lane / 8, t2c_c1 = (warp * 8 + lane % 8) * 4;  // L1: this thread's first row and column
   const int t2c_r2 = lane / 16, t2c_c2 = (warp * 16 + lane % 16) * 4;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(RS, 16) && t2c::aligned(RX, 16) && t2c::aligned(RN, 16) && t2c::aligned(CS, 16) && t2c::aligned(CX, 16) && t2c::aligned(CN, 16);
   if (t2c_fast) {
     // reductions-shared.tl:5: var x = X[0 :+ 24, 0 :+ 40]

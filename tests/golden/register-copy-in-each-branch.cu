@@ -17,7 +17,7 @@ else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = lane, t2c_c1 = warp;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // register-copy-in-each-branch.tl:7: var t: tile<f32>[32, 32] = X[0 :+ 32, 0 :+ 32] * 2.0

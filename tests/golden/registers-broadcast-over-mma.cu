@@ -13,7 +13,7 @@
 //   t2c_v5_s: shared, f16[16, 64], 2304 bytes (shared copy of slice of B at line 12)
 //   t2c_v2_s: shared, f32[1, 64], 260 bytes (shared copy of slice of R at line 11)
 //   b_s: shared, f32[1, 64], 260 bytes (shared copy of b)
-//   16-byte accesses when R is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when R is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 4384 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(32)
 reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const float *__restrict__ R, float *__restrict__ O, int M)
@@ -29,7 +29,7 @@ reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const 
   const int t2c_c1 = lane * 2;  // L1: this thread's first column (every thread starts at row 0)
   const int t2c_r2 = lane / 2, t2c_c2 = (lane % 2) * 8;  // L2: this thread's first row and column
   const int t2c_r3 = lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(R, 8) && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // registers-broadcast-over-mma.tl:10: var m0 = ctx.block.x * 32

@@ -19,7 +19,7 @@ pv(const float *__restrict__ P, const float *__restrict__ V, float *__restrict__
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(P, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // registers-copy-dot-operand.tl:5: var p: tile<f32>[32, 32] = P[0 :+ 32, 0 :+ 32]

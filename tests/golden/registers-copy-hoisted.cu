@@ -10,7 +10,7 @@
 //   x: registers, 1 x f32 per thread (L1)
 //   x_s: shared, f32[8, 16], 1280 bytes (shared copy of x)
 //   w_s: shared, f32[16, 32], 2304 bytes (shared copy of w)
-//   16-byte accesses when W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 3584 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restrict__ Y, int N)
@@ -23,7 +23,7 @@ hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restric
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = lane % 16;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 2;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(W, 16) && t2c::aligned(Y, 8);
   if (t2c_fast) {
     // registers-copy-hoisted.tl:6: var w: tile<f32>[16, 32] = W[0 :+ 16, 0 :+ 32]

@@ -8,7 +8,7 @@
 //   acc: registers, 8 x f32 per thread (L0)
 //   s: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   wide: registers, 2 x i32 per thread (L1)
-//   16-byte accesses when X is 16-byte aligned, W is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when X is 16-byte aligned, W is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__ S, int *__restrict__ M)
@@ -17,7 +17,7 @@ fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 2;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(W, 8);
   if (t2c_fast) {
     // registers-fold-rowsum.tl:5: var acc: tile<f32>[64, 16] = X[0 :+ 64, 0 :+ 16]

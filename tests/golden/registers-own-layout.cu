@@ -19,7 +19,7 @@ reg_own(const float *__restrict__ R, float *__restrict__ O)
   const int lane = tid % 32;
   const int t2c_c0 = lane * 2;  // L0: this thread's first column (every thread starts at row 0)
   const int t2c_r1 = lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(R, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // registers-own-layout.tl:7: var r: tile<f32>[1, 64] = R[0 :+ 1, 0 :+ 64] * 3.0

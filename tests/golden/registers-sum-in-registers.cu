@@ -15,7 +15,7 @@ k(const float *__restrict__ X, float *__restrict__ T)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // registers-sum-in-registers.tl:7: var t: tile<f32>[16, 32] = X[0 :+ 16, 0 :+ 32]

@@ -22,7 +22,7 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
   int t2c_ph1 = 0;  // which half of t2c_v6_s this turn uses
   const int t2c_r0 = lane / 8, t2c_c0 = (warp * 8 + lane % 8) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp, t2c_c1 = lane * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(S, 16) && t2c::aligned(T, 16) && N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // reshape-copies-share-barrier.tl:7: var n0 = ctx.block.x * 128

@@ -12,7 +12,7 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp, t2c_c0 = lane * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // reshape-slice-column.tl:8: var n0 = ctx.block.x * 128

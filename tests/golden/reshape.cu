@@ -23,7 +23,7 @@ rs(const float *__restrict__ X, const float *__restrict__ V, float *__restrict__
   const int t2c_r1 = lane, t2c_c1 = warp * 4;  // L1: this thread's first row and column
   const int t2c_r2 = lane / 8, t2c_c2 = (warp * 8 + lane % 8) * 4;  // L2: this thread's first row and column
   const int t2c_r3 = lane / 4, t2c_c3 = (warp * 4 + lane % 4) * 4;  // L3: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(V, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // reshape.tl:4: var x = X[0 :+ 4, 0 :+ 8]

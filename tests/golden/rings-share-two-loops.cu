@@ -15,7 +15,7 @@
 //   t2c_v3_s: shared, f16[64, 64], 73728 bytes (8 stages of slice of B at line 11, filled by cp.async ahead of the loop at line 10, at byte 73728, sharing its bytes with t2c_v5_s)
 //   t2c_v4_s: shared, f16[64, 64], 73728 bytes (8 stages of slice of A at line 15, filled by cp.async ahead of the loop at line 14, at byte 0, sharing its bytes with t2c_v2_s)
 //   t2c_v5_s: shared, f16[64, 64], 73728 bytes (8 stages of slice of C at line 15, filled by cp.async ahead of the loop at line 14, at byte 73728, sharing its bytes with t2c_v3_s)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 147456 bytes, dynamic; barriers: 5
 extern "C" __global__ void __launch_bounds__(128, 1)
 two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ C, float *__restrict__ O, int K)
@@ -30,7 +30,7 @@ two_loops(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // rings-share-two-loops.tl:8: var acc: tile<f32>[64, 64] = 0.0

@@ -23,7 +23,7 @@ row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict_
   const int lane = tid % 32, warp = tid / 32;
   int t2c_ph3 = 0;  // which half of t2c_red0 this turn uses
   const int t2c_r0 = warp / 2, t2c_c0 = ((warp % 2) * 32 + lane) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // row-reduction-carried-across-loop.tl:10: var m0 = ctx.block.x * 4

@@ -5,7 +5,7 @@
 // kernel mixed (runs-of-narrowest-element.tl:7): 128 threads
 //   layout L0: [16, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
 //   y: registers, 8 x f32 per thread (L0)
-//   16-byte accesses when N % 8 == 0, X is 16-byte aligned, W is 16-byte aligned, G is 16-byte aligned, Y is 16-byte aligned, Q is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when N % 8 == 0, X is 16-byte aligned, W is 16-byte aligned, G is 16-byte aligned, Y is 16-byte aligned, Q is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(128)
 mixed(const __half *__restrict__ X, const float *__restrict__ W, const float *__restrict__ G, float *__restrict__ Y, signed char *__restrict__ Q, int M, int N)
@@ -13,7 +13,7 @@ mixed(const __half *__restrict__ X, const float *__restrict__ W, const float *__
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 8;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = N % 8 == 0 && t2c::aligned(X, 16) && t2c::aligned(W, 16) && t2c::aligned(G, 16) && t2c::aligned(Y, 16) && t2c::aligned(Q, 8);
   if (t2c_fast) {
     // runs-of-narrowest-element.tl:9: var m0 = ctx.block.x * 16

@@ -10,7 +10,7 @@
 //   t2c_v2_s: shared, f16[64, 32], 5120 bytes (shared copy of slice of A at line 6)
 //   t2c_v3_s: shared, f16[32, 64], 4608 bytes (shared copy of slice of B at line 6)
 //   t2c_red0: shared, f32[2, 64], 512 bytes (partials of cumsum at line 7, run totals, one row per warp)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 10240 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C)
@@ -24,7 +24,7 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // scan-dot-accumulator.tl:6: var s = dot(A[0 :+ 64, 0 :+ 32], B[0 :+ 32, 0 :+ 64])

@@ -20,7 +20,7 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
   int t2c_ph1 = 0;  // which half of t2c_red0 this turn uses
   int t2c_ph2 = 0;  // which half of t2c_red1 this turn uses
   const int t2c_r0 = warp / 2, t2c_c0 = ((warp % 2) * 32 + lane) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // scan-rows.tl:8: var carry: tile<f32>[4, 1] = 0.0
@@ -131,7 +131,7 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
 // kernel in_one_warp (scan-rows.tl:17): 64 threads
 //   layout L0: [8, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 4 per thread
 //   x: registers, 4 x f16 per thread (L0)
-//   16-byte accesses when X is 8-byte aligned, P is 8-byte aligned, C is 8-byte aligned; otherwise single elements
+//   8-byte accesses when X is 8-byte aligned, P is 8-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void __launch_bounds__(64)
 in_one_warp(const __half *__restrict__ X, __half *__restrict__ P, __half *__restrict__ C)
@@ -139,7 +139,7 @@ in_one_warp(const __half *__restrict__ X, __half *__restrict__ P, __half *__rest
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 8) && t2c::aligned(P, 8) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // scan-rows.tl:18: var x = X[0 :+ 8, 0 :+ 32]

@@ -27,7 +27,7 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   const int t2c_r0 = lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(X, 16) && M % 4 == 0 && t2c::aligned(T, 16);
   if (t2c_fast) {
     // shared-home.tl:9: var m0 = ctx.block.x * 64
@@ -535,7 +535,7 @@ home_pipe(const float *__restrict__ X, float *__restrict__ T, int M, int K)
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   const int t2c_r0 = lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(X, 16) && M % 4 == 0 && t2c::aligned(T, 16);
   if (t2c_fast) {
     // shared-home.tl:27: var m0 = ctx.block.x * 64

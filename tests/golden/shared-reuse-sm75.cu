@@ -38,7 +38,7 @@ reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restric
   const int t2c_r0 = warp, t2c_c0 = lane * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 16 + lane / 2, t2c_c1 = (lane % 2) * 4;  // L1: this thread's first row and column
   const int t2c_r2 = warp, t2c_c2 = lane * 4;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(P, 16) && t2c::aligned(Q, 16) && t2c::aligned(R, 16) && t2c::aligned(S, 16);
   if (t2c_fast) {
     // shared-reuse-sm75.tl:7: var a: tile<f32>[128, 80] = 0.0

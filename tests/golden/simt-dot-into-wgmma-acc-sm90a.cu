@@ -17,7 +17,7 @@
 //   t2c_v5_s: shared, f32[64, 8], 3072 bytes (shared copy of slice of A at line 12)
 //   t2c_v6_s: shared, f32[8, 16], 640 bytes (shared copy of slice of Z at line 12)
 //   t2c_v8_s: shared, f16[16, 32] in 64-byte swizzled rows (wgmma), 1024 bytes (shared copy of slice of V at line 13)
-//   16-byte accesses when K % 8 == 0, H is 16-byte aligned, G is 4-byte aligned, A is 16-byte aligned, V is 8-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16-, 8- and 4-byte accesses when K % 8 == 0, H is 16-byte aligned, G is 4-byte aligned, A is 16-byte aligned, V is 8-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 10240 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__ G, const float *__restrict__ A, const float *__restrict__ Z, const __half *__restrict__ V, float *__restrict__ O, int M, int K)
@@ -40,7 +40,7 @@ simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__
   const int t2c_r4 = warp * 2 + lane / 16, t2c_c4 = lane % 16;  // L4: this thread's first row and column
   const int t2c_r5 = warp * 4 + lane / 8, t2c_c5 = (lane % 8) * 4;  // L5: this thread's first row and column
   const int t2c_r6 = warp * 16 + lane / 2, t2c_c6 = (lane % 2) * 8;  // L6: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16, 8 or 4 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(H, 16) && t2c::aligned(G, 4) && t2c::aligned(A, 16) && t2c::aligned(V, 8) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // simt-dot-into-wgmma-acc-sm90a.tl:8: var acc: tile<f32>[64, 16] = 0.0

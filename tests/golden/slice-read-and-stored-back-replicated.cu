@@ -14,7 +14,7 @@ slice_rmw(float *__restrict__ O, int M, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 4;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(O, 16);
   if (t2c_fast) {
     // slice-read-and-stored-back-replicated.tl:6: O[0 :+ 1, 0 :+ 32] = colmax(where(rows(8, 32) > cols(8, 32), O[0 :+ 1, 0 :+ 32], -1.0)) - exp(-abs(O[0 :+ 1, 0 :+ 32]))

@@ -12,7 +12,7 @@ neg_offset(const float *__restrict__ X, float *__restrict__ Y, int c_, int M, in
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   const int t2c_c0 = lane * 4;  // L0: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = c_ % 4 == 0 && N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // slice-start-subtracts.tl:6: Y[0 :+ 1, c :+ 128] = X[0 :+ 1, (c - 8) :+ 128] * 2.0

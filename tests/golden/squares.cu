@@ -15,7 +15,7 @@ squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ 
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // squares.tl:5: var acc: tile<f32>[16, 64] = 0.0

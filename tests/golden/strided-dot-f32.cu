@@ -29,7 +29,7 @@ gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict
   const int t2c_r1 = lane / 4, t2c_c1 = (lane % 4) * 4;  // L1: this thread's first row and column
   const int t2c_r2 = lane / 16, t2c_c2 = (lane % 16) * 4;  // L2: this thread's first row and column
   const int t2c_r3 = lane / 2, t2c_c3 = (lane % 2) * 4;  // L3: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = K % 4 == 0 && t2c::aligned(A, 16) && N % 4 == 0 && B_stride1 == 1 && B_stride0 % 4 == 0 && t2c::aligned(B, 16) && C_stride1 == 1 && C_stride0 % 4 == 0 && t2c::aligned(C, 16) && t2c::aligned(I, 16);
   if (t2c_fast) {
     // strided-dot-f32.tl:11: var m0 = ctx.block.y * 64

@@ -14,7 +14,7 @@ strided_ew(const float *__restrict__ X, float *__restrict__ Y, const float *__re
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && X_stride1 == 1 && X_stride0 % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Z, 16) && Y_stride1 == 1 && Y_stride0 % 4 == 0 && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // strided-elementwise.tl:9: var m0 = ctx.block.y * 16

@@ -16,7 +16,7 @@ block_sums(const float *__restrict__ X, const int *__restrict__ I, float *__rest
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(I, 16);
   if (t2c_fast) {
     // sum-carried-across-loop.tl:10: var base = ctx.block.x * 4096

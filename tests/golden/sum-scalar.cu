@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 5, one value per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   t2c_red2: shared, f32[4, 1], 32 bytes (partials of sum at line 7, one value per warp)
-//   16-byte accesses when X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
+//   8-byte accesses when X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 2
 extern "C" __global__ void __launch_bounds__(128)
 normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ T, int N)
@@ -20,7 +20,7 @@ normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict_
   const int lane = tid % 32, warp = tid / 32;
   int t2c_ph4 = 0;  // which half of t2c_red2 this turn uses
   const int t2c_c0 = (warp * 32 + lane) * 2;  // L0: this thread's first column (every thread starts at row 0)
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 8) && t2c::aligned(Y, 8);
   if (t2c_fast) {
     // sum-scalar.tl:4: var x = X[0 :+ 256]

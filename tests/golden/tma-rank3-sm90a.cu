@@ -16,7 +16,7 @@
 //   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 14: 3 full, 3 empty)
 //   t2c_tmap_A: the tensor map of A, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   TMA boxes and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 49200 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int Bt, int M, int K, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
@@ -30,7 +30,7 @@ bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restr
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves TMA boxes and runs of 8 bytes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // tma-rank3-sm90a.tl:10: var b = ctx.block.y

@@ -19,7 +19,7 @@
 //   t2c_tmap_A: the tensor map of A, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_C: the tensor map of C, boxes of 16 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
+//   TMA boxes when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 75776 bytes, dynamic; barriers: 1 in the fast body, 2 in the general one, warp barriers (__syncwarp): 2 in the fast body, 1 in the general one
 extern "C" __global__ void __launch_bounds__(128)
 pgemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B, const __grid_constant__ t2c::TensorMap t2c_tmap_C)
@@ -35,7 +35,7 @@ pgemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__rest
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
   const int t2c_wr2 = warp * 16, t2c_wc2 = 0;  // L2: this warp's tile
   const int t2c_r2 = t2c_wr2 + lane / 8, t2c_c2 = t2c_wc2 + lane % 8 * 8;  // and this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves TMA boxes; the general one, single elements
   const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     int t2c_g0 = 0;  // the iterations of the loop at line 20 over all its runs: t2c_mbar0's stage and phase

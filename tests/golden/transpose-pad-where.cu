@@ -18,7 +18,7 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = S % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
     // transpose-pad-where.tl:4: var x = pad(X[q0 :+ 32, 0 :+ 32], -inf)

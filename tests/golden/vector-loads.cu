@@ -14,7 +14,7 @@ vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16);
   if (t2c_fast) {
     // vector-loads.tl:7: var m0 = ctx.block.x * 8

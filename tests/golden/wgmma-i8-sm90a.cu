@@ -16,7 +16,7 @@
 //   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 17: 3 full, 3 empty)
 //   t2c_tmap_A: the tensor map of A, boxes of 128 x 64, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 128 x 64, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when K % 16 == 0, A is 16-byte aligned, B is 16-byte aligned, N % 2 == 0, C is 8-byte aligned; otherwise single elements
+//   TMA boxes and 8-byte accesses when K % 16 == 0, A is 16-byte aligned, B is 16-byte aligned, N % 2 == 0, C is 8-byte aligned; otherwise single elements
 //   shared memory: 49200 bytes, dynamic; barriers: 1
 extern "C" __global__ void __launch_bounds__(256)
 gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
@@ -30,7 +30,7 @@ gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 16;  // L2: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves TMA boxes and runs of 8 bytes; the general one, single elements
   const bool t2c_fast = K % 16 == 0 && t2c::aligned(A, 16) && t2c::aligned(B, 16) && N % 2 == 0 && t2c::aligned(C, 8);
   if (t2c_fast) {
     // wgmma-i8-sm90a.tl:13: var m0 = ctx.block.y * BM
@@ -379,7 +379,7 @@ inline int gemm_i8_wgmma_tensor_maps(t2c::TensorMap *maps, const signed char *A,
 //   layout L1: [64, 64], runs of 16, lanes 8 x 4, warps 4 x 1: 32 per thread
 //   t2c_v2_s: shared, f8e4m3[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (shared copy of slice of A at line 28)
 //   t2c_v3_s: shared, f8e4m3[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (shared copy of slice of B at line 28)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 8192 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restrict__ B, float *__restrict__ C)
@@ -391,7 +391,7 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 16;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // wgmma-i8-sm90a.tl:28: C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 64], transpose(B[0 :+ 64, 0 :+ 64]))
@@ -689,7 +689,7 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
 //   layout L1: [64, 64], runs of 16, lanes 8 x 4, warps 4 x 1: 32 per thread
 //   t2c_v2_s: shared, i8[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (shared copy of slice of A at line 35)
 //   t2c_v3_t: shared, i8[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (transposed shared copy of slice of B at line 35)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 8192 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C)
@@ -701,7 +701,7 @@ dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 16;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // wgmma-i8-sm90a.tl:35: C[0 :+ 64, 0 :+ 64] = dot(A[0 :+ 64, 0 :+ 64], B[0 :+ 64, 0 :+ 64])

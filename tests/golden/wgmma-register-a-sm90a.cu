@@ -18,7 +18,7 @@
 //   t2c_mbar0: shared, 4 mbarriers, 32 bytes (the mbarriers of the TMA ring of the loop at line 18: 2 full, 2 empty)
 //   t2c_tmap_K: the tensor map of K, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_V: the tensor map of V, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   TMA boxes, 16- and 8-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 40992 bytes; barriers: 1
 extern "C" __global__ void __launch_bounds__(128)
 attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, float *__restrict__ O, int S, const __grid_constant__ t2c::TensorMap t2c_tmap_K, const __grid_constant__ t2c::TensorMap t2c_tmap_V)
@@ -32,7 +32,7 @@ attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *_
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves TMA boxes, runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(K, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // wgmma-register-a-sm90a.tl:12: var q0 = ctx.block.x * 64

@@ -20,7 +20,7 @@
 //   t2c_tmap_A: the tensor map of A, boxes of 128 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_C: the tensor map of C, boxes of 16 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
+//   TMA boxes when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 166912 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
 extern "C" __global__ void __launch_bounds__(256)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B, const __grid_constant__ t2c::TensorMap t2c_tmap_C)
@@ -37,7 +37,7 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restr
   const int t2c_r2 = warp * 2 + lane / 16, t2c_c2 = (lane % 16) * 8;  // L2: this thread's first row and column
   const int t2c_wr3 = warp * 16, t2c_wc3 = 0;  // L3: this warp's tile
   const int t2c_r3 = t2c_wr3 + lane / 16, t2c_c3 = t2c_wc3 + lane % 16 * 8;  // and this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves TMA boxes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
     // wgmma-swizzle128-sm90a.tl:12: var m0 = ctx.block.y * 128

@@ -12,7 +12,7 @@
 //   t2c_v3_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of C at line 8)
 //   t2c_v6_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of B at line 11)
 //   t2c_v7_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of C at line 12)
-//   16-byte accesses when P is 16-byte aligned, C is 16-byte aligned, B is 16-byte aligned, O1 is 8-byte aligned, O2 is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when P is 16-byte aligned, C is 16-byte aligned, B is 16-byte aligned, O1 is 8-byte aligned, O2 is 8-byte aligned; otherwise single elements
 //   shared memory: 36864 bytes; barriers: 3
 extern "C" __global__ void __launch_bounds__(128)
 two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__restrict__ C, float *__restrict__ O1, float *__restrict__ O2, int M)
@@ -26,7 +26,7 @@ two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__
   const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of up to 16 bytes; the general one, single elements
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(P, 16) && t2c::aligned(C, 16) && t2c::aligned(B, 16) && t2c::aligned(O1, 8) && t2c::aligned(O2, 8);
   if (t2c_fast) {
     // wgmma-two-register-a-sm90a.tl:7: var m0 = ctx.block.x * 64
