@@ -1246,6 +1246,18 @@ static bool check_expr(Checker *C, Expr *e, int depth) {
   unreachable();
 }
 
+/* The name of e's built-in when it is a sum or product (a reduction or scan that
+ * accumulates) whose result would go to a wider type of the same kind `to`: its
+ * operand is what to convert; NULL otherwise (a max or min loses nothing either way). */
+static const char *widened_sum(const Expr *e, ElemType to) {
+  if (e->kind != E_CALL || e->u.call.cast != T_NONE || e->u.call.nargs < 1) return NULL;
+  int b = e->u.call.builtin;
+  if (b != B_ROWSUM && b != B_COLSUM && b != B_SUM && b != B_CUMSUM && b != B_CUMPROD) return NULL;
+  ElemType from = e->ty.elem;
+  bool same_kind = (elem_is_float(from) && elem_is_float(to)) || (elem_is_int(from) && elem_is_int(to));
+  return same_kind && elem_bytes[to] > elem_bytes[from] ? builtin_names[b] : NULL;
+}
+
 /* Checks that a value of type `from` can be assigned to a target of type `to`. */
 static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, const char *what) {
   const Type *from = &rhs->ty;
@@ -1262,7 +1274,11 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
     if (!literal_fits(C, rhs, to->elem)) return false;
   } else if (from->elem != to->elem) {
     diag_error(C->d, loc, "cannot assign %s to %s %s", type_str(C, from), what, type_str(C, to));
-    diag_note(C->d, loc, "convert explicitly, e.g. %s(...)", elem_names[to->elem]);
+    const char *sum = widened_sum(rhs, to->elem);
+    if (sum) /* to(sum(x)) would round the sum to x's type: accumulate in the wider one */
+      diag_note(C->d, loc, "convert its operand, so that the %s accumulates in %s: %s(%s(...))", sum,
+                elem_names[to->elem], sum, elem_names[to->elem]);
+    else diag_note(C->d, loc, "convert explicitly, e.g. %s(...)", elem_names[to->elem]);
     return false;
   }
   if (from->rank == 0) return true;
