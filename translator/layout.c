@@ -1511,14 +1511,45 @@ static bool gather_per_row(TirKernel *K, const TirOp *op) {
   return indices_row_only(K, op->slice, op->slice->u.index.nidx);
 }
 
+/* The expression a tile var holds wherever it is read: its declaration's, when that is
+ * its only write (TirOp.stmt: the S_VAR; no later assignment, whole or windowed, and no
+ * load into it), so that reading it is reading the expression as written in its place
+ * (the scalars in it, read at the declaration, are what facts.c reasons about: a scalar
+ * var that is assigned again is no fact); NULL otherwise. */
+typedef struct OnlyWrite {
+  const Sym *y;
+  const TirOp *op;
+  int n;
+} OnlyWrite;
+
+static void only_write_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)K;
+  OnlyWrite *w = ctx;
+  if (op->dst && op->dst->sym == w->y && op->kind != TO_DECL) w->op = op, w->n++;
+}
+
+static const Expr *declared_value(TirKernel *K, const Expr *x) {
+  const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
+  if (!y || y->kind != SY_VAR || x->ty.rank != 2 || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init)
+    return NULL;
+  OnlyWrite w = {y, NULL, 0};
+  walk(K, &K->body, only_write_fn, &w);
+  const TirOp *op = w.op;
+  if (w.n != 1 || op->kind != TO_ASSIGN || op->stmt != y->decl || op->op != TK_ASSIGN || op->has_win || op->win[0] ||
+      op->win[1] || !op->expr)
+    return NULL;
+  return op->expr;
+}
+
 /* The first column of the run a gather X[i, .., e + cols(R, C)] reads at each element: e
  * (NULL for cols() alone) when the last index steps by one along each row and every
  * other index has one value along it, so that a run of the op's layout is a run of X. */
 static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
   const Expr *s = op->slice;
   int last = s->u.index.nidx - 1;
-  const Expr *c = s->u.index.idx[last].start;
+  const Expr *c = s->u.index.idx[last].start, *held = declared_value(K, c);
   *first = NULL;
+  if (held) c = held; /* var q = e + cols(R, C), then X[i, q]: as written in its place */
   if (c->kind == E_BINARY && c->u.binary.op == TK_PLUS) {
     bool right = c->u.binary.b->ty.rank == 0;
     *first = right ? c->u.binary.b : c->u.binary.a;

@@ -3115,6 +3115,36 @@ static void t_gather_runs(Tally *T) {
   }
 }
 
+/* gather_run_var (tests/gpu/gather_run_var.tl): a gather and a scatter at a column index
+ * held in a tile var, q = o + cols(8, 64), move runs in the fast body (N % 4 == 0 and
+ * o % 4 == 0) as the inline form does; runs that start before 0 or reach past N, rows
+ * past M, and the general body (N or o not a multiple of 4). */
+static void t_gather_run_var(Tally *T) {
+  static const int MNO[][3] = {{20, 72, 8}, {17, 130, 68}, {9, 64, -8}, {20, 70, 4}, {13, 100, 2}, {8, 64, 0}};
+  for (int c = 0; c < 6; c++) {
+    int M = MNO[c][0], N = MNO[c][1], o = MNO[c][2];
+    Rng r = rng_seed("gather_run_var", (uint64_t)c);
+    Call k;
+    call_init(&k, "gather_run_var.tl", "colvar");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64)), *Z = call_out(&k, "Z", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    call_arg(&k, "o=%d", o);
+    Z->init = calloc((size_t)Z->n, sizeof(double));
+    for (long long i = 0; i < Z->n; i++) Z->ref[i] = Z->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 64; j++) {
+        bool in = o + j >= 0 && o + j < N;
+        R2(Y, i, j) = in ? A2(X, i, o + j) : 0;
+        if (in) R2(Z, i, o + j) = 2 * A2(X, i, o + j);
+      }
+    char l[80];
+    label(l, sizeof l, "colvar M=%d N=%d o=%d", M, N, o);
+    CHECK(T, call_check(&k, "gather_run_var", l));
+    call_free(&k);
+  }
+}
+
 /* index_i64 (tests/gpu/index_i64.tl): i64 indices past 2^32 (and negative ones)
  * are out of bounds: read as 0, not written. Their low 32 bits are in bounds, so a
  * test of them in 32 bits reads and writes outside the tensors. */
@@ -6486,6 +6516,7 @@ static const Test tests[] = {
     {"mixed_runs", t_mixed_runs},
     {"gather_dot", t_gather_dot},
     {"mixed_runs_dot", t_mixed_runs_dot},
+    {"gather_run_var", t_gather_run_var},
     {"byte_runs", t_byte_runs},
     {"wgmma_two_rega", t_wgmma_two_rega},
     {"paged_decode", t_paged_decode},
