@@ -44,7 +44,20 @@ typedef struct Printer {
    * such dots in one scope must not both declare t2c_a0; both bodies use the same) */
   const struct TirOp *aop[32];
   int abase[32], naop, anext;
+  struct Once *once;    /* printing an op of many elements: its element reads, each read once */
+  int ectr;             /* fresh names of those reads (t2c_e<n>) */
 } Printer;
+
+/* An op of many elements reads each tensor element of scalar indices (X[i, j] in its
+ * expression) once, into a local declared where the op starts (at, in P->out, at indent),
+ * rather than at each element: under each element's own bounds test (the general body,
+ * a run's test) nvcc cannot merge the copies. The local is the read as it was, with its
+ * test: outside the tensor it is 0, as each copy was. */
+typedef struct Once {
+  size_t at;
+  int indent, n;
+  const char *text[16], *name[16];
+} Once;
 
 /* A for loop being printed: the names its end and step go by inside it (a
  * copy made before the loop, or the expression itself). */
@@ -243,6 +256,7 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, int step, El
 
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at);
 static const char *element_read(Printer *P, const Expr *x);
+static const char *read_once(Printer *P, ElemType t, const char *v);
 static const char *strip(Printer *P, const char *s);
 /* s in parentheses when it has an operator at its top */
 static const char *paren(Printer *P, const char *s) { return strchr(s, ' ') ? F("(%s)", s) : s; }
@@ -583,6 +597,31 @@ static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, c
   *cond = cnd;
 }
 
+/* Element read v of type t in an op that reads each once (Printer.once): the local that
+ * holds it, declared at the op's start the first time (the same text is the same value:
+ * no scalar changes inside an op); v itself elsewhere, or past the locals' room. */
+static const char *read_once(Printer *P, ElemType t, const char *v) {
+  Once *o = P->once;
+  if (!o) return v;
+  for (int i = 0; i < o->n; i++)
+    if (strcmp(o->text[i], v) == 0) return o->name[i];
+  if (o->n == (int)(sizeof o->text / sizeof o->text[0])) return v;
+  const char *name = F("t2c_e%d", P->ectr++);
+  Buf d = {0};
+  for (int i = 0; i < o->indent; i++) buf_puts(&d, "  ");
+  buf_printf(&d, "const %s %s = %s;\n", ctype(t), name, strip(P, v));
+  Buf *b = P->out;
+  size_t tail = b->len - o->at;
+  buf_putn(b, d.data, d.len); /* room at the end, then the op's text so far moves past it */
+  memmove(b->data + o->at + d.len, b->data + o->at, tail);
+  memcpy(b->data + o->at, d.data, d.len);
+  o->at += d.len;
+  buf_free(&d);
+  o->text[o->n] = v;
+  o->name[o->n++] = name;
+  return name;
+}
+
 /* X[i, j] in a scalar expression: the element, or 0 outside the tensor. */
 static const char *element_read(Printer *P, const Expr *x) {
   const Sym *X = x->u.index.base->u.ident.sym;
@@ -595,7 +634,8 @@ static const char *element_read(Printer *P, const Expr *x) {
     cnd = and_then(P, cnd, bound(P, X, d, p[d], P->K->elem_chk[k][d], x->u.index.idx[d].start));
   }
   const char *v = F("%s[%s]", X->cname, linear(P, X, p));
-  return cnd ? F("(%s ? %s : %s)", cnd, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v;
+  v = cnd ? F("(%s ? %s : %s)", cnd, v, emit_literal(P->a, X->ty.elem, false, 0, 0)) : v;
+  return read_once(P, X->ty.elem, v);
 }
 
 static int access_vec(const Printer *P, const TirOp *op) { return P->fast ? op->vec : 1; }
@@ -2512,11 +2552,31 @@ static void print_decl(Printer *P, const TirVar *v) {
   line(P, "%s %s[%d]%s;", ctype(v->elem), v->cname, layout_count(v->layout), layout_padded(v->layout) ? " = {}" : "");
 }
 
+static bool reads_once(const TirOp *op);
+static void print_op_kind(Printer *P, const TirOp *op);
+
 static void print_op(Printer *P, const TirOp *op) {
-  OpenLoop open;
   if (op->first && op->stmt) emit_stmt_comment(P->K->d, P->o, P->line_file, P->indent, op->stmt, P->out);
   if (op->note) line(P, "// %s", op->note);
   if (op->only && op->only != (P->fast ? TIR_FAST : TIR_GENERAL)) return; /* the other body's */
+  Once once = {P->out->len, P->indent, 0, {0}, {0}}, *up = P->once;
+  P->once = reads_once(op) ? &once : NULL;
+  print_op_kind(P, op);
+  P->once = up;
+}
+
+/* Whether op evaluates its expression at many elements of each thread (Printer.once): an
+ * elementwise op, a load, a store, a reduction or scan; not one issued ahead (pipeline.c). */
+static bool reads_once(const TirOp *op) {
+  switch (op->kind) {
+  case TO_LOAD: case TO_ASSIGN: case TO_STORE: case TO_REDUCE: case TO_COLREDUCE: case TO_SCAN: case TO_SUM:
+    return !op->pf_var && op->lay && op->lay->kind != LY_SCALAR && layout_count(op->lay) > 1;
+  default: return false;
+  }
+}
+
+static void print_op_kind(Printer *P, const TirOp *op) {
+  OpenLoop open;
   switch (op->kind) {
   case TO_SCALAR: print_scalar(P, op); return;
   case TO_DECL: print_decl(P, op->dst); return;

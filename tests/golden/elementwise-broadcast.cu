@@ -79,10 +79,11 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
     // elementwise-broadcast.tl:9: for j in range(0, 48) {
     for (int j_ = 0; j_ < 48; ++j_) {
       // elementwise-broadcast.tl:10: b[0, j] = B[j]
-      if (t2c_c0 < 48 && t2c_c0 == j_) b[0] = B[j_];
-      if (t2c_c0 + 1 < 48 && t2c_c0 + 1 == j_) b[1] = B[j_];
-      if (t2c_c0 + 2 < 48 && t2c_c0 + 2 == j_) b[2] = B[j_];
-      if (t2c_c0 + 3 < 48 && t2c_c0 + 3 == j_) b[3] = B[j_];
+      const float t2c_e0 = B[j_];
+      if (t2c_c0 < 48 && t2c_c0 == j_) b[0] = t2c_e0;
+      if (t2c_c0 + 1 < 48 && t2c_c0 + 1 == j_) b[1] = t2c_e0;
+      if (t2c_c0 + 2 < 48 && t2c_c0 + 2 == j_) b[2] = t2c_e0;
+      if (t2c_c0 + 3 < 48 && t2c_c0 + 3 == j_) b[3] = t2c_e0;
     }
     // elementwise-broadcast.tl:12: var r: tile<f32>[BM, 1] = 0.0
     float r_[4] = {};
@@ -93,10 +94,11 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
     // elementwise-broadcast.tl:13: for i in range(0, BM) {
     for (int i_ = 0; i_ < 32; ++i_) {
       // elementwise-broadcast.tl:14: r[i, 0] = R[m0 + i]
-      if (t2c_r0 == i_) r_[0] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
-      if (t2c_r0 + 8 == i_) r_[1] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
-      if (t2c_r0 + 16 == i_) r_[2] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
-      if (t2c_r0 + 24 == i_) r_[3] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      const float t2c_e1 = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 == i_) r_[0] = t2c_e1;
+      if (t2c_r0 + 8 == i_) r_[1] = t2c_e1;
+      if (t2c_r0 + 16 == i_) r_[2] = t2c_e1;
+      if (t2c_r0 + 24 == i_) r_[3] = t2c_e1;
     }
     // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
     if (t2c_c0 < 48 && (m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * 48 + t2c_c0, t2c::Vec<float, 4>{{((x[0] * alpha) + b[0]) - (r_[0] * 2.0f), ((x[1] * alpha) + b[1]) - (r_[0] * 2.0f), ((x[2] * alpha) + b[2]) - (r_[0] * 2.0f), ((x[3] * alpha) + b[3]) - (r_[0] * 2.0f)}});
@@ -133,10 +135,11 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
     // elementwise-broadcast.tl:9: for j in range(0, 48) {
     for (int j_ = 0; j_ < 48; ++j_) {
       // elementwise-broadcast.tl:10: b[0, j] = B[j]
-      if (t2c_c0 < 48 && t2c_c0 == j_) b[0] = B[j_];
-      if (t2c_c0 + 1 < 48 && t2c_c0 + 1 == j_) b[1] = B[j_];
-      if (t2c_c0 + 2 < 48 && t2c_c0 + 2 == j_) b[2] = B[j_];
-      if (t2c_c0 + 3 < 48 && t2c_c0 + 3 == j_) b[3] = B[j_];
+      const float t2c_e2 = B[j_];
+      if (t2c_c0 < 48 && t2c_c0 == j_) b[0] = t2c_e2;
+      if (t2c_c0 + 1 < 48 && t2c_c0 + 1 == j_) b[1] = t2c_e2;
+      if (t2c_c0 + 2 < 48 && t2c_c0 + 2 == j_) b[2] = t2c_e2;
+      if (t2c_c0 + 3 < 48 && t2c_c0 + 3 == j_) b[3] = t2c_e2;
     }
     // elementwise-broadcast.tl:12: var r: tile<f32>[BM, 1] = 0.0
     float r_[4] = {};
@@ -147,10 +150,11 @@ bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float
     // elementwise-broadcast.tl:13: for i in range(0, BM) {
     for (int i_ = 0; i_ < 32; ++i_) {
       // elementwise-broadcast.tl:14: r[i, 0] = R[m0 + i]
-      if (t2c_r0 == i_) r_[0] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
-      if (t2c_r0 + 8 == i_) r_[1] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
-      if (t2c_r0 + 16 == i_) r_[2] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
-      if (t2c_r0 + 24 == i_) r_[3] = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      const float t2c_e3 = (m0 + i_) < M ? R[m0 + i_] : 0.0f;
+      if (t2c_r0 == i_) r_[0] = t2c_e3;
+      if (t2c_r0 + 8 == i_) r_[1] = t2c_e3;
+      if (t2c_r0 + 16 == i_) r_[2] = t2c_e3;
+      if (t2c_r0 + 24 == i_) r_[3] = t2c_e3;
     }
     // elementwise-broadcast.tl:16: Y[m0 :+ BM, 0 :+ 48] = x * alpha + b - r * 2.0
     if (t2c_c0 < 48 && (m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 48 + t2c_c0] = ((x[0] * alpha) + b[0]) - (r_[0] * 2.0f);

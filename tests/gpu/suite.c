@@ -3145,6 +3145,37 @@ static void t_gather_run_var(Tally *T) {
   }
 }
 
+/* element_read_once (tests/gpu/element_read_once.tl): G[r], G[r + 1] and G[r - 1] in tile
+ * expressions, read once per op into a local: past G's ends (r + 1 == C, r - 1 == -1, and
+ * C < R) they read 0 as before; N ragged (the general body) and a multiple of 4. */
+static void t_element_read_once(Tally *T) {
+  static const int RNC[][3] = {{6, 300, 6}, {9, 512, 5}, {4, 77, 7}, {5, 1000, 3}};
+  for (int c = 0; c < 4; c++) {
+    int R = RNC[c][0], N = RNC[c][1], C = RNC[c][2];
+    Rng r = rng_seed("element_read_once", (uint64_t)c);
+    Call k;
+    call_init(&k, "element_read_once.tl", "scale");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(R, N)), *G = call_in(&k, "G", F32, 1, SHAPE(C));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(R, N)), *S = call_out(&k, "S", F32, 1, SHAPE(R));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(G, &r, -1, 1);
+    Y->init = calloc((size_t)Y->n, sizeof(double));
+    for (long long i = 0; i < Y->n; i++) Y->ref[i] = Y->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+    for (int i = 0; i < R; i++) {
+      double g = i < C ? G->v[i] : 0, g1 = i + 1 < C ? G->v[i + 1] : 0, g0 = i >= 1 && i - 1 < C ? G->v[i - 1] : 0, s = 0;
+      for (int j = 0; j < 512 && j < N; j++) {
+        R2(Y, i, j) = A2(X, i, j) * g + g1;
+        s += A2(X, i, j) * g0;
+      }
+      S->ref[i] = s;
+    }
+    char l[80];
+    label(l, sizeof l, "scale R=%d N=%d C=%d", R, N, C);
+    CHECK(T, call_check(&k, "element_read_once", l));
+    call_free(&k);
+  }
+}
+
 /* index_i64 (tests/gpu/index_i64.tl): i64 indices past 2^32 (and negative ones)
  * are out of bounds: read as 0, not written. Their low 32 bits are in bounds, so a
  * test of them in 32 bits reads and writes outside the tensors. */
@@ -6517,6 +6548,7 @@ static const Test tests[] = {
     {"gather_dot", t_gather_dot},
     {"mixed_runs_dot", t_mixed_runs_dot},
     {"gather_run_var", t_gather_run_var},
+    {"element_read_once", t_element_read_once},
     {"byte_runs", t_byte_runs},
     {"wgmma_two_rega", t_wgmma_two_rega},
     {"paged_decode", t_paged_decode},
