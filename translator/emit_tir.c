@@ -1851,8 +1851,13 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
         line(P, "%s[%d] = %s;", d, k, emit_literal(P->a, op->dst->elem, false, 0, 0));
   }
   const char *k = F("t2c_k%d", P->ctr++);
-  /* whole when short (ptxas spilled under `unroll 2` in gemm_f32's 4 steps) */
-  line(P, op->kdim / ku <= 16 ? "#pragma unroll" : "#pragma unroll 1");
+  /* whole when short (ptxas spilled under `unroll 2` in gemm_f32's 4 steps); 4 steps at a
+   * time up to 16: whole, ptxas hoisted every step's loads (a 64 x 256 f16 dot into a
+   * shared accumulator, 16 steps: 255 registers and a spill, 80 under `unroll 4`; a
+   * linear attention's f32 dots 255 and 976 bytes of stack, 168 under it), and under
+   * `unroll 8` a decode attention's 16 steps spilled at 56 registers on sm_80 */
+  int steps = op->kdim / ku;
+  line(P, steps <= 8 ? "#pragma unroll" : steps <= 16 ? "#pragma unroll 4" : "#pragma unroll 1");
   line(P, "for (int %s = 0; %s < %d; %s += %d) {", k, k, op->kdim, k, ku);
   P->indent++;
   for (int i = 0; i < nr; i++) {

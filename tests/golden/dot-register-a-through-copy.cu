@@ -496,7 +496,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c_d8[5] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 5];
       t2c_d8[6] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 6];
       t2c_d8[7] = o_s[(t2c_r3 + t2c_i7 * 2) * 257 + t2c_c3 + 7];
-      #pragma unroll
+      #pragma unroll 4
       for (int t2c_k9 = 0; t2c_k9 < 64; t2c_k9 += 4) {
         const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i7 * 2) * 72 + t2c_k9]);
         const t2c::Vec<__half, 8> t2c_b0_0 = t2c::lds_vec<8>(&t2c_v6_s[t2c_k9 * 264 + t2c_c3]);
@@ -823,7 +823,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
       t2c_d14[5] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 5];
       t2c_d14[6] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 6];
       t2c_d14[7] = o_s[(t2c_r3 + t2c_i13 * 2) * 257 + t2c_c3 + 7];
-      #pragma unroll
+      #pragma unroll 4
       for (int t2c_k15 = 0; t2c_k15 < 64; t2c_k15 += 4) {
         const t2c::Vec<__half, 4> t2c_a0 = t2c::lds_vec<4>(&t2c_v5_s[(t2c_r3 + t2c_i13 * 2) * 72 + t2c_k15]);
         const t2c::Vec<__half, 8> t2c_b0_0 = t2c::lds_vec<8>(&t2c_v6_s[t2c_k15 * 264 + t2c_c3]);
