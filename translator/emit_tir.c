@@ -2749,7 +2749,7 @@ static const char *summary(Printer *P) {
   buf_printf(&b, "// kernel %s (%s:%d): %d threads", K->k->name, base, K->k->loc.line, K->ki->threads);
   if (K->ki->min_blocks) buf_printf(&b, ", at least %d blocks per SM", K->ki->min_blocks);
   else if (K->ki->plan_blocks)
-    buf_printf(&b, ", registers planned for %d block%s per SM (as many as its stage rings' shared memory allows)",
+    buf_printf(&b, ", registers planned for %d block%s per SM (as many as its shared memory allows)",
                K->ki->plan_blocks, K->ki->plan_blocks == 1 ? "" : "s");
   buf_puts(&b, "\n");
   for (int i = 0; i < K->layouts.len; i++) {

@@ -198,6 +198,26 @@ int64_t smem_with(const TirKernel *K, const TirOp *at, int64_t bytes, int align)
   return r < plain ? r : plain;
 }
 
+/* Without @launch's min_blocks: where the block's shared memory lets an SM hold
+ * so few blocks that they leave each thread the most registers the target
+ * allows, __launch_bounds__ names those blocks (plan_blocks; pipeline.c may have
+ * planned the dot's fragments for fewer), so that ptxas does not save registers
+ * for blocks that never fit. Told only the threads, ptxas 13.0 held a @registers
+ * GEMM of 145 KB, one block per SM of sm_90, to 128 registers (as if two fit) and
+ * spilled 56 bytes; with (256, 1) it took 165 and none. Where the blocks would
+ * cap the registers lower, the count stays ptxas's to choose: (256, 3) for an
+ * fp8 GEMM of 72 KB held it to 80 registers and spilled 2944 bytes. */
+static void plan_smem_blocks(TirKernel *K) {
+  const TargetConfig *t = K->t;
+  KernelInfo *ki = K->ki;
+  if (ki->min_blocks || !ki->shared_bytes) return;
+  int by_threads = t->max_warps_per_sm * t->lanes / ki->threads;
+  if (by_threads > t->max_blocks_per_sm) by_threads = t->max_blocks_per_sm;
+  int blocks = (int)(t->smem_per_sm / smem_footprint(t, ki->shared_bytes));
+  if (blocks < 1 || blocks >= by_threads || t->regs_per_sm / (ki->threads * blocks) < t->max_regs_per_thread) return;
+  if (!ki->plan_blocks || blocks < ki->plan_blocks) ki->plan_blocks = blocks;
+}
+
 bool smem_place(TirKernel *K) {
   int64_t off = layout_bufs(K, true), cap = smem_budget(K);
   bool reused = false;
@@ -216,6 +236,7 @@ bool smem_place(TirKernel *K) {
   KernelInfo *ki = K->ki;
   ki->shared_bytes = off;
   ki->dynamic_smem = reused || off > K->t->smem_static;
+  plan_smem_blocks(K);
   if (off > cap && off <= K->t->smem_per_block) {
     const Loc *where = &K->k->name_loc;
     for (int i = 0; i < K->k->nattrs; i++)

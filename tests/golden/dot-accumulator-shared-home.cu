@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_home_dot 52608
 
-// kernel home_dot (dot-accumulator-shared-home.tl:7): 32 threads
+// kernel home_dot (dot-accumulator-shared-home.tl:7): 32 threads, registers planned for 4 blocks per SM (as many as its shared memory allows)
 //   layout L0: [32, 256], runs of 4, lanes 1 x 32, warps 1 x 1: 256 per thread
 //   layout L1: [32, 8], runs of 4, lanes 16 x 2, warps 1 x 1: 8 per thread
 //   layout L2: [8, 256], runs of 4, lanes 1 x 32, warps 1 x 1: 64 per thread
@@ -17,7 +17,7 @@
 //   acc_s: shared, f32[32, 256], 32896 bytes (acc, too large for registers)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 52608 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void __launch_bounds__(32, 4)
 home_dot(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

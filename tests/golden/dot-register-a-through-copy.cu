@@ -186,7 +186,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_rega_big 114176
 
-// kernel rega_big (dot-register-a-through-copy.tl:15): 64 threads
+// kernel rega_big (dot-register-a-through-copy.tl:15): 64 threads, registers planned for 2 blocks per SM (as many as its shared memory allows)
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 1, each 2 x 8 tiles of 16 x 8: 64 per thread
 //   layout L1: [64, 16], runs of 8, lanes 16 x 2, warps 2 x 1: 16 per thread
 //   layout L2: [16, 64], runs of 8, lanes 4 x 8, warps 2 x 1: 16 per thread
@@ -200,7 +200,7 @@ rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __ha
 //   o_s: shared, f32[64, 256], 65792 bytes (o, too large for registers)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 114176 bytes, dynamic; barriers: 2
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void __launch_bounds__(64, 2)
 rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ V, float *__restrict__ O)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_gemm 136960
 
-// kernel gemm (pipeline-rotated-fragments.tl:15): 256 threads, registers planned for 1 block per SM (as many as its stage rings' shared memory allows)
+// kernel gemm (pipeline-rotated-fragments.tl:15): 256 threads, registers planned for 1 block per SM (as many as its shared memory allows)
 //   layout L0: [128, 128], the mma accumulator: warps 4 x 2, each 2 x 8 tiles of 16 x 8: 64 per thread
 //   layout L1: [128, 48], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
 //   layout L2: [48, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 24 per thread

@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_two_loops 147456
 
-// kernel two_loops (rings-share-two-loops.tl:7): 128 threads, registers planned for 1 block per SM (as many as its stage rings' shared memory allows)
+// kernel two_loops (rings-share-two-loops.tl:7): 128 threads, registers planned for 1 block per SM (as many as its shared memory allows)
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
 //   layout L1: [64, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 32 per thread
 //   acc: registers, 32 x f32 per thread (L0)

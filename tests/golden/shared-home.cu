@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_home_loop 49920
 
-// kernel home_loop (shared-home.tl:8): 32 threads
+// kernel home_loop (shared-home.tl:8): 32 threads, registers planned for 4 blocks per SM (as many as its shared memory allows)
 //   layout L0: [64, 64], runs of 4, lanes 4 x 8, warps 1 x 1: 128 per thread
 //   acc: shared, in acc_s, too large for registers (L0, 128 x f32 per thread)
 //   c: shared, in c__s, too large for registers (L0, 128 x f32 per thread)
@@ -17,7 +17,7 @@
 //   c__s: shared, f32[64, 64], 16640 bytes (c, too large for registers)
 //   16-byte accesses when K % 4 == 0, X is 16-byte aligned, M % 4 == 0, T is 16-byte aligned; otherwise single elements
 //   shared memory: 49920 bytes, dynamic; barriers: 3
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void __launch_bounds__(32, 4)
 home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict__ S, int M, int K)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];
@@ -519,14 +519,14 @@ home_loop(const float *__restrict__ X, float *__restrict__ T, float *__restrict_
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_home_pipe 68864
 
-// kernel home_pipe (shared-home.tl:26): 32 threads
+// kernel home_pipe (shared-home.tl:26): 32 threads, registers planned for 3 blocks per SM (as many as its shared memory allows)
 //   layout L0: [64, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 128 per thread
 //   c: shared, in c__s, too large for registers (L0, 128 x f32 per thread)
 //   b_s: shared, f32[64, 64], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 30)
 //   c__s: shared, f32[64, 64], 16640 bytes (c, too large for registers)
 //   16-byte accesses when K % 4 == 0, X is 16-byte aligned, M % 4 == 0, T is 16-byte aligned; otherwise single elements
 //   shared memory: 68864 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void __launch_bounds__(32, 3)
 home_pipe(const float *__restrict__ X, float *__restrict__ T, int M, int K)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

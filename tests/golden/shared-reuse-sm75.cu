@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_reuse 59136
 
-// kernel reuse (shared-reuse-sm75.tl:6): 128 threads
+// kernel reuse (shared-reuse-sm75.tl:6): 128 threads, registers planned for 1 block per SM (as many as its shared memory allows)
 //   layout L0: [128, 80], runs of 4, lanes 1 x 32, warps 4 x 1: 128 per thread
 //   layout L1: [128, 8], runs of 4, lanes 16 x 2, warps 4 x 1: 8 per thread
 //   layout L2: [8, 80], runs of 4, lanes 1 x 32, warps 4 x 1: 8 per thread
@@ -21,7 +21,7 @@
 //   b_s: shared, f32[128, 80], 41472 bytes (b, too large for registers, at byte 0, sharing its bytes with a_s)
 //   16-byte accesses when K % 4 == 0, P is 16-byte aligned, Q is 16-byte aligned, R is 16-byte aligned, S is 16-byte aligned; otherwise single elements
 //   shared memory: 59136 bytes, dynamic; barriers: 3
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(128, 1)
 reuse(const float *__restrict__ P, const float *__restrict__ Q, float *__restrict__ R, float *__restrict__ S, int K)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

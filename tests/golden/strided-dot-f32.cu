@@ -2,7 +2,7 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel gemm (strided-dot-f32.tl:9): 32 threads
+// kernel gemm (strided-dot-f32.tl:9): 32 threads, registers planned for 6 blocks per SM (as many as its shared memory allows)
 //   layout L0: [64, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 128 per thread
 //   layout L1: [64, 16], runs of 4, lanes 8 x 4, warps 1 x 1: 32 per thread
 //   layout L2: [16, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 32 per thread
@@ -15,7 +15,7 @@
 //   acc_s: shared, f32[64, 64], 16640 bytes (acc, too large for registers)
 //   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B_stride1 == 1, B_stride0 % 4 == 0, B is 16-byte aligned, C_stride1 == 1, C_stride0 % 4 == 0, C is 16-byte aligned, I is 16-byte aligned; otherwise single elements
 //   shared memory: 35584 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void __launch_bounds__(32, 6)
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const long long *__restrict__ I, long long *__restrict__ L, int M, int K, int N, long long B_stride0, long long B_stride1, long long C_stride0, long long C_stride1)
 {
   __shared__ __align__(16) float a_s[2560];

@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_gemm 166912
 
-// kernel gemm (wgmma-swizzle128-sm90a.tl:11): 256 threads
+// kernel gemm (wgmma-swizzle128-sm90a.tl:11): 256 threads, registers planned for 1 block per SM (as many as its shared memory allows)
 //   layout L0: [128, 128], the wgmma accumulator: 2 warpgroups of 4 x 1 warps, each warp 16 x 128: 64 per thread
 //   layout L1: [128, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 32 per thread
 //   layout L2: [64, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 32 per thread
@@ -22,7 +22,7 @@
 //   t2c_tmap_C: the tensor map of C, boxes of 16 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 166912 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void __launch_bounds__(256, 1)
 gemm(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B, const __grid_constant__ t2c::TensorMap t2c_tmap_C)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];
