@@ -281,8 +281,9 @@ static Expr *cast_to(Lower *L, Expr *x, ElemType t) {
  * the type it accumulates in (tir_acc_type), reduced into a value of that
  * type, which is then converted back, once per row (column), into a value of
  * x's type (t2c::cvt of the wider sum); an arg-reduction compares in it. Over
- * one element, a sum, max or min is x itself. */
-static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
+ * one element, a sum, max or min is x itself. wide: x's conversion to that
+ * wider type (widened_extreme), which is then the wider value itself. */
+static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x, Expr *wide) {
   Expr *arg = x->u.call.args[0];
   int bk = x->u.call.builtin;
   bool down = bk == B_COLSUM || bk == B_COLMAX || bk == B_COLMIN || bk == B_COLARGMAX || bk == B_COLARGMIN;
@@ -306,9 +307,35 @@ static bool hoist_reduce(Lower *L, TirBlock *b, Expr *x) {
   op->red = (BuiltinKind)x->u.call.builtin;
   op->rows = arg->ty.dims[0];
   op->cols = arg->ty.dims[1];
+  if (wide) { /* x is read only through wide */
+    map_value(L, wide, v);
+    return true;
+  }
   if (acc != x->ty.elem) v = temp_of(L, b, cast_to(L, tir_read_of(L->K, v), x->ty.elem), x->ty.elem, 2, rows, cols, what);
   map_value(L, x, v);
   return true;
+}
+
+/* The max or min reduction that x converts to the wider type it is folded in
+ * (f32(rowmax(e)) of an f16, bf16 or f8 e, i32(colmin(e)) of an i8 or u8 one),
+ * or NULL. The fold's result is one of e's elements (NaN for NaN), which the
+ * narrow type holds exactly, so converting it back and then to the wider type
+ * again gives the same value: x is that wider value, rowmax(f32(e)), which
+ * carry.c can carry across a loop as it does the form written so (each
+ * iteration folded across threads before: the rounding it guards against, a sum's,
+ * cannot happen here). */
+static Expr *widened_extreme(const Expr *x) {
+  if (x->u.call.cast == T_NONE || x->u.call.nargs != 1) return NULL;
+  Expr *r = x->u.call.args[0];
+  if (r->kind != E_CALL || r->u.call.cast != T_NONE || r->u.call.nargs != 1) return NULL;
+  int bk = r->u.call.builtin;
+  const Expr *e = r->u.call.args[0];
+  bool row = bk == B_ROWMAX || bk == B_ROWMIN, col = bk == B_COLMAX || bk == B_COLMIN;
+  /* a column reduction of one column goes through its shared copy (hoist_colreduce) */
+  if (!(row || (col && e->ty.rank == 2 && e->ty.dims[1] > 1)) || e->ty.rank != 2 || e->ty.dims[row ? 1 : 0] == 1)
+    return NULL;
+  ElemType acc = tir_acc_type(e->ty.elem);
+  return acc != e->ty.elem && acc == x->u.call.cast ? r : NULL;
 }
 
 /* The value x denotes: a tile var, a hoisted value, or a fresh one that x is computed into. */
@@ -530,7 +557,7 @@ static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
 static bool hoist_colreduce(Lower *L, TirBlock *b, Expr *x) {
   Expr *arg = x->u.call.args[0];
   if (arg->ty.rank != 2) return fail(L, "a column reduction of a rank-1 tile");
-  if (arg->ty.dims[1] > 1) return hoist_reduce(L, b, x);
+  if (arg->ty.dims[1] > 1) return hoist_reduce(L, b, x, NULL);
   TirVar *v = value_of(L, b, arg);
   int bi = v ? spill(L, b, v, arena_printf(L->K->a, "%s() reads it across threads", builtin_names[x->u.call.builtin]))
              : -1;
@@ -883,6 +910,8 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     return hoist_load(L, b, x, x, NULL);
   case E_CALL: {
     int bk = x->u.call.builtin;
+    Expr *r = widened_extreme(x);
+    if (r) return hoist_reduce(L, b, r, x);
     if (x->u.call.cast != T_NONE || builtin_class[bk] == BC_MATH1 || builtin_class[bk] == BC_MATH2 ||
         builtin_class[bk] == BC_RANDOM || bk == B_WHERE) {
       for (int i = 0; i < x->u.call.nargs; i++)
@@ -892,7 +921,7 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
     switch (bk) {
     case B_ROWS: case B_COLS: return true;
     case B_PAD: return hoist_load(L, b, x, x->u.call.args[0], x->u.call.args[1]);
-    case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: case B_ROWARGMAX: case B_ROWARGMIN: return hoist_reduce(L, b, x);
+    case B_ROWSUM: case B_ROWMAX: case B_ROWMIN: case B_ROWARGMAX: case B_ROWARGMIN: return hoist_reduce(L, b, x, NULL);
     case B_COLSUM: case B_COLMAX: case B_COLMIN: case B_COLARGMAX: case B_COLARGMIN: return hoist_colreduce(L, b, x);
     case B_CUMSUM: case B_CUMPROD: case B_CUMMAX: return hoist_scan(L, b, x);
     case B_TRANSPOSE: return hoist_transpose(L, b, x);
