@@ -1131,6 +1131,29 @@ enum { PRESSURE_RESERVE = 16 };
 /* The values against the registers a thread of this block size may have at all: the
  * register file over the threads, in steps of 8, at most the target's per-thread limit
  * (@launch(1024): 64). TIR_MAX_VALUE_REGS is the translator's budget below that. */
+/* An mma.sync dot's k steps are unrolled, and ptxas loads fragments of the
+ * steps ahead into what registers are left: beside the values live at the dot
+ * a thread needs about 48 for addresses and two sets of fragments (an m16
+ * tile's A 4, an n8 tile's B 2), of an f8 dot twice that. On sm_90 (ptxas 13.0,
+ * 128 x 128 x 128 tiles, 256 threads): acc += dot(a, b) of f8 took 196, of f16
+ * acc += dot(a, b) * s (the dot in a value of its own, 64 more) 230, and of f8
+ * the same 255 and spilled, where this estimate gives 208, 224 and 272. */
+typedef struct DotPressure {
+  int limit;
+  const TirOp *dot;
+  int need, live, frags;
+} DotPressure;
+
+static void dot_pressure_fn(TirKernel *K, TirOp *op, void *ctx) {
+  DotPressure *d = ctx;
+  if (op->kind != TO_DOT || op->simt || op->wgmma || !op->lay || !op->lay->mma || d->dot) return;
+  ElemType t = op->src ? op->src->elem : op->expr->u.call.cast;
+  bool f8 = t == T_F8E4M3 || t == T_F8E5M2;
+  int frags = 2 * (op->lay->rr / 2 * 4 + op->lay->rc * 2) * (f8 ? 2 : 1);
+  int live = tir_value_regs_at(K, op), need = live + 48 + frags;
+  if (need > d->limit) *d = (DotPressure){d->limit, op, need, live, frags};
+}
+
 static void thread_pressure(TirKernel *K) {
   const TargetConfig *t = K->t;
   int threads = K->ki->threads;
@@ -1138,9 +1161,22 @@ static void thread_pressure(TirKernel *K) {
   int limit = t->regs_per_sm / threads / 8 * 8;
   if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
   int peak = tir_value_regs(K);
-  if (peak <= TIR_MAX_VALUE_REGS && peak + PRESSURE_RESERVE > limit)
+  if (peak <= TIR_MAX_VALUE_REGS && peak + PRESSURE_RESERVE > limit) {
     pressure_warning(K, limit, arena_printf(K->a, "@launch(%d) leaves a thread at most %d registers (%d per SM over %d "
                                                   "threads)", threads, limit, t->regs_per_sm, threads));
+    return;
+  }
+  if (peak > TIR_MAX_VALUE_REGS) return; /* said already (place_values) */
+  DotPressure d = {limit, NULL, 0, 0, 0};
+  walk(K, &K->body, dot_pressure_fn, &d);
+  if (!d.dot) return;
+  diag_warning(K->d, W_PRESSURE, d.dot->stmt->loc,
+               "kernel '%s' keeps values of %d registers per thread live at this dot; with the fragments ptxas loads "
+               "ahead for its k steps (about %d) and its addresses (about 48), about %d, more than the %d a thread of "
+               "@launch(%d) may have: ptxas will likely spill",
+               K->k->name, d.live, d.frags, d.need, limit, threads);
+  diag_note(K->d, d.dot->stmt->loc, "%ssmaller tiles hold fewer values per thread",
+            d.dot->dst->sym ? "" : "a dot accumulated straight into its tile (acc += dot(a, b)) holds no value of its own; ");
 }
 
 static bool place_values(TirKernel *K, const char **why) {

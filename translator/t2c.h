@@ -1069,6 +1069,8 @@ bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v);
 #define TIR_MAX_VALUE_REGS 192
 int tir_value_regs(const TirKernel *K);
 int tir_value_peak(const TirKernel *K, PtrVec *at);
+/* The registers of the values live at op (0 where op is not in K's body). */
+int tir_value_regs_at(const TirKernel *K, const TirOp *op);
 /* The most elements per thread v may hold: MAX_REGS, or TIR_MAX_WG_REGS for a
  * wgmma accumulator (a wg layout) the user did not pin with @registers. */
 #define TIR_MAX_WG_REGS 128

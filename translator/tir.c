@@ -170,6 +170,8 @@ typedef struct Live {
   int *first, *last;
   int pos;
   int *lo, *hi, nloops, cap; /* the loops' first and last positions */
+  const TirOp *want;         /* tir_value_regs_at's op, and its position */
+  int want_pos;
 } Live;
 
 static void mention(Live *lv, const TirVar *v) {
@@ -205,6 +207,7 @@ static void live_block(Live *lv, const TirBlock *b) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
     lv->pos++;
+    if (op == lv->want) lv->want_pos = lv->pos;
     mention(lv, op->dst);
     if (op->kind != TO_DOT) mention(lv, op->src); /* a dot reads its operands' copies */
     for (int d = 0; op->gather && d < op->slice->u.index.nidx; d++) mention_expr(lv, op->slice->u.index.idx[d].start);
@@ -223,12 +226,11 @@ static void live_block(Live *lv, const TirBlock *b) {
 /* The most 32-bit registers the values with a layout hold at any one op. */
 int tir_value_regs(const TirKernel *K) { return tir_value_peak(K, NULL); }
 
-/* The same, and the values live at the first op where they hold the most (into at, when not NULL). */
-int tir_value_peak(const TirKernel *K, PtrVec *at) {
+/* The values' live ranges (first and last positions), op's position in want_pos. */
+static Live live_ranges(const TirKernel *K, const TirOp *op) {
   int n = K->vars.len;
-  if (!n) return 0;
   Live lv = {K, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, int, n), 0, NEW_ARRAY(K->a, int, 256),
-             NEW_ARRAY(K->a, int, 256), 0, 256};
+             NEW_ARRAY(K->a, int, 256), 0, 256, op, -1};
   for (int i = 0; i < n; i++) lv.first[i] = -1;
   live_block(&lv, &K->body);
   /* inner loops come first (they close first): an outer loop extends what they extended */
@@ -240,14 +242,34 @@ int tir_value_peak(const TirKernel *K, PtrVec *at) {
         if (lv.last[i] < lv.hi[l]) lv.last[i] = lv.hi[l];
       }
     }
+  return lv;
+}
+
+/* The registers of the values live at position p. */
+static int live_at(const Live *lv, int p) {
+  int sum = 0;
+  for (int i = 0; i < lv->K->vars.len; i++) {
+    const TirVar *v = lv->K->vars.items[i];
+    if (v->layout && !v->direct && !v->home && !v->fused && lv->first[i] >= 0 && lv->first[i] <= p && p <= lv->last[i])
+      sum += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+  }
+  return sum;
+}
+
+int tir_value_regs_at(const TirKernel *K, const TirOp *op) {
+  if (!K->vars.len) return 0;
+  Live lv = live_ranges(K, op);
+  return lv.want_pos < 0 ? 0 : live_at(&lv, lv.want_pos);
+}
+
+/* The same, and the values live at the first op where they hold the most (into at, when not NULL). */
+int tir_value_peak(const TirKernel *K, PtrVec *at) {
+  int n = K->vars.len;
+  if (!n) return 0;
+  Live lv = live_ranges(K, NULL);
   int peak = 0, where = -1;
   for (int p = 0; p <= lv.pos; p++) {
-    int sum = 0;
-    for (int i = 0; i < n; i++) {
-      const TirVar *v = K->vars.items[i];
-      if (v->layout && !v->direct && !v->home && !v->fused && lv.first[i] >= 0 && lv.first[i] <= p && p <= lv.last[i])
-        sum += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
-    }
+    int sum = live_at(&lv, p);
     if (sum > peak) peak = sum, where = p;
   }
   for (int i = 0; at && where >= 0 && i < n; i++) {
