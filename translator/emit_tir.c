@@ -3045,8 +3045,18 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
   Printer pr = {.K = K, .a = K->a, .o = o, .line_file = line_file};
   Printer *P = &pr;
   const char *body = body_text(P);
+  /* __launch_bounds__ where ptxas must keep to it: a count of blocks per SM (@launch's, or
+   * the translator's plan), or more threads than the target's most registers a thread
+   * let launch (512 and up). Told only the threads where any count launches, ptxas 13.0
+   * spilled to keep more blocks than the kernel asked for: a 64-thread kernel at 72
+   * registers spilled 12 bytes (80 and none without), a @registers GEMM of 256 threads at
+   * 128 spilled 56 (142 and none without); a memory-bound kernel keeps about its count
+   * without them (layernorm 46 -> 48), where (256, 1) took 72. */
   int minb = K->ki->min_blocks ? K->ki->min_blocks : K->ki->plan_blocks;
-  const char *bounds = minb ? F("%d, %d", K->ki->threads, minb) : F("%d", K->ki->threads);
+  const TargetConfig *t = K->t;
+  bool bound = minb || !t->max_regs_per_thread || (int64_t)K->ki->threads * t->max_regs_per_thread > t->regs_per_sm;
+  const char *bounds = !bound ? "" : minb ? F(" __launch_bounds__(%d, %d)", K->ki->threads, minb)
+                                          : F(" __launch_bounds__(%d)", K->ki->threads);
   if (K->ki->dynamic_smem) {
     const char *why = K->ki->shared_bytes > K->t->smem_static
                           ? F("above the %d-byte static limit", K->t->smem_static)

@@ -9,7 +9,7 @@
 //   t2c_red1: shared, f32[8, 32], 1024 bytes (partials of colargmin at line 8, values, then indices, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, I is 16-byte aligned, J is 16-byte aligned; otherwise single elements
 //   shared memory: 2048 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const float *__restrict__ X, int *__restrict__ I, int *__restrict__ J)
 {
   __shared__ __align__(16) float t2c_red0[256];

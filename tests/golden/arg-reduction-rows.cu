@@ -7,7 +7,7 @@
 //   t2c_red0: shared, f32[4, 4], 64 bytes (partials of rowargmax at line 9, values, then indices, one row per warp)
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
 {
   __shared__ __align__(16) float t2c_red0[16];
@@ -77,7 +77,7 @@ across_warps(const float *__restrict__ X, int *__restrict__ I, int M)
 //   layout L0: [8, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 4 per thread
 //   8-byte accesses when X is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 in_one_warp(const __half *__restrict__ X, int *__restrict__ I)
 {
   const int tid = threadIdx.x;

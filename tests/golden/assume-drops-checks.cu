@@ -7,7 +7,7 @@
 //   acc: registers, 4 x f32 per thread (L0)
 //   16-byte accesses when X is 16-byte aligned, S is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 rows(const float *__restrict__ X, float *__restrict__ S, int M, int K)
 {
   const int tid = threadIdx.x;

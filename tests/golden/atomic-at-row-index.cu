@@ -7,7 +7,7 @@
 //   idx: registers, 2 x i32 per thread (slice(L0, dim 1))
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 k(const float *__restrict__ X, int *__restrict__ H)
 {
   const int tid = threadIdx.x;

@@ -4,7 +4,7 @@
 
 // kernel hist (atomics-in-regions.tl:5): 256 threads
 //   shared memory: 0 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 hist(const int *__restrict__ X, int *__restrict__ H, int *__restrict__ G, int N)
 {
   const int tid = threadIdx.x;

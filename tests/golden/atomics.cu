@@ -6,7 +6,7 @@
 //   layout L0: [4, 32], runs of 1, lanes 1 x 32, warps 4 x 1: 1 per thread
 //   t2c_red0: shared, f32[4, 32], 512 bytes (partials of colsum at line 11, one row per warp)
 //   shared memory: 512 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 hist(const int *__restrict__ X, int *__restrict__ H, float *__restrict__ S, float *__restrict__ T, const float *__restrict__ Y, int N)
 {
   __shared__ __align__(16) float t2c_red0[128];
@@ -38,7 +38,7 @@ hist(const int *__restrict__ X, int *__restrict__ H, float *__restrict__ S, floa
 // kernel atomic_types (atomics.tl:17): 64 threads
 //   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
 //   shared memory: 0 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 atomic_types(__half *__restrict__ A, __nv_bfloat16 *__restrict__ B, long long *__restrict__ C, unsigned int *__restrict__ D, double *__restrict__ E, float *__restrict__ F)
 {
   const int tid = threadIdx.x;

@@ -7,7 +7,7 @@
 //   layout L1: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 loop_last(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ Y, int N)
 {
   const int tid = threadIdx.x;
@@ -67,7 +67,7 @@ loop_last(const float *__restrict__ X, float *__restrict__ O, float *__restrict_
 //   layout L1: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 kept_short(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ Y, int N)
 {
   const int tid = threadIdx.x;

@@ -6,7 +6,7 @@
 //   layout L0: [4, 64], runs of 2, lanes 1 x 32, warps 4 x 1: 2 per thread
 //   8-byte accesses when HW % 2 == 0, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const float *__restrict__ X, float *__restrict__ Y, int q, int C, int HW)
 {
   const int tid = threadIdx.x;

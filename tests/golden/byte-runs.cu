@@ -6,7 +6,7 @@
 //   layout L0: [8, 256], runs of 16, lanes 2 x 16, warps 4 x 1: 16 per thread
 //   16-byte accesses when N % 16 == 0, A is 16-byte aligned, B is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 blend(const unsigned char *__restrict__ A, const signed char *__restrict__ B, unsigned char *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;

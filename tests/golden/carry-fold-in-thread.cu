@@ -9,7 +9,7 @@
 //   t2c_red0: shared, f32[4, 256], 4096 bytes (partials of colsum at line 12, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 4096 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 col_sum(const float *__restrict__ X, float *__restrict__ C, int M, int N)
 {
   __shared__ __align__(16) float t2c_red0[1024];

@@ -10,7 +10,7 @@
 //   t2c_red0: shared, f32[8, 256], 8192 bytes (partials of colsum at line 10, one row per warp)
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 9232 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
 {
   __shared__ __align__(16) float t2c_v3_s[257];

@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[2, 4], 32 bytes (partials of rowmax at line 12, one row per warp)
 //   16-byte accesses when H % 8 == 0, X is 16-byte aligned; otherwise single elements
 //   shared memory: 32 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 row_max(const __nv_bfloat16 *__restrict__ X, float *__restrict__ S, int H)
 {
   __shared__ __align__(16) float t2c_red0[8];
@@ -224,7 +224,7 @@ row_max(const __nv_bfloat16 *__restrict__ X, float *__restrict__ S, int H)
 //   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colmin at line 21, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 1024 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
 {
   __shared__ __align__(16) float t2c_red0[256];

@@ -7,7 +7,7 @@
 //   x: registers, 1 x f32 per thread (L0)
 //   d: registers, 1 x f64 per thread (L0)
 //   shared memory: 0 bytes; barriers: 8
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 cast_saturates(const float *__restrict__ X, const double *__restrict__ D, double *__restrict__ O, double *__restrict__ P, int N)
 {
   const int tid = threadIdx.x;

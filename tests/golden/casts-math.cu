@@ -6,7 +6,7 @@
 //   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
 //   x: registers, 1 x f32 per thread (L0)
 //   shared memory: 0 bytes; barriers: 12
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 math(const __half *__restrict__ X, float *__restrict__ Y, __nv_bfloat16 *__restrict__ Z, const int *__restrict__ I)
 {
   const int tid = threadIdx.x;

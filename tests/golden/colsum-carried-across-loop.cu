@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[8, 64], 2048 bytes (partials of colsum at line 12, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 2048 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 col_sums(const float *__restrict__ X, float *__restrict__ C, int M, int N)
 {
   __shared__ __align__(16) float t2c_red0[512];

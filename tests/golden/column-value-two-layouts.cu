@@ -9,7 +9,7 @@
 //   w_s: shared, f32[1, 64], 260 bytes (shared copy of w)
 //   16- and 8-byte accesses when W is 16-byte aligned, X is 16-byte aligned, O is 16-byte aligned, P is 8-byte aligned; otherwise single elements
 //   shared memory: 272 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 col_two(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ O, float *__restrict__ P)
 {
   __shared__ __align__(16) float w_s[65];

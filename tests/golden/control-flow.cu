@@ -4,7 +4,7 @@
 
 // kernel control (control-flow.tl:3): 64 threads
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 control(const int *__restrict__ X, int *__restrict__ O, int *__restrict__ C, int N)
 {
   const int tid = threadIdx.x;

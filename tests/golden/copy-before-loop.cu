@@ -9,7 +9,7 @@
 //   t_s: shared, f32[32, 32], 4224 bytes (shared copy of t)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 4224 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 copy_before_loop(const float *__restrict__ X, float *__restrict__ Y, int n, int N)
 {
   __shared__ __align__(16) float t_s[1056];

@@ -12,7 +12,7 @@
 //   t2c_v4_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 12)
 //   16- and 8-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 46080 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restrict__ O, int N)
 {
   __shared__ __align__(16) __half q_s[4608];
@@ -596,7 +596,7 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
 //   t2c_v4_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 26)
 //   16-, 8- and 4-byte accesses when Q is 4-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 46080 bytes; barriers: 3
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restrict__ O, int N)
 {
   __shared__ __align__(16) __half q_s[4608];

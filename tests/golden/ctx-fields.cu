@@ -4,7 +4,7 @@
 
 // kernel ids (ctx-fields.tl:4): 64 threads
 //   shared memory: 0 bytes; barriers: 5
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 ids(int *__restrict__ O)
 {
   const int tid = threadIdx.x;

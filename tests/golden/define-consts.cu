@@ -7,7 +7,7 @@
 //   layout L0: [64, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 16 per thread
 //   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 scale_rows(const float *__restrict__ X, float *__restrict__ O, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -10,7 +10,7 @@
 //   t2c_red1: shared, f32[8, 1], 32 bytes (partials of rowsum at line 13, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 softmax_row(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
 {
   __shared__ __align__(16) float t2c_red0[8];

@@ -9,7 +9,7 @@
 //   t2c_v6_s: shared, f32[8, 8], 384 bytes (shared copy of slice of B at line 9)
 //   16- and 8-byte accesses when A is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 768 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 small_dots(const float *__restrict__ A, const float *__restrict__ W, float *__restrict__ R, const float *__restrict__ B, float *__restrict__ C)
 {
   __shared__ __align__(16) float t2c_v5_s[96];

@@ -12,7 +12,7 @@
 //   b_s: shared, f16[32, 32], 5120 bytes (shared copy of b)
 //   16- and 4-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise single elements
 //   shared memory: 10240 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 gemm16(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int K)
 {
   __shared__ __align__(16) __half a_s[2560];

@@ -9,7 +9,7 @@
 //   t2c_v3_s: shared, f32[64, 32], 8448 bytes (shared copy of slice of Y at line 7)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 17664 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 k(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ O)
 {
   __shared__ __align__(16) float t2c_v2_s[2304];

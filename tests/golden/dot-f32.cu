@@ -13,7 +13,7 @@
 //   b_s: shared, f32[16, 64], 8704 bytes (shared copy of b)
 //   16-byte accesses when K % 4 == 0, A is 16-byte aligned, N % 4 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 18944 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
   __shared__ __align__(16) float a_s[2560];

@@ -11,7 +11,7 @@
 //   t2c_v3_t: shared, f8e5m2[32, 64], 6144 bytes (transposed shared copy of slice of B at line 15)
 //   16- and 8-byte accesses when N % 2 == 0, C0 is 8-byte aligned, K % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 9216 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 dot_f8e5m2(const __nv_fp8_e5m2 *__restrict__ A, const __nv_fp8_e5m2 *__restrict__ B, const float *__restrict__ C0, float *__restrict__ C, int M, int K, int N)
 {
   __shared__ __align__(16) __nv_fp8_e5m2 t2c_v2_s[3072];

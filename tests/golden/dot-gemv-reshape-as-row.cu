@@ -7,7 +7,7 @@
 //   s: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   16-byte accesses when K % 8 == 0, A is 16-byte aligned, X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 gemv(const __half *__restrict__ A, const __half *__restrict__ X, float *__restrict__ Y, int M, int K)
 {
   const int tid = threadIdx.x;

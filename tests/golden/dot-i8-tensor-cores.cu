@@ -13,7 +13,7 @@
 //   b_t: shared, i8[32, 64], 6144 bytes (transposed shared copy of b)
 //   16- and 8-byte accesses when M % 8 == 0, A is 8-byte aligned, N % 16 == 0, B is 16-byte aligned, bias is 8-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 9216 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 dot_i8_transposed_a(const signed char *__restrict__ A, const signed char *__restrict__ B, const int *__restrict__ bias, int *__restrict__ C, int K, int M, int N)
 {
   __shared__ __align__(16) signed char a_t[3072];

@@ -12,7 +12,7 @@
 //   t2c_v12_s: shared, f32[16, 16], 1280 bytes (shared copy of slice of B at line 12)
 //   16-byte accesses when B is 16-byte aligned, A is 16-byte aligned, O is 16-byte aligned, P is 16-byte aligned; otherwise single elements
 //   shared memory: 5120 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 dot_bcast(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ O, float *__restrict__ P, int M)
 {
   __shared__ __align__(16) float t2c_v5_s[320];

@@ -15,7 +15,7 @@
 //   t2c_v6_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of V at line 8)
 //   16- and 8-byte accesses when B is 8-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 14592 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 rega_copy(const __half *__restrict__ A, const __half *__restrict__ B, const __half *__restrict__ V, float *__restrict__ O)
 {
   __shared__ __align__(16) __half t2c_v2_s[384];

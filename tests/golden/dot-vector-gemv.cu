@@ -9,7 +9,7 @@
 //   t2c_red0: shared, f32[4, 128], 2048 bytes (partials of colsum at line 17, one row per warp)
 //   16-byte accesses when W is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 2048 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 gemv(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int K, int N)
 {
   __shared__ __align__(16) float t2c_red0[512];

@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 10, one row per warp)
 //   16-byte accesses when B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 1024 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
   __shared__ __align__(16) float t2c_red0[256];

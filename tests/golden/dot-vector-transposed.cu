@@ -8,7 +8,7 @@
 //   t2c_v3_s: shared, f32[64, 1], 256 bytes (shared copy of rowsum at line 9)
 //   16-byte accesses when K % 8 == 0, KT is 16-byte aligned, Q is 16-byte aligned, N % 4 == 0, S is 16-byte aligned; otherwise single elements
 //   shared memory: 256 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 scores(const __half *__restrict__ Q, const __half *__restrict__ KT, float *__restrict__ S, int K, int N)
 {
   __shared__ __align__(16) float t2c_v3_s[64];
@@ -484,7 +484,7 @@ scores(const __half *__restrict__ Q, const __half *__restrict__ KT, float *__res
 //   t2c_red0: shared, f32[4, 32], 512 bytes (partials of colsum at line 16, one row per warp)
 //   8-byte accesses when M % 4 == 0, Z is 8-byte aligned; otherwise single elements
 //   shared memory: 656 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 col_at(const __nv_bfloat16 *__restrict__ Z, const __nv_bfloat16 *__restrict__ X, float *__restrict__ Y, int K, int M)
 {
   __shared__ __align__(16) float t2c_v3_s[33];

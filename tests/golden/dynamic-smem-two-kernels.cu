@@ -13,7 +13,7 @@
 //   t_s: shared, f32[128, 128], 66048 bytes (shared copy of t)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 66048 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 big(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];
@@ -516,7 +516,7 @@ big(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 65600 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 mm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

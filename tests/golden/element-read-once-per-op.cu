@@ -6,7 +6,7 @@
 //   layout L0: [1, 1024], runs of 4, lanes 1 x 32, warps 1 x 4: 8 per thread
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const float *__restrict__ X, const float *__restrict__ G, float *__restrict__ Y, int C, int N)
 {
   const int tid = threadIdx.x;

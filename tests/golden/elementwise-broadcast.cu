@@ -9,7 +9,7 @@
 //   r: registers, 4 x f32 per thread (slice(L0, dim 1))
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 bias_scale(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, float alpha, int M)
 {
   const int tid = threadIdx.x;

@@ -13,7 +13,7 @@
 //   t2c_epi3_s: shared, f16[64, 128], 17408 bytes (the store at line 17, staged: written in the mma accumulator's layout by stmatrix.x4, read back in 16-byte runs by the warp that wrote them)
 //   16-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 45056 bytes; barriers: 1, warp barriers (__syncwarp): 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 epi(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
 {
   __shared__ __align__(16) __half t2c_v2_s[5120];

@@ -6,7 +6,7 @@
 //   layout L0: [16, 32], runs of 8, lanes 8 x 4, warps 2 x 1: 8 per thread
 //   16- and 8-byte accesses when N % 4 == 0, X is 16-byte aligned, N % 8 == 0, Z is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 f8_cast_of_literals(const float *__restrict__ X, __nv_fp8_e4m3 *__restrict__ Z, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -8,7 +8,7 @@
 //   y: registers, 8 x f8e5m2 per thread (L0)
 //   16- and 8-byte accesses when N % 8 == 0, X is 8-byte aligned, Y is 8-byte aligned, S is 16-byte aligned, Z is 8-byte aligned, W is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 f8_storage(const __nv_fp8_e4m3 *__restrict__ X, const __nv_fp8_e5m2 *__restrict__ Y, float *__restrict__ S, float *__restrict__ R, __nv_fp8_e4m3 *__restrict__ Z, __nv_fp8_e5m2 *__restrict__ W, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -6,7 +6,7 @@
 //   layout L0: [4, 256], runs of 4, lanes 1 x 32, warps 4 x 2: 4 per thread
 //   8-byte accesses when N % 4 == 0, X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 halves(const __half *__restrict__ X, __half *__restrict__ Y, int N)
 {
   const int tid = threadIdx.x;
@@ -48,7 +48,7 @@ halves(const __half *__restrict__ X, __half *__restrict__ Y, int N)
 //   layout L0: [4, 256], runs of 4, lanes 1 x 32, warps 4 x 2: 4 per thread
 //   16- and 8-byte accesses when N % 4 == 0, X is 8-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 widen(const __half *__restrict__ X, float *__restrict__ Y, int N)
 {
   const int tid = threadIdx.x;

@@ -12,7 +12,7 @@
 //   t2c_v5_s: shared, f16[32, 64], 9216 bytes (shared copy of slice of W at line 12)
 //   16- and 8-byte accesses when K % 8 == 0, X is 16-byte aligned, N % 8 == 0, W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 19456 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half *__restrict__ W, float *__restrict__ Y, int M, int K, int T, int N)
 {
   __shared__ __align__(16) __half t2c_v4_s[5120];

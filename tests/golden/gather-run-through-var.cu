@@ -7,7 +7,7 @@
 //   q: registers, 4 x i32 per thread (L0)
 //   16-byte accesses when o % 4 == 0, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 viavar(const float *__restrict__ X, float *__restrict__ Y, int o, int M, int N)
 {
   const int tid = threadIdx.x;
@@ -62,7 +62,7 @@ viavar(const float *__restrict__ X, float *__restrict__ Y, int o, int M, int N)
 //   q: registers, 4 x i32 per thread (L0)
 //   16-byte accesses when Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 reassigned(const float *__restrict__ X, float *__restrict__ Y, int o, int M, int N)
 {
   const int tid = threadIdx.x;

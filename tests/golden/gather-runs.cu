@@ -10,7 +10,7 @@
 //   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 13, one row per warp)
 //   16-byte accesses when KC is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 1024 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ O, int NB, int B, int MAXB)
 {
   __shared__ __align__(16) float t2c_red0[256];
@@ -472,7 +472,7 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   16-byte accesses when K is 16-byte aligned, KC is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 cache(const float *__restrict__ K, const int *__restrict__ Slot, float *__restrict__ KC, int T, int NS)
 {
   const int tid = threadIdx.x;

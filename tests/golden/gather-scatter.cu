@@ -8,7 +8,7 @@
 //   x: registers, 1 x i32 per thread (L1)
 //   16-byte accesses when E is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 gather(const float *__restrict__ E, const int *__restrict__ I, const int *__restrict__ J, const int *__restrict__ X, float *__restrict__ O, int *__restrict__ H, float *__restrict__ P, int V, int N)
 {
   const int tid = threadIdx.x;

@@ -4,7 +4,7 @@
 
 // kernel divs (host-grid-divisor.tl:8): 128 threads
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 divs(float *__restrict__ X, int s, int d, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -6,7 +6,7 @@
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 scale(const float *__restrict__ X, float *__restrict__ Y, float alpha, int M, int N)
 {
   const int tid = threadIdx.x;
@@ -85,7 +85,7 @@ scale(const float *__restrict__ X, float *__restrict__ Y, float alpha, int M, in
 //   a_s: shared, f32[128, 128], 66048 bytes (shared copy of a)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 66048 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 big(const float *__restrict__ X, float *__restrict__ Y)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

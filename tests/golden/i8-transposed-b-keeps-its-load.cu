@@ -15,7 +15,7 @@
 //   b_s: shared, i8[64, 64], 4160 bytes (b, too large for registers)
 //   16- and 8-byte accesses when K % 16 == 0, I is 16-byte aligned, N % 16 == 0, J is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 21120 bytes; barriers: 3
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 i8_transposed_b_keeps_its_load(const signed char *__restrict__ I, const signed char *__restrict__ J, int *__restrict__ O, int M, int K, int N)
 {
   __shared__ __align__(16) signed char a_s[2560];

@@ -5,7 +5,7 @@
 // kernel kv_append (index-i64-bounds.tl:6): 64 threads
 //   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 kv_append(const __half *__restrict__ Kn, const long long *__restrict__ Pos, __half *__restrict__ Kc, const int *__restrict__ I, const long long *__restrict__ J, const float *__restrict__ E, float *__restrict__ O, int B, int S, int V)
 {
   const int tid = threadIdx.x;

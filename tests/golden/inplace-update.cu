@@ -9,7 +9,7 @@
 //   v: registers, 4 x f32 per thread (L0)
 //   16-byte accesses when G is 16-byte aligned, M is 16-byte aligned, V is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__restrict__ V, float b1, float b2, int N)
 {
   const int tid = threadIdx.x;
@@ -139,7 +139,7 @@ inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__res
 //   x: registers, 4 x f32 per thread (L0)
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 inplace_windows(float *__restrict__ X, int N)
 {
   const int tid = threadIdx.x;

@@ -8,7 +8,7 @@
 //   c: registers, 16 x i8 per thread (L0)
 //   16- and 8-byte accesses when N % 8 == 0, B is 8-byte aligned, C is 8-byte aligned, S is 8-byte aligned, F is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__restrict__ C, int *__restrict__ R, unsigned char *__restrict__ S, float *__restrict__ F, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -7,7 +7,7 @@
 //   a: registers, 1 x i32 per thread (L0)
 //   a_s: shared, i32[1, 32], 132 bytes (shared copy of a)
 //   shared memory: 144 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 integer_division_checked(const int *__restrict__ A, int *__restrict__ O, unsigned char *__restrict__ P, int b, int N)
 {
   __shared__ __align__(16) int a_s[33];

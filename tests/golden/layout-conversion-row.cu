@@ -10,7 +10,7 @@
 //   m_s: shared, f32[64, 1], 256 bytes (shared copy of m)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 256 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 r(const float *__restrict__ X, const float *__restrict__ Y, float *__restrict__ O)
 {
   __shared__ __align__(16) float m_s[64];

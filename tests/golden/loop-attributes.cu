@@ -7,7 +7,7 @@
 //   acc: registers, 1 x f32 per thread (L0)
 //   x: registers, 1 x f32 per thread (L0)
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 attrs(const float *__restrict__ X, float *__restrict__ O, int K)
 {
   const int tid = threadIdx.x;

@@ -7,7 +7,7 @@
 //   acc: registers, 16 x f32 per thread (L0)
 //   16-byte accesses when O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -5,7 +5,7 @@
 // kernel min_max_of_literals (min-max-of-literals-take-context-type.tl:6): 64 threads
 //   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 min_max_of_literals(const double *__restrict__ X, const __half *__restrict__ H, double *__restrict__ O, __half *__restrict__ P, double alpha, int N)
 {
   const int tid = threadIdx.x;

@@ -11,7 +11,7 @@
 //   t2c_v3_s: shared, f16[32, 256], 33792 bytes (shared copy of slice of B at line 13)
 //   16- and 4-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise single elements
 //   shared memory: 44032 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
 {
   __shared__ __align__(16) __half t2c_v2_s[5120];

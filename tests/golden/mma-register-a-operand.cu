@@ -16,7 +16,7 @@
 //   v__s: shared, f16[64, 64], 9216 bytes (shared copy of v)
 //   16- and 8-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 35968 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 pv(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, float *__restrict__ O)
 {
   __shared__ __align__(16) __half t2c_v3_s[4160];

@@ -13,7 +13,7 @@
 //   t2c_epi5_s: shared, f16[16, 128], 4352 bytes (the store at line 8, staged: written in the mma accumulator's layout by stmatrix.x4, read back in 16-byte runs)
 //   16- and 4-byte accesses when A is 4-byte aligned, V is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 9536 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const __half *__restrict__ A, const __half *__restrict__ V, __half *__restrict__ C)
 {
   __shared__ __align__(16) __half t2c_v4_s[384];

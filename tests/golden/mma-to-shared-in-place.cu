@@ -16,7 +16,7 @@
 //   p_s: shared, f16[64, 64], 9216 bytes (the store at line 11, staged: written in the mma accumulator's layout by stmatrix.x4, read back in 16-byte runs)
 //   16-byte accesses when A is 16-byte aligned, Bt is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 14592 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 r(const __half *__restrict__ A, const __half *__restrict__ Bt, __half *__restrict__ O)
 {
   __shared__ __align__(16) __half a_s[1536];

@@ -6,7 +6,7 @@
 //   layout L0: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 first(const float *__restrict__ X, float *__restrict__ Y)
 {
   const int tid = threadIdx.x;
@@ -49,7 +49,7 @@ first(const float *__restrict__ X, float *__restrict__ Y)
 //   x: registers, 1 x f32 per thread (L0)
 //   t2c_red0: shared, f32[2, 1], 8 bytes (partials of sum at line 11, one value per warp)
 //   shared memory: 16 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 second(const float *__restrict__ X, float *__restrict__ Y)
 {
   __shared__ __align__(16) float t2c_red0[2];

@@ -9,7 +9,7 @@
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 1040 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 narrow(const __half *__restrict__ X, __half *__restrict__ Y, __half *__restrict__ S)
 {
   __shared__ __align__(16) float t2c_red0[256];

@@ -10,7 +10,7 @@
 //   c: registers, 4 x f32 per thread (L1)
 //   16-byte accesses when C is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, float *__restrict__ O, float *__restrict__ S, int N)
 {
   const int tid = threadIdx.x;

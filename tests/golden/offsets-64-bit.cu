@@ -6,7 +6,7 @@
 //   layout L0: [4, 512], runs of 4, lanes 1 x 32, warps 4 x 1: 16 per thread
 //   16-byte accesses when X is 16-byte aligned, C is 16-byte aligned, V is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 offsets(const float *__restrict__ X, const float *__restrict__ C, const float *__restrict__ V, const float *__restrict__ W, float *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -11,7 +11,7 @@
 //   t2c_red2: shared, f32[8, 1], 32 bytes (partials of rowmax at line 12, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 1360 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 padding(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ C, float *__restrict__ T, int M, int N)
 {
   __shared__ __align__(16) float t2c_red0[10];

@@ -21,7 +21,7 @@
 //   t2c_red0: shared, f32[4, 128], 4096 bytes (partials of colsum at line 31, one row per warp)
 //   16-byte accesses when Q is 16-byte aligned, KC is 16-byte aligned, VC is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 4368 bytes; barriers: 4
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half *__restrict__ VC, const int *__restrict__ BT, const int *__restrict__ L, __half *__restrict__ O, float scale, int B, int H, int NB, int MAXB)
 {
   __shared__ __align__(16) float s_s[32];

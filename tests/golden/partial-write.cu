@@ -11,7 +11,7 @@
 //   t_s: shared, f32[16, 32], 2112 bytes (shared copy of t)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 4288 bytes; barriers: 3
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 halves(const float *__restrict__ X, float *__restrict__ Y)
 {
   __shared__ __align__(16) float t2c_v2_s[272];

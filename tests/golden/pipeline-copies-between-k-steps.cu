@@ -16,7 +16,7 @@
 //   b_s: shared, f16[64, 128], 52224 bytes (3 stages of b, filled by cp.async ahead of the loop at line 14)
 //   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 107520 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 steps(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

@@ -11,7 +11,7 @@
 //   b_s: shared, bf16[32, 32], 7680 bytes (3 stages of b, filled by cp.async ahead of the loop at line 14)
 //   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 23040 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N)
 {
   __shared__ __align__(16) __nv_bfloat16 a_s[7680];

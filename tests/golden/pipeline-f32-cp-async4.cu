@@ -10,7 +10,7 @@
 //   t2c_v3_s: shared, f32[32, 32], 9216 bytes (2 stages of slice of W at line 12, filled by cp.async ahead of the loop at line 10)
 //   16-byte accesses when K % 4 == 0, X is 16-byte aligned, W is 16-byte aligned, S is 16-byte aligned; otherwise single elements
 //   shared memory: 13824 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 p4(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ S, int K)
 {
   __shared__ __align__(16) float x_s[1152];

@@ -11,7 +11,7 @@
 //   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of B at line 14, filled by cp.async ahead of the loop at line 13)
 //   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 29184 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 pipeline_nested(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
   __shared__ __align__(16) __half t2c_v2_s[7680];

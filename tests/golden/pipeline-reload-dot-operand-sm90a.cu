@@ -14,7 +14,7 @@
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes, 16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 20528 bytes; barriers: 3
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   __shared__ __align__(512) __half a_s[4096];

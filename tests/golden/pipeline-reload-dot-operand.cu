@@ -12,7 +12,7 @@
 //   b_s: shared, f16[32, 64], 13824 bytes (3 stages of b, filled by cp.async ahead of the loop at line 11)
 //   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 24064 bytes; barriers: 3
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
   __shared__ __align__(16) __half a_s[5120];

@@ -8,7 +8,7 @@
 //   t: registers, 32 x f32 per thread (L0)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, int N)
 {
   const int tid = threadIdx.x;

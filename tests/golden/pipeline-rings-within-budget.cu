@@ -23,7 +23,7 @@
 //   t2c_red2: shared, f32[4, 128], 4096 bytes (partials of colsum at line 26, one row per warp)
 //   16-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 5232 bytes; barriers: 5
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float scale, int B, int H, int S)
 {
   __shared__ __align__(16) float t2c_v8_s[128];

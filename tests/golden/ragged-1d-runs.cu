@@ -6,7 +6,7 @@
 //   layout L0: [1, 2048], runs of 8, lanes 1 x 32, warps 1 x 8: 8 per thread
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 scale(const __half *__restrict__ X, __half *__restrict__ Y, float a, int N)
 {
   const int tid = threadIdx.x;

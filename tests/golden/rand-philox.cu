@@ -8,7 +8,7 @@
 //   x: registers, 8 x f32 per thread (L0)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, float p, int M, int N)
 {
   const int tid = threadIdx.x;
@@ -102,7 +102,7 @@ dropout(const float *__restrict__ X, float *__restrict__ Y, long long seed, floa
 //   off: shared, in off_s, too large for registers (L0, 96 x u32 per thread)
 //   off_s: shared, u32[32, 96], 12416 bytes (off, too large for registers)
 //   shared memory: 12416 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 noise(const float *__restrict__ X, float *__restrict__ Y, unsigned int *__restrict__ B, int s, int N)
 {
   __shared__ __align__(16) unsigned int off_s[3104];
@@ -132,7 +132,7 @@ noise(const float *__restrict__ X, float *__restrict__ Y, unsigned int *__restri
 //   layout L1: [1, 4], runs of 4, lanes 32 x 1, warps 1 x 1: 4 per thread
 //   16-byte accesses when W is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 negoff(float *__restrict__ O, unsigned int *__restrict__ W)
 {
   const int tid = threadIdx.x;

@@ -7,7 +7,7 @@
 //   y: registers, 8 x f32 per thread (L1)
 //   16-byte accesses when W is 16-byte aligned, X is 16-byte aligned, Y is 16-byte aligned, Z is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 mix_assign(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, float *__restrict__ Z)
 {
   const int tid = threadIdx.x;

@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[2, 32], 256 bytes (partials of colmax at line 9, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 256 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 mix(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ Y, float *__restrict__ R, float *__restrict__ C)
 {
   __shared__ __align__(16) float t2c_red0[64];

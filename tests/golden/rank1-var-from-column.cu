@@ -9,7 +9,7 @@
 //   t2c_v3_s: shared, f32[8, 1], 64 bytes (shared copy of rowsum at line 10)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
 {
   __shared__ __align__(16) float t2c_v3_s[16];

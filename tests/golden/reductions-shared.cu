@@ -25,7 +25,7 @@
 //   t2c_red3: shared, f32[2, 1], 8 bytes (partials of sum at line 18, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, RS is 16-byte aligned, RX is 16-byte aligned, RN is 16-byte aligned, CS is 16-byte aligned, CX is 16-byte aligned, CN is 16-byte aligned; otherwise single elements
 //   shared memory: 1792 bytes; barriers: 10
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 reductions(const float *__restrict__ X, float *__restrict__ RS, float *__restrict__ RX, float *__restrict__ RN, float *__restrict__ CS, float *__restrict__ CX, float *__restrict__ CN, float *__restrict__ T, int N)
 {
   __shared__ __align__(16) float rs_s[24];

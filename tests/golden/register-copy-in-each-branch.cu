@@ -9,7 +9,7 @@
 //   t_s: shared, f32[32, 32], 4224 bytes (shared copy of t)
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 4224 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 else_copy(const float *__restrict__ X, float *__restrict__ O, int flag, int M)
 {
   __shared__ __align__(16) float t_s[1056];

@@ -15,7 +15,7 @@
 //   b_s: shared, f32[1, 64], 260 bytes (shared copy of b)
 //   16- and 8-byte accesses when R is 8-byte aligned, A is 16-byte aligned, B is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 4384 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 reg_bcast_mma(const __half *__restrict__ A, const __half *__restrict__ B, const float *__restrict__ R, float *__restrict__ O, int M)
 {
   __shared__ __align__(16) __half t2c_v4_s[768];

@@ -9,7 +9,7 @@
 //   x: registers, 1 x f32 per thread (L0)
 //   mnew: registers, 1 x f32 per thread (L0)
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 carry(const float *__restrict__ X, float *__restrict__ M, float *__restrict__ L, int N)
 {
   const int tid = threadIdx.x;

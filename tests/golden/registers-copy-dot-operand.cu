@@ -11,7 +11,7 @@
 //   v__s: shared, f32[32, 32], 4608 bytes (shared copy of v)
 //   16-byte accesses when P is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 9216 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 pv(const float *__restrict__ P, const float *__restrict__ V, float *__restrict__ O)
 {
   __shared__ __align__(16) float p_s[1152];

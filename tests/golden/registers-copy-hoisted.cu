@@ -12,7 +12,7 @@
 //   w_s: shared, f32[16, 32], 2304 bytes (shared copy of w)
 //   16- and 8-byte accesses when W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 3584 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 hoist(const float *__restrict__ W, const float *__restrict__ X, float *__restrict__ Y, int N)
 {
   __shared__ __align__(16) float x_s[320];

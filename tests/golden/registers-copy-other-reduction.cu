@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of sum at line 7, one value per warp)
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 16 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 other(const float *__restrict__ X, float *__restrict__ R, float *__restrict__ T)
 {
   __shared__ __align__(16) float t2c_red0[4];

@@ -10,7 +10,7 @@
 //   wide: registers, 2 x i32 per thread (L1)
 //   16- and 8-byte accesses when X is 16-byte aligned, W is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 fold(const float *__restrict__ X, const int *__restrict__ W, float *__restrict__ S, int *__restrict__ M)
 {
   const int tid = threadIdx.x;

@@ -10,7 +10,7 @@
 //   r__s: shared, f32[1, 64], 260 bytes (shared copy of r)
 //   16-byte accesses when R is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 544 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 reg_own(const float *__restrict__ R, float *__restrict__ O)
 {
   __shared__ __align__(16) float t2c_v2_s[65];

@@ -7,7 +7,7 @@
 //   t: registers, 4 x f32 per thread (L0)
 //   16-byte accesses when X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ R)
 {
   const int tid = threadIdx.x;

@@ -11,7 +11,7 @@
 //   t2c_v6_s: shared, f32[1, 32], 264 bytes (shared copy of an operand at line 10)
 //   16-byte accesses when S is 16-byte aligned, T is 16-byte aligned, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 544 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *__restrict__ T, float *__restrict__ Y, int M, int N)
 {
   __shared__ __align__(16) float t2c_v3_s[66];

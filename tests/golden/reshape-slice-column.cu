@@ -6,7 +6,7 @@
 //   layout L0: [32, 128], runs of 4, lanes 1 x 32, warps 8 x 1: 16 per thread
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *__restrict__ V, float *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;

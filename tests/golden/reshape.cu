@@ -12,7 +12,7 @@
 //   t2c_v2_s: shared, f32[1, 32], 132 bytes (shared copy of slice of V at line 7)
 //   16-byte accesses when X is 16-byte aligned, A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 288 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 rs(const float *__restrict__ X, const float *__restrict__ V, float *__restrict__ A, float *__restrict__ B, float *__restrict__ C)
 {
   __shared__ __align__(16) float x_s[36];

@@ -13,7 +13,7 @@
 //   t2c_red2: shared, f32[2, 4], 32 bytes (partials of rowmax at line 17, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 128 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 row_stats(const float *__restrict__ X, float *__restrict__ S, float *__restrict__ MX, float *__restrict__ Y, int M, int N)
 {
   __shared__ __align__(16) float t2c_red0[16];

@@ -7,7 +7,7 @@
 //   y: registers, 8 x f32 per thread (L0)
 //   16- and 8-byte accesses when N % 8 == 0, X is 16-byte aligned, W is 16-byte aligned, G is 16-byte aligned, Y is 16-byte aligned, Q is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 mixed(const __half *__restrict__ X, const float *__restrict__ W, const float *__restrict__ G, float *__restrict__ Y, signed char *__restrict__ Q, int M, int N)
 {
   const int tid = threadIdx.x;

@@ -9,7 +9,7 @@
 //   t2c_red1: shared, f32[4, 4], 64 bytes (partials of cumsum at line 8, run totals, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 2112 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
 {
   __shared__ __align__(16) float t2c_red0[512];

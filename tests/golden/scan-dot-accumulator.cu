@@ -12,7 +12,7 @@
 //   t2c_red0: shared, f32[2, 64], 512 bytes (partials of cumsum at line 7, run totals, one row per warp)
 //   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 10240 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C)
 {
   __shared__ __align__(16) __half t2c_v2_s[2560];

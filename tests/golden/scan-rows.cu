@@ -10,7 +10,7 @@
 //   t2c_red1: shared, f32[2, 4], 64 bytes (partials of rowsum at line 12, one row per warp)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 128 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
 {
   __shared__ __align__(16) float t2c_red0[16];
@@ -133,7 +133,7 @@ across_warps(const float *__restrict__ X, float *__restrict__ Y, int N)
 //   x: registers, 4 x f16 per thread (L0)
 //   8-byte accesses when X is 8-byte aligned, P is 8-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 in_one_warp(const __half *__restrict__ X, __half *__restrict__ P, __half *__restrict__ C)
 {
   const int tid = threadIdx.x;

@@ -11,7 +11,7 @@
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned, C is 16-byte aligned, Z is 16-byte aligned; otherwise single elements
 //   shared memory: 2640 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ C, float *__restrict__ S, float *__restrict__ Z, int M)
 {
   __shared__ __align__(16) float x_s[528];

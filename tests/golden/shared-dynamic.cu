@@ -14,7 +14,7 @@
 //   a_s: shared, f32[128, 128], 66048 bytes (shared copy of a)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 66048 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 big(const float *__restrict__ X, float *__restrict__ Y)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

@@ -6,7 +6,7 @@
 //   layout L0: [1, 32], runs of 1, lanes 1 x 32, warps 1 x 1: 1 per thread
 //   a: registers, 1 x i32 per thread (L0)
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 shift_count_checked(const int *__restrict__ A, const unsigned int *__restrict__ U, const unsigned char *__restrict__ B, int *__restrict__ O, int s, int N)
 {
   const int tid = threadIdx.x;

@@ -19,7 +19,7 @@
 //   t2c_v8_s: shared, f16[16, 32] in 64-byte swizzled rows (wgmma), 1024 bytes (shared copy of slice of V at line 13)
 //   16-, 8- and 4-byte accesses when K % 8 == 0, H is 16-byte aligned, G is 4-byte aligned, A is 16-byte aligned, V is 8-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 10240 bytes; barriers: 3
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 simt_dot_into_wgmma_acc(const __half *__restrict__ H, const __half *__restrict__ G, const float *__restrict__ A, const float *__restrict__ Z, const __half *__restrict__ V, float *__restrict__ O, int M, int K)
 {
   __shared__ __align__(256) __half t2c_v2_s[2048];

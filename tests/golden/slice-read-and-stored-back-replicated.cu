@@ -7,7 +7,7 @@
 //   t2c_red0: shared, f32[2, 32], 256 bytes (partials of colmax at line 6, one row per warp)
 //   16-byte accesses when N % 4 == 0, O is 16-byte aligned; otherwise single elements
 //   shared memory: 256 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void
 slice_rmw(float *__restrict__ O, int M, int N)
 {
   __shared__ __align__(16) float t2c_red0[64];

@@ -6,7 +6,7 @@
 //   layout L0: [1, 128], runs of 4, lanes 1 x 32, warps 1 x 1: 4 per thread
 //   16-byte accesses when c % 4 == 0, N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 neg_offset(const float *__restrict__ X, float *__restrict__ Y, int c_, int M, int N)
 {
   const int tid = threadIdx.x;

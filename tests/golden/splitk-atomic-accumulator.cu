@@ -14,7 +14,7 @@
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned; otherwise single elements
 //   shared memory: 24624 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 splitk(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   __shared__ __align__(512) __half t2c_v2_s[6144];

@@ -9,7 +9,7 @@
 //   s: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   16-byte accesses when K % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 squares(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ S, int K)
 {
   const int tid = threadIdx.x;

@@ -1958,7 +1958,7 @@ T2C_DEVICE void ldmatrix_x4_trans(unsigned (&lo)[2], unsigned (&hi)[2], const vo
 // kernel neg (standalone.tl:4): 32 threads
 //   layout L0: [1, 32], runs of 1, lanes 1 x 32, warps 1 x 1: 1 per thread
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(32)
+extern "C" __global__ void
 neg(const float *__restrict__ X, float *__restrict__ Y)
 {
   const int tid = threadIdx.x;

@@ -6,7 +6,7 @@
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 8 per thread
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 axpy(const float *__restrict__ X, float *__restrict__ Y, float a, int M, int N)
 {
   const int tid = threadIdx.x;

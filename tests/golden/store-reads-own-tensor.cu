@@ -4,7 +4,7 @@
 
 // kernel bump (store-reads-own-tensor.tl:3): 128 threads
 //   shared memory: 0 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 bump(float *__restrict__ Z, int N)
 {
   const int tid = threadIdx.x;

@@ -11,7 +11,7 @@
 //   b_s: shared, f16[32, 32], 7680 bytes (3 stages of b, filled by cp.async ahead of the loop at line 15)
 //   16- and 8-byte accesses when A is 16-byte aligned, B_stride1 == 1, B_stride0 % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 23040 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 tc(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, long long B_stride0, long long B_stride1)
 {
   __shared__ __align__(16) __half a_s[7680];

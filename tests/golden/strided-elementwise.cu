@@ -8,7 +8,7 @@
 //   s: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   16-byte accesses when N % 4 == 0, X_stride1 == 1, X_stride0 % 4 == 0, X is 16-byte aligned, Z is 16-byte aligned, Y_stride1 == 1, Y_stride0 % 4 == 0, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 strided_ew(const float *__restrict__ X, float *__restrict__ Y, const float *__restrict__ Z, float *__restrict__ R, int M, int N, long long X_stride0, long long X_stride1, long long Y_stride0, long long Y_stride1)
 {
   const int tid = threadIdx.x;

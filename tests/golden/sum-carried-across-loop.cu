@@ -8,7 +8,7 @@
 //   t2c_red1: shared, i32[8, 1], 32 bytes (partials of sum at line 15, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, I is 16-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 block_sums(const float *__restrict__ X, const int *__restrict__ I, float *__restrict__ P, int *__restrict__ Q, int N, int G)
 {
   __shared__ __align__(16) float t2c_red0[8];

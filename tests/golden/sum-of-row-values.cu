@@ -10,7 +10,7 @@
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of sum at line 10, one value per warp)
 //   16-byte accesses when X is 16-byte aligned, W is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 32 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 sums(const float *__restrict__ X, const float *__restrict__ W, float *__restrict__ O, float *__restrict__ S)
 {
   __shared__ __align__(16) float t2c_red0[4];

@@ -10,7 +10,7 @@
 //   t2c_red2: shared, f32[4, 1], 32 bytes (partials of sum at line 7, one value per warp)
 //   8-byte accesses when X is 8-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 64 bytes; barriers: 2
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 normalize(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ T, int N)
 {
   __shared__ __align__(16) float t2c_red0[4];

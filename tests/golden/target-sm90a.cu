@@ -14,7 +14,7 @@
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 18480 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 tc(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, float *__restrict__ C, float *__restrict__ S, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   __shared__ __align__(512) __nv_bfloat16 a_s[6144];

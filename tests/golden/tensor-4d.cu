@@ -7,7 +7,7 @@
 //   x: registers, 8 x f32 per thread (L0)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 scale4(const float *__restrict__ X, float *__restrict__ Y, float scale, int B, int H, int S)
 {
   const int tid = threadIdx.x;

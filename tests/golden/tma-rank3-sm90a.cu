@@ -18,7 +18,7 @@
 //   t2c_tmap_B: the tensor map of B, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 49200 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 bgemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int Bt, int M, int K, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

@@ -11,7 +11,7 @@
 //   x_s: shared, f32[32, 32], 4224 bytes (shared copy of x)
 //   16-byte accesses when S % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 4224 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 masked(const float *__restrict__ X, float *__restrict__ Y, int q0, int S)
 {
   __shared__ __align__(16) float x_s[1056];

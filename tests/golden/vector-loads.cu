@@ -8,7 +8,7 @@
 //   x: registers, 4 x f32 per thread (L0)
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 vec_load_f32(const float *__restrict__ X, float *__restrict__ S, int M, int N)
 {
   const int tid = threadIdx.x;

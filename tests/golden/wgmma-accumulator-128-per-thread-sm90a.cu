@@ -22,7 +22,7 @@
 //   t2c_tmap_C: the tensor map of C, boxes of 16 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 75776 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 wg256(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B, const __grid_constant__ t2c::TensorMap t2c_tmap_C)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];

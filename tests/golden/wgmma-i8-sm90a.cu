@@ -18,7 +18,7 @@
 //   t2c_tmap_B: the tensor map of B, boxes of 128 x 64, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes and 8-byte accesses when K % 16 == 0, A is 16-byte aligned, B is 16-byte aligned, N % 2 == 0, C is 8-byte aligned; otherwise single elements
 //   shared memory: 49200 bytes, dynamic; barriers: 1
-extern "C" __global__ void __launch_bounds__(256)
+extern "C" __global__ void
 gemm_i8_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];
@@ -381,7 +381,7 @@ inline int gemm_i8_wgmma_tensor_maps(t2c::TensorMap *maps, const signed char *A,
 //   t2c_v3_s: shared, f8e4m3[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (shared copy of slice of B at line 28)
 //   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 8192 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restrict__ B, float *__restrict__ C)
 {
   __shared__ __align__(512) __nv_fp8_e4m3 t2c_v2_s[4096];
@@ -691,7 +691,7 @@ dot_f8_wgmma(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restric
 //   t2c_v3_t: shared, i8[64, 64] in 64-byte swizzled rows (wgmma), 4096 bytes (transposed shared copy of slice of B at line 35)
 //   16- and 8-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 8192 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 dot_i8_kn_wgmma(const signed char *__restrict__ A, const signed char *__restrict__ B, int *__restrict__ C)
 {
   __shared__ __align__(512) signed char t2c_v2_s[4096];

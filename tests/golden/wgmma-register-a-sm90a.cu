@@ -20,7 +20,7 @@
 //   t2c_tmap_V: the tensor map of V, boxes of 64 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   TMA boxes, 16- and 8-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 40992 bytes; barriers: 1
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 attn(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, float *__restrict__ O, int S, const __grid_constant__ t2c::TensorMap t2c_tmap_K, const __grid_constant__ t2c::TensorMap t2c_tmap_V)
 {
   __shared__ __align__(1024) __half q_s[4096];

@@ -14,7 +14,7 @@
 //   t2c_v7_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of C at line 12)
 //   16- and 8-byte accesses when P is 16-byte aligned, C is 16-byte aligned, B is 16-byte aligned, O1 is 8-byte aligned, O2 is 8-byte aligned; otherwise single elements
 //   shared memory: 36864 bytes; barriers: 3
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__restrict__ C, float *__restrict__ O1, float *__restrict__ O2, int M)
 {
   __shared__ __align__(16) __half t2c_v2_s[4608];

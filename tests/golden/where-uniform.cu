@@ -7,7 +7,7 @@
 //   s: registers, 16 x f32 per thread (L0)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void
 masked(const float *__restrict__ X, float *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
