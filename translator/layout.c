@@ -418,6 +418,7 @@ typedef struct Conv {
   TirOp *op;
   Expr *x;
   TirVar *v;
+  bool remat; /* computed again at the op (recomputed) */
 } Conv;
 
 static void convert(TirKernel *K, PtrVec *convs, TirOp *op, Expr *x, TirVar *v) {
@@ -426,7 +427,7 @@ static void convert(TirKernel *K, PtrVec *convs, TirOp *op, Expr *x, TirVar *v) 
     if (c->op == op && c->x == x) return;
   }
   Conv *c = NEW(K->a, Conv);
-  *c = (Conv){op, x, v};
+  *c = (Conv){op, x, v, false};
   vec_push(K->a, convs, c);
 }
 
@@ -2015,8 +2016,62 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
   }
 }
 
+/* A copy of x that an op may compute in its own layout, or NULL: literals, rows(),
+ * cols(), casts, arithmetic, min, max and where() of scalars that hold one value in every
+ * thread from their declaration on (parameters, sizes, consts, loop variables, ctx.block,
+ * vars never assigned again that depend on no thread), at most 24 nodes. A few integer
+ * instructions an element, where a copy costs a shared store, a barrier and a load. */
+static Expr *recompute(TirKernel *K, const Expr *x, int *budget) {
+  if (--*budget < 0) return NULL;
+  Expr *e = NEW(K->a, Expr);
+  *e = *x;
+  switch (x->kind) {
+  case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return e;
+  case E_CTX: return x->u.ctx == CTX_THREAD || x->u.ctx == CTX_LANE || x->u.ctx == CTX_WARP ? NULL : e;
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y || x->ty.rank != 0 || (x->flags & EF_TD)) return NULL;
+    if (y->kind == SY_CONST || y->kind == SY_SCALAR || y->kind == SY_SIZE || y->kind == SY_LOOP) return e;
+    return y->kind == SY_VAR && !y->reassigned && !y->thread_dep ? e : NULL;
+  }
+  case E_UNARY: return (e->u.unary.a = recompute(K, x->u.unary.a, budget)) ? e : NULL;
+  case E_BINARY:
+    e->u.binary.a = recompute(K, x->u.binary.a, budget);
+    e->u.binary.b = e->u.binary.a ? recompute(K, x->u.binary.b, budget) : NULL;
+    return e->u.binary.b ? e : NULL;
+  case E_CALL: {
+    int b = x->u.call.builtin;
+    if (x->u.call.cast == T_NONE && b != B_ROWS && b != B_COLS && b != B_MIN && b != B_MAX && b != B_WHERE) return NULL;
+    e->u.call.args = NEW_ARRAY(K->a, Expr *, x->u.call.nargs);
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (!(e->u.call.args[i] = recompute(K, x->u.call.args[i], budget))) return NULL;
+    return e;
+  }
+  default: return NULL;
+  }
+}
+
+/* A conversion of a tile var declared as such an expression and never written again
+ * (var r = m0 + rows(64, 1), read by a gather in one layout and by an accumulator's store
+ * in another) computes it again at the op instead: x, the op's read of the var, becomes
+ * the copy (an op reads its own nodes: no other op shares x). */
+static bool recomputed(TirKernel *K, Conv *c) {
+  const Expr *init = c->x->kind == E_IDENT && c->v->sym && c->x->u.ident.sym == c->v->sym ? declared_value(K, c->x) : NULL;
+  int budget = 24;
+  Expr *e = init && init->ty.elem == c->x->ty.elem && init->ty.rank == c->x->ty.rank &&
+                    init->ty.dims[0] == c->x->ty.dims[0] && init->ty.dims[1] == c->x->ty.dims[1]
+                ? recompute(K, init, &budget)
+                : NULL;
+  if (!e) return false;
+  Loc at = c->x->loc;
+  *c->x = *e;
+  c->x->loc = at;
+  return true;
+}
+
 /* The conversions: each value an op reads where its thread does not hold it is
- * copied to shared memory right before the op, which reads the copy. */
+ * copied to shared memory right before the op, which reads the copy (or computes it
+ * again there: recomputed). */
 static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
   PtrVec out = {0};
   for (int i = 0; i < b->ops.len; i++) {
@@ -2025,6 +2080,7 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
     for (int k = 0; k < convs->len; k++) {
       Conv *c = convs->items[k];
       if (c->op != op) continue;
+      if (c->remat || (c->remat = recomputed(K, c))) continue;
       int bi = tir_copy_buf(K, c->v);
       if (bi < 0) return false;
       TirRead *r = NEW(K->a, TirRead);
@@ -2034,7 +2090,7 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
       bool spilled = false; /* one copy of a value per op */
       for (int j = 0; j < k; j++) {
         const Conv *d = convs->items[j];
-        spilled |= d->op == op && d->v == c->v;
+        spilled |= d->op == op && d->v == c->v && !d->remat;
       }
       if (spilled) continue;
       TirOp *s = tir_new_op(K, NULL, TO_SPILL, op->stmt);

@@ -3018,6 +3018,41 @@ static void t_gather_dot(Tally *T) {
   }
 }
 
+/* rows_var_recomputed and rows_var_kept (tests/gpu): r = m0 + rows(64, 1) gathers A's
+ * rows through P and indexes C's; the first computes r again at the store, the second
+ * (m0 changed after r) reads its shared copy, and adds the new m0. Ragged M, N, K; rows
+ * of P past M read index 0 (not stored). */
+static void t_rows_var(Tally *T, const char *name, bool kept) {
+  static const int TMNK[][4] = {{50, 70, 130, 45}, {64, 64, 128, 64}, {9, 100, 37, 72}, {5, 3, 5, 8}};
+  for (int q = 0; q < 4; q++) {
+    int Tn = TMNK[q][0], M = TMNK[q][1], N = TMNK[q][2], K = TMNK[q][3];
+    Rng r = rng_seed(name, (uint64_t)q);
+    Call k;
+    char tl[64];
+    snprintf(tl, sizeof tl, "%s.tl", name);
+    call_init(&k, tl, name);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(Tn, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(N, K));
+    Ten *P = call_in(&k, "P", I32, 1, SHAPE(M));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_int(P, &r, 0, Tn - 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double c = kept ? i / 64 * 64 + 1 : 0;
+        for (int kk = 0; kk < K; kk++) c += A2(A, (int)P->v[i], kk) * A2(B, j, kk);
+        R2(C, i, j) = c;
+      }
+    char l[64];
+    label(l, sizeof l, "T=%d M=%d N=%d K=%d", Tn, M, N, K);
+    CHECK(T, call_check(&k, name, l));
+    call_free(&k);
+  }
+}
+static void t_rows_var_recomputed(Tally *T) { t_rows_var(T, "rows_var_recomputed", false); }
+static void t_rows_var_kept(Tally *T) { t_rows_var(T, "rows_var_kept", true); }
+
 /* gather_runs (tests/gpu/gather_runs.tl): gathers and scatters at cols() whose other
  * indices have one value along each row move runs in one access in the fast body; the
  * sizes and starts that are not multiples of the run take the general body. */
@@ -6546,6 +6581,8 @@ static const Test tests[] = {
     {"gather_runs", t_gather_runs},
     {"mixed_runs", t_mixed_runs},
     {"gather_dot", t_gather_dot},
+    {"rows_var_recomputed", t_rows_var_recomputed},
+    {"rows_var_kept", t_rows_var_kept},
     {"mixed_runs_dot", t_mixed_runs_dot},
     {"gather_run_var", t_gather_run_var},
     {"element_read_once", t_element_read_once},
