@@ -1913,6 +1913,95 @@ static Sym *size_sym(Checker *C, Expr *d) {
   return NULL;
 }
 
+/* A tensor dim written as an expression, as the source spells it (nested operations
+ * in parentheses), for the suggestion; false where it holds more than literals,
+ * names, operators and calls. */
+static bool dim_text(Buf *b, const Expr *e, bool nested) {
+  switch (e->kind) {
+  case E_INT: buf_printf(b, "%" PRId64, e->u.ival); return true;
+  case E_IDENT: buf_puts(b, e->u.ident.name); return true;
+  case E_UNARY:
+    buf_puts(b, op_text(e->u.unary.op));
+    return dim_text(b, e->u.unary.a, true);
+  case E_BINARY: {
+    buf_puts(b, nested ? "(" : "");
+    bool ok = dim_text(b, e->u.binary.a, true);
+    buf_printf(b, " %s ", op_text(e->u.binary.op));
+    ok = ok && dim_text(b, e->u.binary.b, true);
+    buf_puts(b, nested ? ")" : "");
+    return ok;
+  }
+  case E_CALL: {
+    bool ok = true;
+    buf_printf(b, "%s(", e->u.call.name);
+    for (int i = 0; i < e->u.call.nargs; i++) {
+      buf_puts(b, i ? ", " : "");
+      ok = ok && dim_text(b, e->u.call.args[i], false);
+    }
+    buf_puts(b, ")");
+    return ok;
+  }
+  default: return false;
+  }
+}
+
+/* The names and literals of a dim expression, in order: the names spelled into
+ * *name ("3 * H" gives "H" then "3": the suggested const H3), and the first name
+ * that is no integer const (a size name, or one that would become one) in *size. */
+static void dim_names(Checker *C, const Expr *e, Buf *name, Buf *digits, const char **size) {
+  switch (e->kind) {
+  case E_INT: buf_printf(digits, "%" PRId64, e->u.ival); return;
+  case E_IDENT: {
+    const Sym *y = lookup(C, e->u.ident.name);
+    buf_puts(name, e->u.ident.name);
+    if (!(y && y->kind == SY_CONST && !y->const_float) && !*size) *size = e->u.ident.name;
+    return;
+  }
+  case E_UNARY: dim_names(C, e->u.unary.a, name, digits, size); return;
+  case E_BINARY:
+    dim_names(C, e->u.binary.a, name, digits, size);
+    dim_names(C, e->u.binary.b, name, digits, size);
+    return;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++) dim_names(C, e->u.call.args[i], name, digits, size);
+    return;
+  default: return;
+  }
+}
+
+/* A tensor dim written as an expression ([H, 3 * H]): a dim is a literal, a const
+ * or a size name, so that the launch binds each size from the tensor passed. What to
+ * write instead depends on the names in it: of consts only, a const holding the
+ * value; with a size name, a size of its own, since sizes are independent. */
+static void dim_expr_error(Checker *C, const Expr *d) {
+  const Expr *first = d;
+  while (first->kind == E_BINARY) first = first->u.binary.a;
+  diag_error(C->d, first->loc, "a tensor dim is an integer literal, a const or a size name, not an expression");
+  Buf text = {0}, name = {0}, digits = {0};
+  const char *size = NULL;
+  bool shown = dim_text(&text, d, false);
+  dim_names(C, d, &name, &digits, &size);
+  buf_puts(&name, digits.data ? digits.data : "");
+  const char *n = name.len && (name.data[0] < '0' || name.data[0] > '9') ? name.data : "D";
+  if (!shown)
+    diag_note(C->d, (Loc){0, 0}, "name the value with a file-level const and write the const as the dim");
+  else if (!size)
+    diag_note(C->d, (Loc){0, 0}, "name the value with a file-level const, e.g. 'const %s = %s', and write %s as the dim", n, text.data, n);
+  else {
+    const Sym *y = lookup(C, size);
+    if (!y || y->kind == SY_SIZE)
+      diag_note(C->d, (Loc){0, 0}, "'%s' is a size name, and size names are independent: each is bound from the "
+                "tensors passed at launch", size);
+    else
+      diag_note(C->d, (Loc){0, 0}, "'%s' is no integer const", size);
+    diag_note(C->d, (Loc){0, 0}, "give this dim a size name of its own, e.g. %s, and state the relation as "
+              "@assume(%s == %s) if the kernel relies on it; or make '%s' a const", n, n, text.data, size);
+  }
+  buf_free(&text);
+  buf_free(&name);
+  buf_free(&digits);
+}
+
 static void check_tensor_param(Checker *C, Param *p, Sym *y) {
   TypeRef *tr = p->type;
   if (tr->ndims < 1 || tr->ndims > 4) {
@@ -1930,7 +2019,7 @@ static void check_tensor_param(Checker *C, Param *p, Sym *y) {
       continue;
     }
     if (d->kind != E_IDENT) {
-      diag_error(C->d, d->loc, "a tensor dim is an integer literal or a size name");
+      dim_expr_error(C, d);
       y->tdim_const[i] = 1;
       continue;
     }

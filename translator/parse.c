@@ -416,12 +416,13 @@ static ElemType elem_type(Parser *p) {
   return (ElemType)e;
 }
 
-/* dim = INT | IDENT */
+/* dim = INT | IDENT. An expression that starts as one ([H, 3 * H]) is parsed whole,
+ * so that the checker, which knows the consts, can say what to write instead. */
 static Expr *tensor_dim(Parser *p) {
   Token *t = p->tok;
   if (t->kind != TK_INT && t->kind != TK_IDENT)
     syntax_error(p, t, "a tensor dimension must be an integer literal or a size name");
-  return primary(p);
+  return expr(p);
 }
 
 /* dims = '[' DIM { ',' DIM } ']', DIM being expr (tile) or dim (tensor) */

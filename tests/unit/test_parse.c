@@ -551,7 +551,7 @@ Test(parse, unknown_element_type, .fini = teardown) {
 }
 
 Test(parse, bad_types, .fini = teardown) {
-  parse_src("kernel a(X: tensor<f32>[N + 1]) {}\n"
+  parse_src("kernel a(X: tensor<f32>[N 1]) {}\n"
             "kernel b(X: tile[4]) {}\n"
             "kernel c(X: tile<f32>) {}\n"
             "kernel d(X) {}\n"
@@ -571,6 +571,15 @@ Test(parse, bad_tensor_dim, .fini = teardown) {
   parse_src("kernel a(X: tensor<f32>[(4)]) {}\n");
   cr_assert(strstr(messages(), "t.tl:1:25: error: a tensor dimension must be an integer literal or a size name"),
             "%s", messages());
+}
+
+/* A dim that starts as a literal or a name is parsed whole, for the checker to say
+ * what to write instead of the expression (golden errors/tensor-dim-expr). */
+Test(parse, tensor_dim_expression_parses_whole, .fini = teardown) {
+  Program *p = parse_src("kernel a(X: tensor<f32>[4, 3 * H]) {}\n");
+  cr_assert_eq(diag.errors, 0, "%s", messages());
+  Kernel *k = p->kernels[0];
+  cr_assert_eq(k->params[0].type->dims[1]->kind, E_BINARY);
 }
 
 Test(parse, every_error_is_reported, .fini = teardown) {
