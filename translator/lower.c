@@ -1076,17 +1076,42 @@ typedef struct Leaves {
   Lower *L;
   TirBlock *b;
   bool ok;
+  const TirVar *dst;      /* the tile written through the window */
+  const Expr *start[2];   /* the window's first row and column (NULL: 0) */
 } Leaves;
 
+static bool zero_start(const Expr *s) {
+  int64_t v;
+  return !s || (check_const_int(s, &v) && v == 0);
+}
+
+/* Whether the window reads hoisted value v (of x) at the element the writing
+ * thread holds: a row or column reduction's result, a row value [R, 1] of the
+ * tile's rows in a window starting at row 0 (t[0 :+ R, j :+ 1] = rowsum(x)),
+ * or a column value [1, C] of its columns in one starting at column 0
+ * (t[i :+ 1, 0 :+ C] = colsum(x)). Element (r, c) of the tile reads element r
+ * (c) of it, where every thread that holds row r (column c) of a layout holds
+ * it when it is a slice of that layout; layout.c reads it there when the tile's
+ * layout is that one (or gives the same rows), and through its copy otherwise
+ * (relate_leaf, check_leaf), as any op reads such a value. A tile var keeps
+ * its copy: its layout is its own. */
+static bool window_in_place(const Leaves *lv, const Expr *x, const TirVar *v) {
+  if (v->sym || x->kind != E_CALL || (builtin_class[x->u.call.builtin] != BC_RED && !is_arg(x))) return false;
+  if (v->rows == 1 && v->cols > 1) return v->cols == lv->dst->cols && zero_start(lv->start[1]);
+  if (v->cols == 1 && v->rows > 1) return v->rows == lv->dst->rows && zero_start(lv->start[0]);
+  return false;
+}
+
 /* The tile values e reads (hoisted ones and tile vars) are read through their
- * shared copies instead, at the coordinates the printer gives (the window's). */
+ * shared copies instead, at the coordinates the printer gives (the window's),
+ * but for a reduction's result that the writing threads hold (window_in_place). */
 static void copy_leaves(Leaves *lv, Expr *x) {
   Lower *L = lv->L;
   if (!x || !lv->ok || tir_read(L->K, x)) return;
   TirVar *v = tir_hoisted(L->K, x);
   if (!v && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->ty.rank > 0) v = var_of(L, x->u.ident.sym);
   if (v) {
-    if (v->rank == 0) return; /* a scalar: every thread has it */
+    if (v->rank == 0 || window_in_place(lv, x, v)) return; /* a scalar: every thread has it */
     TirRead *r = NEW(L->K->a, TirRead);
     *r = (TirRead){TR_WINDOW, spill(L, lv->b, v, "a partial tile write reads it at other elements"), v->rank,
                    {NULL, NULL}, {true, v->rank == 2}, 0};
@@ -1130,7 +1155,7 @@ static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
   }
   if (whole) return lower_tile_assign(L, b, v, s->u.assign.op, rhs);
   if (!hoist(L, b, rhs)) return false;
-  Leaves lv = {L, b, true};
+  Leaves lv = {L, b, true, v, {start[0], start[1]}};
   copy_leaves(&lv, rhs);
   if (!lv.ok) return false;
   TirOp *o = op_new(L, b, TO_ASSIGN);

@@ -799,7 +799,8 @@ typedef struct TirOp {
   bool gather;           /* TO_LOAD / TO_STORE: slice is a gather or scatter X[i, j] with tile indices,
                             evaluated per element of the op's layout (check_is_gather) */
   bool has_win;          /* only elements inside the window are written; e reads at
-                            coordinates relative to the window, its values through shared copies */
+                            coordinates relative to the window, its values through shared copies
+                            (a reduction's result held by the writing threads: in place, lower.c) */
   int atomic;            /* TO_STORE: B_ATOMIC_* (each element updated atomically), or 0 */
   bool td;               /* TO_STORE of one element, TO_IF/TO_FOR/TO_WHILE: under (or
                             opening) thread-dependent control, where no barrier may go */

@@ -5243,6 +5243,62 @@ static void t_partial(Tally *T) {
   }
 }
 
+/* window_reduction: reductions written into one row or column of a tile, read
+ * where the writing threads hold them (and through a copy where they do not) */
+static void t_window_reduction(Tally *T) {
+  static const int Ms[] = {37, 16, 5};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], M2 = 2 * M;
+    Rng r = rng_seed("window_reduction", (uint64_t)c);
+    Call k;
+    call_init(&k, "window_reduction.tl", "win_red");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64)), *H = call_in(&k, "H", F16, 2, SHAPE(M, 64));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(M2, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(H, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    for (int b = 0; b < (int)cdivll(M, 16); b++) {
+      double x[16][64], h[16][64], w[32][64], yc[16][64], yh[16][64];
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 64; j++) {
+          int row = b * 16 + i;
+          x[i][j] = row < M ? A2(X, row, j) : 0;
+          h[i][j] = row < M ? A2(H, row, j) : 0;
+          yc[i][j] = yh[i][j] = 0;
+        }
+      for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 64; j++) w[i][j] = b * 32 + i < M2 ? A2(W, b * 32 + i, j) : 0;
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 64; j++) {
+          double s = 0;
+          for (int q = 0; q < 16; q++) s += x[q][j] * (i + 1);
+          yc[i][j] = s;
+        }
+      for (int i = 0; i < 16; i++) {
+        double s = 1.0;
+        for (int j = 0; j < 64; j++) s += x[i][j];
+        yc[i][5] = s;
+      }
+      for (int j = 0; j < 64; j++) {
+        double mh = -INFINITY, mw = -INFINITY, s = 0;
+        for (int q = 0; q < 16; q++) mh = dmax(mh, h[q][j]);
+        for (int q = 0; q < 32; q++) mw = dmax(mw, w[q][j]);
+        for (int q = 0; q < 16 && j < 32; q++) s += x[q][j];
+        yh[3][j] = mh;
+        yc[2][j] = mw;
+        if (j < 32) yc[7][32 + j] = s;
+      }
+      for (int i = 0; i < 16 && b * 16 + i < M; i++)
+        for (int j = 0; j < 64; j++) R2(Y, b * 16 + i, j) = yc[i][j] + yh[i][j];
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "window_reduction", l));
+    call_free(&k);
+  }
+}
+
 /* copy_before_loop: a shared copy made before a loop, read transposed (by
  * other threads) in each iteration; the loop may run no iteration */
 static void t_copy_before_loop(Tally *T) {
@@ -6639,6 +6695,7 @@ static const Test tests[] = {
     {"tensor_4d", t_t4d},
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
+    {"window_reduction", t_window_reduction},
     {"copy_before_loop", t_copy_before_loop},
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
