@@ -234,7 +234,7 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, int step, El
   int nv = l->kind == LY_SLICE && l->dim == 1 ? 1 : p->vec;
   if (op->rolled && l == op->lay && l->kind == LY_BLOCKED) { /* the rows a loop, the repeats across unrolled */
     const char *i = F("t2c_i%d", P->ctr++);
-    int step = p->lr * p->wr;
+    int step = p->lr * (layout_warp_tiles(p) ? 1 : p->wr); /* as row_of */
     line(P, "for (int %s = 0; %s < %d; %s++) {", i, i, nr, i);
     P->indent++;
     const char *r = step == 1 ? i : F("%s * %d", i, step);
@@ -1831,7 +1831,7 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
             "elements in registers, A and B from shared copies, %d of k at a time",
          op->dst->sym ? op->dst->sym->name : op->dst->what, f->cname, nrep, nc, ku);
     const char *i = F("t2c_i%d", P->ctr++);
-    int step = l->lr * l->wr;
+    int step = l->lr * (layout_warp_tiles(l) ? 1 : l->wr); /* as row_of */
     line(P, "#pragma unroll 1");
     line(P, "for (int %s = 0; %s < %d; %s++) {", i, i, nrep, i);
     P->indent++;

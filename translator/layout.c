@@ -127,13 +127,13 @@ static Layout *exact_blocked(TirKernel *K, int rows, int cols, int ebytes) {
  * ic * lc * wc * vec + (warp_c * lc + lane_c) * vec + v at (lane, warp). */
 const Layout *layout_partials(TirKernel *K, const Layout *l, bool down) {
   Layout t = {.kind = LY_BLOCKED, .rows = l->rows, .cols = l->cols, .vec = l->vec, .lc = l->lc, .lr = l->lr,
-              .wc = l->wc, .wr = l->wr, .rc = l->rc, .rr = l->rr, .partials = true};
+              .wc = l->wc, .wr = l->wr, .rc = l->rc, .rr = l->rr, .partials = true, .wtiles = l->wtiles};
   if (down) t.rows = l->lr * l->wr, t.rr = 1;
   else t.cols = l->lc * l->wc, t.vec = 1, t.rc = 1;
   for (int i = 0; i < K->layouts.len; i++) {
     Layout *o = K->layouts.items[i];
     if (o->partials && o->rows == t.rows && o->cols == t.cols && o->vec == t.vec && o->lc == t.lc &&
-        o->lr == t.lr && o->wc == t.wc && o->wr == t.wr && o->rc == t.rc && o->rr == t.rr)
+        o->lr == t.lr && o->wc == t.wc && o->wr == t.wr && o->rc == t.rc && o->rr == t.rr && o->wtiles == t.wtiles)
       return o;
   }
   Layout *n = NEW(K->a, Layout);
@@ -451,7 +451,7 @@ static int find(Classes *c, int i) {
  * dim 1) of one is a row value of the other, register for register. */
 static bool same_rows(const Layout *a, const Layout *b) {
   return a->rows == b->rows && a->lr == b->lr && a->lc == b->lc && a->wr == b->wr && a->wc == b->wc &&
-         a->rr == b->rr && a->mma == b->mma;
+         a->rr == b->rr && a->mma == b->mma && a->wtiles == b->wtiles;
 }
 
 static void set_parent(Classes *c, int v, const Layout *p, int dim) {
@@ -702,6 +702,22 @@ static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
   }
 }
 
+/* A scan down the columns of a blocked layout whose warps split the rows gives
+ * its layout warp tiles (Layout.wtiles): each warp then holds a contiguous block
+ * of rows, its repeats in order inside it, so that a column's segments chain in
+ * registers and only each warp's total of each column goes through the scratch,
+ * one pass (tir_scan_geom's warp-major order, as the mma accumulator's). In the
+ * plain layout a thread's rows are lr * wr apart: every repeat is a segment of
+ * its own whose totals pass through the scratch, [wr, rr * cols], in rr
+ * dependent passes (a [64, 64] f32 cumsum(x, 0) over 128 threads: 8 KB and 8
+ * passes; 1 KB and one so). The runs, the lanes and the warps stay as they are. */
+static void colscan_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)ctx;
+  if (op->kind != TO_SCAN || op->axis != 0 || !anchored(op->rows, op->cols)) return;
+  Layout *l = find_blocked(K, op->rows, op->cols);
+  if (l && !l->mma && l->wr > 1 && l->rr > 1) l->wtiles = true;
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
@@ -715,6 +731,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   walk(K, &K->body, anchor_fn, &w);
   Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes, w};
   walk(K, &K->body, tall_fn, &tall);
+  walk(K, &K->body, colscan_fn, NULL);
   rows_per_thread(K);
   int n = K->vars.len;
   Classes c = {convs, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL,
@@ -926,7 +943,7 @@ static bool home_ok(TirKernel *K, const TirVar *v, const char **why) {
   const char *w = NULL;
   if (!l || l->kind != LY_BLOCKED) w = "it is a row or column value";
   else if (l->mma || l->wg) w = "a dot accumulates into it, or it is computed with a value that does";
-  else if (l->wtiles || v->direct || v->home) w = "it is staged";
+  else if (v->direct || v->home) w = "it is staged";
   else if (v->sym && v->sym->place == PL_REGISTER) w = "it is a @registers tile";
   HomeOk h = {v, plain_copy(K, v), w};
   if (!h.why && h.buf >= 0) {

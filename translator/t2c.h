@@ -999,7 +999,7 @@ typedef struct ScanGeom {
   int lines, segs, inner;
   int lanes, stride, warps;
   int len;
-  bool warp_major;       /* the mma accumulator: each warp holds a contiguous block, so the
+  bool warp_major;       /* the mma accumulator or warp tiles: each warp holds a contiguous block, so the
                             order is (warp, segment, lane, inner) */
 } ScanGeom;
 ScanGeom tir_scan_geom(const TirOp *op);

@@ -136,13 +136,14 @@ ElemType tir_acc_type(ElemType t) {
  * the repeats down are the segments, one element each, and lanes lr (lc apart)
  * and warps wr lie along the line. A slice has one line: the value is one
  * column ([rows, 1], dim 1) or one row ([1, cols], dim 0). The mma
- * accumulator has the same parts; its warps hold contiguous blocks. */
+ * accumulator has the same parts; its warps hold contiguous blocks, as a
+ * blocked layout's do in warp tiles (a column scan's, layout.c colscan_fn). */
 ScanGeom tir_scan_geom(const TirOp *op) {
   const Layout *l = op->lay, *p = l->kind == LY_SLICE ? l->parent : l;
   bool one_col = l->kind == LY_SLICE && l->dim == 1, one_row = l->kind == LY_SLICE && l->dim == 0;
   if (op->axis == 1)
-    return (ScanGeom){one_row ? 1 : p->rr, p->rc, p->vec, p->lc, 1, p->wc, one_row ? 1 : p->rows, p->mma};
-  return (ScanGeom){one_col ? 1 : p->rc * p->vec, p->rr, 1, p->lr, p->lc, p->wr, one_col ? 1 : p->cols, p->mma};
+    return (ScanGeom){one_row ? 1 : p->rr, p->rc, p->vec, p->lc, 1, p->wc, one_row ? 1 : p->rows, layout_warp_tiles(p)};
+  return (ScanGeom){one_col ? 1 : p->rc * p->vec, p->rr, 1, p->lr, p->lc, p->wr, one_col ? 1 : p->cols, layout_warp_tiles(p)};
 }
 
 bool tir_down_cols(const TirOp *op) {

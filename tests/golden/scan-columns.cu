@@ -2,47 +2,48 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel k (scan-columns.tl:5): 128 threads
-//   layout L0: [64, 32], runs of 4, lanes 4 x 8, warps 4 x 1: 16 per thread
+// kernel k (scan-columns.tl:7): 128 threads
+//   layout L0: [64, 32], runs of 4, lanes 4 x 8, warps 4 x 1, each warp its own 16 x 32 tile: 16 per thread
 //   x: registers, 16 x f32 per thread (L0)
-//   t2c_red0: shared, f32[4, 128], 2048 bytes (partials of cumsum at line 7, run totals, one row per warp)
-//   t2c_red1: shared, f32[4, 4], 64 bytes (partials of cumsum at line 8, run totals, one row per warp)
+//   t2c_red0: shared, f32[4, 32], 512 bytes (partials of cumsum at line 9, run totals, one row per warp)
+//   t2c_red1: shared, f32[4, 1], 16 bytes (partials of cumsum at line 10, run totals, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 2112 bytes; barriers: 2
+//   shared memory: 528 bytes; barriers: 2
 extern "C" __global__ void
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
 {
-  __shared__ __align__(16) float t2c_red0[512];
-  __shared__ __align__(16) float t2c_red1[16];
+  __shared__ __align__(16) float t2c_red0[128];
+  __shared__ __align__(16) float t2c_red1[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
+  const int t2c_wr0 = warp * 16, t2c_wc0 = 0;  // L0: this warp's tile
+  const int t2c_r0 = t2c_wr0 + lane / 8, t2c_c0 = t2c_wc0 + lane % 8 * 4;  // and this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
-    // scan-columns.tl:6: var x = X[0 :+ 64, 0 :+ 32]
+    // scan-columns.tl:8: var x = X[0 :+ 64, 0 :+ 32]
     float x[16];
     const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
     x[0] = t2c_w0.v[0];
     x[1] = t2c_w0.v[1];
     x[2] = t2c_w0.v[2];
     x[3] = t2c_w0.v[3];
-    const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (t2c_r0 + 16) * 32 + t2c_c0);
+    const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (t2c_r0 + 4) * 32 + t2c_c0);
     x[4] = t2c_w1.v[0];
     x[5] = t2c_w1.v[1];
     x[6] = t2c_w1.v[2];
     x[7] = t2c_w1.v[3];
-    const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (t2c_r0 + 32) * 32 + t2c_c0);
+    const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (t2c_r0 + 8) * 32 + t2c_c0);
     x[8] = t2c_w2.v[0];
     x[9] = t2c_w2.v[1];
     x[10] = t2c_w2.v[2];
     x[11] = t2c_w2.v[3];
-    const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (t2c_r0 + 48) * 32 + t2c_c0);
+    const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (t2c_r0 + 12) * 32 + t2c_c0);
     x[12] = t2c_w3.v[0];
     x[13] = t2c_w3.v[1];
     x[14] = t2c_w3.v[2];
     x[15] = t2c_w3.v[3];
-    // scan-columns.tl:7: Y[0 :+ 64, 0 :+ 32] = cumsum(x, 0)
+    // scan-columns.tl:9: Y[0 :+ 64, 0 :+ 32] = cumsum(x, 0)
     float t2c_v2[16];
     t2c_v2[0] = x[0];
     t2c_v2[4] = x[4];
@@ -93,105 +94,61 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     t2c_v2_t[14] = t2c::scan_lanes<4, 8>(lane, t2c_v2_x[14], t2c::Add(), 0.0f);
     t2c_v2_x[15] = t2c_v2[15];
     t2c_v2_t[15] = t2c::scan_lanes<4, 8>(lane, t2c_v2_x[15], t2c::Add(), 0.0f);
+    t2c_v2_x[1] = t2c_v2_t[0] + t2c_v2_x[1];
+    t2c_v2_t[1] = t2c_v2_t[0] + t2c_v2_t[1];
+    t2c_v2_x[2] = t2c_v2_t[1] + t2c_v2_x[2];
+    t2c_v2_t[2] = t2c_v2_t[1] + t2c_v2_t[2];
+    t2c_v2_x[3] = t2c_v2_t[2] + t2c_v2_x[3];
+    t2c_v2_t[3] = t2c_v2_t[2] + t2c_v2_t[3];
+    t2c_v2_x[5] = t2c_v2_t[4] + t2c_v2_x[5];
+    t2c_v2_t[5] = t2c_v2_t[4] + t2c_v2_t[5];
+    t2c_v2_x[6] = t2c_v2_t[5] + t2c_v2_x[6];
+    t2c_v2_t[6] = t2c_v2_t[5] + t2c_v2_t[6];
+    t2c_v2_x[7] = t2c_v2_t[6] + t2c_v2_x[7];
+    t2c_v2_t[7] = t2c_v2_t[6] + t2c_v2_t[7];
+    t2c_v2_x[9] = t2c_v2_t[8] + t2c_v2_x[9];
+    t2c_v2_t[9] = t2c_v2_t[8] + t2c_v2_t[9];
+    t2c_v2_x[10] = t2c_v2_t[9] + t2c_v2_x[10];
+    t2c_v2_t[10] = t2c_v2_t[9] + t2c_v2_t[10];
+    t2c_v2_x[11] = t2c_v2_t[10] + t2c_v2_x[11];
+    t2c_v2_t[11] = t2c_v2_t[10] + t2c_v2_t[11];
+    t2c_v2_x[13] = t2c_v2_t[12] + t2c_v2_x[13];
+    t2c_v2_t[13] = t2c_v2_t[12] + t2c_v2_t[13];
+    t2c_v2_x[14] = t2c_v2_t[13] + t2c_v2_x[14];
+    t2c_v2_t[14] = t2c_v2_t[13] + t2c_v2_t[14];
+    t2c_v2_x[15] = t2c_v2_t[14] + t2c_v2_x[15];
+    t2c_v2_t[15] = t2c_v2_t[14] + t2c_v2_t[15];
     if (lane < 8) {
-      t2c_red0[warp * 128 + t2c_c0] = t2c_v2_t[0];
-      t2c_red0[warp * 128 + t2c_c0 + 32] = t2c_v2_t[1];
-      t2c_red0[warp * 128 + t2c_c0 + 64] = t2c_v2_t[2];
-      t2c_red0[warp * 128 + t2c_c0 + 96] = t2c_v2_t[3];
-      t2c_red0[warp * 128 + t2c_c0 + 1] = t2c_v2_t[4];
-      t2c_red0[warp * 128 + t2c_c0 + 33] = t2c_v2_t[5];
-      t2c_red0[warp * 128 + t2c_c0 + 65] = t2c_v2_t[6];
-      t2c_red0[warp * 128 + t2c_c0 + 97] = t2c_v2_t[7];
-      t2c_red0[warp * 128 + t2c_c0 + 2] = t2c_v2_t[8];
-      t2c_red0[warp * 128 + t2c_c0 + 34] = t2c_v2_t[9];
-      t2c_red0[warp * 128 + t2c_c0 + 66] = t2c_v2_t[10];
-      t2c_red0[warp * 128 + t2c_c0 + 98] = t2c_v2_t[11];
-      t2c_red0[warp * 128 + t2c_c0 + 3] = t2c_v2_t[12];
-      t2c_red0[warp * 128 + t2c_c0 + 35] = t2c_v2_t[13];
-      t2c_red0[warp * 128 + t2c_c0 + 67] = t2c_v2_t[14];
-      t2c_red0[warp * 128 + t2c_c0 + 99] = t2c_v2_t[15];
+      t2c_red0[warp * 32 + t2c_c0] = t2c_v2_t[3];
+      t2c_red0[warp * 32 + t2c_c0 + 1] = t2c_v2_t[7];
+      t2c_red0[warp * 32 + t2c_c0 + 2] = t2c_v2_t[11];
+      t2c_red0[warp * 32 + t2c_c0 + 3] = t2c_v2_t[15];
     }
-    __syncthreads();  // t2c_red0: written at line 7, read here by other threads
-    float t2c_b4 = 0.0f;  // the repeats before
-    for (int t2c_w5 = 0; t2c_w5 < 4; ++t2c_w5) {
-      const float t2c_p6 = t2c_red0[t2c_w5 * 128 + t2c_c0];
-      if (t2c_w5 < warp) t2c_v2_x[0] = t2c_p6 + t2c_v2_x[0];
-      t2c_b4 = t2c_b4 + t2c_p6;
-    }
-    t2c_v2_x[1] = t2c_b4 + t2c_v2_x[1];
-    for (int t2c_w7 = 0; t2c_w7 < 4; ++t2c_w7) {
-      const float t2c_p8 = t2c_red0[t2c_w7 * 128 + t2c_c0 + 32];
-      if (t2c_w7 < warp) t2c_v2_x[1] = t2c_p8 + t2c_v2_x[1];
-      t2c_b4 = t2c_b4 + t2c_p8;
-    }
-    t2c_v2_x[2] = t2c_b4 + t2c_v2_x[2];
-    for (int t2c_w9 = 0; t2c_w9 < 4; ++t2c_w9) {
-      const float t2c_p10 = t2c_red0[t2c_w9 * 128 + t2c_c0 + 64];
-      if (t2c_w9 < warp) t2c_v2_x[2] = t2c_p10 + t2c_v2_x[2];
-      t2c_b4 = t2c_b4 + t2c_p10;
-    }
-    t2c_v2_x[3] = t2c_b4 + t2c_v2_x[3];
-    for (int t2c_w11 = 0; t2c_w11 < warp; ++t2c_w11) t2c_v2_x[3] = t2c_red0[t2c_w11 * 128 + t2c_c0 + 96] + t2c_v2_x[3];
-    float t2c_b13 = 0.0f;  // the repeats before
-    for (int t2c_w14 = 0; t2c_w14 < 4; ++t2c_w14) {
-      const float t2c_p15 = t2c_red0[t2c_w14 * 128 + t2c_c0 + 1];
-      if (t2c_w14 < warp) t2c_v2_x[4] = t2c_p15 + t2c_v2_x[4];
-      t2c_b13 = t2c_b13 + t2c_p15;
-    }
-    t2c_v2_x[5] = t2c_b13 + t2c_v2_x[5];
-    for (int t2c_w16 = 0; t2c_w16 < 4; ++t2c_w16) {
-      const float t2c_p17 = t2c_red0[t2c_w16 * 128 + t2c_c0 + 33];
-      if (t2c_w16 < warp) t2c_v2_x[5] = t2c_p17 + t2c_v2_x[5];
-      t2c_b13 = t2c_b13 + t2c_p17;
-    }
-    t2c_v2_x[6] = t2c_b13 + t2c_v2_x[6];
-    for (int t2c_w18 = 0; t2c_w18 < 4; ++t2c_w18) {
-      const float t2c_p19 = t2c_red0[t2c_w18 * 128 + t2c_c0 + 65];
-      if (t2c_w18 < warp) t2c_v2_x[6] = t2c_p19 + t2c_v2_x[6];
-      t2c_b13 = t2c_b13 + t2c_p19;
-    }
-    t2c_v2_x[7] = t2c_b13 + t2c_v2_x[7];
-    for (int t2c_w20 = 0; t2c_w20 < warp; ++t2c_w20) t2c_v2_x[7] = t2c_red0[t2c_w20 * 128 + t2c_c0 + 97] + t2c_v2_x[7];
-    float t2c_b22 = 0.0f;  // the repeats before
-    for (int t2c_w23 = 0; t2c_w23 < 4; ++t2c_w23) {
-      const float t2c_p24 = t2c_red0[t2c_w23 * 128 + t2c_c0 + 2];
-      if (t2c_w23 < warp) t2c_v2_x[8] = t2c_p24 + t2c_v2_x[8];
-      t2c_b22 = t2c_b22 + t2c_p24;
-    }
-    t2c_v2_x[9] = t2c_b22 + t2c_v2_x[9];
-    for (int t2c_w25 = 0; t2c_w25 < 4; ++t2c_w25) {
-      const float t2c_p26 = t2c_red0[t2c_w25 * 128 + t2c_c0 + 34];
-      if (t2c_w25 < warp) t2c_v2_x[9] = t2c_p26 + t2c_v2_x[9];
-      t2c_b22 = t2c_b22 + t2c_p26;
-    }
-    t2c_v2_x[10] = t2c_b22 + t2c_v2_x[10];
-    for (int t2c_w27 = 0; t2c_w27 < 4; ++t2c_w27) {
-      const float t2c_p28 = t2c_red0[t2c_w27 * 128 + t2c_c0 + 66];
-      if (t2c_w27 < warp) t2c_v2_x[10] = t2c_p28 + t2c_v2_x[10];
-      t2c_b22 = t2c_b22 + t2c_p28;
-    }
-    t2c_v2_x[11] = t2c_b22 + t2c_v2_x[11];
-    for (int t2c_w29 = 0; t2c_w29 < warp; ++t2c_w29) t2c_v2_x[11] = t2c_red0[t2c_w29 * 128 + t2c_c0 + 98] + t2c_v2_x[11];
-    float t2c_b31 = 0.0f;  // the repeats before
-    for (int t2c_w32 = 0; t2c_w32 < 4; ++t2c_w32) {
-      const float t2c_p33 = t2c_red0[t2c_w32 * 128 + t2c_c0 + 3];
-      if (t2c_w32 < warp) t2c_v2_x[12] = t2c_p33 + t2c_v2_x[12];
-      t2c_b31 = t2c_b31 + t2c_p33;
-    }
-    t2c_v2_x[13] = t2c_b31 + t2c_v2_x[13];
-    for (int t2c_w34 = 0; t2c_w34 < 4; ++t2c_w34) {
-      const float t2c_p35 = t2c_red0[t2c_w34 * 128 + t2c_c0 + 35];
-      if (t2c_w34 < warp) t2c_v2_x[13] = t2c_p35 + t2c_v2_x[13];
-      t2c_b31 = t2c_b31 + t2c_p35;
-    }
-    t2c_v2_x[14] = t2c_b31 + t2c_v2_x[14];
-    for (int t2c_w36 = 0; t2c_w36 < 4; ++t2c_w36) {
-      const float t2c_p37 = t2c_red0[t2c_w36 * 128 + t2c_c0 + 67];
-      if (t2c_w36 < warp) t2c_v2_x[14] = t2c_p37 + t2c_v2_x[14];
-      t2c_b31 = t2c_b31 + t2c_p37;
-    }
-    t2c_v2_x[15] = t2c_b31 + t2c_v2_x[15];
-    for (int t2c_w38 = 0; t2c_w38 < warp; ++t2c_w38) t2c_v2_x[15] = t2c_red0[t2c_w38 * 128 + t2c_c0 + 99] + t2c_v2_x[15];
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    float t2c_b5 = 0.0f;  // the warps before
+    for (int t2c_w4 = 0; t2c_w4 < warp; ++t2c_w4) t2c_b5 = t2c_b5 + t2c_red0[t2c_w4 * 32 + t2c_c0];
+    t2c_v2_x[0] = t2c_b5 + t2c_v2_x[0];
+    t2c_v2_x[1] = t2c_b5 + t2c_v2_x[1];
+    t2c_v2_x[2] = t2c_b5 + t2c_v2_x[2];
+    t2c_v2_x[3] = t2c_b5 + t2c_v2_x[3];
+    float t2c_b7 = 0.0f;  // the warps before
+    for (int t2c_w6 = 0; t2c_w6 < warp; ++t2c_w6) t2c_b7 = t2c_b7 + t2c_red0[t2c_w6 * 32 + t2c_c0 + 1];
+    t2c_v2_x[4] = t2c_b7 + t2c_v2_x[4];
+    t2c_v2_x[5] = t2c_b7 + t2c_v2_x[5];
+    t2c_v2_x[6] = t2c_b7 + t2c_v2_x[6];
+    t2c_v2_x[7] = t2c_b7 + t2c_v2_x[7];
+    float t2c_b9 = 0.0f;  // the warps before
+    for (int t2c_w8 = 0; t2c_w8 < warp; ++t2c_w8) t2c_b9 = t2c_b9 + t2c_red0[t2c_w8 * 32 + t2c_c0 + 2];
+    t2c_v2_x[8] = t2c_b9 + t2c_v2_x[8];
+    t2c_v2_x[9] = t2c_b9 + t2c_v2_x[9];
+    t2c_v2_x[10] = t2c_b9 + t2c_v2_x[10];
+    t2c_v2_x[11] = t2c_b9 + t2c_v2_x[11];
+    float t2c_b11 = 0.0f;  // the warps before
+    for (int t2c_w10 = 0; t2c_w10 < warp; ++t2c_w10) t2c_b11 = t2c_b11 + t2c_red0[t2c_w10 * 32 + t2c_c0 + 3];
+    t2c_v2_x[12] = t2c_b11 + t2c_v2_x[12];
+    t2c_v2_x[13] = t2c_b11 + t2c_v2_x[13];
+    t2c_v2_x[14] = t2c_b11 + t2c_v2_x[14];
+    t2c_v2_x[15] = t2c_b11 + t2c_v2_x[15];
     t2c_v2[0] = t2c_v2_x[0] + t2c_v2[0];
     t2c_v2[4] = t2c_v2_x[1] + t2c_v2[4];
     t2c_v2[8] = t2c_v2_x[2] + t2c_v2[8];
@@ -209,10 +166,10 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     t2c_v2[11] = t2c_v2_x[14] + t2c_v2[11];
     t2c_v2[15] = t2c_v2_x[15] + t2c_v2[15];
     t2c::stg_vec<4>(Y + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    t2c::stg_vec<4>(Y + (t2c_r0 + 16) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
-    t2c::stg_vec<4>(Y + (t2c_r0 + 32) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11]}});
-    t2c::stg_vec<4>(Y + (t2c_r0 + 48) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
-    // scan-columns.tl:8: S[0 :+ 64, 0 :+ 1] = cumsum(rowsum(x), 0)
+    t2c::stg_vec<4>(Y + (t2c_r0 + 4) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::stg_vec<4>(Y + (t2c_r0 + 8) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11]}});
+    t2c::stg_vec<4>(Y + (t2c_r0 + 12) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    // scan-columns.tl:10: S[0 :+ 64, 0 :+ 1] = cumsum(rowsum(x), 0)
     float t2c_v3[4];
     t2c_v3[0] = x[0];
     t2c_v3[0] = t2c_v3[0] + x[1];
@@ -248,61 +205,50 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     t2c_v4_t[2] = t2c::scan_lanes<4, 8>(lane, t2c_v4_x[2], t2c::Add(), 0.0f);
     t2c_v4_x[3] = t2c_v4[3];
     t2c_v4_t[3] = t2c::scan_lanes<4, 8>(lane, t2c_v4_x[3], t2c::Add(), 0.0f);
+    t2c_v4_x[1] = t2c_v4_t[0] + t2c_v4_x[1];
+    t2c_v4_t[1] = t2c_v4_t[0] + t2c_v4_t[1];
+    t2c_v4_x[2] = t2c_v4_t[1] + t2c_v4_x[2];
+    t2c_v4_t[2] = t2c_v4_t[1] + t2c_v4_t[2];
+    t2c_v4_x[3] = t2c_v4_t[2] + t2c_v4_x[3];
+    t2c_v4_t[3] = t2c_v4_t[2] + t2c_v4_t[3];
     if (lane < 8 && t2c_c0 == 0) {
-      t2c_red1[warp * 4 + 0] = t2c_v4_t[0];
-      t2c_red1[warp * 4 + 1] = t2c_v4_t[1];
-      t2c_red1[warp * 4 + 2] = t2c_v4_t[2];
-      t2c_red1[warp * 4 + 3] = t2c_v4_t[3];
+      t2c_red1[warp * 1 + 0] = t2c_v4_t[3];
     }
-    __syncthreads();  // t2c_red1: written at line 8, read here by other threads
-    float t2c_b40 = 0.0f;  // the repeats before
-    for (int t2c_w41 = 0; t2c_w41 < 4; ++t2c_w41) {
-      const float t2c_p42 = t2c_red1[t2c_w41 * 4 + 0];
-      if (t2c_w41 < warp) t2c_v4_x[0] = t2c_p42 + t2c_v4_x[0];
-      t2c_b40 = t2c_b40 + t2c_p42;
-    }
-    t2c_v4_x[1] = t2c_b40 + t2c_v4_x[1];
-    for (int t2c_w43 = 0; t2c_w43 < 4; ++t2c_w43) {
-      const float t2c_p44 = t2c_red1[t2c_w43 * 4 + 1];
-      if (t2c_w43 < warp) t2c_v4_x[1] = t2c_p44 + t2c_v4_x[1];
-      t2c_b40 = t2c_b40 + t2c_p44;
-    }
-    t2c_v4_x[2] = t2c_b40 + t2c_v4_x[2];
-    for (int t2c_w45 = 0; t2c_w45 < 4; ++t2c_w45) {
-      const float t2c_p46 = t2c_red1[t2c_w45 * 4 + 2];
-      if (t2c_w45 < warp) t2c_v4_x[2] = t2c_p46 + t2c_v4_x[2];
-      t2c_b40 = t2c_b40 + t2c_p46;
-    }
-    t2c_v4_x[3] = t2c_b40 + t2c_v4_x[3];
-    for (int t2c_w47 = 0; t2c_w47 < warp; ++t2c_w47) t2c_v4_x[3] = t2c_red1[t2c_w47 * 4 + 3] + t2c_v4_x[3];
+    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    float t2c_b13 = 0.0f;  // the warps before
+    for (int t2c_w12 = 0; t2c_w12 < warp; ++t2c_w12) t2c_b13 = t2c_b13 + t2c_red1[t2c_w12 * 1 + 0];
+    t2c_v4_x[0] = t2c_b13 + t2c_v4_x[0];
+    t2c_v4_x[1] = t2c_b13 + t2c_v4_x[1];
+    t2c_v4_x[2] = t2c_b13 + t2c_v4_x[2];
+    t2c_v4_x[3] = t2c_b13 + t2c_v4_x[3];
     t2c_v4[0] = t2c_v4_x[0] + t2c_v4[0];
     t2c_v4[1] = t2c_v4_x[1] + t2c_v4[1];
     t2c_v4[2] = t2c_v4_x[2] + t2c_v4[2];
     t2c_v4[3] = t2c_v4_x[3] + t2c_v4[3];
     if (t2c_c0 == 0) S[t2c_r0] = t2c_v4[0];
-    if (t2c_c0 == 0) S[t2c_r0 + 16] = t2c_v4[1];
-    if (t2c_c0 == 0) S[t2c_r0 + 32] = t2c_v4[2];
-    if (t2c_c0 == 0) S[t2c_r0 + 48] = t2c_v4[3];
+    if (t2c_c0 == 0) S[t2c_r0 + 4] = t2c_v4[1];
+    if (t2c_c0 == 0) S[t2c_r0 + 8] = t2c_v4[2];
+    if (t2c_c0 == 0) S[t2c_r0 + 12] = t2c_v4[3];
   } else {
-    // scan-columns.tl:6: var x = X[0 :+ 64, 0 :+ 32]
+    // scan-columns.tl:8: var x = X[0 :+ 64, 0 :+ 32]
     float x[16];
     x[0] = X[t2c_r0 * 32 + t2c_c0];
     x[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
     x[2] = X[t2c_r0 * 32 + (t2c_c0 + 2)];
     x[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
-    x[4] = X[(t2c_r0 + 16) * 32 + t2c_c0];
-    x[5] = X[(t2c_r0 + 16) * 32 + (t2c_c0 + 1)];
-    x[6] = X[(t2c_r0 + 16) * 32 + (t2c_c0 + 2)];
-    x[7] = X[(t2c_r0 + 16) * 32 + (t2c_c0 + 3)];
-    x[8] = X[(t2c_r0 + 32) * 32 + t2c_c0];
-    x[9] = X[(t2c_r0 + 32) * 32 + (t2c_c0 + 1)];
-    x[10] = X[(t2c_r0 + 32) * 32 + (t2c_c0 + 2)];
-    x[11] = X[(t2c_r0 + 32) * 32 + (t2c_c0 + 3)];
-    x[12] = X[(t2c_r0 + 48) * 32 + t2c_c0];
-    x[13] = X[(t2c_r0 + 48) * 32 + (t2c_c0 + 1)];
-    x[14] = X[(t2c_r0 + 48) * 32 + (t2c_c0 + 2)];
-    x[15] = X[(t2c_r0 + 48) * 32 + (t2c_c0 + 3)];
-    // scan-columns.tl:7: Y[0 :+ 64, 0 :+ 32] = cumsum(x, 0)
+    x[4] = X[(t2c_r0 + 4) * 32 + t2c_c0];
+    x[5] = X[(t2c_r0 + 4) * 32 + (t2c_c0 + 1)];
+    x[6] = X[(t2c_r0 + 4) * 32 + (t2c_c0 + 2)];
+    x[7] = X[(t2c_r0 + 4) * 32 + (t2c_c0 + 3)];
+    x[8] = X[(t2c_r0 + 8) * 32 + t2c_c0];
+    x[9] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 1)];
+    x[10] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 2)];
+    x[11] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 3)];
+    x[12] = X[(t2c_r0 + 12) * 32 + t2c_c0];
+    x[13] = X[(t2c_r0 + 12) * 32 + (t2c_c0 + 1)];
+    x[14] = X[(t2c_r0 + 12) * 32 + (t2c_c0 + 2)];
+    x[15] = X[(t2c_r0 + 12) * 32 + (t2c_c0 + 3)];
+    // scan-columns.tl:9: Y[0 :+ 64, 0 :+ 32] = cumsum(x, 0)
     float t2c_v2[16];
     t2c_v2[0] = x[0];
     t2c_v2[4] = x[4];
@@ -353,105 +299,61 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     t2c_v2_t[14] = t2c::scan_lanes<4, 8>(lane, t2c_v2_x[14], t2c::Add(), 0.0f);
     t2c_v2_x[15] = t2c_v2[15];
     t2c_v2_t[15] = t2c::scan_lanes<4, 8>(lane, t2c_v2_x[15], t2c::Add(), 0.0f);
+    t2c_v2_x[1] = t2c_v2_t[0] + t2c_v2_x[1];
+    t2c_v2_t[1] = t2c_v2_t[0] + t2c_v2_t[1];
+    t2c_v2_x[2] = t2c_v2_t[1] + t2c_v2_x[2];
+    t2c_v2_t[2] = t2c_v2_t[1] + t2c_v2_t[2];
+    t2c_v2_x[3] = t2c_v2_t[2] + t2c_v2_x[3];
+    t2c_v2_t[3] = t2c_v2_t[2] + t2c_v2_t[3];
+    t2c_v2_x[5] = t2c_v2_t[4] + t2c_v2_x[5];
+    t2c_v2_t[5] = t2c_v2_t[4] + t2c_v2_t[5];
+    t2c_v2_x[6] = t2c_v2_t[5] + t2c_v2_x[6];
+    t2c_v2_t[6] = t2c_v2_t[5] + t2c_v2_t[6];
+    t2c_v2_x[7] = t2c_v2_t[6] + t2c_v2_x[7];
+    t2c_v2_t[7] = t2c_v2_t[6] + t2c_v2_t[7];
+    t2c_v2_x[9] = t2c_v2_t[8] + t2c_v2_x[9];
+    t2c_v2_t[9] = t2c_v2_t[8] + t2c_v2_t[9];
+    t2c_v2_x[10] = t2c_v2_t[9] + t2c_v2_x[10];
+    t2c_v2_t[10] = t2c_v2_t[9] + t2c_v2_t[10];
+    t2c_v2_x[11] = t2c_v2_t[10] + t2c_v2_x[11];
+    t2c_v2_t[11] = t2c_v2_t[10] + t2c_v2_t[11];
+    t2c_v2_x[13] = t2c_v2_t[12] + t2c_v2_x[13];
+    t2c_v2_t[13] = t2c_v2_t[12] + t2c_v2_t[13];
+    t2c_v2_x[14] = t2c_v2_t[13] + t2c_v2_x[14];
+    t2c_v2_t[14] = t2c_v2_t[13] + t2c_v2_t[14];
+    t2c_v2_x[15] = t2c_v2_t[14] + t2c_v2_x[15];
+    t2c_v2_t[15] = t2c_v2_t[14] + t2c_v2_t[15];
     if (lane < 8) {
-      t2c_red0[warp * 128 + t2c_c0] = t2c_v2_t[0];
-      t2c_red0[warp * 128 + t2c_c0 + 32] = t2c_v2_t[1];
-      t2c_red0[warp * 128 + t2c_c0 + 64] = t2c_v2_t[2];
-      t2c_red0[warp * 128 + t2c_c0 + 96] = t2c_v2_t[3];
-      t2c_red0[warp * 128 + t2c_c0 + 1] = t2c_v2_t[4];
-      t2c_red0[warp * 128 + t2c_c0 + 33] = t2c_v2_t[5];
-      t2c_red0[warp * 128 + t2c_c0 + 65] = t2c_v2_t[6];
-      t2c_red0[warp * 128 + t2c_c0 + 97] = t2c_v2_t[7];
-      t2c_red0[warp * 128 + t2c_c0 + 2] = t2c_v2_t[8];
-      t2c_red0[warp * 128 + t2c_c0 + 34] = t2c_v2_t[9];
-      t2c_red0[warp * 128 + t2c_c0 + 66] = t2c_v2_t[10];
-      t2c_red0[warp * 128 + t2c_c0 + 98] = t2c_v2_t[11];
-      t2c_red0[warp * 128 + t2c_c0 + 3] = t2c_v2_t[12];
-      t2c_red0[warp * 128 + t2c_c0 + 35] = t2c_v2_t[13];
-      t2c_red0[warp * 128 + t2c_c0 + 67] = t2c_v2_t[14];
-      t2c_red0[warp * 128 + t2c_c0 + 99] = t2c_v2_t[15];
+      t2c_red0[warp * 32 + t2c_c0] = t2c_v2_t[3];
+      t2c_red0[warp * 32 + t2c_c0 + 1] = t2c_v2_t[7];
+      t2c_red0[warp * 32 + t2c_c0 + 2] = t2c_v2_t[11];
+      t2c_red0[warp * 32 + t2c_c0 + 3] = t2c_v2_t[15];
     }
-    __syncthreads();  // t2c_red0: written at line 7, read here by other threads
-    float t2c_b49 = 0.0f;  // the repeats before
-    for (int t2c_w50 = 0; t2c_w50 < 4; ++t2c_w50) {
-      const float t2c_p51 = t2c_red0[t2c_w50 * 128 + t2c_c0];
-      if (t2c_w50 < warp) t2c_v2_x[0] = t2c_p51 + t2c_v2_x[0];
-      t2c_b49 = t2c_b49 + t2c_p51;
-    }
-    t2c_v2_x[1] = t2c_b49 + t2c_v2_x[1];
-    for (int t2c_w52 = 0; t2c_w52 < 4; ++t2c_w52) {
-      const float t2c_p53 = t2c_red0[t2c_w52 * 128 + t2c_c0 + 32];
-      if (t2c_w52 < warp) t2c_v2_x[1] = t2c_p53 + t2c_v2_x[1];
-      t2c_b49 = t2c_b49 + t2c_p53;
-    }
-    t2c_v2_x[2] = t2c_b49 + t2c_v2_x[2];
-    for (int t2c_w54 = 0; t2c_w54 < 4; ++t2c_w54) {
-      const float t2c_p55 = t2c_red0[t2c_w54 * 128 + t2c_c0 + 64];
-      if (t2c_w54 < warp) t2c_v2_x[2] = t2c_p55 + t2c_v2_x[2];
-      t2c_b49 = t2c_b49 + t2c_p55;
-    }
-    t2c_v2_x[3] = t2c_b49 + t2c_v2_x[3];
-    for (int t2c_w56 = 0; t2c_w56 < warp; ++t2c_w56) t2c_v2_x[3] = t2c_red0[t2c_w56 * 128 + t2c_c0 + 96] + t2c_v2_x[3];
-    float t2c_b58 = 0.0f;  // the repeats before
-    for (int t2c_w59 = 0; t2c_w59 < 4; ++t2c_w59) {
-      const float t2c_p60 = t2c_red0[t2c_w59 * 128 + t2c_c0 + 1];
-      if (t2c_w59 < warp) t2c_v2_x[4] = t2c_p60 + t2c_v2_x[4];
-      t2c_b58 = t2c_b58 + t2c_p60;
-    }
-    t2c_v2_x[5] = t2c_b58 + t2c_v2_x[5];
-    for (int t2c_w61 = 0; t2c_w61 < 4; ++t2c_w61) {
-      const float t2c_p62 = t2c_red0[t2c_w61 * 128 + t2c_c0 + 33];
-      if (t2c_w61 < warp) t2c_v2_x[5] = t2c_p62 + t2c_v2_x[5];
-      t2c_b58 = t2c_b58 + t2c_p62;
-    }
-    t2c_v2_x[6] = t2c_b58 + t2c_v2_x[6];
-    for (int t2c_w63 = 0; t2c_w63 < 4; ++t2c_w63) {
-      const float t2c_p64 = t2c_red0[t2c_w63 * 128 + t2c_c0 + 65];
-      if (t2c_w63 < warp) t2c_v2_x[6] = t2c_p64 + t2c_v2_x[6];
-      t2c_b58 = t2c_b58 + t2c_p64;
-    }
-    t2c_v2_x[7] = t2c_b58 + t2c_v2_x[7];
-    for (int t2c_w65 = 0; t2c_w65 < warp; ++t2c_w65) t2c_v2_x[7] = t2c_red0[t2c_w65 * 128 + t2c_c0 + 97] + t2c_v2_x[7];
-    float t2c_b67 = 0.0f;  // the repeats before
-    for (int t2c_w68 = 0; t2c_w68 < 4; ++t2c_w68) {
-      const float t2c_p69 = t2c_red0[t2c_w68 * 128 + t2c_c0 + 2];
-      if (t2c_w68 < warp) t2c_v2_x[8] = t2c_p69 + t2c_v2_x[8];
-      t2c_b67 = t2c_b67 + t2c_p69;
-    }
-    t2c_v2_x[9] = t2c_b67 + t2c_v2_x[9];
-    for (int t2c_w70 = 0; t2c_w70 < 4; ++t2c_w70) {
-      const float t2c_p71 = t2c_red0[t2c_w70 * 128 + t2c_c0 + 34];
-      if (t2c_w70 < warp) t2c_v2_x[9] = t2c_p71 + t2c_v2_x[9];
-      t2c_b67 = t2c_b67 + t2c_p71;
-    }
-    t2c_v2_x[10] = t2c_b67 + t2c_v2_x[10];
-    for (int t2c_w72 = 0; t2c_w72 < 4; ++t2c_w72) {
-      const float t2c_p73 = t2c_red0[t2c_w72 * 128 + t2c_c0 + 66];
-      if (t2c_w72 < warp) t2c_v2_x[10] = t2c_p73 + t2c_v2_x[10];
-      t2c_b67 = t2c_b67 + t2c_p73;
-    }
-    t2c_v2_x[11] = t2c_b67 + t2c_v2_x[11];
-    for (int t2c_w74 = 0; t2c_w74 < warp; ++t2c_w74) t2c_v2_x[11] = t2c_red0[t2c_w74 * 128 + t2c_c0 + 98] + t2c_v2_x[11];
-    float t2c_b76 = 0.0f;  // the repeats before
-    for (int t2c_w77 = 0; t2c_w77 < 4; ++t2c_w77) {
-      const float t2c_p78 = t2c_red0[t2c_w77 * 128 + t2c_c0 + 3];
-      if (t2c_w77 < warp) t2c_v2_x[12] = t2c_p78 + t2c_v2_x[12];
-      t2c_b76 = t2c_b76 + t2c_p78;
-    }
-    t2c_v2_x[13] = t2c_b76 + t2c_v2_x[13];
-    for (int t2c_w79 = 0; t2c_w79 < 4; ++t2c_w79) {
-      const float t2c_p80 = t2c_red0[t2c_w79 * 128 + t2c_c0 + 35];
-      if (t2c_w79 < warp) t2c_v2_x[13] = t2c_p80 + t2c_v2_x[13];
-      t2c_b76 = t2c_b76 + t2c_p80;
-    }
-    t2c_v2_x[14] = t2c_b76 + t2c_v2_x[14];
-    for (int t2c_w81 = 0; t2c_w81 < 4; ++t2c_w81) {
-      const float t2c_p82 = t2c_red0[t2c_w81 * 128 + t2c_c0 + 67];
-      if (t2c_w81 < warp) t2c_v2_x[14] = t2c_p82 + t2c_v2_x[14];
-      t2c_b76 = t2c_b76 + t2c_p82;
-    }
-    t2c_v2_x[15] = t2c_b76 + t2c_v2_x[15];
-    for (int t2c_w83 = 0; t2c_w83 < warp; ++t2c_w83) t2c_v2_x[15] = t2c_red0[t2c_w83 * 128 + t2c_c0 + 99] + t2c_v2_x[15];
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
+    float t2c_b15 = 0.0f;  // the warps before
+    for (int t2c_w14 = 0; t2c_w14 < warp; ++t2c_w14) t2c_b15 = t2c_b15 + t2c_red0[t2c_w14 * 32 + t2c_c0];
+    t2c_v2_x[0] = t2c_b15 + t2c_v2_x[0];
+    t2c_v2_x[1] = t2c_b15 + t2c_v2_x[1];
+    t2c_v2_x[2] = t2c_b15 + t2c_v2_x[2];
+    t2c_v2_x[3] = t2c_b15 + t2c_v2_x[3];
+    float t2c_b17 = 0.0f;  // the warps before
+    for (int t2c_w16 = 0; t2c_w16 < warp; ++t2c_w16) t2c_b17 = t2c_b17 + t2c_red0[t2c_w16 * 32 + t2c_c0 + 1];
+    t2c_v2_x[4] = t2c_b17 + t2c_v2_x[4];
+    t2c_v2_x[5] = t2c_b17 + t2c_v2_x[5];
+    t2c_v2_x[6] = t2c_b17 + t2c_v2_x[6];
+    t2c_v2_x[7] = t2c_b17 + t2c_v2_x[7];
+    float t2c_b19 = 0.0f;  // the warps before
+    for (int t2c_w18 = 0; t2c_w18 < warp; ++t2c_w18) t2c_b19 = t2c_b19 + t2c_red0[t2c_w18 * 32 + t2c_c0 + 2];
+    t2c_v2_x[8] = t2c_b19 + t2c_v2_x[8];
+    t2c_v2_x[9] = t2c_b19 + t2c_v2_x[9];
+    t2c_v2_x[10] = t2c_b19 + t2c_v2_x[10];
+    t2c_v2_x[11] = t2c_b19 + t2c_v2_x[11];
+    float t2c_b21 = 0.0f;  // the warps before
+    for (int t2c_w20 = 0; t2c_w20 < warp; ++t2c_w20) t2c_b21 = t2c_b21 + t2c_red0[t2c_w20 * 32 + t2c_c0 + 3];
+    t2c_v2_x[12] = t2c_b21 + t2c_v2_x[12];
+    t2c_v2_x[13] = t2c_b21 + t2c_v2_x[13];
+    t2c_v2_x[14] = t2c_b21 + t2c_v2_x[14];
+    t2c_v2_x[15] = t2c_b21 + t2c_v2_x[15];
     t2c_v2[0] = t2c_v2_x[0] + t2c_v2[0];
     t2c_v2[4] = t2c_v2_x[1] + t2c_v2[4];
     t2c_v2[8] = t2c_v2_x[2] + t2c_v2[8];
@@ -472,19 +374,19 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     Y[t2c_r0 * 32 + (t2c_c0 + 1)] = t2c_v2[1];
     Y[t2c_r0 * 32 + (t2c_c0 + 2)] = t2c_v2[2];
     Y[t2c_r0 * 32 + (t2c_c0 + 3)] = t2c_v2[3];
-    Y[(t2c_r0 + 16) * 32 + t2c_c0] = t2c_v2[4];
-    Y[(t2c_r0 + 16) * 32 + (t2c_c0 + 1)] = t2c_v2[5];
-    Y[(t2c_r0 + 16) * 32 + (t2c_c0 + 2)] = t2c_v2[6];
-    Y[(t2c_r0 + 16) * 32 + (t2c_c0 + 3)] = t2c_v2[7];
-    Y[(t2c_r0 + 32) * 32 + t2c_c0] = t2c_v2[8];
-    Y[(t2c_r0 + 32) * 32 + (t2c_c0 + 1)] = t2c_v2[9];
-    Y[(t2c_r0 + 32) * 32 + (t2c_c0 + 2)] = t2c_v2[10];
-    Y[(t2c_r0 + 32) * 32 + (t2c_c0 + 3)] = t2c_v2[11];
-    Y[(t2c_r0 + 48) * 32 + t2c_c0] = t2c_v2[12];
-    Y[(t2c_r0 + 48) * 32 + (t2c_c0 + 1)] = t2c_v2[13];
-    Y[(t2c_r0 + 48) * 32 + (t2c_c0 + 2)] = t2c_v2[14];
-    Y[(t2c_r0 + 48) * 32 + (t2c_c0 + 3)] = t2c_v2[15];
-    // scan-columns.tl:8: S[0 :+ 64, 0 :+ 1] = cumsum(rowsum(x), 0)
+    Y[(t2c_r0 + 4) * 32 + t2c_c0] = t2c_v2[4];
+    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 1)] = t2c_v2[5];
+    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 2)] = t2c_v2[6];
+    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 3)] = t2c_v2[7];
+    Y[(t2c_r0 + 8) * 32 + t2c_c0] = t2c_v2[8];
+    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 1)] = t2c_v2[9];
+    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 2)] = t2c_v2[10];
+    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 3)] = t2c_v2[11];
+    Y[(t2c_r0 + 12) * 32 + t2c_c0] = t2c_v2[12];
+    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 1)] = t2c_v2[13];
+    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 2)] = t2c_v2[14];
+    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 3)] = t2c_v2[15];
+    // scan-columns.tl:10: S[0 :+ 64, 0 :+ 1] = cumsum(rowsum(x), 0)
     float t2c_v3[4];
     t2c_v3[0] = x[0];
     t2c_v3[0] = t2c_v3[0] + x[1];
@@ -520,40 +422,29 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     t2c_v4_t[2] = t2c::scan_lanes<4, 8>(lane, t2c_v4_x[2], t2c::Add(), 0.0f);
     t2c_v4_x[3] = t2c_v4[3];
     t2c_v4_t[3] = t2c::scan_lanes<4, 8>(lane, t2c_v4_x[3], t2c::Add(), 0.0f);
+    t2c_v4_x[1] = t2c_v4_t[0] + t2c_v4_x[1];
+    t2c_v4_t[1] = t2c_v4_t[0] + t2c_v4_t[1];
+    t2c_v4_x[2] = t2c_v4_t[1] + t2c_v4_x[2];
+    t2c_v4_t[2] = t2c_v4_t[1] + t2c_v4_t[2];
+    t2c_v4_x[3] = t2c_v4_t[2] + t2c_v4_x[3];
+    t2c_v4_t[3] = t2c_v4_t[2] + t2c_v4_t[3];
     if (lane < 8 && t2c_c0 == 0) {
-      t2c_red1[warp * 4 + 0] = t2c_v4_t[0];
-      t2c_red1[warp * 4 + 1] = t2c_v4_t[1];
-      t2c_red1[warp * 4 + 2] = t2c_v4_t[2];
-      t2c_red1[warp * 4 + 3] = t2c_v4_t[3];
+      t2c_red1[warp * 1 + 0] = t2c_v4_t[3];
     }
-    __syncthreads();  // t2c_red1: written at line 8, read here by other threads
-    float t2c_b85 = 0.0f;  // the repeats before
-    for (int t2c_w86 = 0; t2c_w86 < 4; ++t2c_w86) {
-      const float t2c_p87 = t2c_red1[t2c_w86 * 4 + 0];
-      if (t2c_w86 < warp) t2c_v4_x[0] = t2c_p87 + t2c_v4_x[0];
-      t2c_b85 = t2c_b85 + t2c_p87;
-    }
-    t2c_v4_x[1] = t2c_b85 + t2c_v4_x[1];
-    for (int t2c_w88 = 0; t2c_w88 < 4; ++t2c_w88) {
-      const float t2c_p89 = t2c_red1[t2c_w88 * 4 + 1];
-      if (t2c_w88 < warp) t2c_v4_x[1] = t2c_p89 + t2c_v4_x[1];
-      t2c_b85 = t2c_b85 + t2c_p89;
-    }
-    t2c_v4_x[2] = t2c_b85 + t2c_v4_x[2];
-    for (int t2c_w90 = 0; t2c_w90 < 4; ++t2c_w90) {
-      const float t2c_p91 = t2c_red1[t2c_w90 * 4 + 2];
-      if (t2c_w90 < warp) t2c_v4_x[2] = t2c_p91 + t2c_v4_x[2];
-      t2c_b85 = t2c_b85 + t2c_p91;
-    }
-    t2c_v4_x[3] = t2c_b85 + t2c_v4_x[3];
-    for (int t2c_w92 = 0; t2c_w92 < warp; ++t2c_w92) t2c_v4_x[3] = t2c_red1[t2c_w92 * 4 + 3] + t2c_v4_x[3];
+    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    float t2c_b23 = 0.0f;  // the warps before
+    for (int t2c_w22 = 0; t2c_w22 < warp; ++t2c_w22) t2c_b23 = t2c_b23 + t2c_red1[t2c_w22 * 1 + 0];
+    t2c_v4_x[0] = t2c_b23 + t2c_v4_x[0];
+    t2c_v4_x[1] = t2c_b23 + t2c_v4_x[1];
+    t2c_v4_x[2] = t2c_b23 + t2c_v4_x[2];
+    t2c_v4_x[3] = t2c_b23 + t2c_v4_x[3];
     t2c_v4[0] = t2c_v4_x[0] + t2c_v4[0];
     t2c_v4[1] = t2c_v4_x[1] + t2c_v4[1];
     t2c_v4[2] = t2c_v4_x[2] + t2c_v4[2];
     t2c_v4[3] = t2c_v4_x[3] + t2c_v4[3];
     if (t2c_c0 == 0) S[t2c_r0] = t2c_v4[0];
-    if (t2c_c0 == 0) S[t2c_r0 + 16] = t2c_v4[1];
-    if (t2c_c0 == 0) S[t2c_r0 + 32] = t2c_v4[2];
-    if (t2c_c0 == 0) S[t2c_r0 + 48] = t2c_v4[3];
+    if (t2c_c0 == 0) S[t2c_r0 + 4] = t2c_v4[1];
+    if (t2c_c0 == 0) S[t2c_r0 + 8] = t2c_v4[2];
+    if (t2c_c0 == 0) S[t2c_r0 + 12] = t2c_v4[3];
   }
 }

@@ -6209,6 +6209,74 @@ static void t_scan_cols(Tally *T) {
   }
 }
 
+/* scan_cols_warp_tiles: a column scan in a layout of warp tiles, and the other ops
+ * of its shape in that layout */
+static void t_scan_cols_warp_tiles(Tally *T) {
+  static const int MN[][2] = {{100, 70}, {32, 64}, {5, 3}, {64, 130}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1], B = (int)cdivll(N, 64);
+    Rng r = rng_seed("scan_cols_warp_tiles", (uint64_t)c);
+    Call k;
+    call_init(&k, "scan_cols_warp_tiles.tl", "scan_wt");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, N));
+    Ten *R = call_out(&k, "R", F32, 2, SHAPE(32, N)), *Q = call_out(&k, "Q", F32, 2, SHAPE(32, N));
+    Ten *RS = call_out(&k, "RS", F32, 2, SHAPE(32, B)), *CS = call_out(&k, "CS", F32, 2, SHAPE(1, N));
+    fill_scan(X, &r);
+    for (int j = 0; j < N; j++) {
+      double s = 0, cs = 0;
+      for (int i = 0; i < M; i++) R2(S, i, j) = s += A2(X, i, j);
+      for (int i = 0; i < 32 && i < M; i++) cs += A2(X, i, j);
+      R2(CS, 0, j) = cs;
+    }
+    for (int b = 0; b < B; b++)
+      for (int i = 0; i < 32; i++) {
+        double s = 0, mx = -INFINITY, x[64];
+        for (int j = 0; j < 64; j++) {
+          x[j] = i < M && b * 64 + j < N ? A2(X, i, b * 64 + j) : 0; /* outside X: 0 */
+          mx = dmax(mx, x[j]);
+        }
+        for (int j = 0; j < 64; j++) {
+          s += x[j];
+          if (b * 64 + j < N) R2(R, i, b * 64 + j) = s, R2(Q, i, b * 64 + j) = x[j] - mx;
+        }
+        R2(RS, i, b) = s * 6; /* 1 + 2 + 3 */
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "scan_cols_warp_tiles", l));
+    call_free(&k);
+  }
+}
+
+/* scan_cols_home: values of a column scan's warp-tile layout in their shared homes */
+static void t_scan_cols_home(Tally *T) {
+  static const int Ms[] = {128, 100, 7};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("scan_cols_home", (uint64_t)c);
+    Call k;
+    call_init(&k, "scan_cols_home.tl", "k");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64)), *W = call_in(&k, "W", F32, 2, SHAPE(M, 64));
+    Ten *V = call_in(&k, "V", F32, 2, SHAPE(M, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+    fill_scan(X, &r);
+    fill_uniform(W, &r, -1, 1);
+    fill_uniform(V, &r, -1, 1);
+    for (int j = 0; j < 64; j++) {
+      double s = 0;
+      for (int i = 0; i < M; i++) {
+        s += A2(X, i, j);
+        R2(Y, i, j) = s * A2(W, i, j) + A2(X, i, j) * A2(V, i, j);
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "scan_cols_home", l));
+    call_free(&k);
+  }
+}
+
 /* scan_types: cumsum of i32 and f16 along rows, of f64 down columns, of a rank-1 tile, of rowsum's column */
 static void t_scan_types(Tally *T) {
   static const int Ms[] = {37, 16, 3, 100};
@@ -6719,6 +6787,8 @@ static const Test tests[] = {
     {"argmax_rows_f32", t_arg_rows},
     {"scan_rows_f32", t_scan_rows},
     {"scan_cols_f32", t_scan_cols},
+    {"scan_cols_warp_tiles", t_scan_cols_warp_tiles},
+    {"scan_cols_home", t_scan_cols_home},
     {"scan_types", t_scan_types},
     {"scan_dot_accumulator", t_scan_dot},
     {"scan_broadcast", t_scan_broadcast},

@@ -1654,7 +1654,9 @@ Test(tir_scan, column_scan_lanes_a_stride_apart_warps_through_scratch) {
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *scan = find_op(&K->body, TO_SCAN);
   cr_assert_eq(scan->axis, 0);
-  /* [64, 32]: lanes 4 x 8 in runs of 4, warps 4 x 1, 4 repeats down */
+  /* [64, 32]: lanes 4 x 8 in runs of 4, warps 4 x 1, 4 repeats down, each warp its
+   * own 16 rows (warp tiles: the repeats chain inside the warp) */
+  cr_assert(scan->lay->wtiles);
   ScanGeom g = tir_scan_geom(scan);
   cr_assert_eq(g.lines, 4, "a thread's columns");
   cr_assert_eq(g.segs, 4);
@@ -1663,9 +1665,10 @@ Test(tir_scan, column_scan_lanes_a_stride_apart_warps_through_scratch) {
   cr_assert_eq(g.stride, 8);
   cr_assert_eq(g.warps, 4);
   cr_assert_eq(g.len, 32);
+  cr_assert(g.warp_major);
   cr_assert_eq(shared_bufs(K), 1);
   cr_assert(shared_buf(K, 0)->alternating);
-  cr_assert_eq(shared_buf(K, 0)->cols, 4 * 32);
+  cr_assert_eq(shared_buf(K, 0)->cols, 32, "one total per warp and column, not one per repeat");
   cr_assert_eq(count_ops(&find_loop(&K->body)->body, TO_BARRIER), 1, "one barrier per iteration");
 }
 
