@@ -500,6 +500,7 @@ static bool check_ident(Checker *C, Expr *e) {
   }
   e->u.ident.sym = y;
   y->used = true;
+  y->reads++;
   switch (y->kind) {
   case SY_CONST:
     e->ty = (Type){y->const_float ? T_F32 : T_I32, 0, {0, 0}, true};
@@ -1119,6 +1120,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
   }
   base->u.ident.sym = y;
   y->used = true;
+  y->reads++;
   int rank = y->kind == SY_TENSOR ? y->trank : y->ty.rank;
   if (e->u.index.nidx != rank) {
     diag_error(C->d, e->loc, "'%s' has %d dim%s but %d index%s given", y->name, rank,
@@ -1435,12 +1437,15 @@ static bool check_lhs(Checker *C, Stmt *s) {
       diag_error(C->d, l->loc, "cannot assign to '%s': it is %s", y->name, what[y->kind]);
       return false;
     }
-    return check_expr(C, l, 0);
+    if (!check_expr(C, l, 0)) return false;
+    if (s->u.assign.op == TK_ASSIGN) l->u.ident.sym->reads--; /* written, not read (+= reads it) */
+    return true;
   }
   if (l->kind == E_INDEX) {
     if (!check_expr(C, l, 0)) return false;
     Sym *y = l->u.index.base->u.ident.sym;
     if (y->kind == SY_TENSOR) y->written = true;
+    if (y->kind == SY_VAR && s->u.assign.op == TK_ASSIGN) y->reads--; /* a window written */
     return true;
   }
   if (l->kind == E_MEMBER) {
@@ -2476,6 +2481,36 @@ static void rules_block(Checker *C, Block *b, Ctl ctl) {
 
 /* ------------------------------------------------------------ driver */
 
+/* Vars never read (only declared, or only written with =): their declarations and writes
+ * compute nothing anyone sees, and nvcc warned about the C variable they left (set but never
+ * used, declared but never referenced). Said at the declaration, and left out (Sym.dead). */
+static void dead_vars(Checker *C, Block *b);
+
+static void dead_stmt(Checker *C, Stmt *s) {
+    switch (s->kind) {
+    case S_VAR: {
+      Sym *y = s->u.decl.sym;
+      if (!y || y->kind != SY_VAR || y->reads > 0) break;
+      y->dead = true;
+      diag_warning(C->d, W_UNUSED, s->u.decl.name_loc, "'%s' is %s but never read: its %s left out", y->name,
+                   s->u.decl.init || y->ty.rank ? "set" : "declared", y->ty.rank ? "tile is" : "value is");
+      break;
+    }
+    case S_FOR: dead_vars(C, &s->u.forr.body); break;
+    case S_WHILE: dead_vars(C, &s->u.whil.body); break;
+    case S_IF:
+      dead_vars(C, &s->u.iff.then);
+      if (s->u.iff.els) dead_stmt(C, s->u.iff.els);
+      break;
+    case S_BLOCK: dead_vars(C, &s->u.block); break;
+    default: break;
+    }
+}
+
+static void dead_vars(Checker *C, Block *b) {
+  for (int i = 0; i < b->nstmts; i++) dead_stmt(C, b->stmts[i]);
+}
+
 static void check_kernel(Checker *C, Kernel *k) {
   C->k = k;
   C->sizes_reported = false;
@@ -2499,6 +2534,7 @@ static void check_kernel(Checker *C, Kernel *k) {
   while (taint_block(&k->body, false)) {
   }
   rules_block(C, &k->body, (Ctl){0});
+  if (!C->d->errors) dead_vars(C, &k->body);
   pop_scope(C);
   C->ki->cnames = C->cnames;
 }

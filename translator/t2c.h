@@ -419,6 +419,8 @@ typedef struct Sym {
   bool in_if_or_while;      /* declared inside an if/while (register update rule) */
   bool reassigned;          /* scalar var assigned after its declaration (facts.c) */
   bool used;
+  int reads;                /* SY_VAR: the reads of it (check.c; a write of it with = is none) */
+  bool dead;                /* SY_VAR never read: lower.c leaves its declaration and writes out */
 } Sym;
 
 /* Expr.flags */
