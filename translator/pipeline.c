@@ -822,7 +822,11 @@ static void tma_protocol(TirKernel *K, TirOp *f, TirOp **loads, const int *bufs,
   vec_push(K->a, head, w);
 }
 
-static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after) {
+/* share: the wait and barrier at the top of the body, set when register ops may move above them
+ * (share_stage_barrier): no TMA (the fast body has no such barrier), no wgmma still reading a
+ * stage (nor, then, an operand copy) past the barrier, no rotated dot (its barrier is at the end) */
+static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after,
+                        TirOp **share) {
   TirOp *loads[TIR_MAX_BUFS];
   int bufs[TIR_MAX_BUFS], n = 0;
   for (int i = 0; i < f->body.ops.len && n < TIR_MAX_BUFS; i++) {
@@ -913,6 +917,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
   if (!rotate) {
     vec_push(K->a, &head, w);
     vec_push(K->a, &head, bar);
+    if (!tma && !behind) *share = bar;
   }
   K->nbarriers++;
   TirOp *copies[TIR_MAX_BUFS];
@@ -959,11 +964,62 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
   return true;
 }
 
+/* Whether op may run above the stage ring's wait and barrier: it computes in
+ * registers (a register ring's shift and load, a conversion) or writes an
+ * alternating copy, and touches no other shared memory. */
+static bool above_barrier(const TirKernel *K, const TirOp *op) {
+  if (op->body.ops.len || op->els.ops.len || op->only) return false;
+  switch (op->kind) {
+  case TO_DECL: case TO_ASSIGN: case TO_LOAD: return op->nacc == 0;
+  case TO_SPILL: {
+    const TirBuf *b = &K->bufs[op->buf];
+    return op->nacc == 1 && op->acc[0].write && op->acc[0].buf == op->buf && b->alternating && !b->stages &&
+           !op->dst->home;
+  }
+  default: return false;
+  }
+}
+
+/* An operand copy made from registers at the top of the iteration (a
+ * dequantized B, acc += dot(a, transpose(f16(w))) of a w in a register ring)
+ * is made above the stage ring's wait and barrier, with the ops it needs,
+ * and shares that barrier: before, its write needed a barrier of its own
+ * before the dot read it. Each turn writes the other half of the copy (it
+ * alternates), and the half written was last read two iterations back, by
+ * warps that had all finished that read when they passed the previous
+ * iteration's stage barrier, which every warp writing here has passed too
+ * (sync.c's rule for alternating writes, the barrier it relies on being the
+ * stage barrier). Only the ops up to the last such copy move: a run that
+ * makes no copy stays where it was. */
+static void share_stage_barrier(TirKernel *K, TirOp *f, TirOp *bar) {
+  PtrVec *ops = &f->body.ops;
+  if (ops->len < 3 || ((TirOp *)ops->items[0])->kind != TO_ASYNC_WAIT || ops->items[1] != bar) return;
+  int last = -1;
+  for (int i = 2; i < ops->len && above_barrier(K, ops->items[i]); i++)
+    if (((TirOp *)ops->items[i])->kind == TO_SPILL) last = i;
+  if (last < 0) return;
+  Buf why = {0};
+  buf_puts(&why, bar->reason);
+  for (int i = 2; i <= last; i++) {
+    const TirOp *op = ops->items[i];
+    if (op->kind == TO_SPILL)
+      buf_printf(&why, "; %s, written above at line %d (the other half from the last iteration's), is read below",
+                 K->bufs[op->buf].cname, op->stmt ? op->stmt->loc.line : 0);
+  }
+  bar->reason = arena_strndup(K->a, why.data, why.len);
+  buf_free(&why);
+  void *wait = ops->items[0];
+  memmove(&ops->items[0], &ops->items[2], (size_t)(last - 1) * sizeof ops->items[0]);
+  ops->items[last - 1] = wait;
+  ops->items[last] = bar;
+}
+
 /* Returns whether some load got a ring. */
 static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after) {
   int d = stages - 1;
   if (has_exit(&f->body, TO_CONTINUE)) return false;
-  bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, depth, top, before, after);
+  TirOp *share = NULL;
+  bool rings = f->kind == TO_FOR && !f->td && stage_rings(K, f, stages, depth, top, before, after, &share);
   PtrVec body = {0};
   /* the registers of the rings made so far: their loads in the loop are in body, not yet in
    * f->body, so tir_value_regs sees them live only before the loop (decode attention's K and
@@ -980,6 +1036,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
     else vec_push(K->a, &body, op);
   }
   f->body.ops = body;
+  if (share) share_stage_barrier(K, f, share);
   drop_inlined(K, f, &f->inlined);
   return rings || before->len > 0;
 }

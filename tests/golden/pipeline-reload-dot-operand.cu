@@ -11,7 +11,7 @@
 //   a_s: shared, f16[64, 32], 10240 bytes (shared copy of a)
 //   b_s: shared, f16[32, 64], 13824 bytes (3 stages of b, filled by cp.async ahead of the loop at line 11)
 //   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
-//   shared memory: 24064 bytes; barriers: 3
+//   shared memory: 24064 bytes; barriers: 2
 extern "C" __global__ void
 pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N)
 {
@@ -249,8 +249,6 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       }
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<1>();
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       // pipeline-reload-dot-operand.tl:12: var a = A[m0 :+ 64, k0 :+ 32]
       __half a[16];
       a[0] = a_p1[0];
@@ -330,8 +328,9 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 2560 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
+      t2c::cp_async_wait<1>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read; a_s, written above at line 12 (the other half from the last iteration's), is read below
       // pipeline-reload-dot-operand.tl:14: acc += dot(a, b)
-      __syncthreads();  // a_s: written at line 12, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
@@ -654,8 +653,6 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
-      t2c::cp_async_wait<1>();
-      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       // pipeline-reload-dot-operand.tl:12: var a = A[m0 :+ 64, k0 :+ 32]
       __half a[16];
       a[0] = a_p1[0];
@@ -711,8 +708,9 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 2560 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
+      t2c::cp_async_wait<1>();
+      __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read; a_s, written above at line 12 (the other half from the last iteration's), is read below
       // pipeline-reload-dot-operand.tl:14: acc += dot(a, b)
-      __syncthreads();  // a_s: written at line 12, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];

@@ -4379,6 +4379,37 @@ static void t_pipeline_reload(Tally *T) {
   }
 }
 
+/* dequant_pipelined: C = A W^T with W i8, dequantized to f16 in a @pipeline(3) loop
+ * (tests/gpu/dequant_pipelined.tl): the copy of f16(w) is written above the stage
+ * barrier and shares it. Ragged M, N, K (K % 8 != 0 takes the general body); K of
+ * up to 6 iterations, so that each half of the copy is written three times. */
+static void t_dequant_pipelined(Tally *T) {
+  static const int MNK[][3] = {{70, 100, 328}, {64, 64, 256}, {37, 136, 200}, {5, 7, 8}};
+  static const char *const targets[] = {NULL, "sm_80", "sm_90a"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    Rng r = rng_seed("dequant_pipelined", (uint64_t)c);
+    Call k;
+    call_init(&k, "dequant_pipelined.tl", "dequant_pipelined");
+    if (targets[c / 4]) snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *W = call_in(&k, "W", I8, 2, SHAPE(N, K));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_int(W, &r, -128, 127);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int t = 0; t < K; t++) s += A2(A, i, t) * A2(W, j, t);
+        R2(C, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "%s%sM=%d N=%d K=%d", targets[c / 4] ? targets[c / 4] : "", targets[c / 4] ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "dequant_pipelined", l));
+    call_free(&k);
+  }
+}
+
 /* pipeline_nested: a @pipeline loop run twice by an enclosing loop. K = 200 is 7
  * iterations of 32: the last reads stage 0, which the second run's first copy
  * refills; K = 77 takes the general body (element copies). */
@@ -6738,6 +6769,7 @@ static const Test tests[] = {
     {"int8_arith", t_int8_arith},
     {"cast_saturate", t_cast_saturate},
     {"pipeline_reload", t_pipeline_reload},
+    {"dequant_pipelined", t_dequant_pipelined},
     {"pipeline_padded", t_pipeline_padded},
     {"pipeline_nested", t_pipeline_nested},
     {"pipeline_rotated", t_pipeline_rotated},
