@@ -207,7 +207,8 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   const Expr *lhs = R->kind == TO_SUM ? A->stmt->u.assign.lhs : NULL, *rhs = lhs ? A->stmt->u.assign.rhs : A->expr;
   if ((lhs ? lhs->ty.elem : A->dst->elem) != t->elem || rhs->ty.elem != t->elem)
     return arena_printf(K->a, "%s is not of the fold's type, %s", *into, elem_names[t->elem]);
-  if (A->has_win || A->uguard || (!lhs && A->dst->layout != t->layout && !f->copy))
+  if (A->has_win) return arena_printf(K->a, "%s is written through a window, part of it in each iteration", *into);
+  if (A->uguard || (!lhs && A->dst->layout != t->layout && !f->copy))
     return arena_printf(K->a, "%s is not in the fold's layout", *into);
   int w = elem_bytes[t->elem] > 4 ? 2 : 1, regs = layout_count(L) * w;
   if (regs > CARRY_MAX_REGS && R->kind == TO_REDUCE && !L->wtiles) {

@@ -1112,7 +1112,8 @@ static void copy_leaves(Leaves *lv, Expr *x) {
   TirVar *v = tir_hoisted(L->K, x);
   if (!v && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->ty.rank > 0) v = var_of(L, x->u.ident.sym);
   if (v) {
-    if (v->rank == 0 || window_in_place(lv, x, v)) return; /* a scalar: every thread has it */
+    /* a scalar: every thread has it; the window itself (own_window_reads): the writing thread */
+    if (v->rank == 0 || window_in_place(lv, x, v) || (v == lv->dst && x->kind == E_INDEX)) return;
     TirRead *r = NEW(L->K->a, TirRead);
     *r = (TirRead){TR_WINDOW, spill(L, lv->b, v, "a partial tile write reads it at other elements"), v->rank,
                    {NULL, NULL}, {true, v->rank == 2}, 0};
@@ -1129,6 +1130,49 @@ static void copy_leaves(Leaves *lv, Expr *x) {
   case E_CALL:
     for (int i = 0; i < x->u.call.nargs; i++) copy_leaves(lv, x->u.call.args[i]);
     return;
+  default: return;
+  }
+}
+
+/* Whether x reads tile var y through the window lhs writes, index for index
+ * (the same starts, the same lengths, a range where lhs has one). */
+static bool same_window(const Expr *x, const Expr *lhs) {
+  if (!is_tile_index(x) || x->u.index.base->u.ident.sym != lhs->u.index.base->u.ident.sym ||
+      x->u.index.nidx != lhs->u.index.nidx)
+    return false;
+  for (int d = 0; d < x->u.index.nidx; d++) {
+    const Index *a = &x->u.index.idx[d], *b = &lhs->u.index.idx[d];
+    if (!facts_expr_equal(a->start, b->start) || !a->len != !b->len || (a->len && !facts_expr_equal(a->len, b->len)))
+      return false;
+  }
+  return true;
+}
+
+/* The reads in e of the window that the statement writes, t[a :+ m, b :+ n] =
+ * f(t[a :+ m, b :+ n]) (a read-modify-write: a selective scan's state row, yc[i
+ * :+ 1, 0 :+ C] = colsum(x) + yc[i :+ 1, 0 :+ C]), read t itself: at element (r,
+ * c) of the window such a read is element (r, c) of t, which the thread writing
+ * it holds, in t's layout, the op's. They went through t's shared copy and a
+ * barrier. Only through elementwise nodes: the operand of a reduction or a
+ * transpose is read elsewhere, at other elements. */
+static void own_window_reads(Lower *L, const Expr *lhs, TirVar *v, Expr *x) {
+  if (x->ty.rank == 0) return;
+  switch (x->kind) {
+  case E_INDEX:
+    if (same_window(x, lhs)) map_value(L, x, v);
+    return;
+  case E_UNARY: own_window_reads(L, lhs, v, x->u.unary.a); return;
+  case E_BINARY:
+    own_window_reads(L, lhs, v, x->u.binary.a);
+    own_window_reads(L, lhs, v, x->u.binary.b);
+    return;
+  case E_CALL: {
+    int bk = x->u.call.builtin;
+    if (x->u.call.cast == T_NONE && builtin_class[bk] != BC_MATH1 && builtin_class[bk] != BC_MATH2 && bk != B_WHERE)
+      return;
+    for (int i = 0; i < x->u.call.nargs; i++) own_window_reads(L, lhs, v, x->u.call.args[i]);
+    return;
+  }
   default: return;
   }
 }
@@ -1155,6 +1199,7 @@ static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
     len[k] = (int)n;
   }
   if (whole) return lower_tile_assign(L, b, v, s->u.assign.op, rhs);
+  own_window_reads(L, lhs, v, rhs);
   if (!hoist(L, b, rhs)) return false;
   Leaves lv = {L, b, true, v, {start[0], start[1]}};
   copy_leaves(&lv, rhs);

@@ -5330,6 +5330,60 @@ static void t_window_reduction(Tally *T) {
   }
 }
 
+/* window_rmw: windows of a tile updated from themselves, read in registers
+ * (tests/gpu/window_rmw.tl); a window read inside a reduction and one of
+ * other rows go through the copy. Ragged M: the last block's rows past M are 0. */
+static void t_window_rmw(Tally *T) {
+  static const int Ms[] = {37, 16, 5};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("window_rmw", (uint64_t)c);
+    Call k;
+    call_init(&k, "window_rmw.tl", "win_rmw");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64)), *H = call_in(&k, "H", F16, 2, SHAPE(M, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64)), *Z = call_out(&k, "Z", F16, 2, SHAPE(M, 64));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(H, &r, -1, 1);
+    for (int b = 0; b < (int)cdivll(M, 16); b++) {
+      double x[16][64], h[16][64], yc[16][64];
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 64; j++) {
+          int row = b * 16 + i;
+          x[i][j] = yc[i][j] = row < M ? A2(X, row, j) : 0;
+          h[i][j] = row < M ? A2(H, row, j) : 0;
+        }
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 64; j++) {
+          double s = 0;
+          for (int q = 0; q < 16; q++) s += x[q][j] * (i + 1);
+          yc[i][j] = s + yc[i][j] * 0.5;
+        }
+      for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 16; i++) {
+          double m = -INFINITY;
+          for (int q = 0; q < 64; q++) m = dmax(m, x[i][q]);
+          yc[i][3 * j] = m - fabs(yc[i][3 * j]) * 0.25;
+        }
+      double m5 = -INFINITY;
+      for (int q = 0; q < 64; q++) m5 = dmax(m5, yc[5][q]);
+      for (int q = 0; q < 64; q++) yc[5][q] -= m5;
+      for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 64; j++) yc[i][j] += yc[i + 8][j];
+      for (int j = 0; j < 64; j++) {
+        double s = 0;
+        for (int q = 0; q < 16; q++) s += x[q][j];
+        h[2][j] += s;
+      }
+      for (int i = 0; i < 16 && b * 16 + i < M; i++)
+        for (int j = 0; j < 64; j++) R2(Y, b * 16 + i, j) = yc[i][j], R2(Z, b * 16 + i, j) = h[i][j];
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d", M);
+    CHECK(T, call_check(&k, "window_rmw", l));
+    call_free(&k);
+  }
+}
+
 /* copy_before_loop: a shared copy made before a loop, read transposed (by
  * other threads) in each iteration; the loop may run no iteration */
 static void t_copy_before_loop(Tally *T) {
@@ -6796,6 +6850,7 @@ static const Test tests[] = {
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
     {"window_reduction", t_window_reduction},
+    {"window_rmw", t_window_rmw},
     {"copy_before_loop", t_copy_before_loop},
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
