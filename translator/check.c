@@ -2481,30 +2481,32 @@ static void rules_block(Checker *C, Block *b, Ctl ctl) {
 
 /* ------------------------------------------------------------ driver */
 
-/* Vars never read (only declared, or only written with =): their declarations and writes
- * compute nothing anyone sees, and nvcc warned about the C variable they left (set but never
- * used, declared but never referenced). Said at the declaration, and left out (Sym.dead). */
+/* Vars never read (only declared, or only written with =) are said at their declaration
+ * (Sym.dead): a computation no one sees, and nvcc warned about the C variable (set but never
+ * used, declared but never referenced), which emit_tir.c now marks used. They are
+ * translated as written: what they read stays read (the differential tests' generated
+ * programs leave half their vars unread, and run what they compute all the same). */
 static void dead_vars(Checker *C, Block *b);
 
 static void dead_stmt(Checker *C, Stmt *s) {
-    switch (s->kind) {
-    case S_VAR: {
-      Sym *y = s->u.decl.sym;
-      if (!y || y->kind != SY_VAR || y->reads > 0) break;
-      y->dead = true;
-      diag_warning(C->d, W_UNUSED, s->u.decl.name_loc, "'%s' is %s but never read: its %s left out", y->name,
-                   s->u.decl.init || y->ty.rank ? "set" : "declared", y->ty.rank ? "tile is" : "value is");
-      break;
-    }
-    case S_FOR: dead_vars(C, &s->u.forr.body); break;
-    case S_WHILE: dead_vars(C, &s->u.whil.body); break;
-    case S_IF:
-      dead_vars(C, &s->u.iff.then);
-      if (s->u.iff.els) dead_stmt(C, s->u.iff.els);
-      break;
-    case S_BLOCK: dead_vars(C, &s->u.block); break;
-    default: break;
-    }
+  switch (s->kind) {
+  case S_VAR: {
+    Sym *y = s->u.decl.sym;
+    if (!y || y->kind != SY_VAR || y->reads > 0) return;
+    y->dead = true;
+    diag_warning(C->d, W_UNUSED, s->u.decl.name_loc, "'%s' is %s but never read", y->name,
+                 s->u.decl.init || y->ty.rank ? "set" : "declared");
+    return;
+  }
+  case S_FOR: dead_vars(C, &s->u.forr.body); return;
+  case S_WHILE: dead_vars(C, &s->u.whil.body); return;
+  case S_IF:
+    dead_vars(C, &s->u.iff.then);
+    if (s->u.iff.els) dead_stmt(C, s->u.iff.els);
+    return;
+  case S_BLOCK: dead_vars(C, &s->u.block); return;
+  default: return;
+  }
 }
 
 static void dead_vars(Checker *C, Block *b) {

@@ -2477,7 +2477,8 @@ static void print_scalar(Printer *P, const TirOp *op) {
     const Sym *y = s->u.decl.sym;
     const char *v = s->u.decl.init ? ex(P, s->u.decl.init, y->ty.elem, NULL)
                                    : emit_literal(P->a, y->ty.elem, false, 0, 0);
-    line(P, "%s %s = %s;", ctype(y->ty.elem), y->cname, strip(P, v));
+    line(P, "%s%s %s = %s;%s", y->dead ? "[[maybe_unused]] " : "", ctype(y->ty.elem), y->cname, strip(P, v),
+         y->dead ? "  // never read (-Wunused)" : "");
     return;
   }
   const Sym *y = s->u.assign.lhs->u.ident.sym;
@@ -2554,7 +2555,9 @@ static bool defers(const TirOp *op) {
 
 static void print_decl(Printer *P, const TirVar *v) {
   if (v->home) return; /* its shared copy */
-  line(P, "%s %s[%d]%s;", ctype(v->elem), v->cname, layout_count(v->layout), layout_padded(v->layout) ? " = {}" : "");
+  bool dead = v->sym && v->sym->dead; /* never read: nvcc warned that it was set but never used */
+  line(P, "%s%s %s[%d]%s;%s", dead ? "[[maybe_unused]] " : "", ctype(v->elem), v->cname, layout_count(v->layout),
+       layout_padded(v->layout) ? " = {}" : "", dead ? "  // never read (-Wunused)" : "");
 }
 
 static bool reads_once(const TirOp *op);

@@ -984,7 +984,6 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
 
 static bool lower_var(Lower *L, TirBlock *b, Stmt *s) {
   Sym *y = s->u.decl.sym;
-  if (y->dead) return true; /* never read (check.c dead_vars): nothing to compute */
   if (y->ty.rank == 0) {
     if (s->u.decl.init && !scalar_ok(L, b, s->u.decl.init)) return false;
     op_new(L, b, TO_SCALAR);
@@ -1220,8 +1219,6 @@ static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
 
 static bool lower_assign(Lower *L, TirBlock *b, Stmt *s) {
   Expr *lhs = s->u.assign.lhs;
-  const Expr *base = lhs->kind == E_INDEX ? lhs->u.index.base : lhs;
-  if (base->kind == E_IDENT && base->u.ident.sym && base->u.ident.sym->dead) return true; /* lower_var */
   if (lhs->kind == E_IDENT) {
     Sym *y = lhs->u.ident.sym;
     if (y->ty.rank == 0) {

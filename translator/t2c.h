@@ -420,7 +420,7 @@ typedef struct Sym {
   bool reassigned;          /* scalar var assigned after its declaration (facts.c) */
   bool used;
   int reads;                /* SY_VAR: the reads of it (check.c; a write of it with = is none) */
-  bool dead;                /* SY_VAR never read: lower.c leaves its declaration and writes out */
+  bool dead;                /* SY_VAR never read (check.c): said, and its C variable marked used (emit_tir.c) */
 } Sym;
 
 /* Expr.flags */
