@@ -234,10 +234,10 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, int step, El
   int nv = l->kind == LY_SLICE && l->dim == 1 ? 1 : p->vec;
   if (op->rolled && l == op->lay && l->kind == LY_BLOCKED) { /* the rows a loop, the repeats across unrolled */
     const char *i = F("t2c_i%d", P->ctr++);
-    int step = p->lr * (layout_warp_tiles(p) ? 1 : p->wr); /* as row_of */
+    int rstep = p->lr * (layout_warp_tiles(p) ? 1 : p->wr); /* as row_of */
     line(P, "for (int %s = 0; %s < %d; %s++) {", i, i, nr, i);
     P->indent++;
-    const char *r = step == 1 ? i : F("%s * %d", i, step);
+    const char *r = rstep == 1 ? i : F("%s * %d", i, rstep);
     P->roll = p;
     P->roll_row = row_base_zero(p) ? r : F("t2c_r%d + %s", p->id, r);
     nr = 1;
