@@ -56,6 +56,7 @@
 #include "layernorm.h"
 #include "layernorm_row.h"
 #include "rowsum.h"
+#include "widen.h"
 #include "decode.h"
 #include "embedding.h"
 #include "attention.h"
@@ -592,6 +593,45 @@ static void bench_embedding(int N, int V) {
   CK(cudaFree(E)); CK(cudaFree(O)); CK(cudaFree(I));
 }
 
+// bench/widen.tl: Y = f32(X) * W, X f16, W f32 [N], Y f32: element sizes mixed in one
+// stream (session 31: runs of 8, X read 16 bytes an access; 6 bytes an element moved)
+static void bench_widen(int M, int N) {
+  if (skipped("widen")) return;
+  char shape[64];
+  snprintf(shape, sizeof shape, "%dx%d f16 -> f32", M, N);
+  __half *X;
+  float *W, *Y;
+  CK(cudaMalloc(&X, (size_t)M * N * 2));
+  CK(cudaMalloc(&W, (size_t)N * 4));
+  CK(cudaMalloc(&Y, (size_t)M * N * 4));
+  fill(X, (size_t)M * N);
+  fill(W, (size_t)N);
+  CK(tile2cu_launch_widen(X, W, Y, M, N, 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<__half> x(N);
+  std::vector<float> w(N), y(N);
+  CK(cudaMemcpy(w.data(), W, (size_t)N * 4, cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (int i : sample_rows(M, 16)) {
+    CK(cudaMemcpy(x.data(), X + (size_t)i * N, (size_t)N * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(y.data(), Y + (size_t)i * N, (size_t)N * 4, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < N; j++) {
+      double err = fabs((double)y[j] - (double)h2f(x[j]) * (double)w[j]);
+      if (!(err == err)) err = 1e30;
+      worst = std::max(worst, err);
+    }
+  }
+  char note[96];
+  snprintf(note, sizeof note, "check: 16 rows, max abs err %.2g", worst);
+  if (worst > 1e-6) failed("widen", shape, note);
+  else {
+    double ms = time_ms([&] { CK(tile2cu_launch_widen(X, W, Y, M, N, 0)); });
+    CK(cudaGetLastError());
+    line("widen", shape, (double)M * N * 6 / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+  }
+  CK(cudaFree(X)); CK(cudaFree(W)); CK(cudaFree(Y));
+}
+
 template <typename F> static void bench_layernorm(const char *name, F launch, int M, int N) {
   if (skipped(name)) return;
   char shape[64];
@@ -787,6 +827,7 @@ int main(int argc, char **argv) {
   bench_decode("decode colsum", tile2cu_launch_decode_colsum, 16, 32, 4096);
   // an embedding lookup: 16-byte runs of gathered f16 rows (session 28)
   bench_embedding(65536, 50000);
+  bench_widen(M, N);  // f16 in, f32 out: 6 bytes an element (session 31's runs)
   printf("\n");
 
   const int AB = 4, AH = 16, AS = 4096;
