@@ -41,10 +41,15 @@ void facts_walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx) {
   }
 }
 
+/* A write through a window (t[0 :+ 4, :] = ..) changes the var as much as a whole
+ * assignment: the tile var no longer holds only its declaration's value. */
 static void reassigned_stmt(Stmt *s, void *ctx) {
   (void)ctx;
-  if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_IDENT && s->u.assign.lhs->u.ident.sym)
-    s->u.assign.lhs->u.ident.sym->reassigned = true;
+  if (s->kind != S_ASSIGN) return;
+  const Expr *l = s->u.assign.lhs;
+  if (l->kind == E_INDEX) l = l->u.index.base;
+  if (l->kind == E_IDENT && l->u.ident.sym && l->u.ident.sym->kind == SY_VAR)
+    ((Sym *)l->u.ident.sym)->reassigned = true;
 }
 
 void facts_mark_reassigned(Block *b) { facts_walk_stmts(b, reassigned_stmt, NULL); }

@@ -417,7 +417,7 @@ typedef struct Sym {
   Loc reg_loc;              /* where @registers named it */
   bool thread_dep;          /* scalar var whose value may differ between threads */
   bool in_if_or_while;      /* declared inside an if/while (register update rule) */
-  bool reassigned;          /* scalar var assigned after its declaration (facts.c) */
+  bool reassigned;          /* var assigned after its declaration, whole or through a window (facts.c) */
   bool used;
   int reads;                /* SY_VAR: the reads of it (check.c; a write of it with = is none) */
   bool dead;                /* SY_VAR never read (check.c): said, and its C variable marked used (emit_tir.c) */
@@ -512,7 +512,7 @@ bool check_loop_divergent(const Block *body);
 const Expr *facts_resolve(const Expr *x);
 /* Calls fn on every statement of b and of the blocks inside it, outer first. */
 void facts_walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx);
-/* Sets Sym.reassigned on every scalar var assigned after its declaration. */
+/* Sets Sym.reassigned on every var assigned after its declaration (also through a window). */
 void facts_mark_reassigned(Block *b);
 bool facts_nonneg(const Expr *x);                 /* x >= 0 in every execution */
 const Sym *facts_as_size(const Expr *x);          /* x is a size name */
