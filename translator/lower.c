@@ -386,11 +386,12 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
   if (bi < 0) return fail(L, "too many shared copies"), -1;
   /* a small copy made in a loop alternates halves, as an operand copy does: the next
    * iteration's copy need not wait for this one's readers (one barrier an iteration,
-   * not two), for at most TIR_ALT_COPY_BYTES more */
+   * not two), for a tile of at most TIR_ALT_COPY_BYTES (its elements, not the row
+   * padding of the copy: a [32, 32] f32 tile is 4 KB, its copy 4224 bytes) */
   TirBuf *cb = &K->bufs[bi];
   if (!operand && !cb->operand) {
     if (at >= 0 || L->loops == 0) cb->one_half = true; /* written outside a loop too: in place, always */
-    bool alt = L->loops > 0 && !cb->one_half && cb->bytes / (cb->alternating ? 2 : 1) <= TIR_ALT_COPY_BYTES;
+    bool alt = L->loops > 0 && !cb->one_half && (int64_t)cb->rows * cb->cols * elem_bytes[cb->elem] <= TIR_ALT_COPY_BYTES;
     if (alt != cb->alternating) {
       cb->alternating = alt;
       tir_buf_size(cb);

@@ -3360,6 +3360,31 @@ static void t_copy_halves(Tally *T) {
     CHECK(T, call_check(&k, "copy_halves", l));
     call_free(&k);
   }
+  /* square: a [32, 32] f32 tile transposed in a loop, its copy in halves; M and K ragged */
+  static const int MK[][2] = {{45, 70}, {32, 96}, {1, 5}};
+  for (int c = 0; c < 3; c++) {
+    int M = MK[c][0], Kd = MK[c][1];
+    Rng r = rng_seed("copy_halves_square", (uint64_t)c);
+    Call k;
+    call_init(&k, "copy_halves.tl", "square");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, Kd));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 32));
+    fill_uniform(X, &r, -1, 1);
+    /* Y[m0 + i, j] = sum over k blocks of t[j, i] = X[m0 + j, k0 + i] (0 past X's end) */
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 32; j++) {
+        int m0 = i / 32 * 32;
+        double s = 0;
+        for (int k0 = 0; k0 < Kd; k0 += 32)
+          if (m0 + j < M && k0 + i % 32 < Kd) s += A2(X, m0 + j, k0 + i % 32);
+        R2(Y, i, j) = s;
+      }
+    Y->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "square M=%d K=%d", M, Kd);
+    CHECK(T, call_check(&k, "copy_halves", l));
+    call_free(&k);
+  }
   /* mixed: a copy made before a loop and in another (in a branch) */
   static const int Ms[] = {7, 70, 1};
   for (int c = 0; c < 3; c++) {

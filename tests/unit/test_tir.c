@@ -752,6 +752,24 @@ Test(tir_sync, loop_war_hazard_on_a_large_shared_copy_gets_a_barrier_inside_the_
   cr_assert_eq(war, 1);
 }
 
+Test(tir_sync, a_4kb_tile_alternates_halves_though_its_padded_copy_is_larger) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[N, K], Y: tensor<f32>[N, 32]) {\n"
+                       "  var acc: tile<f32>[32, 32] = 0.0\n  for k0 in range(0, K, 32) {\n"
+                       "    var t = X[0 :+ 32, k0 :+ 32]\n    acc += transpose(t)\n  }\n"
+                       "  Y[0 :+ 32, 0 :+ 32] = acc\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_loop(&K->body);
+  cr_assert(loop);
+  /* t is [32, 32] f32, 4 KB (TIR_ALT_COPY_BYTES); its copy's rows are padded to 33
+   * elements (4224 bytes a half): it alternates all the same, one barrier (RAW) */
+  const TirOp *sp = find_op(&loop->body, TO_SPILL);
+  cr_assert(sp);
+  cr_assert(K->bufs[sp->buf].alternating);
+  cr_assert_eq(K->bufs[sp->buf].bytes, 2 * 32 * 33 * 4);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 1);
+}
+
 Test(tir_sync, a_small_shared_copy_in_a_loop_alternates_halves_and_needs_one_barrier) {
   const char *why = NULL;
   TirKernel *K = build("@launch(64)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N]) {\n"
@@ -802,14 +820,15 @@ Test(tir_sync, a_copy_made_before_a_loop_gets_its_barrier_before_the_loop) {
 
 Test(tir_sync, a_loop_that_needs_its_barrier_in_each_iteration_keeps_it_there) {
   const char *why = NULL;
-  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[N, 32], Y: tensor<f32>[N, 32], n: i32) {\n"
-                       "  var t = X[0 :+ 32, 0 :+ 32]\n"
+  TirKernel *K = build("@launch(128)\nkernel k(X: tensor<f32>[N, 64], Y: tensor<f32>[N, 64], n: i32) {\n"
+                       "  var t = X[0 :+ 64, 0 :+ 64]\n"
                        "  for i in range(0, n) {\n    t = transpose(t) * 0.5\n  }\n"
-                       "  Y[0 :+ 32, 0 :+ 32] = t\n}\n", NULL, &why);
+                       "  Y[0 :+ 64, 0 :+ 64] = t\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  /* each iteration copies t and reads the copy transposed: the copy -> read
-   * barrier and the read -> next copy one are needed in every iteration, and
-   * a barrier before the loop would remove neither */
+  /* each iteration copies t (16 KB, written in place: past TIR_ALT_COPY_BYTES) and
+   * reads the copy transposed: the copy -> read barrier and the read -> next copy
+   * one are needed in every iteration, and a barrier before the loop would remove
+   * neither */
   int at = index_of(&K->body, TO_FOR);
   cr_assert(at >= 0);
   const TirOp *loop = K->body.ops.items[at];
