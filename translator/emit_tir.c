@@ -242,8 +242,10 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, int step, El
     P->roll_row = row_base_zero(p) ? r : F("t2c_r%d + %s", p->id, r);
     nr = 1;
   }
+  int c0 = 0;
+  if (op->nend && l == op->lay) c0 = op->nbeg, nc = op->nend; /* a part of a dot's value (layout.c split_dots) */
   for (int ir = 0; ir < nr; ir++)
-    for (int ic = 0; ic < nc; ic++)
+    for (int ic = c0; ic < nc; ic++)
       for (int v = 0; v < nv; v += step > 1 ? step : 1) fn(P, op, (At){l, ir, ic, v}, ctx);
   if (P->roll) {
     P->roll = NULL;
@@ -2066,8 +2068,9 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
 static void print_mmas(Printer *P, const TirOp *op, const char *fn) {
   const Layout *l = op->lay;
   const char *d = op->dst->cname;
+  int nbeg = op->nbeg, nend = op->nend ? op->nend : l->rc;
   for (int i = 0; i < l->rr / 2; i++)
-    for (int j = 0; j < l->rc; j++) {
+    for (int j = nbeg; j < nend; j++) {
       int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
       const char *a = op->frag ? F("t2c_fa%d[%d][%d]", op->frag, op->fset, i) : F("t2c_a%d", i);
       const char *b = op->frag ? F("t2c_fb%d[%d][%d]", op->frag, op->fset, j) : F("t2c_b%d", j);
@@ -2086,6 +2089,7 @@ static void print_dot(Printer *P, const TirOp *op) {
   }
   const Layout *l = op->lay;
   int mt = l->rr / 2, nt = l->rc;
+  int nbeg = op->nbeg, nend = op->nend ? op->nend : nt; /* a part of its tiles across (layout.c split_dots) */
   ElemType t = op->src ? op->src->elem : op->expr->u.call.cast;
   bool i8 = t == T_I8, b8 = elem_bytes[t] == 1;
   int ks = b8 ? 32 : 16; /* the instruction's k */
@@ -2099,15 +2103,22 @@ static void print_dot(Printer *P, const TirOp *op) {
     return;
   }
   bool one = op->src && kend - kbeg == ks;
+  const char *part = op->nend ? F("tiles across %d .. %d", nbeg, nend - 1) : NULL;
   if (kbeg && !one)
-    line(P, "// k %d .. %d of the dot above", kbeg, kend - 1);
+    line(P, "// k %d .. %d%s of the dot above", kbeg, kend - 1, part ? F(", %s", part) : "");
+  else if (!kbeg && nbeg)
+    line(P, "// %s of the dot above", part);
   else if (!kbeg)
-    line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8%s",
+    line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8%s%s",
          i8 ? P->K->hw->mma_i8 : b8 ? P->K->hw->mma_f8 : P->K->hw->mma,
          op->src ? "A and B from shared memory by ldmatrix" : "A from registers, B from shared memory by ldmatrix", l->wr,
-         l->wc, mt, nt, kend < op->kdim ? F("; k %d .. %d, the rest after the copies below", kbeg, kend - 1) : "");
+         l->wc, mt, nt, kend < op->kdim ? F("; k %d .. %d, the rest after the copies below", kbeg, kend - 1) : "",
+         part ? F("; %s, then the next part (each part's k steps a loop, then added in: register pressure)", part) : "");
   if (op->op == TK_ASSIGN)
-    for (int k = 0; k < layout_count(l); k++) line(P, "%s[%d] = %s;", op->dst->cname, k, i8 ? "0" : "0.0f");
+    for (int i = 0; i < l->rr; i++)
+      for (int j = nbeg; j < nend; j++)
+        for (int v = 0; v < l->vec; v++)
+          line(P, "%s[%d] = %s;", op->dst->cname, reg_of(l, (At){l, i, j, v}), i8 ? "0" : "0.0f");
   const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
   /* an A operand in registers is indexed by literals: its k steps are unrolled here; a part
    * of one k step is printed with its literal k too */
@@ -2115,7 +2126,7 @@ static void print_dot(Printer *P, const TirOp *op) {
   const char *k = NULL;
   if (op->src && !one) {
     k = F("t2c_k%d", P->ctr++);
-    line(P, "#pragma unroll");
+    line(P, op->rolled_k ? "#pragma unroll 1" : "#pragma unroll");
     line(P, "for (int %s = %d; %s < %d; %s += %d) {", k, kbeg, k, kend, k, ks);
     P->indent++;
   }
@@ -2130,7 +2141,7 @@ static void print_dot(Printer *P, const TirOp *op) {
       if (op->src) load_a(P, op, k, plus_k(P, wr, i * 16), i);
       else pack_a(P, op, kc, i, i, NULL);
     }
-    for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
+    for (int j = nbeg; j < nend; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nend);
     print_mmas(P, op, fn);
     if (!op->src || one) {
       P->indent--;

@@ -1156,6 +1156,13 @@ enum { PRESSURE_RESERVE = 16 };
  * 128 x 128 x 128 tiles, 256 threads): acc += dot(a, b) of f8 took 196, of f16
  * acc += dot(a, b) * s (the dot in a value of its own, 64 more) 230, and of f8
  * the same 255 and spilled, where this estimate gives 208, 224 and 272. */
+/* The registers of the fragments of two k steps of mma.sync dot d over n of its
+ * tiles across (all of its warp tile's rows). */
+static int dot_frags(const TirOp *d, int n) {
+  ElemType t = d->src ? d->src->elem : d->expr->u.call.cast;
+  return 2 * (d->lay->rr / 2 * 4 + n * 2) * (elem_bytes[t] == 1 ? 2 : 1);
+}
+
 typedef struct DotPressure {
   int limit;
   const TirOp *dot;
@@ -1165,11 +1172,109 @@ typedef struct DotPressure {
 static void dot_pressure_fn(TirKernel *K, TirOp *op, void *ctx) {
   DotPressure *d = ctx;
   if (op->kind != TO_DOT || op->simt || op->wgmma || !op->lay || !op->lay->mma || d->dot) return;
-  ElemType t = op->src ? op->src->elem : op->expr->u.call.cast;
-  bool f8 = t == T_F8E4M3 || t == T_F8E5M2;
-  int frags = 2 * (op->lay->rr / 2 * 4 + op->lay->rc * 2) * (f8 ? 2 : 1);
+  int frags = dot_frags(op, op->nend ? op->nend - op->nbeg : op->lay->rc);
   int live = tir_value_regs_at(K, op), need = live + 48 + frags;
   if (need > d->limit) *d = (DotPressure){d->limit, op, need, live, frags};
+}
+
+/* ------------------------------------------------------------ dots in parts */
+
+/* A dot on mma.sync into a value of its own that one elementwise assign in the
+ * dot's layout reads (acc += dot(a, b) * s, the scale a row's or a scalar) holds
+ * the dot's value beside the assign's tile: an f8 dot of 128 x 128 tiles at
+ * 256 threads, 64 registers each, spilled on sm_90 (the estimate above: 272).
+ * When the estimate passes what a thread may have, the dot and the assign run
+ * in parts of the warp tile's columns (TirOp.nbeg, nend: its 8-column tiles):
+ * each part's k steps into its registers of the value, then the assign of
+ * those, so that only one part of the value is live (TirVar.parts). Each
+ * part's k steps are a loop (TirOp.rolled_k): unrolled, ptxas 13.0 scheduled
+ * the parts together (the next part's fragment loads and mma hoisted, this
+ * part's assign sunk to the end of the iteration), which left them all live
+ * and spilled as before. Each part loads the A fragments again (B's once, as
+ * before); the mma are the same. The parts are the fewest that bring the
+ * estimate within the limit (that f8 dot: 2 parts of 4 tiles, 208; ptxas: 244
+ * registers, no spill); with none, a part per tile, the least that can be
+ * live, and -Wregister-pressure says so (at @launch(512): ptxas spilled 8
+ * bytes where the whole dot spilled 64). Only a dot with A from shared memory
+ * (a loop over k needs no literal register index). The ops between the dot
+ * and the assign (the scale's load) go before the parts. */
+typedef struct Split {
+  const TirVar *v;
+  int touch;
+} Split;
+
+static void split_touch_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Split *s = ctx;
+  if (op->kind != TO_DECL && tir_op_touches(K, op, s->v)) s->touch++;
+}
+
+/* The index of the assign that reads dot b->ops[i]'s value, with only loads and
+ * declarations of other values between, or -1 when the dot cannot be split. */
+static int split_reader(TirKernel *K, const TirBlock *b, int i) {
+  const TirOp *d = b->ops.items[i];
+  TirVar *v = d->dst;
+  if (d->simt || d->wgmma || !d->src || !d->lay || !d->lay->mma || d->kend || d->frag || d->op != TK_ASSIGN ||
+      v->home || v->fused || v->parts || d->lay->rc < 2)
+    return -1;
+  int j = i + 1;
+  for (; j < b->ops.len; j++) {
+    const TirOp *o = b->ops.items[j];
+    if (tir_op_touches(K, o, v)) break;
+    if (o->kind != TO_LOAD && o->kind != TO_DECL) return -1;
+  }
+  if (j == b->ops.len) return -1;
+  const TirOp *r = b->ops.items[j];
+  if (r->kind != TO_ASSIGN || r->lay != d->lay || r->has_win || r->rolled || r->dst == v || r->dst->layout != d->lay ||
+      r->dst->home)
+    return -1;
+  Split s = {v, 0};
+  walk(K, &K->body, split_touch_fn, &s);
+  return s.touch == 2 ? j : -1; /* the dot and the assign */
+}
+
+/* Dot b->ops[i] and its reader b->ops[j] in `parts` parts; the ops between go first. */
+static void split_dot(TirKernel *K, TirBlock *b, int i, int j, int parts) {
+  TirOp *d = b->ops.items[i], *r = b->ops.items[j];
+  PtrVec out = {0};
+  for (int k = 0; k < b->ops.len; k++) {
+    TirOp *op = b->ops.items[k];
+    if (k == i) continue;
+    if (k == i + 1 && k < j && d->first) op->first = true, d->first = false; /* it heads the statement now */
+    if (k != j) {
+      vec_push(K->a, &out, op);
+      continue;
+    }
+    int w = d->lay->rc / parts;
+    for (int p = 0; p < parts; p++) {
+      TirOp *dp = p ? NEW(K->a, TirOp) : d, *rp = p ? NEW(K->a, TirOp) : r;
+      if (p) *dp = *d, *rp = *r, dp->first = rp->first = false, rp->note = NULL;
+      dp->nbeg = rp->nbeg = p * w;
+      dp->nend = rp->nend = (p + 1) * w;
+      dp->rolled_k = true;
+      vec_push(K->a, &out, dp);
+      vec_push(K->a, &out, rp);
+    }
+  }
+  b->ops = out;
+  d->dst->parts = parts;
+}
+
+static void split_dots(TirKernel *K, TirBlock *b, int limit) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *d = b->ops.items[i];
+    split_dots(K, &d->body, limit);
+    split_dots(K, &d->els, limit);
+    if (d->kind != TO_DOT) continue;
+    int j = split_reader(K, b, i);
+    if (j < 0) continue;
+    /* the parts run where the assign is: what is live there beside the value (the scale too) */
+    int rc = d->lay->rc, count = layout_count(d->dst->layout), live = tir_value_regs_at(K, b->ops.items[j]) - count;
+    if (live + count + 48 + dot_frags(d, rc) <= limit) continue;
+    int parts = 2;
+    while (parts < rc && (rc % parts || live + count / parts + 48 + dot_frags(d, rc / parts) > limit)) parts++;
+    split_dot(K, b, i, j, parts);
+    i = j + 2 * parts - 2; /* the last part's assign */
+  }
 }
 
 static void thread_pressure(TirKernel *K) {
@@ -1178,6 +1283,7 @@ static void thread_pressure(TirKernel *K) {
   if (!t->regs_per_sm || !t->max_regs_per_thread || threads <= 0) return;
   int limit = t->regs_per_sm / threads / 8 * 8;
   if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
+  split_dots(K, &K->body, limit);
   int peak = tir_value_regs(K);
   if (peak <= TIR_MAX_VALUE_REGS && peak + PRESSURE_RESERVE > limit) {
     pressure_warning(K, limit, arena_printf(K->a, "@launch(%d) leaves a thread at most %d registers (%d per SM over %d "
@@ -1193,8 +1299,12 @@ static void thread_pressure(TirKernel *K) {
                "ahead for its k steps (about %d) and its addresses (about 48), about %d, more than the %d a thread of "
                "@launch(%d) may have: ptxas will likely spill",
                K->k->name, d.live, d.frags, d.need, limit, threads);
-  diag_note(K->d, d.dot->stmt->loc, "%ssmaller tiles hold fewer values per thread",
-            d.dot->dst->sym ? "" : "a dot accumulated straight into its tile (acc += dot(a, b)) holds no value of its own; ");
+  if (d.dot->nend)
+    diag_note(K->d, d.dot->stmt->loc, "the dot already runs in %d parts of its columns, one part of its value live at a "
+              "time; smaller tiles hold fewer values per thread", d.dot->dst->parts);
+  else
+    diag_note(K->d, d.dot->stmt->loc, "%ssmaller tiles hold fewer values per thread",
+              d.dot->dst->sym ? "" : "a dot accumulated straight into its tile (acc += dot(a, b)) holds no value of its own; ");
 }
 
 static bool place_values(TirKernel *K, const char **why) {

@@ -678,6 +678,9 @@ typedef struct TirVar {
    * nothing) that its one reader, an op of the same statement and layout,
    * reads from the tensor element by element instead (too large for registers). */
   const struct TirOp *fused;
+  /* layout.c split_dots: a dot's value computed and read in this many parts of its
+   * repeats across (TirOp.nbeg, nend), one part live at a time (0: whole) */
+  int parts;
 } TirVar;
 
 typedef enum TirOpKind {
@@ -815,6 +818,9 @@ typedef struct TirOp {
   int buf2, kdim;
   int kbeg, kend;        /* TO_DOT by mma.sync from shared memory: the k range this op runs (kend 0: all
                             of kdim); pipeline.c cuts a stage ring's dot, the next stages' copies between */
+  int nbeg, nend;        /* TO_DOT by mma.sync into a value in parts, and the TO_ASSIGN that reads it
+                            (layout.c split_dots): the repeats across (ic: a warp tile's 8-column tiles)
+                            of the op's layout this op runs (nend 0: all of them) */
   struct TirOp *dop;     /* a wgmma TO_DOT: the dot deferred from the previous iteration, issued after
                             this one's (pipeline.c); TO_WG_WAIT, TO_WG_DEFER: that deferred dot */
   int defer;             /* a wgmma TO_DOT, n > 0: deferred into the next iteration; here its A
@@ -852,6 +858,7 @@ typedef struct TirOp {
   bool rolled;           /* TO_LOAD, TO_ASSIGN, TO_STORE (layout.c): every tile value it reads or writes
                             lives in shared memory (TirVar.home), so its repeats down the rows run
                             as a loop instead of unrolled */
+  bool rolled_k;         /* TO_DOT in parts (layout.c split_dots): its k steps run as a loop, not unrolled */
   bool rolled_cols;      /* TO_REDUCE (layout.c): its operand is never held (TirVar.fused) or lives in
                             shared memory, and its column repeats run as a loop per row */
   bool carried;          /* TO_REDUCE after a loop (carry.c): folds the partials carried across it,

@@ -252,7 +252,7 @@ static int live_at(const Live *lv, int p) {
   for (int i = 0; i < lv->K->vars.len; i++) {
     const TirVar *v = lv->K->vars.items[i];
     if (v->layout && !v->direct && !v->home && !v->fused && lv->first[i] >= 0 && lv->first[i] <= p && p <= lv->last[i])
-      sum += layout_count(v->layout) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+      sum += layout_count(v->layout) / (v->parts ? v->parts : 1) * (elem_bytes[v->elem] > 4 ? 2 : 1);
   }
   return sum;
 }
@@ -520,6 +520,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
   case TO_ASSIGN:
     buf_printf(&b, " %s ", tok_str(op->op));
     expr_str(K, op->expr, &b);
+    if (op->nend) buf_printf(&b, "  {tiles across %d .. %d}", op->nbeg, op->nend - 1);
     if (op->uguard) {
       buf_printf(&b, "  {where() %s the first branch when ", op->nuwhere > 1 ? "each takes" : "takes");
       expr_str(K, op->uguard, &b);
@@ -555,6 +556,8 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     if (!op->src && op->alay) buf_printf(&b, " A in registers (%s)", layout_str(K->a, op->alay));
     if (op->buf2 >= 0) buf_printf(&b, ", B from %s%s", K->bufs[op->buf2].cname, tb ? " (stored transposed)" : "");
     if (op->kend) buf_printf(&b, ", k %d .. %d of %d", op->kbeg, op->kend - 1, op->kdim);
+    if (op->nend) buf_printf(&b, ", tiles across %d .. %d of %d", op->nbeg, op->nend - 1, op->lay->rc);
+    if (op->rolled_k) buf_puts(&b, ", k steps in a loop");
     if (op->frag) buf_printf(&b, ", from fragment set %d", op->fset);
     if (op->wgmma) {
       bool b8 = op->src && elem_bytes[op->src->elem] == 1;

@@ -4869,6 +4869,51 @@ static void t_dot_f8(Tally *T) {
     }
 }
 
+/* Scaled GEMMs whose dot's value is only scaled and added into the accumulator,
+ * acc += dot(a, transpose(b)) * s with s one f32 per row and block of K (times a
+ * scalar alpha in f16): on sm_90 and sm_80 (f16) the dot runs in parts of its
+ * columns, each scaled and added before the next (layout.c split_dots); f8 on
+ * sm_90a on wgmma, on sm_80 on the CUDA cores. The references are double sums of
+ * the exact f8/f16 inputs, each block's sum scaled (in double) before it is added. */
+static void t_dot_scaled(Tally *T) {
+  static const int MNK[][3] = {{150, 200, 300}, {128, 128, 256}, {37, 20, 33}, {5, 3, 7}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 12; c++) {
+      int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2], bk = f ? 64 : 128, KB = (K + bk - 1) / bk;
+      Dt dt = f ? F16 : F8E4M3;
+      const char *kn = f ? "dot_scaled_f16" : "dot_scaled_f8";
+      Rng r = rng_seed(kn, (uint64_t)c);
+      double alpha = f ? round_dt(F32, rng_uniform(&r, 0.5, 2)) : 1;
+      Call k;
+      call_init(&k, f ? "dot_scaled_f16.tl" : "dot_scaled_f8.tl", kn);
+      snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+      Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
+      Ten *As = call_in(&k, "As", F32, 2, SHAPE(M, KB));
+      Ten *B = call_in(&k, "B", dt, 2, SHAPE(N, K));
+      Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, N));
+      fill_uniform(A, &r, f ? -1 : -4, f ? 1 : 4);
+      fill_uniform(B, &r, f ? -1 : -4, f ? 1 : 4);
+      fill_uniform(As, &r, -2, 2);
+      if (f) call_arg(&k, "alpha=%.9g", alpha);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = 0;
+          for (int kb = 0; kb < KB; kb++) {
+            double d = 0;
+            for (int kk = kb * bk; kk < K && kk < (kb + 1) * bk; kk++) d += A2(A, i, kk) * A2(B, j, kk);
+            s += d * A2(As, i, kb) * alpha;
+          }
+          R2(C, i, j) = s;
+        }
+      C->tol = 1e-5;
+      char l[64];
+      label(l, sizeof l, "%s M=%d N=%d K=%d", k.target, M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
+}
+
 /* a dot inside an expression: acc = acc + 2.0 * dot(a, b) over K, then
  * C = acc + bias + beta; and C = 2.0 * dot(..) + bias - beta once (K <= 32) */
 static void t_dot_in_expr(Tally *T) {
@@ -6862,6 +6907,7 @@ static const Test tests[] = {
     {"launch_min_blocks", t_launch_min_blocks},
     {"scalar_range", t_scalar_range},
     {"dot_f8", t_dot_f8},
+    {"dot_scaled", t_dot_scaled},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},
