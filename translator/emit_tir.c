@@ -3155,7 +3155,7 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
                           : "no element is read by a thread other than the one that holds it";
     const char *copy = NULL; /* its shared copies: what reads it at other threads' elements reads them */
     for (int b = 0; b < K->nbufs; b++)
-      if (K->bufs[b].spill_of == v && !K->bufs[b].tensor && !K->bufs[b].stages)
+      if ((K->bufs[b].spill_of == v || K->bufs[b].trans_of == v) && !K->bufs[b].tensor && !K->bufs[b].stages)
         copy = copy ? arena_printf(K->a, "%s and %s", copy, K->bufs[b].cname) : K->bufs[b].cname;
     if (copy && l->kind == LY_BLOCKED && !l->mma)
       why = arena_printf(K->a, "each thread computes and reads its own elements here; what reads other threads' elements "

@@ -10,7 +10,9 @@
  * - a read of a tile at other threads' elements (transpose(t), t[i, j],
  *   t[a :+ m, b :+ n], colsum(r) of a row value r) spills the value to its shared
  *   copy first (TO_SPILL, once per statement), and the expression then reads the
- *   copy (TirKernel.rkeys), or a TO_COLREDUCE folds its column.
+ *   copy (TirKernel.rkeys), or a TO_COLREDUCE folds its column; t = transpose(u)
+ *   whose own copy is made for such reads takes u's registers into it stored
+ *   transposed instead of a copy of each (one_copy_per_transpose).
  * Fusion is the default: an elementwise intermediate is never a value.
  *
  * What the IR covers: scalar statements and control flow, tile vars, tensor
@@ -1413,6 +1415,180 @@ static bool lower_block(Lower *L, TirBlock *out, Block *b) {
   return true;
 }
 
+/* ------------------------------------------------------------ one copy for a transpose */
+
+/* t = transpose(u) whose own copy is then made for reads at other elements
+ * (t[0 :+ R, j :+ 8] windows in a loop) would cost two copies that hold the
+ * same elements, one the other's transpose: u's, which only the transpose
+ * reads, and t's, made from the registers the transpose just filled (two
+ * copies and two barriers). Instead u's registers go straight into t's copy
+ * stored transposed (TirBuf.trans: element (r, c) of u at c * pitch + r, which
+ * is where element (c, r) of t is read), the transpose reads t's own elements
+ * from it, and u's copy and t's spill are gone: one copy, one barrier. */
+typedef struct BufUse {
+  int bu, bt;          /* u's copy and t's */
+  int bu_other;        /* ops and reads of bu other than the spill and the transpose */
+  int bt_writes;       /* spills to bt, and ops that read it other than by a TirRead */
+  const TirOp *a, *b;  /* the spill of u, the transpose */
+} BufUse;
+
+static void buf_uses(const TirBlock *blk, BufUse *u) {
+  for (int i = 0; i < blk->ops.len; i++) {
+    const TirOp *op = blk->ops.items[i];
+    buf_uses(&op->body, u);
+    buf_uses(&op->els, u);
+    bool uses = op->kind == TO_SPILL || op->kind == TO_DOT || op->kind == TO_COLREDUCE; /* op->buf */
+    if (uses && op->buf == u->bu && op != u->a) u->bu_other++;
+    if (op->kind == TO_DOT && op->buf2 == u->bu) u->bu_other++;
+    if (uses && op->buf == u->bt) u->bt_writes++;
+    if (op->kind == TO_DOT && op->buf2 == u->bt) u->bt_writes++;
+  }
+}
+
+/* Between the transpose and t's spill: declarations, loads, copies and
+ * register assignments that touch neither t nor its copy (nor u's, which
+ * nothing but the transpose may read: one_transposed_copy). */
+static bool passes(const TirKernel *K, const TirOp *op, const TirVar *t, int bu) {
+  switch (op->kind) {
+  case TO_DECL: case TO_LOAD: break;
+  case TO_SPILL: if (op->buf == bu) return false; break;
+  case TO_ASSIGN: if (op->has_win || op->win[0] || op->win[1]) return false; break;
+  default: return false;
+  }
+  return !tir_op_touches(K, op, t);
+}
+
+/* t's spill after the transpose b = ops[i + 1] in ops, or -1. */
+static int spill_after(const TirKernel *K, const PtrVec *ops, int i, const TirVar *t, int bu) {
+  for (int k = i + 2; k < ops->len; k++) {
+    const TirOp *op = ops->items[k];
+    if (op->kind == TO_SPILL && op->dst == t) return k;
+    if (!passes(K, op, t, bu)) return -1;
+  }
+  return -1;
+}
+
+static void renumber(TirBlock *blk, int gone) {
+  for (int i = 0; i < blk->ops.len; i++) {
+    TirOp *op = blk->ops.items[i];
+    renumber(&op->body, gone);
+    renumber(&op->els, gone);
+    if (op->buf > gone) op->buf--;
+    if (op->buf2 > gone) op->buf2--;
+  }
+}
+
+/* Buffer gone is read and written by nothing: it leaves K->bufs. */
+static void drop_buf(TirKernel *K, int gone) {
+  renumber(&K->body, gone);
+  for (int i = 0; i < K->rvals.len; i++) {
+    TirRead *rd = K->rvals.items[i];
+    if (rd->buf > gone) rd->buf--;
+  }
+  memmove(&K->bufs[gone], &K->bufs[gone + 1], (size_t)(K->nbufs - gone - 1) * sizeof K->bufs[0]);
+  memset(&K->bufs[--K->nbufs], 0, sizeof K->bufs[0]);
+}
+
+/* Whether an op other than t's declaration, the transpose b and t's spill c
+ * reads or writes t's registers (t's copy has no spill_of while this is asked:
+ * what reads the copy does not read them). */
+static bool held_elsewhere(const TirKernel *K, const TirBlock *blk, const TirVar *t, const TirOp *b, const TirOp *c) {
+  for (int i = 0; i < blk->ops.len; i++) {
+    const TirOp *op = blk->ops.items[i];
+    if (held_elsewhere(K, &op->body, t, b, c) || held_elsewhere(K, &op->els, t, b, c)) return true;
+    if (op != b && op != c && !(op->kind == TO_DECL && op->dst == t) && tir_op_mentions(K, op, t, NULL)) return true;
+  }
+  return false;
+}
+
+static void drop_op(PtrVec *ops, int k) {
+  TirOp *op = ops->items[k];
+  if (op->first && k + 1 < ops->len && ((TirOp *)ops->items[k + 1])->stmt == op->stmt)
+    ((TirOp *)ops->items[k + 1])->first = true; /* the statement's comment stays */
+  memmove(&ops->items[k], &ops->items[k + 1], (size_t)(ops->len - k - 1) * sizeof ops->items[0]);
+  ops->len--;
+}
+
+/* t, read only at other threads' elements, which are read from the copy, is
+ * not held at all: its declaration and the transpose into its registers go,
+ * and so does t (nvcc: "set but never used"). */
+static void drop_writes(TirBlock *blk, const TirVar *t, const TirOp *b) {
+  for (int i = blk->ops.len - 1; i >= 0; i--) {
+    TirOp *op = blk->ops.items[i];
+    drop_writes(&op->body, t, b);
+    drop_writes(&op->els, t, b);
+    if (op == b || (op->kind == TO_DECL && op->dst == t)) drop_op(&blk->ops, i);
+  }
+}
+
+static void drop_unheld(TirKernel *K, TirVar *t, TirOp *b) {
+  drop_writes(&K->body, t, b);
+  int n = 0;
+  for (int i = 0; i < K->vars.len; i++)
+    if (K->vars.items[i] != t) {
+      ((TirVar *)K->vars.items[i])->id = n;
+      K->vars.items[n++] = K->vars.items[i];
+    }
+  K->vars.len = n;
+}
+
+static bool one_transposed_copy(TirKernel *K, TirBlock *blk, int i) {
+  PtrVec *ops = &blk->ops;
+  TirOp *a = ops->items[i], *b = ops->items[i + 1];
+  TirRead *rd = b->expr ? tir_read(K, b->expr) : NULL;
+  if (a->kind != TO_SPILL || b->kind != TO_ASSIGN || b->op != TK_ASSIGN || b->has_win || b->win[0] || b->win[1] || !rd ||
+      rd->kind != TR_TRANSPOSE || rd->buf != a->buf || !b->dst || b->dst->rank != 2)
+    return false;
+  TirVar *u = a->dst, *t = b->dst;
+  /* a @registers t keeps its copy, and the warning that says so */
+  if (t->sym && t->sym->place == PL_REGISTER) return false;
+  int k = spill_after(K, ops, i, t, a->buf);
+  if (k < 0) return false;
+  TirOp *c = ops->items[k];
+  BufUse use = {a->buf, c->buf, 0, 0, a, b};
+  TirBuf *fu = &K->bufs[use.bu], *f = &K->bufs[use.bt];
+  if (fu->operand || fu->trans || f->operand || f->trans || fu->spill_of != u || f->spill_of != t) return false;
+  buf_uses(&K->body, &use);
+  for (int j = 0; j < K->rvals.len; j++)
+    if (K->rvals.items[j] != rd && ((TirRead *)K->rvals.items[j])->buf == use.bu) use.bu_other++;
+  for (int j = 0; j < K->nbufs; j++) /* another copy of u (a dot operand's) would be taken for this one */
+    if (j != use.bu && K->bufs[j].spill_of == u) use.bu_other++;
+  if (use.bu_other || use.bt_writes != 1) return false;
+  /* a t held in registers too that is too large for them would live in a copy of its own
+   * (TirVar.home, layout.c): the one it has already */
+  f->spill_of = NULL;
+  bool held = held_elsewhere(K, &K->body, t, b, c);
+  f->spill_of = t;
+  if (held && (int64_t)t->rows * t->cols * (elem_bytes[t->elem] > 4 ? 2 : 1) > (int64_t)MAX_REGS * K->ki->threads)
+    return false;
+  /* t's [C, R] copy, pitch R + 1, becomes u's [R, C] one stored transposed, written where u's was: it
+   * alternates halves as u's did (t's, made before a loop of the same block, did not) */
+  f->what = arena_printf(K->a, "%s, written transposed from %s", f->what, u->sym ? u->sym->name : u->what);
+  f->spill_of = u;
+  f->trans_of = t;
+  f->rows = u->rows;
+  f->cols = u->cols;
+  f->trans = true;
+  f->one_half = fu->one_half;
+  f->alternating = fu->alternating && tir_buf_elems(f) * elem_bytes[f->elem] <= TIR_ALT_COPY_BYTES;
+  tir_buf_size(f);
+  a->buf = use.bt;
+  *rd = (TirRead){TR_WINDOW, use.bt, 2, {NULL, NULL}, {true, true}, 0};
+  drop_op(ops, k);
+  drop_buf(K, use.bu);
+  if (!held) drop_unheld(K, t, b);
+  return true;
+}
+
+static void one_copy_per_transpose(TirKernel *K, TirBlock *blk) {
+  for (int i = 0; i < blk->ops.len; i++) {
+    TirOp *op = blk->ops.items[i];
+    one_copy_per_transpose(K, &op->body);
+    one_copy_per_transpose(K, &op->els);
+    if (i + 1 < blk->ops.len && one_transposed_copy(K, blk, i)) i = -1; /* ops went: from the top again */
+  }
+}
+
 /* A tensor the kernel writes is tracked like a shared buffer: a thread may
  * read, or overwrite, an element another thread of the block wrote (sync.c). */
 static bool track_tensors(Lower *L) {
@@ -1439,7 +1615,13 @@ TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, con
   K->hw = hw_path(t);
   Lower L = {.K = K};
   facts_mark_reassigned(&k->body);
-  if (!lower_block(&L, &K->body, &k->body) || !track_tensors(&L)) {
+  if (!lower_block(&L, &K->body, &k->body)) {
+    *why = L.why;
+    if (at) *at = L.at;
+    return NULL;
+  }
+  one_copy_per_transpose(K, &K->body);
+  if (!track_tensors(&L)) {
     *why = L.why;
     if (at) *at = L.at;
     return NULL;

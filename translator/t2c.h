@@ -894,6 +894,8 @@ typedef struct TirBuf {
   int pitch;             /* elements from one row to the next (a spilled value's copy: cols + 1;
                             a dot operand's: cols + 16 bytes, rows 16-byte aligned for ldmatrix) */
   const struct TirVar *spill_of; /* the value this buffer is the shared copy of, or NULL */
+  const struct TirVar *trans_of; /* stored transposed (trans), the copy of t = transpose(spill_of) too: what
+                                    reads t at other threads' elements reads it (lower.c), or NULL */
   const Sym *tensor;     /* not shared memory: a tensor the kernel writes, tracked by sync.c
                             for the threads of one block (smem.c and the printer skip it) */
   int64_t bytes, offset;

@@ -296,6 +296,12 @@ static int new_copy(TirKernel *K, TirVar *v, bool trans) {
   TirBuf *f = &K->bufs[K->nbufs];
   const char *name = v->sym ? v->sym->name : v->what;
   f->cname = arena_printf(K->a, "%s_%s", v->cname, trans ? "t" : "s");
+  /* a copy lower.c gave another value (t = transpose(v): t's copy holds v) may have the name */
+  for (int i = 0, n = 2; i < K->nbufs; i++)
+    if (strcmp(K->bufs[i].cname, f->cname) == 0) {
+      f->cname = arena_printf(K->a, "%s_%s%d", v->cname, trans ? "t" : "s", n++);
+      i = -1;
+    }
   f->what = trans ? arena_printf(K->a, "transposed shared copy of %s", name) : arena_printf(K->a, "shared copy of %s", name);
   f->elem = v->elem;
   f->rows = v->rows;

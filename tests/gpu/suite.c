@@ -5012,6 +5012,39 @@ static void t_transpose(Tally *T) {
   }
 }
 
+/* transpose_windows: transposes read through column windows, each through one
+ * shared copy stored transposed (tests/gpu/transpose_windows.tl); a window's
+ * elements past M or N are 0, and what falls outside the outputs is not stored. */
+static void t_transpose_windows(Tally *T) {
+  static const int MN[][2] = {{37, 100}, {64, 128}, {5, 3}, {70, 65}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("transpose_windows", (uint64_t)c);
+    Call k;
+    call_init(&k, "transpose_windows.tl", "transpose_windows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(N, M)), *Z = call_out(&k, "Z", F32, 2, SHAPE(N, M));
+    Ten *W = call_out(&k, "W", F32, 2, SHAPE(N, M)), *S = call_out(&k, "S", F32, 2, SHAPE(N, M));
+    Ten *V = call_out(&k, "V", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    for (int n = 0; n < N; n++)
+      for (int m = 0; m < M; m++) {
+        int r0 = m / 32 * 32, i = m % 32;
+        int other = r0 + (i < 16 ? i + 16 : i - 16); /* Z's halves swapped */
+        double x = A2(X, m, n), xo = other < M ? A2(X, other, n) : 0;
+        R2(Y, n, m) = x * (i / 8 * 8 + 1);
+        R2(Z, n, m) = i < 16 ? 2 * xo : 2 * xo - 1;
+        R2(W, n, m) = 3 * x;
+        R2(V, m, n) = 2 * x - 1;
+        R2(S, n, m) = 3 * x;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "transpose_windows", l));
+    call_free(&k);
+  }
+}
+
 static void t_causal(Tally *T) {
   static const int MNS[][3] = {{37, 45, 0}, {64, 64, 0}, {20, 100, 30}, {5, 3, 0}};
   for (int c = 0; c < 4; c++) {
@@ -6911,6 +6944,7 @@ static const Test tests[] = {
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},
+    {"transpose_windows", t_transpose_windows},
     {"causal_softmax", t_causal},
     {"pad_rows_cols", t_pad},
     {"scalar_control_flow", t_control},
