@@ -355,8 +355,9 @@ static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, con
     j = rd->src_cols == 1 ? "0" : F("%s %% %d", paren(P, flat), rd->src_cols);
   } else {
     /* the read's kept dims take the op's coordinates in order: two kept dims are
-     * (row, col); one kept dim is a rank-1 [n], as [1, n]: its col */
-    const char *coord[2] = {rd->keep[0] && rd->keep[1] ? r : c, c};
+     * (row, col); one kept dim is a rank-1 [n], as [1, n]: its col, or a line of the
+     * tile read as a column [n, 1] (lower.c hoist_line_reshape): its row */
+    const char *coord[2] = {rd->keep[0] && rd->keep[1] ? r : rows > 1 ? r : c, c};
     const char *ix[2] = {"0", "0"};
     for (int d = 0, k = 0; d < rd->rank; d++) {
       const char *st = rd->start[d] ? strip(P, ex(P, rd->start[d], T_I32, NULL)) : "0";

@@ -12,7 +12,9 @@
  *   copy first (TO_SPILL, once per statement), and the expression then reads the
  *   copy (TirKernel.rkeys), or a TO_COLREDUCE folds its column; t = transpose(u)
  *   whose own copy is made for such reads takes u's registers into it stored
- *   transposed instead of a copy of each (one_copy_per_transpose).
+ *   transposed instead of a copy of each (one_copy_per_transpose), and a
+ *   reshape of one row or column of a tile var reads the var's copy
+ *   (hoist_line_reshape).
  * Fusion is the default: an elementwise intermediate is never a value.
  *
  * What the IR covers: scalar statements and control flow, tile vars, tensor
@@ -537,6 +539,38 @@ static Expr *reshape_as_gather(Lower *L, const Expr *x) {
   return g;
 }
 
+/* reshape(t[i :+ 1, j :+ n], [n, 1]) (or of t[i, j :+ n], or of the column
+ * t[i :+ n, j :+ 1] to [1, n]): one row or column of tile var t made a column or
+ * a row, as a vector-matrix dot's vector is (dot(x[i :+ 1, 0 :+ K], w)). It is
+ * read from t's own copy, the window's one long dim along the shape's: without
+ * it the window would be read from t's copy into a value of its own, and that
+ * value copied again for the reshape (two copies and two barriers). */
+static bool hoist_line_reshape(Lower *L, TirBlock *b, Expr *x, bool *done) {
+  Expr *w = x->u.call.args[0];
+  *done = false;
+  if (!is_tile_index(w) || x->ty.rank != 2 || (x->ty.dims[0] != 1 && x->ty.dims[1] != 1)) return true;
+  TirVar *v = var_of(L, w->u.index.base->u.ident.sym);
+  if (!v || v->rank != 2 || w->u.index.nidx != 2) return true;
+  int along = -1;
+  for (int d = 0; d < 2; d++) {
+    int64_t len;
+    const Expr *n = w->u.index.idx[d].len;
+    if (!n || (check_const_int(n, &len) && len == 1)) continue;
+    if (along >= 0) return true; /* a block of rows and columns: its row-major order is not one line of t */
+    along = d;
+  }
+  if (along < 0) return true;
+  TirRead *r = NEW(L->K->a, TirRead);
+  *r = (TirRead){TR_WINDOW, -1, 2, {w->u.index.idx[0].start, w->u.index.idx[1].start}, {along == 0, along == 1}, 0};
+  for (int d = 0; d < 2; d++)
+    if (!scalar_ok(L, b, w->u.index.idx[d].start)) return false;
+  r->buf = spill(L, b, v, "a sub-tile read reads it at other elements");
+  if (r->buf < 0) return false;
+  map_read(L, x, r);
+  *done = true;
+  return true;
+}
+
 /* reshape(t, [a, b]): t's elements in row-major order, read from its shared copy. */
 static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
   Expr *g = reshape_as_gather(L, x);
@@ -545,6 +579,9 @@ static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
     if (v) map_value(L, x, v);
     return v != NULL;
   }
+  bool done;
+  if (!hoist_line_reshape(L, b, x, &done)) return false;
+  if (done) return true;
   TirVar *v = value_of(L, b, x->u.call.args[0]);
   int bi = v ? spill(L, b, v, "reshape() reads it at other elements") : -1;
   if (bi < 0) return false;

@@ -2650,6 +2650,38 @@ static void t_dot_vecmat(Tally *T) {
   }
 }
 
+/* dot_window_vec (tests/gpu/dot_window_vec.tl): vector-matrix dots whose vector is a
+ * row (f16, of a @registers tile, at column 16) or a column of a tile var, read from
+ * the tile's own copy; rows of X and columns of XT past M read 0, W's and V's past N 0 */
+static void t_dot_window_vec(Tally *T) {
+  static const int MN[][2] = {{37, 100}, {16, 64}, {5, 3}, {50, 130}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("dot_window_vec", (uint64_t)c);
+    Call k;
+    call_init(&k, "dot_window_vec.tl", "dot_window_vec");
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, 96)), *W = call_in(&k, "W", F16, 2, SHAPE(64, N));
+    Ten *V = call_in(&k, "V", F32, 2, SHAPE(N, 64)), *XT = call_in(&k, "XT", F32, 2, SHAPE(64, M));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N)), *Z = call_out(&k, "Z", F32, 2, SHAPE(N, M));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    fill_uniform(V, &r, -1, 1);
+    fill_uniform(XT, &r, -1, 1);
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < N; n++) {
+        double y = 0, z = 0;
+        for (int q = 0; q < 64; q++) y += A2(X, m, 16 + q) * A2(W, q, n), z += A2(V, n, q) * A2(XT, q, m);
+        R2(Y, m, n) = y;
+        R2(Z, n, m) = z;
+      }
+    Y->etol = Z->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "dot_window_vec", l));
+    call_free(&k);
+  }
+}
+
 /* rank1_col (tests/gpu/rank1_col.tl): a column [M, 1] assigned to a rank-1 tile var
  * [M] gives it the column's elements in order */
 static void t_rank1_col(Tally *T) {
@@ -6889,6 +6921,7 @@ static const Test tests[] = {
     {"dot_bcast", t_dot_bcast},
     {"dot_vector", t_dot_vector},
     {"dot_vecmat", t_dot_vecmat},
+    {"dot_window_vec", t_dot_window_vec},
     {"index_i64", t_index_i64},
     {"gather_runs", t_gather_runs},
     {"mixed_runs", t_mixed_runs},
