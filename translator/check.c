@@ -351,8 +351,18 @@ static bool literal_fits(Checker *C, const Expr *e, ElemType t) {
   return false;
 }
 
-/* Unifies element types: an untyped literal takes the other operand's type. */
-static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, ElemType *out, bool *untyped) {
+/* The note under a mismatched operand conv: how to convert it to `to`. */
+static void convert_note(Checker *C, const Expr *conv, ElemType to, const char *side) {
+  if (conv->kind == E_IDENT)
+    diag_note(C->d, conv->loc, "convert %s explicitly, e.g. %s(%s)", side, elem_names[to], conv->u.ident.name);
+  else
+    diag_note(C->d, conv->loc, "convert %s explicitly, e.g. %s(...) around this operand", side, elem_names[to]);
+}
+
+/* Unifies element types: an untyped literal takes the other operand's type.
+ * keep, x or y or NULL, is an operand that cannot be converted (pad()'s tensor
+ * slice): a mismatch's note converts the other one, pad()'s value, to keep's type. */
+static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, const Expr *keep, ElemType *out, bool *untyped) {
   Type *a = &x->ty, *b = &y->ty;
   *untyped = false;
   if (a->untyped && b->untyped) {
@@ -385,15 +395,15 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, ElemType *out, boo
   if (a->elem != b->elem) {
     diag_error(C->d, loc, "mismatched element types %s and %s", elem_names[a->elem],
                elem_names[b->elem]);
+    if (keep) {
+      const Expr *conv = keep == x ? y : x;
+      convert_note(C, conv, keep->ty.elem, "the pad value");
+      return false;
+    }
     /* Suggest widening: convert the operand whose type is narrower. */
     bool widen_a = (elem_is_float(b->elem) && !elem_is_float(a->elem)) ||
                    (elem_is_float(b->elem) == elem_is_float(a->elem) && elem_bytes[b->elem] > elem_bytes[a->elem]);
-    Expr *conv = widen_a ? x : y;
-    ElemType to = widen_a ? b->elem : a->elem;
-    if (conv->kind == E_IDENT)
-      diag_note(C->d, conv->loc, "convert one side explicitly, e.g. %s(%s)", elem_names[to], conv->u.ident.name);
-    else
-      diag_note(C->d, conv->loc, "convert one side explicitly, e.g. %s(...) around this operand", elem_names[to]);
+    convert_note(C, widen_a ? x : y, widen_a ? b->elem : a->elem, "one side");
     return false;
   }
   *out = a->elem;
@@ -674,7 +684,7 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
     e->ty.elem = T_BOOL;
     return true;
   }
-  if (!unify_elem(C, e->loc, x, y, &el, &untyped)) return false;
+  if (!unify_elem(C, e->loc, x, y, NULL, &el, &untyped)) return false;
   bool cmp = op == TK_EQ || op == TK_NE || op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE;
   bool intop = op == TK_PERCENT || op == TK_SHL || op == TK_SHR || op == TK_AND ||
                op == TK_OR || op == TK_XOR;
@@ -850,7 +860,7 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     bool untyped;
     Type shape = {0};
     if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &shape)) return false;
-    if (!unify_elem(C, e->loc, args[0], args[1], &el, &untyped)) return false;
+    if (!unify_elem(C, e->loc, args[0], args[1], NULL, &el, &untyped)) return false;
     if (!is_numeric(el)) {
       diag_error(C->d, e->loc, "%s() needs numbers", builtin_names[b]);
       return false;
@@ -904,7 +914,7 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &s1)) return false;
     s1.elem = T_BOOL;
     if (!broadcast(C, e->loc, &s1, &args[2]->ty, &s2)) return false;
-    if (!unify_elem(C, e->loc, args[1], args[2], &el, &untyped)) return false;
+    if (!unify_elem(C, e->loc, args[1], args[2], NULL, &el, &untyped)) return false;
     e->ty = s2;
     e->ty.elem = el;
     e->ty.untyped = untyped;
@@ -959,7 +969,7 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     }
     ElemType el;
     bool untyped;
-    if (!unify_elem(C, v->loc, args[0], v, &el, &untyped)) return false;
+    if (!unify_elem(C, v->loc, args[0], v, args[0], &el, &untyped)) return false; /* the value converts */
     e->ty = args[0]->ty;
     return true;
   }
