@@ -37,6 +37,8 @@ typedef struct Checker {
   bool deep_reported; /* "nested too deeply" said once for this statement */
   bool sizes_reported; /* MAX_SIZES said once for this kernel */
   bool launch_bad;    /* @launch's thread count was rejected: what depends on it stays quiet */
+  ElemType want;      /* the element type of the var or store the value being checked goes to,
+                         or T_NONE: a mismatch's fix-it converts the operand of another type */
 } Checker;
 
 /* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
@@ -289,6 +291,10 @@ static void fold_binary(Checker *C, Expr *e) {
 
 static bool check_expr(Checker *C, Expr *e, int depth);
 
+static bool is_comparison(TokenKind op) {
+  return op == TK_EQ || op == TK_NE || op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE;
+}
+
 static bool is_numeric(ElemType t) { return t != T_BOOL && t != T_NONE; }
 
 /* Broadcasts two shapes (NumPy rules over equal rank; scalars go anywhere). */
@@ -400,7 +406,13 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, const Expr *keep, 
       convert_note(C, conv, keep->ty.elem, "the pad value");
       return false;
     }
-    /* Suggest widening: convert the operand whose type is narrower. */
+    /* acc = acc + X[..] with acc f32 and X f64: f64(acc) would give an f64 sum that
+       acc cannot take, so the operand that is not of the target's type converts */
+    if ((a->elem == C->want) != (b->elem == C->want)) {
+      convert_note(C, a->elem == C->want ? y : x, C->want, "one side");
+      return false;
+    }
+    /* Otherwise suggest widening: convert the operand whose type is narrower. */
     bool widen_a = (elem_is_float(b->elem) && !elem_is_float(a->elem)) ||
                    (elem_is_float(b->elem) == elem_is_float(a->elem) && elem_bytes[b->elem] > elem_bytes[a->elem]);
     convert_note(C, widen_a ? x : y, widen_a ? b->elem : a->elem, "one side");
@@ -685,7 +697,7 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
     return true;
   }
   if (!unify_elem(C, e->loc, x, y, NULL, &el, &untyped)) return false;
-  bool cmp = op == TK_EQ || op == TK_NE || op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE;
+  bool cmp = is_comparison(op);
   bool intop = op == TK_PERCENT || op == TK_SHL || op == TK_SHR || op == TK_AND ||
                op == TK_OR || op == TK_XOR;
   if (el == T_BOOL && !(op == TK_EQ || op == TK_NE)) {
@@ -1226,7 +1238,29 @@ bool check_is_gather(const Expr *x) {
   return false;
 }
 
+static bool check_node(Checker *C, Expr *e, int depth);
+
+/* Checks e; the target type C->want reaches the operands whose value becomes e's,
+ * not a subscript, a cast's operand or a comparison's. */
 static bool check_expr(Checker *C, Expr *e, int depth) {
+  ElemType want = C->want;
+  if (e->kind == E_INDEX || (e->kind == E_BINARY && is_comparison(e->u.binary.op)) ||
+      (e->kind == E_CALL && elem_lookup(e->u.call.name, (int)strlen(e->u.call.name)) >= 0))
+    C->want = T_NONE;
+  bool ok = check_node(C, e, depth);
+  C->want = want;
+  return ok;
+}
+
+/* check_expr of a value assigned to a target of element type want. */
+static bool check_value(Checker *C, Expr *e, ElemType want) {
+  C->want = want;
+  bool ok = check_expr(C, e, 0);
+  C->want = T_NONE;
+  return ok;
+}
+
+static bool check_node(Checker *C, Expr *e, int depth) {
   if (depth > MAX_EXPR_DEPTH) {
     if (!C->deep_reported)
       diag_error(C->d, e->loc, "expression is nested too deeply (limit %d levels, each operator of a chain counting one)",
@@ -1393,7 +1427,7 @@ static void check_var(Checker *C, Stmt *s) {
   bool ok = true;
   if (s->u.decl.type) ok = check_tile_type(C, s->u.decl.type, &t);
   if (s->u.decl.init) {
-    if (!check_expr(C, s->u.decl.init, 0)) ok = false;
+    if (!check_value(C, s->u.decl.init, s->u.decl.type && ok ? t.elem : T_NONE)) ok = false;
     else if (s->u.decl.type && ok) ok = check_assignable(C, s->u.decl.init->loc, s->u.decl.init, &t, "a var of type");
     else if (!s->u.decl.type) {
       t = s->u.decl.init->ty;
@@ -1472,7 +1506,7 @@ static bool check_lhs(Checker *C, Stmt *s) {
 
 static void check_assign(Checker *C, Stmt *s) {
   bool okl = check_lhs(C, s);
-  bool okr = check_expr(C, s->u.assign.rhs, 0);
+  bool okr = check_value(C, s->u.assign.rhs, okl ? s->u.assign.lhs->ty.elem : T_NONE);
   if (!okl || !okr) return;
   Expr *l = s->u.assign.lhs, *r = s->u.assign.rhs;
   if (s->u.assign.op != TK_ASSIGN && !is_numeric(l->ty.elem)) {
