@@ -149,19 +149,22 @@ cat <<'MID'
 NVRTC, so they have no golden here), each followed by a note that lists the kernel's
 register tiles:
 
-- `warning: kernel 'NAME' has a N-byte stack frame (ptxas): a register tile is indexed
-  dynamically or is too large to stay in registers [-Wstack-frame]`;
+- `warning: kernel 'NAME' has a N-byte stack frame (ptxas) for its register spills (S bytes
+  stored, L loaded): its live values need more than the R registers per thread it has
+  [-Wstack-frame]`, or, with no spills, `has a N-byte stack frame (ptxas) and no spills: an
+  array in local memory, such as a register tile indexed dynamically or too large to stay
+  in registers`;
 - `warning: kernel 'NAME' spills (N bytes stored, M loaded) with R registers per thread;
   fewer or smaller @registers tiles, or more threads in @launch, would need fewer
   [-Wspills]`.
 
-Under `@launch(T, B)` with B > 1 both say instead that B blocks per SM hold each thread to
-65536 / (T B) registers (`@launch(256, 2)`: 128), and the spill warning that one block per
-SM, or smaller tiles, would need fewer. In a kernel with no `@registers` tile (and no such
-cap) they say what ptxas did instead: `has a N-byte stack frame (ptxas) at R registers per
-thread: ptxas kept values in local memory (spilled, or an array it indexes at run time)`,
-and `spills (...) with R registers per thread, with no @registers tile and no register cap
-from @launch (ptxas's choice)`.
+Under `@launch(T, B)` with B > 1 both spill warnings say instead that B blocks per SM hold
+each thread to 65536 / (T B) registers (`@launch(256, 2)`: 128), and the second that one
+block per SM, or smaller tiles, would need fewer. In a kernel with no `@registers` tile
+they say what ptxas did instead: `has a N-byte stack frame (ptxas) and no spills at R
+registers per thread: an array ptxas keeps in local memory (one it indexes at run time)`,
+and (with no register cap either) `spills (...) with R registers per thread, with no
+@registers tile and no register cap from @launch (ptxas's choice)`.
 MID
 printf '\n## Errors in detail\n'
 section errors ""

@@ -1216,6 +1216,10 @@ int tune_main(int argc, char **argv);    /* tile2cu tune (tune.c) */
  * it: 128-byte units, plus the 1 KiB the driver reserves per block from sm_80 on. */
 int64_t smem_footprint(const TargetConfig *t, int64_t smem);
 int report_occupancy(const TargetConfig *t, int threads, int regs, int64_t smem, char *out, size_t n);
+/* tile2cu report's warnings about kernel k (checked) from ptxas's numbers ii:
+ * -Wstack-frame and -Wspills, each with a note listing the register tiles. */
+struct t2c_kernel_info;
+void report_warnings(Diag *d, const Kernel *k, const struct t2c_kernel_info *ii);
 
 /* ---------------------------------------------------------------- tuned.c: tuning files */
 /* The SHA-256 of text, as 64 hex digits. */

@@ -212,24 +212,40 @@ static void report_regs(const KernelInfo *ki, Buf *b) {
   else buf_printf(b, "; %d element%s per thread", total, total == 1 ? "" : "s");
 }
 
-static void report_warn(Diag *d, const Kernel *k, const KernelInfo *ki, const t2c_kernel_info *ii) {
+/* The stack frame's warning says what ptxas's numbers tell apart: with spills, the
+ * frame holds (at least) them, the registers ran out; without, it holds an array
+ * indexed at run time (a register tile's, or one too large to stay in registers). */
+static void stack_warning(Diag *d, const Kernel *k, const KernelInfo *ki, const t2c_kernel_info *ii, int cap) {
+  if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0) {
+    if (cap)
+      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) for its register "
+                   "spills (%d bytes stored, %d loaded): @launch(%d, %d) asks for %d blocks per SM, which holds each "
+                   "thread to %d registers", k->name, ii->stack_bytes, ii->spill_store_bytes, ii->spill_load_bytes,
+                   ki->threads, ki->min_blocks, ki->min_blocks, cap);
+    else
+      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) for its register "
+                   "spills (%d bytes stored, %d loaded): its live values need more than the %d registers per thread "
+                   "it has", k->name, ii->stack_bytes, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers);
+  } else if (ki->regs.len) {
+    diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) and no spills: an "
+                 "array in local memory, such as a register tile indexed dynamically or too large to stay in "
+                 "registers", k->name, ii->stack_bytes);
+  } else {
+    diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) and no spills at %d "
+                 "registers per thread: an array ptxas keeps in local memory (one it indexes at run time)", k->name,
+                 ii->stack_bytes, ii->registers);
+  }
+}
+
+void report_warnings(Diag *d, const Kernel *k, const t2c_kernel_info *ii) {
+  const KernelInfo *ki = k->info;
   Buf regs = {0};
   report_regs(ki, &regs);
   /* @launch(threads, min_blocks) caps each thread's registers (__launch_bounds__) */
   int cap = ki->min_blocks > 1 ? 65536 / (ki->threads * ki->min_blocks) / 8 * 8 : 0;
   if (cap > 255) cap = 0;
   if (ii->stack_bytes > 0) {
-    if (cap)
-      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): @launch(%d, %d) "
-                   "asks for %d blocks per SM, which holds each thread to %d registers", k->name, ii->stack_bytes,
-                   ki->threads, ki->min_blocks, ki->min_blocks, cap);
-    else if (ki->regs.len)
-      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas): a register tile is "
-                   "indexed dynamically or is too large to stay in registers", k->name, ii->stack_bytes);
-    else /* no @registers tile: values ptxas did not keep in registers (its spills, or an array) */
-      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) at %d registers per "
-                   "thread: ptxas kept values in local memory (spilled, or an array it indexes at run time)", k->name,
-                   ii->stack_bytes, ii->registers);
+    stack_warning(d, k, ki, ii, cap);
     diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
   }
   if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0) {
@@ -286,7 +302,7 @@ static int report_kernels(const VerbOpts *o, const TargetConfig *t, Arena *a, co
   bool *known = NEW_ARRAY(a, bool, p->nkernels + 1);
   for (int i = 0; i < p->nkernels; i++) {
     known[i] = t2c_program_kernel_info(tp, p->kernels[i]->name, &ii[i]) == T2C_SUCCESS;
-    if (known[i]) report_warn(&d, p->kernels[i], p->kernels[i]->info, &ii[i]);
+    if (known[i]) report_warnings(&d, p->kernels[i], &ii[i]);
   }
   if (d.warning_errors) return 1;
   for (int i = 0, n = 0; i < p->nkernels; i++)
