@@ -22,10 +22,18 @@
  * prints one warning per source line (a statement) that lists its dims and the
  * @assume conditions that would drop them, before the next error or warning,
  * or at diag_flush.
+ *
+ * The passes find problems in their own order (the checker's @registers after
+ * the kernel's body, its rules after its types; the lexer's before the
+ * parser's), so translate() holds the messages (diag_hold) and diag_release
+ * prints them sorted by position, as a compiler that reads the file once would:
+ * the MAX_ERRORS errors found first, in line order, then the "too many" line.
  */
 #include "t2c.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void diag_init(Diag *d, const char *file, const char *src, FILE *out) {
@@ -108,8 +116,8 @@ static void render(const unsigned char *s, size_t lo, size_t hi, size_t c, Buf *
   }
 }
 
-/* The source line and a caret under column loc.col. */
-static void show_source(Diag *d, Loc loc) {
+/* The source line and a caret under column loc.col, into out. */
+static void show_source(Diag *d, Loc loc, Buf *out) {
   if (!line_start(d, loc.line))
     return;
   Buf line = {0};
@@ -139,36 +147,108 @@ static void show_source(Diag *d, Loc loc) {
   if (hi < len)
     buf_puts(&text, "...");
   buf_puts(&caret, "^");
-  fprintf(d->out, "%s\n%s\n", text.data ? text.data : "", caret.data);
+  buf_printf(out, "%s\n%s\n", text.data ? text.data : "", caret.data);
   buf_free(&line);
   buf_free(&text);
   buf_free(&caret);
+}
+
+/* ------------------------------------------------------------ held messages */
+
+/* Prints the held messages in line order and empties the list: each error or
+ * warning with its notes, those of one position in the order they came. */
+static void print_held(Diag *d) {
+  DiagHeld *h = d->held;
+  int n = d->nheld;
+  d->held = NULL;
+  d->nheld = d->held_cap = 0;
+  for (int i = 1; i < n; i++) { /* insertion sort: stable, and the list is mostly in order */
+    DiagHeld x = h[i];
+    int j = i;
+    for (; j > 0 && (h[j - 1].at.line > x.at.line || (h[j - 1].at.line == x.at.line && h[j - 1].at.col > x.at.col)); j--)
+      h[j] = h[j - 1];
+    h[j] = x;
+  }
+  for (int i = 0; i < n; i++) {
+    if (h[i].text.len)
+      fwrite(h[i].text.data, 1, h[i].text.len, d->out);
+    buf_free(&h[i].text);
+  }
+  free(h);
+}
+
+/* A message's text: printed now, or held. A note joins the message before it;
+ * an error or warning of no line sorts where the one before it does, and the
+ * "too many errors" line (last) after everything. */
+static void put(Diag *d, const char *kind, Loc loc, Buf *text) {
+  if (!d->holding) {
+    fwrite(text->data, 1, text->len, d->out);
+    buf_free(text);
+    return;
+  }
+  bool note = strcmp(kind, "note") == 0;
+  if (note && d->nheld > 0) {
+    buf_putn(&d->held[d->nheld - 1].text, text->data, text->len);
+    buf_free(text);
+    return;
+  }
+  if (d->nheld == MAX_HELD) /* a batch this long prints, in its own order */
+    print_held(d);
+  if (d->nheld == d->held_cap) {
+    d->held_cap = d->held_cap ? 2 * d->held_cap : 16;
+    d->held = realloc(d->held, sizeof *d->held * (size_t)d->held_cap);
+    if (!d->held)
+      die("out of memory");
+  }
+  Loc at = loc;
+  if (strcmp(kind, "last") == 0)
+    at = (Loc){INT_MAX, INT_MAX};
+  else if (at.line <= 0)
+    at = d->nheld ? d->held[d->nheld - 1].at : (Loc){0, 0};
+  d->held[d->nheld++] = (DiagHeld){at, *text};
+}
+
+void diag_hold(Diag *d) {
+  d->holding = d->out != NULL;
+}
+
+void diag_release(Diag *d) {
+  diag_flush(d);
+  if (d->holding)
+    print_held(d);
+  d->holding = false;
+  d->last_dropped = false; /* a note from here on follows what was printed last */
 }
 
 /* suffix: NULL, or the warning's name in brackets. */
 static void report(Diag *d, const char *kind, Loc loc, const char *suffix, const char *fmt, va_list ap) {
   if (!d->out)
     return;
+  Buf b = {0};
   if (loc.line > 0)
-    fprintf(d->out, "%s:%d:%d: %s: ", d->file, loc.line, loc.col, kind);
+    buf_printf(&b, "%s:%d:%d: %s: ", d->file, loc.line, loc.col, kind);
   else if (strcmp(kind, "note") == 0)
-    fprintf(d->out, "note: ");
+    buf_puts(&b, "note: ");
   else
-    fprintf(d->out, "%s: %s: ", d->file, kind);
-  vfprintf(d->out, fmt, ap);
+    buf_printf(&b, "%s: %s: ", d->file, kind);
+  buf_vprintf(&b, fmt, ap);
   if (suffix)
-    fprintf(d->out, " %s", suffix);
-  fputc('\n', d->out);
+    buf_printf(&b, " %s", suffix);
+  buf_puts(&b, "\n");
   if (loc.line > 0)
-    show_source(d, loc);
+    show_source(d, loc, &b);
+  put(d, kind, loc, &b);
 }
 
 void diag_error(Diag *d, Loc loc, const char *fmt, ...) {
   diag_flush(d);
   d->errors++;
   if (d->errors > MAX_ERRORS) {
-    if (!d->capped && d->out)
-      fprintf(d->out, "%s: error: too many errors, stopping\n", d->file);
+    if (!d->capped && d->out) {
+      Buf b = {0};
+      buf_printf(&b, "%s: error: too many errors, stopping\n", d->file);
+      put(d, "last", (Loc){0, 0}, &b);
+    }
     d->capped = true;
     d->last_dropped = true;
     return;

@@ -97,6 +97,14 @@ typedef struct DiagBound {
 } DiagBound;
 #define MAX_PENDING_BOUNDS 64
 
+/* A message held by diag_hold: its text (an error or warning, its source line
+ * and caret, and its notes) and the position it sorts by. */
+typedef struct DiagHeld {
+  Loc at;
+  Buf text;
+} DiagHeld;
+#define MAX_HELD 4096 /* a longer list prints as it is, in batches */
+
 typedef struct Diag {
   const char *file;   /* name shown in messages */
   const char *src;    /* the whole source text, NUL-terminated */
@@ -112,6 +120,9 @@ typedef struct Diag {
   bool off[W_COUNT];  /* -Wno-name */
   DiagBound bounds[MAX_PENDING_BOUNDS]; /* bounds dims not printed yet */
   int nbounds;
+  bool holding;       /* diag_hold: messages wait in held for diag_release */
+  DiagHeld *held;     /* malloc'd */
+  int nheld, held_cap;
 } Diag;
 
 void diag_init(Diag *d, const char *file, const char *src, FILE *out);
@@ -123,6 +134,11 @@ void diag_warning(Diag *d, WarnKind w, Loc loc, const char *fmt, ...) __attribut
  * diagnostic or by diag_flush. */
 void diag_bounds(Diag *d, Loc loc, const char *tensor, int dim, const char *assume, const char *why);
 void diag_flush(Diag *d);
+/* From diag_hold to diag_release the messages are kept, and then printed in
+ * source order (line, then column; stably, each with its notes), whichever phase
+ * or pass found them: translate() holds those of a translation. */
+void diag_hold(Diag *d);
+void diag_release(Diag *d);
 /* A note attaches to the error or warning printed just before it. */
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The text of source line `line` without its newline, into buf. */
