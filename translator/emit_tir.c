@@ -2228,12 +2228,14 @@ static void copy_elem_at(Printer *P, const TirOp *op, At at, const char *stage) 
   const char *idx = F("%s%s", stage, at_idx(P, f, at));
   int n = access_vec(P, op), bytes = n * elem_bytes[X->ty.elem];
   /* one cp.async for the whole run (in the general body a run of one element), or for
-   * each 16 bytes of a longer one (f32 runs of 8 next to f16: TirOp.vec) */
-  if (n == parent_of(at.lay)->vec && (bytes == 16 || bytes == 8 || bytes == 4)) {
+   * each n elements of a longer one (f32 runs of 8 next to f16; a ring whose pitch keeps
+   * only shorter runs aligned: TirOp.vec) */
+  bool sized = bytes == 16 || bytes == 8 || bytes == 4;
+  if (n == parent_of(at.lay)->vec && sized) {
     cp_async_line(P, F("%s[%s]", f->cname, idx), X, lin, cond, tile_mask(P, at), bytes);
     return;
   }
-  if (n > 1 && bytes == 16) {
+  if (n > 1 && sized) {
     for (int v0 = 0; v0 < parent_of(at.lay)->vec; v0 += n) {
       At e = at;
       e.v = v0;

@@ -878,7 +878,8 @@ static bool lower_dot(Lower *L, TirBlock *b, TirVar *dst, TokenKind op, Expr *x)
     /* dot(x, transpose(y)) on the CUDA cores reads y's copy down its columns, each lane
      * rows a run apart (4 for f32): an odd pitch puts 8 of those rows in 8 banks, where
      * the 16-byte padded one (K + 4) put 16 lanes' rows in 2 (the copy is then written
-     * by 4-byte stores, once, and read K times) */
+     * by 4-byte stores, once, and read K times; as a @pipeline stage ring, by 4-byte
+     * cp.async: pipeline.c's async_copy) */
     TirBuf *f = &L->K->bufs[bb];
     int n = f->cols;
     if (!f->trans && f->pitch % 2 == 0) {

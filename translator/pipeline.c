@@ -415,6 +415,13 @@ static TirOp *async_copy(TirKernel *K, const TirOp *l, int bi, const Stmt *f, co
   o->pf_loop = f;
   o->pf_k = k;
   o->nacc = 0;
+  /* a cp.async of a run of vec elements needs the run's address in the stage aligned
+   * to its bytes: every row's start is where the pitch is a multiple of vec. The copy
+   * of dot(x, transpose(y))'s f32 y has an odd pitch (lower.c: its reads down the
+   * columns meet 8 banks, not 2), so it is filled element by element, cp.async of 4
+   * bytes, rather than given a 16-byte aligned pitch: it is written once a stage and
+   * read K times, and its reads would then be 8-way conflicts */
+  while (o->vec > 1 && K->bufs[bi].pitch % o->vec) o->vec /= 2;
   return o;
 }
 

@@ -827,7 +827,8 @@ typedef struct TirOp {
                             opening) thread-dependent control, where no barrier may go */
   int rows, cols;        /* the shape the op runs over ([1, n] for rank 1) */
   const Layout *lay;     /* the layout the op runs in (layout.c) */
-  int vec;               /* TO_LOAD / TO_STORE: elements per access in the fast body */
+  int vec;               /* TO_LOAD / TO_STORE / TO_ASYNC_COPY: elements per access in the fast body
+                            (a cp.async's: what its ring's pitch keeps aligned, pipeline.c) */
   uint8_t chk[4];        /* TO_LOAD / TO_STORE: per tensor dim, 1: check >= 0, 2: check < dim */
   int buf;               /* TO_SCRATCH_*: the scratch buffer */
   TirVar *src2;          /* TO_DOT: B's value, read from its copy buf2 */

@@ -3941,6 +3941,56 @@ static void t_dot_f16_abt(Tally *T) {
   }
 }
 
+/* pipeline_transpose (tests/gpu/pipeline_abt_f32.tl, pipeline_atb_f32.tl,
+ * pipeline_abt_f64.tl, dot_forms_abt.tl): a dot with a transposed operand in a
+ * @pipeline loop, whose operands' stage rings cp.async fills. f32 A B^T at 1, 2 and
+ * 3 stages (b's ring has an odd pitch: 4-byte cp.async), f32 A^T B, f64 A B^T and f16
+ * A B^T (16-byte cp.async); ragged M, N and K (K % 4 == 0 takes the fast body, with
+ * runs of 16 bytes), an exact multiple and one smaller than a tile. The references
+ * are double sums of the inputs. */
+static void t_pipeline_transpose(Tally *T) {
+  /* K a multiple of 4 (rows 16-byte aligned: the fast body) but not of BK, and not */
+  static const int MNK[][3] = {{70, 100, 76}, {37, 50, 75}, {128, 64, 96}, {5, 3, 7}};
+  static const struct {
+    const char *tl, *kernel, *d;
+    Dt dt;
+    bool atb;
+  } F[] = {
+      {"pipeline_abt_f32.tl", "pipeline_abt_f32", "STAGES=1", F32, false},
+      {"pipeline_abt_f32.tl", "pipeline_abt_f32", "STAGES=2", F32, false},
+      {"pipeline_abt_f32.tl", "pipeline_abt_f32", "STAGES=3", F32, false},
+      {"pipeline_atb_f32.tl", "pipeline_atb_f32", NULL, F32, true},
+      {"pipeline_abt_f64.tl", "pipeline_abt_f64", NULL, F64, false},
+      {"dot_forms_abt.tl", "dot_f16_transposed_b", NULL, F16, false},
+  };
+  for (int f = 0; f < (int)(sizeof F / sizeof F[0]); f++)
+    for (int c = 0; c < 4; c++) {
+      int M = MNK[c][0], N = MNK[c][1], K = MNK[c][2];
+      Rng r = rng_seed(F[f].kernel, (uint64_t)(f * 4 + c));
+      Call k;
+      call_init(&k, F[f].tl, F[f].kernel);
+      if (F[f].d) call_arg(&k, "-D%s", F[f].d);
+      Ten *A = F[f].atb ? call_in(&k, "A", F[f].dt, 2, SHAPE(K, M)) : call_in(&k, "A", F[f].dt, 2, SHAPE(M, K));
+      Ten *B = F[f].atb ? call_in(&k, "B", F[f].dt, 2, SHAPE(K, N)) : call_in(&k, "B", F[f].dt, 2, SHAPE(N, K));
+      Ten *C = call_out(&k, "C", F[f].dt == F16 ? F32 : F[f].dt, 2, SHAPE(M, N));
+      Ten *C16 = F[f].dt == F16 ? call_out(&k, "C16", F16, 2, SHAPE(M, N)) : NULL;
+      fill_uniform(A, &r, -1, 1);
+      fill_uniform(B, &r, -1, 1);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = 0;
+          for (int kk = 0; kk < K; kk++) s += F[f].atb ? A2(A, kk, i) * A2(B, kk, j) : A2(A, i, kk) * A2(B, j, kk);
+          R2(C, i, j) = s;
+          if (C16) R2(C16, i, j) = round_dt(F16, s);
+        }
+      if (C16) C->tol = 1e-5, C16->tol = 1e-3;
+      char l[96];
+      label(l, sizeof l, "%s%s%s M=%d N=%d K=%d", F[f].kernel, F[f].d ? " " : "", F[f].d ? F[f].d : "", M, N, K);
+      CHECK(T, call_check(&k, "pipeline_transpose", l));
+      call_free(&k);
+    }
+}
+
 /* C = A^T B, A stored [K, M], bf16: dot(transpose(a), b) */
 static void t_dot_bf16_atb(Tally *T) {
   static const int MNK[][3] = {{37, 50, 100}, {64, 64, 64}, {40, 56, 45}, {5, 3, 7}};
@@ -6947,6 +6997,7 @@ static const Test tests[] = {
     {"index_arith", t_index_arith},
     {"reshape", t_reshape},
     {"dot_f16_transposed_b", t_dot_f16_abt},
+    {"pipeline_transpose", t_pipeline_transpose},
     {"dot_bf16_transposed_a", t_dot_bf16_atb},
     {"dot_wgmma_forms", t_dot_wgmma_forms},
     {"wgmma_register_a", t_wgmma_register_a},
