@@ -1178,6 +1178,16 @@ static bool check_index(Checker *C, Expr *e, int depth) {
       gather_slice_error(C, e, first, &g);
       return false;
     }
+    /* a gather's scalar indices are integers, as a slice's are (the loop below, which a
+     * gather skips): an f32 one reached nvcc as a pointer offset */
+    for (int i = 0; i < e->u.index.nidx; i++) {
+      const Expr *s = e->u.index.idx[i].start;
+      if (s->ty.rank == 0 && !elem_is_int(s->ty.elem)) {
+        diag_error(C->d, s->loc, "an index must be an integer scalar, not %s", type_str(C, &s->ty));
+        ok = false;
+      }
+    }
+    if (!ok) return false;
     for (int i = 0; i < e->u.index.nidx; i++) e->flags |= e->u.index.idx[i].start->flags & (EF_TD | EF_TILE);
     e->flags |= EF_TILE;
     e->ty = g;
