@@ -2196,14 +2196,52 @@ static bool recomputed(TirKernel *K, Conv *c) {
   return true;
 }
 
+/* Whether an op of b (inside its control too) writes v; a copy of v reads it. */
+static bool block_writes(const TirBlock *b, const TirVar *v) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if ((op->dst == v && op->kind != TO_SPILL) || block_writes(&op->body, v) || block_writes(&op->els, v)) return true;
+  }
+  return false;
+}
+
+/* The control around the op being converted, outermost first (TirOp *), and the
+ * copies made before its loops: (TirOp *loop, TirOp *copy) pairs. */
+typedef struct Around {
+  PtrVec ctl;
+  PtrVec before;
+} Around;
+
+/* The outermost loop around the op that does not write v, or -1: v's copy, made
+ * once before that loop, holds v in every iteration (as lower.c's copies of tile
+ * vars; docs/language.md). Not under thread-dependent control (as lower.c), nor
+ * for a copy of a value that lives in shared memory or is never held, nor one that
+ * alternates halves or is a dot operand's (written in the loop by another copy,
+ * its halves turn there). A loop that writes v, anywhere in it, copies v each time. */
+static int conv_loop(const TirKernel *K, const Around *a, const TirVar *v, int bi) {
+  const TirBuf *f = &K->bufs[bi];
+  if (v->home || v->fused || f->alternating || f->operand || f->stages) return -1;
+  for (int i = 0; i < a->ctl.len; i++)
+    if (((const TirOp *)a->ctl.items[i])->td) return -1;
+  for (int i = 0; i < a->ctl.len; i++) {
+    const TirOp *l = a->ctl.items[i];
+    if ((l->kind == TO_FOR || l->kind == TO_WHILE) && !block_writes(&l->body, v)) return i;
+  }
+  return -1;
+}
+
 /* The conversions: each value an op reads where its thread does not hold it is
  * copied to shared memory right before the op, which reads the copy (or computes it
- * again there: recomputed). */
-static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
+ * again there: recomputed); or, for a value no loop around the op writes, once,
+ * right before the outermost such loop (conv_loop). */
+static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs, Around *a) {
   PtrVec out = {0};
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    if (!apply_convs(K, &op->body, convs) || !apply_convs(K, &op->els, convs)) return false;
+    vec_push(K->a, &a->ctl, op);
+    bool ok = apply_convs(K, &op->body, convs, a) && apply_convs(K, &op->els, convs, a);
+    a->ctl.len--;
+    if (!ok) return false;
     for (int k = 0; k < convs->len; k++) {
       Conv *c = convs->items[k];
       if (c->op != op) continue;
@@ -2220,7 +2258,12 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
         spilled |= d->op == op && d->v == c->v && !d->remat;
       }
       if (spilled) continue;
-      TirOp *s = tir_new_op(K, NULL, TO_SPILL, op->stmt);
+      int at = conv_loop(K, a, c->v, bi);
+      TirOp *loop = at >= 0 ? a->ctl.items[at] : NULL;
+      for (int j = 0; loop && j + 1 < a->before.len; j += 2) /* one copy before a loop */
+        spilled |= a->before.items[j] == loop && ((const TirOp *)a->before.items[j + 1])->buf == bi;
+      if (spilled) continue;
+      TirOp *s = tir_new_op(K, NULL, TO_SPILL, loop ? loop->stmt : op->stmt); /* made at the loop's head */
       s->dst = c->v;
       s->buf = bi;
       s->lay = c->v->layout;
@@ -2229,10 +2272,17 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs) {
       if (c->v->sym && c->v->sym->place == PL_REGISTER) s->reason = "it is read where other threads hold its elements";
       else if (op->dst && op->dst->own_layout && op->lay == op->dst->layout)
         s->meets = op->dst;
+      if (loop) {
+        vec_push(K->a, &a->before, loop);
+        vec_push(K->a, &a->before, s);
+        continue;
+      }
       s->first = op->first; /* the statement's comment heads its copy */
       op->first = false;
       vec_push(K->a, &out, s);
     }
+    for (int j = 0; j + 1 < a->before.len; j += 2) /* right before the loop, in the block that holds it */
+      if (a->before.items[j] == op) vec_push(K->a, &out, a->before.items[j + 1]);
     vec_push(K->a, &out, op);
   }
   b->ops = out;
@@ -2458,7 +2508,8 @@ bool layout_assign(TirKernel *K, const char **why) {
     *why = c.why;
     return false;
   }
-  if (!apply_convs(K, &K->body, &convs)) {
+  Around around = {{0}, {0}};
+  if (!apply_convs(K, &K->body, &convs, &around)) {
     *why = "too many shared copies";
     return false;
   }

@@ -3343,6 +3343,45 @@ static void t_carry_fold(Tally *T) {
   }
 }
 
+/* conv_before_loop and conv_written_loop (tests/gpu): row values read in another
+ * layout inside loops. The first reads qn = rowsum(Q) in a loop nest that does not
+ * write it (one copy before the nest): O = qn * n + X, after the last outer iteration
+ * (n = 0: O untouched). The second halves qn in each outer iteration and adds 1 to
+ * w = rowmax(Q) after each inner read: O = q / 2^n + (w + (n - 1) * blocks + j / 128)
+ * + X. Ragged M and N. */
+static void t_conv_loop(Tally *T, const char *name, bool written) {
+  static const int MNn[][3] = {{70, 200, 3}, {64, 128, 2}, {100, 300, 1}, {5, 1, 2}, {30, 130, 0}};
+  for (int c = 0; c < 5; c++) {
+    int M = MNn[c][0], N = MNn[c][1], n = MNn[c][2], blocks = (N + 127) / 128;
+    Rng r = rng_seed(name, (uint64_t)c);
+    Call k;
+    char tl[64];
+    snprintf(tl, sizeof tl, "%s.tl", name);
+    call_init(&k, tl, name);
+    Ten *Q = call_in(&k, "Q", F32, 2, SHAPE(M, 4));
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, N));
+    call_arg(&k, "n=%d", n);
+    fill_uniform(Q, &r, -1, 1);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double q = 0, w = -INFINITY;
+      for (int kk = 0; kk < 4; kk++) q += A2(Q, i, kk), w = fmax(w, A2(Q, i, kk));
+      for (int j = 0; j < N; j++)
+        R2(O, i, j) = n == 0 ? NAN
+                      : written ? ldexp(q, -n) + w + (n - 1) * blocks + j / 128 + A2(X, i, j)
+                                : q * n + A2(X, i, j);
+    }
+    O->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d n=%d", M, N, n);
+    CHECK(T, call_check(&k, name, l));
+    call_free(&k);
+  }
+}
+static void t_conv_before_loop(Tally *T) { t_conv_loop(T, "conv_before_loop", false); }
+static void t_conv_written_loop(Tally *T) { t_conv_loop(T, "conv_written_loop", true); }
+
 /* copy_halves (tests/gpu/copy_halves.tl): small copies made in a loop alternate
  * halves; column walks of them (colsum, colargmax of a row value) and a transposed
  * read of a slice an @pipeline loop loads read this turn's half. M ragged. */
@@ -6988,6 +7027,8 @@ static const Test tests[] = {
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
     {"copy_halves", t_copy_halves},
+    {"conv_before_loop", t_conv_before_loop},
+    {"conv_written_loop", t_conv_written_loop},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},

@@ -2689,6 +2689,30 @@ Test(tir_sync, a_while_condition_reading_a_copy_gets_a_barrier_before_each_test)
   cr_assert_eq(((const TirOp *)b->ops.items[b->ops.len - 2])->kind, TO_SPILL, "the condition's spill again");
 }
 
+/* A row value the layout stage converts (a slice of [64, 4]'s layout read over
+ * [64, 128]) in a loop nest that does not write it: copied once, before the outer
+ * loop, with no barrier in either loop; written in the outer loop, it is copied there,
+ * before the inner loop. */
+Test(tir_sync, a_converted_value_no_loop_writes_is_copied_once_before_the_loops) {
+  static const char *src[] = {
+      "@launch(256)\nkernel k(Q: tensor<f32>[64, 4], X: tensor<f32>[64, N], O: tensor<f32>[64, N]) {\n"
+      "  var qn = rowsum(Q[0 :+ 64, 0 :+ 4])\n  for r in range(0, 2) {\n    for p0 in range(0, N, 128) {\n"
+      "      O[0 :+ 64, p0 :+ 128] = qn + X[0 :+ 64, p0 :+ 128]\n    }\n  }\n}\n",
+      "@launch(256)\nkernel k(Q: tensor<f32>[64, 4], X: tensor<f32>[64, N], O: tensor<f32>[64, N]) {\n"
+      "  var qn = rowsum(Q[0 :+ 64, 0 :+ 4])\n  for r in range(0, 2) {\n    qn = qn * 0.5\n"
+      "    for p0 in range(0, N, 128) {\n      O[0 :+ 64, p0 :+ 128] = qn + X[0 :+ 64, p0 :+ 128]\n    }\n  }\n}\n"};
+  for (int w = 0; w < 2; w++) {
+    const char *why = NULL;
+    TirKernel *K = build(src[w], NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    const TirOp *outer = find_loop(&K->body), *inner = find_loop(&outer->body);
+    cr_assert(inner);
+    cr_assert_eq(count_ops(&K->body, TO_SPILL), 1);
+    cr_assert_eq(count_ops(&inner->body, TO_SPILL) + count_ops(&inner->body, TO_BARRIER), 0, "nothing in the inner loop");
+    cr_assert_eq(count_ops(&outer->body, TO_SPILL), w, "%s", w ? "copied in the loop that writes it" : "before the loops");
+  }
+}
+
 /* A one-element store whose value reads its own tensor: the value goes into a
  * scalar of its own, then a barrier, then the store. */
 Test(tir_sync, an_element_store_reading_its_tensor_computes_first) {
