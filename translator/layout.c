@@ -2376,6 +2376,145 @@ static void reads_fn(TirKernel *K, TirOp *op, void *ctx) {
   }
 }
 
+/* ------------------------------------------------------------ element reads in place */
+
+/* lower.c reads an element of a tile (t[i, j]) through the tile's shared copy, before
+ * layouts are known. Where t's layout gives every thread that element (a [1, 1] value
+ * that every thread holds: layout_everywhere, a reduction of the block's one row),
+ * the element is read where it is, a register of the thread's own: the read becomes
+ * one of the value (TirKernel.hkeys), printed as t[0] (emit_tir.c value_at). A copy
+ * nothing reads any more (no other element read, window, transpose, column reduction
+ * or dot operand) goes, with its spills. */
+static bool zero_index(const Expr *x) { return !x || ((x->flags & EF_CONST) && !x->cv.isf && x->cv.i == 0); }
+
+static bool element_everywhere(const TirKernel *K, const Expr *x, const TirRead *r) {
+  const TirBuf *f = &K->bufs[r->buf];
+  const TirVar *v = f->spill_of;
+  if (r->kind != TR_WINDOW || x->ty.rank != 0 || !v || f->trans || !v->layout || v->home || v->fused) return false;
+  if (!layout_everywhere(v->layout) || v->rows != 1 || v->cols != 1 || x->ty.elem != v->elem) return false;
+  for (int d = 0; d < r->rank; d++)
+    if (r->keep[d] || !zero_index(r->start[d])) return false;
+  return true;
+}
+
+static bool buf_read(const TirBlock *b, int bi) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if ((op->kind != TO_SPILL && op->buf == bi) || (op->kind == TO_DOT && op->buf2 == bi)) return true;
+    if (buf_read(&op->body, bi) || buf_read(&op->els, bi)) return true;
+  }
+  return false;
+}
+
+/* b without its spills to buffer bi (a statement's comment moves to its next op),
+ * and every op's buffers past bi one lower (bi is gone). */
+static void drop_buf_ops(TirBlock *b, int bi) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    drop_buf_ops(&op->body, bi);
+    drop_buf_ops(&op->els, bi);
+    if (op->kind == TO_SPILL && op->buf == bi) {
+      TirOp *next = i + 1 < b->ops.len ? b->ops.items[i + 1] : NULL;
+      if (op->first && next && next->stmt == op->stmt) next->first = true;
+      continue;
+    }
+    if (op->buf > bi) op->buf--;
+    if (op->buf2 > bi) op->buf2--;
+    b->ops.items[n++] = op;
+  }
+  b->ops.len = n;
+}
+
+/* Whether op (or an op inside it) reads or writes buffer bi: its expressions as
+ * reads_fn sees them (on a scratch op: the accesses are the ones of later). */
+static bool touches_copy(TirKernel *K, const TirOp *op, int bi) {
+  TirOp tmp = *op;
+  tmp.nacc = 0;
+  Reads rd = {NULL, false};
+  reads_fn(K, &tmp, &rd);
+  if (rd.overflow) return true;
+  for (int i = 0; i < tmp.nacc; i++)
+    if (tmp.acc[i].buf == bi) return true;
+  for (int i = 0; i < op->body.ops.len; i++)
+    if (touches_copy(K, op->body.ops.items[i], bi)) return true;
+  for (int i = 0; i < op->els.ops.len; i++)
+    if (touches_copy(K, op->els.ops.items[i], bi)) return true;
+  return false;
+}
+
+/* The spills to bi that nothing reads now (a read of them moved to registers): in
+ * their block, the next op that touches the copy is another spill to it (past
+ * control that does not touch it), or none follows at the kernel's top level. */
+static void drop_unread_spills(TirKernel *K, TirBlock *b, int bi) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    drop_unread_spills(K, &op->body, bi);
+    drop_unread_spills(K, &op->els, bi);
+    bool unread = false;
+    if (op->kind == TO_SPILL && op->buf == bi) {
+      int j = i + 1;
+      for (; j < b->ops.len; j++) {
+        const TirOp *p = b->ops.items[j];
+        if (p->kind == TO_BREAK || p->kind == TO_CONTINUE) break;
+        if (p->kind == TO_SPILL && p->buf == bi) {
+          unread = true;
+          break;
+        }
+        if (touches_copy(K, p, bi)) break;
+      }
+      if (j == b->ops.len) unread = b == &K->body;
+    }
+    if (unread) {
+      TirOp *next = i + 1 < b->ops.len ? b->ops.items[i + 1] : NULL;
+      if (op->first && next && next->stmt == op->stmt) next->first = true;
+      continue;
+    }
+    b->ops.items[n++] = op;
+  }
+  b->ops.len = n;
+}
+
+static void own_element_reads(TirKernel *K) {
+  uint64_t moved = 0; /* the buffers some read left */
+  int n = 0;
+  for (int i = 0; i < K->rkeys.len; i++) {
+    Expr *x = K->rkeys.items[i];
+    TirRead *r = K->rvals.items[i];
+    if (element_everywhere(K, x, r)) {
+      moved |= (uint64_t)1 << r->buf;
+      vec_push(K->a, &K->hkeys, x);
+      vec_push(K->a, &K->hvals, (TirVar *)K->bufs[r->buf].spill_of);
+      continue;
+    }
+    K->rkeys.items[n] = x;
+    K->rvals.items[n++] = r;
+  }
+  K->rkeys.len = K->rvals.len = n;
+  for (int bi = K->nbufs - 1; bi >= 0; bi--) { /* from the last: the indices below stay */
+    if (!(moved >> bi & 1) || K->bufs[bi].operand) continue;
+    bool read = buf_read(&K->body, bi);
+    for (int i = 0; i < K->rvals.len; i++) read |= ((const TirRead *)K->rvals.items[i])->buf == bi;
+    for (int i = 0; i < K->vars.len; i++) read |= ((const TirVar *)K->vars.items[i])->home == bi + 1;
+    if (read) { /* still read: only the spills whose reads all moved go */
+      if (!K->bufs[bi].alternating) drop_unread_spills(K, &K->body, bi);
+      continue;
+    }
+    drop_buf_ops(&K->body, bi);
+    for (int i = 0; i < K->rvals.len; i++) {
+      TirRead *r = K->rvals.items[i];
+      if (r->buf > bi) r->buf--;
+    }
+    for (int i = 0; i < K->vars.len; i++) {
+      TirVar *v = K->vars.items[i];
+      if (v->home > bi + 1) v->home--;
+    }
+    for (int i = bi; i + 1 < K->nbufs; i++) K->bufs[i] = K->bufs[i + 1];
+    K->bufs[--K->nbufs] = (TirBuf){0}; /* a buffer made later starts from zeros */
+  }
+}
+
 /* ------------------------------------------------------------ early copies */
 
 static bool touches_buf(const TirOp *op, int buf) {
@@ -2508,6 +2647,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     *why = c.why;
     return false;
   }
+  own_element_reads(K);
   Around around = {{0}, {0}};
   if (!apply_convs(K, &K->body, &convs, &around)) {
     *why = "too many shared copies";

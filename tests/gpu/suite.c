@@ -3382,6 +3382,43 @@ static void t_conv_loop(Tally *T, const char *name, bool written) {
 static void t_conv_before_loop(Tally *T) { t_conv_loop(T, "conv_before_loop", false); }
 static void t_conv_written_loop(Tally *T) { t_conv_loop(T, "conv_written_loop", true); }
 
+/* elem_everywhere (tests/gpu/elem_everywhere.tl): element reads of [1, 1] row values
+ * every thread holds, read in registers. Per row r: mx = max X[r, :], lse = mx +
+ * log(sum exp(X[r, :] - mx)); L = lse - X[r, Y[r]]; t = mx, n times t = t / 2 + lse,
+ * O = X - t (n = 0: O untouched); B = lse - mx. Ragged N (at most 1024). */
+static void t_elem_everywhere(Tally *T) {
+  static const int MNn[][3] = {{3, 1000, 2}, {5, 37, 1}, {2, 1024, 3}, {4, 1, 1}, {3, 200, 0}};
+  for (int c = 0; c < 5; c++) {
+    int M = MNn[c][0], N = MNn[c][1], n = MNn[c][2];
+    Rng r = rng_seed("elem_everywhere", (uint64_t)c);
+    Call k;
+    call_init(&k, "elem_everywhere.tl", "elem_everywhere");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_in(&k, "Y", I32, 1, SHAPE(M));
+    Ten *L = call_out(&k, "L", F32, 1, SHAPE(M));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, N));
+    Ten *B = call_out(&k, "B", F32, 2, SHAPE(M, 1));
+    call_arg(&k, "n=%d", n);
+    fill_uniform(X, &r, -4, 4);
+    fill_int(Y, &r, 0, N - 1);
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, se = 0;
+      for (int j = 0; j < N; j++) mx = fmax(mx, A2(X, i, j));
+      for (int j = 0; j < N; j++) se += exp(A2(X, i, j) - mx);
+      double lse = mx + log(se), t = mx;
+      for (int q = 0; q < n; q++) t = t * 0.5 + lse;
+      L->ref[i] = lse - A2(X, i, (int)Y->v[i]);
+      for (int j = 0; j < N; j++) R2(O, i, j) = n ? A2(X, i, j) - t : NAN;
+      B->ref[i] = lse - mx;
+    }
+    L->etol = O->etol = B->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d n=%d", M, N, n);
+    CHECK(T, call_check(&k, "elem_everywhere", l));
+    call_free(&k);
+  }
+}
+
 /* copy_halves (tests/gpu/copy_halves.tl): small copies made in a loop alternate
  * halves; column walks of them (colsum, colargmax of a row value) and a transposed
  * read of a slice an @pipeline loop loads read this turn's half. M ragged. */
@@ -7029,6 +7066,7 @@ static const Test tests[] = {
     {"copy_halves", t_copy_halves},
     {"conv_before_loop", t_conv_before_loop},
     {"conv_written_loop", t_conv_written_loop},
+    {"elem_everywhere", t_elem_everywhere},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},

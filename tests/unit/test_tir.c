@@ -2713,6 +2713,37 @@ Test(tir_sync, a_converted_value_no_loop_writes_is_copied_once_before_the_loops)
   }
 }
 
+/* An element read of a [1, 1] value every thread holds (a row reduction of the
+ * block's one row) reads the thread's register: no copy, no spill, the read a value
+ * read (hkeys); with another read of the copy (transpose), the copy stays for it, and
+ * only the spill that read alone needed goes. */
+Test(tir_layout, an_element_every_thread_holds_is_read_in_registers) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(256)\nkernel k(G: tensor<f32>[1, 4096], A: tensor<f32>[1]) {\n"
+                       "  var m = rowmax(abs(G[0 :+ 1, 0 :+ 4096]))\n  A[0] = m[0, 0]\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 0);
+  for (int i = 0; i < K->nbufs; i++) cr_assert_null(K->bufs[i].spill_of, "no copy: %s", K->bufs[i].cname);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st && !tir_read(K, st->expr) && tir_hoisted(K, st->expr));
+  K = build("@launch(128)\nkernel k(G: tensor<f32>[1, 512], A: tensor<f32>[1], C: tensor<f32>[4], "
+            "B: tensor<f32>[1, 1]) {\n  var m = rowmax(G[0 :+ 1, 0 :+ 512])\n  A[0] = m[0, 0]\n"
+            "  for i in range(0, 4) {\n    C[i] = G[0, i]\n  }\n"
+            "  B[0 :+ 1, 0 :+ 1] = transpose(m) + m[0, 0]\n}\n",
+            NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  /* the copy made for A[0]'s read goes (none is current past the loop: the transpose makes its own) */
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 1, "the transpose's spill alone");
+  const TirOp *loop = find_loop(&K->body);
+  int at = 0, sp = 0;
+  for (int i = 0; i < K->body.ops.len; i++) {
+    if (K->body.ops.items[i] == loop) at = i;
+    if (((const TirOp *)K->body.ops.items[i])->kind == TO_SPILL) sp = i;
+  }
+  cr_assert_gt(sp, at, "after the loop");
+}
+
 /* A one-element store whose value reads its own tensor: the value goes into a
  * scalar of its own, then a barrier, then the store. */
 Test(tir_sync, an_element_store_reading_its_tensor_computes_first) {
