@@ -18,6 +18,12 @@
  * runs of a loop from a state it was already run from reuse that result
  * (dry_loop's memo).
  *
+ * Tensors the kernel writes are tracked too (TirBuf.tensor), with whether
+ * their accesses since the barrier include some of an earlier iteration
+ * (at_back_edge): a load and a store at one slice in one layout are at one
+ * thread's elements in one iteration, and across iterations only where the
+ * slice stays or moves past its own length (same_elements).
+ *
  * A value living in its shared copy (TirVar.home) is read and written there
  * by each thread at its own elements (TirAccess.own): such accesses conflict
  * only with accesses at other elements (a transposed read, a column
@@ -86,6 +92,9 @@ typedef struct SyncState {
   const TirOp *rop[TIR_MAX_BUFS]; /* the op that read it (NULL: several) */
   int wline[TIR_MAX_BUFS], rline[TIR_MAX_BUFS];
   int atom[TIR_MAX_BUFS]; /* when written: the atomic kind of every write (B_ATOMIC_*), or -1 */
+  /* some of the reads (writes) were made before a loop began its next iteration (at_back_edge):
+   * of an op that may have run since, at another value of the loop variable (same_elements) */
+  uint8_t rstale[TIR_MAX_BUFS], wstale[TIR_MAX_BUFS];
 } SyncState;
 
 typedef struct SyncLoop {
@@ -104,6 +113,8 @@ static void join_in(SyncState *a, const SyncState *b) {
     else if ((b->acc[i] & ST_W) && b->atom[i] != a->atom[i]) a->atom[i] = -1;
     a->acc[i] = had | b->acc[i];
     a->cross[i] |= b->cross[i];
+    a->rstale[i] |= b->rstale[i];
+    a->wstale[i] |= b->wstale[i];
     if (!(had & ST_W)) a->wop[i] = b->wop[i], a->wline[i] = b->wline[i];
     else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) a->wop[i] = NULL;
     if (!(had & ST_R)) a->rline[i] = b->rline[i], a->rop[i] = b->rop[i];
@@ -114,64 +125,156 @@ static void join_in(SyncState *a, const SyncState *b) {
 static bool same(const SyncState *a, const SyncState *b) {
   return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->cross, b->cross, sizeof a->cross) == 0 &&
          memcmp(a->wop, b->wop, sizeof a->wop) == 0 &&
-         memcmp(a->rop, b->rop, sizeof a->rop) == 0 && memcmp(a->atom, b->atom, sizeof a->atom) == 0;
+         memcmp(a->rop, b->rop, sizeof a->rop) == 0 && memcmp(a->atom, b->atom, sizeof a->atom) == 0 &&
+         memcmp(a->rstale, b->rstale, sizeof a->rstale) == 0 && memcmp(a->wstale, b->wstale, sizeof a->wstale) == 0;
 }
 
-/* Whether scalar x has one value in the whole launch, for every thread of a
- * block: constants, the block's ctx fields, sizes, scalar parameters, and vars
+/* The state at the end of an iteration, as the next one starts: what was done
+ * to a tensor so far was done in an earlier iteration (same_elements; a shared
+ * buffer's elements do not move between iterations). */
+static void at_back_edge(const TirKernel *K, SyncState *st) {
+  for (int i = 0; i < K->nbufs; i++) {
+    if (!K->bufs[i].tensor) continue;
+    if (st->acc[i] & ST_R) st->rstale[i] = 1;
+    if (st->acc[i] & ST_W) st->wstale[i] = 1;
+  }
+}
+
+/* Whether scalar x has one value wherever it is evaluated. FX_UNIFORM: the
+ * same for every thread of a block (else per thread: a thread's own ctx fields
+ * too). FX_ITER: in one iteration of the loops around it (their variables too,
+ * uniform ones with FX_UNIFORM, and the scalar vars assigned only at their
+ * declaration: a second run of it is in another iteration); else in the
+ * whole launch. Constants, ctx fields, sizes, scalar parameters, and vars
  * assigned only at their declaration from such (facts_resolve), through
- * arithmetic, min, max and cdiv. A loop variable, a var assigned again, a
- * tensor element or a thread's own ctx field is not. */
-static bool launch_invariant(const Expr *x) {
+ * arithmetic, min, max and cdiv. A var assigned again or a tensor element is
+ * not. */
+enum { FX_UNIFORM = 1, FX_ITER = 2 };
+static bool fixed_value(const Expr *x, int how) {
+  const Sym *v = x->kind == E_IDENT ? x->u.ident.sym : NULL;
+  if ((how & FX_ITER) && v && v->kind == SY_VAR && !v->ty.rank && !v->reassigned &&
+      (!(how & FX_UNIFORM) || !v->thread_dep))
+    return true;
   x = facts_resolve(x);
   if (x->ty.rank) return false;
   if (x->flags & EF_CONST) return true;
   switch (x->kind) {
   case E_INT: case E_BOOL: return true;
   case E_CTX:
-    return x->u.ctx != CTX_THREAD && x->u.ctx != CTX_LANE && x->u.ctx != CTX_WARP;
+    return !(how & FX_UNIFORM) || (x->u.ctx != CTX_THREAD && x->u.ctx != CTX_LANE && x->u.ctx != CTX_WARP);
   case E_IDENT: {
     const Sym *y = x->u.ident.sym;
+    if (y && y->kind == SY_LOOP) return (how & FX_ITER) && (!(how & FX_UNIFORM) || !y->thread_dep);
     return y && (y->kind == SY_CONST || y->kind == SY_SIZE || y->kind == SY_SCALAR);
   }
-  case E_UNARY: return launch_invariant(x->u.unary.a);
-  case E_BINARY: return launch_invariant(x->u.binary.a) && launch_invariant(x->u.binary.b);
+  case E_UNARY: return fixed_value(x->u.unary.a, how);
+  case E_BINARY: return fixed_value(x->u.binary.a, how) && fixed_value(x->u.binary.b, how);
   case E_CALL:
     if (x->u.call.cast == T_NONE && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX &&
         x->u.call.builtin != B_CDIV)
       return false;
     for (int i = 0; i < x->u.call.nargs; i++)
-      if (!launch_invariant(x->u.call.args[i])) return false;
+      if (!fixed_value(x->u.call.args[i], how)) return false;
     return true;
   default: return false;
   }
 }
 
-/* A load and a store at the same slice of a tensor, in one layout that does
- * not replicate it: each element is read and written by the same thread. Of
- * one statement; or of two (a tensor updated in place: Adam's moments, read
- * at one line and stored at a later one) when every index of the slice has
- * one value in the launch, and each op touches the tensor through its slice
- * alone (a loop variable's slice moves between iterations, and overlapping
- * windows would meet other threads' elements). */
-static bool same_elements(const TirOp *a, const TirOp *b) {
+static bool launch_invariant(const Expr *x) { return fixed_value(x, FX_UNIFORM); }
+
+/* x as k * v + c: v a loop variable, k a constant, c one value in the launch. */
+static bool loop_affine(const Expr *x, const Sym **v, int64_t *k) {
+  x = facts_resolve(x);
+  if (x->ty.rank) return false;
+  if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_LOOP) {
+    *v = x->u.ident.sym, *k = 1;
+    return true;
+  }
+  if (x->kind == E_UNARY && x->u.unary.op == TK_MINUS && loop_affine(x->u.unary.a, v, k)) {
+    *k = -*k;
+    return true;
+  }
+  if (x->kind != E_BINARY) return false;
+  const Expr *a = x->u.binary.a, *b = x->u.binary.b;
+  int64_t c;
+  switch (x->u.binary.op) {
+  case TK_PLUS: return (launch_invariant(b) && loop_affine(a, v, k)) || (launch_invariant(a) && loop_affine(b, v, k));
+  case TK_MINUS:
+    if (launch_invariant(b) && loop_affine(a, v, k)) return true;
+    if (launch_invariant(a) && loop_affine(b, v, k)) {
+      *k = -*k;
+      return true;
+    }
+    return false;
+  case TK_STAR:
+    if (check_const_int(b, &c) && c > -(1 << 20) && c < (1 << 20) && loop_affine(a, v, k)) return *k *= c, true;
+    if (check_const_int(a, &c) && c > -(1 << 20) && c < (1 << 20) && loop_affine(b, v, k)) return *k *= c, true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Whether a slice's index ix moves past its own length from one iteration to
+ * the next: its start is k * v + c for a loop variable v that runs from a
+ * start with one value in the launch by a constant step s, and c one value in
+ * the launch, with |k * s| at least the length. Every value v takes, in any
+ * run of its loop, is that start plus a multiple of s: two iterations' windows
+ * are the same (one value of v) or do not meet. */
+static bool moves_apart(const Index *ix) {
+  const Sym *v;
+  int64_t k, s = 1, len = 1;
+  if (!loop_affine(ix->start, &v, &k) || !v->decl || v->decl->kind != S_FOR) return false;
+  const Stmt *f = v->decl;
+  if (!launch_invariant(f->u.forr.lo) || (f->u.forr.step && !check_const_int(f->u.forr.step, &s))) return false;
+  if (ix->len && !check_const_int(ix->len, &len)) return false;
+  int64_t d = k * s < 0 ? -(k * s) : k * s;
+  return s != 0 && d >= len;
+}
+
+/* Whether op, a load or a store of tensor X (tracked in buf), touches X
+ * through its slice alone: no window, no element of X in a load's pad or
+ * read by a store's value (an access to buf of the store's own: a slice
+ * read in the statement is a load's, hoisted). */
+static bool through_slice(const TirOp *op, const Sym *X, int buf) {
+  if ((op->kind != TO_LOAD && op->kind != TO_STORE) || op->has_win || tir_names_sym(op->pad, X)) return false;
+  for (int i = 0; i < op->nacc; i++)
+    if (op->acc[i].buf == buf && op->acc[i].write != (op->kind == TO_STORE)) return false;
+  return true;
+}
+
+/* A load and a store (or two stores) at the same slice of a tensor, in one
+ * layout that does not replicate it: each element is read and written by the
+ * same thread, when the slice is where it was. stale: the first op's accesses
+ * since the last barrier include some made before an iteration of a loop
+ * began again (SyncState.rstale, wstale). Fresh, a's one run since the barrier
+ * is of this iteration: of one statement the two are at one slice; of two (a
+ * tensor updated in place: Adam's moments, read at one line and stored at a
+ * later one) when every index of the slice has one value in the iteration,
+ * for every thread, and each op touches the tensor through its slice alone.
+ * Stale, a's runs of earlier iterations are at the same elements only where
+ * every index also had one value in the launch or moves past its length with
+ * a loop variable (moves_apart): then two runs' windows are the same or do
+ * not meet. A window that moves by less, a start that is not the loop
+ * variable's, or a loop whose start changes between its runs meets other
+ * threads' elements of an earlier iteration. */
+static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
   if (!a || !b || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
-  if (layout_replicated(a->lay)) return false;
+  if (layout_replicated(a->lay) || a->gather || b->gather || a->pf_var || b->pf_var) return false;
   const Sym *X = a->slice->u.index.base->u.ident.sym;
   if (X != b->slice->u.index.base->u.ident.sym) return false;
-  for (int d = 0; d < a->slice->u.index.nidx; d++) {
+  int n = a->slice->u.index.nidx;
+  for (int d = 0; d < n; d++) {
     const Index *x = &a->slice->u.index.idx[d], *y = &b->slice->u.index.idx[d];
     if (!facts_expr_equal(x->start, y->start) || !x->len != !y->len || (x->len && !facts_expr_equal(x->len, y->len)))
       return false;
   }
-  if (a->stmt == b->stmt) return true;
-  for (int k = 0; k < 2; k++) {
-    const TirOp *o = k ? b : a;
-    if ((o->kind != TO_LOAD && o->kind != TO_STORE) || o->has_win || tir_names_sym(o->expr, X) || tir_names_sym(o->pad, X))
-      return false;
+  if (!stale && a->stmt == b->stmt) return true;
+  for (int k = 0; k < 2; k++)
+    if (!through_slice(k ? b : a, X, buf)) return false;
+  for (int d = 0; d < n; d++) {
+    const Index *x = &a->slice->u.index.idx[d];
+    if (!fixed_value(x->start, stale ? FX_UNIFORM : FX_UNIFORM | FX_ITER) && !(stale && moves_apart(x))) return false;
   }
-  for (int d = 0; d < a->slice->u.index.nidx; d++)
-    if (!launch_invariant(a->slice->u.index.idx[d].start)) return false;
   return true;
 }
 
@@ -189,9 +292,14 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
       return arena_printf(K->a, "read at line %d, refilled %s before the loop by other threads", st->rline[b], ps->here);
     return NULL;
   }
-  if (K->bufs[b].tensor && ((op->acc[i].write && same_elements(st->rop[b], op) && (!(st->acc[b] & ST_W) || st->wop[b] == op)) ||
-                            (!op->acc[i].write && same_elements(st->wop[b], op))))
-    return NULL;
+  if (K->bufs[b].tensor) {
+    /* global memory: what other threads did at other elements does not conflict (nor, as
+     * below, one op's writes with its own) */
+    bool rd = !(st->acc[b] & ST_R) || same_elements(st->rop[b], op, b, st->rstale[b]);
+    bool wr = !(st->acc[b] & ST_W) || (op->acc[i].write && st->wop[b] == op) ||
+              same_elements(st->wop[b], op, b, st->wstale[b]);
+    if (wr && (rd || !op->acc[i].write)) return NULL;
+  }
   /* the thread's own elements of a value living in b: only what other threads did conflicts */
   uint8_t have = op->acc[i].own ? st->cross[b] : st->acc[b];
   if (!op->acc[i].write && (have & ST_W))
@@ -281,7 +389,7 @@ static const char *conflict(TirKernel *K, const TirOp *op, const SyncState *st, 
 static void warp_clear(const TirKernel *K, SyncState *st) {
   for (int b = 0; b < K->nbufs; b++)
     if (K->bufs[b].warp_tiles) {
-      st->acc[b] = st->cross[b] = 0;
+      st->acc[b] = st->cross[b] = st->rstale[b] = st->wstale[b] = 0;
       st->wop[b] = st->rop[b] = NULL;
       st->atom[b] = 0;
     }
@@ -467,6 +575,7 @@ static void run_loop(TirKernel *K, TirOp *op, SyncState *st, bool real, bool nob
     run_block(K, &op->body, &s, &lp, false, nobar);
     test_again(K, op, &s, false, nobar, NULL);
     if (lp.has_cont) join_in(&s, &lp.cont); /* the state at the end of an iteration */
+    at_back_edge(K, &s);
     lp.brk = *st; /* no longer needed this round: the next head, the entry's state joined with it */
     join_in(&lp.brk, &s);
     if (same(&lp.brk, &head)) break;

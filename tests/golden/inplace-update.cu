@@ -138,7 +138,7 @@ inplace_moments(const float *__restrict__ G, float *__restrict__ M, float *__res
 //   layout L0: [1, 32], runs of 4, lanes 4 x 8, warps 1 x 2: 4 per thread
 //   x: registers, 4 x f32 per thread (L0)
 //   16-byte accesses when X is 16-byte aligned; otherwise single elements
-//   shared memory: 0 bytes; barriers: 2
+//   shared memory: 0 bytes; barriers: 1
 extern "C" __global__ void
 inplace_windows(float *__restrict__ X, int N)
 {
@@ -168,7 +168,6 @@ inplace_windows(float *__restrict__ X, int N)
         x[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (n0 + (i_ * 16) + t2c_c0 + 3) < N ? X[n0 + (i_ * 16) + t2c_c0 + 3] : 0.0f);
       }
       // inplace-update.tl:23: X[n0 + i * 16 :+ 32] = x * 2.0 + 1.0
-      __syncthreads();  // X: read at line 22, overwritten here by other threads
       if (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N && t2c_r0 < 1 && t2c_c0 + 3 < 32 && (n0 + (i_ * 16) + t2c_c0 + 3) < N) {  // the whole run is inside
         t2c::stg_vec<4>(X + n0 + (i_ * 16) + t2c_c0, t2c::Vec<float, 4>{{(x[0] * 2.0f) + 1.0f, (x[1] * 2.0f) + 1.0f, (x[2] * 2.0f) + 1.0f, (x[3] * 2.0f) + 1.0f}});
       } else {
@@ -191,7 +190,6 @@ inplace_windows(float *__restrict__ X, int N)
       x[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (n0 + (i_ * 16) + t2c_c0 + 2) < N ? X[n0 + (i_ * 16) + t2c_c0 + 2] : 0.0f);
       x[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 32 && (n0 + (i_ * 16) + t2c_c0 + 3) < N ? X[n0 + (i_ * 16) + t2c_c0 + 3] : 0.0f);
       // inplace-update.tl:23: X[n0 + i * 16 :+ 32] = x * 2.0 + 1.0
-      __syncthreads();  // X: read at line 22, overwritten here by other threads
       if (t2c_r0 < 1 && t2c_c0 < 32 && (n0 + (i_ * 16) + t2c_c0) < N) X[n0 + (i_ * 16) + t2c_c0] = (x[0] * 2.0f) + 1.0f;
       if (t2c_r0 < 1 && t2c_c0 + 1 < 32 && (n0 + (i_ * 16) + t2c_c0 + 1) < N) X[n0 + (i_ * 16) + t2c_c0 + 1] = (x[1] * 2.0f) + 1.0f;
       if (t2c_r0 < 1 && t2c_c0 + 2 < 32 && (n0 + (i_ * 16) + t2c_c0 + 2) < N) X[n0 + (i_ * 16) + t2c_c0 + 2] = (x[2] * 2.0f) + 1.0f;

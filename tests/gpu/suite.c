@@ -4814,6 +4814,65 @@ static void t_inplace(Tally *T) {
   }
 }
 
+/* inplace_loop (tests/gpu/inplace_loop.tl): tensors updated in place by a loop
+ * whose window moves by its length (an Adam step, with no barrier), by its length
+ * with the read one element ahead, and by half its length (both keep their
+ * barriers: without them the CPU backend reports the race between iterations);
+ * ragged N, several blocks for Adam. */
+static void t_inplace_loop(Tally *T) {
+  static const int Ns[] = {5000, 1024, 37, 3001};
+  for (int c = 0; c < 12; c++) {
+    int N = Ns[c % 4], form = c / 4;
+    Rng r = rng_seed("inplace_loop", (uint64_t)c);
+    Call k;
+    char l[64];
+    if (form == 0) {
+      call_init(&k, "inplace_loop.tl", "inplace_adam");
+      Ten *P = call_out(&k, "P", F32, 1, SHAPE(N));
+      Ten *G = call_in(&k, "G", F32, 1, SHAPE(N));
+      Ten *M = call_out(&k, "M", F32, 1, SHAPE(N));
+      Ten *V = call_out(&k, "V", F32, 1, SHAPE(N));
+      fill_uniform(G, &r, -1, 1);
+      P->init = calloc((size_t)N, sizeof(double));
+      M->init = calloc((size_t)N, sizeof(double));
+      V->init = calloc((size_t)N, sizeof(double));
+      for (int i = 0; i < N; i++) {
+        P->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+        M->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+        V->init[i] = round_dt(F32, rng_uniform(&r, 0, 1));
+      }
+      call_arg(&k, "lr=0.0078125");
+      call_arg(&k, "b1=0.875");
+      call_arg(&k, "b2=0.9990234375");
+      call_arg(&k, "eps=0.0001220703125");
+      for (int i = 0; i < N; i++) {
+        double g = G->v[i];
+        double m = 0.875 * M->init[i] + 0.125 * g, v = 0.9990234375 * V->init[i] + 0.0009765625 * g * g;
+        M->ref[i] = m;
+        V->ref[i] = v;
+        P->ref[i] = P->init[i] - 0.0078125 * m / (sqrt(v) + 0.0001220703125);
+      }
+      P->etol = M->etol = V->etol = 1e-5;
+      label(l, sizeof l, "adam N=%d", N);
+    } else {
+      call_init(&k, "inplace_loop.tl", form == 1 ? "inplace_shifted" : "inplace_overlap");
+      Ten *X = call_out(&k, "X", F32, 1, SHAPE(N));
+      X->init = calloc((size_t)N, sizeof(double));
+      for (int i = 0; i < N; i++) X->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      for (int i = 0; i < N; i++) {
+        if (form == 1) /* each element takes half its right neighbour's first value; past the end reads 0 */
+          X->ref[i] = i + 1 < N ? X->init[i + 1] * 0.5 : 0.0;
+        else /* doubled once by each window of 256 at a multiple of 128 that holds it */
+          X->ref[i] = X->init[i] * (i < 128 ? 2.0 : 4.0);
+      }
+      X->etol = 0;
+      label(l, sizeof l, "%s N=%d", form == 1 ? "shifted" : "overlap", N);
+    }
+    CHECK(T, call_check(&k, "inplace_loop", l));
+    call_free(&k);
+  }
+}
+
 /* decode (tests/gpu/decode.tl): one query row per (batch, head) against S keys,
  * its P V product as a dot of one row (decode_dot) and as a column sum
  * (decode_colsum); S ragged (past a key block, one block exactly, under one
@@ -7096,6 +7155,7 @@ static const Test tests[] = {
     {"splitk", t_splitk},
     {"epilogue_bias", t_epilogue_bias},
     {"inplace", t_inplace},
+    {"inplace_loop", t_inplace_loop},
     {"decode", t_decode},
     {"rope", t_rope},
     {"loop_last", t_loop_last},

@@ -613,6 +613,66 @@ Test(tir_sync, element_stores_of_thread_0_need_no_barrier_between_them) {
   cr_assert_eq(K->nbarriers, 1);
 }
 
+/* A tensor read and stored back at the slice of a loop variable (an in-place
+ * update, Adam's moments): each iteration's load and store are by one thread
+ * per element, and iterations whose windows are disjoint (a constant step at
+ * least the slice's length, the start the loop variable plus a value of the
+ * launch, the loop's start one value too) need no barrier between them. Where
+ * another thread may touch an element an earlier iteration touched, the
+ * barrier before the load stays (and the store after it needs none). */
+Test(tir_sync, a_loop_variables_in_place_update_is_ordered_only_where_windows_meet) {
+  static const struct {
+    const char *what, *body;
+    int barriers;
+  } cases[] = {
+      {"step = length, two statements", "for n0 in range(0, N, 512) {\n var m = M[n0 :+ 512] * 2.0\n M[n0 :+ 512] = m\n}", 0},
+      {"one statement", "for n0 in range(0, N, 512) {\n M[n0 :+ 512] = M[n0 :+ 512] * 2.0\n}", 0},
+      {"step > length, offset start", "for n0 in range(3, N, 640) {\n var m = M[n0 + 8 :+ 512] * 2.0\n M[n0 + 8 :+ 512] = m\n}", 0},
+      {"i * 512", "for i in range(0, cdiv(N, 512)) {\n var m = M[i * 512 :+ 512] * 2.0\n M[i * 512 :+ 512] = m\n}", 0},
+      {"an index of one value in the launch", "for i in range(0, 4) {\n var m = M[512 :+ 512] * 2.0\n M[512 :+ 512] = m\n}", 0},
+      {"Adam's moments", "for n0 in range(0, N, 512) {\n var g = G[n0 :+ 512]\n var m = M[n0 :+ 512] * b1 + (1.0 - b1) * g\n"
+                        " M[n0 :+ 512] = m\n var p = P[n0 :+ 512]\n P[n0 :+ 512] = p - lr * m\n}", 0},
+      /* barriers that stay */
+      {"step < length", "for n0 in range(0, N, 256) {\n var m = M[n0 :+ 512] * 2.0\n M[n0 :+ 512] = m\n}", 1},
+      {"step < length, one statement", "for n0 in range(0, N, 256) {\n M[n0 :+ 512] = M[n0 :+ 512] * 2.0\n}", 1},
+      {"a shifted read", "for n0 in range(0, N, 512) {\n var m = M[n0 + 1 :+ 512] * 2.0\n M[n0 :+ 512] = m\n}", 2},
+      {"a start that is not the loop variable's", "for n0 in range(0, N, 512) {\n var m = M[n0 / 2 :+ 512] * 2.0\n"
+                                                   " M[n0 / 2 :+ 512] = m\n}", 1},
+      {"a loop whose start changes", "for i in range(0, 4) {\n for n0 in range(i * 8, N, 512) {\n"
+                                     "  var m = M[n0 :+ 512] * 2.0\n  M[n0 :+ 512] = m\n }\n}", 1},
+      {"a start read from a tensor", "for i in range(0, 4) {\n var s = S[i]\n var m = M[s :+ 512] * 2.0\n M[s :+ 512] = m\n}", 1},
+      /* and the store's: s is assigned in the loop, the pass does not follow where */
+      {"a var assigned again", "var s = 0\nfor i in range(0, 4) {\n var m = M[s :+ 512] * 2.0\n M[s :+ 512] = m\n s += 1\n}", 2},
+  };
+  const char *head = "@launch(128)\nkernel k(M: tensor<f32>[N], G: tensor<f32>[N], P: tensor<f32>[N], S: tensor<i32>[4],"
+                     " b1: f32, lr: f32) {\n";
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const char *why = NULL;
+    char src[1024];
+    snprintf(src, sizeof src, "%s%s\n}\n", head, cases[c].body);
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "%s: not lowered: %s", cases[c].what, why ? why : diag_text);
+    cr_assert_eq(K->nbarriers, cases[c].barriers, "%s: %d barriers", cases[c].what, K->nbarriers);
+  }
+}
+
+/* The same update with its store in another layout: each thread stores
+ * elements other threads loaded, in this iteration and the one before. */
+Test(tir_sync, an_in_place_update_in_another_layout_keeps_its_barriers) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\nkernel k(M: tensor<f32>[N]) {\n  for n0 in range(0, N, 512) {\n"
+                       "    var m = M[n0 :+ 512] * 2.0\n    M[n0 :+ 512] = m\n  }\n}\n", "pipeline", &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  TirOp *st = (TirOp *)find_op(&K->body, TO_STORE);
+  cr_assert(st && st->lay);
+  Layout *other = arena_alloc(&arena, sizeof *other);
+  *other = *st->lay;
+  other->lc = 32, other->vec = 1; /* lanes along the runs: another thread at each element */
+  st->lay = other;
+  sync_place(K);
+  cr_assert_eq(K->nbarriers, 2, "the load after the last iteration's store, the store after the load");
+}
+
 Test(tir_sync, scratch_outside_loops_write_read_barrier) {
   const char *why = NULL;
   TirKernel *K = build("@launch(256)\nkernel k(X: tensor<f32>[4, 256], S: tensor<f32>[4, 1], T: tensor<f32>[4, 1]) {\n"
