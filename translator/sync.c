@@ -278,6 +278,29 @@ static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
   return true;
 }
 
+/* Whether store op, run again in a later iteration, writes each element it wrote
+ * before from the same thread: its window stays (a launch value) or moves past its
+ * length (same_elements), or each start is a multiple of its length (a persistent
+ * kernel's tile (t / tn) * BM): two runs' windows are then the same or do not meet,
+ * and one layout gives an element of the same window to the same thread. A window
+ * that moves by less than its length (M[n0 :+ 512] by 256) meets another thread's
+ * elements of the run before. */
+static bool rewrites_own(const TirKernel *K, const TirOp *op, int buf) {
+  if (same_elements(op, op, buf, true)) return true;
+  bool tma = op->kind == TO_TMA_STORE; /* lane 0 of the warp whose tile it is: one thread a window too */
+  if ((op->kind != TO_STORE && !tma) || !op->slice || !op->lay || layout_replicated(op->lay) || op->gather ||
+      op->pf_var || op->td)
+    return false;
+  if (!tma && !through_slice(op, op->slice->u.index.base->u.ident.sym, buf)) return false;
+  for (int d = 0; d < op->slice->u.index.nidx; d++) {
+    const Index *ix = &op->slice->u.index.idx[d];
+    int64_t len = 1;
+    if (ix->len && !check_const_int(ix->len, &len)) return false;
+    if (len > 1 && !facts_multiple_of(K->ki, ix->start, len)) return false;
+  }
+  return true;
+}
+
 /* A store of one element under uniform control: thread 0 makes it. */
 static bool thread0_store(const TirOp *op) { return op->kind == TO_STORE && op->rows == 0 && !op->td; }
 
@@ -296,7 +319,8 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
     /* global memory: what other threads did at other elements does not conflict (nor, as
      * below, one op's writes with its own) */
     bool rd = !(st->acc[b] & ST_R) || same_elements(st->rop[b], op, b, st->rstale[b]);
-    bool wr = !(st->acc[b] & ST_W) || (op->acc[i].write && st->wop[b] == op) ||
+    bool wr = !(st->acc[b] & ST_W) ||
+              (op->acc[i].write && st->wop[b] == op && (!st->wstale[b] || rewrites_own(K, op, b))) ||
               same_elements(st->wop[b], op, b, st->wstale[b]);
     if (wr && (rd || !op->acc[i].write)) return NULL;
   }
@@ -312,7 +336,8 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
   if (op->acc[i].write && op->atomic && (st->acc[b] & ST_W) && st->atom[b] == op->atomic) return NULL;
   /* two element stores of thread 0: one thread, in program order */
   if (op->acc[i].write && st->wop[b] && thread0_store(op) && thread0_store(st->wop[b])) return NULL;
-  if (op->acc[i].write && (have & ST_W) && st->wop[b] != op)
+  if (op->acc[i].write && (have & ST_W) &&
+      (st->wop[b] != op || (K->bufs[b].tensor && st->wstale[b] && !rewrites_own(K, op, b))))
     return arena_printf(K->a, "written at line %d, overwritten %s by other threads", st->wline[b], ps->here);
   return NULL;
 }

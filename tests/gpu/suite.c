@@ -4818,15 +4818,23 @@ static void t_inplace(Tally *T) {
  * whose window moves by its length (an Adam step, with no barrier), by its length
  * with the read one element ahead, and by half its length (both keep their
  * barriers: without them the CPU backend reports the race between iterations);
- * ragged N, several blocks for Adam. */
+ * stores alone whose windows overlap by half (a barrier) or sit at multiples of
+ * their length (none); ragged N, several blocks for Adam. */
 static void t_inplace_loop(Tally *T) {
   static const int Ns[] = {5000, 1024, 37, 3001};
-  for (int c = 0; c < 12; c++) {
+  for (int c = 0; c < 20; c++) {
     int N = Ns[c % 4], form = c / 4;
     Rng r = rng_seed("inplace_loop", (uint64_t)c);
     Call k;
     char l[64];
-    if (form == 0) {
+    if (form >= 3) { /* stores alone: each element's last window's value */
+      call_init(&k, "inplace_loop.tl", form == 3 ? "store_overlap" : "store_tiled");
+      Ten *X = call_out(&k, "X", F32, 1, SHAPE(N));
+      for (int i = 0; i < N; i++) /* overlap: the window at a multiple of 128 that starts last at or before i */
+        X->ref[i] = form == 3 ? (double)(i / 128 * 128) : (double)(2 * (i / 256) + 1);
+      X->etol = 0;
+      label(l, sizeof l, "%s N=%d", form == 3 ? "store_overlap" : "store_tiled", N);
+    } else if (form == 0) {
       call_init(&k, "inplace_loop.tl", "inplace_adam");
       Ten *P = call_out(&k, "P", F32, 1, SHAPE(N));
       Ten *G = call_in(&k, "G", F32, 1, SHAPE(N));
