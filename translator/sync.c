@@ -85,11 +85,16 @@ static void count(bool block, const TirOp *op, const char *why) {
   if (ps->placed.nkept < PLACED_KEEP) ps->placed.op[ps->placed.nkept] = op, ps->placed.why[ps->placed.nkept++] = why;
 }
 
+enum { SYNC_READERS = 4 };
+
 typedef struct SyncState {
   uint8_t acc[TIR_MAX_BUFS];
   uint8_t cross[TIR_MAX_BUFS]; /* what of acc was not at the thread's own elements (TirAccess.own) */
   const TirOp *wop[TIR_MAX_BUFS]; /* the op that wrote it (NULL: several) */
-  const TirOp *rop[TIR_MAX_BUFS]; /* the op that read it (NULL: several) */
+  /* the ops that read it, by address (a set: same() compares them), nrop of them; past
+   * SYNC_READERS, more than that (none named) */
+  const TirOp *rop[TIR_MAX_BUFS][SYNC_READERS];
+  uint8_t nrop[TIR_MAX_BUFS];
   int wline[TIR_MAX_BUFS], rline[TIR_MAX_BUFS];
   int atom[TIR_MAX_BUFS]; /* when written: the atomic kind of every write (B_ATOMIC_*), or -1 */
   /* some of the reads (writes) were made before a loop began its next iteration (at_back_edge):
@@ -102,6 +107,23 @@ typedef struct SyncLoop {
   SyncState brk, cont;
   bool has_brk, has_cont;
 } SyncLoop;
+
+/* Adds op to the readers of buffer b (NULL: one not named, as past SYNC_READERS). */
+static void add_reader(SyncState *st, int b, const TirOp *op) {
+  int n = st->nrop[b];
+  if (n > SYNC_READERS) return;
+  for (int k = 0; k < n; k++)
+    if (st->rop[b][k] == op) return;
+  if (!op || n == SYNC_READERS) {
+    memset(st->rop[b], 0, sizeof st->rop[b]);
+    st->nrop[b] = SYNC_READERS + 1;
+    return;
+  }
+  int k = n;
+  for (; k > 0 && (uintptr_t)st->rop[b][k - 1] > (uintptr_t)op; k--) st->rop[b][k] = st->rop[b][k - 1];
+  st->rop[b][k] = op;
+  st->nrop[b] = (uint8_t)(n + 1);
+}
 
 /* Joins b into a: what either path accessed, and the op that did when both
  * paths name the same one (a's when only a accessed it). In place: the states
@@ -117,15 +139,21 @@ static void join_in(SyncState *a, const SyncState *b) {
     a->wstale[i] |= b->wstale[i];
     if (!(had & ST_W)) a->wop[i] = b->wop[i], a->wline[i] = b->wline[i];
     else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) a->wop[i] = NULL;
-    if (!(had & ST_R)) a->rline[i] = b->rline[i], a->rop[i] = b->rop[i];
-    else if ((b->acc[i] & ST_R) && b->rop[i] != a->rop[i]) a->rop[i] = NULL;
+    if (!(had & ST_R)) {
+      a->rline[i] = b->rline[i];
+      memcpy(a->rop[i], b->rop[i], sizeof a->rop[i]);
+      a->nrop[i] = b->nrop[i];
+    } else if (b->acc[i] & ST_R) {
+      for (int k = 0; k < b->nrop[i] && k < SYNC_READERS; k++) add_reader(a, i, b->rop[i][k]);
+      if (b->nrop[i] > SYNC_READERS) add_reader(a, i, NULL);
+    }
   }
 }
 
 static bool same(const SyncState *a, const SyncState *b) {
   return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->cross, b->cross, sizeof a->cross) == 0 &&
          memcmp(a->wop, b->wop, sizeof a->wop) == 0 &&
-         memcmp(a->rop, b->rop, sizeof a->rop) == 0 && memcmp(a->atom, b->atom, sizeof a->atom) == 0 &&
+         memcmp(a->rop, b->rop, sizeof a->rop) == 0 && memcmp(a->nrop, b->nrop, sizeof a->nrop) == 0 && memcmp(a->atom, b->atom, sizeof a->atom) == 0 &&
          memcmp(a->rstale, b->rstale, sizeof a->rstale) == 0 && memcmp(a->wstale, b->wstale, sizeof a->wstale) == 0;
 }
 
@@ -257,6 +285,17 @@ static bool through_slice(const TirOp *op, const Sym *X, int buf) {
  * not meet. A window that moves by less, a start that is not the loop
  * variable's, or a loop whose start changes between its runs meets other
  * threads' elements of an earlier iteration. */
+/* A dim a slice takes one position of (X[i, ..], X[i :+ 1, ..]): no thread of a
+ * layout holds another position there, so which thread holds an element depends on
+ * the other dims alone. Two ops in one layout that does not replicate it touch an
+ * element from the same thread, whatever their indices at such a dim (X[i, 0 :+ 512]
+ * stored, then X[i - 1, 0 :+ 512] read in the next iteration, by the thread that
+ * holds those columns); same_elements skips them. */
+static bool unit_dim(const Index *ix) {
+  int64_t len;
+  return !ix->len || (check_const_int(ix->len, &len) && len == 1);
+}
+
 static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
   if (!a || !b || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
   if (layout_replicated(a->lay) || a->gather || b->gather || a->pf_var || b->pf_var) return false;
@@ -265,6 +304,7 @@ static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
   int n = a->slice->u.index.nidx;
   for (int d = 0; d < n; d++) {
     const Index *x = &a->slice->u.index.idx[d], *y = &b->slice->u.index.idx[d];
+    if (unit_dim(x) && unit_dim(y)) continue;
     if (!facts_expr_equal(x->start, y->start) || !x->len != !y->len || (x->len && !facts_expr_equal(x->len, y->len)))
       return false;
   }
@@ -273,9 +313,55 @@ static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
     if (!through_slice(k ? b : a, X, buf)) return false;
   for (int d = 0; d < n; d++) {
     const Index *x = &a->slice->u.index.idx[d];
+    if (unit_dim(x) && unit_dim(&b->slice->u.index.idx[d])) continue;
     if (!fixed_value(x->start, stale ? FX_UNIFORM : FX_UNIFORM | FX_ITER) && !(stale && moves_apart(x))) return false;
   }
   return true;
+}
+
+/* x as base + c for a constant c (base NULL: x is a constant). */
+static void split_offset(const Expr *x, const Expr **base, int64_t *c) {
+  int64_t k;
+  *base = x, *c = 0;
+  x = facts_resolve(x);
+  if (check_const_int(x, &k)) {
+    *base = NULL, *c = k;
+    return;
+  }
+  if (x->kind == E_BINARY && (x->u.binary.op == TK_PLUS || x->u.binary.op == TK_MINUS) &&
+      check_const_int(x->u.binary.b, &k) && k > -(1 << 30) && k < (1 << 30)) {
+    split_offset(x->u.binary.a, base, c);
+    *c += x->u.binary.op == TK_PLUS ? k : -k;
+  }
+}
+
+/* Whether slices a and b of one tensor never meet: at some dim their windows
+ * are base + c with one base that has one value for every thread (of the launch
+ * when stale: a's accesses include an earlier iteration's; else in the
+ * iteration) and constant offsets and lengths that leave a gap (X[0 :+ 512] and
+ * X[512 :+ 512]; X[i, ..] and X[i + 1, ..] in one iteration). */
+static bool apart(const TirOp *a, const TirOp *b, int buf, bool stale) {
+  if (!a || !b || !a->slice || !b->slice || a->gather || b->gather || a->pf_var || b->pf_var) return false;
+  const Sym *X = a->slice->u.index.base->u.ident.sym;
+  if (X != b->slice->u.index.base->u.ident.sym || !through_slice(a, X, buf) || !through_slice(b, X, buf)) return false;
+  for (int d = 0; d < a->slice->u.index.nidx; d++) {
+    const Index *x = &a->slice->u.index.idx[d], *y = &b->slice->u.index.idx[d];
+    int64_t la = 1, lb = 1, ca, cb;
+    const Expr *ba, *bb;
+    if ((x->len && !check_const_int(x->len, &la)) || (y->len && !check_const_int(y->len, &lb))) continue;
+    split_offset(x->start, &ba, &ca);
+    split_offset(y->start, &bb, &cb);
+    if (!ba != !bb || (ba && (!facts_expr_equal(ba, bb) || !fixed_value(ba, stale ? FX_UNIFORM : FX_UNIFORM | FX_ITER))))
+      continue;
+    if (ca + la <= cb || cb + lb <= ca) return true;
+  }
+  return false;
+}
+
+/* Whether what a did to the tensor in buf and what b does meet only at elements one
+ * thread touches in both (same_elements), or nowhere (apart). */
+static bool own_or_apart(const TirOp *a, const TirOp *b, int buf, bool stale) {
+  return same_elements(a, b, buf, stale) || apart(a, b, buf, stale);
 }
 
 /* Whether store op, run again in a later iteration, writes each element it wrote
@@ -318,10 +404,12 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
   if (K->bufs[b].tensor) {
     /* global memory: what other threads did at other elements does not conflict (nor, as
      * below, one op's writes with its own) */
-    bool rd = !(st->acc[b] & ST_R) || same_elements(st->rop[b], op, b, st->rstale[b]);
+    bool rd = !(st->acc[b] & ST_R) || st->nrop[b] <= SYNC_READERS;
+    for (int k = 0; rd && k < st->nrop[b]; k++)
+      rd = own_or_apart(st->rop[b][k], op, b, st->rstale[b]);
     bool wr = !(st->acc[b] & ST_W) ||
               (op->acc[i].write && st->wop[b] == op && (!st->wstale[b] || rewrites_own(K, op, b))) ||
-              same_elements(st->wop[b], op, b, st->wstale[b]);
+              own_or_apart(st->wop[b], op, b, st->wstale[b]);
     if (wr && (rd || !op->acc[i].write)) return NULL;
   }
   /* the thread's own elements of a value living in b: only what other threads did conflicts */
@@ -415,7 +503,9 @@ static void warp_clear(const TirKernel *K, SyncState *st) {
   for (int b = 0; b < K->nbufs; b++)
     if (K->bufs[b].warp_tiles) {
       st->acc[b] = st->cross[b] = st->rstale[b] = st->wstale[b] = 0;
-      st->wop[b] = st->rop[b] = NULL;
+      st->wop[b] = NULL;
+      memset(st->rop[b], 0, sizeof st->rop[b]);
+      st->nrop[b] = 0;
       st->atom[b] = 0;
     }
 }
@@ -432,7 +522,7 @@ static void record(const TirOp *op, SyncState *st) {
       if (!op->acc[i].own) st->cross[b] |= ST_W;
       st->wline[b] = line;
     } else {
-      st->rop[b] = (st->acc[b] & ST_R) && st->rop[b] != op ? NULL : op;
+      add_reader(st, b, op);
       st->acc[b] |= ST_R;
       if (!op->acc[i].own) st->cross[b] |= ST_R;
       st->rline[b] = line;

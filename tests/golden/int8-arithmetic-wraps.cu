@@ -7,7 +7,7 @@
 //   b: registers, 16 x u8 per thread (L0)
 //   c: registers, 16 x i8 per thread (L0)
 //   16- and 8-byte accesses when N % 8 == 0, B is 8-byte aligned, C is 8-byte aligned, S is 8-byte aligned, F is 16-byte aligned; otherwise single elements
-//   shared memory: 0 bytes; barriers: 2
+//   shared memory: 0 bytes; barriers: 1
 extern "C" __global__ void
 int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__restrict__ C, int *__restrict__ R, unsigned char *__restrict__ S, float *__restrict__ F, int M, int N)
 {
@@ -151,7 +151,6 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v4[1] = t2c::min(t2c::min(t2c_v4[1], t2c_v4_t[1]), t2c::min(t2c_v4_t[3], t2c_v4_t[5]));
     t2c_v4[0] = t2c::fold_min<8>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_min<8>(t2c_v4[1]);
-    __syncthreads();  // R: written at line 11, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 2] = t2c_v4[0];
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 2] = t2c_v4[1];
     // int8-arithmetic-wraps.tl:13: R[m0 :+ 16, 3 :+ 1] = rowsum(where(b * 2 > 100, 1, 0))
@@ -272,7 +271,6 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v4[1] = t2c::min(t2c::min(t2c_v4[1], t2c_v4_t[1]), t2c::min(t2c_v4_t[3], t2c_v4_t[5]));
     t2c_v4[0] = t2c::fold_min<8>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_min<8>(t2c_v4[1]);
-    __syncthreads();  // R: written at line 11, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 2] = t2c_v4[0];
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 2] = t2c_v4[1];
     // int8-arithmetic-wraps.tl:13: R[m0 :+ 16, 3 :+ 1] = rowsum(where(b * 2 > 100, 1, 0))

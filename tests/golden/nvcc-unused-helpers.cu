@@ -9,7 +9,7 @@
 //   acc: registers, 4 x f32 per thread (L1)
 //   c: registers, 4 x f32 per thread (L1)
 //   16-byte accesses when C is 16-byte aligned, O is 16-byte aligned; otherwise single elements
-//   shared memory: 0 bytes; barriers: 1
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void
 nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, float *__restrict__ O, float *__restrict__ S, int N)
 {
@@ -83,7 +83,6 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     t2c_v8[0] = (0 < N ? X[((long long)t2c_r1) * N + 0] : 0.0f);
     if (t2c_c1 < N) t2c::stg_vec<4>(O + ((long long)t2c_r1) * N + t2c_c1, t2c::Vec<float, 4>{{t2c_v8[0], t2c_v8[0], t2c_v8[0], t2c_v8[0]}});
     // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
-    __syncthreads();  // O: written at line 19, overwritten here by other threads
     if ((8 + t2c_c1) < N) t2c::stg_vec<4>(O + ((long long)t2c_r1) * N + (8 + t2c_c1), t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
   } else {
     // nvcc-unused-helpers.tl:7: var s = sum(X[0 :+ 4, 0 :+ 8])
@@ -149,7 +148,6 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     if ((t2c_c1 + 2) < N) O[((long long)t2c_r1) * N + (t2c_c1 + 2)] = t2c_v8[0];
     if ((t2c_c1 + 3) < N) O[((long long)t2c_r1) * N + (t2c_c1 + 3)] = t2c_v8[0];
     // nvcc-unused-helpers.tl:20: O[0 :+ 16, 8 :+ 8] = acc
-    __syncthreads();  // O: written at line 19, overwritten here by other threads
     if ((8 + t2c_c1) < N) O[((long long)t2c_r1) * N + (8 + t2c_c1)] = acc[0];
     if ((8 + t2c_c1 + 1) < N) O[((long long)t2c_r1) * N + (8 + t2c_c1 + 1)] = acc[1];
     if ((8 + t2c_c1 + 2) < N) O[((long long)t2c_r1) * N + (8 + t2c_c1 + 2)] = acc[2];

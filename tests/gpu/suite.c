@@ -4881,6 +4881,51 @@ static void t_inplace_loop(Tally *T) {
   }
 }
 
+/* row_walk (tests/gpu/row_walk.tl): in-place updates whose threads' elements never
+ * cross: column prefix sums down the rows (no barrier), the same read one column to
+ * the right (its barrier stays: the race detector needs it), and a butterfly of each
+ * block's two halves (no barrier). Ragged sizes. */
+static void t_row_walk(Tally *T) {
+  static const int RC[][2] = {{37, 1100}, {5, 512}, {64, 300}, {1, 77}};
+  for (int c = 0; c < 12; c++) {
+    int R = RC[c % 4][0], C = RC[c % 4][1], form = c / 4;
+    Rng r = rng_seed("row_walk", (uint64_t)c);
+    Call k;
+    char l[64];
+    if (form < 2) {
+      if (form == 1 && C > 512) C = 509; /* one block of 512 columns */
+      call_init(&k, "row_walk.tl", form == 0 ? "prefix_rows" : "shifted_rows");
+      Ten *X = call_out(&k, "X", F32, 2, SHAPE(R, C));
+      X->init = calloc((size_t)R * C, sizeof(double));
+      for (long long i = 0; i < (long long)R * C; i++) X->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      for (long long i = 0; i < (long long)R * C; i++) X->ref[i] = X->init[i];
+      for (int i = 1; i < R; i++)
+        for (int j = 0; j < C; j++) {
+          int jj = form == 0 ? j : j + 1; /* past the last column reads 0 */
+          X->ref[(long long)i * C + j] += jj < C ? X->ref[(long long)(i - 1) * C + jj] : 0.0;
+        }
+      X->etol = 1e-5;
+      label(l, sizeof l, "%s R=%d C=%d", form == 0 ? "prefix_rows" : "shifted_rows", R, C);
+    } else {
+      int N = R * C;
+      call_init(&k, "row_walk.tl", "butterfly");
+      Ten *X = call_out(&k, "X", F32, 1, SHAPE(N));
+      X->init = calloc((size_t)N, sizeof(double));
+      for (int i = 0; i < N; i++) X->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      for (int b0 = 0; b0 < N; b0 += 1024)
+        for (int j = 0; j < 512; j++) {
+          double a = b0 + j < N ? X->init[b0 + j] : 0.0, b = b0 + 512 + j < N ? X->init[b0 + 512 + j] : 0.0;
+          if (b0 + j < N) X->ref[b0 + j] = a - b;
+          if (b0 + 512 + j < N) X->ref[b0 + 512 + j] = a + b;
+        }
+      X->etol = 1e-6;
+      label(l, sizeof l, "butterfly N=%d", N);
+    }
+    CHECK(T, call_check(&k, "row_walk", l));
+    call_free(&k);
+  }
+}
+
 /* decode (tests/gpu/decode.tl): one query row per (batch, head) against S keys,
  * its P V product as a dot of one row (decode_dot) and as a column sum
  * (decode_colsum); S ragged (past a key block, one block exactly, under one
@@ -7131,6 +7176,7 @@ static const Test tests[] = {
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
     {"copy_halves", t_copy_halves},
+    {"row_walk", t_row_walk},
     {"conv_before_loop", t_conv_before_loop},
     {"conv_written_loop", t_conv_written_loop},
     {"elem_everywhere", t_elem_everywhere},
