@@ -2205,12 +2205,65 @@ static bool block_writes(const TirBlock *b, const TirVar *v) {
   return false;
 }
 
-/* The control around the op being converted, outermost first (TirOp *), and the
- * copies made before its loops: (TirOp *loop, TirOp *copy) pairs. */
+/* The control around the op being converted, outermost first (TirOp *), the
+ * copies made before its loops: (TirOp *loop, TirOp *copy) pairs, and the copies
+ * that hold their value where the walk is (held: TirOp *, each a TO_SPILL). */
 typedef struct Around {
   PtrVec ctl;
   PtrVec before;
+  PtrVec held;
 } Around;
+
+/* Whether a copy of v to bi may serve a later read of v: one written in place,
+ * whole, by a spill of v (not a value living in shared memory or never held,
+ * not a copy that alternates halves, a dot operand's or a stage ring: a later
+ * write of those turns to other bytes). */
+static bool copy_kept(const TirKernel *K, const TirVar *v, int bi) {
+  const TirBuf *f = &K->bufs[bi];
+  return !v->home && !v->fused && !f->alternating && !f->operand && !f->stages && !f->trans && !f->cm8;
+}
+
+/* Whether op itself writes the value copy s holds, or s's buffer with another value. */
+static bool clobbers(const TirOp *op, const TirOp *s) {
+  return (op->dst == s->dst && op->kind != TO_SPILL) || (op->kind == TO_SPILL && op->buf == s->buf && op->dst != s->dst);
+}
+
+static bool block_clobbers(const TirBlock *b, const TirOp *s) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (clobbers(op, s) || block_clobbers(&op->body, s) || block_clobbers(&op->els, s)) return true;
+  }
+  return false;
+}
+
+/* The copies held at the head of op's body (or else-branch): on an if's paths,
+ * those held before it; in a loop's body, those of values the loop does not
+ * write (its later iterations start where the last one ended); under
+ * thread-dependent control, none (as conv_loop: no copy is made there for later). */
+static PtrVec held_inside(TirKernel *K, const PtrVec *held, const TirOp *op) {
+  PtrVec in = {0};
+  if (op->td) return in;
+  for (int i = 0; i < held->len; i++) {
+    const TirOp *s = held->items[i];
+    if ((op->kind != TO_FOR && op->kind != TO_WHILE) || !block_clobbers(&op->body, s))
+      vec_push(K->a, &in, held->items[i]);
+  }
+  return in;
+}
+
+static bool is_held(const Around *a, const TirVar *v, int bi) {
+  for (int i = 0; i < a->held.len; i++) {
+    const TirOp *s = a->held.items[i];
+    if (s->dst == v && s->buf == bi) return true;
+  }
+  return false;
+}
+
+static bool under_td(const Around *a) {
+  for (int i = 0; i < a->ctl.len; i++)
+    if (((const TirOp *)a->ctl.items[i])->td) return true;
+  return false;
+}
 
 /* The outermost loop around the op that does not write v, or -1: v's copy, made
  * once before that loop, holds v in every iteration (as lower.c's copies of tile
@@ -2233,15 +2286,17 @@ static int conv_loop(const TirKernel *K, const Around *a, const TirVar *v, int b
 /* The conversions: each value an op reads where its thread does not hold it is
  * copied to shared memory right before the op, which reads the copy (or computes it
  * again there: recomputed); or, for a value no loop around the op writes, once,
- * right before the outermost such loop (conv_loop). */
+ * right before the outermost such loop (conv_loop); or not at all where an earlier
+ * copy of the value still holds it (Around.held: made before the op in its block
+ * or in one around it that every path to the op passes, and nothing written since
+ * to the value or to the copy; not one made in a branch, nor in a loop's body for
+ * after the loop). docs/language.md: a copy is written once while the value does
+ * not change. */
 static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs, Around *a) {
   PtrVec out = {0};
+  bool td = under_td(a);
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    vec_push(K->a, &a->ctl, op);
-    bool ok = apply_convs(K, &op->body, convs, a) && apply_convs(K, &op->els, convs, a);
-    a->ctl.len--;
-    if (!ok) return false;
     for (int k = 0; k < convs->len; k++) {
       Conv *c = convs->items[k];
       if (c->op != op) continue;
@@ -2257,7 +2312,7 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs, Around *a) {
         const Conv *d = convs->items[j];
         spilled |= d->op == op && d->v == c->v && !d->remat;
       }
-      if (spilled) continue;
+      if (spilled || is_held(a, c->v, bi)) continue;
       int at = conv_loop(K, a, c->v, bi);
       TirOp *loop = at >= 0 ? a->ctl.items[at] : NULL;
       for (int j = 0; loop && j + 1 < a->before.len; j += 2) /* one copy before a loop */
@@ -2272,6 +2327,7 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs, Around *a) {
       if (c->v->sym && c->v->sym->place == PL_REGISTER) s->reason = "it is read where other threads hold its elements";
       else if (op->dst && op->dst->own_layout && op->lay == op->dst->layout)
         s->meets = op->dst;
+      if (!td && copy_kept(K, c->v, bi)) vec_push(K->a, &a->held, s); /* before the loop, too: no iteration writes v */
       if (loop) {
         vec_push(K->a, &a->before, loop);
         vec_push(K->a, &a->before, s);
@@ -2281,8 +2337,33 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs, Around *a) {
       op->first = false;
       vec_push(K->a, &out, s);
     }
+    if (op->body.ops.len || op->els.ops.len) {
+      PtrVec held = a->held;
+      vec_push(K->a, &a->ctl, op);
+      a->held = held_inside(K, &held, op);
+      bool ok = apply_convs(K, &op->body, convs, a);
+      a->held = held_inside(K, &held, op);
+      ok = ok && apply_convs(K, &op->els, convs, a);
+      a->ctl.len--;
+      a->held = held;
+      if (!ok) return false;
+    }
+    /* what op writes, in it too, leaves the copies of the values it wrote stale */
+    int n = 0;
+    for (int j = 0; j < a->held.len; j++) {
+      const TirOp *s = a->held.items[j];
+      if (!clobbers(op, s) && !block_clobbers(&op->body, s) && !block_clobbers(&op->els, s))
+        a->held.items[n++] = a->held.items[j];
+    }
+    a->held.len = n;
+    /* a copy lower.c made holds its value as one made here does */
+    if (op->kind == TO_SPILL && !td && !op->only && copy_kept(K, op->dst, op->buf)) vec_push(K->a, &a->held, op);
     for (int j = 0; j + 1 < a->before.len; j += 2) /* right before the loop, in the block that holds it */
-      if (a->before.items[j] == op) vec_push(K->a, &out, a->before.items[j + 1]);
+      if (a->before.items[j] == op) {
+        vec_push(K->a, &out, a->before.items[j + 1]);
+        const TirOp *s = a->before.items[j + 1];
+        if (!td && copy_kept(K, s->dst, s->buf)) vec_push(K->a, &a->held, a->before.items[j + 1]); /* and after it: the loop does not write v */
+      }
     vec_push(K->a, &out, op);
   }
   b->ops = out;
@@ -2648,7 +2729,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     return false;
   }
   own_element_reads(K);
-  Around around = {{0}, {0}};
+  Around around = {{0}, {0}, {0}};
   if (!apply_convs(K, &K->body, &convs, &around)) {
     *why = "too many shared copies";
     return false;

@@ -3419,6 +3419,63 @@ static void t_elem_everywhere(Tally *T) {
   }
 }
 
+/* conv_reuse (tests/gpu/conv_reuse.tl): c = C[n0 :+ 64], read in A's [32, 64]
+ * layout and through its shared copy over [8, 64] tiles. reused: O1 = A * c,
+ * O = b * c, P = b + c (flag > 0) or b - c, S = (b + n c) * c. recopied: O1 = A * c,
+ * O = b * c only where flag > 0 (else untouched), P = b + c, then c = 2 c: S = b - 2 c,
+ * T = b * (2 c + n) after n > 0 iterations adding 1 to c (n = 0: untouched), and
+ * U = b + 2 c + n. Ragged M <= 32, R <= 8 and N (the tiles' rows and columns past
+ * them masked). */
+static void t_conv_reuse(Tally *T) {
+  static const int MRNfn[][5] = {{20, 5, 100, 1, 3}, {32, 8, 128, 0, 2}, {1, 3, 1, 1, 0}, {7, 8, 200, 0, 1}, {32, 1, 64, 1, 0}};
+  for (int c = 0; c < 10; c++) {
+    bool re = c % 2;
+    const int *p = MRNfn[c / 2];
+    int M = p[0], R = p[1], N = p[2], flag = p[3], n = p[4];
+    Rng r = rng_seed("conv_reuse", (uint64_t)c);
+    Call k;
+    call_init(&k, "conv_reuse.tl", re ? "recopied" : "reused");
+    Ten *C = call_in(&k, "C", F32, 1, SHAPE(N));
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, N));
+    Ten *B = call_in(&k, "B", F32, 2, SHAPE(R, N));
+    Ten *O1 = call_out(&k, "O1", F32, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(R, N));
+    Ten *P = call_out(&k, "P", F32, 2, SHAPE(R, N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(R, N));
+    Ten *Tt = re ? call_out(&k, "T", F32, 2, SHAPE(R, N)) : NULL;
+    Ten *U = re ? call_out(&k, "U", F32, 2, SHAPE(R, N)) : NULL;
+    call_arg(&k, "flag=%d", flag);
+    call_arg(&k, "n=%d", n);
+    fill_uniform(C, &r, -1, 1);
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int j = 0; j < N; j++) {
+      double cj = C->v[j];
+      for (int i = 0; i < M; i++) R2(O1, i, j) = A2(A, i, j) * cj;
+      for (int i = 0; i < R; i++) {
+        double b = A2(B, i, j);
+        if (!re) {
+          R2(O, i, j) = b * cj;
+          R2(P, i, j) = flag > 0 ? b + cj : b - cj;
+          R2(S, i, j) = (b + n * cj) * cj;
+        } else {
+          R2(O, i, j) = flag > 0 ? b * cj : NAN;
+          R2(P, i, j) = b + cj;
+          R2(S, i, j) = b - 2 * cj;
+          R2(Tt, i, j) = n > 0 ? b * (2 * cj + n) : NAN;
+          R2(U, i, j) = b + 2 * cj + n;
+        }
+      }
+    }
+    O1->etol = O->etol = P->etol = S->etol = 1e-5;
+    if (re) Tt->etol = U->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "%s M=%d R=%d N=%d flag=%d n=%d", re ? "recopied" : "reused", M, R, N, flag, n);
+    CHECK(T, call_check(&k, "conv_reuse", l));
+    call_free(&k);
+  }
+}
+
 /* copy_halves (tests/gpu/copy_halves.tl): small copies made in a loop alternate
  * halves; column walks of them (colsum, colargmax of a row value) and a transposed
  * read of a slice an @pipeline loop loads read this turn's half. M ragged. */
@@ -7179,6 +7236,7 @@ static const Test tests[] = {
     {"row_walk", t_row_walk},
     {"conv_before_loop", t_conv_before_loop},
     {"conv_written_loop", t_conv_written_loop},
+    {"conv_reuse", t_conv_reuse},
     {"elem_everywhere", t_elem_everywhere},
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},

@@ -2804,6 +2804,35 @@ Test(tir_layout, an_element_every_thread_holds_is_read_in_registers) {
   cr_assert_gt(sp, at, "after the loop");
 }
 
+/* A value converted for two ops (c, read in A's [32, 64] layout, then by two
+ * statements over [8, 64] tiles) is copied once while it does not change: one
+ * spill, one barrier. Written between the two reads, or copied in one branch of an
+ * if only, it is copied again. */
+Test(tir_sync, a_converted_value_read_again_unchanged_reuses_its_copy) {
+  static const char *head =
+      "@launch(128)\nkernel k(C: tensor<f32>[64], A: tensor<f32>[32, 64], B: tensor<f32>[8, 64], O: tensor<f32>[8, 64], "
+      "P: tensor<f32>[8, 64], flag: i32) {\n  var c = C[0 :+ 64]\n  A[0 :+ 32, 0 :+ 64] = A[0 :+ 32, 0 :+ 64] * c\n"
+      "  var b = B[0 :+ 8, 0 :+ 64]\n";
+  static const struct {
+    const char *body;
+    int spills, barriers;
+  } cases[] = {
+      {"  O[0 :+ 8, 0 :+ 64] = b * c\n  P[0 :+ 8, 0 :+ 64] = b + c\n}\n", 1, 1},
+      {"  O[0 :+ 8, 0 :+ 64] = b * c\n  if flag > 0 {\n    P[0 :+ 8, 0 :+ 64] = b + c\n  }\n}\n", 1, 1},
+      {"  O[0 :+ 8, 0 :+ 64] = b * c\n  c = c * 2.0\n  P[0 :+ 8, 0 :+ 64] = b + c\n}\n", 2, 3},
+      {"  if flag > 0 {\n    O[0 :+ 8, 0 :+ 64] = b * c\n  }\n  P[0 :+ 8, 0 :+ 64] = b + c\n}\n", 2, 3},
+  };
+  for (int w = 0; w < 4; w++) {
+    const char *why = NULL;
+    char src[1024]; /* build() frees the arena */
+    snprintf(src, sizeof src, "%s%s", head, cases[w].body);
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    cr_assert_eq(count_ops(&K->body, TO_SPILL), cases[w].spills, "case %d", w);
+    cr_assert_eq(count_ops(&K->body, TO_BARRIER), cases[w].barriers, "case %d", w);
+  }
+}
+
 /* A one-element store whose value reads its own tensor: the value goes into a
  * scalar of its own, then a barrier, then the store. */
 Test(tir_sync, an_element_store_reading_its_tensor_computes_first) {
