@@ -1692,7 +1692,7 @@ static void only_write_fn(TirKernel *K, TirOp *op, void *ctx) {
   if (op->dst && op->dst->sym == w->y && op->kind != TO_DECL) w->op = op, w->n++;
 }
 
-static const Expr *declared_value(TirKernel *K, const Expr *x) {
+const Expr *layout_declared_value(TirKernel *K, const Expr *x) {
   const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
   if (!y || y->kind != SY_VAR || x->ty.rank != 2 || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init)
     return NULL;
@@ -1711,7 +1711,7 @@ static const Expr *declared_value(TirKernel *K, const Expr *x) {
 static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
   const Expr *s = op->slice;
   int last = s->u.index.nidx - 1;
-  const Expr *c = s->u.index.idx[last].start, *held = declared_value(K, c);
+  const Expr *c = s->u.index.idx[last].start, *held = layout_declared_value(K, c);
   *first = NULL;
   if (held) c = held; /* var q = e + cols(R, C), then X[i, q]: as written in its place */
   if (c->kind == E_BINARY && c->u.binary.op == TK_PLUS) {
@@ -2148,7 +2148,7 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
  * thread from their declaration on (parameters, sizes, consts, loop variables, ctx.block,
  * vars never assigned again that depend on no thread), at most 24 nodes. A few integer
  * instructions an element, where a copy costs a shared store, a barrier and a load. */
-static Expr *recompute(TirKernel *K, const Expr *x, int *budget) {
+Expr *layout_recompute(TirKernel *K, const Expr *x, int *budget) {
   if (--*budget < 0) return NULL;
   Expr *e = NEW(K->a, Expr);
   *e = *x;
@@ -2161,17 +2161,17 @@ static Expr *recompute(TirKernel *K, const Expr *x, int *budget) {
     if (y->kind == SY_CONST || y->kind == SY_SCALAR || y->kind == SY_SIZE || y->kind == SY_LOOP) return e;
     return y->kind == SY_VAR && !y->reassigned && !y->thread_dep ? e : NULL;
   }
-  case E_UNARY: return (e->u.unary.a = recompute(K, x->u.unary.a, budget)) ? e : NULL;
+  case E_UNARY: return (e->u.unary.a = layout_recompute(K, x->u.unary.a, budget)) ? e : NULL;
   case E_BINARY:
-    e->u.binary.a = recompute(K, x->u.binary.a, budget);
-    e->u.binary.b = e->u.binary.a ? recompute(K, x->u.binary.b, budget) : NULL;
+    e->u.binary.a = layout_recompute(K, x->u.binary.a, budget);
+    e->u.binary.b = e->u.binary.a ? layout_recompute(K, x->u.binary.b, budget) : NULL;
     return e->u.binary.b ? e : NULL;
   case E_CALL: {
     int b = x->u.call.builtin;
     if (x->u.call.cast == T_NONE && b != B_ROWS && b != B_COLS && b != B_MIN && b != B_MAX && b != B_WHERE) return NULL;
     e->u.call.args = NEW_ARRAY(K->a, Expr *, x->u.call.nargs);
     for (int i = 0; i < x->u.call.nargs; i++)
-      if (!(e->u.call.args[i] = recompute(K, x->u.call.args[i], budget))) return NULL;
+      if (!(e->u.call.args[i] = layout_recompute(K, x->u.call.args[i], budget))) return NULL;
     return e;
   }
   default: return NULL;
@@ -2183,11 +2183,12 @@ static Expr *recompute(TirKernel *K, const Expr *x, int *budget) {
  * in another) computes it again at the op instead: x, the op's read of the var, becomes
  * the copy (an op reads its own nodes: no other op shares x). */
 static bool recomputed(TirKernel *K, Conv *c) {
-  const Expr *init = c->x->kind == E_IDENT && c->v->sym && c->x->u.ident.sym == c->v->sym ? declared_value(K, c->x) : NULL;
+  const Expr *init =
+      c->x->kind == E_IDENT && c->v->sym && c->x->u.ident.sym == c->v->sym ? layout_declared_value(K, c->x) : NULL;
   int budget = 24;
   Expr *e = init && init->ty.elem == c->x->ty.elem && init->ty.rank == c->x->ty.rank &&
                     init->ty.dims[0] == c->x->ty.dims[0] && init->ty.dims[1] == c->x->ty.dims[1]
-                ? recompute(K, init, &budget)
+                ? layout_recompute(K, init, &budget)
                 : NULL;
   if (!e) return false;
   Loc at = c->x->loc;

@@ -1118,6 +1118,15 @@ bool layout_assign(TirKernel *K, const char **why);
 /* carry.c, run by layout.c before reductions get their scratch: a row reduction accumulated
  * into a tile across a loop carries each thread's partials and folds across threads after it */
 void carry_reductions(TirKernel *K);
+/* layout.c: the expression a tile var x names holds wherever it is read (its declaration's, its
+ * only write), or NULL */
+const Expr *layout_declared_value(TirKernel *K, const Expr *x);
+/* layout.c: a copy of x (literals, rows(), cols(), arithmetic of scalars that hold one value
+ * from their declaration on) that an op may compute in its own place, or NULL; *budget: nodes */
+Expr *layout_recompute(TirKernel *K, const Expr *x, int *budget);
+/* uniform.c, after lower.c: a where() of a mask var (var ok = n0 + cols(R, C) < N) reads the
+ * mask's expression, and the var goes when nothing else reads it */
+void uniform_masks(TirKernel *K);
 /* uniform.c, after layout.c: a guard per elementwise assign under which its where()s of rows() and
  * cols() take their first branch at every element (TirOp.uguard) */
 void uniform_wheres(TirKernel *K);

@@ -721,6 +721,7 @@ void tir_dump(const TirKernel *K, FILE *out) {
 TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const char *last, const char **why, Loc *at) {
   TirKernel *K = lower_kernel(a, d, k, t, why, at);
   if (!K) return NULL;
+  uniform_masks(K); /* before layouts: a mask var only where()s read is no value to place */
   K->stage = "lower";
   if (last && strcmp(last, "lower") == 0) return K;
   if (!layout_assign(K, why)) {

@@ -20,6 +20,8 @@
  */
 #include "t2c.h"
 
+#include <string.h>
+
 static Expr *new_expr(const TirKernel *K, ExprKind kind, const Expr *like) {
   Expr *e = NEW(K->a, Expr); /* zeroed */
   e->kind = kind;
@@ -169,3 +171,128 @@ static void block(TirKernel *K, TirBlock *b) {
 }
 
 void uniform_wheres(TirKernel *K) { block(K, &K->body); }
+
+/* ------------------------------------------------------------ mask vars
+ *
+ * var ok = k0 + cols(BQ, BK) < S, then where(ok, s, -inf): the same mask, named. The
+ * where() reads a bool tile, which no guard can be derived from, so every element
+ * selects and the var's 32 bools stay live from its declaration (before the dots) to
+ * the where(). Before layouts, a where() condition that is such a var (or a side of
+ * && and || in one), declared once as an expression a guard exists for and never
+ * written again (layout_declared_value), reads a copy of that expression instead
+ * (layout_recompute: scalars that hold one value from their declaration on), as if
+ * written in its place; uniform_wheres then guards it. A var nothing else reads then
+ * is no value at all: its declaration and its one write go (nvcc: "set but never
+ * used"), and with them its registers, layout and any conversion. */
+
+/* The vars whose reads some where() no longer makes. */
+typedef struct Masks {
+  PtrVec vars;
+} Masks;
+
+/* The one value that holds var y, or NULL. */
+static TirVar *var_of(const TirKernel *K, const Sym *y) {
+  TirVar *one = NULL;
+  for (int i = 0; i < K->vars.len; i++) {
+    TirVar *v = K->vars.items[i];
+    if (v->sym == y && one) return NULL;
+    if (v->sym == y) one = v;
+  }
+  return one;
+}
+
+static bool listed(const PtrVec *l, const void *p) {
+  for (int i = 0; i < l->len; i++)
+    if (l->items[i] == p) return true;
+  return false;
+}
+
+static void inline_mask(TirKernel *K, Masks *m, Expr *c) {
+  if (tir_hoisted(K, c) || tir_read(K, c)) return;
+  if (c->kind == E_BINARY && (c->u.binary.op == TK_ANDAND || c->u.binary.op == TK_OROR)) {
+    inline_mask(K, m, c->u.binary.a);
+    inline_mask(K, m, c->u.binary.b);
+    return;
+  }
+  if (c->kind != E_IDENT || c->ty.elem != T_BOOL) return;
+  const Expr *init = layout_declared_value(K, c);
+  TirVar *v = init ? var_of(K, c->u.ident.sym) : NULL;
+  bool saw = false;
+  int budget = 24;
+  Expr *e = v && guard(K, init, &saw) && saw ? layout_recompute(K, init, &budget) : NULL;
+  if (!e) return;
+  Loc at = c->loc;
+  *c = *e; /* the op's own node (as layout.c's recomputed conversions) */
+  c->loc = at;
+  if (!listed(&m->vars, v)) vec_push(K->a, &m->vars, v);
+}
+
+static void mask_wheres(TirKernel *K, Masks *m, Expr *x) {
+  if (tir_hoisted(K, x) || tir_read(K, x)) return;
+  switch (x->kind) {
+  case E_UNARY: mask_wheres(K, m, x->u.unary.a); return;
+  case E_BINARY:
+    mask_wheres(K, m, x->u.binary.a);
+    mask_wheres(K, m, x->u.binary.b);
+    return;
+  case E_CALL:
+    if (x->u.call.cast == T_NONE && x->u.call.builtin == B_WHERE) inline_mask(K, m, x->u.call.args[0]);
+    for (int i = 0; i < x->u.call.nargs; i++) mask_wheres(K, m, x->u.call.args[i]);
+    return;
+  default: return;
+  }
+}
+
+static void mask_block(TirKernel *K, Masks *m, TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    if (op->kind == TO_ASSIGN && op->expr && !op->has_win && !op->win[0] && !op->win[1] && op->rows > 0)
+      mask_wheres(K, m, op->expr);
+    mask_block(K, m, &op->body);
+    mask_block(K, m, &op->els);
+  }
+}
+
+/* Whether an op other than v's declaration and its one write (an assign of the var's
+ * statement) touches v. */
+static bool read_elsewhere(const TirKernel *K, const TirBlock *b, const TirVar *v) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (read_elsewhere(K, &op->body, v) || read_elsewhere(K, &op->els, v)) return true;
+    bool own = op->dst == v && (op->kind == TO_DECL || (op->kind == TO_ASSIGN && op->stmt == v->sym->decl));
+    if (!own && tir_op_mentions(K, op, v, NULL)) return true;
+  }
+  return false;
+}
+
+static void drop_writes(TirBlock *b, const TirVar *v) {
+  for (int i = b->ops.len - 1; i >= 0; i--) {
+    TirOp *op = b->ops.items[i];
+    drop_writes(&op->body, v);
+    drop_writes(&op->els, v);
+    if (op->dst != v) continue;
+    if (op->first && i + 1 < b->ops.len && ((TirOp *)b->ops.items[i + 1])->stmt == op->stmt)
+      ((TirOp *)b->ops.items[i + 1])->first = true; /* the statement's comment stays */
+    memmove(&b->ops.items[i], &b->ops.items[i + 1], (size_t)(b->ops.len - i - 1) * sizeof b->ops.items[0]);
+    b->ops.len--;
+  }
+}
+
+void uniform_masks(TirKernel *K) {
+  Masks m = {{0}};
+  mask_block(K, &m, &K->body);
+  for (int i = 0; i < m.vars.len; i++) {
+    TirVar *v = m.vars.items[i];
+    bool copied = false;
+    for (int j = 0; j < K->nbufs; j++) copied |= K->bufs[j].spill_of == v;
+    if (copied || read_elsewhere(K, &K->body, v)) continue;
+    drop_writes(&K->body, v);
+    int n = 0;
+    for (int j = 0; j < K->vars.len; j++)
+      if (K->vars.items[j] != v) {
+        ((TirVar *)K->vars.items[j])->id = n;
+        K->vars.items[n++] = K->vars.items[j];
+      }
+    K->vars.len = n;
+  }
+}

@@ -3918,6 +3918,35 @@ static void t_where_uniform(Tally *T) {
   }
 }
 
+/* where() conditions named by mask vars (uniform.c, uniform_masks): the guard of the
+ * expression each names, ok and right not held, inb kept for a store that reads it */
+static void t_where_mask_var(Tally *T) {
+  static const int Ms[] = {37, 32, 5, 20}, Ns[] = {45, 64, 3, 33}, Lo[] = {3, -2, 0, 40};
+  for (int c = 0; c < 4; c++) {
+    int M = Ms[c], N = Ns[c], lo = Lo[c];
+    Rng r = rng_seed("where_mask_var", (uint64_t)c);
+    Call k;
+    call_init(&k, "where_mask_var.tl", "where_mask_var");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *Z = call_out(&k, "Z", F32, 2, SHAPE(M, N));
+    Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
+    call_arg(&k, "lo=%d", lo);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double x = A2(X, i, j);
+        R2(Y, i, j) = j % 32 >= lo || j >= 32 ? exp(x) : -1.0; /* in bounds: ok holds */
+        R2(Z, i, j) = 2 * x;
+        R2(C, i, j) = 1;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d lo=%d", M, N, lo);
+    CHECK(T, call_check(&k, "where_mask_var", l));
+    call_free(&k);
+  }
+}
+
 /* rows()/cols() as operands of * and % at every element of a thread, in values
  * and in a gather's indices (rows past M read pad's -1); rowsum of a where and
  * of a shift folded in-thread */
@@ -7243,6 +7272,7 @@ static const Test tests[] = {
     {"rank_mix_unit", t_rank_mix_unit},
     {"rank_mix_assign", t_rank_mix_assign},
     {"where_uniform", t_where_uniform},
+    {"where_mask_var", t_where_mask_var},
     {"gather_scatter", t_gather},
     {"index_arith", t_index_arith},
     {"reshape", t_reshape},
