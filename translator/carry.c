@@ -31,7 +31,9 @@
  * the reduction accumulates
  * in its operand's own type (f32, f64, i32, u32, i64: a row sum of f16 rounds
  * each row's sum back to f16, which this would not); e runs in a blocked
- * layout that is not a dot's accumulator, of at most CARRY_MAX_REGS registers
+ * layout (a dot's accumulator too: its fragments, mma.sync's or wgmma's, hold
+ * the same elements at the same threads every iteration, and partials in
+ * layout_partials' layout tile each warp as it does), of at most CARRY_MAX_REGS registers
  * per thread (past that, a row or column reduction carries each thread's own
  * fold of each row or column it holds instead: p in layout_partials' layout,
  * and in the loop a TO_REDUCE marked intra, p += rowsum(e) in each thread with
@@ -196,7 +198,6 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   if (block_touches(K, &loop->body, &s, A) || tir_stmt_mentions(K, loop, s.v, s.y))
     return arena_printf(K->a, "%s is read or written elsewhere in the loop", *into);
   if (!L || L->kind != LY_BLOCKED) return "it folds a row or column value, which every thread of the row or column holds";
-  if (L->mma) return "it folds a value in a dot's accumulator layout";
   if (R->kind == TO_REDUCE && !tir_down_cols(R) && L->lc == 1 && L->wc == 1)
     return "each row is in one thread: nothing to fold across threads";
   if (tir_down_cols(R) && L->lr == 1 && L->wr == 1) return "each column is in one thread: nothing to fold across threads";
@@ -211,7 +212,7 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   if (A->uguard || (!lhs && A->dst->layout != t->layout && !f->copy))
     return arena_printf(K->a, "%s is not in the fold's layout", *into);
   int w = elem_bytes[t->elem] > 4 ? 2 : 1, regs = layout_count(L) * w;
-  if (regs > CARRY_MAX_REGS && R->kind == TO_REDUCE && !L->wtiles) {
+  if (regs > CARRY_MAX_REGS && R->kind == TO_REDUCE && (!L->wtiles || L->mma)) { /* (a scan's warp tiles: not tried) */
     /* too many elements to carry one by one: each thread first folds its own
      * elements of each row (column) it holds, and carries those */
     bool down = tir_down_cols(R);

@@ -2901,9 +2901,22 @@ static const char *ctx_vars(Printer *P) {
     if (l->wtiles) { /* each warp's own block, as the mma layout it reads back */
       const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * l->lr);
       const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * l->lc * l->vec);
-      buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
-      buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / %d, t2c_c%d = t2c_wc%d + lane %% %d * %d;  // and this thread's first row and column\n",
-                 l->id, l->id, l->lc, l->id, l->id, l->lc, l->vec);
+      /* a fold's partials (carried across a loop in an mma layout's warp tiles) declare
+       * only what an op reads, as the other layouts do */
+      bool need_r = !l->partials || l->coord_r, need_c = !l->partials || l->coord_c;
+      if (need_r && need_c) {
+        buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
+        buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / %d, t2c_c%d = t2c_wc%d + lane %% %d * %d;  // and this thread's first row and column\n",
+                   l->id, l->id, l->lc, l->id, l->id, l->lc, l->vec);
+      } else if (need_r) {
+        const char *lr = F("lane / %d", l->lc);
+        buf_printf(&b, "  const int t2c_r%d = %s;  // L%d: this thread's first row, in its warp's tile\n", l->id,
+                   l->wr == 1 ? lr : F("%s + %s", wr, lr), l->id);
+      } else if (need_c) {
+        const char *lc = F("lane %% %d * %d", l->lc, l->vec);
+        buf_printf(&b, "  const int t2c_c%d = %s;  // L%d: this thread's first column, in its warp's tile\n", l->id,
+                   l->wc == 1 ? lc : F("%s + %s", wc, lc), l->id);
+      }
       continue;
     }
     const char *lr = l->lc == lanes ? "0" : l->lc == 1 ? "lane" : F("lane / %d", l->lc);

@@ -124,10 +124,12 @@ static Layout *exact_blocked(TirKernel *K, int rows, int cols, int ebytes) {
  * l->wr, l->cols]). The element a thread holds there is its own fold of that
  * row's (column's) elements in l: the same rows (columns) at the same threads,
  * since a blocked layout puts row ir * lr * wr + warp_r * lr + lane_r and column
- * ic * lc * wc * vec + (warp_c * lc + lane_c) * vec + v at (lane, warp). */
+ * ic * lc * wc * vec + (warp_c * lc + lane_c) * vec + v at (lane, warp). Over
+ * warp tiles (an mma accumulator's, Layout.wtiles) the partials tile each warp
+ * the same way, so that a thread's partial is of rows (columns) it holds. */
 const Layout *layout_partials(TirKernel *K, const Layout *l, bool down) {
   Layout t = {.kind = LY_BLOCKED, .rows = l->rows, .cols = l->cols, .vec = l->vec, .lc = l->lc, .lr = l->lr,
-              .wc = l->wc, .wr = l->wr, .rc = l->rc, .rr = l->rr, .partials = true, .wtiles = l->wtiles};
+              .wc = l->wc, .wr = l->wr, .rc = l->rc, .rr = l->rr, .partials = true, .wtiles = layout_warp_tiles(l)};
   if (down) t.rows = l->lr * l->wr, t.rr = 1;
   else t.cols = l->lc * l->wc, t.vec = 1, t.rc = 1;
   for (int i = 0; i < K->layouts.len; i++) {

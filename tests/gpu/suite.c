@@ -3343,6 +3343,43 @@ static void t_carry_fold(Tally *T) {
   }
 }
 
+/* carry_dot (tests/gpu/carry_dot.tl): reductions of a dot's accumulator carried across
+ * a loop in the accumulator's layout (mma.sync's fragments, wgmma's on sm_90a), one by
+ * one or as each thread's own fold of its rows; ragged M and N, one iteration and
+ * several, a tile's rows past M and its columns past N. Small integers: every product and sum is exact in f32, so the
+ * order the carried partials add in cannot matter and the check is exact. */
+static void t_carry_dot(Tally *T) {
+  static const char *const kn[] = {"row_sum", "row_max", "row_wide", "col_sum"};
+  static const int MN[][2] = {{70, 300}, {130, 200}, {64, 513}, {100, 190}, /* M, N per kernel */
+                              {1, 3}, {5, 1}, {129, 64}, {1, 70}};
+  for (int c = 0; c < 8; c++) {
+    int w = c % 4, M = MN[c][0], N = MN[c][1], tile = w == 1 ? 128 : w == 2 ? 256 : 64;
+    Rng r = rng_seed("carry_dot", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_dot.tl", kn[w]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, 64)), *B = call_in(&k, "B", F16, 2, SHAPE(N, 64));
+    Ten *O = call_out(&k, w == 3 ? "C" : "S", F32, 1, SHAPE(w == 3 ? N : M));
+    fill_int(A, &r, -3, 3);
+    fill_int(B, &r, -3, 3);
+    int n = w == 3 ? N : M, m = w == 3 ? M : N;
+    for (int i = 0; i < n; i++) {
+      double a = w == 1 ? -INFINITY : 0;
+      for (int j = 0; j < m; j++) {
+        double d = 0;
+        for (int kk = 0; kk < 64; kk++) d += w == 3 ? A2(A, j, kk) * A2(B, i, kk) : A2(A, i, kk) * A2(B, j, kk);
+        a = w == 1 ? fmax(a, d) : a + d;
+      }
+      if (w == 1 && N % tile) a = fmax(a, 0); /* the last tile's columns past N: B's padding, z = 0 */
+      O->ref[i] = a;
+    }
+    O->tol = 0;
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d", kn[w], M, N);
+    CHECK(T, call_check(&k, "carry_dot", l));
+    call_free(&k);
+  }
+}
+
 /* conv_before_loop and conv_written_loop (tests/gpu): row values read in another
  * layout inside loops. The first reads qn = rowsum(Q) in a loop nest that does not
  * write it (one copy before the nest): O = qn * n + X, after the last outer iteration
@@ -7261,6 +7298,7 @@ static const Test tests[] = {
     {"paged_pipeline", t_paged_pipeline},
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
+    {"carry_dot", t_carry_dot},
     {"copy_halves", t_copy_halves},
     {"row_walk", t_row_walk},
     {"conv_before_loop", t_conv_before_loop},
