@@ -95,6 +95,9 @@ typedef struct SyncState {
    * SYNC_READERS, more than that (none named) */
   const TirOp *rop[TIR_MAX_BUFS][SYNC_READERS];
   uint8_t nrop[TIR_MAX_BUFS];
+  /* the ops that wrote it, the same way (wop names one only; a tensor's conflicts ask all) */
+  const TirOp *wset[TIR_MAX_BUFS][SYNC_READERS];
+  uint8_t nwset[TIR_MAX_BUFS];
   int wline[TIR_MAX_BUFS], rline[TIR_MAX_BUFS];
   int atom[TIR_MAX_BUFS]; /* when written: the atomic kind of every write (B_ATOMIC_*), or -1 */
   /* some of the reads (writes) were made before a loop began its next iteration (at_back_edge):
@@ -108,21 +111,28 @@ typedef struct SyncLoop {
   bool has_brk, has_cont;
 } SyncLoop;
 
-/* Adds op to the readers of buffer b (NULL: one not named, as past SYNC_READERS). */
-static void add_reader(SyncState *st, int b, const TirOp *op) {
-  int n = st->nrop[b];
+/* Adds op to a set of ops (SyncState.rop, wset; NULL: one not named, as past
+ * SYNC_READERS, after which the set names none). */
+static void add_op(const TirOp **set, uint8_t *nset, const TirOp *op) {
+  int n = *nset;
   if (n > SYNC_READERS) return;
   for (int k = 0; k < n; k++)
-    if (st->rop[b][k] == op) return;
+    if (set[k] == op) return;
   if (!op || n == SYNC_READERS) {
-    memset(st->rop[b], 0, sizeof st->rop[b]);
-    st->nrop[b] = SYNC_READERS + 1;
+    memset(set, 0, sizeof(const TirOp *) * SYNC_READERS);
+    *nset = SYNC_READERS + 1;
     return;
   }
   int k = n;
-  for (; k > 0 && (uintptr_t)st->rop[b][k - 1] > (uintptr_t)op; k--) st->rop[b][k] = st->rop[b][k - 1];
-  st->rop[b][k] = op;
-  st->nrop[b] = (uint8_t)(n + 1);
+  for (; k > 0 && (uintptr_t)set[k - 1] > (uintptr_t)op; k--) set[k] = set[k - 1];
+  set[k] = op;
+  *nset = (uint8_t)(n + 1);
+}
+
+/* b's set (of b's buffer i) into a's. */
+static void join_ops(const TirOp **a, uint8_t *na, const TirOp *const *b, uint8_t nb) {
+  for (int k = 0; k < nb && k < SYNC_READERS; k++) add_op(a, na, b[k]);
+  if (nb > SYNC_READERS) add_op(a, na, NULL);
 }
 
 /* Joins b into a: what either path accessed, and the op that did when both
@@ -137,15 +147,20 @@ static void join_in(SyncState *a, const SyncState *b) {
     a->cross[i] |= b->cross[i];
     a->rstale[i] |= b->rstale[i];
     a->wstale[i] |= b->wstale[i];
-    if (!(had & ST_W)) a->wop[i] = b->wop[i], a->wline[i] = b->wline[i];
-    else if ((b->acc[i] & ST_W) && b->wop[i] != a->wop[i]) a->wop[i] = NULL;
+    if (!(had & ST_W)) {
+      a->wop[i] = b->wop[i], a->wline[i] = b->wline[i];
+      memcpy(a->wset[i], b->wset[i], sizeof a->wset[i]);
+      a->nwset[i] = b->nwset[i];
+    } else if (b->acc[i] & ST_W) {
+      if (b->wop[i] != a->wop[i]) a->wop[i] = NULL;
+      join_ops(a->wset[i], &a->nwset[i], b->wset[i], b->nwset[i]);
+    }
     if (!(had & ST_R)) {
       a->rline[i] = b->rline[i];
       memcpy(a->rop[i], b->rop[i], sizeof a->rop[i]);
       a->nrop[i] = b->nrop[i];
     } else if (b->acc[i] & ST_R) {
-      for (int k = 0; k < b->nrop[i] && k < SYNC_READERS; k++) add_reader(a, i, b->rop[i][k]);
-      if (b->nrop[i] > SYNC_READERS) add_reader(a, i, NULL);
+      join_ops(a->rop[i], &a->nrop[i], b->rop[i], b->nrop[i]);
     }
   }
 }
@@ -153,7 +168,8 @@ static void join_in(SyncState *a, const SyncState *b) {
 static bool same(const SyncState *a, const SyncState *b) {
   return memcmp(a->acc, b->acc, sizeof a->acc) == 0 && memcmp(a->cross, b->cross, sizeof a->cross) == 0 &&
          memcmp(a->wop, b->wop, sizeof a->wop) == 0 &&
-         memcmp(a->rop, b->rop, sizeof a->rop) == 0 && memcmp(a->nrop, b->nrop, sizeof a->nrop) == 0 && memcmp(a->atom, b->atom, sizeof a->atom) == 0 &&
+         memcmp(a->rop, b->rop, sizeof a->rop) == 0 && memcmp(a->nrop, b->nrop, sizeof a->nrop) == 0 &&
+         memcmp(a->wset, b->wset, sizeof a->wset) == 0 && memcmp(a->nwset, b->nwset, sizeof a->nwset) == 0 && memcmp(a->atom, b->atom, sizeof a->atom) == 0 &&
          memcmp(a->rstale, b->rstale, sizeof a->rstale) == 0 && memcmp(a->wstale, b->wstale, sizeof a->wstale) == 0;
 }
 
@@ -407,9 +423,14 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
     bool rd = !(st->acc[b] & ST_R) || st->nrop[b] <= SYNC_READERS;
     for (int k = 0; rd && k < st->nrop[b]; k++)
       rd = own_or_apart(st->rop[b][k], op, b, st->rstale[b]);
-    bool wr = !(st->acc[b] & ST_W) ||
-              (op->acc[i].write && st->wop[b] == op && (!st->wstale[b] || rewrites_own(K, op, b))) ||
-              own_or_apart(st->wop[b], op, b, st->wstale[b]);
+    /* each writer since the barrier: this op itself again, or one whose elements meet
+     * this op's only at one thread or nowhere */
+    bool wr = !(st->acc[b] & ST_W) || st->nwset[b] <= SYNC_READERS;
+    for (int k = 0; wr && k < st->nwset[b]; k++) {
+      const TirOp *w = st->wset[b][k];
+      wr = (op->acc[i].write && w == op && (!st->wstale[b] || rewrites_own(K, op, b))) ||
+           own_or_apart(w, op, b, st->wstale[b]);
+    }
     if (wr && (rd || !op->acc[i].write)) return NULL;
   }
   /* the thread's own elements of a value living in b: only what other threads did conflicts */
@@ -505,7 +526,8 @@ static void warp_clear(const TirKernel *K, SyncState *st) {
       st->acc[b] = st->cross[b] = st->rstale[b] = st->wstale[b] = 0;
       st->wop[b] = NULL;
       memset(st->rop[b], 0, sizeof st->rop[b]);
-      st->nrop[b] = 0;
+      memset(st->wset[b], 0, sizeof st->wset[b]);
+      st->nrop[b] = st->nwset[b] = 0;
       st->atom[b] = 0;
     }
 }
@@ -517,12 +539,13 @@ static void record(const TirOp *op, SyncState *st) {
       /* several writers: NULL, but for element stores of thread 0 (one thread, in order) */
       bool one = st->wop[b] && thread0_store(op) && thread0_store(st->wop[b]);
       st->wop[b] = (st->acc[b] & ST_W) && st->wop[b] != op && !one ? NULL : op;
+      add_op(st->wset[b], &st->nwset[b], op);
       st->atom[b] = !(st->acc[b] & ST_W) ? (op->atomic ? op->atomic : -1) : st->atom[b] == op->atomic ? op->atomic : -1;
       st->acc[b] |= ST_W;
       if (!op->acc[i].own) st->cross[b] |= ST_W;
       st->wline[b] = line;
     } else {
-      add_reader(st, b, op);
+      add_op(st->rop[b], &st->nrop[b], op);
       st->acc[b] |= ST_R;
       if (!op->acc[i].own) st->cross[b] |= ST_R;
       st->rline[b] = line;
@@ -537,7 +560,10 @@ static bool region_conflicts(TirKernel *K, const TirBlock *b, const SyncState *s
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
     SyncState s = *st;
-    for (int k = 0; k < TIR_MAX_BUFS; k++) s.wop[k] = NULL; /* no op is the writer here */
+    for (int k = 0; k < TIR_MAX_BUFS; k++) { /* no op is the writer here */
+      s.wop[k] = NULL;
+      if (s.nwset[k]) add_op(s.wset[k], &s.nwset[k], NULL);
+    }
     bool block;
     if (conflict(K, op, &s, &block) || region_conflicts(K, &op->body, st) || region_conflicts(K, &op->els, st)) return true;
   }

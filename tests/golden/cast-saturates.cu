@@ -6,7 +6,7 @@
 //   layout L0: [1, 32], runs of 1, lanes 1 x 32, warps 1 x 1: 1 per thread
 //   x: registers, 1 x f32 per thread (L0)
 //   d: registers, 1 x f64 per thread (L0)
-//   shared memory: 0 bytes; barriers: 4
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void
 cast_saturates(const float *__restrict__ X, const double *__restrict__ D, double *__restrict__ O, double *__restrict__ P, int N)
 {
@@ -24,23 +24,19 @@ cast_saturates(const float *__restrict__ X, const double *__restrict__ D, double
   // cast-saturates.tl:11: O[0 :+ 32, 1] = f64(u8(x))
   if (t2c_c0 < N) O[((long long)t2c_c0) * 5 + 1] = t2c::cvt<double>(t2c::cvt<unsigned char>(x[0]));
   // cast-saturates.tl:12: O[0 :+ 32, 2] = f64(i8(x))
-  __syncthreads();  // O: written at line 11, overwritten here by other threads
   if (t2c_c0 < N) O[((long long)t2c_c0) * 5 + 2] = t2c::cvt<double>(t2c::cvt<signed char>(x[0]));
   // cast-saturates.tl:13: O[0 :+ 32, 3] = f64(u32(x))
   if (t2c_c0 < N) O[((long long)t2c_c0) * 5 + 3] = t2c::cvt<double>(t2c::cvt<unsigned int>(x[0]));
   // cast-saturates.tl:14: O[0 :+ 32, 4] = f64(i64(x))
-  __syncthreads();  // O: written at line 13, overwritten here by other threads
   if (t2c_c0 < N) O[((long long)t2c_c0) * 5 + 4] = t2c::cvt<double>(t2c::cvt<long long>(x[0]));
   // cast-saturates.tl:15: P[0 :+ 32, 0] = f64(i32(d))
   if (t2c_c0 < N) P[((long long)t2c_c0) * 5 + 0] = t2c::cvt<double>(t2c::cvt<int>(d[0]));
   // cast-saturates.tl:16: P[0 :+ 32, 1] = f64(u8(d))
   if (t2c_c0 < N) P[((long long)t2c_c0) * 5 + 1] = t2c::cvt<double>(t2c::cvt<unsigned char>(d[0]));
   // cast-saturates.tl:17: P[0 :+ 32, 2] = f64(i8(d))
-  __syncthreads();  // P: written at line 16, overwritten here by other threads
   if (t2c_c0 < N) P[((long long)t2c_c0) * 5 + 2] = t2c::cvt<double>(t2c::cvt<signed char>(d[0]));
   // cast-saturates.tl:18: P[0 :+ 32, 3] = f64(u32(d))
   if (t2c_c0 < N) P[((long long)t2c_c0) * 5 + 3] = t2c::cvt<double>(t2c::cvt<unsigned int>(d[0]));
   // cast-saturates.tl:19: P[0 :+ 32, 4] = f64(i64(d))
-  __syncthreads();  // P: written at line 18, overwritten here by other threads
   if (t2c_c0 < N) P[((long long)t2c_c0) * 5 + 4] = t2c::cvt<double>(t2c::cvt<long long>(d[0]));
 }

@@ -5,7 +5,7 @@
 // kernel math (casts-math.tl:3): 64 threads
 //   layout L0: [1, 64], runs of 1, lanes 1 x 32, warps 1 x 2: 1 per thread
 //   x: registers, 1 x f32 per thread (L0)
-//   shared memory: 0 bytes; barriers: 6
+//   shared memory: 0 bytes; barriers: 2
 extern "C" __global__ void
 math(const __half *__restrict__ X, float *__restrict__ Y, __nv_bfloat16 *__restrict__ Z, const int *__restrict__ I)
 {
@@ -22,22 +22,19 @@ math(const __half *__restrict__ X, float *__restrict__ Y, __nv_bfloat16 *__restr
   // casts-math.tl:6: Y[1, 0 :+ 64] = exp2(x)
   Y[1 * 64 + t2c_c0] = t2c::exp2(x[0]);
   // casts-math.tl:7: Y[2, 0 :+ 64] = log(abs(x) + 1.0)
-  __syncthreads();  // Y: written at line 6, overwritten here by other threads
   Y[2 * 64 + t2c_c0] = t2c::log((t2c::abs(x[0]) + 1.0f));
   // casts-math.tl:8: Y[3, 0 :+ 64] = log2(abs(x) + 1.0)
   Y[3 * 64 + t2c_c0] = t2c::log2((t2c::abs(x[0]) + 1.0f));
   // casts-math.tl:9: Y[4, 0 :+ 64] = sqrt(abs(x))
-  __syncthreads();  // Y: written at line 8, overwritten here by other threads
   Y[4 * 64 + t2c_c0] = t2c::sqrt(t2c::abs(x[0]));
   // casts-math.tl:10: Y[5, 0 :+ 64] = rsqrt(abs(x) + 1.0)
+  __syncthreads();  // Y: written at line 9, overwritten here by other threads
   Y[5 * 64 + t2c_c0] = t2c::rsqrt((t2c::abs(x[0]) + 1.0f));
   // casts-math.tl:11: Y[6, 0 :+ 64] = sin(x) + cos(x)
-  __syncthreads();  // Y: written at line 10, overwritten here by other threads
   Y[6 * 64 + t2c_c0] = t2c::sin(x[0]) + t2c::cos(x[0]);
   // casts-math.tl:12: Y[7, 0 :+ 64] = tanh(x)
   Y[7 * 64 + t2c_c0] = t2c::tanh(x[0]);
   // casts-math.tl:13: Y[8, 0 :+ 64] = sigmoid(x)
-  __syncthreads();  // Y: written at line 12, overwritten here by other threads
   Y[8 * 64 + t2c_c0] = t2c::sigmoid(x[0]);
   // casts-math.tl:14: Y[9, 0 :+ 64] = floor(x) + ceil(x)
   Y[9 * 64 + t2c_c0] = t2c::floor(x[0]) + t2c::ceil(x[0]);
@@ -51,7 +48,6 @@ math(const __half *__restrict__ X, float *__restrict__ Y, __nv_bfloat16 *__restr
   t2c_v3[0] = I[t2c_c0];
   int t2c_v4[1];
   t2c_v4[0] = I[t2c_c0];
-  __syncthreads();  // Y: written at line 16, overwritten here by other threads
   Y[12 * 64 + t2c_c0] = t2c::cvt<float>(((t2c_v3[0] % 7) + t2c::shl(t2c_v4[0], 1)));
   // casts-math.tl:18: Z[0 :+ 64] = bf16(x * 3.0)
   Z[t2c_c0] = t2c::cvt<__nv_bfloat16>((x[0] * 3.0f));

@@ -3,7 +3,7 @@
 
 
 // kernel ids (ctx-fields.tl:4): 64 threads
-//   shared memory: 0 bytes; barriers: 2
+//   shared memory: 0 bytes; barriers: 1
 extern "C" __global__ void
 ids(int *__restrict__ O)
 {
@@ -16,13 +16,12 @@ ids(int *__restrict__ O)
   // ctx-fields.tl:7: O[b, ctx.thread, 1] = ctx.lane
   if (b < 24) O[(b * 64 + tid) * 6 + 1] = lane;
   // ctx-fields.tl:8: O[b, ctx.thread, 2] = ctx.warp
-  __syncthreads();  // O: written at line 7, overwritten here by other threads
   if (b < 24) O[(b * 64 + tid) * 6 + 2] = warp;
   // ctx-fields.tl:9: O[b, ctx.thread, 3] = ctx.threads + ctx.lanes * 1000
   if (b < 24) O[(b * 64 + tid) * 6 + 3] = 32064;
   // ctx-fields.tl:10: O[b, ctx.thread, 4] = ctx.warps
-  __syncthreads();  // O: written at line 9, overwritten here by other threads
   if (b < 24) O[(b * 64 + tid) * 6 + 4] = 2;
   // ctx-fields.tl:11: O[b, ctx.thread, 5] = ctx.blocks.x * 100 + ctx.blocks.y * 10 + ctx.blocks.z
+  __syncthreads();  // O: written at line 10, overwritten here by other threads
   if (b < 24) O[(b * 64 + tid) * 6 + 5] = (((int)gridDim.x * 100) + ((int)gridDim.y * 10)) + (int)gridDim.z;
 }

@@ -7,7 +7,7 @@
 //   b: registers, 16 x u8 per thread (L0)
 //   c: registers, 16 x i8 per thread (L0)
 //   16- and 8-byte accesses when N % 8 == 0, B is 8-byte aligned, C is 8-byte aligned, S is 8-byte aligned, F is 16-byte aligned; otherwise single elements
-//   shared memory: 0 bytes; barriers: 1
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void
 int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__restrict__ C, int *__restrict__ R, unsigned char *__restrict__ S, float *__restrict__ F, int M, int N)
 {
@@ -173,7 +173,6 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v5[1] = t2c_v5[1] + ((((unsigned char)(b[15] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
     t2c_v5[0] = t2c::fold_sum<8>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<8>(t2c_v5[1]);
-    __syncthreads();  // R: written at line 12, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 3] = t2c_v5[0];
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 3] = t2c_v5[1];
     // int8-arithmetic-wraps.tl:14: S[m0 :+ 16, 0 :+ 64] = (b + 100) / 3 + (~b >> 1)
@@ -293,7 +292,6 @@ int8_arithmetic_wraps(const unsigned char *__restrict__ B, const signed char *__
     t2c_v5[1] = t2c_v5[1] + ((((unsigned char)(b[15] * (unsigned char)2)) > (unsigned char)100) ? 1 : 0);
     t2c_v5[0] = t2c::fold_sum<8>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<8>(t2c_v5[1]);
-    __syncthreads();  // R: written at line 12, overwritten here by other threads
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) R[((long long)(m0 + t2c_r0)) * 4 + 3] = t2c_v5[0];
     if (t2c_c0 == 0 && (m0 + t2c_r0 + 8) < M) R[((long long)(m0 + t2c_r0 + 8)) * 4 + 3] = t2c_v5[1];
     // int8-arithmetic-wraps.tl:14: S[m0 :+ 16, 0 :+ 64] = (b + 100) / 3 + (~b >> 1)
