@@ -16,6 +16,11 @@
  *                                  the integer type's least or greatest value)
  *     for .. { p += e }            (p = max(p, e)): no shuffle, no barrier
  *     t = rowsum(p); s += t        after the loop: the one fold across threads (s -= t ...)
+ * A thread that holds several elements of each row (column) of e folds them in
+ * each iteration into one partial per row (column) it holds, and carries those
+ * instead (f->intra, below): the same adds, no shuffle, and rr (rc * vec)
+ * registers live across the loop rather than rr * rc * vec (a [32, 128] colsum
+ * over 128 threads: 4, not 32; a layout of warp tiles keeps one per element).
  * The same holds for sum() into a scalar (t += sum(e): a block reduction, one
  * barrier per iteration).
  * The loop's floating-point adds then run in another order (each thread's
@@ -33,11 +38,12 @@
  * each row's sum back to f16, which this would not); e runs in a blocked
  * layout (a dot's accumulator too: its fragments, mma.sync's or wgmma's, hold
  * the same elements at the same threads every iteration, and partials in
- * layout_partials' layout tile each warp as it does), of at most CARRY_MAX_REGS registers
- * per thread (past that, a row or column reduction carries each thread's own
- * fold of each row or column it holds instead: p in layout_partials' layout,
- * and in the loop a TO_REDUCE marked intra, p += rowsum(e) in each thread with
- * no shuffle; the fold after the loop reads p), and the values live at any op
+ * layout_partials' layout tile each warp as it does); a row or column reduction
+ * whose thread holds more than one element of a row (column) carries each
+ * thread's own fold of each row or column it holds: p in layout_partials'
+ * layout, and in the loop a TO_REDUCE marked intra, p += rowsum(e) in each
+ * thread with no shuffle; the fold after the loop reads p; of at most
+ * CARRY_MAX_REGS partials per thread, and the values live at any op
  * with the partials added stay
  * within TIR_MAX_VALUE_REGS (so that no value moves to shared memory for
  * them); the loop is not under thread-dependent control. Nested loops fold
@@ -50,7 +56,9 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { CARRY_MAX_REGS = 32 };
+/* CARRY_MAX_REGS: the most partials a thread carries; past CARRY_SPLIT_REGS
+ * elements' worth, its own elements of a row (column) are folded into one */
+enum { CARRY_MAX_REGS = 32, CARRY_SPLIT_REGS = 8 };
 
 /* What is accumulated into: a tile (v) or a scalar var (y). */
 typedef struct Who {
@@ -130,8 +138,8 @@ typedef struct Fold {
   BuiltinKind add;       /* B_ROWSUM, B_ROWMAX or B_ROWMIN: how partials combine */
   const Layout *lay;
   bool intra;            /* the partials are each thread's own fold of its elements
-                            (layout_partials): a row's (column's) elements in e's layout
-                            would take more than CARRY_MAX_REGS registers */
+                            of each row (column) (layout_partials): the thread holds
+                            more than one element of a row (column) */
 } Fold;
 
 static BuiltinKind combine(BuiltinKind red) {
@@ -212,9 +220,12 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   if (A->uguard || (!lhs && A->dst->layout != t->layout && !f->copy))
     return arena_printf(K->a, "%s is not in the fold's layout", *into);
   int w = elem_bytes[t->elem] > 4 ? 2 : 1, regs = layout_count(L) * w;
-  if (regs > CARRY_MAX_REGS && R->kind == TO_REDUCE && (!L->wtiles || L->mma)) { /* (a scan's warp tiles: not tried) */
-    /* too many elements to carry one by one: each thread first folds its own
-     * elements of each row (column) it holds, and carries those */
+  if (R->kind == TO_REDUCE && (!L->wtiles || L->mma) && regs > CARRY_SPLIT_REGS) { /* (a scan's warp tiles: not tried) */
+    /* a thread holding several elements of a row (column) folds them into one
+     * partial per row (column) in each iteration (adds it does anyway, with no
+     * shuffle), and carries those: one element a partial would hold
+     * rr * rc * vec registers across the loop where rr (rc * vec) do. Not for a
+     * few: their independent adds keep a loop's chain short (layernorm's 8) */
     bool down = tir_down_cols(R);
     int folded = (down ? L->rc * L->vec : L->rr) * w;
     if ((down ? L->rr > 1 : L->rc * L->vec > 1) && folded <= CARRY_MAX_REGS) f->intra = true, regs = folded;

@@ -2,15 +2,16 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel col_sum (carry-dot-accumulator-sm90a.tl:10): 128 threads
+// kernel col_sum (carry-dot-accumulator-sm90a.tl:11): 128 threads
 //   layout L0: [64, 64], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 64: 32 per thread
 //   layout L2: [64, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 32 per thread
+//   layout L3: [32, 64], runs of 2, lanes 8 x 4, warps 4 x 1, each warp its own 8 x 64 tile: 16 per thread
 //   b: registers, 32 x f16 per thread (L2)
 //   c: registers, 16 x f32 per thread (slice(L0, dim 0))
 //   z: registers, 32 x f32 per thread (L0)
-//   t2c_v4_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 16384 bytes (shared copy of slice of A at line 15)
+//   t2c_v4_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 16384 bytes (shared copy of slice of A at line 16)
 //   b_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 8192 bytes (shared copy of b)
-//   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 16, one row per warp)
+//   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 17, one row per warp)
 //   16- and 8-byte accesses when B is 16-byte aligned, A is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 25600 bytes; barriers: 2
 extern "C" __global__ void
@@ -28,9 +29,9 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
   // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(B, 16) && t2c::aligned(A, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
-    // carry-dot-accumulator-sm90a.tl:11: var n0 = ctx.block.x * 64
+    // carry-dot-accumulator-sm90a.tl:12: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
-    // carry-dot-accumulator-sm90a.tl:12: var b = B[n0 :+ 64, 0 :+ 64]
+    // carry-dot-accumulator-sm90a.tl:13: var b = B[n0 :+ 64, 0 :+ 64]
     __half b[32];
     const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2)) * 64 + t2c_c2);
     b[0] = t2c_w0.v[0];
@@ -73,7 +74,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     t2c::sts_vec<8>(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2048], t2c::Vec<__half, 8>{{b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]}});
     t2c::sts_vec<8>(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3072], t2c::Vec<__half, 8>{{b[24], b[25], b[26], b[27], b[28], b[29], b[30], b[31]}});
     t2c::fence_proxy_async();  // wgmma reads b_s through the async proxy
-    // carry-dot-accumulator-sm90a.tl:13: var c: tile<f32>[1, 64] = 0.0
+    // carry-dot-accumulator-sm90a.tl:14: var c: tile<f32>[1, 64] = 0.0
     float c_[16];
     c_[0] = 0.0f;
     c_[1] = 0.0f;
@@ -91,43 +92,27 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     c_[13] = 0.0f;
     c_[14] = 0.0f;
     c_[15] = 0.0f;
-    // t2c_p5: this thread's partials of the colsum at line 16, folded across threads once, after the loop
-    float t2c_p5[32];
+    // t2c_p5: this thread's own fold of its elements of each column of the colsum at line 17, folded across threads once, after the loop
+    float t2c_p5[16];
     t2c_p5[0] = -0.0f;
     t2c_p5[1] = -0.0f;
-    t2c_p5[4] = -0.0f;
-    t2c_p5[5] = -0.0f;
-    t2c_p5[8] = -0.0f;
-    t2c_p5[9] = -0.0f;
-    t2c_p5[12] = -0.0f;
-    t2c_p5[13] = -0.0f;
-    t2c_p5[16] = -0.0f;
-    t2c_p5[17] = -0.0f;
-    t2c_p5[20] = -0.0f;
-    t2c_p5[21] = -0.0f;
-    t2c_p5[24] = -0.0f;
-    t2c_p5[25] = -0.0f;
-    t2c_p5[28] = -0.0f;
-    t2c_p5[29] = -0.0f;
     t2c_p5[2] = -0.0f;
     t2c_p5[3] = -0.0f;
+    t2c_p5[4] = -0.0f;
+    t2c_p5[5] = -0.0f;
     t2c_p5[6] = -0.0f;
     t2c_p5[7] = -0.0f;
+    t2c_p5[8] = -0.0f;
+    t2c_p5[9] = -0.0f;
     t2c_p5[10] = -0.0f;
     t2c_p5[11] = -0.0f;
+    t2c_p5[12] = -0.0f;
+    t2c_p5[13] = -0.0f;
     t2c_p5[14] = -0.0f;
     t2c_p5[15] = -0.0f;
-    t2c_p5[18] = -0.0f;
-    t2c_p5[19] = -0.0f;
-    t2c_p5[22] = -0.0f;
-    t2c_p5[23] = -0.0f;
-    t2c_p5[26] = -0.0f;
-    t2c_p5[27] = -0.0f;
-    t2c_p5[30] = -0.0f;
-    t2c_p5[31] = -0.0f;
-    // carry-dot-accumulator-sm90a.tl:14: for m0 in range(0, M, 64) {
+    // carry-dot-accumulator-sm90a.tl:15: for m0 in range(0, M, 64) {
     for (int m0 = 0; m0 < M; m0 += 64) {
-      // carry-dot-accumulator-sm90a.tl:15: var z = dot(A[m0 :+ 64, 0 :+ 64], transpose(b))
+      // carry-dot-accumulator-sm90a.tl:16: var z = dot(A[m0 :+ 64, 0 :+ 64], transpose(b))
       float z[32];
       __half t2c_v4[32];
       const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r2)) * 64 + t2c_c2);
@@ -172,7 +157,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2048], t2c::Vec<__half, 8>{{t2c_v4[16], t2c_v4[17], t2c_v4[18], t2c_v4[19], t2c_v4[20], t2c_v4[21], t2c_v4[22], t2c_v4[23]}});
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3072], t2c::Vec<__half, 8>{{t2c_v4[24], t2c_v4[25], t2c_v4[26], t2c_v4[27], t2c_v4[28], t2c_v4[29], t2c_v4[30], t2c_v4[31]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v4_s through the async proxy
-      __syncthreads();  // t2c_v4_s: written at line 15, read here by other threads; b_s: written at line 12, read here by other threads
+      __syncthreads();  // t2c_v4_s: written at line 16, read here by other threads; b_s: written at line 13, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
       z[0] = 0.0f;
       z[1] = 0.0f;
@@ -215,75 +200,59 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(z);
-      // carry-dot-accumulator-sm90a.tl:16: c += colsum(z)
-      t2c_p5[0] += z[0];
-      t2c_p5[1] += z[1];
-      t2c_p5[4] += z[4];
-      t2c_p5[5] += z[5];
-      t2c_p5[8] += z[8];
-      t2c_p5[9] += z[9];
-      t2c_p5[12] += z[12];
-      t2c_p5[13] += z[13];
-      t2c_p5[16] += z[16];
-      t2c_p5[17] += z[17];
-      t2c_p5[20] += z[20];
-      t2c_p5[21] += z[21];
-      t2c_p5[24] += z[24];
-      t2c_p5[25] += z[25];
-      t2c_p5[28] += z[28];
-      t2c_p5[29] += z[29];
-      t2c_p5[2] += z[2];
-      t2c_p5[3] += z[3];
-      t2c_p5[6] += z[6];
-      t2c_p5[7] += z[7];
-      t2c_p5[10] += z[10];
-      t2c_p5[11] += z[11];
-      t2c_p5[14] += z[14];
-      t2c_p5[15] += z[15];
-      t2c_p5[18] += z[18];
-      t2c_p5[19] += z[19];
-      t2c_p5[22] += z[22];
-      t2c_p5[23] += z[23];
-      t2c_p5[26] += z[26];
-      t2c_p5[27] += z[27];
-      t2c_p5[30] += z[30];
-      t2c_p5[31] += z[31];
+      // carry-dot-accumulator-sm90a.tl:17: c += colsum(z)
+      t2c_p5[0] = t2c_p5[0] + z[0];
+      t2c_p5[1] = t2c_p5[1] + z[1];
+      t2c_p5[2] = t2c_p5[2] + z[4];
+      t2c_p5[3] = t2c_p5[3] + z[5];
+      t2c_p5[4] = t2c_p5[4] + z[8];
+      t2c_p5[5] = t2c_p5[5] + z[9];
+      t2c_p5[6] = t2c_p5[6] + z[12];
+      t2c_p5[7] = t2c_p5[7] + z[13];
+      t2c_p5[8] = t2c_p5[8] + z[16];
+      t2c_p5[9] = t2c_p5[9] + z[17];
+      t2c_p5[10] = t2c_p5[10] + z[20];
+      t2c_p5[11] = t2c_p5[11] + z[21];
+      t2c_p5[12] = t2c_p5[12] + z[24];
+      t2c_p5[13] = t2c_p5[13] + z[25];
+      t2c_p5[14] = t2c_p5[14] + z[28];
+      t2c_p5[15] = t2c_p5[15] + z[29];
+      t2c_p5[0] = t2c_p5[0] + z[2];
+      t2c_p5[1] = t2c_p5[1] + z[3];
+      t2c_p5[2] = t2c_p5[2] + z[6];
+      t2c_p5[3] = t2c_p5[3] + z[7];
+      t2c_p5[4] = t2c_p5[4] + z[10];
+      t2c_p5[5] = t2c_p5[5] + z[11];
+      t2c_p5[6] = t2c_p5[6] + z[14];
+      t2c_p5[7] = t2c_p5[7] + z[15];
+      t2c_p5[8] = t2c_p5[8] + z[18];
+      t2c_p5[9] = t2c_p5[9] + z[19];
+      t2c_p5[10] = t2c_p5[10] + z[22];
+      t2c_p5[11] = t2c_p5[11] + z[23];
+      t2c_p5[12] = t2c_p5[12] + z[26];
+      t2c_p5[13] = t2c_p5[13] + z[27];
+      t2c_p5[14] = t2c_p5[14] + z[30];
+      t2c_p5[15] = t2c_p5[15] + z[31];
     }
-    // carry-dot-accumulator-sm90a.tl:16: c += colsum(z)
+    // carry-dot-accumulator-sm90a.tl:17: c += colsum(z)
     // t2c_p5, carried across the loop above, folded across threads once
     float t2c_v5[16];
     t2c_v5[0] = t2c_p5[0];
     t2c_v5[1] = t2c_p5[1];
-    t2c_v5[2] = t2c_p5[4];
-    t2c_v5[3] = t2c_p5[5];
-    t2c_v5[4] = t2c_p5[8];
-    t2c_v5[5] = t2c_p5[9];
-    t2c_v5[6] = t2c_p5[12];
-    t2c_v5[7] = t2c_p5[13];
-    t2c_v5[8] = t2c_p5[16];
-    t2c_v5[9] = t2c_p5[17];
-    t2c_v5[10] = t2c_p5[20];
-    t2c_v5[11] = t2c_p5[21];
-    t2c_v5[12] = t2c_p5[24];
-    t2c_v5[13] = t2c_p5[25];
-    t2c_v5[14] = t2c_p5[28];
-    t2c_v5[15] = t2c_p5[29];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[2];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[3];
-    t2c_v5[2] = t2c_v5[2] + t2c_p5[6];
-    t2c_v5[3] = t2c_v5[3] + t2c_p5[7];
-    t2c_v5[4] = t2c_v5[4] + t2c_p5[10];
-    t2c_v5[5] = t2c_v5[5] + t2c_p5[11];
-    t2c_v5[6] = t2c_v5[6] + t2c_p5[14];
-    t2c_v5[7] = t2c_v5[7] + t2c_p5[15];
-    t2c_v5[8] = t2c_v5[8] + t2c_p5[18];
-    t2c_v5[9] = t2c_v5[9] + t2c_p5[19];
-    t2c_v5[10] = t2c_v5[10] + t2c_p5[22];
-    t2c_v5[11] = t2c_v5[11] + t2c_p5[23];
-    t2c_v5[12] = t2c_v5[12] + t2c_p5[26];
-    t2c_v5[13] = t2c_v5[13] + t2c_p5[27];
-    t2c_v5[14] = t2c_v5[14] + t2c_p5[30];
-    t2c_v5[15] = t2c_v5[15] + t2c_p5[31];
+    t2c_v5[2] = t2c_p5[2];
+    t2c_v5[3] = t2c_p5[3];
+    t2c_v5[4] = t2c_p5[4];
+    t2c_v5[5] = t2c_p5[5];
+    t2c_v5[6] = t2c_p5[6];
+    t2c_v5[7] = t2c_p5[7];
+    t2c_v5[8] = t2c_p5[8];
+    t2c_v5[9] = t2c_p5[9];
+    t2c_v5[10] = t2c_p5[10];
+    t2c_v5[11] = t2c_p5[11];
+    t2c_v5[12] = t2c_p5[12];
+    t2c_v5[13] = t2c_p5[13];
+    t2c_v5[14] = t2c_p5[14];
+    t2c_v5[15] = t2c_p5[15];
     t2c_v5[0] = t2c::fold_sum<8, 4>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<8, 4>(t2c_v5[1]);
     t2c_v5[2] = t2c::fold_sum<8, 4>(t2c_v5[2]);
@@ -308,7 +277,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     if (lane < 4) t2c::sts_vec<2>(&t2c_red0[warp * 64 + t2c_c0 + 40], t2c::Vec<float, 2>{{t2c_v5[10], t2c_v5[11]}});
     if (lane < 4) t2c::sts_vec<2>(&t2c_red0[warp * 64 + t2c_c0 + 48], t2c::Vec<float, 2>{{t2c_v5[12], t2c_v5[13]}});
     if (lane < 4) t2c::sts_vec<2>(&t2c_red0[warp * 64 + t2c_c0 + 56], t2c::Vec<float, 2>{{t2c_v5[14], t2c_v5[15]}});
-    __syncthreads();  // t2c_red0: written at line 16, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 17, read here by other threads
     {
       t2c::Vec<float, 2> t2c_s9 = t2c::lds_vec<2>(&t2c_red0[t2c_c0]);
       t2c_v5[0] = t2c_s9.v[0];
@@ -437,7 +406,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     c_[13] += t2c_v5[13];
     c_[14] += t2c_v5[14];
     c_[15] += t2c_v5[15];
-    // carry-dot-accumulator-sm90a.tl:18: C[n0 :+ 64] = c
+    // carry-dot-accumulator-sm90a.tl:19: C[n0 :+ 64] = c
     if (t2c_r0 == 0) t2c::stg_vec<2>(C + n0 + t2c_c0, t2c::Vec<float, 2>{{c_[0], c_[1]}});
     if (t2c_r0 == 0) t2c::stg_vec<2>(C + n0 + t2c_c0 + 8, t2c::Vec<float, 2>{{c_[2], c_[3]}});
     if (t2c_r0 == 0) t2c::stg_vec<2>(C + n0 + t2c_c0 + 16, t2c::Vec<float, 2>{{c_[4], c_[5]}});
@@ -447,9 +416,9 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     if (t2c_r0 == 0) t2c::stg_vec<2>(C + n0 + t2c_c0 + 48, t2c::Vec<float, 2>{{c_[12], c_[13]}});
     if (t2c_r0 == 0) t2c::stg_vec<2>(C + n0 + t2c_c0 + 56, t2c::Vec<float, 2>{{c_[14], c_[15]}});
   } else {
-    // carry-dot-accumulator-sm90a.tl:11: var n0 = ctx.block.x * 64
+    // carry-dot-accumulator-sm90a.tl:12: var n0 = ctx.block.x * 64
     int n0 = (int)blockIdx.x * 64;
-    // carry-dot-accumulator-sm90a.tl:12: var b = B[n0 :+ 64, 0 :+ 64]
+    // carry-dot-accumulator-sm90a.tl:13: var b = B[n0 :+ 64, 0 :+ 64]
     __half b[32];
     b[0] = B[((long long)(n0 + t2c_r2)) * 64 + t2c_c2];
     b[1] = B[((long long)(n0 + t2c_r2)) * 64 + (t2c_c2 + 1)];
@@ -488,7 +457,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     t2c::sts_vec<8>(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2048], t2c::Vec<__half, 8>{{b[16], b[17], b[18], b[19], b[20], b[21], b[22], b[23]}});
     t2c::sts_vec<8>(&b_s[t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3072], t2c::Vec<__half, 8>{{b[24], b[25], b[26], b[27], b[28], b[29], b[30], b[31]}});
     t2c::fence_proxy_async();  // wgmma reads b_s through the async proxy
-    // carry-dot-accumulator-sm90a.tl:13: var c: tile<f32>[1, 64] = 0.0
+    // carry-dot-accumulator-sm90a.tl:14: var c: tile<f32>[1, 64] = 0.0
     float c_[16];
     c_[0] = 0.0f;
     c_[1] = 0.0f;
@@ -506,43 +475,27 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     c_[13] = 0.0f;
     c_[14] = 0.0f;
     c_[15] = 0.0f;
-    // t2c_p5: this thread's partials of the colsum at line 16, folded across threads once, after the loop
-    float t2c_p5[32];
+    // t2c_p5: this thread's own fold of its elements of each column of the colsum at line 17, folded across threads once, after the loop
+    float t2c_p5[16];
     t2c_p5[0] = -0.0f;
     t2c_p5[1] = -0.0f;
-    t2c_p5[4] = -0.0f;
-    t2c_p5[5] = -0.0f;
-    t2c_p5[8] = -0.0f;
-    t2c_p5[9] = -0.0f;
-    t2c_p5[12] = -0.0f;
-    t2c_p5[13] = -0.0f;
-    t2c_p5[16] = -0.0f;
-    t2c_p5[17] = -0.0f;
-    t2c_p5[20] = -0.0f;
-    t2c_p5[21] = -0.0f;
-    t2c_p5[24] = -0.0f;
-    t2c_p5[25] = -0.0f;
-    t2c_p5[28] = -0.0f;
-    t2c_p5[29] = -0.0f;
     t2c_p5[2] = -0.0f;
     t2c_p5[3] = -0.0f;
+    t2c_p5[4] = -0.0f;
+    t2c_p5[5] = -0.0f;
     t2c_p5[6] = -0.0f;
     t2c_p5[7] = -0.0f;
+    t2c_p5[8] = -0.0f;
+    t2c_p5[9] = -0.0f;
     t2c_p5[10] = -0.0f;
     t2c_p5[11] = -0.0f;
+    t2c_p5[12] = -0.0f;
+    t2c_p5[13] = -0.0f;
     t2c_p5[14] = -0.0f;
     t2c_p5[15] = -0.0f;
-    t2c_p5[18] = -0.0f;
-    t2c_p5[19] = -0.0f;
-    t2c_p5[22] = -0.0f;
-    t2c_p5[23] = -0.0f;
-    t2c_p5[26] = -0.0f;
-    t2c_p5[27] = -0.0f;
-    t2c_p5[30] = -0.0f;
-    t2c_p5[31] = -0.0f;
-    // carry-dot-accumulator-sm90a.tl:14: for m0 in range(0, M, 64) {
+    // carry-dot-accumulator-sm90a.tl:15: for m0 in range(0, M, 64) {
     for (int m0 = 0; m0 < M; m0 += 64) {
-      // carry-dot-accumulator-sm90a.tl:15: var z = dot(A[m0 :+ 64, 0 :+ 64], transpose(b))
+      // carry-dot-accumulator-sm90a.tl:16: var z = dot(A[m0 :+ 64, 0 :+ 64], transpose(b))
       float z[32];
       __half t2c_v4[32];
       t2c_v4[0] = A[((long long)(m0 + t2c_r2)) * 64 + t2c_c2];
@@ -583,7 +536,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 2048], t2c::Vec<__half, 8>{{t2c_v4[16], t2c_v4[17], t2c_v4[18], t2c_v4[19], t2c_v4[20], t2c_v4[21], t2c_v4[22], t2c_v4[23]}});
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4096 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 3072], t2c::Vec<__half, 8>{{t2c_v4[24], t2c_v4[25], t2c_v4[26], t2c_v4[27], t2c_v4[28], t2c_v4[29], t2c_v4[30], t2c_v4[31]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v4_s through the async proxy
-      __syncthreads();  // t2c_v4_s: written at line 15, read here by other threads; b_s: written at line 12, read here by other threads
+      __syncthreads();  // t2c_v4_s: written at line 16, read here by other threads; b_s: written at line 13, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
       z[0] = 0.0f;
       z[1] = 0.0f;
@@ -626,75 +579,59 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(z);
-      // carry-dot-accumulator-sm90a.tl:16: c += colsum(z)
-      t2c_p5[0] += z[0];
-      t2c_p5[1] += z[1];
-      t2c_p5[4] += z[4];
-      t2c_p5[5] += z[5];
-      t2c_p5[8] += z[8];
-      t2c_p5[9] += z[9];
-      t2c_p5[12] += z[12];
-      t2c_p5[13] += z[13];
-      t2c_p5[16] += z[16];
-      t2c_p5[17] += z[17];
-      t2c_p5[20] += z[20];
-      t2c_p5[21] += z[21];
-      t2c_p5[24] += z[24];
-      t2c_p5[25] += z[25];
-      t2c_p5[28] += z[28];
-      t2c_p5[29] += z[29];
-      t2c_p5[2] += z[2];
-      t2c_p5[3] += z[3];
-      t2c_p5[6] += z[6];
-      t2c_p5[7] += z[7];
-      t2c_p5[10] += z[10];
-      t2c_p5[11] += z[11];
-      t2c_p5[14] += z[14];
-      t2c_p5[15] += z[15];
-      t2c_p5[18] += z[18];
-      t2c_p5[19] += z[19];
-      t2c_p5[22] += z[22];
-      t2c_p5[23] += z[23];
-      t2c_p5[26] += z[26];
-      t2c_p5[27] += z[27];
-      t2c_p5[30] += z[30];
-      t2c_p5[31] += z[31];
+      // carry-dot-accumulator-sm90a.tl:17: c += colsum(z)
+      t2c_p5[0] = t2c_p5[0] + z[0];
+      t2c_p5[1] = t2c_p5[1] + z[1];
+      t2c_p5[2] = t2c_p5[2] + z[4];
+      t2c_p5[3] = t2c_p5[3] + z[5];
+      t2c_p5[4] = t2c_p5[4] + z[8];
+      t2c_p5[5] = t2c_p5[5] + z[9];
+      t2c_p5[6] = t2c_p5[6] + z[12];
+      t2c_p5[7] = t2c_p5[7] + z[13];
+      t2c_p5[8] = t2c_p5[8] + z[16];
+      t2c_p5[9] = t2c_p5[9] + z[17];
+      t2c_p5[10] = t2c_p5[10] + z[20];
+      t2c_p5[11] = t2c_p5[11] + z[21];
+      t2c_p5[12] = t2c_p5[12] + z[24];
+      t2c_p5[13] = t2c_p5[13] + z[25];
+      t2c_p5[14] = t2c_p5[14] + z[28];
+      t2c_p5[15] = t2c_p5[15] + z[29];
+      t2c_p5[0] = t2c_p5[0] + z[2];
+      t2c_p5[1] = t2c_p5[1] + z[3];
+      t2c_p5[2] = t2c_p5[2] + z[6];
+      t2c_p5[3] = t2c_p5[3] + z[7];
+      t2c_p5[4] = t2c_p5[4] + z[10];
+      t2c_p5[5] = t2c_p5[5] + z[11];
+      t2c_p5[6] = t2c_p5[6] + z[14];
+      t2c_p5[7] = t2c_p5[7] + z[15];
+      t2c_p5[8] = t2c_p5[8] + z[18];
+      t2c_p5[9] = t2c_p5[9] + z[19];
+      t2c_p5[10] = t2c_p5[10] + z[22];
+      t2c_p5[11] = t2c_p5[11] + z[23];
+      t2c_p5[12] = t2c_p5[12] + z[26];
+      t2c_p5[13] = t2c_p5[13] + z[27];
+      t2c_p5[14] = t2c_p5[14] + z[30];
+      t2c_p5[15] = t2c_p5[15] + z[31];
     }
-    // carry-dot-accumulator-sm90a.tl:16: c += colsum(z)
+    // carry-dot-accumulator-sm90a.tl:17: c += colsum(z)
     // t2c_p5, carried across the loop above, folded across threads once
     float t2c_v5[16];
     t2c_v5[0] = t2c_p5[0];
     t2c_v5[1] = t2c_p5[1];
-    t2c_v5[2] = t2c_p5[4];
-    t2c_v5[3] = t2c_p5[5];
-    t2c_v5[4] = t2c_p5[8];
-    t2c_v5[5] = t2c_p5[9];
-    t2c_v5[6] = t2c_p5[12];
-    t2c_v5[7] = t2c_p5[13];
-    t2c_v5[8] = t2c_p5[16];
-    t2c_v5[9] = t2c_p5[17];
-    t2c_v5[10] = t2c_p5[20];
-    t2c_v5[11] = t2c_p5[21];
-    t2c_v5[12] = t2c_p5[24];
-    t2c_v5[13] = t2c_p5[25];
-    t2c_v5[14] = t2c_p5[28];
-    t2c_v5[15] = t2c_p5[29];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[2];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[3];
-    t2c_v5[2] = t2c_v5[2] + t2c_p5[6];
-    t2c_v5[3] = t2c_v5[3] + t2c_p5[7];
-    t2c_v5[4] = t2c_v5[4] + t2c_p5[10];
-    t2c_v5[5] = t2c_v5[5] + t2c_p5[11];
-    t2c_v5[6] = t2c_v5[6] + t2c_p5[14];
-    t2c_v5[7] = t2c_v5[7] + t2c_p5[15];
-    t2c_v5[8] = t2c_v5[8] + t2c_p5[18];
-    t2c_v5[9] = t2c_v5[9] + t2c_p5[19];
-    t2c_v5[10] = t2c_v5[10] + t2c_p5[22];
-    t2c_v5[11] = t2c_v5[11] + t2c_p5[23];
-    t2c_v5[12] = t2c_v5[12] + t2c_p5[26];
-    t2c_v5[13] = t2c_v5[13] + t2c_p5[27];
-    t2c_v5[14] = t2c_v5[14] + t2c_p5[30];
-    t2c_v5[15] = t2c_v5[15] + t2c_p5[31];
+    t2c_v5[2] = t2c_p5[2];
+    t2c_v5[3] = t2c_p5[3];
+    t2c_v5[4] = t2c_p5[4];
+    t2c_v5[5] = t2c_p5[5];
+    t2c_v5[6] = t2c_p5[6];
+    t2c_v5[7] = t2c_p5[7];
+    t2c_v5[8] = t2c_p5[8];
+    t2c_v5[9] = t2c_p5[9];
+    t2c_v5[10] = t2c_p5[10];
+    t2c_v5[11] = t2c_p5[11];
+    t2c_v5[12] = t2c_p5[12];
+    t2c_v5[13] = t2c_p5[13];
+    t2c_v5[14] = t2c_p5[14];
+    t2c_v5[15] = t2c_p5[15];
     t2c_v5[0] = t2c::fold_sum<8, 4>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<8, 4>(t2c_v5[1]);
     t2c_v5[2] = t2c::fold_sum<8, 4>(t2c_v5[2]);
@@ -719,7 +656,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     if (lane < 4) t2c::sts_vec<2>(&t2c_red0[warp * 64 + t2c_c0 + 40], t2c::Vec<float, 2>{{t2c_v5[10], t2c_v5[11]}});
     if (lane < 4) t2c::sts_vec<2>(&t2c_red0[warp * 64 + t2c_c0 + 48], t2c::Vec<float, 2>{{t2c_v5[12], t2c_v5[13]}});
     if (lane < 4) t2c::sts_vec<2>(&t2c_red0[warp * 64 + t2c_c0 + 56], t2c::Vec<float, 2>{{t2c_v5[14], t2c_v5[15]}});
-    __syncthreads();  // t2c_red0: written at line 16, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 17, read here by other threads
     {
       t2c::Vec<float, 2> t2c_s18 = t2c::lds_vec<2>(&t2c_red0[t2c_c0]);
       t2c_v5[0] = t2c_s18.v[0];
@@ -848,7 +785,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     c_[13] += t2c_v5[13];
     c_[14] += t2c_v5[14];
     c_[15] += t2c_v5[15];
-    // carry-dot-accumulator-sm90a.tl:18: C[n0 :+ 64] = c
+    // carry-dot-accumulator-sm90a.tl:19: C[n0 :+ 64] = c
     if (t2c_r0 == 0) C[n0 + t2c_c0] = c_[0];
     if (t2c_r0 == 0) C[n0 + t2c_c0 + 1] = c_[1];
     if (t2c_r0 == 0) C[n0 + t2c_c0 + 8] = c_[2];
@@ -868,7 +805,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
   }
 }
 
-// kernel row_max (carry-dot-accumulator-sm90a.tl:24): 128 threads
+// kernel row_max (carry-dot-accumulator-sm90a.tl:25): 128 threads
 //   layout L0: [64, 128], the wgmma accumulator: 1 warpgroups of 4 x 1 warps, each warp 16 x 128: 64 per thread
 //   layout L1: [64, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 32 per thread
 //   layout L2: [128, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 64 per thread
@@ -877,7 +814,7 @@ col_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
 //   s: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   z: registers, 64 x f32 per thread (L0)
 //   a_s: shared, f16[64, 64] in 128-byte swizzled rows (wgmma), 8192 bytes (shared copy of a)
-//   t2c_v4_s: shared, f16[128, 64] in 128-byte swizzled rows (wgmma), 32768 bytes (shared copy of slice of B at line 29)
+//   t2c_v4_s: shared, f16[128, 64] in 128-byte swizzled rows (wgmma), 32768 bytes (shared copy of slice of B at line 30)
 //   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned; otherwise single elements
 //   shared memory: 40960 bytes; barriers: 1
 extern "C" __global__ void
@@ -895,9 +832,9 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16);
   if (t2c_fast) {
-    // carry-dot-accumulator-sm90a.tl:25: var m0 = ctx.block.x * 64
+    // carry-dot-accumulator-sm90a.tl:26: var m0 = ctx.block.x * 64
     int m0 = (int)blockIdx.x * 64;
-    // carry-dot-accumulator-sm90a.tl:26: var a = A[m0 :+ 64, 0 :+ 64]
+    // carry-dot-accumulator-sm90a.tl:27: var a = A[m0 :+ 64, 0 :+ 64]
     __half a[32];
     const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * 64 + t2c_c1);
     a[0] = t2c_w0.v[0];
@@ -940,17 +877,17 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     t2c::sts_vec<8>(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], t2c::Vec<__half, 8>{{a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23]}});
     t2c::sts_vec<8>(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], t2c::Vec<__half, 8>{{a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31]}});
     t2c::fence_proxy_async();  // wgmma reads a_s through the async proxy
-    // carry-dot-accumulator-sm90a.tl:27: var s: tile<f32>[64, 1] = -inf
+    // carry-dot-accumulator-sm90a.tl:28: var s: tile<f32>[64, 1] = -inf
     float s[2];
     s[0] = -t2c::inf<float>();
     s[1] = -t2c::inf<float>();
-    // t2c_p5: this thread's own fold of its elements of each row of the rowmax at line 30, folded across threads once, after the loop
+    // t2c_p5: this thread's own fold of its elements of each row of the rowmax at line 31, folded across threads once, after the loop
     float t2c_p5[2];
     t2c_p5[0] = t2c::nan<float>();
     t2c_p5[1] = t2c::nan<float>();
-    // carry-dot-accumulator-sm90a.tl:28: for n0 in range(0, N, 128) {
+    // carry-dot-accumulator-sm90a.tl:29: for n0 in range(0, N, 128) {
     for (int n0 = 0; n0 < N; n0 += 128) {
-      // carry-dot-accumulator-sm90a.tl:29: var z = dot(a, transpose(B[n0 :+ 128, 0 :+ 64]))
+      // carry-dot-accumulator-sm90a.tl:30: var z = dot(a, transpose(B[n0 :+ 128, 0 :+ 64]))
       float z[64];
       __half t2c_v4[64];
       const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2)) * 64 + t2c_c2);
@@ -1035,7 +972,7 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 6144], t2c::Vec<__half, 8>{{t2c_v4[48], t2c_v4[49], t2c_v4[50], t2c_v4[51], t2c_v4[52], t2c_v4[53], t2c_v4[54], t2c_v4[55]}});
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 7168], t2c::Vec<__half, 8>{{t2c_v4[56], t2c_v4[57], t2c_v4[58], t2c_v4[59], t2c_v4[60], t2c_v4[61], t2c_v4[62], t2c_v4[63]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v4_s through the async proxy
-      __syncthreads();  // a_s: written at line 26, read here by other threads; t2c_v4_s: written at line 29, read here by other threads
+      __syncthreads();  // a_s: written at line 27, read here by other threads; t2c_v4_s: written at line 30, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n128k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
       z[0] = 0.0f;
       z[1] = 0.0f;
@@ -1110,7 +1047,7 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(z);
-      // carry-dot-accumulator-sm90a.tl:30: s = max(s, rowmax(z))
+      // carry-dot-accumulator-sm90a.tl:31: s = max(s, rowmax(z))
       t2c_p5[0] = t2c::max(t2c_p5[0], z[0]);
       t2c_p5[0] = t2c::max(t2c_p5[0], z[1]);
       t2c_p5[0] = t2c::max(t2c_p5[0], z[4]);
@@ -1176,7 +1113,7 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c_p5[1] = t2c::max(t2c_p5[1], z[62]);
       t2c_p5[1] = t2c::max(t2c_p5[1], z[63]);
     }
-    // carry-dot-accumulator-sm90a.tl:30: s = max(s, rowmax(z))
+    // carry-dot-accumulator-sm90a.tl:31: s = max(s, rowmax(z))
     // t2c_p5, carried across the loop above, folded across threads once
     float t2c_v5[2];
     t2c_v5[0] = t2c_p5[0];
@@ -1185,13 +1122,13 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     t2c_v5[1] = t2c::fold_max<4>(t2c_v5[1]);
     s[0] = t2c::max(s[0], t2c_v5[0]);
     s[1] = t2c::max(s[1], t2c_v5[1]);
-    // carry-dot-accumulator-sm90a.tl:32: S[m0 :+ 64] = s
+    // carry-dot-accumulator-sm90a.tl:33: S[m0 :+ 64] = s
     if (t2c_c0 == 0) S[m0 + t2c_r0] = s[0];
     if (t2c_c0 == 0) S[m0 + t2c_r0 + 8] = s[1];
   } else {
-    // carry-dot-accumulator-sm90a.tl:25: var m0 = ctx.block.x * 64
+    // carry-dot-accumulator-sm90a.tl:26: var m0 = ctx.block.x * 64
     int m0 = (int)blockIdx.x * 64;
-    // carry-dot-accumulator-sm90a.tl:26: var a = A[m0 :+ 64, 0 :+ 64]
+    // carry-dot-accumulator-sm90a.tl:27: var a = A[m0 :+ 64, 0 :+ 64]
     __half a[32];
     a[0] = A[((long long)(m0 + t2c_r1)) * 64 + t2c_c1];
     a[1] = A[((long long)(m0 + t2c_r1)) * 64 + (t2c_c1 + 1)];
@@ -1230,17 +1167,17 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     t2c::sts_vec<8>(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 2048], t2c::Vec<__half, 8>{{a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23]}});
     t2c::sts_vec<8>(&a_s[t2c::swz<128, 2>(t2c_r1 * 64 + t2c_c1) + 3072], t2c::Vec<__half, 8>{{a[24], a[25], a[26], a[27], a[28], a[29], a[30], a[31]}});
     t2c::fence_proxy_async();  // wgmma reads a_s through the async proxy
-    // carry-dot-accumulator-sm90a.tl:27: var s: tile<f32>[64, 1] = -inf
+    // carry-dot-accumulator-sm90a.tl:28: var s: tile<f32>[64, 1] = -inf
     float s[2];
     s[0] = -t2c::inf<float>();
     s[1] = -t2c::inf<float>();
-    // t2c_p5: this thread's own fold of its elements of each row of the rowmax at line 30, folded across threads once, after the loop
+    // t2c_p5: this thread's own fold of its elements of each row of the rowmax at line 31, folded across threads once, after the loop
     float t2c_p5[2];
     t2c_p5[0] = t2c::nan<float>();
     t2c_p5[1] = t2c::nan<float>();
-    // carry-dot-accumulator-sm90a.tl:28: for n0 in range(0, N, 128) {
+    // carry-dot-accumulator-sm90a.tl:29: for n0 in range(0, N, 128) {
     for (int n0 = 0; n0 < N; n0 += 128) {
-      // carry-dot-accumulator-sm90a.tl:29: var z = dot(a, transpose(B[n0 :+ 128, 0 :+ 64]))
+      // carry-dot-accumulator-sm90a.tl:30: var z = dot(a, transpose(B[n0 :+ 128, 0 :+ 64]))
       float z[64];
       __half t2c_v4[64];
       t2c_v4[0] = B[((long long)(n0 + t2c_r2)) * 64 + t2c_c2];
@@ -1317,7 +1254,7 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 6144], t2c::Vec<__half, 8>{{t2c_v4[48], t2c_v4[49], t2c_v4[50], t2c_v4[51], t2c_v4[52], t2c_v4[53], t2c_v4[54], t2c_v4[55]}});
       t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 8192 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 7168], t2c::Vec<__half, 8>{{t2c_v4[56], t2c_v4[57], t2c_v4[58], t2c_v4[59], t2c_v4[60], t2c_v4[61], t2c_v4[62], t2c_v4[63]}});
       t2c::fence_proxy_async();  // wgmma reads t2c_v4_s through the async proxy
-      __syncthreads();  // a_s: written at line 26, read here by other threads; t2c_v4_s: written at line 29, read here by other threads
+      __syncthreads();  // a_s: written at line 27, read here by other threads; t2c_v4_s: written at line 30, read here by other threads
       // on tensor cores (wgmma.mma_async.m64nNk16): m64n128k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
       z[0] = 0.0f;
       z[1] = 0.0f;
@@ -1392,7 +1329,7 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c::wgmma_commit();
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(z);
-      // carry-dot-accumulator-sm90a.tl:30: s = max(s, rowmax(z))
+      // carry-dot-accumulator-sm90a.tl:31: s = max(s, rowmax(z))
       t2c_p5[0] = t2c::max(t2c_p5[0], z[0]);
       t2c_p5[0] = t2c::max(t2c_p5[0], z[1]);
       t2c_p5[0] = t2c::max(t2c_p5[0], z[4]);
@@ -1458,7 +1395,7 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
       t2c_p5[1] = t2c::max(t2c_p5[1], z[62]);
       t2c_p5[1] = t2c::max(t2c_p5[1], z[63]);
     }
-    // carry-dot-accumulator-sm90a.tl:30: s = max(s, rowmax(z))
+    // carry-dot-accumulator-sm90a.tl:31: s = max(s, rowmax(z))
     // t2c_p5, carried across the loop above, folded across threads once
     float t2c_v5[2];
     t2c_v5[0] = t2c_p5[0];
@@ -1467,7 +1404,7 @@ row_max(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     t2c_v5[1] = t2c::fold_max<4>(t2c_v5[1]);
     s[0] = t2c::max(s[0], t2c_v5[0]);
     s[1] = t2c::max(s[1], t2c_v5[1]);
-    // carry-dot-accumulator-sm90a.tl:32: S[m0 :+ 64] = s
+    // carry-dot-accumulator-sm90a.tl:33: S[m0 :+ 64] = s
     if (t2c_c0 == 0) S[m0 + t2c_r0] = s[0];
     if (t2c_c0 == 0) S[m0 + t2c_r0 + 8] = s[1];
   }

@@ -5,6 +5,7 @@
 // kernel row_sum (carry-dot-accumulator.tl:12): 256 threads
 //   layout L0: [64, 64], the mma accumulator: warps 4 x 2, each 1 x 4 tiles of 16 x 8: 16 per thread
 //   layout L1: [64, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 16 per thread
+//   layout L2: [64, 8], runs of 1, lanes 8 x 4, warps 4 x 2, each warp its own 16 x 4 tile: 2 per thread
 //   a: registers, 16 x f16 per thread (L1)
 //   s: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   z: registers, 16 x f32 per thread (L0)
@@ -25,6 +26,7 @@ row_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
   const int t2c_wr0 = (warp / 2) * 16, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
+  const int t2c_r2 = (warp / 2) * 16 + lane / 4;  // L2: this thread's first row, in its warp's tile
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16);
   if (t2c_fast) {
@@ -56,24 +58,10 @@ row_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     float s[2];
     s[0] = 0.0f;
     s[1] = 0.0f;
-    // t2c_p5: this thread's partials of the rowsum at line 18, folded across threads once, after the loop
-    float t2c_p5[16];
+    // t2c_p5: this thread's own fold of its elements of each row of the rowsum at line 18, folded across threads once, after the loop
+    float t2c_p5[2];
     t2c_p5[0] = -0.0f;
     t2c_p5[1] = -0.0f;
-    t2c_p5[2] = -0.0f;
-    t2c_p5[3] = -0.0f;
-    t2c_p5[4] = -0.0f;
-    t2c_p5[5] = -0.0f;
-    t2c_p5[6] = -0.0f;
-    t2c_p5[7] = -0.0f;
-    t2c_p5[8] = -0.0f;
-    t2c_p5[9] = -0.0f;
-    t2c_p5[10] = -0.0f;
-    t2c_p5[11] = -0.0f;
-    t2c_p5[12] = -0.0f;
-    t2c_p5[13] = -0.0f;
-    t2c_p5[14] = -0.0f;
-    t2c_p5[15] = -0.0f;
     // carry-dot-accumulator.tl:16: for n0 in range(0, N, 64) {
     for (int n0 = 0; n0 < N; n0 += 64) {
       // carry-dot-accumulator.tl:17: var z = dot(a, transpose(B[n0 :+ 64, 0 :+ 64]))
@@ -134,49 +122,35 @@ row_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
         t2c::mma_16816_f16(z[6], z[7], z[14], z[15], t2c_a0, t2c_b3);
       }
       // carry-dot-accumulator.tl:18: s += rowsum(z)
-      t2c_p5[0] += z[0];
-      t2c_p5[1] += z[1];
-      t2c_p5[2] += z[2];
-      t2c_p5[3] += z[3];
-      t2c_p5[4] += z[4];
-      t2c_p5[5] += z[5];
-      t2c_p5[6] += z[6];
-      t2c_p5[7] += z[7];
-      t2c_p5[8] += z[8];
-      t2c_p5[9] += z[9];
-      t2c_p5[10] += z[10];
-      t2c_p5[11] += z[11];
-      t2c_p5[12] += z[12];
-      t2c_p5[13] += z[13];
-      t2c_p5[14] += z[14];
-      t2c_p5[15] += z[15];
+      t2c_p5[0] = t2c_p5[0] + z[0];
+      t2c_p5[0] = t2c_p5[0] + z[1];
+      t2c_p5[0] = t2c_p5[0] + z[2];
+      t2c_p5[0] = t2c_p5[0] + z[3];
+      t2c_p5[0] = t2c_p5[0] + z[4];
+      t2c_p5[0] = t2c_p5[0] + z[5];
+      t2c_p5[0] = t2c_p5[0] + z[6];
+      t2c_p5[0] = t2c_p5[0] + z[7];
+      t2c_p5[1] = t2c_p5[1] + z[8];
+      t2c_p5[1] = t2c_p5[1] + z[9];
+      t2c_p5[1] = t2c_p5[1] + z[10];
+      t2c_p5[1] = t2c_p5[1] + z[11];
+      t2c_p5[1] = t2c_p5[1] + z[12];
+      t2c_p5[1] = t2c_p5[1] + z[13];
+      t2c_p5[1] = t2c_p5[1] + z[14];
+      t2c_p5[1] = t2c_p5[1] + z[15];
     }
     // carry-dot-accumulator.tl:18: s += rowsum(z)
     // t2c_p5, carried across the loop above, folded across threads once
     float t2c_v5[2];
     t2c_v5[0] = t2c_p5[0];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[1];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[2];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[3];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[4];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[5];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[6];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[7];
-    t2c_v5[1] = t2c_p5[8];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[9];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[10];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[11];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[12];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[13];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[14];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[15];
+    t2c_v5[1] = t2c_p5[1];
     t2c_v5[0] = t2c::fold_sum<4>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<4>(t2c_v5[1]);
-    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r0] = t2c_v5[0];
-    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r0 + 8] = t2c_v5[1];
+    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r2] = t2c_v5[0];
+    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r2 + 8] = t2c_v5[1];
     __syncthreads();  // t2c_red0: written at line 18, read here by other threads
-    t2c_v5[0] = t2c_red0[t2c_r0] + t2c_red0[64 + t2c_r0];
-    t2c_v5[1] = t2c_red0[t2c_r0 + 8] + t2c_red0[64 + t2c_r0 + 8];
+    t2c_v5[0] = t2c_red0[t2c_r2] + t2c_red0[64 + t2c_r2];
+    t2c_v5[1] = t2c_red0[t2c_r2 + 8] + t2c_red0[64 + t2c_r2 + 8];
     s[0] += t2c_v5[0];
     s[1] += t2c_v5[1];
     // carry-dot-accumulator.tl:20: S[m0 :+ 64] = s
@@ -209,24 +183,10 @@ row_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
     float s[2];
     s[0] = 0.0f;
     s[1] = 0.0f;
-    // t2c_p5: this thread's partials of the rowsum at line 18, folded across threads once, after the loop
-    float t2c_p5[16];
+    // t2c_p5: this thread's own fold of its elements of each row of the rowsum at line 18, folded across threads once, after the loop
+    float t2c_p5[2];
     t2c_p5[0] = -0.0f;
     t2c_p5[1] = -0.0f;
-    t2c_p5[2] = -0.0f;
-    t2c_p5[3] = -0.0f;
-    t2c_p5[4] = -0.0f;
-    t2c_p5[5] = -0.0f;
-    t2c_p5[6] = -0.0f;
-    t2c_p5[7] = -0.0f;
-    t2c_p5[8] = -0.0f;
-    t2c_p5[9] = -0.0f;
-    t2c_p5[10] = -0.0f;
-    t2c_p5[11] = -0.0f;
-    t2c_p5[12] = -0.0f;
-    t2c_p5[13] = -0.0f;
-    t2c_p5[14] = -0.0f;
-    t2c_p5[15] = -0.0f;
     // carry-dot-accumulator.tl:16: for n0 in range(0, N, 64) {
     for (int n0 = 0; n0 < N; n0 += 64) {
       // carry-dot-accumulator.tl:17: var z = dot(a, transpose(B[n0 :+ 64, 0 :+ 64]))
@@ -285,49 +245,35 @@ row_sum(const __half *__restrict__ A, const __half *__restrict__ B, float *__res
         t2c::mma_16816_f16(z[6], z[7], z[14], z[15], t2c_a0, t2c_b3);
       }
       // carry-dot-accumulator.tl:18: s += rowsum(z)
-      t2c_p5[0] += z[0];
-      t2c_p5[1] += z[1];
-      t2c_p5[2] += z[2];
-      t2c_p5[3] += z[3];
-      t2c_p5[4] += z[4];
-      t2c_p5[5] += z[5];
-      t2c_p5[6] += z[6];
-      t2c_p5[7] += z[7];
-      t2c_p5[8] += z[8];
-      t2c_p5[9] += z[9];
-      t2c_p5[10] += z[10];
-      t2c_p5[11] += z[11];
-      t2c_p5[12] += z[12];
-      t2c_p5[13] += z[13];
-      t2c_p5[14] += z[14];
-      t2c_p5[15] += z[15];
+      t2c_p5[0] = t2c_p5[0] + z[0];
+      t2c_p5[0] = t2c_p5[0] + z[1];
+      t2c_p5[0] = t2c_p5[0] + z[2];
+      t2c_p5[0] = t2c_p5[0] + z[3];
+      t2c_p5[0] = t2c_p5[0] + z[4];
+      t2c_p5[0] = t2c_p5[0] + z[5];
+      t2c_p5[0] = t2c_p5[0] + z[6];
+      t2c_p5[0] = t2c_p5[0] + z[7];
+      t2c_p5[1] = t2c_p5[1] + z[8];
+      t2c_p5[1] = t2c_p5[1] + z[9];
+      t2c_p5[1] = t2c_p5[1] + z[10];
+      t2c_p5[1] = t2c_p5[1] + z[11];
+      t2c_p5[1] = t2c_p5[1] + z[12];
+      t2c_p5[1] = t2c_p5[1] + z[13];
+      t2c_p5[1] = t2c_p5[1] + z[14];
+      t2c_p5[1] = t2c_p5[1] + z[15];
     }
     // carry-dot-accumulator.tl:18: s += rowsum(z)
     // t2c_p5, carried across the loop above, folded across threads once
     float t2c_v5[2];
     t2c_v5[0] = t2c_p5[0];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[1];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[2];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[3];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[4];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[5];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[6];
-    t2c_v5[0] = t2c_v5[0] + t2c_p5[7];
-    t2c_v5[1] = t2c_p5[8];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[9];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[10];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[11];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[12];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[13];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[14];
-    t2c_v5[1] = t2c_v5[1] + t2c_p5[15];
+    t2c_v5[1] = t2c_p5[1];
     t2c_v5[0] = t2c::fold_sum<4>(t2c_v5[0]);
     t2c_v5[1] = t2c::fold_sum<4>(t2c_v5[1]);
-    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r0] = t2c_v5[0];
-    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r0 + 8] = t2c_v5[1];
+    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r2] = t2c_v5[0];
+    if (lane % 4 == 0) t2c_red0[(warp % 2) * 64 + t2c_r2 + 8] = t2c_v5[1];
     __syncthreads();  // t2c_red0: written at line 18, read here by other threads
-    t2c_v5[0] = t2c_red0[t2c_r0] + t2c_red0[64 + t2c_r0];
-    t2c_v5[1] = t2c_red0[t2c_r0 + 8] + t2c_red0[64 + t2c_r0 + 8];
+    t2c_v5[0] = t2c_red0[t2c_r2] + t2c_red0[64 + t2c_r2];
+    t2c_v5[1] = t2c_red0[t2c_r2 + 8] + t2c_red0[64 + t2c_r2 + 8];
     s[0] += t2c_v5[0];
     s[1] += t2c_v5[1];
     // carry-dot-accumulator.tl:20: S[m0 :+ 64] = s

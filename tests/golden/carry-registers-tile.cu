@@ -5,6 +5,7 @@
 // kernel colsum_acc (carry-registers-tile.tl:7): 256 threads
 //   layout L0: [1, 256], runs of 1, lanes 1 x 32, warps 1 x 8: 1 per thread
 //   layout L1: [32, 256], runs of 4, lanes 1 x 32, warps 8 x 1: 32 per thread
+//   layout L2: [8, 256], runs of 4, lanes 1 x 32, warps 8 x 1: 8 per thread
 //   cnt: registers, 1 x f32 per thread (L0)
 //   t2c_v3_s: shared, f32[1, 256], 1028 bytes (shared copy of colsum at line 10)
 //   t2c_red0: shared, f32[8, 256], 8192 bytes (partials of colsum at line 10, one row per warp)
@@ -25,8 +26,8 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
     // carry-registers-tile.tl:8: var cnt: tile<f32>[1, 256] = 0.0
     float cnt[1];
     cnt[0] = 0.0f;
-    // t2c_p3: this thread's partials of the colsum at line 10, folded across threads once, after the loop
-    float t2c_p3[32];
+    // t2c_p3: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
+    float t2c_p3[8];
     t2c_p3[0] = -0.0f;
     t2c_p3[1] = -0.0f;
     t2c_p3[2] = -0.0f;
@@ -35,30 +36,6 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
     t2c_p3[5] = -0.0f;
     t2c_p3[6] = -0.0f;
     t2c_p3[7] = -0.0f;
-    t2c_p3[8] = -0.0f;
-    t2c_p3[9] = -0.0f;
-    t2c_p3[10] = -0.0f;
-    t2c_p3[11] = -0.0f;
-    t2c_p3[12] = -0.0f;
-    t2c_p3[13] = -0.0f;
-    t2c_p3[14] = -0.0f;
-    t2c_p3[15] = -0.0f;
-    t2c_p3[16] = -0.0f;
-    t2c_p3[17] = -0.0f;
-    t2c_p3[18] = -0.0f;
-    t2c_p3[19] = -0.0f;
-    t2c_p3[20] = -0.0f;
-    t2c_p3[21] = -0.0f;
-    t2c_p3[22] = -0.0f;
-    t2c_p3[23] = -0.0f;
-    t2c_p3[24] = -0.0f;
-    t2c_p3[25] = -0.0f;
-    t2c_p3[26] = -0.0f;
-    t2c_p3[27] = -0.0f;
-    t2c_p3[28] = -0.0f;
-    t2c_p3[29] = -0.0f;
-    t2c_p3[30] = -0.0f;
-    t2c_p3[31] = -0.0f;
     // carry-registers-tile.tl:9: for i in range(0, N, 32) {
     for (int i_ = 0; i_ < N; i_ += 32) {
       // carry-registers-tile.tl:10: cnt += colsum(X[i :+ 32, 0 :+ 256])
@@ -159,38 +136,38 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
         t2c_v2[30] = 0.0f;
         t2c_v2[31] = 0.0f;
       }
-      t2c_p3[0] += t2c_v2[0];
-      t2c_p3[1] += t2c_v2[1];
-      t2c_p3[2] += t2c_v2[2];
-      t2c_p3[3] += t2c_v2[3];
-      t2c_p3[4] += t2c_v2[4];
-      t2c_p3[5] += t2c_v2[5];
-      t2c_p3[6] += t2c_v2[6];
-      t2c_p3[7] += t2c_v2[7];
-      t2c_p3[8] += t2c_v2[8];
-      t2c_p3[9] += t2c_v2[9];
-      t2c_p3[10] += t2c_v2[10];
-      t2c_p3[11] += t2c_v2[11];
-      t2c_p3[12] += t2c_v2[12];
-      t2c_p3[13] += t2c_v2[13];
-      t2c_p3[14] += t2c_v2[14];
-      t2c_p3[15] += t2c_v2[15];
-      t2c_p3[16] += t2c_v2[16];
-      t2c_p3[17] += t2c_v2[17];
-      t2c_p3[18] += t2c_v2[18];
-      t2c_p3[19] += t2c_v2[19];
-      t2c_p3[20] += t2c_v2[20];
-      t2c_p3[21] += t2c_v2[21];
-      t2c_p3[22] += t2c_v2[22];
-      t2c_p3[23] += t2c_v2[23];
-      t2c_p3[24] += t2c_v2[24];
-      t2c_p3[25] += t2c_v2[25];
-      t2c_p3[26] += t2c_v2[26];
-      t2c_p3[27] += t2c_v2[27];
-      t2c_p3[28] += t2c_v2[28];
-      t2c_p3[29] += t2c_v2[29];
-      t2c_p3[30] += t2c_v2[30];
-      t2c_p3[31] += t2c_v2[31];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[0];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[1];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[2];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[3];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[4];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[5];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[6];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[7];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[8];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[9];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[10];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[11];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[12];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[13];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[14];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[15];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[16];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[17];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[18];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[19];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[20];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[21];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[22];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[23];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[24];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[25];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[26];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[27];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[28];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[29];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[30];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[31];
     }
     // carry-registers-tile.tl:10: cnt += colsum(X[i :+ 32, 0 :+ 256])
     // t2c_p3, carried across the loop above, folded across threads once
@@ -203,30 +180,6 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
     t2c_v3[5] = t2c_p3[5];
     t2c_v3[6] = t2c_p3[6];
     t2c_v3[7] = t2c_p3[7];
-    t2c_v3[0] = t2c_v3[0] + t2c_p3[8];
-    t2c_v3[1] = t2c_v3[1] + t2c_p3[9];
-    t2c_v3[2] = t2c_v3[2] + t2c_p3[10];
-    t2c_v3[3] = t2c_v3[3] + t2c_p3[11];
-    t2c_v3[4] = t2c_v3[4] + t2c_p3[12];
-    t2c_v3[5] = t2c_v3[5] + t2c_p3[13];
-    t2c_v3[6] = t2c_v3[6] + t2c_p3[14];
-    t2c_v3[7] = t2c_v3[7] + t2c_p3[15];
-    t2c_v3[0] = t2c_v3[0] + t2c_p3[16];
-    t2c_v3[1] = t2c_v3[1] + t2c_p3[17];
-    t2c_v3[2] = t2c_v3[2] + t2c_p3[18];
-    t2c_v3[3] = t2c_v3[3] + t2c_p3[19];
-    t2c_v3[4] = t2c_v3[4] + t2c_p3[20];
-    t2c_v3[5] = t2c_v3[5] + t2c_p3[21];
-    t2c_v3[6] = t2c_v3[6] + t2c_p3[22];
-    t2c_v3[7] = t2c_v3[7] + t2c_p3[23];
-    t2c_v3[0] = t2c_v3[0] + t2c_p3[24];
-    t2c_v3[1] = t2c_v3[1] + t2c_p3[25];
-    t2c_v3[2] = t2c_v3[2] + t2c_p3[26];
-    t2c_v3[3] = t2c_v3[3] + t2c_p3[27];
-    t2c_v3[4] = t2c_v3[4] + t2c_p3[28];
-    t2c_v3[5] = t2c_v3[5] + t2c_p3[29];
-    t2c_v3[6] = t2c_v3[6] + t2c_p3[30];
-    t2c_v3[7] = t2c_v3[7] + t2c_p3[31];
     t2c::sts_vec<4>(&t2c_red0[warp * 256 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
     t2c::sts_vec<4>(&t2c_red0[warp * 256 + t2c_c1 + 128], t2c::Vec<float, 4>{{t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads
@@ -330,8 +283,8 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
     // carry-registers-tile.tl:8: var cnt: tile<f32>[1, 256] = 0.0
     float cnt[1];
     cnt[0] = 0.0f;
-    // t2c_p3: this thread's partials of the colsum at line 10, folded across threads once, after the loop
-    float t2c_p3[32];
+    // t2c_p3: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
+    float t2c_p3[8];
     t2c_p3[0] = -0.0f;
     t2c_p3[1] = -0.0f;
     t2c_p3[2] = -0.0f;
@@ -340,30 +293,6 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
     t2c_p3[5] = -0.0f;
     t2c_p3[6] = -0.0f;
     t2c_p3[7] = -0.0f;
-    t2c_p3[8] = -0.0f;
-    t2c_p3[9] = -0.0f;
-    t2c_p3[10] = -0.0f;
-    t2c_p3[11] = -0.0f;
-    t2c_p3[12] = -0.0f;
-    t2c_p3[13] = -0.0f;
-    t2c_p3[14] = -0.0f;
-    t2c_p3[15] = -0.0f;
-    t2c_p3[16] = -0.0f;
-    t2c_p3[17] = -0.0f;
-    t2c_p3[18] = -0.0f;
-    t2c_p3[19] = -0.0f;
-    t2c_p3[20] = -0.0f;
-    t2c_p3[21] = -0.0f;
-    t2c_p3[22] = -0.0f;
-    t2c_p3[23] = -0.0f;
-    t2c_p3[24] = -0.0f;
-    t2c_p3[25] = -0.0f;
-    t2c_p3[26] = -0.0f;
-    t2c_p3[27] = -0.0f;
-    t2c_p3[28] = -0.0f;
-    t2c_p3[29] = -0.0f;
-    t2c_p3[30] = -0.0f;
-    t2c_p3[31] = -0.0f;
     // carry-registers-tile.tl:9: for i in range(0, N, 32) {
     for (int i_ = 0; i_ < N; i_ += 32) {
       // carry-registers-tile.tl:10: cnt += colsum(X[i :+ 32, 0 :+ 256])
@@ -400,38 +329,38 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
       t2c_v2[29] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 129)] : 0.0f);
       t2c_v2[30] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 130)] : 0.0f);
       t2c_v2[31] = ((i_ + t2c_r1 + 24) < N ? X[((long long)(i_ + t2c_r1 + 24)) * 256 + (t2c_c1 + 131)] : 0.0f);
-      t2c_p3[0] += t2c_v2[0];
-      t2c_p3[1] += t2c_v2[1];
-      t2c_p3[2] += t2c_v2[2];
-      t2c_p3[3] += t2c_v2[3];
-      t2c_p3[4] += t2c_v2[4];
-      t2c_p3[5] += t2c_v2[5];
-      t2c_p3[6] += t2c_v2[6];
-      t2c_p3[7] += t2c_v2[7];
-      t2c_p3[8] += t2c_v2[8];
-      t2c_p3[9] += t2c_v2[9];
-      t2c_p3[10] += t2c_v2[10];
-      t2c_p3[11] += t2c_v2[11];
-      t2c_p3[12] += t2c_v2[12];
-      t2c_p3[13] += t2c_v2[13];
-      t2c_p3[14] += t2c_v2[14];
-      t2c_p3[15] += t2c_v2[15];
-      t2c_p3[16] += t2c_v2[16];
-      t2c_p3[17] += t2c_v2[17];
-      t2c_p3[18] += t2c_v2[18];
-      t2c_p3[19] += t2c_v2[19];
-      t2c_p3[20] += t2c_v2[20];
-      t2c_p3[21] += t2c_v2[21];
-      t2c_p3[22] += t2c_v2[22];
-      t2c_p3[23] += t2c_v2[23];
-      t2c_p3[24] += t2c_v2[24];
-      t2c_p3[25] += t2c_v2[25];
-      t2c_p3[26] += t2c_v2[26];
-      t2c_p3[27] += t2c_v2[27];
-      t2c_p3[28] += t2c_v2[28];
-      t2c_p3[29] += t2c_v2[29];
-      t2c_p3[30] += t2c_v2[30];
-      t2c_p3[31] += t2c_v2[31];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[0];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[1];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[2];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[3];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[4];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[5];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[6];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[7];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[8];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[9];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[10];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[11];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[12];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[13];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[14];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[15];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[16];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[17];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[18];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[19];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[20];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[21];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[22];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[23];
+      t2c_p3[0] = t2c_p3[0] + t2c_v2[24];
+      t2c_p3[1] = t2c_p3[1] + t2c_v2[25];
+      t2c_p3[2] = t2c_p3[2] + t2c_v2[26];
+      t2c_p3[3] = t2c_p3[3] + t2c_v2[27];
+      t2c_p3[4] = t2c_p3[4] + t2c_v2[28];
+      t2c_p3[5] = t2c_p3[5] + t2c_v2[29];
+      t2c_p3[6] = t2c_p3[6] + t2c_v2[30];
+      t2c_p3[7] = t2c_p3[7] + t2c_v2[31];
     }
     // carry-registers-tile.tl:10: cnt += colsum(X[i :+ 32, 0 :+ 256])
     // t2c_p3, carried across the loop above, folded across threads once
@@ -444,30 +373,6 @@ colsum_acc(const float *__restrict__ X, float *__restrict__ H, int N)
     t2c_v3[5] = t2c_p3[5];
     t2c_v3[6] = t2c_p3[6];
     t2c_v3[7] = t2c_p3[7];
-    t2c_v3[0] = t2c_v3[0] + t2c_p3[8];
-    t2c_v3[1] = t2c_v3[1] + t2c_p3[9];
-    t2c_v3[2] = t2c_v3[2] + t2c_p3[10];
-    t2c_v3[3] = t2c_v3[3] + t2c_p3[11];
-    t2c_v3[4] = t2c_v3[4] + t2c_p3[12];
-    t2c_v3[5] = t2c_v3[5] + t2c_p3[13];
-    t2c_v3[6] = t2c_v3[6] + t2c_p3[14];
-    t2c_v3[7] = t2c_v3[7] + t2c_p3[15];
-    t2c_v3[0] = t2c_v3[0] + t2c_p3[16];
-    t2c_v3[1] = t2c_v3[1] + t2c_p3[17];
-    t2c_v3[2] = t2c_v3[2] + t2c_p3[18];
-    t2c_v3[3] = t2c_v3[3] + t2c_p3[19];
-    t2c_v3[4] = t2c_v3[4] + t2c_p3[20];
-    t2c_v3[5] = t2c_v3[5] + t2c_p3[21];
-    t2c_v3[6] = t2c_v3[6] + t2c_p3[22];
-    t2c_v3[7] = t2c_v3[7] + t2c_p3[23];
-    t2c_v3[0] = t2c_v3[0] + t2c_p3[24];
-    t2c_v3[1] = t2c_v3[1] + t2c_p3[25];
-    t2c_v3[2] = t2c_v3[2] + t2c_p3[26];
-    t2c_v3[3] = t2c_v3[3] + t2c_p3[27];
-    t2c_v3[4] = t2c_v3[4] + t2c_p3[28];
-    t2c_v3[5] = t2c_v3[5] + t2c_p3[29];
-    t2c_v3[6] = t2c_v3[6] + t2c_p3[30];
-    t2c_v3[7] = t2c_v3[7] + t2c_p3[31];
     t2c::sts_vec<4>(&t2c_red0[warp * 256 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
     t2c::sts_vec<4>(&t2c_red0[warp * 256 + t2c_c1 + 128], t2c::Vec<float, 4>{{t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads

@@ -2,10 +2,11 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel row_max (carry-widened-extreme.tl:9): 256 threads
+// kernel row_max (carry-widened-extreme.tl:10): 256 threads
 //   layout L0: [4, 1024], runs of 8, lanes 1 x 32, warps 4 x 2: 16 per thread
+//   layout L1: [4, 64], runs of 1, lanes 1 x 32, warps 4 x 2: 1 per thread
 //   s: registers, 1 x f32 per thread (slice(L0, dim 1))
-//   t2c_red0: shared, f32[2, 4], 32 bytes (partials of rowmax at line 12, one row per warp)
+//   t2c_red0: shared, f32[2, 4], 32 bytes (partials of rowmax at line 13, one row per warp)
 //   16-byte accesses when H % 8 == 0, X is 16-byte aligned; otherwise single elements
 //   shared memory: 32 bytes; barriers: 1
 extern "C" __global__ void
@@ -15,33 +16,19 @@ row_max(const __nv_bfloat16 *__restrict__ X, float *__restrict__ S, int H)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp / 2, t2c_c0 = ((warp % 2) * 32 + lane) * 8;  // L0: this thread's first row and column
+  const int t2c_r1 = warp / 2;  // L1: this thread's first row
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = H % 8 == 0 && t2c::aligned(X, 16);
   if (t2c_fast) {
-    // carry-widened-extreme.tl:10: var s: tile<f32>[4, 1] = 0.0
+    // carry-widened-extreme.tl:11: var s: tile<f32>[4, 1] = 0.0
     float s[1];
     s[0] = 0.0f;
-    // t2c_p3: this thread's partials of the rowmax at line 12, folded across threads once, after the loop
-    float t2c_p3[16];
+    // t2c_p3: this thread's own fold of its elements of each row of the rowmax at line 13, folded across threads once, after the loop
+    float t2c_p3[1];
     t2c_p3[0] = t2c::nan<float>();
-    t2c_p3[1] = t2c::nan<float>();
-    t2c_p3[2] = t2c::nan<float>();
-    t2c_p3[3] = t2c::nan<float>();
-    t2c_p3[4] = t2c::nan<float>();
-    t2c_p3[5] = t2c::nan<float>();
-    t2c_p3[6] = t2c::nan<float>();
-    t2c_p3[7] = t2c::nan<float>();
-    t2c_p3[8] = t2c::nan<float>();
-    t2c_p3[9] = t2c::nan<float>();
-    t2c_p3[10] = t2c::nan<float>();
-    t2c_p3[11] = t2c::nan<float>();
-    t2c_p3[12] = t2c::nan<float>();
-    t2c_p3[13] = t2c::nan<float>();
-    t2c_p3[14] = t2c::nan<float>();
-    t2c_p3[15] = t2c::nan<float>();
-    // carry-widened-extreme.tl:11: for h0 in range(0, H, 1024) {
+    // carry-widened-extreme.tl:12: for h0 in range(0, H, 1024) {
     for (int h0 = 0; h0 < H; h0 += 1024) {
-      // carry-widened-extreme.tl:12: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
+      // carry-widened-extreme.tl:13: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
       __nv_bfloat16 t2c_v2[16];
       if ((h0 + t2c_c0) < H) {
         const t2c::Vec<__nv_bfloat16, 8> t2c_w0 = t2c::ldg_vec<8>(X + ((long long)t2c_r0) * H + (h0 + t2c_c0));
@@ -84,75 +71,43 @@ row_max(const __nv_bfloat16 *__restrict__ X, float *__restrict__ S, int H)
         t2c_v2[15] = t2c::cvt<__nv_bfloat16>(0.0f);
       }
       t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[0]));
-      t2c_p3[1] = t2c::max(t2c_p3[1], t2c::cvt<float>(t2c_v2[1]));
-      t2c_p3[2] = t2c::max(t2c_p3[2], t2c::cvt<float>(t2c_v2[2]));
-      t2c_p3[3] = t2c::max(t2c_p3[3], t2c::cvt<float>(t2c_v2[3]));
-      t2c_p3[4] = t2c::max(t2c_p3[4], t2c::cvt<float>(t2c_v2[4]));
-      t2c_p3[5] = t2c::max(t2c_p3[5], t2c::cvt<float>(t2c_v2[5]));
-      t2c_p3[6] = t2c::max(t2c_p3[6], t2c::cvt<float>(t2c_v2[6]));
-      t2c_p3[7] = t2c::max(t2c_p3[7], t2c::cvt<float>(t2c_v2[7]));
-      t2c_p3[8] = t2c::max(t2c_p3[8], t2c::cvt<float>(t2c_v2[8]));
-      t2c_p3[9] = t2c::max(t2c_p3[9], t2c::cvt<float>(t2c_v2[9]));
-      t2c_p3[10] = t2c::max(t2c_p3[10], t2c::cvt<float>(t2c_v2[10]));
-      t2c_p3[11] = t2c::max(t2c_p3[11], t2c::cvt<float>(t2c_v2[11]));
-      t2c_p3[12] = t2c::max(t2c_p3[12], t2c::cvt<float>(t2c_v2[12]));
-      t2c_p3[13] = t2c::max(t2c_p3[13], t2c::cvt<float>(t2c_v2[13]));
-      t2c_p3[14] = t2c::max(t2c_p3[14], t2c::cvt<float>(t2c_v2[14]));
-      t2c_p3[15] = t2c::max(t2c_p3[15], t2c::cvt<float>(t2c_v2[15]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[1]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[2]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[3]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[4]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[5]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[6]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[7]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[8]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[9]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[10]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[11]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[12]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[13]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[14]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[15]));
     }
-    // carry-widened-extreme.tl:12: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
+    // carry-widened-extreme.tl:13: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
     // t2c_p3, carried across the loop above, folded across threads once
     float t2c_v3[1];
-    float t2c_v3_t[3];  // partials: each row's elements in 4 chains
     t2c_v3[0] = t2c_p3[0];
-    t2c_v3_t[0] = t2c_p3[1];
-    t2c_v3_t[1] = t2c_p3[2];
-    t2c_v3_t[2] = t2c_p3[3];
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c_p3[4]);
-    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c_p3[5]);
-    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c_p3[6]);
-    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c_p3[7]);
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c_p3[8]);
-    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c_p3[9]);
-    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c_p3[10]);
-    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c_p3[11]);
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c_p3[12]);
-    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c_p3[13]);
-    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c_p3[14]);
-    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c_p3[15]);
-    t2c_v3[0] = t2c::max(t2c::max(t2c_v3[0], t2c_v3_t[0]), t2c::max(t2c_v3_t[1], t2c_v3_t[2]));
     t2c_v3[0] = t2c::fold_max<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[(warp % 2) * 4 + t2c_r0] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
-    t2c_v3[0] = t2c::max(t2c_red0[t2c_r0], t2c_red0[4 + t2c_r0]);
+    if (lane == 0) t2c_red0[(warp % 2) * 4 + t2c_r1] = t2c_v3[0];
+    __syncthreads();  // t2c_red0: written at line 13, read here by other threads
+    t2c_v3[0] = t2c::max(t2c_red0[t2c_r1], t2c_red0[4 + t2c_r1]);
     s[0] = t2c::max(s[0], t2c_v3[0]);
-    // carry-widened-extreme.tl:14: S[0 :+ 4, 0 :+ 1] = s
+    // carry-widened-extreme.tl:15: S[0 :+ 4, 0 :+ 1] = s
     if (t2c_c0 == 0) S[t2c_r0] = s[0];
   } else {
-    // carry-widened-extreme.tl:10: var s: tile<f32>[4, 1] = 0.0
+    // carry-widened-extreme.tl:11: var s: tile<f32>[4, 1] = 0.0
     float s[1];
     s[0] = 0.0f;
-    // t2c_p3: this thread's partials of the rowmax at line 12, folded across threads once, after the loop
-    float t2c_p3[16];
+    // t2c_p3: this thread's own fold of its elements of each row of the rowmax at line 13, folded across threads once, after the loop
+    float t2c_p3[1];
     t2c_p3[0] = t2c::nan<float>();
-    t2c_p3[1] = t2c::nan<float>();
-    t2c_p3[2] = t2c::nan<float>();
-    t2c_p3[3] = t2c::nan<float>();
-    t2c_p3[4] = t2c::nan<float>();
-    t2c_p3[5] = t2c::nan<float>();
-    t2c_p3[6] = t2c::nan<float>();
-    t2c_p3[7] = t2c::nan<float>();
-    t2c_p3[8] = t2c::nan<float>();
-    t2c_p3[9] = t2c::nan<float>();
-    t2c_p3[10] = t2c::nan<float>();
-    t2c_p3[11] = t2c::nan<float>();
-    t2c_p3[12] = t2c::nan<float>();
-    t2c_p3[13] = t2c::nan<float>();
-    t2c_p3[14] = t2c::nan<float>();
-    t2c_p3[15] = t2c::nan<float>();
-    // carry-widened-extreme.tl:11: for h0 in range(0, H, 1024) {
+    // carry-widened-extreme.tl:12: for h0 in range(0, H, 1024) {
     for (int h0 = 0; h0 < H; h0 += 1024) {
-      // carry-widened-extreme.tl:12: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
+      // carry-widened-extreme.tl:13: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
       __nv_bfloat16 t2c_v2[16];
       t2c_v2[0] = ((h0 + t2c_c0) < H ? X[((long long)t2c_r0) * H + (h0 + t2c_c0)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v2[1] = ((h0 + t2c_c0 + 1) < H ? X[((long long)t2c_r0) * H + (h0 + t2c_c0 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
@@ -171,57 +126,41 @@ row_max(const __nv_bfloat16 *__restrict__ X, float *__restrict__ S, int H)
       t2c_v2[14] = ((h0 + t2c_c0 + 518) < H ? X[((long long)t2c_r0) * H + (h0 + t2c_c0 + 518)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v2[15] = ((h0 + t2c_c0 + 519) < H ? X[((long long)t2c_r0) * H + (h0 + t2c_c0 + 519)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[0]));
-      t2c_p3[1] = t2c::max(t2c_p3[1], t2c::cvt<float>(t2c_v2[1]));
-      t2c_p3[2] = t2c::max(t2c_p3[2], t2c::cvt<float>(t2c_v2[2]));
-      t2c_p3[3] = t2c::max(t2c_p3[3], t2c::cvt<float>(t2c_v2[3]));
-      t2c_p3[4] = t2c::max(t2c_p3[4], t2c::cvt<float>(t2c_v2[4]));
-      t2c_p3[5] = t2c::max(t2c_p3[5], t2c::cvt<float>(t2c_v2[5]));
-      t2c_p3[6] = t2c::max(t2c_p3[6], t2c::cvt<float>(t2c_v2[6]));
-      t2c_p3[7] = t2c::max(t2c_p3[7], t2c::cvt<float>(t2c_v2[7]));
-      t2c_p3[8] = t2c::max(t2c_p3[8], t2c::cvt<float>(t2c_v2[8]));
-      t2c_p3[9] = t2c::max(t2c_p3[9], t2c::cvt<float>(t2c_v2[9]));
-      t2c_p3[10] = t2c::max(t2c_p3[10], t2c::cvt<float>(t2c_v2[10]));
-      t2c_p3[11] = t2c::max(t2c_p3[11], t2c::cvt<float>(t2c_v2[11]));
-      t2c_p3[12] = t2c::max(t2c_p3[12], t2c::cvt<float>(t2c_v2[12]));
-      t2c_p3[13] = t2c::max(t2c_p3[13], t2c::cvt<float>(t2c_v2[13]));
-      t2c_p3[14] = t2c::max(t2c_p3[14], t2c::cvt<float>(t2c_v2[14]));
-      t2c_p3[15] = t2c::max(t2c_p3[15], t2c::cvt<float>(t2c_v2[15]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[1]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[2]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[3]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[4]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[5]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[6]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[7]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[8]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[9]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[10]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[11]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[12]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[13]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[14]));
+      t2c_p3[0] = t2c::max(t2c_p3[0], t2c::cvt<float>(t2c_v2[15]));
     }
-    // carry-widened-extreme.tl:12: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
+    // carry-widened-extreme.tl:13: s = max(s, f32(rowmax(X[0 :+ 4, h0 :+ 1024])))
     // t2c_p3, carried across the loop above, folded across threads once
     float t2c_v3[1];
-    float t2c_v3_t[3];  // partials: each row's elements in 4 chains
     t2c_v3[0] = t2c_p3[0];
-    t2c_v3_t[0] = t2c_p3[1];
-    t2c_v3_t[1] = t2c_p3[2];
-    t2c_v3_t[2] = t2c_p3[3];
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c_p3[4]);
-    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c_p3[5]);
-    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c_p3[6]);
-    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c_p3[7]);
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c_p3[8]);
-    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c_p3[9]);
-    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c_p3[10]);
-    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c_p3[11]);
-    t2c_v3[0] = t2c::max(t2c_v3[0], t2c_p3[12]);
-    t2c_v3_t[0] = t2c::max(t2c_v3_t[0], t2c_p3[13]);
-    t2c_v3_t[1] = t2c::max(t2c_v3_t[1], t2c_p3[14]);
-    t2c_v3_t[2] = t2c::max(t2c_v3_t[2], t2c_p3[15]);
-    t2c_v3[0] = t2c::max(t2c::max(t2c_v3[0], t2c_v3_t[0]), t2c::max(t2c_v3_t[1], t2c_v3_t[2]));
     t2c_v3[0] = t2c::fold_max<32>(t2c_v3[0]);
-    if (lane == 0) t2c_red0[(warp % 2) * 4 + t2c_r0] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
-    t2c_v3[0] = t2c::max(t2c_red0[t2c_r0], t2c_red0[4 + t2c_r0]);
+    if (lane == 0) t2c_red0[(warp % 2) * 4 + t2c_r1] = t2c_v3[0];
+    __syncthreads();  // t2c_red0: written at line 13, read here by other threads
+    t2c_v3[0] = t2c::max(t2c_red0[t2c_r1], t2c_red0[4 + t2c_r1]);
     s[0] = t2c::max(s[0], t2c_v3[0]);
-    // carry-widened-extreme.tl:14: S[0 :+ 4, 0 :+ 1] = s
+    // carry-widened-extreme.tl:15: S[0 :+ 4, 0 :+ 1] = s
     if (t2c_c0 == 0) S[t2c_r0] = s[0];
   }
 }
 
-// kernel col_min (carry-widened-extreme.tl:18): 128 threads
+// kernel col_min (carry-widened-extreme.tl:19): 128 threads
 //   layout L1: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
+//   layout L2: [16, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
 //   c: registers, 8 x f32 per thread (slice(L1, dim 0))
-//   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colmin at line 21, one row per warp)
+//   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colmin at line 22, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, C is 16-byte aligned; otherwise single elements
 //   shared memory: 1024 bytes; barriers: 1
 extern "C" __global__ void
@@ -234,7 +173,7 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
-    // carry-widened-extreme.tl:19: var c: tile<f32>[1, 64] = inf
+    // carry-widened-extreme.tl:20: var c: tile<f32>[1, 64] = inf
     float c_[8];
     c_[0] = t2c::inf<float>();
     c_[1] = t2c::inf<float>();
@@ -244,8 +183,8 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     c_[5] = t2c::inf<float>();
     c_[6] = t2c::inf<float>();
     c_[7] = t2c::inf<float>();
-    // t2c_p3: this thread's partials of the colmin at line 21, folded across threads once, after the loop
-    float t2c_p3[16];
+    // t2c_p3: this thread's own fold of its elements of each column of the colmin at line 22, folded across threads once, after the loop
+    float t2c_p3[8];
     t2c_p3[0] = t2c::nan<float>();
     t2c_p3[1] = t2c::nan<float>();
     t2c_p3[2] = t2c::nan<float>();
@@ -254,17 +193,9 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     t2c_p3[5] = t2c::nan<float>();
     t2c_p3[6] = t2c::nan<float>();
     t2c_p3[7] = t2c::nan<float>();
-    t2c_p3[8] = t2c::nan<float>();
-    t2c_p3[9] = t2c::nan<float>();
-    t2c_p3[10] = t2c::nan<float>();
-    t2c_p3[11] = t2c::nan<float>();
-    t2c_p3[12] = t2c::nan<float>();
-    t2c_p3[13] = t2c::nan<float>();
-    t2c_p3[14] = t2c::nan<float>();
-    t2c_p3[15] = t2c::nan<float>();
-    // carry-widened-extreme.tl:20: for m0 in range(0, M, 32) {
+    // carry-widened-extreme.tl:21: for m0 in range(0, M, 32) {
     for (int m0 = 0; m0 < M; m0 += 32) {
-      // carry-widened-extreme.tl:21: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
+      // carry-widened-extreme.tl:22: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
       __half t2c_v2[16];
       if ((m0 + t2c_r1) < M) {
         const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(X + ((long long)(m0 + t2c_r1)) * 64 + t2c_c1);
@@ -314,16 +245,16 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
       t2c_p3[5] = t2c::min(t2c_p3[5], t2c::cvt<float>(t2c_v2[5]));
       t2c_p3[6] = t2c::min(t2c_p3[6], t2c::cvt<float>(t2c_v2[6]));
       t2c_p3[7] = t2c::min(t2c_p3[7], t2c::cvt<float>(t2c_v2[7]));
-      t2c_p3[8] = t2c::min(t2c_p3[8], t2c::cvt<float>(t2c_v2[8]));
-      t2c_p3[9] = t2c::min(t2c_p3[9], t2c::cvt<float>(t2c_v2[9]));
-      t2c_p3[10] = t2c::min(t2c_p3[10], t2c::cvt<float>(t2c_v2[10]));
-      t2c_p3[11] = t2c::min(t2c_p3[11], t2c::cvt<float>(t2c_v2[11]));
-      t2c_p3[12] = t2c::min(t2c_p3[12], t2c::cvt<float>(t2c_v2[12]));
-      t2c_p3[13] = t2c::min(t2c_p3[13], t2c::cvt<float>(t2c_v2[13]));
-      t2c_p3[14] = t2c::min(t2c_p3[14], t2c::cvt<float>(t2c_v2[14]));
-      t2c_p3[15] = t2c::min(t2c_p3[15], t2c::cvt<float>(t2c_v2[15]));
+      t2c_p3[0] = t2c::min(t2c_p3[0], t2c::cvt<float>(t2c_v2[8]));
+      t2c_p3[1] = t2c::min(t2c_p3[1], t2c::cvt<float>(t2c_v2[9]));
+      t2c_p3[2] = t2c::min(t2c_p3[2], t2c::cvt<float>(t2c_v2[10]));
+      t2c_p3[3] = t2c::min(t2c_p3[3], t2c::cvt<float>(t2c_v2[11]));
+      t2c_p3[4] = t2c::min(t2c_p3[4], t2c::cvt<float>(t2c_v2[12]));
+      t2c_p3[5] = t2c::min(t2c_p3[5], t2c::cvt<float>(t2c_v2[13]));
+      t2c_p3[6] = t2c::min(t2c_p3[6], t2c::cvt<float>(t2c_v2[14]));
+      t2c_p3[7] = t2c::min(t2c_p3[7], t2c::cvt<float>(t2c_v2[15]));
     }
-    // carry-widened-extreme.tl:21: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
+    // carry-widened-extreme.tl:22: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
     // t2c_p3, carried across the loop above, folded across threads once
     float t2c_v3[8];
     t2c_v3[0] = t2c_p3[0];
@@ -334,14 +265,6 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     t2c_v3[5] = t2c_p3[5];
     t2c_v3[6] = t2c_p3[6];
     t2c_v3[7] = t2c_p3[7];
-    t2c_v3[0] = t2c::min(t2c_v3[0], t2c_p3[8]);
-    t2c_v3[1] = t2c::min(t2c_v3[1], t2c_p3[9]);
-    t2c_v3[2] = t2c::min(t2c_v3[2], t2c_p3[10]);
-    t2c_v3[3] = t2c::min(t2c_v3[3], t2c_p3[11]);
-    t2c_v3[4] = t2c::min(t2c_v3[4], t2c_p3[12]);
-    t2c_v3[5] = t2c::min(t2c_v3[5], t2c_p3[13]);
-    t2c_v3[6] = t2c::min(t2c_v3[6], t2c_p3[14]);
-    t2c_v3[7] = t2c::min(t2c_v3[7], t2c_p3[15]);
     t2c_v3[0] = t2c::fold_min<4, 8>(t2c_v3[0]);
     t2c_v3[1] = t2c::fold_min<4, 8>(t2c_v3[1]);
     t2c_v3[2] = t2c::fold_min<4, 8>(t2c_v3[2]);
@@ -352,7 +275,7 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     t2c_v3[7] = t2c::fold_min<4, 8>(t2c_v3[7]);
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    __syncthreads();  // t2c_red0: written at line 21, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 22, read here by other threads
     {
       t2c::Vec<float, 4> t2c_s2 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
       t2c_v3[0] = t2c_s2.v[0];
@@ -405,11 +328,11 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     c_[5] = t2c::min(c_[5], t2c_v3[5]);
     c_[6] = t2c::min(c_[6], t2c_v3[6]);
     c_[7] = t2c::min(c_[7], t2c_v3[7]);
-    // carry-widened-extreme.tl:23: C[0 :+ 1, 0 :+ 64] = c
+    // carry-widened-extreme.tl:24: C[0 :+ 1, 0 :+ 64] = c
     if (t2c_r1 == 0) t2c::stg_vec<4>(C + t2c_c1, t2c::Vec<float, 4>{{c_[0], c_[1], c_[2], c_[3]}});
     if (t2c_r1 == 0) t2c::stg_vec<4>(C + t2c_c1 + 4, t2c::Vec<float, 4>{{c_[4], c_[5], c_[6], c_[7]}});
   } else {
-    // carry-widened-extreme.tl:19: var c: tile<f32>[1, 64] = inf
+    // carry-widened-extreme.tl:20: var c: tile<f32>[1, 64] = inf
     float c_[8];
     c_[0] = t2c::inf<float>();
     c_[1] = t2c::inf<float>();
@@ -419,8 +342,8 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     c_[5] = t2c::inf<float>();
     c_[6] = t2c::inf<float>();
     c_[7] = t2c::inf<float>();
-    // t2c_p3: this thread's partials of the colmin at line 21, folded across threads once, after the loop
-    float t2c_p3[16];
+    // t2c_p3: this thread's own fold of its elements of each column of the colmin at line 22, folded across threads once, after the loop
+    float t2c_p3[8];
     t2c_p3[0] = t2c::nan<float>();
     t2c_p3[1] = t2c::nan<float>();
     t2c_p3[2] = t2c::nan<float>();
@@ -429,17 +352,9 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     t2c_p3[5] = t2c::nan<float>();
     t2c_p3[6] = t2c::nan<float>();
     t2c_p3[7] = t2c::nan<float>();
-    t2c_p3[8] = t2c::nan<float>();
-    t2c_p3[9] = t2c::nan<float>();
-    t2c_p3[10] = t2c::nan<float>();
-    t2c_p3[11] = t2c::nan<float>();
-    t2c_p3[12] = t2c::nan<float>();
-    t2c_p3[13] = t2c::nan<float>();
-    t2c_p3[14] = t2c::nan<float>();
-    t2c_p3[15] = t2c::nan<float>();
-    // carry-widened-extreme.tl:20: for m0 in range(0, M, 32) {
+    // carry-widened-extreme.tl:21: for m0 in range(0, M, 32) {
     for (int m0 = 0; m0 < M; m0 += 32) {
-      // carry-widened-extreme.tl:21: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
+      // carry-widened-extreme.tl:22: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
       __half t2c_v2[16];
       t2c_v2[0] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * 64 + t2c_c1] : t2c::cvt<__half>(t2c::inf<float>()));
       t2c_v2[1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(t2c::inf<float>()));
@@ -465,16 +380,16 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
       t2c_p3[5] = t2c::min(t2c_p3[5], t2c::cvt<float>(t2c_v2[5]));
       t2c_p3[6] = t2c::min(t2c_p3[6], t2c::cvt<float>(t2c_v2[6]));
       t2c_p3[7] = t2c::min(t2c_p3[7], t2c::cvt<float>(t2c_v2[7]));
-      t2c_p3[8] = t2c::min(t2c_p3[8], t2c::cvt<float>(t2c_v2[8]));
-      t2c_p3[9] = t2c::min(t2c_p3[9], t2c::cvt<float>(t2c_v2[9]));
-      t2c_p3[10] = t2c::min(t2c_p3[10], t2c::cvt<float>(t2c_v2[10]));
-      t2c_p3[11] = t2c::min(t2c_p3[11], t2c::cvt<float>(t2c_v2[11]));
-      t2c_p3[12] = t2c::min(t2c_p3[12], t2c::cvt<float>(t2c_v2[12]));
-      t2c_p3[13] = t2c::min(t2c_p3[13], t2c::cvt<float>(t2c_v2[13]));
-      t2c_p3[14] = t2c::min(t2c_p3[14], t2c::cvt<float>(t2c_v2[14]));
-      t2c_p3[15] = t2c::min(t2c_p3[15], t2c::cvt<float>(t2c_v2[15]));
+      t2c_p3[0] = t2c::min(t2c_p3[0], t2c::cvt<float>(t2c_v2[8]));
+      t2c_p3[1] = t2c::min(t2c_p3[1], t2c::cvt<float>(t2c_v2[9]));
+      t2c_p3[2] = t2c::min(t2c_p3[2], t2c::cvt<float>(t2c_v2[10]));
+      t2c_p3[3] = t2c::min(t2c_p3[3], t2c::cvt<float>(t2c_v2[11]));
+      t2c_p3[4] = t2c::min(t2c_p3[4], t2c::cvt<float>(t2c_v2[12]));
+      t2c_p3[5] = t2c::min(t2c_p3[5], t2c::cvt<float>(t2c_v2[13]));
+      t2c_p3[6] = t2c::min(t2c_p3[6], t2c::cvt<float>(t2c_v2[14]));
+      t2c_p3[7] = t2c::min(t2c_p3[7], t2c::cvt<float>(t2c_v2[15]));
     }
-    // carry-widened-extreme.tl:21: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
+    // carry-widened-extreme.tl:22: c = min(c, f32(colmin(pad(X[m0 :+ 32, 0 :+ 64], inf))))
     // t2c_p3, carried across the loop above, folded across threads once
     float t2c_v3[8];
     t2c_v3[0] = t2c_p3[0];
@@ -485,14 +400,6 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     t2c_v3[5] = t2c_p3[5];
     t2c_v3[6] = t2c_p3[6];
     t2c_v3[7] = t2c_p3[7];
-    t2c_v3[0] = t2c::min(t2c_v3[0], t2c_p3[8]);
-    t2c_v3[1] = t2c::min(t2c_v3[1], t2c_p3[9]);
-    t2c_v3[2] = t2c::min(t2c_v3[2], t2c_p3[10]);
-    t2c_v3[3] = t2c::min(t2c_v3[3], t2c_p3[11]);
-    t2c_v3[4] = t2c::min(t2c_v3[4], t2c_p3[12]);
-    t2c_v3[5] = t2c::min(t2c_v3[5], t2c_p3[13]);
-    t2c_v3[6] = t2c::min(t2c_v3[6], t2c_p3[14]);
-    t2c_v3[7] = t2c::min(t2c_v3[7], t2c_p3[15]);
     t2c_v3[0] = t2c::fold_min<4, 8>(t2c_v3[0]);
     t2c_v3[1] = t2c::fold_min<4, 8>(t2c_v3[1]);
     t2c_v3[2] = t2c::fold_min<4, 8>(t2c_v3[2]);
@@ -503,7 +410,7 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     t2c_v3[7] = t2c::fold_min<4, 8>(t2c_v3[7]);
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
     if (lane < 8) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    __syncthreads();  // t2c_red0: written at line 21, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 22, read here by other threads
     {
       t2c::Vec<float, 4> t2c_s4 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
       t2c_v3[0] = t2c_s4.v[0];
@@ -556,7 +463,7 @@ col_min(const __half *__restrict__ X, float *__restrict__ C, int M)
     c_[5] = t2c::min(c_[5], t2c_v3[5]);
     c_[6] = t2c::min(c_[6], t2c_v3[6]);
     c_[7] = t2c::min(c_[7], t2c_v3[7]);
-    // carry-widened-extreme.tl:23: C[0 :+ 1, 0 :+ 64] = c
+    // carry-widened-extreme.tl:24: C[0 :+ 1, 0 :+ 64] = c
     if (t2c_r1 == 0) C[t2c_c1] = c_[0];
     if (t2c_r1 == 0) C[t2c_c1 + 1] = c_[1];
     if (t2c_r1 == 0) C[t2c_c1 + 2] = c_[2];

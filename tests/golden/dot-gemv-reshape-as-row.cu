@@ -4,6 +4,7 @@
 
 // kernel gemv (dot-gemv-reshape-as-row.tl:11): 256 threads
 //   layout L0: [16, 256], runs of 8, lanes 1 x 32, warps 8 x 1: 16 per thread
+//   layout L2: [16, 32], runs of 1, lanes 1 x 32, warps 8 x 1: 2 per thread
 //   s: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   16-byte accesses when K % 8 == 0, A is 16-byte aligned, X is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
@@ -22,24 +23,10 @@ gemv(const __half *__restrict__ A, const __half *__restrict__ X, float *__restri
     float s[2];
     s[0] = 0.0f;
     s[1] = 0.0f;
-    // t2c_p4: this thread's partials of the rowsum at line 15, folded across threads once, after the loop
-    float t2c_p4[16];
+    // t2c_p4: this thread's own fold of its elements of each row of the rowsum at line 15, folded across threads once, after the loop
+    float t2c_p4[2];
     t2c_p4[0] = -0.0f;
     t2c_p4[1] = -0.0f;
-    t2c_p4[2] = -0.0f;
-    t2c_p4[3] = -0.0f;
-    t2c_p4[4] = -0.0f;
-    t2c_p4[5] = -0.0f;
-    t2c_p4[6] = -0.0f;
-    t2c_p4[7] = -0.0f;
-    t2c_p4[8] = -0.0f;
-    t2c_p4[9] = -0.0f;
-    t2c_p4[10] = -0.0f;
-    t2c_p4[11] = -0.0f;
-    t2c_p4[12] = -0.0f;
-    t2c_p4[13] = -0.0f;
-    t2c_p4[14] = -0.0f;
-    t2c_p4[15] = -0.0f;
     // dot-gemv-reshape-as-row.tl:14: for k0 in range(0, K, BK) {
     for (int k0 = 0; k0 < K; k0 += 256) {
       // dot-gemv-reshape-as-row.tl:15: s += dot(A[m0 :+ BM, k0 :+ BK], reshape(X[k0 :+ BK], [BK, 1]))
@@ -105,42 +92,28 @@ gemv(const __half *__restrict__ A, const __half *__restrict__ X, float *__restri
         t2c_v3[6] = t2c::cvt<__half>(0.0f);
         t2c_v3[7] = t2c::cvt<__half>(0.0f);
       }
-      t2c_p4[0] += t2c::cvt<float>(t2c_v2[0]) * t2c::cvt<float>(t2c_v3[0]);
-      t2c_p4[1] += t2c::cvt<float>(t2c_v2[1]) * t2c::cvt<float>(t2c_v3[1]);
-      t2c_p4[2] += t2c::cvt<float>(t2c_v2[2]) * t2c::cvt<float>(t2c_v3[2]);
-      t2c_p4[3] += t2c::cvt<float>(t2c_v2[3]) * t2c::cvt<float>(t2c_v3[3]);
-      t2c_p4[4] += t2c::cvt<float>(t2c_v2[4]) * t2c::cvt<float>(t2c_v3[4]);
-      t2c_p4[5] += t2c::cvt<float>(t2c_v2[5]) * t2c::cvt<float>(t2c_v3[5]);
-      t2c_p4[6] += t2c::cvt<float>(t2c_v2[6]) * t2c::cvt<float>(t2c_v3[6]);
-      t2c_p4[7] += t2c::cvt<float>(t2c_v2[7]) * t2c::cvt<float>(t2c_v3[7]);
-      t2c_p4[8] += t2c::cvt<float>(t2c_v2[8]) * t2c::cvt<float>(t2c_v3[0]);
-      t2c_p4[9] += t2c::cvt<float>(t2c_v2[9]) * t2c::cvt<float>(t2c_v3[1]);
-      t2c_p4[10] += t2c::cvt<float>(t2c_v2[10]) * t2c::cvt<float>(t2c_v3[2]);
-      t2c_p4[11] += t2c::cvt<float>(t2c_v2[11]) * t2c::cvt<float>(t2c_v3[3]);
-      t2c_p4[12] += t2c::cvt<float>(t2c_v2[12]) * t2c::cvt<float>(t2c_v3[4]);
-      t2c_p4[13] += t2c::cvt<float>(t2c_v2[13]) * t2c::cvt<float>(t2c_v3[5]);
-      t2c_p4[14] += t2c::cvt<float>(t2c_v2[14]) * t2c::cvt<float>(t2c_v3[6]);
-      t2c_p4[15] += t2c::cvt<float>(t2c_v2[15]) * t2c::cvt<float>(t2c_v3[7]);
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[0]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[1]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[2]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[3]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[4]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[5]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[6]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[7]) * t2c::cvt<float>(t2c_v3[7]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[8]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[9]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[10]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[11]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[12]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[13]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[14]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[15]) * t2c::cvt<float>(t2c_v3[7]));
     }
     // dot-gemv-reshape-as-row.tl:15: s += dot(A[m0 :+ BM, k0 :+ BK], reshape(X[k0 :+ BK], [BK, 1]))
     // t2c_p4, carried across the loop above, folded across threads once
     float t2c_v4[2];
     t2c_v4[0] = t2c_p4[0];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[1];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[2];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[3];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[4];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[5];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[6];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[7];
-    t2c_v4[1] = t2c_p4[8];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[9];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[10];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[11];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[12];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[13];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[14];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[15];
+    t2c_v4[1] = t2c_p4[1];
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_sum<32>(t2c_v4[1]);
     s[0] += t2c_v4[0];
@@ -155,24 +128,10 @@ gemv(const __half *__restrict__ A, const __half *__restrict__ X, float *__restri
     float s[2];
     s[0] = 0.0f;
     s[1] = 0.0f;
-    // t2c_p4: this thread's partials of the rowsum at line 15, folded across threads once, after the loop
-    float t2c_p4[16];
+    // t2c_p4: this thread's own fold of its elements of each row of the rowsum at line 15, folded across threads once, after the loop
+    float t2c_p4[2];
     t2c_p4[0] = -0.0f;
     t2c_p4[1] = -0.0f;
-    t2c_p4[2] = -0.0f;
-    t2c_p4[3] = -0.0f;
-    t2c_p4[4] = -0.0f;
-    t2c_p4[5] = -0.0f;
-    t2c_p4[6] = -0.0f;
-    t2c_p4[7] = -0.0f;
-    t2c_p4[8] = -0.0f;
-    t2c_p4[9] = -0.0f;
-    t2c_p4[10] = -0.0f;
-    t2c_p4[11] = -0.0f;
-    t2c_p4[12] = -0.0f;
-    t2c_p4[13] = -0.0f;
-    t2c_p4[14] = -0.0f;
-    t2c_p4[15] = -0.0f;
     // dot-gemv-reshape-as-row.tl:14: for k0 in range(0, K, BK) {
     for (int k0 = 0; k0 < K; k0 += 256) {
       // dot-gemv-reshape-as-row.tl:15: s += dot(A[m0 :+ BM, k0 :+ BK], reshape(X[k0 :+ BK], [BK, 1]))
@@ -202,42 +161,28 @@ gemv(const __half *__restrict__ A, const __half *__restrict__ X, float *__restri
       t2c_v3[5] = ((k0 + (t2c_c0 + 5)) < K ? X[k0 + (t2c_c0 + 5)] : t2c::cvt<__half>(0.0f));
       t2c_v3[6] = ((k0 + (t2c_c0 + 6)) < K ? X[k0 + (t2c_c0 + 6)] : t2c::cvt<__half>(0.0f));
       t2c_v3[7] = ((k0 + (t2c_c0 + 7)) < K ? X[k0 + (t2c_c0 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_p4[0] += t2c::cvt<float>(t2c_v2[0]) * t2c::cvt<float>(t2c_v3[0]);
-      t2c_p4[1] += t2c::cvt<float>(t2c_v2[1]) * t2c::cvt<float>(t2c_v3[1]);
-      t2c_p4[2] += t2c::cvt<float>(t2c_v2[2]) * t2c::cvt<float>(t2c_v3[2]);
-      t2c_p4[3] += t2c::cvt<float>(t2c_v2[3]) * t2c::cvt<float>(t2c_v3[3]);
-      t2c_p4[4] += t2c::cvt<float>(t2c_v2[4]) * t2c::cvt<float>(t2c_v3[4]);
-      t2c_p4[5] += t2c::cvt<float>(t2c_v2[5]) * t2c::cvt<float>(t2c_v3[5]);
-      t2c_p4[6] += t2c::cvt<float>(t2c_v2[6]) * t2c::cvt<float>(t2c_v3[6]);
-      t2c_p4[7] += t2c::cvt<float>(t2c_v2[7]) * t2c::cvt<float>(t2c_v3[7]);
-      t2c_p4[8] += t2c::cvt<float>(t2c_v2[8]) * t2c::cvt<float>(t2c_v3[0]);
-      t2c_p4[9] += t2c::cvt<float>(t2c_v2[9]) * t2c::cvt<float>(t2c_v3[1]);
-      t2c_p4[10] += t2c::cvt<float>(t2c_v2[10]) * t2c::cvt<float>(t2c_v3[2]);
-      t2c_p4[11] += t2c::cvt<float>(t2c_v2[11]) * t2c::cvt<float>(t2c_v3[3]);
-      t2c_p4[12] += t2c::cvt<float>(t2c_v2[12]) * t2c::cvt<float>(t2c_v3[4]);
-      t2c_p4[13] += t2c::cvt<float>(t2c_v2[13]) * t2c::cvt<float>(t2c_v3[5]);
-      t2c_p4[14] += t2c::cvt<float>(t2c_v2[14]) * t2c::cvt<float>(t2c_v3[6]);
-      t2c_p4[15] += t2c::cvt<float>(t2c_v2[15]) * t2c::cvt<float>(t2c_v3[7]);
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[0]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[1]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[2]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[3]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[4]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[5]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[6]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[0] = t2c_p4[0] + (t2c::cvt<float>(t2c_v2[7]) * t2c::cvt<float>(t2c_v3[7]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[8]) * t2c::cvt<float>(t2c_v3[0]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[9]) * t2c::cvt<float>(t2c_v3[1]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[10]) * t2c::cvt<float>(t2c_v3[2]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[11]) * t2c::cvt<float>(t2c_v3[3]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[12]) * t2c::cvt<float>(t2c_v3[4]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[13]) * t2c::cvt<float>(t2c_v3[5]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[14]) * t2c::cvt<float>(t2c_v3[6]));
+      t2c_p4[1] = t2c_p4[1] + (t2c::cvt<float>(t2c_v2[15]) * t2c::cvt<float>(t2c_v3[7]));
     }
     // dot-gemv-reshape-as-row.tl:15: s += dot(A[m0 :+ BM, k0 :+ BK], reshape(X[k0 :+ BK], [BK, 1]))
     // t2c_p4, carried across the loop above, folded across threads once
     float t2c_v4[2];
     t2c_v4[0] = t2c_p4[0];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[1];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[2];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[3];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[4];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[5];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[6];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[7];
-    t2c_v4[1] = t2c_p4[8];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[9];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[10];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[11];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[12];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[13];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[14];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[15];
+    t2c_v4[1] = t2c_p4[1];
     t2c_v4[0] = t2c::fold_sum<32>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_sum<32>(t2c_v4[1]);
     s[0] += t2c_v4[0];

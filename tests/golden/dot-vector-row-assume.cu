@@ -4,6 +4,7 @@
 
 // kernel k (dot-vector-row-assume.tl:7): 128 threads
 //   layout L1: [64, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 32 per thread
+//   layout L2: [8, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 4 per thread
 //   acc: registers, 4 x f32 per thread (slice(L1, dim 0))
 //   t2c_red0: shared, f32[4, 64], 1024 bytes (partials of colsum at line 10, one row per warp)
 //   16-byte accesses when B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
@@ -24,40 +25,12 @@ k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ 
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
-    // t2c_p4: this thread's partials of the colsum at line 10, folded across threads once, after the loop
-    float t2c_p4[32];
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
+    float t2c_p4[4];
     t2c_p4[0] = -0.0f;
     t2c_p4[1] = -0.0f;
     t2c_p4[2] = -0.0f;
     t2c_p4[3] = -0.0f;
-    t2c_p4[4] = -0.0f;
-    t2c_p4[5] = -0.0f;
-    t2c_p4[6] = -0.0f;
-    t2c_p4[7] = -0.0f;
-    t2c_p4[8] = -0.0f;
-    t2c_p4[9] = -0.0f;
-    t2c_p4[10] = -0.0f;
-    t2c_p4[11] = -0.0f;
-    t2c_p4[12] = -0.0f;
-    t2c_p4[13] = -0.0f;
-    t2c_p4[14] = -0.0f;
-    t2c_p4[15] = -0.0f;
-    t2c_p4[16] = -0.0f;
-    t2c_p4[17] = -0.0f;
-    t2c_p4[18] = -0.0f;
-    t2c_p4[19] = -0.0f;
-    t2c_p4[20] = -0.0f;
-    t2c_p4[21] = -0.0f;
-    t2c_p4[22] = -0.0f;
-    t2c_p4[23] = -0.0f;
-    t2c_p4[24] = -0.0f;
-    t2c_p4[25] = -0.0f;
-    t2c_p4[26] = -0.0f;
-    t2c_p4[27] = -0.0f;
-    t2c_p4[28] = -0.0f;
-    t2c_p4[29] = -0.0f;
-    t2c_p4[30] = -0.0f;
-    t2c_p4[31] = -0.0f;
     // dot-vector-row-assume.tl:9: for k0 in range(0, K, 64) {
     for (int k0 = 0; k0 < K; k0 += 64) {
       // dot-vector-row-assume.tl:10: acc += dot(A[ctx.block.y :+ 1, k0 :+ 64], B[k0 :+ 64, ctx.block.x * 64 :+ 64])
@@ -111,38 +84,38 @@ k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ 
       t2c_v3[29] = t2c_w7.v[1];
       t2c_v3[30] = t2c_w7.v[2];
       t2c_v3[31] = t2c_w7.v[3];
-      t2c_p4[0] += t2c_v2[0] * t2c_v3[0];
-      t2c_p4[1] += t2c_v2[0] * t2c_v3[1];
-      t2c_p4[2] += t2c_v2[0] * t2c_v3[2];
-      t2c_p4[3] += t2c_v2[0] * t2c_v3[3];
-      t2c_p4[4] += t2c_v2[1] * t2c_v3[4];
-      t2c_p4[5] += t2c_v2[1] * t2c_v3[5];
-      t2c_p4[6] += t2c_v2[1] * t2c_v3[6];
-      t2c_p4[7] += t2c_v2[1] * t2c_v3[7];
-      t2c_p4[8] += t2c_v2[2] * t2c_v3[8];
-      t2c_p4[9] += t2c_v2[2] * t2c_v3[9];
-      t2c_p4[10] += t2c_v2[2] * t2c_v3[10];
-      t2c_p4[11] += t2c_v2[2] * t2c_v3[11];
-      t2c_p4[12] += t2c_v2[3] * t2c_v3[12];
-      t2c_p4[13] += t2c_v2[3] * t2c_v3[13];
-      t2c_p4[14] += t2c_v2[3] * t2c_v3[14];
-      t2c_p4[15] += t2c_v2[3] * t2c_v3[15];
-      t2c_p4[16] += t2c_v2[4] * t2c_v3[16];
-      t2c_p4[17] += t2c_v2[4] * t2c_v3[17];
-      t2c_p4[18] += t2c_v2[4] * t2c_v3[18];
-      t2c_p4[19] += t2c_v2[4] * t2c_v3[19];
-      t2c_p4[20] += t2c_v2[5] * t2c_v3[20];
-      t2c_p4[21] += t2c_v2[5] * t2c_v3[21];
-      t2c_p4[22] += t2c_v2[5] * t2c_v3[22];
-      t2c_p4[23] += t2c_v2[5] * t2c_v3[23];
-      t2c_p4[24] += t2c_v2[6] * t2c_v3[24];
-      t2c_p4[25] += t2c_v2[6] * t2c_v3[25];
-      t2c_p4[26] += t2c_v2[6] * t2c_v3[26];
-      t2c_p4[27] += t2c_v2[6] * t2c_v3[27];
-      t2c_p4[28] += t2c_v2[7] * t2c_v3[28];
-      t2c_p4[29] += t2c_v2[7] * t2c_v3[29];
-      t2c_p4[30] += t2c_v2[7] * t2c_v3[30];
-      t2c_p4[31] += t2c_v2[7] * t2c_v3[31];
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[0] * t2c_v3[0]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[0] * t2c_v3[1]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[0] * t2c_v3[2]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[0] * t2c_v3[3]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[1] * t2c_v3[4]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[1] * t2c_v3[5]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[1] * t2c_v3[6]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[1] * t2c_v3[7]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[2] * t2c_v3[8]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[2] * t2c_v3[9]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[2] * t2c_v3[10]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[2] * t2c_v3[11]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[3] * t2c_v3[12]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[3] * t2c_v3[13]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[3] * t2c_v3[14]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[3] * t2c_v3[15]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[4] * t2c_v3[16]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[4] * t2c_v3[17]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[4] * t2c_v3[18]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[4] * t2c_v3[19]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[5] * t2c_v3[20]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[5] * t2c_v3[21]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[5] * t2c_v3[22]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[5] * t2c_v3[23]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[6] * t2c_v3[24]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[6] * t2c_v3[25]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[6] * t2c_v3[26]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[6] * t2c_v3[27]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[7] * t2c_v3[28]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[7] * t2c_v3[29]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[7] * t2c_v3[30]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[7] * t2c_v3[31]);
     }
     // dot-vector-row-assume.tl:10: acc += dot(A[ctx.block.y :+ 1, k0 :+ 64], B[k0 :+ 64, ctx.block.x * 64 :+ 64])
     // t2c_p4, carried across the loop above, folded across threads once
@@ -151,34 +124,6 @@ k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ 
     t2c_v4[1] = t2c_p4[1];
     t2c_v4[2] = t2c_p4[2];
     t2c_v4[3] = t2c_p4[3];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[4];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[5];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[6];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[7];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[8];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[9];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[10];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[11];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[12];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[13];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[14];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[15];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[16];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[17];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[18];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[19];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[20];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[21];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[22];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[23];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[24];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[25];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[26];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[27];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[28];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[29];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[30];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[31];
     t2c_v4[0] = t2c::fold_sum<2, 16>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_sum<2, 16>(t2c_v4[1]);
     t2c_v4[2] = t2c::fold_sum<2, 16>(t2c_v4[2]);
@@ -220,40 +165,12 @@ k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ 
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
-    // t2c_p4: this thread's partials of the colsum at line 10, folded across threads once, after the loop
-    float t2c_p4[32];
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
+    float t2c_p4[4];
     t2c_p4[0] = -0.0f;
     t2c_p4[1] = -0.0f;
     t2c_p4[2] = -0.0f;
     t2c_p4[3] = -0.0f;
-    t2c_p4[4] = -0.0f;
-    t2c_p4[5] = -0.0f;
-    t2c_p4[6] = -0.0f;
-    t2c_p4[7] = -0.0f;
-    t2c_p4[8] = -0.0f;
-    t2c_p4[9] = -0.0f;
-    t2c_p4[10] = -0.0f;
-    t2c_p4[11] = -0.0f;
-    t2c_p4[12] = -0.0f;
-    t2c_p4[13] = -0.0f;
-    t2c_p4[14] = -0.0f;
-    t2c_p4[15] = -0.0f;
-    t2c_p4[16] = -0.0f;
-    t2c_p4[17] = -0.0f;
-    t2c_p4[18] = -0.0f;
-    t2c_p4[19] = -0.0f;
-    t2c_p4[20] = -0.0f;
-    t2c_p4[21] = -0.0f;
-    t2c_p4[22] = -0.0f;
-    t2c_p4[23] = -0.0f;
-    t2c_p4[24] = -0.0f;
-    t2c_p4[25] = -0.0f;
-    t2c_p4[26] = -0.0f;
-    t2c_p4[27] = -0.0f;
-    t2c_p4[28] = -0.0f;
-    t2c_p4[29] = -0.0f;
-    t2c_p4[30] = -0.0f;
-    t2c_p4[31] = -0.0f;
     // dot-vector-row-assume.tl:9: for k0 in range(0, K, 64) {
     for (int k0 = 0; k0 < K; k0 += 64) {
       // dot-vector-row-assume.tl:10: acc += dot(A[ctx.block.y :+ 1, k0 :+ 64], B[k0 :+ 64, ctx.block.x * 64 :+ 64])
@@ -299,38 +216,38 @@ k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ 
       t2c_v3[29] = B[((long long)(k0 + t2c_r1 + 56)) * N + ((int)blockIdx.x * 64 + t2c_c1 + 1)];
       t2c_v3[30] = B[((long long)(k0 + t2c_r1 + 56)) * N + ((int)blockIdx.x * 64 + t2c_c1 + 2)];
       t2c_v3[31] = B[((long long)(k0 + t2c_r1 + 56)) * N + ((int)blockIdx.x * 64 + t2c_c1 + 3)];
-      t2c_p4[0] += t2c_v2[0] * t2c_v3[0];
-      t2c_p4[1] += t2c_v2[0] * t2c_v3[1];
-      t2c_p4[2] += t2c_v2[0] * t2c_v3[2];
-      t2c_p4[3] += t2c_v2[0] * t2c_v3[3];
-      t2c_p4[4] += t2c_v2[1] * t2c_v3[4];
-      t2c_p4[5] += t2c_v2[1] * t2c_v3[5];
-      t2c_p4[6] += t2c_v2[1] * t2c_v3[6];
-      t2c_p4[7] += t2c_v2[1] * t2c_v3[7];
-      t2c_p4[8] += t2c_v2[2] * t2c_v3[8];
-      t2c_p4[9] += t2c_v2[2] * t2c_v3[9];
-      t2c_p4[10] += t2c_v2[2] * t2c_v3[10];
-      t2c_p4[11] += t2c_v2[2] * t2c_v3[11];
-      t2c_p4[12] += t2c_v2[3] * t2c_v3[12];
-      t2c_p4[13] += t2c_v2[3] * t2c_v3[13];
-      t2c_p4[14] += t2c_v2[3] * t2c_v3[14];
-      t2c_p4[15] += t2c_v2[3] * t2c_v3[15];
-      t2c_p4[16] += t2c_v2[4] * t2c_v3[16];
-      t2c_p4[17] += t2c_v2[4] * t2c_v3[17];
-      t2c_p4[18] += t2c_v2[4] * t2c_v3[18];
-      t2c_p4[19] += t2c_v2[4] * t2c_v3[19];
-      t2c_p4[20] += t2c_v2[5] * t2c_v3[20];
-      t2c_p4[21] += t2c_v2[5] * t2c_v3[21];
-      t2c_p4[22] += t2c_v2[5] * t2c_v3[22];
-      t2c_p4[23] += t2c_v2[5] * t2c_v3[23];
-      t2c_p4[24] += t2c_v2[6] * t2c_v3[24];
-      t2c_p4[25] += t2c_v2[6] * t2c_v3[25];
-      t2c_p4[26] += t2c_v2[6] * t2c_v3[26];
-      t2c_p4[27] += t2c_v2[6] * t2c_v3[27];
-      t2c_p4[28] += t2c_v2[7] * t2c_v3[28];
-      t2c_p4[29] += t2c_v2[7] * t2c_v3[29];
-      t2c_p4[30] += t2c_v2[7] * t2c_v3[30];
-      t2c_p4[31] += t2c_v2[7] * t2c_v3[31];
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[0] * t2c_v3[0]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[0] * t2c_v3[1]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[0] * t2c_v3[2]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[0] * t2c_v3[3]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[1] * t2c_v3[4]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[1] * t2c_v3[5]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[1] * t2c_v3[6]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[1] * t2c_v3[7]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[2] * t2c_v3[8]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[2] * t2c_v3[9]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[2] * t2c_v3[10]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[2] * t2c_v3[11]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[3] * t2c_v3[12]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[3] * t2c_v3[13]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[3] * t2c_v3[14]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[3] * t2c_v3[15]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[4] * t2c_v3[16]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[4] * t2c_v3[17]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[4] * t2c_v3[18]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[4] * t2c_v3[19]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[5] * t2c_v3[20]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[5] * t2c_v3[21]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[5] * t2c_v3[22]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[5] * t2c_v3[23]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[6] * t2c_v3[24]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[6] * t2c_v3[25]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[6] * t2c_v3[26]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[6] * t2c_v3[27]);
+      t2c_p4[0] = t2c_p4[0] + (t2c_v2[7] * t2c_v3[28]);
+      t2c_p4[1] = t2c_p4[1] + (t2c_v2[7] * t2c_v3[29]);
+      t2c_p4[2] = t2c_p4[2] + (t2c_v2[7] * t2c_v3[30]);
+      t2c_p4[3] = t2c_p4[3] + (t2c_v2[7] * t2c_v3[31]);
     }
     // dot-vector-row-assume.tl:10: acc += dot(A[ctx.block.y :+ 1, k0 :+ 64], B[k0 :+ 64, ctx.block.x * 64 :+ 64])
     // t2c_p4, carried across the loop above, folded across threads once
@@ -339,34 +256,6 @@ k(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ 
     t2c_v4[1] = t2c_p4[1];
     t2c_v4[2] = t2c_p4[2];
     t2c_v4[3] = t2c_p4[3];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[4];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[5];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[6];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[7];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[8];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[9];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[10];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[11];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[12];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[13];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[14];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[15];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[16];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[17];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[18];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[19];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[20];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[21];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[22];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[23];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[24];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[25];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[26];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[27];
-    t2c_v4[0] = t2c_v4[0] + t2c_p4[28];
-    t2c_v4[1] = t2c_v4[1] + t2c_p4[29];
-    t2c_v4[2] = t2c_v4[2] + t2c_p4[30];
-    t2c_v4[3] = t2c_v4[3] + t2c_p4[31];
     t2c_v4[0] = t2c::fold_sum<2, 16>(t2c_v4[0]);
     t2c_v4[1] = t2c::fold_sum<2, 16>(t2c_v4[1]);
     t2c_v4[2] = t2c::fold_sum<2, 16>(t2c_v4[2]);

@@ -4,6 +4,7 @@
 
 // kernel paged (gather-runs.tl:7): 128 threads
 //   layout L1: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
+//   layout L2: [16, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
 //   acc: registers, 8 x f32 per thread (slice(L1, dim 0))
 //   k: registers, 16 x i32 per thread (L1)
 //   blk: registers, 16 x i32 per thread (L1)
@@ -32,8 +33,8 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
-    // t2c_p6: this thread's partials of the colsum at line 13, folded across threads once, after the loop
-    float t2c_p6[16];
+    // t2c_p6: this thread's own fold of its elements of each column of the colsum at line 13, folded across threads once, after the loop
+    float t2c_p6[8];
     t2c_p6[0] = -0.0f;
     t2c_p6[1] = -0.0f;
     t2c_p6[2] = -0.0f;
@@ -42,14 +43,6 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     t2c_p6[5] = -0.0f;
     t2c_p6[6] = -0.0f;
     t2c_p6[7] = -0.0f;
-    t2c_p6[8] = -0.0f;
-    t2c_p6[9] = -0.0f;
-    t2c_p6[10] = -0.0f;
-    t2c_p6[11] = -0.0f;
-    t2c_p6[12] = -0.0f;
-    t2c_p6[13] = -0.0f;
-    t2c_p6[14] = -0.0f;
-    t2c_p6[15] = -0.0f;
     // gather-runs.tl:10: for k0 in range(0, L[b], 32) {
     const int t2c_end0 = L[b];
     for (int k0 = 0; k0 < t2c_end0; k0 += 32) {
@@ -149,22 +142,22 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
         t2c_v5[14] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[15] = t2c::cvt<__nv_bfloat16>(0.0f);
       }
-      t2c_p6[0] += t2c::cvt<float>(t2c_v5[0]);
-      t2c_p6[1] += t2c::cvt<float>(t2c_v5[1]);
-      t2c_p6[2] += t2c::cvt<float>(t2c_v5[2]);
-      t2c_p6[3] += t2c::cvt<float>(t2c_v5[3]);
-      t2c_p6[4] += t2c::cvt<float>(t2c_v5[4]);
-      t2c_p6[5] += t2c::cvt<float>(t2c_v5[5]);
-      t2c_p6[6] += t2c::cvt<float>(t2c_v5[6]);
-      t2c_p6[7] += t2c::cvt<float>(t2c_v5[7]);
-      t2c_p6[8] += t2c::cvt<float>(t2c_v5[8]);
-      t2c_p6[9] += t2c::cvt<float>(t2c_v5[9]);
-      t2c_p6[10] += t2c::cvt<float>(t2c_v5[10]);
-      t2c_p6[11] += t2c::cvt<float>(t2c_v5[11]);
-      t2c_p6[12] += t2c::cvt<float>(t2c_v5[12]);
-      t2c_p6[13] += t2c::cvt<float>(t2c_v5[13]);
-      t2c_p6[14] += t2c::cvt<float>(t2c_v5[14]);
-      t2c_p6[15] += t2c::cvt<float>(t2c_v5[15]);
+      t2c_p6[0] = t2c_p6[0] + t2c::cvt<float>(t2c_v5[0]);
+      t2c_p6[1] = t2c_p6[1] + t2c::cvt<float>(t2c_v5[1]);
+      t2c_p6[2] = t2c_p6[2] + t2c::cvt<float>(t2c_v5[2]);
+      t2c_p6[3] = t2c_p6[3] + t2c::cvt<float>(t2c_v5[3]);
+      t2c_p6[4] = t2c_p6[4] + t2c::cvt<float>(t2c_v5[4]);
+      t2c_p6[5] = t2c_p6[5] + t2c::cvt<float>(t2c_v5[5]);
+      t2c_p6[6] = t2c_p6[6] + t2c::cvt<float>(t2c_v5[6]);
+      t2c_p6[7] = t2c_p6[7] + t2c::cvt<float>(t2c_v5[7]);
+      t2c_p6[0] = t2c_p6[0] + t2c::cvt<float>(t2c_v5[8]);
+      t2c_p6[1] = t2c_p6[1] + t2c::cvt<float>(t2c_v5[9]);
+      t2c_p6[2] = t2c_p6[2] + t2c::cvt<float>(t2c_v5[10]);
+      t2c_p6[3] = t2c_p6[3] + t2c::cvt<float>(t2c_v5[11]);
+      t2c_p6[4] = t2c_p6[4] + t2c::cvt<float>(t2c_v5[12]);
+      t2c_p6[5] = t2c_p6[5] + t2c::cvt<float>(t2c_v5[13]);
+      t2c_p6[6] = t2c_p6[6] + t2c::cvt<float>(t2c_v5[14]);
+      t2c_p6[7] = t2c_p6[7] + t2c::cvt<float>(t2c_v5[15]);
     }
     // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
     // t2c_p6, carried across the loop above, folded across threads once
@@ -177,14 +170,6 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     t2c_v6[5] = t2c_p6[5];
     t2c_v6[6] = t2c_p6[6];
     t2c_v6[7] = t2c_p6[7];
-    t2c_v6[0] = t2c_v6[0] + t2c_p6[8];
-    t2c_v6[1] = t2c_v6[1] + t2c_p6[9];
-    t2c_v6[2] = t2c_v6[2] + t2c_p6[10];
-    t2c_v6[3] = t2c_v6[3] + t2c_p6[11];
-    t2c_v6[4] = t2c_v6[4] + t2c_p6[12];
-    t2c_v6[5] = t2c_v6[5] + t2c_p6[13];
-    t2c_v6[6] = t2c_v6[6] + t2c_p6[14];
-    t2c_v6[7] = t2c_v6[7] + t2c_p6[15];
     t2c_v6[0] = t2c::fold_sum<4, 8>(t2c_v6[0]);
     t2c_v6[1] = t2c::fold_sum<4, 8>(t2c_v6[1]);
     t2c_v6[2] = t2c::fold_sum<4, 8>(t2c_v6[2]);
@@ -264,8 +249,8 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
-    // t2c_p6: this thread's partials of the colsum at line 13, folded across threads once, after the loop
-    float t2c_p6[16];
+    // t2c_p6: this thread's own fold of its elements of each column of the colsum at line 13, folded across threads once, after the loop
+    float t2c_p6[8];
     t2c_p6[0] = -0.0f;
     t2c_p6[1] = -0.0f;
     t2c_p6[2] = -0.0f;
@@ -274,14 +259,6 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     t2c_p6[5] = -0.0f;
     t2c_p6[6] = -0.0f;
     t2c_p6[7] = -0.0f;
-    t2c_p6[8] = -0.0f;
-    t2c_p6[9] = -0.0f;
-    t2c_p6[10] = -0.0f;
-    t2c_p6[11] = -0.0f;
-    t2c_p6[12] = -0.0f;
-    t2c_p6[13] = -0.0f;
-    t2c_p6[14] = -0.0f;
-    t2c_p6[15] = -0.0f;
     // gather-runs.tl:10: for k0 in range(0, L[b], 32) {
     const int t2c_end5 = L[b];
     for (int k0 = 0; k0 < t2c_end5; k0 += 32) {
@@ -357,22 +334,22 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       t2c_v5[13] = ((unsigned)(blk[13]) < (unsigned)NB && (unsigned)(k[13] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 5) < (unsigned)64 ? KC[(((long long)blk[13]) * 16 + (k[13] % 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[14] = ((unsigned)(blk[14]) < (unsigned)NB && (unsigned)(k[14] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 6) < (unsigned)64 ? KC[(((long long)blk[14]) * 16 + (k[14] % 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_v5[15] = ((unsigned)(blk[15]) < (unsigned)NB && (unsigned)(k[15] % 16) < (unsigned)16 && (unsigned)(t2c_c1 + 7) < (unsigned)64 ? KC[(((long long)blk[15]) * 16 + (k[15] % 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_p6[0] += t2c::cvt<float>(t2c_v5[0]);
-      t2c_p6[1] += t2c::cvt<float>(t2c_v5[1]);
-      t2c_p6[2] += t2c::cvt<float>(t2c_v5[2]);
-      t2c_p6[3] += t2c::cvt<float>(t2c_v5[3]);
-      t2c_p6[4] += t2c::cvt<float>(t2c_v5[4]);
-      t2c_p6[5] += t2c::cvt<float>(t2c_v5[5]);
-      t2c_p6[6] += t2c::cvt<float>(t2c_v5[6]);
-      t2c_p6[7] += t2c::cvt<float>(t2c_v5[7]);
-      t2c_p6[8] += t2c::cvt<float>(t2c_v5[8]);
-      t2c_p6[9] += t2c::cvt<float>(t2c_v5[9]);
-      t2c_p6[10] += t2c::cvt<float>(t2c_v5[10]);
-      t2c_p6[11] += t2c::cvt<float>(t2c_v5[11]);
-      t2c_p6[12] += t2c::cvt<float>(t2c_v5[12]);
-      t2c_p6[13] += t2c::cvt<float>(t2c_v5[13]);
-      t2c_p6[14] += t2c::cvt<float>(t2c_v5[14]);
-      t2c_p6[15] += t2c::cvt<float>(t2c_v5[15]);
+      t2c_p6[0] = t2c_p6[0] + t2c::cvt<float>(t2c_v5[0]);
+      t2c_p6[1] = t2c_p6[1] + t2c::cvt<float>(t2c_v5[1]);
+      t2c_p6[2] = t2c_p6[2] + t2c::cvt<float>(t2c_v5[2]);
+      t2c_p6[3] = t2c_p6[3] + t2c::cvt<float>(t2c_v5[3]);
+      t2c_p6[4] = t2c_p6[4] + t2c::cvt<float>(t2c_v5[4]);
+      t2c_p6[5] = t2c_p6[5] + t2c::cvt<float>(t2c_v5[5]);
+      t2c_p6[6] = t2c_p6[6] + t2c::cvt<float>(t2c_v5[6]);
+      t2c_p6[7] = t2c_p6[7] + t2c::cvt<float>(t2c_v5[7]);
+      t2c_p6[0] = t2c_p6[0] + t2c::cvt<float>(t2c_v5[8]);
+      t2c_p6[1] = t2c_p6[1] + t2c::cvt<float>(t2c_v5[9]);
+      t2c_p6[2] = t2c_p6[2] + t2c::cvt<float>(t2c_v5[10]);
+      t2c_p6[3] = t2c_p6[3] + t2c::cvt<float>(t2c_v5[11]);
+      t2c_p6[4] = t2c_p6[4] + t2c::cvt<float>(t2c_v5[12]);
+      t2c_p6[5] = t2c_p6[5] + t2c::cvt<float>(t2c_v5[13]);
+      t2c_p6[6] = t2c_p6[6] + t2c::cvt<float>(t2c_v5[14]);
+      t2c_p6[7] = t2c_p6[7] + t2c::cvt<float>(t2c_v5[15]);
     }
     // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
     // t2c_p6, carried across the loop above, folded across threads once
@@ -385,14 +362,6 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
     t2c_v6[5] = t2c_p6[5];
     t2c_v6[6] = t2c_p6[6];
     t2c_v6[7] = t2c_p6[7];
-    t2c_v6[0] = t2c_v6[0] + t2c_p6[8];
-    t2c_v6[1] = t2c_v6[1] + t2c_p6[9];
-    t2c_v6[2] = t2c_v6[2] + t2c_p6[10];
-    t2c_v6[3] = t2c_v6[3] + t2c_p6[11];
-    t2c_v6[4] = t2c_v6[4] + t2c_p6[12];
-    t2c_v6[5] = t2c_v6[5] + t2c_p6[13];
-    t2c_v6[6] = t2c_v6[6] + t2c_p6[14];
-    t2c_v6[7] = t2c_v6[7] + t2c_p6[15];
     t2c_v6[0] = t2c::fold_sum<4, 8>(t2c_v6[0]);
     t2c_v6[1] = t2c::fold_sum<4, 8>(t2c_v6[1]);
     t2c_v6[2] = t2c::fold_sum<4, 8>(t2c_v6[2]);

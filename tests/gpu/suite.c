@@ -5940,6 +5940,46 @@ static void t_carry_sum(Tally *T) {
   }
 }
 
+/* carry_per_column (tests/gpu/carry_per_column.tl): folds carried across a loop as
+ * one partial per column (row) a thread holds, not one per element; ragged sizes,
+ * one row (column) of a chunk only, more than one chunk. */
+static void t_carry_per_column(Tally *T) {
+  static const int MN[][2] = {{1000, 128}, {37, 128}, {1, 128}, {96, 128}, /* cols: M */
+                              {9, 700}, {4, 256}, {6, 300}, {13, 1}};    /* rows: M, N */
+  for (int c = 0; c < 8; c++) {
+    bool cols = c < 4;
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("carry_per_column", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_per_column.tl", cols ? "cols" : "rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *I = cols ? NULL : call_in(&k, "I", I32, 2, SHAPE(M, N));
+    int n = cols ? N : M; /* one result per column (row) */
+    Ten *S = call_out(&k, "S", F32, 1, SHAPE(n));
+    Ten *MX = call_out(&k, "MX", F32, 1, SHAPE(n));
+    Ten *MN_ = cols ? NULL : call_out(&k, "MN", I32, 1, SHAPE(n));
+    fill_uniform(X, &r, -2, 2);
+    if (I) fill_int(I, &r, -1000000, 1000000);
+    for (int i = 0; i < n; i++) {
+      double s = 0, mx = -INFINITY, mn = 2147483647.0;
+      for (int j = 0; j < (cols ? M : N); j++) {
+        double x = cols ? A2(X, j, i) : A2(X, i, j);
+        s += x, mx = dmax(mx, x);
+        if (I) mn = dmin(mn, A2(I, i, j));
+      }
+      S->ref[i] = s, MX->ref[i] = mx;
+      if (MN_) MN_->ref[i] = mn;
+    }
+    S->etol = 1e-4; /* f32 sums of up to 1000 elements of [-2, 2], in another order */
+    MX->tol = 0;
+    if (MN_) MN_->tol = 0;
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d", cols ? "cols" : "rows", M, N);
+    CHECK(T, call_check(&k, "carry_per_column", l));
+    call_free(&k);
+  }
+}
+
 /* red_grouped: three independent row reductions of one statement share one
  * barrier; a rowsum that reads a rowmax's value waits for it */
 static void t_red_grouped(Tally *T) {
@@ -7299,6 +7339,7 @@ static const Test tests[] = {
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
     {"carry_dot", t_carry_dot},
+    {"carry_per_column", t_carry_per_column},
     {"copy_halves", t_copy_halves},
     {"row_walk", t_row_walk},
     {"conv_before_loop", t_conv_before_loop},
