@@ -165,6 +165,10 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
         R->red != B_COLMIN)
       return NULL;
     f->of = tir_hoisted(K, R->expr);
+    /* an operand in another layout is read through its copy (layout.c apply_convs):
+     * the partials, in R's layout, would read the value's registers at elements the
+     * thread does not hold */
+    if (tir_read(K, R->expr)) return "it reads its operand through a shared copy (in another layout)";
     break;
   case TO_SUM:
     f->of = R->src;

@@ -5978,6 +5978,34 @@ static void t_carry_per_column(Tally *T) {
     CHECK(T, call_check(&k, "carry_per_column", l));
     call_free(&k);
   }
+  /* carried_argcol: N times the sum of the [4, 32] corner's column argmins (rows past M
+   * read 0, as do columns past N; ties take the first) */
+  static const int AN[][2] = {{14, 91}, {3, 20}, {4, 32}};
+  for (int c = 0; c < 3; c++) {
+    int M = AN[c][0], N = AN[c][1];
+    Rng r = rng_seed("carry_argcol", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_per_column.tl", "carried_argcol");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", I32, 2, SHAPE(1, 1));
+    fill_uniform(X, &r, -1, 1);
+    long long s = 0;
+    for (int j = 0; j < 32; j++) {
+      int at = 0;
+      double best = 0;
+      for (int i = 0; i < 4; i++) {
+        double x = i < M && j < N ? A2(X, i, j) : 0.0;
+        if (i == 0 || x < best) best = x, at = i;
+      }
+      s += at;
+    }
+    O->ref[0] = (double)(s * N);
+    O->tol = 0;
+    char l[64];
+    label(l, sizeof l, "argcol M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "carry_per_column", l));
+    call_free(&k);
+  }
 }
 
 /* red_grouped: three independent row reductions of one statement share one
