@@ -994,7 +994,22 @@ static void print_colfold(Printer *P, const TirOp *op) {
   }
 }
 
+/* A max or min that takes an arg-reduction's values (TirOp.from_arg, layout.c
+ * arg_values): each register of dst is the companion array's (a float min's
+ * all-NaN row gives the highest value, as its own fold's would). */
+static void print_from_arg(Printer *P, const TirOp *op) {
+  const Layout *l = op->lay;
+  int n = tir_down_cols(op) ? l->rc * l->vec : l->rr;
+  for (int k = 0; k < n; k++)
+    line(P, "%s[%d] = %s;", op->dst->cname, k,
+         nan_dropped(P, op, row_fold(op->red), F("%s_v[%d]", op->src->cname, k)));
+}
+
 static void print_reduce(Printer *P, const TirOp *op) {
+  if (op->from_arg) {
+    print_from_arg(P, op);
+    return;
+  }
   if (tir_down_cols(op)) {
     print_colfold(P, op);
     return;

@@ -1426,11 +1426,129 @@ static int new_buf(TirKernel *K, const TirOp *op, bool in_loop) {
   return K->nbufs++;
 }
 
+/* ------------------------------------------------------------ a max (min) from its arg-reduction
+ *
+ * rowmin(d) and rowargmin(d) of one value (a k-NN step takes both) would fold
+ * twice: t2c::fold_min shuffles the values, t2c::fold_argmin the values and
+ * the indices again, and where rows span warps each goes through scratch. The
+ * arg-reduction's companion array already ends with each row's extreme value,
+ * so the plain reduction takes it (TirOp.from_arg) and folds nothing: a third
+ * of the shuffles. Only where the two agree at every element (language.md):
+ * - a min with an argmin: argmin's value is the least of the row's numbers, the
+ *   one rowmin gives (-0.0 against 0.0 either sign, as rowmin may give), or NaN
+ *   when the row holds only NaN, where rowmin gives the highest value: the copy
+ *   folds it with that (emit_tir.c nan_dropped), as rowmin's first element is;
+ * - a max with an argmax of integers only: argmax's value is NaN when a row holds
+ *   a NaN, which rowmax drops.
+ * Both must read the same operand (the same expression of the same values, in
+ * the same layout), in one block with nothing between them writing what it
+ * reads; an argmin after the min moves up to it (its result is a fresh value
+ * no op before it names). Before add_scratch: the min then needs no scratch. */
+
+/* Whether a and b are the same expression of the same values at one point: the
+ * same hoisted values, vars and constants, no random numbers, no element or
+ * shared-copy reads (which another op may change between). */
+static bool same_operand(const TirKernel *K, const Expr *a, const Expr *b) {
+  if (tir_read(K, a) || tir_read(K, b)) return false;
+  const TirVar *ha = tir_hoisted(K, a), *hb = tir_hoisted(K, b);
+  if (ha || hb) return ha == hb;
+  if (a->kind != b->kind || a->ty.elem != b->ty.elem || a->ty.rank != b->ty.rank) return false;
+  if ((a->flags & EF_CONST) && (b->flags & EF_CONST)) return a->cv.isf == b->cv.isf && a->cv.i == b->cv.i && a->cv.f == b->cv.f;
+  switch (a->kind) {
+  case E_INT: case E_BOOL: return a->u.ival == b->u.ival;
+  case E_FLOAT: return a->u.fval == b->u.fval;
+  case E_INF: return true;
+  case E_CTX: return a->u.ctx == b->u.ctx;
+  case E_IDENT: return a->u.ident.sym && a->u.ident.sym == b->u.ident.sym;
+  case E_UNARY: return a->u.unary.op == b->u.unary.op && same_operand(K, a->u.unary.a, b->u.unary.a);
+  case E_BINARY:
+    return a->u.binary.op == b->u.binary.op && same_operand(K, a->u.binary.a, b->u.binary.a) &&
+           same_operand(K, a->u.binary.b, b->u.binary.b);
+  case E_CALL:
+    if (a->u.call.builtin != b->u.call.builtin || a->u.call.cast != b->u.call.cast || a->u.call.nargs != b->u.call.nargs)
+      return false;
+    if (a->u.call.builtin >= 0 && builtin_class[a->u.call.builtin] == BC_RANDOM) return false;
+    for (int i = 0; i < a->u.call.nargs; i++)
+      if (!same_operand(K, a->u.call.args[i], b->u.call.args[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+/* The arg-reduction whose values max or min reduction m may take (see above). */
+static bool arg_partner(const TirOp *m, const TirOp *a) {
+  BuiltinKind want = m->red == B_ROWMIN   ? B_ROWARGMIN
+                     : m->red == B_COLMIN ? B_COLARGMIN
+                     : m->red == B_ROWMAX ? B_ROWARGMAX
+                     : m->red == B_COLMAX ? B_COLARGMAX
+                                          : B_ROWSUM;
+  if (a->kind != TO_REDUCE || a->red != want || a->intra || a->carried || a->from_arg) return false;
+  bool max = m->red == B_ROWMAX || m->red == B_COLMAX;
+  if (max && elem_is_float(m->dst->elem)) return false;
+  /* the value type: the min's accumulator is the type argmin compares in */
+  if (m->dst->elem != tir_acc_type(a->expr->ty.elem) || m->dst->home || a->dst->home) return false;
+  if (m->lay != a->lay || m->dst->layout->kind != LY_SLICE || a->dst->layout->kind != LY_SLICE ||
+      m->dst->layout->parent != a->dst->layout->parent || m->dst->layout->dim != a->dst->layout->dim)
+    return false;
+  return true;
+}
+
+/* Whether op (not in a loop's or if's body: those are refused) writes what x reads. */
+static bool writes_operand(const TirKernel *K, const TirOp *op, const Expr *x) {
+  if (op->body.ops.len || op->els.ops.len || op->kind == TO_FOR || op->kind == TO_WHILE || op->kind == TO_IF) return true;
+  const Sym *y = tir_scalar_written(op);
+  return (op->dst && tir_mentions(K, x, op->dst, true)) || (y && tir_names_sym(x, y));
+}
+
+static void arg_values(TirKernel *K, TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    arg_values(K, &op->body);
+    arg_values(K, &op->els);
+  }
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *m = b->ops.items[i];
+    if (m->kind != TO_REDUCE || m->intra || m->carried || m->from_arg || builtin_class[m->red] != BC_RED ||
+        m->red == B_ROWSUM || m->red == B_COLSUM)
+      continue;
+    for (int j = 0; j < b->ops.len; j++) {
+      TirOp *a = b->ops.items[j];
+      if (j == i || !arg_partner(m, a)) continue;
+      const Expr *me = m->expr;
+      if (m->dst->elem != a->expr->ty.elem && me->kind == E_CALL && me->u.call.builtin < 0 && me->u.call.nargs == 1 &&
+          !tir_hoisted(K, me))
+        me = me->u.call.args[0]; /* lower.c's conversion to the type it folds in */
+      if (!same_operand(K, me, a->expr)) continue;
+      bool clear = true;
+      for (int k = (j < i ? j : i) + 1; clear && k < (j < i ? i : j); k++)
+        clear = !writes_operand(K, b->ops.items[k], a->expr);
+      if (!clear) continue;
+      if (j > i) { /* the argmin moves up to the min: its statement's comment goes to the op after it */
+        TirOp *next = j + 1 < b->ops.len ? b->ops.items[j + 1] : NULL;
+        if (a->first && next && next->stmt == a->stmt) next->first = true;
+        a->first = false;
+        a->note = arena_printf(K->a, "%s at line %d, here: the %s at line %d takes its values", builtin_names[a->red],
+                               a->stmt->loc.line, builtin_names[m->red], m->stmt->loc.line);
+        memmove(&b->ops.items[i + 1], &b->ops.items[i], (size_t)(j - i) * sizeof b->ops.items[0]);
+        b->ops.items[i] = a;
+        i++; /* m's place */
+      }
+      m->from_arg = true;
+      m->src = a->dst;
+      m->rolled_cols = false;
+      if (!m->first && !m->note)
+        m->note = arena_printf(K->a, "the %s at line %d: the %s's values", builtin_names[m->red], m->stmt->loc.line,
+                               builtin_names[a->red]);
+      break;
+    }
+  }
+}
+
 /* Whether op's reduction or scan spans warps, so that it needs a scratch buffer. */
 static bool across_warps(const TirKernel *K, const TirOp *op) {
   switch (op->kind) {
   case TO_SUM: return K->ki->threads > K->t->lanes;
-  case TO_REDUCE: return !op->intra && (tir_down_cols(op) ? op->lay->wr > 1 : op->lay->wc > 1);
+  case TO_REDUCE: return !op->intra && !op->from_arg && (tir_down_cols(op) ? op->lay->wr > 1 : op->lay->wc > 1);
   case TO_SCAN: return tir_scan_geom(op).warps > 1;
   default: return false;
   }
@@ -2738,6 +2856,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     return false;
   }
   carry_reductions(K);
+  arg_values(K, &K->body);
   if (!add_scratch(K, &K->body, 0)) {
     *why = "too many reductions";
     return false;

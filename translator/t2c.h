@@ -881,6 +881,9 @@ typedef struct TirOp {
   bool carried;          /* TO_REDUCE after a loop (carry.c): folds the partials carried across it,
                             which start at the identity (NaN for a float max or min), so an all-NaN
                             result means no element: it is not made -inf (emit_tir.c nan_dropped) */
+  bool from_arg;         /* TO_REDUCE of a max or min (layout.c arg_values): folds nothing, its result is
+                            the values an arg-reduction of the same operand, src (its indices), folded
+                            before it in its companion array (a float min drops an all-NaN row's NaN) */
   bool intra;            /* TO_REDUCE (carry.c): folds in each thread only, into dst's partials
                             (layout_partials), which it adds to (max, min: folds into): no shuffle,
                             no scratch; the fold across threads comes after the loop */

@@ -538,6 +538,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
                builtin_names[op->red]);
     expr_str(K, op->expr, &b);
     buf_puts(&b, op->intra ? ") in each thread" : ")");
+    if (op->from_arg) buf_printf(&b, " from %%%s's values", op->src->cname);
     break;
   case TO_SCAN:
     buf_printf(&b, " = %s(", builtin_names[op->red]);

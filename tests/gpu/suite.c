@@ -5940,6 +5940,72 @@ static void t_carry_sum(Tally *T) {
   }
 }
 
+/* arg_value (tests/gpu/arg_value.tl): rowmin (colmax) taken from rowargmin's
+ * (colargmax's) values; ragged M and N, NaN rows (all NaN, NaN among numbers), ties. */
+static void t_arg_value(Tally *T) {
+  static const int MN[][2] = {{37, 200}, {8, 256}, {1, 1}, {13, 77}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("arg_value_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "arg_value.tl", "rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *D = call_out(&k, "D", F32, 1, SHAPE(M));
+    Ten *I = call_out(&k, "I", I32, 1, SHAPE(M));
+    fill_uniform(X, &r, -4, 4);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        if (i % 5 == 1) A2(X, i, j) = NAN;                       /* NaNs alone (then the pad's inf) */
+        else if (i % 5 == 2 && j % 3 == 0) A2(X, i, j) = NAN;    /* NaN among numbers */
+        else if (i % 5 == 3) A2(X, i, j) = (double)(j % 7 == 2); /* ties: the first 0 */
+      }
+    for (int i = 0; i < M; i++) {
+      double mn = INFINITY;
+      int at = -1;
+      for (int j = 0; j < 256; j++) {
+        double x = j < N ? A2(X, i, j) : INFINITY;
+        if (isnan(x)) continue;
+        if (at < 0 || x < mn) mn = x, at = j;
+      }
+      D->ref[i] = mn;
+      I->ref[i] = at < 0 ? 0 : at;
+    }
+    D->tol = 0;
+    I->tol = 0;
+    char l[64];
+    label(l, sizeof l, "rows M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "arg_value", l));
+    call_free(&k);
+  }
+  static const int CN[][2] = {{64, 32}, {50, 70}, {1, 5}, {33, 33}};
+  for (int c = 0; c < 4; c++) {
+    int M = CN[c][0], N = CN[c][1];
+    Rng r = rng_seed("arg_value_cols", (uint64_t)c);
+    Call k;
+    call_init(&k, "arg_value.tl", "cols");
+    Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, N));
+    Ten *D = call_out(&k, "D", I32, 1, SHAPE(N));
+    Ten *I = call_out(&k, "I", I32, 1, SHAPE(N));
+    fill_int(X, &r, -1000, 1000);
+    for (int j = 0; j < N; j++) {
+      double mx = 0;
+      int at = -1;
+      for (int i = 0; i < 64; i++) {
+        double x = i < M ? A2(X, i, j) : -2147483648.0;
+        if (at < 0 || x > mx) mx = x, at = i;
+      }
+      D->ref[j] = mx;
+      I->ref[j] = at;
+    }
+    D->tol = 0;
+    I->tol = 0;
+    char l[64];
+    label(l, sizeof l, "cols M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "arg_value", l));
+    call_free(&k);
+  }
+}
+
 /* carry_per_column (tests/gpu/carry_per_column.tl): folds carried across a loop as
  * one partial per column (row) a thread holds, not one per element; ragged sizes,
  * one row (column) of a chunk only, more than one chunk. */
@@ -7367,6 +7433,7 @@ static const Test tests[] = {
     {"rank1_col", t_rank1_col},
     {"carry_fold", t_carry_fold},
     {"carry_dot", t_carry_dot},
+    {"arg_value", t_arg_value},
     {"carry_per_column", t_carry_per_column},
     {"copy_halves", t_copy_halves},
     {"row_walk", t_row_walk},
