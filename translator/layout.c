@@ -3055,10 +3055,14 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   int eb = elem_bytes[et];
   /* 16-bit elements in pairs, as cvt packs them for stmatrix: m64n256k16's 128 f32 and their 64 f16x2 fit */
   int regs = eb == 2 ? (layout_count(m) + 1) / 2 : layout_count(m) * (eb > 4 ? 2 : 1);
-  if (tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) { /* as it is */
+  /* the staged value lives from just before the store to it: what counts is what is live at
+   * the store, not the kernel's peak (a loop's temporaries and operand tiles are dead after
+   * it: attention backward's dK and dV stores after its loop hold only dk and dv) */
+  int live = tir_value_regs_at(K, op);
+  if (live + regs > TIR_MAX_VALUE_REGS) { /* as it is */
     unstaged(K, op->stmt->loc.line,
              arena_printf(K->a, " into 16-byte runs: its staged value's %d registers a thread would take the values live there to %d, "
-                          "past the budget of %d", regs, tir_value_regs(K) + regs, TIR_MAX_VALUE_REGS));
+                          "past the budget of %d", regs, live + regs, TIR_MAX_VALUE_REGS));
     return true;
   }
   int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;

@@ -2,20 +2,29 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel mma128 (mma-accumulator-128-per-thread-sm80.tl:8): 128 threads
+// mma128 uses 77824 bytes of dynamic shared memory, above the 49152-byte static limit:
+// launch it with that many dynamic bytes after raising
+// cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
+#define TILE2CU_DYNAMIC_SMEM_mma128 77824
+
+// kernel mma128 (mma-accumulator-128-per-thread-sm80.tl:10): 128 threads, registers planned for 2 blocks per SM (as many as its shared memory allows)
 //   layout L0: [64, 256], the mma accumulator: warps 1 x 4, each 4 x 8 tiles of 16 x 8: 128 per thread
 //   layout L1: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   layout L2: [32, 256], runs of 8, lanes 1 x 32, warps 4 x 1: 64 per thread
+//   layout L3: [64, 256], runs of 8, lanes 4 x 8, warps 1 x 4, each warp its own 64 x 64 tile: 128 per thread
 //   acc: registers, 128 x f32 per thread (L0)
-//   t2c_v2_s: shared, f16[64, 32], 10240 bytes (shared copy of slice of A at line 13)
-//   t2c_v3_s: shared, f16[32, 256], 33792 bytes (shared copy of slice of B at line 13)
-//   16- and 4-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 4-byte aligned; otherwise single elements
-//   shared memory: 44032 bytes; barriers: 1
-extern "C" __global__ void
+//   t2c_v2_s: shared, f16[64, 32], 10240 bytes (shared copy of slice of A at line 15)
+//   t2c_v3_s: shared, f16[32, 256], 33792 bytes (shared copy of slice of B at line 15)
+//   t2c_epi3_s: shared, f16[64, 256], 33792 bytes (the store at line 17, staged: written in the mma accumulator's layout by each thread's pairs, read back in 16-byte runs by the warp that wrote them)
+//   16-byte accesses when A is 16-byte aligned, B is 16-byte aligned, C is 16-byte aligned; otherwise single elements
+//   shared memory: 77824 bytes, dynamic; barriers: 1, warp barriers (__syncwarp): 1
+extern "C" __global__ void __launch_bounds__(128, 2)
 mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, int M, int K, int N)
 {
-  __shared__ __align__(16) __half t2c_v2_s[5120];
-  __shared__ __align__(16) __half t2c_v3_s[16896];
+  extern __shared__ __align__(1024) unsigned char t2c_smem[];
+  __half *t2c_v2_s = reinterpret_cast<__half *>(t2c_smem + 0);
+  __half *t2c_v3_s = reinterpret_cast<__half *>(t2c_smem + 10240);
+  __half *t2c_epi3_s = reinterpret_cast<__half *>(t2c_smem + 44032);
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   int t2c_ph0 = 0;  // which half of t2c_v2_s this turn uses
@@ -24,14 +33,16 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp, t2c_c2 = lane * 8;  // L2: this thread's first row and column
-  // the fast body moves runs of 16 or 4 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 4);
+  const int t2c_wr3 = 0, t2c_wc3 = warp * 64;  // L3: this warp's tile
+  const int t2c_r3 = t2c_wr3 + lane / 8, t2c_c3 = t2c_wc3 + lane % 8 * 8;  // and this thread's first row and column
+  // the fast body moves runs of 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(A, 16) && t2c::aligned(B, 16) && t2c::aligned(C, 16);
   if (t2c_fast) {
-    // mma-accumulator-128-per-thread-sm80.tl:9: var m0 = ctx.block.y * 64
+    // mma-accumulator-128-per-thread-sm80.tl:11: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // mma-accumulator-128-per-thread-sm80.tl:10: var n0 = ctx.block.x * 256
+    // mma-accumulator-128-per-thread-sm80.tl:12: var n0 = ctx.block.x * 256
     int n0 = (int)blockIdx.x * 256;
-    // mma-accumulator-128-per-thread-sm80.tl:11: var acc: tile<f32>[64, 256] = 0.0
+    // mma-accumulator-128-per-thread-sm80.tl:13: var acc: tile<f32>[64, 256] = 0.0
     float acc[128];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -161,9 +172,9 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
     acc[125] = 0.0f;
     acc[126] = 0.0f;
     acc[127] = 0.0f;
-    // mma-accumulator-128-per-thread-sm80.tl:12: for k0 in range(0, K, 32) {
+    // mma-accumulator-128-per-thread-sm80.tl:14: for k0 in range(0, K, 32) {
     for (int k0 = 0; k0 < K; k0 += 32) {
-      // mma-accumulator-128-per-thread-sm80.tl:13: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 256])
+      // mma-accumulator-128-per-thread-sm80.tl:15: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 256])
       __half t2c_v2[16];
       const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1));
       t2c_v2[0] = t2c_w0.v[0];
@@ -268,7 +279,7 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 20) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[40], t2c_v3[41], t2c_v3[42], t2c_v3[43], t2c_v3[44], t2c_v3[45], t2c_v3[46], t2c_v3[47]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 24) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[48], t2c_v3[49], t2c_v3[50], t2c_v3[51], t2c_v3[52], t2c_v3[53], t2c_v3[54], t2c_v3[55]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 28) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[56], t2c_v3[57], t2c_v3[58], t2c_v3[59], t2c_v3[60], t2c_v3[61], t2c_v3[62], t2c_v3[63]}});
-      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 13, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 4, each 4 x 8 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k10 = 0; t2c_k10 < 32; t2c_k10 += 16) {
@@ -326,77 +337,223 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
         t2c::mma_16816_f16(acc[110], acc[111], acc[126], acc[127], t2c_a3, t2c_b7);
       }
     }
-    // mma-accumulator-128-per-thread-sm80.tl:15: C[m0 :+ 64, n0 :+ 256] = f16(acc)
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[0]), t2c::cvt<__half>(acc[1])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[2]), t2c::cvt<__half>(acc[3])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[4]), t2c::cvt<__half>(acc[5])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[6]), t2c::cvt<__half>(acc[7])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[8]), t2c::cvt<__half>(acc[9])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[10]), t2c::cvt<__half>(acc[11])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[12]), t2c::cvt<__half>(acc[13])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[14]), t2c::cvt<__half>(acc[15])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[16]), t2c::cvt<__half>(acc[17])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[18]), t2c::cvt<__half>(acc[19])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[20]), t2c::cvt<__half>(acc[21])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[22]), t2c::cvt<__half>(acc[23])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[24]), t2c::cvt<__half>(acc[25])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[26]), t2c::cvt<__half>(acc[27])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[28]), t2c::cvt<__half>(acc[29])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[30]), t2c::cvt<__half>(acc[31])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[32]), t2c::cvt<__half>(acc[33])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[34]), t2c::cvt<__half>(acc[35])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[36]), t2c::cvt<__half>(acc[37])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[38]), t2c::cvt<__half>(acc[39])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[40]), t2c::cvt<__half>(acc[41])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[42]), t2c::cvt<__half>(acc[43])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[44]), t2c::cvt<__half>(acc[45])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[46]), t2c::cvt<__half>(acc[47])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[48]), t2c::cvt<__half>(acc[49])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[50]), t2c::cvt<__half>(acc[51])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[52]), t2c::cvt<__half>(acc[53])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[54]), t2c::cvt<__half>(acc[55])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[56]), t2c::cvt<__half>(acc[57])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[58]), t2c::cvt<__half>(acc[59])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[60]), t2c::cvt<__half>(acc[61])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[62]), t2c::cvt<__half>(acc[63])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[64]), t2c::cvt<__half>(acc[65])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[66]), t2c::cvt<__half>(acc[67])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[68]), t2c::cvt<__half>(acc[69])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[70]), t2c::cvt<__half>(acc[71])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[72]), t2c::cvt<__half>(acc[73])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[74]), t2c::cvt<__half>(acc[75])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[76]), t2c::cvt<__half>(acc[77])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[78]), t2c::cvt<__half>(acc[79])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[80]), t2c::cvt<__half>(acc[81])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[82]), t2c::cvt<__half>(acc[83])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[84]), t2c::cvt<__half>(acc[85])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[86]), t2c::cvt<__half>(acc[87])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[88]), t2c::cvt<__half>(acc[89])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[90]), t2c::cvt<__half>(acc[91])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[92]), t2c::cvt<__half>(acc[93])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[94]), t2c::cvt<__half>(acc[95])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[96]), t2c::cvt<__half>(acc[97])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[98]), t2c::cvt<__half>(acc[99])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[100]), t2c::cvt<__half>(acc[101])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[102]), t2c::cvt<__half>(acc[103])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[104]), t2c::cvt<__half>(acc[105])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[106]), t2c::cvt<__half>(acc[107])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[108]), t2c::cvt<__half>(acc[109])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[110]), t2c::cvt<__half>(acc[111])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[112]), t2c::cvt<__half>(acc[113])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 8), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[114]), t2c::cvt<__half>(acc[115])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 16), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[116]), t2c::cvt<__half>(acc[117])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 24), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[118]), t2c::cvt<__half>(acc[119])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 32), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[120]), t2c::cvt<__half>(acc[121])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 40), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[122]), t2c::cvt<__half>(acc[123])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 48), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[124]), t2c::cvt<__half>(acc[125])}});
-    t2c::stg_vec<2>(C + ((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 56), t2c::Vec<__half, 2>{{t2c::cvt<__half>(acc[126]), t2c::cvt<__half>(acc[127])}});
+    // mma-accumulator-128-per-thread-sm80.tl:17: C[m0 :+ 64, n0 :+ 256] = f16(acc)
+    __half t2c_epi3[128];
+    t2c_epi3[0] = t2c::cvt<__half>(acc[0]);
+    t2c_epi3[1] = t2c::cvt<__half>(acc[1]);
+    t2c_epi3[2] = t2c::cvt<__half>(acc[2]);
+    t2c_epi3[3] = t2c::cvt<__half>(acc[3]);
+    t2c_epi3[4] = t2c::cvt<__half>(acc[4]);
+    t2c_epi3[5] = t2c::cvt<__half>(acc[5]);
+    t2c_epi3[6] = t2c::cvt<__half>(acc[6]);
+    t2c_epi3[7] = t2c::cvt<__half>(acc[7]);
+    t2c_epi3[8] = t2c::cvt<__half>(acc[8]);
+    t2c_epi3[9] = t2c::cvt<__half>(acc[9]);
+    t2c_epi3[10] = t2c::cvt<__half>(acc[10]);
+    t2c_epi3[11] = t2c::cvt<__half>(acc[11]);
+    t2c_epi3[12] = t2c::cvt<__half>(acc[12]);
+    t2c_epi3[13] = t2c::cvt<__half>(acc[13]);
+    t2c_epi3[14] = t2c::cvt<__half>(acc[14]);
+    t2c_epi3[15] = t2c::cvt<__half>(acc[15]);
+    t2c_epi3[16] = t2c::cvt<__half>(acc[16]);
+    t2c_epi3[17] = t2c::cvt<__half>(acc[17]);
+    t2c_epi3[18] = t2c::cvt<__half>(acc[18]);
+    t2c_epi3[19] = t2c::cvt<__half>(acc[19]);
+    t2c_epi3[20] = t2c::cvt<__half>(acc[20]);
+    t2c_epi3[21] = t2c::cvt<__half>(acc[21]);
+    t2c_epi3[22] = t2c::cvt<__half>(acc[22]);
+    t2c_epi3[23] = t2c::cvt<__half>(acc[23]);
+    t2c_epi3[24] = t2c::cvt<__half>(acc[24]);
+    t2c_epi3[25] = t2c::cvt<__half>(acc[25]);
+    t2c_epi3[26] = t2c::cvt<__half>(acc[26]);
+    t2c_epi3[27] = t2c::cvt<__half>(acc[27]);
+    t2c_epi3[28] = t2c::cvt<__half>(acc[28]);
+    t2c_epi3[29] = t2c::cvt<__half>(acc[29]);
+    t2c_epi3[30] = t2c::cvt<__half>(acc[30]);
+    t2c_epi3[31] = t2c::cvt<__half>(acc[31]);
+    t2c_epi3[32] = t2c::cvt<__half>(acc[32]);
+    t2c_epi3[33] = t2c::cvt<__half>(acc[33]);
+    t2c_epi3[34] = t2c::cvt<__half>(acc[34]);
+    t2c_epi3[35] = t2c::cvt<__half>(acc[35]);
+    t2c_epi3[36] = t2c::cvt<__half>(acc[36]);
+    t2c_epi3[37] = t2c::cvt<__half>(acc[37]);
+    t2c_epi3[38] = t2c::cvt<__half>(acc[38]);
+    t2c_epi3[39] = t2c::cvt<__half>(acc[39]);
+    t2c_epi3[40] = t2c::cvt<__half>(acc[40]);
+    t2c_epi3[41] = t2c::cvt<__half>(acc[41]);
+    t2c_epi3[42] = t2c::cvt<__half>(acc[42]);
+    t2c_epi3[43] = t2c::cvt<__half>(acc[43]);
+    t2c_epi3[44] = t2c::cvt<__half>(acc[44]);
+    t2c_epi3[45] = t2c::cvt<__half>(acc[45]);
+    t2c_epi3[46] = t2c::cvt<__half>(acc[46]);
+    t2c_epi3[47] = t2c::cvt<__half>(acc[47]);
+    t2c_epi3[48] = t2c::cvt<__half>(acc[48]);
+    t2c_epi3[49] = t2c::cvt<__half>(acc[49]);
+    t2c_epi3[50] = t2c::cvt<__half>(acc[50]);
+    t2c_epi3[51] = t2c::cvt<__half>(acc[51]);
+    t2c_epi3[52] = t2c::cvt<__half>(acc[52]);
+    t2c_epi3[53] = t2c::cvt<__half>(acc[53]);
+    t2c_epi3[54] = t2c::cvt<__half>(acc[54]);
+    t2c_epi3[55] = t2c::cvt<__half>(acc[55]);
+    t2c_epi3[56] = t2c::cvt<__half>(acc[56]);
+    t2c_epi3[57] = t2c::cvt<__half>(acc[57]);
+    t2c_epi3[58] = t2c::cvt<__half>(acc[58]);
+    t2c_epi3[59] = t2c::cvt<__half>(acc[59]);
+    t2c_epi3[60] = t2c::cvt<__half>(acc[60]);
+    t2c_epi3[61] = t2c::cvt<__half>(acc[61]);
+    t2c_epi3[62] = t2c::cvt<__half>(acc[62]);
+    t2c_epi3[63] = t2c::cvt<__half>(acc[63]);
+    t2c_epi3[64] = t2c::cvt<__half>(acc[64]);
+    t2c_epi3[65] = t2c::cvt<__half>(acc[65]);
+    t2c_epi3[66] = t2c::cvt<__half>(acc[66]);
+    t2c_epi3[67] = t2c::cvt<__half>(acc[67]);
+    t2c_epi3[68] = t2c::cvt<__half>(acc[68]);
+    t2c_epi3[69] = t2c::cvt<__half>(acc[69]);
+    t2c_epi3[70] = t2c::cvt<__half>(acc[70]);
+    t2c_epi3[71] = t2c::cvt<__half>(acc[71]);
+    t2c_epi3[72] = t2c::cvt<__half>(acc[72]);
+    t2c_epi3[73] = t2c::cvt<__half>(acc[73]);
+    t2c_epi3[74] = t2c::cvt<__half>(acc[74]);
+    t2c_epi3[75] = t2c::cvt<__half>(acc[75]);
+    t2c_epi3[76] = t2c::cvt<__half>(acc[76]);
+    t2c_epi3[77] = t2c::cvt<__half>(acc[77]);
+    t2c_epi3[78] = t2c::cvt<__half>(acc[78]);
+    t2c_epi3[79] = t2c::cvt<__half>(acc[79]);
+    t2c_epi3[80] = t2c::cvt<__half>(acc[80]);
+    t2c_epi3[81] = t2c::cvt<__half>(acc[81]);
+    t2c_epi3[82] = t2c::cvt<__half>(acc[82]);
+    t2c_epi3[83] = t2c::cvt<__half>(acc[83]);
+    t2c_epi3[84] = t2c::cvt<__half>(acc[84]);
+    t2c_epi3[85] = t2c::cvt<__half>(acc[85]);
+    t2c_epi3[86] = t2c::cvt<__half>(acc[86]);
+    t2c_epi3[87] = t2c::cvt<__half>(acc[87]);
+    t2c_epi3[88] = t2c::cvt<__half>(acc[88]);
+    t2c_epi3[89] = t2c::cvt<__half>(acc[89]);
+    t2c_epi3[90] = t2c::cvt<__half>(acc[90]);
+    t2c_epi3[91] = t2c::cvt<__half>(acc[91]);
+    t2c_epi3[92] = t2c::cvt<__half>(acc[92]);
+    t2c_epi3[93] = t2c::cvt<__half>(acc[93]);
+    t2c_epi3[94] = t2c::cvt<__half>(acc[94]);
+    t2c_epi3[95] = t2c::cvt<__half>(acc[95]);
+    t2c_epi3[96] = t2c::cvt<__half>(acc[96]);
+    t2c_epi3[97] = t2c::cvt<__half>(acc[97]);
+    t2c_epi3[98] = t2c::cvt<__half>(acc[98]);
+    t2c_epi3[99] = t2c::cvt<__half>(acc[99]);
+    t2c_epi3[100] = t2c::cvt<__half>(acc[100]);
+    t2c_epi3[101] = t2c::cvt<__half>(acc[101]);
+    t2c_epi3[102] = t2c::cvt<__half>(acc[102]);
+    t2c_epi3[103] = t2c::cvt<__half>(acc[103]);
+    t2c_epi3[104] = t2c::cvt<__half>(acc[104]);
+    t2c_epi3[105] = t2c::cvt<__half>(acc[105]);
+    t2c_epi3[106] = t2c::cvt<__half>(acc[106]);
+    t2c_epi3[107] = t2c::cvt<__half>(acc[107]);
+    t2c_epi3[108] = t2c::cvt<__half>(acc[108]);
+    t2c_epi3[109] = t2c::cvt<__half>(acc[109]);
+    t2c_epi3[110] = t2c::cvt<__half>(acc[110]);
+    t2c_epi3[111] = t2c::cvt<__half>(acc[111]);
+    t2c_epi3[112] = t2c::cvt<__half>(acc[112]);
+    t2c_epi3[113] = t2c::cvt<__half>(acc[113]);
+    t2c_epi3[114] = t2c::cvt<__half>(acc[114]);
+    t2c_epi3[115] = t2c::cvt<__half>(acc[115]);
+    t2c_epi3[116] = t2c::cvt<__half>(acc[116]);
+    t2c_epi3[117] = t2c::cvt<__half>(acc[117]);
+    t2c_epi3[118] = t2c::cvt<__half>(acc[118]);
+    t2c_epi3[119] = t2c::cvt<__half>(acc[119]);
+    t2c_epi3[120] = t2c::cvt<__half>(acc[120]);
+    t2c_epi3[121] = t2c::cvt<__half>(acc[121]);
+    t2c_epi3[122] = t2c::cvt<__half>(acc[122]);
+    t2c_epi3[123] = t2c::cvt<__half>(acc[123]);
+    t2c_epi3[124] = t2c::cvt<__half>(acc[124]);
+    t2c_epi3[125] = t2c::cvt<__half>(acc[125]);
+    t2c_epi3[126] = t2c::cvt<__half>(acc[126]);
+    t2c_epi3[127] = t2c::cvt<__half>(acc[127]);
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[0], t2c_epi3[1]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[2], t2c_epi3[3]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[4], t2c_epi3[5]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[6], t2c_epi3[7]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[8], t2c_epi3[9]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[10], t2c_epi3[11]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[12], t2c_epi3[13]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[14], t2c_epi3[15]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[16], t2c_epi3[17]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[18], t2c_epi3[19]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[20], t2c_epi3[21]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[22], t2c_epi3[23]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[24], t2c_epi3[25]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[26], t2c_epi3[27]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[28], t2c_epi3[29]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[30], t2c_epi3[31]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[32], t2c_epi3[33]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[34], t2c_epi3[35]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[36], t2c_epi3[37]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[38], t2c_epi3[39]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[40], t2c_epi3[41]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[42], t2c_epi3[43]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[44], t2c_epi3[45]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[46], t2c_epi3[47]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[48], t2c_epi3[49]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[50], t2c_epi3[51]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[52], t2c_epi3[53]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[54], t2c_epi3[55]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[56], t2c_epi3[57]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[58], t2c_epi3[59]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[60], t2c_epi3[61]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[62], t2c_epi3[63]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[64], t2c_epi3[65]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[66], t2c_epi3[67]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[68], t2c_epi3[69]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[70], t2c_epi3[71]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[72], t2c_epi3[73]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[74], t2c_epi3[75]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[76], t2c_epi3[77]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[78], t2c_epi3[79]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[80], t2c_epi3[81]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[82], t2c_epi3[83]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[84], t2c_epi3[85]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[86], t2c_epi3[87]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[88], t2c_epi3[89]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[90], t2c_epi3[91]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[92], t2c_epi3[93]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[94], t2c_epi3[95]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[96], t2c_epi3[97]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[98], t2c_epi3[99]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[100], t2c_epi3[101]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[102], t2c_epi3[103]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[104], t2c_epi3[105]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[106], t2c_epi3[107]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[108], t2c_epi3[109]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[110], t2c_epi3[111]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[112], t2c_epi3[113]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[114], t2c_epi3[115]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[116], t2c_epi3[117]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[118], t2c_epi3[119]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[120], t2c_epi3[121]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[122], t2c_epi3[123]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[124], t2c_epi3[125]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[126], t2c_epi3[127]}});
+    __syncwarp();  // t2c_epi3_s: written at line 17, read here by other threads, all of them in this warp
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[t2c_r3 * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 4) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 8) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 12) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 16) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 20) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 24) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 28) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 32) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 36) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 40) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 44) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 48) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 52) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 56) * 264 + t2c_c3]));
+    t2c::stg_vec<8>(C + ((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3), t2c::lds_vec<8>(&t2c_epi3_s[(t2c_r3 + 60) * 264 + t2c_c3]));
   } else {
-    // mma-accumulator-128-per-thread-sm80.tl:9: var m0 = ctx.block.y * 64
+    // mma-accumulator-128-per-thread-sm80.tl:11: var m0 = ctx.block.y * 64
     int m0 = (int)blockIdx.y * 64;
-    // mma-accumulator-128-per-thread-sm80.tl:10: var n0 = ctx.block.x * 256
+    // mma-accumulator-128-per-thread-sm80.tl:12: var n0 = ctx.block.x * 256
     int n0 = (int)blockIdx.x * 256;
-    // mma-accumulator-128-per-thread-sm80.tl:11: var acc: tile<f32>[64, 256] = 0.0
+    // mma-accumulator-128-per-thread-sm80.tl:13: var acc: tile<f32>[64, 256] = 0.0
     float acc[128];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -526,9 +683,9 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
     acc[125] = 0.0f;
     acc[126] = 0.0f;
     acc[127] = 0.0f;
-    // mma-accumulator-128-per-thread-sm80.tl:12: for k0 in range(0, K, 32) {
+    // mma-accumulator-128-per-thread-sm80.tl:14: for k0 in range(0, K, 32) {
     for (int k0 = 0; k0 < K; k0 += 32) {
-      // mma-accumulator-128-per-thread-sm80.tl:13: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 256])
+      // mma-accumulator-128-per-thread-sm80.tl:15: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 256])
       __half t2c_v2[16];
       t2c_v2[0] = A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1)];
       t2c_v2[1] = A[((long long)(m0 + t2c_r1)) * K + (k0 + t2c_c1 + 1)];
@@ -623,7 +780,7 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 20) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[40], t2c_v3[41], t2c_v3[42], t2c_v3[43], t2c_v3[44], t2c_v3[45], t2c_v3[46], t2c_v3[47]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 24) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[48], t2c_v3[49], t2c_v3[50], t2c_v3[51], t2c_v3[52], t2c_v3[53], t2c_v3[54], t2c_v3[55]}});
       t2c::sts_vec<8>(&t2c_v3_s[t2c_ph1 * 8448 + (t2c_r2 + 28) * 264 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v3[56], t2c_v3[57], t2c_v3[58], t2c_v3[59], t2c_v3[60], t2c_v3[61], t2c_v3[62], t2c_v3[63]}});
-      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 13, read here by other threads
+      __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 15, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 1 x 4, each 4 x 8 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k11 = 0; t2c_k11 < 32; t2c_k11 += 16) {
@@ -681,134 +838,328 @@ mma128(const __half *__restrict__ A, const __half *__restrict__ B, __half *__res
         t2c::mma_16816_f16(acc[110], acc[111], acc[126], acc[127], t2c_a3, t2c_b7);
       }
     }
-    // mma-accumulator-128-per-thread-sm80.tl:15: C[m0 :+ 64, n0 :+ 256] = f16(acc)
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[0]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[1]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[2]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[3]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[4]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[5]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[6]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[7]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[8]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[9]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[10]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[11]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[12]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[13]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[14]);
-    C[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[15]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[16]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[17]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[18]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[19]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[20]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[21]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[22]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[23]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[24]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[25]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[26]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[27]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[28]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[29]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[30]);
-    C[((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[31]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[32]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[33]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[34]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[35]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[36]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[37]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[38]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[39]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[40]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[41]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[42]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[43]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[44]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[45]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[46]);
-    C[((long long)(m0 + t2c_r0 + 16)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[47]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[48]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[49]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[50]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[51]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[52]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[53]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[54]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[55]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[56]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[57]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[58]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[59]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[60]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[61]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[62]);
-    C[((long long)(m0 + t2c_r0 + 24)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[63]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[64]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[65]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[66]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[67]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[68]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[69]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[70]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[71]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[72]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[73]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[74]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[75]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[76]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[77]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[78]);
-    C[((long long)(m0 + t2c_r0 + 32)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[79]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[80]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[81]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[82]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[83]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[84]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[85]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[86]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[87]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[88]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[89]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[90]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[91]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[92]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[93]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[94]);
-    C[((long long)(m0 + t2c_r0 + 40)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[95]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[96]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[97]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[98]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[99]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[100]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[101]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[102]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[103]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[104]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[105]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[106]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[107]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[108]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[109]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[110]);
-    C[((long long)(m0 + t2c_r0 + 48)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[111]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0)] = t2c::cvt<__half>(acc[112]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 1)] = t2c::cvt<__half>(acc[113]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 8)] = t2c::cvt<__half>(acc[114]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 9)] = t2c::cvt<__half>(acc[115]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 16)] = t2c::cvt<__half>(acc[116]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 17)] = t2c::cvt<__half>(acc[117]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 24)] = t2c::cvt<__half>(acc[118]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 25)] = t2c::cvt<__half>(acc[119]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 32)] = t2c::cvt<__half>(acc[120]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 33)] = t2c::cvt<__half>(acc[121]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 40)] = t2c::cvt<__half>(acc[122]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 41)] = t2c::cvt<__half>(acc[123]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 48)] = t2c::cvt<__half>(acc[124]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 49)] = t2c::cvt<__half>(acc[125]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 56)] = t2c::cvt<__half>(acc[126]);
-    C[((long long)(m0 + t2c_r0 + 56)) * N + (n0 + t2c_c0 + 57)] = t2c::cvt<__half>(acc[127]);
+    // mma-accumulator-128-per-thread-sm80.tl:17: C[m0 :+ 64, n0 :+ 256] = f16(acc)
+    __half t2c_epi3[128];
+    t2c_epi3[0] = t2c::cvt<__half>(acc[0]);
+    t2c_epi3[1] = t2c::cvt<__half>(acc[1]);
+    t2c_epi3[2] = t2c::cvt<__half>(acc[2]);
+    t2c_epi3[3] = t2c::cvt<__half>(acc[3]);
+    t2c_epi3[4] = t2c::cvt<__half>(acc[4]);
+    t2c_epi3[5] = t2c::cvt<__half>(acc[5]);
+    t2c_epi3[6] = t2c::cvt<__half>(acc[6]);
+    t2c_epi3[7] = t2c::cvt<__half>(acc[7]);
+    t2c_epi3[8] = t2c::cvt<__half>(acc[8]);
+    t2c_epi3[9] = t2c::cvt<__half>(acc[9]);
+    t2c_epi3[10] = t2c::cvt<__half>(acc[10]);
+    t2c_epi3[11] = t2c::cvt<__half>(acc[11]);
+    t2c_epi3[12] = t2c::cvt<__half>(acc[12]);
+    t2c_epi3[13] = t2c::cvt<__half>(acc[13]);
+    t2c_epi3[14] = t2c::cvt<__half>(acc[14]);
+    t2c_epi3[15] = t2c::cvt<__half>(acc[15]);
+    t2c_epi3[16] = t2c::cvt<__half>(acc[16]);
+    t2c_epi3[17] = t2c::cvt<__half>(acc[17]);
+    t2c_epi3[18] = t2c::cvt<__half>(acc[18]);
+    t2c_epi3[19] = t2c::cvt<__half>(acc[19]);
+    t2c_epi3[20] = t2c::cvt<__half>(acc[20]);
+    t2c_epi3[21] = t2c::cvt<__half>(acc[21]);
+    t2c_epi3[22] = t2c::cvt<__half>(acc[22]);
+    t2c_epi3[23] = t2c::cvt<__half>(acc[23]);
+    t2c_epi3[24] = t2c::cvt<__half>(acc[24]);
+    t2c_epi3[25] = t2c::cvt<__half>(acc[25]);
+    t2c_epi3[26] = t2c::cvt<__half>(acc[26]);
+    t2c_epi3[27] = t2c::cvt<__half>(acc[27]);
+    t2c_epi3[28] = t2c::cvt<__half>(acc[28]);
+    t2c_epi3[29] = t2c::cvt<__half>(acc[29]);
+    t2c_epi3[30] = t2c::cvt<__half>(acc[30]);
+    t2c_epi3[31] = t2c::cvt<__half>(acc[31]);
+    t2c_epi3[32] = t2c::cvt<__half>(acc[32]);
+    t2c_epi3[33] = t2c::cvt<__half>(acc[33]);
+    t2c_epi3[34] = t2c::cvt<__half>(acc[34]);
+    t2c_epi3[35] = t2c::cvt<__half>(acc[35]);
+    t2c_epi3[36] = t2c::cvt<__half>(acc[36]);
+    t2c_epi3[37] = t2c::cvt<__half>(acc[37]);
+    t2c_epi3[38] = t2c::cvt<__half>(acc[38]);
+    t2c_epi3[39] = t2c::cvt<__half>(acc[39]);
+    t2c_epi3[40] = t2c::cvt<__half>(acc[40]);
+    t2c_epi3[41] = t2c::cvt<__half>(acc[41]);
+    t2c_epi3[42] = t2c::cvt<__half>(acc[42]);
+    t2c_epi3[43] = t2c::cvt<__half>(acc[43]);
+    t2c_epi3[44] = t2c::cvt<__half>(acc[44]);
+    t2c_epi3[45] = t2c::cvt<__half>(acc[45]);
+    t2c_epi3[46] = t2c::cvt<__half>(acc[46]);
+    t2c_epi3[47] = t2c::cvt<__half>(acc[47]);
+    t2c_epi3[48] = t2c::cvt<__half>(acc[48]);
+    t2c_epi3[49] = t2c::cvt<__half>(acc[49]);
+    t2c_epi3[50] = t2c::cvt<__half>(acc[50]);
+    t2c_epi3[51] = t2c::cvt<__half>(acc[51]);
+    t2c_epi3[52] = t2c::cvt<__half>(acc[52]);
+    t2c_epi3[53] = t2c::cvt<__half>(acc[53]);
+    t2c_epi3[54] = t2c::cvt<__half>(acc[54]);
+    t2c_epi3[55] = t2c::cvt<__half>(acc[55]);
+    t2c_epi3[56] = t2c::cvt<__half>(acc[56]);
+    t2c_epi3[57] = t2c::cvt<__half>(acc[57]);
+    t2c_epi3[58] = t2c::cvt<__half>(acc[58]);
+    t2c_epi3[59] = t2c::cvt<__half>(acc[59]);
+    t2c_epi3[60] = t2c::cvt<__half>(acc[60]);
+    t2c_epi3[61] = t2c::cvt<__half>(acc[61]);
+    t2c_epi3[62] = t2c::cvt<__half>(acc[62]);
+    t2c_epi3[63] = t2c::cvt<__half>(acc[63]);
+    t2c_epi3[64] = t2c::cvt<__half>(acc[64]);
+    t2c_epi3[65] = t2c::cvt<__half>(acc[65]);
+    t2c_epi3[66] = t2c::cvt<__half>(acc[66]);
+    t2c_epi3[67] = t2c::cvt<__half>(acc[67]);
+    t2c_epi3[68] = t2c::cvt<__half>(acc[68]);
+    t2c_epi3[69] = t2c::cvt<__half>(acc[69]);
+    t2c_epi3[70] = t2c::cvt<__half>(acc[70]);
+    t2c_epi3[71] = t2c::cvt<__half>(acc[71]);
+    t2c_epi3[72] = t2c::cvt<__half>(acc[72]);
+    t2c_epi3[73] = t2c::cvt<__half>(acc[73]);
+    t2c_epi3[74] = t2c::cvt<__half>(acc[74]);
+    t2c_epi3[75] = t2c::cvt<__half>(acc[75]);
+    t2c_epi3[76] = t2c::cvt<__half>(acc[76]);
+    t2c_epi3[77] = t2c::cvt<__half>(acc[77]);
+    t2c_epi3[78] = t2c::cvt<__half>(acc[78]);
+    t2c_epi3[79] = t2c::cvt<__half>(acc[79]);
+    t2c_epi3[80] = t2c::cvt<__half>(acc[80]);
+    t2c_epi3[81] = t2c::cvt<__half>(acc[81]);
+    t2c_epi3[82] = t2c::cvt<__half>(acc[82]);
+    t2c_epi3[83] = t2c::cvt<__half>(acc[83]);
+    t2c_epi3[84] = t2c::cvt<__half>(acc[84]);
+    t2c_epi3[85] = t2c::cvt<__half>(acc[85]);
+    t2c_epi3[86] = t2c::cvt<__half>(acc[86]);
+    t2c_epi3[87] = t2c::cvt<__half>(acc[87]);
+    t2c_epi3[88] = t2c::cvt<__half>(acc[88]);
+    t2c_epi3[89] = t2c::cvt<__half>(acc[89]);
+    t2c_epi3[90] = t2c::cvt<__half>(acc[90]);
+    t2c_epi3[91] = t2c::cvt<__half>(acc[91]);
+    t2c_epi3[92] = t2c::cvt<__half>(acc[92]);
+    t2c_epi3[93] = t2c::cvt<__half>(acc[93]);
+    t2c_epi3[94] = t2c::cvt<__half>(acc[94]);
+    t2c_epi3[95] = t2c::cvt<__half>(acc[95]);
+    t2c_epi3[96] = t2c::cvt<__half>(acc[96]);
+    t2c_epi3[97] = t2c::cvt<__half>(acc[97]);
+    t2c_epi3[98] = t2c::cvt<__half>(acc[98]);
+    t2c_epi3[99] = t2c::cvt<__half>(acc[99]);
+    t2c_epi3[100] = t2c::cvt<__half>(acc[100]);
+    t2c_epi3[101] = t2c::cvt<__half>(acc[101]);
+    t2c_epi3[102] = t2c::cvt<__half>(acc[102]);
+    t2c_epi3[103] = t2c::cvt<__half>(acc[103]);
+    t2c_epi3[104] = t2c::cvt<__half>(acc[104]);
+    t2c_epi3[105] = t2c::cvt<__half>(acc[105]);
+    t2c_epi3[106] = t2c::cvt<__half>(acc[106]);
+    t2c_epi3[107] = t2c::cvt<__half>(acc[107]);
+    t2c_epi3[108] = t2c::cvt<__half>(acc[108]);
+    t2c_epi3[109] = t2c::cvt<__half>(acc[109]);
+    t2c_epi3[110] = t2c::cvt<__half>(acc[110]);
+    t2c_epi3[111] = t2c::cvt<__half>(acc[111]);
+    t2c_epi3[112] = t2c::cvt<__half>(acc[112]);
+    t2c_epi3[113] = t2c::cvt<__half>(acc[113]);
+    t2c_epi3[114] = t2c::cvt<__half>(acc[114]);
+    t2c_epi3[115] = t2c::cvt<__half>(acc[115]);
+    t2c_epi3[116] = t2c::cvt<__half>(acc[116]);
+    t2c_epi3[117] = t2c::cvt<__half>(acc[117]);
+    t2c_epi3[118] = t2c::cvt<__half>(acc[118]);
+    t2c_epi3[119] = t2c::cvt<__half>(acc[119]);
+    t2c_epi3[120] = t2c::cvt<__half>(acc[120]);
+    t2c_epi3[121] = t2c::cvt<__half>(acc[121]);
+    t2c_epi3[122] = t2c::cvt<__half>(acc[122]);
+    t2c_epi3[123] = t2c::cvt<__half>(acc[123]);
+    t2c_epi3[124] = t2c::cvt<__half>(acc[124]);
+    t2c_epi3[125] = t2c::cvt<__half>(acc[125]);
+    t2c_epi3[126] = t2c::cvt<__half>(acc[126]);
+    t2c_epi3[127] = t2c::cvt<__half>(acc[127]);
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[0], t2c_epi3[1]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[2], t2c_epi3[3]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[4], t2c_epi3[5]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[6], t2c_epi3[7]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[8], t2c_epi3[9]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[10], t2c_epi3[11]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[12], t2c_epi3[13]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[t2c_r0 * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[14], t2c_epi3[15]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[16], t2c_epi3[17]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[18], t2c_epi3[19]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[20], t2c_epi3[21]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[22], t2c_epi3[23]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[24], t2c_epi3[25]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[26], t2c_epi3[27]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[28], t2c_epi3[29]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 8) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[30], t2c_epi3[31]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[32], t2c_epi3[33]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[34], t2c_epi3[35]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[36], t2c_epi3[37]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[38], t2c_epi3[39]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[40], t2c_epi3[41]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[42], t2c_epi3[43]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[44], t2c_epi3[45]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 16) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[46], t2c_epi3[47]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[48], t2c_epi3[49]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[50], t2c_epi3[51]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[52], t2c_epi3[53]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[54], t2c_epi3[55]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[56], t2c_epi3[57]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[58], t2c_epi3[59]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[60], t2c_epi3[61]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 24) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[62], t2c_epi3[63]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[64], t2c_epi3[65]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[66], t2c_epi3[67]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[68], t2c_epi3[69]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[70], t2c_epi3[71]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[72], t2c_epi3[73]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[74], t2c_epi3[75]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[76], t2c_epi3[77]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 32) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[78], t2c_epi3[79]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[80], t2c_epi3[81]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[82], t2c_epi3[83]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[84], t2c_epi3[85]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[86], t2c_epi3[87]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[88], t2c_epi3[89]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[90], t2c_epi3[91]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[92], t2c_epi3[93]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 40) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[94], t2c_epi3[95]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[96], t2c_epi3[97]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[98], t2c_epi3[99]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[100], t2c_epi3[101]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[102], t2c_epi3[103]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[104], t2c_epi3[105]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[106], t2c_epi3[107]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[108], t2c_epi3[109]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 48) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[110], t2c_epi3[111]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0], t2c::Vec<__half, 2>{{t2c_epi3[112], t2c_epi3[113]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_epi3[114], t2c_epi3[115]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_epi3[116], t2c_epi3[117]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_epi3[118], t2c_epi3[119]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 32], t2c::Vec<__half, 2>{{t2c_epi3[120], t2c_epi3[121]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 40], t2c::Vec<__half, 2>{{t2c_epi3[122], t2c_epi3[123]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 48], t2c::Vec<__half, 2>{{t2c_epi3[124], t2c_epi3[125]}});
+    t2c::sts_vec<2>(&t2c_epi3_s[(t2c_r0 + 56) * 264 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_epi3[126], t2c_epi3[127]}});
+    __syncwarp();  // t2c_epi3_s: written at line 17, read here by other threads, all of them in this warp
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3)] = t2c_epi3_s[t2c_r3 * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[t2c_r3 * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[t2c_r3 * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[t2c_r3 * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[t2c_r3 * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[t2c_r3 * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[t2c_r3 * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[t2c_r3 * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 4)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 4) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 8)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 8) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 12)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 12) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 16)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 16) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 20)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 20) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 24)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 24) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 28)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 28) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 32)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 32) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 36)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 36) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 40)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 40) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 44)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 44) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 48)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 48) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 52)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 52) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 56)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 56) * 264 + (t2c_c3 + 7)];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + t2c_c3];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3 + 1)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + (t2c_c3 + 1)];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3 + 2)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + (t2c_c3 + 2)];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3 + 3)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + (t2c_c3 + 3)];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3 + 4)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + (t2c_c3 + 4)];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3 + 5)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + (t2c_c3 + 5)];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3 + 6)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + (t2c_c3 + 6)];
+    C[((long long)(m0 + t2c_r3 + 60)) * N + (n0 + t2c_c3 + 7)] = t2c_epi3_s[(t2c_r3 + 60) * 264 + (t2c_c3 + 7)];
   }
 }

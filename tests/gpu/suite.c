@@ -911,6 +911,48 @@ static void t_epilogue_loop(Tally *T) {
   }
 }
 
+/* epilogue_after_loop (tests/gpu/epilogue_after_loop.tl): an f16 store staged after a
+ * loop whose dead temporaries once kept it 4-byte pairs; on sm_90, sm_90a and sm_80 at
+ * ragged sizes (N a multiple of 8 or not, K not one of 64, a tile's corner, more than one
+ * k block). The reference: per 64-column block and 64-deep k block, S = A B in double,
+ * h(S) = S + e + t + u + g rounded to f16, times W's diagonal block. */
+static void t_epilogue_after_loop(Tally *T) {
+  static const int MNK[][3] = {{70, 136, 100}, {64, 64, 64}, {5, 3, 7}, {130, 90, 200}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    Rng r = rng_seed("epilogue_after_loop", (uint64_t)c);
+    Call k;
+    call_init(&k, "epilogue_after_loop.tl", "epi_after_loop");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(N, N));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -0.5, 0.5);
+    fill_uniform(B, &r, -0.5, 0.5);
+    fill_uniform(W, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        int n0 = j / 64 * 64;
+        double acc = 0;
+        for (int k0 = 0; k0 < K; k0 += 64)
+          for (int n = n0; n < n0 + 64 && n < N; n++) {
+            double s = 0;
+            for (int kk = k0; kk < k0 + 64 && kk < K; kk++) s += A2(A, i, kk) * A2(B, kk, n);
+            double e = exp2(s * 0.125), t = s * e + 1.0, u = t * e - s, g = u * s + t;
+            acc += round_dt(F16, s + e + t + u + g) * A2(W, n, j);
+          }
+        C->ref[(long long)i * N + j] = round_dt(F16, acc);
+      }
+    C->tol = 1e-2; /* f16 roundings of h(S) in f32 and in double may differ by an ulp */
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", k.target, M, N, K);
+    CHECK(T, call_check(&k, "epilogue_after_loop", l));
+    call_free(&k);
+  }
+}
+
 /* vec_load: 16-byte tile loads (pad -1 past the edge; N a multiple of 4 or 8) */
 static void t_vec_load(Tally *T) {
   static const int MN[][2] = {{37, 200}, {8, 64}, {5, 4}, {20, 1000}};
@@ -7435,6 +7477,7 @@ static const Test tests[] = {
     {"carry_dot", t_carry_dot},
     {"arg_value", t_arg_value},
     {"carry_per_column", t_carry_per_column},
+    {"epilogue_after_loop", t_epilogue_after_loop},
     {"copy_halves", t_copy_halves},
     {"row_walk", t_row_walk},
     {"conv_before_loop", t_conv_before_loop},
