@@ -78,6 +78,12 @@ void arena_free(Arena *a) {
   a->head = NULL;
 }
 
+bool vec_has(const PtrVec *v, const void *p) {
+  for (int i = 0; i < v->len; i++)
+    if (v->items[i] == p) return true;
+  return false;
+}
+
 void vec_push(Arena *a, PtrVec *v, void *p) {
   if (v->len == v->cap) {
     int cap = v->cap ? v->cap * 2 : 8;

@@ -60,12 +60,6 @@ typedef struct Lower {
                             the block the loop is in (a later loop there reads them as they are) */
 } Lower;
 
-static bool in_vec(const PtrVec *v, const void *p) {
-  for (int i = 0; i < v->len; i++)
-    if (v->items[i] == p) return true;
-  return false;
-}
-
 static void drop(PtrVec *v, const void *p) {
   for (int i = 0; i < v->len; i++)
     if (v->items[i] == p) v->items[i--] = v->items[--v->len];
@@ -428,7 +422,7 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
     return bi;
   }
   /* once per statement, and not at all while the copy is current */
-  if (in_vec(&L->spilled, cb) || in_vec(&L->current, cb)) return bi;
+  if (vec_has(&L->spilled, cb) || vec_has(&L->current, cb)) return bi;
   vec_push(K->a, &L->spilled, cb);
   vec_push(K->a, &L->current, cb);
   TirOp *op = op_new(L, b, TO_SPILL);
@@ -1539,14 +1533,6 @@ static bool held_elsewhere(const TirKernel *K, const TirBlock *blk, const TirVar
   return false;
 }
 
-static void drop_op(PtrVec *ops, int k) {
-  TirOp *op = ops->items[k];
-  if (op->first && k + 1 < ops->len && ((TirOp *)ops->items[k + 1])->stmt == op->stmt)
-    ((TirOp *)ops->items[k + 1])->first = true; /* the statement's comment stays */
-  memmove(&ops->items[k], &ops->items[k + 1], (size_t)(ops->len - k - 1) * sizeof ops->items[0]);
-  ops->len--;
-}
-
 /* t, read only at other threads' elements, which are read from the copy, is
  * not held at all: its declaration and the transpose into its registers go,
  * and so does t (nvcc: "set but never used"). */
@@ -1555,19 +1541,13 @@ static void drop_writes(TirBlock *blk, const TirVar *t, const TirOp *b) {
     TirOp *op = blk->ops.items[i];
     drop_writes(&op->body, t, b);
     drop_writes(&op->els, t, b);
-    if (op == b || (op->kind == TO_DECL && op->dst == t)) drop_op(&blk->ops, i);
+    if (op == b || (op->kind == TO_DECL && op->dst == t)) tir_drop_op(&blk->ops, i);
   }
 }
 
 static void drop_unheld(TirKernel *K, TirVar *t, TirOp *b) {
   drop_writes(&K->body, t, b);
-  int n = 0;
-  for (int i = 0; i < K->vars.len; i++)
-    if (K->vars.items[i] != t) {
-      ((TirVar *)K->vars.items[i])->id = n;
-      K->vars.items[n++] = K->vars.items[i];
-    }
-  K->vars.len = n;
+  tir_drop_var(K, t);
 }
 
 static bool one_transposed_copy(TirKernel *K, TirBlock *blk, int i) {
@@ -1612,7 +1592,7 @@ static bool one_transposed_copy(TirKernel *K, TirBlock *blk, int i) {
   tir_buf_size(f);
   a->buf = use.bt;
   *rd = (TirRead){TR_WINDOW, use.bt, 2, {NULL, NULL}, {true, true}, 0};
-  drop_op(ops, k);
+  tir_drop_op(ops, k);
   drop_buf(K, use.bu);
   if (!held) drop_unheld(K, t, b);
   return true;

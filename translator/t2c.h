@@ -53,6 +53,7 @@ typedef struct PtrVec {
   int len, cap;
 } PtrVec;
 void vec_push(Arena *a, PtrVec *v, void *p);
+bool vec_has(const PtrVec *v, const void *p);
 
 /* Growable string buffer, malloc-backed (freed with buf_free). */
 typedef struct Buf {
@@ -1047,6 +1048,10 @@ void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v)
 ElemType tir_acc_type(ElemType t);
 
 TirVar *tir_new_var(TirKernel *K, ElemType elem, int rank, int rows, int cols, const char *what);
+/* Removes v from K->vars (a value no op holds any more), renumbering the others. */
+void tir_drop_var(TirKernel *K, const TirVar *v);
+/* Removes op k of ops; the statement's comment passes to the next op of its statement. */
+void tir_drop_op(PtrVec *ops, int k);
 TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s);
 TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
 TirRead *tir_read(const TirKernel *K, const Expr *x);

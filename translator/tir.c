@@ -25,6 +25,24 @@ TirVar *tir_new_var(TirKernel *K, ElemType elem, int rank, int rows, int cols, c
   return v;
 }
 
+void tir_drop_var(TirKernel *K, const TirVar *v) {
+  int n = 0;
+  for (int i = 0; i < K->vars.len; i++)
+    if (K->vars.items[i] != v) {
+      ((TirVar *)K->vars.items[i])->id = n;
+      K->vars.items[n++] = K->vars.items[i];
+    }
+  K->vars.len = n;
+}
+
+void tir_drop_op(PtrVec *ops, int k) {
+  TirOp *op = ops->items[k];
+  if (op->first && k + 1 < ops->len && ((TirOp *)ops->items[k + 1])->stmt == op->stmt)
+    ((TirOp *)ops->items[k + 1])->first = true; /* the statement's comment stays */
+  memmove(&ops->items[k], &ops->items[k + 1], (size_t)(ops->len - k - 1) * sizeof ops->items[0]);
+  ops->len--;
+}
+
 TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s) {
   TirOp *op = NEW(K->a, TirOp);
   op->kind = kind;

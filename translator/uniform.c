@@ -20,8 +20,6 @@
  */
 #include "t2c.h"
 
-#include <string.h>
-
 static Expr *new_expr(const TirKernel *K, ExprKind kind, const Expr *like) {
   Expr *e = NEW(K->a, Expr); /* zeroed */
   e->kind = kind;
@@ -201,12 +199,6 @@ static TirVar *var_of(const TirKernel *K, const Sym *y) {
   return one;
 }
 
-static bool listed(const PtrVec *l, const void *p) {
-  for (int i = 0; i < l->len; i++)
-    if (l->items[i] == p) return true;
-  return false;
-}
-
 static void inline_mask(TirKernel *K, Masks *m, Expr *c) {
   if (tir_hoisted(K, c) || tir_read(K, c)) return;
   if (c->kind == E_BINARY && (c->u.binary.op == TK_ANDAND || c->u.binary.op == TK_OROR)) {
@@ -224,7 +216,7 @@ static void inline_mask(TirKernel *K, Masks *m, Expr *c) {
   Loc at = c->loc;
   *c = *e; /* the op's own node (as layout.c's recomputed conversions) */
   c->loc = at;
-  if (!listed(&m->vars, v)) vec_push(K->a, &m->vars, v);
+  if (!vec_has(&m->vars, v)) vec_push(K->a, &m->vars, v);
 }
 
 static void mask_wheres(TirKernel *K, Masks *m, Expr *x) {
@@ -270,11 +262,7 @@ static void drop_writes(TirBlock *b, const TirVar *v) {
     TirOp *op = b->ops.items[i];
     drop_writes(&op->body, v);
     drop_writes(&op->els, v);
-    if (op->dst != v) continue;
-    if (op->first && i + 1 < b->ops.len && ((TirOp *)b->ops.items[i + 1])->stmt == op->stmt)
-      ((TirOp *)b->ops.items[i + 1])->first = true; /* the statement's comment stays */
-    memmove(&b->ops.items[i], &b->ops.items[i + 1], (size_t)(b->ops.len - i - 1) * sizeof b->ops.items[0]);
-    b->ops.len--;
+    if (op->dst == v) tir_drop_op(&b->ops, i);
   }
 }
 
@@ -287,12 +275,6 @@ void uniform_masks(TirKernel *K) {
     for (int j = 0; j < K->nbufs; j++) copied |= K->bufs[j].spill_of == v;
     if (copied || read_elsewhere(K, &K->body, v)) continue;
     drop_writes(&K->body, v);
-    int n = 0;
-    for (int j = 0; j < K->vars.len; j++)
-      if (K->vars.items[j] != v) {
-        ((TirVar *)K->vars.items[j])->id = n;
-        K->vars.items[n++] = K->vars.items[j];
-      }
-    K->vars.len = n;
+    tir_drop_var(K, v);
   }
 }
