@@ -759,7 +759,7 @@ static void store_at(Printer *P, const TirOp *op, At at, int n) {
   }
   Buf vals = {0};
   const char *w = NULL, *bop = NULL; /* a read-modify-write (+=): the run read first, and the operator */
-  if (op->op != TK_ASSIGN) {
+  if (op->op != TK_ASSIGN && !op->atomic) {
     w = F("t2c_w%d", P->ctr++);
     const char *t = op_text(op->op);
     bop = arena_strndup(P->a, t, strlen(t) - 1); /* "+=" -> "+" */
@@ -775,8 +775,9 @@ static void store_at(Printer *P, const TirOp *op, At at, int n) {
     }
     buf_printf(&vals, "%s%s", k ? ", " : "", v);
   }
-  const char *st = F("t2c::stg_vec<%d>(%s, t2c::Vec<%s, %d>{{%s}});", n, elem_ptr(P, X, lin), ctype(X->ty.elem), n,
-                     vals.data);
+  /* an atomic_add's run in one update of its elements (layout.c atomic_run) */
+  const char *st = F("t2c::%s<%d>(%s, t2c::Vec<%s, %d>{{%s}});", op->atomic ? "atomic_add_vec" : "stg_vec", n,
+                     elem_ptr(P, X, lin), ctype(X->ty.elem), n, vals.data);
   if (w) {
     buf_free(&vals);
     if (cond) {

@@ -1846,6 +1846,19 @@ static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
   return indices_row_only(K, s, last);
 }
 
+/* The widest run of a thread's elements that one atomic of kind `atomic` updates
+ * (at most vec): a float atomic_add of f16 or bf16 pairs (atomicAdd of __half2 and
+ * __nv_bfloat162, sm_80 on) or of f32 pairs and quads (of float2 and float4, sm_90
+ * on: red.global.v2/v4.f32). Each element is still updated atomically on its own,
+ * which is all the language promises; max and min, integers and f64 have no such
+ * instruction and go element by element. */
+static int atomic_run(const TirKernel *K, int atomic, ElemType e, int vec) {
+  if (atomic != B_ATOMIC_ADD) return 1;
+  int bytes = K->hw->atom_vec_bytes, most = e == T_F32 && bytes >= 8 ? bytes / 4 : (e == T_F16 || e == T_BF16) && bytes >= 4 ? 2 : 1;
+  while (vec > most) vec /= 2;
+  return vec;
+}
+
 static void vector_width(TirKernel *K, TirOp *op) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   int last = X->trank - 1, vec = run_of(op->lay);
@@ -1856,8 +1869,9 @@ static void vector_width(TirKernel *K, TirOp *op) {
   Index *ix = &op->slice->u.index.idx[last];
   /* the run is along the tensor's last dim, from a multiple of the run; a
    * read-modify-write store (+=) reads the run, then writes it (each element is
-   * its thread's); an atomic goes element by element */
-  if (op->kind == TO_STORE && op->atomic) return;
+   * its thread's); an atomic goes element by element but where the path updates a
+   * run at once (a float atomic_add, atomic_run) */
+  if (op->kind == TO_STORE && op->atomic) vec = atomic_run(K, op->atomic, X->ty.elem, vec);
   if (vec < 2 || op->cols == 1) return;
   /* a slice's first column, or a gather's along each row (gather_run) */
   const Expr *first = ix->start;
@@ -1878,7 +1892,7 @@ static void vector_width(TirKernel *K, TirOp *op) {
    * (TirOp.vtail) rather than every run of the kernel (a ragged N of an elementwise
    * kernel took the general body) */
   if (X->tdim_size[last] && !facts_assumed_multiple(K->ki, X->tdim_size[last], vec)) {
-    if (X->trank == 1 && !X->tstride[last] && !op->atomic) op->vtail = true;
+    if (X->trank == 1 && !X->tstride[last]) op->vtail = true;
     else add_check(K, X->tdim_size[last], NULL, vec);
   }
   /* @strided: runs only along a unit innermost stride, from rows that start aligned */

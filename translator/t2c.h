@@ -609,6 +609,8 @@ typedef struct HwPath {
   const char *tma;       /* the bulk tensor copy that fills a wgmma operand's stage ring, with mbarriers, or NULL */
   bool arch_a;           /* only for architecture-specific targets (sm_90a: the config's arch_suffix "a") */
   bool stmatrix;         /* stmatrix.sync.aligned.m8n8 (sm_90 on): 16-bit accumulators to shared memory */
+  int atom_vec_bytes;    /* widest float atomic_add of one thread: 4, f16x2 and bf16x2 pairs (sm_80 on);
+                          * 16, f32 runs of 2 and 4 as well (sm_90 on: red.global.v2/v4.f32); 0, one element */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
 

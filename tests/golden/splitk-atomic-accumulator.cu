@@ -12,7 +12,7 @@
 //   t2c_mbar0: shared, 6 mbarriers, 48 bytes (the mbarriers of the TMA ring of the loop at line 17: 3 full, 3 empty)
 //   t2c_tmap_A: the tensor map of A, boxes of 64 x 32, 64-byte swizzle (a parameter after the sizes: the launcher builds it)
 //   t2c_tmap_B: the tensor map of B, boxes of 32 x 64, 128-byte swizzle (a parameter after the sizes: the launcher builds it)
-//   TMA boxes when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned; otherwise single elements
+//   TMA boxes and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, N % 8 == 0, B is 16-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 24624 bytes; barriers: 1
 extern "C" __global__ void
 splitk(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict__ C, int M, int K, int N, const __grid_constant__ t2c::TensorMap t2c_tmap_A, const __grid_constant__ t2c::TensorMap t2c_tmap_B)
@@ -26,8 +26,8 @@ splitk(const __half *__restrict__ A, const __half *__restrict__ B, float *__rest
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
-  // the fast body moves TMA boxes; the general one, single elements
-  const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16);
+  // the fast body moves TMA boxes and runs of 8 bytes; the general one, single elements
+  const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && N % 8 == 0 && t2c::aligned(B, 16) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // splitk-atomic-accumulator.tl:11: var m0 = ctx.block.y * BM
     int m0 = (int)blockIdx.y * 64;
@@ -110,38 +110,22 @@ splitk(const __half *__restrict__ A, const __half *__restrict__ B, float *__rest
     t2c::wgmma_wait<0>();  // the loop's last wgmma has completed
     t2c::wgmma_fence_operand(acc);
     // splitk-atomic-accumulator.tl:20: atomic_add(C[m0 :+ BM, n0 :+ BN], acc)
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)), acc[0]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)), acc[1]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8)), acc[4]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 9) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 9)), acc[5]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16)), acc[8]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 17) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 17)), acc[9]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24)), acc[12]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 25) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 25)), acc[13]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32)), acc[16]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 33) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 33)), acc[17]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 40) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 40)), acc[20]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 41) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 41)), acc[21]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 48) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 48)), acc[24]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 49) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 49)), acc[25]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 56) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 56)), acc[28]);
-    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 57) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 57)), acc[29]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0)), acc[2]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 1) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 1)), acc[3]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8)), acc[6]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 9) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 9)), acc[7]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16)), acc[10]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 17) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 17)), acc[11]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24)), acc[14]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 25) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 25)), acc[15]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 32) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 32)), acc[18]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 33) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 33)), acc[19]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 40) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 40)), acc[22]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 41) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 41)), acc[23]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 48) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 48)), acc[26]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 49) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 49)), acc[27]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 56) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 56)), acc[30]);
-    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 57) < N) t2c::atomic_add(C + (((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 57)), acc[31]);
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[0], acc[1]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 8) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[4], acc[5]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 16) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[8], acc[9]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 24) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[12], acc[13]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 32) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 32), t2c::Vec<float, 2>{{acc[16], acc[17]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 40) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 40), t2c::Vec<float, 2>{{acc[20], acc[21]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 48) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 48), t2c::Vec<float, 2>{{acc[24], acc[25]}});
+    if ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 56) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 56), t2c::Vec<float, 2>{{acc[28], acc[29]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0), t2c::Vec<float, 2>{{acc[2], acc[3]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 8) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 8), t2c::Vec<float, 2>{{acc[6], acc[7]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 16) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 16), t2c::Vec<float, 2>{{acc[10], acc[11]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 24) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 24), t2c::Vec<float, 2>{{acc[14], acc[15]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 32) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 32), t2c::Vec<float, 2>{{acc[18], acc[19]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 40) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 40), t2c::Vec<float, 2>{{acc[22], acc[23]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 48) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 48), t2c::Vec<float, 2>{{acc[26], acc[27]}});
+    if ((m0 + t2c_r0 + 8) < M && (n0 + t2c_c0 + 56) < N) t2c::atomic_add_vec<2>(C + ((long long)(m0 + t2c_r0 + 8)) * N + (n0 + t2c_c0 + 56), t2c::Vec<float, 2>{{acc[30], acc[31]}});
   } else {
     // splitk-atomic-accumulator.tl:11: var m0 = ctx.block.y * BM
     int m0 = (int)blockIdx.y * 64;

@@ -591,6 +591,13 @@ template <typename T> T2C_DEVICE void atomic_add(::t2c_sim::checked_ptr<T> g, ty
 template <typename T> T2C_DEVICE void atomic_max(::t2c_sim::checked_ptr<T> g, typename std::common_type<T>::type v) {
   atomic_update_(g, [v](T e) { return atomic_before_(e, v) ? v : e; });
 }
+// A run of N elements added at once (the GPU's float2/float4 and half2 atomics):
+// aligned to the run's bytes as the instruction requires, each element an update
+// of its own, as on the GPU.
+template <int N, typename T> T2C_DEVICE void atomic_add_vec(::t2c_sim::checked_ptr<T> g, const Vec<T, N> &w) {
+  check_run_(g, N, false);
+  for (int k = 0; k < N; k++) atomic_add(g + k, w.v[k]);
+}
 template <typename T> T2C_DEVICE void atomic_min(::t2c_sim::checked_ptr<T> g, typename std::common_type<T>::type v) {
   atomic_update_(g, [v](T e) { return atomic_before_(v, e) ? v : e; });
 }
@@ -607,6 +614,30 @@ T2C_DEVICE void atomic_add(__half *p, __half v) { atomicAdd(p, v); }
 #endif
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 T2C_DEVICE void atomic_add(__nv_bfloat16 *p, __nv_bfloat16 v) { atomicAdd(p, v); }
+#endif
+// A thread's run of a float atomic_add in one update of its elements (each element
+// atomic on its own; layout.c atomic_run chooses where): f16 and bf16 pairs
+// (atomicAdd of __half2, sm_60 on, and __nv_bfloat162, sm_80 on); f32 pairs and
+// quads (float2 and float4: red.global.v2/v4.f32, sm_90 on). p is aligned to the
+// run (the kernel's fast body tests it).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+template <int N> T2C_DEVICE void atomic_add_vec(float *p, const Vec<float, N> &w) {
+  static_assert(N == 2 || N == 4, "f32 atomic runs are of 2 or 4");
+  if constexpr (N == 2) atomicAdd(reinterpret_cast<float2 *>(p), make_float2(w.v[0], w.v[1]));
+  else atomicAdd(reinterpret_cast<float4 *>(p), make_float4(w.v[0], w.v[1], w.v[2], w.v[3]));
+}
+#endif
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+template <int N> T2C_DEVICE void atomic_add_vec(__half *p, const Vec<__half, N> &w) {
+  static_assert(N == 2, "f16 atomic runs are pairs");
+  atomicAdd(reinterpret_cast<__half2 *>(p), __halves2half2(w.v[0], w.v[1]));
+}
+#endif
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+template <int N> T2C_DEVICE void atomic_add_vec(__nv_bfloat16 *p, const Vec<__nv_bfloat16, N> &w) {
+  static_assert(N == 2, "bf16 atomic runs are pairs");
+  atomicAdd(reinterpret_cast<__nv_bfloat162 *>(p), __halves2bfloat162(w.v[0], w.v[1]));
+}
 #endif
 T2C_DEVICE void atomic_max(int *p, int v) { atomicMax(p, v); }
 T2C_DEVICE void atomic_max(unsigned *p, unsigned v) { atomicMax(p, v); }

@@ -4904,6 +4904,100 @@ static void t_splitk(Tally *T) {
   }
 }
 
+/* atomic_runs: float atomic_adds of a thread's runs in one update (tests/gpu/atomic_runs.tl;
+ * f32 quads on sm_90, f16/bf16 pairs from sm_80), on sm_90 and sm_80, at sizes that take
+ * the fast body (N a multiple of 4) and the general one (N odd), onto the outputs' own
+ * values: a bias gradient's column sums from 4 blocks a column, a rank-1 [N] sum whose
+ * last run reaches past N, f16 and bf16 tiles (one update an element), and an
+ * embedding's backward whose rows repeat (several updates of one element). */
+static void t_atomic_runs(Tally *T) {
+  static const int MN[][2] = {{150, 260}, {37, 129}, {64, 132}, {5, 3}};
+  for (int c = 0; c < 8; c++) {
+    int M = MN[c % 4][0], N = MN[c % 4][1];
+    const char *tg = c >= 4 ? "sm_80" : "sm_90";
+    char l[80];
+    { /* col_sums */
+      Rng r = rng_seed("atomic_runs/col", (uint64_t)c);
+      Call k;
+      call_init(&k, "atomic_runs.tl", "col_sums");
+      snprintf(k.target, sizeof k.target, "%s", tg);
+      Ten *DY = call_in(&k, "DY", F32, 2, SHAPE(M, N));
+      Ten *DB = call_out(&k, "DB", F32, 2, SHAPE(1, N));
+      fill_uniform(DY, &r, -1, 1);
+      DB->init = calloc((size_t)N, sizeof(double));
+      for (int j = 0; j < N; j++) {
+        DB->init[j] = round_dt(F32, rng_uniform(&r, -1, 1));
+        double s = DB->init[j];
+        for (int i = 0; i < M; i++) s += A2(DY, i, j);
+        DB->ref[j] = s;
+      }
+      label(l, sizeof l, "col_sums M=%d N=%d %s", M, N, tg);
+      CHECK(T, call_check(&k, "atomic_runs", l));
+      call_free(&k);
+    }
+    { /* vec_sums: 3 blocks a column, rows 0 .. 23 of X (past R: 0) */
+      int R = M;
+      Rng r = rng_seed("atomic_runs/vec", (uint64_t)c);
+      Call k;
+      call_init(&k, "atomic_runs.tl", "vec_sums");
+      snprintf(k.target, sizeof k.target, "%s", tg);
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(R, N));
+      Ten *V = call_out(&k, "V", F32, 1, SHAPE(N));
+      fill_uniform(X, &r, -1, 1);
+      V->init = calloc((size_t)N, sizeof(double));
+      for (int j = 0; j < N; j++) {
+        V->init[j] = round_dt(F32, rng_uniform(&r, -1, 1));
+        double s = V->init[j];
+        for (int i = 0; i < R && i < 24; i++) s += A2(X, i, j);
+        V->ref[j] = s;
+      }
+      label(l, sizeof l, "vec_sums R=%d N=%d %s", R, N, tg);
+      CHECK(T, call_check(&k, "atomic_runs", l));
+      call_free(&k);
+    }
+    { /* half_sums: one update an element, rounded once to the element's type */
+      Rng r = rng_seed("atomic_runs/half", (uint64_t)c);
+      Call k;
+      call_init(&k, "atomic_runs.tl", "half_sums");
+      snprintf(k.target, sizeof k.target, "%s", tg);
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+      Ten *H = call_out(&k, "H", F16, 2, SHAPE(M, N));
+      Ten *B = call_out(&k, "B", BF16, 2, SHAPE(M, N));
+      fill_uniform(X, &r, -2, 2);
+      H->init = calloc((size_t)H->n, sizeof(double));
+      B->init = calloc((size_t)B->n, sizeof(double));
+      for (long long e = 0; e < H->n; e++) {
+        H->init[e] = round_dt(F16, rng_uniform(&r, -1, 1));
+        B->init[e] = round_dt(BF16, rng_uniform(&r, -1, 1));
+        H->ref[e] = round_dt(F16, H->init[e] + round_dt(F16, X->v[e] * 0.5));
+        B->ref[e] = round_dt(BF16, B->init[e] + round_dt(BF16, X->v[e]));
+      }
+      label(l, sizeof l, "half_sums M=%d N=%d %s", M, N, tg);
+      CHECK(T, call_check(&k, "atomic_runs", l));
+      call_free(&k);
+    }
+    { /* embed_grad: T = M tokens into V = 7 rows (repeats) */
+      int Tn = M, Vn = 7;
+      Rng r = rng_seed("atomic_runs/embed", (uint64_t)c);
+      Call k;
+      call_init(&k, "atomic_runs.tl", "embed_grad");
+      snprintf(k.target, sizeof k.target, "%s", tg);
+      Ten *G = call_in(&k, "G", F32, 2, SHAPE(Tn, 64));
+      Ten *I = call_in(&k, "I", I32, 1, SHAPE(Tn));
+      Ten *DW = call_out(&k, "DW", F32, 2, SHAPE(Vn, 64));
+      fill_uniform(G, &r, -1, 1);
+      fill_int(I, &r, 0, Vn - 1);
+      DW->init = calloc((size_t)DW->n, sizeof(double));
+      for (long long e = 0; e < DW->n; e++) DW->ref[e] = DW->init[e] = round_dt(F32, rng_uniform(&r, -1, 1));
+      for (int t = 0; t < Tn; t++)
+        for (int j = 0; j < 64; j++) R2(DW, (int)I->v[t], j) += A2(G, t, j);
+      label(l, sizeof l, "embed_grad T=%d %s", Tn, tg);
+      CHECK(T, call_check(&k, "atomic_runs", l));
+      call_free(&k);
+    }
+  }
+}
+
 /* epilogue_bias: C = relu(A B + bias) in f16 (tests/gpu/epilogue_bias.tl), at
  * ragged sizes: M and N past a tile, K not a multiple of BK, N odd (the general
  * body), one small corner; sm_90 here, make test's sm_90a pass on wgmma with the
@@ -7512,6 +7606,7 @@ static const Test tests[] = {
     {"pipeline_nested", t_pipeline_nested},
     {"pipeline_rotated", t_pipeline_rotated},
     {"splitk", t_splitk},
+    {"atomic_runs", t_atomic_runs},
     {"epilogue_bias", t_epilogue_bias},
     {"inplace", t_inplace},
     {"inplace_loop", t_inplace_loop},

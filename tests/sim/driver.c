@@ -1216,6 +1216,38 @@ static void test_vec_runs(void) {
     fail("aligned, 4-byte address", "t2c::aligned said yes for an address 4 bytes past a 16-byte boundary");
 }
 
+/* t2c::atomic_add_vec: each element of a run added on its own (2 blocks of 64 threads,
+ * so every element takes 64 updates), and a misaligned or out-of-bounds run is an error */
+static void test_atomic_runs(void) {
+  static float f[8] __attribute__((aligned(16)));
+  static uint16_t h[8] __attribute__((aligned(16))), b[8] __attribute__((aligned(16)));
+  int mode = 0;
+  T2cSimTensor tf = tensor(f, 8, 4, "F"), th = tensor(h, 8, 2, "H"), tb = tensor(b, 8, 2, "B");
+  void *args[] = {&tf, &th, &tb, &mode};
+  char err[ERRLEN];
+  Run r = {"atomic_runs", {2, 1, 1}, 64, 0, 2};
+  memset(f, 0, sizeof f), memset(h, 0, sizeof h), memset(b, 0, sizeof b);
+  if (expect_ok("atomic runs", launch(&r, args, 4, 7, err), err)) {
+    for (int i = 0; i < 8; i++) {
+      float want = 64.0f * (float)(i % 4 + 1); /* 64 threads (of 128) add i % 4 + 1 */
+      /* f16 and bf16: 32 threads (of 128) add 1 (even index) or 2 (odd): 32 or 64, exact in both */
+      uint16_t hw = i % 2 ? 0x5400 : 0x5000, bw = i % 2 ? 0x4280 : 0x4200;
+      if (f[i] != want) fail("atomic runs", "F[%d] = %g, want %g", i, f[i], want);
+      if (h[i] != hw) fail("atomic runs", "H[%d] = 0x%04x, want 0x%04x", i, h[i], hw);
+      if (b[i] != bw) fail("atomic runs", "B[%d] = 0x%04x, want 0x%04x", i, b[i], bw);
+    }
+  }
+  mode = 1;
+  expect_err("atomic run misaligned", launch(&r, args, 4, 7, err), err,
+             "misaligned 16-byte store of tensor 'F' at index 1", "thread 5", NULL);
+  mode = 2;
+  expect_err("atomic run out of bounds", launch(&r, args, 4, 7, err), err,
+             "out-of-bounds access of tensor 'F' at index 8", "thread 7", NULL);
+  mode = 3;
+  expect_err("atomic pair misaligned", launch(&r, args, 4, 7, err), err,
+             "misaligned 4-byte store of tensor 'H' at index 3", "thread 2", NULL);
+}
+
 /* A fault the process cannot survive: run it in a child, which must die of
  * SIGSEGV after naming the kernel, block and thread on stderr. */
 static void test_stack_overflow(void) {
@@ -1341,6 +1373,7 @@ int main(int argc, char **argv) {
   test_cp_async();
   test_cp_async_bad();
   test_vec_runs();
+  test_atomic_runs();
   test_tensor_races_intra();
   test_shared_operands();
   test_tensor_races_inter();

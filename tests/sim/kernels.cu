@@ -847,6 +847,27 @@ static void t2c_sim_tramp_vec_runs(void *const *a) {
 }
 T2C_SIM_REGISTER(vec_runs, t2c_sim_tramp_vec_runs)
 
+// atomic_runs: t2c::atomic_add_vec, a run's elements each added atomically. Every
+// thread of 2 blocks of 64 adds {1, 2, 3, 4} at F[4 * (tid % 2)] (F of 8), and
+// {1, 2} at H[2 * (tid % 4)] and B[2 * (tid % 4)] (f16 and bf16 of 8); by mode:
+// 1 PLANTED thread 5's f32 run starts at index 1 (misaligned);
+// 2 PLANTED thread 7's f32 run starts at index 6 (elements 6 .. 9 of 8: out of bounds);
+// 3 PLANTED thread 2's f16 pair starts at index 3 (misaligned).
+extern "C" __global__ void __launch_bounds__(64)
+atomic_runs(t2c_sim::tensor<float> F, t2c_sim::tensor<__half> H, t2c_sim::tensor<__nv_bfloat16> B, int mode)
+{
+  const int tid = threadIdx.x;
+  const int f = mode == 1 && tid == 5 ? 1 : mode == 2 && tid == 7 ? 6 : 4 * (tid % 2);
+  t2c::atomic_add_vec<4>(F + f, t2c::Vec<float, 4>{{1.0f, 2.0f, 3.0f, 4.0f}});
+  const int h = mode == 3 && tid == 2 ? 3 : 2 * (tid % 4);
+  t2c::atomic_add_vec<2>(H + h, t2c::Vec<__half, 2>{{__float2half(1.0f), __float2half(2.0f)}});
+  t2c::atomic_add_vec<2>(B + 2 * (tid % 4), t2c::Vec<__nv_bfloat16, 2>{{__float2bfloat16(1.0f), __float2bfloat16(2.0f)}});
+}
+static void t2c_sim_tramp_atomic_runs(void *const *a) {
+  atomic_runs(T2C_ARG(float, 0), T2C_ARG(__half, 1), T2C_ARG(__nv_bfloat16, 2), *static_cast<const int *>(a[3]));
+}
+T2C_SIM_REGISTER(atomic_runs, t2c_sim_tramp_atomic_runs)
+
 // ---- the race detector on tensors (the expected messages are in driver.c).
 // tr_intra, one block of 64 threads, O of shape [2, 32], by mode:
 // 0 PLANTED threads 0 and 1 write O[37];

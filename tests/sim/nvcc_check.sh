@@ -4,7 +4,8 @@
 #   - nvcc -c for sm_80 and sm_90 (every sm_80+ arch nvcc lists with ALL_ARCHS=1);
 #   - nvcc -ptx for sm_90: the PTX must hold mma.sync.aligned.m16n8k16 (f16 and
 #     bf16), m16n8k32 (s8, e4m3, e5m2), ldmatrix (x4, x2, .trans), cp.async (cg 16, ca 4, commit, wait_group)
-#     and mul.hi.u32 (Philox's __umulhi, for rand/randn/randint);
+#     mul.hi.u32 (Philox's __umulhi, for rand/randn/randint) and the atomic_add runs
+#     (atom.global.add.v4/v2.f32, atom.add.noftz.f16x2/bf16x2);
 #   - sm_75: compiles with the calls (they trap there) and without;
 #   - NVRTC (as libtile2cu compiles): compute_75, 80 and 90, with the same PTX check;
 #   - sm_90a: tests/sim/hopper_nvcc.cu (every Hopper helper) through ptxas with
@@ -34,7 +35,8 @@ if "$nvcc" -std=c++17 -arch=sm_90 -I"$root/rt" -ptx "$src" -o "$out/tc_90.ptx"; 
            'ldmatrix.sync.aligned.m8n8.x4.shared.b16' 'ldmatrix.sync.aligned.m8n8.x2.shared.b16' \
            'ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16' 'ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16' \
            'cp.async.cg.shared.global' 'cp.async.ca.shared.global' 'cp.async.commit_group' \
-           'cp.async.wait_group 0' 'cp.async.wait_group 1' 'mul.hi.u32'; do
+           'cp.async.wait_group 0' 'cp.async.wait_group 1' 'mul.hi.u32' \
+           'atom.global.add.v4.f32' 'atom.global.add.v2.f32' 'atom.add.noftz.f16x2' 'atom.add.noftz.bf16x2'; do
     grep -qF "$w" "$out/tc_90.ptx" || fail "sm_90 PTX lacks $w"
   done
 else

@@ -2,7 +2,9 @@
 // Calls every tensor-core and cp.async helper of rt.cuh, so the PTX for
 // sm_80/sm_90 must hold mma.sync.aligned.m16n8k16, ldmatrix and cp.async.
 // With -DT2C_NO_CALLS it calls none, and must compile for sm_75 too.
-// rand_all calls the random-number helpers (on every target).
+// rand_all calls the random-number helpers (on every target); atomic_runs the
+// atomic_add runs, each where the translator emits it (f16 and bf16 pairs from
+// sm_80, f32 pairs and quads from sm_90; layout.c atomic_run).
 #include <tile2cu/rt.cuh>
 
 extern "C" __global__ void __launch_bounds__(32)
@@ -53,4 +55,19 @@ rand_all(const unsigned *__restrict__ K, unsigned *__restrict__ W, float *__rest
   const t2c::Philox4x32 p = t2c::philox4x32_10(K[i], K[i + 32], 0u, 0u, K[64], K[65]);
   W[i] = p.w[0] ^ p.w[1] ^ p.w[2] ^ p.w[3] ^ t2c::randint(seed, i);
   F[i] = t2c::rand(seed, K[i]) + t2c::randn((int)K[66], -i);
+}
+
+extern "C" __global__ void __launch_bounds__(32)
+atomic_runs(float *__restrict__ F, __half *__restrict__ H, __nv_bfloat16 *__restrict__ B)
+{
+  const int i = threadIdx.x;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  t2c::atomic_add_vec<2>(H + 2 * i, t2c::Vec<__half, 2>{{__float2half(1.0f), __float2half((float)i)}});
+  t2c::atomic_add_vec<2>(B + 2 * i, t2c::Vec<__nv_bfloat16, 2>{{__float2bfloat16(1.0f), __float2bfloat16((float)i)}});
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  t2c::atomic_add_vec<4>(F + 4 * i, t2c::Vec<float, 4>{{1.0f, 2.0f, 3.0f, (float)i}});
+  t2c::atomic_add_vec<2>(F + 128 + 2 * i, t2c::Vec<float, 2>{{1.0f, (float)i}});
+#endif
+  F[192 + i] = (float)i;
 }

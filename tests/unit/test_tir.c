@@ -1896,8 +1896,30 @@ Test(tir_layout, a_slice_at_a_scalar_parameter_runs_when_the_parameter_allows) {
 }
 
 /* A read-modify-write store moves runs in the fast body like a plain one (each
- * element is its thread's); an atomic one moves single elements. */
-Test(tir_layout, read_modify_write_stores_move_runs_and_atomics_do_not) {
+ * element is its thread's). An atomic moves single elements but a float atomic_add
+ * where the path has the vector atomic (layout.c atomic_run): f32 quads on sm_90
+ * (its tensor's alignment tested), f16 pairs on sm_80, f32 and atomic_max singly. */
+static const TirOp *atomic_store(const char *config, const char *ty, const char *fn) {
+  static char src[256];
+  const char *why = NULL;
+  snprintf(src, sizeof src,
+           "kernel k(X: tensor<%s>[M, N], Y: tensor<%s>[M, N]) {\n"
+           "  %s(Y[0 :+ 16, 0 :+ 64], X[0 :+ 16, 0 :+ 64])\n}\n",
+           ty, ty, fn);
+  TirKernel *K = build_for(config, src, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st->atomic);
+  if (st->vec > 1) {
+    bool y = false;
+    for (int i = 0; i < K->nchecks; i++)
+      y |= K->checks[i].tensor && !strcmp(K->checks[i].tensor->name, "Y") && K->checks[i].mod == st->vec * (ty[1] == '3' ? 4 : 2);
+    cr_assert(y, "the fast body tests Y's alignment to the run");
+  }
+  return st;
+}
+
+Test(tir_layout, read_modify_write_stores_move_runs_and_atomics_by_the_path) {
   const char *why = NULL;
   TirKernel *K = build("kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n"
                        "  Y[0 :+ 16, 0 :+ 64] -= X[0 :+ 16, 0 :+ 64] * 2.0\n}\n", NULL, &why);
@@ -1908,12 +1930,13 @@ Test(tir_layout, read_modify_write_stores_move_runs_and_atomics_do_not) {
   bool y16 = false;
   for (int i = 0; i < K->nchecks; i++) y16 |= K->checks[i].tensor && !strcmp(K->checks[i].tensor->name, "Y") && K->checks[i].mod == 16;
   cr_assert(y16, "the fast body tests Y's alignment");
-  K = build("kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n"
-            "  atomic_add(Y[0 :+ 16, 0 :+ 64], X[0 :+ 16, 0 :+ 64])\n}\n", NULL, &why);
-  cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  st = find_op(&K->body, TO_STORE);
-  cr_assert(st->atomic);
-  cr_assert_eq(st->vec, 1);
+  cr_assert_eq(atomic_store("configs/sm_90.yaml", "f32", "atomic_add")->vec, 4);
+  cr_assert_eq(atomic_store("configs/sm_90.yaml", "f16", "atomic_add")->vec, 2);
+  cr_assert_eq(atomic_store("configs/sm_90.yaml", "f32", "atomic_max")->vec, 1);
+  cr_assert_eq(atomic_store("configs/sm_90.yaml", "i32", "atomic_add")->vec, 1);
+  cr_assert_eq(atomic_store("configs/sm_80.yaml", "f32", "atomic_add")->vec, 1);
+  cr_assert_eq(atomic_store("configs/sm_80.yaml", "bf16", "atomic_add")->vec, 2);
+  cr_assert_eq(atomic_store("configs/sm_75.yaml", "f16", "atomic_add")->vec, 1);
 }
 
 /* ------------------------------------------------------------ staged epilogues (layout.c) */
