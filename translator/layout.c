@@ -2082,57 +2082,95 @@ static const Expr *var_init(const Expr *x) {
   return x;
 }
 
-/* s + cols(1, n) (or cols(1, n) + s), the positions n0 :+ n as a row: *s and n, or false. */
-static bool row_run(const Expr *x, const Expr **s, int64_t *n) {
+/* The positions x gives along one axis of a tile: s + cols(R, C) (or cols(R, C) + s, each
+ * maybe a var declared as it) the C positions s .. s + C - 1 along axis 1, s + rows(R, C)
+ * the R along axis 0 (*axis 1 or 0, *n C or R); a scalar s the one position s (*axis -1,
+ * *n 1); false for any other. */
+static bool axis_run(const Expr *x, const Expr **s, int *axis, int64_t *n) {
   x = var_init(x);
+  if (x->ty.rank == 0) {
+    *s = x, *axis = -1, *n = 1;
+    return true;
+  }
   if (x->kind != E_BINARY || x->u.binary.op != TK_PLUS) return false;
   for (int side = 0; side < 2; side++) {
-    const Expr *c = var_init(side ? x->u.binary.a : x->u.binary.b);
-    if (c->kind == E_CALL && c->u.call.builtin == B_COLS && c->u.call.cast == T_NONE &&
-        (c->u.call.args[0]->flags & EF_CONST) && c->u.call.args[0]->cv.i == 1 && (c->u.call.args[1]->flags & EF_CONST)) {
-      *s = side ? x->u.binary.b : x->u.binary.a;
-      *n = c->u.call.args[1]->cv.i;
-      return true;
-    }
+    const Expr *c = var_init(side ? x->u.binary.a : x->u.binary.b), *o = side ? x->u.binary.b : x->u.binary.a;
+    if (o->ty.rank != 0 || c->kind != E_CALL || c->u.call.cast != T_NONE || c->ty.rank != 2) continue;
+    if (c->u.call.builtin != B_ROWS && c->u.call.builtin != B_COLS) continue;
+    *s = o, *axis = c->u.call.builtin == B_COLS, *n = c->ty.dims[*axis];
+    return true;
   }
   return false;
 }
 
-/* Whether c is false wherever the rank-1 load sl (X[s :+ n], or the gather X[s + cols(1, n)])
- * reaches past X's end: one of the terms && joins in it is that load's own bounds test,
- * s + cols(1, n) < D (or D > ..) for X's dim D, and s >= 0. Only the test as written
- * is recognised; a condition that merely implies it is not. */
-static bool tests_end(const Expr *c, const Expr *sl) {
+/* The positions of one dim of X that a load's slice sl reads, on the axes of its tile: a
+ * scalar index the one position s; X[s :+ n], on the tile's own axis (a rank-1 tile is a
+ * row, axis 1; a rank-2 one takes its first slice's on axis 0); a gather's computed index
+ * s + cols(R, C) or s + rows(R, C), as axis_run. ok false: none of these (no bounds test
+ * is recognised for that dim). */
+typedef struct DimRun {
+  bool ok;
+  const Expr *s;
+  int axis;
+  int64_t n;
+} DimRun;
+
+static void slice_runs(const Expr *sl, DimRun *r) {
+  int rank = sl->ty.rank, k = 0; /* the slices (a :+ n) seen so far */
+  for (int d = 0; d < sl->u.index.nidx; d++) {
+    const Index *ix = &sl->u.index.idx[d];
+    r[d].ok = false;
+    if (!ix->len) {
+      r[d].ok = axis_run(ix->start, &r[d].s, &r[d].axis, &r[d].n);
+      continue;
+    }
+    int64_t n = 0;
+    if (ix->len->flags & EF_CONST) n = ix->len->cv.i;
+    r[d] = (DimRun){n > 0, ix->start, rank == 2 && k == 0 ? 0 : 1, n};
+    k++;
+  }
+}
+
+/* The dims of the slice sl (runs r) whose bounds test is among the terms && joins in c, as
+ * a bit set: p < D (or D > p) for X's dim D, where p gives the same positions as the dim
+ * reads, from a start s not negative (s + cols(1, n) < N for X[s :+ n] or X[s + cols(1, n)];
+ * s + rows(16, 64) < H for the first dim of X[s :+ 16, t :+ 64]; s < H for a scalar index
+ * s, or for X[s :+ 1, ..]). Only the test as written is recognised; a condition that
+ * merely implies it is not. */
+static unsigned tests_ends(const Expr *c, const Expr *sl, const DimRun *r) {
   const Sym *X = sl->u.index.base->u.ident.sym;
-  const Index *ix = &sl->u.index.idx[0];
-  const Expr *s, *ts, *p, *D;
-  int64_t n, tn;
-  if (X->trank != 1) return false;
-  if (ix->len) {
-    if (!(ix->len->flags & EF_CONST)) return false;
-    s = ix->start, n = ix->len->cv.i;
-  } else if (!row_run(ix->start, &s, &n))
-    return false;
+  const Expr *p, *D, *ts;
+  int taxis;
+  int64_t tn;
   c = var_init(c);
-  if (c->kind != E_BINARY) return false;
+  if (c->kind != E_BINARY) return 0;
   switch (c->u.binary.op) {
-  case TK_ANDAND: return tests_end(c->u.binary.a, sl) || tests_end(c->u.binary.b, sl);
+  case TK_ANDAND: return tests_ends(c->u.binary.a, sl, r) | tests_ends(c->u.binary.b, sl, r);
   case TK_LT: p = c->u.binary.a, D = c->u.binary.b; break;
   case TK_GT: p = c->u.binary.b, D = c->u.binary.a; break;
-  default: return false;
+  default: return 0;
   }
   D = facts_resolve(D);
-  if (X->tdim_size[0] ? D->kind != E_IDENT || D->u.ident.sym != X->tdim_size[0]
-                      : !(D->flags & EF_CONST) || D->cv.i != X->tdim_const[0])
-    return false;
-  return row_run(p, &ts, &tn) && tn == n && facts_nonneg(s) &&
-         (facts_expr_equal(ts, s) || facts_expr_equal(facts_resolve(ts), facts_resolve(s)));
+  if (!axis_run(p, &ts, &taxis, &tn)) return 0;
+  unsigned got = 0;
+  for (int d = 0; d < X->trank; d++) {
+    if (!r[d].ok) continue;
+    if (X->tdim_size[d] ? D->kind != E_IDENT || D->u.ident.sym != X->tdim_size[d]
+                        : !(D->flags & EF_CONST) || D->cv.i != X->tdim_const[d])
+      continue;
+    /* one position along the dim's axis (n 1) is the same at every position of the other */
+    if (!(taxis == r[d].axis && tn == r[d].n) && !(taxis == -1 && r[d].n == 1)) continue;
+    if (facts_nonneg(r[d].s) &&
+        (facts_expr_equal(ts, r[d].s) || facts_expr_equal(facts_resolve(ts), facts_resolve(r[d].s))))
+      got |= 1u << d;
+  }
+  return got;
 }
 
 /* The first leaf of index x (a slice, or a var of one, that elementwise operators
  * and calls combine) whose load kept a bounds check and has no pad(), or NULL. A leaf
- * inside a where() whose condition tests its end (masks) is none: its elements past the
- * end take the other branch. *top: the expression of x the leaf was found through (the
+ * inside where()s whose conditions test its end (masks), in each dim whose check was kept,
+ * is none: its elements past the end take the other branch. *top: the expression of x the leaf was found through (the
  * outermost var, whose declaration holds it), for the caret. */
 static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, const Expr **top) {
   const Expr *sl = index_slice(x);
@@ -2142,11 +2180,16 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, con
     if (!l && sl != x && (v = value_named(K, sl))) /* a var of a gather: loaded to a value, then assigned */
       l = load_into(&K->body, v);
     if (!l || l->pad || l->slice != sl) return NULL;
-    for (; m; m = m->up)
-      if (m->c && tests_end(m->c, sl)) return NULL;
+    /* each dim whose check was kept needs its own test, in any of the masks */
+    unsigned need = 0, got = 0;
     for (int k = 0; k < sl->u.index.base->u.ident.sym->trank; k++)
-      if (l->chk[k]) return *top = x;
-    return NULL;
+      if (l->chk[k]) need |= 1u << k;
+    DimRun r[4];
+    slice_runs(sl, r);
+    for (; m && (need & ~got); m = m->up)
+      if (m->c) got |= tests_ends(m->c, sl, r);
+    if (!(need & ~got)) return NULL;
+    return *top = x;
   }
   switch (x->kind) {
   case E_IDENT: { /* a var declared as an expression of such (reshape(Slot[t0 :+ 16], [16, 1])) */
