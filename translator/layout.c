@@ -2266,10 +2266,13 @@ static void scatter_index(TirKernel *K, const TirOp *st) {
                    "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, from, J,
                    past, does, X);
       if (top != sl) diag_note(K->d, sl->loc, "%s '%s' is read here", from, J);
-      if (elem_bytes[sl->u.index.base->u.ident.sym->ty.elem] == 1) /* 8-bit: maybe no value of J leads outside X */
+      /* 8-bit: maybe no value of J leads outside X. The where() said as the rule that quiets
+         this asks for it (where_masks): a negative constant, not merely one outside X */
+      if (elem_bytes[sl->u.index.base->u.ident.sym->ty.elem] == 1)
         diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing; "
-                  "where no %s value does, where() can give the positions past the end an index outside '%s'", J, X,
-                  elem_names[sl->u.index.base->u.ident.sym->ty.elem], X);
+                  "where no %s value does, where(ok, .., -1), with ok testing the %s's own bounds, gives them -1, outside "
+                  "'%s' (the other branch must be a negative constant)", J, X, elem_names[sl->u.index.base->u.ident.sym->ty.elem],
+                  check_is_gather(sl) ? "gather" : "slice", X);
       else
         diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
     }
