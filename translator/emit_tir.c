@@ -46,6 +46,15 @@ typedef struct Printer {
   int abase[32], naop, anext;
   struct Once *once;    /* printing an op of many elements: its element reads, each read once */
   int ectr;             /* fresh names of those reads (t2c_e<n>) */
+  /* runs of a never-held load (TirVar.fused) read by its reader in one access each
+   * (fused_run), declared in the op being printed at indent `indent`: valid until the
+   * op ends or a block at that depth closes */
+  struct FusedRun {
+    const TirVar *v;
+    int ir, ic, v0, indent;
+    const char *name;
+  } frun[16];
+  int nfrun;
 } Printer;
 
 /* An op of many elements reads each tensor element of scalar indices (X[i, j] in its
@@ -81,6 +90,9 @@ static void line(Printer *P, const char *fmt, ...) {
   buf_vprintf(P->out, fmt, ap);
   va_end(ap);
   buf_puts(P->out, "\n");
+  if (fmt[0] == '}') /* a block closed: the runs declared inside it are out of scope */
+    for (int i = P->nfrun; i-- > 0;)
+      if (P->frun[i].indent > P->indent) P->frun[i] = P->frun[--P->nfrun];
 }
 
 #define F(...) arena_printf(P->a, __VA_ARGS__)
@@ -306,6 +318,42 @@ static const char *elem_ref(Printer *P, const TirVar *v, At at) {
 }
 
 static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond);
+static int access_vec(const Printer *P, const TirOp *op);
+
+/* A never-held load's run of elements (TirVar.fused) that holds element at, read in
+ * one access (a Vec local declared before the line being printed, once per run in an
+ * op), where the load moves runs (its TirOp.vec in the fast body): its reader (a
+ * vector-matrix dot's K^T, 128 f16 a thread) took one 2-byte load an element. A run
+ * is all inside or all outside its tensor (the fast body's test), so the first
+ * element's test holds for the run; in a reduction whose column repeats are a loop
+ * (TirOp.rolled_cols) the loop's body declares it. NULL: element by element (a run
+ * at a rank-1 tensor's end, vtail; an op whose rows are a loop's, or a run printed as
+ * a loop). */
+static const char *fused_run(Printer *P, const TirVar *v, const At *at) {
+  const TirOp *l = v->fused;
+  int n = access_vec(P, l);
+  if (n < 2 || l->vtail || P->roll || P->vsym) return NULL;
+  int v0 = at->v - at->v % n;
+  for (int i = 0; i < P->nfrun; i++) {
+    const struct FusedRun *r = &P->frun[i];
+    if (r->v == v && r->ir == at->ir && r->ic == at->ic && r->v0 == v0 && r->indent <= P->indent) return r->name;
+  }
+  if (P->nfrun == (int)(sizeof P->frun / sizeof P->frun[0])) return NULL;
+  const Sym *X = l->slice->u.index.base->u.ident.sym;
+  const char *lin, *cond, *t = ctype(X->ty.elem), *w = F("t2c_fw%d", P->ctr++);
+  tensor_index(P, l, (At){v->layout, at->ir, at->ic, v0}, &lin, &cond);
+  const char *load = F("t2c::ldg_vec<%d>(%s)", n, elem_ptr(P, X, lin));
+  if (cond) {
+    const char *pad = l->pad ? ex(P, l->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
+    Buf pads = {0};
+    for (int k = 0; k < n; k++) buf_printf(&pads, "%s%s", k ? ", " : "", pad);
+    load = F("%s ? %s : t2c::Vec<%s, %d>{{%s}}", paren(P, cond), load, t, n, pads.data);
+    buf_free(&pads);
+  }
+  line(P, "const t2c::Vec<%s, %d> %s = %s;", t, n, w, load);
+  P->frun[P->nfrun++] = (struct FusedRun){v, at->ir, at->ic, v0, P->indent, w};
+  return w;
+}
 
 /* Element at of value v: a register, its shared home (a padding position reads
  * 0), or for a load that is never held the tensor's element. */
@@ -314,6 +362,8 @@ static const char *value_at(Printer *P, const TirVar *v, const At *at) {
   if (!at) die("a tile value in a scalar expression");
   if (v->fused) { /* the tensor's element, or the load's pad outside it */
     const TirOp *l = v->fused;
+    const char *w = fused_run(P, v, at);
+    if (w) return F("%s.v[%d]", w, at->v % access_vec(P, l));
     const Sym *X = l->slice->u.index.base->u.ident.sym;
     const char *lin, *cond;
     tensor_index(P, l, (At){v->layout, at->ir, at->ic, at->v}, &lin, &cond);
@@ -2599,8 +2649,10 @@ static void print_op(Printer *P, const TirOp *op) {
   if (op->only && op->only != (P->fast ? TIR_FAST : TIR_GENERAL)) return; /* the other body's */
   Once once = {P->out->len, P->indent, 0, {0}, {0}}, *up = P->once;
   P->once = reads_once(op) ? &once : NULL;
+  P->nfrun = 0;
   print_op_kind(P, op);
   P->once = up;
+  P->nfrun = 0;
 }
 
 /* Whether op evaluates its expression at many elements of each thread (Printer.once): an
@@ -3166,9 +3218,12 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
       continue;
     }
     if (v->fused) {
-      fprintf(out, "  %s (%s): never held, its reader at line %d reads the tensor element by element (%d per thread, %s): %s\n",
-              v->sym ? v->sym->name : v->cname, v->what, v->fused->stmt->loc.line, layout_count(l), layout_str(K->a, l),
-              v->home_why);
+      const char *how = v->fused->vec > 1 && !v->fused->vtail
+                            ? arena_printf(K->a, "a run of %d at a time in the fast body", v->fused->vec)
+                            : "element by element";
+      fprintf(out, "  %s (%s): never held, its reader at line %d reads the tensor %s (%d per thread, %s): %s\n",
+              v->sym ? v->sym->name : v->cname, v->what, v->fused->stmt->loc.line, how, layout_count(l),
+              layout_str(K->a, l), v->home_why);
       continue;
     }
     if (v->home) {
