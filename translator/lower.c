@@ -1068,6 +1068,11 @@ static bool lower_store(Lower *L, TirBlock *b, Stmt *s) {
   } else if (!slice_shape(L, b, lhs, &rank, &rows, &cols)) {
     return false;
   }
+  /* a column [M, 1] into a rank-1 scatter [M] (the unit dim drops): the indices are the
+   * row [1, M] a rank-1 value is, so the value is read as that row too, as into a
+   * rank-1 var (its elements in order; a shared copy, or a tensor slice loaded so) */
+  if (scatter && rank == 1 && rhs->ty.rank == 2 && rhs->ty.dims[1] == 1 && rhs->ty.dims[0] > 1)
+    rhs = call_node(L, B_RESHAPE, rhs, (Type){rhs->ty.elem, 2, {1, rhs->ty.dims[0]}, false});
   L->op_elems = rows * cols;
   bool hoisted = hoist(L, b, rhs);
   L->op_elems = 0;

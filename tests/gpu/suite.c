@@ -3941,6 +3941,57 @@ static void t_rank_mix_unit(Tally *T) {
   }
 }
 
+/* scatter_col_value (tests/gpu/scatter_col_value.tl): an [M, 1] value scattered
+ * through rank-1 indices goes to element I[t] for row t (the unit dim drops), as a
+ * store, a store at a 2-index target with a scalar head, and an atomic; ragged N,
+ * distinct slots with some -1 (skipped), rows past N padded -1 */
+/* perm[0..n) = 0..n-1 in a random order */
+static void shuffle(Rng *r, int *perm, int n) {
+  for (int i = 0; i < n; i++) perm[i] = i;
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)rng_int(r, 0, i), t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+  }
+}
+
+static void t_scatter_col_value(Tally *T) {
+  static const int NHS[][3] = {{37, 3, 45}, {16, 2, 16}, {5, 1, 9}};
+  for (int c = 0; c < 3; c++) {
+    int N = NHS[c][0], H = NHS[c][1], S = NHS[c][2];
+    Rng r = rng_seed("scatter_col_value", (uint64_t)c);
+    Call k;
+    call_init(&k, "scatter_col_value.tl", "scatter_col_value");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(N, 40));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(N)), *Slot = call_in(&k, "Slot", I32, 1, SHAPE(N));
+    Ten *O = call_out(&k, "O", F32, 1, SHAPE(N)), *SC = call_out(&k, "SC", F32, 2, SHAPE(S, H));
+    Ten *A = call_out(&k, "A", F32, 1, SHAPE(S));
+    fill_uniform(X, &r, -1, 1);
+    int perm[64], ip[64];
+    shuffle(&r, perm, S);
+    shuffle(&r, ip, N);
+    for (int t = 0; t < N; t++) I->v[t] = ip[t];
+    A->init = calloc((size_t)S, sizeof(double));
+    for (int s = 0; s < S; s++) A->ref[s] = A->init[s] = round_dt(F32, rng_uniform(&r, -1, 1));
+    for (int t = 0; t < N; t++) {
+      Slot->v[t] = t % 5 == 3 ? -1 : perm[t];
+      O->ref[ip[t]] = A2(X, t, 0);
+      if (Slot->v[t] < 0) continue;
+      double sum = 0;
+      for (int j = 0; j < 40; j++) sum += A2(X, t, j);
+      A->ref[perm[t]] += sum;
+      for (int h = 0; h < H; h++) {
+        double m = 0;
+        for (int j = 0; j < 40; j++) m = fmax(m, fabs(A2(X, t, j) * (h + 1)));
+        R2(SC, perm[t], h) = m / 127.0;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d H=%d S=%d", N, H, S);
+    CHECK(T, call_check(&k, "scatter_col_value", l));
+    call_free(&k);
+  }
+}
+
 /* ranks mixing in assignments: a rank-1 slice into a rank-2 var, two of its
  * rows and a rank-2 tensor slice (the row broadcast down the rows), at ragged
  * M and N */
@@ -7581,6 +7632,7 @@ static const Test tests[] = {
     {"atomic_zeros", t_atomic_zeros},
     {"rank_mix", t_rank_mix},
     {"rank_mix_unit", t_rank_mix_unit},
+    {"scatter_col_value", t_scatter_col_value},
     {"rank_mix_assign", t_rank_mix_assign},
     {"where_uniform", t_where_uniform},
     {"where_mask_var", t_where_mask_var},
