@@ -1182,6 +1182,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
      * gather skips): an f32 one reached nvcc as a pointer offset */
     for (int i = 0; i < e->u.index.nidx; i++) {
       const Expr *s = e->u.index.idx[i].start;
+      if (bad[i]) { ok = false; continue; } /* its check failed above, and said so */
       if (s->ty.rank == 0 && !elem_is_int(s->ty.elem)) {
         diag_error(C->d, s->loc, "an index must be an integer scalar, not %s", type_str(C, &s->ty));
         ok = false;
