@@ -728,6 +728,24 @@ static bool tail_run(Printer *P, const TirOp *op, At at, int n, RunFn fn) {
 
 static void load_at(Printer *P, const TirOp *op, At at, int n);
 
+/* Where a load's run of n elements from at goes in one shared store, its value
+ * living in its shared home (TirVar.home), or NULL (element by element): the run
+ * must stay contiguous and aligned there. In a plain copy the pitch keeps it so
+ * when n divides it; in core matrices a run up to a core matrix's row of 8; in a
+ * swizzled copy one up to 16 bytes (a run starts at a multiple of its length: a
+ * 16-byte chunk, which the swizzle moves whole). */
+static const char *home_run(Printer *P, const TirOp *op, At at, int n) {
+  const TirVar *v = op->dst;
+  if (!v->home || n < 2) return NULL;
+  const TirBuf *f = &P->K->bufs[v->home - 1];
+  const Layout *l = v->layout;
+  if (f->trans || f->elem != op->slice->u.index.base->u.ident.sym->ty.elem || l->kind != LY_BLOCKED || col_padded(l) ||
+      n * elem_bytes[f->elem] > 16 || f->pitch % n ||
+      (f->cm8 && !f->swz && 8 % n))
+    return NULL;
+  return F("&%s", home_ref(P, v, at));
+}
+
 static void load_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   int n = access_vec(P, op);
@@ -750,6 +768,28 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
   const char *w = F("t2c_w%d", P->ctr++);
   const char *load = F("const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s);", ctype(X->ty.elem), n, w, n,
                        elem_ptr(P, X, lin));
+  const char *hp = home_run(P, op, at, n);
+  if (hp) { /* the run straight into the home, in one store (or its pad) */
+    dst_at(P, op, at, &m); /* a padding row's mask holds for the whole run (no column padding) */
+    if (cond) {
+      line(P, "if (%s) {", cond);
+      P->indent++;
+    }
+    line(P, "%s", load);
+    guarded_line(P, m, F("t2c::sts_vec<%d>(%s, %s);", n, hp, w));
+    if (cond) {
+      Buf pads = {0};
+      for (int k = 0; k < n; k++) buf_printf(&pads, "%s%s", k ? ", " : "", pad);
+      P->indent--;
+      line(P, "} else {");
+      P->indent++;
+      guarded_line(P, m, F("t2c::sts_vec<%d>(%s, t2c::Vec<%s, %d>{{%s}});", n, hp, ctype(X->ty.elem), n, pads.data));
+      buf_free(&pads);
+      P->indent--;
+      line(P, "}");
+    }
+    return;
+  }
   if (cond) {
     line(P, "if (%s) {", cond);
     P->indent++;
@@ -2643,6 +2683,15 @@ static void print_decl(Printer *P, const TirVar *v) {
 static bool reads_once(const TirOp *op);
 static void print_op_kind(Printer *P, const TirOp *op);
 
+/* The wgmma operand copy (TirBuf.cm8) that op writes as its value's shared home
+ * (TirVar.home), or NULL: its generic-proxy writes need the async proxy's fence
+ * before the barrier that hands them to wgmma, as a spill's do (print_spill). */
+static const TirBuf *wgmma_home_written(const TirKernel *K, const TirOp *op) {
+  if (!op->dst || !op->dst->home || (op->kind != TO_LOAD && op->kind != TO_ASSIGN && op->kind != TO_DOT)) return NULL;
+  const TirBuf *f = &K->bufs[op->dst->home - 1];
+  return f->cm8 ? f : NULL;
+}
+
 static void print_op(Printer *P, const TirOp *op) {
   if (op->first && op->stmt) emit_stmt_comment(P->K->d, P->o, P->line_file, P->indent, op->stmt, P->out);
   if (op->note) line(P, "// %s", op->note);
@@ -2653,6 +2702,8 @@ static void print_op(Printer *P, const TirOp *op) {
   print_op_kind(P, op);
   P->once = up;
   P->nfrun = 0;
+  const TirBuf *h = wgmma_home_written(P->K, op);
+  if (h) line(P, "t2c::fence_proxy_async();  // wgmma reads %s through the async proxy", h->cname);
 }
 
 /* Whether op evaluates its expression at many elements of each thread (Printer.once): an

@@ -895,8 +895,13 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
  * accumulator's), then, while the values live at one op together exceed
  * TIR_MAX_VALUE_REGS, the largest one (the first made among equals). A value may: a blocked one, not a @registers tile, not a stage
  * ring's, written only by its declaration, loads and elementwise assignments
- * that do not also read its copy at other elements, and whose copy is a plain
- * one (not alternating, not core matrices). Each op then reads and writes the
+ * that do not also read its copy at other elements, and whose copy is not a
+ * stage ring (an alternating one stops alternating: make_home). A wgmma dot's
+ * operand copy (core matrices, swizzled: TirBuf.cm8, swz) serves as well as
+ * ldmatrix's: wgmma reads the operand from shared memory anyway, and a B slice of
+ * 128 x 128 f16 or f8 on one warpgroup (128 per thread) was refused on sm_90a
+ * where sm_90 kept it there; the element indices are the copy's (emit_tir.c
+ * elem_idx), and a write to it fences the async proxy. Each op then reads and writes the
  * thread's own elements of the copy (TirAccess.own: sync.c orders them only
  * against reads and writes at other elements), a padding position of the
  * layout touching nothing; its spills to the copy go away, and a spill to
@@ -950,7 +955,7 @@ static bool home_ok(TirKernel *K, const TirVar *v, const char **why) {
   HomeOk h = {v, plain_copy(K, v), w};
   if (!h.why && h.buf >= 0) {
     const TirBuf *f = &K->bufs[h.buf];
-    if (f->cm8 || f->stages || f->swz) h.why = "its copy is a dot operand's, laid out for the tensor cores";
+    if (f->stages) h.why = "its copy is a stage ring";
   }
   if (!h.why) walk(K, &K->body, home_ok_fn, &h);
   if (why) *why = h.why;

@@ -850,7 +850,8 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
     b->what = arena_printf(K->a, "%d stages of %s, filled by cp.async ahead of the loop at line %d", stages,
                            loads[r]->dst->sym ? loads[r]->dst->sym->name : loads[r]->dst->what, f->stmt->loc.line);
     b->alternating = false;
-    if (loads[r]->dst->home) { /* 16-byte cp.async: rows 16-byte aligned, 16 bytes of padding apart */
+    if (loads[r]->dst->home && !b->cm8) { /* 16-byte cp.async: rows 16-byte aligned, 16 bytes of padding apart
+                                             * (a wgmma operand's copy keeps its core matrices' pitch) */
       int pad = 16 / elem_bytes[b->elem];
       b->pitch = (b->cols + pad - 1) / pad * pad + pad;
     }

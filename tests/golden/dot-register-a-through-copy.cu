@@ -474,14 +474,7 @@ rega_big(const __half *__restrict__ A, const __half *__restrict__ B, const __hal
     t2c::sts_vec<2>(&t2c_v5_s[(t2c_r0 + 24) * 72 + t2c_c0 + 56], t2c::Vec<__half, 2>{{t2c_v5[62], t2c_v5[63]}});
     for (int t2c_i5 = 0; t2c_i5 < 32; t2c_i5++) {
       const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(V + (t2c_r3 + t2c_i5 * 2) * 256 + t2c_c3);
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3] = t2c_w6.v[0];
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 1] = t2c_w6.v[1];
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 2] = t2c_w6.v[2];
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 3] = t2c_w6.v[3];
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 4] = t2c_w6.v[4];
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 5] = t2c_w6.v[5];
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 6] = t2c_w6.v[6];
-      t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3 + 7] = t2c_w6.v[7];
+      t2c::sts_vec<8>(&t2c_v6_s[(t2c_r3 + t2c_i5 * 2) * 264 + t2c_c3], t2c_w6);
     }
     __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 18, read here by other threads
     // on the CUDA cores into o, which lives in shared memory (o_s): each of the thread's 32 rows in turn, its 8 elements in registers, A and B from shared copies, 4 of k at a time

@@ -1353,25 +1353,11 @@ epi_live_after(const __half *__restrict__ A, const __half *__restrict__ B, const
       __syncthreads();  // t2c_v7_s: read at line 41, overwritten here by other threads
       for (int t2c_i16 = 0; t2c_i16 < 4; t2c_i16++) {
         const t2c::Vec<__half, 8> t2c_w17 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + t2c_i16 * 16)) * K + (k0 + t2c_c1));
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1] = t2c_w17.v[0];
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1 + 1] = t2c_w17.v[1];
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1 + 2] = t2c_w17.v[2];
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1 + 3] = t2c_w17.v[3];
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1 + 4] = t2c_w17.v[4];
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1 + 5] = t2c_w17.v[5];
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1 + 6] = t2c_w17.v[6];
-        t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1 + 7] = t2c_w17.v[7];
+        t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + t2c_i16 * 16) * 72 + t2c_c1], t2c_w17);
       }
       for (int t2c_i18 = 0; t2c_i18 < 4; t2c_i18++) {
         const t2c::Vec<__half, 8> t2c_w19 = t2c::ldg_vec<8>(B + ((long long)(k0 + t2c_r1 + t2c_i18 * 16)) * N + (n0 + t2c_c1));
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1] = t2c_w19.v[0];
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1 + 1] = t2c_w19.v[1];
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1 + 2] = t2c_w19.v[2];
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1 + 3] = t2c_w19.v[3];
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1 + 4] = t2c_w19.v[4];
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1 + 5] = t2c_w19.v[5];
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1 + 6] = t2c_w19.v[6];
-        t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1 + 7] = t2c_w19.v[7];
+        t2c::sts_vec<8>(&t2c_v8_s[(t2c_r1 + t2c_i18 * 16) * 72 + t2c_c1], t2c_w19);
       }
       __syncthreads();  // t2c_v7_s and t2c_v8_s: written at line 41, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8

@@ -5449,6 +5449,57 @@ static void t_dot_f8(Tally *T) {
     }
 }
 
+/* operand_home_f16, operand_home_f8, operand_home_pipeline (tests/gpu/operand_home_*.tl):
+ * 128-deep k blocks on one warpgroup, whose B slice (128 x 128, 128 per thread) is too
+ * large for registers and lives in its operand copy: on sm_90a wgmma's 128-byte
+ * swizzled copy (a stage ring under @pipeline(3)), on sm_90 ldmatrix's padded one, on
+ * sm_80 too (f8: the CUDA cores). f16 C = A B^T; f8e4m3 with one f32 scale per row and
+ * k block; the pipelined f8 one also scaled per n block, stored in bf16. Ragged M, N
+ * and K (K % 16 != 0: the general body), a tile exactly, a tile's corner, several k
+ * blocks. The references are double sums of the exact f16/f8 inputs, each block's sum
+ * scaled in double; f32 accumulation in any order stays within 1e-5 (bf16 C: 1e-2). */
+static void t_operand_home(Tally *T) {
+  static const int MNK[][3] = {{70, 136, 200}, {64, 128, 256}, {5, 3, 7}, {130, 250, 300}};
+  static const char *const targets[] = {"sm_90a", "sm_90", "sm_80"};
+  static const char *const kns[] = {"operand_home_f16", "operand_home_f8", "operand_home_pipeline"};
+  for (int f = 0; f < 3; f++)
+    for (int c = 0; c < 12; c++) {
+      int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2], KB = (K + 127) / 128, NB = (N + 127) / 128;
+      Dt dt = f ? F8E4M3 : F16;
+      const char *kn = kns[f];
+      Rng r = rng_seed(kn, (uint64_t)c);
+      Call k;
+      char file[64];
+      snprintf(file, sizeof file, "%s.tl", kn);
+      call_init(&k, file, kn);
+      snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+      Ten *A = call_in(&k, "A", dt, 2, SHAPE(M, K));
+      Ten *SA = f ? call_in(&k, f == 1 ? "S" : "SA", F32, 2, SHAPE(M, KB)) : NULL;
+      Ten *B = call_in(&k, "B", dt, 2, SHAPE(N, K));
+      Ten *SB = f == 2 ? call_in(&k, "SB", F32, 2, SHAPE(NB, KB)) : NULL;
+      Ten *C = call_out(&k, "C", f == 2 ? BF16 : F32, 2, SHAPE(M, N));
+      fill_uniform(A, &r, f ? -4 : -1, f ? 4 : 1);
+      fill_uniform(B, &r, f ? -4 : -1, f ? 4 : 1);
+      if (SA) fill_uniform(SA, &r, -2, 2);
+      if (SB) fill_uniform(SB, &r, 0.5, 2);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = 0;
+          for (int kb = 0; kb < KB; kb++) {
+            double d = 0;
+            for (int kk = kb * 128; kk < K && kk < (kb + 1) * 128; kk++) d += A2(A, i, kk) * A2(B, j, kk);
+            s += d * (SA ? A2(SA, i, kb) : 1) * (SB ? A2(SB, j / 128, kb) : 1);
+          }
+          R2(C, i, j) = f == 2 ? round_dt(BF16, s) : s;
+        }
+      C->tol = f == 2 ? 1e-2 : 1e-5;
+      char l[64];
+      label(l, sizeof l, "%s M=%d N=%d K=%d", k.target, M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
+}
+
 /* Scaled GEMMs whose dot's value is only scaled and added into the accumulator,
  * acc += dot(a, transpose(b)) * s with s one f32 per row and block of K (times a
  * scalar alpha in f16): on sm_90 and sm_80 (f16) the dot runs in parts of its
@@ -7670,6 +7721,7 @@ static const Test tests[] = {
     {"scalar_range", t_scalar_range},
     {"dot_f8", t_dot_f8},
     {"dot_scaled", t_dot_scaled},
+    {"operand_home", t_operand_home},
     {"dot_in_expression", t_dot_in_expr},
     {"dot_register_a_carried", t_dot_regs_a},
     {"transpose", t_transpose},
