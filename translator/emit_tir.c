@@ -17,6 +17,12 @@
 
 #include "templates.h"
 
+/* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
+typedef struct At {
+  const Layout *lay;
+  int ir, ic, v;
+} At;
+
 typedef struct Printer {
   TirKernel *K;
   Arena *a;
@@ -55,6 +61,15 @@ typedef struct Printer {
     const char *name;
   } frun[16];
   int nfrun;
+  /* the runs of copies loaded so far for the op being printed (TirRead.vec, run_loads):
+   * read x's elements at..at + n - 1 are name.v[0 .. n - 1] */
+  struct RunLoad {
+    const Expr *x;
+    const char *name;
+    At at;
+    int n;
+  } runs[16];
+  int nruns;
 } Printer;
 
 /* An op of many elements reads each tensor element of scalar indices (X[i, j] in its
@@ -75,12 +90,6 @@ typedef struct OpenLoop {
   const char *end, *step;
   struct OpenLoop *up;
 } OpenLoop;
-
-/* One element of an op's layout: repeat ir down, repeat ic across, v in the run. */
-typedef struct At {
-  const Layout *lay;
-  int ir, ic, v;
-} At;
 
 static void line(Printer *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(Printer *P, const char *fmt, ...) {
@@ -389,9 +398,26 @@ static void guarded_line(Printer *P, const char *m, const char *st) {
   else line(P, "%s", st);
 }
 
+/* The element of a copy that a read of it reads at element at of the op, as an lvalue. */
+static const char *shared_ref(Printer *P, const Expr *x, const TirRead *rd, const At *at);
+
 /* A read of a shared copy at element at of the op (at NULL: one element). A
  * unit dim of what is read broadcasts: its index is 0. */
 static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, const At *at) {
+  const TirBuf *f = &P->K->bufs[rd->buf];
+  for (int i = 0; at && rd->vec > 1 && i < P->nruns; i++) { /* its run, loaded at the run's first element */
+    const struct RunLoad *r = &P->runs[i];
+    if (r->x == x && r->at.lay == at->lay && r->at.ir == at->ir && r->at.ic == at->ic && at->v >= r->at.v &&
+        at->v < r->at.v + r->n)
+      return F("%s.v[%d]", r->name, at->v - r->at.v);
+  }
+  const char *v = shared_ref(P, x, rd, at);
+  /* a padding position of the op's layout reads nothing */
+  const char *m = at ? tile_mask(P, *at) : NULL;
+  return m ? F("(%s ? %s : %s)", m, v, emit_literal(P->a, f->elem, false, 0, 0)) : v;
+}
+
+static const char *shared_ref(Printer *P, const Expr *x, const TirRead *rd, const At *at) {
   const TirBuf *f = &P->K->bufs[rd->buf];
   int rows = x->ty.rank == 2 ? x->ty.dims[0] : 1, cols = x->ty.rank == 2 ? x->ty.dims[1] : x->ty.rank ? x->ty.dims[0] : 1;
   const char *r = at && rows > 1 ? erow(P, *at) : "0", *c = at && cols > 1 ? ecol(P, *at) : "0";
@@ -419,10 +445,7 @@ static const char *shared_read(Printer *P, const Expr *x, const TirRead *rd, con
   }
   const char *pi = strchr(i, ' ') ? F("(%s)", i) : i, *pj = strchr(j, ' ') ? F("(%s)", j) : j;
   const char *h = half_of(P, rd->buf);
-  const char *v = strcmp(i, "0") == 0 ? F("%s[%s%s]", f->cname, h, j) : F("%s[%s%s * %d + %s]", f->cname, h, pi, f->pitch, pj);
-  /* a padding position of the op's layout reads nothing */
-  const char *m = at ? tile_mask(P, *at) : NULL;
-  return m ? F("(%s ? %s : %s)", m, v, emit_literal(P->a, f->elem, false, 0, 0)) : v;
+  return strcmp(i, "0") == 0 ? F("%s[%s%s]", f->cname, h, j) : F("%s[%s%s * %d + %s]", f->cname, h, pi, f->pitch, pj);
 }
 
 static const char *ex_ident(Printer *P, const Expr *x, ElemType want, const At *at) {
@@ -825,9 +848,12 @@ static const char *replica_guard(Printer *P, const Layout *l) {
 
 static void store_at(Printer *P, const TirOp *op, At at, int n);
 
+static void run_loads(Printer *P, const TirOp *op, At at, int n);
+
 static void store_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   int n = access_vec(P, op);
+  if (!op->from_copy) run_loads(P, op, at, n);
   if (!tail_run(P, op, at, n, store_at)) store_at(P, op, at, n);
 }
 
@@ -902,17 +928,95 @@ static const char *in_range(Printer *P, const char *r, const char *a, int n, int
   return F("%s >= %s && %s < %s + %d", r, paren(P, a), r, paren(P, a), n);
 }
 
+/* A window write's test that element at lies in the window and the tile (NULL: always),
+ * and its first row and column (*a, *b). */
+static const char *win_mask(Printer *P, const TirOp *op, At at, const char **a, const char **b) {
+  *a = op->win[0] ? strip(P, ex(P, op->win[0], T_I32, NULL)) : "0";
+  *b = op->win[1] ? strip(P, ex(P, op->win[1], T_I32, NULL)) : "0";
+  const char *mr = in_range(P, row_of(P, at), *a, op->win_len[0], op->dst->rows);
+  const char *mc = in_range(P, col_of(P, at), *b, op->win_len[1], op->dst->cols);
+  const char *mt = tile_mask(P, at);
+  const char *m = mr && mc ? F("%s && %s", mr, mc) : mr ? mr : mc;
+  if (mt) m = m ? F("%s && %s", mt, m) : mt;
+  return m;
+}
+
+/* The test under which an assignment or a store reads its copies at element at (NULL: always). */
+static const char *read_mask(Printer *P, const TirOp *op, At at) {
+  const char *a, *b;
+  return op->kind == TO_ASSIGN && op->has_win ? win_mask(P, op, at, &a, &b) : tile_mask(P, at);
+}
+
+static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* The reads of copies a run at a time in x (TirRead.vec) whose run starts in elements
+ * at.v .. at.v + n - 1 of the op's layout: each run loaded once, by one shared load, into
+ * a local its elements read (shared_read), under the test its elements' reads are under
+ * (zeros outside: a padding row of the op's layout, or outside a window written). A run
+ * whose elements are under different tests is read one element at a time. */
+static void run_loads_in(Printer *P, const TirOp *op, const Expr *x, At at, int n) {
+  if (!x) return;
+  const TirRead *rd = tir_read(P->K, x);
+  if (rd) {
+    const Layout *p = parent_of(at.lay);
+    if (rd->vec < 2 || at.lay->kind != LY_BLOCKED || p->vec % rd->vec || col_padded(at.lay)) return;
+    for (int v = at.v; v < at.v + n; v++) {
+      if (v % rd->vec) continue;
+      At e = at;
+      e.v = v;
+      const char *g = read_mask(P, op, e);
+      bool same = true;
+      for (int k = 1; k < rd->vec && same; k++) {
+        At o = e;
+        o.v = v + k;
+        same = same_text(g, read_mask(P, op, o));
+      }
+      if (!same || P->nruns == (int)(sizeof P->runs / sizeof P->runs[0])) continue;
+      const TirBuf *f = &P->K->bufs[rd->buf];
+      const char *name = F("t2c_sr%d", P->ctr++), *vt = F("t2c::Vec<%s, %d>", ctype(f->elem), rd->vec);
+      const char *ld = F("t2c::lds_vec<%d>(&%s)", rd->vec, shared_ref(P, x, rd, &e));
+      if (g) line(P, "const %s %s = %s ? %s : %s{};", vt, name, g, ld, vt);
+      else line(P, "const %s %s = %s;", vt, name, ld);
+      int i = 0; /* the run replaces an earlier one of the same read */
+      while (i < P->nruns && P->runs[i].x != x) i++;
+      if (i == P->nruns) P->nruns++;
+      P->runs[i] = (struct RunLoad){x, name, e, rd->vec};
+    }
+    return;
+  }
+  if (tir_hoisted(P->K, x)) return;
+  switch (x->kind) {
+  case E_UNARY: run_loads_in(P, op, x->u.unary.a, at, n); return;
+  case E_BINARY:
+    run_loads_in(P, op, x->u.binary.a, at, n);
+    run_loads_in(P, op, x->u.binary.b, at, n);
+    return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) run_loads_in(P, op, x->u.call.args[i], at, n);
+    return;
+  default: return;
+  }
+}
+
+static void run_loads(Printer *P, const TirOp *op, At at, int n) {
+  if (at.v == 0 && at.ir == 0 && at.ic == 0) P->nruns = 0; /* the op's first run: none from another op */
+  if (op->has_win) { /* the window's coordinates, as its elements read them */
+    const char *a, *b;
+    win_mask(P, op, at, &a, &b);
+    P->shift[0] = a;
+    P->shift[1] = b;
+  }
+  run_loads_in(P, op, op->expr, at, n < 1 ? 1 : n);
+  P->shift[0] = P->shift[1] = NULL;
+}
+
 static void assign_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   const char *m = NULL;
+  run_loads(P, op, at, 1);
   if (op->has_win) {
-    const char *a = op->win[0] ? strip(P, ex(P, op->win[0], T_I32, NULL)) : "0";
-    const char *b = op->win[1] ? strip(P, ex(P, op->win[1], T_I32, NULL)) : "0";
-    const char *mr = in_range(P, row_of(P, at), a, op->win_len[0], op->dst->rows);
-    const char *mc = in_range(P, col_of(P, at), b, op->win_len[1], op->dst->cols);
-    const char *mt = tile_mask(P, at);
-    m = mr && mc ? F("%s && %s", mr, mc) : mr ? mr : mc;
-    if (mt) m = m ? F("%s && %s", mt, m) : mt;
+    const char *a, *b;
+    m = win_mask(P, op, at, &a, &b);
     P->shift[0] = a;
     P->shift[1] = b;
   }

@@ -32,6 +32,9 @@
  *    size name's divisibility, the pointers' alignment) becomes a run-time test
  *    at entry: the kernel then has a fast body and a general one.
  * 6. Bounds checks kept, and their warnings (once per slice index).
+ * 7. Copies moved a run at a time: a plain copy that nothing reads down a
+ *    column across lanes is stored and read in runs, at a pitch of whole runs
+ *    (copy_vectors).
  */
 #include "t2c.h"
 
@@ -2490,7 +2493,7 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs, Around *a) {
       int bi = tir_copy_buf(K, c->v);
       if (bi < 0) return false;
       TirRead *r = NEW(K->a, TirRead);
-      *r = (TirRead){TR_WINDOW, bi, c->v->rank, {NULL, NULL}, {true, c->v->rank == 2}, 0};
+      *r = (TirRead){TR_WINDOW, bi, c->v->rank, {NULL, NULL}, {true, c->v->rank == 2}, 0, 0};
       vec_push(K->a, &K->rkeys, c->x);
       vec_push(K->a, &K->rvals, r);
       bool spilled = false; /* one copy of a value per op */
@@ -2877,6 +2880,188 @@ static void late_reads(TirKernel *K, TirBlock *b) {
   }
 }
 
+/* ------------------------------------------------------------ copies moved a run at a time */
+
+/* A plain copy (tir_copy_buf) has a pitch of cols + 1 and is written and read one
+ * element at a time: a read down a column across lanes (a transpose, a column of a
+ * window, a conversion to a column layout) then meets every bank once. A copy that
+ * nothing reads that way, written by spills of its value in a blocked layout and
+ * read only by an assignment or a store at whole windows of the op's width in a
+ * blocked layout, t[a :+ m, b :+ n] with b a multiple of the op's runs (a stencil's
+ * row-shifted taps; a conversion between two blocked layouts), or at single
+ * elements (one address for every lane), is moved a run at a time
+ * instead (16 bytes at most an access): its spills store runs (emit_tir.c
+ * print_spill), and each such read loads its run once (TirRead.vec). Its pitch is
+ * then a multiple of the runs, padded by whole runs where that leaves fewer bank
+ * conflicts (rows that share a phase of the access: lc * runs under 128 bytes),
+ * each access counted as the hardware serves it (a phase of 128 bytes). */
+enum { RUNS_MAX_ACC = 8 };
+typedef struct RunAcc {
+  int lc, vec, runs; /* the layout's lanes across the columns, its run, and the elements one access moves */
+} RunAcc;
+typedef struct CopyRuns {
+  int8_t ok[TIR_MAX_BUFS]; /* 0: no access seen, 1: every access moves runs, -1: one does not */
+  RunAcc acc[TIR_MAX_BUFS][RUNS_MAX_ACC];
+  int nacc[TIR_MAX_BUFS];
+  PtrVec reads[TIR_MAX_BUFS]; /* the TirReads that would load runs */
+} CopyRuns;
+
+/* The elements one access of layout l moves in a copy of eb-byte elements (0: none
+ * that a run at a time serves: no blocked layout of whole runs over a warp's lanes). */
+static int copy_runs(const TirKernel *K, const Layout *l, int eb) {
+  if (!l || l->kind != LY_BLOCKED || layout_warp_tiles(l) || l->lr * l->lc != K->t->lanes) return 0;
+  if (l->rc * l->wc * l->lc * l->vec != l->cols) return 0; /* padded columns: each element its own test */
+  int n = l->vec;
+  while (n > 1 && n * eb > 16) n /= 2;
+  return n * eb >= 4 && n > 1 ? n : 0;
+}
+
+static void runs_refuse(CopyRuns *c, int b) {
+  if (b >= 0) c->ok[b] = -1;
+}
+
+static void runs_add(CopyRuns *c, int b, const Layout *l, int runs) {
+  if (c->ok[b] < 0) return;
+  RunAcc a = {l->lc, l->vec, runs};
+  for (int i = 0; i < c->nacc[b]; i++)
+    if (c->acc[b][i].lc == a.lc && c->acc[b][i].vec == a.vec && c->acc[b][i].runs == a.runs) return;
+  if (c->nacc[b] == RUNS_MAX_ACC) {
+    c->ok[b] = -1;
+    return;
+  }
+  c->acc[b][c->nacc[b]++] = a;
+  c->ok[b] = 1;
+}
+
+/* x is a constant multiple of n (NULL: 0). */
+static bool const_multiple(const Expr *x, int n) {
+  int64_t v;
+  return !x || (check_const_int(x, &v) && v % n == 0);
+}
+
+/* The reads of copies in x, an expression op evaluates; elementwise: at each element of
+ * op's layout, op an assignment or a store (a read there may move runs). */
+static void runs_expr(TirKernel *K, const TirOp *op, const Expr *x, bool elementwise, CopyRuns *c) {
+  if (!x) return;
+  TirRead *rd = tir_read(K, x);
+  if (rd) {
+    for (int d = 0; d < 2; d++) runs_expr(K, op, rd->start[d], false, c);
+    if (x->ty.rank == 0) return; /* one element: every lane reads one address */
+    const TirBuf *f = &K->bufs[rd->buf];
+    int runs = elementwise ? copy_runs(K, op->lay, elem_bytes[f->elem]) : 0;
+    int cols = op->has_win ? op->win_len[1] : op->cols;
+    bool whole = rd->kind == TR_WINDOW && rd->rank == 2 && rd->keep[0] && rd->keep[1] && x->ty.rank == 2 &&
+                 x->ty.dims[1] == cols && cols > 1 && (x->ty.dims[0] == 1 || x->ty.dims[0] == (op->has_win ? op->win_len[0] : op->rows));
+    if (runs && whole && const_multiple(rd->start[1], runs) && (!op->has_win || const_multiple(op->win[1], runs)) &&
+        (!rd->vec || rd->vec == runs)) {
+      rd->vec = runs;
+      runs_add(c, rd->buf, op->lay, runs);
+      vec_push(K->a, &c->reads[rd->buf], rd);
+    } else {
+      runs_refuse(c, rd->buf);
+    }
+    return;
+  }
+  if (tir_hoisted(K, x)) return;
+  switch (x->kind) {
+  case E_UNARY: runs_expr(K, op, x->u.unary.a, elementwise, c); return;
+  case E_BINARY:
+    runs_expr(K, op, x->u.binary.a, elementwise, c);
+    runs_expr(K, op, x->u.binary.b, elementwise, c);
+    return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) runs_expr(K, op, x->u.call.args[i], elementwise, c);
+    return;
+  case E_INDEX:
+    for (int i = 0; i < x->u.index.nidx; i++) runs_expr(K, op, x->u.index.idx[i].start, false, c);
+    return;
+  default: return;
+  }
+}
+
+/* Every access of op to a copy (as reads_fn finds them). */
+static void runs_fn(TirKernel *K, TirOp *op, void *ctx) {
+  CopyRuns *c = ctx;
+  const Stmt *s = op->stmt;
+  if (op->kind == TO_SPILL) {
+    const TirBuf *f = &K->bufs[op->buf];
+    int runs = op->stm || op->dst != f->spill_of ? 0 : copy_runs(K, op->dst->layout, elem_bytes[f->elem]);
+    if (runs) runs_add(c, op->buf, op->dst->layout, runs);
+    else runs_refuse(c, op->buf);
+    return;
+  }
+  runs_refuse(c, op->buf); /* a column reduction, a dot, a scratch, a staged store: read its own way */
+  if (op->kind == TO_DOT) runs_refuse(c, op->buf2);
+  bool each = (op->kind == TO_ASSIGN || op->kind == TO_STORE) && !op->from_copy && op->lay && op->lay->kind != LY_SCALAR;
+  runs_expr(K, op, op->expr, each, c);
+  runs_expr(K, op, op->pad, false, c);
+  runs_expr(K, op, op->uguard, false, c);
+  runs_expr(K, op, op->win[0], false, c);
+  runs_expr(K, op, op->win[1], false, c);
+  runs_expr(K, op, op->slice, false, c);
+  if (!s) return;
+  switch (op->kind) {
+  case TO_SCALAR: runs_expr(K, op, s->kind == S_ASSIGN ? s->u.assign.rhs : s->u.decl.init, false, c); return;
+  case TO_IF: runs_expr(K, op, s->u.iff.cond, false, c); return;
+  case TO_WHILE: runs_expr(K, op, s->u.whil.cond, false, c); return;
+  case TO_FOR:
+    runs_expr(K, op, s->u.forr.lo, false, c);
+    runs_expr(K, op, s->u.forr.hi, false, c);
+    runs_expr(K, op, s->u.forr.step, false, c);
+    return;
+  default: return;
+  }
+}
+
+/* The shared wavefronts of one warp's access a of a copy at pitch p: a phase of 128
+ * bytes of lanes at a time, each bank serving its distinct words one a wavefront. */
+static int wavefronts(RunAcc a, int eb, int p) {
+  int bytes = a.runs * eb, phase = 128 / bytes, n = 0;
+  for (int l0 = 0; l0 < 32; l0 += phase) {
+    int words[32][32], nw[32] = {0}, most = 1;
+    for (int l = l0; l < l0 + phase; l++) {
+      int w0 = ((l / a.lc) * p + (l % a.lc) * a.vec) * eb / 4;
+      for (int w = w0; w < w0 + bytes / 4; w++) {
+        int b = w % 32, k = 0;
+        while (k < nw[b] && words[b][k] != w) k++;
+        if (k == nw[b]) words[b][nw[b]++] = w;
+        if (nw[b] > most) most = nw[b];
+      }
+    }
+    n += most;
+  }
+  return n * (a.vec / a.runs);
+}
+
+static void copy_vectors(TirKernel *K) {
+  CopyRuns *c = NEW(K->a, CopyRuns);
+  for (int i = 0; i < K->vars.len; i++) {
+    const TirVar *v = K->vars.items[i];
+    if (v->home) c->ok[v->home - 1] = -1; /* a value living there: its ops' own ways */
+  }
+  walk(K, &K->body, runs_fn, c);
+  for (int b = 0; b < K->nbufs; b++) {
+    TirBuf *f = &K->bufs[b];
+    bool plain = f->spill_of && !f->spill_of->fused && !f->trans && !f->trans_of && !f->operand && !f->cm8 &&
+                 !f->stages && !f->swz && f->pitch == f->cols + 1;
+    if (c->ok[b] == 1 && plain) {
+      int eb = elem_bytes[f->elem], r = 1;
+      for (int i = 0; i < c->nacc[b]; i++)
+        if (c->acc[b][i].runs > r) r = c->acc[b][i].runs;
+      int base = cdiv(f->cols, r) * r, best = -1, cost = 0;
+      for (int p = base; p <= base + 128 / eb; p += r) {
+        int n = 0;
+        for (int i = 0; i < c->nacc[b]; i++) n += wavefronts(c->acc[b][i], eb, p);
+        if (best < 0 || n < cost) best = p, cost = n;
+      }
+      f->pitch = best;
+      tir_buf_size(f);
+      continue;
+    }
+    for (int i = 0; i < c->reads[b].len; i++) ((TirRead *)c->reads[b].items[i])->vec = 0;
+  }
+}
+
 /* ------------------------------------------------------------ the stage */
 
 static void used_fn(TirKernel *K, TirOp *op, void *ctx) {
@@ -2939,6 +3124,7 @@ bool layout_assign(TirKernel *K, const char **why) {
   mark_used(K);
   lanes_warps(K);
   /* from here on the kernel is the IR's: warnings are given */
+  copy_vectors(K);
   Bounds w = {0};
   accesses(K, &K->body, &w);
   walk(K, &K->body, vtail_fn, NULL);
@@ -3173,7 +3359,7 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   d->first = op->first;
   op->first = false;
   TirRead *r = NEW(K->a, TirRead);
-  *r = (TirRead){TR_WINDOW, bi, 2, {NULL, NULL}, {true, true}, 0};
+  *r = (TirRead){TR_WINDOW, bi, 2, {NULL, NULL}, {true, true}, 0, 0};
   vec_push(K->a, &K->rkeys, op->expr);
   vec_push(K->a, &K->rvals, r);
   op->lay = rd;

@@ -448,7 +448,7 @@ static bool hoist_transpose(Lower *L, TirBlock *b, Expr *x) {
   int bi = v ? spill(L, b, v, "transpose reads it at other elements") : -1;
   if (bi < 0) return false;
   TirRead *r = NEW(L->K->a, TirRead);
-  *r = (TirRead){TR_TRANSPOSE, bi, 2, {NULL, NULL}, {true, true}, 0};
+  *r = (TirRead){TR_TRANSPOSE, bi, 2, {NULL, NULL}, {true, true}, 0, 0};
   map_read(L, x, r);
   return true;
 }
@@ -555,7 +555,7 @@ static bool hoist_line_reshape(Lower *L, TirBlock *b, Expr *x, bool *done) {
   }
   if (along < 0) return true;
   TirRead *r = NEW(L->K->a, TirRead);
-  *r = (TirRead){TR_WINDOW, -1, 2, {w->u.index.idx[0].start, w->u.index.idx[1].start}, {along == 0, along == 1}, 0};
+  *r = (TirRead){TR_WINDOW, -1, 2, {w->u.index.idx[0].start, w->u.index.idx[1].start}, {along == 0, along == 1}, 0, 0};
   for (int d = 0; d < 2; d++)
     if (!scalar_ok(L, b, w->u.index.idx[d].start)) return false;
   r->buf = spill(L, b, v, "a sub-tile read reads it at other elements");
@@ -580,7 +580,7 @@ static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
   int bi = v ? spill(L, b, v, "reshape() reads it at other elements") : -1;
   if (bi < 0) return false;
   TirRead *r = NEW(L->K->a, TirRead);
-  *r = (TirRead){TR_RESHAPE, bi, x->ty.rank, {NULL, NULL}, {true, true}, v->cols};
+  *r = (TirRead){TR_RESHAPE, bi, x->ty.rank, {NULL, NULL}, {true, true}, v->cols, 0};
   map_read(L, x, r);
   return true;
 }
@@ -1155,7 +1155,7 @@ static void copy_leaves(Leaves *lv, Expr *x) {
     if (v->rank == 0 || window_in_place(lv, x, v) || (v == lv->dst && x->kind == E_INDEX)) return;
     TirRead *r = NEW(L->K->a, TirRead);
     *r = (TirRead){TR_WINDOW, spill(L, lv->b, v, "a partial tile write reads it at other elements"), v->rank,
-                   {NULL, NULL}, {true, v->rank == 2}, 0};
+                   {NULL, NULL}, {true, v->rank == 2}, 0, 0};
     if (r->buf < 0) {
       lv->ok = false;
       return;
@@ -1596,7 +1596,7 @@ static bool one_transposed_copy(TirKernel *K, TirBlock *blk, int i) {
   f->alternating = fu->alternating && tir_buf_elems(f) * elem_bytes[f->elem] <= TIR_ALT_COPY_BYTES;
   tir_buf_size(f);
   a->buf = use.bt;
-  *rd = (TirRead){TR_WINDOW, use.bt, 2, {NULL, NULL}, {true, true}, 0};
+  *rd = (TirRead){TR_WINDOW, use.bt, 2, {NULL, NULL}, {true, true}, 0, 0};
   tir_drop_op(ops, k);
   drop_buf(K, use.bu);
   if (!held) drop_unheld(K, t, b);

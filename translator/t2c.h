@@ -792,6 +792,8 @@ typedef struct TirRead {
   const Expr *start[2];  /* TR_WINDOW: the row and column of the first element (NULL: 0) */
   bool keep[2];          /* TR_WINDOW: the dim is a range (a :+ m), not one index */
   int src_cols;          /* TR_RESHAPE: the columns of the value read ([1, n] for rank 1) */
+  int vec;               /* TR_WINDOW in an assignment or a store: the elements of a run of the op's
+                            layout one shared load reads (layout.c copy_vectors); 0: one at a time */
 } TirRead;
 
 typedef struct TirAccess {

@@ -8,15 +8,15 @@
 //   t: registers, 8 x f32 per thread (L1)
 //   t2c_v2_s: shared, f32[16, 16], 1088 bytes (shared copy of slice of X at line 5)
 //   t2c_v3_s: shared, f32[16, 16], 1088 bytes (shared copy of slice of X at line 6)
-//   t_s: shared, f32[16, 32], 2112 bytes (shared copy of t)
+//   t_s: shared, f32[16, 32], 2048 bytes (shared copy of t)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 4288 bytes; barriers: 3
+//   shared memory: 4224 bytes; barriers: 3
 extern "C" __global__ void
 halves(const float *__restrict__ X, float *__restrict__ Y)
 {
   __shared__ __align__(16) float t2c_v2_s[272];
   __shared__ __align__(16) float t2c_v3_s[272];
-  __shared__ __align__(16) float t_s[528];
+  __shared__ __align__(16) float t_s[512];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 4;  // L0: this thread's first row and column
@@ -67,23 +67,19 @@ halves(const float *__restrict__ X, float *__restrict__ Y)
     if (t2c_c1 + 2 >= 16 && t2c_c1 + 2 < 16 + 16) t[6] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 2) - 16)];
     if (t2c_c1 + 3 >= 16 && t2c_c1 + 3 < 16 + 16) t[7] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 3) - 16)];
     // partial-write.tl:7: t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0
-    t_s[t2c_r1 * 33 + t2c_c1] = t[0];
-    t_s[t2c_r1 * 33 + t2c_c1 + 1] = t[1];
-    t_s[t2c_r1 * 33 + t2c_c1 + 2] = t[2];
-    t_s[t2c_r1 * 33 + t2c_c1 + 3] = t[3];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1] = t[4];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1 + 1] = t[5];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1 + 2] = t[6];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1 + 3] = t[7];
+    t2c::sts_vec<4>(&t_s[t2c_r1 * 32 + t2c_c1], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    t2c::sts_vec<4>(&t_s[(t2c_r1 + 8) * 32 + t2c_c1], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     __syncthreads();  // t_s: written at line 7, read here by other threads
-    if (t2c_r1 < 8) t[0] = t_s[((8) + t2c_r1) * 33 + t2c_c1] * 2.0f;
-    if (t2c_r1 < 8) t[1] = t_s[((8) + t2c_r1) * 33 + (t2c_c1 + 1)] * 2.0f;
-    if (t2c_r1 < 8) t[2] = t_s[((8) + t2c_r1) * 33 + (t2c_c1 + 2)] * 2.0f;
-    if (t2c_r1 < 8) t[3] = t_s[((8) + t2c_r1) * 33 + (t2c_c1 + 3)] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[4] = t_s[((8) + t2c_r1 + 8) * 33 + t2c_c1] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[5] = t_s[((8) + t2c_r1 + 8) * 33 + (t2c_c1 + 1)] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[6] = t_s[((8) + t2c_r1 + 8) * 33 + (t2c_c1 + 2)] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[7] = t_s[((8) + t2c_r1 + 8) * 33 + (t2c_c1 + 3)] * 2.0f;
+    const t2c::Vec<float, 4> t2c_sr2 = t2c_r1 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
+    if (t2c_r1 < 8) t[0] = t2c_sr2.v[0] * 2.0f;
+    if (t2c_r1 < 8) t[1] = t2c_sr2.v[1] * 2.0f;
+    if (t2c_r1 < 8) t[2] = t2c_sr2.v[2] * 2.0f;
+    if (t2c_r1 < 8) t[3] = t2c_sr2.v[3] * 2.0f;
+    const t2c::Vec<float, 4> t2c_sr3 = t2c_r1 + 8 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1 + 8) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
+    if (t2c_r1 + 8 < 8) t[4] = t2c_sr3.v[0] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[5] = t2c_sr3.v[1] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[6] = t2c_sr3.v[2] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[7] = t2c_sr3.v[3] * 2.0f;
     // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
     t2c::stg_vec<4>(Y + t2c_r1 * 32 + t2c_c1, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
     t2c::stg_vec<4>(Y + (t2c_r1 + 8) * 32 + t2c_c1, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
@@ -129,23 +125,19 @@ halves(const float *__restrict__ X, float *__restrict__ Y)
     if (t2c_c1 + 2 >= 16 && t2c_c1 + 2 < 16 + 16) t[6] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 2) - 16)];
     if (t2c_c1 + 3 >= 16 && t2c_c1 + 3 < 16 + 16) t[7] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 3) - 16)];
     // partial-write.tl:7: t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0
-    t_s[t2c_r1 * 33 + t2c_c1] = t[0];
-    t_s[t2c_r1 * 33 + t2c_c1 + 1] = t[1];
-    t_s[t2c_r1 * 33 + t2c_c1 + 2] = t[2];
-    t_s[t2c_r1 * 33 + t2c_c1 + 3] = t[3];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1] = t[4];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1 + 1] = t[5];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1 + 2] = t[6];
-    t_s[(t2c_r1 + 8) * 33 + t2c_c1 + 3] = t[7];
+    t2c::sts_vec<4>(&t_s[t2c_r1 * 32 + t2c_c1], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    t2c::sts_vec<4>(&t_s[(t2c_r1 + 8) * 32 + t2c_c1], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     __syncthreads();  // t_s: written at line 7, read here by other threads
-    if (t2c_r1 < 8) t[0] = t_s[((8) + t2c_r1) * 33 + t2c_c1] * 2.0f;
-    if (t2c_r1 < 8) t[1] = t_s[((8) + t2c_r1) * 33 + (t2c_c1 + 1)] * 2.0f;
-    if (t2c_r1 < 8) t[2] = t_s[((8) + t2c_r1) * 33 + (t2c_c1 + 2)] * 2.0f;
-    if (t2c_r1 < 8) t[3] = t_s[((8) + t2c_r1) * 33 + (t2c_c1 + 3)] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[4] = t_s[((8) + t2c_r1 + 8) * 33 + t2c_c1] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[5] = t_s[((8) + t2c_r1 + 8) * 33 + (t2c_c1 + 1)] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[6] = t_s[((8) + t2c_r1 + 8) * 33 + (t2c_c1 + 2)] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[7] = t_s[((8) + t2c_r1 + 8) * 33 + (t2c_c1 + 3)] * 2.0f;
+    const t2c::Vec<float, 4> t2c_sr4 = t2c_r1 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
+    if (t2c_r1 < 8) t[0] = t2c_sr4.v[0] * 2.0f;
+    if (t2c_r1 < 8) t[1] = t2c_sr4.v[1] * 2.0f;
+    if (t2c_r1 < 8) t[2] = t2c_sr4.v[2] * 2.0f;
+    if (t2c_r1 < 8) t[3] = t2c_sr4.v[3] * 2.0f;
+    const t2c::Vec<float, 4> t2c_sr5 = t2c_r1 + 8 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1 + 8) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
+    if (t2c_r1 + 8 < 8) t[4] = t2c_sr5.v[0] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[5] = t2c_sr5.v[1] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[6] = t2c_sr5.v[2] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[7] = t2c_sr5.v[3] * 2.0f;
     // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
     Y[t2c_r1 * 32 + t2c_c1] = t[0];
     Y[t2c_r1 * 32 + (t2c_c1 + 1)] = t[1];

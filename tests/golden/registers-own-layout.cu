@@ -7,14 +7,14 @@
 //   layout L1: [4, 64], runs of 4, lanes 2 x 16, warps 1 x 1: 8 per thread
 //   r: registers, 2 x f32 per thread (L0)
 //   t2c_v2_s: shared, f32[1, 64], 260 bytes (shared copy of slice of R at line 7)
-//   r__s: shared, f32[1, 64], 260 bytes (shared copy of r)
+//   r__s: shared, f32[1, 64], 256 bytes (shared copy of r)
 //   16-byte accesses when R is 16-byte aligned, O is 16-byte aligned; otherwise single elements
-//   shared memory: 544 bytes; barriers: 2
+//   shared memory: 528 bytes; barriers: 2
 extern "C" __global__ void
 reg_own(const float *__restrict__ R, float *__restrict__ O)
 {
   __shared__ __align__(16) float t2c_v2_s[65];
-  __shared__ __align__(16) float r__s[65];
+  __shared__ __align__(16) float r__s[64];
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   const int t2c_c0 = lane * 2;  // L0: this thread's first column (every thread starts at row 0)
@@ -37,8 +37,7 @@ reg_own(const float *__restrict__ R, float *__restrict__ O)
     __syncthreads();  // t2c_v2_s: written at line 7, read here by other threads
     r_[0] = t2c_v2_s[t2c_c0] * 3.0f;
     r_[1] = t2c_v2_s[t2c_c0 + 1] * 3.0f;
-    r__s[t2c_c0] = r_[0];
-    r__s[t2c_c0 + 1] = r_[1];
+    t2c::sts_vec<2>(&r__s[t2c_c0], t2c::Vec<float, 2>{{r_[0], r_[1]}});
     // registers-own-layout.tl:8: O[0 :+ 4, 0 :+ 64] = R[0 :+ 4, 0 :+ 64] + r
     float t2c_v3[8];
     const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(R + t2c_r1 * 64 + t2c_c1);
@@ -52,8 +51,10 @@ reg_own(const float *__restrict__ R, float *__restrict__ O)
     t2c_v3[6] = t2c_w2.v[2];
     t2c_v3[7] = t2c_w2.v[3];
     __syncthreads();  // r__s: written at line 7, read here by other threads
-    t2c::stg_vec<4>(O + t2c_r1 * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v3[0] + r__s[t2c_c1], t2c_v3[1] + r__s[t2c_c1 + 1], t2c_v3[2] + r__s[t2c_c1 + 2], t2c_v3[3] + r__s[t2c_c1 + 3]}});
-    t2c::stg_vec<4>(O + (t2c_r1 + 2) * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v3[4] + r__s[t2c_c1], t2c_v3[5] + r__s[t2c_c1 + 1], t2c_v3[6] + r__s[t2c_c1 + 2], t2c_v3[7] + r__s[t2c_c1 + 3]}});
+    const t2c::Vec<float, 4> t2c_sr3 = t2c::lds_vec<4>(&r__s[t2c_c1]);
+    t2c::stg_vec<4>(O + t2c_r1 * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v3[0] + t2c_sr3.v[0], t2c_v3[1] + t2c_sr3.v[1], t2c_v3[2] + t2c_sr3.v[2], t2c_v3[3] + t2c_sr3.v[3]}});
+    const t2c::Vec<float, 4> t2c_sr4 = t2c::lds_vec<4>(&r__s[t2c_c1]);
+    t2c::stg_vec<4>(O + (t2c_r1 + 2) * 64 + t2c_c1, t2c::Vec<float, 4>{{t2c_v3[4] + t2c_sr4.v[0], t2c_v3[5] + t2c_sr4.v[1], t2c_v3[6] + t2c_sr4.v[2], t2c_v3[7] + t2c_sr4.v[3]}});
   } else {
     // registers-own-layout.tl:7: var r: tile<f32>[1, 64] = R[0 :+ 1, 0 :+ 64] * 3.0
     float r_[2];
@@ -69,8 +70,7 @@ reg_own(const float *__restrict__ R, float *__restrict__ O)
     __syncthreads();  // t2c_v2_s: written at line 7, read here by other threads
     r_[0] = t2c_v2_s[t2c_c0] * 3.0f;
     r_[1] = t2c_v2_s[t2c_c0 + 1] * 3.0f;
-    r__s[t2c_c0] = r_[0];
-    r__s[t2c_c0 + 1] = r_[1];
+    t2c::sts_vec<2>(&r__s[t2c_c0], t2c::Vec<float, 2>{{r_[0], r_[1]}});
     // registers-own-layout.tl:8: O[0 :+ 4, 0 :+ 64] = R[0 :+ 4, 0 :+ 64] + r
     float t2c_v3[8];
     t2c_v3[0] = R[t2c_r1 * 64 + t2c_c1];
@@ -82,13 +82,15 @@ reg_own(const float *__restrict__ R, float *__restrict__ O)
     t2c_v3[6] = R[(t2c_r1 + 2) * 64 + (t2c_c1 + 2)];
     t2c_v3[7] = R[(t2c_r1 + 2) * 64 + (t2c_c1 + 3)];
     __syncthreads();  // r__s: written at line 7, read here by other threads
-    O[t2c_r1 * 64 + t2c_c1] = t2c_v3[0] + r__s[t2c_c1];
-    O[t2c_r1 * 64 + (t2c_c1 + 1)] = t2c_v3[1] + r__s[t2c_c1 + 1];
-    O[t2c_r1 * 64 + (t2c_c1 + 2)] = t2c_v3[2] + r__s[t2c_c1 + 2];
-    O[t2c_r1 * 64 + (t2c_c1 + 3)] = t2c_v3[3] + r__s[t2c_c1 + 3];
-    O[(t2c_r1 + 2) * 64 + t2c_c1] = t2c_v3[4] + r__s[t2c_c1];
-    O[(t2c_r1 + 2) * 64 + (t2c_c1 + 1)] = t2c_v3[5] + r__s[t2c_c1 + 1];
-    O[(t2c_r1 + 2) * 64 + (t2c_c1 + 2)] = t2c_v3[6] + r__s[t2c_c1 + 2];
-    O[(t2c_r1 + 2) * 64 + (t2c_c1 + 3)] = t2c_v3[7] + r__s[t2c_c1 + 3];
+    const t2c::Vec<float, 4> t2c_sr5 = t2c::lds_vec<4>(&r__s[t2c_c1]);
+    O[t2c_r1 * 64 + t2c_c1] = t2c_v3[0] + t2c_sr5.v[0];
+    O[t2c_r1 * 64 + (t2c_c1 + 1)] = t2c_v3[1] + t2c_sr5.v[1];
+    O[t2c_r1 * 64 + (t2c_c1 + 2)] = t2c_v3[2] + t2c_sr5.v[2];
+    O[t2c_r1 * 64 + (t2c_c1 + 3)] = t2c_v3[3] + t2c_sr5.v[3];
+    const t2c::Vec<float, 4> t2c_sr6 = t2c::lds_vec<4>(&r__s[t2c_c1]);
+    O[(t2c_r1 + 2) * 64 + t2c_c1] = t2c_v3[4] + t2c_sr6.v[0];
+    O[(t2c_r1 + 2) * 64 + (t2c_c1 + 1)] = t2c_v3[5] + t2c_sr6.v[1];
+    O[(t2c_r1 + 2) * 64 + (t2c_c1 + 2)] = t2c_v3[6] + t2c_sr6.v[2];
+    O[(t2c_r1 + 2) * 64 + (t2c_c1 + 3)] = t2c_v3[7] + t2c_sr6.v[3];
   }
 }

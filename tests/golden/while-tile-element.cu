@@ -5,13 +5,13 @@
 // kernel grow (while-tile-element.tl:4): 64 threads
 //   layout L0: [16, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 8 per thread
 //   t: registers, 8 x f32 per thread (L0)
-//   t_s: shared, f32[16, 32], 2112 bytes (shared copy of t)
+//   t_s: shared, f32[16, 32], 2048 bytes (shared copy of t)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 2112 bytes; barriers: 3
+//   shared memory: 2048 bytes; barriers: 3
 extern "C" __global__ void
 grow(const float *__restrict__ X, float *__restrict__ Y)
 {
-  __shared__ __align__(16) float t_s[528];
+  __shared__ __align__(16) float t_s[512];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
@@ -31,16 +31,10 @@ grow(const float *__restrict__ X, float *__restrict__ Y)
     t[6] = t2c_w1.v[2];
     t[7] = t2c_w1.v[3];
     // while-tile-element.tl:6: while t[3, 5] < 4.0 {
-    t_s[t2c_r0 * 33 + t2c_c0] = t[0];
-    t_s[t2c_r0 * 33 + t2c_c0 + 1] = t[1];
-    t_s[t2c_r0 * 33 + t2c_c0 + 2] = t[2];
-    t_s[t2c_r0 * 33 + t2c_c0 + 3] = t[3];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0] = t[4];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = t[5];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = t[6];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = t[7];
+    t2c::sts_vec<4>(&t_s[t2c_r0 * 32 + t2c_c0], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    t2c::sts_vec<4>(&t_s[(t2c_r0 + 8) * 32 + t2c_c0], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     __syncthreads();  // t_s: written at line 6, read here by other threads
-    while (t_s[3 * 33 + 5] < 4.0f) {
+    while (t_s[3 * 32 + 5] < 4.0f) {
       // while-tile-element.tl:7: t = t + 0.75
       t[0] = t[0] + 0.75f;
       t[1] = t[1] + 0.75f;
@@ -51,14 +45,8 @@ grow(const float *__restrict__ X, float *__restrict__ Y)
       t[6] = t[6] + 0.75f;
       t[7] = t[7] + 0.75f;
       __syncthreads();  // t_s: read at line 6, overwritten here by other threads
-      t_s[t2c_r0 * 33 + t2c_c0] = t[0];
-      t_s[t2c_r0 * 33 + t2c_c0 + 1] = t[1];
-      t_s[t2c_r0 * 33 + t2c_c0 + 2] = t[2];
-      t_s[t2c_r0 * 33 + t2c_c0 + 3] = t[3];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0] = t[4];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = t[5];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = t[6];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = t[7];
+      t2c::sts_vec<4>(&t_s[t2c_r0 * 32 + t2c_c0], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+      t2c::sts_vec<4>(&t_s[(t2c_r0 + 8) * 32 + t2c_c0], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
       __syncthreads();  // t_s: written at line 7, read here by other threads, before the next test
     }
     // while-tile-element.tl:9: Y[0 :+ 16, 0 :+ 32] = t
@@ -76,16 +64,10 @@ grow(const float *__restrict__ X, float *__restrict__ Y)
     t[6] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 2)];
     t[7] = X[(t2c_r0 + 8) * 32 + (t2c_c0 + 3)];
     // while-tile-element.tl:6: while t[3, 5] < 4.0 {
-    t_s[t2c_r0 * 33 + t2c_c0] = t[0];
-    t_s[t2c_r0 * 33 + t2c_c0 + 1] = t[1];
-    t_s[t2c_r0 * 33 + t2c_c0 + 2] = t[2];
-    t_s[t2c_r0 * 33 + t2c_c0 + 3] = t[3];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0] = t[4];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = t[5];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = t[6];
-    t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = t[7];
+    t2c::sts_vec<4>(&t_s[t2c_r0 * 32 + t2c_c0], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    t2c::sts_vec<4>(&t_s[(t2c_r0 + 8) * 32 + t2c_c0], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     __syncthreads();  // t_s: written at line 6, read here by other threads
-    while (t_s[3 * 33 + 5] < 4.0f) {
+    while (t_s[3 * 32 + 5] < 4.0f) {
       // while-tile-element.tl:7: t = t + 0.75
       t[0] = t[0] + 0.75f;
       t[1] = t[1] + 0.75f;
@@ -96,14 +78,8 @@ grow(const float *__restrict__ X, float *__restrict__ Y)
       t[6] = t[6] + 0.75f;
       t[7] = t[7] + 0.75f;
       __syncthreads();  // t_s: read at line 6, overwritten here by other threads
-      t_s[t2c_r0 * 33 + t2c_c0] = t[0];
-      t_s[t2c_r0 * 33 + t2c_c0 + 1] = t[1];
-      t_s[t2c_r0 * 33 + t2c_c0 + 2] = t[2];
-      t_s[t2c_r0 * 33 + t2c_c0 + 3] = t[3];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0] = t[4];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 1] = t[5];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 2] = t[6];
-      t_s[(t2c_r0 + 8) * 33 + t2c_c0 + 3] = t[7];
+      t2c::sts_vec<4>(&t_s[t2c_r0 * 32 + t2c_c0], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+      t2c::sts_vec<4>(&t_s[(t2c_r0 + 8) * 32 + t2c_c0], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
       __syncthreads();  // t_s: written at line 7, read here by other threads, before the next test
     }
     // while-tile-element.tl:9: Y[0 :+ 16, 0 :+ 32] = t

@@ -6008,6 +6008,63 @@ static void t_partial(Tally *T) {
   }
 }
 
+/* row_shift: row-shifted windows of a tile var read from its copy a run at a time
+ * (layout.c copy_vectors): a stencil's vertical taps in f32 and f16 (its rows past M
+ * read 0, the last block ragged), and Jacobi sweeps down the rows in a loop that
+ * writes a window of the tile (its copy and the sweep's copy made each iteration). */
+static void t_row_shift(Tally *T) {
+  static const int Ms[] = {64, 37, 5};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c];
+    Rng r = rng_seed("row_shift", (uint64_t)c);
+    char l[64];
+    for (int h = 0; h < 2; h++) { /* rowshift (f32, 64 columns), rowshift_h (f16, 32) */
+      int N = h ? 32 : 64;
+      Call k;
+      call_init(&k, "row_shift.tl", h ? "rowshift_h" : "rowshift");
+      Ten *X = call_in(&k, "X", h ? F16 : F32, 2, SHAPE(M, N));
+      Ten *Y = call_out(&k, "Y", h ? F16 : F32, 2, SHAPE(M, N));
+      fill_uniform(X, &r, -1, 1);
+      for (int b = 0; b < (int)cdivll(M, 30); b++)
+        for (int i = 0; i < 30 && b * 30 + i < M; i++)
+          for (int j = 0; j < N; j++) {
+            double t[3];
+            for (int d = 0; d < 3; d++) {
+              int row = b * 30 + i + d;
+              t[d] = row < M ? (h ? A2(X, row, j) : 2.0 * A2(X, row, j)) : 0;
+            }
+            R2(Y, b * 30 + i, j) = h ? round_dt(F32, t[0] * t[2]) + t[1] : t[0] + t[2] - t[1];
+          }
+      label(l, sizeof l, "%s M=%d", h ? "f16" : "f32", M);
+      CHECK(T, call_check(&k, "row_shift", l));
+      call_free(&k);
+    }
+    int iters = c + 2;
+    Call k;
+    call_init(&k, "row_shift.tl", "jacobi_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+    call_arg(&k, "iters=%d", iters);
+    fill_uniform(X, &r, -1, 1);
+    for (int b = 0; b < (int)cdivll(M, 32); b++) {
+      double t[32][64], n[30][64];
+      for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 64; j++) t[i][j] = b * 32 + i < M ? A2(X, b * 32 + i, j) : 0;
+      for (int it = 0; it < iters; it++) {
+        for (int i = 0; i < 30; i++)
+          for (int j = 0; j < 64; j++) n[i][j] = t[i][j] + t[i + 2][j];
+        for (int i = 0; i < 30; i++)
+          for (int j = 0; j < 64; j++) t[i + 1][j] = 0.5 * n[i][j];
+      }
+      for (int i = 0; i < 32 && b * 32 + i < M; i++)
+        for (int j = 0; j < 64; j++) R2(Y, b * 32 + i, j) = t[i][j];
+    }
+    label(l, sizeof l, "jacobi M=%d iters=%d", M, iters);
+    CHECK(T, call_check(&k, "row_shift", l));
+    call_free(&k);
+  }
+}
+
 /* window_reduction: reductions written into one row or column of a tile, read
  * where the writing threads hold them (and through a copy where they do not) */
 static void t_window_reduction(Tally *T) {
@@ -7735,6 +7792,7 @@ static const Test tests[] = {
     {"tensor_4d", t_t4d},
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
+    {"row_shift", t_row_shift},
     {"window_reduction", t_window_reduction},
     {"window_rmw", t_window_rmw},
     {"copy_before_loop", t_copy_before_loop},
