@@ -2826,12 +2826,16 @@ static void early_spills(TirKernel *K, TirBlock *b) {
 }
 
 /* A reader of shared copies (an assignment whose expression reads them, as a
- * reshape's or a transpose's) moves down its block past the ops that touch
- * neither its value nor what it reads, and touch no shared memory but by copies
- * of their own (loads, declarations, register assignments, copies): up to the
- * first op that uses its value. Copies made one after the other in a statement
- * each (s = reshape(S[..]), t = reshape(T[..])) then share the barrier before
- * their readers, one barrier instead of one each. */
+ * reshape's or a transpose's; a dot, from its operands' copies) moves down its
+ * block past the ops that touch neither its value nor what it reads, and touch
+ * no shared memory but by copies of their own (loads, declarations, register
+ * assignments, copies): up to the first op that uses its value. Copies made one
+ * after the other in a statement each (s = reshape(S[..]), t = reshape(T[..])),
+ * or for two dots into one accumulator whose operands are computed (a W4A16
+ * GEMM's low and high nibbles: acc += dot(a0, f16(lo)); acc += dot(a1, f16(hi))),
+ * then share the barrier before their readers, one barrier instead of one each:
+ * the first dot waits for the second's copies, and stops at the second dot (it
+ * writes the accumulator). */
 static bool reads_shared(const TirKernel *K, const TirOp *op) {
   bool any = false;
   for (int i = 0; i < op->nacc; i++) {
@@ -2857,13 +2861,32 @@ static bool sinks_past(const TirKernel *K, const TirOp *r, const TirOp *p) {
   return true;
 }
 
-static void late_reads(TirKernel *K, TirBlock *b) {
+/* Whether the shared buffers fit the block side by side: smem.c then gives none
+ * another's bytes, and a dot read later keeps no copies live that it would have. */
+static bool bufs_fit(const TirKernel *K) {
+  int64_t off = 0;
+  for (int i = 0; i < K->nbufs; i++) {
+    const TirBuf *f = &K->bufs[i];
+    if (f->tensor) continue;
+    int a = tir_buf_align(f);
+    off = (off + a - 1) / a * a + (f->bytes + 15) / 16 * 16;
+  }
+  return off <= smem_budget(K);
+}
+
+/* in_loop: b is (inside) a loop's body, whose every buffer smem.c keeps live over the
+ * whole loop: a dot there moves with no cost in shared bytes; outside loops, only
+ * while the buffers fit side by side (reuse could have given a later copy an earlier
+ * one's bytes, which the moved dot still reads). */
+static void late_reads(TirKernel *K, TirBlock *b, bool in_loop) {
   for (int i = b->ops.len - 1; i >= 0; i--) {
     TirOp *op = b->ops.items[i];
-    late_reads(K, &op->body);
-    late_reads(K, &op->els);
-    if (op->kind != TO_ASSIGN || op->has_win || op->win[0] || op->win[1] || !op->dst || op->first || !reads_shared(K, op))
-      continue;
+    bool loop = in_loop || op->kind == TO_FOR || op->kind == TO_WHILE;
+    late_reads(K, &op->body, loop);
+    late_reads(K, &op->els, in_loop);
+    bool reader = (op->kind == TO_ASSIGN && !op->has_win && !op->win[0] && !op->win[1]) ||
+                  (op->kind == TO_DOT && (in_loop || bufs_fit(K)));
+    if (!reader || !op->dst || op->first || !reads_shared(K, op)) continue;
     /* just past the last copy it can pass; nowhere when it passes none */
     int j = i;
     for (int k = i + 1; k < b->ops.len && sinks_past(K, op, b->ops.items[k]); k++)
@@ -3118,7 +3141,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     return false;
   }
   early_spills(K, &K->body);
-  late_reads(K, &K->body);
+  late_reads(K, &K->body, false);
   /* the budget counts live ranges, which the early copies shorten */
   if (!registers_ok(K, why)) return false;
   mark_used(K);

@@ -13,7 +13,7 @@
 //   t2c_v6_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of B at line 11)
 //   t2c_v7_s: shared, f16[64, 64], 9216 bytes (shared copy of slice of C at line 12)
 //   16- and 8-byte accesses when P is 16-byte aligned, C is 16-byte aligned, B is 16-byte aligned, O1 is 8-byte aligned, O2 is 8-byte aligned; otherwise single elements
-//   shared memory: 36864 bytes; barriers: 3
+//   shared memory: 36864 bytes; barriers: 1
 extern "C" __global__ void
 two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__restrict__ C, float *__restrict__ O1, float *__restrict__ O2, int M)
 {
@@ -159,65 +159,6 @@ two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[16], t2c_v3[17], t2c_v3[18], t2c_v3[19], t2c_v3[20], t2c_v3[21], t2c_v3[22], t2c_v3[23]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[24], t2c_v3[25], t2c_v3[26], t2c_v3[27], t2c_v3[28], t2c_v3[29], t2c_v3[30], t2c_v3[31]}});
-    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 8, read here by other threads
-    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
-    p[0] = 0.0f;
-    p[1] = 0.0f;
-    p[2] = 0.0f;
-    p[3] = 0.0f;
-    p[4] = 0.0f;
-    p[5] = 0.0f;
-    p[6] = 0.0f;
-    p[7] = 0.0f;
-    p[8] = 0.0f;
-    p[9] = 0.0f;
-    p[10] = 0.0f;
-    p[11] = 0.0f;
-    p[12] = 0.0f;
-    p[13] = 0.0f;
-    p[14] = 0.0f;
-    p[15] = 0.0f;
-    p[16] = 0.0f;
-    p[17] = 0.0f;
-    p[18] = 0.0f;
-    p[19] = 0.0f;
-    p[20] = 0.0f;
-    p[21] = 0.0f;
-    p[22] = 0.0f;
-    p[23] = 0.0f;
-    p[24] = 0.0f;
-    p[25] = 0.0f;
-    p[26] = 0.0f;
-    p[27] = 0.0f;
-    p[28] = 0.0f;
-    p[29] = 0.0f;
-    p[30] = 0.0f;
-    p[31] = 0.0f;
-    #pragma unroll
-    for (int t2c_k8 = 0; t2c_k8 < 64; t2c_k8 += 16) {
-      unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 72 + t2c_k8 + (lane / 16) * 8]);
-      unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k8 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-      unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k8 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-      unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k8 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
-      const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-      unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k8 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
-      const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-      t2c::mma_16816_f16(p[0], p[1], p[16], p[17], t2c_a0, t2c_b0);
-      t2c::mma_16816_f16(p[2], p[3], p[18], p[19], t2c_a0, t2c_b1);
-      t2c::mma_16816_f16(p[4], p[5], p[20], p[21], t2c_a0, t2c_b2);
-      t2c::mma_16816_f16(p[6], p[7], p[22], p[23], t2c_a0, t2c_b3);
-      t2c::mma_16816_f16(p[8], p[9], p[24], p[25], t2c_a0, t2c_b4);
-      t2c::mma_16816_f16(p[10], p[11], p[26], p[27], t2c_a0, t2c_b5);
-      t2c::mma_16816_f16(p[12], p[13], p[28], p[29], t2c_a0, t2c_b6);
-      t2c::mma_16816_f16(p[14], p[15], p[30], p[31], t2c_a0, t2c_b7);
-    }
     // wgmma-two-register-a-sm90a.tl:9: var acc1: tile<f32>[64, 64] = 0.0
     float acc1[32];
     acc1[0] = 0.0f;
@@ -288,47 +229,149 @@ two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__
     acc2[31] = 0.0f;
     // wgmma-two-register-a-sm90a.tl:11: acc1 += dot(f16(p), B[0 :+ 64, 0 :+ 64])
     __half t2c_v6[32];
-    const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(B + t2c_r1 * 64 + t2c_c1);
-    t2c_v6[0] = t2c_w9.v[0];
-    t2c_v6[1] = t2c_w9.v[1];
-    t2c_v6[2] = t2c_w9.v[2];
-    t2c_v6[3] = t2c_w9.v[3];
-    t2c_v6[4] = t2c_w9.v[4];
-    t2c_v6[5] = t2c_w9.v[5];
-    t2c_v6[6] = t2c_w9.v[6];
-    t2c_v6[7] = t2c_w9.v[7];
-    const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(B + (t2c_r1 + 16) * 64 + t2c_c1);
-    t2c_v6[8] = t2c_w10.v[0];
-    t2c_v6[9] = t2c_w10.v[1];
-    t2c_v6[10] = t2c_w10.v[2];
-    t2c_v6[11] = t2c_w10.v[3];
-    t2c_v6[12] = t2c_w10.v[4];
-    t2c_v6[13] = t2c_w10.v[5];
-    t2c_v6[14] = t2c_w10.v[6];
-    t2c_v6[15] = t2c_w10.v[7];
-    const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(B + (t2c_r1 + 32) * 64 + t2c_c1);
-    t2c_v6[16] = t2c_w11.v[0];
-    t2c_v6[17] = t2c_w11.v[1];
-    t2c_v6[18] = t2c_w11.v[2];
-    t2c_v6[19] = t2c_w11.v[3];
-    t2c_v6[20] = t2c_w11.v[4];
-    t2c_v6[21] = t2c_w11.v[5];
-    t2c_v6[22] = t2c_w11.v[6];
-    t2c_v6[23] = t2c_w11.v[7];
-    const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(B + (t2c_r1 + 48) * 64 + t2c_c1);
-    t2c_v6[24] = t2c_w12.v[0];
-    t2c_v6[25] = t2c_w12.v[1];
-    t2c_v6[26] = t2c_w12.v[2];
-    t2c_v6[27] = t2c_w12.v[3];
-    t2c_v6[28] = t2c_w12.v[4];
-    t2c_v6[29] = t2c_w12.v[5];
-    t2c_v6[30] = t2c_w12.v[6];
-    t2c_v6[31] = t2c_w12.v[7];
+    const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(B + t2c_r1 * 64 + t2c_c1);
+    t2c_v6[0] = t2c_w8.v[0];
+    t2c_v6[1] = t2c_w8.v[1];
+    t2c_v6[2] = t2c_w8.v[2];
+    t2c_v6[3] = t2c_w8.v[3];
+    t2c_v6[4] = t2c_w8.v[4];
+    t2c_v6[5] = t2c_w8.v[5];
+    t2c_v6[6] = t2c_w8.v[6];
+    t2c_v6[7] = t2c_w8.v[7];
+    const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(B + (t2c_r1 + 16) * 64 + t2c_c1);
+    t2c_v6[8] = t2c_w9.v[0];
+    t2c_v6[9] = t2c_w9.v[1];
+    t2c_v6[10] = t2c_w9.v[2];
+    t2c_v6[11] = t2c_w9.v[3];
+    t2c_v6[12] = t2c_w9.v[4];
+    t2c_v6[13] = t2c_w9.v[5];
+    t2c_v6[14] = t2c_w9.v[6];
+    t2c_v6[15] = t2c_w9.v[7];
+    const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(B + (t2c_r1 + 32) * 64 + t2c_c1);
+    t2c_v6[16] = t2c_w10.v[0];
+    t2c_v6[17] = t2c_w10.v[1];
+    t2c_v6[18] = t2c_w10.v[2];
+    t2c_v6[19] = t2c_w10.v[3];
+    t2c_v6[20] = t2c_w10.v[4];
+    t2c_v6[21] = t2c_w10.v[5];
+    t2c_v6[22] = t2c_w10.v[6];
+    t2c_v6[23] = t2c_w10.v[7];
+    const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(B + (t2c_r1 + 48) * 64 + t2c_c1);
+    t2c_v6[24] = t2c_w11.v[0];
+    t2c_v6[25] = t2c_w11.v[1];
+    t2c_v6[26] = t2c_w11.v[2];
+    t2c_v6[27] = t2c_w11.v[3];
+    t2c_v6[28] = t2c_w11.v[4];
+    t2c_v6[29] = t2c_w11.v[5];
+    t2c_v6[30] = t2c_w11.v[6];
+    t2c_v6[31] = t2c_w11.v[7];
     t2c::sts_vec<8>(&t2c_v6_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v6[16], t2c_v6[17], t2c_v6[18], t2c_v6[19], t2c_v6[20], t2c_v6[21], t2c_v6[22], t2c_v6[23]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v6[24], t2c_v6[25], t2c_v6[26], t2c_v6[27], t2c_v6[28], t2c_v6[29], t2c_v6[30], t2c_v6[31]}});
-    __syncthreads();  // t2c_v6_s: written at line 11, read here by other threads
+    // wgmma-two-register-a-sm90a.tl:12: acc2 += dot(f16(p * 0.5), C[0 :+ 64, 0 :+ 64])
+    __half t2c_v7[32];
+    const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(C + t2c_r1 * 64 + t2c_c1);
+    t2c_v7[0] = t2c_w12.v[0];
+    t2c_v7[1] = t2c_w12.v[1];
+    t2c_v7[2] = t2c_w12.v[2];
+    t2c_v7[3] = t2c_w12.v[3];
+    t2c_v7[4] = t2c_w12.v[4];
+    t2c_v7[5] = t2c_w12.v[5];
+    t2c_v7[6] = t2c_w12.v[6];
+    t2c_v7[7] = t2c_w12.v[7];
+    const t2c::Vec<__half, 8> t2c_w13 = t2c::ldg_vec<8>(C + (t2c_r1 + 16) * 64 + t2c_c1);
+    t2c_v7[8] = t2c_w13.v[0];
+    t2c_v7[9] = t2c_w13.v[1];
+    t2c_v7[10] = t2c_w13.v[2];
+    t2c_v7[11] = t2c_w13.v[3];
+    t2c_v7[12] = t2c_w13.v[4];
+    t2c_v7[13] = t2c_w13.v[5];
+    t2c_v7[14] = t2c_w13.v[6];
+    t2c_v7[15] = t2c_w13.v[7];
+    const t2c::Vec<__half, 8> t2c_w14 = t2c::ldg_vec<8>(C + (t2c_r1 + 32) * 64 + t2c_c1);
+    t2c_v7[16] = t2c_w14.v[0];
+    t2c_v7[17] = t2c_w14.v[1];
+    t2c_v7[18] = t2c_w14.v[2];
+    t2c_v7[19] = t2c_w14.v[3];
+    t2c_v7[20] = t2c_w14.v[4];
+    t2c_v7[21] = t2c_w14.v[5];
+    t2c_v7[22] = t2c_w14.v[6];
+    t2c_v7[23] = t2c_w14.v[7];
+    const t2c::Vec<__half, 8> t2c_w15 = t2c::ldg_vec<8>(C + (t2c_r1 + 48) * 64 + t2c_c1);
+    t2c_v7[24] = t2c_w15.v[0];
+    t2c_v7[25] = t2c_w15.v[1];
+    t2c_v7[26] = t2c_w15.v[2];
+    t2c_v7[27] = t2c_w15.v[3];
+    t2c_v7[28] = t2c_w15.v[4];
+    t2c_v7[29] = t2c_w15.v[5];
+    t2c_v7[30] = t2c_w15.v[6];
+    t2c_v7[31] = t2c_w15.v[7];
+    t2c::sts_vec<8>(&t2c_v7_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[0], t2c_v7[1], t2c_v7[2], t2c_v7[3], t2c_v7[4], t2c_v7[5], t2c_v7[6], t2c_v7[7]}});
+    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[8], t2c_v7[9], t2c_v7[10], t2c_v7[11], t2c_v7[12], t2c_v7[13], t2c_v7[14], t2c_v7[15]}});
+    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[16], t2c_v7[17], t2c_v7[18], t2c_v7[19], t2c_v7[20], t2c_v7[21], t2c_v7[22], t2c_v7[23]}});
+    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[24], t2c_v7[25], t2c_v7[26], t2c_v7[27], t2c_v7[28], t2c_v7[29], t2c_v7[30], t2c_v7[31]}});
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 8, read here by other threads
+    // line 8, read after the copy at line 12: one barrier serves both
+    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
+    p[0] = 0.0f;
+    p[1] = 0.0f;
+    p[2] = 0.0f;
+    p[3] = 0.0f;
+    p[4] = 0.0f;
+    p[5] = 0.0f;
+    p[6] = 0.0f;
+    p[7] = 0.0f;
+    p[8] = 0.0f;
+    p[9] = 0.0f;
+    p[10] = 0.0f;
+    p[11] = 0.0f;
+    p[12] = 0.0f;
+    p[13] = 0.0f;
+    p[14] = 0.0f;
+    p[15] = 0.0f;
+    p[16] = 0.0f;
+    p[17] = 0.0f;
+    p[18] = 0.0f;
+    p[19] = 0.0f;
+    p[20] = 0.0f;
+    p[21] = 0.0f;
+    p[22] = 0.0f;
+    p[23] = 0.0f;
+    p[24] = 0.0f;
+    p[25] = 0.0f;
+    p[26] = 0.0f;
+    p[27] = 0.0f;
+    p[28] = 0.0f;
+    p[29] = 0.0f;
+    p[30] = 0.0f;
+    p[31] = 0.0f;
+    #pragma unroll
+    for (int t2c_k16 = 0; t2c_k16 < 64; t2c_k16 += 16) {
+      unsigned t2c_a0[4];
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 72 + t2c_k16 + (lane / 16) * 8]);
+      unsigned t2c_q0[4];
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+      unsigned t2c_q2[4];
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+      unsigned t2c_q4[4];
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k16 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+      unsigned t2c_q6[4];
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k16 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+      t2c::mma_16816_f16(p[0], p[1], p[16], p[17], t2c_a0, t2c_b0);
+      t2c::mma_16816_f16(p[2], p[3], p[18], p[19], t2c_a0, t2c_b1);
+      t2c::mma_16816_f16(p[4], p[5], p[20], p[21], t2c_a0, t2c_b2);
+      t2c::mma_16816_f16(p[6], p[7], p[22], p[23], t2c_a0, t2c_b3);
+      t2c::mma_16816_f16(p[8], p[9], p[24], p[25], t2c_a0, t2c_b4);
+      t2c::mma_16816_f16(p[10], p[11], p[26], p[27], t2c_a0, t2c_b5);
+      t2c::mma_16816_f16(p[12], p[13], p[28], p[29], t2c_a0, t2c_b6);
+      t2c::mma_16816_f16(p[14], p[15], p[30], p[31], t2c_a0, t2c_b7);
+    }
+    // line 11, read after the copy at line 12: one barrier serves both
     // on tensor cores (mma.sync.m16n8k16): A from registers, B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
     {  // k 0 .. 15
       const unsigned t2c_a0[4] = {
@@ -438,49 +481,6 @@ two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__
       t2c::mma_16816_f16(acc1[12], acc1[13], acc1[28], acc1[29], t2c_a0, t2c_b6);
       t2c::mma_16816_f16(acc1[14], acc1[15], acc1[30], acc1[31], t2c_a0, t2c_b7);
     }
-    // wgmma-two-register-a-sm90a.tl:12: acc2 += dot(f16(p * 0.5), C[0 :+ 64, 0 :+ 64])
-    __half t2c_v7[32];
-    const t2c::Vec<__half, 8> t2c_w13 = t2c::ldg_vec<8>(C + t2c_r1 * 64 + t2c_c1);
-    t2c_v7[0] = t2c_w13.v[0];
-    t2c_v7[1] = t2c_w13.v[1];
-    t2c_v7[2] = t2c_w13.v[2];
-    t2c_v7[3] = t2c_w13.v[3];
-    t2c_v7[4] = t2c_w13.v[4];
-    t2c_v7[5] = t2c_w13.v[5];
-    t2c_v7[6] = t2c_w13.v[6];
-    t2c_v7[7] = t2c_w13.v[7];
-    const t2c::Vec<__half, 8> t2c_w14 = t2c::ldg_vec<8>(C + (t2c_r1 + 16) * 64 + t2c_c1);
-    t2c_v7[8] = t2c_w14.v[0];
-    t2c_v7[9] = t2c_w14.v[1];
-    t2c_v7[10] = t2c_w14.v[2];
-    t2c_v7[11] = t2c_w14.v[3];
-    t2c_v7[12] = t2c_w14.v[4];
-    t2c_v7[13] = t2c_w14.v[5];
-    t2c_v7[14] = t2c_w14.v[6];
-    t2c_v7[15] = t2c_w14.v[7];
-    const t2c::Vec<__half, 8> t2c_w15 = t2c::ldg_vec<8>(C + (t2c_r1 + 32) * 64 + t2c_c1);
-    t2c_v7[16] = t2c_w15.v[0];
-    t2c_v7[17] = t2c_w15.v[1];
-    t2c_v7[18] = t2c_w15.v[2];
-    t2c_v7[19] = t2c_w15.v[3];
-    t2c_v7[20] = t2c_w15.v[4];
-    t2c_v7[21] = t2c_w15.v[5];
-    t2c_v7[22] = t2c_w15.v[6];
-    t2c_v7[23] = t2c_w15.v[7];
-    const t2c::Vec<__half, 8> t2c_w16 = t2c::ldg_vec<8>(C + (t2c_r1 + 48) * 64 + t2c_c1);
-    t2c_v7[24] = t2c_w16.v[0];
-    t2c_v7[25] = t2c_w16.v[1];
-    t2c_v7[26] = t2c_w16.v[2];
-    t2c_v7[27] = t2c_w16.v[3];
-    t2c_v7[28] = t2c_w16.v[4];
-    t2c_v7[29] = t2c_w16.v[5];
-    t2c_v7[30] = t2c_w16.v[6];
-    t2c_v7[31] = t2c_w16.v[7];
-    t2c::sts_vec<8>(&t2c_v7_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[0], t2c_v7[1], t2c_v7[2], t2c_v7[3], t2c_v7[4], t2c_v7[5], t2c_v7[6], t2c_v7[7]}});
-    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[8], t2c_v7[9], t2c_v7[10], t2c_v7[11], t2c_v7[12], t2c_v7[13], t2c_v7[14], t2c_v7[15]}});
-    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[16], t2c_v7[17], t2c_v7[18], t2c_v7[19], t2c_v7[20], t2c_v7[21], t2c_v7[22], t2c_v7[23]}});
-    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[24], t2c_v7[25], t2c_v7[26], t2c_v7[27], t2c_v7[28], t2c_v7[29], t2c_v7[30], t2c_v7[31]}});
-    __syncthreads();  // t2c_v7_s: written at line 12, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A from registers, B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
     {  // k 0 .. 15
       const unsigned t2c_a0[4] = {
@@ -703,65 +703,6 @@ two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[16], t2c_v3[17], t2c_v3[18], t2c_v3[19], t2c_v3[20], t2c_v3[21], t2c_v3[22], t2c_v3[23]}});
     t2c::sts_vec<8>(&t2c_v3_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[24], t2c_v3[25], t2c_v3[26], t2c_v3[27], t2c_v3[28], t2c_v3[29], t2c_v3[30], t2c_v3[31]}});
-    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 8, read here by other threads
-    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
-    p[0] = 0.0f;
-    p[1] = 0.0f;
-    p[2] = 0.0f;
-    p[3] = 0.0f;
-    p[4] = 0.0f;
-    p[5] = 0.0f;
-    p[6] = 0.0f;
-    p[7] = 0.0f;
-    p[8] = 0.0f;
-    p[9] = 0.0f;
-    p[10] = 0.0f;
-    p[11] = 0.0f;
-    p[12] = 0.0f;
-    p[13] = 0.0f;
-    p[14] = 0.0f;
-    p[15] = 0.0f;
-    p[16] = 0.0f;
-    p[17] = 0.0f;
-    p[18] = 0.0f;
-    p[19] = 0.0f;
-    p[20] = 0.0f;
-    p[21] = 0.0f;
-    p[22] = 0.0f;
-    p[23] = 0.0f;
-    p[24] = 0.0f;
-    p[25] = 0.0f;
-    p[26] = 0.0f;
-    p[27] = 0.0f;
-    p[28] = 0.0f;
-    p[29] = 0.0f;
-    p[30] = 0.0f;
-    p[31] = 0.0f;
-    #pragma unroll
-    for (int t2c_k17 = 0; t2c_k17 < 64; t2c_k17 += 16) {
-      unsigned t2c_a0[4];
-      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 72 + t2c_k17 + (lane / 16) * 8]);
-      unsigned t2c_q0[4];
-      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-      unsigned t2c_q2[4];
-      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-      unsigned t2c_q4[4];
-      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
-      const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
-      unsigned t2c_q6[4];
-      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
-      const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
-      t2c::mma_16816_f16(p[0], p[1], p[16], p[17], t2c_a0, t2c_b0);
-      t2c::mma_16816_f16(p[2], p[3], p[18], p[19], t2c_a0, t2c_b1);
-      t2c::mma_16816_f16(p[4], p[5], p[20], p[21], t2c_a0, t2c_b2);
-      t2c::mma_16816_f16(p[6], p[7], p[22], p[23], t2c_a0, t2c_b3);
-      t2c::mma_16816_f16(p[8], p[9], p[24], p[25], t2c_a0, t2c_b4);
-      t2c::mma_16816_f16(p[10], p[11], p[26], p[27], t2c_a0, t2c_b5);
-      t2c::mma_16816_f16(p[12], p[13], p[28], p[29], t2c_a0, t2c_b6);
-      t2c::mma_16816_f16(p[14], p[15], p[30], p[31], t2c_a0, t2c_b7);
-    }
     // wgmma-two-register-a-sm90a.tl:9: var acc1: tile<f32>[64, 64] = 0.0
     float acc1[32];
     acc1[0] = 0.0f;
@@ -868,7 +809,105 @@ two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v6[16], t2c_v6[17], t2c_v6[18], t2c_v6[19], t2c_v6[20], t2c_v6[21], t2c_v6[22], t2c_v6[23]}});
     t2c::sts_vec<8>(&t2c_v6_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v6[24], t2c_v6[25], t2c_v6[26], t2c_v6[27], t2c_v6[28], t2c_v6[29], t2c_v6[30], t2c_v6[31]}});
-    __syncthreads();  // t2c_v6_s: written at line 11, read here by other threads
+    // wgmma-two-register-a-sm90a.tl:12: acc2 += dot(f16(p * 0.5), C[0 :+ 64, 0 :+ 64])
+    __half t2c_v7[32];
+    t2c_v7[0] = C[t2c_r1 * 64 + t2c_c1];
+    t2c_v7[1] = C[t2c_r1 * 64 + (t2c_c1 + 1)];
+    t2c_v7[2] = C[t2c_r1 * 64 + (t2c_c1 + 2)];
+    t2c_v7[3] = C[t2c_r1 * 64 + (t2c_c1 + 3)];
+    t2c_v7[4] = C[t2c_r1 * 64 + (t2c_c1 + 4)];
+    t2c_v7[5] = C[t2c_r1 * 64 + (t2c_c1 + 5)];
+    t2c_v7[6] = C[t2c_r1 * 64 + (t2c_c1 + 6)];
+    t2c_v7[7] = C[t2c_r1 * 64 + (t2c_c1 + 7)];
+    t2c_v7[8] = C[(t2c_r1 + 16) * 64 + t2c_c1];
+    t2c_v7[9] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 1)];
+    t2c_v7[10] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 2)];
+    t2c_v7[11] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 3)];
+    t2c_v7[12] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 4)];
+    t2c_v7[13] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 5)];
+    t2c_v7[14] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 6)];
+    t2c_v7[15] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 7)];
+    t2c_v7[16] = C[(t2c_r1 + 32) * 64 + t2c_c1];
+    t2c_v7[17] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 1)];
+    t2c_v7[18] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 2)];
+    t2c_v7[19] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 3)];
+    t2c_v7[20] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 4)];
+    t2c_v7[21] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 5)];
+    t2c_v7[22] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 6)];
+    t2c_v7[23] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 7)];
+    t2c_v7[24] = C[(t2c_r1 + 48) * 64 + t2c_c1];
+    t2c_v7[25] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 1)];
+    t2c_v7[26] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 2)];
+    t2c_v7[27] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 3)];
+    t2c_v7[28] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 4)];
+    t2c_v7[29] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 5)];
+    t2c_v7[30] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 6)];
+    t2c_v7[31] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 7)];
+    t2c::sts_vec<8>(&t2c_v7_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[0], t2c_v7[1], t2c_v7[2], t2c_v7[3], t2c_v7[4], t2c_v7[5], t2c_v7[6], t2c_v7[7]}});
+    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[8], t2c_v7[9], t2c_v7[10], t2c_v7[11], t2c_v7[12], t2c_v7[13], t2c_v7[14], t2c_v7[15]}});
+    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[16], t2c_v7[17], t2c_v7[18], t2c_v7[19], t2c_v7[20], t2c_v7[21], t2c_v7[22], t2c_v7[23]}});
+    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[24], t2c_v7[25], t2c_v7[26], t2c_v7[27], t2c_v7[28], t2c_v7[29], t2c_v7[30], t2c_v7[31]}});
+    __syncthreads();  // t2c_v2_s and t2c_v3_s: written at line 8, read here by other threads
+    // line 8, read after the copy at line 12: one barrier serves both
+    // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
+    p[0] = 0.0f;
+    p[1] = 0.0f;
+    p[2] = 0.0f;
+    p[3] = 0.0f;
+    p[4] = 0.0f;
+    p[5] = 0.0f;
+    p[6] = 0.0f;
+    p[7] = 0.0f;
+    p[8] = 0.0f;
+    p[9] = 0.0f;
+    p[10] = 0.0f;
+    p[11] = 0.0f;
+    p[12] = 0.0f;
+    p[13] = 0.0f;
+    p[14] = 0.0f;
+    p[15] = 0.0f;
+    p[16] = 0.0f;
+    p[17] = 0.0f;
+    p[18] = 0.0f;
+    p[19] = 0.0f;
+    p[20] = 0.0f;
+    p[21] = 0.0f;
+    p[22] = 0.0f;
+    p[23] = 0.0f;
+    p[24] = 0.0f;
+    p[25] = 0.0f;
+    p[26] = 0.0f;
+    p[27] = 0.0f;
+    p[28] = 0.0f;
+    p[29] = 0.0f;
+    p[30] = 0.0f;
+    p[31] = 0.0f;
+    #pragma unroll
+    for (int t2c_k17 = 0; t2c_k17 < 64; t2c_k17 += 16) {
+      unsigned t2c_a0[4];
+      t2c::ldmatrix_x4(t2c_a0, &t2c_v2_s[(t2c_wr0 + lane % 16) * 72 + t2c_k17 + (lane / 16) * 8]);
+      unsigned t2c_q0[4];
+      t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+      const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
+      unsigned t2c_q2[4];
+      t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+      const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
+      unsigned t2c_q4[4];
+      t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + 32 + (lane / 16) * 8]);
+      const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+      unsigned t2c_q6[4];
+      t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v3_s[(t2c_k17 + lane % 16) * 72 + t2c_wc0 + 48 + (lane / 16) * 8]);
+      const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+      t2c::mma_16816_f16(p[0], p[1], p[16], p[17], t2c_a0, t2c_b0);
+      t2c::mma_16816_f16(p[2], p[3], p[18], p[19], t2c_a0, t2c_b1);
+      t2c::mma_16816_f16(p[4], p[5], p[20], p[21], t2c_a0, t2c_b2);
+      t2c::mma_16816_f16(p[6], p[7], p[22], p[23], t2c_a0, t2c_b3);
+      t2c::mma_16816_f16(p[8], p[9], p[24], p[25], t2c_a0, t2c_b4);
+      t2c::mma_16816_f16(p[10], p[11], p[26], p[27], t2c_a0, t2c_b5);
+      t2c::mma_16816_f16(p[12], p[13], p[28], p[29], t2c_a0, t2c_b6);
+      t2c::mma_16816_f16(p[14], p[15], p[30], p[31], t2c_a0, t2c_b7);
+    }
+    // line 11, read after the copy at line 12: one barrier serves both
     // on tensor cores (mma.sync.m16n8k16): A from registers, B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
     {  // k 0 .. 15
       const unsigned t2c_a0[4] = {
@@ -978,45 +1017,6 @@ two(const __half *__restrict__ P, const __half *__restrict__ B, const __half *__
       t2c::mma_16816_f16(acc1[12], acc1[13], acc1[28], acc1[29], t2c_a0, t2c_b6);
       t2c::mma_16816_f16(acc1[14], acc1[15], acc1[30], acc1[31], t2c_a0, t2c_b7);
     }
-    // wgmma-two-register-a-sm90a.tl:12: acc2 += dot(f16(p * 0.5), C[0 :+ 64, 0 :+ 64])
-    __half t2c_v7[32];
-    t2c_v7[0] = C[t2c_r1 * 64 + t2c_c1];
-    t2c_v7[1] = C[t2c_r1 * 64 + (t2c_c1 + 1)];
-    t2c_v7[2] = C[t2c_r1 * 64 + (t2c_c1 + 2)];
-    t2c_v7[3] = C[t2c_r1 * 64 + (t2c_c1 + 3)];
-    t2c_v7[4] = C[t2c_r1 * 64 + (t2c_c1 + 4)];
-    t2c_v7[5] = C[t2c_r1 * 64 + (t2c_c1 + 5)];
-    t2c_v7[6] = C[t2c_r1 * 64 + (t2c_c1 + 6)];
-    t2c_v7[7] = C[t2c_r1 * 64 + (t2c_c1 + 7)];
-    t2c_v7[8] = C[(t2c_r1 + 16) * 64 + t2c_c1];
-    t2c_v7[9] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 1)];
-    t2c_v7[10] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 2)];
-    t2c_v7[11] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 3)];
-    t2c_v7[12] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 4)];
-    t2c_v7[13] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 5)];
-    t2c_v7[14] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 6)];
-    t2c_v7[15] = C[(t2c_r1 + 16) * 64 + (t2c_c1 + 7)];
-    t2c_v7[16] = C[(t2c_r1 + 32) * 64 + t2c_c1];
-    t2c_v7[17] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 1)];
-    t2c_v7[18] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 2)];
-    t2c_v7[19] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 3)];
-    t2c_v7[20] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 4)];
-    t2c_v7[21] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 5)];
-    t2c_v7[22] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 6)];
-    t2c_v7[23] = C[(t2c_r1 + 32) * 64 + (t2c_c1 + 7)];
-    t2c_v7[24] = C[(t2c_r1 + 48) * 64 + t2c_c1];
-    t2c_v7[25] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 1)];
-    t2c_v7[26] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 2)];
-    t2c_v7[27] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 3)];
-    t2c_v7[28] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 4)];
-    t2c_v7[29] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 5)];
-    t2c_v7[30] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 6)];
-    t2c_v7[31] = C[(t2c_r1 + 48) * 64 + (t2c_c1 + 7)];
-    t2c::sts_vec<8>(&t2c_v7_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[0], t2c_v7[1], t2c_v7[2], t2c_v7[3], t2c_v7[4], t2c_v7[5], t2c_v7[6], t2c_v7[7]}});
-    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[8], t2c_v7[9], t2c_v7[10], t2c_v7[11], t2c_v7[12], t2c_v7[13], t2c_v7[14], t2c_v7[15]}});
-    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[16], t2c_v7[17], t2c_v7[18], t2c_v7[19], t2c_v7[20], t2c_v7[21], t2c_v7[22], t2c_v7[23]}});
-    t2c::sts_vec<8>(&t2c_v7_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v7[24], t2c_v7[25], t2c_v7[26], t2c_v7[27], t2c_v7[28], t2c_v7[29], t2c_v7[30], t2c_v7[31]}});
-    __syncthreads();  // t2c_v7_s: written at line 12, read here by other threads
     // on tensor cores (mma.sync.m16n8k16): A from registers, B from shared memory by ldmatrix, warps 4 x 1, each 1 x 8 tiles of 16 x 8
     {  // k 0 .. 15
       const unsigned t2c_a0[4] = {

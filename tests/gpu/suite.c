@@ -6065,6 +6065,40 @@ static void t_row_shift(Tally *T) {
   }
 }
 
+/* two_dot: two dots into one accumulator in a k-loop, each operand computed in the
+ * loop, the first dot moved past the second's copies (one barrier an iteration): ragged
+ * M and K (A's columns and B's past K2 read 0). */
+static void t_two_dot(Tally *T) {
+  static const int Ms[] = {64, 37, 130}, Ks[] = {64, 50, 17};
+  for (int c = 0; c < 3; c++) {
+    int M = Ms[c], K = Ks[c], K2 = (K + 1) / 2;
+    Rng r = rng_seed("two_dot", (uint64_t)c);
+    Call k;
+    call_init(&k, "two_dot.tl", "two_dot");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K)), *B = call_in(&k, "B", F16, 2, SHAPE(64, K2));
+    Ten *C = call_out(&k, "C", F32, 2, SHAPE(M, 64));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 64; j++) {
+        double s = 0;
+        for (int k0 = 0; k0 < K; k0 += 32)
+          for (int q = 0; q < 16; q++) {
+            int bc = k0 / 2 + q;
+            double b = bc < K2 ? A2(B, j, bc) : 0;
+            double lo = round_dt(F16, 2.0 * b), hi = round_dt(F16, round_dt(F16, 3.0 * b) - 1.0);
+            if (k0 + q < K) s += A2(A, i, k0 + q) * lo;
+            if (k0 + 16 + q < K) s += A2(A, i, k0 + 16 + q) * hi;
+          }
+        R2(C, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d K=%d", M, K);
+    CHECK(T, call_check(&k, "two_dot", l));
+    call_free(&k);
+  }
+}
+
 /* window_reduction: reductions written into one row or column of a tile, read
  * where the writing threads hold them (and through a copy where they do not) */
 static void t_window_reduction(Tally *T) {
@@ -7793,6 +7827,7 @@ static const Test tests[] = {
     {"assume", t_assume},
     {"partial_tile_writes", t_partial},
     {"row_shift", t_row_shift},
+    {"two_dot", t_two_dot},
     {"window_reduction", t_window_reduction},
     {"window_rmw", t_window_rmw},
     {"copy_before_loop", t_copy_before_loop},
