@@ -1224,7 +1224,7 @@ static void print_reduce(Printer *P, const TirOp *op) {
     for (int ir = 0; ir < l->rr; ir++)
       for (int v = 0; v < l->vec; v++) fn(P, op, (At){l, ir, 0, v}, ctx);
     const char *j = F("t2c_j%d", P->ctr++);
-    line(P, "#pragma unroll 1");
+    line(P, "#pragma unroll %d", op->roll_unroll > 1 ? op->roll_unroll : 1);
     line(P, "for (int %s = 1; %s < %d; %s++) {", j, j, l->rc, j);
     P->indent++;
     P->rollc = l;

@@ -883,6 +883,8 @@ typedef struct TirOp {
   bool rolled_k;         /* TO_DOT in parts (layout.c split_dots): its k steps run as a loop, not unrolled */
   bool rolled_cols;      /* TO_REDUCE (layout.c): its operand is never held (TirVar.fused) or lives in
                             shared memory, and its column repeats run as a loop per row */
+  int roll_unroll;       /* that loop's #pragma unroll: 1, or 2 or 4 where it reads a tensor (a fused
+                            load), so that several repeats' loads are in flight at once */
   bool carried;          /* TO_REDUCE after a loop (carry.c): folds the partials carried across it,
                             which start at the identity (NaN for a float max or min), so an all-NaN
                             result means no element: it is not made -inf (emit_tir.c nan_dropped) */

@@ -756,7 +756,7 @@ fused_rolled(const float *__restrict__ X, float *__restrict__ R, int M, int N)
     t2c_v2[0] = t2c_v2[0] + t2c_fw0.v[1];
     t2c_v2[0] = t2c_v2[0] + t2c_fw0.v[2];
     t2c_v2[0] = t2c_v2[0] + t2c_fw0.v[3];
-    #pragma unroll 1
+    #pragma unroll 4
     for (int t2c_j1 = 1; t2c_j1 < 64; t2c_j1++) {
       const t2c::Vec<float, 4> t2c_fw2 = ((m0 + t2c_r0) < M && (t2c_c0 + t2c_j1 * 32) < N) ? t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + t2c_j1 * 32)) : t2c::Vec<float, 4>{{0.0f, 0.0f, 0.0f, 0.0f}};
       t2c_v2[0] = t2c_v2[0] + t2c_fw2.v[0];
@@ -775,7 +775,7 @@ fused_rolled(const float *__restrict__ X, float *__restrict__ R, int M, int N)
     t2c_v2[0] = t2c_v2[0] + ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : 0.0f);
     t2c_v2[0] = t2c_v2[0] + ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : 0.0f);
     t2c_v2[0] = t2c_v2[0] + ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : 0.0f);
-    #pragma unroll 1
+    #pragma unroll 4
     for (int t2c_j3 = 1; t2c_j3 < 64; t2c_j3++) {
       t2c_v2[0] = t2c_v2[0] + ((m0 + t2c_r0) < M && (t2c_c0 + t2c_j3 * 32) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + t2c_j3 * 32)] : 0.0f);
       t2c_v2[0] = t2c_v2[0] + ((m0 + t2c_r0) < M && (t2c_c0 + t2c_j3 * 32 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + t2c_j3 * 32 + 1)] : 0.0f);
