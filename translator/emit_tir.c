@@ -3124,9 +3124,9 @@ static const char *ctx_vars(Printer *P) {
     if (l->wtiles) { /* each warp's own block, as the mma layout it reads back */
       const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * l->lr);
       const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * l->lc * l->vec);
-      /* a fold's partials (carried across a loop in an mma layout's warp tiles) declare
-       * only what an op reads, as the other layouts do */
-      bool need_r = !l->partials || l->coord_r, need_c = !l->partials || l->coord_c;
+      /* only what an op reads (Layout.coord_r, coord_c), as the other layouts: a fold's
+       * partials carried across a loop in an mma layout's warp tiles may read neither */
+      bool need_r = l->coord_r, need_c = l->coord_c;
       if (need_r && need_c) {
         buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
         buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / %d, t2c_c%d = t2c_wc%d + lane %% %d * %d;  // and this thread's first row and column\n",
@@ -3155,7 +3155,9 @@ static const char *ctx_vars(Printer *P) {
                                             : F("%s * %d + %s", pwc, l->lc, lc);
     const char *c = strcmp(cw, "0") == 0 ? "0" : l->vec == 1 ? cw : F("(%s) * %d", cw, l->vec);
     if (strcmp(cw, "0") != 0 && l->vec > 1 && !strchr(cw, ' ')) c = F("%s * %d", cw, l->vec);
-    bool need_r = !row_base_zero(l) && (!l->partials || l->coord_r), need_c = !col_base_zero(l) && (!l->partials || l->coord_c);
+    /* declared where an op reads them alone: nvcc warns of one never read (#177-D; a [1, 1]
+     * column sum read whole from a shared copy, in a [1, N] layout, reads neither) */
+    bool need_r = !row_base_zero(l) && l->coord_r, need_c = !col_base_zero(l) && l->coord_c;
     if (need_r && need_c)
       buf_printf(&b, "  const int t2c_r%d = %s, t2c_c%d = %s;  // L%d: this thread's first row and column\n", l->id,
                  r, l->id, c, l->id);

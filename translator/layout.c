@@ -3514,8 +3514,9 @@ static int expr_coord_bits(const TirKernel *K, const Expr *x) {
 
 static bool expr_coords(const TirKernel *K, const Expr *x) { return expr_coord_bits(K, x) != 0; }
 
-/* Layout.coord_r and coord_c: an op in an mma layout reads the thread's first
- * row and column unless it only declares, computes without coordinates, writes
+/* Layout.coord_r and coord_c (ctx_vars declares a layout's first row and column
+ * only where these say an op reads them): an op in a layout reads the thread's
+ * first row and column; in an mma layout, unless it only declares, computes without coordinates, writes
  * by stmatrix, stores by TMA or accumulates a dot on the matrix unit (warp tile
  * and lane) or waits for one. An op in a slice of it reads the row alone (a
  * [M, 1] slice, dim 1 reduced) or the column alone ([1, N]). A dot on the CUDA

@@ -642,11 +642,12 @@ typedef struct Layout {
   bool wg;               /* mma: wgmma's m64nNk16 D fragments, a warpgroup per 64 rows: warps
                             wr x 1, each 16 rows (rr 2) of all the columns (rc = N / 8); the
                             same positions as mma.sync's, registers in this layout's order */
-  bool coord_r, coord_c; /* mma: some op reads a thread's first row (t2c_r<id>), column (t2c_c<id>);
-                            an accumulator only converted and written by stmatrix needs its warp tile's
-                            corner alone, a [1, N] slice of it the column alone (layout.c, coords_fn) */
-  bool partials;         /* LY_BLOCKED: a fold's per-thread partials (layout_partials): its first row
-                            and column are declared only where coord_r, coord_c say an op reads them */
+  bool coord_r, coord_c; /* some op reads a thread's first row (t2c_r<id>), column (t2c_c<id>); each is
+                            declared only where one does (nvcc warns of an unread one, #177-D): an mma
+                            accumulator only converted and written by stmatrix needs its warp tile's
+                            corner alone, a [1, N] slice of it the column alone, a [1, 1] column sum
+                            read from a shared copy neither (layout.c, coords_fn) */
+  bool partials;         /* LY_BLOCKED: a fold's per-thread partials (layout_partials) */
   bool wtiles;           /* LY_BLOCKED, not mma: each warp holds one contiguous [rr * lr, rc * lc * vec]
                             block (its warp tile), as an mma layout does: warp w is (w / wc, w % wc) and
                               r = warp_r * rr * lr + ir * lr + lane_r,
