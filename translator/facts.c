@@ -190,6 +190,14 @@ static bool value_max(const Expr *x, int64_t *m) {
   }
 }
 
+/* Loop f is range(a, S, step) of size S with a constant step >= len: *st = step. Its
+ * variable v fits v :+ len in S when a and S are multiples of the step. */
+static bool loop_step_start(const Stmt *f, int64_t len, const Sym *S, int64_t *st) {
+  *st = 1;
+  if (facts_as_size(f->u.forr.hi) != S || (f->u.forr.step && !check_const_int(f->u.forr.step, st))) return false;
+  return *st > 0 && len <= *st;
+}
+
 /* Whether start + len <= dim d of X for every execution the translator can see. */
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
   start = facts_resolve(start);
@@ -200,14 +208,14 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
     return true; /* H[i32(X[i])] of a u8 X with H of 256, H[x & 15] of 16 */
   if (start->kind == E_IDENT && start->u.ident.sym && start->u.ident.sym->kind == SY_LOOP) {
     Stmt *f = start->u.ident.sym->decl;
-    int64_t lo, st = 1;
-    bool has_lo = check_const_int(f->u.forr.lo, &lo);
-    bool has_st = !f->u.forr.step || check_const_int(f->u.forr.step, &st);
     int64_t vmax;
     if (loop_max(start->u.ident.sym, &vmax)) /* v <= its last value */
       return S ? facts_assumed_at_least(ki, S, vmax + len) : vmax + len <= D;
     if (len == 1 && S && facts_as_size(f->u.forr.hi) == S) return true; /* v < S in the body, whatever the step */
-    if (S && facts_as_size(f->u.forr.hi) == S && has_lo && has_st && st > 0 && lo % st == 0 && len <= st)
+    /* v and S both multiples of the step: v <= S - step (range(ctx.block.x * 64, S, 64),
+     * range(k0 / BQ * BQ, S, BQ) as much as range(0, S, 64)) */
+    int64_t st;
+    if (S && loop_step_start(f, len, S, &st) && facts_multiple_of(ki, f->u.forr.lo, st))
       return len == 1 || facts_assumed_multiple(ki, S, st);
     return false;
   }
@@ -247,7 +255,7 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
 }
 
 
-/* Whether x is a multiple of v (a power of two): for every execution, or, with
+/* Whether x is a multiple of v > 0 (a run, a loop's step): for every execution, or, with
  * given, when each name in given[] is one, a size name (not @assume'd a multiple
  * of v) or an integer scalar parameter; those go to given[] (at most max; *n
  * counts them), the conditions a kernel tests at entry to take its fast body. */
@@ -290,54 +298,122 @@ bool facts_multiple_of(const KernelInfo *ki, const Expr *x, int64_t v) {
   return facts_multiple_given(ki, x, v, NULL, NULL, 0);
 }
 
-/* The @assume condition on X's size at dim d under which start + len fits,
- * as facts_fits itself decides with that condition added to the kernel's:
- * SIZE % m == 0 for m the loop's step or the block's stride, else the least
- * SIZE >= v (found by bisection: facts_fits only gets truer as v grows).
- * NULL when no condition on the size does it. */
-static const char *fits_condition(Arena *a, const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
+/* The sizes x names (through the vars it reads and the loops whose variables it
+ * reads), but S, each once, into out[] (at most max). */
+static void start_sizes(const Expr *x, const Sym *S, const Sym **out, int *n, int max) {
+  x = facts_resolve(x);
+  switch (x->kind) {
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (y && y->kind == SY_LOOP) {
+      start_sizes(y->decl->u.forr.lo, S, out, n, max);
+      if (y->decl->u.forr.step) start_sizes(y->decl->u.forr.step, S, out, n, max);
+    }
+    if (!y || y->kind != SY_SIZE || y == S) return;
+    for (int i = 0; i < *n; i++)
+      if (out[i] == y) return;
+    if (*n < max) out[(*n)++] = y;
+    return;
+  }
+  case E_UNARY: start_sizes(x->u.unary.a, S, out, n, max); return;
+  case E_BINARY:
+    start_sizes(x->u.binary.a, S, out, n, max);
+    start_sizes(x->u.binary.b, S, out, n, max);
+    return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) start_sizes(x->u.call.args[i], S, out, n, max);
+    return;
+  default: return;
+  }
+}
+
+enum { MAX_CONDS = 4 }; /* the @assume conditions one check's note may name */
+
+/* The @assume conditions under which start + len fits in X's dim d, as
+ * facts_fits itself decides with them added to the kernel's: SIZE % m == 0
+ * for m the loop's step (and the same of each size its start names: range(T,
+ * S, 64) needs T % 64 == 0 too) or the block's stride, else the least SIZE >= v
+ * (found by bisection: facts_fits only gets truer as v grows). Into cond[]
+ * (at most MAX_CONDS); 0 when no conditions on the sizes do it. */
+static int fits_conditions(Arena *a, const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d,
+                           const char **cond) {
   Sym *S = X->tdim_size[d];
-  if (!S) return NULL;
+  if (!S) return 0;
+  const Sym *given[MAX_CONDS - 1];
+  int ng = 0;
   KernelInfo k = *ki;
-  k.assumes = NEW_ARRAY(a, Assume, ki->nassumes + 1);
+  k.assumes = NEW_ARRAY(a, Assume, ki->nassumes + MAX_CONDS);
   for (int i = 0; i < ki->nassumes; i++) k.assumes[i] = ki->assumes[i];
-  Assume *h = &k.assumes[k.nassumes++];
-  *h = (Assume){NULL, S, 0, INT64_MIN};
   const Expr *s = facts_resolve(start);
   int64_t m[2] = {0, 0};
   if (s->kind == E_IDENT && s->u.ident.sym && s->u.ident.sym->kind == SY_LOOP) {
     const Stmt *f = s->u.ident.sym->decl;
     if (!f->u.forr.step) m[0] = 1;
     else check_const_int(f->u.forr.step, &m[0]);
+    int64_t st;
+    if (loop_step_start(f, len, S, &st) && st > 1 && !facts_multiple_of(ki, f->u.forr.lo, st))
+      start_sizes(f->u.forr.lo, S, given, &ng, MAX_CONDS - 1); /* range(T * 2, S, 64): T % 64 == 0 too */
+    for (int i = 0; i < ng; i++) k.assumes[k.nassumes++] = (Assume){NULL, (Sym *)given[i], m[0], INT64_MIN};
   }
-  block_times(s, &m[1]);
+  Assume *h = &k.assumes[k.nassumes++];
+  *h = (Assume){NULL, S, 0, INT64_MIN};
+  block_times(s, &m[1]); /* (a loop variable is no block index: the start's sizes go with m[0]) */
   for (int i = 0; i < 2; i++) {
     h->mod = m[i];
-    if (m[i] > 1 && facts_fits(&k, start, len, X, d)) return arena_printf(a, "%s %% %" PRId64 " == 0", S->name, m[i]);
+    if (m[i] > 1 && facts_fits(&k, start, len, X, d)) {
+      int n = 0;
+      for (int j = 0; j < ng; j++) { /* those of the start's sizes it needs */
+        k.assumes[ki->nassumes + j].mod = 0;
+        if (facts_fits(&k, start, len, X, d)) continue;
+        k.assumes[ki->nassumes + j].mod = m[0];
+        cond[n++] = arena_printf(a, "%s %% %" PRId64 " == 0", given[j]->name, m[0]);
+      }
+      cond[n++] = arena_printf(a, "%s %% %" PRId64 " == 0", S->name, m[i]);
+      return n;
+    }
   }
   h->mod = 0;
   int64_t lo = 1, hi = INT32_MAX;
   h->min = hi;
-  if (!facts_fits(&k, start, len, X, d)) return NULL;
+  if (!facts_fits(&k, start, len, X, d)) return 0;
   while (lo < hi) {
     h->min = lo + (hi - lo) / 2;
     if (facts_fits(&k, start, len, X, d)) hi = h->min;
     else lo = h->min + 1;
   }
-  return arena_printf(a, "%s >= %" PRId64, S->name, lo);
+  cond[0] = arena_printf(a, "%s >= %" PRId64, S->name, lo);
+  return 1;
+}
+
+/* Why no conditions on the sizes drop the check of a start, nonnegative: most often
+ * none bounds its end; in range(a, S, step), a not known to be a multiple of the step. */
+static const char *unfit_why(Arena *a, const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
+  const Expr *s = facts_resolve(start);
+  const Sym *S = X->tdim_size[d];
+  int64_t m, st;
+  if (S && s->kind == E_IDENT && s->u.ident.sym && s->u.ident.sym->kind == SY_LOOP) {
+    const Stmt *f = s->u.ident.sym->decl;
+    if (loop_step_start(f, len, S, &st) && !facts_multiple_of(ki, f->u.forr.lo, st))
+      return arena_printf(a, "the start of its loop at line %d is not known to be a multiple of the step %" PRId64,
+                          f->loc.line, st);
+  }
+  if (!S && value_max(start, &m)) /* a constant dim its values pass */
+    return arena_printf(a, "its values reach %" PRId64 ", and the dim's last index is %" PRId64, m + len - 1,
+                        X->tdim_const[d] - 1);
+  return "no condition on the sizes bounds its end";
 }
 
 void facts_bounds_warning(Diag *d, Arena *a, const KernelInfo *ki, const Sym *X, int dim, const Index *ix, int64_t len) {
-  const char *cond = NULL, *why = "its start may be negative";
-  int64_t m;
-  if (facts_nonneg(ix->start)) {
-    cond = fits_condition(a, ki, ix->start, len, X, dim);
-    why = "no condition on the sizes bounds its end";
-    if (!X->tdim_size[dim] && value_max(ix->start, &m)) /* a constant dim its values pass */
-      why = arena_printf(a, "its values reach %" PRId64 ", and the dim's last index is %" PRId64, m + len - 1,
-                         X->tdim_const[dim] - 1);
+  if (!facts_nonneg(ix->start)) {
+    diag_bounds(d, ix->start->loc, X->name, dim, NULL, "its start may be negative");
+    return;
   }
-  diag_bounds(d, ix->start->loc, X->name, dim, cond, why);
+  const char *cond[MAX_CONDS];
+  int n = fits_conditions(a, ki, ix->start, len, X, dim, cond);
+  /* one entry for each condition: the warning names each once, or only the
+   * strongest of those on one size (diag.c) */
+  for (int i = 0; i < n; i++) diag_bounds(d, ix->start->loc, X->name, dim, cond[i], NULL);
+  if (!n) diag_bounds(d, ix->start->loc, X->name, dim, NULL, unfit_why(a, ki, ix->start, len, X, dim));
 }
 
 bool facts_expr_equal(const Expr *a, const Expr *b) {

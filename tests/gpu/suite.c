@@ -5966,6 +5966,43 @@ static void t_assume(Tally *T) {
   call_free(&k);
 }
 
+/* assume_loop_start: range(a, S, 64) over X[i :+ 64] with @assume(S % 64 == 0) and a
+ * start a multiple of 64 by its form (b * 64, k0 / 64 * 64): unchecked, each block's
+ * column sums from its start to S. One block (64), a start rounded down past the
+ * block's own (S = 640: block 9's k0 = 367, from 320), and S = 100 refused. */
+static Call assume_loop_start_call(int S, Rng *r) {
+  Call k;
+  call_init(&k, "assume_loop_start.tl", "suffix");
+  Ten *X = call_in(&k, "X", F32, 1, SHAPE(S));
+  Ten *O = call_out(&k, "O", F32, 1, SHAPE(S));
+  Ten *P = call_out(&k, "P", F32, 1, SHAPE(S));
+  fill_uniform(X, r, -1, 1);
+  for (int b = 0; b < S / 64; b++)
+    for (int j = 0; j < 64; j++) {
+      double o = 0, p = 0;
+      for (int i = b * 64; i < S; i += 64) o += X->v[i + j];
+      for (int i = (b * 40 + 7) / 64 * 64; i < S; i += 64) p += X->v[i + j];
+      O->ref[b * 64 + j] = o, P->ref[b * 64 + j] = p;
+    }
+  return k;
+}
+
+static void t_assume_loop_start(Tally *T) {
+  static const int Ss[] = {64, 640, 1024};
+  for (int c = 0; c < 3; c++) {
+    Rng r = rng_seed("assume_loop_start", (uint64_t)c);
+    Call k = assume_loop_start_call(Ss[c], &r);
+    char l[64];
+    label(l, sizeof l, "S=%d", Ss[c]);
+    CHECK(T, call_check(&k, "assume_loop_start", l));
+    call_free(&k);
+  }
+  Rng r = rng_seed("assume_loop_start", 9);
+  Call k = assume_loop_start_call(100, &r);
+  CHECK(T, call_expect_fail(&k, "assume_loop_start", "S=100 (S % 64 != 0)", "@assume"));
+  call_free(&k);
+}
+
 /* ------------------------------------------------------------ partial writes, registers, regions */
 
 static void t_partial(Tally *T) {
@@ -7825,6 +7862,7 @@ static const Test tests[] = {
     {"tensor_3d", t_t3d},
     {"tensor_4d", t_t4d},
     {"assume", t_assume},
+    {"assume_loop_start", t_assume_loop_start},
     {"partial_tile_writes", t_partial},
     {"row_shift", t_row_shift},
     {"two_dot", t_two_dot},
