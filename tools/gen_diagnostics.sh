@@ -33,6 +33,7 @@ title() { # family -> heading
   member) echo "Member access" ;;
   multiple) echo "Several errors in one file" ;;
   nesting) echo "Nesting limits" ;;
+  outside) echo "Slices and indices outside a constant tensor dim" ;;
   pad) echo "pad" ;;
   param) echo "Parameters" ;;
   pipeline) echo "@pipeline" ;;

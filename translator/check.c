@@ -39,6 +39,8 @@ typedef struct Checker {
   bool launch_bad;    /* @launch's thread count was rejected: what depends on it stays quiet */
   ElemType want;      /* the element type of the var or store the value being checked goes to,
                          or T_NONE: a mismatch's fix-it converts the operand of another type */
+  const Expr *target; /* the store's target being checked (check_lhs), for tensor_outside */
+  const Expr *padded; /* pad()'s slice being checked: its elements past the tensor are meant */
 } Checker;
 
 /* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
@@ -1052,10 +1054,13 @@ static bool check_call(Checker *C, Expr *e, int depth) {
     return false;
   }
   bool ok = true;
+  const Expr *padded = C->padded;
   for (int i = 0; i < e->u.call.nargs; i++) {
+    C->padded = b == B_PAD && i == 0 ? e->u.call.args[0] : padded;
     ok &= check_expr(C, e->u.call.args[i], depth + 1);
     e->flags |= e->u.call.args[i]->flags & (EF_TD | EF_TILE);
   }
+  C->padded = padded;
   if (!ok) return false;
   if (cast >= 0) {
     Expr *x = e->u.call.args[0];
@@ -1121,6 +1126,38 @@ static void gather_slice_error(Checker *C, const Expr *e, const Expr *first, con
     diag_note(C->d, (Loc){0, 0}, "%s elements of this dim in each of %d rows are %scols(%d, %s), with the [%d] index "
               "made a column: reshape(%s, [%d, 1])", n, r, at, r, n, r, first->kind == E_IDENT ? first->u.ident.name : "..",
               r);
+}
+
+/* A constant slice or index of a tensor that reaches outside a constant dim. What
+ * is outside reads 0 (pad()'s value) and is not stored, as for any index, so it
+ * translates: a warning. Wholly outside, the access does nothing (a slip of a
+ * constant, which of a tile var is an error); partly, a read pads the tile with
+ * zeros, meant where pad() says so. */
+static void tensor_outside(Checker *C, const Expr *e, const Sym *X) {
+  bool store = e == C->target, pad = e == C->padded;
+  for (int i = 0; i < e->u.index.nidx; i++) {
+    const Index *ix = &e->u.index.idx[i];
+    int64_t s, n = 1, D = X->tdim_const[i];
+    if (X->tdim_size[i] || D < 1 /* rejected at the parameter */ || !check_const_int(ix->start, &s) ||
+        (ix->len && !check_const_int(ix->len, &n)))
+      continue;
+    if (s >= 0 && s + n <= D) continue;
+    const char *what = ix->len ? arena_printf(C->a, "slice %" PRId64 " :+ %" PRId64, s, n)
+                               : arena_printf(C->a, "index %" PRId64, s);
+    if (s >= D || s + n <= 0) {
+      diag_warning(C->d, W_OUTSIDE, ix->start->loc, "%s is outside dim %d of '%s' (size %" PRId64 "): %s", what, i,
+                   X->name, D, store ? "nothing is stored" : pad ? "it reads only pad()'s value"
+                                     : ix->len ? "it reads only zeros" : "it reads 0");
+      continue;
+    }
+    if (pad && !store) continue;
+    const char *lo = s < 0 ? arena_printf(C->a, "%" PRId64 " .. -1", s) : NULL;
+    const char *hi = s + n > D ? arena_printf(C->a, "%" PRId64 " .. %" PRId64, D, s + n - 1) : NULL;
+    diag_warning(C->d, W_OUTSIDE, ix->start->loc, "%s %s dim %d of '%s' (size %" PRId64 "): elements %s%s%s %s",
+                 what, lo && hi ? "reaches outside both ends of" : lo ? "starts before" : "reaches past", i, X->name, D, lo ? lo : "",
+                 lo && hi ? " and " : "", hi ? hi : "", store ? "are not stored" : "read 0");
+    if (!store) diag_note(C->d, (Loc){0, 0}, "pad(%s[...], v) reads them as v, and says they are meant", X->name);
+  }
 }
 
 /* X[i, a :+ m, ...] on a tensor or t[i, a :+ m] on a tile. */
@@ -1234,6 +1271,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
     }
   }
   if (!ok) return false;
+  if (y->kind == SY_TENSOR) tensor_outside(C, e, y);
   if (y->kind == SY_VAR) e->flags |= EF_TILE;
   if (t.rank > 0) e->flags |= EF_TILE;
   e->ty = t;
@@ -1497,7 +1535,10 @@ static bool check_lhs(Checker *C, Stmt *s) {
     return true;
   }
   if (l->kind == E_INDEX) {
-    if (!check_expr(C, l, 0)) return false;
+    C->target = l;
+    bool ok = check_expr(C, l, 0);
+    C->target = NULL;
+    if (!ok) return false;
     Sym *y = l->u.index.base->u.ident.sym;
     if (y->kind == SY_TENSOR) y->written = true;
     if (y->kind == SY_VAR && s->u.assign.op == TK_ASSIGN) y->reads--; /* a window written */
