@@ -170,6 +170,7 @@ T2C_MATH1(tanh, tanhf, ::tanh)
 T2C_MATH1(sigmoid, sigmoidf_, sigmoid_)
 T2C_MATH1(floor, floorf, ::floor)
 T2C_MATH1(ceil, ceilf, ::ceil)
+T2C_MATH1(round, rintf, ::rint) // to the nearest, ties to even (torch.round, numpy.round; C's rint, not round)
 T2C_MATH1(abs, fabsf, ::fabs)
 #undef T2C_MATH1
 // Element i of a shared copy of EB-byte elements swizzled in W-byte rows (W =

@@ -594,6 +594,43 @@ static void t_math(Tally *T) {
   }
 }
 
+/* x to the nearest integer, ties to the even one: written from the definition (the
+ * reference for round(), apart from rintf and the C library's rounding mode) */
+static double round_even(double x) {
+  double r = floor(x), d = x - r;
+  if (d > 0.5 || (d == 0.5 && fmod(r, 2.0) != 0.0)) r += 1.0;
+  return r;
+}
+
+/* round() of f32, f64 and f16 at quarters in [-10, 10] (every other one a tie at
+ * x * 2 or x * 3 too) and uniform values, over a ragged N */
+static void t_math_round(Tally *T) {
+  static const int Ns[] = {1000, 256, 7};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("math_round", (uint64_t)c);
+    Call k;
+    call_init(&k, "math.tl", "math_round");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    Ten *D = call_out(&k, "D", F64, 1, SHAPE(N));
+    Ten *H = call_out(&k, "H", F16, 1, SHAPE(N));
+    for (int j = 0; j < N; j++)
+      X->v[j] = j % 3 ? (double)rng_int(&r, -40, 40) / 4.0 : round_dt(F32, rng_uniform(&r, -10, 10));
+    for (int j = 0; j < N; j++) {
+      double x = X->v[j];
+      Y->ref[j] = round_even(x);
+      D->ref[j] = round_even(x * 3.0);
+      H->ref[j] = round_even(round_dt(F16, round_dt(F32, x * 2.0)));
+    }
+    Y->tol = D->tol = H->tol = 0;
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "math_round", l));
+    call_free(&k);
+  }
+}
+
 /* ------------------------------------------------------------ random numbers */
 
 /* Philox4x32-10, written here from the paper (Salmon, Moraes, Dror, Shaw, "Parallel
@@ -7714,6 +7751,7 @@ static const Test tests[] = {
     {"elementwise_f32", t_ew_f32},
     {"elementwise_i32", t_ew_i32},
     {"math_f32", t_math},
+    {"math_round", t_math_round},
     {"rand_randn_randint", t_rand},
     {"casts", t_casts},
     {"neg_literal", t_neg_literal},

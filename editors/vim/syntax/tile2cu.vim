@@ -16,7 +16,7 @@ syn keyword tlBoolean       true false
 syn keyword tlConstant      inf
 syn keyword tlTileType      tile tensor
 syn keyword tlElemType      f32 f16 bf16 f64 i8 u8 i32 u32 i64 bool f8e4m3 f8e5m2
-syn keyword tlMath          exp exp2 log log2 sqrt rsqrt abs sin cos tanh sigmoid floor ceil min max cdiv rand randn randint
+syn keyword tlMath          exp exp2 log log2 sqrt rsqrt abs sin cos tanh sigmoid floor ceil round min max cdiv rand randn randint
 syn keyword tlReduction     rowsum rowmax rowmin colsum colmax colmin sum
 syn keyword tlReduction     rowargmax rowargmin colargmax colargmin cumsum cumprod cummax
 syn keyword tlTileFunc      where rows cols dot transpose reshape pad atomic_add atomic_max atomic_min
