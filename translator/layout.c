@@ -610,6 +610,38 @@ static void bound_fn(TirKernel *K, TirOp *op, void *ctx) {
   index_leaves(K, op, bound_leaf, bound);
 }
 
+typedef struct Leaf1 {
+  TirVar *v; /* the last value an expression reads */
+  int n;     /* how many it reads */
+} Leaf1;
+
+static void leaf1_fn(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K, (void)x;
+  Leaf1 *l = ctx;
+  l->v = v;
+  l->n++;
+}
+
+/* Whether op runs in whatever layout its values have: a load (its gather's
+ * indices too), a declaration, a copy to shared memory, or v = w of one shape
+ * (the tile var lower.c assigns a gather's value to). */
+static bool layout_free(TirKernel *K, const TirOp *op) {
+  if (op->kind == TO_LOAD || op->kind == TO_DECL || op->kind == TO_SPILL) return true;
+  if (op->kind != TO_ASSIGN || op->op != TK_ASSIGN || op->has_win || !op->expr ||
+      (!tir_hoisted(K, op->expr) && op->expr->kind != E_IDENT))
+    return false;
+  Leaf1 w = {NULL, 0};
+  leaves(K, op->expr, leaf1_fn, &w);
+  return w.n == 1 && w.v->rank == op->dst->rank && w.v->rows == op->dst->rows && w.v->cols == op->dst->cols;
+}
+
+/* The values bound to a layout by an op that is not layout_free: a class none of
+ * whose values is (a gather, its indices and the tile var it is assigned to,
+ * read only through a dot operand's copy) needs no layout another op shares. */
+static void held_fn(TirKernel *K, TirOp *op, void *ctx) {
+  if (!layout_free(K, op)) bound_fn(K, op, ctx);
+}
+
 /* A @registers row value [R, 1] holds R / threads rows per thread (LANGUAGE.md
  * §8's @registers: thread i holds row i when R is the thread count), but a
  * slice of a blocked [R, C] layout holds rr rows per thread, each in lc lanes.
@@ -749,8 +781,17 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   }
   /* a value only loaded and copied to shared memory (a dot operand) keeps the
    * plain blocked layout of its shape: 16-byte loads, not the accumulator's */
-  bool *bound = NEW_ARRAY(K->a, bool, n);
+  bool *bound = NEW_ARRAY(K->a, bool, n), *held = NEW_ARRAY(K->a, bool, n);
   walk(K, &K->body, bound_fn, bound);
+  walk(K, &K->body, held_fn, held);
+  /* per class: whether an op binds one of its values (held), its narrowest element */
+  bool *cheld = NEW_ARRAY(K->a, bool, n);
+  int *ceb = NEW_ARRAY(K->a, int, n);
+  for (int i = 0; i < n; i++) {
+    int r = find(&c, i), eb = elem_bytes[((TirVar *)K->vars.items[i])->elem];
+    cheld[r] |= held[i];
+    if (!ceb[r] || eb < ceb[r]) ceb[r] = eb;
+  }
   Layout *scalar = NEW(K->a, Layout);
   scalar->kind = LY_SCALAR;
   for (int i = 0; i < n; i++) {
@@ -764,7 +805,12 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
       *why = "a tile read as a broadcast of another shape";
       return false;
     }
+    const Layout *anchor = find_blocked(K, v->rows, v->cols);
     if (c.parent[r]) v->layout = slice_of(K, c.parent[r], c.dim[r]);
+    /* a gather whose shape is the accumulator's, its indices and the tile var it
+     * is copied to, only read through a dot operand's copy: the class takes one
+     * plain layout (runs of its narrowest element), not the fragments */
+    else if (!cheld[r] && anchor && anchor->mma) v->layout = blocked_as(K, v->rows, v->cols, ceb[r], true);
     else v->layout = blocked_as(K, v->rows, v->cols, bound[i] ? w : elem_bytes[v->elem], !bound[i]);
     /* a @registers tile holds the seed's count per thread (no more registers
      * than it promises): where the layout it shares would hold another, a plain

@@ -3129,6 +3129,37 @@ static void t_gather_dot(Tally *T) {
   }
 }
 
+/* gather_operand (tests/gpu/gather_operand.tl): S = Q x transpose(E[I[..]]), the B operand
+ * gathered by rows in the accumulator's shape [64, 64] (a paged-KV prefill's scores); rows
+ * of I past N read index 0 (their columns of S are not stored). Ragged M, N and D; D % 8 != 0
+ * takes the general body. */
+static void t_gather_operand(Tally *T) {
+  static const int MNDR[][4] = {{70, 50, 72, 40}, {64, 128, 64, 64}, {100, 9, 130, 17}, {3, 4, 5, 8}};
+  for (int q = 0; q < 4; q++) {
+    int M = MNDR[q][0], N = MNDR[q][1], D = MNDR[q][2], Rn = MNDR[q][3];
+    Rng r = rng_seed("gather_operand", (uint64_t)q);
+    Call k;
+    call_init(&k, "gather_operand.tl", "gather_operand");
+    Ten *Q = call_in(&k, "Q", F16, 2, SHAPE(M, D));
+    Ten *E = call_in(&k, "E", F16, 2, SHAPE(Rn, D));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(N));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, N));
+    fill_uniform(Q, &r, -1, 1);
+    fill_uniform(E, &r, -1, 1);
+    fill_int(I, &r, 0, Rn - 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double y = 0;
+        for (int kk = 0; kk < D; kk++) y += A2(Q, i, kk) * A2(E, (int)I->v[j], kk);
+        R2(S, i, j) = y;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d D=%d R=%d", M, N, D, Rn);
+    CHECK(T, call_check(&k, "gather_operand", l));
+    call_free(&k);
+  }
+}
+
 /* rows_var_recomputed and rows_var_kept (tests/gpu): r = m0 + rows(64, 1) gathers A's
  * rows through P and indexes C's; the first computes r again at the store, the second
  * (m0 changed after r) reads its shared copy, and adds the new m0. Ragged M, N, K; rows
@@ -7825,6 +7856,7 @@ static const Test tests[] = {
     {"gather_runs", t_gather_runs},
     {"mixed_runs", t_mixed_runs},
     {"gather_dot", t_gather_dot},
+    {"gather_operand", t_gather_operand},
     {"rows_var_recomputed", t_rows_var_recomputed},
     {"rows_var_kept", t_rows_var_kept},
     {"mixed_runs_dot", t_mixed_runs_dot},
