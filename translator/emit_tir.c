@@ -3012,7 +3012,9 @@ static const char *summary(Printer *P) {
   for (int i = 0; i < K->vars.len; i++) {
     const TirVar *v = K->vars.items[i];
     if (!v->sym || v->direct) continue;
-    if (v->home)
+    if (v->inlined)
+      buf_printf(&b, "//   %s: never held, computed in the indices of the loads issued ahead\n", v->sym->name);
+    else if (v->home)
       buf_printf(&b, "//   %s: shared, in %s, too large for registers (%s, %d x %s per thread)\n", v->sym->name,
                  P->K->bufs[v->home - 1].cname, layout_str(P->a, v->layout), layout_count(v->layout), elem_names[v->elem]);
     else
@@ -3372,6 +3374,11 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               v->home ? arena_printf(K->a, "each thread reads at its %d elements of %s (%s)", layout_count(l), layout_str(K->a, l),
                                      v->home_why)
                       : "a dot reads");
+      continue;
+    }
+    if (v->inlined) {
+      fprintf(out, "  %s (%s): never held: the loads a @pipeline loop issues ahead compute it in their indices\n",
+              v->sym ? v->sym->name : v->cname, v->what);
       continue;
     }
     if (v->fused) {

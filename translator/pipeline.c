@@ -53,10 +53,11 @@ static bool assigned_in(const Block *b, const Sym *y) {
   return a.any;
 }
 
-/* The scalar var y declared at the top of the body of the loop at f, never assigned
- * again, with an initial value (var blk = BT[b, j]): its declaration, else NULL. */
+/* The var y declared at the top of the body of the loop at f, never assigned again,
+ * with an initial value (var blk = BT[b, j]; a tile var too, var kk = k0 + rows(32, 1),
+ * which a gather's index reads as it would the expression): its declaration, else NULL. */
 static const Stmt *loop_local(const Sym *y, const Stmt *f) {
-  if (y->kind != SY_VAR || y->ty.rank || y->reassigned || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init)
+  if (y->kind != SY_VAR || y->reassigned || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init)
     return NULL;
   const Block *b = &f->u.forr.body;
   for (int i = 0; i < b->nstmts; i++)
@@ -228,8 +229,36 @@ static void sym_use_fn(TirKernel *K, const TirBlock *b, SymUse *u) {
   }
 }
 
+/* Whether op declares loop-local tile var y or sets its initial value. */
+static bool tile_local_op(const TirOp *op, const Sym *y) {
+  return op->dst && op->dst->sym == y && (op->kind == TO_DECL || (op->kind == TO_ASSIGN && op->stmt == y->decl));
+}
+
+/* Whether an op of b other than tile_local_op reads tile var y (its value or its copy). */
+static bool tile_used(const TirKernel *K, const TirBlock *b, const Sym *y) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    for (int k = 0; k < K->vars.len && !tile_local_op(op, y); k++) {
+      const TirVar *v = K->vars.items[k];
+      if (v->sym == y && tir_op_touches(K, op, v)) return true;
+    }
+    if (tile_used(K, &op->body, y) || tile_used(K, &op->els, y)) return true;
+  }
+  return false;
+}
+
+/* Whether op declares or sets inlined loop-local var y, which nothing reads any more. */
+static bool inlined_unused(TirKernel *K, const TirOp *op, const Sym *y) {
+  if (y->ty.rank) return tile_local_op(op, y) && !tile_used(K, &K->body, y);
+  if (op->kind != TO_SCALAR || !op->stmt || op->stmt->kind != S_VAR || op->stmt->u.decl.sym != y) return false;
+  SymUse u = {y, op, false};
+  sym_use_fn(K, &K->body, &u);
+  return !u.used;
+}
+
 /* A loop-local var that inline_slice inlined (used) and whose every use it replaced
- * is declared no more (nvcc: "declared but never referenced"). */
+ * is declared no more (nvcc: "declared but never referenced"; a tile var's elements,
+ * "set but never used"). */
 static void drop_inlined(TirKernel *K, TirOp *f, const PtrVec *used) {
   /* until none is dropped: one may have been another's only use */
   for (bool again = used->len > 0; again;) {
@@ -237,16 +266,12 @@ static void drop_inlined(TirKernel *K, TirOp *f, const PtrVec *used) {
     PtrVec out = {0};
     for (int i = 0; i < f->body.ops.len; i++) {
       TirOp *op = f->body.ops.items[i];
-      bool inlined = false;
-      for (int k = 0; op->kind == TO_SCALAR && op->stmt && op->stmt->kind == S_VAR && k < used->len; k++)
-        inlined |= used->items[k] == op->stmt->u.decl.sym;
-      if (inlined) {
-        SymUse u = {op->stmt->u.decl.sym, op, false};
-        sym_use_fn(K, &K->body, &u);
-        if (!u.used) {
-          again = true;
-          continue;
-        }
+      bool drop = false;
+      for (int k = 0; k < used->len && !drop; k++) drop = inlined_unused(K, op, used->items[k]);
+      if (drop) {
+        if (op->kind == TO_DECL) op->dst->inlined = true;
+        again = true;
+        continue;
       }
       vec_push(K->a, &out, op);
     }
@@ -1049,25 +1074,32 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   return rings || before->len > 0;
 }
 
-/* The first name in x that makes it change in the loop at f (invariant), or NULL. */
-static const char *changing_name(const TirKernel *K, const Expr *x, const Stmt *f) {
+/* The first name in x that makes it change in the loop at f (invariant), or NULL;
+ * through a var declared at the top of the body (loop_local), the name in its
+ * initial value, that var in *via. */
+static const char *changing_name(const TirKernel *K, const Expr *x, const Stmt *f, const char **via) {
   if (!x || invariant(K, x, f, 0)) return NULL;
   switch (x->kind) {
-  case E_IDENT: return x->u.ident.name;
-  case E_UNARY: return changing_name(K, x->u.unary.a, f);
+  case E_IDENT: {
+    const Stmt *d = x->u.ident.sym ? loop_local(x->u.ident.sym, f) : NULL;
+    const char *n = d && !*via ? changing_name(K, d->u.decl.init, f, via) : NULL;
+    if (n && !*via) *via = x->u.ident.name;
+    return n ? n : x->u.ident.name;
+  }
+  case E_UNARY: return changing_name(K, x->u.unary.a, f, via);
   case E_BINARY: {
-    const char *a = changing_name(K, x->u.binary.a, f);
-    return a ? a : changing_name(K, x->u.binary.b, f);
+    const char *a = changing_name(K, x->u.binary.a, f, via);
+    return a ? a : changing_name(K, x->u.binary.b, f, via);
   }
   case E_CALL:
     for (int i = 0; i < x->u.call.nargs; i++) {
-      const char *a = changing_name(K, x->u.call.args[i], f);
+      const char *a = changing_name(K, x->u.call.args[i], f, via);
       if (a) return a;
     }
     return x->u.call.name;
   case E_INDEX:
     for (int d = 0; d < x->u.index.nidx; d++) {
-      const char *a = changing_name(K, x->u.index.idx[d].start, f);
+      const char *a = changing_name(K, x->u.index.idx[d].start, f, via);
       if (a) return a;
     }
     return x->u.index.base->u.ident.name;
@@ -1090,11 +1122,12 @@ static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *a
     *at = op->stmt->loc;
     if (written(K, X)) return arena_printf(K->a, "the load of '%s' at line %d reads a tensor the kernel writes", X->name, op->stmt->loc.line);
     for (int d = 0; d < op->slice->u.index.nidx; d++) {
-      const char *n = changing_name(K, op->slice->u.index.idx[d].start, f->stmt);
+      const char *via = NULL, *n = changing_name(K, op->slice->u.index.idx[d].start, f->stmt, &via);
       if (n)
-        return arena_printf(K->a, "the slice of '%s' at line %d depends on '%s', which the loop changes (only the loop "
-                                  "variable, values set before the loop, and tensor elements at such indices may vary)",
-                            X->name, op->stmt->loc.line, n);
+        return arena_printf(K->a, "the slice of '%s' at line %d depends on '%s'%s%s%s, which the loop changes (only the "
+                                  "loop variable, values set before the loop, and tensor elements at such indices may vary)",
+                            X->name, op->stmt->loc.line, via ? via : n, via ? ", set from '" : "", via ? n : "",
+                            via ? "'" : "");
     }
     if (op->dst->home || op->dst->fused)
       return arena_printf(K->a, "the value loaded from '%s' at line %d is too large for registers", X->name, op->stmt->loc.line);

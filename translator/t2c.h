@@ -687,6 +687,8 @@ typedef struct TirVar {
   Sym *sym;              /* the tile var, or NULL */
   const Layout *layout;  /* layout.c */
   bool direct;           /* pipeline.c: never in registers; its load fills its copy's stage ring */
+  bool inlined;          /* pipeline.c: a loop-local tile var whose readers, loads issued ahead,
+                            compute its value in their indices: never declared */
   bool own_layout;       /* layout.c: a @registers tile given a layout of its own, to hold the seed's
                             count per thread where the layout it would share holds another */
   /* layout.c: too large for registers, it lives in its shared copy bufs[home - 1]
@@ -871,7 +873,7 @@ typedef struct TirOp {
   bool wgmma;            /* TO_DOT: by wgmma (hw.c) from core-matrix copies (TirBuf.cm8), dst in a wg layout */
   int stm;               /* TO_SPILL of a 16-bit value in an mma layout: stmatrix .x<stm> (1, 2 or 4 of its
                             8 x 8 blocks, consecutive along the columns, per instruction); 0: plain stores */
-  PtrVec inlined;        /* TO_FOR with @pipeline: the loop-local scalar vars pipeline.c inlined into slices */
+  PtrVec inlined;        /* TO_FOR with @pipeline: the loop-local vars pipeline.c inlined into slices */
   bool vtail;            /* TO_LOAD / TO_STORE of a rank-1 tensor whose size is not known to be a multiple
                             of the run (layout.c vector_width): in the fast body a run that reaches past
                             the end moves element by element, the others in one access */

@@ -3160,6 +3160,43 @@ static void t_gather_operand(Tally *T) {
   }
 }
 
+/* pipeline_index_var and pipeline_index_var_kept (tests/gpu): O = the sum over k < N (in
+ * blocks of 32) of E[I[k], :] at row k % 32, the index tile a var at the top of a @pipeline
+ * loop, var kk = k0 + rows(32, 1). Rows of I past N read index 0 (E's row 0 is added) unless
+ * the kept kernel's where() drops them. Ragged N, R and D (past D nothing is stored); N < 32
+ * (one iteration) and an exact N. */
+static void t_pipeline_index_var(Tally *T, const char *name, bool kept) {
+  static const int NRD[][3] = {{70, 50, 64}, {96, 13, 37}, {5, 3, 70}, {64, 4, 64}};
+  for (int q = 0; q < 4; q++) {
+    int N = NRD[q][0], Rn = NRD[q][1], D = NRD[q][2];
+    Rng r = rng_seed(name, (uint64_t)q);
+    Call k;
+    char tl[64];
+    snprintf(tl, sizeof tl, "%s.tl", name);
+    call_init(&k, tl, name);
+    Ten *E = call_in(&k, "E", F32, 2, SHAPE(Rn, D));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(32, D));
+    fill_uniform(E, &r, -1, 1);
+    fill_int(I, &r, 0, Rn - 1);
+    for (int i = 0; i < 32; i++)
+      for (int j = 0; j < D; j++) {
+        double o = 0;
+        for (int k0 = 0; k0 < N; k0 += 32) {
+          int kk = k0 + i;
+          if (kk < N || !kept) o += j < 64 ? A2(E, kk < N ? (int)I->v[kk] : 0, j) : 0;
+        }
+        R2(O, i, j) = j < 64 ? o : NAN;
+      }
+    char l[64];
+    label(l, sizeof l, "N=%d R=%d D=%d", N, Rn, D);
+    CHECK(T, call_check(&k, name, l));
+    call_free(&k);
+  }
+}
+static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
+static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
+
 /* rows_var_recomputed and rows_var_kept (tests/gpu): r = m0 + rows(64, 1) gathers A's
  * rows through P and indexes C's; the first computes r again at the store, the second
  * (m0 changed after r) reads its shared copy, and adds the new m0. Ragged M, N, K; rows
@@ -7857,6 +7894,8 @@ static const Test tests[] = {
     {"mixed_runs", t_mixed_runs},
     {"gather_dot", t_gather_dot},
     {"gather_operand", t_gather_operand},
+    {"pipeline_index_var", t_pipeline_index_var_plain},
+    {"pipeline_index_var_kept", t_pipeline_index_var_kept},
     {"rows_var_recomputed", t_rows_var_recomputed},
     {"rows_var_kept", t_rows_var_kept},
     {"mixed_runs_dot", t_mixed_runs_dot},
