@@ -71,6 +71,8 @@ static const Stmt *loop_local(const Sym *y, const Stmt *f) {
  * as such (local: then x must be printed with it inlined, inline_locals). */
 static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int depth) {
   if (!x) return true;
+  /* a value the body computes (a transpose's copy): an early load would read this iteration's */
+  if (tir_hoisted(K, x) || tir_read(K, x)) return false;
   switch (x->kind) {
   case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return true;
   case E_CTX: return true; /* thread and block indices do not change in a loop */

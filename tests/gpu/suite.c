@@ -3160,9 +3160,9 @@ static void t_gather_operand(Tally *T) {
   }
 }
 
-/* pipeline_index_var and pipeline_index_var_kept (tests/gpu): O = the sum over k < N (in
+/* pipeline_index_var, pipeline_index_var_kept and pipeline_computed_index (tests/gpu): O = the sum over k < N (in
  * blocks of 32) of E[I[k], :] at row k % 32, the index tile a var at the top of a @pipeline
- * loop, var kk = k0 + rows(32, 1). Rows of I past N read index 0 (E's row 0 is added) unless
+ * loop, var kk = k0 + rows(32, 1) (the third: transpose(k0 + cols(1, 32)) in place). Rows of I past N read index 0 (E's row 0 is added) unless
  * the kept kernel's where() drops them. Ragged N, R and D (past D nothing is stored); N < 32
  * (one iteration) and an exact N. */
 static void t_pipeline_index_var(Tally *T, const char *name, bool kept) {
@@ -3196,6 +3196,7 @@ static void t_pipeline_index_var(Tally *T, const char *name, bool kept) {
 }
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
+static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
 
 /* rows_var_recomputed and rows_var_kept (tests/gpu): r = m0 + rows(64, 1) gathers A's
  * rows through P and indexes C's; the first computes r again at the store, the second
@@ -7896,6 +7897,7 @@ static const Test tests[] = {
     {"gather_operand", t_gather_operand},
     {"pipeline_index_var", t_pipeline_index_var_plain},
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
+    {"pipeline_computed_index", t_pipeline_computed_index},
     {"rows_var_recomputed", t_rows_var_recomputed},
     {"rows_var_kept", t_rows_var_kept},
     {"mixed_runs_dot", t_mixed_runs_dot},
