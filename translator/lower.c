@@ -483,12 +483,19 @@ static Expr *int_node(Lower *L, int v, Loc at) {
   return n;
 }
 
+/* Whether x is pad(X[..], p) (no cast). */
+static bool is_pad(const Expr *x) {
+  return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_PAD;
+}
+
 /* reshape(X[.., a :+ n, ..], [n, 1]) or [1, n], of a tensor slice with one ranged
- * index (no pad, no gather): the gather X[.., a + rows(n, 1), ..] (a + cols(1, n)),
- * the same elements loaded in the shape asked for, no copy (a slice and a gather both
- * read 0 past the tensor's end). NULL for any other reshape. */
+ * index (not a gather; or of pad(X[..], p)): the gather X[.., a + rows(n, 1), ..]
+ * (a + cols(1, n)), the same elements loaded in the shape asked for, no copy (a slice
+ * and a gather both read 0 past the tensor's end, or both p; the caller loads a pad's
+ * gather with p). NULL for any other reshape. */
 static Expr *reshape_as_gather(Lower *L, const Expr *x) {
   const Expr *a = x->u.call.args[0];
+  if (is_pad(a)) a = a->u.call.args[0];
   if (x->ty.rank != 2 || (x->ty.dims[0] != 1 && x->ty.dims[1] != 1) || a->kind != E_INDEX ||
       !a->u.index.base->u.ident.sym || a->u.index.base->u.ident.sym->kind != SY_TENSOR || check_is_gather(a))
     return NULL;
@@ -568,6 +575,8 @@ static bool hoist_line_reshape(Lower *L, TirBlock *b, Expr *x, bool *done) {
 /* reshape(t, [a, b]): t's elements in row-major order, read from its shared copy. */
 static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
   Expr *g = reshape_as_gather(L, x);
+  if (g && is_pad(x->u.call.args[0])) /* the gather loaded with the pad's value, as x itself */
+    return hoist_load(L, b, x, g, x->u.call.args[0]->u.call.args[1]);
   if (g) {
     TirVar *v = value_of(L, b, g);
     if (v) map_value(L, x, v);

@@ -3198,6 +3198,34 @@ static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipe
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
 
+/* lse_merge_pad (tests/gpu/lse_merge_pad.tl): O[b] = log(sum_s L[b, s] exp(M[b, s] - mx))
+ * + mx, mx = max_s M[b, s], over the first 16 splits; M read as a column padded with
+ * -inf (splits past S add 0). Ragged S (1, 5, 11) and S = 16. */
+static void t_lse_merge_pad(Tally *T) {
+  static const int BS[][2] = {{3, 5}, {7, 16}, {2, 11}, {1, 1}};
+  for (int q = 0; q < 4; q++) {
+    int B = BS[q][0], S = BS[q][1];
+    Rng r = rng_seed("lse_merge_pad", (uint64_t)q);
+    Call k;
+    call_init(&k, "lse_merge_pad.tl", "lse_merge_pad");
+    Ten *M = call_in(&k, "M", F32, 2, SHAPE(B, S));
+    Ten *Lt = call_in(&k, "L", F32, 2, SHAPE(B, S));
+    Ten *O = call_out(&k, "O", F32, 1, SHAPE(B));
+    fill_uniform(M, &r, -4, 4);
+    fill_uniform(Lt, &r, 0.1, 2);
+    for (int b = 0; b < B; b++) {
+      double mx = -INFINITY, sum = 0;
+      for (int j = 0; j < S && j < 16; j++) mx = fmax(mx, A2(M, b, j));
+      for (int j = 0; j < S && j < 16; j++) sum += A2(Lt, b, j) * exp(A2(M, b, j) - mx);
+      O->ref[b] = log(sum) + mx;
+    }
+    char l[64];
+    label(l, sizeof l, "B=%d S=%d", B, S);
+    CHECK(T, call_check(&k, "lse_merge_pad", l));
+    call_free(&k);
+  }
+}
+
 /* rows_var_recomputed and rows_var_kept (tests/gpu): r = m0 + rows(64, 1) gathers A's
  * rows through P and indexes C's; the first computes r again at the store, the second
  * (m0 changed after r) reads its shared copy, and adds the new m0. Ragged M, N, K; rows
@@ -7898,6 +7926,7 @@ static const Test tests[] = {
     {"pipeline_index_var", t_pipeline_index_var_plain},
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
     {"pipeline_computed_index", t_pipeline_computed_index},
+    {"lse_merge_pad", t_lse_merge_pad},
     {"rows_var_recomputed", t_rows_var_recomputed},
     {"rows_var_kept", t_rows_var_kept},
     {"mixed_runs_dot", t_mixed_runs_dot},
