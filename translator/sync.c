@@ -312,9 +312,17 @@ static bool unit_dim(const Index *ix) {
   return !ix->len || (check_const_int(ix->len, &len) && len == 1);
 }
 
+/* A layout that replicates a slice (layout_replicated) has every replica load an
+ * element but only the first store it (emit_tir.c replica_guard): a store against
+ * its own runs is still at one thread an element (rowmax(x) stored by the loop
+ * for j .. { V[0 :+ 4, j :+ 1] = .. }), a load and a store are not. */
+static bool one_thread_each(const TirOp *a, const TirOp *b) {
+  return !layout_replicated(a->lay) || (a == b && a->kind == TO_STORE);
+}
+
 static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
   if (!a || !b || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
-  if (layout_replicated(a->lay) || a->gather || b->gather || a->pf_var || b->pf_var) return false;
+  if (!one_thread_each(a, b) || a->gather || b->gather || a->pf_var || b->pf_var) return false;
   const Sym *X = a->slice->u.index.base->u.ident.sym;
   if (X != b->slice->u.index.base->u.ident.sym) return false;
   int n = a->slice->u.index.nidx;
@@ -390,7 +398,7 @@ static bool own_or_apart(const TirOp *a, const TirOp *b, int buf, bool stale) {
 static bool rewrites_own(const TirKernel *K, const TirOp *op, int buf) {
   if (same_elements(op, op, buf, true)) return true;
   bool tma = op->kind == TO_TMA_STORE; /* lane 0 of the warp whose tile it is: one thread a window too */
-  if ((op->kind != TO_STORE && !tma) || !op->slice || !op->lay || layout_replicated(op->lay) || op->gather ||
+  if ((op->kind != TO_STORE && !tma) || !op->slice || !op->lay || !one_thread_each(op, op) || op->gather ||
       op->pf_var || op->td)
     return false;
   if (!tma && !through_slice(op, op->slice->u.index.base->u.ident.sym, buf)) return false;

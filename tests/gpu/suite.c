@@ -7184,6 +7184,38 @@ static void t_arg_rows(Tally *T) {
   }
 }
 
+/* topk_rows (tests/gpu/topk_rows.tl): a top-8 loop storing each row's max and its
+ * column at j :+ 1 and j, from the first of the row's 64 replicas, with no barrier
+ * between iterations (the race detector would report one missing). Distinct
+ * uniform values; ragged M (a partial last block) and N (the tile padded with -inf). */
+static void t_topk_rows(Tally *T) {
+  static const int MN[][2] = {{37, 200}, {5, 256}, {3, 9}, {101, 77}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("topk_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "topk_rows.tl", "topk_rows");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *V = call_out(&k, "V", F32, 2, SHAPE(M, 8));
+    Ten *I = call_out(&k, "I", I32, 2, SHAPE(M, 8));
+    fill_uniform(X, &r, -1, 1);
+    double row[256];
+    for (int i = 0; i < M; i++) {
+      for (int j = 0; j < 256; j++) row[j] = j < N ? A2(X, i, j) : -INFINITY;
+      for (int j = 0; j < 8; j++) {
+        int a = arg_ref(row, 256, 1, true);
+        V->ref[i * 8 + j] = row[a];
+        I->ref[i * 8 + j] = a;
+        row[a] = -INFINITY;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "topk_rows", l));
+    call_free(&k);
+  }
+}
+
 /* arg_cols: colargmax / colargmin through the shared copy, padded with -inf / inf */
 static void t_arg_cols(Tally *T) {
   static const int MN[][2] = {{50, 37}, {64, 64}, {3, 5}, {100, 20}};
@@ -8029,6 +8061,7 @@ static const Test tests[] = {
     {"tile_loops_partial_writes", t_tile_loops},
     {"multi_kernel_file", t_multi},
     {"argmax_rows_f32", t_arg_rows},
+    {"topk_rows", t_topk_rows},
     {"scan_rows_f32", t_scan_rows},
     {"scan_cols_f32", t_scan_cols},
     {"scan_cols_warp_tiles", t_scan_cols_warp_tiles},
