@@ -1103,11 +1103,15 @@ static bool gather_shape(Checker *C, const Expr *first, const Expr *ix, Type *g)
 }
 
 /* A slice among a gather's tile indices (E[I[0 :+ 16], 0 :+ 64]): the caret under the
- * first slice, and a note that spells it as the gather's form of a run, cols(R, n)
- * against indices of R rows (g, their shape; a rank-1 one made a column). */
+ * first slice, and a note that spells it as the gather's form of a run. In the last
+ * dim the run goes along the result's rows, cols(R, n) against indices of R rows (g,
+ * their shape; a rank-1 one made a column); in another it goes down the columns,
+ * rows(n, 1), a column that broadcasts with indices of n rows or one (a rank-1 one
+ * is a row): Y[0 :+ 4, cols(4, 64) ^ 1] is Y[rows(4, 1), cols(4, 64) ^ 1]. */
 static void gather_slice_error(Checker *C, const Expr *e, const Expr *first, const Type *g) {
   const Index *ix = e->u.index.idx;
   while (!ix->len) ix++;
+  bool last = ix == &e->u.index.idx[e->u.index.nidx - 1];
   const Expr *s = ix->start, *left = s;
   while (left->kind == E_BINARY) left = left->u.binary.a; /* a binary's loc is its operator's */
   diag_error(C->d, left->loc, "a gather takes tile or scalar indices only, not slices (a :+ n)");
@@ -1119,7 +1123,17 @@ static void gather_slice_error(Checker *C, const Expr *e, const Expr *first, con
   } else
     snprintf(at, sizeof at, "%.40s + ", s->kind == E_IDENT ? s->u.ident.name : "a");
   int r = g->dims[0];
-  if (g->rank == 2)
+  if (!last) {
+    char idx[64];
+    if (g->rank == 2) snprintf(idx, sizeof idx, "the [%d, %d] indices", r, g->dims[1]);
+    else snprintf(idx, sizeof idx, "the [%d] index (a row [1, %d])", r, r);
+    if (g->rank == 1 || r == 1 || ix->len->kind != E_INT || ix->len->u.ival == r)
+      diag_note(C->d, (Loc){0, 0}, "%s elements of this dim down the rows are %srows(%s, 1), a [%s, 1] column that "
+                "broadcasts with %s", n, at, n, n, idx);
+    else
+      diag_note(C->d, (Loc){0, 0}, "%s elements of this dim down the rows are %srows(%s, 1), a [%s, 1] column; %s "
+                "need %s rows or 1 to broadcast with it", n, at, n, n, idx, n);
+  } else if (g->rank == 2)
     diag_note(C->d, (Loc){0, 0}, "%s elements of this dim in each of the %d rows of the indices are %scols(%d, %s)", n, r,
               at, r, n);
   else /* a rank-1 index is a row: as the rows of the result it is a column */
