@@ -1174,6 +1174,21 @@ static void tensor_outside(Checker *C, const Expr *e, const Sym *X) {
   }
 }
 
+/* A tile index (x[rows(4, 64), cols(4, 64) ^ 1]) of tile var y: a gather or scatter,
+ * which only a tensor has (its elements are in memory, a tile's in other threads'
+ * registers). Said once, at the first such index, with what to do instead. */
+static void tile_gather_error(Checker *C, const Expr *e, const Sym *y, const Expr *ix) {
+  bool store = e == C->target;
+  while (ix->kind == E_BINARY) ix = ix->u.binary.a; /* a binary's loc is its operator's */
+  diag_error(C->d, ix->loc, "a %s %s tensors only, and '%s' is a tile var (%s): a tile's indices are integer "
+             "scalars or slices", store ? "scatter" : "gather", store ? "writes" : "reads", y->name, type_str(C, &y->ty));
+  if (store)
+    diag_note(C->d, (Loc){0, 0}, "scatter into a tensor instead, such as the one the tile is stored to");
+  else
+    diag_note(C->d, (Loc){0, 0}, "gather from the tensor the tile was loaded from, or store the tile to a tensor "
+              "and gather from that");
+}
+
 /* X[i, a :+ m, ...] on a tensor or t[i, a :+ m] on a tile. */
 static bool check_index(Checker *C, Expr *e, int depth) {
   Expr *base = e->u.index.base;
@@ -1245,11 +1260,18 @@ static bool check_index(Checker *C, Expr *e, int depth) {
     e->ty = g;
     return check_tile_numel(C, e->loc, &e->ty);
   }
+  bool tile_said = false; /* a tile var's tile index: said once, at the first */
   for (int i = 0; i < e->u.index.nidx; i++) {
     Index *ix = &e->u.index.idx[i];
     if (y->kind != SY_TENSOR && !check_expr(C, ix->start, depth + 1)) { ok = false; continue; }
     if (y->kind == SY_TENSOR && bad[i]) { ok = false; continue; } /* its check failed above */
     e->flags |= ix->start->flags & (EF_TD | EF_TILE);
+    if (y->kind == SY_VAR && ix->start->ty.rank != 0) {
+      ok = false;
+      if (!tile_said) tile_gather_error(C, e, y, ix->start);
+      tile_said = true;
+      continue;
+    }
     if (ix->start->ty.rank != 0 || !elem_is_int(ix->start->ty.elem)) {
       diag_error(C->d, ix->start->loc, "an index must be an integer scalar, not %s",
                  type_str(C, &ix->start->ty));
