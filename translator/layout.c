@@ -755,6 +755,33 @@ static void colscan_fn(TirKernel *K, TirOp *op, void *ctx) {
   if (l && !l->mma && l->wr > 1 && l->rr > 1) l->wtiles = true;
 }
 
+/* The [1, 1] result of a column reduction of a [R, 1] value (TO_COLREDUCE) folds its
+ * column from the shared copy, which every thread may read: every thread folds it
+ * and holds it (layout_everywhere: a slice of a [1, 1] layout whose lanes and warps
+ * all lie along the row), so that an element read (mx[0, 0]) or a broadcast reads it
+ * in place, with no copy of its own and no second barrier. */
+typedef struct Folded {
+  Classes *c;
+  bool *root; /* per root: a class a TO_COLREDUCE writes a [1, 1] value of */
+} Folded;
+
+static void folded_fn(TirKernel *K, TirOp *op, void *ctx) {
+  Folded *f = ctx;
+  if (op->kind != TO_COLREDUCE || op->cols != 1) return;
+  for (int i = 0; i < K->vars.len; i++)
+    if (K->vars.items[i] == op->dst) f->root[find(f->c, i)] = true;
+}
+
+static const Layout *everywhere(TirKernel *K) {
+  int lanes = K->t->lanes, warps = K->ki->threads / lanes;
+  Layout *p = NEW(K->a, Layout);
+  *p = (Layout){.kind = LY_BLOCKED, .rows = 1, .cols = 1, .vec = 1, .lc = lanes, .lr = 1, .wc = warps, .wr = 1,
+                .rr = 1, .rc = 1};
+  p->id = K->layouts.len;
+  vec_push(K->a, &K->layouts, p);
+  return slice_of(K, p, 1);
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
@@ -794,6 +821,9 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   }
   Layout *scalar = NEW(K->a, Layout);
   scalar->kind = LY_SCALAR;
+  Folded fo = {&c, NEW_ARRAY(K->a, bool, n)};
+  walk(K, &K->body, folded_fn, &fo);
+  const Layout *every = NULL;
   for (int i = 0; i < n; i++) {
     TirVar *v = K->vars.items[i];
     if (v->rank == 0) {
@@ -801,6 +831,11 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
       continue;
     }
     int r = find(&c, i);
+    if (fo.root[r] && !c.parent[r]) {
+      if (!every) every = everywhere(K);
+      v->layout = every;
+      continue;
+    }
     if (c.parent[r] && v->rows > 1 && v->cols > 1) {
       *why = "a tile read as a broadcast of another shape";
       return false;
@@ -825,6 +860,12 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
       if (own && layout_count(own) == y->per_thread) v->layout = own, v->own_layout = true;
     }
   }
+  /* a value every thread holds is read where it is by any op (readable): the broadcasts
+   * relate_leaf sent through its copy before its layout was known need none */
+  int k = 0;
+  for (int i = 0; every && i < convs->len; i++)
+    if (((const Conv *)convs->items[i])->v->layout != every) convs->items[k++] = convs->items[i];
+  if (every) convs->len = k;
   return true;
 }
 

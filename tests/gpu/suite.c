@@ -7303,6 +7303,41 @@ static void t_red_col_of_rows(Tally *T) {
   }
 }
 
+/* colmax_column_scalar (tests/gpu/colmax_column_scalar.tl): the column max of a
+ * [16, 1] value of CSR row lengths, folded by every thread and read in place as a
+ * scalar (a thread-0 store and every thread's mask) and as a [1, 1] tile broadcast
+ * over [4, 8]; RP read as 0 past its end.
+ * Ragged M1: a partial last block, one block of a single offset. */
+static void t_colmax_column_scalar(Tally *T) {
+  static const int Ms[] = {37, 17, 1, 100};
+  for (int c = 0; c < 4; c++) {
+    int M1 = Ms[c], G = (M1 + 15) / 16;
+    Rng r = rng_seed("colmax_column_scalar", (uint64_t)c);
+    Call k;
+    call_init(&k, "colmax_column_scalar.tl", "colmax_column_scalar");
+    Ten *RP = call_in(&k, "RP", I32, 1, SHAPE(M1));
+    Ten *O = call_out(&k, "O", I32, 1, SHAPE(G));
+    Ten *C = call_out(&k, "C", I32, 2, SHAPE(G, 64));
+    Ten *D = call_out(&k, "D", I32, 2, SHAPE(4 * G, 8));
+    double at = 0;
+    for (int i = 0; i < M1; i++) RP->v[i] = at, at += (double)rng_int(&r, 0, 70); /* row lengths 0 .. 70 */
+    for (int b = 0; b < G; b++) {
+      double mx = -INFINITY;
+      for (int i = 16 * b; i < 16 * b + 16; i++) {
+        double hi = i + 1 < M1 ? RP->v[i + 1] : 0, lo = i < M1 ? RP->v[i] : 0;
+        mx = dmax(mx, hi - lo);
+      }
+      O->ref[b] = mx;
+      for (int j = 0; j < 64; j++) C->ref[b * 64 + j] = j < mx ? 1 : 0;
+      for (int j = 0; j < 32; j++) D->ref[b * 32 + j] = j + mx;
+    }
+    char l[64];
+    label(l, sizeof l, "M1=%d", M1);
+    CHECK(T, call_check(&k, "colmax_column_scalar", l));
+    call_free(&k);
+  }
+}
+
 /* arg_types: rowargmax / rowargmin of f16, i32 and f64 in one warp per row; zeros past the edge */
 static void t_arg_types(Tally *T) {
   static const int MN[][2] = {{37, 20}, {16, 32}, {3, 3}, {50, 31}};
@@ -8072,6 +8107,7 @@ static const Test tests[] = {
     {"argmax_cols_f32", t_arg_cols},
     {"argmax_cols_types", t_arg_cols_types},
     {"reduce_cols_of_a_row_value", t_red_col_of_rows},
+    {"colmax_column_scalar", t_colmax_column_scalar},
     {"argmax_types", t_arg_types},
     {"argmax_dot_accumulator", t_arg_dot},
 };
