@@ -4,7 +4,7 @@
 
 // kernel column (reshape-pad-as-gather.tl:5): 128 threads
 //   layout L0: [16, 1], runs of 1, lanes 32 x 1, warps 1 x 4: 1 per thread
-//   layout L1: [1, 1], runs of 1, lanes 32 x 1, warps 1 x 4: 1 per thread
+//   layout L1: [1, 1], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   a: registers, 1 x f32 per thread (L0)
 //   a_s: shared, f32[16, 1], 64 bytes (shared copy of a)
 //   shared memory: 64 bytes; barriers: 1
@@ -15,7 +15,7 @@ column(const float *__restrict__ S, float *__restrict__ O, int N)
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane, t2c_c0 = warp;  // L0: this thread's first row and column
-  const int t2c_r1 = lane, t2c_c1 = warp;  // L1: this thread's first row and column
+  const int t2c_c1 = warp * 32 + lane;  // L1: this thread's first column (every thread starts at row 0)
   // reshape-pad-as-gather.tl:6: var a = reshape(pad(S[0 :+ 16], -inf), [16, 1])
   float a[1] = {};
   float t2c_v2[1] = {};
@@ -25,12 +25,9 @@ column(const float *__restrict__ S, float *__restrict__ O, int N)
   if (t2c_r0 < 16 && t2c_c0 < 1) a_s[t2c_r0 * 1 + t2c_c0] = a[0];
   __syncthreads();  // a_s: written at line 7, read here by other threads
   float t2c_v3[1] = {};
-  t2c_v3[0] = t2c::lowest<float>();
-  if (t2c_c1 < 1) {
-    t2c_v3[0] = a_s[t2c_c1];
-    for (int t2c_i0 = 1; t2c_i0 < 16; ++t2c_i0) t2c_v3[0] = t2c::max(t2c_v3[0], a_s[t2c_i0 * 1 + t2c_c1]);
-  }
-  if (t2c_r1 < 1 && t2c_c1 < 1) O[t2c_r1] = t2c_v3[0];
+  t2c_v3[0] = a_s[0];
+  for (int t2c_i0 = 1; t2c_i0 < 16; ++t2c_i0) t2c_v3[0] = t2c::max(t2c_v3[0], a_s[t2c_i0 * 1 + 0]);
+  if (t2c_c1 == 0) O[0] = t2c_v3[0];
 }
 
 // kernel row (reshape-pad-as-gather.tl:10): 128 threads
