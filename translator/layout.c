@@ -3601,6 +3601,24 @@ static int expr_coord_bits(const TirKernel *K, const Expr *x) {
 
 static bool expr_coords(const TirKernel *K, const Expr *x) { return expr_coord_bits(K, x) != 0; }
 
+/* Whether x reads a shared copy (tir_read): in an op of a padded layout each such
+ * read is under the tile mask of its element (emit_tir.c read_mask), which names the
+ * thread's first row or column (a padded dim's) even where the copy is [1, 1]. */
+static bool expr_reads_copy(const TirKernel *K, const Expr *x) {
+  if (!x) return false;
+  if (tir_read(K, x)) return true;
+  if (tir_hoisted(K, x)) return false;
+  switch (x->kind) {
+  case E_UNARY: return expr_reads_copy(K, x->u.unary.a);
+  case E_BINARY: return expr_reads_copy(K, x->u.binary.a) || expr_reads_copy(K, x->u.binary.b);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (expr_reads_copy(K, x->u.call.args[i])) return true;
+    return false;
+  default: return false;
+  }
+}
+
 /* Layout.coord_r and coord_c (ctx_vars declares a layout's first row and column
  * only where these say an op reads them): an op in a layout reads the thread's
  * first row and column; in an mma layout, unless it only declares, computes without coordinates, writes
@@ -3623,6 +3641,12 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
                op->kind == TO_DECL || (op->kind == TO_DOT && !op->simt) || op->kind == TO_FRAGS || op->kind == TO_WG_WAIT || op->kind == TO_WG_PIN ||
                (op->kind == TO_SPILL && op->stm) || op->kind == TO_TMA_STORE ||
                (op->kind == TO_ASSIGN && !op->has_win && !expr_coords(K, op->expr)));
+  if (none && op->kind == TO_ASSIGN && expr_reads_copy(K, op->expr)) {
+    /* its copy reads' tile masks name the dims with padding positions (a slice's own) */
+    bool slice = op->lay->kind == LY_SLICE;
+    if ((!slice || op->lay->dim == 1) && l->rr * l->wr * l->lr != l->rows) l->coord_r = true;
+    if ((!slice || op->lay->dim == 0) && l->rc * l->wc * l->lc * l->vec != l->cols) l->coord_c = true;
+  }
   if (none) return;
   if (l->partials && op->lay == l) { /* the partials' fold: unpadded along it; a row fold's scratch at the
                                         rows (a column fold's is at its result's columns, emit_tir.c) */
