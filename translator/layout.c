@@ -2188,25 +2188,47 @@ static const Expr *var_init(const Expr *x) {
   return x;
 }
 
+/* cols(R, C) or rows(R, C) (not a cast, not broadcast to another rank): 1 or 0, its axis;
+ * else -1. */
+static int coords_axis(const Expr *c) {
+  if (c->kind != E_CALL || c->u.call.cast != T_NONE || c->ty.rank != 2) return -1;
+  return c->u.call.builtin == B_COLS ? 1 : c->u.call.builtin == B_ROWS ? 0 : -1;
+}
+
+/* The start of a run written with none: cols(1, 512) is 0 + cols(1, 512). */
+static const Expr ZERO_START = {.kind = E_INT, .ty = {T_I32, 0, {0, 0}, false}, .flags = EF_CONST};
+
 /* The positions x gives along one axis of a tile: s + cols(R, C) (or cols(R, C) + s, each
  * maybe a var declared as it) the C positions s .. s + C - 1 along axis 1, s + rows(R, C)
- * the R along axis 0 (*axis 1 or 0, *n C or R); a scalar s the one position s (*axis -1,
- * *n 1); false for any other. */
+ * the R along axis 0 (*axis 1 or 0, *n C or R); cols(R, C) or rows(R, C) alone the same
+ * from s = 0 (ZERO_START); a scalar s the one position s (*axis -1, *n 1); false for any
+ * other. */
 static bool axis_run(const Expr *x, const Expr **s, int *axis, int64_t *n) {
   x = var_init(x);
   if (x->ty.rank == 0) {
     *s = x, *axis = -1, *n = 1;
     return true;
   }
+  if (coords_axis(x) >= 0) {
+    *s = &ZERO_START, *axis = coords_axis(x), *n = x->ty.dims[*axis];
+    return true;
+  }
   if (x->kind != E_BINARY || x->u.binary.op != TK_PLUS) return false;
   for (int side = 0; side < 2; side++) {
     const Expr *c = var_init(side ? x->u.binary.a : x->u.binary.b), *o = side ? x->u.binary.b : x->u.binary.a;
-    if (o->ty.rank != 0 || c->kind != E_CALL || c->u.call.cast != T_NONE || c->ty.rank != 2) continue;
-    if (c->u.call.builtin != B_ROWS && c->u.call.builtin != B_COLS) continue;
-    *s = o, *axis = c->u.call.builtin == B_COLS, *n = c->ty.dims[*axis];
+    if (o->ty.rank != 0 || coords_axis(c) < 0) continue;
+    *s = o, *axis = coords_axis(c), *n = c->ty.dims[*axis];
     return true;
   }
   return false;
+}
+
+/* Whether two starts of runs are one: the same expression, or the same constant however
+ * written (X[0 :+ 512] tested by cols(1, 512) < N: ZERO_START against the literal 0). */
+static bool same_start(const Expr *a, const Expr *b) {
+  a = facts_resolve(a), b = facts_resolve(b);
+  if ((a->flags & EF_CONST) && (b->flags & EF_CONST)) return !a->cv.isf && !b->cv.isf && a->cv.i == b->cv.i;
+  return facts_expr_equal(a, b);
 }
 
 /* The positions of one dim of X that a load's slice sl reads, on the axes of its tile: a
@@ -2266,9 +2288,7 @@ static unsigned tests_ends(const Expr *c, const Expr *sl, const DimRun *r) {
       continue;
     /* one position along the dim's axis (n 1) is the same at every position of the other */
     if (!(taxis == r[d].axis && tn == r[d].n) && !(taxis == -1 && r[d].n == 1)) continue;
-    if (facts_nonneg(r[d].s) &&
-        (facts_expr_equal(ts, r[d].s) || facts_expr_equal(facts_resolve(ts), facts_resolve(r[d].s))))
-      got |= 1u << d;
+    if (facts_nonneg(r[d].s) && (facts_expr_equal(ts, r[d].s) || same_start(ts, r[d].s))) got |= 1u << d;
   }
   return got;
 }
