@@ -2360,14 +2360,37 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, con
   }
 }
 
+/* The conditions of the where()s that index x of a scatter is itself (where(ok, a, -1),
+ * the other branch a negative constant as where_masks asks; nested in its first branch, or
+ * through a var declared as one), pushed on ms[n ..] (at most max in all), each over the
+ * one before: where one is false, x is outside the tensor, so that element of the scatter
+ * updates nothing, whatever its other indices are. Returns the new count. */
+static int index_masks(const Expr *x, Mask *ms, int n, int max) {
+  for (x = var_init(x); n < max && x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_WHERE &&
+                        where_masks(x, NULL);
+       x = var_init(x->u.call.args[1])) {
+    ms[n] = (Mask){x->u.call.args[0], n ? &ms[n - 1] : NULL};
+    n++;
+  }
+  return n;
+}
+
 /* -Wscatter-index: a scatter's (or atomic's) tile index that reads a tensor slice
  * (X[J[t0 :+ 128]]; also through a var declared as one, or inside an expression)
  * whose bounds check was kept: its elements past J's end read 0 (no pad()), so they
- * all go where an index of 0 leads (a race for a store; extra updates for an atomic). */
+ * all go where an index of 0 leads (a race for a store; extra updates for an atomic).
+ * An index masked by a where() of the slice's own bounds test masks the element, in
+ * every index: Cnt[where(n0 + cols(1, 512) < N, PY[n0 :+ 512], -1), PX[n0 :+ 512]]
+ * updates nothing past N, whatever PX reads there (index_masks; the test must be PX's
+ * slice's own, as for a where() around it, tests_ends). */
 static void scatter_index(TirKernel *K, const TirOp *st) {
   const Expr *g = st->slice;
+  Mask ms[16];
+  int nm = 0;
+  for (int d = 0; d < g->u.index.nidx; d++) nm = index_masks(g->u.index.idx[d].start, ms, nm, 16);
+  const Mask *all = nm ? &ms[nm - 1] : NULL;
   for (int d = 0; d < g->u.index.nidx; d++) {
-    const Expr *ix = g->u.index.idx[d].start, *top = NULL, *leaf = ix->ty.rank ? unpadded_leaf(K, ix, NULL, &top) : NULL;
+    const Expr *ix = g->u.index.idx[d].start, *top = NULL, *leaf = ix->ty.rank ? unpadded_leaf(K, ix, all, &top) : NULL;
     if (!leaf) continue;
     const Expr *sl = index_slice(leaf);
     if (!top) top = leaf; /* reshape(Slot[t0 :+ 16], [16, 1]) written in the index */
