@@ -39,6 +39,8 @@ typedef struct Checker {
   bool launch_bad;    /* @launch's thread count was rejected: what depends on it stays quiet */
   ElemType want;      /* the element type of the var or store the value being checked goes to,
                          or T_NONE: a mismatch's fix-it converts the operand of another type */
+  bool subscript;     /* the value being checked is an index (it reaches one as want says): a
+                         mismatch of an integer and a float converts the float */
   const Expr *target; /* the store's target being checked (check_lhs), for tensor_outside */
   const Expr *padded; /* pad()'s slice being checked: its elements past the tensor are meant */
 } Checker;
@@ -292,6 +294,7 @@ static void fold_binary(Checker *C, Expr *e) {
 /* ------------------------------------------------------------ expressions */
 
 static bool check_expr(Checker *C, Expr *e, int depth);
+static bool check_subscript(Checker *C, Expr *e, int depth);
 
 static bool is_comparison(TokenKind op) {
   return op == TK_EQ || op == TK_NE || op == TK_LT || op == TK_LE || op == TK_GT || op == TK_GE;
@@ -407,6 +410,15 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, const Expr *keep, 
       const Expr *conv = keep == x ? y : x;
       convert_note(C, conv, keep->ty.elem, "the pad value");
       return false;
+    }
+    /* Wr[p * h] with p an i32 tile and h an f32: f32(p) would make the index a float,
+       another error, so the float converts to the integer's type */
+    if (C->subscript && elem_is_float(a->elem) != elem_is_float(b->elem)) {
+      bool fa = elem_is_float(a->elem);
+      if ((fa ? b->elem : a->elem) != T_BOOL) {
+        convert_note(C, fa ? x : y, fa ? b->elem : a->elem, "the float side");
+        return false;
+      }
     }
     /* acc = acc + X[..] with acc f32 and X f64: f64(acc) would give an f64 sum that
        acc cannot take, so the operand that is not of the target's type converts */
@@ -1225,7 +1237,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
   for (int i = 0; i < e->u.index.nidx; i++) {
     Index *ix = &e->u.index.idx[i];
     if (y->kind != SY_TENSOR) continue;
-    if (!check_expr(C, ix->start, depth + 1)) {
+    if (!check_subscript(C, ix->start, depth + 1)) {
       bad[i] = true;
       continue;
     }
@@ -1263,7 +1275,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
   bool tile_said = false; /* a tile var's tile index: said once, at the first */
   for (int i = 0; i < e->u.index.nidx; i++) {
     Index *ix = &e->u.index.idx[i];
-    if (y->kind != SY_TENSOR && !check_expr(C, ix->start, depth + 1)) { ok = false; continue; }
+    if (y->kind != SY_TENSOR && !check_subscript(C, ix->start, depth + 1)) { ok = false; continue; }
     if (y->kind == SY_TENSOR && bad[i]) { ok = false; continue; } /* its check failed above */
     e->flags |= ix->start->flags & (EF_TD | EF_TILE);
     if (y->kind == SY_VAR && ix->start->ty.rank != 0) {
@@ -1288,7 +1300,7 @@ static bool check_index(Checker *C, Expr *e, int depth) {
       }
       continue;
     }
-    if (!check_expr(C, ix->len, depth + 1)) { ok = false; continue; }
+    if (!check_subscript(C, ix->len, depth + 1)) { ok = false; continue; }
     int len;
     if (!const_dim(C, ix->len, "a slice length", &len)) { ok = false; continue; }
     if (t.rank == 2) {
@@ -1325,15 +1337,28 @@ bool check_is_gather(const Expr *x) {
 
 static bool check_node(Checker *C, Expr *e, int depth);
 
-/* Checks e; the target type C->want reaches the operands whose value becomes e's,
- * not a subscript, a cast's operand or a comparison's. */
+/* Checks e; the target type C->want (and C->subscript) reaches the operands whose value
+ * becomes e's, not a subscript, a cast's operand or a comparison's. */
 static bool check_expr(Checker *C, Expr *e, int depth) {
   ElemType want = C->want;
+  bool subscript = C->subscript;
   if (e->kind == E_INDEX || (e->kind == E_BINARY && is_comparison(e->u.binary.op)) ||
-      (e->kind == E_CALL && elem_lookup(e->u.call.name, (int)strlen(e->u.call.name)) >= 0))
+      (e->kind == E_CALL && elem_lookup(e->u.call.name, (int)strlen(e->u.call.name)) >= 0)) {
     C->want = T_NONE;
+    C->subscript = false;
+  }
   bool ok = check_node(C, e, depth);
   C->want = want;
+  C->subscript = subscript;
+  return ok;
+}
+
+/* check_expr of an index or a slice's start or length. */
+static bool check_subscript(Checker *C, Expr *e, int depth) {
+  bool subscript = C->subscript;
+  C->subscript = true;
+  bool ok = check_expr(C, e, depth);
+  C->subscript = subscript;
   return ok;
 }
 
