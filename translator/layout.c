@@ -2887,13 +2887,111 @@ static void drop_unread_spills(TirKernel *K, TirBlock *b, int bi) {
   b->ops.len = n;
 }
 
+/* A window write u[a :+ m, b :+ n] = e (lower.c lower_window_write) reads the tile vars in
+ * e through their copies, at the window's coordinates: f[a :+ m, b :+ n], the same window
+ * of a tile of u's shape, is element (r, c) of f at element (r, c) of u, which the writing
+ * thread holds where f's layout is the op's (u[1 :+ 510] = f[1 :+ 510], both [512] in one
+ * layout). Such a read is of f's registers instead, as lower.c own_window_reads makes
+ * one of u itself. Only a read with every dim a range (not an index) of the window's
+ * lengths, at starts written alike (facts_expr_equal, or both 0), in a value that
+ * registers hold (no shared home, not a load never held). */
+static bool same_start_or_zero(const Expr *a, const Expr *b) {
+  return (zero_index(a) && zero_index(b)) || (a && b && facts_expr_equal(a, b));
+}
+
+static bool window_own_read(const TirKernel *K, const TirOp *op, const Expr *x, const TirRead *r) {
+  const TirBuf *f = &K->bufs[r->buf];
+  const TirVar *v = f->spill_of;
+  if (r->kind != TR_WINDOW || !v || f->trans || v == op->dst || v->home || v->fused || !v->layout) return false;
+  if (v->layout != op->lay || op->dst->layout != op->lay || v->rows != op->dst->rows || v->cols != op->dst->cols ||
+      x->ty.elem != v->elem || x->ty.rank != r->rank || r->rank != v->rank)
+    return false;
+  /* the read's first row and column, and its rows and columns, in the tile's [rows, cols] */
+  const Expr *st[2] = {r->rank == 2 ? r->start[0] : NULL, r->start[r->rank - 1]};
+  int len[2] = {x->ty.rank == 2 ? x->ty.dims[0] : 1, x->ty.dims[x->ty.rank - 1]};
+  for (int d = 0; d < r->rank; d++)
+    if (!r->keep[d]) return false;
+  for (int a = 0; a < 2; a++)
+    if (len[a] != op->win_len[a] || !same_start_or_zero(st[a], op->win[a])) return false;
+  return true;
+}
+
+/* Per read of rkeys: 1 while every op that reads it is a window write that reads it in
+ * place (window_own_read), 2 once one is not; 0 where none reads it. Below a value
+ * hoisted, another op reads (as ex() in emit_tir.c: a read first). */
+typedef struct WinReads {
+  const TirOp *op;
+  uint8_t *state;
+} WinReads;
+
+static void win_reads_in(TirKernel *K, WinReads *w, const Expr *x) {
+  if (!x) return;
+  const TirRead *r = tir_read(K, x);
+  if (r) {
+    for (int i = 0; i < K->rkeys.len; i++)
+      if (K->rkeys.items[i] == x) {
+        const TirOp *op = w->op;
+        bool own = op->kind == TO_ASSIGN && op->has_win && op->lay && op->dst && window_own_read(K, op, x, r);
+        w->state[i] = own && w->state[i] != 2 ? 1 : 2;
+      }
+    return;
+  }
+  if (tir_hoisted(K, x)) return;
+  switch (x->kind) {
+  case E_UNARY: win_reads_in(K, w, x->u.unary.a); return;
+  case E_BINARY:
+    win_reads_in(K, w, x->u.binary.a);
+    win_reads_in(K, w, x->u.binary.b);
+    return;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) win_reads_in(K, w, x->u.call.args[i]);
+    return;
+  case E_INDEX:
+    for (int i = 0; i < x->u.index.nidx; i++) {
+      win_reads_in(K, w, x->u.index.idx[i].start);
+      win_reads_in(K, w, x->u.index.idx[i].len);
+    }
+    return;
+  default: return;
+  }
+}
+
+/* The expressions of op, as reads_fn finds them. */
+static void win_reads_fn(TirKernel *K, TirOp *op, void *ctx) {
+  WinReads *w = ctx;
+  const Stmt *s = op->stmt;
+  w->op = op;
+  switch (op->kind) {
+  case TO_SCALAR: win_reads_in(K, w, s->kind == S_VAR ? s->u.decl.init : s->u.assign.rhs); return;
+  case TO_IF: win_reads_in(K, w, s->u.iff.cond); return;
+  case TO_WHILE: win_reads_in(K, w, s->u.whil.cond); return;
+  case TO_FOR:
+    win_reads_in(K, w, s->u.forr.lo);
+    win_reads_in(K, w, s->u.forr.hi);
+    win_reads_in(K, w, s->u.forr.step);
+    return;
+  default: break;
+  }
+  win_reads_in(K, w, op->expr);
+  win_reads_in(K, w, op->pad);
+  win_reads_in(K, w, op->win[0]);
+  win_reads_in(K, w, op->win[1]);
+  if (op->slice)
+    for (int i = 0; i < op->slice->u.index.nidx; i++) {
+      win_reads_in(K, w, op->slice->u.index.idx[i].start);
+      win_reads_in(K, w, op->slice->u.index.idx[i].len);
+    }
+}
+
 static void own_element_reads(TirKernel *K) {
   uint64_t moved = 0; /* the buffers some read left */
   int n = 0;
+  WinReads w = {NULL, NEW_ARRAY(K->a, uint8_t, K->rkeys.len + 1)};
+  walk(K, &K->body, win_reads_fn, &w);
   for (int i = 0; i < K->rkeys.len; i++) {
     Expr *x = K->rkeys.items[i];
     TirRead *r = K->rvals.items[i];
-    if (element_everywhere(K, x, r)) {
+    if (element_everywhere(K, x, r) || w.state[i] == 1) {
       moved |= (uint64_t)1 << r->buf;
       vec_push(K->a, &K->hkeys, x);
       vec_push(K->a, &K->hvals, (TirVar *)K->bufs[r->buf].spill_of);

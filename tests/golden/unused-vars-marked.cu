@@ -9,13 +9,11 @@
 //   w: registers, 8 x f32 per thread (L0)
 //   s: registers, 2 x f32 per thread (slice(L0, dim 1))
 //   r: registers, 8 x f32 per thread (L0)
-//   a_s: shared, f32[32, 32], 4096 bytes (shared copy of a)
 //   16-byte accesses when A is 16-byte aligned, O is 16-byte aligned; otherwise single elements
-//   shared memory: 4096 bytes; barriers: 1
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void
 unused_vars(const float *__restrict__ A, float *__restrict__ O)
 {
-  __shared__ __align__(16) float a_s[1024];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 4 + lane / 8, t2c_c0 = (lane % 8) * 4;  // L0: this thread's first row and column
@@ -34,8 +32,6 @@ unused_vars(const float *__restrict__ A, float *__restrict__ O)
     a[5] = t2c_w1.v[1];
     a[6] = t2c_w1.v[2];
     a[7] = t2c_w1.v[3];
-    t2c::sts_vec<4>(&a_s[t2c_r0 * 32 + t2c_c0], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
-    t2c::sts_vec<4>(&a_s[(t2c_r0 + 16) * 32 + t2c_c0], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
     // unused-vars-marked.tl:9: var v = a * 2.0
     [[maybe_unused]] float v_[8];  // never read (-Wunused)
     v_[0] = a[0] * 2.0f;
@@ -59,17 +55,14 @@ unused_vars(const float *__restrict__ A, float *__restrict__ O)
     w[6] = 0.0f;
     w[7] = 0.0f;
     // unused-vars-marked.tl:12: w[0 :+ 1, 0 :+ 32] = a[0 :+ 1, 0 :+ 32]
-    __syncthreads();  // a_s: written at line 8, read here by other threads
-    const t2c::Vec<float, 4> t2c_sr2 = t2c_r0 == 0 ? t2c::lds_vec<4>(&a_s[t2c_c0]) : t2c::Vec<float, 4>{};
-    if (t2c_r0 == 0) w[0] = t2c_sr2.v[0];
-    if (t2c_r0 == 0) w[1] = t2c_sr2.v[1];
-    if (t2c_r0 == 0) w[2] = t2c_sr2.v[2];
-    if (t2c_r0 == 0) w[3] = t2c_sr2.v[3];
-    const t2c::Vec<float, 4> t2c_sr3 = t2c_r0 + 16 == 0 ? t2c::lds_vec<4>(&a_s[t2c_c0]) : t2c::Vec<float, 4>{};
-    if (t2c_r0 + 16 == 0) w[4] = t2c_sr3.v[0];
-    if (t2c_r0 + 16 == 0) w[5] = t2c_sr3.v[1];
-    if (t2c_r0 + 16 == 0) w[6] = t2c_sr3.v[2];
-    if (t2c_r0 + 16 == 0) w[7] = t2c_sr3.v[3];
+    if (t2c_r0 == 0) w[0] = a[0];
+    if (t2c_r0 == 0) w[1] = a[1];
+    if (t2c_r0 == 0) w[2] = a[2];
+    if (t2c_r0 == 0) w[3] = a[3];
+    if (t2c_r0 + 16 == 0) w[4] = a[4];
+    if (t2c_r0 + 16 == 0) w[5] = a[5];
+    if (t2c_r0 + 16 == 0) w[6] = a[6];
+    if (t2c_r0 + 16 == 0) w[7] = a[7];
     // unused-vars-marked.tl:13: var s: tile<f32>[32, 1] = 0.0
     float s[2];
     s[0] = 0.0f;
@@ -112,8 +105,6 @@ unused_vars(const float *__restrict__ A, float *__restrict__ O)
     a[5] = A[(t2c_r0 + 16) * 32 + (t2c_c0 + 1)];
     a[6] = A[(t2c_r0 + 16) * 32 + (t2c_c0 + 2)];
     a[7] = A[(t2c_r0 + 16) * 32 + (t2c_c0 + 3)];
-    t2c::sts_vec<4>(&a_s[t2c_r0 * 32 + t2c_c0], t2c::Vec<float, 4>{{a[0], a[1], a[2], a[3]}});
-    t2c::sts_vec<4>(&a_s[(t2c_r0 + 16) * 32 + t2c_c0], t2c::Vec<float, 4>{{a[4], a[5], a[6], a[7]}});
     // unused-vars-marked.tl:9: var v = a * 2.0
     [[maybe_unused]] float v_[8];  // never read (-Wunused)
     v_[0] = a[0] * 2.0f;
@@ -137,17 +128,14 @@ unused_vars(const float *__restrict__ A, float *__restrict__ O)
     w[6] = 0.0f;
     w[7] = 0.0f;
     // unused-vars-marked.tl:12: w[0 :+ 1, 0 :+ 32] = a[0 :+ 1, 0 :+ 32]
-    __syncthreads();  // a_s: written at line 8, read here by other threads
-    const t2c::Vec<float, 4> t2c_sr4 = t2c_r0 == 0 ? t2c::lds_vec<4>(&a_s[t2c_c0]) : t2c::Vec<float, 4>{};
-    if (t2c_r0 == 0) w[0] = t2c_sr4.v[0];
-    if (t2c_r0 == 0) w[1] = t2c_sr4.v[1];
-    if (t2c_r0 == 0) w[2] = t2c_sr4.v[2];
-    if (t2c_r0 == 0) w[3] = t2c_sr4.v[3];
-    const t2c::Vec<float, 4> t2c_sr5 = t2c_r0 + 16 == 0 ? t2c::lds_vec<4>(&a_s[t2c_c0]) : t2c::Vec<float, 4>{};
-    if (t2c_r0 + 16 == 0) w[4] = t2c_sr5.v[0];
-    if (t2c_r0 + 16 == 0) w[5] = t2c_sr5.v[1];
-    if (t2c_r0 + 16 == 0) w[6] = t2c_sr5.v[2];
-    if (t2c_r0 + 16 == 0) w[7] = t2c_sr5.v[3];
+    if (t2c_r0 == 0) w[0] = a[0];
+    if (t2c_r0 == 0) w[1] = a[1];
+    if (t2c_r0 == 0) w[2] = a[2];
+    if (t2c_r0 == 0) w[3] = a[3];
+    if (t2c_r0 + 16 == 0) w[4] = a[4];
+    if (t2c_r0 + 16 == 0) w[5] = a[5];
+    if (t2c_r0 + 16 == 0) w[6] = a[6];
+    if (t2c_r0 + 16 == 0) w[7] = a[7];
     // unused-vars-marked.tl:13: var s: tile<f32>[32, 1] = 0.0
     float s[2];
     s[0] = 0.0f;

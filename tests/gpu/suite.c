@@ -6380,6 +6380,64 @@ static void t_window_rmw(Tally *T) {
   }
 }
 
+/* window_same_coords: windows of tiles written from the same window of another tile
+ * in their layout, read in registers (tests/gpu/window_same_coords.tl); one at other
+ * coordinates and one of a tile in another layout go through copies. Ragged N and M:
+ * the elements and rows past them read 0. */
+static void t_window_same_coords(Tally *T) {
+  static const int C[][2] = {{600, 45}, {256, 16}, {37, 7}};
+  for (int k = 0; k < 3; k++) {
+    int N = C[k][0], M = C[k][1];
+    Rng r = rng_seed("window_same_coords", (uint64_t)k);
+    Call c;
+    call_init(&c, "window_same_coords.tl", "win_same");
+    Ten *F = call_in(&c, "F", F32, 1, SHAPE(N)), *H = call_in(&c, "H", F16, 1, SHAPE(N));
+    Ten *A = call_in(&c, "A", F32, 2, SHAPE(M, 64)), *Cm = call_in(&c, "C", F32, 2, SHAPE(M, 64));
+    Ten *U = call_out(&c, "U", F32, 1, SHAPE(N)), *V = call_out(&c, "V", F32, 1, SHAPE(N));
+    Ten *B = call_out(&c, "B", F32, 2, SHAPE(M, 64));
+    fill_uniform(F, &r, -1, 1);
+    fill_uniform(H, &r, -1, 1);
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(Cm, &r, -1, 1);
+    for (int b = 0; b < (int)cdivll(N, 256); b++) {
+      double f[256], u[256], v[256], h[256];
+      int n0 = b * 256;
+      for (int e = 0; e < 256; e++) {
+        f[e] = n0 + e < N ? F->v[n0 + e] : 0;
+        h[e] = n0 + e < N ? H->v[n0 + e] : 0;
+        u[e] = 0;
+        v[e] = 1;
+      }
+      for (int e = 1; e < 255; e++) u[e] = f[e];
+      for (int e = 0; e < 256; e++) f[e] *= 2;
+      for (int e = 0; e < 128; e++) u[e] += f[e];
+      for (int e = 1; e < 256; e++) v[e] = f[e - 1];
+      for (int e = 0; e < 64; e++) v[e] = v[e] + h[e] - f[e];
+      for (int e = 0; e < 256 && n0 + e < N; e++) U->ref[n0 + e] = u[e], V->ref[n0 + e] = v[e];
+      double a[16][64], cc[16][64], w[16][64];
+      int m0 = b * 16;
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 64; j++) {
+          a[i][j] = m0 + i < M ? A2(A, m0 + i, j) : 0;
+          cc[i][j] = m0 + i < M ? A2(Cm, m0 + i, j) : 0;
+          w[i][j] = a[i][j] * 0.5;
+        }
+      for (int i = 0; i < 16; i += 4)
+        for (int q = i; q < i + 4; q++)
+          for (int j = 8; j < 40; j++) w[q][j] = a[q][j] * (i + 1) + w[q][j];
+      for (int i = 0; i < 16; i++) w[i][63] = a[i][63];
+      for (int i = 3; i < 5; i++)
+        for (int j = 0; j < 64; j++) w[i][j] -= cc[i][j];
+      for (int i = 0; i < 16 && m0 + i < M; i++)
+        for (int j = 0; j < 64; j++) R2(B, m0 + i, j) = w[i][j];
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d M=%d", N, M);
+    CHECK(T, call_check(&c, "window_same_coords", l));
+    call_free(&c);
+  }
+}
+
 /* copy_before_loop: a shared copy made before a loop, read transposed (by
  * other threads) in each iteration; the loop may run no iteration */
 static void t_copy_before_loop(Tally *T) {
@@ -8075,6 +8133,7 @@ static const Test tests[] = {
     {"two_dot", t_two_dot},
     {"window_reduction", t_window_reduction},
     {"window_rmw", t_window_rmw},
+    {"window_same_coords", t_window_same_coords},
     {"copy_before_loop", t_copy_before_loop},
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
