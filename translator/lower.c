@@ -572,8 +572,26 @@ static bool hoist_line_reshape(Lower *L, TirBlock *b, Expr *x, bool *done) {
   return true;
 }
 
-/* reshape(t, [a, b]): t's elements in row-major order, read from its shared copy. */
+/* The [rows, cols] a tile's elements are laid out over: [1, n] for a rank-1 [n]. */
+static void shape_of(const Type *t, int *rows, int *cols) {
+  *rows = t->rank == 2 ? t->dims[0] : 1;
+  *cols = t->rank == 2 ? t->dims[1] : t->dims[0];
+}
+
+/* reshape(t, [a, b]): t's elements in row-major order, read from its shared copy.
+ * A reshape that keeps the [rows, cols] (a rank-1 [n] and [1, n], the way to take
+ * rowmax(reshape(x, [1, n])) of a 1-D tile) keeps every element's place: one layout
+ * per shape (layout.c) gives it the same thread and register, so t's value is read
+ * as it is, with no copy (layout.c converts where t took another layout). */
 static bool hoist_reshape(Lower *L, TirBlock *b, Expr *x) {
+  int r0, c0, r1, c1;
+  shape_of(&x->u.call.args[0]->ty, &r0, &c0);
+  shape_of(&x->ty, &r1, &c1);
+  if (r0 == r1 && c0 == c1) {
+    TirVar *v = value_of(L, b, x->u.call.args[0]);
+    if (v) map_value(L, x, v);
+    return v != NULL;
+  }
   Expr *g = reshape_as_gather(L, x);
   if (g && is_pad(x->u.call.args[0])) /* the gather loaded with the pad's value, as x itself */
     return hoist_load(L, b, x, g, x->u.call.args[0]->u.call.args[1]);

@@ -119,53 +119,53 @@ offsets(const float *__restrict__ X, const float *__restrict__ C, const float *_
     float t2c_v3[1];
     t2c_v3[0] = ((m0 + t2c_r0) < M ? W[m0 + t2c_r0] : 0.0f);
     float t2c_v4[16];
-    if ((0 + t2c_c0) < N && (0 + (t2c_c0 + 3)) < N) {  // the whole run is inside
-      const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(V + 0 + t2c_c0);
+    if (t2c_c0 < N && (t2c_c0 + 3) < N) {  // the whole run is inside
+      const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(V + t2c_c0);
       t2c_v4[0] = t2c_w8.v[0];
       t2c_v4[1] = t2c_w8.v[1];
       t2c_v4[2] = t2c_w8.v[2];
       t2c_v4[3] = t2c_w8.v[3];
     } else {
-      t2c_v4[0] = ((0 + t2c_c0) < N ? V[0 + t2c_c0] : 0.0f);
-      t2c_v4[1] = ((0 + (t2c_c0 + 1)) < N ? V[0 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[2] = ((0 + (t2c_c0 + 2)) < N ? V[0 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[3] = ((0 + (t2c_c0 + 3)) < N ? V[0 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4[0] = (t2c_c0 < N ? V[t2c_c0] : 0.0f);
+      t2c_v4[1] = ((t2c_c0 + 1) < N ? V[t2c_c0 + 1] : 0.0f);
+      t2c_v4[2] = ((t2c_c0 + 2) < N ? V[t2c_c0 + 2] : 0.0f);
+      t2c_v4[3] = ((t2c_c0 + 3) < N ? V[t2c_c0 + 3] : 0.0f);
     }
-    if ((0 + (t2c_c0 + 128)) < N && (0 + (t2c_c0 + 131)) < N) {  // the whole run is inside
-      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(V + 0 + (t2c_c0 + 128));
+    if ((t2c_c0 + 128) < N && (t2c_c0 + 131) < N) {  // the whole run is inside
+      const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(V + t2c_c0 + 128);
       t2c_v4[4] = t2c_w9.v[0];
       t2c_v4[5] = t2c_w9.v[1];
       t2c_v4[6] = t2c_w9.v[2];
       t2c_v4[7] = t2c_w9.v[3];
     } else {
-      t2c_v4[4] = ((0 + (t2c_c0 + 128)) < N ? V[0 + (t2c_c0 + 128)] : 0.0f);
-      t2c_v4[5] = ((0 + (t2c_c0 + 129)) < N ? V[0 + (t2c_c0 + 129)] : 0.0f);
-      t2c_v4[6] = ((0 + (t2c_c0 + 130)) < N ? V[0 + (t2c_c0 + 130)] : 0.0f);
-      t2c_v4[7] = ((0 + (t2c_c0 + 131)) < N ? V[0 + (t2c_c0 + 131)] : 0.0f);
+      t2c_v4[4] = ((t2c_c0 + 128) < N ? V[t2c_c0 + 128] : 0.0f);
+      t2c_v4[5] = ((t2c_c0 + 129) < N ? V[t2c_c0 + 129] : 0.0f);
+      t2c_v4[6] = ((t2c_c0 + 130) < N ? V[t2c_c0 + 130] : 0.0f);
+      t2c_v4[7] = ((t2c_c0 + 131) < N ? V[t2c_c0 + 131] : 0.0f);
     }
-    if ((0 + (t2c_c0 + 256)) < N && (0 + (t2c_c0 + 259)) < N) {  // the whole run is inside
-      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(V + 0 + (t2c_c0 + 256));
+    if ((t2c_c0 + 256) < N && (t2c_c0 + 259) < N) {  // the whole run is inside
+      const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(V + t2c_c0 + 256);
       t2c_v4[8] = t2c_w10.v[0];
       t2c_v4[9] = t2c_w10.v[1];
       t2c_v4[10] = t2c_w10.v[2];
       t2c_v4[11] = t2c_w10.v[3];
     } else {
-      t2c_v4[8] = ((0 + (t2c_c0 + 256)) < N ? V[0 + (t2c_c0 + 256)] : 0.0f);
-      t2c_v4[9] = ((0 + (t2c_c0 + 257)) < N ? V[0 + (t2c_c0 + 257)] : 0.0f);
-      t2c_v4[10] = ((0 + (t2c_c0 + 258)) < N ? V[0 + (t2c_c0 + 258)] : 0.0f);
-      t2c_v4[11] = ((0 + (t2c_c0 + 259)) < N ? V[0 + (t2c_c0 + 259)] : 0.0f);
+      t2c_v4[8] = ((t2c_c0 + 256) < N ? V[t2c_c0 + 256] : 0.0f);
+      t2c_v4[9] = ((t2c_c0 + 257) < N ? V[t2c_c0 + 257] : 0.0f);
+      t2c_v4[10] = ((t2c_c0 + 258) < N ? V[t2c_c0 + 258] : 0.0f);
+      t2c_v4[11] = ((t2c_c0 + 259) < N ? V[t2c_c0 + 259] : 0.0f);
     }
-    if ((0 + (t2c_c0 + 384)) < N && (0 + (t2c_c0 + 387)) < N) {  // the whole run is inside
-      const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(V + 0 + (t2c_c0 + 384));
+    if ((t2c_c0 + 384) < N && (t2c_c0 + 387) < N) {  // the whole run is inside
+      const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(V + t2c_c0 + 384);
       t2c_v4[12] = t2c_w11.v[0];
       t2c_v4[13] = t2c_w11.v[1];
       t2c_v4[14] = t2c_w11.v[2];
       t2c_v4[15] = t2c_w11.v[3];
     } else {
-      t2c_v4[12] = ((0 + (t2c_c0 + 384)) < N ? V[0 + (t2c_c0 + 384)] : 0.0f);
-      t2c_v4[13] = ((0 + (t2c_c0 + 385)) < N ? V[0 + (t2c_c0 + 385)] : 0.0f);
-      t2c_v4[14] = ((0 + (t2c_c0 + 386)) < N ? V[0 + (t2c_c0 + 386)] : 0.0f);
-      t2c_v4[15] = ((0 + (t2c_c0 + 387)) < N ? V[0 + (t2c_c0 + 387)] : 0.0f);
+      t2c_v4[12] = ((t2c_c0 + 384) < N ? V[t2c_c0 + 384] : 0.0f);
+      t2c_v4[13] = ((t2c_c0 + 385) < N ? V[t2c_c0 + 385] : 0.0f);
+      t2c_v4[14] = ((t2c_c0 + 386) < N ? V[t2c_c0 + 386] : 0.0f);
+      t2c_v4[15] = ((t2c_c0 + 387) < N ? V[t2c_c0 + 387] : 0.0f);
     }
     if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * 512 + t2c_c0, t2c::Vec<float, 4>{{((t2c_v1[0] + t2c_v2[0]) + t2c_v3[0]) + t2c_v4[0], ((t2c_v1[1] + t2c_v2[1]) + t2c_v3[0]) + t2c_v4[1], ((t2c_v1[2] + t2c_v2[2]) + t2c_v3[0]) + t2c_v4[2], ((t2c_v1[3] + t2c_v2[3]) + t2c_v3[0]) + t2c_v4[3]}});
     if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * 512 + (t2c_c0 + 128), t2c::Vec<float, 4>{{((t2c_v1[4] + t2c_v2[4]) + t2c_v3[0]) + t2c_v4[4], ((t2c_v1[5] + t2c_v2[5]) + t2c_v3[0]) + t2c_v4[5], ((t2c_v1[6] + t2c_v2[6]) + t2c_v3[0]) + t2c_v4[6], ((t2c_v1[7] + t2c_v2[7]) + t2c_v3[0]) + t2c_v4[7]}});
@@ -212,22 +212,22 @@ offsets(const float *__restrict__ X, const float *__restrict__ C, const float *_
     float t2c_v3[1];
     t2c_v3[0] = ((m0 + t2c_r0) < M ? W[m0 + t2c_r0] : 0.0f);
     float t2c_v4[16];
-    t2c_v4[0] = ((0 + t2c_c0) < N ? V[0 + t2c_c0] : 0.0f);
-    t2c_v4[1] = ((0 + (t2c_c0 + 1)) < N ? V[0 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v4[2] = ((0 + (t2c_c0 + 2)) < N ? V[0 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v4[3] = ((0 + (t2c_c0 + 3)) < N ? V[0 + (t2c_c0 + 3)] : 0.0f);
-    t2c_v4[4] = ((0 + (t2c_c0 + 128)) < N ? V[0 + (t2c_c0 + 128)] : 0.0f);
-    t2c_v4[5] = ((0 + (t2c_c0 + 129)) < N ? V[0 + (t2c_c0 + 129)] : 0.0f);
-    t2c_v4[6] = ((0 + (t2c_c0 + 130)) < N ? V[0 + (t2c_c0 + 130)] : 0.0f);
-    t2c_v4[7] = ((0 + (t2c_c0 + 131)) < N ? V[0 + (t2c_c0 + 131)] : 0.0f);
-    t2c_v4[8] = ((0 + (t2c_c0 + 256)) < N ? V[0 + (t2c_c0 + 256)] : 0.0f);
-    t2c_v4[9] = ((0 + (t2c_c0 + 257)) < N ? V[0 + (t2c_c0 + 257)] : 0.0f);
-    t2c_v4[10] = ((0 + (t2c_c0 + 258)) < N ? V[0 + (t2c_c0 + 258)] : 0.0f);
-    t2c_v4[11] = ((0 + (t2c_c0 + 259)) < N ? V[0 + (t2c_c0 + 259)] : 0.0f);
-    t2c_v4[12] = ((0 + (t2c_c0 + 384)) < N ? V[0 + (t2c_c0 + 384)] : 0.0f);
-    t2c_v4[13] = ((0 + (t2c_c0 + 385)) < N ? V[0 + (t2c_c0 + 385)] : 0.0f);
-    t2c_v4[14] = ((0 + (t2c_c0 + 386)) < N ? V[0 + (t2c_c0 + 386)] : 0.0f);
-    t2c_v4[15] = ((0 + (t2c_c0 + 387)) < N ? V[0 + (t2c_c0 + 387)] : 0.0f);
+    t2c_v4[0] = (t2c_c0 < N ? V[t2c_c0] : 0.0f);
+    t2c_v4[1] = ((t2c_c0 + 1) < N ? V[t2c_c0 + 1] : 0.0f);
+    t2c_v4[2] = ((t2c_c0 + 2) < N ? V[t2c_c0 + 2] : 0.0f);
+    t2c_v4[3] = ((t2c_c0 + 3) < N ? V[t2c_c0 + 3] : 0.0f);
+    t2c_v4[4] = ((t2c_c0 + 128) < N ? V[t2c_c0 + 128] : 0.0f);
+    t2c_v4[5] = ((t2c_c0 + 129) < N ? V[t2c_c0 + 129] : 0.0f);
+    t2c_v4[6] = ((t2c_c0 + 130) < N ? V[t2c_c0 + 130] : 0.0f);
+    t2c_v4[7] = ((t2c_c0 + 131) < N ? V[t2c_c0 + 131] : 0.0f);
+    t2c_v4[8] = ((t2c_c0 + 256) < N ? V[t2c_c0 + 256] : 0.0f);
+    t2c_v4[9] = ((t2c_c0 + 257) < N ? V[t2c_c0 + 257] : 0.0f);
+    t2c_v4[10] = ((t2c_c0 + 258) < N ? V[t2c_c0 + 258] : 0.0f);
+    t2c_v4[11] = ((t2c_c0 + 259) < N ? V[t2c_c0 + 259] : 0.0f);
+    t2c_v4[12] = ((t2c_c0 + 384) < N ? V[t2c_c0 + 384] : 0.0f);
+    t2c_v4[13] = ((t2c_c0 + 385) < N ? V[t2c_c0 + 385] : 0.0f);
+    t2c_v4[14] = ((t2c_c0 + 386) < N ? V[t2c_c0 + 386] : 0.0f);
+    t2c_v4[15] = ((t2c_c0 + 387) < N ? V[t2c_c0 + 387] : 0.0f);
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 512 + t2c_c0] = ((t2c_v1[0] + t2c_v2[0]) + t2c_v3[0]) + t2c_v4[0];
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 512 + (t2c_c0 + 1)] = ((t2c_v1[1] + t2c_v2[1]) + t2c_v3[0]) + t2c_v4[1];
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 512 + (t2c_c0 + 2)] = ((t2c_v1[2] + t2c_v2[2]) + t2c_v3[0]) + t2c_v4[2];

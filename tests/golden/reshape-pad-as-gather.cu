@@ -32,38 +32,34 @@ column(const float *__restrict__ S, float *__restrict__ O, int N)
 
 // kernel row (reshape-pad-as-gather.tl:10): 128 threads
 //   layout L0: [1, 16], runs of 4, lanes 8 x 4, warps 1 x 4: 4 per thread
-//   layout L1: [1, 1], runs of 1, lanes 32 x 1, warps 1 x 4: 1 per thread
 //   a: registers, 4 x f32 per thread (L0)
-//   t2c_v3_s: shared, f32[1, 1], 4 bytes (shared copy of rowsum at line 12)
 //   t2c_red0: shared, f32[4, 1], 16 bytes (partials of rowsum at line 12, one row per warp)
 //   16-byte accesses when S is 16-byte aligned; otherwise single elements
-//   shared memory: 32 bytes; barriers: 2
+//   shared memory: 16 bytes; barriers: 1
 extern "C" __global__ void
 row(const float *__restrict__ S, float *__restrict__ O, int N)
 {
-  __shared__ __align__(16) float t2c_v3_s[1];
   __shared__ __align__(16) float t2c_red0[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane / 4, t2c_c0 = (warp * 4 + lane % 4) * 4;  // L0: this thread's first row and column
-  const int t2c_r1 = lane, t2c_c1 = warp;  // L1: this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(S, 16);
   if (t2c_fast) {
     // reshape-pad-as-gather.tl:11: var a = reshape(pad(S[0 :+ 16], 0.0), [1, 16])
     float a[4] = {};
     float t2c_v2[4] = {};
-    if (t2c_r0 < 1 && t2c_c0 < 16 && (0 + t2c_c0) < N && t2c_r0 < 1 && t2c_c0 + 3 < 16 && (0 + (t2c_c0 + 3)) < N) {  // the whole run is inside
-      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(S + 0 + t2c_c0);
+    if (t2c_r0 < 1 && t2c_c0 < 16 && t2c_c0 < N && t2c_r0 < 1 && t2c_c0 + 3 < 16 && (t2c_c0 + 3) < N) {  // the whole run is inside
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(S + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
       t2c_v2[2] = t2c_w0.v[2];
       t2c_v2[3] = t2c_w0.v[3];
     } else {
-      t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 16 && (0 + t2c_c0) < N ? S[0 + t2c_c0] : 0.0f);
-      t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 16 && (0 + (t2c_c0 + 1)) < N ? S[0 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 16 && (0 + (t2c_c0 + 2)) < N ? S[0 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 16 && (0 + (t2c_c0 + 3)) < N ? S[0 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 16 && t2c_c0 < N ? S[t2c_c0] : 0.0f);
+      t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 16 && (t2c_c0 + 1) < N ? S[t2c_c0 + 1] : 0.0f);
+      t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 16 && (t2c_c0 + 2) < N ? S[t2c_c0 + 2] : 0.0f);
+      t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 16 && (t2c_c0 + 3) < N ? S[t2c_c0 + 3] : 0.0f);
     }
     a[0] = t2c_v2[0];
     a[1] = t2c_v2[1];
@@ -79,17 +75,15 @@ row(const float *__restrict__ S, float *__restrict__ O, int N)
     if (lane % 4 == 0 && t2c_r0 < 1) t2c_red0[(warp % 4) * 1 + t2c_r0] = t2c_v3[0];
     __syncthreads();  // t2c_red0: written at line 12, read here by other threads
     if (t2c_r0 < 1) t2c_v3[0] = t2c_red0[t2c_r0] + t2c_red0[1 + t2c_r0] + t2c_red0[2 + t2c_r0] + t2c_red0[3 + t2c_r0];
-    if (t2c_c0 == 0 && t2c_r0 < 1) t2c_v3_s[t2c_r0 * 1 + 0] = t2c_v3[0];
-    __syncthreads();  // t2c_v3_s: written at line 12, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 1) O[t2c_r1] = t2c_r1 < 1 && t2c_c1 < 1 ? t2c_v3_s[0] : 0.0f;
+    if (t2c_c0 == 0 && t2c_r0 < 1) O[t2c_r0] = t2c_v3[0];
   } else {
     // reshape-pad-as-gather.tl:11: var a = reshape(pad(S[0 :+ 16], 0.0), [1, 16])
     float a[4] = {};
     float t2c_v2[4] = {};
-    t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 16 && (0 + t2c_c0) < N ? S[0 + t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 16 && (0 + (t2c_c0 + 1)) < N ? S[0 + (t2c_c0 + 1)] : 0.0f);
-    t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 16 && (0 + (t2c_c0 + 2)) < N ? S[0 + (t2c_c0 + 2)] : 0.0f);
-    t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 16 && (0 + (t2c_c0 + 3)) < N ? S[0 + (t2c_c0 + 3)] : 0.0f);
+    t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 16 && t2c_c0 < N ? S[t2c_c0] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 16 && (t2c_c0 + 1) < N ? S[t2c_c0 + 1] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 16 && (t2c_c0 + 2) < N ? S[t2c_c0 + 2] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 16 && (t2c_c0 + 3) < N ? S[t2c_c0 + 3] : 0.0f);
     a[0] = t2c_v2[0];
     a[1] = t2c_v2[1];
     a[2] = t2c_v2[2];
@@ -104,8 +98,6 @@ row(const float *__restrict__ S, float *__restrict__ O, int N)
     if (lane % 4 == 0 && t2c_r0 < 1) t2c_red0[(warp % 4) * 1 + t2c_r0] = t2c_v3[0];
     __syncthreads();  // t2c_red0: written at line 12, read here by other threads
     if (t2c_r0 < 1) t2c_v3[0] = t2c_red0[t2c_r0] + t2c_red0[1 + t2c_r0] + t2c_red0[2 + t2c_r0] + t2c_red0[3 + t2c_r0];
-    if (t2c_c0 == 0 && t2c_r0 < 1) t2c_v3_s[t2c_r0 * 1 + 0] = t2c_v3[0];
-    __syncthreads();  // t2c_v3_s: written at line 12, read here by other threads
-    if (t2c_r1 < 1 && t2c_c1 < 1) O[t2c_r1] = t2c_r1 < 1 && t2c_c1 < 1 ? t2c_v3_s[0] : 0.0f;
+    if (t2c_c0 == 0 && t2c_r0 < 1) O[t2c_r0] = t2c_v3[0];
   }
 }

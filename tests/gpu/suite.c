@@ -3198,6 +3198,33 @@ static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipe
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
 
+/* reshape_row_max (tests/gpu/reshape_row_max.tl): per block of 1024, M[b] = max of 2 X
+ * (pad -inf), and Y = 2 X - M[b], through reshapes between [1024] and [1, 1024] read in
+ * place (lower.c hoist_reshape). Ragged N (1, 1000, 2500, 3071) and N = 1024. */
+static void t_reshape_row_max(Tally *T) {
+  static const int NS[] = {1, 1000, 1024, 2500, 3071};
+  for (int q = 0; q < 5; q++) {
+    int N = NS[q], NB = (int)cdivll(N, 1024);
+    Rng r = rng_seed("reshape_row_max", (uint64_t)q);
+    Call k;
+    call_init(&k, "reshape_row_max.tl", "reshape_row_max");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *M = call_out(&k, "M", F32, 1, SHAPE(NB));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    fill_uniform(X, &r, -8, -1); /* all negative: a 0 read past N would show */
+    for (int b = 0; b < NB; b++) {
+      double mx = -INFINITY;
+      for (int i = b * 1024; i < N && i < (b + 1) * 1024; i++) mx = fmax(mx, 2 * X->v[i]);
+      M->ref[b] = mx;
+      for (int i = b * 1024; i < N && i < (b + 1) * 1024; i++) Y->ref[i] = 2 * X->v[i] - mx;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "reshape_row_max", l));
+    call_free(&k);
+  }
+}
+
 /* lse_merge_pad (tests/gpu/lse_merge_pad.tl): O[b] = log(sum_s L[b, s] exp(M[b, s] - mx))
  * + mx, mx = max_s M[b, s], over the first 16 splits; M read as a column padded with
  * -inf (splits past S add 0). Ragged S (1, 5, 11) and S = 16. */
@@ -8052,6 +8079,7 @@ static const Test tests[] = {
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
+    {"reshape_row_max", t_reshape_row_max},
     {"rows_var_recomputed", t_rows_var_recomputed},
     {"rows_var_kept", t_rows_var_kept},
     {"mixed_runs_dot", t_mixed_runs_dot},
