@@ -1933,7 +1933,9 @@ const Expr *layout_declared_value(TirKernel *K, const Expr *x) {
 
 /* The first column of the run a gather X[i, .., e + cols(R, C)] reads at each element: e
  * (NULL for cols() alone) when the last index steps by one along each row and every
- * other index has one value along it, so that a run of the op's layout is a run of X. */
+ * other index has one value along it, so that a run of the op's layout is a run of X.
+ * e is a scalar, or has one value along each row itself: a + rows(R, 1) * C, the rows
+ * of a contiguous slice reshaped to [R, C] (lower.c reshape_as_gather). */
 static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
   const Expr *s = op->slice;
   int last = s->u.index.nidx - 1;
@@ -1944,7 +1946,8 @@ static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
     bool right = c->u.binary.b->ty.rank == 0;
     *first = right ? c->u.binary.b : c->u.binary.a;
     c = right ? c->u.binary.a : c->u.binary.b;
-    if ((*first)->ty.rank != 0) return false;
+    RowOnly ro = {.n = 0};
+    if ((*first)->ty.rank != 0 && !row_only(K, *first, &ro)) return false;
   }
   if (c->kind != E_CALL || c->u.call.cast != T_NONE || c->u.call.builtin != B_COLS || c->ty.rank != 2 ||
       c->ty.dims[1] != op->cols || s->u.index.idx[last].len)
@@ -2033,13 +2036,31 @@ static bool warned(Bounds *w, const void *key) {
 }
 
 
+/* Whether x is the call b() (rows or cols), of shape [r, c]. */
+static bool is_line(const Expr *x, BuiltinKind b, int r, int c) {
+  return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == (int)b && x->ty.rank == 2 &&
+         x->ty.dims[0] == r && x->ty.dims[1] == c;
+}
+
 /* A gather's tile index that is a run, s + rows(R, C) or s + cols(R, C) (either way
  * round) with s a scalar: the values s .. s + R - 1 (or C - 1), as the slice s :+ R
  * has; the gather lower.c makes of a slice reshaped to a row or a column
- * (reshape_as_gather: a vector-matrix dot's A) is one. Its start s, and the run's
- * length in *len; NULL for any other index. */
+ * (reshape_as_gather: a vector-matrix dot's A) is one. So is (s + rows(R, 1) * C) +
+ * cols(1, C), its gather of a slice reshaped to [R, C]: s .. s + R C - 1. Its start s,
+ * and the run's length in *len; NULL for any other index. */
 static const Expr *run_index(const Expr *x, int64_t *len) {
   if (x->kind != E_BINARY || x->u.binary.op != TK_PLUS) return NULL;
+  const Expr *a = x->u.binary.a, *c = x->u.binary.b;
+  if (is_line(c, B_COLS, 1, c->ty.dims[1]) && a->kind == E_BINARY && a->u.binary.op == TK_PLUS && a->ty.rank == 2 &&
+      a->u.binary.a->ty.rank == 0) {
+    const Expr *m = a->u.binary.b;
+    int64_t k, R = a->ty.dims[0];
+    if (m->kind == E_BINARY && m->u.binary.op == TK_STAR && is_line(m->u.binary.a, B_ROWS, (int)R, 1) &&
+        check_const_int(m->u.binary.b, &k) && k == c->ty.dims[1]) {
+      *len = R * k;
+      return a->u.binary.a;
+    }
+  }
   for (int k = 0; k < 2; k++) {
     const Expr *s = k ? x->u.binary.b : x->u.binary.a, *c = k ? x->u.binary.a : x->u.binary.b;
     if (s->ty.rank != 0 || c->kind != E_CALL || c->u.call.cast != T_NONE || c->ty.rank != 2) continue;

@@ -488,48 +488,70 @@ static bool is_pad(const Expr *x) {
   return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == B_PAD;
 }
 
-/* reshape(X[.., a :+ n, ..], [n, 1]) or [1, n], of a tensor slice with one ranged
- * index (not a gather; or of pad(X[..], p)): the gather X[.., a + rows(n, 1), ..]
- * (a + cols(1, n)), the same elements loaded in the shape asked for, no copy (a slice
- * and a gather both read 0 past the tensor's end, or both p; the caller loads a pad's
- * gather with p). NULL for any other reshape. */
+/* A call of rows() or cols() (b) of shape [r, c], at x. */
+static Expr *line_node(Lower *L, BuiltinKind b, int r, int c, Loc at) {
+  Expr *n = NEW(L->K->a, Expr); /* zeroed */
+  n->kind = E_CALL;
+  n->loc = at;
+  n->ty = (Type){T_I32, 2, {r, c}, false};
+  n->flags = EF_TILE;
+  n->u.call.builtin = b;
+  n->u.call.name = builtin_names[b];
+  n->u.call.name_loc = at;
+  n->u.call.cast = T_NONE;
+  n->u.call.args = NEW_ARRAY(L->K->a, Expr *, 2);
+  n->u.call.args[0] = int_node(L, r, at);
+  n->u.call.args[1] = int_node(L, c, at);
+  n->u.call.nargs = n->u.call.shape_at = 2;
+  return n;
+}
+
+/* a op b, an integer tile of shape t (b's flags: a tile's). */
+static Expr *int_binary(Lower *L, TokenKind op, Expr *a, Expr *b, Type t) {
+  Expr *n = NEW(L->K->a, Expr); /* zeroed */
+  n->kind = E_BINARY;
+  n->loc = a->loc;
+  n->ty = t;
+  n->flags = ((a->flags | b->flags) & EF_TD) | EF_TILE;
+  n->u.binary.op = op;
+  n->u.binary.a = a;
+  n->u.binary.b = b;
+  return n;
+}
+
+/* reshape(X[.., a :+ n, ..], [R, C]) of a tensor slice with one ranged index (not a
+ * gather; or of pad(X[..], p)): the gather X[.., a + rows(n, 1), ..] for a column
+ * [n, 1], a + cols(1, n) for a row, and a + rows(R, 1) * C + cols(1, C) for any other
+ * shape: the same elements loaded in the shape asked for, each thread its own, no copy.
+ * Along the slice's dim they are its contiguous run a .. a + n - 1 in row-major order;
+ * on the tensor's last dim a run of the shape's layout is a run of X, which layout.c
+ * (gather_run) loads in one access as it does a slice's. A slice and a gather both read
+ * 0 past the tensor's end, or both p (the caller loads a pad's gather with p). NULL for
+ * any other reshape. */
 static Expr *reshape_as_gather(Lower *L, const Expr *x) {
   const Expr *a = x->u.call.args[0];
   if (is_pad(a)) a = a->u.call.args[0];
-  if (x->ty.rank != 2 || (x->ty.dims[0] != 1 && x->ty.dims[1] != 1) || a->kind != E_INDEX ||
-      !a->u.index.base->u.ident.sym || a->u.index.base->u.ident.sym->kind != SY_TENSOR || check_is_gather(a))
+  if (x->ty.rank != 2 || a->kind != E_INDEX || !a->u.index.base->u.ident.sym ||
+      a->u.index.base->u.ident.sym->kind != SY_TENSOR || check_is_gather(a))
     return NULL;
-  int ranged = -1, n = x->ty.dims[0] * x->ty.dims[1];
+  int ranged = -1, R = x->ty.dims[0], C = x->ty.dims[1];
   for (int d = 0; d < a->u.index.nidx; d++) {
     int64_t len;
     if (!a->u.index.idx[d].len || (check_const_int(a->u.index.idx[d].len, &len) && len == 1)) continue;
     if (ranged >= 0) return NULL;
     ranged = d;
   }
-  if (ranged < 0 || n < 2) return NULL;
-  bool col = x->ty.dims[1] == 1;
-  Expr *c = NEW(L->K->a, Expr); /* rows(n, 1) or cols(1, n) */
-  c->kind = E_CALL;
-  c->loc = x->loc;
-  c->ty = (Type){T_I32, 2, {x->ty.dims[0], x->ty.dims[1]}, false};
-  c->flags = EF_TILE;
-  c->u.call.builtin = col ? B_ROWS : B_COLS;
-  c->u.call.name = builtin_names[c->u.call.builtin];
-  c->u.call.name_loc = x->loc;
-  c->u.call.cast = T_NONE;
-  c->u.call.args = NEW_ARRAY(L->K->a, Expr *, 2);
-  c->u.call.args[0] = int_node(L, x->ty.dims[0], x->loc);
-  c->u.call.args[1] = int_node(L, x->ty.dims[1], x->loc);
-  c->u.call.nargs = c->u.call.shape_at = 2;
-  const Expr *st = a->u.index.idx[ranged].start;
-  Expr *i = NEW(L->K->a, Expr); /* a + rows(n, 1) */
-  i->kind = E_BINARY;
+  if (ranged < 0 || R * C < 2) return NULL;
+  Expr *st = (Expr *)a->u.index.idx[ranged].start, *i;
+  Type t = {T_I32, 2, {R, C}, false};
+  if (C == 1) i = int_binary(L, TK_PLUS, st, line_node(L, B_ROWS, R, 1, x->loc), t);
+  else if (R == 1) i = int_binary(L, TK_PLUS, st, line_node(L, B_COLS, 1, C, x->loc), t);
+  else { /* (a + rows(R, 1) * C) + cols(1, C): each row's first element, then its run */
+    Type col = {T_I32, 2, {R, 1}, false};
+    Expr *r = int_binary(L, TK_STAR, line_node(L, B_ROWS, R, 1, x->loc), int_node(L, C, x->loc), col);
+    i = int_binary(L, TK_PLUS, int_binary(L, TK_PLUS, st, r, col), line_node(L, B_COLS, 1, C, x->loc), t);
+  }
   i->loc = st->loc;
-  i->ty = c->ty;
-  i->flags = (st->flags & EF_TD) | EF_TILE;
-  i->u.binary.op = TK_PLUS;
-  i->u.binary.a = (Expr *)st;
-  i->u.binary.b = c;
   Expr *g = NEW(L->K->a, Expr);
   *g = *a;
   g->ty = x->ty;

@@ -9,14 +9,12 @@
 //   layout L3: [2, 16], runs of 4, lanes 8 x 4, warps 1 x 2: 4 per thread
 //   x: registers, 4 x f32 per thread (L0)
 //   x_s: shared, f32[4, 8], 144 bytes (shared copy of x)
-//   t2c_v2_s: shared, f32[1, 32], 132 bytes (shared copy of slice of V at line 7)
 //   16-byte accesses when X is 16-byte aligned, A is 16-byte aligned, B is 16-byte aligned, V is 16-byte aligned, C is 16-byte aligned; otherwise single elements
-//   shared memory: 288 bytes; barriers: 2
+//   shared memory: 144 bytes; barriers: 1
 extern "C" __global__ void
 rs(const float *__restrict__ X, const float *__restrict__ V, float *__restrict__ A, float *__restrict__ B, float *__restrict__ C)
 {
   __shared__ __align__(16) float x_s[36];
-  __shared__ __align__(16) float t2c_v2_s[33];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane / 2, t2c_c0 = (warp * 2 + lane % 2) * 4;  // L0: this thread's first row and column
@@ -51,8 +49,8 @@ rs(const float *__restrict__ X, const float *__restrict__ V, float *__restrict__
     if (t2c_r2 < 1 && t2c_c2 < 32) t2c::stg_vec<4>(B + t2c_c2, t2c::Vec<float, 4>{{t2c_r2 < 1 && t2c_c2 < 32 ? x_s[(t2c_c2 / 8) * 9 + (t2c_c2 % 8)] : 0.0f, t2c_r2 < 1 && t2c_c2 + 1 < 32 ? x_s[((t2c_c2 + 1) / 8) * 9 + ((t2c_c2 + 1) % 8)] : 0.0f, t2c_r2 < 1 && t2c_c2 + 2 < 32 ? x_s[((t2c_c2 + 2) / 8) * 9 + ((t2c_c2 + 2) % 8)] : 0.0f, t2c_r2 < 1 && t2c_c2 + 3 < 32 ? x_s[((t2c_c2 + 3) / 8) * 9 + ((t2c_c2 + 3) % 8)] : 0.0f}});
     // reshape.tl:7: C[0 :+ 2, 0 :+ 16] = reshape(V[0 :+ 32], [2, 16])
     float t2c_v2[4] = {};
-    if (t2c_r2 < 1 && t2c_c2 < 32) {
-      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(V + t2c_c2);
+    if (t2c_r3 < 2 && t2c_c3 < 16) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(V + (0 + (t2c_r3 * 16)) + t2c_c3);
       t2c_v2[0] = t2c_w1.v[0];
       t2c_v2[1] = t2c_w1.v[1];
       t2c_v2[2] = t2c_w1.v[2];
@@ -63,12 +61,7 @@ rs(const float *__restrict__ X, const float *__restrict__ V, float *__restrict__
       t2c_v2[2] = 0.0f;
       t2c_v2[3] = 0.0f;
     }
-    if (t2c_r2 < 1 && t2c_c2 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2] = t2c_v2[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2 + 1] = t2c_v2[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2 + 2] = t2c_v2[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2 + 3] = t2c_v2[3];
-    __syncthreads();  // t2c_v2_s: written at line 7, read here by other threads
-    if (t2c_r3 < 2 && t2c_c3 < 16) t2c::stg_vec<4>(C + t2c_r3 * 16 + t2c_c3, t2c::Vec<float, 4>{{t2c_r3 < 2 && t2c_c3 < 16 ? t2c_v2_s[((t2c_r3 * 16 + t2c_c3) / 32) * 33 + ((t2c_r3 * 16 + t2c_c3) % 32)] : 0.0f, t2c_r3 < 2 && t2c_c3 + 1 < 16 ? t2c_v2_s[((t2c_r3 * 16 + (t2c_c3 + 1)) / 32) * 33 + ((t2c_r3 * 16 + (t2c_c3 + 1)) % 32)] : 0.0f, t2c_r3 < 2 && t2c_c3 + 2 < 16 ? t2c_v2_s[((t2c_r3 * 16 + (t2c_c3 + 2)) / 32) * 33 + ((t2c_r3 * 16 + (t2c_c3 + 2)) % 32)] : 0.0f, t2c_r3 < 2 && t2c_c3 + 3 < 16 ? t2c_v2_s[((t2c_r3 * 16 + (t2c_c3 + 3)) / 32) * 33 + ((t2c_r3 * 16 + (t2c_c3 + 3)) % 32)] : 0.0f}});
+    if (t2c_r3 < 2 && t2c_c3 < 16) t2c::stg_vec<4>(C + t2c_r3 * 16 + t2c_c3, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
   } else {
     // reshape.tl:4: var x = X[0 :+ 4, 0 :+ 8]
     float x[4] = {};
@@ -93,18 +86,13 @@ rs(const float *__restrict__ X, const float *__restrict__ V, float *__restrict__
     if (t2c_r2 < 1 && t2c_c2 + 3 < 32) B[t2c_c2 + 3] = t2c_r2 < 1 && t2c_c2 + 3 < 32 ? x_s[((t2c_c2 + 3) / 8) * 9 + ((t2c_c2 + 3) % 8)] : 0.0f;
     // reshape.tl:7: C[0 :+ 2, 0 :+ 16] = reshape(V[0 :+ 32], [2, 16])
     float t2c_v2[4] = {};
-    t2c_v2[0] = (t2c_r2 < 1 && t2c_c2 < 32 ? V[t2c_c2] : 0.0f);
-    t2c_v2[1] = (t2c_r2 < 1 && t2c_c2 + 1 < 32 ? V[t2c_c2 + 1] : 0.0f);
-    t2c_v2[2] = (t2c_r2 < 1 && t2c_c2 + 2 < 32 ? V[t2c_c2 + 2] : 0.0f);
-    t2c_v2[3] = (t2c_r2 < 1 && t2c_c2 + 3 < 32 ? V[t2c_c2 + 3] : 0.0f);
-    if (t2c_r2 < 1 && t2c_c2 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2] = t2c_v2[0];
-    if (t2c_r2 < 1 && t2c_c2 + 1 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2 + 1] = t2c_v2[1];
-    if (t2c_r2 < 1 && t2c_c2 + 2 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2 + 2] = t2c_v2[2];
-    if (t2c_r2 < 1 && t2c_c2 + 3 < 32) t2c_v2_s[t2c_r2 * 33 + t2c_c2 + 3] = t2c_v2[3];
-    __syncthreads();  // t2c_v2_s: written at line 7, read here by other threads
-    if (t2c_r3 < 2 && t2c_c3 < 16) C[t2c_r3 * 16 + t2c_c3] = t2c_r3 < 2 && t2c_c3 < 16 ? t2c_v2_s[((t2c_r3 * 16 + t2c_c3) / 32) * 33 + ((t2c_r3 * 16 + t2c_c3) % 32)] : 0.0f;
-    if (t2c_r3 < 2 && t2c_c3 + 1 < 16) C[t2c_r3 * 16 + (t2c_c3 + 1)] = t2c_r3 < 2 && t2c_c3 + 1 < 16 ? t2c_v2_s[((t2c_r3 * 16 + (t2c_c3 + 1)) / 32) * 33 + ((t2c_r3 * 16 + (t2c_c3 + 1)) % 32)] : 0.0f;
-    if (t2c_r3 < 2 && t2c_c3 + 2 < 16) C[t2c_r3 * 16 + (t2c_c3 + 2)] = t2c_r3 < 2 && t2c_c3 + 2 < 16 ? t2c_v2_s[((t2c_r3 * 16 + (t2c_c3 + 2)) / 32) * 33 + ((t2c_r3 * 16 + (t2c_c3 + 2)) % 32)] : 0.0f;
-    if (t2c_r3 < 2 && t2c_c3 + 3 < 16) C[t2c_r3 * 16 + (t2c_c3 + 3)] = t2c_r3 < 2 && t2c_c3 + 3 < 16 ? t2c_v2_s[((t2c_r3 * 16 + (t2c_c3 + 3)) / 32) * 33 + ((t2c_r3 * 16 + (t2c_c3 + 3)) % 32)] : 0.0f;
+    t2c_v2[0] = (t2c_r3 < 2 && t2c_c3 < 16 ? V[(0 + (t2c_r3 * 16)) + t2c_c3] : 0.0f);
+    t2c_v2[1] = (t2c_r3 < 2 && t2c_c3 + 1 < 16 ? V[(0 + (t2c_r3 * 16)) + (t2c_c3 + 1)] : 0.0f);
+    t2c_v2[2] = (t2c_r3 < 2 && t2c_c3 + 2 < 16 ? V[(0 + (t2c_r3 * 16)) + (t2c_c3 + 2)] : 0.0f);
+    t2c_v2[3] = (t2c_r3 < 2 && t2c_c3 + 3 < 16 ? V[(0 + (t2c_r3 * 16)) + (t2c_c3 + 3)] : 0.0f);
+    if (t2c_r3 < 2 && t2c_c3 < 16) C[t2c_r3 * 16 + t2c_c3] = t2c_v2[0];
+    if (t2c_r3 < 2 && t2c_c3 + 1 < 16) C[t2c_r3 * 16 + (t2c_c3 + 1)] = t2c_v2[1];
+    if (t2c_r3 < 2 && t2c_c3 + 2 < 16) C[t2c_r3 * 16 + (t2c_c3 + 2)] = t2c_v2[2];
+    if (t2c_r3 < 2 && t2c_c3 + 3 < 16) C[t2c_r3 * 16 + (t2c_c3 + 3)] = t2c_v2[3];
   }
 }

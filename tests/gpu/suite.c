@@ -3198,6 +3198,40 @@ static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipe
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
 
+/* reshape_slice_rows (tests/gpu/reshape_slice_rows.tl): per block of 2048 elements, 64
+ * rows of 32: W = row sums of B (u8), Y = row maxes of X padded with -inf, Z = row sums of
+ * C's column 1, each slice loaded straight in the [64, 32] shape (lower.c reshape_as_gather).
+ * NW = cdiv(N, 32): the last row is ragged. Ragged N (1, 100, 3000, 5000) and N = 2048. */
+static void t_reshape_slice_rows(Tally *T) {
+  static const int NS[] = {1, 100, 2048, 3000, 5000};
+  for (int q = 0; q < 5; q++) {
+    int N = NS[q], NW = (int)cdivll(N, 32);
+    Rng r = rng_seed("reshape_slice_rows", (uint64_t)q);
+    Call k;
+    call_init(&k, "reshape_slice_rows.tl", "reshape_slice_rows");
+    Ten *B = call_in(&k, "B", U8, 1, SHAPE(N));
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *C = call_in(&k, "C", F32, 2, SHAPE(N, 2));
+    Ten *W = call_out(&k, "W", U32, 1, SHAPE(NW));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(NW));
+    Ten *Z = call_out(&k, "Z", F32, 1, SHAPE(NW));
+    fill_int(B, &r, 0, 255);
+    fill_uniform(X, &r, -8, -1); /* all negative: a 0 read past N would show */
+    fill_uniform(C, &r, -2, 2);
+    for (int w = 0; w < NW; w++) {
+      double s = 0, mx = -INFINITY, z = 0;
+      for (int i = w * 32; i < N && i < (w + 1) * 32; i++) s += B->v[i], mx = fmax(mx, X->v[i]), z += A2(C, i, 1);
+      W->ref[w] = s;
+      Y->ref[w] = mx;
+      Z->ref[w] = z;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d", N);
+    CHECK(T, call_check(&k, "reshape_slice_rows", l));
+    call_free(&k);
+  }
+}
+
 /* reshape_row_max (tests/gpu/reshape_row_max.tl): per block of 1024, M[b] = max of 2 X
  * (pad -inf), and Y = 2 X - M[b], through reshapes between [1024] and [1, 1024] read in
  * place (lower.c hoist_reshape). Ragged N (1, 1000, 2500, 3071) and N = 1024. */
@@ -8080,6 +8114,7 @@ static const Test tests[] = {
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
+    {"reshape_slice_rows", t_reshape_slice_rows},
     {"rows_var_recomputed", t_rows_var_recomputed},
     {"rows_var_kept", t_rows_var_kept},
     {"mixed_runs_dot", t_mixed_runs_dot},
