@@ -2351,10 +2351,13 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, con
   }
   case E_CALL:
     if (x->u.call.cast == T_NONE && x->u.call.builtin == B_WHERE) {
+      /* the condition gives no index value: at each position the where() is one of its
+       * branches there, so zeros its slices read past their end only choose between
+       * branches that are each looked at here (where(S[..] > 0.0, pad(G[..], -1), -1) is
+       * -1 or G's own index wherever S ends) */
       Mask in = {x->u.call.args[0], m};
       const Mask *mm = where_masks(x, m) ? &in : m;
-      const Expr *a = unpadded_leaf(K, x->u.call.args[0], mm, top);
-      if (!a) a = unpadded_leaf(K, x->u.call.args[1], mm, top);
+      const Expr *a = unpadded_leaf(K, x->u.call.args[1], mm, top);
       return a ? a : unpadded_leaf(K, x->u.call.args[2], m, top);
     }
     /* past a call that is not elementwise (a scan, a reduction), a position's value
