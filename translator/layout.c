@@ -39,6 +39,7 @@
 #include "t2c.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 static int cdiv(int a, int b) { return (a + b - 1) / b; }
@@ -2314,6 +2315,74 @@ static unsigned tests_ends(const Expr *c, const Expr *sl, const DimRun *r) {
   return got;
 }
 
+static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, const Expr **top);
+
+/* The first leaf of the operand x of a sum (keep -1: sum(x), to a scalar), rowsum (keep 0:
+ * the axis its result keeps) or colsum (keep 1) that unpadded_leaf finds, less those whose
+ * elements past their end add nothing to the index. A slice read past its end reads 0, the
+ * identity of a sum: a leaf that is a factor of one of the terms + and - join in x (through
+ * vars, casts, unary minus; * of floats only by a finite constant, as 0 * inf is NaN) makes that term 0 there,
+ * so the sum is that of the elements in bounds (sum(C[0 :+ 256]) is the sum of C, however
+ * short), no index taken from a past-the-end one. Not so along an axis the result keeps:
+ * rowsum(C[r0 :+ 16, 0 :+ 64]) gives rows past C's end 0 each, an index of its own
+ * computed from 0, so a dim checked along that axis still counts. Not so either for max,
+ * min or a product (their identity is not 0: a past-the-end 0 may be the max, or zero the
+ * product), nor a term that is not 0 with its leaf ((C + 1) * W, C == 0): those are
+ * unpadded_leaf's, with no mask, as past any other reduction. factor: x is a factor of
+ * a product, where a + no longer keeps a leaf's 0. */
+/* A constant that is a finite number (an integer, or a float neither inf nor NaN). */
+static bool finite_const(const Expr *e) {
+  return (e->flags & EF_CONST) && e->ty.rank == 0 && (!e->cv.isf || isfinite(e->cv.f));
+}
+
+static const Expr *summed_leaf(TirKernel *K, const Expr *x, int keep, bool factor, const Expr **top) {
+  const Expr *sl = index_slice(x);
+  if (sl) {
+    const Expr *leaf = unpadded_leaf(K, x, &INDIRECT, top);
+    if (!leaf || keep < 0) return NULL;
+    const TirVar *v = value_named(K, x);
+    const TirOp *l = v ? load_into(&K->body, v) : NULL;
+    if (!l && sl != x && (v = value_named(K, sl))) l = load_into(&K->body, v);
+    if (!l) return leaf;
+    DimRun r[4];
+    slice_runs(sl, r);
+    for (int k = 0; k < sl->u.index.base->u.ident.sym->trank; k++)
+      if (l->chk[k] && (!r[k].ok || r[k].axis == keep)) return leaf;
+    return NULL;
+  }
+  switch (x->kind) {
+  case E_IDENT: {
+    const Expr *init = var_init(x), *r = init != x ? summed_leaf(K, init, keep, factor, top) : NULL;
+    if (r) *top = x;
+    return r;
+  }
+  case E_UNARY:
+    if (x->u.unary.op == TK_MINUS) return summed_leaf(K, x->u.unary.a, keep, factor, top);
+    break;
+  case E_BINARY:
+    if ((x->u.binary.op == TK_PLUS || x->u.binary.op == TK_MINUS) && !factor) {
+      const Expr *a = summed_leaf(K, x->u.binary.a, keep, false, top);
+      return a ? a : summed_leaf(K, x->u.binary.b, keep, false, top);
+    }
+    if (x->u.binary.op == TK_STAR && (!elem_is_float(x->ty.elem) || finite_const(x->u.binary.a) ||
+                                      finite_const(x->u.binary.b))) {
+      const Expr *a = summed_leaf(K, x->u.binary.a, keep, true, top);
+      return a ? a : summed_leaf(K, x->u.binary.b, keep, true, top);
+    }
+    break;
+  case E_CALL:
+    if (x->u.call.cast != T_NONE && x->u.call.nargs == 1) return summed_leaf(K, x->u.call.args[0], keep, factor, top);
+    /* where(ok, C[..], 0): a branch's 0 is the term's (its condition gives no value, as
+     * for an index); a leaf left is asked again with the where()'s mask */
+    if (x->u.call.cast == T_NONE && x->u.call.builtin == B_WHERE &&
+        !summed_leaf(K, x->u.call.args[1], keep, factor, top) && !summed_leaf(K, x->u.call.args[2], keep, factor, top))
+      return NULL;
+    break;
+  default: break;
+  }
+  return unpadded_leaf(K, x, &INDIRECT, top);
+}
+
 /* The first leaf of index x (a slice, or a var of one, that elementwise operators
  * and calls combine) whose load kept a bounds check and has no pad(), or NULL. A leaf
  * inside where()s whose conditions test its end (masks), in each dim whose check was kept,
@@ -2360,6 +2429,10 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, con
       const Expr *a = unpadded_leaf(K, x->u.call.args[1], mm, top);
       return a ? a : unpadded_leaf(K, x->u.call.args[2], m, top);
     }
+    if (x->u.call.cast == T_NONE && (x->u.call.builtin == B_SUM || x->u.call.builtin == B_ROWSUM ||
+                                     x->u.call.builtin == B_COLSUM))
+      return summed_leaf(K, x->u.call.args[0], x->u.call.builtin == B_SUM ? -1 : x->u.call.builtin == B_ROWSUM ? 0 : 1,
+                         false, top);
     /* past a call that is not elementwise (a scan, a reduction), a position's value
      * may come from others: the masks above it say nothing of them */
     if (x->u.call.cast == T_NONE && (x->u.call.builtin < 0 || (builtin_class[x->u.call.builtin] != BC_MATH1 &&
