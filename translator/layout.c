@@ -2210,6 +2210,16 @@ static const Expr *var_init(const Expr *x) {
   return x;
 }
 
+/* A where() branch whose value at a position past a slice's end is the branch's own
+ * concern (unpadded_leaf looks at it): a negative constant (no element), or a value
+ * read from a tensor (its slices padded, masked or warned about themselves). */
+static bool branch_safe(const Expr *b) {
+  const Expr *e = b;
+  while (e->kind == E_CALL && e->u.call.cast != T_NONE && e->u.call.nargs == 1) e = e->u.call.args[0];
+  if ((e->flags & EF_CONST) && e->ty.rank == 0 && !elem_is_float(e->ty.elem)) return e->cv.i < 0;
+  return reads_tensor(b);
+}
+
 /* cols(R, C) or rows(R, C) (not a cast, not broadcast to another rank): 1 or 0, its axis;
  * else -1. */
 static int coords_axis(const Expr *c) {
@@ -2426,7 +2436,13 @@ static const Expr *unpadded_leaf(TirKernel *K, const Expr *x, const Mask *m, con
        * -1 or G's own index wherever S ends) */
       Mask in = {x->u.call.args[0], m};
       const Mask *mm = where_masks(x, m) ? &in : m;
-      const Expr *a = unpadded_leaf(K, x->u.call.args[1], mm, top);
+      /* but where a branch is neither a negative constant nor read from a tensor
+       * (where(S[..] == 0.0, 5, -1)), the condition's past-the-end zeros pick an index
+       * inside the target for positions past the data: the condition counts then */
+      const Expr *a = branch_safe(x->u.call.args[1]) && branch_safe(x->u.call.args[2])
+                          ? NULL
+                          : unpadded_leaf(K, x->u.call.args[0], mm, top);
+      if (!a) a = unpadded_leaf(K, x->u.call.args[1], mm, top);
       return a ? a : unpadded_leaf(K, x->u.call.args[2], m, top);
     }
     if (x->u.call.cast == T_NONE && (x->u.call.builtin == B_SUM || x->u.call.builtin == B_ROWSUM ||
