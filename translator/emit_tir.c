@@ -329,6 +329,18 @@ static const char *elem_ref(Printer *P, const TirVar *v, At at) {
 static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond);
 static int access_vec(const Printer *P, const TirOp *op);
 
+/* A run of n elements of type e outside the tensor: the load's pad value in each, or
+ * zeros (a value-initialised Vec) where it has none. */
+static const char *pad_run(Printer *P, ElemType e, int n, const Expr *pad) {
+  if (!pad) return F("t2c::Vec<%s, %d>{}", ctype(e), n);
+  const char *v = ex(P, pad, e, NULL);
+  Buf b = {0};
+  for (int k = 0; k < n; k++) buf_printf(&b, "%s%s", k ? ", " : "", v);
+  const char *r = F("t2c::Vec<%s, %d>{{%s}}", ctype(e), n, b.data);
+  buf_free(&b);
+  return r;
+}
+
 /* A never-held load's run of elements (TirVar.fused) that holds element at, read in
  * one access (a Vec local declared before the line being printed, once per run in an
  * op), where the load moves runs (its TirOp.vec in the fast body): its reader (a
@@ -352,13 +364,7 @@ static const char *fused_run(Printer *P, const TirVar *v, const At *at) {
   const char *lin, *cond, *t = ctype(X->ty.elem), *w = F("t2c_fw%d", P->ctr++);
   tensor_index(P, l, (At){v->layout, at->ir, at->ic, v0}, &lin, &cond);
   const char *load = F("t2c::ldg_vec<%d>(%s)", n, elem_ptr(P, X, lin));
-  if (cond) {
-    const char *pad = l->pad ? ex(P, l->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
-    Buf pads = {0};
-    for (int k = 0; k < n; k++) buf_printf(&pads, "%s%s", k ? ", " : "", pad);
-    load = F("%s ? %s : t2c::Vec<%s, %d>{{%s}}", paren(P, cond), load, t, n, pads.data);
-    buf_free(&pads);
-  }
+  if (cond) load = F("%s ? %s : %s", paren(P, cond), load, pad_run(P, X->ty.elem, n, l->pad));
   line(P, "const t2c::Vec<%s, %d> %s = %s;", t, n, w, load);
   P->frun[P->nfrun++] = (struct FusedRun){v, at->ir, at->ic, v0, P->indent, w};
   return w;
@@ -801,13 +807,10 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
     line(P, "%s", load);
     guarded_line(P, m, F("t2c::sts_vec<%d>(%s, %s);", n, hp, w));
     if (cond) {
-      Buf pads = {0};
-      for (int k = 0; k < n; k++) buf_printf(&pads, "%s%s", k ? ", " : "", pad);
       P->indent--;
       line(P, "} else {");
       P->indent++;
-      guarded_line(P, m, F("t2c::sts_vec<%d>(%s, t2c::Vec<%s, %d>{{%s}});", n, hp, ctype(X->ty.elem), n, pads.data));
-      buf_free(&pads);
+      guarded_line(P, m, F("t2c::sts_vec<%d>(%s, %s);", n, hp, pad_run(P, X->ty.elem, n, op->pad)));
       P->indent--;
       line(P, "}");
     }

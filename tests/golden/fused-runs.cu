@@ -33,7 +33,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v2[6] = t2c_w0.v[6];
     t2c_v2[7] = t2c_w0.v[7];
     float t2c_v3[16];
-    const t2c::Vec<__half, 8> t2c_fw1 = ((s0 + t2c_r0) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw1 = ((s0 + t2c_r0) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[0] = t2c::cvt<float>(t2c_fw1.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_fw1.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_fw1.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -42,7 +42,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_fw1.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_fw1.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[0] = t2c_v3[0] + (t2c::cvt<float>(t2c_fw1.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw2 = ((s0 + t2c_r0 + 8) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 8)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw2 = ((s0 + t2c_r0 + 8) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 8)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[1] = t2c::cvt<float>(t2c_fw2.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_fw2.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_fw2.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -51,7 +51,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_fw2.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_fw2.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[1] = t2c_v3[1] + (t2c::cvt<float>(t2c_fw2.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw3 = ((s0 + t2c_r0 + 16) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 16)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw3 = ((s0 + t2c_r0 + 16) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 16)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[2] = t2c::cvt<float>(t2c_fw3.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_fw3.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_fw3.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -60,7 +60,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_fw3.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_fw3.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[2] = t2c_v3[2] + (t2c::cvt<float>(t2c_fw3.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw4 = ((s0 + t2c_r0 + 24) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 24)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw4 = ((s0 + t2c_r0 + 24) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 24)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[3] = t2c::cvt<float>(t2c_fw4.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_fw4.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_fw4.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -69,7 +69,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_fw4.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_fw4.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[3] = t2c_v3[3] + (t2c::cvt<float>(t2c_fw4.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw5 = ((s0 + t2c_r0 + 32) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 32)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw5 = ((s0 + t2c_r0 + 32) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 32)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[4] = t2c::cvt<float>(t2c_fw5.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_fw5.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_fw5.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -78,7 +78,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_fw5.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_fw5.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[4] = t2c_v3[4] + (t2c::cvt<float>(t2c_fw5.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw6 = ((s0 + t2c_r0 + 40) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 40)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw6 = ((s0 + t2c_r0 + 40) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 40)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[5] = t2c::cvt<float>(t2c_fw6.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_fw6.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_fw6.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -87,7 +87,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_fw6.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_fw6.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[5] = t2c_v3[5] + (t2c::cvt<float>(t2c_fw6.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw7 = ((s0 + t2c_r0 + 48) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 48)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw7 = ((s0 + t2c_r0 + 48) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 48)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[6] = t2c::cvt<float>(t2c_fw7.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_fw7.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_fw7.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -96,7 +96,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_fw7.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_fw7.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[6] = t2c_v3[6] + (t2c::cvt<float>(t2c_fw7.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw8 = ((s0 + t2c_r0 + 56) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 56)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw8 = ((s0 + t2c_r0 + 56) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 56)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[7] = t2c::cvt<float>(t2c_fw8.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_fw8.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_fw8.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -105,7 +105,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_fw8.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_fw8.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[7] = t2c_v3[7] + (t2c::cvt<float>(t2c_fw8.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw9 = ((s0 + t2c_r0 + 64) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 64)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw9 = ((s0 + t2c_r0 + 64) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 64)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[8] = t2c::cvt<float>(t2c_fw9.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_fw9.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_fw9.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -114,7 +114,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_fw9.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_fw9.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[8] = t2c_v3[8] + (t2c::cvt<float>(t2c_fw9.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw10 = ((s0 + t2c_r0 + 72) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 72)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw10 = ((s0 + t2c_r0 + 72) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 72)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[9] = t2c::cvt<float>(t2c_fw10.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_fw10.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_fw10.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -123,7 +123,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_fw10.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_fw10.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[9] = t2c_v3[9] + (t2c::cvt<float>(t2c_fw10.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw11 = ((s0 + t2c_r0 + 80) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 80)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw11 = ((s0 + t2c_r0 + 80) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 80)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[10] = t2c::cvt<float>(t2c_fw11.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_fw11.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_fw11.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -132,7 +132,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_fw11.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_fw11.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[10] = t2c_v3[10] + (t2c::cvt<float>(t2c_fw11.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw12 = ((s0 + t2c_r0 + 88) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 88)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw12 = ((s0 + t2c_r0 + 88) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 88)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[11] = t2c::cvt<float>(t2c_fw12.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_fw12.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_fw12.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -141,7 +141,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_fw12.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_fw12.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[11] = t2c_v3[11] + (t2c::cvt<float>(t2c_fw12.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw13 = ((s0 + t2c_r0 + 96) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 96)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw13 = ((s0 + t2c_r0 + 96) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 96)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[12] = t2c::cvt<float>(t2c_fw13.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_fw13.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_fw13.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -150,7 +150,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_fw13.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_fw13.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[12] = t2c_v3[12] + (t2c::cvt<float>(t2c_fw13.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw14 = ((s0 + t2c_r0 + 104) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 104)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw14 = ((s0 + t2c_r0 + 104) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 104)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[13] = t2c::cvt<float>(t2c_fw14.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_fw14.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_fw14.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -159,7 +159,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_fw14.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_fw14.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[13] = t2c_v3[13] + (t2c::cvt<float>(t2c_fw14.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw15 = ((s0 + t2c_r0 + 112) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 112)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw15 = ((s0 + t2c_r0 + 112) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 112)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[14] = t2c::cvt<float>(t2c_fw15.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_fw15.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_fw15.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -168,7 +168,7 @@ fused_runs(const __half *__restrict__ K, const __half *__restrict__ q, float *__
     t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_fw15.v[5]) * t2c::cvt<float>(t2c_v2[5]));
     t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_fw15.v[6]) * t2c::cvt<float>(t2c_v2[6]));
     t2c_v3[14] = t2c_v3[14] + (t2c::cvt<float>(t2c_fw15.v[7]) * t2c::cvt<float>(t2c_v2[7]));
-    const t2c::Vec<__half, 8> t2c_fw16 = ((s0 + t2c_r0 + 120) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 120)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}};
+    const t2c::Vec<__half, 8> t2c_fw16 = ((s0 + t2c_r0 + 120) < S) ? t2c::ldg_vec<8>(K + ((long long)(s0 + t2c_r0 + 120)) * 128 + t2c_c0) : t2c::Vec<__half, 8>{};
     t2c_v3[15] = t2c::cvt<float>(t2c_fw16.v[0]) * t2c::cvt<float>(t2c_v2[0]);
     t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_fw16.v[1]) * t2c::cvt<float>(t2c_v2[1]));
     t2c_v3[15] = t2c_v3[15] + (t2c::cvt<float>(t2c_fw16.v[2]) * t2c::cvt<float>(t2c_v2[2]));
@@ -751,14 +751,14 @@ fused_rolled(const float *__restrict__ X, float *__restrict__ R, int M, int N)
     int m0 = (int)blockIdx.x * 16;
     // fused-runs.tl:20: R[m0 :+ 16, 0 :+ 1] = rowsum(X[m0 :+ 16, 0 :+ 2048])
     float t2c_v2[1];
-    const t2c::Vec<float, 4> t2c_fw0 = ((m0 + t2c_r0) < M && t2c_c0 < N) ? t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + t2c_c0) : t2c::Vec<float, 4>{{0.0f, 0.0f, 0.0f, 0.0f}};
+    const t2c::Vec<float, 4> t2c_fw0 = ((m0 + t2c_r0) < M && t2c_c0 < N) ? t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + t2c_c0) : t2c::Vec<float, 4>{};
     t2c_v2[0] = t2c_fw0.v[0];
     t2c_v2[0] = t2c_v2[0] + t2c_fw0.v[1];
     t2c_v2[0] = t2c_v2[0] + t2c_fw0.v[2];
     t2c_v2[0] = t2c_v2[0] + t2c_fw0.v[3];
     #pragma unroll 4
     for (int t2c_j1 = 1; t2c_j1 < 64; t2c_j1++) {
-      const t2c::Vec<float, 4> t2c_fw2 = ((m0 + t2c_r0) < M && (t2c_c0 + t2c_j1 * 32) < N) ? t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + t2c_j1 * 32)) : t2c::Vec<float, 4>{{0.0f, 0.0f, 0.0f, 0.0f}};
+      const t2c::Vec<float, 4> t2c_fw2 = ((m0 + t2c_r0) < M && (t2c_c0 + t2c_j1 * 32) < N) ? t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + t2c_j1 * 32)) : t2c::Vec<float, 4>{};
       t2c_v2[0] = t2c_v2[0] + t2c_fw2.v[0];
       t2c_v2[0] = t2c_v2[0] + t2c_fw2.v[1];
       t2c_v2[0] = t2c_v2[0] + t2c_fw2.v[2];

@@ -253,7 +253,7 @@ k(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restrict__ B, cons
           const t2c::Vec<__nv_fp8_e4m3, 16> t2c_w5 = t2c::ldg_vec<16>(B + ((long long)(t2c_r3 + t2c_i4 * 16)) * K + (k0 + t2c_c3));
           t2c::sts_vec<16>(&t2c_v4_s[t2c::swz<128, 1>((t2c_r3 + t2c_i4 * 16) * 128 + t2c_c3)], t2c_w5);
         } else {
-          t2c::sts_vec<16>(&t2c_v4_s[t2c::swz<128, 1>((t2c_r3 + t2c_i4 * 16) * 128 + t2c_c3)], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f), t2c::cvt<__nv_fp8_e4m3>(0.0f)}});
+          t2c::sts_vec<16>(&t2c_v4_s[t2c::swz<128, 1>((t2c_r3 + t2c_i4 * 16) * 128 + t2c_c3)], t2c::Vec<__nv_fp8_e4m3, 16>{});
         }
       }
       t2c::fence_proxy_async();  // wgmma reads t2c_v4_s through the async proxy

@@ -278,7 +278,7 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
           const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(B + ((long long)(t2c_r1 + t2c_i8 * 8)) * K + (k0 + t2c_c1));
           t2c::sts_vec<8>(&t2c_v3_s[t2c::swz<128, 2>((t2c_r1 + t2c_i8 * 8) * 64 + t2c_c1 / 64 * 8192 + t2c_c1 % 64)], t2c_w9);
         } else {
-          t2c::sts_vec<8>(&t2c_v3_s[t2c::swz<128, 2>((t2c_r1 + t2c_i8 * 8) * 64 + t2c_c1 / 64 * 8192 + t2c_c1 % 64)], t2c::Vec<__half, 8>{{t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f), t2c::cvt<__half>(0.0f)}});
+          t2c::sts_vec<8>(&t2c_v3_s[t2c::swz<128, 2>((t2c_r1 + t2c_i8 * 8) * 64 + t2c_c1 / 64 * 8192 + t2c_c1 % 64)], t2c::Vec<__half, 8>{});
         }
       }
       t2c::fence_proxy_async();  // wgmma reads t2c_v3_s through the async proxy
