@@ -69,10 +69,25 @@ static const Stmt *loop_local(const Sym *y, const Stmt *f) {
  * element of a tensor the kernel does not write at such indices (a block table's
  * BT[b, j]) counts, and so does a scalar var declared at the top of the loop's body
  * as such (local: then x must be printed with it inlined, inline_locals). */
+/* A tile var declared before the loop at f and never assigned again (var r = I[m0 :+ 64]
+ * ahead of it, X[reshape(r, [64, 1]), k0 + cols(64, 32)] in it): its value, in registers
+ * or in its shared copy, is the same in every iteration, and the copy is written before
+ * the loop (sync.c puts the barrier between that write and the early loads' reads). */
+static bool tile_before(const Sym *y, const Stmt *f) {
+  return y && y->kind == SY_VAR && y->ty.rank && !y->reassigned && y->decl && y->decl->loc.line < f->loc.line;
+}
+
 static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int depth) {
   if (!x) return true;
-  /* a value the body computes (a transpose's copy): an early load would read this iteration's */
-  if (tir_hoisted(K, x) || tir_read(K, x)) return false;
+  /* a value the body computes (a transpose's copy): an early load would read this
+   * iteration's; but the copy of a tile var set before the loop holds its one value */
+  if (tir_hoisted(K, x)) return false;
+  const TirRead *rd = tir_read(K, x);
+  if (rd) {
+    const TirVar *v = K->bufs[rd->buf].spill_of;
+    if (!v || !tile_before(v->sym, f)) return false;
+    return rd->kind != TR_WINDOW || (invariant(K, rd->start[0], f, 5) && invariant(K, rd->start[1], f, 5));
+  }
   switch (x->kind) {
   case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return true;
   case E_CTX: return true; /* thread and block indices do not change in a loop */
@@ -85,7 +100,8 @@ static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int dept
     if (d) return invariant(K, d->u.decl.init, f, depth + 1);
     /* a scalar var declared before this loop and never assigned in it (also one
      * assigned again before it: var m0 = 0; if n > 0 { m0 = 16 }) */
-    if (y->kind != SY_VAR || y->ty.rank || !y->decl || y->decl->loc.line >= f->loc.line) return false;
+    if (y->ty.rank) return tile_before(y, f);
+    if (y->kind != SY_VAR || !y->decl || y->decl->loc.line >= f->loc.line) return false;
     return !y->reassigned || !assigned_in(&f->u.forr.body, y);
   }
   case E_UNARY: return invariant(K, x->u.unary.a, f, depth);

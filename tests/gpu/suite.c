@@ -3194,6 +3194,39 @@ static void t_pipeline_index_var(Tally *T, const char *name, bool kept) {
     call_free(&k);
   }
 }
+/* pipeline_index_before (tests/gpu): Y = X[I] W, the index tile loaded before the @pipeline
+ * loop and gathered through in it (its load issued ahead). Indices -1 and T read zero rows.
+ * Ragged M, N, K (K % 8 == 0: the 16-byte body; not: the general one), one tile exactly, a
+ * corner; on sm_90, sm_90a and sm_80. */
+static void t_pipeline_index_before(Tally *T) {
+  static const int MNKT[][4] = {{70, 100, 72, 50}, {64, 64, 64, 40}, {5, 3, 7, 9}, {130, 65, 100, 300}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNKT[c % 4][0], N = MNKT[c % 4][1], K = MNKT[c % 4][2], Tn = MNKT[c % 4][3];
+    Rng r = rng_seed("pipeline_index_before", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_index_before.tl", "pipeline_index_before");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(Tn, K));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(M));
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(K, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    fill_int(I, &r, -1, Tn);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        int t = (int)I->v[i];
+        double y = 0;
+        for (int kk = 0; kk < K && t >= 0 && t < Tn; kk++) y += A2(X, t, kk) * A2(W, kk, j);
+        R2(Y, i, j) = y;
+      }
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d T=%d", targets[c / 4], M, N, K, Tn);
+    CHECK(T, call_check(&k, "pipeline_index_before", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8112,6 +8145,7 @@ static const Test tests[] = {
     {"gather_operand", t_gather_operand},
     {"pipeline_index_var", t_pipeline_index_var_plain},
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
+    {"pipeline_index_before", t_pipeline_index_before},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
