@@ -334,8 +334,27 @@ static const char *fresh_cname(TirKernel *K, const char *name) {
   }
 }
 
-/* The ring for load l of loop f (its op in block b at index at), n - 1 deep. */
-static void ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec *body) {
+/* l's slice with each index that is value ix (a gather's index tile loaded in the loop
+ * body, tir_hoisted) read from v instead: the slot of ix's own ring that holds the
+ * iteration l's early load is for. */
+static Expr *slice_from(TirKernel *K, const TirOp *l, const TirVar *ix, TirVar *v) {
+  Expr *s = l->slice, *c = NEW(K->a, Expr);
+  *c = *s;
+  c->u.index.idx = NEW_ARRAY(K->a, Index, s->u.index.nidx);
+  for (int d = 0; d < s->u.index.nidx; d++) {
+    c->u.index.idx[d] = s->u.index.idx[d];
+    if (tir_hoisted(K, s->u.index.idx[d].start) == ix) c->u.index.idx[d].start = tir_read_of(K, v);
+  }
+  return c;
+}
+
+/* The ring for load l of loop f, d deep; its slots p[1 .. d] (NULL: no ring). With ix, a
+ * gather's index value loaded earlier in the body with ring src, d + 1 deep: the early
+ * load of iteration lo + k reads ix from src[k + 1] before the loop, and that of
+ * iteration i + d from src[d] in it (after src's shift, src[j] holds iteration i + j's,
+ * loaded an iteration before). */
+static TirVar **ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec *body, const TirVar *ix,
+                     TirVar **src) {
   TirVar **p = NEW_ARRAY(K->a, TirVar *, d + 1);
   for (int j = 1; j <= d; j++) {
     p[j] = tir_new_var(K, l->dst->elem, l->dst->rank, l->dst->rows, l->dst->cols,
@@ -347,8 +366,11 @@ static void ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec
     dc->lay = p[j]->layout;
     vec_push(K->a, before, dc);
   }
-  for (int j = 1; j <= d; j++)
-    vec_push(K->a, before, early_load(K, l, p[j], f->stmt, f->stmt->u.forr.lo, j - 1));
+  for (int j = 1; j <= d; j++) {
+    TirOp *e = early_load(K, l, p[j], f->stmt, f->stmt->u.forr.lo, j - 1);
+    if (ix) e->slice = slice_from(K, l, ix, src[j]);
+    vec_push(K->a, before, e);
+  }
   /* in the body, where the load was: take the oldest, shift, issue the newest */
   TirOp *take = copy_op(K, l->dst, p[1], l->stmt);
   take->first = l->first;
@@ -362,7 +384,10 @@ static void ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, PtrVec
   }
   vec_push(K->a, body, take);
   for (int j = 1; j < d; j++) vec_push(K->a, body, copy_op(K, p[j], p[j + 1], l->stmt));
-  vec_push(K->a, body, early_load(K, l, p[d], f->stmt, NULL, d));
+  TirOp *e = early_load(K, l, p[d], f->stmt, NULL, d);
+  if (ix) e->slice = slice_from(K, l, ix, src[d]);
+  vec_push(K->a, body, e);
+  return p;
 }
 
 /* A continue (kind TO_CONTINUE) or break (TO_BREAK) of this loop, not of one
@@ -1065,6 +1090,33 @@ static void share_stage_barrier(TirKernel *K, TirOp *f, TirOp *bar) {
   ops->items[last] = bar;
 }
 
+/* A load the register rings take: a candidate, not living in shared memory nor never held. */
+static bool ringable(const TirKernel *K, const TirOp *op, const Stmt *f) {
+  return op->kind == TO_LOAD && !op->dst->home && !op->dst->fused && candidate(K, op, f);
+}
+
+/* The index value of gather g (ops[at] of the loop at f's body) that stops it being issued
+ * ahead, where that is all that does: the value of a load earlier in the body which gets a
+ * ring (W[Idx[j0 + rows(16, 1)], cols(16, 128)]: Idx's gather). g's early loads then read
+ * it from that ring, one slot deeper (ring). NULL otherwise. */
+static const TirVar *ring_index(const TirKernel *K, const TirBlock *b, int at, const Stmt *f) {
+  const TirOp *g = b->ops.items[at];
+  if (g->kind != TO_LOAD || !g->gather || g->dst->home || g->dst->fused || g->pf_var ||
+      written(K, g->slice->u.index.base->u.ident.sym) || !invariant(K, g->pad, f, 0))
+    return NULL;
+  const TirVar *ix = NULL;
+  for (int d = 0; d < g->slice->u.index.nidx; d++) {
+    const Expr *x = g->slice->u.index.idx[d].start;
+    if (invariant(K, x, f, 0)) continue;
+    const TirVar *h = tir_hoisted(K, x);
+    if (!h || (ix && h != ix)) return NULL;
+    ix = h;
+  }
+  for (int i = 0; ix && i < at; i++)
+    if (((TirOp *)b->ops.items[i])->dst == ix) return ringable(K, b->ops.items[i], f) ? ix : NULL;
+  return NULL;
+}
+
 /* Returns whether some load got a ring. */
 static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after) {
   int d = stages - 1;
@@ -1076,13 +1128,30 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
    * f->body, so tir_value_regs sees them live only before the loop (decode attention's K and
    * V rings of 64 each passed the budget together, and ptxas spilled) */
   int ringed = 0;
+  /* a gather whose index is another ringed load's value: that ring goes a slot deeper */
+  const TirVar *ix[TIR_MAX_BUFS];
+  TirVar **ixring[TIR_MAX_BUFS];
+  int nix = 0;
+  for (int i = 0; i < f->body.ops.len && nix < TIR_MAX_BUFS; i++) {
+    const TirVar *v = ring_index(K, &f->body, i, f->stmt);
+    if (v) ix[nix] = v, ixring[nix++] = NULL;
+  }
   for (int i = 0; i < f->body.ops.len; i++) {
     TirOp *op = f->body.ops.items[i];
-    if (op->kind == TO_LOAD && !op->dst->home && !op->dst->fused && candidate(K, op, f->stmt) &&
-        tir_value_regs(K) + ringed + layout_count(op->dst->layout) * d <= TIR_MAX_VALUE_REGS) {
-      ringed += layout_count(op->dst->layout) * d;
+    int deeper = 0, from = -1;
+    for (int j = 0; j < nix; j++) {
+      deeper |= ix[j] == op->dst;
+      if (from < 0 && ixring[j] && ring_index(K, &f->body, i, f->stmt) == ix[j]) from = j;
+    }
+    bool want = from >= 0 || ringable(K, op, f->stmt);
+    int regs = want ? layout_count(op->dst->layout) * (d + deeper) : 0;
+    if (want && tir_value_regs(K) + ringed + regs <= TIR_MAX_VALUE_REGS) {
+      ringed += regs;
       inline_slice(K, op, f->stmt, &f->inlined);
-      ring(K, f, op, d, before, &body);
+      TirVar **p = ring(K, f, op, d + deeper, before, &body, from >= 0 ? ix[from] : NULL,
+                        from >= 0 ? ixring[from] : NULL);
+      for (int j = 0; j < nix; j++)
+        if (ix[j] == op->dst) ixring[j] = p;
     }
     else vec_push(K->a, &body, op);
   }

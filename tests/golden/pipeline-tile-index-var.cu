@@ -37,11 +37,69 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     acc[15] = 0.0f;
     // pipeline-tile-index-var.tl:10: for k0 in range(0, N, 32) {
     int t2c_v3_p1[4];
+    int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
       t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
       t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
       t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
       t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+    }
+    if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
+      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+    }
+    float t2c_v4_p1[16];
+    if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
+      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
+        t2c_v4_p1[0] = t2c_w0.v[0];
+        t2c_v4_p1[1] = t2c_w0.v[1];
+        t2c_v4_p1[2] = t2c_w0.v[2];
+        t2c_v4_p1[3] = t2c_w0.v[3];
+      } else {
+        t2c_v4_p1[0] = 0.0f;
+        t2c_v4_p1[1] = 0.0f;
+        t2c_v4_p1[2] = 0.0f;
+        t2c_v4_p1[3] = 0.0f;
+      }
+      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
+        t2c_v4_p1[4] = t2c_w1.v[0];
+        t2c_v4_p1[5] = t2c_w1.v[1];
+        t2c_v4_p1[6] = t2c_w1.v[2];
+        t2c_v4_p1[7] = t2c_w1.v[3];
+      } else {
+        t2c_v4_p1[4] = 0.0f;
+        t2c_v4_p1[5] = 0.0f;
+        t2c_v4_p1[6] = 0.0f;
+        t2c_v4_p1[7] = 0.0f;
+      }
+      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
+        t2c_v4_p1[8] = t2c_w2.v[0];
+        t2c_v4_p1[9] = t2c_w2.v[1];
+        t2c_v4_p1[10] = t2c_w2.v[2];
+        t2c_v4_p1[11] = t2c_w2.v[3];
+      } else {
+        t2c_v4_p1[8] = 0.0f;
+        t2c_v4_p1[9] = 0.0f;
+        t2c_v4_p1[10] = 0.0f;
+        t2c_v4_p1[11] = 0.0f;
+      }
+      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
+        t2c_v4_p1[12] = t2c_w3.v[0];
+        t2c_v4_p1[13] = t2c_w3.v[1];
+        t2c_v4_p1[14] = t2c_w3.v[2];
+        t2c_v4_p1[15] = t2c_w3.v[3];
+      } else {
+        t2c_v4_p1[12] = 0.0f;
+        t2c_v4_p1[13] = 0.0f;
+        t2c_v4_p1[14] = 0.0f;
+        t2c_v4_p1[15] = 0.0f;
+      }
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:12: acc += E[I[kk], cols(32, 64)]
@@ -50,60 +108,82 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
       t2c_v3[1] = t2c_v3_p1[1];
       t2c_v3[2] = t2c_v3_p1[2];
       t2c_v3[3] = t2c_v3_p1[3];
-      if (k0 + 32 < N) {  // t2c_v3_p1, 1 iteration ahead
-        t2c_v3_p1[0] = ((unsigned)((k0 + 32) + t2c_r0) < (unsigned)N ? I[(k0 + 32) + t2c_r0] : 0);
-        t2c_v3_p1[1] = ((unsigned)((k0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p1[2] = ((unsigned)((k0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p1[3] = ((unsigned)((k0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = t2c_v3_p2[0];
+      t2c_v3_p1[1] = t2c_v3_p2[1];
+      t2c_v3_p1[2] = t2c_v3_p2[2];
+      t2c_v3_p1[3] = t2c_v3_p2[3];
+      if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
+        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
-      if ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[0]) * 64 + t2c_c0);
-        t2c_v4[0] = t2c_w0.v[0];
-        t2c_v4[1] = t2c_w0.v[1];
-        t2c_v4[2] = t2c_w0.v[2];
-        t2c_v4[3] = t2c_w0.v[3];
-      } else {
-        t2c_v4[0] = 0.0f;
-        t2c_v4[1] = 0.0f;
-        t2c_v4[2] = 0.0f;
-        t2c_v4[3] = 0.0f;
-      }
-      if ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[1]) * 64 + t2c_c0);
-        t2c_v4[4] = t2c_w1.v[0];
-        t2c_v4[5] = t2c_w1.v[1];
-        t2c_v4[6] = t2c_w1.v[2];
-        t2c_v4[7] = t2c_w1.v[3];
-      } else {
-        t2c_v4[4] = 0.0f;
-        t2c_v4[5] = 0.0f;
-        t2c_v4[6] = 0.0f;
-        t2c_v4[7] = 0.0f;
-      }
-      if ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[2]) * 64 + t2c_c0);
-        t2c_v4[8] = t2c_w2.v[0];
-        t2c_v4[9] = t2c_w2.v[1];
-        t2c_v4[10] = t2c_w2.v[2];
-        t2c_v4[11] = t2c_w2.v[3];
-      } else {
-        t2c_v4[8] = 0.0f;
-        t2c_v4[9] = 0.0f;
-        t2c_v4[10] = 0.0f;
-        t2c_v4[11] = 0.0f;
-      }
-      if ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[3]) * 64 + t2c_c0);
-        t2c_v4[12] = t2c_w3.v[0];
-        t2c_v4[13] = t2c_w3.v[1];
-        t2c_v4[14] = t2c_w3.v[2];
-        t2c_v4[15] = t2c_w3.v[3];
-      } else {
-        t2c_v4[12] = 0.0f;
-        t2c_v4[13] = 0.0f;
-        t2c_v4[14] = 0.0f;
-        t2c_v4[15] = 0.0f;
+      t2c_v4[0] = t2c_v4_p1[0];
+      t2c_v4[1] = t2c_v4_p1[1];
+      t2c_v4[2] = t2c_v4_p1[2];
+      t2c_v4[3] = t2c_v4_p1[3];
+      t2c_v4[4] = t2c_v4_p1[4];
+      t2c_v4[5] = t2c_v4_p1[5];
+      t2c_v4[6] = t2c_v4_p1[6];
+      t2c_v4[7] = t2c_v4_p1[7];
+      t2c_v4[8] = t2c_v4_p1[8];
+      t2c_v4[9] = t2c_v4_p1[9];
+      t2c_v4[10] = t2c_v4_p1[10];
+      t2c_v4[11] = t2c_v4_p1[11];
+      t2c_v4[12] = t2c_v4_p1[12];
+      t2c_v4[13] = t2c_v4_p1[13];
+      t2c_v4[14] = t2c_v4_p1[14];
+      t2c_v4[15] = t2c_v4_p1[15];
+      if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
+        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
+          t2c_v4_p1[0] = t2c_w4.v[0];
+          t2c_v4_p1[1] = t2c_w4.v[1];
+          t2c_v4_p1[2] = t2c_w4.v[2];
+          t2c_v4_p1[3] = t2c_w4.v[3];
+        } else {
+          t2c_v4_p1[0] = 0.0f;
+          t2c_v4_p1[1] = 0.0f;
+          t2c_v4_p1[2] = 0.0f;
+          t2c_v4_p1[3] = 0.0f;
+        }
+        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
+          t2c_v4_p1[4] = t2c_w5.v[0];
+          t2c_v4_p1[5] = t2c_w5.v[1];
+          t2c_v4_p1[6] = t2c_w5.v[2];
+          t2c_v4_p1[7] = t2c_w5.v[3];
+        } else {
+          t2c_v4_p1[4] = 0.0f;
+          t2c_v4_p1[5] = 0.0f;
+          t2c_v4_p1[6] = 0.0f;
+          t2c_v4_p1[7] = 0.0f;
+        }
+        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
+          t2c_v4_p1[8] = t2c_w6.v[0];
+          t2c_v4_p1[9] = t2c_w6.v[1];
+          t2c_v4_p1[10] = t2c_w6.v[2];
+          t2c_v4_p1[11] = t2c_w6.v[3];
+        } else {
+          t2c_v4_p1[8] = 0.0f;
+          t2c_v4_p1[9] = 0.0f;
+          t2c_v4_p1[10] = 0.0f;
+          t2c_v4_p1[11] = 0.0f;
+        }
+        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
+          t2c_v4_p1[12] = t2c_w7.v[0];
+          t2c_v4_p1[13] = t2c_w7.v[1];
+          t2c_v4_p1[14] = t2c_w7.v[2];
+          t2c_v4_p1[15] = t2c_w7.v[3];
+        } else {
+          t2c_v4_p1[12] = 0.0f;
+          t2c_v4_p1[13] = 0.0f;
+          t2c_v4_p1[14] = 0.0f;
+          t2c_v4_p1[15] = 0.0f;
+        }
       }
       acc[0] += t2c_v4[0];
       acc[1] += t2c_v4[1];
@@ -148,11 +228,37 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     acc[15] = 0.0f;
     // pipeline-tile-index-var.tl:10: for k0 in range(0, N, 32) {
     int t2c_v3_p1[4];
+    int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
       t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
       t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
       t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
       t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+    }
+    if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
+      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+    }
+    float t2c_v4_p1[16];
+    if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
+      t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:12: acc += E[I[kk], cols(32, 64)]
@@ -161,29 +267,51 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
       t2c_v3[1] = t2c_v3_p1[1];
       t2c_v3[2] = t2c_v3_p1[2];
       t2c_v3[3] = t2c_v3_p1[3];
-      if (k0 + 32 < N) {  // t2c_v3_p1, 1 iteration ahead
-        t2c_v3_p1[0] = ((unsigned)((k0 + 32) + t2c_r0) < (unsigned)N ? I[(k0 + 32) + t2c_r0] : 0);
-        t2c_v3_p1[1] = ((unsigned)((k0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p1[2] = ((unsigned)((k0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p1[3] = ((unsigned)((k0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = t2c_v3_p2[0];
+      t2c_v3_p1[1] = t2c_v3_p2[1];
+      t2c_v3_p1[2] = t2c_v3_p2[2];
+      t2c_v3_p1[3] = t2c_v3_p2[3];
+      if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
+        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
-      t2c_v4[0] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[1] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[2] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[3] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4[4] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[5] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[6] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[7] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4[8] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[9] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[10] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[11] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4[12] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[13] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[14] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[15] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4[0] = t2c_v4_p1[0];
+      t2c_v4[1] = t2c_v4_p1[1];
+      t2c_v4[2] = t2c_v4_p1[2];
+      t2c_v4[3] = t2c_v4_p1[3];
+      t2c_v4[4] = t2c_v4_p1[4];
+      t2c_v4[5] = t2c_v4_p1[5];
+      t2c_v4[6] = t2c_v4_p1[6];
+      t2c_v4[7] = t2c_v4_p1[7];
+      t2c_v4[8] = t2c_v4_p1[8];
+      t2c_v4[9] = t2c_v4_p1[9];
+      t2c_v4[10] = t2c_v4_p1[10];
+      t2c_v4[11] = t2c_v4_p1[11];
+      t2c_v4[12] = t2c_v4_p1[12];
+      t2c_v4[13] = t2c_v4_p1[13];
+      t2c_v4[14] = t2c_v4_p1[14];
+      t2c_v4[15] = t2c_v4_p1[15];
+      if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
+        t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      }
       acc[0] += t2c_v4[0];
       acc[1] += t2c_v4[1];
       acc[2] += t2c_v4[2];
@@ -256,11 +384,69 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
     acc[15] = 0.0f;
     // pipeline-tile-index-var.tl:21: for k0 in range(0, N, 32) {
     int t2c_v3_p1[4];
+    int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
       t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
       t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
       t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
       t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+    }
+    if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
+      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+    }
+    float t2c_v4_p1[16];
+    if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
+      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
+        t2c_v4_p1[0] = t2c_w0.v[0];
+        t2c_v4_p1[1] = t2c_w0.v[1];
+        t2c_v4_p1[2] = t2c_w0.v[2];
+        t2c_v4_p1[3] = t2c_w0.v[3];
+      } else {
+        t2c_v4_p1[0] = 0.0f;
+        t2c_v4_p1[1] = 0.0f;
+        t2c_v4_p1[2] = 0.0f;
+        t2c_v4_p1[3] = 0.0f;
+      }
+      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
+        t2c_v4_p1[4] = t2c_w1.v[0];
+        t2c_v4_p1[5] = t2c_w1.v[1];
+        t2c_v4_p1[6] = t2c_w1.v[2];
+        t2c_v4_p1[7] = t2c_w1.v[3];
+      } else {
+        t2c_v4_p1[4] = 0.0f;
+        t2c_v4_p1[5] = 0.0f;
+        t2c_v4_p1[6] = 0.0f;
+        t2c_v4_p1[7] = 0.0f;
+      }
+      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
+        t2c_v4_p1[8] = t2c_w2.v[0];
+        t2c_v4_p1[9] = t2c_w2.v[1];
+        t2c_v4_p1[10] = t2c_w2.v[2];
+        t2c_v4_p1[11] = t2c_w2.v[3];
+      } else {
+        t2c_v4_p1[8] = 0.0f;
+        t2c_v4_p1[9] = 0.0f;
+        t2c_v4_p1[10] = 0.0f;
+        t2c_v4_p1[11] = 0.0f;
+      }
+      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
+        t2c_v4_p1[12] = t2c_w3.v[0];
+        t2c_v4_p1[13] = t2c_w3.v[1];
+        t2c_v4_p1[14] = t2c_w3.v[2];
+        t2c_v4_p1[15] = t2c_w3.v[3];
+      } else {
+        t2c_v4_p1[12] = 0.0f;
+        t2c_v4_p1[13] = 0.0f;
+        t2c_v4_p1[14] = 0.0f;
+        t2c_v4_p1[15] = 0.0f;
+      }
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:22: var kk = k0 + rows(32, 1)
@@ -275,60 +461,82 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       t2c_v3[1] = t2c_v3_p1[1];
       t2c_v3[2] = t2c_v3_p1[2];
       t2c_v3[3] = t2c_v3_p1[3];
-      if (k0 + 32 < N) {  // t2c_v3_p1, 1 iteration ahead
-        t2c_v3_p1[0] = ((unsigned)((k0 + 32) + t2c_r0) < (unsigned)N ? I[(k0 + 32) + t2c_r0] : 0);
-        t2c_v3_p1[1] = ((unsigned)((k0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p1[2] = ((unsigned)((k0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p1[3] = ((unsigned)((k0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = t2c_v3_p2[0];
+      t2c_v3_p1[1] = t2c_v3_p2[1];
+      t2c_v3_p1[2] = t2c_v3_p2[2];
+      t2c_v3_p1[3] = t2c_v3_p2[3];
+      if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
+        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
-      if ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[0]) * 64 + t2c_c0);
-        t2c_v4[0] = t2c_w0.v[0];
-        t2c_v4[1] = t2c_w0.v[1];
-        t2c_v4[2] = t2c_w0.v[2];
-        t2c_v4[3] = t2c_w0.v[3];
-      } else {
-        t2c_v4[0] = 0.0f;
-        t2c_v4[1] = 0.0f;
-        t2c_v4[2] = 0.0f;
-        t2c_v4[3] = 0.0f;
-      }
-      if ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[1]) * 64 + t2c_c0);
-        t2c_v4[4] = t2c_w1.v[0];
-        t2c_v4[5] = t2c_w1.v[1];
-        t2c_v4[6] = t2c_w1.v[2];
-        t2c_v4[7] = t2c_w1.v[3];
-      } else {
-        t2c_v4[4] = 0.0f;
-        t2c_v4[5] = 0.0f;
-        t2c_v4[6] = 0.0f;
-        t2c_v4[7] = 0.0f;
-      }
-      if ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[2]) * 64 + t2c_c0);
-        t2c_v4[8] = t2c_w2.v[0];
-        t2c_v4[9] = t2c_w2.v[1];
-        t2c_v4[10] = t2c_w2.v[2];
-        t2c_v4[11] = t2c_w2.v[3];
-      } else {
-        t2c_v4[8] = 0.0f;
-        t2c_v4[9] = 0.0f;
-        t2c_v4[10] = 0.0f;
-        t2c_v4[11] = 0.0f;
-      }
-      if ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
-        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v3[3]) * 64 + t2c_c0);
-        t2c_v4[12] = t2c_w3.v[0];
-        t2c_v4[13] = t2c_w3.v[1];
-        t2c_v4[14] = t2c_w3.v[2];
-        t2c_v4[15] = t2c_w3.v[3];
-      } else {
-        t2c_v4[12] = 0.0f;
-        t2c_v4[13] = 0.0f;
-        t2c_v4[14] = 0.0f;
-        t2c_v4[15] = 0.0f;
+      t2c_v4[0] = t2c_v4_p1[0];
+      t2c_v4[1] = t2c_v4_p1[1];
+      t2c_v4[2] = t2c_v4_p1[2];
+      t2c_v4[3] = t2c_v4_p1[3];
+      t2c_v4[4] = t2c_v4_p1[4];
+      t2c_v4[5] = t2c_v4_p1[5];
+      t2c_v4[6] = t2c_v4_p1[6];
+      t2c_v4[7] = t2c_v4_p1[7];
+      t2c_v4[8] = t2c_v4_p1[8];
+      t2c_v4[9] = t2c_v4_p1[9];
+      t2c_v4[10] = t2c_v4_p1[10];
+      t2c_v4[11] = t2c_v4_p1[11];
+      t2c_v4[12] = t2c_v4_p1[12];
+      t2c_v4[13] = t2c_v4_p1[13];
+      t2c_v4[14] = t2c_v4_p1[14];
+      t2c_v4[15] = t2c_v4_p1[15];
+      if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
+        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
+          t2c_v4_p1[0] = t2c_w4.v[0];
+          t2c_v4_p1[1] = t2c_w4.v[1];
+          t2c_v4_p1[2] = t2c_w4.v[2];
+          t2c_v4_p1[3] = t2c_w4.v[3];
+        } else {
+          t2c_v4_p1[0] = 0.0f;
+          t2c_v4_p1[1] = 0.0f;
+          t2c_v4_p1[2] = 0.0f;
+          t2c_v4_p1[3] = 0.0f;
+        }
+        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
+          t2c_v4_p1[4] = t2c_w5.v[0];
+          t2c_v4_p1[5] = t2c_w5.v[1];
+          t2c_v4_p1[6] = t2c_w5.v[2];
+          t2c_v4_p1[7] = t2c_w5.v[3];
+        } else {
+          t2c_v4_p1[4] = 0.0f;
+          t2c_v4_p1[5] = 0.0f;
+          t2c_v4_p1[6] = 0.0f;
+          t2c_v4_p1[7] = 0.0f;
+        }
+        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
+          t2c_v4_p1[8] = t2c_w6.v[0];
+          t2c_v4_p1[9] = t2c_w6.v[1];
+          t2c_v4_p1[10] = t2c_w6.v[2];
+          t2c_v4_p1[11] = t2c_w6.v[3];
+        } else {
+          t2c_v4_p1[8] = 0.0f;
+          t2c_v4_p1[9] = 0.0f;
+          t2c_v4_p1[10] = 0.0f;
+          t2c_v4_p1[11] = 0.0f;
+        }
+        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+          const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
+          t2c_v4_p1[12] = t2c_w7.v[0];
+          t2c_v4_p1[13] = t2c_w7.v[1];
+          t2c_v4_p1[14] = t2c_w7.v[2];
+          t2c_v4_p1[15] = t2c_w7.v[3];
+        } else {
+          t2c_v4_p1[12] = 0.0f;
+          t2c_v4_p1[13] = 0.0f;
+          t2c_v4_p1[14] = 0.0f;
+          t2c_v4_p1[15] = 0.0f;
+        }
       }
       acc[0] += (kk_[0] < N) ? t2c_v4[0] : 0.0f;
       acc[1] += (kk_[0] < N) ? t2c_v4[1] : 0.0f;
@@ -373,11 +581,37 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
     acc[15] = 0.0f;
     // pipeline-tile-index-var.tl:21: for k0 in range(0, N, 32) {
     int t2c_v3_p1[4];
+    int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
       t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
       t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
       t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
       t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+    }
+    if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
+      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+    }
+    float t2c_v4_p1[16];
+    if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
+      t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:22: var kk = k0 + rows(32, 1)
@@ -392,29 +626,51 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       t2c_v3[1] = t2c_v3_p1[1];
       t2c_v3[2] = t2c_v3_p1[2];
       t2c_v3[3] = t2c_v3_p1[3];
-      if (k0 + 32 < N) {  // t2c_v3_p1, 1 iteration ahead
-        t2c_v3_p1[0] = ((unsigned)((k0 + 32) + t2c_r0) < (unsigned)N ? I[(k0 + 32) + t2c_r0] : 0);
-        t2c_v3_p1[1] = ((unsigned)((k0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p1[2] = ((unsigned)((k0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p1[3] = ((unsigned)((k0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = t2c_v3_p2[0];
+      t2c_v3_p1[1] = t2c_v3_p2[1];
+      t2c_v3_p1[2] = t2c_v3_p2[2];
+      t2c_v3_p1[3] = t2c_v3_p2[3];
+      if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
+        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
-      t2c_v4[0] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[1] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[2] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[3] = ((unsigned)(t2c_v3[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4[4] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[5] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[6] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[7] = ((unsigned)(t2c_v3[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4[8] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[9] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[10] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[11] = ((unsigned)(t2c_v3[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4[12] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4[13] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4[14] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4[15] = ((unsigned)(t2c_v3[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4[0] = t2c_v4_p1[0];
+      t2c_v4[1] = t2c_v4_p1[1];
+      t2c_v4[2] = t2c_v4_p1[2];
+      t2c_v4[3] = t2c_v4_p1[3];
+      t2c_v4[4] = t2c_v4_p1[4];
+      t2c_v4[5] = t2c_v4_p1[5];
+      t2c_v4[6] = t2c_v4_p1[6];
+      t2c_v4[7] = t2c_v4_p1[7];
+      t2c_v4[8] = t2c_v4_p1[8];
+      t2c_v4[9] = t2c_v4_p1[9];
+      t2c_v4[10] = t2c_v4_p1[10];
+      t2c_v4[11] = t2c_v4_p1[11];
+      t2c_v4[12] = t2c_v4_p1[12];
+      t2c_v4[13] = t2c_v4_p1[13];
+      t2c_v4[14] = t2c_v4_p1[14];
+      t2c_v4[15] = t2c_v4_p1[15];
+      if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
+        t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      }
       acc[0] += (kk_[0] < N) ? t2c_v4[0] : 0.0f;
       acc[1] += (kk_[0] < N) ? t2c_v4[1] : 0.0f;
       acc[2] += (kk_[0] < N) ? t2c_v4[2] : 0.0f;

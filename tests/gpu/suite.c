@@ -3227,6 +3227,38 @@ static void t_pipeline_index_before(Tally *T) {
     call_free(&k);
   }
 }
+/* pipeline_gather_chain (tests/gpu): O = the sum of W's rows Idx[j], j < L rounded up to
+ * 16 (rows past L read index 0, W's row 0), indices -1 and R reading zeros; the gather of W
+ * indexed by the gather of Idx, both issued ahead. Ragged L (one iteration, two, several),
+ * D under, at and past 128 (past it nothing is stored); on sm_90, sm_90a and sm_80. */
+static void t_pipeline_gather_chain(Tally *T) {
+  static const int LRD[][3] = {{70, 50, 100}, {5, 3, 128}, {32, 40, 130}, {200, 300, 64}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int L = LRD[c % 4][0], Rn = LRD[c % 4][1], D = LRD[c % 4][2];
+    Rng r = rng_seed("pipeline_gather_chain", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_gather_chain.tl", "pipeline_gather_chain");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(Rn, D));
+    Ten *I = call_in(&k, "Idx", I32, 1, SHAPE(L));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(1, D));
+    fill_uniform(W, &r, -1, 1);
+    fill_int(I, &r, -1, Rn);
+    for (int j = 0; j < D; j++) {
+      double o = 0;
+      for (int i = 0; i < (L + 15) / 16 * 16; i++) {
+        int t = i < L ? (int)I->v[i] : 0;
+        o += t >= 0 && t < Rn && j < 128 ? A2(W, t, j) : 0;
+      }
+      R2(O, 0, j) = j < 128 ? o : NAN;
+    }
+    char l[64];
+    label(l, sizeof l, "%s L=%d R=%d D=%d", targets[c / 4], L, Rn, D);
+    CHECK(T, call_check(&k, "pipeline_gather_chain", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8146,6 +8178,7 @@ static const Test tests[] = {
     {"pipeline_index_var", t_pipeline_index_var_plain},
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
     {"pipeline_index_before", t_pipeline_index_before},
+    {"pipeline_gather_chain", t_pipeline_gather_chain},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
