@@ -1039,6 +1039,13 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
       (rhs->ty.rank == 1 ? rhs->ty.dims[0] == v->cols : rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols) &&
       !names(rhs, v->sym))
     return lower_load(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
+  /* a gather too (var a = X[reshape(idx, [64, 1]), k0 + cols(64, 32)]): into v, so that a
+   * dot operand gathered in a @pipeline loop fills its stage ring by cp.async as a slice's
+   * load does (pipeline.c direct_copy), rather than through a value copied into v */
+  if (op == TK_ASSIGN && is_tensor_slice(sl) && check_is_gather(sl) && sl->ty.elem == v->elem && rhs->ty.rank == v->rank &&
+      (rhs->ty.rank == 1 ? rhs->ty.dims[0] == v->cols : rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols) &&
+      !names(rhs, v->sym))
+    return lower_gather(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
   /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
    * registers (after v = e), when it does not read v, v has the dot's type
    * (f32; i32 for i8 operands; f64 for f64) and its shape (a product of one

@@ -448,7 +448,8 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top,
  * operand's transposed copy) keeps its load, since the ring would replace the
  * copies it is made into. */
 static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
-  if (!K->hw->cp_async || l->pad || l->pf_var || l->gather || l->vtail) return -1;
+  /* nacc: room for the ring write async_copy adds to the load's reads */
+  if (!K->hw->cp_async || l->pad || l->pf_var || l->vtail || l->nacc >= TIR_MAX_ACCESS) return -1;
   int bi = -1, copies = 0;
   for (int i = 0; i < K->nbufs; i++)
     if (K->bufs[i].spill_of == l->dst && i != l->dst->home - 1) {
@@ -482,7 +483,11 @@ static TirOp *async_copy(TirKernel *K, const TirOp *l, int bi, const Stmt *f, co
   o->pf_base = base;
   o->pf_loop = f;
   o->pf_k = k;
+  /* it reads what the load reads (a gather's index through that index's shared copy,
+   * written before the loop): sync.c orders those reads after the copy's writes */
   o->nacc = 0;
+  for (int i = 0; i < l->nacc; i++)
+    if (!l->acc[i].write) o->acc[o->nacc++] = l->acc[i];
   /* a cp.async of a run of vec elements needs the run's address in the stage aligned
    * to its bytes: every row's start is where the pitch is a multiple of vec. The copy
    * of dot(x, transpose(y))'s f32 y has an odd pitch (lower.c: its reads down the
@@ -974,8 +979,7 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
        * stages the previous run's last iterations read (sync.c puts a barrier between),
        * and no other buffer may share the ring's bytes from here on (smem.c) */
       TirOp *c = async_copy(K, loads[r], bufs[r], f->stmt, f->stmt->u.forr.lo, j);
-      c->acc[0] = (TirAccess){bufs[r], true, false};
-      c->nacc = 1;
+      if (c->nacc < TIR_MAX_ACCESS) c->acc[c->nacc++] = (TirAccess){bufs[r], true, false};
       vec_push(K->a, before, only(c, gen));
     }
     vec_push(K->a, before, only(new_op(K, TO_ASYNC_COMMIT, f->stmt), gen));

@@ -8,19 +8,19 @@
 //   layout L2: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
 //   r: registers, 2 x i32 per thread (slice(L1, dim 1))
 //   acc: registers, 32 x f32 per thread (L0)
-//   t2c_v4_s: shared, f16[64, 32], 10240 bytes (shared copy of gather of X at line 12)
-//   t2c_v5_s: shared, f16[32, 64], 9216 bytes (shared copy of slice of W at line 12)
+//   t2c_v3_s: shared, f16[64, 32], 10240 bytes (shared copy of gather of X at line 12)
+//   t2c_v4_s: shared, f16[32, 64], 9216 bytes (shared copy of slice of W at line 12)
 //   16- and 8-byte accesses when K % 8 == 0, X is 16-byte aligned, N % 8 == 0, W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 19456 bytes; barriers: 1
 extern "C" __global__ void
 gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half *__restrict__ W, float *__restrict__ Y, int M, int K, int T, int N)
 {
-  __shared__ __align__(16) __half t2c_v4_s[5120];
-  __shared__ __align__(16) __half t2c_v5_s[4608];
+  __shared__ __align__(16) __half t2c_v3_s[5120];
+  __shared__ __align__(16) __half t2c_v4_s[4608];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  int t2c_ph0 = 0;  // which half of t2c_v4_s this turn uses
-  int t2c_ph1 = 0;  // which half of t2c_v5_s this turn uses
+  int t2c_ph0 = 0;  // which half of t2c_v3_s this turn uses
+  int t2c_ph1 = 0;  // which half of t2c_v4_s this turn uses
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
@@ -34,11 +34,8 @@ gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half
     int n0 = (int)blockIdx.x * 64;
     // gather-dot-operand.tl:9: var r = R[t0 + rows(64, 1)]
     int r_[2];
-    int t2c_v2[2];
-    t2c_v2[0] = ((t0 + t2c_r1) < T ? R[t0 + t2c_r1] : 0);
-    t2c_v2[1] = ((t0 + (t2c_r1 + 32)) < T ? R[t0 + (t2c_r1 + 32)] : 0);
-    r_[0] = t2c_v2[0];
-    r_[1] = t2c_v2[1];
+    r_[0] = ((t0 + t2c_r1) < T ? R[t0 + t2c_r1] : 0);
+    r_[1] = ((t0 + (t2c_r1 + 32)) < T ? R[t0 + (t2c_r1 + 32)] : 0);
     // gather-dot-operand.tl:10: var acc: tile<f32>[64, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
@@ -76,17 +73,61 @@ gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half
     // gather-dot-operand.tl:11: for k0 in range(0, K, 32) {
     for (int k0 = 0; k0 < K; k0 += 32) {
       // gather-dot-operand.tl:12: acc += dot(X[r, k0 + cols(64, 32)], W[k0 :+ 32, n0 :+ 64])
-      __half t2c_v4[16];
+      __half t2c_v3[16];
       if ((unsigned)(r_[0]) < (unsigned)M && (k0 + t2c_c1) < K) {
         const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(X + ((long long)r_[0]) * K + (k0 + t2c_c1));
-        t2c_v4[0] = t2c_w0.v[0];
-        t2c_v4[1] = t2c_w0.v[1];
-        t2c_v4[2] = t2c_w0.v[2];
-        t2c_v4[3] = t2c_w0.v[3];
-        t2c_v4[4] = t2c_w0.v[4];
-        t2c_v4[5] = t2c_w0.v[5];
-        t2c_v4[6] = t2c_w0.v[6];
-        t2c_v4[7] = t2c_w0.v[7];
+        t2c_v3[0] = t2c_w0.v[0];
+        t2c_v3[1] = t2c_w0.v[1];
+        t2c_v3[2] = t2c_w0.v[2];
+        t2c_v3[3] = t2c_w0.v[3];
+        t2c_v3[4] = t2c_w0.v[4];
+        t2c_v3[5] = t2c_w0.v[5];
+        t2c_v3[6] = t2c_w0.v[6];
+        t2c_v3[7] = t2c_w0.v[7];
+      } else {
+        t2c_v3[0] = t2c::cvt<__half>(0.0f);
+        t2c_v3[1] = t2c::cvt<__half>(0.0f);
+        t2c_v3[2] = t2c::cvt<__half>(0.0f);
+        t2c_v3[3] = t2c::cvt<__half>(0.0f);
+        t2c_v3[4] = t2c::cvt<__half>(0.0f);
+        t2c_v3[5] = t2c::cvt<__half>(0.0f);
+        t2c_v3[6] = t2c::cvt<__half>(0.0f);
+        t2c_v3[7] = t2c::cvt<__half>(0.0f);
+      }
+      if ((unsigned)(r_[1]) < (unsigned)M && (k0 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(X + ((long long)r_[1]) * K + (k0 + t2c_c1));
+        t2c_v3[8] = t2c_w1.v[0];
+        t2c_v3[9] = t2c_w1.v[1];
+        t2c_v3[10] = t2c_w1.v[2];
+        t2c_v3[11] = t2c_w1.v[3];
+        t2c_v3[12] = t2c_w1.v[4];
+        t2c_v3[13] = t2c_w1.v[5];
+        t2c_v3[14] = t2c_w1.v[6];
+        t2c_v3[15] = t2c_w1.v[7];
+      } else {
+        t2c_v3[8] = t2c::cvt<__half>(0.0f);
+        t2c_v3[9] = t2c::cvt<__half>(0.0f);
+        t2c_v3[10] = t2c::cvt<__half>(0.0f);
+        t2c_v3[11] = t2c::cvt<__half>(0.0f);
+        t2c_v3[12] = t2c::cvt<__half>(0.0f);
+        t2c_v3[13] = t2c::cvt<__half>(0.0f);
+        t2c_v3[14] = t2c::cvt<__half>(0.0f);
+        t2c_v3[15] = t2c::cvt<__half>(0.0f);
+      }
+      t2c_ph0 ^= 1;  // t2c_v3_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v3_s[t2c_ph0 * 2560 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+      t2c::sts_vec<8>(&t2c_v3_s[t2c_ph0 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
+      __half t2c_v4[16];
+      if ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(W + ((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2));
+        t2c_v4[0] = t2c_w2.v[0];
+        t2c_v4[1] = t2c_w2.v[1];
+        t2c_v4[2] = t2c_w2.v[2];
+        t2c_v4[3] = t2c_w2.v[3];
+        t2c_v4[4] = t2c_w2.v[4];
+        t2c_v4[5] = t2c_w2.v[5];
+        t2c_v4[6] = t2c_w2.v[6];
+        t2c_v4[7] = t2c_w2.v[7];
       } else {
         t2c_v4[0] = t2c::cvt<__half>(0.0f);
         t2c_v4[1] = t2c::cvt<__half>(0.0f);
@@ -97,16 +138,16 @@ gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half
         t2c_v4[6] = t2c::cvt<__half>(0.0f);
         t2c_v4[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((unsigned)(r_[1]) < (unsigned)M && (k0 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(X + ((long long)r_[1]) * K + (k0 + t2c_c1));
-        t2c_v4[8] = t2c_w1.v[0];
-        t2c_v4[9] = t2c_w1.v[1];
-        t2c_v4[10] = t2c_w1.v[2];
-        t2c_v4[11] = t2c_w1.v[3];
-        t2c_v4[12] = t2c_w1.v[4];
-        t2c_v4[13] = t2c_w1.v[5];
-        t2c_v4[14] = t2c_w1.v[6];
-        t2c_v4[15] = t2c_w1.v[7];
+      if ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N) {
+        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(W + ((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2));
+        t2c_v4[8] = t2c_w3.v[0];
+        t2c_v4[9] = t2c_w3.v[1];
+        t2c_v4[10] = t2c_w3.v[2];
+        t2c_v4[11] = t2c_w3.v[3];
+        t2c_v4[12] = t2c_w3.v[4];
+        t2c_v4[13] = t2c_w3.v[5];
+        t2c_v4[14] = t2c_w3.v[6];
+        t2c_v4[15] = t2c_w3.v[7];
       } else {
         t2c_v4[8] = t2c::cvt<__half>(0.0f);
         t2c_v4[9] = t2c::cvt<__half>(0.0f);
@@ -117,66 +158,22 @@ gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half
         t2c_v4[14] = t2c::cvt<__half>(0.0f);
         t2c_v4[15] = t2c::cvt<__half>(0.0f);
       }
-      t2c_ph0 ^= 1;  // t2c_v4_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 2560 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
-      __half t2c_v5[16];
-      if ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N) {
-        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(W + ((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2));
-        t2c_v5[0] = t2c_w2.v[0];
-        t2c_v5[1] = t2c_w2.v[1];
-        t2c_v5[2] = t2c_w2.v[2];
-        t2c_v5[3] = t2c_w2.v[3];
-        t2c_v5[4] = t2c_w2.v[4];
-        t2c_v5[5] = t2c_w2.v[5];
-        t2c_v5[6] = t2c_w2.v[6];
-        t2c_v5[7] = t2c_w2.v[7];
-      } else {
-        t2c_v5[0] = t2c::cvt<__half>(0.0f);
-        t2c_v5[1] = t2c::cvt<__half>(0.0f);
-        t2c_v5[2] = t2c::cvt<__half>(0.0f);
-        t2c_v5[3] = t2c::cvt<__half>(0.0f);
-        t2c_v5[4] = t2c::cvt<__half>(0.0f);
-        t2c_v5[5] = t2c::cvt<__half>(0.0f);
-        t2c_v5[6] = t2c::cvt<__half>(0.0f);
-        t2c_v5[7] = t2c::cvt<__half>(0.0f);
-      }
-      if ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N) {
-        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(W + ((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2));
-        t2c_v5[8] = t2c_w3.v[0];
-        t2c_v5[9] = t2c_w3.v[1];
-        t2c_v5[10] = t2c_w3.v[2];
-        t2c_v5[11] = t2c_w3.v[3];
-        t2c_v5[12] = t2c_w3.v[4];
-        t2c_v5[13] = t2c_w3.v[5];
-        t2c_v5[14] = t2c_w3.v[6];
-        t2c_v5[15] = t2c_w3.v[7];
-      } else {
-        t2c_v5[8] = t2c::cvt<__half>(0.0f);
-        t2c_v5[9] = t2c::cvt<__half>(0.0f);
-        t2c_v5[10] = t2c::cvt<__half>(0.0f);
-        t2c_v5[11] = t2c::cvt<__half>(0.0f);
-        t2c_v5[12] = t2c::cvt<__half>(0.0f);
-        t2c_v5[13] = t2c::cvt<__half>(0.0f);
-        t2c_v5[14] = t2c::cvt<__half>(0.0f);
-        t2c_v5[15] = t2c::cvt<__half>(0.0f);
-      }
-      t2c_ph1 ^= 1;  // t2c_v5_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 2304 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
-      __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 12, read here by other threads
+      t2c_ph1 ^= 1;  // t2c_v4_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 2304 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+      __syncthreads();  // t2c_v3_s and t2c_v4_s: written at line 12, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k4 = 0; t2c_k4 < 32; t2c_k4 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k4 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &t2c_v3_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k4 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k4 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &t2c_v3_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k4 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v5_s[t2c_ph1 * 2304 + (t2c_k4 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v4_s[t2c_ph1 * 2304 + (t2c_k4 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v5_s[t2c_ph1 * 2304 + (t2c_k4 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v4_s[t2c_ph1 * 2304 + (t2c_k4 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -212,11 +209,8 @@ gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half
     int n0 = (int)blockIdx.x * 64;
     // gather-dot-operand.tl:9: var r = R[t0 + rows(64, 1)]
     int r_[2];
-    int t2c_v2[2];
-    t2c_v2[0] = ((t0 + t2c_r1) < T ? R[t0 + t2c_r1] : 0);
-    t2c_v2[1] = ((t0 + (t2c_r1 + 32)) < T ? R[t0 + (t2c_r1 + 32)] : 0);
-    r_[0] = t2c_v2[0];
-    r_[1] = t2c_v2[1];
+    r_[0] = ((t0 + t2c_r1) < T ? R[t0 + t2c_r1] : 0);
+    r_[1] = ((t0 + (t2c_r1 + 32)) < T ? R[t0 + (t2c_r1 + 32)] : 0);
     // gather-dot-operand.tl:10: var acc: tile<f32>[64, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
@@ -254,59 +248,59 @@ gather_dot(const __half *__restrict__ X, const int *__restrict__ R, const __half
     // gather-dot-operand.tl:11: for k0 in range(0, K, 32) {
     for (int k0 = 0; k0 < K; k0 += 32) {
       // gather-dot-operand.tl:12: acc += dot(X[r, k0 + cols(64, 32)], W[k0 :+ 32, n0 :+ 64])
+      __half t2c_v3[16];
+      t2c_v3[0] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + t2c_c1) < K ? X[((long long)r_[0]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[1] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 1)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[2] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 2)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[3] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 3)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[4] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 4)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[5] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 5)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[6] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 6)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[7] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 7)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[8] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + t2c_c1) < K ? X[((long long)r_[1]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v3[9] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 1)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[10] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 2)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[11] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 3)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[12] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 4)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[13] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 5)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[14] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 6)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
+      t2c_v3[15] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 7)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
+      t2c_ph0 ^= 1;  // t2c_v3_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v3_s[t2c_ph0 * 2560 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3], t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
+      t2c::sts_vec<8>(&t2c_v3_s[t2c_ph0 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v3[8], t2c_v3[9], t2c_v3[10], t2c_v3[11], t2c_v3[12], t2c_v3[13], t2c_v3[14], t2c_v3[15]}});
       __half t2c_v4[16];
-      t2c_v4[0] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + t2c_c1) < K ? X[((long long)r_[0]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[1] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 1)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[2] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 2)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[3] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 3)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[4] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 4)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[5] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 5)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[6] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 6)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[7] = ((unsigned)(r_[0]) < (unsigned)M && (k0 + (t2c_c1 + 7)) < K ? X[((long long)r_[0]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[8] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + t2c_c1) < K ? X[((long long)r_[1]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v4[9] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 1)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[10] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 2)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[11] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 3)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[12] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 4)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[13] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 5)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[14] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 6)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v4[15] = ((unsigned)(r_[1]) < (unsigned)M && (k0 + (t2c_c1 + 7)) < K ? X[((long long)r_[1]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_ph0 ^= 1;  // t2c_v4_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 2560 + t2c_r1 * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
-      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
-      __half t2c_v5[16];
-      t2c_v5[0] = ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[1] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[2] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[3] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[4] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[5] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[6] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[7] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[8] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[9] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[10] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[11] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[12] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[13] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[14] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[15] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_ph1 ^= 1;  // t2c_v5_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 2304 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
-      __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 12, read here by other threads
+      t2c_v4[0] = ((k0 + t2c_r2) < K && (n0 + t2c_c2) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[1] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[2] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[3] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[4] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[5] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[6] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[7] = ((k0 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? W[((long long)(k0 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[8] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[9] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[10] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[11] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[12] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[13] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[14] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[15] = ((k0 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? W[((long long)(k0 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_ph1 ^= 1;  // t2c_v4_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 2304 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 2304 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+      __syncthreads();  // t2c_v3_s and t2c_v4_s: written at line 12, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k5 = 0; t2c_k5 < 32; t2c_k5 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k5 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &t2c_v3_s[t2c_ph0 * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k5 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k5 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &t2c_v3_s[t2c_ph0 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k5 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v5_s[t2c_ph1 * 2304 + (t2c_k5 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v4_s[t2c_ph1 * 2304 + (t2c_k5 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v5_s[t2c_ph1 * 2304 + (t2c_k5 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v4_s[t2c_ph1 * 2304 + (t2c_k5 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

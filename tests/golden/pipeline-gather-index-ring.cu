@@ -26,12 +26,12 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
-    // t2c_p5: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
-    float t2c_p5[4];
-    t2c_p5[0] = -0.0f;
-    t2c_p5[1] = -0.0f;
-    t2c_p5[2] = -0.0f;
-    t2c_p5[3] = -0.0f;
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
+    float t2c_p4[4];
+    t2c_p4[0] = -0.0f;
+    t2c_p4[1] = -0.0f;
+    t2c_p4[2] = -0.0f;
+    t2c_p4[3] = -0.0f;
     // pipeline-gather-index-ring.tl:8: for j0 in range(0, L, 16) {
     int t2c_v3_p1[4];
     int t2c_v3_p2[4];
@@ -47,55 +47,55 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
       t2c_v3_p2[2] = (((0 + 16) + (t2c_r1 + 8)) < L ? Idx[(0 + 16) + (t2c_r1 + 8)] : 0);
       t2c_v3_p2[3] = (((0 + 16) + (t2c_r1 + 12)) < L ? Idx[(0 + 16) + (t2c_r1 + 12)] : 0);
     }
-    float t2c_v4_p1[16];
-    if (0 < L) {  // t2c_v4_p1, 0 iterations ahead
+    float g_p1[16];
+    if (0 < L) {  // g_p1, 0 iterations ahead
       if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[0]) * 128 + t2c_c1);
-        t2c_v4_p1[0] = t2c_w0.v[0];
-        t2c_v4_p1[1] = t2c_w0.v[1];
-        t2c_v4_p1[2] = t2c_w0.v[2];
-        t2c_v4_p1[3] = t2c_w0.v[3];
+        g_p1[0] = t2c_w0.v[0];
+        g_p1[1] = t2c_w0.v[1];
+        g_p1[2] = t2c_w0.v[2];
+        g_p1[3] = t2c_w0.v[3];
       } else {
-        t2c_v4_p1[0] = 0.0f;
-        t2c_v4_p1[1] = 0.0f;
-        t2c_v4_p1[2] = 0.0f;
-        t2c_v4_p1[3] = 0.0f;
+        g_p1[0] = 0.0f;
+        g_p1[1] = 0.0f;
+        g_p1[2] = 0.0f;
+        g_p1[3] = 0.0f;
       }
       if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[1]) * 128 + t2c_c1);
-        t2c_v4_p1[4] = t2c_w1.v[0];
-        t2c_v4_p1[5] = t2c_w1.v[1];
-        t2c_v4_p1[6] = t2c_w1.v[2];
-        t2c_v4_p1[7] = t2c_w1.v[3];
+        g_p1[4] = t2c_w1.v[0];
+        g_p1[5] = t2c_w1.v[1];
+        g_p1[6] = t2c_w1.v[2];
+        g_p1[7] = t2c_w1.v[3];
       } else {
-        t2c_v4_p1[4] = 0.0f;
-        t2c_v4_p1[5] = 0.0f;
-        t2c_v4_p1[6] = 0.0f;
-        t2c_v4_p1[7] = 0.0f;
+        g_p1[4] = 0.0f;
+        g_p1[5] = 0.0f;
+        g_p1[6] = 0.0f;
+        g_p1[7] = 0.0f;
       }
       if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
         const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[2]) * 128 + t2c_c1);
-        t2c_v4_p1[8] = t2c_w2.v[0];
-        t2c_v4_p1[9] = t2c_w2.v[1];
-        t2c_v4_p1[10] = t2c_w2.v[2];
-        t2c_v4_p1[11] = t2c_w2.v[3];
+        g_p1[8] = t2c_w2.v[0];
+        g_p1[9] = t2c_w2.v[1];
+        g_p1[10] = t2c_w2.v[2];
+        g_p1[11] = t2c_w2.v[3];
       } else {
-        t2c_v4_p1[8] = 0.0f;
-        t2c_v4_p1[9] = 0.0f;
-        t2c_v4_p1[10] = 0.0f;
-        t2c_v4_p1[11] = 0.0f;
+        g_p1[8] = 0.0f;
+        g_p1[9] = 0.0f;
+        g_p1[10] = 0.0f;
+        g_p1[11] = 0.0f;
       }
       if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
         const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[3]) * 128 + t2c_c1);
-        t2c_v4_p1[12] = t2c_w3.v[0];
-        t2c_v4_p1[13] = t2c_w3.v[1];
-        t2c_v4_p1[14] = t2c_w3.v[2];
-        t2c_v4_p1[15] = t2c_w3.v[3];
+        g_p1[12] = t2c_w3.v[0];
+        g_p1[13] = t2c_w3.v[1];
+        g_p1[14] = t2c_w3.v[2];
+        g_p1[15] = t2c_w3.v[3];
       } else {
-        t2c_v4_p1[12] = 0.0f;
-        t2c_v4_p1[13] = 0.0f;
-        t2c_v4_p1[14] = 0.0f;
-        t2c_v4_p1[15] = 0.0f;
+        g_p1[12] = 0.0f;
+        g_p1[13] = 0.0f;
+        g_p1[14] = 0.0f;
+        g_p1[15] = 0.0f;
       }
     }
     for (int j0 = 0; j0 < L; j0 += 16) {
@@ -116,142 +116,125 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
         t2c_v3_p2[2] = (((j0 + 2 * 16) + (t2c_r1 + 8)) < L ? Idx[(j0 + 2 * 16) + (t2c_r1 + 8)] : 0);
         t2c_v3_p2[3] = (((j0 + 2 * 16) + (t2c_r1 + 12)) < L ? Idx[(j0 + 2 * 16) + (t2c_r1 + 12)] : 0);
       }
-      float t2c_v4[16];
-      t2c_v4[0] = t2c_v4_p1[0];
-      t2c_v4[1] = t2c_v4_p1[1];
-      t2c_v4[2] = t2c_v4_p1[2];
-      t2c_v4[3] = t2c_v4_p1[3];
-      t2c_v4[4] = t2c_v4_p1[4];
-      t2c_v4[5] = t2c_v4_p1[5];
-      t2c_v4[6] = t2c_v4_p1[6];
-      t2c_v4[7] = t2c_v4_p1[7];
-      t2c_v4[8] = t2c_v4_p1[8];
-      t2c_v4[9] = t2c_v4_p1[9];
-      t2c_v4[10] = t2c_v4_p1[10];
-      t2c_v4[11] = t2c_v4_p1[11];
-      t2c_v4[12] = t2c_v4_p1[12];
-      t2c_v4[13] = t2c_v4_p1[13];
-      t2c_v4[14] = t2c_v4_p1[14];
-      t2c_v4[15] = t2c_v4_p1[15];
-      if (j0 + 16 < L) {  // t2c_v4_p1, 1 iteration ahead
+      g[0] = g_p1[0];
+      g[1] = g_p1[1];
+      g[2] = g_p1[2];
+      g[3] = g_p1[3];
+      g[4] = g_p1[4];
+      g[5] = g_p1[5];
+      g[6] = g_p1[6];
+      g[7] = g_p1[7];
+      g[8] = g_p1[8];
+      g[9] = g_p1[9];
+      g[10] = g_p1[10];
+      g[11] = g_p1[11];
+      g[12] = g_p1[12];
+      g[13] = g_p1[13];
+      g[14] = g_p1[14];
+      g[15] = g_p1[15];
+      if (j0 + 16 < L) {  // g_p1, 1 iteration ahead
         if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
           const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[0]) * 128 + t2c_c1);
-          t2c_v4_p1[0] = t2c_w4.v[0];
-          t2c_v4_p1[1] = t2c_w4.v[1];
-          t2c_v4_p1[2] = t2c_w4.v[2];
-          t2c_v4_p1[3] = t2c_w4.v[3];
+          g_p1[0] = t2c_w4.v[0];
+          g_p1[1] = t2c_w4.v[1];
+          g_p1[2] = t2c_w4.v[2];
+          g_p1[3] = t2c_w4.v[3];
         } else {
-          t2c_v4_p1[0] = 0.0f;
-          t2c_v4_p1[1] = 0.0f;
-          t2c_v4_p1[2] = 0.0f;
-          t2c_v4_p1[3] = 0.0f;
+          g_p1[0] = 0.0f;
+          g_p1[1] = 0.0f;
+          g_p1[2] = 0.0f;
+          g_p1[3] = 0.0f;
         }
         if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
           const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[1]) * 128 + t2c_c1);
-          t2c_v4_p1[4] = t2c_w5.v[0];
-          t2c_v4_p1[5] = t2c_w5.v[1];
-          t2c_v4_p1[6] = t2c_w5.v[2];
-          t2c_v4_p1[7] = t2c_w5.v[3];
+          g_p1[4] = t2c_w5.v[0];
+          g_p1[5] = t2c_w5.v[1];
+          g_p1[6] = t2c_w5.v[2];
+          g_p1[7] = t2c_w5.v[3];
         } else {
-          t2c_v4_p1[4] = 0.0f;
-          t2c_v4_p1[5] = 0.0f;
-          t2c_v4_p1[6] = 0.0f;
-          t2c_v4_p1[7] = 0.0f;
+          g_p1[4] = 0.0f;
+          g_p1[5] = 0.0f;
+          g_p1[6] = 0.0f;
+          g_p1[7] = 0.0f;
         }
         if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
           const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[2]) * 128 + t2c_c1);
-          t2c_v4_p1[8] = t2c_w6.v[0];
-          t2c_v4_p1[9] = t2c_w6.v[1];
-          t2c_v4_p1[10] = t2c_w6.v[2];
-          t2c_v4_p1[11] = t2c_w6.v[3];
+          g_p1[8] = t2c_w6.v[0];
+          g_p1[9] = t2c_w6.v[1];
+          g_p1[10] = t2c_w6.v[2];
+          g_p1[11] = t2c_w6.v[3];
         } else {
-          t2c_v4_p1[8] = 0.0f;
-          t2c_v4_p1[9] = 0.0f;
-          t2c_v4_p1[10] = 0.0f;
-          t2c_v4_p1[11] = 0.0f;
+          g_p1[8] = 0.0f;
+          g_p1[9] = 0.0f;
+          g_p1[10] = 0.0f;
+          g_p1[11] = 0.0f;
         }
         if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
           const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[3]) * 128 + t2c_c1);
-          t2c_v4_p1[12] = t2c_w7.v[0];
-          t2c_v4_p1[13] = t2c_w7.v[1];
-          t2c_v4_p1[14] = t2c_w7.v[2];
-          t2c_v4_p1[15] = t2c_w7.v[3];
+          g_p1[12] = t2c_w7.v[0];
+          g_p1[13] = t2c_w7.v[1];
+          g_p1[14] = t2c_w7.v[2];
+          g_p1[15] = t2c_w7.v[3];
         } else {
-          t2c_v4_p1[12] = 0.0f;
-          t2c_v4_p1[13] = 0.0f;
-          t2c_v4_p1[14] = 0.0f;
-          t2c_v4_p1[15] = 0.0f;
+          g_p1[12] = 0.0f;
+          g_p1[13] = 0.0f;
+          g_p1[14] = 0.0f;
+          g_p1[15] = 0.0f;
         }
       }
-      g[0] = t2c_v4[0];
-      g[1] = t2c_v4[1];
-      g[2] = t2c_v4[2];
-      g[3] = t2c_v4[3];
-      g[4] = t2c_v4[4];
-      g[5] = t2c_v4[5];
-      g[6] = t2c_v4[6];
-      g[7] = t2c_v4[7];
-      g[8] = t2c_v4[8];
-      g[9] = t2c_v4[9];
-      g[10] = t2c_v4[10];
-      g[11] = t2c_v4[11];
-      g[12] = t2c_v4[12];
-      g[13] = t2c_v4[13];
-      g[14] = t2c_v4[14];
-      g[15] = t2c_v4[15];
       // pipeline-gather-index-ring.tl:10: acc += colsum(g)
-      t2c_p5[0] = t2c_p5[0] + g[0];
-      t2c_p5[1] = t2c_p5[1] + g[1];
-      t2c_p5[2] = t2c_p5[2] + g[2];
-      t2c_p5[3] = t2c_p5[3] + g[3];
-      t2c_p5[0] = t2c_p5[0] + g[4];
-      t2c_p5[1] = t2c_p5[1] + g[5];
-      t2c_p5[2] = t2c_p5[2] + g[6];
-      t2c_p5[3] = t2c_p5[3] + g[7];
-      t2c_p5[0] = t2c_p5[0] + g[8];
-      t2c_p5[1] = t2c_p5[1] + g[9];
-      t2c_p5[2] = t2c_p5[2] + g[10];
-      t2c_p5[3] = t2c_p5[3] + g[11];
-      t2c_p5[0] = t2c_p5[0] + g[12];
-      t2c_p5[1] = t2c_p5[1] + g[13];
-      t2c_p5[2] = t2c_p5[2] + g[14];
-      t2c_p5[3] = t2c_p5[3] + g[15];
+      t2c_p4[0] = t2c_p4[0] + g[0];
+      t2c_p4[1] = t2c_p4[1] + g[1];
+      t2c_p4[2] = t2c_p4[2] + g[2];
+      t2c_p4[3] = t2c_p4[3] + g[3];
+      t2c_p4[0] = t2c_p4[0] + g[4];
+      t2c_p4[1] = t2c_p4[1] + g[5];
+      t2c_p4[2] = t2c_p4[2] + g[6];
+      t2c_p4[3] = t2c_p4[3] + g[7];
+      t2c_p4[0] = t2c_p4[0] + g[8];
+      t2c_p4[1] = t2c_p4[1] + g[9];
+      t2c_p4[2] = t2c_p4[2] + g[10];
+      t2c_p4[3] = t2c_p4[3] + g[11];
+      t2c_p4[0] = t2c_p4[0] + g[12];
+      t2c_p4[1] = t2c_p4[1] + g[13];
+      t2c_p4[2] = t2c_p4[2] + g[14];
+      t2c_p4[3] = t2c_p4[3] + g[15];
     }
     // pipeline-gather-index-ring.tl:10: acc += colsum(g)
-    // t2c_p5, carried across the loop above, folded across threads once
-    float t2c_v5[4];
-    t2c_v5[0] = t2c_p5[0];
-    t2c_v5[1] = t2c_p5[1];
-    t2c_v5[2] = t2c_p5[2];
-    t2c_v5[3] = t2c_p5[3];
-    t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
+    // t2c_p4, carried across the loop above, folded across threads once
+    float t2c_v4[4];
+    t2c_v4[0] = t2c_p4[0];
+    t2c_v4[1] = t2c_p4[1];
+    t2c_v4[2] = t2c_p4[2];
+    t2c_v4[3] = t2c_p4[3];
+    t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads
     {
       t2c::Vec<float, 4> t2c_s8 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
-      t2c_v5[0] = t2c_s8.v[0];
-      t2c_v5[1] = t2c_s8.v[1];
-      t2c_v5[2] = t2c_s8.v[2];
-      t2c_v5[3] = t2c_s8.v[3];
+      t2c_v4[0] = t2c_s8.v[0];
+      t2c_v4[1] = t2c_s8.v[1];
+      t2c_v4[2] = t2c_s8.v[2];
+      t2c_v4[3] = t2c_s8.v[3];
       t2c_s8 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
-      t2c_v5[0] = t2c_v5[0] + t2c_s8.v[0];
-      t2c_v5[1] = t2c_v5[1] + t2c_s8.v[1];
-      t2c_v5[2] = t2c_v5[2] + t2c_s8.v[2];
-      t2c_v5[3] = t2c_v5[3] + t2c_s8.v[3];
+      t2c_v4[0] = t2c_v4[0] + t2c_s8.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s8.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s8.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s8.v[3];
       t2c_s8 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c1]);
-      t2c_v5[0] = t2c_v5[0] + t2c_s8.v[0];
-      t2c_v5[1] = t2c_v5[1] + t2c_s8.v[1];
-      t2c_v5[2] = t2c_v5[2] + t2c_s8.v[2];
-      t2c_v5[3] = t2c_v5[3] + t2c_s8.v[3];
+      t2c_v4[0] = t2c_v4[0] + t2c_s8.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s8.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s8.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s8.v[3];
       t2c_s8 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c1]);
-      t2c_v5[0] = t2c_v5[0] + t2c_s8.v[0];
-      t2c_v5[1] = t2c_v5[1] + t2c_s8.v[1];
-      t2c_v5[2] = t2c_v5[2] + t2c_s8.v[2];
-      t2c_v5[3] = t2c_v5[3] + t2c_s8.v[3];
+      t2c_v4[0] = t2c_v4[0] + t2c_s8.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s8.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s8.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s8.v[3];
     }
-    acc[0] += t2c_v5[0];
-    acc[1] += t2c_v5[1];
-    acc[2] += t2c_v5[2];
-    acc[3] += t2c_v5[3];
+    acc[0] += t2c_v4[0];
+    acc[1] += t2c_v4[1];
+    acc[2] += t2c_v4[2];
+    acc[3] += t2c_v4[3];
     // pipeline-gather-index-ring.tl:12: O[0 :+ 1, 0 :+ 128] = acc
     if (t2c_r1 == 0) t2c::stg_vec<4>(O + t2c_c1, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
   } else {
@@ -261,12 +244,12 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
     acc[1] = 0.0f;
     acc[2] = 0.0f;
     acc[3] = 0.0f;
-    // t2c_p5: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
-    float t2c_p5[4];
-    t2c_p5[0] = -0.0f;
-    t2c_p5[1] = -0.0f;
-    t2c_p5[2] = -0.0f;
-    t2c_p5[3] = -0.0f;
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 10, folded across threads once, after the loop
+    float t2c_p4[4];
+    t2c_p4[0] = -0.0f;
+    t2c_p4[1] = -0.0f;
+    t2c_p4[2] = -0.0f;
+    t2c_p4[3] = -0.0f;
     // pipeline-gather-index-ring.tl:8: for j0 in range(0, L, 16) {
     int t2c_v3_p1[4];
     int t2c_v3_p2[4];
@@ -282,24 +265,24 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
       t2c_v3_p2[2] = (((0 + 16) + (t2c_r1 + 8)) < L ? Idx[(0 + 16) + (t2c_r1 + 8)] : 0);
       t2c_v3_p2[3] = (((0 + 16) + (t2c_r1 + 12)) < L ? Idx[(0 + 16) + (t2c_r1 + 12)] : 0);
     }
-    float t2c_v4_p1[16];
-    if (0 < L) {  // t2c_v4_p1, 0 iterations ahead
-      t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
-      t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
-      t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
-      t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
-      t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
-      t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
-      t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
-      t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
+    float g_p1[16];
+    if (0 < L) {  // g_p1, 0 iterations ahead
+      g_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
+      g_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
+      g_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
+      g_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
+      g_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
     }
     for (int j0 = 0; j0 < L; j0 += 16) {
       // pipeline-gather-index-ring.tl:9: var g = W[Idx[j0 + rows(16, 1)], cols(16, 128)]
@@ -319,110 +302,93 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
         t2c_v3_p2[2] = (((j0 + 2 * 16) + (t2c_r1 + 8)) < L ? Idx[(j0 + 2 * 16) + (t2c_r1 + 8)] : 0);
         t2c_v3_p2[3] = (((j0 + 2 * 16) + (t2c_r1 + 12)) < L ? Idx[(j0 + 2 * 16) + (t2c_r1 + 12)] : 0);
       }
-      float t2c_v4[16];
-      t2c_v4[0] = t2c_v4_p1[0];
-      t2c_v4[1] = t2c_v4_p1[1];
-      t2c_v4[2] = t2c_v4_p1[2];
-      t2c_v4[3] = t2c_v4_p1[3];
-      t2c_v4[4] = t2c_v4_p1[4];
-      t2c_v4[5] = t2c_v4_p1[5];
-      t2c_v4[6] = t2c_v4_p1[6];
-      t2c_v4[7] = t2c_v4_p1[7];
-      t2c_v4[8] = t2c_v4_p1[8];
-      t2c_v4[9] = t2c_v4_p1[9];
-      t2c_v4[10] = t2c_v4_p1[10];
-      t2c_v4[11] = t2c_v4_p1[11];
-      t2c_v4[12] = t2c_v4_p1[12];
-      t2c_v4[13] = t2c_v4_p1[13];
-      t2c_v4[14] = t2c_v4_p1[14];
-      t2c_v4[15] = t2c_v4_p1[15];
-      if (j0 + 16 < L) {  // t2c_v4_p1, 1 iteration ahead
-        t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
-        t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
-        t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
-        t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
-        t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
-        t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
-        t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
-        t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g[0] = g_p1[0];
+      g[1] = g_p1[1];
+      g[2] = g_p1[2];
+      g[3] = g_p1[3];
+      g[4] = g_p1[4];
+      g[5] = g_p1[5];
+      g[6] = g_p1[6];
+      g[7] = g_p1[7];
+      g[8] = g_p1[8];
+      g[9] = g_p1[9];
+      g[10] = g_p1[10];
+      g[11] = g_p1[11];
+      g[12] = g_p1[12];
+      g[13] = g_p1[13];
+      g[14] = g_p1[14];
+      g[15] = g_p1[15];
+      if (j0 + 16 < L) {  // g_p1, 1 iteration ahead
+        g_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
+        g_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
+        g_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
+        g_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
+        g_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
+        g_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
+        g_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
+        g_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
       }
-      g[0] = t2c_v4[0];
-      g[1] = t2c_v4[1];
-      g[2] = t2c_v4[2];
-      g[3] = t2c_v4[3];
-      g[4] = t2c_v4[4];
-      g[5] = t2c_v4[5];
-      g[6] = t2c_v4[6];
-      g[7] = t2c_v4[7];
-      g[8] = t2c_v4[8];
-      g[9] = t2c_v4[9];
-      g[10] = t2c_v4[10];
-      g[11] = t2c_v4[11];
-      g[12] = t2c_v4[12];
-      g[13] = t2c_v4[13];
-      g[14] = t2c_v4[14];
-      g[15] = t2c_v4[15];
       // pipeline-gather-index-ring.tl:10: acc += colsum(g)
-      t2c_p5[0] = t2c_p5[0] + g[0];
-      t2c_p5[1] = t2c_p5[1] + g[1];
-      t2c_p5[2] = t2c_p5[2] + g[2];
-      t2c_p5[3] = t2c_p5[3] + g[3];
-      t2c_p5[0] = t2c_p5[0] + g[4];
-      t2c_p5[1] = t2c_p5[1] + g[5];
-      t2c_p5[2] = t2c_p5[2] + g[6];
-      t2c_p5[3] = t2c_p5[3] + g[7];
-      t2c_p5[0] = t2c_p5[0] + g[8];
-      t2c_p5[1] = t2c_p5[1] + g[9];
-      t2c_p5[2] = t2c_p5[2] + g[10];
-      t2c_p5[3] = t2c_p5[3] + g[11];
-      t2c_p5[0] = t2c_p5[0] + g[12];
-      t2c_p5[1] = t2c_p5[1] + g[13];
-      t2c_p5[2] = t2c_p5[2] + g[14];
-      t2c_p5[3] = t2c_p5[3] + g[15];
+      t2c_p4[0] = t2c_p4[0] + g[0];
+      t2c_p4[1] = t2c_p4[1] + g[1];
+      t2c_p4[2] = t2c_p4[2] + g[2];
+      t2c_p4[3] = t2c_p4[3] + g[3];
+      t2c_p4[0] = t2c_p4[0] + g[4];
+      t2c_p4[1] = t2c_p4[1] + g[5];
+      t2c_p4[2] = t2c_p4[2] + g[6];
+      t2c_p4[3] = t2c_p4[3] + g[7];
+      t2c_p4[0] = t2c_p4[0] + g[8];
+      t2c_p4[1] = t2c_p4[1] + g[9];
+      t2c_p4[2] = t2c_p4[2] + g[10];
+      t2c_p4[3] = t2c_p4[3] + g[11];
+      t2c_p4[0] = t2c_p4[0] + g[12];
+      t2c_p4[1] = t2c_p4[1] + g[13];
+      t2c_p4[2] = t2c_p4[2] + g[14];
+      t2c_p4[3] = t2c_p4[3] + g[15];
     }
     // pipeline-gather-index-ring.tl:10: acc += colsum(g)
-    // t2c_p5, carried across the loop above, folded across threads once
-    float t2c_v5[4];
-    t2c_v5[0] = t2c_p5[0];
-    t2c_v5[1] = t2c_p5[1];
-    t2c_v5[2] = t2c_p5[2];
-    t2c_v5[3] = t2c_p5[3];
-    t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
+    // t2c_p4, carried across the loop above, folded across threads once
+    float t2c_v4[4];
+    t2c_v4[0] = t2c_p4[0];
+    t2c_v4[1] = t2c_p4[1];
+    t2c_v4[2] = t2c_p4[2];
+    t2c_v4[3] = t2c_p4[3];
+    t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3]}});
     __syncthreads();  // t2c_red0: written at line 10, read here by other threads
     {
       t2c::Vec<float, 4> t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
-      t2c_v5[0] = t2c_s9.v[0];
-      t2c_v5[1] = t2c_s9.v[1];
-      t2c_v5[2] = t2c_s9.v[2];
-      t2c_v5[3] = t2c_s9.v[3];
+      t2c_v4[0] = t2c_s9.v[0];
+      t2c_v4[1] = t2c_s9.v[1];
+      t2c_v4[2] = t2c_s9.v[2];
+      t2c_v4[3] = t2c_s9.v[3];
       t2c_s9 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
-      t2c_v5[0] = t2c_v5[0] + t2c_s9.v[0];
-      t2c_v5[1] = t2c_v5[1] + t2c_s9.v[1];
-      t2c_v5[2] = t2c_v5[2] + t2c_s9.v[2];
-      t2c_v5[3] = t2c_v5[3] + t2c_s9.v[3];
+      t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
       t2c_s9 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c1]);
-      t2c_v5[0] = t2c_v5[0] + t2c_s9.v[0];
-      t2c_v5[1] = t2c_v5[1] + t2c_s9.v[1];
-      t2c_v5[2] = t2c_v5[2] + t2c_s9.v[2];
-      t2c_v5[3] = t2c_v5[3] + t2c_s9.v[3];
+      t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
       t2c_s9 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c1]);
-      t2c_v5[0] = t2c_v5[0] + t2c_s9.v[0];
-      t2c_v5[1] = t2c_v5[1] + t2c_s9.v[1];
-      t2c_v5[2] = t2c_v5[2] + t2c_s9.v[2];
-      t2c_v5[3] = t2c_v5[3] + t2c_s9.v[3];
+      t2c_v4[0] = t2c_v4[0] + t2c_s9.v[0];
+      t2c_v4[1] = t2c_v4[1] + t2c_s9.v[1];
+      t2c_v4[2] = t2c_v4[2] + t2c_s9.v[2];
+      t2c_v4[3] = t2c_v4[3] + t2c_s9.v[3];
     }
-    acc[0] += t2c_v5[0];
-    acc[1] += t2c_v5[1];
-    acc[2] += t2c_v5[2];
-    acc[3] += t2c_v5[3];
+    acc[0] += t2c_v4[0];
+    acc[1] += t2c_v4[1];
+    acc[2] += t2c_v4[2];
+    acc[3] += t2c_v4[3];
     // pipeline-gather-index-ring.tl:12: O[0 :+ 1, 0 :+ 128] = acc
     if (t2c_r1 == 0) O[t2c_c1] = acc[0];
     if (t2c_r1 == 0) O[t2c_c1 + 1] = acc[1];

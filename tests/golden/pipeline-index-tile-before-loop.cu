@@ -9,21 +9,19 @@
 //   layout L4: [1, 64], runs of 4, lanes 2 x 16, warps 1 x 4: 4 per thread
 //   idx: registers, 4 x i32 per thread (L4)
 //   acc: registers, 32 x f32 per thread (L0)
-//   a: registers, 16 x f16 per thread (L2)
 //   idx_s: shared, i32[1, 64], 260 bytes (shared copy of idx)
-//   a_s: shared, f16[64, 32], 10240 bytes (shared copy of a)
+//   a_s: shared, f16[64, 32], 15360 bytes (3 stages of a, filled by cp.async ahead of the loop at line 11)
 //   b_s: shared, f16[32, 64], 13824 bytes (3 stages of b, filled by cp.async ahead of the loop at line 11)
 //   16- and 8-byte accesses when I is 16-byte aligned, K % 8 == 0, X is 16-byte aligned, W is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
-//   shared memory: 24336 bytes; barriers: 3
+//   shared memory: 29456 bytes; barriers: 2
 extern "C" __global__ void
 k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restrict__ W, float *__restrict__ Y, int T, int K)
 {
   __shared__ __align__(16) int idx_s[65];
-  __shared__ __align__(16) __half a_s[5120];
+  __shared__ __align__(16) __half a_s[7680];
   __shared__ __align__(16) __half b_s[6912];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  int t2c_ph1 = 0;  // which half of a_s this turn uses
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r2 = warp * 8 + lane / 4, t2c_c2 = (lane % 4) * 8;  // L2: this thread's first row and column
@@ -84,211 +82,36 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
     acc[29] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // pipeline-index-tile-before-loop.tl:13: var b = W[k0 :+ 32, 0 :+ 64]
+    // pipeline-index-tile-before-loop.tl:12: var a = X[reshape(idx, [64, 1]), k0 + cols(64, 32)]
+    __syncthreads();  // idx_s: written at line 8, read here by other threads
+    if (0 < K) {  // a_s, 0 iterations ahead
+      t2c::cp_async_16(&a_s[t2c_r2 * 40 + t2c_c2], X + ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? ((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + t2c_c2) : 0), (unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[(t2c_r2 + 32) * 40 + t2c_c2], X + ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? ((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + t2c_c2) : 0), (unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? 16 : 0);
+    }
     if (0 < K) {  // b_s, 0 iterations ahead
       t2c::cp_async_16(&b_s[t2c_r3 * 72 + t2c_c3], W + (t2c_r3 < K ? ((long long)t2c_r3) * 64 + t2c_c3 : 0), t2c_r3 < K ? 16 : 0);
       t2c::cp_async_16(&b_s[(t2c_r3 + 16) * 72 + t2c_c3], W + ((t2c_r3 + 16) < K ? ((long long)(t2c_r3 + 16)) * 64 + t2c_c3 : 0), (t2c_r3 + 16) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
+    if (0 + 32 < K) {  // a_s, 1 iteration ahead
+      t2c::cp_async_16(&a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2], X + ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? ((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2) : 0), (unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? 16 : 0);
+      t2c::cp_async_16(&a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], X + ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? ((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2) : 0), (unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? 16 : 0);
+    }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
       t2c::cp_async_16(&b_s[1 * 2304 + t2c_r3 * 72 + t2c_c3], W + ((0 + 32 + t2c_r3) < K ? ((long long)(0 + 32 + t2c_r3)) * 64 + t2c_c3 : 0), (0 + 32 + t2c_r3) < K ? 16 : 0);
       t2c::cp_async_16(&b_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], W + ((0 + 32 + t2c_r3 + 16) < K ? ((long long)(0 + 32 + t2c_r3 + 16)) * 64 + t2c_c3 : 0), (0 + 32 + t2c_r3 + 16) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
-    __half t2c_v4_p1[16];
-    __half t2c_v4_p2[16];
-    __syncthreads();  // idx_s: written at line 8, read here by other threads
-    if (0 < K) {  // t2c_v4_p1, 0 iterations ahead
-      if ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(X + ((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + t2c_c2));
-        t2c_v4_p1[0] = t2c_w1.v[0];
-        t2c_v4_p1[1] = t2c_w1.v[1];
-        t2c_v4_p1[2] = t2c_w1.v[2];
-        t2c_v4_p1[3] = t2c_w1.v[3];
-        t2c_v4_p1[4] = t2c_w1.v[4];
-        t2c_v4_p1[5] = t2c_w1.v[5];
-        t2c_v4_p1[6] = t2c_w1.v[6];
-        t2c_v4_p1[7] = t2c_w1.v[7];
-      } else {
-        t2c_v4_p1[0] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[1] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[2] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[3] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[4] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[5] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[6] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[7] = t2c::cvt<__half>(0.0f);
-      }
-      if ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(X + ((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + t2c_c2));
-        t2c_v4_p1[8] = t2c_w2.v[0];
-        t2c_v4_p1[9] = t2c_w2.v[1];
-        t2c_v4_p1[10] = t2c_w2.v[2];
-        t2c_v4_p1[11] = t2c_w2.v[3];
-        t2c_v4_p1[12] = t2c_w2.v[4];
-        t2c_v4_p1[13] = t2c_w2.v[5];
-        t2c_v4_p1[14] = t2c_w2.v[6];
-        t2c_v4_p1[15] = t2c_w2.v[7];
-      } else {
-        t2c_v4_p1[8] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[9] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[10] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[11] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[12] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[13] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[14] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p1[15] = t2c::cvt<__half>(0.0f);
-      }
-    }
-    if (0 + 32 < K) {  // t2c_v4_p2, 1 iteration ahead
-      if ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(X + ((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2));
-        t2c_v4_p2[0] = t2c_w3.v[0];
-        t2c_v4_p2[1] = t2c_w3.v[1];
-        t2c_v4_p2[2] = t2c_w3.v[2];
-        t2c_v4_p2[3] = t2c_w3.v[3];
-        t2c_v4_p2[4] = t2c_w3.v[4];
-        t2c_v4_p2[5] = t2c_w3.v[5];
-        t2c_v4_p2[6] = t2c_w3.v[6];
-        t2c_v4_p2[7] = t2c_w3.v[7];
-      } else {
-        t2c_v4_p2[0] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[1] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[2] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[3] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[4] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[5] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[6] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[7] = t2c::cvt<__half>(0.0f);
-      }
-      if ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(X + ((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2));
-        t2c_v4_p2[8] = t2c_w4.v[0];
-        t2c_v4_p2[9] = t2c_w4.v[1];
-        t2c_v4_p2[10] = t2c_w4.v[2];
-        t2c_v4_p2[11] = t2c_w4.v[3];
-        t2c_v4_p2[12] = t2c_w4.v[4];
-        t2c_v4_p2[13] = t2c_w4.v[5];
-        t2c_v4_p2[14] = t2c_w4.v[6];
-        t2c_v4_p2[15] = t2c_w4.v[7];
-      } else {
-        t2c_v4_p2[8] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[9] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[10] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[11] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[12] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[13] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[14] = t2c::cvt<__half>(0.0f);
-        t2c_v4_p2[15] = t2c::cvt<__half>(0.0f);
-      }
-    }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // pipeline-index-tile-before-loop.tl:12: var a = X[reshape(idx, [64, 1]), k0 + cols(64, 32)]
-      __half a[16];
-      __half t2c_v4[16];
-      t2c_v4[0] = t2c_v4_p1[0];
-      t2c_v4[1] = t2c_v4_p1[1];
-      t2c_v4[2] = t2c_v4_p1[2];
-      t2c_v4[3] = t2c_v4_p1[3];
-      t2c_v4[4] = t2c_v4_p1[4];
-      t2c_v4[5] = t2c_v4_p1[5];
-      t2c_v4[6] = t2c_v4_p1[6];
-      t2c_v4[7] = t2c_v4_p1[7];
-      t2c_v4[8] = t2c_v4_p1[8];
-      t2c_v4[9] = t2c_v4_p1[9];
-      t2c_v4[10] = t2c_v4_p1[10];
-      t2c_v4[11] = t2c_v4_p1[11];
-      t2c_v4[12] = t2c_v4_p1[12];
-      t2c_v4[13] = t2c_v4_p1[13];
-      t2c_v4[14] = t2c_v4_p1[14];
-      t2c_v4[15] = t2c_v4_p1[15];
-      t2c_v4_p1[0] = t2c_v4_p2[0];
-      t2c_v4_p1[1] = t2c_v4_p2[1];
-      t2c_v4_p1[2] = t2c_v4_p2[2];
-      t2c_v4_p1[3] = t2c_v4_p2[3];
-      t2c_v4_p1[4] = t2c_v4_p2[4];
-      t2c_v4_p1[5] = t2c_v4_p2[5];
-      t2c_v4_p1[6] = t2c_v4_p2[6];
-      t2c_v4_p1[7] = t2c_v4_p2[7];
-      t2c_v4_p1[8] = t2c_v4_p2[8];
-      t2c_v4_p1[9] = t2c_v4_p2[9];
-      t2c_v4_p1[10] = t2c_v4_p2[10];
-      t2c_v4_p1[11] = t2c_v4_p2[11];
-      t2c_v4_p1[12] = t2c_v4_p2[12];
-      t2c_v4_p1[13] = t2c_v4_p2[13];
-      t2c_v4_p1[14] = t2c_v4_p2[14];
-      t2c_v4_p1[15] = t2c_v4_p2[15];
-      if (k0 + 2 * 32 < K) {  // t2c_v4_p2, 2 iterations ahead
-        if ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K) {
-          const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(X + ((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2));
-          t2c_v4_p2[0] = t2c_w5.v[0];
-          t2c_v4_p2[1] = t2c_w5.v[1];
-          t2c_v4_p2[2] = t2c_w5.v[2];
-          t2c_v4_p2[3] = t2c_w5.v[3];
-          t2c_v4_p2[4] = t2c_w5.v[4];
-          t2c_v4_p2[5] = t2c_w5.v[5];
-          t2c_v4_p2[6] = t2c_w5.v[6];
-          t2c_v4_p2[7] = t2c_w5.v[7];
-        } else {
-          t2c_v4_p2[0] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[1] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[2] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[3] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[4] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[5] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[6] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[7] = t2c::cvt<__half>(0.0f);
-        }
-        if ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K) {
-          const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(X + ((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2));
-          t2c_v4_p2[8] = t2c_w6.v[0];
-          t2c_v4_p2[9] = t2c_w6.v[1];
-          t2c_v4_p2[10] = t2c_w6.v[2];
-          t2c_v4_p2[11] = t2c_w6.v[3];
-          t2c_v4_p2[12] = t2c_w6.v[4];
-          t2c_v4_p2[13] = t2c_w6.v[5];
-          t2c_v4_p2[14] = t2c_w6.v[6];
-          t2c_v4_p2[15] = t2c_w6.v[7];
-        } else {
-          t2c_v4_p2[8] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[9] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[10] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[11] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[12] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[13] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[14] = t2c::cvt<__half>(0.0f);
-          t2c_v4_p2[15] = t2c::cvt<__half>(0.0f);
-        }
-      }
-      a[0] = t2c_v4[0];
-      a[1] = t2c_v4[1];
-      a[2] = t2c_v4[2];
-      a[3] = t2c_v4[3];
-      a[4] = t2c_v4[4];
-      a[5] = t2c_v4[5];
-      a[6] = t2c_v4[6];
-      a[7] = t2c_v4[7];
-      a[8] = t2c_v4[8];
-      a[9] = t2c_v4[9];
-      a[10] = t2c_v4[10];
-      a[11] = t2c_v4[11];
-      a[12] = t2c_v4[12];
-      a[13] = t2c_v4[13];
-      a[14] = t2c_v4[14];
-      a[15] = t2c_v4[15];
-      t2c_ph1 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<8>(&a_s[t2c_ph1 * 2560 + t2c_r2 * 40 + t2c_c2], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<8>(&a_s[t2c_ph1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       // pipeline-index-tile-before-loop.tl:14: acc += dot(a, b)
-      __syncthreads();  // a_s: written at line 12, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
         t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
@@ -304,6 +127,10 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
         t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
+      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2], X + ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? ((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2) : 0), (unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? 16 : 0);
+        t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], X + ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? ((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2) : 0), (unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? 16 : 0);
+      }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
         t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3], W + ((k0 + 2 * 32 + t2c_r3) < K ? ((long long)(k0 + 2 * 32 + t2c_r3)) * 64 + t2c_c3 : 0), (k0 + 2 * 32 + t2c_r3) < K ? 16 : 0);
         t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], W + ((k0 + 2 * 32 + t2c_r3 + 16) < K ? ((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * 64 + t2c_c3 : 0), (k0 + 2 * 32 + t2c_r3 + 16) < K ? 16 : 0);
@@ -311,9 +138,9 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
         t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
@@ -393,7 +220,26 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
     acc[29] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // pipeline-index-tile-before-loop.tl:13: var b = W[k0 :+ 32, 0 :+ 64]
+    // pipeline-index-tile-before-loop.tl:12: var a = X[reshape(idx, [64, 1]), k0 + cols(64, 32)]
+    __syncthreads();  // idx_s: written at line 8, read here by other threads
+    if (0 < K) {  // a_s, 0 iterations ahead
+      a_s[t2c_r2 * 40 + t2c_c2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 1] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 3] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 4] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 5] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 6] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
+      a_s[t2c_r2 * 40 + t2c_c2 + 7] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
+      a_s[(t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
+    }
     if (0 < K) {  // b_s, 0 iterations ahead
       b_s[t2c_r3 * 72 + t2c_c3] = (t2c_r3 < K ? W[((long long)t2c_r3) * 64 + t2c_c3] : t2c::cvt<__half>(0.0f));
       b_s[t2c_r3 * 72 + t2c_c3 + 1] = (t2c_r3 < K ? W[((long long)t2c_r3) * 64 + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
@@ -413,6 +259,24 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
       b_s[(t2c_r3 + 16) * 72 + t2c_c3 + 7] = ((t2c_r3 + 16) < K ? W[((long long)(t2c_r3 + 16)) * 64 + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
+    if (0 + 32 < K) {  // a_s, 1 iteration ahead
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
+      a_s[1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
+    }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
       b_s[1 * 2304 + t2c_r3 * 72 + t2c_c3] = ((0 + 32 + t2c_r3) < K ? W[((long long)(0 + 32 + t2c_r3)) * 64 + t2c_c3] : t2c::cvt<__half>(0.0f));
       b_s[1 * 2304 + t2c_r3 * 72 + t2c_c3 + 1] = ((0 + 32 + t2c_r3) < K ? W[((long long)(0 + 32 + t2c_r3)) * 64 + (t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
@@ -432,128 +296,16 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
       b_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 7] = ((0 + 32 + t2c_r3 + 16) < K ? W[((long long)(0 + 32 + t2c_r3 + 16)) * 64 + (t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
-    __half t2c_v4_p1[16];
-    __half t2c_v4_p2[16];
-    __syncthreads();  // idx_s: written at line 8, read here by other threads
-    if (0 < K) {  // t2c_v4_p1, 0 iterations ahead
-      t2c_v4_p1[0] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[1] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[3] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[4] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[5] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[6] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[7] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[8] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + t2c_c2) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[9] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[10] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[11] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[12] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[13] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[14] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p1[15] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && (0 + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + (0 + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
-    }
-    if (0 + 32 < K) {  // t2c_v4_p2, 1 iteration ahead
-      t2c_v4_p2[0] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[1] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[3] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[4] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[5] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[6] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[7] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[8] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + t2c_c2) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[9] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[10] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[11] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[12] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[13] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[14] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v4_p2[15] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((0 + 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((0 + 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
-    }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // pipeline-index-tile-before-loop.tl:12: var a = X[reshape(idx, [64, 1]), k0 + cols(64, 32)]
-      __half a[16];
-      __half t2c_v4[16];
-      t2c_v4[0] = t2c_v4_p1[0];
-      t2c_v4[1] = t2c_v4_p1[1];
-      t2c_v4[2] = t2c_v4_p1[2];
-      t2c_v4[3] = t2c_v4_p1[3];
-      t2c_v4[4] = t2c_v4_p1[4];
-      t2c_v4[5] = t2c_v4_p1[5];
-      t2c_v4[6] = t2c_v4_p1[6];
-      t2c_v4[7] = t2c_v4_p1[7];
-      t2c_v4[8] = t2c_v4_p1[8];
-      t2c_v4[9] = t2c_v4_p1[9];
-      t2c_v4[10] = t2c_v4_p1[10];
-      t2c_v4[11] = t2c_v4_p1[11];
-      t2c_v4[12] = t2c_v4_p1[12];
-      t2c_v4[13] = t2c_v4_p1[13];
-      t2c_v4[14] = t2c_v4_p1[14];
-      t2c_v4[15] = t2c_v4_p1[15];
-      t2c_v4_p1[0] = t2c_v4_p2[0];
-      t2c_v4_p1[1] = t2c_v4_p2[1];
-      t2c_v4_p1[2] = t2c_v4_p2[2];
-      t2c_v4_p1[3] = t2c_v4_p2[3];
-      t2c_v4_p1[4] = t2c_v4_p2[4];
-      t2c_v4_p1[5] = t2c_v4_p2[5];
-      t2c_v4_p1[6] = t2c_v4_p2[6];
-      t2c_v4_p1[7] = t2c_v4_p2[7];
-      t2c_v4_p1[8] = t2c_v4_p2[8];
-      t2c_v4_p1[9] = t2c_v4_p2[9];
-      t2c_v4_p1[10] = t2c_v4_p2[10];
-      t2c_v4_p1[11] = t2c_v4_p2[11];
-      t2c_v4_p1[12] = t2c_v4_p2[12];
-      t2c_v4_p1[13] = t2c_v4_p2[13];
-      t2c_v4_p1[14] = t2c_v4_p2[14];
-      t2c_v4_p1[15] = t2c_v4_p2[15];
-      if (k0 + 2 * 32 < K) {  // t2c_v4_p2, 2 iterations ahead
-        t2c_v4_p2[0] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[1] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[3] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[4] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[5] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[6] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[7] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[8] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[9] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[10] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[11] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[12] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[13] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[14] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
-        t2c_v4_p2[15] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
-      }
-      a[0] = t2c_v4[0];
-      a[1] = t2c_v4[1];
-      a[2] = t2c_v4[2];
-      a[3] = t2c_v4[3];
-      a[4] = t2c_v4[4];
-      a[5] = t2c_v4[5];
-      a[6] = t2c_v4[6];
-      a[7] = t2c_v4[7];
-      a[8] = t2c_v4[8];
-      a[9] = t2c_v4[9];
-      a[10] = t2c_v4[10];
-      a[11] = t2c_v4[11];
-      a[12] = t2c_v4[12];
-      a[13] = t2c_v4[13];
-      a[14] = t2c_v4[14];
-      a[15] = t2c_v4[15];
-      t2c_ph1 ^= 1;  // a_s: this turn writes the other half
-      t2c::sts_vec<8>(&a_s[t2c_ph1 * 2560 + t2c_r2 * 40 + t2c_c2], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
-      t2c::sts_vec<8>(&a_s[t2c_ph1 * 2560 + (t2c_r2 + 32) * 40 + t2c_c2], t2c::Vec<__half, 8>{{a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]}});
       // pipeline-index-tile-before-loop.tl:14: acc += dot(a, b)
-      __syncthreads();  // a_s: written at line 12, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
         t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
@@ -568,6 +320,24 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
         t2c::mma_16816_f16(acc[18], acc[19], acc[26], acc[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
+      }
+      if (k0 + 2 * 32 < K) {  // a_s, 2 iterations ahead
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 1] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 2] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 3] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 4] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 5] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 6] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2 + 7] = ((unsigned)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[((t2c_r2 * 1 + 0) / 64) * 65 + ((t2c_r2 * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + t2c_c2) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + t2c_c2)] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 1] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 1)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 1))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 2] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 2)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 2))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 3] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 3)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 3))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 4] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 4)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 4))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 5] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 5)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 5))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 6] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 6)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 6))] : t2c::cvt<__half>(0.0f));
+        a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r2 + 32) * 40 + t2c_c2 + 7] = ((unsigned)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)]) < (unsigned)T && ((k0 + 2 * 32) + (t2c_c2 + 7)) < K ? X[((long long)(idx_s[(((t2c_r2 + 32) * 1 + 0) / 64) * 65 + (((t2c_r2 + 32) * 1 + 0) % 64)])) * K + ((k0 + 2 * 32) + (t2c_c2 + 7))] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 2 * 32 < K) {  // b_s, 2 iterations ahead
         b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3] = ((k0 + 2 * 32 + t2c_r3) < K ? W[((long long)(k0 + 2 * 32 + t2c_r3)) * 64 + t2c_c3] : t2c::cvt<__half>(0.0f));
@@ -590,9 +360,9 @@ k(const __half *__restrict__ X, const int *__restrict__ I, const __half *__restr
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[t2c_ph1 * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
         t2c::ldmatrix_x4_trans(t2c_q0, &b_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};

@@ -14,20 +14,20 @@
 //   r: registers, 4 x i32 per thread (slice(L1, dim 1))
 //   t: registers, 4 x i32 per thread (slice(L1, dim 1))
 //   acc: registers, 64 x f32 per thread (L0)
-//   t2c_v5_s: shared, f16[64, 64], 18432 bytes (shared copy of gather of A at line 13)
-//   t2c_v6_s: shared, f16[128, 64], 36864 bytes (shared copy of slice of B at line 13)
+//   t2c_v4_s: shared, f16[64, 64], 18432 bytes (shared copy of gather of A at line 13)
+//   t2c_v5_s: shared, f16[128, 64], 36864 bytes (shared copy of slice of B at line 13)
 //   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, B is 16-byte aligned, N % 2 == 0, C is 8-byte aligned; otherwise single elements
 //   shared memory: 55296 bytes, dynamic; barriers: 1
 extern "C" __global__ void
 rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, const int *__restrict__ P, float *__restrict__ C, int T, int K, int N, int M)
 {
   extern __shared__ __align__(1024) unsigned char t2c_smem[];
-  __half *t2c_v5_s = reinterpret_cast<__half *>(t2c_smem + 0);
-  __half *t2c_v6_s = reinterpret_cast<__half *>(t2c_smem + 18432);
+  __half *t2c_v4_s = reinterpret_cast<__half *>(t2c_smem + 0);
+  __half *t2c_v5_s = reinterpret_cast<__half *>(t2c_smem + 18432);
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  int t2c_ph0 = 0;  // which half of t2c_v5_s this turn uses
-  int t2c_ph1 = 0;  // which half of t2c_v6_s this turn uses
+  int t2c_ph0 = 0;  // which half of t2c_v4_s this turn uses
+  int t2c_ph1 = 0;  // which half of t2c_v5_s this turn uses
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 64;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
@@ -47,15 +47,10 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
     r_[3] = m0 + (t2c_r1 + 48);
     // rows-var-recomputed.tl:10: var t = P[r]
     int t[4];
-    int t2c_v3[4];
-    t2c_v3[0] = ((unsigned)(r_[0]) < (unsigned)M ? P[r_[0]] : 0);
-    t2c_v3[1] = ((unsigned)(r_[1]) < (unsigned)M ? P[r_[1]] : 0);
-    t2c_v3[2] = ((unsigned)(r_[2]) < (unsigned)M ? P[r_[2]] : 0);
-    t2c_v3[3] = ((unsigned)(r_[3]) < (unsigned)M ? P[r_[3]] : 0);
-    t[0] = t2c_v3[0];
-    t[1] = t2c_v3[1];
-    t[2] = t2c_v3[2];
-    t[3] = t2c_v3[3];
+    t[0] = ((unsigned)(r_[0]) < (unsigned)M ? P[r_[0]] : 0);
+    t[1] = ((unsigned)(r_[1]) < (unsigned)M ? P[r_[1]] : 0);
+    t[2] = ((unsigned)(r_[2]) < (unsigned)M ? P[r_[2]] : 0);
+    t[3] = ((unsigned)(r_[3]) < (unsigned)M ? P[r_[3]] : 0);
     // rows-var-recomputed.tl:11: var acc: tile<f32>[64, 128] = 0.0
     float acc[64];
     acc[0] = 0.0f;
@@ -125,17 +120,103 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
     // rows-var-recomputed.tl:12: for k0 in range(0, K, 64) {
     for (int k0 = 0; k0 < K; k0 += 64) {
       // rows-var-recomputed.tl:13: acc += dot(A[t, k0 + cols(64, 64)], transpose(B[n0 :+ 128, k0 :+ 64]))
-      __half t2c_v5[32];
+      __half t2c_v4[32];
       if ((unsigned)(t[0]) < (unsigned)T && (k0 + t2c_c1) < K) {
         const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)t[0]) * K + (k0 + t2c_c1));
-        t2c_v5[0] = t2c_w0.v[0];
-        t2c_v5[1] = t2c_w0.v[1];
-        t2c_v5[2] = t2c_w0.v[2];
-        t2c_v5[3] = t2c_w0.v[3];
-        t2c_v5[4] = t2c_w0.v[4];
-        t2c_v5[5] = t2c_w0.v[5];
-        t2c_v5[6] = t2c_w0.v[6];
-        t2c_v5[7] = t2c_w0.v[7];
+        t2c_v4[0] = t2c_w0.v[0];
+        t2c_v4[1] = t2c_w0.v[1];
+        t2c_v4[2] = t2c_w0.v[2];
+        t2c_v4[3] = t2c_w0.v[3];
+        t2c_v4[4] = t2c_w0.v[4];
+        t2c_v4[5] = t2c_w0.v[5];
+        t2c_v4[6] = t2c_w0.v[6];
+        t2c_v4[7] = t2c_w0.v[7];
+      } else {
+        t2c_v4[0] = t2c::cvt<__half>(0.0f);
+        t2c_v4[1] = t2c::cvt<__half>(0.0f);
+        t2c_v4[2] = t2c::cvt<__half>(0.0f);
+        t2c_v4[3] = t2c::cvt<__half>(0.0f);
+        t2c_v4[4] = t2c::cvt<__half>(0.0f);
+        t2c_v4[5] = t2c::cvt<__half>(0.0f);
+        t2c_v4[6] = t2c::cvt<__half>(0.0f);
+        t2c_v4[7] = t2c::cvt<__half>(0.0f);
+      }
+      if ((unsigned)(t[1]) < (unsigned)T && (k0 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + ((long long)t[1]) * K + (k0 + t2c_c1));
+        t2c_v4[8] = t2c_w1.v[0];
+        t2c_v4[9] = t2c_w1.v[1];
+        t2c_v4[10] = t2c_w1.v[2];
+        t2c_v4[11] = t2c_w1.v[3];
+        t2c_v4[12] = t2c_w1.v[4];
+        t2c_v4[13] = t2c_w1.v[5];
+        t2c_v4[14] = t2c_w1.v[6];
+        t2c_v4[15] = t2c_w1.v[7];
+      } else {
+        t2c_v4[8] = t2c::cvt<__half>(0.0f);
+        t2c_v4[9] = t2c::cvt<__half>(0.0f);
+        t2c_v4[10] = t2c::cvt<__half>(0.0f);
+        t2c_v4[11] = t2c::cvt<__half>(0.0f);
+        t2c_v4[12] = t2c::cvt<__half>(0.0f);
+        t2c_v4[13] = t2c::cvt<__half>(0.0f);
+        t2c_v4[14] = t2c::cvt<__half>(0.0f);
+        t2c_v4[15] = t2c::cvt<__half>(0.0f);
+      }
+      if ((unsigned)(t[2]) < (unsigned)T && (k0 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(A + ((long long)t[2]) * K + (k0 + t2c_c1));
+        t2c_v4[16] = t2c_w2.v[0];
+        t2c_v4[17] = t2c_w2.v[1];
+        t2c_v4[18] = t2c_w2.v[2];
+        t2c_v4[19] = t2c_w2.v[3];
+        t2c_v4[20] = t2c_w2.v[4];
+        t2c_v4[21] = t2c_w2.v[5];
+        t2c_v4[22] = t2c_w2.v[6];
+        t2c_v4[23] = t2c_w2.v[7];
+      } else {
+        t2c_v4[16] = t2c::cvt<__half>(0.0f);
+        t2c_v4[17] = t2c::cvt<__half>(0.0f);
+        t2c_v4[18] = t2c::cvt<__half>(0.0f);
+        t2c_v4[19] = t2c::cvt<__half>(0.0f);
+        t2c_v4[20] = t2c::cvt<__half>(0.0f);
+        t2c_v4[21] = t2c::cvt<__half>(0.0f);
+        t2c_v4[22] = t2c::cvt<__half>(0.0f);
+        t2c_v4[23] = t2c::cvt<__half>(0.0f);
+      }
+      if ((unsigned)(t[3]) < (unsigned)T && (k0 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(A + ((long long)t[3]) * K + (k0 + t2c_c1));
+        t2c_v4[24] = t2c_w3.v[0];
+        t2c_v4[25] = t2c_w3.v[1];
+        t2c_v4[26] = t2c_w3.v[2];
+        t2c_v4[27] = t2c_w3.v[3];
+        t2c_v4[28] = t2c_w3.v[4];
+        t2c_v4[29] = t2c_w3.v[5];
+        t2c_v4[30] = t2c_w3.v[6];
+        t2c_v4[31] = t2c_w3.v[7];
+      } else {
+        t2c_v4[24] = t2c::cvt<__half>(0.0f);
+        t2c_v4[25] = t2c::cvt<__half>(0.0f);
+        t2c_v4[26] = t2c::cvt<__half>(0.0f);
+        t2c_v4[27] = t2c::cvt<__half>(0.0f);
+        t2c_v4[28] = t2c::cvt<__half>(0.0f);
+        t2c_v4[29] = t2c::cvt<__half>(0.0f);
+        t2c_v4[30] = t2c::cvt<__half>(0.0f);
+        t2c_v4[31] = t2c::cvt<__half>(0.0f);
+      }
+      t2c_ph0 ^= 1;  // t2c_v4_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[16], t2c_v4[17], t2c_v4[18], t2c_v4[19], t2c_v4[20], t2c_v4[21], t2c_v4[22], t2c_v4[23]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[24], t2c_v4[25], t2c_v4[26], t2c_v4[27], t2c_v4[28], t2c_v4[29], t2c_v4[30], t2c_v4[31]}});
+      __half t2c_v5[64];
+      if ((n0 + t2c_r2) < N && (k0 + t2c_c2) < K) {
+        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2));
+        t2c_v5[0] = t2c_w4.v[0];
+        t2c_v5[1] = t2c_w4.v[1];
+        t2c_v5[2] = t2c_w4.v[2];
+        t2c_v5[3] = t2c_w4.v[3];
+        t2c_v5[4] = t2c_w4.v[4];
+        t2c_v5[5] = t2c_w4.v[5];
+        t2c_v5[6] = t2c_w4.v[6];
+        t2c_v5[7] = t2c_w4.v[7];
       } else {
         t2c_v5[0] = t2c::cvt<__half>(0.0f);
         t2c_v5[1] = t2c::cvt<__half>(0.0f);
@@ -146,16 +227,16 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
         t2c_v5[6] = t2c::cvt<__half>(0.0f);
         t2c_v5[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((unsigned)(t[1]) < (unsigned)T && (k0 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + ((long long)t[1]) * K + (k0 + t2c_c1));
-        t2c_v5[8] = t2c_w1.v[0];
-        t2c_v5[9] = t2c_w1.v[1];
-        t2c_v5[10] = t2c_w1.v[2];
-        t2c_v5[11] = t2c_w1.v[3];
-        t2c_v5[12] = t2c_w1.v[4];
-        t2c_v5[13] = t2c_w1.v[5];
-        t2c_v5[14] = t2c_w1.v[6];
-        t2c_v5[15] = t2c_w1.v[7];
+      if ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2) < K) {
+        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2));
+        t2c_v5[8] = t2c_w5.v[0];
+        t2c_v5[9] = t2c_w5.v[1];
+        t2c_v5[10] = t2c_w5.v[2];
+        t2c_v5[11] = t2c_w5.v[3];
+        t2c_v5[12] = t2c_w5.v[4];
+        t2c_v5[13] = t2c_w5.v[5];
+        t2c_v5[14] = t2c_w5.v[6];
+        t2c_v5[15] = t2c_w5.v[7];
       } else {
         t2c_v5[8] = t2c::cvt<__half>(0.0f);
         t2c_v5[9] = t2c::cvt<__half>(0.0f);
@@ -166,16 +247,16 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
         t2c_v5[14] = t2c::cvt<__half>(0.0f);
         t2c_v5[15] = t2c::cvt<__half>(0.0f);
       }
-      if ((unsigned)(t[2]) < (unsigned)T && (k0 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(A + ((long long)t[2]) * K + (k0 + t2c_c1));
-        t2c_v5[16] = t2c_w2.v[0];
-        t2c_v5[17] = t2c_w2.v[1];
-        t2c_v5[18] = t2c_w2.v[2];
-        t2c_v5[19] = t2c_w2.v[3];
-        t2c_v5[20] = t2c_w2.v[4];
-        t2c_v5[21] = t2c_w2.v[5];
-        t2c_v5[22] = t2c_w2.v[6];
-        t2c_v5[23] = t2c_w2.v[7];
+      if ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2) < K) {
+        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2));
+        t2c_v5[16] = t2c_w6.v[0];
+        t2c_v5[17] = t2c_w6.v[1];
+        t2c_v5[18] = t2c_w6.v[2];
+        t2c_v5[19] = t2c_w6.v[3];
+        t2c_v5[20] = t2c_w6.v[4];
+        t2c_v5[21] = t2c_w6.v[5];
+        t2c_v5[22] = t2c_w6.v[6];
+        t2c_v5[23] = t2c_w6.v[7];
       } else {
         t2c_v5[16] = t2c::cvt<__half>(0.0f);
         t2c_v5[17] = t2c::cvt<__half>(0.0f);
@@ -186,16 +267,16 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
         t2c_v5[22] = t2c::cvt<__half>(0.0f);
         t2c_v5[23] = t2c::cvt<__half>(0.0f);
       }
-      if ((unsigned)(t[3]) < (unsigned)T && (k0 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(A + ((long long)t[3]) * K + (k0 + t2c_c1));
-        t2c_v5[24] = t2c_w3.v[0];
-        t2c_v5[25] = t2c_w3.v[1];
-        t2c_v5[26] = t2c_w3.v[2];
-        t2c_v5[27] = t2c_w3.v[3];
-        t2c_v5[28] = t2c_w3.v[4];
-        t2c_v5[29] = t2c_w3.v[5];
-        t2c_v5[30] = t2c_w3.v[6];
-        t2c_v5[31] = t2c_w3.v[7];
+      if ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2) < K) {
+        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2));
+        t2c_v5[24] = t2c_w7.v[0];
+        t2c_v5[25] = t2c_w7.v[1];
+        t2c_v5[26] = t2c_w7.v[2];
+        t2c_v5[27] = t2c_w7.v[3];
+        t2c_v5[28] = t2c_w7.v[4];
+        t2c_v5[29] = t2c_w7.v[5];
+        t2c_v5[30] = t2c_w7.v[6];
+        t2c_v5[31] = t2c_w7.v[7];
       } else {
         t2c_v5[24] = t2c::cvt<__half>(0.0f);
         t2c_v5[25] = t2c::cvt<__half>(0.0f);
@@ -206,200 +287,114 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
         t2c_v5[30] = t2c::cvt<__half>(0.0f);
         t2c_v5[31] = t2c::cvt<__half>(0.0f);
       }
-      t2c_ph0 ^= 1;  // t2c_v5_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
-      __half t2c_v6[64];
-      if ((n0 + t2c_r2) < N && (k0 + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2));
-        t2c_v6[0] = t2c_w4.v[0];
-        t2c_v6[1] = t2c_w4.v[1];
-        t2c_v6[2] = t2c_w4.v[2];
-        t2c_v6[3] = t2c_w4.v[3];
-        t2c_v6[4] = t2c_w4.v[4];
-        t2c_v6[5] = t2c_w4.v[5];
-        t2c_v6[6] = t2c_w4.v[6];
-        t2c_v6[7] = t2c_w4.v[7];
-      } else {
-        t2c_v6[0] = t2c::cvt<__half>(0.0f);
-        t2c_v6[1] = t2c::cvt<__half>(0.0f);
-        t2c_v6[2] = t2c::cvt<__half>(0.0f);
-        t2c_v6[3] = t2c::cvt<__half>(0.0f);
-        t2c_v6[4] = t2c::cvt<__half>(0.0f);
-        t2c_v6[5] = t2c::cvt<__half>(0.0f);
-        t2c_v6[6] = t2c::cvt<__half>(0.0f);
-        t2c_v6[7] = t2c::cvt<__half>(0.0f);
-      }
-      if ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2));
-        t2c_v6[8] = t2c_w5.v[0];
-        t2c_v6[9] = t2c_w5.v[1];
-        t2c_v6[10] = t2c_w5.v[2];
-        t2c_v6[11] = t2c_w5.v[3];
-        t2c_v6[12] = t2c_w5.v[4];
-        t2c_v6[13] = t2c_w5.v[5];
-        t2c_v6[14] = t2c_w5.v[6];
-        t2c_v6[15] = t2c_w5.v[7];
-      } else {
-        t2c_v6[8] = t2c::cvt<__half>(0.0f);
-        t2c_v6[9] = t2c::cvt<__half>(0.0f);
-        t2c_v6[10] = t2c::cvt<__half>(0.0f);
-        t2c_v6[11] = t2c::cvt<__half>(0.0f);
-        t2c_v6[12] = t2c::cvt<__half>(0.0f);
-        t2c_v6[13] = t2c::cvt<__half>(0.0f);
-        t2c_v6[14] = t2c::cvt<__half>(0.0f);
-        t2c_v6[15] = t2c::cvt<__half>(0.0f);
-      }
-      if ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2));
-        t2c_v6[16] = t2c_w6.v[0];
-        t2c_v6[17] = t2c_w6.v[1];
-        t2c_v6[18] = t2c_w6.v[2];
-        t2c_v6[19] = t2c_w6.v[3];
-        t2c_v6[20] = t2c_w6.v[4];
-        t2c_v6[21] = t2c_w6.v[5];
-        t2c_v6[22] = t2c_w6.v[6];
-        t2c_v6[23] = t2c_w6.v[7];
-      } else {
-        t2c_v6[16] = t2c::cvt<__half>(0.0f);
-        t2c_v6[17] = t2c::cvt<__half>(0.0f);
-        t2c_v6[18] = t2c::cvt<__half>(0.0f);
-        t2c_v6[19] = t2c::cvt<__half>(0.0f);
-        t2c_v6[20] = t2c::cvt<__half>(0.0f);
-        t2c_v6[21] = t2c::cvt<__half>(0.0f);
-        t2c_v6[22] = t2c::cvt<__half>(0.0f);
-        t2c_v6[23] = t2c::cvt<__half>(0.0f);
-      }
-      if ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2) < K) {
-        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2));
-        t2c_v6[24] = t2c_w7.v[0];
-        t2c_v6[25] = t2c_w7.v[1];
-        t2c_v6[26] = t2c_w7.v[2];
-        t2c_v6[27] = t2c_w7.v[3];
-        t2c_v6[28] = t2c_w7.v[4];
-        t2c_v6[29] = t2c_w7.v[5];
-        t2c_v6[30] = t2c_w7.v[6];
-        t2c_v6[31] = t2c_w7.v[7];
-      } else {
-        t2c_v6[24] = t2c::cvt<__half>(0.0f);
-        t2c_v6[25] = t2c::cvt<__half>(0.0f);
-        t2c_v6[26] = t2c::cvt<__half>(0.0f);
-        t2c_v6[27] = t2c::cvt<__half>(0.0f);
-        t2c_v6[28] = t2c::cvt<__half>(0.0f);
-        t2c_v6[29] = t2c::cvt<__half>(0.0f);
-        t2c_v6[30] = t2c::cvt<__half>(0.0f);
-        t2c_v6[31] = t2c::cvt<__half>(0.0f);
-      }
       if ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2) < K) {
         const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2));
-        t2c_v6[32] = t2c_w8.v[0];
-        t2c_v6[33] = t2c_w8.v[1];
-        t2c_v6[34] = t2c_w8.v[2];
-        t2c_v6[35] = t2c_w8.v[3];
-        t2c_v6[36] = t2c_w8.v[4];
-        t2c_v6[37] = t2c_w8.v[5];
-        t2c_v6[38] = t2c_w8.v[6];
-        t2c_v6[39] = t2c_w8.v[7];
+        t2c_v5[32] = t2c_w8.v[0];
+        t2c_v5[33] = t2c_w8.v[1];
+        t2c_v5[34] = t2c_w8.v[2];
+        t2c_v5[35] = t2c_w8.v[3];
+        t2c_v5[36] = t2c_w8.v[4];
+        t2c_v5[37] = t2c_w8.v[5];
+        t2c_v5[38] = t2c_w8.v[6];
+        t2c_v5[39] = t2c_w8.v[7];
       } else {
-        t2c_v6[32] = t2c::cvt<__half>(0.0f);
-        t2c_v6[33] = t2c::cvt<__half>(0.0f);
-        t2c_v6[34] = t2c::cvt<__half>(0.0f);
-        t2c_v6[35] = t2c::cvt<__half>(0.0f);
-        t2c_v6[36] = t2c::cvt<__half>(0.0f);
-        t2c_v6[37] = t2c::cvt<__half>(0.0f);
-        t2c_v6[38] = t2c::cvt<__half>(0.0f);
-        t2c_v6[39] = t2c::cvt<__half>(0.0f);
+        t2c_v5[32] = t2c::cvt<__half>(0.0f);
+        t2c_v5[33] = t2c::cvt<__half>(0.0f);
+        t2c_v5[34] = t2c::cvt<__half>(0.0f);
+        t2c_v5[35] = t2c::cvt<__half>(0.0f);
+        t2c_v5[36] = t2c::cvt<__half>(0.0f);
+        t2c_v5[37] = t2c::cvt<__half>(0.0f);
+        t2c_v5[38] = t2c::cvt<__half>(0.0f);
+        t2c_v5[39] = t2c::cvt<__half>(0.0f);
       }
       if ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2) < K) {
         const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2));
-        t2c_v6[40] = t2c_w9.v[0];
-        t2c_v6[41] = t2c_w9.v[1];
-        t2c_v6[42] = t2c_w9.v[2];
-        t2c_v6[43] = t2c_w9.v[3];
-        t2c_v6[44] = t2c_w9.v[4];
-        t2c_v6[45] = t2c_w9.v[5];
-        t2c_v6[46] = t2c_w9.v[6];
-        t2c_v6[47] = t2c_w9.v[7];
+        t2c_v5[40] = t2c_w9.v[0];
+        t2c_v5[41] = t2c_w9.v[1];
+        t2c_v5[42] = t2c_w9.v[2];
+        t2c_v5[43] = t2c_w9.v[3];
+        t2c_v5[44] = t2c_w9.v[4];
+        t2c_v5[45] = t2c_w9.v[5];
+        t2c_v5[46] = t2c_w9.v[6];
+        t2c_v5[47] = t2c_w9.v[7];
       } else {
-        t2c_v6[40] = t2c::cvt<__half>(0.0f);
-        t2c_v6[41] = t2c::cvt<__half>(0.0f);
-        t2c_v6[42] = t2c::cvt<__half>(0.0f);
-        t2c_v6[43] = t2c::cvt<__half>(0.0f);
-        t2c_v6[44] = t2c::cvt<__half>(0.0f);
-        t2c_v6[45] = t2c::cvt<__half>(0.0f);
-        t2c_v6[46] = t2c::cvt<__half>(0.0f);
-        t2c_v6[47] = t2c::cvt<__half>(0.0f);
+        t2c_v5[40] = t2c::cvt<__half>(0.0f);
+        t2c_v5[41] = t2c::cvt<__half>(0.0f);
+        t2c_v5[42] = t2c::cvt<__half>(0.0f);
+        t2c_v5[43] = t2c::cvt<__half>(0.0f);
+        t2c_v5[44] = t2c::cvt<__half>(0.0f);
+        t2c_v5[45] = t2c::cvt<__half>(0.0f);
+        t2c_v5[46] = t2c::cvt<__half>(0.0f);
+        t2c_v5[47] = t2c::cvt<__half>(0.0f);
       }
       if ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2) < K) {
         const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2));
-        t2c_v6[48] = t2c_w10.v[0];
-        t2c_v6[49] = t2c_w10.v[1];
-        t2c_v6[50] = t2c_w10.v[2];
-        t2c_v6[51] = t2c_w10.v[3];
-        t2c_v6[52] = t2c_w10.v[4];
-        t2c_v6[53] = t2c_w10.v[5];
-        t2c_v6[54] = t2c_w10.v[6];
-        t2c_v6[55] = t2c_w10.v[7];
+        t2c_v5[48] = t2c_w10.v[0];
+        t2c_v5[49] = t2c_w10.v[1];
+        t2c_v5[50] = t2c_w10.v[2];
+        t2c_v5[51] = t2c_w10.v[3];
+        t2c_v5[52] = t2c_w10.v[4];
+        t2c_v5[53] = t2c_w10.v[5];
+        t2c_v5[54] = t2c_w10.v[6];
+        t2c_v5[55] = t2c_w10.v[7];
       } else {
-        t2c_v6[48] = t2c::cvt<__half>(0.0f);
-        t2c_v6[49] = t2c::cvt<__half>(0.0f);
-        t2c_v6[50] = t2c::cvt<__half>(0.0f);
-        t2c_v6[51] = t2c::cvt<__half>(0.0f);
-        t2c_v6[52] = t2c::cvt<__half>(0.0f);
-        t2c_v6[53] = t2c::cvt<__half>(0.0f);
-        t2c_v6[54] = t2c::cvt<__half>(0.0f);
-        t2c_v6[55] = t2c::cvt<__half>(0.0f);
+        t2c_v5[48] = t2c::cvt<__half>(0.0f);
+        t2c_v5[49] = t2c::cvt<__half>(0.0f);
+        t2c_v5[50] = t2c::cvt<__half>(0.0f);
+        t2c_v5[51] = t2c::cvt<__half>(0.0f);
+        t2c_v5[52] = t2c::cvt<__half>(0.0f);
+        t2c_v5[53] = t2c::cvt<__half>(0.0f);
+        t2c_v5[54] = t2c::cvt<__half>(0.0f);
+        t2c_v5[55] = t2c::cvt<__half>(0.0f);
       }
       if ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2) < K) {
         const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(B + ((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2));
-        t2c_v6[56] = t2c_w11.v[0];
-        t2c_v6[57] = t2c_w11.v[1];
-        t2c_v6[58] = t2c_w11.v[2];
-        t2c_v6[59] = t2c_w11.v[3];
-        t2c_v6[60] = t2c_w11.v[4];
-        t2c_v6[61] = t2c_w11.v[5];
-        t2c_v6[62] = t2c_w11.v[6];
-        t2c_v6[63] = t2c_w11.v[7];
+        t2c_v5[56] = t2c_w11.v[0];
+        t2c_v5[57] = t2c_w11.v[1];
+        t2c_v5[58] = t2c_w11.v[2];
+        t2c_v5[59] = t2c_w11.v[3];
+        t2c_v5[60] = t2c_w11.v[4];
+        t2c_v5[61] = t2c_w11.v[5];
+        t2c_v5[62] = t2c_w11.v[6];
+        t2c_v5[63] = t2c_w11.v[7];
       } else {
-        t2c_v6[56] = t2c::cvt<__half>(0.0f);
-        t2c_v6[57] = t2c::cvt<__half>(0.0f);
-        t2c_v6[58] = t2c::cvt<__half>(0.0f);
-        t2c_v6[59] = t2c::cvt<__half>(0.0f);
-        t2c_v6[60] = t2c::cvt<__half>(0.0f);
-        t2c_v6[61] = t2c::cvt<__half>(0.0f);
-        t2c_v6[62] = t2c::cvt<__half>(0.0f);
-        t2c_v6[63] = t2c::cvt<__half>(0.0f);
+        t2c_v5[56] = t2c::cvt<__half>(0.0f);
+        t2c_v5[57] = t2c::cvt<__half>(0.0f);
+        t2c_v5[58] = t2c::cvt<__half>(0.0f);
+        t2c_v5[59] = t2c::cvt<__half>(0.0f);
+        t2c_v5[60] = t2c::cvt<__half>(0.0f);
+        t2c_v5[61] = t2c::cvt<__half>(0.0f);
+        t2c_v5[62] = t2c::cvt<__half>(0.0f);
+        t2c_v5[63] = t2c::cvt<__half>(0.0f);
       }
-      t2c_ph1 ^= 1;  // t2c_v6_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 32) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[16], t2c_v6[17], t2c_v6[18], t2c_v6[19], t2c_v6[20], t2c_v6[21], t2c_v6[22], t2c_v6[23]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 48) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[24], t2c_v6[25], t2c_v6[26], t2c_v6[27], t2c_v6[28], t2c_v6[29], t2c_v6[30], t2c_v6[31]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 64) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[32], t2c_v6[33], t2c_v6[34], t2c_v6[35], t2c_v6[36], t2c_v6[37], t2c_v6[38], t2c_v6[39]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 80) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[40], t2c_v6[41], t2c_v6[42], t2c_v6[43], t2c_v6[44], t2c_v6[45], t2c_v6[46], t2c_v6[47]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 96) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[48], t2c_v6[49], t2c_v6[50], t2c_v6[51], t2c_v6[52], t2c_v6[53], t2c_v6[54], t2c_v6[55]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 112) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[56], t2c_v6[57], t2c_v6[58], t2c_v6[59], t2c_v6[60], t2c_v6[61], t2c_v6[62], t2c_v6[63]}});
-      __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 13, read here by other threads
+      t2c_ph1 ^= 1;  // t2c_v5_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 32) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 48) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 64) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[32], t2c_v5[33], t2c_v5[34], t2c_v5[35], t2c_v5[36], t2c_v5[37], t2c_v5[38], t2c_v5[39]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 80) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[40], t2c_v5[41], t2c_v5[42], t2c_v5[43], t2c_v5[44], t2c_v5[45], t2c_v5[46], t2c_v5[47]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 96) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[48], t2c_v5[49], t2c_v5[50], t2c_v5[51], t2c_v5[52], t2c_v5[53], t2c_v5[54], t2c_v5[55]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 112) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[56], t2c_v5[57], t2c_v5[58], t2c_v5[59], t2c_v5[60], t2c_v5[61], t2c_v5[62], t2c_v5[63]}});
+      __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 13, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 8 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k12 = 0; t2c_k12 < 64; t2c_k12 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v5_s[t2c_ph0 * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k12 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[t2c_ph0 * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k12 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v5_s[t2c_ph0 * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k12 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[t2c_ph0 * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k12 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         unsigned t2c_q4[4];
-        t2c::ldmatrix_x4(t2c_q4, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q4, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
         unsigned t2c_q6[4];
-        t2c::ldmatrix_x4(t2c_q6, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q6, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
@@ -465,15 +460,10 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
     r_[3] = m0 + (t2c_r1 + 48);
     // rows-var-recomputed.tl:10: var t = P[r]
     int t[4];
-    int t2c_v3[4];
-    t2c_v3[0] = ((unsigned)(r_[0]) < (unsigned)M ? P[r_[0]] : 0);
-    t2c_v3[1] = ((unsigned)(r_[1]) < (unsigned)M ? P[r_[1]] : 0);
-    t2c_v3[2] = ((unsigned)(r_[2]) < (unsigned)M ? P[r_[2]] : 0);
-    t2c_v3[3] = ((unsigned)(r_[3]) < (unsigned)M ? P[r_[3]] : 0);
-    t[0] = t2c_v3[0];
-    t[1] = t2c_v3[1];
-    t[2] = t2c_v3[2];
-    t[3] = t2c_v3[3];
+    t[0] = ((unsigned)(r_[0]) < (unsigned)M ? P[r_[0]] : 0);
+    t[1] = ((unsigned)(r_[1]) < (unsigned)M ? P[r_[1]] : 0);
+    t[2] = ((unsigned)(r_[2]) < (unsigned)M ? P[r_[2]] : 0);
+    t[3] = ((unsigned)(r_[3]) < (unsigned)M ? P[r_[3]] : 0);
     // rows-var-recomputed.tl:11: var acc: tile<f32>[64, 128] = 0.0
     float acc[64];
     acc[0] = 0.0f;
@@ -543,137 +533,137 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
     // rows-var-recomputed.tl:12: for k0 in range(0, K, 64) {
     for (int k0 = 0; k0 < K; k0 += 64) {
       // rows-var-recomputed.tl:13: acc += dot(A[t, k0 + cols(64, 64)], transpose(B[n0 :+ 128, k0 :+ 64]))
-      __half t2c_v5[32];
-      t2c_v5[0] = ((unsigned)(t[0]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[0]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[1] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[2] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[3] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[4] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[5] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[6] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[7] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[8] = ((unsigned)(t[1]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[1]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[9] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[10] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[11] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[12] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[13] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[14] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[15] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[16] = ((unsigned)(t[2]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[2]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[17] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[18] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[19] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[20] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[21] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[22] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[23] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[24] = ((unsigned)(t[3]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[3]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v5[25] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[26] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[27] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[28] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[29] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[30] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
-      t2c_v5[31] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
-      t2c_ph0 ^= 1;  // t2c_v5_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
-      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph0 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
-      __half t2c_v6[64];
-      t2c_v6[0] = ((n0 + t2c_r2) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[1] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[2] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[3] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[4] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[5] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[6] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[7] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[8] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[9] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[10] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[11] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[12] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[13] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[14] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[15] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[16] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[17] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[18] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[19] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[20] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[21] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[22] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[23] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[24] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[25] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[26] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[27] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[28] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[29] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[30] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[31] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[32] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[33] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[34] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[35] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[36] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[37] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[38] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[39] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[40] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[41] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[42] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[43] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[44] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[45] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[46] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[47] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[48] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[49] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[50] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[51] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[52] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[53] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[54] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[55] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[56] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[57] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[58] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[59] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[60] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[61] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[62] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v6[63] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_ph1 ^= 1;  // t2c_v6_s: this turn writes the other half
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3], t2c_v6[4], t2c_v6[5], t2c_v6[6], t2c_v6[7]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[8], t2c_v6[9], t2c_v6[10], t2c_v6[11], t2c_v6[12], t2c_v6[13], t2c_v6[14], t2c_v6[15]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 32) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[16], t2c_v6[17], t2c_v6[18], t2c_v6[19], t2c_v6[20], t2c_v6[21], t2c_v6[22], t2c_v6[23]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 48) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[24], t2c_v6[25], t2c_v6[26], t2c_v6[27], t2c_v6[28], t2c_v6[29], t2c_v6[30], t2c_v6[31]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 64) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[32], t2c_v6[33], t2c_v6[34], t2c_v6[35], t2c_v6[36], t2c_v6[37], t2c_v6[38], t2c_v6[39]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 80) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[40], t2c_v6[41], t2c_v6[42], t2c_v6[43], t2c_v6[44], t2c_v6[45], t2c_v6[46], t2c_v6[47]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 96) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[48], t2c_v6[49], t2c_v6[50], t2c_v6[51], t2c_v6[52], t2c_v6[53], t2c_v6[54], t2c_v6[55]}});
-      t2c::sts_vec<8>(&t2c_v6_s[t2c_ph1 * 9216 + (t2c_r2 + 112) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v6[56], t2c_v6[57], t2c_v6[58], t2c_v6[59], t2c_v6[60], t2c_v6[61], t2c_v6[62], t2c_v6[63]}});
-      __syncthreads();  // t2c_v5_s and t2c_v6_s: written at line 13, read here by other threads
+      __half t2c_v4[32];
+      t2c_v4[0] = ((unsigned)(t[0]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[0]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[1] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[2] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[3] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[4] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[5] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[6] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[7] = ((unsigned)(t[0]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[0]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[8] = ((unsigned)(t[1]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[1]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[9] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[10] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[11] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[12] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[13] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[14] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[15] = ((unsigned)(t[1]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[1]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[16] = ((unsigned)(t[2]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[2]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[17] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[18] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[19] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[20] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[21] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[22] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[23] = ((unsigned)(t[2]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[2]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[24] = ((unsigned)(t[3]) < (unsigned)T && (k0 + t2c_c1) < K ? A[((long long)t[3]) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v4[25] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 1)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[26] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 2)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[27] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 3)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 3))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[28] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 4)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 4))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[29] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 5)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 5))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[30] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 6)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 6))] : t2c::cvt<__half>(0.0f));
+      t2c_v4[31] = ((unsigned)(t[3]) < (unsigned)T && (k0 + (t2c_c1 + 7)) < K ? A[((long long)t[3]) * K + (k0 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
+      t2c_ph0 ^= 1;  // t2c_v4_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[16], t2c_v4[17], t2c_v4[18], t2c_v4[19], t2c_v4[20], t2c_v4[21], t2c_v4[22], t2c_v4[23]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph0 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[24], t2c_v4[25], t2c_v4[26], t2c_v4[27], t2c_v4[28], t2c_v4[29], t2c_v4[30], t2c_v4[31]}});
+      __half t2c_v5[64];
+      t2c_v5[0] = ((n0 + t2c_r2) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[1] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[2] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[3] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[4] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[5] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[6] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[7] = ((n0 + t2c_r2) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[8] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[9] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[10] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[11] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[12] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[13] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[14] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[15] = ((n0 + t2c_r2 + 16) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 16)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[16] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[17] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[18] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[19] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[20] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[21] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[22] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[23] = ((n0 + t2c_r2 + 32) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 32)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[24] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[25] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[26] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[27] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[28] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[29] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[30] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[31] = ((n0 + t2c_r2 + 48) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 48)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[32] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[33] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[34] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[35] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[36] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[37] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[38] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[39] = ((n0 + t2c_r2 + 64) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 64)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[40] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[41] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[42] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[43] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[44] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[45] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[46] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[47] = ((n0 + t2c_r2 + 80) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 80)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[48] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[49] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[50] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[51] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[52] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[53] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[54] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[55] = ((n0 + t2c_r2 + 96) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 96)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[56] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[57] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 1) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[58] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 2) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[59] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 3) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[60] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 4) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[61] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 5) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[62] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 6) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v5[63] = ((n0 + t2c_r2 + 112) < N && (k0 + t2c_c2 + 7) < K ? B[((long long)(n0 + t2c_r2 + 112)) * K + (k0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_ph1 ^= 1;  // t2c_v5_s: this turn writes the other half
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + t2c_r2 * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3], t2c_v5[4], t2c_v5[5], t2c_v5[6], t2c_v5[7]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 16) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[8], t2c_v5[9], t2c_v5[10], t2c_v5[11], t2c_v5[12], t2c_v5[13], t2c_v5[14], t2c_v5[15]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 32) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[16], t2c_v5[17], t2c_v5[18], t2c_v5[19], t2c_v5[20], t2c_v5[21], t2c_v5[22], t2c_v5[23]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 48) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[24], t2c_v5[25], t2c_v5[26], t2c_v5[27], t2c_v5[28], t2c_v5[29], t2c_v5[30], t2c_v5[31]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 64) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[32], t2c_v5[33], t2c_v5[34], t2c_v5[35], t2c_v5[36], t2c_v5[37], t2c_v5[38], t2c_v5[39]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 80) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[40], t2c_v5[41], t2c_v5[42], t2c_v5[43], t2c_v5[44], t2c_v5[45], t2c_v5[46], t2c_v5[47]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 96) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[48], t2c_v5[49], t2c_v5[50], t2c_v5[51], t2c_v5[52], t2c_v5[53], t2c_v5[54], t2c_v5[55]}});
+      t2c::sts_vec<8>(&t2c_v5_s[t2c_ph1 * 9216 + (t2c_r2 + 112) * 72 + t2c_c2], t2c::Vec<__half, 8>{{t2c_v5[56], t2c_v5[57], t2c_v5[58], t2c_v5[59], t2c_v5[60], t2c_v5[61], t2c_v5[62], t2c_v5[63]}});
+      __syncthreads();  // t2c_v4_s and t2c_v5_s: written at line 13, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 8 tiles of 16 x 8
       #pragma unroll
       for (int t2c_k13 = 0; t2c_k13 < 64; t2c_k13 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &t2c_v5_s[t2c_ph0 * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &t2c_v4_s[t2c_ph0 * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &t2c_v5_s[t2c_ph0 * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &t2c_v4_s[t2c_ph0 * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         unsigned t2c_q4[4];
-        t2c::ldmatrix_x4(t2c_q4, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q4, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + 32 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
         unsigned t2c_q6[4];
-        t2c::ldmatrix_x4(t2c_q6, &t2c_v6_s[t2c_ph1 * 9216 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q6, &t2c_v5_s[t2c_ph1 * 9216 + (t2c_wc0 + 48 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[16], acc[17], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[18], acc[19], t2c_a0, t2c_b1);
