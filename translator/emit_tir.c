@@ -70,6 +70,12 @@ typedef struct Printer {
     int n;
   } runs[16];
   int nruns;
+  /* by layout id, what the body named of an mma layout's warp tile: its first row
+   * t2c_wr<id> (bit 0), its first column t2c_wc<id> (bit 1). The body is printed
+   * before ctx_vars, which declares only those (and what t2c_r, t2c_c read): a
+   * wgmma accumulator only converted into another dot's A fragments names neither,
+   * and nvcc warns of an unread one (#177-D) */
+  unsigned char *wtile;
 } Printer;
 
 /* An op of many elements reads each tensor element of scalar indices (X[i, j] in its
@@ -105,6 +111,17 @@ static void line(Printer *P, const char *fmt, ...) {
 }
 
 #define F(...) arena_printf(P->a, __VA_ARGS__)
+
+/* An mma layout's warp tile's first row and column, as the body names them. */
+static const char *wtile_row(Printer *P, const Layout *l) {
+  P->wtile[l->id] |= 1;
+  return F("t2c_wr%d", l->id);
+}
+
+static const char *wtile_col(Printer *P, const Layout *l) {
+  P->wtile[l->id] |= 2;
+  return F("t2c_wc%d", l->id);
+}
 
 static const char *ctype(ElemType t) { return elem_ctypes[t]; }
 
@@ -1775,7 +1792,7 @@ static TirBuf tma_view(const TirBuf *f) {
 static void print_stmatrix(Printer *P, const TirOp *op) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const Layout *l = op->dst->layout;
-  const char *row = F("t2c_wr%d + lane %% 8", l->id), *col = F("t2c_wc%d + lane / 8 %% %d * 8", l->id, op->stm);
+  const char *row = F("%s + lane %% 8", wtile_row(P, l)), *col = F("%s + lane / 8 %% %d * 8", wtile_col(P, l), op->stm);
   const char *base = F("%s%s", half_of(P, op->buf), elem_idx(P, f, row, col));
   bool tma = P->fast && f->tma_swz;
   TirBuf g = tma_view(f);
@@ -1980,7 +1997,7 @@ static void print_frags(Printer *P, const TirOp *op) {
     line(P, "// the next iteration's k %d .. %d, from its stage, into set %d", op->kbeg, op->kend - 1, op->fset);
   else
     line(P, "// k %d .. %d into set %d", op->kbeg, op->kend - 1, op->fset);
-  const char *k = F("%d", op->kbeg), *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
+  const char *k = F("%d", op->kbeg), *wr = wtile_row(P, l), *wc = wtile_col(P, l);
   P->ring_at = op->nsets ? 2 : op->pf_k; /* the op that declares the sets is before the loop */
   for (int i = 0; i < mt; i++) load_a(P, op, k, plus_k(P, wr, i * 16), i);
   for (int j = 0; j < nt; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nt);
@@ -2333,7 +2350,8 @@ static void print_dot(Printer *P, const TirOp *op) {
       for (int j = nbeg; j < nend; j++)
         for (int v = 0; v < l->vec; v++)
           line(P, "%s[%d] = %s;", op->dst->cname, reg_of(l, (At){l, i, j, v}), i8 ? "0" : "0.0f");
-  const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
+  /* (an A operand in registers reads no warp tile row) */
+  const char *wr = op->src ? wtile_row(P, l) : NULL, *wc = wtile_col(P, l);
   /* an A operand in registers is indexed by literals: its k steps are unrolled here; a part
    * of one k step is printed with its literal k too */
   int steps = op->src ? 1 : op->kdim / 16;
@@ -2652,7 +2670,7 @@ static void print_tma_store(Printer *P, const TirOp *op) {
   const Layout *l = op->lay;
   TirBuf g = tma_view(f);
   TmaAt t = tma_at(P, op->slice);
-  const char *wr = F("t2c_wr%d", l->id), *wc = F("t2c_wc%d", l->id);
+  const char *wr = wtile_row(P, l), *wc = wtile_col(P, l);
   line(P, "if (lane == 0) {  // this warp's %d x %d tile of %s, by TMA (elements out of range are clipped)", l->rr * 8,
        l->rc * 8, f->cname);
   for (int a = 0; a < l->rc * 8 / m->box_cols; a++)
@@ -3116,7 +3134,13 @@ static const char *ctx_vars(Printer *P) {
     if (l->mma) {
       const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * 8);
       const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * 8);
-      buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
+      bool need_wr = l->coord_r || (P->wtile[l->id] & 1), need_wc = l->coord_c || (P->wtile[l->id] & 2);
+      if (need_wr && need_wc)
+        buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
+      else if (need_wr)
+        buf_printf(&b, "  const int t2c_wr%d = %s;  // L%d: this warp's tile's first row\n", l->id, wr, l->id);
+      else if (need_wc)
+        buf_printf(&b, "  const int t2c_wc%d = %s;  // L%d: this warp's tile's first column\n", l->id, wc, l->id);
       if (l->coord_r && l->coord_c)
         buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4, t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first row and column\n",
                    l->id, l->id, l->id, l->id);
@@ -3304,6 +3328,7 @@ static void tensor_maps_helper(Printer *P, Buf *out) {
 void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, Buf *out) {
   Printer pr = {.K = K, .a = K->a, .o = o, .line_file = line_file};
   Printer *P = &pr;
+  P->wtile = NEW_ARRAY(K->a, unsigned char, K->layouts.len);
   const char *body = body_text(P);
   /* __launch_bounds__ where ptxas must keep to it: a count of blocks per SM (@launch's, or
    * the translator's plan), or more threads than the target's most registers a thread
