@@ -41,6 +41,7 @@ typedef struct Printer {
   const Layout *rollc;  /* a reduction's column repeats as a loop (TirOp.rolled_cols): repeat ic is roll_col */
   const char *roll_col;
   const char *vsym;     /* a run printed as a loop (copy_elem): the element in the run is this name, not At.v */
+  bool roll_runs;       /* the ring fills of the block being printed copy their runs as loops (rolled_fills) */
   bool masked;          /* copy_elem guards each copy by the tile mask: tensor_index leaves it out */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
   bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
@@ -2477,12 +2478,13 @@ static void copy_elem_at(Printer *P, const TirOp *op, At at, const char *stage) 
   }
   int eb = elem_bytes[X->ty.elem];
   const Layout *pl = parent_of(at.lay);
-  if ((eb == 1 || eb == 2) && pl->vec > 1 && pl->rr * pl->rc * pl->vec >= 32 && !gathers(op)) {
+  if ((eb == 1 || eb == 2) && pl->vec > 1 && (pl->rr * pl->rc * pl->vec >= 32 || P->roll_runs) && !gathers(op)) {
     /* a run of 8- or 16-bit elements, element by element (the general body), where a thread
      * copies 32 or more: one loop over the run, a few iterations unrolled, rather than every
      * element's load in flight at once (fully unrolled, ptxas hoists them all: gemm_i8.tl on
      * sm_90a took 159 registers for this body where the fast one takes 90, and with BK = 128
-     * it spilled; with 16 per thread, as in attention_f16.tl, the unrolled copy takes fewer) */
+     * it spilled; with 16 per thread, as in attention_f16.tl, the unrolled copy takes fewer).
+     * Fewer where the block's fills together would pass the registers (rolled_fills) */
     At e = at;
     e.v = 0;
     P->vsym = "t2c_v";
@@ -2950,8 +2952,48 @@ static void print_op_kind(Printer *P, const TirOp *op) {
   }
 }
 
+/* The elements per thread ring fill op copies one at a time in the body being printed
+ * (8- or 16-bit elements in runs no cp.async moves: the general body's, an unaligned
+ * slice's in the fast one), else 0. */
+static int copied_singly(Printer *P, const TirOp *op) {
+  if (op->kind != TO_ASYNC_COPY || (op->only && op->only != (P->fast ? TIR_FAST : TIR_GENERAL))) return 0;
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  int eb = elem_bytes[X->ty.elem], bytes = access_vec(P, op) * eb;
+  const Layout *pl = parent_of(op->lay);
+  if ((eb != 1 && eb != 2) || bytes == 16 || bytes == 8 || bytes == 4 || gathers(op)) return 0;
+  return pl->rr * pl->rc * pl->vec;
+}
+
+/* Whether block b's ring fills copy their runs as loops, few elements in flight at once:
+ * unrolled, ptxas issues every fill's loads of the block together, before any store (an
+ * LSTM cell's general body, four [64, 64] f32 accumulators over 128 threads and five
+ * fills of 16 f16 a thread in each iteration of its loops: 80 loads beside the 128
+ * accumulators, 255 registers and a spill on sm_80 and sm_90), though each fill alone
+ * is under copy_elem_at's 32. So where the values live at the first fill, its loads and
+ * about 48 registers of addresses pass what a thread may have (less the margin
+ * -Wregister-pressure keeps: 16). */
+static bool rolled_fills(Printer *P, const TirBlock *b) {
+  const TirOp *first = NULL;
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    int k = copied_singly(P, b->ops.items[i]);
+    if (k && !first) first = b->ops.items[i];
+    n += k;
+  }
+  if (n < 32) return false;
+  const TargetConfig *t = P->K->t;
+  int threads = P->K->ki->threads, blocks = P->K->ki->min_blocks ? P->K->ki->min_blocks : P->K->ki->plan_blocks;
+  if (!t->regs_per_sm || !t->max_regs_per_thread || threads <= 0) return false;
+  int limit = t->regs_per_sm / (threads * (blocks > 0 ? blocks : 1)) / 8 * 8;
+  if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
+  return tir_value_regs_at(P->K, first) + n + 48 > limit - 16;
+}
+
 static void print_block(Printer *P, const TirBlock *b) {
+  bool up = P->roll_runs;
+  P->roll_runs = rolled_fills(P, b);
   for (int i = 0; i < b->ops.len; i++) print_op(P, b->ops.items[i]);
+  P->roll_runs = up;
 }
 
 /* ------------------------------------------------------------ the kernel */

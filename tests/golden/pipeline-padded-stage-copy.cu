@@ -310,77 +310,33 @@ pipeline_padded(const __half *__restrict__ A, const __half *__restrict__ B, floa
     acc[63] = 0.0f;
     // pipeline-padded-stage-copy.tl:16: var a = A[m0 :+ 192, k0 :+ 32]
     if (0 < K) {  // a_s, 0 iterations ahead
-      a_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[(t2c_r1 + 96) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[t2c_r1 * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[(t2c_r1 + 96) * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // b_s, 0 iterations ahead
-      b_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2] = ((t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 1] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 2] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 3] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 4] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 5] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 6] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + 7] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[t2c_r2 * 136 + t2c_c2 + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) {
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[(t2c_r2 + 24) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 24) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 24)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      }
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // a_s, 1 iteration ahead
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 7680 + t2c_r1 * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) a_s[1 * 7680 + (t2c_r1 + 96) * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 96) < M && (0 + 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 96)) * K + (0 + 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // b_s, 1 iteration ahead
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      if (t2c_r2 + 24 < 32) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      if (t2c_r2 + 24 < 32) {
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) b_s[1 * 4352 + (t2c_r2 + 24) * 136 + t2c_c2 + t2c_v] = ((0 + 32 + t2c_r2 + 24) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 32 + t2c_r2 + 24)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      }
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {

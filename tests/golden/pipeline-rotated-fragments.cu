@@ -374,30 +374,12 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       }
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2] = ((t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c_r2 * 136 + t2c_c2 + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 48 < K) {  // t2c_v2_s, 1 iteration ahead
@@ -419,30 +401,12 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       }
     }
     if (0 + 48 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 6528 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 48 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 48 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((0 + 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((0 + 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 2 * 48 < K) {  // t2c_v2_s, 2 iterations ahead
@@ -464,30 +428,12 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       }
     }
     if (0 + 2 * 48 < K) {  // t2c_v3_s, 2 iterations ahead
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 6528 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 48 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[2 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((0 + 2 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 2 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 3 * 48 < K) {  // t2c_v2_s, 3 iterations ahead
@@ -509,30 +455,12 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
       }
     }
     if (0 + 3 * 48 < K) {  // t2c_v3_s, 3 iterations ahead
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 1] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 2] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 3] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 4] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 5] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 6] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + 7] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 6528 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 3 * 48 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 3 * 48 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 6528 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((0 + 3 * 48 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[3 * 6528 + (t2c_r2 + 32) * 136 + t2c_c2 + t2c_v] = ((0 + 3 * 48 + t2c_r2 + 32) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 3 * 48 + t2c_r2 + 32)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     t2c::cp_async_wait<3>();

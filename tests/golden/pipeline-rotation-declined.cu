@@ -310,77 +310,29 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
     acc[63] = 0.0f;
     // pipeline-rotation-declined.tl:19: acc += dot(A[m0 :+ BM, k0 :+ BK], B[k0 :+ BK, n0 :+ BN])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c_r1 * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2] = (t2c_r2 < K && (n0 + t2c_c2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 1] = (t2c_r2 < K && (n0 + t2c_c2 + 1) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 2] = (t2c_r2 < K && (n0 + t2c_c2 + 2) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 3] = (t2c_r2 < K && (n0 + t2c_c2 + 3) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 4] = (t2c_r2 < K && (n0 + t2c_c2 + 4) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 5] = (t2c_r2 < K && (n0 + t2c_c2 + 5) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 6] = (t2c_r2 < K && (n0 + t2c_c2 + 6) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[t2c_r2 * 136 + t2c_c2 + 7] = (t2c_r2 < K && (n0 + t2c_c2 + 7) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[t2c_r2 * 136 + t2c_c2 + t2c_v] = (t2c_r2 < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)t2c_r2) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[(t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     if (0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (0 + 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (0 + 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4352 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((0 + 32 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 32 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[1 * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -423,40 +375,16 @@ gemm(const __half *__restrict__ A, const __half *__restrict__ B, float *__restri
         t2c::mma_16816_f16(acc[46], acc[47], acc[62], acc[63], t2c_a1, t2c_b7);
       }
       if (k0 + 2 * 32 < K) {  // t2c_v2_s, 2 iterations ahead
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + t2c_v] = ((m0 + t2c_r1 + 64) < M && (k0 + 2 * 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 64)) * K + (k0 + 2 * 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 2 * 32 < K) {  // t2c_v3_s, 2 iterations ahead
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 1] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 1) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 2] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 2) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 3] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 3) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 4] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 4) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 5] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 5) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 6] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 6) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + 7] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + t2c_r2 * 136 + t2c_c2 + t2c_v] = ((k0 + 2 * 32 + t2c_r2) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v3_s[((t2c_it0 + 2) % 3) * 4352 + (t2c_r2 + 16) * 136 + t2c_c2 + t2c_v] = ((k0 + 2 * 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + t2c_v) < N ? B[((long long)(k0 + 2 * 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
       {  // k 16 .. 31 of the dot above

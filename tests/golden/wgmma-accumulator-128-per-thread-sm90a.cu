@@ -508,22 +508,10 @@ wg256(const __half *__restrict__ A, const __half *__restrict__ B, __half *__rest
     acc[127] = 0.0f;
     // wgmma-accumulator-128-per-thread-sm90a.tl:16: acc += dot(A[m0 :+ 64, k0 :+ 32], B[k0 :+ 32, n0 :+ 256])
     if (0 < K) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1025] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1026] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1027] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1028] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1029] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1030] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + t2c_v] = ((m0 + t2c_r1) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      #pragma unroll 4
+      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < K) {  // t2c_v3_s, 0 iterations ahead
       #pragma unroll 4
@@ -549,22 +537,10 @@ wg256(const __half *__restrict__ A, const __half *__restrict__ B, __half *__rest
       t2c::fence_proxy_async();  // wgmma reads the stages through the async proxy
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
       if (k0 + 32 < K) {  // t2c_v2_s, 1 iteration ahead
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 2] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 3] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 4] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 5] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 6] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 7] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1025] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1026] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1027] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1028] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1029] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1030] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1031] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + t2c_v] = ((m0 + t2c_r1) < M && (k0 + 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
+        #pragma unroll 4
+        for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v2_s[((t2c_it0 + 1) % 2) * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1) + 1024 + t2c_v] = ((m0 + t2c_r1 + 32) < M && (k0 + 32 + t2c_c1 + t2c_v) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 32 + t2c_c1 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       if (k0 + 32 < K) {  // t2c_v3_s, 1 iteration ahead
         #pragma unroll 4

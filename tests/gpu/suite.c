@@ -3259,6 +3259,48 @@ static void t_pipeline_gather_chain(Tally *T) {
     call_free(&k);
   }
 }
+/* registers_fills_rolled (tests/gpu): an LSTM cell's gates, g = Bias[q H + j] + X Wx[:, q H + j]
+ * + Hp Wh[:, q H + j] for q = 0 .. 3 (i, f, g, o), Cn = i f + g o; four @registers accumulators
+ * and five rings a loop, their general body's fills copied by loops. Ragged B and H, I % 8 == 0
+ * with H % 8 == 0 (the fast body) and not (the general one: I 100, H 50), one tile exactly, I and H
+ * under one k step; on sm_80, sm_90 and sm_90a. */
+static void t_registers_fills_rolled(Tally *T) {
+  static const int BHI[][3] = {{70, 72, 96}, {70, 50, 100}, {64, 64, 64}, {5, 3, 7}};
+  static const char *const targets[] = {"sm_80", "sm_90", "sm_90a"};
+  for (int c = 0; c < 12; c++) {
+    int B = BHI[c % 4][0], H = BHI[c % 4][1], I = BHI[c % 4][2], G = 4 * H;
+    Rng r = rng_seed("registers_fills_rolled", (uint64_t)c);
+    Call k;
+    call_init(&k, "registers_fills_rolled.tl", "registers_fills_rolled");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(B, I));
+    Ten *Hp = call_in(&k, "Hp", F16, 2, SHAPE(B, H));
+    Ten *Wx = call_in(&k, "Wx", F16, 2, SHAPE(I, G));
+    Ten *Wh = call_in(&k, "Wh", F16, 2, SHAPE(H, G));
+    Ten *Bias = call_in(&k, "Bias", F32, 1, SHAPE(G));
+    Ten *Cn = call_out(&k, "Cn", F32, 2, SHAPE(B, H));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(Hp, &r, -1, 1);
+    fill_uniform(Wx, &r, -0.25, 0.25);
+    fill_uniform(Wh, &r, -0.25, 0.25);
+    fill_uniform(Bias, &r, -1, 1);
+    for (int i = 0; i < B; i++)
+      for (int j = 0; j < H; j++) {
+        double g[4];
+        for (int q = 0; q < 4; q++) {
+          int col = q * H + j;
+          g[q] = Bias->v[col];
+          for (int kk = 0; kk < I; kk++) g[q] += A2(X, i, kk) * A2(Wx, kk, col);
+          for (int kk = 0; kk < H; kk++) g[q] += A2(Hp, i, kk) * A2(Wh, kk, col);
+        }
+        R2(Cn, i, j) = g[0] * g[1] + g[2] * g[3];
+      }
+    char l[64];
+    label(l, sizeof l, "%s B=%d H=%d I=%d", targets[c / 4], B, H, I);
+    CHECK(T, call_check(&k, "registers_fills_rolled", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8179,6 +8221,7 @@ static const Test tests[] = {
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
     {"pipeline_index_before", t_pipeline_index_before},
     {"pipeline_gather_chain", t_pipeline_gather_chain},
+    {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
