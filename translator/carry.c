@@ -33,6 +33,9 @@
  * s is in that value's layout, and no other op of the loop (a nested one, a
  * while's condition, the loop's own bounds) reads or writes s; a row (column)
  * reduction spans threads (lanes or warps: else there is nothing to save);
+ * s reads the value where it is or through its shared copy (f->copy: a
+ * @registers s of its own layout, or a rank-1 s, which reads the column
+ * [M, 1] as its row [1, M]), the copy moving after the loop with A;
  * the reduction accumulates
  * in its operand's own type (f32, f64, i32, u32, i64: a row sum of f16 rounds
  * each row's sum back to f16, which this would not); e runs in a blocked
@@ -104,10 +107,19 @@ static bool pair_of(const TirKernel *K, const Expr *a, const Expr *b, const Who 
   return (tir_hoisted(K, b) == t && names_who(K, a, s)) || (tir_hoisted(K, a) == t && names_who(K, b, s));
 }
 
+/* Whether x is t, or t's column [M, 1] read from its shared copy as the row
+ * [1, M] a rank-1 s is (lower.c lower_tile_assign: s += rowsum(e) into
+ * tile<T>[M]). */
+static bool reads_value(const TirKernel *K, const Expr *x, const TirVar *t) {
+  if (tir_hoisted(K, x) == t) return true;
+  const TirRead *rd = tir_read(K, x);
+  return rd && rd->kind == TR_RESHAPE && K->bufs[rd->buf].spill_of == t && t->cols == 1 && x->ty.rank == 2 && x->ty.dims[0] == 1;
+}
+
 /* Whether `s op= x` accumulates the value t of fold red into s. */
 static bool accumulates(const TirKernel *K, BuiltinKind red, TokenKind op, const Expr *x, const Who *s, const TirVar *t) {
   if (red == B_ROWSUM || red == B_SUM) { /* s += t, s -= t, s = s + t, s = t + s, s = s - t */
-    if (op == TK_ADD_ASSIGN || op == TK_SUB_ASSIGN) return tir_hoisted(K, x) == t;
+    if (op == TK_ADD_ASSIGN || op == TK_SUB_ASSIGN) return reads_value(K, x, t);
     if (op != TK_ASSIGN || x->kind != E_BINARY) return false;
     if (x->u.binary.op == TK_MINUS) return names_who(K, x->u.binary.a, s) && tir_hoisted(K, x->u.binary.b) == t;
     return x->u.binary.op == TK_PLUS && pair_of(K, x->u.binary.a, x->u.binary.b, s, t);
@@ -326,7 +338,7 @@ static TirOp *partials_decl(const TirBlock *b, const TirVar *p, const PtrVec *ma
  * across this loop: their declaration and start move before it, and R (with
  * its pre) leaves the loop. Else new partials p: declared and started before
  * the loop, and the step p op= (what R folds) takes R's place. */
-static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, const Fold *f, PtrVec *made) {
+static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign, const Fold *f, PtrVec *made, bool outer) {
   TirOp *loop = b->ops.items[li], *R = f->R, *A = f->A, *pre = f->pre;
   PtrVec *ops = &loop->body.ops;
   TirVar *t = R->dst, *p = f->of;
@@ -392,6 +404,15 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
   TirOp *head = pre ? pre : R; /* the statement's comment heads what comes after the loop */
   R->first = A->first = false;
   if (f->copy) f->copy->first = false;
+  if (f->copy && outer && !K->bufs[f->copy->buf].operand) {
+    /* written once, after the loop, in no other loop: one half, in place (a copy
+     * made in a loop alternates halves so that the next iteration's copy need not
+     * wait for this one's readers) */
+    TirBuf *cb = &K->bufs[f->copy->buf];
+    cb->alternating = false;
+    cb->one_half = true;
+    tir_buf_size(cb);
+  }
   head->first = true;
   head->note = arena_printf(K->a, "%s, carried across the loop above, folded across threads once", p->cname);
   PtrVec out = {0};
@@ -413,13 +434,14 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
   return p;
 }
 
-static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
+static void carry_block(TirKernel *K, TirBlock *b, int td, int loops, PtrVec *made) {
   for (int li = 0; li < b->ops.len; li++) {
     TirOp *op = b->ops.items[li];
     int inner = td + op->td;
-    carry_block(K, &op->body, inner, made);
-    carry_block(K, &op->els, inner, made);
-    if ((op->kind != TO_FOR && op->kind != TO_WHILE) || inner) continue;
+    bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+    carry_block(K, &op->body, inner, loops + loop, made);
+    carry_block(K, &op->els, inner, loops + loop, made);
+    if (!loop || inner) continue;
     int nfold = 0, nassign = 0; /* the ops carry put after the loop */
     PtrVec told = {0};          /* the folds that stay in the loop, said once though the body is looked at again */
     for (int i = 0; i < op->body.ops.len; i++) {
@@ -435,7 +457,7 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
         if (!said) vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: folded across threads in each iteration: %s", what, no));
         continue;
       }
-      const TirVar *p = carry(K, b, li, &nfold, &nassign, &f, made);
+      const TirVar *p = carry(K, b, li, &nfold, &nassign, &f, made, loops == 0);
       vec_push(K->a, &K->folds,
                (void *)arena_printf(K->a, "%s: each thread carries %s across the loop (%s, %d per thread), folded across threads once, after it",
                                     what, f.intra ? (tir_down_cols(f.R) ? "its own fold of each column it holds" : "its own fold of each row it holds")
@@ -449,5 +471,5 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, PtrVec *made) {
 
 void carry_reductions(TirKernel *K) {
   PtrVec made = {0};
-  carry_block(K, &K->body, 0, &made);
+  carry_block(K, &K->body, 0, 0, &made);
 }

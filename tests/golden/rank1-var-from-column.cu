@@ -2,36 +2,41 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel rowsums (rank1-var-from-column.tl:6): 256 threads
+// kernel rowsums (rank1-var-from-column.tl:8): 256 threads
 //   layout L0: [1, 8], runs of 4, lanes 16 x 2, warps 1 x 8: 4 per thread
 //   layout L1: [8, 128], runs of 4, lanes 1 x 32, warps 8 x 1: 4 per thread
 //   s: registers, 4 x f32 per thread (L0)
-//   t2c_v3_s: shared, f32[8, 1], 64 bytes (shared copy of rowsum at line 10)
+//   t2c_v3_s: shared, f32[8, 1], 32 bytes (shared copy of rowsum at line 12)
 //   16-byte accesses when N % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
-//   shared memory: 64 bytes; barriers: 1
+//   shared memory: 32 bytes; barriers: 1
 extern "C" __global__ void
 rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
 {
-  __shared__ __align__(16) float t2c_v3_s[16];
+  __shared__ __align__(16) float t2c_v3_s[8];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  int t2c_ph0 = 0;  // which half of t2c_v3_s this turn uses
   const int t2c_r0 = lane / 2, t2c_c0 = (warp * 2 + lane % 2) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp, t2c_c1 = lane * 4;  // L1: this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
-    // rank1-var-from-column.tl:7: var m0 = ctx.block.x * 8
+    // rank1-var-from-column.tl:9: var m0 = ctx.block.x * 8
     int m0 = (int)blockIdx.x * 8;
-    // rank1-var-from-column.tl:8: var s: tile<f32>[8] = 0.0
+    // rank1-var-from-column.tl:10: var s: tile<f32>[8] = 0.0
     float s[4] = {};
     s[0] = 0.0f;
     s[1] = 0.0f;
     s[2] = 0.0f;
     s[3] = 0.0f;
-    // rank1-var-from-column.tl:9: for n0 in range(0, N, 128) {
+    // t2c_p3: this thread's partials of the rowsum at line 12, folded across threads once, after the loop
+    float t2c_p3[4];
+    t2c_p3[0] = -0.0f;
+    t2c_p3[1] = -0.0f;
+    t2c_p3[2] = -0.0f;
+    t2c_p3[3] = -0.0f;
+    // rank1-var-from-column.tl:11: for n0 in range(0, N, 128) {
     for (int n0 = 0; n0 < N; n0 += 128) {
-      // rank1-var-from-column.tl:10: s += rowsum(X[m0 :+ 8, n0 :+ 128])
+      // rank1-var-from-column.tl:12: s += rowsum(X[m0 :+ 8, n0 :+ 128])
       float t2c_v2[4];
       if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1));
@@ -45,21 +50,26 @@ rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
         t2c_v2[2] = 0.0f;
         t2c_v2[3] = 0.0f;
       }
-      float t2c_v3[1];
-      t2c_v3[0] = t2c_v2[0];
-      t2c_v3[0] = t2c_v3[0] + t2c_v2[1];
-      t2c_v3[0] = t2c_v3[0] + t2c_v2[2];
-      t2c_v3[0] = t2c_v3[0] + t2c_v2[3];
-      t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-      t2c_ph0 ^= 1;  // t2c_v3_s: this turn writes the other half
-      if (t2c_c1 == 0) t2c_v3_s[t2c_ph0 * 8 + t2c_r1 * 1 + 0] = t2c_v3[0];
-      __syncthreads();  // t2c_v3_s: written at line 10, read here by other threads
-      s[0] += t2c_r0 < 1 && t2c_c0 < 8 ? t2c_v3_s[t2c_ph0 * 8 + t2c_c0 * 1 + 0] : 0.0f;
-      s[1] += t2c_r0 < 1 && t2c_c0 + 1 < 8 ? t2c_v3_s[t2c_ph0 * 8 + (t2c_c0 + 1) * 1 + 0] : 0.0f;
-      s[2] += t2c_r0 < 1 && t2c_c0 + 2 < 8 ? t2c_v3_s[t2c_ph0 * 8 + (t2c_c0 + 2) * 1 + 0] : 0.0f;
-      s[3] += t2c_r0 < 1 && t2c_c0 + 3 < 8 ? t2c_v3_s[t2c_ph0 * 8 + (t2c_c0 + 3) * 1 + 0] : 0.0f;
+      t2c_p3[0] += t2c_v2[0];
+      t2c_p3[1] += t2c_v2[1];
+      t2c_p3[2] += t2c_v2[2];
+      t2c_p3[3] += t2c_v2[3];
     }
-    // rank1-var-from-column.tl:12: O[m0 :+ 8] = s
+    // rank1-var-from-column.tl:12: s += rowsum(X[m0 :+ 8, n0 :+ 128])
+    // t2c_p3, carried across the loop above, folded across threads once
+    float t2c_v3[1];
+    t2c_v3[0] = t2c_p3[0];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[1];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[2];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (t2c_c1 == 0) t2c_v3_s[t2c_r1 * 1 + 0] = t2c_v3[0];
+    __syncthreads();  // t2c_v3_s: written at line 12, read here by other threads
+    s[0] += t2c_r0 < 1 && t2c_c0 < 8 ? t2c_v3_s[t2c_c0 * 1 + 0] : 0.0f;
+    s[1] += t2c_r0 < 1 && t2c_c0 + 1 < 8 ? t2c_v3_s[(t2c_c0 + 1) * 1 + 0] : 0.0f;
+    s[2] += t2c_r0 < 1 && t2c_c0 + 2 < 8 ? t2c_v3_s[(t2c_c0 + 2) * 1 + 0] : 0.0f;
+    s[3] += t2c_r0 < 1 && t2c_c0 + 3 < 8 ? t2c_v3_s[(t2c_c0 + 3) * 1 + 0] : 0.0f;
+    // rank1-var-from-column.tl:14: O[m0 :+ 8] = s
     if (t2c_r0 < 1 && t2c_c0 < 8 && (m0 + t2c_c0) < M && t2c_r0 < 1 && t2c_c0 + 3 < 8 && (m0 + t2c_c0 + 3) < M) {  // the whole run is inside
       t2c::stg_vec<4>(O + m0 + t2c_c0, t2c::Vec<float, 4>{{s[0], s[1], s[2], s[3]}});
     } else {
@@ -69,37 +79,48 @@ rowsums(const float *__restrict__ X, float *__restrict__ O, int M, int N)
       if (t2c_r0 < 1 && t2c_c0 + 3 < 8 && (m0 + t2c_c0 + 3) < M) O[m0 + t2c_c0 + 3] = s[3];
     }
   } else {
-    // rank1-var-from-column.tl:7: var m0 = ctx.block.x * 8
+    // rank1-var-from-column.tl:9: var m0 = ctx.block.x * 8
     int m0 = (int)blockIdx.x * 8;
-    // rank1-var-from-column.tl:8: var s: tile<f32>[8] = 0.0
+    // rank1-var-from-column.tl:10: var s: tile<f32>[8] = 0.0
     float s[4] = {};
     s[0] = 0.0f;
     s[1] = 0.0f;
     s[2] = 0.0f;
     s[3] = 0.0f;
-    // rank1-var-from-column.tl:9: for n0 in range(0, N, 128) {
+    // t2c_p3: this thread's partials of the rowsum at line 12, folded across threads once, after the loop
+    float t2c_p3[4];
+    t2c_p3[0] = -0.0f;
+    t2c_p3[1] = -0.0f;
+    t2c_p3[2] = -0.0f;
+    t2c_p3[3] = -0.0f;
+    // rank1-var-from-column.tl:11: for n0 in range(0, N, 128) {
     for (int n0 = 0; n0 < N; n0 += 128) {
-      // rank1-var-from-column.tl:10: s += rowsum(X[m0 :+ 8, n0 :+ 128])
+      // rank1-var-from-column.tl:12: s += rowsum(X[m0 :+ 8, n0 :+ 128])
       float t2c_v2[4];
       t2c_v2[0] = ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] : 0.0f);
       t2c_v2[1] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
       t2c_v2[2] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 2)] : 0.0f);
       t2c_v2[3] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 3)] : 0.0f);
-      float t2c_v3[1];
-      t2c_v3[0] = t2c_v2[0];
-      t2c_v3[0] = t2c_v3[0] + t2c_v2[1];
-      t2c_v3[0] = t2c_v3[0] + t2c_v2[2];
-      t2c_v3[0] = t2c_v3[0] + t2c_v2[3];
-      t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
-      t2c_ph0 ^= 1;  // t2c_v3_s: this turn writes the other half
-      if (t2c_c1 == 0) t2c_v3_s[t2c_ph0 * 8 + t2c_r1 * 1 + 0] = t2c_v3[0];
-      __syncthreads();  // t2c_v3_s: written at line 10, read here by other threads
-      s[0] += t2c_r0 < 1 && t2c_c0 < 8 ? t2c_v3_s[t2c_ph0 * 8 + t2c_c0 * 1 + 0] : 0.0f;
-      s[1] += t2c_r0 < 1 && t2c_c0 + 1 < 8 ? t2c_v3_s[t2c_ph0 * 8 + (t2c_c0 + 1) * 1 + 0] : 0.0f;
-      s[2] += t2c_r0 < 1 && t2c_c0 + 2 < 8 ? t2c_v3_s[t2c_ph0 * 8 + (t2c_c0 + 2) * 1 + 0] : 0.0f;
-      s[3] += t2c_r0 < 1 && t2c_c0 + 3 < 8 ? t2c_v3_s[t2c_ph0 * 8 + (t2c_c0 + 3) * 1 + 0] : 0.0f;
+      t2c_p3[0] += t2c_v2[0];
+      t2c_p3[1] += t2c_v2[1];
+      t2c_p3[2] += t2c_v2[2];
+      t2c_p3[3] += t2c_v2[3];
     }
-    // rank1-var-from-column.tl:12: O[m0 :+ 8] = s
+    // rank1-var-from-column.tl:12: s += rowsum(X[m0 :+ 8, n0 :+ 128])
+    // t2c_p3, carried across the loop above, folded across threads once
+    float t2c_v3[1];
+    t2c_v3[0] = t2c_p3[0];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[1];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[2];
+    t2c_v3[0] = t2c_v3[0] + t2c_p3[3];
+    t2c_v3[0] = t2c::fold_sum<32>(t2c_v3[0]);
+    if (t2c_c1 == 0) t2c_v3_s[t2c_r1 * 1 + 0] = t2c_v3[0];
+    __syncthreads();  // t2c_v3_s: written at line 12, read here by other threads
+    s[0] += t2c_r0 < 1 && t2c_c0 < 8 ? t2c_v3_s[t2c_c0 * 1 + 0] : 0.0f;
+    s[1] += t2c_r0 < 1 && t2c_c0 + 1 < 8 ? t2c_v3_s[(t2c_c0 + 1) * 1 + 0] : 0.0f;
+    s[2] += t2c_r0 < 1 && t2c_c0 + 2 < 8 ? t2c_v3_s[(t2c_c0 + 2) * 1 + 0] : 0.0f;
+    s[3] += t2c_r0 < 1 && t2c_c0 + 3 < 8 ? t2c_v3_s[(t2c_c0 + 3) * 1 + 0] : 0.0f;
+    // rank1-var-from-column.tl:14: O[m0 :+ 8] = s
     if (t2c_r0 < 1 && t2c_c0 < 8 && (m0 + t2c_c0) < M) O[m0 + t2c_c0] = s[0];
     if (t2c_r0 < 1 && t2c_c0 + 1 < 8 && (m0 + t2c_c0 + 1) < M) O[m0 + t2c_c0 + 1] = s[1];
     if (t2c_r0 < 1 && t2c_c0 + 2 < 8 && (m0 + t2c_c0 + 2) < M) O[m0 + t2c_c0 + 2] = s[2];

@@ -3687,6 +3687,38 @@ static void t_carry_fold(Tally *T) {
   }
 }
 
+/* carry_rank1 (tests/gpu/carry_rank1.tl): row sums accumulated across a loop into a
+ * rank-1 tile var, carried, then folded and copied into the var's row once after the
+ * loop (f32 across 2 warps a row; i32 s -= rowsum across two nested loops, exact). Ragged
+ * M and N, one iteration and several, rows past M; on sm_90, sm_90a and sm_80. */
+static void t_carry_rank1(Tally *T) {
+  static const char *const kn[] = {"row_sum", "nested_sub"};
+  static const int MN[][2] = {{9, 5000}, {4, 1024}, {3, 7}, {21, 450}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 24; c++) {
+    int w = c % 2, M = MN[c / 2 % 4][0], N = MN[c / 2 % 4][1];
+    Rng r = rng_seed("carry_rank1", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_rank1.tl", kn[w]);
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 8]);
+    Dt dt = w ? I32 : F32;
+    Ten *X = call_in(&k, "X", dt, 2, SHAPE(M, N));
+    Ten *S = call_out(&k, "S", dt, 1, SHAPE(M));
+    if (w) fill_int(X, &r, -1000, 1000);
+    else fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double a = w ? 7 : 0;
+      for (int j = 0; j < N; j++) a += w ? -A2(X, i, j) : A2(X, i, j);
+      S->ref[i] = a;
+    }
+    if (!w) S->etol = 1e-5;
+    char l[64];
+    label(l, sizeof l, "%s %s M=%d N=%d", targets[c / 8], kn[w], M, N);
+    CHECK(T, call_check(&k, "carry_rank1", l));
+    call_free(&k);
+  }
+}
+
 /* carry_dot (tests/gpu/carry_dot.tl): reductions of a dot's accumulator carried across
  * a loop in the accumulator's layout (mma.sync's fragments, wgmma's on sm_90a), one by
  * one or as each thread's own fold of its rows; ragged M and N, one iteration and
@@ -8314,6 +8346,7 @@ static const Test tests[] = {
     {"carry_scalar", t_carry_scalar},
     {"carry_cols", t_carry_cols},
     {"carry_gather", t_carry_gather},
+    {"carry_rank1", t_carry_rank1},
     {"carry_nested", t_carry_nested},
     {"carry_while", t_carry_while},
     {"slice_at_param", t_slice_at_param},
