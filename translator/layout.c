@@ -862,11 +862,14 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     }
   }
   /* a value every thread holds is read where it is by any op (readable): the broadcasts
-   * relate_leaf sent through its copy before its layout was known need none */
+   * relate_leaf sent through its copy before its layout was known need none. That is
+   * a column reduction's [1, 1] (every), and a row reduction's of a [1, n] value whose
+   * lanes and warps all lie along its one row (rowmax(reshape(x, [1, n])): each
+   * thread ends its fold with the row's value), broadcast over a tile of another shape */
   int k = 0;
-  for (int i = 0; every && i < convs->len; i++)
-    if (((const Conv *)convs->items[i])->v->layout != every) convs->items[k++] = convs->items[i];
-  if (every) convs->len = k;
+  for (int i = 0; i < convs->len; i++)
+    if (!layout_everywhere(((const Conv *)convs->items[i])->v->layout)) convs->items[k++] = convs->items[i];
+  convs->len = k;
   return true;
 }
 

@@ -2,7 +2,7 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel paged_decode (paged-decode-scalars.tl:11): 128 threads
+// kernel paged_decode (paged-decode-scalars.tl:12): 128 threads
 //   layout L0: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   layout L1: [16, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 16 per thread
 //   q: registers, 8 x f32 per thread (slice(L1, dim 0))
@@ -17,34 +17,31 @@
 //   alpha: registers, 1 x f32 per thread (slice(L0, dim 1))
 //   s_s: shared, f32[16, 1], 128 bytes (shared copy of s)
 //   p_s: shared, f32[16, 1], 128 bytes (shared copy of p)
-//   mnew_s: shared, f32[1, 1], 4 bytes (shared copy of mnew)
-//   t2c_red0: shared, f32[4, 128], 4096 bytes (partials of colsum at line 31, one row per warp)
+//   t2c_red0: shared, f32[4, 128], 4096 bytes (partials of colsum at line 32, one row per warp)
 //   16-byte accesses when Q is 16-byte aligned, KC is 16-byte aligned, VC is 16-byte aligned, O is 16-byte aligned; otherwise single elements
-//   shared memory: 4368 bytes; barriers: 4
+//   shared memory: 4352 bytes; barriers: 3
 extern "C" __global__ void
 paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half *__restrict__ VC, const int *__restrict__ BT, const int *__restrict__ L, __half *__restrict__ O, float scale, int B, int H, int NB, int MAXB)
 {
   __shared__ __align__(16) float s_s[32];
   __shared__ __align__(16) float p_s[32];
-  __shared__ __align__(16) float mnew_s[1];
   __shared__ __align__(16) float t2c_red0[1024];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   int t2c_ph0 = 0;  // which half of s_s this turn uses
   int t2c_ph1 = 0;  // which half of p_s this turn uses
-  int t2c_ph4 = 0;  // which half of t2c_red0 this turn uses
-  const int t2c_c0 = warp * 32 + lane;  // L0: this thread's first column (every thread starts at row 0)
+  int t2c_ph3 = 0;  // which half of t2c_red0 this turn uses
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 8;  // L1: this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(KC, 16) && t2c::aligned(VC, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
-    // paged-decode-scalars.tl:13: var h = ctx.block.x
+    // paged-decode-scalars.tl:14: var h = ctx.block.x
     int h = (int)blockIdx.x;
-    // paged-decode-scalars.tl:14: var b = ctx.block.y
+    // paged-decode-scalars.tl:15: var b = ctx.block.y
     int b = (int)blockIdx.y;
-    // paged-decode-scalars.tl:15: var len = L[b]
+    // paged-decode-scalars.tl:16: var len = L[b]
     int len = L[b];
-    // paged-decode-scalars.tl:16: var q = f32(Q[b, h, 0 :+ D]) * scale          // [D], a row
+    // paged-decode-scalars.tl:17: var q = f32(Q[b, h, 0 :+ D]) * scale          // [D], a row
     float q[8];
     __half t2c_v2[8];
     const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(Q + (((long long)b) * H + h) * 128 + t2c_c1);
@@ -64,7 +61,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     q[5] = t2c::cvt<float>(t2c_v2[5]) * scale;
     q[6] = t2c::cvt<float>(t2c_v2[6]) * scale;
     q[7] = t2c::cvt<float>(t2c_v2[7]) * scale;
-    // paged-decode-scalars.tl:17: var acc: tile<f32>[1, D] = 0.0
+    // paged-decode-scalars.tl:18: var acc: tile<f32>[1, D] = 0.0
     float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -74,15 +71,15 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
-    // paged-decode-scalars.tl:18: var m: tile<f32>[1, 1] = -inf
+    // paged-decode-scalars.tl:19: var m: tile<f32>[1, 1] = -inf
     float m[1];
     m[0] = -t2c::inf<float>();
-    // paged-decode-scalars.tl:19: var l: tile<f32>[1, 1] = 0.0
+    // paged-decode-scalars.tl:20: var l: tile<f32>[1, 1] = 0.0
     float l[1];
     l[0] = 0.0f;
-    // paged-decode-scalars.tl:20: var nblk = cdiv(len, PB)
+    // paged-decode-scalars.tl:21: var nblk = cdiv(len, PB)
     int nblk = (len + 16 - 1) / 16;
-    // paged-decode-scalars.tl:22: for j in range(0, nblk) {
+    // paged-decode-scalars.tl:23: for j in range(0, nblk) {
     __half t2c_v7_p1[16];
     if (0 < nblk) {  // t2c_v7_p1, 0 iterations ahead
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
@@ -170,7 +167,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       }
     }
     for (int j_ = 0; j_ < nblk; ++j_) {
-      // paged-decode-scalars.tl:24: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])     // [PB, D]
+      // paged-decode-scalars.tl:25: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])     // [PB, D]
       float k[16];
       __half t2c_v7[16];
       t2c_v7[0] = t2c_v7_p1[0];
@@ -247,7 +244,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       k[13] = t2c::cvt<float>(t2c_v7[13]);
       k[14] = t2c::cvt<float>(t2c_v7[14]);
       k[15] = t2c::cvt<float>(t2c_v7[15]);
-      // paged-decode-scalars.tl:25: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
+      // paged-decode-scalars.tl:26: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
       float v_[16];
       __half t2c_v9[16];
       t2c_v9[0] = t2c_v9_p1[0];
@@ -324,7 +321,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       v_[13] = t2c::cvt<float>(t2c_v9[13]);
       v_[14] = t2c::cvt<float>(t2c_v9[14]);
       v_[15] = t2c::cvt<float>(t2c_v9[15]);
-      // paged-decode-scalars.tl:26: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)   // [PB, 1]
+      // paged-decode-scalars.tl:27: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)   // [PB, 1]
       float s[2];
       float t2c_v11[2];
       t2c_v11[0] = k[0] * q[0];
@@ -355,32 +352,30 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_ph0 ^= 1;  // s_s: this turn writes the other half
       if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
       if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + (t2c_r1 + 8) * 1 + 0] = s[1];
-      // paged-decode-scalars.tl:27: var mnew = max(m, colmax(s))                   // [1, 1]
+      // paged-decode-scalars.tl:28: var mnew = max(m, colmax(s))                   // [1, 1]
       float mnew[1];
-      __syncthreads();  // s_s: written at line 26, read here by other threads
+      __syncthreads();  // s_s: written at line 27, read here by other threads
       float t2c_v13[1];
       t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
       for (int t2c_i9 = 1; t2c_i9 < 16; ++t2c_i9) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i9 * 1 + 0]);
       mnew[0] = t2c::max(m[0], t2c_v13[0]);
-      if (t2c_c0 == 0) mnew_s[0] = mnew[0];
-      // paged-decode-scalars.tl:28: var p = exp(s - mnew)                          // [PB, 1]
+      // paged-decode-scalars.tl:29: var p = exp(s - mnew)                          // [PB, 1]
       float p[2];
-      __syncthreads();  // mnew_s: written at line 27, read here by other threads
-      p[0] = t2c::exp((s[0] - mnew_s[0]));
-      p[1] = t2c::exp((s[1] - mnew_s[0]));
+      p[0] = t2c::exp((s[0] - mnew[0]));
+      p[1] = t2c::exp((s[1] - mnew[0]));
       t2c_ph1 ^= 1;  // p_s: this turn writes the other half
       if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
       if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + (t2c_r1 + 8) * 1 + 0] = p[1];
-      // paged-decode-scalars.tl:29: var alpha = exp(m - mnew)
+      // paged-decode-scalars.tl:30: var alpha = exp(m - mnew)
       float alpha[1];
       alpha[0] = t2c::exp((m[0] - mnew[0]));
-      // paged-decode-scalars.tl:30: l = l * alpha + colsum(p)
-      __syncthreads();  // p_s: written at line 28, read here by other threads
+      // paged-decode-scalars.tl:31: l = l * alpha + colsum(p)
+      __syncthreads();  // p_s: written at line 29, read here by other threads
       float t2c_v16[1];
       t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
       for (int t2c_i10 = 1; t2c_i10 < 16; ++t2c_i10) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i10 * 1 + 0];
       l[0] = (l[0] * alpha[0]) + t2c_v16[0];
-      // paged-decode-scalars.tl:31: acc = acc * alpha + colsum(p * v)
+      // paged-decode-scalars.tl:32: acc = acc * alpha + colsum(p * v)
       float t2c_v17[8];
       t2c_v17[0] = p[0] * v_[0];
       t2c_v17[1] = p[0] * v_[1];
@@ -406,54 +401,54 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_v17[5] = t2c::fold_sum<2, 16>(t2c_v17[5]);
       t2c_v17[6] = t2c::fold_sum<2, 16>(t2c_v17[6]);
       t2c_v17[7] = t2c::fold_sum<2, 16>(t2c_v17[7]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph4 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph4 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
-      __syncthreads();  // t2c_red0: written at line 31, read here by other threads
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph3 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph3 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
+      __syncthreads();  // t2c_red0: written at line 32, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + t2c_c1]);
+        t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1]);
         t2c_v17[0] = t2c_s11.v[0];
         t2c_v17[1] = t2c_s11.v[1];
         t2c_v17[2] = t2c_s11.v[2];
         t2c_v17[3] = t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 128 + t2c_c1]);
+        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1]);
         t2c_v17[0] = t2c_v17[0] + t2c_s11.v[0];
         t2c_v17[1] = t2c_v17[1] + t2c_s11.v[1];
         t2c_v17[2] = t2c_v17[2] + t2c_s11.v[2];
         t2c_v17[3] = t2c_v17[3] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 256 + t2c_c1]);
+        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1]);
         t2c_v17[0] = t2c_v17[0] + t2c_s11.v[0];
         t2c_v17[1] = t2c_v17[1] + t2c_s11.v[1];
         t2c_v17[2] = t2c_v17[2] + t2c_s11.v[2];
         t2c_v17[3] = t2c_v17[3] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 384 + t2c_c1]);
+        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1]);
         t2c_v17[0] = t2c_v17[0] + t2c_s11.v[0];
         t2c_v17[1] = t2c_v17[1] + t2c_s11.v[1];
         t2c_v17[2] = t2c_v17[2] + t2c_s11.v[2];
         t2c_v17[3] = t2c_v17[3] + t2c_s11.v[3];
       }
       {
-        t2c::Vec<float, 4> t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + t2c_c1 + 4]);
+        t2c::Vec<float, 4> t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_s12.v[0];
         t2c_v17[5] = t2c_s12.v[1];
         t2c_v17[6] = t2c_s12.v[2];
         t2c_v17[7] = t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 128 + t2c_c1 + 4]);
+        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_v17[4] + t2c_s12.v[0];
         t2c_v17[5] = t2c_v17[5] + t2c_s12.v[1];
         t2c_v17[6] = t2c_v17[6] + t2c_s12.v[2];
         t2c_v17[7] = t2c_v17[7] + t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 256 + t2c_c1 + 4]);
+        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_v17[4] + t2c_s12.v[0];
         t2c_v17[5] = t2c_v17[5] + t2c_s12.v[1];
         t2c_v17[6] = t2c_v17[6] + t2c_s12.v[2];
         t2c_v17[7] = t2c_v17[7] + t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 384 + t2c_c1 + 4]);
+        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_v17[4] + t2c_s12.v[0];
         t2c_v17[5] = t2c_v17[5] + t2c_s12.v[1];
         t2c_v17[6] = t2c_v17[6] + t2c_s12.v[2];
         t2c_v17[7] = t2c_v17[7] + t2c_s12.v[3];
       }
-      t2c_ph4 ^= 1;
+      t2c_ph3 ^= 1;
       acc[0] = (acc[0] * alpha[0]) + t2c_v17[0];
       acc[1] = (acc[1] * alpha[0]) + t2c_v17[1];
       acc[2] = (acc[2] * alpha[0]) + t2c_v17[2];
@@ -462,19 +457,19 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       acc[5] = (acc[5] * alpha[0]) + t2c_v17[5];
       acc[6] = (acc[6] * alpha[0]) + t2c_v17[6];
       acc[7] = (acc[7] * alpha[0]) + t2c_v17[7];
-      // paged-decode-scalars.tl:32: m = mnew
+      // paged-decode-scalars.tl:33: m = mnew
       m[0] = mnew[0];
     }
-    // paged-decode-scalars.tl:34: O[b, h, 0 :+ D] = f16(acc / l)
+    // paged-decode-scalars.tl:35: O[b, h, 0 :+ D] = f16(acc / l)
     if (t2c_r1 == 0) t2c::stg_vec<8>(O + (((long long)b) * H + h) * 128 + t2c_c1, t2c::Vec<__half, 8>{{t2c::cvt<__half>((acc[0] / l[0])), t2c::cvt<__half>((acc[1] / l[0])), t2c::cvt<__half>((acc[2] / l[0])), t2c::cvt<__half>((acc[3] / l[0])), t2c::cvt<__half>((acc[4] / l[0])), t2c::cvt<__half>((acc[5] / l[0])), t2c::cvt<__half>((acc[6] / l[0])), t2c::cvt<__half>((acc[7] / l[0]))}});
   } else {
-    // paged-decode-scalars.tl:13: var h = ctx.block.x
+    // paged-decode-scalars.tl:14: var h = ctx.block.x
     int h = (int)blockIdx.x;
-    // paged-decode-scalars.tl:14: var b = ctx.block.y
+    // paged-decode-scalars.tl:15: var b = ctx.block.y
     int b = (int)blockIdx.y;
-    // paged-decode-scalars.tl:15: var len = L[b]
+    // paged-decode-scalars.tl:16: var len = L[b]
     int len = L[b];
-    // paged-decode-scalars.tl:16: var q = f32(Q[b, h, 0 :+ D]) * scale          // [D], a row
+    // paged-decode-scalars.tl:17: var q = f32(Q[b, h, 0 :+ D]) * scale          // [D], a row
     float q[8];
     __half t2c_v2[8];
     t2c_v2[0] = Q[(((long long)b) * H + h) * 128 + t2c_c1];
@@ -493,7 +488,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     q[5] = t2c::cvt<float>(t2c_v2[5]) * scale;
     q[6] = t2c::cvt<float>(t2c_v2[6]) * scale;
     q[7] = t2c::cvt<float>(t2c_v2[7]) * scale;
-    // paged-decode-scalars.tl:17: var acc: tile<f32>[1, D] = 0.0
+    // paged-decode-scalars.tl:18: var acc: tile<f32>[1, D] = 0.0
     float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -503,15 +498,15 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
-    // paged-decode-scalars.tl:18: var m: tile<f32>[1, 1] = -inf
+    // paged-decode-scalars.tl:19: var m: tile<f32>[1, 1] = -inf
     float m[1];
     m[0] = -t2c::inf<float>();
-    // paged-decode-scalars.tl:19: var l: tile<f32>[1, 1] = 0.0
+    // paged-decode-scalars.tl:20: var l: tile<f32>[1, 1] = 0.0
     float l[1];
     l[0] = 0.0f;
-    // paged-decode-scalars.tl:20: var nblk = cdiv(len, PB)
+    // paged-decode-scalars.tl:21: var nblk = cdiv(len, PB)
     int nblk = (len + 16 - 1) / 16;
-    // paged-decode-scalars.tl:22: for j in range(0, nblk) {
+    // paged-decode-scalars.tl:23: for j in range(0, nblk) {
     __half t2c_v7_p1[16];
     if (0 < nblk) {  // t2c_v7_p1, 0 iterations ahead
       t2c_v7_p1[0] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
@@ -551,7 +546,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_v9_p1[15] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     for (int j_ = 0; j_ < nblk; ++j_) {
-      // paged-decode-scalars.tl:24: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])     // [PB, D]
+      // paged-decode-scalars.tl:25: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])     // [PB, D]
       float k[16];
       __half t2c_v7[16];
       t2c_v7[0] = t2c_v7_p1[0];
@@ -604,7 +599,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       k[13] = t2c::cvt<float>(t2c_v7[13]);
       k[14] = t2c::cvt<float>(t2c_v7[14]);
       k[15] = t2c::cvt<float>(t2c_v7[15]);
-      // paged-decode-scalars.tl:25: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
+      // paged-decode-scalars.tl:26: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
       float v_[16];
       __half t2c_v9[16];
       t2c_v9[0] = t2c_v9_p1[0];
@@ -657,7 +652,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       v_[13] = t2c::cvt<float>(t2c_v9[13]);
       v_[14] = t2c::cvt<float>(t2c_v9[14]);
       v_[15] = t2c::cvt<float>(t2c_v9[15]);
-      // paged-decode-scalars.tl:26: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)   // [PB, 1]
+      // paged-decode-scalars.tl:27: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)   // [PB, 1]
       float s[2];
       float t2c_v11[2];
       t2c_v11[0] = k[0] * q[0];
@@ -688,32 +683,30 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_ph0 ^= 1;  // s_s: this turn writes the other half
       if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
       if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + (t2c_r1 + 8) * 1 + 0] = s[1];
-      // paged-decode-scalars.tl:27: var mnew = max(m, colmax(s))                   // [1, 1]
+      // paged-decode-scalars.tl:28: var mnew = max(m, colmax(s))                   // [1, 1]
       float mnew[1];
-      __syncthreads();  // s_s: written at line 26, read here by other threads
+      __syncthreads();  // s_s: written at line 27, read here by other threads
       float t2c_v13[1];
       t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
       for (int t2c_i13 = 1; t2c_i13 < 16; ++t2c_i13) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i13 * 1 + 0]);
       mnew[0] = t2c::max(m[0], t2c_v13[0]);
-      if (t2c_c0 == 0) mnew_s[0] = mnew[0];
-      // paged-decode-scalars.tl:28: var p = exp(s - mnew)                          // [PB, 1]
+      // paged-decode-scalars.tl:29: var p = exp(s - mnew)                          // [PB, 1]
       float p[2];
-      __syncthreads();  // mnew_s: written at line 27, read here by other threads
-      p[0] = t2c::exp((s[0] - mnew_s[0]));
-      p[1] = t2c::exp((s[1] - mnew_s[0]));
+      p[0] = t2c::exp((s[0] - mnew[0]));
+      p[1] = t2c::exp((s[1] - mnew[0]));
       t2c_ph1 ^= 1;  // p_s: this turn writes the other half
       if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
       if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + (t2c_r1 + 8) * 1 + 0] = p[1];
-      // paged-decode-scalars.tl:29: var alpha = exp(m - mnew)
+      // paged-decode-scalars.tl:30: var alpha = exp(m - mnew)
       float alpha[1];
       alpha[0] = t2c::exp((m[0] - mnew[0]));
-      // paged-decode-scalars.tl:30: l = l * alpha + colsum(p)
-      __syncthreads();  // p_s: written at line 28, read here by other threads
+      // paged-decode-scalars.tl:31: l = l * alpha + colsum(p)
+      __syncthreads();  // p_s: written at line 29, read here by other threads
       float t2c_v16[1];
       t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
       for (int t2c_i14 = 1; t2c_i14 < 16; ++t2c_i14) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i14 * 1 + 0];
       l[0] = (l[0] * alpha[0]) + t2c_v16[0];
-      // paged-decode-scalars.tl:31: acc = acc * alpha + colsum(p * v)
+      // paged-decode-scalars.tl:32: acc = acc * alpha + colsum(p * v)
       float t2c_v17[8];
       t2c_v17[0] = p[0] * v_[0];
       t2c_v17[1] = p[0] * v_[1];
@@ -739,54 +732,54 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_v17[5] = t2c::fold_sum<2, 16>(t2c_v17[5]);
       t2c_v17[6] = t2c::fold_sum<2, 16>(t2c_v17[6]);
       t2c_v17[7] = t2c::fold_sum<2, 16>(t2c_v17[7]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph4 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph4 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
-      __syncthreads();  // t2c_red0: written at line 31, read here by other threads
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph3 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph3 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
+      __syncthreads();  // t2c_red0: written at line 32, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + t2c_c1]);
+        t2c::Vec<float, 4> t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1]);
         t2c_v17[0] = t2c_s15.v[0];
         t2c_v17[1] = t2c_s15.v[1];
         t2c_v17[2] = t2c_s15.v[2];
         t2c_v17[3] = t2c_s15.v[3];
-        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 128 + t2c_c1]);
+        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1]);
         t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
         t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
         t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
         t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
-        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 256 + t2c_c1]);
+        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1]);
         t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
         t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
         t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
         t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
-        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 384 + t2c_c1]);
+        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1]);
         t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
         t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
         t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
         t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
       }
       {
-        t2c::Vec<float, 4> t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + t2c_c1 + 4]);
+        t2c::Vec<float, 4> t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_s16.v[0];
         t2c_v17[5] = t2c_s16.v[1];
         t2c_v17[6] = t2c_s16.v[2];
         t2c_v17[7] = t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 128 + t2c_c1 + 4]);
+        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
         t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
         t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
         t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 256 + t2c_c1 + 4]);
+        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
         t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
         t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
         t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph4 * 512 + 384 + t2c_c1 + 4]);
+        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1 + 4]);
         t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
         t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
         t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
         t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
       }
-      t2c_ph4 ^= 1;
+      t2c_ph3 ^= 1;
       acc[0] = (acc[0] * alpha[0]) + t2c_v17[0];
       acc[1] = (acc[1] * alpha[0]) + t2c_v17[1];
       acc[2] = (acc[2] * alpha[0]) + t2c_v17[2];
@@ -795,10 +788,10 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       acc[5] = (acc[5] * alpha[0]) + t2c_v17[5];
       acc[6] = (acc[6] * alpha[0]) + t2c_v17[6];
       acc[7] = (acc[7] * alpha[0]) + t2c_v17[7];
-      // paged-decode-scalars.tl:32: m = mnew
+      // paged-decode-scalars.tl:33: m = mnew
       m[0] = mnew[0];
     }
-    // paged-decode-scalars.tl:34: O[b, h, 0 :+ D] = f16(acc / l)
+    // paged-decode-scalars.tl:35: O[b, h, 0 :+ D] = f16(acc / l)
     if (t2c_r1 == 0) O[(((long long)b) * H + h) * 128 + t2c_c1] = t2c::cvt<__half>((acc[0] / l[0]));
     if (t2c_r1 == 0) O[(((long long)b) * H + h) * 128 + (t2c_c1 + 1)] = t2c::cvt<__half>((acc[1] / l[0]));
     if (t2c_r1 == 0) O[(((long long)b) * H + h) * 128 + (t2c_c1 + 2)] = t2c::cvt<__half>((acc[2] / l[0]));

@@ -3719,6 +3719,38 @@ static void t_carry_rank1(Tally *T) {
   }
 }
 
+/* bcast_everywhere (tests/gpu/bcast_everywhere.tl): a [1, 1] row reduction every thread
+ * holds, broadcast over [4, 512] and [8, 64] tiles from registers: f32 max of X (padded
+ * -inf past N), i32 sum (0 past N, exact); ragged N (under one warp's run, one element),
+ * M and C (a loop over C: once, several times); on sm_90, sm_90a and sm_80. */
+static void t_bcast_everywhere(Tally *T) {
+  static const char *const kn[] = {"row_max", "sum_loop"};
+  static const int NMC[][3] = {{2048, 9, 512}, {1000, 4, 300}, {1, 5, 1}, {37, 13, 130}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 24; c++) {
+    int w = c % 2, N = NMC[c / 2 % 4][0], M = NMC[c / 2 % 4][1], C = NMC[c / 2 % 4][2];
+    Rng r = rng_seed("bcast_everywhere", (uint64_t)c);
+    Call k;
+    call_init(&k, "bcast_everywhere.tl", kn[w]);
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 8]);
+    Dt dt = w ? I32 : F32;
+    Ten *X = call_in(&k, "X", dt, 1, SHAPE(N));
+    Ten *Y = call_in(&k, "Y", dt, 2, SHAPE(M, C));
+    Ten *Z = call_out(&k, "Z", dt, 2, SHAPE(M, C));
+    if (w) fill_int(X, &r, -1000, 1000), fill_int(Y, &r, -1000, 1000);
+    else fill_uniform(X, &r, -1, 1), fill_uniform(Y, &r, -1, 1);
+    double a = w ? 0 : -INFINITY;
+    for (int j = 0; j < N && j < (w ? 1024 : 2048); j++) a = w ? a + X->v[j] : fmax(a, X->v[j]);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < C; j++) R2(Z, i, j) = w ? A2(Y, i, j) * a + a : A2(Y, i, j) - a;
+    if (w) Z->tol = 0;
+    char l[64];
+    label(l, sizeof l, "%s %s N=%d M=%d C=%d", targets[c / 8], kn[w], N, M, C);
+    CHECK(T, call_check(&k, "bcast_everywhere", l));
+    call_free(&k);
+  }
+}
+
 /* carry_dot (tests/gpu/carry_dot.tl): reductions of a dot's accumulator carried across
  * a loop in the accumulator's layout (mma.sync's fragments, wgmma's on sm_90a), one by
  * one or as each thread's own fold of its rows; ragged M and N, one iteration and
@@ -8346,6 +8378,7 @@ static const Test tests[] = {
     {"carry_scalar", t_carry_scalar},
     {"carry_cols", t_carry_cols},
     {"carry_gather", t_carry_gather},
+    {"bcast_everywhere", t_bcast_everywhere},
     {"carry_rank1", t_carry_rank1},
     {"carry_nested", t_carry_nested},
     {"carry_while", t_carry_while},
