@@ -740,6 +740,47 @@ static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
   }
 }
 
+/* A tile whose rows each fit in one warp's lanes but too few rows for every warp (a
+ * [1, 8] f32 tile over 8 warps: runs of 4, lanes 16 x 2) spread its spare warps across
+ * the columns, where they hold only padding (warps 1 x 8): a row reduction or a scan
+ * along its rows then went through scratch and a barrier across 8 warps, 7 of them with
+ * nothing to add. Where a row fold or row scan runs over it, its spare warps go down
+ * the rows instead (warps 8 x 1, the rows past the tile padding): each row is in one
+ * warp, its fold shuffles only. Not where a column fold or scan runs over it (that one
+ * would then span the warps), nor where another layout shares its rows (a changed one
+ * would be read through copies: rows_alone), nor for one row whose lanes lie along it
+ * (lanes 1 x 32: every thread holds its fold, layout_everywhere, read where it is). */
+typedef struct Narrow {
+  int warps;
+  Layout *l;
+  bool rows, cols; /* a fold or scan along (down) l's rows (columns) */
+} Narrow;
+
+static void narrow_ops_fn(TirKernel *K, TirOp *op, void *ctx) {
+  (void)K;
+  Narrow *n = ctx;
+  if ((op->kind != TO_REDUCE && op->kind != TO_SCAN) || op->rows != n->l->rows || op->cols != n->l->cols) return;
+  bool down = op->kind == TO_SCAN ? op->axis == 0 : tir_down_cols(op);
+  if (down) n->cols = true;
+  else n->rows = true;
+}
+
+static void narrow_rows(TirKernel *K, int warps) {
+  for (int i = 0; i < K->layouts.len; i++) {
+    Layout *l = K->layouts.items[i];
+    if (l->kind != LY_BLOCKED || l->mma || l->wtiles || l->partials || l->wc == 1 || l->cols / l->vec > l->lc ||
+        (l->rows == 1 && l->lr == 1) || !rows_alone(K, l))
+      continue;
+    Narrow n = {warps, l, false, false};
+    walk(K, &K->body, narrow_ops_fn, &n);
+    if (!n.rows || n.cols) continue;
+    l->wr = warps;
+    l->wc = 1;
+    l->rr = cdiv(l->rows, l->lr * l->wr);
+    l->rc = 1;
+  }
+}
+
 /* A scan down the columns of a blocked layout whose warps split the rows gives
  * its layout warp tiles (Layout.wtiles): each warp then holds a contiguous block
  * of rows, its repeats in order inside it, so that a column's segments chain in
@@ -796,6 +837,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   walk(K, &K->body, anchor_fn, &w);
   Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes, w};
   walk(K, &K->body, tall_fn, &tall);
+  narrow_rows(K, tall.warps);
   walk(K, &K->body, colscan_fn, NULL);
   rows_per_thread(K);
   int n = K->vars.len;

@@ -2,7 +2,7 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel column (reshape-pad-as-gather.tl:5): 128 threads
+// kernel column (reshape-pad-as-gather.tl:6): 128 threads
 //   layout L0: [16, 1], runs of 1, lanes 32 x 1, warps 1 x 4: 1 per thread
 //   layout L1: [1, 1], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
 //   a: registers, 1 x f32 per thread (L0)
@@ -16,88 +16,80 @@ column(const float *__restrict__ S, float *__restrict__ O, int N)
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = lane, t2c_c0 = warp;  // L0: this thread's first row and column
   const int t2c_c1 = warp * 32 + lane;  // L1: this thread's first column (every thread starts at row 0)
-  // reshape-pad-as-gather.tl:6: var a = reshape(pad(S[0 :+ 16], -inf), [16, 1])
+  // reshape-pad-as-gather.tl:7: var a = reshape(pad(S[0 :+ 16], -inf), [16, 1])
   float a[1] = {};
   float t2c_v2[1] = {};
   t2c_v2[0] = (t2c_r0 < 16 && t2c_c0 < 1 && (0 + t2c_r0) < N ? S[0 + t2c_r0] : -t2c::inf<float>());
   a[0] = t2c_v2[0];
-  // reshape-pad-as-gather.tl:7: O[0 :+ 1] = colmax(a)
+  // reshape-pad-as-gather.tl:8: O[0 :+ 1] = colmax(a)
   if (t2c_r0 < 16 && t2c_c0 < 1) a_s[t2c_r0 * 1 + t2c_c0] = a[0];
-  __syncthreads();  // a_s: written at line 7, read here by other threads
+  __syncthreads();  // a_s: written at line 8, read here by other threads
   float t2c_v3[1] = {};
   t2c_v3[0] = a_s[0];
   for (int t2c_i0 = 1; t2c_i0 < 16; ++t2c_i0) t2c_v3[0] = t2c::max(t2c_v3[0], a_s[t2c_i0 * 1 + 0]);
   if (t2c_c1 == 0) O[0] = t2c_v3[0];
 }
 
-// kernel row (reshape-pad-as-gather.tl:10): 128 threads
-//   layout L0: [1, 16], runs of 4, lanes 8 x 4, warps 1 x 4: 4 per thread
+// kernel row (reshape-pad-as-gather.tl:11): 128 threads
+//   layout L0: [1, 16], runs of 4, lanes 8 x 4, warps 4 x 1: 4 per thread
 //   a: registers, 4 x f32 per thread (L0)
-//   t2c_red0: shared, f32[4, 1], 16 bytes (partials of rowsum at line 12, one row per warp)
 //   16-byte accesses when S is 16-byte aligned; otherwise single elements
-//   shared memory: 16 bytes; barriers: 1
+//   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void
 row(const float *__restrict__ S, float *__restrict__ O, int N)
 {
-  __shared__ __align__(16) float t2c_red0[4];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = lane / 4, t2c_c0 = (warp * 4 + lane % 4) * 4;  // L0: this thread's first row and column
+  const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 4;  // L0: this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(S, 16);
   if (t2c_fast) {
-    // reshape-pad-as-gather.tl:11: var a = reshape(pad(S[0 :+ 16], 0.0), [1, 16])
+    // reshape-pad-as-gather.tl:12: var a = reshape(pad(S[0 :+ 16], 0.0), [1, 16])
     float a[4] = {};
     float t2c_v2[4] = {};
-    if (t2c_r0 < 1 && t2c_c0 < 16 && t2c_c0 < N && t2c_r0 < 1 && t2c_c0 + 3 < 16 && (t2c_c0 + 3) < N) {  // the whole run is inside
+    if (t2c_r0 < 1 && t2c_c0 < N && t2c_r0 < 1 && (t2c_c0 + 3) < N) {  // the whole run is inside
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(S + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
       t2c_v2[2] = t2c_w0.v[2];
       t2c_v2[3] = t2c_w0.v[3];
     } else {
-      t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 16 && t2c_c0 < N ? S[t2c_c0] : 0.0f);
-      t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 16 && (t2c_c0 + 1) < N ? S[t2c_c0 + 1] : 0.0f);
-      t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 16 && (t2c_c0 + 2) < N ? S[t2c_c0 + 2] : 0.0f);
-      t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 16 && (t2c_c0 + 3) < N ? S[t2c_c0 + 3] : 0.0f);
+      t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < N ? S[t2c_c0] : 0.0f);
+      t2c_v2[1] = (t2c_r0 < 1 && (t2c_c0 + 1) < N ? S[t2c_c0 + 1] : 0.0f);
+      t2c_v2[2] = (t2c_r0 < 1 && (t2c_c0 + 2) < N ? S[t2c_c0 + 2] : 0.0f);
+      t2c_v2[3] = (t2c_r0 < 1 && (t2c_c0 + 3) < N ? S[t2c_c0 + 3] : 0.0f);
     }
     a[0] = t2c_v2[0];
     a[1] = t2c_v2[1];
     a[2] = t2c_v2[2];
     a[3] = t2c_v2[3];
-    // reshape-pad-as-gather.tl:12: O[0 :+ 1] = reshape(rowsum(a), [1])
+    // reshape-pad-as-gather.tl:13: O[0 :+ 1] = reshape(rowsum(a), [1])
     float t2c_v3[1] = {};
-    t2c_v3[0] = (t2c_c0 < 16 ? a[0] : 0.0f);
-    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 1 < 16 ? a[1] : 0.0f);
-    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 2 < 16 ? a[2] : 0.0f);
-    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 3 < 16 ? a[3] : 0.0f);
+    t2c_v3[0] = a[0];
+    t2c_v3[0] = t2c_v3[0] + a[1];
+    t2c_v3[0] = t2c_v3[0] + a[2];
+    t2c_v3[0] = t2c_v3[0] + a[3];
     t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
-    if (lane % 4 == 0 && t2c_r0 < 1) t2c_red0[(warp % 4) * 1 + t2c_r0] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
-    if (t2c_r0 < 1) t2c_v3[0] = t2c_red0[t2c_r0] + t2c_red0[1 + t2c_r0] + t2c_red0[2 + t2c_r0] + t2c_red0[3 + t2c_r0];
     if (t2c_c0 == 0 && t2c_r0 < 1) O[t2c_r0] = t2c_v3[0];
   } else {
-    // reshape-pad-as-gather.tl:11: var a = reshape(pad(S[0 :+ 16], 0.0), [1, 16])
+    // reshape-pad-as-gather.tl:12: var a = reshape(pad(S[0 :+ 16], 0.0), [1, 16])
     float a[4] = {};
     float t2c_v2[4] = {};
-    t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < 16 && t2c_c0 < N ? S[t2c_c0] : 0.0f);
-    t2c_v2[1] = (t2c_r0 < 1 && t2c_c0 + 1 < 16 && (t2c_c0 + 1) < N ? S[t2c_c0 + 1] : 0.0f);
-    t2c_v2[2] = (t2c_r0 < 1 && t2c_c0 + 2 < 16 && (t2c_c0 + 2) < N ? S[t2c_c0 + 2] : 0.0f);
-    t2c_v2[3] = (t2c_r0 < 1 && t2c_c0 + 3 < 16 && (t2c_c0 + 3) < N ? S[t2c_c0 + 3] : 0.0f);
+    t2c_v2[0] = (t2c_r0 < 1 && t2c_c0 < N ? S[t2c_c0] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < 1 && (t2c_c0 + 1) < N ? S[t2c_c0 + 1] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < 1 && (t2c_c0 + 2) < N ? S[t2c_c0 + 2] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < 1 && (t2c_c0 + 3) < N ? S[t2c_c0 + 3] : 0.0f);
     a[0] = t2c_v2[0];
     a[1] = t2c_v2[1];
     a[2] = t2c_v2[2];
     a[3] = t2c_v2[3];
-    // reshape-pad-as-gather.tl:12: O[0 :+ 1] = reshape(rowsum(a), [1])
+    // reshape-pad-as-gather.tl:13: O[0 :+ 1] = reshape(rowsum(a), [1])
     float t2c_v3[1] = {};
-    t2c_v3[0] = (t2c_c0 < 16 ? a[0] : 0.0f);
-    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 1 < 16 ? a[1] : 0.0f);
-    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 2 < 16 ? a[2] : 0.0f);
-    t2c_v3[0] = t2c_v3[0] + (t2c_c0 + 3 < 16 ? a[3] : 0.0f);
+    t2c_v3[0] = a[0];
+    t2c_v3[0] = t2c_v3[0] + a[1];
+    t2c_v3[0] = t2c_v3[0] + a[2];
+    t2c_v3[0] = t2c_v3[0] + a[3];
     t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
-    if (lane % 4 == 0 && t2c_r0 < 1) t2c_red0[(warp % 4) * 1 + t2c_r0] = t2c_v3[0];
-    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
-    if (t2c_r0 < 1) t2c_v3[0] = t2c_red0[t2c_r0] + t2c_red0[1 + t2c_r0] + t2c_red0[2 + t2c_r0] + t2c_red0[3 + t2c_r0];
     if (t2c_c0 == 0 && t2c_r0 < 1) O[t2c_r0] = t2c_v3[0];
   }
 }

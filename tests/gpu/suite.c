@@ -3751,6 +3751,51 @@ static void t_bcast_everywhere(Tally *T) {
   }
 }
 
+/* tiny_rows (tests/gpu/tiny_rows.tl): tiles of a few short rows over many warps, held
+ * down the rows so that their row folds and scans stay in a warp: i32 rowsum and cumsum of
+ * [2, 8] (exact), f32 softmax of [1, 16] (-inf past N). Ragged M and N (a row shorter than
+ * one run, an odd last block), whole tiles; on sm_90, sm_90a and sm_80. */
+static void t_tiny_rows(Tally *T) {
+  static const char *const kn[] = {"sums", "softmax"};
+  static const int MN[][2] = {{7, 5}, {4, 8}, {1, 1}, {9, 16}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 24; c++) {
+    int w = c % 2, M = MN[c / 2 % 4][0], N = MN[c / 2 % 4][1];
+    if (!w && N > 8) N = 8;
+    Rng r = rng_seed("tiny_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "tiny_rows.tl", kn[w]);
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 8]);
+    if (!w) {
+      Ten *X = call_in(&k, "X", I32, 2, SHAPE(M, N));
+      Ten *S = call_out(&k, "S", I32, 1, SHAPE(M));
+      Ten *C = call_out(&k, "C", I32, 2, SHAPE(M, N));
+      fill_int(X, &r, -1000, 1000);
+      for (int i = 0; i < M; i++) {
+        double a = 0;
+        for (int j = 0; j < N; j++) a += A2(X, i, j), R2(C, i, j) = a;
+        S->ref[i] = a;
+      }
+      S->tol = C->tol = 0;
+    } else {
+      Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+      Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+      fill_uniform(X, &r, -4, 4);
+      for (int i = 0; i < M; i++) {
+        double m = -INFINITY, s = 0;
+        for (int j = 0; j < N; j++) m = fmax(m, A2(X, i, j));
+        for (int j = 0; j < N; j++) s += exp(A2(X, i, j) - m);
+        for (int j = 0; j < N; j++) R2(Y, i, j) = exp(A2(X, i, j) - m) / s;
+      }
+      Y->etol = 1e-5;
+    }
+    char l[64];
+    label(l, sizeof l, "%s %s M=%d N=%d", targets[c / 8], kn[w], M, N);
+    CHECK(T, call_check(&k, "tiny_rows", l));
+    call_free(&k);
+  }
+}
+
 /* carry_dot (tests/gpu/carry_dot.tl): reductions of a dot's accumulator carried across
  * a loop in the accumulator's layout (mma.sync's fragments, wgmma's on sm_90a), one by
  * one or as each thread's own fold of its rows; ragged M and N, one iteration and
@@ -8378,6 +8423,7 @@ static const Test tests[] = {
     {"carry_scalar", t_carry_scalar},
     {"carry_cols", t_carry_cols},
     {"carry_gather", t_carry_gather},
+    {"tiny_rows", t_tiny_rows},
     {"bcast_everywhere", t_bcast_everywhere},
     {"carry_rank1", t_carry_rank1},
     {"carry_nested", t_carry_nested},
