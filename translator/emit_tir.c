@@ -2408,7 +2408,8 @@ static const char *loop_step(Printer *P, const Stmt *f) {
 
 /* A load issued k iterations ahead (pipeline.c), into registers declared before
  * the loop: the loop variable reads as base + k * step, and the load runs only
- * while that iteration is inside the loop's range. */
+ * while that iteration is inside the loop's range (pf_once: the first iteration's,
+ * of a slice the loop does not change). */
 static void print_early_load(Printer *P, const TirOp *op) {
   const Stmt *f = op->pf_loop;
   const char *base = op->pf_base ? strip(P, ex(P, op->pf_base, T_I32, NULL)) : op->pf_var->cname;
@@ -2417,8 +2418,11 @@ static void print_early_load(Printer *P, const TirOp *op) {
                    : strcmp(step, "1") == 0 ? F("%s + %d", paren(P, base), op->pf_k)
                                             : F("%s + %d * %s", paren(P, base), op->pf_k, paren(P, step));
   if (op->pf_k == 1 && strcmp(step, "1") != 0) it = F("%s + %s", paren(P, base), paren(P, step));
-  line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, loop_end(P, f)),
-       op->dst->cname, op->pf_k, op->pf_k == 1 ? "" : "s");
+  if (op->pf_once)
+    line(P, "if (%s < %s) {  // %s, the same in every iteration: loaded once", it, paren(P, loop_end(P, f)), op->dst->cname);
+  else
+    line(P, "if (%s < %s) {  // %s, %d iteration%s ahead", it, paren(P, loop_end(P, f)), op->dst->cname, op->pf_k,
+         op->pf_k == 1 ? "" : "s");
   P->indent++;
   P->subst = op->pf_var;
   P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;

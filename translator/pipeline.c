@@ -10,7 +10,10 @@
  * Each early load runs only while its iteration is inside the loop's range, so
  * it reads nothing the loop would not (its bounds checks were proven for that
  * range). The loads of iteration i + n - 1 are in flight while iteration i
- * computes; that is the overlap @pipeline asks for.
+ * computes; that is the overlap @pipeline asks for. A load that reads the same
+ * elements in every iteration (its slice names not even the loop variable: a
+ * bias) gets no ring: it is loaded once before the loop, under the first
+ * iteration's guard, and the body takes its value (hoist).
  * A load whose value only fills a dot operand's copy goes to shared memory
  * directly instead: a ring of n copies filled by cp.async (stage_rings below);
  * with no cp.async on the target (hw.c) it keeps its register ring.
@@ -348,6 +351,80 @@ static Expr *slice_from(TirKernel *K, const TirOp *l, const TirVar *ix, TirVar *
   return c;
 }
 
+/* In the body, where load l was: its value is taken from p (declared first where it
+ * is no tile var's: a tile var has its declaration already). */
+static void take(TirKernel *K, const TirOp *l, TirVar *p, PtrVec *body) {
+  TirOp *t = copy_op(K, l->dst, p, l->stmt);
+  t->first = l->first;
+  if (!l->dst->sym) {
+    TirOp *decl = tir_new_op(K, NULL, TO_DECL, l->stmt);
+    decl->dst = l->dst;
+    decl->lay = l->dst->layout;
+    decl->first = l->first;
+    t->first = false;
+    vec_push(K->a, body, decl);
+  }
+  vec_push(K->a, body, t);
+}
+
+/* Whether x, which invariant took for the loop at f, names f's variable: itself, in the
+ * initial value of a var declared at the top of the body (loop_local), or in the window
+ * of a copy it reads. */
+static bool names_loop_var(const TirKernel *K, const Expr *x, const Stmt *f, int depth) {
+  if (!x) return false;
+  const TirRead *rd = tir_read(K, x);
+  if (rd)
+    return rd->kind == TR_WINDOW && (names_loop_var(K, rd->start[0], f, 5) || names_loop_var(K, rd->start[1], f, 5));
+  switch (x->kind) {
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (y == f->u.forr.sym) return true;
+    const Stmt *d = y && depth < 4 ? loop_local(y, f) : NULL;
+    return d && names_loop_var(K, d->u.decl.init, f, depth + 1);
+  }
+  case E_UNARY: return names_loop_var(K, x->u.unary.a, f, depth);
+  case E_BINARY: return names_loop_var(K, x->u.binary.a, f, depth) || names_loop_var(K, x->u.binary.b, f, depth);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (names_loop_var(K, x->u.call.args[i], f, depth)) return true;
+    return false;
+  case E_INDEX:
+    for (int d = 0; d < x->u.index.nidx; d++)
+      if (names_loop_var(K, x->u.index.idx[d].start, f, 5)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Whether candidate l of the loop at f reads the same elements in every iteration (its
+ * slice and pad name nothing the loop changes, nor the loop's variable: a bias,
+ * Bias[c0 :+ 128]). */
+static bool same_each_iteration(const TirKernel *K, const TirOp *l, const Stmt *f) {
+  for (int d = 0; d < l->slice->u.index.nidx; d++)
+    if (names_loop_var(K, l->slice->u.index.idx[d].start, f, 0)) return false;
+  return !names_loop_var(K, l->pad, f, 0);
+}
+
+/* Load l of the loop at f, the same in every iteration (same_each_iteration): loaded once,
+ * before the loop, into h, and taken from h in the body, where a ring would load it again
+ * every iteration and hold stages - 1 copies of it. That load is the first iteration's,
+ * under its guard (lo < hi, as a ring's first early load): a loop that runs no iteration
+ * reads nothing. */
+static void hoist(TirKernel *K, TirOp *f, TirOp *l, PtrVec *before, PtrVec *body) {
+  TirVar *h = tir_new_var(K, l->dst->elem, l->dst->rank, l->dst->rows, l->dst->cols,
+                          arena_printf(K->a, "%s, the same in every iteration (loaded once)", l->dst->what));
+  h->cname = fresh_cname(K, arena_printf(K->a, "%s_once", l->dst->cname));
+  h->layout = l->dst->layout;
+  TirOp *dc = tir_new_op(K, NULL, TO_DECL, f->stmt);
+  dc->dst = h;
+  dc->lay = h->layout;
+  vec_push(K->a, before, dc);
+  TirOp *e = early_load(K, l, h, f->stmt, f->stmt->u.forr.lo, 0);
+  e->pf_once = true;
+  vec_push(K->a, before, e);
+  take(K, l, h, body);
+}
+
 /* The ring for load l of loop f, d deep; its slots p[1 .. d] (NULL: no ring). With ix, a
  * gather's index value loaded earlier in the body with ring src, d + 1 deep: the early
  * load of iteration lo + k reads ix from src[k + 1] before the loop, and that of
@@ -372,17 +449,7 @@ static TirVar **ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, Pt
     vec_push(K->a, before, e);
   }
   /* in the body, where the load was: take the oldest, shift, issue the newest */
-  TirOp *take = copy_op(K, l->dst, p[1], l->stmt);
-  take->first = l->first;
-  if (!l->dst->sym) { /* a tile var loaded directly has its declaration already */
-    TirOp *decl = tir_new_op(K, NULL, TO_DECL, l->stmt);
-    decl->dst = l->dst;
-    decl->lay = l->dst->layout;
-    decl->first = l->first;
-    take->first = false;
-    vec_push(K->a, body, decl);
-  }
-  vec_push(K->a, body, take);
+  take(K, l, p[1], body);
   for (int j = 1; j < d; j++) vec_push(K->a, body, copy_op(K, p[j], p[j + 1], l->stmt));
   TirOp *e = early_load(K, l, p[d], f->stmt, NULL, d);
   if (ix) e->slice = slice_from(K, l, ix, src[d]);
@@ -1148,10 +1215,16 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
       if (from < 0 && ixring[j] && ring_index(K, &f->body, i, f->stmt) == ix[j]) from = j;
     }
     bool want = from >= 0 || ringable(K, op, f->stmt);
-    int regs = want ? layout_count(op->dst->layout) * (d + deeper) : 0;
+    /* a gather's index keeps its ring: the gather's ring reads its slots */
+    bool once = want && from < 0 && !deeper && same_each_iteration(K, op, f->stmt);
+    int regs = want ? layout_count(op->dst->layout) * (once ? 1 : d + deeper) : 0;
     if (want && tir_value_regs(K) + ringed + regs <= TIR_MAX_VALUE_REGS) {
       ringed += regs;
       inline_slice(K, op, f->stmt, &f->inlined);
+      if (once) {
+        hoist(K, f, op, before, &body);
+        continue;
+      }
       TirVar **p = ring(K, f, op, d + deeper, before, &body, from >= 0 ? ix[from] : NULL,
                         from >= 0 ? ixring[from] : NULL);
       for (int j = 0; j < nix; j++)

@@ -825,6 +825,7 @@ typedef struct TirOp {
   const Expr *pf_base;   /* ... as pf_base + pf_k * step (pf_base NULL: the loop var itself) */
   const Stmt *pf_loop;   /* the loop (its step and bound), and the load runs only while in range */
   int pf_k;
+  bool pf_once;          /* ... a slice the loop does not change: loaded once, before the loop (pf_k 0) */
   bool gather;           /* TO_LOAD / TO_STORE: slice is a gather or scatter X[i, j] with tile indices,
                             evaluated per element of the op's layout (check_is_gather) */
   bool has_win;          /* only elements inside the window are written; e reads at

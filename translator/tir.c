@@ -525,7 +525,9 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
                                   : arena_printf(K->a, "[%d, %d]", op->dst->rows, op->dst->cols));
     break;
   case TO_LOAD:
-    if (op->pf_var && op->pf_base) {
+    if (op->pf_once) {
+      buf_puts(&b, " (once, before the loop)");
+    } else if (op->pf_var && op->pf_base) {
       buf_printf(&b, " (%s = ", op->pf_var->name);
       expr_str(K, op->pf_base, &b);
       buf_printf(&b, " + %d steps, before the loop)", op->pf_k);

@@ -35,28 +35,21 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     acc[2] = 0.0f;
     acc[3] = 0.0f;
     // nvcc-unused-helpers.tl:11: for k in range(0, N, 8) {
-    float c__p1[4];
-    if (0 < N) {  // c__p1, 0 iterations ahead
+    float c__once[4];
+    if (0 < N) {  // c__once, the same in every iteration: loaded once
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(C + t2c_r1 * 8 + t2c_c1);
-      c__p1[0] = t2c_w0.v[0];
-      c__p1[1] = t2c_w0.v[1];
-      c__p1[2] = t2c_w0.v[2];
-      c__p1[3] = t2c_w0.v[3];
+      c__once[0] = t2c_w0.v[0];
+      c__once[1] = t2c_w0.v[1];
+      c__once[2] = t2c_w0.v[2];
+      c__once[3] = t2c_w0.v[3];
     }
     for (int k = 0; k < N; k += 8) {
       // nvcc-unused-helpers.tl:12: var c = C[0 :+ 16, 0 :+ 8]
       float c_[4];
-      c_[0] = c__p1[0];
-      c_[1] = c__p1[1];
-      c_[2] = c__p1[2];
-      c_[3] = c__p1[3];
-      if (k + 8 < N) {  // c__p1, 1 iteration ahead
-        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(C + t2c_r1 * 8 + t2c_c1);
-        c__p1[0] = t2c_w1.v[0];
-        c__p1[1] = t2c_w1.v[1];
-        c__p1[2] = t2c_w1.v[2];
-        c__p1[3] = t2c_w1.v[3];
-      }
+      c_[0] = c__once[0];
+      c_[1] = c__once[1];
+      c_[2] = c__once[2];
+      c_[3] = c__once[3];
       // nvcc-unused-helpers.tl:13: acc += c * s
       acc[0] += c_[0] * s;
       acc[1] += c_[1] * s;
@@ -99,26 +92,20 @@ nvcc_unused_helpers(const float *__restrict__ X, const float *__restrict__ C, fl
     acc[2] = 0.0f;
     acc[3] = 0.0f;
     // nvcc-unused-helpers.tl:11: for k in range(0, N, 8) {
-    float c__p1[4];
-    if (0 < N) {  // c__p1, 0 iterations ahead
-      c__p1[0] = C[t2c_r1 * 8 + t2c_c1];
-      c__p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
-      c__p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
-      c__p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
+    float c__once[4];
+    if (0 < N) {  // c__once, the same in every iteration: loaded once
+      c__once[0] = C[t2c_r1 * 8 + t2c_c1];
+      c__once[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
+      c__once[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
+      c__once[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
     }
     for (int k = 0; k < N; k += 8) {
       // nvcc-unused-helpers.tl:12: var c = C[0 :+ 16, 0 :+ 8]
       float c_[4];
-      c_[0] = c__p1[0];
-      c_[1] = c__p1[1];
-      c_[2] = c__p1[2];
-      c_[3] = c__p1[3];
-      if (k + 8 < N) {  // c__p1, 1 iteration ahead
-        c__p1[0] = C[t2c_r1 * 8 + t2c_c1];
-        c__p1[1] = C[t2c_r1 * 8 + (t2c_c1 + 1)];
-        c__p1[2] = C[t2c_r1 * 8 + (t2c_c1 + 2)];
-        c__p1[3] = C[t2c_r1 * 8 + (t2c_c1 + 3)];
-      }
+      c_[0] = c__once[0];
+      c_[1] = c__once[1];
+      c_[2] = c__once[2];
+      c_[3] = c__once[3];
       // nvcc-unused-helpers.tl:13: acc += c * s
       acc[0] += c_[0] * s;
       acc[1] += c_[1] * s;

@@ -165,8 +165,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
     __half a_p1_2[16];
     __half a_p2_2[16];
     if (0 < K) {  // a_p1_2, 0 iterations ahead
-      if ((m0 + t2c_r1) < M && t2c_c1 < K) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
+      if ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1));
         a_p1_2[0] = t2c_w4.v[0];
         a_p1_2[1] = t2c_w4.v[1];
         a_p1_2[2] = t2c_w4.v[2];
@@ -185,8 +185,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         a_p1_2[6] = t2c::cvt<__half>(0.0f);
         a_p1_2[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
-        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
+      if ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1));
         a_p1_2[8] = t2c_w5.v[0];
         a_p1_2[9] = t2c_w5.v[1];
         a_p1_2[10] = t2c_w5.v[2];
@@ -207,8 +207,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       }
     }
     if (0 + 32 < K) {  // a_p2_2, 1 iteration ahead
-      if ((m0 + t2c_r1) < M && t2c_c1 < K) {
-        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
+      if ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1));
         a_p2_2[0] = t2c_w6.v[0];
         a_p2_2[1] = t2c_w6.v[1];
         a_p2_2[2] = t2c_w6.v[2];
@@ -227,8 +227,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         a_p2_2[6] = t2c::cvt<__half>(0.0f);
         a_p2_2[7] = t2c::cvt<__half>(0.0f);
       }
-      if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
-        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
+      if ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1) < K) {
+        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1));
         a_p2_2[8] = t2c_w7.v[0];
         a_p2_2[9] = t2c_w7.v[1];
         a_p2_2[10] = t2c_w7.v[2];
@@ -377,7 +377,7 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
-      // pipeline-reload-dot-operand.tl:15: a = A[m0 :+ 64, 0 :+ 32]
+      // pipeline-reload-dot-operand.tl:15: a = A[m0 :+ 64, k0 + 32 :+ 32]
       a[0] = a_p1_2[0];
       a[1] = a_p1_2[1];
       a[2] = a_p1_2[2];
@@ -411,8 +411,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1_2[14] = a_p2_2[14];
       a_p1_2[15] = a_p2_2[15];
       if (k0 + 2 * 32 < K) {  // a_p2_2, 2 iterations ahead
-        if ((m0 + t2c_r1) < M && t2c_c1 < K) {
-          const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
+        if ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K) {
+          const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1));
           a_p2_2[0] = t2c_w10.v[0];
           a_p2_2[1] = t2c_w10.v[1];
           a_p2_2[2] = t2c_w10.v[2];
@@ -431,8 +431,8 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
           a_p2_2[6] = t2c::cvt<__half>(0.0f);
           a_p2_2[7] = t2c::cvt<__half>(0.0f);
         }
-        if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
-          const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
+        if ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K) {
+          const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1));
           a_p2_2[8] = t2c_w11.v[0];
           a_p2_2[9] = t2c_w11.v[1];
           a_p2_2[10] = t2c_w11.v[2];
@@ -617,40 +617,40 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
     __half a_p1_2[16];
     __half a_p2_2[16];
     if (0 < K) {  // a_p1_2, 0 iterations ahead
-      a_p1_2[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_p1_2[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_p1_2[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[0] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[8] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[9] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[10] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[11] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[12] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[13] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[14] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p1_2[15] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // a_p2_2, 1 iteration ahead
-      a_p2_2[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_p2_2[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[0] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[1] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[2] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[3] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[4] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[5] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[6] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[7] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       // pipeline-reload-dot-operand.tl:12: var a = A[m0 :+ 64, k0 :+ 32]
@@ -771,7 +771,7 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
         t2c::mma_16816_f16(acc[20], acc[21], acc[28], acc[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
-      // pipeline-reload-dot-operand.tl:15: a = A[m0 :+ 64, 0 :+ 32]
+      // pipeline-reload-dot-operand.tl:15: a = A[m0 :+ 64, k0 + 32 :+ 32]
       a[0] = a_p1_2[0];
       a[1] = a_p1_2[1];
       a[2] = a_p1_2[2];
@@ -805,22 +805,22 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1_2[14] = a_p2_2[14];
       a_p1_2[15] = a_p2_2[15];
       if (k0 + 2 * 32 < K) {  // a_p2_2, 2 iterations ahead
-        a_p2_2[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-        a_p2_2[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-        a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[0] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[1] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[2] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[3] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[4] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[5] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[6] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[7] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       // pipeline-reload-dot-operand.tl:16: acc += dot(a, b)
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half

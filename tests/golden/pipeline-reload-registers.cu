@@ -255,8 +255,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
     float t_p1_2[32];
     float t_p2_2[32];
     if (0 < N) {  // t_p1_2, 0 iterations ahead
-      if ((r0 + t2c_r0) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w16 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * N + t2c_c0);
+      if ((r0 + t2c_r0) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w16 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * N + (0 + 32 + t2c_c0));
         t_p1_2[0] = t2c_w16.v[0];
         t_p1_2[1] = t2c_w16.v[1];
         t_p1_2[2] = t2c_w16.v[2];
@@ -267,8 +267,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p1_2[2] = 0.0f;
         t_p1_2[3] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 4) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w17 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 4)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 4) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w17 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 4)) * N + (0 + 32 + t2c_c0));
         t_p1_2[4] = t2c_w17.v[0];
         t_p1_2[5] = t2c_w17.v[1];
         t_p1_2[6] = t2c_w17.v[2];
@@ -279,8 +279,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p1_2[6] = 0.0f;
         t_p1_2[7] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 8) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w18 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 8)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 8) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w18 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 8)) * N + (0 + 32 + t2c_c0));
         t_p1_2[8] = t2c_w18.v[0];
         t_p1_2[9] = t2c_w18.v[1];
         t_p1_2[10] = t2c_w18.v[2];
@@ -291,8 +291,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p1_2[10] = 0.0f;
         t_p1_2[11] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 12) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w19 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 12)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 12) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w19 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 12)) * N + (0 + 32 + t2c_c0));
         t_p1_2[12] = t2c_w19.v[0];
         t_p1_2[13] = t2c_w19.v[1];
         t_p1_2[14] = t2c_w19.v[2];
@@ -303,8 +303,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p1_2[14] = 0.0f;
         t_p1_2[15] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 16) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w20 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 16)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 16) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w20 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 16)) * N + (0 + 32 + t2c_c0));
         t_p1_2[16] = t2c_w20.v[0];
         t_p1_2[17] = t2c_w20.v[1];
         t_p1_2[18] = t2c_w20.v[2];
@@ -315,8 +315,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p1_2[18] = 0.0f;
         t_p1_2[19] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 20) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w21 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 20)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 20) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w21 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 20)) * N + (0 + 32 + t2c_c0));
         t_p1_2[20] = t2c_w21.v[0];
         t_p1_2[21] = t2c_w21.v[1];
         t_p1_2[22] = t2c_w21.v[2];
@@ -327,8 +327,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p1_2[22] = 0.0f;
         t_p1_2[23] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 24) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w22 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 24)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 24) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w22 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 24)) * N + (0 + 32 + t2c_c0));
         t_p1_2[24] = t2c_w22.v[0];
         t_p1_2[25] = t2c_w22.v[1];
         t_p1_2[26] = t2c_w22.v[2];
@@ -339,8 +339,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p1_2[26] = 0.0f;
         t_p1_2[27] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 28) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w23 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 28)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 28) < M && (0 + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w23 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 28)) * N + (0 + 32 + t2c_c0));
         t_p1_2[28] = t2c_w23.v[0];
         t_p1_2[29] = t2c_w23.v[1];
         t_p1_2[30] = t2c_w23.v[2];
@@ -353,8 +353,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
       }
     }
     if (0 + 32 < N) {  // t_p2_2, 1 iteration ahead
-      if ((r0 + t2c_r0) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w24 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * N + t2c_c0);
+      if ((r0 + t2c_r0) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w24 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[0] = t2c_w24.v[0];
         t_p2_2[1] = t2c_w24.v[1];
         t_p2_2[2] = t2c_w24.v[2];
@@ -365,8 +365,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p2_2[2] = 0.0f;
         t_p2_2[3] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 4) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w25 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 4)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 4) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w25 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 4)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[4] = t2c_w25.v[0];
         t_p2_2[5] = t2c_w25.v[1];
         t_p2_2[6] = t2c_w25.v[2];
@@ -377,8 +377,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p2_2[6] = 0.0f;
         t_p2_2[7] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 8) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w26 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 8)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 8) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w26 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 8)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[8] = t2c_w26.v[0];
         t_p2_2[9] = t2c_w26.v[1];
         t_p2_2[10] = t2c_w26.v[2];
@@ -389,8 +389,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p2_2[10] = 0.0f;
         t_p2_2[11] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 12) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w27 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 12)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 12) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w27 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 12)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[12] = t2c_w27.v[0];
         t_p2_2[13] = t2c_w27.v[1];
         t_p2_2[14] = t2c_w27.v[2];
@@ -401,8 +401,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p2_2[14] = 0.0f;
         t_p2_2[15] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 16) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w28 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 16)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 16) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w28 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 16)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[16] = t2c_w28.v[0];
         t_p2_2[17] = t2c_w28.v[1];
         t_p2_2[18] = t2c_w28.v[2];
@@ -413,8 +413,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p2_2[18] = 0.0f;
         t_p2_2[19] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 20) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w29 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 20)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 20) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w29 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 20)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[20] = t2c_w29.v[0];
         t_p2_2[21] = t2c_w29.v[1];
         t_p2_2[22] = t2c_w29.v[2];
@@ -425,8 +425,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p2_2[22] = 0.0f;
         t_p2_2[23] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 24) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w30 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 24)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 24) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w30 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 24)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[24] = t2c_w30.v[0];
         t_p2_2[25] = t2c_w30.v[1];
         t_p2_2[26] = t2c_w30.v[2];
@@ -437,8 +437,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
         t_p2_2[26] = 0.0f;
         t_p2_2[27] = 0.0f;
       }
-      if ((r0 + t2c_r0 + 28) < M && t2c_c0 < N) {
-        const t2c::Vec<float, 4> t2c_w31 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 28)) * N + t2c_c0);
+      if ((r0 + t2c_r0 + 28) < M && ((0 + 32) + 32 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w31 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 28)) * N + ((0 + 32) + 32 + t2c_c0));
         t_p2_2[28] = t2c_w31.v[0];
         t_p2_2[29] = t2c_w31.v[1];
         t_p2_2[30] = t2c_w31.v[2];
@@ -649,7 +649,7 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
       acc[29] += t[29] * 2.0f;
       acc[30] += t[30] * 2.0f;
       acc[31] += t[31] * 2.0f;
-      // pipeline-reload-registers.tl:15: t = X[r0 :+ 32, 0 :+ 32]
+      // pipeline-reload-registers.tl:15: t = X[r0 :+ 32, c + 32 :+ 32]
       t[0] = t_p1_2[0];
       t[1] = t_p1_2[1];
       t[2] = t_p1_2[2];
@@ -715,8 +715,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
       t_p1_2[30] = t_p2_2[30];
       t_p1_2[31] = t_p2_2[31];
       if (c_ + 2 * 32 < N) {  // t_p2_2, 2 iterations ahead
-        if ((r0 + t2c_r0) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w40 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * N + t2c_c0);
+        if ((r0 + t2c_r0) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w40 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[0] = t2c_w40.v[0];
           t_p2_2[1] = t2c_w40.v[1];
           t_p2_2[2] = t2c_w40.v[2];
@@ -727,8 +727,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
           t_p2_2[2] = 0.0f;
           t_p2_2[3] = 0.0f;
         }
-        if ((r0 + t2c_r0 + 4) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w41 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 4)) * N + t2c_c0);
+        if ((r0 + t2c_r0 + 4) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w41 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 4)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[4] = t2c_w41.v[0];
           t_p2_2[5] = t2c_w41.v[1];
           t_p2_2[6] = t2c_w41.v[2];
@@ -739,8 +739,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
           t_p2_2[6] = 0.0f;
           t_p2_2[7] = 0.0f;
         }
-        if ((r0 + t2c_r0 + 8) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w42 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 8)) * N + t2c_c0);
+        if ((r0 + t2c_r0 + 8) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w42 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 8)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[8] = t2c_w42.v[0];
           t_p2_2[9] = t2c_w42.v[1];
           t_p2_2[10] = t2c_w42.v[2];
@@ -751,8 +751,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
           t_p2_2[10] = 0.0f;
           t_p2_2[11] = 0.0f;
         }
-        if ((r0 + t2c_r0 + 12) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w43 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 12)) * N + t2c_c0);
+        if ((r0 + t2c_r0 + 12) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w43 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 12)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[12] = t2c_w43.v[0];
           t_p2_2[13] = t2c_w43.v[1];
           t_p2_2[14] = t2c_w43.v[2];
@@ -763,8 +763,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
           t_p2_2[14] = 0.0f;
           t_p2_2[15] = 0.0f;
         }
-        if ((r0 + t2c_r0 + 16) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w44 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 16)) * N + t2c_c0);
+        if ((r0 + t2c_r0 + 16) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w44 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 16)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[16] = t2c_w44.v[0];
           t_p2_2[17] = t2c_w44.v[1];
           t_p2_2[18] = t2c_w44.v[2];
@@ -775,8 +775,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
           t_p2_2[18] = 0.0f;
           t_p2_2[19] = 0.0f;
         }
-        if ((r0 + t2c_r0 + 20) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w45 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 20)) * N + t2c_c0);
+        if ((r0 + t2c_r0 + 20) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w45 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 20)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[20] = t2c_w45.v[0];
           t_p2_2[21] = t2c_w45.v[1];
           t_p2_2[22] = t2c_w45.v[2];
@@ -787,8 +787,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
           t_p2_2[22] = 0.0f;
           t_p2_2[23] = 0.0f;
         }
-        if ((r0 + t2c_r0 + 24) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w46 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 24)) * N + t2c_c0);
+        if ((r0 + t2c_r0 + 24) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w46 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 24)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[24] = t2c_w46.v[0];
           t_p2_2[25] = t2c_w46.v[1];
           t_p2_2[26] = t2c_w46.v[2];
@@ -799,8 +799,8 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
           t_p2_2[26] = 0.0f;
           t_p2_2[27] = 0.0f;
         }
-        if ((r0 + t2c_r0 + 28) < M && t2c_c0 < N) {
-          const t2c::Vec<float, 4> t2c_w47 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 28)) * N + t2c_c0);
+        if ((r0 + t2c_r0 + 28) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w47 = t2c::ldg_vec<4>(X + ((long long)(r0 + t2c_r0 + 28)) * N + ((c_ + 2 * 32) + 32 + t2c_c0));
           t_p2_2[28] = t2c_w47.v[0];
           t_p2_2[29] = t2c_w47.v[1];
           t_p2_2[30] = t2c_w47.v[2];
@@ -966,72 +966,72 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
     float t_p1_2[32];
     float t_p2_2[32];
     if (0 < N) {  // t_p1_2, 0 iterations ahead
-      t_p1_2[0] = ((r0 + t2c_r0) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0)) * N + t2c_c0] : 0.0f);
-      t_p1_2[1] = ((r0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[2] = ((r0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[3] = ((r0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p1_2[4] = ((r0 + t2c_r0 + 4) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + t2c_c0] : 0.0f);
-      t_p1_2[5] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[6] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[7] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p1_2[8] = ((r0 + t2c_r0 + 8) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + t2c_c0] : 0.0f);
-      t_p1_2[9] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[10] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[11] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p1_2[12] = ((r0 + t2c_r0 + 12) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + t2c_c0] : 0.0f);
-      t_p1_2[13] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[14] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[15] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p1_2[16] = ((r0 + t2c_r0 + 16) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + t2c_c0] : 0.0f);
-      t_p1_2[17] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[18] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[19] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p1_2[20] = ((r0 + t2c_r0 + 20) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + t2c_c0] : 0.0f);
-      t_p1_2[21] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[22] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[23] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p1_2[24] = ((r0 + t2c_r0 + 24) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + t2c_c0] : 0.0f);
-      t_p1_2[25] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[26] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[27] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p1_2[28] = ((r0 + t2c_r0 + 28) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + t2c_c0] : 0.0f);
-      t_p1_2[29] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p1_2[30] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p1_2[31] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 3)] : 0.0f);
+      t_p1_2[0] = ((r0 + t2c_r0) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[1] = ((r0 + t2c_r0) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[2] = ((r0 + t2c_r0) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[3] = ((r0 + t2c_r0) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p1_2[4] = ((r0 + t2c_r0 + 4) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[5] = ((r0 + t2c_r0 + 4) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[6] = ((r0 + t2c_r0 + 4) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[7] = ((r0 + t2c_r0 + 4) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p1_2[8] = ((r0 + t2c_r0 + 8) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[9] = ((r0 + t2c_r0 + 8) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[10] = ((r0 + t2c_r0 + 8) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[11] = ((r0 + t2c_r0 + 8) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p1_2[12] = ((r0 + t2c_r0 + 12) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[13] = ((r0 + t2c_r0 + 12) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[14] = ((r0 + t2c_r0 + 12) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[15] = ((r0 + t2c_r0 + 12) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p1_2[16] = ((r0 + t2c_r0 + 16) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[17] = ((r0 + t2c_r0 + 16) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[18] = ((r0 + t2c_r0 + 16) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[19] = ((r0 + t2c_r0 + 16) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p1_2[20] = ((r0 + t2c_r0 + 20) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[21] = ((r0 + t2c_r0 + 20) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[22] = ((r0 + t2c_r0 + 20) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[23] = ((r0 + t2c_r0 + 20) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p1_2[24] = ((r0 + t2c_r0 + 24) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[25] = ((r0 + t2c_r0 + 24) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[26] = ((r0 + t2c_r0 + 24) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[27] = ((r0 + t2c_r0 + 24) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p1_2[28] = ((r0 + t2c_r0 + 28) < M && (0 + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (0 + 32 + t2c_c0)] : 0.0f);
+      t_p1_2[29] = ((r0 + t2c_r0 + 28) < M && (0 + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (0 + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p1_2[30] = ((r0 + t2c_r0 + 28) < M && (0 + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (0 + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p1_2[31] = ((r0 + t2c_r0 + 28) < M && (0 + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (0 + 32 + t2c_c0 + 3)] : 0.0f);
     }
     if (0 + 32 < N) {  // t_p2_2, 1 iteration ahead
-      t_p2_2[0] = ((r0 + t2c_r0) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0)) * N + t2c_c0] : 0.0f);
-      t_p2_2[1] = ((r0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[2] = ((r0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[3] = ((r0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p2_2[4] = ((r0 + t2c_r0 + 4) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + t2c_c0] : 0.0f);
-      t_p2_2[5] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[6] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[7] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p2_2[8] = ((r0 + t2c_r0 + 8) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + t2c_c0] : 0.0f);
-      t_p2_2[9] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[10] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[11] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p2_2[12] = ((r0 + t2c_r0 + 12) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + t2c_c0] : 0.0f);
-      t_p2_2[13] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[14] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[15] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p2_2[16] = ((r0 + t2c_r0 + 16) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + t2c_c0] : 0.0f);
-      t_p2_2[17] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[18] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[19] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p2_2[20] = ((r0 + t2c_r0 + 20) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + t2c_c0] : 0.0f);
-      t_p2_2[21] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[22] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[23] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p2_2[24] = ((r0 + t2c_r0 + 24) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + t2c_c0] : 0.0f);
-      t_p2_2[25] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[26] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[27] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 3)] : 0.0f);
-      t_p2_2[28] = ((r0 + t2c_r0 + 28) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + t2c_c0] : 0.0f);
-      t_p2_2[29] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 1)] : 0.0f);
-      t_p2_2[30] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 2)] : 0.0f);
-      t_p2_2[31] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 3)] : 0.0f);
+      t_p2_2[0] = ((r0 + t2c_r0) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[1] = ((r0 + t2c_r0) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[2] = ((r0 + t2c_r0) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[3] = ((r0 + t2c_r0) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p2_2[4] = ((r0 + t2c_r0 + 4) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[5] = ((r0 + t2c_r0 + 4) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[6] = ((r0 + t2c_r0 + 4) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[7] = ((r0 + t2c_r0 + 4) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p2_2[8] = ((r0 + t2c_r0 + 8) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[9] = ((r0 + t2c_r0 + 8) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[10] = ((r0 + t2c_r0 + 8) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[11] = ((r0 + t2c_r0 + 8) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p2_2[12] = ((r0 + t2c_r0 + 12) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[13] = ((r0 + t2c_r0 + 12) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[14] = ((r0 + t2c_r0 + 12) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[15] = ((r0 + t2c_r0 + 12) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p2_2[16] = ((r0 + t2c_r0 + 16) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[17] = ((r0 + t2c_r0 + 16) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[18] = ((r0 + t2c_r0 + 16) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[19] = ((r0 + t2c_r0 + 16) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p2_2[20] = ((r0 + t2c_r0 + 20) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[21] = ((r0 + t2c_r0 + 20) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[22] = ((r0 + t2c_r0 + 20) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[23] = ((r0 + t2c_r0 + 20) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p2_2[24] = ((r0 + t2c_r0 + 24) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[25] = ((r0 + t2c_r0 + 24) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[26] = ((r0 + t2c_r0 + 24) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[27] = ((r0 + t2c_r0 + 24) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
+      t_p2_2[28] = ((r0 + t2c_r0 + 28) < M && ((0 + 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((0 + 32) + 32 + t2c_c0)] : 0.0f);
+      t_p2_2[29] = ((r0 + t2c_r0 + 28) < M && ((0 + 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((0 + 32) + 32 + t2c_c0 + 1)] : 0.0f);
+      t_p2_2[30] = ((r0 + t2c_r0 + 28) < M && ((0 + 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((0 + 32) + 32 + t2c_c0 + 2)] : 0.0f);
+      t_p2_2[31] = ((r0 + t2c_r0 + 28) < M && ((0 + 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((0 + 32) + 32 + t2c_c0 + 3)] : 0.0f);
     }
     for (int c_ = 0; c_ < N; c_ += 32) {
       // pipeline-reload-registers.tl:12: var t: tile<f32>[32, 32]
@@ -1168,7 +1168,7 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
       acc[29] += t[29] * 2.0f;
       acc[30] += t[30] * 2.0f;
       acc[31] += t[31] * 2.0f;
-      // pipeline-reload-registers.tl:15: t = X[r0 :+ 32, 0 :+ 32]
+      // pipeline-reload-registers.tl:15: t = X[r0 :+ 32, c + 32 :+ 32]
       t[0] = t_p1_2[0];
       t[1] = t_p1_2[1];
       t[2] = t_p1_2[2];
@@ -1234,38 +1234,38 @@ pipeline_reload_regs(const float *__restrict__ X, float *__restrict__ O, int M, 
       t_p1_2[30] = t_p2_2[30];
       t_p1_2[31] = t_p2_2[31];
       if (c_ + 2 * 32 < N) {  // t_p2_2, 2 iterations ahead
-        t_p2_2[0] = ((r0 + t2c_r0) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0)) * N + t2c_c0] : 0.0f);
-        t_p2_2[1] = ((r0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[2] = ((r0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[3] = ((r0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0)) * N + (t2c_c0 + 3)] : 0.0f);
-        t_p2_2[4] = ((r0 + t2c_r0 + 4) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + t2c_c0] : 0.0f);
-        t_p2_2[5] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[6] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[7] = ((r0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] : 0.0f);
-        t_p2_2[8] = ((r0 + t2c_r0 + 8) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + t2c_c0] : 0.0f);
-        t_p2_2[9] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[10] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[11] = ((r0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : 0.0f);
-        t_p2_2[12] = ((r0 + t2c_r0 + 12) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + t2c_c0] : 0.0f);
-        t_p2_2[13] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[14] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[15] = ((r0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] : 0.0f);
-        t_p2_2[16] = ((r0 + t2c_r0 + 16) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + t2c_c0] : 0.0f);
-        t_p2_2[17] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[18] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[19] = ((r0 + t2c_r0 + 16) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + (t2c_c0 + 3)] : 0.0f);
-        t_p2_2[20] = ((r0 + t2c_r0 + 20) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + t2c_c0] : 0.0f);
-        t_p2_2[21] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[22] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[23] = ((r0 + t2c_r0 + 20) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + (t2c_c0 + 3)] : 0.0f);
-        t_p2_2[24] = ((r0 + t2c_r0 + 24) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + t2c_c0] : 0.0f);
-        t_p2_2[25] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[26] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[27] = ((r0 + t2c_r0 + 24) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + (t2c_c0 + 3)] : 0.0f);
-        t_p2_2[28] = ((r0 + t2c_r0 + 28) < M && t2c_c0 < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + t2c_c0] : 0.0f);
-        t_p2_2[29] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 1)] : 0.0f);
-        t_p2_2[30] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 2)] : 0.0f);
-        t_p2_2[31] = ((r0 + t2c_r0 + 28) < M && (t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + (t2c_c0 + 3)] : 0.0f);
+        t_p2_2[0] = ((r0 + t2c_r0) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[1] = ((r0 + t2c_r0) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[2] = ((r0 + t2c_r0) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[3] = ((r0 + t2c_r0) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
+        t_p2_2[4] = ((r0 + t2c_r0 + 4) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[5] = ((r0 + t2c_r0 + 4) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[6] = ((r0 + t2c_r0 + 4) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[7] = ((r0 + t2c_r0 + 4) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 4)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
+        t_p2_2[8] = ((r0 + t2c_r0 + 8) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[9] = ((r0 + t2c_r0 + 8) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[10] = ((r0 + t2c_r0 + 8) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[11] = ((r0 + t2c_r0 + 8) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 8)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
+        t_p2_2[12] = ((r0 + t2c_r0 + 12) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[13] = ((r0 + t2c_r0 + 12) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[14] = ((r0 + t2c_r0 + 12) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[15] = ((r0 + t2c_r0 + 12) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 12)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
+        t_p2_2[16] = ((r0 + t2c_r0 + 16) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[17] = ((r0 + t2c_r0 + 16) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[18] = ((r0 + t2c_r0 + 16) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[19] = ((r0 + t2c_r0 + 16) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 16)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
+        t_p2_2[20] = ((r0 + t2c_r0 + 20) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[21] = ((r0 + t2c_r0 + 20) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[22] = ((r0 + t2c_r0 + 20) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[23] = ((r0 + t2c_r0 + 20) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 20)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
+        t_p2_2[24] = ((r0 + t2c_r0 + 24) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[25] = ((r0 + t2c_r0 + 24) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[26] = ((r0 + t2c_r0 + 24) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[27] = ((r0 + t2c_r0 + 24) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 24)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
+        t_p2_2[28] = ((r0 + t2c_r0 + 28) < M && ((c_ + 2 * 32) + 32 + t2c_c0) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((c_ + 2 * 32) + 32 + t2c_c0)] : 0.0f);
+        t_p2_2[29] = ((r0 + t2c_r0 + 28) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 1) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 1)] : 0.0f);
+        t_p2_2[30] = ((r0 + t2c_r0 + 28) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 2) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 2)] : 0.0f);
+        t_p2_2[31] = ((r0 + t2c_r0 + 28) < M && ((c_ + 2 * 32) + 32 + t2c_c0 + 3) < N ? X[((long long)(r0 + t2c_r0 + 28)) * N + ((c_ + 2 * 32) + 32 + t2c_c0 + 3)] : 0.0f);
       }
       // pipeline-reload-registers.tl:16: acc += t
       acc[0] += t[0];

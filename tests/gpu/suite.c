@@ -3298,6 +3298,44 @@ static void t_registers_fills_rolled(Tally *T) {
     char l[64];
     label(l, sizeof l, "%s B=%d H=%d I=%d", targets[c / 4], B, H, I);
     CHECK(T, call_check(&k, "registers_fills_rolled", l));
+/* pipeline_invariant (tests/gpu): Y = X * G[b] + Bias, S = Y's column sums over the
+ * iterations from t_lo (rows past T adding Bias: X reads 0 there), G and Bias loaded once
+ * before the @pipeline loop. Ragged T and C (C % 8 == 0: the 16-byte body; not: the
+ * general one), one tile exactly, a start past 0, and t_lo >= T (no iteration: S is 0, Y
+ * untouched); on sm_90, sm_90a and sm_80. */
+static void t_pipeline_invariant(Tally *T) {
+  static const int BTCL[][4] = {{2, 37, 200, 0}, {1, 16, 128, 0}, {3, 5, 3, 0}, {2, 50, 136, 7}, {2, 20, 100, 20}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 15; c++) {
+    int Bn = BTCL[c % 5][0], Tn = BTCL[c % 5][1], C = BTCL[c % 5][2], lo = BTCL[c % 5][3];
+    Rng r = rng_seed("pipeline_invariant", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_invariant.tl", "pipeline_invariant");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 5]);
+    Ten *X = call_in(&k, "X", F16, 3, SHAPE(Bn, Tn, C));
+    Ten *G = call_in(&k, "G", F32, 2, SHAPE(Bn, C));
+    Ten *Bias = call_in(&k, "Bias", F32, 1, SHAPE(C));
+    Ten *Y = call_out(&k, "Y", F32, 3, SHAPE(Bn, Tn, C));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(Bn, C));
+    call_arg(&k, "t_lo=%d", lo);
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(G, &r, -1, 1);
+    fill_uniform(Bias, &r, -1, 1);
+    for (int b = 0; b < Bn; b++)
+      for (int j = 0; j < C; j++) {
+        double s = 0;
+        for (int t = 0; t < Tn; t++) Y->ref[((long long)b * Tn + t) * C + j] = NAN;
+        for (int t0 = lo; t0 < Tn; t0 += 16)
+          for (int t = t0; t < t0 + 16; t++) {
+            double y = (t < Tn ? X->v[((long long)b * Tn + t) * C + j] : 0) * A2(G, b, j) + Bias->v[j];
+            if (t < Tn) Y->ref[((long long)b * Tn + t) * C + j] = y;
+            s += y;
+          }
+        R2(S, b, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "%s B=%d T=%d C=%d t_lo=%d", targets[c / 5], Bn, Tn, C, lo);
+    CHECK(T, call_check(&k, "pipeline_invariant", l));
     call_free(&k);
   }
 }
@@ -8331,6 +8369,7 @@ static const Test tests[] = {
     {"pipeline_index_before", t_pipeline_index_before},
     {"pipeline_gather_chain", t_pipeline_gather_chain},
     {"registers_fills_rolled", t_registers_fills_rolled},
+    {"pipeline_invariant", t_pipeline_invariant},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
