@@ -3702,10 +3702,10 @@ static bool touches(const TirKernel *K, const TirBlock *b, const Sym *X, const T
 
 /* Whether the fast body stores op's tile by TMA (see above): m the copy's
  * writer's layout, rd the read-back's, stm its stmatrix. */
-static bool tma_store_ok(const TirKernel *K, const TirOp *op, const Layout *m, const Layout *rd, int stm) {
+static bool tma_store_ok(const TirKernel *K, const TirOp *op, const Layout *m, const Layout *rd, int stm, int vec) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   int eb = elem_bytes[X->ty.elem], nd = op->slice->u.index.nidx, e = 128 / eb;
-  if (!K->hw->tma || !K->t->tma || !rd->wtiles || !stm || op->vec * eb != 16) return false;
+  if (!K->hw->tma || !K->t->tma || !rd->wtiles || !stm || vec * eb != 16) return false;
   if (X->trank < 2 || X->trank > 4 || nd != X->trank || (m->rc * 8) % e || m->rr * 8 > 256) return false;
   for (int d = 0; d < nd; d++) {
     const Index *ix = &op->slice->u.index.idx[d];
@@ -3716,6 +3716,42 @@ static bool tma_store_ok(const TirKernel *K, const TirOp *op, const Layout *m, c
     if (x->u.index.base->u.ident.sym == X) return false;
   }
   return !touches(K, &K->body, X, op);
+}
+
+/* The staging copy that an earlier staged store made of the value op stores, where op
+ * would make the same one (its pitch, its readers' warp tiles, a TMA store's swizzle or
+ * none): the same value stored again, as in each branch of an if (`if w == 0 { P[..] = y }
+ * else { Q[..] = y }`, a QKV projection's three outputs picked by ctx.block.z). Each store
+ * writes the copy just before it reads it back, so the one copy serves every such store;
+ * before, each after the first staged a value and a copy of its own (y's 34,816 bytes
+ * again per branch). *v: the value. -1: none. */
+static int staged_again(TirKernel *K, const TirOp *op, ElemType et, const Layout *m, const Layout *rd, bool tma,
+                        TirVar **v) {
+  TirVar *w = value_named(K, op->expr);
+  if (!w || w->elem != et || w->layout != m || w->direct) return -1;
+  int pitch = epilogue_pitch(op->cols, elem_bytes[et]);
+  for (int i = 0; i < K->nbufs; i++) {
+    const TirBuf *f = &K->bufs[i];
+    if (f->spill_of == w && f->staged && f->pitch == pitch && f->warp_tiles == rd->wtiles && (f->tma_swz != 0) == tma) {
+      *v = w;
+      return i;
+    }
+  }
+  return -1;
+}
+
+/* The runs store op would move in read-back layout rd (vector_width's, its entry test's
+ * conditions left as they were): whether it may go by TMA is known before its copy is chosen. */
+static int staged_vec(TirKernel *K, const TirOp *op, const Layout *rd) {
+  TirOp o = *op;
+  int n = K->nchecks;
+  bool versioned = K->versioned;
+  o.lay = rd;
+  o.from_copy = true;
+  vector_width(K, &o);
+  K->nchecks = n;
+  K->versioned = versioned;
+  return o.vec;
 }
 
 /* Stages store op of block b at index *i: the ops above go in before it. */
@@ -3736,16 +3772,23 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
                           "past the budget of %d", regs, live + regs, TIR_MAX_VALUE_REGS));
     return true;
   }
-  int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
-  int align = K->hw->tma && K->t->tma ? 1024 : 16; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
-  /* side by side, or in bytes that buffers dead by then had (smem.c's reuse: a stage ring after its loop) */
-  if (smem_with(K, op, bytes, align) > smem_budget(K)) { /* no room: as it is */
-    unstaged(K, op->stmt->loc.line,
-             arena_printf(K->a, " into 16-byte runs: its copy's %" PRId64 " bytes do not fit the shared budget of %" PRId64
-                          " next to the kernel's other buffers", bytes, (int64_t)smem_budget(K)));
-    return true;
+  /* stmatrix: each 8 x 8 block of a 16-bit mma layout is one of its matrices */
+  int stm = K->hw->stmatrix && (et == T_F16 || et == T_BF16) ? (m->rc % 4 == 0 ? 4 : m->rc % 2 == 0 ? 2 : 1) : 0;
+  bool tma = tma_store_ok(K, op, m, rd, stm, staged_vec(K, op, rd));
+  TirVar *t = NULL;
+  int bi = staged_again(K, op, et, m, rd, tma, &t);
+  if (bi < 0) {
+    int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
+    int align = K->hw->tma && K->t->tma ? 1024 : 16; /* a TMA store's copy starts at 1024 bytes (tma_swz) */
+    /* side by side, or in bytes that buffers dead by then had (smem.c's reuse: a stage ring after its loop) */
+    if (smem_with(K, op, bytes, align) > smem_budget(K)) { /* no room: as it is */
+      unstaged(K, op->stmt->loc.line,
+               arena_printf(K->a, " into 16-byte runs: its copy's %" PRId64 " bytes do not fit the shared budget of %" PRId64
+                            " next to the kernel's other buffers", bytes, (int64_t)smem_budget(K)));
+      return true;
+    }
+    t = stored_value(K, op->expr, et, m);
   }
-  TirVar *t = stored_value(K, op->expr, et, m);
   bool own = !t; /* the value is not a value of the stored type already: one of its own */
   if (own) {
     t = tir_new_var(K, et, 2, op->rows, op->cols,
@@ -3753,12 +3796,16 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
     t->cname = arena_printf(K->a, "t2c_epi%d", t->id); /* lower.c names its temporaries t2c_v<n> */
     t->layout = m;
   }
-  int bi = tir_copy_buf(K, t);
+  bool again = bi >= 0;
+  if (!again) bi = tir_copy_buf(K, t);
   if (bi < 0) return false;
   TirBuf *f = &K->bufs[bi];
-  f->pitch = epilogue_pitch(op->cols, eb);
-  f->warp_tiles = rd->wtiles;
-  tir_buf_size(f);
+  if (!again) {
+    f->pitch = epilogue_pitch(op->cols, eb);
+    f->warp_tiles = rd->wtiles;
+    f->staged = true;
+    tir_buf_size(f);
+  }
   TirVar *h = tir_hoisted(K, op->expr);
   Expr *x = h ? tir_read_of(K, h) : NEW(K->a, Expr);
   if (!h) *x = *op->expr; /* the same value, a node the store's read of the copy is not keyed on */
@@ -3770,12 +3817,14 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   a->expr = x;
   sp->buf = bi;
   d->lay = a->lay = sp->lay = m;
-  /* stmatrix: each 8 x 8 block of a 16-bit mma layout is one of its matrices */
-  if (K->hw->stmatrix && (et == T_F16 || et == T_BF16)) sp->stm = m->rc % 4 == 0 ? 4 : m->rc % 2 == 0 ? 2 : 1;
-  f->what = arena_printf(K->a, "the store at line %d, staged: written in %s's layout by %s, read back in 16-byte runs%s",
-                         op->stmt->loc.line, m->wg ? "wgmma's accumulator" : "the mma accumulator",
-                         sp->stm ? arena_printf(K->a, "stmatrix.x%d", sp->stm) : "each thread's pairs",
-                         rd->wtiles ? " by the warp that wrote them" : "");
+  sp->stm = stm;
+  if (again)
+    f->what = arena_printf(K->a, "%s; the store at line %d stages the same value here", f->what, op->stmt->loc.line);
+  else
+    f->what = arena_printf(K->a, "the store at line %d, staged: written in %s's layout by %s, read back in 16-byte runs%s",
+                           op->stmt->loc.line, m->wg ? "wgmma's accumulator" : "the mma accumulator",
+                           sp->stm ? arena_printf(K->a, "stmatrix.x%d", sp->stm) : "each thread's pairs",
+                           rd->wtiles ? " by the warp that wrote them" : "");
   d->first = op->first;
   op->first = false;
   TirRead *r = NEW(K->a, TirRead);
@@ -3794,7 +3843,7 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   vector_width(K, op);
   stronger_checks(K);
   TirOp *ts = NULL; /* the fast body's TMA store (above) */
-  if (tma_store_ok(K, op, m, rd, sp->stm)) {
+  if (tma) {
     f->tma_swz = 128;
     ts = tir_new_op(K, NULL, TO_TMA_STORE, op->stmt);
     ts->slice = op->slice;
@@ -3808,8 +3857,9 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
     memcpy(ts->acc, op->acc, sizeof op->acc);
     ts->nacc = op->nacc;
     op->only = TIR_GENERAL;
-    f->what = arena_printf(K->a, "%s; in the fast body stored by TMA from %d-byte swizzled rows, a box of %d x %d per "
-                           "warp and atom, by lane 0 of each warp", f->what, f->tma_swz, m->rr * 8, 128 / eb);
+    if (!again)
+      f->what = arena_printf(K->a, "%s; in the fast body stored by TMA from %d-byte swizzled rows, a box of %d x %d "
+                             "per warp and atom, by lane 0 of each warp", f->what, f->tma_swz, m->rr * 8, 128 / eb);
   }
   TirOp *ins[3] = {d, a, sp};
   int first = own ? 0 : 2; /* a value of its own: declared and computed first */

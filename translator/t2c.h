@@ -968,6 +968,8 @@ typedef struct TirBuf {
    * accessing warp's tile (the writer's mma layout and the reader's wtiles one
    * give each warp the same block): its conflicts need only __syncwarp (sync.c). */
   bool warp_tiles;
+  bool staged;           /* a staged epilogue's buffer (layout.c): every store of its value staged the
+                            same way writes it again just before reading it back (staged_again) */
   /* A staged epilogue's buffer that the fast body stores by TMA (layout.c): in
    * that body it is laid out as TirBuf.swz says with swz = tma_swz (atoms of
    * tma_swz / element-bytes columns, swizzled rows, no padding), which TMA

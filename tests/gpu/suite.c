@@ -3339,6 +3339,38 @@ static void t_pipeline_invariant(Tally *T) {
     call_free(&k);
   }
 }
+/* staged_store_branches (tests/gpu): y = f16(X W) stored to P, Q or R by the block's z and
+ * to S[z], every store staged through the one copy of y. Ragged M, N and K (K % 8 == 0: the
+ * 16-byte body; not: the general one), one tile exactly, a corner; on sm_90, sm_90a (the
+ * fast body's stores by TMA) and sm_80. */
+static void t_staged_store_branches(Tally *T) {
+  static const int MNK[][3] = {{130, 200, 40}, {128, 128, 32}, {5, 9, 7}, {300, 136, 70}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    Rng r = rng_seed("staged_store_branches", (uint64_t)c);
+    Call k;
+    call_init(&k, "staged_store_branches.tl", "staged_store_branches");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, K));
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(K, N));
+    Ten *out[3] = {call_out(&k, "P", F16, 2, SHAPE(M, N)), call_out(&k, "Q", F16, 2, SHAPE(M, N)),
+                   call_out(&k, "R", F16, 2, SHAPE(M, N))};
+    Ten *S = call_out(&k, "S", F16, 3, SHAPE(3, M, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double y = 0;
+        for (int kk = 0; kk < K; kk++) y += A2(X, i, kk) * A2(W, kk, j);
+        for (int z = 0; z < 3; z++) R2(out[z], i, j) = y, S->ref[((long long)z * M + i) * N + j] = y;
+      }
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", targets[c / 4], M, N, K);
+    CHECK(T, call_check(&k, "staged_store_branches", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8370,6 +8402,7 @@ static const Test tests[] = {
     {"pipeline_gather_chain", t_pipeline_gather_chain},
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
+    {"staged_store_branches", t_staged_store_branches},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
