@@ -2533,6 +2533,28 @@ static int index_masks(const Expr *x, Mask *ms, int n, int max) {
   return n;
 }
 
+/* What -Wscatter-index says of slice sl ('a gather of' J, which may 'index outside it'). */
+static const char *index_from(const Expr *sl) { return check_is_gather(sl) ? "a gather of" : "a slice of"; }
+static const char *index_past(const Expr *sl) { return check_is_gather(sl) ? "index outside it" : "reach past its end"; }
+
+/* The note that says how to keep the elements of slice sl past its tensor from writing X:
+ * an index read from it directly (direct) takes pad(J[..], -1). */
+static void pad_note(TirKernel *K, const Expr *sl, bool direct, const char *X) {
+  const char *J = sl->u.index.base->u.ident.sym->name;
+  ElemType je = sl->u.index.base->u.ident.sym->ty.elem;
+  if (direct)
+    diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
+  /* 8-bit: maybe no value of J leads outside X. The where() said as the rule that quiets
+     this asks for it (where_masks): a negative constant, not merely one outside X */
+  else if (elem_bytes[je] == 1)
+    diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing; "
+              "where no %s value does, where(ok, .., -1), with ok testing the %s's own bounds, gives them -1, outside "
+              "'%s' (the other branch must be a negative constant)", J, X, elem_names[je],
+              check_is_gather(sl) ? "gather" : "slice", X);
+  else
+    diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
+}
+
 /* -Wscatter-index: a scatter's (or atomic's) tile index that reads a tensor slice
  * (X[J[t0 :+ 128]]; also through a var declared as one, or inside an expression)
  * whose bounds check was kept: its elements past J's end read 0 (no pad()), so they
@@ -2540,49 +2562,59 @@ static int index_masks(const Expr *x, Mask *ms, int n, int max) {
  * An index masked by a where() of the slice's own bounds test masks the element, in
  * every index: Cnt[where(n0 + cols(1, 512) < N, PY[n0 :+ 512], -1), PX[n0 :+ 512]]
  * updates nothing past N, whatever PX reads there (index_masks; the test must be PX's
- * slice's own, as for a where() around it, tests_ends). */
+ * slice's own, as for a where() around it, tests_ends).
+ * One warning per statement, as -Wbounds: under its first such index, a note under each
+ * other one (C[slot / 16, slot % 16, ..], both from one gather, had a warning each), then
+ * for each slice they read, where it is read and what keeps its elements from writing. */
 static void scatter_index(TirKernel *K, const TirOp *st) {
   const Expr *g = st->slice;
   Mask ms[16];
   int nm = 0;
   for (int d = 0; d < g->u.index.nidx; d++) nm = index_masks(g->u.index.idx[d].start, ms, nm, 16);
   const Mask *all = nm ? &ms[nm - 1] : NULL;
-  for (int d = 0; d < g->u.index.nidx; d++) {
+  const Expr *tops[8], *sls[8];
+  bool direct[8];
+  int n = 0;
+  for (int d = 0; d < g->u.index.nidx && n < 8; d++) {
     const Expr *ix = g->u.index.idx[d].start, *top = NULL, *leaf = ix->ty.rank ? unpadded_leaf(K, ix, all, &top) : NULL;
     if (!leaf) continue;
-    const Expr *sl = index_slice(leaf);
-    if (!top) top = leaf; /* reshape(Slot[t0 :+ 16], [16, 1]) written in the index */
+    sls[n] = index_slice(leaf);
     /* the caret goes under this scatter's own index (the var the leaf was found through,
-     * not the leaf inside that var's declaration: a where()'s mask, say), and a note
-     * under the slice, when that is elsewhere */
-    Loc at = top->loc;
-    const char *J = sl->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
-    const char *what = st->atomic ? builtin_names[st->atomic] : "scatter", *does = st->atomic ? "update" : "write";
-    /* a gather's own indices may be masked below 0 (J[where(k < e, k, -1)]), not only past the end */
-    const char *from = check_is_gather(sl) ? "a gather of" : "a slice of";
-    const char *past = check_is_gather(sl) ? "index outside it" : "reach past its end";
-    if (leaf == ix) {
-      diag_warning(K->d, W_SCATTER_INDEX, at,
-                   "the indices of this %s are read from %s '%s' that may %s: those elements "
-                   "read 0, so they %s element 0 of '%s'", what, from, J, past, does, X);
-      if (top != sl) diag_note(K->d, sl->loc, "%s '%s' is read here", from, J);
-      diag_note(K->d, (Loc){0, 0}, "pad(%s[..], -1) gives them an index outside '%s', where nothing is written", J, X);
-    } else {
-      diag_warning(K->d, W_SCATTER_INDEX, at,
-                   "the indices of this %s are computed from %s '%s' that may %s: those "
-                   "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what, from, J,
-                   past, does, X);
-      if (top != sl) diag_note(K->d, sl->loc, "%s '%s' is read here", from, J);
-      /* 8-bit: maybe no value of J leads outside X. The where() said as the rule that quiets
-         this asks for it (where_masks): a negative constant, not merely one outside X */
-      if (elem_bytes[sl->u.index.base->u.ident.sym->ty.elem] == 1)
-        diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing; "
-                  "where no %s value does, where(ok, .., -1), with ok testing the %s's own bounds, gives them -1, outside "
-                  "'%s' (the other branch must be a negative constant)", J, X, elem_names[sl->u.index.base->u.ident.sym->ty.elem],
-                  check_is_gather(sl) ? "gather" : "slice", X);
-      else
-        diag_note(K->d, (Loc){0, 0}, "pad(%s[..], v), with a v whose index falls outside '%s', keeps them from writing", J, X);
-    }
+     * not the leaf inside that var's declaration: a where()'s mask, say); the leaf itself
+     * when it is written in the index (reshape(Slot[t0 :+ 16], [16, 1])) */
+    tops[n] = top ? top : leaf;
+    direct[n++] = leaf == ix;
+  }
+  if (!n) return;
+  const char *J = sls[0]->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
+  const char *what = st->atomic ? builtin_names[st->atomic] : "scatter", *does = st->atomic ? "update" : "write";
+  /* a gather's own indices may be masked below 0 (J[where(k < e, k, -1)]), not only past the end */
+  if (direct[0])
+    diag_warning(K->d, W_SCATTER_INDEX, tops[0]->loc,
+                 "the indices of this %s are read from %s '%s' that may %s: those elements "
+                 "read 0, so they %s element 0 of '%s'", what, index_from(sls[0]), J, index_past(sls[0]), does, X);
+  else
+    diag_warning(K->d, W_SCATTER_INDEX, tops[0]->loc,
+                 "the indices of this %s are computed from %s '%s' that may %s: those "
+                 "elements read 0, so they %s the element of '%s' that an index computed from 0 gives", what,
+                 index_from(sls[0]), J, index_past(sls[0]), does, X);
+  for (int k = 1; k < n; k++) {
+    const char *Jk = sls[k]->u.index.base->u.ident.sym->name;
+    if (sls[k] == sls[0])
+      diag_note(K->d, tops[k]->loc, "so is this index: %s the same %s '%s'", direct[k] ? "read from" : "computed from",
+                check_is_gather(sls[k]) ? "gather of" : "slice of", Jk);
+    else
+      diag_note(K->d, tops[k]->loc, "and this index is %s %s '%s', which may %s too",
+                direct[k] ? "read from" : "computed from", index_from(sls[k]), Jk, index_past(sls[k]));
+  }
+  /* each slice once, in the order of the indices: where it is read, and its pad */
+  for (int k = 0; k < n; k++) {
+    bool seen = false;
+    for (int j = 0; j < k && !seen; j++) seen = sls[j] == sls[k];
+    if (seen) continue;
+    if (tops[k] != sls[k])
+      diag_note(K->d, sls[k]->loc, "%s '%s' is read here", index_from(sls[k]), sls[k]->u.index.base->u.ident.sym->name);
+    pad_note(K, sls[k], direct[k], X);
   }
 }
 
