@@ -1126,7 +1126,8 @@ static void gather_slice_error(Checker *C, const Expr *e, const Expr *first, con
   bool last = ix == &e->u.index.idx[e->u.index.nidx - 1];
   const Expr *s = ix->start, *left = s;
   while (left->kind == E_BINARY) left = left->u.binary.a; /* a binary's loc is its operator's */
-  diag_error(C->d, left->loc, "a gather takes tile or scalar indices only, not slices (a :+ n)");
+  diag_error(C->d, left->loc, "a %s takes tile or scalar indices only, not slices (a :+ n)",
+             e == C->target ? "scatter" : "gather");
   char n[48] = "n", at[64] = ""; /* the length as written: it is not checked yet */
   if (ix->len->kind == E_INT) snprintf(n, sizeof n, "%" PRId64, ix->len->u.ival);
   else if (ix->len->kind == E_IDENT) snprintf(n, sizeof n, "%.40s", ix->len->u.ident.name);
@@ -1244,7 +1245,10 @@ static bool check_index(Checker *C, Expr *e, int depth) {
     ranged |= ix->len != NULL;
     if (ix->start->ty.rank == 0) continue;
     if (!elem_is_int(ix->start->ty.elem) || ix->start->ty.elem == T_BOOL) {
-      diag_error(C->d, ix->start->loc, "a gather index must be an integer tile, not %s", type_str(C, &ix->start->ty));
+      const Expr *left = ix->start;
+      while (left->kind == E_BINARY) left = left->u.binary.a; /* a binary's loc is its operator's */
+      diag_error(C->d, left->loc, "a %s index must be an integer tile, not %s", e == C->target ? "scatter" : "gather",
+                 type_str(C, &ix->start->ty));
       return false;
     }
     if (gather && !gather_shape(C, first, ix->start, &g)) return false;
