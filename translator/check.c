@@ -677,6 +677,53 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
   }
 }
 
+/* After a value of a shape the target cannot take (an assignment's): where dim d of the
+ * value gets its size. A var declared from a value (no type written) took its shape from
+ * it, so the search goes on into that value; a size no operand of the same rank has came
+ * from a rank-1 operand, the row [1, n], broadcast against a column: var x = X[0 :+ 128, n]
+ * is a [128] (the scalar index drops its dim), and x - mean, with mean [128, 1], is
+ * [128, 128], which the error would otherwise show only where it is assigned. */
+static void assign_shape_notes(Checker *C, const Expr *rhs, const Type *to) {
+  if (rhs->ty.rank != 2 || to->rank != 2) return;
+  for (int d = 0; d < 2; d++) {
+    if (rhs->ty.dims[d] == to->dims[d] || rhs->ty.dims[d] == 1) continue;
+    const Expr *from = dim_origin(rhs, d);
+    for (int hops = 0; hops < 8 && from->kind == E_IDENT && from->u.ident.sym; hops++) {
+      const Sym *y = from->u.ident.sym;
+      const Stmt *st = y->decl;
+      if (y->kind != SY_VAR || !st || st->kind != S_VAR || y->ty.rank != 2) break;
+      diag_note(C->d, st->loc, "'%s' is declared %s here", y->name, type_str(C, &y->ty));
+      if (st->u.decl.type || !st->u.decl.init) return; /* its written type says the shape */
+      from = dim_origin(st->u.decl.init, d);
+    }
+    if (d != 1 || from->ty.rank != 2) return;
+    const Expr *ops[3] = {0};
+    int n = 0;
+    if (from->kind == E_BINARY) ops[n++] = from->u.binary.a, ops[n++] = from->u.binary.b;
+    else if (from->kind == E_CALL && from->u.call.cast == T_NONE)
+      for (int i = 0; i < from->u.call.nargs && n < 3; i++) ops[n++] = from->u.call.args[i];
+    const Expr *row = NULL, *col = NULL;
+    for (int i = 0; i < n; i++) {
+      if (ops[i]->ty.rank == 1 && ops[i]->ty.dims[0] == from->ty.dims[1]) row = ops[i];
+      if (ops[i]->ty.rank == 2 && ops[i]->ty.dims[1] == 1) col = ops[i];
+    }
+    if (!row || !col) return;
+    int m = row->ty.dims[0];
+    const char *rn = row->kind == E_IDENT ? arena_printf(C->a, "'%s' (%s)", row->u.ident.name, type_str(C, &row->ty))
+                                          : arena_printf(C->a, "this %s", type_str(C, &row->ty));
+    const char *cn = col->kind == E_IDENT ? arena_printf(C->a, "'%s' (%s)", col->u.ident.name, type_str(C, &col->ty))
+                                          : type_str(C, &col->ty);
+    const char *fix = m != from->ty.dims[0] ? "" /* a column of m rows would not broadcast with the other either */
+                      : arena_printf(C->a, "; as a column, write reshape(%s, [%d, 1])",
+                                     row->kind == E_IDENT ? row->u.ident.name : "..", m);
+    const Expr *at = row;
+    while (at->kind == E_BINARY) at = at->u.binary.a; /* a binary's loc is its operator's */
+    diag_note(C->d, at->loc, "%s is rank 1, the row [1, %d]: against the column %s it broadcasts to [%d, %d]%s", rn, m,
+              cn, from->ty.dims[0], m, fix);
+    return;
+  }
+}
+
 /* An integer / or % by the constant 0 (y): undefined in CUDA, an error here as a
  * constant shift count outside the type is. */
 static void div_by_zero(Checker *C, const Expr *y, TokenKind op) {
@@ -1464,6 +1511,7 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
     if (from->dims[i] != to->dims[i] && from->dims[i] != 1) {
       diag_error(C->d, loc, "cannot assign %s to %s %s: the shapes differ", type_str(C, from),
                  what, type_str(C, to));
+      assign_shape_notes(C, rhs, to);
       return false;
     }
   return true;
