@@ -2390,6 +2390,16 @@ static bool finite_const(const Expr *e) {
   return (e->flags & EF_CONST) && e->ty.rank == 0 && (!e->cv.isf || isfinite(e->cv.f));
 }
 
+/* A where() branch that adds nothing to a sum at a position past a slice's end that its
+ * condition reads: the constant 0, or a value read from a tensor (zero past its own end,
+ * or padded, masked or warned about itself), as branch_safe's for an index. */
+static bool summed_zero(const Expr *b) {
+  const Expr *e = b;
+  while (e->kind == E_CALL && e->u.call.cast != T_NONE && e->u.call.nargs == 1) e = e->u.call.args[0];
+  if ((e->flags & EF_CONST) && e->ty.rank == 0) return e->cv.isf ? e->cv.f == 0.0 : e->cv.i == 0;
+  return reads_tensor(b);
+}
+
 static const Expr *summed_leaf(TirKernel *K, const Expr *x, int keep, bool factor, const Expr **top) {
   const Expr *sl = index_slice(x);
   if (sl) {
@@ -2427,11 +2437,22 @@ static const Expr *summed_leaf(TirKernel *K, const Expr *x, int keep, bool facto
     break;
   case E_CALL:
     if (x->u.call.cast != T_NONE && x->u.call.nargs == 1) return summed_leaf(K, x->u.call.args[0], keep, factor, top);
-    /* where(ok, C[..], 0): a branch's 0 is the term's (its condition gives no value, as
-     * for an index); a leaf left is asked again with the where()'s mask */
+    /* where(ok, C[..], 0): a branch's 0 is the term's; a leaf left is asked again with
+     * the where()'s mask. The condition's zeros past its slice's end pick a branch there,
+     * whose value is summed: that adds nothing where each branch is 0 or read from a
+     * tensor (its own zeros, or its own concern) and the sum reduces every axis; but
+     * where(x > 0.0, 1, 0) counts the positions past x's end whenever 0 passes the test,
+     * and a rowsum or colsum keeps an axis, along which a row (or column) wholly past the
+     * end sums to an index of its own, whatever it picks: rowsum(where(x > 0.0, 1, 0)),
+     * x a [128, 1] column of X, gives each row past X's end index 0. Unless the condition
+     * tests that slice's own bounds (its positions past the end then take the other
+     * branch), its slice counts as one in a branch does. */
     if (x->u.call.cast == T_NONE && x->u.call.builtin == B_WHERE &&
-        !summed_leaf(K, x->u.call.args[1], keep, factor, top) && !summed_leaf(K, x->u.call.args[2], keep, factor, top))
-      return NULL;
+        !summed_leaf(K, x->u.call.args[1], keep, factor, top) && !summed_leaf(K, x->u.call.args[2], keep, factor, top)) {
+      if (keep < 0 && summed_zero(x->u.call.args[1]) && summed_zero(x->u.call.args[2])) return NULL;
+      Mask own = {x->u.call.args[0], NULL};
+      return unpadded_leaf(K, x->u.call.args[0], &own, top);
+    }
     break;
   default: break;
   }
