@@ -3469,10 +3469,13 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               v->what, K->bufs[v->home - 1].cname, layout_count(l), layout_str(K->a, l), v->home_why);
       continue;
     }
+    /* why it is in the fragments (layout.c frag_why): a value of the accumulator's shape
+     * that no op joins to one is not (off_acc) */
+    const char *frag = v->frag_why ? v->frag_why : "it holds a dot's fragments";
     const char *why = l->kind == LY_BLOCKED && l->wg
-                          ? "wgmma's accumulator fragments (a warpgroup per 64 rows): a dot accumulates into it, or it is computed with a value that does"
+                          ? arena_printf(K->a, "wgmma's accumulator fragments (a warpgroup per 64 rows): %s", frag)
                       : l->kind == LY_BLOCKED && l->mma
-                          ? "the mma accumulator's fragments: a dot accumulates into it, or it is computed with a value that does"
+                          ? arena_printf(K->a, "the mma accumulator's fragments: %s", frag)
                       : l->kind == LY_SLICE && l->dim == 0
                           ? "a column value: every thread that holds a column of the parent layout holds it, so it is read where it is"
                       : l->kind == LY_SLICE

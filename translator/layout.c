@@ -529,6 +529,41 @@ static int run_ebytes(TirKernel *K) {
   return w.narrowest > cap ? w.narrowest : cap;
 }
 
+/* The first plain blocked layout of [R, C] (not an mma accumulator's, not partials):
+ * the one off_acc made for the values of a dot accumulator's shape that are not the
+ * accumulator's. */
+static Layout *plain_of(TirKernel *K, int rows, int cols) {
+  for (int i = 0; i < K->layouts.len; i++) {
+    Layout *l = K->layouts.items[i];
+    if (l->kind == LY_BLOCKED && !l->mma && !l->partials && l->rows == rows && l->cols == cols) return l;
+  }
+  return NULL;
+}
+
+typedef struct OffAcc {
+  int R, C;
+  bool hit;
+} OffAcc;
+
+static void off_acc_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K, (void)x;
+  OffAcc *o = ctx;
+  if (v->off_acc && v->rows == o->R && v->cols == o->C) o->hit = true;
+}
+
+/* The blocked layout op runs in over [R, C]: the shape's (find_blocked: an mma
+ * accumulator's where a dot makes one), or the plain one where the values of that
+ * shape it writes or reads are off_acc (rowsum(f32(a)) of a dot operand a). */
+static Layout *op_blocked(TirKernel *K, TirOp *op, int R, int C) {
+  Layout *l = find_blocked(K, R, C);
+  if (!l || !l->mma || op->kind == TO_DOT) return l;
+  OffAcc o = {R, C, op->dst && op->dst->off_acc && op->dst->rows == R && op->dst->cols == C};
+  if (!o.hit) leaves(K, op->expr, off_acc_leaf, &o);
+  if (!o.hit) index_leaves(K, op, off_acc_leaf, &o);
+  Layout *p = o.hit ? plain_of(K, R, C) : NULL;
+  return p ? p : l;
+}
+
 /* How an op over [R, C] reads value v: the same shape (one class), a row
  * value [R, 1] (a slice of the op's blocked layout along dim 1), or a column
  * value [1, C] broadcast down R > 1 rows (a slice along dim 0). */
@@ -543,7 +578,7 @@ static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
     else join(c, c->first->id, v->id);
     return;
   }
-  const Layout *p = anchored(R, C) ? find_blocked(K, R, C) : NULL;
+  const Layout *p = anchored(R, C) ? op_blocked(K, op, R, C) : NULL;
   if (p && v->cols == 1 && v->rows == R) {
     /* a row value already a slice of a layout whose threads hold other rows (s's
      * [BQ, BK] and acc's [BQ, D] in attention): this op reads it through its copy */
@@ -581,7 +616,7 @@ static void relate_fn(TirKernel *K, TirOp *op, void *ctx) {
     leaves(K, op->expr, relate_leaf, c);
     return;
   }
-  if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, find_blocked(K, op->rows, op->cols), tir_down_cols(op) ? 0 : 1);
+  if (op->kind == TO_REDUCE) set_parent(c, op->dst->id, op_blocked(K, op, op->rows, op->cols), tir_down_cols(op) ? 0 : 1);
   if (op->kind == TO_ASSIGN || op->kind == TO_LOAD || op->kind == TO_SCAN) relate_leaf(K, op->dst, NULL, c);
   if (op->kind == TO_ASSIGN || op->kind == TO_STORE || op->kind == TO_REDUCE || op->kind == TO_SCAN)
     leaves(K, op->expr, relate_leaf, c);
@@ -724,7 +759,7 @@ static bool columns_along(TirKernel *K, const Layout *l) {
 static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
   const Tall *t = ctx;
   if (op->kind != TO_REDUCE || tir_down_cols(op)) return;
-  Layout *l = find_blocked(K, op->rows, op->cols);
+  Layout *l = op_blocked(K, op, op->rows, op->cols);
   if (!l || l->mma) return;
   if (l->rr > MAX_REGS) {
     for (int lc = l->lc / 2; lc >= 1 && l->rr > MAX_REGS / 8; lc /= 2) spread_lc(l, t->lanes, t->warps, l->vec, lc);
@@ -793,7 +828,7 @@ static void narrow_rows(TirKernel *K, int warps) {
 static void colscan_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)ctx;
   if (op->kind != TO_SCAN || op->axis != 0 || !anchored(op->rows, op->cols)) return;
-  Layout *l = find_blocked(K, op->rows, op->cols);
+  Layout *l = op_blocked(K, op, op->rows, op->cols);
   if (l && !l->mma && l->wr > 1 && l->rr > 1) l->wtiles = true;
 }
 
@@ -824,6 +859,63 @@ static const Layout *everywhere(TirKernel *K) {
   return slice_of(K, p, 1);
 }
 
+/* The values of a dot accumulator's shape that are not the accumulator's (TirVar.off_acc):
+ * a dot operand of that shape which is also reduced (rowsum(f32(a)) of an A [64, 64]
+ * beside a [64, 64] accumulator) took the accumulator's fragments only because the
+ * shape's layout is theirs (find_blocked), and its loads moved 2 elements at a time
+ * instead of 16 bytes. The classes of values that ops compute or read together (as
+ * relate_fn joins them, on a scratch run: a 2-D value's class is the same there) that
+ * hold no dot's accumulator and no A operand evaluated in registers (it is read in the
+ * fragments' layout) take a plain blocked layout of the shape, runs of w's elements, made
+ * here, before the anchors, so that the passes over blocked layouts (tall_fn,
+ * rows_per_thread) see it; the ops over them run there (op_blocked). A row value reduced
+ * from one that meets the accumulator is read through its copy (relate_leaf), once
+ * after a loop where the rowsum is carried. Each value's frag_why is set here too. */
+typedef struct AccRoots {
+  Classes *c;
+  bool *acc; /* per root: holds a value the accumulator's layout must hold */
+} AccRoots;
+
+static void acc_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K, (void)x;
+  AccRoots *a = ctx;
+  a->acc[find(a->c, v->id)] = true;
+  if (!v->frag_why) v->frag_why = "a dot reads it as its A operand in registers";
+}
+
+static void acc_fn(TirKernel *K, TirOp *op, void *ctx) {
+  AccRoots *a = ctx;
+  if (op->kind != TO_DOT) return;
+  a->acc[find(a->c, op->dst->id)] = true;
+  op->dst->frag_why = "a dot accumulates into it";
+  if (!op->src) leaves(K, op->expr, acc_leaf, a);
+}
+
+static void off_acc(TirKernel *K, int w) {
+  int n = K->vars.len;
+  PtrVec scratch = {0};
+  Classes c = {&scratch, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL,
+               NULL, 0, 0, NULL};
+  for (int i = 0; i < n; i++) c.up[i] = i;
+  walk(K, &K->body, relate_fn, &c);
+  AccRoots a = {&c, NEW_ARRAY(K->a, bool, n)};
+  walk(K, &K->body, acc_fn, &a);
+  /* only where an op computes or reads one there (bound_fn): a value only loaded and
+   * copied to shared memory runs in any layout, and assign_vars gives it its own */
+  bool *bound = NEW_ARRAY(K->a, bool, n);
+  walk(K, &K->body, bound_fn, bound);
+  for (int i = 0; i < n; i++) {
+    TirVar *v = K->vars.items[i];
+    if (!v->frag_why && a.acc[find(&c, i)])
+      v->frag_why = "an op computes or reads it together with a value a dot accumulates into or reads as its A operand "
+                    "in registers";
+    const Layout *l = v->rank ? find_blocked(K, v->rows, v->cols) : NULL;
+    if (!l || !l->mma || !anchored(v->rows, v->cols) || a.acc[find(&c, i)] || !bound[i]) continue;
+    v->off_acc = true;
+    if (!plain_of(K, v->rows, v->cols)) blocked_as(K, v->rows, v->cols, w, true);
+  }
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
@@ -834,6 +926,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     return false;
   }
   int w = run_ebytes(K);
+  off_acc(K, w);
   walk(K, &K->body, anchor_fn, &w);
   Tall tall = {K->t->lanes, K->ki->threads / K->t->lanes, w};
   walk(K, &K->body, tall_fn, &tall);
@@ -889,6 +982,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
      * is copied to, only read through a dot operand's copy: the class takes one
      * plain layout (runs of its narrowest element), not the fragments */
     else if (!cheld[r] && anchor && anchor->mma) v->layout = blocked_as(K, v->rows, v->cols, ceb[r], true);
+    else if (v->off_acc && bound[i]) v->layout = plain_of(K, v->rows, v->cols); /* where its class's ops run */
     else v->layout = blocked_as(K, v->rows, v->cols, bound[i] ? w : elem_bytes[v->elem], !bound[i]);
     /* a @registers tile holds the seed's count per thread (no more registers
      * than it promises): where the layout it shares would hold another, a plain
@@ -968,6 +1062,7 @@ static void op_layout_fn(TirKernel *K, TirOp *op, void *ctx) {
   case TO_LOAD: case TO_ASSIGN: case TO_DECL: op->lay = op->dst->layout; break;
   case TO_REDUCE:
     op->lay = blocked(K, op->rows, op->cols, 4);
+    if (op->lay->mma) op->lay = op_blocked(K, op, op->rows, op->cols);
     if (tir_down_cols(op)) { /* into a column value of op's layout */
       if (op->dst->layout->kind != LY_SLICE || op->dst->layout->parent != op->lay || op->dst->layout->dim != 0)
         c->why = "a reduction into another layout";
@@ -1085,7 +1180,7 @@ static bool home_ok(TirKernel *K, const TirVar *v, const char **why) {
   const Layout *l = v->layout;
   const char *w = NULL;
   if (!l || l->kind != LY_BLOCKED) w = "it is a row or column value";
-  else if (l->mma || l->wg) w = "a dot accumulates into it, or it is computed with a value that does";
+  else if (l->mma || l->wg) w = v->frag_why ? v->frag_why : "it holds a dot's fragments";
   else if (v->direct || v->home) w = "it is staged";
   else if (v->sym && v->sym->place == PL_REGISTER) w = "it is a @registers tile";
   HomeOk h = {v, plain_copy(K, v), w};

@@ -691,6 +691,11 @@ typedef struct TirVar {
                             compute its value in their indices: never declared */
   bool own_layout;       /* layout.c: a @registers tile given a layout of its own, to hold the seed's
                             count per thread where the layout it would share holds another */
+  bool off_acc;          /* layout.c: of a dot accumulator's shape, but no op computes it or reads it
+                            together with a value the accumulator's fragments hold: a plain layout */
+  const char *frag_why;  /* layout.c: why it would hold a dot's fragments (--explain): a dot accumulates
+                            into it, reads it as its A operand in registers, or an op computes or reads
+                            it together with such a value */
   /* layout.c: too large for registers, it lives in its shared copy bufs[home - 1]
    * (0: in registers): each op reads and writes the thread's own elements
    * there (TirAccess.own), and the copy needs no spill. */

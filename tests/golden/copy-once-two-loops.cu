@@ -589,12 +589,12 @@ same_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__rest
 // kernel new_q (copy-once-two-loops.tl:18): 128 threads
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
 //   layout L1: [64, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 32 per thread
-//   q: registers, 32 x f16 per thread (L0)
+//   q: registers, 32 x f16 per thread (L1)
 //   acc: registers, 32 x f32 per thread (L0)
 //   q_s: shared, f16[64, 64], 9216 bytes (shared copy of q)
 //   t2c_v3_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 22)
 //   t2c_v4_s: shared, f16[64, 64], 18432 bytes (shared copy of slice of K at line 26)
-//   16-, 8- and 4-byte accesses when Q is 4-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 46080 bytes; barriers: 3
 extern "C" __global__ void
 new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restrict__ O, int N)
@@ -609,75 +609,51 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of 16, 8 or 4 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(Q, 4) && t2c::aligned(K, 16) && t2c::aligned(O, 8);
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(K, 16) && t2c::aligned(O, 8);
   if (t2c_fast) {
     // copy-once-two-loops.tl:19: var q = Q[0 :+ 64, 0 :+ 64]
     __half q[32];
-    const t2c::Vec<__half, 2> t2c_w0 = t2c::ldg_vec<2>(Q + t2c_r0 * 64 + t2c_c0);
+    const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(Q + t2c_r1 * 64 + t2c_c1);
     q[0] = t2c_w0.v[0];
     q[1] = t2c_w0.v[1];
-    const t2c::Vec<__half, 2> t2c_w1 = t2c::ldg_vec<2>(Q + t2c_r0 * 64 + (t2c_c0 + 8));
-    q[2] = t2c_w1.v[0];
-    q[3] = t2c_w1.v[1];
-    const t2c::Vec<__half, 2> t2c_w2 = t2c::ldg_vec<2>(Q + t2c_r0 * 64 + (t2c_c0 + 16));
-    q[4] = t2c_w2.v[0];
-    q[5] = t2c_w2.v[1];
-    const t2c::Vec<__half, 2> t2c_w3 = t2c::ldg_vec<2>(Q + t2c_r0 * 64 + (t2c_c0 + 24));
-    q[6] = t2c_w3.v[0];
-    q[7] = t2c_w3.v[1];
-    const t2c::Vec<__half, 2> t2c_w4 = t2c::ldg_vec<2>(Q + (t2c_r0 + 8) * 64 + t2c_c0);
-    q[8] = t2c_w4.v[0];
-    q[9] = t2c_w4.v[1];
-    const t2c::Vec<__half, 2> t2c_w5 = t2c::ldg_vec<2>(Q + (t2c_r0 + 8) * 64 + (t2c_c0 + 8));
-    q[10] = t2c_w5.v[0];
-    q[11] = t2c_w5.v[1];
-    const t2c::Vec<__half, 2> t2c_w6 = t2c::ldg_vec<2>(Q + (t2c_r0 + 8) * 64 + (t2c_c0 + 16));
-    q[12] = t2c_w6.v[0];
-    q[13] = t2c_w6.v[1];
-    const t2c::Vec<__half, 2> t2c_w7 = t2c::ldg_vec<2>(Q + (t2c_r0 + 8) * 64 + (t2c_c0 + 24));
-    q[14] = t2c_w7.v[0];
-    q[15] = t2c_w7.v[1];
-    const t2c::Vec<__half, 2> t2c_w8 = t2c::ldg_vec<2>(Q + (t2c_r0 + 16) * 64 + t2c_c0);
-    q[16] = t2c_w8.v[0];
-    q[17] = t2c_w8.v[1];
-    const t2c::Vec<__half, 2> t2c_w9 = t2c::ldg_vec<2>(Q + (t2c_r0 + 16) * 64 + (t2c_c0 + 8));
-    q[18] = t2c_w9.v[0];
-    q[19] = t2c_w9.v[1];
-    const t2c::Vec<__half, 2> t2c_w10 = t2c::ldg_vec<2>(Q + (t2c_r0 + 16) * 64 + (t2c_c0 + 16));
-    q[20] = t2c_w10.v[0];
-    q[21] = t2c_w10.v[1];
-    const t2c::Vec<__half, 2> t2c_w11 = t2c::ldg_vec<2>(Q + (t2c_r0 + 16) * 64 + (t2c_c0 + 24));
-    q[22] = t2c_w11.v[0];
-    q[23] = t2c_w11.v[1];
-    const t2c::Vec<__half, 2> t2c_w12 = t2c::ldg_vec<2>(Q + (t2c_r0 + 24) * 64 + t2c_c0);
-    q[24] = t2c_w12.v[0];
-    q[25] = t2c_w12.v[1];
-    const t2c::Vec<__half, 2> t2c_w13 = t2c::ldg_vec<2>(Q + (t2c_r0 + 24) * 64 + (t2c_c0 + 8));
-    q[26] = t2c_w13.v[0];
-    q[27] = t2c_w13.v[1];
-    const t2c::Vec<__half, 2> t2c_w14 = t2c::ldg_vec<2>(Q + (t2c_r0 + 24) * 64 + (t2c_c0 + 16));
-    q[28] = t2c_w14.v[0];
-    q[29] = t2c_w14.v[1];
-    const t2c::Vec<__half, 2> t2c_w15 = t2c::ldg_vec<2>(Q + (t2c_r0 + 24) * 64 + (t2c_c0 + 24));
-    q[30] = t2c_w15.v[0];
-    q[31] = t2c_w15.v[1];
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[0], q[1]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[2], q[3]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[4], q[5]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[6], q[7]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[8], q[9]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[10], q[11]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[12], q[13]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[14], q[15]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[16], q[17]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[18], q[19]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[20], q[21]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[22], q[23]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[24], q[25]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[26], q[27]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[28], q[29]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[30], q[31]}});
+    q[2] = t2c_w0.v[2];
+    q[3] = t2c_w0.v[3];
+    q[4] = t2c_w0.v[4];
+    q[5] = t2c_w0.v[5];
+    q[6] = t2c_w0.v[6];
+    q[7] = t2c_w0.v[7];
+    const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(Q + (t2c_r1 + 16) * 64 + t2c_c1);
+    q[8] = t2c_w1.v[0];
+    q[9] = t2c_w1.v[1];
+    q[10] = t2c_w1.v[2];
+    q[11] = t2c_w1.v[3];
+    q[12] = t2c_w1.v[4];
+    q[13] = t2c_w1.v[5];
+    q[14] = t2c_w1.v[6];
+    q[15] = t2c_w1.v[7];
+    const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(Q + (t2c_r1 + 32) * 64 + t2c_c1);
+    q[16] = t2c_w2.v[0];
+    q[17] = t2c_w2.v[1];
+    q[18] = t2c_w2.v[2];
+    q[19] = t2c_w2.v[3];
+    q[20] = t2c_w2.v[4];
+    q[21] = t2c_w2.v[5];
+    q[22] = t2c_w2.v[6];
+    q[23] = t2c_w2.v[7];
+    const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(Q + (t2c_r1 + 48) * 64 + t2c_c1);
+    q[24] = t2c_w3.v[0];
+    q[25] = t2c_w3.v[1];
+    q[26] = t2c_w3.v[2];
+    q[27] = t2c_w3.v[3];
+    q[28] = t2c_w3.v[4];
+    q[29] = t2c_w3.v[5];
+    q[30] = t2c_w3.v[6];
+    q[31] = t2c_w3.v[7];
+    t2c::sts_vec<8>(&q_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[8], q[9], q[10], q[11], q[12], q[13], q[14], q[15]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[16], q[17], q[18], q[19], q[20], q[21], q[22], q[23]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[24], q[25], q[26], q[27], q[28], q[29], q[30], q[31]}});
     // copy-once-two-loops.tl:20: var acc: tile<f32>[64, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
@@ -717,15 +693,15 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
       // copy-once-two-loops.tl:22: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v3[32];
       if ((k0 + t2c_r1) < N) {
-        const t2c::Vec<__half, 8> t2c_w16 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1)) * 64 + t2c_c1);
-        t2c_v3[0] = t2c_w16.v[0];
-        t2c_v3[1] = t2c_w16.v[1];
-        t2c_v3[2] = t2c_w16.v[2];
-        t2c_v3[3] = t2c_w16.v[3];
-        t2c_v3[4] = t2c_w16.v[4];
-        t2c_v3[5] = t2c_w16.v[5];
-        t2c_v3[6] = t2c_w16.v[6];
-        t2c_v3[7] = t2c_w16.v[7];
+        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1)) * 64 + t2c_c1);
+        t2c_v3[0] = t2c_w4.v[0];
+        t2c_v3[1] = t2c_w4.v[1];
+        t2c_v3[2] = t2c_w4.v[2];
+        t2c_v3[3] = t2c_w4.v[3];
+        t2c_v3[4] = t2c_w4.v[4];
+        t2c_v3[5] = t2c_w4.v[5];
+        t2c_v3[6] = t2c_w4.v[6];
+        t2c_v3[7] = t2c_w4.v[7];
       } else {
         t2c_v3[0] = t2c::cvt<__half>(0.0f);
         t2c_v3[1] = t2c::cvt<__half>(0.0f);
@@ -737,15 +713,15 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v3[7] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 16) < N) {
-        const t2c::Vec<__half, 8> t2c_w17 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 16)) * 64 + t2c_c1);
-        t2c_v3[8] = t2c_w17.v[0];
-        t2c_v3[9] = t2c_w17.v[1];
-        t2c_v3[10] = t2c_w17.v[2];
-        t2c_v3[11] = t2c_w17.v[3];
-        t2c_v3[12] = t2c_w17.v[4];
-        t2c_v3[13] = t2c_w17.v[5];
-        t2c_v3[14] = t2c_w17.v[6];
-        t2c_v3[15] = t2c_w17.v[7];
+        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 16)) * 64 + t2c_c1);
+        t2c_v3[8] = t2c_w5.v[0];
+        t2c_v3[9] = t2c_w5.v[1];
+        t2c_v3[10] = t2c_w5.v[2];
+        t2c_v3[11] = t2c_w5.v[3];
+        t2c_v3[12] = t2c_w5.v[4];
+        t2c_v3[13] = t2c_w5.v[5];
+        t2c_v3[14] = t2c_w5.v[6];
+        t2c_v3[15] = t2c_w5.v[7];
       } else {
         t2c_v3[8] = t2c::cvt<__half>(0.0f);
         t2c_v3[9] = t2c::cvt<__half>(0.0f);
@@ -757,15 +733,15 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v3[15] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 32) < N) {
-        const t2c::Vec<__half, 8> t2c_w18 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 32)) * 64 + t2c_c1);
-        t2c_v3[16] = t2c_w18.v[0];
-        t2c_v3[17] = t2c_w18.v[1];
-        t2c_v3[18] = t2c_w18.v[2];
-        t2c_v3[19] = t2c_w18.v[3];
-        t2c_v3[20] = t2c_w18.v[4];
-        t2c_v3[21] = t2c_w18.v[5];
-        t2c_v3[22] = t2c_w18.v[6];
-        t2c_v3[23] = t2c_w18.v[7];
+        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 32)) * 64 + t2c_c1);
+        t2c_v3[16] = t2c_w6.v[0];
+        t2c_v3[17] = t2c_w6.v[1];
+        t2c_v3[18] = t2c_w6.v[2];
+        t2c_v3[19] = t2c_w6.v[3];
+        t2c_v3[20] = t2c_w6.v[4];
+        t2c_v3[21] = t2c_w6.v[5];
+        t2c_v3[22] = t2c_w6.v[6];
+        t2c_v3[23] = t2c_w6.v[7];
       } else {
         t2c_v3[16] = t2c::cvt<__half>(0.0f);
         t2c_v3[17] = t2c::cvt<__half>(0.0f);
@@ -777,15 +753,15 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v3[23] = t2c::cvt<__half>(0.0f);
       }
       if ((k0 + t2c_r1 + 48) < N) {
-        const t2c::Vec<__half, 8> t2c_w19 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 48)) * 64 + t2c_c1);
-        t2c_v3[24] = t2c_w19.v[0];
-        t2c_v3[25] = t2c_w19.v[1];
-        t2c_v3[26] = t2c_w19.v[2];
-        t2c_v3[27] = t2c_w19.v[3];
-        t2c_v3[28] = t2c_w19.v[4];
-        t2c_v3[29] = t2c_w19.v[5];
-        t2c_v3[30] = t2c_w19.v[6];
-        t2c_v3[31] = t2c_w19.v[7];
+        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(K + ((long long)(k0 + t2c_r1 + 48)) * 64 + t2c_c1);
+        t2c_v3[24] = t2c_w7.v[0];
+        t2c_v3[25] = t2c_w7.v[1];
+        t2c_v3[26] = t2c_w7.v[2];
+        t2c_v3[27] = t2c_w7.v[3];
+        t2c_v3[28] = t2c_w7.v[4];
+        t2c_v3[29] = t2c_w7.v[5];
+        t2c_v3[30] = t2c_w7.v[6];
+        t2c_v3[31] = t2c_w7.v[7];
       } else {
         t2c_v3[24] = t2c::cvt<__half>(0.0f);
         t2c_v3[25] = t2c::cvt<__half>(0.0f);
@@ -804,16 +780,16 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
       __syncthreads();  // q_s: written at line 19, read here by other threads; t2c_v3_s: written at line 22, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k20 = 0; t2c_k20 < 64; t2c_k20 += 16) {
+      for (int t2c_k8 = 0; t2c_k8 < 64; t2c_k8 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k20 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k8 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k20 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k8 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k8 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k8 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -859,36 +835,24 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
     q[30] = q[30] * t2c::cvt<__half>(2.0f);
     q[31] = q[31] * t2c::cvt<__half>(2.0f);
     __syncthreads();  // q_s: read at line 22, overwritten here by other threads
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[0], q[1]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[2], q[3]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[4], q[5]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[6], q[7]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[8], q[9]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[10], q[11]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[12], q[13]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[14], q[15]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[16], q[17]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[18], q[19]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[20], q[21]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[22], q[23]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[24], q[25]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[26], q[27]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[28], q[29]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[30], q[31]}});
+    t2c::sts_vec<8>(&q_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[8], q[9], q[10], q[11], q[12], q[13], q[14], q[15]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[16], q[17], q[18], q[19], q[20], q[21], q[22], q[23]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[24], q[25], q[26], q[27], q[28], q[29], q[30], q[31]}});
     // copy-once-two-loops.tl:25: for k0 in range(0, N, 64) {
     for (int k0_2 = 0; k0_2 < N; k0_2 += 64) {
       // copy-once-two-loops.tl:26: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
       __half t2c_v4[32];
       if ((k0_2 + t2c_r1) < N) {
-        const t2c::Vec<__half, 8> t2c_w21 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1)) * 64 + t2c_c1);
-        t2c_v4[0] = t2c_w21.v[0];
-        t2c_v4[1] = t2c_w21.v[1];
-        t2c_v4[2] = t2c_w21.v[2];
-        t2c_v4[3] = t2c_w21.v[3];
-        t2c_v4[4] = t2c_w21.v[4];
-        t2c_v4[5] = t2c_w21.v[5];
-        t2c_v4[6] = t2c_w21.v[6];
-        t2c_v4[7] = t2c_w21.v[7];
+        const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1)) * 64 + t2c_c1);
+        t2c_v4[0] = t2c_w9.v[0];
+        t2c_v4[1] = t2c_w9.v[1];
+        t2c_v4[2] = t2c_w9.v[2];
+        t2c_v4[3] = t2c_w9.v[3];
+        t2c_v4[4] = t2c_w9.v[4];
+        t2c_v4[5] = t2c_w9.v[5];
+        t2c_v4[6] = t2c_w9.v[6];
+        t2c_v4[7] = t2c_w9.v[7];
       } else {
         t2c_v4[0] = t2c::cvt<__half>(0.0f);
         t2c_v4[1] = t2c::cvt<__half>(0.0f);
@@ -900,15 +864,15 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v4[7] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 16) < N) {
-        const t2c::Vec<__half, 8> t2c_w22 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 16)) * 64 + t2c_c1);
-        t2c_v4[8] = t2c_w22.v[0];
-        t2c_v4[9] = t2c_w22.v[1];
-        t2c_v4[10] = t2c_w22.v[2];
-        t2c_v4[11] = t2c_w22.v[3];
-        t2c_v4[12] = t2c_w22.v[4];
-        t2c_v4[13] = t2c_w22.v[5];
-        t2c_v4[14] = t2c_w22.v[6];
-        t2c_v4[15] = t2c_w22.v[7];
+        const t2c::Vec<__half, 8> t2c_w10 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 16)) * 64 + t2c_c1);
+        t2c_v4[8] = t2c_w10.v[0];
+        t2c_v4[9] = t2c_w10.v[1];
+        t2c_v4[10] = t2c_w10.v[2];
+        t2c_v4[11] = t2c_w10.v[3];
+        t2c_v4[12] = t2c_w10.v[4];
+        t2c_v4[13] = t2c_w10.v[5];
+        t2c_v4[14] = t2c_w10.v[6];
+        t2c_v4[15] = t2c_w10.v[7];
       } else {
         t2c_v4[8] = t2c::cvt<__half>(0.0f);
         t2c_v4[9] = t2c::cvt<__half>(0.0f);
@@ -920,15 +884,15 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v4[15] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 32) < N) {
-        const t2c::Vec<__half, 8> t2c_w23 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 32)) * 64 + t2c_c1);
-        t2c_v4[16] = t2c_w23.v[0];
-        t2c_v4[17] = t2c_w23.v[1];
-        t2c_v4[18] = t2c_w23.v[2];
-        t2c_v4[19] = t2c_w23.v[3];
-        t2c_v4[20] = t2c_w23.v[4];
-        t2c_v4[21] = t2c_w23.v[5];
-        t2c_v4[22] = t2c_w23.v[6];
-        t2c_v4[23] = t2c_w23.v[7];
+        const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 32)) * 64 + t2c_c1);
+        t2c_v4[16] = t2c_w11.v[0];
+        t2c_v4[17] = t2c_w11.v[1];
+        t2c_v4[18] = t2c_w11.v[2];
+        t2c_v4[19] = t2c_w11.v[3];
+        t2c_v4[20] = t2c_w11.v[4];
+        t2c_v4[21] = t2c_w11.v[5];
+        t2c_v4[22] = t2c_w11.v[6];
+        t2c_v4[23] = t2c_w11.v[7];
       } else {
         t2c_v4[16] = t2c::cvt<__half>(0.0f);
         t2c_v4[17] = t2c::cvt<__half>(0.0f);
@@ -940,15 +904,15 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
         t2c_v4[23] = t2c::cvt<__half>(0.0f);
       }
       if ((k0_2 + t2c_r1 + 48) < N) {
-        const t2c::Vec<__half, 8> t2c_w24 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 48)) * 64 + t2c_c1);
-        t2c_v4[24] = t2c_w24.v[0];
-        t2c_v4[25] = t2c_w24.v[1];
-        t2c_v4[26] = t2c_w24.v[2];
-        t2c_v4[27] = t2c_w24.v[3];
-        t2c_v4[28] = t2c_w24.v[4];
-        t2c_v4[29] = t2c_w24.v[5];
-        t2c_v4[30] = t2c_w24.v[6];
-        t2c_v4[31] = t2c_w24.v[7];
+        const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(K + ((long long)(k0_2 + t2c_r1 + 48)) * 64 + t2c_c1);
+        t2c_v4[24] = t2c_w12.v[0];
+        t2c_v4[25] = t2c_w12.v[1];
+        t2c_v4[26] = t2c_w12.v[2];
+        t2c_v4[27] = t2c_w12.v[3];
+        t2c_v4[28] = t2c_w12.v[4];
+        t2c_v4[29] = t2c_w12.v[5];
+        t2c_v4[30] = t2c_w12.v[6];
+        t2c_v4[31] = t2c_w12.v[7];
       } else {
         t2c_v4[24] = t2c::cvt<__half>(0.0f);
         t2c_v4[25] = t2c::cvt<__half>(0.0f);
@@ -967,16 +931,16 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
       __syncthreads();  // q_s: written at line 24, read here by other threads; t2c_v4_s: written at line 26, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k25 = 0; t2c_k25 < 64; t2c_k25 += 16) {
+      for (int t2c_k13 = 0; t2c_k13 < 64; t2c_k13 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k25 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k25 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k25 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k25 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -1008,54 +972,42 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
   } else {
     // copy-once-two-loops.tl:19: var q = Q[0 :+ 64, 0 :+ 64]
     __half q[32];
-    q[0] = Q[t2c_r0 * 64 + t2c_c0];
-    q[1] = Q[t2c_r0 * 64 + (t2c_c0 + 1)];
-    q[2] = Q[t2c_r0 * 64 + (t2c_c0 + 8)];
-    q[3] = Q[t2c_r0 * 64 + (t2c_c0 + 9)];
-    q[4] = Q[t2c_r0 * 64 + (t2c_c0 + 16)];
-    q[5] = Q[t2c_r0 * 64 + (t2c_c0 + 17)];
-    q[6] = Q[t2c_r0 * 64 + (t2c_c0 + 24)];
-    q[7] = Q[t2c_r0 * 64 + (t2c_c0 + 25)];
-    q[8] = Q[(t2c_r0 + 8) * 64 + t2c_c0];
-    q[9] = Q[(t2c_r0 + 8) * 64 + (t2c_c0 + 1)];
-    q[10] = Q[(t2c_r0 + 8) * 64 + (t2c_c0 + 8)];
-    q[11] = Q[(t2c_r0 + 8) * 64 + (t2c_c0 + 9)];
-    q[12] = Q[(t2c_r0 + 8) * 64 + (t2c_c0 + 16)];
-    q[13] = Q[(t2c_r0 + 8) * 64 + (t2c_c0 + 17)];
-    q[14] = Q[(t2c_r0 + 8) * 64 + (t2c_c0 + 24)];
-    q[15] = Q[(t2c_r0 + 8) * 64 + (t2c_c0 + 25)];
-    q[16] = Q[(t2c_r0 + 16) * 64 + t2c_c0];
-    q[17] = Q[(t2c_r0 + 16) * 64 + (t2c_c0 + 1)];
-    q[18] = Q[(t2c_r0 + 16) * 64 + (t2c_c0 + 8)];
-    q[19] = Q[(t2c_r0 + 16) * 64 + (t2c_c0 + 9)];
-    q[20] = Q[(t2c_r0 + 16) * 64 + (t2c_c0 + 16)];
-    q[21] = Q[(t2c_r0 + 16) * 64 + (t2c_c0 + 17)];
-    q[22] = Q[(t2c_r0 + 16) * 64 + (t2c_c0 + 24)];
-    q[23] = Q[(t2c_r0 + 16) * 64 + (t2c_c0 + 25)];
-    q[24] = Q[(t2c_r0 + 24) * 64 + t2c_c0];
-    q[25] = Q[(t2c_r0 + 24) * 64 + (t2c_c0 + 1)];
-    q[26] = Q[(t2c_r0 + 24) * 64 + (t2c_c0 + 8)];
-    q[27] = Q[(t2c_r0 + 24) * 64 + (t2c_c0 + 9)];
-    q[28] = Q[(t2c_r0 + 24) * 64 + (t2c_c0 + 16)];
-    q[29] = Q[(t2c_r0 + 24) * 64 + (t2c_c0 + 17)];
-    q[30] = Q[(t2c_r0 + 24) * 64 + (t2c_c0 + 24)];
-    q[31] = Q[(t2c_r0 + 24) * 64 + (t2c_c0 + 25)];
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[0], q[1]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[2], q[3]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[4], q[5]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[6], q[7]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[8], q[9]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[10], q[11]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[12], q[13]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[14], q[15]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[16], q[17]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[18], q[19]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[20], q[21]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[22], q[23]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[24], q[25]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[26], q[27]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[28], q[29]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[30], q[31]}});
+    q[0] = Q[t2c_r1 * 64 + t2c_c1];
+    q[1] = Q[t2c_r1 * 64 + (t2c_c1 + 1)];
+    q[2] = Q[t2c_r1 * 64 + (t2c_c1 + 2)];
+    q[3] = Q[t2c_r1 * 64 + (t2c_c1 + 3)];
+    q[4] = Q[t2c_r1 * 64 + (t2c_c1 + 4)];
+    q[5] = Q[t2c_r1 * 64 + (t2c_c1 + 5)];
+    q[6] = Q[t2c_r1 * 64 + (t2c_c1 + 6)];
+    q[7] = Q[t2c_r1 * 64 + (t2c_c1 + 7)];
+    q[8] = Q[(t2c_r1 + 16) * 64 + t2c_c1];
+    q[9] = Q[(t2c_r1 + 16) * 64 + (t2c_c1 + 1)];
+    q[10] = Q[(t2c_r1 + 16) * 64 + (t2c_c1 + 2)];
+    q[11] = Q[(t2c_r1 + 16) * 64 + (t2c_c1 + 3)];
+    q[12] = Q[(t2c_r1 + 16) * 64 + (t2c_c1 + 4)];
+    q[13] = Q[(t2c_r1 + 16) * 64 + (t2c_c1 + 5)];
+    q[14] = Q[(t2c_r1 + 16) * 64 + (t2c_c1 + 6)];
+    q[15] = Q[(t2c_r1 + 16) * 64 + (t2c_c1 + 7)];
+    q[16] = Q[(t2c_r1 + 32) * 64 + t2c_c1];
+    q[17] = Q[(t2c_r1 + 32) * 64 + (t2c_c1 + 1)];
+    q[18] = Q[(t2c_r1 + 32) * 64 + (t2c_c1 + 2)];
+    q[19] = Q[(t2c_r1 + 32) * 64 + (t2c_c1 + 3)];
+    q[20] = Q[(t2c_r1 + 32) * 64 + (t2c_c1 + 4)];
+    q[21] = Q[(t2c_r1 + 32) * 64 + (t2c_c1 + 5)];
+    q[22] = Q[(t2c_r1 + 32) * 64 + (t2c_c1 + 6)];
+    q[23] = Q[(t2c_r1 + 32) * 64 + (t2c_c1 + 7)];
+    q[24] = Q[(t2c_r1 + 48) * 64 + t2c_c1];
+    q[25] = Q[(t2c_r1 + 48) * 64 + (t2c_c1 + 1)];
+    q[26] = Q[(t2c_r1 + 48) * 64 + (t2c_c1 + 2)];
+    q[27] = Q[(t2c_r1 + 48) * 64 + (t2c_c1 + 3)];
+    q[28] = Q[(t2c_r1 + 48) * 64 + (t2c_c1 + 4)];
+    q[29] = Q[(t2c_r1 + 48) * 64 + (t2c_c1 + 5)];
+    q[30] = Q[(t2c_r1 + 48) * 64 + (t2c_c1 + 6)];
+    q[31] = Q[(t2c_r1 + 48) * 64 + (t2c_c1 + 7)];
+    t2c::sts_vec<8>(&q_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[8], q[9], q[10], q[11], q[12], q[13], q[14], q[15]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[16], q[17], q[18], q[19], q[20], q[21], q[22], q[23]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[24], q[25], q[26], q[27], q[28], q[29], q[30], q[31]}});
     // copy-once-two-loops.tl:20: var acc: tile<f32>[64, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
@@ -1134,16 +1086,16 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
       __syncthreads();  // q_s: written at line 19, read here by other threads; t2c_v3_s: written at line 22, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k26 = 0; t2c_k26 < 64; t2c_k26 += 16) {
+      for (int t2c_k14 = 0; t2c_k14 < 64; t2c_k14 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k26 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k14 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k26 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k14 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k26 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k14 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k26 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v3_s[t2c_ph1 * 4608 + (t2c_k14 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -1189,22 +1141,10 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
     q[30] = q[30] * t2c::cvt<__half>(2.0f);
     q[31] = q[31] * t2c::cvt<__half>(2.0f);
     __syncthreads();  // q_s: read at line 22, overwritten here by other threads
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[0], q[1]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[2], q[3]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[4], q[5]}});
-    t2c::sts_vec<2>(&q_s[t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[6], q[7]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[8], q[9]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[10], q[11]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[12], q[13]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[14], q[15]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[16], q[17]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[18], q[19]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[20], q[21]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[22], q[23]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{q[24], q[25]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{q[26], q[27]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{q[28], q[29]}});
-    t2c::sts_vec<2>(&q_s[(t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{q[30], q[31]}});
+    t2c::sts_vec<8>(&q_s[t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[8], q[9], q[10], q[11], q[12], q[13], q[14], q[15]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[16], q[17], q[18], q[19], q[20], q[21], q[22], q[23]}});
+    t2c::sts_vec<8>(&q_s[(t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{q[24], q[25], q[26], q[27], q[28], q[29], q[30], q[31]}});
     // copy-once-two-loops.tl:25: for k0 in range(0, N, 64) {
     for (int k0_2 = 0; k0_2 < N; k0_2 += 64) {
       // copy-once-two-loops.tl:26: acc += dot(q, K[k0 :+ 64, 0 :+ 64])
@@ -1249,16 +1189,16 @@ new_q(const __half *__restrict__ Q, const __half *__restrict__ K, float *__restr
       __syncthreads();  // q_s: written at line 24, read here by other threads; t2c_v4_s: written at line 26, read here by other threads
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k27 = 0; t2c_k27 < 64; t2c_k27 += 16) {
+      for (int t2c_k15 = 0; t2c_k15 < 64; t2c_k15 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k27 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &q_s[(t2c_wr0 + lane % 16) * 72 + t2c_k15 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k27 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &q_s[(t2c_wr0 + 16 + lane % 16) * 72 + t2c_k15 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k27 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k15 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k27 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v4_s[t2c_ph2 * 4608 + (t2c_k15 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

@@ -6,10 +6,10 @@
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
 //   layout L1: [64, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 32 per thread
 //   acc: registers, 32 x f32 per thread (L0)
-//   w: registers, 32 x i8 per thread (L0)
+//   w: registers, 32 x i8 per thread (L1)
 //   a_s: shared, f16[64, 64], 27648 bytes (3 stages of a, filled by cp.async ahead of the loop at line 11)
 //   t2c_v4_s: shared, f16[64, 64], 18432 bytes (shared copy of an operand at line 14)
-//   16-, 8- and 2-byte accesses when K % 8 == 0, A is 16-byte aligned, W is 2-byte aligned, C is 8-byte aligned; otherwise single elements
+//   16- and 8-byte accesses when K % 8 == 0, A is 16-byte aligned, W is 8-byte aligned, C is 8-byte aligned; otherwise single elements
 //   shared memory: 46080 bytes; barriers: 1
 extern "C" __global__ void
 k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__restrict__ C, int K)
@@ -22,8 +22,8 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 8;  // L1: this thread's first row and column
-  // the fast body moves runs of 16, 8 or 2 bytes; the general one, single elements
-  const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && t2c::aligned(W, 2) && t2c::aligned(C, 8);
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
+  const bool t2c_fast = K % 8 == 0 && t2c::aligned(A, 16) && t2c::aligned(W, 8) && t2c::aligned(C, 8);
   if (t2c_fast) {
     // dequant-operand-shares-stage-barrier.tl:9: var acc: tile<f32>[64, 64] = 0.0
     float acc[32];
@@ -77,261 +77,165 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
     signed char w_p1[32];
     signed char w_p2[32];
     if (0 < K) {  // w_p1, 0 iterations ahead
-      if (t2c_c0 < K) {
-        const t2c::Vec<signed char, 2> t2c_w0 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + t2c_c0);
+      if (t2c_c1 < K) {
+        const t2c::Vec<signed char, 8> t2c_w0 = t2c::ldg_vec<8>(W + ((long long)t2c_r1) * K + t2c_c1);
         w_p1[0] = t2c_w0.v[0];
         w_p1[1] = t2c_w0.v[1];
+        w_p1[2] = t2c_w0.v[2];
+        w_p1[3] = t2c_w0.v[3];
+        w_p1[4] = t2c_w0.v[4];
+        w_p1[5] = t2c_w0.v[5];
+        w_p1[6] = t2c_w0.v[6];
+        w_p1[7] = t2c_w0.v[7];
       } else {
         w_p1[0] = (signed char)0;
         w_p1[1] = (signed char)0;
-      }
-      if ((t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w1 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (t2c_c0 + 8));
-        w_p1[2] = t2c_w1.v[0];
-        w_p1[3] = t2c_w1.v[1];
-      } else {
         w_p1[2] = (signed char)0;
         w_p1[3] = (signed char)0;
-      }
-      if ((t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w2 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (t2c_c0 + 16));
-        w_p1[4] = t2c_w2.v[0];
-        w_p1[5] = t2c_w2.v[1];
-      } else {
         w_p1[4] = (signed char)0;
         w_p1[5] = (signed char)0;
-      }
-      if ((t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w3 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (t2c_c0 + 24));
-        w_p1[6] = t2c_w3.v[0];
-        w_p1[7] = t2c_w3.v[1];
-      } else {
         w_p1[6] = (signed char)0;
         w_p1[7] = (signed char)0;
       }
-      if (t2c_c0 < K) {
-        const t2c::Vec<signed char, 2> t2c_w4 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + t2c_c0);
-        w_p1[8] = t2c_w4.v[0];
-        w_p1[9] = t2c_w4.v[1];
+      if (t2c_c1 < K) {
+        const t2c::Vec<signed char, 8> t2c_w1 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 16)) * K + t2c_c1);
+        w_p1[8] = t2c_w1.v[0];
+        w_p1[9] = t2c_w1.v[1];
+        w_p1[10] = t2c_w1.v[2];
+        w_p1[11] = t2c_w1.v[3];
+        w_p1[12] = t2c_w1.v[4];
+        w_p1[13] = t2c_w1.v[5];
+        w_p1[14] = t2c_w1.v[6];
+        w_p1[15] = t2c_w1.v[7];
       } else {
         w_p1[8] = (signed char)0;
         w_p1[9] = (signed char)0;
-      }
-      if ((t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w5 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 8));
-        w_p1[10] = t2c_w5.v[0];
-        w_p1[11] = t2c_w5.v[1];
-      } else {
         w_p1[10] = (signed char)0;
         w_p1[11] = (signed char)0;
-      }
-      if ((t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w6 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 16));
-        w_p1[12] = t2c_w6.v[0];
-        w_p1[13] = t2c_w6.v[1];
-      } else {
         w_p1[12] = (signed char)0;
         w_p1[13] = (signed char)0;
-      }
-      if ((t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w7 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 24));
-        w_p1[14] = t2c_w7.v[0];
-        w_p1[15] = t2c_w7.v[1];
-      } else {
         w_p1[14] = (signed char)0;
         w_p1[15] = (signed char)0;
       }
-      if (t2c_c0 < K) {
-        const t2c::Vec<signed char, 2> t2c_w8 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + t2c_c0);
-        w_p1[16] = t2c_w8.v[0];
-        w_p1[17] = t2c_w8.v[1];
+      if (t2c_c1 < K) {
+        const t2c::Vec<signed char, 8> t2c_w2 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 32)) * K + t2c_c1);
+        w_p1[16] = t2c_w2.v[0];
+        w_p1[17] = t2c_w2.v[1];
+        w_p1[18] = t2c_w2.v[2];
+        w_p1[19] = t2c_w2.v[3];
+        w_p1[20] = t2c_w2.v[4];
+        w_p1[21] = t2c_w2.v[5];
+        w_p1[22] = t2c_w2.v[6];
+        w_p1[23] = t2c_w2.v[7];
       } else {
         w_p1[16] = (signed char)0;
         w_p1[17] = (signed char)0;
-      }
-      if ((t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w9 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 8));
-        w_p1[18] = t2c_w9.v[0];
-        w_p1[19] = t2c_w9.v[1];
-      } else {
         w_p1[18] = (signed char)0;
         w_p1[19] = (signed char)0;
-      }
-      if ((t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w10 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 16));
-        w_p1[20] = t2c_w10.v[0];
-        w_p1[21] = t2c_w10.v[1];
-      } else {
         w_p1[20] = (signed char)0;
         w_p1[21] = (signed char)0;
-      }
-      if ((t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w11 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 24));
-        w_p1[22] = t2c_w11.v[0];
-        w_p1[23] = t2c_w11.v[1];
-      } else {
         w_p1[22] = (signed char)0;
         w_p1[23] = (signed char)0;
       }
-      if (t2c_c0 < K) {
-        const t2c::Vec<signed char, 2> t2c_w12 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + t2c_c0);
-        w_p1[24] = t2c_w12.v[0];
-        w_p1[25] = t2c_w12.v[1];
+      if (t2c_c1 < K) {
+        const t2c::Vec<signed char, 8> t2c_w3 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 48)) * K + t2c_c1);
+        w_p1[24] = t2c_w3.v[0];
+        w_p1[25] = t2c_w3.v[1];
+        w_p1[26] = t2c_w3.v[2];
+        w_p1[27] = t2c_w3.v[3];
+        w_p1[28] = t2c_w3.v[4];
+        w_p1[29] = t2c_w3.v[5];
+        w_p1[30] = t2c_w3.v[6];
+        w_p1[31] = t2c_w3.v[7];
       } else {
         w_p1[24] = (signed char)0;
         w_p1[25] = (signed char)0;
-      }
-      if ((t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w13 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 8));
-        w_p1[26] = t2c_w13.v[0];
-        w_p1[27] = t2c_w13.v[1];
-      } else {
         w_p1[26] = (signed char)0;
         w_p1[27] = (signed char)0;
-      }
-      if ((t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w14 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 16));
-        w_p1[28] = t2c_w14.v[0];
-        w_p1[29] = t2c_w14.v[1];
-      } else {
         w_p1[28] = (signed char)0;
         w_p1[29] = (signed char)0;
-      }
-      if ((t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w15 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 24));
-        w_p1[30] = t2c_w15.v[0];
-        w_p1[31] = t2c_w15.v[1];
-      } else {
         w_p1[30] = (signed char)0;
         w_p1[31] = (signed char)0;
       }
     }
     if (0 + 64 < K) {  // w_p2, 1 iteration ahead
-      if ((0 + 64 + t2c_c0) < K) {
-        const t2c::Vec<signed char, 2> t2c_w16 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (0 + 64 + t2c_c0));
-        w_p2[0] = t2c_w16.v[0];
-        w_p2[1] = t2c_w16.v[1];
+      if ((0 + 64 + t2c_c1) < K) {
+        const t2c::Vec<signed char, 8> t2c_w4 = t2c::ldg_vec<8>(W + ((long long)t2c_r1) * K + (0 + 64 + t2c_c1));
+        w_p2[0] = t2c_w4.v[0];
+        w_p2[1] = t2c_w4.v[1];
+        w_p2[2] = t2c_w4.v[2];
+        w_p2[3] = t2c_w4.v[3];
+        w_p2[4] = t2c_w4.v[4];
+        w_p2[5] = t2c_w4.v[5];
+        w_p2[6] = t2c_w4.v[6];
+        w_p2[7] = t2c_w4.v[7];
       } else {
         w_p2[0] = (signed char)0;
         w_p2[1] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w17 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 8));
-        w_p2[2] = t2c_w17.v[0];
-        w_p2[3] = t2c_w17.v[1];
-      } else {
         w_p2[2] = (signed char)0;
         w_p2[3] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w18 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 16));
-        w_p2[4] = t2c_w18.v[0];
-        w_p2[5] = t2c_w18.v[1];
-      } else {
         w_p2[4] = (signed char)0;
         w_p2[5] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w19 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 24));
-        w_p2[6] = t2c_w19.v[0];
-        w_p2[7] = t2c_w19.v[1];
-      } else {
         w_p2[6] = (signed char)0;
         w_p2[7] = (signed char)0;
       }
-      if ((0 + 64 + t2c_c0) < K) {
-        const t2c::Vec<signed char, 2> t2c_w20 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0));
-        w_p2[8] = t2c_w20.v[0];
-        w_p2[9] = t2c_w20.v[1];
+      if ((0 + 64 + t2c_c1) < K) {
+        const t2c::Vec<signed char, 8> t2c_w5 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1));
+        w_p2[8] = t2c_w5.v[0];
+        w_p2[9] = t2c_w5.v[1];
+        w_p2[10] = t2c_w5.v[2];
+        w_p2[11] = t2c_w5.v[3];
+        w_p2[12] = t2c_w5.v[4];
+        w_p2[13] = t2c_w5.v[5];
+        w_p2[14] = t2c_w5.v[6];
+        w_p2[15] = t2c_w5.v[7];
       } else {
         w_p2[8] = (signed char)0;
         w_p2[9] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w21 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 8));
-        w_p2[10] = t2c_w21.v[0];
-        w_p2[11] = t2c_w21.v[1];
-      } else {
         w_p2[10] = (signed char)0;
         w_p2[11] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w22 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 16));
-        w_p2[12] = t2c_w22.v[0];
-        w_p2[13] = t2c_w22.v[1];
-      } else {
         w_p2[12] = (signed char)0;
         w_p2[13] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w23 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 24));
-        w_p2[14] = t2c_w23.v[0];
-        w_p2[15] = t2c_w23.v[1];
-      } else {
         w_p2[14] = (signed char)0;
         w_p2[15] = (signed char)0;
       }
-      if ((0 + 64 + t2c_c0) < K) {
-        const t2c::Vec<signed char, 2> t2c_w24 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0));
-        w_p2[16] = t2c_w24.v[0];
-        w_p2[17] = t2c_w24.v[1];
+      if ((0 + 64 + t2c_c1) < K) {
+        const t2c::Vec<signed char, 8> t2c_w6 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1));
+        w_p2[16] = t2c_w6.v[0];
+        w_p2[17] = t2c_w6.v[1];
+        w_p2[18] = t2c_w6.v[2];
+        w_p2[19] = t2c_w6.v[3];
+        w_p2[20] = t2c_w6.v[4];
+        w_p2[21] = t2c_w6.v[5];
+        w_p2[22] = t2c_w6.v[6];
+        w_p2[23] = t2c_w6.v[7];
       } else {
         w_p2[16] = (signed char)0;
         w_p2[17] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w25 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 8));
-        w_p2[18] = t2c_w25.v[0];
-        w_p2[19] = t2c_w25.v[1];
-      } else {
         w_p2[18] = (signed char)0;
         w_p2[19] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w26 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 16));
-        w_p2[20] = t2c_w26.v[0];
-        w_p2[21] = t2c_w26.v[1];
-      } else {
         w_p2[20] = (signed char)0;
         w_p2[21] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w27 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 24));
-        w_p2[22] = t2c_w27.v[0];
-        w_p2[23] = t2c_w27.v[1];
-      } else {
         w_p2[22] = (signed char)0;
         w_p2[23] = (signed char)0;
       }
-      if ((0 + 64 + t2c_c0) < K) {
-        const t2c::Vec<signed char, 2> t2c_w28 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0));
-        w_p2[24] = t2c_w28.v[0];
-        w_p2[25] = t2c_w28.v[1];
+      if ((0 + 64 + t2c_c1) < K) {
+        const t2c::Vec<signed char, 8> t2c_w7 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1));
+        w_p2[24] = t2c_w7.v[0];
+        w_p2[25] = t2c_w7.v[1];
+        w_p2[26] = t2c_w7.v[2];
+        w_p2[27] = t2c_w7.v[3];
+        w_p2[28] = t2c_w7.v[4];
+        w_p2[29] = t2c_w7.v[5];
+        w_p2[30] = t2c_w7.v[6];
+        w_p2[31] = t2c_w7.v[7];
       } else {
         w_p2[24] = (signed char)0;
         w_p2[25] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 8) < K) {
-        const t2c::Vec<signed char, 2> t2c_w29 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 8));
-        w_p2[26] = t2c_w29.v[0];
-        w_p2[27] = t2c_w29.v[1];
-      } else {
         w_p2[26] = (signed char)0;
         w_p2[27] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 16) < K) {
-        const t2c::Vec<signed char, 2> t2c_w30 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 16));
-        w_p2[28] = t2c_w30.v[0];
-        w_p2[29] = t2c_w30.v[1];
-      } else {
         w_p2[28] = (signed char)0;
         w_p2[29] = (signed char)0;
-      }
-      if ((0 + 64 + t2c_c0 + 24) < K) {
-        const t2c::Vec<signed char, 2> t2c_w31 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 24));
-        w_p2[30] = t2c_w31.v[0];
-        w_p2[31] = t2c_w31.v[1];
-      } else {
         w_p2[30] = (signed char)0;
         w_p2[31] = (signed char)0;
       }
@@ -404,131 +308,83 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
       w_p1[30] = w_p2[30];
       w_p1[31] = w_p2[31];
       if (k0 + 2 * 64 < K) {  // w_p2, 2 iterations ahead
-        if ((k0 + 2 * 64 + t2c_c0) < K) {
-          const t2c::Vec<signed char, 2> t2c_w32 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0));
-          w_p2[0] = t2c_w32.v[0];
-          w_p2[1] = t2c_w32.v[1];
+        if ((k0 + 2 * 64 + t2c_c1) < K) {
+          const t2c::Vec<signed char, 8> t2c_w8 = t2c::ldg_vec<8>(W + ((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1));
+          w_p2[0] = t2c_w8.v[0];
+          w_p2[1] = t2c_w8.v[1];
+          w_p2[2] = t2c_w8.v[2];
+          w_p2[3] = t2c_w8.v[3];
+          w_p2[4] = t2c_w8.v[4];
+          w_p2[5] = t2c_w8.v[5];
+          w_p2[6] = t2c_w8.v[6];
+          w_p2[7] = t2c_w8.v[7];
         } else {
           w_p2[0] = (signed char)0;
           w_p2[1] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 8) < K) {
-          const t2c::Vec<signed char, 2> t2c_w33 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 8));
-          w_p2[2] = t2c_w33.v[0];
-          w_p2[3] = t2c_w33.v[1];
-        } else {
           w_p2[2] = (signed char)0;
           w_p2[3] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 16) < K) {
-          const t2c::Vec<signed char, 2> t2c_w34 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 16));
-          w_p2[4] = t2c_w34.v[0];
-          w_p2[5] = t2c_w34.v[1];
-        } else {
           w_p2[4] = (signed char)0;
           w_p2[5] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 24) < K) {
-          const t2c::Vec<signed char, 2> t2c_w35 = t2c::ldg_vec<2>(W + ((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 24));
-          w_p2[6] = t2c_w35.v[0];
-          w_p2[7] = t2c_w35.v[1];
-        } else {
           w_p2[6] = (signed char)0;
           w_p2[7] = (signed char)0;
         }
-        if ((k0 + 2 * 64 + t2c_c0) < K) {
-          const t2c::Vec<signed char, 2> t2c_w36 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0));
-          w_p2[8] = t2c_w36.v[0];
-          w_p2[9] = t2c_w36.v[1];
+        if ((k0 + 2 * 64 + t2c_c1) < K) {
+          const t2c::Vec<signed char, 8> t2c_w9 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1));
+          w_p2[8] = t2c_w9.v[0];
+          w_p2[9] = t2c_w9.v[1];
+          w_p2[10] = t2c_w9.v[2];
+          w_p2[11] = t2c_w9.v[3];
+          w_p2[12] = t2c_w9.v[4];
+          w_p2[13] = t2c_w9.v[5];
+          w_p2[14] = t2c_w9.v[6];
+          w_p2[15] = t2c_w9.v[7];
         } else {
           w_p2[8] = (signed char)0;
           w_p2[9] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 8) < K) {
-          const t2c::Vec<signed char, 2> t2c_w37 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 8));
-          w_p2[10] = t2c_w37.v[0];
-          w_p2[11] = t2c_w37.v[1];
-        } else {
           w_p2[10] = (signed char)0;
           w_p2[11] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 16) < K) {
-          const t2c::Vec<signed char, 2> t2c_w38 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 16));
-          w_p2[12] = t2c_w38.v[0];
-          w_p2[13] = t2c_w38.v[1];
-        } else {
           w_p2[12] = (signed char)0;
           w_p2[13] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 24) < K) {
-          const t2c::Vec<signed char, 2> t2c_w39 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 24));
-          w_p2[14] = t2c_w39.v[0];
-          w_p2[15] = t2c_w39.v[1];
-        } else {
           w_p2[14] = (signed char)0;
           w_p2[15] = (signed char)0;
         }
-        if ((k0 + 2 * 64 + t2c_c0) < K) {
-          const t2c::Vec<signed char, 2> t2c_w40 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0));
-          w_p2[16] = t2c_w40.v[0];
-          w_p2[17] = t2c_w40.v[1];
+        if ((k0 + 2 * 64 + t2c_c1) < K) {
+          const t2c::Vec<signed char, 8> t2c_w10 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1));
+          w_p2[16] = t2c_w10.v[0];
+          w_p2[17] = t2c_w10.v[1];
+          w_p2[18] = t2c_w10.v[2];
+          w_p2[19] = t2c_w10.v[3];
+          w_p2[20] = t2c_w10.v[4];
+          w_p2[21] = t2c_w10.v[5];
+          w_p2[22] = t2c_w10.v[6];
+          w_p2[23] = t2c_w10.v[7];
         } else {
           w_p2[16] = (signed char)0;
           w_p2[17] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 8) < K) {
-          const t2c::Vec<signed char, 2> t2c_w41 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 8));
-          w_p2[18] = t2c_w41.v[0];
-          w_p2[19] = t2c_w41.v[1];
-        } else {
           w_p2[18] = (signed char)0;
           w_p2[19] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 16) < K) {
-          const t2c::Vec<signed char, 2> t2c_w42 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 16));
-          w_p2[20] = t2c_w42.v[0];
-          w_p2[21] = t2c_w42.v[1];
-        } else {
           w_p2[20] = (signed char)0;
           w_p2[21] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 24) < K) {
-          const t2c::Vec<signed char, 2> t2c_w43 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 24));
-          w_p2[22] = t2c_w43.v[0];
-          w_p2[23] = t2c_w43.v[1];
-        } else {
           w_p2[22] = (signed char)0;
           w_p2[23] = (signed char)0;
         }
-        if ((k0 + 2 * 64 + t2c_c0) < K) {
-          const t2c::Vec<signed char, 2> t2c_w44 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0));
-          w_p2[24] = t2c_w44.v[0];
-          w_p2[25] = t2c_w44.v[1];
+        if ((k0 + 2 * 64 + t2c_c1) < K) {
+          const t2c::Vec<signed char, 8> t2c_w11 = t2c::ldg_vec<8>(W + ((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1));
+          w_p2[24] = t2c_w11.v[0];
+          w_p2[25] = t2c_w11.v[1];
+          w_p2[26] = t2c_w11.v[2];
+          w_p2[27] = t2c_w11.v[3];
+          w_p2[28] = t2c_w11.v[4];
+          w_p2[29] = t2c_w11.v[5];
+          w_p2[30] = t2c_w11.v[6];
+          w_p2[31] = t2c_w11.v[7];
         } else {
           w_p2[24] = (signed char)0;
           w_p2[25] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 8) < K) {
-          const t2c::Vec<signed char, 2> t2c_w45 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 8));
-          w_p2[26] = t2c_w45.v[0];
-          w_p2[27] = t2c_w45.v[1];
-        } else {
           w_p2[26] = (signed char)0;
           w_p2[27] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 16) < K) {
-          const t2c::Vec<signed char, 2> t2c_w46 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 16));
-          w_p2[28] = t2c_w46.v[0];
-          w_p2[29] = t2c_w46.v[1];
-        } else {
           w_p2[28] = (signed char)0;
           w_p2[29] = (signed char)0;
-        }
-        if ((k0 + 2 * 64 + t2c_c0 + 24) < K) {
-          const t2c::Vec<signed char, 2> t2c_w47 = t2c::ldg_vec<2>(W + ((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 24));
-          w_p2[30] = t2c_w47.v[0];
-          w_p2[31] = t2c_w47.v[1];
-        } else {
           w_p2[30] = (signed char)0;
           w_p2[31] = (signed char)0;
         }
@@ -568,22 +424,10 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
       t2c_v4[30] = t2c::cvt<__half>(w[30]);
       t2c_v4[31] = t2c::cvt<__half>(w[31]);
       t2c_ph1 ^= 1;  // t2c_v4_s: this turn writes the other half
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[0], t2c_v4[1]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[2], t2c_v4[3]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[4], t2c_v4[5]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[6], t2c_v4[7]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[8], t2c_v4[9]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[10], t2c_v4[11]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[12], t2c_v4[13]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[14], t2c_v4[15]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[16], t2c_v4[17]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[18], t2c_v4[19]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[20], t2c_v4[21]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[22], t2c_v4[23]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[24], t2c_v4[25]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[26], t2c_v4[27]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[28], t2c_v4[29]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[30], t2c_v4[31]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[16], t2c_v4[17], t2c_v4[18], t2c_v4[19], t2c_v4[20], t2c_v4[21], t2c_v4[22], t2c_v4[23]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[24], t2c_v4[25], t2c_v4[26], t2c_v4[27], t2c_v4[28], t2c_v4[29], t2c_v4[30], t2c_v4[31]}});
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read; t2c_v4_s, written above at line 14 (the other half from the last iteration's), is read below
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
@@ -616,16 +460,16 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
       t2c::cp_async_commit();
       // k 16 .. 63 of the dot above
       #pragma unroll
-      for (int t2c_k48 = 16; t2c_k48 < 64; t2c_k48 += 16) {
+      for (int t2c_k12 = 16; t2c_k12 < 64; t2c_k12 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k48 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k12 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k48 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k12 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k48 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k48 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k12 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -716,72 +560,72 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
     signed char w_p1[32];
     signed char w_p2[32];
     if (0 < K) {  // w_p1, 0 iterations ahead
-      w_p1[0] = (t2c_c0 < K ? W[((long long)t2c_r0) * K + t2c_c0] : (signed char)0);
-      w_p1[1] = ((t2c_c0 + 1) < K ? W[((long long)t2c_r0) * K + (t2c_c0 + 1)] : (signed char)0);
-      w_p1[2] = ((t2c_c0 + 8) < K ? W[((long long)t2c_r0) * K + (t2c_c0 + 8)] : (signed char)0);
-      w_p1[3] = ((t2c_c0 + 9) < K ? W[((long long)t2c_r0) * K + (t2c_c0 + 9)] : (signed char)0);
-      w_p1[4] = ((t2c_c0 + 16) < K ? W[((long long)t2c_r0) * K + (t2c_c0 + 16)] : (signed char)0);
-      w_p1[5] = ((t2c_c0 + 17) < K ? W[((long long)t2c_r0) * K + (t2c_c0 + 17)] : (signed char)0);
-      w_p1[6] = ((t2c_c0 + 24) < K ? W[((long long)t2c_r0) * K + (t2c_c0 + 24)] : (signed char)0);
-      w_p1[7] = ((t2c_c0 + 25) < K ? W[((long long)t2c_r0) * K + (t2c_c0 + 25)] : (signed char)0);
-      w_p1[8] = (t2c_c0 < K ? W[((long long)(t2c_r0 + 8)) * K + t2c_c0] : (signed char)0);
-      w_p1[9] = ((t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 1)] : (signed char)0);
-      w_p1[10] = ((t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 8)] : (signed char)0);
-      w_p1[11] = ((t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 9)] : (signed char)0);
-      w_p1[12] = ((t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 16)] : (signed char)0);
-      w_p1[13] = ((t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 17)] : (signed char)0);
-      w_p1[14] = ((t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 24)] : (signed char)0);
-      w_p1[15] = ((t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 8)) * K + (t2c_c0 + 25)] : (signed char)0);
-      w_p1[16] = (t2c_c0 < K ? W[((long long)(t2c_r0 + 16)) * K + t2c_c0] : (signed char)0);
-      w_p1[17] = ((t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 1)] : (signed char)0);
-      w_p1[18] = ((t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 8)] : (signed char)0);
-      w_p1[19] = ((t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 9)] : (signed char)0);
-      w_p1[20] = ((t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 16)] : (signed char)0);
-      w_p1[21] = ((t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 17)] : (signed char)0);
-      w_p1[22] = ((t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 24)] : (signed char)0);
-      w_p1[23] = ((t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 16)) * K + (t2c_c0 + 25)] : (signed char)0);
-      w_p1[24] = (t2c_c0 < K ? W[((long long)(t2c_r0 + 24)) * K + t2c_c0] : (signed char)0);
-      w_p1[25] = ((t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 1)] : (signed char)0);
-      w_p1[26] = ((t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 8)] : (signed char)0);
-      w_p1[27] = ((t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 9)] : (signed char)0);
-      w_p1[28] = ((t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 16)] : (signed char)0);
-      w_p1[29] = ((t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 17)] : (signed char)0);
-      w_p1[30] = ((t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 24)] : (signed char)0);
-      w_p1[31] = ((t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 24)) * K + (t2c_c0 + 25)] : (signed char)0);
+      w_p1[0] = (t2c_c1 < K ? W[((long long)t2c_r1) * K + t2c_c1] : (signed char)0);
+      w_p1[1] = ((t2c_c1 + 1) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + 1)] : (signed char)0);
+      w_p1[2] = ((t2c_c1 + 2) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + 2)] : (signed char)0);
+      w_p1[3] = ((t2c_c1 + 3) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + 3)] : (signed char)0);
+      w_p1[4] = ((t2c_c1 + 4) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + 4)] : (signed char)0);
+      w_p1[5] = ((t2c_c1 + 5) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + 5)] : (signed char)0);
+      w_p1[6] = ((t2c_c1 + 6) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + 6)] : (signed char)0);
+      w_p1[7] = ((t2c_c1 + 7) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + 7)] : (signed char)0);
+      w_p1[8] = (t2c_c1 < K ? W[((long long)(t2c_r1 + 16)) * K + t2c_c1] : (signed char)0);
+      w_p1[9] = ((t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 1)] : (signed char)0);
+      w_p1[10] = ((t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 2)] : (signed char)0);
+      w_p1[11] = ((t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 3)] : (signed char)0);
+      w_p1[12] = ((t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 4)] : (signed char)0);
+      w_p1[13] = ((t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 5)] : (signed char)0);
+      w_p1[14] = ((t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 6)] : (signed char)0);
+      w_p1[15] = ((t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 16)) * K + (t2c_c1 + 7)] : (signed char)0);
+      w_p1[16] = (t2c_c1 < K ? W[((long long)(t2c_r1 + 32)) * K + t2c_c1] : (signed char)0);
+      w_p1[17] = ((t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 1)] : (signed char)0);
+      w_p1[18] = ((t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 2)] : (signed char)0);
+      w_p1[19] = ((t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 3)] : (signed char)0);
+      w_p1[20] = ((t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 4)] : (signed char)0);
+      w_p1[21] = ((t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 5)] : (signed char)0);
+      w_p1[22] = ((t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 6)] : (signed char)0);
+      w_p1[23] = ((t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + 7)] : (signed char)0);
+      w_p1[24] = (t2c_c1 < K ? W[((long long)(t2c_r1 + 48)) * K + t2c_c1] : (signed char)0);
+      w_p1[25] = ((t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 1)] : (signed char)0);
+      w_p1[26] = ((t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 2)] : (signed char)0);
+      w_p1[27] = ((t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 3)] : (signed char)0);
+      w_p1[28] = ((t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 4)] : (signed char)0);
+      w_p1[29] = ((t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 5)] : (signed char)0);
+      w_p1[30] = ((t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 6)] : (signed char)0);
+      w_p1[31] = ((t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 48)) * K + (t2c_c1 + 7)] : (signed char)0);
     }
     if (0 + 64 < K) {  // w_p2, 1 iteration ahead
-      w_p2[0] = ((0 + 64 + t2c_c0) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0)] : (signed char)0);
-      w_p2[1] = ((0 + 64 + t2c_c0 + 1) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 1)] : (signed char)0);
-      w_p2[2] = ((0 + 64 + t2c_c0 + 8) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 8)] : (signed char)0);
-      w_p2[3] = ((0 + 64 + t2c_c0 + 9) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 9)] : (signed char)0);
-      w_p2[4] = ((0 + 64 + t2c_c0 + 16) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 16)] : (signed char)0);
-      w_p2[5] = ((0 + 64 + t2c_c0 + 17) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 17)] : (signed char)0);
-      w_p2[6] = ((0 + 64 + t2c_c0 + 24) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 24)] : (signed char)0);
-      w_p2[7] = ((0 + 64 + t2c_c0 + 25) < K ? W[((long long)t2c_r0) * K + (0 + 64 + t2c_c0 + 25)] : (signed char)0);
-      w_p2[8] = ((0 + 64 + t2c_c0) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0)] : (signed char)0);
-      w_p2[9] = ((0 + 64 + t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 1)] : (signed char)0);
-      w_p2[10] = ((0 + 64 + t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 8)] : (signed char)0);
-      w_p2[11] = ((0 + 64 + t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 9)] : (signed char)0);
-      w_p2[12] = ((0 + 64 + t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 16)] : (signed char)0);
-      w_p2[13] = ((0 + 64 + t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 17)] : (signed char)0);
-      w_p2[14] = ((0 + 64 + t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 24)] : (signed char)0);
-      w_p2[15] = ((0 + 64 + t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 8)) * K + (0 + 64 + t2c_c0 + 25)] : (signed char)0);
-      w_p2[16] = ((0 + 64 + t2c_c0) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0)] : (signed char)0);
-      w_p2[17] = ((0 + 64 + t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 1)] : (signed char)0);
-      w_p2[18] = ((0 + 64 + t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 8)] : (signed char)0);
-      w_p2[19] = ((0 + 64 + t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 9)] : (signed char)0);
-      w_p2[20] = ((0 + 64 + t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 16)] : (signed char)0);
-      w_p2[21] = ((0 + 64 + t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 17)] : (signed char)0);
-      w_p2[22] = ((0 + 64 + t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 24)] : (signed char)0);
-      w_p2[23] = ((0 + 64 + t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 16)) * K + (0 + 64 + t2c_c0 + 25)] : (signed char)0);
-      w_p2[24] = ((0 + 64 + t2c_c0) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0)] : (signed char)0);
-      w_p2[25] = ((0 + 64 + t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 1)] : (signed char)0);
-      w_p2[26] = ((0 + 64 + t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 8)] : (signed char)0);
-      w_p2[27] = ((0 + 64 + t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 9)] : (signed char)0);
-      w_p2[28] = ((0 + 64 + t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 16)] : (signed char)0);
-      w_p2[29] = ((0 + 64 + t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 17)] : (signed char)0);
-      w_p2[30] = ((0 + 64 + t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 24)] : (signed char)0);
-      w_p2[31] = ((0 + 64 + t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 24)) * K + (0 + 64 + t2c_c0 + 25)] : (signed char)0);
+      w_p2[0] = ((0 + 64 + t2c_c1) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1)] : (signed char)0);
+      w_p2[1] = ((0 + 64 + t2c_c1 + 1) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 1)] : (signed char)0);
+      w_p2[2] = ((0 + 64 + t2c_c1 + 2) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 2)] : (signed char)0);
+      w_p2[3] = ((0 + 64 + t2c_c1 + 3) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 3)] : (signed char)0);
+      w_p2[4] = ((0 + 64 + t2c_c1 + 4) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 4)] : (signed char)0);
+      w_p2[5] = ((0 + 64 + t2c_c1 + 5) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 5)] : (signed char)0);
+      w_p2[6] = ((0 + 64 + t2c_c1 + 6) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 6)] : (signed char)0);
+      w_p2[7] = ((0 + 64 + t2c_c1 + 7) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + 7)] : (signed char)0);
+      w_p2[8] = ((0 + 64 + t2c_c1) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1)] : (signed char)0);
+      w_p2[9] = ((0 + 64 + t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 1)] : (signed char)0);
+      w_p2[10] = ((0 + 64 + t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 2)] : (signed char)0);
+      w_p2[11] = ((0 + 64 + t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 3)] : (signed char)0);
+      w_p2[12] = ((0 + 64 + t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 4)] : (signed char)0);
+      w_p2[13] = ((0 + 64 + t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 5)] : (signed char)0);
+      w_p2[14] = ((0 + 64 + t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 6)] : (signed char)0);
+      w_p2[15] = ((0 + 64 + t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 16)) * K + (0 + 64 + t2c_c1 + 7)] : (signed char)0);
+      w_p2[16] = ((0 + 64 + t2c_c1) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1)] : (signed char)0);
+      w_p2[17] = ((0 + 64 + t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 1)] : (signed char)0);
+      w_p2[18] = ((0 + 64 + t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 2)] : (signed char)0);
+      w_p2[19] = ((0 + 64 + t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 3)] : (signed char)0);
+      w_p2[20] = ((0 + 64 + t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 4)] : (signed char)0);
+      w_p2[21] = ((0 + 64 + t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 5)] : (signed char)0);
+      w_p2[22] = ((0 + 64 + t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 6)] : (signed char)0);
+      w_p2[23] = ((0 + 64 + t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + 7)] : (signed char)0);
+      w_p2[24] = ((0 + 64 + t2c_c1) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1)] : (signed char)0);
+      w_p2[25] = ((0 + 64 + t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 1)] : (signed char)0);
+      w_p2[26] = ((0 + 64 + t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 2)] : (signed char)0);
+      w_p2[27] = ((0 + 64 + t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 3)] : (signed char)0);
+      w_p2[28] = ((0 + 64 + t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 4)] : (signed char)0);
+      w_p2[29] = ((0 + 64 + t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 5)] : (signed char)0);
+      w_p2[30] = ((0 + 64 + t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 6)] : (signed char)0);
+      w_p2[31] = ((0 + 64 + t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 48)) * K + (0 + 64 + t2c_c1 + 7)] : (signed char)0);
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
       // dequant-operand-shares-stage-barrier.tl:13: var w = W[0 :+ 64, k0 :+ 64]
@@ -851,38 +695,38 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
       w_p1[30] = w_p2[30];
       w_p1[31] = w_p2[31];
       if (k0 + 2 * 64 < K) {  // w_p2, 2 iterations ahead
-        w_p2[0] = ((k0 + 2 * 64 + t2c_c0) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0)] : (signed char)0);
-        w_p2[1] = ((k0 + 2 * 64 + t2c_c0 + 1) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 1)] : (signed char)0);
-        w_p2[2] = ((k0 + 2 * 64 + t2c_c0 + 8) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 8)] : (signed char)0);
-        w_p2[3] = ((k0 + 2 * 64 + t2c_c0 + 9) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 9)] : (signed char)0);
-        w_p2[4] = ((k0 + 2 * 64 + t2c_c0 + 16) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 16)] : (signed char)0);
-        w_p2[5] = ((k0 + 2 * 64 + t2c_c0 + 17) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 17)] : (signed char)0);
-        w_p2[6] = ((k0 + 2 * 64 + t2c_c0 + 24) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 24)] : (signed char)0);
-        w_p2[7] = ((k0 + 2 * 64 + t2c_c0 + 25) < K ? W[((long long)t2c_r0) * K + (k0 + 2 * 64 + t2c_c0 + 25)] : (signed char)0);
-        w_p2[8] = ((k0 + 2 * 64 + t2c_c0) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0)] : (signed char)0);
-        w_p2[9] = ((k0 + 2 * 64 + t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 1)] : (signed char)0);
-        w_p2[10] = ((k0 + 2 * 64 + t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 8)] : (signed char)0);
-        w_p2[11] = ((k0 + 2 * 64 + t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 9)] : (signed char)0);
-        w_p2[12] = ((k0 + 2 * 64 + t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 16)] : (signed char)0);
-        w_p2[13] = ((k0 + 2 * 64 + t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 17)] : (signed char)0);
-        w_p2[14] = ((k0 + 2 * 64 + t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 24)] : (signed char)0);
-        w_p2[15] = ((k0 + 2 * 64 + t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 8)) * K + (k0 + 2 * 64 + t2c_c0 + 25)] : (signed char)0);
-        w_p2[16] = ((k0 + 2 * 64 + t2c_c0) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0)] : (signed char)0);
-        w_p2[17] = ((k0 + 2 * 64 + t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 1)] : (signed char)0);
-        w_p2[18] = ((k0 + 2 * 64 + t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 8)] : (signed char)0);
-        w_p2[19] = ((k0 + 2 * 64 + t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 9)] : (signed char)0);
-        w_p2[20] = ((k0 + 2 * 64 + t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 16)] : (signed char)0);
-        w_p2[21] = ((k0 + 2 * 64 + t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 17)] : (signed char)0);
-        w_p2[22] = ((k0 + 2 * 64 + t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 24)] : (signed char)0);
-        w_p2[23] = ((k0 + 2 * 64 + t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 16)) * K + (k0 + 2 * 64 + t2c_c0 + 25)] : (signed char)0);
-        w_p2[24] = ((k0 + 2 * 64 + t2c_c0) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0)] : (signed char)0);
-        w_p2[25] = ((k0 + 2 * 64 + t2c_c0 + 1) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 1)] : (signed char)0);
-        w_p2[26] = ((k0 + 2 * 64 + t2c_c0 + 8) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 8)] : (signed char)0);
-        w_p2[27] = ((k0 + 2 * 64 + t2c_c0 + 9) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 9)] : (signed char)0);
-        w_p2[28] = ((k0 + 2 * 64 + t2c_c0 + 16) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 16)] : (signed char)0);
-        w_p2[29] = ((k0 + 2 * 64 + t2c_c0 + 17) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 17)] : (signed char)0);
-        w_p2[30] = ((k0 + 2 * 64 + t2c_c0 + 24) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 24)] : (signed char)0);
-        w_p2[31] = ((k0 + 2 * 64 + t2c_c0 + 25) < K ? W[((long long)(t2c_r0 + 24)) * K + (k0 + 2 * 64 + t2c_c0 + 25)] : (signed char)0);
+        w_p2[0] = ((k0 + 2 * 64 + t2c_c1) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1)] : (signed char)0);
+        w_p2[1] = ((k0 + 2 * 64 + t2c_c1 + 1) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : (signed char)0);
+        w_p2[2] = ((k0 + 2 * 64 + t2c_c1 + 2) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : (signed char)0);
+        w_p2[3] = ((k0 + 2 * 64 + t2c_c1 + 3) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : (signed char)0);
+        w_p2[4] = ((k0 + 2 * 64 + t2c_c1 + 4) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : (signed char)0);
+        w_p2[5] = ((k0 + 2 * 64 + t2c_c1 + 5) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : (signed char)0);
+        w_p2[6] = ((k0 + 2 * 64 + t2c_c1 + 6) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : (signed char)0);
+        w_p2[7] = ((k0 + 2 * 64 + t2c_c1 + 7) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : (signed char)0);
+        w_p2[8] = ((k0 + 2 * 64 + t2c_c1) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1)] : (signed char)0);
+        w_p2[9] = ((k0 + 2 * 64 + t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : (signed char)0);
+        w_p2[10] = ((k0 + 2 * 64 + t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : (signed char)0);
+        w_p2[11] = ((k0 + 2 * 64 + t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : (signed char)0);
+        w_p2[12] = ((k0 + 2 * 64 + t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : (signed char)0);
+        w_p2[13] = ((k0 + 2 * 64 + t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : (signed char)0);
+        w_p2[14] = ((k0 + 2 * 64 + t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : (signed char)0);
+        w_p2[15] = ((k0 + 2 * 64 + t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 16)) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : (signed char)0);
+        w_p2[16] = ((k0 + 2 * 64 + t2c_c1) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1)] : (signed char)0);
+        w_p2[17] = ((k0 + 2 * 64 + t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : (signed char)0);
+        w_p2[18] = ((k0 + 2 * 64 + t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : (signed char)0);
+        w_p2[19] = ((k0 + 2 * 64 + t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : (signed char)0);
+        w_p2[20] = ((k0 + 2 * 64 + t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : (signed char)0);
+        w_p2[21] = ((k0 + 2 * 64 + t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : (signed char)0);
+        w_p2[22] = ((k0 + 2 * 64 + t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : (signed char)0);
+        w_p2[23] = ((k0 + 2 * 64 + t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : (signed char)0);
+        w_p2[24] = ((k0 + 2 * 64 + t2c_c1) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1)] : (signed char)0);
+        w_p2[25] = ((k0 + 2 * 64 + t2c_c1 + 1) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1 + 1)] : (signed char)0);
+        w_p2[26] = ((k0 + 2 * 64 + t2c_c1 + 2) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1 + 2)] : (signed char)0);
+        w_p2[27] = ((k0 + 2 * 64 + t2c_c1 + 3) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1 + 3)] : (signed char)0);
+        w_p2[28] = ((k0 + 2 * 64 + t2c_c1 + 4) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1 + 4)] : (signed char)0);
+        w_p2[29] = ((k0 + 2 * 64 + t2c_c1 + 5) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1 + 5)] : (signed char)0);
+        w_p2[30] = ((k0 + 2 * 64 + t2c_c1 + 6) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1 + 6)] : (signed char)0);
+        w_p2[31] = ((k0 + 2 * 64 + t2c_c1 + 7) < K ? W[((long long)(t2c_r1 + 48)) * K + (k0 + 2 * 64 + t2c_c1 + 7)] : (signed char)0);
       }
       // dequant-operand-shares-stage-barrier.tl:14: acc += dot(a, transpose(f16(w)))
       __half t2c_v4[32];
@@ -919,22 +763,10 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
       t2c_v4[30] = t2c::cvt<__half>(w[30]);
       t2c_v4[31] = t2c::cvt<__half>(w[31]);
       t2c_ph1 ^= 1;  // t2c_v4_s: this turn writes the other half
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[0], t2c_v4[1]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[2], t2c_v4[3]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[4], t2c_v4[5]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r0 * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[6], t2c_v4[7]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[8], t2c_v4[9]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[10], t2c_v4[11]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[12], t2c_v4[13]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 8) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[14], t2c_v4[15]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[16], t2c_v4[17]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[18], t2c_v4[19]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[20], t2c_v4[21]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 16) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[22], t2c_v4[23]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0], t2c::Vec<__half, 2>{{t2c_v4[24], t2c_v4[25]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0 + 8], t2c::Vec<__half, 2>{{t2c_v4[26], t2c_v4[27]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0 + 16], t2c::Vec<__half, 2>{{t2c_v4[28], t2c_v4[29]}});
-      t2c::sts_vec<2>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r0 + 24) * 72 + t2c_c0 + 24], t2c::Vec<__half, 2>{{t2c_v4[30], t2c_v4[31]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + t2c_r1 * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[0], t2c_v4[1], t2c_v4[2], t2c_v4[3], t2c_v4[4], t2c_v4[5], t2c_v4[6], t2c_v4[7]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r1 + 16) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[8], t2c_v4[9], t2c_v4[10], t2c_v4[11], t2c_v4[12], t2c_v4[13], t2c_v4[14], t2c_v4[15]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r1 + 32) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[16], t2c_v4[17], t2c_v4[18], t2c_v4[19], t2c_v4[20], t2c_v4[21], t2c_v4[22], t2c_v4[23]}});
+      t2c::sts_vec<8>(&t2c_v4_s[t2c_ph1 * 4608 + (t2c_r1 + 48) * 72 + t2c_c1], t2c::Vec<__half, 8>{{t2c_v4[24], t2c_v4[25], t2c_v4[26], t2c_v4[27], t2c_v4[28], t2c_v4[29], t2c_v4[30], t2c_v4[31]}});
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read; t2c_v4_s, written above at line 14 (the other half from the last iteration's), is read below
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
@@ -971,16 +803,16 @@ k(const __half *__restrict__ A, const signed char *__restrict__ W, float *__rest
       t2c::cp_async_commit();
       // k 16 .. 63 of the dot above
       #pragma unroll
-      for (int t2c_k49 = 16; t2c_k49 < 64; t2c_k49 += 16) {
+      for (int t2c_k13 = 16; t2c_k13 < 64; t2c_k13 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k49 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k49 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 4608 + (t2c_wr0 + 16 + lane % 16) * 72 + t2c_k13 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k49 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k49 + (lane / 8 % 2) * 8]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[t2c_ph1 * 4608 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 72 + t2c_k13 + (lane / 8 % 2) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

@@ -5259,6 +5259,59 @@ static void t_pipeline_reload(Tally *T) {
   }
 }
 
+/* dot_operand_reduced (tests/gpu/dot_operand_reduced.tl): a dot operand of the
+ * accumulator's shape that is also reduced, in a plain blocked layout of its own (it held
+ * the mma fragments): operand_rowsum, C = A B and R = A's row sums; cosine, S = the
+ * cosine similarities of A's and B's bf16 rows, their norms summed beside the dot, at
+ * ragged M, N, D (D % 8 != 0 takes the general body) and on sm_90, sm_90a, sm_80. */
+static void t_dot_operand_reduced(Tally *T) {
+  static const int MND[][3] = {{70, 100, 200}, {64, 64, 64}, {5, 3, 9}, {130, 65, 328}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 15; c++) {
+    Rng r = rng_seed("dot_operand_reduced", (uint64_t)c);
+    Call k;
+    char l[64];
+    if (c >= 12) { /* one [64, 64] block */
+      call_init(&k, "dot_operand_reduced.tl", "operand_rowsum");
+      snprintf(k.target, sizeof k.target, "%s", targets[c - 12]);
+      Ten *A = call_in(&k, "A", F16, 2, SHAPE(64, 64)), *B = call_in(&k, "B", F16, 2, SHAPE(64, 64));
+      Ten *C = call_out(&k, "C", F32, 2, SHAPE(64, 64)), *R = call_out(&k, "R", F32, 2, SHAPE(64, 1));
+      fill_uniform(A, &r, -1, 1);
+      fill_uniform(B, &r, -1, 1);
+      for (int i = 0; i < 64; i++) {
+        double s = 0;
+        for (int t = 0; t < 64; t++) s += A2(A, i, t);
+        R->ref[i] = s;
+        for (int j = 0; j < 64; j++) {
+          double d = 0;
+          for (int t = 0; t < 64; t++) d += A2(A, i, t) * A2(B, t, j);
+          R2(C, i, j) = d;
+        }
+      }
+      label(l, sizeof l, "operand_rowsum %s", targets[c - 12]);
+    } else {
+      int M = MND[c % 4][0], N = MND[c % 4][1], D = MND[c % 4][2];
+      double eps = 1e-3;
+      call_init(&k, "dot_operand_reduced.tl", "cosine");
+      snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+      Ten *A = call_in(&k, "A", BF16, 2, SHAPE(M, D)), *B = call_in(&k, "B", BF16, 2, SHAPE(N, D));
+      Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, N));
+      call_arg(&k, "eps=%.9g", eps);
+      fill_uniform(A, &r, -1, 1);
+      fill_uniform(B, &r, -1, 1);
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double d = 0, na = 0, nb = 0;
+          for (int t = 0; t < D; t++) d += A2(A, i, t) * A2(B, j, t), na += A2(A, i, t) * A2(A, i, t), nb += A2(B, j, t) * A2(B, j, t);
+          R2(S, i, j) = d / (fmax(sqrt(na), eps) * fmax(sqrt(nb), eps));
+        }
+      label(l, sizeof l, "cosine %s M=%d N=%d D=%d", targets[c / 4], M, N, D);
+    }
+    CHECK(T, call_check(&k, "dot_operand_reduced", l));
+    call_free(&k);
+  }
+}
+
 /* dequant_pipelined: C = A W^T with W i8, dequantized to f16 in a @pipeline(3) loop
  * (tests/gpu/dequant_pipelined.tl): the copy of f16(w) is written above the stage
  * barrier and shares it. Ragged M, N, K (K % 8 != 0 takes the general body); K of
@@ -8453,6 +8506,7 @@ static const Test tests[] = {
     {"cast_saturate", t_cast_saturate},
     {"pipeline_reload", t_pipeline_reload},
     {"dequant_pipelined", t_dequant_pipelined},
+    {"dot_operand_reduced", t_dot_operand_reduced},
     {"pipeline_padded", t_pipeline_padded},
     {"pipeline_nested", t_pipeline_nested},
     {"pipeline_rotated", t_pipeline_rotated},

@@ -223,3 +223,31 @@ Test(explain, a_column_argmax_folds_per_warp_partials_as_colmax_does, .fini = ex
                0, "%s", ex_diag);
   cr_assert(strstr(ex_explain, "  x_s: shared, 256 bytes at 0: shared copy of x"), "%s", ex_explain);
 }
+
+/* A dot operand of the accumulator's shape that is also reduced: in a plain blocked layout
+ * (16-byte loads), not the fragments, which --explain gave it with a reason that was
+ * false ("a dot accumulates into it, or it is computed with a value that does"). The
+ * fragments' values say which it is: the accumulator, or an A operand evaluated in
+ * registers. */
+Test(explain, a_reduced_dot_operand_is_not_in_the_fragments, .fini = ex_teardown) {
+  cr_assert_eq(ex_translate("sm_90", "@launch(128)\nkernel k(A: tensor<f16>[64, 64], B: tensor<f16>[64, 64], "
+                                     "C: tensor<f32>[64, 64], R: tensor<f32>[64, 1]) {\n"
+                                     "  var a = A[0 :+ 64, 0 :+ 64]\n  var b = B[0 :+ 64, 0 :+ 64]\n"
+                                     "  C[0 :+ 64, 0 :+ 64] = dot(a, b)\n  R[0 :+ 64, 0 :+ 1] = rowsum(f32(a))\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, "  a (tile a): registers, 32 per thread, L1: each thread computes and reads its own elements"),
+            "%s", ex_explain);
+  cr_assert(strstr(ex_explain, "(dot at line 5): registers, 32 per thread, L0: the mma accumulator's fragments: a dot "
+                               "accumulates into it\n"),
+            "%s", ex_explain);
+  cr_assert_null(strstr(ex_out.data, "ldg_vec<2>(A"), "%s", ex_out.data);
+  cr_assert(strstr(ex_out.data, "ldg_vec<8>(A"), "%s", ex_out.data);
+  ex_teardown();
+  cr_assert_eq(ex_translate("sm_90", "@launch(128)\nkernel k(A: tensor<f32>[64, 64], B: tensor<f16>[64, 64], "
+                                     "C: tensor<f32>[64, 64]) {\n  var x = A[0 :+ 64, 0 :+ 64]\n"
+                                     "  C[0 :+ 64, 0 :+ 64] = dot(f16(exp(x)), B[0 :+ 64, 0 :+ 64])\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, "  x (tile x): registers, 32 per thread, L0: the mma accumulator's fragments: a dot reads it "
+                               "as its A operand in registers\n"),
+            "%s", ex_explain);
+}
