@@ -3298,6 +3298,10 @@ static void t_registers_fills_rolled(Tally *T) {
     char l[64];
     label(l, sizeof l, "%s B=%d H=%d I=%d", targets[c / 4], B, H, I);
     CHECK(T, call_check(&k, "registers_fills_rolled", l));
+    call_free(&k);
+  }
+}
+
 /* pipeline_invariant (tests/gpu): Y = X * G[b] + Bias, S = Y's column sums over the
  * iterations from t_lo (rows past T adding Bias: X reads 0 there), G and Bias loaded once
  * before the @pipeline loop. Ragged T and C (C % 8 == 0: the 16-byte body; not: the
