@@ -222,6 +222,17 @@ static bool prints_sym(const TirKernel *K, const Expr *x, const Sym *y) {
   }
 }
 
+/* Whether the indices of a load's or store's slice print y. The slice of a load is the
+ * key of the value it loads (tir_hoisted), so prints_sym would take it as that value and
+ * look no further: a load left in the loop (Z[g, 0 :+ 64] past the register budget) while
+ * another of g's loads was issued ahead then lost g's declaration (nvcc: "g" is undefined). */
+static bool slice_prints_sym(const TirKernel *K, const Expr *slice, const Sym *y) {
+  if (!slice || slice->kind != E_INDEX) return prints_sym(K, slice, y);
+  for (int i = 0; i < slice->u.index.nidx; i++)
+    if (prints_sym(K, slice->u.index.idx[i].start, y)) return true;
+  return false;
+}
+
 typedef struct SymUse {
   const Sym *y;
   const TirOp *decl;
@@ -233,7 +244,7 @@ static void sym_use_fn(TirKernel *K, const TirBlock *b, SymUse *u) {
     const TirOp *op = b->ops.items[i];
     const Stmt *s = op->stmt;
     if (op != u->decl) {
-      u->used |= prints_sym(K, op->expr, u->y) || prints_sym(K, op->slice, u->y) || prints_sym(K, op->pad, u->y) ||
+      u->used |= prints_sym(K, op->expr, u->y) || slice_prints_sym(K, op->slice, u->y) || prints_sym(K, op->pad, u->y) ||
                  prints_sym(K, op->uguard, u->y) || prints_sym(K, op->win[0], u->y) || prints_sym(K, op->win[1], u->y);
       if (s && (op->kind == TO_SCALAR || op->kind == TO_IF || op->kind == TO_FOR || op->kind == TO_WHILE)) {
         if (s->kind == S_VAR) u->used |= tir_names_sym(s->u.decl.init, u->y);

@@ -3375,6 +3375,39 @@ static void t_staged_store_branches(Tally *T) {
     call_free(&k);
   }
 }
+/* pipeline_var_partial (tests/gpu): O = the sum over iterations it (k0 = 16 it < n) of
+ * S[g] * Z[(g + it) % NG], g = k0 / 32 (a row of S past NG reads zeros): the loop-local g
+ * read by a load issued ahead and by one that is not. n ragged (one iteration, several,
+ * past NG's rows, none); on sm_90, sm_90a and sm_80. */
+static void t_pipeline_var_partial(Tally *T) {
+  static const int NNG[][2] = {{5, 3}, {100, 2}, {300, 4}, {0, 3}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int n = NNG[c % 4][0], NG = NNG[c % 4][1];
+    Rng r = rng_seed("pipeline_var_partial", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_var_partial.tl", "pipeline_var_partial");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *S = call_in(&k, "S", F32, 2, SHAPE(NG, 64));
+    Ten *Z = call_in(&k, "Z", F32, 2, SHAPE(NG, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(1, 64));
+    call_arg(&k, "n=%d", n);
+    fill_uniform(S, &r, -1, 1);
+    fill_uniform(Z, &r, -1, 1);
+    for (int j = 0; j < 64; j++) {
+      double o = 0;
+      for (int it = 0; 16 * it < n; it++) {
+        int g = 16 * it / 32;
+        o += (g < NG ? A2(S, g, j) : 0) * A2(Z, (g + it) % NG, j);
+      }
+      R2(O, 0, j) = o;
+    }
+    char l[64];
+    label(l, sizeof l, "%s n=%d NG=%d", targets[c / 4], n, NG);
+    CHECK(T, call_check(&k, "pipeline_var_partial", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8457,6 +8490,7 @@ static const Test tests[] = {
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
     {"pipeline_index_before", t_pipeline_index_before},
     {"pipeline_gather_chain", t_pipeline_gather_chain},
+    {"pipeline_var_partial", t_pipeline_var_partial},
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
     {"staged_store_branches", t_staged_store_branches},
