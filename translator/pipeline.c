@@ -72,6 +72,13 @@ static const Stmt *loop_local(const Sym *y, const Stmt *f) {
  * element of a tensor the kernel does not write at such indices (a block table's
  * BT[b, j]) counts, and so does a scalar var declared at the top of the loop's body
  * as such (local: then x must be printed with it inlined, inline_locals). */
+/* How many loop-local vars deep (loop_local) a slice index may read through: a persistent
+ * GEMM's tile arithmetic (tile, group, first row, group rows, m0) goes five deep. Element
+ * reads' indices take none (NO_LOCALS: inline_locals does not go into them). An index so
+ * inlined may not pass INLINED_NODES nodes (v1 = v0 + v0, v2 = v1 + v1, ... doubles at each
+ * var): the early loads print it whole. */
+enum { LOCAL_CHAIN = 16, NO_LOCALS = LOCAL_CHAIN + 1, INLINED_NODES = 256 };
+
 /* A tile var declared before the loop at f and never assigned again (var r = I[m0 :+ 64]
  * ahead of it, X[reshape(r, [64, 1]), k0 + cols(64, 32)] in it): its value, in registers
  * or in its shared copy, is the same in every iteration, and the copy is written before
@@ -89,7 +96,7 @@ static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int dept
   if (rd) {
     const TirVar *v = K->bufs[rd->buf].spill_of;
     if (!v || !tile_before(v->sym, f)) return false;
-    return rd->kind != TR_WINDOW || (invariant(K, rd->start[0], f, 5) && invariant(K, rd->start[1], f, 5));
+    return rd->kind != TR_WINDOW || (invariant(K, rd->start[0], f, NO_LOCALS) && invariant(K, rd->start[1], f, NO_LOCALS));
   }
   switch (x->kind) {
   case E_INT: case E_FLOAT: case E_BOOL: case E_INF: return true;
@@ -99,7 +106,7 @@ static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int dept
     if (!y) return false;
     if (y == f->u.forr.sym || y->kind == SY_SIZE || y->kind == SY_SCALAR || y->kind == SY_CONST) return true;
     if (y->kind == SY_LOOP) return y->decl != f; /* an enclosing loop's variable */
-    const Stmt *d = depth < 4 ? loop_local(y, f) : NULL;
+    const Stmt *d = depth < LOCAL_CHAIN ? loop_local(y, f) : NULL;
     if (d) return invariant(K, d->u.decl.init, f, depth + 1);
     /* a scalar var declared before this loop and never assigned in it (also one
      * assigned again before it: var m0 = 0; if n > 0 { m0 = 16 }) */
@@ -118,7 +125,7 @@ static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int dept
     const Sym *X = x->u.index.base->u.ident.sym;
     if (x->ty.rank || !X || X->kind != SY_TENSOR || written(K, X)) return false;
     for (int d = 0; d < x->u.index.nidx; d++)
-      if (x->u.index.idx[d].len || !invariant(K, x->u.index.idx[d].start, f, 5)) return false; /* no locals */
+      if (x->u.index.idx[d].len || !invariant(K, x->u.index.idx[d].start, f, NO_LOCALS)) return false; /* no locals */
     return true;
   }
   default: return false;
@@ -129,7 +136,7 @@ static bool invariant(const TirKernel *K, const Expr *x, const Stmt *f, int dept
  * above it copied (the values' own nodes are shared: an element read keeps its
  * identity, lower.c's K->elems); x itself when it names none. */
 static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth, PtrVec *used) {
-  if (!x || depth > 4) return x;
+  if (!x || depth > LOCAL_CHAIN) return x;
   switch (x->kind) {
   case E_IDENT: {
     const Stmt *d = x->u.ident.sym ? loop_local(x->u.ident.sym, f) : NULL;
@@ -174,12 +181,38 @@ static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth, PtrV
   }
 }
 
+/* The nodes of x with its loop-local vars inlined (as inline_locals would print it),
+ * counted up to past INLINED_NODES. */
+static int inlined_nodes(const Expr *x, const Stmt *f, int depth, int n) {
+  if (!x || n > INLINED_NODES) return n;
+  n++;
+  switch (x->kind) {
+  case E_IDENT: {
+    const Stmt *d = x->u.ident.sym && depth <= LOCAL_CHAIN ? loop_local(x->u.ident.sym, f) : NULL;
+    return d ? inlined_nodes(d->u.decl.init, f, depth + 1, n - 1) : n;
+  }
+  case E_UNARY: return inlined_nodes(x->u.unary.a, f, depth, n);
+  case E_BINARY: return inlined_nodes(x->u.binary.b, f, depth, inlined_nodes(x->u.binary.a, f, depth, n));
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) n = inlined_nodes(x->u.call.args[i], f, depth, n);
+    return n;
+  default: return n;
+  }
+}
+
+/* Whether op's slice, its loop-local vars inlined, is too long to print in early loads. */
+static bool too_long(const TirOp *op, const Stmt *f) {
+  int n = 0;
+  for (int d = 0; d < op->slice->u.index.nidx; d++) n = inlined_nodes(op->slice->u.index.idx[d].start, f, 0, n);
+  return n > INLINED_NODES;
+}
+
 static bool candidate(const TirKernel *K, const TirOp *op, const Stmt *f) {
   /* a load an inner @pipeline loop issues ahead already has its ring */
   if (op->kind != TO_LOAD || op->pf_var || written(K, op->slice->u.index.base->u.ident.sym)) return false;
   for (int d = 0; d < op->slice->u.index.nidx; d++)
     if (!invariant(K, op->slice->u.index.idx[d].start, f, 0)) return false;
-  return invariant(K, op->pad, f, 0);
+  return invariant(K, op->pad, f, 0) && !too_long(op, f);
 }
 
 /* A candidate's slice with its loop-local vars inlined (its early loads read them
@@ -385,12 +418,12 @@ static bool names_loop_var(const TirKernel *K, const Expr *x, const Stmt *f, int
   if (!x) return false;
   const TirRead *rd = tir_read(K, x);
   if (rd)
-    return rd->kind == TR_WINDOW && (names_loop_var(K, rd->start[0], f, 5) || names_loop_var(K, rd->start[1], f, 5));
+    return rd->kind == TR_WINDOW && (names_loop_var(K, rd->start[0], f, NO_LOCALS) || names_loop_var(K, rd->start[1], f, NO_LOCALS));
   switch (x->kind) {
   case E_IDENT: {
     const Sym *y = x->u.ident.sym;
     if (y == f->u.forr.sym) return true;
-    const Stmt *d = y && depth < 4 ? loop_local(y, f) : NULL;
+    const Stmt *d = y && depth < LOCAL_CHAIN ? loop_local(y, f) : NULL;
     return d && names_loop_var(K, d->u.decl.init, f, depth + 1);
   }
   case E_UNARY: return names_loop_var(K, x->u.unary.a, f, depth);
@@ -401,7 +434,7 @@ static bool names_loop_var(const TirKernel *K, const Expr *x, const Stmt *f, int
     return false;
   case E_INDEX:
     for (int d = 0; d < x->u.index.nidx; d++)
-      if (names_loop_var(K, x->u.index.idx[d].start, f, 5)) return true;
+      if (names_loop_var(K, x->u.index.idx[d].start, f, NO_LOCALS)) return true;
     return false;
   default: return false;
   }
@@ -1304,6 +1337,10 @@ static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *a
                             X->name, op->stmt->loc.line, via ? via : n, via ? ", set from '" : "", via ? n : "",
                             via ? "'" : "");
     }
+    if (too_long(op, f->stmt))
+      return arena_printf(K->a, "the slice of '%s' at line %d, with the vars declared in the loop written out, has more "
+                                "than %d terms (compute its index in fewer steps)",
+                          X->name, op->stmt->loc.line, INLINED_NODES);
     if (op->dst->home || op->dst->fused)
       return arena_printf(K->a, "the value loaded from '%s' at line %d is too large for registers", X->name, op->stmt->loc.line);
     return arena_printf(K->a, "a ring of %d values of the load of '%s' at line %d would take the kernel past its register "

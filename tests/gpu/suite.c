@@ -3408,6 +3408,37 @@ static void t_pipeline_var_partial(Tally *T) {
     call_free(&k);
   }
 }
+/* pipeline_var_chain (tests/gpu): O = the sum over it < n of X's 16 rows from
+ * ((2 (it + 1) - 1) / 3) 16, the start reached through five loop-local vars (rows past M
+ * read zeros). n ragged (none, one, several, rows past M); on sm_90, sm_90a and sm_80. */
+static void t_pipeline_var_chain(Tally *T) {
+  static const int NM[][2] = {{0, 16}, {1, 40}, {7, 100}, {20, 130}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int n = NM[c % 4][0], M = NM[c % 4][1];
+    Rng r = rng_seed("pipeline_var_chain", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_var_chain.tl", "pipeline_var_chain");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(16, 64));
+    call_arg(&k, "n=%d", n);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 64; j++) {
+        double o = 0;
+        for (int it = 0; it < n; it++) {
+          int row = (2 * (it + 1) - 1) / 3 * 16 + i;
+          o += row < M ? A2(X, row, j) : 0;
+        }
+        R2(O, i, j) = o;
+      }
+    char l[64];
+    label(l, sizeof l, "%s n=%d M=%d", targets[c / 4], n, M);
+    CHECK(T, call_check(&k, "pipeline_var_chain", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8491,6 +8522,7 @@ static const Test tests[] = {
     {"pipeline_index_before", t_pipeline_index_before},
     {"pipeline_gather_chain", t_pipeline_gather_chain},
     {"pipeline_var_partial", t_pipeline_var_partial},
+    {"pipeline_var_chain", t_pipeline_var_chain},
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
     {"staged_store_branches", t_staged_store_branches},
