@@ -286,8 +286,16 @@ bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const 
     case TK_PLUS: case TK_MINUS:
       return facts_multiple_given(ki, x->u.binary.a, v, given, n, max) &&
              facts_multiple_given(ki, x->u.binary.b, v, given, n, max);
-    case TK_STAR: /* a factor that is a multiple for every execution */
-      return facts_multiple_of(ki, x->u.binary.a, v) || facts_multiple_of(ki, x->u.binary.b, v);
+    case TK_STAR: { /* a factor that is a multiple for every execution, else one the entry test makes one (2 * H) */
+      if (facts_multiple_of(ki, x->u.binary.a, v) || facts_multiple_of(ki, x->u.binary.b, v)) return true;
+      if (!given) return false;
+      int had = *n;
+      if (facts_multiple_given(ki, x->u.binary.a, v, given, n, max)) return true;
+      *n = had; /* what a took, it took for nothing */
+      if (facts_multiple_given(ki, x->u.binary.b, v, given, n, max)) return true;
+      *n = had;
+      return false;
+    }
     default: return false;
     }
   default: return false;

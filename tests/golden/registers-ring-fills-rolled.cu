@@ -258,14 +258,38 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     // registers-ring-fills-rolled.tl:24: var ao: tile<f32>[BM, BH] = Bias[3 * H + h0 :+ BH]
     float ao[32];
     float t2c_v8[8];
-    t2c_v8[0] = (((3 * H) + h0 + t2c_c0) < G ? Bias[(3 * H) + h0 + t2c_c0] : 0.0f);
-    t2c_v8[1] = (((3 * H) + h0 + t2c_c0 + 1) < G ? Bias[(3 * H) + h0 + t2c_c0 + 1] : 0.0f);
-    t2c_v8[2] = (((3 * H) + h0 + t2c_c0 + 8) < G ? Bias[(3 * H) + h0 + t2c_c0 + 8] : 0.0f);
-    t2c_v8[3] = (((3 * H) + h0 + t2c_c0 + 9) < G ? Bias[(3 * H) + h0 + t2c_c0 + 9] : 0.0f);
-    t2c_v8[4] = (((3 * H) + h0 + t2c_c0 + 16) < G ? Bias[(3 * H) + h0 + t2c_c0 + 16] : 0.0f);
-    t2c_v8[5] = (((3 * H) + h0 + t2c_c0 + 17) < G ? Bias[(3 * H) + h0 + t2c_c0 + 17] : 0.0f);
-    t2c_v8[6] = (((3 * H) + h0 + t2c_c0 + 24) < G ? Bias[(3 * H) + h0 + t2c_c0 + 24] : 0.0f);
-    t2c_v8[7] = (((3 * H) + h0 + t2c_c0 + 25) < G ? Bias[(3 * H) + h0 + t2c_c0 + 25] : 0.0f);
+    if (((3 * H) + h0 + t2c_c0) < G) {
+      const t2c::Vec<float, 2> t2c_w12 = t2c::ldg_vec<2>(Bias + (3 * H) + h0 + t2c_c0);
+      t2c_v8[0] = t2c_w12.v[0];
+      t2c_v8[1] = t2c_w12.v[1];
+    } else {
+      t2c_v8[0] = 0.0f;
+      t2c_v8[1] = 0.0f;
+    }
+    if (((3 * H) + h0 + t2c_c0 + 8) < G) {
+      const t2c::Vec<float, 2> t2c_w13 = t2c::ldg_vec<2>(Bias + (3 * H) + h0 + t2c_c0 + 8);
+      t2c_v8[2] = t2c_w13.v[0];
+      t2c_v8[3] = t2c_w13.v[1];
+    } else {
+      t2c_v8[2] = 0.0f;
+      t2c_v8[3] = 0.0f;
+    }
+    if (((3 * H) + h0 + t2c_c0 + 16) < G) {
+      const t2c::Vec<float, 2> t2c_w14 = t2c::ldg_vec<2>(Bias + (3 * H) + h0 + t2c_c0 + 16);
+      t2c_v8[4] = t2c_w14.v[0];
+      t2c_v8[5] = t2c_w14.v[1];
+    } else {
+      t2c_v8[4] = 0.0f;
+      t2c_v8[5] = 0.0f;
+    }
+    if (((3 * H) + h0 + t2c_c0 + 24) < G) {
+      const t2c::Vec<float, 2> t2c_w15 = t2c::ldg_vec<2>(Bias + (3 * H) + h0 + t2c_c0 + 24);
+      t2c_v8[6] = t2c_w15.v[0];
+      t2c_v8[7] = t2c_w15.v[1];
+    } else {
+      t2c_v8[6] = 0.0f;
+      t2c_v8[7] = 0.0f;
+    }
     ao[0] = t2c_v8[0];
     ao[1] = t2c_v8[1];
     ao[2] = t2c_v8[2];
@@ -312,16 +336,12 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       t2c::cp_async_16(&t2c_v11_s[(t2c_r3 + 16) * 72 + t2c_c3], Wx + ((t2c_r3 + 16) < I && (H + h0 + t2c_c3) < G ? ((long long)(t2c_r3 + 16)) * G + (H + h0 + t2c_c3) : 0), (t2c_r3 + 16) < I && (H + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 < I) {  // t2c_v12_s, 0 iterations ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v12_s[t2c_r3 * 72 + t2c_c3 + t2c_v] = (t2c_r3 < I && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)t2c_r3) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v12_s[(t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)(t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v12_s[t2c_r3 * 72 + t2c_c3], Wx + (t2c_r3 < I && ((2 * H) + h0 + t2c_c3) < G ? ((long long)t2c_r3) * G + ((2 * H) + h0 + t2c_c3) : 0), t2c_r3 < I && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v12_s[(t2c_r3 + 16) * 72 + t2c_c3], Wx + ((t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3) : 0), (t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 < I) {  // t2c_v13_s, 0 iterations ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v13_s[t2c_r3 * 72 + t2c_c3 + t2c_v] = (t2c_r3 < I && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)t2c_r3) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v13_s[(t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)(t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v13_s[t2c_r3 * 72 + t2c_c3], Wx + (t2c_r3 < I && ((3 * H) + h0 + t2c_c3) < G ? ((long long)t2c_r3) * G + ((3 * H) + h0 + t2c_c3) : 0), t2c_r3 < I && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v13_s[(t2c_r3 + 16) * 72 + t2c_c3], Wx + ((t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 32 < I) {  // x_s, 1 iteration ahead
@@ -337,16 +357,12 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       t2c::cp_async_16(&t2c_v11_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wx + ((0 + 32 + t2c_r3 + 16) < I && (H + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3 + 16)) * G + (H + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3 + 16) < I && (H + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 + 32 < I) {  // t2c_v12_s, 1 iteration ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v12_s[1 * 2304 + t2c_r3 * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)(0 + 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v12_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)(0 + 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v12_s[1 * 2304 + t2c_r3 * 72 + t2c_c3], Wx + ((0 + 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v12_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wx + ((0 + 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 + 32 < I) {  // t2c_v13_s, 1 iteration ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v13_s[1 * 2304 + t2c_r3 * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)(0 + 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v13_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)(0 + 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v13_s[1 * 2304 + t2c_r3 * 72 + t2c_c3], Wx + ((0 + 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v13_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wx + ((0 + 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < I; k0 += 32, ++t2c_it0) {
@@ -387,40 +403,12 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::cp_async_16(&t2c_v11_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wx + ((k0 + 2 * 32 + t2c_r3 + 16) < I && (H + h0 + t2c_c3) < G ? ((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + (H + h0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3 + 16) < I && (H + h0 + t2c_c3) < G ? 16 : 0);
       }
       if (k0 + 2 * 32 < I) {  // t2c_v12_s, 2 iterations ahead
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 1] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + 1) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 2] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + 2) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 3] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + 3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 4] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + 4) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 5] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + 5) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 6] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + 6) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 7] = ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3 + 7) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 1] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + 1) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 2] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + 2) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 3] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + 3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 4] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + 4) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 5] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + 5) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 6] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + 6) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 7] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3 + 7) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::cp_async_16(&t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3], Wx + ((k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3) < I && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
+        t2c::cp_async_16(&t2c_v12_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wx + ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3 + 16) < I && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
       }
       if (k0 + 2 * 32 < I) {  // t2c_v13_s, 2 iterations ahead
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 1] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + 1) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 2] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + 2) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 3] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + 3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 4] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + 4) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 5] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + 5) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 6] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + 6) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 7] = ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3 + 7) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 1] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + 1) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 2] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + 2) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 3] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + 3) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 4] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + 4) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 5] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + 5) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 6] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + 6) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 7] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + 7) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::cp_async_16(&t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3], Wx + ((k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(k0 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3) < I && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
+        t2c::cp_async_16(&t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wx + ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
       }
       t2c::cp_async_commit();
       // line 28, read after the copy at line 31: one barrier serves both
@@ -447,16 +435,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 29, read after the copy at line 31: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k12 = 0; t2c_k12 < 32; t2c_k12 += 16) {
+      for (int t2c_k16 = 0; t2c_k16 < 32; t2c_k16 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k12 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k16 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k12 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k16 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k12 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k12 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
@@ -470,16 +458,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 30, read after the copy at line 31: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k13 = 0; t2c_k13 < 32; t2c_k13 += 16) {
+      for (int t2c_k17 = 0; t2c_k17 < 32; t2c_k17 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k13 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k17 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k13 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k17 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k17 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k13 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k17 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
@@ -492,16 +480,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       }
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k14 = 0; t2c_k14 < 32; t2c_k14 += 16) {
+      for (int t2c_k18 = 0; t2c_k18 < 32; t2c_k18 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k14 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k18 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k14 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k18 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k14 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k18 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k14 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k18 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);
@@ -528,16 +516,12 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       t2c::cp_async_16(&t2c_v16_s[(t2c_r3 + 16) * 72 + t2c_c3], Wh + ((t2c_r3 + 16) < H && (H + h0 + t2c_c3) < G ? ((long long)(t2c_r3 + 16)) * G + (H + h0 + t2c_c3) : 0), (t2c_r3 + 16) < H && (H + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 < H) {  // t2c_v17_s, 0 iterations ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v17_s[t2c_r3 * 72 + t2c_c3 + t2c_v] = (t2c_r3 < H && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)t2c_r3) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v17_s[(t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)(t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v17_s[t2c_r3 * 72 + t2c_c3], Wh + (t2c_r3 < H && ((2 * H) + h0 + t2c_c3) < G ? ((long long)t2c_r3) * G + ((2 * H) + h0 + t2c_c3) : 0), t2c_r3 < H && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v17_s[(t2c_r3 + 16) * 72 + t2c_c3], Wh + ((t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3) : 0), (t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 < H) {  // t2c_v18_s, 0 iterations ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v18_s[t2c_r3 * 72 + t2c_c3 + t2c_v] = (t2c_r3 < H && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)t2c_r3) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v18_s[(t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)(t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v18_s[t2c_r3 * 72 + t2c_c3], Wh + (t2c_r3 < H && ((3 * H) + h0 + t2c_c3) < G ? ((long long)t2c_r3) * G + ((3 * H) + h0 + t2c_c3) : 0), t2c_r3 < H && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v18_s[(t2c_r3 + 16) * 72 + t2c_c3], Wh + ((t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 32 < H) {  // h_s, 1 iteration ahead
@@ -553,16 +537,12 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       t2c::cp_async_16(&t2c_v16_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wh + ((0 + 32 + t2c_r3 + 16) < H && (H + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3 + 16)) * G + (H + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3 + 16) < H && (H + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 + 32 < H) {  // t2c_v17_s, 1 iteration ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v17_s[1 * 2304 + t2c_r3 * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)(0 + 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v17_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)(0 + 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v17_s[1 * 2304 + t2c_r3 * 72 + t2c_c3], Wh + ((0 + 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v17_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wh + ((0 + 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     if (0 + 32 < H) {  // t2c_v18_s, 1 iteration ahead
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v18_s[1 * 2304 + t2c_r3 * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)(0 + 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
-      #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v18_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((0 + 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)(0 + 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
+      t2c::cp_async_16(&t2c_v18_s[1 * 2304 + t2c_r3 * 72 + t2c_c3], Wh + ((0 + 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
+      t2c::cp_async_16(&t2c_v18_s[1 * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wh + ((0 + 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(0 + 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (0 + 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0_2 = 0, t2c_it1 = 0; k0_2 < H; k0_2 += 32, ++t2c_it1) {
@@ -603,40 +583,12 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::cp_async_16(&t2c_v16_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wh + ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && (H + h0 + t2c_c3) < G ? ((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + (H + h0 + t2c_c3) : 0), (k0_2 + 2 * 32 + t2c_r3 + 16) < H && (H + h0 + t2c_c3) < G ? 16 : 0);
       }
       if (k0_2 + 2 * 32 < H) {  // t2c_v17_s, 2 iterations ahead
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 1] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + 1) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 2] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + 2) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 3] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + 3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 4] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + 4) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 5] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + 5) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 6] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + 6) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 7] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3 + 7) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 1] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + 1) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 2] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + 2) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 3] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + 3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 4] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + 4) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 5] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + 5) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 6] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + 6) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 7] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3 + 7) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::cp_async_16(&t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3], Wh + ((k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((2 * H) + h0 + t2c_c3) : 0), (k0_2 + 2 * 32 + t2c_r3) < H && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
+        t2c::cp_async_16(&t2c_v17_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wh + ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3) < G ? ((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((2 * H) + h0 + t2c_c3) : 0), (k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((2 * H) + h0 + t2c_c3) < G ? 16 : 0);
       }
       if (k0_2 + 2 * 32 < H) {  // t2c_v18_s, 2 iterations ahead
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 1] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + 1) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 2] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + 2) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 3] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + 3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 4] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + 4) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 5] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + 5) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 6] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + 6) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3 + 7] = ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3 + 7) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 1] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + 1) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 2] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + 2) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 3] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + 3) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 4] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + 4) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 5] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + 5) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 6] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + 6) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + 7] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + 7) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::cp_async_16(&t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + t2c_r3 * 72 + t2c_c3], Wh + ((k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(k0_2 + 2 * 32 + t2c_r3)) * G + ((3 * H) + h0 + t2c_c3) : 0), (k0_2 + 2 * 32 + t2c_r3) < H && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
+        t2c::cp_async_16(&t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wh + ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
       }
       t2c::cp_async_commit();
       // line 36, read after the copy at line 39: one barrier serves both
@@ -663,16 +615,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 37, read after the copy at line 39: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k15 = 0; t2c_k15 < 32; t2c_k15 += 16) {
+      for (int t2c_k19 = 0; t2c_k19 < 32; t2c_k19 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k15 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k19 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k15 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k19 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k15 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k19 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k15 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k19 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
@@ -686,16 +638,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 38, read after the copy at line 39: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k16 = 0; t2c_k16 < 32; t2c_k16 += 16) {
+      for (int t2c_k20 = 0; t2c_k20 < 32; t2c_k20 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k20 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k20 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
@@ -708,16 +660,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       }
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k17 = 0; t2c_k17 < 32; t2c_k17 += 16) {
+      for (int t2c_k21 = 0; t2c_k21 < 32; t2c_k21 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k17 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k21 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k17 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k21 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k17 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k21 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k17 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k21 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);
@@ -1067,16 +1019,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 29, read after the copy at line 31: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k18 = 0; t2c_k18 < 32; t2c_k18 += 16) {
+      for (int t2c_k22 = 0; t2c_k22 < 32; t2c_k22 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k18 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k22 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k18 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k22 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k18 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k22 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k18 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k22 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
@@ -1090,16 +1042,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 30, read after the copy at line 31: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k19 = 0; t2c_k19 < 32; t2c_k19 += 16) {
+      for (int t2c_k23 = 0; t2c_k23 < 32; t2c_k23 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k19 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k23 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k19 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k23 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k19 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k23 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k19 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k23 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
@@ -1112,16 +1064,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       }
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k20 = 0; t2c_k20 < 32; t2c_k20 += 16) {
+      for (int t2c_k24 = 0; t2c_k24 < 32; t2c_k24 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k20 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k24 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k20 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k24 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k24 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k24 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);
@@ -1277,16 +1229,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 37, read after the copy at line 39: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k21 = 0; t2c_k21 < 32; t2c_k21 += 16) {
+      for (int t2c_k25 = 0; t2c_k25 < 32; t2c_k25 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k21 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k25 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k21 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k25 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k21 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k25 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k21 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k25 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
@@ -1300,16 +1252,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       // line 38, read after the copy at line 39: one barrier serves both
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k22 = 0; t2c_k22 < 32; t2c_k22 += 16) {
+      for (int t2c_k26 = 0; t2c_k26 < 32; t2c_k26 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k22 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k26 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k22 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k26 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k22 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k26 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k22 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k26 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
@@ -1322,16 +1274,16 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
       }
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
       #pragma unroll
-      for (int t2c_k23 = 0; t2c_k23 < 32; t2c_k23 += 16) {
+      for (int t2c_k27 = 0; t2c_k27 < 32; t2c_k27 += 16) {
         unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k23 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k27 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k23 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k27 + (lane / 16) * 8]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k23 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k27 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k23 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k27 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
         t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);

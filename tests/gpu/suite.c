@@ -3439,6 +3439,33 @@ static void t_pipeline_var_chain(Tally *T) {
     call_free(&k);
   }
 }
+/* runs_scaled_start (tests/gpu): O = W[:, 2H :+ 64] - 2 W[:, 3H :+ 64] (zeros past I's rows
+ * and G's columns). H % 8 == 0 with G % 8 == 0 (the 16-byte body) and not (the general
+ * one), columns past G; on sm_90, sm_90a and sm_80. */
+static void t_runs_scaled_start(Tally *T) {
+  static const int IGH[][3] = {{70, 96, 16}, {64, 250, 16}, {5, 200, 13}, {130, 304, 72}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int I = IGH[c % 4][0], G = IGH[c % 4][1], H = IGH[c % 4][2];
+    Rng r = rng_seed("runs_scaled_start", (uint64_t)c);
+    Call k;
+    call_init(&k, "runs_scaled_start.tl", "runs_scaled_start");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(I, G));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(I, 64));
+    call_arg(&k, "H=%d", H);
+    fill_uniform(W, &r, -1, 1);
+    for (int i = 0; i < I; i++)
+      for (int j = 0; j < 64; j++) {
+        double a = 2 * H + j < G ? A2(W, i, 2 * H + j) : 0, b = 3 * H + j < G ? A2(W, i, 3 * H + j) : 0;
+        R2(O, i, j) = a - 2 * b;
+      }
+    char l[64];
+    label(l, sizeof l, "%s I=%d G=%d H=%d", targets[c / 4], I, G, H);
+    CHECK(T, call_check(&k, "runs_scaled_start", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8523,6 +8550,7 @@ static const Test tests[] = {
     {"pipeline_gather_chain", t_pipeline_gather_chain},
     {"pipeline_var_partial", t_pipeline_var_partial},
     {"pipeline_var_chain", t_pipeline_var_chain},
+    {"runs_scaled_start", t_runs_scaled_start},
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
     {"staged_store_branches", t_staged_store_branches},
