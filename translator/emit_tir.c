@@ -3451,7 +3451,8 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
       continue;
     }
     if (v->inlined) {
-      fprintf(out, "  %s (%s): never held: the loads a @pipeline loop issues ahead compute it in their indices\n",
+      fprintf(out, "  %s (%s): never held: the loads a @pipeline loop issues ahead compute it in their indices or read "
+                   "it from its ring\n",
               v->sym ? v->sym->name : v->cname, v->what);
       continue;
     }

@@ -221,6 +221,9 @@ static void inline_slice(TirKernel *K, TirOp *op, const Stmt *f, PtrVec *used) {
   Expr *s = op->slice;
   Index *ix = NULL;
   for (int d = 0; d < s->u.index.nidx; d++) {
+    /* a gather's index read from another load's ring (ring_index) stays as it is: its
+     * early loads take it from there (slice_from) */
+    if (!invariant(K, s->u.index.idx[d].start, f, 0)) continue;
     Expr *e = inline_locals(K, s->u.index.idx[d].start, f, 0, used);
     if (e == s->u.index.idx[d].start) continue;
     if (!ix) {
@@ -381,6 +384,21 @@ static const char *fresh_cname(TirKernel *K, const char *name) {
   }
 }
 
+/* The value a gather's index x is, where x is one loaded in the loop body: a load in the
+ * index itself (hoisted: X[C[k, 0 :+ 128]]), or a tile var declared at the top of the body
+ * from a load and never assigned again (var c = C[k, 0 :+ 128]; X[c]); else NULL. */
+static TirVar *index_value(const TirKernel *K, const Expr *x) {
+  TirVar *h = tir_hoisted(K, x);
+  if (h || x->kind != E_IDENT || !x->u.ident.sym) return h;
+  const Sym *y = x->u.ident.sym;
+  if (y->kind != SY_VAR || !y->ty.rank || y->reassigned) return NULL;
+  for (int i = 0; i < K->vars.len; i++) {
+    TirVar *v = K->vars.items[i];
+    if (v->sym == y) return v;
+  }
+  return NULL;
+}
+
 /* l's slice with each index that is value ix (a gather's index tile loaded in the loop
  * body, tir_hoisted) read from v instead: the slot of ix's own ring that holds the
  * iteration l's early load is for. */
@@ -390,7 +408,7 @@ static Expr *slice_from(TirKernel *K, const TirOp *l, const TirVar *ix, TirVar *
   c->u.index.idx = NEW_ARRAY(K->a, Index, s->u.index.nidx);
   for (int d = 0; d < s->u.index.nidx; d++) {
     c->u.index.idx[d] = s->u.index.idx[d];
-    if (tir_hoisted(K, s->u.index.idx[d].start) == ix) c->u.index.idx[d].start = tir_read_of(K, v);
+    if (index_value(K, s->u.index.idx[d].start) == ix) c->u.index.idx[d].start = tir_read_of(K, v);
   }
   return c;
 }
@@ -1214,22 +1232,52 @@ static bool ringable(const TirKernel *K, const TirOp *op, const Stmt *f) {
  * ahead, where that is all that does: the value of a load earlier in the body which gets a
  * ring (W[Idx[j0 + rows(16, 1)], cols(16, 128)]: Idx's gather). g's early loads then read
  * it from that ring, one slot deeper (ring). NULL otherwise. */
-static const TirVar *ring_index(const TirKernel *K, const TirBlock *b, int at, const Stmt *f) {
+static TirVar *ring_index(const TirKernel *K, const TirBlock *b, int at, const Stmt *f) {
   const TirOp *g = b->ops.items[at];
   if (g->kind != TO_LOAD || !g->gather || g->dst->home || g->dst->fused || g->pf_var ||
       written(K, g->slice->u.index.base->u.ident.sym) || !invariant(K, g->pad, f, 0))
     return NULL;
-  const TirVar *ix = NULL;
+  TirVar *ix = NULL;
   for (int d = 0; d < g->slice->u.index.nidx; d++) {
     const Expr *x = g->slice->u.index.idx[d].start;
     if (invariant(K, x, f, 0)) continue;
-    const TirVar *h = tir_hoisted(K, x);
+    TirVar *h = index_value(K, x);
     if (!h || (ix && h != ix)) return NULL;
     ix = h;
   }
-  for (int i = 0; ix && i < at; i++)
-    if (((TirOp *)b->ops.items[i])->dst == ix) return ringable(K, b->ops.items[i], f) ? ix : NULL;
+  /* the load that sets it, earlier in the body (a var's: the one at its declaration) */
+  for (int i = 0; ix && i < at; i++) {
+    const TirOp *l = b->ops.items[i];
+    if (l->dst == ix && l->kind == TO_LOAD && (!ix->sym || l->stmt == ix->sym->decl)) return ringable(K, l, f) ? ix : NULL;
+  }
   return NULL;
+}
+
+/* Whether an op of b reads v, but v's declaration and the assignments into it (its take
+ * from its ring). */
+static bool taken_read(const TirKernel *K, const TirBlock *b, const TirVar *v) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (!(op->dst == v && (op->kind == TO_DECL || op->kind == TO_ASSIGN)) && tir_op_touches(K, op, v)) return true;
+    if (taken_read(K, &op->body, v) || taken_read(K, &op->els, v)) return true;
+  }
+  return false;
+}
+
+/* Drops the declaration of index value v and its take from its ring, which no op reads
+ * any more: the gathers it indexed read its ring's slots (nvcc: "set but never used"). */
+static void drop_take(TirKernel *K, TirBlock *b, TirVar *v) {
+  PtrVec out = {0};
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    if (op->dst == v && (op->kind == TO_DECL || op->kind == TO_ASSIGN)) {
+      if (op->first && i + 1 < b->ops.len) ((TirOp *)b->ops.items[i + 1])->first = true; /* the statement's comment */
+      v->inlined = true;
+      continue;
+    }
+    vec_push(K->a, &out, op);
+  }
+  b->ops = out;
 }
 
 /* Returns whether some load got a ring. */
@@ -1244,11 +1292,11 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
    * V rings of 64 each passed the budget together, and ptxas spilled) */
   int ringed = 0;
   /* a gather whose index is another ringed load's value: that ring goes a slot deeper */
-  const TirVar *ix[TIR_MAX_BUFS];
+  TirVar *ix[TIR_MAX_BUFS];
   TirVar **ixring[TIR_MAX_BUFS];
   int nix = 0;
   for (int i = 0; i < f->body.ops.len && nix < TIR_MAX_BUFS; i++) {
-    const TirVar *v = ring_index(K, &f->body, i, f->stmt);
+    TirVar *v = ring_index(K, &f->body, i, f->stmt);
     if (v) ix[nix] = v, ixring[nix++] = NULL;
   }
   for (int i = 0; i < f->body.ops.len; i++) {
@@ -1277,6 +1325,8 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
     else vec_push(K->a, &body, op);
   }
   f->body.ops = body;
+  for (int j = 0; j < nix; j++)
+    if (ixring[j] && !taken_read(K, &K->body, ix[j])) drop_take(K, &f->body, ix[j]);
   if (share) share_stage_barrier(K, f, share);
   drop_inlined(K, f, &f->inlined);
   return rings || before->len > 0;

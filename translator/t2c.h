@@ -688,7 +688,8 @@ typedef struct TirVar {
   const Layout *layout;  /* layout.c */
   bool direct;           /* pipeline.c: never in registers; its load fills its copy's stage ring */
   bool inlined;          /* pipeline.c: a loop-local tile var whose readers, loads issued ahead,
-                            compute its value in their indices: never declared */
+                            compute its value in their indices, or a gather's index value whose
+                            gathers read its ring's slots (drop_take): never declared */
   bool own_layout;       /* layout.c: a @registers tile given a layout of its own, to hold the seed's
                             count per thread where the layout it would share holds another */
   bool off_acc;          /* layout.c: of a dot accumulator's shape, but no op computes it or reads it

@@ -101,11 +101,6 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
     for (int j0 = 0; j0 < L; j0 += 16) {
       // pipeline-gather-index-ring.tl:9: var g = W[Idx[j0 + rows(16, 1)], cols(16, 128)]
       float g[16];
-      int t2c_v3[4];
-      t2c_v3[0] = t2c_v3_p1[0];
-      t2c_v3[1] = t2c_v3_p1[1];
-      t2c_v3[2] = t2c_v3_p1[2];
-      t2c_v3[3] = t2c_v3_p1[3];
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
       t2c_v3_p1[2] = t2c_v3_p2[2];
@@ -287,11 +282,6 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
     for (int j0 = 0; j0 < L; j0 += 16) {
       // pipeline-gather-index-ring.tl:9: var g = W[Idx[j0 + rows(16, 1)], cols(16, 128)]
       float g[16];
-      int t2c_v3[4];
-      t2c_v3[0] = t2c_v3_p1[0];
-      t2c_v3[1] = t2c_v3_p1[1];
-      t2c_v3[2] = t2c_v3_p1[2];
-      t2c_v3[3] = t2c_v3_p1[3];
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
       t2c_v3_p1[2] = t2c_v3_p2[2];

@@ -103,11 +103,6 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:12: acc += E[I[kk], cols(32, 64)]
-      int t2c_v3[4];
-      t2c_v3[0] = t2c_v3_p1[0];
-      t2c_v3[1] = t2c_v3_p1[1];
-      t2c_v3[2] = t2c_v3_p1[2];
-      t2c_v3[3] = t2c_v3_p1[3];
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
       t2c_v3_p1[2] = t2c_v3_p2[2];
@@ -262,11 +257,6 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:12: acc += E[I[kk], cols(32, 64)]
-      int t2c_v3[4];
-      t2c_v3[0] = t2c_v3_p1[0];
-      t2c_v3[1] = t2c_v3_p1[1];
-      t2c_v3[2] = t2c_v3_p1[2];
-      t2c_v3[3] = t2c_v3_p1[3];
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
       t2c_v3_p1[2] = t2c_v3_p2[2];
@@ -456,11 +446,6 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       kk_[2] = k0 + (t2c_r0 + 16);
       kk_[3] = k0 + (t2c_r0 + 24);
       // pipeline-tile-index-var.tl:23: acc += where(kk < N, E[I[kk], cols(32, 64)], 0.0)
-      int t2c_v3[4];
-      t2c_v3[0] = t2c_v3_p1[0];
-      t2c_v3[1] = t2c_v3_p1[1];
-      t2c_v3[2] = t2c_v3_p1[2];
-      t2c_v3[3] = t2c_v3_p1[3];
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
       t2c_v3_p1[2] = t2c_v3_p2[2];
@@ -621,11 +606,6 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       kk_[2] = k0 + (t2c_r0 + 16);
       kk_[3] = k0 + (t2c_r0 + 24);
       // pipeline-tile-index-var.tl:23: acc += where(kk < N, E[I[kk], cols(32, 64)], 0.0)
-      int t2c_v3[4];
-      t2c_v3[0] = t2c_v3_p1[0];
-      t2c_v3[1] = t2c_v3_p1[1];
-      t2c_v3[2] = t2c_v3_p1[2];
-      t2c_v3[3] = t2c_v3_p1[3];
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
       t2c_v3_p1[2] = t2c_v3_p2[2];

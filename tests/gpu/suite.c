@@ -3466,6 +3466,39 @@ static void t_runs_scaled_start(Tally *T) {
     call_free(&k);
   }
 }
+/* pipeline_gather_var (tests/gpu): ELL SpMV, Y[r] = the sum over k < K of V[k, r] X[C[k, r]],
+ * indices in -1 .. N (outside X: zeros). Ragged R (one block, several, a partial one), K
+ * (one, two, several); on sm_90, sm_90a and sm_80. */
+static void t_pipeline_gather_var(Tally *T) {
+  static const int RKN[][3] = {{100, 5, 50}, {128, 1, 7}, {300, 9, 1000}, {70, 2, 20}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    int R = RKN[c % 4][0], K = RKN[c % 4][1], N = RKN[c % 4][2];
+    Rng r = rng_seed("pipeline_gather_var", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_gather_var.tl", "pipeline_gather_var");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *C = call_in(&k, "C", I32, 2, SHAPE(K, R));
+    Ten *V = call_in(&k, "V", F32, 2, SHAPE(K, R));
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(R));
+    fill_int(C, &r, -1, N);
+    fill_uniform(V, &r, -1, 1);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < R; i++) {
+      double y = 0;
+      for (int kk = 0; kk < K; kk++) {
+        int col = (int)A2(C, kk, i);
+        y += col >= 0 && col < N ? A2(V, kk, i) * X->v[col] : 0;
+      }
+      Y->ref[i] = y;
+    }
+    char l[64];
+    label(l, sizeof l, "%s R=%d K=%d N=%d", targets[c / 4], R, K, N);
+    CHECK(T, call_check(&k, "pipeline_gather_var", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8551,6 +8584,7 @@ static const Test tests[] = {
     {"pipeline_var_partial", t_pipeline_var_partial},
     {"pipeline_var_chain", t_pipeline_var_chain},
     {"runs_scaled_start", t_runs_scaled_start},
+    {"pipeline_gather_var", t_pipeline_gather_var},
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
     {"staged_store_branches", t_staged_store_branches},
