@@ -2189,7 +2189,20 @@ static bool is_line(const Expr *x, BuiltinKind b, int r, int c) {
  * (reshape_as_gather: a vector-matrix dot's A) is one. So is (s + rows(R, 1) * C) +
  * cols(1, C), its gather of a slice reshaped to [R, C]: s .. s + R C - 1. Its start s,
  * and the run's length in *len; NULL for any other index. */
-static const Expr *run_index(const Expr *x, int64_t *len) {
+static const Expr *run_index(TirKernel *K, const Expr *x, int64_t *len) {
+  if (x->kind == E_CALL && x->u.call.cast == T_NONE && x->ty.rank == 2 &&
+      (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS)) {
+    /* rows(R, C) or cols(R, C) alone: the run from 0 (a row scatter's D[r0 + rows(128, 1),
+     * cols(128, 128)] into 128 columns had an always-true test of each column; bounds()
+     * keeps one that may not fit without a warning) */
+    Expr *z = NEW(K->a, Expr); /* zeroed */
+    z->kind = E_INT;
+    z->loc = x->loc;
+    z->ty = (Type){T_I32, 0, {0, 0}, true};
+    z->flags = EF_CONST;
+    *len = x->u.call.builtin == B_ROWS ? x->ty.dims[0] : x->ty.dims[1];
+    return z;
+  }
   if (x->kind != E_BINARY || x->u.binary.op != TK_PLUS) return NULL;
   const Expr *a = x->u.binary.a, *c = x->u.binary.b;
   if (is_line(c, B_COLS, 1, c->ty.dims[1]) && a->kind == E_BINARY && a->u.binary.op == TK_PLUS && a->ty.rank == 2 &&
@@ -2221,10 +2234,12 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
     if (ix->start->ty.rank > 0) {
       /* a run's values are proved as the slice's, and its kept check said as one
          (the index of the slice's start: the key and the place of its warning) */
-      const Expr *s = run_index(ix->start, &len);
+      const Expr *s = run_index(K, ix->start, &len);
       if (s) {
         op->chk[d] = (facts_nonneg(s) ? 0 : 1) | (facts_fits(K->ki, s, len, X, d) ? 0 : 2);
-        if (op->chk[d] && w->depth > 0 && !warned(w, s)) {
+        /* a line alone keeps its check quietly where it may not fit, as it did when any tile
+         * index did (E[I[kk], cols(32, 64)] of E: [R, D]) */
+        if (op->chk[d] && w->depth > 0 && ix->start->kind != E_CALL && !warned(w, s)) {
           Index *run = NEW(K->a, Index);
           *run = (Index){(Expr *)s, NULL};
           facts_bounds_warning(K->d, K->a, K->ki, X, d, run, len);
@@ -3720,7 +3735,11 @@ bool layout_assign(TirKernel *K, const char **why) {
  * stored types are staged (4-byte pairs of a warp already fill whole sectors),
  * only outside thread-dependent control (stmatrix and the barrier are warp-
  * and block-wide), and only where the copy fits the shared budget and its
- * value the register budget (else the store stays as it is).
+ * value the register budget (else the store stays as it is). A scatter along
+ * rows at a cols() run (gather_run) is staged too: a row of the read-back is a
+ * run of the tensor at its row's index, which the read-back's threads evaluate
+ * at their own rows (so an index value held by the accumulator's rows keeps the
+ * pairs: no conversion is made for it here).
  * Bank conflicts: the copy's pitch is padded so that a row is 16 bytes past a
  * multiple of 128 (a tile of 128 f16 columns: 136). The 8 rows of an 8 x 8
  * block that one stmatrix matrix (or a warp's pair stores: 8 rows x 4 lanes)
@@ -3795,7 +3814,7 @@ static void unstaged(TirKernel *K, int line, const char *why) {
 /* The mma layout a 2-D store runs in (its value's), when the store may be staged. */
 static const Layout *staged_value(TirKernel *K, const TirOp *op, const Epi *e) {
   if (op->kind != TO_STORE || op->td || e->td || op->rows < 2 || op->cols < 2 || op->op != TK_ASSIGN ||
-      op->atomic || op->gather || op->has_win || !op->expr || !op->lay || op->lay->kind != LY_BLOCKED || !op->lay->mma)
+      op->atomic || op->has_win || !op->expr || !op->lay || op->lay->kind != LY_BLOCKED || !op->lay->mma)
     return NULL;
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   const Index *ix = &op->slice->u.index.idx[X->trank - 1];
@@ -3803,7 +3822,12 @@ static const Layout *staged_value(TirKernel *K, const TirOp *op, const Epi *e) {
   /* where it pays: a warp's pair stores of 4-byte elements already fill whole
    * 32-byte sectors (8 rows x 32 bytes); 16- and 8-bit ones fill half or a quarter */
   if (eb > 2) return NULL;
-  if (!ix->len || !facts_multiple_of(K->ki, ix->start, 16 / eb)) return NULL;
+  /* a scatter along rows at cols() (gather_run: D[r0 + rows(128, 1), cols(128, 128)], a
+   * grouped GEMM's rows of each problem) stores each row's run as a slice does: staged the same */
+  const Expr *first = ix->start;
+  if (op->gather && (!gather_run(K, op, &first) || (first && first->ty.rank))) return NULL;
+  if (!op->gather && !ix->len) return NULL;
+  if (first && !facts_multiple_of(K->ki, first, 16 / eb)) return NULL;
   if (!X->tdim_size[X->trank - 1] && X->tdim_const[X->trank - 1] % (16 / eb)) return NULL;
   if (X->tstride[X->trank - 1]) { /* said: a CUDA developer would expect the 16-byte runs */
     unstaged(K, op->stmt->loc.line,
@@ -4024,6 +4048,20 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
   return true;
 }
 
+/* A scatter's index values that read-back layout rd's threads do not hold (held in the
+ * accumulator's rows: a gather's, Z[J[m0 + rows(128, 1)], ..]): *name is one. */
+typedef struct HeldIdx {
+  const Layout *rd;
+  const char *name;
+} HeldIdx;
+
+static void held_idx_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
+  (void)K;
+  (void)x;
+  HeldIdx *h = ctx;
+  if (!h->name && !readable(v->layout, h->rd)) h->name = v->what;
+}
+
 /* false: out of buffers (the stores not staged yet stay as they are) */
 static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
   for (int i = 0; i < b->ops.len; i++) {
@@ -4037,6 +4075,14 @@ static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
     if (!m) continue;
     int eb = elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem];
     const Layout *rd = epilogue_layout(K, m, eb);
+    HeldIdx h = {rd, NULL};
+    if (rd) index_leaves(K, op, held_idx_leaf, &h);
+    if (h.name) { /* the read-back's rows are not the fragments' (no conversion of an index here) */
+      unstaged(K, op->stmt->loc.line,
+               arena_printf(K->a, ": its scatter index reads the %s, held by the accumulator's rows, and a read-back "
+                            "in 16-byte runs stores other rows in each thread", h.name));
+      continue;
+    }
     if (rd && !stage_store(K, b, &i, m, rd)) return false;
     if (!rd && K->hw->vec_bytes >= 16)
       unstaged(K, op->stmt->loc.line,

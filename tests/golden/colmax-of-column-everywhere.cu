@@ -21,7 +21,7 @@ k(const int *__restrict__ RP, int *__restrict__ O, int M1)
   int t2c_v2[1] = {};
   t2c_v2[0] = (t2c_r0 < 16 && t2c_c0 < 1 && (1 + t2c_r0) < M1 ? RP[1 + t2c_r0] : 0);
   int t2c_v3[1] = {};
-  t2c_v3[0] = (t2c_r0 < 16 && t2c_c0 < 1 && (unsigned)(t2c_r0) < (unsigned)M1 ? RP[t2c_r0] : 0);
+  t2c_v3[0] = (t2c_r0 < 16 && t2c_c0 < 1 && t2c_r0 < M1 ? RP[t2c_r0] : 0);
   len[0] = t2c_v2[0] - t2c_v3[0];
   if (t2c_r0 < 16 && t2c_c0 < 1) len_s[t2c_r0 * 1 + t2c_c0] = len[0];
   // colmax-of-column-everywhere.tl:9: var mx = colmax(len)
@@ -59,7 +59,7 @@ bcast(const int *__restrict__ RP, int *__restrict__ D, int M1)
     int t2c_v2[1] = {};
     t2c_v2[0] = (t2c_r1 < 16 && t2c_c1 < 1 && (1 + t2c_r1) < M1 ? RP[1 + t2c_r1] : 0);
     int t2c_v3[1] = {};
-    t2c_v3[0] = (t2c_r1 < 16 && t2c_c1 < 1 && (unsigned)(t2c_r1) < (unsigned)M1 ? RP[t2c_r1] : 0);
+    t2c_v3[0] = (t2c_r1 < 16 && t2c_c1 < 1 && t2c_r1 < M1 ? RP[t2c_r1] : 0);
     len[0] = t2c_v2[0] - t2c_v3[0];
     // colmax-of-column-everywhere.tl:17: D[0 :+ 4, 0 :+ 8] = cols(4, 8) + colmax(len)
     if (t2c_r1 < 16 && t2c_c1 < 1) len_s[t2c_r1 * 1 + t2c_c1] = len[0];
@@ -74,7 +74,7 @@ bcast(const int *__restrict__ RP, int *__restrict__ D, int M1)
     int t2c_v2[1] = {};
     t2c_v2[0] = (t2c_r1 < 16 && t2c_c1 < 1 && (1 + t2c_r1) < M1 ? RP[1 + t2c_r1] : 0);
     int t2c_v3[1] = {};
-    t2c_v3[0] = (t2c_r1 < 16 && t2c_c1 < 1 && (unsigned)(t2c_r1) < (unsigned)M1 ? RP[t2c_r1] : 0);
+    t2c_v3[0] = (t2c_r1 < 16 && t2c_c1 < 1 && t2c_r1 < M1 ? RP[t2c_r1] : 0);
     len[0] = t2c_v2[0] - t2c_v3[0];
     // colmax-of-column-everywhere.tl:17: D[0 :+ 4, 0 :+ 8] = cols(4, 8) + colmax(len)
     if (t2c_r1 < 16 && t2c_c1 < 1) len_s[t2c_r1 * 1 + t2c_c1] = len[0];

@@ -24,7 +24,7 @@ viavar(const float *__restrict__ X, float *__restrict__ Y, int o, int M, int N)
     q[3] = o + (t2c_c0 + 3);
     // gather-run-through-var.tl:7: Y[0 :+ 8, 0 :+ 64] = X[rows(8, 64), q]
     float t2c_v2[4];
-    if ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[0]) < (unsigned)N) {
+    if (t2c_r0 < M && (unsigned)(q[0]) < (unsigned)N) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)t2c_r0) * N + q[0]);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
@@ -46,10 +46,10 @@ viavar(const float *__restrict__ X, float *__restrict__ Y, int o, int M, int N)
     q[3] = o + (t2c_c0 + 3);
     // gather-run-through-var.tl:7: Y[0 :+ 8, 0 :+ 64] = X[rows(8, 64), q]
     float t2c_v2[4];
-    t2c_v2[0] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[0]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[0]] : 0.0f);
-    t2c_v2[1] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[1]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[1]] : 0.0f);
-    t2c_v2[2] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[2]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[2]] : 0.0f);
-    t2c_v2[3] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[3]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[3]] : 0.0f);
+    t2c_v2[0] = (t2c_r0 < M && (unsigned)(q[0]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[0]] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < M && (unsigned)(q[1]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[1]] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < M && (unsigned)(q[2]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[2]] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < M && (unsigned)(q[3]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[3]] : 0.0f);
     Y[t2c_r0 * 64 + t2c_c0] = t2c_v2[0];
     Y[t2c_r0 * 64 + (t2c_c0 + 1)] = t2c_v2[1];
     Y[t2c_r0 * 64 + (t2c_c0 + 2)] = t2c_v2[2];
@@ -84,10 +84,10 @@ reassigned(const float *__restrict__ X, float *__restrict__ Y, int o, int M, int
     q[3] = 2 * (t2c_c0 + 3);
     // gather-run-through-var.tl:13: Y[0 :+ 8, 0 :+ 64] = X[rows(8, 64), q]
     float t2c_v2[4];
-    t2c_v2[0] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[0]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[0]] : 0.0f);
-    t2c_v2[1] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[1]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[1]] : 0.0f);
-    t2c_v2[2] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[2]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[2]] : 0.0f);
-    t2c_v2[3] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[3]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[3]] : 0.0f);
+    t2c_v2[0] = (t2c_r0 < M && (unsigned)(q[0]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[0]] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < M && (unsigned)(q[1]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[1]] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < M && (unsigned)(q[2]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[2]] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < M && (unsigned)(q[3]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[3]] : 0.0f);
     t2c::stg_vec<4>(Y + t2c_r0 * 64 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
   } else {
     // gather-run-through-var.tl:11: var q = o + cols(8, 64)
@@ -103,10 +103,10 @@ reassigned(const float *__restrict__ X, float *__restrict__ Y, int o, int M, int
     q[3] = 2 * (t2c_c0 + 3);
     // gather-run-through-var.tl:13: Y[0 :+ 8, 0 :+ 64] = X[rows(8, 64), q]
     float t2c_v2[4];
-    t2c_v2[0] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[0]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[0]] : 0.0f);
-    t2c_v2[1] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[1]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[1]] : 0.0f);
-    t2c_v2[2] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[2]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[2]] : 0.0f);
-    t2c_v2[3] = ((unsigned)(t2c_r0) < (unsigned)M && (unsigned)(q[3]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[3]] : 0.0f);
+    t2c_v2[0] = (t2c_r0 < M && (unsigned)(q[0]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[0]] : 0.0f);
+    t2c_v2[1] = (t2c_r0 < M && (unsigned)(q[1]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[1]] : 0.0f);
+    t2c_v2[2] = (t2c_r0 < M && (unsigned)(q[2]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[2]] : 0.0f);
+    t2c_v2[3] = (t2c_r0 < M && (unsigned)(q[3]) < (unsigned)N ? X[((long long)t2c_r0) * N + q[3]] : 0.0f);
     Y[t2c_r0 * 64 + t2c_c0] = t2c_v2[0];
     Y[t2c_r0 * 64 + (t2c_c0 + 1)] = t2c_v2[1];
     Y[t2c_r0 * 64 + (t2c_c0 + 2)] = t2c_v2[2];

@@ -55,7 +55,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
     t2c_v1[30] = ((n0 + (t2c_r0 + 112)) < N ? I[n0 + (t2c_r0 + 112)] : 0);
     t2c_v1[31] = ((n0 + (t2c_r0 + 112)) < N ? I[n0 + (t2c_r0 + 112)] : 0);
     float t2c_v2[32];
-    if ((unsigned)(t2c_v1[0]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[0]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[0]) * 32 + t2c_c0);
       t2c_v2[0] = t2c_w0.v[0];
       t2c_v2[1] = t2c_w0.v[1];
@@ -67,7 +67,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[2] = -1.0f;
       t2c_v2[3] = -1.0f;
     }
-    if ((unsigned)(t2c_v1[4]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[4]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[4]) * 32 + t2c_c0);
       t2c_v2[4] = t2c_w1.v[0];
       t2c_v2[5] = t2c_w1.v[1];
@@ -79,7 +79,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[6] = -1.0f;
       t2c_v2[7] = -1.0f;
     }
-    if ((unsigned)(t2c_v1[8]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[8]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[8]) * 32 + t2c_c0);
       t2c_v2[8] = t2c_w2.v[0];
       t2c_v2[9] = t2c_w2.v[1];
@@ -91,7 +91,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[10] = -1.0f;
       t2c_v2[11] = -1.0f;
     }
-    if ((unsigned)(t2c_v1[12]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[12]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[12]) * 32 + t2c_c0);
       t2c_v2[12] = t2c_w3.v[0];
       t2c_v2[13] = t2c_w3.v[1];
@@ -103,7 +103,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[14] = -1.0f;
       t2c_v2[15] = -1.0f;
     }
-    if ((unsigned)(t2c_v1[16]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[16]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[16]) * 32 + t2c_c0);
       t2c_v2[16] = t2c_w4.v[0];
       t2c_v2[17] = t2c_w4.v[1];
@@ -115,7 +115,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[18] = -1.0f;
       t2c_v2[19] = -1.0f;
     }
-    if ((unsigned)(t2c_v1[20]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[20]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[20]) * 32 + t2c_c0);
       t2c_v2[20] = t2c_w5.v[0];
       t2c_v2[21] = t2c_w5.v[1];
@@ -127,7 +127,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[22] = -1.0f;
       t2c_v2[23] = -1.0f;
     }
-    if ((unsigned)(t2c_v1[24]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[24]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[24]) * 32 + t2c_c0);
       t2c_v2[24] = t2c_w6.v[0];
       t2c_v2[25] = t2c_w6.v[1];
@@ -139,7 +139,7 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
       t2c_v2[26] = -1.0f;
       t2c_v2[27] = -1.0f;
     }
-    if ((unsigned)(t2c_v1[28]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32) {
+    if ((unsigned)(t2c_v1[28]) < (unsigned)V) {
       const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + ((long long)t2c_v1[28]) * 32 + t2c_c0);
       t2c_v2[28] = t2c_w7.v[0];
       t2c_v2[29] = t2c_w7.v[1];
@@ -206,38 +206,38 @@ gather(const float *__restrict__ E, const int *__restrict__ I, const int *__rest
     t2c_v1[30] = ((n0 + (t2c_r0 + 112)) < N ? I[n0 + (t2c_r0 + 112)] : 0);
     t2c_v1[31] = ((n0 + (t2c_r0 + 112)) < N ? I[n0 + (t2c_r0 + 112)] : 0);
     float t2c_v2[32];
-    t2c_v2[0] = ((unsigned)(t2c_v1[0]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[0]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[1] = ((unsigned)(t2c_v1[1]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[1]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[2] = ((unsigned)(t2c_v1[2]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[2]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[3] = ((unsigned)(t2c_v1[3]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[3]) * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[4] = ((unsigned)(t2c_v1[4]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[4]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[5] = ((unsigned)(t2c_v1[5]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[5]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[6] = ((unsigned)(t2c_v1[6]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[6]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[7] = ((unsigned)(t2c_v1[7]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[7]) * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[8] = ((unsigned)(t2c_v1[8]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[8]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[9] = ((unsigned)(t2c_v1[9]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[9]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[10] = ((unsigned)(t2c_v1[10]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[10]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[11] = ((unsigned)(t2c_v1[11]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[11]) * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[12] = ((unsigned)(t2c_v1[12]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[12]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[13] = ((unsigned)(t2c_v1[13]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[13]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[14] = ((unsigned)(t2c_v1[14]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[14]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[15] = ((unsigned)(t2c_v1[15]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[15]) * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[16] = ((unsigned)(t2c_v1[16]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[16]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[17] = ((unsigned)(t2c_v1[17]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[17]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[18] = ((unsigned)(t2c_v1[18]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[18]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[19] = ((unsigned)(t2c_v1[19]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[19]) * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[20] = ((unsigned)(t2c_v1[20]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[20]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[21] = ((unsigned)(t2c_v1[21]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[21]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[22] = ((unsigned)(t2c_v1[22]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[22]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[23] = ((unsigned)(t2c_v1[23]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[23]) * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[24] = ((unsigned)(t2c_v1[24]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[24]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[25] = ((unsigned)(t2c_v1[25]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[25]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[26] = ((unsigned)(t2c_v1[26]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[26]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[27] = ((unsigned)(t2c_v1[27]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[27]) * 32 + (t2c_c0 + 3)] : -1.0f);
-    t2c_v2[28] = ((unsigned)(t2c_v1[28]) < (unsigned)V && (unsigned)(t2c_c0) < (unsigned)32 ? E[((long long)t2c_v1[28]) * 32 + t2c_c0] : -1.0f);
-    t2c_v2[29] = ((unsigned)(t2c_v1[29]) < (unsigned)V && (unsigned)(t2c_c0 + 1) < (unsigned)32 ? E[((long long)t2c_v1[29]) * 32 + (t2c_c0 + 1)] : -1.0f);
-    t2c_v2[30] = ((unsigned)(t2c_v1[30]) < (unsigned)V && (unsigned)(t2c_c0 + 2) < (unsigned)32 ? E[((long long)t2c_v1[30]) * 32 + (t2c_c0 + 2)] : -1.0f);
-    t2c_v2[31] = ((unsigned)(t2c_v1[31]) < (unsigned)V && (unsigned)(t2c_c0 + 3) < (unsigned)32 ? E[((long long)t2c_v1[31]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[0] = ((unsigned)(t2c_v1[0]) < (unsigned)V ? E[((long long)t2c_v1[0]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[1] = ((unsigned)(t2c_v1[1]) < (unsigned)V ? E[((long long)t2c_v1[1]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[2] = ((unsigned)(t2c_v1[2]) < (unsigned)V ? E[((long long)t2c_v1[2]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[3] = ((unsigned)(t2c_v1[3]) < (unsigned)V ? E[((long long)t2c_v1[3]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[4] = ((unsigned)(t2c_v1[4]) < (unsigned)V ? E[((long long)t2c_v1[4]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[5] = ((unsigned)(t2c_v1[5]) < (unsigned)V ? E[((long long)t2c_v1[5]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[6] = ((unsigned)(t2c_v1[6]) < (unsigned)V ? E[((long long)t2c_v1[6]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[7] = ((unsigned)(t2c_v1[7]) < (unsigned)V ? E[((long long)t2c_v1[7]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[8] = ((unsigned)(t2c_v1[8]) < (unsigned)V ? E[((long long)t2c_v1[8]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[9] = ((unsigned)(t2c_v1[9]) < (unsigned)V ? E[((long long)t2c_v1[9]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[10] = ((unsigned)(t2c_v1[10]) < (unsigned)V ? E[((long long)t2c_v1[10]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[11] = ((unsigned)(t2c_v1[11]) < (unsigned)V ? E[((long long)t2c_v1[11]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[12] = ((unsigned)(t2c_v1[12]) < (unsigned)V ? E[((long long)t2c_v1[12]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[13] = ((unsigned)(t2c_v1[13]) < (unsigned)V ? E[((long long)t2c_v1[13]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[14] = ((unsigned)(t2c_v1[14]) < (unsigned)V ? E[((long long)t2c_v1[14]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[15] = ((unsigned)(t2c_v1[15]) < (unsigned)V ? E[((long long)t2c_v1[15]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[16] = ((unsigned)(t2c_v1[16]) < (unsigned)V ? E[((long long)t2c_v1[16]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[17] = ((unsigned)(t2c_v1[17]) < (unsigned)V ? E[((long long)t2c_v1[17]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[18] = ((unsigned)(t2c_v1[18]) < (unsigned)V ? E[((long long)t2c_v1[18]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[19] = ((unsigned)(t2c_v1[19]) < (unsigned)V ? E[((long long)t2c_v1[19]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[20] = ((unsigned)(t2c_v1[20]) < (unsigned)V ? E[((long long)t2c_v1[20]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[21] = ((unsigned)(t2c_v1[21]) < (unsigned)V ? E[((long long)t2c_v1[21]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[22] = ((unsigned)(t2c_v1[22]) < (unsigned)V ? E[((long long)t2c_v1[22]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[23] = ((unsigned)(t2c_v1[23]) < (unsigned)V ? E[((long long)t2c_v1[23]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[24] = ((unsigned)(t2c_v1[24]) < (unsigned)V ? E[((long long)t2c_v1[24]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[25] = ((unsigned)(t2c_v1[25]) < (unsigned)V ? E[((long long)t2c_v1[25]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[26] = ((unsigned)(t2c_v1[26]) < (unsigned)V ? E[((long long)t2c_v1[26]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[27] = ((unsigned)(t2c_v1[27]) < (unsigned)V ? E[((long long)t2c_v1[27]) * 32 + (t2c_c0 + 3)] : -1.0f);
+    t2c_v2[28] = ((unsigned)(t2c_v1[28]) < (unsigned)V ? E[((long long)t2c_v1[28]) * 32 + t2c_c0] : -1.0f);
+    t2c_v2[29] = ((unsigned)(t2c_v1[29]) < (unsigned)V ? E[((long long)t2c_v1[29]) * 32 + (t2c_c0 + 1)] : -1.0f);
+    t2c_v2[30] = ((unsigned)(t2c_v1[30]) < (unsigned)V ? E[((long long)t2c_v1[30]) * 32 + (t2c_c0 + 2)] : -1.0f);
+    t2c_v2[31] = ((unsigned)(t2c_v1[31]) < (unsigned)V ? E[((long long)t2c_v1[31]) * 32 + (t2c_c0 + 3)] : -1.0f);
     if ((n0 + t2c_r0) < N) O[((long long)(n0 + t2c_r0)) * 32 + t2c_c0] = t2c_v2[0];
     if ((n0 + t2c_r0) < N) O[((long long)(n0 + t2c_r0)) * 32 + (t2c_c0 + 1)] = t2c_v2[1];
     if ((n0 + t2c_r0) < N) O[((long long)(n0 + t2c_r0)) * 32 + (t2c_c0 + 2)] = t2c_v2[2];

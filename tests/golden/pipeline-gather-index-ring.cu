@@ -49,7 +49,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
     }
     float g_p1[16];
     if (0 < L) {  // g_p1, 0 iterations ahead
-      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[0]) * 128 + t2c_c1);
         g_p1[0] = t2c_w0.v[0];
         g_p1[1] = t2c_w0.v[1];
@@ -61,7 +61,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
         g_p1[2] = 0.0f;
         g_p1[3] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[1]) * 128 + t2c_c1);
         g_p1[4] = t2c_w1.v[0];
         g_p1[5] = t2c_w1.v[1];
@@ -73,7 +73,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
         g_p1[6] = 0.0f;
         g_p1[7] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[2]) * 128 + t2c_c1);
         g_p1[8] = t2c_w2.v[0];
         g_p1[9] = t2c_w2.v[1];
@@ -85,7 +85,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
         g_p1[10] = 0.0f;
         g_p1[11] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[3]) * 128 + t2c_c1);
         g_p1[12] = t2c_w3.v[0];
         g_p1[13] = t2c_w3.v[1];
@@ -128,7 +128,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
       g[14] = g_p1[14];
       g[15] = g_p1[15];
       if (j0 + 16 < L) {  // g_p1, 1 iteration ahead
-        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[0]) * 128 + t2c_c1);
           g_p1[0] = t2c_w4.v[0];
           g_p1[1] = t2c_w4.v[1];
@@ -140,7 +140,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
           g_p1[2] = 0.0f;
           g_p1[3] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[1]) * 128 + t2c_c1);
           g_p1[4] = t2c_w5.v[0];
           g_p1[5] = t2c_w5.v[1];
@@ -152,7 +152,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
           g_p1[6] = 0.0f;
           g_p1[7] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[2]) * 128 + t2c_c1);
           g_p1[8] = t2c_w6.v[0];
           g_p1[9] = t2c_w6.v[1];
@@ -164,7 +164,7 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
           g_p1[10] = 0.0f;
           g_p1[11] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128) {
+        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(W + ((long long)t2c_v3_p1[3]) * 128 + t2c_c1);
           g_p1[12] = t2c_w7.v[0];
           g_p1[13] = t2c_w7.v[1];
@@ -262,22 +262,22 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
     }
     float g_p1[16];
     if (0 < L) {  // g_p1, 0 iterations ahead
-      g_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
-      g_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      g_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      g_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
-      g_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
-      g_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      g_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      g_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
-      g_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
-      g_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      g_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      g_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
-      g_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
-      g_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
-      g_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
-      g_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
+      g_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
+      g_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
+      g_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
+      g_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
+      g_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
+      g_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
+      g_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
     }
     for (int j0 = 0; j0 < L; j0 += 16) {
       // pipeline-gather-index-ring.tl:9: var g = W[Idx[j0 + rows(16, 1)], cols(16, 128)]
@@ -309,22 +309,22 @@ k(const float *__restrict__ W, const int *__restrict__ Idx, float *__restrict__ 
       g[14] = g_p1[14];
       g[15] = g_p1[15];
       if (j0 + 16 < L) {  // g_p1, 1 iteration ahead
-        g_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
-        g_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        g_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        g_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
-        g_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
-        g_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        g_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        g_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
-        g_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
-        g_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        g_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        g_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
-        g_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
-        g_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 1) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
-        g_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 2) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
-        g_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c1 + 3) < (unsigned)128 ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
+        g_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + t2c_c1] : 0.0f);
+        g_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? W[((long long)t2c_v3_p1[0]) * 128 + (t2c_c1 + 3)] : 0.0f);
+        g_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + t2c_c1] : 0.0f);
+        g_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? W[((long long)t2c_v3_p1[1]) * 128 + (t2c_c1 + 3)] : 0.0f);
+        g_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + t2c_c1] : 0.0f);
+        g_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? W[((long long)t2c_v3_p1[2]) * 128 + (t2c_c1 + 3)] : 0.0f);
+        g_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + t2c_c1] : 0.0f);
+        g_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 1)] : 0.0f);
+        g_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 2)] : 0.0f);
+        g_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? W[((long long)t2c_v3_p1[3]) * 128 + (t2c_c1 + 3)] : 0.0f);
       }
       // pipeline-gather-index-ring.tl:10: acc += colsum(g)
       t2c_p4[0] = t2c_p4[0] + g[0];

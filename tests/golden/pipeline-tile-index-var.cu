@@ -52,7 +52,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
-      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
         t2c_v4_p1[0] = t2c_w0.v[0];
         t2c_v4_p1[1] = t2c_w0.v[1];
@@ -64,7 +64,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
         t2c_v4_p1[2] = 0.0f;
         t2c_v4_p1[3] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
         t2c_v4_p1[4] = t2c_w1.v[0];
         t2c_v4_p1[5] = t2c_w1.v[1];
@@ -76,7 +76,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
         t2c_v4_p1[6] = 0.0f;
         t2c_v4_p1[7] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
         t2c_v4_p1[8] = t2c_w2.v[0];
         t2c_v4_p1[9] = t2c_w2.v[1];
@@ -88,7 +88,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
         t2c_v4_p1[10] = 0.0f;
         t2c_v4_p1[11] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
         t2c_v4_p1[12] = t2c_w3.v[0];
         t2c_v4_p1[13] = t2c_w3.v[1];
@@ -131,7 +131,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
       t2c_v4[14] = t2c_v4_p1[14];
       t2c_v4[15] = t2c_v4_p1[15];
       if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
-        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
           t2c_v4_p1[0] = t2c_w4.v[0];
           t2c_v4_p1[1] = t2c_w4.v[1];
@@ -143,7 +143,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
           t2c_v4_p1[2] = 0.0f;
           t2c_v4_p1[3] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
           t2c_v4_p1[4] = t2c_w5.v[0];
           t2c_v4_p1[5] = t2c_w5.v[1];
@@ -155,7 +155,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
           t2c_v4_p1[6] = 0.0f;
           t2c_v4_p1[7] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
           t2c_v4_p1[8] = t2c_w6.v[0];
           t2c_v4_p1[9] = t2c_w6.v[1];
@@ -167,7 +167,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
           t2c_v4_p1[10] = 0.0f;
           t2c_v4_p1[11] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
           t2c_v4_p1[12] = t2c_w7.v[0];
           t2c_v4_p1[13] = t2c_w7.v[1];
@@ -238,22 +238,22 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
-      t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:12: acc += E[I[kk], cols(32, 64)]
@@ -285,22 +285,22 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
       t2c_v4[14] = t2c_v4_p1[14];
       t2c_v4[15] = t2c_v4_p1[15];
       if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
-        t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
-        t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
-        t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
-        t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
       }
       acc[0] += t2c_v4[0];
       acc[1] += t2c_v4[1];
@@ -389,7 +389,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
-      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
         t2c_v4_p1[0] = t2c_w0.v[0];
         t2c_v4_p1[1] = t2c_w0.v[1];
@@ -401,7 +401,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
         t2c_v4_p1[2] = 0.0f;
         t2c_v4_p1[3] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
         t2c_v4_p1[4] = t2c_w1.v[0];
         t2c_v4_p1[5] = t2c_w1.v[1];
@@ -413,7 +413,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
         t2c_v4_p1[6] = 0.0f;
         t2c_v4_p1[7] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
         t2c_v4_p1[8] = t2c_w2.v[0];
         t2c_v4_p1[9] = t2c_w2.v[1];
@@ -425,7 +425,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
         t2c_v4_p1[10] = 0.0f;
         t2c_v4_p1[11] = 0.0f;
       }
-      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+      if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R) {
         const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
         t2c_v4_p1[12] = t2c_w3.v[0];
         t2c_v4_p1[13] = t2c_w3.v[1];
@@ -474,7 +474,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       t2c_v4[14] = t2c_v4_p1[14];
       t2c_v4[15] = t2c_v4_p1[15];
       if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
-        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[0]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[0]) * 64 + t2c_c0);
           t2c_v4_p1[0] = t2c_w4.v[0];
           t2c_v4_p1[1] = t2c_w4.v[1];
@@ -486,7 +486,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
           t2c_v4_p1[2] = 0.0f;
           t2c_v4_p1[3] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[1]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[1]) * 64 + t2c_c0);
           t2c_v4_p1[4] = t2c_w5.v[0];
           t2c_v4_p1[5] = t2c_w5.v[1];
@@ -498,7 +498,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
           t2c_v4_p1[6] = 0.0f;
           t2c_v4_p1[7] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[2]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[2]) * 64 + t2c_c0);
           t2c_v4_p1[8] = t2c_w6.v[0];
           t2c_v4_p1[9] = t2c_w6.v[1];
@@ -510,7 +510,7 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
           t2c_v4_p1[10] = 0.0f;
           t2c_v4_p1[11] = 0.0f;
         }
-        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64) {
+        if ((unsigned)(t2c_v3_p1[3]) < (unsigned)R) {
           const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(E + ((long long)t2c_v3_p1[3]) * 64 + t2c_c0);
           t2c_v4_p1[12] = t2c_w7.v[0];
           t2c_v4_p1[13] = t2c_w7.v[1];
@@ -581,22 +581,22 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
-      t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
-      t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+      t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
       // pipeline-tile-index-var.tl:22: var kk = k0 + rows(32, 1)
@@ -634,22 +634,22 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       t2c_v4[14] = t2c_v4_p1[14];
       t2c_v4[15] = t2c_v4_p1[15];
       if (k0 + 32 < N) {  // t2c_v4_p1, 1 iteration ahead
-        t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
-        t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
-        t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
-        t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
-        t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 1) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 2) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R && (unsigned)(t2c_c0 + 3) < (unsigned)64 ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[0] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[1] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[2] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[3] = ((unsigned)(t2c_v3_p1[0]) < (unsigned)R ? E[((long long)t2c_v3_p1[0]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[4] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[5] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[6] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[7] = ((unsigned)(t2c_v3_p1[1]) < (unsigned)R ? E[((long long)t2c_v3_p1[1]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[8] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[9] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[10] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[11] = ((unsigned)(t2c_v3_p1[2]) < (unsigned)R ? E[((long long)t2c_v3_p1[2]) * 64 + (t2c_c0 + 3)] : 0.0f);
+        t2c_v4_p1[12] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + t2c_c0] : 0.0f);
+        t2c_v4_p1[13] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 1)] : 0.0f);
+        t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
+        t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
       }
       acc[0] += (kk_[0] < N) ? t2c_v4[0] : 0.0f;
       acc[1] += (kk_[0] < N) ? t2c_v4[1] : 0.0f;

@@ -3499,6 +3499,53 @@ static void t_pipeline_gather_var(Tally *T) {
     call_free(&k);
   }
 }
+
+/* scatter_store_staged (tests/gpu): f16(X W) stored by row scatters along cols() runs, Y
+ * at rows r0 + m0 + i and V at rows m0 + i (both staged, 16-byte runs), Z at rows J[i] of a
+ * permutation (not staged). Ragged M, N, K (K % 8 == 0: the 16-byte body; not: the general
+ * one), R below and above r0 + M, a negative r0, one tile exactly; on sm_90, sm_90a and sm_80. */
+static void t_scatter_store_staged(Tally *T) {
+  static const int MNKRr[][5] = {{300, 200, 40, 290, 5}, {128, 128, 32, 128, 0}, {5, 9, 7, 3, -2}, {260, 136, 70, 300, 33}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    const int *p = MNKRr[c % 4];
+    int M = p[0], N = p[1], K = p[2], R = p[3], r0 = p[4], Mp = (M + 127) / 128 * 128;
+    Rng r = rng_seed("scatter_store_staged", (uint64_t)c);
+    Call k;
+    call_init(&k, "scatter_store_staged.tl", "scatter_store_staged");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, K));
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(K, N));
+    Ten *J = call_in(&k, "J", I32, 1, SHAPE(M));
+    Ten *Y = call_out(&k, "Y", F16, 2, SHAPE(R, N));
+    Ten *Z = call_out(&k, "Z", F16, 2, SHAPE(M, N));
+    Ten *V = call_out(&k, "V", F16, 2, SHAPE(M, 128));
+    call_arg(&k, "r0=%d", r0);
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    for (int i = 0; i < M; i++) J->v[i] = i;
+    for (int i = M - 1; i > 0; i--) { /* a permutation: each row of Z written once */
+      int j = (int)rng_int(&r, 0, i);
+      double t = J->v[i];
+      J->v[i] = J->v[j], J->v[j] = t;
+    }
+    /* the tile's rows past M are 0 (X read as 0 there): Y's rows r0 + i for them too */
+    for (int i = 0; i < Mp; i++)
+      for (int j = 0; j < N; j++) {
+        double y = 0;
+        for (int kk = 0; i < M && kk < K; kk++) y += A2(X, i, kk) * A2(W, kk, j);
+        if (r0 + i >= 0 && r0 + i < R) R2(Y, r0 + i, j) = y;
+        if (i < M) R2(Z, (int)J->v[i], j) = y;
+        if (i < M && j < 128) R2(V, i, j) = y;
+      }
+    for (int i = 0; i < M; i++)
+      for (int j = N; j < 128; j++) R2(V, i, j) = 0; /* W read as 0 past N */
+    char l[80];
+    label(l, sizeof l, "%s M=%d N=%d K=%d R=%d r0=%d", targets[c / 4], M, N, K, R, r0);
+    CHECK(T, call_check(&k, "scatter_store_staged", l));
+    call_free(&k);
+  }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8588,6 +8635,7 @@ static const Test tests[] = {
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
     {"staged_store_branches", t_staged_store_branches},
+    {"scatter_store_staged", t_scatter_store_staged},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
