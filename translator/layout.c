@@ -916,6 +916,46 @@ static void off_acc(TirKernel *K, int w) {
   }
 }
 
+/* Column values [1, C] broadcast down an mma accumulator's rows that a loop loads (a
+ * block-scaled GEMM's scale row of each k block, reshape(SB[n0 :+ BN, kb], [1, BN])).
+ * As a slice of the accumulator's layout each thread holds its columns of every 8 (32
+ * of 128 for wgmma), each element loaded by every thread that holds its column (64 of
+ * 256), and a @pipeline ring keeps stages - 1 more copies of them in registers. Such a
+ * class takes a plain blocked layout of its own instead: each element loaded and
+ * computed once, and the accumulator's ops read it through its shared copy (check_leaf:
+ * a few hundred bytes). Only a class whose values are loaded, declared or computed over
+ * [1, C] (not a column reduction's result), with 8 or more a thread in the slice. */
+static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first);
+
+typedef struct ColVals {
+  Classes *c;
+  bool *loaded;  /* per root: loaded in a loop */
+  bool *other;   /* per root: written by another op (a reduction, a dot, a scan) */
+  bool *strided; /* per root: a load whose columns are not the tensor's last dim */
+  int loops;
+} ColVals;
+
+static void col_vals(TirKernel *K, TirBlock *b, ColVals *cv) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+    cv->loops += loop;
+    col_vals(K, &op->body, cv);
+    col_vals(K, &op->els, cv);
+    cv->loops -= loop;
+    if (!op->dst || op->dst->rank == 0 || op->kind == TO_DECL) continue;
+    int r = find(cv->c, op->dst->id);
+    if (op->kind == TO_LOAD && op->rows == 1) {
+      const Sym *X = op->slice->u.index.base->u.ident.sym;
+      const Expr *first;
+      cv->loaded[r] |= cv->loops > 0;
+      cv->strided[r] |= op->gather ? !gather_run(K, op, &first) : !op->slice->u.index.idx[X->trank - 1].len;
+    }
+    else if (!(op->kind == TO_LOAD || op->kind == TO_ASSIGN) || op->rows != 1)
+      cv->other[r] = true;
+  }
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
@@ -955,6 +995,20 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     cheld[r] |= held[i];
     if (!ceb[r] || eb < ceb[r]) ceb[r] = eb;
   }
+  ColVals cv = {&c, NEW_ARRAY(K->a, bool, n), NEW_ARRAY(K->a, bool, n), NEW_ARRAY(K->a, bool, n), 0};
+  col_vals(K, &K->body, &cv);
+  const Layout **own = NEW_ARRAY(K->a, const Layout *, n);
+  for (int i = 0; i < n; i++) {
+    int r = find(&c, i);
+    if (r != i || !cv.loaded[r] || cv.other[r] || !c.parent[r] || !c.parent[r]->mma || c.dim[r] != 0 ||
+        layout_count(slice_of(K, c.parent[r], 0)) < 8)
+      continue;
+    /* runs of 16 bytes of its narrowest element where its loads are runs of their
+     * tensor; one element a thread where they are not (SB[n0 :+ BN, kb] of SB [N, KS]:
+     * a column, KS apart: a run would be a thread's loads one after another) */
+    own[r] = blocked_as(K, 1, c.parent[r]->cols, cv.strided[r] ? K->hw->vec_bytes : ceb[r], true);
+    c.parent[r] = NULL;
+  }
   Layout *scalar = NEW(K->a, Layout);
   scalar->kind = LY_SCALAR;
   Folded fo = {&c, NEW_ARRAY(K->a, bool, n)};
@@ -977,7 +1031,8 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
       return false;
     }
     const Layout *anchor = find_blocked(K, v->rows, v->cols);
-    if (c.parent[r]) v->layout = slice_of(K, c.parent[r], c.dim[r]);
+    if (own[r]) v->layout = own[r], v->col_own = true; /* (col_vals, above) */
+    else if (c.parent[r]) v->layout = slice_of(K, c.parent[r], c.dim[r]);
     /* a gather whose shape is the accumulator's, its indices and the tile var it
      * is copied to, only read through a dot operand's copy: the class takes one
      * plain layout (runs of its narrowest element), not the fragments */
@@ -2987,6 +3042,15 @@ static bool apply_convs(TirKernel *K, TirBlock *b, PtrVec *convs, Around *a) {
       s->first = op->first; /* the statement's comment heads its copy */
       op->first = false;
       vec_push(K->a, &out, s);
+      /* a compact column value's copy, written each iteration of the loop around: in
+       * alternate halves, so that writing the next one need not wait for this one's
+       * readers (one barrier an iteration, not two), as lower.c's small copies do */
+      TirBuf *f = &K->bufs[bi];
+      if (c->v->col_own && !td && a->ctl.len && !f->alternating && !f->operand && !f->stages &&
+          tir_buf_elems(f) * elem_bytes[f->elem] <= TIR_ALT_COPY_BYTES) {
+        f->alternating = true;
+        tir_buf_size(f);
+      }
     }
     if (op->body.ops.len || op->els.ops.len) {
       PtrVec held = a->held;

@@ -692,6 +692,9 @@ typedef struct TirVar {
                             gathers read its ring's slots (drop_take): never declared */
   bool own_layout;       /* layout.c: a @registers tile given a layout of its own, to hold the seed's
                             count per thread where the layout it would share holds another */
+  bool col_own;          /* layout.c: a column value [1, C] a loop loads, broadcast down an mma
+                            accumulator's rows, given a compact layout of its own (col_vals): its
+                            copy made in the loop alternates halves */
   bool off_acc;          /* layout.c: of a dot accumulator's shape, but no op computes it or reads it
                             together with a value the accumulator's fragments hold: a plain layout */
   const char *frag_why;  /* layout.c: why it would hold a dot's fragments (--explain): a dot accumulates

@@ -3546,6 +3546,55 @@ static void t_scatter_store_staged(Tally *T) {
     call_free(&k);
   }
 }
+/* scaled_scale_row_mx and scaled_scale_row_i8 (tests/gpu): block-scaled GEMMs, a scale
+ * per row of A and of B and block of 32 along K (mx: u8 exponents e, 2^(e - 127); i8: f32),
+ * the scale row of B loaded in a layout of its own and read through its shared copy
+ * (layout.c col_vals). Ragged M and N, K 32 to 160 (KS 1 to 5: fewer k blocks than the
+ * ring's stages, and more), one tile exactly; on sm_90a, sm_90 and sm_80. The references
+ * are double sums of the exact inputs, each block's scaled before it is added. */
+static void t_scaled_scale_row(Tally *T) {
+  static const int MNK[][3] = {{150, 200, 160}, {128, 128, 64}, {37, 20, 32}, {5, 3, 96}};
+  static const char *const targets[] = {"sm_90a", "sm_90", "sm_80"};
+  for (int f = 0; f < 2; f++)
+    for (int c = 0; c < 12; c++) {
+      int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2], KS = K / 32;
+      const char *kn = f ? "scaled_scale_row_i8" : "scaled_scale_row_mx";
+      Rng r = rng_seed(kn, (uint64_t)c);
+      Call k;
+      call_init(&k, f ? "scaled_scale_row_i8.tl" : "scaled_scale_row_mx.tl", kn);
+      snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+      Ten *A = call_in(&k, "A", f ? I8 : F8E4M3, 2, SHAPE(M, K));
+      Ten *B = call_in(&k, "B", f ? I8 : F8E4M3, 2, SHAPE(N, K));
+      Ten *SA = call_in(&k, "SA", f ? F32 : U8, 2, SHAPE(M, KS));
+      Ten *SB = call_in(&k, "SB", f ? F32 : U8, 2, SHAPE(N, KS));
+      Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+      if (f) {
+        fill_int(A, &r, -8, 8);
+        fill_int(B, &r, -8, 8);
+        fill_uniform(SA, &r, -2, 2);
+        fill_uniform(SB, &r, -2, 2);
+      } else {
+        fill_uniform(A, &r, -2, 2); /* the sums inside f16's range: scales 2^-5 .. 2^2 */
+        fill_uniform(B, &r, -2, 2);
+        fill_int(SA, &r, 122, 129);
+        fill_int(SB, &r, 122, 129);
+      }
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+          double s = 0;
+          for (int kb = 0; kb < KS; kb++) {
+            double d = 0, sa = A2(SA, i, kb), sb = A2(SB, j, kb);
+            for (int kk = kb * 32; kk < (kb + 1) * 32; kk++) d += A2(A, i, kk) * A2(B, j, kk);
+            s += f ? d * sa * sb : d * exp2(sa - 127) * exp2(sb - 127);
+          }
+          R2(C, i, j) = s;
+        }
+      char l[64];
+      label(l, sizeof l, "%s M=%d N=%d K=%d", k.target, M, N, K);
+      CHECK(T, call_check(&k, kn, l));
+      call_free(&k);
+    }
+}
 static void t_pipeline_index_var_plain(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var", false); }
 static void t_pipeline_index_var_kept(Tally *T) { t_pipeline_index_var(T, "pipeline_index_var_kept", true); }
 static void t_pipeline_computed_index(Tally *T) { t_pipeline_index_var(T, "pipeline_computed_index", false); }
@@ -8636,6 +8685,7 @@ static const Test tests[] = {
     {"pipeline_invariant", t_pipeline_invariant},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
+    {"scaled_scale_row", t_scaled_scale_row},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
     {"reshape_row_max", t_reshape_row_max},
