@@ -146,19 +146,40 @@ static void bad_suffix(Lexer *lx, const char *what) {
   diag_error(lx->d, loc_of(lx, s), "invalid suffix '%.*s' on %s", (int)(lx->p - s), s, what);
 }
 
-/* Value of the digits in [s, e) in `base`; false on int64 overflow. */
-static bool int_value(const char *s, const char *e, int base, int64_t *out) {
+/* Value of the digits in [s, e) in `base`; false on uint64 overflow. */
+static bool int_value(const char *s, const char *e, int base, uint64_t *out) {
   uint64_t v = 0;
   for (; s < e; s++) {
     if (*s == '_')
       continue;
     uint64_t dv = (uint64_t)digit_value((unsigned char)*s);
-    if (v > ((uint64_t)INT64_MAX - dv) / (uint64_t)base)
+    if (v > (UINT64_MAX - dv) / (uint64_t)base)
       return false;
     v = v * (uint64_t)base + dv;
   }
-  *out = (int64_t)v;
+  *out = v;
   return true;
+}
+
+/* A literal past INT64_MAX. There is no u64, so a literal is an i64 constant
+ * at most; one that fits 64 bits (a mask such as 0xFFFFFFFFFFFFFFFF) is most
+ * likely meant as those bits, which the note spells as an i64 (-1, ~0xFF). */
+static void int_too_large(Lexer *lx, Loc loc, bool fits_u64, uint64_t v, int base) {
+  diag_error(lx->d, loc, "integer literal is too large: a literal is at most 9223372036854775807 "
+             "(0x7FFFFFFFFFFFFFFF), the largest i64");
+  if (!fits_u64)
+    return;
+  if (v == UINT64_MAX)
+    diag_note(lx->d, (Loc){0}, "there is no unsigned 64-bit type: for all 64 bits set, write -1");
+  else if (base == 16)
+    diag_note(lx->d, (Loc){0}, "there is no unsigned 64-bit type: for these 64 bits as an i64, write ~0x%llX",
+              (unsigned long long)~v);
+  else if (v == (uint64_t)INT64_MAX + 1)
+    diag_note(lx->d, (Loc){0}, "there is no unsigned 64-bit type: for these 64 bits as an i64, write "
+              "(-9223372036854775807 - 1)");
+  else
+    diag_note(lx->d, (Loc){0}, "there is no unsigned 64-bit type: for these 64 bits as an i64, write -%llu",
+              (unsigned long long)(0 - v));
 }
 
 static void finish_int(Lexer *lx, const char *start, const char *digits, int base, bool bad) {
@@ -167,8 +188,12 @@ static void finish_int(Lexer *lx, const char *start, const char *digits, int bas
   Token *t = push(lx, TK_INT, start, (int)(end - start), loc);
   if (bad)
     diag_error(lx->d, loc, "'_' in a number must separate digits");
-  if (!int_value(digits, end, base, &t->ival))
-    diag_error(lx->d, loc, "integer literal is too large");
+  uint64_t v = 0;
+  bool fits = int_value(digits, end, base, &v);
+  if (fits && v <= (uint64_t)INT64_MAX)
+    t->ival = (int64_t)v;
+  else
+    int_too_large(lx, loc, fits, v, base);
   bad_suffix(lx, "integer literal");
 }
 
