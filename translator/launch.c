@@ -103,6 +103,8 @@ bool eval_launch_expr(const Expr *e, const KernelInfo *ki, const double *pvals, 
 
 /* ------------------------------------------------------------ grid and assumptions */
 
+enum { MAX_ASSUME_NAMES = 16 }; /* names a false condition's message lists */
+
 bool launch_grid(const KernelInfo *ki, const double *pv, const int64_t *sv, unsigned g[3], char *err, size_t n) {
   static const double maxdim[3] = {2147483647.0, 65535.0, 65535.0};
   for (int d = 0; d < 3; d++) {
@@ -129,16 +131,72 @@ bool launch_check_sizes(const KernelInfo *ki, const int64_t *sv, char *err, size
   return true;
 }
 
+/* The value of a name a launch expression reads, as the user wrote it: a size or
+ * an integer as an integer, a float scalar or const in %g, a bool as a word. */
+static void name_value(Buf *b, const Sym *y, const KernelInfo *ki, const double *pv, const int64_t *sv) {
+  for (int i = 0; i < ki->nsizes; i++)
+    if (ki->sizes[i] == y) {
+      buf_printf(b, "%s = %lld", y->name, (long long)sv[i]);
+      return;
+    }
+  double v = y->kind == SY_CONST ? (y->const_float ? y->fval : (double)y->ival) : 0;
+  for (int i = 0; i < ki->nparams; i++)
+    if (ki->params[i] == y)
+      v = pv[i];
+  if (y->ty.elem == T_BOOL)
+    buf_printf(b, "%s = %s", y->name, v != 0 ? "true" : "false");
+  else if (elem_is_int(y->ty.elem) || (y->kind == SY_CONST && !y->const_float))
+    buf_printf(b, "%s = %lld", y->name, (long long)to_i64(v));
+  else
+    buf_printf(b, "%s = %g", y->name, v);
+}
+
+/* The names e reads (sizes, scalars, consts), each once in the order of first
+ * reading, with their values: what makes a false condition false. */
+static void read_names(const Expr *e, const KernelInfo *ki, const double *pv, const int64_t *sv,
+                       const Sym **seen, int *nseen, Buf *b) {
+  switch (e->kind) {
+  case E_IDENT: {
+    const Sym *y = e->u.ident.sym;
+    if (!y || *nseen == MAX_ASSUME_NAMES)
+      return;
+    for (int i = 0; i < *nseen; i++)
+      if (seen[i] == y)
+        return;
+    seen[(*nseen)++] = y;
+    if (b->len)
+      buf_puts(b, ", ");
+    name_value(b, y, ki, pv, sv);
+    return;
+  }
+  case E_UNARY: read_names(e->u.unary.a, ki, pv, sv, seen, nseen, b); return;
+  case E_BINARY:
+    read_names(e->u.binary.a, ki, pv, sv, seen, nseen, b);
+    read_names(e->u.binary.b, ki, pv, sv, seen, nseen, b);
+    return;
+  case E_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      read_names(e->u.call.args[i], ki, pv, sv, seen, nseen, b);
+    return;
+  default: return;
+  }
+}
+
 bool launch_check_assumes(const KernelInfo *ki, const char *kernel, const double *pv, const int64_t *sv,
                           char *err, size_t n) {
   for (int i = 0; i < ki->nassumes; i++) {
     double v;
     if (eval_launch_expr(ki->assumes[i].e, ki, pv, sv, &v) && v != 0) continue;
     Buf vals = {0};
-    for (int s = 0; s < ki->nsizes; s++)
-      buf_printf(&vals, "%s%s = %lld", s ? ", " : "", ki->sizes[s]->name, (long long)sv[s]);
-    snprintf(err, n, "@assume condition %d of kernel '%s' (line %d) is false (%s)", i + 1, kernel,
-             ki->assumes[i].e->loc.line, vals.data ? vals.data : "no sizes");
+    const Sym *seen[MAX_ASSUME_NAMES];
+    int nseen = 0;
+    read_names(ki->assumes[i].e, ki, pv, sv, seen, &nseen, &vals);
+    if (vals.len)
+      snprintf(err, n, "@assume condition %d of kernel '%s' (line %d) is false (%s)", i + 1, kernel,
+               ki->assumes[i].e->loc.line, vals.data);
+    else
+      snprintf(err, n, "@assume condition %d of kernel '%s' (line %d) is false", i + 1, kernel,
+               ki->assumes[i].e->loc.line);
     buf_free(&vals);
     return false;
   }
