@@ -797,6 +797,27 @@ static bool need_rank2(Checker *C, Expr *call, Expr *arg) {
   return true;
 }
 
+static bool dot_elem(ElemType t) {
+  return t == T_F16 || t == T_BF16 || t == T_F32 || t == T_F64 || t == T_I8 || elem_is_f8(t);
+}
+
+/* The fix-it of a dot of two element types: which operand converts. A 16-bit float
+ * side wins (f16 x f32: f16(b), a dot on the tensor cores; f16 x i8 or f8: f16(w), a
+ * dequantization); else an integer side becomes the float's type, else the narrower
+ * side the wider's (the first operand's when they are as wide); never to a type dot
+ * does not take (i32 x i8: i8(a)). */
+static void dot_convert_note(Checker *C, const Expr *a, const Expr *b) {
+  ElemType ta = a->ty.elem, tb = b->ty.elem;
+  bool ha = ta == T_F16 || ta == T_BF16, hb = tb == T_F16 || tb == T_BF16;
+  bool conv_a;
+  if (ha != hb) conv_a = hb;
+  else if (elem_is_float(ta) != elem_is_float(tb)) conv_a = !elem_is_float(ta);
+  else conv_a = elem_bytes[ta] < elem_bytes[tb];
+  if (!dot_elem(conv_a ? tb : ta)) conv_a = !conv_a;
+  if (!dot_elem(conv_a ? tb : ta)) return;
+  convert_note(C, conv_a ? a : b, conv_a ? tb : ta, "one operand");
+}
+
 static bool check_dot(Checker *C, Expr *e) {
   Expr *a = e->u.call.args[0], *b = e->u.call.args[1];
   if (!need_rank2(C, e, a) || !need_rank2(C, e, b)) return false;
@@ -809,6 +830,7 @@ static bool check_dot(Checker *C, Expr *e) {
   if (a->ty.elem != b->ty.elem) {
     diag_error(C->d, e->loc, "dot: operands have different element types %s and %s",
                elem_names[a->ty.elem], elem_names[b->ty.elem]);
+    dot_convert_note(C, a, b);
     return false;
   }
   ElemType acc;
