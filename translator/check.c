@@ -2106,11 +2106,13 @@ static void recognise_assume(Assume *as) {
     check_const_int(l->u.binary.b, &as->mod);
     return;
   }
-  /* SIZE >= c, SIZE > c */
-  if ((e->u.binary.op == TK_GE || e->u.binary.op == TK_GT) && l->kind == E_IDENT &&
+  /* SIZE >= c, SIZE > c; SIZE == c gives both forms (the -Wbounds notes would
+     otherwise ask for SIZE >= c beside it, facts.c leaves_room) */
+  if ((e->u.binary.op == TK_GE || e->u.binary.op == TK_GT || e->u.binary.op == TK_EQ) && l->kind == E_IDENT &&
       l->u.ident.sym && l->u.ident.sym->kind == SY_SIZE && check_const_int(r, &c)) {
     as->size = l->u.ident.sym;
-    as->min = e->u.binary.op == TK_GE ? c : c + 1;
+    as->min = e->u.binary.op == TK_GT ? c + 1 : c;
+    if (e->u.binary.op == TK_EQ && c > 0) as->mod = c;
   }
 }
 

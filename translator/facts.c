@@ -337,6 +337,49 @@ static void start_sizes(const Expr *x, const Sym *S, const Sym **out, int *n, in
 
 enum { MAX_CONDS = 4 }; /* the @assume conditions one check's note may name */
 
+/* The least upper bound an @assume gives size S (S <= c, S < c, S == c, c >= S,
+ * c > S), and the line of the condition that gives it; false when none does. */
+static bool assumed_at_most(const KernelInfo *ki, const Sym *S, int64_t *u, int *line) {
+  bool found = false;
+  for (int i = 0; i < ki->nassumes; i++) {
+    const Expr *e = ki->assumes[i].e;
+    if (e->kind != E_BINARY) continue;
+    TokenKind op = e->u.binary.op;
+    const Expr *l = e->u.binary.a, *r = e->u.binary.b;
+    int64_t c;
+    if (facts_as_size(r) == S && check_const_int(l, &c)) /* c >= S: S <= c */
+      op = op == TK_GE ? TK_LE : op == TK_GT ? TK_LT : op == TK_EQ ? TK_EQ : TK_EOF;
+    else if (facts_as_size(l) != S || !check_const_int(r, &c))
+      continue;
+    if (op != TK_LE && op != TK_LT && op != TK_EQ) continue;
+    if (op == TK_LT) c--;
+    if (!found || c < *u) *u = c, *line = e->loc.line;
+    found = true;
+  }
+  return found;
+}
+
+/* Whether the condition "S % mod == 0" (mod > 0) or "S >= min" (mod 0) leaves S
+ * two values at least beside the kernel's own upper bound on S: a condition that
+ * contradicts one (@assume(N <= 512) and N >= 600) or fixes S with it (N >= 512)
+ * is no advice. If not, *why says so, for the warning's note. */
+static bool leaves_room(Arena *a, const KernelInfo *ki, const Sym *S, int64_t mod, int64_t min, const char **why) {
+  int64_t u;
+  int line;
+  if (!assumed_at_most(ki, S, &u, &line)) return true;
+  int64_t first = mod ? mod : min, second = mod ? 2 * mod : min + 1; /* the two least values it allows */
+  if (second <= u) return true;
+  const char *need = mod ? arena_printf(a, "the slice fits only where %s %% %" PRId64 " == 0", S->name, mod)
+                         : arena_printf(a, "the slice fits only where %s >= %" PRId64, S->name, min);
+  if (first > u)
+    *why = arena_printf(a, "%s, and the @assume at line %d keeps %s <= %" PRId64, need, line, S->name, u);
+  else
+    *why = arena_printf(a, "%s, and the @assume at line %d keeps %s <= %" PRId64 ": only %s = %" PRId64
+                        " has both (a const, if %s is always that)", need, line, S->name, u, S->name, first,
+                        S->name);
+  return false;
+}
+
 /* The @assume conditions under which start + len fits in X's dim d, as
  * facts_fits itself decides with them added to the kernel's: SIZE % m == 0
  * for m the loop's step (and the same of each size its start names: range(T,
@@ -344,7 +387,7 @@ enum { MAX_CONDS = 4 }; /* the @assume conditions one check's note may name */
  * (found by bisection: facts_fits only gets truer as v grows). Into cond[]
  * (at most MAX_CONDS); 0 when no conditions on the sizes do it. */
 static int fits_conditions(Arena *a, const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d,
-                           const char **cond) {
+                           const char **cond, const char **why) {
   Sym *S = X->tdim_size[d];
   if (!S) return 0;
   const Sym *given[MAX_CONDS - 1];
@@ -370,14 +413,17 @@ static int fits_conditions(Arena *a, const KernelInfo *ki, const Expr *start, in
     h->mod = m[i];
     if (m[i] > 1 && facts_fits(&k, start, len, X, d)) {
       int n = 0;
+      bool room = leaves_room(a, ki, S, m[i], 0, why);
       for (int j = 0; j < ng; j++) { /* those of the start's sizes it needs */
         k.assumes[ki->nassumes + j].mod = 0;
         if (facts_fits(&k, start, len, X, d)) continue;
         k.assumes[ki->nassumes + j].mod = m[0];
+        room = room && leaves_room(a, ki, given[j], m[0], 0, why);
         cond[n++] = arena_printf(a, "%s %% %" PRId64 " == 0", given[j]->name, m[0]);
       }
       cond[n++] = arena_printf(a, "%s %% %" PRId64 " == 0", S->name, m[i]);
-      return n;
+      if (room) return n;
+      for (int j = 0; j < ng; j++) k.assumes[ki->nassumes + j].mod = m[0]; /* as before the next try */
     }
   }
   h->mod = 0;
@@ -389,6 +435,7 @@ static int fits_conditions(Arena *a, const KernelInfo *ki, const Expr *start, in
     if (facts_fits(&k, start, len, X, d)) hi = h->min;
     else lo = h->min + 1;
   }
+  if (!leaves_room(a, ki, S, 0, lo, why)) return 0;
   cond[0] = arena_printf(a, "%s >= %" PRId64, S->name, lo);
   return 1;
 }
@@ -416,12 +463,12 @@ void facts_bounds_warning(Diag *d, Arena *a, const KernelInfo *ki, const Sym *X,
     diag_bounds(d, ix->start->loc, X->name, dim, NULL, "its start may be negative");
     return;
   }
-  const char *cond[MAX_CONDS];
-  int n = fits_conditions(a, ki, ix->start, len, X, dim, cond);
+  const char *cond[MAX_CONDS], *why = NULL;
+  int n = fits_conditions(a, ki, ix->start, len, X, dim, cond, &why);
   /* one entry for each condition: the warning names each once, or only the
    * strongest of those on one size (diag.c) */
   for (int i = 0; i < n; i++) diag_bounds(d, ix->start->loc, X->name, dim, cond[i], NULL);
-  if (!n) diag_bounds(d, ix->start->loc, X->name, dim, NULL, unfit_why(a, ki, ix->start, len, X, dim));
+  if (!n) diag_bounds(d, ix->start->loc, X->name, dim, NULL, why ? why : unfit_why(a, ki, ix->start, len, X, dim));
 }
 
 bool facts_expr_equal(const Expr *a, const Expr *b) {
