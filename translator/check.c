@@ -43,6 +43,10 @@ typedef struct Checker {
                          mismatch of an integer and a float converts the float */
   const Expr *target; /* the store's target being checked (check_lhs), for tensor_outside */
   const Expr *padded; /* pad()'s slice being checked: its elements past the tensor are meant */
+  bool hoist_ok;      /* a statement of a block is being checked: an indexed tile value
+                         (colmax(len)[0, 0]) becomes a var declared before it (hoist_index) */
+  const char *no_hoist; /* where hoist_ok is false inside a statement (a while condition), or NULL */
+  PtrVec hoisted;     /* the S_VARs hoist_index made, for check_block to put before the statement */
 } Checker;
 
 /* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
@@ -1271,13 +1275,88 @@ static void tile_gather_error(Checker *C, const Expr *e, const Sym *y, const Exp
               "and gather from that");
 }
 
-/* X[i, a :+ m, ...] on a tensor or t[i, a :+ m] on a tile. */
-static bool check_index(Checker *C, Expr *e, int depth) {
+/* The name a hoisted value goes by in messages: its call as written when that
+ * fits on its line (colmax(len)), else the call's name (colmax(...)); never an
+ * identifier, so no name of the kernel's can clash with it. */
+static const char *hoist_name(Checker *C, const Expr *base) {
+  const char *fn = base->kind == E_CALL ? base->u.call.name : NULL, *name = fn ? arena_printf(C->a, "%s(...)", fn)
+                                                                           : "(...)";
+  Buf line = {0};
+  diag_source_line(C->d, base->loc.line, &line);
+  size_t at = (size_t)base->loc.col - 1, n = fn ? strlen(fn) : 0, end = at + n;
+  if (fn && end < line.len && strncmp(line.data + at, fn, n) == 0 && line.data[end] == '(') {
+    int open = 0;
+    for (; end < line.len; end++) {
+      open += line.data[end] == '(' ? 1 : line.data[end] == ')' ? -1 : 0;
+      if (open == 0) break;
+    }
+    if (end < line.len && end + 1 - at <= 40) name = arena_printf(C->a, "%.*s", (int)(end + 1 - at), line.data + at);
+  }
+  buf_free(&line);
+  const char *unique = name;
+  for (int k = 2; lookup(C, unique); k++) unique = arena_printf(C->a, "%s #%d", name, k);
+  return unique;
+}
+
+/* e indexes a value that is no name (colmax(len)[0, 0], rowsum(x)[0 :+ 4, 0]): a
+ * tile value becomes a var of its own, declared in a statement before the one being
+ * checked (check_block puts it there), and e indexes that var, as if the user had
+ * written `var m = colmax(len)` first. Values are pure, so computing it first changes
+ * nothing; a while condition, which is computed again for each iteration, cannot. */
+static bool hoist_index(Checker *C, Expr *e, int depth) {
   Expr *base = e->u.index.base;
-  if (base->kind != E_IDENT) {
-    diag_error(C->d, e->loc, "only tensors and tile vars can be indexed");
+  if (e == C->target) {
+    diag_error(C->d, e->loc, "cannot assign to an element of a computed value; only tensors and tile vars can be "
+               "written");
     return false;
   }
+  if (!C->hoist_ok) {
+    diag_error(C->d, e->loc, "only tensors and tile vars can be indexed %s", C->no_hoist ? C->no_hoist : "here");
+    diag_note(C->d, (Loc){0, 0}, "%s", C->no_hoist ? "assign the value to a var before the loop and again at the end "
+              "of its body, and index the var" : "assign the value to a var first, and index the var");
+    return false;
+  }
+  ElemType want = C->want;
+  bool sub = C->subscript;
+  C->want = T_NONE, C->subscript = false; /* the value is a var's: nothing outside it types it */
+  bool ok = check_expr(C, base, depth + 1);
+  C->want = want, C->subscript = sub;
+  if (!ok) return false;
+  if (base->ty.rank == 0) {
+    const Expr *left = base;
+    while (left->kind == E_BINARY) left = left->u.binary.a; /* a binary's loc is its operator's */
+    diag_error(C->d, left->loc, "only tensors and tiles can be indexed, and this value is %s", type_str(C, &base->ty));
+    return false;
+  }
+  Type t = base->ty;
+  if (t.untyped && !(t.untyped = false, literal_fits(C, base, t.elem))) return false;
+  Stmt *s = NEW(C->a, Stmt);
+  s->kind = S_VAR;
+  s->loc = base->loc;
+  s->line_end = base->loc.line;
+  s->u.decl.name = hoist_name(C, base);
+  s->u.decl.name_loc = base->loc;
+  s->u.decl.init = base;
+  Sym *y = declare(C, SY_VAR, s->u.decl.name, base->loc);
+  y->decl = s;
+  y->cname = make_cname(C, base->kind == E_CALL ? arena_printf(C->a, "%s_val", base->u.call.name) : "val");
+  y->ty = t;
+  y->place = PL_SHARED;
+  vec_push(C->a, &C->ki->tiles, y);
+  s->u.decl.sym = y;
+  vec_push(C->a, &C->hoisted, s);
+  Expr *id = NEW(C->a, Expr);
+  id->kind = E_IDENT;
+  id->loc = base->loc;
+  id->u.ident.name = s->u.decl.name;
+  e->u.index.base = id;
+  return true;
+}
+
+/* X[i, a :+ m, ...] on a tensor or t[i, a :+ m] on a tile. */
+static bool check_index(Checker *C, Expr *e, int depth) {
+  if (e->u.index.base->kind != E_IDENT && !hoist_index(C, e, depth)) return false;
+  Expr *base = e->u.index.base;
   Sym *y = lookup(C, base->u.ident.name);
   if (y && y->kind == SY_VAR && y->ty.elem == T_NONE) return false; /* its declaration failed */
   if (y && y->kind == SY_TENSOR && y->trank == 0) return false;     /* its type was rejected */
@@ -1568,6 +1647,15 @@ static bool check_tile_type(Checker *C, TypeRef *tr, Type *out) {
 
 static void check_block(Checker *C, Block *b, int depth);
 
+/* The S_VARs hoist_index made since mark, taken off C->hoisted. */
+static Stmt **take_hoisted(Checker *C, int mark, int *n) {
+  *n = C->hoisted.len - mark;
+  Stmt **v = NEW_ARRAY(C->a, Stmt *, *n > 0 ? *n : 1);
+  for (int i = 0; i < *n; i++) v[i] = C->hoisted.items[mark + i];
+  C->hoisted.len = mark;
+  return v;
+}
+
 static void check_for_attrs(Checker *C, Stmt *s) {
   Attr *seen[A_COUNT] = {0};
   for (int i = 0; i < s->nattrs; i++) {
@@ -1820,13 +1908,30 @@ static void check_stmt(Checker *C, Stmt *s, int depth) {
     pop_scope(C);
     if (s->u.iff.els) {
       push_scope(C, &sc);
+      int mark = C->hoisted.len, n;
       check_stmt(C, s->u.iff.els, depth + 1);
+      Stmt **v = take_hoisted(C, mark, &n);
+      if (n > 0) { /* of an else if's condition: into a block of the else, so only it computes them */
+        Stmt *blk = NEW(C->a, Stmt);
+        blk->kind = S_BLOCK;
+        blk->loc = s->u.iff.els->loc;
+        blk->line_end = s->u.iff.els->line_end;
+        blk->u.block.stmts = NEW_ARRAY(C->a, Stmt *, n + 1);
+        memcpy(blk->u.block.stmts, v, sizeof *v * (size_t)n);
+        blk->u.block.stmts[n] = s->u.iff.els;
+        blk->u.block.nstmts = n + 1;
+        blk->u.block.rbrace = s->u.iff.els->u.iff.then.rbrace;
+        s->u.iff.els = blk;
+      }
       pop_scope(C);
     }
     return;
   }
   case S_WHILE: {
+    bool h = C->hoist_ok;
+    C->hoist_ok = false, C->no_hoist = "in a while condition, which is computed again for each iteration";
     check_cond(C, s->u.whil.cond, "while");
+    C->hoist_ok = h, C->no_hoist = NULL;
     Scope sc;
     push_scope(C, &sc);
     C->loops++;
@@ -1862,7 +1967,23 @@ static void check_stmt(Checker *C, Stmt *s, int depth) {
 }
 
 static void check_block(Checker *C, Block *b, int depth) {
-  for (int i = 0; i < b->nstmts; i++) check_stmt(C, b->stmts[i], depth);
+  for (int i = 0; i < b->nstmts; i++) {
+    int mark = C->hoisted.len, n;
+    bool h = C->hoist_ok;
+    C->hoist_ok = true;
+    check_stmt(C, b->stmts[i], depth);
+    C->hoist_ok = h;
+    Stmt **v = take_hoisted(C, mark, &n);
+    if (n == 0) continue;
+    /* the values it indexes are declared before it, in the order they were met */
+    Stmt **all = NEW_ARRAY(C->a, Stmt *, b->nstmts + n);
+    memcpy(all, b->stmts, sizeof *all * (size_t)i);
+    memcpy(all + i, v, sizeof *all * (size_t)n);
+    memcpy(all + i + n, b->stmts + i, sizeof *all * (size_t)(b->nstmts - i));
+    b->stmts = all;
+    b->nstmts += n;
+    i += n;
+  }
 }
 
 /* ------------------------------------------------------------ kernel attributes */

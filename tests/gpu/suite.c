@@ -5536,6 +5536,48 @@ static void t_dot_operand_reduced(Tally *T) {
   }
 }
 
+/* index_value (tests/gpu/index_value.tl): elements and a slice of computed tiles read in
+ * place (colmax(len)[0, 0], rowsum(x)[0 :+ 4, 0 :+ 1], rowsum(x)[i, 0]), in a store, an if
+ * and an else if's conditions and a loop's bound. Ragged N (rows past N: len -1, x 0), one
+ * block exactly, fewer rows than a block; lengths up to 30 (Flag 1), 10 or 8 (Flag 2 in a
+ * padded block, 3 in a full one); on sm_90, sm_80 and sm_90a. */
+static void t_index_value(Tally *T) {
+  static const int NA[][2] = {{100, 30}, {64, 10}, {5, 10}, {200, 8}, {130, 30}};
+  static const char *const targets[] = {"sm_90", "sm_80", "sm_90a"};
+  for (int c = 0; c < 15; c++) {
+    int N = NA[c % 5][0], amp = NA[c % 5][1], G = (int)cdivll(N, 64);
+    Rng r = rng_seed("index_value", (uint64_t)c);
+    Call k;
+    call_init(&k, "index_value.tl", "index_value");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 5]);
+    Ten *L = call_in(&k, "L", I32, 2, SHAPE(N, 1)), *X = call_in(&k, "X", F32, 2, SHAPE(N, 32));
+    Ten *Lmax = call_out(&k, "Lmax", I32, 1, SHAPE(G)), *Top = call_out(&k, "Top", F32, 2, SHAPE(4 * G, 1));
+    Ten *Flag = call_out(&k, "Flag", I32, 1, SHAPE(G)), *Cnt = call_out(&k, "Cnt", F32, 1, SHAPE(G));
+    fill_int(L, &r, 0, amp);
+    fill_uniform(X, &r, -1, 1);
+    for (int b = 0; b < G; b++) {
+      double mx = -1, mn = 1e9, rs[64];
+      for (int i = 0; i < 64; i++) {
+        int row = b * 64 + i;
+        double len = row < N ? L->v[row] : -1;
+        mx = fmax(mx, len), mn = fmin(mn, len);
+        rs[i] = 0;
+        for (int j = 0; j < 32 && row < N; j++) rs[i] += A2(X, row, j);
+      }
+      Lmax->ref[b] = mx;
+      for (int i = 0; i < 4; i++) Top->ref[b * 4 + i] = rs[i];
+      Flag->ref[b] = mx > 10 ? 1 : mn < 0 ? 2 : 3;
+      double cnt = 0;
+      for (int i = 0; i < (int)mx % 8; i++) cnt += rs[i];
+      Cnt->ref[b] = cnt;
+    }
+    char l[64];
+    label(l, sizeof l, "%s N=%d lengths 0..%d", targets[c / 5], N, amp);
+    CHECK(T, call_check(&k, "index_value", l));
+    call_free(&k);
+  }
+}
+
 /* dequant_pipelined: C = A W^T with W i8, dequantized to f16 in a @pipeline(3) loop
  * (tests/gpu/dequant_pipelined.tl): the copy of f16(w) is written above the stage
  * barrier and shares it. Ragged M, N, K (K % 8 != 0 takes the general body); K of
@@ -8737,6 +8779,7 @@ static const Test tests[] = {
     {"pipeline_reload", t_pipeline_reload},
     {"dequant_pipelined", t_dequant_pipelined},
     {"dot_operand_reduced", t_dot_operand_reduced},
+    {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},
     {"pipeline_nested", t_pipeline_nested},
     {"pipeline_rotated", t_pipeline_rotated},
