@@ -1276,11 +1276,14 @@ static void tile_gather_error(Checker *C, const Expr *e, const Sym *y, const Exp
 }
 
 /* The name a hoisted value goes by in messages: its call as written when that
- * fits on its line (colmax(len)), else the call's name (colmax(...)); never an
- * identifier, so no name of the kernel's can clash with it. */
+ * fits on its line (colmax(len)), else the call's name (colmax(...)), a slice's
+ * tensor or var (X[...]), or (...); never an identifier, so no name of the
+ * kernel's can clash with it. */
 static const char *hoist_name(Checker *C, const Expr *base) {
   const char *fn = base->kind == E_CALL ? base->u.call.name : NULL, *name = fn ? arena_printf(C->a, "%s(...)", fn)
                                                                            : "(...)";
+  if (base->kind == E_INDEX && base->u.index.base->kind == E_IDENT) /* X[0 :+ 8, 0 :+ 8][1, 2] */
+    name = arena_printf(C->a, "%s[...]", base->u.index.base->u.ident.name);
   Buf line = {0};
   diag_source_line(C->d, base->loc.line, &line);
   size_t at = (size_t)base->loc.col - 1, n = fn ? strlen(fn) : 0, end = at + n;
@@ -1338,8 +1341,12 @@ static bool hoist_index(Checker *C, Expr *e, int depth) {
   s->u.decl.name_loc = base->loc;
   s->u.decl.init = base;
   Sym *y = declare(C, SY_VAR, s->u.decl.name, base->loc);
+  if (!y) return false; /* (hoist_name's name is new: never so) */
   y->decl = s;
-  y->cname = make_cname(C, base->kind == E_CALL ? arena_printf(C->a, "%s_val", base->u.call.name) : "val");
+  const char *stem = base->kind == E_CALL ? base->u.call.name
+                     : base->kind == E_INDEX && base->u.index.base->kind == E_IDENT ? base->u.index.base->u.ident.name
+                     : NULL;
+  y->cname = make_cname(C, stem ? arena_printf(C->a, "%s_val", stem) : "val");
   y->ty = t;
   y->place = PL_SHARED;
   vec_push(C->a, &C->ki->tiles, y);
