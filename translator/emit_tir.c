@@ -450,9 +450,14 @@ static const char *shared_ref(Printer *P, const Expr *x, const TirRead *rd, cons
     i = c;
     j = r;
   } else if (rd->kind == TR_RESHAPE) { /* the element's place in row-major order, in the source's shape */
-    const char *flat = strcmp(r, "0") == 0 ? c : F("%s * %d + %s", paren(P, r), cols, paren(P, c));
-    i = rd->src_cols == 1 ? flat : F("%s / %d", paren(P, flat), rd->src_cols);
-    j = rd->src_cols == 1 ? "0" : F("%s %% %d", paren(P, flat), rd->src_cols);
+    const char *flat = strcmp(r, "0") == 0 ? c
+                       : cols == 1         ? r
+                       : strcmp(c, "0") == 0 ? F("%s * %d", paren(P, r), cols)
+                                           : F("%s * %d + %s", paren(P, r), cols, paren(P, c));
+    /* a source of one row (reshape(idx, [64, 1]) of a [64]): the place is the column */
+    bool one_row = rows * cols <= rd->src_cols;
+    i = rd->src_cols == 1 ? flat : one_row ? "0" : F("%s / %d", paren(P, flat), rd->src_cols);
+    j = rd->src_cols == 1 ? "0" : one_row ? flat : F("%s %% %d", paren(P, flat), rd->src_cols);
   } else {
     /* the read's kept dims take the op's coordinates in order: two kept dims are
      * (row, col); one kept dim is a rank-1 [n], as [1, n]: its col, or a line of the

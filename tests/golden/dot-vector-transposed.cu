@@ -587,7 +587,7 @@ col_at(const __nv_bfloat16 *__restrict__ Z, const __nv_bfloat16 *__restrict__ X,
     if (t2c_r0 == 0) t2c_v3_s[t2c_c0 + 3] = t2c_v3[3];
     float t2c_v4[1] = {};
     __syncthreads();  // t2c_v3_s: written at line 16, read here by other threads
-    t2c_v4[0] = t2c_c1 < 1 ? t2c_v3_s[((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)] : 0.0f;
+    t2c_v4[0] = t2c_c1 < 1 ? t2c_v3_s[t2c_r1] : 0.0f;
     if (t2c_c1 < 1 && (m0 + t2c_r1) < M) Y[m0 + t2c_r1 + t2c_c1] = t2c_v4[0];
   } else {
     // dot-vector-transposed.tl:15: var m0 = ctx.block.x * 32
@@ -657,7 +657,7 @@ col_at(const __nv_bfloat16 *__restrict__ Z, const __nv_bfloat16 *__restrict__ X,
     if (t2c_r0 == 0) t2c_v3_s[t2c_c0 + 3] = t2c_v3[3];
     float t2c_v4[1] = {};
     __syncthreads();  // t2c_v3_s: written at line 16, read here by other threads
-    t2c_v4[0] = t2c_c1 < 1 ? t2c_v3_s[((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)] : 0.0f;
+    t2c_v4[0] = t2c_c1 < 1 ? t2c_v3_s[t2c_r1] : 0.0f;
     if (t2c_c1 < 1 && (m0 + t2c_r1) < M) Y[m0 + t2c_r1 + t2c_c1] = t2c_v4[0];
   }
 }

@@ -81,14 +81,14 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
       if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v6[3];
       __syncthreads();  // t2c_v3_s: written at line 9, read here by other threads
       // line 9, read after the copy at line 10: one barrier serves both
-      s[0] = t2c_v3_s[t2c_ph0 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      s[1] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      s[2] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      s[3] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
-      t[0] = t2c_v6_s[t2c_ph1 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      t[1] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      t[2] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      t[3] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
+      s[0] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1];
+      s[1] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1 + 8];
+      s[2] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1 + 16];
+      s[3] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1 + 24];
+      t[0] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1];
+      t[1] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1 + 8];
+      t[2] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1 + 16];
+      t[3] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1 + 24];
       // reshape-copies-share-barrier.tl:11: Y[m0 :+ 32, n0 :+ 128] = X[m0 :+ 32, n0 :+ 128] * s + t
       float t2c_v7[16];
       if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) {
@@ -185,14 +185,14 @@ rowscale(const float *__restrict__ X, const float *__restrict__ S, const float *
       if (t2c_r0 < 1 && t2c_c0 + 3 < 32) t2c_v6_s[t2c_ph1 * 33 + t2c_r0 * 33 + t2c_c0 + 3] = t2c_v6[3];
       __syncthreads();  // t2c_v3_s: written at line 9, read here by other threads
       // line 9, read after the copy at line 10: one barrier serves both
-      s[0] = t2c_v3_s[t2c_ph0 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      s[1] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      s[2] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      s[3] = t2c_v3_s[t2c_ph0 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
-      t[0] = t2c_v6_s[t2c_ph1 * 33 + ((t2c_r1 * 1 + 0) / 32) * 33 + ((t2c_r1 * 1 + 0) % 32)];
-      t[1] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 8) * 1 + 0) / 32) * 33 + (((t2c_r1 + 8) * 1 + 0) % 32)];
-      t[2] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 16) * 1 + 0) / 32) * 33 + (((t2c_r1 + 16) * 1 + 0) % 32)];
-      t[3] = t2c_v6_s[t2c_ph1 * 33 + (((t2c_r1 + 24) * 1 + 0) / 32) * 33 + (((t2c_r1 + 24) * 1 + 0) % 32)];
+      s[0] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1];
+      s[1] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1 + 8];
+      s[2] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1 + 16];
+      s[3] = t2c_v3_s[t2c_ph0 * 33 + t2c_r1 + 24];
+      t[0] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1];
+      t[1] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1 + 8];
+      t[2] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1 + 16];
+      t[3] = t2c_v6_s[t2c_ph1 * 33 + t2c_r1 + 24];
       // reshape-copies-share-barrier.tl:11: Y[m0 :+ 32, n0 :+ 128] = X[m0 :+ 32, n0 :+ 128] * s + t
       float t2c_v7[16];
       t2c_v7[0] = ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] : 0.0f);
