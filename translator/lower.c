@@ -1198,14 +1198,43 @@ static bool window_in_place(const Leaves *lv, const Expr *x, const TirVar *v) {
   return false;
 }
 
+/* A read x of a tile var declared as an expression of rows(), cols(), literals and
+ * scalars that hold one value from their declaration on, and never written again
+ * (var j = cols(4, 256), a stencil's var red = (rows(..) + cols(..)) % 2 == 0): x
+ * becomes a copy of that expression (layout_recompute), which the window's threads
+ * compute at their own elements, as they would cols(4, 256) written in its place:
+ * a few integer instructions an element, where reading the var costs its shared
+ * copy and a barrier (and, in a loop, a shared load an iteration). layout.c does the
+ * same for an op that reads such a var in another layout (recomputed). The var is
+ * noted (TirKernel.remat): uniform_masks drops it where nothing else reads it. */
+static bool recompute_leaf(Lower *L, Expr *x, TirVar *v) {
+  const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
+  if (!y || v->sym != y || y->kind != SY_VAR || y->reassigned || !y->decl || y->decl->kind != S_VAR)
+    return false;
+  const Expr *init = y->decl->u.decl.init;
+  if (!init || init->ty.elem != x->ty.elem || init->ty.rank != x->ty.rank || init->ty.rank != 2 ||
+      init->ty.dims[0] != x->ty.dims[0] || init->ty.dims[1] != x->ty.dims[1])
+    return false;
+  int budget = 24;
+  Expr *e = layout_recompute(L->K, init, &budget);
+  if (!e) return false;
+  Loc at = x->loc;
+  *x = *e; /* the statement's own node, read by this op alone */
+  x->loc = at;
+  if (!vec_has(&L->K->remat, v)) vec_push(L->K->a, &L->K->remat, v);
+  return true;
+}
+
 /* The tile values e reads (hoisted ones and tile vars) are read through their
  * shared copies instead, at the coordinates the printer gives (the window's),
- * but for a reduction's result that the writing threads hold (window_in_place). */
+ * but for a reduction's result that the writing threads hold (window_in_place)
+ * and a var computed again in place (recompute_leaf). */
 static void copy_leaves(Leaves *lv, Expr *x) {
   Lower *L = lv->L;
   if (!x || !lv->ok || tir_read(L->K, x)) return;
   TirVar *v = tir_hoisted(L->K, x);
   if (!v && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->ty.rank > 0) v = var_of(L, x->u.ident.sym);
+  if (v && v->rank == 2 && v != lv->dst && recompute_leaf(L, x, v)) return;
   if (v) {
     /* a scalar: every thread has it; the window itself (own_window_reads): the writing thread */
     if (v->rank == 0 || window_in_place(lv, x, v) || (v == lv->dst && x->kind == E_INDEX)) return;

@@ -1039,6 +1039,8 @@ typedef struct TirKernel {
                             descriptors must be uniform (layout.c) */
   const char *stage;     /* the last stage run */
   PtrVec folds;          /* carry.c: each reduction a loop accumulates, carried or not and why (--explain) */
+  PtrVec remat;          /* lower.c: tile vars a partial tile write read as their declared expression
+                            (TirVar *); uniform_masks drops those nothing else reads */
 } TirKernel;
 
 /* How a scan (TO_SCAN) runs over its layout. Each thread holds `lines`

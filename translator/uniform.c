@@ -269,6 +269,8 @@ static void drop_writes(TirBlock *b, const TirVar *v) {
 void uniform_masks(TirKernel *K) {
   Masks m = {{0}};
   mask_block(K, &m, &K->body);
+  for (int i = 0; i < K->remat.len; i++) /* read by partial tile writes as their expression (lower.c) */
+    if (!vec_has(&m.vars, K->remat.items[i])) vec_push(K->a, &m.vars, K->remat.items[i]);
   for (int i = 0; i < m.vars.len; i++) {
     TirVar *v = m.vars.items[i];
     bool copied = false;

@@ -4782,6 +4782,53 @@ static void t_where_mask_var(Tally *T) {
   }
 }
 
+/* window_var_recompute (tests/gpu/window_var_recompute.tl): tile vars of rows(),
+ * cols() and scalars read by partial tile writes, computed again at the window's
+ * elements (lower.c recompute_leaf): an index var at a window a column in, a red-black
+ * sweep's masks in a loop, a var declared in the loop, one also stored whole; ragged
+ * M, n cutting the index or not, c0 positive, zero, negative; sm_90, sm_90a, sm_80. */
+static void t_window_var_recompute(Tally *T) {
+  static const int Cs[][3] = {{37, 30, 3}, {16, 62, 0}, {5, 0, -5}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 9; c++) {
+    int M = Cs[c % 3][0], n = Cs[c % 3][1], c0 = Cs[c % 3][2];
+    Rng r = rng_seed("window_var_recompute", (uint64_t)c);
+    Call k;
+    call_init(&k, "window_var_recompute.tl", "win_remat");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 3]);
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+    Ten *Q = call_out(&k, "Q", I32, 2, SHAPE(M, 8));
+    call_arg(&k, "n=%d", n);
+    call_arg(&k, "c0=%d", c0);
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      int m0 = i / 16 * 16, rr = i % 16;
+      double u[64];
+      for (int j = 0; j < 64; j++) u[j] = A2(X, i, j);
+      for (int j = 1; j < 63; j++)
+        if (!(j - 1 < n)) u[j] = j - 1;
+      for (int it = 0; it < 3; it++)
+        for (int pass = 0; pass < 2 && rr >= 1 && rr < 15; pass++)
+          for (int j = 1; j < 63; j++) {
+            int s = m0 + (rr - 1) + (j - 1) + c0; /* C's %, as the kernel's */
+            bool red = s % 2 == 0, inner = m0 + rr < M - 1 && j - 1 >= c0;
+            if (pass == 0 && red && inner) u[j] = u[j] * 0.5 + (j - 1 + it);
+            if (pass == 1 && !red && inner) u[j] -= it;
+          }
+      for (int j = 0; j < 8; j++) {
+        R2(Q, i, j) = (m0 + rr) * 8 + j;
+        u[56 + j] += (m0 + rr) * 8 + j;
+      }
+      for (int j = 0; j < 64; j++) R2(Y, i, j) = u[j];
+    }
+    char l[64];
+    label(l, sizeof l, "%s M=%d n=%d c0=%d", k.target, M, n, c0);
+    CHECK(T, call_check(&k, "window_var_recompute", l));
+    call_free(&k);
+  }
+}
+
 /* rows()/cols() as operands of * and % at every element of a thread, in values
  * and in a gather's indices (rows past M read pad's -1); rowsum of a where and
  * of a shift folded in-thread */
@@ -8816,6 +8863,7 @@ static const Test tests[] = {
     {"window_reduction", t_window_reduction},
     {"window_rmw", t_window_rmw},
     {"window_same_coords", t_window_same_coords},
+    {"window_var_recompute", t_window_var_recompute},
     {"copy_before_loop", t_copy_before_loop},
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
