@@ -446,6 +446,7 @@ typedef struct Classes {
   TirOp *op;             /* the op being scanned */
   int R, C;              /* the shape its expression runs over */
   TirVar *first;         /* the first unit-dim value of the op */
+  const bool *loose;     /* per var: its class holds no value an op binds (gather_loose), or NULL */
 } Classes;
 
 static int find(Classes *c, int i) {
@@ -579,6 +580,11 @@ static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
     return;
   }
   const Layout *p = anchored(R, C) ? op_blocked(K, op, R, C) : NULL;
+  /* a gather's row index where the gather's value is only copied to shared memory (a
+   * dot operand): the gather runs in the plain layout its class takes (assign_vars),
+   * not the accumulator's, and reads the index there, each iteration of a loop */
+  if (p && p->mma && x && c->loose && op->kind == TO_LOAD && op->gather && op->dst && c->loose[op->dst->id])
+    p = blocked_as(K, R, C, elem_bytes[op->dst->elem], true);
   if (p && v->cols == 1 && v->rows == R) {
     /* a row value already a slice of a layout whose threads hold other rows (s's
      * [BQ, BK] and acc's [BQ, D] in attention): this op reads it through its copy */
@@ -895,7 +901,7 @@ static void off_acc(TirKernel *K, int w) {
   int n = K->vars.len;
   PtrVec scratch = {0};
   Classes c = {&scratch, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL,
-               NULL, 0, 0, NULL};
+               NULL, 0, 0, NULL, NULL};
   for (int i = 0; i < n; i++) c.up[i] = i;
   walk(K, &K->body, relate_fn, &c);
   AccRoots a = {&c, NEW_ARRAY(K->a, bool, n)};
@@ -956,6 +962,23 @@ static void col_vals(TirKernel *K, TirBlock *b, ColVals *cv) {
   }
 }
 
+/* Per var: whether no value of its class (relate_fn's, on a scratch run) is bound to
+ * a layout by an op (held_fn): a gather only copied to shared memory for a dot, and
+ * the tile var it is assigned to, take a plain layout of their own (assign_vars). */
+static const bool *gather_loose(TirKernel *K) {
+  int n = K->vars.len;
+  PtrVec scratch = {0};
+  Classes c = {&scratch, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL,
+               NULL, 0, 0, NULL, NULL};
+  for (int i = 0; i < n; i++) c.up[i] = i;
+  walk(K, &K->body, relate_fn, &c);
+  bool *held = NEW_ARRAY(K->a, bool, n), *cheld = NEW_ARRAY(K->a, bool, n), *loose = NEW_ARRAY(K->a, bool, n);
+  walk(K, &K->body, held_fn, held);
+  for (int i = 0; i < n; i++) cheld[find(&c, i)] |= held[i];
+  for (int i = 0; i < n; i++) loose[i] = !cheld[find(&c, i)];
+  return loose;
+}
+
 static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   MmaScan m = {false, NULL};
   walk(K, &K->body, mma_scan_fn, &m);
@@ -975,7 +998,7 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
   rows_per_thread(K);
   int n = K->vars.len;
   Classes c = {convs, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, const Layout *, n), NEW_ARRAY(K->a, int, n), NULL, NULL,
-               0, 0, NULL};
+               0, 0, NULL, gather_loose(K)};
   for (int i = 0; i < n; i++) c.up[i] = i;
   walk(K, &K->body, relate_fn, &c);
   if (c.why) {

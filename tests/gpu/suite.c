@@ -3129,6 +3129,52 @@ static void t_gather_dot(Tally *T) {
   }
 }
 
+/* gather_acc_shape_i8 / _f16 (tests/gpu/gather_acc_shape_*.tl): a dot's A operand
+ * gathered by rows in the accumulator's shape, its index tile a slice of the gather's
+ * layout, read from registers by each @pipeline iteration's cp.async (layout.c
+ * gather_loose); indices -1 and T read zero rows; ragged R, N, K (fewer k blocks than
+ * stages too); sm_90, sm_90a, sm_80. */
+static void t_gather_acc_shape(Tally *T, bool i8) {
+  static const int RTNK[][4] = {{70, 50, 37, 200}, {64, 64, 64, 64}, {130, 9, 100, 130}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  const char *name = i8 ? "gather_acc_shape_i8" : "gather_acc_shape_f16";
+  for (int q = 0; q < 9; q++) {
+    int Rn = RTNK[q % 3][0], Tn = RTNK[q % 3][1], N = RTNK[q % 3][2], K = RTNK[q % 3][3];
+    Rng r = rng_seed(name, (uint64_t)q);
+    Call k;
+    char file[64];
+    snprintf(file, sizeof file, "%s.tl", name);
+    call_init(&k, file, i8 ? "gather_acc_i8" : "gather_acc_f16");
+    snprintf(k.target, sizeof k.target, "%s", targets[q / 3]);
+    Ten *X = call_in(&k, "X", i8 ? I8 : F16, 2, SHAPE(Tn, K));
+    Ten *W = call_in(&k, "W", i8 ? I8 : F16, 2, SHAPE(N, K));
+    Ten *I = call_in(&k, "I", I32, 1, SHAPE(Rn));
+    Ten *O = call_out(&k, "O", i8 ? I32 : F32, 2, SHAPE(Rn, N));
+    if (i8) {
+      fill_int(X, &r, -128, 127);
+      fill_int(W, &r, -128, 127);
+    } else {
+      fill_uniform(X, &r, -1, 1);
+      fill_uniform(W, &r, -1, 1);
+    }
+    fill_int(I, &r, -1, Tn); /* -1 and Tn: out of X, zeros */
+    for (int t = 0; t < Rn; t++)
+      for (int j = 0; j < N; j++) {
+        double y = 0;
+        int x = (int)I->v[t];
+        for (int kk = 0; x >= 0 && x < Tn && kk < K; kk++) y += A2(X, x, kk) * A2(W, j, kk);
+        R2(O, t, j) = y;
+      }
+    char l[64];
+    label(l, sizeof l, "%s R=%d T=%d N=%d K=%d", k.target, Rn, Tn, N, K);
+    CHECK(T, call_check(&k, name, l));
+    call_free(&k);
+  }
+}
+
+static void t_gather_acc_shape_i8(Tally *T) { t_gather_acc_shape(T, true); }
+static void t_gather_acc_shape_f16(Tally *T) { t_gather_acc_shape(T, false); }
+
 /* gather_operand (tests/gpu/gather_operand.tl): S = Q x transpose(E[I[..]]), the B operand
  * gathered by rows in the accumulator's shape [64, 64] (a paged-KV prefill's scores); rows
  * of I past N read index 0 (their columns of S are not stored). Ragged M, N and D; D % 8 != 0
@@ -8761,6 +8807,8 @@ static const Test tests[] = {
     {"gather_runs", t_gather_runs},
     {"mixed_runs", t_mixed_runs},
     {"gather_dot", t_gather_dot},
+    {"gather_acc_shape_i8", t_gather_acc_shape_i8},
+    {"gather_acc_shape_f16", t_gather_acc_shape_f16},
     {"gather_operand", t_gather_operand},
     {"pipeline_index_var", t_pipeline_index_var_plain},
     {"pipeline_index_var_kept", t_pipeline_index_var_kept},
