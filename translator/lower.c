@@ -58,6 +58,7 @@ typedef struct Lower {
   PtrVec hoisted;        /* spills moved before a loop: (TirOp *loop, TirVar *) pairs */
   PtrVec made_before;    /* copies made before a loop and current since: (TirBlock *, TirBuf *) pairs,
                             the block the loop is in (a later loop there reads them as they are) */
+  PtrVec at_entry;       /* copies current where a loop starts: (TirOp *loop, TirBuf *) pairs */
 } Lower;
 
 static void drop(PtrVec *v, const void *p) {
@@ -404,6 +405,10 @@ static int spill_as(Lower *L, TirBlock *b, TirVar *v, const char *why, bool oper
     /* made before an earlier loop of the same block, and v not written since: as it is */
     for (int i = 0; i + 1 < L->made_before.len; i += 2)
       if (L->made_before.items[i] == L->loops_in.items[at] && L->made_before.items[i + 1] == cb) return bi;
+    /* made right before the loop (by a statement, not hoisted): as it is (a second copy
+     * of an alternating buffer in one iteration would write the half its reader reads) */
+    for (int i = 0; i + 1 < L->at_entry.len; i += 2)
+      if (L->at_entry.items[i] == f && L->at_entry.items[i + 1] == cb) return bi;
     vec_push(K->a, &L->made_before, L->loops_in.items[at]);
     vec_push(K->a, &L->made_before, cb);
     TirOp *op = tir_new_op(K, NULL, TO_SPILL, f->stmt); /* made at the loop's head */
@@ -1414,6 +1419,9 @@ static bool block_writes_named(const Block *b, const Expr *x) {
 static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
   TirOp *o = NULL;
   bool td;
+  int ncur = L->current.len; /* (at_entry: pushed once the loop's op exists) */
+  void **cur = ncur ? arena_alloc(L->K->a, (size_t)ncur * sizeof *cur) : NULL;
+  if (ncur) memcpy(cur, L->current.items, (size_t)ncur * sizeof *cur);
   L->current.len = 0; /* copies are tracked in straight-line code only */
   switch (s->kind) {
   case S_FOR:
@@ -1431,6 +1439,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     o->td = td || L->td;
     L->td += td;
     L->loops++;
+    for (int i = 0; i < ncur; i++) vec_push(L->K->a, &L->at_entry, o), vec_push(L->K->a, &L->at_entry, cur[i]);
     vec_push(L->K->a, &L->loops_op, o);
     vec_push(L->K->a, &L->loops_in, b);
     vec_push(L->K->a, &L->loops_cond, NULL);
@@ -1449,6 +1458,7 @@ static bool lower_control(Lower *L, TirBlock *b, Stmt *s) {
     o->td = td || L->td;
     L->td += td;
     L->loops++;
+    for (int i = 0; i < ncur; i++) vec_push(L->K->a, &L->at_entry, o), vec_push(L->K->a, &L->at_entry, cur[i]);
     vec_push(L->K->a, &L->loops_op, o);
     vec_push(L->K->a, &L->loops_in, b);
     vec_push(L->K->a, &L->loops_cond, cond.ops.len ? &cond : NULL);

@@ -6,7 +6,9 @@
  * read or written by another op since then (WAR, WAW), gets a barrier before
  * it; a barrier clears the state. A write to an alternating buffer (a
  * reduction's scratch in a loop, t2c.h) needs none: the half it writes was
- * last read before the barrier that the other half's write -> read needed. One op never conflicts with itself: the
+ * last read before the barrier that the other half's write -> read needed
+ * (unless the other half was written and something read since the last
+ * barrier: then it does). One op never conflicts with itself: the
  * layouts give each of its elements one thread. Branches join; a loop's body
  * runs dry (nothing inserted) with the state at its head joined with the
  * state at its end and at its continues until that state stops changing,
@@ -445,7 +447,13 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
   uint8_t have = op->acc[i].own ? st->cross[b] : st->acc[b];
   if (!op->acc[i].write && (have & ST_W))
     return arena_printf(K->a, "written at line %d, read %s by other threads", st->wline[b], ps->here);
-  if (op->acc[i].write && K->bufs[b].alternating) return NULL; /* the other half was read */
+  /* an alternating buffer's write goes to the half read before the other half's write; that
+   * write's reader needed a barrier, unless it came since the last one (two writes an
+   * iteration, the second one's reader in a branch not taken): then this write waits */
+  if (op->acc[i].write && K->bufs[b].alternating && (have & (ST_W | ST_R)) != (ST_W | ST_R)) return NULL;
+  if (op->acc[i].write && K->bufs[b].alternating)
+    return arena_printf(K->a, "read at line %d and its other half written since, overwritten %s by other threads",
+                        st->rline[b], ps->here);
   if (op->acc[i].write && (have & ST_R))
     return arena_printf(K->a, "read at line %d, overwritten %s by other threads", st->rline[b], ps->here);
   /* atomics of one kind commute: two of them need no order between them (of one op

@@ -3389,6 +3389,65 @@ static void t_pipeline_invariant(Tally *T) {
     call_free(&k);
   }
 }
+/* spill_twice (tests/gpu): w = w * 0.5 + 0.25, acc += A w, (spill_twice: w += bump), then
+ * q += w[1, 3] * sum(V[j :+ 128]) for each j < N in steps of 128 with V[j] > 0; O = acc,
+ * Q = q. V[j] mixed (some branches run) or all negative (no branch, no barrier in the later
+ * loop: the case the race needed); ragged M and N, M one block exactly, N under 128, iters
+ * 1 and 0; spill_twice and spill_once, on sm_90, sm_90a and sm_80. */
+static void t_spill_twice(Tally *T) {
+  static const int MNIV[][4] = {{40, 300, 3, 1}, {40, 300, 3, 0}, {16, 256, 2, 1}, {7, 100, 1, 0}, {33, 129, 0, 1}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 30; c++) {
+    int M = MNIV[c % 5][0], N = MNIV[c % 5][1], iters = MNIV[c % 5][2], mixed = MNIV[c % 5][3];
+    bool twice = c / 5 % 2 == 0;
+    double bump = twice ? 0.375 : 0;
+    Rng r = rng_seed("spill_twice", (uint64_t)c);
+    Call k;
+    call_init(&k, "spill_twice.tl", twice ? "spill_twice" : "spill_once");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 10]);
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(M, 16));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(16, 16));
+    Ten *V = call_in(&k, "V", F32, 1, SHAPE(N));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(M, 16));
+    Ten *Q = call_out(&k, "Q", F32, 2, SHAPE(M, 1));
+    call_arg(&k, "iters=%d", iters);
+    if (twice) call_arg(&k, "bump=%.9g", bump);
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    fill_uniform(V, &r, -1, 1);
+    for (int j = 0; j < N; j++)
+      if (!mixed) V->v[j] = -1 - fabs(V->v[j]);
+    double w[16][16], q = 0;
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 16; j++) w[i][j] = A2(W, i, j);
+    double (*o)[16] = calloc((size_t)M, sizeof *o);
+    for (int it = 0; it < iters; it++) {
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) w[i][j] = w[i][j] * 0.5 + 0.25;
+      for (int i = 0; i < M; i++)
+        for (int j = 0; j < 16; j++)
+          for (int kk = 0; kk < 16; kk++) o[i][j] += A2(A, i, kk) * w[kk][j];
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) w[i][j] += bump;
+      for (int j = 0; j < N; j += 128)
+        if (V->v[j] > 0) {
+          double s = 0;
+          for (int t = j; t < j + 128 && t < N; t++) s += V->v[t];
+          q += w[1][3] * s;
+        }
+    }
+    for (int i = 0; i < M; i++) {
+      for (int j = 0; j < 16; j++) R2(O, i, j) = o[i][j];
+      Q->ref[i] = q;
+    }
+    free(o);
+    char l[80];
+    label(l, sizeof l, "%s %s M=%d N=%d iters=%d V %s", targets[c / 10], twice ? "twice" : "once", M, N, iters,
+          mixed ? "mixed" : "negative");
+    CHECK(T, call_check(&k, "spill_twice", l));
+    call_free(&k);
+  }
+}
 /* staged_store_branches (tests/gpu): y = f16(X W) stored to P, Q or R by the block's z and
  * to S[z], every store staged through the one copy of y. Ragged M, N and K (K % 8 == 0: the
  * 16-byte body; not: the general one), one tile exactly, a corner; on sm_90, sm_90a (the
@@ -8820,6 +8879,7 @@ static const Test tests[] = {
     {"pipeline_gather_var", t_pipeline_gather_var},
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
+    {"spill_twice", t_spill_twice},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
     {"scaled_scale_row", t_scaled_scale_row},
