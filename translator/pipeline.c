@@ -391,16 +391,11 @@ static TirVar *index_value(const TirKernel *K, const Expr *x) {
   TirVar *h = tir_hoisted(K, x);
   if (h || x->kind != E_IDENT || !x->u.ident.sym) return h;
   const Sym *y = x->u.ident.sym;
-  if (y->kind != SY_VAR || !y->ty.rank || y->reassigned) return NULL;
-  for (int i = 0; i < K->vars.len; i++) {
-    TirVar *v = K->vars.items[i];
-    if (v->sym == y) return v;
-  }
-  return NULL;
+  return y->kind == SY_VAR && y->ty.rank && !y->reassigned ? tir_var_of(K, y) : NULL;
 }
 
 /* l's slice with each index that is value ix (a gather's index tile loaded in the loop
- * body, tir_hoisted) read from v instead: the slot of ix's own ring that holds the
+ * body: index_value) read from v instead: the slot of ix's own ring that holds the
  * iteration l's early load is for. */
 static Expr *slice_from(TirKernel *K, const TirOp *l, const TirVar *ix, TirVar *v) {
   Expr *s = l->slice, *c = NEW(K->a, Expr);

@@ -1077,6 +1077,7 @@ void tir_drop_var(TirKernel *K, const TirVar *v);
 void tir_drop_op(PtrVec *ops, int k);
 TirOp *tir_new_op(TirKernel *K, TirBlock *b, TirOpKind kind, Stmt *s);
 TirVar *tir_hoisted(const TirKernel *K, const Expr *x);
+TirVar *tir_var_of(const TirKernel *K, const Sym *y); /* the one value that holds var y, or NULL */
 TirRead *tir_read(const TirKernel *K, const Expr *x);
 /* v's shared copy (made on first use); -1 when there are too many buffers. */
 int tir_copy_buf(TirKernel *K, TirVar *v);

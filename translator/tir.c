@@ -59,6 +59,16 @@ TirVar *tir_hoisted(const TirKernel *K, const Expr *x) {
   return NULL;
 }
 
+TirVar *tir_var_of(const TirKernel *K, const Sym *y) {
+  TirVar *one = NULL;
+  for (int i = 0; i < K->vars.len; i++) {
+    TirVar *v = K->vars.items[i];
+    if (v->sym == y && one) return NULL;
+    if (v->sym == y) one = v;
+  }
+  return one;
+}
+
 TirRead *tir_read(const TirKernel *K, const Expr *x) {
   for (int i = 0; i < K->rkeys.len; i++)
     if (K->rkeys.items[i] == x) return K->rvals.items[i];

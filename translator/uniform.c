@@ -188,17 +188,6 @@ typedef struct Masks {
   PtrVec vars;
 } Masks;
 
-/* The one value that holds var y, or NULL. */
-static TirVar *var_of(const TirKernel *K, const Sym *y) {
-  TirVar *one = NULL;
-  for (int i = 0; i < K->vars.len; i++) {
-    TirVar *v = K->vars.items[i];
-    if (v->sym == y && one) return NULL;
-    if (v->sym == y) one = v;
-  }
-  return one;
-}
-
 static void inline_mask(TirKernel *K, Masks *m, Expr *c) {
   if (tir_hoisted(K, c) || tir_read(K, c)) return;
   if (c->kind == E_BINARY && (c->u.binary.op == TK_ANDAND || c->u.binary.op == TK_OROR)) {
@@ -208,7 +197,7 @@ static void inline_mask(TirKernel *K, Masks *m, Expr *c) {
   }
   if (c->kind != E_IDENT || c->ty.elem != T_BOOL) return;
   const Expr *init = layout_declared_value(K, c);
-  TirVar *v = init ? var_of(K, c->u.ident.sym) : NULL;
+  TirVar *v = init ? tir_var_of(K, c->u.ident.sym) : NULL;
   bool saw = false;
   int budget = 24;
   Expr *e = v && guard(K, init, &saw) && saw ? layout_recompute(K, init, &budget) : NULL;
