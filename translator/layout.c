@@ -1947,13 +1947,15 @@ static int next_groupable(const TirKernel *K, const TirBlock *b, int i, const Pt
       if (dep) return -1;
       return j;
     }
+    /* a reduction or scan of one warp (a fold carried in each thread) is an assignment here */
+    bool local = (op->kind == TO_REDUCE || op->kind == TO_SCAN) && !across_warps(K, op);
     if (dep) {
-      if (op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_STORE && op->kind != TO_SCALAR) return -1;
+      if (op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_STORE && op->kind != TO_SCALAR && !local) return -1;
       vec_push(K->a, &held, op);
       vec_push(K->a, wait, op);
       continue;
     }
-    if ((op->kind != TO_DECL && op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_SCALAR) ||
+    if ((op->kind != TO_DECL && op->kind != TO_ASSIGN && op->kind != TO_LOAD && op->kind != TO_SCALAR && !local) ||
         before_held(K, op, &held))
       return -1;
   }

@@ -8,7 +8,7 @@
 //   t2c_red0: shared, f32[4, 32], 512 bytes (partials of cumsum at line 9, run totals, one row per warp)
 //   t2c_red1: shared, f32[4, 1], 16 bytes (partials of cumsum at line 10, run totals, one row per warp)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 528 bytes; barriers: 2
+//   shared memory: 528 bytes; barriers: 1
 extern "C" __global__ void
 k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
 {
@@ -124,51 +124,6 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
       t2c_red0[warp * 32 + t2c_c0 + 2] = t2c_v2_t[11];
       t2c_red0[warp * 32 + t2c_c0 + 3] = t2c_v2_t[15];
     }
-    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
-    float t2c_b5 = 0.0f;  // the warps before
-    for (int t2c_w4 = 0; t2c_w4 < warp; ++t2c_w4) t2c_b5 = t2c_b5 + t2c_red0[t2c_w4 * 32 + t2c_c0];
-    t2c_v2_x[0] = t2c_b5 + t2c_v2_x[0];
-    t2c_v2_x[1] = t2c_b5 + t2c_v2_x[1];
-    t2c_v2_x[2] = t2c_b5 + t2c_v2_x[2];
-    t2c_v2_x[3] = t2c_b5 + t2c_v2_x[3];
-    float t2c_b7 = 0.0f;  // the warps before
-    for (int t2c_w6 = 0; t2c_w6 < warp; ++t2c_w6) t2c_b7 = t2c_b7 + t2c_red0[t2c_w6 * 32 + t2c_c0 + 1];
-    t2c_v2_x[4] = t2c_b7 + t2c_v2_x[4];
-    t2c_v2_x[5] = t2c_b7 + t2c_v2_x[5];
-    t2c_v2_x[6] = t2c_b7 + t2c_v2_x[6];
-    t2c_v2_x[7] = t2c_b7 + t2c_v2_x[7];
-    float t2c_b9 = 0.0f;  // the warps before
-    for (int t2c_w8 = 0; t2c_w8 < warp; ++t2c_w8) t2c_b9 = t2c_b9 + t2c_red0[t2c_w8 * 32 + t2c_c0 + 2];
-    t2c_v2_x[8] = t2c_b9 + t2c_v2_x[8];
-    t2c_v2_x[9] = t2c_b9 + t2c_v2_x[9];
-    t2c_v2_x[10] = t2c_b9 + t2c_v2_x[10];
-    t2c_v2_x[11] = t2c_b9 + t2c_v2_x[11];
-    float t2c_b11 = 0.0f;  // the warps before
-    for (int t2c_w10 = 0; t2c_w10 < warp; ++t2c_w10) t2c_b11 = t2c_b11 + t2c_red0[t2c_w10 * 32 + t2c_c0 + 3];
-    t2c_v2_x[12] = t2c_b11 + t2c_v2_x[12];
-    t2c_v2_x[13] = t2c_b11 + t2c_v2_x[13];
-    t2c_v2_x[14] = t2c_b11 + t2c_v2_x[14];
-    t2c_v2_x[15] = t2c_b11 + t2c_v2_x[15];
-    t2c_v2[0] = t2c_v2_x[0] + t2c_v2[0];
-    t2c_v2[4] = t2c_v2_x[1] + t2c_v2[4];
-    t2c_v2[8] = t2c_v2_x[2] + t2c_v2[8];
-    t2c_v2[12] = t2c_v2_x[3] + t2c_v2[12];
-    t2c_v2[1] = t2c_v2_x[4] + t2c_v2[1];
-    t2c_v2[5] = t2c_v2_x[5] + t2c_v2[5];
-    t2c_v2[9] = t2c_v2_x[6] + t2c_v2[9];
-    t2c_v2[13] = t2c_v2_x[7] + t2c_v2[13];
-    t2c_v2[2] = t2c_v2_x[8] + t2c_v2[2];
-    t2c_v2[6] = t2c_v2_x[9] + t2c_v2[6];
-    t2c_v2[10] = t2c_v2_x[10] + t2c_v2[10];
-    t2c_v2[14] = t2c_v2_x[11] + t2c_v2[14];
-    t2c_v2[3] = t2c_v2_x[12] + t2c_v2[3];
-    t2c_v2[7] = t2c_v2_x[13] + t2c_v2[7];
-    t2c_v2[11] = t2c_v2_x[14] + t2c_v2[11];
-    t2c_v2[15] = t2c_v2_x[15] + t2c_v2[15];
-    t2c::stg_vec<4>(Y + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
-    t2c::stg_vec<4>(Y + (t2c_r0 + 4) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
-    t2c::stg_vec<4>(Y + (t2c_r0 + 8) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11]}});
-    t2c::stg_vec<4>(Y + (t2c_r0 + 12) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
     // scan-columns.tl:10: S[0 :+ 64, 0 :+ 1] = cumsum(rowsum(x), 0)
     float t2c_v3[4];
     t2c_v3[0] = x[0];
@@ -214,7 +169,47 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     if (lane < 8 && t2c_c0 == 0) {
       t2c_red1[warp * 1 + 0] = t2c_v4_t[3];
     }
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads; t2c_red1 too (written at line 10)
+    float t2c_b5 = 0.0f;  // the warps before
+    for (int t2c_w4 = 0; t2c_w4 < warp; ++t2c_w4) t2c_b5 = t2c_b5 + t2c_red0[t2c_w4 * 32 + t2c_c0];
+    t2c_v2_x[0] = t2c_b5 + t2c_v2_x[0];
+    t2c_v2_x[1] = t2c_b5 + t2c_v2_x[1];
+    t2c_v2_x[2] = t2c_b5 + t2c_v2_x[2];
+    t2c_v2_x[3] = t2c_b5 + t2c_v2_x[3];
+    float t2c_b7 = 0.0f;  // the warps before
+    for (int t2c_w6 = 0; t2c_w6 < warp; ++t2c_w6) t2c_b7 = t2c_b7 + t2c_red0[t2c_w6 * 32 + t2c_c0 + 1];
+    t2c_v2_x[4] = t2c_b7 + t2c_v2_x[4];
+    t2c_v2_x[5] = t2c_b7 + t2c_v2_x[5];
+    t2c_v2_x[6] = t2c_b7 + t2c_v2_x[6];
+    t2c_v2_x[7] = t2c_b7 + t2c_v2_x[7];
+    float t2c_b9 = 0.0f;  // the warps before
+    for (int t2c_w8 = 0; t2c_w8 < warp; ++t2c_w8) t2c_b9 = t2c_b9 + t2c_red0[t2c_w8 * 32 + t2c_c0 + 2];
+    t2c_v2_x[8] = t2c_b9 + t2c_v2_x[8];
+    t2c_v2_x[9] = t2c_b9 + t2c_v2_x[9];
+    t2c_v2_x[10] = t2c_b9 + t2c_v2_x[10];
+    t2c_v2_x[11] = t2c_b9 + t2c_v2_x[11];
+    float t2c_b11 = 0.0f;  // the warps before
+    for (int t2c_w10 = 0; t2c_w10 < warp; ++t2c_w10) t2c_b11 = t2c_b11 + t2c_red0[t2c_w10 * 32 + t2c_c0 + 3];
+    t2c_v2_x[12] = t2c_b11 + t2c_v2_x[12];
+    t2c_v2_x[13] = t2c_b11 + t2c_v2_x[13];
+    t2c_v2_x[14] = t2c_b11 + t2c_v2_x[14];
+    t2c_v2_x[15] = t2c_b11 + t2c_v2_x[15];
+    t2c_v2[0] = t2c_v2_x[0] + t2c_v2[0];
+    t2c_v2[4] = t2c_v2_x[1] + t2c_v2[4];
+    t2c_v2[8] = t2c_v2_x[2] + t2c_v2[8];
+    t2c_v2[12] = t2c_v2_x[3] + t2c_v2[12];
+    t2c_v2[1] = t2c_v2_x[4] + t2c_v2[1];
+    t2c_v2[5] = t2c_v2_x[5] + t2c_v2[5];
+    t2c_v2[9] = t2c_v2_x[6] + t2c_v2[9];
+    t2c_v2[13] = t2c_v2_x[7] + t2c_v2[13];
+    t2c_v2[2] = t2c_v2_x[8] + t2c_v2[2];
+    t2c_v2[6] = t2c_v2_x[9] + t2c_v2[6];
+    t2c_v2[10] = t2c_v2_x[10] + t2c_v2[10];
+    t2c_v2[14] = t2c_v2_x[11] + t2c_v2[14];
+    t2c_v2[3] = t2c_v2_x[12] + t2c_v2[3];
+    t2c_v2[7] = t2c_v2_x[13] + t2c_v2[7];
+    t2c_v2[11] = t2c_v2_x[14] + t2c_v2[11];
+    t2c_v2[15] = t2c_v2_x[15] + t2c_v2[15];
     float t2c_b13 = 0.0f;  // the warps before
     for (int t2c_w12 = 0; t2c_w12 < warp; ++t2c_w12) t2c_b13 = t2c_b13 + t2c_red1[t2c_w12 * 1 + 0];
     t2c_v4_x[0] = t2c_b13 + t2c_v4_x[0];
@@ -225,6 +220,12 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     t2c_v4[1] = t2c_v4_x[1] + t2c_v4[1];
     t2c_v4[2] = t2c_v4_x[2] + t2c_v4[2];
     t2c_v4[3] = t2c_v4_x[3] + t2c_v4[3];
+    // line 9, after the reduction at line 10, which shares its barrier
+    t2c::stg_vec<4>(Y + t2c_r0 * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0], t2c_v2[1], t2c_v2[2], t2c_v2[3]}});
+    t2c::stg_vec<4>(Y + (t2c_r0 + 4) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[4], t2c_v2[5], t2c_v2[6], t2c_v2[7]}});
+    t2c::stg_vec<4>(Y + (t2c_r0 + 8) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[8], t2c_v2[9], t2c_v2[10], t2c_v2[11]}});
+    t2c::stg_vec<4>(Y + (t2c_r0 + 12) * 32 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[12], t2c_v2[13], t2c_v2[14], t2c_v2[15]}});
+    // line 10
     if (t2c_c0 == 0) S[t2c_r0] = t2c_v4[0];
     if (t2c_c0 == 0) S[t2c_r0 + 4] = t2c_v4[1];
     if (t2c_c0 == 0) S[t2c_r0 + 8] = t2c_v4[2];
@@ -329,63 +330,6 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
       t2c_red0[warp * 32 + t2c_c0 + 2] = t2c_v2_t[11];
       t2c_red0[warp * 32 + t2c_c0 + 3] = t2c_v2_t[15];
     }
-    __syncthreads();  // t2c_red0: written at line 9, read here by other threads
-    float t2c_b15 = 0.0f;  // the warps before
-    for (int t2c_w14 = 0; t2c_w14 < warp; ++t2c_w14) t2c_b15 = t2c_b15 + t2c_red0[t2c_w14 * 32 + t2c_c0];
-    t2c_v2_x[0] = t2c_b15 + t2c_v2_x[0];
-    t2c_v2_x[1] = t2c_b15 + t2c_v2_x[1];
-    t2c_v2_x[2] = t2c_b15 + t2c_v2_x[2];
-    t2c_v2_x[3] = t2c_b15 + t2c_v2_x[3];
-    float t2c_b17 = 0.0f;  // the warps before
-    for (int t2c_w16 = 0; t2c_w16 < warp; ++t2c_w16) t2c_b17 = t2c_b17 + t2c_red0[t2c_w16 * 32 + t2c_c0 + 1];
-    t2c_v2_x[4] = t2c_b17 + t2c_v2_x[4];
-    t2c_v2_x[5] = t2c_b17 + t2c_v2_x[5];
-    t2c_v2_x[6] = t2c_b17 + t2c_v2_x[6];
-    t2c_v2_x[7] = t2c_b17 + t2c_v2_x[7];
-    float t2c_b19 = 0.0f;  // the warps before
-    for (int t2c_w18 = 0; t2c_w18 < warp; ++t2c_w18) t2c_b19 = t2c_b19 + t2c_red0[t2c_w18 * 32 + t2c_c0 + 2];
-    t2c_v2_x[8] = t2c_b19 + t2c_v2_x[8];
-    t2c_v2_x[9] = t2c_b19 + t2c_v2_x[9];
-    t2c_v2_x[10] = t2c_b19 + t2c_v2_x[10];
-    t2c_v2_x[11] = t2c_b19 + t2c_v2_x[11];
-    float t2c_b21 = 0.0f;  // the warps before
-    for (int t2c_w20 = 0; t2c_w20 < warp; ++t2c_w20) t2c_b21 = t2c_b21 + t2c_red0[t2c_w20 * 32 + t2c_c0 + 3];
-    t2c_v2_x[12] = t2c_b21 + t2c_v2_x[12];
-    t2c_v2_x[13] = t2c_b21 + t2c_v2_x[13];
-    t2c_v2_x[14] = t2c_b21 + t2c_v2_x[14];
-    t2c_v2_x[15] = t2c_b21 + t2c_v2_x[15];
-    t2c_v2[0] = t2c_v2_x[0] + t2c_v2[0];
-    t2c_v2[4] = t2c_v2_x[1] + t2c_v2[4];
-    t2c_v2[8] = t2c_v2_x[2] + t2c_v2[8];
-    t2c_v2[12] = t2c_v2_x[3] + t2c_v2[12];
-    t2c_v2[1] = t2c_v2_x[4] + t2c_v2[1];
-    t2c_v2[5] = t2c_v2_x[5] + t2c_v2[5];
-    t2c_v2[9] = t2c_v2_x[6] + t2c_v2[9];
-    t2c_v2[13] = t2c_v2_x[7] + t2c_v2[13];
-    t2c_v2[2] = t2c_v2_x[8] + t2c_v2[2];
-    t2c_v2[6] = t2c_v2_x[9] + t2c_v2[6];
-    t2c_v2[10] = t2c_v2_x[10] + t2c_v2[10];
-    t2c_v2[14] = t2c_v2_x[11] + t2c_v2[14];
-    t2c_v2[3] = t2c_v2_x[12] + t2c_v2[3];
-    t2c_v2[7] = t2c_v2_x[13] + t2c_v2[7];
-    t2c_v2[11] = t2c_v2_x[14] + t2c_v2[11];
-    t2c_v2[15] = t2c_v2_x[15] + t2c_v2[15];
-    Y[t2c_r0 * 32 + t2c_c0] = t2c_v2[0];
-    Y[t2c_r0 * 32 + (t2c_c0 + 1)] = t2c_v2[1];
-    Y[t2c_r0 * 32 + (t2c_c0 + 2)] = t2c_v2[2];
-    Y[t2c_r0 * 32 + (t2c_c0 + 3)] = t2c_v2[3];
-    Y[(t2c_r0 + 4) * 32 + t2c_c0] = t2c_v2[4];
-    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 1)] = t2c_v2[5];
-    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 2)] = t2c_v2[6];
-    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 3)] = t2c_v2[7];
-    Y[(t2c_r0 + 8) * 32 + t2c_c0] = t2c_v2[8];
-    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 1)] = t2c_v2[9];
-    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 2)] = t2c_v2[10];
-    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 3)] = t2c_v2[11];
-    Y[(t2c_r0 + 12) * 32 + t2c_c0] = t2c_v2[12];
-    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 1)] = t2c_v2[13];
-    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 2)] = t2c_v2[14];
-    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 3)] = t2c_v2[15];
     // scan-columns.tl:10: S[0 :+ 64, 0 :+ 1] = cumsum(rowsum(x), 0)
     float t2c_v3[4];
     t2c_v3[0] = x[0];
@@ -431,7 +375,47 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     if (lane < 8 && t2c_c0 == 0) {
       t2c_red1[warp * 1 + 0] = t2c_v4_t[3];
     }
-    __syncthreads();  // t2c_red1: written at line 10, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 9, read here by other threads; t2c_red1 too (written at line 10)
+    float t2c_b15 = 0.0f;  // the warps before
+    for (int t2c_w14 = 0; t2c_w14 < warp; ++t2c_w14) t2c_b15 = t2c_b15 + t2c_red0[t2c_w14 * 32 + t2c_c0];
+    t2c_v2_x[0] = t2c_b15 + t2c_v2_x[0];
+    t2c_v2_x[1] = t2c_b15 + t2c_v2_x[1];
+    t2c_v2_x[2] = t2c_b15 + t2c_v2_x[2];
+    t2c_v2_x[3] = t2c_b15 + t2c_v2_x[3];
+    float t2c_b17 = 0.0f;  // the warps before
+    for (int t2c_w16 = 0; t2c_w16 < warp; ++t2c_w16) t2c_b17 = t2c_b17 + t2c_red0[t2c_w16 * 32 + t2c_c0 + 1];
+    t2c_v2_x[4] = t2c_b17 + t2c_v2_x[4];
+    t2c_v2_x[5] = t2c_b17 + t2c_v2_x[5];
+    t2c_v2_x[6] = t2c_b17 + t2c_v2_x[6];
+    t2c_v2_x[7] = t2c_b17 + t2c_v2_x[7];
+    float t2c_b19 = 0.0f;  // the warps before
+    for (int t2c_w18 = 0; t2c_w18 < warp; ++t2c_w18) t2c_b19 = t2c_b19 + t2c_red0[t2c_w18 * 32 + t2c_c0 + 2];
+    t2c_v2_x[8] = t2c_b19 + t2c_v2_x[8];
+    t2c_v2_x[9] = t2c_b19 + t2c_v2_x[9];
+    t2c_v2_x[10] = t2c_b19 + t2c_v2_x[10];
+    t2c_v2_x[11] = t2c_b19 + t2c_v2_x[11];
+    float t2c_b21 = 0.0f;  // the warps before
+    for (int t2c_w20 = 0; t2c_w20 < warp; ++t2c_w20) t2c_b21 = t2c_b21 + t2c_red0[t2c_w20 * 32 + t2c_c0 + 3];
+    t2c_v2_x[12] = t2c_b21 + t2c_v2_x[12];
+    t2c_v2_x[13] = t2c_b21 + t2c_v2_x[13];
+    t2c_v2_x[14] = t2c_b21 + t2c_v2_x[14];
+    t2c_v2_x[15] = t2c_b21 + t2c_v2_x[15];
+    t2c_v2[0] = t2c_v2_x[0] + t2c_v2[0];
+    t2c_v2[4] = t2c_v2_x[1] + t2c_v2[4];
+    t2c_v2[8] = t2c_v2_x[2] + t2c_v2[8];
+    t2c_v2[12] = t2c_v2_x[3] + t2c_v2[12];
+    t2c_v2[1] = t2c_v2_x[4] + t2c_v2[1];
+    t2c_v2[5] = t2c_v2_x[5] + t2c_v2[5];
+    t2c_v2[9] = t2c_v2_x[6] + t2c_v2[9];
+    t2c_v2[13] = t2c_v2_x[7] + t2c_v2[13];
+    t2c_v2[2] = t2c_v2_x[8] + t2c_v2[2];
+    t2c_v2[6] = t2c_v2_x[9] + t2c_v2[6];
+    t2c_v2[10] = t2c_v2_x[10] + t2c_v2[10];
+    t2c_v2[14] = t2c_v2_x[11] + t2c_v2[14];
+    t2c_v2[3] = t2c_v2_x[12] + t2c_v2[3];
+    t2c_v2[7] = t2c_v2_x[13] + t2c_v2[7];
+    t2c_v2[11] = t2c_v2_x[14] + t2c_v2[11];
+    t2c_v2[15] = t2c_v2_x[15] + t2c_v2[15];
     float t2c_b23 = 0.0f;  // the warps before
     for (int t2c_w22 = 0; t2c_w22 < warp; ++t2c_w22) t2c_b23 = t2c_b23 + t2c_red1[t2c_w22 * 1 + 0];
     t2c_v4_x[0] = t2c_b23 + t2c_v4_x[0];
@@ -442,6 +426,24 @@ k(const float *__restrict__ X, float *__restrict__ Y, float *__restrict__ S)
     t2c_v4[1] = t2c_v4_x[1] + t2c_v4[1];
     t2c_v4[2] = t2c_v4_x[2] + t2c_v4[2];
     t2c_v4[3] = t2c_v4_x[3] + t2c_v4[3];
+    // line 9, after the reduction at line 10, which shares its barrier
+    Y[t2c_r0 * 32 + t2c_c0] = t2c_v2[0];
+    Y[t2c_r0 * 32 + (t2c_c0 + 1)] = t2c_v2[1];
+    Y[t2c_r0 * 32 + (t2c_c0 + 2)] = t2c_v2[2];
+    Y[t2c_r0 * 32 + (t2c_c0 + 3)] = t2c_v2[3];
+    Y[(t2c_r0 + 4) * 32 + t2c_c0] = t2c_v2[4];
+    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 1)] = t2c_v2[5];
+    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 2)] = t2c_v2[6];
+    Y[(t2c_r0 + 4) * 32 + (t2c_c0 + 3)] = t2c_v2[7];
+    Y[(t2c_r0 + 8) * 32 + t2c_c0] = t2c_v2[8];
+    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 1)] = t2c_v2[9];
+    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 2)] = t2c_v2[10];
+    Y[(t2c_r0 + 8) * 32 + (t2c_c0 + 3)] = t2c_v2[11];
+    Y[(t2c_r0 + 12) * 32 + t2c_c0] = t2c_v2[12];
+    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 1)] = t2c_v2[13];
+    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 2)] = t2c_v2[14];
+    Y[(t2c_r0 + 12) * 32 + (t2c_c0 + 3)] = t2c_v2[15];
+    // line 10
     if (t2c_c0 == 0) S[t2c_r0] = t2c_v4[0];
     if (t2c_c0 == 0) S[t2c_r0 + 4] = t2c_v4[1];
     if (t2c_c0 == 0) S[t2c_r0 + 8] = t2c_v4[2];
