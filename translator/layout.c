@@ -788,8 +788,9 @@ static void tall_fn(TirKernel *K, TirOp *op, void *ctx) {
  * nothing to add. Where a row fold or row scan runs over it, its spare warps go down
  * the rows instead (warps 8 x 1, the rows past the tile padding): each row is in one
  * warp, its fold shuffles only. Not where a column fold or scan runs over it (that one
- * would then span the warps), nor where another layout shares its rows (a changed one
- * would be read through copies: rows_alone), nor for one row whose lanes lie along it
+ * would then span the warps), nor where another layout holds its rows at the same
+ * threads (a changed one would be read through copies: rows_shared; a [1, 1024] tile
+ * of the same kernel over lanes 1 x 32 does not), nor for one row whose lanes lie along it
  * (lanes 1 x 32: every thread holds its fold, layout_everywhere, read where it is). */
 typedef struct Narrow {
   int warps;
@@ -806,11 +807,21 @@ static void narrow_ops_fn(TirKernel *K, TirOp *op, void *ctx) {
   else n->rows = true;
 }
 
+/* Whether another blocked layout holds l's rows at the same threads (same_rows): a
+ * row value of either is read in the other where it is. */
+static bool rows_shared(const TirKernel *K, const Layout *l) {
+  for (int i = 0; i < K->layouts.len; i++) {
+    const Layout *o = K->layouts.items[i];
+    if (o != l && o->kind == LY_BLOCKED && same_rows(o, l)) return true;
+  }
+  return false;
+}
+
 static void narrow_rows(TirKernel *K, int warps) {
   for (int i = 0; i < K->layouts.len; i++) {
     Layout *l = K->layouts.items[i];
     if (l->kind != LY_BLOCKED || l->mma || l->wtiles || l->partials || l->wc == 1 || l->cols / l->vec > l->lc ||
-        (l->rows == 1 && l->lr == 1) || !rows_alone(K, l))
+        (l->rows == 1 && l->lr == 1) || rows_shared(K, l))
       continue;
     Narrow n = {warps, l, false, false};
     walk(K, &K->body, narrow_ops_fn, &n);

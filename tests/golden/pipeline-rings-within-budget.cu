@@ -4,7 +4,7 @@
 
 // kernel decode (pipeline-rings-within-budget.tl:10): 128 threads
 //   layout L1: [64, 128], runs of 8, lanes 2 x 16, warps 4 x 1: 64 per thread
-//   layout L2: [1, 64], runs of 8, lanes 4 x 8, warps 1 x 4: 8 per thread
+//   layout L2: [1, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 8 per thread
 //   q: registers, 8 x f32 per thread (slice(L1, dim 0))
 //   m: registers, 1 x f32 per thread (slice(L2, dim 1))
 //   l: registers, 1 x f32 per thread (slice(L2, dim 1))
@@ -18,11 +18,9 @@
 //   p_s: shared, f32[1, 64], 520 bytes (shared copy of p)
 //   alpha_s: shared, f32[1, 1], 4 bytes (shared copy of alpha)
 //   l_s: shared, f32[1, 1], 4 bytes (shared copy of l)
-//   t2c_red0: shared, f32[4, 1], 32 bytes (partials of rowmax at line 22, one row per warp)
-//   t2c_red1: shared, f32[4, 1], 32 bytes (partials of rowsum at line 25, one row per warp)
-//   t2c_red2: shared, f32[4, 128], 4096 bytes (partials of colsum at line 26, one row per warp)
+//   t2c_red0: shared, f32[4, 128], 4096 bytes (partials of colsum at line 26, one row per warp)
 //   16-byte accesses when Q is 16-byte aligned, K is 16-byte aligned, V is 16-byte aligned, O is 16-byte aligned; otherwise single elements
-//   shared memory: 5232 bytes; barriers: 5
+//   shared memory: 5168 bytes; barriers: 4
 extern "C" __global__ void
 decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float scale, int B, int H, int S)
 {
@@ -30,18 +28,14 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
   __shared__ __align__(16) float p_s[130];
   __shared__ __align__(16) float alpha_s[1];
   __shared__ __align__(16) float l_s[1];
-  __shared__ __align__(16) float t2c_red0[8];
-  __shared__ __align__(16) float t2c_red1[8];
-  __shared__ __align__(16) float t2c_red2[1024];
+  __shared__ __align__(16) float t2c_red0[1024];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   int t2c_ph0 = 0;  // which half of t2c_v8_s this turn uses
   int t2c_ph1 = 0;  // which half of p_s this turn uses
   int t2c_ph5 = 0;  // which half of t2c_red0 this turn uses
-  int t2c_ph6 = 0;  // which half of t2c_red1 this turn uses
-  int t2c_ph7 = 0;  // which half of t2c_red2 this turn uses
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 8;  // L1: this thread's first row and column
-  const int t2c_r2 = lane / 8, t2c_c2 = (warp * 8 + lane % 8) * 8;  // L2: this thread's first row and column
+  const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Q, 16) && t2c::aligned(K, 16) && t2c::aligned(V, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
@@ -564,42 +558,38 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       if (t2c_c1 == 0) t2c_v8_s[t2c_ph0 * 64 + (t2c_r1 + 56) * 1 + 0] = t2c_v8[7];
       __syncthreads();  // t2c_v8_s: written at line 21, read here by other threads
       if ((s0 + 63) < S) {  // every element takes the where()'s first branch
-        sc[0] = (t2c_r2 < 1 && t2c_c2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale;
-        sc[1] = (t2c_r2 < 1 && t2c_c2 + 1 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale;
-        sc[2] = (t2c_r2 < 1 && t2c_c2 + 2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale;
-        sc[3] = (t2c_r2 < 1 && t2c_c2 + 3 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale;
-        sc[4] = (t2c_r2 < 1 && t2c_c2 + 4 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale;
-        sc[5] = (t2c_r2 < 1 && t2c_c2 + 5 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale;
-        sc[6] = (t2c_r2 < 1 && t2c_c2 + 6 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale;
-        sc[7] = (t2c_r2 < 1 && t2c_c2 + 7 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale;
+        sc[0] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale;
+        sc[1] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale;
+        sc[2] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale;
+        sc[3] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale;
+        sc[4] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale;
+        sc[5] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale;
+        sc[6] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale;
+        sc[7] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale;
       } else {
-        sc[0] = ((s0 + t2c_c2) < S) ? ((t2c_r2 < 1 && t2c_c2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[1] = ((s0 + (t2c_c2 + 1)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 1 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[2] = ((s0 + (t2c_c2 + 2)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[3] = ((s0 + (t2c_c2 + 3)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 3 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[4] = ((s0 + (t2c_c2 + 4)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 4 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[5] = ((s0 + (t2c_c2 + 5)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 5 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[6] = ((s0 + (t2c_c2 + 6)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 6 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[7] = ((s0 + (t2c_c2 + 7)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 7 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[0] = ((s0 + t2c_c2) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[1] = ((s0 + (t2c_c2 + 1)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[2] = ((s0 + (t2c_c2 + 2)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[3] = ((s0 + (t2c_c2 + 3)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[4] = ((s0 + (t2c_c2 + 4)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[5] = ((s0 + (t2c_c2 + 5)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[6] = ((s0 + (t2c_c2 + 6)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[7] = ((s0 + (t2c_c2 + 7)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
       }
       // pipeline-rings-within-budget.tl:22: var mn = max(m, rowmax(sc))
       float mn[1] = {};
       float t2c_v10[1] = {};
       float t2c_v10_t[3];  // partials: each row's elements in 4 chains
-      t2c_v10[0] = t2c::max(t2c::lowest<float>(), (t2c_c2 < 64 ? sc[0] : t2c::lowest<float>()));
-      t2c_v10_t[0] = (t2c_c2 + 1 < 64 ? sc[1] : t2c::lowest<float>());
-      t2c_v10_t[1] = (t2c_c2 + 2 < 64 ? sc[2] : t2c::lowest<float>());
-      t2c_v10_t[2] = (t2c_c2 + 3 < 64 ? sc[3] : t2c::lowest<float>());
-      t2c_v10[0] = t2c::max(t2c_v10[0], (t2c_c2 + 4 < 64 ? sc[4] : t2c::lowest<float>()));
-      t2c_v10_t[0] = t2c::max(t2c_v10_t[0], (t2c_c2 + 5 < 64 ? sc[5] : t2c::lowest<float>()));
-      t2c_v10_t[1] = t2c::max(t2c_v10_t[1], (t2c_c2 + 6 < 64 ? sc[6] : t2c::lowest<float>()));
-      t2c_v10_t[2] = t2c::max(t2c_v10_t[2], (t2c_c2 + 7 < 64 ? sc[7] : t2c::lowest<float>()));
+      t2c_v10[0] = t2c::max(t2c::lowest<float>(), sc[0]);
+      t2c_v10_t[0] = sc[1];
+      t2c_v10_t[1] = sc[2];
+      t2c_v10_t[2] = sc[3];
+      t2c_v10[0] = t2c::max(t2c_v10[0], sc[4]);
+      t2c_v10_t[0] = t2c::max(t2c_v10_t[0], sc[5]);
+      t2c_v10_t[1] = t2c::max(t2c_v10_t[1], sc[6]);
+      t2c_v10_t[2] = t2c::max(t2c_v10_t[2], sc[7]);
       t2c_v10[0] = t2c::max(t2c::max(t2c_v10[0], t2c_v10_t[0]), t2c::max(t2c_v10_t[1], t2c_v10_t[2]));
       t2c_v10[0] = t2c::fold_max<8>(t2c_v10[0]);
-      if (lane % 8 == 0 && t2c_r2 < 1) t2c_red0[t2c_ph5 * 4 + (warp % 4) * 1 + t2c_r2] = t2c_v10[0];
-      __syncthreads();  // t2c_red0: written at line 22, read here by other threads
-      if (t2c_r2 < 1) t2c_v10[0] = t2c::max(t2c::max(t2c::max(t2c_red0[t2c_ph5 * 4 + t2c_r2], t2c_red0[t2c_ph5 * 4 + 1 + t2c_r2]), t2c_red0[t2c_ph5 * 4 + 2 + t2c_r2]), t2c_red0[t2c_ph5 * 4 + 3 + t2c_r2]);
-      t2c_ph5 ^= 1;
       mn[0] = t2c::max(m[0], t2c_v10[0]);
       // pipeline-rings-within-budget.tl:23: var p = exp(sc - mn)
       float p[8] = {};
@@ -612,33 +602,29 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       p[6] = t2c::exp((sc[6] - mn[0]));
       p[7] = t2c::exp((sc[7] - mn[0]));
       t2c_ph1 ^= 1;  // p_s: this turn writes the other half
-      if (t2c_r2 < 1 && t2c_c2 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2] = p[0];
-      if (t2c_r2 < 1 && t2c_c2 + 1 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 1] = p[1];
-      if (t2c_r2 < 1 && t2c_c2 + 2 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 2] = p[2];
-      if (t2c_r2 < 1 && t2c_c2 + 3 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 3] = p[3];
-      if (t2c_r2 < 1 && t2c_c2 + 4 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 4] = p[4];
-      if (t2c_r2 < 1 && t2c_c2 + 5 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 5] = p[5];
-      if (t2c_r2 < 1 && t2c_c2 + 6 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 6] = p[6];
-      if (t2c_r2 < 1 && t2c_c2 + 7 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 7] = p[7];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2] = p[0];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 1] = p[1];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 2] = p[2];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 3] = p[3];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 4] = p[4];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 5] = p[5];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 6] = p[6];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 7] = p[7];
       // pipeline-rings-within-budget.tl:24: var alpha = exp(m - mn)
       float alpha[1] = {};
       alpha[0] = t2c::exp((m[0] - mn[0]));
       if (t2c_c2 == 0 && t2c_r2 < 1) alpha_s[t2c_r2 * 1 + 0] = alpha[0];
       // pipeline-rings-within-budget.tl:25: l = l * alpha + rowsum(p)
       float t2c_v13[1] = {};
-      t2c_v13[0] = (t2c_c2 < 64 ? p[0] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 1 < 64 ? p[1] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 2 < 64 ? p[2] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 3 < 64 ? p[3] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 4 < 64 ? p[4] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 5 < 64 ? p[5] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 6 < 64 ? p[6] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 7 < 64 ? p[7] : 0.0f);
+      t2c_v13[0] = p[0];
+      t2c_v13[0] = t2c_v13[0] + p[1];
+      t2c_v13[0] = t2c_v13[0] + p[2];
+      t2c_v13[0] = t2c_v13[0] + p[3];
+      t2c_v13[0] = t2c_v13[0] + p[4];
+      t2c_v13[0] = t2c_v13[0] + p[5];
+      t2c_v13[0] = t2c_v13[0] + p[6];
+      t2c_v13[0] = t2c_v13[0] + p[7];
       t2c_v13[0] = t2c::fold_sum<8>(t2c_v13[0]);
-      if (lane % 8 == 0 && t2c_r2 < 1) t2c_red1[t2c_ph6 * 4 + (warp % 4) * 1 + t2c_r2] = t2c_v13[0];
-      __syncthreads();  // t2c_red1: written at line 25, read here by other threads
-      if (t2c_r2 < 1) t2c_v13[0] = t2c_red1[t2c_ph6 * 4 + t2c_r2] + t2c_red1[t2c_ph6 * 4 + 1 + t2c_r2] + t2c_red1[t2c_ph6 * 4 + 2 + t2c_r2] + t2c_red1[t2c_ph6 * 4 + 3 + t2c_r2];
-      t2c_ph6 ^= 1;
       l[0] = (l[0] * alpha[0]) + t2c_v13[0];
       // pipeline-rings-within-budget.tl:26: acc = acc * alpha + dot(p, f32(V[b, h, s0 :+ BS, 0 :+ D]))
       __half t2c_v14[64];
@@ -802,6 +788,7 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
         t2c_v14[62] = t2c::cvt<__half>(0.0f);
         t2c_v14[63] = t2c::cvt<__half>(0.0f);
       }
+      __syncthreads();  // p_s: written at line 23, read here by other threads
       float t2c_v15[8];
       t2c_v15[0] = p_s[t2c_ph1 * 65 + t2c_r1] * t2c::cvt<float>(t2c_v14[0]);
       t2c_v15[1] = p_s[t2c_ph1 * 65 + t2c_r1] * t2c::cvt<float>(t2c_v14[1]);
@@ -875,54 +862,54 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       t2c_v15[5] = t2c::fold_sum<2, 16>(t2c_v15[5]);
       t2c_v15[6] = t2c::fold_sum<2, 16>(t2c_v15[6]);
       t2c_v15[7] = t2c::fold_sum<2, 16>(t2c_v15[7]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red2[t2c_ph7 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v15[0], t2c_v15[1], t2c_v15[2], t2c_v15[3]}});
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red2[t2c_ph7 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v15[4], t2c_v15[5], t2c_v15[6], t2c_v15[7]}});
-      __syncthreads();  // t2c_red2: written at line 26, read here by other threads
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph5 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v15[0], t2c_v15[1], t2c_v15[2], t2c_v15[3]}});
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph5 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v15[4], t2c_v15[5], t2c_v15[6], t2c_v15[7]}});
+      __syncthreads();  // t2c_red0: written at line 26, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s25 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + t2c_c1]);
+        t2c::Vec<float, 4> t2c_s25 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1]);
         t2c_v15[0] = t2c_s25.v[0];
         t2c_v15[1] = t2c_s25.v[1];
         t2c_v15[2] = t2c_s25.v[2];
         t2c_v15[3] = t2c_s25.v[3];
-        t2c_s25 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 128 + t2c_c1]);
+        t2c_s25 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1]);
         t2c_v15[0] = t2c_v15[0] + t2c_s25.v[0];
         t2c_v15[1] = t2c_v15[1] + t2c_s25.v[1];
         t2c_v15[2] = t2c_v15[2] + t2c_s25.v[2];
         t2c_v15[3] = t2c_v15[3] + t2c_s25.v[3];
-        t2c_s25 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 256 + t2c_c1]);
+        t2c_s25 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1]);
         t2c_v15[0] = t2c_v15[0] + t2c_s25.v[0];
         t2c_v15[1] = t2c_v15[1] + t2c_s25.v[1];
         t2c_v15[2] = t2c_v15[2] + t2c_s25.v[2];
         t2c_v15[3] = t2c_v15[3] + t2c_s25.v[3];
-        t2c_s25 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 384 + t2c_c1]);
+        t2c_s25 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1]);
         t2c_v15[0] = t2c_v15[0] + t2c_s25.v[0];
         t2c_v15[1] = t2c_v15[1] + t2c_s25.v[1];
         t2c_v15[2] = t2c_v15[2] + t2c_s25.v[2];
         t2c_v15[3] = t2c_v15[3] + t2c_s25.v[3];
       }
       {
-        t2c::Vec<float, 4> t2c_s26 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + t2c_c1 + 4]);
+        t2c::Vec<float, 4> t2c_s26 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_s26.v[0];
         t2c_v15[5] = t2c_s26.v[1];
         t2c_v15[6] = t2c_s26.v[2];
         t2c_v15[7] = t2c_s26.v[3];
-        t2c_s26 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 128 + t2c_c1 + 4]);
+        t2c_s26 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_v15[4] + t2c_s26.v[0];
         t2c_v15[5] = t2c_v15[5] + t2c_s26.v[1];
         t2c_v15[6] = t2c_v15[6] + t2c_s26.v[2];
         t2c_v15[7] = t2c_v15[7] + t2c_s26.v[3];
-        t2c_s26 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 256 + t2c_c1 + 4]);
+        t2c_s26 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_v15[4] + t2c_s26.v[0];
         t2c_v15[5] = t2c_v15[5] + t2c_s26.v[1];
         t2c_v15[6] = t2c_v15[6] + t2c_s26.v[2];
         t2c_v15[7] = t2c_v15[7] + t2c_s26.v[3];
-        t2c_s26 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 384 + t2c_c1 + 4]);
+        t2c_s26 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_v15[4] + t2c_s26.v[0];
         t2c_v15[5] = t2c_v15[5] + t2c_s26.v[1];
         t2c_v15[6] = t2c_v15[6] + t2c_s26.v[2];
         t2c_v15[7] = t2c_v15[7] + t2c_s26.v[3];
       }
-      t2c_ph7 ^= 1;
+      t2c_ph5 ^= 1;
       acc[0] = (acc[0] * alpha_s[0]) + t2c_v15[0];
       acc[1] = (acc[1] * alpha_s[0]) + t2c_v15[1];
       acc[2] = (acc[2] * alpha_s[0]) + t2c_v15[2];
@@ -1265,42 +1252,38 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       if (t2c_c1 == 0) t2c_v8_s[t2c_ph0 * 64 + (t2c_r1 + 56) * 1 + 0] = t2c_v8[7];
       __syncthreads();  // t2c_v8_s: written at line 21, read here by other threads
       if ((s0 + 63) < S) {  // every element takes the where()'s first branch
-        sc[0] = (t2c_r2 < 1 && t2c_c2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale;
-        sc[1] = (t2c_r2 < 1 && t2c_c2 + 1 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale;
-        sc[2] = (t2c_r2 < 1 && t2c_c2 + 2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale;
-        sc[3] = (t2c_r2 < 1 && t2c_c2 + 3 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale;
-        sc[4] = (t2c_r2 < 1 && t2c_c2 + 4 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale;
-        sc[5] = (t2c_r2 < 1 && t2c_c2 + 5 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale;
-        sc[6] = (t2c_r2 < 1 && t2c_c2 + 6 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale;
-        sc[7] = (t2c_r2 < 1 && t2c_c2 + 7 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale;
+        sc[0] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale;
+        sc[1] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale;
+        sc[2] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale;
+        sc[3] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale;
+        sc[4] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale;
+        sc[5] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale;
+        sc[6] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale;
+        sc[7] = (t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale;
       } else {
-        sc[0] = ((s0 + t2c_c2) < S) ? ((t2c_r2 < 1 && t2c_c2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[1] = ((s0 + (t2c_c2 + 1)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 1 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[2] = ((s0 + (t2c_c2 + 2)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 2 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[3] = ((s0 + (t2c_c2 + 3)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 3 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[4] = ((s0 + (t2c_c2 + 4)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 4 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[5] = ((s0 + (t2c_c2 + 5)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 5 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[6] = ((s0 + (t2c_c2 + 6)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 6 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
-        sc[7] = ((s0 + (t2c_c2 + 7)) < S) ? ((t2c_r2 < 1 && t2c_c2 + 7 < 64 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[0] = ((s0 + t2c_c2) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + t2c_c2 * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[1] = ((s0 + (t2c_c2 + 1)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 1) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[2] = ((s0 + (t2c_c2 + 2)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 2) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[3] = ((s0 + (t2c_c2 + 3)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 3) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[4] = ((s0 + (t2c_c2 + 4)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 4) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[5] = ((s0 + (t2c_c2 + 5)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 5) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[6] = ((s0 + (t2c_c2 + 6)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 6) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
+        sc[7] = ((s0 + (t2c_c2 + 7)) < S) ? ((t2c_r2 < 1 ? t2c_v8_s[t2c_ph0 * 64 + (t2c_c2 + 7) * 1 + 0] : 0.0f) * scale) : -t2c::inf<float>();
       }
       // pipeline-rings-within-budget.tl:22: var mn = max(m, rowmax(sc))
       float mn[1] = {};
       float t2c_v10[1] = {};
       float t2c_v10_t[3];  // partials: each row's elements in 4 chains
-      t2c_v10[0] = t2c::max(t2c::lowest<float>(), (t2c_c2 < 64 ? sc[0] : t2c::lowest<float>()));
-      t2c_v10_t[0] = (t2c_c2 + 1 < 64 ? sc[1] : t2c::lowest<float>());
-      t2c_v10_t[1] = (t2c_c2 + 2 < 64 ? sc[2] : t2c::lowest<float>());
-      t2c_v10_t[2] = (t2c_c2 + 3 < 64 ? sc[3] : t2c::lowest<float>());
-      t2c_v10[0] = t2c::max(t2c_v10[0], (t2c_c2 + 4 < 64 ? sc[4] : t2c::lowest<float>()));
-      t2c_v10_t[0] = t2c::max(t2c_v10_t[0], (t2c_c2 + 5 < 64 ? sc[5] : t2c::lowest<float>()));
-      t2c_v10_t[1] = t2c::max(t2c_v10_t[1], (t2c_c2 + 6 < 64 ? sc[6] : t2c::lowest<float>()));
-      t2c_v10_t[2] = t2c::max(t2c_v10_t[2], (t2c_c2 + 7 < 64 ? sc[7] : t2c::lowest<float>()));
+      t2c_v10[0] = t2c::max(t2c::lowest<float>(), sc[0]);
+      t2c_v10_t[0] = sc[1];
+      t2c_v10_t[1] = sc[2];
+      t2c_v10_t[2] = sc[3];
+      t2c_v10[0] = t2c::max(t2c_v10[0], sc[4]);
+      t2c_v10_t[0] = t2c::max(t2c_v10_t[0], sc[5]);
+      t2c_v10_t[1] = t2c::max(t2c_v10_t[1], sc[6]);
+      t2c_v10_t[2] = t2c::max(t2c_v10_t[2], sc[7]);
       t2c_v10[0] = t2c::max(t2c::max(t2c_v10[0], t2c_v10_t[0]), t2c::max(t2c_v10_t[1], t2c_v10_t[2]));
       t2c_v10[0] = t2c::fold_max<8>(t2c_v10[0]);
-      if (lane % 8 == 0 && t2c_r2 < 1) t2c_red0[t2c_ph5 * 4 + (warp % 4) * 1 + t2c_r2] = t2c_v10[0];
-      __syncthreads();  // t2c_red0: written at line 22, read here by other threads
-      if (t2c_r2 < 1) t2c_v10[0] = t2c::max(t2c::max(t2c::max(t2c_red0[t2c_ph5 * 4 + t2c_r2], t2c_red0[t2c_ph5 * 4 + 1 + t2c_r2]), t2c_red0[t2c_ph5 * 4 + 2 + t2c_r2]), t2c_red0[t2c_ph5 * 4 + 3 + t2c_r2]);
-      t2c_ph5 ^= 1;
       mn[0] = t2c::max(m[0], t2c_v10[0]);
       // pipeline-rings-within-budget.tl:23: var p = exp(sc - mn)
       float p[8] = {};
@@ -1313,33 +1296,29 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       p[6] = t2c::exp((sc[6] - mn[0]));
       p[7] = t2c::exp((sc[7] - mn[0]));
       t2c_ph1 ^= 1;  // p_s: this turn writes the other half
-      if (t2c_r2 < 1 && t2c_c2 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2] = p[0];
-      if (t2c_r2 < 1 && t2c_c2 + 1 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 1] = p[1];
-      if (t2c_r2 < 1 && t2c_c2 + 2 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 2] = p[2];
-      if (t2c_r2 < 1 && t2c_c2 + 3 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 3] = p[3];
-      if (t2c_r2 < 1 && t2c_c2 + 4 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 4] = p[4];
-      if (t2c_r2 < 1 && t2c_c2 + 5 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 5] = p[5];
-      if (t2c_r2 < 1 && t2c_c2 + 6 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 6] = p[6];
-      if (t2c_r2 < 1 && t2c_c2 + 7 < 64) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 7] = p[7];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2] = p[0];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 1] = p[1];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 2] = p[2];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 3] = p[3];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 4] = p[4];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 5] = p[5];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 6] = p[6];
+      if (t2c_r2 < 1) p_s[t2c_ph1 * 65 + t2c_r2 * 65 + t2c_c2 + 7] = p[7];
       // pipeline-rings-within-budget.tl:24: var alpha = exp(m - mn)
       float alpha[1] = {};
       alpha[0] = t2c::exp((m[0] - mn[0]));
       if (t2c_c2 == 0 && t2c_r2 < 1) alpha_s[t2c_r2 * 1 + 0] = alpha[0];
       // pipeline-rings-within-budget.tl:25: l = l * alpha + rowsum(p)
       float t2c_v13[1] = {};
-      t2c_v13[0] = (t2c_c2 < 64 ? p[0] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 1 < 64 ? p[1] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 2 < 64 ? p[2] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 3 < 64 ? p[3] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 4 < 64 ? p[4] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 5 < 64 ? p[5] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 6 < 64 ? p[6] : 0.0f);
-      t2c_v13[0] = t2c_v13[0] + (t2c_c2 + 7 < 64 ? p[7] : 0.0f);
+      t2c_v13[0] = p[0];
+      t2c_v13[0] = t2c_v13[0] + p[1];
+      t2c_v13[0] = t2c_v13[0] + p[2];
+      t2c_v13[0] = t2c_v13[0] + p[3];
+      t2c_v13[0] = t2c_v13[0] + p[4];
+      t2c_v13[0] = t2c_v13[0] + p[5];
+      t2c_v13[0] = t2c_v13[0] + p[6];
+      t2c_v13[0] = t2c_v13[0] + p[7];
       t2c_v13[0] = t2c::fold_sum<8>(t2c_v13[0]);
-      if (lane % 8 == 0 && t2c_r2 < 1) t2c_red1[t2c_ph6 * 4 + (warp % 4) * 1 + t2c_r2] = t2c_v13[0];
-      __syncthreads();  // t2c_red1: written at line 25, read here by other threads
-      if (t2c_r2 < 1) t2c_v13[0] = t2c_red1[t2c_ph6 * 4 + t2c_r2] + t2c_red1[t2c_ph6 * 4 + 1 + t2c_r2] + t2c_red1[t2c_ph6 * 4 + 2 + t2c_r2] + t2c_red1[t2c_ph6 * 4 + 3 + t2c_r2];
-      t2c_ph6 ^= 1;
       l[0] = (l[0] * alpha[0]) + t2c_v13[0];
       // pipeline-rings-within-budget.tl:26: acc = acc * alpha + dot(p, f32(V[b, h, s0 :+ BS, 0 :+ D]))
       __half t2c_v14[64];
@@ -1407,6 +1386,7 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       t2c_v14[61] = ((s0 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + t2c_r1 + 56)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
       t2c_v14[62] = ((s0 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + t2c_r1 + 56)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
       t2c_v14[63] = ((s0 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + t2c_r1 + 56)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      __syncthreads();  // p_s: written at line 23, read here by other threads
       float t2c_v15[8];
       t2c_v15[0] = p_s[t2c_ph1 * 65 + t2c_r1] * t2c::cvt<float>(t2c_v14[0]);
       t2c_v15[1] = p_s[t2c_ph1 * 65 + t2c_r1] * t2c::cvt<float>(t2c_v14[1]);
@@ -1480,54 +1460,54 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       t2c_v15[5] = t2c::fold_sum<2, 16>(t2c_v15[5]);
       t2c_v15[6] = t2c::fold_sum<2, 16>(t2c_v15[6]);
       t2c_v15[7] = t2c::fold_sum<2, 16>(t2c_v15[7]);
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red2[t2c_ph7 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v15[0], t2c_v15[1], t2c_v15[2], t2c_v15[3]}});
-      if (lane < 16) t2c::sts_vec<4>(&t2c_red2[t2c_ph7 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v15[4], t2c_v15[5], t2c_v15[6], t2c_v15[7]}});
-      __syncthreads();  // t2c_red2: written at line 26, read here by other threads
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph5 * 512 + warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v15[0], t2c_v15[1], t2c_v15[2], t2c_v15[3]}});
+      if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph5 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v15[4], t2c_v15[5], t2c_v15[6], t2c_v15[7]}});
+      __syncthreads();  // t2c_red0: written at line 26, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s27 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + t2c_c1]);
+        t2c::Vec<float, 4> t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1]);
         t2c_v15[0] = t2c_s27.v[0];
         t2c_v15[1] = t2c_s27.v[1];
         t2c_v15[2] = t2c_s27.v[2];
         t2c_v15[3] = t2c_s27.v[3];
-        t2c_s27 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 128 + t2c_c1]);
+        t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1]);
         t2c_v15[0] = t2c_v15[0] + t2c_s27.v[0];
         t2c_v15[1] = t2c_v15[1] + t2c_s27.v[1];
         t2c_v15[2] = t2c_v15[2] + t2c_s27.v[2];
         t2c_v15[3] = t2c_v15[3] + t2c_s27.v[3];
-        t2c_s27 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 256 + t2c_c1]);
+        t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1]);
         t2c_v15[0] = t2c_v15[0] + t2c_s27.v[0];
         t2c_v15[1] = t2c_v15[1] + t2c_s27.v[1];
         t2c_v15[2] = t2c_v15[2] + t2c_s27.v[2];
         t2c_v15[3] = t2c_v15[3] + t2c_s27.v[3];
-        t2c_s27 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 384 + t2c_c1]);
+        t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1]);
         t2c_v15[0] = t2c_v15[0] + t2c_s27.v[0];
         t2c_v15[1] = t2c_v15[1] + t2c_s27.v[1];
         t2c_v15[2] = t2c_v15[2] + t2c_s27.v[2];
         t2c_v15[3] = t2c_v15[3] + t2c_s27.v[3];
       }
       {
-        t2c::Vec<float, 4> t2c_s28 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + t2c_c1 + 4]);
+        t2c::Vec<float, 4> t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_s28.v[0];
         t2c_v15[5] = t2c_s28.v[1];
         t2c_v15[6] = t2c_s28.v[2];
         t2c_v15[7] = t2c_s28.v[3];
-        t2c_s28 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 128 + t2c_c1 + 4]);
+        t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_v15[4] + t2c_s28.v[0];
         t2c_v15[5] = t2c_v15[5] + t2c_s28.v[1];
         t2c_v15[6] = t2c_v15[6] + t2c_s28.v[2];
         t2c_v15[7] = t2c_v15[7] + t2c_s28.v[3];
-        t2c_s28 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 256 + t2c_c1 + 4]);
+        t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_v15[4] + t2c_s28.v[0];
         t2c_v15[5] = t2c_v15[5] + t2c_s28.v[1];
         t2c_v15[6] = t2c_v15[6] + t2c_s28.v[2];
         t2c_v15[7] = t2c_v15[7] + t2c_s28.v[3];
-        t2c_s28 = t2c::lds_vec<4>(&t2c_red2[t2c_ph7 * 512 + 384 + t2c_c1 + 4]);
+        t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1 + 4]);
         t2c_v15[4] = t2c_v15[4] + t2c_s28.v[0];
         t2c_v15[5] = t2c_v15[5] + t2c_s28.v[1];
         t2c_v15[6] = t2c_v15[6] + t2c_s28.v[2];
         t2c_v15[7] = t2c_v15[7] + t2c_s28.v[3];
       }
-      t2c_ph7 ^= 1;
+      t2c_ph5 ^= 1;
       acc[0] = (acc[0] * alpha_s[0]) + t2c_v15[0];
       acc[1] = (acc[1] * alpha_s[0]) + t2c_v15[1];
       acc[2] = (acc[2] * alpha_s[0]) + t2c_v15[2];
