@@ -1275,8 +1275,10 @@ static void drop_take(TirKernel *K, TirBlock *b, TirVar *v) {
   b->ops = out;
 }
 
-/* Returns whether some load got a ring. */
-static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after) {
+/* Returns whether some load got a ring; into *left, the loads left in the loop because
+ * their rings would pass the register budget. */
+static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after,
+                          PtrVec *left) {
   int d = stages - 1;
   if (has_exit(&f->body, TO_CONTINUE)) return false;
   TirOp *share = NULL;
@@ -1316,8 +1318,10 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
                         from >= 0 ? ixring[from] : NULL);
       for (int j = 0; j < nix; j++)
         if (ix[j] == op->dst) ixring[j] = p;
+    } else {
+      if (want) vec_push(K->a, left, op);
+      vec_push(K->a, &body, op);
     }
-    else vec_push(K->a, &body, op);
   }
   f->body.ops = body;
   for (int j = 0; j < nix; j++)
@@ -1408,13 +1412,24 @@ static void pipeline_block(TirKernel *K, TirBlock *b, int depth, PtrVec *top) {
       for (int a = 0; a < op->stmt->nattrs; a++) {
         const Attr *at = op->stmt->attrs[a];
         if (at->kind == A_PIPELINE && at->args[0]->cv.i > 1) {
-          PtrVec before = {0}, after = {0};
-          if (!pipeline_loop(K, op, (int)at->args[0]->cv.i, depth, top, &before, &after)) {
+          PtrVec before = {0}, after = {0}, left = {0};
+          int stages = (int)at->args[0]->cv.i;
+          if (!pipeline_loop(K, op, stages, depth, top, &before, &after, &left)) {
             Loc where;
-            const char *why = no_ahead_why(K, op, (int)at->args[0]->cv.i, &where);
+            const char *why = no_ahead_why(K, op, stages, &where);
             diag_warning(K->d, W_PIPELINE, at->loc, "@pipeline(%d): none of the loop's loads can be issued ahead; they "
-                         "are not overlapped", (int)at->args[0]->cv.i);
+                         "are not overlapped", stages);
             diag_note(K->d, where, "%s", why);
+          } else if (left.len) { /* some rings made, not all: the ones that were not are named */
+            diag_warning(K->d, W_PIPELINE, at->loc, "@pipeline(%d): %d of the loop's loads %s not issued ahead; %s "
+                         "not overlapped", stages, left.len, left.len == 1 ? "is" : "are", left.len == 1 ? "it is" : "they are");
+            for (int j = 0; j < left.len; j++) {
+              const TirOp *l = left.items[j];
+              diag_note(K->d, l->slice->loc, "a ring of %d values of the load of '%s' (%d elements a thread each) would take "
+                        "the kernel past its register budget of %d, with the rings made before it (fewer stages, or "
+                        "a smaller tile)", stages - 1, l->slice->u.index.base->u.ident.name, layout_count(l->dst->layout),
+                        TIR_MAX_VALUE_REGS);
+            }
           }
           if (before.len) { /* the ring's first loads go after the loop's comment */
             ((TirOp *)before.items[0])->first = op->first;
