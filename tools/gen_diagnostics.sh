@@ -124,10 +124,10 @@ the test suite, so this page is the current behaviour.
 
 Diagnostics are clang style: `file.tl:LINE:COL: error: message` (or `warning:`), the
 source line, a caret under the column, and `note:` lines that say why or what to do
-(a note without a location has no `file:line:` prefix). Every error in a file is
-reported, with recovery at statement level, and the errors and warnings come in line
-order, each with its notes (the first 100 errors found, then `too many errors`); errors
-give exit status 1 and no output.
+(a note without a location has no `file:line:` prefix; a message gives the same note
+once). Every error in a file is reported, with recovery at statement level, and the
+errors and warnings come in line order, each with its notes (the first 100 errors
+found, then `too many errors`); errors give exit status 1 and no output.
 Warnings do not change the exit status. Usage and I/O problems (exit status 2) are
 described in `docs/cli.md`.
 

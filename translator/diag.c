@@ -10,6 +10,8 @@
  * A line longer than SHOWN_BYTES is cut to a window around COL, marked "...".
  * Warnings say "warning:", notes "note:". A message without a location
  * (line 0) prints "FILE: error: MESSAGE", or just "note: MESSAGE" for a note.
+ * A note the same as one its message already has is dropped: a checker that
+ * explains each dim that disagrees would name a var declared once per dim.
  * After MAX_ERRORS errors one "too many errors" line is printed and every
  * later error, and the notes that follow it, are counted but not printed.
  *
@@ -220,6 +222,26 @@ void diag_release(Diag *d) {
   d->last_dropped = false; /* a note from here on follows what was printed last */
 }
 
+/* FNV-1a of a message's text, for the notes of one message: a repeat of the same
+ * bytes hashes the same, and two of a handful of different notes will not meet. */
+static uint64_t text_hash(const Buf *b) {
+  uint64_t h = 14695981039346656037u;
+  for (size_t i = 0; i < b->len; i++)
+    h = (h ^ (unsigned char)b->data[i]) * 1099511628211u;
+  return h;
+}
+
+/* Whether note text b is one its message has already: if not, it is one now. */
+static bool note_seen(Diag *d, const Buf *b) {
+  uint64_t h = text_hash(b);
+  for (int i = 0; i < d->nnotes_seen; i++)
+    if (d->notes_seen[i] == h)
+      return true;
+  if (d->nnotes_seen < MAX_NOTES_SEEN)
+    d->notes_seen[d->nnotes_seen++] = h;
+  return false;
+}
+
 /* suffix: NULL, or the warning's name in brackets. */
 static void report(Diag *d, const char *kind, Loc loc, const char *suffix, const char *fmt, va_list ap) {
   if (!d->out)
@@ -237,6 +259,12 @@ static void report(Diag *d, const char *kind, Loc loc, const char *suffix, const
   buf_puts(&b, "\n");
   if (loc.line > 0)
     show_source(d, loc, &b);
+  if (strcmp(kind, "note") != 0) {
+    d->nnotes_seen = 0;
+  } else if (note_seen(d, &b)) {
+    buf_free(&b);
+    return;
+  }
   put(d, kind, loc, &b);
 }
 

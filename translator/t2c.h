@@ -105,6 +105,7 @@ typedef struct DiagHeld {
   Buf text;
 } DiagHeld;
 #define MAX_HELD 4096 /* a longer list prints as it is, in batches */
+#define MAX_NOTES_SEEN 32 /* notes of one message kept for diag_note's dedupe; more print as they come */
 
 typedef struct Diag {
   const char *file;   /* name shown in messages */
@@ -124,6 +125,8 @@ typedef struct Diag {
   bool holding;       /* diag_hold: messages wait in held for diag_release */
   DiagHeld *held;     /* malloc'd */
   int nheld, held_cap;
+  uint64_t notes_seen[MAX_NOTES_SEEN]; /* hashes of the notes (text, source line) of the message printed last */
+  int nnotes_seen;
 } Diag;
 
 void diag_init(Diag *d, const char *file, const char *src, FILE *out);
@@ -140,7 +143,8 @@ void diag_flush(Diag *d);
  * or pass found them: translate() holds those of a translation. */
 void diag_hold(Diag *d);
 void diag_release(Diag *d);
-/* A note attaches to the error or warning printed just before it. */
+/* A note attaches to the error or warning printed just before it; one the
+ * same (text and position) as a note it already has is not printed again. */
 void diag_note(Diag *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The text of source line `line` without its newline, into buf. */
 void diag_source_line(Diag *d, int line, Buf *out);

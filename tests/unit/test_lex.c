@@ -408,6 +408,31 @@ Test(diag, warning_and_notes, .fini = teardown) {
   cr_assert_eq(diag.errors, 0);
 }
 
+/* A note its message already has is dropped (a checker's note for each dim that
+ * differs named a var twice); the same note on the next message prints again,
+ * and a note at another place or with other words is not the same. */
+Test(diag, same_note_once_per_message, .fini = teardown) {
+  for (int hold = 0; hold < 2; hold++) {
+    start_diag("a\nb\n");
+    if (hold)
+      diag_hold(&diag);
+    diag_error(&diag, (Loc){1, 1}, "e1");
+    diag_note(&diag, (Loc){2, 1}, "here");
+    diag_note(&diag, (Loc){2, 1}, "here");
+    diag_note(&diag, (Loc){1, 1}, "here");
+    diag_note(&diag, (Loc){2, 1}, "there");
+    diag_note(&diag, (Loc){2, 1}, "here");
+    diag_error(&diag, (Loc){2, 1}, "e2");
+    diag_note(&diag, (Loc){2, 1}, "here");
+    if (hold)
+      diag_release(&diag);
+    cr_assert_str_eq(messages(), "t.tl:1:1: error: e1\na\n^\nt.tl:2:1: note: here\nb\n^\n"
+                                 "t.tl:1:1: note: here\na\n^\nt.tl:2:1: note: there\nb\n^\n"
+                                 "t.tl:2:1: error: e2\nb\n^\nt.tl:2:1: note: here\nb\n^\n",
+                     "hold %d", hold);
+  }
+}
+
 Test(diag, no_location, .fini = teardown) {
   start_diag("a\n");
   diag_error(&diag, (Loc){0, 0}, "whole file");
