@@ -1051,6 +1051,18 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
       (rhs->ty.rank == 1 ? rhs->ty.dims[0] == v->cols : rhs->ty.dims[0] == v->rows && rhs->ty.dims[1] == v->cols) &&
       !names(rhs, v->sym))
     return lower_gather(L, b, rhs, sl, padded ? rhs->u.call.args[1] : NULL, v);
+  /* v = reshape(X[..]) or reshape(pad(X[..], p)): the gather reshape_as_gather makes of it,
+   * into v as well (var tok = reshape(I[b, t :+ 16], [16, 1]) at the top of a @pipeline
+   * loop is then a load index_value finds, and a gather indexed by tok is issued ahead) */
+  if (op == TK_ASSIGN && v->rank == 2 && rhs->kind == E_CALL && rhs->u.call.cast == T_NONE &&
+      rhs->u.call.builtin == B_RESHAPE && rhs->ty.elem == v->elem && rhs->ty.rank == 2 && rhs->ty.dims[0] == v->rows &&
+      rhs->ty.dims[1] == v->cols && !names(rhs, v->sym)) {
+    Expr *a = rhs->u.call.args[0];
+    int r0, c0;
+    shape_of(&a->ty, &r0, &c0); /* (one of the same shape is the slice's load: hoist_reshape) */
+    Expr *g = r0 == v->rows && c0 == v->cols ? NULL : reshape_as_gather(L, rhs);
+    if (g) return lower_gather(L, b, g, g, is_pad(a) ? a->u.call.args[1] : NULL, v);
+  }
   /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
    * registers (after v = e), when it does not read v, v has the dot's type
    * (f32; i32 for i8 operands; f64 for f64) and its shape (a product of one

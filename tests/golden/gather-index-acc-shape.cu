@@ -8,14 +8,14 @@
 //   tok: registers, 2 x i32 per thread (slice(L1, dim 1))
 //   acc: registers, 32 x i32 per thread (L0)
 //   a_s: shared, i8[64, 64], 15360 bytes (3 stages of a, filled by cp.async ahead of the loop at line 14)
-//   t2c_v5_s: shared, i8[64, 64], 15360 bytes (3 stages of slice of W at line 16, filled by cp.async ahead of the loop at line 14)
+//   t2c_v4_s: shared, i8[64, 64], 15360 bytes (3 stages of slice of W at line 16, filled by cp.async ahead of the loop at line 14)
 //   16- and 8-byte accesses when K % 16 == 0, X is 16-byte aligned, W is 16-byte aligned, O is 8-byte aligned; otherwise single elements
 //   shared memory: 30720 bytes; barriers: 1
 extern "C" __global__ void
 k(const signed char *__restrict__ X, const signed char *__restrict__ W, const int *__restrict__ I, int *__restrict__ O, int T, int K)
 {
   __shared__ __align__(16) signed char a_s[15360];
-  __shared__ __align__(16) signed char t2c_v5_s[15360];
+  __shared__ __align__(16) signed char t2c_v4_s[15360];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_wr0 = (warp / 2) * 32, t2c_wc0 = (warp % 2) * 32;  // L0: this warp's tile
@@ -26,11 +26,8 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
   if (t2c_fast) {
     // gather-index-acc-shape.tl:11: var tok = reshape(I[0 :+ 64], [64, 1])
     int tok[2];
-    int t2c_v2[2];
-    t2c_v2[0] = I[0 + t2c_r1];
-    t2c_v2[1] = I[0 + (t2c_r1 + 32)];
-    tok[0] = t2c_v2[0];
-    tok[1] = t2c_v2[1];
+    tok[0] = I[0 + t2c_r1];
+    tok[1] = I[0 + (t2c_r1 + 32)];
     // gather-index-acc-shape.tl:12: var acc: tile<i32>[64, 64] = 0
     int acc[32];
     acc[0] = 0;
@@ -70,18 +67,18 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
       t2c::cp_async_16(&a_s[t2c_r1 * 80 + t2c_c1], X + ((unsigned)(tok[0]) < (unsigned)T && (0 + t2c_c1) < K ? ((long long)tok[0]) * K + (0 + t2c_c1) : 0), (unsigned)(tok[0]) < (unsigned)T && (0 + t2c_c1) < K ? 16 : 0);
       t2c::cp_async_16(&a_s[(t2c_r1 + 32) * 80 + t2c_c1], X + ((unsigned)(tok[1]) < (unsigned)T && (0 + t2c_c1) < K ? ((long long)tok[1]) * K + (0 + t2c_c1) : 0), (unsigned)(tok[1]) < (unsigned)T && (0 + t2c_c1) < K ? 16 : 0);
     }
-    if (0 < K) {  // t2c_v5_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v5_s[t2c_r1 * 80 + t2c_c1], W + (t2c_c1 < K ? ((long long)t2c_r1) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[(t2c_r1 + 32) * 80 + t2c_c1], W + (t2c_c1 < K ? ((long long)(t2c_r1 + 32)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+    if (0 < K) {  // t2c_v4_s, 0 iterations ahead
+      t2c::cp_async_16(&t2c_v4_s[t2c_r1 * 80 + t2c_c1], W + (t2c_c1 < K ? ((long long)t2c_r1) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[(t2c_r1 + 32) * 80 + t2c_c1], W + (t2c_c1 < K ? ((long long)(t2c_r1 + 32)) * K + t2c_c1 : 0), t2c_c1 < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // a_s, 1 iteration ahead
       t2c::cp_async_16(&a_s[1 * 5120 + t2c_r1 * 80 + t2c_c1], X + ((unsigned)(tok[0]) < (unsigned)T && ((0 + 64) + t2c_c1) < K ? ((long long)tok[0]) * K + ((0 + 64) + t2c_c1) : 0), (unsigned)(tok[0]) < (unsigned)T && ((0 + 64) + t2c_c1) < K ? 16 : 0);
       t2c::cp_async_16(&a_s[1 * 5120 + (t2c_r1 + 32) * 80 + t2c_c1], X + ((unsigned)(tok[1]) < (unsigned)T && ((0 + 64) + t2c_c1) < K ? ((long long)tok[1]) * K + ((0 + 64) + t2c_c1) : 0), (unsigned)(tok[1]) < (unsigned)T && ((0 + 64) + t2c_c1) < K ? 16 : 0);
     }
-    if (0 + 64 < K) {  // t2c_v5_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v5_s[1 * 5120 + t2c_r1 * 80 + t2c_c1], W + ((0 + 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
-      t2c::cp_async_16(&t2c_v5_s[1 * 5120 + (t2c_r1 + 32) * 80 + t2c_c1], W + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+    if (0 + 64 < K) {  // t2c_v4_s, 1 iteration ahead
+      t2c::cp_async_16(&t2c_v4_s[1 * 5120 + t2c_r1 * 80 + t2c_c1], W + ((0 + 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
+      t2c::cp_async_16(&t2c_v4_s[1 * 5120 + (t2c_r1 + 32) * 80 + t2c_c1], W + ((0 + 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1) : 0), (0 + 64 + t2c_c1) < K ? 16 : 0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
@@ -95,10 +92,10 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
         unsigned t2c_a1[4];
         t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 5120 + (t2c_wr0 + 16 + lane % 16) * 80 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -113,9 +110,9 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
         t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 80 + t2c_c1], X + ((unsigned)(tok[0]) < (unsigned)T && ((k0 + 2 * 64) + t2c_c1) < K ? ((long long)tok[0]) * K + ((k0 + 2 * 64) + t2c_c1) : 0), (unsigned)(tok[0]) < (unsigned)T && ((k0 + 2 * 64) + t2c_c1) < K ? 16 : 0);
         t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 32) * 80 + t2c_c1], X + ((unsigned)(tok[1]) < (unsigned)T && ((k0 + 2 * 64) + t2c_c1) < K ? ((long long)tok[1]) * K + ((k0 + 2 * 64) + t2c_c1) : 0), (unsigned)(tok[1]) < (unsigned)T && ((k0 + 2 * 64) + t2c_c1) < K ? 16 : 0);
       }
-      if (k0 + 2 * 64 < K) {  // t2c_v5_s, 2 iterations ahead
-        t2c::cp_async_16(&t2c_v5_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 80 + t2c_c1], W + ((k0 + 2 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1) : 0), (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
-        t2c::cp_async_16(&t2c_v5_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 32) * 80 + t2c_c1], W + ((k0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+      if (k0 + 2 * 64 < K) {  // t2c_v4_s, 2 iterations ahead
+        t2c::cp_async_16(&t2c_v4_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 80 + t2c_c1], W + ((k0 + 2 * 64 + t2c_c1) < K ? ((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1) : 0), (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
+        t2c::cp_async_16(&t2c_v4_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 32) * 80 + t2c_c1], W + ((k0 + 2 * 64 + t2c_c1) < K ? ((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1) : 0), (k0 + 2 * 64 + t2c_c1) < K ? 16 : 0);
       }
       t2c::cp_async_commit();
       {  // k 32 .. 63 of the dot above
@@ -124,10 +121,10 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
         unsigned t2c_a1[4];
         t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 5120 + (t2c_wr0 + 16 + lane % 16) * 80 + 32 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -160,11 +157,8 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
   } else {
     // gather-index-acc-shape.tl:11: var tok = reshape(I[0 :+ 64], [64, 1])
     int tok[2];
-    int t2c_v2[2];
-    t2c_v2[0] = I[0 + t2c_r1];
-    t2c_v2[1] = I[0 + (t2c_r1 + 32)];
-    tok[0] = t2c_v2[0];
-    tok[1] = t2c_v2[1];
+    tok[0] = I[0 + t2c_r1];
+    tok[1] = I[0 + (t2c_r1 + 32)];
     // gather-index-acc-shape.tl:12: var acc: tile<i32>[64, 64] = 0
     int acc[32];
     acc[0] = 0;
@@ -234,11 +228,11 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
       a_s[(t2c_r1 + 32) * 80 + t2c_c1 + 14] = ((unsigned)(tok[1]) < (unsigned)T && (0 + (t2c_c1 + 14)) < K ? X[((long long)tok[1]) * K + (0 + (t2c_c1 + 14))] : (signed char)0);
       a_s[(t2c_r1 + 32) * 80 + t2c_c1 + 15] = ((unsigned)(tok[1]) < (unsigned)T && (0 + (t2c_c1 + 15)) < K ? X[((long long)tok[1]) * K + (0 + (t2c_c1 + 15))] : (signed char)0);
     }
-    if (0 < K) {  // t2c_v5_s, 0 iterations ahead
+    if (0 < K) {  // t2c_v4_s, 0 iterations ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v5_s[t2c_r1 * 80 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + t2c_v)] : (signed char)0);
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v4_s[t2c_r1 * 80 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? W[((long long)t2c_r1) * K + (t2c_c1 + t2c_v)] : (signed char)0);
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v5_s[(t2c_r1 + 32) * 80 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : (signed char)0);
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v4_s[(t2c_r1 + 32) * 80 + t2c_c1 + t2c_v] = ((t2c_c1 + t2c_v) < K ? W[((long long)(t2c_r1 + 32)) * K + (t2c_c1 + t2c_v)] : (signed char)0);
     }
     t2c::cp_async_commit();
     if (0 + 64 < K) {  // a_s, 1 iteration ahead
@@ -275,11 +269,11 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
       a_s[1 * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + 14] = ((unsigned)(tok[1]) < (unsigned)T && ((0 + 64) + (t2c_c1 + 14)) < K ? X[((long long)tok[1]) * K + ((0 + 64) + (t2c_c1 + 14))] : (signed char)0);
       a_s[1 * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + 15] = ((unsigned)(tok[1]) < (unsigned)T && ((0 + 64) + (t2c_c1 + 15)) < K ? X[((long long)tok[1]) * K + ((0 + 64) + (t2c_c1 + 15))] : (signed char)0);
     }
-    if (0 + 64 < K) {  // t2c_v5_s, 1 iteration ahead
+    if (0 + 64 < K) {  // t2c_v4_s, 1 iteration ahead
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v5_s[1 * 5120 + t2c_r1 * 80 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + t2c_v)] : (signed char)0);
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v4_s[1 * 5120 + t2c_r1 * 80 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? W[((long long)t2c_r1) * K + (0 + 64 + t2c_c1 + t2c_v)] : (signed char)0);
       #pragma unroll 4
-      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v5_s[1 * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : (signed char)0);
+      for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v4_s[1 * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + t2c_v] = ((0 + 64 + t2c_c1 + t2c_v) < K ? W[((long long)(t2c_r1 + 32)) * K + (0 + 64 + t2c_c1 + t2c_v)] : (signed char)0);
     }
     t2c::cp_async_commit();
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 64, ++t2c_it0) {
@@ -293,10 +287,10 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
         unsigned t2c_a1[4];
         t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 5120 + (t2c_wr0 + 16 + lane % 16) * 80 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);
@@ -341,11 +335,11 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
         a_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + 14] = ((unsigned)(tok[1]) < (unsigned)T && ((k0 + 2 * 64) + (t2c_c1 + 14)) < K ? X[((long long)tok[1]) * K + ((k0 + 2 * 64) + (t2c_c1 + 14))] : (signed char)0);
         a_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + 15] = ((unsigned)(tok[1]) < (unsigned)T && ((k0 + 2 * 64) + (t2c_c1 + 15)) < K ? X[((long long)tok[1]) * K + ((k0 + 2 * 64) + (t2c_c1 + 15))] : (signed char)0);
       }
-      if (k0 + 2 * 64 < K) {  // t2c_v5_s, 2 iterations ahead
+      if (k0 + 2 * 64 < K) {  // t2c_v4_s, 2 iterations ahead
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v5_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 80 + t2c_c1 + t2c_v] = ((k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : (signed char)0);
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v4_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 80 + t2c_c1 + t2c_v] = ((k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? W[((long long)t2c_r1) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : (signed char)0);
         #pragma unroll 4
-        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v5_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + t2c_v] = ((k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : (signed char)0);
+        for (int t2c_v = 0; t2c_v < 16; ++t2c_v) t2c_v4_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 32) * 80 + t2c_c1 + t2c_v] = ((k0 + 2 * 64 + t2c_c1 + t2c_v) < K ? W[((long long)(t2c_r1 + 32)) * K + (k0 + 2 * 64 + t2c_c1 + t2c_v)] : (signed char)0);
       }
       t2c::cp_async_commit();
       {  // k 32 .. 63 of the dot above
@@ -354,10 +348,10 @@ k(const signed char *__restrict__ X, const signed char *__restrict__ W, const in
         unsigned t2c_a1[4];
         t2c::ldmatrix_x4(t2c_a1, &a_s[(t2c_it0 % 3) * 5120 + (t2c_wr0 + 16 + lane % 16) * 80 + 32 + (lane / 16) * 16]);
         unsigned t2c_q0[4];
-        t2c::ldmatrix_x4(t2c_q0, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q0, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
         unsigned t2c_q2[4];
-        t2c::ldmatrix_x4(t2c_q2, &t2c_v5_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
+        t2c::ldmatrix_x4(t2c_q2, &t2c_v4_s[(t2c_it0 % 3) * 5120 + (t2c_wc0 + 16 + (lane / 16) * 8 + lane % 8) * 80 + 32 + (lane / 8 % 2) * 16]);
         const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
         t2c::mma_16832_i8(acc[0], acc[1], acc[8], acc[9], t2c_a0, t2c_b0);
         t2c::mma_16832_i8(acc[2], acc[3], acc[10], acc[11], t2c_a0, t2c_b1);

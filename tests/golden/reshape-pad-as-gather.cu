@@ -18,16 +18,14 @@ column(const float *__restrict__ S, float *__restrict__ O, int N)
   const int t2c_c1 = warp * 32 + lane;  // L1: this thread's first column (every thread starts at row 0)
   // reshape-pad-as-gather.tl:7: var a = reshape(pad(S[0 :+ 16], -inf), [16, 1])
   float a[1] = {};
-  float t2c_v2[1] = {};
-  t2c_v2[0] = (t2c_r0 < 16 && t2c_c0 < 1 && (0 + t2c_r0) < N ? S[0 + t2c_r0] : -t2c::inf<float>());
-  a[0] = t2c_v2[0];
+  a[0] = (t2c_r0 < 16 && t2c_c0 < 1 && (0 + t2c_r0) < N ? S[0 + t2c_r0] : -t2c::inf<float>());
   // reshape-pad-as-gather.tl:8: O[0 :+ 1] = colmax(a)
   if (t2c_r0 < 16 && t2c_c0 < 1) a_s[t2c_r0 * 1 + t2c_c0] = a[0];
   __syncthreads();  // a_s: written at line 8, read here by other threads
-  float t2c_v3[1] = {};
-  t2c_v3[0] = a_s[0];
-  for (int t2c_i0 = 1; t2c_i0 < 16; ++t2c_i0) t2c_v3[0] = t2c::max(t2c_v3[0], a_s[t2c_i0 * 1 + 0]);
-  if (t2c_c1 == 0) O[0] = t2c_v3[0];
+  float t2c_v2[1] = {};
+  t2c_v2[0] = a_s[0];
+  for (int t2c_i0 = 1; t2c_i0 < 16; ++t2c_i0) t2c_v2[0] = t2c::max(t2c_v2[0], a_s[t2c_i0 * 1 + 0]);
+  if (t2c_c1 == 0) O[0] = t2c_v2[0];
 }
 
 // kernel row (reshape-pad-as-gather.tl:11): 128 threads

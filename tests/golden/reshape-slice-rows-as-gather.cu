@@ -18,140 +18,122 @@ k(const unsigned char *__restrict__ B, const float *__restrict__ X, unsigned int
   if (t2c_fast) {
     // reshape-slice-rows-as-gather.tl:8: var b = reshape(B[ctx.block.x * 2048 :+ 2048], [64, 32])
     unsigned char b[8];
-    unsigned char t2c_v2[8];
     if (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N && ((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N) {  // the whole run is inside
       const t2c::Vec<unsigned char, 8> t2c_w0 = t2c::ldg_vec<8>(B + (((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0);
-      t2c_v2[0] = t2c_w0.v[0];
-      t2c_v2[1] = t2c_w0.v[1];
-      t2c_v2[2] = t2c_w0.v[2];
-      t2c_v2[3] = t2c_w0.v[3];
-      t2c_v2[4] = t2c_w0.v[4];
-      t2c_v2[5] = t2c_w0.v[5];
-      t2c_v2[6] = t2c_w0.v[6];
-      t2c_v2[7] = t2c_w0.v[7];
+      b[0] = t2c_w0.v[0];
+      b[1] = t2c_w0.v[1];
+      b[2] = t2c_w0.v[2];
+      b[3] = t2c_w0.v[3];
+      b[4] = t2c_w0.v[4];
+      b[5] = t2c_w0.v[5];
+      b[6] = t2c_w0.v[6];
+      b[7] = t2c_w0.v[7];
     } else {
-      t2c_v2[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : (unsigned char)0);
-      t2c_v2[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : (unsigned char)0);
-      t2c_v2[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : (unsigned char)0);
-      t2c_v2[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : (unsigned char)0);
-      t2c_v2[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : (unsigned char)0);
-      t2c_v2[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : (unsigned char)0);
-      t2c_v2[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : (unsigned char)0);
-      t2c_v2[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : (unsigned char)0);
+      b[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : (unsigned char)0);
+      b[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : (unsigned char)0);
+      b[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : (unsigned char)0);
+      b[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : (unsigned char)0);
+      b[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : (unsigned char)0);
+      b[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : (unsigned char)0);
+      b[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : (unsigned char)0);
+      b[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : (unsigned char)0);
     }
-    b[0] = t2c_v2[0];
-    b[1] = t2c_v2[1];
-    b[2] = t2c_v2[2];
-    b[3] = t2c_v2[3];
-    b[4] = t2c_v2[4];
-    b[5] = t2c_v2[5];
-    b[6] = t2c_v2[6];
-    b[7] = t2c_v2[7];
     // reshape-slice-rows-as-gather.tl:9: W[ctx.block.x * 64 :+ 64] = rowsum(u32(b))
-    unsigned int t2c_v3[1];
-    t2c_v3[0] = t2c::cvt<unsigned int>(b[0]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[1]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[2]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[3]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[4]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[5]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[6]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[7]);
-    t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
-    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) W[(int)blockIdx.x * 64 + t2c_r0] = t2c_v3[0];
+    unsigned int t2c_v2[1];
+    t2c_v2[0] = t2c::cvt<unsigned int>(b[0]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[1]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[2]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[3]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[4]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[5]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[6]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[7]);
+    t2c_v2[0] = t2c::fold_sum<4>(t2c_v2[0]);
+    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) W[(int)blockIdx.x * 64 + t2c_r0] = t2c_v2[0];
     // reshape-slice-rows-as-gather.tl:10: Y[ctx.block.x * 64 :+ 64] = rowmax(reshape(pad(X[ctx.block.x * 2048 :+ 2048], -inf), [64, 32]))
-    float t2c_v4[8];
+    float t2c_v3[8];
     if (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N && ((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N) {  // the whole run is inside
       const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0);
-      t2c_v4[0] = t2c_w1.v[0];
-      t2c_v4[1] = t2c_w1.v[1];
-      t2c_v4[2] = t2c_w1.v[2];
-      t2c_v4[3] = t2c_w1.v[3];
+      t2c_v3[0] = t2c_w1.v[0];
+      t2c_v3[1] = t2c_w1.v[1];
+      t2c_v3[2] = t2c_w1.v[2];
+      t2c_v3[3] = t2c_w1.v[3];
     } else {
-      t2c_v4[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : -t2c::inf<float>());
-      t2c_v4[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : -t2c::inf<float>());
-      t2c_v4[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : -t2c::inf<float>());
-      t2c_v4[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : -t2c::inf<float>());
+      t2c_v3[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : -t2c::inf<float>());
+      t2c_v3[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : -t2c::inf<float>());
+      t2c_v3[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : -t2c::inf<float>());
+      t2c_v3[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : -t2c::inf<float>());
     }
     if (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N && ((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N) {  // the whole run is inside
       const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4));
-      t2c_v4[4] = t2c_w2.v[0];
-      t2c_v4[5] = t2c_w2.v[1];
-      t2c_v4[6] = t2c_w2.v[2];
-      t2c_v4[7] = t2c_w2.v[3];
+      t2c_v3[4] = t2c_w2.v[0];
+      t2c_v3[5] = t2c_w2.v[1];
+      t2c_v3[6] = t2c_w2.v[2];
+      t2c_v3[7] = t2c_w2.v[3];
     } else {
-      t2c_v4[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : -t2c::inf<float>());
-      t2c_v4[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : -t2c::inf<float>());
-      t2c_v4[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : -t2c::inf<float>());
-      t2c_v4[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : -t2c::inf<float>());
+      t2c_v3[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : -t2c::inf<float>());
+      t2c_v3[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : -t2c::inf<float>());
+      t2c_v3[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : -t2c::inf<float>());
+      t2c_v3[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : -t2c::inf<float>());
     }
-    float t2c_v5[1];
-    float t2c_v5_t[3];  // partials: each row's elements in 4 chains
-    t2c_v5[0] = t2c::max(t2c::lowest<float>(), t2c_v4[0]);
-    t2c_v5_t[0] = t2c_v4[1];
-    t2c_v5_t[1] = t2c_v4[2];
-    t2c_v5_t[2] = t2c_v4[3];
-    t2c_v5[0] = t2c::max(t2c_v5[0], t2c_v4[4]);
-    t2c_v5_t[0] = t2c::max(t2c_v5_t[0], t2c_v4[5]);
-    t2c_v5_t[1] = t2c::max(t2c_v5_t[1], t2c_v4[6]);
-    t2c_v5_t[2] = t2c::max(t2c_v5_t[2], t2c_v4[7]);
-    t2c_v5[0] = t2c::max(t2c::max(t2c_v5[0], t2c_v5_t[0]), t2c::max(t2c_v5_t[1], t2c_v5_t[2]));
-    t2c_v5[0] = t2c::fold_max<4>(t2c_v5[0]);
-    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) Y[(int)blockIdx.x * 64 + t2c_r0] = t2c_v5[0];
+    float t2c_v4[1];
+    float t2c_v4_t[3];  // partials: each row's elements in 4 chains
+    t2c_v4[0] = t2c::max(t2c::lowest<float>(), t2c_v3[0]);
+    t2c_v4_t[0] = t2c_v3[1];
+    t2c_v4_t[1] = t2c_v3[2];
+    t2c_v4_t[2] = t2c_v3[3];
+    t2c_v4[0] = t2c::max(t2c_v4[0], t2c_v3[4]);
+    t2c_v4_t[0] = t2c::max(t2c_v4_t[0], t2c_v3[5]);
+    t2c_v4_t[1] = t2c::max(t2c_v4_t[1], t2c_v3[6]);
+    t2c_v4_t[2] = t2c::max(t2c_v4_t[2], t2c_v3[7]);
+    t2c_v4[0] = t2c::max(t2c::max(t2c_v4[0], t2c_v4_t[0]), t2c::max(t2c_v4_t[1], t2c_v4_t[2]));
+    t2c_v4[0] = t2c::fold_max<4>(t2c_v4[0]);
+    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) Y[(int)blockIdx.x * 64 + t2c_r0] = t2c_v4[0];
   } else {
     // reshape-slice-rows-as-gather.tl:8: var b = reshape(B[ctx.block.x * 2048 :+ 2048], [64, 32])
     unsigned char b[8];
-    unsigned char t2c_v2[8];
-    t2c_v2[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : (unsigned char)0);
-    t2c_v2[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : (unsigned char)0);
-    t2c_v2[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : (unsigned char)0);
-    t2c_v2[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : (unsigned char)0);
-    t2c_v2[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : (unsigned char)0);
-    t2c_v2[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : (unsigned char)0);
-    t2c_v2[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : (unsigned char)0);
-    t2c_v2[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : (unsigned char)0);
-    b[0] = t2c_v2[0];
-    b[1] = t2c_v2[1];
-    b[2] = t2c_v2[2];
-    b[3] = t2c_v2[3];
-    b[4] = t2c_v2[4];
-    b[5] = t2c_v2[5];
-    b[6] = t2c_v2[6];
-    b[7] = t2c_v2[7];
+    b[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : (unsigned char)0);
+    b[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : (unsigned char)0);
+    b[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : (unsigned char)0);
+    b[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : (unsigned char)0);
+    b[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : (unsigned char)0);
+    b[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : (unsigned char)0);
+    b[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : (unsigned char)0);
+    b[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? B[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : (unsigned char)0);
     // reshape-slice-rows-as-gather.tl:9: W[ctx.block.x * 64 :+ 64] = rowsum(u32(b))
-    unsigned int t2c_v3[1];
-    t2c_v3[0] = t2c::cvt<unsigned int>(b[0]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[1]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[2]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[3]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[4]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[5]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[6]);
-    t2c_v3[0] = t2c_v3[0] + t2c::cvt<unsigned int>(b[7]);
-    t2c_v3[0] = t2c::fold_sum<4>(t2c_v3[0]);
-    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) W[(int)blockIdx.x * 64 + t2c_r0] = t2c_v3[0];
+    unsigned int t2c_v2[1];
+    t2c_v2[0] = t2c::cvt<unsigned int>(b[0]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[1]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[2]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[3]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[4]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[5]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[6]);
+    t2c_v2[0] = t2c_v2[0] + t2c::cvt<unsigned int>(b[7]);
+    t2c_v2[0] = t2c::fold_sum<4>(t2c_v2[0]);
+    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) W[(int)blockIdx.x * 64 + t2c_r0] = t2c_v2[0];
     // reshape-slice-rows-as-gather.tl:10: Y[ctx.block.x * 64 :+ 64] = rowmax(reshape(pad(X[ctx.block.x * 2048 :+ 2048], -inf), [64, 32]))
-    float t2c_v4[8];
-    t2c_v4[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : -t2c::inf<float>());
-    t2c_v4[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : -t2c::inf<float>());
-    t2c_v4[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : -t2c::inf<float>());
-    t2c_v4[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : -t2c::inf<float>());
-    t2c_v4[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : -t2c::inf<float>());
-    t2c_v4[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : -t2c::inf<float>());
-    t2c_v4[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : -t2c::inf<float>());
-    t2c_v4[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : -t2c::inf<float>());
-    float t2c_v5[1];
-    float t2c_v5_t[3];  // partials: each row's elements in 4 chains
-    t2c_v5[0] = t2c::max(t2c::lowest<float>(), t2c_v4[0]);
-    t2c_v5_t[0] = t2c_v4[1];
-    t2c_v5_t[1] = t2c_v4[2];
-    t2c_v5_t[2] = t2c_v4[3];
-    t2c_v5[0] = t2c::max(t2c_v5[0], t2c_v4[4]);
-    t2c_v5_t[0] = t2c::max(t2c_v5_t[0], t2c_v4[5]);
-    t2c_v5_t[1] = t2c::max(t2c_v5_t[1], t2c_v4[6]);
-    t2c_v5_t[2] = t2c::max(t2c_v5_t[2], t2c_v4[7]);
-    t2c_v5[0] = t2c::max(t2c::max(t2c_v5[0], t2c_v5_t[0]), t2c::max(t2c_v5_t[1], t2c_v5_t[2]));
-    t2c_v5[0] = t2c::fold_max<4>(t2c_v5[0]);
-    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) Y[(int)blockIdx.x * 64 + t2c_r0] = t2c_v5[0];
+    float t2c_v3[8];
+    t2c_v3[0] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + t2c_c0] : -t2c::inf<float>());
+    t2c_v3[1] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 1)] : -t2c::inf<float>());
+    t2c_v3[2] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 2)] : -t2c::inf<float>());
+    t2c_v3[3] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 3)] : -t2c::inf<float>());
+    t2c_v3[4] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 4)] : -t2c::inf<float>());
+    t2c_v3[5] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 5)] : -t2c::inf<float>());
+    t2c_v3[6] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 6)] : -t2c::inf<float>());
+    t2c_v3[7] = (((((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)) < N ? X[(((int)blockIdx.x * 2048) + (t2c_r0 * 32)) + (t2c_c0 + 7)] : -t2c::inf<float>());
+    float t2c_v4[1];
+    float t2c_v4_t[3];  // partials: each row's elements in 4 chains
+    t2c_v4[0] = t2c::max(t2c::lowest<float>(), t2c_v3[0]);
+    t2c_v4_t[0] = t2c_v3[1];
+    t2c_v4_t[1] = t2c_v3[2];
+    t2c_v4_t[2] = t2c_v3[3];
+    t2c_v4[0] = t2c::max(t2c_v4[0], t2c_v3[4]);
+    t2c_v4_t[0] = t2c::max(t2c_v4_t[0], t2c_v3[5]);
+    t2c_v4_t[1] = t2c::max(t2c_v4_t[1], t2c_v3[6]);
+    t2c_v4_t[2] = t2c::max(t2c_v4_t[2], t2c_v3[7]);
+    t2c_v4[0] = t2c::max(t2c::max(t2c_v4[0], t2c_v4_t[0]), t2c::max(t2c_v4_t[1], t2c_v4_t[2]));
+    t2c_v4[0] = t2c::fold_max<4>(t2c_v4[0]);
+    if (t2c_c0 == 0 && ((int)blockIdx.x * 64 + t2c_r0) < NW) Y[(int)blockIdx.x * 64 + t2c_r0] = t2c_v4[0];
   }
 }

@@ -3448,6 +3448,40 @@ static void t_spill_twice(Tally *T) {
     call_free(&k);
   }
 }
+/* pipeline_gather_reshape (tests/gpu): O[b, :] = the sum over t < T of W[I[b, t], :] (a
+ * token outside [0, V) adds 0s), a token column declared at the top of a @pipeline body
+ * and the gather it indexes issued ahead. Ragged T (past T: -1) and D (columns past D: 0,
+ * not stored), T one tile exactly, T under one tile, T = 1, tokens outside [0, V)
+ * (-3 .. V + 5); on sm_90, sm_90a and sm_80. */
+static void t_pipeline_gather_reshape(Tally *T) {
+  static const int BTVD[][4] = {{3, 37, 50, 100}, {2, 16, 20, 128}, {2, 5, 9, 7}, {1, 1, 4, 33}, {4, 70, 300, 128}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 15; c++) {
+    int Bn = BTVD[c % 5][0], Tn = BTVD[c % 5][1], V = BTVD[c % 5][2], D = BTVD[c % 5][3];
+    Rng r = rng_seed("pipeline_gather_reshape", (uint64_t)c);
+    Call k;
+    call_init(&k, "pipeline_gather_reshape.tl", "pipeline_gather_reshape");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 5]);
+    Ten *I = call_in(&k, "I", I32, 2, SHAPE(Bn, Tn));
+    Ten *W = call_in(&k, "W", F32, 2, SHAPE(V, D));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(Bn, D));
+    fill_uniform(W, &r, -1, 1);
+    fill_int(I, &r, -3, V + 5); /* some outside [0, V) */
+    for (int b = 0; b < Bn; b++)
+      for (int d = 0; d < D; d++) {
+        double s = 0;
+        for (int t = 0; t < Tn; t++) {
+          int tok = (int)A2(I, b, t);
+          if (tok >= 0 && tok < V) s += A2(W, tok, d);
+        }
+        R2(O, b, d) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "%s B=%d T=%d V=%d D=%d", targets[c / 5], Bn, Tn, V, D);
+    CHECK(T, call_check(&k, "pipeline_gather_reshape", l));
+    call_free(&k);
+  }
+}
 /* staged_store_branches (tests/gpu): y = f16(X W) stored to P, Q or R by the block's z and
  * to S[z], every store staged through the one copy of y. Ragged M, N and K (K % 8 == 0: the
  * 16-byte body; not: the general one), one tile exactly, a corner; on sm_90, sm_90a (the
@@ -8880,6 +8914,7 @@ static const Test tests[] = {
     {"registers_fills_rolled", t_registers_fills_rolled},
     {"pipeline_invariant", t_pipeline_invariant},
     {"spill_twice", t_spill_twice},
+    {"pipeline_gather_reshape", t_pipeline_gather_reshape},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
     {"scaled_scale_row", t_scaled_scale_row},
