@@ -2215,6 +2215,14 @@ static void check_registers_one(Checker *C, Kernel *k, Attr *at, Expr *arg) {
                                  : arena_printf(C->a, "%d, %d", y->ty.dims[0], y->ty.dims[1]),
                  numel, threads);
       diag_note(C->d, y->loc, "every thread must hold the same number of elements");
+      /* a row or column of fewer elements than threads: what users reach for @registers
+       * for (a row reduction's accumulator) is in registers without it */
+      if (numel < threads && y->ty.rank == 2 && (y->ty.dims[0] == 1 || y->ty.dims[1] == 1)) {
+        bool col = y->ty.dims[1] == 1;
+        diag_note(C->d, arg->loc, "without @registers, tile2cu keeps a %s such as a %s reduction's accumulator (%s) in "
+                  "registers, held by the threads of its %s; --explain says where '%s' lives", col ? "column" : "row",
+                  col ? "row" : "column", col ? "s += rowsum(x)" : "c += colsum(x)", col ? "row" : "column", n);
+      }
       ok = false;
     } else if (numel / threads > 64) {
       diag_error(C->d, arg->loc,
