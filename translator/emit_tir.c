@@ -1736,7 +1736,8 @@ static const char *elem_idx(Printer *P, const TirBuf *f, const char *r, const ch
 static const char *at_idx(Printer *P, const TirBuf *f, At at) {
   const Layout *p = parent_of(at.lay);
   if (f->trans) return elem_idx(P, f, col_of(P, at), row_of(P, at)); /* stored transposed (an 8-bit wgmma operand) */
-  if (!f->cm8 || at.lay->kind != LY_BLOCKED) return elem_idx(P, f, row_of(P, at), col_of(P, at));
+  /* rows rolled into a loop (TirOp.rolled): the row is the loop's, not repeat at.ir */
+  if (!f->cm8 || at.lay->kind != LY_BLOCKED || P->roll == p) return elem_idx(P, f, row_of(P, at), col_of(P, at));
   int kr = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr), kc = at.ic * p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec;
   const char *rb = row_base_zero(p) ? "0" : F("t2c_r%d", p->id), *cb = col_base_zero(p) ? "0" : F("t2c_c%d", p->id);
   if (kr % 8 || kc % 8 || 8 % p->vec) return elem_idx(P, f, row_of(P, at), col_of(P, at));

@@ -3482,6 +3482,40 @@ static void t_pipeline_gather_reshape(Tally *T) {
     call_free(&k);
   }
 }
+/* wg_rolled_fills (tests/gpu): C = bf16(A B + R), bf16 A [M, K], B [K, 256], R [M, 256],
+ * the residual added in a var, so the ring fills copy their rows in loops; gemm_rows gathers
+ * A by rows(). Ragged M, K % 8 != 0 (the general body), K % 32 != 0 (a partial last step),
+ * K exact, M one tile; on sm_90a (swizzled wgmma stages: the rolled row was dropped there,
+ * every output NaN) and sm_90. */
+static void t_wg_rolled_fills(Tally *T) {
+  static const int MK[][2] = {{64, 70}, {100, 72}, {70, 96}, {5, 33}};
+  static const char *const targets[] = {"sm_90a", "sm_90"};
+  for (int c = 0; c < 16; c++) {
+    int M = MK[c % 4][0], K = MK[c % 4][1];
+    bool rows = c / 4 % 2;
+    Rng r = rng_seed("wg_rolled_fills", (uint64_t)c);
+    Call k;
+    call_init(&k, "wg_rolled_fills.tl", rows ? "gemm_rows" : "wg_rolled_fills");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 8]);
+    Ten *A = call_in(&k, "A", BF16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", BF16, 2, SHAPE(K, 256));
+    Ten *R = call_in(&k, "R", BF16, 2, SHAPE(M, 256));
+    Ten *C = call_out(&k, "C", BF16, 2, SHAPE(M, 256));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(R, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 256; j++) {
+        double s = A2(R, i, j);
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, kk, j);
+        R2(C, i, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "%s %s M=%d K=%d", targets[c / 8], rows ? "rows" : "slice", M, K);
+    CHECK(T, call_check(&k, "wg_rolled_fills", l));
+    call_free(&k);
+  }
+}
 /* staged_store_branches (tests/gpu): y = f16(X W) stored to P, Q or R by the block's z and
  * to S[z], every store staged through the one copy of y. Ragged M, N and K (K % 8 == 0: the
  * 16-byte body; not: the general one), one tile exactly, a corner; on sm_90, sm_90a (the
@@ -8915,6 +8949,7 @@ static const Test tests[] = {
     {"pipeline_invariant", t_pipeline_invariant},
     {"spill_twice", t_spill_twice},
     {"pipeline_gather_reshape", t_pipeline_gather_reshape},
+    {"wg_rolled_fills", t_wg_rolled_fills},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
     {"scaled_scale_row", t_scaled_scale_row},
