@@ -2862,6 +2862,12 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
                    elem_names[op->src->elem], op->offunit);
     if (op->kind == TO_DOT && op->offwg && !op->simt && !op->wgmma)
       diag_warning(K->d, W_DOT, op->dloc, "this dot runs on mma.sync, not wgmma: %s", op->offwg);
+    /* sm_90 has no f8 form of mma.sync (sm_89's QMMA): ptxas converts each fragment to f16
+     * and runs HMMA, about twice the instructions and registers of sm_89's or of wgmma */
+    if (op->kind == TO_DOT && !op->simt && !op->wgmma && !op->offunit && K->t->sm == 90 && elem_is_f8(op->src2->elem))
+      diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands runs on mma.sync, which %s has no f8 form of: ptxas "
+                   "converts each fragment to f16 and runs f16 mma; --target sm_90a runs it on wgmma",
+                   elem_names[op->src2->elem], K->t->name);
     if (op->kind == TO_DOT && op->offflip && !op->simt)
       diag_warning(K->d, W_DOT, op->dloc, "this dot of %s operands copies %s, to shared memory transposed, one byte at "
                    "a time (8-bit ldmatrix and wgmma read along k only): %s", elem_names[op->src2->elem], op->offflip,
