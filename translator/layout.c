@@ -2929,19 +2929,26 @@ Expr *layout_recompute(TirKernel *K, const Expr *x, int *budget) {
  * (var r = m0 + rows(64, 1), read by a gather in one layout and by an accumulator's store
  * in another) computes it again at the op instead: x, the op's read of the var, becomes
  * the copy (an op reads its own nodes: no other op shares x). */
-static bool recomputed(TirKernel *K, Conv *c) {
-  const Expr *init =
-      c->x->kind == E_IDENT && c->v->sym && c->x->u.ident.sym == c->v->sym ? layout_declared_value(K, c->x) : NULL;
+static Expr *recompute_copy(TirKernel *K, const Expr *x, const TirVar *v) {
+  const Expr *init = x->kind == E_IDENT && v->sym && x->u.ident.sym == v->sym ? layout_declared_value(K, x) : NULL;
   int budget = 24;
-  Expr *e = init && init->ty.elem == c->x->ty.elem && init->ty.rank == c->x->ty.rank &&
-                    init->ty.dims[0] == c->x->ty.dims[0] && init->ty.dims[1] == c->x->ty.dims[1]
-                ? layout_recompute(K, init, &budget)
-                : NULL;
-  if (!e) return false;
-  Loc at = c->x->loc;
-  *c->x = *e;
-  c->x->loc = at;
-  return true;
+  return init && init->ty.elem == x->ty.elem && init->ty.rank == x->ty.rank && init->ty.dims[0] == x->ty.dims[0] &&
+                 init->ty.dims[1] == x->ty.dims[1]
+             ? layout_recompute(K, init, &budget)
+             : NULL;
+}
+
+/* x, an op's read, becomes e, a copy of what it reads (at x's place in the source). */
+static void read_as(Expr *x, const Expr *e) {
+  Loc at = x->loc;
+  *x = *e;
+  x->loc = at;
+}
+
+static bool recomputed(TirKernel *K, Conv *c) {
+  Expr *e = recompute_copy(K, c->x, c->v);
+  if (e) read_as(c->x, e);
+  return e != NULL;
 }
 
 /* Whether an op of b (inside its control too) writes v; a copy of v reads it. */
@@ -3880,6 +3887,7 @@ bool layout_assign(TirKernel *K, const char **why) {
  * stmatrix nor barrier may go there). */
 typedef struct Epi {
   int td;
+  PtrVec remat; /* tile vars a staged store's index read as their declared expression (HeldIdx) */
 } Epi;
 
 /* The read-back layout of mma layout m for elements of eb bytes: each warp's
@@ -4155,17 +4163,28 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
 }
 
 /* A scatter's index values that read-back layout rd's threads do not hold (held in the
- * accumulator's rows: a gather's, Z[J[m0 + rows(128, 1)], ..]): *name is one. */
+ * accumulator's rows: a gather's, Z[J[m0 + rows(128, 1)], ..]): *name is one. A tile var
+ * declared as an expression the read-back may compute again (var r = m0 + rows(128, 1),
+ * then Y[r, cols(128, 128)] or Y[where(r < rend, r, -1), ..]: recompute_copy) is no such
+ * value: its reads (xs) become their copies (es) where the store is staged, as if the
+ * expression were written in its place, which stages the same (docs/language.md). */
 typedef struct HeldIdx {
   const Layout *rd;
   const char *name;
+  PtrVec xs, es, vs;
 } HeldIdx;
 
 static void held_idx_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
-  (void)K;
-  (void)x;
   HeldIdx *h = ctx;
-  if (!h->name && !readable(v->layout, h->rd)) h->name = v->what;
+  if (h->name || readable(v->layout, h->rd)) return;
+  Expr *e = x ? recompute_copy(K, x, v) : NULL;
+  if (!e) {
+    h->name = v->what;
+    return;
+  }
+  vec_push(K->a, &h->xs, x);
+  vec_push(K->a, &h->es, e);
+  vec_push(K->a, &h->vs, v);
 }
 
 /* false: out of buffers (the stores not staged yet stay as they are) */
@@ -4181,8 +4200,16 @@ static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
     if (!m) continue;
     int eb = elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem];
     const Layout *rd = epilogue_layout(K, m, eb);
-    HeldIdx h = {rd, NULL};
+    HeldIdx h = {rd, NULL, {0}, {0}, {0}};
     if (rd) index_leaves(K, op, held_idx_leaf, &h);
+    if (!h.name && h.xs.len) {
+      for (int k = 0; k < h.xs.len; k++) {
+        read_as(h.xs.items[k], h.es.items[k]);
+        if (!vec_has(&e->remat, h.vs.items[k])) vec_push(K->a, &e->remat, h.vs.items[k]);
+      }
+      Bounds w = {0}; /* its bounds tests, the expression's (m0 + rows(128, 1) >= 0: none) */
+      bounds(K, op, &w);
+    }
     if (h.name) { /* the read-back's rows are not the fragments' (no conversion of an index here) */
       unstaged(K, op->stmt->loc.line,
                arena_printf(K->a, ": its scatter index reads the %s, held by the accumulator's rows, and a read-back "
@@ -4319,8 +4346,11 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
 /* The staged epilogues (above), after pipeline.c: the stage rings' bytes are
  * known then, and a store is staged only where its copy fits the budget. */
 void layout_epilogues(TirKernel *K) {
-  Epi e = {0};
-  if (epilogues(K, &K->body, &e)) {
+  Epi e = {0, {0}};
+  bool ok = epilogues(K, &K->body, &e);
+  /* a var no op reads now: its registers and its computation go (as uniform_masks's) */
+  for (int i = 0; i < e.remat.len; i++) uniform_drop_unread(K, e.remat.items[i]);
+  if (ok) {
     mark_used(K);
     lanes_warps(K);
   }

@@ -1163,6 +1163,9 @@ Expr *layout_recompute(TirKernel *K, const Expr *x, int *budget);
 /* uniform.c, after lower.c: a where() of a mask var (var ok = n0 + cols(R, C) < N) reads the
  * mask's expression, and the var goes when nothing else reads it */
 void uniform_masks(TirKernel *K);
+/* uniform.c: tile var v, its declaration and its one write go where no other op reads v nor
+ * copies it (every read of it became its declared expression) */
+void uniform_drop_unread(TirKernel *K, const TirVar *v);
 /* uniform.c, after layout.c: a guard per elementwise assign under which its where()s of rows() and
  * cols() take their first branch at every element (TirOp.uguard) */
 void uniform_wheres(TirKernel *K);

@@ -255,17 +255,18 @@ static void drop_writes(TirBlock *b, const TirVar *v) {
   }
 }
 
+void uniform_drop_unread(TirKernel *K, const TirVar *v) {
+  bool copied = false;
+  for (int j = 0; j < K->nbufs; j++) copied |= K->bufs[j].spill_of == v;
+  if (copied || !vec_has(&K->vars, v) || read_elsewhere(K, &K->body, v)) return;
+  drop_writes(&K->body, v);
+  tir_drop_var(K, v);
+}
+
 void uniform_masks(TirKernel *K) {
   Masks m = {{0}};
   mask_block(K, &m, &K->body);
   for (int i = 0; i < K->remat.len; i++) /* read by partial tile writes as their expression (lower.c) */
     if (!vec_has(&m.vars, K->remat.items[i])) vec_push(K->a, &m.vars, K->remat.items[i]);
-  for (int i = 0; i < m.vars.len; i++) {
-    TirVar *v = m.vars.items[i];
-    bool copied = false;
-    for (int j = 0; j < K->nbufs; j++) copied |= K->bufs[j].spill_of == v;
-    if (copied || read_elsewhere(K, &K->body, v)) continue;
-    drop_writes(&K->body, v);
-    tir_drop_var(K, v);
-  }
+  for (int i = 0; i < m.vars.len; i++) uniform_drop_unread(K, m.vars.items[i]);
 }

@@ -3719,6 +3719,43 @@ static void t_scatter_store_staged(Tally *T) {
     call_free(&k);
   }
 }
+/* scatter_store_staged_var (tests/gpu): scatter_store_staged's row scatters at var r = r0 +
+ * m0 + rows(128, 1): Y at rows r, U at rows where(r < rend, r, -1), both staged (the store
+ * reads r's expression). Ragged M, N, K, R below and above r0 + M, a negative r0, rend
+ * inside the rows, past them and at none of them, one tile exactly; on sm_90, sm_90a, sm_80. */
+static void t_scatter_store_staged_var(Tally *T) {
+  static const int MNKRre[][6] = {
+      {300, 200, 40, 290, 5, 250}, {128, 128, 32, 128, 0, 1000}, {5, 9, 7, 3, -2, 2}, {260, 136, 70, 300, 33, -1}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 12; c++) {
+    const int *p = MNKRre[c % 4];
+    int M = p[0], N = p[1], K = p[2], R = p[3], r0 = p[4], rend = p[5], Mp = (M + 127) / 128 * 128;
+    Rng r = rng_seed("scatter_store_staged_var", (uint64_t)c);
+    Call k;
+    call_init(&k, "scatter_store_staged_var.tl", "scatter_store_staged_var");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, K));
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(K, N));
+    Ten *Y = call_out(&k, "Y", F16, 2, SHAPE(R, N));
+    Ten *U = call_out(&k, "U", F16, 2, SHAPE(R, N));
+    call_arg(&k, "r0=%d", r0);
+    call_arg(&k, "rend=%d", rend);
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(W, &r, -1, 1);
+    /* the tile's rows past M are 0 (X read as 0 there): Y's and U's rows r0 + i for them too */
+    for (int i = 0; i < Mp; i++)
+      for (int j = 0; j < N; j++) {
+        double y = 0;
+        for (int kk = 0; i < M && kk < K; kk++) y += A2(X, i, kk) * A2(W, kk, j);
+        if (r0 + i >= 0 && r0 + i < R) R2(Y, r0 + i, j) = y;
+        if (r0 + i >= 0 && r0 + i < R && r0 + i < rend) R2(U, r0 + i, j) = y;
+      }
+    char l[96];
+    label(l, sizeof l, "%s M=%d N=%d K=%d R=%d r0=%d rend=%d", targets[c / 4], M, N, K, R, r0, rend);
+    CHECK(T, call_check(&k, "scatter_store_staged_var", l));
+    call_free(&k);
+  }
+}
 /* scaled_scale_row_mx and scaled_scale_row_i8 (tests/gpu): block-scaled GEMMs, a scale
  * per row of A and of B and block of 32 along K (mx: u8 exponents e, 2^(e - 127); i8: f32),
  * the scale row of B loaded in a layout of its own and read through its shared copy
@@ -8952,6 +8989,7 @@ static const Test tests[] = {
     {"wg_rolled_fills", t_wg_rolled_fills},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
+    {"scatter_store_staged_var", t_scatter_store_staged_var},
     {"scaled_scale_row", t_scaled_scale_row},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},
