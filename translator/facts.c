@@ -296,6 +296,9 @@ bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const 
       *n = had;
       return false;
     }
+    case TK_PERCENT: /* C's truncated a % b is a - (a / b) * b: a multiple when a and b are, whatever their signs */
+      return facts_multiple_given(ki, x->u.binary.a, v, given, n, max) &&
+             facts_multiple_given(ki, x->u.binary.b, v, given, n, max);
     default: return false;
     }
   default: return false;

@@ -3756,6 +3756,45 @@ static void t_scatter_store_staged_var(Tally *T) {
     call_free(&k);
   }
 }
+/* remainder_start (tests/gpu): a GEMM whose A tile starts at column kk % C (@assume(C % 32
+ * == 0): 16-byte copies, facts.c) and, for Z, at kk % c of a parameter c (a multiple of 8:
+ * the fast body; else, or negative, the general one; columns past C read as 0). Ragged M
+ * and KC, KC past C (X read cyclically), one tile exactly; on sm_90, sm_90a and sm_80. */
+static void t_remainder_start(Tally *T) {
+  static const int MCKc[][4] = {{300, 64, 200, 40}, {128, 32, 96, 48}, {5, 32, 7, 13}, {260, 128, 330, -24}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int k8 = 0; k8 < 12; k8++) {
+    const int *p = MCKc[k8 % 4];
+    int M = p[0], C = p[1], KC = p[2], c = p[3];
+    Rng r = rng_seed("remainder_start", (uint64_t)k8);
+    Call k;
+    call_init(&k, "remainder_start.tl", "remainder_start");
+    snprintf(k.target, sizeof k.target, "%s", targets[k8 / 4]);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, C));
+    Ten *Wt = call_in(&k, "Wt", F16, 2, SHAPE(KC, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, 64));
+    Ten *Z = call_out(&k, "Z", F32, 2, SHAPE(M, 64));
+    call_arg(&k, "c=%d", c);
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(Wt, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 64; j++) {
+        double y = 0, z = 0;
+        for (int kk = 0; kk < KC; kk += 32)
+          for (int t = 0; t < 32 && kk + t < KC; t++) {
+            int cy = kk % C + t, cz = kk % c + t; /* C's remainder, as the kernel's */
+            y += A2(X, i, cy) * A2(Wt, kk + t, j);
+            if (cz < C) z += A2(X, i, cz) * A2(Wt, kk + t, j);
+          }
+        R2(Y, i, j) = y;
+        R2(Z, i, j) = z;
+      }
+    char l[64];
+    label(l, sizeof l, "%s M=%d C=%d KC=%d c=%d", targets[k8 / 4], M, C, KC, c);
+    CHECK(T, call_check(&k, "remainder_start", l));
+    call_free(&k);
+  }
+}
 /* scaled_scale_row_mx and scaled_scale_row_i8 (tests/gpu): block-scaled GEMMs, a scale
  * per row of A and of B and block of 32 along K (mx: u8 exponents e, 2^(e - 127); i8: f32),
  * the scale row of B loaded in a layout of its own and read through its shared copy
@@ -8990,6 +9029,7 @@ static const Test tests[] = {
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
     {"scatter_store_staged_var", t_scatter_store_staged_var},
+    {"remainder_start", t_remainder_start},
     {"scaled_scale_row", t_scaled_scale_row},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},

@@ -172,6 +172,47 @@ Test(tir_layout, gathers_along_rows_at_cols_move_runs) {
   cr_assert_eq(access_of(&K->body, "C")->vec, 4);
 }
 
+/* facts_multiple_given: C's truncated a % b is a - (a / b) * b, a multiple of v when a and b
+ * both are, whatever their signs; a slice starting there moves runs as kk - kk / C * C did. */
+Test(facts, a_remainder_of_multiples_is_a_multiple) {
+  const char *why = NULL;
+  /* @assume(C % 32 == 0), kk from 0 by 32 (to K, W's size): kk % C is a multiple of 32 and 4, not 64 */
+  TirKernel *K = build("@launch(128)\n@assume(C % 32 == 0)\n"
+                       "kernel k(X: tensor<f32>[16, C], W: tensor<f32>[K], O: tensor<f32>[16, 32]) {\n"
+                       "  var acc: tile<f32>[16, 32] = 0.0\n  for kk in range(0, K, 32) {\n"
+                       "    var c0 = kk % C\n    acc += X[0 :+ 16, c0 :+ 32]\n  }\n  O[0 :+ 16, 0 :+ 32] = acc\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *x = access_of(&K->body, "X");
+  const Expr *c0 = x->slice->u.index.idx[1].start;
+  cr_assert(facts_multiple_of(K->ki, c0, 32));
+  cr_assert(facts_multiple_of(K->ki, c0, 4));
+  cr_assert_not(facts_multiple_of(K->ki, c0, 64));
+  cr_assert_eq(x->vec, 4, "16-byte runs of X");
+  /* a parameter divisor: a multiple where the entry test makes c one; a dividend off the run: none */
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[16, C], W: tensor<f32>[K], O: tensor<f32>[16, 32], c: i32) {\n"
+            "  var acc: tile<f32>[16, 32] = 0.0\n  for kk in range(0, K, 32) {\n"
+            "    acc += X[0 :+ 16, kk % c :+ 32]\n  }\n  O[0 :+ 16, 0 :+ 32] = acc\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  x = access_of(&K->body, "X");
+  const Expr *s = x->slice->u.index.idx[1].start;
+  const Sym *given[4];
+  int n = 0;
+  cr_assert_not(facts_multiple_of(K->ki, s, 4));
+  cr_assert(facts_multiple_given(K->ki, s, 4, given, &n, 4));
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(given[0]->name, "c");
+  cr_assert_eq(x->vec, 4);
+  K = build("@launch(128)\nkernel k(X: tensor<f32>[16, C], W: tensor<f32>[K], O: tensor<f32>[16, 32], c: i32) {\n"
+            "  var acc: tile<f32>[16, 32] = 0.0\n  for kk in range(0, K, 32) {\n"
+            "    acc += X[0 :+ 16, (kk + 2) % c :+ 32]\n  }\n  O[0 :+ 16, 0 :+ 32] = acc\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  x = access_of(&K->body, "X");
+  n = 0;
+  cr_assert_not(facts_multiple_given(K->ki, x->slice->u.index.idx[1].start, 4, given, &n, 4));
+  cr_assert_eq(x->vec, 1);
+}
+
 Test(tir_layout, row_sums_of_many_rows_a_thread_put_a_line_of_lanes_across_a_row) {
   const char *why = NULL;
   /* [64, 128] f32 over 4 warps: 32 lanes across a row held 16 rows a thread, 5 shuffles
