@@ -1364,11 +1364,28 @@ static const char *changing_name(const TirKernel *K, const Expr *x, const Stmt *
   }
 }
 
+/* A @registers tile that an op of b (or of the blocks inside it) writes, or NULL. */
+static const TirVar *register_written(const TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    const TirVar *v;
+    if (op->kind != TO_DECL && op->dst && op->dst->sym && op->dst->sym->place == PL_REGISTER) return op->dst;
+    if ((v = register_written(&op->body)) || (v = register_written(&op->els))) return v;
+  }
+  return NULL;
+}
+
 /* Why no load of the loop at f is issued ahead, and where (*at). */
 static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *at) {
   const TirOp *c = find_exit(&f->body, TO_CONTINUE);
   if (c) {
     *at = c->stmt ? c->stmt->loc : f->stmt->loc;
+    /* an update of a @registers tile may not sit under an if (check.c): then the list only */
+    const TirVar *reg = register_written(&f->body);
+    if (reg)
+      return arena_printf(K->a, "the loop has a continue, which would skip its rings' shift (walk a list of the "
+                          "iterations that do work; the rest of the body under an if would update register tile "
+                          "'%s' there, which @registers does not allow)", reg->sym->name);
     return "the loop has a continue, which would skip its rings' shift (put the rest of the body under an if, or "
            "walk a list of the iterations that do work)";
   }
