@@ -745,6 +745,14 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
   e->flags |= (x->flags | y->flags) & (EF_TD | EF_TILE | EF_BADCONST);
   Type shape = {0};
   if (!broadcast(C, e->loc, &x->ty, &y->ty, &shape)) {
+    /* a rank-1 [N] against [N, C]: meant as a column (NumPy's l[:, None]) */
+    const Expr *r1 = x->ty.rank == 1 ? x : y->ty.rank == 1 ? y : NULL, *r2 = r1 == x ? y : x;
+    if (r1 && r2->ty.rank == 2 && r1->ty.dims[0] == r2->ty.dims[0] && r1->ty.dims[0] != r2->ty.dims[1]) {
+      int n = r1->ty.dims[0];
+      diag_note(C->d, e->loc, "a rank-1 %s is the row [1, %d] against a 2-D tile; as a column of %d rows (NumPy's "
+                "x[:, None]), write reshape(%s, [%d, 1])", type_str(C, &r1->ty), n, n,
+                r1->kind == E_IDENT ? r1->u.ident.name : "..", n);
+    }
     shape_notes(C, x, y);
     return false;
   }
