@@ -584,6 +584,14 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     const Expr *a = x->u.binary.a, *b = x->u.binary.b;
     ElemType t = operand_type(a, b, x->ty.elem == T_BOOL ? T_NONE : want != T_NONE ? want : x->ty.elem);
     if (x->u.binary.op == TK_OROR || x->u.binary.op == TK_ANDAND) t = T_BOOL;
+    /* scalar + (scalar + tile) of 32- or 64-bit integers: (scalar + scalar) + tile, the scalars
+     * added once (a var r = q0 + rows(..) read in qs + r, where a staged store computes it
+     * again, then prints as qs + q0 + rows(..) written in place does) */
+    if (x->u.binary.op == TK_PLUS && (t == T_I32 || t == T_I64) && a->ty.rank == 0 && b->kind == E_BINARY &&
+        b->u.binary.op == TK_PLUS && b->ty.elem == t && b->u.binary.a->ty.rank == 0 && b->u.binary.b->ty.rank > 0) {
+      const char *s = narrow(P, t, F("(%s + %s)", ex(P, a, t, at), ex(P, b->u.binary.a, t, at)));
+      return narrow(P, t, F("(%s + %s)", s, ex(P, b->u.binary.b, t, at)));
+    }
     const char *p = ex(P, a, t, at), *q = ex(P, b, t, at);
     if (x->ty.elem == T_BOOL) return F("(%s %s %s)", p, op_text(x->u.binary.op), q);
     /* (the templates return their T: nothing to narrow) */

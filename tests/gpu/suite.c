@@ -3516,6 +3516,25 @@ static void t_wg_rolled_fills(Tally *T) {
     call_free(&k);
   }
 }
+/* int_reassoc (tests/gpu): Y[i, j] = 3 * (s + i) + j, computed as s + (m0 + rows) + 2 * (s +
+ * r) + cols (the first sum printed with its scalars added first); ragged M, one block,
+ * a negative s, exactly. */
+static void t_int_reassoc(Tally *T) {
+  static const int MS[][2] = {{37, -5}, {16, 7}, {3, 100}};
+  for (int c = 0; c < 3; c++) {
+    int M = MS[c][0], sv = MS[c][1];
+    Call k;
+    call_init(&k, "int_reassoc.tl", "int_reassoc");
+    Ten *Y = call_out(&k, "Y", I32, 2, SHAPE(M, 8));
+    call_arg(&k, "s=%d", sv);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < 8; j++) R2(Y, i, j) = 3.0 * (sv + i) + j;
+    char l[64];
+    label(l, sizeof l, "M=%d s=%d", M, sv);
+    CHECK(T, call_check(&k, "int_reassoc", l));
+    call_free(&k);
+  }
+}
 /* staged_store_branches (tests/gpu): y = f16(X W) stored to P, Q or R by the block's z and
  * to S[z], every store staged through the one copy of y. Ragged M, N and K (K % 8 == 0: the
  * 16-byte body; not: the general one), one tile exactly, a corner; on sm_90, sm_90a (the
@@ -9026,6 +9045,7 @@ static const Test tests[] = {
     {"spill_twice", t_spill_twice},
     {"pipeline_gather_reshape", t_pipeline_gather_reshape},
     {"wg_rolled_fills", t_wg_rolled_fills},
+    {"int_reassoc", t_int_reassoc},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
     {"scatter_store_staged_var", t_scatter_store_staged_var},
