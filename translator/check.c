@@ -1879,7 +1879,11 @@ static void check_assign(Checker *C, Stmt *s) {
     char op[3] = {token_names[s->u.assign.op][0], 0, 0};
     diag_error(C->d, s->loc, "'%s' on %s: f8 values are storage, and their arithmetic is in f32",
                token_names[s->u.assign.op], type_str(C, &l->ty));
-    diag_note(C->d, (Loc){0, 0}, "convert the result back: x = %s(x %s ...)", elem_names[l->ty.elem], op);
+    /* the fix-it names the statement's own target (q, X[0 :+ 128]), written twice */
+    Buf t = {0};
+    expr_text(&t, l, false);
+    diag_note(C->d, s->loc, "convert the result back: %s = %s(%s %s ...)", t.data, elem_names[l->ty.elem], t.data, op);
+    buf_free(&t);
     return;
   }
   if (s->u.assign.op == TK_DIV_ASSIGN && elem_is_int(l->ty.elem) && const_zero(r)) {
