@@ -230,18 +230,29 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
         loop_max(v->u.ident.sym, &vmax))
       return S ? facts_assumed_at_least(ki, S, vmax * c + len) : vmax * c + len <= D;
   }
+  /* a + b with b in [0, m]: a + b + len <= a + m + len, so a fits with the length
+   * m + len (ctx.block.x * 1024 + j, j over range(0, 1024, 256), :+ 256: the block's
+   * chunk ctx.block.x * 1024 :+ 1024) */
+  int64_t m;
+  if (start->kind == E_BINARY && start->u.binary.op == TK_PLUS)
+    for (int k = 0; k < 2; k++) {
+      const Expr *a = k ? start->u.binary.b : start->u.binary.a, *b = k ? start->u.binary.a : start->u.binary.b;
+      if (facts_nonneg(b) && value_max(b, &m) && m <= INT32_MAX && facts_fits(ki, a, m + len, X, d)) return true;
+    }
   if (start->kind == E_CTX && (start->u.ctx == CTX_THREAD || start->u.ctx == CTX_LANE || start->u.ctx == CTX_WARP)) {
     int64_t top = start->u.ctx == CTX_THREAD ? ki->threads : start->u.ctx == CTX_LANE ? ki->target->lanes
                                                                  : ki->threads / ki->target->lanes;
     return S ? facts_assumed_at_least(ki, S, top - 1 + len) : top - 1 + len <= D;
   }
   int axis = block_times(start, &c);
-  if (axis >= 0 && len <= c) {
+  if (axis >= 0 && c > 0) {
     Expr *g = ki->grid[axis];
     if (!g) return S ? facts_assumed_at_least(ki, S, len) : len <= D; /* block index is 0 */
     int64_t gc;
     if (check_const_int(g, &gc)) return S ? facts_assumed_at_least(ki, S, (gc - 1) * c + len) : (gc - 1) * c + len <= D;
-    if (!S) return false;
+    /* a grid of S: what bounds the last block's start bounds its chunk of c, not
+     * a slice past it (ctx.block.x * 64 :+ 128 reads the next block's chunk) */
+    if (!S || len > c) return false;
     if (facts_as_size(g) == S && c == 1) return true; /* @grid(S): block index < S */
     /* @grid(S / c): the last block ends at or before S */
     if (g->kind == E_BINARY && g->u.binary.op == TK_SLASH && facts_as_size(g->u.binary.a) == S &&
@@ -338,6 +349,25 @@ static void start_sizes(const Expr *x, const Sym *S, const Sym **out, int *n, in
   }
 }
 
+/* The term of a start that facts_fits proves for a sum (a of a + b, b non-negative of
+ * largest value m), through each such sum, and *len grown by each m: the loop variable
+ * or block index whose conditions the sum's are (ctx.block.x * 1024 + j :+ 256 is
+ * ctx.block.x * 1024 :+ 1024 with j over range(0, 1024, 256)). */
+static const Expr *sum_base(const Expr *x, int64_t *len) {
+  x = facts_resolve(x);
+  int64_t m;
+  while (x->kind == E_BINARY && x->u.binary.op == TK_PLUS) {
+    const Expr *a = x->u.binary.a, *b = x->u.binary.b;
+    if (!(facts_nonneg(b) && value_max(b, &m) && m <= INT32_MAX)) {
+      if (!(facts_nonneg(a) && value_max(a, &m) && m <= INT32_MAX)) break;
+      a = b;
+    }
+    *len += m;
+    x = facts_resolve(a);
+  }
+  return x;
+}
+
 enum { MAX_CONDS = 4 }; /* the @assume conditions one check's note may name */
 
 /* The least upper bound an @assume gives size S (S <= c, S < c, S == c, c >= S,
@@ -398,14 +428,15 @@ static int fits_conditions(Arena *a, const KernelInfo *ki, const Expr *start, in
   KernelInfo k = *ki;
   k.assumes = NEW_ARRAY(a, Assume, ki->nassumes + MAX_CONDS);
   for (int i = 0; i < ki->nassumes; i++) k.assumes[i] = ki->assumes[i];
-  const Expr *s = facts_resolve(start);
+  int64_t blen = len; /* the sum's base term, and the length it is proved for */
+  const Expr *s = sum_base(start, &blen);
   int64_t m[2] = {0, 0};
   if (s->kind == E_IDENT && s->u.ident.sym && s->u.ident.sym->kind == SY_LOOP) {
     const Stmt *f = s->u.ident.sym->decl;
     if (!f->u.forr.step) m[0] = 1;
     else check_const_int(f->u.forr.step, &m[0]);
     int64_t st;
-    if (loop_step_start(f, len, S, &st) && st > 1 && !facts_multiple_of(ki, f->u.forr.lo, st))
+    if (loop_step_start(f, blen, S, &st) && st > 1 && !facts_multiple_of(ki, f->u.forr.lo, st))
       start_sizes(f->u.forr.lo, S, given, &ng, MAX_CONDS - 1); /* range(T * 2, S, 64): T % 64 == 0 too */
     for (int i = 0; i < ng; i++) k.assumes[k.nassumes++] = (Assume){NULL, (Sym *)given[i], m[0], INT64_MIN};
   }
@@ -444,17 +475,30 @@ static int fits_conditions(Arena *a, const KernelInfo *ki, const Expr *start, in
 }
 
 /* Why no conditions on the sizes drop the check of a start, nonnegative: most often
- * none bounds its end; in range(a, S, step), a not known to be a multiple of the step. */
+ * none bounds its end; in range(a, S, step), a not known to be a multiple of the step;
+ * at a block's chunk (plus a loop's values) under a grid of sizes, a slice that passes
+ * the chunk, or a grid that is no chunk count of S. */
 static const char *unfit_why(Arena *a, const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
-  const Expr *s = facts_resolve(start);
+  int64_t blen = len;
+  const Expr *s = sum_base(start, &blen);
   const Sym *S = X->tdim_size[d];
   int64_t m, st;
   if (S && s->kind == E_IDENT && s->u.ident.sym && s->u.ident.sym->kind == SY_LOOP) {
     const Stmt *f = s->u.ident.sym->decl;
-    if (loop_step_start(f, len, S, &st) && !facts_multiple_of(ki, f->u.forr.lo, st))
+    if (loop_step_start(f, blen, S, &st) && !facts_multiple_of(ki, f->u.forr.lo, st))
       return arena_printf(a, "the start of its loop at line %d is not known to be a multiple of the step %" PRId64,
                           f->loc.line, st);
   }
+  int axis = block_times(s, &m);
+  /* past the block's chunk under a grid of sizes: the last block's slice passes the
+   * last chunk's end, which is all a condition on the sizes can bound */
+  if (axis >= 0 && m > 0 && blen > m && ki->grid[axis] && !check_const_int(ki->grid[axis], &st))
+    return arena_printf(a, "it reaches %" PRId64 " past ctx.block.%c * %" PRId64 ", into the next block's chunk",
+                        blen, "xyz"[axis], m);
+  if (axis >= 0 && m > 0 && S && ki->grid[axis] && !check_const_int(ki->grid[axis], &st))
+    return arena_printf(a, "its grid on ctx.block.%c is not %s / %" PRId64 " or cdiv(%s, %" PRId64
+                        "), so the last block's chunk is not known to end at or before %s",
+                        "xyz"[axis], S->name, m, S->name, m, S->name);
   if (!S && value_max(start, &m)) /* a constant dim its values pass */
     return arena_printf(a, "its values reach %" PRId64 ", and the dim's last index is %" PRId64, m + len - 1,
                         X->tdim_const[d] - 1);

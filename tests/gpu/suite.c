@@ -501,6 +501,35 @@ static void t_reduce(Tally *T) {
   }
 }
 
+/* chunk_loop (tests/gpu/chunk_loop.tl): a block's chunk of 1024 read and written 256 at
+ * a time, at ctx.block.x * 1024 + j: ragged N (the last chunk partly past N; N = 5, one
+ * short chunk) without @assume, and multiples of 1024 with @assume(N % 1024 == 0), which
+ * drops the loop's checks. Y past N does not exist; P is each chunk's sum. */
+static void t_chunk_loop(Tally *T) {
+  static const int Ns[] = {3000, 1025, 5, 4096, 1024, 3072};
+  for (int c = 0; c < 6; c++) {
+    int N = Ns[c];
+    bool assume = c >= 3;
+    long long G = cdivll(N, 1024);
+    Rng r = rng_seed("chunk_loop", (uint64_t)c);
+    Call k;
+    call_init(&k, "chunk_loop.tl", assume ? "chunk_loop_assume" : "chunk_loop");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N)), *P = call_out(&k, "P", F32, 1, SHAPE(G));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < N; i++) Y->ref[i] = X->v[i] * 2.0 + 1.0;
+    for (long long g = 0; g < G; g++) {
+      double s = 0;
+      for (long long i = g * 1024; i < N && i < (g + 1) * 1024; i++) s += X->v[i];
+      P->ref[g] = s;
+    }
+    char l[64];
+    label(l, sizeof l, "%s N=%d", assume ? "assume" : "ragged", N);
+    CHECK(T, call_check(&k, "chunk_loop", l));
+    call_free(&k);
+  }
+}
+
 /* ------------------------------------------------------------ elementwise */
 
 static void t_ew_f32(Tally *T) {
@@ -8952,6 +8981,7 @@ static const Test tests[] = {
     {"examples/attention_f16_bq192", t_attention_f16_bq192},
     {"examples/attention_f16_bq192_causal", t_attention_f16_bq192_causal},
     {"examples/reduce", t_reduce},
+    {"chunk_loop", t_chunk_loop},
     {"elementwise_f32", t_ew_f32},
     {"elementwise_i32", t_ew_i32},
     {"math_f32", t_math},
