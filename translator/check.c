@@ -864,57 +864,6 @@ static bool is_tensor_slice(const Expr *x) {
          x->u.index.base->u.ident.sym->kind == SY_TENSOR;
 }
 
-static void expr_text(Buf *b, const Expr *e, bool nested);
-
-/* A call's arguments from the from-th on, ", "-separated, those from shape_at on
- * as the list they were written as (reshape's [a, b]). */
-static void args_text(Buf *b, const Expr *call, int from) {
-  for (int i = from; i < call->u.call.nargs; i++) {
-    buf_puts(b, i == from ? "" : ", ");
-    buf_puts(b, i == call->u.call.shape_at ? "[" : "");
-    expr_text(b, call->u.call.args[i], false);
-  }
-  buf_puts(b, call->u.call.shape_at < call->u.call.nargs ? "]" : "");
-}
-
-/* e as .tl text, for a fix-it that rewrites what was written: the same expression,
- * spaced as the docs write it, with parentheses around each nested operation. */
-static void expr_text(Buf *b, const Expr *e, bool nested) {
-  static const char *const ctx_names[] = {"thread", "threads", "lane", "lanes", "warp", "warps",
-                                          "block.x", "block.y", "block.z", "blocks.x", "blocks.y", "blocks.z"};
-  switch (e->kind) {
-  case E_INT: buf_printf(b, "%" PRId64, e->u.ival); return;
-  case E_FLOAT: buf_puts(b, e->u.ftext ? e->u.ftext : "?"); return;
-  case E_BOOL: buf_puts(b, e->u.ival ? "true" : "false"); return;
-  case E_IDENT: buf_puts(b, e->u.ident.name); return;
-  case E_INF: buf_puts(b, "inf"); return;
-  case E_CTX: buf_printf(b, "ctx.%s", ctx_names[e->u.ctx]); return;
-  case E_MEMBER: expr_text(b, e->u.member.base, true); buf_printf(b, ".%s", e->u.member.name); return;
-  case E_UNARY: buf_puts(b, op_text(e->u.unary.op)); expr_text(b, e->u.unary.a, true); return;
-  case E_BINARY:
-    buf_puts(b, nested ? "(" : "");
-    expr_text(b, e->u.binary.a, true);
-    buf_printf(b, " %s ", op_text(e->u.binary.op));
-    expr_text(b, e->u.binary.b, true);
-    buf_puts(b, nested ? ")" : "");
-    return;
-  case E_CALL: buf_printf(b, "%s(", e->u.call.name); args_text(b, e, 0); buf_puts(b, ")"); return;
-  case E_INDEX:
-    expr_text(b, e->u.index.base, true);
-    buf_puts(b, "[");
-    for (int i = 0; i < e->u.index.nidx; i++) {
-      buf_puts(b, i ? ", " : "");
-      expr_text(b, e->u.index.idx[i].start, false);
-      if (e->u.index.idx[i].len) {
-        buf_puts(b, " :+ ");
-        expr_text(b, e->u.index.idx[i].len, false);
-      }
-    }
-    buf_puts(b, "]");
-    return;
-  }
-}
-
 /* pad() of a reshaped or transposed slice (pad(reshape(M[0 :+ 128], [128, 1]), 1.0),
  * a padded column): pad reads the elements of a slice past its tensor, so it takes
  * the slice itself, and as it keeps the slice's shape it goes inside the reshape. */
@@ -925,11 +874,11 @@ static void pad_inside_note(Checker *C, const Expr *pad) {
     return;
   Buf fix = {0};
   buf_printf(&fix, "%s(pad(", x->u.call.name);
-  expr_text(&fix, x->u.call.args[0], false);
+  expr_text(&fix, x->u.call.args[0], false, NULL, NULL);
   buf_puts(&fix, ", ");
-  expr_text(&fix, pad->u.call.args[1], false);
+  expr_text(&fix, pad->u.call.args[1], false, NULL, NULL);
   buf_puts(&fix, x->u.call.nargs > 1 ? "), " : ")");
-  args_text(&fix, x, 1);
+  expr_args_text(&fix, x, 1, NULL, NULL);
   buf_puts(&fix, ")");
   diag_note(C->d, (Loc){0, 0}, "pad the slice, then %s it: %s", x->u.call.name, fix.data);
   buf_free(&fix);
@@ -1881,7 +1830,7 @@ static void check_assign(Checker *C, Stmt *s) {
                token_names[s->u.assign.op], type_str(C, &l->ty));
     /* the fix-it names the statement's own target (q, X[0 :+ 128]), written twice */
     Buf t = {0};
-    expr_text(&t, l, false);
+    expr_text(&t, l, false, NULL, NULL);
     diag_note(C->d, s->loc, "convert the result back: %s = %s(%s %s ...)", t.data, elem_names[l->ty.elem], t.data, op);
     buf_free(&t);
     return;

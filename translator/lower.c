@@ -1061,9 +1061,11 @@ static bool lower_tile_assign(Lower *L, TirBlock *b, TirVar *v, TokenKind op, Ex
     int r0, c0;
     shape_of(&a->ty, &r0, &c0); /* (one of the same shape is the slice's load: hoist_reshape) */
     Expr *g = r0 == v->rows && c0 == v->cols ? NULL : reshape_as_gather(L, rhs);
-    if (g && !lower_gather(L, b, rhs, g, is_pad(a) ? a->u.call.args[1] : NULL, v)) return false;
-    if (g) map_value(L, rhs, v); /* the reshape's value is v's (layout.c unpadded_leaf reads the load so) */
-    if (g) return true;
+    if (g) {
+      if (!lower_gather(L, b, rhs, g, is_pad(a) ? a->u.call.args[1] : NULL, v)) return false;
+      map_value(L, rhs, v); /* the reshape's value is v's (layout.c unpadded_leaf reads the load so) */
+      return true;
+    }
   }
   /* v = dot(..), v += dot(..), v = e + dot(..): the dot accumulates into v's
    * registers (after v = e), when it does not read v, v has the dot's type

@@ -19,6 +19,7 @@
  */
 #include "t2c.h"
 
+#include <inttypes.h>
 #include <setjmp.h>
 #include <string.h>
 
@@ -882,4 +883,59 @@ Program *parse(Arena *a, Diag *d, Token *toks, int ntoks) {
   prog->kernels = (Kernel **)kernels.items;
   prog->nkernels = kernels.len;
   return prog;
+}
+
+/* ---------------------------------------------------------------- .tl text */
+
+void expr_args_text(Buf *b, const Expr *call, int from, ExprOwnFn own, const void *ctx) {
+  for (int i = from; i < call->u.call.nargs; i++) {
+    buf_puts(b, i == from ? "" : ", ");
+    buf_puts(b, i == call->u.call.shape_at ? "[" : "");
+    expr_text(b, call->u.call.args[i], false, own, ctx);
+  }
+  buf_puts(b, call->u.call.shape_at < call->u.call.nargs && from <= call->u.call.shape_at ? "]" : "");
+}
+
+void expr_text(Buf *b, const Expr *e, bool nested, ExprOwnFn own, const void *ctx) {
+  static const char *const ctx_names[] = {"thread", "threads", "lane", "lanes", "warp", "warps",
+                                          "block.x", "block.y", "block.z", "blocks.x", "blocks.y", "blocks.z"};
+  if (own && own(ctx, e, b)) return;
+  switch (e->kind) {
+  case E_INT: buf_printf(b, "%" PRId64, e->u.ival); return;
+  case E_FLOAT: buf_puts(b, e->u.ftext ? e->u.ftext : "?"); return;
+  case E_BOOL: buf_puts(b, e->u.ival ? "true" : "false"); return;
+  case E_IDENT: buf_puts(b, e->u.ident.name); return;
+  case E_INF: buf_puts(b, "inf"); return;
+  case E_CTX: buf_printf(b, "ctx.%s", ctx_names[e->u.ctx]); return;
+  case E_MEMBER: expr_text(b, e->u.member.base, true, own, ctx); buf_printf(b, ".%s", e->u.member.name); return;
+  case E_UNARY:
+    buf_puts(b, op_text(e->u.unary.op) ? op_text(e->u.unary.op) : "?");
+    expr_text(b, e->u.unary.a, true, own, ctx);
+    return;
+  case E_BINARY:
+    buf_puts(b, nested ? "(" : "");
+    expr_text(b, e->u.binary.a, true, own, ctx);
+    buf_printf(b, " %s ", op_text(e->u.binary.op) ? op_text(e->u.binary.op) : "?");
+    expr_text(b, e->u.binary.b, true, own, ctx);
+    buf_puts(b, nested ? ")" : "");
+    return;
+  case E_CALL:
+    buf_printf(b, "%s(", e->u.call.name);
+    expr_args_text(b, e, 0, own, ctx);
+    buf_puts(b, ")");
+    return;
+  case E_INDEX:
+    expr_text(b, e->u.index.base, true, own, ctx);
+    buf_puts(b, "[");
+    for (int i = 0; i < e->u.index.nidx; i++) {
+      buf_puts(b, i ? ", " : "");
+      expr_text(b, e->u.index.idx[i].start, false, own, ctx);
+      if (e->u.index.idx[i].len) {
+        buf_puts(b, " :+ ");
+        expr_text(b, e->u.index.idx[i].len, false, own, ctx);
+      }
+    }
+    buf_puts(b, "]");
+    return;
+  }
 }

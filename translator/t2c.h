@@ -367,6 +367,15 @@ typedef struct Program {
 /* Parses a whole file. Errors are reported through d with recovery at
  * statement level; the returned program holds what parsed. Never NULL. */
 Program *parse(Arena *a, Diag *d, Token *toks, int ntoks);
+/* e as .tl text into b, spaced as the docs write it: a binary operation in parentheses
+ * when it is an operand (nested), reshape's shape as the list it was written as. own,
+ * when given, prints a node of its own first, returning true (--dump-tir: a hoisted
+ * value as %name). */
+typedef bool (*ExprOwnFn)(const void *ctx, const Expr *x, Buf *b);
+void expr_text(Buf *b, const Expr *e, bool nested, ExprOwnFn own, const void *ctx);
+/* A call's arguments from the from-th on, ", "-separated, those from shape_at on as the
+ * list they were written as (reshape's [a, b]). */
+void expr_args_text(Buf *b, const Expr *call, int from, ExprOwnFn own, const void *ctx);
 
 /* ---------------------------------------------------------------- config.c */
 typedef struct TargetConfig {

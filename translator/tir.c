@@ -454,8 +454,9 @@ static void index_str(const TirKernel *K, const Expr *x, Buf *b) {
   buf_puts(b, "]");
 }
 
-/* The expression as .tl text, hoisted subexpressions as %vN. */
-static void expr_str(const TirKernel *K, const Expr *x, Buf *b) {
+/* --dump-tir's own nodes: a value read from a shared copy (the copy), a hoisted one (%vN). */
+static bool tir_own(const void *ctx, const Expr *x, Buf *b) {
+  const TirKernel *K = ctx;
   TirRead *rd = tir_read(K, x);
   if (rd) {
     buf_printf(b, "%s%s", rd->kind == TR_TRANSPOSE ? "transpose " : "", K->bufs[rd->buf].cname);
@@ -469,45 +470,15 @@ static void expr_str(const TirKernel *K, const Expr *x, Buf *b) {
       }
       buf_puts(b, "]");
     }
-    return;
+    return true;
   }
   TirVar *h = tir_hoisted(K, x);
-  if (h) {
-    buf_printf(b, "%%%s", h->cname);
-    return;
-  }
-  static const char *const ctx_names[] = {"thread", "threads", "lane", "lanes", "warp", "warps",
-                                          "block.x", "block.y", "block.z", "blocks.x", "blocks.y", "blocks.z"};
-  switch (x->kind) {
-  case E_INT: buf_printf(b, "%" PRId64, x->u.ival); return;
-  case E_FLOAT: buf_puts(b, x->u.ftext ? x->u.ftext : "?"); return;
-  case E_BOOL: buf_puts(b, x->u.ival ? "true" : "false"); return;
-  case E_INF: buf_puts(b, "inf"); return;
-  case E_IDENT: buf_puts(b, x->u.ident.name); return;
-  case E_CTX: buf_printf(b, "ctx.%s", ctx_names[x->u.ctx]); return;
-  case E_MEMBER: expr_str(K, x->u.member.base, b); buf_printf(b, ".%s", x->u.member.name); return;
-  case E_UNARY:
-    buf_puts(b, x->u.unary.op == TK_MINUS ? "-" : tok_str(x->u.unary.op));
-    expr_str(K, x->u.unary.a, b);
-    return;
-  case E_BINARY:
-    buf_puts(b, "(");
-    expr_str(K, x->u.binary.a, b);
-    buf_printf(b, " %s ", tok_str(x->u.binary.op));
-    expr_str(K, x->u.binary.b, b);
-    buf_puts(b, ")");
-    return;
-  case E_CALL:
-    buf_printf(b, "%s(", x->u.call.name);
-    for (int i = 0; i < x->u.call.nargs; i++) {
-      if (i) buf_puts(b, ", ");
-      expr_str(K, x->u.call.args[i], b);
-    }
-    buf_puts(b, ")");
-    return;
-  case E_INDEX: index_str(K, x, b); return;
-  }
+  if (h) buf_printf(b, "%%%s", h->cname);
+  return h != NULL;
 }
+
+/* The expression as .tl text, hoisted subexpressions as %vN. */
+static void expr_str(const TirKernel *K, const Expr *x, Buf *b) { expr_text(b, x, false, tir_own, K); }
 
 static void dump_block(const TirKernel *K, const TirBlock *blk, int depth, FILE *out);
 
