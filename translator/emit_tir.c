@@ -45,6 +45,10 @@ typedef struct Printer {
   bool masked;          /* copy_elem guards each copy by the tile mask: tensor_index leaves it out */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
   bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
+  /* the dots after the one being printed over its A in the same k steps (tir_dots_share_a): printed in it */
+  struct TirOp *with[TIR_MAX_SHARE_A];
+  int nwith;
+  int boff;             /* B fragment names t2c_b<j + boff>, t2c_q<j + boff>: the second of two such dots */
   int ring_at;          /* TO_FRAGS: stage rings read at the stage of their loop's next iteration (1), or
                            at the first stage, before the loop (2); 0: this iteration's */
   /* register-A wgmma dots: the first of each one's A fragment names t2c_a<n> (two
@@ -1967,17 +1971,17 @@ static const char *kplus(Printer *P, const char *k, const char *rest) {
  * plain ldmatrix: the copy's rows are B's columns). */
 static void load_b(Printer *P, const TirOp *op, const char *k, const char *n, int j, bool pair) {
   const char *set = op->kind == TO_FRAGS ? F("t2c_fb%d[%d]", op->frag, op->fset) : NULL; /* into a fragment set */
-  const char *dst = set ? F("%s[%d]", set, j) : F("t2c_b%d", j);
+  const char *dst = set ? F("%s[%d]", set, j) : F("t2c_b%d", j + P->boff);
   int e = 16 / elem_bytes[op->src2->elem]; /* elements in the 16 bytes of a matrix row */
   if (pair) {
-    const char *q = set ? F("%s, %s[%d]", dst, set, j + 1) : F("t2c_q%d", j);
+    const char *q = set ? F("%s, %s[%d]", dst, set, j + 1) : F("t2c_q%d", j + P->boff);
     if (!set) line(P, "unsigned %s[4];", q);
     if (op->btrans)
       line(P, "t2c::ldmatrix_x4(%s, %s);", q,
            frag_addr(P, op->buf2, F("%s + (lane / 16) * 8 + lane %% 8", n), kplus(P, k, F("(lane / 8 %% 2) * %d", e))));
     else
       line(P, "t2c::ldmatrix_x4_trans(%s, %s);", q, frag_addr(P, op->buf2, kplus(P, k, "lane % 16"), F("%s + (lane / 16) * 8", n)));
-    if (!set) line(P, "const unsigned %s[2] = {%s[0], %s[1]}, t2c_b%d[2] = {%s[2], %s[3]};", dst, q, q, j + 1, q, q);
+    if (!set) line(P, "const unsigned %s[2] = {%s[0], %s[1]}, t2c_b%d[2] = {%s[2], %s[3]};", dst, q, q, j + 1 + P->boff, q, q);
     return;
   }
   if (!set) line(P, "unsigned %s[2];", dst);
@@ -2319,12 +2323,47 @@ static void print_mmas(Printer *P, const TirOp *op, const char *fn) {
     for (int j = nbeg; j < nend; j++) {
       int r0 = reg_of(l, (At){l, 2 * i, j, 0}), r2 = reg_of(l, (At){l, 2 * i + 1, j, 0});
       const char *a = op->frag ? F("t2c_fa%d[%d][%d]", op->frag, op->fset, i) : F("t2c_a%d", i);
-      const char *b = op->frag ? F("t2c_fb%d[%d][%d]", op->frag, op->fset, j) : F("t2c_b%d", j);
+      const char *b = op->frag ? F("t2c_fb%d[%d][%d]", op->frag, op->fset, j) : F("t2c_b%d", j + P->boff);
       line(P, "t2c::%s(%s[%d], %s[%d], %s[%d], %s[%d], %s, %s);", fn, d, r0, d, r0 + 1, d, r2, d, r2 + 1, a, b);
     }
 }
 
+/* "the dot at line L" or "the dots at lines L, M and N" over the A of op: the lines of
+ * the dots printed with it, or "the dot after it" where they are one statement's. */
+static const char *share_lines(Printer *P, const TirOp *op, TirOp *const *with, int n) {
+  Buf b = {0};
+  for (int w = 0; w < n; w++) {
+    if (!with[w]->stmt || with[w]->stmt == op->stmt) {
+      buf_free(&b);
+      return n > 1 ? "the dots after it" : "the dot after it";
+    }
+    buf_printf(&b, "%s%d", w == 0 ? "" : w < n - 1 ? ", " : " and ", with[w]->stmt->loc.line);
+  }
+  const char *s = F("the dot%s at line%s %.*s", n > 1 ? "s" : "", n > 1 ? "s" : "", (int)b.len, b.data);
+  buf_free(&b);
+  return s;
+}
+
+/* Zeroes the accumulator of a dot (or of its part, op's tiles across) that assigns. */
+static void zero_acc(Printer *P, const TirOp *op, int nbeg, int nend, bool i8) {
+  const Layout *l = op->lay;
+  if (op->op == TK_ASSIGN)
+    for (int i = 0; i < l->rr; i++)
+      for (int j = nbeg; j < nend; j++)
+        for (int v = 0; v < l->vec; v++)
+          line(P, "%s[%d] = %s;", op->dst->cname, reg_of(l, (At){l, i, j, v}), i8 ? "0" : "0.0f");
+}
+
+/* A dot by mma.sync: from shared memory, each k step's A and B fragments by ldmatrix,
+ * then the mma of each pair of m16 and n8 tiles; or, A in registers, packed from
+ * them. P->with are the dots after it over the same A (tir_dots_share_a): their B
+ * fragments and mma follow in each k step, after this one's, and A's fragments are
+ * loaded once for all. */
 static void print_dot(Printer *P, const TirOp *op) {
+  TirOp *with[TIR_MAX_SHARE_A];
+  int nwith = P->nwith;
+  memcpy(with, P->with, sizeof with);
+  P->nwith = 0;
   if (op->simt) {
     print_dot_simt(P, op);
     return;
@@ -2350,21 +2389,26 @@ static void print_dot(Printer *P, const TirOp *op) {
   }
   bool one = op->src && kend - kbeg == ks;
   const char *part = op->nend ? F("tiles across %d .. %d", nbeg, nend - 1) : NULL;
+  for (int w = 0; w < nwith; w++) { /* what print_op says before each */
+    if (with[w]->first && with[w]->stmt) emit_stmt_comment(P->K->d, P->o, P->line_file, P->indent, with[w]->stmt, P->out);
+    if (with[w]->note && !kbeg) line(P, "// %s", with[w]->note);
+  }
   if (kbeg && !one)
-    line(P, "// k %d .. %d%s of the dot above", kbeg, kend - 1, part ? F(", %s", part) : "");
+    line(P, "// k %d .. %d%s of the %s above", kbeg, kend - 1, part ? F(", %s", part) : "", nwith ? "dots" : "dot");
   else if (!kbeg && nbeg)
     line(P, "// %s of the dot above", part);
   else if (!kbeg)
-    line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8%s%s",
+    line(P, "// on tensor cores (%s): %s, warps %d x %d, each %d x %d tiles of 16 x 8%s%s%s",
          i8 ? P->K->hw->mma_i8 : b8 ? P->K->hw->mma_f8 : P->K->hw->mma,
          op->src ? "A and B from shared memory by ldmatrix" : "A from registers, B from shared memory by ldmatrix", l->wr,
-         l->wc, mt, nt, kend < op->kdim ? F("; k %d .. %d, the rest after the copies below", kbeg, kend - 1) : "",
+         l->wc, mt, nt,
+         nwith ? F("; %s over the same A in the same k steps, each step's A fragments loaded once for %s",
+                   share_lines(P, op, with, nwith), nwith > 1 ? "all" : "both")
+               : "",
+         kend < op->kdim ? F("; k %d .. %d, the rest after the copies below", kbeg, kend - 1) : "",
          part ? F("; %s, then the next part (each part's k steps a loop, then added in: register pressure)", part) : "");
-  if (op->op == TK_ASSIGN)
-    for (int i = 0; i < l->rr; i++)
-      for (int j = nbeg; j < nend; j++)
-        for (int v = 0; v < l->vec; v++)
-          line(P, "%s[%d] = %s;", op->dst->cname, reg_of(l, (At){l, i, j, v}), i8 ? "0" : "0.0f");
+  zero_acc(P, op, nbeg, nend, i8);
+  for (int w = 0; w < nwith; w++) zero_acc(P, with[w], 0, nt, i8);
   /* (an A operand in registers reads no warp tile row) */
   const char *wr = op->src ? wtile_row(P, l) : NULL, *wc = wtile_col(P, l);
   /* an A operand in registers is indexed by literals: its k steps are unrolled here; a part
@@ -2381,7 +2425,7 @@ static void print_dot(Printer *P, const TirOp *op) {
     if (!op->src || one) {
       int k0 = one ? kbeg : kc * 16;
       k = F("%d", k0);
-      line(P, "{  // k %d .. %d%s", k0, k0 + ks - 1, one && kbeg ? " of the dot above" : "");
+      line(P, "{  // k %d .. %d%s", k0, k0 + ks - 1, one && kbeg ? (nwith ? " of the dots above" : " of the dot above") : "");
       P->indent++;
     }
     for (int i = 0; i < mt; i++) {
@@ -2390,6 +2434,12 @@ static void print_dot(Printer *P, const TirOp *op) {
     }
     for (int j = nbeg; j < nend; j += 2) load_b(P, op, k, plus_k(P, wc, j * 8), j, j + 1 < nend);
     print_mmas(P, op, fn);
+    for (int w = 0; w < nwith; w++) { /* each its own B fragments, named past the dot's before it */
+      P->boff = (w + 1) * nt;
+      for (int j = 0; j < nt; j += 2) load_b(P, with[w], k, plus_k(P, wc, j * 8), j, j + 1 < nt);
+      print_mmas(P, with[w], fn);
+      P->boff = 0;
+    }
     if (!op->src || one) {
       P->indent--;
       line(P, "}");
@@ -3010,7 +3060,15 @@ static bool rolled_fills(Printer *P, const TirBlock *b) {
 static void print_block(Printer *P, const TirBlock *b) {
   bool up = P->roll_runs;
   P->roll_runs = rolled_fills(P, b);
-  for (int i = 0; i < b->ops.len; i++) print_op(P, b->ops.items[i]);
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    /* the dots right after it over its A, in the same k steps: printed in it */
+    int n = op->kind == TO_DOT ? tir_dots_sharing_a(b->ops.items, b->ops.len, i, true, P->with) : 0;
+    P->nwith = n;
+    print_op(P, op);
+    P->nwith = 0;
+    i += n;
+  }
   P->roll_runs = up;
 }
 

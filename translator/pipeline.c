@@ -655,20 +655,31 @@ static void copies_after_step(TirKernel *K, TirOp **copies, int n, TirOp *commit
   if (j == g - 1) vec_push(K->a, head, commit);
 }
 
-static void cut_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *commit, PtrVec *head) {
+/* Part j of dot d: k kbeg .. kend - 1 (the first part is d itself). */
+static TirOp *dot_part(TirKernel *K, TirOp *d, int j, int kbeg, int kend) {
+  TirOp *p = d;
+  if (j) {
+    p = new_op(K, TO_DOT, d->stmt);
+    *p = *d;
+    p->first = false;
+    if (p->op == TK_ASSIGN) p->op = TK_ADD_ASSIGN; /* the first part zeroed the accumulator */
+  }
+  p->kbeg = kbeg;
+  p->kend = kend;
+  return p;
+}
+
+/* with are the nwith dots after d that read d's A (tir_dots_share_a): each is cut
+ * alike, its parts right after d's, so that they share their A fragments
+ * (emit_tir.c print_dot). */
+static void cut_dot(TirKernel *K, TirOp *d, TirOp **with, int nwith, TirOp **copies, int n, TirOp *commit,
+                    PtrVec *head) {
   int ks = mma_k(d), steps = d->kdim / ks;
   int g = n < steps - 1 ? n : steps - 1; /* the groups of copies */
   for (int j = 0; j <= g; j++) {
-    TirOp *p = d;
-    if (j) {
-      p = new_op(K, TO_DOT, d->stmt);
-      *p = *d;
-      p->first = false;
-      if (p->op == TK_ASSIGN) p->op = TK_ADD_ASSIGN; /* the first part zeroed the accumulator */
-    }
-    p->kbeg = j * ks;
-    p->kend = j == g ? d->kdim : (j + 1) * ks;
-    vec_push(K->a, head, p);
+    int kbeg = j * ks, kend = j == g ? d->kdim : (j + 1) * ks;
+    vec_push(K->a, head, dot_part(K, d, j, kbeg, kend));
+    for (int w = 0; w < nwith; w++) vec_push(K->a, head, dot_part(K, with[w], j, kbeg, kend));
     if (j == g) break;
     copies_after_step(K, copies, n, commit, steps, j, head);
   }
@@ -1133,8 +1144,12 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
   }
   for (int i = 0; i < body.len; i++)
     if (i == cut && rotate) rotate_dot(K, body.items[i], copies, n, commit, w, bar, before, &head);
-    else if (i == cut) cut_dot(K, body.items[i], copies, n, commit, &head);
-    else vec_push(K->a, &head, body.items[i]);
+    else if (i == cut) {
+      TirOp *with[TIR_MAX_SHARE_A];
+      int nwith = tir_dots_sharing_a(body.items, body.len, i, false, with);
+      cut_dot(K, body.items[i], with, nwith, copies, n, commit, &head);
+      i += nwith;
+    } else vec_push(K->a, &head, body.items[i]);
   if (tma) {
     TirOp *rel = only(new_op(K, TO_TMA_RELEASE, f->stmt), TIR_FAST);
     rel->buf = K->bufs[bufs[0]].ring_mbar - 1;

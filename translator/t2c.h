@@ -1076,6 +1076,14 @@ ScanGeom tir_scan_geom(const TirOp *op);
  * lanes lc apart, then wr warps) into a [1, cols] value, a slice of lay along
  * dim 0. */
 bool tir_down_cols(const TirOp *op);
+/* The dots right after ops[i], a dot, that read its A operand as it does, at most
+ * TIR_MAX_SHARE_A, into with: each by mma.sync from shared memory (ldmatrix), from
+ * the same copy of A read the same way, in the same layout, over as many k (with
+ * same_k: the same k range), each whole across (no split_dots parts), loading its
+ * own fragments, and into a value of its own. Each k step's A fragments then serve
+ * them all (emit_tir.c print_dot; pipeline.c cuts them alike). */
+int tir_dots_sharing_a(void *const *ops, int len, int i, bool same_k, struct TirOp **with);
+enum { TIR_MAX_SHARE_A = 4 }; /* dots after a dot that share its A fragments, at most */
 const Layout *layout_partials(TirKernel *K, const Layout *l, bool down); /* layout.c: a fold's per-thread partials */
 /* An element (line l, segment s, inner i) of a scan as (ir, ic, v) of its layout. */
 void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v);

@@ -174,6 +174,30 @@ ScanGeom tir_scan_geom(const TirOp *op) {
   return (ScanGeom){one_col ? 1 : p->rc * p->vec, p->rr, 1, p->lr, p->lc, p->wr, one_col ? 1 : p->cols, layout_warp_tiles(p)};
 }
 
+/* Whether dot b reads dot a's A operand as a does (tir_dots_sharing_a). */
+static bool shares_a(const TirOp *a, const TirOp *b) {
+  if (a->kind != TO_DOT || b->kind != TO_DOT || a->simt || b->simt || a->wgmma || b->wgmma || !a->src || !b->src)
+    return false;
+  return a->buf >= 0 && a->buf == b->buf && a->atrans == b->atrans && a->lay && a->lay->mma && a->lay == b->lay &&
+         !a->frag && !b->frag && !a->nend && !b->nend && !a->rolled_k && !b->rolled_k && a->kdim == b->kdim &&
+         a->src->elem == b->src->elem && a->src2->elem == b->src2->elem && !a->dst->home && !b->dst->home &&
+         a->only == b->only;
+}
+
+int tir_dots_sharing_a(void *const *ops, int len, int i, bool same_k, TirOp **with) {
+  const TirOp *a = ops[i];
+  int n = 0;
+  while (n < TIR_MAX_SHARE_A && i + 1 + n < len) {
+    TirOp *b = ops[i + 1 + n];
+    if (!shares_a(a, b) || (same_k && (b->kbeg != a->kbeg || b->kend != a->kend)) || b->dst == a->dst) break;
+    bool twice = false; /* a value accumulated twice: its mma stay in program order */
+    for (int k = 0; k < n; k++) twice |= with[k]->dst == b->dst;
+    if (twice) break;
+    with[n++] = b;
+  }
+  return n;
+}
+
 bool tir_down_cols(const TirOp *op) {
   return (op->kind == TO_REDUCE || op->kind == TO_SCRATCH_WRITE || op->kind == TO_SCRATCH_READ) &&
          (op->red == B_COLSUM || op->red == B_COLMAX || op->red == B_COLMIN || op->red == B_COLARGMAX ||

@@ -7,7 +7,7 @@
 // cudaFuncAttributeMaxDynamicSharedMemorySize (the tile2cu launcher and driver do).
 #define TILE2CU_DYNAMIC_SMEM_lstm_gates 141312
 
-// kernel lstm_gates (registers-ring-fills-rolled.tl:17): 128 threads, registers planned for 1 block per SM (as many as its shared memory allows)
+// kernel lstm_gates (registers-ring-fills-rolled.tl:18): 128 threads, registers planned for 1 block per SM (as many as its shared memory allows)
 //   layout L0: [64, 64], the mma accumulator: warps 2 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
 //   layout L2: [64, 32], runs of 8, lanes 8 x 4, warps 4 x 1: 16 per thread
 //   layout L3: [32, 64], runs of 8, lanes 4 x 8, warps 4 x 1: 16 per thread
@@ -15,16 +15,16 @@
 //   af: registers, 32 x f32 per thread (L0)
 //   ag: registers, 32 x f32 per thread (L0)
 //   ao: registers, 32 x f32 per thread (L0)
-//   x_s: shared, f16[64, 32], 15360 bytes (3 stages of x, filled by cp.async ahead of the loop at line 26)
-//   t2c_v10_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 28, filled by cp.async ahead of the loop at line 26)
-//   t2c_v11_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 29, filled by cp.async ahead of the loop at line 26)
-//   t2c_v12_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 30, filled by cp.async ahead of the loop at line 26)
-//   t2c_v13_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 31, filled by cp.async ahead of the loop at line 26)
-//   h_s: shared, f16[64, 32], 15360 bytes (3 stages of h, filled by cp.async ahead of the loop at line 34)
-//   t2c_v15_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 36, filled by cp.async ahead of the loop at line 34)
-//   t2c_v16_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 37, filled by cp.async ahead of the loop at line 34)
-//   t2c_v17_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 38, filled by cp.async ahead of the loop at line 34)
-//   t2c_v18_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 39, filled by cp.async ahead of the loop at line 34)
+//   x_s: shared, f16[64, 32], 15360 bytes (3 stages of x, filled by cp.async ahead of the loop at line 27)
+//   t2c_v10_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 29, filled by cp.async ahead of the loop at line 27)
+//   t2c_v11_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 30, filled by cp.async ahead of the loop at line 27)
+//   t2c_v12_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 31, filled by cp.async ahead of the loop at line 27)
+//   t2c_v13_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wx at line 32, filled by cp.async ahead of the loop at line 27)
+//   h_s: shared, f16[64, 32], 15360 bytes (3 stages of h, filled by cp.async ahead of the loop at line 35)
+//   t2c_v15_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 37, filled by cp.async ahead of the loop at line 35)
+//   t2c_v16_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 38, filled by cp.async ahead of the loop at line 35)
+//   t2c_v17_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 39, filled by cp.async ahead of the loop at line 35)
+//   t2c_v18_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wh at line 40, filled by cp.async ahead of the loop at line 35)
 //   16- and 8-byte accesses when Bias is 8-byte aligned, H % 2 == 0, I % 8 == 0, X is 16-byte aligned, G % 8 == 0, Wx is 16-byte aligned, H % 8 == 0, Hp is 16-byte aligned, Wh is 16-byte aligned, Cn is 8-byte aligned; otherwise single elements
 //   shared memory: 141312 bytes, dynamic; barriers: 2
 extern "C" __global__ void __launch_bounds__(128, 1)
@@ -50,11 +50,11 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
   // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(Bias, 8) && H % 2 == 0 && I % 8 == 0 && t2c::aligned(X, 16) && G % 8 == 0 && t2c::aligned(Wx, 16) && H % 8 == 0 && t2c::aligned(Hp, 16) && t2c::aligned(Wh, 16) && t2c::aligned(Cn, 8);
   if (t2c_fast) {
-    // registers-ring-fills-rolled.tl:19: var m0 = ctx.block.y * BM
+    // registers-ring-fills-rolled.tl:20: var m0 = ctx.block.y * BM
     int m0 = (int)blockIdx.y * 64;
-    // registers-ring-fills-rolled.tl:20: var h0 = ctx.block.x * BH
+    // registers-ring-fills-rolled.tl:21: var h0 = ctx.block.x * BH
     int h0 = (int)blockIdx.x * 64;
-    // registers-ring-fills-rolled.tl:21: var ai: tile<f32>[BM, BH] = Bias[h0 :+ BH]
+    // registers-ring-fills-rolled.tl:22: var ai: tile<f32>[BM, BH] = Bias[h0 :+ BH]
     float ai[32];
     float t2c_v2[8];
     if ((h0 + t2c_c0) < G) {
@@ -121,7 +121,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     ai[29] = t2c_v2[5];
     ai[30] = t2c_v2[6];
     ai[31] = t2c_v2[7];
-    // registers-ring-fills-rolled.tl:22: var af: tile<f32>[BM, BH] = Bias[H + h0 :+ BH]
+    // registers-ring-fills-rolled.tl:23: var af: tile<f32>[BM, BH] = Bias[H + h0 :+ BH]
     float af[32];
     float t2c_v4[8];
     if ((H + h0 + t2c_c0) < G) {
@@ -188,7 +188,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     af[29] = t2c_v4[5];
     af[30] = t2c_v4[6];
     af[31] = t2c_v4[7];
-    // registers-ring-fills-rolled.tl:23: var ag: tile<f32>[BM, BH] = Bias[2 * H + h0 :+ BH]
+    // registers-ring-fills-rolled.tl:24: var ag: tile<f32>[BM, BH] = Bias[2 * H + h0 :+ BH]
     float ag[32];
     float t2c_v6[8];
     if (((2 * H) + h0 + t2c_c0) < G) {
@@ -255,7 +255,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     ag[29] = t2c_v6[5];
     ag[30] = t2c_v6[6];
     ag[31] = t2c_v6[7];
-    // registers-ring-fills-rolled.tl:24: var ao: tile<f32>[BM, BH] = Bias[3 * H + h0 :+ BH]
+    // registers-ring-fills-rolled.tl:25: var ao: tile<f32>[BM, BH] = Bias[3 * H + h0 :+ BH]
     float ao[32];
     float t2c_v8[8];
     if (((3 * H) + h0 + t2c_c0) < G) {
@@ -322,7 +322,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     ao[29] = t2c_v8[5];
     ao[30] = t2c_v8[6];
     ao[31] = t2c_v8[7];
-    // registers-ring-fills-rolled.tl:27: var x = X[m0 :+ BM, k0 :+ BK]
+    // registers-ring-fills-rolled.tl:28: var x = X[m0 :+ BM, k0 :+ BK]
     if (0 < I) {  // x_s, 0 iterations ahead
       t2c::cp_async_16(&x_s[t2c_r2 * 40 + t2c_c2], X + ((m0 + t2c_r2) < B && t2c_c2 < I ? ((long long)(m0 + t2c_r2)) * I + t2c_c2 : 0), (m0 + t2c_r2) < B && t2c_c2 < I ? 16 : 0);
       t2c::cp_async_16(&x_s[(t2c_r2 + 32) * 40 + t2c_c2], X + ((m0 + t2c_r2 + 32) < B && t2c_c2 < I ? ((long long)(m0 + t2c_r2 + 32)) * I + t2c_c2 : 0), (m0 + t2c_r2 + 32) < B && t2c_c2 < I ? 16 : 0);
@@ -368,8 +368,10 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     for (int k0 = 0, t2c_it0 = 0; k0 < I; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // line 28, read after the copy at line 31: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      // line 29, read after the copy at line 32: one barrier serves both
+      // line 30, read after the copy at line 32: one barrier serves both
+      // line 31, read after the copy at line 32: one barrier serves both
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; the dots at lines 30, 31 and 32 over the same A in the same k steps, each step's A fragments loaded once for all; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
@@ -389,6 +391,48 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
       if (k0 + 2 * 32 < I) {  // x_s, 2 iterations ahead
         t2c::cp_async_16(&x_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2], X + ((m0 + t2c_r2) < B && (k0 + 2 * 32 + t2c_c2) < I ? ((long long)(m0 + t2c_r2)) * I + (k0 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2) < B && (k0 + 2 * 32 + t2c_c2) < I ? 16 : 0);
@@ -411,8 +455,8 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::cp_async_16(&t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wx + ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
       }
       t2c::cp_async_commit();
-      // line 28, read after the copy at line 31: one barrier serves both
-      {  // k 16 .. 31 of the dot above
+      // line 29, read after the copy at line 32: one barrier serves both
+      {  // k 16 .. 31 of the dots above
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
@@ -431,78 +475,52 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
-      }
-      // line 29, read after the copy at line 31: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k16 = 0; t2c_k16 < 32; t2c_k16 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k16 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k16 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b3);
-      }
-      // line 30, read after the copy at line 31: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k17 = 0; t2c_k17 < 32; t2c_k17 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k17 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k17 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k17 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k17 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b3);
-      }
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k18 = 0; t2c_k18 < 32; t2c_k18 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k18 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k18 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k18 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k18 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
     }
     t2c::cp_async_wait<0>();
-    // registers-ring-fills-rolled.tl:35: var h = Hp[m0 :+ BM, k0 :+ BK]
+    // registers-ring-fills-rolled.tl:36: var h = Hp[m0 :+ BM, k0 :+ BK]
     if (0 < H) {  // h_s, 0 iterations ahead
       t2c::cp_async_16(&h_s[t2c_r2 * 40 + t2c_c2], Hp + ((m0 + t2c_r2) < B && t2c_c2 < H ? ((long long)(m0 + t2c_r2)) * H + t2c_c2 : 0), (m0 + t2c_r2) < B && t2c_c2 < H ? 16 : 0);
       t2c::cp_async_16(&h_s[(t2c_r2 + 32) * 40 + t2c_c2], Hp + ((m0 + t2c_r2 + 32) < B && t2c_c2 < H ? ((long long)(m0 + t2c_r2 + 32)) * H + t2c_c2 : 0), (m0 + t2c_r2 + 32) < B && t2c_c2 < H ? 16 : 0);
@@ -548,8 +566,10 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     for (int k0_2 = 0, t2c_it1 = 0; k0_2 < H; k0_2 += 32, ++t2c_it1) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // line 36, read after the copy at line 39: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      // line 37, read after the copy at line 40: one barrier serves both
+      // line 38, read after the copy at line 40: one barrier serves both
+      // line 39, read after the copy at line 40: one barrier serves both
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; the dots at lines 38, 39 and 40 over the same A in the same k steps, each step's A fragments loaded once for all; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
@@ -569,6 +589,48 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
       if (k0_2 + 2 * 32 < H) {  // h_s, 2 iterations ahead
         t2c::cp_async_16(&h_s[((t2c_it1 + 2) % 3) * 2560 + t2c_r2 * 40 + t2c_c2], Hp + ((m0 + t2c_r2) < B && (k0_2 + 2 * 32 + t2c_c2) < H ? ((long long)(m0 + t2c_r2)) * H + (k0_2 + 2 * 32 + t2c_c2) : 0), (m0 + t2c_r2) < B && (k0_2 + 2 * 32 + t2c_c2) < H ? 16 : 0);
@@ -591,8 +653,8 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::cp_async_16(&t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3], Wh + ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? ((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3) : 0), (k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3) < G ? 16 : 0);
       }
       t2c::cp_async_commit();
-      // line 36, read after the copy at line 39: one barrier serves both
-      {  // k 16 .. 31 of the dot above
+      // line 37, read after the copy at line 40: one barrier serves both
+      {  // k 16 .. 31 of the dots above
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
@@ -611,78 +673,52 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
-      }
-      // line 37, read after the copy at line 39: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k19 = 0; t2c_k19 < 32; t2c_k19 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k19 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k19 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k19 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k19 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b3);
-      }
-      // line 38, read after the copy at line 39: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k20 = 0; t2c_k20 < 32; t2c_k20 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k20 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k20 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k20 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b3);
-      }
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k21 = 0; t2c_k21 < 32; t2c_k21 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k21 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k21 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k21 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k21 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
     }
     t2c::cp_async_wait<0>();
-    // registers-ring-fills-rolled.tl:41: Cn[m0 :+ BM, h0 :+ BH] = ai * af + ag * ao
+    // registers-ring-fills-rolled.tl:42: Cn[m0 :+ BM, h0 :+ BH] = ai * af + ag * ao
     if ((m0 + t2c_r0) < B && (h0 + t2c_c0) < H) t2c::stg_vec<2>(Cn + ((long long)(m0 + t2c_r0)) * H + (h0 + t2c_c0), t2c::Vec<float, 2>{{(ai[0] * af[0]) + (ag[0] * ao[0]), (ai[1] * af[1]) + (ag[1] * ao[1])}});
     if ((m0 + t2c_r0) < B && (h0 + t2c_c0 + 8) < H) t2c::stg_vec<2>(Cn + ((long long)(m0 + t2c_r0)) * H + (h0 + t2c_c0 + 8), t2c::Vec<float, 2>{{(ai[2] * af[2]) + (ag[2] * ao[2]), (ai[3] * af[3]) + (ag[3] * ao[3])}});
     if ((m0 + t2c_r0) < B && (h0 + t2c_c0 + 16) < H) t2c::stg_vec<2>(Cn + ((long long)(m0 + t2c_r0)) * H + (h0 + t2c_c0 + 16), t2c::Vec<float, 2>{{(ai[4] * af[4]) + (ag[4] * ao[4]), (ai[5] * af[5]) + (ag[5] * ao[5])}});
@@ -700,11 +736,11 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     if ((m0 + t2c_r0 + 24) < B && (h0 + t2c_c0 + 16) < H) t2c::stg_vec<2>(Cn + ((long long)(m0 + t2c_r0 + 24)) * H + (h0 + t2c_c0 + 16), t2c::Vec<float, 2>{{(ai[28] * af[28]) + (ag[28] * ao[28]), (ai[29] * af[29]) + (ag[29] * ao[29])}});
     if ((m0 + t2c_r0 + 24) < B && (h0 + t2c_c0 + 24) < H) t2c::stg_vec<2>(Cn + ((long long)(m0 + t2c_r0 + 24)) * H + (h0 + t2c_c0 + 24), t2c::Vec<float, 2>{{(ai[30] * af[30]) + (ag[30] * ao[30]), (ai[31] * af[31]) + (ag[31] * ao[31])}});
   } else {
-    // registers-ring-fills-rolled.tl:19: var m0 = ctx.block.y * BM
+    // registers-ring-fills-rolled.tl:20: var m0 = ctx.block.y * BM
     int m0 = (int)blockIdx.y * 64;
-    // registers-ring-fills-rolled.tl:20: var h0 = ctx.block.x * BH
+    // registers-ring-fills-rolled.tl:21: var h0 = ctx.block.x * BH
     int h0 = (int)blockIdx.x * 64;
-    // registers-ring-fills-rolled.tl:21: var ai: tile<f32>[BM, BH] = Bias[h0 :+ BH]
+    // registers-ring-fills-rolled.tl:22: var ai: tile<f32>[BM, BH] = Bias[h0 :+ BH]
     float ai[32];
     float t2c_v2[8];
     t2c_v2[0] = ((h0 + t2c_c0) < G ? Bias[h0 + t2c_c0] : 0.0f);
@@ -747,7 +783,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     ai[29] = t2c_v2[5];
     ai[30] = t2c_v2[6];
     ai[31] = t2c_v2[7];
-    // registers-ring-fills-rolled.tl:22: var af: tile<f32>[BM, BH] = Bias[H + h0 :+ BH]
+    // registers-ring-fills-rolled.tl:23: var af: tile<f32>[BM, BH] = Bias[H + h0 :+ BH]
     float af[32];
     float t2c_v4[8];
     t2c_v4[0] = ((H + h0 + t2c_c0) < G ? Bias[H + h0 + t2c_c0] : 0.0f);
@@ -790,7 +826,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     af[29] = t2c_v4[5];
     af[30] = t2c_v4[6];
     af[31] = t2c_v4[7];
-    // registers-ring-fills-rolled.tl:23: var ag: tile<f32>[BM, BH] = Bias[2 * H + h0 :+ BH]
+    // registers-ring-fills-rolled.tl:24: var ag: tile<f32>[BM, BH] = Bias[2 * H + h0 :+ BH]
     float ag[32];
     float t2c_v6[8];
     t2c_v6[0] = (((2 * H) + h0 + t2c_c0) < G ? Bias[(2 * H) + h0 + t2c_c0] : 0.0f);
@@ -833,7 +869,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     ag[29] = t2c_v6[5];
     ag[30] = t2c_v6[6];
     ag[31] = t2c_v6[7];
-    // registers-ring-fills-rolled.tl:24: var ao: tile<f32>[BM, BH] = Bias[3 * H + h0 :+ BH]
+    // registers-ring-fills-rolled.tl:25: var ao: tile<f32>[BM, BH] = Bias[3 * H + h0 :+ BH]
     float ao[32];
     float t2c_v8[8];
     t2c_v8[0] = (((3 * H) + h0 + t2c_c0) < G ? Bias[(3 * H) + h0 + t2c_c0] : 0.0f);
@@ -876,7 +912,7 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     ao[29] = t2c_v8[5];
     ao[30] = t2c_v8[6];
     ao[31] = t2c_v8[7];
-    // registers-ring-fills-rolled.tl:27: var x = X[m0 :+ BM, k0 :+ BK]
+    // registers-ring-fills-rolled.tl:28: var x = X[m0 :+ BM, k0 :+ BK]
     if (0 < I) {  // x_s, 0 iterations ahead
       #pragma unroll 4
       for (int t2c_v = 0; t2c_v < 8; ++t2c_v) x_s[t2c_r2 * 40 + t2c_c2 + t2c_v] = ((m0 + t2c_r2) < B && (t2c_c2 + t2c_v) < I ? X[((long long)(m0 + t2c_r2)) * I + (t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
@@ -942,8 +978,10 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     for (int k0 = 0, t2c_it0 = 0; k0 < I; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // line 28, read after the copy at line 31: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      // line 29, read after the copy at line 32: one barrier serves both
+      // line 30, read after the copy at line 32: one barrier serves both
+      // line 31, read after the copy at line 32: one barrier serves both
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; the dots at lines 30, 31 and 32 over the same A in the same k steps, each step's A fragments loaded once for all; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
@@ -963,6 +1001,48 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
       if (k0 + 2 * 32 < I) {  // x_s, 2 iterations ahead
         #pragma unroll 4
@@ -995,8 +1075,8 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v13_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((k0 + 2 * 32 + t2c_r3 + 16) < I && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wx[((long long)(k0 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
-      // line 28, read after the copy at line 31: one barrier serves both
-      {  // k 16 .. 31 of the dot above
+      // line 29, read after the copy at line 32: one barrier serves both
+      {  // k 16 .. 31 of the dots above
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
@@ -1015,78 +1095,52 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
-      }
-      // line 29, read after the copy at line 31: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k22 = 0; t2c_k22 < 32; t2c_k22 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k22 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k22 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k22 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (t2c_k22 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b3);
-      }
-      // line 30, read after the copy at line 31: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k23 = 0; t2c_k23 < 32; t2c_k23 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k23 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k23 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k23 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (t2c_k23 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b3);
-      }
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k24 = 0; t2c_k24 < 32; t2c_k24 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k24 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &x_s[(t2c_it0 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k24 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k24 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (t2c_k24 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v11_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v12_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v13_s[(t2c_it0 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
     }
     t2c::cp_async_wait<0>();
-    // registers-ring-fills-rolled.tl:35: var h = Hp[m0 :+ BM, k0 :+ BK]
+    // registers-ring-fills-rolled.tl:36: var h = Hp[m0 :+ BM, k0 :+ BK]
     if (0 < H) {  // h_s, 0 iterations ahead
       #pragma unroll 4
       for (int t2c_v = 0; t2c_v < 8; ++t2c_v) h_s[t2c_r2 * 40 + t2c_c2 + t2c_v] = ((m0 + t2c_r2) < B && (t2c_c2 + t2c_v) < H ? Hp[((long long)(m0 + t2c_r2)) * H + (t2c_c2 + t2c_v)] : t2c::cvt<__half>(0.0f));
@@ -1152,8 +1206,10 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
     for (int k0_2 = 0, t2c_it1 = 0; k0_2 < H; k0_2 += 32, ++t2c_it1) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // line 36, read after the copy at line 39: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
+      // line 37, read after the copy at line 40: one barrier serves both
+      // line 38, read after the copy at line 40: one barrier serves both
+      // line 39, read after the copy at line 40: one barrier serves both
+      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8; the dots at lines 38, 39 and 40 over the same A in the same k steps, each step's A fragments loaded once for all; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + (lane / 16) * 8]);
@@ -1173,6 +1229,48 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
       if (k0_2 + 2 * 32 < H) {  // h_s, 2 iterations ahead
         #pragma unroll 4
@@ -1205,8 +1303,8 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         for (int t2c_v = 0; t2c_v < 8; ++t2c_v) t2c_v18_s[((t2c_it1 + 2) % 3) * 2304 + (t2c_r3 + 16) * 72 + t2c_c3 + t2c_v] = ((k0_2 + 2 * 32 + t2c_r3 + 16) < H && ((3 * H) + h0 + t2c_c3 + t2c_v) < G ? Wh[((long long)(k0_2 + 2 * 32 + t2c_r3 + 16)) * G + ((3 * H) + h0 + t2c_c3 + t2c_v)] : t2c::cvt<__half>(0.0f));
       }
       t2c::cp_async_commit();
-      // line 36, read after the copy at line 39: one barrier serves both
-      {  // k 16 .. 31 of the dot above
+      // line 37, read after the copy at line 40: one barrier serves both
+      {  // k 16 .. 31 of the dots above
         unsigned t2c_a0[4];
         t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + 16 + (lane / 16) * 8]);
         unsigned t2c_a1[4];
@@ -1225,78 +1323,52 @@ lstm_gates(const __half *__restrict__ X, const __half *__restrict__ Hp, const __
         t2c::mma_16816_f16(ai[18], ai[19], ai[26], ai[27], t2c_a1, t2c_b1);
         t2c::mma_16816_f16(ai[20], ai[21], ai[28], ai[29], t2c_a1, t2c_b2);
         t2c::mma_16816_f16(ai[22], ai[23], ai[30], ai[31], t2c_a1, t2c_b3);
-      }
-      // line 37, read after the copy at line 39: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k25 = 0; t2c_k25 < 32; t2c_k25 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k25 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k25 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k25 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (t2c_k25 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b3);
-      }
-      // line 38, read after the copy at line 39: one barrier serves both
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k26 = 0; t2c_k26 < 32; t2c_k26 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k26 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k26 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k26 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (t2c_k26 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b3);
-      }
-      // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 2 x 2, each 2 x 4 tiles of 16 x 8
-      #pragma unroll
-      for (int t2c_k27 = 0; t2c_k27 < 32; t2c_k27 += 16) {
-        unsigned t2c_a0[4];
-        t2c::ldmatrix_x4(t2c_a0, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + lane % 16) * 40 + t2c_k27 + (lane / 16) * 8]);
-        unsigned t2c_a1[4];
-        t2c::ldmatrix_x4(t2c_a1, &h_s[(t2c_it1 % 3) * 2560 + (t2c_wr0 + 16 + lane % 16) * 40 + t2c_k27 + (lane / 16) * 8]);
-        unsigned t2c_q0[4];
-        t2c::ldmatrix_x4_trans(t2c_q0, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k27 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
-        const unsigned t2c_b0[2] = {t2c_q0[0], t2c_q0[1]}, t2c_b1[2] = {t2c_q0[2], t2c_q0[3]};
-        unsigned t2c_q2[4];
-        t2c::ldmatrix_x4_trans(t2c_q2, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (t2c_k27 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
-        const unsigned t2c_b2[2] = {t2c_q2[0], t2c_q2[1]}, t2c_b3[2] = {t2c_q2[2], t2c_q2[3]};
-        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b0);
-        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b1);
-        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b2);
-        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b3);
-        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b0);
-        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b1);
-        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b2);
-        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b3);
+        unsigned t2c_q4[4];
+        t2c::ldmatrix_x4_trans(t2c_q4, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b4[2] = {t2c_q4[0], t2c_q4[1]}, t2c_b5[2] = {t2c_q4[2], t2c_q4[3]};
+        unsigned t2c_q6[4];
+        t2c::ldmatrix_x4_trans(t2c_q6, &t2c_v16_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b6[2] = {t2c_q6[0], t2c_q6[1]}, t2c_b7[2] = {t2c_q6[2], t2c_q6[3]};
+        t2c::mma_16816_f16(af[0], af[1], af[8], af[9], t2c_a0, t2c_b4);
+        t2c::mma_16816_f16(af[2], af[3], af[10], af[11], t2c_a0, t2c_b5);
+        t2c::mma_16816_f16(af[4], af[5], af[12], af[13], t2c_a0, t2c_b6);
+        t2c::mma_16816_f16(af[6], af[7], af[14], af[15], t2c_a0, t2c_b7);
+        t2c::mma_16816_f16(af[16], af[17], af[24], af[25], t2c_a1, t2c_b4);
+        t2c::mma_16816_f16(af[18], af[19], af[26], af[27], t2c_a1, t2c_b5);
+        t2c::mma_16816_f16(af[20], af[21], af[28], af[29], t2c_a1, t2c_b6);
+        t2c::mma_16816_f16(af[22], af[23], af[30], af[31], t2c_a1, t2c_b7);
+        unsigned t2c_q8[4];
+        t2c::ldmatrix_x4_trans(t2c_q8, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b8[2] = {t2c_q8[0], t2c_q8[1]}, t2c_b9[2] = {t2c_q8[2], t2c_q8[3]};
+        unsigned t2c_q10[4];
+        t2c::ldmatrix_x4_trans(t2c_q10, &t2c_v17_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b10[2] = {t2c_q10[0], t2c_q10[1]}, t2c_b11[2] = {t2c_q10[2], t2c_q10[3]};
+        t2c::mma_16816_f16(ag[0], ag[1], ag[8], ag[9], t2c_a0, t2c_b8);
+        t2c::mma_16816_f16(ag[2], ag[3], ag[10], ag[11], t2c_a0, t2c_b9);
+        t2c::mma_16816_f16(ag[4], ag[5], ag[12], ag[13], t2c_a0, t2c_b10);
+        t2c::mma_16816_f16(ag[6], ag[7], ag[14], ag[15], t2c_a0, t2c_b11);
+        t2c::mma_16816_f16(ag[16], ag[17], ag[24], ag[25], t2c_a1, t2c_b8);
+        t2c::mma_16816_f16(ag[18], ag[19], ag[26], ag[27], t2c_a1, t2c_b9);
+        t2c::mma_16816_f16(ag[20], ag[21], ag[28], ag[29], t2c_a1, t2c_b10);
+        t2c::mma_16816_f16(ag[22], ag[23], ag[30], ag[31], t2c_a1, t2c_b11);
+        unsigned t2c_q12[4];
+        t2c::ldmatrix_x4_trans(t2c_q12, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + (lane / 16) * 8]);
+        const unsigned t2c_b12[2] = {t2c_q12[0], t2c_q12[1]}, t2c_b13[2] = {t2c_q12[2], t2c_q12[3]};
+        unsigned t2c_q14[4];
+        t2c::ldmatrix_x4_trans(t2c_q14, &t2c_v18_s[(t2c_it1 % 3) * 2304 + (16 + lane % 16) * 72 + t2c_wc0 + 16 + (lane / 16) * 8]);
+        const unsigned t2c_b14[2] = {t2c_q14[0], t2c_q14[1]}, t2c_b15[2] = {t2c_q14[2], t2c_q14[3]};
+        t2c::mma_16816_f16(ao[0], ao[1], ao[8], ao[9], t2c_a0, t2c_b12);
+        t2c::mma_16816_f16(ao[2], ao[3], ao[10], ao[11], t2c_a0, t2c_b13);
+        t2c::mma_16816_f16(ao[4], ao[5], ao[12], ao[13], t2c_a0, t2c_b14);
+        t2c::mma_16816_f16(ao[6], ao[7], ao[14], ao[15], t2c_a0, t2c_b15);
+        t2c::mma_16816_f16(ao[16], ao[17], ao[24], ao[25], t2c_a1, t2c_b12);
+        t2c::mma_16816_f16(ao[18], ao[19], ao[26], ao[27], t2c_a1, t2c_b13);
+        t2c::mma_16816_f16(ao[20], ao[21], ao[28], ao[29], t2c_a1, t2c_b14);
+        t2c::mma_16816_f16(ao[22], ao[23], ao[30], ao[31], t2c_a1, t2c_b15);
       }
     }
     t2c::cp_async_wait<0>();
-    // registers-ring-fills-rolled.tl:41: Cn[m0 :+ BM, h0 :+ BH] = ai * af + ag * ao
+    // registers-ring-fills-rolled.tl:42: Cn[m0 :+ BM, h0 :+ BH] = ai * af + ag * ao
     if ((m0 + t2c_r0) < B && (h0 + t2c_c0) < H) Cn[((long long)(m0 + t2c_r0)) * H + (h0 + t2c_c0)] = (ai[0] * af[0]) + (ag[0] * ao[0]);
     if ((m0 + t2c_r0) < B && (h0 + t2c_c0 + 1) < H) Cn[((long long)(m0 + t2c_r0)) * H + (h0 + t2c_c0 + 1)] = (ai[1] * af[1]) + (ag[1] * ao[1]);
     if ((m0 + t2c_r0) < B && (h0 + t2c_c0 + 8) < H) Cn[((long long)(m0 + t2c_r0)) * H + (h0 + t2c_c0 + 8)] = (ai[2] * af[2]) + (ag[2] * ao[2]);

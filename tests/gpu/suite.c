@@ -3564,6 +3564,72 @@ static void t_int_reassoc(Tally *T) {
     call_free(&k);
   }
 }
+/* dots_share_a (tests/gpu): Y = f16(silu(X Wg) * (X Wu)), the two dots over one X in one
+ * @pipeline loop sharing each k step's A fragments. Ragged M, N and K (K % 8 != 0: the general
+ * body; K % 32 != 0: a partial last step), K exact, a corner smaller than one tile; on sm_80,
+ * sm_90 and sm_90a (wgmma there: shared by its descriptors, nothing to fuse). */
+static void t_dots_share_a(Tally *T) {
+  static const int MNK[][3] = {{70, 100, 72}, {64, 64, 96}, {130, 72, 37}, {5, 9, 16}};
+  static const char *const targets[] = {"sm_80", "sm_90", "sm_90a"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    Rng r = rng_seed("dots_share_a", (uint64_t)c);
+    Call k;
+    call_init(&k, "dots_share_a.tl", "dots_share_a");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 4]);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, K));
+    Ten *Wg = call_in(&k, "Wg", F16, 2, SHAPE(K, N));
+    Ten *Wu = call_in(&k, "Wu", F16, 2, SHAPE(K, N));
+    Ten *Y = call_out(&k, "Y", F16, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(Wg, &r, -1, 1);
+    fill_uniform(Wu, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double g = 0, u = 0;
+        for (int kk = 0; kk < K; kk++) g += A2(X, i, kk) * A2(Wg, kk, j), u += A2(X, i, kk) * A2(Wu, kk, j);
+        R2(Y, i, j) = g * sigmoid(g) * u;
+      }
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", targets[c / 4], M, N, K);
+    CHECK(T, call_check(&k, "dots_share_a", l));
+    call_free(&k);
+  }
+}
+/* dots_share_a3 (tests/gpu): Y = (X A) * (X B) + X C^T, three bf16 dots over one X [M, 48] with
+ * no loop, C read transposed, sharing each k step's A fragments. Ragged M and N, one tile
+ * exactly, a corner; on sm_80 and sm_90a (mma.sync there too: 32 rows are too few for wgmma). */
+static void t_dots_share_a3(Tally *T) {
+  static const int MN[][2] = {{70, 45}, {32, 32}, {3, 5}};
+  static const char *const targets[] = {"sm_80", "sm_90a"};
+  for (int c = 0; c < 6; c++) {
+    int M = MN[c % 3][0], N = MN[c % 3][1];
+    Rng r = rng_seed("dots_share_a3", (uint64_t)c);
+    Call k;
+    call_init(&k, "dots_share_a3.tl", "dots_share_a3");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 3]);
+    Ten *X = call_in(&k, "X", BF16, 2, SHAPE(M, 48));
+    Ten *A = call_in(&k, "A", BF16, 2, SHAPE(48, N));
+    Ten *B = call_in(&k, "B", BF16, 2, SHAPE(48, N));
+    Ten *C = call_in(&k, "C", BF16, 2, SHAPE(N, 48));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    fill_uniform(C, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double p = 0, q = 0, s = 0;
+        for (int kk = 0; kk < 48; kk++)
+          p += A2(X, i, kk) * A2(A, kk, j), q += A2(X, i, kk) * A2(B, kk, j), s += A2(X, i, kk) * A2(C, j, kk);
+        R2(Y, i, j) = p * q + s;
+      }
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d", targets[c / 3], M, N);
+    CHECK(T, call_check(&k, "dots_share_a3", l));
+    call_free(&k);
+  }
+}
 /* staged_store_branches (tests/gpu): y = f16(X W) stored to P, Q or R by the block's z and
  * to S[z], every store staged through the one copy of y. Ragged M, N and K (K % 8 == 0: the
  * 16-byte body; not: the general one), one tile exactly, a corner; on sm_90, sm_90a (the
@@ -9076,6 +9142,8 @@ static const Test tests[] = {
     {"pipeline_gather_reshape", t_pipeline_gather_reshape},
     {"wg_rolled_fills", t_wg_rolled_fills},
     {"int_reassoc", t_int_reassoc},
+    {"dots_share_a", t_dots_share_a},
+    {"dots_share_a3", t_dots_share_a3},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
     {"scatter_store_staged_var", t_scatter_store_staged_var},
