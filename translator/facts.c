@@ -103,6 +103,43 @@ bool facts_nonneg(const Expr *x) {
   }
 }
 
+/* A lower bound lb of integer x in every execution, where one is known: a constant; a
+ * size (0, or what an @assume gives); ctx.block (0) and ctx.blocks (1); sums, and
+ * products of non-negative bounds. */
+static bool lower_bound(const KernelInfo *ki, const Expr *x, int64_t *lb) {
+  const int64_t big = (int64_t)1 << 40;
+  x = facts_resolve(x);
+  if (x->ty.rank || x->ty.elem == T_F32 || x->ty.elem == T_F64 || x->ty.elem == T_F16 || x->ty.elem == T_BF16) return false;
+  if (x->flags & EF_CONST) return !x->cv.isf && (*lb = x->cv.i, x->cv.i > -big && x->cv.i < big);
+  switch (x->kind) {
+  case E_CTX:
+    *lb = x->u.ctx >= CTX_BLOCKS_X && x->u.ctx <= CTX_BLOCKS_Z ? 1 : 0;
+    return x->u.ctx >= CTX_BLOCK_X && x->u.ctx <= CTX_BLOCKS_Z;
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y || y->kind != SY_SIZE) return false;
+    *lb = 0;
+    for (int i = 0; ki && i < ki->nassumes; i++)
+      if (ki->assumes[i].size == y && ki->assumes[i].min != INT64_MIN && ki->assumes[i].min > *lb && ki->assumes[i].min < big)
+        *lb = ki->assumes[i].min;
+    return true;
+  }
+  case E_BINARY: {
+    int64_t a, b;
+    if (!lower_bound(ki, x->u.binary.a, &a) || !lower_bound(ki, x->u.binary.b, &b)) return false;
+    if (x->u.binary.op == TK_PLUS) return *lb = a + b, true;
+    if (x->u.binary.op == TK_STAR && a >= 0 && b >= 0 && a < big && b < big && (a == 0 || b < big / a)) return *lb = a * b, true;
+    return false;
+  }
+  default: return false;
+  }
+}
+
+bool facts_at_least(const KernelInfo *ki, const Expr *x, int64_t v) {
+  int64_t lb;
+  return lower_bound(ki, x, &lb) && lb >= v;
+}
+
 const Sym *facts_as_size(const Expr *x) {
   return x && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_SIZE ? x->u.ident.sym : NULL;
 }

@@ -262,17 +262,23 @@ static bool loop_affine(const Expr *x, const Sym **v, int64_t *k) {
 
 /* Whether a slice's index ix moves past its own length from one iteration to
  * the next: its start is k * v + c for a loop variable v that runs from a
- * start with one value in the launch by a constant step s, and c one value in
- * the launch, with |k * s| at least the length. Every value v takes, in any
- * run of its loop, is that start plus a multiple of s: two iterations' windows
- * are the same (one value of v) or do not meet. */
-static bool moves_apart(const Index *ix) {
+ * start with one value in the launch by a step s with one value in the launch,
+ * and c one value in the launch, with |k| * s at least the length: s a constant,
+ * or known to be at least the length over |k| (a grid-stride loop's ctx.blocks.x *
+ * T is at least T: facts_at_least). Every value v takes, in any run of its loop,
+ * is that start plus a multiple of s: two iterations' windows are the same (one
+ * value of v) or do not meet. */
+static bool moves_apart(const KernelInfo *ki, const Index *ix) {
   const Sym *v;
   int64_t k, s = 1, len = 1;
   if (!loop_affine(ix->start, &v, &k) || !v->decl || v->decl->kind != S_FOR) return false;
   const Stmt *f = v->decl;
-  if (!launch_invariant(f->u.forr.lo) || (f->u.forr.step && !check_const_int(f->u.forr.step, &s))) return false;
-  if (ix->len && !check_const_int(ix->len, &len)) return false;
+  if (!launch_invariant(f->u.forr.lo) || (ix->len && !check_const_int(ix->len, &len))) return false;
+  int64_t ak = k < 0 ? -k : k;
+  const Expr *step = f->u.forr.step;
+  if (step && !check_const_int(step, &s))
+    return ak > 0 && launch_invariant(step) && facts_at_least(ki, step, (len + ak - 1) / ak) &&
+           facts_at_least(ki, step, 1);
   int64_t d = k * s < 0 ? -(k * s) : k * s;
   return s != 0 && d >= len;
 }
@@ -322,7 +328,7 @@ static bool one_thread_each(const TirOp *a, const TirOp *b) {
   return !layout_replicated(a->lay) || (a == b && a->kind == TO_STORE);
 }
 
-static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
+static bool same_elements(const KernelInfo *ki, const TirOp *a, const TirOp *b, int buf, bool stale) {
   if (!a || !b || !a->slice || !b->slice || a->lay != b->lay || !a->lay) return false;
   if (!one_thread_each(a, b) || a->gather || b->gather || a->pf_var || b->pf_var) return false;
   const Sym *X = a->slice->u.index.base->u.ident.sym;
@@ -340,7 +346,7 @@ static bool same_elements(const TirOp *a, const TirOp *b, int buf, bool stale) {
   for (int d = 0; d < n; d++) {
     const Index *x = &a->slice->u.index.idx[d];
     if (unit_dim(x) && unit_dim(&b->slice->u.index.idx[d])) continue;
-    if (!fixed_value(x->start, stale ? FX_UNIFORM : FX_UNIFORM | FX_ITER) && !(stale && moves_apart(x))) return false;
+    if (!fixed_value(x->start, stale ? FX_UNIFORM : FX_UNIFORM | FX_ITER) && !(stale && moves_apart(ki, x))) return false;
   }
   return true;
 }
@@ -386,8 +392,8 @@ static bool apart(const TirOp *a, const TirOp *b, int buf, bool stale) {
 
 /* Whether what a did to the tensor in buf and what b does meet only at elements one
  * thread touches in both (same_elements), or nowhere (apart). */
-static bool own_or_apart(const TirOp *a, const TirOp *b, int buf, bool stale) {
-  return same_elements(a, b, buf, stale) || apart(a, b, buf, stale);
+static bool own_or_apart(const KernelInfo *ki, const TirOp *a, const TirOp *b, int buf, bool stale) {
+  return same_elements(ki, a, b, buf, stale) || apart(a, b, buf, stale);
 }
 
 /* Whether store op, run again in a later iteration, writes each element it wrote
@@ -398,7 +404,7 @@ static bool own_or_apart(const TirOp *a, const TirOp *b, int buf, bool stale) {
  * that moves by less than its length (M[n0 :+ 512] by 256) meets another thread's
  * elements of the run before. */
 static bool rewrites_own(const TirKernel *K, const TirOp *op, int buf) {
-  if (same_elements(op, op, buf, true)) return true;
+  if (same_elements(K->ki, op, op, buf, true)) return true;
   bool tma = op->kind == TO_TMA_STORE; /* lane 0 of the warp whose tile it is: one thread a window too */
   if ((op->kind != TO_STORE && !tma) || !op->slice || !op->lay || !one_thread_each(op, op) || op->gather ||
       op->pf_var || op->td)
@@ -432,14 +438,14 @@ static const char *conflict_on(TirKernel *K, const TirOp *op, const SyncState *s
      * below, one op's writes with its own) */
     bool rd = !(st->acc[b] & ST_R) || st->nrop[b] <= SYNC_READERS;
     for (int k = 0; rd && k < st->nrop[b]; k++)
-      rd = own_or_apart(st->rop[b][k], op, b, st->rstale[b]);
+      rd = own_or_apart(K->ki, st->rop[b][k], op, b, st->rstale[b]);
     /* each writer since the barrier: this op itself again, or one whose elements meet
      * this op's only at one thread or nowhere */
     bool wr = !(st->acc[b] & ST_W) || st->nwset[b] <= SYNC_READERS;
     for (int k = 0; wr && k < st->nwset[b]; k++) {
       const TirOp *w = st->wset[b][k];
       wr = (op->acc[i].write && w == op && (!st->wstale[b] || rewrites_own(K, op, b))) ||
-           own_or_apart(w, op, b, st->wstale[b]);
+           own_or_apart(K->ki, w, op, b, st->wstale[b]);
     }
     if (wr && (rd || !op->acc[i].write)) return NULL;
   }

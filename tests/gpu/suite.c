@@ -3630,6 +3630,39 @@ static void t_dots_share_a3(Tally *T) {
     call_free(&k);
   }
 }
+/* grid_stride (tests/gpu): M = 0.9 M + G, P = P - lr M in place over a grid-stride loop of
+ * 512-element tiles, with no barrier (its windows never meet: the step is ctx.blocks.x * 512).
+ * Ragged N over 3 blocks (several tiles each), N % 4 != 0 (the general body), a grid wider
+ * than the tensor, one tile exactly. The CPU backend's race detector checks that no thread
+ * reads or writes what another touched. */
+static void t_grid_stride(Tally *T) {
+  static const int NG[][2] = {{5000, 3}, {4099, 2}, {700, 4}, {512, 1}};
+  for (int c = 0; c < 4; c++) {
+    int N = NG[c][0], grid = NG[c][1];
+    Rng r = rng_seed("grid_stride", (uint64_t)c);
+    Call k;
+    call_init(&k, "grid_stride.tl", "grid_stride");
+    snprintf(k.grid, sizeof k.grid, "%d", grid);
+    Ten *G = call_in(&k, "G", F32, 1, SHAPE(N));
+    Ten *P = call_out(&k, "P", F32, 1, SHAPE(N));
+    Ten *M = call_out(&k, "M", F32, 1, SHAPE(N));
+    fill_uniform(G, &r, -1, 1);
+    call_arg(&k, "lr=0.25");
+    P->init = calloc((size_t)N, sizeof(double));
+    M->init = calloc((size_t)N, sizeof(double));
+    for (int i = 0; i < N; i++) {
+      P->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      M->init[i] = round_dt(F32, rng_uniform(&r, -1, 1));
+      double m = M->init[i] * 0.9 + G->v[i];
+      M->ref[i] = m;
+      P->ref[i] = P->init[i] - 0.25 * m;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d grid=%d", N, grid);
+    CHECK(T, call_check(&k, "grid_stride", l));
+    call_free(&k);
+  }
+}
 /* staged_store_branches (tests/gpu): y = f16(X W) stored to P, Q or R by the block's z and
  * to S[z], every store staged through the one copy of y. Ragged M, N and K (K % 8 == 0: the
  * 16-byte body; not: the general one), one tile exactly, a corner; on sm_90, sm_90a (the
@@ -9144,6 +9177,7 @@ static const Test tests[] = {
     {"int_reassoc", t_int_reassoc},
     {"dots_share_a", t_dots_share_a},
     {"dots_share_a3", t_dots_share_a3},
+    {"grid_stride", t_grid_stride},
     {"staged_store_branches", t_staged_store_branches},
     {"scatter_store_staged", t_scatter_store_staged},
     {"scatter_store_staged_var", t_scatter_store_staged_var},
